@@ -1,0 +1,62 @@
+// Blob store on the local filesystem. Keys are relative paths (`originals/<sha256>.pdf`); a write goes
+// to a temporary file that is fsynced and renamed into place, so readers never see a partial blob.
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { dirname, join, normalize, sep } from 'node:path';
+import type { Readable } from 'node:stream';
+import type { BlobInfo, BlobStore } from '../../ports/blob-store.js';
+
+export class FsBlobStore implements BlobStore {
+  constructor(private readonly root: string) {}
+
+  #path(key: string): string {
+    const p = normalize(join(this.root, key));
+    if (!p.startsWith(normalize(this.root) + sep) || key.includes('\0')) throw new Error(`invalid blob key ${JSON.stringify(key)}`);
+    return p;
+  }
+
+  async put(key: string, data: Uint8Array | AsyncIterable<Uint8Array>): Promise<BlobInfo & { sha256: string }> {
+    const target = this.#path(key);
+    await mkdir(dirname(target), { recursive: true });
+    const tmp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
+    const hash = createHash('sha256');
+    let bytes = 0;
+    const fh = await open(tmp, 'w');
+    try {
+      const chunks: AsyncIterable<Uint8Array> | Uint8Array[] = data instanceof Uint8Array ? [data] : data;
+      for await (const chunk of chunks) {
+        hash.update(chunk);
+        bytes += chunk.byteLength;
+        await fh.write(chunk);
+      }
+      await fh.sync();
+    } catch (e) {
+      await fh.close();
+      await rm(tmp, { force: true });
+      throw e;
+    }
+    await fh.close();
+    await rename(tmp, target);
+    const s = await stat(target);
+    return { bytes, modifiedMs: s.mtimeMs, sha256: hash.digest('hex') };
+  }
+
+  async stat(key: string): Promise<BlobInfo | null> {
+    try {
+      const s = await stat(this.#path(key));
+      return { bytes: s.size, modifiedMs: s.mtimeMs };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw e;
+    }
+  }
+
+  read(key: string, range?: { start: number; end: number }): Readable {
+    return createReadStream(this.#path(key), range ? { start: range.start, end: range.end } : {});
+  }
+
+  async delete(key: string): Promise<void> {
+    await rm(this.#path(key), { force: true });
+  }
+}

@@ -1,0 +1,156 @@
+// Versioned schema migrations for both SQL dialects. Each capability owns a named list of steps
+// (`core`, `auth`, `recognition`, ...); a step's id is `<component>/<nnn>-<name>`. Steps are applied
+// in list order, once, each in its own transaction, and recorded in `schema_migrations`.
+// Never edit a released step: add a new one.
+
+export interface MigrationStep {
+  /** Unique id, e.g. `core/001-init`. */
+  id: string;
+  sqlite: string;
+  postgres: string;
+}
+
+export const CORE_MIGRATIONS: readonly MigrationStep[] = [
+  {
+    id: 'core/001-init',
+    sqlite: `
+      CREATE TABLE accounts (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        email TEXT NOT NULL UNIQUE,
+        email_verified INTEGER NOT NULL DEFAULT 0,
+        eligible_for_originals INTEGER NOT NULL DEFAULT 0,
+        balance INTEGER NOT NULL DEFAULT 0 CHECK (balance >= 0),
+        created_at INTEGER NOT NULL
+      );
+      CREATE TABLE api_keys (
+        id TEXT PRIMARY KEY,
+        account_id INTEGER NOT NULL REFERENCES accounts(id),
+        hash TEXT NOT NULL,
+        label TEXT,
+        created_at INTEGER NOT NULL,
+        revoked_at INTEGER
+      );
+      CREATE INDEX api_keys_account ON api_keys(account_id);
+      CREATE TABLE ledger_entries (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        account_id INTEGER NOT NULL REFERENCES accounts(id),
+        amount INTEGER NOT NULL,
+        balance_after INTEGER NOT NULL,
+        operation TEXT NOT NULL,
+        reference TEXT,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX ledger_account ON ledger_entries(account_id, id);
+      CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+      INSERT INTO counters (name, value) VALUES ('document_seq', 0);
+      CREATE TABLE documents (
+        id TEXT PRIMARY KEY,
+        idx TEXT NOT NULL,
+        seq INTEGER NOT NULL UNIQUE,
+        work_key TEXT NOT NULL,
+        content_hash TEXT NOT NULL,
+        record TEXT,
+        deleted INTEGER NOT NULL DEFAULT 0,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE INDEX documents_work ON documents(work_key);
+      CREATE INDEX documents_idx ON documents(idx, deleted);
+      CREATE TABLE document_uris (
+        uri TEXT NOT NULL,
+        document_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+        PRIMARY KEY (uri, document_id)
+      );
+      CREATE INDEX document_uris_doc ON document_uris(document_id);
+      CREATE TABLE document_identity (
+        key TEXT NOT NULL,
+        document_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+        PRIMARY KEY (key, document_id)
+      );
+      CREATE INDEX document_identity_doc ON document_identity(document_id);
+      CREATE TABLE activity_events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        document_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        account_id INTEGER,
+        visitor TEXT,
+        day INTEGER NOT NULL,
+        at INTEGER NOT NULL
+      );
+      CREATE UNIQUE INDEX activity_view_once ON activity_events(document_id, visitor, day) WHERE kind = 'view' AND visitor IS NOT NULL;
+      CREATE INDEX activity_doc_at ON activity_events(document_id, at);
+      CREATE INDEX activity_at ON activity_events(at);
+    `,
+    postgres: `
+      CREATE TABLE accounts (
+        id BIGSERIAL PRIMARY KEY,
+        email TEXT NOT NULL UNIQUE,
+        email_verified BOOLEAN NOT NULL DEFAULT FALSE,
+        eligible_for_originals BOOLEAN NOT NULL DEFAULT FALSE,
+        balance BIGINT NOT NULL DEFAULT 0 CHECK (balance >= 0),
+        created_at BIGINT NOT NULL
+      );
+      CREATE TABLE api_keys (
+        id TEXT PRIMARY KEY,
+        account_id BIGINT NOT NULL REFERENCES accounts(id),
+        hash TEXT NOT NULL,
+        label TEXT,
+        created_at BIGINT NOT NULL,
+        revoked_at BIGINT
+      );
+      CREATE INDEX api_keys_account ON api_keys(account_id);
+      CREATE TABLE ledger_entries (
+        id BIGSERIAL PRIMARY KEY,
+        account_id BIGINT NOT NULL REFERENCES accounts(id),
+        amount BIGINT NOT NULL,
+        balance_after BIGINT NOT NULL,
+        operation TEXT NOT NULL,
+        reference TEXT,
+        created_at BIGINT NOT NULL
+      );
+      CREATE INDEX ledger_account ON ledger_entries(account_id, id);
+      CREATE TABLE counters (name TEXT PRIMARY KEY, value BIGINT NOT NULL);
+      INSERT INTO counters (name, value) VALUES ('document_seq', 0);
+      CREATE TABLE documents (
+        id TEXT PRIMARY KEY,
+        idx TEXT NOT NULL,
+        seq BIGINT NOT NULL UNIQUE,
+        work_key TEXT NOT NULL,
+        content_hash TEXT NOT NULL,
+        record JSONB,
+        deleted BOOLEAN NOT NULL DEFAULT FALSE,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+      );
+      CREATE INDEX documents_work ON documents(work_key);
+      CREATE INDEX documents_idx ON documents(idx, deleted);
+      CREATE TABLE document_uris (
+        uri TEXT NOT NULL,
+        document_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+        PRIMARY KEY (uri, document_id)
+      );
+      CREATE INDEX document_uris_doc ON document_uris(document_id);
+      CREATE TABLE document_identity (
+        key TEXT NOT NULL,
+        document_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+        PRIMARY KEY (key, document_id)
+      );
+      CREATE INDEX document_identity_doc ON document_identity(document_id);
+      CREATE TABLE activity_events (
+        id BIGSERIAL PRIMARY KEY,
+        document_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        account_id BIGINT,
+        visitor TEXT,
+        day INTEGER NOT NULL,
+        at BIGINT NOT NULL
+      );
+      CREATE UNIQUE INDEX activity_view_once ON activity_events(document_id, visitor, day) WHERE kind = 'view' AND visitor IS NOT NULL;
+      CREATE INDEX activity_doc_at ON activity_events(document_id, at);
+      CREATE INDEX activity_at ON activity_events(at);
+    `,
+  },
+];
+
+/** Every migration list, in application order. Capabilities append their lists here. */
+export const ALL_MIGRATIONS: readonly MigrationStep[] = [...CORE_MIGRATIONS];

@@ -1,0 +1,366 @@
+// Embedded storage: one SQLite database file in the data directory (the default store).
+// better-sqlite3 is synchronous, so every transaction runs without interleaving inside this process;
+// `BEGIN IMMEDIATE` and a busy timeout serialise writers across processes (the CLI and the server).
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { identityKeys } from '../../domain/canonical-uri.js';
+import type { DocumentRecord, IndexName, StoredDocument } from '../../domain/document.js';
+import { AppError } from '../../domain/errors.js';
+import type { Account, AccountStore, ApiKeyRecord, ApiKeyStore, NewAccount } from '../../ports/account-store.js';
+import type { ActivityCounts, ActivityEvent, ActivityStore } from '../../ports/activity-store.js';
+import type { CreditLedger, DebitResult, LedgerEntry } from '../../ports/credit-ledger.js';
+import type { DocumentChange, DocumentStore, UpsertResult } from '../../ports/document-store.js';
+import type { Storage } from '../../ports/storage.js';
+import { ALL_MIGRATIONS, type MigrationStep } from '../sql/migrations.js';
+import { contentHash, rowToStored, serializeRecord, utcDay, type DocumentRow } from '../sql/document-row.js';
+
+type Db = Database.Database;
+
+function migrate(db: Db, steps: readonly MigrationStep[]): void {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)');
+  const applied = new Set(db.prepare('SELECT id FROM schema_migrations').pluck().all() as string[]);
+  for (const step of steps) {
+    if (applied.has(step.id)) continue;
+    db.transaction(() => {
+      db.exec(step.sqlite);
+      db.prepare('INSERT INTO schema_migrations (id, applied_at) VALUES (?, ?)').run(step.id, Math.floor(Date.now() / 1000));
+    }).immediate();
+  }
+}
+
+interface AccountRow {
+  id: number;
+  email: string;
+  email_verified: number;
+  eligible_for_originals: number;
+  created_at: number;
+}
+const toAccount = (r: AccountRow): Account => ({
+  id: r.id,
+  email: r.email,
+  emailVerified: r.email_verified === 1,
+  eligibleForOriginals: r.eligible_for_originals === 1,
+  createdAt: r.created_at,
+});
+
+class SqliteAccountStore implements AccountStore {
+  constructor(private readonly db: Db) {}
+  async create(input: NewAccount): Promise<Account> {
+    const email = input.email.trim().toLowerCase();
+    try {
+      const info = this.db
+        .prepare('INSERT INTO accounts (email, email_verified, eligible_for_originals, created_at) VALUES (?, ?, ?, ?)')
+        .run(email, input.emailVerified ? 1 : 0, input.eligibleForOriginals ? 1 : 0, Math.floor(Date.now() / 1000));
+      return (await this.get(Number(info.lastInsertRowid)))!;
+    } catch (e) {
+      if ((e as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new AppError('conflict', `An account with email ${email} already exists.`);
+      throw e;
+    }
+  }
+  async get(id: number): Promise<Account | null> {
+    const r = this.db.prepare('SELECT * FROM accounts WHERE id = ?').get(id) as AccountRow | undefined;
+    return r ? toAccount(r) : null;
+  }
+  async getByEmail(email: string): Promise<Account | null> {
+    const r = this.db.prepare('SELECT * FROM accounts WHERE email = ?').get(email.trim().toLowerCase()) as AccountRow | undefined;
+    return r ? toAccount(r) : null;
+  }
+  async update(id: number, patch: Partial<Pick<Account, 'emailVerified' | 'eligibleForOriginals'>>): Promise<Account | null> {
+    if (patch.emailVerified !== undefined) this.db.prepare('UPDATE accounts SET email_verified = ? WHERE id = ?').run(patch.emailVerified ? 1 : 0, id);
+    if (patch.eligibleForOriginals !== undefined) this.db.prepare('UPDATE accounts SET eligible_for_originals = ? WHERE id = ?').run(patch.eligibleForOriginals ? 1 : 0, id);
+    return this.get(id);
+  }
+}
+
+interface ApiKeyRow {
+  id: string;
+  account_id: number;
+  hash: string;
+  label: string | null;
+  created_at: number;
+  revoked_at: number | null;
+}
+const toKey = (r: ApiKeyRow): ApiKeyRecord => ({
+  id: r.id,
+  accountId: r.account_id,
+  hash: r.hash,
+  label: r.label,
+  createdAt: r.created_at,
+  revokedAt: r.revoked_at,
+});
+
+class SqliteApiKeyStore implements ApiKeyStore {
+  constructor(private readonly db: Db) {}
+  async create(k: Omit<ApiKeyRecord, 'revokedAt'>): Promise<ApiKeyRecord> {
+    this.db.prepare('INSERT INTO api_keys (id, account_id, hash, label, created_at) VALUES (?, ?, ?, ?, ?)').run(k.id, k.accountId, k.hash, k.label, k.createdAt);
+    return { ...k, revokedAt: null };
+  }
+  async get(id: string): Promise<ApiKeyRecord | null> {
+    const r = this.db.prepare('SELECT * FROM api_keys WHERE id = ?').get(id) as ApiKeyRow | undefined;
+    return r ? toKey(r) : null;
+  }
+  async listByAccount(accountId: number): Promise<ApiKeyRecord[]> {
+    return (this.db.prepare('SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at, id').all(accountId) as ApiKeyRow[]).map(toKey);
+  }
+  async revoke(id: string, at: number): Promise<boolean> {
+    return this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, id).changes === 1;
+  }
+}
+
+interface LedgerRow {
+  id: number;
+  account_id: number;
+  amount: number;
+  balance_after: number;
+  operation: string;
+  reference: string | null;
+  created_at: number;
+}
+
+class SqliteCreditLedger implements CreditLedger {
+  readonly #debit;
+  readonly #credit;
+  constructor(private readonly db: Db) {
+    const balanceOf = db.prepare('SELECT balance FROM accounts WHERE id = ?').pluck();
+    const setBalance = db.prepare('UPDATE accounts SET balance = ? WHERE id = ?');
+    const insert = db.prepare(
+      'INSERT INTO ledger_entries (account_id, amount, balance_after, operation, reference, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+    );
+    this.#debit = db.transaction((accountId: number, amount: number, op: string, ref: string | null, at: number): DebitResult => {
+      const balance = balanceOf.get(accountId) as number | undefined;
+      if (balance === undefined) throw new AppError('not_found', `No account ${accountId}.`);
+      if (balance < amount) return { ok: false, balance };
+      setBalance.run(balance - amount, accountId);
+      const info = insert.run(accountId, -amount, balance - amount, op, ref, at);
+      return { ok: true, balance: balance - amount, entryId: Number(info.lastInsertRowid) };
+    });
+    this.#credit = db.transaction((accountId: number, amount: number, op: string, ref: string | null, at: number) => {
+      const balance = balanceOf.get(accountId) as number | undefined;
+      if (balance === undefined) throw new AppError('not_found', `No account ${accountId}.`);
+      setBalance.run(balance + amount, accountId);
+      const info = insert.run(accountId, amount, balance + amount, op, ref, at);
+      return { balance: balance + amount, entryId: Number(info.lastInsertRowid) };
+    });
+  }
+  async balance(accountId: number): Promise<number> {
+    const b = this.db.prepare('SELECT balance FROM accounts WHERE id = ?').pluck().get(accountId) as number | undefined;
+    if (b === undefined) throw new AppError('not_found', `No account ${accountId}.`);
+    return b;
+  }
+  async debit(accountId: number, amount: number, operation: string, reference: string | null, at: number): Promise<DebitResult> {
+    if (!Number.isSafeInteger(amount) || amount <= 0) throw new RangeError(`debit amount must be a positive integer, got ${amount}`);
+    return this.#debit.immediate(accountId, amount, operation, reference, at);
+  }
+  async credit(accountId: number, amount: number, operation: string, reference: string | null, at: number) {
+    if (!Number.isSafeInteger(amount) || amount <= 0) throw new RangeError(`credit amount must be a positive integer, got ${amount}`);
+    return this.#credit.immediate(accountId, amount, operation, reference, at);
+  }
+  async entries(accountId: number, limit: number): Promise<LedgerEntry[]> {
+    const rows = this.db.prepare('SELECT * FROM ledger_entries WHERE account_id = ? ORDER BY id DESC LIMIT ?').all(accountId, limit) as LedgerRow[];
+    return rows.map((r) => ({
+      id: r.id,
+      accountId: r.account_id,
+      amount: r.amount,
+      balanceAfter: r.balance_after,
+      operation: r.operation,
+      reference: r.reference,
+      createdAt: r.created_at,
+    }));
+  }
+  async entrySum(accountId: number): Promise<number> {
+    return this.db.prepare('SELECT COALESCE(SUM(amount), 0) FROM ledger_entries WHERE account_id = ?').pluck().get(accountId) as number;
+  }
+}
+
+class SqliteDocumentStore implements DocumentStore {
+  readonly #upsert;
+  readonly #delete;
+  constructor(private readonly db: Db) {
+    const nextSeq = db.prepare("UPDATE counters SET value = value + 1 WHERE name = 'document_seq' RETURNING value").pluck();
+    const existing = db.prepare('SELECT content_hash, work_key, deleted, created_at FROM documents WHERE id = ?');
+    const workKeysFor = (keys: string[]) =>
+      db
+        .prepare(
+          `SELECT DISTINCT d.work_key FROM document_identity i JOIN documents d ON d.id = i.document_id
+           WHERE d.deleted = 0 AND i.key IN (${keys.map(() => '?').join(',')})`,
+        )
+        .pluck()
+        .all(...keys) as string[];
+    const upsertRow = db.prepare(
+      `INSERT INTO documents (id, idx, seq, work_key, content_hash, record, deleted, created_at, updated_at)
+       VALUES (@id, @idx, @seq, @work_key, @hash, @record, 0, @at, @at)
+       ON CONFLICT (id) DO UPDATE SET idx = excluded.idx, seq = excluded.seq, work_key = excluded.work_key,
+         content_hash = excluded.content_hash, record = excluded.record, deleted = 0, updated_at = excluded.updated_at`,
+    );
+    const clearUris = db.prepare('DELETE FROM document_uris WHERE document_id = ?');
+    const clearKeys = db.prepare('DELETE FROM document_identity WHERE document_id = ?');
+    const addUri = db.prepare('INSERT OR IGNORE INTO document_uris (uri, document_id) VALUES (?, ?)');
+    const addKey = db.prepare('INSERT OR IGNORE INTO document_identity (key, document_id) VALUES (?, ?)');
+    const idsWithWorkKey = db.prepare('SELECT id FROM documents WHERE work_key = ? AND deleted = 0').pluck();
+    const relabel = db.prepare('UPDATE documents SET work_key = ?, seq = ? WHERE id = ?');
+
+    this.#upsert = db.transaction((docs: readonly DocumentRecord[], at: number): UpsertResult => {
+      const result: UpsertResult = { inserted: 0, updated: 0, unchanged: 0 };
+      for (const doc of docs) {
+        const json = serializeRecord(doc);
+        const hash = contentHash(json);
+        const prev = existing.get(doc.id) as { content_hash: string; work_key: string; deleted: number } | undefined;
+        if (prev && prev.deleted === 0 && prev.content_hash === hash) {
+          result.unchanged++;
+          continue;
+        }
+        const keys = identityKeys(doc.uris);
+        const linked = keys.length > 0 ? workKeysFor(keys) : [];
+        const candidates = new Set([...linked, doc.id]);
+        if (prev && prev.deleted === 0) candidates.add(prev.work_key);
+        const workKey = [...candidates].sort()[0]!;
+        // Merge the other works this record links into one (preprint + published version).
+        for (const other of candidates) {
+          if (other === workKey) continue;
+          for (const id of idsWithWorkKey.all(other) as string[]) {
+            if (id !== doc.id) relabel.run(workKey, nextSeq.get() as number, id);
+          }
+        }
+        upsertRow.run({ id: doc.id, idx: doc.index, seq: nextSeq.get() as number, work_key: workKey, hash, record: json, at });
+        clearUris.run(doc.id);
+        clearKeys.run(doc.id);
+        for (const u of doc.uris) addUri.run(u, doc.id);
+        for (const k of keys) addKey.run(k, doc.id);
+        if (prev) result.updated++;
+        else result.inserted++;
+      }
+      return result;
+    });
+
+    this.#delete = db.transaction((id: string, at: number): boolean => {
+      const prev = existing.get(id) as { deleted: number } | undefined;
+      if (!prev || prev.deleted === 1) return false;
+      db.prepare("UPDATE documents SET deleted = 1, record = NULL, content_hash = '', seq = ?, updated_at = ? WHERE id = ?").run(nextSeq.get() as number, at, id);
+      clearUris.run(id);
+      clearKeys.run(id);
+      return true;
+    });
+  }
+
+  async upsertMany(docs: readonly DocumentRecord[], at: number): Promise<UpsertResult> {
+    return this.#upsert.immediate(docs, at);
+  }
+  async get(id: string): Promise<StoredDocument | null> {
+    const r = this.db.prepare('SELECT record, seq, work_key, created_at, updated_at FROM documents WHERE id = ? AND deleted = 0').get(id) as DocumentRow | undefined;
+    return r ? rowToStored(r) : null;
+  }
+  async getMany(ids: readonly string[]): Promise<Map<string, StoredDocument>> {
+    const out = new Map<string, StoredDocument>();
+    const stmt = this.db.prepare('SELECT id, record, seq, work_key, created_at, updated_at FROM documents WHERE id = ? AND deleted = 0');
+    for (const id of new Set(ids)) {
+      const r = stmt.get(id) as (DocumentRow & { id: string }) | undefined;
+      if (r) out.set(r.id, rowToStored(r));
+    }
+    return out;
+  }
+  async getByUri(uri: string): Promise<StoredDocument | null> {
+    const r = this.db
+      .prepare(
+        `SELECT d.record, d.seq, d.work_key, d.created_at, d.updated_at FROM document_uris u JOIN documents d ON d.id = u.document_id
+         WHERE u.uri = ? AND d.deleted = 0 ORDER BY d.id LIMIT 1`,
+      )
+      .get(uri) as DocumentRow | undefined;
+    return r ? rowToStored(r) : null;
+  }
+  async delete(id: string, at: number): Promise<boolean> {
+    return this.#delete.immediate(id, at);
+  }
+  async changesSince(afterSeq: number, limit: number): Promise<DocumentChange[]> {
+    const rows = this.db
+      .prepare('SELECT id, record, seq, work_key, created_at, updated_at, deleted FROM documents WHERE seq > ? ORDER BY seq LIMIT ?')
+      .all(afterSeq, limit) as (DocumentRow & { id: string; deleted: number })[];
+    return rows.map((r) => (r.deleted ? { deleted: true, seq: Number(r.seq), id: r.id } : { deleted: false, seq: Number(r.seq), doc: rowToStored(r) }));
+  }
+  async maxSeq(): Promise<number> {
+    return this.db.prepare("SELECT value FROM counters WHERE name = 'document_seq'").pluck().get() as number;
+  }
+  async count(index?: IndexName): Promise<number> {
+    return (
+      index
+        ? this.db.prepare('SELECT COUNT(*) FROM documents WHERE deleted = 0 AND idx = ?').pluck().get(index)
+        : this.db.prepare('SELECT COUNT(*) FROM documents WHERE deleted = 0').pluck().get()
+    ) as number;
+  }
+}
+
+class SqliteActivityStore implements ActivityStore {
+  constructor(private readonly db: Db) {}
+  async record(events: readonly ActivityEvent[]): Promise<void> {
+    const insert = this.db.prepare(
+      'INSERT OR IGNORE INTO activity_events (document_id, kind, account_id, visitor, day, at) VALUES (?, ?, ?, ?, ?, ?)',
+    );
+    this.db.transaction(() => {
+      for (const e of events) insert.run(e.documentId, e.kind, e.accountId, e.kind === 'view' ? e.visitor : null, utcDay(e.at), e.at);
+    })();
+  }
+  async counts(documentId: string, now: number): Promise<ActivityCounts> {
+    const rows = this.db
+      .prepare(
+        `SELECT kind, SUM(CASE WHEN at > ? THEN 1 ELSE 0 END) AS d7, COUNT(*) AS d30, MAX(at) AS newest
+         FROM activity_events WHERE document_id = ? AND at > ? GROUP BY kind`,
+      )
+      .all(now - 7 * 86_400, documentId, now - 30 * 86_400) as { kind: string; d7: number; d30: number; newest: number }[];
+    const newest = this.db.prepare('SELECT MAX(at) FROM activity_events WHERE document_id = ?').pluck().get(documentId) as number | null;
+    return countsFromRows(documentId, rows, newest);
+  }
+}
+
+/** Folds per-kind counts into the DocumentActivity counters (shared with PostgreSQL). */
+export function countsFromRows(documentId: string, rows: readonly { kind: string; d7: number | string; d30: number | string }[], newest: number | string | null): ActivityCounts {
+  const get = (kind: string) => rows.find((r) => r.kind === kind);
+  const c = (kind: string, which: 'd7' | 'd30') => Number(get(kind)?.[which] ?? 0);
+  return {
+    documentId,
+    views7d: c('view', 'd7'),
+    views30d: c('view', 'd30'),
+    shown7d: c('shown', 'd7'),
+    shown30d: c('shown', 'd30'),
+    agentReads7d: c('agent_read', 'd7'),
+    agentReads30d: c('agent_read', 'd30'),
+    aiCitations7d: c('ai_citation', 'd7'),
+    aiCitations30d: c('ai_citation', 'd30'),
+    positiveRatings7d: c('positive_rating', 'd7'),
+    positiveRatings30d: c('positive_rating', 'd30'),
+    asOfAt: newest === null ? null : Number(newest),
+  };
+}
+
+/** The SQLite database handle, for capabilities' own SQLite stores (auth, recognition, ...). */
+export interface SqliteHandle {
+  readonly db: Db;
+}
+
+/**
+ * Opens (creating if needed) the database file, applies pending migrations and returns the stores.
+ * `path` ':memory:' gives a private in-memory database (tests).
+ */
+export function openSqliteStorage(path: string, migrations: readonly MigrationStep[] = ALL_MIGRATIONS): Storage & SqliteHandle {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 10000');
+  migrate(db, migrations);
+  return {
+    kind: 'sqlite',
+    db,
+    accounts: new SqliteAccountStore(db),
+    apiKeys: new SqliteApiKeyStore(db),
+    ledger: new SqliteCreditLedger(db),
+    documents: new SqliteDocumentStore(db),
+    activity: new SqliteActivityStore(db),
+    async ping() {
+      db.prepare('SELECT 1').get();
+    },
+    async close() {
+      if (db.open) db.close();
+    },
+  };
+}

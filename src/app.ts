@@ -1,0 +1,162 @@
+// The one composition root: picks adapters from configuration, builds the services and the HTTP app.
+// Nothing else knows both adapters and capabilities.
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+import { pino, type Logger } from 'pino';
+import { Registry, collectDefaultMetrics } from 'prom-client';
+import type { Config } from './config/index.js';
+import { AccountService } from './accounts/account-service.js';
+import { ApiKeyService } from './accounts/api-keys.js';
+import { CredentialChain } from './accounts/credentials.js';
+import { BillingService } from './billing/billing-service.js';
+import { DocumentService } from './documents/document-service.js';
+import { DownloadService } from './downloads/download-service.js';
+import { IngestService, type IngestReport } from './ingest/ingest-service.js';
+import { RateLimitService } from './limits/rate-limit-service.js';
+import { buildHttpServer } from './http/server.js';
+import type { Clock } from './ports/clock.js';
+import type { RateLimiter } from './ports/rate-limiter.js';
+import type { Storage } from './ports/storage.js';
+import type { BlobStore } from './ports/blob-store.js';
+import { FsBlobStore } from './adapters/fs/fs-blob-store.js';
+import { FsSourceFiles } from './adapters/fs/fs-source-files.js';
+import { loadOrCreateSecret } from './adapters/fs/secret-file.js';
+import { MemoryRateLimiter } from './adapters/memory/memory-rate-limiter.js';
+import { openPostgresStorage } from './adapters/postgres/postgres-storage.js';
+import { RedisRateLimiter } from './adapters/redis/redis-rate-limiter.js';
+import { openSqliteStorage } from './adapters/sqlite/sqlite-storage.js';
+import { systemClock } from './adapters/system-clock.js';
+
+/** The package root (where package.json and corpus/ are). */
+export const packageRoot = join(dirname(fileURLToPath(import.meta.url)), existsSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'package.json')) ? '..' : '../..');
+
+/** The bundled demo corpus, in load order. */
+export const DEMO_FILES = ['corpus/demo/openalex-works.jsonl.gz', 'corpus/demo/works.jsonl', 'corpus/demo/stackexchange-posts.jsonl.gz'].map((f) => join(packageRoot, f));
+
+export interface AppOverrides {
+  clock?: Clock;
+  logger?: Logger;
+  storage?: Storage;
+  rateLimiter?: RateLimiter;
+}
+
+export interface App {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly http: FastifyInstance;
+  readonly storage: Storage;
+  readonly blobs: BlobStore;
+  readonly accounts: AccountService;
+  readonly apiKeys: ApiKeyService;
+  readonly billing: BillingService;
+  readonly ingest: IngestService;
+  readonly secret: string;
+  /** Loads the demo corpus when configured and the store is empty. */
+  loadDemoCorpusIfEmpty(): Promise<IngestReport[] | null>;
+  close(): Promise<void>;
+}
+
+export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
+  return pino({
+    level: config.logLevel,
+    base: { service: 'lectern' },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    // Secrets never reach the log (auth requirements 89): credentials in headers are redacted and
+    // request URLs are logged without their query strings.
+    redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie', 'res.headers["set-cookie"]'], censor: '[redacted]' },
+    serializers: {
+      req: (req: { method: string; url: string; routeOptions?: { url?: string }; ip?: string }) => ({
+        method: req.method,
+        path: req.url.split('?')[0],
+        route: req.routeOptions?.url,
+        remote: req.ip,
+      }),
+      res: (res: { statusCode: number }) => ({ status: res.statusCode }),
+    },
+  });
+}
+
+/** Opens the store selected by configuration: PostgreSQL with DATABASE_URL, else SQLite in data_dir. */
+export async function openStorage(config: Config): Promise<Storage> {
+  return config.databaseUrl ? openPostgresStorage(config.databaseUrl) : openSqliteStorage(join(config.dataDir, 'lectern.db'));
+}
+
+export async function buildApp(config: Config, overrides: AppOverrides = {}): Promise<App> {
+  const clock = overrides.clock ?? systemClock;
+  const logger = overrides.logger ?? createLogger(config);
+  const storage = overrides.storage ?? (await openStorage(config));
+  const rateLimiter = overrides.rateLimiter ?? (config.redisUrl ? new RedisRateLimiter(config.redisUrl) : new MemoryRateLimiter(clock));
+  const blobs = new FsBlobStore(config.blobDir);
+  const secret = config.secret ?? loadOrCreateSecret(config.dataDir);
+  const report = (err: unknown, context: string) => logger.warn({ err }, context);
+
+  const apiKeys = new ApiKeyService(storage.apiKeys, storage.accounts, clock);
+  const billing = new BillingService(storage.ledger, clock);
+  const accounts = new AccountService(storage.accounts, storage.ledger, apiKeys, clock);
+  const rateLimits = new RateLimitService(rateLimiter, config.rateLimits);
+  const documents = new DocumentService(storage.documents, storage.activity, billing, config.prices, clock, report);
+  const downloads = new DownloadService(documents, storage.accounts, blobs);
+  const ingest = new IngestService(storage.documents, blobs, new FsSourceFiles(), clock);
+
+  const metricsRegistry = new Registry();
+  collectDefaultMetrics({ register: metricsRegistry, prefix: 'lectern_' });
+
+  const http = await buildHttpServer({
+    config,
+    logger,
+    metricsRegistry,
+    credentials: new CredentialChain([apiKeys]),
+    rateLimits,
+    documents,
+    downloads,
+    readiness: async () => {
+      const checks: Record<string, string> = {};
+      try {
+        await storage.ping();
+        checks.storage = 'ok';
+      } catch (e) {
+        checks.storage = `unreachable (${(e as Error).message})`;
+      }
+      if (rateLimiter instanceof RedisRateLimiter) {
+        try {
+          await rateLimiter.ping();
+          checks.rate_limiter = 'ok';
+        } catch (e) {
+          checks.rate_limiter = `unreachable (${(e as Error).message})`;
+        }
+      }
+      return checks;
+    },
+  });
+
+  return {
+    config,
+    logger,
+    http,
+    storage,
+    blobs,
+    accounts,
+    apiKeys,
+    billing,
+    ingest,
+    secret,
+    async loadDemoCorpusIfEmpty() {
+      if (!config.loadDemoCorpus || (await storage.documents.count()) > 0) return null;
+      logger.info('loading the demo corpus (first start)');
+      const reports: IngestReport[] = [];
+      for (const file of DEMO_FILES) {
+        const r = await ingest.ingestFile(file);
+        logger.info({ file: r.file, inserted: r.inserted, failed: r.failed }, 'demo corpus file loaded');
+        reports.push(r);
+      }
+      return reports;
+    },
+    async close() {
+      await http.close();
+      await rateLimiter.close();
+      await storage.close();
+    },
+  };
+}

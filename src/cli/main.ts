@@ -1,0 +1,238 @@
+// The `lectern` command. Parses arguments, calls services, prints JSON results on stdout and
+// progress/errors on stderr. Exit codes: 0 ok, 1 failure, 2 usage error. The composition root hands in
+// a factory (CliContext), so the CLI never builds adapters itself.
+import { parseArgs } from 'node:util';
+import type { AccountService } from '../accounts/account-service.js';
+import type { ApiKeyService } from '../accounts/api-keys.js';
+import type { Config } from '../config/index.js';
+import { AppError } from '../domain/errors.js';
+import { INGEST_FORMATS, type IngestFormat, type IngestReport, type IngestService } from '../ingest/ingest-service.js';
+import type { Storage } from '../ports/storage.js';
+import { configDocs } from './config-docs.js';
+import { progressBar } from './progress.js';
+
+/** What the CLI needs from an opened app. */
+export interface CliApp {
+  readonly config: Config;
+  readonly storage: Storage;
+  readonly accounts: AccountService;
+  readonly apiKeys: ApiKeyService;
+  readonly ingest: IngestService;
+  close(): Promise<void>;
+}
+
+export interface CliContext {
+  loadConfig(): Config;
+  openApp(config: Config): Promise<CliApp>;
+  serve(config: Config): Promise<void>;
+}
+
+const USAGE = `Usage: lectern <command> [options]
+
+  serve                                   start the HTTP service (same as npm start)
+  ingest [--format F] [--batch N] FILE... load JSONL files (.gz ok); F: ${INGEST_FORMATS.join(', ')}
+  accounts create --email E [--credits N] [--eligible]
+                                          create an account; prints its id and a new API key
+  accounts show ACCOUNT                   an account (ACCOUNT: id or email) with its balance
+  accounts set-eligible ACCOUNT true|false
+                                          allow or forbid downloading originals
+  keys create --account ACCOUNT [--label L]   a new API key (shown once)
+  keys list --account ACCOUNT             key ids (never the keys)
+  keys revoke KEY_OR_ID                   revoke a key
+  credits add --account ACCOUNT --amount N [--note TEXT]
+  credits show --account ACCOUNT [--entries N]
+  config docs                             print docs/configuration.md (generated from the schema)
+  config check                            validate the configuration and print it (secrets hidden)
+
+Configuration comes from environment variables (docs/configuration.md), e.g. LECTERN_DATA_DIR, DATABASE_URL.`;
+
+class UsageError extends Error {}
+
+const print = (v: unknown) => process.stdout.write(`${JSON.stringify(v, null, 2)}\n`);
+
+async function findAccount(app: CliApp, ref: string | undefined) {
+  if (!ref) throw new UsageError('--account is required (an account id or email)');
+  const account = await app.accounts.find(ref);
+  if (!account) throw new AppError('not_found', `No account ${ref}.`);
+  return account;
+}
+
+function intOption(v: string | undefined, name: string, min: number): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isSafeInteger(n) || n < min) throw new UsageError(`--${name} must be an integer >= ${min}, got ${JSON.stringify(v)}`);
+  return n;
+}
+
+async function withApp<T>(ctx: CliContext, fn: (app: CliApp) => Promise<T>): Promise<T> {
+  const app = await ctx.openApp(ctx.loadConfig());
+  try {
+    return await fn(app);
+  } finally {
+    await app.close();
+  }
+}
+
+async function ingest(ctx: CliContext, args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { format: { type: 'string', default: 'auto' }, batch: { type: 'string' } } });
+  if (positionals.length === 0) throw new UsageError('ingest needs at least one FILE');
+  const format = values.format as IngestFormat;
+  if (!INGEST_FORMATS.includes(format)) throw new UsageError(`--format must be one of ${INGEST_FORMATS.join(', ')}`);
+  const batchSize = intOption(values.batch, 'batch', 1);
+  return withApp(ctx, async (app) => {
+    const reports: IngestReport[] = [];
+    for (const file of positionals) {
+      const bar = progressBar(file.split('/').pop() ?? file);
+      const r = await app.ingest.ingestFile(file, {
+        format,
+        batchSize,
+        onProgress: (p) => bar.update(p.bytesRead, p.bytesTotal, `${p.inserted + p.updated + p.unchanged} docs, ${p.failed} bad lines`),
+        onLineError: (line, message) => process.stderr.write(`\n${file}:${line}: ${message}\n`),
+      });
+      bar.finish(`${r.inserted} new, ${r.updated} updated, ${r.unchanged} unchanged, ${r.failed} bad lines`);
+      reports.push(r);
+    }
+    print(reports.map((r) => ({ file: r.file, lines: r.lines, inserted: r.inserted, updated: r.updated, unchanged: r.unchanged, failed: r.failed, errors: r.errors })));
+    return reports.some((r) => r.failed > 0) ? 1 : 0;
+  });
+}
+
+async function accounts(ctx: CliContext, args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  if (sub === 'create') {
+    const { values } = parseArgs({ args: rest, options: { email: { type: 'string' }, credits: { type: 'string' }, eligible: { type: 'boolean', default: false } } });
+    if (!values.email) throw new UsageError('accounts create needs --email');
+    const credits = intOption(values.credits, 'credits', 0) ?? 0;
+    return withApp(ctx, async (app) => {
+      const r = await app.accounts.create({ email: values.email!, credits, eligible: values.eligible });
+      print({ account_id: r.account.id, email: r.account.email, eligible_for_originals: r.account.eligibleForOriginals, balance: r.balance, api_key: r.apiKey });
+      return 0;
+    });
+  }
+  if (sub === 'show') {
+    return withApp(ctx, async (app) => {
+      const a = await findAccount(app, rest[0]);
+      print({ account_id: a.id, email: a.email, email_verified: a.emailVerified, eligible_for_originals: a.eligibleForOriginals, created_at: a.createdAt, balance: await app.storage.ledger.balance(a.id) });
+      return 0;
+    });
+  }
+  if (sub === 'set-eligible') {
+    if (rest[1] !== 'true' && rest[1] !== 'false') throw new UsageError('accounts set-eligible ACCOUNT true|false');
+    return withApp(ctx, async (app) => {
+      const a = await findAccount(app, rest[0]);
+      const u = await app.storage.accounts.update(a.id, { eligibleForOriginals: rest[1] === 'true' });
+      print({ account_id: a.id, eligible_for_originals: u?.eligibleForOriginals });
+      return 0;
+    });
+  }
+  throw new UsageError('accounts create|show|set-eligible');
+}
+
+async function keys(ctx: CliContext, args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  if (sub === 'create' || sub === 'list') {
+    const { values } = parseArgs({ args: rest, options: { account: { type: 'string' }, label: { type: 'string' } } });
+    return withApp(ctx, async (app) => {
+      const a = await findAccount(app, values.account);
+      if (sub === 'create') {
+        const { key, record } = await app.apiKeys.create(a.id, values.label ?? null);
+        print({ account_id: a.id, key_id: record.id, api_key: key });
+      } else {
+        const list = await app.storage.apiKeys.listByAccount(a.id);
+        print(list.map((k) => ({ key_id: k.id, label: k.label, created_at: k.createdAt, revoked_at: k.revokedAt })));
+      }
+      return 0;
+    });
+  }
+  if (sub === 'revoke') {
+    if (!rest[0]) throw new UsageError('keys revoke KEY_OR_ID');
+    return withApp(ctx, async (app) => {
+      const ok = await app.apiKeys.revoke(rest[0]!);
+      print({ revoked: ok });
+      return ok ? 0 : 1;
+    });
+  }
+  throw new UsageError('keys create|list|revoke');
+}
+
+async function credits(ctx: CliContext, args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  const { values } = parseArgs({ args: rest, options: { account: { type: 'string' }, amount: { type: 'string' }, note: { type: 'string' }, entries: { type: 'string' } } });
+  if (sub === 'add') {
+    const amount = intOption(values.amount, 'amount', 1);
+    if (amount === undefined) throw new UsageError('credits add needs --amount N');
+    return withApp(ctx, async (app) => {
+      const a = await findAccount(app, values.account);
+      print({ account_id: a.id, balance: await app.accounts.topUp(a.id, amount, values.note ?? null) });
+      return 0;
+    });
+  }
+  if (sub === 'show') {
+    const n = intOption(values.entries, 'entries', 0) ?? 10;
+    return withApp(ctx, async (app) => {
+      const a = await findAccount(app, values.account);
+      const entries = await app.storage.ledger.entries(a.id, n);
+      print({
+        account_id: a.id,
+        balance: await app.storage.ledger.balance(a.id),
+        entries: entries.map((e) => ({ id: e.id, amount: e.amount, balance_after: e.balanceAfter, operation: e.operation, reference: e.reference, created_at: e.createdAt })),
+      });
+      return 0;
+    });
+  }
+  throw new UsageError('credits add|show');
+}
+
+function config(ctx: CliContext, args: string[]): number {
+  if (args[0] === 'docs') {
+    process.stdout.write(configDocs());
+    return 0;
+  }
+  if (args[0] === 'check') {
+    const c = ctx.loadConfig();
+    const hide = (u: string | undefined) => (u ? u.replace(/\/\/([^@/]*)@/, '//[redacted]@') : u);
+    print({ ...c, secret: c.secret ? '[redacted]' : undefined, databaseUrl: hide(c.databaseUrl), redisUrl: hide(c.redisUrl) });
+    return 0;
+  }
+  throw new UsageError('config docs|check');
+}
+
+/** Runs the CLI; resolves to the exit code. */
+export async function runCli(argv: readonly string[], ctx: CliContext): Promise<number> {
+  const [command, ...args] = argv;
+  try {
+    switch (command) {
+      case undefined:
+      case 'serve':
+        await ctx.serve(ctx.loadConfig());
+        return 0;
+      case 'ingest':
+        return await ingest(ctx, args);
+      case 'accounts':
+        return await accounts(ctx, args);
+      case 'keys':
+        return await keys(ctx, args);
+      case 'credits':
+        return await credits(ctx, args);
+      case 'config':
+        return config(ctx, args);
+      case 'help':
+      case '--help':
+      case '-h':
+        process.stdout.write(`${USAGE}\n`);
+        return 0;
+      default:
+        throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+    }
+  } catch (e) {
+    if (e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`lectern: ${(e as Error).message}\n\n${USAGE}\n`);
+      return 2;
+    }
+    if (e instanceof AppError || (e as Error).name === 'ConfigError') {
+      process.stderr.write(`lectern: ${(e as Error).message}\n`);
+      return 1;
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,133 @@
+// Loads the configuration once at start: defaults < JSON file (LECTERN_CONFIG) < environment.
+// Every problem is collected and reported together (ConfigError.problems); the result is frozen.
+import { readFileSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { TSchema } from 'typebox';
+import { ConfigSchema, configLeaves, type Config, type ConfigInput } from './schema.js';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+/** Thrown when the configuration is invalid; `problems` lists every one of them. */
+export class ConfigError extends Error {
+  readonly problems: readonly string[];
+  constructor(problems: string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function coerce(raw: string, schema: TSchema): { ok: true; value: unknown } | { ok: false; why: string } {
+  const s = schema as { type?: string; anyOf?: { const?: unknown }[] };
+  switch (s.type) {
+    case 'integer':
+    case 'number': {
+      const n = Number(raw.trim());
+      if (raw.trim() === '' || !Number.isFinite(n)) return { ok: false, why: `expected a number, got ${JSON.stringify(raw)}` };
+      return { ok: true, value: n };
+    }
+    case 'boolean': {
+      const v = raw.trim().toLowerCase();
+      if (['1', 'true', 'yes', 'on'].includes(v)) return { ok: true, value: true };
+      if (['0', 'false', 'no', 'off'].includes(v)) return { ok: true, value: false };
+      return { ok: false, why: `expected true or false, got ${JSON.stringify(raw)}` };
+    }
+    default:
+      return { ok: true, value: raw };
+  }
+}
+
+function setPath(target: Record<string, unknown>, path: readonly string[], value: unknown): void {
+  let node = target;
+  for (const key of path.slice(0, -1)) {
+    const next = node[key];
+    if (typeof next !== 'object' || next === null || Array.isArray(next)) node[key] = {};
+    node = node[key] as Record<string, unknown>;
+  }
+  node[path[path.length - 1]!] = value;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+const ajv = addFormats(new Ajv({ allErrors: true, useDefaults: true, strict: false, coerceTypes: false }));
+const validate = ajv.compile(ConfigSchema as object);
+
+/** Option path for an ajv error, e.g. `prices.search`. */
+function errorPath(instancePath: string, missing?: string): string {
+  const parts = instancePath.split('/').filter(Boolean);
+  if (missing) parts.push(missing);
+  return parts.join('.') || '(root)';
+}
+
+/**
+ * Reads, validates, derives and freezes the configuration.
+ * @param env environment variables (default: process.env)
+ * @param overrides values applied after the environment (used by tests and the CLI)
+ */
+export function loadConfig(env: Env = process.env, overrides: Partial<ConfigInput> = {}): Config {
+  const problems: string[] = [];
+  let input: Record<string, unknown> = {};
+
+  const file = env.LECTERN_CONFIG;
+  if (file) {
+    try {
+      const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) problems.push(`LECTERN_CONFIG ${file}: must hold a JSON object`);
+      else input = parsed as Record<string, unknown>;
+    } catch (e) {
+      problems.push(`LECTERN_CONFIG ${file}: ${(e as Error).message}`);
+    }
+  }
+
+  const leaves = configLeaves();
+  for (const leaf of leaves) {
+    const raw = env[leaf.env];
+    if (raw === undefined || raw === '') continue;
+    const c = coerce(raw, leaf.schema);
+    if (c.ok) setPath(input, leaf.path, c.value);
+    else problems.push(`${leaf.env} (${leaf.path.join('.')}): ${c.why}`);
+  }
+  for (const [k, v] of Object.entries(overrides)) {
+    if (v !== undefined) input[k] = typeof v === 'object' && v !== null ? { ...(input[k] as object), ...v } : v;
+  }
+
+  if (!validate(input)) {
+    const envByPath = new Map(leaves.map((l) => [l.path.join('.'), l.env]));
+    for (const err of validate.errors ?? []) {
+      const missing = err.keyword === 'required' ? String((err.params as { missingProperty?: string }).missingProperty) : undefined;
+      const extra = err.keyword === 'additionalProperties' ? String((err.params as { additionalProperty?: string }).additionalProperty) : undefined;
+      const path = errorPath(err.instancePath, missing ?? extra);
+      const envHint = envByPath.get(path);
+      problems.push(`${path}${envHint ? ` (${envHint})` : ''}: ${extra ? 'unknown option' : err.message}`);
+    }
+  }
+  if (problems.length > 0) throw new ConfigError([...new Set(problems)]);
+
+  const c = input as ConfigInput;
+  const urlHost = c.host === '0.0.0.0' || c.host === '::' ? '127.0.0.1' : c.host.includes(':') ? `[${c.host}]` : c.host;
+  const trim = (u: string) => u.replace(/\/+$/, '');
+  const baseUrl = trim(c.baseUrl ?? `http://${urlHost}:${c.port}`);
+  const dataDir = isAbsolute(c.dataDir) ? c.dataDir : resolve(c.dataDir);
+  const config: Config = {
+    ...c,
+    baseUrl,
+    authUrl: trim(c.authUrl ?? baseUrl),
+    mcpUrl: trim(c.mcpUrl ?? `${baseUrl}/mcp`),
+    dataDir,
+    blobDir: c.blobDir ? resolve(c.blobDir) : join(dataDir, 'blobs'),
+  };
+  if (new URL(config.authUrl).origin !== new URL(baseUrl).origin) {
+    throw new ConfigError([`authUrl (LECTERN_AUTH_URL): must be on the same host as base_url (interface: {auth_url} is the same host as {base_url})`]);
+  }
+  return deepFreeze(config);
+}

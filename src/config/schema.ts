@@ -1,0 +1,127 @@
+// The configuration schema: every option with its default and description. Each leaf can be set from
+// a JSON file (LECTERN_CONFIG=path, same nesting) or from the environment variable named by
+// `envName(path)` (LECTERN_ + the path in SCREAMING_SNAKE_CASE, e.g. prices.searchPerHit ->
+// LECTERN_PRICES_SEARCH_PER_HIT), plus the conventional aliases in ENV_ALIASES. docs/configuration.md
+// is generated from this file (`npx lectern config docs`) and a test keeps it in sync.
+import { Type, type Static, type TSchema } from 'typebox';
+
+const rate = (capacity: number, refillPerSecond: number, what: string) =>
+  Type.Object(
+    {
+      capacity: Type.Integer({ minimum: 1, maximum: 1_000_000, default: capacity, description: `Burst size (tokens) for ${what}.` }),
+      refillPerSecond: Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000, default: refillPerSecond, description: `Sustained requests per second for ${what}.` }),
+    },
+    { additionalProperties: false, default: {} },
+  );
+
+export const ConfigSchema = Type.Object(
+  {
+    host: Type.String({ minLength: 1, default: '127.0.0.1', description: 'Listen address.' }),
+    port: Type.Integer({ minimum: 0, maximum: 65535, default: 8080, description: 'Listen port (0 picks a free port).' }),
+    baseUrl: Type.Optional(
+      Type.String({ format: 'uri', description: 'Public base URL of the HTTP API ({base_url}). Default: http://{host}:{port}.' }),
+    ),
+    authUrl: Type.Optional(Type.String({ format: 'uri', description: 'Authorization server address ({auth_url}). Default: base_url.' })),
+    mcpUrl: Type.Optional(Type.String({ format: 'uri', description: 'MCP resource address ({mcp_url}). Default: base_url + /mcp.' })),
+    dataDir: Type.String({ minLength: 1, default: './data', description: 'Directory for the embedded database, search indexes and blobs.' }),
+    databaseUrl: Type.Optional(
+      Type.String({ pattern: '^postgres(ql)?://', description: 'PostgreSQL connection URL; when absent, embedded SQLite in data_dir is used.' }),
+    ),
+    redisUrl: Type.Optional(
+      Type.String({ pattern: '^rediss?://', description: 'Redis URL; when set, rate limits are shared by every instance through Redis.' }),
+    ),
+    blobDir: Type.Optional(Type.String({ minLength: 1, description: 'Directory for originals and uploads. Default: {data_dir}/blobs.' })),
+    logLevel: Type.Union(
+      [Type.Literal('fatal'), Type.Literal('error'), Type.Literal('warn'), Type.Literal('info'), Type.Literal('debug'), Type.Literal('trace'), Type.Literal('silent')],
+      { default: 'info', description: 'Log level of the structured JSON log.' },
+    ),
+    loadDemoCorpus: Type.Boolean({ default: true, description: 'Load the bundled demo corpus on first start (when the store is empty).' }),
+    secret: Type.Optional(
+      Type.String({ minLength: 32, description: 'Server secret for signed tokens (feedback tokens). Default: generated once and kept in {data_dir}/secret.' }),
+    ),
+    trustProxy: Type.Boolean({ default: false, description: 'Trust X-Forwarded-* headers from a reverse proxy.' }),
+    limits: Type.Object(
+      {
+        jsonBodyBytes: Type.Integer({ minimum: 1024, maximum: 64 * 1024 * 1024, default: 1024 * 1024, description: 'Largest JSON or form request body, bytes.' }),
+        uploadBytes: Type.Integer({ minimum: 1024, maximum: 4 * 1024 * 1024 * 1024, default: 100 * 1024 * 1024, description: 'Largest recognition upload, bytes.' }),
+        uploadPages: Type.Integer({ minimum: 1, maximum: 100_000, default: 2000, description: 'Most pages a recognition upload may have.' }),
+        shutdownGraceMs: Type.Integer({ minimum: 0, maximum: 600_000, default: 10_000, description: 'How long shutdown waits for in-flight requests, ms.' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    prices: Type.Object(
+      {
+        search: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 10, description: 'Credits per search request.' }),
+        searchPerHit: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 1, description: 'Credits per returned search hit.' }),
+        documentFetch: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 50, description: 'Credits for a full document fetch; also the cap for a cut document.' }),
+        documentTokensPerCredit: Type.Integer({
+          minimum: 1,
+          maximum: 1_000_000,
+          default: 100,
+          description: 'A document cut by max_tokens/max_chars costs ceil(returned tokens / this), at most document_fetch.',
+        }),
+        documentPassages: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 15, description: 'Credits for in-document passages (text_filter).' }),
+        conversationTurn: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 100, description: 'Credits per conversation turn.' }),
+        conversationEdit: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 100, description: 'Credits per conversation step edit (recomputation).' }),
+        similar: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 10, description: 'Credits per similar-documents request.' }),
+        recognitionPerPage: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 1, description: 'Credits per page of a recognised document (billed once per document).' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    rateLimits: Type.Object(
+      {
+        search: rate(60, 10, 'search requests per account'),
+        documents: rate(120, 20, 'document fetches per account'),
+        downloads: rate(30, 5, 'original downloads per account'),
+        conversations: rate(10, 1, 'conversation turns per account'),
+        feedback: rate(60, 5, 'feedback, comments and votes per account'),
+        recognition: rate(10, 0.2, 'recognition uploads per account'),
+        oauth: rate(30, 1, 'registration, identity, token and revocation requests per client address'),
+        default: rate(300, 50, 'any other authenticated request per account'),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** Configuration as written by the operator (before derivation). */
+export type ConfigInput = Static<typeof ConfigSchema>;
+
+/** The validated, derived, frozen configuration the app is built from. */
+export type Config = Readonly<
+  Omit<ConfigInput, 'baseUrl' | 'authUrl' | 'mcpUrl' | 'blobDir'> & {
+    baseUrl: string;
+    authUrl: string;
+    mcpUrl: string;
+    blobDir: string;
+  }
+>;
+
+/** Rate-limit scopes known to the service. */
+export type RateScope = keyof ConfigInput['rateLimits'];
+
+/** Environment names that do not follow the LECTERN_ rule (conventional names). */
+export const ENV_ALIASES: Readonly<Record<string, string>> = {
+  host: 'HOST',
+  port: 'PORT',
+  databaseUrl: 'DATABASE_URL',
+  redisUrl: 'REDIS_URL',
+};
+
+/** The environment variable that sets the option at `path` (e.g. ['prices', 'searchPerHit']). */
+export function envName(path: readonly string[]): string {
+  const joined = path.join('.');
+  const alias = ENV_ALIASES[joined];
+  if (alias) return alias;
+  return 'LECTERN_' + path.map((p) => p.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()).join('_');
+}
+
+/** Every leaf option: its path, schema and environment variable (for loading and for docs). */
+export function configLeaves(schema: TSchema = ConfigSchema, path: string[] = []): { path: string[]; schema: TSchema; env: string }[] {
+  const s = schema as { type?: string; properties?: Record<string, TSchema> };
+  if (s.type === 'object' && s.properties) {
+    return Object.entries(s.properties).flatMap(([k, v]) => configLeaves(v, [...path, k]));
+  }
+  return [{ path, schema, env: envName(path) }];
+}

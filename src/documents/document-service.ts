@@ -1,0 +1,100 @@
+// Reading documents by id or canonical URI, whole or cut by content tokens / characters, billed by
+// the price table and recorded as agent reads (interface, Documents; docs/api.md).
+import { parseCanonicalUri } from '../domain/canonical-uri.js';
+import { codePointLength, countContentTokens, cutToCodePoints, cutToTokens } from '../domain/content-tokens.js';
+import { documentContent, type StoredDocument } from '../domain/document.js';
+import { AppError } from '../domain/errors.js';
+import { documentCost, type PriceTable } from '../domain/prices.js';
+import type { Principal } from '../domain/principal.js';
+import type { BillingService } from '../billing/billing-service.js';
+import type { ActivityStore } from '../ports/activity-store.js';
+import type { Clock } from '../ports/clock.js';
+import { nowSeconds } from '../ports/clock.js';
+import type { DocumentStore } from '../ports/document-store.js';
+import type { ErrorReporter } from '../ports/error-reporter.js';
+
+/** Optional cuts; both may be given (the shorter result wins). */
+export interface ContentCut {
+  /** Exactly the first N content tokens (domain/content-tokens.ts). */
+  maxTokens?: number;
+  /** At most the first N Unicode scalar values. */
+  maxChars?: number;
+}
+
+export interface FetchedDocument {
+  doc: StoredDocument;
+  content: string;
+  /** Full content length in Unicode scalar values. */
+  contentLength: number;
+  /** Content tokens in `content`. */
+  contentTokens: number;
+  truncated: boolean;
+  /** Credits charged. */
+  cost: number;
+}
+
+/** Applies a cut to `full`; pure, exported for tests. */
+export function cutContent(full: string, cut: ContentCut): { text: string; tokens: number; truncated: boolean } {
+  let text = full;
+  if (cut.maxTokens !== undefined) text = cutToTokens(text, cut.maxTokens).text;
+  if (cut.maxChars !== undefined) text = cutToCodePoints(text, cut.maxChars);
+  return { text, tokens: countContentTokens(text), truncated: text.length < full.length };
+}
+
+export class DocumentService {
+  constructor(
+    private readonly store: DocumentStore,
+    private readonly activity: ActivityStore,
+    private readonly billing: BillingService,
+    private readonly prices: PriceTable,
+    private readonly clock: Clock,
+    private readonly report: ErrorReporter,
+  ) {}
+
+  /** The document with this id (404 when unknown). Not billed. */
+  async get(id: string): Promise<StoredDocument> {
+    const doc = await this.store.get(id);
+    if (!doc) throw new AppError('not_found', `No document with id ${JSON.stringify(id)}.`);
+    return doc;
+  }
+
+  /** The document carrying this canonical URI: 400 when the URI is invalid, 404 when unknown. Not billed. */
+  async resolveUri(raw: string): Promise<StoredDocument> {
+    const parsed = parseCanonicalUri(raw);
+    if (!parsed) {
+      throw new AppError('invalid_uri', `${JSON.stringify(raw.slice(0, 200))} is not a canonical URI (doi://, arxiv://, pubmed://, pmc://, isbn:// or https://), percent-encoded in the path.`);
+    }
+    const doc = await this.store.getByUri(parsed.uri);
+    if (!doc) throw new AppError('not_found', `No document with URI ${parsed.uri}.`);
+    return doc;
+  }
+
+  /** Fetches by id: billed (flat, or by returned tokens when cut) and recorded as an agent read. */
+  async fetchById(principal: Principal, id: string, cut: ContentCut, requestId: string): Promise<FetchedDocument> {
+    return this.#fetch(principal, await this.get(id), cut, requestId);
+  }
+
+  async fetchByUri(principal: Principal, uri: string, cut: ContentCut, requestId: string): Promise<FetchedDocument> {
+    return this.#fetch(principal, await this.resolveUri(uri), cut, requestId);
+  }
+
+  async #fetch(principal: Principal, doc: StoredDocument, cut: ContentCut, requestId: string): Promise<FetchedDocument> {
+    const full = documentContent(doc);
+    const isCut = cut.maxTokens !== undefined || cut.maxChars !== undefined;
+    const r = cutContent(full, cut);
+    const cost = documentCost(this.prices, { cut: isCut, returnedTokens: r.tokens });
+    await this.billing.charge(principal, cost, 'document_fetch', requestId);
+    await this.recordRead(principal, [doc.id]);
+    return { doc, content: r.text, contentLength: codePointLength(full), contentTokens: r.tokens, truncated: r.truncated, cost };
+  }
+
+  /** Records agent reads; a failure is reported, never thrown (the read already happened). */
+  async recordRead(principal: Principal, documentIds: readonly string[]): Promise<void> {
+    const at = nowSeconds(this.clock);
+    try {
+      await this.activity.record(documentIds.map((documentId) => ({ documentId, kind: 'agent_read' as const, accountId: principal.accountId, visitor: null, at })));
+    } catch (e) {
+      this.report(e, 'recording agent reads');
+    }
+  }
+}

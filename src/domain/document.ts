@@ -1,0 +1,147 @@
+// The document model shared by ingest, storage, search and the document endpoints.
+// One record per source record; records of one work (same DOI, or an arXiv preprint and its
+// published version) share a `workKey` assigned by the document store.
+
+/** Logical indexes (interface, "What the service does" 1). */
+export const INDEX_NAMES = ['documents', 'social'] as const;
+export type IndexName = (typeof INDEX_NAMES)[number];
+
+/**
+ * Normalised document types (Crossref-style). `filter_types` matches these values.
+ * Social posts are `question` or `answer`.
+ */
+export const DOCUMENT_TYPES = [
+  'journal-article',
+  'proceedings-article',
+  'preprint',
+  'posted-content',
+  'book-chapter',
+  'book',
+  'monograph',
+  'dissertation',
+  'report',
+  'standard',
+  'dataset',
+  'review',
+  'editorial',
+  'letter',
+  'erratum',
+  'retraction',
+  'paratext',
+  'patent',
+  'other',
+  'question',
+  'answer',
+] as const;
+export type DocumentType = (typeof DOCUMENT_TYPES)[number];
+
+/** Paper-like types (interface: trending `scholarly`). */
+export const SCHOLARLY_TYPES: ReadonlySet<string> = new Set([
+  'journal-article',
+  'proceedings-article',
+  'preprint',
+  'posted-content',
+  'book-chapter',
+  'monograph',
+  'book',
+  'dissertation',
+  'report',
+  'standard',
+]);
+
+export interface Author {
+  name: string;
+  orcid?: string | null;
+}
+
+export type OriginalFormat = 'pdf' | 'epub' | 'djvu';
+
+export const ORIGINAL_MEDIA_TYPES: Readonly<Record<OriginalFormat, string>> = {
+  pdf: 'application/pdf',
+  epub: 'application/epub+zip',
+  djvu: 'image/vnd.djvu',
+};
+
+/** An original file (PDF, EPUB, DJVU) kept in the blob store. */
+export interface OriginalFile {
+  format: OriginalFormat;
+  mediaType: string;
+  /** Blob store key. */
+  blobKey: string;
+  bytes: number;
+  /** Hex SHA-256 of the bytes; also the download ETag. */
+  sha256: string;
+  license: string | null;
+  /** Unix seconds when the file was stored (download Last-Modified). */
+  storedAt: number;
+}
+
+/** Who wrote a social post and under which licence it may be shown (CC BY-SA needs both). */
+export interface Attribution {
+  author: string | null;
+  authorUrl: string | null;
+  url: string | null;
+  site: string | null;
+  license: string | null;
+}
+
+/** An editorial notice attached to a work: retraction, erratum (correction), expression of concern. */
+export interface Notice {
+  kind: 'retraction' | 'erratum' | 'expression_of_concern';
+  /** Canonical URI of the notice itself, when known. */
+  uri: string | null;
+}
+
+export interface DocumentRecord {
+  /** Stable string id (OpenAlex W-id, BEIR `_id`, `stackexchange:<site>:<post>`, ...). */
+  id: string;
+  index: IndexName;
+  /** Canonical URIs of this record (first is the primary one). */
+  uris: string[];
+  title: string;
+  abstract: string | null;
+  /** Full text (Markdown) when available. */
+  fullText: string | null;
+  authors: Author[];
+  type: string | null;
+  /** ISO 639-1 code. */
+  language: string | null;
+  /** Unix seconds of the issue (publication) date. */
+  issuedAt: number | null;
+  publisher: string | null;
+  issns: string[];
+  venue: string | null;
+  /** Canonical URIs of cited works. */
+  references: string[];
+  isRetracted: boolean;
+  notices: Notice[];
+  license: string | null;
+  attribution: Attribution | null;
+  originals: OriginalFile[];
+  /** Where the record came from (`openalex`, `beir`, `stackexchange`, `lectern`, `recognition`). */
+  source: string;
+  /** Source-specific extras shown with the document (cited_by_count, tags, score, keywords, ...). */
+  extra: Record<string, unknown>;
+}
+
+/** A stored document: the record plus what the store maintains. */
+export interface StoredDocument extends DocumentRecord {
+  /** Store-wide change sequence; increases on every insert, update or delete. */
+  seq: number;
+  /** Records sharing a workKey are one work (deduplication). */
+  workKey: string;
+  /** Unix seconds. */
+  createdAt: number;
+  updatedAt: number;
+}
+
+/**
+ * The readable text of a document, as returned by the document endpoints and cut by
+ * `max_tokens`/`max_chars`: a Markdown title line, the abstract, then the full text.
+ */
+export function documentContent(doc: Pick<DocumentRecord, 'title' | 'abstract' | 'fullText'>): string {
+  const parts = [`# ${doc.title}`];
+  if (doc.abstract) parts.push(doc.abstract);
+  if (doc.fullText) parts.push(doc.fullText);
+  return parts.join('\n\n');
+}

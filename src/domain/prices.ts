@@ -1,0 +1,30 @@
+// What each billed operation costs, in credits (interface, "What the service does" 8). The table's
+// values come from configuration (config.prices); these functions are the only place costs are computed.
+
+/** Credits per operation (see docs/configuration.md for the defaults). */
+export interface PriceTable {
+  readonly search: number;
+  readonly searchPerHit: number;
+  readonly documentFetch: number;
+  readonly documentTokensPerCredit: number;
+  readonly documentPassages: number;
+  readonly conversationTurn: number;
+  readonly conversationEdit: number;
+  readonly similar: number;
+  readonly recognitionPerPage: number;
+}
+
+/** A search: a base price plus one price per returned hit. */
+export const searchCost = (p: PriceTable, returnedHits: number): number => p.search + p.searchPerHit * returnedHits;
+
+/**
+ * A document fetch. Whole: the flat price. Cut by max_tokens/max_chars: only the returned content
+ * tokens count (interface, Documents), ceil(tokens / tokensPerCredit), never more than the flat price.
+ */
+export function documentCost(p: PriceTable, fetch: { cut: boolean; returnedTokens: number }): number {
+  if (!fetch.cut) return p.documentFetch;
+  return Math.min(p.documentFetch, Math.ceil(fetch.returnedTokens / p.documentTokensPerCredit));
+}
+
+/** Recognition of one document, billed once per distinct content. */
+export const recognitionCost = (p: PriceTable, pages: number): number => p.recognitionPerPage * Math.max(1, pages);

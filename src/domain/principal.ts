@@ -1,0 +1,16 @@
+// Who is calling: the result of authentication, carried by every authenticated request.
+
+export type CredentialKind = 'api_key' | 'oauth';
+
+export interface Principal {
+  accountId: number;
+  credential: CredentialKind;
+  /** API key id or access-token id (never the secret). */
+  credentialId: string;
+  /** Granted scopes; API keys carry every scope. */
+  scopes: readonly string[];
+  /** OAuth client id for tokens from a registered client, else null. */
+  clientId: string | null;
+  /** True for OAuth access tokens (agents acting for a person); API keys are the account itself. */
+  isAgent: boolean;
+}

@@ -1,0 +1,27 @@
+// Prometheus metrics for HTTP: request counts and latencies by route, method and status.
+import { Counter, Histogram, Registry } from 'prom-client';
+
+export interface HttpMetrics {
+  readonly registry: Registry;
+  observe(method: string, route: string, status: number, seconds: number): void;
+}
+
+export function createHttpMetrics(registry: Registry): HttpMetrics {
+  const labelNames = ['method', 'route', 'status'] as const;
+  const requests = new Counter({ name: 'lectern_http_requests_total', help: 'HTTP requests by route and status.', labelNames, registers: [registry] });
+  const latency = new Histogram({
+    name: 'lectern_http_request_duration_seconds',
+    help: 'HTTP request latency by route and status, seconds.',
+    labelNames,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  return {
+    registry,
+    observe(method, route, status, seconds) {
+      const labels = { method, route, status: String(status) };
+      requests.inc(labels);
+      latency.observe(labels, seconds);
+    },
+  };
+}

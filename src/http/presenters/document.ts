@@ -1,0 +1,46 @@
+// The wire form of a document (the `document` object of hits, document responses and trending
+// entries; its inner structure is Lectern's decision, documented in docs/api.md).
+import type { StoredDocument } from '../../domain/document.js';
+import type { WireDocument } from '../schemas/documents.js';
+
+const isoDate = (unix: number | null): string | null => (unix === null ? null : new Date(unix * 1000).toISOString().slice(0, 10));
+
+/** Escapes a document id for use in a download path segment. */
+const pathSegment = (s: string) => encodeURIComponent(s);
+
+export function toWireDocument(doc: StoredDocument, baseUrl: string): WireDocument {
+  return {
+    id: doc.id,
+    index: doc.index,
+    uris: doc.uris,
+    work_id: doc.workKey,
+    title: doc.title,
+    abstract: doc.abstract,
+    authors: doc.authors.map((a) => ({ name: a.name, orcid: a.orcid ?? null })),
+    type: doc.type,
+    language: doc.language,
+    issued_at: doc.issuedAt,
+    issued_date: isoDate(doc.issuedAt),
+    publisher: doc.publisher,
+    venue: doc.venue,
+    issns: doc.issns,
+    is_retracted: doc.isRetracted,
+    notices: doc.notices.map((n) => ({ kind: n.kind, uri: n.uri })),
+    license: doc.license,
+    attribution: doc.attribution
+      ? { author: doc.attribution.author, author_url: doc.attribution.authorUrl, url: doc.attribution.url, site: doc.attribution.site, license: doc.attribution.license }
+      : null,
+    references_count: doc.references.length,
+    originals: doc.originals.map((o) => ({
+      format: o.format,
+      media_type: o.mediaType,
+      bytes: o.bytes,
+      sha256: o.sha256,
+      license: o.license,
+      url: `${baseUrl}/v2/downloads/${pathSegment(doc.id)}.${o.format}`,
+    })),
+    has_full_text: doc.fullText !== null && doc.fullText.length > 0,
+    source: doc.source,
+    extra: doc.extra,
+  };
+}

@@ -1,0 +1,34 @@
+// Operations: liveness, readiness, Prometheus metrics, the OpenAPI document.
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { AppError } from '../../domain/errors.js';
+import type { HttpDeps } from '../deps.js';
+import { errorResponses } from '../schemas/common.js';
+
+const Health = Type.Object({ status: Type.String(), checks: Type.Optional(Type.Record(Type.String(), Type.String())) });
+
+export function registerOpsRoutes(app: FastifyInstance, deps: HttpDeps): void {
+  const open = { auth: 'none' as const, rateScope: null };
+
+  app.get('/healthz', { config: open, schema: { summary: 'Liveness: the process answers.', tags: ['operations'], security: [], response: { 200: Health } } }, async () => ({
+    status: 'ok',
+  }));
+
+  app.get(
+    '/readyz',
+    { config: open, schema: { summary: 'Readiness: storage, rate limiter and indexes answer.', tags: ['operations'], security: [], response: { 200: Health, ...errorResponses(503) } } },
+    async () => {
+      const checks = await deps.readiness();
+      const failing = Object.entries(checks).filter(([, v]) => v !== 'ok');
+      if (failing.length > 0) throw new AppError('service_unavailable', `Not ready: ${failing.map(([k, v]) => `${k}: ${v}`).join('; ')}`, { extra: { checks } });
+      return { status: 'ok', checks };
+    },
+  );
+
+  app.get('/metrics', { config: open, schema: { summary: 'Prometheus metrics (text exposition format).', tags: ['operations'], security: [] } }, async (_req, reply) => {
+    reply.type(deps.metricsRegistry.contentType);
+    return deps.metricsRegistry.metrics();
+  });
+
+  app.get('/openapi.json', { config: open, schema: { summary: 'This OpenAPI 3.1 document.', tags: ['operations'], security: [] } }, async () => app.swagger());
+}

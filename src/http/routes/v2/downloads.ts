@@ -1,0 +1,132 @@
+// GET /v2/downloads/{document_id}.{extension} and /v2/downloads/by-uri/{uri}?format= (interface,
+// Originals). Streams the file with validators (ETag = quoted SHA-256, Last-Modified), conditional
+// requests (If-None-Match, If-Modified-Since, If-Range) and byte ranges: one range -> 206 with
+// Content-Range; several -> 206 multipart/byteranges; unsatisfiable -> 416 with `bytes */N`
+// (RFC 9110 §13, §14).
+import { randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import parseRange from 'range-parser';
+import { Type } from 'typebox';
+import { AppError } from '../../../domain/errors.js';
+import type { ResolvedOriginal } from '../../../downloads/download-service.js';
+import type { HttpDeps } from '../../deps.js';
+import { errorResponses } from '../../schemas/common.js';
+import { principalOf } from '../../server.js';
+
+const etagOf = (r: ResolvedOriginal) => `"${r.original.sha256}"`;
+
+/** Weak comparison for If-None-Match (RFC 9110 §13.1.2). */
+function noneMatch(header: string, etag: string): boolean {
+  if (header.trim() === '*') return true;
+  const strip = (t: string) => t.trim().replace(/^W\//, '');
+  return header.split(',').some((t) => strip(t) === strip(etag));
+}
+
+async function send(deps: HttpDeps, request: FastifyRequest, reply: FastifyReply, r: ResolvedOriginal) {
+  const size = r.blob.bytes;
+  const etag = etagOf(r);
+  const lastModified = new Date(Math.floor(r.blob.modifiedMs / 1000) * 1000);
+  const filename = `${r.doc.id}.${r.original.format}`.replace(/[^A-Za-z0-9._-]/g, '_');
+  reply.header('ETag', etag);
+  reply.header('Last-Modified', lastModified.toUTCString());
+  reply.header('Accept-Ranges', 'bytes');
+  reply.header('Cache-Control', 'private, max-age=3600');
+  reply.header('Content-Disposition', `inline; filename="${filename}"`);
+
+  const inm = request.headers['if-none-match'];
+  const ims = request.headers['if-modified-since'];
+  if (inm !== undefined ? noneMatch(inm, etag) : ims !== undefined && !Number.isNaN(Date.parse(ims)) && lastModified.getTime() <= Date.parse(ims)) {
+    return reply.code(304).send();
+  }
+
+  let rangeHeader = request.headers.range;
+  const ifRangeRaw = request.headers['if-range'];
+  const ifRange = Array.isArray(ifRangeRaw) ? ifRangeRaw[0] : ifRangeRaw;
+  if (rangeHeader && ifRange !== undefined) {
+    // If-Range: a strong ETag must match exactly, or a date must equal Last-Modified; else send all.
+    const matches = ifRange.startsWith('"') ? ifRange === etag : Date.parse(ifRange) === lastModified.getTime();
+    if (!matches) rangeHeader = undefined;
+  }
+  const ranges = rangeHeader ? parseRange(size, rangeHeader, { combine: true }) : -2;
+  if (ranges === -1) {
+    throw new AppError('range_not_satisfiable', `The range ${rangeHeader} is outside the file's ${size} bytes.`, { headers: { 'Content-Range': `bytes */${size}` } });
+  }
+  const mediaType = r.original.mediaType;
+  if (ranges === -2 || ranges.type !== 'bytes') {
+    reply.code(200).header('Content-Type', mediaType).header('Content-Length', String(size));
+    return reply.send(deps.downloads.open(r.original));
+  }
+  if (ranges.length === 1) {
+    const { start, end } = ranges[0]!;
+    reply.code(206).header('Content-Type', mediaType).header('Content-Range', `bytes ${start}-${end}/${size}`).header('Content-Length', String(end - start + 1));
+    return reply.send(deps.downloads.open(r.original, { start, end }));
+  }
+  const parts: parseRange.Ranges = ranges;
+  const boundary = `lectern-${randomBytes(12).toString('hex')}`;
+  const heads = parts.map((rg) => Buffer.from(`--${boundary}\r\nContent-Type: ${mediaType}\r\nContent-Range: bytes ${rg.start}-${rg.end}/${size}\r\n\r\n`));
+  const tail = Buffer.from(`--${boundary}--\r\n`);
+  const length = parts.reduce((n, rg, i) => n + heads[i]!.length + (rg.end - rg.start + 1) + 2, 0) + tail.length;
+  const open = (start: number, end: number) => deps.downloads.open(r.original, { start, end });
+  async function* body() {
+    for (let i = 0; i < parts.length; i++) {
+      const rg = parts[i]!;
+      yield heads[i]!;
+      for await (const chunk of open(rg.start, rg.end)) yield chunk as Buffer;
+      yield Buffer.from('\r\n');
+    }
+    yield tail;
+  }
+  reply.code(206).header('Content-Type', `multipart/byteranges; boundary=${boundary}`).header('Content-Length', String(length));
+  return reply.send(Readable.from(body()));
+}
+
+const downloadResponses = {
+  200: Type.Unknown({ description: 'The file (Content-Type per format).' }),
+  206: Type.Unknown({ description: 'Part of the file: one range, or multipart/byteranges.' }),
+  304: Type.Null({ description: 'Not modified (If-None-Match / If-Modified-Since).' }),
+  ...errorResponses(401, 403, 404, 416, 429, 500, 503),
+};
+
+export function registerDownloadRoutes(app: FastifyInstance, deps: HttpDeps): void {
+  app.get<{ Params: { file: string } }>(
+    '/v2/downloads/:file',
+    {
+      config: { rateScope: 'downloads' },
+      schema: {
+        summary: 'Stream an original (PDF, EPUB, DJVU) by document id: {document_id}.{extension}. Byte ranges supported.',
+        description: 'Eligible accounts only (403 otherwise). Not billed.',
+        tags: ['originals'],
+        params: Type.Object({ file: Type.String({ minLength: 3, maxLength: 600, description: '{document_id}.{extension}, e.g. W123.pdf' }) }),
+        response: downloadResponses,
+      },
+    },
+    async (request, reply) => {
+      const file = request.params.file;
+      const dot = file.lastIndexOf('.');
+      if (dot <= 0 || dot === file.length - 1) throw new AppError('not_found', `Use /v2/downloads/{document_id}.{extension}, e.g. ${file}.pdf.`);
+      const r = await deps.downloads.resolveById(principalOf(request), file.slice(0, dot), file.slice(dot + 1));
+      return send(deps, request, reply, r);
+    },
+  );
+
+  app.get<{ Params: { '*': string }; Querystring: { format?: string } }>(
+    '/v2/downloads/by-uri/*',
+    {
+      config: { rateScope: 'downloads' },
+      schema: {
+        summary: 'Stream an original by canonical URI (percent-encoded); `format` picks pdf, epub or djvu (default: the first available).',
+        tags: ['originals'],
+        params: Type.Object({ '*': Type.String() }),
+        querystring: Type.Object({ format: Type.Optional(Type.String({ maxLength: 16 })) }, { additionalProperties: false }),
+        response: downloadResponses,
+      },
+    },
+    async (request, reply) => {
+      const uri = request.params['*'];
+      if (!uri) throw new AppError('invalid_uri', 'Give a percent-encoded canonical URI after /v2/downloads/by-uri/.');
+      const r = await deps.downloads.resolveByUri(principalOf(request), uri, request.query.format);
+      return send(deps, request, reply, r);
+    },
+  );
+}

@@ -1,0 +1,58 @@
+// Building blocks for the wire schemas. Every resource schema carries a `$id` (its name in the
+// interface) and is registered once with Fastify (`registerSchemas`), so it drives request validation,
+// response serialization, the TypeScript types (`Static<typeof X>`) and `components.schemas` of
+// `/openapi.json`. Parents embed children with `ref(Child)`: the JSON is `{"$ref": "Child"}` while
+// the TypeScript type stays the child's.
+import { Type, type TSchema, type TUnsafe } from 'typebox';
+
+/**
+ * A `$ref` to a registered schema, typed as the schema itself. `options` become siblings of the
+ * `$ref` (allowed in JSON Schema 2020-12 / OpenAPI 3.1), e.g. `{default: 'hybrid'}`.
+ */
+export function ref<T extends TSchema>(schema: T, options: Record<string, unknown> = {}): T {
+  const id = (schema as { $id?: string }).$id;
+  if (!id) throw new Error('ref() needs a schema with $id');
+  return Type.Unsafe({ $ref: `${id}#`, ...options }) as TUnsafe<unknown> as unknown as T;
+}
+
+/** `T | null`. */
+export const Nullable = <T extends TSchema>(schema: T, options: Record<string, unknown> = {}) => Type.Union([schema, Type.Null()], options);
+
+/** int32 with bounds (JSON numbers; `1e999` and fractions are refused). */
+export const Int32 = (options: { minimum?: number; maximum?: number; default?: number; description?: string } = {}) =>
+  Type.Integer({ minimum: -2147483648, maximum: 2147483647, ...options, format: 'int32' });
+
+/** int64 limited to the exactly representable JSON range (±2^53-1). */
+export const Int64 = (options: { minimum?: number; maximum?: number; default?: number; description?: string } = {}) =>
+  Type.Integer({ minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER, ...options, format: 'int64' });
+
+/** A finite double (bounded so that Infinity never validates). */
+export const Double = (options: { minimum?: number; maximum?: number; default?: number; description?: string } = {}) =>
+  Type.Number({ minimum: -1e300, maximum: 1e300, ...options });
+
+/** A map of string to `value`. */
+export const StringMap = <T extends TSchema>(value: T, options: Record<string, unknown> = {}) =>
+  Type.Record(Type.String(), value, options);
+
+/** ApiError (interface, Resources): every error response body. */
+export const ApiError = Type.Object(
+  {
+    status: Type.Literal('error'),
+    detail: Type.Union([
+      Type.String(),
+      Type.Object({ code: Type.String() }, { additionalProperties: true }),
+    ]),
+  },
+  {
+    $id: 'ApiError',
+    description:
+      'Error body. `detail` is `Unauthorized` for 401 and otherwise an object with `code` (see docs/errors.md); 429 adds `retry_after_seconds` and `scope`.',
+  },
+);
+
+/** Standard error responses for OpenAPI, keyed by status. */
+export function errorResponses(...statuses: number[]): Record<number, TSchema> {
+  const out: Record<number, TSchema> = {};
+  for (const s of statuses) out[s] = ref(ApiError);
+  return out;
+}

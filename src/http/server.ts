@@ -1,0 +1,124 @@
+// Builds the Fastify application: logging with request ids, strict validation, one error path,
+// authentication and rate limits per route (route `config`), Prometheus metrics, the OpenAPI document
+// and every route. `listen` is the caller's business (tests use `inject`).
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import fastifySwagger from '@fastify/swagger';
+import { AppError } from '../domain/errors.js';
+import type { Principal } from '../domain/principal.js';
+import type { RateScope } from '../config/index.js';
+import { clientErrorHandler, installErrorHandling } from './errors.js';
+import { installValidation } from './validation.js';
+import { ALL_SCHEMAS } from './schemas/index.js';
+import { createHttpMetrics } from './metrics.js';
+import type { HttpDeps } from './deps.js';
+import { registerOpsRoutes } from './routes/ops.js';
+import { registerDocumentRoutes } from './routes/v2/documents.js';
+import { registerDownloadRoutes } from './routes/v2/downloads.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** `required` (default): 401 without a valid credential; `optional`; `none`: never looked at. */
+    auth?: 'required' | 'optional' | 'none';
+    /** Rate-limit bucket; null disables. Default `default` for authenticated routes. */
+    rateScope?: RateScope | null;
+    /** Status for schema violations: 422 (default) or 400 where the interface says so. */
+    validationStatus?: 400 | 422;
+  }
+  interface FastifyRequest {
+    /** The authenticated caller (null on unauthenticated routes). */
+    principal: Principal | null;
+  }
+}
+
+/** The credential presented with a request: `X-Api-Key`, else `Authorization: Bearer`. */
+export function presentedCredential(request: FastifyRequest): string | null | 'malformed' {
+  const apiKey = request.headers['x-api-key'];
+  if (typeof apiKey === 'string' && apiKey.length > 0) return apiKey.trim();
+  const authz = request.headers.authorization;
+  if (typeof authz !== 'string' || authz.length === 0) return null;
+  const m = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)\s*$/i.exec(authz);
+  return m ? m[1]! : 'malformed';
+}
+
+export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> {
+  const { config } = deps;
+  const app = Fastify({
+    loggerInstance: deps.logger,
+    genReqId: () => randomUUID(),
+    requestIdHeader: false,
+    requestIdLogLabel: 'request_id',
+    bodyLimit: config.limits.jsonBodyBytes,
+    trustProxy: config.trustProxy,
+    clientErrorHandler,
+    disableRequestLogging: false,
+    forceCloseConnections: 'idle',
+    routerOptions: { maxParamLength: 4096, ignoreTrailingSlash: true },
+  });
+
+  app.decorateRequest('principal', null);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+
+  installErrorHandling(app);
+  installValidation(app, ALL_SCHEMAS);
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Lectern API',
+        version: '0.1.0',
+        description:
+          'Research search, retrieval, conversation and comment service. The description is MIT-licensed; retrieved content keeps its own rights.',
+        license: { name: 'MIT', identifier: 'MIT' },
+      },
+      servers: [{ url: config.baseUrl }],
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
+          bearer: { type: 'http', scheme: 'bearer', description: 'An API key or an OAuth 2.0 access token.' },
+        },
+      },
+      security: [{ apiKey: [] }, { bearer: [] }],
+    },
+    refResolver: { buildLocalReference: (json, _base, _fragment, i) => String((json as { $id?: string }).$id ?? `def-${i}`) },
+  });
+
+  const metrics = createHttpMetrics(deps.metricsRegistry);
+  app.addHook('onResponse', async (request, reply) => {
+    metrics.observe(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+  });
+
+  // Authentication, then the rate limit, before the body is parsed: an unauthenticated caller gets
+  // 401 whatever it sent, and a throttled one never costs a parse.
+  app.addHook('onRequest', async (request) => {
+    const cfg = request.routeOptions.config ?? {};
+    const mode = cfg.auth ?? 'required';
+    if (request.is404 || mode === 'none') {
+      if (cfg.rateScope) await deps.rateLimits.check(cfg.rateScope, `ip:${request.ip}`);
+      return;
+    }
+    const presented = presentedCredential(request);
+    if (presented === null && mode === 'optional') return;
+    if (presented === null || presented === 'malformed') throw new AppError('unauthorized');
+    const principal = await deps.credentials.verify(presented);
+    if (!principal) throw new AppError('unauthorized');
+    request.principal = principal;
+    const scope = cfg.rateScope === undefined ? 'default' : cfg.rateScope;
+    if (scope) await deps.rateLimits.check(scope, `a:${principal.accountId}`);
+  });
+
+  registerOpsRoutes(app, deps);
+  registerDocumentRoutes(app, deps);
+  registerDownloadRoutes(app, deps);
+  for (const extra of deps.extraRoutes ?? []) await extra(app);
+  return app;
+}
+
+/** The authenticated principal of a route declared with `auth: 'required'`. */
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw new AppError('unauthorized');
+  return request.principal;
+}

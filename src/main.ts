@@ -1,0 +1,64 @@
+// Process entry (`npm start`): read configuration, build the app, load the demo corpus on first start,
+// listen, and shut down gracefully on SIGINT/SIGTERM (in-flight requests finish, up to
+// limits.shutdownGraceMs).
+import { buildApp, createLogger } from './app.js';
+import { runCli } from './cli/main.js';
+import { ConfigError, loadConfig, type Config } from './config/index.js';
+
+export async function serve(config: Config): Promise<void> {
+  const app = await buildApp(config);
+  const log = app.logger;
+  await app.loadDemoCorpusIfEmpty();
+  await app.http.listen({ host: config.host, port: config.port });
+  log.info({ base_url: config.baseUrl, mcp_url: config.mcpUrl, store: app.storage.kind, data_dir: config.dataDir }, 'Lectern is listening');
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down: finishing in-flight requests');
+    const timer = setTimeout(() => {
+      log.warn('shutdown grace period over; exiting');
+      process.exit(1);
+    }, config.limits.shutdownGraceMs);
+    timer.unref();
+    app.close().then(
+      () => {
+        log.info('stopped');
+        process.exit(0);
+      },
+      (err: unknown) => {
+        log.error({ err }, 'error during shutdown');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+/** Entry for `npm start` (no arguments: serve) and for the `lectern` command (bin/lectern.mjs). */
+export async function main(argv: readonly string[]): Promise<number> {
+  return runCli(argv, {
+    loadConfig: () => loadConfig(),
+    openApp: (config) => buildApp(config),
+    serve,
+  });
+}
+
+const isEntry = import.meta.url === `file://${process.argv[1]}`;
+if (isEntry) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      if (code !== 0) process.exit(code);
+    },
+    (err: unknown) => {
+      if (err instanceof ConfigError) {
+        process.stderr.write(`${err.message}\n`);
+        process.exit(2);
+      }
+      createLogger({ logLevel: 'info' }).fatal({ err }, 'failed');
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,31 @@
+// Durable store of documents (the source of truth; search indexes are rebuilt from it).
+import type { DocumentRecord, IndexName, StoredDocument } from '../domain/document.js';
+
+export interface UpsertResult {
+  inserted: number;
+  updated: number;
+  /** Documents whose content did not change (nothing written). */
+  unchanged: number;
+}
+
+export interface DocumentStore {
+  /**
+   * Inserts or replaces documents by id, in one transaction: after a crash each document is either
+   * fully in or absent. Assigns change sequence numbers and work keys (records sharing an identity
+   * key, see identityKeys(), get one workKey; records whose key changes are re-sequenced).
+   */
+  upsertMany(docs: readonly DocumentRecord[], at: number): Promise<UpsertResult>;
+  get(id: string): Promise<StoredDocument | null>;
+  getMany(ids: readonly string[]): Promise<Map<string, StoredDocument>>;
+  /** The document carrying this canonical URI (lowest id when several records carry it). */
+  getByUri(uri: string): Promise<StoredDocument | null>;
+  /** Deletes by id (a tombstone keeps the change visible to changesSince). */
+  delete(id: string, at: number): Promise<boolean>;
+  /** Changes with seq > `afterSeq`, in seq order; deleted documents come as `{id, seq, deleted: true}`. */
+  changesSince(afterSeq: number, limit: number): Promise<DocumentChange[]>;
+  /** Highest assigned sequence number (0 when empty). */
+  maxSeq(): Promise<number>;
+  count(index?: IndexName): Promise<number>;
+}
+
+export type DocumentChange = { deleted: false; seq: number; doc: StoredDocument } | { deleted: true; seq: number; id: string };
