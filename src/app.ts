@@ -40,6 +40,8 @@ export interface AppOverrides {
   logger?: Logger;
   storage?: Storage;
   rateLimiter?: RateLimiter;
+  /** Extra HTTP routes (tests). */
+  extraRoutes?: readonly ((app: FastifyInstance) => Promise<void> | void)[];
 }
 
 export interface App {
@@ -111,6 +113,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     rateLimits,
     documents,
     downloads,
+    extraRoutes: overrides.extraRoutes,
     readiness: async () => {
       const checks: Record<string, string> = {};
       try {

@@ -103,12 +103,20 @@ export function loadConfig(env: Env = process.env, overrides: Partial<ConfigInpu
 
   if (!validate(input)) {
     const envByPath = new Map(leaves.map((l) => [l.path.join('.'), l.env]));
+    const byPath = new Map<string, string[]>();
+    const allowed = new Map<string, unknown[]>();
     for (const err of validate.errors ?? []) {
       const missing = err.keyword === 'required' ? String((err.params as { missingProperty?: string }).missingProperty) : undefined;
       const extra = err.keyword === 'additionalProperties' ? String((err.params as { additionalProperty?: string }).additionalProperty) : undefined;
       const path = errorPath(err.instancePath, missing ?? extra);
+      if (err.keyword === 'const') allowed.set(path, [...(allowed.get(path) ?? []), (err.params as { allowedValue: unknown }).allowedValue]);
+      if (err.keyword === 'const' || err.keyword === 'anyOf') continue;
+      byPath.set(path, [...(byPath.get(path) ?? []), extra ? 'unknown option' : (err.message ?? 'is invalid')]);
+    }
+    for (const [path, values] of allowed) byPath.set(path, [...(byPath.get(path) ?? []), `must be one of ${values.map((v) => JSON.stringify(v)).join(', ')}`]);
+    for (const [path, messages] of byPath) {
       const envHint = envByPath.get(path);
-      problems.push(`${path}${envHint ? ` (${envHint})` : ''}: ${extra ? 'unknown option' : err.message}`);
+      for (const m of messages) problems.push(`${path}${envHint ? ` (${envHint})` : ''}: ${m}`);
     }
   }
   if (problems.length > 0) throw new ConfigError([...new Set(problems)]);

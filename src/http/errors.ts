@@ -90,6 +90,8 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) =>
     sendError(reply, new AppError('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}.`)),
   );
+  // Only the content types an endpoint declares are accepted (others: 415).
+  app.removeContentTypeParser('text/plain');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     const text = body as string;

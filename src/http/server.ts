@@ -2,8 +2,9 @@
 // authentication and rate limits per route (route `config`), Prometheus metrics, the OpenAPI document
 // and every route. `listen` is the caller's business (tests use `inject`).
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
 import fastifySwagger from '@fastify/swagger';
+import type { TSchema } from 'typebox';
 import { AppError } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
 import type { RateScope } from '../config/index.js';
@@ -24,6 +25,12 @@ declare module 'fastify' {
     rateScope?: RateScope | null;
     /** Status for schema violations: 422 (default) or 400 where the interface says so. */
     validationStatus?: 400 | 422;
+    /** How the route appears in /openapi.json when its Fastify path cannot say it (e.g. `{document_id}.{extension}`). */
+    openapi?: { path: string; params: TSchema };
+  }
+  interface FastifyInstance {
+    /** Every registered route (for the OpenAPI completeness test). */
+    lecternRoutes: readonly { method: string; url: string; hidden: boolean }[];
   }
   interface FastifyRequest {
     /** The authenticated caller (null on unauthenticated routes). */
@@ -47,11 +54,10 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     loggerInstance: deps.logger,
     genReqId: () => randomUUID(),
     requestIdHeader: false,
-    requestIdLogLabel: 'request_id',
+    logController: new LogController({ requestIdLogLabel: 'request_id' }),
     bodyLimit: config.limits.jsonBodyBytes,
     trustProxy: config.trustProxy,
     clientErrorHandler,
-    disableRequestLogging: false,
     forceCloseConnections: 'idle',
     routerOptions: { maxParamLength: 4096, ignoreTrailingSlash: true },
   });
@@ -83,6 +89,10 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
       },
       security: [{ apiKey: [] }, { bearer: [] }],
     },
+    transform: ({ schema, url, route }) => {
+      const o = (route.config as { openapi?: { path: string; params: TSchema } } | undefined)?.openapi;
+      return o ? { schema: { ...schema, params: o.params }, url: o.path } : { schema, url };
+    },
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String((json as { $id?: string }).$id ?? `def-${i}`) },
   });
 
@@ -109,6 +119,14 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     const scope = cfg.rateScope === undefined ? 'default' : cfg.rateScope;
     if (scope) await deps.rateLimits.check(scope, `a:${principal.accountId}`);
   });
+
+  const routes: { method: string; url: string; hidden: boolean }[] = [];
+  app.addHook('onRoute', (r) => {
+    for (const m of [r.method].flat()) {
+      if (m !== 'HEAD') routes.push({ method: m, url: (r.config as { openapi?: { path: string } } | undefined)?.openapi?.path ?? r.url, hidden: (r.schema as { hide?: boolean } | undefined)?.hide === true });
+    }
+  });
+  app.decorate('lecternRoutes', routes);
 
   registerOpsRoutes(app, deps);
   registerDocumentRoutes(app, deps);

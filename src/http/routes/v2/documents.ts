@@ -1,5 +1,5 @@
 // GET /v2/documents/{document_id} and GET /v2/documents/by-uri/{uri} (interface, Documents).
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { AppError } from '../../../domain/errors.js';
 import type { FetchedDocument } from '../../../documents/document-service.js';
@@ -35,35 +35,42 @@ export function registerDocumentRoutes(app: FastifyInstance, deps: HttpDeps): vo
           'Billed: the full document costs prices.document_fetch; with max_tokens/max_chars only the returned content tokens count. Recorded as an agent read.',
         tags: ['documents'],
         params: Type.Object({ document_id: Type.String({ minLength: 1, maxLength: 512 }) }),
-        querystring: Type.Omit(DocumentQuery, ['text_filter']),
+        querystring: Type.Omit(DocumentQuery, ['text_filter'], { additionalProperties: false }),
         response: { 200: ref(V2DocumentResponse), ...errorResponses(400, 401, 402, 404, 422, 429, 500) },
       },
     },
     async (request) => present(await deps.documents.fetchById(principalOf(request), request.params.document_id, cutOf(request.query), request.id)),
   );
 
-  app.get<{ Params: { '*': string }; Querystring: DocQuery }>(
-    '/v2/documents/by-uri/*',
+  const byUri = async (uri: string | undefined, request: FastifyRequest<{ Querystring: DocQuery }>) => {
+    if (!uri) throw new AppError('invalid_uri', 'Give a percent-encoded canonical URI after /v2/documents/by-uri/.');
+    if (request.query.text_filter !== undefined) {
+      if (!deps.passages) throw new AppError('feature_unavailable', 'text_filter needs the search engine, which is not configured in this build.');
+      return deps.passages(principalOf(request), uri, request.query.text_filter, request.id);
+    }
+    return present(await deps.documents.fetchByUri(principalOf(request), uri, cutOf(request.query), request.id));
+  };
+  const byUriSchema = {
+    summary: 'A document by canonical URI (percent-encoded), or up to five passages of it with text_filter.',
+    description:
+      'Without text_filter: a V2DocumentResponse, billed like GET /v2/documents/{document_id}. With text_filter: a V2SearchResponse of up to five passages (double-quoted spans verbatim), billed prices.document_passages.',
+    tags: ['documents'],
+    querystring: DocumentQuery,
+    response: { 200: ref(ByUriResponse), ...errorResponses(400, 401, 402, 404, 422, 429, 500, 503) },
+  };
+
+  app.get<{ Params: { uri: string }; Querystring: DocQuery }>(
+    '/v2/documents/by-uri/:uri',
     {
       config: { rateScope: 'documents' },
-      schema: {
-        summary: 'A document by canonical URI (percent-encoded), or up to five passages of it with text_filter.',
-        description:
-          'Without text_filter: a V2DocumentResponse, billed like GET /v2/documents/{document_id}. With text_filter: a V2SearchResponse of up to five passages (double-quoted spans verbatim), billed prices.document_passages.',
-        tags: ['documents'],
-        params: Type.Object({ '*': Type.String({ description: 'Percent-encoded canonical URI, e.g. doi%3A%2F%2F10.1016%2Fj.fuel.2022.125636.' }) }),
-        querystring: DocumentQuery,
-        response: { 200: ref(ByUriResponse), ...errorResponses(400, 401, 402, 404, 422, 429, 500, 503) },
-      },
+      schema: { ...byUriSchema, params: Type.Object({ uri: Type.String({ description: 'Percent-encoded canonical URI, e.g. doi%3A%2F%2F10.1016%2Fj.fuel.2022.125636.' }) }) },
     },
-    async (request) => {
-      const uri = request.params['*'];
-      if (!uri) throw new AppError('invalid_uri', 'Give a percent-encoded canonical URI after /v2/documents/by-uri/.');
-      if (request.query.text_filter !== undefined) {
-        if (!deps.passages) throw new AppError('feature_unavailable', 'text_filter needs the search engine, which is not configured in this build.');
-        return deps.passages(principalOf(request), uri, request.query.text_filter, request.id);
-      }
-      return present(await deps.documents.fetchByUri(principalOf(request), uri, cutOf(request.query), request.id));
-    },
+    async (request) => byUri(request.params.uri, request),
+  );
+  // The same, for clients that leave the slashes of the URI unencoded (not in the OpenAPI document).
+  app.get<{ Params: { '*': string }; Querystring: DocQuery }>(
+    '/v2/documents/by-uri/*',
+    { config: { rateScope: 'documents' }, schema: { ...byUriSchema, hide: true, params: Type.Object({ '*': Type.String() }) } },
+    async (request) => byUri(request.params['*'], request),
   );
 }

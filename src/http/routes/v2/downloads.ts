@@ -92,12 +92,18 @@ export function registerDownloadRoutes(app: FastifyInstance, deps: HttpDeps): vo
   app.get<{ Params: { file: string } }>(
     '/v2/downloads/:file',
     {
-      config: { rateScope: 'downloads' },
+      config: {
+        rateScope: 'downloads',
+        openapi: {
+          path: '/v2/downloads/{document_id}.{extension}',
+          params: Type.Object({ document_id: Type.String(), extension: Type.String({ description: 'pdf, epub or djvu.' }) }),
+        },
+      },
       schema: {
         summary: 'Stream an original (PDF, EPUB, DJVU) by document id: {document_id}.{extension}. Byte ranges supported.',
         description: 'Eligible accounts only (403 otherwise). Not billed.',
         tags: ['originals'],
-        params: Type.Object({ file: Type.String({ minLength: 3, maxLength: 600, description: '{document_id}.{extension}, e.g. W123.pdf' }) }),
+        params: Type.Object({ file: Type.String({ minLength: 1, maxLength: 600, description: '{document_id}.{extension}, e.g. W123.pdf' }) }),
         response: downloadResponses,
       },
     },
@@ -110,23 +116,25 @@ export function registerDownloadRoutes(app: FastifyInstance, deps: HttpDeps): vo
     },
   );
 
+  const byUriSchema = {
+    summary: 'Stream an original by canonical URI (percent-encoded); `format` picks pdf, epub or djvu (default: the first available).',
+    tags: ['originals'],
+    querystring: Type.Object({ format: Type.Optional(Type.String({ maxLength: 16 })) }, { additionalProperties: false }),
+    response: downloadResponses,
+  };
+  const byUri = async (uri: string | undefined, request: FastifyRequest<{ Querystring: { format?: string } }>, reply: FastifyReply) => {
+    if (!uri) throw new AppError('invalid_uri', 'Give a percent-encoded canonical URI after /v2/downloads/by-uri/.');
+    const r = await deps.downloads.resolveByUri(principalOf(request), uri, request.query.format);
+    return send(deps, request, reply, r);
+  };
+  app.get<{ Params: { uri: string }; Querystring: { format?: string } }>(
+    '/v2/downloads/by-uri/:uri',
+    { config: { rateScope: 'downloads' }, schema: { ...byUriSchema, params: Type.Object({ uri: Type.String({ description: 'Percent-encoded canonical URI.' }) }) } },
+    async (request, reply) => byUri(request.params.uri, request, reply),
+  );
   app.get<{ Params: { '*': string }; Querystring: { format?: string } }>(
     '/v2/downloads/by-uri/*',
-    {
-      config: { rateScope: 'downloads' },
-      schema: {
-        summary: 'Stream an original by canonical URI (percent-encoded); `format` picks pdf, epub or djvu (default: the first available).',
-        tags: ['originals'],
-        params: Type.Object({ '*': Type.String() }),
-        querystring: Type.Object({ format: Type.Optional(Type.String({ maxLength: 16 })) }, { additionalProperties: false }),
-        response: downloadResponses,
-      },
-    },
-    async (request, reply) => {
-      const uri = request.params['*'];
-      if (!uri) throw new AppError('invalid_uri', 'Give a percent-encoded canonical URI after /v2/downloads/by-uri/.');
-      const r = await deps.downloads.resolveByUri(principalOf(request), uri, request.query.format);
-      return send(deps, request, reply, r);
-    },
+    { config: { rateScope: 'downloads' }, schema: { ...byUriSchema, hide: true, params: Type.Object({ '*': Type.String() }) } },
+    async (request, reply) => byUri(request.params['*'], request, reply),
   );
 }

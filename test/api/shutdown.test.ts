@@ -1,0 +1,71 @@
+// Graceful shutdown: on SIGTERM the server stops accepting connections, finishes in-flight requests
+// (here a slowly read download) and exits 0.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { repoRoot } from '../helpers/paths.js';
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+test('SIGTERM finishes in-flight requests, then exits 0', { timeout: 60_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'lectern-stop-'));
+  try {
+    const main = join(repoRoot, 'dist/src/main.js');
+    const env = { ...process.env, LECTERN_DATA_DIR: dir, LECTERN_LOAD_DEMO_CORPUS: 'false', LECTERN_LOG_LEVEL: 'silent' };
+    mkdirSync(join(dir, 'in'));
+    const size = 8 * 1024 * 1024;
+    writeFileSync(join(dir, 'in', 'big.pdf'), Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(size - 9)]));
+    writeFileSync(join(dir, 'in', 'w.jsonl'), JSON.stringify({ id: 'big', title: 'Big', originals: [{ path: 'big.pdf' }] }));
+    assert.equal(spawnSync(process.execPath, [main, 'ingest', join(dir, 'in', 'w.jsonl')], { env }).status, 0);
+    const acct = spawnSync(process.execPath, [main, 'accounts', 'create', '--email', 'stop@example.org', '--eligible'], { env, encoding: 'utf8' });
+    const key = JSON.parse(acct.stdout).api_key as string;
+
+    const port = await freePort();
+    const server = spawn(process.execPath, [main], { env: { ...env, PORT: String(port) }, stdio: 'ignore' });
+    const exited = new Promise<number | null>((r) => server.on('exit', (code) => r(code)));
+    for (let i = 0; i < 100; i++) {
+      const up = await new Promise<boolean>((r) => request({ port, path: '/healthz' }, (res) => { res.resume(); r(res.statusCode === 200); }).on('error', () => r(false)).end());
+      if (up) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+
+    let received = 0;
+    const download = new Promise<number>((resolve, reject) => {
+      const req = request({ port, path: '/v2/downloads/big.pdf', headers: { 'x-api-key': key, connection: 'close' } }, (res) => {
+        assert.equal(res.statusCode, 200);
+        res.on('data', (c: Buffer) => {
+          received += c.length;
+          // Read slowly after the first chunk so the request is still in flight at SIGTERM.
+          res.pause();
+          setTimeout(() => res.resume(), 2);
+        });
+        res.on('end', () => resolve(received));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    while (received === 0) await new Promise((r) => setTimeout(r, 10));
+    server.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 200));
+    const refused = await new Promise<boolean>((r) => request({ port, path: '/healthz' }, (res) => { res.resume(); r(false); }).on('error', () => r(true)).end());
+    assert.equal(refused, true, 'new connections are refused while stopping');
+    assert.equal(await download, size);
+    assert.equal(await exited, 0);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,48 @@
+// Builds an isolated Lectern app for API tests: a temporary data directory, SQLite, a controllable
+// clock, no demo corpus, quiet logs. `account()` creates an account with credits and an API key.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { buildApp, type App, type AppOverrides } from '../../src/app.js';
+import { loadConfig, type ConfigInput } from '../../src/config/index.js';
+import type { Clock } from '../../src/ports/clock.js';
+
+export interface TestClock extends Clock {
+  advance(ms: number): void;
+  set(ms: number): void;
+}
+
+export function testClock(startMs = Date.UTC(2026, 10, 1)): TestClock {
+  let now = startMs;
+  return { nowMs: () => now, advance: (ms) => void (now += ms), set: (ms) => void (now = ms) };
+}
+
+export interface TestApp extends App {
+  dir: string;
+  clock: TestClock;
+  /** Creates an account and returns its id and API key. */
+  account(opts?: { credits?: number; eligible?: boolean; email?: string }): Promise<{ id: number; key: string }>;
+  dispose(): Promise<void>;
+}
+
+let counter = 0;
+
+export async function testApp(config: Partial<ConfigInput> = {}, overrides: AppOverrides = {}): Promise<TestApp> {
+  const dir = mkdtempSync(join(tmpdir(), 'lectern-test-'));
+  const clock = testClock();
+  const cfg = loadConfig({}, { dataDir: dir, loadDemoCorpus: false, logLevel: 'silent', port: 8080, ...config });
+  const app = await buildApp(cfg, { clock, logger: pino({ level: 'silent' }), ...overrides });
+  return Object.assign(app, {
+    dir,
+    clock,
+    async account(opts: { credits?: number; eligible?: boolean; email?: string } = {}) {
+      const r = await app.accounts.create({ email: opts.email ?? `user${++counter}-${process.pid}@example.org`, credits: opts.credits ?? 1000, eligible: opts.eligible ?? false });
+      return { id: r.account.id, key: r.apiKey };
+    },
+    async dispose() {
+      await app.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  });
+}
