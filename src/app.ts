@@ -44,20 +44,29 @@ export interface AppOverrides {
   extraRoutes?: readonly ((app: FastifyInstance) => Promise<void> | void)[];
 }
 
-export interface App {
+/** Everything but the HTTP server (what the CLI needs). */
+export interface Core {
   readonly config: Config;
   readonly logger: Logger;
-  readonly http: FastifyInstance;
+  readonly clock: Clock;
   readonly storage: Storage;
+  readonly rateLimiter: RateLimiter;
   readonly blobs: BlobStore;
   readonly accounts: AccountService;
   readonly apiKeys: ApiKeyService;
   readonly billing: BillingService;
   readonly ingest: IngestService;
+  readonly documents: DocumentService;
+  readonly downloads: DownloadService;
+  readonly rateLimits: RateLimitService<keyof Config['rateLimits']>;
   readonly secret: string;
   /** Loads the demo corpus when configured and the store is empty. */
   loadDemoCorpusIfEmpty(): Promise<IngestReport[] | null>;
   close(): Promise<void>;
+}
+
+export interface App extends Core {
+  readonly http: FastifyInstance;
 }
 
 export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
@@ -85,7 +94,8 @@ export async function openStorage(config: Config): Promise<Storage> {
   return config.databaseUrl ? openPostgresStorage(config.databaseUrl) : openSqliteStorage(join(config.dataDir, 'lectern.db'));
 }
 
-export async function buildApp(config: Config, overrides: AppOverrides = {}): Promise<App> {
+/** Builds the adapters and services (no HTTP server). */
+export async function buildCore(config: Config, overrides: AppOverrides = {}): Promise<Core> {
   const clock = overrides.clock ?? systemClock;
   const logger = overrides.logger ?? createLogger(config);
   const storage = overrides.storage ?? (await openStorage(config));
@@ -102,17 +112,54 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   const downloads = new DownloadService(documents, storage.accounts, blobs);
   const ingest = new IngestService(storage.documents, blobs, new FsSourceFiles(), clock);
 
+  return {
+    config,
+    logger,
+    clock,
+    storage,
+    rateLimiter,
+    blobs,
+    accounts,
+    apiKeys,
+    billing,
+    ingest,
+    documents,
+    downloads,
+    rateLimits,
+    secret,
+    async loadDemoCorpusIfEmpty() {
+      if (!config.loadDemoCorpus || (await storage.documents.count()) > 0) return null;
+      logger.info('loading the demo corpus (first start)');
+      const reports: IngestReport[] = [];
+      for (const file of DEMO_FILES) {
+        const r = await ingest.ingestFile(file);
+        logger.info({ file: r.file, inserted: r.inserted, failed: r.failed }, 'demo corpus file loaded');
+        reports.push(r);
+      }
+      return reports;
+    },
+    async close() {
+      await rateLimiter.close();
+      await storage.close();
+    },
+  };
+}
+
+/** Builds the core and the HTTP application over it. */
+export async function buildApp(config: Config, overrides: AppOverrides = {}): Promise<App> {
+  const core = await buildCore(config, overrides);
+  const { storage, rateLimiter } = core;
   const metricsRegistry = new Registry();
   collectDefaultMetrics({ register: metricsRegistry, prefix: 'lectern_' });
 
   const http = await buildHttpServer({
     config,
-    logger,
+    logger: core.logger,
     metricsRegistry,
-    credentials: new CredentialChain([apiKeys]),
-    rateLimits,
-    documents,
-    downloads,
+    credentials: new CredentialChain([core.apiKeys]),
+    rateLimits: core.rateLimits,
+    documents: core.documents,
+    downloads: core.downloads,
     extraRoutes: overrides.extraRoutes,
     readiness: async () => {
       const checks: Record<string, string> = {};
@@ -134,32 +181,11 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     },
   });
 
-  return {
-    config,
-    logger,
+  return Object.assign(Object.create(null) as object, core, {
     http,
-    storage,
-    blobs,
-    accounts,
-    apiKeys,
-    billing,
-    ingest,
-    secret,
-    async loadDemoCorpusIfEmpty() {
-      if (!config.loadDemoCorpus || (await storage.documents.count()) > 0) return null;
-      logger.info('loading the demo corpus (first start)');
-      const reports: IngestReport[] = [];
-      for (const file of DEMO_FILES) {
-        const r = await ingest.ingestFile(file);
-        logger.info({ file: r.file, inserted: r.inserted, failed: r.failed }, 'demo corpus file loaded');
-        reports.push(r);
-      }
-      return reports;
-    },
     async close() {
       await http.close();
-      await rateLimiter.close();
-      await storage.close();
+      await core.close();
     },
-  };
+  }) as App;
 }

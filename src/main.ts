@@ -1,7 +1,7 @@
 // Process entry (`npm start`): read configuration, build the app, load the demo corpus on first start,
 // listen, and shut down gracefully on SIGINT/SIGTERM (in-flight requests finish, up to
 // limits.shutdownGraceMs).
-import { buildApp, createLogger } from './app.js';
+import { buildApp, buildCore, createLogger } from './app.js';
 import { runCli } from './cli/main.js';
 import { ConfigError, loadConfig, type Config } from './config/index.js';
 
@@ -41,7 +41,7 @@ export async function serve(config: Config): Promise<void> {
 export async function main(argv: readonly string[]): Promise<number> {
   return runCli(argv, {
     loadConfig: () => loadConfig(),
-    openApp: (config) => buildApp(config),
+    openApp: (config) => buildCore(config),
     serve,
   });
 }
