@@ -57,7 +57,7 @@ export class ApiKeyService {
     const record = await this.keys.get(m[1]!);
     const ok = sameDigest(hashSecret(presented), record?.hash ?? '0'.repeat(64));
     if (!record || !ok || record.revokedAt !== null) return null;
-    return { accountId: record.accountId, credential: 'api_key', credentialId: record.id, scopes: API_KEY_SCOPES, clientId: null, isAgent: false };
+    return { accountId: record.accountId, credential: 'api_key', credentialId: record.id, scopes: API_KEY_SCOPES, clientId: null, isAgent: false, audience: null };
   }
 
   /** True when the string has the shape of an API key (so other verifiers can skip it). */

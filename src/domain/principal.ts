@@ -13,4 +13,9 @@ export interface Principal {
   clientId: string | null;
   /** True for OAuth access tokens (agents acting for a person); API keys are the account itself. */
   isAgent: boolean;
+  /**
+   * The resource an OAuth access token was issued for (its audience: {mcp_url} or the legacy MCP
+   * address); null for API keys, which are accepted everywhere (auth requirements, decisions 5 and 7).
+   */
+  audience: string | null;
 }
