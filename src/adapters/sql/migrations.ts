@@ -2,6 +2,7 @@
 // (`core`, `auth`, `recognition`, ...); a step's id is `<component>/<nnn>-<name>`. Steps are applied
 // in list order, once, each in its own transaction, and recorded in `schema_migrations`.
 // Never edit a released step: add a new one.
+import { AUTH_MIGRATIONS } from './auth-migrations.js';
 
 export interface MigrationStep {
   /** Unique id, e.g. `core/001-init`. */
@@ -153,4 +154,4 @@ export const CORE_MIGRATIONS: readonly MigrationStep[] = [
 ];
 
 /** Every migration list, in application order. Capabilities append their lists here. */
-export const ALL_MIGRATIONS: readonly MigrationStep[] = [...CORE_MIGRATIONS];
+export const ALL_MIGRATIONS: readonly MigrationStep[] = [...CORE_MIGRATIONS, ...AUTH_MIGRATIONS];
