@@ -7,7 +7,7 @@ import type { ParsedQuery } from './query-parser.js';
 import type { Segment } from './segment.js';
 
 /** A candidate must occur in at least this many documents. */
-export const MIN_DF = 2;
+export const MIN_DF = 1;
 
 /** Bounded Damerau-Levenshtein (optimal string alignment) distance; returns max+1 when above `max`. */
 export function editDistance(a: string, b: string, max: number): number {
