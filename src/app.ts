@@ -15,6 +15,9 @@ import { DocumentService } from './documents/document-service.js';
 import { DownloadService } from './downloads/download-service.js';
 import { IngestService, type IngestReport } from './ingest/ingest-service.js';
 import { RateLimitService } from './limits/rate-limit-service.js';
+import { IndexSet } from './search/index-set.js';
+import { PassageSearch } from './search/passage-search.js';
+import { SearchService } from './search/search-service.js';
 import { buildHttpServer } from './http/server.js';
 import type { Clock } from './ports/clock.js';
 import type { RateLimiter } from './ports/rate-limiter.js';
@@ -22,6 +25,7 @@ import type { Storage } from './ports/storage.js';
 import type { BlobStore } from './ports/blob-store.js';
 import { FsBlobStore } from './adapters/fs/fs-blob-store.js';
 import { FsSourceFiles } from './adapters/fs/fs-source-files.js';
+import { fsIndexDirectories } from './adapters/fs/index-directories.js';
 import { loadOrCreateSecret } from './adapters/fs/secret-file.js';
 import { MemoryRateLimiter } from './adapters/memory/memory-rate-limiter.js';
 import { openPostgresStorage } from './adapters/postgres/postgres-storage.js';
@@ -60,6 +64,16 @@ export interface Core {
   readonly downloads: DownloadService;
   readonly rateLimits: RateLimitService<keyof Config['rateLimits']>;
   readonly secret: string;
+  /**
+   * Opens the search indexes (taking their writer locks) and catches them up with the store.
+   * Throws when another process holds them; `tryOpenIndexes` returns null instead.
+   */
+  openIndexes(): Promise<IndexSet>;
+  tryOpenIndexes(): Promise<IndexSet | null>;
+  /** The open indexes, or null. */
+  readonly indexes: IndexSet | null;
+  /** Starts the server's background work: catching up with changes by other processes, merging. */
+  startBackgroundWork(): void;
   /** Loads the demo corpus when configured and the store is empty. */
   loadDemoCorpusIfEmpty(): Promise<IngestReport[] | null>;
   close(): Promise<void>;
@@ -110,7 +124,23 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
   const rateLimits = new RateLimitService(rateLimiter, config.rateLimits);
   const documents = new DocumentService(storage.documents, storage.activity, billing, config.prices, clock, report);
   const downloads = new DownloadService(documents, storage.accounts, blobs);
-  const ingest = new IngestService(storage.documents, blobs, new FsSourceFiles(), clock);
+  let indexes: IndexSet | null = null;
+  // Ingest indexes as it goes: after each committed batch the open indexes apply the new changes.
+  const ingest = new IngestService(storage.documents, blobs, new FsSourceFiles(), clock, async (_ids, final) => {
+    if (indexes) await indexes.catchUp({ commit: final ? 'always' : 'due' });
+  });
+  const dirs = fsIndexDirectories(join(config.dataDir, 'index'));
+  const timers: NodeJS.Timeout[] = [];
+
+  const openIndexes = async () => {
+    if (!indexes) {
+      indexes = IndexSet.open(dirs, storage.documents, clock);
+      const t0 = Date.now();
+      const r = await indexes.catchUp();
+      if (r.applied > 0) logger.info({ applied: r.applied, seq: r.seq, ms: Date.now() - t0 }, 'search indexes caught up with the store');
+    }
+    return indexes;
+  };
 
   return {
     config,
@@ -127,6 +157,45 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
     downloads,
     rateLimits,
     secret,
+    get indexes() {
+      return indexes;
+    },
+    openIndexes,
+    async tryOpenIndexes() {
+      try {
+        return await openIndexes();
+      } catch (e) {
+        if (/locked by process/.test((e as Error).message)) return null;
+        throw e;
+      }
+    },
+    startBackgroundWork() {
+      if (!indexes || timers.length > 0) return;
+      const idx = indexes;
+      let polling = false;
+      // Changes written by another process (a CLI ingest while the server runs) are picked up here.
+      timers.push(
+        setInterval(() => {
+          if (polling) return;
+          polling = true;
+          storage.documents
+            .maxSeq()
+            .then((seq) => (seq > idx.checkpoint() ? idx.catchUp() : null))
+            .catch((err: unknown) => logger.warn({ err }, 'index catch-up failed'))
+            .finally(() => {
+              polling = false;
+            });
+        }, 1000),
+        setInterval(() => {
+          try {
+            idx.mergeStep();
+          } catch (err) {
+            logger.warn({ err }, 'index merge step failed');
+          }
+        }, 250),
+      );
+      for (const t of timers) t.unref();
+    },
     async loadDemoCorpusIfEmpty() {
       if (!config.loadDemoCorpus || (await storage.documents.count()) > 0) return null;
       logger.info('loading the demo corpus (first start)');
@@ -139,6 +208,8 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
       return reports;
     },
     async close() {
+      for (const t of timers) clearInterval(t);
+      indexes?.close();
       await rateLimiter.close();
       await storage.close();
     },
@@ -149,6 +220,19 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
 export async function buildApp(config: Config, overrides: AppOverrides = {}): Promise<App> {
   const core = await buildCore(config, overrides);
   const { storage, rateLimiter } = core;
+  const indexes = await core.openIndexes();
+  const report = (err: unknown, context: string) => core.logger.warn({ err }, context);
+  const search = new SearchService({
+    indexes,
+    store: storage.documents,
+    activity: storage.activity,
+    billing: core.billing,
+    prices: config.prices,
+    clock: core.clock,
+    secret: core.secret,
+    report,
+  });
+  const passages = new PassageSearch(indexes, core.documents, core.billing, config.prices, core.clock, core.secret);
   const metricsRegistry = new Registry();
   collectDefaultMetrics({ register: metricsRegistry, prefix: 'lectern_' });
 
@@ -160,6 +244,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     rateLimits: core.rateLimits,
     documents: core.documents,
     downloads: core.downloads,
+    search,
+    passages,
     extraRoutes: overrides.extraRoutes,
     readiness: async () => {
       const checks: Record<string, string> = {};

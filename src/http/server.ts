@@ -16,6 +16,7 @@ import type { HttpDeps } from './deps.js';
 import { registerOpsRoutes } from './routes/ops.js';
 import { registerDocumentRoutes } from './routes/v2/documents.js';
 import { registerDownloadRoutes } from './routes/v2/downloads.js';
+import { registerSearchRoutes } from './routes/v2/search.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -131,6 +132,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
   registerOpsRoutes(app, deps);
   registerDocumentRoutes(app, deps);
   registerDownloadRoutes(app, deps);
+  registerSearchRoutes(app, deps);
   for (const extra of deps.extraRoutes ?? []) await extra(app);
   return app;
 }
