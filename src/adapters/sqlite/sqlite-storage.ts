@@ -23,8 +23,12 @@ type Db = Database.Database;
 function migrate(db: Db, steps: readonly MigrationStep[]): void {
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)');
   const applied = new Set(db.prepare('SELECT id FROM schema_migrations').pluck().all() as string[]);
+  const isApplied = db.prepare('SELECT 1 FROM schema_migrations WHERE id = ?');
   for (const step of pendingMigrations(steps, applied)) {
     db.transaction(() => {
+      // Another process opening the same file may have applied the step since we read the list
+      // (WAL readers do not wait for writers): check again now that we hold the write lock.
+      if (isApplied.get(step.id)) return;
       db.exec(step.sqlite);
       db.prepare('INSERT INTO schema_migrations (id, applied_at) VALUES (?, ?)').run(step.id, Math.floor(Date.now() / 1000));
     }).immediate();
