@@ -28,9 +28,9 @@ import { FsSourceFiles } from './adapters/fs/fs-source-files.js';
 import { fsIndexDirectories } from './adapters/fs/index-directories.js';
 import { loadOrCreateSecret } from './adapters/fs/secret-file.js';
 import { MemoryRateLimiter } from './adapters/memory/memory-rate-limiter.js';
-import { openPostgresStorage } from './adapters/postgres/postgres-storage.js';
+import { openPostgresStorage, type PostgresHandle } from './adapters/postgres/postgres-storage.js';
 import { RedisRateLimiter } from './adapters/redis/redis-rate-limiter.js';
-import { openSqliteStorage } from './adapters/sqlite/sqlite-storage.js';
+import { openSqliteStorage, type SqliteHandle } from './adapters/sqlite/sqlite-storage.js';
 import { systemClock } from './adapters/system-clock.js';
 
 /** The package root (where package.json and corpus/ are). */
@@ -42,7 +42,7 @@ export const DEMO_FILES = ['corpus/demo/openalex-works.jsonl.gz', 'corpus/demo/w
 export interface AppOverrides {
   clock?: Clock;
   logger?: Logger;
-  storage?: Storage;
+  storage?: OpenedStorage;
   rateLimiter?: RateLimiter;
   /** Extra HTTP routes (tests). */
   extraRoutes?: readonly ((app: FastifyInstance) => Promise<void> | void)[];
@@ -53,7 +53,7 @@ export interface Core {
   readonly config: Config;
   readonly logger: Logger;
   readonly clock: Clock;
-  readonly storage: Storage;
+  readonly storage: OpenedStorage;
   readonly rateLimiter: RateLimiter;
   readonly blobs: BlobStore;
   readonly accounts: AccountService;
@@ -103,16 +103,21 @@ export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
   });
 }
 
+/** The opened store with its database handle (capabilities' own stores are built on the handle). */
+export type OpenedStorage = (Storage & SqliteHandle) | (Storage & PostgresHandle);
+
 /** Opens the store selected by configuration: PostgreSQL with DATABASE_URL, else SQLite in data_dir. */
-export async function openStorage(config: Config): Promise<Storage> {
-  return config.databaseUrl ? openPostgresStorage(config.databaseUrl) : openSqliteStorage(join(config.dataDir, 'lectern.db'));
+export async function openStorage(config: Config, logger?: Logger): Promise<OpenedStorage> {
+  return config.databaseUrl
+    ? openPostgresStorage(config.databaseUrl, { onIdleError: (err: unknown, context: string) => logger?.error({ err }, context) })
+    : openSqliteStorage(join(config.dataDir, 'lectern.db'));
 }
 
 /** Builds the adapters and services (no HTTP server). */
 export async function buildCore(config: Config, overrides: AppOverrides = {}): Promise<Core> {
   const clock = overrides.clock ?? systemClock;
   const logger = overrides.logger ?? createLogger(config);
-  const storage = overrides.storage ?? (await openStorage(config));
+  const storage = overrides.storage ?? (await openStorage(config, logger));
   const rateLimiter = overrides.rateLimiter ?? (config.redisUrl ? new RedisRateLimiter(config.redisUrl) : new MemoryRateLimiter(clock));
   const blobs = new FsBlobStore(config.blobDir);
   const secret = config.secret ?? loadOrCreateSecret(config.dataDir);
