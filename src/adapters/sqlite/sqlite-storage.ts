@@ -185,14 +185,21 @@ class SqliteDocumentStore implements DocumentStore {
   constructor(private readonly db: Db) {
     const nextSeq = db.prepare("UPDATE counters SET value = value + 1 WHERE name = 'document_seq' RETURNING value").pluck();
     const existing = db.prepare('SELECT content_hash, work_key, deleted FROM documents WHERE id = ?');
-    const workKeysFor = (keys: string[]) =>
-      db
-        .prepare(
-          `SELECT DISTINCT d.work_key FROM document_identity i JOIN documents d ON d.id = i.document_id
-           WHERE d.deleted = 0 AND i.key IN (${keys.map(() => '?').join(',')})`,
-        )
-        .pluck()
-        .all(...keys) as string[];
+    // One prepared statement per IN-list arity (a record has a handful of identity keys).
+    const byArity = new Map<number, Database.Statement>();
+    const workKeysFor = (keys: string[]) => {
+      let stmt = byArity.get(keys.length);
+      if (!stmt) {
+        stmt = db
+          .prepare(
+            `SELECT DISTINCT d.work_key FROM document_identity i JOIN documents d ON d.id = i.document_id
+             WHERE d.deleted = 0 AND i.key IN (${keys.map(() => '?').join(',')})`,
+          )
+          .pluck();
+        byArity.set(keys.length, stmt);
+      }
+      return stmt.all(...keys) as string[];
+    };
     // A tombstone brought back is a new document: it gets a new createdAt (and counts as inserted).
     const upsertRow = db.prepare(
       `INSERT INTO documents (id, idx, seq, work_key, content_hash, record, deleted, created_at, updated_at)
