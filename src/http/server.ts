@@ -16,6 +16,7 @@ import type { HttpDeps } from './deps.js';
 import { registerOpsRoutes } from './routes/ops.js';
 import { registerDocumentRoutes } from './routes/v2/documents.js';
 import { registerDownloadRoutes } from './routes/v2/downloads.js';
+import { registerSearchRoutes } from './routes/v2/search.js';
 import { registerAuthRoutes } from './routes/auth/index.js';
 
 declare module 'fastify' {
@@ -132,6 +133,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
   registerOpsRoutes(app, deps);
   registerDocumentRoutes(app, deps);
   registerDownloadRoutes(app, deps);
+  registerSearchRoutes(app, deps);
   // Authorization server, sign-in pages and the service_auth claim flow (issue 4; src/http/routes/auth/).
   if (deps.auth) await registerAuthRoutes(app, deps);
   for (const extra of deps.extraRoutes ?? []) await extra(app);
