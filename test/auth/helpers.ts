@@ -173,3 +173,36 @@ export async function codeFlowTokens(app: AuthTestApp, clientMeta: Record<string
 export async function apiStatus(app: TestApp, bearer: string): Promise<number> {
   return (await app.http.inject({ method: 'GET', url: '/v2/documents/nope', headers: { authorization: `Bearer ${bearer}` } })).statusCode;
 }
+
+/** POST /v2/agent/identity. */
+export async function registerAgent(app: TestApp, body: unknown = {}): Promise<LightMyRequestResponse> {
+  return app.http.inject({ method: 'POST', url: '/v2/agent/identity', payload: body as object });
+}
+
+/** The path + query of an absolute URL of this app. */
+export const pathOf = (url: string) => {
+  const u = new URL(url);
+  return `${u.pathname}${u.search}`;
+};
+
+/** Opens the verification page as `browser` and approves with the shown code. */
+export async function approveInPage(browser: Browser, verificationUri: string, code?: string): Promise<LightMyRequestResponse> {
+  const page = await browser.get(pathOf(verificationUri));
+  assert.equal(page.statusCode, 200, page.body);
+  const shown = /aria-label="verification code">(\d{3}) (\d{3})</.exec(page.body);
+  assert.ok(shown, 'the page shows the code');
+  return browser.post('/v2/agent/verify/complete', { ...hiddenFields(page.body), decision: 'approve', user_code: code ?? `${shown[1]}${shown[2]}` });
+}
+
+/** A registered agent approved by a signed-in person, and its first token response. */
+export async function approvedAgent(app: AuthTestApp) {
+  const who = await person(app);
+  const reg = (await registerAgent(app, { type: 'service_auth', login_hint: who.email })).json() as Record<string, any>;
+  const browser = new Browser(app);
+  await browser.signIn(who.email, who.password);
+  const done = await approveInPage(browser, reg.claim.verification_uri);
+  assert.equal(done.statusCode, 200, done.body);
+  const res = await token(app, { grant_type: CLAIM_GRANT, claim_token: reg.claim_token });
+  assert.equal(res.statusCode, 200, res.body);
+  return { who, reg, browser, tokens: res.json() as Record<string, any> };
+}
