@@ -1,0 +1,114 @@
+// Text statistics of the converted document (see TextStatistics in quality-report.ts for definitions).
+import type { TextStatistics } from './quality-report.js';
+import { guessLanguage } from './language-guess.js';
+
+/** Strips Markdown markup that is not text: page markers and other comments, heading marks, fences, table rules. */
+export function plainText(markdown: string): string {
+  return markdown
+    .replace(/<!--[\s\S]*?-->/g, ' ')
+    .replace(/^#{1,6}\s+/gm, '')
+    .replace(/^(```|~~~~?).*$/gm, '')
+    .replace(/^\|?(\s*:?-{3,}:?\s*\|)+\s*$/gm, '')
+    .replace(/^\s*[-*+]\s+/gm, '')
+    .replace(/\|/g, ' ')
+    .replace(/\[\^(\w+)\]:/g, '$1');
+}
+
+const isGarbage = (cp: number): boolean =>
+  cp === 0xfffd || (cp >= 0xe000 && cp <= 0xf8ff) || cp < 0x20 || (cp >= 0x7f && cp < 0xa0) || cp >= 0xf0000 || (cp >= 0x25a0 && cp <= 0x25ff && cp !== 0x25cf);
+
+/** Computes the statistics of a plain text. */
+export function textStatistics(text: string): TextStatistics {
+  let characters = 0;
+  let garbage = 0;
+  let letters = 0;
+  let rtl = 0;
+  for (const ch of text) {
+    if (/\s/.test(ch)) continue;
+    characters++;
+    const cp = ch.codePointAt(0)!;
+    if (isGarbage(cp)) garbage++;
+    if (/\p{L}/u.test(ch)) {
+      letters++;
+      if ((cp >= 0x0590 && cp <= 0x08ff) || (cp >= 0xfb1d && cp <= 0xfdff) || (cp >= 0xfe70 && cp <= 0xfeff)) rtl++;
+    }
+  }
+  const tokens = text.split(/\s+/).filter(Boolean);
+  const single = tokens.filter((t) => [...t].length === 1 && /\p{L}/u.test(t)).length;
+  return {
+    characters,
+    words: tokens.length,
+    garbageRatio: round(characters ? garbage / characters : 0),
+    letterRatio: round(characters ? letters / characters : 0),
+    singleCharTokenRatio: round(tokens.length ? single / tokens.length : 0),
+    longestRepeatedNgram: longestRepeat(tokens),
+    language: guessLanguage(text),
+    rtlRatio: round(letters ? rtl / letters : 0),
+  };
+}
+
+const round = (x: number): number => Math.round(x * 10000) / 10000;
+
+/**
+ * Longest word n-gram (n <= 200) occurring at least twice, found by binary search on n (if an n-gram
+ * repeats, so does an (n-1)-gram) with a rolling hash per n (Karp-Rabin): O(words x log 200).
+ */
+export function longestRepeat(tokens: readonly string[]): TextStatistics['longestRepeatedNgram'] {
+  const ids = new Map<string, number>();
+  const seq = tokens.map((t) => {
+    const k = t.toLowerCase();
+    let id = ids.get(k);
+    if (id === undefined) {
+      id = ids.size + 1;
+      ids.set(k, id);
+    }
+    return id;
+  });
+  const B1 = 1_000_003;
+  const B2 = 998_244_353 % 65_521;
+  const find = (n: number): { start: number; count: number } | null => {
+    if (n > seq.length) return null;
+    let p1 = 1;
+    let p2 = 1;
+    for (let i = 0; i < n - 1; i++) {
+      p1 = Math.imul(p1, B1) | 0;
+      p2 = Math.imul(p2, B2) | 0;
+    }
+    let h1 = 0;
+    let h2 = 0;
+    const seen = new Map<string, { start: number; count: number; last: number }>();
+    let hit: { start: number; count: number } | null = null;
+    for (let i = 0; i < seq.length; i++) {
+      if (i >= n) {
+        h1 = (h1 - Math.imul(seq[i - n]!, p1)) | 0;
+        h2 = (h2 - Math.imul(seq[i - n]!, p2)) | 0;
+      }
+      h1 = (Math.imul(h1, B1) + seq[i]!) | 0;
+      h2 = (Math.imul(h2, B2) + seq[i]!) | 0;
+      if (i < n - 1) continue;
+      const start = i - n + 1;
+      const key = `${h1}:${h2}`;
+      const s = seen.get(key);
+      if (!s) seen.set(key, { start, count: 1, last: start });
+      else if (start >= s.last + n) {
+        s.count++;
+        s.last = start;
+        if (!hit || s.count > hit.count) hit = { start: s.start, count: s.count };
+      }
+    }
+    return hit;
+  };
+  let lo = 1;
+  let hi = Math.min(200, seq.length);
+  let best: { n: number; start: number; count: number } | null = null;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const r = find(mid);
+    if (r) {
+      best = { n: mid, ...r };
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  if (!best) return null;
+  return { words: best.n, occurrences: best.count, sample: tokens.slice(best.start, best.start + Math.min(best.n, 12)).join(' ') };
+}
