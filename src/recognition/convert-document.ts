@@ -7,7 +7,6 @@ import { usableCheckpoints, type PageCheckpoint } from './checkpoint.js';
 import { ConversionContext } from './conversion-context.js';
 import { NO_METADATA, pdfMetadata } from './document-metadata.js';
 import { extractDjvu } from './djvu/djvu-extractor.js';
-import { convertEpub } from './epub/epub-converter.js';
 import { RecognitionError } from './errors.js';
 import { detectFormat, type DocumentFormat } from './format-detection.js';
 import type { MarkdownUnit, PageExtraction } from './layout-model.js';
@@ -89,6 +88,8 @@ export async function convertDocument(bytes: Uint8Array, options: ConvertOptions
 async function convertWith(format: DocumentFormat, bytes: Uint8Array, ctx: ConversionContext, pageMarkers: boolean): Promise<ConversionResult> {
   const base = { sha256: ctx.sha256, format, bytes: bytes.length };
   if (format === 'epub') {
+    // Loaded on demand: the HTML parser and its entity tables cost startup time PDF jobs do not need.
+    const { convertEpub } = await import('./epub/epub-converter.js');
     const epub = await convertEpub(bytes, ctx);
     const counts = epub.counts;
     const facts: InputFacts = { ...base, pageCount: epub.units.length, encrypted: epub.encrypted, repaired: false, producer: epub.producer, metadata: epub.metadata };

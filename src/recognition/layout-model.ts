@@ -24,6 +24,8 @@ export interface LayoutLine extends Box {
   readonly mono: boolean;
   /** Index of the source block (mutool block, tesseract block/paragraph, DJVU paragraph); lines of one block belong together. */
   readonly block: number;
+  /** True when `size` was estimated from word heights (OCR, DJVU) rather than read from a font. */
+  readonly sizeEstimated?: boolean;
   /** Mean word confidence 0..100 for OCR lines; absent for text layers. */
   readonly confidence?: number;
 }

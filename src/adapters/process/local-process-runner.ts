@@ -44,7 +44,7 @@ const VERSION_ARGS: Record<string, string[]> = {
   djvused: [],
   djvutxt: [],
   djvudump: [],
-  ddjvu: [],
+  ddjvu: ['--help'],
   prlimit: ['--version'],
 };
 
@@ -84,7 +84,7 @@ export class LocalProcessRunner implements ProcessRunner {
 
   async #doProbe(tool: string): Promise<ToolProbe | null> {
     if (!this.#tools.has(tool)) return null;
-    const r = await this.exec(tool, VERSION_ARGS[tool] ?? ['--version'], { timeoutMs: 5000 }, undefined);
+    const r = await this.exec(tool, VERSION_ARGS[tool] ?? ['--version'], { timeoutMs: 5000 }, undefined, true);
     if (r.spawnFailed) return null;
     const text = `${Buffer.from(r.stdout).toString('utf8')}\n${r.stderr}`;
     const line = text.split('\n').map((l) => l.trim()).find((l) => l.length > 0) ?? '';

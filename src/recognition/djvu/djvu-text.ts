@@ -128,6 +128,7 @@ export function djvuTextLines(expr: SExpr, height: number, dpi: number): LayoutL
       bold: false,
       italic: false,
       mono: false,
+      sizeEstimated: true,
       block,
     });
   };

@@ -64,3 +64,22 @@ export function encodePgm(img: GrayImage): Uint8Array {
   out.set(img.data, header.length);
   return out;
 }
+
+/** Halves width and height by averaging 2x2 blocks. */
+export function halveGray(img: GrayImage): GrayImage {
+  const w = Math.max(1, img.width >> 1);
+  const h = Math.max(1, img.height >> 1);
+  const out = new Uint8Array(w * h);
+  const src = img.data;
+  const sw = img.width;
+  for (let y = 0; y < h; y++) {
+    const r0 = 2 * y * sw;
+    const r1 = Math.min(2 * y + 1, img.height - 1) * sw;
+    for (let x = 0; x < w; x++) {
+      const c = 2 * x;
+      const c1 = Math.min(c + 1, sw - 1);
+      out[y * w + x] = (src[r0 + c]! + src[r0 + c1]! + src[r1 + c]! + src[r1 + c1]! + 2) >> 2;
+    }
+  }
+  return { width: w, height: h, data: out };
+}

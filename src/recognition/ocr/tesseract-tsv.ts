@@ -61,6 +61,7 @@ export function parseTesseractTsv(tsv: string, scale: number): OcrText {
       bold: false,
       italic: false,
       mono: false,
+      sizeEstimated: true,
       block: group[0]!.block,
       confidence: Math.round(conf),
     });

@@ -22,7 +22,7 @@ export interface PdfExtraction {
 
 const INPUT = 'input.pdf';
 /** Pages per `mutool convert` call: amortises process start (about 10 ms) while keeping checkpoints frequent. */
-const CHUNK = 12;
+const CHUNK = 8;
 
 const text = (b: Uint8Array): string => Buffer.from(b).toString('utf8');
 
@@ -45,18 +45,24 @@ export async function extractPdf(bytes: Uint8Array, ctx: ConversionContext): Pro
   if (/cannot authenticate password|needs a password|password/i.test(stderr) && pagesRun.exitCode !== 0) {
     throw new RecognitionError('encrypted_document', 'the PDF is protected by a password');
   }
-  const boxes = parsePagesXml(text(pagesRun.stdout));
-  if (pagesRun.timedOut) throw new RecognitionError('damaged_document', 'reading the page tree timed out');
-  if (boxes.length === 0) {
-    if (/error|cannot|syntax|broken|repair/i.test(stderr) || pagesRun.exitCode !== 0) {
+  const parsed = parsePagesXml(text(pagesRun.stdout));
+  const info = parseInfoOutput(text(infoRun.stdout));
+  if (pagesRun.timedOut || infoRun.timedOut) throw new RecognitionError('damaged_document', 'reading the page tree timed out');
+  // mutool info's page count is authoritative; `mutool pages` may list phantom or missing pages.
+  const count = info.pageCount ?? (parsed.length ? Math.max(...parsed.map((b) => b.page)) : 0);
+  if (count === 0) {
+    if (info.pageCount === 0 && !/cannot find page tree|cannot load/i.test(stderr)) throw new RecognitionError('empty_document', 'the PDF has no pages');
+    if (/error|cannot|syntax|broken|repair/i.test(stderr) || pagesRun.exitCode !== 0 || infoRun.exitCode !== 0) {
       throw new RecognitionError('damaged_document', 'the PDF is damaged beyond repair (no readable page tree)', { detail: firstError(stderr) });
     }
     throw new RecognitionError('empty_document', 'the PDF has no pages');
   }
-  if (boxes.length > ctx.limits.maxPages) {
-    throw new RecognitionError('too_many_pages', `the PDF has ${boxes.length} pages; the limit is ${ctx.limits.maxPages}`, { pages: boxes.length, limit: ctx.limits.maxPages });
+  if (count > ctx.limits.maxPages) {
+    throw new RecognitionError('too_many_pages', `the PDF has ${count} pages; the limit is ${ctx.limits.maxPages}`, { pages: count, limit: ctx.limits.maxPages });
   }
-  const info = parseInfoOutput(text(infoRun.stdout));
+  const known = new Map(parsed.map((b) => [b.page, b]));
+  const boxes: PdfPageBox[] = [];
+  for (let p = 1; p <= count; p++) boxes.push(known.get(p) ?? { page: p, width: 612, height: 792, rotate: 0 });
   const outline = outlineRun.exitCode === 0 ? parseOutline(text(outlineRun.stdout)) : [];
   let repaired = /repair/i.test(stderr);
   ctx.time('inspect', ctx.now() - t0);
@@ -90,14 +96,23 @@ export async function extractPdf(bytes: Uint8Array, ctx: ConversionContext): Pro
   }
 
   let truncated = false;
-  for (const chunk of chunks) {
+  // The next chunk's text layer is extracted while this chunk's pages are judged and OCRed (two cores).
+  let pending: Promise<ChunkResult> | null = chunks[0] ? extractChunk(chunks[0], ctx) : null;
+  for (let ci = 0; ci < chunks.length; ci++) {
+    const chunk = chunks[ci]!;
     ctx.checkCancelled();
-    if (truncated || ctx.remainingMs() <= 0) {
+    if (truncated || ctx.remainingMs() <= 0 || !pending) {
       truncated = true;
+      await pending?.catch(() => undefined);
+      pending = null;
       for (const p of chunk) results.set(p, skipped(p, byPage.get(p)!));
       continue;
     }
-    const contents = await extractChunk(chunk, ctx);
+    const contents = await pending;
+    const next = chunks[ci + 1];
+    pending = next && ctx.remainingMs() > 0 ? extractChunk(next, ctx) : null;
+    // A rejected prefetch (cancellation) surfaces when awaited; keep it from being reported as unhandled.
+    pending?.catch(() => undefined);
     if (contents.repaired) repaired = true;
     for (let k = 0; k < chunk.length; k++) {
       const p = chunk[k]!;

@@ -12,6 +12,8 @@ export interface PdfPageBox {
 /** Document facts from the Info dictionary and trailer. */
 export interface PdfDocumentInfo {
   readonly version: string | null;
+  /** `Pages: N` as printed by mutool info; null when absent. */
+  readonly pageCount: number | null;
   readonly encrypted: boolean;
   readonly metadata: Readonly<Record<string, string>>;
 }
@@ -31,6 +33,8 @@ export function parsePagesXml(text: string): PdfPageBox[] {
   const pageRe = /<page pagenum="(\d+)">([\s\S]*?)<\/page>/g;
   for (const m of text.matchAll(pageRe)) {
     const body = m[2]!;
+    // mutool prints "Failed to gather information" for pages it cannot load (and for page 0 of an empty tree).
+    if (/Failed to gather/.test(body) || Number(m[1]) < 1) continue;
     const box = (tag: string): number[] | null => {
       const b = new RegExp(`<${tag} l="([-\\d.e]+)" b="([-\\d.e]+)" r="([-\\d.e]+)" t="([-\\d.e]+)"`).exec(body);
       return b ? b.slice(1, 5).map(Number) : null;
@@ -50,6 +54,8 @@ export function parsePagesXml(text: string): PdfPageBox[] {
 export function parseInfoOutput(text: string): PdfDocumentInfo {
   const version = /^PDF-(\d\.\d)/m.exec(text)?.[1] ?? null;
   const encrypted = /^Encryption object/m.test(text);
+  const pc = /^Pages: (\d+)/m.exec(text);
+  const pageCount = pc ? Number(pc[1]) : null;
   const metadata: Record<string, string> = {};
   const infoStart = text.search(/^Info object/m);
   if (infoStart >= 0) {
@@ -59,7 +65,7 @@ export function parseInfoOutput(text: string): PdfDocumentInfo {
       for (const [k, v] of Object.entries(entries)) if (v.trim()) metadata[k] = v.trim();
     }
   }
-  return { version, encrypted, metadata };
+  return { version, pageCount, encrypted, metadata };
 }
 
 /**

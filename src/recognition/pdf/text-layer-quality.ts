@@ -8,22 +8,31 @@ export type TextLayerVerdict = 'usable' | 'image-only' | 'garbled' | 'empty';
 
 /** Share of characters that look like a broken glyph-to-Unicode mapping. */
 export function garbageShare(text: string): number {
-  const chars = [...text.replace(/\s/g, '')];
-  if (chars.length === 0) return 0;
+  let n = 0;
   let bad = 0;
-  for (const c of chars) {
-    const cp = c.codePointAt(0)!;
-    if (cp === 0xfffd || (cp >= 0xe000 && cp <= 0xf8ff) || cp < 0x20 || (cp >= 0x7f && cp < 0xa0) || (cp >= 0xf0000)) bad++;
+  for (let i = 0; i < text.length; i++) {
+    const cp = text.charCodeAt(i);
+    if (cp === 32 || cp === 9 || cp === 10 || cp === 13) continue;
+    n++;
+    if (cp === 0xfffd || (cp >= 0xe000 && cp <= 0xf8ff) || cp < 0x20 || (cp >= 0x7f && cp < 0xa0) || (cp >= 0xdb80 && cp <= 0xdbff)) bad++;
   }
-  return bad / chars.length;
+  return n ? bad / n : 0;
 }
 
 /** Share of letters (any script) among non-space characters. */
 export function letterShare(text: string): number {
-  const chars = text.replace(/\s/g, '');
-  if (!chars.length) return 0;
-  return (chars.match(/\p{L}/gu) ?? []).length / chars.length;
+  let n = 0;
+  let letters = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 32 || c === 9 || c === 10 || c === 13) continue;
+    n++;
+    if (c < 128 ? (c >= 65 && c <= 90) || (c >= 97 && c <= 122) : LETTER.test(text[i]!)) letters++;
+  }
+  return n ? letters / n : 0;
 }
+
+const LETTER = /\p{L}/u;
 
 /** Classifies a page from its lines and images. */
 export function judgeTextLayer(lines: readonly LayoutLine[], images: readonly Box[], width: number, height: number): TextLayerVerdict {

@@ -21,7 +21,7 @@ export interface InputFacts {
 }
 
 const MESSAGES: Partial<Record<WarningCode, string>> = {
-  IMAGE_ONLY_PAGES: 'pages without a text layer were recognised with OCR',
+  IMAGE_ONLY_PAGES: 'pages have no text layer, only images; they were sent to OCR',
   GARBLED_TEXT_LAYER: 'the text layer maps glyphs to the wrong characters on these pages; OCR was used instead',
   ROTATED_PAGES_CORRECTED: 'pages were turned upright before OCR',
   EMPTY_PAGES: 'pages without any text',

@@ -14,6 +14,8 @@ export function plainText(markdown: string): string {
     .replace(/\[\^(\w+)\]:/g, '$1');
 }
 
+const LETTER = /\p{L}/u;
+
 const isGarbage = (cp: number): boolean =>
   cp === 0xfffd || (cp >= 0xe000 && cp <= 0xf8ff) || cp < 0x20 || (cp >= 0x7f && cp < 0xa0) || cp >= 0xf0000 || (cp >= 0x25a0 && cp <= 0x25ff && cp !== 0x25cf);
 
@@ -23,12 +25,17 @@ export function textStatistics(text: string): TextStatistics {
   let garbage = 0;
   let letters = 0;
   let rtl = 0;
-  for (const ch of text) {
-    if (/\s/.test(ch)) continue;
+  for (let i = 0; i < text.length; i++) {
+    let cp = text.charCodeAt(i);
+    if (cp >= 0xd800 && cp < 0xdc00 && i + 1 < text.length) {
+      cp = text.codePointAt(i)!;
+      i++;
+    }
+    if (cp === 32 || cp === 10 || cp === 9 || cp === 13 || cp === 0xa0 || cp === 0x3000 || (cp >= 0x2000 && cp <= 0x200b)) continue;
     characters++;
-    const cp = ch.codePointAt(0)!;
     if (isGarbage(cp)) garbage++;
-    if (/\p{L}/u.test(ch)) {
+    const isLetter = cp < 128 ? (cp >= 65 && cp <= 90) || (cp >= 97 && cp <= 122) : LETTER.test(String.fromCodePoint(cp));
+    if (isLetter) {
       letters++;
       if ((cp >= 0x0590 && cp <= 0x08ff) || (cp >= 0xfb1d && cp <= 0xfdff) || (cp >= 0xfe70 && cp <= 0xfeff)) rtl++;
     }
@@ -42,7 +49,7 @@ export function textStatistics(text: string): TextStatistics {
     letterRatio: round(characters ? letters / characters : 0),
     singleCharTokenRatio: round(tokens.length ? single / tokens.length : 0),
     longestRepeatedNgram: longestRepeat(tokens),
-    language: guessLanguage(text),
+    language: guessLanguage(text.length > 50_000 ? text.slice(0, 50_000) : text),
     rtlRatio: round(letters ? rtl / letters : 0),
   };
 }
@@ -76,7 +83,7 @@ export function longestRepeat(tokens: readonly string[]): TextStatistics['longes
     }
     let h1 = 0;
     let h2 = 0;
-    const seen = new Map<string, { start: number; count: number; last: number }>();
+    const seen = new Map<number, { start: number; count: number; last: number }>();
     let hit: { start: number; count: number } | null = null;
     for (let i = 0; i < seq.length; i++) {
       if (i >= n) {
@@ -87,7 +94,7 @@ export function longestRepeat(tokens: readonly string[]): TextStatistics['longes
       h2 = (Math.imul(h2, B2) + seq[i]!) | 0;
       if (i < n - 1) continue;
       const start = i - n + 1;
-      const key = `${h1}:${h2}`;
+      const key = (h1 >>> 0) * 2_097_152 + ((h2 >>> 0) & 0x1fffff);
       const s = seen.get(key);
       if (!s) seen.set(key, { start, count: 1, last: start });
       else if (start >= s.last + n) {

@@ -35,7 +35,7 @@ export function joinLines(prev: string, next: string, vocab?: Vocabulary): strin
   if (!b) return a;
   // Soft hyphen (U+00AD) marks a discretionary break: always join.
   if (a.endsWith('\u00ad')) return a.slice(0, -1) + b;
-  const m = /([\p{L}]+)-$/u.exec(a);
+  const m = a.charCodeAt(a.length - 1) === 45 ? /([\p{L}]+)-$/u.exec(a) : null;
   if (m && !/[-–—]{2}$/.test(a)) {
     const left = m[1]!;
     const rightM = /^([\p{L}]+)/u.exec(b);

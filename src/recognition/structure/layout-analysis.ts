@@ -111,7 +111,7 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
       const c = classify(raw, next);
       if (c.kind === 'heading' && REFERENCES_HEADING_RE.test(c.text.trim())) inReferences = true;
       else if (c.kind === 'heading' && c.level <= 2 && inReferences && !/^appendix|^[A-Z]\s/i.test(c.text)) inReferences = /supplementary/i.test(c.text) ? false : inReferences;
-      if (inReferences && c.kind === 'paragraph') {
+      if (inReferences && c.kind === 'paragraph' && !(c.size < body - 0.6 && raw.lines[0]!.y0 > page.height * 0.72)) {
         for (const entry of splitReferences(raw.lines, vocab)) pageBlocks.push({ kind: 'reference', page: page.page, text: entry });
         continue;
       }
@@ -155,7 +155,7 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
       return { kind: 'item', page, text: ordered ? `${marker[1]!.replace(/^\(/, '').replace(/\)$/, '.')} ${body2}` : body2, ordered, x0: first.x0, size };
     }
     const fm = /^(\d{1,3}|[*†‡§¶]+)\s*(?=\S)/.exec(text);
-    if (fm && first.y0 > raw.pageHeight * 0.72 && size < body - 0.6 && !inReferences) {
+    if (fm && first.y0 > raw.pageHeight * 0.72 && size < body - 0.6) {
       return { kind: 'footnote', page, label: fm[1]!, text: text.slice(fm[0].length) };
     }
     if (lines.length <= 3 && looksLikeEquation(text)) return { kind: 'equation', page, text };
@@ -165,6 +165,8 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
   function headingOf(raw: RawBlock, text: string, size: number, bold: boolean, next: RawBlock | undefined): Classified | null {
     const t = text.trim();
     if (t.length === 0 || t.length > 160 || raw.lines.length > 3 || !/\p{L}/u.test(t)) return null;
+    // Table cells and marks ("X X", "*JOBCTL") are not headings: ask for a word of two letters and four letters in all.
+    if (!/\p{L}{2}/u.test(t) || (t.match(/\p{L}/gu) ?? []).length < 4 || /[<>{}=]/.test(t)) return null;
     if (/[,;]$/.test(t) || /@|https?:\/\//.test(t)) return null;
     // Author lines: several commas or affiliation marks.
     if ((t.match(/,/g) ?? []).length >= 2 || /[†‡∗⋄□]/.test(t)) return null;
@@ -192,7 +194,8 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
       titleDone = true;
       return { kind: 'heading', page, text: t, level: 1, source: 'title', size };
     }
-    const strongSize = ratio >= 1.15 && size - body >= 1;
+    const estimated = raw.lines.some((l) => l.sizeEstimated);
+    const strongSize = estimated ? ratio >= 1.3 && words >= 2 : ratio >= 1.15 && size - body >= 1;
     if (useOutline && !(ratio >= 1.3 || (numbered && (bold || strongSize)))) return null;
     if (endsSentence && !(numbered && t.length < 80)) return null;
     if (words > 20) return null;
@@ -206,6 +209,13 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
     if (strongSize && !nextStartsLower) return { kind: 'heading', page, text: t, level: 0, source: 'font-size', size };
     if (bold && ratio >= 0.93 && !/:$/.test(t) && !nextStartsLower && words <= 14) {
       return { kind: 'heading', page, text: t, level: 0, source: 'bold', size };
+    }
+    // Italic run-in headings (technical manuals): a short title-case italic line above roman body text.
+    const italic = raw.lines.every((l) => l.italic);
+    const titleCase = t.split(/\s+/).filter((w) => /^\p{Lu}/u.test(w)).length >= Math.ceil(words * 0.6);
+    const nextRoman = next ? !next.lines[0]!.italic : false;
+    if (italic && titleCase && words <= 8 && nextRoman && !nextStartsLower && !/[.:]$/.test(t) && ratio >= 0.93 && raw.lines.length === 1) {
+      return { kind: 'heading', page, text: t, level: 0, source: 'emphasis', size };
     }
     return null;
   }
@@ -239,9 +249,13 @@ function segmentPage(page: PageExtraction, skip: Set<LayoutLine>): RawBlock[] {
 
 function startsNewBlock(a: LayoutLine, b: LayoutLine, cur: LayoutLine[], bounds: Box): boolean {
   if (b.block !== a.block) return true;
-  if (Math.abs(a.size - b.size) >= 1.5) return true;
+  // Estimated sizes (OCR, DJVU) jitter with the letters of a line: ask for a larger change there.
+  const sizeStep = a.sizeEstimated ? Math.max(1.5, 0.25 * Math.min(a.size, b.size)) : 1.5;
+  if (Math.abs(a.size - b.size) >= sizeStep) return true;
   if (a.bold !== b.bold) return true;
   if (a.mono !== b.mono) return true;
+  // A whole italic line above roman text (or the reverse) is a run-in heading or a quotation boundary.
+  if (a.italic !== b.italic && (a.text.length < 80 || b.text.length < 80)) return true;
   const minSize = Math.min(a.size, b.size);
   if (b.y0 - a.y1 > 0.9 * minSize) return true;
   if (b.y1 <= a.y0) return true;
