@@ -8,7 +8,8 @@ import type { PageExtraction } from '../layout-model.js';
 import { recognizePage } from '../ocr/ocr-engine.js';
 import { parseInfoOutput, parseOutline, parsePagesXml, type PdfDocumentInfo, type PdfOutlineEntry, type PdfPageBox } from './pdf-info.js';
 import { chooseDpi, nativeImagePpi } from './render-resolution.js';
-import { parseStextJson, type StextPageContent } from './stext-parser.js';
+import { parseStextJson, parseStextPage, rtlShare, type StextPageContent } from './stext-parser.js';
+import { parseStextXml } from './stext-xml.js';
 import { judgeTextLayer } from './text-layer-quality.js';
 
 /** What {@link extractPdf} found. */
@@ -198,7 +199,9 @@ async function extractChunk(pages: number[], ctx: ConversionContext): Promise<Ch
   return res;
 }
 
-async function pageFromContent(p: number, box: PdfPageBox, content: StextPageContent, ctx: ConversionContext): Promise<PageExtraction> {
+async function pageFromContent(p: number, box: PdfPageBox, content0: StextPageContent, ctx: ConversionContext): Promise<PageExtraction> {
+  // Right-to-left pages are read again from the XML, whose character boxes reveal ligatures.
+  const content = rtlShare(content0.lines) > 0.2 ? ((await rtlContent(p, ctx)) ?? content0) : content0;
   const verdict = judgeTextLayer(content.lines, content.images, box.width, box.height);
   const base = { page: p, width: box.width, height: box.height, images: content.images, ms: 0 };
   if (verdict === 'usable') return { ...base, kind: 'text-layer', lines: content.lines, notes: [] };
@@ -209,6 +212,24 @@ async function pageFromContent(p: number, box: PdfPageBox, content: StextPageCon
   // Without OCR a garbled text layer is still better than nothing; an image-only page stays empty.
   if (verdict === 'garbled') return { ...base, kind: 'text-layer', lines: content.lines, notes: [note, 'OCR_UNAVAILABLE'] };
   return { ...base, kind: 'empty', lines: [], notes: [note, 'OCR_UNAVAILABLE'] };
+}
+
+async function rtlContent(p: number, ctx: ConversionContext): Promise<StextPageContent | null> {
+  const out = `stext-${p}.xml`;
+  const r = await ctx.workspace.run({
+    tool: 'mutool',
+    args: ['convert', '-F', 'stext', '-O', 'preserve-images', '-o', out, INPUT, String(p)],
+    timeoutMs: Math.max(1000, Math.min(ctx.limits.pageTimeoutMs, ctx.remainingMs())),
+    maxMemoryBytes: ctx.limits.maxToolMemoryBytes,
+    ...(ctx.signal ? { signal: ctx.signal } : {}),
+  });
+  const bytes = await ctx.workspace.readFile(out);
+  await ctx.workspace.remove(out);
+  if (r.exitCode !== 0 || !bytes) return null;
+  // The XML writer base64-encodes images with preserve-images; drop them before parsing.
+  const xml = text(bytes).replace(/<image bbox="([^"]+)"[^>]*>[\s\S]*?<\/image>/g, '<image bbox="$1"/>');
+  const [page] = parseStextXml(xml);
+  return page ? parseStextPage(page as Parameters<typeof parseStextPage>[0]) : null;
 }
 
 /** Renders and recognises one page; null when OCR is unavailable, disabled or over its page budget. */

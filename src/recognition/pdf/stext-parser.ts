@@ -65,6 +65,17 @@ export function parseStextJson(json: string): StextPageContent[] {
   return pages.map(parseStextPage);
 }
 
+/** Share of right-to-left letters among the letters of a page's lines (0..1). */
+export function rtlShare(lines: readonly LayoutLine[]): number {
+  let rtl = 0;
+  let all = 0;
+  for (const l of lines) {
+    rtl += (l.text.match(RTL_COUNT) ?? []).length;
+    all += (l.text.match(/\p{L}/gu) ?? []).length;
+  }
+  return all ? rtl / all : 0;
+}
+
 /** Converts one page object. */
 export function parseStextPage(page: StextPage): StextPageContent {
   const lines: LayoutLine[] = [];
@@ -130,8 +141,9 @@ function groupRuns(runs: Run[]): Run[][] {
       if (p && !r.rtl && !p.rtl) {
         const gap = r.x0 - p.x1;
         const size = Math.max(p.size, r.size, 1);
-        // A gap of more than ~2 ems inside one row is a column or cell boundary, not a word space.
-        if (gap > Math.max(2.2 * size, 12)) {
+        // A gap of more than 1.5 ems inside one row is a column or cell boundary, not a word space
+        // (justified prose stretches spaces to about one em at most).
+        if (gap > Math.max(1.5 * size, 9)) {
           out.push(seg);
           seg = [];
         }

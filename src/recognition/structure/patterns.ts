@@ -1,7 +1,7 @@
 // Text patterns shared by the structure passes (lists, captions, numbering, references, equations).
 
 /** A bullet or enumerator at the start of a list item; group 1 is the marker. */
-export const LIST_MARKER_RE = /^([•◦▪▫●○■□‣⁃∙·►▶✓✔❖➢➤\-–—*]|\(?\d{1,3}[.)](?!\d)|\(?[a-z][.)]|\([ivx]{1,5}\)|[ivx]{1,5}\.)\s+(?=\S)/;
+export const LIST_MARKER_RE = /^([•◦▪▫●○■□☐☑☒❏❑‣⁃∙·►▶✓✔❖➢➤\-–—*\ue000-\uf8ff]|\(?\d{1,3}[.)](?!\d)|\(?[a-z][.)]|\([ivx]{1,5}\)|[ivx]{1,5}\.)\s+(?=\S)/;
 
 /** Markers that make a list ordered. */
 export const ORDERED_MARKER_RE = /^\(?(\d{1,3}|[a-z]|[ivx]{1,5})[.)]/;

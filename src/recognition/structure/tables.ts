@@ -78,8 +78,21 @@ export function detectTables(lines: readonly LayoutLine[], body: number): TableR
 }
 
 function buildGrid(region: Row[]): TableRegion | null {
-  // Columns: union of overlapping x-intervals of all cells.
-  const spans = region.flatMap((r) => r.cells.map((c) => [c.x0, c.x1] as [number, number])).sort((a, b) => a[0] - b[0]);
+  // Prose in two columns or checkbox lists is not a table: table cells are short.
+  const cells = region.flatMap((r) => r.cells);
+  const meanLength = cells.reduce((s, c) => s + c.text.length, 0) / Math.max(1, cells.length);
+  if (meanLength > 28) return null;
+  // Columns come from the rows with the most common number of cells (spanning header cells would merge
+  // columns otherwise): the union of their overlapping x-intervals.
+  const counts = new Map<number, number>();
+  for (const r of region) if (r.cells.length >= 2) counts.set(r.cells.length, (counts.get(r.cells.length) ?? 0) + 1);
+  let refCount = 0;
+  let best = -1;
+  for (const [k, v] of counts) if (v > best || (v === best && k > refCount)) [refCount, best] = [k, v];
+  const spans = region
+    .filter((r) => r.cells.length === refCount)
+    .flatMap((r) => r.cells.map((c) => [c.x0, c.x1] as [number, number]))
+    .sort((a, b) => a[0] - b[0]);
   const cols: [number, number][] = [];
   for (const [a, b] of spans) {
     const last = cols[cols.length - 1];
@@ -87,11 +100,23 @@ function buildGrid(region: Row[]): TableRegion | null {
     else cols.push([a, b]);
   }
   if (cols.length < 2 || cols.length > 20) return null;
+  const columnOf = (c: LayoutLine): number => {
+    const mid = (c.x0 + c.x1) / 2;
+    let k = cols.findIndex(([a, b]) => mid >= a - 2 && mid <= b + 2);
+    if (k < 0) k = cols.findIndex(([a, b]) => c.x0 >= a - 2 && c.x0 <= b + 2);
+    if (k < 0) {
+      let d = Infinity;
+      cols.forEach(([a, b], i) => {
+        const dist = Math.min(Math.abs(mid - a), Math.abs(mid - b));
+        if (dist < d) [d, k] = [dist, i];
+      });
+    }
+    return Math.max(0, k);
+  };
   const grid: string[][] = region.map((r) => {
     const row = cols.map(() => '');
     for (const c of r.cells) {
-      const k = cols.findIndex(([a, b]) => c.x0 >= a - 2 && c.x0 <= b + 2);
-      const idx = k < 0 ? 0 : k;
+      const idx = columnOf(c);
       row[idx] = row[idx] ? `${row[idx]} ${c.text}` : c.text;
     }
     return row;
@@ -101,5 +126,5 @@ function buildGrid(region: Row[]): TableRegion | null {
     const filled = grid.filter((r) => r[c]!.trim()).length;
     if (filled < Math.ceil(grid.length / 2)) return null;
   }
-  return { lines: region.flatMap((r) => r.cells), rows: grid };
+  return { lines: cells, rows: grid };
 }
