@@ -73,8 +73,12 @@ export function longestRepeat(tokens: readonly string[]): TextStatistics['longes
   });
   const B1 = 1_000_003;
   const B2 = 998_244_353 % 65_521;
-  const find = (n: number): { start: number; count: number } | null => {
-    if (n > seq.length) return null;
+  const same = (a: number, b: number, n: number): boolean => {
+    for (let k = 0; k < n; k++) if (seq[a + k] !== seq[b + k]) return false;
+    return true;
+  };
+  // Hash of every n-gram, rolled (Karp-Rabin with two bases packed into one safe integer).
+  const hashes = (n: number, visit: (key: number, start: number) => boolean): void => {
     let p1 = 1;
     let p2 = 1;
     for (let i = 0; i < n - 1; i++) {
@@ -83,8 +87,6 @@ export function longestRepeat(tokens: readonly string[]): TextStatistics['longes
     }
     let h1 = 0;
     let h2 = 0;
-    const seen = new Map<number, { start: number; count: number; last: number }>();
-    let hit: { start: number; count: number } | null = null;
     for (let i = 0; i < seq.length; i++) {
       if (i >= n) {
         h1 = (h1 - Math.imul(seq[i - n]!, p1)) | 0;
@@ -92,30 +94,48 @@ export function longestRepeat(tokens: readonly string[]): TextStatistics['longes
       }
       h1 = (Math.imul(h1, B1) + seq[i]!) | 0;
       h2 = (Math.imul(h2, B2) + seq[i]!) | 0;
-      if (i < n - 1) continue;
-      const start = i - n + 1;
-      const key = (h1 >>> 0) * 2_097_152 + ((h2 >>> 0) & 0x1fffff);
-      const s = seen.get(key);
-      if (!s) seen.set(key, { start, count: 1, last: start });
-      else if (start >= s.last + n) {
-        s.count++;
-        s.last = start;
-        if (!hit || s.count > hit.count) hit = { start: s.start, count: s.count };
-      }
+      // 30-bit keys stay small integers (fast Map keys); equal keys are confirmed word by word.
+      if (i >= n - 1 && !visit((h1 ^ Math.imul(h2, 0x9e3779b1)) & 0x3fffffff, i - n + 1)) return;
     }
-    return hit;
+  };
+  // Does some n-gram occur twice without overlap? Stops at the first one.
+  const exists = (n: number): boolean => {
+    if (n > seq.length) return false;
+    const first = new Map<number, number>();
+    let found = false;
+    hashes(n, (key, start) => {
+      const f = first.get(key);
+      if (f === undefined) first.set(key, start);
+      else if (start >= f + n && same(f, start, n)) found = true;
+      return !found;
+    });
+    return found;
   };
   let lo = 1;
   let hi = Math.min(200, seq.length);
-  let best: { n: number; start: number; count: number } | null = null;
+  let bestN = 0;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
-    const r = find(mid);
-    if (r) {
-      best = { n: mid, ...r };
+    if (exists(mid)) {
+      bestN = mid;
       lo = mid + 1;
     } else hi = mid - 1;
   }
-  if (!best) return null;
-  return { words: best.n, occurrences: best.count, sample: tokens.slice(best.start, best.start + Math.min(best.n, 12)).join(' ') };
+  let best: { n: number; start: number; count: number } | null = null;
+  if (bestN > 0) {
+    const seen = new Map<number, { start: number; count: number; last: number }>();
+    hashes(bestN, (key, start) => {
+      const s = seen.get(key);
+      if (!s) seen.set(key, { start, count: 1, last: start });
+      else if (start >= s.last + bestN && same(s.start, start, bestN)) {
+        s.count++;
+        s.last = start;
+        if (!best || s.count > best.count) best = { n: bestN, start: s.start, count: s.count };
+      }
+      return true;
+    });
+  }
+  const b = best as { n: number; start: number; count: number } | null;
+  if (!b) return null;
+  return { words: b.n, occurrences: b.count, sample: tokens.slice(b.start, b.start + Math.min(b.n, 12)).join(' ') };
 }

@@ -27,33 +27,43 @@ export class Vocabulary {
   }
 }
 
-/** Joins two consecutive lines of one paragraph. */
+/** Joins two consecutive lines of one paragraph. Only the tail of `prev` is examined (it may be long). */
 export function joinLines(prev: string, next: string, vocab?: Vocabulary): string {
-  const a = prev.replace(/\s+$/, '');
-  const b = next.replace(/^\s+/, '');
+  let end = prev.length;
+  while (end > 0 && isSpace(prev.charCodeAt(end - 1))) end--;
+  const a = end === prev.length ? prev : prev.slice(0, end);
+  let start = 0;
+  while (start < next.length && isSpace(next.charCodeAt(start))) start++;
+  const b = start === 0 ? next : next.slice(start);
   if (!a) return b;
   if (!b) return a;
+  const last = a.charCodeAt(a.length - 1);
   // Soft hyphen (U+00AD) marks a discretionary break: always join.
-  if (a.endsWith('\u00ad')) return a.slice(0, -1) + b;
-  const m = a.charCodeAt(a.length - 1) === 45 ? /([\p{L}]+)-$/u.exec(a) : null;
-  if (m && !/[-–—]{2}$/.test(a)) {
-    const left = m[1]!;
-    const rightM = /^([\p{L}]+)/u.exec(b);
-    if (!rightM || !/^\p{Ll}/u.test(b)) return a + b; // "COVID-\n19", "Pre-\nDigital": keep the hyphen
-    const right = rightM[1]!;
-    const joined = left + right;
-    if (vocab) {
-      const compound = vocab.hasCompound(left, right);
-      const word = vocab.has(joined);
-      if (word && !compound) return a.slice(0, -1) + b;
-      if (compound && !word) return a + b;
+  if (last === 0xad) return a.slice(0, -1) + b;
+  if (last === 45) {
+    const tail = a.slice(-80);
+    const m = /([\p{L}]+)-$/u.exec(tail);
+    if (m && !/[-–—]{2}$/.test(tail)) {
+      const left = m[1]!;
+      const rightM = /^([\p{L}]+)/u.exec(b);
+      if (!rightM || !/^\p{Ll}/u.test(b)) return a + b; // "COVID-\n19", "Pre-\nDigital": keep the hyphen
+      const right = rightM[1]!;
+      const joined = left + right;
+      if (vocab) {
+        const compound = vocab.hasCompound(left, right);
+        const word = vocab.has(joined);
+        if (word && !compound) return a.slice(0, -1) + b;
+        if (compound && !word) return a + b;
+      }
+      if (HYPHEN_PREFIXES.has(left.toLowerCase())) return a + b;
+      return a.slice(0, -1) + b;
     }
-    if (HYPHEN_PREFIXES.has(left.toLowerCase())) return a + b;
-    return a.slice(0, -1) + b;
   }
-  if (CJK_RE.test(a.slice(-1)) && CJK_RE.test(b[0]!)) return a + b;
+  if (CJK_RE.test(a[a.length - 1]!) && CJK_RE.test(b[0]!)) return a + b;
   return `${a} ${b}`;
 }
+
+const isSpace = (c: number): boolean => c === 32 || c === 9 || c === 10 || c === 13 || c === 0xa0;
 
 /** Joins the lines of a paragraph. */
 export function joinParagraph(lines: readonly string[], vocab?: Vocabulary): string {
