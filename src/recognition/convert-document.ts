@@ -124,7 +124,7 @@ async function convertWith(format: DocumentFormat, bytes: Uint8Array, ctx: Conve
   const counts: StructureCounts = countBlocks(layout.blocks);
   const metadata = format === 'pdf' ? pdfMetadata(info, layout.blocks) : { ...NO_METADATA, title: firstHeading(layout.blocks) };
   const facts: InputFacts = { ...base, pageCount, encrypted, repaired, producer: info.Producer ?? info.Creator ?? null, metadata };
-  const report = buildReport(facts, pages as (PageExtraction | MarkdownUnit)[], markdown, counts, layout.removedLines, ctx);
+  const report = buildReport(facts, pages as (PageExtraction | MarkdownUnit)[], markdown, counts, layout.removedLines, ctx, layout.layoutComplexity);
   return { markdown, report, metadata: report.input.metadata, blocks: layout.blocks };
 }
 

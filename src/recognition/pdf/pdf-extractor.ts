@@ -36,6 +36,10 @@ export async function extractPdf(bytes: Uint8Array, ctx: ConversionContext): Pro
   const t0 = ctx.now();
   const mem = { maxMemoryBytes: ctx.limits.maxToolMemoryBytes };
   const sig = ctx.signal ? { signal: ctx.signal } : {};
+  // The first chunk's text layer is extracted speculatively alongside the document facts (mutool clamps
+  // the range to the page count); it is discarded if the document turns out unreadable or resumed.
+  const firstRange = Array.from({ length: CHUNK }, (_, i) => i + 1);
+  const speculative = ctx.resumed.size === 0 ? runStext(firstRange, ctx, true).catch(() => null) : null;
   const [pagesRun, infoRun, outlineRun] = await Promise.all([
     ws.run({ tool: 'mutool', args: ['pages', INPUT], timeoutMs: 60_000, ...mem, ...sig }),
     ws.run({ tool: 'mutool', args: ['info', '-M', INPUT, '1'], timeoutMs: 60_000, ...mem, ...sig }),
@@ -98,7 +102,16 @@ export async function extractPdf(bytes: Uint8Array, ctx: ConversionContext): Pro
 
   let truncated = false;
   // The next chunk's text layer is extracted while this chunk's pages are judged and OCRed (two cores).
-  let pending: Promise<ChunkResult> | null = chunks[0] ? extractChunk(chunks[0], ctx) : null;
+  const first = chunks[0];
+  let pending: Promise<ChunkResult> | null = first
+    ? (async (): Promise<ChunkResult> => {
+        const spec = first[0] === 1 ? await speculative : null;
+        if (spec?.contents && spec.contents.length >= first.length) {
+          return { pages: spec.contents.slice(0, first.length), timedOut: first.map(() => false), repaired: spec.repaired, msPerPage: spec.ms / spec.contents.length };
+        }
+        return extractChunk(first, ctx);
+      })()
+    : null;
   for (let ci = 0; ci < chunks.length; ci++) {
     const chunk = chunks[ci]!;
     ctx.checkCancelled();
@@ -152,8 +165,8 @@ interface ChunkResult {
   msPerPage: number;
 }
 
-async function runStext(pages: number[], ctx: ConversionContext): Promise<{ contents: StextPageContent[] | null; timedOut: boolean; repaired: boolean; ms: number }> {
-  const out = `stext-${pages[0]}.json`;
+async function runStext(pages: number[], ctx: ConversionContext, clamped = false): Promise<{ contents: StextPageContent[] | null; timedOut: boolean; repaired: boolean; ms: number }> {
+  const out = `stext-${pages[0]}${clamped ? '-spec' : ''}.json`;
   const range = pages.length === 1 ? String(pages[0]) : `${pages[0]}-${pages[pages.length - 1]}`;
   const timeout = Math.max(1000, Math.min(ctx.limits.pageTimeoutMs * pages.length, ctx.remainingMs()));
   const t0 = ctx.now();
@@ -173,7 +186,8 @@ async function runStext(pages: number[], ctx: ConversionContext): Promise<{ cont
   if (r.timedOut || r.exitCode !== 0 || !bytes) return { contents: null, timedOut: r.timedOut, repaired, ms };
   try {
     const contents = parseStextJson(text(bytes));
-    return { contents: contents.length === pages.length ? contents : null, timedOut: false, repaired, ms };
+    const ok = clamped ? contents.length > 0 && contents.length <= pages.length : contents.length === pages.length;
+    return { contents: ok ? contents : null, timedOut: false, repaired, ms };
   } catch {
     return { contents: null, timedOut: false, repaired, ms };
   }

@@ -41,6 +41,7 @@ export function buildReport(
   counts: StructureCounts,
   removedLines: number,
   ctx: ConversionContext,
+  layoutComplexity = 0,
 ): QualityReport {
   const which = { textLayer: [] as number[], ocr: [] as number[], empty: [] as number[], failed: [] as number[], skipped: [] as number[] };
   const conf: number[] = [];
@@ -65,7 +66,7 @@ export function buildReport(
   if (headingsTotal === 0 && text.words > 150) ctx.warn('NO_HEADINGS_DETECTED', 'no headings were found; the Markdown is a flat sequence of paragraphs');
   if (counts.equations > 0) ctx.warn('EQUATIONS_AS_TEXT', 'displayed equations are kept as plain text, not LaTeX');
   if (text.rtlRatio > 0.2) ctx.warn('RIGHT_TO_LEFT_TEXT', 'right-to-left text: the order of mixed-direction lines may be imperfect');
-  if (text.longestRepeatedNgram && text.longestRepeatedNgram.words >= 60) ctx.warn('REPETITION_DETECTED', `a passage of ${text.longestRepeatedNgram.words} words occurs ${text.longestRepeatedNgram.occurrences} times`);
+  if (text.longestRepeatedNgram && text.longestRepeatedNgram.words >= 120) ctx.warn('REPETITION_DETECTED', `a passage of ${text.longestRepeatedNgram.words} words occurs ${text.longestRepeatedNgram.occurrences} times`);
   if (text.characters > 200 && (text.garbageRatio > 0.05 || text.letterRatio < 0.5)) ctx.warn('LOW_TEXT_QUALITY', 'many characters are not letters; the text may be garbled');
   if (facts.repaired) ctx.warn('DAMAGED_FILE_REPAIRED', 'the file was damaged and repaired while reading; some content may be missing');
   const sorted = [...conf].sort((a, b) => a - b);
@@ -98,6 +99,7 @@ export function buildReport(
     references: counts.references,
     codeBlocks: counts.codeBlocks,
     removedHeaderFooterLines: removedLines,
+    layoutComplexity,
   };
   const warnings: QualityWarning[] = [...ctx.warnings.entries()]
     .map(([code, w]) => ({ code, message: w.message, pages: [...w.pages].sort((a, b) => a - b) }))

@@ -36,7 +36,7 @@ export type WarningCode =
   | 'MISSING_SPINE_ITEM'
   /** EPUB fonts are obfuscated (IDPF/Adobe font mangling); the text is unaffected. */
   | 'FONT_OBFUSCATION'
-  /** Long passages repeat verbatim (duplicated text layer or extraction loop). */
+  /** A passage of 120+ words repeats verbatim (duplicated text layer or extraction loop). */
   | 'REPETITION_DETECTED'
   /** Right-to-left script: the reading order of mixed-direction lines may be imperfect. */
   | 'RIGHT_TO_LEFT_TEXT'
@@ -137,6 +137,8 @@ export interface QualityReport {
     readonly codeBlocks: number;
     /** Running header/footer and page-number lines removed. */
     readonly removedHeaderFooterLines: number;
+    /** Share 0..1 of text lines sharing their row with another line (columns, tables, forms): reading-order risk. */
+    readonly layoutComplexity: number;
   };
   readonly warnings: readonly QualityWarning[];
   readonly score: {

@@ -30,6 +30,30 @@ export interface LayoutResult {
   readonly removedLines: number;
   /** Dominant body font size in points. */
   readonly bodySize: number;
+  /** Share 0..1 of text lines that share their row with another, separate line (columns, tables, forms). */
+  readonly layoutComplexity: number;
+}
+
+/** Share of lines whose vertical band overlaps another line that is horizontally apart on the same page. */
+export function layoutComplexity(pages: readonly PageExtraction[]): number {
+  let total = 0;
+  let shared = 0;
+  for (const p of pages) {
+    const lines = [...p.lines].sort((a, b) => a.y0 - b.y0);
+    total += lines.length;
+    for (let i = 0; i < lines.length; i++) {
+      const a = lines[i]!;
+      for (let j = i - 1; j >= 0 && j >= i - 12; j--) {
+        const b = lines[j]!;
+        const overlap = Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0);
+        if (overlap > 0.5 * Math.min(a.y1 - a.y0, b.y1 - b.y0) && (b.x1 < a.x0 || a.x1 < b.x0)) {
+          shared++;
+          break;
+        }
+      }
+    }
+  }
+  return total ? Math.round((shared / total) * 1000) / 1000 : 0;
 }
 
 interface RawBlock {
@@ -128,7 +152,7 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
     }
     classified.push(...pageBlocks);
   }
-  return { blocks: mergeBlocks(classified, vocab), removedLines: removed, bodySize: body };
+  return { blocks: mergeBlocks(classified, vocab), removedLines: removed, bodySize: body, layoutComplexity: layoutComplexity(pages) };
 
   function classify(raw: RawBlock, next: RawBlock | undefined): Classified {
     const lines = raw.lines;
