@@ -29,6 +29,8 @@ export class ConversionContext {
     readonly ocr: { readonly enabled: boolean; readonly languages: string },
     readonly signal: AbortSignal | undefined,
     readonly onPage: ((c: PageCheckpoint) => void | Promise<void>) | undefined,
+    /** Pages processed at once within a chunk (OCR is the part that benefits). */
+    readonly pageConcurrency = 1,
   ) {
     this.started = now();
   }

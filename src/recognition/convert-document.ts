@@ -36,6 +36,11 @@ export interface ConvertOptions {
   readonly pageMarkers?: boolean;
   /** Monotonic clock in milliseconds (default `performance.now`). */
   readonly now?: () => number;
+  /**
+   * Pages processed at once (OCR runs one single-threaded tesseract per page). Default 1: a worker pool
+   * already runs one document per core; raise it when converting one large scanned document alone.
+   */
+  readonly pageConcurrency?: number;
 }
 
 /** A converted document. */
@@ -77,6 +82,7 @@ export async function convertDocument(bytes: Uint8Array, options: ConvertOptions
     { enabled: options.ocr?.enabled ?? true, languages: (options.ocr?.languages ?? ['eng']).join('+') },
     options.signal,
     options.onPage,
+    Math.max(1, Math.floor(options.pageConcurrency ?? 1)),
   );
   try {
     return await convertWith(format, bytes, ctx, options.pageMarkers ?? true);

@@ -51,6 +51,11 @@ test('checkpoints arrive in page order and resuming gives the same result', { sk
   const resumed = await convertDocument(bytes, { runner, resumeFrom: stored, onPage: (c) => void again.push(c.page) });
   assert.deepEqual(again, [3, 4]);
   assert.equal(resumed.markdown, full.markdown);
+  // Several pages at once: checkpoints still come once each, in order, and the result is the same.
+  const parallel: number[] = [];
+  const par = await convertDocument(bytes, { runner, pageConcurrency: 3, onPage: (c) => void parallel.push(c.page) });
+  assert.deepEqual(parallel, [1, 2, 3, 4]);
+  assert.equal(par.markdown, full.markdown);
   // Checkpoints of another input are ignored.
   const other = await convertDocument(sampleArticle(2), { runner, resumeFrom: stored });
   assert.equal(other.report.pages.total, 2);

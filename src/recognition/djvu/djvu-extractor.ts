@@ -4,6 +4,7 @@
 import { RecognitionError } from '../errors.js';
 import type { ConversionContext } from '../conversion-context.js';
 import type { PageExtraction } from '../layout-model.js';
+import { mapLimit } from '../map-limit.js';
 import { recognizePage } from '../ocr/ocr-engine.js';
 import { chooseDpi } from '../pdf/render-resolution.js';
 import { djvuTextLines, parseDjvudump, parseSExprs, type DjvuPageInfo } from './djvu-text.js';
@@ -44,12 +45,15 @@ export async function extractDjvu(bytes: Uint8Array, ctx: ConversionContext): Pr
   const results = new Map<number, PageExtraction>();
   for (const [p, c] of ctx.resumed) if (p <= n && 'lines' in c.unit) results.set(p, c.unit);
   let next = 1;
-  const report = async (): Promise<void> => {
-    while (results.has(next)) {
-      if (!ctx.resumed.has(next)) await ctx.checkpoint(results.get(next)!, n);
-      next++;
-    }
-  };
+  // Serialised: concurrent pages finish out of order, checkpoints must not (nor twice).
+  let reporting: Promise<void> = Promise.resolve();
+  const report = (): Promise<void> =>
+    (reporting = reporting.then(async () => {
+      while (results.has(next)) {
+        if (!ctx.resumed.has(next)) await ctx.checkpoint(results.get(next)!, n);
+        next++;
+      }
+    }));
   await report();
   let truncated = false;
   for (let start = 1; start <= n; start += CHUNK) {
@@ -76,8 +80,7 @@ export async function extractDjvu(bytes: Uint8Array, ctx: ConversionContext): Pr
     ctx.time('extract', chunkMs);
     ctx.checkCancelled();
     const texts = splitBySize(text(r.stdout));
-    for (let k = 0; k < pages.length; k++) {
-      const p = pages[k]!;
+    await mapLimit(pages, ctx.pageConcurrency, async (p, k) => {
       const info = infoOf(p);
       const sized = texts[k];
       const w = sized?.width || info.width;
@@ -91,8 +94,8 @@ export async function extractDjvu(bytes: Uint8Array, ctx: ConversionContext): Pr
       else page = await ocrDjvuPage(p, info, base, ctx);
       results.set(p, page);
       await report();
-      if (ctx.remainingMs() <= 0) truncated = true;
-    }
+    });
+    if (ctx.remainingMs() <= 0) truncated = true;
   }
   if (truncated) ctx.warn('TRUNCATED', 'the overall time limit was reached; later pages were not converted');
   return { pageCount: n, pages: [...results.values()].sort((a, b) => a.page - b.page) };

@@ -5,6 +5,7 @@
 import { RecognitionError } from '../errors.js';
 import type { ConversionContext } from '../conversion-context.js';
 import type { PageExtraction } from '../layout-model.js';
+import { mapLimit } from '../map-limit.js';
 import { recognizePage } from '../ocr/ocr-engine.js';
 import { parseInfoOutput, parseOutline, parsePagesXml, type PdfDocumentInfo, type PdfOutlineEntry, type PdfPageBox } from './pdf-info.js';
 import { chooseDpi, nativeImagePpi } from './render-resolution.js';
@@ -82,13 +83,16 @@ export async function extractPdf(bytes: Uint8Array, ctx: ConversionContext): Pro
   for (let p = 1; p <= pageCount; p++) if (!results.has(p)) todo.push(p);
   // Pages checkpointed strictly in order: a resumed job continues after the last contiguous page.
   let nextToReport = 1;
-  const report = async (): Promise<void> => {
-    while (results.has(nextToReport)) {
-      const r = results.get(nextToReport)!;
-      if (!ctx.resumed.has(nextToReport)) await ctx.checkpoint(r, pageCount);
-      nextToReport++;
-    }
-  };
+  // Serialised: concurrent pages finish out of order, checkpoints must not (nor twice).
+  let reporting: Promise<void> = Promise.resolve();
+  const report = (): Promise<void> =>
+    (reporting = reporting.then(async () => {
+      while (results.has(nextToReport)) {
+        const r = results.get(nextToReport)!;
+        if (!ctx.resumed.has(nextToReport)) await ctx.checkpoint(r, pageCount);
+        nextToReport++;
+      }
+    }));
   await report();
 
   const chunks: number[][] = [];
@@ -128,8 +132,9 @@ export async function extractPdf(bytes: Uint8Array, ctx: ConversionContext): Pro
     // A rejected prefetch (cancellation) surfaces when awaited; keep it from being reported as unhandled.
     pending?.catch(() => undefined);
     if (contents.repaired) repaired = true;
-    for (let k = 0; k < chunk.length; k++) {
-      const p = chunk[k]!;
+    // Pages of a chunk are judged (and OCRed when needed) up to `pageConcurrency` at a time; checkpoints
+    // still go out in page order.
+    await mapLimit(chunk, ctx.pageConcurrency, async (p, k) => {
       const box = byPage.get(p)!;
       const started = ctx.now();
       const content = contents.pages[k];
@@ -142,8 +147,8 @@ export async function extractPdf(bytes: Uint8Array, ctx: ConversionContext): Pro
       results.set(p, { ...page, ms: page.ms + (ctx.now() - started) + contents.msPerPage });
       ctx.checkCancelled();
       await report();
-      if (ctx.remainingMs() <= 0) truncated = true;
-    }
+    });
+    if (ctx.remainingMs() <= 0) truncated = true;
   }
   if (truncated) ctx.warn('TRUNCATED', 'the overall time limit was reached; later pages were not converted');
   const pages = [...results.values()].sort((a, b) => a.page - b.page);
