@@ -10,7 +10,7 @@ export interface FormatAvailability {
   readonly available: boolean;
   /** True when image-only pages can be recognised (tesseract with the OCR language installed). */
   readonly ocr: boolean;
-  /** Tools that are missing (empty when all are present). */
+  /** Tools that are missing, `tesseract` included when OCR is unavailable (empty when all are present). */
   readonly missingTools: readonly string[];
 }
 
@@ -29,11 +29,12 @@ export async function availableFormats(runner: ProcessRunner): Promise<FormatAva
   const ocr = has.get('tesseract') ?? false;
   return (Object.keys(REQUIRED_TOOLS) as DocumentFormat[]).map((format) => {
     const missing = REQUIRED_TOOLS[format].filter((t) => !has.get(t));
+    const needsOcr = format !== 'epub';
     return {
       format,
       available: missing.length === 0,
-      ocr: format === 'epub' ? false : ocr && format === 'pdf' ? true : ocr && missing.length === 0,
-      missingTools: ocr || format === 'epub' ? missing : [...missing, 'tesseract'],
+      ocr: needsOcr && ocr && missing.length === 0,
+      missingTools: needsOcr && !ocr ? [...missing, 'tesseract'] : missing,
     };
   });
 }
