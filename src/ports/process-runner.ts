@@ -48,8 +48,8 @@ export interface ToolResult {
 export interface Workspace {
   /** Writes a file (name: `[A-Za-z0-9._-]+`, not starting with `-` or `.`). */
   writeFile(name: string, bytes: Uint8Array): Promise<void>;
-  /** Reads a file a tool produced; resolves to null when it does not exist. */
-  readFile(name: string): Promise<Uint8Array | null>;
+  /** Reads a file a tool produced; resolves to null when it does not exist or is larger than `maxBytes` (default: no cap). */
+  readFile(name: string, maxBytes?: number): Promise<Uint8Array | null>;
   /** Names of the files in the workspace, sorted. */
   list(): Promise<string[]>;
   /** Removes a file if present. */

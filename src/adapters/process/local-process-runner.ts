@@ -3,7 +3,7 @@
 // an optional address-space cap (through util-linux `prlimit`, which is always present on Debian).
 // Owns spawning and temp files; knows nothing of document formats.
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ProcessRunner, ToolProbe, ToolResult, ToolRun, Workspace } from '../../ports/process-runner.js';
@@ -210,9 +210,10 @@ class LocalWorkspace implements Workspace {
     await writeFile(join(this.dir, name), bytes);
   }
 
-  async readFile(name: string): Promise<Uint8Array | null> {
+  async readFile(name: string, maxBytes?: number): Promise<Uint8Array | null> {
     checkName(name);
     try {
+      if (maxBytes !== undefined && (await stat(join(this.dir, name))).size > maxBytes) return null;
       const b = await readFile(join(this.dir, name));
       return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
     } catch {

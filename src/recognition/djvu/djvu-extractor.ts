@@ -144,7 +144,7 @@ async function ocrDjvuPage(
     ...(ctx.signal ? { signal: ctx.signal } : {}),
   });
   ctx.checkCancelled();
-  const pgm = await ctx.workspace.readFile(file);
+  const pgm = await ctx.workspace.readFile(file, ctx.limits.maxPagePixels + 1024);
   await ctx.workspace.remove(file);
   if (r.exitCode !== 0 || !pgm) return { ...base, kind: 'failed', lines: [], notes: [note, r.timedOut ? 'PAGE_TIMEOUT' : 'PAGE_FAILED'] };
   const res = await recognizePage(pgm, dpi, `ocr-${p}.pgm`, {

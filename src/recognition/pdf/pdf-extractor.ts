@@ -185,7 +185,8 @@ async function runStext(pages: number[], ctx: ConversionContext, clamped = false
   const ms = ctx.now() - t0;
   ctx.time('extract', ms);
   ctx.checkCancelled();
-  const bytes = await ctx.workspace.readFile(out);
+  // A pathological page (millions of glyphs) must not exhaust memory: 64 MiB of JSON per page at most.
+  const bytes = await ctx.workspace.readFile(out, 64 * 1024 * 1024 * pages.length);
   await ctx.workspace.remove(out);
   const repaired = /repair/i.test(r.stderr);
   if (r.timedOut || r.exitCode !== 0 || !bytes) return { contents: null, timedOut: r.timedOut, repaired, ms };
@@ -242,7 +243,7 @@ async function rtlContent(p: number, ctx: ConversionContext): Promise<StextPageC
     maxMemoryBytes: ctx.limits.maxToolMemoryBytes,
     ...(ctx.signal ? { signal: ctx.signal } : {}),
   });
-  const bytes = await ctx.workspace.readFile(out);
+  const bytes = await ctx.workspace.readFile(out, 128 * 1024 * 1024);
   await ctx.workspace.remove(out);
   if (r.exitCode !== 0 || !bytes) return null;
   // The XML writer base64-encodes images with preserve-images; drop them before parsing.
@@ -286,7 +287,7 @@ async function ocrPdfPage(p: number, box: PdfPageBox, ctx: ConversionContext): P
     ...sig,
   });
   ctx.checkCancelled();
-  const pgm = await ctx.workspace.readFile(file);
+  const pgm = await ctx.workspace.readFile(file, ctx.limits.maxPagePixels + 1024);
   await ctx.workspace.remove(file);
   if (render.exitCode !== 0 || !pgm) return { ...base, kind: 'failed', notes: [render.timedOut ? 'PAGE_TIMEOUT' : 'PAGE_FAILED'], ms: ctx.now() - t0 };
   const result = await recognizePage(pgm, dpi, `ocr-${p}.pgm`, {
