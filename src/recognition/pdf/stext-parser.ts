@@ -92,6 +92,9 @@ export function parseStextPage(page: StextPage): StextPageContent {
       if (l.wmode === 1) continue; // vertical writing: kept out of the horizontal flow
       const text = (l.text ?? '').replace(/[\u0000-\u0008\u000b-\u001f]/g, '');
       if (!l.bbox || text.length === 0) continue;
+      // Rotated text (arXiv side stamps, vertical table headers) comes as a tall, narrow box: it is not
+      // part of the horizontal reading flow.
+      if (text.trim().length >= 4 && l.bbox.h > 3 * l.bbox.w) continue;
       const f = l.font ?? {};
       const name = f.name ?? '';
       const size = f.size && f.size > 0 ? f.size : l.bbox.h * 0.8;
@@ -226,7 +229,8 @@ function buildLine(runs: Run[], block: number): LayoutLine | null {
     x1: Math.max(...runs.map((r) => r.x1)),
     y1: Math.max(...runs.map((r) => r.y1)),
     size,
-    bold: chars > 0 && bold / chars > 0.6,
+    // A line is bold when nearly all of it is: a bold run-in phrase does not make the line a heading.
+    bold: chars > 0 && bold / chars > 0.8,
     italic: chars > 0 && italic / chars > 0.6,
     mono: chars > 0 && mono / chars > 0.6,
     block,

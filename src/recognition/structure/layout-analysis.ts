@@ -191,14 +191,24 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
     if (t.length === 0 || t.length > 160 || raw.lines.length > 3 || !/\p{L}/u.test(t)) return null;
     // Table cells and marks ("X X", "*JOBCTL") are not headings: ask for a word of two letters and four letters in all.
     if (!/\p{L}{2}/u.test(t) || (t.match(/\p{L}/gu) ?? []).length < 4 || /[<>{}=]/.test(t)) return null;
-    if (/[,;]$/.test(t) || /@|https?:\/\//.test(t)) return null;
-    // Author lines: several commas or affiliation marks.
-    if ((t.match(/,/g) ?? []).length >= 2 || /[†‡∗⋄□]/.test(t)) return null;
     const page = raw.page;
     const ratio = size / body;
     const numbered = SECTION_NUMBER_RE.exec(t);
     const words = t.split(/\s+/).length;
     const endsSentence = /[.!?]$/.test(t) && !/^\S+\.$/.test(t);
+    // The document title: the largest type in the top of the first page (before the author-line filters:
+    // titles have commas too).
+    if (!titleDone && page === (pages[0]?.page ?? 1) && ratio >= 1.3 && size >= maxFirstPageSize - 0.5 && raw.lines[0]!.y0 < raw.pageHeight * 0.45 && words <= 30) {
+      titleDone = true;
+      return { kind: 'heading', page, text: t, level: 1, source: 'title', size };
+    }
+    if (/[,;]$/.test(t) || /@|https?:\/\//.test(t)) return null;
+    // Author lines: several commas, affiliation marks, or Greek/star marks glued to names ("Loα∗").
+    if ((t.match(/,/g) ?? []).length >= 2 || /[†‡∗⋄□]/.test(t) || /[a-z][α-ω∗*]/.test(t)) return null;
+    // Run-in headings ("Protocols and Utilities. To instantiate a"): a sentence end followed by more text.
+    if (!numbered && /[.:]\s+\p{Lu}\p{Ll}/u.test(t)) return null;
+    // Inside the references, bold or italic venue names are not headings; only larger or numbered ones are.
+    if (inReferences && !numbered && ratio < 1.15) return null;
 
     // Outline entries name the real headings.
     if (useOutline) {
@@ -212,11 +222,6 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
           return { kind: 'heading', page, text: t, level: Math.min(6, o.depth + 1), source: 'outline', size };
         }
       }
-    }
-    // The document title: the largest type in the top of the first page.
-    if (!titleDone && page === (pages[0]?.page ?? 1) && ratio >= 1.3 && size >= maxFirstPageSize - 0.5 && raw.lines[0]!.y0 < raw.pageHeight * 0.45 && words <= 30) {
-      titleDone = true;
-      return { kind: 'heading', page, text: t, level: 1, source: 'title', size };
     }
     const estimated = raw.lines.some((l) => l.sizeEstimated);
     const strongSize = estimated ? ratio >= 1.3 && words >= 2 : ratio >= 1.15 && size - body >= 1;
@@ -288,7 +293,7 @@ function startsNewBlock(a: LayoutLine, b: LayoutLine, cur: LayoutLine[], bounds:
   const left = bounds.x0;
   const right = bounds.x1;
   // A short line ending a sentence closes the paragraph.
-  if (!inItem && a.x1 < right - 4 * a.size && SENTENCE_END_RE.test(a.text.trim())) return true;
+  if (!inItem && a.x1 < right - 4 * a.size && /[.!?。！？]["'”’)\]]?$/.test(a.text.trim())) return true;
   // First-line indent: b starts indented, reaches the right margin, and a was flush left.
   if (!inItem && b.x0 > left + 1.2 * b.size && b.x1 >= right - 2 * b.size && a.x0 <= left + 1.5 && a.x1 < right - 0.5 * a.size) return true;
   return false;
@@ -361,6 +366,11 @@ function mergeBlocks(items: Classified[], vocab: Vocabulary): DocBlock[] {
     const prev = out[out.length - 1];
     switch (c.kind) {
       case 'heading':
+        // A heading wrapped onto a second line that the source split off continues in lower case.
+        if (prev && prev.kind === 'heading' && prev.page === c.page && /^\p{Ll}/u.test(c.text) && !/[.:!?]$/.test(prev.text)) {
+          out[out.length - 1] = { ...prev, text: joinLines(prev.text, c.text, vocab) };
+          break;
+        }
         out.push({ kind: 'heading', page: c.page, level: levelOf(c), text: c.text, source: c.source });
         lastPara = null;
         break;
