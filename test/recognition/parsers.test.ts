@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseStextJson, visualToLogical } from '../../src/recognition/pdf/stext-parser.js';
-import { parseInfoOutput, parseOutline, parsePagesXml } from '../../src/recognition/pdf/pdf-info.js';
+import { parseOutline, parsePagesXml, parseShowOutput } from '../../src/recognition/pdf/pdf-info.js';
 import { parseOsd, parseTesseractTsv } from '../../src/recognition/ocr/tesseract-tsv.js';
 import { djvuTextLines, parseDjvudump, parseSExprs } from '../../src/recognition/djvu/djvu-text.js';
 import { encodePgm, parsePgm, rotateGray } from '../../src/recognition/ocr/pgm.js';
@@ -38,10 +38,13 @@ test('right-to-left runs come back in logical order with embedded Latin kept', (
 test('mutool pages, info and outline', () => {
   const pages = parsePagesXml('<page pagenum="0">\nFailed to gather information for page 0\n</page>\n<page pagenum="1">\n<MediaBox l="0" b="0" r="595" t="842" />\n<Rotate v="90" />\n</page>');
   assert.deepEqual(pages, [{ page: 1, width: 842, height: 595, rotate: 90 }]);
-  const info = parseInfoOutput('x.pdf:\n\nPDF-1.5\nInfo object (3 0 R):\n<</Title<FEFF00480069>/Author(Ada \\(A.\\) Lovelace)/Producer(pdf\\351TeX)>>\nEncryption object (0 0 R):\n<</Filter/Standard>>\nPages: 12\n');
+  const info = parseShowOutput('3 0 obj\n<<\n  /Title <FEFF00480069>\n  /Author (Ada \\(A.\\) Lovelace)\n  /Producer (pdf\\351TeX)\n>>\nendobj\n<<\n  /Filter /Standard\n  /R 3\n>>\n12\n|\t"Intro"\t#page=2\n');
   assert.equal(info.pageCount, 12);
   assert.equal(info.encrypted, true);
   assert.deepEqual(info.metadata, { Title: 'Hi', Author: 'Ada (A.) Lovelace', Producer: 'pdféTeX' });
+  assert.deepEqual(info.outline, [{ depth: 1, title: 'Intro', page: 2 }]);
+  const none = parseShowOutput('null\nnull\n0\n');
+  assert.deepEqual([none.pageCount, none.encrypted, none.metadata, none.outline], [0, false, {}, []]);
   const outline = parseOutline('|\t"Abstract"\t#page=1&zoom=nan,53,198\n|\t"1 Introduction"\t#page=1\n||\t"1.1 Scope"\t#page=2\n');
   assert.deepEqual(outline, [
     { depth: 1, title: 'Abstract', page: 1 },

@@ -7,7 +7,7 @@ import type { ConversionContext } from '../conversion-context.js';
 import type { PageExtraction } from '../layout-model.js';
 import { mapLimit } from '../map-limit.js';
 import { recognizePage } from '../ocr/ocr-engine.js';
-import { parseInfoOutput, parseOutline, parsePagesXml, type PdfDocumentInfo, type PdfOutlineEntry, type PdfPageBox } from './pdf-info.js';
+import { SHOW_PATHS, parsePagesXml, parseShowOutput, type PdfDocumentInfo, type PdfOutlineEntry, type PdfPageBox } from './pdf-info.js';
 import { chooseDpi, nativeImagePpi } from './render-resolution.js';
 import { parseStextJson, parseStextPage, rtlShare, type StextPageContent } from './stext-parser.js';
 import { parseStextXml } from './stext-xml.js';
@@ -23,8 +23,8 @@ export interface PdfExtraction {
 }
 
 const INPUT = 'input.pdf';
-/** Pages per `mutool convert` call: amortises process start (about 10 ms) while keeping checkpoints frequent. */
-const CHUNK = 8;
+/** Pages per `mutool convert` call: amortises process start and font loading while keeping checkpoints frequent. */
+const CHUNK = 16;
 
 const text = (b: Uint8Array): string => Buffer.from(b).toString('utf8');
 
@@ -41,10 +41,9 @@ export async function extractPdf(bytes: Uint8Array, ctx: ConversionContext): Pro
   // the range to the page count); it is discarded if the document turns out unreadable or resumed.
   const firstRange = Array.from({ length: CHUNK }, (_, i) => i + 1);
   const speculative = ctx.resumed.size === 0 ? runStext(firstRange, ctx, true).catch(() => null) : null;
-  const [pagesRun, infoRun, outlineRun] = await Promise.all([
+  const [pagesRun, infoRun] = await Promise.all([
     ws.run({ tool: 'mutool', args: ['pages', INPUT], timeoutMs: 60_000, ...mem, ...sig }),
-    ws.run({ tool: 'mutool', args: ['info', '-M', INPUT, '1'], timeoutMs: 60_000, ...mem, ...sig }),
-    ws.run({ tool: 'mutool', args: ['show', INPUT, 'outline'], timeoutMs: 60_000, maxStdoutBytes: 8 * 1024 * 1024, ...mem, ...sig }),
+    ws.run({ tool: 'mutool', args: ['show', INPUT, ...SHOW_PATHS], timeoutMs: 60_000, maxStdoutBytes: 16 * 1024 * 1024, ...mem, ...sig }),
   ]);
   ctx.checkCancelled();
   const stderr = pagesRun.stderr + infoRun.stderr;
@@ -52,7 +51,8 @@ export async function extractPdf(bytes: Uint8Array, ctx: ConversionContext): Pro
     throw new RecognitionError('encrypted_document', 'the PDF is protected by a password');
   }
   const parsed = parsePagesXml(text(pagesRun.stdout));
-  const info = parseInfoOutput(text(infoRun.stdout));
+  const shown = parseShowOutput(text(infoRun.stdout));
+  const info: PdfDocumentInfo = shown;
   if (pagesRun.timedOut || infoRun.timedOut) throw new RecognitionError('damaged_document', 'reading the page tree timed out');
   // mutool info's page count is authoritative; `mutool pages` may list phantom or missing pages.
   const count = info.pageCount ?? (parsed.length ? Math.max(...parsed.map((b) => b.page)) : 0);
@@ -69,7 +69,7 @@ export async function extractPdf(bytes: Uint8Array, ctx: ConversionContext): Pro
   const known = new Map(parsed.map((b) => [b.page, b]));
   const boxes: PdfPageBox[] = [];
   for (let p = 1; p <= count; p++) boxes.push(known.get(p) ?? { page: p, width: 612, height: 792, rotate: 0 });
-  const outline = outlineRun.exitCode === 0 ? parseOutline(text(outlineRun.stdout)) : [];
+  const outline = infoRun.exitCode === 0 ? shown.outline : [];
   let repaired = /repair/i.test(stderr);
   ctx.time('inspect', ctx.now() - t0);
   if (info.encrypted) ctx.warn('ENCRYPTED', 'the PDF is encrypted with an empty user password; it was read, but its permissions may restrict reuse');

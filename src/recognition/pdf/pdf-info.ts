@@ -50,22 +50,71 @@ export function parsePagesXml(text: string): PdfPageBox[] {
   return out;
 }
 
-/** Parses `mutool info -M FILE 1`: the version line, the Info dictionary and whether an Encryption object exists. */
-export function parseInfoOutput(text: string): PdfDocumentInfo {
-  const version = /^PDF-(\d\.\d)/m.exec(text)?.[1] ?? null;
-  const encrypted = /^Encryption object/m.test(text);
-  const pc = /^Pages: (\d+)/m.exec(text);
-  const pageCount = pc ? Number(pc[1]) : null;
-  const metadata: Record<string, string> = {};
-  const infoStart = text.search(/^Info object/m);
-  if (infoStart >= 0) {
-    const dictStart = text.indexOf('<<', infoStart);
-    if (dictStart >= 0) {
-      const entries = parseDictStrings(text, dictStart);
-      for (const [k, v] of Object.entries(entries)) if (v.trim()) metadata[k] = v.trim();
+/** The `mutool show` paths {@link parseShowOutput} reads, in order (one process for all document facts). */
+export const SHOW_PATHS = ['trailer/Info', 'trailer/Encrypt', 'trailer/Root/Pages/Count', 'outline'] as const;
+
+/**
+ * Parses `mutool show FILE trailer/Info trailer/Encrypt trailer/Root/Pages/Count outline`: each object is
+ * printed in turn (`null` when absent, `N 0 obj ... endobj` for an indirect one), then the outline lines.
+ */
+export function parseShowOutput(text: string): PdfDocumentInfo & { readonly outline: PdfOutlineEntry[] } {
+  let i = 0;
+  const skipWs = (): void => {
+    while (i < text.length && /\s/.test(text[i]!)) i++;
+  };
+  /** Consumes one printed value; returns its source text. */
+  const value = (): string => {
+    skipWs();
+    const start = i;
+    const obj = /^\d+ \d+ obj\b/.exec(text.slice(i, i + 40));
+    if (obj) {
+      const end = text.indexOf('endobj', i);
+      i = end < 0 ? text.length : end + 'endobj'.length;
+      return text.slice(start, i);
     }
-  }
-  return { version, pageCount, encrypted, metadata };
+    if (text.startsWith('<<', i)) {
+      let depth = 0;
+      while (i < text.length) {
+        if (text.startsWith('<<', i)) {
+          depth++;
+          i += 2;
+        } else if (text.startsWith('>>', i)) {
+          depth--;
+          i += 2;
+          if (depth === 0) break;
+        } else if (text[i] === '(') {
+          // Skip a literal string (parentheses inside it may be unbalanced only when escaped).
+          let d = 0;
+          for (; i < text.length; i++) {
+            if (text[i] === '\\') {
+              i++;
+              continue;
+            }
+            if (text[i] === '(') d++;
+            else if (text[i] === ')' && --d === 0) break;
+          }
+          i++;
+        } else i++;
+      }
+      return text.slice(start, i);
+    }
+    while (i < text.length && text[i] !== '\n') i++;
+    return text.slice(start, i).trim();
+  };
+  const info = value();
+  const encrypt = value();
+  const count = value();
+  const rest = text.slice(i);
+  const metadata: Record<string, string> = {};
+  const dictStart = info.indexOf('<<');
+  if (dictStart >= 0) for (const [k, v] of Object.entries(parseDictStrings(info, dictStart))) if (v.trim()) metadata[k] = v.trim();
+  return {
+    version: null,
+    pageCount: /^\d+$/.test(count) ? Number(count) : null,
+    encrypted: encrypt.includes('<<'),
+    metadata,
+    outline: parseOutline(rest),
+  };
 }
 
 /**

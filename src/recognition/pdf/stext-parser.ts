@@ -67,6 +67,7 @@ export function parseStextJson(json: string): StextPageContent[] {
 
 /** Share of right-to-left letters among the letters of a page's lines (0..1). */
 export function rtlShare(lines: readonly LayoutLine[]): number {
+  if (!lines.some((l) => RTL_CHAR.test(l.text))) return 0;
   let rtl = 0;
   let all = 0;
   for (const l of lines) {

@@ -31,9 +31,9 @@ function scriptOf(cp: number): string {
 const STOPSETS = Object.entries(STOPWORDS).map(([k, v]) => [k, new Set(v)] as const);
 const LETTER = /\p{L}/u;
 
-/** Guesses the main language of a text (first 20,000 characters); `und` with confidence 0 when unsure. */
+/** Guesses the main language of a text (first 10,000 characters); `und` with confidence 0 when unsure. */
 export function guessLanguage(text: string): { code: string; confidence: number } {
-  const sample = text.length > 20_000 ? text.slice(0, 20_000) : text;
+  const sample = text.length > 10_000 ? text.slice(0, 10_000) : text;
   const scripts = new Map<string, number>();
   let letters = 0;
   let persian = 0;

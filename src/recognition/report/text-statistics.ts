@@ -41,7 +41,8 @@ export function textStatistics(text: string): TextStatistics {
     }
   }
   const tokens = text.split(/\s+/).filter(Boolean);
-  const single = tokens.filter((t) => [...t].length === 1 && /\p{L}/u.test(t)).length;
+  let single = 0;
+  for (const t of tokens) if ((t.length === 1 || (t.length === 2 && t.codePointAt(0)! > 0xffff)) && LETTER.test(t)) single++;
   return {
     characters,
     words: tokens.length,
