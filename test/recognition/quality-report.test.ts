@@ -8,6 +8,7 @@ import { convertDocument, RECOGNITION_ERROR_CODES } from '../../src/recognition/
 import { guessLanguage } from '../../src/recognition/report/language-guess.js';
 import { gradeOf, scoreReport } from '../../src/recognition/report/score.js';
 import { longestRepeat, plainText, textStatistics } from '../../src/recognition/report/text-statistics.js';
+import fc from 'fast-check';
 import { repoRoot } from '../helpers/paths.js';
 import { buildEpub } from './helpers/epub-builder.js';
 import { runner } from './helpers/tools.js';
@@ -21,6 +22,25 @@ test('text statistics: garbage, letters, single-character tokens, repetition', (
   assert.deepEqual(longestRepeat('one two three four x one two three four y'.split(' ')), { words: 4, occurrences: 2, sample: 'one two three four' });
   assert.equal(longestRepeat(['a', 'b', 'c']), null);
   assert.equal(plainText('<!-- page 1 -->\n\n# Title\n\n- item\n\n| a | b |\n| --- | --- |').replace(/\s+/g, ' ').trim(), 'Title item a b');
+});
+
+test('longest repeat matches a brute-force oracle', () => {
+  const oracle = (t: string[]): number => {
+    let best = 0;
+    for (let n = 1; n <= Math.min(200, t.length); n++) {
+      let ok = false;
+      for (let i = 0; i + n <= t.length && !ok; i++)
+        for (let j = i + n; j + n <= t.length && !ok; j++) if (t.slice(i, i + n).join(' ') === t.slice(j, j + n).join(' ')) ok = true;
+      if (ok) best = n;
+    }
+    return best;
+  };
+  fc.assert(
+    fc.property(fc.array(fc.constantFrom('a', 'b', 'c', 'd'), { maxLength: 40 }), (t) => {
+      assert.equal(longestRepeat(t)?.words ?? 0, oracle(t));
+    }),
+    { numRuns: 300 },
+  );
 });
 
 test('language guess by script and by function words', () => {

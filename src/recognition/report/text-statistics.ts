@@ -99,16 +99,30 @@ export function longestRepeat(tokens: readonly string[]): TextStatistics['longes
       if (i >= n - 1 && !visit((h1 ^ Math.imul(h2, 0x9e3779b1)) & 0x3fffffff, i - n + 1)) return;
     }
   };
-  // Does some n-gram occur twice without overlap? Stops at the first one.
+  // Does some n-gram occur twice without overlap? Stops at the first one. An open-addressing table of
+  // typed arrays (first start + 1 per slot) avoids Map overhead on long documents.
+  const size = 1 << Math.ceil(Math.log2(Math.max(16, seq.length * 2)));
+  const keys = new Int32Array(size);
+  const firsts = new Int32Array(size);
   const exists = (n: number): boolean => {
     if (n > seq.length) return false;
-    const first = new Map<number, number>();
+    firsts.fill(0);
     let found = false;
     hashes(n, (key, start) => {
-      const f = first.get(key);
-      if (f === undefined) first.set(key, start);
-      else if (start >= f + n && same(f, start, n)) found = true;
-      return !found;
+      let slot = key & (size - 1);
+      for (;;) {
+        const f = firsts[slot]!;
+        if (f === 0) {
+          keys[slot] = key;
+          firsts[slot] = start + 1;
+          return true;
+        }
+        if (keys[slot] === key && same(f - 1, start, n)) {
+          if (start >= f - 1 + n) found = true;
+          return !found;
+        }
+        slot = (slot + 1) & (size - 1);
+      }
     });
     return found;
   };
