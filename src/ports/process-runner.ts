@@ -56,7 +56,7 @@ export interface Workspace {
   remove(name: string): Promise<void>;
   /** Runs a tool with the workspace as its working directory. */
   run(run: ToolRun): Promise<ToolResult>;
-  /** Removes the workspace and everything in it. Safe to call twice. */
+  /** Kills tools still running in it, then removes the workspace and everything in it. Safe to call twice. */
   dispose(): Promise<void>;
 }
 

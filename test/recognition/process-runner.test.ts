@@ -46,6 +46,17 @@ test('a hanging tool is killed at its time limit; stdout is capped; stdin is pas
   }
 });
 
+test('disposing a workspace kills the tools still running in it', async () => {
+  const ws = await runner.createWorkspace();
+  const t0 = Date.now();
+  const pending = ws.run({ tool: 'sh', args: ['-c', 'sleep 30'], timeoutMs: 20_000 });
+  await new Promise((r) => setTimeout(r, 100));
+  await ws.dispose();
+  const r = await pending;
+  assert.equal(r.signal, 'SIGKILL');
+  assert.ok(Date.now() - t0 < 5000);
+});
+
 test('aborting kills the tool; the environment is minimal', async () => {
   const ws = await runner.createWorkspace();
   try {

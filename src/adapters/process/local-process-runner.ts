@@ -103,6 +103,7 @@ export class LocalProcessRunner implements ProcessRunner {
     run: Omit<ToolRun, 'tool' | 'args'>,
     cwd: string | undefined,
     internal = false,
+    running?: Set<() => void>,
   ): Promise<ToolResult> {
     if (!internal && !this.#tools.has(tool)) throw new Error(`tool not allowed: ${tool}`);
     const memory = run.maxMemoryBytes ?? this.#maxMemory;
@@ -141,6 +142,7 @@ export class LocalProcessRunner implements ProcessRunner {
           child.kill('SIGKILL');
         }
       };
+      running?.add(kill);
       const timer = setTimeout(() => {
         timedOut = true;
         kill();
@@ -174,6 +176,7 @@ export class LocalProcessRunner implements ProcessRunner {
       const finish = (exitCode: number | null, signal: string | null): void => {
         if (settled) return;
         settled = true;
+        running?.delete(kill);
         clearTimeout(timer);
         run.signal?.removeEventListener('abort', onAbort);
         resolve({
@@ -200,6 +203,8 @@ export class LocalProcessRunner implements ProcessRunner {
 
 class LocalWorkspace implements Workspace {
   #disposed = false;
+  /** Kill functions of the processes still running in this workspace. */
+  readonly #running = new Set<() => void>();
   constructor(
     readonly dir: string,
     readonly runner: LocalProcessRunner,
@@ -232,12 +237,14 @@ class LocalWorkspace implements Workspace {
 
   async run(run: ToolRun): Promise<ToolResult> {
     if (this.#disposed) throw new Error('workspace disposed');
-    return this.runner.exec(run.tool, run.args, run, this.dir);
+    return this.runner.exec(run.tool, run.args, run, this.dir, false, this.#running);
   }
 
   async dispose(): Promise<void> {
     if (this.#disposed) return;
     this.#disposed = true;
+    // Tools still running (a speculative extraction, a cancelled page) are killed before their files go.
+    for (const kill of this.#running) kill();
     await rm(this.dir, { recursive: true, force: true });
   }
 }
