@@ -96,3 +96,16 @@ test('render resolution: native scan resolution, capped by dpi and pixel limits'
   assert.deepEqual(chooseDpi(null, 595, 842, 300, 40e6), { dpi: 300, tooLarge: false });
   assert.equal(chooseDpi(300, 14400, 14400, 300, 40e6).tooLarge, true);
 });
+
+test('text layer verdicts: usable, image-only, garbled, empty', async () => {
+  const { judgeTextLayer } = await import('../../src/recognition/pdf/text-layer-quality.js');
+  const line = (text: string) => ({ text, x0: 72, y0: 72, x1: 500, y1: 84, size: 10, bold: false, italic: false, mono: false, block: 0 });
+  const scan = [{ x0: 0, y0: 0, x1: 612, y1: 792 }];
+  assert.equal(judgeTextLayer([line('An ordinary sentence with enough letters to count as text.')], [], 612, 792), 'usable');
+  assert.equal(judgeTextLayer([], scan, 612, 792), 'image-only');
+  assert.equal(judgeTextLayer([line('12')], scan, 612, 792), 'image-only');
+  const pua = Array.from({ length: 60 }, (_, i) => String.fromCharCode(0xe001 + i) + (i % 6 === 5 ? ' ' : '')).join('');
+  assert.equal(judgeTextLayer([line(pua)], [], 612, 792), 'garbled');
+  assert.equal(judgeTextLayer([line('#$%& *+,-./ :;<=>? @[\\]^_ `{|}~ !"#$%& *+,-./ :;<=>? @[\\]^_')], [], 612, 792), 'garbled');
+  assert.equal(judgeTextLayer([], [], 612, 792), 'empty');
+});

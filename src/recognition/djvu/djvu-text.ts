@@ -116,15 +116,15 @@ export function djvuTextLines(expr: SExpr, height: number, dpi: number): LayoutL
     const direct = n.slice(5).filter((c): c is string => typeof c === 'string').join(' ').trim();
     const text = ws.length ? ws.map((w) => w.text).join(' ') : direct;
     if (!text) return;
-    const hs = (ws.length ? ws.map((w) => w.y1 - w.y0) : [y1 - y0]).sort((a, b) => a - b);
-    const median = hs[Math.floor(hs.length / 2)]!;
+    // The tallest word spans ascender to descender (about 1.1 em); the median jitters with the letters.
+    const tallest = Math.max(...(ws.length ? ws.map((w) => w.y1 - w.y0) : [y1 - y0]));
     lines.push({
       text,
       x0: x0 * scale,
       y0: (height - y1) * scale,
       x1: x1 * scale,
       y1: (height - y0) * scale,
-      size: Math.round((median * scale) / 0.7),
+      size: Math.round((tallest * scale) / 1.1),
       bold: false,
       italic: false,
       mono: false,

@@ -11,9 +11,8 @@ export interface OcrText {
 }
 
 /**
- * Parses TSV. `scale` converts pixels to points (72 / dpi). Line size is estimated from the median word
- * height (x-height and ascenders of a text line are about 0.7 of the font size), so sizes compare with
- * PDF font sizes.
+ * Parses TSV. `scale` converts pixels to points (72 / dpi). Line size is estimated from the tallest word
+ * (ascender to descender, about 1.1 of the font size), so sizes compare with PDF font sizes.
  */
 export function parseTesseractTsv(tsv: string, scale: number): OcrText {
   interface Word {
@@ -48,8 +47,8 @@ export function parseTesseractTsv(tsv: string, scale: number): OcrText {
   let group: Word[] = [];
   const flush = (): void => {
     if (!group.length) return;
-    const heights = group.map((w) => w.height).sort((a, b) => a - b);
-    const median = heights[Math.floor(heights.length / 2)]!;
+    // The tallest word spans ascender to descender (about 1.1 em); the median jitters with the letters.
+    const tallest = Math.max(...group.map((w) => w.height));
     const conf = group.reduce((s, w) => s + w.conf, 0) / group.length;
     lines.push({
       text: group.map((w) => w.text).join(' '),
@@ -57,7 +56,7 @@ export function parseTesseractTsv(tsv: string, scale: number): OcrText {
       y0: Math.min(...group.map((w) => w.top)) * scale,
       x1: Math.max(...group.map((w) => w.left + w.width)) * scale,
       y1: Math.max(...group.map((w) => w.top + w.height)) * scale,
-      size: Math.round((median * scale) / 0.7),
+      size: Math.round((tallest * scale) / 1.1),
       bold: false,
       italic: false,
       mono: false,

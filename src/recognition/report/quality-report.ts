@@ -122,7 +122,7 @@ export interface QualityReport {
       readonly total: number;
       /** Count per Markdown level, keys "1".."6". */
       readonly byLevel: Readonly<Record<string, number>>;
-      /** Count per source: outline, numbering, font-size, bold, title, markup. */
+      /** Count per source: outline, numbering, font-size, bold, emphasis, layout, title, markup. */
       readonly bySource: Readonly<Record<string, number>>;
     };
     readonly paragraphs: number;

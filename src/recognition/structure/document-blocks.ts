@@ -2,7 +2,7 @@
 // page model (layout-model.ts) because EPUB produces Markdown directly and never builds these blocks.
 
 /** Where a heading's level came from (reported per source in the quality report). */
-export type HeadingSource = 'outline' | 'numbering' | 'font-size' | 'bold' | 'emphasis' | 'title' | 'markup';
+export type HeadingSource = 'outline' | 'numbering' | 'font-size' | 'bold' | 'emphasis' | 'layout' | 'title' | 'markup';
 
 /** One structural block, in reading order. `page` is the 1-based page where the block starts. */
 export type DocBlock =

@@ -170,13 +170,14 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
       const w = cap[1]!.toLowerCase();
       return { kind: 'caption', page, text, target: w.startsWith('tab') ? 'table' : w.startsWith('fig') || w === 'chart' || w === 'graph' || w === 'plate' ? 'figure' : 'other' };
     }
-    const marker = LIST_MARKER_RE.exec(first.text);
+    // OCR reads bullets as e, ¢, ©, « or °: at the start of an estimated-size line before a capital, a bullet.
+    const marker = listMarker(first);
     const heading = headingOf(raw, text, size, bold, next);
     if (heading) return heading;
     if (marker && !inReferences) {
-      const ordered = ORDERED_MARKER_RE.test(marker[1]!);
-      const body2 = joinParagraph([first.text.slice(marker[0].length), ...lines.slice(1).map((l) => l.text)], vocab);
-      return { kind: 'item', page, text: ordered ? `${marker[1]!.replace(/^\(/, '').replace(/\)$/, '.')} ${body2}` : body2, ordered, x0: first.x0, size };
+      const ordered = ORDERED_MARKER_RE.test(marker.symbol);
+      const body2 = joinParagraph([first.text.slice(marker.text.length), ...lines.slice(1).map((l) => l.text)], vocab);
+      return { kind: 'item', page, text: ordered ? `${marker.symbol.replace(/^\(/, '').replace(/\)$/, '.')} ${body2}` : body2, ordered, x0: first.x0, size };
     }
     const fm = /^(\d{1,3}|[*†‡§¶]+)\s*(?=\S)/.exec(text);
     if (fm && first.y0 > raw.pageHeight * 0.72 && size < body - 0.6) {
@@ -239,6 +240,12 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
     if (bold && ratio >= 0.93 && !/:$/.test(t) && !nextStartsLower && words <= 14) {
       return { kind: 'heading', page, text: t, level: 0, source: 'bold', size };
     }
+    // Without fonts (OCR, DJVU): a lone short line without end punctuation, starting with a capital, above a
+    // longer paragraph, reads as a heading.
+    if (estimated && raw.lines.length === 1 && words <= 12 && ratio >= 0.95 && /^[\p{Lu}\d]/u.test(t) && !/[.,;:!?]$/.test(t) && next && !nextStartsLower) {
+      const nextChars = next.lines.reduce((n, l) => n + l.text.length, 0);
+      if (next.lines.length >= 2 && nextChars > t.length * 2 && !listMarker(next.lines[0]!)) return { kind: 'heading', page, text: t, level: 0, source: 'layout', size };
+    }
     // Italic run-in headings (technical manuals): a short title-case italic line above roman body text.
     const italic = raw.lines.every((l) => l.italic);
     const titleCase = t.split(/\s+/).filter((w) => /^\p{Lu}/u.test(w)).length >= Math.ceil(words * 0.6);
@@ -248,6 +255,19 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
     }
     return null;
   }
+}
+
+/**
+ * The list marker at the start of a line: the matched text and the marker symbol. OCR reads bullets as
+ * e, ¢, ©, « or °; on lines with estimated sizes (OCR, DJVU) those before a capital count as bullets.
+ */
+function listMarker(line: LayoutLine): { text: string; symbol: string } | null {
+  if (line.sizeEstimated) {
+    const m = /^[e¢©«°]\s+(?=\p{Lu})/u.exec(line.text);
+    if (m) return { text: m[0], symbol: '•' };
+  }
+  const m = LIST_MARKER_RE.exec(line.text);
+  return m ? { text: m[0], symbol: m[1]! } : null;
 }
 
 /** Splits a page's lines into raw blocks. Lines in `skip` (tables) are left out. */
@@ -279,7 +299,7 @@ function segmentPage(page: PageExtraction, skip: Set<LayoutLine>): RawBlock[] {
 function startsNewBlock(a: LayoutLine, b: LayoutLine, cur: LayoutLine[], bounds: Box): boolean {
   if (b.block !== a.block) return true;
   // Estimated sizes (OCR, DJVU) jitter with the letters of a line: ask for a larger change there.
-  const sizeStep = a.sizeEstimated ? Math.max(1.5, 0.25 * Math.min(a.size, b.size)) : 1.5;
+  const sizeStep = a.sizeEstimated ? Math.max(2, 0.3 * Math.min(a.size, b.size)) : 1.5;
   if (Math.abs(a.size - b.size) >= sizeStep) return true;
   if (a.bold !== b.bold) return true;
   if (a.mono !== b.mono) return true;
@@ -288,8 +308,8 @@ function startsNewBlock(a: LayoutLine, b: LayoutLine, cur: LayoutLine[], bounds:
   const minSize = Math.min(a.size, b.size);
   if (b.y0 - a.y1 > 0.9 * minSize) return true;
   if (b.y1 <= a.y0) return true;
-  if (LIST_MARKER_RE.test(b.text) && !a.mono) return true;
-  const inItem = LIST_MARKER_RE.test(cur[0]!.text);
+  if (listMarker(b) && !a.mono) return true;
+  const inItem = listMarker(cur[0]!) !== null;
   const left = bounds.x0;
   const right = bounds.x1;
   // A short line ending a sentence closes the paragraph.
