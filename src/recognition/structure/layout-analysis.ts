@@ -122,7 +122,7 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
     const emitTablesBefore = (line: LayoutLine | undefined): void => {
       for (const t of tables) {
         if (pending.get(t)) continue;
-        if (!line || page.lines.indexOf(t.lines[0]!) <= page.lines.indexOf(line)) {
+        if (!line || Math.min(...t.lines.map((l) => page.lines.indexOf(l))) <= page.lines.indexOf(line)) {
           pending.set(t, true);
           pageBlocks.push({ kind: 'table', page: page.page, rows: t.rows });
         }
@@ -133,8 +133,8 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
       emitTablesBefore(raw.lines[0]);
       const next = raws[i + 1];
       const c = classify(raw, next);
-      if (c.kind === 'heading' && REFERENCES_HEADING_RE.test(c.text.trim())) inReferences = true;
-      else if (c.kind === 'heading' && c.level <= 2 && inReferences && !/^appendix|^[A-Z]\s/i.test(c.text)) inReferences = /supplementary/i.test(c.text) ? false : inReferences;
+      // The references section runs from its heading to the next top-level heading (an appendix, say).
+      if (c.kind === 'heading') inReferences = REFERENCES_HEADING_RE.test(c.text.trim()) || (inReferences && c.level > 2);
       if (inReferences && c.kind === 'paragraph' && !(c.size < body - 0.6 && raw.lines[0]!.y0 > page.height * 0.72)) {
         for (const entry of splitReferences(raw.lines, vocab)) pageBlocks.push({ kind: 'reference', page: page.page, text: entry });
         continue;
