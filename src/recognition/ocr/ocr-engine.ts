@@ -22,6 +22,12 @@ export interface OcrOptions {
   readonly maxMemoryBytes?: number;
   /** Monotonic milliseconds. */
   readonly now: () => number;
+  /**
+   * A clockwise rotation to try first when the upright result is poor, before asking orientation
+   * detection (which costs about a second): for a PDF page with /Rotate r, the scan is often upright in
+   * its own content and the page rotation turned it, so 360 - r undoes that.
+   */
+  readonly hintRotation?: number;
 }
 
 /** Result of {@link recognizePage}; coordinates are in points of the upright page. */
@@ -75,11 +81,24 @@ export async function recognizePage(pgm: Uint8Array, dpi: number, name: string, 
   const h0 = image?.height ?? 0;
   await options.workspace.writeFile(name, pgm);
   let best = await run(name, 0, w0, h0);
-  if (image && (!best || best.meanConfidence < LOW_CONFIDENCE || best.wordConfidences.length < 3)) {
+  const poor = (r: OcrPageResult | null): boolean => !r || r.meanConfidence < LOW_CONFIDENCE || r.wordConfidences.length < 3;
+  if (image && poor(best)) {
     const tried = new Set([0]);
+    const attempt = async (d: number): Promise<void> => {
+      if (tried.has(d) || timedOut) return;
+      tried.add(d);
+      const rotated = rotateGray(image, d);
+      const file = `${name.replace(/\.pgm$/, '')}-r${d}.pgm`;
+      await options.workspace.writeFile(file, encodePgm(rotated));
+      const r = await run(file, d, rotated.width, rotated.height);
+      await options.workspace.remove(file);
+      best = better(best, r);
+    };
+    const hint = (((options.hintRotation ?? 0) % 360) + 360) % 360;
+    if (hint) await attempt(hint);
     const order: number[] = [];
     const osdBudget = remaining();
-    if (osdBudget > 500) {
+    if (poor(best) && osdBudget > 500) {
       // Orientation detection needs far less resolution than recognition: run it on a half-size copy.
       const half = dpi >= 200 ? halveGray(image) : image;
       const osdFile = `${name.replace(/\.pgm$/, '')}-osd.pgm`;
@@ -97,16 +116,8 @@ export async function recognizePage(pgm: Uint8Array, dpi: number, name: string, 
     }
     for (const d of [90, 180, 270]) if (!order.includes(d)) order.push(d);
     for (const d of order) {
-      if (tried.has(d)) continue;
-      tried.add(d);
-      if (best && best.meanConfidence >= LOW_CONFIDENCE && best.wordConfidences.length >= 3) break;
-      const rotated = rotateGray(image, d);
-      const file = `${name.replace(/\.pgm$/, '')}-r${d}.pgm`;
-      await options.workspace.writeFile(file, encodePgm(rotated));
-      const r = await run(file, d, rotated.width, rotated.height);
-      await options.workspace.remove(file);
-      best = better(best, r);
-      if (timedOut) break;
+      if (!poor(best) || timedOut) break;
+      await attempt(d);
     }
   }
   await options.workspace.remove(name);

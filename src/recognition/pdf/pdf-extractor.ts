@@ -296,6 +296,7 @@ async function ocrPdfPage(p: number, box: PdfPageBox, ctx: ConversionContext): P
     budgetMs: Math.max(0, budget - (ctx.now() - t0)),
     now: ctx.now,
     maxMemoryBytes: ctx.limits.maxToolMemoryBytes,
+    hintRotation: box.rotate ? 360 - box.rotate : 0,
     ...sig,
   });
   ctx.checkCancelled();
