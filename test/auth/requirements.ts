@@ -71,7 +71,7 @@ export const REQUIREMENTS: Readonly<Record<number, Requirement>> = {
   55: { owner: 'auth', title: "Sign-in and consent; deny = access_denied; CSRF and clickjacking protection", tests: ["auth/authorize.test.ts"] },
   56: { owner: 'auth', title: "Codes short-lived, single use, bound", tests: ["auth/authorize.test.ts"] },
   57: { owner: 'auth', title: "Token responses JSON with Cache-Control: no-store; errors 400 {error}", tests: ["auth/token.test.ts"] },
-  58: { owner: 'auth', title: "Unknown client: 401 invalid_client; registrations survive restarts", tests: ["auth/claim-e2e.test.ts", "auth/openid-client.test.ts", "auth/registration.test.ts"] },
+  58: { owner: 'auth', title: "Unknown client: 401 invalid_client; registrations survive restarts", tests: ["auth/claim-e2e.test.ts", "auth/openid-client.test.ts", "auth/registration.test.ts", "auth/token.test.ts"] },
   59: { owner: 'auth', title: "authorization_code: PKCE verifier, redirect_uri, client, single use", tests: ["auth/claim-e2e.test.ts", "auth/openid-client.test.ts", "auth/token.test.ts", "auth/units.test.ts"] },
   60: { owner: 'auth', title: "resource in the token request must match: invalid_target", tests: ["auth/openid-client.test.ts", "auth/token.test.ts"] },
   61: { owner: 'auth', title: "Success response fields (Bearer, 3600, search, refresh_token)", tests: ["auth/openid-client.test.ts", "auth/token.test.ts"] },

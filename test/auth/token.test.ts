@@ -174,6 +174,17 @@ describe('token endpoint', () => {
     assert.equal((await token(app, {})).json().error, 'invalid_request');
   });
 
+  test('[58] a public client may send an empty secret (client_secret= or Basic "id:"); a made-up secret is invalid_client', async () => {
+    const a = await codeFlowTokens(app);
+    const empty = await token(app, { grant_type: 'refresh_token', refresh_token: a.tokens.refresh_token, client_id: a.client.client_id, client_secret: '' });
+    assert.equal(empty.statusCode, 200);
+    const basic = await token(app, { grant_type: 'refresh_token', refresh_token: empty.json().refresh_token }, { authorization: `Basic ${Buffer.from(`${a.client.client_id}:`).toString('base64')}` });
+    assert.equal(basic.statusCode, 200);
+    const made = await token(app, { grant_type: 'refresh_token', refresh_token: basic.json().refresh_token, client_id: a.client.client_id, client_secret: 'guess' });
+    assert.equal(made.statusCode, 401);
+    assert.equal(made.json().error, 'invalid_client');
+  });
+
   test('[11] a token is read only from the Authorization header, never from the query string', async () => {
     const { tokens } = await codeFlowTokens(app);
     const res = await app.http.inject({ url: `/v2/documents/nope?access_token=${tokens.access_token}` });
