@@ -190,7 +190,12 @@ export function authStoreContract(name: string, factory: AuthStoreFactory): void
         await s.oauth.createAccessToken({ id: 'old', hash: 'h', grantId: 'g1', accountId: a.id, clientId: null, audience: 'r', scope: 'search', issuedAt: NOW, expiresAt: NOW, revokedAt: null });
         await s.oauth.createAccessToken({ id: 'new', hash: 'h', grantId: 'g1', accountId: a.id, clientId: null, audience: 'r', scope: 'search', issuedAt: NOW, expiresAt: NOW + 3600, revokedAt: null });
         await s.people.createSession({ id: 's', hash: 'h', accountId: a.id, createdAt: NOW, expiresAt: NOW + 10 });
+        await s.claims.createRegistration({ id: 'reg_old', loginHint: 'x@example.org', claimTokenId: 'ct_old', claimTokenHash: 'h', createdAt: NOW, attempts: 1, grantId: null }, attempt('at_old', 'reg_old', { expiresAt: NOW }));
+        await s.claims.createRegistration({ id: 'reg_live', loginHint: 'x@example.org', claimTokenId: 'ct_live', claimTokenHash: 'h', createdAt: NOW, attempts: 1, grantId: null }, attempt('at_live', 'reg_live', { expiresAt: NOW + 86_400 * 3 }));
         await s.oauth.purgeExpired(NOW + 86_401);
+        assert.equal(await s.claims.getRegistration('reg_old'), null, 'an unapproved, expired claim is gone');
+        assert.equal(await s.claims.getAttempt('at_old'), null);
+        assert.notEqual(await s.claims.getRegistration('reg_live'), null);
         assert.equal(await s.oauth.getAccessToken('old'), null);
         assert.notEqual(await s.oauth.getAccessToken('new'), null);
         assert.equal(await s.people.getSession('s'), null);
