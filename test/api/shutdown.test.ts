@@ -43,10 +43,17 @@ test('SIGTERM finishes in-flight requests, then exits 0', { timeout: 60_000 }, a
     }
 
     let received = 0;
+    let firstByte!: () => void;
+    const started = new Promise<void>((r) => (firstByte = r));
     const download = new Promise<number>((resolve, reject) => {
       const req = request({ port, path: '/v2/downloads/big.pdf', headers: { 'x-api-key': key, connection: 'close' } }, (res) => {
-        assert.equal(res.statusCode, 200);
+        if (res.statusCode !== 200) {
+          res.resume();
+          reject(new Error(`download answered ${res.statusCode}`));
+          return;
+        }
         res.on('data', (c: Buffer) => {
+          if (received === 0) firstByte();
           received += c.length;
           // Read slowly after the first chunk so the request is still in flight at SIGTERM.
           res.pause();
@@ -58,7 +65,8 @@ test('SIGTERM finishes in-flight requests, then exits 0', { timeout: 60_000 }, a
       req.on('error', reject);
       req.end();
     });
-    while (received === 0) await new Promise((r) => setTimeout(r, 10));
+    // Fail fast (not hang) when the download does not start.
+    await Promise.race([started, download.then(() => undefined)]);
     server.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 200));
     const refused = await new Promise<boolean>((r) => request({ port, path: '/healthz' }, (res) => { res.resume(); r(false); }).on('error', () => r(true)).end());
