@@ -22,6 +22,7 @@ async function freePort(): Promise<number> {
 
 test('SIGTERM finishes in-flight requests, then exits 0', { timeout: 60_000 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'lectern-stop-'));
+  let server: ReturnType<typeof spawn> | undefined;
   try {
     const main = join(repoRoot, 'dist/src/main.js');
     const env = { ...childEnv(), LECTERN_DATA_DIR: dir, LECTERN_LOAD_DEMO_CORPUS: 'false', LECTERN_LOG_LEVEL: 'silent' };
@@ -34,7 +35,7 @@ test('SIGTERM finishes in-flight requests, then exits 0', { timeout: 60_000 }, a
     const key = JSON.parse(acct.stdout).api_key as string;
 
     const port = await freePort();
-    const server = spawn(process.execPath, [main], { env: { ...env, PORT: String(port) }, stdio: 'ignore' });
+    server = spawn(process.execPath, [main], { env: { ...env, PORT: String(port) }, stdio: 'ignore' });
     const exited = new Promise<number | null>((r) => server.on('exit', (code) => r(code)));
     for (let i = 0; i < 100; i++) {
       const up = await new Promise<boolean>((r) => request({ port, path: '/healthz' }, (res) => { res.resume(); r(res.statusCode === 200); }).on('error', () => r(false)).end());
@@ -74,6 +75,7 @@ test('SIGTERM finishes in-flight requests, then exits 0', { timeout: 60_000 }, a
     assert.equal(await download, size);
     assert.equal(await exited, 0);
   } finally {
+    if (server && server.exitCode === null) server.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
   }
 });
