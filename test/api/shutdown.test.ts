@@ -35,8 +35,9 @@ test('SIGTERM finishes in-flight requests, then exits 0', { timeout: 60_000 }, a
     const key = JSON.parse(acct.stdout).api_key as string;
 
     const port = await freePort();
-    server = spawn(process.execPath, [main], { env: { ...env, PORT: String(port) }, stdio: 'ignore' });
-    const exited = new Promise<number | null>((r) => server.on('exit', (code) => r(code)));
+    const child = spawn(process.execPath, [main], { env: { ...env, PORT: String(port) }, stdio: 'ignore' });
+    server = child;
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
     for (let i = 0; i < 100; i++) {
       const up = await new Promise<boolean>((r) => request({ port, path: '/healthz' }, (res) => { res.resume(); r(res.statusCode === 200); }).on('error', () => r(false)).end());
       if (up) break;
@@ -68,7 +69,7 @@ test('SIGTERM finishes in-flight requests, then exits 0', { timeout: 60_000 }, a
     });
     // Fail fast (not hang) when the download does not start.
     await Promise.race([started, download.then(() => undefined)]);
-    server.kill('SIGTERM');
+    child.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 200));
     const refused = await new Promise<boolean>((r) => request({ port, path: '/healthz' }, (res) => { res.resume(); r(false); }).on('error', () => r(true)).end());
     assert.equal(refused, true, 'new connections are refused while stopping');
