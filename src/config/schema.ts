@@ -23,6 +23,17 @@ export const ConfigSchema = Type.Object(
     ),
     authUrl: Type.Optional(Type.String({ format: 'uri', description: 'Authorization server address ({auth_url}). Default: base_url.' })),
     mcpUrl: Type.Optional(Type.String({ format: 'uri', description: 'MCP resource address ({mcp_url}). Default: base_url + /mcp.' })),
+    legacyMcpUrl: Type.Optional(
+      Type.String({
+        format: 'uri',
+        description: 'Legacy MCP resource address, still served with its own protected-resource metadata and token audience. Default: base_url + /v2/mcp.',
+      }),
+    ),
+    mcpAllowedOrigins: Type.String({
+      default: '',
+      description:
+        'Comma-separated browser origins (scheme://host[:port]) allowed to call the MCP endpoint, besides the service\'s own origins and loopback origins (localhost, 127.0.0.1, [::1]); `*` allows any origin. Other Origin headers get 403.',
+    }),
     dataDir: Type.String({ minLength: 1, default: './data', description: 'Directory for the embedded database, search indexes and blobs.' }),
     databaseUrl: Type.Optional(
       Type.String({ pattern: '^postgres(ql)?://', description: 'PostgreSQL connection URL; when absent, embedded SQLite in data_dir is used.' }),
@@ -90,10 +101,11 @@ export type ConfigInput = Static<typeof ConfigSchema>;
 
 /** The validated, derived, frozen configuration the app is built from. */
 export type Config = Readonly<
-  Omit<ConfigInput, 'baseUrl' | 'authUrl' | 'mcpUrl' | 'blobDir'> & {
+  Omit<ConfigInput, 'baseUrl' | 'authUrl' | 'mcpUrl' | 'legacyMcpUrl' | 'blobDir'> & {
     baseUrl: string;
     authUrl: string;
     mcpUrl: string;
+    legacyMcpUrl: string;
     blobDir: string;
   }
 >;

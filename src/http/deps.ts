@@ -22,6 +22,29 @@ export interface HttpDeps {
   downloads: DownloadService;
   /** In-document passage search (`text_filter` on by-uri); absent until the search engine is wired. */
   passages?: (principal: Principal, uri: string, textFilter: string, requestId: string) => Promise<unknown>;
+  /** The MCP endpoint served at {mcp_url} and the legacy address (built in mcp/, wired by app.ts); absent: not mounted. */
+  mcp?: McpHandler;
   /** Extra route registrations (tests, optional components). */
   extraRoutes?: readonly ((app: FastifyInstance) => Promise<void> | void)[];
+}
+
+/** One authenticated MCP exchange, as the HTTP layer hands it to the MCP server. */
+export interface McpRequestContext {
+  principal: Principal;
+  /** The resource address the request came to ({mcp_url} or the legacy address). */
+  resource: string;
+  /** The X-Request-Id (billing reference, logs). */
+  requestId: string;
+  /** The parsed JSON body of a POST; undefined for GET and DELETE. */
+  body: unknown;
+}
+
+/**
+ * The MCP Streamable HTTP endpoint (mcp/ implements it; http/ and mcp/ never import each other, so the
+ * shape is repeated there and app.ts checks they agree). The HTTP layer has already checked Origin,
+ * the credential, its audience and scope; the handler answers the rest (protocol version, sessions,
+ * rate limits, JSON-RPC). It throws AppError to refuse a request with an ApiError.
+ */
+export interface McpHandler {
+  handle(request: Request, context: McpRequestContext): Promise<Response>;
 }

@@ -16,6 +16,8 @@ import type { HttpDeps } from './deps.js';
 import { registerOpsRoutes } from './routes/ops.js';
 import { registerDocumentRoutes } from './routes/v2/documents.js';
 import { registerDownloadRoutes } from './routes/v2/downloads.js';
+import { registerMcpRoutes } from './routes/mcp.js';
+import { registerProtectedResourceRoutes } from './routes/protected-resource.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -115,6 +117,9 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     if (presented === null || presented === 'malformed') throw new AppError('unauthorized');
     const principal = await deps.credentials.verify(presented);
     if (!principal) throw new AppError('unauthorized');
+    // OAuth tokens are bound to a resource; the HTTP API accepts those issued for {mcp_url} or the
+    // legacy MCP address (auth requirements, decision 5). API keys have no audience.
+    if (principal.audience !== null && principal.audience !== config.mcpUrl && principal.audience !== config.legacyMcpUrl) throw new AppError('unauthorized');
     request.principal = principal;
     const scope = cfg.rateScope === undefined ? 'default' : cfg.rateScope;
     if (scope) await deps.rateLimits.check(scope, `a:${principal.accountId}`);
@@ -131,6 +136,8 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
   registerOpsRoutes(app, deps);
   registerDocumentRoutes(app, deps);
   registerDownloadRoutes(app, deps);
+  registerProtectedResourceRoutes(app, deps);
+  if (deps.mcp) registerMcpRoutes(app, { ...deps, mcp: deps.mcp });
   for (const extra of deps.extraRoutes ?? []) await extra(app);
   return app;
 }
