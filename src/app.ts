@@ -15,6 +15,9 @@ import { DocumentService } from './documents/document-service.js';
 import { DownloadService } from './downloads/download-service.js';
 import { IngestService, type IngestReport } from './ingest/ingest-service.js';
 import { RateLimitService } from './limits/rate-limit-service.js';
+import { IndexSet } from './search/index-set.js';
+import { PassageSearch } from './search/passage-search.js';
+import { SearchService } from './search/search-service.js';
 import { buildHttpServer } from './http/server.js';
 import type { McpHandler } from './http/deps.js';
 import { ReferenceService } from './citations/reference-service.js';
@@ -25,11 +28,12 @@ import type { Storage } from './ports/storage.js';
 import type { BlobStore } from './ports/blob-store.js';
 import { FsBlobStore } from './adapters/fs/fs-blob-store.js';
 import { FsSourceFiles } from './adapters/fs/fs-source-files.js';
+import { fsIndexDirectories } from './adapters/fs/index-directories.js';
 import { loadOrCreateSecret } from './adapters/fs/secret-file.js';
 import { MemoryRateLimiter } from './adapters/memory/memory-rate-limiter.js';
-import { openPostgresStorage } from './adapters/postgres/postgres-storage.js';
+import { openPostgresStorage, type PostgresHandle } from './adapters/postgres/postgres-storage.js';
 import { RedisRateLimiter } from './adapters/redis/redis-rate-limiter.js';
-import { openSqliteStorage } from './adapters/sqlite/sqlite-storage.js';
+import { openSqliteStorage, type SqliteHandle } from './adapters/sqlite/sqlite-storage.js';
 import { systemClock } from './adapters/system-clock.js';
 
 /** The package root (where package.json and corpus/ are). */
@@ -44,7 +48,7 @@ export const DEMO_FILES = ['corpus/demo/openalex-works.jsonl.gz', 'corpus/demo/w
 export interface AppOverrides {
   clock?: Clock;
   logger?: Logger;
-  storage?: Storage;
+  storage?: OpenedStorage;
   rateLimiter?: RateLimiter;
   /** Credential verifiers tried after the API keys (tests: stand-in OAuth tokens). */
   credentialVerifiers?: readonly CredentialVerifier[];
@@ -57,7 +61,7 @@ export interface Core {
   readonly config: Config;
   readonly logger: Logger;
   readonly clock: Clock;
-  readonly storage: Storage;
+  readonly storage: OpenedStorage;
   readonly rateLimiter: RateLimiter;
   readonly blobs: BlobStore;
   readonly accounts: AccountService;
@@ -69,6 +73,16 @@ export interface Core {
   readonly references: ReferenceService;
   readonly rateLimits: RateLimitService<keyof Config['rateLimits']>;
   readonly secret: string;
+  /**
+   * Opens the search indexes (taking their writer locks) and catches them up with the store.
+   * Throws when another process holds them; `tryOpenIndexes` returns null instead.
+   */
+  openIndexes(): Promise<IndexSet>;
+  tryOpenIndexes(): Promise<IndexSet | null>;
+  /** The open indexes, or null. */
+  readonly indexes: IndexSet | null;
+  /** Starts the server's background work: catching up with changes by other processes, merging. */
+  startBackgroundWork(): void;
   /** Loads the demo corpus when configured and the store is empty. */
   loadDemoCorpusIfEmpty(): Promise<IngestReport[] | null>;
   close(): Promise<void>;
@@ -98,16 +112,21 @@ export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
   });
 }
 
+/** The opened store with its database handle (capabilities' own stores are built on the handle). */
+export type OpenedStorage = (Storage & SqliteHandle) | (Storage & PostgresHandle);
+
 /** Opens the store selected by configuration: PostgreSQL with DATABASE_URL, else SQLite in data_dir. */
-export async function openStorage(config: Config): Promise<Storage> {
-  return config.databaseUrl ? openPostgresStorage(config.databaseUrl) : openSqliteStorage(join(config.dataDir, 'lectern.db'));
+export async function openStorage(config: Config, logger?: Logger): Promise<OpenedStorage> {
+  return config.databaseUrl
+    ? openPostgresStorage(config.databaseUrl, { onIdleError: (err: unknown, context: string) => logger?.error({ err }, context) })
+    : openSqliteStorage(join(config.dataDir, 'lectern.db'));
 }
 
 /** Builds the adapters and services (no HTTP server). */
 export async function buildCore(config: Config, overrides: AppOverrides = {}): Promise<Core> {
   const clock = overrides.clock ?? systemClock;
   const logger = overrides.logger ?? createLogger(config);
-  const storage = overrides.storage ?? (await openStorage(config));
+  const storage = overrides.storage ?? (await openStorage(config, logger));
   const rateLimiter = overrides.rateLimiter ?? (config.redisUrl ? new RedisRateLimiter(config.redisUrl) : new MemoryRateLimiter(clock));
   const blobs = new FsBlobStore(config.blobDir);
   const secret = config.secret ?? loadOrCreateSecret(config.dataDir);
@@ -120,7 +139,23 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
   const documents = new DocumentService(storage.documents, storage.activity, billing, config.prices, clock, report);
   const downloads = new DownloadService(documents, storage.accounts, blobs);
   const references = new ReferenceService(documents, storage.documents, billing, config.prices);
-  const ingest = new IngestService(storage.documents, blobs, new FsSourceFiles(), clock);
+  let indexes: IndexSet | null = null;
+  // Ingest indexes as it goes: after each committed batch the open indexes apply the new changes.
+  const ingest = new IngestService(storage.documents, blobs, new FsSourceFiles(), clock, async (_ids, final) => {
+    if (indexes) await indexes.catchUp({ commit: final ? 'always' : 'due' });
+  });
+  const dirs = fsIndexDirectories(join(config.dataDir, 'index'));
+  const timers: NodeJS.Timeout[] = [];
+
+  const openIndexes = async () => {
+    if (!indexes) {
+      indexes = IndexSet.open(dirs, storage.documents, clock);
+      const t0 = Date.now();
+      const r = await indexes.catchUp();
+      if (r.applied > 0) logger.info({ applied: r.applied, seq: r.seq, ms: Date.now() - t0 }, 'search indexes caught up with the store');
+    }
+    return indexes;
+  };
 
   return {
     config,
@@ -138,6 +173,45 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
     references,
     rateLimits,
     secret,
+    get indexes() {
+      return indexes;
+    },
+    openIndexes,
+    async tryOpenIndexes() {
+      try {
+        return await openIndexes();
+      } catch (e) {
+        if (/locked by process/.test((e as Error).message)) return null;
+        throw e;
+      }
+    },
+    startBackgroundWork() {
+      if (!indexes || timers.length > 0) return;
+      const idx = indexes;
+      let polling = false;
+      // Changes written by another process (a CLI ingest while the server runs) are picked up here.
+      timers.push(
+        setInterval(() => {
+          if (polling) return;
+          polling = true;
+          storage.documents
+            .maxSeq()
+            .then((seq) => (seq > idx.checkpoint() ? idx.catchUp() : null))
+            .catch((err: unknown) => logger.warn({ err }, 'index catch-up failed'))
+            .finally(() => {
+              polling = false;
+            });
+        }, 1000),
+        setInterval(() => {
+          try {
+            idx.mergeStep();
+          } catch (err) {
+            logger.warn({ err }, 'index merge step failed');
+          }
+        }, 250),
+      );
+      for (const t of timers) t.unref();
+    },
     async loadDemoCorpusIfEmpty() {
       if (!config.loadDemoCorpus || (await storage.documents.count()) > 0) return null;
       logger.info('loading the demo corpus (first start)');
@@ -150,6 +224,8 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
       return reports;
     },
     async close() {
+      for (const t of timers) clearInterval(t);
+      indexes?.close();
       await rateLimiter.close();
       await storage.close();
     },
@@ -160,6 +236,19 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
 export async function buildApp(config: Config, overrides: AppOverrides = {}): Promise<App> {
   const core = await buildCore(config, overrides);
   const { storage, rateLimiter } = core;
+  const indexes = await core.openIndexes();
+  const report = (err: unknown, context: string) => core.logger.warn({ err }, context);
+  const search = new SearchService({
+    indexes,
+    store: storage.documents,
+    activity: storage.activity,
+    billing: core.billing,
+    prices: config.prices,
+    clock: core.clock,
+    secret: core.secret,
+    report,
+  });
+  const passages = new PassageSearch(indexes, core.documents, core.billing, config.prices, core.clock, core.secret);
   const metricsRegistry = new Registry();
   collectDefaultMetrics({ register: metricsRegistry, prefix: 'lectern_' });
 
@@ -183,6 +272,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     rateLimits: core.rateLimits,
     documents: core.documents,
     downloads: core.downloads,
+    search,
+    passages,
     extraRoutes: overrides.extraRoutes,
     readiness: async () => {
       const checks: Record<string, string> = {};

@@ -9,6 +9,7 @@ export async function serve(config: Config): Promise<void> {
   const app = await buildApp(config);
   const log = app.logger;
   await app.loadDemoCorpusIfEmpty();
+  app.startBackgroundWork();
   await app.http.listen({ host: config.host, port: config.port });
   log.info({ base_url: config.baseUrl, mcp_url: config.mcpUrl, store: app.storage.kind, data_dir: config.dataDir }, 'Lectern is listening');
 

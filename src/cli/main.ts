@@ -8,6 +8,7 @@ import type { Config } from '../config/index.js';
 import { AppError } from '../domain/errors.js';
 import { INGEST_FORMATS, type IngestFormat, type IngestReport, type IngestService } from '../ingest/ingest-service.js';
 import type { Storage } from '../ports/storage.js';
+import type { IndexSet } from '../search/index-set.js';
 import { configDocs } from './config-docs.js';
 import { progressBar } from './progress.js';
 
@@ -18,6 +19,8 @@ export interface CliApp {
   readonly accounts: AccountService;
   readonly apiKeys: ApiKeyService;
   readonly ingest: IngestService;
+  openIndexes(): Promise<IndexSet>;
+  tryOpenIndexes(): Promise<IndexSet | null>;
   close(): Promise<void>;
 }
 
@@ -30,7 +33,9 @@ export interface CliContext {
 const USAGE = `Usage: lectern <command> [options]
 
   serve                                   start the HTTP service (same as npm start)
-  ingest [--format F] [--batch N] FILE... load JSONL files (.gz ok); F: ${INGEST_FORMATS.join(', ')}
+  ingest [--format F] [--batch N] FILE... load JSONL files (.gz ok) and index them; F: ${INGEST_FORMATS.join(', ')}
+  index rebuild                           rebuild the search indexes from the store (server stopped)
+  index stats                             document counts and index sizes
   accounts create --email E [--credits N] [--eligible]
                                           create an account; prints its id and a new API key
   accounts show ACCOUNT                   an account (ACCOUNT: id or email) with its balance
@@ -80,6 +85,8 @@ async function ingest(ctx: CliContext, args: string[]): Promise<number> {
   if (!INGEST_FORMATS.includes(format)) throw new UsageError(`--format must be one of ${INGEST_FORMATS.join(', ')}`);
   const batchSize = intOption(values.batch, 'batch', 1);
   return withApp(ctx, async (app) => {
+    const indexes = await app.tryOpenIndexes();
+    if (!indexes) process.stderr.write('note: a running Lectern server holds the search indexes; it will index these documents within a second of each batch.\n');
     const reports: IngestReport[] = [];
     for (const file of positionals) {
       const bar = progressBar(file.split('/').pop() ?? file);
@@ -95,6 +102,32 @@ async function ingest(ctx: CliContext, args: string[]): Promise<number> {
     print(reports.map((r) => ({ file: r.file, lines: r.lines, inserted: r.inserted, updated: r.updated, unchanged: r.unchanged, failed: r.failed, errors: r.errors })));
     return reports.some((r) => r.failed > 0) ? 1 : 0;
   });
+}
+
+async function index(ctx: CliContext, args: string[]): Promise<number> {
+  const [sub] = args;
+  if (sub === 'rebuild') {
+    return withApp(ctx, async (app) => {
+      const indexes = await app.tryOpenIndexes();
+      if (!indexes) throw new AppError('conflict', 'A running Lectern server holds the search indexes; stop it before rebuilding.');
+      const bar = progressBar('index rebuild');
+      const r = await indexes.rebuild((p) => bar.update(p.seq, p.target, `${p.applied} changes`));
+      bar.finish(`${r.applied} changes applied`);
+      print({ applied: r.applied, seq: r.seq, indexes: indexes.stats() });
+      return 0;
+    });
+  }
+  if (sub === 'stats') {
+    return withApp(ctx, async (app) => {
+      const indexes = await app.tryOpenIndexes();
+      print({
+        store: { documents: await app.storage.documents.count('documents'), social: await app.storage.documents.count('social'), seq: await app.storage.documents.maxSeq() },
+        indexes: indexes ? { checkpoint: indexes.checkpoint(), ...indexes.stats() } : 'held by a running server',
+      });
+      return 0;
+    });
+  }
+  throw new UsageError('index rebuild|stats');
 }
 
 async function accounts(ctx: CliContext, args: string[]): Promise<number> {
@@ -208,6 +241,8 @@ export async function runCli(argv: readonly string[], ctx: CliContext): Promise<
         return 0;
       case 'ingest':
         return await ingest(ctx, args);
+      case 'index':
+        return await index(ctx, args);
       case 'accounts':
         return await accounts(ctx, args);
       case 'keys':

@@ -3,6 +3,8 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Config, RateScope } from '../config/index.js';
 import type { Principal } from '../domain/principal.js';
+import type { PassageSearch } from '../search/passage-search.js';
+import type { SearchService } from '../search/search-service.js';
 import type { CredentialVerifier } from '../accounts/credentials.js';
 import type { RateLimitService } from '../limits/rate-limit-service.js';
 import type { DocumentService } from '../documents/document-service.js';
@@ -20,8 +22,9 @@ export interface HttpDeps {
   readiness: ReadinessCheck;
   documents: DocumentService;
   downloads: DownloadService;
-  /** In-document passage search (`text_filter` on by-uri); absent until the search engine is wired. */
-  passages?: (principal: Principal, uri: string, textFilter: string, requestId: string) => Promise<unknown>;
+  search: SearchService;
+  /** In-document passage search (`text_filter` on by-uri). */
+  passages: PassageSearch;
   /** The MCP endpoint served at {mcp_url} and the legacy address (built in mcp/, wired by app.ts); absent: not mounted. */
   mcp?: McpHandler;
   /** Extra route registrations (tests, optional components). */

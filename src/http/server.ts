@@ -16,6 +16,7 @@ import type { HttpDeps } from './deps.js';
 import { registerOpsRoutes } from './routes/ops.js';
 import { registerDocumentRoutes } from './routes/v2/documents.js';
 import { registerDownloadRoutes } from './routes/v2/downloads.js';
+import { registerSearchRoutes } from './routes/v2/search.js';
 import { registerMcpRoutes } from './routes/mcp.js';
 import { registerProtectedResourceRoutes } from './routes/protected-resource.js';
 
@@ -136,6 +137,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
   registerOpsRoutes(app, deps);
   registerDocumentRoutes(app, deps);
   registerDownloadRoutes(app, deps);
+  registerSearchRoutes(app, deps);
   registerProtectedResourceRoutes(app, deps);
   if (deps.mcp) registerMcpRoutes(app, { ...deps, mcp: deps.mcp });
   for (const extra of deps.extraRoutes ?? []) await extra(app);

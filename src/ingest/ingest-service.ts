@@ -42,8 +42,11 @@ export interface IngestOptions {
 
 export type IngestReport = IngestProgress & { errors: { line: number; message: string }[] };
 
-/** Called after each committed batch with the ids written (the indexer hooks in here). */
-export type BatchCommitted = (ids: readonly string[]) => Promise<void> | void;
+/**
+ * Called after each committed batch with the ids written, and once more with `final: true` when a file
+ * is done (the indexer hooks in here: it may defer making batches searchable until the final call).
+ */
+export type BatchCommitted = (ids: readonly string[], final: boolean) => Promise<void> | void;
 
 const MAX_REPORTED_ERRORS = 100;
 
@@ -100,7 +103,7 @@ export class IngestService {
       report.inserted += r.inserted;
       report.updated += r.updated;
       report.unchanged += r.unchanged;
-      await this.onBatch(batch.map((d) => d.id));
+      await this.onBatch(batch.map((d) => d.id), false);
       batch = [];
       options.onProgress?.({ ...report });
     };
@@ -135,6 +138,7 @@ export class IngestService {
       if (batch.length >= batchSize) await flush();
     }
     await flush();
+    await this.onBatch([], true);
     report.bytesRead = report.bytesTotal;
     options.onProgress?.({ ...report });
     return report;

@@ -113,9 +113,4 @@ describe('documents', () => {
     assert.ok(c.agentReads7d >= 1);
   });
 
-  test('text_filter answers 422 naming the missing engine until search is wired', async () => {
-    const res = await get(`/v2/documents/by-uri/${encodeURIComponent('arxiv://2101.00001')}?text_filter=hydrogen`);
-    assert.equal(res.statusCode, 422, res.body);
-    assert.equal(res.json().detail.code, 'feature_unavailable');
-  });
 });

@@ -9,7 +9,7 @@ import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot } from '../helpers/paths.js';
+import { childEnv, repoRoot } from '../helpers/paths.js';
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -24,7 +24,7 @@ test('SIGTERM finishes in-flight requests, then exits 0', { timeout: 60_000 }, a
   const dir = mkdtempSync(join(tmpdir(), 'lectern-stop-'));
   try {
     const main = join(repoRoot, 'dist/src/main.js');
-    const env = { ...process.env, LECTERN_DATA_DIR: dir, LECTERN_LOAD_DEMO_CORPUS: 'false', LECTERN_LOG_LEVEL: 'silent' };
+    const env = { ...childEnv(), LECTERN_DATA_DIR: dir, LECTERN_LOAD_DEMO_CORPUS: 'false', LECTERN_LOG_LEVEL: 'silent' };
     mkdirSync(join(dir, 'in'));
     const size = 8 * 1024 * 1024;
     writeFileSync(join(dir, 'in', 'big.pdf'), Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(size - 9)]));

@@ -19,3 +19,13 @@ export const repoRoot = findRoot(dirname(fileURLToPath(import.meta.url)));
 
 /** `../shared/data` beside the checkout (evaluation material; never shipped). */
 export const sharedData = join(repoRoot, '..', 'shared', 'data');
+
+/**
+ * The environment for a child Lectern process of a test: this process's environment without
+ * DATABASE_URL and REDIS_URL, so the child uses its own embedded store in its own data directory
+ * (CI sets those URLs for the PostgreSQL and Redis suites, which must not leak into other tests).
+ */
+export function childEnv(): NodeJS.ProcessEnv {
+  const { DATABASE_URL: _d, REDIS_URL: _r, ...rest } = process.env;
+  return rest;
+}

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { openSqliteStorage } from '../../src/adapters/sqlite/sqlite-storage.js';
 import { contentHash } from '../../src/adapters/sql/document-row.js';
-import { repoRoot } from '../helpers/paths.js';
+import { childEnv, repoRoot } from '../helpers/paths.js';
 
 const N = 20_000;
 const BATCH = 250;
@@ -19,7 +19,7 @@ test('kill -9 during ingest loses no committed batch and leaves no partial one',
     const file = join(dir, 'big.jsonl');
     const filler = 'Porosity and permeability of sandstone reservoirs under hydrogen cycling. '.repeat(20);
     writeFileSync(file, Array.from({ length: N }, (_, i) => JSON.stringify({ id: `k${i}`, title: `Doc ${i}`, abstract: filler, doi: `10.5555/k${i}` })).join('\n'));
-    const env = { ...process.env, LECTERN_DATA_DIR: dir, LECTERN_LOG_LEVEL: 'silent' };
+    const env = { ...childEnv(), LECTERN_DATA_DIR: dir, LECTERN_LOG_LEVEL: 'silent' };
     const child = spawn(process.execPath, [join(repoRoot, 'dist/src/main.js'), 'ingest', '--batch', String(BATCH), file], { env, stdio: 'ignore' });
     const dbPath = join(dir, 'lectern.db');
     // Wait until a few batches are committed, then kill without warning.

@@ -6,6 +6,8 @@ import type { RateDecision, RateLimiter, RateRule } from '../../ports/rate-limit
 interface Bucket {
   tokens: number;
   updatedMs: number;
+  /** The bucket's own rule, so the sweep judges each bucket by its refill rate. */
+  rule: RateRule;
 }
 
 export class MemoryRateLimiter implements RateLimiter {
@@ -15,22 +17,24 @@ export class MemoryRateLimiter implements RateLimiter {
 
   async take(key: string, rule: RateRule, cost = 1): Promise<RateDecision> {
     const now = this.clock.nowMs();
-    const b = this.#buckets.get(key) ?? { tokens: rule.capacity, updatedMs: now };
+    const b = this.#buckets.get(key) ?? { tokens: rule.capacity, updatedMs: now, rule };
+    b.rule = rule;
     b.tokens = Math.min(rule.capacity, b.tokens + ((now - b.updatedMs) / 1000) * rule.refillPerSecond);
     b.updatedMs = now;
     this.#buckets.set(key, b);
-    if (++this.#takes % 10_000 === 0) this.#sweep(now, rule);
+    if (++this.#takes % 10_000 === 0) this.#sweep(now);
     if (b.tokens >= cost) {
       b.tokens -= cost;
       return { allowed: true, remaining: Math.floor(b.tokens), retryAfterSeconds: 0 };
     }
     const wait = (cost - b.tokens) / rule.refillPerSecond;
-    return { allowed: false, remaining: 0, retryAfterSeconds: Math.max(1, Math.ceil(wait)) };
+    return { allowed: false, remaining: Math.floor(b.tokens), retryAfterSeconds: Math.max(1, Math.ceil(wait)) };
   }
 
-  #sweep(now: number, rule: RateRule): void {
+  /** Drops buckets that would be full again: they behave exactly like absent ones. */
+  #sweep(now: number): void {
     for (const [k, b] of this.#buckets) {
-      if (b.tokens + ((now - b.updatedMs) / 1000) * rule.refillPerSecond >= rule.capacity) this.#buckets.delete(k);
+      if (b.tokens + ((now - b.updatedMs) / 1000) * b.rule.refillPerSecond >= b.rule.capacity) this.#buckets.delete(k);
     }
   }
 

@@ -2,12 +2,31 @@
 import { createHash } from 'node:crypto';
 import type { DocumentRecord, StoredDocument } from '../../domain/document.js';
 
-/** JSON of the record as stored (field order fixed by the record type). */
-export const serializeRecord = (doc: DocumentRecord): string => JSON.stringify(doc);
+// PostgreSQL can hold neither U+0000 (in text or JSONB) nor an unpaired surrogate escape (JSONB);
+// SQLite takes both. One serializer for both stores replaces them with U+FFFD, so a record reads back
+// the same from either store and a stray byte in a source file cannot fail a whole ingest batch on
+// PostgreSQL only. JSON.stringify escapes exactly these as \u0000 and \udXXX, so the check is cheap.
+const UNSTORABLE_ESCAPE = /\\u0000|\\ud[89a-f][0-9a-f]{2}/i;
+
+function storableString(_key: string, value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  // String.prototype.toWellFormed is in Node >= 20 (ES2024; our lib setting is ES2023).
+  return (value.replaceAll('\0', '\uFFFD') as string & { toWellFormed(): string }).toWellFormed();
+}
+
+/**
+ * JSON of the record as stored (field order fixed by the record type). U+0000 and unpaired
+ * surrogates in string values become U+FFFD (see above).
+ */
+export function serializeRecord(doc: DocumentRecord): string {
+  const json = JSON.stringify(doc);
+  return UNSTORABLE_ESCAPE.test(json) ? JSON.stringify(doc, storableString) : json;
+}
 
 /** Hash used to skip writes when a re-ingested record did not change. */
 export const contentHash = (json: string): string => createHash('sha256').update(json).digest('hex');
 
+/** The columns a document read needs; `record` is TEXT in SQLite and already-parsed JSONB in PostgreSQL. */
 export interface DocumentRow {
   record: string | DocumentRecord;
   seq: number | string;

@@ -1,7 +1,8 @@
 // Versioned schema migrations for both SQL dialects. Each capability owns a named list of steps
 // (`core`, `auth`, `recognition`, ...); a step's id is `<component>/<nnn>-<name>`. Steps are applied
-// in list order, once, each in its own transaction, and recorded in `schema_migrations`.
-// Never edit a released step: add a new one.
+// at open, in list order, once, each in its own transaction, and recorded in `schema_migrations`
+// (PostgreSQL migrators hold an advisory lock, so concurrent openers never apply a step twice).
+// Never edit a released step: add a new one. How a capability adds its own: docs/storage.md.
 
 export interface MigrationStep {
   /** Unique id, e.g. `core/001-init`. */

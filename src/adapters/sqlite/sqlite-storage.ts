@@ -12,17 +12,23 @@ import type { ActivityCounts, ActivityEvent, ActivityStore } from '../../ports/a
 import type { CreditLedger, DebitResult, LedgerEntry } from '../../ports/credit-ledger.js';
 import type { DocumentChange, DocumentStore, UpsertResult } from '../../ports/document-store.js';
 import type { Storage } from '../../ports/storage.js';
-import { ALL_MIGRATIONS, type MigrationStep } from '../sql/migrations.js';
+import { countsFromRows, WINDOW_30D_SECONDS, WINDOW_7D_SECONDS } from '../sql/activity-counts.js';
 import { contentHash, rowToStored, serializeRecord, utcDay, type DocumentRow } from '../sql/document-row.js';
+import { pendingMigrations } from '../sql/migration-plan.js';
+import { ALL_MIGRATIONS, type MigrationStep } from '../sql/migrations.js';
+import { assignWorkKey } from '../sql/work-key.js';
 
 type Db = Database.Database;
 
 function migrate(db: Db, steps: readonly MigrationStep[]): void {
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)');
   const applied = new Set(db.prepare('SELECT id FROM schema_migrations').pluck().all() as string[]);
-  for (const step of steps) {
-    if (applied.has(step.id)) continue;
+  const isApplied = db.prepare('SELECT 1 FROM schema_migrations WHERE id = ?');
+  for (const step of pendingMigrations(steps, applied)) {
     db.transaction(() => {
+      // Another process opening the same file may have applied the step since we read the list
+      // (WAL readers do not wait for writers): check again now that we hold the write lock.
+      if (isApplied.get(step.id)) return;
       db.exec(step.sqlite);
       db.prepare('INSERT INTO schema_migrations (id, applied_at) VALUES (?, ?)').run(step.id, Math.floor(Date.now() / 1000));
     }).immediate();
@@ -178,26 +184,35 @@ class SqliteDocumentStore implements DocumentStore {
   readonly #delete;
   constructor(private readonly db: Db) {
     const nextSeq = db.prepare("UPDATE counters SET value = value + 1 WHERE name = 'document_seq' RETURNING value").pluck();
-    const existing = db.prepare('SELECT content_hash, work_key, deleted, created_at FROM documents WHERE id = ?');
-    const workKeysFor = (keys: string[]) =>
-      db
-        .prepare(
-          `SELECT DISTINCT d.work_key FROM document_identity i JOIN documents d ON d.id = i.document_id
-           WHERE d.deleted = 0 AND i.key IN (${keys.map(() => '?').join(',')})`,
-        )
-        .pluck()
-        .all(...keys) as string[];
+    const existing = db.prepare('SELECT content_hash, work_key, deleted FROM documents WHERE id = ?');
+    // One prepared statement per IN-list arity (a record has a handful of identity keys).
+    const byArity = new Map<number, Database.Statement>();
+    const workKeysFor = (keys: string[]) => {
+      let stmt = byArity.get(keys.length);
+      if (!stmt) {
+        stmt = db
+          .prepare(
+            `SELECT DISTINCT d.work_key FROM document_identity i JOIN documents d ON d.id = i.document_id
+             WHERE d.deleted = 0 AND i.key IN (${keys.map(() => '?').join(',')})`,
+          )
+          .pluck();
+        byArity.set(keys.length, stmt);
+      }
+      return stmt.all(...keys) as string[];
+    };
+    // A tombstone brought back is a new document: it gets a new createdAt (and counts as inserted).
     const upsertRow = db.prepare(
       `INSERT INTO documents (id, idx, seq, work_key, content_hash, record, deleted, created_at, updated_at)
        VALUES (@id, @idx, @seq, @work_key, @hash, @record, 0, @at, @at)
        ON CONFLICT (id) DO UPDATE SET idx = excluded.idx, seq = excluded.seq, work_key = excluded.work_key,
-         content_hash = excluded.content_hash, record = excluded.record, deleted = 0, updated_at = excluded.updated_at`,
+         content_hash = excluded.content_hash, record = excluded.record, deleted = 0, updated_at = excluded.updated_at,
+         created_at = CASE WHEN documents.deleted = 1 THEN excluded.created_at ELSE documents.created_at END`,
     );
     const clearUris = db.prepare('DELETE FROM document_uris WHERE document_id = ?');
     const clearKeys = db.prepare('DELETE FROM document_identity WHERE document_id = ?');
     const addUri = db.prepare('INSERT OR IGNORE INTO document_uris (uri, document_id) VALUES (?, ?)');
     const addKey = db.prepare('INSERT OR IGNORE INTO document_identity (key, document_id) VALUES (?, ?)');
-    const idsWithWorkKey = db.prepare('SELECT id FROM documents WHERE work_key = ? AND deleted = 0').pluck();
+    const idsWithWorkKey = db.prepare('SELECT id FROM documents WHERE work_key = ? AND deleted = 0 ORDER BY id').pluck();
     const relabel = db.prepare('UPDATE documents SET work_key = ?, seq = ? WHERE id = ?');
 
     this.#upsert = db.transaction((docs: readonly DocumentRecord[], at: number): UpsertResult => {
@@ -206,18 +221,16 @@ class SqliteDocumentStore implements DocumentStore {
         const json = serializeRecord(doc);
         const hash = contentHash(json);
         const prev = existing.get(doc.id) as { content_hash: string; work_key: string; deleted: number } | undefined;
-        if (prev && prev.deleted === 0 && prev.content_hash === hash) {
+        const live = prev && prev.deleted === 0 ? prev : undefined;
+        if (live && live.content_hash === hash) {
           result.unchanged++;
           continue;
         }
         const keys = identityKeys(doc.uris);
         const linked = keys.length > 0 ? workKeysFor(keys) : [];
-        const candidates = new Set([...linked, doc.id]);
-        if (prev && prev.deleted === 0) candidates.add(prev.work_key);
-        const workKey = [...candidates].sort()[0]!;
+        const { workKey, absorbed } = assignWorkKey(doc.id, linked, live ? live.work_key : null);
         // Merge the other works this record links into one (preprint + published version).
-        for (const other of candidates) {
-          if (other === workKey) continue;
+        for (const other of absorbed) {
           for (const id of idsWithWorkKey.all(other) as string[]) {
             if (id !== doc.id) relabel.run(workKey, nextSeq.get() as number, id);
           }
@@ -227,7 +240,7 @@ class SqliteDocumentStore implements DocumentStore {
         clearKeys.run(doc.id);
         for (const u of doc.uris) addUri.run(u, doc.id);
         for (const k of keys) addKey.run(k, doc.id);
-        if (prev) result.updated++;
+        if (live) result.updated++;
         else result.inserted++;
       }
       return result;
@@ -302,33 +315,13 @@ class SqliteActivityStore implements ActivityStore {
   async counts(documentId: string, now: number): Promise<ActivityCounts> {
     const rows = this.db
       .prepare(
-        `SELECT kind, SUM(CASE WHEN at > ? THEN 1 ELSE 0 END) AS d7, COUNT(*) AS d30, MAX(at) AS newest
+        `SELECT kind, SUM(CASE WHEN at > ? THEN 1 ELSE 0 END) AS d7, COUNT(*) AS d30
          FROM activity_events WHERE document_id = ? AND at > ? GROUP BY kind`,
       )
-      .all(now - 7 * 86_400, documentId, now - 30 * 86_400) as { kind: string; d7: number; d30: number; newest: number }[];
+      .all(now - WINDOW_7D_SECONDS, documentId, now - WINDOW_30D_SECONDS) as { kind: string; d7: number; d30: number }[];
     const newest = this.db.prepare('SELECT MAX(at) FROM activity_events WHERE document_id = ?').pluck().get(documentId) as number | null;
     return countsFromRows(documentId, rows, newest);
   }
-}
-
-/** Folds per-kind counts into the DocumentActivity counters (shared with PostgreSQL). */
-export function countsFromRows(documentId: string, rows: readonly { kind: string; d7: number | string; d30: number | string }[], newest: number | string | null): ActivityCounts {
-  const get = (kind: string) => rows.find((r) => r.kind === kind);
-  const c = (kind: string, which: 'd7' | 'd30') => Number(get(kind)?.[which] ?? 0);
-  return {
-    documentId,
-    views7d: c('view', 'd7'),
-    views30d: c('view', 'd30'),
-    shown7d: c('shown', 'd7'),
-    shown30d: c('shown', 'd30'),
-    agentReads7d: c('agent_read', 'd7'),
-    agentReads30d: c('agent_read', 'd30'),
-    aiCitations7d: c('ai_citation', 'd7'),
-    aiCitations30d: c('ai_citation', 'd30'),
-    positiveRatings7d: c('positive_rating', 'd7'),
-    positiveRatings30d: c('positive_rating', 'd30'),
-    asOfAt: newest === null ? null : Number(newest),
-  };
 }
 
 /** The SQLite database handle, for capabilities' own SQLite stores (auth, recognition, ...). */

@@ -5,6 +5,7 @@ import { AppError } from '../../../domain/errors.js';
 import type { FetchedDocument } from '../../../documents/document-service.js';
 import type { HttpDeps } from '../../deps.js';
 import { toWireDocument } from '../../presenters/document.js';
+import { toSearchResponse } from '../../presenters/search.js';
 import { errorResponses, ref } from '../../schemas/common.js';
 import { ByUriResponse, DocumentQuery, V2DocumentResponse } from '../../schemas/documents.js';
 import { principalOf } from '../../server.js';
@@ -45,8 +46,10 @@ export function registerDocumentRoutes(app: FastifyInstance, deps: HttpDeps): vo
   const byUri = async (uri: string | undefined, request: FastifyRequest<{ Querystring: DocQuery }>) => {
     if (!uri) throw new AppError('invalid_uri', 'Give a percent-encoded canonical URI after /v2/documents/by-uri/.');
     if (request.query.text_filter !== undefined) {
-      if (!deps.passages) throw new AppError('feature_unavailable', 'text_filter needs the search engine, which is not configured in this build.');
-      return deps.passages(principalOf(request), uri, request.query.text_filter, request.id);
+      if (request.query.max_tokens !== undefined || request.query.max_chars !== undefined) {
+        throw new AppError('validation_failed', 'text_filter returns passages; it cannot be combined with max_tokens or max_chars.');
+      }
+      return toSearchResponse(await deps.passages.passages(principalOf(request), uri, request.query.text_filter, request.id), deps.config.baseUrl);
     }
     return present(await deps.documents.fetchByUri(principalOf(request), uri, cutOf(request.query), request.id));
   };

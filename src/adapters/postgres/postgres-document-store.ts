@@ -1,0 +1,191 @@
+// Documents in PostgreSQL (same semantics as the SQLite store; test/contract/storage.contract.ts).
+//
+// Change sequence numbers come from the `counters` row 'document_seq', which every writing transaction
+// locks first (SELECT ... FOR UPDATE) and holds until it commits. Writers are therefore serialised, and
+// sequence order equals commit order: a reader that has seen seq N never later finds a new change
+// with seq <= N committed behind its back (docs/adr/0011-work-keys-and-change-sequence.md). Taking the
+// lock before reading anything also means each writer sees every earlier writer's committed rows when
+// it assigns work keys.
+import type pg from 'pg';
+import type { DocumentRecord, IndexName, StoredDocument } from '../../domain/document.js';
+import type { DocumentChange, DocumentStore, UpsertResult } from '../../ports/document-store.js';
+import { rowToStored, type DocumentRow } from '../sql/document-row.js';
+import { batchIdentityKeys, batchIds, changedDocs, planUpsert, prepareDocs, workKeysToLoad, type UpsertPlan } from '../sql/upsert-plan.js';
+import { withTransaction, type Tx } from './postgres-pool.js';
+
+const READ_COLUMNS = 'id, record, seq, work_key, created_at, updated_at';
+
+/** The sequence counter, locked for the rest of the transaction; seqs are handed out in memory. */
+class SeqAllocator {
+  #value: number;
+  readonly #start: number;
+  private constructor(value: number) {
+    this.#value = value;
+    this.#start = value;
+  }
+  static async lock(tx: Tx): Promise<SeqAllocator> {
+    const { rows } = await tx.query<{ value: number }>("SELECT value FROM counters WHERE name = 'document_seq' FOR UPDATE");
+    return new SeqAllocator(rows[0]!.value);
+  }
+  next(): number {
+    return ++this.#value;
+  }
+  /** Writes the counter back when any number was used (the row lock is released at COMMIT). */
+  async save(tx: Tx): Promise<void> {
+    if (this.#value !== this.#start) await tx.query("UPDATE counters SET value = $1 WHERE name = 'document_seq'", [this.#value]);
+  }
+}
+
+export class PostgresDocumentStore implements DocumentStore {
+  constructor(private readonly pool: pg.Pool) {}
+
+  async upsertMany(docs: readonly DocumentRecord[], at: number): Promise<UpsertResult> {
+    // Serialising and hashing happen before the transaction: no need to hold the counter lock for it.
+    const prepared = prepareDocs(docs);
+    return withTransaction(this.pool, async (tx) => {
+      const seq = await SeqAllocator.lock(tx);
+      // Load what the batch can touch, plan it in memory exactly as the SQLite store would write it
+      // record by record, then write the plan in a few set-based statements (upsert-plan.ts).
+      const existing = await tx.query<{ id: string; hash: string; workKey: string; live: boolean }>(
+        'SELECT id, content_hash AS hash, work_key AS "workKey", NOT deleted AS live FROM documents WHERE id = ANY($1::text[])',
+        [batchIds(prepared)],
+      );
+      const changed = changedDocs(prepared, existing.rows);
+      let linked: { key: string; id: string; workKey: string }[] = [];
+      let workMembers: { id: string; workKey: string }[] = [];
+      if (changed.length > 0) {
+        linked = (
+          await tx.query<{ key: string; id: string; workKey: string }>(
+            `SELECT i.key, d.id, d.work_key AS "workKey" FROM document_identity i JOIN documents d ON d.id = i.document_id
+             WHERE NOT d.deleted AND i.key = ANY($1::text[])`,
+            [batchIdentityKeys(changed)],
+          )
+        ).rows;
+        workMembers = (
+          await tx.query<{ id: string; workKey: string }>('SELECT id, work_key AS "workKey" FROM documents WHERE NOT deleted AND work_key = ANY($1::text[])', [
+            workKeysToLoad(changed, existing.rows, linked),
+          ])
+        ).rows;
+      }
+      const plan = planUpsert(prepared, { existing: existing.rows, linked, workMembers }, () => seq.next());
+      await writePlan(tx, plan, existing.rows.filter((r) => r.live).map((r) => r.id), at);
+      await seq.save(tx);
+      return plan.result;
+    });
+  }
+
+  async get(id: string): Promise<StoredDocument | null> {
+    const { rows } = await this.pool.query<DocumentRow>(`SELECT ${READ_COLUMNS} FROM documents WHERE id = $1 AND NOT deleted`, [id]);
+    return rows[0] ? rowToStored(rows[0]) : null;
+  }
+
+  async getMany(ids: readonly string[]): Promise<Map<string, StoredDocument>> {
+    const out = new Map<string, StoredDocument>();
+    if (ids.length === 0) return out;
+    const { rows } = await this.pool.query<DocumentRow & { id: string }>(`SELECT ${READ_COLUMNS} FROM documents WHERE id = ANY($1::text[]) AND NOT deleted`, [
+      [...new Set(ids)],
+    ]);
+    for (const r of rows) out.set(r.id, rowToStored(r));
+    return out;
+  }
+
+  async getByUri(uri: string): Promise<StoredDocument | null> {
+    const { rows } = await this.pool.query<DocumentRow>(
+      `SELECT d.record, d.seq, d.work_key, d.created_at, d.updated_at FROM document_uris u JOIN documents d ON d.id = u.document_id
+       WHERE u.uri = $1 AND NOT d.deleted ORDER BY d.id COLLATE "C" LIMIT 1`,
+      [uri],
+    );
+    return rows[0] ? rowToStored(rows[0]) : null;
+  }
+
+  async delete(id: string, at: number): Promise<boolean> {
+    return withTransaction(this.pool, async (tx) => {
+      const seq = await SeqAllocator.lock(tx);
+      const r = await tx.query(
+        "UPDATE documents SET deleted = TRUE, record = NULL, content_hash = '', seq = $2, updated_at = $3 WHERE id = $1 AND NOT deleted",
+        [id, seq.next(), at],
+      );
+      if (r.rowCount !== 1) return false; // unknown or already deleted: the counter is left as it was
+      await clearLinks(tx, [id]);
+      await seq.save(tx);
+      return true;
+    });
+  }
+
+  async changesSince(afterSeq: number, limit: number): Promise<DocumentChange[]> {
+    const { rows } = await this.pool.query<DocumentRow & { id: string; deleted: boolean }>(
+      `SELECT ${READ_COLUMNS}, deleted FROM documents WHERE seq > $1 ORDER BY seq LIMIT $2`,
+      [afterSeq, limit],
+    );
+    return rows.map((r) => (r.deleted ? { deleted: true, seq: Number(r.seq), id: r.id } : { deleted: false, seq: Number(r.seq), doc: rowToStored(r) }));
+  }
+
+  async maxSeq(): Promise<number> {
+    const { rows } = await this.pool.query<{ value: number }>("SELECT value FROM counters WHERE name = 'document_seq'");
+    return rows[0]!.value;
+  }
+
+  async count(index?: IndexName): Promise<number> {
+    const { rows } = index
+      ? await this.pool.query<{ n: number }>('SELECT COUNT(*) AS n FROM documents WHERE NOT deleted AND idx = $1', [index])
+      : await this.pool.query<{ n: number }>('SELECT COUNT(*) AS n FROM documents WHERE NOT deleted');
+    return rows[0]!.n;
+  }
+}
+
+/**
+ * Writes a planned batch: the written records (final versions), the relabelled ones, then the URI and
+ * identity rows of the written records (replacing those of records that were live before the batch).
+ * Every new seq is above every stored one, so the UNIQUE(seq) index never sees a clash mid-statement.
+ */
+async function writePlan(tx: Tx, plan: UpsertPlan, previouslyLive: readonly string[], at: number): Promise<void> {
+  const { writes, relabels } = plan;
+  if (writes.length > 0) {
+    // A tombstone brought back is a new document: new createdAt (it counts as inserted in the plan).
+    await tx.query(
+      `INSERT INTO documents (id, idx, seq, work_key, content_hash, record, deleted, created_at, updated_at)
+       SELECT u.id, u.idx, u.seq, u.work_key, u.hash, u.record::jsonb, FALSE, $7, $7
+       FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[]) AS u(id, idx, seq, work_key, hash, record)
+       ON CONFLICT (id) DO UPDATE SET idx = EXCLUDED.idx, seq = EXCLUDED.seq, work_key = EXCLUDED.work_key,
+         content_hash = EXCLUDED.content_hash, record = EXCLUDED.record, deleted = FALSE, updated_at = EXCLUDED.updated_at,
+         created_at = CASE WHEN documents.deleted THEN EXCLUDED.created_at ELSE documents.created_at END`,
+      [
+        writes.map((w) => w.doc.id),
+        writes.map((w) => w.doc.index),
+        writes.map((w) => w.seq),
+        writes.map((w) => w.workKey),
+        writes.map((w) => w.hash),
+        writes.map((w) => w.json),
+        at,
+      ],
+    );
+  }
+  if (relabels.length > 0) {
+    await tx.query(
+      `UPDATE documents d SET work_key = u.work_key, seq = u.seq
+       FROM unnest($1::text[], $2::text[], $3::bigint[]) AS u(id, work_key, seq) WHERE d.id = u.id`,
+      [relabels.map((r) => r.id), relabels.map((r) => r.workKey), relabels.map((r) => r.seq)],
+    );
+  }
+  const written = new Set(writes.map((w) => w.doc.id));
+  const replaced = previouslyLive.filter((id) => written.has(id));
+  if (replaced.length > 0) await clearLinks(tx, replaced);
+  const uris = writes.flatMap((w) => w.doc.uris.map((u) => [u, w.doc.id] as const));
+  const keys = writes.flatMap((w) => w.keys.map((k) => [k, w.doc.id] as const));
+  if (uris.length > 0 || keys.length > 0) {
+    await tx.query(
+      `WITH uris AS (
+         INSERT INTO document_uris (uri, document_id) SELECT DISTINCT * FROM unnest($1::text[], $2::text[]) ON CONFLICT DO NOTHING
+       )
+       INSERT INTO document_identity (key, document_id) SELECT DISTINCT * FROM unnest($3::text[], $4::text[]) ON CONFLICT DO NOTHING`,
+      [uris.map((x) => x[0]), uris.map((x) => x[1]), keys.map((x) => x[0]), keys.map((x) => x[1])],
+    );
+  }
+}
+
+/** Removes the URIs and identity keys of records (one statement, both tables). */
+async function clearLinks(tx: Tx, ids: readonly string[]): Promise<void> {
+  await tx.query('WITH u AS (DELETE FROM document_uris WHERE document_id = ANY($1::text[])) DELETE FROM document_identity WHERE document_id = ANY($1::text[])', [
+    ids,
+  ]);
+}

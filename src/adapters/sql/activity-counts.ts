@@ -1,0 +1,33 @@
+// Folding per-kind activity counts into the DocumentActivity counters, shared by the SQLite and
+// PostgreSQL activity stores so both answer with the same shape from the same per-kind rows.
+import type { ActivityCounts } from '../../ports/activity-store.js';
+
+/** One row per event kind: events in the last 7 and 30 days (drivers may return counts as strings). */
+export interface KindCountRow {
+  kind: string;
+  d7: number | string;
+  d30: number | string;
+}
+
+/** Folds per-kind counts into the counters of one document; `newest` is the newest event time or null. */
+export function countsFromRows(documentId: string, rows: readonly KindCountRow[], newest: number | string | null): ActivityCounts {
+  const c = (kind: string, which: 'd7' | 'd30') => Number(rows.find((r) => r.kind === kind)?.[which] ?? 0);
+  return {
+    documentId,
+    views7d: c('view', 'd7'),
+    views30d: c('view', 'd30'),
+    shown7d: c('shown', 'd7'),
+    shown30d: c('shown', 'd30'),
+    agentReads7d: c('agent_read', 'd7'),
+    agentReads30d: c('agent_read', 'd30'),
+    aiCitations7d: c('ai_citation', 'd7'),
+    aiCitations30d: c('ai_citation', 'd30'),
+    positiveRatings7d: c('positive_rating', 'd7'),
+    positiveRatings30d: c('positive_rating', 'd30'),
+    asOfAt: newest === null ? null : Number(newest),
+  };
+}
+
+/** Seconds in the two activity windows (interface, Activity and trending: 7 and 30 days). */
+export const WINDOW_7D_SECONDS = 7 * 86_400;
+export const WINDOW_30D_SECONDS = 30 * 86_400;

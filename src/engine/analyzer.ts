@@ -1,0 +1,258 @@
+// Text analysis shared by indexing, querying, phrase matching and snippets: one tokenizer, so a query
+// term and a document term agree by construction.
+//
+// Pipeline per token: segmentation on the original text (offsets stay valid) -> NFKC -> lower case ->
+// Greek letters spelled out (α -> alpha, so "TNF-α" meets "TNF-alpha") -> stopword check (the slot is
+// kept) -> Snowball stem of the document's language (letters-only tokens longer than 2) -> diacritics
+// folded (é -> e, ß stays for the German stemmer to handle, æ -> ae ...).
+//
+// Segmentation for scientific text:
+// - a token is a run of letters, digits and combining marks (any script);
+// - hyphenated compounds ("IL-6", "non-small-cell", "2-(4-chlorophenyl)") give every part at its own
+//   position AND, for 2..4 parts, the joined form ("il6") at the first part's position, so "IL6" and
+//   "IL-6" meet; the joined form is a synonym and does not count towards the field length;
+// - a '.' or ',' between digits stays inside the token ("3.5", "1,000" -> "1,000");
+// - identifiers and formulas stay whole ("p53", "CO2", "rs12345", "5mg");
+// - a trailing "'s" is dropped; other apostrophes split ("l'homme" -> "l", "homme").
+// Sentence ends ('.', '!', '?' before white space, or a blank line) are reported for passage chunking.
+import { stemmerFor, normalizeLanguage } from './stemmers.js';
+import { stopwordsFor } from './stopwords.js';
+
+/**
+ * Receives each token. `term` is null for a stopword (its position slot is still consumed).
+ * Offsets: `startCu`/`endCu` in UTF-16 code units, `startCp`/`endCp` in code points (exclusive ends).
+ * `joined` marks the extra joined form of a hyphenated compound (same position as its first part).
+ */
+export type TokenSink = (
+  term: string | null,
+  position: number,
+  startCp: number,
+  endCp: number,
+  startCu: number,
+  endCu: number,
+  joined: boolean,
+) => void;
+
+const GREEK: Record<string, string> = {
+  α: 'alpha', β: 'beta', γ: 'gamma', δ: 'delta', ε: 'epsilon', ζ: 'zeta', η: 'eta', θ: 'theta', ι: 'iota',
+  κ: 'kappa', λ: 'lambda', μ: 'mu', ν: 'nu', ξ: 'xi', ο: 'omicron', π: 'pi', ρ: 'rho', σ: 'sigma', ς: 'sigma',
+  τ: 'tau', υ: 'upsilon', φ: 'phi', χ: 'chi', ψ: 'psi', ω: 'omega',
+};
+const GREEK_RE = /[α-ω]/g;
+const SPECIAL_FOLD: Record<string, string> = { æ: 'ae', œ: 'oe', ø: 'o', ł: 'l', đ: 'd', ð: 'd', þ: 'th', ı: 'i' };
+const SPECIAL_FOLD_RE = /[æœøłđðþı]/g;
+const MARKS_RE = /\p{M}+/gu;
+const WORD_RE = /[\p{L}\p{N}\p{M}]/u;
+const LETTER_RE = /^\p{L}+$/u;
+const HAS_DIGIT_RE = /\d/;
+
+// 0 = unknown, 1 = word character, 2 = not a word character (BMP code units; astral handled separately).
+const charClass = new Uint8Array(65536);
+for (let c = 0; c < 128; c++) {
+  const word = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+  charClass[c] = word ? 1 : 2;
+}
+
+function isWordUnit(text: string, i: number): boolean {
+  const c = text.charCodeAt(i);
+  let k = charClass[c]!;
+  if (k === 0) {
+    if (c >= 0xd800 && c <= 0xdbff) return WORD_RE.test(String.fromCodePoint(text.codePointAt(i)!));
+    k = WORD_RE.test(text[i]!) ? 1 : 2;
+    charClass[c] = k;
+  }
+  return k === 1;
+}
+
+function isHyphen(c: number): boolean {
+  return c === 45 || c === 0x2010 || c === 0x2011;
+}
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+function isSpace(c: number): boolean {
+  return c === 32 || c === 9 || c === 10 || c === 13 || c === 0xa0 || c === 0x2009 || c === 0x202f;
+}
+
+/** Case and diacritics folding used on index terms (after stemming); exported for tests and snippets. */
+export function foldDiacritics(s: string): string {
+  let out = s.normalize('NFD').replace(MARKS_RE, '');
+  if (SPECIAL_FOLD_RE.test(out)) out = out.replace(SPECIAL_FOLD_RE, (ch) => SPECIAL_FOLD[ch]!);
+  SPECIAL_FOLD_RE.lastIndex = 0;
+  return out.normalize('NFC');
+}
+
+const MAX_CACHE = 500_000;
+
+/**
+ * A language-specific analyzer. Instances are cheap to share and cache normalised terms per surface
+ * form (bounded at 500,000 entries), so create one per language and reuse it.
+ */
+export class Analyzer {
+  /** The normalised ISO 639-1 language ('' = none: no stemming, no stopwords). */
+  readonly language: string;
+  readonly #stem: ((w: string) => string) | null;
+  readonly #stops: ReadonlySet<string>;
+  readonly #spellGreek: boolean;
+  #cache = new Map<string, string | null>();
+
+  constructor(language: string) {
+    this.language = normalizeLanguage(language);
+    this.#stem = stemmerFor(this.language);
+    this.#stops = stopwordsFor(this.language);
+    this.#spellGreek = this.language !== 'el';
+  }
+
+  /** Normalises one surface token (no separators inside) to its index term, or null for a stopword. */
+  term(surface: string): string | null {
+    let t = this.#cache.get(surface);
+    if (t !== undefined) return t;
+    t = this.#normalize(surface);
+    if (this.#cache.size >= MAX_CACHE) this.#cache.clear();
+    this.#cache.set(surface, t);
+    return t;
+  }
+
+  /** The lower-cased, NFKC, Greek-spelled form before stopword removal and stemming. */
+  baseForm(surface: string): string {
+    let s = surface;
+    let ascii = true;
+    for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 127) { ascii = false; break; }
+    if (!ascii) s = s.normalize('NFKC');
+    s = s.toLowerCase();
+    if (!ascii && this.#spellGreek) s = s.replace(GREEK_RE, (ch) => GREEK[ch] ?? ch);
+    return s;
+  }
+
+  #normalize(surface: string): string | null {
+    const s = this.baseForm(surface);
+    if (this.#stops.has(s)) return null;
+    let t = s;
+    if (this.#stem !== null && t.length > 2 && !HAS_DIGIT_RE.test(t) && LETTER_RE.test(t)) t = this.#stem(t);
+    let ascii = true;
+    for (let i = 0; i < t.length; i++) if (t.charCodeAt(i) > 127) { ascii = false; break; }
+    if (!ascii) t = foldDiacritics(t);
+    return t.length === 0 ? null : t;
+  }
+
+  /**
+   * Tokenizes `text`, calling `sink` for every token and `onSentenceEnd(nextPosition)` after each
+   * sentence. Returns the number of position slots used (tokens including stopwords, excluding joined forms).
+   */
+  analyze(text: string, sink: TokenSink, onSentenceEnd?: (nextPosition: number) => void): number {
+    const n = text.length;
+    let i = 0;
+    let pos = 0;
+    let surrogates = 0; // surrogate pairs seen before index i (code point offset = i - surrogates)
+    const partStart: number[] = [];
+    const partEnd: number[] = [];
+    const partStartCp: number[] = [];
+    const partEndCp: number[] = [];
+    while (i < n) {
+      // skip separators, noticing sentence ends
+      while (i < n && !isWordUnit(text, i)) {
+        const c = text.charCodeAt(i);
+        if (onSentenceEnd !== undefined && pos > 0) {
+          if ((c === 46 || c === 33 || c === 63) && (i + 1 >= n || isSpace(text.charCodeAt(i + 1)))) onSentenceEnd(pos);
+          else if (c === 10 && i + 1 < n && text.charCodeAt(i + 1) === 10) onSentenceEnd(pos);
+        }
+        if (c >= 0xd800 && c <= 0xdbff && i + 1 < n) {
+          surrogates++;
+          i += 2;
+        } else i++;
+      }
+      if (i >= n) break;
+      // one compound: parts joined by hyphens
+      let parts = 0;
+      for (;;) {
+        const s = i;
+        const sCp = i - surrogates;
+        for (;;) {
+          while (i < n && isWordUnit(text, i)) {
+            const c = text.charCodeAt(i);
+            if (c >= 0xd800 && c <= 0xdbff && i + 1 < n) {
+              surrogates++;
+              i += 2;
+            } else i++;
+          }
+          // '.' or ',' between digits stays inside the token
+          if (i + 1 < n) {
+            const c = text.charCodeAt(i);
+            if ((c === 46 || c === 44) && isDigit(text.charCodeAt(i - 1)) && isDigit(text.charCodeAt(i + 1))) {
+              i++;
+              continue;
+            }
+          }
+          break;
+        }
+        partStart[parts] = s;
+        partEnd[parts] = i;
+        partStartCp[parts] = sCp;
+        partEndCp[parts] = i - surrogates;
+        parts++;
+        if (i + 1 < n && isHyphen(text.charCodeAt(i)) && isWordUnit(text, i + 1)) {
+          i++;
+          continue;
+        }
+        break;
+      }
+      // trailing 's (possessive) is dropped
+      if (i + 1 < n) {
+        const c = text.charCodeAt(i);
+        if ((c === 39 || c === 0x2019) && (text.charCodeAt(i + 1) | 32) === 115 && (i + 2 >= n || !isWordUnit(text, i + 2))) i += 2;
+      }
+      const firstPos = pos;
+      let firstTermPos = -1;
+      for (let p = 0; p < parts; p++) {
+        const term = this.term(text.slice(partStart[p], partEnd[p]));
+        if (term !== null && firstTermPos < 0) firstTermPos = pos;
+        sink(term, pos, partStartCp[p]!, partEndCp[p]!, partStart[p]!, partEnd[p]!, false);
+        pos++;
+      }
+      if (parts > 1 && parts <= 4) {
+        let joined = '';
+        for (let p = 0; p < parts; p++) joined += text.slice(partStart[p], partEnd[p]);
+        if (joined.length <= 40) {
+          const term = this.term(joined);
+          if (term !== null) {
+            sink(term, firstTermPos >= 0 ? firstTermPos : firstPos, partStartCp[0]!, partEndCp[parts - 1]!, partStart[0]!, partEnd[parts - 1]!, true);
+          }
+        }
+      }
+    }
+    return pos;
+  }
+}
+
+const analyzers = new Map<string, Analyzer>();
+
+/** The shared analyzer for a language (ISO 639-1; '' or unknown -> no stemming, no stopwords). */
+export function analyzerFor(language: string): Analyzer {
+  const lang = normalizeLanguage(language);
+  let a = analyzers.get(lang);
+  if (a === undefined) {
+    a = new Analyzer(lang);
+    analyzers.set(lang, a);
+  }
+  return a;
+}
+
+/** One analysed token, as returned by {@link tokenize}. */
+export interface Token {
+  term: string | null;
+  position: number;
+  startCp: number;
+  endCp: number;
+  startCu: number;
+  endCu: number;
+  joined: boolean;
+}
+
+/** Convenience: the full token list of `text` (allocates; indexing uses {@link Analyzer.analyze}). */
+export function tokenize(text: string, language: string): Token[] {
+  const out: Token[] = [];
+  analyzerFor(language).analyze(text, (term, position, startCp, endCp, startCu, endCu, joined) => {
+    out.push({ term, position, startCp, endCp, startCu, endCu, joined });
+  });
+  return out;
+}

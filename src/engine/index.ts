@@ -1,0 +1,45 @@
+// Lectern's search engine: the public entry. Everything the host (src/search/, src/ingest/, adapters)
+// may use is exported here; other files are internals. The engine is pure: storage comes in through an
+// IndexDirectory, time through optional `now()` callbacks; no node:* imports, no clock, no randomness.
+//
+// Typical use (see docs/engine.md):
+//   const index = SearchIndex.open(new FsIndexDirectory('/data/index/documents'));
+//   index.add({ id, title, abstract, body, language, type, issuedAt, uris, references, workKey });
+//   index.commit(String(storeSequence));              // durable + visible; index.checkpoint after restart
+//   setInterval(() => index.mergeStep(), 200);         // bounded background merging
+//   const r = index.search({ text: '"heat shock" protein', limit: 10, filters: { types: ['preprint'] } });
+//   const snip = buildSnippet(storedAbstract, index.parse(text), { field: 'abstract', passage: r.hits[0].passages[0] });
+//   const fused = fuseRrf([{ channel: 'fulltext', ids: r.hits.map((h) => h.id) }, ...]);
+export { SearchIndex, resolveRankingMode } from './search-index.js';
+export type { SearchIndexOptions, IndexStats, MergeStepResult } from './search-index.js';
+export type { IndexDirectory, DirectoryLock } from './index-directory.js';
+export { MemoryIndexDirectory } from './index-directory.js';
+export type {
+  IndexDocument,
+  EngineQuery,
+  EngineResult,
+  EngineHit,
+  EngineFilters,
+  EngineTrace,
+  Explanation,
+  FieldName,
+  FieldWeights,
+  PassageHit,
+  RankingMode,
+} from './types.js';
+export { FIELDS } from './types.js';
+export { DEFAULT_SCORING, DEFAULT_FIELD_WEIGHTS } from './bm25f.js';
+export type { ScoringParams } from './bm25f.js';
+export { DEFAULT_MERGE_POLICY } from './merge.js';
+export type { MergePolicy } from './merge.js';
+export { parseQuery } from './query-parser.js';
+export type { ParsedQuery, QueryWord, QueryPhrase, PhraseSlot } from './query-parser.js';
+export { buildSnippet, sliceCodePoints, codePointLength } from './snippets.js';
+export type { SnippetWindow, SnippetOptions, HighlightRange } from './snippets.js';
+export { fuseRrf } from './rrf.js';
+export type { RankedList, RrfVote, FusedHit, RrfOptions } from './rrf.js';
+export { editDistance } from './spelling.js';
+export type { Suggestion } from './spelling.js';
+export { tokenize, analyzerFor, Analyzer } from './analyzer.js';
+export type { Token } from './analyzer.js';
+export { STEMMED_LANGUAGES, normalizeLanguage } from './stemmers.js';

@@ -1,0 +1,133 @@
+// Passage (chunk) scoring for one document: query-term positions are attributed to the document's
+// chunks and each chunk is scored with BM25 over the chunk (length normalised against AVG_CHUNK_LEN),
+// field-weighted, plus the phrase bonus for phrase occurrences starting in the chunk.
+// Used for every hit's passages (snippet anchors) and, in `passages` ranking mode, for MaxP ranking.
+import { matchPhrase } from './phrase-match.js';
+import { PostingCursor } from './postings-cursor.js';
+import type { SearchPlan } from './searcher.js';
+import type { Segment } from './segment.js';
+import { NF } from './segment-writer.js';
+import { FIELDS, type PassageHit } from './types.js';
+
+/** Typical chunk length in positions (the BM25 length normaliser of passages). */
+export const AVG_CHUNK_LEN = 90;
+const B = 0.75;
+
+/** Scores every chunk of `doc` for the plan; returns chunks best first (score > 0 only), or [] if none match. */
+export function scorePassages(seg: Segment, doc: number, plan: SearchPlan): PassageHit[] {
+  const c0 = seg.chunkStart[doc]!;
+  const c1 = seg.chunkStart[doc + 1]!;
+  const nChunks = c1 - c0;
+  if (nChunks === 0) return [];
+  const scores = new Float64Array(nChunks);
+  const tf = new Float64Array(nChunks);
+  const chunkOf = (f: number, p: number): number => {
+    for (let c = c0; c < c1; c++) {
+      if (seg.chunkField[c] === f && p >= seg.chunkPos[2 * c]! && p < seg.chunkPos[2 * c + 1]!) return c - c0;
+    }
+    return -1;
+  };
+  const chunkLen = (c: number): number => seg.chunkPos[2 * (c + c0) + 1]! - seg.chunkPos[2 * (c + c0)]!;
+  const w = plan.norms.w;
+  let buf = new Int32Array(64);
+  const load = (cur: PostingCursor): number => {
+    const n = cur.tf(0) + cur.tf(1) + cur.tf(2);
+    if (buf.length < n) buf = new Int32Array(n * 2);
+    cur.positions(buf);
+    return n;
+  };
+  for (const clause of plan.clauses) {
+    tf.fill(0);
+    for (const b of clause.bytes) {
+      const t = seg.findTerm(b);
+      if (t < 0) continue;
+      const cur = new PostingCursor(seg, t);
+      if (cur.advance(doc) !== doc) continue;
+      load(cur);
+      let k = 0;
+      for (let f = 0; f < NF; f++) {
+        const n = cur.tf(f);
+        for (let j = 0; j < n; j++) {
+          const c = chunkOf(f, buf[k++]!);
+          if (c >= 0) tf[c]! += w[seg.chunkField[c + c0]!]!;
+        }
+      }
+    }
+    for (let c = 0; c < nChunks; c++) {
+      const x = tf[c]!;
+      if (x > 0) scores[c]! += (clause.mult * x) / (x + plan.k1 * (1 - B + (B * chunkLen(c)) / AVG_CHUNK_LEN));
+    }
+  }
+  if (plan.phraseBoost > 0) {
+    for (const p of plan.phrases) {
+      tf.fill(0);
+      const lists: Int32Array[][] = []; // per slot, per field
+      let ok = true;
+      for (const s of p.slots) {
+        const per: number[][] = [[], [], []];
+        for (const b of s.bytes) {
+          const t = seg.findTerm(b);
+          if (t < 0) continue;
+          const cur = new PostingCursor(seg, t);
+          if (cur.advance(doc) !== doc) continue;
+          load(cur);
+          let k = 0;
+          for (let f = 0; f < NF; f++) for (let j = 0; j < cur.tf(f); j++) per[f]!.push(buf[k++]!);
+        }
+        if (per.every((x) => x.length === 0)) ok = false;
+        lists.push(per.map((x) => Int32Array.from(x.sort((a, b) => a - b))));
+      }
+      if (!ok) continue;
+      const offsets = p.slots.map((s) => s.offset);
+      for (let f = 0; f < NF; f++) {
+        let total = 0;
+        for (const l of lists) total += l[f]!.length;
+        const all = new Int32Array(total);
+        const starts: number[] = [];
+        const ends: number[] = [];
+        let o = 0;
+        for (const l of lists) {
+          starts.push(o);
+          all.set(l[f]!, o);
+          o += l[f]!.length;
+          ends.push(o);
+        }
+        matchPhrase(all, starts, ends, offsets, (pos) => {
+          const c = chunkOf(f, pos);
+          if (c >= 0) tf[c]! += w[f]!;
+        });
+      }
+      for (let c = 0; c < nChunks; c++) {
+        const x = tf[c]!;
+        if (x > 0) scores[c]! += (plan.phraseBoost * plan.lexicalWeight * p.idfSum * x) / (x + plan.k1 * (1 - B + (B * chunkLen(c)) / AVG_CHUNK_LEN));
+      }
+    }
+  }
+  const out: PassageHit[] = [];
+  for (let c = 0; c < nChunks; c++) if (scores[c]! > 0) out.push(passageAt(seg, doc, c, scores[c]!));
+  out.sort((a, b) => b.score - a.score || a.chunkId - b.chunkId);
+  return out;
+}
+
+/** Chunk `c` (0-based within the doc) of `doc` as a PassageHit with the given score. */
+export function passageAt(seg: Segment, doc: number, c: number, score: number): PassageHit {
+  const g = seg.chunkStart[doc]! + c;
+  const f = seg.chunkField[g]!;
+  return {
+    chunkId: c,
+    field: FIELDS[f]!,
+    startChar: seg.chunkChar[2 * g]!,
+    endChar: seg.chunkChar[2 * g + 1]!,
+    fieldLength: seg.fieldCp[doc * NF + f]!,
+    score,
+  };
+}
+
+/** A fallback passage when nothing matched: the first abstract chunk, else the first chunk. */
+export function leadPassage(seg: Segment, doc: number): PassageHit | null {
+  const c0 = seg.chunkStart[doc]!;
+  const c1 = seg.chunkStart[doc + 1]!;
+  if (c1 === c0) return null;
+  for (let c = c0; c < c1; c++) if (seg.chunkField[c] !== 0) return passageAt(seg, doc, c - c0, 0);
+  return passageAt(seg, doc, 0, 0);
+}

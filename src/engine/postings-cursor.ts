@@ -1,0 +1,200 @@
+// Iterates one term's postings in one segment: block decoding, skipping with the block table (no decode
+// for skipped blocks), shallow block lookup for block-max bounds, and lazy position decoding.
+import { unpack } from './bit-packing.js';
+import type { Segment } from './segment.js';
+import { BLOCK_SIZE, NF } from './segment-writer.js';
+
+/** Doc id meaning "exhausted" (greater than every real doc id). */
+export const END = 0x7fffffff;
+
+/** Field-length normalisation of one query (BM25F): per field weight w, b and 1/avg length. */
+export interface FieldNorms {
+  w: Float64Array;
+  b: Float64Array;
+  invAvg: Float64Array;
+}
+
+/** A forward-only cursor over the postings of term `t` in `seg`. */
+export class PostingCursor {
+  readonly seg: Segment;
+  readonly term: number;
+  readonly df: number;
+  doc = -1;
+  readonly docs = new Int32Array(BLOCK_SIZE);
+  readonly tf0 = new Int32Array(BLOCK_SIZE);
+  readonly tf1 = new Int32Array(BLOCK_SIZE);
+  readonly tf2 = new Int32Array(BLOCK_SIZE);
+  /** Index of the current doc inside the decoded block. */
+  i = 0;
+  #n = 0;
+  #blk: number;
+  readonly #blkStart: number;
+  readonly #blkEnd: number;
+  #shallow: number;
+  // positions state
+  #posBlk = -1;
+  #posIdx = 0;
+  #posByte = 0;
+  /** Blocks skipped without decoding (trace counter). */
+  skipped = 0;
+
+  constructor(seg: Segment, term: number) {
+    this.seg = seg;
+    this.term = term;
+    this.df = seg.termDf[term]!;
+    this.#blkStart = seg.termBlk[term]!;
+    this.#blkEnd = seg.termBlk[term + 1]!;
+    this.#blk = this.#blkStart - 1;
+    this.#shallow = this.#blkStart;
+  }
+
+  #decode(b: number): void {
+    const seg = this.seg;
+    const post = seg.post;
+    let o = seg.blkDoc[b]!;
+    const h = post[o++]!;
+    const n = b === this.#blkEnd - 1 ? this.df - (b - this.#blkStart) * BLOCK_SIZE : BLOCK_SIZE;
+    const docs = this.docs;
+    o = unpack(post, o, n, h & 255, docs);
+    o = unpack(post, o, n, (h >>> 8) & 255, this.tf0);
+    o = unpack(post, o, n, (h >>> 16) & 255, this.tf1);
+    unpack(post, o, n, h >>> 24, this.tf2);
+    let prev = b === this.#blkStart ? -1 : seg.blkLast[b - 1]!;
+    for (let k = 0; k < n; k++) {
+      prev = prev + docs[k]! + 1;
+      docs[k] = prev;
+    }
+    this.#n = n;
+    this.#blk = b;
+  }
+
+  /** Moves to the next posting (doc = END when exhausted). */
+  nextDoc(): number {
+    if (++this.i < this.#n) return (this.doc = this.docs[this.i]!);
+    const b = this.#blk + 1;
+    if (b >= this.#blkEnd) return (this.doc = END);
+    this.#decode(b);
+    this.i = 0;
+    return (this.doc = this.docs[0]!);
+  }
+
+  /** Moves to the first posting with doc >= target (never backwards). */
+  advance(target: number): number {
+    if (target <= this.doc) return this.doc;
+    let b = this.#blk;
+    const last = this.seg.blkLast;
+    if (b < this.#blkStart || target > last[b]!) {
+      b = b < this.#blkStart ? this.#blkStart : b + 1;
+      while (b < this.#blkEnd && last[b]! < target) {
+        b++;
+        this.skipped++;
+      }
+      if (b >= this.#blkEnd) {
+        this.#blk = this.#blkEnd;
+        this.#n = 0;
+        return (this.doc = END);
+      }
+      this.#decode(b);
+      this.i = 0;
+    }
+    const docs = this.docs;
+    let i = this.i;
+    while (docs[i]! < target) i++;
+    this.i = i;
+    return (this.doc = docs[i]!);
+  }
+
+  /** Block index holding the first posting >= target (-1 if none); does not move the cursor. */
+  shallowBlock(target: number): number {
+    let b = this.#shallow;
+    if (b < this.#blk) b = this.#blk < this.#blkStart ? this.#blkStart : this.#blk;
+    const last = this.seg.blkLast;
+    while (b < this.#blkEnd && last[b]! < target) b++;
+    this.#shallow = b;
+    return b < this.#blkEnd ? b : -1;
+  }
+
+  /** Last doc id of block `b`. */
+  blockLast(b: number): number {
+    return this.seg.blkLast[b]!;
+  }
+
+  /** Upper bound of the BM25F pseudo term frequency over block `b` (or the whole term when b < 0). */
+  tfUpperBound(b: number, norms: FieldNorms): number {
+    const seg = this.seg;
+    const maxTf = b < 0 ? seg.termMaxTf : seg.blkMaxTf;
+    const minLen = b < 0 ? seg.termMinLen : seg.blkMinLen;
+    const k = (b < 0 ? this.term : b) * NF;
+    let tfp = 0;
+    for (let f = 0; f < NF; f++) {
+      const tf = maxTf[k + f]!;
+      if (tf === 0) continue;
+      const bf = norms.b[f]!;
+      tfp += (norms.w[f]! * tf) / (1 - bf + bf * minLen[k + f]! * norms.invAvg[f]!);
+    }
+    return tfp;
+  }
+
+  /** BM25F pseudo term frequency of the current doc. */
+  tfPrime(norms: FieldNorms): number {
+    const i = this.i;
+    const base = this.doc * NF;
+    const fl = this.seg.fieldLen;
+    let tfp = 0;
+    let tf = this.tf0[i]!;
+    if (tf !== 0) tfp += (norms.w[0]! * tf) / (1 - norms.b[0]! + norms.b[0]! * fl[base]! * norms.invAvg[0]!);
+    tf = this.tf1[i]!;
+    if (tf !== 0) tfp += (norms.w[1]! * tf) / (1 - norms.b[1]! + norms.b[1]! * fl[base + 1]! * norms.invAvg[1]!);
+    tf = this.tf2[i]!;
+    if (tf !== 0) tfp += (norms.w[2]! * tf) / (1 - norms.b[2]! + norms.b[2]! * fl[base + 2]! * norms.invAvg[2]!);
+    return tfp;
+  }
+
+  /** Term frequency of the current doc in field f. */
+  tf(f: number): number {
+    return f === 0 ? this.tf0[this.i]! : f === 1 ? this.tf1[this.i]! : this.tf2[this.i]!;
+  }
+
+  /**
+   * Decodes the current doc's positions into `out` (title positions, then abstract, then body; counts
+   * are tf(0), tf(1), tf(2)). Returns the number written. `out` must hold tf0+tf1+tf2 entries.
+   */
+  positions(out: Int32Array): number {
+    const pos = this.seg.pos;
+    if (this.#posBlk !== this.#blk || this.#posIdx > this.i) {
+      this.#posBlk = this.#blk;
+      this.#posIdx = 0;
+      this.#posByte = this.seg.blkPos[this.#blk]!;
+    }
+    let p = this.#posByte;
+    // skip the positions of earlier docs in this block
+    for (let k = this.#posIdx; k < this.i; k++) {
+      let cnt = this.tf0[k]! + this.tf1[k]! + this.tf2[k]!;
+      while (cnt > 0) {
+        while (pos[p++]! & 128);
+        cnt--;
+      }
+    }
+    const i = this.i;
+    let w = 0;
+    for (let f = 0; f < NF; f++) {
+      const tf = f === 0 ? this.tf0[i]! : f === 1 ? this.tf1[i]! : this.tf2[i]!;
+      let prev = 0;
+      for (let k = 0; k < tf; k++) {
+        let v = 0;
+        let shift = 0;
+        let byte: number;
+        do {
+          byte = pos[p++]!;
+          v |= (byte & 127) << shift;
+          shift += 7;
+        } while (byte & 128);
+        prev += v;
+        out[w++] = prev;
+      }
+    }
+    this.#posIdx = i + 1;
+    this.#posByte = p;
+    return w;
+  }
+}

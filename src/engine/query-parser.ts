@@ -1,0 +1,135 @@
+// Parses raw query text into scored words and required phrases. Quoted spans use straight "…", curly
+// “…” (or „…“) and guillemets «…» / »…«; an unclosed quote is treated as a separator. Every span goes
+// through the same analyzer as documents, once per query language; the stems of one token across
+// languages become alternatives of one clause (a BM25F synonym clause: tf summed, df the maximum).
+import { analyzerFor } from './analyzer.js';
+import { normalizeLanguage } from './stemmers.js';
+
+/** One scored word (a clause): its alternative index terms (one per distinct stem across languages). */
+export interface QueryWord {
+  terms: string[];
+  /** Clause weight (1 for words; 0.5 for the joined form of a hyphenated compound). */
+  weight: number;
+  /** The surface text of the word as typed (for spelling correction). */
+  surface: string;
+  /** Offsets of the word in the raw query (UTF-16 code units). */
+  start: number;
+  end: number;
+  /** Inside a quoted phrase. */
+  quoted: boolean;
+}
+
+/** One slot of a phrase: its alternatives and its position relative to the first slot. */
+export interface PhraseSlot {
+  terms: string[];
+  offset: number;
+}
+
+/** A required ordered-token phrase. */
+export interface QueryPhrase {
+  slots: PhraseSlot[];
+  text: string;
+}
+
+/** A parsed query. */
+export interface ParsedQuery {
+  raw: string;
+  languages: string[];
+  words: QueryWord[];
+  phrases: QueryPhrase[];
+  /** Every index term of the query (for highlighting). */
+  highlightTerms: Set<string>;
+}
+
+/** Weight of the joined form of a hyphenated compound relative to a word. */
+export const JOINED_WEIGHT = 0.5;
+
+const OPEN_CLOSE: Record<string, string> = { '"': '"', '“': '”', '„': '“', '«': '»', '»': '«', '”': '”' };
+
+interface Span {
+  text: string;
+  start: number;
+  quoted: boolean;
+}
+
+function splitQuotes(raw: string): Span[] {
+  const spans: Span[] = [];
+  let i = 0;
+  let plainStart = 0;
+  while (i < raw.length) {
+    const ch = raw[i]!;
+    const close = OPEN_CLOSE[ch];
+    if (close !== undefined) {
+      const j = raw.indexOf(close, i + 1);
+      if (j > i) {
+        if (i > plainStart) spans.push({ text: raw.slice(plainStart, i), start: plainStart, quoted: false });
+        spans.push({ text: raw.slice(i + 1, j), start: i + 1, quoted: true });
+        i = j + 1;
+        plainStart = i;
+        continue;
+      }
+    }
+    i++;
+  }
+  if (plainStart < raw.length) spans.push({ text: raw.slice(plainStart), start: plainStart, quoted: false });
+  return spans;
+}
+
+/**
+ * Parses `raw` for the given query languages (ISO 639-1; empty -> `defaultLanguage`; at most 4 used).
+ */
+export function parseQuery(raw: string, languages: readonly string[] | null | undefined, defaultLanguage: string): ParsedQuery {
+  let langs = (languages ?? []).map(normalizeLanguage).filter((l) => l.length > 0);
+  langs = [...new Set(langs)].slice(0, 4);
+  if (langs.length === 0) langs = [normalizeLanguage(defaultLanguage)];
+  const analyzers = langs.map(analyzerFor);
+  const words: QueryWord[] = [];
+  const phrases: QueryPhrase[] = [];
+  const highlight = new Set<string>();
+  const seen = new Map<string, QueryWord>();
+  for (const span of splitQuotes(raw)) {
+    // token streams per language align 1:1 (segmentation is language independent)
+    const streams = analyzers.map((a) => {
+      const toks: { term: string | null; pos: number; joined: boolean; s: number; e: number }[] = [];
+      a.analyze(span.text, (term, pos, _sc, _ec, s, e, joined) => toks.push({ term, pos, joined, s, e }));
+      return toks;
+    });
+    const base = streams[0]!;
+    const byKey = streams.map((st) => new Map(st.map((t) => [t.pos * 2 + (t.joined ? 1 : 0), t.term] as const)));
+    const slots: PhraseSlot[] = [];
+    for (let k = 0; k < base.length; k++) {
+      const tok = base[k]!;
+      const alts: string[] = [];
+      for (const m of byKey) {
+        const t = m.get(tok.pos * 2 + (tok.joined ? 1 : 0));
+        if (t != null && !alts.includes(t)) alts.push(t);
+      }
+      // a stopword in the primary language is a stopword
+      if (tok.term === null || alts.length === 0) continue;
+      alts.sort();
+      for (const t of alts) highlight.add(t);
+      const key = alts.join('\u0001');
+      const weight = tok.joined ? JOINED_WEIGHT : 1;
+      const existing = seen.get(key);
+      if (existing === undefined) {
+        const w: QueryWord = {
+          terms: alts,
+          weight,
+          surface: span.text.slice(tok.s, tok.e),
+          start: span.start + tok.s,
+          end: span.start + tok.e,
+          quoted: span.quoted,
+        };
+        seen.set(key, w);
+        words.push(w);
+      } else if (weight > existing.weight) existing.weight = weight;
+      if (span.quoted && !tok.joined) slots.push({ terms: alts, offset: tok.pos });
+    }
+    if (span.quoted && slots.length > 0) {
+      const first = slots[0]!.offset;
+      for (const s of slots) s.offset -= first;
+      phrases.push({ slots, text: span.text });
+    }
+  }
+  return { raw, languages: langs, words, phrases, highlightTerms: highlight };
+}

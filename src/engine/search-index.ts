@@ -1,0 +1,612 @@
+// The index object the host opens over an IndexDirectory: buffering adds and deletes, committing
+// (segments + deletion files + manifest with the caller's checkpoint), searching a committed snapshot,
+// incremental merging, stats and vocabulary services.
+//
+// Visibility: a search sees the state of the last commit (or completed merge), never buffered or
+// flushed-but-uncommitted documents. Durability: see manifest handling in #commitManifest; after a
+// crash, open() returns the last committed state and its checkpoint, and deletes leftover files.
+import { analyzerFor } from './analyzer.js';
+import { DEFAULT_SCORING, makeNorms, type ScoringParams } from './bm25f.js';
+import { explainDoc } from './explain.js';
+import type { IndexDirectory, DirectoryLock } from './index-directory.js';
+import { DEFAULT_MERGE_POLICY, mergeSegments, selectMerge, type MergeOutput, type MergePolicy } from './merge.js';
+import { leadPassage, scorePassages } from './passages.js';
+import { parseQuery, type ParsedQuery } from './query-parser.js';
+import { buildPlan, countMatches, rankDocuments, type GlobalStats, type RawHit, type SnapshotSegment } from './searcher.js';
+import { Segment, utf8 } from './segment.js';
+import { DEFAULT_FLUSH_OCCURRENCES, SegmentBuffer } from './segment-buffer.js';
+import { NF } from './segment-writer.js';
+import { correctQuery, suggestTerm, type Suggestion } from './spelling.js';
+import { normalizeLanguage } from './stemmers.js';
+import type { EngineHit, EngineQuery, EngineResult, EngineTrace, IndexDocument, RankingMode } from './types.js';
+
+/** Options of {@link SearchIndex.open}. */
+export interface SearchIndexOptions {
+  /** Language for documents without one and queries without hints (ISO 639-1), default 'en'. */
+  defaultLanguage?: string;
+  /** BM25F parameters; default {@link DEFAULT_SCORING}. */
+  scoring?: Partial<ScoringParams>;
+  /** Buffered token occurrences that trigger a flush to a new segment, default 12,000,000 (~20k docs, ~300 MB). */
+  flushOccurrences?: number;
+  /** Merge policy overrides. */
+  mergePolicy?: Partial<MergePolicy>;
+}
+
+/** Index statistics. Byte counts cover the index files (no stored document text exists). */
+export interface IndexStats {
+  /** Live committed documents. */
+  docs: number;
+  /** Deleted documents still occupying committed segments (reclaimed by merges). */
+  deletedDocs: number;
+  segments: number;
+  /** Documents added since the last commit (not yet searchable). */
+  pendingDocs: number;
+  checkpoint: string | null;
+  generation: number;
+  /** Bytes of committed segments by component. */
+  bytes: { postings: number; positions: number; dictionary: number; columns: number; passages: number; deletions: number; total: number };
+  merging: boolean;
+}
+
+/** Result of one {@link SearchIndex.mergeStep}. */
+export interface MergeStepResult {
+  /** `idle`: nothing to merge; `merging`: work remains; `merged`: a merge completed and was committed. */
+  state: 'idle' | 'merging' | 'merged';
+  /** Postings (and docs) processed in this step. */
+  work: number;
+}
+
+interface SegEntry {
+  name: string;
+  seg: Segment;
+  deleted: Uint32Array | null;
+  deletedCount: number;
+  delGen: number;
+}
+
+interface ManifestSegment {
+  name: string;
+  docs: number;
+  bytes: number;
+  delGen: number;
+  deleted: number;
+}
+
+interface Manifest {
+  format: 1;
+  generation: number;
+  checkpoint: string | null;
+  nextSegment: number;
+  segments: ManifestSegment[];
+}
+
+const MANIFEST = 'manifest.json';
+const MAX_K = 500;
+
+interface MergeState {
+  gen: Generator<number, MergeOutput, void>;
+  inputs: SegEntry[];
+}
+
+/**
+ * Resolves `auto`: `passages` when the query restricts to explicit ids (in-document passage search),
+ * otherwise `documents`.
+ */
+export function resolveRankingMode(q: Pick<EngineQuery, 'rankingMode' | 'filters'>): RankingMode {
+  if (q.rankingMode === 'documents' || q.rankingMode === 'passages') return q.rankingMode;
+  return q.filters?.ids != null && q.filters.ids.length > 0 ? 'passages' : 'documents';
+}
+
+function clampInt(v: number | undefined, lo: number, hi: number, dflt: number): number {
+  if (v === undefined || v === null || !Number.isFinite(v)) return dflt;
+  return Math.min(hi, Math.max(lo, Math.floor(v)));
+}
+function clampNum(v: number | undefined | null, lo: number, hi: number, dflt: number): number {
+  if (v === undefined || v === null || !Number.isFinite(v)) return dflt;
+  return Math.min(hi, Math.max(lo, v));
+}
+
+/** A full-text index over one directory. Not thread-safe; one writer per directory. */
+export class SearchIndex {
+  readonly #dir: IndexDirectory;
+  readonly #lock: DirectoryLock | null;
+  readonly #defaultLanguage: string;
+  readonly #params: ScoringParams;
+  readonly #flushOcc: number;
+  readonly #policy: MergePolicy;
+  #generation = 0;
+  #checkpoint: string | null = null;
+  #nextSegment = 1;
+  #committed: SegEntry[] = [];
+  #pendingSegs: SegEntry[] = [];
+  readonly #pendingDeletes = new Map<string, Set<number>>();
+  #buffer: SegmentBuffer;
+  #snapshot: SnapshotSegment[] = [];
+  #stats: GlobalStats = { docCount: 0, avgLen: [0, 0, 0] };
+  #merge: MergeState | null = null;
+  #closed = false;
+
+  private constructor(dir: IndexDirectory, options: SearchIndexOptions) {
+    this.#dir = dir;
+    this.#defaultLanguage = normalizeLanguage(options.defaultLanguage ?? 'en');
+    const s = options.scoring ?? {};
+    this.#params = {
+      k1: s.k1 ?? DEFAULT_SCORING.k1,
+      b: s.b ?? DEFAULT_SCORING.b,
+      weights: s.weights ?? DEFAULT_SCORING.weights,
+    };
+    this.#flushOcc = options.flushOccurrences ?? DEFAULT_FLUSH_OCCURRENCES;
+    this.#policy = { ...DEFAULT_MERGE_POLICY, ...(options.mergePolicy ?? {}) };
+    this.#buffer = new SegmentBuffer(this.#defaultLanguage);
+    this.#lock = dir.lock ? dir.lock() : null;
+  }
+
+  /**
+   * Opens (or creates) the index in `dir`: reads the manifest, maps the committed segments and their
+   * deletions, and removes files no commit references (leftovers of a crash).
+   */
+  static open(dir: IndexDirectory, options: SearchIndexOptions = {}): SearchIndex {
+    const idx = new SearchIndex(dir, options);
+    try {
+      idx.#load();
+    } catch (e) {
+      idx.#lock?.release();
+      throw e;
+    }
+    return idx;
+  }
+
+  #load(): void {
+    const raw = this.#dir.read(MANIFEST);
+    if (raw !== null) {
+      const m = JSON.parse(new TextDecoder().decode(raw)) as Manifest;
+      if (m.format !== 1) throw new Error(`unsupported index manifest format ${String(m.format)}`);
+      this.#generation = m.generation;
+      this.#checkpoint = m.checkpoint;
+      this.#nextSegment = m.nextSegment;
+      for (const s of m.segments) {
+        const bytes = this.#dir.read(s.name);
+        if (bytes === null) throw new Error(`index corrupt: segment ${s.name} is missing`);
+        if (bytes.byteLength !== s.bytes) throw new Error(`index corrupt: segment ${s.name} has ${bytes.byteLength} bytes, expected ${s.bytes}`);
+        const seg = new Segment(s.name, bytes);
+        let deleted: Uint32Array | null = null;
+        if (s.delGen > 0) {
+          const d = this.#dir.read(`${s.name}.del-${s.delGen}`);
+          if (d === null) throw new Error(`index corrupt: deletions of ${s.name} are missing`);
+          deleted = new Uint32Array(Math.ceil(seg.docCount / 32));
+          new Uint8Array(deleted.buffer).set(d.subarray(0, deleted.byteLength));
+        }
+        this.#committed.push({ name: s.name, seg, deleted, deletedCount: s.deleted, delGen: s.delGen });
+      }
+    }
+    this.#publish();
+    this.#collectGarbage();
+  }
+
+  #referenced(): Set<string> {
+    const keep = new Set<string>([MANIFEST]);
+    for (const e of this.#committed) {
+      keep.add(e.name);
+      if (e.delGen > 0) keep.add(`${e.name}.del-${e.delGen}`);
+    }
+    for (const e of this.#pendingSegs) keep.add(e.name);
+    return keep;
+  }
+
+  #collectGarbage(): void {
+    const keep = this.#referenced();
+    for (const f of this.#dir.list()) {
+      if (keep.has(f)) continue;
+      if (f.startsWith('seg-') || f.startsWith(MANIFEST)) this.#dir.delete(f);
+    }
+  }
+
+  #publish(): void {
+    this.#snapshot = this.#committed.map((e) => ({ seg: e.seg, deleted: e.deleted, deletedCount: e.deletedCount }));
+    let docs = 0;
+    let all = 0;
+    const totals = [0, 0, 0];
+    for (const e of this.#committed) {
+      docs += e.seg.docCount - e.deletedCount;
+      all += e.seg.docCount;
+      for (let f = 0; f < NF; f++) totals[f]! += e.seg.fieldTotals[f]!;
+    }
+    this.#stats = { docCount: docs, avgLen: totals.map((t) => (all > 0 ? t / all : 0)) };
+  }
+
+  #check(): void {
+    if (this.#closed) throw new Error('index is closed');
+  }
+
+  /** The checkpoint string of the last commit (null before the first). */
+  get checkpoint(): string | null {
+    return this.#checkpoint;
+  }
+
+  /** Adds a document, replacing any document with the same id (visible after the next commit). */
+  add(doc: IndexDocument): void {
+    this.#check();
+    if (typeof doc.id !== 'string' || doc.id.length === 0) throw new TypeError('document id must be a non-empty string');
+    this.#deleteInSegments(doc.id);
+    this.#buffer.add(doc);
+    if (this.#buffer.occurrences >= this.#flushOcc) this.#flush();
+  }
+
+  /** Deletes a document by external id (effective at the next commit). Returns whether it existed. */
+  delete(id: string): boolean {
+    this.#check();
+    const a = this.#buffer.remove(id);
+    const b = this.#deleteInSegments(id);
+    return a || b;
+  }
+
+  #deleteInSegments(id: string): boolean {
+    if (this.#committed.length === 0 && this.#pendingSegs.length === 0) return false;
+    const bytes = utf8(id);
+    let found = false;
+    for (const e of [...this.#committed, ...this.#pendingSegs]) {
+      const d = e.seg.findId(bytes);
+      if (d < 0) continue;
+      if (e.deleted !== null && (e.deleted[d >>> 5]! & (1 << (d & 31))) !== 0) continue;
+      let s = this.#pendingDeletes.get(e.name);
+      if (!s) this.#pendingDeletes.set(e.name, (s = new Set()));
+      if (!s.has(d)) {
+        s.add(d);
+        found = true;
+      }
+    }
+    return found;
+  }
+
+  #newSegmentName(): string {
+    return `seg-${String(this.#nextSegment++).padStart(6, '0')}.lsg`;
+  }
+
+  #flush(): void {
+    const bytes = this.#buffer.build();
+    this.#buffer = new SegmentBuffer(this.#defaultLanguage);
+    if (bytes === null) return;
+    const name = this.#newSegmentName();
+    this.#dir.write(name, bytes);
+    this.#pendingSegs.push({ name, seg: new Segment(name, bytes), deleted: null, deletedCount: 0, delGen: 0 });
+  }
+
+  /**
+   * Makes everything added or deleted so far durable and searchable, recording `checkpoint` (an opaque
+   * caller string, e.g. the document store's sequence number). After a crash, `checkpoint` is the last
+   * committed one. Returns the new generation.
+   */
+  commit(checkpoint: string): number {
+    this.#check();
+    this.#flush();
+    const next: SegEntry[] = [];
+    for (const e of [...this.#committed, ...this.#pendingSegs]) next.push(this.#applyDeletes(e, this.#generation + 1));
+    this.#pendingDeletes.clear();
+    this.#pendingSegs = [];
+    this.#committed = next.filter((e) => e.deletedCount < e.seg.docCount);
+    this.#checkpoint = checkpoint;
+    this.#commitManifest();
+    return this.#generation;
+  }
+
+  #applyDeletes(e: SegEntry, gen: number): SegEntry {
+    const dels = this.#pendingDeletes.get(e.name);
+    if (!dels || dels.size === 0) return e;
+    const bitmap = new Uint32Array(Math.ceil(e.seg.docCount / 32));
+    if (e.deleted) bitmap.set(e.deleted);
+    let count = e.deletedCount;
+    for (const d of dels) {
+      const m = 1 << (d & 31);
+      if ((bitmap[d >>> 5]! & m) === 0) {
+        bitmap[d >>> 5]! |= m;
+        count++;
+      }
+    }
+    if (count < e.seg.docCount) this.#dir.write(`${e.name}.del-${gen}`, new Uint8Array(bitmap.buffer));
+    return { ...e, deleted: bitmap, deletedCount: count, delGen: gen };
+  }
+
+  #commitManifest(): void {
+    this.#generation++;
+    const m: Manifest = {
+      format: 1,
+      generation: this.#generation,
+      checkpoint: this.#checkpoint,
+      nextSegment: this.#nextSegment,
+      segments: this.#committed.map((e) => ({ name: e.name, docs: e.seg.docCount, bytes: e.seg.file.bytes.byteLength, delGen: e.delGen, deleted: e.deletedCount })),
+    };
+    this.#dir.write(MANIFEST, new TextEncoder().encode(JSON.stringify(m)));
+    this.#publish();
+    this.#collectGarbage();
+  }
+
+  /**
+   * Runs a bounded slice of background merging (call from a timer). Picks a merge by the tiered policy
+   * when none runs; each call processes about `maxWork` postings (default 500,000, ~50-100 ms), and the
+   * call that finishes a merge writes the new segment and commits it (same checkpoint).
+   */
+  mergeStep(maxWork = 500_000): MergeStepResult {
+    this.#check();
+    if (this.#merge === null) {
+      const pick = selectMerge(
+        this.#committed.map((e) => ({ docs: e.seg.docCount, deleted: e.deletedCount })),
+        this.#policy,
+      );
+      if (pick === null) return { state: 'idle', work: 0 };
+      this.#startMerge(pick.map((i) => this.#committed[i]!));
+    }
+    let work = 0;
+    const m = this.#merge!;
+    while (work < maxWork) {
+      const r = m.gen.next();
+      if (r.done) {
+        this.#finishMerge(m, r.value);
+        return { state: 'merged', work };
+      }
+      work += r.value;
+    }
+    return { state: 'merging', work };
+  }
+
+  #startMerge(inputs: SegEntry[]): void {
+    this.#merge = { gen: mergeSegments(inputs.map((e) => ({ seg: e.seg, deleted: e.deleted }))), inputs };
+  }
+
+  /** Merges all committed segments down to at most `maxSegments` (default 1), synchronously. */
+  forceMerge(maxSegments = 1): void {
+    this.#check();
+    if (this.#merge !== null) {
+      for (;;) if (this.mergeStep(1e12).state !== 'merging') break;
+    }
+    while (this.#committed.length > Math.max(1, maxSegments)) {
+      const order = this.#committed.map((e, i) => [e.seg.docCount, i] as const).sort((a, b) => a[0] - b[0]);
+      const take = order.slice(0, this.#committed.length - Math.max(1, maxSegments) + 1).map((x) => x[1]).sort((a, b) => a - b);
+      this.#startMerge(take.map((i) => this.#committed[i]!));
+      for (;;) if (this.mergeStep(1e12).state !== 'merging') break;
+    }
+  }
+
+  #finishMerge(m: MergeState, out: MergeOutput): void {
+    this.#merge = null;
+    let entry: SegEntry | null = null;
+    if (out.bytes !== null) {
+      const name = this.#newSegmentName();
+      this.#dir.write(name, out.bytes);
+      entry = { name, seg: new Segment(name, out.bytes), deleted: null, deletedCount: 0, delGen: 0 };
+    }
+    // carry deletions that happened to the inputs while merging (committed and pending)
+    const carried: number[] = [];
+    const pending = new Set<number>();
+    m.inputs.forEach((input, s) => {
+      const map = out.docMaps[s]!;
+      const now = this.#committed.find((e) => e.name === input.name);
+      for (let d = 0; d < map.length; d++) {
+        const nd = map[d]!;
+        if (nd < 0) continue;
+        const deletedNow = now === undefined || (now.deleted !== null && (now.deleted[d >>> 5]! & (1 << (d & 31))) !== 0);
+        if (deletedNow) carried.push(nd);
+      }
+      const p = this.#pendingDeletes.get(input.name);
+      if (p) for (const d of p) if (map[d]! >= 0) pending.add(map[d]!);
+      this.#pendingDeletes.delete(input.name);
+    });
+    const inputNames = new Set(m.inputs.map((e) => e.name));
+    const firstIdx = this.#committed.findIndex((e) => inputNames.has(e.name));
+    const rest = this.#committed.filter((e) => !inputNames.has(e.name));
+    if (entry !== null) {
+      if (carried.length > 0) {
+        this.#pendingDeletes.set(entry.name, new Set(carried));
+        entry = this.#applyDeletes(entry, this.#generation + 1);
+        this.#pendingDeletes.delete(entry.name);
+      }
+      if (pending.size > 0) this.#pendingDeletes.set(entry.name, pending);
+      const at = firstIdx < 0 ? rest.length : Math.min(firstIdx, rest.length);
+      rest.splice(at, 0, entry);
+    }
+    this.#committed = rest.filter((e) => e.deletedCount < e.seg.docCount);
+    this.#commitManifest();
+  }
+
+  /** Index-wide document frequency of an index term. */
+  docFreq(term: string): number {
+    const b = utf8(term);
+    let df = 0;
+    for (const s of this.#snapshot) {
+      const t = s.seg.findTerm(b);
+      if (t >= 0) df += s.seg.df(t);
+    }
+    return df;
+  }
+
+  /** Parses query text the way search does (for snippets: pass the result to buildSnippet). */
+  parse(text: string, possibleLanguages?: string[] | null): ParsedQuery {
+    return parseQuery(text, possibleLanguages, this.#defaultLanguage);
+  }
+
+  /** Runs a search over the last committed state. Synchronous. */
+  search(q: EngineQuery): EngineResult {
+    this.#check();
+    const now = typeof q.trace === 'object' && q.trace !== null ? q.trace.now : undefined;
+    const tStart = now?.();
+    const limit = clampInt(q.limit, 1, MAX_K, 10);
+    const offset = clampInt(q.offset, 0, MAX_K - 1, 0);
+    if (offset + limit > MAX_K) throw new RangeError('offset + limit must not exceed 500');
+    const mode = resolveRankingMode(q);
+    const parsed = parseQuery(q.text ?? '', q.possibleLanguages, this.#defaultLanguage);
+    const tParsed = now?.();
+    const segments = this.#snapshot;
+    const norms = makeNorms(this.#params, q.fieldWeights, this.#stats.avgLen);
+    const plan = buildPlan(segments, this.#stats, parsed, this.#params, norms, {
+      phraseBoost: clampNum(q.phraseBoost, 0, 10, 1),
+      lexicalWeight: clampNum(q.lexicalWeight, 0, 10, 1),
+      filters: q.filters ?? undefined,
+    });
+    const need = offset + limit + 1;
+    const filterOnly = plan.clauses.length === 0 && plan.phrases.length === 0;
+    const rankDepth = mode === 'passages' && !filterOnly ? Math.max(200, need) : need;
+    const segmentUs: number[] = [];
+    const rankOpts = { exhaustive: q.exhaustive === true, ...(now ? { now, segmentUs } : {}) };
+    let k = rankDepth;
+    let outcome = rankDocuments(segments, plan, k, rankOpts);
+    let ranked = outcome.hits;
+    const passagesOf = new Map<RawHit, ReturnType<typeof scorePassages>>();
+    const rerank = (hits: RawHit[]): RawHit[] => {
+      if (mode !== 'passages' || filterOnly) return hits;
+      const out = hits.map((h) => {
+        const ps = scorePassages(segments[h.si]!.seg, h.doc, plan);
+        const best = ps.length ? ps[0]!.score : 0;
+        const nh: RawHit = { ...h, score: best };
+        passagesOf.set(nh, ps);
+        return nh;
+      });
+      out.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      return out;
+    };
+    ranked = rerank(ranked);
+    if (q.collapseByWorkKey) {
+      let collapsed = collapse(segments, ranked);
+      while (collapsed.length < need && outcome.hits.length >= k && k < 1_000_000) {
+        k *= 4;
+        outcome = rankDocuments(segments, plan, k, rankOpts);
+        ranked = rerank(outcome.hits);
+        collapsed = collapse(segments, ranked);
+      }
+      ranked = collapsed;
+    }
+    const hasMore = ranked.length > offset + limit;
+    const page = ranked.slice(offset, offset + limit);
+    const tRanked = now?.();
+    const perHit = clampInt(q.passagesPerHit, 0, 10, 3);
+    const hits: EngineHit[] = page.map((h) => {
+      const seg = segments[h.si]!.seg;
+      let passages = perHit === 0 ? [] : (passagesOf.get(h) ?? (filterOnly ? [] : scorePassages(seg, h.doc, plan)));
+      if (passages.length === 0 && perHit > 0) {
+        const lead = leadPassage(seg, h.doc);
+        passages = lead ? [lead] : [];
+      }
+      const hit: EngineHit = { id: h.id, score: h.score, passages: passages.slice(0, perHit), workKey: seg.workKey(h.doc) };
+      if (q.explain) hit.explanation = filterOnly ? { value: 0, description: 'filter-only listing (newest first): no score', details: [] } : explainDoc(seg, h.doc, plan);
+      return hit;
+    });
+    // totals
+    let totalHits: number;
+    let exact: boolean;
+    const cheap = plan.clauses.reduce((s, c) => s + c.df, 0) <= 50_000;
+    if (outcome.exact) {
+      totalHits = outcome.matches;
+      exact = true;
+    } else if (q.exactTotal === true || cheap) {
+      totalHits = countMatches(segments, plan);
+      exact = true;
+    } else {
+      totalHits = Math.max(outcome.matches, outcome.dfLowerBound);
+      exact = false;
+    }
+    const floor = offset + page.length + (hasMore ? 1 : 0);
+    if (totalHits < floor) {
+      // collapse counts works, matches count documents: never report fewer than what is paged
+      totalHits = floor;
+    }
+    const result: EngineResult = { hits, totalHits, totalHitsExact: exact, hasMore, rankingMode: mode };
+    if (q.trace) {
+      const trace: EngineTrace = {
+        segments: outcome.counters.slice(0, 64).map((c, i) => ({
+          docs: c.docs,
+          scored: c.scored,
+          candidates: c.candidates,
+          skippedBlocks: c.skippedBlocks,
+          ...(segmentUs[i] !== undefined ? { us: segmentUs[i] } : {}),
+        })),
+        terms: plan.clauses.slice(0, 64).flatMap((c) => c.terms.map((t) => ({ term: t, df: this.docFreq(t) }))),
+        notes: [],
+      };
+      if (mode === 'passages') trace.notes.push(`passages: top ${rankDepth} documents re-ranked by best passage (MaxP)`);
+      if (plan.emptyAfterAnalysis) trace.notes.push('query has only stopwords: no matches');
+      if (filterOnly) trace.notes.push('no query terms: filter-only listing, newest first');
+      if (now && tStart !== undefined && tParsed !== undefined && tRanked !== undefined) {
+        const tEnd = now();
+        trace.parseUs = tParsed - tStart;
+        trace.passagesUs = tEnd - tRanked;
+        trace.totalUs = tEnd - tStart;
+      }
+      result.trace = trace;
+    }
+    return result;
+  }
+
+  /** Spelling suggestions for one word (analysed with the given or default language), best first. */
+  suggest(word: string, possibleLanguages?: string[] | null, limit = 5): Suggestion[] {
+    const parsed = parseQuery(word, possibleLanguages, this.#defaultLanguage);
+    const w = parsed.words[0];
+    if (!w) return [];
+    return suggestTerm(this.#snapshot.map((s) => s.seg), w.terms[0]!, limit);
+  }
+
+  /** A corrected query (words unknown to the index replaced by close, frequent ones), or null. */
+  correctQuery(text: string, possibleLanguages?: string[] | null): string | null {
+    const parsed = parseQuery(text, possibleLanguages, this.#defaultLanguage);
+    return correctQuery(this.#snapshot.map((s) => s.seg), parsed, (t) => this.docFreq(t));
+  }
+
+  /** Statistics of the committed index. */
+  stats(): IndexStats {
+    const bytes = { postings: 0, positions: 0, dictionary: 0, columns: 0, passages: 0, deletions: 0, total: 0 };
+    let deleted = 0;
+    let docs = 0;
+    for (const e of this.#committed) {
+      const b = e.seg.bytesByComponent();
+      bytes.postings += b.postings;
+      bytes.positions += b.positions;
+      bytes.dictionary += b.dictionary;
+      bytes.columns += b.columns;
+      bytes.passages += b.passages;
+      bytes.total += b.total;
+      if (e.deleted) {
+        bytes.deletions += e.deleted.byteLength;
+        bytes.total += e.deleted.byteLength;
+      }
+      deleted += e.deletedCount;
+      docs += e.seg.docCount - e.deletedCount;
+    }
+    return {
+      docs,
+      deletedDocs: deleted,
+      segments: this.#committed.length,
+      pendingDocs: this.#buffer.size + this.#pendingSegs.reduce((s, e) => s + e.seg.docCount, 0),
+      checkpoint: this.#checkpoint,
+      generation: this.#generation,
+      bytes,
+      merging: this.#merge !== null,
+    };
+  }
+
+  /** Releases the directory lock. Uncommitted adds and deletes are discarded. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#merge = null;
+    this.#lock?.release();
+  }
+
+  /** The analyzer language used for documents without one. */
+  get defaultLanguage(): string {
+    return this.#defaultLanguage;
+  }
+}
+
+function collapse(segments: readonly SnapshotSegment[], hits: RawHit[]): RawHit[] {
+  const seen = new Set<string>();
+  const out: RawHit[] = [];
+  for (const h of hits) {
+    const key = segments[h.si]!.seg.workKey(h.doc);
+    if (key !== null) {
+      if (seen.has(key)) continue;
+      seen.add(key);
+    }
+    out.push(h);
+  }
+  return out;
+}
+
+/** Analyzer access for hosts that need the index's tokenization (e.g. to pre-check queries). */
+export { analyzerFor };

@@ -1,0 +1,601 @@
+// Query execution over a snapshot of segments. Three strategies, chosen per query:
+// - words only, no set filter: document-at-a-time MaxScore (Turtle & Flood 1995) with block-max bounds
+//   (Ding & Suel 2011; Chakrabarti et al. 2011): clauses whose summed upper bounds cannot reach the
+//   current k-th score become non-essential and are only probed; whole blocks whose block-max bound
+//   cannot reach it are skipped without decoding. Common terms therefore never cost a full scan.
+// - required phrases and/or a set filter (ids, citing, ISSNs, URI prefixes): a conjunctive driver
+//   (leapfrog over the phrase slots, or the candidate list) verifies positions and scores every match
+//   (matches are few, so counting is exact).
+// - no query terms: filter-only listing, newest first (issuedAt descending, unknown last, then id).
+// Scores are summed in clause order whatever the path, so pruned and exhaustive runs agree bit for bit;
+// ties are broken by external id (ascending), so rankings and pages are deterministic.
+import { Clause, idf, type ScoringParams } from './bm25f.js';
+import { compileFilter, type SegmentFilter } from './filters.js';
+import { matchPhrase } from './phrase-match.js';
+import { END, PostingCursor, type FieldNorms } from './postings-cursor.js';
+import type { ParsedQuery } from './query-parser.js';
+import { utf8, type Segment } from './segment.js';
+import { NF } from './segment-writer.js';
+import type { EngineFilters } from './types.js';
+
+/** One segment as seen by a search: the segment and its deletions at snapshot time. */
+export interface SnapshotSegment {
+  seg: Segment;
+  /** Deletion bitmap (bit set = deleted), or null when nothing is deleted. */
+  deleted: Uint32Array | null;
+  deletedCount: number;
+}
+
+/** Index-wide statistics used for scoring (identical for every segment of one search). */
+export interface GlobalStats {
+  /** Live documents. */
+  docCount: number;
+  /** Average indexed length per field. */
+  avgLen: number[];
+}
+
+/** A candidate hit inside the engine. */
+export interface RawHit {
+  score: number;
+  si: number;
+  doc: number;
+  /** Issue time for filter-only ordering (NaN unknown). */
+  issued: number;
+  id: string;
+}
+
+/** Query terms resolved to index statistics. */
+export interface PlanClause {
+  terms: string[];
+  bytes: Uint8Array[];
+  df: number;
+  idf: number;
+  /** idf * clause weight * lexical weight. */
+  mult: number;
+  weight: number;
+}
+
+export interface PlanPhrase {
+  slots: { bytes: Uint8Array[]; offset: number }[];
+  /** Sum of the slots' idf: the phrase bonus scale. */
+  idfSum: number;
+}
+
+/** Everything a search needs, resolved once per query. */
+export interface SearchPlan {
+  clauses: PlanClause[];
+  phrases: PlanPhrase[];
+  /** A raw query that analysed to nothing (only stopwords): matches nothing. */
+  emptyAfterAnalysis: boolean;
+  norms: FieldNorms;
+  k1: number;
+  phraseBoost: number;
+  lexicalWeight: number;
+  filters: EngineFilters | undefined;
+}
+
+/** Builds the plan: global dfs and idfs of every clause and phrase slot. */
+export function buildPlan(
+  segments: readonly SnapshotSegment[],
+  stats: GlobalStats,
+  parsed: ParsedQuery,
+  params: ScoringParams,
+  norms: FieldNorms,
+  opts: { phraseBoost: number; lexicalWeight: number; filters: EngineFilters | undefined },
+): SearchPlan {
+  const dfCache = new Map<string, number>();
+  const dfOf = (t: string, b: Uint8Array): number => {
+    let df = dfCache.get(t);
+    if (df === undefined) {
+      df = 0;
+      for (const s of segments) {
+        const o = s.seg.findTerm(b);
+        if (o >= 0) df += s.seg.df(o);
+      }
+      dfCache.set(t, df);
+    }
+    return df;
+  };
+  const n = Math.max(stats.docCount, 1);
+  const clauses: PlanClause[] = [];
+  for (const w of parsed.words) {
+    const bytes = w.terms.map(utf8);
+    let df = 0;
+    for (let i = 0; i < bytes.length; i++) df = Math.max(df, dfOf(w.terms[i]!, bytes[i]!));
+    const i = idf(n, Math.min(df, n));
+    clauses.push({ terms: w.terms, bytes, df, idf: i, weight: w.weight, mult: i * w.weight * opts.lexicalWeight });
+  }
+  const phrases: PlanPhrase[] = [];
+  for (const p of parsed.phrases) {
+    let idfSum = 0;
+    const slots = p.slots.map((s) => {
+      const bytes = s.terms.map(utf8);
+      let df = 0;
+      for (let i = 0; i < bytes.length; i++) df = Math.max(df, dfOf(s.terms[i]!, bytes[i]!));
+      idfSum += idf(n, Math.min(df, n));
+      return { bytes, offset: s.offset };
+    });
+    phrases.push({ slots, idfSum });
+  }
+  const emptyAfterAnalysis = parsed.words.length === 0 && parsed.phrases.length === 0 && parsed.raw.trim().length > 0;
+  return { clauses, phrases, emptyAfterAnalysis, norms, k1: params.k1, phraseBoost: opts.phraseBoost, lexicalWeight: opts.lexicalWeight, filters: opts.filters };
+}
+
+/** Bounded top-k keeper; the root is the worst kept hit. */
+export class TopK {
+  readonly k: number;
+  readonly heap: RawHit[] = [];
+  readonly #byDate: boolean;
+  constructor(k: number, byDate: boolean) {
+    this.k = k;
+    this.#byDate = byDate;
+  }
+  /** True if a is ranked below b. */
+  worse(a: RawHit, b: RawHit): boolean {
+    if (this.#byDate) {
+      const x = Number.isNaN(a.issued) ? -Infinity : a.issued;
+      const y = Number.isNaN(b.issued) ? -Infinity : b.issued;
+      if (x !== y) return x < y;
+    } else if (a.score !== b.score) return a.score < b.score;
+    return a.id > b.id;
+  }
+  get full(): boolean {
+    return this.heap.length >= this.k;
+  }
+  /** Score of the worst kept hit when full, else -Infinity. */
+  get threshold(): number {
+    return this.heap.length >= this.k ? this.heap[0]!.score : -Infinity;
+  }
+  /** Whether a hit with score up to `bound` could still enter (ties may win on id). */
+  canEnter(bound: number): boolean {
+    if (this.heap.length < this.k) return true;
+    const t = this.heap[0]!.score;
+    return bound + Math.abs(bound) * 1e-9 + 1e-12 >= t;
+  }
+  offer(h: RawHit): void {
+    const heap = this.heap;
+    if (heap.length < this.k) {
+      heap.push(h);
+      let i = heap.length - 1;
+      while (i > 0) {
+        const p = (i - 1) >> 1;
+        if (!this.worse(heap[i]!, heap[p]!)) break;
+        [heap[i], heap[p]] = [heap[p]!, heap[i]!];
+        i = p;
+      }
+      return;
+    }
+    if (this.k === 0 || !this.worse(heap[0]!, h)) return;
+    heap[0] = h;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < heap.length && this.worse(heap[l]!, heap[m]!)) m = l;
+      if (r < heap.length && this.worse(heap[r]!, heap[m]!)) m = r;
+      if (m === i) break;
+      [heap[i], heap[m]] = [heap[m]!, heap[i]!];
+      i = m;
+    }
+  }
+  /** Kept hits, best first. */
+  sorted(): RawHit[] {
+    return this.heap.slice().sort((a, b) => (this.worse(a, b) ? 1 : this.worse(b, a) ? -1 : 0));
+  }
+}
+
+/** Per-segment counters for traces. */
+export interface SegmentCounters {
+  docs: number;
+  scored: number;
+  candidates: number;
+  skippedBlocks: number;
+  exact: boolean;
+  matches: number;
+}
+
+/** Positions of one phrase slot (all alternatives merged) at a doc, per field. */
+class SlotGroup {
+  readonly cursors: PostingCursor[];
+  readonly offset: number;
+  doc = -1;
+  buf = new Int32Array(64);
+  readonly fieldStart = new Int32Array(NF + 1);
+  constructor(cursors: PostingCursor[], offset: number) {
+    this.cursors = cursors;
+    this.offset = offset;
+  }
+  get df(): number {
+    let s = 0;
+    for (const c of this.cursors) s += c.df;
+    return s;
+  }
+  advance(target: number): number {
+    let m = END;
+    for (const c of this.cursors) {
+      const d = c.advance(target);
+      if (d < m) m = d;
+    }
+    return (this.doc = m);
+  }
+  /** Loads positions of the current doc into buf/fieldStart. */
+  load(): void {
+    const d = this.doc;
+    let total = 0;
+    for (const c of this.cursors) if (c.doc === d) total += c.tf(0) + c.tf(1) + c.tf(2);
+    if (this.buf.length < total) this.buf = new Int32Array(total * 2);
+    if (this.cursors.length === 1) {
+      const c = this.cursors[0]!;
+      c.positions(this.buf);
+      this.fieldStart[0] = 0;
+      this.fieldStart[1] = c.tf(0);
+      this.fieldStart[2] = c.tf(0) + c.tf(1);
+      this.fieldStart[3] = total;
+      return;
+    }
+    // several alternatives: merge per field
+    const per: number[][] = [[], [], []];
+    const tmp = new Int32Array(total);
+    for (const c of this.cursors) {
+      if (c.doc !== d) continue;
+      c.positions(tmp);
+      let k = 0;
+      for (let f = 0; f < NF; f++) for (let j = 0; j < c.tf(f); j++) per[f]!.push(tmp[k++]!);
+    }
+    let w = 0;
+    for (let f = 0; f < NF; f++) {
+      this.fieldStart[f] = w;
+      for (const p of per[f]!.sort((a, b) => a - b)) this.buf[w++] = p;
+    }
+    this.fieldStart[NF] = w;
+  }
+}
+
+/** Per-segment phrase matcher: slot groups and scratch space. */
+class PhraseMatcher {
+  readonly slots: SlotGroup[];
+  readonly idfSum: number;
+  readonly offsets: Int32Array;
+  readonly tf = new Float64Array(NF);
+  #buf = new Int32Array(256);
+  constructor(slots: SlotGroup[], idfSum: number) {
+    this.slots = slots;
+    this.idfSum = idfSum;
+    this.offsets = Int32Array.from(slots.map((s) => s.offset));
+  }
+  /** Counts occurrences per field at the slots' current (common) doc; returns the total. */
+  count(onMatch?: (field: number, p: number) => void): number {
+    for (const s of this.slots) s.load();
+    let total = 0;
+    const k = this.slots.length;
+    const starts = new Int32Array(k);
+    const ends = new Int32Array(k);
+    for (let f = 0; f < NF; f++) {
+      let need = 0;
+      for (const s of this.slots) need += s.fieldStart[f + 1]! - s.fieldStart[f]!;
+      if (this.#buf.length < need) this.#buf = new Int32Array(need * 2);
+      let w = 0;
+      let empty = false;
+      for (let i = 0; i < k; i++) {
+        const s = this.slots[i]!;
+        starts[i] = w;
+        for (let j = s.fieldStart[f]!; j < s.fieldStart[f + 1]!; j++) this.#buf[w++] = s.buf[j]!;
+        ends[i] = w;
+        if (ends[i] === starts[i]) empty = true;
+      }
+      const c = empty ? 0 : matchPhrase(this.#buf, starts, ends, this.offsets, onMatch ? (p) => onMatch(f, p) : undefined);
+      this.tf[f] = c;
+      total += c;
+    }
+    return total;
+  }
+}
+
+/** Per-segment execution state shared by the strategies. */
+interface SegRun {
+  si: number;
+  seg: Segment;
+  clauses: (Clause | null)[];
+  phrases: PhraseMatcher[] | null;
+  filter: SegmentFilter;
+  contrib: Float64Array;
+}
+
+function phraseBonus(plan: SearchPlan, seg: Segment, doc: number, pm: PhraseMatcher): number {
+  if (plan.phraseBoost === 0) return 0;
+  const base = doc * NF;
+  const { w, b, invAvg } = plan.norms;
+  let tfp = 0;
+  for (let f = 0; f < NF; f++) {
+    const tf = pm.tf[f]!;
+    if (tf > 0) tfp += (w[f]! * tf) / (1 - b[f]! + b[f]! * seg.fieldLen[base + f]! * invAvg[f]!);
+  }
+  return (plan.phraseBoost * plan.lexicalWeight * pm.idfSum * tfp) / (plan.k1 + tfp);
+}
+
+function prepareSegment(plan: SearchPlan, ss: SnapshotSegment, si: number): SegRun | null {
+  const seg = ss.seg;
+  const filter = compileFilter(seg, plan.filters, ss.deleted);
+  if (filter.none) return null;
+  const clauses: (Clause | null)[] = plan.clauses.map((c, i) => {
+    const cursors: PostingCursor[] = [];
+    for (const b of c.bytes) {
+      const t = seg.findTerm(b);
+      if (t >= 0) cursors.push(new PostingCursor(seg, t));
+    }
+    return cursors.length ? new Clause(i, cursors, c.mult, plan.k1, plan.norms) : null;
+  });
+  let phrases: PhraseMatcher[] | null = null;
+  if (plan.phrases.length > 0) {
+    phrases = [];
+    for (const p of plan.phrases) {
+      const slots: SlotGroup[] = [];
+      for (const s of p.slots) {
+        const cursors: PostingCursor[] = [];
+        for (const b of s.bytes) {
+          const t = seg.findTerm(b);
+          if (t >= 0) cursors.push(new PostingCursor(seg, t));
+        }
+        if (cursors.length === 0) return null; // a required phrase cannot match here
+        slots.push(new SlotGroup(cursors, s.offset));
+      }
+      phrases.push(new PhraseMatcher(slots, p.idfSum));
+    }
+  }
+  return { si, seg, clauses, phrases, filter, contrib: new Float64Array(plan.clauses.length) };
+}
+
+function canonicalSum(contrib: Float64Array): number {
+  let s = 0;
+  for (let i = 0; i < contrib.length; i++) s += contrib[i]!;
+  return s;
+}
+
+function runMaxScore(run: SegRun, heap: TopK, prune: boolean, ctr: SegmentCounters): void {
+  const cs = run.clauses.filter((c): c is Clause => c !== null).sort((a, b) => a.ub - b.ub || a.index - b.index);
+  const n = cs.length;
+  if (n === 0) return;
+  const prefix = new Float64Array(n);
+  let acc = 0;
+  for (let i = 0; i < n; i++) prefix[i] = acc += cs[i]!.ub;
+  const contrib = run.contrib;
+  const { allowed, trivial } = run.filter;
+  const seg = run.seg;
+  const out = { last: 0 };
+  let firstEss = 0;
+  const updateEss = (): void => {
+    if (!prune) return;
+    while (firstEss < n && !heap.canEnter(prefix[firstEss]!)) firstEss++;
+  };
+  updateEss();
+  for (const c of cs) c.nextDoc();
+  let exact = true;
+  for (;;) {
+    if (firstEss >= n) {
+      exact = false;
+      break;
+    }
+    let d = END;
+    for (let i = firstEss; i < n; i++) if (cs[i]!.doc < d) d = cs[i]!.doc;
+    if (d === END) break;
+    if (prune && heap.full) {
+      let bound = firstEss > 0 ? prefix[firstEss - 1]! : 0;
+      let minLast = END;
+      for (let i = firstEss; i < n; i++) {
+        bound += cs[i]!.blockBound(d, out);
+        if (out.last < minLast) minLast = out.last;
+      }
+      if (!heap.canEnter(bound)) {
+        exact = false;
+        ctr.skippedBlocks++;
+        const to = minLast + 1;
+        for (let i = firstEss; i < n; i++) if (cs[i]!.doc < to) cs[i]!.advance(to);
+        continue;
+      }
+    }
+    if (!trivial && !allowed(d)) {
+      for (let i = firstEss; i < n; i++) if (cs[i]!.doc === d) cs[i]!.nextDoc();
+      continue;
+    }
+    ctr.candidates++;
+    contrib.fill(0);
+    let s = 0;
+    for (let i = firstEss; i < n; i++) {
+      const c = cs[i]!;
+      if (c.doc === d) {
+        const v = c.score();
+        contrib[c.index] = v;
+        s += v;
+      }
+    }
+    let pruned = false;
+    for (let i = firstEss - 1; i >= 0; i--) {
+      if (!heap.canEnter(s + prefix[i]!)) {
+        pruned = true;
+        break;
+      }
+      const c = cs[i]!;
+      if (c.advance(d) === d) {
+        const v = c.score();
+        contrib[c.index] = v;
+        s += v;
+      }
+    }
+    if (!pruned) {
+      ctr.scored++;
+      const total = canonicalSum(contrib);
+      if (heap.canEnter(total)) {
+        heap.offer({ score: total, si: run.si, doc: d, issued: NaN, id: seg.id(d) });
+        updateEss();
+      }
+    }
+    for (let i = firstEss; i < n; i++) if (cs[i]!.doc === d) cs[i]!.nextDoc();
+    // clauses that just became non-essential may sit at d: harmless (advance() moves them forward)
+  }
+  if (firstEss > 0) exact = false;
+  ctr.exact = exact;
+  ctr.matches = ctr.candidates;
+}
+
+function runConjunctive(plan: SearchPlan, run: SegRun, heap: TopK, ctr: SegmentCounters): void {
+  const seg = run.seg;
+  const { allowed, candidates } = run.filter;
+  const phrases = run.phrases ?? [];
+  const groups: SlotGroup[] = [];
+  for (const p of phrases) groups.push(...p.slots);
+  groups.sort((a, b) => a.df - b.df);
+  const clauses = run.clauses;
+  const contrib = run.contrib;
+  const evaluate = (d: number): void => {
+    if (!allowed(d)) return;
+    ctr.candidates++;
+    for (const p of phrases) if (p.count() === 0) return;
+    contrib.fill(0);
+    let any = phrases.length > 0;
+    for (const c of clauses) {
+      if (c === null) continue;
+      if (c.advance(d) === d) {
+        contrib[c.index] = c.score();
+        any = true;
+      }
+    }
+    if (!any) return;
+    let total = canonicalSum(contrib);
+    for (const p of phrases) total += phraseBonus(plan, seg, d, p);
+    ctr.scored++;
+    ctr.matches++;
+    if (heap.canEnter(total)) heap.offer({ score: total, si: run.si, doc: d, issued: NaN, id: seg.id(d) });
+  };
+  if (candidates !== null) {
+    for (let i = 0; i < candidates.length; i++) {
+      const d = candidates[i]!;
+      let ok = true;
+      for (const g of groups) if (g.advance(d) !== d) { ok = false; break; }
+      if (ok) evaluate(d);
+    }
+  } else {
+    // leapfrog join over the phrase slots, rarest first
+    let d = groups[0]!.advance(0);
+    while (d !== END) {
+      let agreed = true;
+      for (let i = 1; i < groups.length; i++) {
+        const x = groups[i]!.advance(d);
+        if (x !== d) {
+          d = groups[0]!.advance(x);
+          agreed = false;
+          break;
+        }
+      }
+      if (!agreed) continue;
+      evaluate(d);
+      d = groups[0]!.advance(d + 1);
+    }
+  }
+  ctr.exact = true;
+}
+
+function runFilterOnly(run: SegRun, heap: TopK, ctr: SegmentCounters): void {
+  const seg = run.seg;
+  const { allowed, candidates } = run.filter;
+  const issued = seg.issued;
+  const visit = (d: number): void => {
+    if (!allowed(d)) return;
+    ctr.matches++;
+    ctr.candidates++;
+    const t = issued[d]!;
+    if (heap.full) {
+      const root = heap.heap[0]!;
+      const rt = Number.isNaN(root.issued) ? -Infinity : root.issued;
+      const x = Number.isNaN(t) ? -Infinity : t;
+      if (x < rt) return;
+    }
+    heap.offer({ score: 0, si: run.si, doc: d, issued: t, id: seg.id(d) });
+  };
+  if (candidates !== null) for (let i = 0; i < candidates.length; i++) visit(candidates[i]!);
+  else for (let d = 0; d < seg.docCount; d++) visit(d);
+  ctr.exact = true;
+}
+
+/** Result of the ranking stage. */
+export interface RankOutcome {
+  /** Best first, at most k. */
+  hits: RawHit[];
+  /** Matches counted (exact when `exact`). */
+  matches: number;
+  exact: boolean;
+  /** Lower bound on matches from document frequencies (unfiltered word queries). */
+  dfLowerBound: number;
+  counters: SegmentCounters[];
+}
+
+/** Ranks the top `k` documents of the snapshot for the plan. */
+export function rankDocuments(
+  segments: readonly SnapshotSegment[],
+  plan: SearchPlan,
+  k: number,
+  opts: { exhaustive: boolean; now?: () => number; segmentUs?: number[] },
+): RankOutcome {
+  const filterOnly = plan.clauses.length === 0 && plan.phrases.length === 0;
+  const heap = new TopK(k, filterOnly);
+  const counters: SegmentCounters[] = [];
+  let matches = 0;
+  let exact = true;
+  let dfLowerBound = 0;
+  if (plan.emptyAfterAnalysis) return { hits: [], matches: 0, exact: true, dfLowerBound: 0, counters };
+  const filtered = plan.filters !== undefined && Object.values(plan.filters).some((v) => v != null);
+  for (let si = 0; si < segments.length; si++) {
+    const ss = segments[si]!;
+    const t0 = opts.now?.();
+    const ctr: SegmentCounters = { docs: ss.seg.docCount, scored: 0, candidates: 0, skippedBlocks: 0, exact: true, matches: 0 };
+    counters.push(ctr);
+    const run = prepareSegment(plan, ss, si);
+    if (run !== null) {
+      if (filterOnly) runFilterOnly(run, heap, ctr);
+      else if (run.phrases !== null || run.filter.candidates !== null) runConjunctive(plan, run, heap, ctr);
+      else {
+        runMaxScore(run, heap, !opts.exhaustive, ctr);
+        if (!filtered) {
+          let maxDf = 0;
+          for (const c of run.clauses) if (c) for (const cur of c.cursors) maxDf = Math.max(maxDf, cur.df);
+          dfLowerBound += Math.max(0, maxDf - ss.deletedCount);
+        }
+      }
+      for (const c of run.clauses) if (c) for (const cur of c.cursors) ctr.skippedBlocks += cur.skipped;
+    }
+    matches += ctr.matches;
+    if (!ctr.exact) exact = false;
+    if (t0 !== undefined && opts.segmentUs) opts.segmentUs.push(opts.now!() - t0);
+  }
+  return { hits: heap.sorted(), matches, exact, dfLowerBound, counters };
+}
+
+/** Counts every match exactly (a full pass over the clauses' postings; used on request). */
+export function countMatches(segments: readonly SnapshotSegment[], plan: SearchPlan): number {
+  let total = 0;
+  for (let si = 0; si < segments.length; si++) {
+    const run = prepareSegment(plan, segments[si]!, si);
+    if (run === null) continue;
+    const ctr: SegmentCounters = { docs: 0, scored: 0, candidates: 0, skippedBlocks: 0, exact: true, matches: 0 };
+    if (plan.clauses.length === 0 && plan.phrases.length === 0) runFilterOnly(run, new TopK(0, true), ctr);
+    else if (run.phrases !== null || run.filter.candidates !== null) runConjunctive(plan, run, new TopK(0, false), ctr);
+    else {
+      const cs = run.clauses.filter((c): c is Clause => c !== null);
+      for (const c of cs) c.nextDoc();
+      for (;;) {
+        let d = END;
+        for (const c of cs) if (c.doc < d) d = c.doc;
+        if (d === END) break;
+        if (run.filter.allowed(d)) ctr.matches++;
+        for (const c of cs) if (c.doc === d) c.nextDoc();
+      }
+    }
+    total += ctr.matches;
+  }
+  return total;
+}
+
+/** Helper for callers: the per-segment index of a raw hit's segment. */
+export function segmentOf(segments: readonly SnapshotSegment[], h: RawHit): Segment {
+  return segments[h.si]!.seg;
+}

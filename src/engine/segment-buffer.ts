@@ -1,0 +1,298 @@
+// The in-memory buffer of documents added since the last flush. Documents are analysed on add into a
+// flat occurrence log (term id, field, position) in typed arrays; a flush counting-sorts the log by term
+// (stable, so doc and position order survive) and streams the postings into a SegmentWriter. This keeps
+// indexing allocation-free per token, which is where build speed comes from.
+//
+// Passage chunks are cut here: the title is one chunk; abstract and body are cut at the first sentence
+// end after CHUNK_MIN positions, or forcibly at CHUNK_MAX positions.
+import { analyzerFor, type Analyzer } from './analyzer.js';
+import { normalizeLanguage } from './stemmers.js';
+import { NumSink } from './bit-packing.js';
+import { SegmentWriter, sortCodePointOrder, NF, type DocColumns } from './segment-writer.js';
+import type { IndexDocument } from './types.js';
+
+/** Minimum chunk size in positions before a sentence end closes it. */
+export const CHUNK_MIN = 48;
+/** Maximum chunk size in positions. */
+export const CHUNK_MAX = 160;
+
+interface BufferedDoc {
+  cols: DocColumns;
+  occStart: number;
+  occEnd: number;
+  deleted: boolean;
+}
+
+/** Buffered, not yet flushed documents. */
+export class SegmentBuffer {
+  readonly #defaultLanguage: string;
+  readonly #docs: BufferedDoc[] = [];
+  readonly #byId = new Map<string, number>();
+  readonly #termIds = new Map<string, number>();
+  readonly #termStr: string[] = [];
+  readonly #termSurface: string[] = [];
+  #occTerm = new Int32Array(1 << 20);
+  #occFP = new Int32Array(1 << 20);
+  #occ = 0;
+  // scratch per field
+  #cpStart = new Int32Array(4096);
+  #cpEnd = new Int32Array(4096);
+  #sentEnds: number[] = [];
+
+  constructor(defaultLanguage: string) {
+    this.#defaultLanguage = normalizeLanguage(defaultLanguage);
+  }
+
+  /** Live (not replaced) buffered documents. */
+  get size(): number {
+    return this.#byId.size;
+  }
+  /** Token occurrences held (the flush trigger). */
+  get occurrences(): number {
+    return this.#occ;
+  }
+  /** Approximate memory held, bytes. */
+  get approxBytes(): number {
+    return this.#occTerm.byteLength * 2 + this.#docs.length * 400 + this.#termStr.length * 60;
+  }
+
+  has(id: string): boolean {
+    return this.#byId.has(id);
+  }
+
+  /** Drops a buffered document by id; returns whether it was there. */
+  remove(id: string): boolean {
+    const i = this.#byId.get(id);
+    if (i === undefined) return false;
+    this.#docs[i]!.deleted = true;
+    this.#byId.delete(id);
+    return true;
+  }
+
+  #grow(extra: number): void {
+    if (this.#occ + extra <= this.#occTerm.length) return;
+    let cap = this.#occTerm.length * 2;
+    while (cap < this.#occ + extra) cap *= 2;
+    const t = new Int32Array(cap);
+    t.set(this.#occTerm.subarray(0, this.#occ));
+    this.#occTerm = t;
+    const f = new Int32Array(cap);
+    f.set(this.#occFP.subarray(0, this.#occ));
+    this.#occFP = f;
+  }
+
+  /** Analyses and buffers a document (replacing a buffered one with the same id). */
+  add(doc: IndexDocument): void {
+    if (typeof doc.id !== 'string' || doc.id.length === 0) throw new TypeError('document id must be a non-empty string');
+    this.remove(doc.id);
+    const lang = doc.language ? normalizeLanguage(doc.language) : this.#defaultLanguage;
+    const analyzer = analyzerFor(lang);
+    const occStart = this.#occ;
+    const fieldLen = [0, 0, 0];
+    const fieldCp = [0, 0, 0];
+    const chunks: number[] = [];
+    const texts = [doc.title ?? '', doc.abstract ?? '', doc.body ?? ''];
+    for (let f = 0; f < NF; f++) {
+      const text = texts[f]!;
+      if (text.length === 0) continue;
+      const r = this.#analyzeField(analyzer, text, f);
+      fieldLen[f] = r.len;
+      fieldCp[f] = r.cp;
+      this.#chunk(f, r.slots, chunks);
+    }
+    const keywords: string[] = [];
+    for (const s of doc.issns ?? []) if (s) keywords.push('i\0' + s.trim().toLowerCase());
+    for (const s of doc.uris ?? []) if (s) keywords.push('u\0' + s);
+    for (const s of doc.references ?? []) if (s) keywords.push('r\0' + s);
+    keywords.sort();
+    const issued = typeof doc.issuedAt === 'number' && Number.isFinite(doc.issuedAt) ? doc.issuedAt : NaN;
+    const cols: DocColumns = {
+      id: doc.id,
+      fieldLen,
+      fieldCp,
+      issued,
+      type: doc.type ?? null,
+      language: lang,
+      publisher: doc.publisher ? doc.publisher.trim().toLowerCase() : null,
+      workKey: doc.workKey ?? null,
+      chunks,
+      keywords,
+    };
+    this.#byId.set(doc.id, this.#docs.length);
+    this.#docs.push({ cols, occStart, occEnd: this.#occ, deleted: false });
+  }
+
+  #analyzeField(analyzer: Analyzer, text: string, f: number): { len: number; cp: number; slots: number } {
+    let len = 0;
+    const fieldBits = f << 28;
+    const termIds = this.#termIds;
+    this.#sentEnds.length = 0;
+    const sentEnds = this.#sentEnds;
+    // worst case: every code unit a token, plus joined forms
+    this.#grow(text.length + 8);
+    if (this.#cpStart.length < text.length + 1) {
+      this.#cpStart = new Int32Array(text.length + 1);
+      this.#cpEnd = new Int32Array(text.length + 1);
+    }
+    const cpStart = this.#cpStart;
+    const cpEnd = this.#cpEnd;
+    const occTerm = this.#occTerm;
+    const occFP = this.#occFP;
+    let occ = this.#occ;
+    let cp = 0;
+    const slots = analyzer.analyze(
+      text,
+      (term, position, startCp, endCp, startCu, endCu, joined) => {
+        if (!joined) {
+          cpStart[position] = startCp;
+          cpEnd[position] = endCp;
+          cp = endCp;
+        }
+        if (term === null) return;
+        let id = termIds.get(term);
+        if (id === undefined) {
+          id = this.#termStr.length;
+          termIds.set(term, id);
+          this.#termStr.push(term);
+          this.#termSurface.push(text.slice(startCu, endCu).toLowerCase());
+        }
+        occTerm[occ] = id;
+        occFP[occ] = fieldBits | position;
+        occ++;
+        if (!joined) len++;
+      },
+      (next) => {
+        if (sentEnds[sentEnds.length - 1] !== next) sentEnds.push(next);
+      },
+    );
+    this.#occ = occ;
+    // code point length of the whole field (not just up to the last token)
+    let cpLen = text.length;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c >= 0xd800 && c <= 0xdbff) cpLen--;
+    }
+    void cp;
+    return { len, cp: cpLen, slots };
+  }
+
+  #chunk(f: number, slots: number, out: number[]): void {
+    if (slots === 0) return;
+    const cpStart = this.#cpStart;
+    const cpEnd = this.#cpEnd;
+    const push = (s: number, e: number): void => {
+      out.push(f, s, e, cpStart[s]!, cpEnd[e - 1]!);
+    };
+    if (f === 0) {
+      push(0, slots);
+      return;
+    }
+    let start = 0;
+    const ends = this.#sentEnds;
+    ends.push(slots);
+    for (const e of ends) {
+      if (e <= start) continue;
+      while (e - start > CHUNK_MAX) {
+        push(start, start + CHUNK_MAX);
+        start += CHUNK_MAX;
+      }
+      if (e - start >= CHUNK_MIN || e === slots) {
+        if (e > start) push(start, e);
+        start = e;
+      }
+    }
+    // a short tail joins the previous chunk of the same field
+    const n = out.length;
+    if (n >= 10 && out[n - 5] === f && out[n - 10] === f && out[n - 3]! - out[n - 4]! < CHUNK_MIN / 2 && out[n - 3]! - out[n - 9]! <= CHUNK_MAX) {
+      const e = out[n - 3]!;
+      const ec = out[n - 1]!;
+      out.length = n - 5;
+      out[n - 8] = e;
+      out[n - 6] = ec;
+    }
+  }
+
+  /** Writes the buffered documents as a segment (bytes), or null when nothing is live. */
+  build(): Uint8Array | null {
+    if (this.#byId.size === 0) return null;
+    const w = new SegmentWriter();
+    const docs = this.#docs;
+    // live docs in add order get segment doc ids 0..n-1
+    const docOf = new Int32Array(docs.length).fill(-1);
+    for (let i = 0; i < docs.length; i++) {
+      if (docs[i]!.deleted) continue;
+      docOf[i] = w.addDoc(docs[i]!.cols);
+    }
+    const nTerms = this.#termStr.length;
+    const occ = this.#occ;
+    const occTerm = this.#occTerm;
+    const occFP = this.#occFP;
+    // counting sort of occurrences by term id (stable)
+    const start = new Int32Array(nTerms + 1);
+    for (let i = 0; i < docs.length; i++) {
+      const d = docs[i]!;
+      if (d.deleted) continue;
+      for (let o = d.occStart; o < d.occEnd; o++) start[occTerm[o]! + 1]!++;
+    }
+    for (let t = 0; t < nTerms; t++) start[t + 1]! += start[t]!;
+    const total = start[nTerms]!;
+    const sDoc = new Int32Array(total);
+    const sFP = new Int32Array(total);
+    const fill = start.slice(0, nTerms);
+    for (let i = 0; i < docs.length; i++) {
+      const d = docs[i]!;
+      if (d.deleted) continue;
+      const doc = docOf[i]!;
+      for (let o = d.occStart; o < d.occEnd; o++) {
+        const k = fill[occTerm[o]!]!++;
+        sDoc[k] = doc;
+        sFP[k] = occFP[o]!;
+      }
+    }
+    void occ;
+    // terms in code point order
+    const order = sortCodePointOrder(this.#termStr.slice());
+    const positions = new Int32Array(1024);
+    let posBuf = positions;
+    for (const term of order) {
+      const t = this.#termIds.get(term)!;
+      const a = start[t]!;
+      const b = start[t + 1]!;
+      if (a === b) continue;
+      w.beginTerm(term, this.#termSurface[t]!);
+      let k = a;
+      while (k < b) {
+        const doc = sDoc[k]!;
+        let e = k;
+        while (e < b && sDoc[e] === doc) e++;
+        if (posBuf.length < e - k) posBuf = new Int32Array((e - k) * 2);
+        const tf = [0, 0, 0];
+        let sorted = true;
+        for (let j = k; j < e; j++) {
+          const fp = sFP[j]!;
+          const f = fp >>> 28;
+          tf[f]!++;
+          posBuf[j - k] = fp & 0x0fffffff;
+          if (j > k) {
+            const prev = sFP[j - 1]!;
+            if (prev > fp) sorted = false;
+          }
+        }
+        if (!sorted) sortFieldPositions(sFP, k, e, posBuf);
+        w.addPosting(doc, tf[0]!, tf[1]!, tf[2]!, posBuf, 0);
+        k = e;
+      }
+      w.endTerm();
+    }
+    return w.finish();
+  }
+}
+
+function sortFieldPositions(sFP: Int32Array, k: number, e: number, out: Int32Array): void {
+  const tmp = Array.from(sFP.subarray(k, e)).sort((x, y) => x - y);
+  for (let j = 0; j < tmp.length; j++) out[j] = tmp[j]! & 0x0fffffff;
+}
+
+/** Estimated occurrences for a flush: used by the index to decide when to flush. */
+export const DEFAULT_FLUSH_OCCURRENCES = 12_000_000;
+export { NumSink };

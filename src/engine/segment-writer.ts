@@ -1,0 +1,370 @@
+// Writes one immutable segment: per-document columns (lengths, filter values, passage chunks, keyword
+// postings for ISSNs/URIs/references) and the term postings, in term byte order.
+//
+// Postings layout (per term): blocks of BLOCK_SIZE documents. Each block is one header word with the bit
+// widths of [doc gaps | title tf | abstract tf | body tf], then those four bit-packed arrays. Per block
+// the writer records the last doc id, the word offset of the block, the byte offset of its positions, and
+// per field the largest tf and the smallest field length among docs with that field's tf > 0: enough
+// for an upper bound of the block's BM25F score under any field weights (block-max pruning).
+// Positions: per document, per field with tf > 0, VByte gaps (first one absolute), fields in order.
+import { ByteSink, NumSink, WordSink, maxBitWidth, pack, packedWords } from './bit-packing.js';
+import { encodeSegmentFile, type SectionArray } from './segment-file.js';
+
+/** Postings per block (also the skip granularity). */
+export const BLOCK_SIZE = 128;
+/** Field count (title, abstract, body). */
+export const NF = 3;
+
+/** Per-document values stored in a segment. */
+export interface DocColumns {
+  id: string;
+  /** Indexed token count per field (stopwords excluded). */
+  fieldLen: ArrayLike<number>;
+  /** Field text length per field, code points. */
+  fieldCp: ArrayLike<number>;
+  /** Unix seconds or NaN. */
+  issued: number;
+  type: string | null;
+  language: string;
+  /** Lower-cased publisher or null. */
+  publisher: string | null;
+  workKey: string | null;
+  /** Flattened chunks: [field, startPos, endPos, startChar, endChar] * count. */
+  chunks: ArrayLike<number>;
+  /** Keyword keys: `i\0<issn>`, `u\0<uri>`, `r\0<reference uri>`. */
+  keywords: readonly string[];
+}
+
+const enc = new TextEncoder();
+
+/** Encodes strings into one UTF-8 blob with an offset table (n + 1 entries). */
+export function encodeStrings(strings: readonly string[]): { blob: Uint8Array; off: Uint32Array } {
+  const sink = new ByteSink(1024);
+  const off = new Uint32Array(strings.length + 1);
+  for (let i = 0; i < strings.length; i++) {
+    const s = strings[i]!;
+    sink.ensure(s.length * 3);
+    const r = enc.encodeInto(s, sink.buf.subarray(sink.length));
+    sink.length += r.written;
+    off[i + 1] = sink.length;
+  }
+  return { blob: sink.result(), off };
+}
+
+/** Compares two byte strings (UTF-8 byte order = code point order). */
+export function compareBytes(a: Uint8Array, ao: number, al: number, b: Uint8Array, bo: number, bl: number): number {
+  const n = al < bl ? al : bl;
+  for (let i = 0; i < n; i++) {
+    const d = a[ao + i]! - b[bo + i]!;
+    if (d !== 0) return d;
+  }
+  return al - bl;
+}
+
+/** Sorts strings in code point order (the dictionary order of segments). */
+export function sortCodePointOrder(strings: string[]): string[] {
+  let astral = false;
+  for (const s of strings) {
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0xd800 && c <= 0xdfff) {
+        astral = true;
+        break;
+      }
+    }
+    if (astral) break;
+  }
+  if (!astral) return strings.sort();
+  return strings.sort((x, y) => {
+    const a = [...x];
+    const b = [...y];
+    const n = Math.min(a.length, b.length);
+    for (let i = 0; i < n; i++) {
+      const d = a[i]!.codePointAt(0)! - b[i]!.codePointAt(0)!;
+      if (d !== 0) return d;
+    }
+    return a.length - b.length;
+  });
+}
+
+/** Builds a segment; call addDoc for every document first, then the terms in code point order. */
+export class SegmentWriter {
+  #docs = 0;
+  readonly #ids: string[] = [];
+  readonly #fieldLen = new NumSink((n) => new Uint32Array(n), 4096);
+  readonly #fieldCp = new NumSink((n) => new Uint32Array(n), 4096);
+  readonly #issued = new NumSink((n) => new Float64Array(n), 2048);
+  readonly #typeOrd = new NumSink((n) => new Uint32Array(n), 2048);
+  readonly #langOrd = new NumSink((n) => new Uint32Array(n), 2048);
+  readonly #pubOrd = new NumSink((n) => new Uint32Array(n), 2048);
+  readonly #workOrd = new NumSink((n) => new Uint32Array(n), 2048);
+  readonly #dicts = { type: new Map<string, number>(), lang: new Map<string, number>(), pub: new Map<string, number>(), work: new Map<string, number>() };
+  readonly #chunkStart = new NumSink((n) => new Uint32Array(n), 2048);
+  readonly #chunkField = new NumSink((n) => new Uint8Array(n), 8192);
+  readonly #chunkPos = new NumSink((n) => new Uint32Array(n), 16384);
+  readonly #chunkChar = new NumSink((n) => new Uint32Array(n), 16384);
+  readonly #keywords = new Map<string, number[]>();
+  readonly #fieldTotals = [0, 0, 0];
+
+  // term dictionary
+  readonly #terms: string[] = [];
+  readonly #surfaces: string[] = [];
+  readonly #termDf = new NumSink((n) => new Uint32Array(n), 4096);
+  readonly #termBlk = new NumSink((n) => new Uint32Array(n), 4096);
+  readonly #termMaxTf = new NumSink((n) => new Uint16Array(n), 4096 * 3);
+  readonly #termMinLen = new NumSink((n) => new Uint32Array(n), 4096 * 3);
+  // blocks
+  readonly #blkLast = new NumSink((n) => new Uint32Array(n), 4096);
+  readonly #blkDoc = new NumSink((n) => new Uint32Array(n), 4096);
+  readonly #blkPos = new NumSink((n) => new Uint32Array(n), 4096);
+  readonly #blkMaxTf = new NumSink((n) => new Uint16Array(n), 4096 * 3);
+  readonly #blkMinLen = new NumSink((n) => new Uint32Array(n), 4096 * 3);
+  readonly #post = new WordSink(1 << 16);
+  readonly #pos = new ByteSink(1 << 16);
+  #postings = 0;
+
+  // current term / block
+  #inTerm = false;
+  #df = 0;
+  #prevDoc = -1;
+  #lastTerm = '';
+  readonly #bDocs = new Uint32Array(BLOCK_SIZE);
+  readonly #bGaps = new Uint32Array(BLOCK_SIZE);
+  readonly #bTf = [new Uint32Array(BLOCK_SIZE), new Uint32Array(BLOCK_SIZE), new Uint32Array(BLOCK_SIZE)];
+  #bN = 0;
+  #bPosStart = 0;
+  readonly #tMaxTf = [0, 0, 0];
+  readonly #tMinLen = [0, 0, 0];
+
+  get docCount(): number {
+    return this.#docs;
+  }
+
+  /** Adds the next document (doc ids are assigned 0, 1, 2, ... in call order). Returns its id. */
+  addDoc(d: DocColumns): number {
+    const doc = this.#docs++;
+    this.#ids.push(d.id);
+    for (let f = 0; f < NF; f++) {
+      this.#fieldLen.push(d.fieldLen[f]!);
+      this.#fieldCp.push(d.fieldCp[f]!);
+      this.#fieldTotals[f]! += d.fieldLen[f]!;
+    }
+    this.#issued.push(d.issued);
+    this.#typeOrd.push(ord(this.#dicts.type, d.type));
+    this.#langOrd.push(ord(this.#dicts.lang, d.language));
+    this.#pubOrd.push(ord(this.#dicts.pub, d.publisher));
+    this.#workOrd.push(ord(this.#dicts.work, d.workKey));
+    this.#chunkStart.push(this.#chunkField.length);
+    for (let c = 0; c + 4 < d.chunks.length; c += 5) {
+      this.#chunkField.push(d.chunks[c]!);
+      this.#chunkPos.push(d.chunks[c + 1]!);
+      this.#chunkPos.push(d.chunks[c + 2]!);
+      this.#chunkChar.push(d.chunks[c + 3]!);
+      this.#chunkChar.push(d.chunks[c + 4]!);
+    }
+    for (const k of d.keywords) {
+      let l = this.#keywords.get(k);
+      if (l === undefined) this.#keywords.set(k, (l = []));
+      if (l[l.length - 1] !== doc) l.push(doc);
+    }
+    return doc;
+  }
+
+  /** Adds keyword `key` to an already added doc (docs per key must come in increasing order). */
+  addKeyword(key: string, doc: number): void {
+    let l = this.#keywords.get(key);
+    if (l === undefined) this.#keywords.set(key, (l = []));
+    if (l[l.length - 1] !== doc) l.push(doc);
+  }
+
+  /** Starts the postings of `term` (must sort after the previous term); `surface` is a readable form. */
+  beginTerm(term: string, surface: string): void {
+    this.#inTerm = true;
+    this.#lastTerm = term;
+    this.#terms.push(term);
+    this.#surfaces.push(surface === term ? '' : surface);
+    this.#df = 0;
+    this.#prevDoc = -1;
+    this.#bN = 0;
+    this.#bPosStart = this.#pos.length;
+    this.#termBlk.push(this.#blkLast.length);
+    for (let f = 0; f < NF; f++) {
+      this.#tMaxTf[f] = 0;
+      this.#tMinLen[f] = 0xffffffff;
+    }
+  }
+
+  /**
+   * Adds one posting of the current term: `doc` (increasing), the tf per field and the positions, field
+   * by field (`positions[pStart ..]`, tf0 title positions, then tf1 abstract, then tf2 body), each
+   * field's positions non-decreasing.
+   */
+  addPosting(doc: number, tf0: number, tf1: number, tf2: number, positions: ArrayLike<number>, pStart: number): void {
+    const i = this.#bN;
+    this.#bDocs[i] = doc;
+    this.#bGaps[i] = doc - this.#prevDoc - 1;
+    this.#prevDoc = doc;
+    this.#bTf[0]![i] = tf0;
+    this.#bTf[1]![i] = tf1;
+    this.#bTf[2]![i] = tf2;
+    const pos = this.#pos;
+    pos.ensure((tf0 + tf1 + tf2) * 5);
+    const b = pos.buf;
+    let l = pos.length;
+    let p = pStart;
+    for (let f = 0; f < NF; f++) {
+      const tf = f === 0 ? tf0 : f === 1 ? tf1 : tf2;
+      let prev = 0;
+      for (let k = 0; k < tf; k++) {
+        const v = positions[p++]!;
+        let g = v - prev;
+        prev = v;
+        while (g >= 128) {
+          b[l++] = (g & 127) | 128;
+          g >>>= 7;
+        }
+        b[l++] = g;
+      }
+    }
+    pos.length = l;
+    this.#bN++;
+    this.#df++;
+    this.#postings++;
+    if (this.#bN === BLOCK_SIZE) this.#flushBlock();
+  }
+
+  #flushBlock(): void {
+    const n = this.#bN;
+    if (n === 0) return;
+    const fl = this.#fieldLen.buf;
+    this.#blkLast.push(this.#bDocs[n - 1]!);
+    this.#blkDoc.push(this.#post.length);
+    this.#blkPos.push(this.#bPosStart);
+    const wDoc = maxBitWidth(this.#bGaps, n);
+    const w = [0, 0, 0];
+    for (let f = 0; f < NF; f++) {
+      const tfs = this.#bTf[f]!;
+      w[f] = maxBitWidth(tfs, n);
+      let maxTf = 0;
+      let minLen = 0xffffffff;
+      for (let i = 0; i < n; i++) {
+        const tf = tfs[i]!;
+        if (tf > 0) {
+          if (tf > maxTf) maxTf = tf;
+          const len = fl[this.#bDocs[i]! * NF + f]!;
+          if (len < minLen) minLen = len;
+        }
+      }
+      const mt = maxTf > 65535 ? 65535 : maxTf;
+      this.#blkMaxTf.push(mt);
+      this.#blkMinLen.push(maxTf === 0 ? 0 : minLen);
+      if (mt > this.#tMaxTf[f]!) this.#tMaxTf[f] = mt;
+      if (maxTf > 0 && minLen < this.#tMinLen[f]!) this.#tMinLen[f] = minLen;
+    }
+    const post = this.#post;
+    post.ensure(1 + packedWords(n, wDoc) + packedWords(n, w[0]!) + packedWords(n, w[1]!) + packedWords(n, w[2]!));
+    post.buf[post.length++] = (wDoc | (w[0]! << 8) | (w[1]! << 16) | (w[2]! << 24)) >>> 0;
+    let o = pack(this.#bGaps, n, wDoc, post.buf, post.length);
+    for (let f = 0; f < NF; f++) o = pack(this.#bTf[f]!, n, w[f]!, post.buf, o);
+    post.length = o;
+    this.#bN = 0;
+    this.#bPosStart = this.#pos.length;
+  }
+
+  /** Ends the current term (a term with no postings is dropped). */
+  endTerm(): void {
+    if (!this.#inTerm) return;
+    this.#inTerm = false;
+    this.#flushBlock();
+    if (this.#df === 0) {
+      this.#terms.pop();
+      this.#surfaces.pop();
+      this.#termBlk.length--;
+      return;
+    }
+    this.#termDf.push(this.#df);
+    for (let f = 0; f < NF; f++) {
+      this.#termMaxTf.push(this.#tMaxTf[f]!);
+      this.#termMinLen.push(this.#tMaxTf[f] === 0 ? 0 : this.#tMinLen[f]!);
+    }
+  }
+
+  /** Serialises the segment. */
+  finish(): Uint8Array {
+    if (this.#inTerm) this.endTerm();
+    const n = this.#docs;
+    this.#termBlk.push(this.#blkLast.length);
+    this.#chunkStart.push(this.#chunkField.length);
+    const ids = encodeStrings(this.#ids);
+    const idOrder = new Uint32Array(n);
+    for (let i = 0; i < n; i++) idOrder[i] = i;
+    const idSorted = Array.from(idOrder).sort((a, b) => compareBytes(ids.blob, ids.off[a]!, ids.off[a + 1]! - ids.off[a]!, ids.blob, ids.off[b]!, ids.off[b + 1]! - ids.off[b]!));
+    idOrder.set(idSorted);
+    const terms = encodeStrings(this.#terms);
+    const surf = encodeStrings(this.#surfaces);
+    const kwKeys = sortCodePointOrder([...this.#keywords.keys()]);
+    const kw = encodeStrings(kwKeys);
+    const kwStart = new Uint32Array(kwKeys.length + 1);
+    let total = 0;
+    for (let i = 0; i < kwKeys.length; i++) {
+      total += this.#keywords.get(kwKeys[i]!)!.length;
+      kwStart[i + 1] = total;
+    }
+    const kwDocs = new Uint32Array(total);
+    for (let i = 0; i < kwKeys.length; i++) kwDocs.set(this.#keywords.get(kwKeys[i]!)!, kwStart[i]!);
+    const sections: Record<string, SectionArray> = {
+      idBlob: ids.blob,
+      idOff: ids.off,
+      idOrder,
+      fieldLen: this.#fieldLen.result(),
+      fieldCp: this.#fieldCp.result(),
+      issued: this.#issued.result(),
+      typeOrd: this.#typeOrd.result(),
+      langOrd: this.#langOrd.result(),
+      pubOrd: this.#pubOrd.result(),
+      workOrd: this.#workOrd.result(),
+      chunkStart: this.#chunkStart.result(),
+      chunkField: this.#chunkField.result(),
+      chunkPos: this.#chunkPos.result(),
+      chunkChar: this.#chunkChar.result(),
+      kwBlob: kw.blob,
+      kwOff: kw.off,
+      kwStart,
+      kwDocs,
+      termBlob: terms.blob,
+      termOff: terms.off,
+      surfBlob: surf.blob,
+      surfOff: surf.off,
+      termDf: this.#termDf.result(),
+      termBlk: this.#termBlk.result(),
+      termMaxTf: this.#termMaxTf.result(),
+      termMinLen: this.#termMinLen.result(),
+      blkLast: this.#blkLast.result(),
+      blkDoc: this.#blkDoc.result(),
+      blkPos: this.#blkPos.result(),
+      blkMaxTf: this.#blkMaxTf.result(),
+      blkMinLen: this.#blkMinLen.result(),
+      post: this.#post.result(),
+      pos: this.#pos.result(),
+    };
+    for (const [name, m] of Object.entries(this.#dicts)) {
+      const list: string[] = [];
+      for (const [k, v] of m) list[v - 1] = k;
+      const t = encodeStrings(list);
+      sections[`${name}DictBlob`] = t.blob;
+      sections[`${name}DictOff`] = t.off;
+    }
+    const meta = { docCount: n, fieldTotals: this.#fieldTotals, termCount: this.#terms.length, postings: this.#postings };
+    return encodeSegmentFile(meta, sections);
+  }
+}
+
+function ord(m: Map<string, number>, v: string | null): number {
+  if (v === null || v === '') return 0;
+  let o = m.get(v);
+  if (o === undefined) {
+    o = m.size + 1;
+    m.set(v, o);
+  }
+  return o;
+}

@@ -1,0 +1,232 @@
+// Read side of an immutable segment: typed-array views over the segment file, term and id lookup by
+// binary search over UTF-8 bytes, per-document columns, keyword postings and chunk tables.
+// Posting iteration lives in postings-cursor.ts.
+import { SegmentFile } from './segment-file.js';
+import { compareBytes, NF } from './segment-writer.js';
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+/** A string table (blob + offsets) reader. */
+export class StringTable {
+  constructor(
+    readonly blob: Uint8Array,
+    readonly off: Uint32Array,
+  ) {}
+  get size(): number {
+    return this.off.length - 1;
+  }
+  get(i: number): string {
+    const s = this.off[i]!;
+    const e = this.off[i + 1]!;
+    if (e - s <= 64) {
+      const b = this.blob;
+      let ascii = true;
+      for (let k = s; k < e; k++) if (b[k]! > 127) { ascii = false; break; }
+      if (ascii) return String.fromCharCode.apply(null, b.subarray(s, e) as unknown as number[]);
+    }
+    return dec.decode(this.blob.subarray(s, e));
+  }
+  /** Index of `key` (UTF-8 bytes) in a sorted table, or -(insertion point) - 1. */
+  find(key: Uint8Array): number {
+    let lo = 0;
+    let hi = this.off.length - 2;
+    const blob = this.blob;
+    const off = this.off;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const s = off[mid]!;
+      const c = compareBytes(blob, s, off[mid + 1]! - s, key, 0, key.length);
+      if (c < 0) lo = mid + 1;
+      else if (c > 0) hi = mid - 1;
+      else return mid;
+    }
+    return -lo - 1;
+  }
+  /** Index of the first entry >= `key`. */
+  lowerBound(key: Uint8Array): number {
+    const i = this.find(key);
+    return i >= 0 ? i : -i - 1;
+  }
+  /** True if entry i starts with `prefix`. */
+  startsWith(i: number, prefix: Uint8Array): boolean {
+    const s = this.off[i]!;
+    if (this.off[i + 1]! - s < prefix.length) return false;
+    for (let k = 0; k < prefix.length; k++) if (this.blob[s + k] !== prefix[k]) return false;
+    return true;
+  }
+  byteLength(): number {
+    return this.blob.byteLength + this.off.byteLength;
+  }
+}
+
+/** Encodes a string to UTF-8 (helper for lookups). */
+export function utf8(s: string): Uint8Array {
+  return enc.encode(s);
+}
+
+interface SegmentMeta {
+  docCount: number;
+  fieldTotals: number[];
+  termCount: number;
+  postings: number;
+}
+
+/** An opened immutable segment. */
+export class Segment {
+  readonly name: string;
+  readonly file: SegmentFile;
+  readonly docCount: number;
+  /** Sum of indexed token counts per field. */
+  readonly fieldTotals: readonly number[];
+  readonly ids: StringTable;
+  readonly idOrder: Uint32Array;
+  readonly fieldLen: Uint32Array;
+  readonly fieldCp: Uint32Array;
+  readonly issued: Float64Array;
+  readonly typeOrd: Uint32Array;
+  readonly langOrd: Uint32Array;
+  readonly pubOrd: Uint32Array;
+  readonly workOrd: Uint32Array;
+  readonly typeDict: StringTable;
+  readonly langDict: StringTable;
+  readonly pubDict: StringTable;
+  readonly workDict: StringTable;
+  readonly chunkStart: Uint32Array;
+  readonly chunkField: Uint8Array;
+  readonly chunkPos: Uint32Array;
+  readonly chunkChar: Uint32Array;
+  readonly kw: StringTable;
+  readonly kwStart: Uint32Array;
+  readonly kwDocs: Uint32Array;
+  readonly terms: StringTable;
+  readonly surfaces: StringTable;
+  readonly termDf: Uint32Array;
+  readonly termBlk: Uint32Array;
+  readonly termMaxTf: Uint16Array;
+  readonly termMinLen: Uint32Array;
+  readonly blkLast: Uint32Array;
+  readonly blkDoc: Uint32Array;
+  readonly blkPos: Uint32Array;
+  readonly blkMaxTf: Uint16Array;
+  readonly blkMinLen: Uint32Array;
+  readonly post: Uint32Array;
+  readonly pos: Uint8Array;
+
+  constructor(name: string, bytes: Uint8Array) {
+    this.name = name;
+    const f = new SegmentFile(bytes);
+    this.file = f;
+    const meta = f.meta as SegmentMeta;
+    this.docCount = meta.docCount;
+    this.fieldTotals = meta.fieldTotals;
+    this.ids = new StringTable(f.u8('idBlob'), f.u32('idOff'));
+    this.idOrder = f.u32('idOrder');
+    this.fieldLen = f.u32('fieldLen');
+    this.fieldCp = f.u32('fieldCp');
+    this.issued = f.f64('issued');
+    this.typeOrd = f.u32('typeOrd');
+    this.langOrd = f.u32('langOrd');
+    this.pubOrd = f.u32('pubOrd');
+    this.workOrd = f.u32('workOrd');
+    this.typeDict = new StringTable(f.u8('typeDictBlob'), f.u32('typeDictOff'));
+    this.langDict = new StringTable(f.u8('langDictBlob'), f.u32('langDictOff'));
+    this.pubDict = new StringTable(f.u8('pubDictBlob'), f.u32('pubDictOff'));
+    this.workDict = new StringTable(f.u8('workDictBlob'), f.u32('workDictOff'));
+    this.chunkStart = f.u32('chunkStart');
+    this.chunkField = f.u8('chunkField');
+    this.chunkPos = f.u32('chunkPos');
+    this.chunkChar = f.u32('chunkChar');
+    this.kw = new StringTable(f.u8('kwBlob'), f.u32('kwOff'));
+    this.kwStart = f.u32('kwStart');
+    this.kwDocs = f.u32('kwDocs');
+    this.terms = new StringTable(f.u8('termBlob'), f.u32('termOff'));
+    this.surfaces = new StringTable(f.u8('surfBlob'), f.u32('surfOff'));
+    this.termDf = f.u32('termDf');
+    this.termBlk = f.u32('termBlk');
+    this.termMaxTf = f.u16('termMaxTf');
+    this.termMinLen = f.u32('termMinLen');
+    this.blkLast = f.u32('blkLast');
+    this.blkDoc = f.u32('blkDoc');
+    this.blkPos = f.u32('blkPos');
+    this.blkMaxTf = f.u16('blkMaxTf');
+    this.blkMinLen = f.u32('blkMinLen');
+    this.post = f.u32('post');
+    this.pos = f.u8('pos');
+  }
+
+  /** Term ordinal of `term` (UTF-8 bytes), or -1. */
+  findTerm(term: Uint8Array): number {
+    const i = this.terms.find(term);
+    return i >= 0 ? i : -1;
+  }
+
+  /** Document frequency of term ordinal `t`. */
+  df(t: number): number {
+    return this.termDf[t]!;
+  }
+
+  /** Readable surface form of term `t` (the first surface seen while indexing). */
+  surface(t: number): string {
+    const s = this.surfaces.get(t);
+    return s === '' ? this.terms.get(t) : s;
+  }
+
+  /** External id of doc `d`. */
+  id(d: number): string {
+    return this.ids.get(d);
+  }
+
+  /** Local doc id of external id `id`, or -1. */
+  findId(id: Uint8Array): number {
+    let lo = 0;
+    let hi = this.docCount - 1;
+    const { blob, off } = this.ids;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const d = this.idOrder[mid]!;
+      const s = off[d]!;
+      const c = compareBytes(blob, s, off[d + 1]! - s, id, 0, id.length);
+      if (c < 0) lo = mid + 1;
+      else if (c > 0) hi = mid - 1;
+      else return d;
+    }
+    return -1;
+  }
+
+  /** Docs (sorted, may repeat across keys) carrying keyword `key` (e.g. `r\0doi://...`). */
+  keywordDocs(key: Uint8Array): Uint32Array | null {
+    const i = this.kw.find(key);
+    if (i < 0) return null;
+    return this.kwDocs.subarray(this.kwStart[i]!, this.kwStart[i + 1]!);
+  }
+
+  /** Calls `fn` for every keyword index whose key starts with `prefix`. */
+  forKeywordPrefix(prefix: Uint8Array, fn: (docs: Uint32Array) => void): void {
+    for (let i = this.kw.lowerBound(prefix); i < this.kw.size && this.kw.startsWith(i, prefix); i++) {
+      fn(this.kwDocs.subarray(this.kwStart[i]!, this.kwStart[i + 1]!));
+    }
+  }
+
+  /** Work key of doc `d` or null. */
+  workKey(d: number): string | null {
+    const o = this.workOrd[d]!;
+    return o === 0 ? null : this.workDict.get(o - 1);
+  }
+
+  /** Field length (indexed tokens) of doc `d`, field `f`. */
+  len(d: number, f: number): number {
+    return this.fieldLen[d * NF + f]!;
+  }
+
+  /** Bytes by component (for stats). */
+  bytesByComponent(): { postings: number; positions: number; dictionary: number; columns: number; passages: number; total: number } {
+    const f = this.file;
+    const b = (...names: string[]): number => names.reduce((s, n) => s + f.sectionBytes(n), 0);
+    const postings = b('post', 'blkLast', 'blkDoc', 'blkPos', 'blkMaxTf', 'blkMinLen', 'termDf', 'termBlk', 'termMaxTf', 'termMinLen');
+    const positions = b('pos');
+    const dictionary = b('termBlob', 'termOff', 'surfBlob', 'surfOff');
+    const passages = b('chunkStart', 'chunkField', 'chunkPos', 'chunkChar');
+    return { postings, positions, dictionary, passages, columns: f.bytes.byteLength - postings - positions - dictionary - passages, total: f.bytes.byteLength };
+  }
+}

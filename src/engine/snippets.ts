@@ -1,0 +1,141 @@
+// Snippet windows over stored field text: the engine returns passages as code point ranges; the host
+// keeps the text and calls buildSnippet to cut a window (<= maxChars code points, snapped to token
+// boundaries) around the most query matches, with highlight ranges. All offsets are Unicode code
+// points with exclusive ends: `source.startChar/endChar` relative to the field text, `highlights`
+// relative to the snippet text (and `sourceHighlights` relative to the field).
+import { analyzerFor } from './analyzer.js';
+import type { ParsedQuery } from './query-parser.js';
+import type { FieldName, PassageHit } from './types.js';
+
+/** A highlighted range, code points, exclusive end. */
+export interface HighlightRange {
+  start: number;
+  end: number;
+}
+
+/** A snippet ready to render as the wire `Snippet`. */
+export interface SnippetWindow {
+  field: FieldName;
+  text: string;
+  chunkId: number | null;
+  score: number;
+  source: { startChar: number; endChar: number; fieldLength: number };
+  highlights: HighlightRange[];
+  sourceHighlights: HighlightRange[];
+}
+
+/** Options of {@link buildSnippet}. */
+export interface SnippetOptions {
+  field: FieldName;
+  /** Restrict the window to this passage (from a hit); default: the best window in the whole field. */
+  passage?: PassageHit | null;
+  /** Maximum window length, code points, 20..5000, default 300. */
+  maxChars?: number;
+  /** Analysis language of the document (ISO 639-1), default 'en'. */
+  language?: string | null;
+}
+
+/** Slices `text` by code point offsets. */
+export function sliceCodePoints(text: string, start: number, end: number): string {
+  // fast path: no surrogates
+  let hasSur = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdfff) {
+      hasSur = true;
+      break;
+    }
+  }
+  if (!hasSur) return text.slice(start, end);
+  return Array.from(text).slice(start, end).join('');
+}
+
+/** Code point length of `text`. */
+export function codePointLength(text: string): number {
+  let n = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) n--;
+  }
+  return n;
+}
+
+/**
+ * Cuts one snippet window from `text` (the stored field text) for the parsed query. Matching tokens
+ * (any query term, in the document's language analysis) are highlighted.
+ */
+export function buildSnippet(text: string, query: ParsedQuery, opts: SnippetOptions): SnippetWindow {
+  const maxChars = Math.max(20, Math.min(5000, Math.floor(opts.maxChars ?? 300)));
+  const fieldLength = codePointLength(text);
+  const lo = opts.passage ? Math.max(0, opts.passage.startChar) : 0;
+  const hi = opts.passage ? Math.min(fieldLength, opts.passage.endChar) : fieldLength;
+  const tokens: { s: number; e: number; hit: boolean }[] = [];
+  const terms = query.highlightTerms;
+  const langs = new Set([opts.language ?? 'en', ...query.languages]);
+  const analyzers = [...langs].map(analyzerFor);
+  const primary = analyzers[0]!;
+  primary.analyze(text, (term, _pos, s, e, _su, _eu, joined) => {
+    if (joined || s < lo || e > hi) return;
+    let hit = term !== null && terms.has(term);
+    if (!hit && term !== null && analyzers.length > 1) {
+      // a query analysed in another language may stem the same surface differently
+      for (const a of analyzers) {
+        const t = a.term(text.slice(_su, _eu));
+        if (t !== null && terms.has(t)) {
+          hit = true;
+          break;
+        }
+      }
+    }
+    tokens.push({ s, e, hit });
+  });
+  // best window: the most hits within maxChars, starting at a token
+  let bestStart = lo;
+  let bestEnd = Math.min(hi, lo + maxChars);
+  let bestHits = -1;
+  let j = 0;
+  let hits = 0;
+  for (let i = 0; i < tokens.length; i++) {
+    if (i > 0 && tokens[i - 1]!.hit) hits--;
+    if (j < i) {
+      j = i;
+      hits = 0;
+    }
+    while (j < tokens.length && tokens[j]!.e - tokens[i]!.s <= maxChars) {
+      if (tokens[j]!.hit) hits++;
+      j++;
+    }
+    if (hits > bestHits && (tokens[i]!.hit || bestHits < 0)) {
+      bestHits = hits;
+      // centre the hits a little: start a few tokens earlier when room allows
+      let si = i;
+      const endTok = j - 1;
+      while (si > 0 && tokens[endTok]!.e - tokens[si - 1]!.s <= maxChars && tokens[si]!.s - tokens[si - 1]!.s < maxChars / 4 && i - si < 3) si--;
+      bestStart = si === 0 && lo === 0 ? 0 : tokens[si]!.s;
+      bestEnd = tokens[endTok]!.e;
+    }
+  }
+  if (tokens.length === 0) {
+    bestStart = lo;
+    bestEnd = Math.min(hi, lo + maxChars);
+  } else if (bestEnd - bestStart < maxChars) {
+    // extend to the right up to maxChars (to the end of a token)
+    let k = tokens.findIndex((t) => t.e > bestEnd);
+    while (k >= 0 && k < tokens.length && tokens[k]!.e - bestStart <= maxChars) {
+      bestEnd = tokens[k]!.e;
+      k++;
+    }
+    if (bestEnd < hi && hi - bestStart <= maxChars) bestEnd = hi;
+  }
+  const sourceHighlights: HighlightRange[] = [];
+  for (const t of tokens) if (t.hit && t.s >= bestStart && t.e <= bestEnd) sourceHighlights.push({ start: t.s, end: t.e });
+  return {
+    field: opts.field,
+    text: sliceCodePoints(text, bestStart, bestEnd),
+    chunkId: opts.passage ? opts.passage.chunkId : null,
+    score: opts.passage ? opts.passage.score : Math.max(0, bestHits),
+    source: { startChar: bestStart, endChar: bestEnd, fieldLength },
+    highlights: sourceHighlights.map((h) => ({ start: h.start - bestStart, end: h.end - bestStart })),
+    sourceHighlights,
+  };
+}

@@ -1,0 +1,39 @@
+// Stopword lists per language (ISO 639-1). Short, function-word-only lists: scientific queries carry
+// meaning in words that general-purpose lists drop ("can", "not", "may" stay indexed). Stopwords are
+// removed from the token stream but keep their position slot, so phrases such as "effect of aspirin"
+// still require "aspirin" two positions after "effect" (as Lucene's StopFilter with position increments).
+
+const EN =
+  'a an and are as at be been but by for from had has have if in into is it its of on or that the their then there these they this those to was were which will with';
+const DE =
+  'aber als am an auch auf aus bei bin bis da das dass dem den der des die doch dort du durch ein eine einem einen einer eines er es für hat hatte ich ihr im in ist ja man mit nach nicht noch nur oder sich sie sind so über um und uns vom von vor war waren was wie wir wird zu zum zur';
+const FR =
+  "au aux avec ce ces cette d dans de des du elle en est et il ils je l la le les leur lui ma mais me mes n ne nous on ou par pas pour qu que qui s sa se ses son sont sur ta te tes toi ton tu un une vos votre vous y été être";
+const ES =
+  'a al como con de del el en es esta este fue ha la las le les lo los más mi no o para pero por que se sin sobre su sus un una unas uno unos y ya';
+const IT =
+  'a ad al alla alle anche che chi ci come con da dal dalla dei del della delle di e ed era gli ha i il in la le lo ma ne nei nel nella non o per più se si sono su sua suo tra un una uno';
+const PT =
+  'a ao aos as com como da das de do dos e em entre era essa esse foi mais mas na nas no nos não o os ou para pela pelo por que se sem seu sua são um uma';
+const NL =
+  'aan al als bij dan dat de der des die dit door een en er het hij hoe in is je maar met na naar niet of om ook op over te tot uit van voor was wat we wel werd wordt zal ze zich zij zijn';
+const RU =
+  'а без бы в во вот все вы да для до его ее если же за и из или им их к как ли мы на над не нет но о об от по под при с со так также то только у уже что чтобы это эти я';
+
+const LISTS: Record<string, ReadonlySet<string>> = {
+  en: new Set(EN.split(' ')),
+  de: new Set(DE.split(' ')),
+  fr: new Set(FR.split(' ')),
+  es: new Set(ES.split(' ')),
+  it: new Set(IT.split(' ')),
+  pt: new Set(PT.split(' ')),
+  nl: new Set(NL.split(' ')),
+  ru: new Set(RU.split(' ')),
+};
+
+const EMPTY: ReadonlySet<string> = new Set();
+
+/** The stopword set of a language (ISO 639-1, lower case); empty for languages without a list. */
+export function stopwordsFor(language: string): ReadonlySet<string> {
+  return LISTS[language] ?? EMPTY;
+}

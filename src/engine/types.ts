@@ -1,0 +1,153 @@
+// Public value types of the engine: what the host indexes, asks and gets back. No behaviour here.
+
+/** Indexed text fields, in their fixed order (field ordinal 0, 1, 2). */
+export const FIELDS = ['title', 'abstract', 'body'] as const;
+/** One of {@link FIELDS}. */
+export type FieldName = (typeof FIELDS)[number];
+
+/** A document as the host hands it to {@link SearchIndex.add}. Unknown/absent values may be null. */
+export interface IndexDocument {
+  /** External id, unique within an index (re-adding an id replaces the document). Non-empty. */
+  id: string;
+  title: string;
+  abstract?: string | null;
+  body?: string | null;
+  /** ISO 639-1 language of the text (`en`, `de-AT`, ...): chooses stemmer and stopwords; null = index default. */
+  language?: string | null;
+  /** Document type (`journal-article`, ...), matched exactly (case-sensitive) by the `types` filter. */
+  type?: string | null;
+  /** Issue time, Unix seconds (may be negative); null = unknown (never matches a time filter). */
+  issuedAt?: number | null;
+  /** Publisher name, matched exactly but case-insensitively by the `publisher` filter. */
+  publisher?: string | null;
+  /** ISSNs (`1234-5678`), matched exactly (case-insensitive). */
+  issns?: string[];
+  /** The document's canonical URIs (`doi://...`, `arxiv://...`), for `uriPrefixes`. */
+  uris?: string[];
+  /** Canonical URIs of the works this document cites: the citation graph behind the `citing` filter. */
+  references?: string[];
+  /** Key of the work this record belongs to; hits sharing it collapse under `collapseByWorkKey`. */
+  workKey?: string | null;
+}
+
+/** Per-field BM25F weights (>= 0). Defaults: {@link DEFAULT_FIELD_WEIGHTS}. */
+export interface FieldWeights {
+  title?: number;
+  abstract?: number;
+  body?: number;
+}
+
+/** Filters; every present filter must hold (AND); values inside one filter are alternatives (OR). */
+export interface EngineFilters {
+  /** Document types, exact match. */
+  types?: string[] | null;
+  /** ISO 639-1 codes; compared on the primary subtag, case-insensitively. */
+  languages?: string[] | null;
+  /** ISSNs, exact (case-insensitive). */
+  issns?: string[] | null;
+  /** Publisher, exact but case-insensitive. */
+  publisher?: string | null;
+  /** Inclusive lower bound on `issuedAt`, Unix seconds. */
+  issuedAfter?: number | null;
+  /** Inclusive upper bound on `issuedAt`, Unix seconds. */
+  issuedBefore?: number | null;
+  /** Any of the document's URIs starts with any of these prefixes. */
+  uriPrefixes?: string[] | null;
+  /** Documents whose references include any of these canonical URIs (documents citing them). */
+  citing?: string[] | null;
+  /** Restrict to these external ids (in-document passage search). */
+  ids?: string[] | null;
+}
+
+/** Resolved ranking objective. */
+export type RankingMode = 'documents' | 'passages';
+
+/** A search request. All numbers are validated and clamped by {@link SearchIndex.search}. */
+export interface EngineQuery {
+  /** Raw query text (<= 16 KiB advised). Quoted spans ("…", “…”, «…») are required phrases. Empty = filter-only. */
+  text: string;
+  /** Language hints for query analysis (ISO 639-1); default: the index's default language. At most 4 used. */
+  possibleLanguages?: string[] | null;
+  /** `documents`, `passages` or `auto` (default; see {@link resolveRankingMode}). */
+  rankingMode?: RankingMode | 'auto';
+  /** Hits to return, 1..500, default 10. */
+  limit?: number;
+  /** Hits to skip, 0..499, default 0; offset + limit <= 500. */
+  offset?: number;
+  /** Phrase bonus multiplier, 0..10, default 1; 0 keeps the phrase constraint but adds no bonus. */
+  phraseBoost?: number;
+  /** Multiplies every lexical score, 0..10, default 1 (0 still returns matches, all scored 0). */
+  lexicalWeight?: number;
+  /** Per-field BM25F weights; absent fields keep their defaults. */
+  fieldWeights?: FieldWeights;
+  filters?: EngineFilters;
+  /** Keep only the best hit of each `workKey` (default false). */
+  collapseByWorkKey?: boolean;
+  /** Attach an {@link Explanation} tree to each hit (default false). */
+  explain?: boolean;
+  /** Count matches exactly even when that needs a full counting pass (default false: see `totalHitsExact`). */
+  exactTotal?: boolean;
+  /** Passages returned per hit, 0..10, default 3. */
+  passagesPerHit?: number;
+  /** Collect a trace; `now` (any monotonic clock, e.g. microseconds) adds timings. */
+  trace?: boolean | { now: () => number };
+  /** Debug/oracle: disable dynamic pruning and score every match (same results, slower). */
+  exhaustive?: boolean;
+}
+
+/** A passage (chunk) of a hit: where it is and how it scored. Offsets are Unicode code points. */
+export interface PassageHit {
+  /** Stable chunk id within the document (0-based, in field order title, abstract, body). */
+  chunkId: number;
+  field: FieldName;
+  /** Start offset in the field text, code points. */
+  startChar: number;
+  /** End offset (exclusive), code points. */
+  endChar: number;
+  /** Length of the whole field text, code points. */
+  fieldLength: number;
+  /** Passage score (BM25 over the chunk plus the phrase bonus); 0 when the chunk is a fallback. */
+  score: number;
+}
+
+/** A score explanation tree (the value of a node is computed from its details as its description says). */
+export interface Explanation {
+  value: number;
+  description: string;
+  details: Explanation[];
+}
+
+/** One ranked hit. */
+export interface EngineHit {
+  id: string;
+  score: number;
+  /** Best passages first (at most `passagesPerHit`); in `documents` mode too, as snippet anchors. */
+  passages: PassageHit[];
+  workKey: string | null;
+  explanation?: Explanation;
+}
+
+/** Counters and optional timings of one search (bounded: one entry per segment, at most 64). */
+export interface EngineTrace {
+  segments: { docs: number; scored: number; candidates: number; skippedBlocks: number; us?: number }[];
+  parseUs?: number;
+  passagesUs?: number;
+  totalUs?: number;
+  /** Query terms after analysis, with their document frequencies. */
+  terms: { term: string; df: number }[];
+  notes: string[];
+}
+
+/** What a search returns. */
+export interface EngineResult {
+  /** Hits `offset .. offset+limit-1` of the ranking. */
+  hits: EngineHit[];
+  /** Number of matching documents: exact when `totalHitsExact`, otherwise a lower bound. Never below offset+hits. */
+  totalHits: number;
+  totalHitsExact: boolean;
+  /** True iff at least one more hit exists beyond `offset + limit` (always exact). */
+  hasMore: boolean;
+  /** The resolved ranking mode. */
+  rankingMode: RankingMode;
+  trace?: EngineTrace;
+}

@@ -1,0 +1,170 @@
+// The engine indexes of the service (`documents` and `social`) and how they follow the document
+// store. The store is the source of truth; each index commits the store's change sequence number as
+// its checkpoint, so after a crash, a restart or an ingest by another process `catchUp()` applies
+// exactly the changes it has not seen (inserts, updates, work-key relabels, deletes).
+import { SearchIndex, type IndexDocument, type IndexStats } from '../engine/index.js';
+import { INDEX_NAMES, type IndexName, type StoredDocument } from '../domain/document.js';
+import type { Clock } from '../ports/clock.js';
+import type { DocumentStore } from '../ports/document-store.js';
+import type { IndexDirectories } from '../ports/index-directories.js';
+
+
+export interface CatchUpProgress {
+  applied: number;
+  /** Store sequence reached. */
+  seq: number;
+  /** Store sequence to reach. */
+  target: number;
+}
+
+/** Changes applied between two commits during a long catch-up (bounds memory and crash replay). */
+const COMMIT_EVERY = 20_000;
+/** With `commit: 'due'`, buffered changes become searchable at least this often, ms. */
+const COMMIT_INTERVAL_MS = 2_000;
+
+export interface CatchUpOptions {
+  onProgress?: (p: CatchUpProgress) => void;
+  /**
+   * `always` (default): commit before returning, so every change is searchable and durable.
+   * `due`: commit only when COMMIT_EVERY changes or COMMIT_INTERVAL_MS have accumulated (bulk ingest:
+   * fewer, larger segments). Uncommitted changes are never lost: the checkpoint stays behind them and
+   * the next catch-up (or a restart) applies them again from the store.
+   */
+  commit?: 'always' | 'due';
+}
+const PAGE = 1_000;
+
+/** The engine's view of a stored document. */
+export function toIndexDocument(doc: StoredDocument): IndexDocument {
+  return {
+    id: doc.id,
+    title: doc.title,
+    abstract: doc.abstract,
+    body: doc.fullText,
+    language: doc.language,
+    type: doc.type,
+    issuedAt: doc.issuedAt,
+    publisher: doc.publisher,
+    issns: doc.issns,
+    uris: doc.uris,
+    references: doc.references,
+    workKey: doc.workKey,
+  };
+}
+
+export class IndexSet {
+  readonly #indexes: Map<IndexName, SearchIndex>;
+  /** Catch-up runs one at a time, in call order; a run after the last change is a cheap no-op. */
+  #queue: Promise<unknown> = Promise.resolve();
+  /** Store sequence applied to the indexes (committed or buffered). */
+  #applied = 0;
+  #uncommitted = 0;
+  #lastCommitMs = 0;
+
+  private constructor(
+    private readonly dirs: IndexDirectories,
+    private readonly store: DocumentStore,
+    private readonly clock: Clock,
+    indexes: Map<IndexName, SearchIndex>,
+  ) {
+    this.#indexes = indexes;
+    this.#applied = this.checkpoint();
+    this.#lastCommitMs = clock.nowMs();
+  }
+
+  /**
+   * Opens both indexes, taking their writer locks (throws when another process holds them: a running
+   * server; the caller then leaves indexing to that process).
+   */
+  static open(dirs: IndexDirectories, store: DocumentStore, clock: Clock): IndexSet {
+    const opened = new Map<IndexName, SearchIndex>();
+    try {
+      for (const name of INDEX_NAMES) opened.set(name, SearchIndex.open(dirs.open(name), { defaultLanguage: 'en' }));
+    } catch (e) {
+      for (const idx of opened.values()) idx.close();
+      throw e;
+    }
+    return new IndexSet(dirs, store, clock, opened);
+  }
+
+  get(name: IndexName): SearchIndex {
+    const idx = this.#indexes.get(name);
+    if (!idx) throw new Error(`no index ${name}`);
+    return idx;
+  }
+
+  /** The lowest committed store sequence over both indexes (0 when never committed). */
+  checkpoint(): number {
+    let min = Infinity;
+    for (const idx of this.#indexes.values()) min = Math.min(min, Number(idx.checkpoint ?? '0'));
+    return Number.isFinite(min) ? min : 0;
+  }
+
+  /** Applies every store change newer than those applied (as of the call or later), then commits as asked. */
+  catchUp(options: CatchUpOptions = {}): Promise<CatchUpProgress> {
+    const run = this.#queue.then(() => this.#catchUp(options));
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async #catchUp({ onProgress, commit = 'always' }: CatchUpOptions): Promise<CatchUpProgress> {
+    let seq = this.#applied;
+    const target = await this.store.maxSeq();
+    let applied = 0;
+    while (seq < target) {
+      const page = await this.store.changesSince(seq, PAGE);
+      if (page.length === 0) break;
+      for (const change of page) {
+        if (change.deleted) {
+          for (const idx of this.#indexes.values()) idx.delete(change.id);
+        } else {
+          for (const [name, idx] of this.#indexes) {
+            if (name === change.doc.index) idx.add(toIndexDocument(change.doc));
+            else idx.delete(change.doc.id);
+          }
+        }
+        seq = change.seq;
+      }
+      applied += page.length;
+      this.#applied = seq;
+      this.#uncommitted += page.length;
+      if (this.#uncommitted >= COMMIT_EVERY) this.#commit();
+      onProgress?.({ applied, seq, target });
+    }
+    const due = this.#uncommitted >= COMMIT_EVERY || this.clock.nowMs() - this.#lastCommitMs >= COMMIT_INTERVAL_MS;
+    if (this.#applied > this.checkpoint() && (commit === 'always' || due)) this.#commit();
+    return { applied, seq, target };
+  }
+
+  #commit(): void {
+    for (const idx of this.#indexes.values()) idx.commit(String(this.#applied));
+    this.#uncommitted = 0;
+    this.#lastCommitMs = this.clock.nowMs();
+  }
+
+  /** Drops both indexes and rebuilds them from the store. */
+  async rebuild(onProgress?: (p: CatchUpProgress) => void): Promise<CatchUpProgress> {
+    await this.#queue;
+    for (const [name, idx] of this.#indexes) {
+      idx.close();
+      this.dirs.reset(name);
+      this.#indexes.set(name, SearchIndex.open(this.dirs.open(name), { defaultLanguage: 'en' }));
+    }
+    this.#applied = 0;
+    this.#uncommitted = 0;
+    return this.catchUp({ onProgress });
+  }
+
+  /** One bounded step of background merging on each index. */
+  mergeStep(): void {
+    for (const idx of this.#indexes.values()) idx.mergeStep();
+  }
+
+  stats(): Record<IndexName, IndexStats> {
+    return Object.fromEntries([...this.#indexes].map(([n, idx]) => [n, idx.stats()])) as Record<IndexName, IndexStats>;
+  }
+
+  close(): void {
+    for (const idx of this.#indexes.values()) idx.close();
+  }
+}

@@ -1,0 +1,243 @@
+// POST /v2/search/: request -> plan (which channels exist, what must be refused) -> engine per index
+// -> fusion -> documents and snippets -> billing, `shown` activity, trajectory.
+//
+// Channels: Lectern has one retrieval channel today, the stemmed BM25F lexical channel (`fulltext`).
+// `hybrid` fuses what is available, so with only the lexical channel it returns exactly the `fulltext`
+// ranking (the trace says so). Anything that needs a component that is not configured (sparse, binary
+// or short-document channels, formula or CatBoost ranking, `l1`) is refused with 422
+// `feature_unavailable` naming the component, never silently downgraded. The defaults
+// `cross_rerank: true` and `l2_rerank: auto` have no effect without a configured reranker/profile.
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { buildSnippet, fuseRrf, type EngineHit, type EngineQuery, type EngineResult, type FieldName, type ParsedQuery, type SearchIndex, type SnippetWindow } from '../engine/index.js';
+import type { IndexName, StoredDocument } from '../domain/document.js';
+import { INDEX_NAMES } from '../domain/document.js';
+import { AppError } from '../domain/errors.js';
+import { searchCost, type PriceTable } from '../domain/prices.js';
+import type { Principal } from '../domain/principal.js';
+import type { BillingService } from '../billing/billing-service.js';
+import type { ActivityStore } from '../ports/activity-store.js';
+import type { Clock } from '../ports/clock.js';
+import { nowSeconds } from '../ports/clock.js';
+import type { DocumentStore } from '../ports/document-store.js';
+import type { ErrorReporter } from '../ports/error-reporter.js';
+import { citedWorkUris } from './citations.js';
+import { FEEDBACK_TOKEN_TTL_S, signFeedbackToken } from './feedback-token.js';
+import type { IndexSet } from './index-set.js';
+import type { SearchHit, SearchRequest, SearchResult } from './search-types.js';
+
+/** RRF smoothing constant when the request gives none (interface: service default 60). */
+export const DEFAULT_RRF_K = 60;
+/** Snippets per hit. */
+const SNIPPETS_PER_HIT = 3;
+/** Traces are bounded: at most this many hits carry an explanation. */
+const TRACE_EXPLAIN_HITS = 10;
+
+export interface SearchServiceDeps {
+  indexes: IndexSet;
+  store: DocumentStore;
+  activity: ActivityStore;
+  billing: BillingService;
+  prices: PriceTable;
+  clock: Clock;
+  secret: string;
+  report: ErrorReporter;
+}
+
+const unavailable = (what: string) => new AppError('feature_unavailable', what, { extra: { missing: what.split(':')[0] } });
+
+/** Refuses requests that need components Lectern does not have configured (never a silent fallback). */
+export function checkAvailable(r: SearchRequest): void {
+  if (r.mode === 'sparse' || r.mode === 'binary' || r.mode === 'short_document') {
+    throw unavailable(`${r.mode}: mode "${r.mode}" needs the ${r.mode.replace('_', '-')} retrieval channel, which is not configured on this server; use "hybrid" or "fulltext".`);
+  }
+  if (r.candidateRanking === 'formula') throw unavailable('formula: candidate_ranking "formula" needs a formula model or artifact for the ranking profile; none is configured. Use "auto" or "rrf".');
+  if (r.l2Rerank === 'catboost') throw unavailable('catboost: l2_rerank "catboost" needs a CatBoost model; none is configured. Use "auto" or "off".');
+  if (r.l1Formula !== null) throw unavailable('l1: l1 formula ranking needs the ranking pipeline (raw branch scores), which is not configured; omit l1.');
+  if (r.sparseNomination === true) throw unavailable('sparse: sparse_nomination needs the sparse retrieval channel, which is not configured.');
+  if (r.binaryPool) throw unavailable('binary: binary_pool needs the binary retrieval channel and an L2 reranker, which are not configured.');
+  if (r.documentDiscovery === true) throw unavailable('reranker: document_discovery merges into a reranker pool; no reranker is configured.');
+  if (r.fulltextWeight === 0) throw unavailable('channels: fulltext_weight 0 disables the lexical channel and no other retrieval channel is configured, so nothing could be retrieved.');
+  if (r.offset + r.limit > 500) throw new AppError('validation_failed', `offset + limit must not exceed 500 (got ${r.offset} + ${r.limit}).`);
+}
+
+function resolveIndexes(names: readonly string[]): IndexName[] {
+  const out: IndexName[] = [];
+  for (const n of names) {
+    if (!(INDEX_NAMES as readonly string[]).includes(n)) throw new AppError('validation_failed', `Unknown index ${JSON.stringify(n)}; the indexes are ${INDEX_NAMES.join(', ')}.`);
+    if (!out.includes(n as IndexName)) out.push(n as IndexName);
+  }
+  return out;
+}
+
+/** The field text a passage points into. */
+export function fieldText(doc: StoredDocument, field: FieldName): string {
+  return field === 'title' ? doc.title : field === 'abstract' ? (doc.abstract ?? '') : (doc.fullText ?? '');
+}
+
+/** Snippets of a hit from its passages (or the best window of the abstract/title when it has none). */
+export function snippetsFor(doc: StoredDocument, hit: EngineHit, parsed: ParsedQuery, max = SNIPPETS_PER_HIT): SnippetWindow[] {
+  const out: SnippetWindow[] = [];
+  for (const p of hit.passages.slice(0, max)) {
+    const text = fieldText(doc, p.field);
+    if (text) out.push(buildSnippet(text, parsed, { field: p.field, passage: p, language: doc.language }));
+  }
+  if (out.length === 0) {
+    const field: FieldName = doc.abstract ? 'abstract' : 'title';
+    const text = fieldText(doc, field);
+    if (text) out.push(buildSnippet(text, parsed, { field, language: doc.language }));
+  }
+  return out;
+}
+
+export class SearchService {
+  constructor(private readonly d: SearchServiceDeps) {}
+
+  async search(principal: Principal, r: SearchRequest, requestId: string): Promise<SearchResult> {
+    const t0 = performance.now();
+    checkAvailable(r);
+    const indexNames = resolveIndexes(r.indexNames);
+    await this.d.billing.requireBalance(principal, this.d.prices.search);
+    const citing = r.referencedBy === null ? null : await citedWorkUris(this.d.store, r.referencedBy);
+    const rrfK = r.rrfK ?? DEFAULT_RRF_K;
+    if (!(rrfK > 0)) throw new AppError('validation_failed', 'rrf_k must be > 0.');
+    const weight = r.fulltextWeight ?? 1;
+
+    const base: EngineQuery = {
+      text: r.query,
+      possibleLanguages: r.possibleLanguages,
+      rankingMode: r.rankingMode,
+      limit: r.limit,
+      offset: 0,
+      phraseBoost: r.phraseBoost ?? 1,
+      lexicalWeight: weight,
+      collapseByWorkKey: r.deduplicate,
+      passagesPerHit: r.returnDocuments ? SNIPPETS_PER_HIT : 0,
+      explain: r.tracing,
+      trace: r.tracing ? { now: () => performance.now() * 1000 } : false,
+      filters: {
+        types: r.filters.types,
+        languages: r.filters.languages,
+        issns: r.filters.issns,
+        publisher: r.filters.publisher,
+        issuedAfter: r.filters.issuedAfter,
+        issuedBefore: r.filters.issuedBefore,
+        uriPrefixes: r.filters.uriPrefixes?.map(normalizePrefix) ?? null,
+        citing,
+      },
+    };
+
+    // Each index answers its top offset+limit; one index is the ranking itself, several are fused by
+    // RRF (their lexical scores are not comparable across collections).
+    const tSearch = performance.now();
+    const perIndex: { name: IndexName; index: SearchIndex; result: EngineResult }[] = [];
+    for (const name of indexNames) {
+      const index = this.d.indexes.get(name);
+      perIndex.push({ name, index, result: index.search({ ...base, limit: r.offset + r.limit }) });
+    }
+    const searchUs = (performance.now() - tSearch) * 1000;
+
+    const rankingMode = perIndex[0]!.result.rankingMode;
+    const ranked = this.#rank(perIndex, r, rrfK, weight);
+    const page = ranked.slice(r.offset, r.offset + r.limit);
+    const totalHits = perIndex.reduce((n, p) => n + p.result.totalHits, 0);
+    const hasNext = ranked.length > r.offset + r.limit || perIndex.some((p) => p.result.hasMore);
+
+    const tLoad = performance.now();
+    let hits: SearchHit[] = page.map((p) => ({ id: p.hit.id, index: p.index, score: p.score, snippets: [], doc: null, rrf: p.rrf, explanation: p.hit.explanation }));
+    if (r.returnDocuments && hits.length > 0) {
+      const docs = await this.d.store.getMany(hits.map((h) => h.id));
+      const parsedBy = new Map(perIndex.map((p) => [p.name, p.index.parse(r.query, r.possibleLanguages)]));
+      const loaded: SearchHit[] = [];
+      hits.forEach((h, i) => {
+        const doc = docs.get(h.id);
+        // A document deleted after indexing is skipped; the next catch-up removes it from the index.
+        if (doc) loaded.push({ ...h, doc, snippets: snippetsFor(doc, page[i]!.hit, parsedBy.get(h.index)!) });
+      });
+      hits = loaded;
+    }
+    const loadUs = (performance.now() - tLoad) * 1000;
+
+    const correctedQuery = r.query.trim() === '' ? null : perIndex[0]!.index.correctQuery(r.query, r.possibleLanguages);
+    const cost = searchCost(this.d.prices, hits.length);
+    await this.d.billing.charge(principal, cost, 'search', requestId);
+
+    const now = nowSeconds(this.d.clock);
+    try {
+      if (hits.length > 0) await this.d.activity.record(hits.map((h) => ({ documentId: h.id, kind: 'shown' as const, accountId: principal.accountId, visitor: null, at: now })));
+    } catch (e) {
+      this.d.report(e, 'recording shown activity');
+    }
+    const trajectoryId = randomUUID();
+    const traces = r.tracing ? this.#traces(perIndex, r, indexNames.length) : null;
+    return {
+      rankingMode,
+      hits: hits.map((h, i) => ({ ...h, explanation: r.tracing && i < TRACE_EXPLAIN_HITS ? h.explanation : undefined })),
+      totalHits: Math.max(totalHits, r.offset + hits.length),
+      hasNext,
+      correctedQuery,
+      timings: { searchUs: Math.round(searchUs), loadUs: Math.round(loadUs), totalUs: Math.round((performance.now() - t0) * 1000) },
+      trajectory: { id: trajectoryId, feedbackToken: signFeedbackToken(this.d.secret, { trajectoryId, accountId: principal.accountId, expiresAt: now + FEEDBACK_TOKEN_TTL_S }) },
+      traces,
+      cost,
+    };
+  }
+
+  /** The full ranking (top offset+limit) with scores and RRF attribution. */
+  #rank(perIndex: { name: IndexName; result: EngineResult }[], r: SearchRequest, rrfK: number, weight: number) {
+    const channel = (name: IndexName) => (perIndex.length === 1 ? 'fulltext' : `fulltext:${name}`);
+    const byId = new Map<string, { hit: EngineHit; index: IndexName }>();
+    for (const p of perIndex) for (const h of p.result.hits) byId.set(`${p.name}\u0000${h.id}`, { hit: h, index: p.name });
+    const fused = fuseRrf(
+      perIndex.map((p) => ({ channel: channel(p.name), ids: p.result.hits.map((h) => `${p.name}\u0000${h.id}`) })),
+      { k: rrfK },
+    );
+    const rrfOf = (f: (typeof fused)[number]) =>
+      r.includeRrfScores
+        ? { score: f.score * weight, contributions: f.votes.map((v) => ({ channel: v.channel, rank: v.rank, weight, contribution: v.contribution * weight })) }
+        : null;
+    if (perIndex.length === 1) {
+      // One channel: the fused order is the channel's order; scores stay the lexical scores.
+      return fused.map((f) => {
+        const e = byId.get(f.id)!;
+        return { hit: e.hit, index: e.index, score: e.hit.score, rrf: rrfOf(f) };
+      });
+    }
+    return fused.map((f) => {
+      const e = byId.get(f.id)!;
+      return { hit: e.hit, index: e.index, score: f.score * weight, rrf: rrfOf(f) };
+    });
+  }
+
+  #traces(perIndex: { name: IndexName; result: EngineResult }[], r: SearchRequest, indexes: number): unknown[] {
+    const traces: unknown[] = perIndex.map((p) => ({
+      shard: p.name,
+      branch: 'fulltext',
+      total_hits: p.result.totalHits,
+      total_hits_exact: p.result.totalHitsExact,
+      has_more: p.result.hasMore,
+      engine: p.result.trace ?? null,
+    }));
+    traces.push({
+      branch: 'fusion',
+      mode: r.mode,
+      resolved: indexes === 1 ? 'fulltext' : 'rrf',
+      note:
+        r.mode === 'hybrid'
+          ? 'hybrid fuses the available channels; only the lexical (fulltext) channel is configured, so the ranking equals fulltext'
+          : 'fulltext: the lexical channel only',
+      channels: perIndex.map((p) => (perIndex.length === 1 ? 'fulltext' : `fulltext:${p.name}`)),
+      rrf_k: r.rrfK ?? DEFAULT_RRF_K,
+      rerank: { cross_rerank: r.crossRerank ? 'requested; no reranker configured: no effect' : 'off', l2: r.l2Rerank === 'off' ? 'off' : 'auto: no profile configured: no effect' },
+    });
+    return traces;
+  }
+}
+
+/** URI prefixes compare against canonical URIs: the scheme and DOI prefixes are lower-cased. */
+function normalizePrefix(p: string): string {
+  const m = /^([a-z]+):\/\/(.*)$/is.exec(p.trim());
+  if (!m) return p.trim();
+  const scheme = m[1]!.toLowerCase();
+  return `${scheme}://${scheme === 'doi' ? m[2]!.toLowerCase() : m[2]}`;
+}

@@ -1,0 +1,71 @@
+// The search capability's request and result (camelCase domain values; `http/` translates the wire).
+import type { IndexName, StoredDocument } from '../domain/document.js';
+import type { Explanation, SnippetWindow } from '../engine/index.js';
+
+export type SearchMode = 'sparse' | 'short_document' | 'binary' | 'hybrid' | 'fulltext';
+
+export interface SearchRequest {
+  query: string;
+  mode: SearchMode;
+  rankingMode: 'auto' | 'documents' | 'passages';
+  indexNames: string[];
+  limit: number;
+  offset: number;
+  returnDocuments: boolean;
+  deduplicate: boolean;
+  filters: {
+    issns: string[] | null;
+    languages: string[] | null;
+    types: string[] | null;
+    uriPrefixes: string[] | null;
+    publisher: string | null;
+    issuedAfter: number | null;
+    issuedBefore: number | null;
+  };
+  referencedBy: string | string[] | null;
+  possibleLanguages: string[] | null;
+  crossRerank: boolean;
+  candidateRanking: 'auto' | 'rrf' | 'formula' | null;
+  l2Rerank: 'auto' | 'off' | 'catboost' | null;
+  /** A formula (the `l1` field); its presence needs the ranking pipeline. */
+  l1Formula: string | null;
+  fulltextWeight: number | null;
+  phraseBoost: number | null;
+  rrfK: number | null;
+  sparseNomination: boolean | null;
+  binaryPool: boolean;
+  documentDiscovery: boolean | null;
+  includeRrfScores: boolean;
+  tracing: boolean;
+}
+
+export interface RrfContribution {
+  channel: string;
+  rank: number;
+  weight: number;
+  contribution: number;
+}
+
+export interface SearchHit {
+  id: string;
+  index: IndexName;
+  score: number;
+  snippets: SnippetWindow[];
+  /** Null when return_documents is false. */
+  doc: StoredDocument | null;
+  rrf: { score: number; contributions: RrfContribution[] } | null;
+  explanation?: Explanation;
+}
+
+export interface SearchResult {
+  rankingMode: 'documents' | 'passages';
+  hits: SearchHit[];
+  totalHits: number;
+  hasNext: boolean;
+  correctedQuery: string | null;
+  timings: { searchUs: number; loadUs: number; totalUs: number };
+  trajectory: { id: string; feedbackToken: string } | null;
+  traces: unknown[] | null;
+  /** Credits charged. */
+  cost: number;
+}

@@ -1,0 +1,67 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { tokenize, parseQuery } from '../../src/engine/index.js';
+
+const terms = (text: string, lang = 'en'): (string | null)[] => tokenize(text, lang).map((t) => t.term);
+
+test('hyphenated compounds give parts and a joined form at the first position', () => {
+  const toks = tokenize('IL-6 receptor', 'en');
+  assert.deepEqual(
+    toks.map((t) => [t.term, t.position, t.joined]),
+    [
+      ['il', 0, false],
+      ['6', 1, false],
+      ['il6', 0, true],
+      ['receptor', 2, false],
+    ],
+  );
+});
+
+test('Greek letters are spelled out, diacritics and case folded, NFKC applied', () => {
+  assert.deepEqual(terms('TNF-α'), ['tnf', 'alpha', 'tnfalpha']);
+  assert.deepEqual(terms('Café ﬁbre'), ['cafe', 'fibr']);
+});
+
+test('decimals, identifiers and formulas stay whole; stopwords keep their slot', () => {
+  assert.deepEqual(terms('3.5 mg of CO2 in p53'), ['3.5', 'mg', null, 'co2', null, 'p53']);
+  assert.deepEqual(terms("Alzheimer's disease"), ['alzheim', 'diseas']);
+});
+
+test('language-aware Snowball stemming for the indexed languages', () => {
+  assert.deepEqual(terms('Häuser', 'de'), ['haus']);
+  assert.deepEqual(terms('nationales', 'fr'), ['national']);
+  assert.deepEqual(terms('corriendo', 'es'), ['corr']);
+  assert.deepEqual(terms('abbandonata', 'it'), ['abbandon']);
+  assert.deepEqual(terms('correndo', 'pt'), ['corr']);
+  assert.deepEqual(terms('красивые', 'ru'), ['красив']);
+  assert.equal(terms('lichamelijke', 'nl').length, 1);
+  assert.deepEqual(terms('running studies'), ['run', 'studi']);
+});
+
+test('offsets are code points with exclusive ends', () => {
+  const toks = tokenize('😀 résumé x', 'en');
+  assert.deepEqual(
+    toks.map((t) => [t.startCp, t.endCp]),
+    [
+      [2, 8],
+      [9, 10],
+    ],
+  );
+});
+
+test('quotes of every kind make phrases; query languages become alternatives', () => {
+  for (const q of ['"heat shock" protein', '“heat shock” protein', '«heat shock» protein', '»heat shock« protein']) {
+    const p = parseQuery(q, null, 'en');
+    assert.equal(p.phrases.length, 1, q);
+    assert.deepEqual(p.phrases[0]!.slots.map((s) => [s.terms, s.offset]), [
+      [['heat'], 0],
+      [['shock'], 1],
+    ]);
+    assert.equal(p.words.length, 3);
+  }
+  const p = parseQuery('"effect of aspirin"', null, 'en');
+  assert.deepEqual(p.phrases[0]!.slots.map((s) => s.offset), [0, 2]);
+  const multi = parseQuery('Häuser', ['en', 'de'], 'en');
+  assert.deepEqual(multi.words[0]!.terms, ['hauser', 'haus'].sort());
+  assert.equal(parseQuery('"unclosed quote', null, 'en').phrases.length, 0);
+});
