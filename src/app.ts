@@ -257,6 +257,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     prices: config.prices,
     documents: core.documents,
     references: core.references,
+    search,
+    passages,
     rateLimits: core.rateLimits,
     secret: core.secret,
     logger: core.logger,

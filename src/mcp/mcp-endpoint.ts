@@ -36,6 +36,10 @@ import { SessionIds } from './sessions.js';
 import { fetchDocumentTool } from './tools/fetch-document.js';
 import { ToolInputError, type ToolContext, type ToolDefinition } from './tools/tool.js';
 import { worksCitedTool } from './tools/works-cited.js';
+import { searchDocumentsTool, searchSocialTool, worksCitingTool } from './tools/search.js';
+import { searchInDocumentTool } from './tools/search-in-document.js';
+import type { PassageSearch } from '../search/passage-search.js';
+import type { SearchService } from '../search/search-service.js';
 
 /** Protocol revisions this server answers (the SDK's list, newest first). */
 export const SUPPORTED_MCP_VERSIONS: readonly string[] = [...SUPPORTED_PROTOCOL_VERSIONS];
@@ -58,6 +62,8 @@ export interface McpEndpointDeps {
   prices: PriceTable;
   documents: DocumentService;
   references: ReferenceService;
+  search: SearchService;
+  passages: PassageSearch;
   rateLimits: RateLimitService<RateScope>;
   /** Server secret (session ids are derived from it). */
   secret: string;
@@ -82,7 +88,7 @@ export class McpEndpoint {
   readonly #templates: ReturnType<typeof resourceTemplates>;
 
   constructor(private readonly deps: McpEndpointDeps) {
-    this.tools = [fetchDocumentTool(deps), worksCitedTool(deps)];
+    this.tools = [searchDocumentsTool(deps), searchSocialTool(deps), fetchDocumentTool(deps), searchInDocumentTool(deps), worksCitingTool(deps), worksCitedTool(deps)];
     const ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: false, strict: false });
     this.#byName = new Map(this.tools.map((tool) => [tool.name, { tool, validate: ajv.compile(tool.inputSchema as object) }]));
     this.#sessions = new SessionIds(deps.secret);

@@ -11,6 +11,13 @@ const NullableStr = Type.Union([Type.String(), Type.Null()]);
 const NullableInt = Type.Union([Type.Integer(), Type.Null()]);
 
 const Notice = Type.Object({ kind: Type.String({ description: 'retraction, erratum or expression_of_concern' }), uri: NullableStr });
+const Attribution = Type.Union([
+  Type.Object(
+    { author: NullableStr, author_url: NullableStr, url: NullableStr, site: NullableStr, license: NullableStr },
+    { description: 'Social posts: author, site and licence, to be shown with any quotation (CC BY-SA).' },
+  ),
+  Type.Null(),
+]);
 
 /** A work as listed in results (no text). */
 export const WorkSummary = Type.Object({
@@ -29,6 +36,7 @@ export const WorkSummary = Type.Object({
   references_count: Type.Integer({ description: 'Cited works known to Lectern (see works_cited).' }),
   has_full_text: Type.Boolean(),
   abstract: Type.Union([Type.String({ description: 'The abstract, cut to 600 characters in listings.' }), Type.Null()]),
+  attribution: Attribution,
 });
 export type WorkSummary = Static<typeof WorkSummary>;
 
@@ -54,10 +62,7 @@ export const FetchedDocumentOutput = Type.Object({
     is_retracted: Type.Boolean(),
     notices: Type.Array(Notice),
     license: NullableStr,
-    attribution: Type.Union([
-      Type.Object({ author: NullableStr, author_url: NullableStr, url: NullableStr, site: NullableStr, license: NullableStr }),
-      Type.Null(),
-    ]),
+    attribution: Attribution,
     references_count: Type.Integer(),
     originals: Type.Array(Type.Object({ format: Str, media_type: Str, bytes: Type.Integer(), sha256: Str, license: NullableStr, url: Str })),
     has_full_text: Type.Boolean(),
@@ -94,7 +99,20 @@ export function workSummary(doc: StoredDocument): WorkSummary {
     references_count: doc.references.length,
     has_full_text: doc.fullText !== null && doc.fullText.length > 0,
     abstract,
+    attribution: attributionOf(doc),
   };
+}
+
+function attributionOf(d: StoredDocument) {
+  const a = d.attribution;
+  return a ? { author: a.author, author_url: a.authorUrl, url: a.url, site: a.site, license: a.license } : null;
+}
+
+/** "Posted by X on site (url), licence L: ..." for social posts; '' otherwise. */
+export function attributionLine(d: Pick<StoredDocument, 'attribution'>): string {
+  const a = d.attribution;
+  if (!a) return '';
+  return `Posted by ${a.author ?? 'unknown'}${a.site ? ` on ${a.site}` : ''}${a.url ? ` (${a.url})` : ''}${a.license ? `, licence ${a.license}: show this attribution with any quotation` : ''}.`;
 }
 
 export function fetchedDocument(f: FetchedDocument, baseUrl: string): FetchedDocumentOutput {
@@ -120,9 +138,7 @@ export function fetchedDocument(f: FetchedDocument, baseUrl: string): FetchedDoc
       is_retracted: d.isRetracted,
       notices: d.notices.map((n) => ({ kind: n.kind, uri: n.uri })),
       license: d.license,
-      attribution: d.attribution
-        ? { author: d.attribution.author, author_url: d.attribution.authorUrl, url: d.attribution.url, site: d.attribution.site, license: d.attribution.license }
-        : null,
+      attribution: attributionOf(d),
       references_count: d.references.length,
       originals: d.originals.map((o) => ({
         format: o.format,
@@ -169,6 +185,8 @@ export function workMarkdown(doc: StoredDocument, n?: number): string {
   lines.push(`   id: ${doc.id}${doc.uris.length > 0 ? ` · ${doc.uris.join(' · ')}` : ''}`);
   const notice = noticeLine(doc);
   if (notice) lines.push(`   ${notice}`);
+  const attribution = attributionLine(doc);
+  if (attribution) lines.push(`   ${attribution}`);
   return lines.join('\n');
 }
 
@@ -176,10 +194,8 @@ export function workMarkdown(doc: StoredDocument, n?: number): string {
 export function fetchedMarkdown(f: FetchedDocument): string {
   const d = f.doc;
   const head = [noticeLine(d), factsLine(d), `id: ${d.id}${d.uris.length > 0 ? ` · ${d.uris.join(' · ')}` : ''}`];
-  if (d.attribution) {
-    const a = d.attribution;
-    head.push(`Posted by ${a.author ?? 'unknown'}${a.site ? ` on ${a.site}` : ''}${a.url ? ` (${a.url})` : ''}${a.license ? `, licence ${a.license}: show this attribution with any quotation` : ''}.`);
-  } else if (d.license) head.push(`Licence: ${d.license}.`);
+  if (d.attribution) head.push(attributionLine(d));
+  else if (d.license) head.push(`Licence: ${d.license}.`);
   const length = [...f.content].length;
   const tail = `[${f.truncated ? `cut: ${length} of ${f.contentLength} characters, ${f.contentTokens} tokens` : `whole document: ${f.contentLength} characters`}; ${f.cost} credits charged]`;
   return `${head.filter(Boolean).join('\n')}\n\n${f.content}\n\n${tail}`;
