@@ -35,6 +35,12 @@ import { openPostgresStorage, type PostgresHandle } from './adapters/postgres/po
 import { RedisRateLimiter } from './adapters/redis/redis-rate-limiter.js';
 import { openSqliteStorage, type SqliteHandle } from './adapters/sqlite/sqlite-storage.js';
 import { systemClock } from './adapters/system-clock.js';
+import { createAuth, type Auth, type AuthSettings } from './auth/index.js';
+import { authStoreFor } from './adapters/auth-store-factory.js';
+import { OutboxMailer } from './adapters/mail/outbox-mailer.js';
+import { SmtpMailer } from './adapters/mail/smtp-mailer.js';
+import type { Mailer } from './ports/mailer.js';
+import type { AuthStore } from './ports/auth-store.js';
 
 /** The package root (where package.json and corpus/ are). */
 export const packageRoot = join(dirname(fileURLToPath(import.meta.url)), existsSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'package.json')) ? '..' : '../..');
@@ -52,6 +58,10 @@ export interface AppOverrides {
   rateLimiter?: RateLimiter;
   /** Credential verifiers tried after the API keys (tests: stand-in OAuth tokens). */
   credentialVerifiers?: readonly CredentialVerifier[];
+  /** Mail transport (tests capture messages). */
+  mailer?: Mailer;
+  /** Auth store (tests inject failures). */
+  authStore?: AuthStore;
   /** Extra HTTP routes (tests). */
   extraRoutes?: readonly ((app: FastifyInstance) => Promise<void> | void)[];
 }
@@ -73,6 +83,8 @@ export interface Core {
   readonly references: ReferenceService;
   readonly rateLimits: RateLimitService<keyof Config['rateLimits']>;
   readonly secret: string;
+  /** Sign-in, the OAuth authorization server and the service_auth claim flow (issue 4). */
+  readonly auth: Auth;
   /**
    * Opens the search indexes (taking their writer locks) and catches them up with the store.
    * Throws when another process holds them; `tryOpenIndexes` returns null instead.
@@ -156,6 +168,13 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
     }
     return indexes;
   };
+  const auth = createAuth({
+    store: overrides.authStore ?? authStoreFor(storage),
+    accounts: storage.accounts,
+    mailer: overrides.mailer ?? (config.mail.transport === 'smtp' ? new SmtpMailer(config.mail.smtpUrl!, config.mail.from) : new OutboxMailer(config.mail.outboxDir, config.mail.from, logger)),
+    clock,
+    settings: authSettings(config, secret),
+  });
 
   return {
     config,
@@ -173,6 +192,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
     references,
     rateLimits,
     secret,
+    auth,
     get indexes() {
       return indexes;
     },
@@ -269,8 +289,9 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     config,
     logger: core.logger,
     metricsRegistry,
-    credentials: new CredentialChain([core.apiKeys, ...(overrides.credentialVerifiers ?? [])]),
+    credentials: new CredentialChain([core.apiKeys, core.auth.accessTokens, ...(overrides.credentialVerifiers ?? [])]),
     mcp,
+    auth: core.auth,
     rateLimits: core.rateLimits,
     documents: core.documents,
     downloads: core.downloads,
@@ -297,11 +318,42 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     },
   });
 
+  if (config.autoConsent) {
+    core.logger.warn({ account: config.autoConsent }, 'LECTERN_AUTO_CONSENT is set: TEST ONLY, every authorization and claim is approved automatically for this account');
+  }
+  // Housekeeping of expired codes, tokens, sessions and links, hourly.
+  const purge = () => core.auth.store.oauth.purgeExpired(Math.floor(core.clock.nowMs() / 1000)).catch((err: unknown) => core.logger.warn({ err }, 'auth purge failed'));
+  const purgeTimer = setInterval(purge, 3_600_000);
+  purgeTimer.unref();
+
   return Object.assign(Object.create(null) as object, core, {
     http,
     async close() {
+      clearInterval(purgeTimer);
       await http.close();
       await core.close();
     },
   }) as App;
+}
+
+/** What the auth capability is told (it never reads configuration itself). */
+export function authSettings(config: Config, secret: string): AuthSettings {
+  const a = config.auth;
+  return {
+    issuer: config.authUrl,
+    resources: { current: config.mcpUrl, legacy: config.legacyMcpUrl },
+    secret,
+    accessTokenTtlSeconds: a.accessTokenTtlSeconds,
+    codeTtlSeconds: a.codeTtlSeconds,
+    refreshTokenTtlSeconds: a.refreshTokenTtlSeconds,
+    refreshGraceSeconds: a.refreshGraceSeconds,
+    claimTtlSeconds: a.claimTtlSeconds,
+    claimIntervalSeconds: a.claimIntervalSeconds,
+    claimMaxCodeAttempts: a.claimMaxCodeAttempts,
+    identityAssertionTtlSeconds: a.identityAssertionTtlSeconds,
+    sessionTtlSeconds: a.sessionTtlSeconds,
+    signingKeyRotationSeconds: a.signingKeyRotationSeconds,
+    allowSignUp: a.allowSignUp,
+    autoConsent: config.autoConsent ? config.autoConsent.trim().toLowerCase() : null,
+  };
 }

@@ -145,17 +145,41 @@ export function loadConfig(env: Env = process.env, overrides: Partial<ConfigInpu
     legacyMcpUrl: resourceUrl(c.legacyMcpUrl ?? `${baseUrl}/v2/mcp`),
     dataDir,
     blobDir: c.blobDir ? resolve(c.blobDir) : join(dataDir, 'blobs'),
+    mail: { ...c.mail, outboxDir: c.mail.outboxDir ? resolve(c.mail.outboxDir) : join(dataDir, 'outbox') },
   };
   const resourceProblems = [
     ...(['mcpUrl', 'legacyMcpUrl'] as const).flatMap((k) => {
       const u = new URL(config[k]);
       return u.search || u.hash || (u.protocol !== 'http:' && u.protocol !== 'https:') ? [`${k}: must be an http(s) URL without query or fragment (RFC 8707 resource)`] : [];
     }),
-    ...(config.mcpUrl === config.legacyMcpUrl ? ['legacyMcpUrl (LECTERN_LEGACY_MCP_URL): must differ from mcpUrl'] : []),
   ];
   if (resourceProblems.length > 0) throw new ConfigError(resourceProblems);
   if (new URL(config.authUrl).origin !== new URL(baseUrl).origin) {
     throw new ConfigError([`authUrl (LECTERN_AUTH_URL): must be on the same host as base_url (interface: {auth_url} is the same host as {base_url})`]);
   }
+  const authProblems = authConfigProblems(config);
+  if (authProblems.length > 0) throw new ConfigError(authProblems);
   return deepFreeze(config);
+}
+
+/** True for http(s) URLs whose host is a loopback address (127.0.0.0/8, [::1], localhost). */
+export function isLoopbackUrl(url: string): boolean {
+  const host = new URL(url).hostname.toLowerCase();
+  return host === 'localhost' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/** Rules of the authorization server's options (auth requirements 88; issue 4 item 5). */
+function authConfigProblems(c: Config): string[] {
+  const problems: string[] = [];
+  if (c.autoConsent !== undefined && !isLoopbackUrl(c.baseUrl)) {
+    problems.push(`autoConsent (LECTERN_AUTO_CONSENT): test-only automatic consent is refused because base_url ${c.baseUrl} is not a loopback address`);
+  }
+  if (new URL(c.authUrl).protocol !== 'https:' && !isLoopbackUrl(c.authUrl) && !c.auth.allowInsecureHttp) {
+    problems.push(
+      `authUrl: the authorization server needs https outside loopback (OAuth 2.1 §1.5); set LECTERN_BASE_URL to the public https address, or LECTERN_AUTH_ALLOW_INSECURE_HTTP=true on a private test network`,
+    );
+  }
+  if (c.legacyMcpUrl === c.mcpUrl) problems.push('legacyMcpUrl (LECTERN_LEGACY_MCP_URL): must differ from mcp_url');
+  if (c.mail.transport === 'smtp' && !c.mail.smtpUrl) problems.push('mail.smtpUrl (LECTERN_MAIL_SMTP_URL): required when mail.transport is smtp');
+  return problems;
 }

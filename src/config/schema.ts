@@ -26,7 +26,16 @@ export const ConfigSchema = Type.Object(
     legacyMcpUrl: Type.Optional(
       Type.String({
         format: 'uri',
-        description: 'Legacy MCP resource address, still served with its own protected-resource metadata and token audience. Default: base_url + /v2/mcp.',
+        description:
+          'Legacy MCP resource address, still served with its own protected resource metadata; OAuth tokens may be issued for it (resource parameter). Default: base_url + /v2/mcp.',
+      }),
+    ),
+    autoConsent: Type.Optional(
+      Type.String({
+        minLength: 3,
+        maxLength: 320,
+        description:
+          'TEST ONLY. Email of an existing account that is treated as signed in on every sign-in page and approves every authorization request and service_auth claim automatically (headless OAuth tests). Refused unless base_url is a loopback address. Never set it in production.',
       }),
     ),
     mcpAllowedOrigins: Type.String({
@@ -88,7 +97,40 @@ export const ConfigSchema = Type.Object(
         feedback: rate(60, 5, 'feedback, comments and votes per account'),
         recognition: rate(10, 0.2, 'recognition uploads per account'),
         oauth: rate(30, 1, 'registration, identity, token and revocation requests per client address'),
+        signin: rate(10, 0.1, 'password sign-in, sign-up and email requests per client address'),
         default: rate(300, 50, 'any other authenticated request per account'),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    auth: Type.Object(
+      {
+        accessTokenTtlSeconds: Type.Integer({ minimum: 60, maximum: 86_400, default: 3600, description: 'Lifetime of OAuth access tokens, seconds (interface: 3600).' }),
+        codeTtlSeconds: Type.Integer({ minimum: 10, maximum: 600, default: 60, description: 'Lifetime of authorization codes, seconds (single use).' }),
+        refreshTokenTtlSeconds: Type.Integer({ minimum: 3600, maximum: 31_536_000, default: 2_592_000, description: 'Lifetime of a refresh token family without use, seconds (each rotation starts it again).' }),
+        refreshGraceSeconds: Type.Integer({ minimum: 0, maximum: 3600, default: 60, description: 'How long a just-rotated refresh token still answers with its successor (concurrent refreshes), seconds.' }),
+        claimTtlSeconds: Type.Integer({ minimum: 60, maximum: 3600, default: 900, description: 'Lifetime of a service_auth claim attempt and its claim token, seconds (interface: 900).' }),
+        claimIntervalSeconds: Type.Integer({ minimum: 1, maximum: 60, default: 5, description: 'Minimum seconds between claim polls (interface: 5); faster polls get slow_down.' }),
+        claimMaxCodeAttempts: Type.Integer({ minimum: 1, maximum: 20, default: 5, description: 'Wrong user codes typed on a verification page before the attempt is refused.' }),
+        identityAssertionTtlSeconds: Type.Integer({ minimum: 3600, maximum: 31_536_000, default: 7_776_000, description: 'Lifetime of a service_auth agent connection and its identity assertion, seconds.' }),
+        sessionTtlSeconds: Type.Integer({ minimum: 300, maximum: 31_536_000, default: 604_800, description: 'Lifetime of a browser sign-in session, seconds.' }),
+        signingKeyRotationSeconds: Type.Integer({ minimum: 3600, maximum: 31_536_000, default: 2_592_000, description: 'Age at which the token signing key is replaced, seconds; old public keys stay published while tokens they signed can live.' }),
+        allowSignUp: Type.Boolean({ default: true, description: 'Let people create accounts (with no credits) on the sign-up page.' }),
+        allowInsecureHttp: Type.Boolean({
+          default: false,
+          description: 'Allow a plain-http auth_url on a non-loopback host (OAuth requires https in production; only for private test networks).',
+        }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    mail: Type.Object(
+      {
+        transport: Type.Union([Type.Literal('outbox'), Type.Literal('smtp')], {
+          default: 'outbox',
+          description: 'How email (verification and password links) is sent: `outbox` writes each message to outbox_dir and logs its path (development); `smtp` sends through smtp_url.',
+        }),
+        smtpUrl: Type.Optional(Type.String({ pattern: '^smtps?://', description: 'SMTP server URL, e.g. smtps://user:password@mail.example.org:465 (transport smtp).' })),
+        from: Type.String({ minLength: 3, default: 'Lectern <lectern@localhost>', description: 'Sender address of Lectern email.' }),
+        outboxDir: Type.Optional(Type.String({ minLength: 1, description: 'Directory of the outbox transport. Default: {data_dir}/outbox.' })),
       },
       { additionalProperties: false, default: {} },
     ),
@@ -101,12 +143,14 @@ export type ConfigInput = Static<typeof ConfigSchema>;
 
 /** The validated, derived, frozen configuration the app is built from. */
 export type Config = Readonly<
-  Omit<ConfigInput, 'baseUrl' | 'authUrl' | 'mcpUrl' | 'legacyMcpUrl' | 'blobDir'> & {
+  Omit<ConfigInput, 'baseUrl' | 'authUrl' | 'mcpUrl' | 'blobDir' | 'legacyMcpUrl' | 'mail'> & {
     baseUrl: string;
     authUrl: string;
     mcpUrl: string;
+    /** The legacy MCP resource address (default base_url + /v2/mcp). */
     legacyMcpUrl: string;
     blobDir: string;
+    mail: ConfigInput['mail'] & { outboxDir: string };
   }
 >;
 

@@ -9,6 +9,7 @@ import type { CredentialVerifier } from '../accounts/credentials.js';
 import type { RateLimitService } from '../limits/rate-limit-service.js';
 import type { DocumentService } from '../documents/document-service.js';
 import type { DownloadService } from '../downloads/download-service.js';
+import type { Auth } from '../auth/index.js';
 
 /** Readiness of the service's dependencies: name -> 'ok' or a short reason. */
 export type ReadinessCheck = () => Promise<Record<string, string>>;
@@ -27,6 +28,8 @@ export interface HttpDeps {
   passages: PassageSearch;
   /** The MCP endpoint served at {mcp_url} and the legacy address (built in mcp/, wired by app.ts); absent: not mounted. */
   mcp?: McpHandler;
+  /** The authorization server, sign-in pages and claim flow (src/http/routes/auth/); absent: not served. */
+  auth?: Auth;
   /** Extra route registrations (tests, optional components). */
   extraRoutes?: readonly ((app: FastifyInstance) => Promise<void> | void)[];
 }

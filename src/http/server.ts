@@ -19,6 +19,7 @@ import { registerDownloadRoutes } from './routes/v2/downloads.js';
 import { registerSearchRoutes } from './routes/v2/search.js';
 import { registerMcpRoutes } from './routes/mcp.js';
 import { registerProtectedResourceRoutes } from './routes/protected-resource.js';
+import { registerAuthRoutes } from './routes/auth/index.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -140,6 +141,8 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
   registerSearchRoutes(app, deps);
   registerProtectedResourceRoutes(app, deps);
   if (deps.mcp) registerMcpRoutes(app, { ...deps, mcp: deps.mcp });
+  // Authorization server, sign-in pages and the service_auth claim flow (issue 4; src/http/routes/auth/).
+  if (deps.auth) await registerAuthRoutes(app, deps);
   for (const extra of deps.extraRoutes ?? []) await extra(app);
   return app;
 }

@@ -6,6 +6,7 @@ import { ApiError } from './common.js';
 import { CONVERSATION_SCHEMAS } from './conversations.js';
 import { DOCUMENT_SCHEMAS } from './documents.js';
 import { FEEDBACK_SCHEMAS } from './feedback.js';
+import { OAUTH_SCHEMAS } from './oauth.js';
 import { RECOGNITION_SCHEMAS } from './recognition.js';
 import { SEARCH_SCHEMAS } from './search.js';
 
@@ -18,4 +19,5 @@ export const ALL_SCHEMAS: readonly TSchema[] = [
   ...CONVERSATION_SCHEMAS,
   ...RECOGNITION_SCHEMAS,
   ...AGENT_IDENTITY_SCHEMAS,
+  ...OAUTH_SCHEMAS,
 ];
