@@ -4,7 +4,10 @@
 //      which runs only the install scripts approved in package.json `allowScripts`);
 //   2. installs the Debian/Ubuntu packages the document converter runs (scripts/system-packages.txt)
 //      when they are missing and apt-get is usable; otherwise says which formats will be unavailable;
-//   3. compiles the TypeScript sources into dist/ (incremental).
+//   3. compiles the TypeScript sources into dist/ (incremental);
+//   4. before `npm test` only (the pretest script), installs the third-party clients the tests drive
+//      (test/clients: `npm ci` there when its node_modules is missing or older than its lock file), so
+//      `npm start` stays fast.
 // Plain Node, no dependencies: it must work before `npm ci` has run.
 // Environment: LECTERN_SKIP_SYSTEM_PACKAGES=1 skips step 2.
 import { spawnSync } from 'node:child_process';
@@ -80,4 +83,20 @@ log('compiling TypeScript...');
 if (run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json']) !== 0) {
   log('TypeScript compilation failed');
   process.exit(1);
+}
+
+// 4. third-party test clients (npm test only)
+if (process.env.npm_lifecycle_event === 'pretest') {
+  const clients = join(root, 'test', 'clients');
+  const clientsLock = join(clients, 'package-lock.json');
+  const clientsStamp = join(clients, 'node_modules', '.lectern-lock-sha256');
+  const clientsHash = createHash('sha256').update(readFileSync(clientsLock)).digest('hex');
+  if ((existsSync(clientsStamp) ? readFileSync(clientsStamp, 'utf8').trim() : '') !== clientsHash) {
+    log('installing the third-party test clients (npm ci in test/clients)...');
+    if (run('npm', ['ci', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: clients }) !== 0) {
+      log('npm ci in test/clients failed; the third-party client tests cannot run');
+      process.exit(1);
+    }
+    writeFileSync(clientsStamp, clientsHash + '\n');
+  }
 }

@@ -105,7 +105,7 @@ describe('MCP over a real socket with the official SDK client', () => {
     assert.equal(viaHeader.resource, app.config.mcpUrl);
   });
 
-  test('[2] [7] over the wire: 401 with the challenge, the ApiError body and X-Request-Id; X-Api-Key works', async () => {
+  test('[2, 7] over the wire: 401 with the challenge, the ApiError body and X-Request-Id; X-Api-Key works', async () => {
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     const res = await fetch(app.config.mcpUrl, { method: 'POST', headers, body });
@@ -117,7 +117,7 @@ describe('MCP over a real socket with the official SDK client', () => {
     assert.equal(ok.status, 200);
   });
 
-  test('[92] [38] a browser-style preflight and request from an allowed origin over the wire', async () => {
+  test('[92, 38] a browser-style preflight and request from an allowed origin over the wire', async () => {
     const origin = 'http://localhost:6274';
     const pre = await fetch(app.config.mcpUrl, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type,mcp-protocol-version' } });
     assert.equal(pre.status, 204);

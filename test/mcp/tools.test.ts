@@ -2,6 +2,9 @@
 // exactly like it; failures are tool errors that charge nothing; retracted works are flagged.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot } from '../helpers/paths.js';
 import { doc, seed } from '../helpers/documents.js';
 import { callTool, mcpTestApp, rpc, type McpTestApp } from './helpers.js';
 
@@ -44,6 +47,14 @@ describe('MCP tools and resources', () => {
       assert.equal(t.annotations.readOnlyHint, true);
       assert.ok(!JSON.stringify(t).includes('"~kind"'), 'TypeBox internals leaked into the schema');
     }
+  });
+
+  test('docs/mcp.md documents every tool and resource template', async () => {
+    const docs = readFileSync(join(repoRoot, 'docs/mcp.md'), 'utf8');
+    const tools = (await rpc(app, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { token })).json().result.tools as { name: string }[];
+    for (const t of tools) assert.match(docs, new RegExp(`^\\| \`${t.name}\` \\|`, 'm'), t.name);
+    const templates = (await rpc(app, { jsonrpc: '2.0', id: 1, method: 'resources/templates/list' }, { token })).json().result.resourceTemplates as { uriTemplate: string }[];
+    for (const t of templates) assert.ok(docs.includes(`| \`${t.uriTemplate}\` |`), t.uriTemplate);
   });
 
   test('fetch_document by id: the HTTP twin\'s content and price; the record and the text content', async () => {
