@@ -9,7 +9,7 @@
 // Environment: LECTERN_MCP_URL (from lectern.mjs). Exits 1 when a check fails.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,13 +34,13 @@ const configDir = mkdtempSync(join(tmpdir(), 'mcp-remote-'));
 const callbackPort = await freePort();
 
 /** One mcp-remote session: connect, list tools, search; returns what happened. */
-async function session(label) {
+async function session(label, extraArgs = []) {
   let stderr = '';
   let browserSteps = 0;
   let browserError = null;
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [proxy, mcpUrl, String(callbackPort), '--host', '127.0.0.1'],
+    args: [proxy, mcpUrl, String(callbackPort), '--host', '127.0.0.1', ...extraArgs],
     // BROWSER=true makes any opener a no-op: this script is the browser.
     env: { ...process.env, MCP_REMOTE_CONFIG_DIR: configDir, BROWSER: 'true', DISPLAY: '', WAYLAND_DISPLAY: '' },
     stderr: 'pipe',
@@ -90,6 +90,15 @@ try {
   if (second.error) console.log(`mcp-remote stderr:\n${second.stderr}`);
   check('second run: stored tokens reused, no browser step', !second.error && second.browserSteps === 0, second.error ? String(second.error) : undefined);
   check('second run: search works', (second.search?.structuredContent?.hits ?? []).length > 0);
+
+  // An API key in a header (docs/mcp.md, README): no OAuth at all.
+  if (process.env.LECTERN_TEST_API_KEY) {
+    rmSync(configDir, { recursive: true, force: true });
+    mkdirSync(configDir);
+    const keyed = await session('api-key', ['--header', `Authorization: Bearer ${process.env.LECTERN_TEST_API_KEY}`]);
+    if (keyed.error) console.log(`mcp-remote stderr:\n${keyed.stderr}`);
+    check('API key in --header: connects without any OAuth step', !keyed.error && keyed.browserSteps === 0 && (keyed.search?.structuredContent?.hits ?? []).length > 0);
+  }
 } catch (e) {
   check('the flow completed', false, e instanceof Error ? `${e.name}: ${e.message}` : String(e));
 } finally {
