@@ -103,7 +103,7 @@ describe('POST /v2/search/', () => {
   });
 
   test('validation: limits, unknown properties, query size, index names', async () => {
-    for (const bad of [{ limit: 0 }, { limit: 501 }, { offset: 500 }, { index_names: [] }, { index_names: Array(9).fill('documents') }, { index_names: ['books'] }, { bogus: 1 }, { query: 'x'.repeat(16_385) }, { fulltext_weight: 11 }, { rrf_k: -1 }, { mode: 'magic' }]) {
+    for (const bad of [{ limit: 0 }, { limit: 501 }, { offset: 500 }, { index_names: [] }, { index_names: Array(9).fill('documents') }, { index_names: ['books'] }, { bogus: 1 }, { query: 'x'.repeat(16_385) }, { fulltext_weight: 11 }, { fulltext_phrase_boost: 10.5 }, { cross_rerank_candidates: 257 }, { rrf_k: -1 }, { mode: 'magic' }]) {
       const r = await search(bad);
       assert.equal(r.status, 422, JSON.stringify(bad).slice(0, 80));
       assert.equal(r.body.status, 'error');

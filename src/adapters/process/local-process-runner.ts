@@ -1,0 +1,250 @@
+// ProcessRunner on the local machine: allow-listed programs run with `execFile` semantics (no shell),
+// in a private temporary directory, with a minimal environment, a wall-clock limit, an output cap and
+// an optional address-space cap (through util-linux `prlimit`, which is always present on Debian).
+// Owns spawning and temp files; knows nothing of document formats.
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ProcessRunner, ToolProbe, ToolResult, ToolRun, Workspace } from '../../ports/process-runner.js';
+
+/** Options of {@link LocalProcessRunner}. */
+export interface LocalProcessRunnerOptions {
+  /** Programs that may run (default: the recognition tools listed in `DEFAULT_TOOLS`). */
+  readonly tools?: readonly string[];
+  /** PATH given to children (default `/usr/local/bin:/usr/bin:/bin`); the service's own env is never passed on. */
+  readonly searchPath?: string;
+  /** Parent directory of workspaces (default: the OS temp directory). */
+  readonly tempRoot?: string;
+  /** Default address-space cap per child in bytes (default 4 GiB; 0 disables). */
+  readonly maxMemoryBytes?: number;
+}
+
+/** The programs the recognition converter uses (see scripts/system-packages.txt). */
+export const DEFAULT_TOOLS: readonly string[] = [
+  'mutool',
+  'tesseract',
+  'djvused',
+  'djvutxt',
+  'djvudump',
+  'ddjvu',
+  'pdftotext',
+];
+
+const NAME_RE = /^[A-Za-z0-9_][A-Za-z0-9._-]*$/;
+const STDERR_CAP = 64 * 1024;
+const DEFAULT_STDOUT_CAP = 64 * 1024 * 1024;
+
+/** How each tool reports its version (argument list); the first non-empty line of stdout+stderr is kept. */
+const VERSION_ARGS: Record<string, string[]> = {
+  mutool: ['-v'],
+  tesseract: ['--version'],
+  pdftotext: ['-v'],
+  // djvulibre tools have no version flag; their usage text names the package version on its first line.
+  djvused: [],
+  djvutxt: [],
+  djvudump: [],
+  ddjvu: ['--help'],
+  prlimit: ['--version'],
+};
+
+function checkName(name: string): void {
+  if (!NAME_RE.test(name) || name.includes('..')) throw new Error(`invalid workspace file name: ${JSON.stringify(name)}`);
+}
+
+/** Runs allow-listed programs as separate processes (AGPL/GPL tools stay out of the service process). */
+export class LocalProcessRunner implements ProcessRunner {
+  readonly #tools: Set<string>;
+  readonly #path: string;
+  readonly #tempRoot: string;
+  readonly #maxMemory: number;
+  readonly #probes = new Map<string, Promise<ToolProbe | null>>();
+  #prlimit: Promise<boolean> | undefined;
+
+  constructor(options: LocalProcessRunnerOptions = {}) {
+    this.#tools = new Set(options.tools ?? DEFAULT_TOOLS);
+    this.#path = options.searchPath ?? '/usr/local/bin:/usr/bin:/bin';
+    this.#tempRoot = options.tempRoot ?? tmpdir();
+    this.#maxMemory = options.maxMemoryBytes ?? 4 * 1024 ** 3;
+  }
+
+  async createWorkspace(): Promise<Workspace> {
+    const dir = await mkdtemp(join(this.#tempRoot, 'lectern-rec-'));
+    return new LocalWorkspace(dir, this);
+  }
+
+  probe(tool: string): Promise<ToolProbe | null> {
+    let p = this.#probes.get(tool);
+    if (!p) {
+      p = this.#doProbe(tool);
+      this.#probes.set(tool, p);
+    }
+    return p;
+  }
+
+  async #doProbe(tool: string): Promise<ToolProbe | null> {
+    if (!this.#tools.has(tool)) return null;
+    const r = await this.exec(tool, VERSION_ARGS[tool] ?? ['--version'], { timeoutMs: 5000 }, undefined, true);
+    if (r.spawnFailed) return null;
+    const text = `${Buffer.from(r.stdout).toString('utf8')}\n${r.stderr}`;
+    const line = text.split('\n').map((l) => l.trim()).find((l) => l.length > 0) ?? '';
+    return { tool, version: line.slice(0, 200) };
+  }
+
+  async #hasPrlimit(): Promise<boolean> {
+    this.#prlimit ??= this.exec('prlimit', ['--version'], { timeoutMs: 5000 }, undefined, true).then((r) => !r.spawnFailed && r.exitCode === 0);
+    return this.#prlimit;
+  }
+
+  /** @internal Spawns one process; used by workspaces and probes. */
+  async exec(
+    tool: string,
+    args: readonly string[],
+    run: Omit<ToolRun, 'tool' | 'args'>,
+    cwd: string | undefined,
+    internal = false,
+    running?: Set<() => void>,
+  ): Promise<ToolResult> {
+    if (!internal && !this.#tools.has(tool)) throw new Error(`tool not allowed: ${tool}`);
+    const memory = run.maxMemoryBytes ?? this.#maxMemory;
+    let file = tool;
+    let argv = [...args];
+    if (!internal && memory > 0 && (await this.#hasPrlimit())) {
+      // prlimit execs the tool in place, so the cap applies to it alone (util-linux prlimit(1)).
+      file = 'prlimit';
+      argv = [`--as=${memory}`, '--', tool, ...args];
+    }
+    const started = performance.now();
+    const maxStdout = run.maxStdoutBytes ?? DEFAULT_STDOUT_CAP;
+    return new Promise((resolve) => {
+      const env: Record<string, string> = { PATH: this.#path, LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', ...(run.env ?? {}) };
+      if (cwd) env.HOME = cwd;
+      const child = spawn(file, argv, {
+        cwd: cwd ?? this.#tempRoot,
+        env,
+        stdio: [run.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+        // A process group of its own, so a timeout kills grandchildren too.
+        detached: true,
+        windowsHide: true,
+      });
+      const out: Buffer[] = [];
+      let outBytes = 0;
+      let err = '';
+      let timedOut = false;
+      let aborted = false;
+      let outputLimitExceeded = false;
+      let spawnError = false;
+      let settled = false;
+      const kill = (): void => {
+        try {
+          if (child.pid) process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          child.kill('SIGKILL');
+        }
+      };
+      running?.add(kill);
+      const timer = setTimeout(() => {
+        timedOut = true;
+        kill();
+      }, Math.max(1, run.timeoutMs));
+      const onAbort = (): void => {
+        aborted = true;
+        kill();
+      };
+      if (run.signal) {
+        if (run.signal.aborted) onAbort();
+        else run.signal.addEventListener('abort', onAbort, { once: true });
+      }
+      child.stdout!.on('data', (chunk: Buffer) => {
+        outBytes += chunk.length;
+        if (outBytes > maxStdout) {
+          if (!outputLimitExceeded) {
+            outputLimitExceeded = true;
+            kill();
+          }
+          return;
+        }
+        out.push(chunk);
+      });
+      child.stderr!.on('data', (chunk: Buffer) => {
+        if (err.length < STDERR_CAP) err += chunk.toString('utf8').slice(0, STDERR_CAP - err.length);
+      });
+      if (run.stdin && child.stdin) {
+        child.stdin.on('error', () => undefined); // EPIPE when the tool exits without reading
+        child.stdin.end(Buffer.from(run.stdin.buffer, run.stdin.byteOffset, run.stdin.byteLength));
+      }
+      const finish = (exitCode: number | null, signal: string | null): void => {
+        if (settled) return;
+        settled = true;
+        running?.delete(kill);
+        clearTimeout(timer);
+        run.signal?.removeEventListener('abort', onAbort);
+        resolve({
+          exitCode,
+          signal,
+          stdout: new Uint8Array(Buffer.concat(out)),
+          stderr: err,
+          timedOut,
+          aborted,
+          outputLimitExceeded,
+          durationMs: performance.now() - started,
+          spawnFailed: spawnError,
+        });
+      };
+      child.on('error', (e) => {
+        spawnError = true;
+        err += String(e);
+        finish(null, null);
+      });
+      child.on('close', (code, sig) => finish(code, sig));
+    });
+  }
+}
+
+class LocalWorkspace implements Workspace {
+  #disposed = false;
+  /** Kill functions of the processes still running in this workspace. */
+  readonly #running = new Set<() => void>();
+  constructor(
+    readonly dir: string,
+    readonly runner: LocalProcessRunner,
+  ) {}
+
+  async writeFile(name: string, bytes: Uint8Array): Promise<void> {
+    checkName(name);
+    await writeFile(join(this.dir, name), bytes);
+  }
+
+  async readFile(name: string, maxBytes?: number): Promise<Uint8Array | null> {
+    checkName(name);
+    try {
+      if (maxBytes !== undefined && (await stat(join(this.dir, name))).size > maxBytes) return null;
+      const b = await readFile(join(this.dir, name));
+      return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+    } catch {
+      return null;
+    }
+  }
+
+  async list(): Promise<string[]> {
+    return (await readdir(this.dir)).sort();
+  }
+
+  async remove(name: string): Promise<void> {
+    checkName(name);
+    await rm(join(this.dir, name), { force: true });
+  }
+
+  async run(run: ToolRun): Promise<ToolResult> {
+    if (this.#disposed) throw new Error('workspace disposed');
+    return this.runner.exec(run.tool, run.args, run, this.dir, false, this.#running);
+  }
+
+  async dispose(): Promise<void> {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    // Tools still running (a speculative extraction, a cancelled page) are killed before their files go.
+    for (const kill of this.#running) kill();
+    await rm(this.dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,36 @@
+// Per-page checkpoints: after each page (PDF, DJVU) or spine item (EPUB) the converter hands the page's
+// extraction to `onPage`; a later call with `resumeFrom` reuses them and extracts only the missing pages.
+// The document passes (headers/footers, headings, paragraphs) run again at the end, so a resumed
+// conversion yields the same Markdown as an uninterrupted one.
+import type { DocumentFormat } from './format-detection.js';
+import type { MarkdownUnit, PageExtraction } from './layout-model.js';
+
+/**
+ * Version of the extraction pipeline. Checkpoints from another version are ignored on resume, and
+ * results should be cached under (sha256, PIPELINE_VERSION).
+ */
+export const PIPELINE_VERSION = 'lectern-recognition/1';
+
+/** One finished page; plain JSON, safe to store and send back through `resumeFrom`. */
+export interface PageCheckpoint {
+  readonly pipeline: string;
+  /** SHA-256 of the input bytes (hex); checkpoints of other inputs are ignored. */
+  readonly sha256: string;
+  readonly format: DocumentFormat;
+  /** 1-based page (or spine item) number. */
+  readonly page: number;
+  /** Pages (or spine items) in the document. */
+  readonly pageCount: number;
+  readonly unit: PageExtraction | MarkdownUnit;
+}
+
+/** Keeps the checkpoints that belong to this input and pipeline, by page. */
+export function usableCheckpoints(all: readonly PageCheckpoint[] | undefined, sha256: string, format: DocumentFormat): Map<number, PageCheckpoint> {
+  const out = new Map<number, PageCheckpoint>();
+  for (const c of all ?? []) {
+    if (c.pipeline !== PIPELINE_VERSION || c.sha256 !== sha256 || c.format !== format) continue;
+    if (c.unit.kind === 'failed' || c.unit.kind === 'skipped') continue; // try those pages again
+    out.set(c.page, c);
+  }
+  return out;
+}

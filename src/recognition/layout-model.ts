@@ -1,0 +1,75 @@
+// The page model every backend produces (PDF text layer, OCR, DJVU text layer) and the structure passes
+// consume. It is plain JSON so a page can be checkpointed and resumed (see checkpoint.ts).
+// Coordinates are in PDF points (1/72 inch) with y growing downwards; OCR and DJVU pixels are converted
+// with the page's resolution, so relative font sizes mean the same thing in every backend.
+
+/** An axis-aligned box in points, y down. */
+export interface Box {
+  readonly x0: number;
+  readonly y0: number;
+  readonly x1: number;
+  readonly y1: number;
+}
+
+/** One visual line of text. */
+export interface LayoutLine extends Box {
+  readonly text: string;
+  /** Dominant font size in points (by characters); for OCR and DJVU estimated from word heights. */
+  readonly size: number;
+  /** Most characters are in a bold font (false when unknown, as for OCR). */
+  readonly bold: boolean;
+  /** Most characters are in an italic font. */
+  readonly italic: boolean;
+  /** Most characters are in a monospaced font. */
+  readonly mono: boolean;
+  /** Index of the source block (mutool block, tesseract block/paragraph, DJVU paragraph); lines of one block belong together. */
+  readonly block: number;
+  /** True when `size` was estimated from word heights (OCR, DJVU) rather than read from a font. */
+  readonly sizeEstimated?: boolean;
+  /** Mean word confidence 0..100 for OCR lines; absent for text layers. */
+  readonly confidence?: number;
+}
+
+/** How a page's text was obtained. */
+export type PageKind = 'text-layer' | 'ocr' | 'empty' | 'failed' | 'skipped';
+
+/** One extracted page: the unit of checkpointing. */
+export interface PageExtraction {
+  /** 1-based page number. */
+  readonly page: number;
+  readonly kind: PageKind;
+  /** Page size in points. */
+  readonly width: number;
+  readonly height: number;
+  /** Lines in reading (stream) order. */
+  readonly lines: readonly LayoutLine[];
+  /** Image boxes (figures, scans) in points. */
+  readonly images: readonly Box[];
+  /** OCR facts when kind is `ocr`. */
+  readonly ocr?: {
+    /** Word confidences 0..100, rounded, in reading order. */
+    readonly wordConfidences: readonly number[];
+    /** Clockwise rotation applied before recognition (0, 90, 180, 270). */
+    readonly rotation: number;
+    /** Render resolution in dots per inch. */
+    readonly dpi: number;
+    /** Mean word confidence 0..100 (0 when no word was found). */
+    readonly meanConfidence: number;
+  };
+  /** Why the page went the way it did (warning codes, e.g. `GARBLED_TEXT_LAYER`, `PAGE_TIMEOUT`). */
+  readonly notes: readonly string[];
+  /** Time spent on this page in ms (extraction plus OCR). */
+  readonly ms: number;
+}
+
+/** Pre-built Markdown for formats that carry their own structure (EPUB chapters). */
+export interface MarkdownUnit {
+  /** 1-based unit number (spine position). */
+  readonly page: number;
+  readonly kind: 'markup' | 'failed';
+  readonly markdown: string;
+  /** Counts from the markup: headings per level, paragraphs, lists, tables, figures, footnotes... */
+  readonly counts: Readonly<Record<string, number>>;
+  readonly notes: readonly string[];
+  readonly ms: number;
+}

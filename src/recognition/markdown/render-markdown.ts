@@ -1,0 +1,71 @@
+// Writes structural blocks as CommonMark with GitHub tables. Page markers are HTML comments
+// `<!-- page N -->` on a line of their own before the first block that starts on page N (a paragraph
+// continued from the previous page belongs to the page where it starts); Markdown viewers hide them and
+// tools can split on them. Figures are `<!-- image -->` placeholders.
+import type { DocBlock } from '../structure/document-blocks.js';
+
+/** Options of {@link renderMarkdown}. */
+export interface RenderOptions {
+  /** Emit `<!-- page N -->` markers (default true). */
+  readonly pageMarkers?: boolean;
+  /** Total pages, so markers of trailing empty pages are emitted too. */
+  readonly pageCount?: number;
+}
+
+/** The page-marker line for page `n` (1-based). */
+export const pageMarker = (n: number): string => `<!-- page ${n} -->`;
+
+/** Escapes text that would otherwise start a Markdown construct. */
+export function escapeLineStart(text: string): string {
+  return text.replace(/^(#{1,6}\s|[-+*]\s|\d{1,9}[.)]\s|>|```|~~~|<!--)/, (m) => `\\${m}`);
+}
+
+const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\s+/g, ' ').trim();
+
+/** Renders blocks to Markdown. */
+export function renderMarkdown(blocks: readonly DocBlock[], options: RenderOptions = {}): string {
+  const markers = options.pageMarkers ?? true;
+  const parts: string[] = [];
+  let page = 0;
+  const advance = (to: number): void => {
+    if (!markers) return;
+    while (page < to) parts.push(pageMarker(++page));
+  };
+  for (const b of blocks) {
+    advance(b.page);
+    switch (b.kind) {
+      case 'heading':
+        parts.push(`${'#'.repeat(Math.max(1, Math.min(6, b.level)))} ${b.text.replace(/\s+/g, ' ').trim()}`);
+        break;
+      case 'paragraph':
+      case 'caption':
+      case 'equation':
+      case 'reference':
+        parts.push(escapeLineStart(b.text));
+        break;
+      case 'list':
+        parts.push(b.items.map((it) => (b.ordered && /^\d{1,9}[.)]\s/.test(it) ? it : `- ${it}`)).join('\n'));
+        break;
+      case 'table': {
+        const width = Math.max(...b.rows.map((r) => r.length));
+        const rows = b.rows.map((r) => `| ${Array.from({ length: width }, (_, i) => cell(r[i] ?? '')).join(' | ')} |`);
+        rows.splice(1, 0, `| ${Array.from({ length: width }, () => '---').join(' | ')} |`);
+        parts.push(rows.join('\n'));
+        break;
+      }
+      case 'figure':
+        parts.push('<!-- image -->');
+        break;
+      case 'code': {
+        const fence = b.text.includes('```') ? '~~~~' : '```';
+        parts.push(`${fence}\n${b.text}\n${fence}`);
+        break;
+      }
+      case 'footnote':
+        parts.push(/^\d+$/.test(b.label) ? `[^${b.label}]: ${b.text}` : `${b.label} ${b.text}`);
+        break;
+    }
+  }
+  if (options.pageCount) advance(options.pageCount);
+  return parts.join('\n\n') + (parts.length ? '\n' : '');
+}

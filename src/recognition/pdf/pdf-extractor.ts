@@ -1,0 +1,321 @@
+// PDF page extraction: document facts (`mutool pages`, `mutool info`, `mutool show outline`), then the
+// text layer in chunks of pages (`mutool convert -F stext.json`), each page judged usable or sent to OCR
+// (rendered with `mutool draw` at the scan's native resolution, recognised with tesseract).
+// A chunk that fails or times out is retried page by page, so one bad page costs only itself.
+import { RecognitionError } from '../errors.js';
+import type { ConversionContext } from '../conversion-context.js';
+import type { PageExtraction } from '../layout-model.js';
+import { mapLimit } from '../map-limit.js';
+import { recognizePage } from '../ocr/ocr-engine.js';
+import { SHOW_PATHS, parsePagesXml, parseShowOutput, type PdfDocumentInfo, type PdfOutlineEntry, type PdfPageBox } from './pdf-info.js';
+import { chooseDpi, nativeImagePpi } from './render-resolution.js';
+import { parseStextJson, parseStextPage, rtlShare, type StextPageContent } from './stext-parser.js';
+import { parseStextXml } from './stext-xml.js';
+import { judgeTextLayer } from './text-layer-quality.js';
+
+/** What {@link extractPdf} found. */
+export interface PdfExtraction {
+  readonly pageCount: number;
+  readonly pages: PageExtraction[];
+  readonly outline: PdfOutlineEntry[];
+  readonly info: PdfDocumentInfo;
+  readonly repaired: boolean;
+}
+
+const INPUT = 'input.pdf';
+/** Pages per `mutool convert` call: amortises process start and font loading while keeping checkpoints frequent. */
+const CHUNK = 16;
+
+const text = (b: Uint8Array): string => Buffer.from(b).toString('utf8');
+
+/** Extracts every page of a PDF (reusing checkpointed pages), checkpointing each new page in order. */
+export async function extractPdf(bytes: Uint8Array, ctx: ConversionContext): Promise<PdfExtraction> {
+  const ws = ctx.workspace;
+  await ws.writeFile(INPUT, bytes);
+  await ctx.useTool('mutool');
+  ctx.backends.add('mutool-stext');
+  const t0 = ctx.now();
+  const mem = { maxMemoryBytes: ctx.limits.maxToolMemoryBytes };
+  const sig = ctx.signal ? { signal: ctx.signal } : {};
+  // The first chunk's text layer is extracted speculatively alongside the document facts (mutool clamps
+  // the range to the page count); it is discarded if the document turns out unreadable or resumed.
+  const firstRange = Array.from({ length: CHUNK }, (_, i) => i + 1);
+  const speculative = ctx.resumed.size === 0 ? runStext(firstRange, ctx, true).catch(() => null) : null;
+  const [pagesRun, infoRun] = await Promise.all([
+    ws.run({ tool: 'mutool', args: ['pages', INPUT], timeoutMs: 60_000, ...mem, ...sig }),
+    ws.run({ tool: 'mutool', args: ['show', INPUT, ...SHOW_PATHS], timeoutMs: 60_000, maxStdoutBytes: 16 * 1024 * 1024, ...mem, ...sig }),
+  ]);
+  ctx.checkCancelled();
+  const stderr = pagesRun.stderr + infoRun.stderr;
+  if (/cannot authenticate password|needs a password|password/i.test(stderr) && pagesRun.exitCode !== 0) {
+    throw new RecognitionError('encrypted_document', 'the PDF is protected by a password');
+  }
+  const parsed = parsePagesXml(text(pagesRun.stdout));
+  const shown = parseShowOutput(text(infoRun.stdout));
+  const info: PdfDocumentInfo = shown;
+  if (pagesRun.timedOut || infoRun.timedOut) throw new RecognitionError('damaged_document', 'reading the page tree timed out');
+  // mutool info's page count is authoritative; `mutool pages` may list phantom or missing pages.
+  const count = info.pageCount ?? (parsed.length ? Math.max(...parsed.map((b) => b.page)) : 0);
+  if (count === 0) {
+    if (info.pageCount === 0 && !/cannot find page tree|cannot load/i.test(stderr)) throw new RecognitionError('empty_document', 'the PDF has no pages');
+    if (/error|cannot|syntax|broken|repair/i.test(stderr) || pagesRun.exitCode !== 0 || infoRun.exitCode !== 0) {
+      throw new RecognitionError('damaged_document', 'the PDF is damaged beyond repair (no readable page tree)', { detail: firstError(stderr) });
+    }
+    throw new RecognitionError('empty_document', 'the PDF has no pages');
+  }
+  if (count > ctx.limits.maxPages) {
+    throw new RecognitionError('too_many_pages', `the PDF has ${count} pages; the limit is ${ctx.limits.maxPages}`, { pages: count, limit: ctx.limits.maxPages });
+  }
+  const known = new Map(parsed.map((b) => [b.page, b]));
+  const boxes: PdfPageBox[] = [];
+  for (let p = 1; p <= count; p++) boxes.push(known.get(p) ?? { page: p, width: 612, height: 792, rotate: 0 });
+  const outline = infoRun.exitCode === 0 ? shown.outline : [];
+  let repaired = /repair/i.test(stderr);
+  ctx.time('inspect', ctx.now() - t0);
+  if (info.encrypted) ctx.warn('ENCRYPTED', 'the PDF is encrypted with an empty user password; it was read, but its permissions may restrict reuse');
+
+  const pageCount = boxes.length;
+  const byPage = new Map<number, PdfPageBox>(boxes.map((b) => [b.page, b]));
+  const results = new Map<number, PageExtraction>();
+  for (const [n, c] of ctx.resumed) if (n <= pageCount && 'lines' in c.unit) results.set(n, c.unit);
+
+  const todo: number[] = [];
+  for (let p = 1; p <= pageCount; p++) if (!results.has(p)) todo.push(p);
+  // Pages checkpointed strictly in order: a resumed job continues after the last contiguous page.
+  let nextToReport = 1;
+  // Serialised: concurrent pages finish out of order, checkpoints must not (nor twice).
+  let reporting: Promise<void> = Promise.resolve();
+  const report = (): Promise<void> =>
+    (reporting = reporting.then(async () => {
+      while (results.has(nextToReport)) {
+        const r = results.get(nextToReport)!;
+        if (!ctx.resumed.has(nextToReport)) await ctx.checkpoint(r, pageCount);
+        nextToReport++;
+      }
+    }));
+  await report();
+
+  const chunks: number[][] = [];
+  for (let i = 0; i < todo.length; ) {
+    // Chunks are runs of consecutive pages so one mutool call covers a page range.
+    const chunk = [todo[i]!];
+    i++;
+    while (i < todo.length && chunk.length < CHUNK && todo[i] === chunk[chunk.length - 1]! + 1) chunk.push(todo[i++]!);
+    chunks.push(chunk);
+  }
+
+  let truncated = false;
+  // The next chunk's text layer is extracted while this chunk's pages are judged and OCRed (two cores).
+  const first = chunks[0];
+  let pending: Promise<ChunkResult> | null = first
+    ? (async (): Promise<ChunkResult> => {
+        const spec = first[0] === 1 ? await speculative : null;
+        if (spec?.contents && spec.contents.length >= first.length) {
+          return { pages: spec.contents.slice(0, first.length), timedOut: first.map(() => false), repaired: spec.repaired, msPerPage: spec.ms / spec.contents.length };
+        }
+        return extractChunk(first, ctx);
+      })()
+    : null;
+  for (let ci = 0; ci < chunks.length; ci++) {
+    const chunk = chunks[ci]!;
+    ctx.checkCancelled();
+    if (truncated || ctx.remainingMs() <= 0 || !pending) {
+      truncated = true;
+      await pending?.catch(() => undefined);
+      pending = null;
+      for (const p of chunk) results.set(p, skipped(p, byPage.get(p)!));
+      continue;
+    }
+    const contents = await pending;
+    const next = chunks[ci + 1];
+    pending = next && ctx.remainingMs() > 0 ? extractChunk(next, ctx) : null;
+    // A rejected prefetch (cancellation) surfaces when awaited; keep it from being reported as unhandled.
+    pending?.catch(() => undefined);
+    if (contents.repaired) repaired = true;
+    // Pages of a chunk are judged (and OCRed when needed) up to `pageConcurrency` at a time; checkpoints
+    // still go out in page order.
+    await mapLimit(chunk, ctx.pageConcurrency, async (p, k) => {
+      const box = byPage.get(p)!;
+      const started = ctx.now();
+      const content = contents.pages[k];
+      let page: PageExtraction;
+      if (!content) {
+        page = { page: p, kind: 'failed', width: box.width, height: box.height, lines: [], images: [], notes: [contents.timedOut[k] ? 'PAGE_TIMEOUT' : 'PAGE_FAILED'], ms: 0 };
+      } else {
+        page = await pageFromContent(p, box, content, ctx);
+      }
+      results.set(p, { ...page, ms: page.ms + (ctx.now() - started) + contents.msPerPage });
+      ctx.checkCancelled();
+      await report();
+    });
+    if (ctx.remainingMs() <= 0) truncated = true;
+  }
+  if (truncated) ctx.warn('TRUNCATED', 'the overall time limit was reached; later pages were not converted');
+  const pages = [...results.values()].sort((a, b) => a.page - b.page);
+  return { pageCount, pages, outline, info, repaired };
+}
+
+function skipped(p: number, box: PdfPageBox): PageExtraction {
+  return { page: p, kind: 'skipped', width: box.width, height: box.height, lines: [], images: [], notes: ['TRUNCATED'], ms: 0 };
+}
+
+function firstError(stderr: string): string {
+  return (stderr.split('\n').find((l) => /error/i.test(l)) ?? '').replace(/input\.pdf/g, 'document').slice(0, 200);
+}
+
+interface ChunkResult {
+  pages: (StextPageContent | undefined)[];
+  timedOut: boolean[];
+  repaired: boolean;
+  msPerPage: number;
+}
+
+async function runStext(pages: number[], ctx: ConversionContext, clamped = false): Promise<{ contents: StextPageContent[] | null; timedOut: boolean; repaired: boolean; ms: number }> {
+  const out = `stext-${pages[0]}${clamped ? '-spec' : ''}.json`;
+  const range = pages.length === 1 ? String(pages[0]) : `${pages[0]}-${pages[pages.length - 1]}`;
+  const timeout = Math.max(1000, Math.min(ctx.limits.pageTimeoutMs * pages.length, ctx.remainingMs()));
+  const t0 = ctx.now();
+  const r = await ctx.workspace.run({
+    tool: 'mutool',
+    args: ['convert', '-F', 'stext.json', '-O', 'preserve-images', '-o', out, INPUT, range],
+    timeoutMs: timeout,
+    maxMemoryBytes: ctx.limits.maxToolMemoryBytes,
+    ...(ctx.signal ? { signal: ctx.signal } : {}),
+  });
+  const ms = ctx.now() - t0;
+  ctx.time('extract', ms);
+  ctx.checkCancelled();
+  // A pathological page (millions of glyphs) must not exhaust memory: 64 MiB of JSON per page at most.
+  const bytes = await ctx.workspace.readFile(out, 64 * 1024 * 1024 * pages.length);
+  await ctx.workspace.remove(out);
+  const repaired = /repair/i.test(r.stderr);
+  if (r.timedOut || r.exitCode !== 0 || !bytes) return { contents: null, timedOut: r.timedOut, repaired, ms };
+  try {
+    const contents = parseStextJson(text(bytes));
+    const ok = clamped ? contents.length > 0 && contents.length <= pages.length : contents.length === pages.length;
+    return { contents: ok ? contents : null, timedOut: false, repaired, ms };
+  } catch {
+    return { contents: null, timedOut: false, repaired, ms };
+  }
+}
+
+async function extractChunk(pages: number[], ctx: ConversionContext): Promise<ChunkResult> {
+  const whole = await runStext(pages, ctx);
+  if (whole.contents) return { pages: whole.contents, timedOut: pages.map(() => false), repaired: whole.repaired, msPerPage: whole.ms / pages.length };
+  if (pages.length === 1) return { pages: [undefined], timedOut: [whole.timedOut], repaired: whole.repaired, msPerPage: whole.ms };
+  // Isolate the failing page(s).
+  const res: ChunkResult = { pages: [], timedOut: [], repaired: whole.repaired, msPerPage: 0 };
+  for (const p of pages) {
+    if (ctx.remainingMs() <= 0) {
+      res.pages.push(undefined);
+      res.timedOut.push(true);
+      continue;
+    }
+    const one = await runStext([p], ctx);
+    res.pages.push(one.contents?.[0]);
+    res.timedOut.push(one.timedOut);
+    res.repaired ||= one.repaired;
+  }
+  return res;
+}
+
+async function pageFromContent(p: number, box: PdfPageBox, content0: StextPageContent, ctx: ConversionContext): Promise<PageExtraction> {
+  // Right-to-left pages are read again from the XML, whose character boxes reveal ligatures.
+  const content = rtlShare(content0.lines) > 0.2 ? ((await rtlContent(p, ctx)) ?? content0) : content0;
+  const verdict = judgeTextLayer(content.lines, content.images, box.width, box.height);
+  const base = { page: p, width: box.width, height: box.height, images: content.images, ms: 0 };
+  if (verdict === 'usable') return { ...base, kind: 'text-layer', lines: content.lines, notes: [] };
+  if (verdict === 'empty') return { ...base, kind: 'empty', lines: [], notes: ['EMPTY_PAGES'] };
+  const note = verdict === 'garbled' ? 'GARBLED_TEXT_LAYER' : 'IMAGE_ONLY_PAGES';
+  const ocr = await ocrPdfPage(p, box, ctx);
+  if (ocr) return { ...ocr, images: content.images, notes: [note, ...ocr.notes] };
+  // Without OCR a garbled text layer is still better than nothing; an image-only page stays empty.
+  if (verdict === 'garbled') return { ...base, kind: 'text-layer', lines: content.lines, notes: [note, 'OCR_UNAVAILABLE'] };
+  return { ...base, kind: 'empty', lines: [], notes: [note, 'OCR_UNAVAILABLE'] };
+}
+
+async function rtlContent(p: number, ctx: ConversionContext): Promise<StextPageContent | null> {
+  const out = `stext-${p}.xml`;
+  const r = await ctx.workspace.run({
+    tool: 'mutool',
+    args: ['convert', '-F', 'stext', '-O', 'preserve-images', '-o', out, INPUT, String(p)],
+    timeoutMs: Math.max(1000, Math.min(ctx.limits.pageTimeoutMs, ctx.remainingMs())),
+    maxMemoryBytes: ctx.limits.maxToolMemoryBytes,
+    ...(ctx.signal ? { signal: ctx.signal } : {}),
+  });
+  const bytes = await ctx.workspace.readFile(out, 128 * 1024 * 1024);
+  await ctx.workspace.remove(out);
+  if (r.exitCode !== 0 || !bytes) return null;
+  // The XML writer base64-encodes images with preserve-images; drop them before parsing.
+  const xml = text(bytes).replace(/<image bbox="([^"]+)"[^>]*>[\s\S]*?<\/image>/g, '<image bbox="$1"/>');
+  const [page] = parseStextXml(xml);
+  return page ? parseStextPage(page as Parameters<typeof parseStextPage>[0]) : null;
+}
+
+/** Renders and recognises one page; null when OCR is unavailable, disabled or over its page budget. */
+async function ocrPdfPage(p: number, box: PdfPageBox, ctx: ConversionContext): Promise<PageExtraction | null> {
+  if (!ctx.ocr.enabled || !(await ctx.runner.probe('tesseract'))) return null;
+  if (ctx.ocrPages >= ctx.limits.maxOcrPages) {
+    ctx.warn('OCR_PAGE_LIMIT', `more than ${ctx.limits.maxOcrPages} pages needed OCR; the rest were left empty`, p);
+    return null;
+  }
+  ctx.ocrPages++;
+  await ctx.useTool('tesseract');
+  ctx.backends.add('tesseract');
+  const t0 = ctx.now();
+  const budget = Math.min(ctx.limits.ocrPageTimeoutMs, Math.max(0, ctx.remainingMs()));
+  const base = { page: p, width: box.width, height: box.height, images: [], lines: [] };
+  const sig = ctx.signal ? { signal: ctx.signal } : {};
+  const trace = await ctx.workspace.run({
+    tool: 'mutool',
+    args: ['draw', '-q', '-K', '-F', 'trace', '-o', '-', INPUT, String(p)],
+    timeoutMs: Math.max(1000, Math.min(budget, ctx.limits.pageTimeoutMs)),
+    maxStdoutBytes: 32 * 1024 * 1024,
+    maxMemoryBytes: ctx.limits.maxToolMemoryBytes,
+    ...sig,
+  });
+  ctx.checkCancelled();
+  const ppi = trace.exitCode === 0 ? nativeImagePpi(text(trace.stdout)) : null;
+  const { dpi, tooLarge } = chooseDpi(ppi, box.width, box.height, ctx.limits.maxOcrDpi, ctx.limits.maxPagePixels);
+  if (tooLarge) return { ...base, kind: 'failed', notes: ['PAGE_TOO_LARGE'], ms: ctx.now() - t0 };
+  const file = `page-${p}.pgm`;
+  const render = await ctx.workspace.run({
+    tool: 'mutool',
+    args: ['draw', '-q', '-r', String(dpi), '-c', 'gray', '-F', 'pnm', '-o', file, INPUT, String(p)],
+    timeoutMs: Math.max(1000, budget - (ctx.now() - t0)),
+    maxMemoryBytes: ctx.limits.maxToolMemoryBytes,
+    ...sig,
+  });
+  ctx.checkCancelled();
+  const pgm = await ctx.workspace.readFile(file, ctx.limits.maxPagePixels + 1024);
+  await ctx.workspace.remove(file);
+  if (render.exitCode !== 0 || !pgm) return { ...base, kind: 'failed', notes: [render.timedOut ? 'PAGE_TIMEOUT' : 'PAGE_FAILED'], ms: ctx.now() - t0 };
+  const result = await recognizePage(pgm, dpi, `ocr-${p}.pgm`, {
+    workspace: ctx.workspace,
+    languages: ctx.ocr.languages,
+    budgetMs: Math.max(0, budget - (ctx.now() - t0)),
+    now: ctx.now,
+    maxMemoryBytes: ctx.limits.maxToolMemoryBytes,
+    hintRotation: box.rotate ? 360 - box.rotate : 0,
+    ...sig,
+  });
+  ctx.checkCancelled();
+  const ms = ctx.now() - t0;
+  ctx.time('ocr', ms);
+  if (!result) return { ...base, kind: 'failed', notes: ['PAGE_FAILED'], ms };
+  const notes: string[] = [];
+  if (result.rotation) notes.push('ROTATED_PAGES_CORRECTED');
+  if (result.timedOut) notes.push('PAGE_TIMEOUT');
+  return {
+    page: p,
+    kind: result.lines.length ? 'ocr' : result.timedOut ? 'failed' : 'empty',
+    width: result.width,
+    height: result.height,
+    lines: result.lines,
+    images: [],
+    ocr: { wordConfidences: result.wordConfidences, rotation: result.rotation, dpi, meanConfidence: result.meanConfidence },
+    notes,
+    ms,
+  };
+}
+

@@ -1,0 +1,223 @@
+// Parses the document-level facts mutool prints: page boxes (`mutool pages`), the Info dictionary and
+// encryption (`mutool info -M`), and the outline (`mutool show ... outline`). Pure text parsing.
+
+/** One page's box in points, after /Rotate is applied (width and height swapped for 90 and 270). */
+export interface PdfPageBox {
+  readonly page: number;
+  readonly width: number;
+  readonly height: number;
+  readonly rotate: number;
+}
+
+/** Document facts from the Info dictionary and trailer. */
+export interface PdfDocumentInfo {
+  readonly version: string | null;
+  /** `Pages: N` as printed by mutool info; null when absent. */
+  readonly pageCount: number | null;
+  readonly encrypted: boolean;
+  readonly metadata: Readonly<Record<string, string>>;
+}
+
+/** One outline (bookmark) entry. */
+export interface PdfOutlineEntry {
+  /** 1-based depth. */
+  readonly depth: number;
+  readonly title: string;
+  /** Target page (1-based) when the entry points into the document. */
+  readonly page: number | null;
+}
+
+/** Parses `mutool pages FILE` output (one `<page pagenum>` element with MediaBox/CropBox/Rotate each). */
+export function parsePagesXml(text: string): PdfPageBox[] {
+  const out: PdfPageBox[] = [];
+  const pageRe = /<page pagenum="(\d+)">([\s\S]*?)<\/page>/g;
+  for (const m of text.matchAll(pageRe)) {
+    const body = m[2]!;
+    // mutool prints "Failed to gather information" for pages it cannot load (and for page 0 of an empty tree).
+    if (/Failed to gather/.test(body) || Number(m[1]) < 1) continue;
+    const box = (tag: string): number[] | null => {
+      const b = new RegExp(`<${tag} l="([-\\d.e]+)" b="([-\\d.e]+)" r="([-\\d.e]+)" t="([-\\d.e]+)"`).exec(body);
+      return b ? b.slice(1, 5).map(Number) : null;
+    };
+    const [l, b, r, t] = box('CropBox') ?? box('MediaBox') ?? [0, 0, 612, 792];
+    const rot = /<Rotate v="(-?\d+)"/.exec(body);
+    const rotate = (((rot ? Number(rot[1]) : 0) % 360) + 360) % 360;
+    let width = Math.abs(r! - l!);
+    let height = Math.abs(t! - b!);
+    if (rotate === 90 || rotate === 270) [width, height] = [height, width];
+    out.push({ page: Number(m[1]), width, height, rotate });
+  }
+  return out;
+}
+
+/** The `mutool show` paths {@link parseShowOutput} reads, in order (one process for all document facts). */
+export const SHOW_PATHS = ['trailer/Info', 'trailer/Encrypt', 'trailer/Root/Pages/Count', 'outline'] as const;
+
+/**
+ * Parses `mutool show FILE trailer/Info trailer/Encrypt trailer/Root/Pages/Count outline`: each object is
+ * printed in turn (`null` when absent, `N 0 obj ... endobj` for an indirect one), then the outline lines.
+ */
+export function parseShowOutput(text: string): PdfDocumentInfo & { readonly outline: PdfOutlineEntry[] } {
+  let i = 0;
+  const skipWs = (): void => {
+    while (i < text.length && /\s/.test(text[i]!)) i++;
+  };
+  /** Consumes one printed value; returns its source text. */
+  const value = (): string => {
+    skipWs();
+    const start = i;
+    const obj = /^\d+ \d+ obj\b/.exec(text.slice(i, i + 40));
+    if (obj) {
+      const end = text.indexOf('endobj', i);
+      i = end < 0 ? text.length : end + 'endobj'.length;
+      return text.slice(start, i);
+    }
+    if (text.startsWith('<<', i)) {
+      let depth = 0;
+      while (i < text.length) {
+        if (text.startsWith('<<', i)) {
+          depth++;
+          i += 2;
+        } else if (text.startsWith('>>', i)) {
+          depth--;
+          i += 2;
+          if (depth === 0) break;
+        } else if (text[i] === '(') {
+          // Skip a literal string (parentheses inside it may be unbalanced only when escaped).
+          let d = 0;
+          for (; i < text.length; i++) {
+            if (text[i] === '\\') {
+              i++;
+              continue;
+            }
+            if (text[i] === '(') d++;
+            else if (text[i] === ')' && --d === 0) break;
+          }
+          i++;
+        } else i++;
+      }
+      return text.slice(start, i);
+    }
+    while (i < text.length && text[i] !== '\n') i++;
+    return text.slice(start, i).trim();
+  };
+  const info = value();
+  const encrypt = value();
+  const count = value();
+  const rest = text.slice(i);
+  const metadata: Record<string, string> = {};
+  const dictStart = info.indexOf('<<');
+  if (dictStart >= 0) for (const [k, v] of Object.entries(parseDictStrings(info, dictStart))) if (v.trim()) metadata[k] = v.trim();
+  return {
+    version: null,
+    pageCount: /^\d+$/.test(count) ? Number(count) : null,
+    encrypted: encrypt.includes('<<'),
+    metadata,
+    outline: parseOutline(rest),
+  };
+}
+
+/**
+ * Reads `/Key (literal)` and `/Key <hex>` string entries of a PDF dictionary starting at `start`
+ * (ISO 32000-1 7.3.4: literal strings with escapes and balanced parentheses, hex strings; text strings
+ * are PDFDocEncoding or UTF-16BE with a byte-order mark, 7.9.2.2).
+ */
+export function parseDictStrings(text: string, start: number): Record<string, string> {
+  const out: Record<string, string> = {};
+  let i = start + 2;
+  let depth = 1;
+  while (i < text.length && depth > 0) {
+    const c = text[i]!;
+    if (c === '<' && text[i + 1] === '<') {
+      depth++;
+      i += 2;
+    } else if (c === '>' && text[i + 1] === '>') {
+      depth--;
+      i += 2;
+    } else if (c === '/' && depth === 1) {
+      const km = /^\/([^\s/<>()[\]{}%]+)\s*/.exec(text.slice(i, i + 200));
+      if (!km) {
+        i++;
+        continue;
+      }
+      const key = km[1]!;
+      i += km[0].length;
+      if (text[i] === '(') {
+        const [bytes, next] = readLiteral(text, i);
+        out[key] = decodeTextString(bytes);
+        i = next;
+      } else if (text[i] === '<' && text[i + 1] !== '<') {
+        const end = text.indexOf('>', i);
+        if (end < 0) break;
+        const hex = text.slice(i + 1, end).replace(/\s/g, '');
+        const bytes: number[] = [];
+        for (let k = 0; k < hex.length; k += 2) bytes.push(parseInt(hex.slice(k, k + 2).padEnd(2, '0'), 16));
+        out[key] = decodeTextString(bytes);
+        i = end + 1;
+      }
+    } else i++;
+  }
+  return out;
+}
+
+function readLiteral(text: string, start: number): [number[], number] {
+  const bytes: number[] = [];
+  let i = start + 1;
+  let depth = 1;
+  while (i < text.length) {
+    const c = text[i]!;
+    if (c === '\\') {
+      const n = text[i + 1] ?? '';
+      const map: Record<string, number> = { n: 10, r: 13, t: 9, b: 8, f: 12, '(': 40, ')': 41, '\\': 92 };
+      if (n in map) {
+        bytes.push(map[n]!);
+        i += 2;
+      } else if (/[0-7]/.test(n)) {
+        const oct = /^[0-7]{1,3}/.exec(text.slice(i + 1, i + 4))![0];
+        bytes.push(parseInt(oct, 8) & 0xff);
+        i += 1 + oct.length;
+      } else if (n === '\n') i += 2;
+      else {
+        i += 1;
+      }
+      continue;
+    }
+    if (c === '(') depth++;
+    if (c === ')') {
+      depth--;
+      if (depth === 0) return [bytes, i + 1];
+    }
+    const code = c.charCodeAt(0);
+    // mutool prints non-ASCII bytes of literal strings as they are; keep code points below 256 as bytes.
+    if (code < 256) bytes.push(code);
+    else for (const b of Buffer.from(c, 'utf8')) bytes.push(b);
+    i++;
+  }
+  return [bytes, i];
+}
+
+function decodeTextString(bytes: number[]): string {
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) {
+    let s = '';
+    for (let i = 2; i + 1 < bytes.length; i += 2) s += String.fromCharCode((bytes[i]! << 8) | bytes[i + 1]!);
+    return s.replace(/\u0000/g, '');
+  }
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return Buffer.from(bytes.slice(3)).toString('utf8');
+  // PDFDocEncoding matches Latin-1 for the printable range that matters for titles.
+  return String.fromCharCode(...bytes).replace(/\u0000/g, '');
+}
+
+/** Parses `mutool show FILE outline`: lines of `|` or `+`/`-` markers (one per depth level), a quoted title, a target. */
+export function parseOutline(text: string): PdfOutlineEntry[] {
+  const out: PdfOutlineEntry[] = [];
+  for (const raw of text.split('\n')) {
+    const m = /^([|+\-\s]*?)\t?"((?:[^"\\]|\\.)*)"\t?(.*)$/.exec(raw.replace(/\r$/, ''));
+    if (!m) continue;
+    const markers = (m[1] ?? '').replace(/\s/g, '');
+    const depth = Math.max(1, markers.length);
+    const title = m[2]!.replace(/\\(.)/g, '$1').trim();
+    const pm = /#page=(\d+)/.exec(m[3] ?? '');
+    if (title) out.push({ depth, title, page: pm ? Number(pm[1]) : null });
+  }
+  return out;
+}

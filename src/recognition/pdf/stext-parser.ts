@@ -1,0 +1,239 @@
+// Reads MuPDF structured text (`mutool convert -F stext.json -O preserve-images`) into layout lines.
+// MuPDF 1.21's JSON writer emits one "line" object per font run, so runs on one baseline are joined back
+// into visual lines here; runs separated by a wide gap stay apart (table cells, columns). MuPDF keeps
+// right-to-left scripts in visual order, so those runs are turned back into logical order.
+import type { Box, LayoutLine } from '../layout-model.js';
+
+interface StextFont {
+  name?: string;
+  family?: string;
+  weight?: string;
+  style?: string;
+  size?: number;
+}
+interface StextLine {
+  bbox?: { x: number; y: number; w: number; h: number };
+  font?: StextFont;
+  x?: number;
+  y?: number;
+  text?: string;
+  wmode?: number;
+}
+interface StextBlock {
+  type?: string;
+  bbox?: { x: number; y: number; w: number; h: number };
+  lines?: StextLine[];
+}
+interface StextPage {
+  blocks?: StextBlock[];
+}
+
+/** Lines and images of one page, as read from the text layer. */
+export interface StextPageContent {
+  readonly lines: LayoutLine[];
+  readonly images: Box[];
+}
+
+interface Run {
+  text: string;
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+  baseline: number;
+  size: number;
+  bold: boolean;
+  italic: boolean;
+  mono: boolean;
+  rtl: boolean;
+}
+
+const BOLD_RE = /bold|black|heavy|semibold|demi|[-,+]bd\b|cmbx|\bmedium\b/i;
+const ITALIC_RE = /italic|oblique|[-,]it\b|cmti|cmmi/i;
+const MONO_RE = /mono|courier|consol|typewriter|cmtt|menlo|inconsolata|sourcecode|\bcode\b|lucidaconsole|nimbusmon/i;
+// Hebrew, Arabic, Syriac, Thaana, NKo and the Arabic presentation forms (Unicode 15, chapters 9-10).
+const RTL_CHAR = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]/;
+const RTL_COUNT = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]/g;
+const LTR_RUN = /[A-Za-z0-9\u00c0-\u024f][A-Za-z0-9\u00c0-\u024f.,:%/+\-_]*[A-Za-z0-9\u00c0-\u024f%]|[A-Za-z0-9]/g;
+
+/** Parses the JSON array mutool writes for a page range (one element per page). */
+export function parseStextJson(json: string): StextPageContent[] {
+  const data = JSON.parse(json) as unknown;
+  const pages: StextPage[] = Array.isArray(data)
+    ? (data as StextPage[])
+    : ((data as { pages?: StextPage[] } | null)?.pages ?? []);
+  return pages.map(parseStextPage);
+}
+
+/** Share of right-to-left letters among the letters of a page's lines (0..1). */
+export function rtlShare(lines: readonly LayoutLine[]): number {
+  if (!lines.some((l) => RTL_CHAR.test(l.text))) return 0;
+  let rtl = 0;
+  let all = 0;
+  for (const l of lines) {
+    rtl += (l.text.match(RTL_COUNT) ?? []).length;
+    all += (l.text.match(/\p{L}/gu) ?? []).length;
+  }
+  return all ? rtl / all : 0;
+}
+
+/** Converts one page object. */
+export function parseStextPage(page: StextPage): StextPageContent {
+  const lines: LayoutLine[] = [];
+  const images: Box[] = [];
+  let blockIndex = 0;
+  for (const block of page.blocks ?? []) {
+    const bb = block.bbox;
+    if (block.type === 'image') {
+      if (bb && bb.w > 0 && bb.h > 0) images.push({ x0: bb.x, y0: bb.y, x1: bb.x + bb.w, y1: bb.y + bb.h });
+      continue;
+    }
+    const runs: Run[] = [];
+    for (const l of block.lines ?? []) {
+      if (l.wmode === 1) continue; // vertical writing: kept out of the horizontal flow
+      const text = (l.text ?? '').replace(/[\u0000-\u0008\u000b-\u001f]/g, '');
+      if (!l.bbox || text.length === 0) continue;
+      // Rotated text (arXiv side stamps, vertical table headers) comes as a tall, narrow box: it is not
+      // part of the horizontal reading flow.
+      if (text.trim().length >= 4 && l.bbox.h > 3 * l.bbox.w) continue;
+      const f = l.font ?? {};
+      const name = f.name ?? '';
+      const size = f.size && f.size > 0 ? f.size : l.bbox.h * 0.8;
+      runs.push({
+        text,
+        x0: l.bbox.x,
+        y0: l.bbox.y,
+        x1: l.bbox.x + l.bbox.w,
+        y1: l.bbox.y + l.bbox.h,
+        baseline: l.y ?? l.bbox.y + l.bbox.h,
+        size,
+        bold: f.weight === 'bold' || BOLD_RE.test(name),
+        italic: f.style === 'italic' || ITALIC_RE.test(name),
+        mono: f.family === 'monospace' || MONO_RE.test(name),
+        rtl: RTL_CHAR.test(text),
+      });
+    }
+    for (const group of groupRuns(runs)) {
+      const line = buildLine(group, blockIndex);
+      if (line) lines.push(line);
+    }
+    blockIndex++;
+  }
+  return { lines, images };
+}
+
+/** Splits the runs of a block into visual lines, then splits each line at wide gaps. */
+function groupRuns(runs: Run[]): Run[][] {
+  const rows: Run[][] = [];
+  let cur: Run[] = [];
+  for (const r of runs) {
+    const prev = cur[cur.length - 1];
+    if (prev && sameRow(prev, r)) cur.push(r);
+    else {
+      if (cur.length) rows.push(cur);
+      cur = [r];
+    }
+  }
+  if (cur.length) rows.push(cur);
+  const out: Run[][] = [];
+  for (const row of rows) {
+    const rtl = isRtlRow(row);
+    const ordered = [...row].sort((a, b) => (rtl ? b.x1 - a.x1 : a.x0 - b.x0));
+    let seg: Run[] = [];
+    for (const r of ordered) {
+      const p = seg[seg.length - 1];
+      if (p && !r.rtl && !p.rtl) {
+        const gap = r.x0 - p.x1;
+        const size = Math.max(p.size, r.size, 1);
+        // A gap of more than 1.5 ems inside one row is a column or cell boundary, not a word space
+        // (justified prose stretches spaces to about one em at most).
+        if (gap > Math.max(1.5 * size, 9)) {
+          out.push(seg);
+          seg = [];
+        }
+      }
+      seg.push(r);
+    }
+    if (seg.length) out.push(seg);
+  }
+  return out;
+}
+
+function sameRow(a: Run, b: Run): boolean {
+  const overlap = Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0);
+  const minH = Math.max(1, Math.min(a.y1 - a.y0, b.y1 - b.y0));
+  if (overlap < 0.45 * minH) return false;
+  // A run that starts well left of the previous one's start begins a new line (stream order wraps).
+  if (!a.rtl && !b.rtl && b.x0 < a.x0 - 1 && b.x1 <= a.x0 + 1) return false;
+  return true;
+}
+
+function isRtlRow(row: Run[]): boolean {
+  let rtl = 0;
+  let all = 0;
+  for (const r of row) {
+    rtl += (r.text.match(RTL_COUNT) ?? []).length;
+    all += r.text.replace(/\s/g, '').length;
+  }
+  return all > 0 && rtl / all > 0.3;
+}
+
+/** MuPDF emits right-to-left runs in visual order: reverse them, then restore embedded left-to-right runs. */
+export function visualToLogical(text: string): string {
+  const reversed = [...text].reverse().join('');
+  return reversed.replace(LTR_RUN, (m) => [...m].reverse().join(''));
+}
+
+function buildLine(runs: Run[], block: number): LayoutLine | null {
+  let text = '';
+  let prev: Run | undefined;
+  const rtl = isRtlRow(runs);
+  for (const r of runs) {
+    const t = r.rtl ? visualToLogical(r.text) : r.text;
+    if (prev) {
+      const gap = rtl ? prev.x0 - r.x1 : r.x0 - prev.x1;
+      const needsSpace = gap > 0.12 * Math.max(r.size, prev.size) || (rtl && r.rtl !== prev.rtl && gap > 0.5);
+      if (needsSpace && !/\s$/.test(text) && !/^\s/.test(t)) text += ' ';
+    }
+    text += t;
+    prev = r;
+  }
+  text = text.replace(/\s+/g, ' ').trim();
+  if (!text) return null;
+  // Dominant style by character count, ignoring raised or lowered small runs (footnote marks, indices).
+  const weights = new Map<number, number>();
+  let bold = 0;
+  let italic = 0;
+  let mono = 0;
+  let chars = 0;
+  for (const r of runs) {
+    const n = r.text.replace(/\s/g, '').length;
+    if (n === 0) continue;
+    chars += n;
+    weights.set(r.size, (weights.get(r.size) ?? 0) + n);
+    if (r.bold) bold += n;
+    if (r.italic) italic += n;
+    if (r.mono) mono += n;
+  }
+  let size = runs[0]!.size;
+  let best = -1;
+  for (const [s, w] of weights) {
+    if (w > best || (w === best && s > size)) {
+      best = w;
+      size = s;
+    }
+  }
+  return {
+    text,
+    x0: Math.min(...runs.map((r) => r.x0)),
+    y0: Math.min(...runs.map((r) => r.y0)),
+    x1: Math.max(...runs.map((r) => r.x1)),
+    y1: Math.max(...runs.map((r) => r.y1)),
+    size,
+    // A line is bold when nearly all of it is: a bold run-in phrase does not make the line a heading.
+    bold: chars > 0 && bold / chars > 0.8,
+    italic: chars > 0 && italic / chars > 0.6,
+    mono: chars > 0 && mono / chars > 0.6,
+    block,
+  };
+}

@@ -1,0 +1,73 @@
+// Reads MuPDF's XML structured text (`mutool convert -F stext`) into the JSON page shape that
+// stext-parser.ts consumes. Used only for pages with right-to-left text: the XML has per-character
+// quads, and MuPDF emits a lam-alef ligature as a lam followed by a zero-width alef in logical order while
+// the rest of the line is in visual order. Putting the zero-width character first makes the later
+// visual-to-logical reversal come out right ("الإنتاجية", not "اإلنتاجية").
+
+interface JsonLine {
+  bbox: { x: number; y: number; w: number; h: number };
+  font: { name: string; family: string; weight: string; style: string; size: number };
+  x: number;
+  y: number;
+  text: string;
+  wmode: number;
+}
+
+const decode = (s: string): string =>
+  s.replace(/&(#x[0-9a-f]+|#\d+|amp|lt|gt|quot|apos);/gi, (_, e: string) =>
+    e[0] === '#' ? String.fromCodePoint(e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : Number(e.slice(1))) : ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" } as Record<string, string>)[e.toLowerCase()]!,
+  );
+
+/** Parses the XML of one or more pages into `{ blocks }` objects like the JSON writer's. */
+export function parseStextXml(xml: string): { blocks: unknown[] }[] {
+  const pages: { blocks: unknown[] }[] = [];
+  for (const pm of xml.matchAll(/<page\b[^>]*>([\s\S]*?)<\/page>/g)) {
+    const blocks: unknown[] = [];
+    for (const bm of pm[1]!.matchAll(/<block bbox="([^"]+)">([\s\S]*?)<\/block>|<image bbox="([^"]+)"/g)) {
+      if (bm[3]) {
+        const [x0, y0, x1, y1] = bm[3].split(/\s+/).map(Number) as [number, number, number, number];
+        blocks.push({ type: 'image', bbox: { x: x0, y: y0, w: x1 - x0, h: y1 - y0 } });
+        continue;
+      }
+      const lines: JsonLine[] = [];
+      for (const lm of bm[2]!.matchAll(/<line bbox="([^"]+)" wmode="(\d)"[^>]*>([\s\S]*?)<\/line>/g)) {
+        for (const fm of lm[3]!.matchAll(/<font name="([^"]*)" size="([^"]+)">([\s\S]*?)<\/font>/g)) {
+          const chars = [...fm[3]!.matchAll(/<char quad="([^"]+)" x="([^"]+)" y="([^"]+)"[^>]*? c="([^"]*)"/g)].map((c) => {
+            const q = c[1]!.split(/\s+/).map(Number);
+            return { x0: Math.min(q[0]!, q[4]!), x1: Math.max(q[2]!, q[6]!), y0: Math.min(q[1]!, q[3]!), y1: Math.max(q[5]!, q[7]!), baseline: Number(c[3]), c: decode(c[4]!) };
+          });
+          if (!chars.length) continue;
+          // Visual order, left to right by glyph centre (the writer keeps drawing order, which may interleave
+          // segments; a ligature's zero-width part sits at its glyph's right edge, so centres keep it after the glyph).
+          chars.sort((a, b) => a.x0 + a.x1 - (b.x0 + b.x1));
+          // A zero-width character after a glyph belongs to that glyph's ligature: put it first.
+          const text: string[] = [];
+          for (let i = 0; i < chars.length; i++) {
+            const cur = chars[i]!;
+            const nxt = chars[i + 1];
+            if (nxt && nxt.x1 - nxt.x0 < 0.01 && cur.x1 - cur.x0 >= 0.01 && nxt.c.trim()) {
+              text.push(nxt.c, cur.c);
+              i++;
+            } else text.push(cur.c);
+          }
+          const x0 = Math.min(...chars.map((c) => c.x0));
+          const x1 = Math.max(...chars.map((c) => c.x1));
+          const y0 = Math.min(...chars.map((c) => c.y0));
+          const y1 = Math.max(...chars.map((c) => c.y1));
+          lines.push({
+            bbox: { x: x0, y: y0, w: x1 - x0, h: y1 - y0 },
+            font: { name: fm[1]!, family: '', weight: /bold|black|heavy/i.test(fm[1]!) ? 'bold' : 'normal', style: /italic|oblique/i.test(fm[1]!) ? 'italic' : 'normal', size: Number(fm[2]) },
+            x: x0,
+            y: chars[0]!.baseline,
+            text: text.join(''),
+            wmode: Number(lm[2]),
+          });
+        }
+      }
+      const [x0, y0, x1, y1] = bm[1]!.split(/\s+/).map(Number) as [number, number, number, number];
+      blocks.push({ type: 'text', bbox: { x: x0, y: y0, w: x1 - x0, h: y1 - y0 }, lines });
+    }
+    pages.push({ blocks });
+  }
+  return pages;
+}

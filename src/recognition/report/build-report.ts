@@ -1,0 +1,129 @@
+// Assembles the quality report from what the conversion found.
+import { PIPELINE_VERSION } from '../checkpoint.js';
+import type { ConversionContext } from '../conversion-context.js';
+import type { DocumentFormat } from '../format-detection.js';
+import type { MarkdownUnit, PageExtraction } from '../layout-model.js';
+import type { StructureCounts } from '../structure/document-blocks.js';
+import type { DocumentMetadata, QualityReport, QualityWarning, WarningCode } from './quality-report.js';
+import { scoreReport } from './score.js';
+import { plainText, textStatistics } from './text-statistics.js';
+
+/** Facts about the input gathered by a format backend. */
+export interface InputFacts {
+  readonly sha256: string;
+  readonly format: DocumentFormat;
+  readonly bytes: number;
+  readonly pageCount: number;
+  readonly encrypted: boolean;
+  readonly repaired: boolean;
+  readonly producer: string | null;
+  readonly metadata: DocumentMetadata;
+}
+
+const MESSAGES: Partial<Record<WarningCode, string>> = {
+  IMAGE_ONLY_PAGES: 'pages have no text layer, only images; they were sent to OCR',
+  GARBLED_TEXT_LAYER: 'the text layer maps glyphs to the wrong characters on these pages; OCR was used instead',
+  ROTATED_PAGES_CORRECTED: 'pages were turned upright before OCR',
+  EMPTY_PAGES: 'pages without any text',
+  PAGES_FAILED: 'pages could not be converted',
+  PAGE_TIMEOUT: 'pages hit the per-page time limit',
+  PAGE_TOO_LARGE: 'pages are too large to render for OCR within the pixel limit',
+  OCR_UNAVAILABLE: 'pages needed OCR, which is not available (tesseract missing or OCR disabled)',
+  DJVU_NO_TEXT_LAYER: 'DJVU pages without a hidden text layer were recognised with OCR',
+  MISSING_SPINE_ITEM: 'spine items point to files missing from the archive',
+} as Partial<Record<WarningCode, string>>;
+
+/** Builds the report; page notes become warnings with page lists. */
+export function buildReport(
+  facts: InputFacts,
+  units: readonly (PageExtraction | MarkdownUnit)[],
+  markdown: string,
+  counts: StructureCounts,
+  removedLines: number,
+  ctx: ConversionContext,
+  layoutComplexity = 0,
+): QualityReport {
+  const which = { textLayer: [] as number[], ocr: [] as number[], empty: [] as number[], failed: [] as number[], skipped: [] as number[] };
+  const conf: number[] = [];
+  const below: number[] = [];
+  const rotated: { page: number; degrees: number }[] = [];
+  for (const u of units) {
+    const kind = u.kind === 'markup' ? 'textLayer' : u.kind === 'text-layer' ? 'textLayer' : u.kind;
+    which[kind as keyof typeof which].push(u.page);
+    for (const n of u.notes) {
+      if (n === 'PAGE_TIMEOUT' || n === 'PAGE_FAILED') ctx.warn('PAGES_FAILED', MESSAGES.PAGES_FAILED!, u.page);
+      else if (n in MESSAGES || /^[A-Z_]+$/.test(n)) ctx.warn(n as WarningCode, MESSAGES[n as WarningCode] ?? n.toLowerCase().replace(/_/g, ' '), u.page);
+    }
+    if ('ocr' in u && u.ocr && u.kind === 'ocr') {
+      conf.push(...u.ocr.wordConfidences);
+      if (u.ocr.meanConfidence < 60) below.push(u.page);
+      if (u.ocr.rotation) rotated.push({ page: u.page, degrees: u.ocr.rotation });
+    }
+  }
+  if (below.length) for (const p of below) ctx.warn('OCR_LOW_CONFIDENCE', 'OCR confidence is below 60 on these pages; expect recognition errors', p);
+  const text = textStatistics(plainText(markdown));
+  const headingsTotal = Object.values(counts.headingsByLevel).reduce((a, b) => a + b, 0);
+  if (headingsTotal === 0 && text.words > 150) ctx.warn('NO_HEADINGS_DETECTED', 'no headings were found; the Markdown is a flat sequence of paragraphs');
+  if (counts.equations > 0) ctx.warn('EQUATIONS_AS_TEXT', 'displayed equations are kept as plain text, not LaTeX');
+  if (text.rtlRatio > 0.2) ctx.warn('RIGHT_TO_LEFT_TEXT', 'right-to-left text: the order of mixed-direction lines may be imperfect');
+  if (text.longestRepeatedNgram && text.longestRepeatedNgram.words >= 120) ctx.warn('REPETITION_DETECTED', `a passage of ${text.longestRepeatedNgram.words} words occurs ${text.longestRepeatedNgram.occurrences} times`);
+  if (text.characters > 200 && (text.garbageRatio > 0.05 || text.letterRatio < 0.5)) ctx.warn('LOW_TEXT_QUALITY', 'many characters are not letters; the text may be garbled');
+  if (facts.repaired) ctx.warn('DAMAGED_FILE_REPAIRED', 'the file was damaged and repaired while reading; some content may be missing');
+  const sorted = [...conf].sort((a, b) => a - b);
+  const ocr: QualityReport['ocr'] = {
+    pages: which.ocr.length,
+    meanConfidence: conf.length ? Math.round((conf.reduce((a, b) => a + b, 0) / conf.length) * 10) / 10 : null,
+    p10Confidence: sorted.length ? sorted[Math.floor(sorted.length * 0.1)]! : null,
+    pagesBelow60: below,
+    rotatedPages: rotated,
+  };
+  const pages: QualityReport['pages'] = {
+    total: facts.pageCount,
+    textLayer: which.textLayer.length,
+    ocr: which.ocr.length,
+    empty: which.empty.length,
+    failed: which.failed.length,
+    skipped: which.skipped.length,
+    which,
+  };
+  const structure: QualityReport['structure'] = {
+    headings: { total: headingsTotal, byLevel: counts.headingsByLevel, bySource: counts.headingsBySource },
+    paragraphs: counts.paragraphs,
+    lists: counts.lists,
+    listItems: counts.listItems,
+    tables: counts.tables,
+    figures: counts.figures,
+    captions: counts.captions,
+    equations: counts.equations,
+    footnotes: counts.footnotes,
+    references: counts.references,
+    codeBlocks: counts.codeBlocks,
+    removedHeaderFooterLines: removedLines,
+    layoutComplexity,
+  };
+  const warnings: QualityWarning[] = [...ctx.warnings.entries()]
+    .map(([code, w]) => ({ code, message: w.message, pages: [...w.pages].sort((a, b) => a - b) }))
+    .sort((a, b) => a.code.localeCompare(b.code));
+  const timings = Object.fromEntries(Object.entries({ ...ctx.timings, total: ctx.now() - ctx.started }).map(([k, v]) => [k, Math.round(v * 10) / 10]));
+  return {
+    schemaVersion: 1,
+    pipeline: PIPELINE_VERSION,
+    input: {
+      sha256: facts.sha256,
+      format: facts.format,
+      bytes: facts.bytes,
+      pages: facts.pageCount,
+      encrypted: facts.encrypted,
+      repaired: facts.repaired,
+      producer: facts.producer,
+      metadata: { ...facts.metadata, language: facts.metadata.language ?? (text.language.code !== 'und' ? text.language.code : null) },
+    },
+    engine: { backends: [...ctx.backends], tools: { ...ctx.tools }, timings },
+    pages,
+    text,
+    ocr,
+    structure,
+    warnings,
+    score: scoreReport({ pages, text, ocr, structure, format: facts.format }),
+  };
+}

@@ -1,0 +1,185 @@
+// The per-document quality report (shape proposed in the recognition guide). Every field is documented
+// in docs/recognition.md; keep the two in sync (a test checks that each field name appears there).
+import type { DocumentFormat } from '../format-detection.js';
+
+/** Warning codes: problems that still leave a usable result. */
+export type WarningCode =
+  /** Pages had no text layer, only images; they went through OCR (or stayed empty without it). */
+  | 'IMAGE_ONLY_PAGES'
+  /** OCR pages whose mean word confidence is below 60. */
+  | 'OCR_LOW_CONFIDENCE'
+  /** Pages recognised after turning them by 90, 180 or 270 degrees. */
+  | 'ROTATED_PAGES_CORRECTED'
+  /** The text layer maps glyphs to wrong characters (broken font encoding); OCR replaced it. */
+  | 'GARBLED_TEXT_LAYER'
+  /** The PDF's cross-reference table was broken and rebuilt by the reader. */
+  | 'DAMAGED_FILE_REPAIRED'
+  /** The PDF is encrypted with an empty user password (readable; permissions may restrict use). */
+  | 'ENCRYPTED'
+  /** Pages with no text at all. */
+  | 'EMPTY_PAGES'
+  /** DJVU pages without a hidden text layer; they went through OCR. */
+  | 'DJVU_NO_TEXT_LAYER'
+  /** No heading was found: the Markdown is a flat sequence of paragraphs. */
+  | 'NO_HEADINGS_DETECTED'
+  /** The conversion stopped before the last page (overall time limit); later pages are missing. */
+  | 'TRUNCATED'
+  /** Pages that could not be converted (tool failure, per-page time limit, page too large). */
+  | 'PAGES_FAILED'
+  /** Pages needed OCR but tesseract is not installed or OCR was disabled. */
+  | 'OCR_UNAVAILABLE'
+  /** More pages needed OCR than `limits.maxOcrPages`; the rest were left empty. */
+  | 'OCR_PAGE_LIMIT'
+  /** A page was larger than the pixel limit allows at a readable resolution. */
+  | 'PAGE_TOO_LARGE'
+  /** An EPUB spine item points to a file missing from the archive. */
+  | 'MISSING_SPINE_ITEM'
+  /** EPUB fonts are obfuscated (IDPF/Adobe font mangling); the text is unaffected. */
+  | 'FONT_OBFUSCATION'
+  /** A passage of 120+ words repeats verbatim (duplicated text layer or extraction loop). */
+  | 'REPETITION_DETECTED'
+  /** Right-to-left script: the reading order of mixed-direction lines may be imperfect. */
+  | 'RIGHT_TO_LEFT_TEXT'
+  /** Displayed equations were kept as plain text (no LaTeX). */
+  | 'EQUATIONS_AS_TEXT'
+  /** The text has a high share of non-letter garbage characters. */
+  | 'LOW_TEXT_QUALITY';
+
+/** One warning with the pages it concerns (1-based; empty when document-wide). */
+export interface QualityWarning {
+  readonly code: WarningCode;
+  readonly message: string;
+  readonly pages: readonly number[];
+}
+
+/** Letter grade of the overall score: A >= 0.9, B >= 0.8, C >= 0.65, D >= 0.5, F below. */
+export type QualityGrade = 'A' | 'B' | 'C' | 'D' | 'F';
+
+/** The quality report of one converted document. */
+export interface QualityReport {
+  /** Report schema version (1). */
+  readonly schemaVersion: 1;
+  /** Extraction pipeline version (see checkpoint.ts). */
+  readonly pipeline: string;
+  readonly input: {
+    /** SHA-256 of the input bytes, lower-case hex. */
+    readonly sha256: string;
+    readonly format: DocumentFormat;
+    /** Input size in bytes. */
+    readonly bytes: number;
+    /** Pages (PDF, DJVU) or spine items (EPUB). */
+    readonly pages: number;
+    /** PDF with an Encrypt dictionary, or EPUB with encrypted resources. */
+    readonly encrypted: boolean;
+    /** The reader had to repair the file (PDF cross-reference rebuilt). */
+    readonly repaired: boolean;
+    /** PDF Producer (or EPUB generator); null when absent. */
+    readonly producer: string | null;
+    /** Document metadata: title, authors, language, subject, keywords, publisher, created, identifier. */
+    readonly metadata: DocumentMetadata;
+  };
+  readonly engine: {
+    /** Backends used, e.g. `mutool-stext`, `tesseract`, `djvused`, `epub-xhtml`. */
+    readonly backends: readonly string[];
+    /** Tool name to version line, for every external tool run. */
+    readonly tools: Readonly<Record<string, string>>;
+    /** Milliseconds: `total`, and per step (`inspect`, `extract`, `ocr`, `layout`, `render`). */
+    readonly timings: Readonly<Record<string, number>>;
+  };
+  readonly pages: {
+    readonly total: number;
+    /** Pages read from the text layer (PDF) or hidden text (DJVU), or EPUB spine items read from markup. */
+    readonly textLayer: number;
+    readonly ocr: number;
+    readonly empty: number;
+    readonly failed: number;
+    /** Pages not reached (time limit). */
+    readonly skipped: number;
+    /** Page numbers of each kind (1-based). */
+    readonly which: {
+      readonly textLayer: readonly number[];
+      readonly ocr: readonly number[];
+      readonly empty: readonly number[];
+      readonly failed: readonly number[];
+      readonly skipped: readonly number[];
+    };
+  };
+  readonly text: TextStatistics;
+  readonly ocr: {
+    /** Pages recognised by OCR. */
+    readonly pages: number;
+    /** Mean word confidence 0..100 over all OCR words; null without OCR. */
+    readonly meanConfidence: number | null;
+    /** 10th percentile of word confidence 0..100; null without OCR. */
+    readonly p10Confidence: number | null;
+    /** OCR pages whose mean confidence is below 60. */
+    readonly pagesBelow60: readonly number[];
+    /** Pages turned before recognition, with the clockwise angle. */
+    readonly rotatedPages: readonly { readonly page: number; readonly degrees: number }[];
+  };
+  readonly structure: {
+    readonly headings: {
+      readonly total: number;
+      /** Count per Markdown level, keys "1".."6". */
+      readonly byLevel: Readonly<Record<string, number>>;
+      /** Count per source: outline, numbering, font-size, bold, emphasis, layout, title, markup. */
+      readonly bySource: Readonly<Record<string, number>>;
+    };
+    readonly paragraphs: number;
+    readonly lists: number;
+    readonly listItems: number;
+    readonly tables: number;
+    readonly figures: number;
+    readonly captions: number;
+    readonly equations: number;
+    readonly footnotes: number;
+    readonly references: number;
+    readonly codeBlocks: number;
+    /** Running header/footer and page-number lines removed. */
+    readonly removedHeaderFooterLines: number;
+    /** Share 0..1 of text lines sharing their row with another line (columns, tables, forms): reading-order risk. */
+    readonly layoutComplexity: number;
+  };
+  readonly warnings: readonly QualityWarning[];
+  readonly score: {
+    /** Overall quality 0..1 (see docs/recognition.md for the formula and its calibration). */
+    readonly value: number;
+    readonly grade: QualityGrade;
+    /** The factors multiplied into `value`, each 0..1. */
+    readonly components: Readonly<Record<string, number>>;
+  };
+}
+
+/** Text statistics over the final Markdown text (markup removed). */
+export interface TextStatistics {
+  /** Characters, whitespace excluded. */
+  readonly characters: number;
+  /** Whitespace-separated tokens. */
+  readonly words: number;
+  /** Share 0..1 of non-whitespace characters that are replacement, private-use, control or unassigned-looking symbols. */
+  readonly garbageRatio: number;
+  /** Share 0..1 of non-whitespace characters that are letters (any script). */
+  readonly letterRatio: number;
+  /** Share 0..1 of word tokens that are a single character (high in broken OCR or letter-spaced text). */
+  readonly singleCharTokenRatio: number;
+  /** Longest word sequence that occurs at least twice: its length in words, occurrences and the first words. */
+  readonly longestRepeatedNgram: { readonly words: number; readonly occurrences: number; readonly sample: string } | null;
+  /** Language guess (ISO 639-1, `und` when unknown) and its confidence 0..1. */
+  readonly language: { readonly code: string; readonly confidence: number };
+  /** Share 0..1 of letters in right-to-left scripts. */
+  readonly rtlRatio: number;
+}
+
+/** Bibliographic facts found in the document (for ingest). */
+export interface DocumentMetadata {
+  readonly title: string | null;
+  readonly authors: readonly string[];
+  readonly language: string | null;
+  readonly subject: string | null;
+  readonly keywords: readonly string[];
+  readonly publisher: string | null;
+  /** Creation or publication date as given by the document. */
+  readonly created: string | null;
+  /** DOI, ISBN or other identifier when the document names one. */
+  readonly identifier: string | null;
+}

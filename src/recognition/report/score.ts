@@ -1,0 +1,42 @@
+// The overall quality score: a product of factors in 0..1, each reading one failure mode the evaluation
+// sets show. Documented with its calibration in docs/recognition.md (bench/recognition measures the
+// correlation between the score and the edit distance to reference Markdown).
+import type { QualityGrade, QualityReport } from './quality-report.js';
+
+type Inputs = Pick<QualityReport, 'pages' | 'text' | 'ocr' | 'structure'> & { readonly format: string };
+
+const clamp = (x: number): number => Math.max(0, Math.min(1, x));
+
+/** Computes the score components and their product. */
+export function scoreReport(r: Inputs): QualityReport['score'] {
+  const total = Math.max(1, r.pages.total);
+  // Coverage: pages that yielded text, out of pages that should have (blank pages are not penalised).
+  const lost = r.pages.failed + r.pages.skipped;
+  const coverage = clamp(1 - lost / total);
+  // Text sanity: garbage characters, too few letters, letter-spaced or broken OCR tokens.
+  const garbage = clamp(1 - 10 * r.text.garbageRatio);
+  const letters = r.text.characters === 0 ? 0 : clamp(0.3 + 0.75 * r.text.letterRatio);
+  const singles = clamp(1 - 2 * Math.max(0, r.text.singleCharTokenRatio - 0.03));
+  // OCR: pages read by OCR weigh by their confidence (60 -> 0.8, 90 -> 1, 30 -> 0.5).
+  const ocrShare = r.ocr.pages / total;
+  const conf = r.ocr.meanConfidence ?? 100;
+  const ocr = 1 - ocrShare * (1 - clamp(0.2 + conf / 100));
+  // Layout: lines sharing their row with other text (columns, tables, forms) are where reading order fails.
+  const layout = clamp(1 - 0.35 * Math.min(1, r.structure.layoutComplexity / 0.5));
+  // Repetition: a passage of 120+ words repeated verbatim is a duplicated text layer or a loop.
+  const rep = r.text.longestRepeatedNgram;
+  const repetition = rep && rep.words >= 120 ? 0.9 : 1;
+  // Right-to-left pages: visual-to-logical reordering is heuristic for mixed-direction lines.
+  const direction = 1 - 0.1 * clamp(r.text.rtlRatio);
+  // Structure: long documents without any heading are harder to navigate.
+  const structure = r.structure.headings.total > 0 || r.pages.total < 2 || r.format === 'epub' ? 1 : 0.9;
+  const components = { coverage, garbage, letters, singles, ocr, layout, repetition, direction, structure };
+  const value = Object.values(components).reduce((a, b) => a * b, 1);
+  const rounded = Object.fromEntries(Object.entries(components).map(([k, v]) => [k, Math.round(v * 1000) / 1000]));
+  return { value: Math.round(value * 1000) / 1000, grade: gradeOf(value), components: rounded };
+}
+
+/** A >= 0.9, B >= 0.8, C >= 0.65, D >= 0.5, F below. */
+export function gradeOf(value: number): QualityGrade {
+  return value >= 0.9 ? 'A' : value >= 0.8 ? 'B' : value >= 0.65 ? 'C' : value >= 0.5 ? 'D' : 'F';
+}

@@ -1,0 +1,156 @@
+// Text statistics of the converted document (see TextStatistics in quality-report.ts for definitions).
+import type { TextStatistics } from './quality-report.js';
+import { guessLanguage } from './language-guess.js';
+
+/** Strips Markdown markup that is not text: page markers and other comments, heading marks, fences, table rules. */
+export function plainText(markdown: string): string {
+  return markdown
+    .replace(/<!--[\s\S]*?-->/g, ' ')
+    .replace(/^#{1,6}\s+/gm, '')
+    .replace(/^(```|~~~~?).*$/gm, '')
+    .replace(/^\|?(\s*:?-{3,}:?\s*\|)+\s*$/gm, '')
+    .replace(/^\s*[-*+]\s+/gm, '')
+    .replace(/\|/g, ' ')
+    .replace(/\[\^(\w+)\]:/g, '$1');
+}
+
+const LETTER = /\p{L}/u;
+
+const isGarbage = (cp: number): boolean =>
+  cp === 0xfffd || (cp >= 0xe000 && cp <= 0xf8ff) || cp < 0x20 || (cp >= 0x7f && cp < 0xa0) || cp >= 0xf0000 || (cp >= 0x25a0 && cp <= 0x25ff && cp !== 0x25cf);
+
+/** Computes the statistics of a plain text. */
+export function textStatistics(text: string): TextStatistics {
+  let characters = 0;
+  let garbage = 0;
+  let letters = 0;
+  let rtl = 0;
+  for (let i = 0; i < text.length; i++) {
+    let cp = text.charCodeAt(i);
+    if (cp >= 0xd800 && cp < 0xdc00 && i + 1 < text.length) {
+      cp = text.codePointAt(i)!;
+      i++;
+    }
+    if (cp === 32 || cp === 10 || cp === 9 || cp === 13 || cp === 0xa0 || cp === 0x3000 || (cp >= 0x2000 && cp <= 0x200b)) continue;
+    characters++;
+    if (isGarbage(cp)) garbage++;
+    const isLetter = cp < 128 ? (cp >= 65 && cp <= 90) || (cp >= 97 && cp <= 122) : LETTER.test(String.fromCodePoint(cp));
+    if (isLetter) {
+      letters++;
+      if ((cp >= 0x0590 && cp <= 0x08ff) || (cp >= 0xfb1d && cp <= 0xfdff) || (cp >= 0xfe70 && cp <= 0xfeff)) rtl++;
+    }
+  }
+  const tokens = text.split(/\s+/).filter(Boolean);
+  let single = 0;
+  for (const t of tokens) if ((t.length === 1 || (t.length === 2 && t.codePointAt(0)! > 0xffff)) && LETTER.test(t)) single++;
+  return {
+    characters,
+    words: tokens.length,
+    garbageRatio: round(characters ? garbage / characters : 0),
+    letterRatio: round(characters ? letters / characters : 0),
+    singleCharTokenRatio: round(tokens.length ? single / tokens.length : 0),
+    longestRepeatedNgram: longestRepeat(tokens),
+    language: guessLanguage(text.length > 50_000 ? text.slice(0, 50_000) : text),
+    rtlRatio: round(letters ? rtl / letters : 0),
+  };
+}
+
+const round = (x: number): number => Math.round(x * 10000) / 10000;
+
+/**
+ * Longest word n-gram (n <= 200) occurring at least twice, found by binary search on n (if an n-gram
+ * repeats, so does an (n-1)-gram) with a rolling hash per n (Karp-Rabin): O(words x log 200).
+ */
+export function longestRepeat(tokens: readonly string[]): TextStatistics['longestRepeatedNgram'] {
+  const ids = new Map<string, number>();
+  const seq = tokens.map((t) => {
+    const k = t.toLowerCase();
+    let id = ids.get(k);
+    if (id === undefined) {
+      id = ids.size + 1;
+      ids.set(k, id);
+    }
+    return id;
+  });
+  const B1 = 1_000_003;
+  const B2 = 998_244_353 % 65_521;
+  const same = (a: number, b: number, n: number): boolean => {
+    for (let k = 0; k < n; k++) if (seq[a + k] !== seq[b + k]) return false;
+    return true;
+  };
+  // Hash of every n-gram, rolled (Karp-Rabin with two bases packed into one safe integer).
+  const hashes = (n: number, visit: (key: number, start: number) => boolean): void => {
+    let p1 = 1;
+    let p2 = 1;
+    for (let i = 0; i < n - 1; i++) {
+      p1 = Math.imul(p1, B1) | 0;
+      p2 = Math.imul(p2, B2) | 0;
+    }
+    let h1 = 0;
+    let h2 = 0;
+    for (let i = 0; i < seq.length; i++) {
+      if (i >= n) {
+        h1 = (h1 - Math.imul(seq[i - n]!, p1)) | 0;
+        h2 = (h2 - Math.imul(seq[i - n]!, p2)) | 0;
+      }
+      h1 = (Math.imul(h1, B1) + seq[i]!) | 0;
+      h2 = (Math.imul(h2, B2) + seq[i]!) | 0;
+      // 30-bit keys stay small integers (fast Map keys); equal keys are confirmed word by word.
+      if (i >= n - 1 && !visit((h1 ^ Math.imul(h2, 0x9e3779b1)) & 0x3fffffff, i - n + 1)) return;
+    }
+  };
+  // Does some n-gram occur twice without overlap? Stops at the first one. An open-addressing table of
+  // typed arrays (first start + 1 per slot) avoids Map overhead on long documents.
+  const size = 1 << Math.ceil(Math.log2(Math.max(16, seq.length * 2)));
+  const keys = new Int32Array(size);
+  const firsts = new Int32Array(size);
+  const exists = (n: number): boolean => {
+    if (n > seq.length) return false;
+    firsts.fill(0);
+    let found = false;
+    hashes(n, (key, start) => {
+      let slot = key & (size - 1);
+      for (;;) {
+        const f = firsts[slot]!;
+        if (f === 0) {
+          keys[slot] = key;
+          firsts[slot] = start + 1;
+          return true;
+        }
+        if (keys[slot] === key && same(f - 1, start, n)) {
+          if (start >= f - 1 + n) found = true;
+          return !found;
+        }
+        slot = (slot + 1) & (size - 1);
+      }
+    });
+    return found;
+  };
+  let lo = 1;
+  let hi = Math.min(200, seq.length);
+  let bestN = 0;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (exists(mid)) {
+      bestN = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  let best: { n: number; start: number; count: number } | null = null;
+  if (bestN > 0) {
+    const seen = new Map<number, { start: number; count: number; last: number }>();
+    hashes(bestN, (key, start) => {
+      const s = seen.get(key);
+      if (!s) seen.set(key, { start, count: 1, last: start });
+      else if (start >= s.last + bestN && same(s.start, start, bestN)) {
+        s.count++;
+        s.last = start;
+        if (!best || s.count > best.count) best = { n: bestN, start: s.start, count: s.count };
+      }
+      return true;
+    });
+  }
+  const b = best as { n: number; start: number; count: number } | null;
+  if (!b) return null;
+  return { words: b.n, occurrences: b.count, sample: tokens.slice(b.start, b.start + Math.min(b.n, 12)).join(' ') };
+}

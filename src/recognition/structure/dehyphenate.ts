@@ -1,0 +1,73 @@
+// Joining lines into paragraph text, with careful de-hyphenation: a line-end hyphen is removed only when
+// the joined word is attested in the document (or nothing says otherwise), and kept when the hyphenated
+// form is attested, the fragment is a prefix that takes a hyphen ("non-governmental", "self-attention"),
+// or the continuation starts with a capital or digit ("COVID-19", "Pre-Digital").
+
+/** Prefixes that normally keep their hyphen in English compounds. */
+const HYPHEN_PREFIXES = new Set(['non', 'self', 'well', 'cross', 'half', 'ill', 'all', 'ex', 'quasi', 'semi', 'multi', 'co', 'anti', 'pre', 'post', 'state', 'end', 'real', 'long', 'short', 'high', 'low', 'fine', 'open', 'one', 'two', 'three', 'sub', 'inter', 'intra', 'meta', 'pseudo', 'over', 'under', 'first', 'second', 'third', 'top', 'in']);
+
+const CJK_RE = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]/;
+
+/** Word forms of a document, to decide line-end hyphens. */
+export class Vocabulary {
+  readonly #words = new Set<string>();
+  /** Adds every word (letters, digits, inner hyphens) of a text, lower-cased. */
+  add(text: string): void {
+    for (const m of text.toLowerCase().matchAll(/[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)*/gu)) {
+      this.#words.add(m[0]);
+      if (m[0].includes('-')) for (const part of m[0].split('-')) this.#words.add(part);
+    }
+  }
+  has(word: string): boolean {
+    return this.#words.has(word.toLowerCase());
+  }
+  /** True when the hyphenated compound was seen inside a line (not only at a line break). */
+  hasCompound(a: string, b: string): boolean {
+    return this.#words.has(`${a}-${b}`.toLowerCase());
+  }
+}
+
+/** Joins two consecutive lines of one paragraph. Only the tail of `prev` is examined (it may be long). */
+export function joinLines(prev: string, next: string, vocab?: Vocabulary): string {
+  let end = prev.length;
+  while (end > 0 && isSpace(prev.charCodeAt(end - 1))) end--;
+  const a = end === prev.length ? prev : prev.slice(0, end);
+  let start = 0;
+  while (start < next.length && isSpace(next.charCodeAt(start))) start++;
+  const b = start === 0 ? next : next.slice(start);
+  if (!a) return b;
+  if (!b) return a;
+  const last = a.charCodeAt(a.length - 1);
+  // Soft hyphen (U+00AD) marks a discretionary break: always join.
+  if (last === 0xad) return a.slice(0, -1) + b;
+  if (last === 45) {
+    const tail = a.slice(-80);
+    const m = /([\p{L}]+)-$/u.exec(tail);
+    if (m && !/[-–—]{2}$/.test(tail)) {
+      const left = m[1]!;
+      const rightM = /^([\p{L}]+)/u.exec(b);
+      if (!rightM || !/^\p{Ll}/u.test(b)) return a + b; // "COVID-\n19", "Pre-\nDigital": keep the hyphen
+      const right = rightM[1]!;
+      const joined = left + right;
+      if (vocab) {
+        const compound = vocab.hasCompound(left, right);
+        const word = vocab.has(joined);
+        if (word && !compound) return a.slice(0, -1) + b;
+        if (compound && !word) return a + b;
+      }
+      if (HYPHEN_PREFIXES.has(left.toLowerCase())) return a + b;
+      return a.slice(0, -1) + b;
+    }
+  }
+  if (CJK_RE.test(a[a.length - 1]!) && CJK_RE.test(b[0]!)) return a + b;
+  return `${a} ${b}`;
+}
+
+const isSpace = (c: number): boolean => c === 32 || c === 9 || c === 10 || c === 13 || c === 0xa0;
+
+/** Joins the lines of a paragraph. */
+export function joinParagraph(lines: readonly string[], vocab?: Vocabulary): string {
+  let text = '';
+  for (const l of lines) text = joinLines(text, l, vocab);
+  return text.replace(/\s+/g, ' ').trim();
+}

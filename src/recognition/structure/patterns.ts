@@ -1,0 +1,32 @@
+// Text patterns shared by the structure passes (lists, captions, numbering, references, equations).
+
+/** A bullet or enumerator at the start of a list item; group 1 is the marker. */
+export const LIST_MARKER_RE = /^([•◦▪▫●○■□☐☑☒❏❑‣⁃∙·►▶✓✔❖➢➤\-–—*\ue000-\uf8ff]|\(?\d{1,3}[.)](?!\d)|\(?[a-z][.)]|\([ivx]{1,5}\)|[ivx]{1,5}\.)\s+(?=\S)/;
+
+/** Markers that make a list ordered. */
+export const ORDERED_MARKER_RE = /^\(?(\d{1,3}|[a-z]|[ivx]{1,5})[.)]/;
+
+/** Figure/table captions: "Figure 3.", "Fig. 2:", "Table 1", "Listing 2", "Algorithm 1". */
+export const CAPTION_RE = /^(fig(?:ure)?\.?|table|tab\.|listing|algorithm|chart|scheme|plate|exhibit|graph)\s*(?:[A-Z]?\d+(?:[.-]\d+)*|[IVX]+)\s*[.:|—–-]?(\s|$)/i;
+
+/** Section numbering: "1", "1.2", "1.2.3", "A.1", "IV." followed by a title. Group 1 is the number. */
+export const SECTION_NUMBER_RE = /^((?:\d{1,2}|[A-Z])(?:\.\d{1,2}){0,4}\.?|[IVX]{1,5}\.)\s+(?=\p{L})/u;
+
+/** Headings that open the references section. */
+export const REFERENCES_HEADING_RE = /^(?:\d+\.?\s*)?(references|bibliography|works cited|literature cited|literatur(?:verzeichnis)?|références|referencias|cited works)$/i;
+
+/** Characters typical of mathematics set as text. */
+const MATH_CHARS = /[=+−×÷±∑∏∫√∂∇∞≈≠≤≥∈∉⊂⊆∪∩∀∃→←↔⇒⇔αβγδεζηθικλμνξπρστυφχψωΓΔΘΛΞΠΣΦΨΩ^_|]/g;
+
+/** True when a short text reads like a displayed equation rather than prose. */
+export function looksLikeEquation(text: string): boolean {
+  const t = text.trim();
+  if (t.length < 3 || t.length > 300) return false;
+  const math = (t.match(MATH_CHARS) ?? []).length;
+  const words = (t.match(/\p{L}{4,}/gu) ?? []).length;
+  const tokens = t.split(/\s+/).length;
+  return math >= 2 && words <= Math.max(1, tokens * 0.2) && /=|≤|≥|≈|∑|∫/.test(t);
+}
+
+/** Terminal punctuation that ends a sentence (or a heading that is really a sentence). */
+export const SENTENCE_END_RE = /[.!?:;。！？]["'”’)\]]?$/;

@@ -1,0 +1,77 @@
+// Removes running headers, footers and page numbers: lines in the top or bottom margin whose text (with
+// digits masked) repeats on many pages, and bare page numbers anywhere in those margins.
+// Repetition across pages is the signal used by most layout-analysis tools (e.g. pdfplumber/GROBID
+// "header/footer" heuristics); margins alone are not enough because first lines of body text sit there too.
+import type { LayoutLine, PageExtraction } from '../layout-model.js';
+
+/** Fraction of the page height that counts as the top or bottom margin. */
+const MARGIN = 0.1;
+/** Page numbers sit a little further in on some layouts (Springer LNCS headers at 12-13% of the height). */
+const NUMBER_MARGIN = 0.135;
+/** Bare page numbers: `12`, `- 12 -`, `Page 12`, `12 of 40`, `12 | Title`, roman numerals. */
+const PAGE_NUMBER_RE = /^(?:page\s*)?[-–—(\[]?\s*(?:\d{1,4}|[ivxlcdm]{1,6})\s*[-–—)\]]?(?:\s*(?:of|\/)\s*\d{1,4})?$/i;
+
+/** Text key for repetition: lower case, digits masked, spaces collapsed. */
+export function runningKey(text: string): string {
+  return text.toLowerCase().replace(/\d+/g, '#').replace(/\s+/g, ' ').trim();
+}
+
+/** Result of {@link removeRunningLines}. */
+export interface RunningLinesResult {
+  readonly pages: PageExtraction[];
+  /** Number of lines removed. */
+  readonly removed: number;
+}
+
+/** Returns the pages without their running header/footer lines and page numbers. */
+export function removeRunningLines(pages: readonly PageExtraction[]): RunningLinesResult {
+  const textPages = pages.filter((p) => p.lines.length > 0);
+  const inMargin = (l: LayoutLine, p: PageExtraction): 'top' | 'bottom' | null =>
+    l.y1 <= p.height * MARGIN + 2 ? 'top' : l.y0 >= p.height * (1 - MARGIN) - 2 ? 'bottom' : null;
+  // Count on how many pages each margin key appears (once per page).
+  const counts = new Map<string, number>();
+  for (const p of textPages) {
+    const seen = new Set<string>();
+    for (const l of p.lines) {
+      const zone = inMargin(l, p);
+      if (!zone) continue;
+      const k = `${zone}|${runningKey(l.text)}`;
+      if (!seen.has(k)) {
+        seen.add(k);
+        counts.set(k, (counts.get(k) ?? 0) + 1);
+      }
+    }
+  }
+  const n = textPages.length;
+  // Odd/even headers alternate, so a key on 40% of the pages (and at least 2) counts as running.
+  const threshold = Math.max(2, Math.ceil(n * 0.4));
+  let removed = 0;
+  const out = pages.map((p) => {
+    if (p.lines.length === 0) return p;
+    const inNumberZone = (l: LayoutLine): boolean => l.y1 <= p.height * NUMBER_MARGIN + 2 || l.y0 >= p.height * (1 - MARGIN) - 2;
+    // Page numbers and header text are set no larger than the body; a big "2" beside a heading is a section number.
+    const sizes = p.lines.map((l) => l.size).sort((a, b) => a - b);
+    const median = sizes[Math.floor(sizes.length / 2)]!;
+    const isNumber = (l: LayoutLine): boolean => PAGE_NUMBER_RE.test(l.text.trim()) && l.text.trim().length <= 14 && l.size <= median + 0.5;
+    // A header row that carries the page number ("Title of the paper    9") goes with it.
+    const numberRows = p.lines.filter((l) => inNumberZone(l) && isNumber(l));
+    const sameRow = (a: LayoutLine, b: LayoutLine): boolean => Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0) > 0.5 * Math.min(a.y1 - a.y0, b.y1 - b.y0);
+    const keep = p.lines.filter((l) => {
+      const text = l.text.trim();
+      if (inNumberZone(l) && (isNumber(l) || (text.length <= 120 && l.size <= median + 0.5 && numberRows.some((n) => n !== l && sameRow(n, l))))) {
+        removed++;
+        return false;
+      }
+      const zone = inMargin(l, p);
+      if (!zone) return true;
+      const repeated = n >= 2 && (counts.get(`${zone}|${runningKey(text)}`) ?? 0) >= threshold;
+      if (repeated) {
+        removed++;
+        return false;
+      }
+      return true;
+    });
+    return keep.length === p.lines.length ? p : { ...p, lines: keep };
+  });
+  return { pages: out, removed };
+}

@@ -1,0 +1,130 @@
+// Table detection on a page's lines: rows are lines sharing a vertical band; a table is a run of at least
+// three rows with two or more separated, narrow cells whose x-extents line up into columns. Conservative
+// on purpose: two-column prose (two wide cells per row) is not a table, and a region is only emitted as a
+// Markdown table when every column is used by most rows.
+import type { LayoutLine } from '../layout-model.js';
+
+/** A detected table: its source lines (left out of the text flow) and its cell texts, row-major. */
+export interface TableRegion {
+  readonly lines: LayoutLine[];
+  readonly rows: string[][];
+}
+
+interface Row {
+  y0: number;
+  y1: number;
+  cells: LayoutLine[];
+}
+
+/** Finds tables among a page's lines. `body` is the document's body font size in points. */
+export function detectTables(lines: readonly LayoutLine[], body: number): TableRegion[] {
+  if (lines.length < 6) return [];
+  const textWidth = Math.max(1, Math.max(...lines.map((l) => l.x1)) - Math.min(...lines.map((l) => l.x0)));
+  const sorted = [...lines].sort((a, b) => (a.y0 + a.y1) / 2 - (b.y0 + b.y1) / 2);
+  const rows: Row[] = [];
+  for (const l of sorted) {
+    const r = rows[rows.length - 1];
+    const h = Math.max(1, Math.min(l.y1 - l.y0, r ? r.y1 - r.y0 : Infinity));
+    if (r && Math.min(r.y1, l.y1) - Math.max(r.y0, l.y0) > 0.5 * h) {
+      r.cells.push(l);
+      r.y0 = Math.min(r.y0, l.y0);
+      r.y1 = Math.max(r.y1, l.y1);
+    } else rows.push({ y0: l.y0, y1: l.y1, cells: [l] });
+  }
+  for (const r of rows) r.cells.sort((a, b) => a.x0 - b.x0);
+  const isCellRow = (r: Row): boolean => {
+    if (r.cells.length < 2) return false;
+    for (let i = 1; i < r.cells.length; i++) {
+      const gap = r.cells[i]!.x0 - r.cells[i - 1]!.x1;
+      if (gap < Math.max(1.2 * body, 6)) return false;
+    }
+    if (r.cells.length >= 3) return r.cells.every((c) => c.x1 - c.x0 < 0.5 * textWidth);
+    return r.cells.every((c) => c.x1 - c.x0 < 0.3 * textWidth);
+  };
+  const out: TableRegion[] = [];
+  let i = 0;
+  while (i < rows.length) {
+    if (!isCellRow(rows[i]!)) {
+      i++;
+      continue;
+    }
+    let j = i;
+    let cellRows = 0;
+    let gapRun = 0;
+    let end = i;
+    while (j < rows.length) {
+      const r = rows[j]!;
+      const prev = rows[j - 1];
+      if (prev && j > i && r.y0 - prev.y1 > 2.5 * body) break;
+      if (isCellRow(r)) {
+        cellRows++;
+        gapRun = 0;
+        end = j;
+      } else {
+        gapRun++;
+        // One single-cell row may be a wrapped cell or a section row; two in a row end the table.
+        if (gapRun > 1 || r.cells[0]!.x1 - r.cells[0]!.x0 > 0.6 * textWidth) break;
+      }
+      j++;
+    }
+    if (cellRows >= 3) {
+      const region = rows.slice(i, end + 1);
+      const table = buildGrid(region);
+      if (table) out.push(table);
+    }
+    i = end + 1;
+  }
+  return out;
+}
+
+function buildGrid(region: Row[]): TableRegion | null {
+  // Prose in two columns or checkbox lists is not a table: table cells are short.
+  const cells = region.flatMap((r) => r.cells);
+  const meanLength = cells.reduce((s, c) => s + c.text.length, 0) / Math.max(1, cells.length);
+  if (meanLength > 28) return null;
+  // Columns come from the rows with the most common number of cells (spanning header cells would merge
+  // columns otherwise): the union of their overlapping x-intervals.
+  const counts = new Map<number, number>();
+  for (const r of region) if (r.cells.length >= 2) counts.set(r.cells.length, (counts.get(r.cells.length) ?? 0) + 1);
+  let refCount = 0;
+  let best = -1;
+  for (const [k, v] of counts) if (v > best || (v === best && k > refCount)) [refCount, best] = [k, v];
+  const spans = region
+    .filter((r) => r.cells.length === refCount)
+    .flatMap((r) => r.cells.map((c) => [c.x0, c.x1] as [number, number]))
+    .sort((a, b) => a[0] - b[0]);
+  const cols: [number, number][] = [];
+  for (const [a, b] of spans) {
+    const last = cols[cols.length - 1];
+    if (last && a <= last[1] + 2) last[1] = Math.max(last[1], b);
+    else cols.push([a, b]);
+  }
+  if (cols.length < 2 || cols.length > 20) return null;
+  const columnOf = (c: LayoutLine): number => {
+    const mid = (c.x0 + c.x1) / 2;
+    let k = cols.findIndex(([a, b]) => mid >= a - 2 && mid <= b + 2);
+    if (k < 0) k = cols.findIndex(([a, b]) => c.x0 >= a - 2 && c.x0 <= b + 2);
+    if (k < 0) {
+      let d = Infinity;
+      cols.forEach(([a, b], i) => {
+        const dist = Math.min(Math.abs(mid - a), Math.abs(mid - b));
+        if (dist < d) [d, k] = [dist, i];
+      });
+    }
+    return Math.max(0, k);
+  };
+  const grid: string[][] = region.map((r) => {
+    const row = cols.map(() => '');
+    for (const c of r.cells) {
+      const idx = columnOf(c);
+      row[idx] = row[idx] ? `${row[idx]} ${c.text}` : c.text;
+    }
+    return row;
+  });
+  // Every column must be filled in at least half of the rows, or the "table" is probably a layout artefact.
+  for (let c = 0; c < cols.length; c++) {
+    const filled = grid.filter((r) => r[c]!.trim()).length;
+    if (filled < Math.ceil(grid.length / 2)) return null;
+  }
+  return { lines: cells, rows: grid };
+}

@@ -1,0 +1,32 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { detectFormat } from '../../src/recognition/index.js';
+import { buildEpub } from './helpers/epub-builder.js';
+import { buildPdf } from './helpers/pdf-builder.js';
+
+const bytes = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, 'latin1'));
+
+test('PDF: %PDF- within the first KiB, leading garbage allowed', () => {
+  assert.equal(detectFormat(buildPdf([{}])), 'pdf');
+  assert.equal(detectFormat(bytes(`${'x'.repeat(500)}%PDF-1.7\n`)), 'pdf');
+  assert.equal(detectFormat(bytes(`${'x'.repeat(1100)}%PDF-1.7\n`)), null);
+});
+
+test('EPUB: a ZIP whose first entry is mimetype = application/epub+zip', () => {
+  assert.equal(detectFormat(buildEpub({ chapters: [{ file: 'a.xhtml', body: '<p>x</p>' }] })), 'epub');
+  // A ZIP that is not an EPUB (first entry named otherwise).
+  const zip = bytes('PK\u0003\u0004' + '\u0000'.repeat(22) + '\u0005\u0000\u0000\u0000hello');
+  assert.equal(detectFormat(zip), null);
+});
+
+test('DJVU: AT&TFORM then DJVU or DJVM', () => {
+  assert.equal(detectFormat(bytes('AT&TFORM\u0000\u0000\u0001\u0000DJVMDIRM')), 'djvu');
+  assert.equal(detectFormat(bytes('AT&TFORM\u0000\u0000\u0001\u0000DJVUINFO')), 'djvu');
+  assert.equal(detectFormat(bytes('AT&TFORM\u0000\u0000\u0001\u0000AIFF')), null);
+});
+
+test('anything else is rejected, the extension never matters', () => {
+  assert.equal(detectFormat(new Uint8Array(0)), null);
+  assert.equal(detectFormat(bytes('<html><body>not a pdf</body></html>')), null);
+  assert.equal(detectFormat(new Uint8Array(4096).fill(7)), null);
+});

@@ -1,0 +1,136 @@
+// Builds small synthetic PDFs in memory for tests (ISO 32000-1: objects, xref table, trailer), so the
+// robustness and layout cases need no checked-in documents. Text uses the standard 14 fonts
+// (Helvetica, Helvetica-Bold, Helvetica-Oblique, Courier) with WinAnsi encoding.
+
+/** One run of text placed at (x, y) from the top-left corner, in points. */
+export interface TextRun {
+  readonly x: number;
+  readonly y: number;
+  readonly text: string;
+  readonly size?: number;
+  readonly font?: 'regular' | 'bold' | 'italic' | 'mono';
+}
+
+/** One page: its size and either text runs or a gray image covering the page. */
+export interface PageSpec {
+  readonly width?: number;
+  readonly height?: number;
+  readonly runs?: readonly TextRun[];
+  /** A `w` x `h` pixel gray image drawn over the whole page (an image-only "scan"). */
+  readonly image?: { readonly w: number; readonly h: number };
+}
+
+const FONTS = { regular: 'F1', bold: 'F2', italic: 'F3', mono: 'F4' } as const;
+
+const esc = (s: string): string => s.replace(/\\/g, '\\\\').replace(/\(/g, '\\(').replace(/\)/g, '\\)');
+
+/** Serialises a PDF with the given pages (an empty list makes a zero-page document) and Info entries. */
+export function buildPdf(pages: readonly PageSpec[], info: Record<string, string> = {}): Uint8Array {
+  const objects: string[] = [];
+  const add = (body: string): number => {
+    objects.push(body);
+    return objects.length;
+  };
+  const catalog = add('');
+  const pagesObj = add('');
+  const fonts = [
+    add('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>'),
+    add('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold /Encoding /WinAnsiEncoding >>'),
+    add('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Oblique /Encoding /WinAnsiEncoding >>'),
+    add('<< /Type /Font /Subtype /Type1 /BaseFont /Courier /Encoding /WinAnsiEncoding >>'),
+  ];
+  const fontDict = `<< /F1 ${fonts[0]} 0 R /F2 ${fonts[1]} 0 R /F3 ${fonts[2]} 0 R /F4 ${fonts[3]} 0 R >>`;
+  const kids: number[] = [];
+  for (const p of pages) {
+    const w = p.width ?? 612;
+    const h = p.height ?? 792;
+    let content = '';
+    let xobj = '';
+    if (p.image) {
+      const pixels = 'ff'.repeat(p.image.w * p.image.h);
+      const img = add(`<< /Type /XObject /Subtype /Image /Width ${p.image.w} /Height ${p.image.h} /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /ASCIIHexDecode /Length ${pixels.length + 1} >>\nstream\n${pixels}>\nendstream`);
+      xobj = ` /XObject << /Im1 ${img} 0 R >>`;
+      content += `q ${w} 0 0 ${h} 0 0 cm /Im1 Do Q\n`;
+    }
+    for (const r of p.runs ?? []) {
+      content += `BT /${FONTS[r.font ?? 'regular']} ${r.size ?? 11} Tf ${r.x} ${h - r.y} Td (${esc(r.text)}) Tj ET\n`;
+    }
+    const stream = add(`<< /Length ${Buffer.byteLength(content, 'latin1')} >>\nstream\n${content}endstream`);
+    kids.push(add(`<< /Type /Page /Parent ${pagesObj} 0 R /MediaBox [0 0 ${w} ${h}] /Resources << /Font ${fontDict}${xobj} >> /Contents ${stream} 0 R >>`));
+  }
+  objects[catalog - 1] = `<< /Type /Catalog /Pages ${pagesObj} 0 R >>`;
+  objects[pagesObj - 1] = `<< /Type /Pages /Kids [${kids.map((k) => `${k} 0 R`).join(' ')}] /Count ${kids.length} >>`;
+  const infoEntries = Object.entries(info).map(([k, v]) => `/${k} (${esc(v)})`).join(' ');
+  const infoObj = infoEntries ? add(`<< ${infoEntries} >>`) : 0;
+  let out = '%PDF-1.4\n%\xe2\xe3\xcf\xd3\n';
+  const offsets: number[] = [];
+  objects.forEach((body, i) => {
+    offsets.push(Buffer.byteLength(out, 'latin1'));
+    out += `${i + 1} 0 obj\n${body}\nendobj\n`;
+  });
+  const xref = Buffer.byteLength(out, 'latin1');
+  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
+  for (const o of offsets) out += `${String(o).padStart(10, '0')} 00000 n \n`;
+  out += `trailer\n<< /Size ${objects.length + 1} /Root ${catalog} 0 R${infoObj ? ` /Info ${infoObj} 0 R` : ''} >>\nstartxref\n${xref}\n%%EOF\n`;
+  return new Uint8Array(Buffer.from(out, 'latin1'));
+}
+
+/** Wraps text into lines of at most `width` characters. */
+export function wrap(text: string, width = 85): string[] {
+  const lines: string[] = [];
+  let cur = '';
+  for (const w of text.split(/\s+/)) {
+    if (cur && cur.length + 1 + w.length > width) {
+      lines.push(cur);
+      cur = w;
+    } else cur = cur ? `${cur} ${w}` : w;
+  }
+  if (cur) lines.push(cur);
+  return lines;
+}
+
+/**
+ * A small article: running header and page number on every page, a title, numbered bold section
+ * headings and body paragraphs (one with a line-end hyphen), `pages` pages long.
+ */
+export function sampleArticle(pages = 3): Uint8Array {
+  const specs: PageSpec[] = [];
+  for (let p = 1; p <= pages; p++) {
+    const runs: TextRun[] = [
+      { x: 72, y: 40, text: 'Journal of Synthetic Examples, Vol. 7', size: 8 },
+      { x: 300, y: 760, text: String(p), size: 9 },
+    ];
+    let y = 90;
+    if (p === 1) {
+      runs.push({ x: 72, y, text: 'Synthetic Documents for Testing', size: 20, font: 'bold' });
+      y += 40;
+    }
+    runs.push({ x: 72, y, text: `${p} Section number ${p}`, size: 13, font: 'bold' });
+    y += 24;
+    const body = wrap(
+      `This paragraph belongs to section ${p} and explains how the converter joins lines into paragraphs. ` +
+        'It keeps ordinary sentences together and removes the hyphen of a word that was broken at the end of a line, like the word conver- ' +
+        'sion, while a non-governmental organisation keeps its hyphen. The paragraph ends here.',
+    );
+    // Force the "conver-" break to fall at a line end.
+    const fixed: string[] = [];
+    for (const l of body) {
+      const i = l.indexOf('conver-');
+      if (i >= 0) {
+        fixed.push(l.slice(0, i + 'conver-'.length));
+        fixed.push(l.slice(i + 'conver-'.length).trim());
+      } else fixed.push(l);
+    }
+    for (const l of fixed) {
+      runs.push({ x: 72, y, text: l, size: 11 });
+      y += 14;
+    }
+    y += 12;
+    for (const l of wrap('A second paragraph follows with more words so that the body font size dominates the page and headings stand out from it clearly.')) {
+      runs.push({ x: 72, y, text: l, size: 11 });
+      y += 14;
+    }
+    specs.push({ runs });
+  }
+  return buildPdf(specs, { Title: 'Synthetic Documents for Testing', Author: 'Ada Example; Bob Sample', Producer: 'lectern test builder' });
+}

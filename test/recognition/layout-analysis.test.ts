@@ -1,0 +1,119 @@
+// Structure passes on crafted pages: headings by size, weight and numbering, the outline, lists,
+// captions, tables, footnotes, references and Markdown page markers.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { LayoutLine, PageExtraction } from '../../src/recognition/index.js';
+import { analyzeLayout } from '../../src/recognition/structure/layout-analysis.js';
+import { renderMarkdown } from '../../src/recognition/markdown/render-markdown.js';
+
+let block = 0;
+const L = (text: string, y: number, o: Partial<LayoutLine> = {}): LayoutLine => ({
+  text, x0: 72, y0: y, x1: o.x1 ?? 72 + text.length * 5, y1: y + (o.size ?? 10) * 1.2, size: 10, bold: false, italic: false, mono: false, block, ...o,
+});
+const nb = (): number => ++block;
+const page = (n: number, lines: LayoutLine[]): PageExtraction => ({ page: n, kind: 'text-layer', width: 612, height: 792, lines, images: [], notes: [], ms: 0 });
+const para = (y: number, n = 3): LayoutLine[] => {
+  const b = nb();
+  return Array.from({ length: n }, (_, i) =>
+    L(i === n - 1 ? 'and this is where the paragraph ends.' : 'Body text body text body text body text body text body text body text body', y + i * 12, { block: b, x1: i === n - 1 ? 260 : 520 }),
+  );
+};
+
+test('headings from font size, bold and numbering get levels; the title is level 1', () => {
+  const lines = [
+    L('A Study of Synthetic Layouts', 60, { size: 20, bold: true, block: nb(), x1: 400 }),
+    ...para(100),
+    L('1 Introduction', 160, { size: 12, bold: true, block: nb() }),
+    ...para(180),
+    L('1.1 Background', 230, { size: 10, bold: true, block: nb() }),
+    ...para(250),
+    L('Related Work', 300, { size: 14, block: nb() }),
+    ...para(320),
+  ];
+  const { blocks } = analyzeLayout({ pages: [page(1, lines)] });
+  const hs = blocks.filter((b) => b.kind === 'heading').map((b) => b.kind === 'heading' && [b.level, b.text, b.source]);
+  assert.deepEqual(hs, [
+    [1, 'A Study of Synthetic Layouts', 'title'],
+    [2, '1 Introduction', 'numbering'],
+    [3, '1.1 Background', 'numbering'],
+    [2, 'Related Work', 'font-size'],
+  ]);
+});
+
+test('bold run-in text and author lines are not headings', () => {
+  const b = nb();
+  const lines = [
+    ...para(60),
+    L('Ada Lovelace, Charles Babbage, Alan Turing', 120, { size: 12, block: nb() }),
+    L('Note that', 150, { bold: true, block: b }),
+    L('continues in lower case on the next line of the same block.', 162, { block: b, x1: 520 }),
+    ...para(200),
+  ];
+  const { blocks } = analyzeLayout({ pages: [page(1, lines)] });
+  assert.equal(blocks.filter((x) => x.kind === 'heading').length, 0);
+});
+
+test('the PDF outline names headings and their levels', () => {
+  const lines = [L('Methods', 100, { block: nb() }), ...para(120), L('Data collection', 170, { block: nb() }), ...para(190)];
+  const { blocks } = analyzeLayout({
+    pages: [page(1, lines)],
+    outline: [
+      { depth: 1, title: 'Methods', page: 1 },
+      { depth: 2, title: 'Data collection', page: 1 },
+    ],
+  });
+  const hs = blocks.filter((x) => x.kind === 'heading');
+  assert.deepEqual(hs.map((h) => h.kind === 'heading' && [h.level, h.source]), [[2, 'outline'], [3, 'outline']]);
+});
+
+test('lists, captions, footnotes and references are recognised', () => {
+  const lines = [
+    ...para(60),
+    L('• first item of the list', 110, { block: nb() }),
+    L('• second item of the list', 124, { block: nb() }),
+    L('1. an ordered item', 150, { block: nb() }),
+    L('2. another ordered item', 164, { block: nb() }),
+    L('Figure 3: A caption under a figure.', 200, { block: nb() }),
+    L('References', 300, { bold: true, size: 12, block: nb() }),
+    ...((): LayoutLine[] => {
+      const b = nb();
+      return [L('[1] A. Author. A paper. 2020.', 320, { block: b }), L('[2] B. Author. Another paper. 2021.', 332, { block: b })];
+    })(),
+    L('3 A footnote at the bottom of the page in small type.', 740, { size: 8, block: nb() }),
+  ];
+  const { blocks } = analyzeLayout({ pages: [page(1, lines)] });
+  const kinds = blocks.map((b) => b.kind);
+  assert.deepEqual(kinds, ['paragraph', 'list', 'list', 'caption', 'heading', 'reference', 'reference', 'footnote']);
+  const md = renderMarkdown(blocks, { pageCount: 1 });
+  assert.match(md, /^- first item of the list\n- second item of the list$/m);
+  assert.match(md, /^1\. an ordered item\n2\. another ordered item$/m);
+  assert.match(md, /^\[\^3\]: A footnote/m);
+});
+
+test('aligned cells become a Markdown table', () => {
+  const rows = [
+    ['Model', 'Params', 'Score'],
+    ['small', '10M', '0.71'],
+    ['base', '110M', '0.78'],
+    ['large', '340M', '0.83'],
+  ];
+  const lines: LayoutLine[] = [...para(60)];
+  rows.forEach((r, i) => r.forEach((c, j) => lines.push(L(c, 120 + i * 14, { x0: 72 + j * 150, x1: 72 + j * 150 + c.length * 5, block: nb() }))));
+  lines.push(...para(200));
+  const { blocks } = analyzeLayout({ pages: [page(1, lines)] });
+  const table = blocks.find((b) => b.kind === 'table');
+  assert.ok(table && table.kind === 'table');
+  assert.deepEqual(table.rows, rows);
+  assert.match(renderMarkdown(blocks), /\| Model \| Params \| Score \|\n\| --- \| --- \| --- \|\n\| small \| 10M \| 0.71 \|/);
+});
+
+test('paragraphs continue across pages; every page gets a marker', () => {
+  const b1 = nb();
+  const p1 = page(1, [L('The sentence starts on the first page and', 700, { block: b1, x1: 520 })]);
+  const p2 = page(2, [L('ends on the second page.', 72, { block: nb() })]);
+  const p3: PageExtraction = { ...page(3, []), kind: 'empty' };
+  const { blocks } = analyzeLayout({ pages: [p1, p2, p3] });
+  assert.equal(blocks.length, 1);
+  const md = renderMarkdown(blocks, { pageCount: 3 });
+  assert.equal(md, '<!-- page 1 -->\n\nThe sentence starts on the first page and ends on the second page.\n\n<!-- page 2 -->\n\n<!-- page 3 -->\n');
+});

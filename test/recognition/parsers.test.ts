@@ -1,0 +1,111 @@
+// Parsers of tool outputs: mutool stext JSON, pages, info and outline; tesseract TSV and OSD; djvused
+// S-expressions and djvudump; PGM rotation; render resolution.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseStextJson, visualToLogical } from '../../src/recognition/pdf/stext-parser.js';
+import { parseOutline, parsePagesXml, parseShowOutput } from '../../src/recognition/pdf/pdf-info.js';
+import { parseOsd, parseTesseractTsv } from '../../src/recognition/ocr/tesseract-tsv.js';
+import { djvuTextLines, parseDjvudump, parseSExprs } from '../../src/recognition/djvu/djvu-text.js';
+import { encodePgm, parsePgm, rotateGray } from '../../src/recognition/ocr/pgm.js';
+import { chooseDpi, nativeImagePpi } from '../../src/recognition/pdf/render-resolution.js';
+
+const run = (x: number, y: number, w: number, text: string, size = 10, weight = 'normal') => ({
+  bbox: { x, y, w, h: size * 1.2 }, font: { name: 'Times', family: 'serif', weight, style: 'normal', size }, x, y: y + size, text,
+});
+
+test('stext: font runs on one baseline join into a line; wide gaps split cells; images kept', () => {
+  const json = JSON.stringify([
+    {
+      blocks: [
+        { type: 'text', bbox: { x: 72, y: 100, w: 400, h: 30 }, lines: [run(72, 100, 40, 'Hello'), run(113, 100, 30, ' world', 10, 'bold'), run(72, 114, 60, 'next line')] },
+        { type: 'text', bbox: { x: 72, y: 200, w: 400, h: 12 }, lines: [run(72, 200, 30, 'cell A'), run(300, 200, 30, 'cell B')] },
+        { type: 'image', bbox: { x: 72, y: 300, w: 200, h: 100 } },
+      ],
+    },
+  ]);
+  const [p] = parseStextJson(json);
+  assert.deepEqual(p!.lines.map((l) => l.text), ['Hello world', 'next line', 'cell A', 'cell B']);
+  assert.equal(p!.lines[0]!.bold, false); // 5 bold of 10 characters is not a bold line
+  assert.deepEqual(p!.images, [{ x0: 72, y0: 300, x1: 272, y1: 400 }]);
+});
+
+test('right-to-left runs come back in logical order with embedded Latin kept', () => {
+  // Visual order as MuPDF emits it: reversed Arabic with "R" unreversed.
+  assert.equal(visualToLogical('ةغلب'), 'بلغة');
+  assert.equal(visualToLogical('R 2023 ماع'), 'عام 2023 R');
+});
+
+test('mutool pages, info and outline', () => {
+  const pages = parsePagesXml('<page pagenum="0">\nFailed to gather information for page 0\n</page>\n<page pagenum="1">\n<MediaBox l="0" b="0" r="595" t="842" />\n<Rotate v="90" />\n</page>');
+  assert.deepEqual(pages, [{ page: 1, width: 842, height: 595, rotate: 90 }]);
+  const info = parseShowOutput('3 0 obj\n<<\n  /Title <FEFF00480069>\n  /Author (Ada \\(A.\\) Lovelace)\n  /Producer (pdf\\351TeX)\n>>\nendobj\n<<\n  /Filter /Standard\n  /R 3\n>>\n12\n|\t"Intro"\t#page=2\n');
+  assert.equal(info.pageCount, 12);
+  assert.equal(info.encrypted, true);
+  assert.deepEqual(info.metadata, { Title: 'Hi', Author: 'Ada (A.) Lovelace', Producer: 'pdféTeX' });
+  assert.deepEqual(info.outline, [{ depth: 1, title: 'Intro', page: 2 }]);
+  const none = parseShowOutput('null\nnull\n0\n');
+  assert.deepEqual([none.pageCount, none.encrypted, none.metadata, none.outline], [0, false, {}, []]);
+  const outline = parseOutline('|\t"Abstract"\t#page=1&zoom=nan,53,198\n|\t"1 Introduction"\t#page=1\n||\t"1.1 Scope"\t#page=2\n');
+  assert.deepEqual(outline, [
+    { depth: 1, title: 'Abstract', page: 1 },
+    { depth: 1, title: '1 Introduction', page: 1 },
+    { depth: 2, title: '1.1 Scope', page: 2 },
+  ]);
+});
+
+test('tesseract TSV becomes lines in points with confidences; OSD gives the rotation', () => {
+  const tsv = [
+    'level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext',
+    '1\t1\t0\t0\t0\t0\t0\t0\t3000\t3000\t-1\t',
+    '5\t1\t1\t1\t1\t1\t300\t300\t200\t42\t96.5\tHello',
+    '5\t1\t1\t1\t1\t2\t520\t300\t250\t42\t90.1\tworld',
+    '5\t1\t1\t1\t2\t1\t300\t360\t100\t42\t40\tagain',
+  ].join('\n');
+  const r = parseTesseractTsv(tsv, 72 / 300);
+  assert.deepEqual(r.lines.map((l) => l.text), ['Hello world', 'again']);
+  assert.equal(r.lines[0]!.x0, 72);
+  assert.deepEqual(r.wordConfidences, [97, 90, 40]);
+  assert.deepEqual(parseOsd('Page number: 0\nOrientation in degrees: 270\nRotate: 90\nOrientation confidence: 2.57\n'), { rotate: 90, confidence: 2.57 });
+});
+
+test('djvused hidden text and djvudump', () => {
+  const [page] = parseSExprs('(page 0 0 1000 2000 (line 100 1800 600 1830 (word 100 1800 200 1830 "Caf\\303\\251") (word 220 1800 600 1830 "cr\\303\\250me")))');
+  const lines = djvuTextLines(page!, 2000, 200);
+  assert.equal(lines[0]!.text, 'Café crème');
+  assert.equal(Math.round(lines[0]!.y0), Math.round(((2000 - 1830) * 72) / 200));
+  const dump = parseDjvudump('  FORM:DJVM [1]\n    DIRM [96]\n    FORM:DJVU [8228] {p0001.djvu} [P1]\n      INFO [10]         DjVu 1653x2339, v24, 200 dpi, gamma=2.2\n      TXTz [2538]\n    FORM:DJVU [1] {p0002.djvu} [P2]\n      INFO [10]         DjVu 2480x3508, v24, 300 dpi, gamma=2.2\n');
+  assert.deepEqual(dump, [
+    { width: 1653, height: 2339, dpi: 200, hasText: true },
+    { width: 2480, height: 3508, dpi: 300, hasText: false },
+  ]);
+});
+
+test('PGM rotation by quarter turns', () => {
+  const img = parsePgm(encodePgm({ width: 3, height: 2, data: new Uint8Array([1, 2, 3, 4, 5, 6]) }))!;
+  assert.deepEqual([...rotateGray(img, 90).data], [4, 1, 5, 2, 6, 3]);
+  assert.deepEqual([...rotateGray(img, 180).data], [6, 5, 4, 3, 2, 1]);
+  assert.deepEqual([...rotateGray(img, 270).data], [3, 6, 2, 5, 1, 4]);
+  assert.equal(rotateGray(img, 90).width, 2);
+});
+
+test('render resolution: native scan resolution, capped by dpi and pixel limits', () => {
+  const trace = '<fill_image alpha="1" transform="0 -595.2 841.9 0 0 595.2" width="4960" height="7016"/>';
+  assert.equal(Math.round(nativeImagePpi(trace)!), 600);
+  assert.deepEqual(chooseDpi(600, 595, 842, 300, 40e6), { dpi: 300, tooLarge: false });
+  assert.deepEqual(chooseDpi(72, 595, 842, 300, 40e6), { dpi: 72, tooLarge: false });
+  assert.deepEqual(chooseDpi(null, 595, 842, 300, 40e6), { dpi: 300, tooLarge: false });
+  assert.equal(chooseDpi(300, 14400, 14400, 300, 40e6).tooLarge, true);
+});
+
+test('text layer verdicts: usable, image-only, garbled, empty', async () => {
+  const { judgeTextLayer } = await import('../../src/recognition/pdf/text-layer-quality.js');
+  const line = (text: string) => ({ text, x0: 72, y0: 72, x1: 500, y1: 84, size: 10, bold: false, italic: false, mono: false, block: 0 });
+  const scan = [{ x0: 0, y0: 0, x1: 612, y1: 792 }];
+  assert.equal(judgeTextLayer([line('An ordinary sentence with enough letters to count as text.')], [], 612, 792), 'usable');
+  assert.equal(judgeTextLayer([], scan, 612, 792), 'image-only');
+  assert.equal(judgeTextLayer([line('12')], scan, 612, 792), 'image-only');
+  const pua = Array.from({ length: 60 }, (_, i) => String.fromCharCode(0xe001 + i) + (i % 6 === 5 ? ' ' : '')).join('');
+  assert.equal(judgeTextLayer([line(pua)], [], 612, 792), 'garbled');
+  assert.equal(judgeTextLayer([line('#$%& *+,-./ :;<=>? @[\\]^_ `{|}~ !"#$%& *+,-./ :;<=>? @[\\]^_')], [], 612, 792), 'garbled');
+  assert.equal(judgeTextLayer([], [], 612, 792), 'empty');
+});

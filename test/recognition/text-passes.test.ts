@@ -1,0 +1,57 @@
+// De-hyphenation, running header/footer removal and the other pure text passes, on crafted inputs.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { LayoutLine, PageExtraction } from '../../src/recognition/index.js';
+import { Vocabulary, joinLines, joinParagraph } from '../../src/recognition/structure/dehyphenate.js';
+import { removeRunningLines, runningKey } from '../../src/recognition/structure/running-lines.js';
+
+test('line-end hyphens: joined when the word is attested or nothing says otherwise', () => {
+  assert.equal(joinLines('the conver-', 'sion of text'), 'the conversion of text');
+  const v = new Vocabulary();
+  v.add('pretrained models are everywhere');
+  assert.equal(joinLines('a pre-', 'trained model', v), 'a pretrained model');
+});
+
+test('line-end hyphens: kept for hyphenating prefixes, attested compounds, capitals and digits', () => {
+  assert.equal(joinLines('a non-', 'governmental body'), 'a non-governmental body');
+  assert.equal(joinLines('self-', 'attention layers'), 'self-attention layers');
+  const v = new Vocabulary();
+  v.add('a state-based design');
+  assert.equal(joinLines('the state-', 'based design', v), 'the state-based design');
+  assert.equal(joinLines('COVID-', '19 cases'), 'COVID-19 cases');
+  assert.equal(joinLines('Pre-', 'Digital Era'), 'Pre-Digital Era');
+});
+
+test('soft hyphens join, dashes and CJK keep their spacing rules', () => {
+  assert.equal(joinLines('hyphen\u00ad', 'ation'), 'hyphenation');
+  assert.equal(joinLines('one idea —', 'another'), 'one idea — another');
+  assert.equal(joinLines('日本語の', '文章です'), '日本語の文章です');
+  assert.equal(joinParagraph(['first line', 'second line', 'third']), 'first line second line third');
+});
+
+const line = (text: string, y: number, extra: Partial<LayoutLine> = {}): LayoutLine => ({
+  text, x0: 72, y0: y, x1: 500, y1: y + 10, size: 10, bold: false, italic: false, mono: false, block: 0, ...extra,
+});
+const page = (n: number, lines: LayoutLine[]): PageExtraction => ({ page: n, kind: 'text-layer', width: 612, height: 792, lines, images: [], notes: [], ms: 0 });
+
+test('running headers, footers and page numbers are removed; body lines in the margin stay', () => {
+  const pages = [1, 2, 3, 4].map((n) =>
+    page(n, [
+      line(n % 2 ? 'Journal of Tests, vol. 3' : 'A. Author et al.', 30),
+      line(`Body text of page ${n} that is unique to it.`, 300),
+      line(`${n}`, 760),
+      ...(n === 2 ? [line('A footnote-like line that appears once at the bottom.', 745)] : []),
+    ]),
+  );
+  const { pages: out, removed } = removeRunningLines(pages);
+  assert.equal(removed, 8);
+  for (const p of out) assert.ok(p.lines.some((l) => l.text.startsWith('Body text')));
+  assert.ok(out[1]!.lines.some((l) => l.text.startsWith('A footnote-like')));
+  assert.equal(runningKey('Page 12 of 40'), 'page # of #');
+});
+
+test('a single page keeps its margin text but loses a bare page number', () => {
+  const { pages, removed } = removeRunningLines([page(1, [line('Top line of a one-page memo', 20), line('- 3 -', 770)])]);
+  assert.equal(removed, 1);
+  assert.equal(pages[0]!.lines.length, 1);
+});

@@ -1,0 +1,101 @@
+// Traceability: the numbered rules and limits of ../shared/spec/interface.md, each with the tests that
+// prove it (`<test file under test/>` :: `<test name>`). Rules of capabilities that are not built yet
+// carry `notBuilt` with the reason, and list the route that must not exist until they are (so the list
+// cannot silently fall behind the code). test/spec/traceability.test.ts checks all of it.
+
+export interface Rule {
+  id: string;
+  text: string;
+  tests: string[];
+  /** Why there is no test yet: the capability is not built (no open issue). */
+  notBuilt?: { reason: string; routes: string[] };
+}
+
+const NOT_BUILT_CONVERSATIONS = { reason: 'conversations are not built yet (no open issue)', routes: ['POST /v2/conversations/', 'GET /v2/conversations/'] };
+const NOT_BUILT_TRENDING = { reason: 'trending is not built yet (no open issue)', routes: ['GET /v2/documents/trending'] };
+const NOT_BUILT_COMMENTS = { reason: 'comments and votes are not built yet (no open issue)', routes: ['POST /v2/search/comments'] };
+
+export const RULES: Rule[] = [
+  // What the service does
+  { id: 'does-1', text: 'searches documents and social', tests: ['api/search.test.ts :: include_rrf_scores gives exact votes; several indexes are fused by RRF'] },
+  {
+    id: 'does-2',
+    text: 'text of one document by id or canonical URI, bounded by tokens, characters or a text filter',
+    tests: [
+      'api/documents.test.ts :: max_tokens returns exactly the first N content tokens and bills only those',
+      'api/documents.test.ts :: max_chars returns at most N characters (code points) and reports the full length',
+      'api/search.test.ts :: returns up to five matching passages of that document as a V2SearchResponse; billed 15',
+    ],
+  },
+  {
+    id: 'does-3',
+    text: 'streams originals with byte ranges to eligible accounts only',
+    tests: ['api/downloads.test.ts :: multiple ranges: 206 multipart/byteranges with each part', 'api/downloads.test.ts :: not eligible: 403 with a clear detail'],
+  },
+  { id: 'does-4', text: 'retrieval-augmented conversations', tests: [], notBuilt: NOT_BUILT_CONVERSATIONS },
+  { id: 'does-5', text: 'relevance feedback, agent comments, votes', tests: [], notBuilt: NOT_BUILT_COMMENTS },
+  { id: 'does-6', text: 'document activity counters and a trending list', tests: [], notBuilt: NOT_BUILT_TRENDING },
+  {
+    id: 'does-8',
+    text: 'billing: search and document fetch spend credits; 402 when short; a cut document bills only returned tokens; repeated fetch charged again',
+    tests: [
+      'api/search.test.ts :: billed 10 + 1 per returned hit; shown activity recorded; 402 leaves no entry',
+      'api/documents.test.ts :: 402 when the balance cannot pay: no content, no ledger entry',
+      'api/documents.test.ts :: full document: content, URIs, retraction flag; billed the flat price',
+    ],
+  },
+  { id: 'does-9', text: 'canonical URI schemes doi, arxiv, pubmed, pmc, isbn, https', tests: ['property/canonical-uri.test.ts :: normalisation is idempotent for every scheme', 'property/canonical-uri.test.ts :: ISBN-10 and its ISBN-13 are one URI; hyphens ignored; bad check digits refused'] },
+
+  // Limits
+  { id: 'limit-query-length', text: 'query at most 16 KiB', tests: ['api/search.test.ts :: validation: limits, unknown properties, query size, index names'] },
+  { id: 'limit-hits', text: 'search limit 1..500, default 10', tests: ['api/search.test.ts :: validation: limits, unknown properties, query size, index names'] },
+  { id: 'limit-offset', text: 'offset 0..499; offset + limit <= 500', tests: ['api/search.test.ts :: paging: pages concatenate to the full ranking; has_next; offset + limit <= 500'] },
+  { id: 'limit-indexes', text: 'index_names 1..8 items', tests: ['api/search.test.ts :: validation: limits, unknown properties, query size, index names'] },
+  { id: 'limit-reranker-candidates', text: 'cross_rerank_candidates 0..256', tests: ['api/search.test.ts :: validation: limits, unknown properties, query size, index names'] },
+  { id: 'limit-similar', text: 'similar limit 1..100, default 10', tests: [], notBuilt: { reason: 'similar documents are not built yet (no open issue; path not defined by the interface)', routes: [] } },
+  { id: 'limit-lexical-weights', text: 'fulltext_weight and fulltext_phrase_boost 0..10', tests: ['api/search.test.ts :: validation: limits, unknown properties, query size, index names', 'api/search.test.ts :: a quoted phrase is required (straight, curly, guillemets); boost 0 keeps the constraint'] },
+  { id: 'limit-citing-identifiers', text: 'referenced_by_uri up to 16 identifiers', tests: ['api/search.test.ts :: referenced_by_uri: documents citing a work, through any of its identifiers'] },
+  { id: 'limit-passages', text: 'by-uri text_filter: up to 5 passages', tests: ['api/search.test.ts :: returns up to five matching passages of that document as a V2SearchResponse; billed 15'] },
+  { id: 'limit-trending', text: 'trending limit 1..50, default 20', tests: [], notBuilt: NOT_BUILT_TRENDING },
+
+  // Errors
+  {
+    id: 'errors-body',
+    text: 'every error is an ApiError with X-Request-Id',
+    tests: ['api/errors.test.ts :: unknown route: 404 ApiError', 'api/errors.test.ts :: errors before routing (oversize headers) are ApiErrors with X-Request-Id', 'api/errors.test.ts :: 500 never leaks internals'],
+  },
+  { id: 'errors-401', text: 'missing or invalid credential: 401 Unauthorized', tests: ['api/errors.test.ts :: missing or invalid credential: 401 with detail Unauthorized'] },
+  { id: 'errors-1', text: '429: detail {code rate_limited, retry_after_seconds, scope} and Retry-After >= 1', tests: ['api/errors.test.ts :: 429 with Retry-After and the rate_limited detail; buckets refill'] },
+  { id: 'errors-400-uri', text: '400 invalid URI or text filter (by-uri)', tests: ['api/documents.test.ts :: 400 invalid URI, 404 unknown, 422 bad parameters; none of them charges', 'api/search.test.ts :: 400 for an invalid text filter or URI; nothing charged'] },
+  { id: 'errors-422', text: '422: query or parameters cannot be processed', tests: ['api/documents.test.ts :: 400 invalid URI, 404 unknown, 422 bad parameters; none of them charges'] },
+
+  // Documents endpoint rules
+  { id: 'documents-uri-encoded', text: 'uri is a percent-encoded canonical URI', tests: ['api/documents.test.ts :: by-uri accepts percent-encoded canonical URIs and common spellings'] },
+  { id: 'documents-text-filter-verbatim', text: 'double-quoted spans must occur verbatim in the passage', tests: ['api/search.test.ts :: double-quoted spans must occur verbatim'] },
+  { id: 'documents-content-length', text: 'a cut body reports its full length in content_length', tests: ['api/documents.test.ts :: max_chars returns at most N characters (code points) and reports the full length'] },
+
+  // Search request rules
+  { id: 'search-unknown-properties', text: 'SearchRequestV2: unknown properties rejected', tests: ['api/search.test.ts :: validation: limits, unknown properties, query size, index names'] },
+  { id: 'search-phrases', text: 'quoted spans (straight, curly, guillemets) are required phrases with a bonus', tests: ['api/search.test.ts :: a quoted phrase is required (straight, curly, guillemets); boost 0 keeps the constraint'] },
+  { id: 'search-empty-query', text: 'empty query may be combined with filters', tests: ['api/search.test.ts :: an empty query with filters lists matching documents'] },
+  { id: 'search-ranking-mode', text: 'response ranking_mode is resolved, never auto', tests: ['api/search.test.ts :: words rank by relevance; the response has every required field'] },
+  { id: 'search-return-documents', text: 'return_documents false: ids and scores only', tests: ['api/search.test.ts :: return_documents false: ids and scores only'] },
+  { id: 'search-deduplicate', text: 'deduplicate collapses duplicate documents', tests: ['api/search.test.ts :: deduplicate collapses a preprint and its published version'] },
+  { id: 'search-referenced-by', text: 'referenced_by_uri returns documents citing the work', tests: ['api/search.test.ts :: referenced_by_uri: documents citing a work, through any of its identifiers'] },
+  { id: 'search-fulltext-weight-0', text: 'fulltext_weight 0 disables the lexical channel', tests: ['api/search.test.ts :: components that are not configured: 422 naming what is missing, never a silent fallback'] },
+  { id: 'search-cross-rerank-default', text: 'cross_rerank has no effect unless configured; l2 auto activates a configured profile only', tests: ['api/search.test.ts :: components that are not configured: 422 naming what is missing, never a silent fallback'] },
+  { id: 'search-rrf', text: 'include_rrf_scores: exact RRF votes', tests: ['api/search.test.ts :: include_rrf_scores gives exact votes; several indexes are fused by RRF'] },
+  { id: 'search-tracing', text: 'tracing returns bounded traces', tests: ['api/search.test.ts :: hybrid with only the lexical channel equals fulltext, and the trace says so'] },
+  { id: 'search-snippet-source', text: 'SnippetSource offsets in Unicode scalar values, exclusive end, field_length', tests: ['api/search.test.ts :: snippets point at the field text by code points and highlight matches'] },
+
+  // Versioning
+  { id: 'versioning-1', text: 'OpenAPI 3.1.0 document, version 0.1.0, MIT licence for the description', tests: ['api/openapi.test.ts :: validates as OpenAPI 3.1', 'api/openapi.test.ts :: title, version 0.1.0 and MIT licence for the description'] },
+  { id: 'versioning-2', text: 'paths prefixed /v2/ (search, documents, downloads, ...) and /v1/ (recognitions)', tests: ['api/openapi.test.ts :: every route that exists is listed (and nothing else)'] },
+
+  // States
+  { id: 'states-conversation-sharing', text: 'conversation sharing and existence transitions', tests: [], notBuilt: NOT_BUILT_CONVERSATIONS },
+  { id: 'states-comment', text: 'comment status and duplicate comment_id', tests: [], notBuilt: NOT_BUILT_COMMENTS },
+
+  // Events
+  { id: 'events-1', text: 'streaming operations answer text/event-stream; failures after headers arrive in the stream', tests: [], notBuilt: NOT_BUILT_CONVERSATIONS },
+];
