@@ -5,11 +5,12 @@
 //   2. installs the Debian/Ubuntu packages the document converter runs (scripts/system-packages.txt)
 //      when they are missing and apt-get is usable; otherwise says which formats will be unavailable;
 //   3. compiles the TypeScript sources into dist/ (incremental);
-//   4. before `npm test` only (the pretest script), installs the third-party clients the tests drive
-//      (test/clients: `npm ci` there when its node_modules is missing or older than its lock file), so
+//   4. under `npm test` only (the pretest script), installs the third-party clients the tests drive
+//      (test/clients: openid-client, the MCP SDK client, mcp-remote, the MCP conformance suite) with
+//      `npm ci` when test/clients/node_modules is missing or older than its package-lock.json, so
 //      `npm start` stays fast.
 // Plain Node, no dependencies: it must work before `npm ci` has run.
-// Environment: LECTERN_SKIP_SYSTEM_PACKAGES=1 skips step 2.
+// Environment: LECTERN_SKIP_SYSTEM_PACKAGES=1 skips step 2; LECTERN_SKIP_TEST_CLIENTS=1 skips step 4.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -86,17 +87,21 @@ if (run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'
 }
 
 // 4. third-party test clients (npm test only)
-if (process.env.npm_lifecycle_event === 'pretest') {
+if (process.env.npm_lifecycle_event === 'pretest' && process.env.LECTERN_SKIP_TEST_CLIENTS !== '1') {
   const clients = join(root, 'test', 'clients');
   const clientsLock = join(clients, 'package-lock.json');
-  const clientsStamp = join(clients, 'node_modules', '.lectern-lock-sha256');
-  const clientsHash = createHash('sha256').update(readFileSync(clientsLock)).digest('hex');
-  if ((existsSync(clientsStamp) ? readFileSync(clientsStamp, 'utf8').trim() : '') !== clientsHash) {
-    log('installing the third-party test clients (npm ci in test/clients)...');
-    if (run('npm', ['ci', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: clients }) !== 0) {
-      log('npm ci in test/clients failed; the third-party client tests cannot run');
-      process.exit(1);
+  if (existsSync(clientsLock)) {
+    const clientsStampPath = join(clients, 'node_modules', '.lectern-lock-sha256');
+    const clientsHash = createHash('sha256').update(readFileSync(clientsLock)).digest('hex');
+    const clientsStamp = existsSync(clientsStampPath) ? readFileSync(clientsStampPath, 'utf8').trim() : '';
+    if (clientsStamp !== clientsHash) {
+      log('installing the third-party test clients (npm ci in test/clients)...');
+      if (run('npm', ['ci', '--no-audit', '--no-fund'], { cwd: clients }) !== 0) {
+        log('npm ci in test/clients failed');
+        process.exit(1);
+      } else {
+        writeFileSync(clientsStampPath, clientsHash + '\n');
+      }
     }
-    writeFileSync(clientsStamp, clientsHash + '\n');
   }
 }

@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { Config } from './config/index.js';
 import { AccountService } from './accounts/account-service.js';
@@ -104,8 +104,9 @@ export interface App extends Core {
   readonly http: FastifyInstance;
 }
 
-export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
-  return pino({
+/** The service's logger (`destination`: where lines go, default stdout; tests capture them). */
+export function createLogger(config: Pick<Config, 'logLevel'>, destination?: DestinationStream): Logger {
+  const options: LoggerOptions = {
     level: config.logLevel,
     base: { service: 'lectern' },
     timestamp: pino.stdTimeFunctions.isoTime,
@@ -121,7 +122,8 @@ export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
       }),
       res: (res: { statusCode: number }) => ({ status: res.statusCode }),
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /** The opened store with its database handle (capabilities' own stores are built on the handle). */

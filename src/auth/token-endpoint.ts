@@ -41,12 +41,15 @@ export function singleParams(form: FormParams): Record<string, string> {
 export function presentedClient(form: Record<string, string>, authorization: string | undefined): PresentedClient {
   const basic = basicCredentials(authorization);
   if (basic === 'malformed') throw new OAuthError('invalid_client', 'Malformed HTTP Basic credentials.', { headers: { 'WWW-Authenticate': 'Basic realm="lectern"' } });
+  // Some public clients send an empty secret (`client_secret=` or Basic `id:`): that is no secret.
+  const postSecret = form.client_secret === '' ? undefined : form.client_secret;
   if (basic) {
     if (form.client_id !== undefined && form.client_id !== basic.id) throw new OAuthError('invalid_request', 'client_id differs from the Basic credentials.');
-    if (form.client_secret !== undefined) throw new OAuthError('invalid_request', 'Use one client authentication method.');
+    if (postSecret !== undefined) throw new OAuthError('invalid_request', 'Use one client authentication method.');
+    if (basic.secret === '') return { clientId: basic.id, secret: null, method: 'none' };
     return { clientId: basic.id, secret: basic.secret, method: 'client_secret_basic' };
   }
-  return { clientId: form.client_id ?? null, secret: form.client_secret ?? null, method: form.client_secret !== undefined ? 'client_secret_post' : 'none' };
+  return { clientId: form.client_id ?? null, secret: postSecret ?? null, method: postSecret !== undefined ? 'client_secret_post' : 'none' };
 }
 
 export class TokenEndpoint {

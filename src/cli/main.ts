@@ -19,6 +19,8 @@ export interface CliApp {
   readonly accounts: AccountService;
   readonly apiKeys: ApiKeyService;
   readonly ingest: IngestService;
+  /** Sign-in passwords (accounts set-password). */
+  readonly auth: { readonly people: { setPassword(accountId: number, password: string): Promise<void> } };
   openIndexes(): Promise<IndexSet>;
   tryOpenIndexes(): Promise<IndexSet | null>;
   close(): Promise<void>;
@@ -41,6 +43,7 @@ const USAGE = `Usage: lectern <command> [options]
   accounts show ACCOUNT                   an account (ACCOUNT: id or email) with its balance
   accounts set-eligible ACCOUNT true|false
                                           allow or forbid downloading originals
+  accounts set-password ACCOUNT           set the browser sign-in password (read from standard input)
   keys create --account ACCOUNT [--label L]   a new API key (shown once)
   keys list --account ACCOUNT             key ids (never the keys)
   keys revoke KEY_OR_ID                   revoke a key
@@ -158,7 +161,31 @@ async function accounts(ctx: CliContext, args: string[]): Promise<number> {
       return 0;
     });
   }
-  throw new UsageError('accounts create|show|set-eligible');
+  if (sub === 'set-password') {
+    // The password is read from standard input (never from the command line, which other users and
+    // the shell history can see): `printf '%s' "$PW" | lectern accounts set-password ACCOUNT`.
+    const password = (await readStdin()).replace(/\r?\n$/, '');
+    if (!password) throw new UsageError('accounts set-password ACCOUNT reads the password from standard input');
+    return withApp(ctx, async (app) => {
+      const a = await findAccount(app, rest[0]);
+      try {
+        await app.auth.people.setPassword(a.id, password);
+      } catch (e) {
+        if (e instanceof Error && e.name === 'FormProblem') throw new UsageError(e.message);
+        throw e;
+      }
+      print({ account_id: a.id, email: a.email, password_set: true, email_verified: a.emailVerified });
+      return 0;
+    });
+  }
+  throw new UsageError('accounts create|show|set-eligible|set-password');
+}
+
+async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) throw new UsageError('pipe the password on standard input');
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 async function keys(ctx: CliContext, args: string[]): Promise<number> {

@@ -1,6 +1,6 @@
 // The HTTP side of the MCP endpoint, in-process: challenges, credentials, audience binding, sessions,
 // Origin, protocol versions, status codes, CORS and rate limits (auth requirements 1-17 and 92; test
-// names cite the item numbers, listed in test/mcp/requirements-mcp.ts).
+// names cite the item numbers, listed in test/auth/requirements.ts).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { doc, seed } from '../helpers/documents.js';

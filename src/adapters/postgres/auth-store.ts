@@ -172,6 +172,9 @@ class PostgresOAuthStore implements OAuthStore {
     await this.pool.query('DELETE FROM oauth_refresh_tokens WHERE expires_at < $1', [before]);
     await this.pool.query('DELETE FROM auth_sessions WHERE expires_at < $1', [now]);
     await this.pool.query('DELETE FROM auth_email_tokens WHERE expires_at < $1', [before]);
+    // Claims nobody approved: their attempts, then registrations left without any.
+    await this.pool.query('DELETE FROM agent_claim_attempts WHERE expires_at < $1 AND registration_id IN (SELECT id FROM agent_registrations WHERE grant_id IS NULL)', [before]);
+    await this.pool.query('DELETE FROM agent_registrations WHERE grant_id IS NULL AND NOT EXISTS (SELECT 1 FROM agent_claim_attempts a WHERE a.registration_id = agent_registrations.id)');
   }
 }
 

@@ -167,6 +167,9 @@ class SqliteOAuthStore implements OAuthStore {
     this.db.prepare('DELETE FROM oauth_refresh_tokens WHERE expires_at < ?').run(before);
     this.db.prepare('DELETE FROM auth_sessions WHERE expires_at < ?').run(now);
     this.db.prepare('DELETE FROM auth_email_tokens WHERE expires_at < ?').run(before);
+    // Claims nobody approved: their attempts, then registrations left without any.
+    this.db.prepare('DELETE FROM agent_claim_attempts WHERE expires_at < ? AND registration_id IN (SELECT id FROM agent_registrations WHERE grant_id IS NULL)').run(before);
+    this.db.prepare('DELETE FROM agent_registrations WHERE grant_id IS NULL AND NOT EXISTS (SELECT 1 FROM agent_claim_attempts a WHERE a.registration_id = agent_registrations.id)').run();
   }
 }
 

@@ -3,6 +3,7 @@
 // approval endpoint (claim_complete_uri), plus the agent guide (`skill`).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { FormProblem } from '../../../auth/index.js';
+import { AppError } from '../../../domain/errors.js';
 import type { VerificationView } from '../../../auth/claims.js';
 import { nowSeconds } from '../../../ports/clock.js';
 import type { Clock } from '../../../ports/clock.js';
@@ -11,6 +12,13 @@ import { errorResponses, ref } from '../../schemas/common.js';
 import { AgentRegistration } from '../../schemas/agent-identity.js';
 import { agentGuide } from './skill.js';
 import { cors, preflight, type Person, type Web } from './web.js';
+
+/** The identity endpoints take JSON only (interface: `Content-Type: application/json`). */
+function jsonOnly(request: FastifyRequest): void {
+  if (!/^application\/json/i.test(String(request.headers['content-type'] ?? ''))) {
+    throw new AppError('unsupported_media_type', 'Send the request as JSON (Content-Type: application/json).');
+  }
+}
 
 export function registerAgentRoutes(app: FastifyInstance, web: Web, clock: Clock): void {
   const { auth } = web;
@@ -31,6 +39,7 @@ export function registerAgentRoutes(app: FastifyInstance, web: Web, clock: Clock
     async (request, reply) => {
       cors(reply);
       reply.header('Cache-Control', 'no-store');
+      jsonOnly(request);
       return reply.code(201).send(await auth.claims.register(request.body));
     },
   );
@@ -50,6 +59,7 @@ export function registerAgentRoutes(app: FastifyInstance, web: Web, clock: Clock
     async (request, reply) => {
       cors(reply);
       reply.header('Cache-Control', 'no-store');
+      jsonOnly(request);
       return auth.claims.restart(request.body);
     },
   );

@@ -1,0 +1,35 @@
+// openid-client (a strict third-party OAuth client from the npm registry, installed in test/clients by
+// `npm test`) against a running Lectern: discovery, DCR, code + PKCE with state and iss checks,
+// refresh, revocation, a confidential client, and the negative cases (missing PKCE, wrong resource,
+// reused code, unregistered redirect, unknown client).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot } from '../helpers/paths.js';
+import { startLectern } from './server-process.js';
+
+const clients = join(repoRoot, 'test', 'clients');
+const installed = existsSync(join(clients, 'node_modules', 'openid-client'));
+
+test(
+  '[26, 33, 39, 46, 48, 49, 50, 52, 54, 58, 59, 60, 61, 62, 67, 69] openid-client drives strict OAuth against a running Lectern, negative cases included',
+  { skip: installed ? false : 'test/clients is not installed (npm test installs it; or: npm ci --prefix test/clients)', timeout: 120_000 },
+  async () => {
+    const server = await startLectern('openid-client@example.org');
+    try {
+      const r = spawnSync(process.execPath, [join(clients, 'openid-client.mjs')], {
+        env: { ...process.env, LECTERN_AUTH_URL: server.base, LECTERN_MCP_URL: `${server.base}/mcp`, LECTERN_BASE_URL: server.base },
+        encoding: 'utf8',
+        timeout: 100_000,
+      });
+      const out = `${r.stdout}${r.stderr}`;
+      assert.equal(r.status, 0, out);
+      assert.match(out, /# all openid-client checks passed/);
+      for (const name of ['missing PKCE', 'wrong resource at authorization', 'reused code', 'unregistered redirect_uri', 'unknown client']) assert.match(out, new RegExp(`ok - negative: [^\\n]*${name}`));
+    } finally {
+      await server.stop();
+    }
+  },
+);
