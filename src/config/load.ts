@@ -147,12 +147,10 @@ export function loadConfig(env: Env = process.env, overrides: Partial<ConfigInpu
     blobDir: c.blobDir ? resolve(c.blobDir) : join(dataDir, 'blobs'),
     mail: { ...c.mail, outboxDir: c.mail.outboxDir ? resolve(c.mail.outboxDir) : join(dataDir, 'outbox') },
   };
-  const resourceProblems = [
-    ...(['mcpUrl', 'legacyMcpUrl'] as const).flatMap((k) => {
-      const u = new URL(config[k]);
-      return u.search || u.hash || (u.protocol !== 'http:' && u.protocol !== 'https:') ? [`${k}: must be an http(s) URL without query or fragment (RFC 8707 resource)`] : [];
-    }),
-  ];
+  const resourceProblems = (['mcpUrl', 'legacyMcpUrl'] as const).flatMap((k) => {
+    const u = new URL(config[k]);
+    return u.search || u.hash || (u.protocol !== 'http:' && u.protocol !== 'https:') ? [`${k}: must be an http(s) URL without query or fragment (RFC 8707 resource)`] : [];
+  });
   if (resourceProblems.length > 0) throw new ConfigError(resourceProblems);
   if (new URL(config.authUrl).origin !== new URL(baseUrl).origin) {
     throw new ConfigError([`authUrl (LECTERN_AUTH_URL): must be on the same host as base_url (interface: {auth_url} is the same host as {base_url})`]);
