@@ -1,6 +1,6 @@
 // The one composition root: picks adapters from configuration, builds the services and the HTTP app.
 // Nothing else knows both adapters and capabilities.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
@@ -9,7 +9,7 @@ import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { Config } from './config/index.js';
 import { AccountService } from './accounts/account-service.js';
 import { ApiKeyService } from './accounts/api-keys.js';
-import { CredentialChain } from './accounts/credentials.js';
+import { CredentialChain, type CredentialVerifier } from './accounts/credentials.js';
 import { BillingService } from './billing/billing-service.js';
 import { DocumentService } from './documents/document-service.js';
 import { DownloadService } from './downloads/download-service.js';
@@ -19,6 +19,9 @@ import { IndexSet } from './search/index-set.js';
 import { PassageSearch } from './search/passage-search.js';
 import { SearchService } from './search/search-service.js';
 import { buildHttpServer } from './http/server.js';
+import type { McpHandler } from './http/deps.js';
+import { ReferenceService } from './citations/reference-service.js';
+import { McpEndpoint } from './mcp/index.js';
 import type { Clock } from './ports/clock.js';
 import type { RateLimiter } from './ports/rate-limiter.js';
 import type { Storage } from './ports/storage.js';
@@ -42,6 +45,9 @@ import type { AuthStore } from './ports/auth-store.js';
 /** The package root (where package.json and corpus/ are). */
 export const packageRoot = join(dirname(fileURLToPath(import.meta.url)), existsSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'package.json')) ? '..' : '../..');
 
+/** Lectern's version (package.json), reported by the MCP server. */
+export const LECTERN_VERSION: string = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
+
 /** The bundled demo corpus, in load order. */
 export const DEMO_FILES = ['corpus/demo/openalex-works.jsonl.gz', 'corpus/demo/works.jsonl', 'corpus/demo/stackexchange-posts.jsonl.gz'].map((f) => join(packageRoot, f));
 
@@ -50,6 +56,8 @@ export interface AppOverrides {
   logger?: Logger;
   storage?: OpenedStorage;
   rateLimiter?: RateLimiter;
+  /** Credential verifiers tried after the API keys (tests: stand-in OAuth tokens). */
+  credentialVerifiers?: readonly CredentialVerifier[];
   /** Mail transport (tests capture messages). */
   mailer?: Mailer;
   /** Auth store (tests inject failures). */
@@ -72,6 +80,7 @@ export interface Core {
   readonly ingest: IngestService;
   readonly documents: DocumentService;
   readonly downloads: DownloadService;
+  readonly references: ReferenceService;
   readonly rateLimits: RateLimitService<keyof Config['rateLimits']>;
   readonly secret: string;
   /** Sign-in, the OAuth authorization server and the service_auth claim flow (issue 4). */
@@ -143,6 +152,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
   const rateLimits = new RateLimitService(rateLimiter, config.rateLimits);
   const documents = new DocumentService(storage.documents, storage.activity, billing, config.prices, clock, report);
   const downloads = new DownloadService(documents, storage.accounts, blobs);
+  const references = new ReferenceService(documents, storage.documents, billing, config.prices);
   let indexes: IndexSet | null = null;
   // Ingest indexes as it goes: after each committed batch the open indexes apply the new changes.
   const ingest = new IngestService(storage.documents, blobs, new FsSourceFiles(), clock, async (_ids, final) => {
@@ -181,6 +191,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
     ingest,
     documents,
     downloads,
+    references,
     rateLimits,
     secret,
     auth,
@@ -263,11 +274,25 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   const metricsRegistry = new Registry();
   collectDefaultMetrics({ register: metricsRegistry, prefix: 'lectern_' });
 
+  const mcp: McpHandler = new McpEndpoint({
+    baseUrl: config.baseUrl,
+    prices: config.prices,
+    documents: core.documents,
+    references: core.references,
+    search,
+    passages,
+    rateLimits: core.rateLimits,
+    secret: core.secret,
+    logger: core.logger,
+    version: LECTERN_VERSION,
+  });
+
   const http = await buildHttpServer({
     config,
     logger: core.logger,
     metricsRegistry,
-    credentials: new CredentialChain([core.apiKeys, core.auth.accessTokens]),
+    credentials: new CredentialChain([core.apiKeys, core.auth.accessTokens, ...(overrides.credentialVerifiers ?? [])]),
+    mcp,
     auth: core.auth,
     rateLimits: core.rateLimits,
     documents: core.documents,

@@ -70,6 +70,17 @@ function errorPath(instancePath: string, missing?: string): string {
 }
 
 /**
+ * An MCP resource address in the one form every consumer compares against (RFC 9728 §3.3, RFC 8707):
+ * lowercase scheme and host, no default port, no trailing slash. Query and fragment are kept so the
+ * caller can refuse them.
+ */
+function resourceUrl(raw: string): string {
+  const u = new URL(raw);
+  const path = u.pathname.replace(/\/+$/, '');
+  return `${u.protocol}//${u.host}${path}${u.search}${u.hash}`;
+}
+
+/**
  * Reads, validates, derives and freezes the configuration.
  * @param env environment variables (default: process.env)
  * @param overrides values applied after the environment (used by tests and the CLI)
@@ -130,12 +141,17 @@ export function loadConfig(env: Env = process.env, overrides: Partial<ConfigInpu
     ...c,
     baseUrl,
     authUrl: trim(c.authUrl ?? baseUrl),
-    mcpUrl: trim(c.mcpUrl ?? `${baseUrl}/mcp`),
-    legacyMcpUrl: trim(c.legacyMcpUrl ?? `${baseUrl}/v2/mcp`),
+    mcpUrl: resourceUrl(c.mcpUrl ?? `${baseUrl}/mcp`),
+    legacyMcpUrl: resourceUrl(c.legacyMcpUrl ?? `${baseUrl}/v2/mcp`),
     dataDir,
     blobDir: c.blobDir ? resolve(c.blobDir) : join(dataDir, 'blobs'),
     mail: { ...c.mail, outboxDir: c.mail.outboxDir ? resolve(c.mail.outboxDir) : join(dataDir, 'outbox') },
   };
+  const resourceProblems = (['mcpUrl', 'legacyMcpUrl'] as const).flatMap((k) => {
+    const u = new URL(config[k]);
+    return u.search || u.hash || (u.protocol !== 'http:' && u.protocol !== 'https:') ? [`${k}: must be an http(s) URL without query or fragment (RFC 8707 resource)`] : [];
+  });
+  if (resourceProblems.length > 0) throw new ConfigError(resourceProblems);
   if (new URL(config.authUrl).origin !== new URL(baseUrl).origin) {
     throw new ConfigError([`authUrl (LECTERN_AUTH_URL): must be on the same host as base_url (interface: {auth_url} is the same host as {base_url})`]);
   }

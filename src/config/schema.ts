@@ -38,6 +38,11 @@ export const ConfigSchema = Type.Object(
           'TEST ONLY. Email of an existing account that is treated as signed in on every sign-in page and approves every authorization request and service_auth claim automatically (headless OAuth tests). Refused unless base_url is a loopback address. Never set it in production.',
       }),
     ),
+    mcpAllowedOrigins: Type.String({
+      default: '',
+      description:
+        'Comma-separated browser origins (scheme://host[:port]) allowed to call the MCP endpoint, besides the service\'s own origins and loopback origins (localhost, 127.0.0.1, [::1]); `*` allows any origin. Other Origin headers get 403.',
+    }),
     dataDir: Type.String({ minLength: 1, default: './data', description: 'Directory for the embedded database, search indexes and blobs.' }),
     databaseUrl: Type.Optional(
       Type.String({ pattern: '^postgres(ql)?://', description: 'PostgreSQL connection URL; when absent, embedded SQLite in data_dir is used.' }),

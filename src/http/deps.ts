@@ -2,6 +2,7 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Config, RateScope } from '../config/index.js';
+import type { Principal } from '../domain/principal.js';
 import type { PassageSearch } from '../search/passage-search.js';
 import type { SearchService } from '../search/search-service.js';
 import type { CredentialVerifier } from '../accounts/credentials.js';
@@ -25,8 +26,31 @@ export interface HttpDeps {
   search: SearchService;
   /** In-document passage search (`text_filter` on by-uri). */
   passages: PassageSearch;
+  /** The MCP endpoint served at {mcp_url} and the legacy address (built in mcp/, wired by app.ts); absent: not mounted. */
+  mcp?: McpHandler;
   /** The authorization server, sign-in pages and claim flow (src/http/routes/auth/); absent: not served. */
   auth?: Auth;
   /** Extra route registrations (tests, optional components). */
   extraRoutes?: readonly ((app: FastifyInstance) => Promise<void> | void)[];
+}
+
+/** One authenticated MCP exchange, as the HTTP layer hands it to the MCP server. */
+export interface McpRequestContext {
+  principal: Principal;
+  /** The resource address the request came to ({mcp_url} or the legacy address). */
+  resource: string;
+  /** The X-Request-Id (billing reference, logs). */
+  requestId: string;
+  /** The parsed JSON body of a POST; undefined for GET and DELETE. */
+  body: unknown;
+}
+
+/**
+ * The MCP Streamable HTTP endpoint (mcp/ implements it; http/ and mcp/ never import each other, so the
+ * shape is repeated there and app.ts checks they agree). The HTTP layer has already checked Origin,
+ * the credential, its audience and scope; the handler answers the rest (protocol version, sessions,
+ * rate limits, JSON-RPC). It throws AppError to refuse a request with an ApiError.
+ */
+export interface McpHandler {
+  handle(request: Request, context: McpRequestContext): Promise<Response>;
 }

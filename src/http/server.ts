@@ -17,6 +17,8 @@ import { registerOpsRoutes } from './routes/ops.js';
 import { registerDocumentRoutes } from './routes/v2/documents.js';
 import { registerDownloadRoutes } from './routes/v2/downloads.js';
 import { registerSearchRoutes } from './routes/v2/search.js';
+import { registerMcpRoutes } from './routes/mcp.js';
+import { registerProtectedResourceRoutes } from './routes/protected-resource.js';
 import { registerAuthRoutes } from './routes/auth/index.js';
 
 declare module 'fastify' {
@@ -117,6 +119,9 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     if (presented === null || presented === 'malformed') throw new AppError('unauthorized');
     const principal = await deps.credentials.verify(presented);
     if (!principal) throw new AppError('unauthorized');
+    // OAuth tokens are bound to a resource; the HTTP API accepts those issued for {mcp_url} or the
+    // legacy MCP address (auth requirements, decision 5). API keys have no audience.
+    if (principal.audience !== null && principal.audience !== config.mcpUrl && principal.audience !== config.legacyMcpUrl) throw new AppError('unauthorized');
     request.principal = principal;
     const scope = cfg.rateScope === undefined ? 'default' : cfg.rateScope;
     if (scope) await deps.rateLimits.check(scope, `a:${principal.accountId}`);
@@ -134,6 +139,8 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
   registerDocumentRoutes(app, deps);
   registerDownloadRoutes(app, deps);
   registerSearchRoutes(app, deps);
+  registerProtectedResourceRoutes(app, deps);
+  if (deps.mcp) registerMcpRoutes(app, { ...deps, mcp: deps.mcp });
   // Authorization server, sign-in pages and the service_auth claim flow (issue 4; src/http/routes/auth/).
   if (deps.auth) await registerAuthRoutes(app, deps);
   for (const extra of deps.extraRoutes ?? []) await extra(app);
