@@ -38,11 +38,13 @@ test('SIGTERM finishes in-flight requests, then exits 0', { timeout: 60_000 }, a
     const child = spawn(process.execPath, [main], { env: { ...env, PORT: String(port) }, stdio: 'ignore' });
     server = child;
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-    for (let i = 0; i < 100; i++) {
-      const up = await new Promise<boolean>((r) => request({ port, path: '/healthz' }, (res) => { res.resume(); r(res.statusCode === 200); }).on('error', () => r(false)).end());
-      if (up) break;
-      await new Promise((r) => setTimeout(r, 100));
+    // Start-up takes a few seconds (more on a loaded machine): wait up to 60 s, then fail clearly.
+    let up = false;
+    for (let i = 0; i < 600 && !up; i++) {
+      up = await new Promise<boolean>((r) => request({ port, path: '/healthz' }, (res) => { res.resume(); r(res.statusCode === 200); }).on('error', () => r(false)).end());
+      if (!up) await new Promise((r) => setTimeout(r, 100));
     }
+    assert.ok(up, 'the server did not start within 60 s');
 
     let received = 0;
     let firstByte!: () => void;

@@ -15,8 +15,10 @@ const installed = existsSync(join(clients, 'node_modules', 'openid-client'));
 
 test(
   '[26, 33, 39, 46, 48, 49, 50, 52, 54, 58, 59, 60, 61, 62, 67, 69] openid-client drives strict OAuth against a running Lectern, negative cases included',
-  { skip: installed ? false : 'test/clients is not installed (npm test installs it; or: npm ci --prefix test/clients)', timeout: 120_000 },
+  { timeout: 120_000 },
   async () => {
+    // Never skipped: a missing install is a failure (npm test installs test/clients).
+    assert.ok(installed, 'test/clients is not installed: run npm test (or npm ci --prefix test/clients)');
     const server = await startLectern('openid-client@example.org');
     try {
       const r = spawnSync(process.execPath, [join(clients, 'openid-client.mjs')], {
