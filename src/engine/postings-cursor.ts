@@ -31,12 +31,17 @@ export class PostingCursor {
   readonly #blkStart: number;
   readonly #blkEnd: number;
   #shallow: number;
+  #tfOff = 0;
+  #tfHeader = 0;
+  #tfReady = false;
   // positions state
   #posBlk = -1;
   #posIdx = 0;
   #posByte = 0;
   /** Blocks skipped without decoding (trace counter). */
   skipped = 0;
+  /** Multiplier of the stored exact bounds for the current query (Infinity: use the loose bounds). */
+  boundScale = Infinity;
 
   constructor(seg: Segment, term: number) {
     this.seg = seg;
@@ -55,10 +60,9 @@ export class PostingCursor {
     const h = post[o++]!;
     const n = b === this.#blkEnd - 1 ? this.df - (b - this.#blkStart) * BLOCK_SIZE : BLOCK_SIZE;
     const docs = this.docs;
-    o = unpack(post, o, n, h & 255, docs);
-    o = unpack(post, o, n, (h >>> 8) & 255, this.tf0);
-    o = unpack(post, o, n, (h >>> 16) & 255, this.tf1);
-    unpack(post, o, n, h >>> 24, this.tf2);
+    this.#tfOff = unpack(post, o, n, h & 255, docs);
+    this.#tfHeader = h;
+    this.#tfReady = false;
     let prev = b === this.#blkStart ? -1 : seg.blkLast[b - 1]!;
     for (let k = 0; k < n; k++) {
       prev = prev + docs[k]! + 1;
@@ -66,6 +70,17 @@ export class PostingCursor {
     }
     this.#n = n;
     this.#blk = b;
+  }
+
+  /** Term frequencies are decoded only when a doc of the block is scored. */
+  #loadTf(): void {
+    const h = this.#tfHeader;
+    const n = this.#n;
+    const post = this.seg.post;
+    let o = unpack(post, this.#tfOff, n, (h >>> 8) & 255, this.tf0);
+    o = unpack(post, o, n, (h >>> 16) & 255, this.tf1);
+    unpack(post, o, n, h >>> 24, this.tf2);
+    this.#tfReady = true;
   }
 
   /** Moves to the next posting (doc = END when exhausted). */
@@ -85,9 +100,23 @@ export class PostingCursor {
     const last = this.seg.blkLast;
     if (b < this.#blkStart || target > last[b]!) {
       b = b < this.#blkStart ? this.#blkStart : b + 1;
-      while (b < this.#blkEnd && last[b]! < target) {
-        b++;
-        this.skipped++;
+      if (b < this.#blkEnd && last[b]! < target) {
+        // gallop, then binary search over the block table
+        let step = 1;
+        let lo = b;
+        let hi = b + 1;
+        while (hi < this.#blkEnd && last[hi]! < target) {
+          lo = hi;
+          step *= 2;
+          hi = Math.min(this.#blkEnd, hi + step);
+        }
+        while (lo < hi) {
+          const mid = (lo + hi) >>> 1;
+          if (last[mid]! < target) lo = mid + 1;
+          else hi = mid;
+        }
+        this.skipped += lo - b;
+        b = lo;
       }
       if (b >= this.#blkEnd) {
         this.#blk = this.#blkEnd;
@@ -109,7 +138,16 @@ export class PostingCursor {
     let b = this.#shallow;
     if (b < this.#blk) b = this.#blk < this.#blkStart ? this.#blkStart : this.#blk;
     const last = this.seg.blkLast;
-    while (b < this.#blkEnd && last[b]! < target) b++;
+    if (b < this.#blkEnd && last[b]! < target) {
+      let lo = b + 1;
+      let hi = this.#blkEnd;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (last[mid]! < target) lo = mid + 1;
+        else hi = mid;
+      }
+      b = lo;
+    }
     this.#shallow = b;
     return b < this.#blkEnd ? b : -1;
   }
@@ -122,6 +160,7 @@ export class PostingCursor {
   /** Upper bound of the BM25F pseudo term frequency over block `b` (or the whole term when b < 0). */
   tfUpperBound(b: number, norms: FieldNorms): number {
     const seg = this.seg;
+    if (this.boundScale !== Infinity) return (b < 0 ? seg.termMaxTfp[this.term]! : seg.blkMaxTfp[b]!) * this.boundScale;
     const maxTf = b < 0 ? seg.termMaxTf : seg.blkMaxTf;
     const minLen = b < 0 ? seg.termMinLen : seg.blkMinLen;
     const k = (b < 0 ? this.term : b) * NF;
@@ -137,6 +176,7 @@ export class PostingCursor {
 
   /** BM25F pseudo term frequency of the current doc. */
   tfPrime(norms: FieldNorms): number {
+    if (!this.#tfReady) this.#loadTf();
     const i = this.i;
     const base = this.doc * NF;
     const fl = this.seg.fieldLen;
@@ -152,6 +192,7 @@ export class PostingCursor {
 
   /** Term frequency of the current doc in field f. */
   tf(f: number): number {
+    if (!this.#tfReady) this.#loadTf();
     return f === 0 ? this.tf0[this.i]! : f === 1 ? this.tf1[this.i]! : this.tf2[this.i]!;
   }
 
@@ -160,6 +201,7 @@ export class PostingCursor {
    * are tf(0), tf(1), tf(2)). Returns the number written. `out` must hold tf0+tf1+tf2 entries.
    */
   positions(out: Int32Array): number {
+    if (!this.#tfReady) this.#loadTf();
     const pos = this.seg.pos;
     if (this.#posBlk !== this.#blk || this.#posIdx > this.i) {
       this.#posBlk = this.#blk;

@@ -263,7 +263,7 @@ export class SearchIndex {
   }
 
   #flush(): void {
-    const bytes = this.#buffer.build();
+    const bytes = this.#buffer.build({ w: this.#params.weights, b: this.#params.b });
     this.#buffer = new SegmentBuffer(this.#defaultLanguage);
     if (bytes === null) return;
     const name = this.#newSegmentName();
@@ -349,7 +349,7 @@ export class SearchIndex {
   }
 
   #startMerge(inputs: SegEntry[]): void {
-    this.#merge = { gen: mergeSegments(inputs.map((e) => ({ seg: e.seg, deleted: e.deleted }))), inputs };
+    this.#merge = { gen: mergeSegments(inputs.map((e) => ({ seg: e.seg, deleted: e.deleted })), 50_000, { w: this.#params.weights, b: this.#params.b }), inputs };
   }
 
   /** Merges all committed segments down to at most `maxSegments` (default 1), synchronously. */
@@ -491,7 +491,7 @@ export class SearchIndex {
     // totals
     let totalHits: number;
     let exact: boolean;
-    const cheap = plan.clauses.reduce((s, c) => s + c.df, 0) <= 50_000;
+    const cheap = plan.clauses.reduce((s, c) => s + c.df, 0) <= 10_000;
     if (outcome.exact) {
       totalHits = outcome.matches;
       exact = true;

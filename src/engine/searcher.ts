@@ -318,11 +318,16 @@ function prepareSegment(plan: SearchPlan, ss: SnapshotSegment, si: number): SegR
   const seg = ss.seg;
   const filter = compileFilter(seg, plan.filters, ss.deleted);
   if (filter.none) return null;
+  const scale = seg.boundScale(plan.norms);
   const clauses: (Clause | null)[] = plan.clauses.map((c, i) => {
     const cursors: PostingCursor[] = [];
     for (const b of c.bytes) {
       const t = seg.findTerm(b);
-      if (t >= 0) cursors.push(new PostingCursor(seg, t));
+      if (t >= 0) {
+        const cur = new PostingCursor(seg, t);
+        cur.boundScale = scale;
+        cursors.push(cur);
+      }
     }
     return cursors.length ? new Clause(i, cursors, c.mult, plan.k1, plan.norms) : null;
   });
@@ -416,6 +421,14 @@ function runMaxScore(run: SegRun, heap: TopK, prune: boolean, ctr: SegmentCounte
         break;
       }
       const c = cs[i]!;
+      if (prune && heap.full && c.doc < d) {
+        // block-max probe without decoding: can this clause's block holding d still lift d in?
+        const bb = c.blockBound(d, out);
+        if (!heap.canEnter(s + bb + (i > 0 ? prefix[i - 1]! : 0))) {
+          pruned = true;
+          break;
+        }
+      }
       if (c.advance(d) === d) {
         const v = c.score();
         contrib[c.index] = v;

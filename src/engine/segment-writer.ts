@@ -87,8 +87,35 @@ export function sortCodePointOrder(strings: string[]): string[] {
   });
 }
 
-/** Builds a segment; call addDoc for every document first, then the terms in code point order. */
+/** BM25F parameters the writer uses to precompute exact block-max pseudo frequencies. */
+export interface BoundParams {
+  w: readonly number[];
+  b: readonly number[];
+}
+
+/** Round a bound up so float32 storage never undercuts the exact value. */
+function roundUp32(v: number): number {
+  const f = Math.fround(v);
+  return f >= v ? f : Math.fround(v * (1 + 1e-6) + 1e-30);
+}
+
+/**
+ * Builds a segment; call addDoc for every document first, then the terms in code point order.
+ * Besides the per-field max-tf/min-length bounds, each block stores the exact maximum BM25F pseudo
+ * frequency of its docs under `bound` parameters and this segment's average field lengths (recorded in
+ * the meta): searches rescale it for other weights or averages (see postings-cursor.ts).
+ */
 export class SegmentWriter {
+  readonly #bound: BoundParams;
+  #boundAvg: number[] | null = null;
+  readonly #blkMaxTfp = new NumSink((n) => new Float32Array(n), 4096);
+  readonly #termMaxTfp = new NumSink((n) => new Float32Array(n), 4096);
+  #tMaxTfp = 0;
+
+  constructor(bound: BoundParams = { w: [2, 1, 1], b: [0.5, 0.75, 0.75] }) {
+    this.#bound = bound;
+  }
+
   #docs = 0;
   readonly #ids: string[] = [];
   readonly #fieldLen = new NumSink((n) => new Uint32Array(n), 4096);
@@ -179,6 +206,8 @@ export class SegmentWriter {
 
   /** Starts the postings of `term` (must sort after the previous term); `surface` is a readable form. */
   beginTerm(term: string, surface: string): void {
+    if (this.#boundAvg === null) this.#boundAvg = this.#fieldTotals.map((t) => (this.#docs > 0 ? t / this.#docs : 0));
+    this.#tMaxTfp = 0;
     this.#inTerm = true;
     this.#lastTerm = term;
     this.#terms.push(term);
@@ -261,6 +290,23 @@ export class SegmentWriter {
       if (mt > this.#tMaxTf[f]!) this.#tMaxTf[f] = mt;
       if (maxTf > 0 && minLen < this.#tMinLen[f]!) this.#tMinLen[f] = minLen;
     }
+    // exact block max of the pseudo frequency under the bound parameters
+    const avg = this.#boundAvg!;
+    const bw = this.#bound.w;
+    const bb = this.#bound.b;
+    let maxTfp = 0;
+    for (let i = 0; i < n; i++) {
+      const base = this.#bDocs[i]! * NF;
+      let tfp = 0;
+      for (let f = 0; f < NF; f++) {
+        const tf = this.#bTf[f]![i]!;
+        if (tf > 0 && avg[f]! > 0) tfp += (bw[f]! * tf) / (1 - bb[f]! + (bb[f]! * fl[base + f]!) / avg[f]!);
+      }
+      if (tfp > maxTfp) maxTfp = tfp;
+    }
+    const mt32 = roundUp32(maxTfp);
+    this.#blkMaxTfp.push(mt32);
+    if (mt32 > this.#tMaxTfp) this.#tMaxTfp = mt32;
     const post = this.#post;
     post.ensure(1 + packedWords(n, wDoc) + packedWords(n, w[0]!) + packedWords(n, w[1]!) + packedWords(n, w[2]!));
     post.buf[post.length++] = (wDoc | (w[0]! << 8) | (w[1]! << 16) | (w[2]! << 24)) >>> 0;
@@ -283,6 +329,7 @@ export class SegmentWriter {
       return;
     }
     this.#termDf.push(this.#df);
+    this.#termMaxTfp.push(this.#tMaxTfp);
     for (let f = 0; f < NF; f++) {
       this.#termMaxTf.push(this.#tMaxTf[f]!);
       this.#termMinLen.push(this.#tMaxTf[f] === 0 ? 0 : this.#tMinLen[f]!);
@@ -344,6 +391,8 @@ export class SegmentWriter {
       blkPos: this.#blkPos.result(),
       blkMaxTf: this.#blkMaxTf.result(),
       blkMinLen: this.#blkMinLen.result(),
+      blkMaxTfp: this.#blkMaxTfp.result(),
+      termMaxTfp: this.#termMaxTfp.result(),
       post: this.#post.result(),
       pos: this.#pos.result(),
     };
@@ -354,7 +403,13 @@ export class SegmentWriter {
       sections[`${name}DictBlob`] = t.blob;
       sections[`${name}DictOff`] = t.off;
     }
-    const meta = { docCount: n, fieldTotals: this.#fieldTotals, termCount: this.#terms.length, postings: this.#postings };
+    const meta = {
+      docCount: n,
+      fieldTotals: this.#fieldTotals,
+      termCount: this.#terms.length,
+      postings: this.#postings,
+      bound: { w: [...this.#bound.w], b: [...this.#bound.b], avg: this.#boundAvg ?? [0, 0, 0] },
+    };
     return encodeSegmentFile(meta, sections);
   }
 }

@@ -70,6 +70,7 @@ interface SegmentMeta {
   fieldTotals: number[];
   termCount: number;
   postings: number;
+  bound: { w: number[]; b: number[]; avg: number[] };
 }
 
 /** An opened immutable segment. */
@@ -112,6 +113,10 @@ export class Segment {
   readonly blkMinLen: Uint32Array;
   readonly post: Uint32Array;
   readonly pos: Uint8Array;
+  /** Exact per-block / per-term max BM25F pseudo frequency under `bound` parameters. */
+  readonly blkMaxTfp: Float32Array;
+  readonly termMaxTfp: Float32Array;
+  readonly bound: { w: number[]; b: number[]; avg: number[] };
 
   constructor(name: string, bytes: Uint8Array) {
     this.name = name;
@@ -153,6 +158,32 @@ export class Segment {
     this.blkMinLen = f.u32('blkMinLen');
     this.post = f.u32('post');
     this.pos = f.u8('pos');
+    this.blkMaxTfp = f.f32('blkMaxTfp');
+    this.termMaxTfp = f.f32('termMaxTfp');
+    this.bound = meta.bound;
+  }
+
+  /**
+   * Factor by which the stored exact bounds must be multiplied to bound pseudo frequencies under
+   * `norms` (weights w', same b, averages avg'): max_f w'_f / w_f  *  max_f max(1, avg'_f / avg_f),
+   * over fields with w'_f > 0 (since 1 - b + b*len/avg grows with 1/avg at most linearly). Infinity when
+   * the stored bounds cannot be used (different b, or a field weighted now but not at build).
+   */
+  boundScale(norms: { w: Float64Array; b: Float64Array; invAvg: Float64Array }): number {
+    let wr = 0;
+    let ar = 1;
+    for (let f = 0; f < NF; f++) {
+      const w = norms.w[f]!;
+      if (w === 0) continue;
+      if (norms.b[f] !== this.bound.b[f]) return Infinity;
+      const bw = this.bound.w[f]!;
+      const avg = this.bound.avg[f]!;
+      if (bw === 0 || avg === 0) return Infinity;
+      wr = Math.max(wr, w / bw);
+      const avgNow = norms.invAvg[f]! > 0 ? 1 / norms.invAvg[f]! : 0;
+      ar = Math.max(ar, avgNow / avg);
+    }
+    return wr * ar * (1 + 1e-9);
   }
 
   /** Term ordinal of `term` (UTF-8 bytes), or -1. */
