@@ -83,6 +83,26 @@ export class PostingCursor {
     this.#tfReady = true;
   }
 
+  /** Random access to one bit-packed tf (field f) of the current doc, without decoding the block. */
+  #tfAt(f: number): number {
+    const h = this.#tfHeader;
+    const n = this.#n;
+    const w0 = (h >>> 8) & 255;
+    const w1 = (h >>> 16) & 255;
+    const w = f === 0 ? w0 : f === 1 ? w1 : h >>> 24;
+    if (w === 0) return 0;
+    let off = this.#tfOff;
+    if (f > 0) off += (n * w0 + 31) >>> 5;
+    if (f > 1) off += (n * w1 + 31) >>> 5;
+    const bit = this.i * w;
+    const word = off + (bit >>> 5);
+    const sh = bit & 31;
+    const post = this.seg.post;
+    let v = post[word]! >>> sh;
+    if (sh + w > 32) v |= post[word + 1]! << (32 - sh);
+    return w === 32 ? v >>> 0 : v & ((1 << w) - 1);
+  }
+
   /** Moves to the next posting (doc = END when exhausted). */
   nextDoc(): number {
     if (++this.i < this.#n) return (this.doc = this.docs[this.i]!);
@@ -174,25 +194,20 @@ export class PostingCursor {
     return tfp;
   }
 
-  /** BM25F pseudo term frequency of the current doc. */
-  tfPrime(norms: FieldNorms): number {
+  /**
+   * BM25F pseudo term frequency of the current doc, from per-doc field factors
+   * `docNorm[d * 3 + f] = w_f / (1 - b_f + b_f * len_f(d) / avgLen_f)` (see Segment.docNorms).
+   */
+  tfPrime(docNorm: Float64Array): number {
     if (!this.#tfReady) this.#loadTf();
-    const i = this.i;
     const base = this.doc * NF;
-    const fl = this.seg.fieldLen;
-    let tfp = 0;
-    let tf = this.tf0[i]!;
-    if (tf !== 0) tfp += (norms.w[0]! * tf) / (1 - norms.b[0]! + norms.b[0]! * fl[base]! * norms.invAvg[0]!);
-    tf = this.tf1[i]!;
-    if (tf !== 0) tfp += (norms.w[1]! * tf) / (1 - norms.b[1]! + norms.b[1]! * fl[base + 1]! * norms.invAvg[1]!);
-    tf = this.tf2[i]!;
-    if (tf !== 0) tfp += (norms.w[2]! * tf) / (1 - norms.b[2]! + norms.b[2]! * fl[base + 2]! * norms.invAvg[2]!);
-    return tfp;
+    const i = this.i;
+    return this.tf0[i]! * docNorm[base]! + this.tf1[i]! * docNorm[base + 1]! + this.tf2[i]! * docNorm[base + 2]!;
   }
 
   /** Term frequency of the current doc in field f. */
   tf(f: number): number {
-    if (!this.#tfReady) this.#loadTf();
+    if (!this.#tfReady) return this.#tfAt(f);
     return f === 0 ? this.tf0[this.i]! : f === 1 ? this.tf1[this.i]! : this.tf2[this.i]!;
   }
 

@@ -319,6 +319,7 @@ function prepareSegment(plan: SearchPlan, ss: SnapshotSegment, si: number): SegR
   const filter = compileFilter(seg, plan.filters, ss.deleted);
   if (filter.none) return null;
   const scale = seg.boundScale(plan.norms);
+  const docNorm = seg.docNorms(plan.norms);
   const clauses: (Clause | null)[] = plan.clauses.map((c, i) => {
     const cursors: PostingCursor[] = [];
     for (const b of c.bytes) {
@@ -329,7 +330,7 @@ function prepareSegment(plan: SearchPlan, ss: SnapshotSegment, si: number): SegR
         cursors.push(cur);
       }
     }
-    return cursors.length ? new Clause(i, cursors, c.mult, plan.k1, plan.norms) : null;
+    return cursors.length ? new Clause(i, cursors, c.mult, plan.k1, plan.norms, docNorm) : null;
   });
   let phrases: PhraseMatcher[] | null = null;
   if (plan.phrases.length > 0) {
@@ -365,46 +366,57 @@ function runMaxScore(run: SegRun, heap: TopK, prune: boolean, ctr: SegmentCounte
   let acc = 0;
   for (let i = 0; i < n; i++) prefix[i] = acc += cs[i]!.ub;
   const contrib = run.contrib;
+  const nContrib = contrib.length;
   const { allowed, trivial } = run.filter;
   const seg = run.seg;
+  const si = run.si;
   const out = { last: 0 };
+  // theta: score of the k-th hit once the heap is full; a bound "can enter" when bound >= theta up to
+  // a relative slack of 1e-9 (float rounding of bounds vs scores; ties may still win on id)
+  let theta = heap.full ? heap.heap[0]!.score : -Infinity;
+  const can = (bound: number): boolean => bound + Math.abs(bound) * 1e-9 + 1e-12 >= theta;
   let firstEss = 0;
-  const updateEss = (): void => {
-    if (!prune) return;
-    while (firstEss < n && !heap.canEnter(prefix[firstEss]!)) firstEss++;
-  };
-  updateEss();
+  if (prune) while (firstEss < n && !can(prefix[firstEss]!)) firstEss++;
   for (const c of cs) c.nextDoc();
   let exact = true;
+  let regionEnd = -1;
+  let candidates = 0;
+  let scored = 0;
+  let skippedBlocks = 0;
   for (;;) {
     if (firstEss >= n) {
       exact = false;
       break;
     }
     let d = END;
-    for (let i = firstEss; i < n; i++) if (cs[i]!.doc < d) d = cs[i]!.doc;
+    for (let i = firstEss; i < n; i++) {
+      const x = cs[i]!.doc;
+      if (x < d) d = x;
+    }
     if (d === END) break;
-    if (prune && heap.full) {
-      let bound = firstEss > 0 ? prefix[firstEss - 1]! : 0;
+    if (prune && theta !== -Infinity && d > regionEnd) {
+      // block-max bound of every clause around d; valid for all docs up to the shortest block's end
+      let bound = 0;
       let minLast = END;
-      for (let i = firstEss; i < n; i++) {
+      for (let i = 0; i < n; i++) {
         bound += cs[i]!.blockBound(d, out);
         if (out.last < minLast) minLast = out.last;
       }
-      if (!heap.canEnter(bound)) {
+      if (!can(bound)) {
         exact = false;
-        ctr.skippedBlocks++;
+        skippedBlocks++;
         const to = minLast + 1;
         for (let i = firstEss; i < n; i++) if (cs[i]!.doc < to) cs[i]!.advance(to);
         continue;
       }
+      regionEnd = minLast;
     }
     if (!trivial && !allowed(d)) {
       for (let i = firstEss; i < n; i++) if (cs[i]!.doc === d) cs[i]!.nextDoc();
       continue;
     }
-    ctr.candidates++;
-    contrib.fill(0);
+    candidates++;
+    for (let i = 0; i < nContrib; i++) contrib[i] = 0;
     let s = 0;
     for (let i = firstEss; i < n; i++) {
       const c = cs[i]!;
@@ -416,15 +428,15 @@ function runMaxScore(run: SegRun, heap: TopK, prune: boolean, ctr: SegmentCounte
     }
     let pruned = false;
     for (let i = firstEss - 1; i >= 0; i--) {
-      if (!heap.canEnter(s + prefix[i]!)) {
+      if (prune && !can(s + prefix[i]!)) {
         pruned = true;
         break;
       }
       const c = cs[i]!;
-      if (prune && heap.full && c.doc < d) {
+      if (prune && theta !== -Infinity && c.doc < d) {
         // block-max probe without decoding: can this clause's block holding d still lift d in?
         const bb = c.blockBound(d, out);
-        if (!heap.canEnter(s + bb + (i > 0 ? prefix[i - 1]! : 0))) {
+        if (!can(s + bb + (i > 0 ? prefix[i - 1]! : 0))) {
           pruned = true;
           break;
         }
@@ -436,17 +448,26 @@ function runMaxScore(run: SegRun, heap: TopK, prune: boolean, ctr: SegmentCounte
       }
     }
     if (!pruned) {
-      ctr.scored++;
-      const total = canonicalSum(contrib);
-      if (heap.canEnter(total)) {
-        heap.offer({ score: total, si: run.si, doc: d, issued: NaN, id: seg.id(d) });
-        updateEss();
+      scored++;
+      let total = 0;
+      for (let i = 0; i < nContrib; i++) total += contrib[i]!;
+      if (!prune || can(total)) {
+        heap.offer({ score: total, si, doc: d, issued: NaN, id: seg.id(d) });
+        if (heap.full) {
+          const t = heap.heap[0]!.score;
+          if (t !== theta) {
+            theta = t;
+            if (prune) while (firstEss < n && !can(prefix[firstEss]!)) firstEss++;
+          }
+        }
       }
     }
     for (let i = firstEss; i < n; i++) if (cs[i]!.doc === d) cs[i]!.nextDoc();
-    // clauses that just became non-essential may sit at d: harmless (advance() moves them forward)
   }
   if (firstEss > 0) exact = false;
+  ctr.candidates += candidates;
+  ctr.scored += scored;
+  ctr.skippedBlocks += skippedBlocks;
   ctr.exact = exact;
   ctr.matches = ctr.candidates;
 }
@@ -464,7 +485,7 @@ function runConjunctive(plan: SearchPlan, run: SegRun, heap: TopK, ctr: SegmentC
     if (!allowed(d)) return;
     ctr.candidates++;
     for (const p of phrases) if (p.count() === 0) return;
-    contrib.fill(0);
+    for (let i = 0; i < contrib.length; i++) contrib[i] = 0;
     let any = phrases.length > 0;
     for (const c of clauses) {
       if (c === null) continue;

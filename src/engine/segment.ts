@@ -163,6 +163,29 @@ export class Segment {
     this.bound = meta.bound;
   }
 
+  #normCache: { key: string; arr: Float64Array }[] = [];
+
+  /**
+   * Per-doc BM25F field factors for the given norms: `w_f / (1 - b_f + b_f * len_f(d) / avgLen_f)` at
+   * [d * 3 + f] (a few recent norm settings are cached: they change only with commits or custom weights).
+   */
+  docNorms(norms: { w: Float64Array; b: Float64Array; invAvg: Float64Array }): Float64Array {
+    const key = `${norms.w.join()}|${norms.b.join()}|${norms.invAvg.join()}`;
+    for (const e of this.#normCache) if (e.key === key) return e.arr;
+    const n = this.docCount;
+    const arr = new Float64Array(n * NF);
+    const fl = this.fieldLen;
+    for (let f = 0; f < NF; f++) {
+      const w = norms.w[f]!;
+      const b = norms.b[f]!;
+      const ia = norms.invAvg[f]!;
+      for (let d = 0; d < n; d++) arr[d * NF + f] = w / (1 - b + b * fl[d * NF + f]! * ia);
+    }
+    this.#normCache.unshift({ key, arr });
+    if (this.#normCache.length > 4) this.#normCache.pop();
+    return arr;
+  }
+
   /**
    * Factor by which the stored exact bounds must be multiplied to bound pseudo frequencies under
    * `norms` (weights w', same b, averages avg'): max_f w'_f / w_f  *  max_f max(1, avg'_f / avg_f),
