@@ -155,6 +155,7 @@ const statsMerged = idx.stats();
 const merged = measure(idx);
 gc?.();
 const rss = process.memoryUsage().rss;
+idx.close();
 const result = {
   benchmark: 'engine',
   corpus,

@@ -28,6 +28,8 @@ export interface SetResult {
   set: string;
   queries: number;
   ndcg10: number;
+  /** nDCG@10 with linear gain (differs from ndcg10 only for graded judgments, i.e. Cranfield). */
+  ndcg10Linear: number;
   recall100: number;
   indexMs: number;
   queryMsMean: number;
@@ -40,6 +42,7 @@ export function evaluate(set: IrSet, sc: Partial<ScoringParams>): SetResult {
   index.commit('bench');
   const t1 = performance.now();
   let ndcg = 0;
+  let ndcgLin = 0;
   let recall = 0;
   let n = 0;
   let qms = 0;
@@ -51,10 +54,11 @@ export function evaluate(set: IrSet, sc: Partial<ScoringParams>): SetResult {
     qms += performance.now() - q0;
     const ids = r.hits.map((h) => h.id);
     ndcg += ndcgAt(ids, rels, 10);
+    ndcgLin += ndcgAt(ids, rels, 10, 'linear');
     recall += recallAt(ids, rels, 100);
     n++;
   }
-  return { set: set.name, queries: n, ndcg10: ndcg / n, recall100: recall / n, indexMs: t1 - t0, queryMsMean: qms / n };
+  return { set: set.name, queries: n, ndcg10: ndcg / n, ndcg10Linear: ndcgLin / n, recall100: recall / n, indexMs: t1 - t0, queryMsMean: qms / n };
 }
 
 const only = arg('only');
@@ -62,7 +66,7 @@ const sets: IrSet[] = [];
 if (!only || only === 'scifact') sets.push(loadIrSet(join(evalDataDir(), 'ir', 'scifact'), 'scifact-train', 'train'));
 if (!only || only === 'cranfield') sets.push(loadIrSet(join(evalDataDir(), 'ir', 'cranfield'), 'cranfield', 'test'));
 const results = sets.map((s) => evaluate(s, scoring));
-for (const r of results) console.log(`${r.set}: nDCG@10 ${r.ndcg10.toFixed(4)}  R@100 ${r.recall100.toFixed(4)}  (${r.queries} q, index ${r.indexMs.toFixed(0)} ms, ${r.queryMsMean.toFixed(2)} ms/q)`);
+for (const r of results) console.log(`${r.set}: nDCG@10 ${r.ndcg10.toFixed(4)} (linear gain ${r.ndcg10Linear.toFixed(4)})  R@100 ${r.recall100.toFixed(4)}  (${r.queries} q, index ${r.indexMs.toFixed(0)} ms, ${r.queryMsMean.toFixed(2)} ms/q)`);
 if (args.includes('--write')) {
   const out = {
     benchmark: 'quality-lexical',

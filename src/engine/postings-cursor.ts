@@ -2,7 +2,7 @@
 // for skipped blocks), shallow block lookup for block-max bounds, and lazy position decoding.
 import { unpack } from './bit-packing.js';
 import type { Segment } from './segment.js';
-import { BLOCK_SIZE, NF } from './segment-writer.js';
+import { BLOCK_SIZE, NF, POS_STRIDE, POS_SUBS } from './segment-writer.js';
 
 /** Doc id meaning "exhausted" (greater than every real doc id). */
 export const END = 0x7fffffff;
@@ -216,26 +216,30 @@ export class PostingCursor {
    * are tf(0), tf(1), tf(2)). Returns the number written. `out` must hold tf0+tf1+tf2 entries.
    */
   positions(out: Int32Array): number {
-    if (!this.#tfReady) this.#loadTf();
     const pos = this.seg.pos;
-    if (this.#posBlk !== this.#blk || this.#posIdx > this.i) {
+    const i = this.i;
+    const sub = (i / POS_STRIDE) | 0;
+    if (this.#posBlk !== this.#blk || this.#posIdx > i || ((this.#posIdx / POS_STRIDE) | 0) < sub) {
+      // jump to the nearest checkpoint at or before doc i
       this.#posBlk = this.#blk;
-      this.#posIdx = 0;
-      this.#posByte = this.seg.blkPos[this.#blk]!;
+      this.#posIdx = sub * POS_STRIDE;
+      this.#posByte = sub === 0 ? this.seg.blkPos[this.#blk]! : this.seg.blkPosSub[this.#blk * POS_SUBS + sub - 1]!;
     }
     let p = this.#posByte;
-    // skip the positions of earlier docs in this block
-    for (let k = this.#posIdx; k < this.i; k++) {
-      let cnt = this.tf0[k]! + this.tf1[k]! + this.tf2[k]!;
+    // skip the positions of earlier docs (at most POS_STRIDE - 1)
+    const saved = this.i;
+    for (let k = this.#posIdx; k < saved; k++) {
+      this.i = k;
+      let cnt = this.tf(0) + this.tf(1) + this.tf(2);
       while (cnt > 0) {
         while (pos[p++]! & 128);
         cnt--;
       }
     }
-    const i = this.i;
+    this.i = saved;
     let w = 0;
     for (let f = 0; f < NF; f++) {
-      const tf = f === 0 ? this.tf0[i]! : f === 1 ? this.tf1[i]! : this.tf2[i]!;
+      const tf = this.tf(f);
       let prev = 0;
       for (let k = 0; k < tf; k++) {
         let v = 0;

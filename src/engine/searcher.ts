@@ -11,7 +11,6 @@
 // ties are broken by external id (ascending), so rankings and pages are deterministic.
 import { Clause, idf, type ScoringParams } from './bm25f.js';
 import { compileFilter, type SegmentFilter } from './filters.js';
-import { matchPhrase } from './phrase-match.js';
 import { END, PostingCursor, type FieldNorms } from './postings-cursor.js';
 import type { ParsedQuery } from './query-parser.js';
 import { utf8, type Segment } from './segment.js';
@@ -258,33 +257,57 @@ class PhraseMatcher {
   readonly idfSum: number;
   readonly offsets: Int32Array;
   readonly tf = new Float64Array(NF);
-  #buf = new Int32Array(256);
   constructor(slots: SlotGroup[], idfSum: number) {
     this.slots = slots;
     this.idfSum = idfSum;
     this.offsets = Int32Array.from(slots.map((s) => s.offset));
   }
+  readonly #ptr = new Int32Array(16);
+
   /** Counts occurrences per field at the slots' current (common) doc; returns the total. */
   count(onMatch?: (field: number, p: number) => void): number {
-    for (const s of this.slots) s.load();
-    let total = 0;
-    const k = this.slots.length;
-    const starts = new Int32Array(k);
-    const ends = new Int32Array(k);
+    const slots = this.slots;
+    const k = slots.length;
+    // cheap pre-check from term frequencies: a field can hold the phrase only if every slot occurs in it
+    let possible = 0;
     for (let f = 0; f < NF; f++) {
-      let need = 0;
-      for (const s of this.slots) need += s.fieldStart[f + 1]! - s.fieldStart[f]!;
-      if (this.#buf.length < need) this.#buf = new Int32Array(need * 2);
-      let w = 0;
-      let empty = false;
-      for (let i = 0; i < k; i++) {
-        const s = this.slots[i]!;
-        starts[i] = w;
-        for (let j = s.fieldStart[f]!; j < s.fieldStart[f + 1]!; j++) this.#buf[w++] = s.buf[j]!;
-        ends[i] = w;
-        if (ends[i] === starts[i]) empty = true;
+      let ok = true;
+      for (let i = 0; i < k && ok; i++) {
+        const g = slots[i]!;
+        let tf = 0;
+        for (const c of g.cursors) if (c.doc === g.doc) tf += c.tf(f);
+        if (tf === 0) ok = false;
       }
-      const c = empty ? 0 : matchPhrase(this.#buf, starts, ends, this.offsets, onMatch ? (p) => onMatch(f, p) : undefined);
+      this.tf[f] = 0;
+      if (ok) possible |= 1 << f;
+    }
+    if (possible === 0) return 0;
+    for (const s of slots) s.load();
+    let total = 0;
+    const ptr = this.#ptr;
+    const offsets = this.offsets;
+    const first = slots[0]!;
+    for (let f = 0; f < NF; f++) {
+      if ((possible & (1 << f)) === 0) continue;
+      for (let i = 1; i < k; i++) ptr[i] = slots[i]!.fieldStart[f]!;
+      let c = 0;
+      const e0 = first.fieldStart[f + 1]!;
+      outer: for (let a = first.fieldStart[f]!; a < e0; a++) {
+        const p = first.buf[a]!;
+        for (let i = 1; i < k; i++) {
+          const g = slots[i]!;
+          const want = p + offsets[i]!;
+          let j = ptr[i]!;
+          const e = g.fieldStart[f + 1]!;
+          const buf = g.buf;
+          while (j < e && buf[j]! < want) j++;
+          ptr[i] = j;
+          if (j >= e) break outer;
+          if (buf[j] !== want) continue outer;
+        }
+        c++;
+        if (onMatch) onMatch(f, p);
+      }
       this.tf[f] = c;
       total += c;
     }

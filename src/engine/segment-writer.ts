@@ -12,6 +12,10 @@ import { encodeSegmentFile, type SectionArray } from './segment-file.js';
 
 /** Postings per block (also the skip granularity). */
 export const BLOCK_SIZE = 128;
+/** Docs between position checkpoints inside a block. */
+export const POS_STRIDE = 16;
+/** Position checkpoints stored per block (docs 16, 32, ..., 112). */
+export const POS_SUBS = BLOCK_SIZE / POS_STRIDE - 1;
 /** Field count (title, abstract, body). */
 export const NF = 3;
 
@@ -144,6 +148,8 @@ export class SegmentWriter {
   readonly #blkLast = new NumSink((n) => new Uint32Array(n), 4096);
   readonly #blkDoc = new NumSink((n) => new Uint32Array(n), 4096);
   readonly #blkPos = new NumSink((n) => new Uint32Array(n), 4096);
+  readonly #blkPosSub = new NumSink((n) => new Uint32Array(n), 4096 * POS_SUBS);
+  readonly #bPosOff = new Uint32Array(BLOCK_SIZE);
   readonly #blkMaxTf = new NumSink((n) => new Uint16Array(n), 4096 * 3);
   readonly #blkMinLen = new NumSink((n) => new Uint32Array(n), 4096 * 3);
   readonly #post = new WordSink(1 << 16);
@@ -237,6 +243,7 @@ export class SegmentWriter {
     this.#bTf[1]![i] = tf1;
     this.#bTf[2]![i] = tf2;
     const pos = this.#pos;
+    this.#bPosOff[i] = pos.length;
     pos.ensure((tf0 + tf1 + tf2) * 5);
     const b = pos.buf;
     let l = pos.length;
@@ -269,6 +276,10 @@ export class SegmentWriter {
     this.#blkLast.push(this.#bDocs[n - 1]!);
     this.#blkDoc.push(this.#post.length);
     this.#blkPos.push(this.#bPosStart);
+    for (let k = 1; k <= POS_SUBS; k++) {
+      const i = k * POS_STRIDE;
+      this.#blkPosSub.push(i < n ? this.#bPosOff[i]! : this.#pos.length);
+    }
     const wDoc = maxBitWidth(this.#bGaps, n);
     const w = [0, 0, 0];
     for (let f = 0; f < NF; f++) {
@@ -389,6 +400,7 @@ export class SegmentWriter {
       blkLast: this.#blkLast.result(),
       blkDoc: this.#blkDoc.result(),
       blkPos: this.#blkPos.result(),
+      blkPosSub: this.#blkPosSub.result(),
       blkMaxTf: this.#blkMaxTf.result(),
       blkMinLen: this.#blkMinLen.result(),
       blkMaxTfp: this.#blkMaxTfp.result(),
