@@ -35,9 +35,11 @@ export interface SetResult {
   queryMsMean: number;
 }
 
+const proximityWeight = arg('prox') !== undefined ? Number(arg('prox')) : undefined;
+
 export function evaluate(set: IrSet, sc: Partial<ScoringParams>): SetResult {
   const t0 = performance.now();
-  const index = SearchIndex.open(new MemoryIndexDirectory(), { scoring: sc });
+  const index = SearchIndex.open(new MemoryIndexDirectory(), { scoring: sc, ...(proximityWeight !== undefined ? { proximityWeight } : {}) });
   for (const d of set.corpus) index.add({ id: d.id, title: d.title, abstract: d.text, language: 'en' });
   index.commit('bench');
   const t1 = performance.now();
@@ -71,6 +73,7 @@ if (args.includes('--write')) {
   const out = {
     benchmark: 'quality-lexical',
     scoring,
+    proximityWeight: proximityWeight ?? 'index default',
     results,
     baselines: { 'scifact-train': { sqliteFts5: 0.704, xapian: 0.705, minisearch: 0.651 }, cranfield: { sqliteFts5: 0.336, xapian: 0.334, lucenepp: 0.325, minisearch: 0.323 } },
     machine: { cpu: cpus()[0]?.model, cores: cpus().length, ramGiB: Math.round(totalmem() / 2 ** 30), node: process.version },

@@ -80,6 +80,11 @@ export interface EngineQuery {
   lexicalWeight?: number;
   /** Per-field BM25F weights; absent fields keep their defaults. */
   fieldWeights?: FieldWeights;
+  /**
+   * Weight of the term-proximity bonus for unquoted multi-word queries, 0..10; default: the index's
+   * `proximityWeight` option. The bonus re-ranks the first max(100, offset + limit + 1) documents.
+   */
+  proximityWeight?: number;
   filters?: EngineFilters;
   /** Keep only the best hit of each `workKey` (default false). */
   collapseByWorkKey?: boolean;
