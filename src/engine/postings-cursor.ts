@@ -83,26 +83,6 @@ export class PostingCursor {
     this.#tfReady = true;
   }
 
-  /** Random access to one bit-packed tf (field f) of the current doc, without decoding the block. */
-  #tfAt(f: number): number {
-    const h = this.#tfHeader;
-    const n = this.#n;
-    const w0 = (h >>> 8) & 255;
-    const w1 = (h >>> 16) & 255;
-    const w = f === 0 ? w0 : f === 1 ? w1 : h >>> 24;
-    if (w === 0) return 0;
-    let off = this.#tfOff;
-    if (f > 0) off += (n * w0 + 31) >>> 5;
-    if (f > 1) off += (n * w1 + 31) >>> 5;
-    const bit = this.i * w;
-    const word = off + (bit >>> 5);
-    const sh = bit & 31;
-    const post = this.seg.post;
-    let v = post[word]! >>> sh;
-    if (sh + w > 32) v |= post[word + 1]! << (32 - sh);
-    return w === 32 ? v >>> 0 : v & ((1 << w) - 1);
-  }
-
   /** Moves to the next posting (doc = END when exhausted). */
   nextDoc(): number {
     if (++this.i < this.#n) return (this.doc = this.docs[this.i]!);
@@ -207,7 +187,7 @@ export class PostingCursor {
 
   /** Term frequency of the current doc in field f. */
   tf(f: number): number {
-    if (!this.#tfReady) return this.#tfAt(f);
+    if (!this.#tfReady) this.#loadTf();
     return f === 0 ? this.tf0[this.i]! : f === 1 ? this.tf1[this.i]! : this.tf2[this.i]!;
   }
 
@@ -216,6 +196,7 @@ export class PostingCursor {
    * are tf(0), tf(1), tf(2)). Returns the number written. `out` must hold tf0+tf1+tf2 entries.
    */
   positions(out: Int32Array): number {
+    if (!this.#tfReady) this.#loadTf();
     const pos = this.seg.pos;
     const i = this.i;
     const sub = (i / POS_STRIDE) | 0;
@@ -227,19 +208,19 @@ export class PostingCursor {
     }
     let p = this.#posByte;
     // skip the positions of earlier docs (at most POS_STRIDE - 1)
-    const saved = this.i;
-    for (let k = this.#posIdx; k < saved; k++) {
-      this.i = k;
-      let cnt = this.tf(0) + this.tf(1) + this.tf(2);
+    const t0 = this.tf0;
+    const t1 = this.tf1;
+    const t2 = this.tf2;
+    for (let k = this.#posIdx; k < i; k++) {
+      let cnt = t0[k]! + t1[k]! + t2[k]!;
       while (cnt > 0) {
         while (pos[p++]! & 128);
         cnt--;
       }
     }
-    this.i = saved;
     let w = 0;
     for (let f = 0; f < NF; f++) {
-      const tf = this.tf(f);
+      const tf = f === 0 ? t0[i]! : f === 1 ? t1[i]! : t2[i]!;
       let prev = 0;
       for (let k = 0; k < tf; k++) {
         let v = 0;

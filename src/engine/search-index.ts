@@ -526,7 +526,8 @@ export class SearchIndex {
     // totals
     let totalHits: number;
     let exact: boolean;
-    const cheap = plan.clauses.reduce((s, c) => s + c.df, 0) <= 10_000;
+    // a counting pass is cheap for word queries over rare terms; phrase verification never is
+    const cheap = plan.phrases.length === 0 && plan.clauses.reduce((s, c) => s + c.df, 0) <= 10_000;
     if (outcome.exact) {
       totalHits = outcome.matches;
       exact = true;

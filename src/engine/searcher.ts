@@ -148,6 +148,7 @@ export class TopK {
   /** Whether a hit with score up to `bound` could still enter (ties may win on id). */
   canEnter(bound: number): boolean {
     if (this.heap.length < this.k) return true;
+    if (this.k === 0) return false;
     const t = this.heap[0]!.score;
     return bound + Math.abs(bound) * 1e-9 + 1e-12 >= t;
   }
@@ -337,6 +338,22 @@ function phraseBonus(plan: SearchPlan, seg: Segment, doc: number, pm: PhraseMatc
   return (plan.phraseBoost * plan.lexicalWeight * pm.idfSum * tfp) / (plan.k1 + tfp);
 }
 
+/** Upper bound of a phrase's bonus at doc d from slot term frequencies (no positions needed). */
+function phraseBonusBound(plan: SearchPlan, docNorm: Float64Array, d: number, pm: PhraseMatcher): number {
+  if (plan.phraseBoost === 0) return 0;
+  let tfp = 0;
+  for (let f = 0; f < NF; f++) {
+    let min = Infinity;
+    for (const g of pm.slots) {
+      let tf = 0;
+      for (const c of g.cursors) if (c.doc === d) tf += c.tf(f);
+      if (tf < min) min = tf;
+    }
+    if (min > 0 && min !== Infinity) tfp += min * docNorm[d * NF + f]!;
+  }
+  return (plan.phraseBoost * plan.lexicalWeight * pm.idfSum * tfp) / (plan.k1 + tfp);
+}
+
 function prepareSegment(plan: SearchPlan, ss: SnapshotSegment, si: number): SegRun | null {
   const seg = ss.seg;
   const filter = compileFilter(seg, plan.filters, ss.deleted);
@@ -495,7 +512,7 @@ function runMaxScore(run: SegRun, heap: TopK, prune: boolean, ctr: SegmentCounte
   ctr.matches = ctr.candidates;
 }
 
-function runConjunctive(plan: SearchPlan, run: SegRun, heap: TopK, ctr: SegmentCounters): void {
+function runConjunctive(plan: SearchPlan, run: SegRun, heap: TopK, ctr: SegmentCounters, prune: boolean): void {
   const seg = run.seg;
   const { allowed, candidates } = run.filter;
   const phrases = run.phrases ?? [];
@@ -504,10 +521,10 @@ function runConjunctive(plan: SearchPlan, run: SegRun, heap: TopK, ctr: SegmentC
   groups.sort((a, b) => a.df - b.df);
   const clauses = run.clauses;
   const contrib = run.contrib;
+  const docNorm = seg.docNorms(plan.norms);
   const evaluate = (d: number): void => {
     if (!allowed(d)) return;
     ctr.candidates++;
-    for (const p of phrases) if (p.count() === 0) return;
     for (let i = 0; i < contrib.length; i++) contrib[i] = 0;
     let any = phrases.length > 0;
     for (const c of clauses) {
@@ -519,6 +536,16 @@ function runConjunctive(plan: SearchPlan, run: SegRun, heap: TopK, ctr: SegmentC
     }
     if (!any) return;
     let total = canonicalSum(contrib);
+    if (prune && phrases.length > 0 && heap.full) {
+      // bound before verifying positions: a phrase occurs in a field at most as often as its rarest slot
+      let bound = total;
+      for (const p of phrases) bound += phraseBonusBound(plan, docNorm, d, p);
+      if (!heap.canEnter(bound)) {
+        ctr.exact = false;
+        return;
+      }
+    }
+    for (const p of phrases) if (p.count() === 0) return;
     for (const p of phrases) total += phraseBonus(plan, seg, d, p);
     ctr.scored++;
     ctr.matches++;
@@ -549,7 +576,6 @@ function runConjunctive(plan: SearchPlan, run: SegRun, heap: TopK, ctr: SegmentC
       d = groups[0]!.advance(d + 1);
     }
   }
-  ctr.exact = true;
 }
 
 function runFilterOnly(run: SegRun, heap: TopK, ctr: SegmentCounters): void {
@@ -609,7 +635,7 @@ export function rankDocuments(
     const run = prepareSegment(plan, ss, si);
     if (run !== null) {
       if (filterOnly) runFilterOnly(run, heap, ctr);
-      else if (run.phrases !== null || run.filter.candidates !== null) runConjunctive(plan, run, heap, ctr);
+      else if (run.phrases !== null || run.filter.candidates !== null) runConjunctive(plan, run, heap, ctr, !opts.exhaustive);
       else {
         runMaxScore(run, heap, !opts.exhaustive, ctr);
         if (!filtered) {
@@ -635,7 +661,7 @@ export function countMatches(segments: readonly SnapshotSegment[], plan: SearchP
     if (run === null) continue;
     const ctr: SegmentCounters = { docs: 0, scored: 0, candidates: 0, skippedBlocks: 0, exact: true, matches: 0 };
     if (plan.clauses.length === 0 && plan.phrases.length === 0) runFilterOnly(run, new TopK(0, true), ctr);
-    else if (run.phrases !== null || run.filter.candidates !== null) runConjunctive(plan, run, new TopK(0, false), ctr);
+    else if (run.phrases !== null || run.filter.candidates !== null) runConjunctive(plan, run, new TopK(0, false), ctr, false);
     else {
       const cs = run.clauses.filter((c): c is Clause => c !== null);
       for (const c of cs) c.nextDoc();
