@@ -285,20 +285,23 @@ export class SegmentBuffer {
         let e = k;
         while (e < b && sDoc[e] === doc) e++;
         if (posBuf.length < e - k) posBuf = new Int32Array((e - k) * 2);
-        const tf = [0, 0, 0];
+        let tf0 = 0;
+        let tf1 = 0;
+        let tf2 = 0;
         let sorted = true;
+        let prev = -1;
         for (let j = k; j < e; j++) {
           const fp = sFP[j]!;
           const f = fp >>> 28;
-          tf[f]!++;
+          if (f === 0) tf0++;
+          else if (f === 1) tf1++;
+          else tf2++;
           posBuf[j - k] = fp & 0x0fffffff;
-          if (j > k) {
-            const prev = sFP[j - 1]!;
-            if (prev > fp) sorted = false;
-          }
+          if (prev > fp) sorted = false;
+          prev = fp;
         }
         if (!sorted) sortFieldPositions(sFP, k, e, posBuf);
-        w.addPosting(doc, tf[0]!, tf[1]!, tf[2]!, posBuf, 0);
+        w.addPosting(doc, tf0, tf1, tf2, posBuf, 0);
         k = e;
       }
       w.endTerm();
