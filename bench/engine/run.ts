@@ -9,7 +9,7 @@
 // HTTP searches/s (2 clients) needs the service: the service benchmark should open the index built
 // here (--dir) through the app and add its numbers under "http" in the same JSON (see README.md).
 import { createReadStream, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { FsIndexDirectory } from '../../src/adapters/fs/index-directory.js';
@@ -27,6 +27,8 @@ const dirPath = arg('dir')!;
 const outName = arg('out');
 const limitDocs = Number(arg('limit', 'Infinity'));
 const rounds = Number(arg('rounds', '5'));
+const flushOccurrences = arg('flush-occurrences') ? Number(arg('flush-occurrences')) : undefined;
+const indexOptions = flushOccurrences ? { flushOccurrences } : {};
 const gc = (globalThis as { gc?: () => void }).gc;
 
 interface WorkloadQuery {
@@ -49,7 +51,7 @@ function pct(sorted: number[], p: number): number {
 
 async function build(): Promise<{ docs: number; engineMs: number; wallMs: number; commits: number }> {
   rmSync(dirPath, { recursive: true, force: true });
-  const idx = SearchIndex.open(new FsIndexDirectory(dirPath));
+  const idx = SearchIndex.open(new FsIndexDirectory(dirPath), indexOptions);
   const rl = createInterface({ input: createReadStream(corpus, { highWaterMark: 1 << 22 }), crlfDelay: Infinity });
   let docs = 0;
   let engineMs = 0;
@@ -138,7 +140,7 @@ const asBuilt = measure(idx);
 // background merging as the host's timer would do it
 t = performance.now();
 let steps = 0;
-while (idx.mergeStep().state !== 'idle') steps++;
+if (!args.includes('--no-merge')) while (idx.mergeStep().state !== 'idle') steps++;
 const tieredMergeMs = performance.now() - t;
 let forceMergeMs: number | null = null;
 if (args.includes('--force-merge')) {
@@ -160,6 +162,8 @@ const result = {
   benchmark: 'engine',
   corpus,
   docs: b.docs,
+  flush_occurrences: flushOccurrences ?? 'default',
+  load_average_at_end: loadavg(),
   build: { engine_docs_per_s: Math.round(b.docs / (b.engineMs / 1000)), engine_ms: Math.round(b.engineMs), wall_ms_including_json_parse: Math.round(b.wallMs), commits: b.commits, note: 'engine time = add() + commit() (flushes included), JSON parsing excluded; merges reported separately' },
   open_ms: Math.round(openMs),
   as_built: { segments: statsBuilt.segments, bytes: statsBuilt.bytes, index_mib: +(statsBuilt.bytes.total / 2 ** 20).toFixed(1), latency: asBuilt },

@@ -422,6 +422,7 @@ function runMaxScore(run: SegRun, heap: TopK, prune: boolean, ctr: SegmentCounte
   let regionEnd = -1;
   let candidates = 0;
   let scored = 0;
+  const essScore = new Float64Array(n);
   let skippedBlocks = 0;
   for (;;) {
     if (firstEss >= n) {
@@ -456,16 +457,22 @@ function runMaxScore(run: SegRun, heap: TopK, prune: boolean, ctr: SegmentCounte
       continue;
     }
     candidates++;
-    for (let i = 0; i < nContrib; i++) contrib[i] = 0;
     let s = 0;
     for (let i = firstEss; i < n; i++) {
       const c = cs[i]!;
       if (c.doc === d) {
         const v = c.score();
-        contrib[c.index] = v;
+        essScore[i] = v;
         s += v;
-      }
+      } else essScore[i] = 0;
     }
+    // quick reject: essential scores plus every non-essential bound cannot reach theta
+    if (prune && firstEss > 0 && !can(s + prefix[firstEss - 1]!)) {
+      for (let i = firstEss; i < n; i++) if (cs[i]!.doc === d) cs[i]!.nextDoc();
+      continue;
+    }
+    for (let i = 0; i < nContrib; i++) contrib[i] = 0;
+    for (let i = firstEss; i < n; i++) contrib[cs[i]!.index] = essScore[i]!;
     let pruned = false;
     for (let i = firstEss - 1; i >= 0; i--) {
       if (prune && !can(s + prefix[i]!)) {
