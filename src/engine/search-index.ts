@@ -343,7 +343,7 @@ export class SearchIndex {
         this.#policy,
       );
       if (pick === null) return { state: 'idle', work: 0 };
-      this.#startMerge(pick.map((i) => this.#committed[i]!));
+      this.#startMerge(pick.map((i) => this.#committed[i]!), Math.max(1, Math.min(50_000, maxWork)));
     }
     let work = 0;
     const m = this.#merge!;
@@ -358,8 +358,8 @@ export class SearchIndex {
     return { state: 'merging', work };
   }
 
-  #startMerge(inputs: SegEntry[]): void {
-    this.#merge = { gen: mergeSegments(inputs.map((e) => ({ seg: e.seg, deleted: e.deleted })), 50_000, { w: this.#params.weights, b: this.#params.b }), inputs };
+  #startMerge(inputs: SegEntry[], unit = 50_000): void {
+    this.#merge = { gen: mergeSegments(inputs.map((e) => ({ seg: e.seg, deleted: e.deleted })), unit, { w: this.#params.weights, b: this.#params.b }), inputs };
   }
 
   /** Merges all committed segments down to at most `maxSegments` (default 1), synchronously. */
