@@ -114,7 +114,7 @@ export class SegmentBuffer {
       fieldCp,
       issued,
       type: doc.type ?? null,
-      language: lang,
+      language: doc.language ? lang : '',
       publisher: doc.publisher ? doc.publisher.trim().toLowerCase() : null,
       workKey: doc.workKey ?? null,
       chunks,

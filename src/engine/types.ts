@@ -41,7 +41,7 @@ export interface FieldWeights {
 export interface EngineFilters {
   /** Document types, exact match. */
   types?: string[] | null;
-  /** ISO 639-1 codes; compared on the primary subtag, case-insensitively. */
+  /** ISO 639-1 codes; compared on the primary subtag, case-insensitively (documents without a language never match). */
   languages?: string[] | null;
   /** ISSNs, exact (case-insensitive). */
   issns?: string[] | null;
