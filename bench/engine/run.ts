@@ -136,7 +136,12 @@ function measure(idx: SearchIndex): Record<string, unknown> {
   return out;
 }
 
-const b = await build();
+// --reuse: measure an index a previous run built in --dir (build numbers then come from --build-from JSON)
+let b: { docs: number; engineMs: number; wallMs: number; commits: number };
+if (args.includes('--reuse')) {
+  const prev = JSON.parse(readFileSync(join(repoRoot, 'bench', 'results', arg('build-from', outName ?? '')!), 'utf8')) as { docs: number; build: { engine_ms: number; wall_ms_including_json_parse: number; commits: number } };
+  b = { docs: prev.docs, engineMs: prev.build.engine_ms, wallMs: prev.build.wall_ms_including_json_parse, commits: prev.build.commits };
+} else b = await build();
 console.error(`built ${b.docs} docs: ${(b.docs / (b.engineMs / 1000)).toFixed(0)} docs/s (engine), wall ${(b.wallMs / 1000).toFixed(1)} s`);
 gc?.();
 let t = performance.now();

@@ -83,6 +83,26 @@ export class PostingCursor {
     this.#tfReady = true;
   }
 
+  /** Random access to one bit-packed tf (field f) of the current doc, without decoding the block. */
+  #tfAt(f: number): number {
+    const h = this.#tfHeader;
+    const n = this.#n;
+    const w0 = (h >>> 8) & 255;
+    const w1 = (h >>> 16) & 255;
+    const w = f === 0 ? w0 : f === 1 ? w1 : h >>> 24;
+    if (w === 0) return 0;
+    let off = this.#tfOff;
+    if (f > 0) off += (n * w0 + 31) >>> 5;
+    if (f > 1) off += (n * w1 + 31) >>> 5;
+    const bit = this.i * w;
+    const word = off + (bit >>> 5);
+    const sh = bit & 31;
+    const post = this.seg.post;
+    let v = post[word]! >>> sh;
+    if (sh + w > 32) v |= post[word + 1]! << (32 - sh);
+    return w === 32 ? v >>> 0 : v & ((1 << w) - 1);
+  }
+
   /** Moves to the next posting (doc = END when exhausted). */
   nextDoc(): number {
     if (++this.i < this.#n) return (this.doc = this.docs[this.i]!);
@@ -92,6 +112,55 @@ export class PostingCursor {
     this.i = 0;
     return (this.doc = this.docs[0]!);
   }
+
+  /**
+   * Fast path of MaxScore with one essential term: moves past the current posting to the first one whose
+   * clause score s = mult * tf' / (k1 + tf') could still enter the top k together with `rest` (the bound of
+   * every other clause), i.e. s + rest >= theta up to the search's float slack. Whole blocks whose bound
+   * cannot qualify are skipped undecoded. Postings passed over are counted in `passed`.
+   */
+  nextCompetitive(docNorm: Float64Array, norms: FieldNorms, mult: number, k1: number, rest: number, theta: number): number {
+    let i = this.i + 1;
+    const last = this.#blkEnd;
+    for (;;) {
+      if (i >= this.#n) {
+        let b = this.#blk + 1;
+        while (b < last) {
+          const tfp = this.tfUpperBound(b, norms);
+          const ub = (mult * tfp) / (k1 + tfp) + rest;
+          if (ub + Math.abs(ub) * 1e-9 + 1e-12 >= theta) break;
+          b++;
+          this.skipped++;
+        }
+        if (b >= last) {
+          this.#blk = last;
+          this.#n = 0;
+          return (this.doc = END);
+        }
+        this.#decode(b);
+        i = 0;
+      }
+      if (!this.#tfReady) this.#loadTf();
+      const docs = this.docs;
+      const t0 = this.tf0;
+      const t1 = this.tf1;
+      const t2 = this.tf2;
+      const n = this.#n;
+      for (; i < n; i++) {
+        const base = docs[i]! * NF;
+        const tfp = t0[i]! * docNorm[base]! + t1[i]! * docNorm[base + 1]! + t2[i]! * docNorm[base + 2]!;
+        const ub = (mult * tfp) / (k1 + tfp) + rest;
+        if (ub + Math.abs(ub) * 1e-9 + 1e-12 >= theta) {
+          this.i = i;
+          return (this.doc = docs[i]!);
+        }
+        this.passed++;
+      }
+    }
+  }
+
+  /** Postings passed over by nextCompetitive (trace counter). */
+  passed = 0;
 
   /** Moves to the first posting with doc >= target (never backwards). */
   advance(target: number): number {
@@ -179,8 +248,9 @@ export class PostingCursor {
    * `docNorm[d * 3 + f] = w_f / (1 - b_f + b_f * len_f(d) / avgLen_f)` (see Segment.docNorms).
    */
   tfPrime(docNorm: Float64Array): number {
-    if (!this.#tfReady) this.#loadTf();
     const base = this.doc * NF;
+    // a probe into a block (one or two docs) reads three packed values instead of decoding 3 x 128
+    if (!this.#tfReady) return this.#tfAt(0) * docNorm[base]! + this.#tfAt(1) * docNorm[base + 1]! + this.#tfAt(2) * docNorm[base + 2]!;
     const i = this.i;
     return this.tf0[i]! * docNorm[base]! + this.tf1[i]! * docNorm[base + 1]! + this.tf2[i]! * docNorm[base + 2]!;
   }

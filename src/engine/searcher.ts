@@ -423,6 +423,19 @@ function runMaxScore(run: SegRun, heap: TopK, prune: boolean, ctr: SegmentCounte
   let candidates = 0;
   let scored = 0;
   const essScore = new Float64Array(n);
+  const norms = run.clauses.find((c) => c !== null)!.norms;
+  /** Moves the essential clauses past d; one essential single-term clause takes the competitive fast path. */
+  const advanceEssentials = (d: number): void => {
+    if (prune && theta !== -Infinity && firstEss === n - 1) {
+      const c = cs[n - 1]!;
+      const one = c.single;
+      if (one !== null) {
+        if (c.doc === d) c.doc = one.nextCompetitive(c.docNorm, norms, c.mult, c.k1, n >= 2 ? prefix[n - 2]! : 0, theta);
+        return;
+      }
+    }
+    for (let i = firstEss; i < n; i++) if (cs[i]!.doc === d) cs[i]!.nextDoc();
+  };
   let skippedBlocks = 0;
   for (;;) {
     if (firstEss >= n) {
@@ -453,7 +466,7 @@ function runMaxScore(run: SegRun, heap: TopK, prune: boolean, ctr: SegmentCounte
       regionEnd = minLast;
     }
     if (!trivial && !allowed(d)) {
-      for (let i = firstEss; i < n; i++) if (cs[i]!.doc === d) cs[i]!.nextDoc();
+      advanceEssentials(d);
       continue;
     }
     candidates++;
@@ -468,7 +481,7 @@ function runMaxScore(run: SegRun, heap: TopK, prune: boolean, ctr: SegmentCounte
     }
     // quick reject: essential scores plus every non-essential bound cannot reach theta
     if (prune && firstEss > 0 && !can(s + prefix[firstEss - 1]!)) {
-      for (let i = firstEss; i < n; i++) if (cs[i]!.doc === d) cs[i]!.nextDoc();
+      advanceEssentials(d);
       continue;
     }
     for (let i = 0; i < nContrib; i++) contrib[i] = 0;
@@ -509,7 +522,7 @@ function runMaxScore(run: SegRun, heap: TopK, prune: boolean, ctr: SegmentCounte
         }
       }
     }
-    for (let i = firstEss; i < n; i++) if (cs[i]!.doc === d) cs[i]!.nextDoc();
+    advanceEssentials(d);
   }
   if (firstEss > 0) exact = false;
   ctr.candidates += candidates;
