@@ -35,16 +35,17 @@ export function loadIrSet(dir: string, name: string, split: string): IrSet {
   return { name, corpus, queries, qrels };
 }
 
-/** nDCG@k (exponential gain) of a ranking. */
-export function ndcgAt(ranking: readonly string[], rels: Map<string, number>, k: number): number {
+/** nDCG@k of a ranking: exponential gain 2^rel - 1 (default) or linear gain rel (trec_eval's default). */
+export function ndcgAt(ranking: readonly string[], rels: Map<string, number>, k: number, gain: 'exp' | 'linear' = 'exp'): number {
+  const g = (r: number): number => (gain === 'exp' ? 2 ** r - 1 : r);
   let dcg = 0;
   for (let i = 0; i < Math.min(k, ranking.length); i++) {
     const r = rels.get(ranking[i]!) ?? 0;
-    if (r > 0) dcg += (2 ** r - 1) / Math.log2(i + 2);
+    if (r > 0) dcg += g(r) / Math.log2(i + 2);
   }
   const ideal = [...rels.values()].filter((r) => r > 0).sort((a, b) => b - a);
   let idcg = 0;
-  for (let i = 0; i < Math.min(k, ideal.length); i++) idcg += (2 ** ideal[i]! - 1) / Math.log2(i + 2);
+  for (let i = 0; i < Math.min(k, ideal.length); i++) idcg += g(ideal[i]!) / Math.log2(i + 2);
   return idcg > 0 ? dcg / idcg : 0;
 }
 

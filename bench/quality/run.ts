@@ -28,18 +28,23 @@ export interface SetResult {
   set: string;
   queries: number;
   ndcg10: number;
+  /** nDCG@10 with linear gain (differs from ndcg10 only for graded judgments, i.e. Cranfield). */
+  ndcg10Linear: number;
   recall100: number;
   indexMs: number;
   queryMsMean: number;
 }
 
+const proximityWeight = arg('prox') !== undefined ? Number(arg('prox')) : undefined;
+
 export function evaluate(set: IrSet, sc: Partial<ScoringParams>): SetResult {
   const t0 = performance.now();
-  const index = SearchIndex.open(new MemoryIndexDirectory(), { scoring: sc });
+  const index = SearchIndex.open(new MemoryIndexDirectory(), { scoring: sc, ...(proximityWeight !== undefined ? { proximityWeight } : {}) });
   for (const d of set.corpus) index.add({ id: d.id, title: d.title, abstract: d.text, language: 'en' });
   index.commit('bench');
   const t1 = performance.now();
   let ndcg = 0;
+  let ndcgLin = 0;
   let recall = 0;
   let n = 0;
   let qms = 0;
@@ -51,10 +56,11 @@ export function evaluate(set: IrSet, sc: Partial<ScoringParams>): SetResult {
     qms += performance.now() - q0;
     const ids = r.hits.map((h) => h.id);
     ndcg += ndcgAt(ids, rels, 10);
+    ndcgLin += ndcgAt(ids, rels, 10, 'linear');
     recall += recallAt(ids, rels, 100);
     n++;
   }
-  return { set: set.name, queries: n, ndcg10: ndcg / n, recall100: recall / n, indexMs: t1 - t0, queryMsMean: qms / n };
+  return { set: set.name, queries: n, ndcg10: ndcg / n, ndcg10Linear: ndcgLin / n, recall100: recall / n, indexMs: t1 - t0, queryMsMean: qms / n };
 }
 
 const only = arg('only');
@@ -62,11 +68,12 @@ const sets: IrSet[] = [];
 if (!only || only === 'scifact') sets.push(loadIrSet(join(evalDataDir(), 'ir', 'scifact'), 'scifact-train', 'train'));
 if (!only || only === 'cranfield') sets.push(loadIrSet(join(evalDataDir(), 'ir', 'cranfield'), 'cranfield', 'test'));
 const results = sets.map((s) => evaluate(s, scoring));
-for (const r of results) console.log(`${r.set}: nDCG@10 ${r.ndcg10.toFixed(4)}  R@100 ${r.recall100.toFixed(4)}  (${r.queries} q, index ${r.indexMs.toFixed(0)} ms, ${r.queryMsMean.toFixed(2)} ms/q)`);
+for (const r of results) console.log(`${r.set}: nDCG@10 ${r.ndcg10.toFixed(4)} (linear gain ${r.ndcg10Linear.toFixed(4)})  R@100 ${r.recall100.toFixed(4)}  (${r.queries} q, index ${r.indexMs.toFixed(0)} ms, ${r.queryMsMean.toFixed(2)} ms/q)`);
 if (args.includes('--write')) {
   const out = {
     benchmark: 'quality-lexical',
     scoring,
+    proximityWeight: proximityWeight ?? 'index default',
     results,
     baselines: { 'scifact-train': { sqliteFts5: 0.704, xapian: 0.705, minisearch: 0.651 }, cranfield: { sqliteFts5: 0.336, xapian: 0.334, lucenepp: 0.325, minisearch: 0.323 } },
     machine: { cpu: cpus()[0]?.model, cores: cpus().length, ramGiB: Math.round(totalmem() / 2 ** 30), node: process.version },

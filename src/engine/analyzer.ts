@@ -140,6 +140,21 @@ export class Analyzer {
    * sentence. Returns the number of position slots used (tokens including stopwords, excluding joined forms).
    */
   analyze(text: string, sink: TokenSink, onSentenceEnd?: (nextPosition: number) => void): number {
+    return this.analyzeWith<string | null>(text, (t, a, b) => this.term(t.slice(a, b)), null, sink, onSentenceEnd);
+  }
+
+  /**
+   * {@link analyze} with a caller-supplied resolver from a surface span `text[start, end)` to any term
+   * representation (indexing maps spans straight to term ids without slicing strings); `stop` is the value the
+   * resolver returns for stopwords (those tokens are reported with it and keep their slot).
+   */
+  analyzeWith<T>(
+    text: string,
+    resolve: (text: string, start: number, end: number) => T,
+    stop: T,
+    sink: (term: T, position: number, startCp: number, endCp: number, startCu: number, endCu: number, joined: boolean) => void,
+    onSentenceEnd?: (nextPosition: number) => void,
+  ): number {
     const n = text.length;
     let i = 0;
     let pos = 0;
@@ -204,8 +219,8 @@ export class Analyzer {
       const firstPos = pos;
       let firstTermPos = -1;
       for (let p = 0; p < parts; p++) {
-        const term = this.term(text.slice(partStart[p], partEnd[p]));
-        if (term !== null && firstTermPos < 0) firstTermPos = pos;
+        const term = resolve(text, partStart[p]!, partEnd[p]!);
+        if (term !== stop && firstTermPos < 0) firstTermPos = pos;
         sink(term, pos, partStartCp[p]!, partEndCp[p]!, partStart[p]!, partEnd[p]!, false);
         pos++;
       }
@@ -213,8 +228,8 @@ export class Analyzer {
         let joined = '';
         for (let p = 0; p < parts; p++) joined += text.slice(partStart[p], partEnd[p]);
         if (joined.length <= 40) {
-          const term = this.term(joined);
-          if (term !== null) {
+          const term = resolve(joined, 0, joined.length);
+          if (term !== stop) {
             sink(term, firstTermPos >= 0 ? firstTermPos : firstPos, partStartCp[0]!, partEndCp[parts - 1]!, partStart[0]!, partEnd[parts - 1]!, true);
           }
         }

@@ -48,65 +48,82 @@ export function makeNorms(params: ScoringParams, weights: FieldWeights | undefin
 /** A scored clause over one segment: one or more alternative term cursors. */
 export class Clause {
   readonly cursors: PostingCursor[];
+  /** The only cursor when the clause has one alternative (fast path), else null. */
+  readonly single: PostingCursor | null;
   /** idf * clause weight * lexical weight. */
   readonly mult: number;
   readonly k1: number;
   readonly norms: FieldNorms;
+  readonly docNorm: Float64Array;
   /** Upper bound of this clause's score in this segment. */
   readonly ub: number;
   /** Position of the clause in the query (canonical summation order). */
   readonly index: number;
   doc = -1;
+  #bBlockTarget = -1;
+  #bLast = -1;
+  #bBound = 0;
 
-  constructor(index: number, cursors: PostingCursor[], mult: number, k1: number, norms: FieldNorms) {
+  constructor(index: number, cursors: PostingCursor[], mult: number, k1: number, norms: FieldNorms, docNorm: Float64Array) {
     this.index = index;
     this.cursors = cursors;
+    this.single = cursors.length === 1 ? cursors[0]! : null;
     this.mult = mult;
     this.k1 = k1;
     this.norms = norms;
+    this.docNorm = docNorm;
     let tfp = 0;
     for (const c of cursors) tfp += c.tfUpperBound(-1, norms);
-    this.ub = this.#sat(tfp);
-  }
-
-  #sat(tfp: number): number {
-    return (this.mult * tfp) / (this.k1 + tfp);
-  }
-
-  #sync(): number {
-    let m = END;
-    for (const c of this.cursors) if (c.doc < m) m = c.doc;
-    return (this.doc = m);
+    this.ub = (mult * tfp) / (k1 + tfp);
   }
 
   nextDoc(): number {
-    if (this.cursors.length === 1) return (this.doc = this.cursors[0]!.nextDoc());
+    const one = this.single;
+    if (one !== null) return (this.doc = one.nextDoc());
     const d = this.doc;
-    for (const c of this.cursors) if (c.doc === d || c.doc < 0) c.nextDoc();
-    return this.#sync();
+    let m = END;
+    for (const c of this.cursors) {
+      if (c.doc === d || c.doc < 0) c.nextDoc();
+      if (c.doc < m) m = c.doc;
+    }
+    return (this.doc = m);
   }
 
   advance(target: number): number {
-    if (this.cursors.length === 1) return (this.doc = this.cursors[0]!.advance(target));
-    for (const c of this.cursors) c.advance(target);
-    return this.#sync();
+    const one = this.single;
+    if (one !== null) return (this.doc = one.advance(target));
+    let m = END;
+    for (const c of this.cursors) {
+      const x = c.advance(target);
+      if (x < m) m = x;
+    }
+    return (this.doc = m);
   }
 
   /** Pseudo frequency tf' at the current doc. */
   tfPrime(): number {
-    if (this.cursors.length === 1) return this.cursors[0]!.tfPrime(this.norms);
+    const one = this.single;
+    if (one !== null) return one.tfPrime(this.docNorm);
     let tfp = 0;
-    for (const c of this.cursors) if (c.doc === this.doc) tfp += c.tfPrime(this.norms);
+    for (const c of this.cursors) if (c.doc === this.doc) tfp += c.tfPrime(this.docNorm);
     return tfp;
   }
 
   /** Score at the current doc. */
   score(): number {
-    return this.#sat(this.tfPrime());
+    const tfp = this.tfPrime();
+    return (this.mult * tfp) / (this.k1 + tfp);
   }
 
-  /** Upper bound of the score over the block(s) holding the first posting >= target, and that block's last doc. */
+  /**
+   * Upper bound of the score over the block(s) holding the first posting >= target; `out.last` is the
+   * last doc that bound covers. Cached while target stays inside the same block.
+   */
   blockBound(target: number, out: { last: number }): number {
+    if (target >= this.#bBlockTarget && target <= this.#bLast) {
+      out.last = this.#bLast;
+      return this.#bBound;
+    }
     let tfp = 0;
     let last = END;
     for (const c of this.cursors) {
@@ -116,8 +133,12 @@ export class Clause {
       const l = c.blockLast(b);
       if (l < last) last = l;
     }
+    const bound = (this.mult * tfp) / (this.k1 + tfp);
+    this.#bBlockTarget = target;
+    this.#bLast = last;
+    this.#bBound = bound;
     out.last = last;
-    return this.#sat(tfp);
+    return bound;
   }
 
   /** Per-field tf at the current doc (summed over alternatives at this doc). */

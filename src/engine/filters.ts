@@ -75,40 +75,35 @@ function intersect(a: Uint32Array, b: Uint32Array): Uint32Array {
 
 /** Compiles `f` for `seg` with its deletion bitmap (bit set = deleted). */
 export function compileFilter(seg: Segment, f: EngineFilters | undefined, deleted: Uint32Array | null): SegmentFilter {
-  const checks: ((d: number) => boolean)[] = [];
   let none = false;
   let candidates: Uint32Array | null = null;
   const setFilter = (docs: Uint32Array): void => {
     candidates = candidates === null ? docs : intersect(candidates, docs);
   };
+  let typeMask: Uint8Array | null = null;
+  let langMask: Uint8Array | null = null;
+  let pubMask: Uint8Array | null = null;
+  let timed = false;
+  let lo = -Infinity;
+  let hi = Infinity;
   if (f) {
     if (f.types != null) {
-      const mask = ordMask(seg.typeDict, new Set(f.types), (s) => s);
-      if (!mask.includes(1)) none = true;
-      const ord = seg.typeOrd;
-      checks.push((d) => mask[ord[d]!] === 1);
+      typeMask = ordMask(seg.typeDict, new Set(f.types), (s) => s);
+      if (!typeMask.includes(1)) none = true;
     }
     if (f.languages != null) {
-      const mask = ordMask(seg.langDict, new Set(f.languages.map(normalizeLanguage)), (s) => s);
-      if (!mask.includes(1)) none = true;
-      const ord = seg.langOrd;
-      checks.push((d) => mask[ord[d]!] === 1);
+      langMask = ordMask(seg.langDict, new Set(f.languages.map(normalizeLanguage)), (s) => s);
+      if (!langMask.includes(1)) none = true;
     }
     if (f.publisher != null) {
-      const mask = ordMask(seg.pubDict, new Set([f.publisher.trim().toLowerCase()]), (s) => s);
-      if (!mask.includes(1)) none = true;
-      const ord = seg.pubOrd;
-      checks.push((d) => mask[ord[d]!] === 1);
+      pubMask = ordMask(seg.pubDict, new Set([f.publisher.trim().toLowerCase()]), (s) => s);
+      if (!pubMask.includes(1)) none = true;
     }
-    const lo = f.issuedAfter ?? -Infinity;
-    const hi = f.issuedBefore ?? Infinity;
     if (f.issuedAfter != null || f.issuedBefore != null) {
+      timed = true;
+      lo = f.issuedAfter ?? -Infinity;
+      hi = f.issuedBefore ?? Infinity;
       if (lo > hi) none = true;
-      const issued = seg.issued;
-      checks.push((d) => {
-        const t = issued[d]!;
-        return t >= lo && t <= hi;
-      });
     }
     if (f.issns != null) {
       const lists: Uint32Array[] = [];
@@ -140,17 +135,25 @@ export function compileFilter(seg: Segment, f: EngineFilters | undefined, delete
       setFilter(Uint32Array.from(docs).sort());
     }
   }
-  if (candidates !== null && (candidates as Uint32Array).length === 0) none = true;
   const del = deleted;
-  let allowed: (d: number) => boolean;
-  if (checks.length === 0) allowed = del === null ? () => true : (d) => (del[d >>> 5]! & (1 << (d & 31))) === 0;
-  else if (checks.length === 1 && del === null) allowed = checks[0]!;
-  else {
-    allowed = (d) => {
-      if (del !== null && (del[d >>> 5]! & (1 << (d & 31))) !== 0) return false;
-      for (let i = 0; i < checks.length; i++) if (!checks[i]!(d)) return false;
-      return true;
-    };
-  }
-  return { none, candidates, allowed, trivial: checks.length === 0 && del === null };
+  const typeOrd = seg.typeOrd;
+  const langOrd = seg.langOrd;
+  const pubOrd = seg.pubOrd;
+  const issued = seg.issued;
+  const columnChecks = typeMask !== null || langMask !== null || pubMask !== null || timed;
+  // one predicate with all column checks (null checks are well predicted; no closure per filter)
+  const allowed = (d: number): boolean => {
+    if (del !== null && (del[d >>> 5]! & (1 << (d & 31))) !== 0) return false;
+    if (typeMask !== null && typeMask[typeOrd[d]!] !== 1) return false;
+    if (langMask !== null && langMask[langOrd[d]!] !== 1) return false;
+    if (pubMask !== null && pubMask[pubOrd[d]!] !== 1) return false;
+    if (timed) {
+      const t = issued[d]!;
+      if (!(t >= lo && t <= hi)) return false;
+    }
+    return true;
+  };
+  const trivial = !columnChecks && del === null;
+  if (candidates !== null && (candidates as Uint32Array).length === 0) none = true;
+  return { none, candidates, allowed, trivial };
 }

@@ -3,7 +3,7 @@
 // Also the merge policy (tiered by size) that picks what to merge.
 import { PostingCursor, END } from './postings-cursor.js';
 import type { Segment } from './segment.js';
-import { SegmentWriter, NF, compareBytes } from './segment-writer.js';
+import { SegmentWriter, NF, compareBytes, type BoundParams } from './segment-writer.js';
 
 /** An input of a merge: a segment and its deletions at merge start. */
 export interface MergeInput {
@@ -27,8 +27,8 @@ function isDeleted(del: Uint32Array | null, d: number): boolean {
  * Merges `inputs` (in order) into one segment. Yields the number of postings processed since the last
  * yield (roughly every `unit` postings); returns the output when done.
  */
-export function* mergeSegments(inputs: readonly MergeInput[], unit = 50_000): Generator<number, MergeOutput, void> {
-  const w = new SegmentWriter();
+export function* mergeSegments(inputs: readonly MergeInput[], unit = 50_000, bound?: BoundParams): Generator<number, MergeOutput, void> {
+  const w = new SegmentWriter(bound);
   const docMaps: Int32Array[] = [];
   let work = 0;
   // documents

@@ -13,8 +13,46 @@ import { FIELDS, type PassageHit } from './types.js';
 export const AVG_CHUNK_LEN = 90;
 const B = 0.75;
 
+/**
+ * Scores passages of several docs of one segment with shared cursors (docs must be requested in
+ * ascending order; a smaller doc than the previous one transparently restarts the cursors).
+ */
+export class PassageScorer {
+  readonly #seg: Segment;
+  readonly #plan: SearchPlan;
+  readonly #cursors = new Map<Uint8Array, PostingCursor | null>();
+  #last = -1;
+  constructor(seg: Segment, plan: SearchPlan) {
+    this.#seg = seg;
+    this.#plan = plan;
+  }
+  /** Cursor of a term positioned at `doc`, or null when the term is absent from it. */
+  at(bytes: Uint8Array, doc: number): PostingCursor | null {
+    if (doc < this.#last) this.#cursors.clear();
+    this.#last = doc;
+    let c = this.#cursors.get(bytes);
+    if (c === undefined) {
+      const t = this.#seg.findTerm(bytes);
+      c = t < 0 ? null : new PostingCursor(this.#seg, t);
+      this.#cursors.set(bytes, c);
+    }
+    if (c === null) return null;
+    return c.advance(doc) === doc ? c : null;
+  }
+  score(doc: number): PassageHit[] {
+    return scorePassages(this.#seg, doc, this.#plan, this);
+  }
+}
+
 /** Scores every chunk of `doc` for the plan; returns chunks best first (score > 0 only), or [] if none match. */
-export function scorePassages(seg: Segment, doc: number, plan: SearchPlan): PassageHit[] {
+export function scorePassages(seg: Segment, doc: number, plan: SearchPlan, scorer?: PassageScorer): PassageHit[] {
+  const cursorAt = (b: Uint8Array): PostingCursor | null => {
+    if (scorer) return scorer.at(b, doc);
+    const t = seg.findTerm(b);
+    if (t < 0) return null;
+    const cur = new PostingCursor(seg, t);
+    return cur.advance(doc) === doc ? cur : null;
+  };
   const c0 = seg.chunkStart[doc]!;
   const c1 = seg.chunkStart[doc + 1]!;
   const nChunks = c1 - c0;
@@ -39,10 +77,8 @@ export function scorePassages(seg: Segment, doc: number, plan: SearchPlan): Pass
   for (const clause of plan.clauses) {
     tf.fill(0);
     for (const b of clause.bytes) {
-      const t = seg.findTerm(b);
-      if (t < 0) continue;
-      const cur = new PostingCursor(seg, t);
-      if (cur.advance(doc) !== doc) continue;
+      const cur = cursorAt(b);
+      if (cur === null) continue;
       load(cur);
       let k = 0;
       for (let f = 0; f < NF; f++) {
@@ -66,10 +102,8 @@ export function scorePassages(seg: Segment, doc: number, plan: SearchPlan): Pass
       for (const s of p.slots) {
         const per: number[][] = [[], [], []];
         for (const b of s.bytes) {
-          const t = seg.findTerm(b);
-          if (t < 0) continue;
-          const cur = new PostingCursor(seg, t);
-          if (cur.advance(doc) !== doc) continue;
+          const cur = cursorAt(b);
+          if (cur === null) continue;
           load(cur);
           let k = 0;
           for (let f = 0; f < NF; f++) for (let j = 0; j < cur.tf(f); j++) per[f]!.push(buf[k++]!);

@@ -2,7 +2,7 @@
 // for skipped blocks), shallow block lookup for block-max bounds, and lazy position decoding.
 import { unpack } from './bit-packing.js';
 import type { Segment } from './segment.js';
-import { BLOCK_SIZE, NF } from './segment-writer.js';
+import { BLOCK_SIZE, NF, POS_STRIDE, POS_SUBS } from './segment-writer.js';
 
 /** Doc id meaning "exhausted" (greater than every real doc id). */
 export const END = 0x7fffffff;
@@ -31,12 +31,17 @@ export class PostingCursor {
   readonly #blkStart: number;
   readonly #blkEnd: number;
   #shallow: number;
+  #tfOff = 0;
+  #tfHeader = 0;
+  #tfReady = false;
   // positions state
   #posBlk = -1;
   #posIdx = 0;
   #posByte = 0;
   /** Blocks skipped without decoding (trace counter). */
   skipped = 0;
+  /** Multiplier of the stored exact bounds for the current query (Infinity: use the loose bounds). */
+  boundScale = Infinity;
 
   constructor(seg: Segment, term: number) {
     this.seg = seg;
@@ -55,10 +60,9 @@ export class PostingCursor {
     const h = post[o++]!;
     const n = b === this.#blkEnd - 1 ? this.df - (b - this.#blkStart) * BLOCK_SIZE : BLOCK_SIZE;
     const docs = this.docs;
-    o = unpack(post, o, n, h & 255, docs);
-    o = unpack(post, o, n, (h >>> 8) & 255, this.tf0);
-    o = unpack(post, o, n, (h >>> 16) & 255, this.tf1);
-    unpack(post, o, n, h >>> 24, this.tf2);
+    this.#tfOff = unpack(post, o, n, h & 255, docs);
+    this.#tfHeader = h;
+    this.#tfReady = false;
     let prev = b === this.#blkStart ? -1 : seg.blkLast[b - 1]!;
     for (let k = 0; k < n; k++) {
       prev = prev + docs[k]! + 1;
@@ -66,6 +70,37 @@ export class PostingCursor {
     }
     this.#n = n;
     this.#blk = b;
+  }
+
+  /** Term frequencies are decoded only when a doc of the block is scored. */
+  #loadTf(): void {
+    const h = this.#tfHeader;
+    const n = this.#n;
+    const post = this.seg.post;
+    let o = unpack(post, this.#tfOff, n, (h >>> 8) & 255, this.tf0);
+    o = unpack(post, o, n, (h >>> 16) & 255, this.tf1);
+    unpack(post, o, n, h >>> 24, this.tf2);
+    this.#tfReady = true;
+  }
+
+  /** Random access to one bit-packed tf (field f) of the current doc, without decoding the block. */
+  #tfAt(f: number): number {
+    const h = this.#tfHeader;
+    const n = this.#n;
+    const w0 = (h >>> 8) & 255;
+    const w1 = (h >>> 16) & 255;
+    const w = f === 0 ? w0 : f === 1 ? w1 : h >>> 24;
+    if (w === 0) return 0;
+    let off = this.#tfOff;
+    if (f > 0) off += (n * w0 + 31) >>> 5;
+    if (f > 1) off += (n * w1 + 31) >>> 5;
+    const bit = this.i * w;
+    const word = off + (bit >>> 5);
+    const sh = bit & 31;
+    const post = this.seg.post;
+    let v = post[word]! >>> sh;
+    if (sh + w > 32) v |= post[word + 1]! << (32 - sh);
+    return w === 32 ? v >>> 0 : v & ((1 << w) - 1);
   }
 
   /** Moves to the next posting (doc = END when exhausted). */
@@ -78,6 +113,55 @@ export class PostingCursor {
     return (this.doc = this.docs[0]!);
   }
 
+  /**
+   * Fast path of MaxScore with one essential term: moves past the current posting to the first one whose
+   * clause score s = mult * tf' / (k1 + tf') could still enter the top k together with `rest` (the bound of
+   * every other clause), i.e. s + rest >= theta up to the search's float slack. Whole blocks whose bound
+   * cannot qualify are skipped undecoded. Postings passed over are counted in `passed`.
+   */
+  nextCompetitive(docNorm: Float64Array, norms: FieldNorms, mult: number, k1: number, rest: number, theta: number): number {
+    let i = this.i + 1;
+    const last = this.#blkEnd;
+    for (;;) {
+      if (i >= this.#n) {
+        let b = this.#blk + 1;
+        while (b < last) {
+          const tfp = this.tfUpperBound(b, norms);
+          const ub = (mult * tfp) / (k1 + tfp) + rest;
+          if (ub + Math.abs(ub) * 1e-9 + 1e-12 >= theta) break;
+          b++;
+          this.skipped++;
+        }
+        if (b >= last) {
+          this.#blk = last;
+          this.#n = 0;
+          return (this.doc = END);
+        }
+        this.#decode(b);
+        i = 0;
+      }
+      if (!this.#tfReady) this.#loadTf();
+      const docs = this.docs;
+      const t0 = this.tf0;
+      const t1 = this.tf1;
+      const t2 = this.tf2;
+      const n = this.#n;
+      for (; i < n; i++) {
+        const base = docs[i]! * NF;
+        const tfp = t0[i]! * docNorm[base]! + t1[i]! * docNorm[base + 1]! + t2[i]! * docNorm[base + 2]!;
+        const ub = (mult * tfp) / (k1 + tfp) + rest;
+        if (ub + Math.abs(ub) * 1e-9 + 1e-12 >= theta) {
+          this.i = i;
+          return (this.doc = docs[i]!);
+        }
+        this.passed++;
+      }
+    }
+  }
+
+  /** Postings passed over by nextCompetitive (trace counter). */
+  passed = 0;
+
   /** Moves to the first posting with doc >= target (never backwards). */
   advance(target: number): number {
     if (target <= this.doc) return this.doc;
@@ -85,9 +169,23 @@ export class PostingCursor {
     const last = this.seg.blkLast;
     if (b < this.#blkStart || target > last[b]!) {
       b = b < this.#blkStart ? this.#blkStart : b + 1;
-      while (b < this.#blkEnd && last[b]! < target) {
-        b++;
-        this.skipped++;
+      if (b < this.#blkEnd && last[b]! < target) {
+        // gallop, then binary search over the block table
+        let step = 1;
+        let lo = b;
+        let hi = b + 1;
+        while (hi < this.#blkEnd && last[hi]! < target) {
+          lo = hi;
+          step *= 2;
+          hi = Math.min(this.#blkEnd, hi + step);
+        }
+        while (lo < hi) {
+          const mid = (lo + hi) >>> 1;
+          if (last[mid]! < target) lo = mid + 1;
+          else hi = mid;
+        }
+        this.skipped += lo - b;
+        b = lo;
       }
       if (b >= this.#blkEnd) {
         this.#blk = this.#blkEnd;
@@ -109,7 +207,16 @@ export class PostingCursor {
     let b = this.#shallow;
     if (b < this.#blk) b = this.#blk < this.#blkStart ? this.#blkStart : this.#blk;
     const last = this.seg.blkLast;
-    while (b < this.#blkEnd && last[b]! < target) b++;
+    if (b < this.#blkEnd && last[b]! < target) {
+      let lo = b + 1;
+      let hi = this.#blkEnd;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (last[mid]! < target) lo = mid + 1;
+        else hi = mid;
+      }
+      b = lo;
+    }
     this.#shallow = b;
     return b < this.#blkEnd ? b : -1;
   }
@@ -122,6 +229,7 @@ export class PostingCursor {
   /** Upper bound of the BM25F pseudo term frequency over block `b` (or the whole term when b < 0). */
   tfUpperBound(b: number, norms: FieldNorms): number {
     const seg = this.seg;
+    if (this.boundScale !== Infinity) return (b < 0 ? seg.termMaxTfp[this.term]! : seg.blkMaxTfp[b]!) * this.boundScale;
     const maxTf = b < 0 ? seg.termMaxTf : seg.blkMaxTf;
     const minLen = b < 0 ? seg.termMinLen : seg.blkMinLen;
     const k = (b < 0 ? this.term : b) * NF;
@@ -135,23 +243,21 @@ export class PostingCursor {
     return tfp;
   }
 
-  /** BM25F pseudo term frequency of the current doc. */
-  tfPrime(norms: FieldNorms): number {
-    const i = this.i;
+  /**
+   * BM25F pseudo term frequency of the current doc, from per-doc field factors
+   * `docNorm[d * 3 + f] = w_f / (1 - b_f + b_f * len_f(d) / avgLen_f)` (see Segment.docNorms).
+   */
+  tfPrime(docNorm: Float64Array): number {
     const base = this.doc * NF;
-    const fl = this.seg.fieldLen;
-    let tfp = 0;
-    let tf = this.tf0[i]!;
-    if (tf !== 0) tfp += (norms.w[0]! * tf) / (1 - norms.b[0]! + norms.b[0]! * fl[base]! * norms.invAvg[0]!);
-    tf = this.tf1[i]!;
-    if (tf !== 0) tfp += (norms.w[1]! * tf) / (1 - norms.b[1]! + norms.b[1]! * fl[base + 1]! * norms.invAvg[1]!);
-    tf = this.tf2[i]!;
-    if (tf !== 0) tfp += (norms.w[2]! * tf) / (1 - norms.b[2]! + norms.b[2]! * fl[base + 2]! * norms.invAvg[2]!);
-    return tfp;
+    // a probe into a block (one or two docs) reads three packed values instead of decoding 3 x 128
+    if (!this.#tfReady) return this.#tfAt(0) * docNorm[base]! + this.#tfAt(1) * docNorm[base + 1]! + this.#tfAt(2) * docNorm[base + 2]!;
+    const i = this.i;
+    return this.tf0[i]! * docNorm[base]! + this.tf1[i]! * docNorm[base + 1]! + this.tf2[i]! * docNorm[base + 2]!;
   }
 
   /** Term frequency of the current doc in field f. */
   tf(f: number): number {
+    if (!this.#tfReady) this.#loadTf();
     return f === 0 ? this.tf0[this.i]! : f === 1 ? this.tf1[this.i]! : this.tf2[this.i]!;
   }
 
@@ -160,25 +266,31 @@ export class PostingCursor {
    * are tf(0), tf(1), tf(2)). Returns the number written. `out` must hold tf0+tf1+tf2 entries.
    */
   positions(out: Int32Array): number {
+    if (!this.#tfReady) this.#loadTf();
     const pos = this.seg.pos;
-    if (this.#posBlk !== this.#blk || this.#posIdx > this.i) {
+    const i = this.i;
+    const sub = (i / POS_STRIDE) | 0;
+    if (this.#posBlk !== this.#blk || this.#posIdx > i || ((this.#posIdx / POS_STRIDE) | 0) < sub) {
+      // jump to the nearest checkpoint at or before doc i
       this.#posBlk = this.#blk;
-      this.#posIdx = 0;
-      this.#posByte = this.seg.blkPos[this.#blk]!;
+      this.#posIdx = sub * POS_STRIDE;
+      this.#posByte = sub === 0 ? this.seg.blkPos[this.#blk]! : this.seg.blkPosSub[this.#blk * POS_SUBS + sub - 1]!;
     }
     let p = this.#posByte;
-    // skip the positions of earlier docs in this block
-    for (let k = this.#posIdx; k < this.i; k++) {
-      let cnt = this.tf0[k]! + this.tf1[k]! + this.tf2[k]!;
+    // skip the positions of earlier docs (at most POS_STRIDE - 1)
+    const t0 = this.tf0;
+    const t1 = this.tf1;
+    const t2 = this.tf2;
+    for (let k = this.#posIdx; k < i; k++) {
+      let cnt = t0[k]! + t1[k]! + t2[k]!;
       while (cnt > 0) {
         while (pos[p++]! & 128);
         cnt--;
       }
     }
-    const i = this.i;
     let w = 0;
     for (let f = 0; f < NF; f++) {
-      const tf = f === 0 ? this.tf0[i]! : f === 1 ? this.tf1[i]! : this.tf2[i]!;
+      const tf = f === 0 ? t0[i]! : f === 1 ? t1[i]! : t2[i]!;
       let prev = 0;
       for (let k = 0; k < tf; k++) {
         let v = 0;

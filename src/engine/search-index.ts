@@ -10,8 +10,9 @@ import { DEFAULT_SCORING, makeNorms, type ScoringParams } from './bm25f.js';
 import { explainDoc } from './explain.js';
 import type { IndexDirectory, DirectoryLock } from './index-directory.js';
 import { DEFAULT_MERGE_POLICY, mergeSegments, selectMerge, type MergeOutput, type MergePolicy } from './merge.js';
-import { leadPassage, scorePassages } from './passages.js';
+import { leadPassage, PassageScorer, type scorePassages } from './passages.js';
 import { parseQuery, type ParsedQuery } from './query-parser.js';
+import { proximityBonus } from './proximity.js';
 import { buildPlan, countMatches, rankDocuments, type GlobalStats, type RawHit, type SnapshotSegment } from './searcher.js';
 import { Segment, utf8 } from './segment.js';
 import { DEFAULT_FLUSH_OCCURRENCES, SegmentBuffer } from './segment-buffer.js';
@@ -30,7 +31,14 @@ export interface SearchIndexOptions {
   flushOccurrences?: number;
   /** Merge policy overrides. */
   mergePolicy?: Partial<MergePolicy>;
+  /** Default proximity bonus weight for queries (0..10), default {@link DEFAULT_PROXIMITY_WEIGHT}. */
+  proximityWeight?: number;
 }
+
+/** Default weight of the term-proximity re-ranking (see proximity.ts and docs/engine.md). */
+export const DEFAULT_PROXIMITY_WEIGHT = 0;
+/** Documents re-ranked by the proximity bonus (at least; more when offset + limit + 1 is larger). */
+export const PROXIMITY_DEPTH = 100;
 
 /** Index statistics. Byte counts cover the index files (no stored document text exists). */
 export interface IndexStats {
@@ -114,6 +122,7 @@ export class SearchIndex {
   readonly #params: ScoringParams;
   readonly #flushOcc: number;
   readonly #policy: MergePolicy;
+  readonly #proximity: number;
   #generation = 0;
   #checkpoint: string | null = null;
   #nextSegment = 1;
@@ -137,6 +146,7 @@ export class SearchIndex {
     };
     this.#flushOcc = options.flushOccurrences ?? DEFAULT_FLUSH_OCCURRENCES;
     this.#policy = { ...DEFAULT_MERGE_POLICY, ...(options.mergePolicy ?? {}) };
+    this.#proximity = clampNum(options.proximityWeight, 0, 10, DEFAULT_PROXIMITY_WEIGHT);
     this.#buffer = new SegmentBuffer(this.#defaultLanguage);
     this.#lock = dir.lock ? dir.lock() : null;
   }
@@ -263,7 +273,7 @@ export class SearchIndex {
   }
 
   #flush(): void {
-    const bytes = this.#buffer.build();
+    const bytes = this.#buffer.build({ w: this.#params.weights, b: this.#params.b });
     this.#buffer = new SegmentBuffer(this.#defaultLanguage);
     if (bytes === null) return;
     const name = this.#newSegmentName();
@@ -333,7 +343,7 @@ export class SearchIndex {
         this.#policy,
       );
       if (pick === null) return { state: 'idle', work: 0 };
-      this.#startMerge(pick.map((i) => this.#committed[i]!));
+      this.#startMerge(pick.map((i) => this.#committed[i]!), Math.max(1, Math.min(50_000, maxWork)));
     }
     let work = 0;
     const m = this.#merge!;
@@ -348,8 +358,8 @@ export class SearchIndex {
     return { state: 'merging', work };
   }
 
-  #startMerge(inputs: SegEntry[]): void {
-    this.#merge = { gen: mergeSegments(inputs.map((e) => ({ seg: e.seg, deleted: e.deleted }))), inputs };
+  #startMerge(inputs: SegEntry[], unit = 50_000): void {
+    this.#merge = { gen: mergeSegments(inputs.map((e) => ({ seg: e.seg, deleted: e.deleted })), unit, { w: this.#params.weights, b: this.#params.b }), inputs };
   }
 
   /** Merges all committed segments down to at most `maxSegments` (default 1), synchronously. */
@@ -443,17 +453,41 @@ export class SearchIndex {
     });
     const need = offset + limit + 1;
     const filterOnly = plan.clauses.length === 0 && plan.phrases.length === 0;
-    const rankDepth = mode === 'passages' && !filterOnly ? Math.max(200, need) : need;
+    const proximity = clampNum(q.proximityWeight, 0, 10, this.#proximity);
+    const useProximity = proximity > 0 && mode === 'documents' && plan.clauses.filter((c) => c.weight >= 1).length >= 2;
+    const rankDepth = mode === 'passages' && !filterOnly ? Math.max(200, need) : useProximity ? Math.max(PROXIMITY_DEPTH, need) : need;
     const segmentUs: number[] = [];
     const rankOpts = { exhaustive: q.exhaustive === true, ...(now ? { now, segmentUs } : {}) };
     let k = rankDepth;
     let outcome = rankDocuments(segments, plan, k, rankOpts);
     let ranked = outcome.hits;
     const passagesOf = new Map<RawHit, ReturnType<typeof scorePassages>>();
+    // passages for many hits: one scorer per segment, docs visited in ascending order
+    const passagesFor = (hits: RawHit[]): Map<RawHit, ReturnType<typeof scorePassages>> => {
+      const out = new Map<RawHit, ReturnType<typeof scorePassages>>();
+      const bySeg = new Map<number, RawHit[]>();
+      for (const h of hits) {
+        let l = bySeg.get(h.si);
+        if (!l) bySeg.set(h.si, (l = []));
+        l.push(h);
+      }
+      for (const [si, l] of bySeg) {
+        const scorer = new PassageScorer(segments[si]!.seg, plan);
+        for (const h of l.sort((a, b) => a.doc - b.doc)) out.set(h, scorer.score(h.doc));
+      }
+      return out;
+    };
     const rerank = (hits: RawHit[]): RawHit[] => {
+      if (useProximity) {
+        // re-rank the first stage's top documents; the rest keeps its order (its scores cannot exceed them)
+        const out = hits.map((h) => ({ ...h, score: h.score + proximity * proximityBonus(segments[h.si]!.seg, h.doc, plan) }));
+        out.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+        return out;
+      }
       if (mode !== 'passages' || filterOnly) return hits;
+      const all = passagesFor(hits);
       const out = hits.map((h) => {
-        const ps = scorePassages(segments[h.si]!.seg, h.doc, plan);
+        const ps = all.get(h)!;
         const best = ps.length ? ps[0]!.score : 0;
         const nh: RawHit = { ...h, score: best };
         passagesOf.set(nh, ps);
@@ -477,9 +511,10 @@ export class SearchIndex {
     const page = ranked.slice(offset, offset + limit);
     const tRanked = now?.();
     const perHit = clampInt(q.passagesPerHit, 0, 10, 3);
+    const pagePassages = perHit === 0 || filterOnly ? new Map<RawHit, ReturnType<typeof scorePassages>>() : passagesFor(page.filter((h) => !passagesOf.has(h)));
     const hits: EngineHit[] = page.map((h) => {
       const seg = segments[h.si]!.seg;
-      let passages = perHit === 0 ? [] : (passagesOf.get(h) ?? (filterOnly ? [] : scorePassages(seg, h.doc, plan)));
+      let passages = perHit === 0 ? [] : (passagesOf.get(h) ?? pagePassages.get(h) ?? []);
       if (passages.length === 0 && perHit > 0) {
         const lead = leadPassage(seg, h.doc);
         passages = lead ? [lead] : [];
@@ -491,7 +526,8 @@ export class SearchIndex {
     // totals
     let totalHits: number;
     let exact: boolean;
-    const cheap = plan.clauses.reduce((s, c) => s + c.df, 0) <= 50_000;
+    // a counting pass is cheap for word queries over rare terms; phrase verification never is
+    const cheap = plan.phrases.length === 0 && plan.clauses.reduce((s, c) => s + c.df, 0) <= 10_000;
     if (outcome.exact) {
       totalHits = outcome.matches;
       exact = true;

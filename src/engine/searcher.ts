@@ -11,7 +11,6 @@
 // ties are broken by external id (ascending), so rankings and pages are deterministic.
 import { Clause, idf, type ScoringParams } from './bm25f.js';
 import { compileFilter, type SegmentFilter } from './filters.js';
-import { matchPhrase } from './phrase-match.js';
 import { END, PostingCursor, type FieldNorms } from './postings-cursor.js';
 import type { ParsedQuery } from './query-parser.js';
 import { utf8, type Segment } from './segment.js';
@@ -149,6 +148,7 @@ export class TopK {
   /** Whether a hit with score up to `bound` could still enter (ties may win on id). */
   canEnter(bound: number): boolean {
     if (this.heap.length < this.k) return true;
+    if (this.k === 0) return false;
     const t = this.heap[0]!.score;
     return bound + Math.abs(bound) * 1e-9 + 1e-12 >= t;
   }
@@ -258,33 +258,57 @@ class PhraseMatcher {
   readonly idfSum: number;
   readonly offsets: Int32Array;
   readonly tf = new Float64Array(NF);
-  #buf = new Int32Array(256);
   constructor(slots: SlotGroup[], idfSum: number) {
     this.slots = slots;
     this.idfSum = idfSum;
     this.offsets = Int32Array.from(slots.map((s) => s.offset));
   }
+  readonly #ptr = new Int32Array(16);
+
   /** Counts occurrences per field at the slots' current (common) doc; returns the total. */
   count(onMatch?: (field: number, p: number) => void): number {
-    for (const s of this.slots) s.load();
-    let total = 0;
-    const k = this.slots.length;
-    const starts = new Int32Array(k);
-    const ends = new Int32Array(k);
+    const slots = this.slots;
+    const k = slots.length;
+    // cheap pre-check from term frequencies: a field can hold the phrase only if every slot occurs in it
+    let possible = 0;
     for (let f = 0; f < NF; f++) {
-      let need = 0;
-      for (const s of this.slots) need += s.fieldStart[f + 1]! - s.fieldStart[f]!;
-      if (this.#buf.length < need) this.#buf = new Int32Array(need * 2);
-      let w = 0;
-      let empty = false;
-      for (let i = 0; i < k; i++) {
-        const s = this.slots[i]!;
-        starts[i] = w;
-        for (let j = s.fieldStart[f]!; j < s.fieldStart[f + 1]!; j++) this.#buf[w++] = s.buf[j]!;
-        ends[i] = w;
-        if (ends[i] === starts[i]) empty = true;
+      let ok = true;
+      for (let i = 0; i < k && ok; i++) {
+        const g = slots[i]!;
+        let tf = 0;
+        for (const c of g.cursors) if (c.doc === g.doc) tf += c.tf(f);
+        if (tf === 0) ok = false;
       }
-      const c = empty ? 0 : matchPhrase(this.#buf, starts, ends, this.offsets, onMatch ? (p) => onMatch(f, p) : undefined);
+      this.tf[f] = 0;
+      if (ok) possible |= 1 << f;
+    }
+    if (possible === 0) return 0;
+    for (const s of slots) s.load();
+    let total = 0;
+    const ptr = this.#ptr;
+    const offsets = this.offsets;
+    const first = slots[0]!;
+    for (let f = 0; f < NF; f++) {
+      if ((possible & (1 << f)) === 0) continue;
+      for (let i = 1; i < k; i++) ptr[i] = slots[i]!.fieldStart[f]!;
+      let c = 0;
+      const e0 = first.fieldStart[f + 1]!;
+      outer: for (let a = first.fieldStart[f]!; a < e0; a++) {
+        const p = first.buf[a]!;
+        for (let i = 1; i < k; i++) {
+          const g = slots[i]!;
+          const want = p + offsets[i]!;
+          let j = ptr[i]!;
+          const e = g.fieldStart[f + 1]!;
+          const buf = g.buf;
+          while (j < e && buf[j]! < want) j++;
+          ptr[i] = j;
+          if (j >= e) break outer;
+          if (buf[j] !== want) continue outer;
+        }
+        c++;
+        if (onMatch) onMatch(f, p);
+      }
       this.tf[f] = c;
       total += c;
     }
@@ -314,17 +338,39 @@ function phraseBonus(plan: SearchPlan, seg: Segment, doc: number, pm: PhraseMatc
   return (plan.phraseBoost * plan.lexicalWeight * pm.idfSum * tfp) / (plan.k1 + tfp);
 }
 
+/** Upper bound of a phrase's bonus at doc d from slot term frequencies (no positions needed). */
+function phraseBonusBound(plan: SearchPlan, docNorm: Float64Array, d: number, pm: PhraseMatcher): number {
+  if (plan.phraseBoost === 0) return 0;
+  let tfp = 0;
+  for (let f = 0; f < NF; f++) {
+    let min = Infinity;
+    for (const g of pm.slots) {
+      let tf = 0;
+      for (const c of g.cursors) if (c.doc === d) tf += c.tf(f);
+      if (tf < min) min = tf;
+    }
+    if (min > 0 && min !== Infinity) tfp += min * docNorm[d * NF + f]!;
+  }
+  return (plan.phraseBoost * plan.lexicalWeight * pm.idfSum * tfp) / (plan.k1 + tfp);
+}
+
 function prepareSegment(plan: SearchPlan, ss: SnapshotSegment, si: number): SegRun | null {
   const seg = ss.seg;
   const filter = compileFilter(seg, plan.filters, ss.deleted);
   if (filter.none) return null;
+  const scale = seg.boundScale(plan.norms);
+  const docNorm = seg.docNorms(plan.norms);
   const clauses: (Clause | null)[] = plan.clauses.map((c, i) => {
     const cursors: PostingCursor[] = [];
     for (const b of c.bytes) {
       const t = seg.findTerm(b);
-      if (t >= 0) cursors.push(new PostingCursor(seg, t));
+      if (t >= 0) {
+        const cur = new PostingCursor(seg, t);
+        cur.boundScale = scale;
+        cursors.push(cur);
+      }
     }
-    return cursors.length ? new Clause(i, cursors, c.mult, plan.k1, plan.norms) : null;
+    return cursors.length ? new Clause(i, cursors, c.mult, plan.k1, plan.norms, docNorm) : null;
   });
   let phrases: PhraseMatcher[] | null = null;
   if (plan.phrases.length > 0) {
@@ -360,62 +406,101 @@ function runMaxScore(run: SegRun, heap: TopK, prune: boolean, ctr: SegmentCounte
   let acc = 0;
   for (let i = 0; i < n; i++) prefix[i] = acc += cs[i]!.ub;
   const contrib = run.contrib;
+  const nContrib = contrib.length;
   const { allowed, trivial } = run.filter;
   const seg = run.seg;
+  const si = run.si;
   const out = { last: 0 };
+  // theta: score of the k-th hit once the heap is full; a bound "can enter" when bound >= theta up to
+  // a relative slack of 1e-9 (float rounding of bounds vs scores; ties may still win on id)
+  let theta = heap.full ? heap.heap[0]!.score : -Infinity;
+  const can = (bound: number): boolean => bound + Math.abs(bound) * 1e-9 + 1e-12 >= theta;
   let firstEss = 0;
-  const updateEss = (): void => {
-    if (!prune) return;
-    while (firstEss < n && !heap.canEnter(prefix[firstEss]!)) firstEss++;
-  };
-  updateEss();
+  if (prune) while (firstEss < n && !can(prefix[firstEss]!)) firstEss++;
   for (const c of cs) c.nextDoc();
   let exact = true;
+  let regionEnd = -1;
+  let candidates = 0;
+  let scored = 0;
+  const essScore = new Float64Array(n);
+  const norms = run.clauses.find((c) => c !== null)!.norms;
+  /** Moves the essential clauses past d; one essential single-term clause takes the competitive fast path. */
+  const advanceEssentials = (d: number): void => {
+    if (prune && theta !== -Infinity && firstEss === n - 1) {
+      const c = cs[n - 1]!;
+      const one = c.single;
+      if (one !== null) {
+        if (c.doc === d) c.doc = one.nextCompetitive(c.docNorm, norms, c.mult, c.k1, n >= 2 ? prefix[n - 2]! : 0, theta);
+        return;
+      }
+    }
+    for (let i = firstEss; i < n; i++) if (cs[i]!.doc === d) cs[i]!.nextDoc();
+  };
+  let skippedBlocks = 0;
   for (;;) {
     if (firstEss >= n) {
       exact = false;
       break;
     }
     let d = END;
-    for (let i = firstEss; i < n; i++) if (cs[i]!.doc < d) d = cs[i]!.doc;
+    for (let i = firstEss; i < n; i++) {
+      const x = cs[i]!.doc;
+      if (x < d) d = x;
+    }
     if (d === END) break;
-    if (prune && heap.full) {
-      let bound = firstEss > 0 ? prefix[firstEss - 1]! : 0;
+    if (prune && theta !== -Infinity && d > regionEnd) {
+      // block-max bound of every clause around d; valid for all docs up to the shortest block's end
+      let bound = 0;
       let minLast = END;
-      for (let i = firstEss; i < n; i++) {
+      for (let i = 0; i < n; i++) {
         bound += cs[i]!.blockBound(d, out);
         if (out.last < minLast) minLast = out.last;
       }
-      if (!heap.canEnter(bound)) {
+      if (!can(bound)) {
         exact = false;
-        ctr.skippedBlocks++;
+        skippedBlocks++;
         const to = minLast + 1;
         for (let i = firstEss; i < n; i++) if (cs[i]!.doc < to) cs[i]!.advance(to);
         continue;
       }
+      regionEnd = minLast;
     }
     if (!trivial && !allowed(d)) {
-      for (let i = firstEss; i < n; i++) if (cs[i]!.doc === d) cs[i]!.nextDoc();
+      advanceEssentials(d);
       continue;
     }
-    ctr.candidates++;
-    contrib.fill(0);
+    candidates++;
     let s = 0;
     for (let i = firstEss; i < n; i++) {
       const c = cs[i]!;
       if (c.doc === d) {
         const v = c.score();
-        contrib[c.index] = v;
+        essScore[i] = v;
         s += v;
-      }
+      } else essScore[i] = 0;
     }
+    // quick reject: essential scores plus every non-essential bound cannot reach theta
+    if (prune && firstEss > 0 && !can(s + prefix[firstEss - 1]!)) {
+      advanceEssentials(d);
+      continue;
+    }
+    for (let i = 0; i < nContrib; i++) contrib[i] = 0;
+    for (let i = firstEss; i < n; i++) contrib[cs[i]!.index] = essScore[i]!;
     let pruned = false;
     for (let i = firstEss - 1; i >= 0; i--) {
-      if (!heap.canEnter(s + prefix[i]!)) {
+      if (prune && !can(s + prefix[i]!)) {
         pruned = true;
         break;
       }
       const c = cs[i]!;
+      if (prune && theta !== -Infinity && c.doc < d) {
+        // block-max probe without decoding: can this clause's block holding d still lift d in?
+        const bb = c.blockBound(d, out);
+        if (!can(s + bb + (i > 0 ? prefix[i - 1]! : 0))) {
+          pruned = true;
+          break;
+        }
+      }
       if (c.advance(d) === d) {
         const v = c.score();
         contrib[c.index] = v;
@@ -423,22 +508,31 @@ function runMaxScore(run: SegRun, heap: TopK, prune: boolean, ctr: SegmentCounte
       }
     }
     if (!pruned) {
-      ctr.scored++;
-      const total = canonicalSum(contrib);
-      if (heap.canEnter(total)) {
-        heap.offer({ score: total, si: run.si, doc: d, issued: NaN, id: seg.id(d) });
-        updateEss();
+      scored++;
+      let total = 0;
+      for (let i = 0; i < nContrib; i++) total += contrib[i]!;
+      if (!prune || can(total)) {
+        heap.offer({ score: total, si, doc: d, issued: NaN, id: seg.id(d) });
+        if (heap.full) {
+          const t = heap.heap[0]!.score;
+          if (t !== theta) {
+            theta = t;
+            if (prune) while (firstEss < n && !can(prefix[firstEss]!)) firstEss++;
+          }
+        }
       }
     }
-    for (let i = firstEss; i < n; i++) if (cs[i]!.doc === d) cs[i]!.nextDoc();
-    // clauses that just became non-essential may sit at d: harmless (advance() moves them forward)
+    advanceEssentials(d);
   }
   if (firstEss > 0) exact = false;
+  ctr.candidates += candidates;
+  ctr.scored += scored;
+  ctr.skippedBlocks += skippedBlocks;
   ctr.exact = exact;
   ctr.matches = ctr.candidates;
 }
 
-function runConjunctive(plan: SearchPlan, run: SegRun, heap: TopK, ctr: SegmentCounters): void {
+function runConjunctive(plan: SearchPlan, run: SegRun, heap: TopK, ctr: SegmentCounters, prune: boolean): void {
   const seg = run.seg;
   const { allowed, candidates } = run.filter;
   const phrases = run.phrases ?? [];
@@ -447,11 +541,11 @@ function runConjunctive(plan: SearchPlan, run: SegRun, heap: TopK, ctr: SegmentC
   groups.sort((a, b) => a.df - b.df);
   const clauses = run.clauses;
   const contrib = run.contrib;
+  const docNorm = seg.docNorms(plan.norms);
   const evaluate = (d: number): void => {
     if (!allowed(d)) return;
     ctr.candidates++;
-    for (const p of phrases) if (p.count() === 0) return;
-    contrib.fill(0);
+    for (let i = 0; i < contrib.length; i++) contrib[i] = 0;
     let any = phrases.length > 0;
     for (const c of clauses) {
       if (c === null) continue;
@@ -462,6 +556,16 @@ function runConjunctive(plan: SearchPlan, run: SegRun, heap: TopK, ctr: SegmentC
     }
     if (!any) return;
     let total = canonicalSum(contrib);
+    if (prune && phrases.length > 0 && heap.full) {
+      // bound before verifying positions: a phrase occurs in a field at most as often as its rarest slot
+      let bound = total;
+      for (const p of phrases) bound += phraseBonusBound(plan, docNorm, d, p);
+      if (!heap.canEnter(bound)) {
+        ctr.exact = false;
+        return;
+      }
+    }
+    for (const p of phrases) if (p.count() === 0) return;
     for (const p of phrases) total += phraseBonus(plan, seg, d, p);
     ctr.scored++;
     ctr.matches++;
@@ -492,7 +596,6 @@ function runConjunctive(plan: SearchPlan, run: SegRun, heap: TopK, ctr: SegmentC
       d = groups[0]!.advance(d + 1);
     }
   }
-  ctr.exact = true;
 }
 
 function runFilterOnly(run: SegRun, heap: TopK, ctr: SegmentCounters): void {
@@ -552,7 +655,7 @@ export function rankDocuments(
     const run = prepareSegment(plan, ss, si);
     if (run !== null) {
       if (filterOnly) runFilterOnly(run, heap, ctr);
-      else if (run.phrases !== null || run.filter.candidates !== null) runConjunctive(plan, run, heap, ctr);
+      else if (run.phrases !== null || run.filter.candidates !== null) runConjunctive(plan, run, heap, ctr, !opts.exhaustive);
       else {
         runMaxScore(run, heap, !opts.exhaustive, ctr);
         if (!filtered) {
@@ -578,7 +681,7 @@ export function countMatches(segments: readonly SnapshotSegment[], plan: SearchP
     if (run === null) continue;
     const ctr: SegmentCounters = { docs: 0, scored: 0, candidates: 0, skippedBlocks: 0, exact: true, matches: 0 };
     if (plan.clauses.length === 0 && plan.phrases.length === 0) runFilterOnly(run, new TopK(0, true), ctr);
-    else if (run.phrases !== null || run.filter.candidates !== null) runConjunctive(plan, run, new TopK(0, false), ctr);
+    else if (run.phrases !== null || run.filter.candidates !== null) runConjunctive(plan, run, new TopK(0, false), ctr, false);
     else {
       const cs = run.clauses.filter((c): c is Clause => c !== null);
       for (const c of cs) c.nextDoc();

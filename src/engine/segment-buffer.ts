@@ -8,7 +8,7 @@
 import { analyzerFor, type Analyzer } from './analyzer.js';
 import { normalizeLanguage } from './stemmers.js';
 import { NumSink } from './bit-packing.js';
-import { SegmentWriter, sortCodePointOrder, NF, type DocColumns } from './segment-writer.js';
+import { SegmentWriter, sortCodePointOrder, NF, type BoundParams, type DocColumns } from './segment-writer.js';
 import type { IndexDocument } from './types.js';
 
 /** Minimum chunk size in positions before a sentence end closes it. */
@@ -31,6 +31,8 @@ export class SegmentBuffer {
   readonly #termIds = new Map<string, number>();
   readonly #termStr: string[] = [];
   readonly #termSurface: string[] = [];
+  /** Per analyzer language: surface -> term id (-1 = stopword); bounded by the segment's vocabulary. */
+  readonly #surfaceIds = new Map<string, SurfaceTable>();
   #occTerm = new Int32Array(1 << 20);
   #occFP = new Int32Array(1 << 20);
   #occ = 0;
@@ -112,7 +114,7 @@ export class SegmentBuffer {
       fieldCp,
       issued,
       type: doc.type ?? null,
-      language: lang,
+      language: doc.language ? lang : '',
       publisher: doc.publisher ? doc.publisher.trim().toLowerCase() : null,
       workKey: doc.workKey ?? null,
       chunks,
@@ -140,22 +142,39 @@ export class SegmentBuffer {
     const occFP = this.#occFP;
     let occ = this.#occ;
     let cp = 0;
-    const slots = analyzer.analyze(
+    let surfaces = this.#surfaceIds.get(analyzer.language);
+    if (surfaces === undefined) this.#surfaceIds.set(analyzer.language, (surfaces = new SurfaceTable()));
+    const table = surfaces;
+    const resolve = (src: string, a: number, b: number): number => {
+      const slot = table.find(src, a, b);
+      if (table.vals[slot]! !== EMPTY) return table.vals[slot]!;
+      const surface = src.slice(a, b);
+      const term = analyzer.term(surface);
+      let id: number | undefined;
+      if (term === null) id = -1;
+      else {
+        id = termIds.get(term);
+        if (id === undefined) {
+          id = this.#termStr.length;
+          termIds.set(term, id);
+          this.#termStr.push(term);
+          this.#termSurface.push(surface.toLowerCase());
+        }
+      }
+      table.put(slot, surface, id);
+      return id;
+    };
+    const slots = analyzer.analyzeWith(
       text,
-      (term, position, startCp, endCp, startCu, endCu, joined) => {
+      resolve,
+      -1,
+      (id, position, startCp, endCp, _startCu, _endCu, joined) => {
         if (!joined) {
           cpStart[position] = startCp;
           cpEnd[position] = endCp;
           cp = endCp;
         }
-        if (term === null) return;
-        let id = termIds.get(term);
-        if (id === undefined) {
-          id = this.#termStr.length;
-          termIds.set(term, id);
-          this.#termStr.push(term);
-          this.#termSurface.push(text.slice(startCu, endCu).toLowerCase());
-        }
+        if (id < 0) return;
         occTerm[occ] = id;
         occFP[occ] = fieldBits | position;
         occ++;
@@ -213,9 +232,9 @@ export class SegmentBuffer {
   }
 
   /** Writes the buffered documents as a segment (bytes), or null when nothing is live. */
-  build(): Uint8Array | null {
+  build(bound?: BoundParams): Uint8Array | null {
     if (this.#byId.size === 0) return null;
-    const w = new SegmentWriter();
+    const w = new SegmentWriter(bound);
     const docs = this.#docs;
     // live docs in add order get segment doc ids 0..n-1
     const docOf = new Int32Array(docs.length).fill(-1);
@@ -266,20 +285,23 @@ export class SegmentBuffer {
         let e = k;
         while (e < b && sDoc[e] === doc) e++;
         if (posBuf.length < e - k) posBuf = new Int32Array((e - k) * 2);
-        const tf = [0, 0, 0];
+        let tf0 = 0;
+        let tf1 = 0;
+        let tf2 = 0;
         let sorted = true;
+        let prev = -1;
         for (let j = k; j < e; j++) {
           const fp = sFP[j]!;
           const f = fp >>> 28;
-          tf[f]!++;
+          if (f === 0) tf0++;
+          else if (f === 1) tf1++;
+          else tf2++;
           posBuf[j - k] = fp & 0x0fffffff;
-          if (j > k) {
-            const prev = sFP[j - 1]!;
-            if (prev > fp) sorted = false;
-          }
+          if (prev > fp) sorted = false;
+          prev = fp;
         }
         if (!sorted) sortFieldPositions(sFP, k, e, posBuf);
-        w.addPosting(doc, tf[0]!, tf[1]!, tf[2]!, posBuf, 0);
+        w.addPosting(doc, tf0, tf1, tf2, posBuf, 0);
         k = e;
       }
       w.endTerm();
@@ -296,3 +318,75 @@ function sortFieldPositions(sFP: Int32Array, k: number, e: number, out: Int32Arr
 /** Estimated occurrences for a flush: used by the index to decide when to flush. */
 export const DEFAULT_FLUSH_OCCURRENCES = 12_000_000;
 export { NumSink };
+
+const EMPTY = -2;
+
+/**
+ * Open-addressing hash table from surface spans to term ids, looked up straight from the text (FNV-1a
+ * over UTF-16 code units) so the indexing hot path allocates no strings for known surfaces.
+ */
+class SurfaceTable {
+  keys: string[] = [];
+  vals = new Int32Array(1 << 16).fill(EMPTY);
+  slotKey = new Int32Array(1 << 16).fill(-1);
+  hashes = new Int32Array(1 << 16);
+  #mask = (1 << 16) - 1;
+  #size = 0;
+  #h = 0;
+
+  /** The slot holding text[a, b) or the empty slot where it belongs. */
+  find(text: string, a: number, b: number): number {
+    let h = 0x811c9dc5 | 0;
+    for (let i = a; i < b; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+    this.#h = h;
+    let slot = h & this.#mask;
+    const len = b - a;
+    for (;;) {
+      const k = this.slotKey[slot]!;
+      if (k < 0) return slot;
+      if (this.hashes[slot] === h) {
+        const key = this.keys[k]!;
+        if (key.length === len) {
+          let eq = true;
+          for (let i = 0; i < len; i++) {
+            if (key.charCodeAt(i) !== text.charCodeAt(a + i)) {
+              eq = false;
+              break;
+            }
+          }
+          if (eq) return slot;
+        }
+      }
+      slot = (slot + 1) & this.#mask;
+    }
+  }
+
+  /** Stores `key -> val` in the empty `slot` returned by the last find(). */
+  put(slot: number, key: string, val: number): void {
+    this.slotKey[slot] = this.keys.length;
+    this.keys.push(key);
+    this.vals[slot] = val;
+    this.hashes[slot] = this.#h;
+    if (++this.#size * 2 > this.#mask) this.#rehash();
+  }
+
+  #rehash(): void {
+    const cap = (this.#mask + 1) * 2;
+    const oldKey = this.slotKey;
+    const oldVal = this.vals;
+    const oldHash = this.hashes;
+    this.slotKey = new Int32Array(cap).fill(-1);
+    this.vals = new Int32Array(cap).fill(EMPTY);
+    this.hashes = new Int32Array(cap);
+    this.#mask = cap - 1;
+    for (let s = 0; s < oldKey.length; s++) {
+      const k = oldKey[s]!;
+      if (k < 0) continue;
+      let slot = oldHash[s]! & this.#mask;
+      while (this.slotKey[slot]! >= 0) slot = (slot + 1) & this.#mask;
+      this.slotKey[slot] = k;
+      this.vals[slot] = oldVal[s]!;
+      this.hashes[slot] = oldHash[s]!;
+    }
+  }
+}

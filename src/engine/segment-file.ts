@@ -105,6 +105,10 @@ export class SegmentFile {
     const [o, n] = this.#get(name);
     return new Uint32Array(this.bytes.buffer, this.bytes.byteOffset + o, n);
   }
+  f32(name: string): Float32Array {
+    const [o, n] = this.#get(name);
+    return new Float32Array(this.bytes.buffer, this.bytes.byteOffset + o, n);
+  }
   f64(name: string): Float64Array {
     const [o, n] = this.#get(name);
     return new Float64Array(this.bytes.buffer, this.bytes.byteOffset + o, n);

@@ -12,6 +12,10 @@ import { encodeSegmentFile, type SectionArray } from './segment-file.js';
 
 /** Postings per block (also the skip granularity). */
 export const BLOCK_SIZE = 128;
+/** Docs between position checkpoints inside a block. */
+export const POS_STRIDE = 16;
+/** Position checkpoints stored per block (docs 16, 32, ..., 112). */
+export const POS_SUBS = BLOCK_SIZE / POS_STRIDE - 1;
 /** Field count (title, abstract, body). */
 export const NF = 3;
 
@@ -87,8 +91,35 @@ export function sortCodePointOrder(strings: string[]): string[] {
   });
 }
 
-/** Builds a segment; call addDoc for every document first, then the terms in code point order. */
+/** BM25F parameters the writer uses to precompute exact block-max pseudo frequencies. */
+export interface BoundParams {
+  w: readonly number[];
+  b: readonly number[];
+}
+
+/** Round a bound up so float32 storage never undercuts the exact value. */
+function roundUp32(v: number): number {
+  const f = Math.fround(v);
+  return f >= v ? f : Math.fround(v * (1 + 1e-6) + 1e-30);
+}
+
+/**
+ * Builds a segment; call addDoc for every document first, then the terms in code point order.
+ * Besides the per-field max-tf/min-length bounds, each block stores the exact maximum BM25F pseudo
+ * frequency of its docs under `bound` parameters and this segment's average field lengths (recorded in
+ * the meta): searches rescale it for other weights or averages (see postings-cursor.ts).
+ */
 export class SegmentWriter {
+  readonly #bound: BoundParams;
+  #boundAvg: number[] | null = null;
+  readonly #blkMaxTfp = new NumSink((n) => new Float32Array(n), 4096);
+  readonly #termMaxTfp = new NumSink((n) => new Float32Array(n), 4096);
+  #tMaxTfp = 0;
+
+  constructor(bound: BoundParams = { w: [2, 1, 1], b: [0.5, 0.75, 0.75] }) {
+    this.#bound = bound;
+  }
+
   #docs = 0;
   readonly #ids: string[] = [];
   readonly #fieldLen = new NumSink((n) => new Uint32Array(n), 4096);
@@ -117,6 +148,8 @@ export class SegmentWriter {
   readonly #blkLast = new NumSink((n) => new Uint32Array(n), 4096);
   readonly #blkDoc = new NumSink((n) => new Uint32Array(n), 4096);
   readonly #blkPos = new NumSink((n) => new Uint32Array(n), 4096);
+  readonly #blkPosSub = new NumSink((n) => new Uint32Array(n), 4096 * POS_SUBS);
+  readonly #bPosOff = new Uint32Array(BLOCK_SIZE);
   readonly #blkMaxTf = new NumSink((n) => new Uint16Array(n), 4096 * 3);
   readonly #blkMinLen = new NumSink((n) => new Uint32Array(n), 4096 * 3);
   readonly #post = new WordSink(1 << 16);
@@ -179,6 +212,8 @@ export class SegmentWriter {
 
   /** Starts the postings of `term` (must sort after the previous term); `surface` is a readable form. */
   beginTerm(term: string, surface: string): void {
+    if (this.#boundAvg === null) this.#boundAvg = this.#fieldTotals.map((t) => (this.#docs > 0 ? t / this.#docs : 0));
+    this.#tMaxTfp = 0;
     this.#inTerm = true;
     this.#lastTerm = term;
     this.#terms.push(term);
@@ -208,6 +243,7 @@ export class SegmentWriter {
     this.#bTf[1]![i] = tf1;
     this.#bTf[2]![i] = tf2;
     const pos = this.#pos;
+    this.#bPosOff[i] = pos.length;
     pos.ensure((tf0 + tf1 + tf2) * 5);
     const b = pos.buf;
     let l = pos.length;
@@ -240,6 +276,10 @@ export class SegmentWriter {
     this.#blkLast.push(this.#bDocs[n - 1]!);
     this.#blkDoc.push(this.#post.length);
     this.#blkPos.push(this.#bPosStart);
+    for (let k = 1; k <= POS_SUBS; k++) {
+      const i = k * POS_STRIDE;
+      this.#blkPosSub.push(i < n ? this.#bPosOff[i]! : this.#pos.length);
+    }
     const wDoc = maxBitWidth(this.#bGaps, n);
     const w = [0, 0, 0];
     for (let f = 0; f < NF; f++) {
@@ -261,6 +301,23 @@ export class SegmentWriter {
       if (mt > this.#tMaxTf[f]!) this.#tMaxTf[f] = mt;
       if (maxTf > 0 && minLen < this.#tMinLen[f]!) this.#tMinLen[f] = minLen;
     }
+    // exact block max of the pseudo frequency under the bound parameters
+    const avg = this.#boundAvg!;
+    const bw = this.#bound.w;
+    const bb = this.#bound.b;
+    let maxTfp = 0;
+    for (let i = 0; i < n; i++) {
+      const base = this.#bDocs[i]! * NF;
+      let tfp = 0;
+      for (let f = 0; f < NF; f++) {
+        const tf = this.#bTf[f]![i]!;
+        if (tf > 0 && avg[f]! > 0) tfp += (bw[f]! * tf) / (1 - bb[f]! + (bb[f]! * fl[base + f]!) / avg[f]!);
+      }
+      if (tfp > maxTfp) maxTfp = tfp;
+    }
+    const mt32 = roundUp32(maxTfp);
+    this.#blkMaxTfp.push(mt32);
+    if (mt32 > this.#tMaxTfp) this.#tMaxTfp = mt32;
     const post = this.#post;
     post.ensure(1 + packedWords(n, wDoc) + packedWords(n, w[0]!) + packedWords(n, w[1]!) + packedWords(n, w[2]!));
     post.buf[post.length++] = (wDoc | (w[0]! << 8) | (w[1]! << 16) | (w[2]! << 24)) >>> 0;
@@ -283,6 +340,7 @@ export class SegmentWriter {
       return;
     }
     this.#termDf.push(this.#df);
+    this.#termMaxTfp.push(this.#tMaxTfp);
     for (let f = 0; f < NF; f++) {
       this.#termMaxTf.push(this.#tMaxTf[f]!);
       this.#termMinLen.push(this.#tMaxTf[f] === 0 ? 0 : this.#tMinLen[f]!);
@@ -342,8 +400,11 @@ export class SegmentWriter {
       blkLast: this.#blkLast.result(),
       blkDoc: this.#blkDoc.result(),
       blkPos: this.#blkPos.result(),
+      blkPosSub: this.#blkPosSub.result(),
       blkMaxTf: this.#blkMaxTf.result(),
       blkMinLen: this.#blkMinLen.result(),
+      blkMaxTfp: this.#blkMaxTfp.result(),
+      termMaxTfp: this.#termMaxTfp.result(),
       post: this.#post.result(),
       pos: this.#pos.result(),
     };
@@ -354,7 +415,13 @@ export class SegmentWriter {
       sections[`${name}DictBlob`] = t.blob;
       sections[`${name}DictOff`] = t.off;
     }
-    const meta = { docCount: n, fieldTotals: this.#fieldTotals, termCount: this.#terms.length, postings: this.#postings };
+    const meta = {
+      docCount: n,
+      fieldTotals: this.#fieldTotals,
+      termCount: this.#terms.length,
+      postings: this.#postings,
+      bound: { w: [...this.#bound.w], b: [...this.#bound.b], avg: this.#boundAvg ?? [0, 0, 0] },
+    };
     return encodeSegmentFile(meta, sections);
   }
 }

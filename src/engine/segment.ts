@@ -70,6 +70,7 @@ interface SegmentMeta {
   fieldTotals: number[];
   termCount: number;
   postings: number;
+  bound: { w: number[]; b: number[]; avg: number[] };
 }
 
 /** An opened immutable segment. */
@@ -108,10 +109,16 @@ export class Segment {
   readonly blkLast: Uint32Array;
   readonly blkDoc: Uint32Array;
   readonly blkPos: Uint32Array;
+  /** Position byte offsets of docs 16, 32, ... 112 of each block (POS_SUBS per block). */
+  readonly blkPosSub: Uint32Array;
   readonly blkMaxTf: Uint16Array;
   readonly blkMinLen: Uint32Array;
   readonly post: Uint32Array;
   readonly pos: Uint8Array;
+  /** Exact per-block / per-term max BM25F pseudo frequency under `bound` parameters. */
+  readonly blkMaxTfp: Float32Array;
+  readonly termMaxTfp: Float32Array;
+  readonly bound: { w: number[]; b: number[]; avg: number[] };
 
   constructor(name: string, bytes: Uint8Array) {
     this.name = name;
@@ -149,10 +156,60 @@ export class Segment {
     this.blkLast = f.u32('blkLast');
     this.blkDoc = f.u32('blkDoc');
     this.blkPos = f.u32('blkPos');
+    this.blkPosSub = f.u32('blkPosSub');
     this.blkMaxTf = f.u16('blkMaxTf');
     this.blkMinLen = f.u32('blkMinLen');
     this.post = f.u32('post');
     this.pos = f.u8('pos');
+    this.blkMaxTfp = f.f32('blkMaxTfp');
+    this.termMaxTfp = f.f32('termMaxTfp');
+    this.bound = meta.bound;
+  }
+
+  #normCache: { key: string; arr: Float64Array }[] = [];
+
+  /**
+   * Per-doc BM25F field factors for the given norms: `w_f / (1 - b_f + b_f * len_f(d) / avgLen_f)` at
+   * [d * 3 + f] (a few recent norm settings are cached: they change only with commits or custom weights).
+   */
+  docNorms(norms: { w: Float64Array; b: Float64Array; invAvg: Float64Array }): Float64Array {
+    const key = `${norms.w.join()}|${norms.b.join()}|${norms.invAvg.join()}`;
+    for (const e of this.#normCache) if (e.key === key) return e.arr;
+    const n = this.docCount;
+    const arr = new Float64Array(n * NF);
+    const fl = this.fieldLen;
+    for (let f = 0; f < NF; f++) {
+      const w = norms.w[f]!;
+      const b = norms.b[f]!;
+      const ia = norms.invAvg[f]!;
+      for (let d = 0; d < n; d++) arr[d * NF + f] = w / (1 - b + b * fl[d * NF + f]! * ia);
+    }
+    this.#normCache.unshift({ key, arr });
+    if (this.#normCache.length > 4) this.#normCache.pop();
+    return arr;
+  }
+
+  /**
+   * Factor by which the stored exact bounds must be multiplied to bound pseudo frequencies under
+   * `norms` (weights w', same b, averages avg'): max_f w'_f / w_f  *  max_f max(1, avg'_f / avg_f),
+   * over fields with w'_f > 0 (since 1 - b + b*len/avg grows with 1/avg at most linearly). Infinity when
+   * the stored bounds cannot be used (different b, or a field weighted now but not at build).
+   */
+  boundScale(norms: { w: Float64Array; b: Float64Array; invAvg: Float64Array }): number {
+    let wr = 0;
+    let ar = 1;
+    for (let f = 0; f < NF; f++) {
+      const w = norms.w[f]!;
+      if (w === 0) continue;
+      if (norms.b[f] !== this.bound.b[f]) return Infinity;
+      const bw = this.bound.w[f]!;
+      const avg = this.bound.avg[f]!;
+      if (bw === 0 || avg === 0) return Infinity;
+      wr = Math.max(wr, w / bw);
+      const avgNow = norms.invAvg[f]! > 0 ? 1 / norms.invAvg[f]! : 0;
+      ar = Math.max(ar, avgNow / avg);
+    }
+    return wr * ar * (1 + 1e-9);
   }
 
   /** Term ordinal of `term` (UTF-8 bytes), or -1. */
@@ -223,7 +280,7 @@ export class Segment {
   bytesByComponent(): { postings: number; positions: number; dictionary: number; columns: number; passages: number; total: number } {
     const f = this.file;
     const b = (...names: string[]): number => names.reduce((s, n) => s + f.sectionBytes(n), 0);
-    const postings = b('post', 'blkLast', 'blkDoc', 'blkPos', 'blkMaxTf', 'blkMinLen', 'termDf', 'termBlk', 'termMaxTf', 'termMinLen');
+    const postings = b('post', 'blkLast', 'blkDoc', 'blkPos', 'blkPosSub', 'blkMaxTfp', 'termMaxTfp', 'blkMaxTf', 'blkMinLen', 'termDf', 'termBlk', 'termMaxTf', 'termMinLen');
     const positions = b('pos');
     const dictionary = b('termBlob', 'termOff', 'surfBlob', 'surfOff');
     const passages = b('chunkStart', 'chunkField', 'chunkPos', 'chunkChar');

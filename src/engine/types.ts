@@ -41,7 +41,7 @@ export interface FieldWeights {
 export interface EngineFilters {
   /** Document types, exact match. */
   types?: string[] | null;
-  /** ISO 639-1 codes; compared on the primary subtag, case-insensitively. */
+  /** ISO 639-1 codes; compared on the primary subtag, case-insensitively (documents without a language never match). */
   languages?: string[] | null;
   /** ISSNs, exact (case-insensitive). */
   issns?: string[] | null;
@@ -80,6 +80,11 @@ export interface EngineQuery {
   lexicalWeight?: number;
   /** Per-field BM25F weights; absent fields keep their defaults. */
   fieldWeights?: FieldWeights;
+  /**
+   * Weight of the term-proximity bonus for unquoted multi-word queries, 0..10; default: the index's
+   * `proximityWeight` option. The bonus re-ranks the first max(100, offset + limit + 1) documents.
+   */
+  proximityWeight?: number;
   filters?: EngineFilters;
   /** Keep only the best hit of each `workKey` (default false). */
   collapseByWorkKey?: boolean;

@@ -156,3 +156,28 @@ test('multilingual: document language picks the stemmer, possibleLanguages the q
   assert.deepEqual(ids(idx, { text: 'Häuser', possibleLanguages: ['en', 'de'] }), ['d4']);
   assert.deepEqual(ids(idx, { text: 'Haus', possibleLanguages: ['de'] }), ['d4']);
 });
+
+test('deletes that land while a merge runs are carried into the merged segment', () => {
+  const idx = SearchIndex.open(new MemoryIndexDirectory(), { mergePolicy: { mergeFactor: 2, floorDocs: 100 } });
+  DOCS.forEach((d, i) => {
+    idx.add(d);
+    idx.commit(String(i));
+  });
+  assert.equal(idx.mergeStep(1).state, 'merging');
+  idx.delete('e5');
+  idx.commit('during');
+  idx.delete('b2'); // pending, not yet committed when the merge finishes
+  let guard = 0;
+  while (idx.mergeStep(1).state === 'merging' && guard++ < 10_000);
+  assert.deepEqual(ids(idx, { text: 'aspirin' }), []);
+  assert.deepEqual(ids(idx, { text: '"shock heats"' }), ['b2']);
+  idx.commit('after');
+  assert.deepEqual(ids(idx, { text: '"shock heats"' }), []);
+  assert.equal(idx.stats().docs, DOCS.length - 2);
+});
+
+test('limits: offset + limit above 500 is refused; values are clamped', () => {
+  const idx = build();
+  assert.throws(() => idx.search({ text: 'heat', offset: 499, limit: 2 }), RangeError);
+  assert.equal(idx.search({ text: 'heat', limit: 0 }).hits.length, 1);
+});

@@ -1,0 +1,191 @@
+// Engine speed benchmark on the synthetic corpus (shared/tools/synth-corpus) and its fixed workload:
+// build docs/s, index bytes by component, open time, p50/p95/p99 latency per workload class (or,
+// phrase, filter; single thread, top-10, after warm-up), resident memory. Asserts its own results:
+// pruned top-10 equals the exhaustive scorer on a sample of every class, and classes return hits.
+//
+//   node --expose-gc dist/bench/engine/run.js --corpus /work/tmp/synth-100k.jsonl --dir /work/tmp/idx-100k \
+//        --out engine-100k.json [--limit 100000] [--rounds 5] [--force-merge]
+//
+// HTTP searches/s (2 clients) needs the service: the service benchmark should open the index built
+// here (--dir) through the app and add its numbers under "http" in the same JSON (see README.md).
+import { createReadStream, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { FsIndexDirectory } from '../../src/adapters/fs/index-directory.js';
+import { SearchIndex, type EngineQuery } from '../../src/engine/index.js';
+import { repoRoot } from '../../test/helpers/paths.js';
+import { evalDataDir } from '../quality/data-dir.js';
+
+const args = process.argv.slice(2);
+const arg = (name: string, d?: string): string | undefined => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : d;
+};
+const corpus = arg('corpus')!;
+const dirPath = arg('dir')!;
+const outName = arg('out');
+const limitDocs = Number(arg('limit', 'Infinity'));
+const rounds = Number(arg('rounds', '5'));
+const flushOccurrences = arg('flush-occurrences') ? Number(arg('flush-occurrences')) : undefined;
+const indexOptions = flushOccurrences ? { flushOccurrences } : {};
+const gc = (globalThis as { gc?: () => void }).gc;
+
+interface WorkloadQuery {
+  qid: string;
+  cls: string;
+  text: string;
+  filter: { types?: string[]; issued_after?: number; issued_before?: number } | null;
+}
+const workload = JSON.parse(readFileSync(join(evalDataDir(), '..', 'tools', 'synth-corpus', 'workload.json'), 'utf8')) as Record<string, WorkloadQuery[]>;
+
+function toQuery(w: WorkloadQuery): EngineQuery {
+  const q: EngineQuery = { text: w.text, limit: 10 };
+  if (w.filter) q.filters = { types: w.filter.types ?? null, issuedAfter: w.filter.issued_after ?? null, issuedBefore: w.filter.issued_before ?? null };
+  return q;
+}
+
+function pct(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+async function build(): Promise<{ docs: number; engineMs: number; wallMs: number; commits: number }> {
+  rmSync(dirPath, { recursive: true, force: true });
+  const idx = SearchIndex.open(new FsIndexDirectory(dirPath), indexOptions);
+  const rl = createInterface({ input: createReadStream(corpus, { highWaterMark: 1 << 22 }), crlfDelay: Infinity });
+  let docs = 0;
+  let engineMs = 0;
+  let commits = 0;
+  const w0 = performance.now();
+  for await (const line of rl) {
+    if (!line) continue;
+    if (docs >= limitDocs) break;
+    const d = JSON.parse(line) as { id: string; title: string; abstract: string; body: string; type: string; issued_at: number; language: string };
+    const t = performance.now();
+    idx.add({ id: d.id, title: d.title, abstract: d.abstract, body: d.body, type: d.type, issuedAt: d.issued_at, language: d.language });
+    docs++;
+    if (docs % 50_000 === 0) {
+      idx.commit(String(docs));
+      commits++;
+    }
+    engineMs += performance.now() - t;
+    if (docs % 100_000 === 0) console.error(`${docs} docs, ${(docs / (engineMs / 1000)).toFixed(0)} docs/s engine`);
+  }
+  const t = performance.now();
+  idx.commit(String(docs));
+  commits++;
+  // the host's timer would now run merge steps; run them to completion (counted separately)
+  engineMs += performance.now() - t;
+  const wallMs = performance.now() - w0;
+  idx.close();
+  return { docs, engineMs, wallMs, commits };
+}
+
+function measure(idx: SearchIndex): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const cls of ['or', 'phrase', 'filter']) {
+    const qs = workload[cls]!.map(toQuery);
+    for (const q of qs) idx.search(q); // warm-up
+    const samples: number[] = [];
+    const cpuSamples: number[] = [];
+    let hits = 0;
+    let withHits = 0;
+    for (let r = 0; r < rounds; r++) {
+      for (const q of qs) {
+        const c = process.cpuUsage();
+        const t = performance.now();
+        const res = idx.search(q);
+        samples.push(performance.now() - t);
+        const u = process.cpuUsage(c);
+        cpuSamples.push((u.user + u.system) / 1000);
+        if (r === 0) {
+          hits += res.hits.length;
+          if (res.hits.length > 0) withHits++;
+        }
+      }
+    }
+    samples.sort((a, b) => a - b);
+    cpuSamples.sort((a, b) => a - b);
+    // correctness: pruned == exhaustive on a sample
+    let checked = 0;
+    for (let i = 0; i < qs.length; i += 10) {
+      const a = idx.search(qs[i]!);
+      const b = idx.search({ ...qs[i]!, exhaustive: true });
+      const key = (r: typeof a): string => JSON.stringify(r.hits.map((h) => [h.id, h.score]));
+      if (key(a) !== key(b)) throw new Error(`pruned result differs from exhaustive for ${cls} query ${JSON.stringify(qs[i]!.text)}`);
+      checked++;
+    }
+    if (withHits < qs.length * 0.5) throw new Error(`${cls}: only ${withHits}/${qs.length} queries returned hits`);
+    out[cls] = {
+      queries: qs.length,
+      samples: samples.length,
+      p50_ms: +pct(samples, 50).toFixed(4),
+      p95_ms: +pct(samples, 95).toFixed(4),
+      p99_ms: +pct(samples, 99).toFixed(4),
+      mean_ms: +(samples.reduce((s, x) => s + x, 0) / samples.length).toFixed(4),
+      // CPU time of the searching thread (1 µs resolution): robust to other processes on the shared cores
+      cpu_p50_ms: +pct(cpuSamples, 50).toFixed(3),
+      cpu_p95_ms: +pct(cpuSamples, 95).toFixed(3),
+      cpu_p99_ms: +pct(cpuSamples, 99).toFixed(3),
+      queries_with_hits: withHits,
+      mean_hits: +(hits / qs.length).toFixed(2),
+      checked_against_exhaustive: checked,
+    };
+    console.error(cls, JSON.stringify(out[cls]));
+  }
+  return out;
+}
+
+// --reuse: measure an index a previous run built in --dir (build numbers then come from --build-from JSON)
+let b: { docs: number; engineMs: number; wallMs: number; commits: number };
+if (args.includes('--reuse')) {
+  const prev = JSON.parse(readFileSync(join(repoRoot, 'bench', 'results', arg('build-from', outName ?? '')!), 'utf8')) as { docs: number; build: { engine_ms: number; wall_ms_including_json_parse: number; commits: number } };
+  b = { docs: prev.docs, engineMs: prev.build.engine_ms, wallMs: prev.build.wall_ms_including_json_parse, commits: prev.build.commits };
+} else b = await build();
+console.error(`built ${b.docs} docs: ${(b.docs / (b.engineMs / 1000)).toFixed(0)} docs/s (engine), wall ${(b.wallMs / 1000).toFixed(1)} s`);
+gc?.();
+let t = performance.now();
+let idx = SearchIndex.open(new FsIndexDirectory(dirPath));
+const openMs = performance.now() - t;
+gc?.();
+const rssAfterOpen = process.memoryUsage().rss;
+const statsBuilt = idx.stats();
+const asBuilt = measure(idx);
+// background merging as the host's timer would do it
+t = performance.now();
+let steps = 0;
+if (!args.includes('--no-merge')) while (idx.mergeStep().state !== 'idle') steps++;
+const tieredMergeMs = performance.now() - t;
+let forceMergeMs: number | null = null;
+if (args.includes('--force-merge')) {
+  t = performance.now();
+  idx.forceMerge(1);
+  forceMergeMs = performance.now() - t;
+}
+idx.close();
+gc?.();
+t = performance.now();
+idx = SearchIndex.open(new FsIndexDirectory(dirPath));
+const openMergedMs = performance.now() - t;
+const statsMerged = idx.stats();
+const merged = measure(idx);
+gc?.();
+const rss = process.memoryUsage().rss;
+idx.close();
+const result = {
+  benchmark: 'engine',
+  corpus,
+  docs: b.docs,
+  flush_occurrences: flushOccurrences ?? 'default',
+  load_average_at_end: loadavg(),
+  build: { engine_docs_per_s: Math.round(b.docs / (b.engineMs / 1000)), engine_ms: Math.round(b.engineMs), wall_ms_including_json_parse: Math.round(b.wallMs), commits: b.commits, note: 'engine time = add() + commit() (flushes included), JSON parsing excluded; merges reported separately' },
+  open_ms: Math.round(openMs),
+  as_built: { segments: statsBuilt.segments, bytes: statsBuilt.bytes, index_mib: +(statsBuilt.bytes.total / 2 ** 20).toFixed(1), latency: asBuilt },
+  after_merge: { tiered_merge_ms: Math.round(tieredMergeMs), merge_steps: steps, force_merge_ms: forceMergeMs === null ? null : Math.round(forceMergeMs), segments: statsMerged.segments, open_ms: Math.round(openMergedMs), bytes: statsMerged.bytes, index_mib: +(statsMerged.bytes.total / 2 ** 20).toFixed(1), latency: merged },
+  rss_mib_after_open: Math.round(rssAfterOpen / 2 ** 20),
+  rss_mib_end: Math.round(rss / 2 ** 20),
+  http: null,
+  machine: { cpu: cpus()[0]?.model, cores: cpus().length, ram_gib: Math.round(totalmem() / 2 ** 30), node: process.version, note: '2 cores shared with other work; numbers are medians-of-samples percentiles and may be noisy' },
+};
+console.log(JSON.stringify(result, null, 1));
+if (outName) writeFileSync(join(repoRoot, 'bench', 'results', outName), JSON.stringify(result, null, 2) + '\n');
