@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { Config } from './config/index.js';
+import { ActivityBuffer } from './activity/activity-buffer.js';
 import { AccountService } from './accounts/account-service.js';
 import { ApiKeyService } from './accounts/api-keys.js';
 import { CredentialChain, type CredentialVerifier } from './accounts/credentials.js';
@@ -82,6 +83,8 @@ export interface Core {
   readonly downloads: DownloadService;
   readonly references: ReferenceService;
   readonly rateLimits: RateLimitService<keyof Config['rateLimits']>;
+  /** Buffered activity events (flushed every second and at close). */
+  readonly activity: ActivityBuffer;
   readonly secret: string;
   /** Sign-in, the OAuth authorization server and the service_auth claim flow (issue 4). */
   readonly auth: Auth;
@@ -150,7 +153,10 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
   const billing = new BillingService(storage.ledger, clock);
   const accounts = new AccountService(storage.accounts, storage.ledger, apiKeys, clock);
   const rateLimits = new RateLimitService(rateLimiter, config.rateLimits);
-  const documents = new DocumentService(storage.documents, storage.activity, billing, config.prices, clock, report);
+  const activity = new ActivityBuffer(storage.activity, report);
+  const activityTimer = setInterval(() => void activity.flush(), 1000);
+  activityTimer.unref();
+  const documents = new DocumentService(storage.documents, activity, billing, config.prices, clock, report);
   const downloads = new DownloadService(documents, storage.accounts, blobs);
   const references = new ReferenceService(documents, storage.documents, billing, config.prices);
   let indexes: IndexSet | null = null;
@@ -193,6 +199,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
     downloads,
     references,
     rateLimits,
+    activity,
     secret,
     auth,
     get indexes() {
@@ -247,6 +254,8 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
     },
     async close() {
       for (const t of timers) clearInterval(t);
+      clearInterval(activityTimer);
+      await activity.flush();
       indexes?.close();
       await rateLimiter.close();
       await storage.close();
@@ -263,7 +272,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   const search = new SearchService({
     indexes,
     store: storage.documents,
-    activity: storage.activity,
+    activity: core.activity,
     billing: core.billing,
     prices: config.prices,
     clock: core.clock,

@@ -7,7 +7,7 @@ import { AppError } from '../domain/errors.js';
 import { documentCost, type PriceTable } from '../domain/prices.js';
 import type { Principal } from '../domain/principal.js';
 import type { BillingService } from '../billing/billing-service.js';
-import type { ActivityStore } from '../ports/activity-store.js';
+import type { ActivityRecorder } from '../activity/activity-buffer.js';
 import type { Clock } from '../ports/clock.js';
 import { nowSeconds } from '../ports/clock.js';
 import type { DocumentStore } from '../ports/document-store.js';
@@ -44,7 +44,7 @@ export function cutContent(full: string, cut: ContentCut): { text: string; token
 export class DocumentService {
   constructor(
     private readonly store: DocumentStore,
-    private readonly activity: ActivityStore,
+    private readonly activity: ActivityRecorder,
     private readonly billing: BillingService,
     private readonly prices: PriceTable,
     private readonly clock: Clock,

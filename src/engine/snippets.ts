@@ -35,23 +35,30 @@ export interface SnippetOptions {
   language?: string | null;
 }
 
+/** The UTF-16 offset of code point `cp` in `text`. */
+function codeUnitOffset(text: string, cp: number): number {
+  if (!SURROGATE.test(text)) return Math.min(cp, text.length);
+  let i = 0;
+  for (let n = 0; n < cp && i < text.length; n++) {
+    const c = text.charCodeAt(i);
+    i += c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
+  }
+  return i;
+}
+
 /** Slices `text` by code point offsets. */
 export function sliceCodePoints(text: string, start: number, end: number): string {
-  // fast path: no surrogates
-  let hasSur = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdfff) {
-      hasSur = true;
-      break;
-    }
-  }
-  if (!hasSur) return text.slice(start, end);
+  // fast path: without surrogates, code points are code units
+  if (!SURROGATE.test(text)) return text.slice(start, end);
   return Array.from(text).slice(start, end).join('');
 }
 
+/** Any UTF-16 surrogate (a native regex scan is much faster than a charCodeAt loop). */
+const SURROGATE = /[\uD800-\uDFFF]/;
+
 /** Code point length of `text`. */
 export function codePointLength(text: string): number {
+  if (!SURROGATE.test(text)) return text.length;
   let n = text.length;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
@@ -74,13 +81,19 @@ export function buildSnippet(text: string, query: ParsedQuery, opts: SnippetOpti
   const langs = new Set([opts.language ?? 'en', ...query.languages]);
   const analyzers = [...langs].map(analyzerFor);
   const primary = analyzers[0]!;
-  primary.analyze(text, (term, _pos, s, e, _su, _eu, joined) => {
+  // Analyse only the passage (passages start and end on token boundaries), not the whole field:
+  // offsets from the slice are shifted back to field code points.
+  const region = opts.passage ? text.slice(codeUnitOffset(text, lo), codeUnitOffset(text, hi)) : text;
+  const base = opts.passage ? lo : 0;
+  primary.analyze(region, (term, _pos, s0, e0, _su, _eu, joined) => {
+    const s = s0 + base;
+    const e = e0 + base;
     if (joined || s < lo || e > hi) return;
     let hit = term !== null && terms.has(term);
     if (!hit && term !== null && analyzers.length > 1) {
       // a query analysed in another language may stem the same surface differently
       for (const a of analyzers) {
-        const t = a.term(text.slice(_su, _eu));
+        const t = a.term(region.slice(_su, _eu));
         if (t !== null && terms.has(t)) {
           hit = true;
           break;

@@ -16,7 +16,7 @@ import { AppError } from '../domain/errors.js';
 import { searchCost, type PriceTable } from '../domain/prices.js';
 import type { Principal } from '../domain/principal.js';
 import type { BillingService } from '../billing/billing-service.js';
-import type { ActivityStore } from '../ports/activity-store.js';
+import type { ActivityRecorder } from '../activity/activity-buffer.js';
 import type { Clock } from '../ports/clock.js';
 import { nowSeconds } from '../ports/clock.js';
 import type { DocumentStore } from '../ports/document-store.js';
@@ -36,7 +36,7 @@ const TRACE_EXPLAIN_HITS = 10;
 export interface SearchServiceDeps {
   indexes: IndexSet;
   store: DocumentStore;
-  activity: ActivityStore;
+  activity: ActivityRecorder;
   billing: BillingService;
   prices: PriceTable;
   clock: Clock;

@@ -109,6 +109,7 @@ describe('documents', () => {
 
   test('reads are recorded as agent reads', async () => {
     await get('/v2/documents/W2');
+    await app.activity.flush();
     const c = await app.storage.activity.counts('W2', Math.floor(app.clock.nowMs() / 1000));
     assert.ok(c.agentReads7d >= 1);
   });

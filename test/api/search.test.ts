@@ -186,6 +186,7 @@ describe('POST /v2/search/', () => {
     const before = await app.storage.ledger.balance(acct.id);
     const { body } = await search({ query: 'sandstone', limit: 4 });
     assert.equal(before - (await app.storage.ledger.balance(acct.id)), 10 + body.hits.length);
+    await app.activity.flush();
     const counts = await app.storage.activity.counts(body.hits[0].id, Math.floor(app.clock.nowMs() / 1000));
     assert.ok(counts.shown7d >= 1);
     const poor = await app.account({ credits: 12 });

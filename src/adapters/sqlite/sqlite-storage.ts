@@ -20,6 +20,32 @@ import { assignWorkKey } from '../sql/work-key.js';
 
 type Db = Database.Database;
 
+/**
+ * Prepared statements cached by SQL text (preparing costs more than running a small query):
+ * `q` in the default row mode, `p` plucking the first column.
+ */
+export interface Statements {
+  q(sql: string): Database.Statement;
+  p(sql: string): Database.Statement;
+}
+
+export function statementCache(db: Db): Statements {
+  const rows = new Map<string, Database.Statement>();
+  const plucked = new Map<string, Database.Statement>();
+  return {
+    q(sql) {
+      let st = rows.get(sql);
+      if (!st) rows.set(sql, (st = db.prepare(sql)));
+      return st;
+    },
+    p(sql) {
+      let st = plucked.get(sql);
+      if (!st) plucked.set(sql, (st = db.prepare(sql).pluck()));
+      return st;
+    },
+  };
+}
+
 function migrate(db: Db, steps: readonly MigrationStep[]): void {
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)');
   const applied = new Set(db.prepare('SELECT id FROM schema_migrations').pluck().all() as string[]);
@@ -51,12 +77,14 @@ const toAccount = (r: AccountRow): Account => ({
 });
 
 class SqliteAccountStore implements AccountStore {
-  constructor(private readonly db: Db) {}
+  readonly #s: Statements;
+  constructor(private readonly db: Db) {
+    this.#s = statementCache(db);
+  }
   async create(input: NewAccount): Promise<Account> {
     const email = input.email.trim().toLowerCase();
     try {
-      const info = this.db
-        .prepare('INSERT INTO accounts (email, email_verified, eligible_for_originals, created_at) VALUES (?, ?, ?, ?)')
+      const info = this.#s.q('INSERT INTO accounts (email, email_verified, eligible_for_originals, created_at) VALUES (?, ?, ?, ?)')
         .run(email, input.emailVerified ? 1 : 0, input.eligibleForOriginals ? 1 : 0, Math.floor(Date.now() / 1000));
       return (await this.get(Number(info.lastInsertRowid)))!;
     } catch (e) {
@@ -65,16 +93,16 @@ class SqliteAccountStore implements AccountStore {
     }
   }
   async get(id: number): Promise<Account | null> {
-    const r = this.db.prepare('SELECT * FROM accounts WHERE id = ?').get(id) as AccountRow | undefined;
+    const r = this.#s.q('SELECT * FROM accounts WHERE id = ?').get(id) as AccountRow | undefined;
     return r ? toAccount(r) : null;
   }
   async getByEmail(email: string): Promise<Account | null> {
-    const r = this.db.prepare('SELECT * FROM accounts WHERE email = ?').get(email.trim().toLowerCase()) as AccountRow | undefined;
+    const r = this.#s.q('SELECT * FROM accounts WHERE email = ?').get(email.trim().toLowerCase()) as AccountRow | undefined;
     return r ? toAccount(r) : null;
   }
   async update(id: number, patch: Partial<Pick<Account, 'emailVerified' | 'eligibleForOriginals'>>): Promise<Account | null> {
-    if (patch.emailVerified !== undefined) this.db.prepare('UPDATE accounts SET email_verified = ? WHERE id = ?').run(patch.emailVerified ? 1 : 0, id);
-    if (patch.eligibleForOriginals !== undefined) this.db.prepare('UPDATE accounts SET eligible_for_originals = ? WHERE id = ?').run(patch.eligibleForOriginals ? 1 : 0, id);
+    if (patch.emailVerified !== undefined) this.#s.q('UPDATE accounts SET email_verified = ? WHERE id = ?').run(patch.emailVerified ? 1 : 0, id);
+    if (patch.eligibleForOriginals !== undefined) this.#s.q('UPDATE accounts SET eligible_for_originals = ? WHERE id = ?').run(patch.eligibleForOriginals ? 1 : 0, id);
     return this.get(id);
   }
 }
@@ -97,20 +125,23 @@ const toKey = (r: ApiKeyRow): ApiKeyRecord => ({
 });
 
 class SqliteApiKeyStore implements ApiKeyStore {
-  constructor(private readonly db: Db) {}
+  readonly #s: Statements;
+  constructor(private readonly db: Db) {
+    this.#s = statementCache(db);
+  }
   async create(k: Omit<ApiKeyRecord, 'revokedAt'>): Promise<ApiKeyRecord> {
-    this.db.prepare('INSERT INTO api_keys (id, account_id, hash, label, created_at) VALUES (?, ?, ?, ?, ?)').run(k.id, k.accountId, k.hash, k.label, k.createdAt);
+    this.#s.q('INSERT INTO api_keys (id, account_id, hash, label, created_at) VALUES (?, ?, ?, ?, ?)').run(k.id, k.accountId, k.hash, k.label, k.createdAt);
     return { ...k, revokedAt: null };
   }
   async get(id: string): Promise<ApiKeyRecord | null> {
-    const r = this.db.prepare('SELECT * FROM api_keys WHERE id = ?').get(id) as ApiKeyRow | undefined;
+    const r = this.#s.q('SELECT * FROM api_keys WHERE id = ?').get(id) as ApiKeyRow | undefined;
     return r ? toKey(r) : null;
   }
   async listByAccount(accountId: number): Promise<ApiKeyRecord[]> {
-    return (this.db.prepare('SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at, id').all(accountId) as ApiKeyRow[]).map(toKey);
+    return (this.#s.q('SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at, id').all(accountId) as ApiKeyRow[]).map(toKey);
   }
   async revoke(id: string, at: number): Promise<boolean> {
-    return this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, id).changes === 1;
+    return this.#s.q('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, id).changes === 1;
   }
 }
 
@@ -125,9 +156,11 @@ interface LedgerRow {
 }
 
 class SqliteCreditLedger implements CreditLedger {
+  readonly #s: Statements;
   readonly #debit;
   readonly #credit;
   constructor(private readonly db: Db) {
+    this.#s = statementCache(db);
     const balanceOf = db.prepare('SELECT balance FROM accounts WHERE id = ?').pluck();
     const setBalance = db.prepare('UPDATE accounts SET balance = ? WHERE id = ?');
     const insert = db.prepare(
@@ -150,7 +183,7 @@ class SqliteCreditLedger implements CreditLedger {
     });
   }
   async balance(accountId: number): Promise<number> {
-    const b = this.db.prepare('SELECT balance FROM accounts WHERE id = ?').pluck().get(accountId) as number | undefined;
+    const b = this.#s.p('SELECT balance FROM accounts WHERE id = ?').get(accountId) as number | undefined;
     if (b === undefined) throw new AppError('not_found', `No account ${accountId}.`);
     return b;
   }
@@ -163,7 +196,7 @@ class SqliteCreditLedger implements CreditLedger {
     return this.#credit.immediate(accountId, amount, operation, reference, at);
   }
   async entries(accountId: number, limit: number): Promise<LedgerEntry[]> {
-    const rows = this.db.prepare('SELECT * FROM ledger_entries WHERE account_id = ? ORDER BY id DESC LIMIT ?').all(accountId, limit) as LedgerRow[];
+    const rows = this.#s.q('SELECT * FROM ledger_entries WHERE account_id = ? ORDER BY id DESC LIMIT ?').all(accountId, limit) as LedgerRow[];
     return rows.map((r) => ({
       id: r.id,
       accountId: r.account_id,
@@ -175,14 +208,16 @@ class SqliteCreditLedger implements CreditLedger {
     }));
   }
   async entrySum(accountId: number): Promise<number> {
-    return this.db.prepare('SELECT COALESCE(SUM(amount), 0) FROM ledger_entries WHERE account_id = ?').pluck().get(accountId) as number;
+    return this.#s.p('SELECT COALESCE(SUM(amount), 0) FROM ledger_entries WHERE account_id = ?').get(accountId) as number;
   }
 }
 
 class SqliteDocumentStore implements DocumentStore {
+  readonly #s: Statements;
   readonly #upsert;
   readonly #delete;
   constructor(private readonly db: Db) {
+    this.#s = statementCache(db);
     const nextSeq = db.prepare("UPDATE counters SET value = value + 1 WHERE name = 'document_seq' RETURNING value").pluck();
     const existing = db.prepare('SELECT content_hash, work_key, deleted FROM documents WHERE id = ?');
     // One prepared statement per IN-list arity (a record has a handful of identity keys).
@@ -260,12 +295,12 @@ class SqliteDocumentStore implements DocumentStore {
     return this.#upsert.immediate(docs, at);
   }
   async get(id: string): Promise<StoredDocument | null> {
-    const r = this.db.prepare('SELECT record, seq, work_key, created_at, updated_at FROM documents WHERE id = ? AND deleted = 0').get(id) as DocumentRow | undefined;
+    const r = this.#s.q('SELECT record, seq, work_key, created_at, updated_at FROM documents WHERE id = ? AND deleted = 0').get(id) as DocumentRow | undefined;
     return r ? rowToStored(r) : null;
   }
   async getMany(ids: readonly string[]): Promise<Map<string, StoredDocument>> {
     const out = new Map<string, StoredDocument>();
-    const stmt = this.db.prepare('SELECT id, record, seq, work_key, created_at, updated_at FROM documents WHERE id = ? AND deleted = 0');
+    const stmt = this.#s.q('SELECT id, record, seq, work_key, created_at, updated_at FROM documents WHERE id = ? AND deleted = 0');
     for (const id of new Set(ids)) {
       const r = stmt.get(id) as (DocumentRow & { id: string }) | undefined;
       if (r) out.set(r.id, rowToStored(r));
@@ -273,8 +308,8 @@ class SqliteDocumentStore implements DocumentStore {
     return out;
   }
   async getByUri(uri: string): Promise<StoredDocument | null> {
-    const r = this.db
-      .prepare(
+    const r = this.#s
+      .q(
         `SELECT d.record, d.seq, d.work_key, d.created_at, d.updated_at FROM document_uris u JOIN documents d ON d.id = u.document_id
          WHERE u.uri = ? AND d.deleted = 0 ORDER BY d.id LIMIT 1`,
       )
@@ -285,41 +320,45 @@ class SqliteDocumentStore implements DocumentStore {
     return this.#delete.immediate(id, at);
   }
   async changesSince(afterSeq: number, limit: number): Promise<DocumentChange[]> {
-    const rows = this.db
-      .prepare('SELECT id, record, seq, work_key, created_at, updated_at, deleted FROM documents WHERE seq > ? ORDER BY seq LIMIT ?')
+    const rows = this.#s
+      .q('SELECT id, record, seq, work_key, created_at, updated_at, deleted FROM documents WHERE seq > ? ORDER BY seq LIMIT ?')
       .all(afterSeq, limit) as (DocumentRow & { id: string; deleted: number })[];
     return rows.map((r) => (r.deleted ? { deleted: true, seq: Number(r.seq), id: r.id } : { deleted: false, seq: Number(r.seq), doc: rowToStored(r) }));
   }
   async maxSeq(): Promise<number> {
-    return this.db.prepare("SELECT value FROM counters WHERE name = 'document_seq'").pluck().get() as number;
+    return this.#s.p("SELECT value FROM counters WHERE name = 'document_seq'").get() as number;
   }
   async count(index?: IndexName): Promise<number> {
     return (
       index
-        ? this.db.prepare('SELECT COUNT(*) FROM documents WHERE deleted = 0 AND idx = ?').pluck().get(index)
-        : this.db.prepare('SELECT COUNT(*) FROM documents WHERE deleted = 0').pluck().get()
+        ? this.#s.p('SELECT COUNT(*) FROM documents WHERE deleted = 0 AND idx = ?').get(index)
+        : this.#s.p('SELECT COUNT(*) FROM documents WHERE deleted = 0').get()
     ) as number;
   }
 }
 
 class SqliteActivityStore implements ActivityStore {
-  constructor(private readonly db: Db) {}
-  async record(events: readonly ActivityEvent[]): Promise<void> {
-    const insert = this.db.prepare(
-      'INSERT OR IGNORE INTO activity_events (document_id, kind, account_id, visitor, day, at) VALUES (?, ?, ?, ?, ?, ?)',
-    );
-    this.db.transaction(() => {
+  readonly #s: Statements;
+  readonly #record: (events: readonly ActivityEvent[]) => void;
+  constructor(private readonly db: Db) {
+    this.#s = statementCache(db);
+    const insert = db.prepare('INSERT OR IGNORE INTO activity_events (document_id, kind, account_id, visitor, day, at) VALUES (?, ?, ?, ?, ?, ?)');
+    this.#record = db.transaction((events: readonly ActivityEvent[]) => {
       for (const e of events) insert.run(e.documentId, e.kind, e.accountId, e.kind === 'view' ? e.visitor : null, utcDay(e.at), e.at);
-    })();
+    });
   }
+  async record(events: readonly ActivityEvent[]): Promise<void> {
+    this.#record(events);
+  }
+
   async counts(documentId: string, now: number): Promise<ActivityCounts> {
-    const rows = this.db
-      .prepare(
+    const rows = this.#s
+      .q(
         `SELECT kind, SUM(CASE WHEN at > ? THEN 1 ELSE 0 END) AS d7, COUNT(*) AS d30
          FROM activity_events WHERE document_id = ? AND at > ? GROUP BY kind`,
       )
       .all(now - WINDOW_7D_SECONDS, documentId, now - WINDOW_30D_SECONDS) as { kind: string; d7: number; d30: number }[];
-    const newest = this.db.prepare('SELECT MAX(at) FROM activity_events WHERE document_id = ?').pluck().get(documentId) as number | null;
+    const newest = this.#s.p('SELECT MAX(at) FROM activity_events WHERE document_id = ?').get(documentId) as number | null;
     return countsFromRows(documentId, rows, newest);
   }
 }

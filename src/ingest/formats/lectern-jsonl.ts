@@ -26,7 +26,7 @@ export function parseLectern(raw: Record<string, unknown>): ParsedRecord {
   rec.uris = uris;
   rec.title = title;
   rec.abstract = asString(raw.abstract);
-  rec.fullText = asString(raw.full_text);
+  rec.fullText = asString(raw.full_text) ?? asString(raw.body);
   rec.authors = (Array.isArray(raw.authors) ? raw.authors : [])
     .map((a) => (typeof a === 'string' ? { name: a, orcid: null } : { name: asString((a as Record<string, unknown>)?.name) ?? '', orcid: asString((a as Record<string, unknown>)?.orcid) }))
     .filter((a) => a.name !== '');
