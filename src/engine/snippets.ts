@@ -36,8 +36,8 @@ export interface SnippetOptions {
 }
 
 /** The UTF-16 offset of code point `cp` in `text`. */
-function codeUnitOffset(text: string, cp: number): number {
-  if (!SURROGATE.test(text)) return Math.min(cp, text.length);
+function codeUnitOffset(text: string, cp: number, simple = !SURROGATE.test(text)): number {
+  if (simple) return Math.min(cp, text.length);
   let i = 0;
   for (let n = 0; n < cp && i < text.length; n++) {
     const c = text.charCodeAt(i);
@@ -73,7 +73,8 @@ export function codePointLength(text: string): number {
  */
 export function buildSnippet(text: string, query: ParsedQuery, opts: SnippetOptions): SnippetWindow {
   const maxChars = Math.max(20, Math.min(5000, Math.floor(opts.maxChars ?? 300)));
-  const fieldLength = codePointLength(text);
+  const simple = !SURROGATE.test(text);
+  const fieldLength = simple ? text.length : codePointLength(text);
   const lo = opts.passage ? Math.max(0, opts.passage.startChar) : 0;
   const hi = opts.passage ? Math.min(fieldLength, opts.passage.endChar) : fieldLength;
   const tokens: { s: number; e: number; hit: boolean }[] = [];
@@ -83,7 +84,7 @@ export function buildSnippet(text: string, query: ParsedQuery, opts: SnippetOpti
   const primary = analyzers[0]!;
   // Analyse only the passage (passages start and end on token boundaries), not the whole field:
   // offsets from the slice are shifted back to field code points.
-  const region = opts.passage ? text.slice(codeUnitOffset(text, lo), codeUnitOffset(text, hi)) : text;
+  const region = opts.passage ? text.slice(codeUnitOffset(text, lo, simple), codeUnitOffset(text, hi, simple)) : text;
   const base = opts.passage ? lo : 0;
   primary.analyze(region, (term, _pos, s0, e0, _su, _eu, joined) => {
     const s = s0 + base;
@@ -144,7 +145,7 @@ export function buildSnippet(text: string, query: ParsedQuery, opts: SnippetOpti
   for (const t of tokens) if (t.hit && t.s >= bestStart && t.e <= bestEnd) sourceHighlights.push({ start: t.s, end: t.e });
   return {
     field: opts.field,
-    text: sliceCodePoints(text, bestStart, bestEnd),
+    text: simple ? text.slice(bestStart, bestEnd) : sliceCodePoints(text, bestStart, bestEnd),
     chunkId: opts.passage ? opts.passage.chunkId : null,
     score: opts.passage ? opts.passage.score : Math.max(0, bestHits),
     source: { startChar: bestStart, endChar: bestEnd, fieldLength },
