@@ -2,12 +2,13 @@
 // text layer in chunks of pages (`mutool convert -F stext.json`), each page judged usable or sent to OCR
 // (rendered with `mutool draw` at the scan's native resolution, recognised with tesseract).
 // A chunk that fails or times out is retried page by page, so one bad page costs only itself.
+import type { ToolResult } from '../../ports/process-runner.js';
 import { RecognitionError } from '../errors.js';
 import type { ConversionContext } from '../conversion-context.js';
 import type { PageExtraction } from '../layout-model.js';
 import { mapLimit } from '../map-limit.js';
 import { recognizePage } from '../ocr/ocr-engine.js';
-import { SHOW_PATHS, parsePagesXml, parseShowOutput, type PdfDocumentInfo, type PdfOutlineEntry, type PdfPageBox } from './pdf-info.js';
+import { SHOW_PATHS, SHOW_PATHS_WITH_BOXES, parsePagesXml, parseShowOutput, parseShowWithBoxes, type PdfDocumentInfo, type PdfOutlineEntry, type PdfPageBox } from './pdf-info.js';
 import { chooseDpi, nativeImagePpi } from './render-resolution.js';
 import { parseStextJson, parseStextPage, rtlShare, type StextPageContent } from './stext-parser.js';
 import { parseStextXml } from './stext-xml.js';
@@ -41,17 +42,24 @@ export async function extractPdf(bytes: Uint8Array, ctx: ConversionContext): Pro
   // the range to the page count); it is discarded if the document turns out unreadable or resumed.
   const firstRange = Array.from({ length: CHUNK }, (_, i) => i + 1);
   const speculative = ctx.resumed.size === 0 ? runStext(firstRange, ctx, true).catch(() => null) : null;
-  const [pagesRun, infoRun] = await Promise.all([
-    ws.run({ tool: 'mutool', args: ['pages', INPUT], timeoutMs: 60_000, ...mem, ...sig }),
-    ws.run({ tool: 'mutool', args: ['show', INPUT, ...SHOW_PATHS], timeoutMs: 60_000, maxStdoutBytes: 16 * 1024 * 1024, ...mem, ...sig }),
-  ]);
+  // Document facts and page boxes from one `mutool show` process; `mutool pages` and the plain `mutool show`
+  // are asked only when that output is not clean (a damaged page tree, a password, an odd value), so
+  // the error handling below sees exactly what it always did.
+  const showRun = (paths: readonly string[]): Promise<ToolResult> =>
+    ws.run({ tool: 'mutool', args: ['show', INPUT, ...paths], timeoutMs: 60_000, maxStdoutBytes: 16 * 1024 * 1024, ...mem, ...sig });
+  const factsRun = await showRun(SHOW_PATHS_WITH_BOXES);
   ctx.checkCancelled();
-  const stderr = pagesRun.stderr + infoRun.stderr;
+  const fast = factsRun.exitCode === 0 && !factsRun.timedOut && !/error|password/i.test(factsRun.stderr) ? parseShowWithBoxes(text(factsRun.stdout)) : null;
+  const [pagesRun, infoRun] = fast
+    ? [factsRun, factsRun]
+    : await Promise.all([ws.run({ tool: 'mutool', args: ['pages', INPUT], timeoutMs: 60_000, ...mem, ...sig }), showRun(SHOW_PATHS)]);
+  ctx.checkCancelled();
+  const stderr = fast ? factsRun.stderr : pagesRun.stderr + infoRun.stderr;
   if (/cannot authenticate password|needs a password|password/i.test(stderr) && pagesRun.exitCode !== 0) {
     throw new RecognitionError('encrypted_document', 'the PDF is protected by a password');
   }
-  const parsed = parsePagesXml(text(pagesRun.stdout));
-  const shown = parseShowOutput(text(infoRun.stdout));
+  const parsed = fast ? fast.boxes : parsePagesXml(text(pagesRun.stdout));
+  const shown = fast ?? parseShowOutput(text(infoRun.stdout));
   const info: PdfDocumentInfo = shown;
   if (pagesRun.timedOut || infoRun.timedOut) throw new RecognitionError('damaged_document', 'reading the page tree timed out');
   // mutool info's page count is authoritative; `mutool pages` may list phantom or missing pages.
