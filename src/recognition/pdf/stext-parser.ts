@@ -51,6 +51,9 @@ interface Run {
 }
 
 export interface FontFlags {
+  weight: string | undefined;
+  style: string | undefined;
+  family: string | undefined;
   bold: boolean;
   italic: boolean;
   mono: boolean;
@@ -79,17 +82,27 @@ function nonSpaceLength(text: string): number {
 
 /**
  * Style flags per font: the font-name regular expressions run once per distinct font of a parse, not
- * once per run (a 13-page paper has some 10 000 runs in a dozen fonts).
+ * once per run (a 13-page paper has some 10 000 runs in a dozen fonts). Keyed by name, then matched on
+ * the other fields (no key string built per run).
  */
-function fontFlags(f: StextFont, cache: Map<string, FontFlags>): FontFlags {
+function fontFlags(f: StextFont, cache: Map<string, FontFlags[]>): FontFlags {
   const name = f.name ?? '';
-  const key = `${name}\u0000${f.weight ?? ''}\u0000${f.style ?? ''}\u0000${f.family ?? ''}`;
-  let flags = cache.get(key);
-  if (!flags) {
-    flags = { bold: f.weight === 'bold' || BOLD_RE.test(name), italic: f.style === 'italic' || ITALIC_RE.test(name), mono: f.family === 'monospace' || MONO_RE.test(name) };
-    cache.set(key, flags);
+  let list = cache.get(name);
+  if (!list) {
+    list = [];
+    cache.set(name, list);
   }
-  return flags;
+  for (const e of list) if (e.weight === f.weight && e.style === f.style && e.family === f.family) return e;
+  const e: FontFlags = {
+    weight: f.weight,
+    style: f.style,
+    family: f.family,
+    bold: f.weight === 'bold' || BOLD_RE.test(name),
+    italic: f.style === 'italic' || ITALIC_RE.test(name),
+    mono: f.family === 'monospace' || MONO_RE.test(name),
+  };
+  list.push(e);
+  return e;
 }
 
 const LTR_RUN = /[A-Za-z0-9\u00c0-\u024f][A-Za-z0-9\u00c0-\u024f.,:%/+\-_]*[A-Za-z0-9\u00c0-\u024f%]|[A-Za-z0-9]/g;
@@ -100,7 +113,7 @@ export function parseStextJson(json: string): StextPageContent[] {
   const pages: StextPage[] = Array.isArray(data)
     ? (data as StextPage[])
     : ((data as { pages?: StextPage[] } | null)?.pages ?? []);
-  const fonts = new Map<string, FontFlags>();
+  const fonts = new Map<string, FontFlags[]>();
   return pages.map((p) => parseStextPage(p, fonts));
 }
 
@@ -117,7 +130,7 @@ export function rtlShare(lines: readonly LayoutLine[]): number {
 }
 
 /** Converts one page object. */
-export function parseStextPage(page: StextPage, fonts: Map<string, FontFlags> = new Map()): StextPageContent {
+export function parseStextPage(page: StextPage, fonts: Map<string, FontFlags[]> = new Map()): StextPageContent {
   const lines: LayoutLine[] = [];
   const images: Box[] = [];
   let blockIndex = 0;
