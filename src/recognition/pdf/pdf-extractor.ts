@@ -48,6 +48,8 @@ export async function extractPdf(bytes: Uint8Array, ctx: ConversionContext): Pro
   const showRun = (paths: readonly string[]): Promise<ToolResult> =>
     ws.run({ tool: 'mutool', args: ['show', INPUT, ...paths], timeoutMs: 60_000, maxStdoutBytes: 16 * 1024 * 1024, ...mem, ...sig });
   const factsRun = await showRun(SHOW_PATHS_WITH_BOXES);
+  // The input's hash is computed while the text layer is still being extracted, not before the tools start.
+  void ctx.sha256;
   ctx.checkCancelled();
   const fast = factsRun.exitCode === 0 && !factsRun.timedOut && !/error|password/i.test(factsRun.stderr) ? parseShowWithBoxes(text(factsRun.stdout)) : null;
   const [pagesRun, infoRun] = fast
