@@ -91,6 +91,10 @@ class ShowReader {
           depth--;
           i += 2;
           if (depth === 0) break;
+        } else if (text[i] === '<') {
+          // Skip a hex string: in compact output its closing '>' may touch the dictionary's '>>'.
+          const end = text.indexOf('>', i + 1);
+          i = end < 0 ? text.length : end + 1;
         } else if (text[i] === '(') {
           // Skip a literal string (parentheses inside it may be unbalanced only when escaped).
           let d = 0;
@@ -286,16 +290,24 @@ function decodeTextString(bytes: number[]): string {
   return String.fromCharCode(...bytes).replace(/\u0000/g, '');
 }
 
-/** Parses `mutool show FILE outline`: lines of `|` or `+`/`-` markers (one per depth level), a quoted title, a target. */
+/**
+ * Parses `mutool show FILE outline`: one line per entry, a marker (`|` a leaf, `+`/`-` an entry with
+ * children, closed or open), one tab per depth level, the quoted title (C escapes), a tab and the target.
+ * A run of markers (`||`) is also read as the depth.
+ */
 export function parseOutline(text: string): PdfOutlineEntry[] {
   const out: PdfOutlineEntry[] = [];
   for (const raw of text.split('\n')) {
-    const m = /^([|+\-\s]*?)\t?"((?:[^"\\]|\\.)*)"\t?(.*)$/.exec(raw.replace(/\r$/, ''));
+    const m = /^([|+-]*)([\t ]*)"((?:[^"\\]|\\.)*)"\t?(.*)$/.exec(raw.replace(/\r$/, ''));
     if (!m) continue;
-    const markers = (m[1] ?? '').replace(/\s/g, '');
-    const depth = Math.max(1, markers.length);
-    const title = m[2]!.replace(/\\(.)/g, '$1').trim();
-    const pm = /#page=(\d+)/.exec(m[3] ?? '');
+    const markers = m[1]!.length;
+    const tabs = (m[2]!.match(/\t/g) ?? []).length;
+    const depth = Math.max(1, markers > 1 ? markers : tabs);
+    const title = m[3]!
+      .replace(/\\(.)/g, (_, c: string) => (c === 'n' || c === 'r' || c === 't' ? ' ' : c))
+      .replace(/\s+/g, ' ')
+      .trim();
+    const pm = /#page=(\d+)/.exec(m[4] ?? '');
     if (title) out.push({ depth, title, page: pm ? Number(pm[1]) : null });
   }
   return out;
