@@ -108,9 +108,25 @@ export function joinLines(prev: string, next: string, vocab?: Vocabulary): strin
 
 const isSpace = (c: number): boolean => c === 32 || c === 9 || c === 10 || c === 13 || c === 0xa0;
 
-/** Joins the lines of a paragraph. */
+/**
+ * Joins the lines of a paragraph: the same text as folding {@link joinLines} over them, in linear time.
+ * Folding re-reads (and so flattens) the whole text joined so far at every line, which is quadratic in
+ * the paragraph's length; joinLines only looks at the last 80 characters before a break once trailing
+ * white space is gone, so each line's trailing white space is dropped first (the next join would drop it)
+ * and older text is set aside in parts.
+ */
 export function joinParagraph(lines: readonly string[], vocab?: Vocabulary): string {
-  let text = '';
-  for (const l of lines) text = joinLines(text, l, vocab);
-  return text.replace(/\s+/g, ' ').trim();
+  const parts: string[] = [];
+  let cur = '';
+  for (const l of lines) {
+    let end = l.length;
+    while (end > 0 && isSpace(l.charCodeAt(end - 1))) end--;
+    cur = joinLines(cur, end === l.length ? l : l.slice(0, end), vocab);
+    if (cur.length > 1024) {
+      parts.push(cur.slice(0, cur.length - 256));
+      cur = cur.slice(cur.length - 256);
+    }
+  }
+  parts.push(cur);
+  return parts.join('').replace(/\s+/g, ' ').trim();
 }
