@@ -3,6 +3,7 @@
 // into visual lines here; runs separated by a wide gap stay apart (table cells, columns). MuPDF keeps
 // right-to-left scripts in visual order, so those runs are turned back into logical order.
 import type { Box, LayoutLine } from '../layout-model.js';
+import { collapseWhitespace } from '../structure/patterns.js';
 
 interface StextFont {
   name?: string;
@@ -254,7 +255,7 @@ function buildLine(runs: Run[], block: number): LayoutLine | null {
     text += t;
     prev = r;
   }
-  text = text.replace(/\s+/g, ' ').trim();
+  text = collapseWhitespace(text).trim();
   if (!text) return null;
   // Dominant style by character count, ignoring raised or lowered small runs (footnote marks, indices).
   const weights = new Map<number, number>();

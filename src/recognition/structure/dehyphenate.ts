@@ -3,6 +3,8 @@
 // form is attested, the fragment is a prefix that takes a hyphen ("non-governmental", "self-attention"),
 // or the continuation starts with a capital or digit ("COVID-19", "Pre-Digital").
 
+import { collapseWhitespace } from './patterns.js';
+
 /** Prefixes that normally keep their hyphen in English compounds. */
 const HYPHEN_PREFIXES = new Set(['non', 'self', 'well', 'cross', 'half', 'ill', 'all', 'ex', 'quasi', 'semi', 'multi', 'co', 'anti', 'pre', 'post', 'state', 'end', 'real', 'long', 'short', 'high', 'low', 'fine', 'open', 'one', 'two', 'three', 'sub', 'inter', 'intra', 'meta', 'pseudo', 'over', 'under', 'first', 'second', 'third', 'top', 'in']);
 
@@ -128,5 +130,5 @@ export function joinParagraph(lines: readonly string[], vocab?: Vocabulary): str
     }
   }
   parts.push(cur);
-  return parts.join('').replace(/\s+/g, ' ').trim();
+  return collapseWhitespace(parts.join('')).trim();
 }
