@@ -53,6 +53,21 @@ test('bold run-in text and author lines are not headings', () => {
   assert.equal(blocks.filter((x) => x.kind === 'heading').length, 0);
 });
 
+test('table-of-contents entries with dot leaders are not headings', () => {
+  const lines = [
+    L('Contents', 60, { size: 14, bold: true, block: nb() }),
+    L('1 Introduction . . . . . . . . . . . . . . . . . . . . 1', 90, { bold: true, block: nb() }),
+    L('2 Related Work ........................ 3', 110, { bold: true, block: nb() }),
+    L('Appendix A . . . . . . . . . . . . . . . . . . . . . . . . xii', 130, { size: 12, bold: true, block: nb() }),
+    ...para(160),
+  ];
+  const { blocks } = analyzeLayout({ pages: [page(1, lines)] });
+  assert.deepEqual(
+    blocks.filter((x) => x.kind === 'heading').map((x) => (x.kind === 'heading' ? x.text : '')),
+    ['Contents'],
+  );
+});
+
 test('the PDF outline names headings and their levels', () => {
   const lines = [L('Methods', 100, { block: nb() }), ...para(120), L('Data collection', 170, { block: nb() }), ...para(190)];
   const { blocks } = analyzeLayout({

@@ -117,4 +117,7 @@ test('text layer verdicts: usable, image-only, garbled, empty', async () => {
   assert.equal(judgeTextLayer([line(pua)], [], 612, 792), 'garbled');
   assert.equal(judgeTextLayer([line('#$%& *+,-./ :;<=>? @[\\]^_ `{|}~ !"#$%& *+,-./ :;<=>? @[\\]^_')], [], 612, 792), 'garbled');
   assert.equal(judgeTextLayer([], [], 612, 792), 'empty');
+  // A table of contents is mostly dot leaders: punctuation by design, not a broken font mapping.
+  const toc = ['Table of Contents', '1 Introduction . . . . . . . . . . . . . . . . . . . . . . . . . . . 1', '2.1 ASN.1 syntax. . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . 2', '2.2 Naming . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . 3'];
+  assert.equal(judgeTextLayer(toc.map(line), [], 612, 792), 'usable');
 });

@@ -33,6 +33,8 @@ export function letterShare(text: string): number {
 }
 
 const LETTER = /\p{L}/u;
+/** Runs of four or more leader dots (optionally spaced): "Introduction . . . . . 1". */
+const LEADERS_RE = /(?:[.·…_]\s?){4,}/g;
 
 /** True for the characters `\s` matches (ECMA-262 WhiteSpace and LineTerminator). */
 function isSpaceCode(c: number): boolean {
@@ -51,7 +53,8 @@ export function judgeTextLayer(lines: readonly LayoutLine[], images: readonly Bo
   if (chars >= 40) {
     if (garbageShare(text) > 0.25) return 'garbled';
     // Broken ToUnicode maps often produce strings of symbols and punctuation instead of letters.
-    if (letterShare(text) < 0.3 && !/\d{3,}/.test(text)) return 'garbled';
+    // Dot leaders (tables of contents, indexes) are punctuation by design, not a broken mapping.
+    if (letterShare(text.replace(LEADERS_RE, ' ')) < 0.3 && !/\d{3,}/.test(text)) return 'garbled';
   }
   return 'usable';
 }

@@ -76,6 +76,9 @@ type Classified =
   | { kind: 'figure'; page: number };
 
 /** Four letters anywhere in a text (as `(t.match(/\p{L}/gu) ?? []).length >= 4`, without the array). */
+/** Dot leaders before an optional page number at the end of a line: a table-of-contents entry. */
+const TOC_LEADER_RE = /(?:[.·…_]\s?){4,}\s*(?:\d+|[ivxlc]+)?$/i;
+
 const AT_LEAST_4_LETTERS_RE = /(?:\p{L}[^\p{L}]*){4}/su;
 
 const norm = (s: string): string => s.toLowerCase().normalize('NFKC').replace(/[^\p{L}\p{N}]+/gu, '');
@@ -207,6 +210,8 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
       return { kind: 'heading', page, text: t, level: 1, source: 'title', size };
     }
     if (/[,;]$/.test(t) || /@|https?:\/\//.test(t)) return null;
+    // Table-of-contents entries ("1 Introduction . . . . 1") name headings but are not ones.
+    if (TOC_LEADER_RE.test(t)) return null;
     // Author lines: several commas, affiliation marks, or Greek/star marks glued to names ("Loα∗").
     if ((t.match(/,/g) ?? []).length >= 2 || /[†‡∗⋄□]/.test(t) || /[a-z][α-ω∗*]/.test(t)) return null;
     // Run-in headings ("Protocols and Utilities. To instantiate a"): a sentence end followed by more text.
