@@ -11,7 +11,7 @@ export interface RecognitionLimits {
   readonly maxPagePixels: number;
   /** Highest render resolution for OCR in dots per inch (native scans above it are downsampled). Default 300. */
   readonly maxOcrDpi: number;
-  /** Time limit for extracting the text layer of one page, in ms (a chunk of n pages gets n times this). Default 20 000. */
+  /** Time limit for extracting the text layer of one page, in ms (a chunk of n pages gets n times this, at most 16 times). Default 20 000. */
   readonly pageTimeoutMs: number;
   /** Time limit for OCR of one page including rotation retries, in ms. Default 60 000. */
   readonly ocrPageTimeoutMs: number;

@@ -213,6 +213,15 @@ interface StextRun {
   ms: number;
 }
 
+/**
+ * Time limit of one text-layer process: the per-page limit for each page, for at most 16 pages, so a
+ * hanging page holds a 32-page chunk no longer than it held a 16-page one before its pages are retried
+ * one by one.
+ */
+function chunkTimeoutMs(pages: number, ctx: ConversionContext): number {
+  return ctx.limits.pageTimeoutMs * Math.min(pages, 16);
+}
+
 /** Whether a facts run's output can be trusted as is (no failure, no password or error message). */
 function isClean(r: ToolResult): boolean {
   return r.exitCode === 0 && !r.timedOut && !r.outputLimitExceeded && !/error|password/i.test(r.stderr);
@@ -221,7 +230,7 @@ function isClean(r: ToolResult): boolean {
 /** Runs the start script (see mutool-script.ts): the facts on stdout, the first `pages` pages' text layer. */
 async function runStart(pages: number, ctx: ConversionContext): Promise<{ run: ToolResult; stext: StextRun }> {
   const out = 'stext-1-spec.json';
-  const timeout = Math.max(1000, Math.min(ctx.limits.pageTimeoutMs * pages, ctx.remainingMs()));
+  const timeout = Math.max(1000, Math.min(chunkTimeoutMs(pages, ctx), ctx.remainingMs()));
   const t0 = ctx.now();
   const run = await ctx.workspace.run({
     tool: 'mutool',
@@ -256,7 +265,7 @@ async function readStext(out: string, pages: number, r: ToolResult, ms: number, 
 async function runStext(pages: number[], ctx: ConversionContext, clamped = false): Promise<StextRun> {
   const out = `stext-${pages[0]}${clamped ? '-spec' : ''}.json`;
   const range = pages.length === 1 ? String(pages[0]) : `${pages[0]}-${pages[pages.length - 1]}`;
-  const timeout = Math.max(1000, Math.min(ctx.limits.pageTimeoutMs * pages.length, ctx.remainingMs()));
+  const timeout = Math.max(1000, Math.min(chunkTimeoutMs(pages.length, ctx), ctx.remainingMs()));
   const t0 = ctx.now();
   const r = await ctx.workspace.run({
     tool: 'mutool',
