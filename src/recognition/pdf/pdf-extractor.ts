@@ -54,6 +54,8 @@ export async function extractPdf(bytes: Uint8Array, ctx: ConversionContext): Pro
   let fast: ReturnType<typeof parseShowWithBoxes> = null;
   if (!resumed) {
     const started = runStart(firstRange.length, ctx);
+    // Awaited below; a rejection before then (a disposed workspace) must not count as unhandled.
+    started.catch(() => undefined);
     // The input's hash is computed while the tool runs, not before it starts (the spawn is done by now).
     await new Promise<void>((resolve) => setImmediate(resolve));
     void ctx.sha256;
