@@ -32,7 +32,8 @@ const INPUT = 'input.pdf';
  */
 const CHUNK = 32;
 
-const text = (b: Uint8Array): string => Buffer.from(b).toString('utf8');
+// A view on the same memory, not a copy (Buffer.from(view) would copy the bytes first).
+const text = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('utf8');
 
 /** Extracts every page of a PDF (reusing checkpointed pages), checkpointing each new page in order. */
 export async function extractPdf(bytes: Uint8Array, ctx: ConversionContext): Promise<PdfExtraction> {
