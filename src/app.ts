@@ -47,7 +47,7 @@ import type { ProcessRunner } from './ports/process-runner.js';
 import type { RecognitionJobStore } from './ports/recognition-job-store.js';
 import { LocalProcessRunner } from './adapters/process/local-process-runner.js';
 import { recognitionJobStoreFor } from './adapters/recognition-job-store-factory.js';
-import { RecognitionJobService, type ConvertFn } from './recognition-jobs/index.js';
+import { RecognitionJobService, threadedConvert, type ConvertFn } from './recognition-jobs/index.js';
 import type { RecognitionLimits } from './recognition/index.js';
 
 /** The package root (where package.json and corpus/ are). */
@@ -70,8 +70,11 @@ export interface AppOverrides {
   mailer?: Mailer;
   /** Auth store (tests inject failures). */
   authStore?: AuthStore;
-  /** Recognition jobs (tests: an instrumented converter, short time limits, a given pool size). */
-  recognition?: { convert?: ConvertFn; limits?: Partial<RecognitionLimits>; store?: RecognitionJobStore; workers?: number };
+  /**
+   * Recognition jobs (tests): `wrapConvert` instruments the converter (a worker thread per conversion by
+   * default), `limits` shortens time limits, `workers` sizes the pool.
+   */
+  recognition?: { wrapConvert?: (inner: ConvertFn) => ConvertFn; limits?: Partial<RecognitionLimits>; store?: RecognitionJobStore; workers?: number };
   /** Extra HTTP routes (tests). */
   extraRoutes?: readonly ((app: FastifyInstance) => Promise<void> | void)[];
 }
@@ -310,6 +313,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     labelNames: ['outcome', 'reason'] as const,
     registers: [metricsRegistry],
   });
+  const wrap = overrides.recognition?.wrapConvert ?? ((inner: ConvertFn) => inner);
   const recognitions = new RecognitionJobService({
     store: overrides.recognition?.store ?? recognitionJobStoreFor(storage),
     blobs: core.blobs,
@@ -326,7 +330,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       limits: overrides.recognition?.limits,
     },
     report: (err, context) => core.logger.error({ err }, context),
-    convert: overrides.recognition?.convert,
+    convert: wrap(threadedConvert(new URL('./recognition-worker.js', import.meta.url))),
     onOutcome: (outcome, reason) => jobOutcomes.inc({ outcome, reason: reason ?? '' }),
   });
   new Gauge({

@@ -14,3 +14,4 @@ export {
   type Submitted,
 } from './recognition-job-service.js';
 export { ConversionPool, type ConversionRun, type PoolStats } from './conversion-pool.js';
+export { threadedConvert, serveConversion, type ConversionRequest } from './threaded-convert.js';

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { convertDocument, RecognitionError } from '../../src/recognition/index.js';
+import { RecognitionError } from '../../src/recognition/index.js';
 import type { ConvertFn } from '../../src/recognition-jobs/index.js';
 import { testApp, type TestApp } from '../helpers/app.js';
 import { buildPdf, sampleArticle } from '../recognition/helpers/pdf-builder.js';
@@ -17,22 +17,22 @@ const sample = (...p: string[]) => new Uint8Array(readFileSync(join(recognitionD
 const mutool = await needs('mutool');
 const djvu = await needs('djvused', 'djvudump', 'ddjvu');
 
-/** A converter that counts its calls and can be held at the start until released (or aborted). */
+/** Wraps the service's converter (a worker thread): counts calls, can hold them at the start until released (or aborted). */
 function instrumented() {
   let release: () => void = () => {};
   let gate: Promise<void> = Promise.resolve();
   const calls: string[] = [];
-  const convert: ConvertFn = async (bytes, options) => {
+  const wrap = (inner: ConvertFn): ConvertFn => async (bytes, options) => {
     calls.push(String(bytes.length));
     await new Promise<void>((resolve, reject) => {
       if (options.signal?.aborted) return reject(new RecognitionError('cancelled', 'aborted'));
       options.signal?.addEventListener('abort', () => reject(new RecognitionError('cancelled', 'aborted')), { once: true });
       void gate.then(resolve);
     });
-    return convertDocument(bytes, options);
+    return inner(bytes, options);
   };
   return {
-    convert,
+    wrap,
     calls,
     hold() {
       gate = new Promise((r) => (release = r));
@@ -45,7 +45,7 @@ describe('recognition jobs over HTTP', () => {
   let app: TestApp;
   const conv = instrumented();
   before(async () => {
-    app = await testApp({ limits: { jsonBodyBytes: 1024 * 1024, uploadBytes: 4 * 1024 * 1024, uploadPages: 40, shutdownGraceMs: 10_000 } }, { recognition: { convert: conv.convert, workers: 2 } });
+    app = await testApp({ limits: { jsonBodyBytes: 1024 * 1024, uploadBytes: 4 * 1024 * 1024, uploadPages: 40, shutdownGraceMs: 10_000 } }, { recognition: { wrapConvert: conv.wrap, workers: 2 } });
   });
   after(() => app.dispose());
 

@@ -21,8 +21,8 @@ import { submit, waitFor } from './helpers.js';
 const mutool = await needs('mutool');
 
 /** A converter that stops (as a shutdown would) once page `n` is checkpointed, until aborted. */
-const stallAfter = (n: number): ConvertFn => (bytes, options) =>
-  convertDocument(bytes, {
+const stallAfter = (n: number) => (inner: ConvertFn): ConvertFn => (bytes, options) =>
+  inner(bytes, {
     ...options,
     onPage: async (c) => {
       await options.onPage?.(c);
@@ -36,11 +36,11 @@ const stallAfter = (n: number): ConvertFn => (bytes, options) =>
   });
 
 /** A converter that records which pages it extracted. */
-function recording(): { convert: ConvertFn; pages: number[] } {
+function recording(): { wrap: (inner: ConvertFn) => ConvertFn; pages: number[] } {
   const pages: number[] = [];
   return {
     pages,
-    convert: (bytes, options) => convertDocument(bytes, { ...options, onPage: async (c) => (pages.push(c.page), options.onPage?.(c)) }),
+    wrap: (inner) => (bytes, options) => inner(bytes, { ...options, onPage: async (c) => (pages.push(c.page), options.onPage?.(c)) }),
   };
 }
 
@@ -48,7 +48,7 @@ async function resumeScenario(openStorage: (() => Promise<OpenedStorage>) | null
   const dataDir = mkdtempSync(join(tmpdir(), 'lectern-resume-'));
   try {
     const bytes = sampleArticle(5);
-    const first = await testApp({ dataDir }, { recognition: { convert: stallAfter(2), workers: 1 }, ...(openStorage ? { storage: await openStorage() } : {}) });
+    const first = await testApp({ dataDir }, { recognition: { wrapConvert: stallAfter(2), workers: 1 }, ...(openStorage ? { storage: await openStorage() } : {}) });
     const a = await first.account({ credits: 100 });
     const res = await submit(first, a.key, bytes);
     assert.equal(res.statusCode, 202);
@@ -68,7 +68,7 @@ async function resumeScenario(openStorage: (() => Promise<OpenedStorage>) | null
     assert.deepEqual((await jobs.checkpoints(sha256, PIPELINE_VERSION)).map((c) => c.page), [1, 2]);
     await first.dispose(); // aborts the running conversion; the job stays processing
     const rec = recording();
-    const third = await testApp({ dataDir }, { recognition: { convert: rec.convert, workers: 1 }, ...(openStorage ? { storage: await openStorage() } : {}) });
+    const third = await testApp({ dataDir }, { recognition: { wrapConvert: rec.wrap, workers: 1 }, ...(openStorage ? { storage: await openStorage() } : {}) });
     try {
       const job = await waitFor(third, a.key, id);
       assert.equal(job.status, 'completed', JSON.stringify(job.error));
