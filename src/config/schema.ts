@@ -76,7 +76,7 @@ export const ConfigSchema = Type.Object(
           maximum: 256,
           default: 0,
           description:
-            'Recognition conversions run at once (each uses about one core: the heavy work runs in mutool, tesseract and djvulibre processes). 0: one less than the available cores (os.availableParallelism()), at least 1.',
+            'Recognition conversions run at once, each in its own worker thread with its tools (mutool, tesseract, djvulibre) as processes: about one core each. 0: one less than the available cores (os.availableParallelism()), at least 1.',
         }),
         ocrLanguages: Type.String({ pattern: '^[A-Za-z_]+(\\+[A-Za-z_]+)*$', default: 'eng', description: 'Tesseract languages for OCR, `+`-joined (e.g. eng+deu); each needs its traineddata installed.' }),
         pageConcurrency: Type.Integer({ minimum: 1, maximum: 16, default: 1, description: 'Pages of one document processed at once (OCR-heavy scans benefit on idle machines).' }),
