@@ -408,15 +408,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
 
   const resumed = await recognitions.start();
   if (resumed > 0) core.logger.info({ jobs: resumed, workers: recognitions.workers }, 'recognition jobs resumed');
-  // Formats whose tools are missing are refused at submission (503 format_unavailable); say so once.
-  void recognitions.formats().then(
-    (formats) => {
-      for (const f of formats.filter((x) => !x.available || (x.format !== 'epub' && !x.ocr))) {
-        core.logger.warn({ format: f.format, available: f.available, ocr: f.ocr, missing_tools: f.missingTools }, 'recognition: tools missing (scripts/system-packages.txt)');
-      }
-    },
-    (err: unknown) => core.logger.warn({ err }, 'recognition: probing the tools failed'),
-  );
+
 
   return Object.assign(Object.create(null) as object, core, {
     http,
