@@ -38,6 +38,10 @@ export interface RecognitionJob {
   /** Unix seconds. */
   readonly createdAt: number;
   readonly updatedAt: number;
+  /** The service instance that holds the job (converting or queued there), or null. */
+  readonly worker: string | null;
+  /** Unix seconds until which `worker`'s claim holds, or null. */
+  readonly leaseUntil: number | null;
 }
 
 export interface NewRecognitionJob {
@@ -94,6 +98,13 @@ export interface RecognitionJobStore {
    * updated job, or null when the job is missing or in another state (the transition lost a race).
    */
   update(id: string, patch: RecognitionJobPatch, from?: readonly RecognitionJobStatus[]): Promise<RecognitionJob | null>;
+  /**
+   * Claims pending or processing jobs for `worker` until `until` (Unix seconds): those nobody holds,
+   * whose lease ended before `now`, or already held by `worker` (a renewal). Returns the ids claimed.
+   */
+  claim(ids: readonly string[], worker: string, now: number, until: number): Promise<string[]>;
+  /** Gives up every claim of `worker` (graceful shutdown): other instances may take the jobs at once. */
+  release(worker: string): Promise<void>;
 
   /** Stores (or replaces) the checkpoint of one page of (sha256, pipeline). */
   putCheckpoint(sha256: string, pipeline: string, page: number, data: string): Promise<void>;

@@ -91,6 +91,11 @@ export class ConversionPool {
     return this.#tasks.get(key)?.abortReason ?? null;
   }
 
+  /** Every job waiting in a queued or running conversion, with its content key. */
+  held(): { key: string; jobId: string }[] {
+    return [...this.#tasks.values()].flatMap((t) => [...t.jobs].map((jobId) => ({ key: t.key, jobId })));
+  }
+
   stats(): PoolStats {
     let jobs = 0;
     for (const t of this.#tasks.values()) jobs += t.jobs.size;

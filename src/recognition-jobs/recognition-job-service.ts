@@ -47,6 +47,11 @@ export interface RecognitionJobSettings {
   readonly pageConcurrency: number;
   /** Further converter limits (time limits in tests). */
   readonly limits?: Partial<RecognitionLimits>;
+  /**
+   * How long a claim on a job holds without renewal, seconds (default 60). Claims are renewed every
+   * third of it; another instance takes over the jobs of one that stopped renewing.
+   */
+  readonly leaseSeconds?: number;
 }
 
 export interface RecognitionJobDeps {
@@ -96,9 +101,16 @@ export class RecognitionJobService {
   readonly #convert: ConvertFn;
   #formats: Promise<FormatAvailability[]> | null = null;
   #started = false;
+  #closed = false;
+  #sweepTimer: NodeJS.Timeout | null = null;
+  #sweeping: Promise<void> | null = null;
+  /** This instance's name in job claims (random: a restarted process is a new instance). */
+  readonly #worker = `w_${randomBytes(8).toString('hex')}`;
+  readonly #lease: number;
 
   constructor(deps: RecognitionJobDeps) {
     this.#d = deps;
+    this.#lease = deps.settings.leaseSeconds ?? 60;
     this.#convert = deps.convert ?? convertDocument;
     this.#pool = new ConversionPool(deps.settings.workers, (run) => this.#runConversion(run), (err, key) => deps.report(err, `recognition conversion of ${key} failed`));
   }
@@ -118,18 +130,64 @@ export class RecognitionJobService {
     return this.#pool.stats();
   }
 
-  /** Re-queues the jobs a previous run left pending or processing (oldest first), then takes new work. */
+  /**
+   * Takes the jobs a previous run left pending or processing (oldest first) that no other live instance
+   * holds, then keeps claims fresh and picks up jobs of instances that stopped (every third of the lease).
+   * @returns the number of jobs taken
+   */
   async start(): Promise<number> {
     if (this.#started) return 0;
     this.#started = true;
-    const jobs = await this.#d.store.unfinished();
-    for (const j of jobs) this.#pool.add(j.sha256, j.id);
-    return jobs.length;
+    const taken = await this.#takeOrphans();
+    this.#sweepTimer = setInterval(() => void this.sweep(), Math.max(1, Math.floor((this.#lease * 1000) / 3)));
+    this.#sweepTimer.unref();
+    return taken;
   }
 
-  /** Aborts running conversions (jobs stay resumable) and waits for them to stop. */
-  close(): Promise<void> {
-    return this.#pool.close();
+  /**
+   * Renews the claims on the jobs held here (dropping those another instance took or that were cancelled
+   * elsewhere), then takes unfinished jobs whose claim ran out. Runs on a timer; tests call it directly.
+   */
+  sweep(): Promise<void> {
+    this.#sweeping ??= (async () => {
+      try {
+        const now = nowSeconds(this.#d.clock);
+        const held = this.#pool.held();
+        const kept = new Set(await this.#d.store.claim(held.map((h) => h.jobId), this.#worker, now, now + this.#lease));
+        for (const h of held) if (!kept.has(h.jobId)) this.#pool.remove(h.key, h.jobId);
+        await this.#takeOrphans();
+      } catch (err) {
+        this.#d.report(err, 'recognition: renewing job claims failed');
+      } finally {
+        this.#sweeping = null;
+      }
+    })();
+    return this.#sweeping;
+  }
+
+  /** Claims unfinished jobs not held here and queues those it got; returns how many. */
+  async #takeOrphans(): Promise<number> {
+    if (this.#closed) return 0;
+    const held = new Set(this.#pool.held().map((h) => h.jobId));
+    const candidates = (await this.#d.store.unfinished()).filter((j) => !held.has(j.id));
+    const now = nowSeconds(this.#d.clock);
+    const claimed = new Set(await this.#d.store.claim(candidates.map((j) => j.id), this.#worker, now, now + this.#lease));
+    const taken = candidates.filter((j) => claimed.has(j.id));
+    for (const j of taken) this.#pool.add(j.sha256, j.id);
+    return taken.length;
+  }
+
+  /** Aborts running conversions (jobs stay resumable), waits for them, and gives up this instance's claims. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#sweepTimer) clearInterval(this.#sweepTimer);
+    await this.#sweeping;
+    await this.#pool.close();
+    try {
+      await this.#d.store.release(this.#worker);
+    } catch (err) {
+      this.#d.report(err, 'recognition: releasing job claims failed');
+    }
   }
 
   /** Resolves when no conversion is queued or running (tests). */
@@ -176,7 +234,11 @@ export class RecognitionJobService {
       bytes: bytes.length,
       createdAt: nowSeconds(this.#d.clock),
     });
-    if (r.created) this.#pool.add(sha256, r.job.id);
+    if (r.created) {
+      const now = nowSeconds(this.#d.clock);
+      const claimed = await this.#d.store.claim([r.job.id], this.#worker, now, now + this.#lease);
+      if (claimed.length > 0) this.#pool.add(sha256, r.job.id);
+    }
     return r;
   }
 
@@ -284,6 +346,9 @@ export class RecognitionJobService {
     const { store, billing } = this.#d;
     const job = await store.get(jobId);
     if (!job || !ACTIVE.includes(job.status)) return;
+    // Bill only while this instance holds the job: another one that took it over bills it instead.
+    const now = nowSeconds(this.#d.clock);
+    if ((await store.claim([job.id], this.#worker, now, now + this.#lease)).length === 0) return;
     const amount = recognitionCost(this.#d.prices, pages);
     const charge = await billing.chargeOnce(job.accountId, amount, RECOGNITION_OPERATION, job.id);
     const at = nowSeconds(this.#d.clock);

@@ -30,7 +30,7 @@ export function recognitionJobStoreContract(label: string, open: JobStoreFactory
       assert.equal(r.created, true);
       const expected = {
         id: 'rj_1', accountId: a.id, sha256: SHA_A, format: 'pdf', bytes: 1234, status: 'pending', pagesTotal: null, pagesDone: 0,
-        error: null, chargedCredits: null, createdAt: 100, updatedAt: 100,
+        error: null, chargedCredits: null, createdAt: 100, updatedAt: 100, worker: null, leaseUntil: null,
       };
       assert.deepEqual(r.job, expected);
       assert.deepEqual(await jobs.get('rj_1'), expected);
@@ -84,6 +84,30 @@ export function recognitionJobStoreContract(label: string, open: JobStoreFactory
       const failed = await jobs.update('rj_2', { status: 'failed', error: { code: 'encrypted_document', message: 'a password is needed' }, updatedAt: 108 });
       assert.deepEqual(failed!.error, { code: 'encrypted_document', message: 'a password is needed' });
       assert.deepEqual(await jobs.unfinished(), []);
+    });
+
+    it('claims: free, expired or own jobs are claimed; live claims of others and finished jobs are not; release frees them', async (jobs, s) => {
+      const a = await s.accounts.create({ email: 'ada@example.org' });
+      await jobs.createOrGet(job('rj_1', a.id, SHA_A));
+      await jobs.createOrGet(job('rj_2', a.id, SHA_B));
+      await jobs.createOrGet(job('rj_3', a.id, 'c'.repeat(64)));
+      await jobs.update('rj_3', { status: 'completed', updatedAt: 101 });
+      assert.deepEqual(await jobs.claim(['rj_1', 'rj_2', 'rj_3', 'rj_missing'], 'w1', 100, 160), ['rj_1', 'rj_2']);
+      const held = await jobs.get('rj_1');
+      assert.equal(held!.worker, 'w1');
+      assert.equal(held!.leaseUntil, 160);
+      assert.deepEqual(await jobs.claim(['rj_1'], 'w2', 150, 210), [], 'a live claim of another worker');
+      assert.deepEqual(await jobs.claim(['rj_1'], 'w1', 150, 210), ['rj_1'], 'a renewal');
+      assert.equal((await jobs.get('rj_1'))!.leaseUntil, 210);
+      assert.deepEqual(await jobs.claim(['rj_1', 'rj_2'], 'w2', 211, 270), ['rj_1', 'rj_2'], 'expired claims are taken over');
+      assert.deepEqual(await jobs.claim([], 'w2', 211, 270), []);
+      await jobs.release('w2');
+      assert.equal((await jobs.get('rj_2'))!.worker, null);
+      assert.deepEqual(await jobs.claim(['rj_2'], 'w3', 212, 272), ['rj_2']);
+      // Concurrent claims of one free job by two workers: exactly one wins.
+      await jobs.release('w3');
+      const [x, y] = await Promise.all([jobs.claim(['rj_2'], 'w4', 300, 360), jobs.claim(['rj_2'], 'w5', 300, 360)]);
+      assert.equal(x.length + y.length, 1);
     });
 
     it('checkpoints are kept per content, pipeline and page; replaced on rewrite; deleted by content', async (jobs) => {

@@ -79,6 +79,8 @@ test('a checkpoint the store cannot save fails the job (internal), nothing charg
       latestFor: (a, h) => base.latestFor(a, h),
       unfinished: () => base.unfinished(),
       update: (id, p, from) => base.update(id, p, from),
+      claim: (ids, w, n, u) => base.claim(ids, w, n, u),
+      release: (w) => base.release(w),
       putCheckpoint: async () => {
         throw new Error('disk full');
       },
@@ -99,5 +101,59 @@ test('a checkpoint the store cannot save fails the job (internal), nothing charg
     await assert.rejects(t.service.get(principal(t.account.id + 1), job.id), (e: unknown) => e instanceof AppError && e.code === 'not_found');
   } finally {
     await t.dispose();
+  }
+});
+
+test('two instances on one database: a live claim is respected; a job whose instance stopped renewing is taken over, converted and billed once', { skip: await needs('mutool') }, async () => {
+  const fixture = await openMemorySqlite();
+  const tmp = tempDir();
+  let now = Date.UTC(2026, 10, 1);
+  const clock = { nowMs: () => now };
+  const s = fixture.storage;
+  const account = await s.accounts.create({ email: 'ada@example.org' });
+  await s.ledger.credit(account.id, 100, 'topup', null, 1);
+  let release: () => void = () => {};
+  const gate = new Promise<void>((r) => (release = r));
+  const make = (convert: ConvertFn) =>
+    new RecognitionJobService({
+      store: new SqliteRecognitionJobStore(s.db),
+      blobs: new FsBlobStore(tmp.dir),
+      runner,
+      billing: new BillingService(s.ledger, clock),
+      prices,
+      clock,
+      settings: { workers: 1, maxBytes: 1 << 20, maxPages: 100, ocrLanguages: ['eng'], pageConcurrency: 1, leaseSeconds: 60 },
+      report: () => {},
+      convert,
+    });
+  const a = make(async (bytes, options) => {
+    await gate; // a wedged instance: converts only when the test lets it
+    return convertDocument(bytes, options);
+  });
+  const b = make(convertDocument);
+  try {
+    await a.start();
+    const { job } = await a.submit(principal(account.id), sampleArticle(3));
+    assert.equal(await b.start(), 0, 'A holds the job');
+    await b.sweep();
+    assert.equal(b.stats().jobs, 0);
+    now += 61_000; // A stopped renewing: its claim runs out
+    await b.sweep();
+    await b.idle();
+    const done = await b.get(principal(account.id), job.id);
+    assert.equal(done.status, 'completed');
+    assert.equal(done.chargedCredits, 6);
+    release();
+    await a.idle();
+    await a.sweep(); // A notices it lost the job
+    assert.equal(a.stats().jobs, 0);
+    assert.equal(await s.ledger.balance(account.id), 94, 'billed once');
+    assert.equal((await s.ledger.entries(account.id, 10)).filter((e) => e.operation === 'recognition').length, 1);
+  } finally {
+    release();
+    await a.close();
+    await b.close();
+    await fixture.dispose();
+    tmp.remove();
   }
 });

@@ -59,6 +59,24 @@ export class PostgresRecognitionJobStore implements RecognitionJobStore {
     return rows[0] ? rowToJob(rows[0]) : null;
   }
 
+  async claim(ids: readonly string[], worker: string, now: number, until: number): Promise<string[]> {
+    if (ids.length === 0) return [];
+    // One statement: each row is locked while its condition is checked, so of two instances claiming
+    // the same job at once one wins.
+    const { rows } = await this.pool.query<{ id: string }>(
+      `UPDATE recognition_jobs SET worker = $1, lease_until = $2
+       WHERE id = ANY($3) AND status IN ('pending', 'processing') AND (worker IS NULL OR worker = $1 OR lease_until IS NULL OR lease_until < $4)
+       RETURNING id`,
+      [worker, until, ids, now],
+    );
+    const claimed = new Set(rows.map((r) => r.id));
+    return ids.filter((id) => claimed.has(id));
+  }
+
+  async release(worker: string): Promise<void> {
+    await this.pool.query('UPDATE recognition_jobs SET worker = NULL, lease_until = NULL WHERE worker = $1', [worker]);
+  }
+
   async putCheckpoint(sha256: string, pipeline: string, page: number, data: string): Promise<void> {
     await this.pool.query(
       'INSERT INTO recognition_checkpoints (sha256, pipeline, page, data) VALUES ($1, $2, $3, $4) ON CONFLICT (sha256, pipeline, page) DO UPDATE SET data = EXCLUDED.data',

@@ -48,4 +48,11 @@ export const RECOGNITION_MIGRATIONS: readonly MigrationStep[] = [
     sqlite: tables.replaceAll('{INT}', 'INTEGER').replaceAll('{SERIAL}', 'INTEGER'),
     postgres: tables.replaceAll('{INT}', 'BIGINT').replaceAll('{SERIAL}', 'BIGSERIAL'),
   },
+  {
+    // Leases (ADR 0035): the service instance converting a job, and until when its claim holds, so
+    // several instances on one database never convert or bill one job twice.
+    id: 'recognition/002-leases',
+    sqlite: 'ALTER TABLE recognition_jobs ADD COLUMN worker TEXT; ALTER TABLE recognition_jobs ADD COLUMN lease_until INTEGER;',
+    postgres: 'ALTER TABLE recognition_jobs ADD COLUMN worker TEXT; ALTER TABLE recognition_jobs ADD COLUMN lease_until BIGINT;',
+  },
 ];

@@ -15,6 +15,8 @@ export interface JobRow {
   charged_credits: number | string | null;
   created_at: number | string;
   updated_at: number | string;
+  worker: string | null;
+  lease_until: number | string | null;
 }
 
 export function rowToJob(r: JobRow): RecognitionJob {
@@ -31,6 +33,8 @@ export function rowToJob(r: JobRow): RecognitionJob {
     chargedCredits: r.charged_credits === null ? null : Number(r.charged_credits),
     createdAt: Number(r.created_at),
     updatedAt: Number(r.updated_at),
+    worker: r.worker,
+    leaseUntil: r.lease_until === null ? null : Number(r.lease_until),
   };
 }
 

@@ -59,6 +59,17 @@ export class SqliteRecognitionJobStore implements RecognitionJobStore {
     return info.changes === 0 ? null : this.get(id);
   }
 
+  async claim(ids: readonly string[], worker: string, now: number, until: number): Promise<string[]> {
+    const st = this.#s.q(
+      "UPDATE recognition_jobs SET worker = ?, lease_until = ? WHERE id = ? AND status IN ('pending', 'processing') AND (worker IS NULL OR worker = ? OR lease_until IS NULL OR lease_until < ?)",
+    );
+    return this.db.transaction(() => ids.filter((id) => st.run(worker, until, id, worker, now).changes > 0)).immediate();
+  }
+
+  async release(worker: string): Promise<void> {
+    this.#s.q('UPDATE recognition_jobs SET worker = NULL, lease_until = NULL WHERE worker = ?').run(worker);
+  }
+
   async putCheckpoint(sha256: string, pipeline: string, page: number, data: string): Promise<void> {
     this.#s.q('INSERT INTO recognition_checkpoints (sha256, pipeline, page, data) VALUES (?, ?, ?, ?) ON CONFLICT (sha256, pipeline, page) DO UPDATE SET data = excluded.data')
       .run(sha256, pipeline, page, data);
