@@ -118,7 +118,11 @@ export async function registerRecognitionRoutes(app: FastifyInstance, deps: Http
             { [FILE_PART]: Type.String({ format: 'binary', description: 'The document (PDF, EPUB or DJVU).' }) },
             { required: [FILE_PART] },
           ),
-          response: { 200: ref(RecognitionJobSchema), 202: ref(RecognitionJobSchema), ...errorResponses(400, 401, 402, 413, 415, 422, 429, 500, 503) },
+          response: {
+            200: { description: 'The account already submitted these bytes: that job (pending, processing, completed, or failed for a reason of the file itself), free.', content: { 'application/json': { schema: ref(RecognitionJobSchema) } } },
+            202: { description: 'A new job, status pending; Location names it.', content: { 'application/json': { schema: ref(RecognitionJobSchema) } } },
+            ...errorResponses(400, 401, 402, 413, 415, 422, 429, 500, 503),
+          },
         },
       },
       async (request, reply) => {
@@ -171,8 +175,16 @@ export async function registerRecognitionRoutes(app: FastifyInstance, deps: Http
         description: '409 recognition_not_ready while pending or processing; 409 recognition_failed with the reason after a failure or cancellation. Not billed.',
         tags: ['recognition'],
         params: JobParams,
-        produces: ['application/json', 'text/markdown'],
-        response: { 200: ref(RecognitionResult), ...errorResponses(401, 404, 409, 429, 500) },
+        response: {
+          200: {
+            description: 'The result: JSON by default, the Markdown alone with Accept: text/markdown.',
+            content: {
+              'application/json': { schema: ref(RecognitionResult) },
+              'text/markdown': { schema: Type.String({ description: 'The Markdown (UTF-8).' }) },
+            },
+          },
+          ...errorResponses(401, 404, 409, 429, 500),
+        },
       },
     },
     async (request, reply: FastifyReply) => {
