@@ -115,5 +115,6 @@ export interface RecognitionJobStore {
 
   /** Caches a result; an existing one for (sha256, pipeline) is kept (first write wins). */
   putResult(result: RecognitionResultRecord): Promise<void>;
-  getResult(sha256: string, pipeline: string): Promise<RecognitionResultRecord | null>;
+  /** The result of (sha256, pipeline); without `pipeline`, the newest result of any pipeline version. */
+  getResult(sha256: string, pipeline?: string): Promise<RecognitionResultRecord | null>;
 }

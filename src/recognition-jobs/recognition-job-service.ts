@@ -263,7 +263,8 @@ export class RecognitionJobService {
         extra: { status: job.status, reason, error: job.error },
       });
     }
-    const cached = await this.#d.store.getResult(job.sha256, PIPELINE_VERSION);
+    // A job completed before an upgrade of the pipeline keeps the result it was billed for.
+    const cached = (await this.#d.store.getResult(job.sha256, PIPELINE_VERSION)) ?? (await this.#d.store.getResult(job.sha256));
     if (!cached) throw new AppError('internal', `the result of completed job ${job.id} is missing from the cache`);
     return { job, markdown: cached.markdown, report: JSON.parse(cached.report) as QualityReport };
   }

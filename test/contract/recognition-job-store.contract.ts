@@ -133,6 +133,12 @@ export function recognitionJobStoreContract(label: string, open: JobStoreFactory
       await jobs.putResult({ ...r, markdown: 'second', createdAt: 201 });
       assert.deepEqual(await jobs.getResult(SHA_A, 'p/1'), r);
       assert.equal(await jobs.getResult(SHA_A, 'p/2'), null);
+      // Without a pipeline: the newest result of any version.
+      assert.deepEqual(await jobs.getResult(SHA_A), r);
+      const newer = { ...r, pipeline: 'p/2', markdown: 'v2', createdAt: 300 };
+      await jobs.putResult(newer);
+      assert.deepEqual(await jobs.getResult(SHA_A), newer);
+      assert.equal(await jobs.getResult(SHA_B), null);
     });
   });
 }

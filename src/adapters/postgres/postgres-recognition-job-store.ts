@@ -100,8 +100,11 @@ export class PostgresRecognitionJobStore implements RecognitionJobStore {
     );
   }
 
-  async getResult(sha256: string, pipeline: string): Promise<RecognitionResultRecord | null> {
-    const { rows } = await this.pool.query<ResultRow>('SELECT * FROM recognition_results WHERE sha256 = $1 AND pipeline = $2', [sha256, pipeline]);
+  async getResult(sha256: string, pipeline?: string): Promise<RecognitionResultRecord | null> {
+    const { rows } =
+      pipeline === undefined
+        ? await this.pool.query<ResultRow>('SELECT * FROM recognition_results WHERE sha256 = $1 ORDER BY created_at DESC, pipeline DESC LIMIT 1', [sha256])
+        : await this.pool.query<ResultRow>('SELECT * FROM recognition_results WHERE sha256 = $1 AND pipeline = $2', [sha256, pipeline]);
     return rows[0] ? rowToResult(rows[0]) : null;
   }
 }

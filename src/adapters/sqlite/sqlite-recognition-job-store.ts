@@ -88,8 +88,12 @@ export class SqliteRecognitionJobStore implements RecognitionJobStore {
       .run(r.sha256, r.pipeline, r.markdown, r.report, r.pages, r.createdAt);
   }
 
-  async getResult(sha256: string, pipeline: string): Promise<RecognitionResultRecord | null> {
-    const r = this.#s.q('SELECT * FROM recognition_results WHERE sha256 = ? AND pipeline = ?').get(sha256, pipeline) as ResultRow | undefined;
+  async getResult(sha256: string, pipeline?: string): Promise<RecognitionResultRecord | null> {
+    const r = (
+      pipeline === undefined
+        ? this.#s.q('SELECT * FROM recognition_results WHERE sha256 = ? ORDER BY created_at DESC, pipeline DESC LIMIT 1').get(sha256)
+        : this.#s.q('SELECT * FROM recognition_results WHERE sha256 = ? AND pipeline = ?').get(sha256, pipeline)
+    ) as ResultRow | undefined;
     return r ? rowToResult(r) : null;
   }
 }
