@@ -36,6 +36,16 @@ export const RULES: Rule[] = [
   { id: 'does-5', text: 'relevance feedback, agent comments, votes', tests: [], notBuilt: NOT_BUILT_COMMENTS },
   { id: 'does-6', text: 'document activity counters and a trending list', tests: [], notBuilt: NOT_BUILT_TRENDING },
   {
+    id: 'does-7',
+    text: 'converts uploaded PDF, EPUB and DJVU into structured Markdown with a per-document quality report: submit, poll, fetch the result; billed per document; an identical resubmission is free',
+    tests: [
+      'recognition-jobs/api.test.ts :: PDF end to end: 202 pending, poll to completed, result as JSON and as Markdown, billed once per page',
+      'recognition-jobs/api.test.ts :: EPUB end to end',
+      'recognition-jobs/api.test.ts :: DJVU end to end (text layer)',
+      'recognition-jobs/api.test.ts :: identical resubmission is free and returns the same job; another account gets its own job, converted once, billed once',
+    ],
+  },
+  {
     id: 'does-8',
     text: 'billing: search and document fetch spend credits; 402 when short; a cut document bills only returned tokens; repeated fetch charged again',
     tests: [
@@ -140,6 +150,25 @@ export const RULES: Rule[] = [
   // States
   { id: 'states-conversation-sharing', text: 'conversation sharing and existence transitions', tests: [], notBuilt: NOT_BUILT_CONVERSATIONS },
   { id: 'states-comment', text: 'comment status and duplicate comment_id', tests: [], notBuilt: NOT_BUILT_COMMENTS },
+
+  {
+    id: 'states-recognition-job',
+    text: 'recognition job: pending right after submission, completed when the result is fetchable (Lectern adds processing, failed, cancelled)',
+    tests: [
+      'recognition-jobs/api.test.ts :: PDF end to end: 202 pending, poll to completed, result as JSON and as Markdown, billed once per page',
+      'recognition-jobs/api.test.ts :: before completion the result is 409 recognition_not_ready; DELETE cancels (nothing charged), then 409 recognition_failed and 409 on a second DELETE',
+      'recognition-jobs/resume.test.ts :: restart resume (SQLite): a job stopped mid-conversion completes after a restart without redoing checkpointed pages',
+    ],
+  },
+  {
+    id: 'recognition-endpoints',
+    text: 'POST /v1/recognitions multipart/form-data with one PDF, EPUB or DJVU file -> id and status pending; GET /v1/recognitions/{job_id}/result -> Markdown and quality report',
+    tests: [
+      'recognition-jobs/api.test.ts :: request errors: 401 without a credential, 415 for another body type, 400 without the file part',
+      'recognition-jobs/api.test.ts :: random bytes: 422 unsupported_format, no job, nothing charged',
+      'recognition-jobs/api.test.ts :: 413 over the upload limit (declared or streamed); nothing charged',
+    ],
+  },
 
   // Events
   { id: 'events-1', text: 'streaming operations answer text/event-stream; failures after headers arrive in the stream', tests: [], notBuilt: NOT_BUILT_CONVERSATIONS },
