@@ -11,6 +11,7 @@ export {
   type JobResult,
   type RecognitionJobDeps,
   type RecognitionJobSettings,
+  type StagedUpload,
   type Submitted,
 } from './recognition-job-service.js';
 export { ConversionPool, type ConversionRun, type PoolStats } from './conversion-pool.js';

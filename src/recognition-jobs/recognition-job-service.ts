@@ -3,7 +3,7 @@
 // converted once per content (result cache keyed by SHA-256 and pipeline version); each account's job is
 // billed once, when it completes. Conversions run in a ConversionPool; per-page checkpoints make them
 // resumable after a restart or a shutdown.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { AppError } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
 import { recognitionCost, type PriceTable } from '../domain/prices.js';
@@ -21,6 +21,7 @@ import {
   isRecognitionError,
   type ConversionResult,
   type ConvertOptions,
+  type DocumentFormat,
   type FormatAvailability,
   type PageCheckpoint,
   type QualityReport,
@@ -93,6 +94,16 @@ export const RECOGNITION_OPERATION = 'recognition';
 export const PERMANENT_FAILURES: ReadonlySet<string> = new Set(['unsupported_format', 'document_too_large', 'too_many_pages', 'encrypted_document', 'damaged_document', 'empty_document']);
 
 const blobKey = (sha256: string) => `recognition/${sha256}`;
+/** Where uploads wait between `stage` and `submitStaged` (random names). */
+const INCOMING = 'recognition/incoming/';
+
+/** An upload received into the blob store, not yet a job. */
+export interface StagedUpload {
+  readonly key: string;
+  readonly sha256: string;
+  readonly bytes: number;
+  readonly format: DocumentFormat;
+}
 const ACTIVE: readonly RecognitionJobStatus[] = ['pending', 'processing'];
 
 export class RecognitionJobService {
@@ -196,16 +207,32 @@ export class RecognitionJobService {
   }
 
   /**
-   * Accepts an upload. The format comes from the bytes; an account's identical earlier job (pending,
-   * processing or completed, or failed for a reason of the file itself) is returned with
-   * `created: false` and nothing charged.
+   * Receives an upload into the blob store without holding it in memory: the format is detected from
+   * the first bytes (422 `unsupported_format`, 503 `format_unavailable` before anything is written), the
+   * size is checked as it streams (413 `payload_too_large`), and the SHA-256 computed on the way. Hand
+   * the result to `submitStaged`, or to `discard` when the request fails later.
    */
-  async submit(principal: Principal, bytes: Uint8Array): Promise<Submitted> {
-    const { settings } = this.#d;
-    if (bytes.length > settings.maxBytes) {
-      throw new AppError('payload_too_large', `The file has ${bytes.length} bytes; the limit is ${settings.maxBytes}.`, { extra: { limit_bytes: settings.maxBytes } });
+  async stage(data: Uint8Array | AsyncIterable<Uint8Array>): Promise<StagedUpload> {
+    const { maxBytes } = this.#d.settings;
+    const tooLarge = (n: number) => new AppError('payload_too_large', `The file has ${n > maxBytes ? `more than ${maxBytes}` : n} bytes; the limit is ${maxBytes}.`, { extra: { limit_bytes: maxBytes } });
+    const source: AsyncIterator<Uint8Array> =
+      data instanceof Uint8Array ? (async function* () { yield data; })() : data[Symbol.asyncIterator]();
+    // Detection needs the first KiB (EPUB: the first ZIP entry, up to 64 KiB with a long extra field).
+    const head: Uint8Array[] = [];
+    let headBytes = 0;
+    let ended = false;
+    while (headBytes < 65_536) {
+      const next = await source.next();
+      if (next.done) {
+        ended = true;
+        break;
+      }
+      head.push(next.value);
+      headBytes += next.value.byteLength;
+      if (headBytes > maxBytes) throw tooLarge(headBytes);
     }
-    const format = detectFormat(bytes);
+    const first = Buffer.concat(head);
+    const format = detectFormat(first);
     if (!format) {
       throw new AppError('unsupported_format', 'The file is not a PDF, EPUB or DJVU document (the format is detected from the content, not the name).', {
         extra: { supported: ['pdf', 'epub', 'djvu'] },
@@ -217,29 +244,65 @@ export class RecognitionJobService {
         extra: { format, missing_tools: availability.missingTools },
       });
     }
-    const sha256 = createHash('sha256').update(bytes).digest('hex');
-    const earlier = await this.#d.store.latestFor(principal.accountId, sha256);
-    if (earlier && (earlier.status !== 'failed' && earlier.status !== 'cancelled' ? true : earlier.status === 'failed' && PERMANENT_FAILURES.has(earlier.error?.code ?? ''))) {
-      return { job: earlier, created: false };
+    async function* all(): AsyncGenerator<Uint8Array> {
+      let total = first.byteLength;
+      yield first;
+      while (!ended) {
+        const next = await source.next();
+        if (next.done) break;
+        total += next.value.byteLength;
+        if (total > maxBytes) throw tooLarge(total);
+        yield next.value;
+      }
     }
-    // The cheapest possible conversion (one page) must be affordable; the real price is debited at
-    // completion, when the page count is known (ADR 0034).
-    await this.#d.billing.requireBalance(principal, recognitionCost(this.#d.prices, 1));
-    if (!(await this.#d.blobs.stat(blobKey(sha256)))) await this.#d.blobs.put(blobKey(sha256), bytes);
-    const r = await this.#d.store.createOrGet({
-      id: `rj_${randomBytes(16).toString('hex')}`,
-      accountId: principal.accountId,
-      sha256,
-      format,
-      bytes: bytes.length,
-      createdAt: nowSeconds(this.#d.clock),
-    });
-    if (r.created) {
-      const now = nowSeconds(this.#d.clock);
-      const claimed = await this.#d.store.claim([r.job.id], this.#worker, now, now + this.#lease);
-      if (claimed.length > 0) this.#pool.add(sha256, r.job.id);
+    const key = `${INCOMING}${randomBytes(16).toString('hex')}`;
+    const stored = await this.#d.blobs.put(key, all());
+    return { key, sha256: stored.sha256, bytes: stored.bytes, format };
+  }
+
+  /** Removes a staged upload that will not be submitted. */
+  async discard(staged: StagedUpload): Promise<void> {
+    await this.#d.blobs.delete(staged.key);
+  }
+
+  /**
+   * Creates the job for a staged upload. An account's identical earlier job (pending, processing or
+   * completed, or failed for a reason of the file itself) is returned with `created: false` and nothing
+   * charged. The staged blob is consumed either way.
+   */
+  async submitStaged(principal: Principal, staged: StagedUpload): Promise<Submitted> {
+    try {
+      const { sha256 } = staged;
+      const earlier = await this.#d.store.latestFor(principal.accountId, sha256);
+      if (earlier && (earlier.status !== 'failed' && earlier.status !== 'cancelled' ? true : earlier.status === 'failed' && PERMANENT_FAILURES.has(earlier.error?.code ?? ''))) {
+        return { job: earlier, created: false };
+      }
+      // The cheapest possible conversion (one page) must be affordable; the real price is debited at
+      // completion, when the page count is known (ADR 0034).
+      await this.#d.billing.requireBalance(principal, recognitionCost(this.#d.prices, 1));
+      if (!(await this.#d.blobs.stat(blobKey(sha256)))) await this.#d.blobs.move(staged.key, blobKey(sha256));
+      const r = await this.#d.store.createOrGet({
+        id: `rj_${randomBytes(16).toString('hex')}`,
+        accountId: principal.accountId,
+        sha256,
+        format: staged.format,
+        bytes: staged.bytes,
+        createdAt: nowSeconds(this.#d.clock),
+      });
+      if (r.created) {
+        const now = nowSeconds(this.#d.clock);
+        const claimed = await this.#d.store.claim([r.job.id], this.#worker, now, now + this.#lease);
+        if (claimed.length > 0) this.#pool.add(sha256, r.job.id);
+      }
+      return r;
+    } finally {
+      await this.#d.blobs.delete(staged.key);
     }
-    return r;
+  }
+
+  /** `stage` then `submitStaged`, for an upload already in memory. */
+  async submit(principal: Principal, bytes: Uint8Array): Promise<Submitted> {
+    return this.submitStaged(principal, await this.stage(bytes));
   }
 
   /** The caller's job; another account's job is `not_found` (no existence leak). */

@@ -3,7 +3,7 @@
 // evaluation data beside the checkout (skipped with the reason when absent) or are built in memory.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RecognitionError } from '../../src/recognition/index.js';
 import type { ConvertFn } from '../../src/recognition-jobs/index.js';
@@ -265,6 +265,10 @@ describe('recognition jobs over HTTP', () => {
     const wrongPart = await app.http.inject({ method: 'POST', url: '/v1/recognitions', headers: { 'x-api-key': a.key, 'content-type': wrong.contentType }, payload: wrong.body });
     assert.equal(wrongPart.statusCode, 400);
     assert.match(wrongPart.json().detail.message, /Unexpected file part "document"/);
+    const two = multipart([{ name: 'file', filename: 'a.pdf', data: sampleArticle(1) }, { name: 'file', filename: 'b.pdf', data: sampleArticle(2) }]);
+    const twoFiles = await app.http.inject({ method: 'POST', url: '/v1/recognitions', headers: { 'x-api-key': a.key, 'content-type': two.contentType }, payload: two.body });
+    assert.equal(twoFiles.statusCode, 400);
+    assert.match(twoFiles.json().detail.message, /Only one file per request/);
     assert.equal(await balance(app, a.id), 100);
   });
 
@@ -315,5 +319,10 @@ describe('recognition jobs over HTTP', () => {
     assert.match(metrics.body, /lectern_recognition_queue_depth \d+/);
     assert.match(metrics.body, /lectern_recognition_workers 2/);
     assert.match(metrics.body, /# TYPE lectern_recognition_jobs_total counter/);
+  });
+
+  test('refused and duplicate uploads leave nothing behind in the staging area', async () => {
+    const incoming = join(app.config.blobDir, 'recognition', 'incoming');
+    assert.deepEqual(existsSync(incoming) ? readdirSync(incoming) : [], []);
   });
 });

@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../../../domain/errors.js';
 import type { RecognitionJob } from '../../../ports/recognition-job-store.js';
-import type { RecognitionJobService } from '../../../recognition-jobs/index.js';
+import type { RecognitionJobService, StagedUpload } from '../../../recognition-jobs/index.js';
 import type { HttpDeps } from '../../deps.js';
 import { errorResponses, ref } from '../../schemas/common.js';
 import { RecognitionFormats, RecognitionJob as RecognitionJobSchema, RecognitionResult } from '../../schemas/recognition.js';
@@ -38,33 +38,39 @@ export function toWireJob(j: RecognitionJob) {
 
 const JobParams = Type.Object({ job_id: Type.String({ minLength: 1, maxLength: 64, description: 'The job id returned by POST /v1/recognitions.' }) });
 
-/** Reads exactly one file from the `file` part; anything else is a 400 that says what to send. */
-async function readUpload(request: FastifyRequest, maxBytes: number): Promise<Uint8Array> {
+/**
+ * Streams exactly one file, from the part `file`, into the job service's staging area (never whole in
+ * memory); anything else is a 400 that says what to send. The caller submits or discards the result.
+ */
+async function receiveUpload(request: FastifyRequest, jobs: RecognitionJobService, maxBytes: number): Promise<StagedUpload> {
   if (!request.isMultipart()) throw new AppError('unsupported_media_type', `This endpoint takes multipart/form-data. ${SEND}.`);
-  let file: Buffer | null = null;
+  let staged: StagedUpload | null = null;
   try {
     for await (const part of request.parts()) {
       if (part.type !== 'file') continue; // ordinary fields are ignored
-      if (part.fieldname !== FILE_PART || file !== null) {
+      if (part.fieldname !== FILE_PART || staged !== null) {
         part.file.resume();
-        throw new AppError('bad_request', file !== null ? `Only one file per request. ${SEND}.` : `Unexpected file part "${part.fieldname}". ${SEND}.`);
+        throw new AppError('bad_request', staged !== null ? `Only one file per request. ${SEND}.` : `Unexpected file part "${part.fieldname}". ${SEND}.`);
       }
-      file = await part.toBuffer();
+      staged = await jobs.stage(part.file);
+      if (part.file.truncated) throw tooLarge(maxBytes);
     }
   } catch (e) {
+    if (staged) await jobs.discard(staged);
     const code = (e as { code?: string }).code;
-    if (code === 'FST_REQ_FILE_TOO_LARGE') {
-      throw new AppError('payload_too_large', `The file is larger than ${maxBytes} bytes, the upload limit.`, { extra: { limit_bytes: maxBytes } });
-    }
-    if (code === 'FST_FILES_LIMIT' || code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT') throw new AppError('bad_request', `Too many parts. ${SEND}.`);
+    if (code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge(maxBytes);
+    if (code === 'FST_FILES_LIMIT') throw new AppError('bad_request', `Only one file per request. ${SEND}.`);
+    if (code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT') throw new AppError('bad_request', `Too many parts. ${SEND}.`);
     if (code === 'FST_INVALID_MULTIPART_CONTENT_TYPE' || code === 'FST_MP_PREMATURE_CLOSE' || (e instanceof Error && /boundary|multipart/i.test(e.message) && !(e instanceof AppError))) {
       throw new AppError('bad_request', `The multipart body could not be read (${(e as Error).message}). ${SEND}.`);
     }
     throw e;
   }
-  if (file === null) throw new AppError('bad_request', `No file part. ${SEND}.`);
-  return new Uint8Array(file.buffer, file.byteOffset, file.byteLength);
+  if (staged === null) throw new AppError('bad_request', `No file part. ${SEND}.`);
+  return staged;
 }
+
+const tooLarge = (maxBytes: number) => new AppError('payload_too_large', `The file is larger than ${maxBytes} bytes, the upload limit.`, { extra: { limit_bytes: maxBytes } });
 
 /** `Accept` prefers text/markdown over JSON. */
 function wantsMarkdown(request: FastifyRequest): boolean {
@@ -87,7 +93,8 @@ export async function registerRecognitionRoutes(app: FastifyInstance, deps: Http
     scope.removeAllContentTypeParsers();
     await scope.register(fastifyMultipart, {
       throwFileSizeLimit: true,
-      limits: { fileSize: maxBytes, files: 1, parts: 20, fields: 10, fieldSize: 64 * 1024, headerPairs: 100 },
+      // One byte over the limit reaches the service, which refuses it (413) and discards what it staged.
+      limits: { fileSize: maxBytes + 1, files: 1, parts: 20, fields: 10, fieldSize: 64 * 1024, headerPairs: 100 },
     });
     scope.addContentTypeParser('*', (_request, _payload, done) => done(new AppError('unsupported_media_type', `This endpoint takes multipart/form-data. ${SEND}.`), undefined));
 
@@ -127,8 +134,8 @@ export async function registerRecognitionRoutes(app: FastifyInstance, deps: Http
       },
       async (request, reply) => {
         const principal = principalOf(request);
-        const bytes = await readUpload(request, maxBytes);
-        const r = await jobs.submit(principal, bytes);
+        const staged = await receiveUpload(request, jobs, maxBytes);
+        const r = await jobs.submitStaged(principal, staged);
         reply.code(r.created ? 202 : 200);
         if (r.created) reply.header('Location', `/v1/recognitions/${r.job.id}`);
         return toWireJob(r.job);
