@@ -225,6 +225,11 @@ describe('recognition jobs over HTTP', () => {
     assert.equal(done.charged_credits, 5);
     assert.equal(await balance(app, short.id), 7);
     assert.equal(conv.calls.length, calls, 'the cached conversion was reused');
+    // With the balance spent, the identical resubmission is still answered (free): no 402.
+    assert.ok((await app.storage.ledger.debit(short.id, 7, 'test', null, 0)).ok);
+    const free = await submit(app, short.key, bytes);
+    assert.equal(free.statusCode, 200);
+    assert.equal(free.json().id, done.id);
   });
 
   test('413 over the upload limit (declared or streamed); nothing charged', async () => {
