@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { RecognitionError } from '../../src/recognition/index.js';
 import type { ConvertFn } from '../../src/recognition-jobs/index.js';
 import { testApp, type TestApp } from '../helpers/app.js';
+import { buildEpub, encryptionXml } from '../recognition/helpers/epub-builder.js';
 import { buildPdf, sampleArticle } from '../recognition/helpers/pdf-builder.js';
 import { fixtures, needs, recognitionData } from '../recognition/helpers/tools.js';
 import { balance, multipart, submit, waitFor } from './helpers.js';
@@ -155,7 +156,7 @@ describe('recognition jobs over HTTP', () => {
     assert.equal(await balance(app, a.id), 100);
   });
 
-  test('damaged, encrypted and truncated PDFs: the job fails with the reason and nothing is charged; a resubmission returns the failed job', { skip: mutool }, async () => {
+  test('damaged, encrypted (PDF password, EPUB DRM), empty and truncated files: the job fails with the reason and nothing is charged; a resubmission returns the failed job', { skip: mutool }, async () => {
     const a = await app.account({ credits: 100 });
     const random = new Uint8Array(2048);
     for (let i = 0; i < random.length; i++) random[i] = (i * 2654435761) >>> 24;
@@ -163,6 +164,13 @@ describe('recognition jobs over HTTP', () => {
       [new Uint8Array(Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.from(random)])), 'damaged_document'],
       [new Uint8Array(readFileSync(join(fixtures, 'encrypted-user-password.pdf'))), 'encrypted_document'],
       [buildPdf([]), 'empty_document'],
+      [
+        buildEpub({
+          chapters: [{ file: 'one.xhtml', body: '<h1>One</h1><p>Locked text.</p>' }],
+          extra: { 'META-INF/encryption.xml': encryptionXml([{ uri: 'OEBPS/text/one.xhtml', algorithm: 'http://www.w3.org/2001/04/xmlenc#aes128-cbc' }]) },
+        }),
+        'encrypted_document',
+      ],
     ];
     for (const [bytes, code] of cases) {
       const res = await submit(app, a.key, bytes);
