@@ -30,6 +30,9 @@ interface WireError {
 type FromThread = { type: 'page'; checkpoint: PageCheckpoint } | { type: 'done'; result: ConversionResult } | { type: 'error'; error: WireError };
 type ToThread = { type: 'ack' } | { type: 'nack'; message: string } | { type: 'abort' };
 
+/** How long an aborted thread may take to answer before it is terminated, ms. */
+const ABORT_GRACE_MS = 3000;
+
 function revive(e: WireError): Error {
   if (e.name === 'RecognitionError' && e.code) return new RecognitionError(e.code as RecognitionErrorCode, e.message, e.details ?? {});
   const err = new Error(`recognition worker: ${e.message}`);
@@ -55,11 +58,20 @@ export function threadedConvert(workerUrl: URL): ConvertFn {
       const send = (m: ToThread) => {
         if (!settled) worker.postMessage(m);
       };
-      const onAbort = () => send({ type: 'abort' });
+      // The thread answers an abort once its current step yields; a long synchronous pass (the layout
+      // of a book) would hold shutdown, so the thread is terminated if it has not answered in time (its
+      // tools are not running then: they run between the passes, and an abort kills them at once).
+      let killTimer: NodeJS.Timeout | null = null;
+      const onAbort = () => {
+        send({ type: 'abort' });
+        killTimer = setTimeout(() => settle(() => reject(new RecognitionError('cancelled', 'the conversion was cancelled'))), ABORT_GRACE_MS);
+        killTimer.unref();
+      };
       options.signal?.addEventListener('abort', onAbort, { once: true });
       const settle = (fn: () => void) => {
         if (settled) return;
         settled = true;
+        if (killTimer) clearTimeout(killTimer);
         options.signal?.removeEventListener('abort', onAbort);
         fn();
         void worker.terminate();
