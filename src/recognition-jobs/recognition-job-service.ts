@@ -1,8 +1,9 @@
-// Recognition jobs (interface: Recognition; docs/recognition.md "Jobs"; ADRs 0033-0035): submit an
-// upload, poll the job, fetch its result, cancel it. Uploads are stored by content in the blob store and
-// converted once per content (result cache keyed by SHA-256 and pipeline version); each account's job is
-// billed once, when it completes. Conversions run in a ConversionPool; per-page checkpoints make them
-// resumable after a restart or a shutdown.
+// Recognition jobs (interface: Recognition; docs/recognition.md "Jobs"; ADRs 0033-0035): receive an
+// upload (streamed into the blob store by content), create the job, poll it, fetch its result, cancel it.
+// Each content is converted once (result cache keyed by SHA-256 and pipeline version) and each account's
+// job billed once, when it completes. Conversions run in a ConversionPool (a worker thread each, through
+// the injected ConvertFn); per-page checkpoints make them resumable after a restart, and leases in the
+// store keep several service instances from converting or billing one job twice.
 import { randomBytes } from 'node:crypto';
 import { AppError } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
