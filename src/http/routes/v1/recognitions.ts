@@ -102,7 +102,7 @@ export async function registerRecognitionRoutes(app: FastifyInstance, deps: Http
       '/v1/recognitions',
       {
         config: { rateScope: 'recognition' },
-        // Multipart bodies are read by the handler (readUpload); the body schema documents the form only.
+        // Multipart bodies are streamed by the handler (receiveUpload); the body schema documents the form only.
         validatorCompiler: () => () => true,
         // A declared Content-Length over the limit is refused before the body is read (after the
         // credential and the rate limit, which the onRequest hooks of the server check first).
