@@ -327,6 +327,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       maxPages: config.limits.uploadPages,
       ocrLanguages: config.recognition.ocrLanguages.split('+'),
       pageConcurrency: config.recognition.pageConcurrency,
+      leaseSeconds: config.recognition.leaseSeconds,
       limits: overrides.recognition?.limits,
     },
     report: (err, context) => core.logger.error({ err }, context),

@@ -80,6 +80,13 @@ export const ConfigSchema = Type.Object(
         }),
         ocrLanguages: Type.String({ pattern: '^[A-Za-z_]+(\\+[A-Za-z_]+)*$', default: 'eng', description: 'Tesseract languages for OCR, `+`-joined (e.g. eng+deu); each needs its traineddata installed.' }),
         pageConcurrency: Type.Integer({ minimum: 1, maximum: 16, default: 1, description: 'Pages of one document processed at once (OCR-heavy scans benefit on idle machines).' }),
+        leaseSeconds: Type.Integer({
+          minimum: 6,
+          maximum: 3600,
+          default: 60,
+          description:
+            'How long a service instance holds a recognition job without renewing its claim (renewed every third of it), seconds. After a crash (no graceful shutdown) its jobs resume when the lease ends; with several instances on one database, another instance takes them over.',
+        }),
       },
       { additionalProperties: false, default: {} },
     ),
