@@ -91,6 +91,11 @@ export interface RecognitionJobStore {
   get(id: string): Promise<RecognitionJob | null>;
   /** The account's newest job for this content in any state, or null. */
   latestFor(accountId: number, sha256: string): Promise<RecognitionJob | null>;
+  /**
+   * The account's jobs, newest first, at most `limit`; with `beforeId`, those submitted before that job
+   * of the account (none when it is not the account's).
+   */
+  listForAccount(accountId: number, limit: number, beforeId?: string): Promise<RecognitionJob[]>;
   /** Jobs still pending or processing, oldest first (restart resume, FIFO). */
   unfinished(): Promise<RecognitionJob[]>;
   /**

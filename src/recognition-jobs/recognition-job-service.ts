@@ -306,6 +306,12 @@ export class RecognitionJobService {
     return this.submitStaged(principal, await this.stage(bytes));
   }
 
+  /** The caller's jobs, newest first (`limit` 1..100); `before` pages on from a job id of an earlier page. */
+  async list(principal: Principal, limit: number, before?: string): Promise<{ jobs: RecognitionJob[]; nextBefore: string | null }> {
+    const jobs = await this.#d.store.listForAccount(principal.accountId, limit, before);
+    return { jobs, nextBefore: jobs.length === limit ? jobs[jobs.length - 1]!.id : null };
+  }
+
   /** The caller's job; another account's job is `not_found` (no existence leak). */
   async get(principal: Principal, jobId: string): Promise<RecognitionJob> {
     const job = await this.#d.store.get(jobId);

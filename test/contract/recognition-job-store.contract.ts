@@ -59,6 +59,18 @@ export function recognitionJobStoreContract(label: string, open: JobStoreFactory
       assert.equal((await jobs.latestFor(b.id, SHA_B)), null);
     });
 
+    it('listForAccount: the account\'s jobs newest first, paged by the id of the last one seen', async (jobs, s) => {
+      const a = await s.accounts.create({ email: 'ada@example.org' });
+      const b = await s.accounts.create({ email: 'bob@example.org' });
+      for (let i = 1; i <= 5; i++) await jobs.createOrGet(job(`rj_${i}`, a.id, String(i).repeat(64), 100 + i));
+      await jobs.createOrGet(job('rj_b', b.id, SHA_A, 200));
+      assert.deepEqual((await jobs.listForAccount(a.id, 3)).map((j) => j.id), ['rj_5', 'rj_4', 'rj_3']);
+      assert.deepEqual((await jobs.listForAccount(a.id, 3, 'rj_3')).map((j) => j.id), ['rj_2', 'rj_1']);
+      assert.deepEqual(await jobs.listForAccount(a.id, 3, 'rj_b'), [], 'another account\'s job is no cursor');
+      assert.deepEqual(await jobs.listForAccount(a.id, 3, 'rj_missing'), []);
+      assert.deepEqual((await jobs.listForAccount(b.id, 10)).map((j) => j.id), ['rj_b']);
+    });
+
     it('concurrent identical submissions create exactly one job', async (jobs, s) => {
       const a = await s.accounts.create({ email: 'ada@example.org' });
       const results = await Promise.all(Array.from({ length: 8 }, (_, i) => jobs.createOrGet(job(`rj_${i}`, a.id))));

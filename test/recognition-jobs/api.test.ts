@@ -132,6 +132,16 @@ describe('recognition jobs over HTTP', () => {
     }
     const missing = await app.http.inject({ method: 'GET', url: '/v1/recognitions/rj_00000000000000000000000000000000', headers: { 'x-api-key': b.key } });
     assert.equal(missing.statusCode, 404);
+    // Each account lists its own jobs only.
+    const listA = await app.http.inject({ method: 'GET', url: '/v1/recognitions', headers: { 'x-api-key': a.key } });
+    assert.deepEqual(listA.json(), { jobs: [again.json()], next_before: null });
+    const listB = await app.http.inject({ method: 'GET', url: '/v1/recognitions?limit=1', headers: { 'x-api-key': b.key } });
+    assert.deepEqual(listB.json().jobs.map((j: { id: string }) => j.id), [otherJob.id]);
+    assert.equal(listB.json().next_before, otherJob.id);
+    const page2 = await app.http.inject({ method: 'GET', url: `/v1/recognitions?limit=1&before=${otherJob.id}`, headers: { 'x-api-key': b.key } });
+    assert.deepEqual(page2.json(), { jobs: [], next_before: null });
+    const bad = await app.http.inject({ method: 'GET', url: '/v1/recognitions?limit=0', headers: { 'x-api-key': b.key } });
+    assert.equal(bad.statusCode, 422);
   });
 
   test('concurrent identical submissions create one job', { skip: mutool }, async () => {

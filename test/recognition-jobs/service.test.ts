@@ -77,6 +77,7 @@ test('a checkpoint the store cannot save fails the job (internal), nothing charg
       createOrGet: (j) => base.createOrGet(j),
       get: (id) => base.get(id),
       latestFor: (a, h) => base.latestFor(a, h),
+      listForAccount: (a, l, b) => base.listForAccount(a, l, b),
       unfinished: () => base.unfinished(),
       update: (id, p, from) => base.update(id, p, from),
       claim: (ids, w, n, u) => base.claim(ids, w, n, u),

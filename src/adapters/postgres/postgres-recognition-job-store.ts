@@ -42,6 +42,17 @@ export class PostgresRecognitionJobStore implements RecognitionJobStore {
     return rows[0] ? rowToJob(rows[0]) : null;
   }
 
+  async listForAccount(accountId: number, limit: number, beforeId?: string): Promise<RecognitionJob[]> {
+    const { rows } =
+      beforeId === undefined
+        ? await this.pool.query<JobRow>('SELECT * FROM recognition_jobs WHERE account_id = $1 ORDER BY seq DESC LIMIT $2', [accountId, limit])
+        : await this.pool.query<JobRow>(
+            'SELECT * FROM recognition_jobs WHERE account_id = $1 AND seq < (SELECT seq FROM recognition_jobs WHERE id = $2 AND account_id = $1) ORDER BY seq DESC LIMIT $3',
+            [accountId, beforeId, limit],
+          );
+    return rows.map(rowToJob);
+  }
+
   async unfinished(): Promise<RecognitionJob[]> {
     const { rows } = await this.pool.query<JobRow>("SELECT * FROM recognition_jobs WHERE status IN ('pending', 'processing') ORDER BY seq");
     return rows.map(rowToJob);

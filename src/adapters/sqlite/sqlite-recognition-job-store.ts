@@ -47,6 +47,17 @@ export class SqliteRecognitionJobStore implements RecognitionJobStore {
     return r ? rowToJob(r) : null;
   }
 
+  async listForAccount(accountId: number, limit: number, beforeId?: string): Promise<RecognitionJob[]> {
+    const rows = (
+      beforeId === undefined
+        ? this.#s.q('SELECT * FROM recognition_jobs WHERE account_id = ? ORDER BY seq DESC LIMIT ?').all(accountId, limit)
+        : this.#s
+            .q('SELECT * FROM recognition_jobs WHERE account_id = ? AND seq < (SELECT seq FROM recognition_jobs WHERE id = ? AND account_id = ?) ORDER BY seq DESC LIMIT ?')
+            .all(accountId, beforeId, accountId, limit)
+    ) as JobRow[];
+    return rows.map(rowToJob);
+  }
+
   async unfinished(): Promise<RecognitionJob[]> {
     const rows = this.#s.q("SELECT * FROM recognition_jobs WHERE status IN ('pending', 'processing') ORDER BY seq").all() as JobRow[];
     return rows.map(rowToJob);

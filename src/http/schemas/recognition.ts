@@ -44,6 +44,14 @@ export const RecognitionResult = Type.Object(
   { $id: 'RecognitionResult', additionalProperties: false },
 );
 
+export const RecognitionJobList = Type.Object(
+  {
+    jobs: Type.Array(ref(RecognitionJob), { description: 'The caller\'s jobs, newest first.' }),
+    next_before: Nullable(Type.String(), { description: 'Pass as `before` for the next page; null on the last page.' }),
+  },
+  { $id: 'RecognitionJobList', additionalProperties: false },
+);
+
 export const RecognitionFormats = Type.Object(
   {
     formats: Type.Array(
@@ -64,4 +72,4 @@ export const RecognitionFormats = Type.Object(
   { $id: 'RecognitionFormats', additionalProperties: false },
 );
 
-export const RECOGNITION_SCHEMAS = [RecognitionStatus, RecognitionJobError, RecognitionJob, RecognitionResult, RecognitionFormats];
+export const RECOGNITION_SCHEMAS = [RecognitionStatus, RecognitionJobError, RecognitionJob, RecognitionJobList, RecognitionResult, RecognitionFormats];

@@ -1,6 +1,6 @@
 // /v1/recognitions (interface: Recognition; docs/recognition.md "Jobs"): submit one PDF, EPUB or DJVU
 // as multipart/form-data (part `file`), poll the job, fetch the result (JSON, or Markdown alone with
-// `Accept: text/markdown`), cancel, and list the formats this machine converts. The routes live in
+// `Accept: text/markdown`), cancel, list one's jobs and the formats this machine converts. The routes live in
 // their own encapsulated scope: only here is multipart/form-data parsed, and any other body type is
 // refused with 415 naming what to send.
 import fastifyMultipart from '@fastify/multipart';
@@ -11,7 +11,7 @@ import type { RecognitionJob } from '../../../ports/recognition-job-store.js';
 import type { RecognitionJobService, StagedUpload } from '../../../recognition-jobs/index.js';
 import type { HttpDeps } from '../../deps.js';
 import { errorResponses, ref } from '../../schemas/common.js';
-import { RecognitionFormats, RecognitionJob as RecognitionJobSchema, RecognitionResult } from '../../schemas/recognition.js';
+import { RecognitionFormats, RecognitionJob as RecognitionJobSchema, RecognitionJobList, RecognitionResult } from '../../schemas/recognition.js';
 import { principalOf } from '../../server.js';
 
 /** The multipart part that carries the document. */
@@ -142,6 +142,29 @@ export async function registerRecognitionRoutes(app: FastifyInstance, deps: Http
       },
     );
   });
+
+  app.get<{ Querystring: { limit: number; before?: string } }>(
+    '/v1/recognitions',
+    {
+      schema: {
+        summary: "The caller's recognition jobs, newest first.",
+        description: 'Page with `before` = `next_before` of the previous page. Not billed.',
+        tags: ['recognition'],
+        querystring: Type.Object(
+          {
+            limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Jobs per page, 1..100 (default 20).' }),
+            before: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'A job id from the previous page (`next_before`).' })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: ref(RecognitionJobList), ...errorResponses(401, 422, 429, 500) },
+      },
+    },
+    async (request) => {
+      const r = await jobs.list(principalOf(request), request.query.limit, request.query.before);
+      return { jobs: r.jobs.map(toWireJob), next_before: r.nextBefore };
+    },
+  );
 
   app.get(
     '/v1/recognitions/formats',
