@@ -392,7 +392,11 @@ export class RecognitionJobService {
           // Either way the checkpoints stay for a later run.
           return this.#pool.abortCause(sha256) === 'unwanted' ? [] : run.jobs();
         }
-        if (isRecognitionError(e)) return this.#failAll(run.jobs(), { code: e.code, message: `${e.message}; nothing was charged.` });
+        if (isRecognitionError(e)) {
+          // A file that cannot be read will not be resumed: its checkpoints (if any) go.
+          if (PERMANENT_FAILURES.has(e.code)) await store.deleteCheckpoints(sha256);
+          return this.#failAll(run.jobs(), { code: e.code, message: `${e.message}; nothing was charged.` });
+        }
         this.#d.report(e, `recognition of ${sha256} failed unexpectedly`);
         return this.#failAll(run.jobs(), { code: 'internal', message: 'The conversion failed unexpectedly; nothing was charged. Submit the file again, or report the job id.' });
       }
