@@ -306,7 +306,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   const metricsRegistry = new Registry();
   collectDefaultMetrics({ register: metricsRegistry, prefix: 'lectern_' });
 
-  // Recognition jobs: a FIFO pool of in-process workers over the job store (ADR 0035).
+  // Recognition jobs: a FIFO pool over the job store, a worker thread per conversion (ADR 0035).
   const jobOutcomes = new Counter({
     name: 'lectern_recognition_jobs_total',
     help: 'Recognition jobs that reached a final state, by outcome (completed, failed, cancelled) and reason (failure code).',
