@@ -350,6 +350,14 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       this.set(recognitions.stats().running);
     },
   });
+  new Gauge({
+    name: 'lectern_recognition_jobs_in_progress',
+    help: 'Recognition jobs held by this instance, queued or converting (jobs of one content share a conversion).',
+    registers: [metricsRegistry],
+    collect() {
+      this.set(recognitions.stats().jobs);
+    },
+  });
   new Gauge({ name: 'lectern_recognition_workers', help: 'Recognition worker pool size.', registers: [metricsRegistry] }).set(recognitions.workers);
 
   const mcp: McpHandler = new McpEndpoint({
