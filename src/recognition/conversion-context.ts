@@ -17,13 +17,15 @@ export class ConversionContext {
   readonly backends = new Set<string>();
   readonly started: number;
   ocrPages = 0;
+  #sha256: string | (() => string);
 
   constructor(
     readonly runner: ProcessRunner,
     readonly workspace: Workspace,
     readonly limits: RecognitionLimits,
     readonly format: DocumentFormat,
-    readonly sha256: string,
+    /** The input's SHA-256 (hex), or a function computing it on first use (off the path to the first tool). */
+    sha256: string | (() => string),
     readonly resumed: Map<number, PageCheckpoint>,
     readonly now: () => number,
     readonly ocr: { readonly enabled: boolean; readonly languages: string },
@@ -33,6 +35,13 @@ export class ConversionContext {
     readonly pageConcurrency = 1,
   ) {
     this.started = now();
+    this.#sha256 = sha256;
+  }
+
+  /** The input's SHA-256 in hex. */
+  get sha256(): string {
+    if (typeof this.#sha256 !== 'string') this.#sha256 = this.#sha256();
+    return this.#sha256;
   }
 
   /** Records a warning (merged by code; pages accumulate). */

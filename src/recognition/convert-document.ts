@@ -69,7 +69,11 @@ export async function convertDocument(bytes: Uint8Array, options: ConvertOptions
   const missing: string[] = [];
   for (const t of REQUIRED_TOOLS[format]) if (!(await options.runner.probe(t))) missing.push(t);
   if (missing.length) throw new RecognitionError('format_unavailable', `converting ${format.toUpperCase()} needs ${missing.join(', ')}, which is not installed`, { missing: missing.join(',') });
-  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  // Hashing a large input takes milliseconds: unless checkpoints must be matched first, it is done once the
+  // first tools are running (the PDF backend asks for it then; everything else on first use).
+  const digest = (): string => createHash('sha256').update(bytes).digest('hex');
+  const resumeFrom = options.resumeFrom ?? [];
+  const sha256 = resumeFrom.length > 0 ? digest() : digest;
   const workspace = await options.runner.createWorkspace();
   const ctx = new ConversionContext(
     options.runner,
@@ -77,7 +81,7 @@ export async function convertDocument(bytes: Uint8Array, options: ConvertOptions
     limits,
     format,
     sha256,
-    usableCheckpoints(options.resumeFrom, sha256, format),
+    typeof sha256 === 'string' ? usableCheckpoints(resumeFrom, sha256, format) : new Map(),
     now,
     { enabled: options.ocr?.enabled ?? true, languages: (options.ocr?.languages ?? ['eng']).join('+') },
     options.signal,

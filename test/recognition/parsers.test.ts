@@ -51,6 +51,15 @@ test('mutool pages, info and outline', () => {
     { depth: 1, title: '1 Introduction', page: 1 },
     { depth: 2, title: '1.1 Scope', page: 2 },
   ]);
+  // What mutool 1.21 really prints for a nested outline: one marker, then one tab per depth level.
+  const nested = parseOutline('-\t"Intro \\"quoted\\""\t#page=1&zoom=100,0,0\n|\t\t"Sub é 日本"\t#page=2&view=Fit\n+\t\t"Line\\nbreak"\t#page=2\n|\t\t\t"Deep"\t#page=1\n|\t"Second"\thttps://example.org/\n');
+  assert.deepEqual(nested, [
+    { depth: 1, title: 'Intro "quoted"', page: 1 },
+    { depth: 2, title: 'Sub é 日本', page: 2 },
+    { depth: 2, title: 'Line break', page: 2 },
+    { depth: 3, title: 'Deep', page: 1 },
+    { depth: 1, title: 'Second', page: null },
+  ]);
 });
 
 test('tesseract TSV becomes lines in points with confidences; OSD gives the rotation', () => {

@@ -3,6 +3,7 @@
 // continued from the previous page belongs to the page where it starts); Markdown viewers hide them and
 // tools can split on them. Figures are `<!-- image -->` placeholders.
 import type { DocBlock } from '../structure/document-blocks.js';
+import { collapseWhitespace } from '../structure/patterns.js';
 
 /** Options of {@link renderMarkdown}. */
 export interface RenderOptions {
@@ -20,7 +21,7 @@ export function escapeLineStart(text: string): string {
   return text.replace(/^(#{1,6}\s|[-+*]\s|\d{1,9}[.)]\s|>|```|~~~|<!--)/, (m) => `\\${m}`);
 }
 
-const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\s+/g, ' ').trim();
+const cell = (s: string): string => collapseWhitespace(s.replace(/\|/g, '\\|')).trim();
 
 /** Renders blocks to Markdown. */
 export function renderMarkdown(blocks: readonly DocBlock[], options: RenderOptions = {}): string {
@@ -35,7 +36,7 @@ export function renderMarkdown(blocks: readonly DocBlock[], options: RenderOptio
     advance(b.page);
     switch (b.kind) {
       case 'heading':
-        parts.push(`${'#'.repeat(Math.max(1, Math.min(6, b.level)))} ${b.text.replace(/\s+/g, ' ').trim()}`);
+        parts.push(`${'#'.repeat(Math.max(1, Math.min(6, b.level)))} ${collapseWhitespace(b.text).trim()}`);
         break;
       case 'paragraph':
       case 'caption':

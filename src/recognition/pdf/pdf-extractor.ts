@@ -2,12 +2,14 @@
 // text layer in chunks of pages (`mutool convert -F stext.json`), each page judged usable or sent to OCR
 // (rendered with `mutool draw` at the scan's native resolution, recognised with tesseract).
 // A chunk that fails or times out is retried page by page, so one bad page costs only itself.
+import type { ToolResult } from '../../ports/process-runner.js';
 import { RecognitionError } from '../errors.js';
 import type { ConversionContext } from '../conversion-context.js';
 import type { PageExtraction } from '../layout-model.js';
 import { mapLimit } from '../map-limit.js';
 import { recognizePage } from '../ocr/ocr-engine.js';
-import { SHOW_PATHS, parsePagesXml, parseShowOutput, type PdfDocumentInfo, type PdfOutlineEntry, type PdfPageBox } from './pdf-info.js';
+import { SHOW_PATHS, SHOW_PATHS_WITH_BOXES, parsePagesXml, parseShowOutput, parseShowWithBoxes, type PdfDocumentInfo, type PdfOutlineEntry, type PdfPageBox } from './pdf-info.js';
+import { START_SCRIPT, START_SCRIPT_NAME } from './mutool-script.js';
 import { chooseDpi, nativeImagePpi } from './render-resolution.js';
 import { parseStextJson, parseStextPage, rtlShare, type StextPageContent } from './stext-parser.js';
 import { parseStextXml } from './stext-xml.js';
@@ -31,27 +33,56 @@ const text = (b: Uint8Array): string => Buffer.from(b).toString('utf8');
 /** Extracts every page of a PDF (reusing checkpointed pages), checkpointing each new page in order. */
 export async function extractPdf(bytes: Uint8Array, ctx: ConversionContext): Promise<PdfExtraction> {
   const ws = ctx.workspace;
-  await ws.writeFile(INPUT, bytes);
+  const resumed = ctx.resumed.size > 0;
+  await Promise.all([ws.writeFile(INPUT, bytes), resumed ? null : ws.writeFile(START_SCRIPT_NAME, new TextEncoder().encode(START_SCRIPT))]);
   await ctx.useTool('mutool');
   ctx.backends.add('mutool-stext');
   const t0 = ctx.now();
   const mem = { maxMemoryBytes: ctx.limits.maxToolMemoryBytes };
   const sig = ctx.signal ? { signal: ctx.signal } : {};
-  // The first chunk's text layer is extracted speculatively alongside the document facts (mutool clamps
-  // the range to the page count); it is discarded if the document turns out unreadable or resumed.
   const firstRange = Array.from({ length: CHUNK }, (_, i) => i + 1);
-  const speculative = ctx.resumed.size === 0 ? runStext(firstRange, ctx, true).catch(() => null) : null;
-  const [pagesRun, infoRun] = await Promise.all([
-    ws.run({ tool: 'mutool', args: ['pages', INPUT], timeoutMs: 60_000, ...mem, ...sig }),
-    ws.run({ tool: 'mutool', args: ['show', INPUT, ...SHOW_PATHS], timeoutMs: 60_000, maxStdoutBytes: 16 * 1024 * 1024, ...mem, ...sig }),
-  ]);
+  // One `mutool run` process prints the document facts and page boxes (as `mutool show` would) and
+  // extracts the first chunk's text layer speculatively (clamped to the page count; discarded if the
+  // document turns out unreadable). When its output is not clean (a password, a damaged page tree, a
+  // failing page) the separate calls below run instead, so their error handling sees what it always did.
+  let speculative: Promise<StextRun | null> | null = null;
+  let factsRun: ToolResult | null = null;
+  let fast: ReturnType<typeof parseShowWithBoxes> = null;
+  if (!resumed) {
+    const started = runStart(firstRange.length, ctx);
+    // The input's hash is computed while the tool runs, not before it starts (the spawn is done by now).
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    void ctx.sha256;
+    const start = await started;
+    ctx.checkCancelled();
+    if (start.stext.contents && isClean(start.run)) {
+      fast = parseShowWithBoxes(text(start.run.stdout));
+      if (fast) {
+        factsRun = start.run;
+        speculative = Promise.resolve(start.stext);
+      }
+    }
+  }
+  const showRun = (paths: readonly string[]): Promise<ToolResult> =>
+    ws.run({ tool: 'mutool', args: ['show', INPUT, ...paths], timeoutMs: 60_000, maxStdoutBytes: 16 * 1024 * 1024, ...mem, ...sig });
+  if (!fast) {
+    // Document facts and page boxes from one `mutool show` process; `mutool pages` and the plain
+    // `mutool show` are asked only when that output is not clean either.
+    factsRun = await showRun(SHOW_PATHS_WITH_BOXES);
+    void ctx.sha256;
+    ctx.checkCancelled();
+    fast = isClean(factsRun) ? parseShowWithBoxes(text(factsRun.stdout)) : null;
+  }
+  const [pagesRun, infoRun] = fast && factsRun
+    ? [factsRun, factsRun]
+    : await Promise.all([ws.run({ tool: 'mutool', args: ['pages', INPUT], timeoutMs: 60_000, ...mem, ...sig }), showRun(SHOW_PATHS)]);
   ctx.checkCancelled();
-  const stderr = pagesRun.stderr + infoRun.stderr;
+  const stderr = fast ? pagesRun.stderr : pagesRun.stderr + infoRun.stderr;
   if (/cannot authenticate password|needs a password|password/i.test(stderr) && pagesRun.exitCode !== 0) {
     throw new RecognitionError('encrypted_document', 'the PDF is protected by a password');
   }
-  const parsed = parsePagesXml(text(pagesRun.stdout));
-  const shown = parseShowOutput(text(infoRun.stdout));
+  const parsed = fast ? fast.boxes : parsePagesXml(text(pagesRun.stdout));
+  const shown = fast ?? parseShowOutput(text(infoRun.stdout));
   const info: PdfDocumentInfo = shown;
   if (pagesRun.timedOut || infoRun.timedOut) throw new RecognitionError('damaged_document', 'reading the page tree timed out');
   // mutool info's page count is authoritative; `mutool pages` may list phantom or missing pages.
@@ -170,7 +201,55 @@ interface ChunkResult {
   msPerPage: number;
 }
 
-async function runStext(pages: number[], ctx: ConversionContext, clamped = false): Promise<{ contents: StextPageContent[] | null; timedOut: boolean; repaired: boolean; ms: number }> {
+/** A text-layer extraction: the pages' contents (null when the run failed), whether it timed out, whether MuPDF repaired the file. */
+interface StextRun {
+  contents: StextPageContent[] | null;
+  timedOut: boolean;
+  repaired: boolean;
+  ms: number;
+}
+
+/** Whether a facts run's output can be trusted as is (no failure, no password or error message). */
+function isClean(r: ToolResult): boolean {
+  return r.exitCode === 0 && !r.timedOut && !r.outputLimitExceeded && !/error|password/i.test(r.stderr);
+}
+
+/** Runs the start script (see mutool-script.ts): the facts on stdout, the first `pages` pages' text layer. */
+async function runStart(pages: number, ctx: ConversionContext): Promise<{ run: ToolResult; stext: StextRun }> {
+  const out = 'stext-1-spec.json';
+  const timeout = Math.max(1000, Math.min(ctx.limits.pageTimeoutMs * pages, ctx.remainingMs()));
+  const t0 = ctx.now();
+  const run = await ctx.workspace.run({
+    tool: 'mutool',
+    args: ['run', START_SCRIPT_NAME, INPUT, out, String(pages)],
+    timeoutMs: timeout,
+    maxStdoutBytes: 16 * 1024 * 1024,
+    maxMemoryBytes: ctx.limits.maxToolMemoryBytes,
+    ...(ctx.signal ? { signal: ctx.signal } : {}),
+  });
+  const ms = ctx.now() - t0;
+  ctx.time('extract', ms);
+  return { run, stext: await readStext(out, pages, run, ms, ctx, true) };
+}
+
+/** Reads and parses a text-layer JSON file a mutool run wrote (and removes it). */
+async function readStext(out: string, pages: number, r: ToolResult, ms: number, ctx: ConversionContext, clamped: boolean): Promise<StextRun> {
+  ctx.checkCancelled();
+  // A pathological page (millions of glyphs) must not exhaust memory: 64 MiB of JSON per page at most.
+  const bytes = await ctx.workspace.readFile(out, 64 * 1024 * 1024 * pages);
+  await ctx.workspace.remove(out);
+  const repaired = /repair/i.test(r.stderr);
+  if (r.timedOut || r.exitCode !== 0 || !bytes) return { contents: null, timedOut: r.timedOut, repaired, ms };
+  try {
+    const contents = parseStextJson(text(bytes));
+    const ok = clamped ? contents.length > 0 && contents.length <= pages : contents.length === pages;
+    return { contents: ok ? contents : null, timedOut: false, repaired, ms };
+  } catch {
+    return { contents: null, timedOut: false, repaired, ms };
+  }
+}
+
+async function runStext(pages: number[], ctx: ConversionContext, clamped = false): Promise<StextRun> {
   const out = `stext-${pages[0]}${clamped ? '-spec' : ''}.json`;
   const range = pages.length === 1 ? String(pages[0]) : `${pages[0]}-${pages[pages.length - 1]}`;
   const timeout = Math.max(1000, Math.min(ctx.limits.pageTimeoutMs * pages.length, ctx.remainingMs()));
@@ -184,19 +263,7 @@ async function runStext(pages: number[], ctx: ConversionContext, clamped = false
   });
   const ms = ctx.now() - t0;
   ctx.time('extract', ms);
-  ctx.checkCancelled();
-  // A pathological page (millions of glyphs) must not exhaust memory: 64 MiB of JSON per page at most.
-  const bytes = await ctx.workspace.readFile(out, 64 * 1024 * 1024 * pages.length);
-  await ctx.workspace.remove(out);
-  const repaired = /repair/i.test(r.stderr);
-  if (r.timedOut || r.exitCode !== 0 || !bytes) return { contents: null, timedOut: r.timedOut, repaired, ms };
-  try {
-    const contents = parseStextJson(text(bytes));
-    const ok = clamped ? contents.length > 0 && contents.length <= pages.length : contents.length === pages.length;
-    return { contents: ok ? contents : null, timedOut: false, repaired, ms };
-  } catch {
-    return { contents: null, timedOut: false, repaired, ms };
-  }
+  return readStext(out, pages.length, r, ms, ctx, clamped);
 }
 
 async function extractChunk(pages: number[], ctx: ConversionContext): Promise<ChunkResult> {

@@ -54,25 +54,34 @@ export function parsePagesXml(text: string): PdfPageBox[] {
 export const SHOW_PATHS = ['trailer/Info', 'trailer/Encrypt', 'trailer/Root/Pages/Count', 'outline'] as const;
 
 /**
- * Parses `mutool show FILE trailer/Info trailer/Encrypt trailer/Root/Pages/Count outline`: each object is
- * printed in turn (`null` when absent, `N 0 obj ... endobj` for an indirect one), then the outline lines.
+ * The `mutool show` paths {@link parseShowWithBoxes} reads: the document facts, then each page's own
+ * MediaBox, CropBox and Rotate (`pages/*` walks the page tree in order), then the outline. One process
+ * instead of `mutool show` plus `mutool pages`: like `mutool pages`, `pages/*` reads the page dictionary
+ * itself (no inherited entries), so both give the same boxes.
  */
-export function parseShowOutput(text: string): PdfDocumentInfo & { readonly outline: PdfOutlineEntry[] } {
-  let i = 0;
-  const skipWs = (): void => {
-    while (i < text.length && /\s/.test(text[i]!)) i++;
-  };
+export const SHOW_PATHS_WITH_BOXES = ['trailer/Info', 'trailer/Encrypt', 'trailer/Root/Pages/Count', 'pages/*/MediaBox', 'pages/*/CropBox', 'pages/*/Rotate', 'outline'] as const;
+
+/** Reads the values `mutool show` prints one after another (`null`, a number, `[ ... ]`, `<< ... >>`, `N 0 obj ... endobj`). */
+class ShowReader {
+  i = 0;
+  constructor(readonly text: string) {}
+  skipWs(): void {
+    const t = this.text;
+    while (this.i < t.length && /\s/.test(t[this.i]!)) this.i++;
+  }
   /** Consumes one printed value; returns its source text. */
-  const value = (): string => {
-    skipWs();
-    const start = i;
-    const obj = /^\d+ \d+ obj\b/.exec(text.slice(i, i + 40));
+  value(): string {
+    const text = this.text;
+    this.skipWs();
+    const start = this.i;
+    const obj = /^\d+ \d+ obj\b/.exec(text.slice(this.i, this.i + 40));
     if (obj) {
-      const end = text.indexOf('endobj', i);
-      i = end < 0 ? text.length : end + 'endobj'.length;
-      return text.slice(start, i);
+      const end = text.indexOf('endobj', this.i);
+      this.i = end < 0 ? text.length : end + 'endobj'.length;
+      return text.slice(start, this.i);
     }
-    if (text.startsWith('<<', i)) {
+    if (text.startsWith('<<', this.i)) {
+      let i = this.i;
       let depth = 0;
       while (i < text.length) {
         if (text.startsWith('<<', i)) {
@@ -82,6 +91,10 @@ export function parseShowOutput(text: string): PdfDocumentInfo & { readonly outl
           depth--;
           i += 2;
           if (depth === 0) break;
+        } else if (text[i] === '<') {
+          // Skip a hex string: in compact output its closing '>' may touch the dictionary's '>>'.
+          const end = text.indexOf('>', i + 1);
+          i = end < 0 ? text.length : end + 1;
         } else if (text[i] === '(') {
           // Skip a literal string (parentheses inside it may be unbalanced only when escaped).
           let d = 0;
@@ -96,15 +109,18 @@ export function parseShowOutput(text: string): PdfDocumentInfo & { readonly outl
           i++;
         } else i++;
       }
+      this.i = i;
       return text.slice(start, i);
     }
-    while (i < text.length && text[i] !== '\n') i++;
-    return text.slice(start, i).trim();
-  };
-  const info = value();
-  const encrypt = value();
-  const count = value();
-  const rest = text.slice(i);
+    while (this.i < text.length && text[this.i] !== '\n') this.i++;
+    return text.slice(start, this.i).trim();
+  }
+  rest(): string {
+    return this.text.slice(this.i);
+  }
+}
+
+function documentInfo(info: string, encrypt: string, count: string, rest: string): PdfDocumentInfo & { readonly outline: PdfOutlineEntry[] } {
   const metadata: Record<string, string> = {};
   const dictStart = info.indexOf('<<');
   if (dictStart >= 0) for (const [k, v] of Object.entries(parseDictStrings(info, dictStart))) if (v.trim()) metadata[k] = v.trim();
@@ -115,6 +131,73 @@ export function parseShowOutput(text: string): PdfDocumentInfo & { readonly outl
     metadata,
     outline: parseOutline(rest),
   };
+}
+
+/**
+ * Parses `mutool show FILE trailer/Info trailer/Encrypt trailer/Root/Pages/Count outline`: each object is
+ * printed in turn (`null` when absent, `N 0 obj ... endobj` for an indirect one), then the outline lines.
+ */
+export function parseShowOutput(text: string): PdfDocumentInfo & { readonly outline: PdfOutlineEntry[] } {
+  const r = new ShowReader(text);
+  const info = r.value();
+  const encrypt = r.value();
+  const count = r.value();
+  return documentInfo(info, encrypt, count, r.rest());
+}
+
+/** A printed box value: `[ l b r t ]`, possibly as an indirect object; null when absent, undefined when unreadable. */
+function boxValue(v: string): number[] | null | undefined {
+  const body = v.replace(/^\d+ \d+ obj\b/, '').replace(/endobj$/, '').trim();
+  if (body === 'null') return null;
+  const m = /^\[\s*([-+\d.e]+)\s+([-+\d.e]+)\s+([-+\d.e]+)\s+([-+\d.e]+)\s*\]$/.exec(body);
+  if (!m) return undefined;
+  const n = m.slice(1, 5).map(Number);
+  return n.every(Number.isFinite) ? n : undefined;
+}
+
+/**
+ * Parses the output of `mutool show FILE` with {@link SHOW_PATHS_WITH_BOXES}: the document facts as
+ * {@link parseShowOutput} and the page boxes as {@link parsePagesXml} would give them. Returns null when
+ * the output is not exactly one MediaBox, CropBox and Rotate value per counted page (a damaged page
+ * tree, an unusual value): the caller then asks `mutool pages`.
+ */
+export function parseShowWithBoxes(text: string): (PdfDocumentInfo & { readonly outline: PdfOutlineEntry[]; readonly boxes: PdfPageBox[] }) | null {
+  const r = new ShowReader(text);
+  const info = r.value();
+  const encrypt = r.value();
+  const count = r.value();
+  if (!/^\d+$/.test(count)) return null;
+  const n = Number(count);
+  if (n < 1 || n > 1_000_000) return null;
+  const media: (number[] | null)[] = [];
+  const crop: (number[] | null)[] = [];
+  const rotation: number[] = [];
+  for (const list of [media, crop]) {
+    for (let k = 0; k < n; k++) {
+      const b = boxValue(r.value());
+      if (b === undefined) return null;
+      list.push(b);
+    }
+  }
+  for (let k = 0; k < n; k++) {
+    const v = r.value().replace(/^\d+ \d+ obj\b/, '').replace(/endobj$/, '').trim();
+    if (v === 'null') rotation.push(0);
+    else if (/^-?\d+$/.test(v)) rotation.push(Number(v));
+    else return null;
+  }
+  // The outline follows: its lines start with a depth marker, never with a value.
+  const rest = r.rest();
+  if (/^\s*(?:null|-?[\d[<])/.test(rest) && !/^\s*[|+-]\t/.test(rest)) return null;
+  const boxes: PdfPageBox[] = [];
+  for (let k = 0; k < n; k++) {
+    const [l, b, rr, t] = crop[k] ?? media[k] ?? [0, 0, 612, 792];
+    const rotate = ((rotation[k]! % 360) + 360) % 360;
+    let width = Math.abs(rr! - l!);
+    let height = Math.abs(t! - b!);
+    if (rotate === 90 || rotate === 270) [width, height] = [height, width];
+    boxes.push({ page: k + 1, width, height, rotate });
+  }
+  return { ...documentInfo(info, encrypt, count, rest), boxes };
 }
 
 /**
@@ -207,16 +290,24 @@ function decodeTextString(bytes: number[]): string {
   return String.fromCharCode(...bytes).replace(/\u0000/g, '');
 }
 
-/** Parses `mutool show FILE outline`: lines of `|` or `+`/`-` markers (one per depth level), a quoted title, a target. */
+/**
+ * Parses `mutool show FILE outline`: one line per entry, a marker (`|` a leaf, `+`/`-` an entry with
+ * children, closed or open), one tab per depth level, the quoted title (C escapes), a tab and the target.
+ * A run of markers (`||`) is also read as the depth.
+ */
 export function parseOutline(text: string): PdfOutlineEntry[] {
   const out: PdfOutlineEntry[] = [];
   for (const raw of text.split('\n')) {
-    const m = /^([|+\-\s]*?)\t?"((?:[^"\\]|\\.)*)"\t?(.*)$/.exec(raw.replace(/\r$/, ''));
+    const m = /^([|+-]*)([\t ]*)"((?:[^"\\]|\\.)*)"\t?(.*)$/.exec(raw.replace(/\r$/, ''));
     if (!m) continue;
-    const markers = (m[1] ?? '').replace(/\s/g, '');
-    const depth = Math.max(1, markers.length);
-    const title = m[2]!.replace(/\\(.)/g, '$1').trim();
-    const pm = /#page=(\d+)/.exec(m[3] ?? '');
+    const markers = m[1]!.length;
+    const tabs = (m[2]!.match(/\t/g) ?? []).length;
+    const depth = Math.max(1, markers > 1 ? markers : tabs);
+    const title = m[3]!
+      .replace(/\\(.)/g, (_, c: string) => (c === 'n' || c === 'r' || c === 't' ? ' ' : c))
+      .replace(/\s+/g, ' ')
+      .trim();
+    const pm = /#page=(\d+)/.exec(m[4] ?? '');
     if (title) out.push({ depth, title, page: pm ? Number(pm[1]) : null });
   }
   return out;

@@ -3,6 +3,7 @@
 // into visual lines here; runs separated by a wide gap stay apart (table cells, columns). MuPDF keeps
 // right-to-left scripts in visual order, so those runs are turned back into logical order.
 import type { Box, LayoutLine } from '../layout-model.js';
+import { collapseWhitespace } from '../structure/patterns.js';
 
 interface StextFont {
   name?: string;
@@ -46,6 +47,17 @@ interface Run {
   italic: boolean;
   mono: boolean;
   rtl: boolean;
+  /** Characters of `text` that are not white space (the weight of the run's style). */
+  chars: number;
+}
+
+export interface FontFlags {
+  weight: string | undefined;
+  style: string | undefined;
+  family: string | undefined;
+  bold: boolean;
+  italic: boolean;
+  mono: boolean;
 }
 
 const BOLD_RE = /bold|black|heavy|semibold|demi|[-,+]bd\b|cmbx|\bmedium\b/i;
@@ -54,6 +66,46 @@ const MONO_RE = /mono|courier|consol|typewriter|cmtt|menlo|inconsolata|sourcecod
 // Hebrew, Arabic, Syriac, Thaana, NKo and the Arabic presentation forms (Unicode 15, chapters 9-10).
 const RTL_CHAR = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]/;
 const RTL_COUNT = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]/g;
+const CONTROL_CHARS = /[\u0000-\u0008\u000b-\u001f]/;
+const CONTROL_CHARS_G = /[\u0000-\u0008\u000b-\u001f]/g;
+
+/** True for the characters `\s` matches (ECMA-262 WhiteSpace and LineTerminator). */
+function isSpaceCode(c: number): boolean {
+  return c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
+
+/** Number of UTF-16 code units of `text` that are not white space (as `text.replace(/\s/g, '').length`). */
+function nonSpaceLength(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) if (!isSpaceCode(text.charCodeAt(i))) n++;
+  return n;
+}
+
+/**
+ * Style flags per font: the font-name regular expressions run once per distinct font of a parse, not
+ * once per run (a 13-page paper has some 10 000 runs in a dozen fonts). Keyed by name, then matched on
+ * the other fields (no key string built per run).
+ */
+function fontFlags(f: StextFont, cache: Map<string, FontFlags[]>): FontFlags {
+  const name = f.name ?? '';
+  let list = cache.get(name);
+  if (!list) {
+    list = [];
+    cache.set(name, list);
+  }
+  for (const e of list) if (e.weight === f.weight && e.style === f.style && e.family === f.family) return e;
+  const e: FontFlags = {
+    weight: f.weight,
+    style: f.style,
+    family: f.family,
+    bold: f.weight === 'bold' || BOLD_RE.test(name),
+    italic: f.style === 'italic' || ITALIC_RE.test(name),
+    mono: f.family === 'monospace' || MONO_RE.test(name),
+  };
+  list.push(e);
+  return e;
+}
+
 const LTR_RUN = /[A-Za-z0-9\u00c0-\u024f][A-Za-z0-9\u00c0-\u024f.,:%/+\-_]*[A-Za-z0-9\u00c0-\u024f%]|[A-Za-z0-9]/g;
 
 /** Parses the JSON array mutool writes for a page range (one element per page). */
@@ -62,7 +114,8 @@ export function parseStextJson(json: string): StextPageContent[] {
   const pages: StextPage[] = Array.isArray(data)
     ? (data as StextPage[])
     : ((data as { pages?: StextPage[] } | null)?.pages ?? []);
-  return pages.map(parseStextPage);
+  const fonts = new Map<string, FontFlags[]>();
+  return pages.map((p) => parseStextPage(p, fonts));
 }
 
 /** Share of right-to-left letters among the letters of a page's lines (0..1). */
@@ -78,7 +131,7 @@ export function rtlShare(lines: readonly LayoutLine[]): number {
 }
 
 /** Converts one page object. */
-export function parseStextPage(page: StextPage): StextPageContent {
+export function parseStextPage(page: StextPage, fonts: Map<string, FontFlags[]> = new Map()): StextPageContent {
   const lines: LayoutLine[] = [];
   const images: Box[] = [];
   let blockIndex = 0;
@@ -91,14 +144,15 @@ export function parseStextPage(page: StextPage): StextPageContent {
     const runs: Run[] = [];
     for (const l of block.lines ?? []) {
       if (l.wmode === 1) continue; // vertical writing: kept out of the horizontal flow
-      const text = (l.text ?? '').replace(/[\u0000-\u0008\u000b-\u001f]/g, '');
+      const raw = l.text ?? '';
+      const text = CONTROL_CHARS.test(raw) ? raw.replace(CONTROL_CHARS_G, '') : raw;
       if (!l.bbox || text.length === 0) continue;
       // Rotated text (arXiv side stamps, vertical table headers) comes as a tall, narrow box: it is not
       // part of the horizontal reading flow.
       if (text.trim().length >= 4 && l.bbox.h > 3 * l.bbox.w) continue;
       const f = l.font ?? {};
-      const name = f.name ?? '';
       const size = f.size && f.size > 0 ? f.size : l.bbox.h * 0.8;
+      const flags = fontFlags(f, fonts);
       runs.push({
         text,
         x0: l.bbox.x,
@@ -107,10 +161,11 @@ export function parseStextPage(page: StextPage): StextPageContent {
         y1: l.bbox.y + l.bbox.h,
         baseline: l.y ?? l.bbox.y + l.bbox.h,
         size,
-        bold: f.weight === 'bold' || BOLD_RE.test(name),
-        italic: f.style === 'italic' || ITALIC_RE.test(name),
-        mono: f.family === 'monospace' || MONO_RE.test(name),
+        bold: flags.bold,
+        italic: flags.italic,
+        mono: flags.mono,
         rtl: RTL_CHAR.test(text),
+        chars: nonSpaceLength(text),
       });
     }
     for (const group of groupRuns(runs)) {
@@ -169,11 +224,13 @@ function sameRow(a: Run, b: Run): boolean {
 }
 
 function isRtlRow(row: Run[]): boolean {
+  // Runs without a right-to-left letter add nothing to the count: most rows have none at all.
+  if (!row.some((r) => r.rtl)) return false;
   let rtl = 0;
   let all = 0;
   for (const r of row) {
-    rtl += (r.text.match(RTL_COUNT) ?? []).length;
-    all += r.text.replace(/\s/g, '').length;
+    if (r.rtl) rtl += (r.text.match(RTL_COUNT) ?? []).length;
+    all += r.chars;
   }
   return all > 0 && rtl / all > 0.3;
 }
@@ -198,7 +255,7 @@ function buildLine(runs: Run[], block: number): LayoutLine | null {
     text += t;
     prev = r;
   }
-  text = text.replace(/\s+/g, ' ').trim();
+  text = collapseWhitespace(text).trim();
   if (!text) return null;
   // Dominant style by character count, ignoring raised or lowered small runs (footnote marks, indices).
   const weights = new Map<number, number>();
@@ -206,8 +263,16 @@ function buildLine(runs: Run[], block: number): LayoutLine | null {
   let italic = 0;
   let mono = 0;
   let chars = 0;
+  let x0 = Infinity;
+  let y0 = Infinity;
+  let x1 = -Infinity;
+  let y1 = -Infinity;
   for (const r of runs) {
-    const n = r.text.replace(/\s/g, '').length;
+    if (r.x0 < x0) x0 = r.x0;
+    if (r.y0 < y0) y0 = r.y0;
+    if (r.x1 > x1) x1 = r.x1;
+    if (r.y1 > y1) y1 = r.y1;
+    const n = r.chars;
     if (n === 0) continue;
     chars += n;
     weights.set(r.size, (weights.get(r.size) ?? 0) + n);
@@ -225,10 +290,10 @@ function buildLine(runs: Run[], block: number): LayoutLine | null {
   }
   return {
     text,
-    x0: Math.min(...runs.map((r) => r.x0)),
-    y0: Math.min(...runs.map((r) => r.y0)),
-    x1: Math.max(...runs.map((r) => r.x1)),
-    y1: Math.max(...runs.map((r) => r.y1)),
+    x0,
+    y0,
+    x1,
+    y1,
     size,
     // A line is bold when nearly all of it is: a bold run-in phrase does not make the line a heading.
     bold: chars > 0 && bold / chars > 0.8,

@@ -34,10 +34,16 @@ export function letterShare(text: string): number {
 
 const LETTER = /\p{L}/u;
 
+/** True for the characters `\s` matches (ECMA-262 WhiteSpace and LineTerminator). */
+function isSpaceCode(c: number): boolean {
+  return c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
+
 /** Classifies a page from its lines and images. */
 export function judgeTextLayer(lines: readonly LayoutLine[], images: readonly Box[], width: number, height: number): TextLayerVerdict {
   const text = lines.map((l) => l.text).join(' ');
-  const chars = text.replace(/\s/g, '').length;
+  let chars = 0;
+  for (let i = 0; i < text.length; i++) if (!isSpaceCode(text.charCodeAt(i))) chars++;
   const pageArea = Math.max(1, width * height);
   const imageArea = images.reduce((s, b) => s + Math.max(0, b.x1 - b.x0) * Math.max(0, b.y1 - b.y0), 0);
   if (chars < 20 && imageArea >= 0.3 * pageArea) return 'image-only';

@@ -41,6 +41,8 @@ export function textStatistics(text: string): TextStatistics {
     }
   }
   const tokens = text.split(/\s+/).filter(Boolean);
+  // Lower-casing never adds or removes white space, so the lower-cased text splits into the same tokens.
+  const lowered = text.toLowerCase().split(/\s+/).filter(Boolean);
   let single = 0;
   for (const t of tokens) if ((t.length === 1 || (t.length === 2 && t.codePointAt(0)! > 0xffff)) && LETTER.test(t)) single++;
   return {
@@ -49,7 +51,7 @@ export function textStatistics(text: string): TextStatistics {
     garbageRatio: round(characters ? garbage / characters : 0),
     letterRatio: round(characters ? letters / characters : 0),
     singleCharTokenRatio: round(tokens.length ? single / tokens.length : 0),
-    longestRepeatedNgram: longestRepeat(tokens),
+    longestRepeatedNgram: longestRepeat(tokens, lowered.length === tokens.length ? lowered : undefined),
     language: guessLanguage(text.length > 50_000 ? text.slice(0, 50_000) : text),
     rtlRatio: round(letters ? rtl / letters : 0),
   };
@@ -60,26 +62,32 @@ const round = (x: number): number => Math.round(x * 10000) / 10000;
 /**
  * Longest word n-gram (n <= 200) occurring at least twice, found by binary search on n (if an n-gram
  * repeats, so does an (n-1)-gram) with a rolling hash per n (Karp-Rabin): O(words x log 200).
+ * `lowered` may pass the tokens already lower-cased (one `toLowerCase` of the whole text is cheaper
+ * than one per token); it must align with `tokens`.
  */
-export function longestRepeat(tokens: readonly string[]): TextStatistics['longestRepeatedNgram'] {
-  const ids = new Map<string, number>();
-  const seq = tokens.map((t) => {
-    const k = t.toLowerCase();
-    let id = ids.get(k);
-    if (id === undefined) {
-      id = ids.size + 1;
-      ids.set(k, id);
-    }
-    return id;
-  });
+export function longestRepeat(tokens: readonly string[], lowered?: readonly string[]): TextStatistics['longestRepeatedNgram'] {
+  const len = tokens.length;
+  // Each word is represented by a 32-bit FNV-1a hash of its lower-cased form (a loop over char codes is
+  // several times cheaper than interning 10 000 fresh strings in a Map); equal hashes are confirmed on
+  // the words themselves, so a hash collision never makes two different n-grams equal.
+  const low = lowered ?? tokens.map((t) => t.toLowerCase());
+  const seq = new Int32Array(len);
+  for (let i = 0; i < len; i++) {
+    const w = low[i]!;
+    let h = 0x811c9dc5 | 0;
+    for (let k = 0; k < w.length; k++) h = Math.imul(h ^ w.charCodeAt(k), 0x01000193);
+    seq[i] = h;
+  }
   const B1 = 1_000_003;
   const B2 = 998_244_353 % 65_521;
   const same = (a: number, b: number, n: number): boolean => {
-    for (let k = 0; k < n; k++) if (seq[a + k] !== seq[b + k]) return false;
+    for (let k = 0; k < n; k++) if (seq[a + k] !== seq[b + k] || low[a + k] !== low[b + k]) return false;
     return true;
   };
-  // Hash of every n-gram, rolled (Karp-Rabin with two bases packed into one safe integer).
-  const hashes = (n: number, visit: (key: number, start: number) => boolean): void => {
+  // Hash keys of every n-gram, rolled (Karp-Rabin with two bases packed into one 30-bit integer, a fast
+  // Map key and table slot); equal keys are confirmed word by word. keys[s] is the n-gram starting at s.
+  const keysOf = new Int32Array(len);
+  const hashAll = (n: number): number => {
     let p1 = 1;
     let p2 = 1;
     for (let i = 0; i < n - 1; i++) {
@@ -88,46 +96,48 @@ export function longestRepeat(tokens: readonly string[]): TextStatistics['longes
     }
     let h1 = 0;
     let h2 = 0;
-    for (let i = 0; i < seq.length; i++) {
+    for (let i = 0; i < len; i++) {
       if (i >= n) {
         h1 = (h1 - Math.imul(seq[i - n]!, p1)) | 0;
         h2 = (h2 - Math.imul(seq[i - n]!, p2)) | 0;
       }
       h1 = (Math.imul(h1, B1) + seq[i]!) | 0;
       h2 = (Math.imul(h2, B2) + seq[i]!) | 0;
-      // 30-bit keys stay small integers (fast Map keys); equal keys are confirmed word by word.
-      if (i >= n - 1 && !visit((h1 ^ Math.imul(h2, 0x9e3779b1)) & 0x3fffffff, i - n + 1)) return;
+      if (i >= n - 1) keysOf[i - n + 1] = (h1 ^ Math.imul(h2, 0x9e3779b1)) & 0x3fffffff;
     }
+    return len - n + 1;
   };
-  // Does some n-gram occur twice without overlap? Stops at the first one. An open-addressing table of
-  // typed arrays (first start + 1 per slot) avoids Map overhead on long documents.
-  const size = 1 << Math.ceil(Math.log2(Math.max(16, seq.length * 2)));
+  // Does some n-gram occur twice without overlap? An open-addressing table of typed arrays (first start
+  // + 1 per slot) avoids Map overhead on long documents.
+  const size = 1 << Math.ceil(Math.log2(Math.max(16, len * 2)));
+  const mask = size - 1;
   const keys = new Int32Array(size);
   const firsts = new Int32Array(size);
   const exists = (n: number): boolean => {
-    if (n > seq.length) return false;
+    if (n > len) return false;
     firsts.fill(0);
-    let found = false;
-    hashes(n, (key, start) => {
-      let slot = key & (size - 1);
+    const count = hashAll(n);
+    for (let start = 0; start < count; start++) {
+      const key = keysOf[start]!;
+      let slot = key & mask;
       for (;;) {
         const f = firsts[slot]!;
         if (f === 0) {
           keys[slot] = key;
           firsts[slot] = start + 1;
-          return true;
+          break;
         }
         if (keys[slot] === key && same(f - 1, start, n)) {
-          if (start >= f - 1 + n) found = true;
-          return !found;
+          if (start >= f - 1 + n) return true;
+          break;
         }
-        slot = (slot + 1) & (size - 1);
+        slot = (slot + 1) & mask;
       }
-    });
-    return found;
+    }
+    return false;
   };
   let lo = 1;
-  let hi = Math.min(200, seq.length);
+  let hi = Math.min(200, len);
   let bestN = 0;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
@@ -138,17 +148,35 @@ export function longestRepeat(tokens: readonly string[]): TextStatistics['longes
   }
   let best: { n: number; start: number; count: number } | null = null;
   if (bestN > 0) {
-    const seen = new Map<number, { start: number; count: number; last: number }>();
-    hashes(bestN, (key, start) => {
-      const s = seen.get(key);
-      if (!s) seen.set(key, { start, count: 1, last: start });
-      else if (start >= s.last + bestN && same(s.start, start, bestN)) {
-        s.count++;
-        s.last = start;
-        if (!best || s.count > best.count) best = { n: bestN, start: s.start, count: s.count };
+    // Occurrences (without overlap) per distinct key, in the same typed table: first start + 1, count, last start.
+    const counts = new Int32Array(size);
+    const lasts = new Int32Array(size);
+    firsts.fill(0);
+    const count = hashAll(bestN);
+    for (let start = 0; start < count; start++) {
+      const key = keysOf[start]!;
+      let slot = key & mask;
+      for (;;) {
+        const f = firsts[slot]!;
+        if (f === 0) {
+          keys[slot] = key;
+          firsts[slot] = start + 1;
+          counts[slot] = 1;
+          lasts[slot] = start;
+          break;
+        }
+        if (keys[slot] === key) {
+          // Same key as the first n-gram that had it: counted when it is the same words and does not overlap.
+          if (start >= lasts[slot]! + bestN && same(f - 1, start, bestN)) {
+            counts[slot] = counts[slot]! + 1;
+            lasts[slot] = start;
+            if (!best || counts[slot]! > best.count) best = { n: bestN, start: f - 1, count: counts[slot]! };
+          }
+          break;
+        }
+        slot = (slot + 1) & mask;
       }
-      return true;
-    });
+    }
   }
   const b = best as { n: number; start: number; count: number } | null;
   if (!b) return null;

@@ -3,8 +3,26 @@
 // form is attested, the fragment is a prefix that takes a hyphen ("non-governmental", "self-attention"),
 // or the continuation starts with a capital or digit ("COVID-19", "Pre-Digital").
 
+import { collapseWhitespace } from './patterns.js';
+
 /** Prefixes that normally keep their hyphen in English compounds. */
 const HYPHEN_PREFIXES = new Set(['non', 'self', 'well', 'cross', 'half', 'ill', 'all', 'ex', 'quasi', 'semi', 'multi', 'co', 'anti', 'pre', 'post', 'state', 'end', 'real', 'long', 'short', 'high', 'low', 'fine', 'open', 'one', 'two', 'three', 'sub', 'inter', 'intra', 'meta', 'pseudo', 'over', 'under', 'first', 'second', 'third', 'top', 'in']);
+
+const WORD_CHAR_RE = /^[\p{L}\p{N}]$/u;
+const wordCache = new Map<number, boolean>();
+
+/** Length in UTF-16 units (1 or 2) of the letter or digit at `i`, or 0 when it is neither. */
+function wordCharLength(t: string, i: number): number {
+  const c = t.charCodeAt(i);
+  if (c < 128) return (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || (c >= 65 && c <= 90) ? 1 : 0;
+  const cp = c >= 0xd800 && c < 0xdc00 && i + 1 < t.length ? t.codePointAt(i)! : c;
+  let yes = wordCache.get(cp);
+  if (yes === undefined) {
+    yes = WORD_CHAR_RE.test(String.fromCodePoint(cp));
+    if (wordCache.size < 65_536) wordCache.set(cp, yes);
+  }
+  return yes ? (cp > 0xffff ? 2 : 1) : 0;
+}
 
 const CJK_RE = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]/;
 
@@ -13,9 +31,36 @@ export class Vocabulary {
   readonly #words = new Set<string>();
   /** Adds every word (letters, digits, inner hyphens) of a text, lower-cased. */
   add(text: string): void {
-    for (const m of text.toLowerCase().matchAll(/[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)*/gu)) {
-      this.#words.add(m[0]);
-      if (m[0].includes('-')) for (const part of m[0].split('-')) this.#words.add(part);
+    // Same words as matching /[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)*/gu over the lower-cased text, found with
+    // one pass over char codes (ASCII decided inline, other code points by a cached property test): a
+    // regular expression with Unicode property classes costs several times more per character.
+    const t = text.toLowerCase();
+    const n = t.length;
+    let i = 0;
+    while (i < n) {
+      // Skip to the start of a word.
+      let w = wordCharLength(t, i);
+      if (w === 0) {
+        i++;
+        continue;
+      }
+      const start = i;
+      let hyphen = false;
+      for (;;) {
+        i += w;
+        while (i < n && (w = wordCharLength(t, i)) > 0) i += w;
+        // A single hyphen followed by a word character continues the word.
+        if (i + 1 < n && t.charCodeAt(i) === 45 && wordCharLength(t, i + 1) > 0) {
+          hyphen = true;
+          i++;
+          w = wordCharLength(t, i);
+          continue;
+        }
+        break;
+      }
+      const word = t.slice(start, i);
+      this.#words.add(word);
+      if (hyphen) for (const part of word.split('-')) this.#words.add(part);
     }
   }
   has(word: string): boolean {
@@ -65,9 +110,25 @@ export function joinLines(prev: string, next: string, vocab?: Vocabulary): strin
 
 const isSpace = (c: number): boolean => c === 32 || c === 9 || c === 10 || c === 13 || c === 0xa0;
 
-/** Joins the lines of a paragraph. */
+/**
+ * Joins the lines of a paragraph: the same text as folding {@link joinLines} over them, in linear time.
+ * Folding re-reads (and so flattens) the whole text joined so far at every line, which is quadratic in
+ * the paragraph's length; joinLines only looks at the last 80 characters before a break once trailing
+ * white space is gone, so each line's trailing white space is dropped first (the next join would drop it)
+ * and older text is set aside in parts.
+ */
 export function joinParagraph(lines: readonly string[], vocab?: Vocabulary): string {
-  let text = '';
-  for (const l of lines) text = joinLines(text, l, vocab);
-  return text.replace(/\s+/g, ' ').trim();
+  const parts: string[] = [];
+  let cur = '';
+  for (const l of lines) {
+    let end = l.length;
+    while (end > 0 && isSpace(l.charCodeAt(end - 1))) end--;
+    cur = joinLines(cur, end === l.length ? l : l.slice(0, end), vocab);
+    if (cur.length > 1024) {
+      parts.push(cur.slice(0, cur.length - 256));
+      cur = cur.slice(cur.length - 256);
+    }
+  }
+  parts.push(cur);
+  return collapseWhitespace(parts.join('')).trim();
 }

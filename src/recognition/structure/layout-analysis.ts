@@ -75,6 +75,9 @@ type Classified =
   | { kind: 'table'; page: number; rows: string[][] }
   | { kind: 'figure'; page: number };
 
+/** Four letters anywhere in a text (as `(t.match(/\p{L}/gu) ?? []).length >= 4`, without the array). */
+const AT_LEAST_4_LETTERS_RE = /(?:\p{L}[^\p{L}]*){4}/su;
+
 const norm = (s: string): string => s.toLowerCase().normalize('NFKC').replace(/[^\p{L}\p{N}]+/gu, '');
 
 /** Character-weighted dominant line size over all pages, rounded to 0.5 pt. */
@@ -191,7 +194,7 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
     const t = text.trim();
     if (t.length === 0 || t.length > 160 || raw.lines.length > 3 || !/\p{L}/u.test(t)) return null;
     // Table cells and marks ("X X", "*JOBCTL") are not headings: ask for a word of two letters and four letters in all.
-    if (!/\p{L}{2}/u.test(t) || (t.match(/\p{L}/gu) ?? []).length < 4 || /[<>{}=]/.test(t)) return null;
+    if (!/\p{L}{2}/u.test(t) || !AT_LEAST_4_LETTERS_RE.test(t) || /[<>{}=]/.test(t)) return null;
     const page = raw.page;
     const ratio = size / body;
     const numbered = SECTION_NUMBER_RE.exec(t);

@@ -3,6 +3,7 @@
 // Repetition across pages is the signal used by most layout-analysis tools (e.g. pdfplumber/GROBID
 // "header/footer" heuristics); margins alone are not enough because first lines of body text sit there too.
 import type { LayoutLine, PageExtraction } from '../layout-model.js';
+import { collapseWhitespace } from './patterns.js';
 
 /** Fraction of the page height that counts as the top or bottom margin. */
 const MARGIN = 0.1;
@@ -13,7 +14,7 @@ const PAGE_NUMBER_RE = /^(?:page\s*)?[-–—(\[]?\s*(?:\d{1,4}|[ivxlcdm]{1,6})\
 
 /** Text key for repetition: lower case, digits masked, spaces collapsed. */
 export function runningKey(text: string): string {
-  return text.toLowerCase().replace(/\d+/g, '#').replace(/\s+/g, ' ').trim();
+  return collapseWhitespace(text.toLowerCase().replace(/\d+/g, '#')).trim();
 }
 
 /** Result of {@link removeRunningLines}. */
