@@ -3,7 +3,7 @@
 // field-weighted, plus the phrase bonus for phrase occurrences starting in the chunk.
 // Used for every hit's passages (snippet anchors) and, in `passages` ranking mode, for MaxP ranking.
 import { matchPhrase } from './phrase-match.js';
-import { PostingCursor } from './postings-cursor.js';
+import { PostingCursor, searchArena } from './postings-cursor.js';
 import type { SearchPlan } from './searcher.js';
 import type { Segment } from './segment.js';
 import { NF } from './segment-writer.js';
@@ -33,7 +33,7 @@ export class PassageScorer {
     let c = this.#cursors.get(bytes);
     if (c === undefined) {
       const t = this.#seg.findTerm(bytes);
-      c = t < 0 ? null : new PostingCursor(this.#seg, t);
+      c = t < 0 ? null : new PostingCursor(this.#seg, t, searchArena);
       this.#cursors.set(bytes, c);
     }
     if (c === null) return null;

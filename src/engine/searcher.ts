@@ -1,8 +1,8 @@
 // Query execution over a snapshot of segments. Three strategies, chosen per query:
-// - words only, no set filter: document-at-a-time MaxScore (Turtle & Flood 1995) with block-max bounds
-//   (Ding & Suel 2011; Chakrabarti et al. 2011): clauses whose summed upper bounds cannot reach the
-//   current k-th score become non-essential and are only probed; whole blocks whose block-max bound
-//   cannot reach it are skipped without decoding. Common terms therefore never cost a full scan.
+// - words only, no set filter: windowed block-max MaxScore (maxscore.ts; Turtle & Flood 1995, Ding & Suel
+//   2011, Lucene's MaxScoreBulkScorer): per window of doc ids, clauses whose summed block-max bounds cannot
+//   reach the current k-th score are non-essential and only probed; essential clauses are scored
+//   term-at-a-time into the window; windows and blocks that cannot reach it are skipped undecoded.
 // - required phrases and/or a set filter (ids, citing, ISSNs, URI prefixes): a conjunctive driver
 //   (leapfrog over the phrase slots, or the candidate list) verifies positions and scores every match
 //   (matches are few, so counting is exact).
@@ -11,7 +11,8 @@
 // ties are broken by external id (ascending), so rankings and pages are deterministic.
 import { Clause, idf, type ScoringParams } from './bm25f.js';
 import { compileFilter, type SegmentFilter } from './filters.js';
-import { END, PostingCursor, type FieldNorms } from './postings-cursor.js';
+import { runWindowedMaxScore } from './maxscore.js';
+import { END, PostingCursor, searchArena, type FieldNorms } from './postings-cursor.js';
 import type { ParsedQuery } from './query-parser.js';
 import { utf8, type Segment } from './segment.js';
 import { NF } from './segment-writer.js';
@@ -365,7 +366,7 @@ function prepareSegment(plan: SearchPlan, ss: SnapshotSegment, si: number): SegR
     for (const b of c.bytes) {
       const t = seg.findTerm(b);
       if (t >= 0) {
-        const cur = new PostingCursor(seg, t);
+        const cur = new PostingCursor(seg, t, searchArena);
         cur.boundScale = scale;
         cursors.push(cur);
       }
@@ -381,7 +382,7 @@ function prepareSegment(plan: SearchPlan, ss: SnapshotSegment, si: number): SegR
         const cursors: PostingCursor[] = [];
         for (const b of s.bytes) {
           const t = seg.findTerm(b);
-          if (t >= 0) cursors.push(new PostingCursor(seg, t));
+          if (t >= 0) cursors.push(new PostingCursor(seg, t, searchArena));
         }
         if (cursors.length === 0) return null; // a required phrase cannot match here
         slots.push(new SlotGroup(cursors, s.offset));
@@ -396,140 +397,6 @@ function canonicalSum(contrib: Float64Array): number {
   let s = 0;
   for (let i = 0; i < contrib.length; i++) s += contrib[i]!;
   return s;
-}
-
-function runMaxScore(run: SegRun, heap: TopK, prune: boolean, ctr: SegmentCounters): void {
-  const cs = run.clauses.filter((c): c is Clause => c !== null).sort((a, b) => a.ub - b.ub || a.index - b.index);
-  const n = cs.length;
-  if (n === 0) return;
-  const prefix = new Float64Array(n);
-  let acc = 0;
-  for (let i = 0; i < n; i++) prefix[i] = acc += cs[i]!.ub;
-  const contrib = run.contrib;
-  const nContrib = contrib.length;
-  const { allowed, trivial } = run.filter;
-  const seg = run.seg;
-  const si = run.si;
-  const out = { last: 0 };
-  // theta: score of the k-th hit once the heap is full; a bound "can enter" when bound >= theta up to
-  // a relative slack of 1e-9 (float rounding of bounds vs scores; ties may still win on id)
-  let theta = heap.full ? heap.heap[0]!.score : -Infinity;
-  const can = (bound: number): boolean => bound + Math.abs(bound) * 1e-9 + 1e-12 >= theta;
-  let firstEss = 0;
-  if (prune) while (firstEss < n && !can(prefix[firstEss]!)) firstEss++;
-  for (const c of cs) c.nextDoc();
-  let exact = true;
-  let regionEnd = -1;
-  let candidates = 0;
-  let scored = 0;
-  const essScore = new Float64Array(n);
-  const norms = run.clauses.find((c) => c !== null)!.norms;
-  /** Moves the essential clauses past d; one essential single-term clause takes the competitive fast path. */
-  const advanceEssentials = (d: number): void => {
-    if (prune && theta !== -Infinity && firstEss === n - 1) {
-      const c = cs[n - 1]!;
-      const one = c.single;
-      if (one !== null) {
-        if (c.doc === d) c.doc = one.nextCompetitive(c.docNorm, norms, c.mult, c.k1, n >= 2 ? prefix[n - 2]! : 0, theta);
-        return;
-      }
-    }
-    for (let i = firstEss; i < n; i++) if (cs[i]!.doc === d) cs[i]!.nextDoc();
-  };
-  let skippedBlocks = 0;
-  for (;;) {
-    if (firstEss >= n) {
-      exact = false;
-      break;
-    }
-    let d = END;
-    for (let i = firstEss; i < n; i++) {
-      const x = cs[i]!.doc;
-      if (x < d) d = x;
-    }
-    if (d === END) break;
-    if (prune && theta !== -Infinity && d > regionEnd) {
-      // block-max bound of every clause around d; valid for all docs up to the shortest block's end
-      let bound = 0;
-      let minLast = END;
-      for (let i = 0; i < n; i++) {
-        bound += cs[i]!.blockBound(d, out);
-        if (out.last < minLast) minLast = out.last;
-      }
-      if (!can(bound)) {
-        exact = false;
-        skippedBlocks++;
-        const to = minLast + 1;
-        for (let i = firstEss; i < n; i++) if (cs[i]!.doc < to) cs[i]!.advance(to);
-        continue;
-      }
-      regionEnd = minLast;
-    }
-    if (!trivial && !allowed(d)) {
-      advanceEssentials(d);
-      continue;
-    }
-    candidates++;
-    let s = 0;
-    for (let i = firstEss; i < n; i++) {
-      const c = cs[i]!;
-      if (c.doc === d) {
-        const v = c.score();
-        essScore[i] = v;
-        s += v;
-      } else essScore[i] = 0;
-    }
-    // quick reject: essential scores plus every non-essential bound cannot reach theta
-    if (prune && firstEss > 0 && !can(s + prefix[firstEss - 1]!)) {
-      advanceEssentials(d);
-      continue;
-    }
-    for (let i = 0; i < nContrib; i++) contrib[i] = 0;
-    for (let i = firstEss; i < n; i++) contrib[cs[i]!.index] = essScore[i]!;
-    let pruned = false;
-    for (let i = firstEss - 1; i >= 0; i--) {
-      if (prune && !can(s + prefix[i]!)) {
-        pruned = true;
-        break;
-      }
-      const c = cs[i]!;
-      if (prune && theta !== -Infinity && c.doc < d) {
-        // block-max probe without decoding: can this clause's block holding d still lift d in?
-        const bb = c.blockBound(d, out);
-        if (!can(s + bb + (i > 0 ? prefix[i - 1]! : 0))) {
-          pruned = true;
-          break;
-        }
-      }
-      if (c.advance(d) === d) {
-        const v = c.score();
-        contrib[c.index] = v;
-        s += v;
-      }
-    }
-    if (!pruned) {
-      scored++;
-      let total = 0;
-      for (let i = 0; i < nContrib; i++) total += contrib[i]!;
-      if (!prune || can(total)) {
-        heap.offer({ score: total, si, doc: d, issued: NaN, id: seg.id(d) });
-        if (heap.full) {
-          const t = heap.heap[0]!.score;
-          if (t !== theta) {
-            theta = t;
-            if (prune) while (firstEss < n && !can(prefix[firstEss]!)) firstEss++;
-          }
-        }
-      }
-    }
-    advanceEssentials(d);
-  }
-  if (firstEss > 0) exact = false;
-  ctr.candidates += candidates;
-  ctr.scored += scored;
-  ctr.skippedBlocks += skippedBlocks;
-  ctr.exact = exact;
-  ctr.matches = ctr.candidates;
 }
 
 function runConjunctive(plan: SearchPlan, run: SegRun, heap: TopK, ctr: SegmentCounters, prune: boolean): void {
@@ -657,7 +524,7 @@ export function rankDocuments(
       if (filterOnly) runFilterOnly(run, heap, ctr);
       else if (run.phrases !== null || run.filter.candidates !== null) runConjunctive(plan, run, heap, ctr, !opts.exhaustive);
       else {
-        runMaxScore(run, heap, !opts.exhaustive, ctr);
+        runWindowedMaxScore(run.si, run.seg, run.clauses, run.contrib, run.filter, run.seg.docNorms(plan.norms), heap, !opts.exhaustive, ctr);
         if (!filtered) {
           let maxDf = 0;
           for (const c of run.clauses) if (c) for (const cur of c.cursors) maxDf = Math.max(maxDf, cur.df);
@@ -682,20 +549,39 @@ export function countMatches(segments: readonly SnapshotSegment[], plan: SearchP
     const ctr: SegmentCounters = { docs: 0, scored: 0, candidates: 0, skippedBlocks: 0, exact: true, matches: 0 };
     if (plan.clauses.length === 0 && plan.phrases.length === 0) runFilterOnly(run, new TopK(0, true), ctr);
     else if (run.phrases !== null || run.filter.candidates !== null) runConjunctive(plan, run, new TopK(0, false), ctr, false);
-    else {
-      const cs = run.clauses.filter((c): c is Clause => c !== null);
-      for (const c of cs) c.nextDoc();
-      for (;;) {
-        let d = END;
-        for (const c of cs) if (c.doc < d) d = c.doc;
-        if (d === END) break;
-        if (run.filter.allowed(d)) ctr.matches++;
-        for (const c of cs) if (c.doc === d) c.nextDoc();
-      }
-    }
+    else ctr.matches = countUnion(run);
     total += ctr.matches;
   }
   return total;
+}
+
+let unionBits = new Int32Array(1024);
+
+/** Docs of the segment matching any clause and passing the filter: a bitset union of doc ids, then a popcount. */
+function countUnion(run: SegRun): number {
+  const words = (run.seg.docCount + 31) >>> 5;
+  if (unionBits.length < words) unionBits = new Int32Array(words);
+  const bits = unionBits;
+  bits.fill(0, 0, words);
+  for (const c of run.clauses) if (c !== null) for (const cur of c.cursors) cur.markAll(bits);
+  let n = 0;
+  const { allowed, trivial } = run.filter;
+  for (let w = 0; w < words; w++) {
+    let x = bits[w]!;
+    if (x === 0) continue;
+    if (trivial) {
+      x = x - ((x >>> 1) & 0x55555555);
+      x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+      n += (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
+    } else {
+      while (x !== 0) {
+        const t = 31 - Math.clz32(x & -x);
+        x &= x - 1;
+        if (allowed((w << 5) | t)) n++;
+      }
+    }
+  }
+  return n;
 }
 
 /** Helper for callers: the per-segment index of a raw hit's segment. */
