@@ -377,13 +377,10 @@ export class PostingCursor {
     const t0 = this.tf0;
     const t1 = this.tf1;
     const t2 = this.tf2;
-    for (let k = this.#posIdx; k < i; k++) {
-      let cnt = t0[k]! + t1[k]! + t2[k]!;
-      while (cnt > 0) {
-        while (pos[p++]! & 128);
-        cnt--;
-      }
-    }
+    let skip = 0;
+    for (let k = this.#posIdx; k < i; k++) skip += t0[k]! + t1[k]! + t2[k]!;
+    // one VByte value ends at each byte without the continuation bit
+    while (skip > 0) if ((pos[p++]! & 128) === 0) skip--;
     let w = 0;
     for (let f = 0; f < NF; f++) {
       const tf = f === 0 ? t0[i]! : f === 1 ? t1[i]! : t2[i]!;

@@ -213,12 +213,20 @@ class SlotGroup {
     return s;
   }
   advance(target: number): number {
+    if (this.cursors.length === 1) return (this.doc = this.cursors[0]!.advance(target));
     let m = END;
     for (const c of this.cursors) {
       const d = c.advance(target);
       if (d < m) m = d;
     }
     return (this.doc = m);
+  }
+  /** Term frequency of the slot in field f at the current doc (summed over alternatives). */
+  fieldTf(f: number): number {
+    if (this.cursors.length === 1) return this.cursors[0]!.tf(f);
+    let tf = 0;
+    for (const c of this.cursors) if (c.doc === this.doc) tf += c.tf(f);
+    return tf;
   }
   /** Loads positions of the current doc into buf/fieldStart. */
   load(): void {
@@ -274,12 +282,7 @@ class PhraseMatcher {
     let possible = 0;
     for (let f = 0; f < NF; f++) {
       let ok = true;
-      for (let i = 0; i < k && ok; i++) {
-        const g = slots[i]!;
-        let tf = 0;
-        for (const c of g.cursors) if (c.doc === g.doc) tf += c.tf(f);
-        if (tf === 0) ok = false;
-      }
+      for (let i = 0; i < k && ok; i++) if (slots[i]!.fieldTf(f) === 0) ok = false;
       this.tf[f] = 0;
       if (ok) possible |= 1 << f;
     }
@@ -339,38 +342,31 @@ function phraseBonus(plan: SearchPlan, seg: Segment, doc: number, pm: PhraseMatc
   return (plan.phraseBoost * plan.lexicalWeight * pm.idfSum * tfp) / (plan.k1 + tfp);
 }
 
-/** Upper bound of a phrase's bonus at doc d from slot term frequencies (no positions needed). */
-function phraseBonusBound(plan: SearchPlan, docNorm: Float64Array, d: number, pm: PhraseMatcher): number {
-  if (plan.phraseBoost === 0) return 0;
-  let tfp = 0;
-  for (let f = 0; f < NF; f++) {
-    let min = Infinity;
-    for (const g of pm.slots) {
-      let tf = 0;
-      for (const c of g.cursors) if (c.doc === d) tf += c.tf(f);
-      if (tf < min) min = tf;
-    }
-    if (min > 0 && min !== Infinity) tfp += min * docNorm[d * NF + f]!;
-  }
-  return (plan.phraseBoost * plan.lexicalWeight * pm.idfSum * tfp) / (plan.k1 + tfp);
-}
-
 function prepareSegment(plan: SearchPlan, ss: SnapshotSegment, si: number): SegRun | null {
   const seg = ss.seg;
   const filter = compileFilter(seg, plan.filters, ss.deleted);
   if (filter.none) return null;
   const scale = seg.boundScale(plan.norms);
   const docNorm = seg.docNorms(plan.norms);
+  // one cursor per term, shared by the clause that scores it and the phrase slots that verify it: both
+  // only move forward to the same docs, so the blocks (and term frequencies) are decoded once
+  const byTerm = new Map<number, PostingCursor>();
+  const cursorOf = (t: number): PostingCursor => {
+    let cur = byTerm.get(t);
+    if (cur === undefined) {
+      cur = new PostingCursor(seg, t, searchArena);
+      cur.boundScale = scale;
+      byTerm.set(t, cur);
+    }
+    return cur;
+  };
   const clauses: (Clause | null)[] = plan.clauses.map((c, i) => {
     const cursors: PostingCursor[] = [];
     for (const b of c.bytes) {
       const t = seg.findTerm(b);
-      if (t >= 0) {
-        const cur = new PostingCursor(seg, t, searchArena);
-        cur.boundScale = scale;
-        cursors.push(cur);
-      }
+      if (t >= 0) cursors.push(plan.phrases.length > 0 ? cursorOf(t) : new PostingCursor(seg, t, searchArena));
     }
+    if (plan.phrases.length === 0) for (const cur of cursors) cur.boundScale = scale;
     return cursors.length ? new Clause(i, cursors, c.mult, plan.k1, plan.norms, docNorm) : null;
   });
   let phrases: PhraseMatcher[] | null = null;
@@ -382,7 +378,7 @@ function prepareSegment(plan: SearchPlan, ss: SnapshotSegment, si: number): SegR
         const cursors: PostingCursor[] = [];
         for (const b of s.bytes) {
           const t = seg.findTerm(b);
-          if (t >= 0) cursors.push(new PostingCursor(seg, t, searchArena));
+          if (t >= 0) cursors.push(cursorOf(t));
         }
         if (cursors.length === 0) return null; // a required phrase cannot match here
         slots.push(new SlotGroup(cursors, s.offset));
@@ -408,10 +404,12 @@ function runConjunctive(plan: SearchPlan, run: SegRun, heap: TopK, ctr: SegmentC
   groups.sort((a, b) => a.df - b.df);
   const clauses = run.clauses;
   const contrib = run.contrib;
-  const docNorm = seg.docNorms(plan.norms);
   const evaluate = (d: number): void => {
     if (!allowed(d)) return;
     ctr.candidates++;
+    // positions first: in practice most docs holding every slot term do not hold the phrase, and the
+    // verification reads the term frequencies the scores need anyway (the cursors are shared)
+    for (const p of phrases) if (p.count() === 0) return;
     for (let i = 0; i < contrib.length; i++) contrib[i] = 0;
     let any = phrases.length > 0;
     for (const c of clauses) {
@@ -423,16 +421,6 @@ function runConjunctive(plan: SearchPlan, run: SegRun, heap: TopK, ctr: SegmentC
     }
     if (!any) return;
     let total = canonicalSum(contrib);
-    if (prune && phrases.length > 0 && heap.full) {
-      // bound before verifying positions: a phrase occurs in a field at most as often as its rarest slot
-      let bound = total;
-      for (const p of phrases) bound += phraseBonusBound(plan, docNorm, d, p);
-      if (!heap.canEnter(bound)) {
-        ctr.exact = false;
-        return;
-      }
-    }
-    for (const p of phrases) if (p.count() === 0) return;
     for (const p of phrases) total += phraseBonus(plan, seg, d, p);
     ctr.scored++;
     ctr.matches++;
