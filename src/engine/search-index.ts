@@ -275,7 +275,7 @@ export class SearchIndex {
 
   #flush(): void {
     const bytes = this.#buffer.build({ w: this.#params.weights, b: this.#params.b });
-    this.#buffer = new SegmentBuffer(this.#defaultLanguage);
+    this.#buffer = new SegmentBuffer(this.#defaultLanguage, this.#buffer);
     if (bytes === null) return;
     const name = this.#newSegmentName();
     this.#dir.write(name, bytes);
