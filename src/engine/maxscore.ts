@@ -76,7 +76,8 @@ export function runWindowedMaxScore(
   const essVal = f64.subarray(2 * n, 3 * n);
   const order = i32;
   const nContrib = contrib.length;
-  const { allowed, trivial } = filter;
+  const { columnBits, deleted, timed, issuedFrom, issuedTo } = filter;
+  const issued = seg.issued;
   let theta = heap.full ? heap.threshold : -Infinity;
   let exact = true;
   let candidates = 0;
@@ -90,6 +91,7 @@ export function runWindowedMaxScore(
   let wStart = END;
   for (const c of cs) if (c.doc < wStart) wStart = c.doc;
   while (wStart < END) {
+    wStart &= ~31; // windows start on a word of the filter and deletion bitsets
     const wEnd = wStart + WINDOW;
     // 1-2. window bounds and the essential / non-essential split
     for (let j = 0; j < n; j++) order[j] = j;
@@ -136,10 +138,24 @@ export function runWindowedMaxScore(
     }
     // 4. touched docs in doc order
     const words = WINDOW >>> 5;
+    const w0 = wStart >>> 5;
     for (let w = 0; w < words; w++) {
       let bits = seen[w]!;
       if (bits === 0) continue;
       seen[w] = 0;
+      // docs failing the filter or deleted: their pseudo frequencies are cleared, nothing else
+      let pass = bits;
+      if (columnBits !== null) pass &= w0 + w < columnBits.length ? columnBits[w0 + w]! : 0;
+      if (deleted !== null) pass &= w0 + w < deleted.length ? ~deleted[w0 + w]! : 0;
+      if (pass !== bits) {
+        let drop = bits & ~pass;
+        while (drop !== 0) {
+          const off = (w << 5) | (31 - Math.clz32(drop & -drop));
+          drop &= drop - 1;
+          for (let k = firstEss; k < n; k++) tfps[order[k]!]![off] = 0;
+        }
+        bits = pass;
+      }
       while (bits !== 0) {
         const t = 31 - Math.clz32(bits & -bits);
         bits &= bits - 1;
@@ -157,7 +173,10 @@ export function runWindowedMaxScore(
           essVal[k] = v;
           s += v;
         }
-        if (!trivial && !allowed(d)) continue;
+        if (timed) {
+          const t = issued[d]!;
+          if (!(t >= issuedFrom && t <= issuedTo)) continue;
+        }
         candidates++;
         // quick reject: essential scores plus every non-essential bound cannot reach theta
         if (prune && firstEss > 0) {

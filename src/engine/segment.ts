@@ -167,6 +167,8 @@ export class Segment {
   }
 
   #normCache: { key: Float64Array; arr: Float64Array }[] = [];
+  /** Column-filter bitsets by filter values (filters.ts; bounded, oldest dropped first). */
+  readonly filterBits = new Map<string, Int32Array>();
 
   /**
    * Per-doc BM25F field factors for the given norms: `w_f / (1 - b_f + b_f * len_f(d) / avgLen_f)` at
