@@ -130,9 +130,16 @@ export function runWindowedMaxScore(
       const tfp = tfps[j]!;
       const rest = pruning ? totalUb - ub[j]! : 0;
       const blockTheta = pruning && c.single !== null ? theta : -Infinity;
+      // a lone essential single-term clause: postings whose own score plus every non-essential bound
+      // cannot reach theta are not even marked (the threshold is loosened; candidates are checked exactly)
+      let minTfp = 0;
+      if (pruning && firstEss > 0 && firstEss === n - 1 && c.single !== null) {
+        const need = theta - prefix[n - 2]! - Math.abs(theta) * 1e-6 - 1e-9;
+        if (need > 0) minTfp = need < c.mult ? (need * c.k1) / (c.mult - need) : Infinity;
+      }
       for (const cur of c.cursors) {
         if (cur.doc < wStart) cur.advance(wStart);
-        cur.accumulate(wEnd, wStart, docNorm, tfp, seen, c.mult, c.k1, rest, blockTheta, c.norms);
+        cur.accumulate(wEnd, wStart, docNorm, tfp, seen, c.mult, c.k1, rest, blockTheta, c.norms, minTfp);
       }
       c.sync();
     }

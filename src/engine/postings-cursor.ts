@@ -162,10 +162,12 @@ export class PostingCursor {
    * posting with doc < `end` to `tfp[doc - base]` and sets bit `doc - base` of `seen`, then leaves the
    * cursor on the first posting >= end (or END). Undecoded blocks lying wholly inside the window are skipped
    * when the clause score bound `mult * tfp' / (k1 + tfp') + rest` of the block cannot reach `theta` (pass
-   * -Infinity to never skip). The sum per posting is the same expression as {@link tfPrime}, so scores
-   * computed from `tfp` equal Clause.score() bit for bit. Returns the postings added.
+   * -Infinity to never skip). Postings whose pseudo frequency is below `minTfp` are passed over (a lone
+   * essential clause: they cannot reach theta; 0 keeps all). The sum per posting is the same expression as
+   * {@link tfPrime}, so scores computed from `tfp` equal Clause.score() bit for bit. Returns the postings
+   * visited.
    */
-  accumulate(end: number, base: number, docNorm: Float64Array, tfp: Float64Array, seen: Int32Array, mult: number, k1: number, rest: number, theta: number, norms: FieldNorms): number {
+  accumulate(end: number, base: number, docNorm: Float64Array, tfp: Float64Array, seen: Int32Array, mult: number, k1: number, rest: number, theta: number, norms: FieldNorms, minTfp: number): number {
     if (this.doc >= end) return 0;
     let count = 0;
     const last = this.seg.blkLast;
@@ -185,8 +187,10 @@ export class PostingCursor {
           return count;
         }
         const b3 = d * NF;
+        const x = t0[i]! * docNorm[b3]! + t1[i]! * docNorm[b3 + 1]! + t2[i]! * docNorm[b3 + 2]!;
+        if (x < minTfp) continue;
         const off = d - base;
-        tfp[off] = tfp[off]! + (t0[i]! * docNorm[b3]! + t1[i]! * docNorm[b3 + 1]! + t2[i]! * docNorm[b3 + 2]!);
+        tfp[off] = tfp[off]! + x;
         seen[off >>> 5]! |= 1 << (off & 31);
       }
       count += n - this.i;
