@@ -474,7 +474,7 @@ export class SearchIndex {
         l.push(h);
       }
       for (const [si, l] of bySeg) {
-        const scorer = new PassageScorer(segments[si]!.seg, plan);
+        const scorer = new PassageScorer(segments[si]!.seg, plan, si);
         for (const h of l.sort((a, b) => a.doc - b.doc)) out.set(h, scorer.score(h.doc));
       }
       return out;

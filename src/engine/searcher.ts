@@ -72,6 +72,14 @@ export interface SearchPlan {
   phraseBoost: number;
   lexicalWeight: number;
   filters: EngineFilters | undefined;
+  /** Term ordinal per segment (-1 absent) of every term's UTF-8 bytes, looked up once while planning. */
+  termOrdinals: Map<Uint8Array, Int32Array>;
+}
+
+/** Ordinal of term `bytes` in segment `si` of the plan's snapshot (binary search when not planned). */
+export function termOrdinal(plan: SearchPlan, bytes: Uint8Array, si: number, seg: Segment): number {
+  const a = plan.termOrdinals.get(bytes);
+  return a !== undefined && si < a.length ? a[si]! : seg.findTerm(bytes);
 }
 
 /** Builds the plan: global dfs and idfs of every clause and phrase slot. */
@@ -83,18 +91,23 @@ export function buildPlan(
   norms: FieldNorms,
   opts: { phraseBoost: number; lexicalWeight: number; filters: EngineFilters | undefined },
 ): SearchPlan {
-  const dfCache = new Map<string, number>();
+  const dfCache = new Map<string, { df: number; ords: Int32Array }>();
+  const termOrdinals = new Map<Uint8Array, Int32Array>();
   const dfOf = (t: string, b: Uint8Array): number => {
-    let df = dfCache.get(t);
-    if (df === undefined) {
-      df = 0;
-      for (const s of segments) {
-        const o = s.seg.findTerm(b);
-        if (o >= 0) df += s.seg.df(o);
+    let e = dfCache.get(t);
+    if (e === undefined) {
+      let df = 0;
+      const ords = new Int32Array(segments.length);
+      for (let si = 0; si < segments.length; si++) {
+        const seg = segments[si]!.seg;
+        const o = seg.findTerm(b);
+        ords[si] = o;
+        if (o >= 0) df += seg.df(o);
       }
-      dfCache.set(t, df);
+      dfCache.set(t, (e = { df, ords }));
     }
-    return df;
+    termOrdinals.set(b, e.ords);
+    return e.df;
   };
   const n = Math.max(stats.docCount, 1);
   const clauses: PlanClause[] = [];
@@ -118,7 +131,7 @@ export function buildPlan(
     phrases.push({ slots, idfSum });
   }
   const emptyAfterAnalysis = parsed.words.length === 0 && parsed.phrases.length === 0 && parsed.raw.trim().length > 0;
-  return { clauses, phrases, emptyAfterAnalysis, norms, k1: params.k1, phraseBoost: opts.phraseBoost, lexicalWeight: opts.lexicalWeight, filters: opts.filters };
+  return { clauses, phrases, emptyAfterAnalysis, norms, k1: params.k1, phraseBoost: opts.phraseBoost, lexicalWeight: opts.lexicalWeight, filters: opts.filters, termOrdinals };
 }
 
 /** Bounded top-k keeper; the root is the worst kept hit. */
@@ -363,7 +376,7 @@ function prepareSegment(plan: SearchPlan, ss: SnapshotSegment, si: number): SegR
   const clauses: (Clause | null)[] = plan.clauses.map((c, i) => {
     const cursors: PostingCursor[] = [];
     for (const b of c.bytes) {
-      const t = seg.findTerm(b);
+      const t = termOrdinal(plan, b, si, seg);
       if (t >= 0) cursors.push(plan.phrases.length > 0 ? cursorOf(t) : new PostingCursor(seg, t, searchArena));
     }
     if (plan.phrases.length === 0) for (const cur of cursors) cur.boundScale = scale;
@@ -377,7 +390,7 @@ function prepareSegment(plan: SearchPlan, ss: SnapshotSegment, si: number): SegR
       for (const s of p.slots) {
         const cursors: PostingCursor[] = [];
         for (const b of s.bytes) {
-          const t = seg.findTerm(b);
+          const t = termOrdinal(plan, b, si, seg);
           if (t >= 0) cursors.push(cursorOf(t));
         }
         if (cursors.length === 0) return null; // a required phrase cannot match here
