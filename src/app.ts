@@ -1,11 +1,12 @@
 // The one composition root: picks adapters from configuration, builds the services and the HTTP app.
 // Nothing else knows both adapters and capabilities.
 import { existsSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
-import { Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Config } from './config/index.js';
 import { ActivityBuffer } from './activity/activity-buffer.js';
 import { AccountService } from './accounts/account-service.js';
@@ -42,6 +43,12 @@ import { OutboxMailer } from './adapters/mail/outbox-mailer.js';
 import { SmtpMailer } from './adapters/mail/smtp-mailer.js';
 import type { Mailer } from './ports/mailer.js';
 import type { AuthStore } from './ports/auth-store.js';
+import type { ProcessRunner } from './ports/process-runner.js';
+import type { RecognitionJobStore } from './ports/recognition-job-store.js';
+import { LocalProcessRunner } from './adapters/process/local-process-runner.js';
+import { recognitionJobStoreFor } from './adapters/recognition-job-store-factory.js';
+import { RecognitionJobService, threadedConvert, type ConvertFn } from './recognition-jobs/index.js';
+import type { RecognitionLimits } from './recognition/index.js';
 
 /** The package root (where package.json and corpus/ are). */
 export const packageRoot = join(dirname(fileURLToPath(import.meta.url)), existsSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'package.json')) ? '..' : '../..');
@@ -63,6 +70,11 @@ export interface AppOverrides {
   mailer?: Mailer;
   /** Auth store (tests inject failures). */
   authStore?: AuthStore;
+  /**
+   * Recognition jobs (tests): `wrapConvert` instruments the converter (a worker thread per conversion by
+   * default), `limits` shortens time limits, `workers` sizes the pool.
+   */
+  recognition?: { wrapConvert?: (inner: ConvertFn) => ConvertFn; limits?: Partial<RecognitionLimits>; store?: RecognitionJobStore; workers?: number };
   /** Extra HTTP routes (tests). */
   extraRoutes?: readonly ((app: FastifyInstance) => Promise<void> | void)[];
 }
@@ -75,6 +87,8 @@ export interface Core {
   readonly storage: OpenedStorage;
   readonly rateLimiter: RateLimiter;
   readonly blobs: BlobStore;
+  /** Runs the recognition tools (mutool, tesseract, djvulibre) as separate processes. */
+  readonly runner: ProcessRunner;
   readonly accounts: AccountService;
   readonly apiKeys: ApiKeyService;
   readonly billing: BillingService;
@@ -105,6 +119,13 @@ export interface Core {
 
 export interface App extends Core {
   readonly http: FastifyInstance;
+  /** Recognition jobs and their worker pool (started with the app, stopped by close()). */
+  readonly recognitions: RecognitionJobService;
+}
+
+/** Recognition workers: the configured number, or one less than the available cores (at least 1). */
+export function recognitionWorkers(config: Config): number {
+  return config.recognition.workers > 0 ? config.recognition.workers : Math.max(1, availableParallelism() - 1);
 }
 
 /** The service's logger (`destination`: where lines go, default stdout; tests capture them). */
@@ -146,6 +167,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
   const storage = overrides.storage ?? (await openStorage(config, logger));
   const rateLimiter = overrides.rateLimiter ?? (config.redisUrl ? new RedisRateLimiter(config.redisUrl) : new MemoryRateLimiter(clock));
   const blobs = new FsBlobStore(config.blobDir);
+  const runner = new LocalProcessRunner();
   const secret = config.secret ?? loadOrCreateSecret(config.dataDir);
   const report = (err: unknown, context: string) => logger.warn({ err }, context);
 
@@ -191,6 +213,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
     storage,
     rateLimiter,
     blobs,
+    runner,
     accounts,
     apiKeys,
     billing,
@@ -283,6 +306,60 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   const metricsRegistry = new Registry();
   collectDefaultMetrics({ register: metricsRegistry, prefix: 'lectern_' });
 
+  // Recognition jobs: a FIFO pool over the job store, a worker thread per conversion (ADR 0035).
+  const jobOutcomes = new Counter({
+    name: 'lectern_recognition_jobs_total',
+    help: 'Recognition jobs that reached a final state, by outcome (completed, failed, cancelled) and reason (failure code).',
+    labelNames: ['outcome', 'reason'] as const,
+    registers: [metricsRegistry],
+  });
+  const wrap = overrides.recognition?.wrapConvert ?? ((inner: ConvertFn) => inner);
+  const recognitions = new RecognitionJobService({
+    store: overrides.recognition?.store ?? recognitionJobStoreFor(storage),
+    blobs: core.blobs,
+    runner: core.runner,
+    billing: core.billing,
+    prices: config.prices,
+    clock: core.clock,
+    settings: {
+      workers: overrides.recognition?.workers ?? recognitionWorkers(config),
+      maxBytes: config.limits.uploadBytes,
+      maxPages: config.limits.uploadPages,
+      ocrLanguages: config.recognition.ocrLanguages.split('+'),
+      pageConcurrency: config.recognition.pageConcurrency,
+      leaseSeconds: config.recognition.leaseSeconds,
+      limits: overrides.recognition?.limits,
+    },
+    report: (err, context) => core.logger.error({ err }, context),
+    convert: wrap(threadedConvert(new URL('./recognition-worker.js', import.meta.url))),
+    onOutcome: (outcome, reason) => jobOutcomes.inc({ outcome, reason: reason ?? '' }),
+  });
+  new Gauge({
+    name: 'lectern_recognition_queue_depth',
+    help: 'Recognition conversions waiting for a worker.',
+    registers: [metricsRegistry],
+    collect() {
+      this.set(recognitions.stats().queued);
+    },
+  });
+  new Gauge({
+    name: 'lectern_recognition_running',
+    help: 'Recognition conversions running.',
+    registers: [metricsRegistry],
+    collect() {
+      this.set(recognitions.stats().running);
+    },
+  });
+  new Gauge({
+    name: 'lectern_recognition_jobs_in_progress',
+    help: 'Recognition jobs held by this instance, queued or converting (jobs of one content share a conversion).',
+    registers: [metricsRegistry],
+    collect() {
+      this.set(recognitions.stats().jobs);
+    },
+  });
+  new Gauge({ name: 'lectern_recognition_workers', help: 'Recognition worker pool size.', registers: [metricsRegistry] }).set(recognitions.workers);
+
   const mcp: McpHandler = new McpEndpoint({
     baseUrl: config.baseUrl,
     prices: config.prices,
@@ -308,6 +385,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     downloads: core.downloads,
     search,
     passages,
+    recognitions,
     extraRoutes: overrides.extraRoutes,
     readiness: async () => {
       const checks: Record<string, string> = {};
@@ -337,10 +415,17 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   const purgeTimer = setInterval(purge, 3_600_000);
   purgeTimer.unref();
 
+  const resumed = await recognitions.start();
+  if (resumed > 0) core.logger.info({ jobs: resumed, workers: recognitions.workers }, 'recognition jobs resumed');
+
+
   return Object.assign(Object.create(null) as object, core, {
     http,
+    recognitions,
     async close() {
       clearInterval(purgeTimer);
+      // Running conversions are aborted first; their jobs stay resumable (checkpoints per page).
+      await recognitions.close();
       await http.close();
       await core.close();
     },

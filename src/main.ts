@@ -12,6 +12,15 @@ export async function serve(config: Config): Promise<void> {
   app.startBackgroundWork();
   await app.http.listen({ host: config.host, port: config.port });
   log.info({ base_url: config.baseUrl, mcp_url: config.mcpUrl, store: app.storage.kind, data_dir: config.dataDir }, 'Lectern is listening');
+  // Recognition formats whose tools are missing are refused at submission (503 format_unavailable).
+  void app.recognitions.formats().then(
+    (formats) => {
+      for (const f of formats.filter((x) => !x.available || (x.format !== 'epub' && !x.ocr))) {
+        log.warn({ format: f.format, available: f.available, ocr: f.ocr, missing_tools: f.missingTools }, 'recognition: tools missing (scripts/system-packages.txt)');
+      }
+    },
+    (err: unknown) => log.warn({ err }, 'recognition: probing the tools failed'),
+  );
 
   let stopping = false;
   const stop = (signal: string) => {

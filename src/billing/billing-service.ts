@@ -30,6 +30,19 @@ export class BillingService {
     return r.balance;
   }
 
+  /**
+   * Debits `amount` for `operation` once per `reference` (e.g. a recognition job id): when the ledger
+   * already holds a debit of that operation with that reference (a completion interrupted by a restart
+   * after the debit), nothing more is charged. Never throws for a short balance: the caller decides.
+   */
+  async chargeOnce(accountId: number, amount: number, operation: string, reference: string): Promise<{ ok: true; amount: number } | { ok: false; balance: number }> {
+    const earlier = await this.ledger.findEntry(accountId, operation, reference);
+    if (earlier && earlier.amount < 0) return { ok: true, amount: -earlier.amount };
+    if (amount <= 0) return { ok: true, amount: 0 };
+    const r = await this.ledger.debit(accountId, amount, operation, reference, nowSeconds(this.clock));
+    return r.ok ? { ok: true, amount } : { ok: false, balance: r.balance };
+  }
+
   /** Gives back credits of a charge whose operation later failed (e.g. a recognition job). */
   async refund(accountId: number, amount: number, operation: string, reference: string | null): Promise<void> {
     if (amount > 0) await this.ledger.credit(accountId, amount, `refund:${operation}`, reference, nowSeconds(this.clock));

@@ -7,7 +7,9 @@ import type { ApiKeyService } from '../accounts/api-keys.js';
 import type { Config } from '../config/index.js';
 import { AppError } from '../domain/errors.js';
 import { INGEST_FORMATS, type IngestFormat, type IngestReport, type IngestService } from '../ingest/ingest-service.js';
+import type { ProcessRunner } from '../ports/process-runner.js';
 import type { Storage } from '../ports/storage.js';
+import { isRecognitionError, recognizeForIngest } from '../recognition/index.js';
 import type { IndexSet } from '../search/index-set.js';
 import { configDocs } from './config-docs.js';
 import { progressBar } from './progress.js';
@@ -19,6 +21,8 @@ export interface CliApp {
   readonly accounts: AccountService;
   readonly apiKeys: ApiKeyService;
   readonly ingest: IngestService;
+  /** Runs the recognition tools (ingest --recognize). */
+  readonly runner: ProcessRunner;
   /** Sign-in passwords (accounts set-password). */
   readonly auth: { readonly people: { setPassword(accountId: number, password: string): Promise<void> } };
   openIndexes(): Promise<IndexSet>;
@@ -36,6 +40,7 @@ const USAGE = `Usage: lectern <command> [options]
 
   serve                                   start the HTTP service (same as npm start)
   ingest [--format F] [--batch N] FILE... load JSONL files (.gz ok) and index them; F: ${INGEST_FORMATS.join(', ')}
+  ingest --recognize FILE...              convert PDF, EPUB or DJVU files to Markdown and index each as a document
   index rebuild                           rebuild the search indexes from the store (server stopped)
   index stats                             document counts and index sizes
   accounts create --email E [--credits N] [--eligible]
@@ -82,8 +87,13 @@ async function withApp<T>(ctx: CliContext, fn: (app: CliApp) => Promise<T>): Pro
 }
 
 async function ingest(ctx: CliContext, args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { format: { type: 'string', default: 'auto' }, batch: { type: 'string' } } });
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { format: { type: 'string', default: 'auto' }, batch: { type: 'string' }, recognize: { type: 'boolean', default: false } },
+  });
   if (positionals.length === 0) throw new UsageError('ingest needs at least one FILE');
+  if (values.recognize) return ingestRecognized(ctx, positionals);
   const format = values.format as IngestFormat;
   if (!INGEST_FORMATS.includes(format)) throw new UsageError(`--format must be one of ${INGEST_FORMATS.join(', ')}`);
   const batchSize = intOption(values.batch, 'batch', 1);
@@ -104,6 +114,43 @@ async function ingest(ctx: CliContext, args: string[]): Promise<number> {
     }
     print(reports.map((r) => ({ file: r.file, lines: r.lines, inserted: r.inserted, updated: r.updated, unchanged: r.unchanged, failed: r.failed, errors: r.errors })));
     return reports.some((r) => r.failed > 0) ? 1 : 0;
+  });
+}
+
+/**
+ * `ingest --recognize FILE...`: each file is converted (format from its content) and stored as one
+ * document; a file that cannot be read is reported and skipped (exit 1).
+ */
+async function ingestRecognized(ctx: CliContext, files: string[]): Promise<number> {
+  return withApp(ctx, async (app) => {
+    const indexes = await app.tryOpenIndexes();
+    if (!indexes) process.stderr.write('note: a running Lectern server holds the search indexes; it will index these documents within a second.\n');
+    const rc = app.config.recognition;
+    const out: unknown[] = [];
+    let failed = 0;
+    for (const file of files) {
+      process.stderr.write(`${file}: converting\n`);
+      try {
+        const r = await app.ingest.ingestRecognizedFile(file, (bytes) =>
+          recognizeForIngest(bytes, {
+            runner: app.runner,
+            limits: { maxBytes: app.config.limits.uploadBytes, maxPages: app.config.limits.uploadPages },
+            ocr: { enabled: true, languages: rc.ocrLanguages.split('+') },
+            pageConcurrency: rc.pageConcurrency,
+          }),
+        );
+        process.stderr.write(`${file}: ${r.outcome} as ${r.id} (${r.pages} pages, grade ${r.grade})\n`);
+        out.push(r);
+      } catch (e) {
+        if (!isRecognitionError(e) && (e as { code?: string }).code !== 'ENOENT') throw e;
+        failed++;
+        const code = isRecognitionError(e) ? e.code : 'not_found';
+        process.stderr.write(`${file}: ${code}: ${(e as Error).message}\n`);
+        out.push({ file, error: { code, message: (e as Error).message } });
+      }
+    }
+    print(out);
+    return failed > 0 ? 1 : 0;
   });
 }
 

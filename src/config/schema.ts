@@ -63,9 +63,30 @@ export const ConfigSchema = Type.Object(
     limits: Type.Object(
       {
         jsonBodyBytes: Type.Integer({ minimum: 1024, maximum: 64 * 1024 * 1024, default: 1024 * 1024, description: 'Largest JSON or form request body, bytes.' }),
-        uploadBytes: Type.Integer({ minimum: 1024, maximum: 4 * 1024 * 1024 * 1024, default: 100 * 1024 * 1024, description: 'Largest recognition upload, bytes.' }),
-        uploadPages: Type.Integer({ minimum: 1, maximum: 100_000, default: 2000, description: 'Most pages a recognition upload may have.' }),
+        uploadBytes: Type.Integer({ minimum: 1024, maximum: 4 * 1024 * 1024 * 1024, default: 100 * 1024 * 1024, description: 'Largest recognition upload (the file part of POST /v1/recognitions), bytes; larger uploads get 413.' }),
+        uploadPages: Type.Integer({ minimum: 1, maximum: 100_000, default: 2000, description: 'Most pages (or EPUB spine items) a recognition upload may have; more fail the job with too_many_pages before any page is converted (nothing charged).' }),
         shutdownGraceMs: Type.Integer({ minimum: 0, maximum: 600_000, default: 10_000, description: 'How long shutdown waits for in-flight requests, ms.' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    recognition: Type.Object(
+      {
+        workers: Type.Integer({
+          minimum: 0,
+          maximum: 256,
+          default: 0,
+          description:
+            'Recognition conversions run at once, each in its own worker thread with its tools (mutool, tesseract, djvulibre) as processes: about one core each. 0: one less than the available cores (os.availableParallelism()), at least 1.',
+        }),
+        ocrLanguages: Type.String({ pattern: '^[A-Za-z_]+(\\+[A-Za-z_]+)*$', default: 'eng', description: 'Tesseract languages for OCR, `+`-joined (e.g. eng+deu); each needs its traineddata installed.' }),
+        pageConcurrency: Type.Integer({ minimum: 1, maximum: 16, default: 1, description: 'Pages of one document processed at once (OCR-heavy scans benefit on idle machines).' }),
+        leaseSeconds: Type.Integer({
+          minimum: 6,
+          maximum: 3600,
+          default: 60,
+          description:
+            'How long a service instance holds a recognition job without renewing its claim (renewed every third of it), seconds. After a crash (no graceful shutdown) its jobs resume when the lease ends; with several instances on one database, another instance takes them over.',
+        }),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -26,6 +26,8 @@ export const ERROR_CATALOG = {
   method_not_allowed: { status: 405, message: 'Method not allowed.', exposed: true },
   not_acceptable: { status: 406, message: 'Not acceptable.', exposed: true },
   conflict: { status: 409, message: 'The request conflicts with the current state.', exposed: true },
+  recognition_not_ready: { status: 409, message: 'The recognition job has not completed yet; poll GET /v1/recognitions/{job_id}.', exposed: true },
+  recognition_failed: { status: 409, message: 'The recognition job failed or was cancelled; it has no result.', exposed: true },
   payload_too_large: { status: 413, message: 'The request body is too large.', exposed: true },
   uri_too_long: { status: 414, message: 'The request URI is too long.', exposed: true },
   unsupported_media_type: { status: 415, message: 'Unsupported Content-Type.', exposed: true },
@@ -33,11 +35,13 @@ export const ERROR_CATALOG = {
   validation_failed: { status: 422, message: 'The request does not match the schema.', exposed: true },
   unprocessable: { status: 422, message: 'The request cannot be processed.', exposed: true },
   feature_unavailable: { status: 422, message: 'The request needs a component that is not configured.', exposed: true },
+  unsupported_format: { status: 422, message: 'The file is not a PDF, EPUB or DJVU document (detected from its content).', exposed: true },
   rate_limited: { status: 429, message: 'Too many requests.', exposed: true },
   headers_too_large: { status: 431, message: 'Request headers are too large.', exposed: true },
   internal: { status: 500, message: 'Internal error. Quote the X-Request-Id when you report it.', exposed: false },
   not_implemented: { status: 501, message: 'Not implemented.', exposed: true },
   service_unavailable: { status: 503, message: 'A required service is temporarily unavailable.', exposed: true },
+  format_unavailable: { status: 503, message: 'This document format cannot be converted here: a tool it needs is not installed.', exposed: true },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

@@ -83,6 +83,8 @@ export function foldDiacritics(s: string): string {
 }
 
 const MAX_CACHE = 500_000;
+const FNV_OFFSET = 0x811c9dc5 | 0;
+const FNV_PRIME = 16777619;
 
 /**
  * A language-specific analyzer. Instances are cheap to share and cache normalised terms per surface
@@ -143,14 +145,23 @@ export class Analyzer {
     return this.analyzeWith<string | null>(text, (t, a, b) => this.term(t.slice(a, b)), null, sink, onSentenceEnd);
   }
 
+  /** FNV-1a over the UTF-16 code units of `text[a, b)`: the hash {@link analyzeWith} passes to resolvers. */
+  static surfaceHash(text: string, a: number, b: number): number {
+    let h = FNV_OFFSET;
+    for (let i = a; i < b; i++) h = Math.imul(h ^ text.charCodeAt(i), FNV_PRIME);
+    return h;
+  }
+
   /**
    * {@link analyze} with a caller-supplied resolver from a surface span `text[start, end)` to any term
    * representation (indexing maps spans straight to term ids without slicing strings); `stop` is the value the
-   * resolver returns for stopwords (those tokens are reported with it and keep their slot).
+   * resolver returns for stopwords (those tokens are reported with it and keep their slot). The resolver also
+   * gets {@link Analyzer.surfaceHash} of the span, computed while scanning, so a hash table keyed by surface
+   * spans does not read the characters twice.
    */
   analyzeWith<T>(
     text: string,
-    resolve: (text: string, start: number, end: number) => T,
+    resolve: (text: string, start: number, end: number, hash: number) => T,
     stop: T,
     sink: (term: T, position: number, startCp: number, endCp: number, startCu: number, endCu: number, joined: boolean) => void,
     onSentenceEnd?: (nextPosition: number) => void,
@@ -163,6 +174,7 @@ export class Analyzer {
     const partEnd: number[] = [];
     const partStartCp: number[] = [];
     const partEndCp: number[] = [];
+    const partHash: number[] = [];
     while (i < n) {
       // skip separators, noticing sentence ends
       while (i < n && !isWordUnit(text, i)) {
@@ -182,10 +194,13 @@ export class Analyzer {
       for (;;) {
         const s = i;
         const sCp = i - surrogates;
+        let h = FNV_OFFSET;
         for (;;) {
           while (i < n && isWordUnit(text, i)) {
             const c = text.charCodeAt(i);
+            h = Math.imul(h ^ c, FNV_PRIME);
             if (c >= 0xd800 && c <= 0xdbff && i + 1 < n) {
+              h = Math.imul(h ^ text.charCodeAt(i + 1), FNV_PRIME);
               surrogates++;
               i += 2;
             } else i++;
@@ -194,6 +209,7 @@ export class Analyzer {
           if (i + 1 < n) {
             const c = text.charCodeAt(i);
             if ((c === 46 || c === 44) && isDigit(text.charCodeAt(i - 1)) && isDigit(text.charCodeAt(i + 1))) {
+              h = Math.imul(h ^ c, FNV_PRIME);
               i++;
               continue;
             }
@@ -204,6 +220,7 @@ export class Analyzer {
         partEnd[parts] = i;
         partStartCp[parts] = sCp;
         partEndCp[parts] = i - surrogates;
+        partHash[parts] = h;
         parts++;
         if (i + 1 < n && isHyphen(text.charCodeAt(i)) && isWordUnit(text, i + 1)) {
           i++;
@@ -219,7 +236,7 @@ export class Analyzer {
       const firstPos = pos;
       let firstTermPos = -1;
       for (let p = 0; p < parts; p++) {
-        const term = resolve(text, partStart[p]!, partEnd[p]!);
+        const term = resolve(text, partStart[p]!, partEnd[p]!, partHash[p]!);
         if (term !== stop && firstTermPos < 0) firstTermPos = pos;
         sink(term, pos, partStartCp[p]!, partEndCp[p]!, partStart[p]!, partEnd[p]!, false);
         pos++;
@@ -228,7 +245,7 @@ export class Analyzer {
         let joined = '';
         for (let p = 0; p < parts; p++) joined += text.slice(partStart[p], partEnd[p]);
         if (joined.length <= 40) {
-          const term = resolve(joined, 0, joined.length);
+          const term = resolve(joined, 0, joined.length, Analyzer.surfaceHash(joined, 0, joined.length));
           if (term !== stop) {
             sink(term, firstTermPos >= 0 ? firstTermPos : firstPos, partStartCp[0]!, partEndCp[parts - 1]!, partStart[0]!, partEnd[parts - 1]!, true);
           }

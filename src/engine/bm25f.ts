@@ -60,9 +60,6 @@ export class Clause {
   /** Position of the clause in the query (canonical summation order). */
   readonly index: number;
   doc = -1;
-  #bBlockTarget = -1;
-  #bLast = -1;
-  #bBound = 0;
 
   constructor(index: number, cursors: PostingCursor[], mult: number, k1: number, norms: FieldNorms, docNorm: Float64Array) {
     this.index = index;
@@ -115,30 +112,20 @@ export class Clause {
     return (this.mult * tfp) / (this.k1 + tfp);
   }
 
-  /**
-   * Upper bound of the score over the block(s) holding the first posting >= target; `out.last` is the
-   * last doc that bound covers. Cached while target stays inside the same block.
-   */
-  blockBound(target: number, out: { last: number }): number {
-    if (target >= this.#bBlockTarget && target <= this.#bLast) {
-      out.last = this.#bLast;
-      return this.#bBound;
-    }
+  /** Upper bound of the clause score over docs [start, end) from block maxima (no decoding). */
+  windowBound(start: number, end: number): number {
     let tfp = 0;
-    let last = END;
-    for (const c of this.cursors) {
-      const b = c.shallowBlock(target);
-      if (b < 0) continue;
-      tfp += c.tfUpperBound(b, this.norms);
-      const l = c.blockLast(b);
-      if (l < last) last = l;
-    }
-    const bound = (this.mult * tfp) / (this.k1 + tfp);
-    this.#bBlockTarget = target;
-    this.#bLast = last;
-    this.#bBound = bound;
-    out.last = last;
-    return bound;
+    for (const c of this.cursors) tfp += c.windowTfpBound(start, end, this.norms);
+    return (this.mult * tfp) / (this.k1 + tfp);
+  }
+
+  /** Re-reads the clause's current doc from its cursors (after they were moved directly). */
+  sync(): number {
+    const one = this.single;
+    if (one !== null) return (this.doc = one.doc);
+    let m = END;
+    for (const c of this.cursors) if (c.doc < m) m = c.doc;
+    return (this.doc = m);
   }
 
   /** Per-field tf at the current doc (summed over alternatives at this doc). */

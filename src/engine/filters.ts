@@ -16,6 +16,36 @@ export interface SegmentFilter {
   allowed: (d: number) => boolean;
   /** True when `allowed` only checks deletions (no column filter). */
   trivial: boolean;
+  /**
+   * The type / language / publisher filters as a bitset over the segment's docs (bit set = passes), or null
+   * without such filters. The issued-time range is not in it (it varies per query): see `issuedFrom`.
+   */
+  columnBits: Int32Array | null;
+  /** Issued-time range to check per doc (inclusive), or null when there is none. */
+  issuedFrom: number;
+  issuedTo: number;
+  timed: boolean;
+  /** Deletion bitmap (bit set = deleted) or null. */
+  deleted: Uint32Array | null;
+}
+
+const MAX_CACHED_FILTERS = 16;
+
+/**
+ * The column predicate as a bitset, cached on the (immutable) segment by the filter values: hosts repeat
+ * the same few filters (a type, a date window), and a bitset lets the scorer drop whole words of
+ * candidates before scoring instead of calling a predicate per candidate.
+ */
+function columnBitset(seg: Segment, key: string, pass: (d: number) => boolean): Int32Array {
+  const cache = seg.filterBits;
+  let bits = cache.get(key);
+  if (bits !== undefined) return bits;
+  const n = seg.docCount;
+  bits = new Int32Array((n + 31) >>> 5);
+  for (let d = 0; d < n; d++) if (pass(d)) bits[d >>> 5]! |= 1 << (d & 31);
+  if (cache.size >= MAX_CACHED_FILTERS) cache.delete(cache.keys().next().value!);
+  cache.set(key, bits);
+  return bits;
 }
 
 /** True when the filters contain anything at all. */
@@ -141,12 +171,21 @@ export function compileFilter(seg: Segment, f: EngineFilters | undefined, delete
   const pubOrd = seg.pubOrd;
   const issued = seg.issued;
   const columnChecks = typeMask !== null || langMask !== null || pubMask !== null || timed;
-  // one predicate with all column checks (null checks are well predicted; no closure per filter)
+  // the ordinal filters as one cached bitset (hosts repeat the same few types / languages / publishers)
+  const ordinalChecks = typeMask !== null || langMask !== null || pubMask !== null;
+  let columnBits: Int32Array | null = null;
+  if (ordinalChecks && !none) {
+    const key = JSON.stringify([f?.types ?? null, f?.languages ?? null, f?.publisher ?? null]);
+    columnBits = columnBitset(seg, key, (d) => {
+      if (typeMask !== null && typeMask[typeOrd[d]!] !== 1) return false;
+      if (langMask !== null && langMask[langOrd[d]!] !== 1) return false;
+      return pubMask === null || pubMask[pubOrd[d]!] === 1;
+    });
+  }
+  const cb = columnBits;
   const allowed = (d: number): boolean => {
     if (del !== null && (del[d >>> 5]! & (1 << (d & 31))) !== 0) return false;
-    if (typeMask !== null && typeMask[typeOrd[d]!] !== 1) return false;
-    if (langMask !== null && langMask[langOrd[d]!] !== 1) return false;
-    if (pubMask !== null && pubMask[pubOrd[d]!] !== 1) return false;
+    if (cb !== null && (cb[d >>> 5]! & (1 << (d & 31))) === 0) return false;
     if (timed) {
       const t = issued[d]!;
       if (!(t >= lo && t <= hi)) return false;
@@ -155,5 +194,5 @@ export function compileFilter(seg: Segment, f: EngineFilters | undefined, delete
   };
   const trivial = !columnChecks && del === null;
   if (candidates !== null && (candidates as Uint32Array).length === 0) none = true;
-  return { none, candidates, allowed, trivial };
+  return { none, candidates, allowed, trivial, columnBits, deleted: del, issuedFrom: lo, issuedTo: hi, timed };
 }

@@ -3,8 +3,8 @@
 // field-weighted, plus the phrase bonus for phrase occurrences starting in the chunk.
 // Used for every hit's passages (snippet anchors) and, in `passages` ranking mode, for MaxP ranking.
 import { matchPhrase } from './phrase-match.js';
-import { PostingCursor } from './postings-cursor.js';
-import type { SearchPlan } from './searcher.js';
+import { PostingCursor, searchArena } from './postings-cursor.js';
+import { termOrdinal, type SearchPlan } from './searcher.js';
 import type { Segment } from './segment.js';
 import { NF } from './segment-writer.js';
 import { FIELDS, type PassageHit } from './types.js';
@@ -21,10 +21,13 @@ export class PassageScorer {
   readonly #seg: Segment;
   readonly #plan: SearchPlan;
   readonly #cursors = new Map<Uint8Array, PostingCursor | null>();
+  readonly #si: number;
   #last = -1;
-  constructor(seg: Segment, plan: SearchPlan) {
+  /** `si`: the segment's index in the snapshot the plan was built on (for its planned term ordinals). */
+  constructor(seg: Segment, plan: SearchPlan, si = -1) {
     this.#seg = seg;
     this.#plan = plan;
+    this.#si = si;
   }
   /** Cursor of a term positioned at `doc`, or null when the term is absent from it. */
   at(bytes: Uint8Array, doc: number): PostingCursor | null {
@@ -32,8 +35,8 @@ export class PassageScorer {
     this.#last = doc;
     let c = this.#cursors.get(bytes);
     if (c === undefined) {
-      const t = this.#seg.findTerm(bytes);
-      c = t < 0 ? null : new PostingCursor(this.#seg, t);
+      const t = this.#si >= 0 ? termOrdinal(this.#plan, bytes, this.#si, this.#seg) : this.#seg.findTerm(bytes);
+      c = t < 0 ? null : new PostingCursor(this.#seg, t, searchArena);
       this.#cursors.set(bytes, c);
     }
     if (c === null) return null;

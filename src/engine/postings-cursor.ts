@@ -14,16 +14,54 @@ export interface FieldNorms {
   invAvg: Float64Array;
 }
 
+interface BlockBuffers {
+  docs: Int32Array;
+  tf0: Int32Array;
+  tf1: Int32Array;
+  tf2: Int32Array;
+}
+
+function newBlockBuffers(): BlockBuffers {
+  const buf = new Int32Array(4 * BLOCK_SIZE);
+  return { docs: buf.subarray(0, BLOCK_SIZE), tf0: buf.subarray(BLOCK_SIZE, 2 * BLOCK_SIZE), tf1: buf.subarray(2 * BLOCK_SIZE, 3 * BLOCK_SIZE), tf2: buf.subarray(3 * BLOCK_SIZE) };
+}
+
+/**
+ * Block buffers reused from one search to the next: a search creates a dozen cursors per segment, and
+ * allocating four typed arrays for each was a measurable share of short queries. `reset()` at the start
+ * of a search hands the same buffers out again, so no cursor may outlive the search that created it
+ * (merges, which span many calls, allocate their own).
+ */
+export class CursorArena {
+  readonly #pool: BlockBuffers[] = [];
+  #next = 0;
+  take(): BlockBuffers {
+    if (this.#next < this.#pool.length) return this.#pool[this.#next++]!;
+    const b = newBlockBuffers();
+    if (this.#pool.length < 4096) {
+      this.#pool.push(b);
+      this.#next++;
+    }
+    return b;
+  }
+  reset(): void {
+    this.#next = 0;
+  }
+}
+
+/** The arena of search-time cursors (searches are synchronous and never nested). */
+export const searchArena = new CursorArena();
+
 /** A forward-only cursor over the postings of term `t` in `seg`. */
 export class PostingCursor {
   readonly seg: Segment;
   readonly term: number;
   readonly df: number;
   doc = -1;
-  readonly docs = new Int32Array(BLOCK_SIZE);
-  readonly tf0 = new Int32Array(BLOCK_SIZE);
-  readonly tf1 = new Int32Array(BLOCK_SIZE);
-  readonly tf2 = new Int32Array(BLOCK_SIZE);
+  readonly docs: Int32Array;
+  readonly tf0: Int32Array;
+  readonly tf1: Int32Array;
+  readonly tf2: Int32Array;
   /** Index of the current doc inside the decoded block. */
   i = 0;
   #n = 0;
@@ -43,7 +81,13 @@ export class PostingCursor {
   /** Multiplier of the stored exact bounds for the current query (Infinity: use the loose bounds). */
   boundScale = Infinity;
 
-  constructor(seg: Segment, term: number) {
+  /** `arena`: take the block buffers from a per-search pool (see {@link searchArena}) instead of allocating. */
+  constructor(seg: Segment, term: number, arena?: CursorArena) {
+    const bufs = arena !== undefined ? arena.take() : newBlockBuffers();
+    this.docs = bufs.docs;
+    this.tf0 = bufs.tf0;
+    this.tf1 = bufs.tf1;
+    this.tf2 = bufs.tf2;
     this.seg = seg;
     this.term = term;
     this.df = seg.termDf[term]!;
@@ -114,53 +158,81 @@ export class PostingCursor {
   }
 
   /**
-   * Fast path of MaxScore with one essential term: moves past the current posting to the first one whose
-   * clause score s = mult * tf' / (k1 + tf') could still enter the top k together with `rest` (the bound of
-   * every other clause), i.e. s + rest >= theta up to the search's float slack. Whole blocks whose bound
-   * cannot qualify are skipped undecoded. Postings passed over are counted in `passed`.
+   * Windowed MaxScore (see maxscore.ts): from the current posting, adds the BM25F pseudo frequency of every
+   * posting with doc < `end` to `tfp[doc - base]` and sets bit `doc - base` of `seen`, then leaves the
+   * cursor on the first posting >= end (or END). Undecoded blocks lying wholly inside the window are skipped
+   * when the clause score bound `mult * tfp' / (k1 + tfp') + rest` of the block cannot reach `theta` (pass
+   * -Infinity to never skip). Postings whose pseudo frequency is below `minTfp` are passed over (a lone
+   * essential clause: they cannot reach theta; 0 keeps all). The sum per posting is the same expression as
+   * {@link tfPrime}, so scores computed from `tfp` equal Clause.score() bit for bit. Returns the postings
+   * visited.
    */
-  nextCompetitive(docNorm: Float64Array, norms: FieldNorms, mult: number, k1: number, rest: number, theta: number): number {
-    let i = this.i + 1;
-    const last = this.#blkEnd;
+  accumulate(end: number, base: number, docNorm: Float64Array, tfp: Float64Array, seen: Int32Array, mult: number, k1: number, rest: number, theta: number, norms: FieldNorms, minTfp: number): number {
+    if (this.doc >= end) return 0;
+    let count = 0;
+    const last = this.seg.blkLast;
     for (;;) {
-      if (i >= this.#n) {
-        let b = this.#blk + 1;
-        while (b < last) {
-          const tfp = this.tfUpperBound(b, norms);
-          const ub = (mult * tfp) / (k1 + tfp) + rest;
-          if (ub + Math.abs(ub) * 1e-9 + 1e-12 >= theta) break;
-          b++;
-          this.skipped++;
-        }
-        if (b >= last) {
-          this.#blk = last;
-          this.#n = 0;
-          return (this.doc = END);
-        }
-        this.#decode(b);
-        i = 0;
-      }
       if (!this.#tfReady) this.#loadTf();
       const docs = this.docs;
       const t0 = this.tf0;
       const t1 = this.tf1;
       const t2 = this.tf2;
       const n = this.#n;
+      let i = this.i;
       for (; i < n; i++) {
-        const base = docs[i]! * NF;
-        const tfp = t0[i]! * docNorm[base]! + t1[i]! * docNorm[base + 1]! + t2[i]! * docNorm[base + 2]!;
-        const ub = (mult * tfp) / (k1 + tfp) + rest;
-        if (ub + Math.abs(ub) * 1e-9 + 1e-12 >= theta) {
+        const d = docs[i]!;
+        if (d >= end) {
           this.i = i;
-          return (this.doc = docs[i]!);
+          this.doc = d;
+          return count;
         }
-        this.passed++;
+        const b3 = d * NF;
+        const x = t0[i]! * docNorm[b3]! + t1[i]! * docNorm[b3 + 1]! + t2[i]! * docNorm[b3 + 2]!;
+        if (x < minTfp) continue;
+        const off = d - base;
+        tfp[off] = tfp[off]! + x;
+        seen[off >>> 5]! |= 1 << (off & 31);
       }
+      count += n - this.i;
+      let b = this.#blk + 1;
+      if (theta !== -Infinity) {
+        while (b < this.#blkEnd && last[b]! < end) {
+          const x = this.tfUpperBound(b, norms);
+          const ub = (mult * x) / (k1 + x) + rest;
+          if (ub + Math.abs(ub) * 1e-9 + 1e-12 >= theta) break;
+          b++;
+          this.skipped++;
+        }
+      }
+      if (b >= this.#blkEnd) {
+        this.#blk = this.#blkEnd;
+        this.#n = 0;
+        this.i = 0;
+        return (this.doc = END);
+      }
+      this.#decode(b);
+      this.i = 0;
+      this.doc = this.docs[0]!;
     }
   }
 
-  /** Postings passed over by nextCompetitive (trace counter). */
-  passed = 0;
+  /**
+   * Upper bound of the pseudo frequency over the postings in [start, end) still ahead of the cursor (0 when
+   * there are none), from the block table without decoding.
+   */
+  windowTfpBound(start: number, end: number, norms: FieldNorms): number {
+    if (this.doc >= end) return 0;
+    let b = this.shallowBlock(start > this.doc ? start : this.doc);
+    if (b < 0) return 0;
+    const last = this.seg.blkLast;
+    let max = 0;
+    for (; b < this.#blkEnd; b++) {
+      const x = this.tfUpperBound(b, norms);
+      if (x > max) max = x;
+      if (last[b]! >= end - 1) break;
+    }
+    return max;
+  }
 
   /** Moves to the first posting with doc >= target (never backwards). */
   advance(target: number): number {
@@ -219,6 +291,34 @@ export class PostingCursor {
     }
     this.#shallow = b;
     return b < this.#blkEnd ? b : -1;
+  }
+
+  /** Whether the term has a posting >= target (block table only; does not move the cursor). */
+  hasDocAtLeast(target: number): boolean {
+    return this.shallowBlock(target) >= 0;
+  }
+
+  /** Sets bit d of `bits` for every remaining posting (doc ids only are decoded; for exact counting). */
+  markAll(bits: Int32Array): void {
+    if (this.doc === END) return;
+    let b = this.#blk < this.#blkStart ? this.#blkStart : this.#blk;
+    let i = this.#blk < this.#blkStart ? 0 : this.i;
+    for (; b < this.#blkEnd; b++) {
+      if (b !== this.#blk) {
+        this.#decode(b);
+        i = 0;
+      }
+      const docs = this.docs;
+      const n = this.#n;
+      for (; i < n; i++) {
+        const d = docs[i]!;
+        bits[d >>> 5]! |= 1 << (d & 31);
+      }
+    }
+    this.#blk = this.#blkEnd;
+    this.#n = 0;
+    this.i = 0;
+    this.doc = END;
   }
 
   /** Last doc id of block `b`. */
@@ -281,13 +381,10 @@ export class PostingCursor {
     const t0 = this.tf0;
     const t1 = this.tf1;
     const t2 = this.tf2;
-    for (let k = this.#posIdx; k < i; k++) {
-      let cnt = t0[k]! + t1[k]! + t2[k]!;
-      while (cnt > 0) {
-        while (pos[p++]! & 128);
-        cnt--;
-      }
-    }
+    let skip = 0;
+    for (let k = this.#posIdx; k < i; k++) skip += t0[k]! + t1[k]! + t2[k]!;
+    // one VByte value ends at each byte without the continuation bit
+    while (skip > 0) if ((pos[p++]! & 128) === 0) skip--;
     let w = 0;
     for (let f = 0; f < NF; f++) {
       const tf = f === 0 ? t0[i]! : f === 1 ? t1[i]! : t2[i]!;

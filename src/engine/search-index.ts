@@ -12,6 +12,7 @@ import type { IndexDirectory, DirectoryLock } from './index-directory.js';
 import { DEFAULT_MERGE_POLICY, mergeSegments, selectMerge, type MergeOutput, type MergePolicy } from './merge.js';
 import { leadPassage, PassageScorer, type scorePassages } from './passages.js';
 import { parseQuery, type ParsedQuery } from './query-parser.js';
+import { searchArena } from './postings-cursor.js';
 import { proximityBonus } from './proximity.js';
 import { buildPlan, countMatches, rankDocuments, type GlobalStats, type RawHit, type SnapshotSegment } from './searcher.js';
 import { Segment, utf8 } from './segment.js';
@@ -274,7 +275,7 @@ export class SearchIndex {
 
   #flush(): void {
     const bytes = this.#buffer.build({ w: this.#params.weights, b: this.#params.b });
-    this.#buffer = new SegmentBuffer(this.#defaultLanguage);
+    this.#buffer = new SegmentBuffer(this.#defaultLanguage, this.#buffer);
     if (bytes === null) return;
     const name = this.#newSegmentName();
     this.#dir.write(name, bytes);
@@ -444,6 +445,7 @@ export class SearchIndex {
     const mode = resolveRankingMode(q);
     const parsed = parseQuery(q.text ?? '', q.possibleLanguages, this.#defaultLanguage);
     const tParsed = now?.();
+    searchArena.reset(); // cursors of earlier searches are dead; reuse their buffers
     const segments = this.#snapshot;
     const norms = makeNorms(this.#params, q.fieldWeights, this.#stats.avgLen);
     const plan = buildPlan(segments, this.#stats, parsed, this.#params, norms, {
@@ -472,7 +474,7 @@ export class SearchIndex {
         l.push(h);
       }
       for (const [si, l] of bySeg) {
-        const scorer = new PassageScorer(segments[si]!.seg, plan);
+        const scorer = new PassageScorer(segments[si]!.seg, plan, si);
         for (const h of l.sort((a, b) => a.doc - b.doc)) out.set(h, scorer.score(h.doc));
       }
       return out;

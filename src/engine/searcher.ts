@@ -1,8 +1,8 @@
 // Query execution over a snapshot of segments. Three strategies, chosen per query:
-// - words only, no set filter: document-at-a-time MaxScore (Turtle & Flood 1995) with block-max bounds
-//   (Ding & Suel 2011; Chakrabarti et al. 2011): clauses whose summed upper bounds cannot reach the
-//   current k-th score become non-essential and are only probed; whole blocks whose block-max bound
-//   cannot reach it are skipped without decoding. Common terms therefore never cost a full scan.
+// - words only, no set filter: windowed block-max MaxScore (maxscore.ts; Turtle & Flood 1995, Ding & Suel
+//   2011, Lucene's MaxScoreBulkScorer): per window of doc ids, clauses whose summed block-max bounds cannot
+//   reach the current k-th score are non-essential and only probed; essential clauses are scored
+//   term-at-a-time into the window; windows and blocks that cannot reach it are skipped undecoded.
 // - required phrases and/or a set filter (ids, citing, ISSNs, URI prefixes): a conjunctive driver
 //   (leapfrog over the phrase slots, or the candidate list) verifies positions and scores every match
 //   (matches are few, so counting is exact).
@@ -11,7 +11,8 @@
 // ties are broken by external id (ascending), so rankings and pages are deterministic.
 import { Clause, idf, type ScoringParams } from './bm25f.js';
 import { compileFilter, type SegmentFilter } from './filters.js';
-import { END, PostingCursor, type FieldNorms } from './postings-cursor.js';
+import { runWindowedMaxScore } from './maxscore.js';
+import { END, PostingCursor, searchArena, type FieldNorms } from './postings-cursor.js';
 import type { ParsedQuery } from './query-parser.js';
 import { utf8, type Segment } from './segment.js';
 import { NF } from './segment-writer.js';
@@ -71,6 +72,14 @@ export interface SearchPlan {
   phraseBoost: number;
   lexicalWeight: number;
   filters: EngineFilters | undefined;
+  /** Term ordinal per segment (-1 absent) of every term's UTF-8 bytes, looked up once while planning. */
+  termOrdinals: Map<Uint8Array, Int32Array>;
+}
+
+/** Ordinal of term `bytes` in segment `si` of the plan's snapshot (binary search when not planned). */
+export function termOrdinal(plan: SearchPlan, bytes: Uint8Array, si: number, seg: Segment): number {
+  const a = plan.termOrdinals.get(bytes);
+  return a !== undefined && si < a.length ? a[si]! : seg.findTerm(bytes);
 }
 
 /** Builds the plan: global dfs and idfs of every clause and phrase slot. */
@@ -82,18 +91,23 @@ export function buildPlan(
   norms: FieldNorms,
   opts: { phraseBoost: number; lexicalWeight: number; filters: EngineFilters | undefined },
 ): SearchPlan {
-  const dfCache = new Map<string, number>();
+  const dfCache = new Map<string, { df: number; ords: Int32Array }>();
+  const termOrdinals = new Map<Uint8Array, Int32Array>();
   const dfOf = (t: string, b: Uint8Array): number => {
-    let df = dfCache.get(t);
-    if (df === undefined) {
-      df = 0;
-      for (const s of segments) {
-        const o = s.seg.findTerm(b);
-        if (o >= 0) df += s.seg.df(o);
+    let e = dfCache.get(t);
+    if (e === undefined) {
+      let df = 0;
+      const ords = new Int32Array(segments.length);
+      for (let si = 0; si < segments.length; si++) {
+        const seg = segments[si]!.seg;
+        const o = seg.findTerm(b);
+        ords[si] = o;
+        if (o >= 0) df += seg.df(o);
       }
-      dfCache.set(t, df);
+      dfCache.set(t, (e = { df, ords }));
     }
-    return df;
+    termOrdinals.set(b, e.ords);
+    return e.df;
   };
   const n = Math.max(stats.docCount, 1);
   const clauses: PlanClause[] = [];
@@ -117,7 +131,7 @@ export function buildPlan(
     phrases.push({ slots, idfSum });
   }
   const emptyAfterAnalysis = parsed.words.length === 0 && parsed.phrases.length === 0 && parsed.raw.trim().length > 0;
-  return { clauses, phrases, emptyAfterAnalysis, norms, k1: params.k1, phraseBoost: opts.phraseBoost, lexicalWeight: opts.lexicalWeight, filters: opts.filters };
+  return { clauses, phrases, emptyAfterAnalysis, norms, k1: params.k1, phraseBoost: opts.phraseBoost, lexicalWeight: opts.lexicalWeight, filters: opts.filters, termOrdinals };
 }
 
 /** Bounded top-k keeper; the root is the worst kept hit. */
@@ -212,12 +226,20 @@ class SlotGroup {
     return s;
   }
   advance(target: number): number {
+    if (this.cursors.length === 1) return (this.doc = this.cursors[0]!.advance(target));
     let m = END;
     for (const c of this.cursors) {
       const d = c.advance(target);
       if (d < m) m = d;
     }
     return (this.doc = m);
+  }
+  /** Term frequency of the slot in field f at the current doc (summed over alternatives). */
+  fieldTf(f: number): number {
+    if (this.cursors.length === 1) return this.cursors[0]!.tf(f);
+    let tf = 0;
+    for (const c of this.cursors) if (c.doc === this.doc) tf += c.tf(f);
+    return tf;
   }
   /** Loads positions of the current doc into buf/fieldStart. */
   load(): void {
@@ -273,12 +295,7 @@ class PhraseMatcher {
     let possible = 0;
     for (let f = 0; f < NF; f++) {
       let ok = true;
-      for (let i = 0; i < k && ok; i++) {
-        const g = slots[i]!;
-        let tf = 0;
-        for (const c of g.cursors) if (c.doc === g.doc) tf += c.tf(f);
-        if (tf === 0) ok = false;
-      }
+      for (let i = 0; i < k && ok; i++) if (slots[i]!.fieldTf(f) === 0) ok = false;
       this.tf[f] = 0;
       if (ok) possible |= 1 << f;
     }
@@ -338,38 +355,31 @@ function phraseBonus(plan: SearchPlan, seg: Segment, doc: number, pm: PhraseMatc
   return (plan.phraseBoost * plan.lexicalWeight * pm.idfSum * tfp) / (plan.k1 + tfp);
 }
 
-/** Upper bound of a phrase's bonus at doc d from slot term frequencies (no positions needed). */
-function phraseBonusBound(plan: SearchPlan, docNorm: Float64Array, d: number, pm: PhraseMatcher): number {
-  if (plan.phraseBoost === 0) return 0;
-  let tfp = 0;
-  for (let f = 0; f < NF; f++) {
-    let min = Infinity;
-    for (const g of pm.slots) {
-      let tf = 0;
-      for (const c of g.cursors) if (c.doc === d) tf += c.tf(f);
-      if (tf < min) min = tf;
-    }
-    if (min > 0 && min !== Infinity) tfp += min * docNorm[d * NF + f]!;
-  }
-  return (plan.phraseBoost * plan.lexicalWeight * pm.idfSum * tfp) / (plan.k1 + tfp);
-}
-
 function prepareSegment(plan: SearchPlan, ss: SnapshotSegment, si: number): SegRun | null {
   const seg = ss.seg;
   const filter = compileFilter(seg, plan.filters, ss.deleted);
   if (filter.none) return null;
   const scale = seg.boundScale(plan.norms);
   const docNorm = seg.docNorms(plan.norms);
+  // one cursor per term, shared by the clause that scores it and the phrase slots that verify it: both
+  // only move forward to the same docs, so the blocks (and term frequencies) are decoded once
+  const byTerm = new Map<number, PostingCursor>();
+  const cursorOf = (t: number): PostingCursor => {
+    let cur = byTerm.get(t);
+    if (cur === undefined) {
+      cur = new PostingCursor(seg, t, searchArena);
+      cur.boundScale = scale;
+      byTerm.set(t, cur);
+    }
+    return cur;
+  };
   const clauses: (Clause | null)[] = plan.clauses.map((c, i) => {
     const cursors: PostingCursor[] = [];
     for (const b of c.bytes) {
-      const t = seg.findTerm(b);
-      if (t >= 0) {
-        const cur = new PostingCursor(seg, t);
-        cur.boundScale = scale;
-        cursors.push(cur);
-      }
+      const t = termOrdinal(plan, b, si, seg);
+      if (t >= 0) cursors.push(plan.phrases.length > 0 ? cursorOf(t) : new PostingCursor(seg, t, searchArena));
     }
+    if (plan.phrases.length === 0) for (const cur of cursors) cur.boundScale = scale;
     return cursors.length ? new Clause(i, cursors, c.mult, plan.k1, plan.norms, docNorm) : null;
   });
   let phrases: PhraseMatcher[] | null = null;
@@ -380,8 +390,8 @@ function prepareSegment(plan: SearchPlan, ss: SnapshotSegment, si: number): SegR
       for (const s of p.slots) {
         const cursors: PostingCursor[] = [];
         for (const b of s.bytes) {
-          const t = seg.findTerm(b);
-          if (t >= 0) cursors.push(new PostingCursor(seg, t));
+          const t = termOrdinal(plan, b, si, seg);
+          if (t >= 0) cursors.push(cursorOf(t));
         }
         if (cursors.length === 0) return null; // a required phrase cannot match here
         slots.push(new SlotGroup(cursors, s.offset));
@@ -398,140 +408,6 @@ function canonicalSum(contrib: Float64Array): number {
   return s;
 }
 
-function runMaxScore(run: SegRun, heap: TopK, prune: boolean, ctr: SegmentCounters): void {
-  const cs = run.clauses.filter((c): c is Clause => c !== null).sort((a, b) => a.ub - b.ub || a.index - b.index);
-  const n = cs.length;
-  if (n === 0) return;
-  const prefix = new Float64Array(n);
-  let acc = 0;
-  for (let i = 0; i < n; i++) prefix[i] = acc += cs[i]!.ub;
-  const contrib = run.contrib;
-  const nContrib = contrib.length;
-  const { allowed, trivial } = run.filter;
-  const seg = run.seg;
-  const si = run.si;
-  const out = { last: 0 };
-  // theta: score of the k-th hit once the heap is full; a bound "can enter" when bound >= theta up to
-  // a relative slack of 1e-9 (float rounding of bounds vs scores; ties may still win on id)
-  let theta = heap.full ? heap.heap[0]!.score : -Infinity;
-  const can = (bound: number): boolean => bound + Math.abs(bound) * 1e-9 + 1e-12 >= theta;
-  let firstEss = 0;
-  if (prune) while (firstEss < n && !can(prefix[firstEss]!)) firstEss++;
-  for (const c of cs) c.nextDoc();
-  let exact = true;
-  let regionEnd = -1;
-  let candidates = 0;
-  let scored = 0;
-  const essScore = new Float64Array(n);
-  const norms = run.clauses.find((c) => c !== null)!.norms;
-  /** Moves the essential clauses past d; one essential single-term clause takes the competitive fast path. */
-  const advanceEssentials = (d: number): void => {
-    if (prune && theta !== -Infinity && firstEss === n - 1) {
-      const c = cs[n - 1]!;
-      const one = c.single;
-      if (one !== null) {
-        if (c.doc === d) c.doc = one.nextCompetitive(c.docNorm, norms, c.mult, c.k1, n >= 2 ? prefix[n - 2]! : 0, theta);
-        return;
-      }
-    }
-    for (let i = firstEss; i < n; i++) if (cs[i]!.doc === d) cs[i]!.nextDoc();
-  };
-  let skippedBlocks = 0;
-  for (;;) {
-    if (firstEss >= n) {
-      exact = false;
-      break;
-    }
-    let d = END;
-    for (let i = firstEss; i < n; i++) {
-      const x = cs[i]!.doc;
-      if (x < d) d = x;
-    }
-    if (d === END) break;
-    if (prune && theta !== -Infinity && d > regionEnd) {
-      // block-max bound of every clause around d; valid for all docs up to the shortest block's end
-      let bound = 0;
-      let minLast = END;
-      for (let i = 0; i < n; i++) {
-        bound += cs[i]!.blockBound(d, out);
-        if (out.last < minLast) minLast = out.last;
-      }
-      if (!can(bound)) {
-        exact = false;
-        skippedBlocks++;
-        const to = minLast + 1;
-        for (let i = firstEss; i < n; i++) if (cs[i]!.doc < to) cs[i]!.advance(to);
-        continue;
-      }
-      regionEnd = minLast;
-    }
-    if (!trivial && !allowed(d)) {
-      advanceEssentials(d);
-      continue;
-    }
-    candidates++;
-    let s = 0;
-    for (let i = firstEss; i < n; i++) {
-      const c = cs[i]!;
-      if (c.doc === d) {
-        const v = c.score();
-        essScore[i] = v;
-        s += v;
-      } else essScore[i] = 0;
-    }
-    // quick reject: essential scores plus every non-essential bound cannot reach theta
-    if (prune && firstEss > 0 && !can(s + prefix[firstEss - 1]!)) {
-      advanceEssentials(d);
-      continue;
-    }
-    for (let i = 0; i < nContrib; i++) contrib[i] = 0;
-    for (let i = firstEss; i < n; i++) contrib[cs[i]!.index] = essScore[i]!;
-    let pruned = false;
-    for (let i = firstEss - 1; i >= 0; i--) {
-      if (prune && !can(s + prefix[i]!)) {
-        pruned = true;
-        break;
-      }
-      const c = cs[i]!;
-      if (prune && theta !== -Infinity && c.doc < d) {
-        // block-max probe without decoding: can this clause's block holding d still lift d in?
-        const bb = c.blockBound(d, out);
-        if (!can(s + bb + (i > 0 ? prefix[i - 1]! : 0))) {
-          pruned = true;
-          break;
-        }
-      }
-      if (c.advance(d) === d) {
-        const v = c.score();
-        contrib[c.index] = v;
-        s += v;
-      }
-    }
-    if (!pruned) {
-      scored++;
-      let total = 0;
-      for (let i = 0; i < nContrib; i++) total += contrib[i]!;
-      if (!prune || can(total)) {
-        heap.offer({ score: total, si, doc: d, issued: NaN, id: seg.id(d) });
-        if (heap.full) {
-          const t = heap.heap[0]!.score;
-          if (t !== theta) {
-            theta = t;
-            if (prune) while (firstEss < n && !can(prefix[firstEss]!)) firstEss++;
-          }
-        }
-      }
-    }
-    advanceEssentials(d);
-  }
-  if (firstEss > 0) exact = false;
-  ctr.candidates += candidates;
-  ctr.scored += scored;
-  ctr.skippedBlocks += skippedBlocks;
-  ctr.exact = exact;
-  ctr.matches = ctr.candidates;
-}
-
 function runConjunctive(plan: SearchPlan, run: SegRun, heap: TopK, ctr: SegmentCounters, prune: boolean): void {
   const seg = run.seg;
   const { allowed, candidates } = run.filter;
@@ -541,10 +417,12 @@ function runConjunctive(plan: SearchPlan, run: SegRun, heap: TopK, ctr: SegmentC
   groups.sort((a, b) => a.df - b.df);
   const clauses = run.clauses;
   const contrib = run.contrib;
-  const docNorm = seg.docNorms(plan.norms);
   const evaluate = (d: number): void => {
     if (!allowed(d)) return;
     ctr.candidates++;
+    // positions first: in practice most docs holding every slot term do not hold the phrase, and the
+    // verification reads the term frequencies the scores need anyway (the cursors are shared)
+    for (const p of phrases) if (p.count() === 0) return;
     for (let i = 0; i < contrib.length; i++) contrib[i] = 0;
     let any = phrases.length > 0;
     for (const c of clauses) {
@@ -556,16 +434,6 @@ function runConjunctive(plan: SearchPlan, run: SegRun, heap: TopK, ctr: SegmentC
     }
     if (!any) return;
     let total = canonicalSum(contrib);
-    if (prune && phrases.length > 0 && heap.full) {
-      // bound before verifying positions: a phrase occurs in a field at most as often as its rarest slot
-      let bound = total;
-      for (const p of phrases) bound += phraseBonusBound(plan, docNorm, d, p);
-      if (!heap.canEnter(bound)) {
-        ctr.exact = false;
-        return;
-      }
-    }
-    for (const p of phrases) if (p.count() === 0) return;
     for (const p of phrases) total += phraseBonus(plan, seg, d, p);
     ctr.scored++;
     ctr.matches++;
@@ -657,7 +525,7 @@ export function rankDocuments(
       if (filterOnly) runFilterOnly(run, heap, ctr);
       else if (run.phrases !== null || run.filter.candidates !== null) runConjunctive(plan, run, heap, ctr, !opts.exhaustive);
       else {
-        runMaxScore(run, heap, !opts.exhaustive, ctr);
+        runWindowedMaxScore(run.si, run.seg, run.clauses, run.contrib, run.filter, run.seg.docNorms(plan.norms), heap, !opts.exhaustive, ctr);
         if (!filtered) {
           let maxDf = 0;
           for (const c of run.clauses) if (c) for (const cur of c.cursors) maxDf = Math.max(maxDf, cur.df);
@@ -682,20 +550,39 @@ export function countMatches(segments: readonly SnapshotSegment[], plan: SearchP
     const ctr: SegmentCounters = { docs: 0, scored: 0, candidates: 0, skippedBlocks: 0, exact: true, matches: 0 };
     if (plan.clauses.length === 0 && plan.phrases.length === 0) runFilterOnly(run, new TopK(0, true), ctr);
     else if (run.phrases !== null || run.filter.candidates !== null) runConjunctive(plan, run, new TopK(0, false), ctr, false);
-    else {
-      const cs = run.clauses.filter((c): c is Clause => c !== null);
-      for (const c of cs) c.nextDoc();
-      for (;;) {
-        let d = END;
-        for (const c of cs) if (c.doc < d) d = c.doc;
-        if (d === END) break;
-        if (run.filter.allowed(d)) ctr.matches++;
-        for (const c of cs) if (c.doc === d) c.nextDoc();
-      }
-    }
+    else ctr.matches = countUnion(run);
     total += ctr.matches;
   }
   return total;
+}
+
+let unionBits = new Int32Array(1024);
+
+/** Docs of the segment matching any clause and passing the filter: a bitset union of doc ids, then a popcount. */
+function countUnion(run: SegRun): number {
+  const words = (run.seg.docCount + 31) >>> 5;
+  if (unionBits.length < words) unionBits = new Int32Array(words);
+  const bits = unionBits;
+  bits.fill(0, 0, words);
+  for (const c of run.clauses) if (c !== null) for (const cur of c.cursors) cur.markAll(bits);
+  let n = 0;
+  const { allowed, trivial } = run.filter;
+  for (let w = 0; w < words; w++) {
+    let x = bits[w]!;
+    if (x === 0) continue;
+    if (trivial) {
+      x = x - ((x >>> 1) & 0x55555555);
+      x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+      n += (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
+    } else {
+      while (x !== 0) {
+        const t = 31 - Math.clz32(x & -x);
+        x &= x - 1;
+        if (allowed((w << 5) | t)) n++;
+      }
+    }
+  }
+  return n;
 }
 
 /** Helper for callers: the per-segment index of a raw hit's segment. */

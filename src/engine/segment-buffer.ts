@@ -41,8 +41,16 @@ export class SegmentBuffer {
   #cpEnd = new Int32Array(4096);
   #sentEnds: number[] = [];
 
-  constructor(defaultLanguage: string) {
+  /** `recycle`: the previous buffer (after its build()), whose occurrence arrays are reused rather than regrown. */
+  constructor(defaultLanguage: string, recycle?: SegmentBuffer) {
     this.#defaultLanguage = normalizeLanguage(defaultLanguage);
+    if (recycle !== undefined) {
+      this.#occTerm = recycle.#occTerm;
+      this.#occFP = recycle.#occFP;
+      recycle.#occTerm = new Int32Array(0);
+      recycle.#occFP = new Int32Array(0);
+      recycle.#occ = 0;
+    }
   }
 
   /** Live (not replaced) buffered documents. */
@@ -145,9 +153,10 @@ export class SegmentBuffer {
     let surfaces = this.#surfaceIds.get(analyzer.language);
     if (surfaces === undefined) this.#surfaceIds.set(analyzer.language, (surfaces = new SurfaceTable()));
     const table = surfaces;
-    const resolve = (src: string, a: number, b: number): number => {
-      const slot = table.find(src, a, b);
-      if (table.vals[slot]! !== EMPTY) return table.vals[slot]!;
+    const resolve = (src: string, a: number, b: number, h: number): number => {
+      const slot = table.find(src, a, b, h);
+      const known = table.value(slot);
+      if (known !== EMPTY) return known;
       const surface = src.slice(a, b);
       const term = analyzer.term(surface);
       let id: number | undefined;
@@ -161,7 +170,7 @@ export class SegmentBuffer {
           this.#termSurface.push(surface.toLowerCase());
         }
       }
-      table.put(slot, surface, id);
+      table.put(slot, src, a, b, h, id);
       return id;
     };
     const slots = analyzer.analyzeWith(
@@ -255,17 +264,17 @@ export class SegmentBuffer {
     }
     for (let t = 0; t < nTerms; t++) start[t + 1]! += start[t]!;
     const total = start[nTerms]!;
-    const sDoc = new Int32Array(total);
-    const sFP = new Int32Array(total);
+    // (doc, field|position) pairs interleaved: the scatter below is one cache miss per occurrence, not two
+    const sorted = new Int32Array(2 * total);
     const fill = start.slice(0, nTerms);
     for (let i = 0; i < docs.length; i++) {
       const d = docs[i]!;
       if (d.deleted) continue;
       const doc = docOf[i]!;
       for (let o = d.occStart; o < d.occEnd; o++) {
-        const k = fill[occTerm[o]!]!++;
-        sDoc[k] = doc;
-        sFP[k] = occFP[o]!;
+        const k = 2 * fill[occTerm[o]!]!++;
+        sorted[k] = doc;
+        sorted[k + 1] = occFP[o]!;
       }
     }
     void occ;
@@ -281,26 +290,26 @@ export class SegmentBuffer {
       w.beginTerm(term, this.#termSurface[t]!);
       let k = a;
       while (k < b) {
-        const doc = sDoc[k]!;
+        const doc = sorted[2 * k]!;
         let e = k;
-        while (e < b && sDoc[e] === doc) e++;
+        while (e < b && sorted[2 * e] === doc) e++;
         if (posBuf.length < e - k) posBuf = new Int32Array((e - k) * 2);
         let tf0 = 0;
         let tf1 = 0;
         let tf2 = 0;
-        let sorted = true;
+        let inOrder = true;
         let prev = -1;
         for (let j = k; j < e; j++) {
-          const fp = sFP[j]!;
+          const fp = sorted[2 * j + 1]!;
           const f = fp >>> 28;
           if (f === 0) tf0++;
           else if (f === 1) tf1++;
           else tf2++;
           posBuf[j - k] = fp & 0x0fffffff;
-          if (prev > fp) sorted = false;
+          if (prev > fp) inOrder = false;
           prev = fp;
         }
-        if (!sorted) sortFieldPositions(sFP, k, e, posBuf);
+        if (!inOrder) sortFieldPositions(sorted, k, e, posBuf);
         w.addPosting(doc, tf0, tf1, tf2, posBuf, 0);
         k = e;
       }
@@ -310,8 +319,10 @@ export class SegmentBuffer {
   }
 }
 
-function sortFieldPositions(sFP: Int32Array, k: number, e: number, out: Int32Array): void {
-  const tmp = Array.from(sFP.subarray(k, e)).sort((x, y) => x - y);
+function sortFieldPositions(pairs: Int32Array, k: number, e: number, out: Int32Array): void {
+  const tmp: number[] = [];
+  for (let j = k; j < e; j++) tmp.push(pairs[2 * j + 1]!);
+  tmp.sort((x, y) => x - y);
   for (let j = 0; j < tmp.length; j++) out[j] = tmp[j]! & 0x0fffffff;
 }
 
@@ -322,71 +333,91 @@ export { NumSink };
 const EMPTY = -2;
 
 /**
- * Open-addressing hash table from surface spans to term ids, looked up straight from the text (FNV-1a
- * over UTF-16 code units) so the indexing hot path allocates no strings for known surfaces.
+ * Open-addressing hash table from surface spans to term ids, looked up straight from the text with the
+ * FNV-1a hash the analyzer computes while scanning (Analyzer.surfaceHash), so the indexing hot path neither
+ * allocates strings nor reads a known surface twice. One probe touches one 16-byte slot [key index + 1,
+ * hash, value, -] and, on a hash match, the key's code units in a shared pool: two cache lines where
+ * separate arrays and string keys took four or five, which dominated indexing time.
  */
 class SurfaceTable {
-  keys: string[] = [];
-  vals = new Int32Array(1 << 16).fill(EMPTY);
-  slotKey = new Int32Array(1 << 16).fill(-1);
-  hashes = new Int32Array(1 << 16);
+  #slots = new Int32Array(4 << 16);
   #mask = (1 << 16) - 1;
   #size = 0;
-  #h = 0;
+  /** Key code units, key k at keyStart[k] .. keyStart[k + 1]. */
+  #pool = new Uint16Array(1 << 18);
+  #keyStart = new Int32Array(1 << 14);
+  #poolUsed = 0;
+  #keys = 0;
 
-  /** The slot holding text[a, b) or the empty slot where it belongs. */
-  find(text: string, a: number, b: number): number {
-    let h = 0x811c9dc5 | 0;
-    for (let i = a; i < b; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
-    this.#h = h;
-    let slot = h & this.#mask;
+  /** The slot (index into the table) holding text[a, b) with hash h, or the empty slot where it belongs. */
+  find(text: string, a: number, b: number, h: number): number {
+    const slots = this.#slots;
+    const pool = this.#pool;
+    const keyStart = this.#keyStart;
     const len = b - a;
+    let slot = h & this.#mask;
     for (;;) {
-      const k = this.slotKey[slot]!;
+      const o = slot << 2;
+      const k = slots[o]! - 1;
       if (k < 0) return slot;
-      if (this.hashes[slot] === h) {
-        const key = this.keys[k]!;
-        if (key.length === len) {
-          let eq = true;
-          for (let i = 0; i < len; i++) {
-            if (key.charCodeAt(i) !== text.charCodeAt(a + i)) {
-              eq = false;
-              break;
-            }
-          }
-          if (eq) return slot;
+      if (slots[o + 1] === h) {
+        const ks = keyStart[k]!;
+        if (keyStart[k + 1]! - ks === len) {
+          let i = 0;
+          while (i < len && pool[ks + i] === text.charCodeAt(a + i)) i++;
+          if (i === len) return slot;
         }
       }
       slot = (slot + 1) & this.#mask;
     }
   }
 
-  /** Stores `key -> val` in the empty `slot` returned by the last find(). */
-  put(slot: number, key: string, val: number): void {
-    this.slotKey[slot] = this.keys.length;
-    this.keys.push(key);
-    this.vals[slot] = val;
-    this.hashes[slot] = this.#h;
+  /** The value in `slot` (EMPTY when the slot is free). */
+  value(slot: number): number {
+    const o = slot << 2;
+    return this.#slots[o] === 0 ? EMPTY : this.#slots[o + 2]!;
+  }
+
+  /** Stores text[a, b) (hash h) -> val in the empty `slot` returned by find(). */
+  put(slot: number, text: string, a: number, b: number, h: number, val: number): void {
+    const len = b - a;
+    if (this.#poolUsed + len > this.#pool.length) {
+      const p = new Uint16Array(Math.max(this.#pool.length * 2, this.#poolUsed + len));
+      p.set(this.#pool.subarray(0, this.#poolUsed));
+      this.#pool = p;
+    }
+    if (this.#keys + 2 > this.#keyStart.length) {
+      const ks = new Int32Array(this.#keyStart.length * 2);
+      ks.set(this.#keyStart);
+      this.#keyStart = ks;
+    }
+    for (let i = 0; i < len; i++) this.#pool[this.#poolUsed + i] = text.charCodeAt(a + i);
+    const k = this.#keys++;
+    this.#keyStart[k] = this.#poolUsed;
+    this.#poolUsed += len;
+    this.#keyStart[k + 1] = this.#poolUsed;
+    const o = slot << 2;
+    this.#slots[o] = k + 1;
+    this.#slots[o + 1] = h;
+    this.#slots[o + 2] = val;
     if (++this.#size * 2 > this.#mask) this.#rehash();
   }
 
   #rehash(): void {
+    const old = this.#slots;
     const cap = (this.#mask + 1) * 2;
-    const oldKey = this.slotKey;
-    const oldVal = this.vals;
-    const oldHash = this.hashes;
-    this.slotKey = new Int32Array(cap).fill(-1);
-    this.vals = new Int32Array(cap).fill(EMPTY);
-    this.hashes = new Int32Array(cap);
-    this.#mask = cap - 1;
-    for (let s = 0; s < oldKey.length; s++) {
-      const k = oldKey[s]!;
-      if (k < 0) continue;
-      let slot = oldHash[s]! & this.#mask;
-      while (this.slotKey[slot]! >= 0) slot = (slot + 1) & this.#mask;
-      this.slotKey[slot] = k;
-      this.vals[slot] = oldVal[s]!;
-      this.hashes[slot] = oldHash[s]!;
+    const slots = new Int32Array(4 * cap);
+    const mask = cap - 1;
+    for (let o = 0; o < old.length; o += 4) {
+      if (old[o] === 0) continue;
+      let slot = old[o + 1]! & mask;
+      while (slots[slot << 2] !== 0) slot = (slot + 1) & mask;
+      const n = slot << 2;
+      slots[n] = old[o]!;
+      slots[n + 1] = old[o + 1]!;
+      slots[n + 2] = old[o + 2]!;
     }
+    this.#slots = slots;
+    this.#mask = mask;
   }
 }

@@ -168,6 +168,7 @@ export class SegmentWriter {
   #bPosStart = 0;
   readonly #tMaxTf = [0, 0, 0];
   readonly #tMinLen = [0, 0, 0];
+  readonly #bWidths = [0, 0, 0];
 
   get docCount(): number {
     return this.#docs;
@@ -281,7 +282,7 @@ export class SegmentWriter {
       this.#blkPosSub.push(i < n ? this.#bPosOff[i]! : this.#pos.length);
     }
     const wDoc = maxBitWidth(this.#bGaps, n);
-    const w = [0, 0, 0];
+    const w = this.#bWidths;
     for (let f = 0; f < NF; f++) {
       const tfs = this.#bTf[f]!;
       w[f] = maxBitWidth(tfs, n);

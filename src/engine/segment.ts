@@ -166,15 +166,25 @@ export class Segment {
     this.bound = meta.bound;
   }
 
-  #normCache: { key: string; arr: Float64Array }[] = [];
+  #normCache: { key: Float64Array; arr: Float64Array }[] = [];
+  /** Column-filter bitsets by filter values (filters.ts; bounded, oldest dropped first). */
+  readonly filterBits = new Map<string, Int32Array>();
 
   /**
    * Per-doc BM25F field factors for the given norms: `w_f / (1 - b_f + b_f * len_f(d) / avgLen_f)` at
    * [d * 3 + f] (a few recent norm settings are cached: they change only with commits or custom weights).
    */
   docNorms(norms: { w: Float64Array; b: Float64Array; invAvg: Float64Array }): Float64Array {
-    const key = `${norms.w.join()}|${norms.b.join()}|${norms.invAvg.join()}`;
-    for (const e of this.#normCache) if (e.key === key) return e.arr;
+    // compared by value (no string keys: this runs once per segment and query)
+    search: for (const e of this.#normCache) {
+      const k = e.key;
+      for (let f = 0; f < NF; f++) if (k[f] !== norms.w[f] || k[NF + f] !== norms.b[f] || k[2 * NF + f] !== norms.invAvg[f]) continue search;
+      return e.arr;
+    }
+    const key = new Float64Array(3 * NF);
+    key.set(norms.w, 0);
+    key.set(norms.b, NF);
+    key.set(norms.invAvg, 2 * NF);
     const n = this.docCount;
     const arr = new Float64Array(n * NF);
     const fl = this.fieldLen;

@@ -10,6 +10,7 @@ import type { RateLimitService } from '../limits/rate-limit-service.js';
 import type { DocumentService } from '../documents/document-service.js';
 import type { DownloadService } from '../downloads/download-service.js';
 import type { Auth } from '../auth/index.js';
+import type { RecognitionJobService } from '../recognition-jobs/index.js';
 
 /** Readiness of the service's dependencies: name -> 'ok' or a short reason. */
 export type ReadinessCheck = () => Promise<Record<string, string>>;
@@ -30,6 +31,8 @@ export interface HttpDeps {
   mcp?: McpHandler;
   /** The authorization server, sign-in pages and claim flow (src/http/routes/auth/); absent: not served. */
   auth?: Auth;
+  /** Recognition jobs (/v1/recognitions); absent: not served. */
+  recognitions?: RecognitionJobService;
   /** Extra route registrations (tests, optional components). */
   extraRoutes?: readonly ((app: FastifyInstance) => Promise<void> | void)[];
 }

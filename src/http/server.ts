@@ -20,6 +20,7 @@ import { registerSearchRoutes } from './routes/v2/search.js';
 import { registerMcpRoutes } from './routes/mcp.js';
 import { registerProtectedResourceRoutes } from './routes/protected-resource.js';
 import { registerAuthRoutes } from './routes/auth/index.js';
+import { registerRecognitionRoutes } from './routes/v1/recognitions.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -140,6 +141,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
   registerDownloadRoutes(app, deps);
   registerSearchRoutes(app, deps);
   registerProtectedResourceRoutes(app, deps);
+  if (deps.recognitions) await registerRecognitionRoutes(app, { ...deps, recognitions: deps.recognitions });
   if (deps.mcp) registerMcpRoutes(app, { ...deps, mcp: deps.mcp });
   // Authorization server, sign-in pages and the service_auth claim flow (issue 4; src/http/routes/auth/).
   if (deps.auth) await registerAuthRoutes(app, deps);

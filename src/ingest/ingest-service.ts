@@ -15,6 +15,20 @@ import { RecordError, type OriginalRef, type ParsedRecord } from './formats/comm
 import { parseLectern } from './formats/lectern-jsonl.js';
 import { looksLikeOpenAlex, parseOpenAlex } from './formats/openalex.js';
 import { looksLikeStackExchange, parseStackExchange } from './formats/stackexchange.js';
+import { recognizedRecord, type ConvertedFile } from './recognized-file.js';
+
+/** The outcome of ingesting one converted file (`lectern ingest --recognize`). */
+export interface RecognizedIngestReport {
+  file: string;
+  id: string;
+  title: string;
+  pages: number;
+  grade: string;
+  score: number;
+  /** `inserted`, `updated` or `unchanged`. */
+  outcome: 'inserted' | 'updated' | 'unchanged';
+  warnings: string[];
+}
 
 export const INGEST_FORMATS = ['auto', 'openalex', 'beir', 'stackexchange', 'lectern'] as const;
 export type IngestFormat = (typeof INGEST_FORMATS)[number];
@@ -142,6 +156,32 @@ export class IngestService {
     report.bytesRead = report.bytesTotal;
     options.onProgress?.({ ...report });
     return report;
+  }
+
+  /**
+   * Converts one PDF, EPUB or DJVU file with `recognize` and stores it as a document (its file as the
+   * original). Conversion errors (RecognitionError) propagate; nothing is written then.
+   */
+  async ingestRecognizedFile(path: string, recognize: (bytes: Uint8Array) => Promise<ConvertedFile>): Promise<RecognizedIngestReport> {
+    const bytes = await this.files.read(path);
+    const converted = await recognize(bytes);
+    const format = converted.report.input.format;
+    const key = `originals/${converted.sha256}.${format}`;
+    const stored = (await this.blobs.stat(key)) ?? (await this.blobs.put(key, bytes));
+    const record = recognizedRecord(path, bytes, converted, key, Math.floor(stored.modifiedMs / 1000));
+    const r = await this.store.upsertMany([record], nowSeconds(this.clock));
+    await this.onBatch([record.id], true);
+    const x = record.extra.recognition as { pages: number; grade: string; score: number; warnings: string[] };
+    return {
+      file: path,
+      id: record.id,
+      title: record.title,
+      pages: x.pages,
+      grade: x.grade,
+      score: x.score,
+      outcome: r.inserted > 0 ? 'inserted' : r.updated > 0 ? 'updated' : 'unchanged',
+      warnings: x.warnings,
+    };
   }
 
   /** Copies the files a record names into the blob store (content-addressed by SHA-256). */

@@ -14,4 +14,6 @@ export interface BlobStore {
   /** Streams bytes `start..end` inclusive (whole blob when omitted). */
   read(key: string, range?: { start: number; end: number }): Readable;
   delete(key: string): Promise<void>;
+  /** Moves a blob to another key (replacing what is there), atomically where the store can. */
+  move(from: string, to: string): Promise<void>;
 }

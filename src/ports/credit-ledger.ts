@@ -24,6 +24,11 @@ export interface CreditLedger {
   debit(accountId: number, amount: number, operation: string, reference: string | null, at: number): Promise<DebitResult>;
   /** Adds `amount` (> 0) credits. */
   credit(accountId: number, amount: number, operation: string, reference: string | null, at: number): Promise<{ balance: number; entryId: number }>;
+  /**
+   * The account's newest entry for `operation` with this `reference`, or null (idempotent charges: a
+   * recognition job checks whether its completion was already billed before a restart).
+   */
+  findEntry(accountId: number, operation: string, reference: string): Promise<LedgerEntry | null>;
   /** Newest first. */
   entries(accountId: number, limit: number): Promise<LedgerEntry[]>;
   /** Sum of all entries of the account (for audits and tests; equals balance()). */

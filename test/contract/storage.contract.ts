@@ -176,6 +176,20 @@ export function storageContract(label: string, open: StorageFactory): void {
       assert.equal(await s.ledger.entrySum(a.id), 0);
     });
 
+    it('ledger: findEntry finds the newest entry of an operation by reference, only for that account', async (s) => {
+      const a = await s.accounts.create({ email: 'ada@example.org' });
+      const b = await s.accounts.create({ email: 'bob@example.org' });
+      await s.ledger.credit(a.id, 100, 'topup', 'job-1', 1);
+      await s.ledger.credit(b.id, 100, 'topup', null, 1);
+      assert.equal(await s.ledger.findEntry(a.id, 'recognition', 'job-1'), null);
+      const d = await s.ledger.debit(a.id, 7, 'recognition', 'job-1', 2);
+      assert.ok(d.ok);
+      const e = await s.ledger.findEntry(a.id, 'recognition', 'job-1');
+      assert.deepEqual(e, { id: d.entryId, accountId: a.id, amount: -7, balanceAfter: 93, operation: 'recognition', reference: 'job-1', createdAt: 2 });
+      assert.equal(await s.ledger.findEntry(b.id, 'recognition', 'job-1'), null);
+      assert.equal(await s.ledger.findEntry(a.id, 'recognition', 'job-2'), null);
+    });
+
     it('ledger: amounts must be positive safe integers', async (s) => {
       const a = await s.accounts.create({ email: 'ada@example.org' });
       await s.ledger.credit(a.id, 100, 'topup', null, 1);

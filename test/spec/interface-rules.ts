@@ -36,6 +36,16 @@ export const RULES: Rule[] = [
   { id: 'does-5', text: 'relevance feedback, agent comments, votes', tests: [], notBuilt: NOT_BUILT_COMMENTS },
   { id: 'does-6', text: 'document activity counters and a trending list', tests: [], notBuilt: NOT_BUILT_TRENDING },
   {
+    id: 'does-7',
+    text: 'converts uploaded PDF, EPUB and DJVU into structured Markdown with a per-document quality report: submit, poll, fetch the result; billed per document; an identical resubmission is free',
+    tests: [
+      'recognition-jobs/api.test.ts :: PDF end to end: 202 pending, poll to completed, result as JSON and as Markdown, billed once per page',
+      'recognition-jobs/api.test.ts :: EPUB end to end',
+      'recognition-jobs/api.test.ts :: DJVU end to end (text layer)',
+      'recognition-jobs/api.test.ts :: identical resubmission is free and returns the same job; another account gets its own job, converted once, billed once',
+    ],
+  },
+  {
     id: 'does-8',
     text: 'billing: search and document fetch spend credits; 402 when short; a cut document bills only returned tokens; repeated fetch charged again',
     tests: [
@@ -88,6 +98,51 @@ export const RULES: Rule[] = [
   { id: 'search-tracing', text: 'tracing returns bounded traces', tests: ['api/search.test.ts :: hybrid with only the lexical channel equals fulltext, and the trace says so'] },
   { id: 'search-snippet-source', text: 'SnippetSource offsets in Unicode scalar values, exclusive end, field_length', tests: ['api/search.test.ts :: snippets point at the field text by code points and highlight matches'] },
 
+  // Authentication
+  {
+    id: 'auth-credentials',
+    text: 'X-Api-Key, Bearer API key or OAuth access token; 401 Unauthorized otherwise',
+    tests: ['api/errors.test.ts :: X-Api-Key and Authorization: Bearer both authenticate', 'mcp/transport.test.ts :: [11] X-Api-Key and Authorization: Bearer both carry API keys (decision 7)', 'mcp/protected-resource.test.ts :: [24] tokens for {mcp_url} and for the legacy address read documents; other audiences do not'],
+  },
+  { id: 'auth-discovery', text: 'agent_auth object of the authorization server metadata', tests: ['auth/metadata.test.ts :: [36] agent_auth holds skill, identity, claim, claim_complete and revocation addresses and the supported types'] },
+  { id: 'auth-choosing-3', text: 'anonymous registration and external identity assertions are rejected', tests: ['auth/claim.test.ts :: [75] anonymous registration, other types and external identity assertions get 4xx'] },
+  {
+    id: 'auth-service-auth-flow',
+    text: 'service_auth: register, show verification_uri + user_code, poll, token with identity_assertion, renew with jwt-bearer, revoke one token',
+    tests: [
+      'auth/claim.test.ts :: [74] registration returns the record: id, type, claim_url, claim_token (>= 128 bits), expiry ~now+900 s, scopes, claim',
+      'auth/claim.test.ts :: [76] verification_uri carries its own attempt token (not the claim token, not the user code); nothing is emailed',
+      'auth/claim.test.ts :: [79] after approval the next poll gets 200 with access_token, Bearer, 3600, search and identity_assertion',
+      'auth/claim.test.ts :: [85] jwt-bearer with the identity assertion returns a new access token (3600 s, search)',
+      'auth/revoke.test.ts :: [71] revoking an access token ends that token only: a sibling keeps working and the assertion mints more',
+    ],
+  },
+  {
+    id: 'auth-browser-oauth',
+    text: 'dynamic client registration, PKCE S256, scope search, resource {mcp_url}',
+    tests: [
+      'auth/registration.test.ts :: [39] a valid registration gets 201 Created with client_id',
+      'auth/authorize.test.ts :: [48] PKCE is enforced: no challenge, plain, or no method is invalid_request',
+      'auth/authorize.test.ts :: [52] resource must be {mcp_url} or the legacy address, else invalid_target; missing means {mcp_url} (decision 4)',
+      'auth/authorize.test.ts :: [45] the consent page shows the self-reported client_name and the callback host, and warns when every redirect is localhost',
+    ],
+  },
+  {
+    id: 'states-claim',
+    text: 'claim pending -> approved | denied | expired; slow_down; token expiry and revocation',
+    tests: [
+      'auth/claim.test.ts :: [77] before the person decides, a poll gets 400 authorization_pending',
+      'auth/claim.test.ts :: [78] a poll faster than the interval gets slow_down; a client that adds 5 s is not slowed again',
+      'auth/claim.test.ts :: [80] deny gives access_denied, lifetime elapsed gives expired_token; both terminal',
+      'auth/token.test.ts :: [66, 69] an access token stops working after 3600 s',
+      'auth/claim-e2e.test.ts :: [74, 77, 78, 79, 85, 71, 69] the claim flow end to end over HTTP: register, pending, slow_down, approve in the page, token, renew, revoke, refused, renew again',
+    ],
+  },
+  { id: 'errors-2', text: 'claim-flow token errors: authorization_pending, slow_down, access_denied, expired_token', tests: ['auth/claim.test.ts :: [82] claim-flow errors are JSON {error} with Cache-Control: no-store', 'auth/claim.test.ts :: [80] deny gives access_denied, lifetime elapsed gives expired_token; both terminal'] },
+  { id: 'limit-claim-lifetime', text: 'claim.expires_in 900 seconds', tests: ['auth/claim.test.ts :: [74] registration returns the record: id, type, claim_url, claim_token (>= 128 bits), expiry ~now+900 s, scopes, claim'] },
+  { id: 'limit-claim-interval', text: 'claim.interval: 5 seconds minimum between polls', tests: ['auth/claim.test.ts :: [78] a poll faster than the interval gets slow_down; a client that adds 5 s is not slowed again'] },
+  { id: 'limit-access-token', text: 'access tokens live 3600 seconds', tests: ['auth/token.test.ts :: [66, 69] an access token stops working after 3600 s', 'auth/token.test.ts :: [61, 66] success: access_token, token_type Bearer, expires_in 3600 (a number), scope search, refresh_token for refresh clients'] },
+
   // Versioning
   { id: 'versioning-1', text: 'OpenAPI 3.1.0 document, version 0.1.0, MIT licence for the description', tests: ['api/openapi.test.ts :: validates as OpenAPI 3.1', 'api/openapi.test.ts :: title, version 0.1.0 and MIT licence for the description'] },
   { id: 'versioning-2', text: 'paths prefixed /v2/ (search, documents, downloads, ...) and /v1/ (recognitions)', tests: ['api/openapi.test.ts :: every route that exists is listed (and nothing else)'] },
@@ -95,6 +150,25 @@ export const RULES: Rule[] = [
   // States
   { id: 'states-conversation-sharing', text: 'conversation sharing and existence transitions', tests: [], notBuilt: NOT_BUILT_CONVERSATIONS },
   { id: 'states-comment', text: 'comment status and duplicate comment_id', tests: [], notBuilt: NOT_BUILT_COMMENTS },
+
+  {
+    id: 'states-recognition-job',
+    text: 'recognition job: pending right after submission, completed when the result is fetchable (Lectern adds processing, failed, cancelled)',
+    tests: [
+      'recognition-jobs/api.test.ts :: PDF end to end: 202 pending, poll to completed, result as JSON and as Markdown, billed once per page',
+      'recognition-jobs/api.test.ts :: before completion the result is 409 recognition_not_ready; DELETE cancels (nothing charged), then 409 recognition_failed and 409 on a second DELETE',
+      'recognition-jobs/resume.test.ts :: restart resume (SQLite): a job stopped mid-conversion completes after a restart without redoing checkpointed pages',
+    ],
+  },
+  {
+    id: 'recognition-endpoints',
+    text: 'POST /v1/recognitions multipart/form-data with one PDF, EPUB or DJVU file -> id and status pending; GET /v1/recognitions/{job_id}/result -> Markdown and quality report',
+    tests: [
+      'recognition-jobs/api.test.ts :: request errors: 401 without a credential, 415 for another body type, 400 without the file part',
+      'recognition-jobs/api.test.ts :: random bytes: 422 unsupported_format, no job, nothing charged',
+      'recognition-jobs/api.test.ts :: 413 over the upload limit (declared or streamed); nothing charged',
+    ],
+  },
 
   // Events
   { id: 'events-1', text: 'streaming operations answer text/event-stream; failures after headers arrive in the stream', tests: [], notBuilt: NOT_BUILT_CONVERSATIONS },

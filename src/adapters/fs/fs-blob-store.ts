@@ -59,4 +59,10 @@ export class FsBlobStore implements BlobStore {
   async delete(key: string): Promise<void> {
     await rm(this.#path(key), { force: true });
   }
+
+  async move(from: string, to: string): Promise<void> {
+    const target = this.#path(to);
+    await mkdir(dirname(target), { recursive: true });
+    await rename(this.#path(from), target);
+  }
 }

@@ -22,6 +22,16 @@ function positiveAmount(kind: 'debit' | 'credit', amount: number): void {
   if (!Number.isSafeInteger(amount) || amount <= 0) throw new RangeError(`${kind} amount must be a positive integer, got ${amount}`);
 }
 
+const toEntry = (r: LedgerRow): LedgerEntry => ({
+  id: r.id,
+  accountId: r.account_id,
+  amount: r.amount,
+  balanceAfter: r.balance_after,
+  operation: r.operation,
+  reference: r.reference,
+  createdAt: r.created_at,
+});
+
 export class PostgresCreditLedger implements CreditLedger {
   constructor(private readonly pool: pg.Pool) {}
 
@@ -62,17 +72,17 @@ export class PostgresCreditLedger implements CreditLedger {
     return { balance: rows[0].balance_after, entryId: rows[0].id };
   }
 
+  async findEntry(accountId: number, operation: string, reference: string): Promise<LedgerEntry | null> {
+    const { rows } = await this.pool.query<LedgerRow>(
+      'SELECT * FROM ledger_entries WHERE account_id = $1 AND operation = $2 AND reference = $3 ORDER BY id DESC LIMIT 1',
+      [accountId, operation, reference],
+    );
+    return rows[0] ? toEntry(rows[0]) : null;
+  }
+
   async entries(accountId: number, limit: number): Promise<LedgerEntry[]> {
     const { rows } = await this.pool.query<LedgerRow>('SELECT * FROM ledger_entries WHERE account_id = $1 ORDER BY id DESC LIMIT $2', [accountId, limit]);
-    return rows.map((r) => ({
-      id: r.id,
-      accountId: r.account_id,
-      amount: r.amount,
-      balanceAfter: r.balance_after,
-      operation: r.operation,
-      reference: r.reference,
-      createdAt: r.created_at,
-    }));
+    return rows.map(toEntry);
   }
 
   async entrySum(accountId: number): Promise<number> {

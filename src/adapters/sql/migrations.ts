@@ -4,6 +4,7 @@
 // (PostgreSQL migrators hold an advisory lock, so concurrent openers never apply a step twice).
 // Never edit a released step: add a new one. How a capability adds its own: docs/storage.md.
 import { AUTH_MIGRATIONS } from './auth-migrations.js';
+import { RECOGNITION_MIGRATIONS } from './recognition-migrations.js';
 
 export interface MigrationStep {
   /** Unique id, e.g. `core/001-init`. */
@@ -155,4 +156,4 @@ export const CORE_MIGRATIONS: readonly MigrationStep[] = [
 ];
 
 /** Every migration list, in application order. Capabilities append their lists here. */
-export const ALL_MIGRATIONS: readonly MigrationStep[] = [...CORE_MIGRATIONS, ...AUTH_MIGRATIONS];
+export const ALL_MIGRATIONS: readonly MigrationStep[] = [...CORE_MIGRATIONS, ...AUTH_MIGRATIONS, ...RECOGNITION_MIGRATIONS];

@@ -155,6 +155,16 @@ interface LedgerRow {
   created_at: number;
 }
 
+const toEntry = (r: LedgerRow): LedgerEntry => ({
+  id: r.id,
+  accountId: r.account_id,
+  amount: r.amount,
+  balanceAfter: r.balance_after,
+  operation: r.operation,
+  reference: r.reference,
+  createdAt: r.created_at,
+});
+
 class SqliteCreditLedger implements CreditLedger {
   readonly #s: Statements;
   readonly #debit;
@@ -195,17 +205,13 @@ class SqliteCreditLedger implements CreditLedger {
     if (!Number.isSafeInteger(amount) || amount <= 0) throw new RangeError(`credit amount must be a positive integer, got ${amount}`);
     return this.#credit.immediate(accountId, amount, operation, reference, at);
   }
+  async findEntry(accountId: number, operation: string, reference: string): Promise<LedgerEntry | null> {
+    const r = this.#s.q('SELECT * FROM ledger_entries WHERE account_id = ? AND operation = ? AND reference = ? ORDER BY id DESC LIMIT 1').get(accountId, operation, reference) as LedgerRow | undefined;
+    return r ? toEntry(r) : null;
+  }
   async entries(accountId: number, limit: number): Promise<LedgerEntry[]> {
     const rows = this.#s.q('SELECT * FROM ledger_entries WHERE account_id = ? ORDER BY id DESC LIMIT ?').all(accountId, limit) as LedgerRow[];
-    return rows.map((r) => ({
-      id: r.id,
-      accountId: r.account_id,
-      amount: r.amount,
-      balanceAfter: r.balance_after,
-      operation: r.operation,
-      reference: r.reference,
-      createdAt: r.created_at,
-    }));
+    return rows.map(toEntry);
   }
   async entrySum(accountId: number): Promise<number> {
     return this.#s.p('SELECT COALESCE(SUM(amount), 0) FROM ledger_entries WHERE account_id = ?').get(accountId) as number;

@@ -1,0 +1,475 @@
+// Recognition jobs (interface: Recognition; docs/recognition.md "Jobs"; ADRs 0033-0035): receive an
+// upload (streamed into the blob store by content), create the job, poll it, fetch its result, cancel it.
+// Each content is converted once (result cache keyed by SHA-256 and pipeline version) and each account's
+// job billed once, when it completes. Conversions run in a ConversionPool (a worker thread each, through
+// the injected ConvertFn); per-page checkpoints make them resumable after a restart, and leases in the
+// store keep several service instances from converting or billing one job twice.
+import { randomBytes } from 'node:crypto';
+import { AppError } from '../domain/errors.js';
+import type { Principal } from '../domain/principal.js';
+import { recognitionCost, type PriceTable } from '../domain/prices.js';
+import type { BillingService } from '../billing/billing-service.js';
+import type { BlobStore } from '../ports/blob-store.js';
+import type { Clock } from '../ports/clock.js';
+import { nowSeconds } from '../ports/clock.js';
+import type { ProcessRunner } from '../ports/process-runner.js';
+import type { RecognitionJob, RecognitionJobStatus, RecognitionJobStore } from '../ports/recognition-job-store.js';
+import {
+  PIPELINE_VERSION,
+  availableFormats,
+  convertDocument,
+  detectFormat,
+  isRecognitionError,
+  type ConversionResult,
+  type ConvertOptions,
+  type DocumentFormat,
+  type FormatAvailability,
+  type PageCheckpoint,
+  type QualityReport,
+  type RecognitionLimits,
+} from '../recognition/index.js';
+import { ConversionPool, type ConversionRun, type PoolStats } from './conversion-pool.js';
+
+/** The converter (tests inject a slower or instrumented one). */
+export type ConvertFn = (bytes: Uint8Array, options: ConvertOptions) => Promise<ConversionResult>;
+
+/** How a finished job ended, for metrics. */
+export type JobOutcome = 'completed' | 'failed' | 'cancelled';
+
+export interface RecognitionJobSettings {
+  /** Conversions at once (>= 1). */
+  readonly workers: number;
+  /** Largest upload, bytes (413 above). */
+  readonly maxBytes: number;
+  /** Most pages or spine items (the job fails with too_many_pages above). */
+  readonly maxPages: number;
+  /** Tesseract languages. */
+  readonly ocrLanguages: readonly string[];
+  /** Pages of one document processed at once. */
+  readonly pageConcurrency: number;
+  /** Further converter limits (time limits in tests). */
+  readonly limits?: Partial<RecognitionLimits>;
+  /**
+   * How long a claim on a job holds without renewal, seconds (default 60). Claims are renewed every
+   * third of it; another instance takes over the jobs of one that stopped renewing.
+   */
+  readonly leaseSeconds?: number;
+}
+
+export interface RecognitionJobDeps {
+  readonly store: RecognitionJobStore;
+  readonly blobs: BlobStore;
+  readonly runner: ProcessRunner;
+  readonly billing: BillingService;
+  readonly prices: PriceTable;
+  readonly clock: Clock;
+  readonly settings: RecognitionJobSettings;
+  /** Unexpected errors (logged by the caller). */
+  readonly report: (err: unknown, context: string) => void;
+  readonly convert?: ConvertFn;
+  /** Called once per job that reaches a final state. */
+  readonly onOutcome?: (outcome: JobOutcome, reason: string | null) => void;
+}
+
+/** A submission's answer: the job, and whether it was created now (else an identical earlier one). */
+export interface Submitted {
+  readonly job: RecognitionJob;
+  readonly created: boolean;
+}
+
+/** A completed job's result. */
+export interface JobResult {
+  readonly job: RecognitionJob;
+  readonly markdown: string;
+  readonly report: QualityReport;
+}
+
+/** Ledger operation name of recognition charges (the reference is the job id). */
+export const RECOGNITION_OPERATION = 'recognition';
+
+/**
+ * Failures that depend only on the bytes: resubmitting the same file returns the failed job instead of
+ * converting again. Other failures (cancelled, insufficient_credits, time limits, missing tools,
+ * internal errors) let a resubmission start a new job.
+ */
+export const PERMANENT_FAILURES: ReadonlySet<string> = new Set(['unsupported_format', 'document_too_large', 'too_many_pages', 'encrypted_document', 'damaged_document', 'empty_document']);
+
+const blobKey = (sha256: string) => `recognition/${sha256}`;
+/** Where uploads wait between `stage` and `submitStaged` (random names). */
+const INCOMING = 'recognition/incoming/';
+
+/** An upload received into the blob store, not yet a job. */
+export interface StagedUpload {
+  readonly key: string;
+  readonly sha256: string;
+  readonly bytes: number;
+  readonly format: DocumentFormat;
+}
+const ACTIVE: readonly RecognitionJobStatus[] = ['pending', 'processing'];
+
+export class RecognitionJobService {
+  readonly #d: RecognitionJobDeps;
+  readonly #pool: ConversionPool;
+  readonly #convert: ConvertFn;
+  #formats: Promise<FormatAvailability[]> | null = null;
+  #started = false;
+  #closed = false;
+  #sweepTimer: NodeJS.Timeout | null = null;
+  #sweeping: Promise<void> | null = null;
+  /** This instance's name in job claims (random: a restarted process is a new instance). */
+  readonly #worker = `w_${randomBytes(8).toString('hex')}`;
+  readonly #lease: number;
+
+  constructor(deps: RecognitionJobDeps) {
+    this.#d = deps;
+    this.#lease = deps.settings.leaseSeconds ?? 60;
+    this.#convert = deps.convert ?? convertDocument;
+    this.#pool = new ConversionPool(deps.settings.workers, (run) => this.#runConversion(run), (err, key) => deps.report(err, `recognition conversion of ${key} failed`));
+  }
+
+  /** Workers in the pool. */
+  get workers(): number {
+    return this.#pool.workers;
+  }
+
+  /** Which formats this machine can convert (probed once). */
+  formats(): Promise<FormatAvailability[]> {
+    this.#formats ??= availableFormats(this.#d.runner);
+    return this.#formats;
+  }
+
+  stats(): PoolStats {
+    return this.#pool.stats();
+  }
+
+  /**
+   * Takes the jobs a previous run left pending or processing (oldest first) that no other live instance
+   * holds, then keeps claims fresh and picks up jobs of instances that stopped (every third of the lease).
+   * @returns the number of jobs taken
+   */
+  async start(): Promise<number> {
+    if (this.#started) return 0;
+    this.#started = true;
+    const taken = await this.#takeOrphans();
+    this.#sweepTimer = setInterval(() => void this.sweep(), Math.max(1, Math.floor((this.#lease * 1000) / 3)));
+    this.#sweepTimer.unref();
+    return taken;
+  }
+
+  /**
+   * Renews the claims on the jobs held here (dropping those another instance took or that were cancelled
+   * elsewhere), then takes unfinished jobs whose claim ran out. Runs on a timer; tests call it directly.
+   */
+  sweep(): Promise<void> {
+    this.#sweeping ??= (async () => {
+      try {
+        const now = nowSeconds(this.#d.clock);
+        const held = this.#pool.held();
+        const kept = new Set(await this.#d.store.claim(held.map((h) => h.jobId), this.#worker, now, now + this.#lease));
+        for (const h of held) if (!kept.has(h.jobId)) this.#pool.remove(h.key, h.jobId);
+        await this.#takeOrphans();
+      } catch (err) {
+        this.#d.report(err, 'recognition: renewing job claims failed');
+      } finally {
+        this.#sweeping = null;
+      }
+    })();
+    return this.#sweeping;
+  }
+
+  /** Claims unfinished jobs not held here and queues those it got; returns how many. */
+  async #takeOrphans(): Promise<number> {
+    if (this.#closed) return 0;
+    const held = new Set(this.#pool.held().map((h) => h.jobId));
+    const candidates = (await this.#d.store.unfinished()).filter((j) => !held.has(j.id));
+    const now = nowSeconds(this.#d.clock);
+    const claimed = new Set(await this.#d.store.claim(candidates.map((j) => j.id), this.#worker, now, now + this.#lease));
+    const taken = candidates.filter((j) => claimed.has(j.id));
+    for (const j of taken) this.#pool.add(j.sha256, j.id);
+    return taken.length;
+  }
+
+  /** Aborts running conversions (jobs stay resumable), waits for them, and gives up this instance's claims. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#sweepTimer) clearInterval(this.#sweepTimer);
+    await this.#sweeping;
+    await this.#pool.close();
+    try {
+      await this.#d.store.release(this.#worker);
+    } catch (err) {
+      this.#d.report(err, 'recognition: releasing job claims failed');
+    }
+  }
+
+  /** Resolves when no conversion is queued or running (tests). */
+  idle(): Promise<void> {
+    return this.#pool.idle();
+  }
+
+  /**
+   * Receives an upload into the blob store without holding it in memory: the format is detected from
+   * the first bytes (422 `unsupported_format`, 503 `format_unavailable` before anything is written), the
+   * size is checked as it streams (413 `payload_too_large`), and the SHA-256 computed on the way. Hand
+   * the result to `submitStaged`, or to `discard` when the request fails later.
+   */
+  async stage(data: Uint8Array | AsyncIterable<Uint8Array>): Promise<StagedUpload> {
+    const { maxBytes } = this.#d.settings;
+    const tooLarge = (n: number) => new AppError('payload_too_large', `The file has ${n > maxBytes ? `more than ${maxBytes}` : n} bytes; the limit is ${maxBytes}.`, { extra: { limit_bytes: maxBytes } });
+    const source: AsyncIterator<Uint8Array> =
+      data instanceof Uint8Array ? (async function* () { yield data; })() : data[Symbol.asyncIterator]();
+    // Detection needs the first KiB (EPUB: the first ZIP entry, up to 64 KiB with a long extra field).
+    const head: Uint8Array[] = [];
+    let headBytes = 0;
+    let ended = false;
+    while (headBytes < 65_536) {
+      const next = await source.next();
+      if (next.done) {
+        ended = true;
+        break;
+      }
+      head.push(next.value);
+      headBytes += next.value.byteLength;
+      if (headBytes > maxBytes) throw tooLarge(headBytes);
+    }
+    const first = Buffer.concat(head);
+    const format = detectFormat(first);
+    if (!format) {
+      throw new AppError('unsupported_format', 'The file is not a PDF, EPUB or DJVU document (the format is detected from the content, not the name).', {
+        extra: { supported: ['pdf', 'epub', 'djvu'] },
+      });
+    }
+    const availability = (await this.formats()).find((f) => f.format === format);
+    if (availability && !availability.available) {
+      throw new AppError('format_unavailable', `${format.toUpperCase()} documents cannot be converted here: ${availability.missingTools.join(', ')} is not installed.`, {
+        extra: { format, missing_tools: availability.missingTools },
+      });
+    }
+    async function* all(): AsyncGenerator<Uint8Array> {
+      let total = first.byteLength;
+      yield first;
+      while (!ended) {
+        const next = await source.next();
+        if (next.done) break;
+        total += next.value.byteLength;
+        if (total > maxBytes) throw tooLarge(total);
+        yield next.value;
+      }
+    }
+    const key = `${INCOMING}${randomBytes(16).toString('hex')}`;
+    const stored = await this.#d.blobs.put(key, all());
+    return { key, sha256: stored.sha256, bytes: stored.bytes, format };
+  }
+
+  /** Removes a staged upload that will not be submitted. */
+  async discard(staged: StagedUpload): Promise<void> {
+    await this.#d.blobs.delete(staged.key);
+  }
+
+  /**
+   * Creates the job for a staged upload. An account's identical earlier job (pending, processing or
+   * completed, or failed for a reason of the file itself) is returned with `created: false` and nothing
+   * charged. The staged blob is consumed either way.
+   */
+  async submitStaged(principal: Principal, staged: StagedUpload): Promise<Submitted> {
+    try {
+      const { sha256 } = staged;
+      const earlier = await this.#d.store.latestFor(principal.accountId, sha256);
+      if (earlier && (earlier.status !== 'failed' && earlier.status !== 'cancelled' ? true : earlier.status === 'failed' && PERMANENT_FAILURES.has(earlier.error?.code ?? ''))) {
+        return { job: earlier, created: false };
+      }
+      // The cheapest possible conversion (one page) must be affordable; the real price is debited at
+      // completion, when the page count is known (ADR 0034).
+      await this.#d.billing.requireBalance(principal, recognitionCost(this.#d.prices, 1));
+      if (!(await this.#d.blobs.stat(blobKey(sha256)))) await this.#d.blobs.move(staged.key, blobKey(sha256));
+      const r = await this.#d.store.createOrGet({
+        id: `rj_${randomBytes(16).toString('hex')}`,
+        accountId: principal.accountId,
+        sha256,
+        format: staged.format,
+        bytes: staged.bytes,
+        createdAt: nowSeconds(this.#d.clock),
+      });
+      if (r.created) {
+        const now = nowSeconds(this.#d.clock);
+        const claimed = await this.#d.store.claim([r.job.id], this.#worker, now, now + this.#lease);
+        if (claimed.length > 0) this.#pool.add(sha256, r.job.id);
+      }
+      return r;
+    } finally {
+      await this.#d.blobs.delete(staged.key);
+    }
+  }
+
+  /** `stage` then `submitStaged`, for an upload already in memory. */
+  async submit(principal: Principal, bytes: Uint8Array): Promise<Submitted> {
+    return this.submitStaged(principal, await this.stage(bytes));
+  }
+
+  /** The caller's jobs, newest first (`limit` 1..100); `before` pages on from a job id of an earlier page. */
+  async list(principal: Principal, limit: number, before?: string): Promise<{ jobs: RecognitionJob[]; nextBefore: string | null }> {
+    const jobs = await this.#d.store.listForAccount(principal.accountId, limit, before);
+    return { jobs, nextBefore: jobs.length === limit ? jobs[jobs.length - 1]!.id : null };
+  }
+
+  /** The caller's job; another account's job is `not_found` (no existence leak). */
+  async get(principal: Principal, jobId: string): Promise<RecognitionJob> {
+    const job = await this.#d.store.get(jobId);
+    if (!job || job.accountId !== principal.accountId) throw new AppError('not_found', `No recognition job ${jobId}.`);
+    return job;
+  }
+
+  /** The result of a completed job; 409 `recognition_not_ready` before, `recognition_failed` after a failure. */
+  async result(principal: Principal, jobId: string): Promise<JobResult> {
+    const job = await this.get(principal, jobId);
+    if (job.status === 'pending' || job.status === 'processing') {
+      throw new AppError('recognition_not_ready', `Recognition job ${job.id} is ${job.status} (${job.pagesDone} of ${job.pagesTotal ?? '?'} pages); poll GET /v1/recognitions/${job.id} until it is completed.`, {
+        extra: { status: job.status, pages_done: job.pagesDone, pages_total: job.pagesTotal },
+      });
+    }
+    if (job.status !== 'completed') {
+      const reason = job.error?.code ?? job.status;
+      throw new AppError('recognition_failed', `Recognition job ${job.id} is ${job.status}: ${job.error?.message ?? reason}`, {
+        extra: { status: job.status, reason, error: job.error },
+      });
+    }
+    // A job completed before an upgrade of the pipeline keeps the result it was billed for.
+    const cached = (await this.#d.store.getResult(job.sha256, PIPELINE_VERSION)) ?? (await this.#d.store.getResult(job.sha256));
+    if (!cached) throw new AppError('internal', `the result of completed job ${job.id} is missing from the cache`);
+    return { job, markdown: cached.markdown, report: JSON.parse(cached.report) as QualityReport };
+  }
+
+  /** Cancels a pending or processing job; 409 `conflict` when it has already finished. */
+  async cancel(principal: Principal, jobId: string): Promise<RecognitionJob> {
+    const job = await this.get(principal, jobId);
+    const cancelled = await this.#d.store.update(
+      job.id,
+      { status: 'cancelled', error: { code: 'cancelled', message: 'Cancelled by the owner; nothing was charged.' }, updatedAt: nowSeconds(this.#d.clock) },
+      ACTIVE,
+    );
+    if (!cancelled) {
+      const now = (await this.#d.store.get(job.id))!;
+      throw new AppError('conflict', `Recognition job ${job.id} is already ${now.status}; only pending or processing jobs can be cancelled.`, { extra: { status: now.status } });
+    }
+    this.#pool.remove(job.sha256, job.id);
+    this.#d.onOutcome?.('cancelled', 'cancelled');
+    return cancelled;
+  }
+
+  // ------------------------------------------------------------------------------------------ worker
+
+  /** One conversion of `run.key` (a SHA-256) for the jobs waiting for it; resolves with the jobs it finished. */
+  async #runConversion(run: ConversionRun): Promise<readonly string[]> {
+    const { store } = this.#d;
+    const sha256 = run.key;
+    let result = await store.getResult(sha256, PIPELINE_VERSION);
+    if (!result) {
+      if (run.jobs().length === 0) return [];
+      const bytes = await this.#readUpload(sha256);
+      if (!bytes) return this.#failAll(run.jobs(), { code: 'internal', message: 'The uploaded file is no longer stored; submit it again.' });
+      const stored = await store.checkpoints(sha256, PIPELINE_VERSION);
+      const resumeFrom = stored.map((c) => JSON.parse(c.data) as PageCheckpoint);
+      await this.#progress(run.jobs(), { status: 'processing', pagesDone: resumeFrom.length > 0 ? Math.max(...resumeFrom.map((c) => c.page)) : 0, pagesTotal: resumeFrom[0]?.pageCount });
+      const s = this.#d.settings;
+      let converted: ConversionResult;
+      try {
+        converted = await this.#convert(bytes, {
+          runner: this.#d.runner,
+          limits: { ...s.limits, maxBytes: s.maxBytes, maxPages: s.maxPages },
+          signal: run.signal,
+          resumeFrom,
+          ocr: { enabled: true, languages: [...s.ocrLanguages] },
+          pageConcurrency: s.pageConcurrency,
+          onPage: async (c) => {
+            await store.putCheckpoint(sha256, PIPELINE_VERSION, c.page, JSON.stringify(c));
+            await this.#progress(run.jobs(), { status: 'processing', pagesDone: c.page, pagesTotal: c.pageCount });
+          },
+        });
+      } catch (e) {
+        if (isRecognitionError(e) && e.code === 'cancelled') {
+          // Shutdown: the jobs stay processing and resume at the next start. Cancelled by their owners:
+          // they are already marked, and jobs that joined since get a new run (returned as unhandled).
+          // Either way the checkpoints stay for a later run.
+          return this.#pool.abortCause(sha256) === 'unwanted' ? [] : run.jobs();
+        }
+        if (isRecognitionError(e)) {
+          // A file that cannot be read will not be resumed: its checkpoints (if any) go.
+          if (PERMANENT_FAILURES.has(e.code)) await store.deleteCheckpoints(sha256);
+          return this.#failAll(run.jobs(), { code: e.code, message: `${e.message}; nothing was charged.` });
+        }
+        this.#d.report(e, `recognition of ${sha256} failed unexpectedly`);
+        return this.#failAll(run.jobs(), { code: 'internal', message: 'The conversion failed unexpectedly; nothing was charged. Submit the file again, or report the job id.' });
+      }
+      await store.putResult({
+        sha256,
+        pipeline: PIPELINE_VERSION,
+        markdown: converted.markdown,
+        report: JSON.stringify(converted.report),
+        pages: converted.report.input.pages,
+        createdAt: nowSeconds(this.#d.clock),
+      });
+      await store.deleteCheckpoints(sha256);
+      result = (await store.getResult(sha256, PIPELINE_VERSION))!;
+    }
+    const finished = run.jobs();
+    for (const id of finished) await this.#complete(id, result.pages);
+    return finished;
+  }
+
+  /** Bills and completes one job (or fails it with insufficient_credits). */
+  async #complete(jobId: string, pages: number): Promise<void> {
+    const { store, billing } = this.#d;
+    const job = await store.get(jobId);
+    if (!job || !ACTIVE.includes(job.status)) return;
+    // Bill only while this instance holds the job: another one that took it over bills it instead.
+    const now = nowSeconds(this.#d.clock);
+    if ((await store.claim([job.id], this.#worker, now, now + this.#lease)).length === 0) return;
+    const amount = recognitionCost(this.#d.prices, pages);
+    const charge = await billing.chargeOnce(job.accountId, amount, RECOGNITION_OPERATION, job.id);
+    const at = nowSeconds(this.#d.clock);
+    if (!charge.ok) {
+      const failed = await store.update(
+        job.id,
+        {
+          status: 'failed',
+          pagesDone: pages,
+          pagesTotal: pages,
+          error: { code: 'insufficient_credits', message: `The document has ${pages} pages and costs ${amount} credits; the balance is ${charge.balance}. Nothing was charged; top up and submit the file again (the conversion is kept, so it completes at once).` },
+          updatedAt: at,
+        },
+        ACTIVE,
+      );
+      if (failed) this.#d.onOutcome?.('failed', 'insufficient_credits');
+      return;
+    }
+    const done = await store.update(job.id, { status: 'completed', pagesDone: pages, pagesTotal: pages, error: null, chargedCredits: charge.amount, updatedAt: at }, ACTIVE);
+    if (done) {
+      this.#d.onOutcome?.('completed', null);
+    } else if (charge.amount > 0) {
+      // Cancelled between the debit and the status change: give the credits back.
+      await billing.refund(job.accountId, charge.amount, RECOGNITION_OPERATION, job.id);
+    }
+  }
+
+  async #failAll(jobIds: readonly string[], error: { code: string; message: string }): Promise<readonly string[]> {
+    for (const id of jobIds) {
+      const failed = await this.#d.store.update(id, { status: 'failed', error, updatedAt: nowSeconds(this.#d.clock) }, ACTIVE);
+      if (failed) this.#d.onOutcome?.('failed', error.code);
+    }
+    return jobIds;
+  }
+
+  async #progress(jobIds: readonly string[], p: { status: 'processing'; pagesDone: number; pagesTotal: number | undefined }): Promise<void> {
+    const at = nowSeconds(this.#d.clock);
+    for (const id of jobIds) {
+      await this.#d.store.update(id, { status: p.status, pagesDone: p.pagesDone, ...(p.pagesTotal !== undefined ? { pagesTotal: p.pagesTotal } : {}), updatedAt: at }, ACTIVE);
+    }
+  }
+
+  async #readUpload(sha256: string): Promise<Uint8Array | null> {
+    if (!(await this.#d.blobs.stat(blobKey(sha256)))) return null;
+    const chunks: Buffer[] = [];
+    for await (const c of this.#d.blobs.read(blobKey(sha256))) chunks.push(c as Buffer);
+    return new Uint8Array(Buffer.concat(chunks));
+  }
+}

@@ -1,0 +1,135 @@
+// Runs convertDocument in a worker thread (ADR 0035), so the document passes (layout, headings, Markdown,
+// statistics: hundreds of milliseconds of synchronous work for a 13-page paper, seconds for a book) never
+// stall the service's event loop. One thread per conversion; the tools still run as separate processes
+// from inside the thread. Checkpoints travel to the parent, which stores them (awaited, as in-process:
+// a store failure stops the conversion); an abort is forwarded so the converter kills its tools and
+// rejects with `cancelled`. `serveConversion` is the thread's side, wired by src/recognition-worker.ts.
+import { Worker, type MessagePort } from 'node:worker_threads';
+import { convertDocument, isRecognitionError, RecognitionError, type ConversionResult, type ConvertOptions, type PageCheckpoint, type RecognitionErrorCode } from '../recognition/index.js';
+import type { ProcessRunner } from '../ports/process-runner.js';
+import type { ConvertFn } from './recognition-job-service.js';
+
+/** What the thread is given (ConvertOptions without the runner, the signal and the callbacks). */
+export interface ConversionRequest {
+  readonly bytes: Uint8Array;
+  readonly limits?: ConvertOptions['limits'];
+  readonly resumeFrom?: readonly PageCheckpoint[];
+  readonly ocr?: ConvertOptions['ocr'];
+  readonly pageMarkers?: boolean;
+  readonly pageConcurrency?: number;
+}
+
+interface WireError {
+  readonly name: string;
+  readonly message: string;
+  readonly code?: string;
+  readonly details?: Record<string, string | number | boolean>;
+  readonly stack?: string;
+}
+
+type FromThread = { type: 'page'; checkpoint: PageCheckpoint } | { type: 'done'; result: ConversionResult } | { type: 'error'; error: WireError };
+type ToThread = { type: 'ack' } | { type: 'nack'; message: string } | { type: 'abort' };
+
+/** How long an aborted thread may take to answer before it is terminated, ms. */
+const ABORT_GRACE_MS = 3000;
+
+function revive(e: WireError): Error {
+  if (e.name === 'RecognitionError' && e.code) return new RecognitionError(e.code as RecognitionErrorCode, e.message, e.details ?? {});
+  const err = new Error(`recognition worker: ${e.message}`);
+  if (e.stack) err.stack = e.stack;
+  return err;
+}
+
+/** A ConvertFn that runs each conversion in a new worker thread loaded from `workerUrl`. */
+export function threadedConvert(workerUrl: URL): ConvertFn {
+  return (bytes, options) =>
+    new Promise<ConversionResult>((resolve, reject) => {
+      if (options.signal?.aborted) return reject(new RecognitionError('cancelled', 'the conversion was cancelled'));
+      const request: ConversionRequest = {
+        bytes,
+        limits: options.limits,
+        resumeFrom: options.resumeFrom,
+        ocr: options.ocr,
+        pageMarkers: options.pageMarkers,
+        pageConcurrency: options.pageConcurrency,
+      };
+      const worker = new Worker(workerUrl, { workerData: request });
+      let settled = false;
+      const send = (m: ToThread) => {
+        if (!settled) worker.postMessage(m);
+      };
+      // The thread answers an abort once its current step yields; a long synchronous pass (the layout
+      // of a book) would hold shutdown, so the thread is terminated if it has not answered in time (its
+      // tools are not running then: they run between the passes, and an abort kills them at once).
+      let killTimer: NodeJS.Timeout | null = null;
+      const onAbort = () => {
+        send({ type: 'abort' });
+        killTimer = setTimeout(() => settle(() => reject(new RecognitionError('cancelled', 'the conversion was cancelled'))), ABORT_GRACE_MS);
+        killTimer.unref();
+      };
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      const settle = (fn: () => void) => {
+        if (settled) return;
+        settled = true;
+        if (killTimer) clearTimeout(killTimer);
+        options.signal?.removeEventListener('abort', onAbort);
+        fn();
+        void worker.terminate();
+      };
+      worker.on('message', (m: FromThread) => {
+        if (m.type === 'page') {
+          Promise.resolve(options.onPage?.(m.checkpoint)).then(
+            () => send({ type: 'ack' }),
+            (e: unknown) => send({ type: 'nack', message: e instanceof Error ? e.message : String(e) }),
+          );
+        } else if (m.type === 'done') settle(() => resolve(m.result));
+        else settle(() => reject(revive(m.error)));
+      });
+      worker.on('error', (e) => settle(() => reject(e)));
+      worker.on('exit', (code) => settle(() => reject(new Error(`recognition worker exited with code ${code} before it answered`))));
+    });
+}
+
+/** The thread's side: converts `request` with `runner`, talking to the parent over `port`. */
+export async function serveConversion(port: MessagePort, request: ConversionRequest, runner: ProcessRunner): Promise<void> {
+  const controller = new AbortController();
+  let waiting: { resolve: () => void; reject: (e: Error) => void } | null = null;
+  port.on('message', (m: ToThread) => {
+    if (m.type === 'abort') {
+      controller.abort();
+      waiting?.reject(new RecognitionError('cancelled', 'the conversion was cancelled'));
+      waiting = null;
+    } else if (m.type === 'ack') {
+      waiting?.resolve();
+      waiting = null;
+    } else {
+      waiting?.reject(new Error(`storing a checkpoint failed: ${m.message}`));
+      waiting = null;
+    }
+  });
+  try {
+    const result = await convertDocument(request.bytes, {
+      runner,
+      limits: request.limits,
+      resumeFrom: request.resumeFrom,
+      ocr: request.ocr,
+      pageMarkers: request.pageMarkers,
+      pageConcurrency: request.pageConcurrency,
+      signal: controller.signal,
+      onPage: (checkpoint) =>
+        new Promise<void>((resolve, reject) => {
+          if (controller.signal.aborted) return reject(new RecognitionError('cancelled', 'the conversion was cancelled'));
+          waiting = { resolve, reject };
+          port.postMessage({ type: 'page', checkpoint } satisfies FromThread);
+        }),
+    });
+    port.postMessage({ type: 'done', result } satisfies FromThread);
+  } catch (e) {
+    const err = e as Error & { code?: string; details?: Record<string, string | number | boolean> };
+    const wire: WireError = isRecognitionError(e)
+      ? { name: 'RecognitionError', message: err.message, code: err.code, details: { ...err.details } }
+      : { name: err?.name ?? 'Error', message: err?.message ?? String(e), stack: err?.stack };
+    port.postMessage({ type: 'error', error: wire } satisfies FromThread);
+  }
+  // The parent terminates the thread once it has the answer.
+}

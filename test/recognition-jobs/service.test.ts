@@ -1,0 +1,160 @@
+// The job service without HTTP: a format whose tools are missing is refused before any job exists (503
+// format_unavailable naming the tools), and a store failure while saving a checkpoint fails the job
+// (internal, nothing charged) instead of hanging it, also across the worker thread boundary.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { FsBlobStore } from '../../src/adapters/fs/fs-blob-store.js';
+import { SqliteRecognitionJobStore } from '../../src/adapters/sqlite/sqlite-recognition-job-store.js';
+import { BillingService } from '../../src/billing/billing-service.js';
+import { AppError } from '../../src/domain/errors.js';
+import type { Principal } from '../../src/domain/principal.js';
+import type { ProcessRunner } from '../../src/ports/process-runner.js';
+import type { RecognitionJobStore } from '../../src/ports/recognition-job-store.js';
+import { RecognitionJobService, threadedConvert, type ConvertFn } from '../../src/recognition-jobs/index.js';
+import { convertDocument } from '../../src/recognition/index.js';
+import { openMemorySqlite, tempDir } from '../helpers/storage.js';
+import { sampleArticle } from '../recognition/helpers/pdf-builder.js';
+import { needs, runner } from '../recognition/helpers/tools.js';
+
+const clock = { nowMs: () => Date.UTC(2026, 10, 1) };
+const prices = { search: 0, searchPerHit: 0, documentFetch: 0, documentTokensPerCredit: 1, documentPassages: 0, conversationTurn: 0, conversationEdit: 0, similar: 0, recognitionPerPage: 2 };
+const principal = (accountId: number): Principal => ({ accountId, credential: 'api_key', credentialId: 'k', scopes: [], clientId: null, isAgent: false, audience: null });
+
+async function setup(opts: { runner?: ProcessRunner; store?: (s: RecognitionJobStore) => RecognitionJobStore; convert?: ConvertFn } = {}) {
+  const fixture = await openMemorySqlite();
+  const tmp = tempDir();
+  const s = fixture.storage;
+  const account = await s.accounts.create({ email: 'ada@example.org' });
+  await s.ledger.credit(account.id, 100, 'topup', null, 1);
+  const base = new SqliteRecognitionJobStore(s.db);
+  const service = new RecognitionJobService({
+    store: opts.store ? opts.store(base) : base,
+    blobs: new FsBlobStore(tmp.dir),
+    runner: opts.runner ?? runner,
+    billing: new BillingService(s.ledger, clock),
+    prices,
+    clock,
+    settings: { workers: 1, maxBytes: 1 << 20, maxPages: 100, ocrLanguages: ['eng'], pageConcurrency: 1 },
+    report: () => {},
+    convert: opts.convert ?? convertDocument,
+  });
+  return {
+    service,
+    account,
+    storage: s,
+    async dispose() {
+      await service.close();
+      await fixture.dispose();
+      tmp.remove();
+    },
+  };
+}
+
+test('a format whose tools are missing: 503 format_unavailable naming them; other formats still work', async () => {
+  const noMutool: ProcessRunner = { createWorkspace: () => runner.createWorkspace(), probe: async (t) => (t === 'mutool' ? null : { tool: t, version: '' }) };
+  const t = await setup({ runner: noMutool });
+  try {
+    await assert.rejects(t.service.submit(principal(t.account.id), sampleArticle(1)), (e: unknown) => {
+      assert.ok(e instanceof AppError);
+      assert.equal(e.code, 'format_unavailable');
+      assert.equal(e.status, 503);
+      assert.deepEqual(e.extra.missing_tools, ['mutool']);
+      assert.match(e.message, /PDF documents cannot be converted here: mutool is not installed/);
+      return true;
+    });
+    const formats = await t.service.formats();
+    assert.deepEqual(formats.map((f) => [f.format, f.available]), [['pdf', false], ['epub', true], ['djvu', true]]);
+    assert.equal(await t.storage.ledger.balance(t.account.id), 100);
+  } finally {
+    await t.dispose();
+  }
+});
+
+test('a checkpoint the store cannot save fails the job (internal), nothing charged (worker thread)', { skip: await needs('mutool') }, async () => {
+  const t = await setup({
+    convert: threadedConvert(new URL('../../src/recognition-worker.js', import.meta.url)),
+    store: (base) => ({
+      createOrGet: (j) => base.createOrGet(j),
+      get: (id) => base.get(id),
+      latestFor: (a, h) => base.latestFor(a, h),
+      listForAccount: (a, l, b) => base.listForAccount(a, l, b),
+      unfinished: () => base.unfinished(),
+      update: (id, p, from) => base.update(id, p, from),
+      claim: (ids, w, n, u) => base.claim(ids, w, n, u),
+      release: (w) => base.release(w),
+      putCheckpoint: async () => {
+        throw new Error('disk full');
+      },
+      checkpoints: (h, p) => base.checkpoints(h, p),
+      deleteCheckpoints: (h) => base.deleteCheckpoints(h),
+      putResult: (r) => base.putResult(r),
+      getResult: (h, p) => base.getResult(h, p),
+    }),
+  });
+  try {
+    const { job } = await t.service.submit(principal(t.account.id), sampleArticle(2));
+    await t.service.idle();
+    const after = await t.service.get(principal(t.account.id), job.id);
+    assert.equal(after.status, 'failed');
+    assert.equal(after.error?.code, 'internal');
+    assert.equal(await t.storage.ledger.balance(t.account.id), 100);
+    // Another account's view of the job: not found.
+    await assert.rejects(t.service.get(principal(t.account.id + 1), job.id), (e: unknown) => e instanceof AppError && e.code === 'not_found');
+  } finally {
+    await t.dispose();
+  }
+});
+
+test('two instances on one database: a live claim is respected; a job whose instance stopped renewing is taken over, converted and billed once', { skip: await needs('mutool') }, async () => {
+  const fixture = await openMemorySqlite();
+  const tmp = tempDir();
+  let now = Date.UTC(2026, 10, 1);
+  const clock = { nowMs: () => now };
+  const s = fixture.storage;
+  const account = await s.accounts.create({ email: 'ada@example.org' });
+  await s.ledger.credit(account.id, 100, 'topup', null, 1);
+  let release: () => void = () => {};
+  const gate = new Promise<void>((r) => (release = r));
+  const make = (convert: ConvertFn) =>
+    new RecognitionJobService({
+      store: new SqliteRecognitionJobStore(s.db),
+      blobs: new FsBlobStore(tmp.dir),
+      runner,
+      billing: new BillingService(s.ledger, clock),
+      prices,
+      clock,
+      settings: { workers: 1, maxBytes: 1 << 20, maxPages: 100, ocrLanguages: ['eng'], pageConcurrency: 1, leaseSeconds: 60 },
+      report: () => {},
+      convert,
+    });
+  const a = make(async (bytes, options) => {
+    await gate; // a wedged instance: converts only when the test lets it
+    return convertDocument(bytes, options);
+  });
+  const b = make(convertDocument);
+  try {
+    await a.start();
+    const { job } = await a.submit(principal(account.id), sampleArticle(3));
+    assert.equal(await b.start(), 0, 'A holds the job');
+    await b.sweep();
+    assert.equal(b.stats().jobs, 0);
+    now += 61_000; // A stopped renewing: its claim runs out
+    await b.sweep();
+    await b.idle();
+    const done = await b.get(principal(account.id), job.id);
+    assert.equal(done.status, 'completed');
+    assert.equal(done.chargedCredits, 6);
+    release();
+    await a.idle();
+    await a.sweep(); // A notices it lost the job
+    assert.equal(a.stats().jobs, 0);
+    assert.equal(await s.ledger.balance(account.id), 94, 'billed once');
+    assert.equal((await s.ledger.entries(account.id, 10)).filter((e) => e.operation === 'recognition').length, 1);
+  } finally {
+    release();
+    await a.close();
+    await b.close();
+    await fixture.dispose();
+    tmp.remove();
+  }
+});
