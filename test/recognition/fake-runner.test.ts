@@ -46,6 +46,25 @@ test('a page whose text layer times out is failed and reported; the other pages 
   assert.match(r.markdown, /<!-- page 2 -->\n\n<!-- page 3 -->/);
 });
 
+test('a mutool whose script API differs: the separate calls convert, and the start script is dropped after three tries', { skip: await needs('mutool') }, async () => {
+  const apiError: ToolResult = { exitCode: 1, signal: null, stdout: new Uint8Array(), stderr: "ReferenceError: 'Document' is not defined\n\tat lectern-start.js:2\n", timedOut: false, aborted: false, outputLimitExceeded: false, spawnFailed: false, durationMs: 5 };
+  let starts = 0;
+  const inner = wrap(runner, (r) => {
+    if (r.tool === 'mutool' && r.args[0] === 'run') {
+      starts++;
+      return apiError;
+    }
+    return null;
+  });
+  // A version of its own, so the outcome does not affect the other tests' (real) mutool.
+  const other: ProcessRunner = { ...inner, createWorkspace: () => inner.createWorkspace(), probe: async (t) => (t === 'mutool' ? { tool: t, version: 'mutool version 9.99 (test)' } : inner.probe(t)) };
+  for (let i = 0; i < 4; i++) {
+    const r = await convertDocument(sampleArticle(2), { runner: other });
+    assert.deepEqual(r.report.pages.which.textLayer, [1, 2]);
+  }
+  assert.equal(starts, 3);
+});
+
 test('a missing tool makes its format unavailable, with a typed error', async () => {
   const none = wrap(runner, () => null, ['mutool', 'djvused', 'djvudump', 'ddjvu', 'tesseract']);
   await assert.rejects(convertDocument(sampleArticle(1), { runner: none }), (e: unknown) => isRecognitionError(e) && e.code === 'format_unavailable');

@@ -53,7 +53,7 @@ export async function extractPdf(bytes: Uint8Array, ctx: ConversionContext): Pro
   let speculative: Promise<StextRun | null> | null = null;
   let factsRun: ToolResult | null = null;
   let fast: ReturnType<typeof parseShowWithBoxes> = null;
-  if (!resumed) {
+  if (!resumed && startScriptUsable(ctx)) {
     const started = runStart(firstRange.length, ctx);
     // Awaited below; a rejection before then (a disposed workspace) must not count as unhandled.
     started.catch(() => undefined);
@@ -61,6 +61,7 @@ export async function extractPdf(bytes: Uint8Array, ctx: ConversionContext): Pro
     await new Promise<void>((resolve) => setImmediate(resolve));
     void ctx.sha256;
     const start = await started;
+    noteStartScript(ctx, start.run);
     ctx.checkCancelled();
     if (start.stext.contents && isClean(start.run)) {
       fast = parseShowWithBoxes(text(start.run.stdout));
@@ -223,6 +224,26 @@ interface StextRun {
  */
 function chunkTimeoutMs(pages: number, ctx: ConversionContext): number {
   return ctx.limits.pageTimeoutMs * Math.min(pages, 16);
+}
+
+/**
+ * Start-script outcomes per mutool version: a mutool whose MuJS API differs from 1.21's fails the script on
+ * every document with a ReferenceError or TypeError (MuPDF's own errors are plain `Error`s). After three
+ * such failures and no success the script is no longer tried with that version in this process.
+ */
+const startScriptOutcomes = new Map<string, { apiFailures: number; successes: number }>();
+
+function startScriptUsable(ctx: ConversionContext): boolean {
+  const o = startScriptOutcomes.get(ctx.tools.mutool ?? '');
+  return !o || o.successes > 0 || o.apiFailures < 3;
+}
+
+function noteStartScript(ctx: ConversionContext, run: ToolResult): void {
+  const key = ctx.tools.mutool ?? '';
+  const o = startScriptOutcomes.get(key) ?? { apiFailures: 0, successes: 0 };
+  if (run.exitCode === 0) o.successes++;
+  else if (/^(?:ReferenceError|TypeError|SyntaxError)\b/m.test(run.stderr)) o.apiFailures++;
+  startScriptOutcomes.set(key, o);
 }
 
 /** Whether a facts run's output can be trusted as is (no failure, no password or error message). */
