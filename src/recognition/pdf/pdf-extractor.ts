@@ -63,12 +63,12 @@ export async function extractPdf(bytes: Uint8Array, ctx: ConversionContext): Pro
     const start = await started;
     noteStartScript(ctx, start.run);
     ctx.checkCancelled();
+    // The text layer is used whenever the run completed (as a speculative `mutool convert` was), even
+    // when its facts are not clean and come from the separate calls below.
+    if (start.stext.contents) speculative = Promise.resolve(start.stext);
     if (start.stext.contents && isClean(start.run)) {
       fast = parseShowWithBoxes(text(start.run.stdout));
-      if (fast) {
-        factsRun = start.run;
-        speculative = Promise.resolve(start.stext);
-      }
+      if (fast) factsRun = start.run;
     }
   }
   const showRun = (paths: readonly string[]): Promise<ToolResult> =>
