@@ -2,6 +2,7 @@
 // an image covering much of the page) and garbled font mappings (text that is mostly replacement
 // characters, private-use code points, control characters, or symbols where letters should be).
 import type { Box, LayoutLine } from '../layout-model.js';
+import { isLetterCode } from '../structure/patterns.js';
 
 /** Verdict on one page's text layer. */
 export type TextLayerVerdict = 'usable' | 'image-only' | 'garbled' | 'empty';
@@ -27,12 +28,11 @@ export function letterShare(text: string): number {
     const c = text.charCodeAt(i);
     if (c === 32 || c === 9 || c === 10 || c === 13) continue;
     n++;
-    if (c < 128 ? (c >= 65 && c <= 90) || (c >= 97 && c <= 122) : LETTER.test(text[i]!)) letters++;
+    if (isLetterCode(c)) letters++;
   }
   return n ? letters / n : 0;
 }
 
-const LETTER = /\p{L}/u;
 /** Runs of four or more leader dots (optionally spaced): "Introduction . . . . . 1". */
 const LEADERS_RE = /(?:[.·…_]\s?){4,}/g;
 

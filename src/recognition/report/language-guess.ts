@@ -3,6 +3,8 @@
 // Thai -> th); Latin text is scored by frequent function words of eight languages. Enough to fill the
 // document model's language and to flag text that is not what the OCR language expected.
 
+import { isLetterCode } from '../structure/patterns.js';
+
 const STOPWORDS: Record<string, string[]> = {
   en: ['the', 'and', 'of', 'to', 'in', 'is', 'that', 'for', 'with', 'as', 'are', 'this', 'by', 'on', 'be', 'it', 'was', 'which'],
   de: ['der', 'die', 'und', 'das', 'ist', 'nicht', 'mit', 'den', 'von', 'zu', 'ein', 'eine', 'sich', 'auf', 'für', 'dem', 'des', 'werden'],
@@ -29,7 +31,6 @@ function scriptOf(cp: number): string {
 }
 
 const STOPSETS = Object.entries(STOPWORDS).map(([k, v]) => [k, new Set(v)] as const);
-const LETTER = /\p{L}/u;
 
 /** Guesses the main language of a text (first 10,000 characters); `und` with confidence 0 when unsure. */
 export function guessLanguage(text: string): { code: string; confidence: number } {
@@ -39,7 +40,7 @@ export function guessLanguage(text: string): { code: string; confidence: number 
   let persian = 0;
   for (let i = 0; i < sample.length; i++) {
     const cp = sample.charCodeAt(i);
-    const isLetter = cp < 128 ? (cp >= 65 && cp <= 90) || (cp >= 97 && cp <= 122) : LETTER.test(sample[i]!);
+    const isLetter = isLetterCode(cp);
     if (!isLetter) continue;
     letters++;
     const s = cp < 0x370 ? '' : scriptOf(cp);

@@ -1,6 +1,7 @@
 // Text statistics of the converted document (see TextStatistics in quality-report.ts for definitions).
 import type { TextStatistics } from './quality-report.js';
 import { guessLanguage } from './language-guess.js';
+import { isLetterCode } from '../structure/patterns.js';
 
 /** Strips Markdown markup that is not text: page markers and other comments, heading marks, fences, table rules. */
 export function plainText(markdown: string): string {
@@ -34,7 +35,7 @@ export function textStatistics(text: string): TextStatistics {
     if (cp === 32 || cp === 10 || cp === 9 || cp === 13 || cp === 0xa0 || cp === 0x3000 || (cp >= 0x2000 && cp <= 0x200b)) continue;
     characters++;
     if (isGarbage(cp)) garbage++;
-    const isLetter = cp < 128 ? (cp >= 65 && cp <= 90) || (cp >= 97 && cp <= 122) : LETTER.test(String.fromCodePoint(cp));
+    const isLetter = isLetterCode(cp);
     if (isLetter) {
       letters++;
       if ((cp >= 0x0590 && cp <= 0x08ff) || (cp >= 0xfb1d && cp <= 0xfdff) || (cp >= 0xfe70 && cp <= 0xfeff)) rtl++;

@@ -42,3 +42,31 @@ const WHITESPACE_RUNS = /\s{2,}|[^\S ]/g;
 export function collapseWhitespace(s: string): string {
   return WHITESPACE_TO_COLLAPSE.test(s) ? s.replace(WHITESPACE_RUNS, ' ') : s;
 }
+
+const LETTER_RE = /^\p{L}$/u;
+/** \p{L} per UTF-16 code unit, filled on first use: 0 unknown, 1 not a letter, 2 a letter. */
+const bmpLetters = new Uint8Array(0x10000);
+const astralLetters = new Map<number, boolean>();
+
+/**
+ * Whether a code point is a letter (\p{L}), cached: the statistics passes test every non-ASCII character of
+ * a document, and a regular expression test per character (with a string made for it) dominates them on
+ * non-Latin text. A lone surrogate (a code unit tested alone) is not a letter, as with the expression.
+ */
+export function isLetterCode(cp: number): boolean {
+  if (cp < 128) return (cp >= 65 && cp <= 90) || (cp >= 97 && cp <= 122);
+  if (cp < 0x10000) {
+    let v = bmpLetters[cp]!;
+    if (v === 0) {
+      v = LETTER_RE.test(String.fromCharCode(cp)) ? 2 : 1;
+      bmpLetters[cp] = v;
+    }
+    return v === 2;
+  }
+  let yes = astralLetters.get(cp);
+  if (yes === undefined) {
+    yes = LETTER_RE.test(String.fromCodePoint(cp));
+    astralLetters.set(cp, yes);
+  }
+  return yes;
+}
