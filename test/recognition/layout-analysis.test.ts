@@ -68,6 +68,12 @@ test('table-of-contents entries with dot leaders are not headings', () => {
   );
 });
 
+test('a bare web address in large bold type is not a heading', () => {
+  const lines = [...para(60), L('ibm.com/redbooks', 120, { size: 15, bold: true, block: nb() }), L('www.example.org', 150, { size: 15, bold: true, block: nb() }), ...para(200)];
+  const { blocks } = analyzeLayout({ pages: [page(1, lines)] });
+  assert.equal(blocks.filter((x) => x.kind === 'heading').length, 0);
+});
+
 test('the PDF outline names headings and their levels', () => {
   const lines = [L('Methods', 100, { block: nb() }), ...para(120), L('Data collection', 170, { block: nb() }), ...para(190)];
   const { blocks } = analyzeLayout({

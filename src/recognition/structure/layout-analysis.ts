@@ -76,6 +76,9 @@ type Classified =
   | { kind: 'figure'; page: number };
 
 /** Four letters anywhere in a text (as `(t.match(/\p{L}/gu) ?? []).length >= 4`, without the array). */
+/** A bare web address ("ibm.com/redbooks", "www.example.org"): cover and running text, not a heading. */
+const WEB_ADDRESS_RE = /^(?:www\.)?[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|net|edu|gov|io|int|info)(?:\/\S*)?$/i;
+
 /** Dot leaders before an optional page number at the end of a line: a table-of-contents entry. */
 const TOC_LEADER_RE = /(?:[.·…_]\s?){4,}\s*(?:\d+|[ivxlc]+)?$/i;
 
@@ -209,7 +212,7 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
       titleDone = true;
       return { kind: 'heading', page, text: t, level: 1, source: 'title', size };
     }
-    if (/[,;]$/.test(t) || /@|https?:\/\//.test(t)) return null;
+    if (/[,;]$/.test(t) || /@|https?:\/\//.test(t) || WEB_ADDRESS_RE.test(t)) return null;
     // Table-of-contents entries ("1 Introduction . . . . 1") name headings but are not ones.
     if (TOC_LEADER_RE.test(t)) return null;
     // Author lines: several commas, affiliation marks, or Greek/star marks glued to names ("Loα∗").
