@@ -69,9 +69,18 @@ test('table-of-contents entries with dot leaders are not headings', () => {
 });
 
 test('a bare web address in large bold type is not a heading', () => {
-  const lines = [...para(60), L('ibm.com/redbooks', 120, { size: 15, bold: true, block: nb() }), L('www.example.org', 150, { size: 15, bold: true, block: nb() }), ...para(200)];
+  const lines = [
+    L('A Report on Something', 40, { size: 24, bold: true, block: nb(), x1: 400 }),
+    ...para(80),
+    L('ibm.com/redbooks', 140, { size: 15, bold: true, block: nb() }),
+    L('www.example.org', 170, { size: 15, bold: true, block: nb() }),
+    ...para(200),
+  ];
   const { blocks } = analyzeLayout({ pages: [page(1, lines)] });
-  assert.equal(blocks.filter((x) => x.kind === 'heading').length, 0);
+  assert.deepEqual(
+    blocks.filter((x) => x.kind === 'heading').map((x) => (x.kind === 'heading' ? x.text : '')),
+    ['A Report on Something'],
+  );
 });
 
 test('the PDF outline names headings and their levels', () => {
