@@ -8,8 +8,10 @@ import type { MarkdownUnit, PageExtraction } from './layout-model.js';
 /**
  * Version of the extraction pipeline. Checkpoints from another version are ignored on resume, and
  * results should be cached under (sha256, PIPELINE_VERSION).
+ * 2: pages of dot leaders (tables of contents) keep their text layer instead of going to OCR, so a page
+ * checkpointed by version 1 may hold an OCR reading the current pipeline would not make.
  */
-export const PIPELINE_VERSION = 'lectern-recognition/1';
+export const PIPELINE_VERSION = 'lectern-recognition/2';
 
 /** One finished page; plain JSON, safe to store and send back through `resumeFrom`. */
 export interface PageCheckpoint {
