@@ -69,6 +69,11 @@ test('score: product of factors, graded; failures and low OCR confidence lower i
   const ocr = scoreReport({ ...base, ocr: { ...base.ocr, pages: 10, meanConfidence: 40 } });
   assert.ok(ocr.value < 0.7);
   assert.deepEqual(['A', 'B', 'C', 'D', 'F'], [0.95, 0.85, 0.7, 0.55, 0.2].map(gradeOf));
+  // Single-character tokens: a long letter-spaced text is penalised in full, a short line barely.
+  const spaced = scoreReport({ ...base, text: textStatistics(Array.from({ length: 400 }, (_, i) => (i % 2 ? 'w o r d' : 'word')).join(' ')) });
+  assert.ok(spaced.components.singles! < 0.1, `letter-spaced text: ${spaced.components.singles}`);
+  const short = scoreReport({ ...base, text: textStatistics('A file with non-ASCII characters, like é or ç') });
+  assert.ok(short.components.singles! > 0.95, `nine words: ${short.components.singles}`);
 });
 
 test('docs/recognition.md documents every report field, error code and warning code', async () => {

@@ -5,6 +5,9 @@ import type { QualityGrade, QualityReport } from './quality-report.js';
 
 type Inputs = Pick<QualityReport, 'pages' | 'text' | 'ocr' | 'structure'> & { readonly format: string };
 
+/** Words from which the single-character-token penalty applies in full. */
+export const SINGLES_FULL_EVIDENCE_WORDS = 200;
+
 const clamp = (x: number): number => Math.max(0, Math.min(1, x));
 
 /** Computes the score components and their product. */
@@ -16,7 +19,10 @@ export function scoreReport(r: Inputs): QualityReport['score'] {
   // Text sanity: garbage characters, too few letters, letter-spaced or broken OCR tokens.
   const garbage = clamp(1 - 10 * r.text.garbageRatio);
   const letters = r.text.characters === 0 ? 0 : clamp(0.3 + 0.75 * r.text.letterRatio);
-  const singles = clamp(1 - 2 * Math.max(0, r.text.singleCharTokenRatio - 0.03));
+  // A short text gives weak evidence ("like é or ç" is 3 singles in 9 words): the penalty grows with the
+  // number of words and is whole from SINGLES_FULL_EVIDENCE_WORDS on.
+  const evidence = Math.min(1, r.text.words / SINGLES_FULL_EVIDENCE_WORDS);
+  const singles = clamp(1 - 2 * Math.max(0, r.text.singleCharTokenRatio - 0.03) * evidence);
   // OCR: pages read by OCR weigh by their confidence (60 -> 0.8, 90 -> 1, 30 -> 0.5).
   const ocrShare = r.ocr.pages / total;
   const conf = r.ocr.meanConfidence ?? 100;
