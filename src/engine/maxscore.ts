@@ -76,8 +76,8 @@ export function runWindowedMaxScore(
   const essVal = f64.subarray(2 * n, 3 * n);
   const order = i32;
   const nContrib = contrib.length;
-  const { columnBits, deleted, timed, issuedFrom, issuedTo } = filter;
-  const issued = seg.issued;
+  // filters and deletions are applied while scattering, so the candidate loop only sees allowed docs
+  const allowed = filter.trivial ? null : filter.allowed;
   let theta = heap.full ? heap.threshold : -Infinity;
   let exact = true;
   let candidates = 0;
@@ -91,7 +91,6 @@ export function runWindowedMaxScore(
   let wStart = END;
   for (const c of cs) if (c.doc < wStart) wStart = c.doc;
   while (wStart < END) {
-    wStart &= ~31; // windows start on a word of the filter and deletion bitsets
     const wEnd = wStart + WINDOW;
     // 1-2. window bounds and the essential / non-essential split
     for (let j = 0; j < n; j++) order[j] = j;
@@ -139,30 +138,16 @@ export function runWindowedMaxScore(
       }
       for (const cur of c.cursors) {
         if (cur.doc < wStart) cur.advance(wStart);
-        cur.accumulate(wEnd, wStart, docNorm, tfp, seen, c.mult, c.k1, rest, blockTheta, c.norms, minTfp);
+        cur.accumulate(wEnd, wStart, docNorm, tfp, seen, c.mult, c.k1, rest, blockTheta, c.norms, minTfp, allowed);
       }
       c.sync();
     }
     // 4. touched docs in doc order
     const words = WINDOW >>> 5;
-    const w0 = wStart >>> 5;
     for (let w = 0; w < words; w++) {
       let bits = seen[w]!;
       if (bits === 0) continue;
       seen[w] = 0;
-      // docs failing the filter or deleted: their pseudo frequencies are cleared, nothing else
-      let pass = bits;
-      if (columnBits !== null) pass &= w0 + w < columnBits.length ? columnBits[w0 + w]! : 0;
-      if (deleted !== null) pass &= w0 + w < deleted.length ? ~deleted[w0 + w]! : 0;
-      if (pass !== bits) {
-        let drop = bits & ~pass;
-        while (drop !== 0) {
-          const off = (w << 5) | (31 - Math.clz32(drop & -drop));
-          drop &= drop - 1;
-          for (let k = firstEss; k < n; k++) tfps[order[k]!]![off] = 0;
-        }
-        bits = pass;
-      }
       while (bits !== 0) {
         const t = 31 - Math.clz32(bits & -bits);
         bits &= bits - 1;
@@ -179,10 +164,6 @@ export function runWindowedMaxScore(
           const v = (c.mult * x) / (c.k1 + x);
           essVal[k] = v;
           s += v;
-        }
-        if (timed) {
-          const t = issued[d]!;
-          if (!(t >= issuedFrom && t <= issuedTo)) continue;
         }
         candidates++;
         // quick reject: essential scores plus every non-essential bound cannot reach theta
