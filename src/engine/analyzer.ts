@@ -177,8 +177,9 @@ export class Analyzer {
     const partHash: number[] = [];
     while (i < n) {
       // skip separators, noticing sentence ends
-      while (i < n && !isWordUnit(text, i)) {
+      while (i < n) {
         const c = text.charCodeAt(i);
+        if (c < 128 ? charClass[c] === 1 : isWordUnit(text, i)) break;
         if (onSentenceEnd !== undefined && pos > 0) {
           if ((c === 46 || c === 33 || c === 63) && (i + 1 >= n || isSpace(text.charCodeAt(i + 1)))) onSentenceEnd(pos);
           else if (c === 10 && i + 1 < n && text.charCodeAt(i + 1) === 10) onSentenceEnd(pos);
@@ -196,8 +197,16 @@ export class Analyzer {
         const sCp = i - surrogates;
         let h = FNV_OFFSET;
         for (;;) {
-          while (i < n && isWordUnit(text, i)) {
+          while (i < n) {
             const c = text.charCodeAt(i);
+            if (c < 128) {
+              // ASCII fast path (most scientific text): one table lookup, no call
+              if (charClass[c] !== 1) break;
+              h = Math.imul(h ^ c, FNV_PRIME);
+              i++;
+              continue;
+            }
+            if (!isWordUnit(text, i)) break;
             h = Math.imul(h ^ c, FNV_PRIME);
             if (c >= 0xd800 && c <= 0xdbff && i + 1 < n) {
               h = Math.imul(h ^ text.charCodeAt(i + 1), FNV_PRIME);

@@ -16,25 +16,14 @@ export interface SegmentFilter {
   allowed: (d: number) => boolean;
   /** True when `allowed` only checks deletions (no column filter). */
   trivial: boolean;
-  /**
-   * The type / language / publisher filters as a bitset over the segment's docs (bit set = passes), or null
-   * without such filters. The issued-time range is not in it (it varies per query): see `issuedFrom`.
-   */
-  columnBits: Int32Array | null;
-  /** Issued-time range to check per doc (inclusive), or null when there is none. */
-  issuedFrom: number;
-  issuedTo: number;
-  timed: boolean;
-  /** Deletion bitmap (bit set = deleted) or null. */
-  deleted: Uint32Array | null;
 }
 
 const MAX_CACHED_FILTERS = 16;
 
 /**
- * The column predicate as a bitset, cached on the (immutable) segment by the filter values: hosts repeat
- * the same few filters (a type, a date window), and a bitset lets the scorer drop whole words of
- * candidates before scoring instead of calling a predicate per candidate.
+ * The type / language / publisher predicate as a bitset over the segment's docs, cached on the (immutable)
+ * segment by the filter values: hosts repeat the same few values, and one bit test per posting is cheaper
+ * than three ordinal lookups. The issued-time range varies per query and is checked per doc.
  */
 function columnBitset(seg: Segment, key: string, pass: (d: number) => boolean): Int32Array {
   const cache = seg.filterBits;
@@ -194,5 +183,5 @@ export function compileFilter(seg: Segment, f: EngineFilters | undefined, delete
   };
   const trivial = !columnChecks && del === null;
   if (candidates !== null && (candidates as Uint32Array).length === 0) none = true;
-  return { none, candidates, allowed, trivial, columnBits, deleted: del, issuedFrom: lo, issuedTo: hi, timed };
+  return { none, candidates, allowed, trivial };
 }

@@ -43,10 +43,12 @@ const seen = new Int32Array(WINDOW >>> 5);
 let f64 = new Float64Array(64);
 let i32 = new Int32Array(64);
 
+const essArrays: Float64Array[] = [];
+
 function scratch(n: number): void {
   while (tfpPool.length < n) tfpPool.push(new Float64Array(WINDOW));
-  if (f64.length < 4 * n) f64 = new Float64Array(4 * n);
-  if (i32.length < n) i32 = new Int32Array(n);
+  if (f64.length < 5 * n) f64 = new Float64Array(5 * n);
+  if (i32.length < 2 * n) i32 = new Int32Array(2 * n);
 }
 
 /**
@@ -74,10 +76,14 @@ export function runWindowedMaxScore(
   const ub = f64.subarray(0, n);
   const prefix = f64.subarray(n, 2 * n);
   const essVal = f64.subarray(2 * n, 3 * n);
+  const essMult = f64.subarray(3 * n, 4 * n);
+  const essK1 = f64.subarray(4 * n, 5 * n);
+  const essIdx = i32.subarray(n, 2 * n);
+  const essArr = essArrays;
   const order = i32;
   const nContrib = contrib.length;
-  const { columnBits, deleted, timed, issuedFrom, issuedTo } = filter;
-  const issued = seg.issued;
+  // filters and deletions are applied while scattering, so the candidate loop only sees allowed docs
+  const allowed = filter.trivial ? null : filter.allowed;
   let theta = heap.full ? heap.threshold : -Infinity;
   let exact = true;
   let candidates = 0;
@@ -91,7 +97,6 @@ export function runWindowedMaxScore(
   let wStart = END;
   for (const c of cs) if (c.doc < wStart) wStart = c.doc;
   while (wStart < END) {
-    wStart &= ~31; // windows start on a word of the filter and deletion bitsets
     const wEnd = wStart + WINDOW;
     // 1-2. window bounds and the essential / non-essential split
     for (let j = 0; j < n; j++) order[j] = j;
@@ -139,30 +144,24 @@ export function runWindowedMaxScore(
       }
       for (const cur of c.cursors) {
         if (cur.doc < wStart) cur.advance(wStart);
-        cur.accumulate(wEnd, wStart, docNorm, tfp, seen, c.mult, c.k1, rest, blockTheta, c.norms, minTfp);
+        cur.accumulate(wEnd, wStart, docNorm, tfp, seen, c.mult, c.k1, rest, blockTheta, c.norms, minTfp, allowed);
       }
       c.sync();
     }
-    // 4. touched docs in doc order
+    // 4. touched docs in doc order (the essential clauses' arrays and constants gathered per window)
+    const nEss = n - firstEss;
+    for (let k = 0; k < nEss; k++) {
+      const c = cs[order[firstEss + k]!]!;
+      essArr[k] = tfps[order[firstEss + k]!]!;
+      essMult[k] = c.mult;
+      essK1[k] = c.k1;
+      essIdx[k] = c.index;
+    }
     const words = WINDOW >>> 5;
-    const w0 = wStart >>> 5;
     for (let w = 0; w < words; w++) {
       let bits = seen[w]!;
       if (bits === 0) continue;
       seen[w] = 0;
-      // docs failing the filter or deleted: their pseudo frequencies are cleared, nothing else
-      let pass = bits;
-      if (columnBits !== null) pass &= w0 + w < columnBits.length ? columnBits[w0 + w]! : 0;
-      if (deleted !== null) pass &= w0 + w < deleted.length ? ~deleted[w0 + w]! : 0;
-      if (pass !== bits) {
-        let drop = bits & ~pass;
-        while (drop !== 0) {
-          const off = (w << 5) | (31 - Math.clz32(drop & -drop));
-          drop &= drop - 1;
-          for (let k = firstEss; k < n; k++) tfps[order[k]!]![off] = 0;
-        }
-        bits = pass;
-      }
       while (bits !== 0) {
         const t = 31 - Math.clz32(bits & -bits);
         bits &= bits - 1;
@@ -170,19 +169,16 @@ export function runWindowedMaxScore(
         const d = wStart + off;
         // read and clear the essential pseudo frequencies of this doc
         let s = 0;
-        for (let k = firstEss; k < n; k++) {
-          const j = order[k]!;
-          const tfp = tfps[j]!;
-          const x = tfp[off]!;
-          tfp[off] = 0;
-          const c = cs[j]!;
-          const v = (c.mult * x) / (c.k1 + x);
+        for (let k = 0; k < nEss; k++) {
+          const a = essArr[k]!;
+          const x = a[off]!;
+          let v = 0;
+          if (x !== 0) {
+            a[off] = 0;
+            v = (essMult[k]! * x) / (essK1[k]! + x);
+          }
           essVal[k] = v;
           s += v;
-        }
-        if (timed) {
-          const t = issued[d]!;
-          if (!(t >= issuedFrom && t <= issuedTo)) continue;
         }
         candidates++;
         // quick reject: essential scores plus every non-essential bound cannot reach theta
@@ -191,7 +187,7 @@ export function runWindowedMaxScore(
           if (b + Math.abs(b) * 1e-9 + 1e-12 < theta) continue;
         }
         for (let i = 0; i < nContrib; i++) contrib[i] = 0;
-        for (let k = firstEss; k < n; k++) contrib[cs[order[k]!]!.index] = essVal[k]!;
+        for (let k = 0; k < nEss; k++) contrib[essIdx[k]!] = essVal[k]!;
         let pruned = false;
         for (let k = firstEss - 1; k >= 0; k--) {
           if (prune) {

@@ -355,6 +355,21 @@ function phraseBonus(plan: SearchPlan, seg: Segment, doc: number, pm: PhraseMatc
   return (plan.phraseBoost * plan.lexicalWeight * pm.idfSum * tfp) / (plan.k1 + tfp);
 }
 
+/** Upper bound of a phrase's bonus at doc d from slot term frequencies: a phrase occurs in a field at most as often as its rarest slot. */
+function phraseBonusBound(plan: SearchPlan, docNorm: Float64Array, d: number, pm: PhraseMatcher): number {
+  if (plan.phraseBoost === 0) return 0;
+  let tfp = 0;
+  for (let f = 0; f < NF; f++) {
+    let min = Infinity;
+    for (const g of pm.slots) {
+      const tf = g.fieldTf(f);
+      if (tf < min) min = tf;
+    }
+    if (min > 0 && min !== Infinity) tfp += min * docNorm[d * NF + f]!;
+  }
+  return (plan.phraseBoost * plan.lexicalWeight * pm.idfSum * tfp) / (plan.k1 + tfp);
+}
+
 function prepareSegment(plan: SearchPlan, ss: SnapshotSegment, si: number): SegRun | null {
   const seg = ss.seg;
   const filter = compileFilter(seg, plan.filters, ss.deleted);
@@ -417,12 +432,16 @@ function runConjunctive(plan: SearchPlan, run: SegRun, heap: TopK, ctr: SegmentC
   groups.sort((a, b) => a.df - b.df);
   const clauses = run.clauses;
   const contrib = run.contrib;
+  const docNorm = seg.docNorms(plan.norms);
   const evaluate = (d: number): void => {
     if (!allowed(d)) return;
     ctr.candidates++;
-    // positions first: in practice most docs holding every slot term do not hold the phrase, and the
-    // verification reads the term frequencies the scores need anyway (the cursors are shared)
-    for (const p of phrases) if (p.count() === 0) return;
+    // Until the top k is full, positions first: most docs holding every slot term do not hold the phrase,
+    // and verifying reads the term frequencies the scores need anyway (the cursors are shared). Once it is
+    // full, a score bound from term frequencies comes first and skips verifying docs that cannot enter
+    // (the count of matches is then a lower bound).
+    const boundFirst = prune && phrases.length > 0 && heap.full;
+    if (!boundFirst) for (const p of phrases) if (p.count() === 0) return;
     for (let i = 0; i < contrib.length; i++) contrib[i] = 0;
     let any = phrases.length > 0;
     for (const c of clauses) {
@@ -434,6 +453,15 @@ function runConjunctive(plan: SearchPlan, run: SegRun, heap: TopK, ctr: SegmentC
     }
     if (!any) return;
     let total = canonicalSum(contrib);
+    if (boundFirst) {
+      let bound = total;
+      for (const p of phrases) bound += phraseBonusBound(plan, docNorm, d, p);
+      if (!heap.canEnter(bound)) {
+        ctr.exact = false;
+        return;
+      }
+      for (const p of phrases) if (p.count() === 0) return;
+    }
     for (const p of phrases) total += phraseBonus(plan, seg, d, p);
     ctr.scored++;
     ctr.matches++;
