@@ -19,7 +19,33 @@ test('hyphenated compounds give parts and a joined form at the first position', 
 
 test('Greek letters are spelled out, diacritics and case folded, NFKC applied', () => {
   assert.deepEqual(terms('TNF-α'), ['tnf', 'alpha', 'tnfalpha']);
-  assert.deepEqual(terms('Café ﬁbre'), ['cafe', 'fibr']);
+  assert.deepEqual(terms('Café ﬁbre'), ['cafe', 'fiber']);
+});
+
+test('English: British spellings, irregular plurals and acronym plurals meet their usual forms', () => {
+  const same = (a: string, b: string): void => assert.deepEqual(terms(a), terms(b), `${a} vs ${b}`);
+  same('tumours', 'tumors');
+  same('randomised', 'randomized');
+  same('hospitalisation', 'hospitalization');
+  same('behavioural', 'behavioral');
+  same('haemoglobin', 'hemoglobin');
+  same('leukaemia', 'leukemia');
+  same('oestrogen', 'estrogen');
+  same('diarrhoea', 'diarrhea');
+  same('sulphate', 'sulfate');
+  same('centres', 'center');
+  same('mice', 'mouse');
+  same('women', 'woman');
+  same('nuclei', 'nucleus');
+  same('helices', 'helix');
+  same('mRNAs', 'mRNA');
+  same('SNPs', 'SNP');
+  same('MSCs', 'MSC');
+  same('metastases', 'metastasis');
+  same('analyses', 'analysis');
+  // not British -ise spellings: left to Snowball
+  assert.deepEqual(terms('exercise exercised promising otherwise arises'), ['exercis', 'exercis', 'promis', 'otherwis', 'aris']);
+  assert.deepEqual(terms('four hours'), ['four', 'hour']);
 });
 
 test('decimals, identifiers and formulas stay whole; stopwords keep their slot', () => {
