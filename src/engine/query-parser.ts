@@ -4,6 +4,7 @@
 // languages become alternatives of one clause (a BM25F synonym clause: tf summed, df the maximum).
 import { analyzerFor } from './analyzer.js';
 import { normalizeLanguage } from './stemmers.js';
+import { queryStopwordsFor } from './stopwords.js';
 
 /** One scored word (a clause): its alternative index terms (one per distinct stem across languages). */
 export interface QueryWord {
@@ -79,6 +80,17 @@ function splitQuotes(raw: string): Span[] {
  * Parses `raw` for the given query languages (ISO 639-1; empty -> `defaultLanguage`; at most 4 used).
  */
 export function parseQuery(raw: string, languages: readonly string[] | null | undefined, defaultLanguage: string): ParsedQuery {
+  const parsed = parseWith(raw, languages, defaultLanguage, true);
+  // a query made only of query-side stopwords ("what can we do") keeps them
+  return parsed.words.length === 0 && parsed.phrases.length === 0 ? parseWith(raw, languages, defaultLanguage, false) : parsed;
+}
+
+function isHyphenAt(text: string, i: number): boolean {
+  const c = text.charCodeAt(i);
+  return c === 45 || c === 0x2010 || c === 0x2011;
+}
+
+function parseWith(raw: string, languages: readonly string[] | null | undefined, defaultLanguage: string, queryStops: boolean): ParsedQuery {
   let langs = (languages ?? []).map(normalizeLanguage).filter((l) => l.length > 0);
   langs = [...new Set(langs)].slice(0, 4);
   if (langs.length === 0) langs = [normalizeLanguage(defaultLanguage)];
@@ -87,6 +99,7 @@ export function parseQuery(raw: string, languages: readonly string[] | null | un
   const phrases: QueryPhrase[] = [];
   const highlight = new Set<string>();
   const seen = new Map<string, QueryWord>();
+  const qstops = queryStopwordsFor(langs[0]!);
   for (const span of splitQuotes(raw)) {
     // token streams per language align 1:1 (segmentation is language independent)
     const streams = analyzers.map((a) => {
@@ -106,6 +119,8 @@ export function parseQuery(raw: string, languages: readonly string[] | null | un
       }
       // a stopword in the primary language is a stopword
       if (tok.term === null || alts.length === 0) continue;
+      // query-side stopwords: unquoted stand-alone words only (not parts of hyphenated compounds)
+      if (queryStops && !span.quoted && !tok.joined && !isHyphenAt(span.text, tok.s - 1) && !isHyphenAt(span.text, tok.e) && qstops.has(analyzers[0]!.baseForm(span.text.slice(tok.s, tok.e)))) continue;
       alts.sort();
       for (const t of alts) highlight.add(t);
       const key = alts.join('\u0001');

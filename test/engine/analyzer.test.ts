@@ -91,3 +91,16 @@ test('quotes of every kind make phrases; query languages become alternatives', (
   assert.deepEqual(multi.words[0]!.terms, ['hauser', 'haus'].sort());
   assert.equal(parseQuery('"unclosed quote', null, 'en').phrases.length, 0);
 });
+
+test('query-side stopwords drop unquoted function words, keep quoted ones, compound parts and all-stopword queries', () => {
+  const words = (q: string): string[] => parseQuery(q, null, 'en').words.map((w) => w.terms.join('|'));
+  assert.deepEqual(words('What can we do about aspirin?'), ['aspirin']);
+  assert.deepEqual(words('ART has no effect on HIV'), ['art', 'effect', 'hiv']);
+  // a quoted span keeps its words as phrase tokens (only document stopwords leave a gap)
+  const p = parseQuery('"can not" reduce', null, 'en');
+  assert.deepEqual(p.phrases[0]!.slots.map((s) => s.terms[0]), ['can', 'not']);
+  // parts of hyphenated compounds stay
+  assert.deepEqual(words('up-regulation'), ['up', 'regul', 'upregul']);
+  // a query made only of query stopwords is not emptied
+  assert.deepEqual(words('can not'), ['can', 'not']);
+});
