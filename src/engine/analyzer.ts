@@ -3,8 +3,10 @@
 //
 // Pipeline per token: segmentation on the original text (offsets stay valid) -> NFKC -> lower case ->
 // Greek letters spelled out (α -> alpha, so "TNF-α" meets "TNF-alpha") -> stopword check (the slot is
-// kept) -> Snowball stem of the document's language (letters-only tokens longer than 2) -> diacritics
-// folded (é -> e, ß stays for the German stemmer to handle, æ -> ae ...).
+// kept) -> Snowball stem of the document's language (letters-only tokens longer than 2; English with the
+// rules of english.ts), or for tokens with digits a spelled Greek letter next to a digit becomes its Latin
+// initial ("1alpha" -> "1a", so "HIF-1α" meets "HIF1A") -> diacritics folded (é -> e, ß stays for the German
+// stemmer to handle, æ -> ae ...).
 //
 // Segmentation for scientific text:
 // - a token is a run of letters, digits and combining marks (any script);
@@ -39,6 +41,10 @@ const GREEK: Record<string, string> = {
   τ: 'tau', υ: 'upsilon', φ: 'phi', χ: 'chi', ψ: 'psi', ω: 'omega',
 };
 const GREEK_RE = /[α-ω]/g;
+// A spelled-out Greek letter next to a digit inside an identifier becomes its Latin initial, as in gene
+// symbols: "HIF-1α" -> "hif1a" (= HIF1A), "IL-1β" -> "il1b", "TGF-β1" -> "tgf", "b1" and joined "tgfb1".
+const GREEK_NEXT_TO_DIGIT_RE = /(?<=\d)(?:alpha|beta|gamma|delta|epsilon|kappa)|(?:alpha|beta|gamma|delta|epsilon|kappa)(?=\d)/g;
+const greekInitial = (m: string): string => m.charAt(0);
 const SPECIAL_FOLD: Record<string, string> = { æ: 'ae', œ: 'oe', ø: 'o', ł: 'l', đ: 'd', ð: 'd', þ: 'th', ı: 'i' };
 const SPECIAL_FOLD_RE = /[æœøłđðþı]/g;
 const MARKS_RE = /\p{M}+/gu;
@@ -131,6 +137,7 @@ export class Analyzer {
     if (this.#stops.has(s)) return null;
     let t = s;
     if (this.#stem !== null && t.length > 2 && !HAS_DIGIT_RE.test(t) && LETTER_RE.test(t)) t = this.#stem(t);
+    else if (HAS_DIGIT_RE.test(t) && t.length > 4) t = t.replace(GREEK_NEXT_TO_DIGIT_RE, greekInitial);
     let ascii = true;
     for (let i = 0; i < t.length; i++) if (t.charCodeAt(i) > 127) { ascii = false; break; }
     if (!ascii) t = foldDiacritics(t);

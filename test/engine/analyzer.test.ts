@@ -20,6 +20,9 @@ test('hyphenated compounds give parts and a joined form at the first position', 
 test('Greek letters are spelled out, diacritics and case folded, NFKC applied', () => {
   assert.deepEqual(terms('TNF-α'), ['tnf', 'alpha', 'tnfalpha']);
   assert.deepEqual(terms('Café ﬁbre'), ['cafe', 'fiber']);
+  // next to a digit a Greek letter is its Latin initial, as in gene symbols
+  assert.deepEqual(terms('HIF-1α'), ['hif', '1a', 'hif1a']);
+  assert.deepEqual(terms('HIF1A IL-1beta'), ['hif1a', 'il', '1b', 'il1b']);
 });
 
 test('English: British spellings, irregular plurals and acronym plurals meet their usual forms', () => {
