@@ -85,9 +85,11 @@ export function parseQuery(raw: string, languages: readonly string[] | null | un
   return parsed.words.length === 0 && parsed.phrases.length === 0 ? parseWith(raw, languages, defaultLanguage, false) : parsed;
 }
 
-function isHyphenAt(text: string, i: number): boolean {
-  const c = text.charCodeAt(i);
-  return c === 45 || c === 0x2010 || c === 0x2011;
+const JOINER_RE = /[\p{L}\p{N}\p{M}\-\u2010\u2011]/u;
+
+/** Whether the character at `i` ties a token to its neighbour (a hyphen or a word character): a compound part. */
+function joinsAt(text: string, i: number): boolean {
+  return i >= 0 && i < text.length && JOINER_RE.test(text[i]!);
 }
 
 function parseWith(raw: string, languages: readonly string[] | null | undefined, defaultLanguage: string, queryStops: boolean): ParsedQuery {
@@ -119,8 +121,8 @@ function parseWith(raw: string, languages: readonly string[] | null | undefined,
       }
       // a stopword in the primary language is a stopword
       if (tok.term === null || alts.length === 0) continue;
-      // query-side stopwords: unquoted stand-alone words only (not parts of hyphenated compounds)
-      if (queryStops && !span.quoted && !tok.joined && !isHyphenAt(span.text, tok.s - 1) && !isHyphenAt(span.text, tok.e) && qstops.has(analyzers[0]!.baseForm(span.text.slice(tok.s, tok.e)))) continue;
+      // query-side stopwords: unquoted stand-alone words only (not parts of compounds or identifiers)
+      if (queryStops && !span.quoted && !tok.joined && !joinsAt(span.text, tok.s - 1) && !joinsAt(span.text, tok.e) && qstops.has(analyzers[0]!.baseForm(span.text.slice(tok.s, tok.e)))) continue;
       alts.sort();
       for (const t of alts) highlight.add(t);
       const key = alts.join('\u0001');

@@ -21,8 +21,8 @@ test('Greek letters are spelled out, diacritics and case folded, NFKC applied', 
   assert.deepEqual(terms('TNF-α'), ['tnf', 'alpha', 'tnfalpha']);
   assert.deepEqual(terms('Café ﬁbre'), ['cafe', 'fiber']);
   // next to a digit a Greek letter is its Latin initial, as in gene symbols
-  assert.deepEqual(terms('HIF-1α'), ['hif', '1a', 'hif1a']);
-  assert.deepEqual(terms('HIF1A IL-1beta'), ['hif1a', 'il', '1b', 'il1b']);
+  assert.deepEqual(terms('HIF-1α'), ['hif', '1', 'alpha', 'hif1a']);
+  assert.deepEqual(terms('HIF1A IL-1beta'), ['hif', '1', 'a', 'hif1a', 'il', '1', 'beta', 'il1b']);
 });
 
 test('English: British spellings, irregular plurals and acronym plurals meet their usual forms', () => {
@@ -51,8 +51,17 @@ test('English: British spellings, irregular plurals and acronym plurals meet the
   assert.deepEqual(terms('four hours'), ['four', 'hour']);
 });
 
-test('decimals, identifiers and formulas stay whole; stopwords keep their slot', () => {
-  assert.deepEqual(terms('3.5 mg of CO2 in p53'), ['3.5', 'mg', null, 'co2', null, 'p53']);
+test('decimals stay whole; identifiers split at letter/digit boundaries like compounds; stopwords keep their slot', () => {
+  assert.deepEqual(terms('3.5 mg of CO2 in p53'), ['3.5', 'mg', null, 'co', '2', 'co2', null, 'p', '53', 'p53']);
+  const shape = (text: string): [string | null, number, boolean][] => tokenize(text, 'en').map((t) => [t.term, t.position, t.joined]);
+  assert.deepEqual(shape('CTLA4'), shape('CTLA-4'));
+  assert.deepEqual(shape('CTLA4'), [
+    ['ctla', 0, false],
+    ['4', 1, false],
+    ['ctla4', 0, true],
+  ]);
+  // more than 4 runs: the identifier stays whole
+  assert.deepEqual(terms('1a2b3c4d'), ['1a2b3c4d']);
   assert.deepEqual(terms("Alzheimer's disease"), ['alzheim', 'diseas']);
 });
 
