@@ -3,8 +3,10 @@
 //
 // Pipeline per token: segmentation on the original text (offsets stay valid) -> NFKC -> lower case ->
 // Greek letters spelled out (α -> alpha, so "TNF-α" meets "TNF-alpha") -> stopword check (the slot is
-// kept) -> Snowball stem of the document's language (letters-only tokens longer than 2) -> diacritics
-// folded (é -> e, ß stays for the German stemmer to handle, æ -> ae ...).
+// kept) -> Snowball stem of the document's language (letters-only tokens longer than 2; English with the
+// rules of english.ts), or for tokens with digits a spelled Greek letter next to a digit becomes its Latin
+// initial ("1alpha" -> "1a", so "HIF-1α" meets "HIF1A") -> diacritics folded (é -> e, ß stays for the German
+// stemmer to handle, æ -> ae ...).
 //
 // Segmentation for scientific text:
 // - a token is a run of letters, digits and combining marks (any script);
@@ -12,7 +14,9 @@
 //   position AND, for 2..4 parts, the joined form ("il6") at the first part's position, so "IL6" and
 //   "IL-6" meet; the joined form is a synonym and does not count towards the field length;
 // - a '.' or ',' between digits stays inside the token ("3.5", "1,000" -> "1,000");
-// - identifiers and formulas stay whole ("p53", "CO2", "rs12345", "5mg");
+// - identifiers and formulas mixing letters and digits split at every letter/digit boundary like hyphenated
+//   compounds, with the whole as the joined form ("CTLA4" -> ctla, 4, ctla4, exactly as "CTLA-4"; "p53",
+//   "CO2", "rs12345", "5mg" likewise), unless that makes more than 4 parts;
 // - a trailing "'s" is dropped; other apostrophes split ("l'homme" -> "l", "homme").
 // Sentence ends ('.', '!', '?' before white space, or a blank line) are reported for passage chunking.
 import { stemmerFor, normalizeLanguage } from './stemmers.js';
@@ -39,6 +43,10 @@ const GREEK: Record<string, string> = {
   τ: 'tau', υ: 'upsilon', φ: 'phi', χ: 'chi', ψ: 'psi', ω: 'omega',
 };
 const GREEK_RE = /[α-ω]/g;
+// A spelled-out Greek letter next to a digit inside an identifier becomes its Latin initial, as in gene
+// symbols: "HIF-1α" -> "hif1a" (= HIF1A), "IL-1β" -> "il1b", "TGF-β1" -> "tgf", "b1" and joined "tgfb1".
+const GREEK_NEXT_TO_DIGIT_RE = /(?<=\d)(?:alpha|beta|gamma|delta|epsilon|kappa)|(?:alpha|beta|gamma|delta|epsilon|kappa)(?=\d)/g;
+const greekInitial = (m: string): string => m.charAt(0);
 const SPECIAL_FOLD: Record<string, string> = { æ: 'ae', œ: 'oe', ø: 'o', ł: 'l', đ: 'd', ð: 'd', þ: 'th', ı: 'i' };
 const SPECIAL_FOLD_RE = /[æœøłđðþı]/g;
 const MARKS_RE = /\p{M}+/gu;
@@ -131,6 +139,7 @@ export class Analyzer {
     if (this.#stops.has(s)) return null;
     let t = s;
     if (this.#stem !== null && t.length > 2 && !HAS_DIGIT_RE.test(t) && LETTER_RE.test(t)) t = this.#stem(t);
+    else if (HAS_DIGIT_RE.test(t) && t.length > 4) t = t.replace(GREEK_NEXT_TO_DIGIT_RE, greekInitial);
     let ascii = true;
     for (let i = 0; i < t.length; i++) if (t.charCodeAt(i) > 127) { ascii = false; break; }
     if (!ascii) t = foldDiacritics(t);
@@ -242,6 +251,8 @@ export class Analyzer {
         const c = text.charCodeAt(i);
         if ((c === 39 || c === 0x2019) && (text.charCodeAt(i + 1) | 32) === 115 && (i + 2 >= n || !isWordUnit(text, i + 2))) i += 2;
       }
+      // identifiers mixing letters and digits split like hyphenated compounds ("CTLA4" = "CTLA-4")
+      parts = splitAlphanumeric(text, parts, partStart, partEnd, partStartCp, partEndCp, partHash);
       const firstPos = pos;
       let firstTermPos = -1;
       for (let p = 0; p < parts; p++) {
@@ -263,6 +274,77 @@ export class Analyzer {
     }
     return pos;
   }
+}
+
+/** Digit class of a code unit inside a token: ASCII digits and the '.'/',' that only occur between digits. */
+function isDigitLike(c: number): boolean {
+  return (c >= 48 && c <= 57) || c === 46 || c === 44;
+}
+
+/**
+ * Splits the parts of one token (a compound's parts) at every letter/digit boundary, so an identifier gives
+ * its runs as parts and, through the caller, its whole form as the joined form: "CTLA4" -> ctla, 4 (+ ctla4),
+ * exactly as "CTLA-4"; "p53" -> p, 53 (+ p53); "IL-1β" -> il, 1, β (+ il1β). Skipped when the compound would
+ * exceed 4 parts (no joined form then) or a part has astral characters. Returns the new part count.
+ */
+function splitAlphanumeric(
+  text: string,
+  parts: number,
+  partStart: number[],
+  partEnd: number[],
+  partStartCp: number[],
+  partEndCp: number[],
+  partHash: number[],
+): number {
+  let total = 0;
+  for (let p = 0; p < parts; p++) {
+    const a = partStart[p]!;
+    const b = partEnd[p]!;
+    let runs = 1;
+    if (b - a === partEndCp[p]! - partStartCp[p]!) {
+      let d = isDigitLike(text.charCodeAt(a));
+      for (let i = a + 1; i < b; i++) {
+        const x = isDigitLike(text.charCodeAt(i));
+        if (x !== d) {
+          runs++;
+          d = x;
+        }
+      }
+    }
+    total += runs;
+  }
+  if (total === parts || total > 4) return parts;
+  const s: number[] = [];
+  const e: number[] = [];
+  const sCp: number[] = [];
+  for (let p = 0; p < parts; p++) {
+    const a = partStart[p]!;
+    const b = partEnd[p]!;
+    const shift = partStartCp[p]! - a;
+    if (b - a !== partEndCp[p]! - partStartCp[p]!) {
+      s.push(a), e.push(b), sCp.push(partStartCp[p]!);
+      continue;
+    }
+    let start = a;
+    let d = isDigitLike(text.charCodeAt(a));
+    for (let i = a + 1; i < b; i++) {
+      const x = isDigitLike(text.charCodeAt(i));
+      if (x !== d) {
+        s.push(start), e.push(i), sCp.push(start + shift);
+        start = i;
+        d = x;
+      }
+    }
+    s.push(start), e.push(b), sCp.push(start + shift);
+  }
+  for (let p = 0; p < total; p++) {
+    partStart[p] = s[p]!;
+    partEnd[p] = e[p]!;
+    partStartCp[p] = sCp[p]!;
+    partEndCp[p] = sCp[p]! + (e[p]! - s[p]!);
+    partHash[p] = Analyzer.surfaceHash(text, s[p]!, e[p]!);
+  }
+  return total;
 }
 
 const analyzers = new Map<string, Analyzer>();

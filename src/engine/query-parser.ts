@@ -4,6 +4,7 @@
 // languages become alternatives of one clause (a BM25F synonym clause: tf summed, df the maximum).
 import { analyzerFor } from './analyzer.js';
 import { normalizeLanguage } from './stemmers.js';
+import { queryStopwordsFor } from './stopwords.js';
 
 /** One scored word (a clause): its alternative index terms (one per distinct stem across languages). */
 export interface QueryWord {
@@ -79,6 +80,19 @@ function splitQuotes(raw: string): Span[] {
  * Parses `raw` for the given query languages (ISO 639-1; empty -> `defaultLanguage`; at most 4 used).
  */
 export function parseQuery(raw: string, languages: readonly string[] | null | undefined, defaultLanguage: string): ParsedQuery {
+  const parsed = parseWith(raw, languages, defaultLanguage, true);
+  // a query made only of query-side stopwords ("what can we do") keeps them
+  return parsed.words.length === 0 && parsed.phrases.length === 0 ? parseWith(raw, languages, defaultLanguage, false) : parsed;
+}
+
+const JOINER_RE = /[\p{L}\p{N}\p{M}\-\u2010\u2011]/u;
+
+/** Whether the character at `i` ties a token to its neighbour (a hyphen or a word character): a compound part. */
+function joinsAt(text: string, i: number): boolean {
+  return i >= 0 && i < text.length && JOINER_RE.test(text[i]!);
+}
+
+function parseWith(raw: string, languages: readonly string[] | null | undefined, defaultLanguage: string, queryStops: boolean): ParsedQuery {
   let langs = (languages ?? []).map(normalizeLanguage).filter((l) => l.length > 0);
   langs = [...new Set(langs)].slice(0, 4);
   if (langs.length === 0) langs = [normalizeLanguage(defaultLanguage)];
@@ -87,6 +101,7 @@ export function parseQuery(raw: string, languages: readonly string[] | null | un
   const phrases: QueryPhrase[] = [];
   const highlight = new Set<string>();
   const seen = new Map<string, QueryWord>();
+  const qstops = queryStopwordsFor(langs[0]!);
   for (const span of splitQuotes(raw)) {
     // token streams per language align 1:1 (segmentation is language independent)
     const streams = analyzers.map((a) => {
@@ -106,6 +121,8 @@ export function parseQuery(raw: string, languages: readonly string[] | null | un
       }
       // a stopword in the primary language is a stopword
       if (tok.term === null || alts.length === 0) continue;
+      // query-side stopwords: unquoted stand-alone words only (not parts of compounds or identifiers)
+      if (queryStops && !span.quoted && !tok.joined && !joinsAt(span.text, tok.s - 1) && !joinsAt(span.text, tok.e) && qstops.has(analyzers[0]!.baseForm(span.text.slice(tok.s, tok.e)))) continue;
       alts.sort();
       for (const t of alts) highlight.add(t);
       const key = alts.join('\u0001');

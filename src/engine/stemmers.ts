@@ -1,6 +1,7 @@
 // Language -> Snowball stemmer (multilingual-stemmer: the official Snowball 3 algorithms compiled to
 // WebAssembly; see docs/adr/0020-snowball-stemmer-library.md). Stemmers are created lazily and cached.
 import { createStemmer } from 'multilingual-stemmer';
+import { createEnglishStemmer } from './english.js';
 
 /** ISO 639-1 codes with a Snowball stemmer in this engine. */
 export const STEMMED_LANGUAGES: readonly string[] = [
@@ -17,7 +18,7 @@ export function stemmerFor(language: string): ((word: string) => string) | null 
   const lang = normalizeLanguage(language);
   let s = cache.get(lang);
   if (s === undefined) {
-    s = STEMMED_LANGUAGES.includes(lang) ? createStemmer(lang as Parameters<typeof createStemmer>[0]) : null;
+    s = lang === 'en' ? createEnglishStemmer() : STEMMED_LANGUAGES.includes(lang) ? createStemmer(lang as Parameters<typeof createStemmer>[0]) : null;
     cache.set(lang, s);
   }
   return s;

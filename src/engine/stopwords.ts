@@ -35,6 +35,28 @@ const LISTS: Record<string, ReadonlySet<string>> = {
 
 const EMPTY: ReadonlySet<string> = new Set();
 
+// Query-side stopwords: dropped from unquoted query text only (documents keep them indexed, quoted phrases
+// keep them as required tokens). Queries written as sentences or questions ("what similarity laws must be
+// obeyed when...", "ART has no effect on the infectiveness of...") carry pronouns, auxiliaries, modals and
+// interrogatives that match documents only by accident. The English list is NLTK's list without "a" (kept
+// as a word, see above) plus the modals could/would/may/might/must; the effect is in docs/engine.md, Quality.
+const EN_QUERY =
+  'i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers herself ' +
+  'it its itself they them their theirs themselves what which who whom this that these those am is are was were be ' +
+  'been being have has had having do does did doing an the and but if or because as until while of at by for with ' +
+  'about against between into through during before after above below to from up down in out on off over under ' +
+  'again further then once here there when where why how all any both each few more most other some such no nor ' +
+  'not only own same so than too very s t can will just don should now could would may might must';
+
+const QUERY_LISTS: Record<string, ReadonlySet<string>> = {
+  en: new Set(EN_QUERY.split(' ')),
+};
+
+/** Query-side stopwords of a language (ISO 639-1, lower case): a superset of {@link stopwordsFor}. */
+export function queryStopwordsFor(language: string): ReadonlySet<string> {
+  return QUERY_LISTS[language] ?? LISTS[language] ?? EMPTY;
+}
+
 /** The stopword set of a language (ISO 639-1, lower case); empty for languages without a list. */
 export function stopwordsFor(language: string): ReadonlySet<string> {
   return LISTS[language] ?? EMPTY;

@@ -19,11 +19,49 @@ test('hyphenated compounds give parts and a joined form at the first position', 
 
 test('Greek letters are spelled out, diacritics and case folded, NFKC applied', () => {
   assert.deepEqual(terms('TNF-α'), ['tnf', 'alpha', 'tnfalpha']);
-  assert.deepEqual(terms('Café ﬁbre'), ['cafe', 'fibr']);
+  assert.deepEqual(terms('Café ﬁbre'), ['cafe', 'fiber']);
+  // next to a digit a Greek letter is its Latin initial, as in gene symbols
+  assert.deepEqual(terms('HIF-1α'), ['hif', '1', 'alpha', 'hif1a']);
+  assert.deepEqual(terms('HIF1A IL-1beta'), ['hif', '1', 'a', 'hif1a', 'il', '1', 'beta', 'il1b']);
 });
 
-test('decimals, identifiers and formulas stay whole; stopwords keep their slot', () => {
-  assert.deepEqual(terms('3.5 mg of CO2 in p53'), ['3.5', 'mg', null, 'co2', null, 'p53']);
+test('English: British spellings, irregular plurals and acronym plurals meet their usual forms', () => {
+  const same = (a: string, b: string): void => assert.deepEqual(terms(a), terms(b), `${a} vs ${b}`);
+  same('tumours', 'tumors');
+  same('randomised', 'randomized');
+  same('hospitalisation', 'hospitalization');
+  same('behavioural', 'behavioral');
+  same('haemoglobin', 'hemoglobin');
+  same('leukaemia', 'leukemia');
+  same('oestrogen', 'estrogen');
+  same('diarrhoea', 'diarrhea');
+  same('sulphate', 'sulfate');
+  same('centres', 'center');
+  same('mice', 'mouse');
+  same('women', 'woman');
+  same('nuclei', 'nucleus');
+  same('helices', 'helix');
+  same('mRNAs', 'mRNA');
+  same('SNPs', 'SNP');
+  same('MSCs', 'MSC');
+  same('metastases', 'metastasis');
+  same('analyses', 'analysis');
+  // not British -ise spellings: left to Snowball
+  assert.deepEqual(terms('exercise exercised promising otherwise arises'), ['exercis', 'exercis', 'promis', 'otherwis', 'aris']);
+  assert.deepEqual(terms('four hours'), ['four', 'hour']);
+});
+
+test('decimals stay whole; identifiers split at letter/digit boundaries like compounds; stopwords keep their slot', () => {
+  assert.deepEqual(terms('3.5 mg of CO2 in p53'), ['3.5', 'mg', null, 'co', '2', 'co2', null, 'p', '53', 'p53']);
+  const shape = (text: string): [string | null, number, boolean][] => tokenize(text, 'en').map((t) => [t.term, t.position, t.joined]);
+  assert.deepEqual(shape('CTLA4'), shape('CTLA-4'));
+  assert.deepEqual(shape('CTLA4'), [
+    ['ctla', 0, false],
+    ['4', 1, false],
+    ['ctla4', 0, true],
+  ]);
+  // more than 4 runs: the identifier stays whole
+  assert.deepEqual(terms('1a2b3c4d'), ['1a2b3c4d']);
   assert.deepEqual(terms("Alzheimer's disease"), ['alzheim', 'diseas']);
 });
 
@@ -64,4 +102,17 @@ test('quotes of every kind make phrases; query languages become alternatives', (
   const multi = parseQuery('Häuser', ['en', 'de'], 'en');
   assert.deepEqual(multi.words[0]!.terms, ['hauser', 'haus'].sort());
   assert.equal(parseQuery('"unclosed quote', null, 'en').phrases.length, 0);
+});
+
+test('query-side stopwords drop unquoted function words, keep quoted ones, compound parts and all-stopword queries', () => {
+  const words = (q: string): string[] => parseQuery(q, null, 'en').words.map((w) => w.terms.join('|'));
+  assert.deepEqual(words('What can we do about aspirin?'), ['aspirin']);
+  assert.deepEqual(words('ART has no effect on HIV'), ['art', 'effect', 'hiv']);
+  // a quoted span keeps its words as phrase tokens (only document stopwords leave a gap)
+  const p = parseQuery('"can not" reduce', null, 'en');
+  assert.deepEqual(p.phrases[0]!.slots.map((s) => s.terms[0]), ['can', 'not']);
+  // parts of hyphenated compounds stay
+  assert.deepEqual(words('up-regulation'), ['up', 'regul', 'upregul']);
+  // a query made only of query stopwords is not emptied
+  assert.deepEqual(words('can not'), ['can', 'not']);
 });
