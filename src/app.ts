@@ -192,6 +192,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
   const openIndexes = async () => {
     if (!indexes) {
       indexes = IndexSet.open(dirs, storage.documents, clock);
+      if (indexes.rebuildReason) logger.warn({ reason: indexes.rebuildReason }, 'search indexes are rebuilt from the store (index format or text analysis changed)');
       const t0 = Date.now();
       const r = await indexes.catchUp();
       if (r.applied > 0) logger.info({ applied: r.applied, seq: r.seq, ms: Date.now() - t0 }, 'search indexes caught up with the store');

@@ -5,6 +5,7 @@
 // Visibility: a search sees the state of the last commit (or completed merge), never buffered or
 // flushed-but-uncommitted documents. Durability: see manifest handling in #commitManifest; after a
 // crash, open() returns the last committed state and its checkpoint, and deletes leftover files.
+import { IndexFormatError } from './index-format-error.js';
 import { analyzerFor } from './analyzer.js';
 import { DEFAULT_SCORING, makeNorms, type ScoringParams } from './bm25f.js';
 import { explainDoc } from './explain.js';
@@ -171,7 +172,7 @@ export class SearchIndex {
     const raw = this.#dir.read(MANIFEST);
     if (raw !== null) {
       const m = JSON.parse(new TextDecoder().decode(raw)) as Manifest;
-      if (m.format !== 1) throw new Error(`unsupported index manifest format ${String(m.format)}`);
+      if (m.format !== 1) throw new IndexFormatError(`unsupported index manifest format ${String(m.format)}`);
       this.#generation = m.generation;
       this.#checkpoint = m.checkpoint;
       this.#nextSegment = m.nextSegment;

@@ -5,6 +5,7 @@
 //
 // Integrity: the manifest records each segment's byte length, checked on open; segments are written
 // durably before the manifest that names them (see manifest.ts), so a torn segment is never referenced.
+import { IndexFormatError } from './index-format-error.js';
 
 /** The typed arrays a section may hold. */
 export type SectionArray = Uint8Array | Uint16Array | Uint32Array | Int32Array | Float32Array | Float64Array;
@@ -78,7 +79,7 @@ export class SegmentFile {
     this.bytes = bytes;
     const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     if (bytes.length < 16 || dv.getUint32(0, true) !== MAGIC) throw new Error('not a segment file');
-    if (dv.getUint32(4, true) !== VERSION) throw new Error(`unsupported segment version ${dv.getUint32(4, true)}`);
+    if (dv.getUint32(4, true) !== VERSION) throw new IndexFormatError(`unsupported segment version ${dv.getUint32(4, true)}`);
     const tocLen = dv.getUint32(8, true);
     this.#toc = JSON.parse(new TextDecoder().decode(bytes.subarray(16, 16 + tocLen))) as Toc;
     this.meta = this.#toc.meta;

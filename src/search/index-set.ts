@@ -2,7 +2,7 @@
 // store. The store is the source of truth; each index commits the store's change sequence number as
 // its checkpoint, so after a crash, a restart or an ingest by another process `catchUp()` applies
 // exactly the changes it has not seen (inserts, updates, work-key relabels, deletes).
-import { SearchIndex, type IndexDocument, type IndexStats } from '../engine/index.js';
+import { ANALYSIS_VERSION, IndexFormatError, SearchIndex, type IndexDocument, type IndexStats } from '../engine/index.js';
 import { INDEX_NAMES, type IndexName, type StoredDocument } from '../domain/document.js';
 import type { Clock } from '../ports/clock.js';
 import type { DocumentStore } from '../ports/document-store.js';
@@ -33,6 +33,20 @@ export interface CatchUpOptions {
   commit?: 'always' | 'due';
 }
 const PAGE = 1_000;
+
+/**
+ * The label each commit records: the store sequence and the engine's analysis version, `<seq>@a<version>`.
+ * Labels of the first release were the bare sequence (analysis version 1).
+ */
+export function checkpointLabel(seq: number, analysis = ANALYSIS_VERSION): string {
+  return `${seq}@a${analysis}`;
+}
+
+/** Reads a commit label; null for a label this code did not write. */
+export function parseCheckpointLabel(label: string): { seq: number; analysis: number } | null {
+  const m = /^(\d+)(?:@a(\d+))?$/.exec(label);
+  return m ? { seq: Number(m[1]), analysis: m[2] === undefined ? 1 : Number(m[2]) } : null;
+}
 
 /** The engine's view of a stored document. */
 export function toIndexDocument(doc: StoredDocument): IndexDocument {
@@ -78,14 +92,44 @@ export class IndexSet {
    */
   static open(dirs: IndexDirectories, store: DocumentStore, clock: Clock): IndexSet {
     const opened = new Map<IndexName, SearchIndex>();
+    const stale: string[] = [];
     try {
-      for (const name of INDEX_NAMES) opened.set(name, SearchIndex.open(dirs.open(name), { defaultLanguage: 'en' }));
+      for (const name of INDEX_NAMES) {
+        // An index in a file format this engine does not read, or built by another text analysis (its
+        // tokens no longer match the queries), starts empty: the first catch-up re-indexes every
+        // document from the store, the source of truth. Other failures (a held lock, I/O) propagate.
+        let idx: SearchIndex | null = null;
+        try {
+          idx = SearchIndex.open(dirs.open(name), { defaultLanguage: 'en' });
+        } catch (e) {
+          if (!(e instanceof IndexFormatError)) throw e;
+          stale.push(`the ${name} index is in another file format (${e.message})`);
+        }
+        const label = idx?.checkpoint ?? null;
+        const parsed = label === null ? null : parseCheckpointLabel(label);
+        if (idx && label !== null && (parsed === null || parsed.analysis !== ANALYSIS_VERSION)) {
+          stale.push(`the ${name} index was built with text analysis ${parsed?.analysis ?? `'${label}'`}, this version uses ${ANALYSIS_VERSION}`);
+          idx.close();
+          idx = null;
+        }
+        if (!idx) {
+          dirs.reset(name);
+          idx = SearchIndex.open(dirs.open(name), { defaultLanguage: 'en' });
+        }
+        opened.set(name, idx);
+      }
     } catch (e) {
       for (const idx of opened.values()) idx.close();
       throw e;
     }
-    return new IndexSet(dirs, store, clock, opened);
+    const set = new IndexSet(dirs, store, clock, opened);
+    set.rebuildReason = stale.length > 0 ? stale.join('; ') : null;
+    // One index reset means both restart from sequence 0 (the checkpoint is their minimum).
+    return set;
   }
+
+  /** Why open() discarded an index to rebuild it from the store (analysis changed), else null. */
+  rebuildReason: string | null = null;
 
   get(name: IndexName): SearchIndex {
     const idx = this.#indexes.get(name);
@@ -96,7 +140,7 @@ export class IndexSet {
   /** The lowest committed store sequence over both indexes (0 when never committed). */
   checkpoint(): number {
     let min = Infinity;
-    for (const idx of this.#indexes.values()) min = Math.min(min, Number(idx.checkpoint ?? '0'));
+    for (const idx of this.#indexes.values()) min = Math.min(min, idx.checkpoint === null ? 0 : (parseCheckpointLabel(idx.checkpoint)?.seq ?? 0));
     return Number.isFinite(min) ? min : 0;
   }
 
@@ -137,7 +181,7 @@ export class IndexSet {
   }
 
   #commit(): void {
-    for (const idx of this.#indexes.values()) idx.commit(String(this.#applied));
+    for (const idx of this.#indexes.values()) idx.commit(checkpointLabel(this.#applied));
     this.#uncommitted = 0;
     this.#lastCommitMs = this.clock.nowMs();
   }
