@@ -46,6 +46,8 @@ test('English: British spellings, irregular plurals and acronym plurals meet the
   same('MSCs', 'MSC');
   same('metastases', 'metastasis');
   same('analyses', 'analysis');
+  same('analyzed', 'analysis');
+  same('hydrolysed', 'hydrolyzed');
   // not British -ise spellings: left to Snowball
   assert.deepEqual(terms('exercise exercised promising otherwise arises'), ['exercis', 'exercis', 'promis', 'otherwis', 'aris']);
   assert.deepEqual(terms('four hours'), ['four', 'hour']);
