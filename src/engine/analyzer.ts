@@ -252,7 +252,7 @@ export class Analyzer {
         if ((c === 39 || c === 0x2019) && (text.charCodeAt(i + 1) | 32) === 115 && (i + 2 >= n || !isWordUnit(text, i + 2))) i += 2;
       }
       // identifiers mixing letters and digits split like hyphenated compounds ("CTLA4" = "CTLA-4")
-      parts = splitAlphanumeric(text, parts, partStart, partEnd, partStartCp, partEndCp, partHash);
+      if (hasAsciiDigit(text, partStart[0]!, partEnd[parts - 1]!)) parts = splitAlphanumeric(text, parts, partStart, partEnd, partStartCp, partEndCp, partHash);
       const firstPos = pos;
       let firstTermPos = -1;
       for (let p = 0; p < parts; p++) {
@@ -274,6 +274,14 @@ export class Analyzer {
     }
     return pos;
   }
+}
+
+function hasAsciiDigit(text: string, a: number, b: number): boolean {
+  for (let k = a; k < b; k++) {
+    const c = text.charCodeAt(k);
+    if (c <= 57 && c >= 48) return true;
+  }
+  return false;
 }
 
 /** Digit class of a code unit inside a token: ASCII digits and the '.'/',' that only occur between digits. */

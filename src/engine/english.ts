@@ -6,7 +6,8 @@
 // - British spellings -> American: -isation/-ise(d|s|r|ing) -> -iz- (not exercise, promise, advise, rise,
 //   otherwise...), -our -> -or for known stems (tumour, behaviour, favour, colour...), ae/oe in medical stems
 //   (haem-, -aemia, paed-, anaes-, aetiol-, oestr-, oesoph-, oedem-, -rrhoea, foet-, coeli-, gynaec-, faec-),
-//   sulph- -> sulf-, -re -> -er (centre, fibre, litre, metre, titre, goitre);
+//   sulph- -> sulf-, -re -> -er (centre, fibre, litre, metre, titre, goitre); -lyze -> -lyse, so the verb
+//   meets its -lysis noun (analyzed/analysed/analysis);
 // - irregular Latin/Greek and English plurals -> singular (mice, women, nuclei, loci, helices, criteria...);
 // - plurals of acronyms: a word without vowels ending in s ("snps", "mscs") and "-rnas"/"-dnas" lose the s
 //   (Porter2 keeps the s after a vowel ("mrnas") or when the word has no vowel).
@@ -60,6 +61,8 @@ function britishToAmerican(w: string): string {
   if (s.includes('ae')) s = s.replace(/haem/g, 'hem').replace(/aemi/g, 'emi').replace(/paed/g, 'ped').replace(/anaes/g, 'anes').replace(/^aetiol/, 'etiol').replace(/gynaec/g, 'gynec').replace(/faec/g, 'fec').replace(/caes/g, 'ces');
   if (s.includes('oe')) s = s.replace(/^oestr/, 'estr').replace(/oesoph/g, 'esoph').replace(/^oedem/, 'edem').replace(/rrhoea/g, 'rrhea').replace(/pnoea/g, 'pnea').replace(/^foet/, 'fet').replace(/coeli/g, 'celi').replace(/homoeo/g, 'homeo');
   if (s.includes('sulph')) s = s.replace(/sulph/g, 'sulf');
+  // -lyze/-lyse verbs meet their -lysis nouns (analyzed/analysed/analysis, hydrolyze/hydrolysis)
+  if (s.includes('lyz')) s = s.replace(/lyz/g, 'lys');
   if (s.endsWith('re') || s.endsWith('res')) s = s.replace(/(cent|fib|lit|met|tit|goit|theat|calib|spect|lust)re(s?)$/, '$1er$2');
   return s;
 }

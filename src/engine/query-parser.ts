@@ -9,7 +9,7 @@ import { queryStopwordsFor } from './stopwords.js';
 /** One scored word (a clause): its alternative index terms (one per distinct stem across languages). */
 export interface QueryWord {
   terms: string[];
-  /** Clause weight (1 for words; 0.5 for the joined form of a hyphenated compound). */
+  /** Clause weight (1 for words; 0.5 for the joined form of a compound and for words of 1-2 letters). */
   weight: number;
   /** The surface text of the word as typed (for spelling correction). */
   surface: string;
@@ -44,6 +44,21 @@ export interface ParsedQuery {
 
 /** Weight of the joined form of a hyphenated compound relative to a word. */
 export const JOINED_WEIGHT = 0.5;
+
+/**
+ * Weight of a word of one or two letters (no digits): mostly ambiguous abbreviations ("uk", "hi", "ex") or
+ * letters split from identifiers ("p" of "p53", "a" of "HNF4A"), as weak evidence as a joined form.
+ */
+export const SHORT_WORD_WEIGHT = 0.5;
+
+function isShortWord(term: string): boolean {
+  if (term.length > 2) return false;
+  for (let i = 0; i < term.length; i++) {
+    const c = term.charCodeAt(i);
+    if (c >= 48 && c <= 57) return false;
+  }
+  return true;
+}
 
 const OPEN_CLOSE: Record<string, string> = { '"': '"', '“': '”', '„': '“', '«': '»', '»': '«', '”': '”' };
 
@@ -126,7 +141,7 @@ function parseWith(raw: string, languages: readonly string[] | null | undefined,
       alts.sort();
       for (const t of alts) highlight.add(t);
       const key = alts.join('\u0001');
-      const weight = tok.joined ? JOINED_WEIGHT : 1;
+      const weight = tok.joined ? JOINED_WEIGHT : isShortWord(tok.term) ? SHORT_WORD_WEIGHT : 1;
       const existing = seen.get(key);
       if (existing === undefined) {
         const w: QueryWord = {

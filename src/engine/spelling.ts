@@ -80,7 +80,7 @@ export function suggestTerm(segments: readonly Segment[], term: string, limit = 
 export function correctQuery(segments: readonly Segment[], parsed: ParsedQuery, dfOf: (term: string) => number): string | null {
   const edits: { start: number; end: number; text: string }[] = [];
   for (const w of parsed.words) {
-    if (w.weight < 1) continue; // joined forms of compounds
+    if (w.weight < 1) continue; // joined forms of compounds, words of 1-2 letters
     if (w.terms.some((t) => dfOf(t) > 0)) continue;
     let best: Suggestion | null = null;
     for (const t of w.terms) {

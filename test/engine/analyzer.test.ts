@@ -46,6 +46,8 @@ test('English: British spellings, irregular plurals and acronym plurals meet the
   same('MSCs', 'MSC');
   same('metastases', 'metastasis');
   same('analyses', 'analysis');
+  same('analyzed', 'analysis');
+  same('hydrolysed', 'hydrolyzed');
   // not British -ise spellings: left to Snowball
   assert.deepEqual(terms('exercise exercised promising otherwise arises'), ['exercis', 'exercis', 'promis', 'otherwis', 'aris']);
   assert.deepEqual(terms('four hours'), ['four', 'hour']);
@@ -113,6 +115,9 @@ test('query-side stopwords drop unquoted function words, keep quoted ones, compo
   assert.deepEqual(p.phrases[0]!.slots.map((s) => s.terms[0]), ['can', 'not']);
   // parts of hyphenated compounds stay
   assert.deepEqual(words('up-regulation'), ['up', 'regul', 'upregul']);
+  // words of one or two letters weigh half, like joined forms; digits are not short words
+  const weights = (q: string): [string, number][] => parseQuery(q, null, 'en').words.map((w) => [w.terms[0]!, w.weight]);
+  assert.deepEqual(weights('UK p53 5 mice'), [['uk', 0.5], ['p', 0.5], ['53', 1], ['p53', 0.5], ['5', 1], ['mous', 1]]);
   // a query made only of query stopwords is not emptied
   assert.deepEqual(words('can not'), ['can', 'not']);
 });
