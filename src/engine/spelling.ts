@@ -9,29 +9,66 @@ import type { Segment } from './segment.js';
 /** A candidate must occur in at least this many documents. */
 export const MIN_DF = 1;
 
+// Scratch rows of the distance computation, grown on demand (no allocation per candidate: a misspelled
+// word is compared with thousands of dictionary terms).
+let rows = [new Int32Array(64), new Int32Array(64), new Int32Array(64)];
+
+function unitsAt(x: string | Uint8Array, start: number): (i: number) => number {
+  return typeof x === 'string' ? (i) => x.charCodeAt(i) : (i) => x[start + i]!;
+}
+
 /** Bounded Damerau-Levenshtein (optimal string alignment) distance; returns max+1 when above `max`. */
 export function editDistance(a: string, b: string, max: number): number {
-  const la = a.length;
-  const lb = b.length;
+  return boundedDistance(a, 0, a.length, b, 0, b.length, max);
+}
+
+function boundedDistance(a: string | Uint8Array, as: number, la: number, b: string | Uint8Array, bs: number, lb: number, max: number): number {
   if (Math.abs(la - lb) > max) return max + 1;
-  let prev2 = new Int32Array(lb + 1);
-  let prev = new Int32Array(lb + 1);
-  let cur = new Int32Array(lb + 1);
+  if (rows[0]!.length <= lb) rows = [new Int32Array(lb + 1), new Int32Array(lb + 1), new Int32Array(lb + 1)];
+  let [prev2, prev, cur] = rows as [Int32Array, Int32Array, Int32Array];
+  const ca = unitsAt(a, as);
+  const cb = unitsAt(b, bs);
   for (let j = 0; j <= lb; j++) prev[j] = j;
   for (let i = 1; i <= la; i++) {
     cur[0] = i;
     let rowMin = i;
+    const ai = ca(i - 1);
+    const aPrev = i > 1 ? ca(i - 2) : -1;
     for (let j = 1; j <= lb; j++) {
-      const cost = a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1;
+      const bj = cb(j - 1);
+      const cost = ai === bj ? 0 : 1;
       let v = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + cost);
-      if (i > 1 && j > 1 && a.charCodeAt(i - 1) === b.charCodeAt(j - 2) && a.charCodeAt(i - 2) === b.charCodeAt(j - 1)) v = Math.min(v, prev2[j - 2]! + 1);
+      if (i > 1 && j > 1 && ai === cb(j - 2) && aPrev === bj) v = Math.min(v, prev2[j - 2]! + 1);
       cur[j] = v;
       if (v < rowMin) rowMin = v;
     }
     if (rowMin > max) return max + 1;
     [prev2, prev, cur] = [prev, cur, prev2];
   }
-  return prev[lb]!;
+  return Math.min(prev[lb]!, max + 1);
+}
+
+// Letter counts of the word being corrected (ASCII terms): |count difference| / 2 bounds the edit
+// distance from below (a substitution moves two counts, an insertion or deletion one, a transposition
+// none), which rejects most dictionary terms before the quadratic distance.
+const wordCounts = new Int16Array(128);
+
+/**
+ * True when the candidate (ASCII bytes blob[s, e)) is certainly more than `max` edits from the word whose
+ * counts are in `wordCounts`; false when it may be within `max`.
+ */
+function countsLowerBoundExceeds(blob: Uint8Array, s: number, e: number, max: number, wordLen: number): boolean {
+  let surplus = 0; // candidate units without a matching unit of the word
+  for (let k = s; k < e; k++) if (--wordCounts[blob[k]!]! < 0) surplus++;
+  for (let k = s; k < e; k++) wordCounts[blob[k]!]!++;
+  const missing = wordLen - (e - s - surplus); // word units without a matching unit of the candidate
+  return Math.ceil((surplus + missing) / 2) > max;
+}
+
+/** True when blob[s, e) is all ASCII. */
+function isAsciiRange(blob: Uint8Array, s: number, e: number): boolean {
+  for (let k = s; k < e; k++) if (blob[k]! > 127) return false;
+  return true;
 }
 
 /** One suggestion for a word. */
@@ -52,20 +89,34 @@ export function suggestTerm(segments: readonly Segment[], term: string, limit = 
   const first = term.slice(0, 1);
   const prefix = enc.encode(first);
   const found = new Map<string, Suggestion>();
+  const ascii = /^[\x00-\x7f]*$/.test(term);
+  if (ascii) for (let k = 0; k < term.length; k++) wordCounts[term.charCodeAt(k)]!++;
+  try {
   for (const seg of segments) {
     const t = seg.terms;
     for (let i = t.lowerBound(prefix); i < t.size && t.startsWith(i, prefix); i++) {
-      const bl = t.off[i + 1]! - t.off[i]!;
+      const s = t.off[i]!;
+      const e = t.off[i + 1]!;
+      const bl = e - s;
       if (bl < len - max || bl > len + max + 4) continue;
+      let d: number;
+      if (ascii && isAsciiRange(t.blob, s, e)) {
+        // Both ASCII: bytes are characters, so bound and distance work on the dictionary bytes directly.
+        if (bl > len + max || countsLowerBoundExceeds(t.blob, s, e, max, term.length)) continue;
+        d = boundedDistance(term, 0, term.length, t.blob, s, bl, max);
+      } else {
+        d = editDistance(term, t.get(i), max);
+      }
+      if (d > max || d === 0) continue;
       const cand = t.get(i);
-      if (cand === term) continue;
-      const d = editDistance(term, cand, max);
-      if (d > max) continue;
       const df = seg.termDf[i]!;
-      const s = found.get(cand);
-      if (s) s.df += df;
+      const known = found.get(cand);
+      if (known) known.df += df;
       else found.set(cand, { term: cand, surface: seg.surface(i), df, distance: d });
     }
+  }
+  } finally {
+    if (ascii) for (let k = 0; k < term.length; k++) wordCounts[term.charCodeAt(k)]!--;
   }
   return [...found.values()]
     .filter((s) => s.df >= MIN_DF)
