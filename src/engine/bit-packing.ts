@@ -60,6 +60,33 @@ export function unpack(inp: Uint32Array, o: number, n: number, bits: number, dst
   return used > 0 ? o + 1 : o;
 }
 
+/**
+ * {@link unpack} of doc-id gaps fused with their prefix sum: writes `prev + 1 + gap` cumulatively (the
+ * doc ids of a posting block) in one pass. Returns the next word index.
+ */
+export function unpackGaps(inp: Uint32Array, o: number, n: number, bits: number, dst: Int32Array, prev: number): number {
+  if (bits === 0) {
+    for (let i = 0; i < n; i++) dst[i] = ++prev;
+    return o;
+  }
+  const mask = bits === 32 ? -1 : (1 << bits) - 1;
+  let used = 0;
+  let cur = inp[o]!;
+  for (let i = 0; i < n; i++) {
+    let v = cur >>> used;
+    used += bits;
+    if (used >= 32) {
+      used -= 32;
+      o++;
+      cur = o < inp.length ? inp[o]! : 0;
+      if (used > 0) v |= cur << (bits - used);
+    }
+    prev = prev + (v & mask) + 1;
+    dst[i] = prev;
+  }
+  return used > 0 ? o + 1 : o;
+}
+
 /** A growable byte buffer used by writers (VByte positions, string blobs). */
 export class ByteSink {
   buf: Uint8Array;

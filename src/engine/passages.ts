@@ -47,6 +47,12 @@ export class PassageScorer {
   }
 }
 
+// Scratch space reused across calls (scoring is synchronous and never nested): allocating three typed
+// arrays per hit was a visible share of a query's passages.
+let scratchScores = new Float64Array(64);
+let scratchTf = new Float64Array(64);
+let scratchPositions = new Int32Array(256);
+
 /** Scores every chunk of `doc` for the plan; returns chunks best first (score > 0 only), or [] if none match. */
 export function scorePassages(seg: Segment, doc: number, plan: SearchPlan, scorer?: PassageScorer): PassageHit[] {
   const cursorAt = (b: Uint8Array): PostingCursor | null => {
@@ -60,8 +66,13 @@ export function scorePassages(seg: Segment, doc: number, plan: SearchPlan, score
   const c1 = seg.chunkStart[doc + 1]!;
   const nChunks = c1 - c0;
   if (nChunks === 0) return [];
-  const scores = new Float64Array(nChunks);
-  const tf = new Float64Array(nChunks);
+  if (scratchScores.length < nChunks) {
+    scratchScores = new Float64Array(nChunks * 2);
+    scratchTf = new Float64Array(nChunks * 2);
+  }
+  const scores = scratchScores;
+  const tf = scratchTf;
+  scores.fill(0, 0, nChunks);
   const chunkOf = (f: number, p: number): number => {
     for (let c = c0; c < c1; c++) {
       if (seg.chunkField[c] === f && p >= seg.chunkPos[2 * c]! && p < seg.chunkPos[2 * c + 1]!) return c - c0;
@@ -70,15 +81,15 @@ export function scorePassages(seg: Segment, doc: number, plan: SearchPlan, score
   };
   const chunkLen = (c: number): number => seg.chunkPos[2 * (c + c0) + 1]! - seg.chunkPos[2 * (c + c0)]!;
   const w = plan.norms.w;
-  let buf = new Int32Array(64);
+  let buf = scratchPositions;
   const load = (cur: PostingCursor): number => {
     const n = cur.tf(0) + cur.tf(1) + cur.tf(2);
-    if (buf.length < n) buf = new Int32Array(n * 2);
+    if (buf.length < n) buf = scratchPositions = new Int32Array(n * 2);
     cur.positions(buf);
     return n;
   };
   for (const clause of plan.clauses) {
-    tf.fill(0);
+    tf.fill(0, 0, nChunks);
     for (const b of clause.bytes) {
       const cur = cursorAt(b);
       if (cur === null) continue;
@@ -99,7 +110,7 @@ export function scorePassages(seg: Segment, doc: number, plan: SearchPlan, score
   }
   if (plan.phraseBoost > 0) {
     for (const p of plan.phrases) {
-      tf.fill(0);
+      tf.fill(0, 0, nChunks);
       const lists: Int32Array[][] = []; // per slot, per field
       let ok = true;
       for (const s of p.slots) {

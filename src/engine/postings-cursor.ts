@@ -1,6 +1,6 @@
 // Iterates one term's postings in one segment: block decoding, skipping with the block table (no decode
 // for skipped blocks), shallow block lookup for block-max bounds, and lazy position decoding.
-import { unpack } from './bit-packing.js';
+import { unpack, unpackGaps } from './bit-packing.js';
 import type { Segment } from './segment.js';
 import { BLOCK_SIZE, NF, POS_STRIDE, POS_SUBS } from './segment-writer.js';
 
@@ -103,15 +103,9 @@ export class PostingCursor {
     let o = seg.blkDoc[b]!;
     const h = post[o++]!;
     const n = b === this.#blkEnd - 1 ? this.df - (b - this.#blkStart) * BLOCK_SIZE : BLOCK_SIZE;
-    const docs = this.docs;
-    this.#tfOff = unpack(post, o, n, h & 255, docs);
+    this.#tfOff = unpackGaps(post, o, n, h & 255, this.docs, b === this.#blkStart ? -1 : seg.blkLast[b - 1]!);
     this.#tfHeader = h;
     this.#tfReady = false;
-    let prev = b === this.#blkStart ? -1 : seg.blkLast[b - 1]!;
-    for (let k = 0; k < n; k++) {
-      prev = prev + docs[k]! + 1;
-      docs[k] = prev;
-    }
     this.#n = n;
     this.#blk = b;
   }

@@ -241,7 +241,7 @@ export class SearchIndex {
     if (typeof doc.id !== 'string' || doc.id.length === 0) throw new TypeError('document id must be a non-empty string');
     this.#deleteInSegments(doc.id);
     this.#buffer.add(doc);
-    if (this.#buffer.occurrences >= this.#flushOcc) this.#flush();
+    if (this.#buffer.occurrences >= this.#flushOcc) this.#flush(true);
   }
 
   /** Deletes a document by external id (effective at the next commit). Returns whether it existed. */
@@ -274,9 +274,14 @@ export class SearchIndex {
     return `seg-${String(this.#nextSegment++).padStart(6, '0')}.lsg`;
   }
 
-  #flush(): void {
+  /**
+   * Writes the buffer as a pending segment. `recycle` (a flush in the middle of an ingest) hands the
+   * buffer's occurrence arrays (up to ~8 bytes per flushed occurrence) to the next buffer instead of
+   * regrowing them; a commit's flush releases them, so an idle index does not keep them.
+   */
+  #flush(recycle = false): void {
     const bytes = this.#buffer.build({ w: this.#params.weights, b: this.#params.b });
-    this.#buffer = new SegmentBuffer(this.#defaultLanguage, this.#buffer);
+    this.#buffer = new SegmentBuffer(this.#defaultLanguage, recycle ? this.#buffer : undefined);
     if (bytes === null) return;
     const name = this.#newSegmentName();
     this.#dir.write(name, bytes);

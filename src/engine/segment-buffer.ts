@@ -335,34 +335,37 @@ const EMPTY = -2;
 /**
  * Open-addressing hash table from surface spans to term ids, looked up straight from the text with the
  * FNV-1a hash the analyzer computes while scanning (Analyzer.surfaceHash), so the indexing hot path neither
- * allocates strings nor reads a known surface twice. One probe touches one 16-byte slot [key index + 1,
- * hash, value, -] and, on a hash match, the key's code units in a shared pool: two cache lines where
- * separate arrays and string keys took four or five, which dominated indexing time.
+ * allocates strings nor reads a known surface twice. Lookups were the largest single cost of indexing,
+ * almost all of it cache misses, so the layout is compact: a probe reads one 8-byte slot [key + 1, hash];
+ * on a hash match, the key's [pool start, value] pair (8 bytes, next to the next key's start, which gives
+ * its length) and its code units in a shared pool, both in insertion order (frequent surfaces come
+ * first and stay cached together).
  */
 class SurfaceTable {
-  #slots = new Int32Array(4 << 16);
+  #slots = new Int32Array(2 << 16);
   #mask = (1 << 16) - 1;
   #size = 0;
-  /** Key code units, key k at keyStart[k] .. keyStart[k + 1]. */
+  /** Key code units, key k at keyInfo[2k] .. keyInfo[2k + 2]. */
   #pool = new Uint16Array(1 << 18);
-  #keyStart = new Int32Array(1 << 14);
+  /** Per key: [pool start, value]; entry 2 * keys holds the pool end. */
+  #keyInfo = new Int32Array(1 << 14);
   #poolUsed = 0;
   #keys = 0;
 
-  /** The slot (index into the table) holding text[a, b) with hash h, or the empty slot where it belongs. */
+  /** The slot holding text[a, b) with hash h, or the empty slot where it belongs. */
   find(text: string, a: number, b: number, h: number): number {
     const slots = this.#slots;
     const pool = this.#pool;
-    const keyStart = this.#keyStart;
+    const info = this.#keyInfo;
     const len = b - a;
     let slot = h & this.#mask;
     for (;;) {
-      const o = slot << 2;
+      const o = slot << 1;
       const k = slots[o]! - 1;
       if (k < 0) return slot;
       if (slots[o + 1] === h) {
-        const ks = keyStart[k]!;
-        if (keyStart[k + 1]! - ks === len) {
+        const ks = info[2 * k]!;
+        if (info[2 * k + 2]! - ks === len) {
           let i = 0;
           while (i < len && pool[ks + i] === text.charCodeAt(a + i)) i++;
           if (i === len) return slot;
@@ -374,8 +377,8 @@ class SurfaceTable {
 
   /** The value in `slot` (EMPTY when the slot is free). */
   value(slot: number): number {
-    const o = slot << 2;
-    return this.#slots[o] === 0 ? EMPTY : this.#slots[o + 2]!;
+    const k = this.#slots[slot << 1]! - 1;
+    return k < 0 ? EMPTY : this.#keyInfo[2 * k + 1]!;
   }
 
   /** Stores text[a, b) (hash h) -> val in the empty `slot` returned by find(). */
@@ -386,36 +389,34 @@ class SurfaceTable {
       p.set(this.#pool.subarray(0, this.#poolUsed));
       this.#pool = p;
     }
-    if (this.#keys + 2 > this.#keyStart.length) {
-      const ks = new Int32Array(this.#keyStart.length * 2);
-      ks.set(this.#keyStart);
-      this.#keyStart = ks;
+    if (2 * this.#keys + 3 > this.#keyInfo.length) {
+      const ki = new Int32Array(this.#keyInfo.length * 2);
+      ki.set(this.#keyInfo);
+      this.#keyInfo = ki;
     }
     for (let i = 0; i < len; i++) this.#pool[this.#poolUsed + i] = text.charCodeAt(a + i);
     const k = this.#keys++;
-    this.#keyStart[k] = this.#poolUsed;
+    this.#keyInfo[2 * k] = this.#poolUsed;
+    this.#keyInfo[2 * k + 1] = val;
     this.#poolUsed += len;
-    this.#keyStart[k + 1] = this.#poolUsed;
-    const o = slot << 2;
+    this.#keyInfo[2 * k + 2] = this.#poolUsed;
+    const o = slot << 1;
     this.#slots[o] = k + 1;
     this.#slots[o + 1] = h;
-    this.#slots[o + 2] = val;
     if (++this.#size * 2 > this.#mask) this.#rehash();
   }
 
   #rehash(): void {
     const old = this.#slots;
     const cap = (this.#mask + 1) * 2;
-    const slots = new Int32Array(4 * cap);
+    const slots = new Int32Array(2 * cap);
     const mask = cap - 1;
-    for (let o = 0; o < old.length; o += 4) {
+    for (let o = 0; o < old.length; o += 2) {
       if (old[o] === 0) continue;
       let slot = old[o + 1]! & mask;
-      while (slots[slot << 2] !== 0) slot = (slot + 1) & mask;
-      const n = slot << 2;
-      slots[n] = old[o]!;
-      slots[n + 1] = old[o + 1]!;
-      slots[n + 2] = old[o + 2]!;
+      while (slots[slot << 1] !== 0) slot = (slot + 1) & mask;
+      slots[slot << 1] = old[o]!;
+      slots[(slot << 1) + 1] = old[o + 1]!;
     }
     this.#slots = slots;
     this.#mask = mask;

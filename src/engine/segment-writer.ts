@@ -122,36 +122,36 @@ export class SegmentWriter {
 
   #docs = 0;
   readonly #ids: string[] = [];
-  readonly #fieldLen = new NumSink((n) => new Uint32Array(n), 4096);
-  readonly #fieldCp = new NumSink((n) => new Uint32Array(n), 4096);
+  readonly #fieldLen = new WordSink(4096);
+  readonly #fieldCp = new WordSink(4096);
   readonly #issued = new NumSink((n) => new Float64Array(n), 2048);
-  readonly #typeOrd = new NumSink((n) => new Uint32Array(n), 2048);
-  readonly #langOrd = new NumSink((n) => new Uint32Array(n), 2048);
-  readonly #pubOrd = new NumSink((n) => new Uint32Array(n), 2048);
-  readonly #workOrd = new NumSink((n) => new Uint32Array(n), 2048);
+  readonly #typeOrd = new WordSink(2048);
+  readonly #langOrd = new WordSink(2048);
+  readonly #pubOrd = new WordSink(2048);
+  readonly #workOrd = new WordSink(2048);
   readonly #dicts = { type: new Map<string, number>(), lang: new Map<string, number>(), pub: new Map<string, number>(), work: new Map<string, number>() };
-  readonly #chunkStart = new NumSink((n) => new Uint32Array(n), 2048);
+  readonly #chunkStart = new WordSink(2048);
   readonly #chunkField = new NumSink((n) => new Uint8Array(n), 8192);
-  readonly #chunkPos = new NumSink((n) => new Uint32Array(n), 16384);
-  readonly #chunkChar = new NumSink((n) => new Uint32Array(n), 16384);
+  readonly #chunkPos = new WordSink(16384);
+  readonly #chunkChar = new WordSink(16384);
   readonly #keywords = new Map<string, number[]>();
   readonly #fieldTotals = [0, 0, 0];
 
   // term dictionary
   readonly #terms: string[] = [];
   readonly #surfaces: string[] = [];
-  readonly #termDf = new NumSink((n) => new Uint32Array(n), 4096);
-  readonly #termBlk = new NumSink((n) => new Uint32Array(n), 4096);
+  readonly #termDf = new WordSink(4096);
+  readonly #termBlk = new WordSink(4096);
   readonly #termMaxTf = new NumSink((n) => new Uint16Array(n), 4096 * 3);
-  readonly #termMinLen = new NumSink((n) => new Uint32Array(n), 4096 * 3);
+  readonly #termMinLen = new WordSink(4096 * 3);
   // blocks
-  readonly #blkLast = new NumSink((n) => new Uint32Array(n), 4096);
-  readonly #blkDoc = new NumSink((n) => new Uint32Array(n), 4096);
-  readonly #blkPos = new NumSink((n) => new Uint32Array(n), 4096);
-  readonly #blkPosSub = new NumSink((n) => new Uint32Array(n), 4096 * POS_SUBS);
+  readonly #blkLast = new WordSink(4096);
+  readonly #blkDoc = new WordSink(4096);
+  readonly #blkPos = new WordSink(4096);
+  readonly #blkPosSub = new WordSink(4096 * POS_SUBS);
   readonly #bPosOff = new Uint32Array(BLOCK_SIZE);
   readonly #blkMaxTf = new NumSink((n) => new Uint16Array(n), 4096 * 3);
-  readonly #blkMinLen = new NumSink((n) => new Uint32Array(n), 4096 * 3);
+  readonly #blkMinLen = new WordSink(4096 * 3);
   readonly #post = new WordSink(1 << 16);
   readonly #pos = new ByteSink(1 << 16);
   #postings = 0;
