@@ -411,6 +411,9 @@ export class RecognitionJobService {
       await store.deleteCheckpoints(sha256);
       result = (await store.getResult(sha256, PIPELINE_VERSION))!;
     }
+    // The result, not the file, is what every later job of this content needs (a job that joins now
+    // finds the cached result): the upload goes, so stored uploads do not grow with completed work.
+    await this.#d.blobs.delete(blobKey(sha256));
     const finished = run.jobs();
     for (const id of finished) await this.#complete(id, result.pages);
     return finished;

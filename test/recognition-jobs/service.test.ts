@@ -27,9 +27,10 @@ async function setup(opts: { runner?: ProcessRunner; store?: (s: RecognitionJobS
   const account = await s.accounts.create({ email: 'ada@example.org' });
   await s.ledger.credit(account.id, 100, 'topup', null, 1);
   const base = new SqliteRecognitionJobStore(s.db);
+  const blobs = new FsBlobStore(tmp.dir);
   const service = new RecognitionJobService({
     store: opts.store ? opts.store(base) : base,
-    blobs: new FsBlobStore(tmp.dir),
+    blobs,
     runner: opts.runner ?? runner,
     billing: new BillingService(s.ledger, clock),
     prices,
@@ -41,6 +42,7 @@ async function setup(opts: { runner?: ProcessRunner; store?: (s: RecognitionJobS
   return {
     service,
     account,
+    blobs,
     storage: s,
     async dispose() {
       await service.close();
@@ -156,5 +158,27 @@ test('two instances on one database: a live claim is respected; a job whose inst
     await b.close();
     await fixture.dispose();
     tmp.remove();
+  }
+});
+
+test('a completed conversion drops its upload; later jobs of the same content complete from the cached result', { skip: await needs('mutool') }, async () => {
+  const t = await setup();
+  try {
+    const other = await t.storage.accounts.create({ email: 'grace@example.org' });
+    await t.storage.ledger.credit(other.id, 100, 'topup', null, 1);
+    const bytes = sampleArticle(2);
+    const first = await t.service.submit(principal(t.account.id), bytes);
+    await t.service.idle();
+    assert.equal((await t.service.get(principal(t.account.id), first.job.id)).status, 'completed');
+    assert.equal(await t.blobs.stat(`recognition/${first.job.sha256}`), null, 'the upload is gone once the result is cached');
+    const second = await t.service.submit(principal(other.id), bytes);
+    await t.service.idle();
+    const done = await t.service.get(principal(other.id), second.job.id);
+    assert.equal(done.status, 'completed');
+    assert.equal(done.chargedCredits, 4, 'billed once for this account: 2 pages at 2 credits');
+    assert.equal((await t.service.result(principal(other.id), second.job.id)).markdown, (await t.service.result(principal(t.account.id), first.job.id)).markdown);
+    assert.equal(await t.blobs.stat(`recognition/${first.job.sha256}`), null);
+  } finally {
+    await t.dispose();
   }
 });
