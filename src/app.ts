@@ -79,6 +79,12 @@ export interface AppOverrides {
   extraRoutes?: readonly ((app: FastifyInstance) => Promise<void> | void)[];
 }
 
+/** How the indexes are opened. */
+export interface OpenIndexesOptions {
+  /** Apply the store's changes before returning (default true; `lectern index rebuild` does its own). */
+  catchUp?: boolean;
+}
+
 /** Everything but the HTTP server (what the CLI needs). */
 export interface Core {
   readonly config: Config;
@@ -106,8 +112,8 @@ export interface Core {
    * Opens the search indexes (taking their writer locks) and catches them up with the store.
    * Throws when another process holds them; `tryOpenIndexes` returns null instead.
    */
-  openIndexes(): Promise<IndexSet>;
-  tryOpenIndexes(): Promise<IndexSet | null>;
+  openIndexes(options?: OpenIndexesOptions): Promise<IndexSet>;
+  tryOpenIndexes(options?: OpenIndexesOptions): Promise<IndexSet | null>;
   /** The open indexes, or null. */
   readonly indexes: IndexSet | null;
   /** Starts the server's background work: catching up with changes by other processes, merging. */
@@ -189,13 +195,24 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
   const dirs = fsIndexDirectories(join(config.dataDir, 'index'));
   const timers: NodeJS.Timeout[] = [];
 
-  const openIndexes = async () => {
+  const openIndexes = async (options: OpenIndexesOptions = {}) => {
     if (!indexes) {
       indexes = IndexSet.open(dirs, storage.documents, clock);
-      if (indexes.rebuildReason) logger.warn({ reason: indexes.rebuildReason }, 'search indexes are rebuilt from the store (index format or text analysis changed)');
-      const t0 = Date.now();
-      const r = await indexes.catchUp();
-      if (r.applied > 0) logger.info({ applied: r.applied, seq: r.seq, ms: Date.now() - t0 }, 'search indexes caught up with the store');
+      const rebuilding = indexes.rebuildReason !== null;
+      if (rebuilding) logger.warn({ reason: indexes.rebuildReason }, 'search indexes are rebuilt from the store (index format or text analysis changed)');
+      if (options.catchUp !== false) {
+        const t0 = Date.now();
+        let logged = t0;
+        const r = await indexes.catchUp({
+          onProgress: (p) => {
+            if (rebuilding && Date.now() - logged >= 10_000) {
+              logged = Date.now();
+              logger.info({ seq: p.seq, target: p.target }, 'rebuilding the search indexes');
+            }
+          },
+        });
+        if (r.applied > 0) logger.info({ applied: r.applied, seq: r.seq, ms: Date.now() - t0 }, 'search indexes caught up with the store');
+      }
     }
     return indexes;
   };
@@ -230,9 +247,9 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
       return indexes;
     },
     openIndexes,
-    async tryOpenIndexes() {
+    async tryOpenIndexes(options?: OpenIndexesOptions) {
       try {
-        return await openIndexes();
+        return await openIndexes(options);
       } catch (e) {
         if (/locked by process/.test((e as Error).message)) return null;
         throw e;

@@ -25,8 +25,8 @@ export interface CliApp {
   readonly runner: ProcessRunner;
   /** Sign-in passwords (accounts set-password). */
   readonly auth: { readonly people: { setPassword(accountId: number, password: string): Promise<void> } };
-  openIndexes(): Promise<IndexSet>;
-  tryOpenIndexes(): Promise<IndexSet | null>;
+  openIndexes(options?: { catchUp?: boolean }): Promise<IndexSet>;
+  tryOpenIndexes(options?: { catchUp?: boolean }): Promise<IndexSet | null>;
   close(): Promise<void>;
 }
 
@@ -158,7 +158,8 @@ async function index(ctx: CliContext, args: string[]): Promise<number> {
   const [sub] = args;
   if (sub === 'rebuild') {
     return withApp(ctx, async (app) => {
-      const indexes = await app.tryOpenIndexes();
+      // Opened without catching up: the rebuild below re-indexes everything once, with its progress bar.
+      const indexes = await app.tryOpenIndexes({ catchUp: false });
       if (!indexes) throw new AppError('conflict', 'A running Lectern server holds the search indexes; stop it before rebuilding.');
       const bar = progressBar('index rebuild');
       const r = await indexes.rebuild((p) => bar.update(p.seq, p.target, `${p.applied} changes`));
