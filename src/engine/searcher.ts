@@ -341,6 +341,8 @@ interface SegRun {
   phrases: PhraseMatcher[] | null;
   filter: SegmentFilter;
   contrib: Float64Array;
+  /** Per-doc BM25F field factors for the plan's norms (Segment.docNorms). */
+  docNorm: Float64Array;
 }
 
 function phraseBonus(plan: SearchPlan, seg: Segment, doc: number, pm: PhraseMatcher): number {
@@ -414,7 +416,7 @@ function prepareSegment(plan: SearchPlan, ss: SnapshotSegment, si: number): SegR
       phrases.push(new PhraseMatcher(slots, p.idfSum));
     }
   }
-  return { si, seg, clauses, phrases, filter, contrib: new Float64Array(plan.clauses.length) };
+  return { si, seg, clauses, phrases, filter, contrib: new Float64Array(plan.clauses.length), docNorm };
 }
 
 function canonicalSum(contrib: Float64Array): number {
@@ -432,7 +434,7 @@ function runConjunctive(plan: SearchPlan, run: SegRun, heap: TopK, ctr: SegmentC
   groups.sort((a, b) => a.df - b.df);
   const clauses = run.clauses;
   const contrib = run.contrib;
-  const docNorm = seg.docNorms(plan.norms);
+  const docNorm = run.docNorm;
   const evaluate = (d: number): void => {
     if (!allowed(d)) return;
     ctr.candidates++;
@@ -553,7 +555,7 @@ export function rankDocuments(
       if (filterOnly) runFilterOnly(run, heap, ctr);
       else if (run.phrases !== null || run.filter.candidates !== null) runConjunctive(plan, run, heap, ctr, !opts.exhaustive);
       else {
-        runWindowedMaxScore(run.si, run.seg, run.clauses, run.contrib, run.filter, run.seg.docNorms(plan.norms), heap, !opts.exhaustive, ctr);
+        runWindowedMaxScore(run.si, run.seg, run.clauses, run.contrib, run.filter, run.docNorm, heap, !opts.exhaustive, ctr);
         if (!filtered) {
           let maxDf = 0;
           for (const c of run.clauses) if (c) for (const cur of c.cursors) maxDf = Math.max(maxDf, cur.df);
