@@ -1,6 +1,6 @@
 // Score explanations: recomputes one hit's score clause by clause as a tree (the same formulas as
 // bm25f.ts and the phrase bonus of searcher.ts), for debugging relevance.
-import { PostingCursor } from './postings-cursor.js';
+import { cursorAtDoc, docFieldPositions } from './postings-cursor.js';
 import { matchPhrase } from './phrase-match.js';
 import type { SearchPlan } from './searcher.js';
 import type { Segment } from './segment.js';
@@ -41,10 +41,8 @@ export function explainDoc(seg: Segment, doc: number, plan: SearchPlan): Explana
   plan.clauses.forEach((c) => {
     const tfs = [0, 0, 0];
     for (const bytes of c.bytes) {
-      const t = seg.findTerm(bytes);
-      if (t < 0) continue;
-      const cur = new PostingCursor(seg, t);
-      if (cur.advance(doc) !== doc) continue;
+      const cur = cursorAtDoc(seg, bytes, doc);
+      if (cur === null) continue;
       for (let f = 0; f < NF; f++) tfs[f]! += cur.tf(f);
     }
     const { tfp, nodes } = fieldNodes(tfs);
@@ -62,23 +60,9 @@ export function explainDoc(seg: Segment, doc: number, plan: SearchPlan): Explana
   });
   plan.phrases.forEach((p, i) => {
     const tfs = [0, 0, 0];
+    const perSlot = p.slots.map((s) => docFieldPositions(s.bytes, (b) => cursorAtDoc(seg, b, doc)));
     for (let f = 0; f < NF; f++) {
-      const lists: number[][] = [];
-      for (const s of p.slots) {
-        const l: number[] = [];
-        for (const bytes of s.bytes) {
-          const t = seg.findTerm(bytes);
-          if (t < 0) continue;
-          const cur = new PostingCursor(seg, t);
-          if (cur.advance(doc) !== doc) continue;
-          const buf = new Int32Array(cur.tf(0) + cur.tf(1) + cur.tf(2));
-          cur.positions(buf);
-          let k = 0;
-          for (let g = 0; g < f; g++) k += cur.tf(g);
-          for (let j = 0; j < cur.tf(f); j++) l.push(buf[k + j]!);
-        }
-        lists.push(l.sort((x, y) => x - y));
-      }
+      const lists = perSlot.map((l) => l[f]!);
       const all = Int32Array.from(lists.flat());
       const starts: number[] = [];
       const ends: number[] = [];

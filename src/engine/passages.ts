@@ -3,7 +3,7 @@
 // field-weighted, plus the phrase bonus for phrase occurrences starting in the chunk.
 // Used for every hit's passages (snippet anchors) and, in `passages` ranking mode, for MaxP ranking.
 import { matchPhrase } from './phrase-match.js';
-import { PostingCursor, searchArena } from './postings-cursor.js';
+import { cursorAtDoc, docFieldPositions, PostingCursor, searchArena } from './postings-cursor.js';
 import { termOrdinal, type SearchPlan } from './searcher.js';
 import type { Segment } from './segment.js';
 import { NF } from './segment-writer.js';
@@ -57,10 +57,7 @@ let scratchPositions = new Int32Array(256);
 export function scorePassages(seg: Segment, doc: number, plan: SearchPlan, scorer?: PassageScorer): PassageHit[] {
   const cursorAt = (b: Uint8Array): PostingCursor | null => {
     if (scorer) return scorer.at(b, doc);
-    const t = seg.findTerm(b);
-    if (t < 0) return null;
-    const cur = new PostingCursor(seg, t);
-    return cur.advance(doc) === doc ? cur : null;
+    return cursorAtDoc(seg, b, doc);
   };
   const c0 = seg.chunkStart[doc]!;
   const c1 = seg.chunkStart[doc + 1]!;
@@ -114,16 +111,9 @@ export function scorePassages(seg: Segment, doc: number, plan: SearchPlan, score
       const lists: Int32Array[][] = []; // per slot, per field
       let ok = true;
       for (const s of p.slots) {
-        const per: number[][] = [[], [], []];
-        for (const b of s.bytes) {
-          const cur = cursorAt(b);
-          if (cur === null) continue;
-          load(cur);
-          let k = 0;
-          for (let f = 0; f < NF; f++) for (let j = 0; j < cur.tf(f); j++) per[f]!.push(buf[k++]!);
-        }
+        const per = docFieldPositions(s.bytes, cursorAt);
         if (per.every((x) => x.length === 0)) ok = false;
-        lists.push(per.map((x) => Int32Array.from(x.sort((a, b) => a - b))));
+        lists.push(per.map((x) => Int32Array.from(x)));
       }
       if (!ok) continue;
       const offsets = p.slots.map((s) => s.offset);

@@ -403,3 +403,35 @@ export class PostingCursor {
     return w;
   }
 }
+
+/** A fresh cursor of term `bytes` in `seg` positioned at `doc`, or null when the doc does not hold the term. */
+export function cursorAtDoc(seg: Segment, bytes: Uint8Array, doc: number): PostingCursor | null {
+  const t = seg.findTerm(bytes);
+  if (t < 0) return null;
+  const cur = new PostingCursor(seg, t);
+  return cur.advance(doc) === doc ? cur : null;
+}
+
+// Scratch positions of docFieldPositions (synchronous, never nested).
+let fieldPositionsBuf = new Int32Array(256);
+
+/**
+ * Positions per field (ascending) of one clause or phrase slot in one doc, its alternative terms merged:
+ * `cursorAt` gives an alternative's cursor positioned at the doc, or null when the doc lacks it.
+ */
+export function docFieldPositions(alternatives: readonly Uint8Array[], cursorAt: (bytes: Uint8Array) => PostingCursor | null): number[][] {
+  const fields: number[][] = [];
+  for (let f = 0; f < NF; f++) fields.push([]);
+  for (const b of alternatives) {
+    const cur = cursorAt(b);
+    if (cur === null) continue;
+    const n = cur.tf(0) + cur.tf(1) + cur.tf(2);
+    if (fieldPositionsBuf.length < n) fieldPositionsBuf = new Int32Array(n * 2);
+    const buf = fieldPositionsBuf;
+    cur.positions(buf);
+    let k = 0;
+    for (let f = 0; f < NF; f++) for (let j = 0; j < cur.tf(f); j++) fields[f]!.push(buf[k++]!);
+  }
+  for (const l of fields) l.sort((x, y) => x - y);
+  return fields;
+}

@@ -5,7 +5,7 @@
 //   bonus(d) = sum_pairs min(idf_a, idf_b) * acc / (k1 + acc)
 // Applied as a re-ranking of the first `depth` hits (see search-index.ts), so pruning stays exact for the
 // first stage and pages stay consistent.
-import { PostingCursor } from './postings-cursor.js';
+import { cursorAtDoc, docFieldPositions } from './postings-cursor.js';
 import type { SearchPlan } from './searcher.js';
 import type { Segment } from './segment.js';
 import { NF } from './segment-writer.js';
@@ -18,22 +18,7 @@ export function proximityBonus(seg: Segment, doc: number, plan: SearchPlan): num
   const clauses = plan.clauses.filter((c) => c.weight >= 1);
   if (clauses.length < 2) return 0;
   // positions per clause per field (alternatives merged)
-  const per: number[][][] = [];
-  for (const c of clauses) {
-    const fields: number[][] = [[], [], []];
-    for (const b of c.bytes) {
-      const t = seg.findTerm(b);
-      if (t < 0) continue;
-      const cur = new PostingCursor(seg, t);
-      if (cur.advance(doc) !== doc) continue;
-      const buf = new Int32Array(cur.tf(0) + cur.tf(1) + cur.tf(2));
-      cur.positions(buf);
-      let k = 0;
-      for (let f = 0; f < NF; f++) for (let j = 0; j < cur.tf(f); j++) fields[f]!.push(buf[k++]!);
-    }
-    for (const l of fields) l.sort((x, y) => x - y);
-    per.push(fields);
-  }
+  const per = clauses.map((c) => docFieldPositions(c.bytes, (b) => cursorAtDoc(seg, b, doc)));
   const w = plan.norms.w;
   let bonus = 0;
   for (let a = 0; a < clauses.length; a++) {
