@@ -100,15 +100,17 @@ export function suggestTerm(segments: readonly Segment[], term: string, limit = 
       const bl = e - s;
       if (bl < len - max || bl > len + max + 4) continue;
       let d: number;
+      let cand: string | null = null;
       if (ascii && isAsciiRange(t.blob, s, e)) {
         // Both ASCII: bytes are characters, so bound and distance work on the dictionary bytes directly.
         if (bl > len + max || countsLowerBoundExceeds(t.blob, s, e, max, term.length)) continue;
         d = boundedDistance(term, 0, term.length, t.blob, s, bl, max);
       } else {
-        d = editDistance(term, t.get(i), max);
+        cand = t.get(i);
+        d = editDistance(term, cand, max);
       }
       if (d > max || d === 0) continue;
-      const cand = t.get(i);
+      cand ??= t.get(i);
       const df = seg.termDf[i]!;
       const known = found.get(cand);
       if (known) known.df += df;
