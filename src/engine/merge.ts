@@ -27,7 +27,7 @@ function isDeleted(del: Uint32Array | null, d: number): boolean {
  * Merges `inputs` (in order) into one segment. Yields the number of postings processed since the last
  * yield (roughly every `unit` postings); returns the output when done.
  */
-export function* mergeSegments(inputs: readonly MergeInput[], unit = 50_000, bound?: BoundParams): Generator<number, MergeOutput, void> {
+export function* mergeSegments(inputs: readonly MergeInput[], unit: number, bound: BoundParams): Generator<number, MergeOutput, void> {
   const w = new SegmentWriter(bound);
   const docMaps: Int32Array[] = [];
   let work = 0;

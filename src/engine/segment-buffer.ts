@@ -240,8 +240,8 @@ export class SegmentBuffer {
     }
   }
 
-  /** Writes the buffered documents as a segment (bytes), or null when nothing is live. */
-  build(bound?: BoundParams): Uint8Array | null {
+  /** Writes the buffered documents as a segment (bytes), or null when nothing is live; `bound`: see SegmentWriter. */
+  build(bound: BoundParams): Uint8Array | null {
     if (this.#byId.size === 0) return null;
     const w = new SegmentWriter(bound);
     const docs = this.#docs;

@@ -116,7 +116,8 @@ export class SegmentWriter {
   readonly #termMaxTfp = new NumSink((n) => new Float32Array(n), 4096);
   #tMaxTfp = 0;
 
-  constructor(bound: BoundParams = { w: [2, 1, 1], b: [0.5, 0.75, 0.75] }) {
+  /** `bound`: the index's scoring weights and b (SearchIndex passes its ScoringParams). */
+  constructor(bound: BoundParams) {
     this.#bound = bound;
   }
 
