@@ -5,7 +5,7 @@
 //   bonus(d) = sum_pairs min(idf_a, idf_b) * acc / (k1 + acc)
 // Applied as a re-ranking of the first `depth` hits (see search-index.ts), so pruning stays exact for the
 // first stage and pages stay consistent.
-import { cursorAtDoc, docFieldPositions } from './postings-cursor.js';
+import { cursorAtDoc, docFieldPositions, type PostingCursor } from './postings-cursor.js';
 import type { SearchPlan } from './searcher.js';
 import type { Segment } from './segment.js';
 import { NF } from './segment-writer.js';
@@ -13,12 +13,15 @@ import { NF } from './segment-writer.js';
 /** Maximum distance (positions) between two terms that still counts as proximity. */
 export const PROXIMITY_WINDOW = 5;
 
-/** The proximity bonus of `doc` (0 for single-clause queries). */
-export function proximityBonus(seg: Segment, doc: number, plan: SearchPlan): number {
+/**
+ * The proximity bonus of `doc` (0 for single-clause queries). `cursorAt` gives a term's cursor positioned
+ * at `doc` (null when absent); by default a fresh one (re-ranking shares cursors, see PassageScorer.at).
+ */
+export function proximityBonus(seg: Segment, doc: number, plan: SearchPlan, cursorAt = (b: Uint8Array): PostingCursor | null => cursorAtDoc(seg, b, doc)): number {
   const clauses = plan.clauses.filter((c) => c.weight >= 1);
   if (clauses.length < 2) return 0;
   // positions per clause per field (alternatives merged)
-  const per = clauses.map((c) => docFieldPositions(c.bytes, (b) => cursorAtDoc(seg, b, doc)));
+  const per = clauses.map((c) => docFieldPositions(c.bytes, cursorAt));
   const w = plan.norms.w;
   let bonus = 0;
   for (let a = 0; a < clauses.length; a++) {

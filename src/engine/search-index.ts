@@ -470,9 +470,9 @@ export class SearchIndex {
     let outcome = rankDocuments(segments, plan, k, rankOpts);
     let ranked = outcome.hits;
     const passagesOf = new Map<RawHit, ReturnType<typeof scorePassages>>();
-    // passages for many hits: one scorer per segment, docs visited in ascending order
-    const passagesFor = (hits: RawHit[]): Map<RawHit, ReturnType<typeof scorePassages>> => {
-      const out = new Map<RawHit, ReturnType<typeof scorePassages>>();
+    // per-hit work over many hits: one scorer (shared cursors) per segment, docs visited in ascending order
+    const perHitShared = <T>(hits: RawHit[], fn: (scorer: PassageScorer, h: RawHit) => T): Map<RawHit, T> => {
+      const out = new Map<RawHit, T>();
       const bySeg = new Map<number, RawHit[]>();
       for (const h of hits) {
         let l = bySeg.get(h.si);
@@ -481,14 +481,16 @@ export class SearchIndex {
       }
       for (const [si, l] of bySeg) {
         const scorer = new PassageScorer(segments[si]!.seg, plan, si);
-        for (const h of l.sort((a, b) => a.doc - b.doc)) out.set(h, scorer.score(h.doc));
+        for (const h of l.sort((a, b) => a.doc - b.doc)) out.set(h, fn(scorer, h));
       }
       return out;
     };
+    const passagesFor = (hits: RawHit[]): Map<RawHit, ReturnType<typeof scorePassages>> => perHitShared(hits, (scorer, h) => scorer.score(h.doc));
     const rerank = (hits: RawHit[]): RawHit[] => {
       if (useProximity) {
         // re-rank the first stage's top documents; the rest keeps its order (its scores cannot exceed them)
-        const out = hits.map((h) => ({ ...h, score: h.score + proximity * proximityBonus(segments[h.si]!.seg, h.doc, plan) }));
+        const bonus = perHitShared(hits, (scorer, h) => proximityBonus(segments[h.si]!.seg, h.doc, plan, (b) => scorer.at(b, h.doc)));
+        const out = hits.map((h) => ({ ...h, score: h.score + proximity * bonus.get(h)! }));
         out.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
         return out;
       }
