@@ -127,15 +127,18 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
     const pending = new Map<TableRegion, boolean>();
     const raws = segmentPage(page, tableLines);
     const pageBlocks: Classified[] = [];
-    // Tables are placed where their first line sat in the stream.
+    // Tables are placed where their first line sat in the stream (found once per table, not once per block).
+    const tableStarts = tables.length ? tables.map((t) => Math.min(...t.lines.map((l) => page.lines.indexOf(l)))) : [];
     const emitTablesBefore = (line: LayoutLine | undefined): void => {
-      for (const t of tables) {
-        if (pending.get(t)) continue;
-        if (!line || Math.min(...t.lines.map((l) => page.lines.indexOf(l))) <= page.lines.indexOf(line)) {
+      if (tables.length === 0) return;
+      const at = line ? page.lines.indexOf(line) : 0;
+      tables.forEach((t, k) => {
+        if (pending.get(t)) return;
+        if (!line || tableStarts[k]! <= at) {
           pending.set(t, true);
           pageBlocks.push({ kind: 'table', page: page.page, rows: t.rows });
         }
-      }
+      });
     };
     for (let i = 0; i < raws.length; i++) {
       const raw = raws[i]!;
