@@ -75,13 +75,13 @@ type Classified =
   | { kind: 'table'; page: number; rows: string[][] }
   | { kind: 'figure'; page: number };
 
-/** Four letters anywhere in a text (as `(t.match(/\p{L}/gu) ?? []).length >= 4`, without the array). */
 /** A bare web address ("ibm.com/redbooks", "www.example.org"): cover and running text, not a heading. */
 const WEB_ADDRESS_RE = /^(?:www\.)?[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|net|edu|gov|io|int|info)(?:\/\S*)?$/i;
 
 /** Dot leaders before an optional page number at the end of a line: a table-of-contents entry. */
 const TOC_LEADER_RE = /(?:[.·…_]\s?){4,}\s*(?:\d+|[ivxlc]+)?$/i;
 
+/** Four letters anywhere in a text (as `(t.match(/\p{L}/gu) ?? []).length >= 4`, without the array). */
 const AT_LEAST_4_LETTERS_RE = /(?:\p{L}[^\p{L}]*){4}/su;
 
 const norm = (s: string): string => s.toLowerCase().normalize('NFKC').replace(/[^\p{L}\p{N}]+/gu, '');
