@@ -137,6 +137,15 @@ test('aligned cells become a Markdown table', () => {
   assert.match(renderMarkdown(blocks), /\| Model \| Params \| Score \|\n\| --- \| --- \| --- \|\n\| small \| 10M \| 0.71 \|/);
 });
 
+test('a table stays where its first line sat, between the paragraphs around it', () => {
+  const lines: LayoutLine[] = [...para(60)];
+  [['Model', 'Params'], ['small', '10M'], ['base', '110M']].forEach((r, i) => r.forEach((c, j) => lines.push(L(c, 120 + i * 14, { x0: 72 + j * 150, x1: 72 + j * 150 + c.length * 5, block: nb() }))));
+  lines.push(...para(200));
+  const kinds = analyzeLayout({ pages: [page(1, lines)] }).blocks.map((b) => b.kind);
+  assert.deepEqual(kinds.filter((k) => k === 'table'), ['table']);
+  assert.ok(kinds.indexOf('paragraph') < kinds.indexOf('table') && kinds.indexOf('table') < kinds.lastIndexOf('paragraph'), kinds.join(','));
+});
+
 test('paragraphs continue across pages; every page gets a marker', () => {
   const b1 = nb();
   const p1 = page(1, [L('The sentence starts on the first page and', 700, { block: b1, x1: 520 })]);

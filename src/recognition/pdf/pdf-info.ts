@@ -27,6 +27,11 @@ export interface PdfOutlineEntry {
   readonly page: number | null;
 }
 
+/** A box element of `mutool pages` output: l, b, r, t. Built once, not once per page and tag. */
+const boxRe = (tag: string): RegExp => new RegExp(`<${tag} l="([-\\d.e]+)" b="([-\\d.e]+)" r="([-\\d.e]+)" t="([-\\d.e]+)"`);
+const CROP_BOX_RE = boxRe('CropBox');
+const MEDIA_BOX_RE = boxRe('MediaBox');
+
 /** Parses `mutool pages FILE` output (one `<page pagenum>` element with MediaBox/CropBox/Rotate each). */
 export function parsePagesXml(text: string): PdfPageBox[] {
   const out: PdfPageBox[] = [];
@@ -35,11 +40,11 @@ export function parsePagesXml(text: string): PdfPageBox[] {
     const body = m[2]!;
     // mutool prints "Failed to gather information" for pages it cannot load (and for page 0 of an empty tree).
     if (/Failed to gather/.test(body) || Number(m[1]) < 1) continue;
-    const box = (tag: string): number[] | null => {
-      const b = new RegExp(`<${tag} l="([-\\d.e]+)" b="([-\\d.e]+)" r="([-\\d.e]+)" t="([-\\d.e]+)"`).exec(body);
+    const box = (re: RegExp): number[] | null => {
+      const b = re.exec(body);
       return b ? b.slice(1, 5).map(Number) : null;
     };
-    const [l, b, r, t] = box('CropBox') ?? box('MediaBox') ?? [0, 0, 612, 792];
+    const [l, b, r, t] = box(CROP_BOX_RE) ?? box(MEDIA_BOX_RE) ?? [0, 0, 612, 792];
     const rot = /<Rotate v="(-?\d+)"/.exec(body);
     const rotate = (((rot ? Number(rot[1]) : 0) % 360) + 360) % 360;
     let width = Math.abs(r! - l!);

@@ -3,7 +3,7 @@
 // into visual lines here; runs separated by a wide gap stay apart (table cells, columns). MuPDF keeps
 // right-to-left scripts in visual order, so those runs are turned back into logical order.
 import type { Box, LayoutLine } from '../layout-model.js';
-import { collapseWhitespace } from '../structure/patterns.js';
+import { collapseWhitespace, nonSpaceLength } from '../structure/patterns.js';
 
 interface StextFont {
   name?: string;
@@ -68,18 +68,6 @@ const RTL_CHAR = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]/;
 const RTL_COUNT = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]/g;
 const CONTROL_CHARS = /[\u0000-\u0008\u000b-\u001f]/;
 const CONTROL_CHARS_G = /[\u0000-\u0008\u000b-\u001f]/g;
-
-/** True for the characters `\s` matches (ECMA-262 WhiteSpace and LineTerminator). */
-function isSpaceCode(c: number): boolean {
-  return c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
-}
-
-/** Number of UTF-16 code units of `text` that are not white space (as `text.replace(/\s/g, '').length`). */
-function nonSpaceLength(text: string): number {
-  let n = 0;
-  for (let i = 0; i < text.length; i++) if (!isSpaceCode(text.charCodeAt(i))) n++;
-  return n;
-}
 
 /**
  * Style flags per font: the font-name regular expressions run once per distinct font of a parse, not

@@ -2,7 +2,7 @@
 // an image covering much of the page) and garbled font mappings (text that is mostly replacement
 // characters, private-use code points, control characters, or symbols where letters should be).
 import type { Box, LayoutLine } from '../layout-model.js';
-import { isLetterCode } from '../structure/patterns.js';
+import { isLetterCode, nonSpaceLength } from '../structure/patterns.js';
 
 /** Verdict on one page's text layer. */
 export type TextLayerVerdict = 'usable' | 'image-only' | 'garbled' | 'empty';
@@ -36,16 +36,10 @@ export function letterShare(text: string): number {
 /** Runs of four or more leader dots (optionally spaced): "Introduction . . . . . 1". */
 const LEADERS_RE = /(?:[.·…_]\s?){4,}/g;
 
-/** True for the characters `\s` matches (ECMA-262 WhiteSpace and LineTerminator). */
-function isSpaceCode(c: number): boolean {
-  return c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
-}
-
 /** Classifies a page from its lines and images. */
 export function judgeTextLayer(lines: readonly LayoutLine[], images: readonly Box[], width: number, height: number): TextLayerVerdict {
   const text = lines.map((l) => l.text).join(' ');
-  let chars = 0;
-  for (let i = 0; i < text.length; i++) if (!isSpaceCode(text.charCodeAt(i))) chars++;
+  const chars = nonSpaceLength(text);
   const pageArea = Math.max(1, width * height);
   const imageArea = images.reduce((s, b) => s + Math.max(0, b.x1 - b.x0) * Math.max(0, b.y1 - b.y0), 0);
   if (chars < 20 && imageArea >= 0.3 * pageArea) return 'image-only';

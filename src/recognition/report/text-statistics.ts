@@ -114,26 +114,24 @@ export function longestRepeat(tokens: readonly string[], lowered?: readonly stri
   const mask = size - 1;
   const keys = new Int32Array(size);
   const firsts = new Int32Array(size);
+  /** The slot holding `key`, or the empty slot where it goes (firsts[slot] === 0). */
+  const slotOf = (key: number): number => {
+    let slot = key & mask;
+    while (firsts[slot] !== 0 && keys[slot] !== key) slot = (slot + 1) & mask;
+    return slot;
+  };
   const exists = (n: number): boolean => {
     if (n > len) return false;
     firsts.fill(0);
     const count = hashAll(n);
     for (let start = 0; start < count; start++) {
       const key = keysOf[start]!;
-      let slot = key & mask;
-      for (;;) {
-        const f = firsts[slot]!;
-        if (f === 0) {
-          keys[slot] = key;
-          firsts[slot] = start + 1;
-          break;
-        }
-        if (keys[slot] === key && same(f - 1, start, n)) {
-          if (start >= f - 1 + n) return true;
-          break;
-        }
-        slot = (slot + 1) & mask;
-      }
+      const slot = slotOf(key);
+      const f = firsts[slot]!;
+      if (f === 0) {
+        keys[slot] = key;
+        firsts[slot] = start + 1;
+      } else if (start >= f - 1 + n && same(f - 1, start, n)) return true;
     }
     return false;
   };
@@ -170,26 +168,18 @@ export function longestRepeat(tokens: readonly string[], lowered?: readonly stri
     const count = hashAll(bestN);
     for (let start = 0; start < count; start++) {
       const key = keysOf[start]!;
-      let slot = key & mask;
-      for (;;) {
-        const f = firsts[slot]!;
-        if (f === 0) {
-          keys[slot] = key;
-          firsts[slot] = start + 1;
-          counts[slot] = 1;
-          lasts[slot] = start;
-          break;
-        }
-        if (keys[slot] === key) {
-          // Same key as the first n-gram that had it: counted when it is the same words and does not overlap.
-          if (start >= lasts[slot]! + bestN && same(f - 1, start, bestN)) {
-            counts[slot] = counts[slot]! + 1;
-            lasts[slot] = start;
-            if (!best || counts[slot]! > best.count) best = { n: bestN, start: f - 1, count: counts[slot]! };
-          }
-          break;
-        }
-        slot = (slot + 1) & mask;
+      const slot = slotOf(key);
+      const f = firsts[slot]!;
+      if (f === 0) {
+        keys[slot] = key;
+        firsts[slot] = start + 1;
+        counts[slot] = 1;
+        lasts[slot] = start;
+      } else if (start >= lasts[slot]! + bestN && same(f - 1, start, bestN)) {
+        // Same key as the first n-gram that had it: counted when it is the same words and does not overlap.
+        counts[slot] = counts[slot]! + 1;
+        lasts[slot] = start;
+        if (!best || counts[slot]! > best.count) best = { n: bestN, start: f - 1, count: counts[slot]! };
       }
     }
   }

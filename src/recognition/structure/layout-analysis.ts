@@ -75,13 +75,13 @@ type Classified =
   | { kind: 'table'; page: number; rows: string[][] }
   | { kind: 'figure'; page: number };
 
-/** Four letters anywhere in a text (as `(t.match(/\p{L}/gu) ?? []).length >= 4`, without the array). */
 /** A bare web address ("ibm.com/redbooks", "www.example.org"): cover and running text, not a heading. */
 const WEB_ADDRESS_RE = /^(?:www\.)?[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|net|edu|gov|io|int|info)(?:\/\S*)?$/i;
 
 /** Dot leaders before an optional page number at the end of a line: a table-of-contents entry. */
 const TOC_LEADER_RE = /(?:[.·…_]\s?){4,}\s*(?:\d+|[ivxlc]+)?$/i;
 
+/** Four letters anywhere in a text (as `(t.match(/\p{L}/gu) ?? []).length >= 4`, without the array). */
 const AT_LEAST_4_LETTERS_RE = /(?:\p{L}[^\p{L}]*){4}/su;
 
 const norm = (s: string): string => s.toLowerCase().normalize('NFKC').replace(/[^\p{L}\p{N}]+/gu, '');
@@ -127,15 +127,18 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
     const pending = new Map<TableRegion, boolean>();
     const raws = segmentPage(page, tableLines);
     const pageBlocks: Classified[] = [];
-    // Tables are placed where their first line sat in the stream.
+    // Tables are placed where their first line sat in the stream (found once per table, not once per block).
+    const tableStarts = tables.length ? tables.map((t) => Math.min(...t.lines.map((l) => page.lines.indexOf(l)))) : [];
     const emitTablesBefore = (line: LayoutLine | undefined): void => {
-      for (const t of tables) {
-        if (pending.get(t)) continue;
-        if (!line || Math.min(...t.lines.map((l) => page.lines.indexOf(l))) <= page.lines.indexOf(line)) {
+      if (tables.length === 0) return;
+      const at = line ? page.lines.indexOf(line) : 0;
+      tables.forEach((t, k) => {
+        if (pending.get(t)) return;
+        if (!line || tableStarts[k]! <= at) {
           pending.set(t, true);
           pageBlocks.push({ kind: 'table', page: page.page, rows: t.rows });
         }
-      }
+      });
     };
     for (let i = 0; i < raws.length; i++) {
       const raw = raws[i]!;

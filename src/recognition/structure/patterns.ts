@@ -70,3 +70,15 @@ export function isLetterCode(cp: number): boolean {
   }
   return yes;
 }
+
+/** True for the characters `\s` matches (ECMA-262 WhiteSpace and LineTerminator). */
+export function isSpaceCode(c: number): boolean {
+  return c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
+
+/** Number of UTF-16 code units of `text` that are not white space (as `text.replace(/\s/g, '').length`). */
+export function nonSpaceLength(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) if (!isSpaceCode(text.charCodeAt(i))) n++;
+  return n;
+}
