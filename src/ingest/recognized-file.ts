@@ -3,7 +3,6 @@
 // fetchable like any other. The id is derived from the file's content (`rec-` + the first 24 hex digits
 // of its SHA-256), so ingesting the same file again updates the same document; the file itself is kept
 // as the document's original.
-import { createHash } from 'node:crypto';
 import { basename, extname } from 'node:path';
 import type { DocumentRecord, OriginalFormat } from '../domain/document.js';
 import { ORIGINAL_MEDIA_TYPES } from '../domain/document.js';
@@ -41,7 +40,8 @@ function urisFrom(identifier: string | null | undefined): string[] {
  * out of the text: they are layout, not content.
  */
 export function recognizedRecord(path: string, bytes: Uint8Array, c: ConvertedFile, blobKey: string, storedAt: number): DocumentRecord {
-  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  // The converter hashed the same bytes already (its result cache is keyed by that hash).
+  const { sha256 } = c;
   const rec = blankRecord(recognizedDocumentId(sha256), 'documents', 'recognition');
   const format = c.report.input.format as OriginalFormat;
   rec.title = c.title?.trim() || basename(path, extname(path));

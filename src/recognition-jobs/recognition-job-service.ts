@@ -400,16 +400,18 @@ export class RecognitionJobService {
         this.#d.report(e, `recognition of ${sha256} failed unexpectedly`);
         return this.#failAll(run.jobs(), { code: 'internal', message: 'The conversion failed unexpectedly; nothing was charged. Submit the file again, or report the job id.' });
       }
-      await store.putResult({
+      // Kept as written rather than read back (the Markdown of a book is megabytes). Should another
+      // instance have stored this content's result first, theirs stays; it has the same page count.
+      result = {
         sha256,
         pipeline: PIPELINE_VERSION,
         markdown: converted.markdown,
         report: JSON.stringify(converted.report),
         pages: converted.report.input.pages,
         createdAt: nowSeconds(this.#d.clock),
-      });
+      };
+      await store.putResult(result);
       await store.deleteCheckpoints(sha256);
-      result = (await store.getResult(sha256, PIPELINE_VERSION))!;
     }
     // The result, not the file, is what every later job of this content needs (a job that joins now
     // finds the cached result): the upload goes, so stored uploads do not grow with completed work.

@@ -7,30 +7,11 @@
 import type pg from 'pg';
 import { AppError } from '../../domain/errors.js';
 import type { CreditLedger, DebitResult, LedgerEntry } from '../../ports/credit-ledger.js';
-
-interface LedgerRow {
-  id: number;
-  account_id: number;
-  amount: number;
-  balance_after: number;
-  operation: string;
-  reference: string | null;
-  created_at: number;
-}
+import { rowToLedgerEntry, type LedgerRow } from '../sql/ledger-row.js';
 
 function positiveAmount(kind: 'debit' | 'credit', amount: number): void {
   if (!Number.isSafeInteger(amount) || amount <= 0) throw new RangeError(`${kind} amount must be a positive integer, got ${amount}`);
 }
-
-const toEntry = (r: LedgerRow): LedgerEntry => ({
-  id: r.id,
-  accountId: r.account_id,
-  amount: r.amount,
-  balanceAfter: r.balance_after,
-  operation: r.operation,
-  reference: r.reference,
-  createdAt: r.created_at,
-});
 
 export class PostgresCreditLedger implements CreditLedger {
   constructor(private readonly pool: pg.Pool) {}
@@ -77,12 +58,12 @@ export class PostgresCreditLedger implements CreditLedger {
       'SELECT * FROM ledger_entries WHERE account_id = $1 AND operation = $2 AND reference = $3 ORDER BY id DESC LIMIT 1',
       [accountId, operation, reference],
     );
-    return rows[0] ? toEntry(rows[0]) : null;
+    return rows[0] ? rowToLedgerEntry(rows[0]) : null;
   }
 
   async entries(accountId: number, limit: number): Promise<LedgerEntry[]> {
     const { rows } = await this.pool.query<LedgerRow>('SELECT * FROM ledger_entries WHERE account_id = $1 ORDER BY id DESC LIMIT $2', [accountId, limit]);
-    return rows.map(toEntry);
+    return rows.map(rowToLedgerEntry);
   }
 
   async entrySum(accountId: number): Promise<number> {

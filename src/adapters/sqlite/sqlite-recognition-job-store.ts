@@ -22,14 +22,12 @@ export class SqliteRecognitionJobStore implements RecognitionJobStore {
     const live = db.prepare(`SELECT * FROM recognition_jobs WHERE account_id = ? AND sha256 = ? AND status IN (${inList(LIVE_STATUSES)})`);
     const insert = db.prepare(
       `INSERT INTO recognition_jobs (id, account_id, sha256, format, bytes, status, pages_done, seq, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, 'pending', 0, (SELECT COALESCE(MAX(seq), 0) + 1 FROM recognition_jobs), ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, 'pending', 0, (SELECT COALESCE(MAX(seq), 0) + 1 FROM recognition_jobs), ?, ?) RETURNING *`,
     );
-    const byId = db.prepare('SELECT * FROM recognition_jobs WHERE id = ?');
     this.#createOrGet = db.transaction((j: NewRecognitionJob): { job: RecognitionJob; created: boolean } => {
       const existing = live.get(j.accountId, j.sha256) as JobRow | undefined;
       if (existing) return { job: rowToJob(existing), created: false };
-      insert.run(j.id, j.accountId, j.sha256, j.format, j.bytes, j.createdAt, j.createdAt);
-      return { job: rowToJob(byId.get(j.id) as JobRow), created: true };
+      return { job: rowToJob(insert.get(j.id, j.accountId, j.sha256, j.format, j.bytes, j.createdAt, j.createdAt) as JobRow), created: true };
     });
   }
 
@@ -66,8 +64,8 @@ export class SqliteRecognitionJobStore implements RecognitionJobStore {
   async update(id: string, patch: RecognitionJobPatch, from?: readonly RecognitionJobStatus[]): Promise<RecognitionJob | null> {
     const { sql, values } = patchAssignments(patch, () => '?');
     const cond = from ? ` AND status IN (${inList(from)})` : '';
-    const info = this.#s.q(`UPDATE recognition_jobs SET ${sql} WHERE id = ?${cond}`).run(...values, id);
-    return info.changes === 0 ? null : this.get(id);
+    const r = this.#s.q(`UPDATE recognition_jobs SET ${sql} WHERE id = ?${cond} RETURNING *`).get(...values, id) as JobRow | undefined;
+    return r ? rowToJob(r) : null;
   }
 
   async claim(ids: readonly string[], worker: string, now: number, until: number): Promise<string[]> {

@@ -14,6 +14,7 @@ import type { DocumentChange, DocumentStore, UpsertResult } from '../../ports/do
 import type { Storage } from '../../ports/storage.js';
 import { countsFromRows, WINDOW_30D_SECONDS, WINDOW_7D_SECONDS } from '../sql/activity-counts.js';
 import { contentHash, rowToStored, serializeRecord, utcDay, type DocumentRow } from '../sql/document-row.js';
+import { rowToLedgerEntry, type LedgerRow } from '../sql/ledger-row.js';
 import { pendingMigrations } from '../sql/migration-plan.js';
 import { ALL_MIGRATIONS, type MigrationStep } from '../sql/migrations.js';
 import { assignWorkKey } from '../sql/work-key.js';
@@ -145,26 +146,6 @@ class SqliteApiKeyStore implements ApiKeyStore {
   }
 }
 
-interface LedgerRow {
-  id: number;
-  account_id: number;
-  amount: number;
-  balance_after: number;
-  operation: string;
-  reference: string | null;
-  created_at: number;
-}
-
-const toEntry = (r: LedgerRow): LedgerEntry => ({
-  id: r.id,
-  accountId: r.account_id,
-  amount: r.amount,
-  balanceAfter: r.balance_after,
-  operation: r.operation,
-  reference: r.reference,
-  createdAt: r.created_at,
-});
-
 class SqliteCreditLedger implements CreditLedger {
   readonly #s: Statements;
   readonly #debit;
@@ -207,11 +188,11 @@ class SqliteCreditLedger implements CreditLedger {
   }
   async findEntry(accountId: number, operation: string, reference: string): Promise<LedgerEntry | null> {
     const r = this.#s.q('SELECT * FROM ledger_entries WHERE account_id = ? AND operation = ? AND reference = ? ORDER BY id DESC LIMIT 1').get(accountId, operation, reference) as LedgerRow | undefined;
-    return r ? toEntry(r) : null;
+    return r ? rowToLedgerEntry(r) : null;
   }
   async entries(accountId: number, limit: number): Promise<LedgerEntry[]> {
     const rows = this.#s.q('SELECT * FROM ledger_entries WHERE account_id = ? ORDER BY id DESC LIMIT ?').all(accountId, limit) as LedgerRow[];
-    return rows.map(toEntry);
+    return rows.map(rowToLedgerEntry);
   }
   async entrySum(accountId: number): Promise<number> {
     return this.#s.p('SELECT COALESCE(SUM(amount), 0) FROM ledger_entries WHERE account_id = ?').get(accountId) as number;
