@@ -375,6 +375,7 @@ export class RecognitionJobService {
       try {
         converted = await this.#convert(bytes, {
           runner: this.#d.runner,
+          sha256, // the job's key: the upload's hash, computed as it streamed in
           limits: { ...s.limits, maxBytes: s.maxBytes, maxPages: s.maxPages },
           signal: run.signal,
           resumeFrom,

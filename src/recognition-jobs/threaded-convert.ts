@@ -17,6 +17,7 @@ export interface ConversionRequest {
   readonly ocr?: ConvertOptions['ocr'];
   readonly pageMarkers?: boolean;
   readonly pageConcurrency?: number;
+  readonly sha256?: string;
 }
 
 interface WireError {
@@ -52,6 +53,7 @@ export function threadedConvert(workerUrl: URL): ConvertFn {
         ocr: options.ocr,
         pageMarkers: options.pageMarkers,
         pageConcurrency: options.pageConcurrency,
+        sha256: options.sha256,
       };
       const worker = new Worker(workerUrl, { workerData: request });
       let settled = false;
@@ -115,6 +117,7 @@ export async function serveConversion(port: MessagePort, request: ConversionRequ
       ocr: request.ocr,
       pageMarkers: request.pageMarkers,
       pageConcurrency: request.pageConcurrency,
+      sha256: request.sha256,
       signal: controller.signal,
       onPage: (checkpoint) =>
         new Promise<void>((resolve, reject) => {

@@ -41,6 +41,8 @@ export interface ConvertOptions {
    * already runs one document per core; raise it when converting one large scanned document alone.
    */
   readonly pageConcurrency?: number;
+  /** SHA-256 of `bytes` (hex) when the caller already has it (a job keyed by content); else computed here. */
+  readonly sha256?: string;
 }
 
 /** A converted document. */
@@ -73,7 +75,7 @@ export async function convertDocument(bytes: Uint8Array, options: ConvertOptions
   // first tools are running (the PDF backend asks for it then; everything else on first use).
   const digest = (): string => createHash('sha256').update(bytes).digest('hex');
   const resumeFrom = options.resumeFrom ?? [];
-  const sha256 = resumeFrom.length > 0 ? digest() : digest;
+  const sha256 = options.sha256 ?? (resumeFrom.length > 0 ? digest() : digest);
   const workspace = await options.runner.createWorkspace();
   const ctx = new ConversionContext(
     options.runner,
