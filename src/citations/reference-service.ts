@@ -67,8 +67,8 @@ export class ReferenceService {
     const source = ref.documentId !== undefined ? await this.documents.get(ref.documentId) : await this.documents.resolveUri(ref.uri);
     const uris = [...new Set(source.references)];
     const slice = uris.slice(offset, offset + limit);
-    const docs = await Promise.all(slice.map((uri) => this.store.getByUri(uri)));
-    const entries = slice.map((uri, i) => ({ uri, doc: docs[i] ?? null }));
+    const docs = await this.store.getManyByUri(slice);
+    const entries = slice.map((uri) => ({ uri, doc: docs.get(uri) ?? null }));
     const cost = this.costOf(entries.filter((e) => e.doc !== null).length);
     await this.billing.charge(principal, cost, 'references', requestId);
     return { source, total: uris.length, offset, entries, cost };
