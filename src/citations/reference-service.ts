@@ -10,11 +10,8 @@ import { AppError } from '../domain/errors.js';
 import { searchCost, type PriceTable } from '../domain/prices.js';
 import type { Principal } from '../domain/principal.js';
 import type { BillingService } from '../billing/billing-service.js';
-import type { DocumentService } from '../documents/document-service.js';
+import type { DocumentRef, DocumentService } from '../documents/document-service.js';
 import type { DocumentStore } from '../ports/document-store.js';
-
-/** Which document: its id or one of its canonical URIs. */
-export type DocumentRef = { documentId: string; uri?: undefined } | { uri: string; documentId?: undefined };
 
 /** A page of references: `limit` 1..100 (default 20), `offset` 0..10 000. */
 export interface ReferencePageRequest {
@@ -64,11 +61,11 @@ export class ReferenceService {
     if (!Number.isInteger(offset) || offset < 0 || offset > REFERENCE_LIMITS.maxOffset) {
       throw new AppError('validation_failed', `offset must be an integer from 0 to ${REFERENCE_LIMITS.maxOffset}.`);
     }
-    const source = ref.documentId !== undefined ? await this.documents.get(ref.documentId) : await this.documents.resolveUri(ref.uri);
+    const source = await this.documents.resolve(ref);
     const uris = [...new Set(source.references)];
     const slice = uris.slice(offset, offset + limit);
-    const docs = await Promise.all(slice.map((uri) => this.store.getByUri(uri)));
-    const entries = slice.map((uri, i) => ({ uri, doc: docs[i] ?? null }));
+    const docs = await this.store.getManyByUri(slice);
+    const entries = slice.map((uri) => ({ uri, doc: docs.get(uri) ?? null }));
     const cost = this.costOf(entries.filter((e) => e.doc !== null).length);
     await this.billing.charge(principal, cost, 'references', requestId);
     return { source, total: uris.length, offset, entries, cost };

@@ -41,6 +41,9 @@ export function cutContent(full: string, cut: ContentCut): { text: string; token
   return { text, tokens: countContentTokens(text), truncated: text.length < full.length };
 }
 
+/** Which document: its id or one of its canonical URIs. */
+export type DocumentRef = { documentId: string; uri?: undefined } | { uri: string; documentId?: undefined };
+
 export class DocumentService {
   constructor(
     private readonly store: DocumentStore,
@@ -67,6 +70,16 @@ export class DocumentService {
     const doc = await this.store.getByUri(parsed.uri);
     if (!doc) throw new AppError('not_found', `No document with URI ${parsed.uri}.`);
     return doc;
+  }
+
+  /** The document `ref` names: get() for an id, resolveUri() for a URI. Not billed. */
+  async resolve(ref: DocumentRef): Promise<StoredDocument> {
+    return ref.documentId !== undefined ? this.get(ref.documentId) : this.resolveUri(ref.uri);
+  }
+
+  /** Fetches by id or URI: fetchById or fetchByUri. */
+  async fetch(principal: Principal, ref: DocumentRef, cut: ContentCut, requestId: string): Promise<FetchedDocument> {
+    return ref.documentId !== undefined ? this.fetchById(principal, ref.documentId, cut, requestId) : this.fetchByUri(principal, ref.uri, cut, requestId);
   }
 
   /** Fetches by id: billed (flat, or by returned tokens when cut) and recorded as an agent read. */

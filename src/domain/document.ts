@@ -145,3 +145,6 @@ export function documentContent(doc: Pick<DocumentRecord, 'title' | 'abstract' |
   if (doc.fullText) parts.push(doc.fullText);
   return parts.join('\n\n');
 }
+
+/** The calendar date (YYYY-MM-DD, UTC) of `issuedAt`, as `issued_date` shows it; null when unknown. */
+export const issuedDate = (issuedAt: number | null): string | null => (issuedAt === null ? null : new Date(issuedAt * 1000).toISOString().slice(0, 10));

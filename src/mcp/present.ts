@@ -3,7 +3,7 @@
 // schema, and a short Markdown rendering for the text content of a tool result. Retracted works and
 // editorial notices are flagged in both, first thing, so an agent never cites a retracted work unawares.
 import { Type, type Static } from 'typebox';
-import type { StoredDocument } from '../domain/document.js';
+import { issuedDate, type StoredDocument } from '../domain/document.js';
 import type { FetchedDocument } from '../documents/document-service.js';
 
 const Str = Type.String();
@@ -77,8 +77,6 @@ export const FetchedDocumentOutput = Type.Object({
 });
 export type FetchedDocumentOutput = Static<typeof FetchedDocumentOutput>;
 
-const isoDate = (unix: number | null): string | null => (unix === null ? null : new Date(unix * 1000).toISOString().slice(0, 10));
-
 const ABSTRACT_IN_LISTINGS = 600;
 
 export function workSummary(doc: StoredDocument): WorkSummary {
@@ -91,7 +89,7 @@ export function workSummary(doc: StoredDocument): WorkSummary {
     authors: doc.authors.map((a) => ({ name: a.name, orcid: a.orcid ?? null })),
     type: doc.type,
     language: doc.language,
-    issued_date: isoDate(doc.issuedAt),
+    issued_date: issuedDate(doc.issuedAt),
     venue: doc.venue,
     publisher: doc.publisher,
     is_retracted: doc.isRetracted,
@@ -131,7 +129,7 @@ export function fetchedDocument(f: FetchedDocument, baseUrl: string): FetchedDoc
       type: d.type,
       language: d.language,
       issued_at: d.issuedAt,
-      issued_date: isoDate(d.issuedAt),
+      issued_date: issuedDate(d.issuedAt),
       publisher: d.publisher,
       venue: d.venue,
       issns: d.issns,
@@ -174,7 +172,7 @@ const authorsLine = (authors: readonly { name: string }[]): string =>
 
 /** One line of bibliographic facts: authors · type · date · venue. */
 export function factsLine(doc: StoredDocument): string {
-  return [authorsLine(doc.authors), doc.type, isoDate(doc.issuedAt), doc.venue].filter((x) => x !== null && x !== '').join(' · ');
+  return [authorsLine(doc.authors), doc.type, issuedDate(doc.issuedAt), doc.venue].filter((x) => x !== null && x !== '').join(' · ');
 }
 
 /** A listing entry in Markdown: title, facts, id and URIs, notices. */

@@ -2,7 +2,7 @@
 // canonical URI percent-encoded). Reading one is a whole-document fetch through the document service,
 // billed like GET /v2/documents/{document_id} (prices.documentFetch) and limited by the `documents`
 // bucket. There is no resource list: the corpus is reached through search, ids and URIs.
-import type { DocumentService, FetchedDocument } from '../documents/document-service.js';
+import type { DocumentRef, DocumentService } from '../documents/document-service.js';
 import type { PriceTable } from '../domain/prices.js';
 import { fetchedMarkdown } from './present.js';
 import type { ToolContext } from './tools/tool.js';
@@ -31,7 +31,7 @@ export function resourceTemplates(prices: PriceTable) {
 }
 
 /** The document a resource URI names, or null when the URI is not one of ours. */
-export function parseDocumentResource(uri: string): { documentId: string } | { uri: string } | null {
+export function parseDocumentResource(uri: string): DocumentRef | null {
   const decode = (s: string) => {
     try {
       return decodeURIComponent(s);
@@ -53,8 +53,7 @@ export function parseDocumentResource(uri: string): { documentId: string } | { u
 export async function readDocumentResource(documents: DocumentService, uri: string, ctx: ToolContext): Promise<{ contents: { uri: string; mimeType: string; text: string }[] } | null> {
   const ref = parseDocumentResource(uri);
   if (!ref) return null;
-  const f: FetchedDocument =
-    'documentId' in ref ? await documents.fetchById(ctx.principal, ref.documentId, {}, ctx.requestId) : await documents.fetchByUri(ctx.principal, ref.uri, {}, ctx.requestId);
+  const f = await documents.fetch(ctx.principal, ref, {}, ctx.requestId);
   return { contents: [{ uri, mimeType: 'text/markdown', text: fetchedMarkdown(f) }] };
 }
 

@@ -19,6 +19,8 @@ export interface DocumentStore {
   getMany(ids: readonly string[]): Promise<Map<string, StoredDocument>>;
   /** The document carrying this canonical URI (lowest id when several records carry it). */
   getByUri(uri: string): Promise<StoredDocument | null>;
+  /** getByUri for many URIs at once: each URI held maps to its document (lowest id); others are absent. */
+  getManyByUri(uris: readonly string[]): Promise<Map<string, StoredDocument>>;
   /** Deletes by id (a tombstone keeps the change visible to changesSince). */
   delete(id: string, at: number): Promise<boolean>;
   /** Changes with seq > `afterSeq`, in seq order; deleted documents come as `{id, seq, deleted: true}`. */

@@ -7,11 +7,18 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { repoRoot } from '../helpers/paths.js';
-import { startLectern } from './server-process.js';
 
 const clients = join(repoRoot, 'test', 'clients');
 const installed = existsSync(join(clients, 'node_modules', 'openid-client'));
+
+/** test/clients/lectern.mjs: the one way the client tests start a real Lectern process. */
+interface Lectern {
+  env(): Record<string, string>;
+  stop(): Promise<void>;
+}
+type StartLectern = (options: { email: string; env: Record<string, string> }) => Promise<Lectern>;
 
 test(
   '[26, 33, 39, 46, 48, 49, 50, 52, 54, 58, 59, 60, 61, 62, 67, 69] openid-client drives strict OAuth against a running Lectern, negative cases included',
@@ -19,10 +26,14 @@ test(
   async () => {
     // Never skipped: a missing install is a failure (npm test installs test/clients).
     assert.ok(installed, 'test/clients is not installed: run npm test (or npm ci --prefix test/clients)');
-    const server = await startLectern('openid-client@example.org');
+    const { startLectern } = (await import(pathToFileURL(join(clients, 'lectern.mjs')).href)) as { startLectern: StartLectern };
+    const server = await startLectern({
+      email: 'openid-client@example.org',
+      env: { LECTERN_RATE_LIMITS_OAUTH_CAPACITY: '100000', LECTERN_RATE_LIMITS_OAUTH_REFILL_PER_SECOND: '10000' },
+    });
     try {
       const r = spawnSync(process.execPath, [join(clients, 'openid-client.mjs')], {
-        env: { ...process.env, LECTERN_AUTH_URL: server.base, LECTERN_MCP_URL: `${server.base}/mcp`, LECTERN_BASE_URL: server.base },
+        env: { ...process.env, ...server.env() },
         encoding: 'utf8',
         timeout: 100_000,
       });

@@ -295,6 +295,8 @@ export function storageContract(label: string, open: StorageFactory): void {
       assert.deepEqual(await s.documents.getByUri('https://example.org/w1'), got);
       assert.equal(await s.documents.getByUri('doi://10.1234/other'), null);
       assert.deepEqual([...(await s.documents.getMany(['W1', 'W1', 'missing'])).entries()], [['W1', got]]);
+      assert.deepEqual([...(await s.documents.getManyByUri(['pubmed://123', 'doi://10.1234/other', 'pubmed://123'])).entries()], [['pubmed://123', got]]);
+      assert.equal((await s.documents.getManyByUri([])).size, 0);
       assert.equal(await s.documents.maxSeq(), 1);
       assert.equal(await s.documents.count(), 1);
     });
@@ -344,8 +346,10 @@ export function storageContract(label: string, open: StorageFactory): void {
       await s.documents.upsertMany([sampleDocument('b2', { uris: [shared] }), sampleDocument('B1', { uris: [shared] }), sampleDocument('c3', { uris: [shared] })], NOW);
       // Byte order: upper case sorts before lower case.
       assert.equal((await s.documents.getByUri(shared))?.id, 'B1');
+      assert.equal((await s.documents.getManyByUri([shared])).get(shared)?.id, 'B1');
       await s.documents.delete('B1', NOW + 1);
       assert.equal((await s.documents.getByUri(shared))?.id, 'b2');
+      assert.equal((await s.documents.getManyByUri([shared])).get(shared)?.id, 'b2');
     });
 
     it('documents: one batch counts inserted, updated and unchanged; a repeated id keeps its last version', async (s) => {
@@ -567,9 +571,11 @@ export function storageContract(label: string, open: StorageFactory): void {
           );
           assert.deepEqual(changes, model.changesSince(start));
           assert.equal(await s.documents.maxSeq(), model.seq);
-          for (const u of identifiers) {
-            const uri = u.replace('{r}', n).replace('2101.' + n, `2101.${n}0`);
+          const uris = identifiers.map((u) => u.replace('{r}', n).replace('2101.' + n, `2101.${n}0`));
+          const byUri = await s.documents.getManyByUri(uris);
+          for (const uri of uris) {
             assert.equal((await s.documents.getByUri(uri))?.id ?? null, model.idByUri(uri), uri);
+            assert.equal(byUri.get(uri)?.id ?? null, model.idByUri(uri), uri);
           }
         }),
         { numRuns: 40 },

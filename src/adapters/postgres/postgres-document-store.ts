@@ -98,6 +98,18 @@ export class PostgresDocumentStore implements DocumentStore {
     return rows[0] ? rowToStored(rows[0]) : null;
   }
 
+  async getManyByUri(uris: readonly string[]): Promise<Map<string, StoredDocument>> {
+    const out = new Map<string, StoredDocument>();
+    if (uris.length === 0) return out;
+    const { rows } = await this.pool.query<DocumentRow & { uri: string }>(
+      `SELECT DISTINCT ON (u.uri) u.uri, d.record, d.seq, d.work_key, d.created_at, d.updated_at FROM document_uris u JOIN documents d ON d.id = u.document_id
+       WHERE u.uri = ANY($1::text[]) AND NOT d.deleted ORDER BY u.uri, d.id COLLATE "C"`,
+      [[...new Set(uris)]],
+    );
+    for (const r of rows) out.set(r.uri, rowToStored(r));
+    return out;
+  }
+
   async delete(id: string, at: number): Promise<boolean> {
     return withTransaction(this.pool, async (tx) => {
       const seq = await SeqAllocator.lock(tx);

@@ -303,6 +303,18 @@ class SqliteDocumentStore implements DocumentStore {
       .get(uri) as DocumentRow | undefined;
     return r ? rowToStored(r) : null;
   }
+  async getManyByUri(uris: readonly string[]): Promise<Map<string, StoredDocument>> {
+    const out = new Map<string, StoredDocument>();
+    const stmt = this.#s.q(
+      `SELECT d.record, d.seq, d.work_key, d.created_at, d.updated_at FROM document_uris u JOIN documents d ON d.id = u.document_id
+       WHERE u.uri = ? AND d.deleted = 0 ORDER BY d.id LIMIT 1`,
+    );
+    for (const uri of new Set(uris)) {
+      const r = stmt.get(uri) as DocumentRow | undefined;
+      if (r) out.set(uri, rowToStored(r));
+    }
+    return out;
+  }
   async delete(id: string, at: number): Promise<boolean> {
     return this.#delete.immediate(id, at);
   }

@@ -1,9 +1,7 @@
 // The wire form of a document (the `document` object of hits, document responses and trending
 // entries; its inner structure is Lectern's decision, documented in docs/api.md).
-import type { StoredDocument } from '../../domain/document.js';
+import { issuedDate, type StoredDocument } from '../../domain/document.js';
 import type { WireDocument } from '../schemas/documents.js';
-
-const isoDate = (unix: number | null): string | null => (unix === null ? null : new Date(unix * 1000).toISOString().slice(0, 10));
 
 /** Escapes a document id for use in a download path segment. */
 const pathSegment = (s: string) => encodeURIComponent(s);
@@ -20,7 +18,7 @@ export function toWireDocument(doc: StoredDocument, baseUrl: string): WireDocume
     type: doc.type,
     language: doc.language,
     issued_at: doc.issuedAt,
-    issued_date: isoDate(doc.issuedAt),
+    issued_date: issuedDate(doc.issuedAt),
     publisher: doc.publisher,
     venue: doc.venue,
     issns: doc.issns,

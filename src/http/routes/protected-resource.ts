@@ -8,11 +8,12 @@
 // forbids `*` only together with credentials).
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
+import { SCOPE } from '../../auth/index.js';
 import type { Config } from '../../config/index.js';
 import type { HttpDeps } from '../deps.js';
 
-/** The scope every MCP operation needs (interface, Authentication: OAuth scope `search`). */
-export const MCP_SCOPE = 'search';
+/** The scope every MCP operation needs: the authorization server's one scope (interface, Authentication: OAuth scope `search`). */
+export const MCP_SCOPE = SCOPE;
 
 const WELL_KNOWN = '/.well-known/oauth-protected-resource';
 

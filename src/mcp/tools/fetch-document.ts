@@ -47,12 +47,8 @@ export function fetchDocumentTool(deps: { documents: DocumentService; prices: Pr
     ),
     outputSchema: FetchedDocumentOutput,
     async run(input, ctx) {
-      const ref = documentRef(input);
       const cut = { maxTokens: input.max_tokens as number | undefined, maxChars: input.max_chars as number | undefined };
-      const f =
-        'documentId' in ref
-          ? await deps.documents.fetchById(ctx.principal, ref.documentId, cut, ctx.requestId)
-          : await deps.documents.fetchByUri(ctx.principal, ref.uri, cut, ctx.requestId);
+      const f = await deps.documents.fetch(ctx.principal, documentRef(input), cut, ctx.requestId);
       return { text: fetchedMarkdown(f), structured: fetchedDocument(f, deps.baseUrl) };
     },
   };

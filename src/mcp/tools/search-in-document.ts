@@ -45,7 +45,7 @@ export function searchInDocumentTool(deps: { passages: PassageSearch; documents:
     async run(input, ctx) {
       const ref = documentRef(input);
       let uri: string;
-      if ('documentId' in ref) {
+      if (ref.documentId !== undefined) {
         const doc = await deps.documents.get(ref.documentId);
         if (doc.uris.length === 0) throw new ToolInputError(`Document ${doc.id} has no canonical URI; in-document search addresses documents by URI. Use fetch_document with max_tokens instead.`);
         uri = doc.uris[0]!;

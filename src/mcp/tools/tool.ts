@@ -5,6 +5,7 @@
 import type { TSchema } from 'typebox';
 import type { RateScope } from '../../config/index.js';
 import type { Principal } from '../../domain/principal.js';
+import type { DocumentRef } from '../../documents/document-service.js';
 
 /** Who is calling and for which request (the X-Request-Id is the billing reference). */
 export interface ToolContext {
@@ -45,7 +46,7 @@ export interface ToolDefinition {
 export const readOnly = (title: string): ToolAnnotations => ({ title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
 
 /** `document_id` or `uri`: exactly one, as the by-id and by-uri HTTP endpoints take them. */
-export function documentRef(input: Record<string, unknown>): { documentId: string } | { uri: string } {
+export function documentRef(input: Record<string, unknown>): DocumentRef {
   const id = input.document_id;
   const uri = input.uri;
   if ((id === undefined) === (uri === undefined)) throw new ToolInputError('Give exactly one of document_id or uri.');
