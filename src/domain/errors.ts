@@ -40,8 +40,10 @@ export const ERROR_CATALOG = {
   headers_too_large: { status: 431, message: 'Request headers are too large.', exposed: true },
   internal: { status: 500, message: 'Internal error. Quote the X-Request-Id when you report it.', exposed: false },
   not_implemented: { status: 501, message: 'Not implemented.', exposed: true },
+  upstream_error: { status: 502, message: 'The language model provider failed to answer; nothing was charged.', exposed: true },
   service_unavailable: { status: 503, message: 'A required service is temporarily unavailable.', exposed: true },
   format_unavailable: { status: 503, message: 'This document format cannot be converted here: a tool it needs is not installed.', exposed: true },
+  upstream_timeout: { status: 504, message: 'The language model provider did not answer in time; nothing was charged.', exposed: true },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;
