@@ -39,3 +39,20 @@ export interface ChatResult {
 export interface ChatModel {
   complete(request: ChatRequest): Promise<ChatResult>;
 }
+
+/** A model this server offers under a public name (`llm_config.model_name`). */
+export interface OfferedChatModel {
+  model: ChatModel;
+  /** The name sent to the provider. */
+  providerModel: string;
+  /** The provider's context window in tokens (the prompt budget when the request gives none). */
+  contextTokens: number;
+}
+
+/** The chat models configured on this server, by public name. */
+export interface ChatModelRegistry {
+  /** The model behind a public name, or null when this server does not offer it. */
+  resolve(modelName: string): OfferedChatModel | null;
+  /** Public names of the configured models (the 422 for an unknown model lists them). */
+  names(): readonly string[];
+}
