@@ -183,6 +183,67 @@ export class SearchService {
     };
   }
 
+  /**
+   * Retrieval for another capability (conversations): the same plan, engine, fusion, documents and
+   * snippets as {@link search}, without billing, activity or a trajectory (the caller bills its own
+   * operation and records what it shows). Returns the page of hits with documents loaded.
+   */
+  async retrieve(r: SearchRequest): Promise<SearchHit[]> {
+    checkAvailable(r);
+    const indexNames = resolveIndexes(r.indexNames);
+    const citing = r.referencedBy === null ? null : await citedWorkUris(this.d.store, r.referencedBy);
+    const rrfK = r.rrfK ?? DEFAULT_RRF_K;
+    const weight = r.fulltextWeight ?? 1;
+    const f = r.filters;
+    const base: EngineQuery = {
+      text: r.query,
+      possibleLanguages: r.possibleLanguages,
+      rankingMode: r.rankingMode,
+      limit: r.offset + r.limit,
+      offset: 0,
+      phraseBoost: r.phraseBoost ?? 1,
+      lexicalWeight: weight,
+      collapseByWorkKey: r.deduplicate,
+      passagesPerHit: SNIPPETS_PER_HIT,
+      filters: { types: f.types, languages: f.languages, issns: f.issns, publisher: f.publisher, issuedAfter: f.issuedAfter, issuedBefore: f.issuedBefore, uriPrefixes: f.uriPrefixes?.map(normalizePrefix) ?? null, citing },
+    };
+    const perIndex = indexNames.map((name) => {
+      const index = this.d.indexes.get(name);
+      return { name, index, result: index.search(base) };
+    });
+    const page = this.#rank(perIndex, r, rrfK, weight).slice(r.offset, r.offset + r.limit);
+    if (page.length === 0) return [];
+    const docs = await this.d.store.getMany(page.map((p) => p.hit.id));
+    const parsedBy = new Map(perIndex.map((p) => [p.name, p.index.parse(r.query, r.possibleLanguages)]));
+    const out: SearchHit[] = [];
+    for (const p of page) {
+      const doc = docs.get(p.hit.id);
+      if (doc) out.push({ id: p.hit.id, index: p.index, score: p.score, snippets: snippetsFor(doc, p.hit, parsedBy.get(p.index)!), doc, rrf: p.rrf });
+    }
+    return out;
+  }
+
+  /**
+   * Named documents as hits for `query` (conversations' pinned `document_ids`): each document's best
+   * passages for the query, or its abstract/title window when nothing matches. Unknown ids are left out.
+   */
+  async pinnedHits(ids: readonly string[], query: string): Promise<SearchHit[]> {
+    if (ids.length === 0) return [];
+    const docs = await this.d.store.getMany([...ids]);
+    const out: SearchHit[] = [];
+    for (const id of ids) {
+      const doc = docs.get(id);
+      if (!doc) continue;
+      const index = this.d.indexes.get(doc.index);
+      const parsed = index.parse(query, null);
+      const r = index.search({ text: query, rankingMode: 'passages', limit: 1, passagesPerHit: SNIPPETS_PER_HIT, filters: { ids: [doc.id] } });
+      const hit = r.hits[0];
+      const snippets = hit ? snippetsFor(doc, hit, parsed) : snippetsFor(doc, { id: doc.id, score: 0, passages: [] } as unknown as EngineHit, parsed);
+      out.push({ id: doc.id, index: doc.index, score: hit?.score ?? 0, snippets, doc, rrf: null });
+    }
+    return out;
+  }
+
   /** The full ranking (top offset+limit) with scores and RRF attribution. */
   #rank(perIndex: { name: IndexName; result: EngineResult }[], r: SearchRequest, rrfK: number, weight: number) {
     const channel = (name: IndexName) => (perIndex.length === 1 ? 'fulltext' : `fulltext:${name}`);

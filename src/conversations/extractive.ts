@@ -1,0 +1,65 @@
+// The offline extractive answerer (`lectern-extractive`, the default model name): composes the answer
+// from sentences of the retrieved passages, ranked by their overlap with the question (pinned documents
+// and higher-ranked passages win ties), redundant sentences removed, each followed by the marker of the
+// passage it came from. Every excerpt is the sentence itself, so every citation verifies.
+import type { Answerer, AnswerInput, AnswerOutput } from './answerer.js';
+import { anchorCitations, contentWords, overlap, sentences, type Passage } from './passages.js';
+
+export const EXTRACTIVE_MODEL_NAME = 'lectern-extractive';
+/** Sentences in an answer. */
+const MAX_SENTENCES = 5;
+/** Longest sentence taken, characters (longer ones are usually run-on abstracts). */
+const MAX_SENTENCE_CHARS = 600;
+/** Two sentences sharing this share of words are redundant. */
+const REDUNDANT = 0.6;
+
+function jaccard(a: readonly string[], b: readonly string[]): number {
+  const A = new Set(a);
+  const B = new Set(b);
+  let n = 0;
+  for (const w of A) if (B.has(w)) n++;
+  return n / Math.max(1, A.size + B.size - n);
+}
+
+export class ExtractiveAnswerer implements Answerer {
+  async answer(input: AnswerInput): Promise<AnswerOutput> {
+    const q = contentWords(input.history.length > 0 ? `${input.question} ${input.history.at(-1)!.query}` : input.question);
+    const candidates: { p: Passage; s: string; score: number; order: number; words: string[] }[] = [];
+    let order = 0;
+    for (const p of input.passages) {
+      for (const s of sentences(p.text)) {
+        order++;
+        if (s.length > MAX_SENTENCE_CHARS || !p.fieldText.includes(s) || !/[.!?]$/.test(s) && s.length < 40) continue;
+        const score = overlap(q, s);
+        if (score <= 0) continue;
+        candidates.push({ p, s, score: score + (p.pinned ? 0.05 : 0) - order * 1e-4, order, words: contentWords(s) });
+      }
+    }
+    candidates.sort((a, b) => b.score - a.score);
+    const picked: typeof candidates = [];
+    for (const c of candidates) {
+      if (input.signal.aborted) throw input.signal.reason;
+      if (picked.some((x) => x.s === c.s || jaccard(x.words, c.words) >= REDUNDANT)) continue;
+      picked.push(c);
+      if (picked.length === MAX_SENTENCES) break;
+    }
+    // Grouped by document in answer order (first appearance), so related sentences read together.
+    const docOrder = [...new Set(picked.map((c) => c.p.documentIndex))];
+    picked.sort((a, b) => docOrder.indexOf(a.p.documentIndex) - docOrder.indexOf(b.p.documentIndex) || a.order - b.order);
+    let raw: string;
+    if (picked.length === 0) {
+      raw = input.passages.length === 0 ? 'No documents matched this question, so there is nothing to answer from. Try other words or remove filters.' : 'The retrieved passages do not contain sentences about this question.';
+      input.onDelta(raw);
+    } else {
+      const parts: string[] = [];
+      for (const c of picked) {
+        const piece = `${c.s} [${c.p.number}]`;
+        input.onDelta((parts.length > 0 ? ' ' : '') + piece);
+        parts.push(piece);
+      }
+      raw = parts.join(' ');
+    }
+    const anchored = anchorCitations(raw, input.passages);
+    return { ...anchored, modelName: EXTRACTIVE_MODEL_NAME };
+  }
+}
