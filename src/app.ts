@@ -132,6 +132,8 @@ export interface App extends Core {
   readonly http: FastifyInstance;
   /** Recognition jobs and their worker pool (started with the app, stopped by close()). */
   readonly recognitions: RecognitionJobService;
+  /** Conversations (turns, edits, sharing). */
+  readonly conversations: ConversationService;
 }
 
 /** Recognition workers: the configured number, or one less than the available cores (at least 1). */
@@ -457,6 +459,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   return Object.assign(Object.create(null) as object, core, {
     http,
     recognitions,
+    conversations,
     async close() {
       clearInterval(purgeTimer);
       // Running conversions are aborted first; their jobs stay resumable (checkpoints per page).

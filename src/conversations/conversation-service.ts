@@ -23,7 +23,7 @@ import type { Answerer } from './answerer.js';
 import { classify } from './classifier.js';
 import { EXTRACTIVE_MODEL_NAME, ExtractiveAnswerer } from './extractive.js';
 import { LlmAnswerer } from './llm-answerer.js';
-import type { Passage } from './passages.js';
+import { contentWords, type Passage } from './passages.js';
 
 /** Longest query, UTF-8 bytes (interface, Limits: query length). */
 export const MAX_QUERY_BYTES = 16 * 1024;
@@ -311,6 +311,16 @@ export class ConversationService {
       queries.push(query.relatedQueries[0]!);
       hits = await this.d.search.retrieve({ ...base, query: query.relatedQueries[0]! });
       planningFallback = true;
+    }
+    // A follow-up searches with the earlier topic added; documents that hold the follow-up's own
+    // words come first (stable), so "what about in mice?" answers about mice.
+    if (query.relatedQueries.length > 0) {
+      const own = contentWords(query.relatedQueries[0]!);
+      const holds = (h: SearchHit) => {
+        const words = new Set(contentWords(`${h.doc!.title} ${h.doc!.abstract ?? ''}`));
+        return own.some((w) => words.has(w));
+      };
+      hits = [...hits.filter(holds), ...hits.filter((h) => !holds(h))];
     }
     const pinned = await this.d.search.pinnedHits(request.documentIds, query.reformulatedQuery);
     if (signal.aborted) throw signal.reason;

@@ -90,6 +90,14 @@ export function snippetsFor(doc: StoredDocument, hit: EngineHit, parsed: ParsedQ
   return out;
 }
 
+/** Snippets with at least one window of body text (abstract or full text) when the document has any: a title alone answers nothing. */
+function withBody(doc: StoredDocument, snippets: SnippetWindow[], parsed: ParsedQuery): SnippetWindow[] {
+  if (snippets.some((s) => s.field !== 'title')) return snippets;
+  const field: FieldName | null = doc.abstract ? 'abstract' : doc.fullText ? 'body' : null;
+  if (!field) return snippets;
+  return [...snippets, buildSnippet(fieldText(doc, field), parsed, { field, language: doc.language, maxChars: 600 })];
+}
+
 export class SearchService {
   constructor(private readonly d: SearchServiceDeps) {}
 
@@ -218,7 +226,7 @@ export class SearchService {
     const out: SearchHit[] = [];
     for (const p of page) {
       const doc = docs.get(p.hit.id);
-      if (doc) out.push({ id: p.hit.id, index: p.index, score: p.score, snippets: snippetsFor(doc, p.hit, parsedBy.get(p.index)!), doc, rrf: p.rrf });
+      if (doc) out.push({ id: p.hit.id, index: p.index, score: p.score, snippets: withBody(doc, snippetsFor(doc, p.hit, parsedBy.get(p.index)!), parsedBy.get(p.index)!), doc, rrf: p.rrf });
     }
     return out;
   }
@@ -238,7 +246,7 @@ export class SearchService {
       const parsed = index.parse(query, null);
       const r = index.search({ text: query, rankingMode: 'passages', limit: 1, passagesPerHit: SNIPPETS_PER_HIT, filters: { ids: [doc.id] } });
       const hit = r.hits[0];
-      const snippets = hit ? snippetsFor(doc, hit, parsed) : snippetsFor(doc, { id: doc.id, score: 0, passages: [] } as unknown as EngineHit, parsed);
+      const snippets = withBody(doc, hit ? snippetsFor(doc, hit, parsed) : snippetsFor(doc, { id: doc.id, score: 0, passages: [] } as unknown as EngineHit, parsed), parsed);
       out.push({ id: doc.id, index: doc.index, score: hit?.score ?? 0, snippets, doc, rrf: null });
     }
     return out;
