@@ -1,7 +1,18 @@
 // The conversation model (camelCase domain values; http/ translates the wire shapes of the interface,
 // Conversations). A conversation is an ordered list of steps, request and response alternating; a
 // step's position (0-based) is its `step_id`.
-import type { SnippetWindow } from '../engine/index.js';
+
+/** A snippet as stored with a response (the engine's SnippetWindow, structurally). */
+export interface SnippetWindow {
+  field: 'title' | 'abstract' | 'body';
+  text: string;
+  chunkId: number | null;
+  score: number;
+  /** Code points in the field: [startChar, endChar), and the field's length. */
+  source: { startChar: number; endChar: number; fieldLength: number };
+  highlights: { start: number; end: number }[];
+  sourceHighlights: { start: number; end: number }[];
+}
 
 /** The rule-based classifier's reading of a query (interface: Query). */
 export interface ClassifiedQuery {
