@@ -407,6 +407,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     secret: core.secret,
     logger: core.logger,
     version: LECTERN_VERSION,
+    conversations,
   });
 
   const http = await buildHttpServer({
