@@ -58,7 +58,8 @@ export function resolveDateExpression(query: string, nowS: number): { date: [num
       return { date: [start, end], expression: m[0].trim() };
     }
   }
-  m = /\b(?:in|of|during)\s+(\d{4})\b/i.exec(query);
+  // A bare "in 2001" usually dates what a claim is about, not the literature: only "published in".
+  m = /\bpublished\s+(?:in|during)\s+(\d{4})\b/i.exec(query);
   if (m && +m[1]! >= 1500 && +m[1]! <= year + 1) return { date: [YEAR_S(+m[1]!), YEAR_S(+m[1]! + 1)], expression: m[0] };
   return null;
 }
@@ -92,7 +93,7 @@ export function keywordsOf(query: string, lang = queryLanguage(query)): string[]
       continue;
     }
     const w = m[3]!.toLowerCase();
-    if (stops.has(w) || STOPWORDS.en!.has(w) || INSTRUCTION_WORDS.has(w) || /^\d{4}$/.test(w) || NUMBER_WORDS[w] !== undefined) continue;
+    if (stops.has(w) || STOPWORDS.en!.has(w) || INSTRUCTION_WORDS.has(w) || NUMBER_WORDS[w] !== undefined) continue;
     if (/^(years?|decades?|months?|last|past|recent(ly)?|latest|newest)$/.test(w)) continue;
     if (!seen.has(w)) out.push(w), seen.add(w);
   }
