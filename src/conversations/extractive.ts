@@ -10,6 +10,10 @@ export const EXTRACTIVE_MODEL_NAME = 'lectern-extractive';
 const MAX_SENTENCES = 5;
 /** Longest sentence taken, characters (longer ones are usually run-on abstracts). */
 const MAX_SENTENCE_CHARS = 600;
+/** How much each retrieval rank below the first discounts a sentence's overlap score. */
+const RANK_DECAY = 0.3;
+/** Sentences scoring below this share of the best are left out (a weak sentence dilutes the answer). */
+const MIN_RELATIVE = 0.7;
 /** Two sentences sharing this share of words are redundant. */
 const REDUNDANT = 0.6;
 
@@ -32,13 +36,18 @@ export class ExtractiveAnswerer implements Answerer {
         if (s.length > MAX_SENTENCE_CHARS || !p.fieldText.includes(s) || !/[.!?]$/.test(s) && s.length < 40) continue;
         const score = overlap(q, s);
         if (score <= 0) continue;
-        candidates.push({ p, s, score: score + (p.pinned ? 0.05 : 0) - order * 1e-4, order, words: contentWords(s) });
+        // The retrieval rank counts: a sentence of the first document beats an equally matching one
+        // of the fifth (RANK_DECAY per rank), pinned documents rank first.
+        const rank = p.pinned ? 1 : p.documentIndex;
+        candidates.push({ p, s, score: score / (1 + RANK_DECAY * (rank - 1)) - order * 1e-6, order, words: contentWords(s) });
       }
     }
     candidates.sort((a, b) => b.score - a.score);
+    const floor = (candidates[0]?.score ?? 0) * MIN_RELATIVE;
     const picked: typeof candidates = [];
     for (const c of candidates) {
       if (input.signal.aborted) throw input.signal.reason;
+      if (c.score < floor) break;
       if (picked.some((x) => x.s === c.s || jaccard(x.words, c.words) >= REDUNDANT)) continue;
       picked.push(c);
       if (picked.length === MAX_SENTENCES) break;
