@@ -12,7 +12,7 @@ const NUMBER_WORDS: Record<string, number> = {
 };
 
 const STOPWORDS: Record<string, Set<string>> = {
-  en: new Set('a an the of in on at to for from by with about and or but is are was were be been being do does did what which who whom whose how why when where that this these those it its they them their there here than then as into over under between during since before after within not no can could should would may might will shall has have had any some all most more less very also such so if whether does tell me us please show find give list explain summarize summarise i we you your our my'.split(' ')),
+  en: new Set('a an the of in on at to for from by with about and or but is are was were be been being do does did what which who whom whose how why when where that this these those it its they them their there here than then as into over under between during since before after within not no can could should would may might will shall has have had any some all most more less very also such so if whether much many does tell me us please show find give list explain summarize summarise i we you your our my'.split(' ')),
   de: new Set('der die das und oder ist sind war waren ein eine einer eines dem den des mit von zu im in auf für bei wie was wer warum welche nicht auch über nach vor seit'.split(' ')),
   fr: new Set('le la les et ou est sont était un une des du de dans sur pour par avec comme que qui quoi pourquoi quels quelles pas aussi depuis avant après'.split(' ')),
   es: new Set('el la los las y o es son era un una unos unas del de en sobre para por con como que quien qué por qué cuál no también desde antes después'.split(' ')),
@@ -116,7 +116,8 @@ export function classify(query: string, previous: readonly string[], nowS: numbe
   const last = previous.at(-1);
   const followUp = last !== undefined && (FOLLOW_UP_RE.test(query.trim()) || own.length <= 3);
   if (followUp) {
-    const earlier = keywordsOf(last);
+    const lastDated = resolveDateExpression(last, nowS);
+    const earlier = keywordsOf(lastDated ? last.replace(lastDated.expression, ' ') : last);
     keywords = [...own, ...earlier.filter((k) => !own.includes(k))];
     aspects.push('follow_up');
   }

@@ -334,7 +334,7 @@ export class ConversationService {
     selected.forEach((h, i) => {
       documents.set(h.id, h.doc!);
       h.snippets.forEach((s, j) => {
-        passages.push({ number: passages.length + 1, documentIndex: i + 1, snippetIndex: j, documentId: h.id, title: h.doc!.title, text: s.text, fieldText: fieldText(h.doc!, s.field), pinned: h.pinned });
+        passages.push({ number: passages.length + 1, documentIndex: i + 1, snippetIndex: j, documentId: h.id, title: h.doc!.title, field: s.field, text: s.text, fieldText: fieldText(h.doc!, s.field), pinned: h.pinned });
       });
     });
     const modelName = request.modelName;

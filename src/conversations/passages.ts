@@ -12,6 +12,8 @@ export interface Passage {
   snippetIndex: number;
   documentId: string;
   title: string;
+  /** The field the snippet comes from (title, abstract, body). */
+  field: string;
   /** The snippet text. */
   text: string;
   /** The whole text of the field the snippet comes from (excerpts are checked against it). */

@@ -30,6 +30,8 @@ import type { SearchHit, SearchRequest, SearchResult } from './search-types.js';
 export const DEFAULT_RRF_K = 60;
 /** Snippets per hit. */
 const SNIPPETS_PER_HIT = 3;
+/** Snippet windows of retrieve()/pinnedHits(), code points: long enough to hold whole sentences to answer from. */
+const ANSWER_SNIPPET_CHARS = 1200;
 /** Traces are bounded: at most this many hits carry an explanation. */
 const TRACE_EXPLAIN_HITS = 10;
 
@@ -76,16 +78,16 @@ export function fieldText(doc: StoredDocument, field: FieldName): string {
 }
 
 /** Snippets of a hit from its passages (or the best window of the abstract/title when it has none). */
-export function snippetsFor(doc: StoredDocument, hit: EngineHit, parsed: ParsedQuery, max = SNIPPETS_PER_HIT): SnippetWindow[] {
+export function snippetsFor(doc: StoredDocument, hit: EngineHit, parsed: ParsedQuery, max = SNIPPETS_PER_HIT, maxChars?: number): SnippetWindow[] {
   const out: SnippetWindow[] = [];
   for (const p of hit.passages.slice(0, max)) {
     const text = fieldText(doc, p.field);
-    if (text) out.push(buildSnippet(text, parsed, { field: p.field, passage: p, language: doc.language }));
+    if (text) out.push(buildSnippet(text, parsed, { field: p.field, passage: p, language: doc.language, maxChars }));
   }
   if (out.length === 0) {
     const field: FieldName = doc.abstract ? 'abstract' : 'title';
     const text = fieldText(doc, field);
-    if (text) out.push(buildSnippet(text, parsed, { field, language: doc.language }));
+    if (text) out.push(buildSnippet(text, parsed, { field, language: doc.language, maxChars }));
   }
   return out;
 }
@@ -95,7 +97,7 @@ function withBody(doc: StoredDocument, snippets: SnippetWindow[], parsed: Parsed
   if (snippets.some((s) => s.field !== 'title')) return snippets;
   const field: FieldName | null = doc.abstract ? 'abstract' : doc.fullText ? 'body' : null;
   if (!field) return snippets;
-  return [...snippets, buildSnippet(fieldText(doc, field), parsed, { field, language: doc.language, maxChars: 600 })];
+  return [...snippets, buildSnippet(fieldText(doc, field), parsed, { field, language: doc.language, maxChars: ANSWER_SNIPPET_CHARS })];
 }
 
 export class SearchService {
@@ -226,7 +228,7 @@ export class SearchService {
     const out: SearchHit[] = [];
     for (const p of page) {
       const doc = docs.get(p.hit.id);
-      if (doc) out.push({ id: p.hit.id, index: p.index, score: p.score, snippets: withBody(doc, snippetsFor(doc, p.hit, parsedBy.get(p.index)!), parsedBy.get(p.index)!), doc, rrf: p.rrf });
+      if (doc) out.push({ id: p.hit.id, index: p.index, score: p.score, snippets: withBody(doc, snippetsFor(doc, p.hit, parsedBy.get(p.index)!, SNIPPETS_PER_HIT, ANSWER_SNIPPET_CHARS), parsedBy.get(p.index)!), doc, rrf: p.rrf });
     }
     return out;
   }
@@ -246,7 +248,7 @@ export class SearchService {
       const parsed = index.parse(query, null);
       const r = index.search({ text: query, rankingMode: 'passages', limit: 1, passagesPerHit: SNIPPETS_PER_HIT, filters: { ids: [doc.id] } });
       const hit = r.hits[0];
-      const snippets = withBody(doc, hit ? snippetsFor(doc, hit, parsed) : snippetsFor(doc, { id: doc.id, score: 0, passages: [] } as unknown as EngineHit, parsed), parsed);
+      const snippets = withBody(doc, hit ? snippetsFor(doc, hit, parsed, SNIPPETS_PER_HIT, ANSWER_SNIPPET_CHARS) : snippetsFor(doc, { id: doc.id, score: 0, passages: [] } as unknown as EngineHit, parsed, SNIPPETS_PER_HIT, ANSWER_SNIPPET_CHARS), parsed);
       out.push({ id: doc.id, index: doc.index, score: hit?.score ?? 0, snippets, doc, rrf: null });
     }
     return out;
