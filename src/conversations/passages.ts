@@ -60,6 +60,8 @@ export function bestExcerpt(p: Passage, claimWords: readonly string[]): { excerp
 
 /** Least share of the claim's words a passage sentence must hold to support it. */
 export const MIN_SUPPORT = 0.25;
+/** A cited passage keeps its marker unless another supports the claim better than by this factor. */
+export const SUPPORT_MARGIN = 0.75;
 
 /** Marker syntax in model output: [3], [3, 5], [3][5] (passage numbers). */
 const MARKER_RE = /\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]/g;
@@ -97,20 +99,20 @@ export function anchorCitations(text: string, passages: readonly Passage[]): { a
       const cited = passages.find((p) => p.number === n);
       let pick: { p: Passage; excerpt: string } | null = null;
       const own = cited ? bestExcerpt(cited, claimWords) : null;
-      if (cited && own && own.score >= MIN_SUPPORT) {
+      let best: { p: Passage; excerpt: string; score: number } | null = null;
+      for (const p of passages) {
+        const e = bestExcerpt(p, claimWords);
+        if (e && e.score >= MIN_SUPPORT && (!best || e.score > best.score)) best = { p, ...e };
+      }
+      // The cited passage stands when it supports the claim and no other passage supports it clearly
+      // better (by SUPPORT_MARGIN); otherwise the best supporting passage takes the marker.
+      if (cited && own && own.score >= MIN_SUPPORT && own.score >= (best?.score ?? 0) * SUPPORT_MARGIN) {
         pick = { p: cited, excerpt: own.excerpt };
         stats.verified++;
-      } else {
-        let best: { p: Passage; excerpt: string; score: number } | null = null;
-        for (const p of passages) {
-          const e = bestExcerpt(p, claimWords);
-          if (e && e.score >= MIN_SUPPORT && (!best || e.score > best.score)) best = { p, ...e };
-        }
-        if (best) {
-          pick = best;
-          stats.reanchored++;
-        } else stats.removed++;
-      }
+      } else if (best) {
+        pick = best;
+        stats.reanchored++;
+      } else stats.removed++;
       if (!pick) continue;
       const key = `${pick.p.documentIndex}:${pick.p.snippetIndex}:${pick.excerpt}`;
       if (used.has(key)) continue;
