@@ -314,6 +314,30 @@ describe('/v2/conversations/', () => {
       assert.equal(await balance(), before);
     });
 
+    test('the JSON turn also stops when its client goes away, and charges nothing', async () => {
+      const before = await balance();
+      let aborted = false;
+      let called!: () => void;
+      const inModel = new Promise<void>((r) => (called = r));
+      fake.reply = (req) =>
+        new Promise((_resolve, reject) => {
+          called();
+          req.signal.addEventListener('abort', () => {
+            aborted = true;
+            reject(req.signal.reason);
+          });
+        });
+      const req = httpRequest({ host: '127.0.0.1', port, path: '/v2/conversations/', method: 'POST', headers: { 'x-api-key': acct.key, 'content-type': 'application/json' } });
+      req.on('error', () => undefined);
+      req.end(JSON.stringify({ query: 'hydrogen', llm_config: { model_name: 'fake-gpt' } }));
+      await inModel;
+      req.destroy();
+      for (let i = 0; i < 50 && !aborted; i++) await new Promise((r) => setTimeout(r, 20));
+      assert.ok(aborted, 'the model call saw the abort');
+      await new Promise((r) => setTimeout(r, 50));
+      assert.equal(await balance(), before);
+    });
+
     test('the edit-step stream ends with the FullConversation', async () => {
       const a = await ask({ query: 'hydrogen salt caverns' });
       const r = await post(`/v2/conversations/${a.body.conversation_id}/edit-step/0/stream`, { new_query: 'hydrogen in mice' }, 'PUT');

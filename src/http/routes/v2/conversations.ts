@@ -83,10 +83,11 @@ export function registerConversationRoutes(app: FastifyInstance, deps: HttpDeps 
       config: { rateScope: 'conversations', validationStatus: 400 },
       schema: { summary: 'Ask a question (a conversation turn) and get an answer with verified citations.', description: turnDescription(false), tags: ['conversations'], body: ref(ConversationRequest), response: { 200: ref(ConversationResponse), ...errorResponses(400, 401, 402, 404, 422, 429, 500, 502, 504) } },
     },
-    async (request) => {
+    async (request, reply) => {
+      // A client that goes away before the answer is sent stops the work (nothing is charged).
       const abort = new AbortController();
-      request.raw.on('close', () => {
-        if (request.raw.destroyed && !request.raw.complete) abort.abort(new AppError('bad_request', 'The client closed the connection.'));
+      reply.raw.on('close', () => {
+        if (!reply.raw.writableFinished) abort.abort(new AppError('bad_request', 'The client closed the connection.'));
       });
       return turn(request, { requestId: request.id, signal: abort.signal });
     },
