@@ -17,6 +17,13 @@ const MIN_RELATIVE = 0.5;
 /** Two sentences sharing this share of words are redundant. */
 const REDUNDANT = 0.6;
 
+/** `s` ends a sentence: with its own final punctuation, or the field continues with it right after (a snippet window ends on a word). */
+function endsSentence(field: string, s: string): boolean {
+  if (/[.!?]$/.test(s)) return true;
+  for (let i = field.indexOf(s); i >= 0; i = field.indexOf(s, i + 1)) if (/^[.!?](\s|$)/.test(field.slice(i + s.length, i + s.length + 2))) return true;
+  return false;
+}
+
 function jaccard(a: readonly string[], b: readonly string[]): number {
   const A = new Set(a);
   const B = new Set(b);
@@ -36,7 +43,7 @@ export class ExtractiveAnswerer implements Answerer {
       for (const s of sentences(p.text)) {
         order++;
         // Whole sentences only: a window's cut first or last fragment reads badly.
-        if (s.length > MAX_SENTENCE_CHARS || !p.fieldText.includes(s) || !/[.!?]$/.test(s) || !/^[\p{Lu}\p{N}("]/u.test(s)) continue;
+        if (s.length > MAX_SENTENCE_CHARS || !p.fieldText.includes(s) || !endsSentence(p.fieldText, s) || !/^[\p{Lu}\p{N}("]/u.test(s)) continue;
         const score = overlap(q, s);
         if (score <= 0) continue;
         // The retrieval rank counts: a sentence of the first document beats an equally matching one

@@ -89,6 +89,19 @@ describe('/v2/conversations/', () => {
     assert.ok(full.body.conversation_metadata.preview.length > 0);
   });
 
+  test('activity: the answer\'s documents count as shown, the cited ones as AI citations', async () => {
+    const now = () => Math.floor(app.clock.nowMs() / 1000);
+    await app.activity.flush();
+    const before = await app.storage.activity.counts('x1', now());
+    const r = await ask({ query: 'sandstone porosity aquifers' });
+    assert.equal(r.body.search_documents[0].document.id, 'x1');
+    assert.ok(r.body.citations.some((c: { document_index: number }) => c.document_index === 1), JSON.stringify(r.body));
+    await app.activity.flush();
+    const after = await app.storage.activity.counts('x1', now());
+    assert.equal(after.shown7d - before.shown7d, 1);
+    assert.equal(after.aiCitations7d - before.aiCitations7d, 1);
+  });
+
   test('a follow-up searches with the earlier topic; the slug also addresses it', async () => {
     const first = await ask({ query: 'hydrogen storage in salt caverns' });
     const follow = await ask({ query: 'what about in mice?', conversation_id: first.body.conversation_id });
