@@ -67,6 +67,8 @@ export interface TurnResult {
   conversation: ConversationRecord;
   response: ResponseStepData;
   documents: Map<string, StoredDocument>;
+  /** Position of the response step (its wire `id`). */
+  position: number;
   cost: number;
 }
 
@@ -157,13 +159,13 @@ export class ConversationService {
     // The request step is stored before the answer is computed (a client that timed out reads it).
     const stepId = await this.d.store.appendStep(conversation!.id, { kind: 'request', data: request });
     opts.onEvent?.({ type: 'accepted', conversationId: conversation!.id, stepId });
-    const computed = await this.#compute(principal, answerer, history, request, input.apiKey, opts);
+    const computed = await this.#compute(answerer, history, request, input.apiKey, opts);
     const cost = this.d.prices.conversationTurn;
     await this.d.billing.charge(principal, cost, 'conversation_turn', opts.requestId);
-    await this.d.store.appendStep(conversation!.id, { kind: 'response', data: computed.response });
+    const position = await this.d.store.appendStep(conversation!.id, { kind: 'response', data: computed.response });
     const updated = (await this.d.store.update(conversation!.id, { query: input.query, preview: history.length === 0 ? previewOf(computed.response.answer) : undefined, updatedAt: now })) ?? conversation!;
     await this.#recordActivity(principal, computed.response);
-    return { conversation: updated, response: computed.response, documents: computed.documents, cost };
+    return { conversation: updated, response: computed.response, documents: computed.documents, position, cost };
   }
 
   /**
@@ -194,7 +196,7 @@ export class ConversationService {
       }
       const sofar: ConversationStepRecord[] = [...history];
       for (let j = 0; j < i; j++) sofar.push({ position: -1, kind: 'request', data: requests[j]! }, { position: -1, kind: 'response', data: responses[j]! });
-      const { response } = await this.#compute(principal, answerers[i]!, sofar, requests[i]!, null, opts);
+      const { response } = await this.#compute(answerers[i]!, sofar, requests[i]!, null, opts);
       responses.push(response);
       await this.d.store.appendStep(conversation.id, { kind: 'response', data: response });
     }
@@ -247,7 +249,7 @@ export class ConversationService {
     return c;
   }
 
-  async #compute(principal: Principal, answerer: Answerer, history: readonly ConversationStepRecord[], request: RequestStepData, apiKey: string | null, opts: TurnOptions) {
+  async #compute(answerer: Answerer, history: readonly ConversationStepRecord[], request: RequestStepData, apiKey: string | null, opts: TurnOptions) {
     const signal = opts.signal ?? new AbortController().signal;
     const emit = opts.onEvent ?? (() => undefined);
     const earlier = history.filter((s) => s.kind === 'request').map((s) => (s.data as RequestStepData).query);
@@ -351,7 +353,6 @@ export class ConversationService {
       documents: docs,
       trajectoryId: randomUUID(),
     };
-    void principal;
     return { response, documents };
   }
 

@@ -78,6 +78,7 @@ describe('/v2/conversations/', () => {
       assert.ok(`${d.title}\n${d.abstract}`.includes(c.excerpt), 'excerpt verbatim in the document');
     }
     assert.equal(body.model_name, 'lectern-extractive');
+    assert.equal(body.id, 1, 'the response step\'s position');
     assert.ok(body.query.keywords.includes('hydrogen'));
     assert.equal(before - (await balance()), 100);
     const full = await call('GET', `/v2/conversations/${body.conversation_id}`);
