@@ -72,9 +72,10 @@ export class ExtractiveAnswerer implements Answerer {
     } else {
       const parts: string[] = [];
       for (const c of picked) {
-        const piece = `${c.s} [${c.p.number}]`;
-        input.onDelta((parts.length > 0 ? ' ' : '') + piece);
-        parts.push(piece);
+        // Deltas carry the final marker (the document index): every extractive marker verifies, so the
+        // streamed text equals the final answer.
+        input.onDelta(`${parts.length > 0 ? ' ' : ''}${c.s} [${c.p.documentIndex}]`);
+        parts.push(`${c.s} [${c.p.number}]`);
       }
       raw = parts.join(' ');
     }

@@ -292,6 +292,7 @@ describe('/v2/conversations/', () => {
       assert.ok(kinds.includes('delta'));
       assert.equal(kinds.at(-1), 'result');
       assertVerified(ev.at(-1)!.data);
+      assert.equal(ev.filter((e) => e.event === 'delta').map((e) => e.data.text).join(''), ev.at(-1)!.data.answer, 'extractive deltas add up to the answer');
     });
 
     test('refusals before work are ordinary errors; an upstream failure after headers is a final error event', async () => {
