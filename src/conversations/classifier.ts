@@ -27,7 +27,9 @@ const CONTENT_TYPES: [RegExp, string][] = [
   [/\bdatasets?\b/i, 'dataset'],
   [/\bbooks?\b|\bmonographs?\b/i, 'book'],
 ];
-const FOLLOW_UP_RE = /^(what|how) about\b|^(and|also|but|what if|in|for|with|compared)\b|\b(it|they|them|this|that|these|those|its|their)\b/i;
+const FOLLOW_UP_START_RE = /^(what|how) about\b|^(and|also|but|what if|in|for|with|compared)\b/i;
+/** Pronouns that refer back; they mark a follow-up only in a short question (a long one states its own topic). */
+const FOLLOW_UP_PRONOUN_RE = /\b(it|they|them|this|that|these|those|its|their)\b/i;
 const EVENT_RE = /\b(conference|workshop|symposium|summit|outbreak|pandemic|earthquake|election)\b/i;
 const INSTRUCTION_WORDS = new Set(['tell', 'show', 'find', 'give', 'list', 'explain', 'summarize', 'summarise', 'describe', 'papers', 'paper', 'studies', 'study', 'articles', 'article', 'research', 'literature', 'evidence', 'work', 'works', 'published', 'publications']);
 
@@ -114,7 +116,7 @@ export function classify(query: string, previous: readonly string[], nowS: numbe
   const aspects: string[] = [];
   let keywords = own;
   const last = previous.at(-1);
-  const followUp = last !== undefined && (FOLLOW_UP_RE.test(query.trim()) || own.length <= 3);
+  const followUp = last !== undefined && (FOLLOW_UP_START_RE.test(query.trim()) || own.length <= 3 || (own.length <= 5 && FOLLOW_UP_PRONOUN_RE.test(query)));
   if (followUp) {
     const lastDated = resolveDateExpression(last, nowS);
     const earlier = keywordsOf(lastDated ? last.replace(lastDated.expression, ' ') : last);

@@ -51,6 +51,8 @@ describe('classifier', () => {
     assert.deepEqual(f.relatedQueries, ['mice']);
     const n = classify('how does sandstone porosity control fluid flow in aquifers', ['hydrogen therapy'], NOW);
     assert.ok(!n.classifiedAspects.includes('follow_up'));
+    assert.ok(classify('are they toxic to fish?', ['microplastics in rivers'], NOW).classifiedAspects.includes('follow_up'));
+    assert.ok(!classify('which methods measure porosity of sandstone cores that contain clay minerals', ['microplastics'], NOW).classifiedAspects.includes('follow_up'));
   });
 });
 
