@@ -49,6 +49,9 @@ import { LocalProcessRunner } from './adapters/process/local-process-runner.js';
 import { recognitionJobStoreFor } from './adapters/recognition-job-store-factory.js';
 import { RecognitionJobService, threadedConvert, type ConvertFn } from './recognition-jobs/index.js';
 import type { RecognitionLimits } from './recognition/index.js';
+import { ConversationService, NO_CHAT_MODELS } from './conversations/index.js';
+import { conversationStoreFor } from './adapters/conversation-store-factory.js';
+import type { ChatModelRegistry } from './ports/chat-model.js';
 
 /** The package root (where package.json and corpus/ are). */
 export const packageRoot = join(dirname(fileURLToPath(import.meta.url)), existsSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'package.json')) ? '..' : '../..');
@@ -75,6 +78,8 @@ export interface AppOverrides {
    * default), `limits` shortens time limits, `workers` sizes the pool.
    */
   recognition?: { wrapConvert?: (inner: ConvertFn) => ConvertFn; limits?: Partial<RecognitionLimits>; store?: RecognitionJobStore; workers?: number };
+  /** Chat models offered to conversations (tests: fakes); default: none (the extractive answerer only). */
+  chatModels?: ChatModelRegistry;
   /** Extra HTTP routes (tests). */
   extraRoutes?: readonly ((app: FastifyInstance) => Promise<void> | void)[];
 }
@@ -127,6 +132,8 @@ export interface App extends Core {
   readonly http: FastifyInstance;
   /** Recognition jobs and their worker pool (started with the app, stopped by close()). */
   readonly recognitions: RecognitionJobService;
+  /** Conversations (turns, edits, sharing). */
+  readonly conversations: ConversationService;
 }
 
 /** Recognition workers: the configured number, or one less than the available cores (at least 1). */
@@ -321,6 +328,17 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     report,
   });
   const passages = new PassageSearch(indexes, core.documents, core.billing, config.prices, core.clock, core.secret);
+  const conversations = new ConversationService({
+    store: conversationStoreFor(storage),
+    search,
+    documents: storage.documents,
+    billing: core.billing,
+    prices: config.prices,
+    activity: core.activity,
+    clock: core.clock,
+    models: overrides.chatModels ?? NO_CHAT_MODELS,
+    report,
+  });
   const metricsRegistry = new Registry();
   collectDefaultMetrics({ register: metricsRegistry, prefix: 'lectern_' });
 
@@ -389,6 +407,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     secret: core.secret,
     logger: core.logger,
     version: LECTERN_VERSION,
+    conversations,
   });
 
   const http = await buildHttpServer({
@@ -404,6 +423,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     search,
     passages,
     recognitions,
+    conversations,
     extraRoutes: overrides.extraRoutes,
     readiness: async () => {
       const checks: Record<string, string> = {};
@@ -440,6 +460,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   return Object.assign(Object.create(null) as object, core, {
     http,
     recognitions,
+    conversations,
     async close() {
       clearInterval(purgeTimer);
       // Running conversions are aborted first; their jobs stay resumable (checkpoints per page).

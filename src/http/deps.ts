@@ -11,6 +11,7 @@ import type { DocumentService } from '../documents/document-service.js';
 import type { DownloadService } from '../downloads/download-service.js';
 import type { Auth } from '../auth/index.js';
 import type { RecognitionJobService } from '../recognition-jobs/index.js';
+import type { ConversationService } from '../conversations/index.js';
 
 /** Readiness of the service's dependencies: name -> 'ok' or a short reason. */
 export type ReadinessCheck = () => Promise<Record<string, string>>;
@@ -33,6 +34,8 @@ export interface HttpDeps {
   auth?: Auth;
   /** Recognition jobs (/v1/recognitions); absent: not served. */
   recognitions?: RecognitionJobService;
+  /** Conversations (/v2/conversations/); absent: not served. */
+  conversations?: ConversationService;
   /** Extra route registrations (tests, optional components). */
   extraRoutes?: readonly ((app: FastifyInstance) => Promise<void> | void)[];
 }

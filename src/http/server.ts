@@ -21,6 +21,7 @@ import { registerMcpRoutes } from './routes/mcp.js';
 import { registerProtectedResourceRoutes } from './routes/protected-resource.js';
 import { registerAuthRoutes } from './routes/auth/index.js';
 import { registerRecognitionRoutes } from './routes/v1/recognitions.js';
+import { registerConversationRoutes } from './routes/v2/conversations.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -142,6 +143,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
   registerSearchRoutes(app, deps);
   registerProtectedResourceRoutes(app, deps);
   if (deps.recognitions) await registerRecognitionRoutes(app, { ...deps, recognitions: deps.recognitions });
+  if (deps.conversations) registerConversationRoutes(app, { ...deps, conversations: deps.conversations });
   if (deps.mcp) registerMcpRoutes(app, { ...deps, mcp: deps.mcp });
   // Authorization server, sign-in pages and the service_auth claim flow (issue 4; src/http/routes/auth/).
   if (deps.auth) await registerAuthRoutes(app, deps);

@@ -38,6 +38,8 @@ import { ToolInputError, type ToolContext, type ToolDefinition } from './tools/t
 import { worksCitedTool } from './tools/works-cited.js';
 import { searchDocumentsTool, searchSocialTool, worksCitingTool } from './tools/search.js';
 import { searchInDocumentTool } from './tools/search-in-document.js';
+import { askTool, readConversationTool } from './tools/conversations.js';
+import type { ConversationService } from '../conversations/index.js';
 import type { PassageSearch } from '../search/passage-search.js';
 import type { SearchService } from '../search/search-service.js';
 
@@ -70,6 +72,8 @@ export interface McpEndpointDeps {
   logger: McpLogger;
   /** Lectern's version, reported in serverInfo. */
   version: string;
+  /** Conversations (the ask and read_conversation tools); absent: those tools are not offered. */
+  conversations?: ConversationService;
 }
 
 const INSTRUCTIONS = [
@@ -88,7 +92,7 @@ export class McpEndpoint {
   readonly #templates: ReturnType<typeof resourceTemplates>;
 
   constructor(private readonly deps: McpEndpointDeps) {
-    this.tools = [searchDocumentsTool(deps), searchSocialTool(deps), fetchDocumentTool(deps), searchInDocumentTool(deps), worksCitingTool(deps), worksCitedTool(deps)];
+    this.tools = [searchDocumentsTool(deps), searchSocialTool(deps), fetchDocumentTool(deps), searchInDocumentTool(deps), worksCitingTool(deps), worksCitedTool(deps), ...(deps.conversations ? [askTool({ ...deps, conversations: deps.conversations }), readConversationTool({ conversations: deps.conversations })] : [])];
     const ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: false, strict: false });
     this.#byName = new Map(this.tools.map((tool) => [tool.name, { tool, validate: ajv.compile(tool.inputSchema as object) }]));
     this.#sessions = new SessionIds(deps.secret);

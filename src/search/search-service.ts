@@ -30,6 +30,8 @@ import type { SearchHit, SearchRequest, SearchResult } from './search-types.js';
 export const DEFAULT_RRF_K = 60;
 /** Snippets per hit. */
 const SNIPPETS_PER_HIT = 3;
+/** Snippet windows of retrieve()/pinnedHits(), code points: long enough to hold whole sentences to answer from. */
+const ANSWER_SNIPPET_CHARS = 1200;
 /** Traces are bounded: at most this many hits carry an explanation. */
 const TRACE_EXPLAIN_HITS = 10;
 
@@ -76,18 +78,26 @@ export function fieldText(doc: StoredDocument, field: FieldName): string {
 }
 
 /** Snippets of a hit from its passages (or the best window of the abstract/title when it has none). */
-export function snippetsFor(doc: StoredDocument, hit: EngineHit, parsed: ParsedQuery, max = SNIPPETS_PER_HIT): SnippetWindow[] {
+export function snippetsFor(doc: StoredDocument, hit: EngineHit, parsed: ParsedQuery, max = SNIPPETS_PER_HIT, maxChars?: number): SnippetWindow[] {
   const out: SnippetWindow[] = [];
   for (const p of hit.passages.slice(0, max)) {
     const text = fieldText(doc, p.field);
-    if (text) out.push(buildSnippet(text, parsed, { field: p.field, passage: p, language: doc.language }));
+    if (text) out.push(buildSnippet(text, parsed, { field: p.field, passage: p, language: doc.language, maxChars }));
   }
   if (out.length === 0) {
     const field: FieldName = doc.abstract ? 'abstract' : 'title';
     const text = fieldText(doc, field);
-    if (text) out.push(buildSnippet(text, parsed, { field, language: doc.language }));
+    if (text) out.push(buildSnippet(text, parsed, { field, language: doc.language, maxChars }));
   }
   return out;
+}
+
+/** Snippets with at least one window of body text (abstract or full text) when the document has any: a title alone answers nothing. */
+function withBody(doc: StoredDocument, snippets: SnippetWindow[], parsed: ParsedQuery): SnippetWindow[] {
+  if (snippets.some((s) => s.field !== 'title')) return snippets;
+  const field: FieldName | null = doc.abstract ? 'abstract' : doc.fullText ? 'body' : null;
+  if (!field) return snippets;
+  return [...snippets, buildSnippet(fieldText(doc, field), parsed, { field, language: doc.language, maxChars: ANSWER_SNIPPET_CHARS })];
 }
 
 export class SearchService {
@@ -181,6 +191,67 @@ export class SearchService {
       traces,
       cost,
     };
+  }
+
+  /**
+   * Retrieval for another capability (conversations): the same plan, engine, fusion, documents and
+   * snippets as {@link search}, without billing, activity or a trajectory (the caller bills its own
+   * operation and records what it shows). Returns the page of hits with documents loaded.
+   */
+  async retrieve(r: SearchRequest): Promise<SearchHit[]> {
+    checkAvailable(r);
+    const indexNames = resolveIndexes(r.indexNames);
+    const citing = r.referencedBy === null ? null : await citedWorkUris(this.d.store, r.referencedBy);
+    const rrfK = r.rrfK ?? DEFAULT_RRF_K;
+    const weight = r.fulltextWeight ?? 1;
+    const f = r.filters;
+    const base: EngineQuery = {
+      text: r.query,
+      possibleLanguages: r.possibleLanguages,
+      rankingMode: r.rankingMode,
+      limit: r.offset + r.limit,
+      offset: 0,
+      phraseBoost: r.phraseBoost ?? 1,
+      lexicalWeight: weight,
+      collapseByWorkKey: r.deduplicate,
+      passagesPerHit: SNIPPETS_PER_HIT,
+      filters: { types: f.types, languages: f.languages, issns: f.issns, publisher: f.publisher, issuedAfter: f.issuedAfter, issuedBefore: f.issuedBefore, uriPrefixes: f.uriPrefixes?.map(normalizePrefix) ?? null, citing },
+    };
+    const perIndex = indexNames.map((name) => {
+      const index = this.d.indexes.get(name);
+      return { name, index, result: index.search(base) };
+    });
+    const page = this.#rank(perIndex, r, rrfK, weight).slice(r.offset, r.offset + r.limit);
+    if (page.length === 0) return [];
+    const docs = await this.d.store.getMany(page.map((p) => p.hit.id));
+    const parsedBy = new Map(perIndex.map((p) => [p.name, p.index.parse(r.query, r.possibleLanguages)]));
+    const out: SearchHit[] = [];
+    for (const p of page) {
+      const doc = docs.get(p.hit.id);
+      if (doc) out.push({ id: p.hit.id, index: p.index, score: p.score, snippets: withBody(doc, snippetsFor(doc, p.hit, parsedBy.get(p.index)!, SNIPPETS_PER_HIT, ANSWER_SNIPPET_CHARS), parsedBy.get(p.index)!), doc, rrf: p.rrf });
+    }
+    return out;
+  }
+
+  /**
+   * Named documents as hits for `query` (conversations' pinned `document_ids`): each document's best
+   * passages for the query, or its abstract/title window when nothing matches. Unknown ids are left out.
+   */
+  async pinnedHits(ids: readonly string[], query: string): Promise<SearchHit[]> {
+    if (ids.length === 0) return [];
+    const docs = await this.d.store.getMany([...ids]);
+    const out: SearchHit[] = [];
+    for (const id of ids) {
+      const doc = docs.get(id);
+      if (!doc) continue;
+      const index = this.d.indexes.get(doc.index);
+      const parsed = index.parse(query, null);
+      const r = index.search({ text: query, rankingMode: 'passages', limit: 1, passagesPerHit: SNIPPETS_PER_HIT, filters: { ids: [doc.id] } });
+      const hit = r.hits[0];
+      const snippets = withBody(doc, hit ? snippetsFor(doc, hit, parsed, SNIPPETS_PER_HIT, ANSWER_SNIPPET_CHARS) : snippetsFor(doc, { id: doc.id, score: 0, passages: [] } as unknown as EngineHit, parsed, SNIPPETS_PER_HIT, ANSWER_SNIPPET_CHARS), parsed);
+      out.push({ id: doc.id, index: doc.index, score: hit?.score ?? 0, snippets, doc, rrf: null });
+    }
+    return out;
   }
 
   /** The full ranking (top offset+limit) with scores and RRF attribution. */

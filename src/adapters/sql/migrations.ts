@@ -5,6 +5,7 @@
 // Never edit a released step: add a new one. How a capability adds its own: docs/storage.md.
 import { AUTH_MIGRATIONS } from './auth-migrations.js';
 import { RECOGNITION_MIGRATIONS } from './recognition-migrations.js';
+import { CONVERSATION_MIGRATIONS } from './conversation-migrations.js';
 
 export interface MigrationStep {
   /** Unique id, e.g. `core/001-init`. */
@@ -156,4 +157,4 @@ export const CORE_MIGRATIONS: readonly MigrationStep[] = [
 ];
 
 /** Every migration list, in application order. Capabilities append their lists here. */
-export const ALL_MIGRATIONS: readonly MigrationStep[] = [...CORE_MIGRATIONS, ...AUTH_MIGRATIONS, ...RECOGNITION_MIGRATIONS];
+export const ALL_MIGRATIONS: readonly MigrationStep[] = [...CORE_MIGRATIONS, ...AUTH_MIGRATIONS, ...RECOGNITION_MIGRATIONS, ...CONVERSATION_MIGRATIONS];

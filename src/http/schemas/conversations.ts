@@ -1,6 +1,6 @@
 // Conversations (interface: Conversations). The shapes exist now; the behaviour comes with the
 // conversations issue.
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { Int32, Int64, Nullable, ref } from './common.js';
 import { SearchDocument } from './documents.js';
 import { SearchTrajectory } from './search.js';
@@ -144,3 +144,7 @@ export const CONVERSATION_SCHEMAS = [
   EditStepRequest,
   UpdateConversationRequest,
 ];
+
+export type ConversationRequest = Static<typeof ConversationRequest>;
+export type EditStepRequest = Static<typeof EditStepRequest>;
+export type UpdateConversationRequest = Static<typeof UpdateConversationRequest>;

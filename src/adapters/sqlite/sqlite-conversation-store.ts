@@ -1,0 +1,70 @@
+// Conversations and steps in the embedded SQLite database (conversations/001-init).
+import type Database from 'better-sqlite3';
+import type { ConversationRecord, ConversationStepRecord, StepData } from '../../domain/conversation.js';
+import type { ConversationPatch, ConversationStore, NewConversation } from '../../ports/conversation-store.js';
+import { conversationPatchColumns, rowToConversation, rowToStep, type ConversationRow, type StepRow } from '../sql/conversation-rows.js';
+import { statementCache, type Statements } from './sqlite-storage.js';
+
+export class SqliteConversationStore implements ConversationStore {
+  readonly #s: Statements;
+  readonly #append;
+  constructor(private readonly db: Database.Database) {
+    this.#s = statementCache(db);
+    const next = db.prepare('SELECT COALESCE(MAX(position), -1) + 1 AS n FROM conversation_steps WHERE conversation_id = ?');
+    const insert = db.prepare('INSERT INTO conversation_steps (conversation_id, position, kind, data) VALUES (?, ?, ?, ?)');
+    this.#append = db.transaction((id: string, step: StepData): number => {
+      const n = (next.get(id) as { n: number }).n;
+      insert.run(id, n, step.kind, JSON.stringify(step.data));
+      return n;
+    });
+  }
+
+  async create(c: NewConversation): Promise<ConversationRecord> {
+    const row = this.#s
+      .q(
+        `INSERT INTO conversations (id, slug, account_id, title, preview, query, is_shared, seq, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, 0, (SELECT COALESCE(MAX(seq), 0) + 1 FROM conversations), ?, ?) RETURNING *`,
+      )
+      .get(c.id, c.slug, c.accountId, c.title, c.preview, c.query, c.createdAt, c.createdAt) as ConversationRow;
+    return rowToConversation(row);
+  }
+
+  async get(idOrSlug: string): Promise<ConversationRecord | null> {
+    const r = this.#s.q('SELECT * FROM conversations WHERE id = ? OR slug = ?').get(idOrSlug, idOrSlug) as ConversationRow | undefined;
+    return r ? rowToConversation(r) : null;
+  }
+
+  async listForAccount(accountId: number, limit: number, offset: number): Promise<ConversationRecord[]> {
+    const rows = this.#s.q('SELECT * FROM conversations WHERE account_id = ? ORDER BY seq DESC LIMIT ? OFFSET ?').all(accountId, limit, offset) as ConversationRow[];
+    return rows.map(rowToConversation);
+  }
+
+  async update(id: string, patch: ConversationPatch): Promise<ConversationRecord | null> {
+    const cols = conversationPatchColumns(patch, (b) => (b ? 1 : 0));
+    const r = this.#s.q(`UPDATE conversations SET ${cols.map(([c]) => `${c} = ?`).join(', ')} WHERE id = ? RETURNING *`).get(...cols.map(([, v]) => v), id) as ConversationRow | undefined;
+    return r ? rowToConversation(r) : null;
+  }
+
+  async delete(id: string): Promise<boolean> {
+    return this.db.transaction(() => {
+      this.#s.q('DELETE FROM conversation_steps WHERE conversation_id = ?').run(id);
+      return this.#s.q('DELETE FROM conversations WHERE id = ?').run(id).changes > 0;
+    })();
+  }
+
+  async steps(id: string): Promise<ConversationStepRecord[]> {
+    return (this.#s.q('SELECT position, kind, data FROM conversation_steps WHERE conversation_id = ? ORDER BY position').all(id) as StepRow[]).map(rowToStep);
+  }
+
+  async appendStep(id: string, step: StepData): Promise<number> {
+    return this.#append.immediate(id, step);
+  }
+
+  async replaceStep(id: string, position: number, step: StepData): Promise<void> {
+    this.#s.q('UPDATE conversation_steps SET kind = ?, data = ? WHERE conversation_id = ? AND position = ?').run(step.kind, JSON.stringify(step.data), id, position);
+  }
+
+  async truncateSteps(id: string, fromPosition: number): Promise<void> {
+    this.#s.q('DELETE FROM conversation_steps WHERE conversation_id = ? AND position >= ?').run(id, fromPosition);
+  }
+}

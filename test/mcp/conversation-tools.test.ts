@@ -1,0 +1,54 @@
+// The ask and read_conversation MCP tools: answers with verified excerpts, follow-ups by conversation
+// id, billing like POST /v2/conversations/ (once, after success; nothing on failure), sharing rules.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { doc, seed } from '../helpers/documents.js';
+import { callTool, mcpTestApp, type McpTestApp } from './helpers.js';
+
+describe('MCP conversation tools', () => {
+  let app: McpTestApp;
+  let acct: { id: number; key: string };
+  let token: string;
+  before(async () => {
+    app = await mcpTestApp({ rateLimits: { conversations: { capacity: 1000, refillPerSecond: 1000 } } } as never);
+    acct = await app.account({ credits: 10_000 });
+    token = app.tokens.issue(acct.id, app.config.mcpUrl);
+    await seed(app, [
+      doc('h1', { title: 'Underground hydrogen storage in salt caverns', abstract: 'Salt caverns offer tight storage for hydrogen gas. Cushion gas keeps the cavern pressure stable.', language: 'en' }),
+      doc('m1', { title: 'Hydrogen effects in mice', abstract: 'Mice breathing hydrogen showed reduced oxidative stress.', language: 'en' }),
+    ]);
+    await app.indexes!.catchUp();
+  });
+  after(() => app.dispose());
+
+  test('ask answers with excerpts verbatim in the sources, continues by conversation_id, bills each turn once', async () => {
+    const b0 = await app.billing.balance(acct.id);
+    const r = await callTool(app, token, 'ask', { question: 'How is hydrogen stored in salt caverns?' });
+    assert.equal(r.isError, undefined, r.content[0]!.text);
+    const s = r.structuredContent;
+    assert.ok(s.citations.length > 0);
+    const docs = await app.storage.documents.getMany(s.sources.map((x: { document_id: string }) => x.document_id));
+    for (const c of s.citations) assert.ok(docs.get(c.document_id)!.abstract!.includes(c.excerpt) || docs.get(c.document_id)!.title.includes(c.excerpt));
+    assert.equal(b0 - (await app.billing.balance(acct.id)), 100);
+    assert.equal(s.credits_charged, 100);
+    const f = await callTool(app, token, 'ask', { question: 'what about in mice?', conversation_id: s.conversation_id });
+    assert.equal(f.structuredContent.sources[0].document_id, 'm1');
+    const read = await callTool(app, token, 'read_conversation', { conversation_id: s.conversation_id });
+    assert.equal(read.structuredContent.turns.length, 2);
+    assert.equal(read.structuredContent.turns[1].question, 'what about in mice?');
+    assert.equal(b0 - (await app.billing.balance(acct.id)), 200, 'reading is free');
+  });
+
+  test('failures charge nothing; a private conversation is not readable by another account', async () => {
+    const b0 = await app.billing.balance(acct.id);
+    assert.equal((await callTool(app, token, 'ask', { question: 'hydrogen', model_name: 'gpt-9' })).isError, true);
+    assert.equal((await callTool(app, token, 'ask', { question: '   ' })).isError, true);
+    assert.equal(await app.billing.balance(acct.id), b0);
+    const mine = (await callTool(app, token, 'ask', { question: 'hydrogen caverns' })).structuredContent.conversation_id;
+    const other = await app.account({ credits: 1000 });
+    const otherToken = app.tokens.issue(other.id, app.config.mcpUrl);
+    assert.equal((await callTool(app, otherToken, 'read_conversation', { conversation_id: mine })).isError, true);
+    await app.conversations.setShared({ accountId: acct.id } as never, mine, true);
+    assert.equal((await callTool(app, otherToken, 'read_conversation', { conversation_id: mine })).isError, undefined);
+  });
+});

@@ -1,0 +1,114 @@
+// The conversations capability's pure parts: the rule-based classifier (date expressions, follow-ups,
+// content types, language), citation anchoring (verified, re-anchored, removed markers) and prompt
+// budgeting (pinned passages last to go).
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { classify, resolveDateExpression } from '../../src/conversations/classifier.js';
+import { anchorCitations, sentences, type Passage } from '../../src/conversations/passages.js';
+import { budgetPassages } from '../../src/conversations/llm-answerer.js';
+import { previewOf, slugOf, titleOf } from '../../src/conversations/conversation-service.js';
+
+const NOW = Date.UTC(2026, 10, 25, 12) / 1000;
+const Y = (y: number) => Date.UTC(y, 0, 1) / 1000;
+
+describe('classifier', () => {
+  test('date expressions resolve at request time to [start, end)', () => {
+    assert.deepEqual(resolveDateExpression('hydrogen since 2020', NOW)?.date, [Y(2020), NOW + 1]);
+    assert.deepEqual(resolveDateExpression('hydrogen after 2020', NOW)?.date, [Y(2021), NOW + 1]);
+    assert.deepEqual(resolveDateExpression('work before 2010', NOW)?.date, [Y(1000), Y(2010)]);
+    assert.deepEqual(resolveDateExpression('studies in the last five years', NOW)?.date, [Y(2021), NOW + 1]);
+    assert.deepEqual(resolveDateExpression('over the past 3 years', NOW)?.date, [Y(2023), NOW + 1]);
+    assert.deepEqual(resolveDateExpression('in the last decade', NOW)?.date, [Y(2016), NOW + 1]);
+    assert.deepEqual(resolveDateExpression('between 2018 and 2015', NOW)?.date, [Y(2015), Y(2019)]);
+    assert.deepEqual(resolveDateExpression('papers published in 2019', NOW)?.date, [Y(2019), Y(2020)]);
+    assert.equal(resolveDateExpression('methadone treatment in 2001', NOW), null);
+    assert.equal(resolveDateExpression('hydrogen storage', NOW), null);
+  });
+
+  test('keywords drop stop words, instruction words and the date expression; phrases stay whole', () => {
+    const q = classify('Show me papers about "cushion gas" in salt caverns since 2020', [], NOW);
+    assert.deepEqual(q.keywords, ['"cushion gas"', 'salt', 'caverns']);
+    assert.equal(q.reformulatedQuery, '"cushion gas" salt caverns');
+    assert.equal(q.dateExpression, 'since 2020');
+    assert.deepEqual(q.classifiedAspects.sort(), ['date', 'phrase']);
+    assert.equal(q.queryLanguage, 'en');
+  });
+
+  test('recency, content types, language, events', () => {
+    const r = classify('recent reviews of hydrogen embrittlement', [], NOW);
+    assert.equal(r.isRecent, true);
+    assert.equal(r.contentType, 'review');
+    assert.deepEqual(r.date, [Y(2021), NOW + 1]);
+    assert.ok(!r.keywords.includes('reviews'));
+    assert.equal(classify('Welche Studien gibt es über Wasserstoff und die Speicherung?', [], NOW).queryLanguage, 'de');
+    assert.equal(classify('effects of the pandemic on schooling', [], NOW).isEvent, true);
+  });
+
+  test('follow-ups add the earlier topic (without its date expression); a new full question does not', () => {
+    const f = classify('what about in mice?', ['hydrogen therapy for oxidative stress since 2020'], NOW);
+    assert.ok(f.classifiedAspects.includes('follow_up'));
+    assert.deepEqual(f.keywords, ['mice', 'hydrogen', 'therapy', 'oxidative', 'stress']);
+    assert.deepEqual(f.relatedQueries, ['mice']);
+    const n = classify('how does sandstone porosity control fluid flow in aquifers', ['hydrogen therapy'], NOW);
+    assert.ok(!n.classifiedAspects.includes('follow_up'));
+    assert.ok(classify('are they toxic to fish?', ['microplastics in rivers'], NOW).classifiedAspects.includes('follow_up'));
+    assert.ok(!classify('which methods measure porosity of sandstone cores that contain clay minerals', ['microplastics'], NOW).classifiedAspects.includes('follow_up'));
+  });
+});
+
+const passage = (number: number, documentIndex: number, text: string, pinned = false, snippetIndex = 0): Passage => ({
+  number, documentIndex, snippetIndex, documentId: `d${documentIndex}`, title: `T${documentIndex}`, field: 'abstract', text, fieldText: `Intro. ${text} Outro.`, pinned,
+});
+
+describe('citation anchoring', () => {
+  const ps = [passage(1, 1, 'Salt caverns offer tight storage for hydrogen gas. Cushion gas keeps pressure.'), passage(2, 2, 'Microbes consume stored hydrogen in porous reservoirs.')];
+
+  test('a supported marker is verified: excerpt is a verbatim sentence; markers become document indexes', () => {
+    const r = anchorCitations('Caverns store hydrogen tightly [1].', ps);
+    assert.equal(r.answer, 'Caverns store hydrogen tightly [1].');
+    assert.deepEqual(r.citations, [{ citationIndex: 0, documentIndex: 1, excerpt: 'Salt caverns offer tight storage for hydrogen gas.', snippetIndex: 0 }]);
+    assert.deepEqual(r.stats, { markers: 1, verified: 1, reanchored: 0, removed: 0 });
+  });
+
+  test('a wrong or unknown number is re-anchored to the supporting passage; an unsupported claim loses its marker', () => {
+    const r = anchorCitations('Microbes consume hydrogen in reservoirs [1]. Bananas are yellow [2]. Porous reservoirs lose hydrogen to microbes [9].', ps);
+    assert.equal(r.answer, 'Microbes consume hydrogen in reservoirs [2]. Bananas are yellow . Porous reservoirs lose hydrogen to microbes [2].');
+    assert.deepEqual(r.citations.map((c) => [c.citationIndex, c.documentIndex]), [[0, 2], [1, 2]]);
+    assert.deepEqual(r.stats, { markers: 3, verified: 0, reanchored: 2, removed: 1 });
+  });
+
+  test('several passages in one marker each get an occurrence; passage numbers map to document indexes', () => {
+    const two = [passage(1, 1, 'Hydrogen is stored in caverns.'), passage(2, 1, 'Hydrogen storage in caverns is cheap.', false, 1)];
+    const r = anchorCitations('Caverns store hydrogen [1, 2].', two);
+    assert.equal(r.answer, 'Caverns store hydrogen [1][1].');
+    assert.deepEqual(r.citations.map((c) => c.snippetIndex), [0, 1]);
+  });
+
+  test('sentences are verbatim substrings', () => {
+    const t = 'First one. Second (with a dot.) ends here! Third? 4th line';
+    for (const s of sentences(t)) assert.ok(t.includes(s), s);
+    assert.deepEqual(sentences('A b. C d.'), ['A b.', 'C d.']);
+  });
+});
+
+describe('prompt budget', () => {
+  test('first passages of documents come before further ones, pinned first; pinned are the last to go; numbering is dense', () => {
+    const long = 'x '.repeat(200);
+    const ps = [passage(1, 1, long, true), passage(2, 2, long), passage(3, 3, long), passage(4, 2, long, false, 1)];
+    const all = budgetPassages(ps, 0, 100_000);
+    assert.deepEqual(all.map((p) => p.number), [1, 2, 3, 4]);
+    const two = budgetPassages(ps, 0, 250);
+    assert.deepEqual(two.map((p) => [p.documentIndex, p.snippetIndex, p.number]), [[1, 0, 1], [2, 0, 2]]);
+    const one = budgetPassages(ps, 0, 120);
+    assert.deepEqual(one.map((p) => p.documentIndex), [1]);
+  });
+});
+
+describe('titles, slugs, previews', () => {
+  test('readable and bounded', () => {
+    assert.equal(slugOf('Wie lösen Mäuse Wasserstoff?', '3f2a1b9c-0000-4000-8000-000000000000'), 'wie-losen-mause-wasserstoff-3f2a1b9c');
+    assert.equal(slugOf('???', 'abcdef12-0000'), 'conversation-abcdef12');
+    assert.ok(titleOf('word '.repeat(40)).length <= 81);
+    assert.equal(previewOf('A claim [1]. Another [2].'), 'A claim. Another.');
+  });
+});
