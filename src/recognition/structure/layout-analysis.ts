@@ -7,7 +7,7 @@ import type { Box, LayoutLine, PageExtraction } from '../layout-model.js';
 import type { DocBlock, HeadingSource } from './document-blocks.js';
 import { Vocabulary, joinLines, joinParagraph } from './dehyphenate.js';
 import { removeRunningLines } from './running-lines.js';
-import { CAPTION_RE, LIST_MARKER_RE, ORDERED_MARKER_RE, REFERENCES_HEADING_RE, SECTION_NUMBER_RE, SENTENCE_END_RE, looksLikeEquation } from './patterns.js';
+import { CAPTION_RE, LIST_MARKER_RE, ORDERED_MARKER_RE, REFERENCES_HEADING_RE, SECTION_NUMBER_RE, SENTENCE_END_RE, looksLikeEquation, nonSpaceLength } from './patterns.js';
 import { detectTables, type TableRegion } from './tables.js';
 
 /** An outline entry usable for headings (PDF bookmarks). */
@@ -176,7 +176,7 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
     const first = lines[0]!;
     const page = raw.page;
 
-    if (mono && text.length > 0) return { kind: 'code', page, text: codeText(lines) };
+    if (mono && text.length > 0 && looksLikeCode(lines)) return { kind: 'code', page, text: codeText(lines) };
     const cap = CAPTION_RE.exec(text);
     if (cap && text.length < 1200) {
       const w = cap[1]!.toLowerCase();
@@ -331,6 +331,45 @@ function startsNewBlock(a: LayoutLine, b: LayoutLine, cur: LayoutLine[], bounds:
   // First-line indent: b starts indented, reaches the right margin, and a was flush left.
   if (!inItem && b.x0 > left + 1.2 * b.size && b.x1 >= right - 2 * b.size && a.x0 <= left + 1.5 && a.x1 < right - 0.5 * a.size) return true;
   return false;
+}
+
+const CODE_SYMBOLS_RE = /[{}()[\];=<>+*\\|&#$@`"'^~!]/g;
+const CODE_KEYWORD_RE = /(?:^|\s)(?:def|class|return|import|from|function|const|let|var|if|else|elif|for|while|public|private|static|void|int|char|print|printf|include|#include|#define|fn|pub|use|package|func|begin|end|SELECT|FROM|WHERE|echo|sudo|npm|git|cd|ls)(?=[\s(:{;]|$)/;
+const URL_RE = /\b(?:https?:\/\/|www\.|doi:)\S+/gi;
+
+/**
+ * Whether a block of monospaced lines is code rather than body text set in a typewriter face (an OCR
+ * layer in Courier, a typewritten report, URLs in references). A monospaced font alone is not enough:
+ * code has program punctuation (braces, brackets, semicolons, operators; over 4% of its visible
+ * characters once web addresses are taken out), keywords, or indentation that varies between short
+ * lines; prose has long lines of words that end in sentence punctuation or hyphens. Exported for tests.
+ */
+export function looksLikeCode(lines: readonly LayoutLine[]): boolean {
+  let visible = 0;
+  let symbols = 0;
+  let keywordLines = 0;
+  let proseLines = 0;
+  let words = 0;
+  for (const l of lines) {
+    const t = l.text.replace(URL_RE, ' ').trim();
+    visible += nonSpaceLength(t);
+    symbols += (t.match(CODE_SYMBOLS_RE) ?? []).length;
+    if (CODE_KEYWORD_RE.test(t)) keywordLines++;
+    const w = (t.match(/\p{L}{2,}/gu) ?? []).length;
+    words += w;
+    if (w >= 6 && /[.,;:!?\-]$|\p{Ll}$/u.test(t)) proseLines++;
+  }
+  if (visible === 0) return false;
+  const symbolShare = symbols / visible;
+  const left = Math.min(...lines.map((l) => l.x0));
+  const charW = Math.max(1, lines[0]!.size * 0.6);
+  const indents = new Set(lines.map((l) => Math.round((l.x0 - left) / charW)));
+  const meanLen = lines.reduce((s, l) => s + l.text.length, 0) / lines.length;
+  // Mostly prose-shaped lines with little program punctuation: body text in a typewriter face.
+  if (proseLines >= Math.max(1, lines.length * 0.5) && symbolShare < 0.04) return false;
+  if (symbolShare >= 0.04) return true;
+  if (keywordLines >= Math.max(1, lines.length * 0.3)) return true;
+  return lines.length >= 3 && indents.size >= 2 && meanLen < 50 && words / lines.length < 6;
 }
 
 function codeText(lines: LayoutLine[]): string {
