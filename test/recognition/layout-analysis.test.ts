@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LayoutLine, PageExtraction } from '../../src/recognition/index.js';
-import { analyzeLayout } from '../../src/recognition/structure/layout-analysis.js';
+import { analyzeLayout, looksLikeCode } from '../../src/recognition/structure/layout-analysis.js';
 import { renderMarkdown } from '../../src/recognition/markdown/render-markdown.js';
 
 let block = 0;
@@ -155,4 +155,20 @@ test('paragraphs continue across pages; every page gets a marker', () => {
   assert.equal(blocks.length, 1);
   const md = renderMarkdown(blocks, { pageCount: 3 });
   assert.equal(md, '<!-- page 1 -->\n\nThe sentence starts on the first page and ends on the second page.\n\n<!-- page 2 -->\n\n<!-- page 3 -->\n');
+});
+
+test('monospaced body text stays prose; monospaced program text becomes a code block', () => {
+  const prose = [
+    'It was a bright cold day in April, and the clocks were striking thirteen. Winston',
+    'Smith, his chin nuzzled into his breast in an effort to escape the vile wind, slipped',
+    'quickly through the glass doors of Victory Mansions, though not quickly enough.',
+  ].map((t, i) => L(t, 100 + i * 12, { mono: true, block: 1000, x1: 520 }));
+  const code = ['def add(a, b):', 'return a + b', 'print(add(1, 2))'].map((t, i) => L(t, 200 + i * 12, { mono: true, block: 1001, x0: i === 1 ? 96 : 72 }));
+  const url = [L('https://example.org/some/long/path?q=1', 300, { mono: true, block: 1002 })];
+  assert.equal(looksLikeCode(prose), false);
+  assert.equal(looksLikeCode(code), true);
+  assert.equal(looksLikeCode(url), false);
+  const { blocks } = analyzeLayout({ pages: [page(1, [...prose, ...code])] });
+  assert.deepEqual(blocks.map((b) => b.kind), ['paragraph', 'code']);
+  assert.match(renderMarkdown(blocks), /```\ndef add\(a, b\):\n    return a \+ b\nprint/);
 });
