@@ -9,6 +9,11 @@ export interface TextRun {
   readonly text: string;
   readonly size?: number;
   readonly font?: 'regular' | 'bold' | 'italic' | 'mono';
+  /**
+   * Glyph-by-glyph positioning instead of `text`: a `TJ` array of strings and offsets (thousandths of an
+   * em, positive moves left), as PDFs that place each glyph separately write it.
+   */
+  readonly glyphs?: readonly (string | number)[];
 }
 
 /** One page: its size and either text runs or a gray image covering the page. */
@@ -53,7 +58,8 @@ export function buildPdf(pages: readonly PageSpec[], info: Record<string, string
       content += `q ${w} 0 0 ${h} 0 0 cm /Im1 Do Q\n`;
     }
     for (const r of p.runs ?? []) {
-      content += `BT /${FONTS[r.font ?? 'regular']} ${r.size ?? 11} Tf ${r.x} ${h - r.y} Td (${esc(r.text)}) Tj ET\n`;
+      const show = r.glyphs ? `[${r.glyphs.map((g) => (typeof g === 'number' ? String(g) : `(${esc(g)})`)).join(' ')}] TJ` : `(${esc(r.text)}) Tj`;
+      content += `BT /${FONTS[r.font ?? 'regular']} ${r.size ?? 11} Tf ${r.x} ${h - r.y} Td ${show} ET\n`;
     }
     const stream = add(`<< /Length ${Buffer.byteLength(content, 'latin1')} >>\nstream\n${content}endstream`);
     kids.push(add(`<< /Type /Page /Parent ${pagesObj} 0 R /MediaBox [0 0 ${w} ${h}] /Resources << /Font ${fontDict}${xobj} >> /Contents ${stream} 0 R >>`));
