@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import type { LayoutLine, PageExtraction } from '../../src/recognition/index.js';
 import { analyzeLayout, looksLikeCode } from '../../src/recognition/structure/layout-analysis.js';
 import { renderMarkdown } from '../../src/recognition/markdown/render-markdown.js';
+import { isInterleaved, xyCut } from '../../src/recognition/structure/reading-order.js';
 
 let block = 0;
 const L = (text: string, y: number, o: Partial<LayoutLine> = {}): LayoutLine => ({
@@ -171,4 +172,27 @@ test('monospaced body text stays prose; monospaced program text becomes a code b
   const { blocks } = analyzeLayout({ pages: [page(1, [...prose, ...code])] });
   assert.deepEqual(blocks.map((b) => b.kind), ['paragraph', 'code']);
   assert.match(renderMarkdown(blocks), /```\ndef add\(a, b\):\n    return a \+ b\nprint/);
+});
+
+test('an interleaved two-column text layer is read column by column; a title emitted after its authors comes first', () => {
+  const left = ['Layout analysis decides the order in which', 'the blocks of a page are read by people', 'and a converter must follow the columns.'];
+  const right = ['We cut the page recursively at the wide', 'vertical gaps between the two columns of', 'text and read each column whole and last.'];
+  const lines: LayoutLine[] = [
+    L('Ada Example and Bob Sample', 110, { x0: 200, x1: 340, block: nb() }),
+    L('Reading Order on Two Column Pages', 80, { size: 18, bold: true, x0: 150, x1: 460, block: nb() }),
+  ];
+  left.forEach((t, i) => {
+    lines.push(L(t, 160 + i * 12, { x0: 72, x1: 290, block: nb() }));
+    lines.push(L(right[i]!, 160 + i * 12, { x0: 320, x1: 540, block: nb() }));
+  });
+  const md = renderMarkdown(analyzeLayout({ pages: [page(1, lines)] }).blocks);
+  assert.match(md, /# Reading Order on Two Column Pages\n\nAda Example and Bob Sample\n\nLayout analysis decides the order in which the blocks of a page are read by people and a converter must follow the columns\.\n\nWe cut the page/);
+  assert.equal(isInterleaved(lines), true);
+  // A table's rows switch between short cells the same way, and stay in stream order.
+  const cells = ['Model', 'Params', 'small', '10M', 'base', '110M', 'large', '340M'].map((t, i) => L(t, 100 + Math.floor(i / 2) * 14, { x0: 72 + (i % 2) * 150 }));
+  assert.equal(isInterleaved(cells), false);
+  // Columns written one after the other are not interleaved.
+  const sequential = [...left.map((t, i) => L(t, 160 + i * 12, { x0: 72, x1: 290 })), ...right.map((t, i) => L(t, 160 + i * 12, { x0: 320, x1: 540 }))];
+  assert.equal(isInterleaved(sequential), false);
+  assert.deepEqual(xyCut([...sequential].reverse()).map((l) => l.text), [...left].reverse().concat([...right].reverse()));
 });
