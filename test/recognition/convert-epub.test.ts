@@ -40,6 +40,11 @@ test('EPUB: a missing spine item is a warning with its position', async () => {
   assert.match(r.markdown, /Chapter Two/);
 });
 
+test('EPUB: all spine items missing, or no content at all, fails (and so is not charged) instead of an empty result', async () => {
+  await assert.rejects(convertDocument(buildEpub({ chapters: [], missingInSpine: ['a.xhtml', 'b.xhtml'] }), { runner }), (e: unknown) => isRecognitionError(e) && e.code === 'damaged_document' && /none of the EPUB's 2 spine items/.test(e.message));
+  await assert.rejects(convertDocument(buildEpub({ chapters: [{ file: 'blank.xhtml', body: '<p> </p>' }] }), { runner }), (e: unknown) => isRecognitionError(e) && e.code === 'empty_document');
+});
+
 test('EPUB: DRM-encrypted content is `encrypted_document`; font obfuscation only warns', async () => {
   const drm = buildEpub({ chapters, extra: { 'META-INF/encryption.xml': encryptionXml([{ uri: 'OEBPS/text/one.xhtml', algorithm: 'http://www.w3.org/2001/04/xmlenc#aes128-cbc' }]) } });
   await assert.rejects(convertDocument(drm, { runner }), (e: unknown) => isRecognitionError(e) && e.code === 'encrypted_document');

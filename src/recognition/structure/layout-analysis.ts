@@ -35,12 +35,16 @@ export interface LayoutResult {
   readonly layoutComplexity: number;
 }
 
-/** Share of lines whose vertical band overlaps another line that is horizontally apart on the same page. */
-export function layoutComplexity(pages: readonly PageExtraction[]): number {
+/**
+ * Share of lines whose vertical band overlaps another line that is horizontally apart on the same page;
+ * lines in `resolved` (table cells already recovered) are left out of both counts.
+ */
+export function layoutComplexity(pages: readonly PageExtraction[], resolved: ReadonlySet<LayoutLine> = new Set()): number {
   let total = 0;
   let shared = 0;
   for (const p of pages) {
-    const lines = [...p.lines].sort((a, b) => a.y0 - b.y0);
+    // Lines already recovered as table cells share their rows by design: their structure is not at risk.
+    const lines = (resolved.size ? p.lines.filter((l) => !resolved.has(l)) : [...p.lines]).sort((a, b) => a.y0 - b.y0);
     total += lines.length;
     for (let i = 0; i < lines.length; i++) {
       const a = lines[i]!;
@@ -123,9 +127,11 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
   let titleDone = false;
   const maxFirstPageSize = Math.max(0, ...(pages[0]?.lines ?? []).filter((l) => l.y0 < (pages[0]?.height ?? 0) * 0.45).map((l) => l.size));
 
+  const allTableLines = new Set<LayoutLine>();
   for (const page of pages) {
     const tables = detectTables(page.lines, body);
     const tableLines = new Set<LayoutLine>(tables.flatMap((t) => t.lines));
+    for (const l of tableLines) allTableLines.add(l);
     const pending = new Map<TableRegion, boolean>();
     const raws = segmentPage(page, tableLines);
     const pageBlocks: Classified[] = [];
@@ -166,7 +172,7 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
     }
     classified.push(...pageBlocks);
   }
-  return { blocks: mergeBlocks(classified, vocab), removedLines: removed, bodySize: body, layoutComplexity: layoutComplexity(pages) };
+  return { blocks: mergeBlocks(classified, vocab), removedLines: removed, bodySize: body, layoutComplexity: layoutComplexity(pages, allTableLines) };
 
   function classify(raw: RawBlock, next: RawBlock | undefined): Classified {
     const lines = raw.lines;
