@@ -196,3 +196,21 @@ test('an interleaved two-column text layer is read column by column; a title emi
   assert.equal(isInterleaved(sequential), false);
   assert.deepEqual(xyCut([...sequential].reverse()).map((l) => l.text), [...left].reverse().concat([...right].reverse()));
 });
+
+test('an unruled financial table keeps its spanning group header as the first header row', () => {
+  const rows = [
+    ['Item', '2023', '2022', 'Change'],
+    ['Revenue', '1,204', '1,098', '9.7%'],
+    ['Gross profit', '502', '443', '13.3%'],
+    ['Net income', '148', '117', '26.5%'],
+  ];
+  const cols = [72, 300, 370, 450];
+  const lines: LayoutLine[] = [...para(60), L('Year ended December 31', 120, { x0: 300, x1: 410, block: nb() })];
+  rows.forEach((r, i) => r.forEach((c, j) => lines.push(L(c, 134 + i * 14, { x0: cols[j]!, x1: cols[j]! + c.length * 5, block: nb() }))));
+  lines.push(...para(220));
+  const { blocks } = analyzeLayout({ pages: [page(1, lines)] });
+  const table = blocks.find((b) => b.kind === 'table');
+  assert.ok(table && table.kind === 'table');
+  assert.deepEqual(table.rows, [['', 'Year ended December 31', '', ''], ...rows]);
+  assert.ok(!blocks.some((b) => b.kind !== 'table' && 'text' in b && b.text.includes('Year ended')));
+});

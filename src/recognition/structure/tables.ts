@@ -3,6 +3,7 @@
 // on purpose: two-column prose (two wide cells per row) is not a table, and a region is only emitted as a
 // Markdown table when every column is used by most rows.
 import type { LayoutLine } from '../layout-model.js';
+import { CAPTION_RE } from './patterns.js';
 
 /** A detected table: its source lines (left out of the text flow) and its cell texts, row-major. */
 export interface TableRegion {
@@ -69,6 +70,15 @@ export function detectTables(lines: readonly LayoutLine[], body: number): TableR
     }
     if (cellRows >= 3) {
       const region = rows.slice(i, end + 1);
+      // A spanning group header ("Year ended December 31" over the year columns) sits alone on the row
+      // right above the first cell row, over the data columns rather than the label column: it is the
+      // table's first header level, not a paragraph (or a heading) of its own.
+      const above = rows[i - 1];
+      const first = rows[i]!;
+      if (above && above.cells.length === 1) {
+        const c = above.cells[0]!;
+        if (c.text.length <= 48 && first.y0 - above.y1 <= 1.5 * body && c.x0 >= first.cells[0]!.x1 + 2 && !CAPTION_RE.test(c.text) && !out.some((t) => t.lines.includes(c))) region.unshift(above);
+      }
       const table = buildGrid(region);
       if (table) out.push(table);
     }
