@@ -80,7 +80,7 @@ function mutoolText(pdf: string): string {
   return readFileSync(txt, 'utf8');
 }
 
-async function run(tool: Tool, pdf: string): Promise<{ text: string; score?: number; grade?: string; ms: number }> {
+async function run(tool: Tool, pdf: string): Promise<{ text: string; score?: number; grade?: string; ms: number; pages?: number; ocrPages?: number }> {
   const t = performance.now();
   if (tool === 'lectern') {
     const r = await convertDocument(new Uint8Array(readFileSync(pdf)), { runner, pageMarkers: false });
@@ -88,7 +88,7 @@ async function run(tool: Tool, pdf: string): Promise<{ text: string; score?: num
       mkdirSync(dump, { recursive: true });
       writeFileSync(join(dump, `${basename(pdf)}.md`), r.markdown);
     }
-    return { text: r.markdown, score: r.report.score.value, grade: r.report.score.grade, ms: performance.now() - t };
+    return { text: r.markdown, score: r.report.score.value, grade: r.report.score.grade, ms: performance.now() - t, pages: r.report.pages.total, ocrPages: r.report.ocr.pages };
   }
   const text = tool === 'pdftotext'
     ? execFileSync('pdftotext', [pdf, '-'], { encoding: 'utf8' })
@@ -98,7 +98,7 @@ async function run(tool: Tool, pdf: string): Promise<{ text: string; score?: num
 
 const devPdfs = buildDevset(devDir);
 const corpora: { set: string; pdf: string; truth: string; checks: DevCheck[] }[] = devPdfs.map((pdf) => ({
-  set: 'devset',
+  set: pdf.endsWith('.scan.pdf') ? 'devset-scan' : 'devset',
   pdf,
   truth: readFileSync(pdf.replace(/\.pdf$/, '.md'), 'utf8'),
   checks: JSON.parse(readFileSync(pdf.replace(/\.pdf$/, '.checks.json'), 'utf8')) as DevCheck[],
@@ -123,7 +123,7 @@ for (const c of corpora) {
       editDistance: round(ed),
       headingF1: round(h.f1, 3),
       ...(c.checks.length ? { checksPassed: passed.length, checksFailed: c.checks.filter((k) => !passed.includes(k)) } : {}),
-      ...(r.score !== undefined ? { score: r.score, grade: r.grade } : {}),
+      ...(r.score !== undefined ? { score: r.score, grade: r.grade, pages: r.pages, ocrPages: r.ocrPages } : {}),
       ms: round(r.ms, 1),
     };
     if (tool === 'lectern' && r.score !== undefined) calibration.push({ score: r.score, quality: 1 - ed });
@@ -134,7 +134,7 @@ for (const c of corpora) {
 type Row = (typeof docs)[number] & Record<Tool, { editDistance: number; headingF1: number; checksPassed?: number }>;
 const rows = docs as Row[];
 const summary: Record<string, unknown> = {};
-for (const set of ['devset', 'docling-pdf', 'all']) {
+for (const set of ['devset', 'devset-scan', 'docling-pdf', 'all']) {
   const rs = rows.filter((r) => set === 'all' || r.set === set);
   const checks = rs.reduce((n, r) => n + r.checks, 0);
   summary[set] = Object.fromEntries(TOOLS.map((t) => [t, {
@@ -146,11 +146,16 @@ for (const set of ['devset', 'docling-pdf', 'all']) {
   }]));
 }
 
+// OCR seconds per page: wall time of Lectern on the scanned variants (render + OCR + layout) over their pages.
+const scans = rows.filter((r) => r.set === 'devset-scan').map((r) => r.lectern as unknown as { ms: number; pages: number });
+const ocrSecondsPerPage = scans.length ? round(scans.reduce((n, r) => n + r.ms, 0) / 1000 / scans.reduce((n, r) => n + r.pages, 0), 2) : null;
+
 const result = {
   benchmark: 'recognition-devset',
   date: new Date().toISOString(),
   machine: { cores: cpus().length, cpu: cpus()[0]?.model, node: process.version, pdftotext: execFileSync('pdftotext', ['-v'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).split('\n')[0] || 'pdftotext', mutool: execFileSync('mutool', ['-v'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim() || 'mutool' },
   summary,
+  ocrSecondsPerPage,
   scoreCalibration: {
     documents: calibration.length,
     measure: '1 - normalised edit distance of Lectern output against the ground truth',
@@ -161,5 +166,5 @@ const result = {
 };
 const out = opt('out') ?? join(repoRoot, 'bench', 'results', `recognition-devset-${result.date.slice(0, 10)}.json`);
 writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
-console.log(JSON.stringify({ summary, scoreCalibration: result.scoreCalibration }, null, 2));
+console.log(JSON.stringify({ summary, ocrSecondsPerPage, scoreCalibration: result.scoreCalibration }, null, 2));
 console.log(`wrote ${out}`);

@@ -22,7 +22,7 @@ export interface PageSpec {
   readonly height?: number;
   readonly runs?: readonly TextRun[];
   /** A `w` x `h` pixel gray image drawn over the whole page (an image-only "scan"). */
-  readonly image?: { readonly w: number; readonly h: number };
+  readonly image?: { readonly w: number; readonly h: number; readonly pixels?: Uint8Array };
 }
 
 const FONTS = { regular: 'F1', bold: 'F2', italic: 'F3', mono: 'F4' } as const;
@@ -52,7 +52,7 @@ export function buildPdf(pages: readonly PageSpec[], info: Record<string, string
     let content = '';
     let xobj = '';
     if (p.image) {
-      const pixels = 'ff'.repeat(p.image.w * p.image.h);
+      const pixels = p.image.pixels ? Buffer.from(p.image.pixels).toString('hex') : 'ff'.repeat(p.image.w * p.image.h);
       const img = add(`<< /Type /XObject /Subtype /Image /Width ${p.image.w} /Height ${p.image.h} /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /ASCIIHexDecode /Length ${pixels.length + 1} >>\nstream\n${pixels}>\nendstream`);
       xobj = ` /XObject << /Im1 ${img} 0 R >>`;
       content += `q ${w} 0 0 ${h} 0 0 cm /Im1 Do Q\n`;
