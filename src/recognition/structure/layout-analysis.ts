@@ -217,6 +217,9 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
     const numbered = SECTION_NUMBER_RE.exec(t);
     const words = t.split(/\s+/).length;
     const endsSentence = /[.!?]$/.test(t) && !/^\S+\.$/.test(t);
+    // OCR sizes come from word heights and wobble from line to line: a long line of nine words or more
+    // spanning most of the page is a wrapped paragraph line, whatever its estimated size.
+    if (words >= 9 && raw.lines.some((l) => l.sizeEstimated && l.x1 - l.x0 >= 0.55 * raw.pageWidth)) return null;
     // The document title: the largest type in the top of the first page (before the author-line filters:
     // titles have commas too).
     if (!titleDone && page === (pages[0]?.page ?? 1) && ratio >= 1.3 && size >= maxFirstPageSize - 0.5 && raw.lines[0]!.y0 < raw.pageHeight * 0.45 && words <= 30) {
