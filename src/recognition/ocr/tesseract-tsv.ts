@@ -48,7 +48,10 @@ export function parseTesseractTsv(tsv: string, scale: number): OcrText {
   const flush = (): void => {
     if (!group.length) return;
     // The tallest word spans ascender to descender (about 1.1 em); the median jitters with the letters.
-    const tallest = Math.max(...group.map((w) => w.height));
+    // A box over 1.6 times the median height is a word grown by a speck of scanner noise and is left out.
+    const heights = group.map((w) => w.height).sort((a, b) => a - b);
+    const median = heights[Math.floor((heights.length - 1) / 2)]!;
+    const tallest = Math.max(...heights.filter((h) => h <= 1.6 * median));
     const conf = group.reduce((s, w) => s + w.conf, 0) / group.length;
     lines.push({
       text: group.map((w) => w.text).join(' '),
