@@ -108,6 +108,12 @@ if (data) {
   for (const f of readdirSync(dir).filter((x) => x.endsWith('.pdf')).sort()) {
     corpora.push({ set: 'docling-pdf', pdf: join(dir, f), truth: readFileSync(join(data, 'docling-pdf', 'groundtruth', f.replace(/\.pdf$/, '.md')), 'utf8'), checks: [] });
   }
+  // The shared scanned page, upright and rotated (no text layer: the raw extractors get nothing).
+  const ocrDir = join(data, 'docling-ocr');
+  if (existsSync(ocrDir)) {
+    const truth = readFileSync(join(ocrDir, 'ocr_test.groundtruth.md'), 'utf8');
+    for (const f of readdirSync(ocrDir).filter((x) => x.endsWith('.pdf')).sort()) corpora.push({ set: 'docling-ocr', pdf: join(ocrDir, f), truth, checks: [] });
+  }
 }
 
 const docs = [];
@@ -134,7 +140,7 @@ for (const c of corpora) {
 type Row = (typeof docs)[number] & Record<Tool, { editDistance: number; headingF1: number; checksPassed?: number }>;
 const rows = docs as Row[];
 const summary: Record<string, unknown> = {};
-for (const set of ['devset', 'devset-scan', 'docling-pdf', 'all']) {
+for (const set of ['devset', 'devset-scan', 'docling-pdf', 'docling-ocr', 'all']) {
   const rs = rows.filter((r) => set === 'all' || r.set === set);
   const checks = rs.reduce((n, r) => n + r.checks, 0);
   summary[set] = Object.fromEntries(TOOLS.map((t) => [t, {
