@@ -6,6 +6,7 @@ import type { LayoutLine, PageExtraction } from '../../src/recognition/index.js'
 import { analyzeLayout, looksLikeCode } from '../../src/recognition/structure/layout-analysis.js';
 import { renderMarkdown } from '../../src/recognition/markdown/render-markdown.js';
 import { isInterleaved, xyCut } from '../../src/recognition/structure/reading-order.js';
+import { composeAccents, stripDotLeaders } from '../../src/recognition/structure/text-repairs.js';
 
 let block = 0;
 const L = (text: string, y: number, o: Partial<LayoutLine> = {}): LayoutLine => ({
@@ -213,4 +214,22 @@ test('an unruled financial table keeps its spanning group header as the first he
   assert.ok(table && table.kind === 'table');
   assert.deepEqual(table.rows, [['', 'Year ended December 31', '', ''], ...rows]);
   assert.ok(!blocks.some((b) => b.kind !== 'table' && 'text' in b && b.text.includes('Year ended')));
+});
+
+test('TeX accents are composed, dot leaders dropped from text, and a drop cap joins its word', () => {
+  assert.equal(composeAccents('Caf´e, na¨ıve, ´ Ecole, gar¸con, ˇcesk´y'), 'Café, naïve, École, garçon, český');
+  assert.equal(composeAccents('`code` and x´'), '`code` and x´');
+  assert.equal(stripDotLeaders('Introduction . . . . . . . 12'), 'Introduction 12');
+  assert.equal(stripDotLeaders('Wait... and see. Version 1.2.3.4'), 'Wait... and see. Version 1.2.3.4');
+  const b = nb();
+  const lines = [
+    L('T', 100, { size: 36, x0: 72, x1: 92, y1: 130, block: nb() }),
+    L('he letter arrived on a grey morning in late autumn, when the river had', 100, { x0: 96, x1: 520, block: b }),
+    L('already risen over the lower meadows and the ferry no longer crossed.', 112, { x0: 96, x1: 500, block: b }),
+    L('Contents . . . . . . . . . . . . . . 3', 200, { block: nb(), x1: 300 }),
+  ];
+  const md = renderMarkdown(analyzeLayout({ pages: [page(1, lines)] }).blocks);
+  assert.match(md, /The letter arrived on a grey morning/);
+  assert.match(md, /Contents 3/);
+  assert.doesNotMatch(md, /^#/m);
 });

@@ -8,6 +8,7 @@ import type { DocBlock, HeadingSource } from './document-blocks.js';
 import { Vocabulary, joinLines, joinParagraph } from './dehyphenate.js';
 import { removeRunningLines } from './running-lines.js';
 import { orderReading } from './reading-order.js';
+import { repairText, stripDotLeaders } from './text-repairs.js';
 import { CAPTION_RE, LIST_MARKER_RE, ORDERED_MARKER_RE, REFERENCES_HEADING_RE, SECTION_NUMBER_RE, SENTENCE_END_RE, looksLikeEquation, nonSpaceLength } from './patterns.js';
 import { detectTables, type TableRegion } from './tables.js';
 
@@ -111,7 +112,7 @@ export function dominantSize(pages: readonly PageExtraction[]): number {
 
 /** Runs the layout passes over extracted pages. */
 export function analyzeLayout(input: LayoutInput): LayoutResult {
-  const { pages: unordered, removed } = removeRunningLines(input.pages);
+  const { pages: unordered, removed } = removeRunningLines(repairText(input.pages));
   const { pages } = orderReading(unordered);
   const body = dominantSize(pages);
   const vocab = new Vocabulary();
@@ -197,14 +198,15 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
     if (marker && !inReferences) {
       const ordered = ORDERED_MARKER_RE.test(marker.symbol);
       const body2 = joinParagraph([first.text.slice(marker.text.length), ...lines.slice(1).map((l) => l.text)], vocab);
-      return { kind: 'item', page, text: ordered ? `${marker.symbol.replace(/^\(/, '').replace(/\)$/, '.')} ${body2}` : body2, ordered, x0: first.x0, size };
+      const itemText = stripDotLeaders(body2);
+      return { kind: 'item', page, text: ordered ? `${marker.symbol.replace(/^\(/, '').replace(/\)$/, '.')} ${itemText}` : itemText, ordered, x0: first.x0, size };
     }
     const fm = /^(\d{1,3}|[*†‡§¶]+)\s*(?=\S)/.exec(text);
     if (fm && first.y0 > raw.pageHeight * 0.72 && size < body - 0.6) {
       return { kind: 'footnote', page, label: fm[1]!, text: text.slice(fm[0].length) };
     }
     if (lines.length <= 3 && looksLikeEquation(text)) return { kind: 'equation', page, text };
-    return { kind: 'paragraph', page, text, size, lines, last: lines[lines.length - 1]!.text };
+    return { kind: 'paragraph', page, text: stripDotLeaders(text), size, lines, last: lines[lines.length - 1]!.text };
   }
 
   function headingOf(raw: RawBlock, text: string, size: number, bold: boolean, next: RawBlock | undefined): Classified | null {
