@@ -177,6 +177,9 @@ export function xhtmlToMarkdown(source: string, dir: string): { markdown: string
     }
   }
   count('img', images.length + svgImages);
+  // A line break inside a heading ("Chapter One<br/>The Beginning") would end the ATX heading and leave its
+  // second line as body text: it becomes a space.
+  for (const h of body.querySelectorAll('h1, h2, h3, h4, h5, h6')) for (const br of h.querySelectorAll('br')) br.replaceWith(' ');
   const markdown = nhm.translate(body.innerHTML).replace(/\n{3,}/g, '\n\n').trim();
   return { markdown, counts };
 }
