@@ -13,8 +13,9 @@ import { LocalProcessRunner } from '../../src/adapters/process/local-process-run
 import { convertDocument } from '../../src/recognition/index.js';
 import { repoRoot, sharedData } from '../../test/helpers/paths.js';
 import { buildDevset } from './devset/build.js';
+import { check } from './devset/checks.js';
 import type { DevCheck } from './devset/documents.js';
-import { headingScores, normalizeForDistance, normalizedEditDistance, pearson, spearman } from './metrics.js';
+import { headingScores, normalizedEditDistance, pearson, spearman } from './metrics.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string): string | undefined => {
@@ -29,49 +30,6 @@ const mean = (xs: number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0
 const devDir = join(repoRoot, 'bench', 'recognition', 'devset', 'work');
 const TOOLS = ['lectern', 'pdftotext', 'mutool'] as const;
 type Tool = (typeof TOOLS)[number];
-
-/** Text for matching checks: NFKC, Markdown escapes and emphasis removed, white space collapsed, lower case. */
-const flat = (s: string): string => normalizeForDistance(s).replace(/\s+/g, ' ').toLowerCase();
-
-/** GFM tables of a Markdown text as rows of trimmed cells. */
-function tables(md: string): string[][][] {
-  const out: string[][][] = [];
-  let cur: string[][] = [];
-  for (const line of [...md.split('\n'), '']) {
-    if (/^\s*\|.*\|\s*$/.test(line)) {
-      const cells = line.trim().slice(1, -1).split('|').map((c) => c.trim());
-      if (!cells.every((c) => /^:?-{3,}:?$/.test(c))) cur.push(cells);
-    } else if (cur.length) {
-      out.push(cur);
-      cur = [];
-    }
-  }
-  return out;
-}
-
-function check(c: DevCheck, out: string): boolean {
-  const f = flat(out);
-  switch (c.kind) {
-    case 'present':
-      return f.includes(flat(c.text));
-    case 'absent':
-      return c.text.startsWith('#') ? !new RegExp(`^\\s{0,3}#{1,6}\\s+${c.text.slice(2)}\\s*$`, 'mi').test(out) : !f.includes(flat(c.text));
-    case 'order': {
-      const a = f.indexOf(flat(c.before));
-      const b = f.indexOf(flat(c.after));
-      return a >= 0 && b > a;
-    }
-    case 'no-code': {
-      const fenced = [...out.matchAll(/```[^\n]*\n([\s\S]*?)```/g)].map((m) => flat(m[1]!));
-      return f.includes(flat(c.text)) && !fenced.some((x) => x.includes(flat(c.text)));
-    }
-    case 'cell':
-      return tables(out).some((t) => {
-        const col = t.map((r) => r.indexOf(c.column)).find((i) => i > 0);
-        return col !== undefined && t.some((r) => r[0] === c.row && r[col] === c.value);
-      });
-  }
-}
 
 /** `mutool convert -F text` writes only to a file. */
 function mutoolText(pdf: string): string {
