@@ -62,6 +62,9 @@ test('page furniture goes by pattern on a single page: stamps, Page n of m, URLs
   const { pages, removed } = removeRunningLines([page(1, lines)]);
   assert.equal(removed, 5);
   assert.deepEqual(pages[0]!.lines.map((l) => l.text), ['Notice to residents about the water supply']);
+  // Journal running titles and copyright lines go when set smaller than the body.
+  const journal = removeRunningLines([page(1, [{ ...line('Journal of Synthetic Examples, Vol. 7, No. 2, pp. 12-30', 20), size: 8 }, line('Body line one', 300), line('Body line two', 312), { ...line('© 2024 The Authors. All rights reserved.', 775), size: 8 }, line('Volume 3 of the survey is at body size', 30)])]);
+  assert.deepEqual(journal.pages[0]!.lines.map((l) => l.text), ['Body line one', 'Body line two', 'Volume 3 of the survey is at body size']);
   // The same patterns in the body, or set larger than the body (a title), stay.
   const body = removeRunningLines([page(1, [line('Version 2 of the protocol adds checks', 400), line('Downloaded files are cached', 300), { ...line('Draft Guidelines', 30), size: 20 }, line('x', 300), line('y', 310)])]);
   assert.equal(body.removed, 0);

@@ -4,7 +4,8 @@
 // "header/footer" heuristics); margins alone are not enough because first lines of body text sit there too.
 // On every page (one-page documents included) a margin line that is no larger than the body and reads as
 // page furniture by its pattern alone (a download or access stamp, "Page n of m", a bare URL or DOI, a bare
-// date, a revision/version stamp, a confidentiality notice) goes too: that needs no repetition.
+// date, a revision/version stamp, a confidentiality notice; and, when set smaller than the body, a journal
+// running title with volume/issue/pages, an arXiv stamp or a copyright line) goes too: no repetition needed.
 import type { LayoutLine, PageExtraction } from '../layout-model.js';
 import { collapseWhitespace } from './patterns.js';
 
@@ -32,6 +33,13 @@ export const FURNITURE_RE = new RegExp(
   ].join('|'),
   'i',
 );
+
+/**
+ * Weaker furniture patterns, removed only when the line is set smaller than the page's median size: a
+ * journal running title with its volume/issue/pages ("J. Synth. Ex. 7(2), pp. 12-30", "Vol. 7, No. 2"),
+ * an arXiv identifier stamp, a copyright or licence line.
+ */
+export const SMALL_FURNITURE_RE = /\b(?:vol(?:ume)?\.?\s*\d+|no\.\s*\d+|pp\.\s*\d+|\d+\s*\(\d+\)\s*[:,]\s*\d+)|\barxiv:\s*\d{4}\.\d{4,5}|^(?:©|\(c\)|copyright\b)|\b(?:licen[cs]ed under|all rights reserved)\b/i;
 
 /** Text key for repetition: lower case, digits masked, spaces collapsed. */
 export function runningKey(text: string): string {
@@ -86,7 +94,7 @@ export function removeRunningLines(pages: readonly PageExtraction[]): RunningLin
       }
       const zone = inMargin(l, p);
       if (!zone) return true;
-      if (text.length <= 200 && l.size <= median + 0.5 && FURNITURE_RE.test(text)) {
+      if (text.length <= 200 && l.size <= median + 0.5 && (FURNITURE_RE.test(text) || (l.size < median - 0.5 && SMALL_FURNITURE_RE.test(text)))) {
         removed++;
         return false;
       }
