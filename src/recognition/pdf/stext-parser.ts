@@ -285,7 +285,9 @@ function buildLine(runs: Run[], block: number): LayoutLine | null {
     const t = r.rtl ? visualToLogical(r.text) : r.text;
     if (prev) {
       const gap = rtl ? prev.x0 - r.x1 : r.x0 - prev.x1;
-      const needsSpace = gap > threshold * Math.max(r.size, prev.size) || (rtl && r.rtl !== prev.rtl && gap > 0.5);
+      // In a monospaced face a space is a whole cell (0.6 em): a gap under half a cell is not one.
+      const limit = r.mono && prev.mono ? Math.max(threshold, 0.3) : threshold;
+      const needsSpace = gap > limit * Math.max(r.size, prev.size) || (rtl && r.rtl !== prev.rtl && gap > 0.5);
       if (needsSpace && !/\s$/.test(text) && !/^\s/.test(t)) text += ' ';
     }
     text += t;
