@@ -233,3 +233,16 @@ test('TeX accents are composed, dot leaders dropped from text, and a drop cap jo
   assert.match(md, /Contents 3/);
   assert.doesNotMatch(md, /^#/m);
 });
+
+test('a table beside prose in the other column (or on the other page of a spread) keeps to its column', () => {
+  const lines: LayoutLine[] = [];
+  const b = nb();
+  for (let i = 0; i < 7; i++) lines.push(L(`Left column prose line number ${i + 1} of the text`, 100 + i * 14, { x0: 72, x1: 290, block: b }));
+  const rows = [['Group', 'State', 'CSOs'], ['Children', '*', '*'], ['Women', '*', '-'], ['Migrants', '-', '*']];
+  rows.forEach((r, i) => r.forEach((c, j) => lines.push(L(c, 100 + i * 14, { x0: 340 + j * 80, x1: 340 + j * 80 + c.length * 5, block: nb() }))));
+  for (let i = 0; i < 5; i++) lines.push(L(`Right column prose line number ${i + 1} here`, 170 + i * 14, { x0: 340, x1: 540, block: 9000 }));
+  const { blocks } = analyzeLayout({ pages: [page(1, lines)] });
+  const table = blocks.find((x) => x.kind === 'table');
+  assert.ok(table && table.kind === 'table');
+  assert.deepEqual(table.rows, rows);
+});

@@ -17,8 +17,38 @@ interface Row {
   cells: LayoutLine[];
 }
 
+/**
+ * Text columns of a page: split at x-gaps of at least 2 ems that no line crosses, with five or more prose
+ * lines (20+ characters) on each side. A spread of two pages on one sheet, or a table in one column beside
+ * prose in the other, would otherwise share rows across the gutter and be read as one table.
+ */
+function textColumns(lines: readonly LayoutLine[], body: number): LayoutLine[][] {
+  const spans = lines.map((l) => [l.x0, l.x1] as [number, number]).sort((a, b) => a[0] - b[0]);
+  const cuts: number[] = [];
+  let reach = spans[0]![1];
+  for (const [a, b] of spans.slice(1)) {
+    if (a - reach >= 2 * body) {
+      const at = (reach + a) / 2;
+      const prose = (side: (l: LayoutLine) => boolean): number => lines.filter((l) => side(l) && l.text.length >= 20).length;
+      if (prose((l) => l.x1 <= at) >= 5 && prose((l) => l.x0 >= at) >= 5) cuts.push(at);
+    }
+    reach = Math.max(reach, b);
+  }
+  if (cuts.length === 0) return [[...lines]];
+  const cols: LayoutLine[][] = Array.from({ length: cuts.length + 1 }, () => []);
+  for (const l of lines) cols[cuts.filter((c) => l.x0 >= c).length]!.push(l);
+  return cols;
+}
+
 /** Finds tables among a page's lines. `body` is the document's body font size in points. */
 export function detectTables(lines: readonly LayoutLine[], body: number): TableRegion[] {
+  if (lines.length < 6) return [];
+  const cols = textColumns(lines, body);
+  if (cols.length > 1) return cols.flatMap((c) => detectTablesIn(c, body));
+  return detectTablesIn(lines, body);
+}
+
+function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion[] {
   if (lines.length < 6) return [];
   const textWidth = Math.max(1, Math.max(...lines.map((l) => l.x1)) - Math.min(...lines.map((l) => l.x0)));
   const sorted = [...lines].sort((a, b) => (a.y0 + a.y1) / 2 - (b.y0 + b.y1) / 2);
