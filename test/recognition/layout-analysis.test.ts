@@ -246,3 +246,23 @@ test('a table beside prose in the other column (or on the other page of a spread
   assert.ok(table && table.kind === 'table');
   assert.deepEqual(table.rows, rows);
 });
+
+test('a table with wrapped cells under a bold header row becomes one row per entry', () => {
+  const lines: LayoutLine[] = [...para(40)];
+  const h = (t: string, x: number): LayoutLine => L(t, 108, { x0: x, x1: x + t.length * 4, bold: true, block: nb() });
+  lines.push(h('Special register', 142), h('Corresponding value', 230));
+  const c = (t: string, x: number, y: number): LayoutLine => L(t, y, { x0: x, x1: x + t.length * 4.5, block: nb() });
+  lines.push(c('USER or', 142, 127), c('SESSION_USER', 142, 138), c('The effective user of the thread excluding adopted authority.', 230, 127));
+  lines.push(c('CURRENT_USER', 142, 157), c('The effective user of the thread including adopted authority. When no adopted', 230, 157), c('authority is present, this has the same value as USER.', 230, 168));
+  lines.push(c('SYSTEM_USER', 142, 187), c('The authorization ID that initiated the connection.', 230, 187));
+  lines.push(...para(240));
+  const { blocks } = analyzeLayout({ pages: [page(1, lines)] });
+  const table = blocks.find((b) => b.kind === 'table');
+  assert.ok(table && table.kind === 'table');
+  assert.deepEqual(table.rows, [
+    ['Special register', 'Corresponding value'],
+    ['USER or SESSION_USER', 'The effective user of the thread excluding adopted authority.'],
+    ['CURRENT_USER', 'The effective user of the thread including adopted authority. When no adopted authority is present, this has the same value as USER.'],
+    ['SYSTEM_USER', 'The authorization ID that initiated the connection.'],
+  ]);
+});
