@@ -70,7 +70,12 @@ export function parseTesseractTsv(tsv: string, scale: number): OcrText {
     group = [];
   };
   for (const w of words) {
-    if (group.length && group[0]!.key !== w.key) flush();
+    const prev = group[group.length - 1];
+    // Tesseract sometimes reads two text columns with a narrow gutter as one line: a gap between words of
+    // over 1.5 times the taller word's height (about 1.6 em; justified spaces stay well under one em) is a
+    // column or cell boundary, as in the text-layer path, so the line is split there.
+    const wide = prev !== undefined && w.left - (prev.left + prev.width) > 1.5 * Math.max(prev.height, w.height);
+    if (group.length && (group[0]!.key !== w.key || wide)) flush();
     group.push(w);
   }
   flush();
