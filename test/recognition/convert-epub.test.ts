@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { convertDocument, isRecognitionError } from '../../src/recognition/index.js';
 import { buildEpub, encryptionXml } from './helpers/epub-builder.js';
+import { xhtmlToMarkdown } from '../../src/recognition/epub/epub-converter.js';
 import { runner } from './helpers/tools.js';
 
 const chapters = [
@@ -38,6 +39,15 @@ test('EPUB: a missing spine item is a warning with its position', async () => {
   assert.deepEqual(w?.pages, [3]);
   assert.deepEqual(r.report.pages.which.failed, [3]);
   assert.match(r.markdown, /Chapter Two/);
+});
+
+test('EPUB: all spine items missing, or no content at all, fails (and so is not charged) instead of an empty result', async () => {
+  await assert.rejects(convertDocument(buildEpub({ chapters: [], missingInSpine: ['a.xhtml', 'b.xhtml'] }), { runner }), (e: unknown) => isRecognitionError(e) && e.code === 'damaged_document' && /none of the EPUB's 2 spine items/.test(e.message));
+  await assert.rejects(convertDocument(buildEpub({ chapters: [{ file: 'blank.xhtml', body: '<p> </p>' }] }), { runner }), (e: unknown) => isRecognitionError(e) && e.code === 'empty_document');
+});
+
+test('EPUB: a heading with a line break keeps both lines', () => {
+  assert.equal(xhtmlToMarkdown('<html><body><h1>Chapter One<br/>The Beginning</h1><p>Text.</p></body></html>', '').markdown, '# Chapter One The Beginning\n\nText.');
 });
 
 test('EPUB: DRM-encrypted content is `encrypted_document`; font obfuscation only warns', async () => {

@@ -3,8 +3,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LayoutLine, PageExtraction } from '../../src/recognition/index.js';
-import { analyzeLayout } from '../../src/recognition/structure/layout-analysis.js';
+import { analyzeLayout, looksLikeCode } from '../../src/recognition/structure/layout-analysis.js';
 import { renderMarkdown } from '../../src/recognition/markdown/render-markdown.js';
+import { isInterleaved, xyCut } from '../../src/recognition/structure/reading-order.js';
+import { composeAccents, stripDotLeaders } from '../../src/recognition/structure/text-repairs.js';
 
 let block = 0;
 const L = (text: string, y: number, o: Partial<LayoutLine> = {}): LayoutLine => ({
@@ -155,4 +157,112 @@ test('paragraphs continue across pages; every page gets a marker', () => {
   assert.equal(blocks.length, 1);
   const md = renderMarkdown(blocks, { pageCount: 3 });
   assert.equal(md, '<!-- page 1 -->\n\nThe sentence starts on the first page and ends on the second page.\n\n<!-- page 2 -->\n\n<!-- page 3 -->\n');
+});
+
+test('monospaced body text stays prose; monospaced program text becomes a code block', () => {
+  const prose = [
+    'It was a bright cold day in April, and the clocks were striking thirteen. Winston',
+    'Smith, his chin nuzzled into his breast in an effort to escape the vile wind, slipped',
+    'quickly through the glass doors of Victory Mansions, though not quickly enough.',
+  ].map((t, i) => L(t, 100 + i * 12, { mono: true, block: 1000, x1: 520 }));
+  const code = ['def add(a, b):', 'return a + b', 'print(add(1, 2))'].map((t, i) => L(t, 200 + i * 12, { mono: true, block: 1001, x0: i === 1 ? 96 : 72 }));
+  const url = [L('https://example.org/some/long/path?q=1', 300, { mono: true, block: 1002 })];
+  assert.equal(looksLikeCode(prose), false);
+  assert.equal(looksLikeCode(code), true);
+  assert.equal(looksLikeCode(url), false);
+  const { blocks } = analyzeLayout({ pages: [page(1, [...prose, ...code])] });
+  assert.deepEqual(blocks.map((b) => b.kind), ['paragraph', 'code']);
+  assert.match(renderMarkdown(blocks), /```\ndef add\(a, b\):\n    return a \+ b\nprint/);
+});
+
+test('an interleaved two-column text layer is read column by column; a title emitted after its authors comes first', () => {
+  const left = ['Layout analysis decides the order in which', 'the blocks of a page are read by people', 'and a converter must follow the columns.'];
+  const right = ['We cut the page recursively at the wide', 'vertical gaps between the two columns of', 'text and read each column whole and last.'];
+  const lines: LayoutLine[] = [
+    L('Ada Example and Bob Sample', 110, { x0: 200, x1: 340, block: nb() }),
+    L('Reading Order on Two Column Pages', 80, { size: 18, bold: true, x0: 150, x1: 460, block: nb() }),
+  ];
+  left.forEach((t, i) => {
+    lines.push(L(t, 160 + i * 12, { x0: 72, x1: 290, block: nb() }));
+    lines.push(L(right[i]!, 160 + i * 12, { x0: 320, x1: 540, block: nb() }));
+  });
+  const md = renderMarkdown(analyzeLayout({ pages: [page(1, lines)] }).blocks);
+  assert.match(md, /# Reading Order on Two Column Pages\n\nAda Example and Bob Sample\n\nLayout analysis decides the order in which the blocks of a page are read by people and a converter must follow the columns\.\n\nWe cut the page/);
+  assert.equal(isInterleaved(lines), true);
+  // A table's rows switch between short cells the same way, and stay in stream order.
+  const cells = ['Model', 'Params', 'small', '10M', 'base', '110M', 'large', '340M'].map((t, i) => L(t, 100 + Math.floor(i / 2) * 14, { x0: 72 + (i % 2) * 150 }));
+  assert.equal(isInterleaved(cells), false);
+  // Columns written one after the other are not interleaved.
+  const sequential = [...left.map((t, i) => L(t, 160 + i * 12, { x0: 72, x1: 290 })), ...right.map((t, i) => L(t, 160 + i * 12, { x0: 320, x1: 540 }))];
+  assert.equal(isInterleaved(sequential), false);
+  assert.deepEqual(xyCut([...sequential].reverse()).map((l) => l.text), [...left].reverse().concat([...right].reverse()));
+});
+
+test('an unruled financial table keeps its spanning group header as the first header row', () => {
+  const rows = [
+    ['Item', '2023', '2022', 'Change'],
+    ['Revenue', '1,204', '1,098', '9.7%'],
+    ['Gross profit', '502', '443', '13.3%'],
+    ['Net income', '148', '117', '26.5%'],
+  ];
+  const cols = [72, 300, 370, 450];
+  const lines: LayoutLine[] = [...para(60), L('Year ended December 31', 120, { x0: 300, x1: 410, block: nb() })];
+  rows.forEach((r, i) => r.forEach((c, j) => lines.push(L(c, 134 + i * 14, { x0: cols[j]!, x1: cols[j]! + c.length * 5, block: nb() }))));
+  lines.push(...para(220));
+  const { blocks } = analyzeLayout({ pages: [page(1, lines)] });
+  const table = blocks.find((b) => b.kind === 'table');
+  assert.ok(table && table.kind === 'table');
+  assert.deepEqual(table.rows, [['', 'Year ended December 31', '', ''], ...rows]);
+  assert.ok(!blocks.some((b) => b.kind !== 'table' && 'text' in b && b.text.includes('Year ended')));
+});
+
+test('TeX accents are composed, dot leaders dropped from text, and a drop cap joins its word', () => {
+  assert.equal(composeAccents('Caf´e, na¨ıve, ´ Ecole, gar¸con, ˇcesk´y'), 'Café, naïve, École, garçon, český');
+  assert.equal(composeAccents('`code` and x´'), '`code` and x´');
+  assert.equal(stripDotLeaders('Introduction . . . . . . . 12'), 'Introduction 12');
+  assert.equal(stripDotLeaders('Wait... and see. Version 1.2.3.4'), 'Wait... and see. Version 1.2.3.4');
+  const b = nb();
+  const lines = [
+    L('T', 100, { size: 36, x0: 72, x1: 92, y1: 130, block: nb() }),
+    L('he letter arrived on a grey morning in late autumn, when the river had', 100, { x0: 96, x1: 520, block: b }),
+    L('already risen over the lower meadows and the ferry no longer crossed.', 112, { x0: 96, x1: 500, block: b }),
+    L('Contents . . . . . . . . . . . . . . 3', 200, { block: nb(), x1: 300 }),
+  ];
+  const md = renderMarkdown(analyzeLayout({ pages: [page(1, lines)] }).blocks);
+  assert.match(md, /The letter arrived on a grey morning/);
+  assert.match(md, /Contents 3/);
+  assert.doesNotMatch(md, /^#/m);
+});
+
+test('a table beside prose in the other column (or on the other page of a spread) keeps to its column', () => {
+  const lines: LayoutLine[] = [];
+  const b = nb();
+  for (let i = 0; i < 7; i++) lines.push(L(`Left column prose line number ${i + 1} of the text`, 100 + i * 14, { x0: 72, x1: 290, block: b }));
+  const rows = [['Group', 'State', 'CSOs'], ['Children', '*', '*'], ['Women', '*', '-'], ['Migrants', '-', '*']];
+  rows.forEach((r, i) => r.forEach((c, j) => lines.push(L(c, 100 + i * 14, { x0: 340 + j * 80, x1: 340 + j * 80 + c.length * 5, block: nb() }))));
+  for (let i = 0; i < 5; i++) lines.push(L(`Right column prose line number ${i + 1} here`, 170 + i * 14, { x0: 340, x1: 540, block: 9000 }));
+  const { blocks } = analyzeLayout({ pages: [page(1, lines)] });
+  const table = blocks.find((x) => x.kind === 'table');
+  assert.ok(table && table.kind === 'table');
+  assert.deepEqual(table.rows, rows);
+});
+
+test('a table with wrapped cells under a bold header row becomes one row per entry', () => {
+  const lines: LayoutLine[] = [...para(40)];
+  const h = (t: string, x: number): LayoutLine => L(t, 108, { x0: x, x1: x + t.length * 4, bold: true, block: nb() });
+  lines.push(h('Special register', 142), h('Corresponding value', 230));
+  const c = (t: string, x: number, y: number): LayoutLine => L(t, y, { x0: x, x1: x + t.length * 4.5, block: nb() });
+  lines.push(c('USER or', 142, 127), c('SESSION_USER', 142, 138), c('The effective user of the thread excluding adopted authority.', 230, 127));
+  lines.push(c('CURRENT_USER', 142, 157), c('The effective user of the thread including adopted authority. When no adopted', 230, 157), c('authority is present, this has the same value as USER.', 230, 168));
+  lines.push(c('SYSTEM_USER', 142, 187), c('The authorization ID that initiated the connection.', 230, 187));
+  lines.push(...para(240));
+  const { blocks } = analyzeLayout({ pages: [page(1, lines)] });
+  const table = blocks.find((b) => b.kind === 'table');
+  assert.ok(table && table.kind === 'table');
+  assert.deepEqual(table.rows, [
+    ['Special register', 'Corresponding value'],
+    ['USER or SESSION_USER', 'The effective user of the thread excluding adopted authority.'],
+    ['CURRENT_USER', 'The effective user of the thread including adopted authority. When no adopted authority is present, this has the same value as USER.'],
+    ['SYSTEM_USER', 'The authorization ID that initiated the connection.'],
+  ]);
 });

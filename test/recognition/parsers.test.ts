@@ -29,6 +29,20 @@ test('stext: font runs on one baseline join into a line; wide gaps split cells; 
   assert.deepEqual(p!.images, [{ x0: 72, y0: 300, x1: 272, y1: 400 }]);
 });
 
+test('stext: word spaces follow the row\'s own gaps, so glyph-positioned words are not broken apart', () => {
+  // "Business plan": fragments 0.15 em apart inside words, 0.35 em between them (a per-glyph positioned font).
+  const frag = (parts: [number, string][]) => parts.map(([x, t]) => run(x, 100, t.length * 5, t));
+  const json = JSON.stringify([
+    { blocks: [{ type: 'text', bbox: { x: 72, y: 100, w: 400, h: 12 }, lines: frag([[72, 'Bus'], [88.5, 'i'], [95, 'ne'], [106.5, 's'], [113, 's'], [121.5, 'plan']]) }] },
+    // Whole words with tight (0.18 em) justified spaces keep their spaces.
+    { blocks: [{ type: 'text', bbox: { x: 72, y: 100, w: 400, h: 12 }, lines: frag([[72, 'Tight'], [98.8, 'caption'], [135.6, 'words']]) }] },
+    // A kerned join (0.02 em) stays joined next to a real space.
+    { blocks: [{ type: 'text', bbox: { x: 72, y: 100, w: 400, h: 12 }, lines: frag([[72, 'Wor'], [87.2, 'ds'], [100, 'here']]) }] },
+  ]);
+  const texts = parseStextJson(json).map((p) => p.lines.map((l) => l.text));
+  assert.deepEqual(texts, [['Business plan'], ['Tight caption words'], ['Words here']]);
+});
+
 test('right-to-left runs come back in logical order with embedded Latin kept', () => {
   // Visual order as MuPDF emits it: reversed Arabic with "R" unreversed.
   assert.equal(visualToLogical('ةغلب'), 'بلغة');

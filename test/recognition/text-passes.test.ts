@@ -50,6 +50,26 @@ test('running headers, footers and page numbers are removed; body lines in the m
   assert.equal(runningKey('Page 12 of 40'), 'page # of #');
 });
 
+test('page furniture goes by pattern on a single page: stamps, Page n of m, URLs, dates, revisions', () => {
+  const lines = [
+    line('Downloaded from https://example.org on 3 May 2024', 20),
+    line('Rev. 2.1 - internal', 34),
+    line('Notice to residents about the water supply', 110),
+    line('Page 1 of 1', 760),
+    line('https://example.org/notices/2024/17', 772),
+    line('12 March 2024', 782),
+  ];
+  const { pages, removed } = removeRunningLines([page(1, lines)]);
+  assert.equal(removed, 5);
+  assert.deepEqual(pages[0]!.lines.map((l) => l.text), ['Notice to residents about the water supply']);
+  // Journal running titles and copyright lines go when set smaller than the body.
+  const journal = removeRunningLines([page(1, [{ ...line('Journal of Synthetic Examples, Vol. 7, No. 2, pp. 12-30', 20), size: 8 }, line('Body line one', 300), line('Body line two', 312), { ...line('© 2024 The Authors. All rights reserved.', 775), size: 8 }, line('Volume 3 of the survey is at body size', 30)])]);
+  assert.deepEqual(journal.pages[0]!.lines.map((l) => l.text), ['Body line one', 'Body line two', 'Volume 3 of the survey is at body size']);
+  // The same patterns in the body, or set larger than the body (a title), stay.
+  const body = removeRunningLines([page(1, [line('Version 2 of the protocol adds checks', 400), line('Downloaded files are cached', 300), { ...line('Draft Guidelines', 30), size: 20 }, line('x', 300), line('y', 310)])]);
+  assert.equal(body.removed, 0);
+});
+
 test('a single page keeps its margin text but loses a bare page number', () => {
   const { pages, removed } = removeRunningLines([page(1, [line('Top line of a one-page memo', 20), line('- 3 -', 770)])]);
   assert.equal(removed, 1);

@@ -105,6 +105,11 @@ export async function convertEpub(bytes: Uint8Array, ctx: ConversionContext): Pr
   for (const u of units) for (const [k, v] of Object.entries(u.counts)) totals[k] = (totals[k] ?? 0) + v;
   ctx.time('extract', ctx.now() - t0);
   const markdown = units.map((u) => u.markdown.trim()).filter(Boolean).join('\n\n') + '\n';
+  // Nothing readable is a failure, not an empty success: a failed conversion is not charged (docs/recognition.md).
+  if (units.every((u) => u.kind === 'failed')) {
+    throw new RecognitionError('damaged_document', `none of the EPUB's ${spine.length} spine items is in the archive`, { missingSpineItems: spine.length });
+  }
+  if (markdown.trim() === '') throw new RecognitionError('empty_document', `the EPUB's ${spine.length} content documents hold no text or images`);
   const byLevel: Record<string, number> = {};
   let headings = 0;
   for (let l = 1; l <= 6; l++) if (totals[`h${l}`]) {
@@ -172,6 +177,9 @@ export function xhtmlToMarkdown(source: string, dir: string): { markdown: string
     }
   }
   count('img', images.length + svgImages);
+  // A line break inside a heading ("Chapter One<br/>The Beginning") would end the ATX heading and leave its
+  // second line as body text: it becomes a space.
+  for (const h of body.querySelectorAll('h1, h2, h3, h4, h5, h6')) for (const br of h.querySelectorAll('br')) br.replaceWith(' ');
   const markdown = nhm.translate(body.innerHTML).replace(/\n{3,}/g, '\n\n').trim();
   return { markdown, counts };
 }

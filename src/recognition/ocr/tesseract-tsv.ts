@@ -48,7 +48,10 @@ export function parseTesseractTsv(tsv: string, scale: number): OcrText {
   const flush = (): void => {
     if (!group.length) return;
     // The tallest word spans ascender to descender (about 1.1 em); the median jitters with the letters.
-    const tallest = Math.max(...group.map((w) => w.height));
+    // A box over 1.6 times the median height is a word grown by a speck of scanner noise and is left out.
+    const heights = group.map((w) => w.height).sort((a, b) => a - b);
+    const median = heights[Math.floor((heights.length - 1) / 2)]!;
+    const tallest = Math.max(...heights.filter((h) => h <= 1.6 * median));
     const conf = group.reduce((s, w) => s + w.conf, 0) / group.length;
     lines.push({
       text: group.map((w) => w.text).join(' '),
@@ -67,7 +70,12 @@ export function parseTesseractTsv(tsv: string, scale: number): OcrText {
     group = [];
   };
   for (const w of words) {
-    if (group.length && group[0]!.key !== w.key) flush();
+    const prev = group[group.length - 1];
+    // Tesseract sometimes reads two text columns with a narrow gutter as one line: a gap between words of
+    // over 1.5 times the taller word's height (about 1.6 em; justified spaces stay well under one em) is a
+    // column or cell boundary, as in the text-layer path, so the line is split there.
+    const wide = prev !== undefined && w.left - (prev.left + prev.width) > 1.5 * Math.max(prev.height, w.height);
+    if (group.length && (group[0]!.key !== w.key || wide)) flush();
     group.push(w);
   }
   flush();

@@ -229,15 +229,65 @@ export function visualToLogical(text: string): string {
   return reversed.replace(LTR_RUN, (m) => [...m].reverse().join(''));
 }
 
+/** Gaps (in ems) at or below which two runs always touch, and above which they are always separate words. */
+const LETTER_GAP_EM = 0.08;
+const WORD_GAP_EM = 0.25;
+/** Threshold used when a row gives no evidence of its own (the historical fixed rule). */
+const DEFAULT_GAP_EM = 0.12;
+
+/**
+ * The word-space threshold (in ems of the larger neighbouring font size) for the run boundaries of one
+ * visual row. PDFs that position glyphs one by one (tracking, justification by glyph offsets) make MuPDF
+ * emit a run per glyph or syllable with small positive gaps between them, which a fixed 0.12 em rule
+ * turns into "Bus i ne s s"; a row whose runs are whole words with tight spacing loses its spaces under a
+ * larger fixed rule. So the row's own gaps decide: when they fall into two groups (letter gaps and word
+ * gaps, a jump of at least 1.6x and 0.05 em between neighbours in sorted order), the threshold sits in
+ * the jump; when they are all alike and the runs are fragments of words (three or fewer characters on
+ * average, no spaces of their own), they are letter gaps; otherwise the default. Gaps under
+ * {@link LETTER_GAP_EM} never and gaps over {@link WORD_GAP_EM} always make a space, so the extractor's
+ * own word boundaries (spaces inside runs are kept as they are) are never undone.
+ */
+function wordGapThreshold(runs: readonly Run[], rtl: boolean): number {
+  const gaps: number[] = [];
+  let ambiguous = false;
+  for (let i = 1; i < runs.length; i++) {
+    const a = runs[i - 1]!;
+    const b = runs[i]!;
+    const em = (rtl ? a.x0 - b.x1 : b.x0 - a.x1) / Math.max(a.size, b.size, 1);
+    if (em > LETTER_GAP_EM && em <= WORD_GAP_EM) ambiguous = true;
+    if (em > 0.005) gaps.push(em);
+  }
+  // Every gap is clearly a letter gap or a word gap: any threshold in the band gives the same answer.
+  if (!ambiguous) return DEFAULT_GAP_EM;
+  gaps.sort((x, y) => x - y);
+  let bestJump = 0;
+  let cut = -1;
+  for (let i = 1; i < gaps.length; i++) {
+    const lo = gaps[i - 1]!;
+    const hi = gaps[i]!;
+    const jump = hi / Math.max(lo, 0.01);
+    if (hi - lo >= 0.05 && jump >= 1.6 && jump > bestJump && hi > LETTER_GAP_EM && lo <= WORD_GAP_EM) {
+      bestJump = jump;
+      cut = (lo + hi) / 2;
+    }
+  }
+  if (cut > 0) return Math.min(WORD_GAP_EM, Math.max(LETTER_GAP_EM, cut));
+  const fragments = runs.length >= 3 && runs.every((r) => !/\s/.test(r.text.trim())) && runs.reduce((n, r) => n + r.chars, 0) / runs.length <= 3;
+  return fragments ? WORD_GAP_EM : DEFAULT_GAP_EM;
+}
+
 function buildLine(runs: Run[], block: number): LayoutLine | null {
   let text = '';
   let prev: Run | undefined;
   const rtl = isRtlRow(runs);
+  const threshold = runs.length > 1 ? wordGapThreshold(runs, rtl) : 0;
   for (const r of runs) {
     const t = r.rtl ? visualToLogical(r.text) : r.text;
     if (prev) {
       const gap = rtl ? prev.x0 - r.x1 : r.x0 - prev.x1;
-      const needsSpace = gap > 0.12 * Math.max(r.size, prev.size) || (rtl && r.rtl !== prev.rtl && gap > 0.5);
+      // In a monospaced face a space is a whole cell (0.6 em): a gap under half a cell is not one.
+      const limit = r.mono && prev.mono ? Math.max(threshold, 0.3) : threshold;
+      const needsSpace = gap > limit * Math.max(r.size, prev.size) || (rtl && r.rtl !== prev.rtl && gap > 0.5);
       if (needsSpace && !/\s$/.test(text) && !/^\s/.test(t)) text += ' ';
     }
     text += t;

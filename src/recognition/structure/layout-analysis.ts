@@ -7,7 +7,9 @@ import type { Box, LayoutLine, PageExtraction } from '../layout-model.js';
 import type { DocBlock, HeadingSource } from './document-blocks.js';
 import { Vocabulary, joinLines, joinParagraph } from './dehyphenate.js';
 import { removeRunningLines } from './running-lines.js';
-import { CAPTION_RE, LIST_MARKER_RE, ORDERED_MARKER_RE, REFERENCES_HEADING_RE, SECTION_NUMBER_RE, SENTENCE_END_RE, looksLikeEquation } from './patterns.js';
+import { orderReading } from './reading-order.js';
+import { repairText, stripDotLeaders } from './text-repairs.js';
+import { CAPTION_RE, LIST_MARKER_RE, ORDERED_MARKER_RE, REFERENCES_HEADING_RE, SECTION_NUMBER_RE, SENTENCE_END_RE, looksLikeEquation, nonSpaceLength } from './patterns.js';
 import { detectTables, type TableRegion } from './tables.js';
 
 /** An outline entry usable for headings (PDF bookmarks). */
@@ -34,12 +36,16 @@ export interface LayoutResult {
   readonly layoutComplexity: number;
 }
 
-/** Share of lines whose vertical band overlaps another line that is horizontally apart on the same page. */
-export function layoutComplexity(pages: readonly PageExtraction[]): number {
+/**
+ * Share of lines whose vertical band overlaps another line that is horizontally apart on the same page;
+ * lines in `resolved` (table cells already recovered) are left out of both counts.
+ */
+export function layoutComplexity(pages: readonly PageExtraction[], resolved: ReadonlySet<LayoutLine> = new Set()): number {
   let total = 0;
   let shared = 0;
   for (const p of pages) {
-    const lines = [...p.lines].sort((a, b) => a.y0 - b.y0);
+    // Lines already recovered as table cells share their rows by design: their structure is not at risk.
+    const lines = (resolved.size ? p.lines.filter((l) => !resolved.has(l)) : [...p.lines]).sort((a, b) => a.y0 - b.y0);
     total += lines.length;
     for (let i = 0; i < lines.length; i++) {
       const a = lines[i]!;
@@ -106,7 +112,8 @@ export function dominantSize(pages: readonly PageExtraction[]): number {
 
 /** Runs the layout passes over extracted pages. */
 export function analyzeLayout(input: LayoutInput): LayoutResult {
-  const { pages, removed } = removeRunningLines(input.pages);
+  const { pages: unordered, removed } = removeRunningLines(repairText(input.pages));
+  const { pages } = orderReading(unordered);
   const body = dominantSize(pages);
   const vocab = new Vocabulary();
   for (const p of pages) for (const l of p.lines) vocab.add(l.text);
@@ -121,9 +128,11 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
   let titleDone = false;
   const maxFirstPageSize = Math.max(0, ...(pages[0]?.lines ?? []).filter((l) => l.y0 < (pages[0]?.height ?? 0) * 0.45).map((l) => l.size));
 
+  const allTableLines = new Set<LayoutLine>();
   for (const page of pages) {
     const tables = detectTables(page.lines, body);
     const tableLines = new Set<LayoutLine>(tables.flatMap((t) => t.lines));
+    for (const l of tableLines) allTableLines.add(l);
     const pending = new Map<TableRegion, boolean>();
     const raws = segmentPage(page, tableLines);
     const pageBlocks: Classified[] = [];
@@ -164,7 +173,7 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
     }
     classified.push(...pageBlocks);
   }
-  return { blocks: mergeBlocks(classified, vocab), removedLines: removed, bodySize: body, layoutComplexity: layoutComplexity(pages) };
+  return { blocks: mergeBlocks(classified, vocab), removedLines: removed, bodySize: body, layoutComplexity: layoutComplexity(pages, allTableLines) };
 
   function classify(raw: RawBlock, next: RawBlock | undefined): Classified {
     const lines = raw.lines;
@@ -176,7 +185,7 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
     const first = lines[0]!;
     const page = raw.page;
 
-    if (mono && text.length > 0) return { kind: 'code', page, text: codeText(lines) };
+    if (mono && text.length > 0 && looksLikeCode(lines)) return { kind: 'code', page, text: codeText(lines) };
     const cap = CAPTION_RE.exec(text);
     if (cap && text.length < 1200) {
       const w = cap[1]!.toLowerCase();
@@ -189,14 +198,15 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
     if (marker && !inReferences) {
       const ordered = ORDERED_MARKER_RE.test(marker.symbol);
       const body2 = joinParagraph([first.text.slice(marker.text.length), ...lines.slice(1).map((l) => l.text)], vocab);
-      return { kind: 'item', page, text: ordered ? `${marker.symbol.replace(/^\(/, '').replace(/\)$/, '.')} ${body2}` : body2, ordered, x0: first.x0, size };
+      const itemText = stripDotLeaders(body2);
+      return { kind: 'item', page, text: ordered ? `${marker.symbol.replace(/^\(/, '').replace(/\)$/, '.')} ${itemText}` : itemText, ordered, x0: first.x0, size };
     }
     const fm = /^(\d{1,3}|[*†‡§¶]+)\s*(?=\S)/.exec(text);
     if (fm && first.y0 > raw.pageHeight * 0.72 && size < body - 0.6) {
       return { kind: 'footnote', page, label: fm[1]!, text: text.slice(fm[0].length) };
     }
     if (lines.length <= 3 && looksLikeEquation(text)) return { kind: 'equation', page, text };
-    return { kind: 'paragraph', page, text, size, lines, last: lines[lines.length - 1]!.text };
+    return { kind: 'paragraph', page, text: stripDotLeaders(text), size, lines, last: lines[lines.length - 1]!.text };
   }
 
   function headingOf(raw: RawBlock, text: string, size: number, bold: boolean, next: RawBlock | undefined): Classified | null {
@@ -209,6 +219,9 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
     const numbered = SECTION_NUMBER_RE.exec(t);
     const words = t.split(/\s+/).length;
     const endsSentence = /[.!?]$/.test(t) && !/^\S+\.$/.test(t);
+    // OCR sizes come from word heights and wobble from line to line: a long line of nine words or more
+    // spanning most of the page is a wrapped paragraph line, whatever its estimated size.
+    if (words >= 9 && raw.lines.some((l) => l.sizeEstimated && l.x1 - l.x0 >= 0.55 * raw.pageWidth)) return null;
     // The document title: the largest type in the top of the first page (before the author-line filters:
     // titles have commas too).
     if (!titleDone && page === (pages[0]?.page ?? 1) && ratio >= 1.3 && size >= maxFirstPageSize - 0.5 && raw.lines[0]!.y0 < raw.pageHeight * 0.45 && words <= 30) {
@@ -331,6 +344,45 @@ function startsNewBlock(a: LayoutLine, b: LayoutLine, cur: LayoutLine[], bounds:
   // First-line indent: b starts indented, reaches the right margin, and a was flush left.
   if (!inItem && b.x0 > left + 1.2 * b.size && b.x1 >= right - 2 * b.size && a.x0 <= left + 1.5 && a.x1 < right - 0.5 * a.size) return true;
   return false;
+}
+
+const CODE_SYMBOLS_RE = /[{}()[\];=<>+*\\|&#$@`"'^~!]/g;
+const CODE_KEYWORD_RE = /(?:^|\s)(?:def|class|return|import|from|function|const|let|var|if|else|elif|for|while|public|private|static|void|int|char|print|printf|include|#include|#define|fn|pub|use|package|func|begin|end|SELECT|FROM|WHERE|echo|sudo|npm|git|cd|ls)(?=[\s(:{;]|$)/;
+const URL_RE = /\b(?:https?:\/\/|www\.|doi:)\S+/gi;
+
+/**
+ * Whether a block of monospaced lines is code rather than body text set in a typewriter face (an OCR
+ * layer in Courier, a typewritten report, URLs in references). A monospaced font alone is not enough:
+ * code has program punctuation (braces, brackets, semicolons, operators; over 4% of its visible
+ * characters once web addresses are taken out), keywords, or indentation that varies between short
+ * lines; prose has long lines of words that end in sentence punctuation or hyphens. Exported for tests.
+ */
+export function looksLikeCode(lines: readonly LayoutLine[]): boolean {
+  let visible = 0;
+  let symbols = 0;
+  let keywordLines = 0;
+  let proseLines = 0;
+  let words = 0;
+  for (const l of lines) {
+    const t = l.text.replace(URL_RE, ' ').trim();
+    visible += nonSpaceLength(t);
+    symbols += (t.match(CODE_SYMBOLS_RE) ?? []).length;
+    if (CODE_KEYWORD_RE.test(t)) keywordLines++;
+    const w = (t.match(/\p{L}{2,}/gu) ?? []).length;
+    words += w;
+    if (w >= 6 && /[.,;:!?\-]$|\p{Ll}$/u.test(t)) proseLines++;
+  }
+  if (visible === 0) return false;
+  const symbolShare = symbols / visible;
+  const left = Math.min(...lines.map((l) => l.x0));
+  const charW = Math.max(1, lines[0]!.size * 0.6);
+  const indents = new Set(lines.map((l) => Math.round((l.x0 - left) / charW)));
+  const meanLen = lines.reduce((s, l) => s + l.text.length, 0) / lines.length;
+  // Mostly prose-shaped lines with little program punctuation: body text in a typewriter face.
+  if (proseLines >= Math.max(1, lines.length * 0.5) && symbolShare < 0.04) return false;
+  if (symbolShare >= 0.04) return true;
+  if (keywordLines >= Math.max(1, lines.length * 0.3)) return true;
+  return lines.length >= 3 && indents.size >= 2 && meanLen < 50 && words / lines.length < 6;
 }
 
 function codeText(lines: LayoutLine[]): string {

@@ -2,6 +2,10 @@
 // digits masked) repeats on many pages, and bare page numbers anywhere in those margins.
 // Repetition across pages is the signal used by most layout-analysis tools (e.g. pdfplumber/GROBID
 // "header/footer" heuristics); margins alone are not enough because first lines of body text sit there too.
+// On every page (one-page documents included) a margin line that is no larger than the body and reads as
+// page furniture by its pattern alone (a download or access stamp, "Page n of m", a bare URL or DOI, a bare
+// date, a revision/version stamp, a confidentiality notice; and, when set smaller than the body, a journal
+// running title with volume/issue/pages, an arXiv stamp or a copyright line) goes too: no repetition needed.
 import type { LayoutLine, PageExtraction } from '../layout-model.js';
 import { collapseWhitespace } from './patterns.js';
 
@@ -11,6 +15,31 @@ const MARGIN = 0.1;
 const NUMBER_MARGIN = 0.135;
 /** Bare page numbers: `12`, `- 12 -`, `Page 12`, `12 of 40`, `12 | Title`, roman numerals. */
 const PAGE_NUMBER_RE = /^(?:page\s*)?[-–—(\[]?\s*(?:\d{1,4}|[ivxlcdm]{1,6})\s*[-–—)\]]?(?:\s*(?:of|\/)\s*\d{1,4})?$/i;
+
+/**
+ * Page furniture recognisable on a single page: download/access/printing stamps, "Page n of m", a line that
+ * is only a web address or DOI, a bare date, revision or version stamps, copyright-free boilerplate such as
+ * "Confidential" or "Preprint". Matched against the trimmed line, case-insensitively.
+ */
+export const FURNITURE_RE = new RegExp(
+  [
+    String.raw`^(?:downloaded|retrieved|accessed|printed|generated)\b.{0,160}$`,
+    String.raw`^page\s+\d{1,4}\s*(?:of|/)\s*\d{1,4}\b.{0,80}$`,
+    String.raw`^.{0,80}\bpage\s+\d{1,4}\s*(?:of|/)\s*\d{1,4}$`,
+    String.raw`^(?:https?://|www\.|doi:\s*|https?://doi\.org/)\S+$`,
+    String.raw`^(?:\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|\d{4}-\d{2}-\d{2}|(?:\d{1,2}\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(?:\d{1,2},?\s+)?\d{4})(?:[ T]\d{1,2}:\d{2}(?::\d{2})?)?$`,
+    String.raw`^(?:rev(?:ision)?\.?|version|v)\s*[\d.]+[a-z]?\b.{0,60}$`,
+    String.raw`^(?:confidential|preprint|draft|not for distribution|accepted manuscript|author manuscript)\b.{0,80}$`,
+  ].join('|'),
+  'i',
+);
+
+/**
+ * Weaker furniture patterns, removed only when the line is set smaller than the page's median size: a
+ * journal running title with its volume/issue/pages ("J. Synth. Ex. 7(2), pp. 12-30", "Vol. 7, No. 2"),
+ * an arXiv identifier stamp, a copyright or licence line.
+ */
+export const SMALL_FURNITURE_RE = /\b(?:vol(?:ume)?\.?\s*\d+|no\.\s*\d+|pp\.\s*\d+|\d+\s*\(\d+\)\s*[:,]\s*\d+)|\barxiv:\s*\d{4}\.\d{4,5}|^(?:©|\(c\)|copyright\b)|\b(?:licen[cs]ed under|all rights reserved)\b/i;
 
 /** Text key for repetition: lower case, digits masked, spaces collapsed. */
 export function runningKey(text: string): string {
@@ -65,6 +94,10 @@ export function removeRunningLines(pages: readonly PageExtraction[]): RunningLin
       }
       const zone = inMargin(l, p);
       if (!zone) return true;
+      if (text.length <= 200 && l.size <= median + 0.5 && (FURNITURE_RE.test(text) || (l.size < median - 0.5 && SMALL_FURNITURE_RE.test(text)))) {
+        removed++;
+        return false;
+      }
       const repeated = n >= 2 && (counts.get(`${zone}|${runningKey(text)}`) ?? 0) >= threshold;
       if (repeated) {
         removed++;

@@ -3,6 +3,7 @@
 // on purpose: two-column prose (two wide cells per row) is not a table, and a region is only emitted as a
 // Markdown table when every column is used by most rows.
 import type { LayoutLine } from '../layout-model.js';
+import { CAPTION_RE, SECTION_NUMBER_RE } from './patterns.js';
 
 /** A detected table: its source lines (left out of the text flow) and its cell texts, row-major. */
 export interface TableRegion {
@@ -16,8 +17,94 @@ interface Row {
   cells: LayoutLine[];
 }
 
+/**
+ * Text columns of a page: split at x-gaps of at least 2 ems that no line crosses, with five or more prose
+ * lines (20+ characters) on each side. A spread of two pages on one sheet, or a table in one column beside
+ * prose in the other, would otherwise share rows across the gutter and be read as one table.
+ */
+function textColumns(lines: readonly LayoutLine[], body: number): LayoutLine[][] {
+  const spans = lines.map((l) => [l.x0, l.x1] as [number, number]).sort((a, b) => a[0] - b[0]);
+  const cuts: number[] = [];
+  let reach = spans[0]![1];
+  for (const [a, b] of spans.slice(1)) {
+    if (a - reach >= 2 * body) {
+      const at = (reach + a) / 2;
+      const prose = (side: (l: LayoutLine) => boolean): number => lines.filter((l) => side(l) && l.text.length >= 20).length;
+      if (prose((l) => l.x1 <= at) >= 5 && prose((l) => l.x0 >= at) >= 5) cuts.push(at);
+    }
+    reach = Math.max(reach, b);
+  }
+  if (cuts.length === 0) return [[...lines]];
+  const cols: LayoutLine[][] = Array.from({ length: cuts.length + 1 }, () => []);
+  for (const l of lines) cols[cuts.filter((c) => l.x0 >= c).length]!.push(l);
+  return cols;
+}
+
 /** Finds tables among a page's lines. `body` is the document's body font size in points. */
 export function detectTables(lines: readonly LayoutLine[], body: number): TableRegion[] {
+  if (lines.length < 6) return [];
+  const cols = textColumns(lines, body);
+  const grids = cols.length > 1 ? cols.flatMap((c) => detectTablesIn(c, body)) : detectTablesIn(lines, body);
+  const used = new Set(grids.flatMap((t) => t.lines));
+  return [...grids, ...detectHeaderTables(lines.filter((l) => !used.has(l)), body)];
+}
+
+/**
+ * Tables with wrapped cells under a bold header row ("Special register | Corresponding value" with
+ * two-line descriptions), which the grid detector rejects because its cells are long. The header is a row
+ * of two to six bold cells of at most 40 characters, separated by 1.2 ems or more; the lines below it
+ * that start at a header cell's left edge (within 3 pt) and follow without a gap over 2 ems form the body.
+ * A line in the first column opens a new row when it follows an extra gap (half an em) or when another
+ * column already has text in the row and starts a line on the same baseline; other lines continue their
+ * cell. At least two body rows are needed, the first column's cells must be short (under 40 characters,
+ * its lines 25 on average) and the first header cell not a numbered section title, so two-column prose is
+ * not taken for a table.
+ */
+function detectHeaderTables(lines: readonly LayoutLine[], body: number): TableRegion[] {
+  const out: TableRegion[] = [];
+  const sorted = [...lines].sort((a, b) => a.y0 - b.y0 || a.x0 - b.x0);
+  const sameRow = (a: LayoutLine, b: LayoutLine): boolean => Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0) > 0.5 * Math.min(a.y1 - a.y0, b.y1 - b.y0);
+  for (let i = 0; i < sorted.length; i++) {
+    const first = sorted[i]!;
+    if (!first.bold) continue;
+    const header = sorted.filter((l) => sameRow(l, first)).sort((a, b) => a.x0 - b.x0);
+    if (header[0] !== first || header.length < 2 || header.length > 6) continue;
+    if (!header.every((h) => h.bold && h.text.length <= 40)) continue;
+    if (header.some((h, k) => k > 0 && h.x0 - header[k - 1]!.x1 < 1.2 * body)) continue;
+    const colOf = (l: LayoutLine): number => header.findIndex((h) => Math.abs(h.x0 - l.x0) <= 3);
+    const headerBottom = Math.max(...header.map((h) => h.y1));
+    const rows: { cells: string[]; bottom: number; lines: LayoutLine[] }[] = [];
+    let bottom = headerBottom;
+    const taken: LayoutLine[] = [...header];
+    for (const l of sorted) {
+      if (l.y0 < headerBottom - 1 || header.includes(l)) continue;
+      if (l.y0 - bottom > 2 * body) break;
+      const c = colOf(l);
+      if (c < 0 || l.bold) break;
+      const row = rows[rows.length - 1];
+      const startsRow = c === 0 && (!row || l.y0 - row.bottom > 0.5 * body || row.lines.some((o) => colOf(o) > 0 && Math.abs(o.y0 - l.y0) <= 2) || (row.cells[0] !== '' && row.lines.some((o) => colOf(o) > 0) && sorted.some((o) => o !== l && colOf(o) > 0 && !o.bold && Math.abs(o.y0 - l.y0) <= 2)));
+      if (!row || startsRow) rows.push({ cells: header.map(() => ''), bottom: l.y1, lines: [] });
+      const r = rows[rows.length - 1]!;
+      r.cells[c] = r.cells[c] ? `${r.cells[c]} ${l.text.trim()}` : l.text.trim();
+      r.bottom = Math.max(r.bottom, l.y1);
+      r.lines.push(l);
+      taken.push(l);
+      bottom = Math.max(bottom, l.y1);
+    }
+    if (rows.length < 2) continue;
+    const firstCol = rows.map((r) => r.cells[0]!.length);
+    if (firstCol.reduce((a, b) => a + b, 0) / rows.length >= 40 || rows.some((r) => r.cells[0] === '')) continue;
+    // Side-by-side sections ("3 Results | 4 Discussion" over two prose columns) are not a table: the first
+    // column's lines are short keys (25 characters on average at most) and the header is not numbered.
+    const keyLines = taken.filter((l) => !header.includes(l) && colOf(l) === 0);
+    if (keyLines.reduce((n, l) => n + l.text.length, 0) / keyLines.length > 25 || SECTION_NUMBER_RE.test(first.text.trim())) continue;
+    out.push({ lines: taken, rows: [header.map((h) => h.text.trim()), ...rows.map((r) => r.cells)] });
+    i = sorted.indexOf(taken[taken.length - 1]!);
+  }
+  return out;
+}
+
+function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion[] {
   if (lines.length < 6) return [];
   const textWidth = Math.max(1, Math.max(...lines.map((l) => l.x1)) - Math.min(...lines.map((l) => l.x0)));
   const sorted = [...lines].sort((a, b) => (a.y0 + a.y1) / 2 - (b.y0 + b.y1) / 2);
@@ -69,6 +156,15 @@ export function detectTables(lines: readonly LayoutLine[], body: number): TableR
     }
     if (cellRows >= 3) {
       const region = rows.slice(i, end + 1);
+      // A spanning group header ("Year ended December 31" over the year columns) sits alone on the row
+      // right above the first cell row, over the data columns rather than the label column: it is the
+      // table's first header level, not a paragraph (or a heading) of its own.
+      const above = rows[i - 1];
+      const first = rows[i]!;
+      if (above && above.cells.length === 1) {
+        const c = above.cells[0]!;
+        if (c.text.length <= 48 && first.y0 - above.y1 <= 1.5 * body && c.x0 >= first.cells[0]!.x1 + 2 && !CAPTION_RE.test(c.text) && !out.some((t) => t.lines.includes(c))) region.unshift(above);
+      }
       const table = buildGrid(region);
       if (table) out.push(table);
     }

@@ -9,6 +9,11 @@ export interface TextRun {
   readonly text: string;
   readonly size?: number;
   readonly font?: 'regular' | 'bold' | 'italic' | 'mono';
+  /**
+   * Glyph-by-glyph positioning instead of `text`: a `TJ` array of strings and offsets (thousandths of an
+   * em, positive moves left), as PDFs that place each glyph separately write it.
+   */
+  readonly glyphs?: readonly (string | number)[];
 }
 
 /** One page: its size and either text runs or a gray image covering the page. */
@@ -17,7 +22,7 @@ export interface PageSpec {
   readonly height?: number;
   readonly runs?: readonly TextRun[];
   /** A `w` x `h` pixel gray image drawn over the whole page (an image-only "scan"). */
-  readonly image?: { readonly w: number; readonly h: number };
+  readonly image?: { readonly w: number; readonly h: number; readonly pixels?: Uint8Array };
 }
 
 const FONTS = { regular: 'F1', bold: 'F2', italic: 'F3', mono: 'F4' } as const;
@@ -47,13 +52,14 @@ export function buildPdf(pages: readonly PageSpec[], info: Record<string, string
     let content = '';
     let xobj = '';
     if (p.image) {
-      const pixels = 'ff'.repeat(p.image.w * p.image.h);
+      const pixels = p.image.pixels ? Buffer.from(p.image.pixels).toString('hex') : 'ff'.repeat(p.image.w * p.image.h);
       const img = add(`<< /Type /XObject /Subtype /Image /Width ${p.image.w} /Height ${p.image.h} /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /ASCIIHexDecode /Length ${pixels.length + 1} >>\nstream\n${pixels}>\nendstream`);
       xobj = ` /XObject << /Im1 ${img} 0 R >>`;
       content += `q ${w} 0 0 ${h} 0 0 cm /Im1 Do Q\n`;
     }
     for (const r of p.runs ?? []) {
-      content += `BT /${FONTS[r.font ?? 'regular']} ${r.size ?? 11} Tf ${r.x} ${h - r.y} Td (${esc(r.text)}) Tj ET\n`;
+      const show = r.glyphs ? `[${r.glyphs.map((g) => (typeof g === 'number' ? String(g) : `(${esc(g)})`)).join(' ')}] TJ` : `(${esc(r.text)}) Tj`;
+      content += `BT /${FONTS[r.font ?? 'regular']} ${r.size ?? 11} Tf ${r.x} ${h - r.y} Td ${show} ET\n`;
     }
     const stream = add(`<< /Length ${Buffer.byteLength(content, 'latin1')} >>\nstream\n${content}endstream`);
     kids.push(add(`<< /Type /Page /Parent ${pagesObj} 0 R /MediaBox [0 0 ${w} ${h}] /Resources << /Font ${fontDict}${xobj} >> /Contents ${stream} 0 R >>`));
