@@ -5,6 +5,7 @@
 export {
   RecognitionJobService,
   PERMANENT_FAILURES,
+  MAX_CONVERSION_ATTEMPTS,
   RECOGNITION_OPERATION,
   type ConvertFn,
   type JobOutcome,
@@ -15,4 +16,4 @@ export {
   type Submitted,
 } from './recognition-job-service.js';
 export { ConversionPool, type ConversionRun, type PoolStats } from './conversion-pool.js';
-export { threadedConvert, serveConversion, type ConversionRequest } from './threaded-convert.js';
+export { threadedConvert, serveConversion, type ConversionRequest, type ThreadLimits } from './threaded-convert.js';

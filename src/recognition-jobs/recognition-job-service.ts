@@ -92,9 +92,19 @@ export const RECOGNITION_OPERATION = 'recognition';
  * converting again. Other failures (cancelled, insufficient_credits, time limits, missing tools,
  * internal errors) let a resubmission start a new job.
  */
-export const PERMANENT_FAILURES: ReadonlySet<string> = new Set(['unsupported_format', 'document_too_large', 'too_many_pages', 'encrypted_document', 'damaged_document', 'empty_document']);
+export const PERMANENT_FAILURES: ReadonlySet<string> = new Set(['unsupported_format', 'document_too_large', 'too_many_pages', 'encrypted_document', 'damaged_document', 'empty_document', 'conversion_crashed']);
 
 const blobKey = (sha256: string) => `recognition/${sha256}`;
+/** Conversions of a content started and not finished (a marker whose size is the count; crash-loop guard). */
+const attemptsKey = (sha256: string) => `recognition-attempts/${sha256}`;
+/** Contents refused for good (a JSON {code, message}): later jobs of the same bytes fail without converting. */
+const refusedKey = (sha256: string) => `recognition-refused/${sha256}`;
+/**
+ * Conversions of one content that may end without an answer (the process died during them) before the
+ * content is refused for good as `conversion_crashed`: a file that brings the process down cannot put it
+ * in a crash loop across restarts.
+ */
+export const MAX_CONVERSION_ATTEMPTS = 2;
 /** Where uploads wait between `stage` and `submitStaged` (random names). */
 const INCOMING = 'recognition/incoming/';
 
@@ -365,6 +375,16 @@ export class RecognitionJobService {
     let result = await store.getResult(sha256, PIPELINE_VERSION);
     if (!result) {
       if (run.jobs().length === 0) return [];
+      const refused = await this.#readSmall(refusedKey(sha256));
+      if (refused) {
+        const r = JSON.parse(refused.toString('utf8')) as { code: string; message: string };
+        return this.#failAll(run.jobs(), { code: r.code, message: `${r.message}; nothing was charged (this content was refused before).` });
+      }
+      const attempts = (await this.#d.blobs.stat(attemptsKey(sha256)))?.bytes ?? 0;
+      if (attempts >= MAX_CONVERSION_ATTEMPTS) {
+        return this.#refuse(sha256, run.jobs(), { code: 'conversion_crashed', message: `The conversion of this file stopped the service ${attempts} times and is not tried again` });
+      }
+      await this.#d.blobs.put(attemptsKey(sha256), new Uint8Array(attempts + 1));
       const bytes = await this.#readUpload(sha256);
       if (!bytes) return this.#failAll(run.jobs(), { code: 'internal', message: 'The uploaded file is no longer stored; submit it again.' });
       const stored = await store.checkpoints(sha256, PIPELINE_VERSION);
@@ -387,6 +407,7 @@ export class RecognitionJobService {
           },
         });
       } catch (e) {
+        await this.#d.blobs.delete(attemptsKey(sha256));
         if (isRecognitionError(e) && e.code === 'cancelled') {
           // Shutdown: the jobs stay processing and resume at the next start. Cancelled by their owners:
           // they are already marked, and jobs that joined since get a new run (returned as unhandled).
@@ -394,8 +415,9 @@ export class RecognitionJobService {
           return this.#pool.abortCause(sha256) === 'unwanted' ? [] : run.jobs();
         }
         if (isRecognitionError(e)) {
-          // A file that cannot be read will not be resumed: its checkpoints (if any) go.
-          if (PERMANENT_FAILURES.has(e.code)) await store.deleteCheckpoints(sha256);
+          // A file that cannot be read will not be converted again: it is refused for good, its upload
+          // and checkpoints go (docs/recognition.md, "Limits").
+          if (PERMANENT_FAILURES.has(e.code)) return this.#refuse(sha256, run.jobs(), { code: e.code, message: e.message });
           return this.#failAll(run.jobs(), { code: e.code, message: `${e.message}; nothing was charged.` });
         }
         this.#d.report(e, `recognition of ${sha256} failed unexpectedly`);
@@ -413,6 +435,7 @@ export class RecognitionJobService {
       };
       await store.putResult(result);
       await store.deleteCheckpoints(sha256);
+      await this.#d.blobs.delete(attemptsKey(sha256));
     }
     // The result, not the file, is what every later job of this content needs (a job that joins now
     // finds the cached result): the upload goes, so stored uploads do not grow with completed work.
@@ -470,6 +493,22 @@ export class RecognitionJobService {
     for (const id of jobIds) {
       await this.#d.store.update(id, { status: p.status, pagesDone: p.pagesDone, ...(p.pagesTotal !== undefined ? { pagesTotal: p.pagesTotal } : {}), updatedAt: at }, ACTIVE);
     }
+  }
+
+  /** Refuses a content for good: later jobs of it fail at once; its upload and checkpoints are deleted. */
+  async #refuse(sha256: string, jobIds: readonly string[], error: { code: string; message: string }): Promise<readonly string[]> {
+    await this.#d.blobs.put(refusedKey(sha256), new TextEncoder().encode(JSON.stringify(error)));
+    await this.#d.store.deleteCheckpoints(sha256);
+    await this.#d.blobs.delete(blobKey(sha256));
+    await this.#d.blobs.delete(attemptsKey(sha256));
+    return this.#failAll(jobIds, { code: error.code, message: `${error.message}; nothing was charged.` });
+  }
+
+  async #readSmall(key: string): Promise<Buffer | null> {
+    if (!(await this.#d.blobs.stat(key))) return null;
+    const chunks: Buffer[] = [];
+    for await (const c of this.#d.blobs.read(key)) chunks.push(c as Buffer);
+    return Buffer.concat(chunks);
   }
 
   async #readUpload(sha256: string): Promise<Uint8Array | null> {

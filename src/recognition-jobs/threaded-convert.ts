@@ -41,8 +41,20 @@ function revive(e: WireError): Error {
   return err;
 }
 
-/** A ConvertFn that runs each conversion in a new worker thread loaded from `workerUrl`. */
-export function threadedConvert(workerUrl: URL): ConvertFn {
+/** Hard limits of a conversion thread (docs/recognition.md, "Limits"). */
+export interface ThreadLimits {
+  /** V8 old-generation heap of the thread, MiB (default 1536): past it the thread alone ends, as `document_too_large`. */
+  maxHeapMb?: number;
+  /** Wall time after which the thread is terminated, ms (default: the conversion's total time limit + 60 s). */
+  maxWallMs?: number;
+}
+
+/**
+ * A ConvertFn that runs each conversion in a new worker thread loaded from `workerUrl`, under a heap
+ * limit (Node `resourceLimits`: a thread that runs out of heap is terminated with
+ * ERR_WORKER_OUT_OF_MEMORY instead of aborting the whole process) and a wall-time limit.
+ */
+export function threadedConvert(workerUrl: URL, threadLimits: ThreadLimits = {}): ConvertFn {
   return (bytes, options) =>
     new Promise<ConversionResult>((resolve, reject) => {
       if (options.signal?.aborted) return reject(new RecognitionError('cancelled', 'the conversion was cancelled'));
@@ -55,8 +67,12 @@ export function threadedConvert(workerUrl: URL): ConvertFn {
         pageConcurrency: options.pageConcurrency,
         sha256: options.sha256,
       };
-      const worker = new Worker(workerUrl, { workerData: request });
+      const maxHeapMb = threadLimits.maxHeapMb ?? 1536;
+      const worker = new Worker(workerUrl, { workerData: request, resourceLimits: { maxOldGenerationSizeMb: maxHeapMb, maxYoungGenerationSizeMb: 64 } });
       let settled = false;
+      const wallMs = threadLimits.maxWallMs ?? (options.limits?.totalTimeoutMs ?? 30 * 60_000) + 60_000;
+      const wallTimer = setTimeout(() => settle(() => reject(new RecognitionError('conversion_timeout', `the conversion did not finish within ${Math.round(wallMs / 1000)} s and was stopped`))), wallMs);
+      wallTimer.unref();
       const send = (m: ToThread) => {
         if (!settled) worker.postMessage(m);
       };
@@ -73,6 +89,7 @@ export function threadedConvert(workerUrl: URL): ConvertFn {
       const settle = (fn: () => void) => {
         if (settled) return;
         settled = true;
+        clearTimeout(wallTimer);
         if (killTimer) clearTimeout(killTimer);
         options.signal?.removeEventListener('abort', onAbort);
         fn();
@@ -87,7 +104,15 @@ export function threadedConvert(workerUrl: URL): ConvertFn {
         } else if (m.type === 'done') settle(() => resolve(m.result));
         else settle(() => reject(revive(m.error)));
       });
-      worker.on('error', (e) => settle(() => reject(e)));
+      worker.on('error', (e) =>
+        settle(() =>
+          reject(
+            (e as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY'
+              ? new RecognitionError('document_too_large', `the conversion needed more than its ${maxHeapMb} MiB memory limit and was stopped`, { memoryLimitMb: maxHeapMb })
+              : e,
+          ),
+        ),
+      );
       worker.on('exit', (code) => settle(() => reject(new Error(`recognition worker exited with code ${code} before it answered`))));
     });
 }

@@ -19,8 +19,12 @@ export interface RecognitionLimits {
   readonly totalTimeoutMs: number;
   /** Most pages sent to OCR; further image-only pages are left empty with a warning. Default 500. */
   readonly maxOcrPages: number;
-  /** Largest total uncompressed size of an EPUB archive in bytes (zip-bomb guard). Default 1 GiB. */
+  /** Largest total uncompressed size of an EPUB archive in bytes, as declared and as extracted (zip-bomb guard). Default 512 MiB. */
   readonly maxUncompressedBytes: number;
+  /** Largest uncompressed size of one EPUB entry in bytes, as declared and as extracted. Default 32 MiB. */
+  readonly maxEntryBytes: number;
+  /** Most characters of text one conversion may produce (Markdown); more is `document_too_large`. Default 40 million. */
+  readonly maxTextChars: number;
   /** Largest number of entries in an EPUB archive. Default 20 000. */
   readonly maxArchiveEntries: number;
   /** Address-space cap per external tool process in bytes. Default 4 GiB. */
@@ -37,7 +41,9 @@ export const DEFAULT_LIMITS: RecognitionLimits = Object.freeze({
   ocrPageTimeoutMs: 60_000,
   totalTimeoutMs: 30 * 60_000,
   maxOcrPages: 500,
-  maxUncompressedBytes: 1024 * 1024 * 1024,
+  maxUncompressedBytes: 512 * 1024 * 1024,
+  maxEntryBytes: 32 * 1024 * 1024,
+  maxTextChars: 40_000_000,
   maxArchiveEntries: 20_000,
   maxToolMemoryBytes: 4 * 1024 ** 3,
 });

@@ -11,14 +11,24 @@ const FONT_OBFUSCATION = new Set(['http://www.idpf.org/2008/embedding', 'http://
 export class EpubArchive {
   readonly names: ReadonlySet<string>;
   readonly #bytes: Uint8Array;
+  readonly #maxEntry: number;
+  readonly #maxTotal: number;
+  /** Bytes extracted so far (all reads together). */
+  #extracted = 0;
 
-  private constructor(bytes: Uint8Array, names: Set<string>) {
+  private constructor(bytes: Uint8Array, names: Set<string>, maxEntry: number, maxTotal: number) {
     this.#bytes = bytes;
     this.names = names;
+    this.#maxEntry = maxEntry;
+    this.#maxTotal = maxTotal;
   }
 
-  /** Lists the archive, enforcing `maxEntries` and `maxUncompressed` (bytes, as declared by the archive). */
-  static open(bytes: Uint8Array, maxEntries: number, maxUncompressed: number): EpubArchive {
+  /**
+   * Lists the archive, enforcing `maxEntries`, `maxUncompressed` (bytes in all) and `maxEntry` (bytes per
+   * entry), as the archive declares them; reads check the extracted sizes again (fflate extracts into a
+   * buffer of the declared size, so a lying entry cannot grow past it, and repeated reads are counted).
+   */
+  static open(bytes: Uint8Array, maxEntries: number, maxUncompressed: number, maxEntry = maxUncompressed): EpubArchive {
     const names = new Set<string>();
     let total = 0;
     try {
@@ -27,6 +37,7 @@ export class EpubArchive {
           names.add(f.name);
           total += f.originalSize;
           if (names.size > maxEntries) throw new RecognitionError('document_too_large', `the EPUB archive has more than ${maxEntries} entries`);
+          if (f.originalSize > maxEntry) throw new RecognitionError('document_too_large', `the EPUB entry ${f.name.slice(0, 100)} expands to ${f.originalSize} bytes; the limit per entry is ${maxEntry}`);
           if (total > maxUncompressed) throw new RecognitionError('document_too_large', `the EPUB archive expands to more than ${maxUncompressed} bytes`);
           return false;
         },
@@ -35,7 +46,7 @@ export class EpubArchive {
       if (e instanceof RecognitionError) throw e;
       throw new RecognitionError('damaged_document', 'the EPUB archive is damaged (its ZIP directory cannot be read)');
     }
-    return new EpubArchive(bytes, names);
+    return new EpubArchive(bytes, names, maxEntry, maxUncompressed);
   }
 
   /** Extracts some entries; missing or undecodable ones are absent from the result. */
@@ -43,22 +54,37 @@ export class EpubArchive {
     const want = new Set(wanted.filter((w) => this.names.has(w)));
     const out = new Map<string, Uint8Array>();
     if (!want.size) return out;
+    const filter = (f: { name: string; originalSize: number; compression: number }) => {
+      if (!want.has(f.name)) return false;
+      if (f.originalSize > this.#maxEntry) throw new RecognitionError('document_too_large', `the EPUB entry ${f.name.slice(0, 100)} is larger than ${this.#maxEntry} bytes`);
+      return f.compression === 0 || f.compression === 8;
+    };
     try {
-      const files = unzipSync(this.#bytes, { filter: (f) => want.has(f.name) && (f.compression === 0 || f.compression === 8) });
-      for (const [k, v] of Object.entries(files)) out.set(k, v);
-    } catch {
+      const files = unzipSync(this.#bytes, { filter });
+      for (const [k, v] of Object.entries(files)) out.set(k, this.#count(k, v));
+    } catch (e) {
+      if (e instanceof RecognitionError) throw e;
       // Extract one by one so a single corrupt entry does not hide the others.
       for (const name of want) {
         try {
-          const one = unzipSync(this.#bytes, { filter: (f) => f.name === name });
+          const one = unzipSync(this.#bytes, { filter: (f) => filter(f) && f.name === name });
           const v = one[name];
-          if (v) out.set(name, v);
-        } catch {
+          if (v) out.set(name, this.#count(name, v));
+        } catch (e2) {
+          if (e2 instanceof RecognitionError) throw e2;
           /* left out: reported by the caller as missing */
         }
       }
     }
     return out;
+  }
+
+  /** Counts extracted bytes against the limits (an entry read many times counts each time). */
+  #count(name: string, v: Uint8Array): Uint8Array {
+    if (v.byteLength > this.#maxEntry) throw new RecognitionError('document_too_large', `the EPUB entry ${name.slice(0, 100)} is larger than ${this.#maxEntry} bytes`);
+    this.#extracted += v.byteLength;
+    if (this.#extracted > this.#maxTotal) throw new RecognitionError('document_too_large', `the EPUB content extracted so far exceeds ${this.#maxTotal} bytes`);
+    return v;
   }
 
   /** Reads one entry as UTF-8 text (null when absent). */

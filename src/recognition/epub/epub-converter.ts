@@ -49,7 +49,7 @@ export function resolveHref(dir: string, href: string): string {
 export async function convertEpub(bytes: Uint8Array, ctx: ConversionContext): Promise<EpubConversion> {
   const t0 = ctx.now();
   ctx.backends.add('epub-xhtml');
-  const archive = EpubArchive.open(bytes, ctx.limits.maxArchiveEntries, ctx.limits.maxUncompressedBytes);
+  const archive = EpubArchive.open(bytes, ctx.limits.maxArchiveEntries, ctx.limits.maxUncompressedBytes, ctx.limits.maxEntryBytes);
   const opfPath = packagePath(archive);
   const protection = readProtection(archive);
   const opf = archive.text(opfPath);
@@ -78,6 +78,7 @@ export async function convertEpub(bytes: Uint8Array, ctx: ConversionContext): Pr
 
   const units: MarkdownUnit[] = [];
   const totals: Record<string, number> = {};
+  let chars = 0;
   for (let i = 0; i < spine.length; i++) {
     ctx.checkCancelled();
     const page = i + 1;
@@ -98,6 +99,10 @@ export async function convertEpub(bytes: Uint8Array, ctx: ConversionContext): Pr
       const dir = item.href.includes('/') ? item.href.slice(0, item.href.lastIndexOf('/')) : '';
       const { markdown, counts } = xhtmlToMarkdown(source, dir);
       unit = { page, kind: 'markup', markdown, counts, notes: [], ms: ctx.now() - t1 };
+    }
+    chars += unit.markdown.length;
+    if (chars > ctx.limits.maxTextChars) {
+      throw new RecognitionError('document_too_large', `the EPUB's text exceeds ${ctx.limits.maxTextChars} characters (at spine item ${page} of ${spine.length})`, { limit: ctx.limits.maxTextChars });
     }
     units.push(unit);
     await ctx.checkpoint(unit, spine.length);
