@@ -63,6 +63,7 @@ export const ConfigSchema = Type.Object(
     limits: Type.Object(
       {
         jsonBodyBytes: Type.Integer({ minimum: 1024, maximum: 64 * 1024 * 1024, default: 1024 * 1024, description: 'Largest JSON or form request body, bytes.' }),
+        requestTimeoutMs: Type.Integer({ minimum: 1000, maximum: 3_600_000, default: 120_000, description: 'Longest time a request (headers and body) may take to arrive, ms; slower requests get 408 and the connection is closed.' }),
         uploadBytes: Type.Integer({ minimum: 1024, maximum: 4 * 1024 * 1024 * 1024, default: 100 * 1024 * 1024, description: 'Largest recognition upload (the file part of POST /v1/recognitions), bytes; larger uploads get 413.' }),
         uploadPages: Type.Integer({ minimum: 1, maximum: 100_000, default: 2000, description: 'Most pages (or EPUB spine items) a recognition upload may have; more fail the job with too_many_pages before any page is converted (nothing charged).' }),
         shutdownGraceMs: Type.Integer({ minimum: 0, maximum: 600_000, default: 10_000, description: 'How long shutdown waits for in-flight requests, ms.' }),
@@ -119,6 +120,7 @@ export const ConfigSchema = Type.Object(
         recognition: rate(10, 0.2, 'recognition uploads per account'),
         oauth: rate(30, 1, 'registration, identity, token and revocation requests per client address'),
         signin: rate(10, 0.1, 'password sign-in, sign-up and email requests per client address'),
+        authFailures: rate(30, 0.5, 'failed credential checks (unknown API keys or tokens) per client address; when spent, every credential from that address is refused until it refills'),
         default: rate(300, 50, 'any other authenticated request per account'),
       },
       { additionalProperties: false, default: {} },

@@ -25,6 +25,7 @@ export const ERROR_CATALOG = {
   route_not_found: { status: 404, message: 'No such route.', exposed: true },
   method_not_allowed: { status: 405, message: 'Method not allowed.', exposed: true },
   not_acceptable: { status: 406, message: 'Not acceptable.', exposed: true },
+  request_timeout: { status: 408, message: 'The request took too long to arrive.', exposed: true },
   conflict: { status: 409, message: 'The request conflicts with the current state.', exposed: true },
   recognition_not_ready: { status: 409, message: 'The recognition job has not completed yet; poll GET /v1/recognitions/{job_id}.', exposed: true },
   recognition_failed: { status: 409, message: 'The recognition job failed or was cancelled; it has no result.', exposed: true },

@@ -93,8 +93,15 @@ export function installErrorHandling(app: FastifyInstance): void {
   // Only the content types an endpoint declares are accepted (others: 415).
   app.removeContentTypeParser('text/plain');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
-    const text = body as string;
+  // Bodies are decoded strictly: malformed UTF-8 is refused (400), never replaced by U+FFFD.
+  const utf8 = new TextDecoder('utf-8', { fatal: true });
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, raw, done) => {
+    let text: string;
+    try {
+      text = utf8.decode(raw as Buffer);
+    } catch {
+      return done(new AppError('malformed_json', 'The request body is not valid UTF-8; send UTF-8 encoded JSON.'), undefined);
+    }
     if (text.trim() === '') return done(new AppError('malformed_json', 'The request body is empty; send a JSON object.'), undefined);
     try {
       done(null, JSON.parse(text));
@@ -102,6 +109,21 @@ export function installErrorHandling(app: FastifyInstance): void {
       done(new AppError('malformed_json', describeJsonError(text, (e as Error).message)), undefined);
     }
   });
+}
+
+/**
+ * Errors the router raises before a route runs (a bad percent-escape or overlong UTF-8 in the path, a
+ * path parameter over the length limit): answered through the same serializer, with X-Request-Id
+ * (Fastify `frameworkErrors`).
+ */
+export function frameworkErrorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('X-Request-Id', request.id);
+  const code = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'uri_too_long' : 'bad_request';
+  const message =
+    code === 'uri_too_long'
+      ? 'A path segment is longer than this service accepts.'
+      : 'The request path is not valid: a percent-escape is malformed or does not decode to UTF-8 (encode "%" as %25).';
+  void sendError(reply, new AppError(code, message, { cause: err }));
 }
 
 /** "Malformed JSON at line 3, column 7: Unexpected token ..." from V8's message. */

@@ -8,7 +8,7 @@ import type { TSchema } from 'typebox';
 import { AppError } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
 import type { RateScope } from '../config/index.js';
-import { clientErrorHandler, installErrorHandling } from './errors.js';
+import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './errors.js';
 import { installValidation } from './validation.js';
 import { ALL_SCHEMAS } from './schemas/index.js';
 import { createHttpMetrics } from './metrics.js';
@@ -62,8 +62,11 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     requestIdHeader: false,
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
     bodyLimit: config.limits.jsonBodyBytes,
+    // Slow headers: Node's requestTimeout answers 408 through clientErrorHandler; slow bodies: preParsing below.
+    requestTimeout: config.limits.requestTimeoutMs,
     trustProxy: config.trustProxy,
     clientErrorHandler,
+    frameworkErrors: frameworkErrorHandler,
     forceCloseConnections: 'idle',
     routerOptions: { maxParamLength: 4096, ignoreTrailingSlash: true },
   });
@@ -74,6 +77,20 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
   });
 
   installErrorHandling(app);
+  // A body that does not arrive within limits.requestTimeoutMs is cut off: 408 request_timeout, and the
+  // connection is closed (a slow body cannot hold a socket forever, authenticated or not).
+  app.addHook('preParsing', async (request, reply, payload) => {
+    const timer = setTimeout(() => {
+      reply.header('Connection', 'close');
+      payload.emit('error', new AppError('request_timeout', `The request body did not arrive within ${Math.round(config.limits.requestTimeoutMs / 1000)} s.`));
+    }, config.limits.requestTimeoutMs);
+    timer.unref();
+    const done = () => clearTimeout(timer);
+    payload.once('end', done);
+    payload.once('close', done);
+    payload.once('error', done);
+    return payload;
+  });
   installValidation(app, ALL_SCHEMAS);
 
   await app.register(fastifySwagger, {
@@ -119,8 +136,14 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     const presented = presentedCredential(request);
     if (presented === null && mode === 'optional') return;
     if (presented === null || presented === 'malformed') throw new AppError('unauthorized');
+    // Guessing keys is bounded: failed checks spend the address's `authFailures` bucket, and an
+    // address whose bucket is spent gets 429 for any credential until it refills.
+    await deps.rateLimits.requireToken('authFailures', `ip:${request.ip}`);
     const principal = await deps.credentials.verify(presented);
-    if (!principal) throw new AppError('unauthorized');
+    if (!principal) {
+      await deps.rateLimits.check('authFailures', `ip:${request.ip}`);
+      throw new AppError('unauthorized');
+    }
     // OAuth tokens are bound to a resource; the HTTP API accepts those issued for {mcp_url} or the
     // legacy MCP address (auth requirements, decision 5). API keys have no audience.
     if (principal.audience !== null && principal.audience !== config.mcpUrl && principal.audience !== config.legacyMcpUrl) throw new AppError('unauthorized');

@@ -1,0 +1,67 @@
+// The error contract before routing and floods (issue 12): malformed paths and overlong parameters are
+// ApiErrors with X-Request-Id; malformed UTF-8 in a JSON body is refused; guessing API keys is bounded
+// per address; a slow body is cut off with 408.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { testApp, type TestApp } from '../helpers/app.js';
+
+describe('hostile HTTP input', () => {
+  let app: TestApp;
+  let acct: { id: number; key: string };
+  before(async () => {
+    app = await testApp({ rateLimits: { authFailures: { capacity: 5, refillPerSecond: 0.5 } }, limits: { requestTimeoutMs: 1000 } } as never);
+    acct = await app.account({ credits: 100 });
+  });
+  after(() => app.dispose());
+
+  test('bad percent-escapes, overlong UTF-8 and overlong parameters answer with an ApiError and X-Request-Id', async () => {
+    for (const [url, status] of [['/v2/documents/%zz', 400], ['/v2/documents/%', 400], ['/v2/documents/%C0%AF', 400], ['/v2/conversations/%E0%A4%A', 400], [`/v2/documents/${'x'.repeat(5000)}`, 414]] as const) {
+      const res = await app.http.inject({ method: 'GET', url, headers: { 'x-api-key': acct.key } });
+      assert.equal(res.statusCode, status, url);
+      assert.ok(res.headers['x-request-id'], url);
+      assert.equal(res.json().status, 'error');
+      assert.equal(typeof res.json().detail.code, 'string');
+    }
+  });
+
+  test('malformed UTF-8 in a JSON body is refused with 400, not replaced', async () => {
+    const body = Buffer.concat([Buffer.from('{"query": "'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+    const res = await app.http.inject({ method: 'POST', url: '/v2/search/', headers: { 'x-api-key': acct.key, 'content-type': 'application/json' }, payload: body });
+    assert.equal(res.statusCode, 400);
+    assert.equal(res.json().detail.code, 'malformed_json');
+    assert.equal(await app.billing.balance(acct.id), 100);
+  });
+
+  test('failed API-key checks are bounded per address; a spent address is refused until it refills', async () => {
+    const ip = '203.0.113.9';
+    const get = (key: string) => app.http.inject({ method: 'GET', url: '/v2/conversations/', headers: { 'x-api-key': key }, remoteAddress: ip });
+    for (let i = 0; i < 5; i++) assert.equal((await get(`lk_wrong${i}`)).statusCode, 401);
+    const limited = await get('lk_wrong_again');
+    assert.equal(limited.statusCode, 429);
+    assert.equal(limited.json().detail.code, 'rate_limited');
+    assert.equal(limited.json().detail.scope, 'authFailures');
+    assert.ok(Number(limited.headers['retry-after']) >= 1);
+    assert.equal((await get(acct.key)).statusCode, 429, 'even a valid key is refused while the address is spent');
+    assert.equal((await app.http.inject({ method: 'GET', url: '/v2/conversations/', headers: { 'x-api-key': acct.key }, remoteAddress: '203.0.113.10' })).statusCode, 200);
+    app.clock.advance(4000);
+    assert.equal((await get(acct.key)).statusCode, 200);
+  });
+
+  test('a body that never finishes arriving is cut off with 408', async () => {
+    await app.http.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = app.http.server.address() as { port: number };
+    const answer = await new Promise<string>((resolve, reject) => {
+      const s = connect(port, '127.0.0.1', () => {
+        s.write(`POST /v2/search/ HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${acct.key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"query":`);
+      });
+      let data = '';
+      s.on('data', (d) => (data += d.toString()));
+      s.on('close', () => resolve(data));
+      s.on('error', reject);
+      setTimeout(() => reject(new Error('no answer within 10 s')), 10_000).unref();
+    });
+    assert.match(answer, /^HTTP\/1\.1 408/);
+    assert.match(answer, /X-Request-Id: /i);
+  });
+});
