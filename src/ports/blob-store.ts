@@ -16,4 +16,11 @@ export interface BlobStore {
   delete(key: string): Promise<void>;
   /** Moves a blob to another key (replacing what is there), atomically where the store can. */
   move(from: string, to: string): Promise<void>;
+  /** The blobs whose keys start with `prefix` (a folder, ending in `/`), with their sizes and times. */
+  list(prefix: string): Promise<(BlobInfo & { key: string })[]>;
+  /**
+   * Removes what interrupted writes left behind (a process killed during `put`), older than `olderThanMs`
+   * (Unix ms); returns how many were removed. Called at start-up.
+   */
+  sweepInterrupted(olderThanMs: number): Promise<number>;
 }

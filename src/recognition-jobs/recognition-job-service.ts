@@ -107,6 +107,8 @@ const refusedKey = (sha256: string) => `recognition-refused/${sha256}`;
 export const MAX_CONVERSION_ATTEMPTS = 2;
 /** Where uploads wait between `stage` and `submitStaged` (random names). */
 const INCOMING = 'recognition/incoming/';
+/** Staged uploads and interrupted writes older than this at start-up are left-overs of dead requests. */
+const STALE_UPLOAD_MS = 3_600_000;
 
 /** An upload received into the blob store, not yet a job. */
 export interface StagedUpload {
@@ -160,6 +162,7 @@ export class RecognitionJobService {
   async start(): Promise<number> {
     if (this.#started) return 0;
     this.#started = true;
+    await this.#sweepDisk();
     const taken = await this.#takeOrphans();
     this.#sweepTimer = setInterval(() => void this.sweep(), Math.max(1, Math.floor((this.#lease * 1000) / 3)));
     this.#sweepTimer.unref();
@@ -363,7 +366,26 @@ export class RecognitionJobService {
     }
     this.#pool.remove(job.sha256, job.id);
     this.#d.onOutcome?.('cancelled', 'cancelled');
+    // An upload no live job needs any more will never be converted: it goes, with its checkpoints.
+    if (!(await this.#d.store.unfinished()).some((j) => j.sha256 === job.sha256) && !(await this.#d.store.getResult(job.sha256, PIPELINE_VERSION))) {
+      await this.#d.blobs.delete(blobKey(job.sha256));
+      await this.#d.store.deleteCheckpoints(job.sha256);
+    }
     return cancelled;
+  }
+
+  /**
+   * Start-up housekeeping (docs/recognition.md, "Disk"): uploads staged by requests that never finished
+   * (older than an hour) and files of interrupted blob writes are deleted.
+   */
+  async #sweepDisk(): Promise<void> {
+    const cutoff = this.#d.clock.nowMs() - STALE_UPLOAD_MS;
+    try {
+      for (const b of await this.#d.blobs.list(INCOMING)) if (b.modifiedMs < cutoff) await this.#d.blobs.delete(b.key);
+      await this.#d.blobs.sweepInterrupted(cutoff);
+    } catch (err) {
+      this.#d.report(err, 'recognition: start-up disk sweep failed');
+    }
   }
 
   // ------------------------------------------------------------------------------------------ worker

@@ -97,3 +97,19 @@ test('a conversion thread past its wall-time limit is stopped as conversion_time
   assert.ok(isRecognitionError(err));
   assert.equal((err as { code: string }).code, 'conversion_timeout');
 });
+
+test('a cancelled job whose content no other job needs leaves no upload behind', async () => {
+  const app = await testApp({}, { recognition: { workers: 1, wrapConvert: () => () => new Promise(() => {}) } });
+  try {
+    const a = await app.account({ credits: 100 });
+    const epub = buildEpub({ chapters: [{ file: 'c1.xhtml', body: '<p>Waiting forever.</p>' }] });
+    const sha = createHash('sha256').update(epub).digest('hex');
+    const id = (await submit(app, a.key, epub)).json().id;
+    assert.ok(await app.blobs.stat(`recognition/${sha}`));
+    const del = await app.http.inject({ method: 'DELETE', url: `/v1/recognitions/${id}`, headers: { 'x-api-key': a.key } });
+    assert.equal(del.statusCode, 200, del.body);
+    assert.equal(await app.blobs.stat(`recognition/${sha}`), null);
+  } finally {
+    await app.dispose();
+  }
+});

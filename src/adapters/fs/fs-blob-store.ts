@@ -2,7 +2,7 @@
 // to a temporary file that is fsynced and renamed into place, so readers never see a partial blob.
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, normalize, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { BlobInfo, BlobStore } from '../../ports/blob-store.js';
@@ -64,5 +64,48 @@ export class FsBlobStore implements BlobStore {
     const target = this.#path(to);
     await mkdir(dirname(target), { recursive: true });
     await rename(this.#path(from), target);
+  }
+
+  async list(prefix: string): Promise<(BlobInfo & { key: string })[]> {
+    const dir = this.#path(prefix.endsWith('/') ? `${prefix}.` : prefix);
+    let names: string[];
+    try {
+      names = await readdir(dir);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw e;
+    }
+    const out: (BlobInfo & { key: string })[] = [];
+    for (const name of names) {
+      if (name.endsWith('.tmp')) continue;
+      const s = await stat(join(dir, name)).catch(() => null);
+      if (s?.isFile()) out.push({ key: `${prefix.replace(/\/?$/, '/')}${name}`, bytes: s.size, modifiedMs: s.mtimeMs });
+    }
+    return out;
+  }
+
+  async sweepInterrupted(olderThanMs: number): Promise<number> {
+    let removed = 0;
+    const walk = async (dir: string): Promise<void> => {
+      let entries;
+      try {
+        entries = await readdir(dir, { withFileTypes: true });
+      } catch {
+        return;
+      }
+      for (const e of entries) {
+        const p = join(dir, e.name);
+        if (e.isDirectory()) await walk(p);
+        else if (e.name.endsWith('.tmp')) {
+          const s = await stat(p).catch(() => null);
+          if (s && s.mtimeMs < olderThanMs) {
+            await rm(p, { force: true });
+            removed++;
+          }
+        }
+      }
+    };
+    await walk(this.root);
+    return removed;
   }
 }
