@@ -117,13 +117,32 @@ export class Web {
 
   /** A same-site path to return to after sign-in (never another site: no open redirect). */
   safeReturn(value: unknown): string {
-    if (typeof value !== 'string' || !value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\') || value.length > 4096) return this.path('account');
-    return value;
+    return safeReturnPath(value, this.auth.settings.issuer) ?? this.path('account');
   }
 
   signInLocation(returnTo: string): string {
     return `${this.path('signIn')}?return_to=${encodeURIComponent(returnTo)}`;
   }
+}
+
+/**
+ * Where a page may send a person back to (`return_to`): resolved as a browser would (WHATWG URL, which
+ * drops tabs and newlines and reads `\` as `/`) against `base`, and accepted only when it stays on the
+ * same origin. Control characters are refused outright. Returns the path, query and fragment, or null.
+ */
+export function safeReturnPath(value: unknown, base: string): string | null {
+  if (typeof value !== 'string' || value.length === 0 || value.length > 4096) return null;
+  if (/[\u0000-\u001f\u007f]/.test(value) || !value.startsWith('/')) return null;
+  let target: URL;
+  let origin: string;
+  try {
+    origin = new URL(base).origin;
+    target = new URL(value, base);
+  } catch {
+    return null;
+  }
+  if (target.origin !== origin) return null;
+  return `${target.pathname}${target.search}${target.hash}`;
 }
 
 /** CORS for the metadata and OAuth endpoints: any origin, never with credentials (requirement 92). */
