@@ -154,7 +154,11 @@ export class AuthorizationService {
     if (rec.redirectUriGiven ? form.redirect_uri !== rec.redirectUri : form.redirect_uri !== undefined && form.redirect_uri !== rec.redirectUri) {
       throw new OAuthError('invalid_grant', 'redirect_uri differs from the authorization request.');
     }
-    if (!form.code_verifier || !verifyPkce(form.code_verifier, rec.codeChallenge)) throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge.');
+    if (!form.code_verifier || !verifyPkce(form.code_verifier, rec.codeChallenge)) {
+      // A wrong verifier burns the code (OAuth 2.1 §7.5.1 spirit): whoever holds a stolen code gets one try.
+      await this.store.useCode(rec.id, now, null);
+      throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge; the authorization code can no longer be used.');
+    }
     if (form.resource !== undefined && this.tokens.resolveResource(form.resource) !== rec.resource) {
       throw new OAuthError('invalid_target', `The code was issued for ${rec.resource}.`);
     }

@@ -176,8 +176,8 @@ export interface OAuthStore {
   getClient(clientId: string): Promise<OAuthClientRecord | null>;
   createCode(record: AuthorizationCodeRecord): Promise<void>;
   getCode(id: string): Promise<AuthorizationCodeRecord | null>;
-  /** Marks the code used and records its grant; false when it was already used. */
-  useCode(id: string, at: number, grantId: string): Promise<boolean>;
+  /** Marks the code used and records its grant (null: burned without a grant, e.g. a wrong PKCE verifier); false when it was already used. */
+  useCode(id: string, at: number, grantId: string | null): Promise<boolean>;
   createGrant(record: GrantRecord): Promise<void>;
   getGrant(id: string): Promise<GrantRecord | null>;
   listGrantsOf(accountId: number): Promise<GrantRecord[]>;

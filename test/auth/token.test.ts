@@ -41,6 +41,19 @@ describe('token endpoint', () => {
     }
   });
 
+  test('[59] a wrong code_verifier burns the code: the right verifier afterwards is refused too', async () => {
+    const client = await registerClient(app);
+    const who = await person(app);
+    const b = new Browser(app);
+    await b.signIn(who.email, who.password);
+    const { code, redirectUri, verifier } = await obtainCode(app, b, client);
+    const wrong = await token(app, { grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: client.client_id, code_verifier: 'y'.repeat(43) });
+    assert.equal(wrong.json().error, 'invalid_grant');
+    const right = await token(app, { grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: client.client_id, code_verifier: verifier, resource: app.mcp });
+    assert.equal(right.statusCode, 400);
+    assert.equal(right.json().error, 'invalid_grant');
+  });
+
   test('[59] a code is single use: the second use is invalid_grant and revokes the tokens of the first', async () => {
     const client = await registerClient(app);
     const who = await person(app);

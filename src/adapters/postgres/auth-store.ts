@@ -112,7 +112,7 @@ class PostgresOAuthStore implements OAuthStore {
     const r = await one(this.pool, 'SELECT * FROM oauth_codes WHERE id = $1', [id]);
     return r ? rowToCode(r) : null;
   }
-  async useCode(id: string, at: number, grantId: string): Promise<boolean> {
+  async useCode(id: string, at: number, grantId: string | null): Promise<boolean> {
     return (await this.pool.query('UPDATE oauth_codes SET used_at = $1, grant_id = $2 WHERE id = $3 AND used_at IS NULL', [at, grantId, id])).rowCount === 1;
   }
   async createGrant(g: GrantRecord): Promise<void> {

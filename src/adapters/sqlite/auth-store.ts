@@ -114,7 +114,7 @@ class SqliteOAuthStore implements OAuthStore {
     const r = this.#s.q('SELECT * FROM oauth_codes WHERE id = ?').get(id) as Row | undefined;
     return r ? rowToCode(r) : null;
   }
-  async useCode(id: string, at: number, grantId: string): Promise<boolean> {
+  async useCode(id: string, at: number, grantId: string | null): Promise<boolean> {
     return this.#s.q('UPDATE oauth_codes SET used_at = ?, grant_id = ? WHERE id = ? AND used_at IS NULL').run(at, grantId, id).changes === 1;
   }
   async createGrant(g: GrantRecord): Promise<void> {
