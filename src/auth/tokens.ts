@@ -135,30 +135,31 @@ export class TokenService {
     const audience = requestedResource === undefined ? grant.resource : this.resolveResource(requestedResource);
     if (audience !== grant.resource) throw new OAuthError('invalid_target', `This grant is for ${grant.resource}.`);
 
-    let current = token;
     let currentRec = rec;
-    for (let hop = 0; ; hop++) {
+    for (let attempt = 0; attempt < 2; attempt++) {
       if (currentRec.rotatedAt === null) {
-        if (hop > 0) return this.respond(grant, { refreshToken: current });
-        const successor = deriveSecret(this.#refreshKey, 'lrt', current);
+        const successor = deriveSecret(this.#refreshKey, 'lrt', token);
         if (await this.store.rotateRefreshToken(currentRec.id, now, this.refreshRecord(grant, successor))) {
           return this.respond(grant, { refreshToken: successor.token });
         }
+        // A concurrent refresh rotated it first: answer like a replay inside the grace window.
         currentRec = (await this.store.getRefreshToken(currentRec.id))!;
         if (currentRec.revokedAt !== null) throw invalid('The refresh token was revoked.');
         continue;
       }
-      if (now - currentRec.rotatedAt > this.settings.refreshGraceSeconds || hop > 20) {
-        // A rotated-out token came back after the grace window: assume theft and end the family.
-        await this.store.revokeGrant(grant.id, now);
-        throw invalid('The refresh token was already used; every token of this grant is revoked. Authorize again.');
-      }
-      const next = deriveSecret(this.#refreshKey, 'lrt', current);
+      // A rotated-out token: inside the grace window it gets its own successor, and only while that
+      // successor is still the family's head (a concurrent refresh). Anything else is a replay: the
+      // family ends. A zero window means any replay ends it.
+      const grace = this.settings.refreshGraceSeconds;
+      const next = deriveSecret(this.#refreshKey, 'lrt', token);
       const nextRec = await this.store.getRefreshToken(next.id);
-      if (!nextRec || nextRec.revokedAt !== null) throw invalid('The refresh token was revoked.');
-      current = next.token;
-      currentRec = nextRec;
+      if (grace > 0 && now - currentRec.rotatedAt <= grace && nextRec && nextRec.revokedAt === null && nextRec.rotatedAt === null) {
+        return this.respond(grant, { refreshToken: next.token });
+      }
+      await this.store.revokeGrant(grant.id, now);
+      throw invalid('The refresh token was already used; every token of this grant is revoked. Authorize again.');
     }
+    throw invalid('The refresh token could not be rotated; try again.');
   }
 
   /** The principal of a valid, unrevoked access token, or null. */

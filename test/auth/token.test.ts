@@ -162,6 +162,18 @@ describe('token endpoint', () => {
     assert.equal(d.statusCode, 200, 'the successor itself still rotates normally');
   });
 
+  test('[63] inside the grace window a replay gets only its own successor: once that successor rotated, the replay ends the family', async () => {
+    const { tokens, client } = await codeFlowTokens(app);
+    const f = (rt: string) => token(app, { grant_type: 'refresh_token', refresh_token: rt, client_id: client.client_id });
+    const t1 = (await f(tokens.refresh_token)).json();
+    const t2 = (await f(t1.refresh_token)).json();
+    assert.ok(t2.refresh_token);
+    const replay = await f(tokens.refresh_token);
+    assert.equal(replay.statusCode, 400, 'a stolen old token never yields the newest one');
+    assert.equal(replay.json().error, 'invalid_grant');
+    assert.equal((await f(t2.refresh_token)).json().error, 'invalid_grant', 'the family is revoked');
+  });
+
   test('[64] refresh keeps audience and client; scope may only narrow; another client cannot use it', async () => {
     const { tokens, client } = await codeFlowTokens(app);
     const other = await registerClient(app);
@@ -202,5 +214,20 @@ describe('token endpoint', () => {
     const { tokens } = await codeFlowTokens(app);
     const res = await app.http.inject({ url: `/v2/documents/nope?access_token=${tokens.access_token}` });
     assert.equal(res.statusCode, 401);
+  });
+});
+
+describe('refresh grace window of zero', () => {
+  test('[63] with refreshGraceSeconds 0 any replay of a rotated-out token ends the family', async () => {
+    const app = await authApp({ auth: { refreshGraceSeconds: 0 } } as never);
+    try {
+      const { tokens, client } = await codeFlowTokens(app);
+      const f = (rt: string) => token(app, { grant_type: 'refresh_token', refresh_token: rt, client_id: client.client_id });
+      const t1 = (await f(tokens.refresh_token)).json();
+      assert.equal((await f(tokens.refresh_token)).json().error, 'invalid_grant');
+      assert.equal((await f(t1.refresh_token)).json().error, 'invalid_grant');
+    } finally {
+      await app.dispose();
+    }
   });
 });
