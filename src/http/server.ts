@@ -14,6 +14,7 @@ import { ALL_SCHEMAS } from './schemas/index.js';
 import { createHttpMetrics } from './metrics.js';
 import type { HttpDeps } from './deps.js';
 import { registerOpsRoutes } from './routes/ops.js';
+import { publishableOpenApi } from './openapi-document.js';
 import { registerDocumentRoutes } from './routes/v2/documents.js';
 import { registerDownloadRoutes } from './routes/v2/downloads.js';
 import { registerSearchRoutes } from './routes/v2/search.js';
@@ -116,6 +117,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
       const o = (route.config as { openapi?: { path: string; params: TSchema } } | undefined)?.openapi;
       return o ? { schema: { ...schema, params: o.params }, url: o.path } : { schema, url };
     },
+    transformObject: (d) => publishableOpenApi((d as { openapiObject: Record<string, unknown> }).openapiObject) as never,
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String((json as { $id?: string }).$id ?? `def-${i}`) },
   });
 

@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { ALL_SCHEMAS } from '../../src/http/schemas/index.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { testApp, type TestApp } from '../helpers/app.js';
 
 describe('/openapi.json', () => {
@@ -23,6 +24,28 @@ describe('/openapi.json', () => {
     assert.equal(v.version, '3.1');
     assert.deepEqual(r.errors ?? [], []);
     assert.equal(r.valid, true);
+  });
+
+  test('every component is valid JSON Schema 2020-12; defaulted request fields are not required; the interface example validates', () => {
+    const ajv = new Ajv2020({ strict: false, validateFormats: false });
+    ajv.addSchema({ $id: 'lectern', components: doc.components });
+    const errors: string[] = [];
+    for (const name of Object.keys(doc.components.schemas)) {
+      try {
+        ajv.getSchema(`lectern#/components/schemas/${name}`);
+      } catch (e) {
+        errors.push(`${name}: ${(e as Error).message}`);
+      }
+    }
+    assert.deepEqual(errors, []);
+    const search = doc.components.schemas.SearchRequestV2;
+    for (const k of search.required ?? []) assert.equal('default' in search.properties[k], false, k);
+    const validate = ajv.getSchema('lectern#/components/schemas/SearchRequestV2')!;
+    assert.equal(validate({ query: 'hydrogen storage', limit: 5 }), true, JSON.stringify(validate.errors));
+    assert.equal(validate({ query: 'x', bogus: 1 }), false);
+    const snippet = ajv.getSchema('lectern#/components/schemas/Snippet')!;
+    assert.equal(snippet({ field: 'abstract', text: 'abc', highlights: [[0, 1]] }), true, JSON.stringify(snippet.errors));
+    assert.equal(snippet({ field: 'abstract', text: 'abc', highlights: [[0, 1, 2]] }), false);
   });
 
   test('title, version 0.1.0 and MIT licence for the description', () => {

@@ -7,8 +7,8 @@ import { toWireDocument } from './document.js';
 export function toSearchRequest(b: SearchRequestV2): SearchRequest {
   return {
     query: b.query,
-    mode: b.mode,
-    rankingMode: b.ranking_mode,
+    mode: b.mode ?? 'hybrid',
+    rankingMode: b.ranking_mode ?? 'auto',
     indexNames: b.index_names,
     limit: b.limit,
     offset: b.offset,

@@ -33,8 +33,8 @@ export const SearchRequestV2 = Type.Object(
       description:
         'At most 16 KiB UTF-8. A span in double quotes (straight, curly or guillemets) is a required ordered-token phrase with a lexical bonus; unquoted words guide relevance. Empty query may be combined with filters.',
     }),
-    mode: ref(SearchMode, { default: 'hybrid' }),
-    ranking_mode: ref(RankingMode, { default: 'auto' }),
+    mode: Type.Optional(ref(SearchMode, { default: 'hybrid' })),
+    ranking_mode: Type.Optional(ref(RankingMode, { default: 'auto' })),
     index_names: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: 8, default: ['documents'], description: 'Public values `documents`, `social`.' }),
     limit: Int32({ minimum: 1, maximum: 500, default: 10 }),
     offset: Int32({ minimum: 0, maximum: 499, default: 0, description: '0 to 499; offset + limit must not exceed 500.' }),

@@ -1,0 +1,37 @@
+// Post-processing of the generated OpenAPI 3.1 document so that generators and JSON Schema 2020-12
+// validators accept it (issue 13): TypeBox's schemas drive validation with Ajv (draft-07 dialect) and
+// serialization, so two spellings are only fixed in the published document:
+// - a property with a `default` is not `required` (the server fills defaults; the interface's own
+//   example sends only `query` and `limit`);
+// - tuples are written with `prefixItems` (2020-12), not the draft-07 `items: [...]` array form.
+
+type Json = Record<string, unknown>;
+
+function fix(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const n of node) fix(n);
+    return;
+  }
+  if (node === null || typeof node !== 'object') return;
+  const o = node as Json;
+  if (Array.isArray(o.items)) {
+    o.prefixItems = o.items;
+    if (o.additionalItems === false || o.additionalItems === undefined) o.items = false;
+    else o.items = o.additionalItems;
+    delete o.additionalItems;
+  }
+  if (Array.isArray(o.required) && o.properties && typeof o.properties === 'object') {
+    const props = o.properties as Record<string, Json>;
+    const required = (o.required as string[]).filter((k) => !(props[k] && typeof props[k] === 'object' && 'default' in props[k]!));
+    if (required.length > 0) o.required = required;
+    else delete o.required;
+  }
+  for (const v of Object.values(o)) fix(v);
+}
+
+/** Returns a fixed deep copy of `doc`. */
+export function publishableOpenApi<T>(doc: T): T {
+  const copy = structuredClone(doc);
+  fix(copy);
+  return copy;
+}
