@@ -112,8 +112,8 @@ export const ConfigSchema = Type.Object(
     ),
     rateLimits: Type.Object(
       {
-        search: rate(60, 10, 'search requests per account'),
-        documents: rate(120, 20, 'document fetches per account'),
+        search: rate(600, 100, 'search requests per account'),
+        documents: rate(600, 100, 'document fetches per account'),
         downloads: rate(30, 5, 'original downloads per account'),
         conversations: rate(10, 1, 'conversation turns per account'),
         feedback: rate(60, 5, 'feedback, comments and votes per account'),
@@ -121,7 +121,7 @@ export const ConfigSchema = Type.Object(
         oauth: rate(30, 1, 'registration, identity, token and revocation requests per client address'),
         signin: rate(10, 0.1, 'password sign-in, sign-up and email requests per client address'),
         authFailures: rate(30, 0.5, 'failed credential checks (unknown API keys or tokens) per client address; when spent, every credential from that address is refused until it refills'),
-        default: rate(300, 50, 'any other authenticated request per account'),
+        default: rate(1200, 200, 'any other authenticated request per account'),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -60,6 +60,9 @@ export function checkAvailable(r: SearchRequest): void {
   if (r.binaryPool) throw unavailable('binary: binary_pool needs the binary retrieval channel and an L2 reranker, which are not configured.');
   if (r.documentDiscovery === true) throw unavailable('reranker: document_discovery merges into a reranker pool; no reranker is configured.');
   if (r.fulltextWeight === 0) throw unavailable('channels: fulltext_weight 0 disables the lexical channel and no other retrieval channel is configured, so nothing could be retrieved.');
+  // Interface, Limits: the query is at most 16 KiB of UTF-8 (the schema bounds characters; this, bytes).
+  const bytes = Buffer.byteLength(r.query, 'utf8');
+  if (bytes > 16_384) throw new AppError('validation_failed', `query is ${bytes} bytes of UTF-8; the limit is 16384 bytes (16 KiB).`);
   if (r.offset + r.limit > 500) throw new AppError('validation_failed', `offset + limit must not exceed 500 (got ${r.offset} + ${r.limit}).`);
 }
 

@@ -26,7 +26,7 @@ test('HOST/PORT/LECTERN_DATA_DIR and nested options from the environment', () =>
   assert.equal(c.dataDir, '/tmp/x');
   assert.equal(c.prices.searchPerHit, 2);
   assert.equal(c.rateLimits.search.capacity, 7);
-  assert.equal(c.rateLimits.search.refillPerSecond, 10);
+  assert.equal(c.rateLimits.search.refillPerSecond, 100);
   assert.equal(c.loadDemoCorpus, false);
 });
 

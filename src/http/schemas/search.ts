@@ -23,7 +23,11 @@ export const FormulaRanking = Type.Object(
   { $id: 'FormulaRanking', additionalProperties: false },
 );
 
-const stringList = (description: string) => Type.Optional(Nullable(Type.Array(Type.String({ maxLength: 1024 }), { maxItems: 256 }), { description }));
+/** A list filter: null or absent means no restriction; an empty list is refused (docs/search.md, "Filters"). */
+const stringList = (description: string, item: Record<string, unknown> = {}) =>
+  Type.Optional(Nullable(Type.Array(Type.String({ maxLength: 1024, ...item }), { minItems: 1, maxItems: 256 }), { description: `${description} Omit it or send null for no restriction; an empty list is refused.` }));
+/** ISO 639 language codes (two or three letters), optionally with BCP 47 subtags (`en`, `pt-BR`). */
+const LANGUAGE_CODE = { pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$', maxLength: 35 };
 
 export const SearchRequestV2 = Type.Object(
   {
@@ -41,7 +45,7 @@ export const SearchRequestV2 = Type.Object(
     return_documents: Type.Boolean({ default: true, description: 'When false, only IDs and scores are returned (bulk ranking).' }),
     deduplicate: Type.Boolean({ default: true, description: 'Collapse records of one work.' }),
     filter_issns: stringList('Restrict to ISSNs.'),
-    filter_languages: stringList('ISO language codes.'),
+    filter_languages: stringList('ISO 639 language codes (e.g. en, de).', LANGUAGE_CODE),
     filter_types: stringList('Document types.'),
     filter_uri_prefixes: stringList('Canonical URI prefixes.'),
     filter_publisher: Type.Optional(Nullable(Type.String({ maxLength: 1024 }), { description: 'Publisher.' })),
@@ -52,13 +56,13 @@ export const SearchRequestV2 = Type.Object(
         description: 'Return documents citing this work: one `doi://` or `arxiv://` URI, or up to 16 identifiers of the same work.',
       }),
     ),
-    possible_languages: stringList('Language hints for query processing.'),
+    possible_languages: stringList('Language hints for query processing (ISO 639 codes).', LANGUAGE_CODE),
     cross_rerank: Type.Boolean({ default: true, description: 'Final-stage cross-encoder reranker; no effect unless configured.' }),
     cross_rerank_candidates: Int32({ minimum: 0, maximum: 256, default: 0, description: '0 uses the configured default.' }),
     candidate_ranking: Type.Optional(ref(CandidateRanking)),
     l2_rerank: Type.Optional(ref(L2Rerank)),
     l1: Type.Optional(Nullable(ref(FormulaRanking))),
-    combiner: Type.String({ default: 'log_sum_exp', maxLength: 64, description: 'Multi-query score combiner.' }),
+    combiner: Type.Union([Type.Literal('log_sum_exp'), Type.Literal('max'), Type.Literal('sum')], { default: 'log_sum_exp', description: 'Multi-query score combiner: log_sum_exp, max or sum (no effect while a search has one query; docs/search.md).' }),
     combiner_decay: Double({ default: 0.7, minimum: 0, maximum: 1e6 }),
     combiner_temperature: Double({ default: 1.5, minimum: 0, maximum: 1e6 }),
     combiner_top_k: Int32({ minimum: 0, default: 3 }),
