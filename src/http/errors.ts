@@ -75,6 +75,12 @@ export function toAppError(err: unknown, request?: FastifyRequest): AppError {
 /** Sends `err` as an ApiError on `reply`. */
 export function sendError(reply: FastifyReply, err: AppError): FastifyReply {
   for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
+  // RFC 6750 §3: a 401 names the scheme; `invalid_token` when a credential was presented and refused.
+  if (err.status === 401 && !reply.hasHeader('WWW-Authenticate')) {
+    const h = reply.request.headers;
+    const presented = typeof h.authorization === 'string' || typeof h['x-api-key'] === 'string';
+    reply.header('WWW-Authenticate', `Bearer realm="lectern"${presented ? ', error="invalid_token", error_description="The API key or access token is not valid."' : ''}`);
+  }
   reply.header('Cache-Control', 'no-store');
   return reply.code(err.status).type('application/json; charset=utf-8').send({ status: 'error', detail: errorDetail(err) });
 }

@@ -59,7 +59,12 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
   const { config } = deps;
   const app = Fastify({
     loggerInstance: deps.logger,
-    genReqId: () => randomUUID(),
+    // A well-formed, short X-Request-Id from the client is kept (traceable from the client's logs);
+    // anything else is replaced by a UUID.
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[A-Za-z0-9._:-]{8,128}$/.test(given) ? given : randomUUID();
+    },
     requestIdHeader: false,
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
     bodyLimit: config.limits.jsonBodyBytes,
