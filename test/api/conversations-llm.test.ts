@@ -121,6 +121,7 @@ describe('conversations with configured provider models', () => {
     assert.equal(refused.status, 502, refused.text);
     assert.match(refused.text, /upstream_error/);
     assert.match(refused.text, /HTTP 401/, 'the error names the status');
+    assert.equal(JSON.parse(refused.text).detail.provider_status, 401);
     assert.equal(openai.requests.at(-1)!.headers.authorization, `Bearer ${CALLER_KEY}`);
 
     // Anthropic, streamed, refused with 429.
