@@ -49,9 +49,11 @@ import { LocalProcessRunner } from './adapters/process/local-process-runner.js';
 import { recognitionJobStoreFor } from './adapters/recognition-job-store-factory.js';
 import { RecognitionJobService, threadedConvert, type ConvertFn } from './recognition-jobs/index.js';
 import type { RecognitionLimits } from './recognition/index.js';
-import { ConversationService, NO_CHAT_MODELS } from './conversations/index.js';
+import { ConversationService } from './conversations/index.js';
 import { conversationStoreFor } from './adapters/conversation-store-factory.js';
 import type { ChatModelRegistry } from './ports/chat-model.js';
+import { chatModelRegistry } from './adapters/llm/chat-model-registry.js';
+import { parseLlmModels } from './config/index.js';
 
 /** The package root (where package.json and corpus/ are). */
 export const packageRoot = join(dirname(fileURLToPath(import.meta.url)), existsSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'package.json')) ? '..' : '../..');
@@ -113,6 +115,8 @@ export interface Core {
   readonly secret: string;
   /** Sign-in, the OAuth authorization server and the service_auth claim flow (issue 4). */
   readonly auth: Auth;
+  /** The chat models configured in llm_models (override: AppOverrides.chatModels); empty: the extractive answerer only. */
+  readonly chatModels: ChatModelRegistry;
   /**
    * Opens the search indexes (taking their writer locks) and catches them up with the store.
    * Throws when another process holds them; `tryOpenIndexes` returns null instead.
@@ -250,6 +254,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
     activity,
     secret,
     auth,
+    chatModels: overrides.chatModels ?? chatModelRegistry(parseLlmModels(config.llmModels).models),
     get indexes() {
       return indexes;
     },
@@ -336,7 +341,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     prices: config.prices,
     activity: core.activity,
     clock: core.clock,
-    models: overrides.chatModels ?? NO_CHAT_MODELS,
+    models: core.chatModels,
     report,
   });
   const metricsRegistry = new Registry();

@@ -11,7 +11,7 @@ export async function serve(config: Config): Promise<void> {
   await app.loadDemoCorpusIfEmpty();
   app.startBackgroundWork();
   await app.http.listen({ host: config.host, port: config.port });
-  log.info({ base_url: config.baseUrl, mcp_url: config.mcpUrl, store: app.storage.kind, data_dir: config.dataDir }, 'Lectern is listening');
+  log.info({ base_url: config.baseUrl, mcp_url: config.mcpUrl, store: app.storage.kind, data_dir: config.dataDir, chat_models: app.chatModels.names() }, 'Lectern is listening');
   // Recognition formats whose tools are missing are refused at submission (503 format_unavailable).
   void app.recognitions.formats().then(
     (formats) => {

@@ -4,7 +4,7 @@
 import { parseArgs } from 'node:util';
 import type { AccountService } from '../accounts/account-service.js';
 import type { ApiKeyService } from '../accounts/api-keys.js';
-import type { Config } from '../config/index.js';
+import { redactLlmModels, type Config } from '../config/index.js';
 import { AppError } from '../domain/errors.js';
 import { INGEST_FORMATS, type IngestFormat, type IngestReport, type IngestService } from '../ingest/ingest-service.js';
 import type { ProcessRunner } from '../ports/process-runner.js';
@@ -299,7 +299,7 @@ function config(ctx: CliContext, args: string[]): number {
   if (args[0] === 'check') {
     const c = ctx.loadConfig();
     const hide = (u: string | undefined) => (u ? u.replace(/\/\/([^@/]*)@/, '//[redacted]@') : u);
-    print({ ...c, secret: c.secret ? '[redacted]' : undefined, databaseUrl: hide(c.databaseUrl), redisUrl: hide(c.redisUrl), mail: { ...c.mail, smtpUrl: hide(c.mail.smtpUrl) } });
+    print({ ...c, secret: c.secret ? '[redacted]' : undefined, databaseUrl: hide(c.databaseUrl), redisUrl: hide(c.redisUrl), mail: { ...c.mail, smtpUrl: hide(c.mail.smtpUrl) }, llmModels: redactLlmModels(c.llmModels) });
     return 0;
   }
   throw new UsageError('config docs|check');

@@ -6,6 +6,7 @@ import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { TSchema } from 'typebox';
 import { ConfigSchema, configLeaves, type Config, type ConfigInput } from './schema.js';
+import { parseLlmModels } from './llm-models.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -179,5 +180,6 @@ function authConfigProblems(c: Config): string[] {
   }
   if (c.legacyMcpUrl === c.mcpUrl) problems.push('legacyMcpUrl (LECTERN_LEGACY_MCP_URL): must differ from mcp_url');
   if (c.mail.transport === 'smtp' && !c.mail.smtpUrl) problems.push('mail.smtpUrl (LECTERN_MAIL_SMTP_URL): required when mail.transport is smtp');
+  problems.push(...parseLlmModels(c.llmModels).problems);
   return problems;
 }

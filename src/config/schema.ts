@@ -145,6 +145,11 @@ export const ConfigSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
+    llmModels: Type.String({
+      default: '[]',
+      description:
+        'Chat models offered to conversations besides the built-in lectern-extractive answerer: a JSON list of {"name", "provider": "openai"|"anthropic", "base_url", "model", "api_key"?, "context_tokens"? (default 8192), "timeout_ms"? (default 60000)}; `openai` covers any OpenAI-compatible server (OpenAI, vLLM, llama.cpp server, Ollama, OpenRouter). Every entry is checked at start. api_key is a secret: redacted by `config check`, never logged. See docs/models.md.',
+    }),
     mail: Type.Object(
       {
         transport: Type.Union([Type.Literal('outbox'), Type.Literal('smtp')], {
