@@ -9,6 +9,8 @@ import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'p
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Config } from './config/index.js';
 import { ActivityBuffer } from './activity/activity-buffer.js';
+import { CommunityService } from './community/index.js';
+import { communityStoreFor } from './adapters/community-store-factory.js';
 import { AccountService } from './accounts/account-service.js';
 import { ApiKeyService } from './accounts/api-keys.js';
 import { CredentialChain, type CredentialVerifier } from './accounts/credentials.js';
@@ -134,6 +136,8 @@ export interface App extends Core {
   readonly recognitions: RecognitionJobService;
   /** Conversations (turns, edits, sharing). */
   readonly conversations: ConversationService;
+  /** Feedback, comments, votes, activity and trending (docs/community.md). */
+  readonly community: CommunityService;
 }
 
 /** Recognition workers: the configured number, or one less than the available cores (at least 1). */
@@ -339,6 +343,18 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     models: overrides.chatModels ?? NO_CHAT_MODELS,
     report,
   });
+  // The community layer (docs/community.md): trending is served from a snapshot refreshed every minute.
+  const community = new CommunityService({
+    store: communityStoreFor(storage),
+    activityStore: storage.activity,
+    activity: core.activity,
+    documents: storage.documents,
+    clock: core.clock,
+    secret: core.secret,
+    report,
+  });
+  const trendingTimer = setInterval(() => void community.refreshTrendingIfDue().catch((err: unknown) => report(err, 'trending refresh failed')), 10_000);
+  trendingTimer.unref();
   const metricsRegistry = new Registry();
   collectDefaultMetrics({ register: metricsRegistry, prefix: 'lectern_' });
 
@@ -424,6 +440,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     passages,
     recognitions,
     conversations,
+    community,
     extraRoutes: overrides.extraRoutes,
     readiness: async () => {
       const checks: Record<string, string> = {};
@@ -461,8 +478,10 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     http,
     recognitions,
     conversations,
+    community,
     async close() {
       clearInterval(purgeTimer);
+      clearInterval(trendingTimer);
       // Running conversions are aborted first; their jobs stay resumable (checkpoints per page).
       await recognitions.close();
       await http.close();

@@ -31,4 +31,20 @@ export interface ActivityCounts {
 export interface ActivityStore {
   record(events: readonly ActivityEvent[]): Promise<void>;
   counts(documentId: string, now: number): Promise<ActivityCounts>;
+  /**
+   * Per-document event counts since `since` (Unix s, exclusive) for the trending snapshot: the
+   * `limit` documents with the highest weighted score (views + 2 agent reads + 3 AI citations +
+   * 3 positive ratings), highest first.
+   */
+  topSince(since: number, limit: number): Promise<ActivityTotals[]>;
+}
+
+/** Event counts of one document over a period (trending). */
+export interface ActivityTotals {
+  documentId: string;
+  views: number;
+  shown: number;
+  agentReads: number;
+  aiCitations: number;
+  positiveRatings: number;
 }

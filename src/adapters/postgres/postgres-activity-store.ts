@@ -2,8 +2,8 @@
 // activity_view_once (core/001-init) rejects the repeat and ON CONFLICT DO NOTHING drops it, as
 // SQLite's INSERT OR IGNORE does.
 import type pg from 'pg';
-import type { ActivityCounts, ActivityEvent, ActivityStore } from '../../ports/activity-store.js';
-import { countsFromRows, WINDOW_30D_SECONDS, WINDOW_7D_SECONDS, type KindCountRow } from '../sql/activity-counts.js';
+import type { ActivityCounts, ActivityEvent, ActivityStore, ActivityTotals } from '../../ports/activity-store.js';
+import { countsFromRows, rowToTotals, TOP_SINCE_COLUMNS, TOP_SINCE_ORDER, WINDOW_30D_SECONDS, WINDOW_7D_SECONDS, type KindCountRow, type TotalsRow } from '../sql/activity-counts.js';
 import { utcDay } from '../sql/document-row.js';
 
 export class PostgresActivityStore implements ActivityStore {
@@ -35,5 +35,13 @@ export class PostgresActivityStore implements ActivityStore {
     );
     const newest = await this.pool.query<{ newest: number | null }>('SELECT MAX(at) AS newest FROM activity_events WHERE document_id = $1', [documentId]);
     return countsFromRows(documentId, rows, newest.rows[0]!.newest);
+  }
+
+  async topSince(since: number, limit: number): Promise<ActivityTotals[]> {
+    const { rows } = await this.pool.query<TotalsRow>(
+      `SELECT ${TOP_SINCE_COLUMNS} FROM activity_events WHERE at > $1 GROUP BY document_id ORDER BY ${TOP_SINCE_ORDER} LIMIT $2`,
+      [since, limit],
+    );
+    return rows.map(rowToTotals);
   }
 }

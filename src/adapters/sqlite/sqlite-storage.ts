@@ -8,11 +8,12 @@ import { identityKeys } from '../../domain/canonical-uri.js';
 import type { DocumentRecord, IndexName, StoredDocument } from '../../domain/document.js';
 import { AppError } from '../../domain/errors.js';
 import type { Account, AccountStore, ApiKeyRecord, ApiKeyStore, NewAccount } from '../../ports/account-store.js';
-import type { ActivityCounts, ActivityEvent, ActivityStore } from '../../ports/activity-store.js';
+import type { ActivityCounts, ActivityEvent, ActivityStore, ActivityTotals } from '../../ports/activity-store.js';
 import type { CreditLedger, DebitResult, LedgerEntry } from '../../ports/credit-ledger.js';
 import type { DocumentChange, DocumentStore, UpsertResult } from '../../ports/document-store.js';
 import type { Storage } from '../../ports/storage.js';
 import { countsFromRows, WINDOW_30D_SECONDS, WINDOW_7D_SECONDS } from '../sql/activity-counts.js';
+import { rowToTotals, TOP_SINCE_COLUMNS, TOP_SINCE_ORDER, type TotalsRow } from '../sql/activity-counts.js';
 import { contentHash, rowToStored, serializeRecord, utcDay, type DocumentRow } from '../sql/document-row.js';
 import { rowToLedgerEntry, type LedgerRow } from '../sql/ledger-row.js';
 import { pendingMigrations } from '../sql/migration-plan.js';
@@ -359,6 +360,11 @@ class SqliteActivityStore implements ActivityStore {
       .all(now - WINDOW_7D_SECONDS, documentId, now - WINDOW_30D_SECONDS) as { kind: string; d7: number; d30: number }[];
     const newest = this.#s.p('SELECT MAX(at) FROM activity_events WHERE document_id = ?').get(documentId) as number | null;
     return countsFromRows(documentId, rows, newest);
+  }
+
+  async topSince(since: number, limit: number): Promise<ActivityTotals[]> {
+    const rows = this.#s.q(`SELECT ${TOP_SINCE_COLUMNS} FROM activity_events WHERE at > ? GROUP BY document_id ORDER BY ${TOP_SINCE_ORDER} LIMIT ?`).all(since, limit) as TotalsRow[];
+    return rows.map(rowToTotals);
   }
 }
 
