@@ -424,6 +424,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     logger: core.logger,
     version: LECTERN_VERSION,
     conversations,
+    community,
   });
 
   const http = await buildHttpServer({
