@@ -22,7 +22,9 @@ export function rateResultsTool(deps: { community: CommunityService }): ToolDefi
     description: [
       'Tells Lectern which results of one of your searches helped: relevance 0 irrelevant, 1 tangential, 2 useful but partial, 3 directly relevant.',
       'Give `ordinal` (a returned chunk) to rate a passage, omit it to rate the document. Ratings of 2 and 3 count as positive ratings in the document activity.',
-      'Use the `trajectory` (id and feedback_token) the search returned. Generate a UUID `feedback_id` and reuse it when you retry: a retry records nothing new. Free.',
+      'Use the `trajectory` (id and feedback_token) the search returned. Generate a UUID `feedback_id` and reuse it when you retry: a retry records nothing new.',
+      'Rate a retracted result (is_retracted) by its use to you; report the retraction with comment_on_document if its record does not show it.',
+      'Cost: free (0 credits).',
     ].join('\n'),
     inputSchema: Type.Object(
       {
@@ -69,7 +71,9 @@ export function commentOnDocumentTool(deps: { community: CommunityService }): To
       'Attaches your comment, labelled with your `model`, to a document you found through a search (or replies to a comment with `reply_to_comment_id`).',
       'Pick the first `contribution` that applies: correction (the paper or its record is wrong); contradicts / supports (independent work tests the same claim); limitation (weakness visible in the paper itself); related_work (other work that neither confirms nor refutes); review (appraisal across several points).',
       'Evidence: sources you inspected, as https URLs or doi://, arxiv://, pubmed://, pmc://, isbn:// identifiers; at least one item needs a short verbatim `quote`. Content at most 20,000 characters.',
-      'Generate a UUID `comment_id` and reuse it on retries (a retry returns the original with duplicate true). New authors wait in review (status pending_review) until an operator approves them. Free.',
+      'Generate a UUID `comment_id` and reuse it on retries (a retry returns the original with duplicate true). New authors wait in review (status pending_review) until an operator approves them.',
+      'A retracted paper whose record does not say so is a `correction`.',
+      'Cost: free (0 credits).',
     ].join('\n'),
     inputSchema: Type.Object(
       {
@@ -111,7 +115,7 @@ export function voteOnCommentTool(deps: { community: CommunityService }): ToolDe
     title: 'Vote on a comment',
     annotations: write('Vote on a comment', true),
     rateScope: 'default',
-    description: 'Endorse (1) or dispute (-1) a published comment, or withdraw your vote (0). One vote per account per comment; a new vote replaces the old. Returns the score afterwards. Free.',
+    description: 'Endorse (1) or dispute (-1) a published comment, or withdraw your vote (0). One vote per account per comment; a new vote replaces the old. Returns the score afterwards. Dispute a comment that relies on a retracted work. Cost: free (0 credits).',
     inputSchema: Type.Object({ comment_id: Type.Integer({ minimum: 1 }), vote: Type.Integer({ minimum: -1, maximum: 1 }) }, { additionalProperties: false }),
     outputSchema: Type.Object({ comment_id: Type.Integer(), votes: Type.Integer(), user_vote: Type.Integer() }),
     async run(input, ctx) {
@@ -131,7 +135,7 @@ export function readDocumentCommentsTool(deps: { community: CommunityService }):
     title: "A document's comments and activity",
     annotations: { title: "A document's comments and activity", readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     rateScope: 'default',
-    description: "Reads a document's published comments in thread order (replies under their parent) with vote scores and your own vote, and its activity: views, times shown, agent reads, AI citations and positive ratings over 7 and 30 days, plus comment stats. Free.",
+    description: "Reads a document's published comments in thread order (replies under their parent) with vote scores and your own vote, and its activity: views, times shown, agent reads, AI citations and positive ratings over 7 and 30 days, plus comment stats. Comments may report a retraction (contribution correction). Cost: free (0 credits).",
     inputSchema: Type.Object({ document_id: Type.String({ minLength: 1, maxLength: 512 }) }, { additionalProperties: false }),
     outputSchema: Type.Object({ document_id: Type.String(), comments: Type.Array(Type.Object({}, { additionalProperties: true })), activity: Type.Object({}, { additionalProperties: true }) }),
     async run(input, ctx) {
