@@ -112,6 +112,8 @@ export interface Core {
   readonly rateLimits: RateLimitService<keyof Config['rateLimits']>;
   /** Buffered activity events (flushed every second and at close). */
   readonly activity: ActivityBuffer;
+  /** Feedback, comments, votes, activity and trending (docs/community.md); also the operator's moderation. */
+  readonly community: CommunityService;
   readonly secret: string;
   /** Sign-in, the OAuth authorization server and the service_auth claim flow (issue 4). */
   readonly auth: Auth;
@@ -136,8 +138,6 @@ export interface App extends Core {
   readonly recognitions: RecognitionJobService;
   /** Conversations (turns, edits, sharing). */
   readonly conversations: ConversationService;
-  /** Feedback, comments, votes, activity and trending (docs/community.md). */
-  readonly community: CommunityService;
 }
 
 /** Recognition workers: the configured number, or one less than the available cores (at least 1). */
@@ -197,6 +197,16 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
   activityTimer.unref();
   const documents = new DocumentService(storage.documents, activity, billing, config.prices, clock, report);
   const downloads = new DownloadService(documents, storage.accounts, blobs);
+  // The community layer (docs/community.md): trending is served from a snapshot refreshed every minute.
+  const community = new CommunityService({
+    store: communityStoreFor(storage),
+    activityStore: storage.activity,
+    activity,
+    documents: storage.documents,
+    clock,
+    secret,
+    report,
+  });
   const references = new ReferenceService(documents, storage.documents, billing, config.prices);
   let indexes: IndexSet | null = null;
   // Ingest indexes as it goes: after each committed batch the open indexes apply the new changes.
@@ -252,6 +262,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
     references,
     rateLimits,
     activity,
+    community,
     secret,
     auth,
     get indexes() {
@@ -343,16 +354,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     models: overrides.chatModels ?? NO_CHAT_MODELS,
     report,
   });
-  // The community layer (docs/community.md): trending is served from a snapshot refreshed every minute.
-  const community = new CommunityService({
-    store: communityStoreFor(storage),
-    activityStore: storage.activity,
-    activity: core.activity,
-    documents: storage.documents,
-    clock: core.clock,
-    secret: core.secret,
-    report,
-  });
+  const community = core.community;
   const trendingTimer = setInterval(() => void community.refreshTrendingIfDue().catch((err: unknown) => report(err, 'trending refresh failed')), 10_000);
   trendingTimer.unref();
   const metricsRegistry = new Registry();
@@ -479,7 +481,6 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     http,
     recognitions,
     conversations,
-    community,
     async close() {
       clearInterval(purgeTimer);
       clearInterval(trendingTimer);
