@@ -9,6 +9,7 @@ import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'p
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Config } from './config/index.js';
 import { ActivityBuffer } from './activity/activity-buffer.js';
+import { ACTIVITY_PRUNE_INTERVAL_MS, pruneActivity } from './activity/retention.js';
 import { CommunityService } from './community/index.js';
 import { communityStoreFor } from './adapters/community-store-factory.js';
 import { AccountService } from './accounts/account-service.js';
@@ -357,6 +358,13 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   const community = core.community;
   const trendingTimer = setInterval(() => void community.refreshTrendingIfDue().catch((err: unknown) => report(err, 'trending refresh failed')), 10_000);
   trendingTimer.unref();
+  // Activity retention (docs/community.md): raw events past 2 days and counters past 31 days, hourly.
+  const pruneActivityNow = () =>
+    pruneActivity(storage.activity, Math.floor(core.clock.nowMs() / 1000))
+      .then((n) => (n.raw + n.daily > 0 ? core.logger.info(n, 'activity rows pruned') : undefined))
+      .catch((err: unknown) => report(err, 'activity pruning failed'));
+  const activityPruneTimer = setInterval(pruneActivityNow, ACTIVITY_PRUNE_INTERVAL_MS);
+  activityPruneTimer.unref();
   const metricsRegistry = new Registry();
   collectDefaultMetrics({ register: metricsRegistry, prefix: 'lectern_' });
 
@@ -484,6 +492,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     async close() {
       clearInterval(purgeTimer);
       clearInterval(trendingTimer);
+      clearInterval(activityPruneTimer);
       // Running conversions are aborted first; their jobs stay resumable (checkpoints per page).
       await recognitions.close();
       await http.close();

@@ -286,8 +286,9 @@ export class CommunityService {
     const now = nowSeconds(this.d.clock);
     const next = new Map<string, TrendingView>();
     for (const period of ['week', 'month'] as const) {
-      const since = now - PERIOD_DAYS[period] * 86_400;
-      const [top, posted] = await Promise.all([this.d.activityStore.topSince(since, TRENDING_CANDIDATES), this.d.store.commentsPostedSince(since)]);
+      // The period is whole UTC days (today and the 6 or 29 before), like the activity counters.
+      const since = (Math.floor(now / 86_400) - PERIOD_DAYS[period] + 1) * 86_400 - 1;
+      const [top, posted] = await Promise.all([this.d.activityStore.topOver(now, PERIOD_DAYS[period], TRENDING_CANDIDATES), this.d.store.commentsPostedSince(since)]);
       const totals = new Map<string, ActivityTotals>(top.map((t) => [t.documentId, t]));
       const score = (id: string) => {
         const t = totals.get(id);

@@ -32,15 +32,17 @@ export function countsFromRows(documentId: string, rows: readonly KindCountRow[]
 export const WINDOW_7D_SECONDS = 7 * 86_400;
 export const WINDOW_30D_SECONDS = 30 * 86_400;
 
-/** SELECT list folding activity_events rows into ActivityTotals columns, ordered by the trending weights. */
-export const TOP_SINCE_COLUMNS = `document_id,
-  SUM(CASE WHEN kind = 'view' THEN 1 ELSE 0 END) AS views,
-  SUM(CASE WHEN kind = 'shown' THEN 1 ELSE 0 END) AS shown,
-  SUM(CASE WHEN kind = 'agent_read' THEN 1 ELSE 0 END) AS agent_reads,
-  SUM(CASE WHEN kind = 'ai_citation' THEN 1 ELSE 0 END) AS ai_citations,
-  SUM(CASE WHEN kind = 'positive_rating' THEN 1 ELSE 0 END) AS positive_ratings`;
-export const TOP_SINCE_ORDER = `SUM(CASE kind WHEN 'view' THEN 1 WHEN 'agent_read' THEN 2 WHEN 'ai_citation' THEN 3 WHEN 'positive_rating' THEN 3 ELSE 0 END) DESC, document_id`;
+/** SELECT list folding activity_daily rows into ActivityTotals columns, ordered by the trending weights. */
+export const TOP_COLUMNS = `document_id,
+  SUM(CASE WHEN kind = 'view' THEN n ELSE 0 END) AS views,
+  SUM(CASE WHEN kind = 'shown' THEN n ELSE 0 END) AS shown,
+  SUM(CASE WHEN kind = 'agent_read' THEN n ELSE 0 END) AS agent_reads,
+  SUM(CASE WHEN kind = 'ai_citation' THEN n ELSE 0 END) AS ai_citations,
+  SUM(CASE WHEN kind = 'positive_rating' THEN n ELSE 0 END) AS positive_ratings`;
+export const TOP_ORDER = `SUM(CASE kind WHEN 'view' THEN n WHEN 'agent_read' THEN 2 * n WHEN 'ai_citation' THEN 3 * n WHEN 'positive_rating' THEN 3 * n ELSE 0 END) DESC, document_id`;
 
+/** First UTC day inside a window of `days` days ending with the day of `now`. */
+export const firstDay = (now: number, days: number): number => Math.floor(now / 86_400) - days + 1;
 export interface TotalsRow {
   document_id: string;
   views: number | string;

@@ -61,10 +61,12 @@ export function statsFrom(visible: readonly ThreadComment[], now: number): Comme
       per.set(c.contribution, e);
     }
   }
+  // Windows are whole UTC days (today and the 6 or 29 before), like the activity counters.
+  const from = (days: number) => (Math.floor(now / 86_400) - days + 1) * 86_400;
   return {
     comments: visible.length,
-    comments7d: visible.filter((c) => c.createdAt > now - 7 * 86_400).length,
-    comments30d: visible.filter((c) => c.createdAt > now - 30 * 86_400).length,
+    comments7d: visible.filter((c) => c.createdAt >= from(7)).length,
+    comments30d: visible.filter((c) => c.createdAt >= from(30)).length,
     votes,
     contributions: [...per.values()].sort((a, b) => b.comments - a.comments || a.contribution.localeCompare(b.contribution)),
   };
