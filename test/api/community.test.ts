@@ -9,13 +9,20 @@ import { randomUUID } from 'node:crypto';
 import { testApp, type TestApp } from '../helpers/app.js';
 import { doc, seed } from '../helpers/documents.js';
 import { signFeedbackToken } from '../../src/search/feedback-token.js';
+import { openPostgresStorage } from '../../src/adapters/postgres/postgres-storage.js';
+import { createTestSchema, databaseUrl, postgresSkip } from '../helpers/storage.js';
 
-describe('community: feedback, comments, votes, activity, trending', () => {
+/** Opens the app under test and returns it with a clean-up. */
+type Open = () => Promise<{ app: TestApp; done(): Promise<void> }>;
+
+function communitySuite(label: string, open: Open): void {
+describe(`community: feedback, comments, votes, activity, trending (${label})`, () => {
   let app: TestApp;
+  let done: () => Promise<void>;
   let ada: { id: number; key: string };
   let bob: { id: number; key: string };
   before(async () => {
-    app = await testApp();
+    ({ app, done } = await open());
     ada = await app.account({ credits: 10_000 });
     bob = await app.account({ credits: 10_000 });
     await seed(app, [
@@ -26,7 +33,7 @@ describe('community: feedback, comments, votes, activity, trending', () => {
     ]);
     await app.indexes!.catchUp();
   });
-  after(() => app.dispose());
+  after(() => done());
 
   const call = async (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, key: string, payload?: unknown) => {
     const res = await app.http.inject({ method, url, headers: { 'x-api-key': key }, ...(payload === undefined ? {} : { payload: payload as object }) });
@@ -253,3 +260,25 @@ describe('community: feedback, comments, votes, activity, trending', () => {
     assert.equal((await call('GET', '/v2/documents/h1/activity', bob.key)).body.comments.comments, 0);
   });
 });
+}
+
+communitySuite('SQLite', async () => {
+  const app = await testApp();
+  return { app, done: () => app.dispose() };
+});
+if (!databaseUrl) {
+  test('community on PostgreSQL', { skip: postgresSkip('community on PostgreSQL') }, () => {});
+} else {
+  const url = databaseUrl;
+  communitySuite('PostgreSQL', async () => {
+    const schema = await createTestSchema(url);
+    const app = await testApp({}, { storage: await openPostgresStorage(schema.url, { max: 4 }) });
+    return {
+      app,
+      async done() {
+        await app.dispose();
+        await schema.drop();
+      },
+    };
+  });
+}
