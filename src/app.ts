@@ -9,6 +9,9 @@ import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'p
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Config } from './config/index.js';
 import { ActivityBuffer } from './activity/activity-buffer.js';
+import { ACTIVITY_PRUNE_INTERVAL_MS, pruneActivity } from './activity/retention.js';
+import { CommunityService } from './community/index.js';
+import { communityStoreFor } from './adapters/community-store-factory.js';
 import { AccountService } from './accounts/account-service.js';
 import { ApiKeyService } from './accounts/api-keys.js';
 import { CredentialChain, type CredentialVerifier } from './accounts/credentials.js';
@@ -112,6 +115,8 @@ export interface Core {
   readonly rateLimits: RateLimitService<keyof Config['rateLimits']>;
   /** Buffered activity events (flushed every second and at close). */
   readonly activity: ActivityBuffer;
+  /** Feedback, comments, votes, activity and trending (docs/community.md); also the operator's moderation. */
+  readonly community: CommunityService;
   readonly secret: string;
   /** Sign-in, the OAuth authorization server and the service_auth claim flow (issue 4). */
   readonly auth: Auth;
@@ -197,6 +202,16 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
   activityTimer.unref();
   const documents = new DocumentService(storage.documents, activity, billing, config.prices, clock, report);
   const downloads = new DownloadService(documents, storage.accounts, blobs);
+  // The community layer (docs/community.md): trending is served from a snapshot refreshed every minute.
+  const community = new CommunityService({
+    store: communityStoreFor(storage),
+    activityStore: storage.activity,
+    activity,
+    documents: storage.documents,
+    clock,
+    secret,
+    report,
+  });
   const references = new ReferenceService(documents, storage.documents, billing, config.prices);
   let indexes: IndexSet | null = null;
   // Ingest indexes as it goes: after each committed batch the open indexes apply the new changes.
@@ -252,6 +267,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
     references,
     rateLimits,
     activity,
+    community,
     secret,
     auth,
     chatModels: overrides.chatModels ?? chatModelRegistry(parseLlmModels(config.llmModels).models),
@@ -344,6 +360,16 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     models: core.chatModels,
     report,
   });
+  const community = core.community;
+  const trendingTimer = setInterval(() => void community.refreshTrendingIfDue().catch((err: unknown) => report(err, 'trending refresh failed')), 10_000);
+  trendingTimer.unref();
+  // Activity retention (docs/community.md): raw events past 2 days and counters past 31 days, hourly.
+  const pruneActivityNow = () =>
+    pruneActivity(storage.activity, Math.floor(core.clock.nowMs() / 1000))
+      .then((n) => (n.raw + n.daily > 0 ? core.logger.info(n, 'activity rows pruned') : undefined))
+      .catch((err: unknown) => report(err, 'activity pruning failed'));
+  const activityPruneTimer = setInterval(pruneActivityNow, ACTIVITY_PRUNE_INTERVAL_MS);
+  activityPruneTimer.unref();
   const metricsRegistry = new Registry();
   collectDefaultMetrics({ register: metricsRegistry, prefix: 'lectern_' });
 
@@ -413,6 +439,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     logger: core.logger,
     version: LECTERN_VERSION,
     conversations,
+    community,
   });
 
   const http = await buildHttpServer({
@@ -429,6 +456,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     passages,
     recognitions,
     conversations,
+    community,
     extraRoutes: overrides.extraRoutes,
     readiness: async () => {
       const checks: Record<string, string> = {};
@@ -468,6 +496,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     conversations,
     async close() {
       clearInterval(purgeTimer);
+      clearInterval(trendingTimer);
+      clearInterval(activityPruneTimer);
       // Running conversions are aborted first; their jobs stay resumable (checkpoints per page).
       await recognitions.close();
       await http.close();

@@ -11,6 +11,7 @@ import type { ProcessRunner } from '../ports/process-runner.js';
 import type { Storage } from '../ports/storage.js';
 import { isRecognitionError, recognizeForIngest } from '../recognition/index.js';
 import type { IndexSet } from '../search/index-set.js';
+import type { CommunityService } from '../community/index.js';
 import { configDocs } from './config-docs.js';
 import { progressBar } from './progress.js';
 
@@ -25,6 +26,8 @@ export interface CliApp {
   readonly runner: ProcessRunner;
   /** Sign-in passwords (accounts set-password). */
   readonly auth: { readonly people: { setPassword(accountId: number, password: string): Promise<void> } };
+  /** Comment moderation (comments ...; docs/community.md). */
+  readonly community: Pick<CommunityService, 'pending' | 'approveAuthor' | 'suspendAuthor' | 'removeComment' | 'publishComment'>;
   openIndexes(options?: { catchUp?: boolean }): Promise<IndexSet>;
   tryOpenIndexes(options?: { catchUp?: boolean }): Promise<IndexSet | null>;
   close(): Promise<void>;
@@ -54,6 +57,11 @@ const USAGE = `Usage: lectern <command> [options]
   keys revoke KEY_OR_ID                   revoke a key
   credits add --account ACCOUNT --amount N [--note TEXT]
   credits show --account ACCOUNT [--entries N]
+  comments pending [--limit N]            comments waiting in review, oldest first (docs/community.md)
+  comments approve-author ACCOUNT         publish the author's pending comments and all later ones
+  comments suspend-author ACCOUNT         return the author's published comments to review
+  comments remove COMMENT_ID              remove a comment (and hide its replies)
+  comments publish COMMENT_ID             publish one pending comment without approving its author
   config docs                             print docs/configuration.md (generated from the schema)
   config check                            validate the configuration and print it (secrets hidden)
 
@@ -291,6 +299,38 @@ async function credits(ctx: CliContext, args: string[]): Promise<number> {
   throw new UsageError('credits add|show');
 }
 
+async function comments(ctx: CliContext, args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  if (sub === 'pending') {
+    const { values } = parseArgs({ args: rest, options: { limit: { type: 'string' } } });
+    const limit = intOption(values.limit, 'limit', 1) ?? 100;
+    return withApp(ctx, async (app) => {
+      const list = await app.community.pending(limit);
+      print(list.map((c) => ({ comment_id: c.id, account_id: c.accountId, document_id: c.documentId, reply_to_comment_id: c.parentId, model: c.model, contribution: c.contribution, content: c.content, evidence: c.evidence, created_at: c.createdAt })));
+      return 0;
+    });
+  }
+  if (sub === 'approve-author' || sub === 'suspend-author') {
+    return withApp(ctx, async (app) => {
+      const a = await findAccount(app, rest[0]);
+      await (sub === 'approve-author' ? app.community.approveAuthor(a.id) : app.community.suspendAuthor(a.id));
+      print({ account_id: a.id, author: sub === 'approve-author' ? 'approved' : 'pending' });
+      return 0;
+    });
+  }
+  if (sub === 'remove' || sub === 'publish') {
+    const id = intOption(rest[0], 'COMMENT_ID', 1);
+    if (id === undefined) throw new UsageError(`comments ${sub} COMMENT_ID`);
+    return withApp(ctx, async (app) => {
+      const ok = await (sub === 'remove' ? app.community.removeComment(id) : app.community.publishComment(id));
+      if (!ok) throw new AppError('not_found', `No comment ${id}.`);
+      print({ comment_id: id, status: sub === 'remove' ? 'removed' : 'published' });
+      return 0;
+    });
+  }
+  throw new UsageError('comments pending|approve-author|suspend-author|remove|publish');
+}
+
 function config(ctx: CliContext, args: string[]): number {
   if (args[0] === 'docs') {
     process.stdout.write(configDocs());
@@ -324,6 +364,8 @@ export async function runCli(argv: readonly string[], ctx: CliContext): Promise<
         return await keys(ctx, args);
       case 'credits':
         return await credits(ctx, args);
+      case 'comments':
+        return await comments(ctx, args);
       case 'config':
         return config(ctx, args);
       case 'help':

@@ -21,6 +21,7 @@ export const ERROR_CATALOG = {
   insufficient_credits: { status: 402, message: 'The account balance is too low for this operation.', exposed: true },
   forbidden: { status: 403, message: 'This account may not perform this operation.', exposed: true },
   not_eligible: { status: 403, message: 'Originals are available to eligible accounts only.', exposed: true },
+  invalid_feedback_token: { status: 403, message: 'The feedback token is invalid, expired, or not issued to this account for this trajectory.', exposed: true },
   not_found: { status: 404, message: 'Not found.', exposed: true },
   route_not_found: { status: 404, message: 'No such route.', exposed: true },
   method_not_allowed: { status: 405, message: 'Method not allowed.', exposed: true },

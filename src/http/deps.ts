@@ -12,6 +12,7 @@ import type { DownloadService } from '../downloads/download-service.js';
 import type { Auth } from '../auth/index.js';
 import type { RecognitionJobService } from '../recognition-jobs/index.js';
 import type { ConversationService } from '../conversations/index.js';
+import type { CommunityService } from '../community/index.js';
 
 /** Readiness of the service's dependencies: name -> 'ok' or a short reason. */
 export type ReadinessCheck = () => Promise<Record<string, string>>;
@@ -36,6 +37,8 @@ export interface HttpDeps {
   recognitions?: RecognitionJobService;
   /** Conversations (/v2/conversations/); absent: not served. */
   conversations?: ConversationService;
+  /** Feedback, comments, votes, activity and trending (docs/community.md); absent: not served. */
+  community?: CommunityService;
   /** Extra route registrations (tests, optional components). */
   extraRoutes?: readonly ((app: FastifyInstance) => Promise<void> | void)[];
 }

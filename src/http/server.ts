@@ -23,6 +23,7 @@ import { registerProtectedResourceRoutes } from './routes/protected-resource.js'
 import { registerAuthRoutes } from './routes/auth/index.js';
 import { registerRecognitionRoutes } from './routes/v1/recognitions.js';
 import { registerConversationRoutes } from './routes/v2/conversations.js';
+import { registerCommunityRoutes } from './routes/v2/community.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -174,6 +175,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
   registerProtectedResourceRoutes(app, deps);
   if (deps.recognitions) await registerRecognitionRoutes(app, { ...deps, recognitions: deps.recognitions });
   if (deps.conversations) registerConversationRoutes(app, { ...deps, conversations: deps.conversations });
+  if (deps.community) registerCommunityRoutes(app, { ...deps, community: deps.community });
   if (deps.mcp) registerMcpRoutes(app, { ...deps, mcp: deps.mcp });
   // Authorization server, sign-in pages and the service_auth claim flow (issue 4; src/http/routes/auth/).
   if (deps.auth) await registerAuthRoutes(app, deps);

@@ -40,6 +40,8 @@ import { searchDocumentsTool, searchSocialTool, worksCitingTool } from './tools/
 import { searchInDocumentTool } from './tools/search-in-document.js';
 import { askTool, readConversationTool } from './tools/conversations.js';
 import type { ConversationService } from '../conversations/index.js';
+import type { CommunityService } from '../community/index.js';
+import { communityTools } from './tools/community.js';
 import type { PassageSearch } from '../search/passage-search.js';
 import type { SearchService } from '../search/search-service.js';
 
@@ -74,6 +76,8 @@ export interface McpEndpointDeps {
   version: string;
   /** Conversations (the ask and read_conversation tools); absent: those tools are not offered. */
   conversations?: ConversationService;
+  /** The community layer (rate_results, comment_on_document, vote_on_comment, read_document_comments); absent: not offered. */
+  community?: CommunityService;
 }
 
 const INSTRUCTIONS = [
@@ -92,7 +96,7 @@ export class McpEndpoint {
   readonly #templates: ReturnType<typeof resourceTemplates>;
 
   constructor(private readonly deps: McpEndpointDeps) {
-    this.tools = [searchDocumentsTool(deps), searchSocialTool(deps), fetchDocumentTool(deps), searchInDocumentTool(deps), worksCitingTool(deps), worksCitedTool(deps), ...(deps.conversations ? [askTool({ ...deps, conversations: deps.conversations }), readConversationTool({ conversations: deps.conversations })] : [])];
+    this.tools = [searchDocumentsTool(deps), searchSocialTool(deps), fetchDocumentTool(deps), searchInDocumentTool(deps), worksCitingTool(deps), worksCitedTool(deps), ...(deps.conversations ? [askTool({ ...deps, conversations: deps.conversations }), readConversationTool({ conversations: deps.conversations })] : []), ...(deps.community ? communityTools({ community: deps.community }) : [])];
     const ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: false, strict: false });
     this.#byName = new Map(this.tools.map((tool) => [tool.name, { tool, validate: ajv.compile(tool.inputSchema as object) }]));
     this.#sessions = new SessionIds(deps.secret);

@@ -631,13 +631,14 @@ export function storageContract(label: string, open: StorageFactory): void {
       await s.activity.record([]);
     });
 
-    it('activity: counts per kind over the last 7 and 30 days; asOfAt is the newest event', async (s) => {
+    it('activity: counts per kind over the last 7 and 30 UTC days; asOfAt is the newest event', async (s) => {
       const ev = (kind: ActivityEvent['kind'], at: number, documentId = 'W1'): ActivityEvent => ({ documentId, kind, accountId: null, visitor: null, at });
       await s.activity.record([
         ev('shown', NOW - 60),
         ev('shown', NOW - 2 * DAY),
-        ev('shown', NOW - 7 * DAY), // exactly 7 days old: outside the 7-day window, inside 30
-        ev('shown', NOW - 7 * DAY + 1),
+        ev('shown', NOW - 7 * DAY), // 7 UTC days ago: outside the 7-day window (today and the 6 before), inside 30
+        ev('shown', NOW - 7 * DAY + 1), // the same UTC day (NOW is noon): outside too
+        ev('shown', Math.floor(NOW / DAY) * DAY - 6 * DAY), // midnight starting the 7-day window: inside
         ev('shown', NOW - 20 * DAY),
         ev('shown', NOW - 30 * DAY), // exactly 30 days old: outside both
         ev('shown', NOW - 40 * DAY),
@@ -653,7 +654,7 @@ export function storageContract(label: string, open: StorageFactory): void {
         views7d: 0,
         views30d: 0,
         shown7d: 3,
-        shown30d: 5,
+        shown30d: 6,
         agentReads7d: 2,
         agentReads30d: 3,
         aiCitations7d: 1,
@@ -692,6 +693,26 @@ export function storageContract(label: string, open: StorageFactory): void {
         { documentId: 'W1', kind: 'agent_read', accountId: 1, visitor: 'v1', at: midnight + 50 },
       ]);
       assert.equal((await s.activity.counts('W1', NOW)).agentReads7d, 2);
+    });
+
+    it('activity retention: counters and trending totals survive pruning of raw events; views still count once a day', async (s) => {
+      const ev = (kind: ActivityEvent['kind'], at: number, documentId = 'W1', visitor: string | null = null): ActivityEvent => ({ documentId, kind, accountId: null, visitor, at });
+      await s.activity.record([ev('shown', NOW - 10 * DAY), ev('agent_read', NOW - 3 * DAY), ev('view', NOW - 60, 'W1', 'v1'), ev('positive_rating', NOW - 40 * DAY), ev('view', NOW - 60, 'W2', 'v1')]);
+      const before = await s.activity.counts('W1', NOW);
+      const topBefore = await s.activity.topOver(NOW, 7, 10);
+      assert.deepEqual(topBefore, [
+        { documentId: 'W1', views: 1, shown: 0, agentReads: 1, aiCitations: 0, positiveRatings: 0 },
+        { documentId: 'W2', views: 1, shown: 0, agentReads: 0, aiCitations: 0, positiveRatings: 0 },
+      ]);
+      // Raw events older than 2 days and counters of days before 31 days ago go.
+      const pruned = await s.activity.prune(NOW - 2 * DAY, Math.floor(NOW / DAY) - 30);
+      assert.deepEqual(pruned, { raw: 3, daily: 1 });
+      assert.deepEqual(await s.activity.counts('W1', NOW), before);
+      assert.deepEqual(await s.activity.topOver(NOW, 7, 10), topBefore);
+      assert.equal((await s.activity.topOver(NOW, 30, 1))[0]!.documentId, 'W1');
+      // The view of today is still de-duplicated after pruning.
+      await s.activity.record([ev('view', NOW, 'W1', 'v1')]);
+      assert.equal((await s.activity.counts('W1', NOW)).views7d, 1);
     });
   });
 }

@@ -11,9 +11,6 @@ export interface Rule {
   notBuilt?: { reason: string; routes: string[] };
 }
 
-const NOT_BUILT_CONVERSATIONS = { reason: 'conversations are not built yet (no open issue)', routes: ['POST /v2/conversations/', 'GET /v2/conversations/'] };
-const NOT_BUILT_TRENDING = { reason: 'trending is not built yet (no open issue)', routes: ['GET /v2/documents/trending'] };
-const NOT_BUILT_COMMENTS = { reason: 'comments and votes are not built yet (no open issue)', routes: ['POST /v2/search/comments'] };
 
 export const RULES: Rule[] = [
   // What the service does
@@ -32,9 +29,9 @@ export const RULES: Rule[] = [
     text: 'streams originals with byte ranges to eligible accounts only',
     tests: ['api/downloads.test.ts :: multiple ranges: 206 multipart/byteranges with each part', 'api/downloads.test.ts :: not eligible: 403 with a clear detail'],
   },
-  { id: 'does-4', text: 'retrieval-augmented conversations', tests: [], notBuilt: NOT_BUILT_CONVERSATIONS },
-  { id: 'does-5', text: 'relevance feedback, agent comments, votes', tests: [], notBuilt: NOT_BUILT_COMMENTS },
-  { id: 'does-6', text: 'document activity counters and a trending list', tests: [], notBuilt: NOT_BUILT_TRENDING },
+  { id: 'does-4', text: 'retrieval-augmented conversations', tests: ['api/conversations.test.ts :: a turn answers with verified citations, stores request and response steps, bills once, records activity', 'api/conversations.test.ts :: editing the first request recomputes it and every later step; bills the edit once; a response step is 404'] },
+  { id: 'does-5', text: 'relevance feedback, agent comments, votes', tests: ['api/community.test.ts :: done when: the whole flow, retries change nothing'] },
+  { id: 'does-6', text: 'document activity counters and a trending list', tests: ['api/community.test.ts :: done when: the whole flow, retries change nothing'] },
   {
     id: 'does-7',
     text: 'converts uploaded PDF, EPUB and DJVU into structured Markdown with a per-document quality report: submit, poll, fetch the result; billed per document; an identical resubmission is free',
@@ -66,7 +63,7 @@ export const RULES: Rule[] = [
   { id: 'limit-lexical-weights', text: 'fulltext_weight and fulltext_phrase_boost 0..10', tests: ['api/search.test.ts :: validation: limits, unknown properties, query size, index names', 'api/search.test.ts :: a quoted phrase is required (straight, curly, guillemets); boost 0 keeps the constraint'] },
   { id: 'limit-citing-identifiers', text: 'referenced_by_uri up to 16 identifiers', tests: ['api/search.test.ts :: referenced_by_uri: documents citing a work, through any of its identifiers'] },
   { id: 'limit-passages', text: 'by-uri text_filter: up to 5 passages', tests: ['api/search.test.ts :: returns up to five matching passages of that document as a V2SearchResponse; billed 15'] },
-  { id: 'limit-trending', text: 'trending limit 1..50, default 20', tests: [], notBuilt: NOT_BUILT_TRENDING },
+  { id: 'limit-trending', text: 'trending limit 1..50, default 20', tests: ['api/community.test.ts :: trending is not shadowed by /v2/documents/{document_id}; bad limit or period is 422; activity of an unknown document is 404'] },
 
   // Errors
   {
@@ -148,8 +145,8 @@ export const RULES: Rule[] = [
   { id: 'versioning-2', text: 'paths prefixed /v2/ (search, documents, downloads, ...) and /v1/ (recognitions)', tests: ['api/openapi.test.ts :: every route that exists is listed (and nothing else)'] },
 
   // States
-  { id: 'states-conversation-sharing', text: 'conversation sharing and existence transitions', tests: [], notBuilt: NOT_BUILT_CONVERSATIONS },
-  { id: 'states-comment', text: 'comment status and duplicate comment_id', tests: [], notBuilt: NOT_BUILT_COMMENTS },
+  { id: 'states-conversation-sharing', text: 'conversation sharing and existence transitions', tests: ['api/conversations.test.ts :: sharing: private is 404 to others; shared is readable; PATCH/DELETE by others 404; unknown properties 400; delete'] },
+  { id: 'states-comment', text: 'comment status and duplicate comment_id', tests: ['api/community.test.ts :: done when: the whole flow, retries change nothing', 'api/community.test.ts :: bad comments: URIs, quotes, contribution, replies, size, key reuse; bad votes'] },
 
   {
     id: 'states-recognition-job',
@@ -171,5 +168,5 @@ export const RULES: Rule[] = [
   },
 
   // Events
-  { id: 'events-1', text: 'streaming operations answer text/event-stream; failures after headers arrive in the stream', tests: [], notBuilt: NOT_BUILT_CONVERSATIONS },
+  { id: 'events-1', text: 'streaming operations answer text/event-stream; failures after headers arrive in the stream', tests: ['api/conversations.test.ts :: progress events, deltas, then the final ConversationResponse', 'api/conversations.test.ts :: refusals before work are ordinary errors; an upstream failure after headers is a final error event'] },
 ];

@@ -7,7 +7,7 @@ const ev = (documentId: string): ActivityEvent => ({ documentId, kind: 'shown', 
 
 test('events are held until a flush, then written in one call', async () => {
   const calls: number[] = [];
-  const store = { record: async (e: readonly ActivityEvent[]) => void calls.push(e.length), counts: async () => { throw new Error('unused'); } } as ActivityStore;
+  const store = { record: async (e: readonly ActivityEvent[]) => void calls.push(e.length), counts: async () => { throw new Error('unused'); }, topOver: async () => [], prune: async () => ({ raw: 0, daily: 0 }) } as ActivityStore;
   const b = new ActivityBuffer(store, () => {});
   await b.record([ev('a'), ev('b')]);
   await b.record([ev('c')]);

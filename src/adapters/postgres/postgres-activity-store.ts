@@ -1,9 +1,10 @@
 // Activity events in PostgreSQL. Views count once per visitor and UTC day: the partial unique index
 // activity_view_once (core/001-init) rejects the repeat and ON CONFLICT DO NOTHING drops it, as
-// SQLite's INSERT OR IGNORE does.
+// SQLite's INSERT OR IGNORE does. The rows actually inserted are added to the daily counters
+// (activity/001-daily-counters) in the same statement; reads use only the counters.
 import type pg from 'pg';
-import type { ActivityCounts, ActivityEvent, ActivityStore } from '../../ports/activity-store.js';
-import { countsFromRows, WINDOW_30D_SECONDS, WINDOW_7D_SECONDS, type KindCountRow } from '../sql/activity-counts.js';
+import type { ActivityCounts, ActivityEvent, ActivityStore, ActivityTotals } from '../../ports/activity-store.js';
+import { countsFromRows, firstDay, rowToTotals, TOP_COLUMNS, TOP_ORDER, type KindCountRow, type TotalsRow } from '../sql/activity-counts.js';
 import { utcDay } from '../sql/document-row.js';
 
 export class PostgresActivityStore implements ActivityStore {
@@ -13,9 +14,14 @@ export class PostgresActivityStore implements ActivityStore {
     if (events.length === 0) return;
     // One statement for the whole batch (column arrays unnested into rows): atomic and one round trip.
     await this.pool.query(
-      `INSERT INTO activity_events (document_id, kind, account_id, visitor, day, at)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::int[], $6::bigint[])
-       ON CONFLICT DO NOTHING`,
+      `WITH ins AS (
+         INSERT INTO activity_events (document_id, kind, account_id, visitor, day, at)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::int[], $6::bigint[])
+         ON CONFLICT DO NOTHING
+         RETURNING document_id, kind, day, at)
+       INSERT INTO activity_daily (document_id, day, kind, n, last_at)
+       SELECT document_id, day, kind, COUNT(*), MAX(at) FROM ins GROUP BY document_id, day, kind
+       ON CONFLICT (document_id, day, kind) DO UPDATE SET n = activity_daily.n + EXCLUDED.n, last_at = GREATEST(activity_daily.last_at, EXCLUDED.last_at)`,
       [
         events.map((e) => e.documentId),
         events.map((e) => e.kind),
@@ -29,11 +35,25 @@ export class PostgresActivityStore implements ActivityStore {
 
   async counts(documentId: string, now: number): Promise<ActivityCounts> {
     const { rows } = await this.pool.query<KindCountRow>(
-      `SELECT kind, COUNT(*) FILTER (WHERE at > $3) AS d7, COUNT(*) AS d30
-       FROM activity_events WHERE document_id = $1 AND at > $2 GROUP BY kind`,
-      [documentId, now - WINDOW_30D_SECONDS, now - WINDOW_7D_SECONDS],
+      `SELECT kind, SUM(n) FILTER (WHERE day >= $3) AS d7, SUM(n) AS d30
+       FROM activity_daily WHERE document_id = $1 AND day >= $2 AND day <= $4 GROUP BY kind`,
+      [documentId, firstDay(now, 30), firstDay(now, 7), utcDay(now)],
     );
-    const newest = await this.pool.query<{ newest: number | null }>('SELECT MAX(at) AS newest FROM activity_events WHERE document_id = $1', [documentId]);
-    return countsFromRows(documentId, rows, newest.rows[0]!.newest);
+    const newest = await this.pool.query<{ newest: number | null }>('SELECT MAX(last_at) AS newest FROM activity_daily WHERE document_id = $1', [documentId]);
+    return countsFromRows(documentId, rows.map((r) => ({ ...r, d7: r.d7 ?? 0 })), newest.rows[0]!.newest);
+  }
+
+  async topOver(now: number, days: number, limit: number): Promise<ActivityTotals[]> {
+    const { rows } = await this.pool.query<TotalsRow>(
+      `SELECT ${TOP_COLUMNS} FROM activity_daily WHERE day >= $1 AND day <= $2 GROUP BY document_id ORDER BY ${TOP_ORDER} LIMIT $3`,
+      [firstDay(now, days), utcDay(now), limit],
+    );
+    return rows.map(rowToTotals);
+  }
+
+  async prune(rawBefore: number, dayBefore: number): Promise<{ raw: number; daily: number }> {
+    const raw = await this.pool.query('DELETE FROM activity_events WHERE at < $1', [rawBefore]);
+    const daily = await this.pool.query('DELETE FROM activity_daily WHERE day < $1', [dayBefore]);
+    return { raw: raw.rowCount ?? 0, daily: daily.rowCount ?? 0 };
   }
 }

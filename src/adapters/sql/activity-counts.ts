@@ -1,6 +1,6 @@
 // Folding per-kind activity counts into the DocumentActivity counters, shared by the SQLite and
 // PostgreSQL activity stores so both answer with the same shape from the same per-kind rows.
-import type { ActivityCounts } from '../../ports/activity-store.js';
+import type { ActivityCounts, ActivityTotals } from '../../ports/activity-store.js';
 
 /** One row per event kind: events in the last 7 and 30 days (drivers may return counts as strings). */
 export interface KindCountRow {
@@ -31,3 +31,32 @@ export function countsFromRows(documentId: string, rows: readonly KindCountRow[]
 /** Seconds in the two activity windows (interface, Activity and trending: 7 and 30 days). */
 export const WINDOW_7D_SECONDS = 7 * 86_400;
 export const WINDOW_30D_SECONDS = 30 * 86_400;
+
+/** SELECT list folding activity_daily rows into ActivityTotals columns, ordered by the trending weights. */
+export const TOP_COLUMNS = `document_id,
+  SUM(CASE WHEN kind = 'view' THEN n ELSE 0 END) AS views,
+  SUM(CASE WHEN kind = 'shown' THEN n ELSE 0 END) AS shown,
+  SUM(CASE WHEN kind = 'agent_read' THEN n ELSE 0 END) AS agent_reads,
+  SUM(CASE WHEN kind = 'ai_citation' THEN n ELSE 0 END) AS ai_citations,
+  SUM(CASE WHEN kind = 'positive_rating' THEN n ELSE 0 END) AS positive_ratings`;
+export const TOP_ORDER = `SUM(CASE kind WHEN 'view' THEN n WHEN 'agent_read' THEN 2 * n WHEN 'ai_citation' THEN 3 * n WHEN 'positive_rating' THEN 3 * n ELSE 0 END) DESC, document_id`;
+
+/** First UTC day inside a window of `days` days ending with the day of `now`. */
+export const firstDay = (now: number, days: number): number => Math.floor(now / 86_400) - days + 1;
+export interface TotalsRow {
+  document_id: string;
+  views: number | string;
+  shown: number | string;
+  agent_reads: number | string;
+  ai_citations: number | string;
+  positive_ratings: number | string;
+}
+
+export const rowToTotals = (r: TotalsRow): ActivityTotals => ({
+  documentId: r.document_id,
+  views: Number(r.views),
+  shown: Number(r.shown),
+  agentReads: Number(r.agent_reads),
+  aiCitations: Number(r.ai_citations),
+  positiveRatings: Number(r.positive_ratings),
+});

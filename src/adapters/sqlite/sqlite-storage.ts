@@ -8,11 +8,11 @@ import { identityKeys } from '../../domain/canonical-uri.js';
 import type { DocumentRecord, IndexName, StoredDocument } from '../../domain/document.js';
 import { AppError } from '../../domain/errors.js';
 import type { Account, AccountStore, ApiKeyRecord, ApiKeyStore, NewAccount } from '../../ports/account-store.js';
-import type { ActivityCounts, ActivityEvent, ActivityStore } from '../../ports/activity-store.js';
+import type { ActivityCounts, ActivityEvent, ActivityStore, ActivityTotals } from '../../ports/activity-store.js';
 import type { CreditLedger, DebitResult, LedgerEntry } from '../../ports/credit-ledger.js';
 import type { DocumentChange, DocumentStore, UpsertResult } from '../../ports/document-store.js';
 import type { Storage } from '../../ports/storage.js';
-import { countsFromRows, WINDOW_30D_SECONDS, WINDOW_7D_SECONDS } from '../sql/activity-counts.js';
+import { countsFromRows, firstDay, rowToTotals, TOP_COLUMNS, TOP_ORDER, type TotalsRow } from '../sql/activity-counts.js';
 import { contentHash, rowToStored, serializeRecord, utcDay, type DocumentRow } from '../sql/document-row.js';
 import { rowToLedgerEntry, type LedgerRow } from '../sql/ledger-row.js';
 import { pendingMigrations } from '../sql/migration-plan.js';
@@ -342,8 +342,15 @@ class SqliteActivityStore implements ActivityStore {
   constructor(private readonly db: Db) {
     this.#s = statementCache(db);
     const insert = db.prepare('INSERT OR IGNORE INTO activity_events (document_id, kind, account_id, visitor, day, at) VALUES (?, ?, ?, ?, ?, ?)');
+    // Only events actually stored (a repeated view is not) go into the daily counters (activity/001-daily-counters).
+    const count = db.prepare(
+      `INSERT INTO activity_daily (document_id, day, kind, n, last_at) VALUES (?, ?, ?, 1, ?)
+       ON CONFLICT (document_id, day, kind) DO UPDATE SET n = n + 1, last_at = MAX(last_at, excluded.last_at)`,
+    );
     this.#record = db.transaction((events: readonly ActivityEvent[]) => {
-      for (const e of events) insert.run(e.documentId, e.kind, e.accountId, e.kind === 'view' ? e.visitor : null, utcDay(e.at), e.at);
+      for (const e of events) {
+        if (insert.run(e.documentId, e.kind, e.accountId, e.kind === 'view' ? e.visitor : null, utcDay(e.at), e.at).changes === 1) count.run(e.documentId, utcDay(e.at), e.kind, e.at);
+      }
     });
   }
   async record(events: readonly ActivityEvent[]): Promise<void> {
@@ -353,12 +360,23 @@ class SqliteActivityStore implements ActivityStore {
   async counts(documentId: string, now: number): Promise<ActivityCounts> {
     const rows = this.#s
       .q(
-        `SELECT kind, SUM(CASE WHEN at > ? THEN 1 ELSE 0 END) AS d7, COUNT(*) AS d30
-         FROM activity_events WHERE document_id = ? AND at > ? GROUP BY kind`,
+        `SELECT kind, SUM(CASE WHEN day >= ? THEN n ELSE 0 END) AS d7, SUM(n) AS d30
+         FROM activity_daily WHERE document_id = ? AND day >= ? AND day <= ? GROUP BY kind`,
       )
-      .all(now - WINDOW_7D_SECONDS, documentId, now - WINDOW_30D_SECONDS) as { kind: string; d7: number; d30: number }[];
-    const newest = this.#s.p('SELECT MAX(at) FROM activity_events WHERE document_id = ?').get(documentId) as number | null;
+      .all(firstDay(now, 7), documentId, firstDay(now, 30), utcDay(now)) as { kind: string; d7: number; d30: number }[];
+    const newest = this.#s.p('SELECT MAX(last_at) FROM activity_daily WHERE document_id = ?').get(documentId) as number | null;
     return countsFromRows(documentId, rows, newest);
+  }
+
+  async topOver(now: number, days: number, limit: number): Promise<ActivityTotals[]> {
+    const rows = this.#s.q(`SELECT ${TOP_COLUMNS} FROM activity_daily WHERE day >= ? AND day <= ? GROUP BY document_id ORDER BY ${TOP_ORDER} LIMIT ?`).all(firstDay(now, days), utcDay(now), limit) as TotalsRow[];
+    return rows.map(rowToTotals);
+  }
+
+  async prune(rawBefore: number, dayBefore: number): Promise<{ raw: number; daily: number }> {
+    const raw = this.#s.q('DELETE FROM activity_events WHERE at < ?').run(rawBefore).changes;
+    const daily = this.#s.q('DELETE FROM activity_daily WHERE day < ?').run(dayBefore).changes;
+    return { raw, daily };
   }
 }
 

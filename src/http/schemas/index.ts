@@ -4,6 +4,7 @@ import { ACTIVITY_SCHEMAS } from './activity.js';
 import { AGENT_IDENTITY_SCHEMAS } from './agent-identity.js';
 import { ApiError } from './common.js';
 import { CONVERSATION_SCHEMAS } from './conversations.js';
+import { COMMUNITY_SCHEMAS } from './community.js';
 import { DOCUMENT_SCHEMAS } from './documents.js';
 import { FEEDBACK_SCHEMAS } from './feedback.js';
 import { OAUTH_SCHEMAS } from './oauth.js';
@@ -16,6 +17,7 @@ export const ALL_SCHEMAS: readonly TSchema[] = [
   ...DOCUMENT_SCHEMAS,
   ...FEEDBACK_SCHEMAS,
   ...ACTIVITY_SCHEMAS,
+  ...COMMUNITY_SCHEMAS,
   ...CONVERSATION_SCHEMAS,
   ...RECOGNITION_SCHEMAS,
   ...AGENT_IDENTITY_SCHEMAS,
