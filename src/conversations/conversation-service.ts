@@ -18,7 +18,7 @@ import type { ConversationStore } from '../ports/conversation-store.js';
 import type { DocumentStore } from '../ports/document-store.js';
 import type { ErrorReporter } from '../ports/error-reporter.js';
 import { fieldText, type SearchService } from '../search/search-service.js';
-import type { SearchHit, SearchRequest } from '../search/search-types.js';
+import { defaultSearchRequest, type SearchHit, type SearchRequest } from '../search/search-types.js';
 import type { Answerer } from './answerer.js';
 import { classify } from './classifier.js';
 import { EXTRACTIVE_MODEL_NAME, ExtractiveAnswerer } from './extractive.js';
@@ -266,39 +266,21 @@ export class ConversationService {
     const sf = (request.sourcesFilters ?? {}) as Record<string, unknown>;
     const strings = (v: unknown) => (Array.isArray(v) && v.every((x) => typeof x === 'string') ? (v as string[]) : null);
     const types = query.contentType ? CONTENT_TYPE_FILTERS[query.contentType] ?? null : null;
-    const base: SearchRequest = {
+    const base: SearchRequest = defaultSearchRequest({
       query: query.reformulatedQuery,
       mode: 'fulltext',
       rankingMode: 'documents',
       indexNames: strings(sf.index_names) ?? ['documents'],
       limit,
-      offset: 0,
-      returnDocuments: true,
-      deduplicate: true,
       filters: {
-        issns: null,
         languages: strings(sf.languages),
         types: strings(sf.types) ?? types,
         uriPrefixes: strings(sf.uri_prefixes),
-        publisher: null,
         issuedAfter: query.date ? query.date[0] : null,
         issuedBefore: query.date ? query.date[1] - 1 : null,
       },
-      referencedBy: null,
-      possibleLanguages: null,
       crossRerank: false,
-      candidateRanking: null,
-      l2Rerank: null,
-      l1Formula: null,
-      fulltextWeight: null,
-      phraseBoost: null,
-      rrfK: null,
-      sparseNomination: null,
-      binaryPool: false,
-      documentDiscovery: null,
-      includeRrfScores: false,
-      tracing: false,
-    };
+    });
     const queries = [base.query];
     let hits = await this.d.search.retrieve(base);
     let rankingFallback = false;

@@ -69,3 +69,37 @@ export interface SearchResult {
   /** Credits charged. */
   cost: number;
 }
+
+/**
+ * A SearchRequest with the HTTP API's defaults (SearchRequestV2: hybrid, auto ranking, 10 hits, documents
+ * index, deduplicated, no filters), with `overrides` applied; `filters` merge over the empty filters.
+ */
+export function defaultSearchRequest(overrides: Omit<Partial<SearchRequest>, 'filters'> & { filters?: Partial<SearchRequest['filters']> } = {}): SearchRequest {
+  const { filters, ...rest } = overrides;
+  return {
+    query: '',
+    mode: 'hybrid',
+    rankingMode: 'auto',
+    indexNames: ['documents'],
+    limit: 10,
+    offset: 0,
+    returnDocuments: true,
+    deduplicate: true,
+    referencedBy: null,
+    possibleLanguages: null,
+    crossRerank: true,
+    candidateRanking: null,
+    l2Rerank: null,
+    l1Formula: null,
+    fulltextWeight: null,
+    phraseBoost: null,
+    rrfK: null,
+    sparseNomination: null,
+    binaryPool: false,
+    documentDiscovery: null,
+    includeRrfScores: false,
+    tracing: false,
+    ...rest,
+    filters: { issns: null, languages: null, types: null, uriPrefixes: null, publisher: null, issuedAfter: null, issuedBefore: null, ...filters },
+  };
+}

@@ -56,7 +56,7 @@ describe('MCP over a real socket with the official SDK client', () => {
       assert.equal(client.getServerVersion()?.name, 'lectern');
       assert.match(String(client.getInstructions()), /retracted/);
       const { tools } = await client.listTools();
-      assert.equal(tools.length, 8);
+      assert.equal(tools.length, 12);
       const calls: [string, Record<string, unknown>][] = [
         ['search_documents', { query: 'hydrogen salt caverns', limit: 5 }],
         ['search_social', { query: 'salt caverns' }],

@@ -6,7 +6,7 @@ import { Type, type TSchema } from 'typebox';
 import type { DocumentService } from '../../documents/document-service.js';
 import type { PriceTable } from '../../domain/prices.js';
 import type { SearchService } from '../../search/search-service.js';
-import type { SearchRequest, SearchResult } from '../../search/search-types.js';
+import { defaultSearchRequest, type SearchRequest, type SearchResult } from '../../search/search-types.js';
 import { WorkSummary, workMarkdown, workSummary } from '../present.js';
 import { ToolInputError, readOnly, type ToolDefinition, type ToolOutput } from './tool.js';
 
@@ -55,14 +55,12 @@ const list = (v: unknown): string[] | null => (Array.isArray(v) ? (v as string[]
 
 /** A SearchRequest with the HTTP API's defaults (SearchRequestV2) and the agent's choices. */
 export function searchRequest(input: Record<string, unknown>, indexNames: string[], referencedBy: string | string[] | null = null): SearchRequest {
-  return {
+  return defaultSearchRequest({
     query: typeof input.query === 'string' ? input.query : '',
-    mode: 'hybrid',
     rankingMode: (input.ranking_mode as SearchRequest['rankingMode'] | undefined) ?? 'auto',
     indexNames,
     limit: (input.limit as number | undefined) ?? 10,
     offset: (input.offset as number | undefined) ?? 0,
-    returnDocuments: true,
     deduplicate: (input.deduplicate as boolean | undefined) ?? true,
     filters: {
       issns: list(input.filter_issns),
@@ -74,20 +72,7 @@ export function searchRequest(input: Record<string, unknown>, indexNames: string
       issuedBefore: typeof input.published_before === 'string' ? dateBound(input.published_before, true) : null,
     },
     referencedBy,
-    possibleLanguages: null,
-    crossRerank: true,
-    candidateRanking: null,
-    l2Rerank: null,
-    l1Formula: null,
-    fulltextWeight: null,
-    phraseBoost: null,
-    rrfK: null,
-    sparseNomination: null,
-    binaryPool: false,
-    documentDiscovery: null,
-    includeRrfScores: false,
-    tracing: false,
-  };
+  });
 }
 
 /** Search results for agents: the ranking with snippets and work records, plus paging and cost. */
