@@ -74,8 +74,11 @@ export class ExtractiveAnswerer implements Answerer {
       for (const c of picked) {
         // Deltas carry the final marker (the document index): every extractive marker verifies, so the
         // streamed text equals the final answer.
-        input.onDelta(`${parts.length > 0 ? ' ' : ''}${c.s} [${c.p.documentIndex}]`);
-        parts.push(`${c.s} [${c.p.number}]`);
+        // A sentence cut by its snippet window before its final stop gets one after the marker (the
+        // excerpt itself stays verbatim).
+        const stop = /[.!?]["'”’)]?$/.test(c.s) ? '' : '.';
+        input.onDelta(`${parts.length > 0 ? ' ' : ''}${c.s} [${c.p.documentIndex}]${stop}`);
+        parts.push(`${c.s} [${c.p.number}]${stop}`);
       }
       raw = parts.join(' ');
     }
