@@ -424,6 +424,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     passages,
     recognitions,
     conversations,
+    references: core.references,
+    activity: core.activity,
     extraRoutes: overrides.extraRoutes,
     readiness: async () => {
       const checks: Record<string, string> = {};

@@ -12,6 +12,8 @@ import type { DownloadService } from '../downloads/download-service.js';
 import type { Auth } from '../auth/index.js';
 import type { RecognitionJobService } from '../recognition-jobs/index.js';
 import type { ConversationService } from '../conversations/index.js';
+import type { ReferenceService } from '../citations/reference-service.js';
+import type { ActivityRecorder } from '../activity/activity-buffer.js';
 
 /** Readiness of the service's dependencies: name -> 'ok' or a short reason. */
 export type ReadinessCheck = () => Promise<Record<string, string>>;
@@ -36,6 +38,10 @@ export interface HttpDeps {
   recognitions?: RecognitionJobService;
   /** Conversations (/v2/conversations/); absent: not served. */
   conversations?: ConversationService;
+  /** Works a document cites (the document page's references); absent: the web pages show none. */
+  references?: ReferenceService;
+  /** Activity events (the document page records a `view`); absent: views are not recorded. */
+  activity?: ActivityRecorder;
   /** Extra route registrations (tests, optional components). */
   extraRoutes?: readonly ((app: FastifyInstance) => Promise<void> | void)[];
 }
