@@ -14,6 +14,7 @@ import type { RecognitionJobService } from '../recognition-jobs/index.js';
 import type { ConversationService } from '../conversations/index.js';
 import type { ReferenceService } from '../citations/reference-service.js';
 import type { ActivityRecorder } from '../activity/activity-buffer.js';
+import type { SelfService } from '../accounts/self-service.js';
 
 /** Readiness of the service's dependencies: name -> 'ok' or a short reason. */
 export type ReadinessCheck = () => Promise<Record<string, string>>;
@@ -42,6 +43,8 @@ export interface HttpDeps {
   references?: ReferenceService;
   /** Activity events (the document page records a `view`); absent: views are not recorded. */
   activity?: ActivityRecorder;
+  /** Balance, usage and API keys of one's own account (the web account page); absent: not shown. */
+  selfService?: SelfService;
   /** Extra route registrations (tests, optional components). */
   extraRoutes?: readonly ((app: FastifyInstance) => Promise<void> | void)[];
 }

@@ -298,4 +298,88 @@ mark.cited{background:#ffd54f;outline:2px solid #c47f00}
 .abstract{white-space:pre-wrap}
 dl.facts dd{word-break:break-word}
 .refs li{margin-bottom:.5rem}
+.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+input.key{width:100%;font:600 .95rem ui-monospace,monospace;padding:.5rem;border:1px solid #767676;border-radius:4px}
+.num{text-align:right}
+.balance{font-size:1.2rem}
 `;
+
+export interface KeyRowView {
+  id: string;
+  label: string | null;
+  created: string;
+  revoked: string | null;
+}
+
+export interface UsageRowView {
+  at: string;
+  operation: string;
+  amount: number;
+  balanceAfter: number;
+  reference: string | null;
+}
+
+/** The account page: balance, a key just created (shown once), keys, usage, links to agents and password. */
+export function accountPageBody(o: {
+  email: string;
+  balance: number;
+  csrf: string;
+  notice: string | null;
+  problem: Html | null;
+  newKey: string | null;
+  keys: KeyRowView[];
+  usage: UsageRowView[];
+  createKeyAction: string;
+  revokeKeyAction: string;
+  passwordAction: string;
+  agentsHref: string;
+}): Html {
+  const csrf = html`<input type="hidden" name="csrf" value="${o.csrf}">`;
+  return html`${o.notice ? html`<p class="ok" role="status">${o.notice}</p>` : ''}${o.problem ?? ''}
+<section aria-labelledby="h-balance"><h2 id="h-balance">Balance</h2>
+<p class="balance"><strong>${o.balance.toLocaleString('en')}</strong> credits <small>(signed in as ${o.email})</small></p>
+${o.balance <= 0 ? html`<p><small>Searches and reads are billed in credits; ask the operator of this Lectern to top up your account.</small></p>` : ''}
+</section>
+${
+  o.newKey
+    ? html`<section class="newkey" aria-labelledby="h-newkey"><h2 id="h-newkey">Your new API key</h2>
+<p class="warning">Copy it now: it is shown only once. Send it as the <code>X-Api-Key</code> header.</p>
+<p><label for="new-key">API key</label><input id="new-key" class="key" type="text" readonly value="${o.newKey}"></p></section>`
+    : ''
+}
+<section aria-labelledby="h-keys"><h2 id="h-keys">API keys</h2>
+<form method="post" action="${o.createKeyAction}">${csrf}
+<label for="key-label">Name of a new key <small>(optional, e.g. the program that uses it)</small></label>
+<div class="row"><input id="key-label" name="label" type="text" maxlength="80" autocomplete="off"><button type="submit">Create key</button></div></form>
+${
+  o.keys.length
+    ? html`<table><caption class="sr">Your API keys</caption><thead><tr><th scope="col">Key</th><th scope="col">Name</th><th scope="col">Created</th><th scope="col">Status</th></tr></thead><tbody>
+${o.keys.map(
+  (k) => html`<tr><td><code>lk_${k.id}_…</code></td><td>${k.label ?? ''}</td><td>${k.created}</td><td>${
+    k.revoked
+      ? html`revoked ${k.revoked}`
+      : html`<form method="post" action="${o.revokeKeyAction}">${csrf}<input type="hidden" name="key" value="${k.id}"><button class="danger" type="submit" aria-label="Revoke key lk_${k.id}">Revoke</button></form>`
+  }</td></tr>`,
+)}</tbody></table>`
+    : html`<p>No API keys yet.</p>`
+}
+</section>
+<section aria-labelledby="h-usage"><h2 id="h-usage">Usage</h2>
+${
+  o.usage.length
+    ? html`<table><caption class="sr">Newest first</caption><thead><tr><th scope="col">When (UTC)</th><th scope="col">What</th><th scope="col" class="num">Credits</th><th scope="col" class="num">Balance</th></tr></thead><tbody>
+${o.usage.map((u) => html`<tr><td>${u.at}</td><td>${u.operation}</td><td class="num">${u.amount > 0 ? `+${u.amount}` : String(u.amount)}</td><td class="num">${u.balanceAfter}</td></tr>`)}</tbody></table>`
+    : html`<p>No usage yet.</p>`
+}
+</section>
+<section aria-labelledby="h-password"><h2 id="h-password">Change password</h2>
+<form method="post" action="${o.passwordAction}">${csrf}
+<input type="text" name="username" autocomplete="username" value="${o.email}" hidden>
+<label for="current">Current password</label><input id="current" name="current" type="password" autocomplete="current-password" required>
+<label for="next">New password <small>(at least 10 characters)</small></label><input id="next" name="next" type="password" autocomplete="new-password" required minlength="10">
+<button type="submit">Change password</button>
+<p><small>This signs out your other browsers.</small></p>
+</form></section>
+<section aria-labelledby="h-agents"><h2 id="h-agents">Connected agents and email</h2>
+<p><a href="${o.agentsHref}">Agents connected to this account, email confirmation</a></p></section>`;
+}

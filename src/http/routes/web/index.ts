@@ -33,6 +33,18 @@ import {
 } from '../../pages/web-pages.js';
 import { authPrefix } from '../auth/index.js';
 import { Web, type Person } from '../auth/web.js';
+import { registerAccountPages } from './account.js';
+
+/** What every page area's routes share (one per area: search and documents here, account.ts, ...). */
+export interface PageContext {
+  web: Web;
+  deps: HttpDeps;
+  /** Sends an application page (layout, navigation, protections). */
+  send(request: FastifyRequest, reply: FastifyReply, title: string, body: Html, o: { person: Person | null; status?: number; wide?: boolean }): FastifyReply;
+  /** The signed-in person, or null after answering with a redirect to sign-in. */
+  requirePerson(request: FastifyRequest, reply: FastifyReply): Promise<Person | null>;
+  accountHref: string;
+}
 
 /** Results per search page; pages run to offset 490 (the API's offset + limit <= 500). */
 export const RESULTS_PER_PAGE = 10;
@@ -40,6 +52,8 @@ const MAX_PAGE = 50;
 /** Characters of a document's text shown before "Show the whole text". */
 export const TEXT_PREVIEW_CHARS = 6000;
 const STYLE_PATH = '/assets/lectern.css';
+/** The account page (balance, usage, keys); connected agents stay on the sign-in pages' account page. */
+export const ACCOUNT_PATH = '/account';
 
 const hide = { hide: true };
 const pageConfig = { auth: 'none' as const, rateScope: null };
@@ -177,7 +191,7 @@ export async function registerWebPages(app: FastifyInstance, deps: HttpDeps): Pr
   const auth = deps.auth;
   if (!auth) return;
   const web = new Web(auth, authPrefix(deps.config.authUrl, deps.config.baseUrl));
-  const accountHref = web.path('account');
+  const accountHref = ACCOUNT_PATH;
 
   await app.register(async (child) => {
     await child.register(fastifyCookie);
@@ -215,6 +229,17 @@ export async function registerWebPages(app: FastifyInstance, deps: HttpDeps): Pr
       const message = e.status >= 500 ? { ...shown(e), message: `Quote ${request.id} if you report it.` } : shown(e);
       return send(request, reply, title, errorMessage(message, { accountHref }), { person, status: e.status, wide: false });
     });
+
+    const requirePerson = async (request: FastifyRequest, reply: FastifyReply): Promise<Person | null> => {
+      const person = await web.person(request);
+      if (!person) {
+        await reply.code(303).redirect(web.signInLocation(request.url));
+        return null;
+      }
+      return person;
+    };
+    const ctx: PageContext = { web, deps, send, requirePerson, accountHref };
+    registerAccountPages(child, ctx);
 
     child.get(STYLE_PATH, { config: pageConfig, schema: hide }, async (_request, reply) =>
       reply.type('text/css; charset=utf-8').header('Cache-Control', 'public, max-age=3600').send(STYLESHEET + APP_STYLESHEET),
@@ -337,14 +362,6 @@ export async function registerWebPages(app: FastifyInstance, deps: HttpDeps): Pr
       return send(request, reply, doc.title || '(untitled)', html`${body}${links}`, { person, status });
     });
 
-    const requirePerson = async (request: FastifyRequest, reply: FastifyReply): Promise<Person | null> => {
-      const person = await web.person(request);
-      if (!person) {
-        await reply.code(303).redirect(web.signInLocation(request.url));
-        return null;
-      }
-      return person;
-    };
 
     // References: the works a document cites, in the order of its reference list (billed per page).
     child.get<{ Params: { id: string } }>('/documents/:id/references', { config: pageConfig, schema: hide }, async (request, reply) => {
