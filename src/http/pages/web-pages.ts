@@ -14,6 +14,7 @@ export interface NavEntry {
 export function navEntries(o: { signedIn: boolean; accountHref: string; signInHref: string }): NavEntry[] {
   return [
     { href: '/', label: 'Search' },
+    { href: '/ask', label: 'Ask' },
     ...(o.signedIn ? [{ href: o.accountHref, label: 'Account' }] : [{ href: o.signInHref, label: 'Sign in' }]),
   ];
 }
@@ -302,6 +303,15 @@ dl.facts dd{word-break:break-word}
 input.key{width:100%;font:600 .95rem ui-monospace,monospace;padding:.5rem;border:1px solid #767676;border-radius:4px}
 .num{text-align:right}
 .balance{font-size:1.2rem}
+textarea{width:100%;font:inherit}
+.answer{white-space:pre-wrap;font-size:1.02rem}
+a.cite{position:relative;text-decoration:none;font-weight:700;padding:0 .1rem}
+a.cite .tip{display:none;position:absolute;left:0;top:1.4em;z-index:5;width:22rem;max-width:80vw;background:#fff;color:#1b1b1b;border:1px solid #999;border-radius:4px;padding:.5rem;font-weight:400;box-shadow:0 2px 8px rgba(0,0,0,.2);white-space:normal}
+a.cite:hover .tip,a.cite:focus .tip{display:block}
+.turn{border-top:1px solid #ddd;padding-top:.5rem;margin-top:1rem}
+h2.question{font-size:1.15rem}
+.live{white-space:pre-wrap;background:#f6f6f4;border-radius:4px;padding:.5rem;margin-top:.5rem}
+.convs li{margin-bottom:.5rem}
 `;
 
 export interface KeyRowView {
@@ -382,4 +392,100 @@ ${o.usage.map((u) => html`<tr><td>${u.at}</td><td>${u.operation}</td><td class="
 </form></section>
 <section aria-labelledby="h-agents"><h2 id="h-agents">Connected agents and email</h2>
 <p><a href="${o.agentsHref}">Agents connected to this account, email confirmation</a></p></section>`;
+}
+
+export interface CitationView {
+  n: number;
+  excerpt: string;
+  href: string;
+  title: string;
+}
+
+export interface TurnView {
+  /** Position of the request step (edit target). */
+  requestStep: number;
+  question: string;
+  /** Null when the turn failed (no response stored). */
+  answer: { text: string; citations: CitationView[]; documents: { n: number; work: WorkView }[] } | null;
+}
+
+/** An answer with its `[n]` markers as links to the cited passage, each showing its verbatim excerpt. */
+export function answerHtml(text: string, citations: CitationView[]): Html {
+  let out = '';
+  let at = 0;
+  let k = 0;
+  for (const m of text.matchAll(/\[(\d+)\]/g)) {
+    const c = citations[k++];
+    out += esc(text.slice(at, m.index));
+    at = m.index! + m[0].length;
+    if (!c) {
+      out += esc(m[0]);
+      continue;
+    }
+    out += html`<a class="cite" href="${c.href}" aria-label="Source ${c.n}: “${c.excerpt}” (${c.title})">[${c.n}]<span class="tip" aria-hidden="true">“${c.excerpt}” — ${c.title}</span></a>`.value;
+  }
+  return new Html(`<p class="answer">${out}${esc(text.slice(at))}</p>`);
+}
+
+export function askFormHtml(o: { action: string; csrf: string; conversation: string | null; label: string; models: string[]; id: string }): Html {
+  return html`<form class="ask" method="post" action="${o.action}" data-stream="/ask/stream">
+<input type="hidden" name="csrf" value="${o.csrf}">
+${o.conversation ? html`<input type="hidden" name="conversation" value="${o.conversation}">` : ''}
+<label for="${o.id}">${o.label}</label>
+<textarea id="${o.id}" name="query" rows="3" required maxlength="4000"></textarea>
+${o.models.length > 1 ? html`<label for="${o.id}-model">Answerer</label><select id="${o.id}-model" name="model">${o.models.map((m) => html`<option value="${m}">${m}</option>`)}</select>` : html`<input type="hidden" name="model" value="${o.models[0] ?? ''}">`}
+<button type="submit">Ask</button>
+<div class="live" aria-live="polite" hidden></div>
+</form>`;
+}
+
+export function askHomeBody(o: { script?: boolean; form: Html | null; signInHref: string | null; conversations: { href: string; title: string; preview: string | null; updated: string; shared: boolean }[]; problem: Html | null }): Html {
+  return html`${o.problem ?? ''}
+<p>Ask a research question: Lectern searches its documents and answers with sentences quoted from them, each with a marker that opens the passage it came from.</p>
+${o.form ?? (o.signInHref ? html`<p><a href="${o.signInHref}">Sign in</a> to ask (answers are billed to your account).</p>` : '')}
+${
+  o.signInHref
+    ? ''
+    : html`<section aria-labelledby="h-convs"><h2 id="h-convs">Your conversations</h2>
+${o.conversations.length ? html`<ul class="convs">${o.conversations.map((c) => html`<li><a href="${c.href}">${c.title}</a>${c.shared ? html` <span class="flag">Shared</span>` : ''} <small>${c.updated}</small>${c.preview ? html`<br><small>${c.preview}</small>` : ''}</li>`)}</ul>` : html`<p>No conversations yet.</p>`}
+</section>`
+}${o.script ? html`<script src="/assets/ask.js" defer></script>` : ''}`;
+}
+
+export function conversationBody(o: {
+  turns: TurnView[];
+  owner: { csrf: string; shared: boolean; shareHref: string; shareAction: string; deleteAction: string; editAction: (step: number) => string; followUp: Html } | null;
+  notice: string | null;
+  problem: Html | null;
+}): Html {
+  return html`${o.notice ? html`<p class="ok" role="status">${o.notice}</p>` : ''}${o.problem ?? ''}
+${o.owner ? '' : html`<p class="meta">A shared conversation (read-only).</p>`}
+${o.turns.map(
+  (t, i) => html`<section class="turn" aria-labelledby="q-${i}">
+<h2 id="q-${i}" class="question">${t.question}</h2>
+${
+  o.owner
+    ? html`<details class="edit"><summary>Edit this question</summary><form method="post" action="${o.owner.editAction(t.requestStep)}"><input type="hidden" name="csrf" value="${o.owner.csrf}"><label for="edit-${i}">New question <small>(this answer and the later ones are recomputed)</small></label><textarea id="edit-${i}" name="query" rows="2" required maxlength="4000">${t.question}</textarea><button type="submit">Save and recompute</button></form></details>`
+    : ''
+}
+${
+  t.answer
+    ? html`${answerHtml(t.answer.text, t.answer.citations)}
+${t.answer.documents.length ? html`<h3>Documents used</h3><ol class="docs">${t.answer.documents.map((d) => html`<li value="${d.n}"><a href="${d.work.href}">${d.work.title}</a> ${flags(d.work)}${byline(d.work)}</li>`)}</ol>` : ''}`
+    : html`<p class="problem">This question has no answer (the turn failed; nothing was charged). Edit it to try again.</p>`
+}
+</section>`,
+)}
+${
+  o.owner
+    ? html`<section aria-labelledby="h-follow"><h2 id="h-follow">Ask a follow-up question</h2>${o.owner.followUp}</section>
+<section aria-labelledby="h-share"><h2 id="h-share">Share</h2>
+<form method="post" action="${o.owner.shareAction}"><input type="hidden" name="csrf" value="${o.owner.csrf}"><input type="hidden" name="shared" value="${o.owner.shared ? '0' : '1'}">
+<p>${o.owner.shared ? 'Anyone with the link can read this conversation.' : 'Only you can see this conversation.'}</p>
+<button type="submit" class="secondary" role="switch" aria-checked="${o.owner.shared ? 'true' : 'false'}">${o.owner.shared ? 'Stop sharing' : 'Share with a link'}</button></form>
+${o.owner.shared ? html`<p><label for="share-link">Link</label><input id="share-link" class="key" type="text" readonly value="${o.owner.shareHref}"></p>` : ''}
+<form method="post" action="${o.owner.deleteAction}"><input type="hidden" name="csrf" value="${o.owner.csrf}"><button class="danger" type="submit">Delete this conversation</button></form>
+</section>`
+    : ''
+}`;
 }

@@ -34,6 +34,7 @@ import {
 import { authPrefix } from '../auth/index.js';
 import { Web, type Person } from '../auth/web.js';
 import { registerAccountPages } from './account.js';
+import { registerAskPages } from './ask.js';
 
 /** What every page area's routes share (one per area: search and documents here, account.ts, ...). */
 export interface PageContext {
@@ -240,6 +241,7 @@ export async function registerWebPages(app: FastifyInstance, deps: HttpDeps): Pr
     };
     const ctx: PageContext = { web, deps, send, requirePerson, accountHref };
     registerAccountPages(child, ctx);
+    registerAskPages(child, ctx);
 
     child.get(STYLE_PATH, { config: pageConfig, schema: hide }, async (_request, reply) =>
       reply.type('text/css; charset=utf-8').header('Cache-Control', 'public, max-age=3600').send(STYLESHEET + APP_STYLESHEET),
