@@ -15,7 +15,7 @@ export function navEntries(o: { signedIn: boolean; accountHref: string; signInHr
   return [
     { href: '/', label: 'Search' },
     { href: '/ask', label: 'Ask' },
-    ...(o.signedIn ? [{ href: o.accountHref, label: 'Account' }] : [{ href: o.signInHref, label: 'Sign in' }]),
+    ...(o.signedIn ? [{ href: '/recognize', label: 'Convert' }, { href: o.accountHref, label: 'Account' }] : [{ href: o.signInHref, label: 'Sign in' }]),
   ];
 }
 
@@ -312,6 +312,8 @@ a.cite:hover .tip,a.cite:focus .tip{display:block}
 h2.question{font-size:1.15rem}
 .live{white-space:pre-wrap;background:#f6f6f4;border-radius:4px;padding:.5rem;margin-top:.5rem}
 .convs li{margin-bottom:.5rem}
+pre.markdown{white-space:pre-wrap;background:#f6f6f4;border:1px solid #ddd;border-radius:4px;padding:.75rem;max-height:40rem;overflow:auto;font-size:.9rem}
+progress{width:100%;height:1.2rem}
 `;
 
 export interface KeyRowView {
@@ -486,6 +488,68 @@ ${
 ${o.owner.shared ? html`<p><label for="share-link">Link</label><input id="share-link" class="key" type="text" readonly value="${o.owner.shareHref}"></p>` : ''}
 <form method="post" action="${o.owner.deleteAction}"><input type="hidden" name="csrf" value="${o.owner.csrf}"><button class="danger" type="submit">Delete this conversation</button></form>
 </section>`
+    : ''
+}`;
+}
+
+export interface JobView {
+  id: string;
+  href: string;
+  format: string;
+  bytes: number;
+  status: string;
+  pagesDone: number;
+  pagesTotal: number | null;
+  error: string | null;
+  charged: number | null;
+  created: string;
+}
+
+export function recognizeHomeBody(o: { csrf: string; action: string; maxBytes: number; jobs: JobView[]; problem: Html | null }): Html {
+  return html`${o.problem ?? ''}
+<p>Upload a PDF, EPUB or DJVU file: Lectern converts it to Markdown and reports how well that went. Billed per page when the conversion completes; uploading the same file again is free.</p>
+<form method="post" action="${o.action}" enctype="multipart/form-data">
+<input type="hidden" name="csrf" value="${o.csrf}">
+<label for="file">Document <small>(PDF, EPUB or DJVU, up to ${Math.floor(o.maxBytes / 1048576)} MiB)</small></label>
+<input id="file" name="file" type="file" required accept=".pdf,.epub,.djvu,.djv,application/pdf,application/epub+zip,image/vnd.djvu">
+<button type="submit">Upload and convert</button>
+</form>
+<section aria-labelledby="h-jobs"><h2 id="h-jobs">Your conversions</h2>
+${
+  o.jobs.length
+    ? html`<table><thead><tr><th scope="col">Started (UTC)</th><th scope="col">File</th><th scope="col">Status</th></tr></thead><tbody>${o.jobs.map((j) => html`<tr><td><a href="${j.href}">${j.created}</a></td><td>${j.format.toUpperCase()}, ${Math.max(1, Math.round(j.bytes / 1024))} KiB</td><td>${j.status}</td></tr>`)}</tbody></table>`
+    : html`<p>No conversions yet.</p>`
+}
+</section>`;
+}
+
+export function jobBody(o: {
+  job: JobView;
+  report: { label: string; value: string }[] | null;
+  warnings: string[];
+  markdown: string | null;
+  downloadHref: string | null;
+  cancel: { action: string; csrf: string } | null;
+}): Html {
+  const j = o.job;
+  const running = j.status === 'pending' || j.status === 'processing';
+  return html`<dl class="facts">
+<dt>File</dt><dd>${j.format.toUpperCase()}, ${j.bytes.toLocaleString('en')} bytes</dd>
+<dt>Status</dt><dd role="status">${j.status}${j.pagesTotal !== null ? `, ${j.pagesDone} of ${j.pagesTotal} pages` : ''}</dd>
+${j.charged !== null ? html`<dt>Charged</dt><dd>${j.charged} credits</dd>` : ''}
+</dl>
+${running ? html`<p><progress max="${j.pagesTotal ?? 1}" value="${j.pagesTotal ? j.pagesDone : 0}" aria-label="Pages converted">${j.pagesDone}</progress></p><p><small>This page reloads every few seconds until the conversion is done.</small></p>` : ''}
+${running && o.cancel ? html`<form method="post" action="${o.cancel.action}"><input type="hidden" name="csrf" value="${o.cancel.csrf}"><button class="danger" type="submit">Cancel</button></form>` : ''}
+${j.error ? html`<p class="problem" role="alert">${j.error}</p>` : ''}
+${
+  o.report
+    ? html`<section aria-labelledby="h-report"><h2 id="h-report">Quality report</h2><dl class="facts">${o.report.map((r) => html`<dt>${r.label}</dt><dd>${r.value}</dd>`)}</dl>
+${o.warnings.length ? html`<h3>Warnings</h3><ul>${o.warnings.map((w) => html`<li>${w}</li>`)}</ul>` : ''}</section>`
+    : ''
+}
+${
+  o.markdown !== null
+    ? html`<section aria-labelledby="h-md"><h2 id="h-md">Markdown</h2>${o.downloadHref ? html`<p><a href="${o.downloadHref}" download>Download the Markdown</a></p>` : ''}<pre class="markdown" tabindex="0" aria-label="Converted Markdown">${o.markdown}</pre></section>`
     : ''
 }`;
 }

@@ -35,6 +35,7 @@ import { authPrefix } from '../auth/index.js';
 import { Web, type Person } from '../auth/web.js';
 import { registerAccountPages } from './account.js';
 import { registerAskPages } from './ask.js';
+import { registerRecognizePages } from './recognize.js';
 
 /** What every page area's routes share (one per area: search and documents here, account.ts, ...). */
 export interface PageContext {
@@ -242,6 +243,7 @@ export async function registerWebPages(app: FastifyInstance, deps: HttpDeps): Pr
     const ctx: PageContext = { web, deps, send, requirePerson, accountHref };
     registerAccountPages(child, ctx);
     registerAskPages(child, ctx);
+    await registerRecognizePages(child, ctx);
 
     child.get(STYLE_PATH, { config: pageConfig, schema: hide }, async (_request, reply) =>
       reply.type('text/css; charset=utf-8').header('Cache-Control', 'public, max-age=3600').send(STYLESHEET + APP_STYLESHEET),
