@@ -535,7 +535,7 @@ export function jobBody(o: {
   const running = j.status === 'pending' || j.status === 'processing';
   return html`<dl class="facts">
 <dt>File</dt><dd>${j.format.toUpperCase()}, ${j.bytes.toLocaleString('en')} bytes</dd>
-<dt>Status</dt><dd role="status">${j.status}${j.pagesTotal !== null ? `, ${j.pagesDone} of ${j.pagesTotal} pages` : ''}</dd>
+<dt>Status</dt><dd><span role="status">${j.status}${j.pagesTotal !== null ? `, ${j.pagesDone} of ${j.pagesTotal} pages` : ''}</span></dd>
 ${j.charged !== null ? html`<dt>Charged</dt><dd>${j.charged} credits</dd>` : ''}
 </dl>
 ${running ? html`<p><progress max="${j.pagesTotal ?? 1}" value="${j.pagesTotal ? j.pagesDone : 0}" aria-label="Pages converted">${j.pagesDone}</progress></p><p><small>This page reloads every few seconds until the conversion is done.</small></p>` : ''}
