@@ -89,3 +89,19 @@ describe('web pages: ask', () => {
     assert.equal(forged.statusCode, 403);
   });
 });
+
+describe('web pages: a citation whose excerpt is in the abstract', () => {
+  test('the abstract is marked when the text does not hold the excerpt', async () => {
+    const app = await authApp();
+    try {
+      await seed(app, [doc('a1', { title: 'Abstract only', abstract: 'Cushion gas keeps the cavern pressure above its minimum.', fullText: 'Unrelated body text.' })]);
+      const p = await person(app);
+      const b = new Browser(app);
+      await b.signIn(p.email, p.password);
+      const res = await b.get(`/documents/a1?highlight=${encodeURIComponent('Cushion gas keeps the cavern pressure above its minimum.')}`);
+      assert.match(res.body, /<p class="abstract"><mark id="cited" class="cited" tabindex="-1">Cushion gas keeps/);
+    } finally {
+      await app.dispose();
+    }
+  });
+});

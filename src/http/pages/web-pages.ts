@@ -30,7 +30,8 @@ export interface AppLayoutOptions {
 
 /** The application layout: skip link, banner with navigation, one main landmark with the page's h1. */
 export function appLayout(title: string, body: Html, o: AppLayoutOptions): string {
-  const nav = html`<nav aria-label="Main"><ul>${o.nav.map((e) => html`<li><a href="${e.href}"${e.href === o.currentPath ? html` aria-current="page"` : ''}>${e.label}</a></li>`)}</ul></nav>`;
+  const current = (href: string) => href === o.currentPath || (href !== '/' && !href.includes('?') && o.currentPath.startsWith(`${href}/`));
+  const nav = html`<nav aria-label="Main"><ul>${o.nav.map((e) => html`<li><a href="${e.href}"${current(e.href) ? html` aria-current="page"` : ''}>${e.label}</a></li>`)}</ul></nav>`;
   const who = o.signedInAs
     ? html`<form class="who" method="post" action="${o.signedInAs.signOutAction}"><span>${o.signedInAs.email}</span><input type="hidden" name="csrf" value="${o.signedInAs.csrf}"><button class="link" type="submit">Sign out</button></form>`
     : html``;
@@ -233,7 +234,7 @@ ${
       ? html`<p><small>${d.originalsNote}</small></p>`
       : ''
 }
-${d.abstract ? html`<section aria-labelledby="h-abstract"><h2 id="h-abstract">Abstract</h2><p class="abstract">${d.abstract}</p></section>` : ''}
+${d.abstract ? html`<section aria-labelledby="h-abstract"><h2 id="h-abstract">Abstract</h2><p class="abstract">${textWithHighlight(d.abstract, d.highlight && !(d.text ?? '').includes(d.highlight) ? d.highlight : null)}</p></section>` : ''}
 <section aria-labelledby="h-find"><h2 id="h-find">Search in this document</h2>
 <form method="get" action="${d.work.href}" role="search"><label for="text_filter">Words or "a phrase" in this document</label><div class="row"><input id="text_filter" name="text_filter" type="search" value="${d.textFilter}" maxlength="1000"><button type="submit">Find</button></div></form>
 ${d.passages ? (d.passages.length ? html`<ol class="passages" aria-label="Matching passages">${d.passages.map((p) => html`<li><p class="snippet">${highlighted(p.text, p.highlights)}</p></li>`)}</ol>` : html`<p role="status">No passage matches.</p>`) : ''}
