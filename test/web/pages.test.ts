@@ -131,3 +131,21 @@ describe('web pages: search and documents', () => {
     assert.match(css.headers['content-type'] as string, /text\/css/);
   });
 });
+
+describe('web pages: rate limits', () => {
+  test('searches in pages spend the account search bucket; a spent one says how long to wait (429)', async () => {
+    const app = await authApp({ rateLimits: { search: { capacity: 1, refillPerSecond: 0.01 } } } as never);
+    try {
+      const p = await person(app, { credits: 10_000 });
+      const b = new Browser(app);
+      await b.signIn(p.email, p.password);
+      assert.equal((await b.get('/?q=anything')).statusCode, 200);
+      const res = await b.get('/?q=anything');
+      assert.equal(res.statusCode, 429);
+      assert.match(res.headers['retry-after'] as string, /^\d+$/);
+      assert.match(res.body, new RegExp(`Too many requests.</strong> Wait ${res.headers['retry-after']} seconds`));
+    } finally {
+      await app.dispose();
+    }
+  });
+});

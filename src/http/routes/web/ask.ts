@@ -162,6 +162,7 @@ export function registerAskPages(app: FastifyInstance, ctx: PageContext): void {
     const person = await formPerson(request, reply);
     if (!person) return reply;
     try {
+      await ctx.limit('conversations', person);
       const r = await svc.turn(sessionPrincipal(person), turnInput(body(request)), { requestId: request.id });
       return reply.code(303).redirect(`${conversationHref(r.conversation.slug)}`);
     } catch (e) {
@@ -176,6 +177,7 @@ export function registerAskPages(app: FastifyInstance, ctx: PageContext): void {
   app.post(`${ASK_PATH}/stream`, { config: formConfig, schema: hide }, async (request, reply) => {
     const person = await formPerson(request, reply);
     if (!person) return reply;
+    await ctx.limit('conversations', person);
     return sse(request, reply, async (opts: TurnOptions) => {
       const r = await svc.turn(sessionPrincipal(person), turnInput(body(request)), opts);
       return { href: `${conversationHref(r.conversation.slug)}`, conversation_id: r.conversation.id };
@@ -229,6 +231,7 @@ export function registerAskPages(app: FastifyInstance, ctx: PageContext): void {
     const step = Number(request.params.step);
     if (!Number.isInteger(step) || step < 0) throw new AppError('not_found', 'No such step.');
     try {
+      await ctx.limit('conversations', person);
       const v = await svc.editStep(sessionPrincipal(person), request.params.slug, step, str(body(request).query).trim(), { requestId: request.id });
       return reply.code(303).redirect(conversationHref(v.conversation.slug));
     } catch (e) {

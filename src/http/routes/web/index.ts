@@ -14,6 +14,7 @@ import type { Principal } from '../../../domain/principal.js';
 import { nowSeconds } from '../../../ports/clock.js';
 import type { SearchHit, SearchRequest } from '../../../search/search-types.js';
 import type { HttpDeps } from '../../deps.js';
+import type { RateScope } from '../../../config/index.js';
 import { toAppError } from '../../errors.js';
 import { html, STYLESHEET, type Html } from '../../pages/html.js';
 import {
@@ -46,6 +47,8 @@ export interface PageContext {
   /** The signed-in person, or null after answering with a redirect to sign-in. */
   requirePerson(request: FastifyRequest, reply: FastifyReply): Promise<Person | null>;
   accountHref: string;
+  /** The rate limit the API applies to the same operation, per account (429 with Retry-After when spent). */
+  limit(scope: RateScope, person: Person): Promise<void>;
 }
 
 /** Results per search page; pages run to offset 490 (the API's offset + limit <= 500). */
@@ -240,7 +243,8 @@ export async function registerWebPages(app: FastifyInstance, deps: HttpDeps): Pr
       }
       return person;
     };
-    const ctx: PageContext = { web, deps, send, requirePerson, accountHref };
+    const limit = (scope: RateScope, person: Person) => deps.rateLimits.check(scope, `a:${person.account.id}`);
+    const ctx: PageContext = { web, deps, send, requirePerson, accountHref, limit };
     registerAccountPages(child, ctx);
     registerAskPages(child, ctx);
     await registerRecognizePages(child, ctx);
@@ -268,6 +272,7 @@ export async function registerWebPages(app: FastifyInstance, deps: HttpDeps): Pr
       }
       let status = 200;
       try {
+        await limit('search', person);
         const r = await deps.search.search(sessionPrincipal(person), toServiceSearch(form, page), request.id);
         base.results = r.hits.filter((h) => h.doc).map((h) => ({ work: workView(h.doc!), snippets: snippetViews(h) }));
         base.summary = r.totalHits === 0 ? 'No results. Try fewer words, or remove a filter.' : `${r.totalHits.toLocaleString('en')} result${r.totalHits === 1 ? '' : 's'} · page ${page}`;
@@ -335,6 +340,7 @@ export async function registerWebPages(app: FastifyInstance, deps: HttpDeps): Pr
       if (person) {
         const principal = sessionPrincipal(person);
         try {
+          await limit('default', person);
           // A highlighted passage needs the whole text to be found in.
           const fetched = await deps.documents.fetchById(principal, doc.id, full || highlight ? {} : { maxChars: TEXT_PREVIEW_CHARS }, request.id);
           // The fetched content starts with the title and abstract (shown above): show the rest.
@@ -374,6 +380,7 @@ export async function registerWebPages(app: FastifyInstance, deps: HttpDeps): Pr
       const doc = await deps.documents.get(request.params.id);
       if (!deps.references) throw new AppError('not_found', 'References are not served here.');
       const page = pageNumber((request.query as Record<string, unknown>).page);
+      await limit('default', person);
       const r = await deps.references.referencesOf(sessionPrincipal(person), { documentId: doc.id }, { limit: 20, offset: (page - 1) * 20 }, request.id);
       const href = documentHref(doc.id);
       const items = r.entries.flatMap((e) => (e.doc ? [{ work: workView(e.doc), snippets: [] as SnippetView[] }] : []));
@@ -397,6 +404,7 @@ ${pager({ prevHref: page > 1 ? `${href}/references?page=${page - 1}` : null, nex
       if (ids.length === 0) return send(request, reply, `Works citing: ${doc.title}`, html`<p><a href="${href}">← ${doc.title}</a></p><p>This record has no identifier other works could cite it by.</p>`, { person });
       const req = toServiceSearch(readSearchForm({}), page);
       req.referencedBy = ids;
+      await limit('search', person);
       const r = await deps.search.search(sessionPrincipal(person), req, request.id);
       const items = r.hits.filter((h) => h.doc).map((h) => ({ work: workView(h.doc!), snippets: snippetViews(h) }));
       const body = html`<p><a href="${href}">← ${doc.title}</a></p>
@@ -410,6 +418,7 @@ ${pager({ prevHref: page > 1 ? `${href}/cited-by?page=${page - 1}` : null, nextH
     child.get<{ Params: { id: string; format: string } }>('/documents/:id/original.:format', { config: pageConfig, schema: hide }, async (request, reply) => {
       const person = await requirePerson(request, reply);
       if (!person) return reply;
+      await limit('default', person);
       const r = await deps.downloads.resolveById(sessionPrincipal(person), request.params.id, request.params.format);
       const filename = `${request.params.id.replace(/[^A-Za-z0-9._-]/g, '_')}.${request.params.format}`;
       return reply

@@ -91,6 +91,7 @@ export async function registerRecognizePages(app: FastifyInstance, ctx: PageCont
           if (part.file.truncated) throw new AppError('payload_too_large', `The file is larger than ${maxBytes} bytes, the upload limit.`);
         }
         if (!staged) throw new AppError('bad_request', 'Choose a file to upload.');
+        await ctx.limit('recognition', person);
         const r = await jobs.submitStaged(sessionPrincipal(person), staged);
         staged = null;
         return reply.code(303).redirect(jobHref(r.job.id));
