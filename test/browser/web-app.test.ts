@@ -99,7 +99,7 @@ describe('the web application in Chromium', { skip }, () => {
   test('sign up, key, search, document, citing work, ask, cite, edit, share, upload, revoke', async () => {
     const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
     const page = await context.newPage();
-    const email = "reader@example.org";
+    const email = 'reader@example.org';
 
     // Sign up, confirm the address from the email, sign in.
     await page.goto(`${base}/`);
