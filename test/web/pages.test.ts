@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { authApp, Browser, person, type AuthTestApp } from '../auth/helpers.js';
-import { doc, seed } from '../helpers/documents.js';
+import { doc, original, seed } from '../helpers/documents.js';
 
 const Y = (y: number) => Date.UTC(y, 0, 1) / 1000;
 
@@ -129,6 +129,35 @@ describe('web pages: search and documents', () => {
     const css = await new Browser(app).get('/assets/lectern.css');
     assert.equal(css.statusCode, 200);
     assert.match(css.headers['content-type'] as string, /text\/css/);
+  });
+});
+
+describe('web pages: originals', () => {
+  test('eligible accounts see and download the original; others are told it is for eligible accounts and get 403', async () => {
+    const app = await authApp();
+    try {
+      const bytes = new TextEncoder().encode('%PDF-1.4 fake original');
+      await seed(app, [doc('o1', { title: 'With an original', abstract: 'An abstract.', originals: [await original(app, 'pdf', bytes)] })]);
+      const plain = await person(app);
+      const b = new Browser(app);
+      await b.signIn(plain.email, plain.password);
+      const page = await b.get('/documents/o1');
+      assert.match(page.body, /available to eligible accounts only/);
+      assert.doesNotMatch(page.body, /original\.pdf/);
+      assert.equal((await b.get('/documents/o1/original.pdf')).statusCode, 403);
+      const elig = await person(app);
+      await app.storage.accounts.update(elig.id, { eligibleForOriginals: true });
+      const e = new Browser(app);
+      await e.signIn(elig.email, elig.password);
+      const epage = await e.get('/documents/o1');
+      assert.match(epage.body, /href="\/documents\/o1\/original\.pdf" download>PDF<\/a>/);
+      const file = await e.get('/documents/o1/original.pdf');
+      assert.equal(file.statusCode, 200);
+      assert.equal(file.headers['content-type'], 'application/pdf');
+      assert.equal(file.body, '%PDF-1.4 fake original');
+    } finally {
+      await app.dispose();
+    }
   });
 });
 
