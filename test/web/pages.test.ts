@@ -161,6 +161,29 @@ describe('web pages: originals', () => {
   });
 });
 
+describe('web pages: pagination', () => {
+  test('ten results a page; next and previous links keep the search and the filters', async () => {
+    const app = await authApp();
+    try {
+      await seed(app, Array.from({ length: 25 }, (_, i) => doc(`g${i}`, { title: `Geology note ${i} on sandstone`, abstract: `Sandstone porosity sample ${i}.`, type: 'journal-article' })));
+      await app.indexes!.catchUp();
+      const p = await person(app, { credits: 10_000 });
+      const b = new Browser(app);
+      await b.signIn(p.email, p.password);
+      const one = await b.get('/?q=sandstone&type=journal-article');
+      assert.equal((one.body.match(/<h2 class="hit">/g) ?? []).length, 10);
+      assert.match(one.body, /href="\/\?q=sandstone&amp;type=journal-article&amp;page=2" rel="next"/);
+      const three = await b.get('/?q=sandstone&type=journal-article&page=3');
+      assert.equal((three.body.match(/<h2 class="hit">/g) ?? []).length, 5);
+      assert.match(three.body, /<ol class="results" aria-label="Search results" start="21">/);
+      assert.match(three.body, /rel="prev"/);
+      assert.doesNotMatch(three.body, /rel="next"/);
+    } finally {
+      await app.dispose();
+    }
+  });
+});
+
 describe('web pages: rate limits', () => {
   test('searches in pages spend the account search bucket; a spent one says how long to wait (429)', async () => {
     const app = await authApp({ rateLimits: { search: { capacity: 1, refillPerSecond: 0.01 } } } as never);
