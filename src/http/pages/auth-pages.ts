@@ -172,7 +172,7 @@ ${
     ? ''
     : html`<form method="post" action="${o.resendAction}"><input type="hidden" name="csrf" value="${o.csrf}"><button class="secondary" type="submit">Email me a confirmation link</button></form>`
 }
-<p><a href="${o.passwordHref}">Change password</a></p>
+<p><a href="/account">Balance, usage and API keys</a> · <a href="${o.passwordHref}">Set a password by email</a></p>
 <h2>Connected agents</h2>
 ${
   o.connections.length === 0
