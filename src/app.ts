@@ -12,6 +12,7 @@ import { ActivityBuffer } from './activity/activity-buffer.js';
 import { ACTIVITY_PRUNE_INTERVAL_MS, pruneActivity } from './activity/retention.js';
 import { CommunityService } from './community/index.js';
 import { communityStoreFor } from './adapters/community-store-factory.js';
+import { SelfService } from './accounts/self-service.js';
 import { AccountService } from './accounts/account-service.js';
 import { ApiKeyService } from './accounts/api-keys.js';
 import { CredentialChain, type CredentialVerifier } from './accounts/credentials.js';
@@ -248,6 +249,15 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
     mailer: overrides.mailer ?? (config.mail.transport === 'smtp' ? new SmtpMailer(config.mail.smtpUrl!, config.mail.from) : new OutboxMailer(config.mail.outboxDir, config.mail.from, logger)),
     clock,
     settings: authSettings(config, secret),
+    // Starting credits of self-service accounts (auth.signUpCredits, default 0; docs/web.md).
+    onSignedUp: async (account) => {
+      if (config.auth.signUpCredits <= 0) return;
+      try {
+        await accounts.topUp(account.id, config.auth.signUpCredits, 'sign-up credits');
+      } catch (err) {
+        logger.error({ err, account: account.id }, 'granting sign-up credits failed');
+      }
+    },
   });
 
   return {
@@ -457,6 +467,9 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     recognitions,
     conversations,
     community,
+    references: core.references,
+    activity: core.activity,
+    selfService: new SelfService(core.apiKeys, storage.apiKeys, storage.ledger),
     extraRoutes: overrides.extraRoutes,
     readiness: async () => {
       const checks: Record<string, string> = {};

@@ -2,7 +2,7 @@
 // authorization.ts, tokens.ts, token-endpoint.ts, metadata.ts), the service_auth claim flow
 // (claims.ts), signing keys (signing-keys.ts) and the access-token CredentialVerifier
 // (access-token-verifier.ts). Takes ports; knows nothing of HTTP (src/http/routes/auth/ renders it).
-import type { AccountStore } from '../ports/account-store.js';
+import type { Account, AccountStore } from '../ports/account-store.js';
 import type { AuthStore } from '../ports/auth-store.js';
 import type { Clock } from '../ports/clock.js';
 import type { Mailer } from '../ports/mailer.js';
@@ -29,6 +29,8 @@ export interface AuthDeps {
   mailer: Mailer;
   clock: Clock;
   settings: AuthSettings;
+  /** Called once after sign-up creates an account (the composition root grants starting credits); it handles (logs) its own errors. */
+  onSignedUp?: (account: Account) => Promise<void>;
 }
 
 /** Everything the HTTP layer (and the CredentialChain) needs from the auth capability. */
@@ -61,7 +63,7 @@ export function createAuth(deps: AuthDeps): Auth {
   const clients = new ClientRegistry(store.oauth, clock);
   const authorization = new AuthorizationService(store.oauth, clients, tokens, clock, settings);
   const claims = new ClaimService(store.claims, tokens, clock, settings);
-  const people = new PeopleService(store.people, store.oauth, deps.accounts, deps.mailer, clock, settings);
+  const people = new PeopleService(store.people, store.oauth, deps.accounts, deps.mailer, clock, settings, deps.onSignedUp);
   return {
     settings,
     accounts: deps.accounts,

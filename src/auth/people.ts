@@ -41,6 +41,8 @@ export class PeopleService {
     private readonly mailer: Mailer,
     private readonly clock: Clock,
     private readonly settings: AuthSettings,
+    /** After sign-up created an account (starting credits, auth.signUpCredits). */
+    private readonly onSignedUp?: (account: Account) => Promise<void>,
   ) {}
 
   static normalizeEmail(email: string): string {
@@ -57,6 +59,18 @@ export class PeopleService {
 
   async hasPassword(accountId: number): Promise<boolean> {
     return (await this.store.getPassword(accountId)) !== null;
+  }
+
+  /**
+   * Changes the password of a signed-in person who knows the current one (account page). Ends every
+   * session of the account, this one included, and returns a new session token for this browser.
+   */
+  async changePassword(accountId: number, current: string, next: string): Promise<string> {
+    const record = await this.store.getPassword(accountId);
+    const ok = record ? await verifyPassword(current, record.hash) : await verifyAgainstDummy(current);
+    if (!ok) throw new FormProblem('The current password is wrong.');
+    await this.setPassword(accountId, next);
+    return this.startSession(accountId);
   }
 
   /** Creates an account with a password and emails a verification link (or a password link when the email is taken). */
@@ -79,6 +93,7 @@ export class PeopleService {
       throw e;
     }
     await this.store.setPassword({ accountId: account.id, hash: await hashPassword(password), updatedAt: nowSeconds(this.clock) });
+    if (this.onSignedUp) await this.onSignedUp(account);
     await this.sendLink(account, 'verify', 'Welcome to Lectern. Confirm your email address with this link');
   }
 

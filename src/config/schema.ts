@@ -138,6 +138,7 @@ export const ConfigSchema = Type.Object(
         sessionTtlSeconds: Type.Integer({ minimum: 300, maximum: 31_536_000, default: 604_800, description: 'Lifetime of a browser sign-in session, seconds.' }),
         signingKeyRotationSeconds: Type.Integer({ minimum: 3600, maximum: 31_536_000, default: 2_592_000, description: 'Age at which the token signing key is replaced, seconds; old public keys stay published while tokens they signed can live.' }),
         allowSignUp: Type.Boolean({ default: true, description: 'Let people create accounts (with no credits) on the sign-up page.' }),
+        signUpCredits: Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0, description: 'Credits a new self-service account (sign-up page) starts with; 0: none until the operator tops it up.' }),
         allowInsecureHttp: Type.Boolean({
           default: false,
           description: 'Allow a plain-http auth_url on a non-loopback host (OAuth requires https in production; only for private test networks).',

@@ -218,6 +218,13 @@ export class ConversationService {
     return this.view(c);
   }
 
+  /** A shared conversation for anyone with its link, signed in or not (404 when not shared). */
+  async getShared(idOrSlug: string): Promise<ConversationView> {
+    const c = await this.d.store.get(idOrSlug);
+    if (!c || !c.isShared) throw notFound();
+    return this.view(c);
+  }
+
   async setShared(principal: Principal, idOrSlug: string, isShared: boolean): Promise<ConversationView> {
     const c = await this.#owned(principal, idOrSlug);
     const updated = await this.d.store.update(c.id, { isShared, updatedAt: nowSeconds(this.d.clock) });

@@ -1,6 +1,7 @@
 // Who is calling: the result of authentication, carried by every authenticated request.
 
-export type CredentialKind = 'api_key' | 'oauth';
+/** `session`: a person signed in to the web pages with the session cookie (src/http/routes/web/). */
+export type CredentialKind = 'api_key' | 'oauth' | 'session';
 
 export interface Principal {
   accountId: number;

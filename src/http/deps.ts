@@ -13,6 +13,9 @@ import type { Auth } from '../auth/index.js';
 import type { RecognitionJobService } from '../recognition-jobs/index.js';
 import type { ConversationService } from '../conversations/index.js';
 import type { CommunityService } from '../community/index.js';
+import type { ReferenceService } from '../citations/reference-service.js';
+import type { ActivityRecorder } from '../activity/activity-buffer.js';
+import type { SelfService } from '../accounts/self-service.js';
 
 /** Readiness of the service's dependencies: name -> 'ok' or a short reason. */
 export type ReadinessCheck = () => Promise<Record<string, string>>;
@@ -39,6 +42,12 @@ export interface HttpDeps {
   conversations?: ConversationService;
   /** Feedback, comments, votes, activity and trending (docs/community.md); absent: not served. */
   community?: CommunityService;
+  /** Works a document cites (the document page's references); absent: the web pages show none. */
+  references?: ReferenceService;
+  /** Activity events (the document page records a `view`); absent: views are not recorded. */
+  activity?: ActivityRecorder;
+  /** Balance, usage and API keys of one's own account (the web account page); absent: not shown. */
+  selfService?: SelfService;
   /** Extra route registrations (tests, optional components). */
   extraRoutes?: readonly ((app: FastifyInstance) => Promise<void> | void)[];
 }

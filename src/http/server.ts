@@ -24,6 +24,7 @@ import { registerAuthRoutes } from './routes/auth/index.js';
 import { registerRecognitionRoutes } from './routes/v1/recognitions.js';
 import { registerConversationRoutes } from './routes/v2/conversations.js';
 import { registerCommunityRoutes } from './routes/v2/community.js';
+import { registerWebPages } from './routes/web/index.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -179,6 +180,8 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
   if (deps.mcp) registerMcpRoutes(app, { ...deps, mcp: deps.mcp });
   // Authorization server, sign-in pages and the service_auth claim flow (issue 4; src/http/routes/auth/).
   if (deps.auth) await registerAuthRoutes(app, deps);
+  // The web application's pages (issue 11; src/http/routes/web/), over the sign-in pages' sessions.
+  if (deps.auth) await registerWebPages(app, deps);
   for (const extra of deps.extraRoutes ?? []) await extra(app);
   return app;
 }

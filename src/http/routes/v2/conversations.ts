@@ -27,7 +27,7 @@ const ListQuery = Type.Object({ page: Type.Optional(Type.Integer({ minimum: 0, m
 const STREAM_RESPONSE = { 200: { description: 'text/event-stream: accepted, classified, searching, retrieved, answering, delta..., then result (or error). See docs/events.md.', content: { 'text/event-stream': { schema: { type: 'string' } } } } };
 
 /** Runs `work` as a server-sent event stream (see the file header). */
-async function sse(request: FastifyRequest, reply: FastifyReply, work: (opts: TurnOptions) => Promise<unknown>): Promise<void> {
+export async function sse(request: FastifyRequest, reply: FastifyReply, work: (opts: TurnOptions) => Promise<unknown>): Promise<void> {
   const abort = new AbortController();
   let started = false;
   let finished = false;
