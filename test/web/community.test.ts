@@ -153,6 +153,16 @@ describe('web pages: community', () => {
     const empty = await b.post('/documents/k1/comments', { csrf: csrfOf(page.body), comment_key: f.comment_key, content: '   ' });
     assert.equal(empty.statusCode, 422);
     assert.match(empty.body, /The comment is empty/);
+    const first = await b.post('/documents/k1/comments', { csrf: csrfOf(page.body), comment_key: f.comment_key, content: 'First text.' });
+    assert.equal(first.statusCode, 303);
+    const reused = await b.post('/documents/k1/comments', { csrf: csrfOf(page.body), comment_key: f.comment_key, content: 'Another text.' });
+    assert.equal(reused.statusCode, 409, 'one form key is one comment; another body with it is refused');
+    assert.match(reused.body, /reload the page and write it again/);
+    const quoteOnly = await b.post('/documents/k1/comments', { csrf: csrfOf(page.body), comment_key: randomUUID(), content: 'Hm.', evidence_quote: 'a quote' });
+    assert.equal(quoteOnly.statusCode, 422);
+    assert.match(quoteOnly.body, /A quote needs the evidence it comes from/);
+    const otherDoc = await b.post('/documents/k2/comments', { csrf: csrfOf(page.body), comment_key: randomUUID(), content: 'Reply elsewhere.', reply_to: /comment=(\d+)/.exec(first.headers.location as string)![1] });
+    assert.equal(otherDoc.statusCode, 422, 'a reply stays on its document');
     const noCsrf = await b.post('/documents/k1/comments', { comment_key: f.comment_key, content: 'Hello' });
     assert.equal(noCsrf.statusCode, 403);
     const badVote = await b.post('/documents/k1/comments/1/vote', { csrf: csrfOf(page.body), vote: '5' });
