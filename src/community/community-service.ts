@@ -207,6 +207,48 @@ export class CommunityService {
     return { commentId: r.comment.id, status: r.comment.status, duplicate: r.duplicate };
   }
 
+  /**
+   * A person's comment from the web pages (issue 11; docs/web.md, ADR 0077). No search token: the
+   * session is the author. `contribution` and evidence are optional for people (evidence quotes too);
+   * `model` is null, so the comment is not AI-labelled. The same moderation policy, reply rules,
+   * limits and `commentId` idempotency as {@link submitComment}.
+   */
+  async submitPersonComment(principal: Principal, c: { commentId: string; documentId: string; contribution: Contribution | null; content: string; evidence: { uri: string; quote: string | null }[]; replyToCommentId: number | null }): Promise<CommentAccepted> {
+    if (principal.isAgent) throw new AppError('forbidden', 'Agents comment through POST /v2/search/comments with a feedback_token.');
+    const content = c.content.trim();
+    if (content.length === 0) throw new AppError('validation_failed', 'The comment is empty; write the comment text.');
+    if (c.content.length > MAX_COMMENT_CHARS) throw new AppError('validation_failed', `The comment is longer than ${MAX_COMMENT_CHARS} characters; shorten it.`);
+    const evidence: Evidence[] = c.evidence.map((e, i) => {
+      const uri = canonicalUri(e.uri.trim());
+      if (!uri) throw new AppError('invalid_uri', `Evidence ${i + 1} is not an https URL or a DOI, arXiv, PubMed, PMC or ISBN identifier: ${e.uri.slice(0, 200)}`);
+      const quote = e.quote?.trim() ? e.quote.trim() : null;
+      if (quote && quote.length > MAX_QUOTE_CHARS) throw new AppError('validation_failed', `The quote of evidence ${i + 1} is longer than ${MAX_QUOTE_CHARS} characters; quote a short excerpt.`);
+      return { uri, quote };
+    });
+    await this.#checkTarget(c.documentId, c.replyToCommentId);
+    const bodyHash = hash([c.documentId, null, c.contribution, content, evidence, c.replyToCommentId]);
+    const status: CommentStatus = (await this.d.store.authorState(principal.accountId)) === 'approved' ? 'published' : 'pending_review';
+    const r = await this.d.store.insertComment({ accountId: principal.accountId, clientId: c.commentId, documentId: c.documentId, parentId: c.replyToCommentId, model: null, contribution: c.contribution, content, evidence, status, bodyHash, at: nowSeconds(this.d.clock) });
+    if (r.duplicate && r.comment.bodyHash !== bodyHash) throw new AppError('conflict', 'This comment form was already used for another comment; reload the page and write it again.');
+    return { commentId: r.comment.id, status: r.comment.status, duplicate: r.duplicate };
+  }
+
+  /** The document exists and the parent (when replying) is a live comment on it, not too deep. */
+  async #checkTarget(documentId: string, replyTo: number | null): Promise<void> {
+    if (!(await this.d.documents.get(documentId))) throw new AppError('not_found', `No document ${documentId}.`);
+    if (replyTo === null) return;
+    const parent = await this.d.store.getComment(replyTo);
+    if (!parent || parent.status === 'removed') throw new AppError('not_found', `No comment ${replyTo} to reply to.`);
+    if (parent.documentId !== documentId) throw new AppError('unprocessable', `Comment ${replyTo} is on document ${parent.documentId}; a reply must be on the same document.`);
+    if ((await this.#depth(parent)) >= MAX_REPLY_DEPTH) throw new AppError('unprocessable', `Replies nest at most ${MAX_REPLY_DEPTH} deep; reply higher up the thread.`);
+  }
+
+  /** One of the caller's own comments (any status), or null when unknown or someone else's. */
+  async ownComment(principal: Principal, commentId: number): Promise<CommentRecord | null> {
+    const c = await this.d.store.getComment(commentId);
+    return c && c.accountId === principal.accountId ? c : null;
+  }
+
   async #depth(c: CommentRecord): Promise<number> {
     let depth = 0;
     let cur: CommentRecord | null = c;

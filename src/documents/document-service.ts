@@ -101,8 +101,12 @@ export class DocumentService {
     return { doc, content: r.text, contentLength: codePointLength(full), contentTokens: r.tokens, truncated: r.truncated, cost };
   }
 
-  /** Records agent reads; a failure is reported, never thrown (the read already happened). */
+  /**
+   * Records agent reads (API keys and OAuth tokens: programs); a person reading in the browser (a
+   * session) is a page view, recorded by the page, not an agent read. A failure is reported, never thrown.
+   */
   async recordRead(principal: Principal, documentIds: readonly string[]): Promise<void> {
+    if (principal.credential === 'session') return;
     const at = nowSeconds(this.clock);
     try {
       await this.activity.record(documentIds.map((documentId) => ({ documentId, kind: 'agent_read' as const, accountId: principal.accountId, visitor: null, at })));

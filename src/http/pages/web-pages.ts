@@ -15,6 +15,7 @@ export function navEntries(o: { signedIn: boolean; accountHref: string; signInHr
   return [
     { href: '/', label: 'Search' },
     { href: '/ask', label: 'Ask' },
+    { href: '/trending', label: 'Trending' },
     ...(o.signedIn ? [{ href: '/recognize', label: 'Convert' }, { href: o.accountHref, label: 'Account' }] : [{ href: o.signInHref, label: 'Sign in' }]),
   ];
 }

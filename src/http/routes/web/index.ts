@@ -36,6 +36,8 @@ import { authPrefix } from '../auth/index.js';
 import { Web, type Person } from '../auth/web.js';
 import { registerAccountPages } from './account.js';
 import { registerAskPages } from './ask.js';
+import { documentCommunity, registerCommunityPages } from './community.js';
+import { COMMUNITY_STYLESHEET } from '../../pages/community-pages.js';
 import { registerRecognizePages } from './recognize.js';
 
 /** What every page area's routes share (one per area: search and documents here, account.ts, ...). */
@@ -247,10 +249,11 @@ export async function registerWebPages(app: FastifyInstance, deps: HttpDeps): Pr
     const ctx: PageContext = { web, deps, send, requirePerson, accountHref, limit };
     registerAccountPages(child, ctx);
     registerAskPages(child, ctx);
+    registerCommunityPages(child, ctx);
     await registerRecognizePages(child, ctx);
 
     child.get(STYLE_PATH, { config: pageConfig, schema: hide }, async (_request, reply) =>
-      reply.type('text/css; charset=utf-8').header('Cache-Control', 'public, max-age=3600').send(STYLESHEET + APP_STYLESHEET),
+      reply.type('text/css; charset=utf-8').header('Cache-Control', 'public, max-age=3600').send(STYLESHEET + APP_STYLESHEET + COMMUNITY_STYLESHEET),
     );
 
     // Search. The URL holds the search; a signed-out visitor sees the form and is asked to sign in.
@@ -369,7 +372,8 @@ export async function registerWebPages(app: FastifyInstance, deps: HttpDeps): Pr
       const refsCount = doc.references.length;
       const body = documentBody(view);
       const links = html`<section aria-labelledby="h-snowball"><h2 id="h-snowball">Citations</h2><ul><li><a href="${href}/references">Works it cites</a> <small>(${refsCount})</small></li><li><a href="${href}/cited-by">Works citing it</a></li></ul></section>`;
-      return send(request, reply, doc.title || '(untitled)', html`${body}${links}`, { person, status });
+      const community = await documentCommunity(ctx, request, reply, person, doc.id);
+      return send(request, reply, doc.title || '(untitled)', html`${body}${links}${community}`, { person, status });
     });
 
 
