@@ -96,7 +96,7 @@ describe('the web application in Chromium', { skip }, () => {
     await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
   };
 
-  test('sign up, key, search, document, citing work, ask, cite, edit, share, upload, revoke', async () => {
+  test('sign up, key, search, document, citing work, ask, cite, edit, share, comment, vote, trending, upload, revoke', async () => {
     const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
     const page = await context.newPage();
     const email = 'reader@example.org';
@@ -148,6 +148,7 @@ describe('the web application in Chromium', { skip }, () => {
     // Open the document, follow a citing work.
     await page.click('text=Underground hydrogen storage in salt caverns');
     await page.waitForSelector('h1:has-text("Underground hydrogen storage")');
+    const documentUrl = page.url();
     assert.equal(await page.getAttribute('a:has-text("10.1016/j.fuel.2022.1")', 'href'), 'https://doi.org/10.1016/j.fuel.2022.1');
     await check(page, 'document');
     await page.click('text=Works citing it');
@@ -188,6 +189,32 @@ describe('the web application in Chromium', { skip }, () => {
     assert.equal(await anon.locator('text=Edit this question').count(), 0);
     await check(anon, 'conversation-shared');
     await anon.context().close();
+
+    // Comment on the document (a new author waits for review), the operator approves the author, then
+    // endorse and withdraw; the document's counters and the trending list show the activity.
+    await page.goto(documentUrl);
+    await page.fill('#new-comment-content', 'Field data from two caverns agree with the cushion gas estimate here.');
+    await page.fill('#new-comment-uri', 'doi://10.3390/en2023.2');
+    await page.fill('#new-comment-quote', 'cushion gas');
+    await page.click('text=Post comment');
+    await page.waitForSelector('#comment-pending');
+    const me = await app.storage.accounts.getByEmail(email);
+    await app.community.approveAuthor(me!.id);
+    await page.goto(documentUrl);
+    const comment = page.locator('#comments li.comment').first();
+    await comment.waitFor();
+    const commentId = (await comment.getAttribute('id'))!.replace('comment-', '');
+    await comment.locator('button:has-text("Endorse")').click();
+    await page.waitForSelector(`#c-${commentId}-score:has-text("Score 1")`);
+    await check(page, 'document-comments');
+    await page.locator(`#comment-${commentId} button:has-text("Withdraw my vote")`).click();
+    await page.waitForSelector(`#c-${commentId}-score:has-text("Score 0")`);
+    assert.equal((await page.textContent('#comments-7d'))?.trim(), '1');
+    await app.community.refreshTrending();
+    await page.goto(`${base}/trending`);
+    await page.waitForSelector('#trending-list');
+    assert.ok(((await page.textContent('#trending-list')) ?? '').includes('Underground hydrogen storage in salt caverns'));
+    await check(page, 'trending');
 
     // Upload a PDF and read the result.
     await page.goto(`${base}/recognize`);
