@@ -95,10 +95,13 @@ export class DocumentService {
     const full = documentContent(doc);
     const isCut = cut.maxTokens !== undefined || cut.maxChars !== undefined;
     const r = cutContent(full, cut);
-    const cost = documentCost(this.prices, { cut: isCut, returnedTokens: r.tokens });
+    // Billing without holes (issue 13): a cut that returns the whole content costs what the whole does,
+    // and a truncated cut carries no abstract in its record (the content is what was bought).
+    const cost = documentCost(this.prices, { cut: isCut && r.truncated, returnedTokens: r.tokens });
     await this.billing.charge(principal, cost, 'document_fetch', requestId);
     await this.recordRead(principal, [doc.id]);
-    return { doc, content: r.text, contentLength: codePointLength(full), contentTokens: r.tokens, truncated: r.truncated, cost };
+    const shown = isCut && r.truncated ? { ...doc, abstract: null } : doc;
+    return { doc: shown, content: r.text, contentLength: codePointLength(full), contentTokens: r.tokens, truncated: r.truncated, cost };
   }
 
   /**

@@ -83,7 +83,8 @@ export class PassageSearch {
       if (hits.length === MAX_PASSAGES) break;
     }
 
-    await this.billing.charge(principal, this.prices.documentPassages, 'document_passages', requestId);
+    // No matching passage: nothing was delivered, nothing is charged (issue 13).
+    if (hits.length > 0) await this.billing.charge(principal, this.prices.documentPassages, 'document_passages', requestId);
     await this.documents.recordRead(principal, [doc.id]);
     const now = nowSeconds(this.clock);
     const trajectoryId = randomUUID();
@@ -96,7 +97,7 @@ export class PassageSearch {
       timings: { searchUs: Math.round(searchUs), loadUs: 0, totalUs: Math.round((performance.now() - t0) * 1000) },
       trajectory: { id: trajectoryId, feedbackToken: signFeedbackToken(this.secret, { trajectoryId, accountId: principal.accountId, expiresAt: now + FEEDBACK_TOKEN_TTL_S }) },
       traces: null,
-      cost: this.prices.documentPassages,
+      cost: hits.length > 0 ? this.prices.documentPassages : 0,
     };
   }
 }

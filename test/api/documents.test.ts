@@ -114,4 +114,20 @@ describe('documents', () => {
     assert.ok(c.agentReads7d >= 1);
   });
 
+
+  test('billing without holes: a cut that returns everything costs the whole price; a truncated cut has no abstract; no passage, no charge', async () => {
+    let before = await balance();
+    const whole = await get('/v2/documents/W1?max_tokens=100000000');
+    assert.equal(whole.statusCode, 200);
+    assert.equal(before - (await balance()), app.config.prices.documentFetch);
+    before = await balance();
+    const cut = (await get('/v2/documents/W1?max_tokens=5')).json();
+    assert.equal(cut.document.abstract, null);
+    assert.ok(before - (await balance()) <= 1);
+    before = await balance();
+    const none = await get('/v2/documents/by-uri/doi%3A%2F%2F10.1016%2Fj.fuel.2022.125636?text_filter=%22quantum%20chromodynamics%22');
+    assert.equal(none.statusCode, 200);
+    assert.equal(none.json().hits.length, 0);
+    assert.equal(await balance(), before);
+  });
 });
