@@ -392,10 +392,12 @@ export interface SqliteHandle {
 export function openSqliteStorage(path: string, migrations: readonly MigrationStep[] = ALL_MIGRATIONS): Storage & SqliteHandle {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
+  // The busy timeout first: switching to WAL and migrating take the write lock, and another process or
+  // thread opening the same fresh file at the same moment must wait for it instead of failing at once.
+  db.pragma('busy_timeout = 10000');
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 10000');
   migrate(db, migrations);
   return {
     kind: 'sqlite',
