@@ -12,7 +12,7 @@ import { DOCUMENT_TYPES, issuedDate, type StoredDocument } from '../../../domain
 import { AppError } from '../../../domain/errors.js';
 import type { Principal } from '../../../domain/principal.js';
 import { nowSeconds } from '../../../ports/clock.js';
-import type { SearchHit, SearchRequest } from '../../../search/search-types.js';
+import { defaultSearchRequest, type SearchHit, type SearchRequest } from '../../../search/search-types.js';
 import type { HttpDeps } from '../../deps.js';
 import type { RateScope } from '../../../config/index.js';
 import { toAppError } from '../../errors.js';
@@ -151,39 +151,19 @@ export function toServiceSearch(f: SearchForm, page: number): SearchRequest {
   const to = year(f.to, 'To year');
   if (from !== null && to !== null && from > to) throw new AppError('validation_failed', 'From year is after To year; swap them.');
   if (f.lang && !/^[A-Za-z]{2,3}$/.test(f.lang)) throw new AppError('validation_failed', 'Language must be a two- or three-letter ISO code, like en or de.');
-  return {
+  return defaultSearchRequest({
     query: f.q,
-    mode: 'hybrid',
-    rankingMode: 'auto',
     indexNames: [f.index],
     limit: RESULTS_PER_PAGE,
     offset: (page - 1) * RESULTS_PER_PAGE,
-    returnDocuments: true,
-    deduplicate: true,
     filters: {
-      issns: null,
       languages: f.lang ? [f.lang.toLowerCase()] : null,
       types: f.type ? [f.type] : null,
-      uriPrefixes: null,
       publisher: f.publisher || null,
       issuedAfter: from === null ? null : Date.UTC(from, 0, 1) / 1000,
       issuedBefore: to === null ? null : Date.UTC(to + 1, 0, 1) / 1000 - 1,
     },
-    referencedBy: null,
-    possibleLanguages: null,
-    crossRerank: true,
-    candidateRanking: null,
-    l2Rerank: null,
-    l1Formula: null,
-    fulltextWeight: null,
-    phraseBoost: null,
-    rrfK: null,
-    sparseNomination: null,
-    binaryPool: false,
-    documentDiscovery: null,
-    includeRrfScores: false,
-    tracing: false,
-  };
+  });
 }
 
 const pageNumber = (v: unknown): number => {
