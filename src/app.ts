@@ -197,7 +197,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
   const apiKeys = new ApiKeyService(storage.apiKeys, storage.accounts, clock);
   const billing = new BillingService(storage.ledger, clock);
   const accounts = new AccountService(storage.accounts, storage.ledger, apiKeys, clock);
-  const rateLimits = new RateLimitService(rateLimiter, config.rateLimits);
+  const rateLimits = new RateLimitService(rateLimiter, config.rateLimits, clock);
   const activity = new ActivityBuffer(storage.activity, report);
   const activityTimer = setInterval(() => void activity.flush(), 1000);
   activityTimer.unref();

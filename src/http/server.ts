@@ -146,11 +146,12 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     if (presented === null && mode === 'optional') return;
     if (presented === null || presented === 'malformed') throw new AppError('unauthorized');
     // Guessing keys is bounded: failed checks spend the address's `authFailures` bucket, and an
-    // address whose bucket is spent gets 429 for any credential until it refills.
-    await deps.rateLimits.requireToken('authFailures', `ip:${request.ip}`);
+    // address that spent it gets 429 for any credential until it refills (remembered in process: no
+    // limiter call on the path of a valid credential).
+    deps.rateLimits.assertNotBlocked('authFailures', `ip:${request.ip}`);
     const principal = await deps.credentials.verify(presented);
     if (!principal) {
-      await deps.rateLimits.check('authFailures', `ip:${request.ip}`);
+      await deps.rateLimits.checkAndBlock('authFailures', `ip:${request.ip}`);
       throw new AppError('unauthorized');
     }
     // OAuth tokens are bound to a resource; the HTTP API accepts those issued for {mcp_url} or the
