@@ -8,8 +8,14 @@
 // The data directory is built once (ingest through the service's own pipeline, timed) and reused.
 // The server runs as a separate process with rate limits lifted; each client is a keep-alive loop over
 // the workload queries. Every response must be 200 with hits (fast-but-wrong fails).
+// Peer, in the same run: SQLite FTS5 (through better-sqlite3) over the same corpus and workload, in
+// process and single-threaded, returning the top 10 by bm25 with their titles; its index is built once
+// into --dir/fts5-peer.db. The ratio compares Lectern's HTTP throughput (with documents, snippets,
+// billing and JSON) against the peer's bare in-process queries.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createReadStream, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import Database from 'better-sqlite3';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -122,6 +128,85 @@ for (const [cls, queries] of Object.entries(workload)) {
 }
 server.kill('SIGTERM');
 agent.destroy();
-const out = { benchmark: 'search-http', corpus: values.corpus, clients, seconds_per_class: seconds, top_k: 10, ingest, machine: machine(), results };
+// 4. The peer: SQLite FTS5 on the same corpus and workload, in the same run.
+const peerPath = join(values.dir, 'fts5-peer.db');
+const fresh = !existsSync(peerPath);
+const fts = new Database(peerPath);
+let peerBuild: unknown = 'reused';
+if (fresh) {
+  const t0 = Date.now();
+  fts.exec(`PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;
+    CREATE VIRTUAL TABLE docs USING fts5(title, abstract, body, tokenize = 'porter unicode61');
+    CREATE TABLE meta (rowid INTEGER PRIMARY KEY, type TEXT, issued_at INTEGER);`);
+  const insDoc = fts.prepare('INSERT INTO docs (rowid, title, abstract, body) VALUES (?, ?, ?, ?)');
+  const insMeta = fts.prepare('INSERT INTO meta (rowid, type, issued_at) VALUES (?, ?, ?)');
+  let n = 0;
+  let batch: Record<string, unknown>[] = [];
+  const flush = fts.transaction((rows: Record<string, unknown>[]) => {
+    for (const d of rows) {
+      n++;
+      insDoc.run(n, d.title ?? '', d.abstract ?? '', d.body ?? '');
+      insMeta.run(n, d.type ?? null, d.issued_at ?? null);
+    }
+  });
+  for await (const line of createInterface({ input: createReadStream(values.corpus) })) {
+    if (!line.trim()) continue;
+    batch.push(JSON.parse(line) as Record<string, unknown>);
+    if (batch.length === 5000) {
+      flush(batch);
+      batch = [];
+    }
+  }
+  flush(batch);
+  fts.exec("INSERT INTO docs(docs) VALUES('optimize')");
+  peerBuild = { documents: n, seconds: (Date.now() - t0) / 1000 };
+  console.error('fts5 peer build', peerBuild);
+}
+type WQ = Q & { terms: string[]; phrases: string[][] };
+const ftsQuote = (w: string) => `"${w.replaceAll('"', '""')}"`;
+const matchOf = (q: WQ) => (q.phrases.length ? q.phrases.map((p) => ftsQuote(p.join(' '))).join(' AND ') : q.terms.map(ftsQuote).join(' OR '));
+const plain = fts.prepare('SELECT rowid, title FROM docs WHERE docs MATCH ? ORDER BY bm25(docs) LIMIT 10');
+const filtered = fts.prepare(
+  'SELECT docs.rowid, title FROM docs JOIN meta ON meta.rowid = docs.rowid WHERE docs MATCH ? AND meta.type IN (SELECT value FROM json_each(?)) AND meta.issued_at >= ? AND meta.issued_at <= ? ORDER BY bm25(docs) LIMIT 10',
+);
+const peer: Record<string, unknown> = {};
+for (const [cls, queries] of Object.entries(workload) as [string, WQ[]][]) {
+  const run = (q: WQ) =>
+    q.filter ? filtered.all(matchOf(q), JSON.stringify(q.filter.types ?? []), q.filter.issued_after ?? 0, q.filter.issued_before ?? Number.MAX_SAFE_INTEGER) : plain.all(matchOf(q));
+  for (const q of queries.slice(0, 50)) run(q);
+  const lat: number[] = [];
+  let empty = 0;
+  const end = Date.now() + seconds * 1000;
+  const t0 = process.hrtime.bigint();
+  for (let i = 0; Date.now() < end; i++) {
+    const s = process.hrtime.bigint();
+    const rows = run(queries[i % queries.length]!);
+    lat.push(Number(process.hrtime.bigint() - s) / 1e6);
+    if (rows.length === 0) empty++;
+  }
+  const elapsed = Number(process.hrtime.bigint() - t0) / 1e9;
+  lat.sort((a, b) => a - b);
+  const sps = Math.round(lat.length / elapsed);
+  peer[cls] = {
+    queries: lat.length,
+    queries_per_second: sps,
+    latency_ms: { p50: +pct(lat, 50).toFixed(3), p95: +pct(lat, 95).toFixed(3), p99: +pct(lat, 99).toFixed(3) },
+    empty_results: empty,
+    lectern_http_over_peer: +(((results[cls] as { searches_per_second: number }).searches_per_second) / sps).toFixed(3),
+  };
+  console.error('fts5', cls, peer[cls]);
+}
+fts.close();
+const out = {
+  benchmark: 'search-http',
+  corpus: values.corpus,
+  clients,
+  seconds_per_class: seconds,
+  top_k: 10,
+  ingest,
+  machine: machine(),
+  results,
+  peer: { name: 'SQLite FTS5 (better-sqlite3, porter unicode61, bm25 top 10 with titles), in process, one thread', build: peerBuild, results: peer },
+};
 if (values.out) writeFileSync(values.out, JSON.stringify(out, null, 2) + '\n');
 console.log(JSON.stringify(out, null, 2));
