@@ -3,15 +3,8 @@
 // and 0-based per conversation.
 import type { ConversationRecord, ConversationStepRecord, StepData } from '../domain/conversation.js';
 
-export interface NewConversation {
-  id: string;
-  slug: string;
-  accountId: number;
-  title: string | null;
-  preview: string | null;
-  query: string | null;
-  createdAt: number;
-}
+/** A conversation as created: private, last changed when created. */
+export type NewConversation = Omit<ConversationRecord, 'isShared' | 'updatedAt'>;
 
 export interface ConversationPatch {
   isShared?: boolean;

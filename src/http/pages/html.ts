@@ -33,11 +33,8 @@ export interface LayoutOptions {
   styleHref: string;
 }
 
-export function layout(title: string, body: Html, o: LayoutOptions): string {
-  const header = o.signedInAs
-    ? html`<form class="who" method="post" action="${o.signedInAs.signOutAction}"><a href="${o.signedInAs.accountHref}">${o.signedInAs.email}</a>
-        <input type="hidden" name="csrf" value="${o.signedInAs.csrf}"><button class="link" type="submit">Sign out</button></form>`
-    : html``;
+/** The start of every page up to and including `<body>`: UTF-8, viewport, no referrer, title, stylesheet. */
+export function documentHead(title: string, styleHref: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -45,9 +42,17 @@ export function layout(title: string, body: Html, o: LayoutOptions): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>${esc(title)} · Lectern</title>
-<link rel="stylesheet" href="${esc(o.styleHref)}">
+<link rel="stylesheet" href="${esc(styleHref)}">
 </head>
-<body>
+<body>`;
+}
+
+export function layout(title: string, body: Html, o: LayoutOptions): string {
+  const header = o.signedInAs
+    ? html`<form class="who" method="post" action="${o.signedInAs.signOutAction}"><a href="${o.signedInAs.accountHref}">${o.signedInAs.email}</a>
+        <input type="hidden" name="csrf" value="${o.signedInAs.csrf}"><button class="link" type="submit">Sign out</button></form>`
+    : html``;
+  return `${documentHead(title, o.styleHref)}
 <header><span class="brand">Lectern</span>${header}</header>
 ${o.autoConsent ? '<p class="banner">TEST MODE: automatic consent (LECTERN_AUTO_CONSENT) is on. Never use this setting in production.</p>' : ''}
 <main>

@@ -2,7 +2,7 @@
 // the navigation, result lists, document metadata, flags, highlighted snippets, pagination and
 // readable API errors. Values arrive already translated by the route (src/http/routes/web/); nothing
 // here decides anything a service decides. Every interpolated value is escaped (html.ts).
-import { esc, html, Html } from './html.js';
+import { documentHead, esc, html, Html } from './html.js';
 
 /** An entry of the main navigation; `current` marks the page's own entry (aria-current). */
 export interface NavEntry {
@@ -36,16 +36,7 @@ export function appLayout(title: string, body: Html, o: AppLayoutOptions): strin
   const who = o.signedInAs
     ? html`<form class="who" method="post" action="${o.signedInAs.signOutAction}"><span>${o.signedInAs.email}</span><input type="hidden" name="csrf" value="${o.signedInAs.csrf}"><button class="link" type="submit">Sign out</button></form>`
     : html``;
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>${esc(title)} · Lectern</title>
-<link rel="stylesheet" href="${esc(o.styleHref)}">
-</head>
-<body>
+  return `${documentHead(title, o.styleHref)}
 <a class="skip" href="#content">Skip to content</a>
 <header><a class="brand" href="/">Lectern</a>${nav.value}${who.value}</header>
 <main id="content" tabindex="-1"${o.wide ? ' class="wide"' : ''}>

@@ -103,14 +103,7 @@ export class Web {
   /** Sends an HTML page with the clickjacking and content protections every page carries. */
   page(reply: FastifyReply, title: string, body: Html, o: { status?: number; person?: Person | null; csrf?: string; formTargets?: string[] } = {}): FastifyReply {
     const formAction = ["'self'", ...(o.formTargets ?? [])].join(' ');
-    reply
-      .code(o.status ?? 200)
-      .type('text/html; charset=utf-8')
-      .header('Cache-Control', 'no-store')
-      .header('X-Frame-Options', 'DENY')
-      .header('X-Content-Type-Options', 'nosniff')
-      .header('Referrer-Policy', 'no-referrer')
-      .header('Content-Security-Policy', `default-src 'none'; style-src 'self'; img-src 'self'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`);
+    htmlPageHeaders(reply, o.status ?? 200, `default-src 'none'; style-src 'self'; img-src 'self'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`);
     const signedInAs = o.person && o.csrf && !o.person.auto ? { email: o.person.account.email, csrf: o.csrf, signOutAction: this.path('signOut'), accountHref: this.path('account') } : null;
     return reply.send(layout(title, body, { signedInAs, autoConsent: o.person?.auto ?? this.auth.settings.autoConsent !== null, styleHref: this.path('style') }));
   }
@@ -143,6 +136,18 @@ export function safeReturnPath(value: unknown, base: string): string | null {
   }
   if (target.origin !== origin) return null;
   return `${target.pathname}${target.search}${target.hash}`;
+}
+
+/** Status, type and the protections every HTML page carries (no caching, no framing, no sniffing, no referrer, `csp`). */
+export function htmlPageHeaders(reply: FastifyReply, status: number, csp: string): FastifyReply {
+  return reply
+    .code(status)
+    .type('text/html; charset=utf-8')
+    .header('Cache-Control', 'no-store')
+    .header('X-Frame-Options', 'DENY')
+    .header('X-Content-Type-Options', 'nosniff')
+    .header('Referrer-Policy', 'no-referrer')
+    .header('Content-Security-Policy', csp);
 }
 
 /** CORS for the metadata and OAuth endpoints: any origin, never with credentials (requirement 92). */

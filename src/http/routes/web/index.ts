@@ -33,7 +33,7 @@ import {
   type WorkView,
 } from '../../pages/web-pages.js';
 import { authPrefix } from '../auth/index.js';
-import { Web, type Person } from '../auth/web.js';
+import { htmlPageHeaders, Web, type Person } from '../auth/web.js';
 import { registerAccountPages } from './account.js';
 import { registerAskPages } from './ask.js';
 import { documentCommunity, registerCommunityPages } from './community.js';
@@ -187,14 +187,7 @@ export async function registerWebPages(app: FastifyInstance, deps: HttpDeps): Pr
     /** Sends an application page with the protections of every page (ADR 0045). */
     const send = (request: FastifyRequest, reply: FastifyReply, title: string, body: Html, o: { person: Person | null; status?: number; wide?: boolean }) => {
       const csrf = o.person ? web.csrf(request, reply, o.person) : null;
-      reply
-        .code(o.status ?? 200)
-        .type('text/html; charset=utf-8')
-        .header('Cache-Control', 'no-store')
-        .header('X-Frame-Options', 'DENY')
-        .header('X-Content-Type-Options', 'nosniff')
-        .header('Referrer-Policy', 'no-referrer')
-        .header('Content-Security-Policy', "default-src 'none'; style-src 'self'; img-src 'self'; script-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+      htmlPageHeaders(reply, o.status ?? 200, "default-src 'none'; style-src 'self'; img-src 'self'; script-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
       const path = request.url.split('?')[0] ?? '/';
       return reply.send(
         appLayout(title, body, {
