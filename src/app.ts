@@ -195,7 +195,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
   const report = (err: unknown, context: string) => logger.warn({ err }, context);
 
   const apiKeys = new ApiKeyService(storage.apiKeys, storage.accounts, clock);
-  const billing = new BillingService(storage.ledger, clock);
+  const billing = new BillingService(storage.ledger, clock, { heartbeatMs: config.billing.holdHeartbeatMs, staleAfterMs: config.billing.holdStaleMs, report });
   const accounts = new AccountService(storage.accounts, storage.ledger, apiKeys, clock);
   const rateLimits = new RateLimitService(rateLimiter, config.rateLimits, clock);
   const activity = new ActivityBuffer(storage.activity, report);
@@ -357,6 +357,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     clock: core.clock,
     secret: core.secret,
     report,
+    budget: { maxTerms: config.limits.queryMaxTerms, maxPostings: config.limits.queryMaxPostings, maxResultTerms: config.limits.queryMaxResultTerms, concurrency: config.limits.searchConcurrency, slots: 2 },
   });
   const passages = new PassageSearch(indexes, core.documents, core.billing, config.prices, core.clock, core.secret);
   const conversations = new ConversationService({
@@ -460,6 +461,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     mcp,
     auth: core.auth,
     rateLimits: core.rateLimits,
+    billing: core.billing,
     documents: core.documents,
     downloads: core.downloads,
     search,
@@ -499,6 +501,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   const purgeTimer = setInterval(purge, 3_600_000);
   purgeTimer.unref();
 
+  // Credit holds (ADR 0078): this process's heartbeat, and holds left by a crashed process released.
+  const stopHolds = await core.billing.startHoldKeeper();
   const resumed = await recognitions.start();
   if (resumed > 0) core.logger.info({ jobs: resumed, workers: recognitions.workers }, 'recognition jobs resumed');
 
@@ -514,6 +518,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       // Running conversions are aborted first; their jobs stay resumable (checkpoints per page).
       await recognitions.close();
       await http.close();
+      stopHolds();
       await core.close();
     },
   }) as App;

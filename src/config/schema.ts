@@ -66,7 +66,18 @@ export const ConfigSchema = Type.Object(
         requestTimeoutMs: Type.Integer({ minimum: 1000, maximum: 3_600_000, default: 120_000, description: 'Longest time a request (headers and body) may take to arrive, ms; slower requests get 408 and the connection is closed.' }),
         uploadBytes: Type.Integer({ minimum: 1024, maximum: 4 * 1024 * 1024 * 1024, default: 100 * 1024 * 1024, description: 'Largest recognition upload (the file part of POST /v1/recognitions), bytes; larger uploads get 413.' }),
         uploadPages: Type.Integer({ minimum: 1, maximum: 100_000, default: 2000, description: 'Most pages (or EPUB spine items) a recognition upload may have; more fail the job with too_many_pages before any page is converted (nothing charged).' }),
+        queryMaxTerms: Type.Integer({ minimum: 1, maximum: 100_000, default: 256, description: 'Most distinct index terms one search query may have (words, their variants and phrase terms); more: 422 with detail budget "terms".' }),
+        queryMaxPostings: Type.Integer({ minimum: 1000, maximum: 1_000_000_000, default: 5_000_000, description: 'Work limit of one search: most postings its terms may have in the indexes searched (the sum of their document frequencies); more: 422 with detail budget "postings". About 25 ns of engine time each.' }),
+        queryMaxResultTerms: Type.Integer({ minimum: 100, maximum: 100_000_000, default: 10_000, description: 'Work limit of one search: most results (offset + limit) times distinct query terms, the passages and snippets it builds (500 results of a 20-term query); more: 422 with detail budget "result_terms".' }),
+        searchConcurrency: Type.Integer({ minimum: 1, maximum: 10_000, default: 4, description: 'Most searches one account may have running or waiting for their turn at once in one serving process (searches take fair turns across accounts, two at a time); more: 429 rate_limited (scope search_concurrency, Retry-After 1).' }),
         shutdownGraceMs: Type.Integer({ minimum: 0, maximum: 600_000, default: 10_000, description: 'How long shutdown waits for in-flight requests, ms.' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    billing: Type.Object(
+      {
+        holdHeartbeatMs: Type.Integer({ minimum: 50, maximum: 600_000, default: 5_000, description: 'How often a serving process records that it is alive; the credits it holds for requests in progress are kept while it does (docs/billing.md), ms.' }),
+        holdStaleMs: Type.Integer({ minimum: 200, maximum: 3_600_000, default: 20_000, description: 'Credits held by a process that has not recorded itself alive for this long (it crashed) are released, at start-up and by every running process, ms. Keep it several times holdHeartbeatMs.' }),
       },
       { additionalProperties: false, default: {} },
     ),

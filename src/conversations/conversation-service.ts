@@ -148,7 +148,8 @@ export class ConversationService {
       conversation = await this.#owned(principal, input.conversationId);
       history = await this.d.store.steps(conversation.id);
     }
-    await this.d.billing.requireBalance(principal, this.d.prices.conversationTurn);
+    // The turn's price is held before any work (402 when short) and captured once the answer is stored.
+    await this.d.billing.reserve(principal, this.d.prices.conversationTurn, 'conversation_turn', opts.requestId);
     const now = nowSeconds(this.d.clock);
     if (!input.conversationId) {
       const id = randomUUID();
@@ -161,8 +162,9 @@ export class ConversationService {
     opts.onEvent?.({ type: 'accepted', conversationId: conversation!.id, stepId });
     const computed = await this.#compute(answerer, history, request, input.apiKey, opts);
     const cost = this.d.prices.conversationTurn;
-    await this.d.billing.charge(principal, cost, 'conversation_turn', opts.requestId);
     const position = await this.d.store.appendStep(conversation!.id, { kind: 'response', data: computed.response });
+    // Stored is delivered: the answer can be read back from the conversation from now on.
+    await this.d.billing.charge(principal, cost, 'conversation_turn', opts.requestId, { captureNow: true });
     const updated = (await this.d.store.update(conversation!.id, { query: input.query, preview: history.length === 0 ? previewOf(computed.response.answer) : undefined, updatedAt: now })) ?? conversation!;
     await this.#recordActivity(principal, computed.response);
     return { conversation: updated, response: computed.response, documents: computed.documents, position, cost };
@@ -181,7 +183,7 @@ export class ConversationService {
     if (!target || target.kind !== 'request') throw new AppError('not_found', `Step ${stepId} is not a request step of this conversation; request steps are ${steps.filter((s) => s.kind === 'request').map((s) => s.position).join(', ') || 'none'}.`);
     const later = steps.filter((s) => s.position > stepId && s.kind === 'request').map((s) => s.data as RequestStepData);
     const answerers = [target.data as RequestStepData, ...later].map((r) => this.answererFor(r.modelName));
-    await this.d.billing.requireBalance(principal, this.d.prices.conversationEdit);
+    await this.d.billing.reserve(principal, this.d.prices.conversationEdit, 'conversation_edit', opts.requestId);
     const edited: RequestStepData = { ...(target.data as RequestStepData), query: newQuery };
     await this.d.store.replaceStep(conversation.id, stepId, { kind: 'request', data: edited });
     await this.d.store.truncateSteps(conversation.id, stepId + 1);
@@ -200,7 +202,7 @@ export class ConversationService {
       responses.push(response);
       await this.d.store.appendStep(conversation.id, { kind: 'response', data: response });
     }
-    await this.d.billing.charge(principal, this.d.prices.conversationEdit, 'conversation_edit', opts.requestId);
+    await this.d.billing.charge(principal, this.d.prices.conversationEdit, 'conversation_edit', opts.requestId, { captureNow: true });
     const firstRequest = steps.find((s) => s.kind === 'request')?.position;
     await this.d.store.update(conversation.id, {
       query: requests.at(-1)!.query,

@@ -16,6 +16,7 @@ import type { CommunityService } from '../community/index.js';
 import type { ReferenceService } from '../citations/reference-service.js';
 import type { ActivityRecorder } from '../activity/activity-buffer.js';
 import type { SelfService } from '../accounts/self-service.js';
+import type { BillingService } from '../billing/billing-service.js';
 
 /** Readiness of the service's dependencies: name -> 'ok' or a short reason. */
 export type ReadinessCheck = () => Promise<Record<string, string>>;
@@ -26,6 +27,8 @@ export interface HttpDeps {
   metricsRegistry: Registry;
   credentials: CredentialVerifier;
   rateLimits: RateLimitService<RateScope>;
+  /** Credit holds of each request are captured when its response is delivered, released otherwise. */
+  billing: BillingService;
   readiness: ReadinessCheck;
   documents: DocumentService;
   downloads: DownloadService;

@@ -101,6 +101,27 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
   });
   installValidation(app, ALL_SCHEMAS);
 
+  // Billing tied to delivery (issue 12, ADR 0078): the handler runs in a settlement scope; credits
+  // it holds are captured when the whole response has been handed to the network, and released when
+  // the client went away first or the request failed. A callback hook: the handler runs inside
+  // runInScope's continuation.
+  app.addHook('preHandler', (request, reply, done) => {
+    const scope = deps.billing.openScope();
+    // The socket is detached from the response before our 'finish' listener runs: taken now.
+    const socket = request.raw.socket as { destroyed?: boolean; errored?: unknown; readableEnded?: boolean } | null;
+    // Gone already (the client hung up while the body arrived): nothing can be delivered.
+    if (reply.raw.destroyed || socket?.destroyed === true) void deps.billing.settle(scope, false);
+    else {
+      // 'finish' comes first when the response was handed over whole; settle() acts once. Not
+      // delivered although 'finish' came: the client reset the connection (Node emits 'finish' after
+      // the failed write; the socket carries the error), or it had closed its side before the
+      // response was complete (like nginx's 499, a client that hung up is treated as gone).
+      reply.raw.once('finish', () => void deps.billing.settle(scope, reply.statusCode < 400 && !socket?.errored && socket?.readableEnded !== true));
+      reply.raw.once('close', () => void deps.billing.settle(scope, false));
+    }
+    deps.billing.runInScope(scope, done);
+  });
+
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.1.0',

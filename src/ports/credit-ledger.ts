@@ -1,5 +1,7 @@
-// The credit ledger: every charge and top-up is an entry; an account's balance is the sum of its
-// entries. A debit that would take the balance below zero is refused and leaves no entry.
+// The credit ledger: every charge and top-up is an entry; an account's posted balance is the sum of
+// its entries. Credits can also be held (reserved) for a request in progress; the spendable balance
+// is the posted balance minus what is held. A debit or hold that would take the spendable balance
+// below zero is refused and leaves nothing behind (docs/billing.md, ADR 0078).
 
 export interface LedgerEntry {
   id: number;
@@ -18,9 +20,12 @@ export interface LedgerEntry {
 
 export type DebitResult = { ok: true; balance: number; entryId: number } | { ok: false; balance: number };
 
+export type HoldResult = { ok: true; holdId: number; balance: number } | { ok: false; balance: number };
+
 export interface CreditLedger {
+  /** The spendable balance: posted balance minus credits held for requests in progress. */
   balance(accountId: number): Promise<number>;
-  /** Atomically checks and debits `amount` (> 0). Never overdraws, even under concurrency. */
+  /** Atomically checks the spendable balance and debits `amount` (> 0). Never overdraws, even under concurrency. */
   debit(accountId: number, amount: number, operation: string, reference: string | null, at: number): Promise<DebitResult>;
   /** Adds `amount` (> 0) credits. */
   credit(accountId: number, amount: number, operation: string, reference: string | null, at: number): Promise<{ balance: number; entryId: number }>;
@@ -29,6 +34,32 @@ export interface CreditLedger {
    * recognition job checks whether its completion was already billed before a restart).
    */
   findEntry(accountId: number, operation: string, reference: string): Promise<LedgerEntry | null>;
+  /**
+   * Atomically reserves `amount` (> 0) of the spendable balance for `owner` (a serving process).
+   * Refused (nothing written) when the spendable balance is short. `balance` is the spendable balance after.
+   */
+  hold(accountId: number, amount: number, operation: string, reference: string | null, owner: string, at: number): Promise<HoldResult>;
+  /**
+   * Turns a hold into a debit of `amount` (0 <= amount <= held; 0 just releases it), in one
+   * transaction. Null when the hold no longer exists (already captured or released): nothing is written.
+   */
+  capture(holdId: number, amount: number, at: number): Promise<{ balance: number; entryId: number | null } | null>;
+  /**
+   * Adds `extra` (> 0) to an existing hold when the spendable balance covers it. Refused (nothing
+   * written) when short; null when the hold no longer exists.
+   */
+  extendHold(holdId: number, extra: number): Promise<HoldResult | null>;
+  /** Drops a hold without charging. False when it no longer exists. */
+  release(holdId: number): Promise<boolean>;
+  /** Records that `owner` is alive at `atMs` (milliseconds). */
+  heartbeat(owner: string, atMs: number): Promise<void>;
+  /**
+   * Releases the holds of every owner other than `self` whose last heartbeat is older than
+   * `staleBeforeMs` (or who never beat): the requests of a process that died. Returns how many.
+   */
+  releaseOrphanedHolds(self: string, staleBeforeMs: number): Promise<number>;
+  /** Credits held now for the account (for audits and tests). */
+  held(accountId: number): Promise<number>;
   /** Newest first. */
   entries(accountId: number, limit: number): Promise<LedgerEntry[]>;
   /** Sum of all entries of the account (for audits and tests; equals balance()). */

@@ -65,7 +65,7 @@ export class PassageSearch {
     if (filter === '') throw new AppError('invalid_text_filter', 'The text filter is empty.');
     const spans = quotedSpans(filter);
     const doc = await this.documents.resolveUri(uri);
-    await this.billing.requireBalance(principal, this.prices.documentPassages);
+    await this.billing.reserve(principal, this.prices.documentPassages, 'document_passages', requestId);
 
     const index = this.indexes.get(doc.index);
     const tSearch = performance.now();

@@ -9,6 +9,7 @@
 // `cross_rerank: true` and `l2_rerank: auto` have no effect without a configured reranker/profile.
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import { checkWorkBudget, FairScheduler, type WorkBudget } from './work-budget.js';
 import { buildSnippet, fuseRrf, type EngineHit, type EngineQuery, type EngineResult, type FieldName, type ParsedQuery, type SearchIndex, type SnippetWindow } from '../engine/index.js';
 import type { IndexName, StoredDocument } from '../domain/document.js';
 import { INDEX_NAMES } from '../domain/document.js';
@@ -44,6 +45,8 @@ export interface SearchServiceDeps {
   clock: Clock;
   secret: string;
   report: ErrorReporter;
+  /** Work limits of one query and searches in flight per account (absent: unbounded). */
+  budget?: WorkBudget;
 }
 
 const unavailable = (what: string) => new AppError('feature_unavailable', what, { extra: { missing: what.split(':')[0] } });
@@ -104,13 +107,34 @@ function withBody(doc: StoredDocument, snippets: SnippetWindow[], parsed: Parsed
 }
 
 export class SearchService {
-  constructor(private readonly d: SearchServiceDeps) {}
+  readonly #turns: FairScheduler | null;
+  constructor(private readonly d: SearchServiceDeps) {
+    this.#turns = d.budget ? new FairScheduler(d.budget.slots, d.budget.concurrency) : null;
+  }
 
+  /**
+   * Runs a search within the work budget (docs/operations.md): a query over the term or postings
+   * budget is refused with 422 before any work or charge; then it waits for a fair turn (at most
+   * `budget.concurrency` of the account's searches running or waiting: 429 beyond).
+   */
   async search(principal: Principal, r: SearchRequest, requestId: string): Promise<SearchResult> {
+    if (this.d.budget && r.query.trim() !== '') {
+      const names = resolveIndexes(r.indexNames);
+      checkWorkBudget(names.map((n) => this.d.indexes.get(n)), r.query, r.possibleLanguages, r.offset + r.limit, this.d.budget);
+    }
+    const leave = await this.#turns?.enter(principal.accountId);
+    try {
+      return await this.#search(principal, r, requestId);
+    } finally {
+      leave?.();
+    }
+  }
+
+  async #search(principal: Principal, r: SearchRequest, requestId: string): Promise<SearchResult> {
     const t0 = performance.now();
     checkAvailable(r);
     const indexNames = resolveIndexes(r.indexNames);
-    await this.d.billing.requireBalance(principal, this.d.prices.search);
+    await this.d.billing.reserve(principal, this.d.prices.search, 'search', requestId);
     const citing = r.referencedBy === null ? null : await citedWorkUris(this.d.store, r.referencedBy);
     const rrfK = r.rrfK ?? DEFAULT_RRF_K;
     if (!(rrfK > 0)) throw new AppError('validation_failed', 'rrf_k must be > 0.');

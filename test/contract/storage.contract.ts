@@ -190,6 +190,82 @@ export function storageContract(label: string, open: StorageFactory): void {
       assert.equal(await s.ledger.findEntry(a.id, 'recognition', 'job-2'), null);
     });
 
+    it('ledger holds: a hold reserves spendable credits; capture debits once, release gives back, both exactly once', async (s) => {
+      const a = await s.accounts.create({ email: 'ada@example.org' });
+      await s.ledger.credit(a.id, 10, 'topup', null, 1);
+      const h1 = await s.ledger.hold(a.id, 6, 'search', 'req-1', 'owner-1', 2);
+      assert.ok(h1.ok);
+      assert.equal(h1.balance, 4, 'spendable after the hold');
+      assert.equal(await s.ledger.balance(a.id), 4);
+      assert.equal(await s.ledger.held(a.id), 6);
+      assert.equal(await s.ledger.entrySum(a.id), 10, 'a hold writes no entry');
+      // Spendable, not posted, balance bounds holds and debits.
+      assert.deepEqual(await s.ledger.hold(a.id, 5, 'search', 'req-2', 'owner-1', 3), { ok: false, balance: 4 });
+      assert.deepEqual(await s.ledger.debit(a.id, 5, 'search', 'req-2', 3), { ok: false, balance: 4 });
+      const h2 = await s.ledger.hold(a.id, 4, 'document_fetch', 'req-3', 'owner-1', 3);
+      assert.ok(h2.ok);
+      assert.equal(h2.balance, 0);
+      // Capture less than held: the rest goes back.
+      const c1 = await s.ledger.capture(h1.holdId, 5, 4);
+      assert.ok(c1 && c1.entryId !== null);
+      assert.equal(c1.balance, 1, 'posted 5, held 4');
+      assert.equal(await s.ledger.capture(h1.holdId, 5, 5), null, 'a hold is captured once');
+      assert.equal(await s.ledger.release(h1.holdId), false, 'a captured hold cannot be released');
+      assert.equal(await s.ledger.release(h2.holdId), true);
+      assert.equal(await s.ledger.release(h2.holdId), false, 'released once');
+      assert.equal(await s.ledger.capture(h2.holdId, 4, 6), null, 'a released hold cannot be captured');
+      assert.equal(await s.ledger.balance(a.id), 5);
+      assert.equal(await s.ledger.held(a.id), 0);
+      assert.equal(await s.ledger.entrySum(a.id), 5);
+      const e = await s.ledger.findEntry(a.id, 'search', 'req-1');
+      assert.deepEqual(e, { id: c1.entryId, accountId: a.id, amount: -5, balanceAfter: 5, operation: 'search', reference: 'req-1', createdAt: 4 });
+      // A capture of 0 releases and writes no entry; capture never takes more than was held.
+      const h3 = await s.ledger.hold(a.id, 2, 'search', 'req-4', 'owner-1', 7);
+      assert.ok(h3.ok);
+      assert.deepEqual(await s.ledger.capture(h3.holdId, 0, 8), { balance: 5, entryId: null });
+      const h4 = await s.ledger.hold(a.id, 2, 'search', 'req-5', 'owner-1', 9);
+      assert.ok(h4.ok);
+      assert.equal((await s.ledger.capture(h4.holdId, 99, 10))?.balance, 3);
+      assert.equal(await s.ledger.entrySum(a.id), 3);
+      // A hold grows when the spendable balance covers the extra; one entry for the whole.
+      const h5 = await s.ledger.hold(a.id, 1, 'search', 'req-6', 'owner-1', 11);
+      assert.ok(h5.ok);
+      assert.deepEqual(await s.ledger.extendHold(h5.holdId, 3), { ok: false, balance: 2 });
+      assert.deepEqual(await s.ledger.extendHold(h5.holdId, 2), { ok: true, holdId: h5.holdId, balance: 0 });
+      assert.equal(await s.ledger.held(a.id), 3);
+      assert.equal((await s.ledger.capture(h5.holdId, 3, 12))?.balance, 0);
+      assert.equal(await s.ledger.extendHold(h5.holdId, 1), null, 'a captured hold cannot grow');
+      assert.equal((await s.ledger.findEntry(a.id, 'search', 'req-6'))?.amount, -3);
+      await s.ledger.credit(a.id, 3, 'topup', null, 13);
+      await assert.rejects(s.ledger.hold(a.id, 0, 'search', null, 'owner-1', 11), RangeError);
+      await assert.rejects(s.ledger.capture(h4.holdId, -1, 11), RangeError);
+    });
+
+    it('ledger holds: holds of an owner whose heartbeat is stale (a dead process) are released; live ones and our own are kept', async (s) => {
+      const a = await s.accounts.create({ email: 'ada@example.org' });
+      await s.ledger.credit(a.id, 100, 'topup', null, 1);
+      await s.ledger.heartbeat('dead', 1_000);
+      await s.ledger.heartbeat('alive', 5_000);
+      await s.ledger.heartbeat('alive', 9_000); // a later beat replaces the earlier one
+      const dead = await s.ledger.hold(a.id, 10, 'search', 'r1', 'dead', 1);
+      const dead2 = await s.ledger.hold(a.id, 5, 'search', 'r2', 'dead', 1);
+      const never = await s.ledger.hold(a.id, 7, 'search', 'r3', 'never-beat', 1);
+      const alive = await s.ledger.hold(a.id, 20, 'search', 'r4', 'alive', 1);
+      const self = await s.ledger.hold(a.id, 30, 'search', 'r5', 'me', 1);
+      assert.ok(dead.ok && dead2.ok && never.ok && alive.ok && self.ok);
+      assert.equal(await s.ledger.balance(a.id), 28);
+      assert.equal(await s.ledger.releaseOrphanedHolds('me', 8_000), 3);
+      assert.equal(await s.ledger.held(a.id), 50);
+      assert.equal(await s.ledger.balance(a.id), 50);
+      assert.equal(await s.ledger.capture(dead.holdId, 10, 2), null, 'a swept hold is gone');
+      assert.equal(await s.ledger.releaseOrphanedHolds('me', 8_000), 0, 'nothing twice');
+      assert.ok(await s.ledger.capture(alive.holdId, 20, 3));
+      assert.equal(await s.ledger.releaseOrphanedHolds('alive', 10_000), 1, 'our own stale-looking holds are others\' to sweep');
+      assert.equal(await s.ledger.held(a.id), 0);
+      assert.equal(await s.ledger.entrySum(a.id), 80);
+      assert.equal(await s.ledger.balance(a.id), 80);
+    });
+
     it('ledger: amounts must be positive safe integers', async (s) => {
       const a = await s.accounts.create({ email: 'ada@example.org' });
       await s.ledger.credit(a.id, 100, 'topup', null, 1);

@@ -46,7 +46,7 @@ describe('recognition jobs over HTTP', () => {
   let app: TestApp;
   const conv = instrumented();
   before(async () => {
-    app = await testApp({ limits: { jsonBodyBytes: 1024 * 1024, requestTimeoutMs: 120_000, uploadBytes: 4 * 1024 * 1024, uploadPages: 40, shutdownGraceMs: 10_000 } }, { recognition: { wrapConvert: conv.wrap, workers: 2 } });
+    app = await testApp({ limits: { jsonBodyBytes: 1024 * 1024, requestTimeoutMs: 120_000, uploadBytes: 4 * 1024 * 1024, uploadPages: 40, queryMaxTerms: 256, queryMaxPostings: 5_000_000, queryMaxResultTerms: 10_000, searchConcurrency: 4, shutdownGraceMs: 10_000 } }, { recognition: { wrapConvert: conv.wrap, workers: 2 } });
   });
   after(() => app.dispose());
 

@@ -4,12 +4,15 @@
 // `balance >= amount` condition is re-checked against the committed balance once the lock is granted
 // (READ COMMITTED re-evaluates the WHERE clause on the newest row version): never an overdraft, never
 // a lost update, and a refused debit writes nothing. accounts.balance also has CHECK (balance >= 0).
+// Holds (ADR 0078) work the same way on `accounts.held`: a hold, capture or release is one statement
+// that deletes or inserts the hold row and moves `held` (and `balance`) under the account row's lock;
+// a hold row is deleted by exactly one of capture, release and the orphan sweep (DELETE ... RETURNING).
 import type pg from 'pg';
 import { AppError } from '../../domain/errors.js';
-import type { CreditLedger, DebitResult, LedgerEntry } from '../../ports/credit-ledger.js';
+import type { CreditLedger, DebitResult, HoldResult, LedgerEntry } from '../../ports/credit-ledger.js';
 import { rowToLedgerEntry, type LedgerRow } from '../sql/ledger-row.js';
 
-function positiveAmount(kind: 'debit' | 'credit', amount: number): void {
+function positiveAmount(kind: 'debit' | 'credit' | 'hold', amount: number): void {
   if (!Number.isSafeInteger(amount) || amount <= 0) throw new RangeError(`${kind} amount must be a positive integer, got ${amount}`);
 }
 
@@ -17,40 +20,140 @@ export class PostgresCreditLedger implements CreditLedger {
   constructor(private readonly pool: pg.Pool) {}
 
   async balance(accountId: number): Promise<number> {
-    const { rows } = await this.pool.query<{ balance: number }>('SELECT balance FROM accounts WHERE id = $1', [accountId]);
+    const { rows } = await this.pool.query<{ balance: number }>('SELECT balance - held AS balance FROM accounts WHERE id = $1', [accountId]);
     if (!rows[0]) throw new AppError('not_found', `No account ${accountId}.`);
     return rows[0].balance;
   }
 
+  async held(accountId: number): Promise<number> {
+    const { rows } = await this.pool.query<{ held: number }>('SELECT held FROM accounts WHERE id = $1', [accountId]);
+    if (!rows[0]) throw new AppError('not_found', `No account ${accountId}.`);
+    return rows[0].held;
+  }
+
+  async hold(accountId: number, amount: number, operation: string, reference: string | null, owner: string, at: number): Promise<HoldResult> {
+    positiveAmount('hold', amount);
+    const { rows } = await this.pool.query<{ id: number; spendable: number }>(
+      `WITH h AS (
+         UPDATE accounts SET held = held + $2::bigint WHERE id = $1 AND balance - held >= $2::bigint RETURNING balance - held AS spendable
+       ), ins AS (
+         INSERT INTO credit_holds (account_id, amount, operation, reference, owner, created_at)
+         SELECT $1, $2::bigint, $3, $4, $5, $6 FROM h RETURNING id
+       )
+       SELECT ins.id, h.spendable FROM ins, h`,
+      [accountId, amount, operation, reference, owner, at],
+    );
+    if (rows[0]) return { ok: true, holdId: rows[0].id, balance: rows[0].spendable };
+    return { ok: false, balance: await this.balance(accountId) };
+  }
+
+  async capture(holdId: number, amount: number, at: number): Promise<{ balance: number; entryId: number | null } | null> {
+    if (!Number.isSafeInteger(amount) || amount < 0) throw new RangeError(`capture amount must be a non-negative integer, got ${amount}`);
+    const { rows } = await this.pool.query<{ spendable: number; entry_id: number | null }>(
+      `WITH h AS (
+         DELETE FROM credit_holds WHERE id = $1 RETURNING account_id, amount, operation, reference
+       ), a AS (
+         UPDATE accounts SET held = accounts.held - h.amount, balance = accounts.balance - LEAST($2::bigint, h.amount)
+         FROM h WHERE accounts.id = h.account_id
+         RETURNING accounts.id, accounts.balance, accounts.balance - accounts.held AS spendable
+       ), e AS (
+         INSERT INTO ledger_entries (account_id, amount, balance_after, operation, reference, created_at)
+         SELECT a.id, -LEAST($2::bigint, h.amount), a.balance, h.operation, h.reference, $3 FROM a, h WHERE $2::bigint > 0
+         RETURNING id
+       )
+       SELECT a.spendable, (SELECT id FROM e) AS entry_id FROM a`,
+      [holdId, amount, at],
+    );
+    return rows[0] ? { balance: rows[0].spendable, entryId: rows[0].entry_id } : null;
+  }
+
+  async extendHold(holdId: number, extra: number): Promise<HoldResult | null> {
+    positiveAmount('hold', extra);
+    const { rows } = await this.pool.query<{ account_id: number; spendable: number | null }>(
+      `WITH h0 AS (
+         SELECT id, account_id FROM credit_holds WHERE id = $1 FOR UPDATE
+       ), a AS (
+         UPDATE accounts SET held = accounts.held + $2::bigint FROM h0
+         WHERE accounts.id = h0.account_id AND accounts.balance - accounts.held >= $2::bigint
+         RETURNING accounts.balance - accounts.held AS spendable
+       ), h AS (
+         UPDATE credit_holds SET amount = amount + $2::bigint WHERE id IN (SELECT id FROM h0) AND EXISTS (SELECT 1 FROM a) RETURNING id
+       )
+       SELECT h0.account_id, (SELECT spendable FROM a) AS spendable FROM h0`,
+      [holdId, extra],
+    );
+    if (!rows[0]) return null;
+    if (rows[0].spendable === null) return { ok: false, balance: await this.balance(rows[0].account_id) };
+    return { ok: true, holdId, balance: rows[0].spendable };
+  }
+
+  async release(holdId: number): Promise<boolean> {
+    const { rowCount } = await this.pool.query(
+      `WITH h AS (DELETE FROM credit_holds WHERE id = $1 RETURNING account_id, amount)
+       UPDATE accounts SET held = accounts.held - h.amount FROM h WHERE accounts.id = h.account_id`,
+      [holdId],
+    );
+    return rowCount === 1;
+  }
+
+  async heartbeat(owner: string, atMs: number): Promise<void> {
+    await this.pool.query(
+      'INSERT INTO hold_owners (owner, seen_at_ms) VALUES ($1, $2) ON CONFLICT (owner) DO UPDATE SET seen_at_ms = EXCLUDED.seen_at_ms',
+      [owner, atMs],
+    );
+  }
+
+  async releaseOrphanedHolds(self: string, staleBeforeMs: number): Promise<number> {
+    const { rows } = await this.pool.query<{ n: number }>(
+      `WITH h AS (
+         DELETE FROM credit_holds c WHERE c.owner <> $1
+           AND NOT EXISTS (SELECT 1 FROM hold_owners o WHERE o.owner = c.owner AND o.seen_at_ms >= $2)
+         RETURNING account_id, amount
+       ), s AS (
+         SELECT account_id, SUM(amount)::bigint AS amount FROM h GROUP BY account_id
+       ), u AS (
+         UPDATE accounts SET held = accounts.held - s.amount FROM s WHERE accounts.id = s.account_id RETURNING 1
+       )
+       SELECT (SELECT COUNT(*) FROM h)::int AS n`,
+      [self, staleBeforeMs],
+    );
+    await this.pool.query('DELETE FROM hold_owners WHERE owner <> $1 AND seen_at_ms < $2 AND NOT EXISTS (SELECT 1 FROM credit_holds c WHERE c.owner = hold_owners.owner)', [self, staleBeforeMs]);
+    return rows[0]?.n ?? 0;
+  }
+
   async debit(accountId: number, amount: number, operation: string, reference: string | null, at: number): Promise<DebitResult> {
     positiveAmount('debit', amount);
-    const { rows } = await this.pool.query<{ id: number; balance_after: number }>(
+    const { rows } = await this.pool.query<{ id: number; spendable: number }>(
       `WITH debited AS (
-         UPDATE accounts SET balance = balance - $2::bigint WHERE id = $1 AND balance >= $2::bigint RETURNING balance
+         UPDATE accounts SET balance = balance - $2::bigint WHERE id = $1 AND balance - held >= $2::bigint RETURNING balance, balance - held AS spendable
+       ), e AS (
+         INSERT INTO ledger_entries (account_id, amount, balance_after, operation, reference, created_at)
+         SELECT $1, -($2::bigint), balance, $3, $4, $5 FROM debited
+         RETURNING id
        )
-       INSERT INTO ledger_entries (account_id, amount, balance_after, operation, reference, created_at)
-       SELECT $1, -($2::bigint), balance, $3, $4, $5 FROM debited
-       RETURNING id, balance_after`,
+       SELECT e.id, debited.spendable FROM e, debited`,
       [accountId, amount, operation, reference, at],
     );
-    if (rows[0]) return { ok: true, balance: rows[0].balance_after, entryId: rows[0].id };
+    if (rows[0]) return { ok: true, balance: rows[0].spendable, entryId: rows[0].id };
     // Refused (or no such account): nothing was written; report the balance as it is now.
     return { ok: false, balance: await this.balance(accountId) };
   }
 
   async credit(accountId: number, amount: number, operation: string, reference: string | null, at: number): Promise<{ balance: number; entryId: number }> {
     positiveAmount('credit', amount);
-    const { rows } = await this.pool.query<{ id: number; balance_after: number }>(
+    const { rows } = await this.pool.query<{ id: number; spendable: number }>(
       `WITH credited AS (
-         UPDATE accounts SET balance = balance + $2::bigint WHERE id = $1 RETURNING balance
+         UPDATE accounts SET balance = balance + $2::bigint WHERE id = $1 RETURNING balance, balance - held AS spendable
+       ), e AS (
+         INSERT INTO ledger_entries (account_id, amount, balance_after, operation, reference, created_at)
+         SELECT $1, $2::bigint, balance, $3, $4, $5 FROM credited
+         RETURNING id
        )
-       INSERT INTO ledger_entries (account_id, amount, balance_after, operation, reference, created_at)
-       SELECT $1, $2::bigint, balance, $3, $4, $5 FROM credited
-       RETURNING id, balance_after`,
+       SELECT e.id, credited.spendable FROM e, credited`,
       [accountId, amount, operation, reference, at],
     );
     if (!rows[0]) throw new AppError('not_found', `No account ${accountId}.`);
-    return { balance: rows[0].balance_after, entryId: rows[0].id };
+    return { balance: rows[0].spendable, entryId: rows[0].id };
   }
 
   async findEntry(accountId: number, operation: string, reference: string): Promise<LedgerEntry | null> {

@@ -9,7 +9,7 @@ import type { DocumentRecord, IndexName, StoredDocument } from '../../domain/doc
 import { AppError } from '../../domain/errors.js';
 import type { Account, AccountStore, ApiKeyRecord, ApiKeyStore, NewAccount } from '../../ports/account-store.js';
 import type { ActivityCounts, ActivityEvent, ActivityStore, ActivityTotals } from '../../ports/activity-store.js';
-import type { CreditLedger, DebitResult, LedgerEntry } from '../../ports/credit-ledger.js';
+import type { CreditLedger, DebitResult, HoldResult, LedgerEntry } from '../../ports/credit-ledger.js';
 import type { DocumentChange, DocumentStore, UpsertResult } from '../../ports/document-store.js';
 import type { Storage } from '../../ports/storage.js';
 import { countsFromRows, firstDay, rowToTotals, TOP_COLUMNS, TOP_ORDER, type TotalsRow } from '../sql/activity-counts.js';
@@ -150,31 +150,94 @@ class SqliteCreditLedger implements CreditLedger {
   readonly #s: Statements;
   readonly #debit;
   readonly #credit;
+  readonly #hold;
+  readonly #capture;
+  readonly #release;
+  readonly #extend;
+  readonly #sweep;
   constructor(private readonly db: Db) {
     this.#s = statementCache(db);
-    const balanceOf = db.prepare('SELECT balance FROM accounts WHERE id = ?').pluck();
-    const setBalance = db.prepare('UPDATE accounts SET balance = ? WHERE id = ?');
+    // One transaction per operation (BEGIN IMMEDIATE): the account row's posted balance and held
+    // amount, the hold row and the ledger entry move together or not at all (ADR 0078).
+    const accountOf = db.prepare('SELECT balance, held FROM accounts WHERE id = ?');
+    const setAccount = db.prepare('UPDATE accounts SET balance = ?, held = ? WHERE id = ?');
     const insert = db.prepare(
       'INSERT INTO ledger_entries (account_id, amount, balance_after, operation, reference, created_at) VALUES (?, ?, ?, ?, ?, ?)',
     );
+    const insertHold = db.prepare('INSERT INTO credit_holds (account_id, amount, operation, reference, owner, created_at) VALUES (?, ?, ?, ?, ?, ?)');
+    const holdById = db.prepare('SELECT account_id, amount, operation, reference FROM credit_holds WHERE id = ?');
+    const deleteHold = db.prepare('DELETE FROM credit_holds WHERE id = ?');
+    const account = (accountId: number): { balance: number; held: number } => {
+      const a = accountOf.get(accountId) as { balance: number; held: number } | undefined;
+      if (a === undefined) throw new AppError('not_found', `No account ${accountId}.`);
+      return a;
+    };
     this.#debit = db.transaction((accountId: number, amount: number, op: string, ref: string | null, at: number): DebitResult => {
-      const balance = balanceOf.get(accountId) as number | undefined;
-      if (balance === undefined) throw new AppError('not_found', `No account ${accountId}.`);
-      if (balance < amount) return { ok: false, balance };
-      setBalance.run(balance - amount, accountId);
+      const { balance, held } = account(accountId);
+      if (balance - held < amount) return { ok: false, balance: balance - held };
+      setAccount.run(balance - amount, held, accountId);
       const info = insert.run(accountId, -amount, balance - amount, op, ref, at);
-      return { ok: true, balance: balance - amount, entryId: Number(info.lastInsertRowid) };
+      return { ok: true, balance: balance - amount - held, entryId: Number(info.lastInsertRowid) };
     });
     this.#credit = db.transaction((accountId: number, amount: number, op: string, ref: string | null, at: number) => {
-      const balance = balanceOf.get(accountId) as number | undefined;
-      if (balance === undefined) throw new AppError('not_found', `No account ${accountId}.`);
-      setBalance.run(balance + amount, accountId);
+      const { balance, held } = account(accountId);
+      setAccount.run(balance + amount, held, accountId);
       const info = insert.run(accountId, amount, balance + amount, op, ref, at);
-      return { balance: balance + amount, entryId: Number(info.lastInsertRowid) };
+      return { balance: balance + amount - held, entryId: Number(info.lastInsertRowid) };
+    });
+    this.#hold = db.transaction((accountId: number, amount: number, op: string, ref: string | null, owner: string, at: number): HoldResult => {
+      const { balance, held } = account(accountId);
+      if (balance - held < amount) return { ok: false, balance: balance - held };
+      setAccount.run(balance, held + amount, accountId);
+      const info = insertHold.run(accountId, amount, op, ref, owner, at);
+      return { ok: true, holdId: Number(info.lastInsertRowid), balance: balance - held - amount };
+    });
+    this.#capture = db.transaction((holdId: number, amount: number, at: number): { balance: number; entryId: number | null } | null => {
+      const h = holdById.get(holdId) as { account_id: number; amount: number; operation: string; reference: string | null } | undefined;
+      if (!h) return null;
+      deleteHold.run(holdId);
+      const { balance, held } = account(h.account_id);
+      const charged = Math.min(amount, h.amount);
+      setAccount.run(balance - charged, held - h.amount, h.account_id);
+      const entryId = charged > 0 ? Number(insert.run(h.account_id, -charged, balance - charged, h.operation, h.reference, at).lastInsertRowid) : null;
+      return { balance: balance - charged - (held - h.amount), entryId };
+    });
+    const growHold = db.prepare('UPDATE credit_holds SET amount = amount + ? WHERE id = ?');
+    this.#extend = db.transaction((holdId: number, extra: number): HoldResult | null => {
+      const h = holdById.get(holdId) as { account_id: number } | undefined;
+      if (!h) return null;
+      const { balance, held } = account(h.account_id);
+      if (balance - held < extra) return { ok: false, balance: balance - held };
+      setAccount.run(balance, held + extra, h.account_id);
+      growHold.run(extra, holdId);
+      return { ok: true, holdId, balance: balance - held - extra };
+    });
+    this.#release = db.transaction((holdId: number): boolean => {
+      const h = holdById.get(holdId) as { account_id: number; amount: number } | undefined;
+      if (!h) return false;
+      deleteHold.run(holdId);
+      const { balance, held } = account(h.account_id);
+      setAccount.run(balance, held - h.amount, h.account_id);
+      return true;
+    });
+    const orphans = db.prepare(
+      'SELECT id FROM credit_holds c WHERE c.owner <> ? AND NOT EXISTS (SELECT 1 FROM hold_owners o WHERE o.owner = c.owner AND o.seen_at_ms >= ?)',
+    ).pluck();
+    const dropOwners = db.prepare('DELETE FROM hold_owners WHERE owner <> ? AND seen_at_ms < ? AND NOT EXISTS (SELECT 1 FROM credit_holds c WHERE c.owner = hold_owners.owner)');
+    this.#sweep = db.transaction((self: string, staleBeforeMs: number): number => {
+      const ids = orphans.all(self, staleBeforeMs) as number[];
+      for (const id of ids) this.#release(id);
+      dropOwners.run(self, staleBeforeMs);
+      return ids.length;
     });
   }
   async balance(accountId: number): Promise<number> {
-    const b = this.#s.p('SELECT balance FROM accounts WHERE id = ?').get(accountId) as number | undefined;
+    const b = this.#s.p('SELECT balance - held FROM accounts WHERE id = ?').get(accountId) as number | undefined;
+    if (b === undefined) throw new AppError('not_found', `No account ${accountId}.`);
+    return b;
+  }
+  async held(accountId: number): Promise<number> {
+    const b = this.#s.p('SELECT held FROM accounts WHERE id = ?').get(accountId) as number | undefined;
     if (b === undefined) throw new AppError('not_found', `No account ${accountId}.`);
     return b;
   }
@@ -185,6 +248,27 @@ class SqliteCreditLedger implements CreditLedger {
   async credit(accountId: number, amount: number, operation: string, reference: string | null, at: number) {
     if (!Number.isSafeInteger(amount) || amount <= 0) throw new RangeError(`credit amount must be a positive integer, got ${amount}`);
     return this.#credit.immediate(accountId, amount, operation, reference, at);
+  }
+  async hold(accountId: number, amount: number, operation: string, reference: string | null, owner: string, at: number): Promise<HoldResult> {
+    if (!Number.isSafeInteger(amount) || amount <= 0) throw new RangeError(`hold amount must be a positive integer, got ${amount}`);
+    return this.#hold.immediate(accountId, amount, operation, reference, owner, at);
+  }
+  async capture(holdId: number, amount: number, at: number): Promise<{ balance: number; entryId: number | null } | null> {
+    if (!Number.isSafeInteger(amount) || amount < 0) throw new RangeError(`capture amount must be a non-negative integer, got ${amount}`);
+    return this.#capture.immediate(holdId, amount, at);
+  }
+  async extendHold(holdId: number, extra: number): Promise<HoldResult | null> {
+    if (!Number.isSafeInteger(extra) || extra <= 0) throw new RangeError(`hold amount must be a positive integer, got ${extra}`);
+    return this.#extend.immediate(holdId, extra);
+  }
+  async release(holdId: number): Promise<boolean> {
+    return this.#release.immediate(holdId);
+  }
+  async heartbeat(owner: string, atMs: number): Promise<void> {
+    this.#s.q('INSERT INTO hold_owners (owner, seen_at_ms) VALUES (?, ?) ON CONFLICT (owner) DO UPDATE SET seen_at_ms = excluded.seen_at_ms').run(owner, atMs);
+  }
+  async releaseOrphanedHolds(self: string, staleBeforeMs: number): Promise<number> {
+    return this.#sweep.immediate(self, staleBeforeMs);
   }
   async findEntry(accountId: number, operation: string, reference: string): Promise<LedgerEntry | null> {
     const r = this.#s.q('SELECT * FROM ledger_entries WHERE account_id = ? AND operation = ? AND reference = ? ORDER BY id DESC LIMIT 1').get(accountId, operation, reference) as LedgerRow | undefined;

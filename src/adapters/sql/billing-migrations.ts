@@ -1,0 +1,29 @@
+// Credit holds (issue 12, docs/billing.md, ADR 0078): a billed request first reserves its price
+// (`credit_holds`, and `accounts.held` so the spendable balance `balance - held` is one row read), and
+// the hold is captured into a ledger entry when the response has been delivered, or released. Holds
+// belong to a serving process (`hold_owners`, refreshed by a heartbeat); holds whose owner stopped
+// beating (a crash) are released by the survivors and at start-up. Never edit a released step.
+import type { MigrationStep } from './migrations.js';
+
+const holds = (big: string, serial: string) => `
+  ALTER TABLE accounts ADD COLUMN held ${big} NOT NULL DEFAULT 0 CHECK (held >= 0);
+  CREATE TABLE credit_holds (
+    id ${serial},
+    account_id ${big} NOT NULL REFERENCES accounts(id),
+    amount ${big} NOT NULL CHECK (amount > 0),
+    operation TEXT NOT NULL,
+    reference TEXT,
+    owner TEXT NOT NULL,
+    created_at ${big} NOT NULL
+  );
+  CREATE INDEX credit_holds_owner ON credit_holds(owner);
+  CREATE TABLE hold_owners (owner TEXT PRIMARY KEY, seen_at_ms ${big} NOT NULL);
+`;
+
+export const BILLING_MIGRATIONS: readonly MigrationStep[] = [
+  {
+    id: 'billing/001-credit-holds',
+    sqlite: holds('INTEGER', 'INTEGER PRIMARY KEY AUTOINCREMENT'),
+    postgres: holds('BIGINT', 'BIGSERIAL PRIMARY KEY'),
+  },
+];
