@@ -15,6 +15,7 @@ import { createHttpMetrics } from './metrics.js';
 import type { HttpDeps } from './deps.js';
 import { registerOpsRoutes } from './routes/ops.js';
 import { publishableOpenApi } from './openapi-document.js';
+import { securityOf, securitySchemes, withContract } from './openapi-contract.js';
 import { registerDocumentRoutes } from './routes/v2/documents.js';
 import { registerDownloadRoutes } from './routes/v2/downloads.js';
 import { registerSearchRoutes } from './routes/v2/search.js';
@@ -112,17 +113,15 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
         license: { name: 'MIT', identifier: 'MIT' },
       },
       servers: [{ url: config.baseUrl }],
-      components: {
-        securitySchemes: {
-          apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
-          bearer: { type: 'http', scheme: 'bearer', description: 'An API key or an OAuth 2.0 access token.' },
-        },
-      },
-      security: [{ apiKey: [] }, { bearer: [] }],
+      components: { securitySchemes: securitySchemes(config.authUrl) },
+      security: securityOf('required'),
     },
     transform: ({ schema, url, route }) => {
-      const o = (route.config as { openapi?: { path: string; params: TSchema } } | undefined)?.openapi;
-      return o ? { schema: { ...schema, params: o.params }, url: o.path } : { schema, url };
+      const cfg = route.config as { openapi?: { path: string; params: TSchema }; auth?: 'required' | 'optional' | 'none'; rateScope?: unknown; validationStatus?: 400 | 422 } | undefined;
+      const method = [route.method].flat()[0] ?? 'GET';
+      const published = withContract(schema as Parameters<typeof withContract>[0], cfg, method) as typeof schema;
+      const o = cfg?.openapi;
+      return o ? { schema: { ...published, params: o.params }, url: o.path } : { schema: published, url };
     },
     transformObject: (d) => publishableOpenApi((d as { openapiObject: Record<string, unknown> }).openapiObject) as never,
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String((json as { $id?: string }).$id ?? `def-${i}`) },

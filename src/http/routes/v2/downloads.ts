@@ -11,7 +11,8 @@ import { Type } from 'typebox';
 import { AppError } from '../../../domain/errors.js';
 import type { ResolvedOriginal } from '../../../downloads/download-service.js';
 import type { HttpDeps } from '../../deps.js';
-import { errorResponses } from '../../schemas/common.js';
+import { ORIGINAL_MEDIA_TYPES } from '../../../domain/document.js';
+import { Binary, errorResponses, mediaResponse, NoBody } from '../../schemas/common.js';
 import { principalOf } from '../../server.js';
 
 const etagOf = (r: ResolvedOriginal) => `"${r.original.sha256}"`;
@@ -81,10 +82,15 @@ async function send(deps: HttpDeps, request: FastifyRequest, reply: FastifyReply
   return reply.send(Readable.from(body()));
 }
 
+/** The original's own media type per format (ORIGINAL_MEDIA_TYPES), each a binary body. */
+const fileTypes = Object.fromEntries(Object.values(ORIGINAL_MEDIA_TYPES).map((t) => [t, Binary()]));
 const downloadResponses = {
-  200: Type.Unknown({ description: 'The file (Content-Type per format).' }),
-  206: Type.Unknown({ description: 'Part of the file: one range, or multipart/byteranges.' }),
-  304: Type.Null({ description: 'Not modified (If-None-Match / If-Modified-Since).' }),
+  200: mediaResponse('The whole file, with ETag, Last-Modified, Accept-Ranges: bytes and Content-Disposition; Content-Type is the format\'s media type.', fileTypes),
+  206: mediaResponse(
+    'Part of the file (Range, honouring If-Range): one range with Content-Range: bytes START-END/SIZE, or several ranges as multipart/byteranges (each part with its own Content-Type and Content-Range).',
+    { ...fileTypes, 'multipart/byteranges': Binary() },
+  ),
+  304: NoBody('Not modified (If-None-Match / If-Modified-Since).'),
   ...errorResponses(401, 403, 404, 416, 429, 500, 503),
 };
 
@@ -101,7 +107,7 @@ export function registerDownloadRoutes(app: FastifyInstance, deps: HttpDeps): vo
       },
       schema: {
         summary: 'Stream an original (PDF, EPUB, DJVU) by document id: {document_id}.{extension}. Byte ranges supported.',
-        description: 'Eligible accounts only (403 otherwise). Not billed.',
+        description: 'Eligible accounts only (403 otherwise). Not billed. 416 (with Content-Range: bytes */SIZE) when no requested range overlaps the file.',
         tags: ['originals'],
         params: Type.Object({ file: Type.String({ minLength: 1, maxLength: 600, description: '{document_id}.{extension}, e.g. W123.pdf' }) }),
         response: downloadResponses,
