@@ -7,11 +7,10 @@
 // body), 422 (validated parameters), 500. The test helper (test/helpers/response-contract.ts) checks every response of the API
 // tests against the result.
 import type { TSchema } from 'typebox';
-import { AUTH_PATHS, CLAIM_GRANT, JWT_BEARER_GRANT, SCOPE } from '../auth/index.js';
+import { AUTH_PATHS, CLAIM_GRANT, JWT_BEARER_GRANT, SCOPE, SCOPE_ALLOWS, SCOPE_DENIES } from '../auth/index.js';
 import { ApiError, ref } from './schemas/common.js';
 
-export const OAUTH_SCOPE_DESCRIPTION =
-  'Search and retrieve documents, run conversations and fetch originals with the consenting account (spending its credits); read and submit relevance feedback; publish AI-labelled comments and votes on comments on its behalf (not billed). Not: account settings, API keys, or anything outside this API.';
+export const OAUTH_SCOPE_DESCRIPTION = `Every operation of this API for the consenting account: ${SCOPE_ALLOWS.join('; ')}. ${SCOPE_DENIES}`;
 
 /** `components.securitySchemes` of /openapi.json. */
 export function securitySchemes(authUrl: string): Record<string, never> {
