@@ -33,6 +33,13 @@ declare module 'fastify' {
     auth?: 'required' | 'optional' | 'none';
     /** Rate-limit bucket; null disables. Default `default` for authenticated routes. */
     rateScope?: RateScope | null;
+    /**
+     * Unauthenticated routes: the bucket of `rateScope` within the address (e.g. the client of an OAuth
+     * request), read from the parsed body; the check then runs before the handler instead of on request.
+     */
+    rateSubject?: (request: FastifyRequest) => string;
+    /** Unauthenticated routes: a budget per address alone, checked on request (a flood guard). */
+    rateAddressScope?: RateScope;
     /** Status for schema violations: 422 (default) or 400 where the interface says so. */
     validationStatus?: 400 | 422;
     /** How the route appears in /openapi.json when its Fastify path cannot say it (e.g. `{document_id}.{extension}`). */
@@ -138,7 +145,8 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     const cfg = request.routeOptions.config ?? {};
     const mode = cfg.auth ?? 'required';
     if (request.is404 || mode === 'none') {
-      if (cfg.rateScope) await deps.rateLimits.check(cfg.rateScope, `ip:${request.ip}`);
+      if (cfg.rateAddressScope) await deps.rateLimits.check(cfg.rateAddressScope, `ip:${request.ip}`);
+      if (cfg.rateScope && !cfg.rateSubject) await deps.rateLimits.check(cfg.rateScope, `ip:${request.ip}`);
       return;
     }
     const presented = presentedCredential(request);
@@ -159,6 +167,12 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     request.principal = principal;
     const scope = cfg.rateScope === undefined ? 'default' : cfg.rateScope;
     if (scope) await deps.rateLimits.check(scope, `a:${principal.accountId}`);
+  });
+
+  // Buckets keyed by what the body says (OAuth client, grant, registration): after parsing.
+  app.addHook('preHandler', async (request) => {
+    const cfg = request.routeOptions.config ?? {};
+    if (cfg.rateScope && cfg.rateSubject && cfg.auth === 'none') await deps.rateLimits.check(cfg.rateScope, `ip:${request.ip}|${cfg.rateSubject(request)}`);
   });
 
   const routes: { method: string; url: string; hidden: boolean }[] = [];

@@ -10,6 +10,7 @@ import { nowSeconds } from '../../../ports/clock.js';
 import type { Clock } from '../../../ports/clock.js';
 import { messageBody, unverifiedBody, verificationBody } from '../../pages/auth-pages.js';
 import { errorResponses, HtmlPage, mediaResponse, ref } from '../../schemas/common.js';
+import { requestRateSubject } from './rate-keys.js';
 import { AgentRegistration } from '../../schemas/agent-identity.js';
 import { agentGuide } from './skill.js';
 import { cors, preflight, type Person, type Web } from './web.js';
@@ -28,7 +29,7 @@ export function registerAgentRoutes(app: FastifyInstance, web: Web, clock: Clock
   app.post(
     web.path('identity'),
     {
-      config: { auth: 'none', rateScope: 'oauth', validationStatus: 400 },
+      config: { auth: 'none', rateScope: 'oauth', rateAddressScope: 'oauthAddress', rateSubject: requestRateSubject('identity'), validationStatus: 400 },
       schema: {
         summary: 'Register a headless agent for the service_auth claim flow.',
         description: 'JSON {type: "service_auth", login_hint: <account email>}. Anonymous registration, other types and external identity assertions get 400.',
@@ -47,7 +48,7 @@ export function registerAgentRoutes(app: FastifyInstance, web: Web, clock: Clock
   app.post(
     web.path('claim'),
     {
-      config: { auth: 'none', rateScope: 'oauth', validationStatus: 400 },
+      config: { auth: 'none', rateScope: 'oauth', rateAddressScope: 'oauthAddress', rateSubject: requestRateSubject('claim'), validationStatus: 400 },
       schema: {
         summary: 'Start a new claim attempt for a registration (Lectern: authenticated by its unexpired claim token).',
         description:

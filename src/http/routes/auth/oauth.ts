@@ -12,8 +12,9 @@ import { consentBody, messageBody, unverifiedBody } from '../../pages/auth-pages
 import { HtmlPage, NoBody, ref } from '../../schemas/common.js';
 import { AuthorizationServerMetadata, ClientInformation, OAuthErrorResponse, TokenResponse } from '../../schemas/oauth.js';
 import { cors, oauthJson, preflight, type Person, type Web } from './web.js';
+import { requestRateSubject, tokenRateSubject } from './rate-keys.js';
 
-const oauthRoute = { auth: 'none' as const, rateScope: 'oauth' as const, authErrors: 'oauth' as const };
+const oauthRoute = { auth: 'none' as const, rateScope: 'oauth' as const, rateAddressScope: 'oauthAddress' as const, authErrors: 'oauth' as const };
 const tags = ['oauth'];
 
 export function registerOAuthRoutes(app: FastifyInstance, web: Web, rateLimits: RateLimitService<RateScope>): void {
@@ -60,7 +61,7 @@ export function registerOAuthRoutes(app: FastifyInstance, web: Web, rateLimits: 
   app.post(
     web.path('register'),
     {
-      config: oauthRoute,
+      config: { ...oauthRoute, rateSubject: requestRateSubject('register') },
       schema: {
         summary: 'Dynamic client registration (RFC 7591).',
         description: 'Public clients (token_endpoint_auth_method none) by default; client_secret_post or client_secret_basic get a secret. Unknown metadata is ignored.',
@@ -158,7 +159,14 @@ export function registerOAuthRoutes(app: FastifyInstance, web: Web, rateLimits: 
     },
     async (request, reply) => {
       const body = formBody(request);
-      const result = await auth.tokenEndpoint.handle(body, request.headers.authorization, () => rateLimits.check('oauth', `ip:${request.ip}`));
+      // Per address (flood guard), then per address, grant and client (ADR 0083); called after the
+      // claim grant's terminal answers, which are never rate limited (requirement 81).
+      const basic = basicCredentials(request.headers.authorization);
+      const limit = async () => {
+        await rateLimits.check('oauthAddress', `ip:${request.ip}`);
+        await rateLimits.check('oauth', `ip:${request.ip}|${tokenRateSubject(body, basic && basic !== 'malformed' ? basic.id : null)}`);
+      };
+      const result = await auth.tokenEndpoint.handle(body, request.headers.authorization, limit);
       return oauthJson(reply, 200, result);
     },
   );
@@ -166,7 +174,7 @@ export function registerOAuthRoutes(app: FastifyInstance, web: Web, rateLimits: 
   app.post(
     web.path('revoke'),
     {
-      config: { ...oauthRoute, revocation: true },
+      config: { ...oauthRoute, rateSubject: requestRateSubject('revoke'), revocation: true },
       schema: {
         summary: 'Token revocation (RFC 7009): access tokens, refresh tokens and identity assertions.',
         tags,
