@@ -73,7 +73,26 @@ export function withContract(schema: RouteSchema | undefined, config: { auth?: '
   // Path and query parameters are validated too (a too long id, an unknown query parameter).
   if (auth !== 'none' && (schema.params !== undefined || schema.querystring !== undefined)) add(config?.validationStatus ?? 422);
   if (auth !== 'none') add(500);
-  return { ...schema, ...optionalDefaults(schema.querystring), response, security: schema.security ?? securityOf(auth) };
+  return { ...schema, ...optionalDefaults(schema.querystring), response: withHeaders(response, auth), security: schema.security ?? securityOf(auth) };
+}
+
+const header = (description: string, schema: Record<string, unknown> = { type: 'string' }) => ({ ...schema, description });
+
+/** The response headers every operation sends: X-Request-Id always; Retry-After on 429; the challenge on 401. */
+function withHeaders(response: Record<string | number, unknown>, auth: 'required' | 'optional' | 'none'): Record<string | number, unknown> {
+  const out: Record<string | number, unknown> = {};
+  for (const [status, r] of Object.entries(response)) {
+    if (!r || typeof r !== 'object') {
+      out[status] = r;
+      continue;
+    }
+    const given = (r as { headers?: Record<string, unknown> }).headers ?? {};
+    const headers: Record<string, unknown> = { 'X-Request-Id': header('The request id (the client\'s own when it sent a well-formed one); quote it to support.'), ...given };
+    if (status === '429') headers['Retry-After'] = header('Seconds to wait before retrying (integer >= 1).', { type: 'integer', minimum: 1 });
+    if (status === '401' && auth !== 'none') headers['WWW-Authenticate'] = header('A Bearer challenge (with resource_metadata on the MCP endpoints).');
+    out[status] = { ...(r as object), headers };
+  }
+  return out;
 }
 
 /** A query parameter with a default is not required of the client (the server fills it in). */

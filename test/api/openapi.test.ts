@@ -87,6 +87,9 @@ describe('/openapi.json', () => {
       assert.equal(r['200'].content['application/pdf'].schema.format, 'binary');
       assert.equal(r['304'].content, undefined);
       assert.equal(r['416'].content['application/json'].schema.$ref, '#/components/schemas/ApiError');
+      assert.ok(r['416'].headers['Content-Range'] && r['206'].headers['Content-Range'] && r['200'].headers.ETag && r['200'].headers['Accept-Ranges']);
+      assert.equal(r['429'].headers['Retry-After'].schema.type, 'integer');
+      assert.ok(r['401'].headers['WWW-Authenticate'] && r['404'].headers['X-Request-Id']);
     }
   });
 

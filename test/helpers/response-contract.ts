@@ -71,6 +71,9 @@ export function installResponseContract(app: FastifyInstance): ResponseContract 
     };
     const declared = (op.responses?.[String(status)] ?? op.responses?.[`${String(status)[0]}XX`] ?? op.responses?.default) as Json | undefined;
     if (!declared) return fail(`status ${status} is not documented (documented: ${Object.keys(op.responses ?? {}).join(', ')})`);
+    // Headers every response of that status declares and always carries.
+    if (declared.headers?.['X-Request-Id'] && !reply.getHeader('x-request-id')) return fail('X-Request-Id is documented but not sent');
+    if (declared.headers?.['Retry-After'] && !(reply.getHeader('retry-after') ?? web?.headers.get('retry-after'))) return fail('Retry-After is documented but not sent');
     const content = declared.content as Record<string, Json> | undefined;
     if (status === 204 || status === 304 || (web && !web.body) || payload === undefined || payload === null || payload === '') return payload;
     const type = mediaType(reply.getHeader('content-type') ?? web?.headers.get('content-type'));

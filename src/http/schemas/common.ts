@@ -61,9 +61,9 @@ export function errorResponses(...statuses: number[]): Record<number, TSchema> {
  * A response documented by media type (OpenAPI `content`), for bodies that are not one JSON schema:
  * files, HTML pages, Markdown, event streams. `types` maps each media type to the body's schema.
  */
-export function mediaResponse(description: string, types: Record<string, TSchema>): TSchema {
+export function mediaResponse(description: string, types: Record<string, TSchema>, headers?: Record<string, TSchema>): TSchema {
   const content = Object.fromEntries(Object.entries(types).map(([t, schema]) => [t, { schema }]));
-  return { description, content } as unknown as TSchema;
+  return { description, content, ...(headers ? { headers } : {}) } as unknown as TSchema;
 }
 
 /** A binary body (a file or part of one). */

@@ -7,12 +7,12 @@ import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import parseRange from 'range-parser';
-import { Type } from 'typebox';
+import { Type, type TSchema } from 'typebox';
 import { AppError } from '../../../domain/errors.js';
 import type { ResolvedOriginal } from '../../../downloads/download-service.js';
 import type { HttpDeps } from '../../deps.js';
 import { ORIGINAL_MEDIA_TYPES } from '../../../domain/document.js';
-import { Binary, errorResponses, mediaResponse, NoBody } from '../../schemas/common.js';
+import { ApiError, Binary, errorResponses, mediaResponse, NoBody, ref } from '../../schemas/common.js';
 import { principalOf } from '../../server.js';
 
 const etagOf = (r: ResolvedOriginal) => `"${r.original.sha256}"`;
@@ -84,14 +84,22 @@ async function send(deps: HttpDeps, request: FastifyRequest, reply: FastifyReply
 
 /** The original's own media type per format (ORIGINAL_MEDIA_TYPES), each a binary body. */
 const fileTypes = Object.fromEntries(Object.values(ORIGINAL_MEDIA_TYPES).map((t) => [t, Binary()]));
+const fileHeaders = {
+  ETag: Type.String({ description: 'The quoted SHA-256 of the file (a strong validator for If-None-Match and If-Range).' }),
+  'Last-Modified': Type.String({ description: 'HTTP date.' }),
+  'Accept-Ranges': Type.Literal('bytes'),
+  'Content-Disposition': Type.String({ description: 'inline; filename="{document_id}.{extension}"' }),
+};
 const downloadResponses = {
-  200: mediaResponse('The whole file, with ETag, Last-Modified, Accept-Ranges: bytes and Content-Disposition; Content-Type is the format\'s media type.', fileTypes),
+  200: mediaResponse('The whole file, with ETag, Last-Modified, Accept-Ranges: bytes and Content-Disposition; Content-Type is the format\'s media type.', fileTypes, fileHeaders),
   206: mediaResponse(
     'Part of the file (Range, honouring If-Range): one range with Content-Range: bytes START-END/SIZE, or several ranges as multipart/byteranges (each part with its own Content-Type and Content-Range).',
     { ...fileTypes, 'multipart/byteranges': Binary() },
+    { ...fileHeaders, 'Content-Range': Type.String({ description: 'bytes START-END/SIZE (one range only).' }) },
   ),
   304: NoBody('Not modified (If-None-Match / If-Modified-Since).'),
-  ...errorResponses(401, 403, 404, 416, 429, 500, 503),
+  ...errorResponses(401, 403, 404, 429, 500, 503),
+  416: { ...ref(ApiError), headers: { 'Content-Range': Type.String({ description: 'bytes */SIZE: the size of the file.' }) } } as unknown as TSchema,
 };
 
 export function registerDownloadRoutes(app: FastifyInstance, deps: HttpDeps): void {
