@@ -6,7 +6,8 @@
 //      when they are missing and apt-get is usable; otherwise says which formats will be unavailable;
 //   3. compiles the TypeScript sources into dist/ (incremental);
 //   4. under `npm test` only (the pretest script), installs the third-party clients the tests drive
-//      (test/clients: openid-client, the MCP SDK client, mcp-remote, the MCP conformance suite) with
+//      (test/clients: openid-client, the MCP SDK client, mcp-remote, the MCP conformance suite,
+//      openapi-typescript + openapi-fetch) with
 //      `npm ci` when test/clients/node_modules is missing or older than its package-lock.json, so
 //      `npm start` stays fast.
 // Plain Node, no dependencies: it must work before `npm ci` has run.

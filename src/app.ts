@@ -12,6 +12,7 @@ import { ActivityBuffer } from './activity/activity-buffer.js';
 import { ACTIVITY_PRUNE_INTERVAL_MS, pruneActivity } from './activity/retention.js';
 import { CommunityService } from './community/index.js';
 import { communityStoreFor } from './adapters/community-store-factory.js';
+import { rateOverrideStoreFor } from './adapters/rate-override-store-factory.js';
 import { SelfService } from './accounts/self-service.js';
 import { AccountService } from './accounts/account-service.js';
 import { ApiKeyService } from './accounts/api-keys.js';
@@ -197,7 +198,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
   const apiKeys = new ApiKeyService(storage.apiKeys, storage.accounts, clock);
   const billing = new BillingService(storage.ledger, clock, { heartbeatMs: config.billing.holdHeartbeatMs, staleAfterMs: config.billing.holdStaleMs, report });
   const accounts = new AccountService(storage.accounts, storage.ledger, apiKeys, clock);
-  const rateLimits = new RateLimitService(rateLimiter, config.rateLimits, clock);
+  const rateLimits = new RateLimitService(rateLimiter, config.rateLimits, clock, rateOverrideStoreFor(storage));
   const activity = new ActivityBuffer(storage.activity, report);
   const activityTimer = setInterval(() => void activity.flush(), 1000);
   activityTimer.unref();

@@ -19,7 +19,7 @@ import { KeyRing } from './signing-keys.js';
 import { TokenEndpoint } from './token-endpoint.js';
 import { TokenService } from './tokens.js';
 
-export { AUTH_PATHS, authUrl, CLAIM_GRANT, JWT_BEARER_GRANT, SCOPE, type AuthSettings } from './settings.js';
+export { AUTH_PATHS, authUrl, CLAIM_GRANT, JWT_BEARER_GRANT, SCOPE, SCOPE_ALLOWS, SCOPE_DENIES, type AuthSettings } from './settings.js';
 export { OAuthError, isOAuthError } from './oauth-error.js';
 export { FormProblem } from './people.js';
 

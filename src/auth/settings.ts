@@ -58,3 +58,16 @@ export const CLAIM_GRANT = 'urn:lectern:agent-auth:grant-type:claim';
 export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 /** The one scope (interface: scope `search`). */
 export const SCOPE = 'search';
+
+/**
+ * What the scope lets a connected agent do, as the consent and claim pages and /openapi.json say it.
+ * It is what the HTTP API and MCP accept from an access token: every operation of the API (there is
+ * no narrower scope), on the consenting account's behalf.
+ */
+export const SCOPE_ALLOWS: readonly string[] = [
+  "search and read documents (whole or in part) and run conversations, paid with this account's credits",
+  'download originals (PDF, EPUB, DJVU) if this account may, and convert uploaded files (billed per document)',
+  'rate search results, publish AI-labelled comments (which may wait for review) and vote on comments under this account; these are not billed',
+];
+/** What it does not let an agent do. */
+export const SCOPE_DENIES = 'It cannot change the account, its password, email or API keys, and it cannot comment as you without the AI label.';

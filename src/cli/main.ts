@@ -13,6 +13,7 @@ import { isRecognitionError, recognizeForIngest } from '../recognition/index.js'
 import type { IndexSet } from '../search/index-set.js';
 import type { CommunityService } from '../community/index.js';
 import { configDocs } from './config-docs.js';
+import type { RateLimitService } from '../limits/rate-limit-service.js';
 import { progressBar } from './progress.js';
 
 /** What the CLI needs from an opened app. */
@@ -26,6 +27,8 @@ export interface CliApp {
   readonly runner: ProcessRunner;
   /** Sign-in passwords (accounts set-password). */
   readonly auth: { readonly people: { setPassword(accountId: number, password: string): Promise<void> } };
+  /** Rate limits and their per-account overrides (accounts rate-limit; ADR 0084). */
+  readonly rateLimits: Pick<RateLimitService<string>, 'scopes' | 'ruleFor' | 'setOverride' | 'clearOverride'>;
   /** Comment moderation (comments ...; docs/community.md). */
   readonly community: Pick<CommunityService, 'pending' | 'approveAuthor' | 'suspendAuthor' | 'removeComment' | 'publishComment'>;
   openIndexes(options?: { catchUp?: boolean }): Promise<IndexSet>;
@@ -52,6 +55,10 @@ const USAGE = `Usage: lectern <command> [options]
   accounts set-eligible ACCOUNT true|false
                                           allow or forbid downloading originals
   accounts set-password ACCOUNT           set the browser sign-in password (read from standard input)
+  accounts rate-limit ACCOUNT [--scope S --burst N --per-second R] [--clear]
+                                          the account's request budgets; with --burst/--per-second its own
+                                          budget for scope S (search, documents, ...); --clear [--scope S]
+                                          returns it to the configured rateLimits (applied within 10 s)
   keys create --account ACCOUNT [--label L]   a new API key (shown once)
   keys list --account ACCOUNT             key ids (never the keys)
   keys revoke KEY_OR_ID                   revoke a key
@@ -68,6 +75,9 @@ const USAGE = `Usage: lectern <command> [options]
 Configuration comes from environment variables (docs/configuration.md), e.g. LECTERN_DATA_DIR, DATABASE_URL.`;
 
 class UsageError extends Error {}
+
+/** rateLimits scopes kept per client address, not per account. */
+const ADDRESS_SCOPES: readonly string[] = ['oauth', 'oauthAddress', 'signin', 'authFailures'];
 
 const print = (v: unknown) => process.stdout.write(`${JSON.stringify(v, null, 2)}\n`);
 
@@ -234,7 +244,37 @@ async function accounts(ctx: CliContext, args: string[]): Promise<number> {
       return 0;
     });
   }
-  throw new UsageError('accounts create|show|set-eligible|set-password');
+  if (sub === 'rate-limit') {
+    const { values, positionals } = parseArgs({
+      args: rest,
+      allowPositionals: true,
+      options: { scope: { type: 'string' }, burst: { type: 'string' }, 'per-second': { type: 'string' }, clear: { type: 'boolean', default: false } },
+    });
+    const setting = values.burst !== undefined || values['per-second'] !== undefined;
+    // Budgets per client address (OAuth, sign-in, failed credentials) are not an account's to change.
+    if (values.scope && ADDRESS_SCOPES.includes(values.scope)) throw new UsageError(`--scope ${values.scope} is a budget per client address, not per account`);
+    if (setting && values.clear) throw new UsageError('accounts rate-limit: give --burst and --per-second, or --clear, not both');
+    if (setting && (values.burst === undefined || values['per-second'] === undefined || !values.scope)) {
+      throw new UsageError('accounts rate-limit ACCOUNT --scope S --burst N --per-second R (all three)');
+    }
+    const perSecond = values['per-second'] === undefined ? undefined : Number(values['per-second']);
+    if (perSecond !== undefined && !Number.isFinite(perSecond)) throw new UsageError(`--per-second must be a number, got ${JSON.stringify(values['per-second'])}`);
+    const burst = intOption(values.burst, 'burst', 1);
+    return withApp(ctx, async (app) => {
+      const a = await findAccount(app, positionals[0]);
+      if (setting) await app.rateLimits.setOverride(a.id, values.scope!, { capacity: burst!, refillPerSecond: perSecond! });
+      let cleared: number | undefined;
+      if (values.clear) cleared = await app.rateLimits.clearOverride(a.id, values.scope);
+      const budgets: Record<string, { burst: number; per_second: number; overridden: boolean }> = {};
+      for (const scope of app.rateLimits.scopes.filter((x) => !ADDRESS_SCOPES.includes(x))) {
+        const r = await app.rateLimits.ruleFor(scope, a.id);
+        budgets[scope] = { burst: r.capacity, per_second: r.refillPerSecond, overridden: r.overridden };
+      }
+      print({ account_id: a.id, ...(cleared === undefined ? {} : { cleared }), rate_limits: budgets });
+      return 0;
+    });
+  }
+  throw new UsageError('accounts create|show|set-eligible|set-password|rate-limit');
 }
 
 async function readStdin(): Promise<string> {

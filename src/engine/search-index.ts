@@ -15,7 +15,7 @@ import { leadPassage, PassageScorer, type scorePassages } from './passages.js';
 import { parseQuery, type ParsedQuery } from './query-parser.js';
 import { searchArena } from './postings-cursor.js';
 import { proximityBonus } from './proximity.js';
-import { buildPlan, countMatches, rankDocuments, type GlobalStats, type RawHit, type SnapshotSegment } from './searcher.js';
+import { buildPlan, countMatches, countWorks, rankDocuments, type GlobalStats, type RawHit, type SnapshotSegment } from './searcher.js';
 import { Segment, utf8 } from './segment.js';
 import { DEFAULT_FLUSH_OCCURRENCES, SegmentBuffer } from './segment-buffer.js';
 import { NF } from './segment-writer.js';
@@ -538,7 +538,11 @@ export class SearchIndex {
     let exact: boolean;
     // a counting pass is cheap for word queries over rare terms; phrase verification never is
     const cheap = plan.phrases.length === 0 && plan.clauses.reduce((s, c) => s + c.df, 0) <= 10_000;
-    if (outcome.exact) {
+    if (q.collapseByWorkKey && (q.exactTotal === true || cheap || outcome.exact)) {
+      // collapsed: the total counts works, not the records that share one
+      totalHits = countWorks(segments, plan);
+      exact = true;
+    } else if (outcome.exact) {
       totalHits = outcome.matches;
       exact = true;
     } else if (q.exactTotal === true || cheap) {

@@ -207,6 +207,8 @@ export interface SegmentCounters {
   skippedBlocks: number;
   exact: boolean;
   matches: number;
+  /** Called with each matching doc of the segment (counting passes that need the docs, e.g. works). */
+  visit?: (doc: number) => void;
 }
 
 /** Positions of one phrase slot (all alternatives merged) at a doc, per field. */
@@ -467,6 +469,7 @@ function runConjunctive(plan: SearchPlan, run: SegRun, heap: TopK, ctr: SegmentC
     for (const p of phrases) total += phraseBonus(plan, seg, d, p);
     ctr.scored++;
     ctr.matches++;
+    ctr.visit?.(d);
     if (heap.canEnter(total)) heap.offer({ score: total, si: run.si, doc: d, issued: NaN, id: seg.id(d) });
   };
   if (candidates !== null) {
@@ -503,7 +506,9 @@ function runFilterOnly(run: SegRun, heap: TopK, ctr: SegmentCounters): void {
   const visit = (d: number): void => {
     if (!allowed(d)) return;
     ctr.matches++;
+    ctr.visit?.(d);
     ctr.candidates++;
+    if (heap.k === 0) return; // counting only
     const t = issued[d]!;
     if (heap.full) {
       const root = heap.heap[0]!;
@@ -572,24 +577,40 @@ export function rankDocuments(
 }
 
 /** Counts every match exactly (a full pass over the clauses' postings; used on request). */
-export function countMatches(segments: readonly SnapshotSegment[], plan: SearchPlan): number {
+export function countMatches(segments: readonly SnapshotSegment[], plan: SearchPlan, visit?: (si: number, doc: number) => void): number {
   let total = 0;
   for (let si = 0; si < segments.length; si++) {
     const run = prepareSegment(plan, segments[si]!, si);
     if (run === null) continue;
     const ctr: SegmentCounters = { docs: 0, scored: 0, candidates: 0, skippedBlocks: 0, exact: true, matches: 0 };
+    if (visit) ctr.visit = (d) => visit(si, d);
     if (plan.clauses.length === 0 && plan.phrases.length === 0) runFilterOnly(run, new TopK(0, true), ctr);
     else if (run.phrases !== null || run.filter.candidates !== null) runConjunctive(plan, run, new TopK(0, false), ctr, false);
-    else ctr.matches = countUnion(run);
+    else ctr.matches = countUnion(run, ctr.visit);
     total += ctr.matches;
   }
   return total;
 }
 
+/**
+ * Matching works: matching docs that share a work key count once (the total of a collapsed search,
+ * ADR 0082). Docs without a key are works of their own.
+ */
+export function countWorks(segments: readonly SnapshotSegment[], plan: SearchPlan): number {
+  const keys = new Set<string>();
+  let unkeyed = 0;
+  countMatches(segments, plan, (si, d) => {
+    const key = segments[si]!.seg.workKey(d);
+    if (key === null) unkeyed++;
+    else keys.add(key);
+  });
+  return unkeyed + keys.size;
+}
+
 let unionBits = new Int32Array(1024);
 
 /** Docs of the segment matching any clause and passing the filter: a bitset union of doc ids, then a popcount. */
-function countUnion(run: SegRun): number {
+function countUnion(run: SegRun, visit?: (doc: number) => void): number {
   const words = (run.seg.docCount + 31) >>> 5;
   if (unionBits.length < words) unionBits = new Int32Array(words);
   const bits = unionBits;
@@ -600,7 +621,7 @@ function countUnion(run: SegRun): number {
   for (let w = 0; w < words; w++) {
     let x = bits[w]!;
     if (x === 0) continue;
-    if (trivial) {
+    if (trivial && !visit) {
       x = x - ((x >>> 1) & 0x55555555);
       x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
       n += (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
@@ -608,7 +629,11 @@ function countUnion(run: SegRun): number {
       while (x !== 0) {
         const t = 31 - Math.clz32(x & -x);
         x &= x - 1;
-        if (allowed((w << 5) | t)) n++;
+        const d = (w << 5) | t;
+        if (trivial || allowed(d)) {
+          n++;
+          visit?.(d);
+        }
       }
     }
   }

@@ -3,7 +3,10 @@
 // serialization, so two spellings are only fixed in the published document:
 // - a property with a `default` is not `required` (the server fills defaults; the interface's own
 //   example sends only `query` and `limit`);
-// - tuples are written with `prefixItems` (2020-12), not the draft-07 `items: [...]` array form.
+// - tuples are written with `prefixItems` (2020-12), not the draft-07 `items: [...]` array form;
+// - a request body is written in place (not as a `$ref` to its component) when the component has
+//   defaulted fields: generators such as openapi-typescript treat a defaulted property of a component
+//   as always present (true of responses), and only know it is optional to send inside a request body.
 
 type Json = Record<string, unknown>;
 
@@ -29,9 +32,27 @@ function fix(node: unknown): void {
   for (const v of Object.values(o)) fix(v);
 }
 
+const hasDefaults = (schema: Json | undefined): boolean =>
+  !!schema?.properties && Object.values(schema.properties as Record<string, Json>).some((p) => p && typeof p === 'object' && 'default' in p);
+
+function inlineRequestBodies(doc: Json): void {
+  const schemas = ((doc.components as Json | undefined)?.schemas ?? {}) as Record<string, Json>;
+  for (const item of Object.values((doc.paths ?? {}) as Record<string, Json>)) {
+    for (const op of Object.values(item)) {
+      const content = ((op as Json | null)?.requestBody as Json | undefined)?.content as Record<string, Json> | undefined;
+      for (const media of Object.values(content ?? {})) {
+        const ref = (media.schema as Json | undefined)?.$ref;
+        const name = typeof ref === 'string' && ref.startsWith('#/components/schemas/') ? ref.slice('#/components/schemas/'.length) : null;
+        if (name && hasDefaults(schemas[name])) media.schema = { ...structuredClone(schemas[name]!), title: name };
+      }
+    }
+  }
+}
+
 /** Returns a fixed deep copy of `doc`. */
 export function publishableOpenApi<T>(doc: T): T {
   const copy = structuredClone(doc);
   fix(copy);
+  inlineRequestBodies(copy as Json);
   return copy;
 }

@@ -15,6 +15,7 @@ import { createHttpMetrics } from './metrics.js';
 import type { HttpDeps } from './deps.js';
 import { registerOpsRoutes } from './routes/ops.js';
 import { publishableOpenApi } from './openapi-document.js';
+import { securityOf, securitySchemes, withContract } from './openapi-contract.js';
 import { registerDocumentRoutes } from './routes/v2/documents.js';
 import { registerDownloadRoutes } from './routes/v2/downloads.js';
 import { registerSearchRoutes } from './routes/v2/search.js';
@@ -32,6 +33,13 @@ declare module 'fastify' {
     auth?: 'required' | 'optional' | 'none';
     /** Rate-limit bucket; null disables. Default `default` for authenticated routes. */
     rateScope?: RateScope | null;
+    /**
+     * Unauthenticated routes: the bucket of `rateScope` within the address (e.g. the client of an OAuth
+     * request), read from the parsed body; the check then runs before the handler instead of on request.
+     */
+    rateSubject?: (request: FastifyRequest) => string;
+    /** Unauthenticated routes: a budget per address alone, checked on request (a flood guard). */
+    rateAddressScope?: RateScope;
     /** Status for schema violations: 422 (default) or 400 where the interface says so. */
     validationStatus?: 400 | 422;
     /** How the route appears in /openapi.json when its Fastify path cannot say it (e.g. `{document_id}.{extension}`). */
@@ -133,17 +141,15 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
         license: { name: 'MIT', identifier: 'MIT' },
       },
       servers: [{ url: config.baseUrl }],
-      components: {
-        securitySchemes: {
-          apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
-          bearer: { type: 'http', scheme: 'bearer', description: 'An API key or an OAuth 2.0 access token.' },
-        },
-      },
-      security: [{ apiKey: [] }, { bearer: [] }],
+      components: { securitySchemes: securitySchemes(config.authUrl) },
+      security: securityOf('required'),
     },
     transform: ({ schema, url, route }) => {
-      const o = (route.config as { openapi?: { path: string; params: TSchema } } | undefined)?.openapi;
-      return o ? { schema: { ...schema, params: o.params }, url: o.path } : { schema, url };
+      const cfg = route.config as { openapi?: { path: string; params: TSchema }; auth?: 'required' | 'optional' | 'none'; rateScope?: unknown; validationStatus?: 400 | 422 } | undefined;
+      const method = [route.method].flat()[0] ?? 'GET';
+      const published = withContract(schema as Parameters<typeof withContract>[0], cfg, method) as typeof schema;
+      const o = cfg?.openapi;
+      return o ? { schema: { ...published, params: o.params }, url: o.path } : { schema: published, url };
     },
     transformObject: (d) => publishableOpenApi((d as { openapiObject: Record<string, unknown> }).openapiObject) as never,
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String((json as { $id?: string }).$id ?? `def-${i}`) },
@@ -160,7 +166,8 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     const cfg = request.routeOptions.config ?? {};
     const mode = cfg.auth ?? 'required';
     if (request.is404 || mode === 'none') {
-      if (cfg.rateScope) await deps.rateLimits.check(cfg.rateScope, `ip:${request.ip}`);
+      if (cfg.rateAddressScope) await deps.rateLimits.check(cfg.rateAddressScope, `ip:${request.ip}`);
+      if (cfg.rateScope && !cfg.rateSubject) await deps.rateLimits.check(cfg.rateScope, `ip:${request.ip}`);
       return;
     }
     const presented = presentedCredential(request);
@@ -181,6 +188,12 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     request.principal = principal;
     const scope = cfg.rateScope === undefined ? 'default' : cfg.rateScope;
     if (scope) await deps.rateLimits.check(scope, `a:${principal.accountId}`);
+  });
+
+  // Buckets keyed by what the body says (OAuth client, grant, registration): after parsing.
+  app.addHook('preHandler', async (request) => {
+    const cfg = request.routeOptions.config ?? {};
+    if (cfg.rateScope && cfg.rateSubject && cfg.auth === 'none') await deps.rateLimits.check(cfg.rateScope, `ip:${request.ip}|${cfg.rateSubject(request)}`);
   });
 
   const routes: { method: string; url: string; hidden: boolean }[] = [];

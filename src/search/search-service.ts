@@ -149,6 +149,8 @@ export class SearchService {
       phraseBoost: r.phraseBoost ?? 1,
       lexicalWeight: weight,
       collapseByWorkKey: r.deduplicate,
+      // total_hits is the number of matching results (works when deduplicating), never an estimate (ADR 0082)
+      exactTotal: true,
       passagesPerHit: r.returnDocuments ? SNIPPETS_PER_HIT : 0,
       explain: r.tracing,
       trace: r.tracing ? { now: () => performance.now() * 1000 } : false,
@@ -177,8 +179,9 @@ export class SearchService {
     const rankingMode = perIndex[0]!.result.rankingMode;
     const ranked = this.#rank(perIndex, r, rrfK, weight);
     const page = ranked.slice(r.offset, r.offset + r.limit);
+    // Exact per index (exactTotal); indexes hold different records, so the totals add up.
     const totalHits = perIndex.reduce((n, p) => n + p.result.totalHits, 0);
-    const hasNext = ranked.length > r.offset + r.limit || perIndex.some((p) => p.result.hasMore);
+    const hasNext = totalHits > r.offset + r.limit;
 
     const tLoad = performance.now();
     let hits: SearchHit[] = page.map((p) => ({ id: p.hit.id, index: p.index, score: p.score, snippets: [], doc: null, rrf: p.rrf, explanation: p.hit.explanation }));
@@ -210,7 +213,7 @@ export class SearchService {
     return {
       rankingMode,
       hits: hits.map((h, i) => ({ ...h, explanation: r.tracing && i < TRACE_EXPLAIN_HITS ? h.explanation : undefined })),
-      totalHits: Math.max(totalHits, r.offset + hits.length),
+      totalHits,
       hasNext,
       correctedQuery,
       timings: { searchUs: Math.round(searchUs), loadUs: Math.round(loadUs), totalUs: Math.round((performance.now() - t0) * 1000) },

@@ -3,7 +3,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { runCli, type CliApp } from '../../src/cli/main.js';
+import { runCliOn } from '../helpers/cli.js';
 import { signFeedbackToken } from '../../src/search/feedback-token.js';
 import { testApp, type TestApp } from '../helpers/app.js';
 import { doc, seed } from '../helpers/documents.js';
@@ -15,21 +15,7 @@ before(async () => {
 });
 after(() => app.dispose());
 
-async function cli(args: string[]): Promise<{ code: number; out: unknown }> {
-  const wrapped = Object.assign(Object.create(app) as CliApp, { close: async () => {} });
-  const write = process.stdout.write.bind(process.stdout);
-  const errWrite = process.stderr.write.bind(process.stderr);
-  let stdout = '';
-  process.stdout.write = ((chunk: string) => ((stdout += chunk), true)) as typeof process.stdout.write;
-  process.stderr.write = (() => true) as typeof process.stderr.write;
-  try {
-    const code = await runCli(args, { loadConfig: () => app.config, openApp: async () => wrapped, serve: async () => {} });
-    return { code, out: stdout ? JSON.parse(stdout) : null };
-  } finally {
-    process.stdout.write = write;
-    process.stderr.write = errWrite;
-  }
-}
+const cli = (args: string[]) => runCliOn(app, args);
 
 test('comments pending / approve-author / suspend-author / remove / publish', async () => {
   const a = await app.account();

@@ -78,4 +78,70 @@ describe('/openapi.json', () => {
     const op = doc.paths['/v2/documents/{document_id}'].get;
     assert.equal(op.responses['404'].content['application/json'].schema.$ref, '#/components/schemas/ApiError');
   });
+
+  test('downloads are described with their media types, 206 (one range or multipart/byteranges), 304 and 416', () => {
+    for (const p of ['/v2/downloads/{document_id}.{extension}', '/v2/downloads/by-uri/{uri}']) {
+      const r = doc.paths[p].get.responses;
+      assert.deepEqual(Object.keys(r['200'].content).sort(), ['application/epub+zip', 'application/pdf', 'image/vnd.djvu']);
+      assert.deepEqual(Object.keys(r['206'].content).sort(), ['application/epub+zip', 'application/pdf', 'image/vnd.djvu', 'multipart/byteranges']);
+      assert.equal(r['200'].content['application/pdf'].schema.format, 'binary');
+      assert.equal(r['304'].content, undefined);
+      assert.equal(r['416'].content['application/json'].schema.$ref, '#/components/schemas/ApiError');
+      assert.ok(r['416'].headers['Content-Range'] && r['206'].headers['Content-Range'] && r['200'].headers.ETag && r['200'].headers['Accept-Ranges']);
+      assert.equal(r['429'].headers['Retry-After'].schema.type, 'integer');
+      assert.ok(r['401'].headers['WWW-Authenticate'] && r['404'].headers['X-Request-Id']);
+    }
+  });
+
+  test('every operation documents a success and its errors; authenticated ones list API key, bearer and oauth2 (search)', () => {
+    const problems: string[] = [];
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(item)) {
+        const statuses = Object.keys(op.responses ?? {});
+        const where = `${method.toUpperCase()} ${path}`;
+        if (!statuses.some((s) => /^2/.test(s))) problems.push(`${where}: no success response`);
+        for (const s of statuses) if (!op.responses[s].description) problems.push(`${where} ${s}: no description`);
+        if (op.security === undefined) problems.push(`${where}: no security requirement`);
+        if (op.security?.length > 0) {
+          assert.deepEqual(op.security.slice(0, 3), [{ apiKey: [] }, { bearer: [] }, { oauth2: ['search'] }], where);
+          for (const s of ['401', '429', '500']) if (!op.responses[s]) problems.push(`${where}: ${s} not documented`);
+          for (const s of ['401', '429', '500']) {
+            const schema = op.responses[s]?.content?.['application/json']?.schema;
+            if (schema && schema.$ref !== '#/components/schemas/ApiError') problems.push(`${where} ${s}: not an ApiError`);
+          }
+          if (op.requestBody) for (const s of ['400', '408', '413', '415']) if (!op.responses[s]) problems.push(`${where}: ${s} not documented`);
+          // 422 wherever a body has a schema to violate (the MCP endpoint takes any JSON-RPC message).
+          const bodySchema = op.requestBody?.content?.['application/json']?.schema;
+          if (bodySchema && Object.keys(bodySchema).some((k) => k !== 'description') && !op.responses['422']) problems.push(`${where}: 422 not documented`);
+        }
+      }
+    }
+    assert.deepEqual(problems, []);
+    assert.ok(doc.paths['/v2/search/'].post.responses['402']);
+    assert.equal(doc.paths['/mcp'].post.security.length, 3);
+    assert.deepEqual(doc.paths['/v2/oauth/token'].post.security, []);
+  });
+
+  test('an oauth2 security scheme: authorization code with PKCE at the real endpoints, and the service_auth grant', () => {
+    const s = doc.components.securitySchemes;
+    assert.equal(s.apiKey.name, 'X-Api-Key');
+    assert.equal(s.bearer.scheme, 'bearer');
+    const code = s.oauth2.flows.authorizationCode;
+    assert.equal(code.authorizationUrl, `${app.config.authUrl}/v2/oauth/authorize`);
+    assert.equal(code.tokenUrl, `${app.config.authUrl}/v2/oauth/token`);
+    assert.equal(code.refreshUrl, code.tokenUrl);
+    assert.deepEqual(Object.keys(code.scopes), ['search']);
+    assert.match(s.oauth2.description, /S256 PKCE/);
+    assert.equal(s.oauth2['x-service-auth'].grantType, 'urn:lectern:agent-auth:grant-type:claim');
+    assert.equal(s.oauth2['x-service-auth'].identityEndpoint, `${app.config.authUrl}/v2/agent/identity`);
+  });
+
+  test('defaulted query parameters are optional; a request body with defaults is written in place', () => {
+    const params = doc.paths['/v2/documents/trending'].get.parameters as { name: string; required: boolean }[];
+    assert.equal(params.find((p) => p.name === 'period')?.required, false);
+    assert.equal(params.find((p) => p.name === 'limit')?.required, false);
+    const body = doc.paths['/v2/search/'].post.requestBody.content['application/json'].schema;
+    assert.equal(body.title, 'SearchRequestV2');
+    assert.equal(body.required, undefined);
+  });
 });

@@ -33,6 +33,34 @@ describe('POST /v2/search/', () => {
   };
   const ids = (b: { hits: { id: string }[] }) => b.hits.map((h) => h.id);
 
+  test('total_hits is the exact number of results (works when deduplicating); has_next agrees; offsets past the end', async () => {
+    const all = async (body: Record<string, unknown>) => {
+      const r = await search({ limit: 500, ...body });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      assert.equal(r.body.total_hits, r.body.hits.length, 'one page of 500 holds every result: the total is its length');
+      assert.equal(r.body.has_next, false);
+      return r.body.total_hits as number;
+    };
+    for (const query of ['salt caverns hydrogen', 'storage', '"hydrogen storage"', 'sandstone']) {
+      const works = await all({ query });
+      const records = await all({ query, deduplicate: false });
+      if (query !== 'sandstone') assert.equal(records, works + 1, `${query}: p1 and p1pub are one work`);
+      else assert.equal(records, works);
+      // every page reports the same total; has_next says whether results are left after this page
+      for (const [offset, limit] of [[0, 1], [1, 2], [works - 1, 1], [works, 5], [works + 10, 10], [400, 100]] as const) {
+        const r = await search({ query, offset, limit });
+        assert.equal(r.status, 200);
+        assert.equal(r.body.total_hits, works, `${query} offset ${offset}`);
+        assert.equal(r.body.hits.length, Math.max(0, Math.min(limit, works - offset)));
+        assert.equal(r.body.has_next, offset + limit < works, `${query} offset ${offset} limit ${limit}`);
+      }
+    }
+    // filter-only listings count exactly too
+    const filtered = await search({ query: '', filter_types: ['journal-article'], limit: 5 });
+    assert.equal(filtered.body.total_hits, await all({ query: '', filter_types: ['journal-article'] }));
+    assert.equal(filtered.body.has_next, true);
+  });
+
   test('words rank by relevance; the response has every required field', async () => {
     const { status, body } = await search({ query: 'hydrogen salt caverns', limit: 3 });
     assert.equal(status, 200);

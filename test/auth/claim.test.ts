@@ -192,7 +192,8 @@ describe('service_auth claim flow', () => {
     }
     assert.equal((await poll('lct_0123456789abcdef_' + 'a'.repeat(43))).json().error, 'invalid_grant');
     assert.equal((await poll('nonsense')).json().error, 'invalid_grant');
-    const limited = await authApp({ rateLimits: { oauth: { capacity: 1, refillPerSecond: 0.001 } } as never });
+    // The address-wide OAuth budget (ADR 0083: the per-client buckets are separate) holds three requests.
+    const limited = await authApp({ rateLimits: { oauthAddress: { capacity: 3, refillPerSecond: 0.001 } } as never });
     try {
       const r = (await registerAgent(limited, { type: 'service_auth', login_hint: 'x@example.org' })).json();
       await token(limited, { grant_type: 'authorization_code', client_id: 'drain' });

@@ -3,10 +3,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { buildApp, type App, type AppOverrides } from '../../src/app.js';
 import { loadConfig, type ConfigInput } from '../../src/config/index.js';
 import type { Clock } from '../../src/ports/clock.js';
+import { installResponseContract, type ResponseContract } from './response-contract.js';
 
 export interface TestClock extends Clock {
   advance(ms: number): void;
@@ -21,6 +23,8 @@ export function testClock(startMs = Date.UTC(2026, 10, 1)): TestClock {
 export interface TestApp extends App {
   dir: string;
   clock: TestClock;
+  /** Every response checked against /openapi.json (test/helpers/response-contract.ts). */
+  contract: ResponseContract;
   /** Creates an account and returns its id and API key. */
   account(opts?: { credits?: number; eligible?: boolean; email?: string }): Promise<{ id: number; key: string }>;
   dispose(): Promise<void>;
@@ -32,10 +36,15 @@ export async function testApp(config: Partial<ConfigInput> = {}, overrides: AppO
   const dir = mkdtempSync(join(tmpdir(), 'lectern-test-'));
   const clock = testClock();
   const cfg = loadConfig({}, { dataDir: dir, loadDemoCorpus: false, logLevel: 'silent', port: 8080, ...config });
-  const app = await buildApp(cfg, { clock, logger: pino({ level: 'silent' }), ...overrides });
+  let contract: ResponseContract | null = null;
+  const extraRoutes = [(http: FastifyInstance) => void (contract = installResponseContract(http)), ...(overrides.extraRoutes ?? [])];
+  const app = await buildApp(cfg, { clock, logger: pino({ level: 'silent' }), ...overrides, extraRoutes });
+  if (!contract) throw new Error('the response contract check was not installed');
+  const installed: ResponseContract = contract;
   return Object.assign(app, {
     dir,
     clock,
+    contract: installed,
     async account(opts: { credits?: number; eligible?: boolean; email?: string } = {}) {
       const r = await app.accounts.create({ email: opts.email ?? `user${++counter}-${process.pid}@example.org`, credits: opts.credits ?? 1000, eligible: opts.eligible ?? false });
       return { id: r.account.id, key: r.apiKey };
@@ -43,6 +52,7 @@ export async function testApp(config: Partial<ConfigInput> = {}, overrides: AppO
     async dispose() {
       await app.close();
       rmSync(dir, { recursive: true, force: true });
+      if (installed.violations.length > 0) throw new Error(`responses that do not match /openapi.json:\n${installed.violations.join('\n')}`);
     },
   });
 }

@@ -9,6 +9,7 @@ import { CONVERSATION_MIGRATIONS } from './conversation-migrations.js';
 import { COMMUNITY_MIGRATIONS } from './community-migrations.js';
 import { ACTIVITY_MIGRATIONS } from './activity-migrations.js';
 import { BILLING_MIGRATIONS } from './billing-migrations.js';
+import { LIMITS_MIGRATIONS } from './limits-migrations.js';
 
 export interface MigrationStep {
   /** Unique id, e.g. `core/001-init`. */
@@ -160,4 +161,4 @@ export const CORE_MIGRATIONS: readonly MigrationStep[] = [
 ];
 
 /** Every migration list, in application order. Capabilities append their lists here. */
-export const ALL_MIGRATIONS: readonly MigrationStep[] = [...CORE_MIGRATIONS, ...AUTH_MIGRATIONS, ...RECOGNITION_MIGRATIONS, ...CONVERSATION_MIGRATIONS, ...COMMUNITY_MIGRATIONS, ...ACTIVITY_MIGRATIONS, ...BILLING_MIGRATIONS];
+export const ALL_MIGRATIONS: readonly MigrationStep[] = [...CORE_MIGRATIONS, ...AUTH_MIGRATIONS, ...RECOGNITION_MIGRATIONS, ...CONVERSATION_MIGRATIONS, ...COMMUNITY_MIGRATIONS, ...ACTIVITY_MIGRATIONS, ...BILLING_MIGRATIONS, ...LIMITS_MIGRATIONS];

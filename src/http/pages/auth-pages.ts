@@ -1,4 +1,5 @@
 // The bodies of the auth pages (layout and escaping: html.ts). Every form carries a CSRF token.
+import { SCOPE, SCOPE_ALLOWS, SCOPE_DENIES } from '../../auth/index.js';
 import { html, type Html } from './html.js';
 
 const problemBox = (problem: string | null | undefined) => (problem ? html`<p class="problem" role="alert">${problem}</p>` : html``);
@@ -107,7 +108,7 @@ export function consentBody(o: {
 <dl>
   <dt>Sends you back to</dt><dd><strong>${o.callbackHost}</strong> <small>(${o.redirectUri})</small></dd>
   ${o.clientUri ? html`<dt>Says it is from</dt><dd>${o.clientUri}</dd>` : ''}
-  <dt>Access</dt><dd><strong>search</strong>: search and read documents, paid with this account's credits, and post AI-labelled comments and votes for you</dd>
+  <dt>Access</dt><dd>${scopeWords()}</dd>
   <dt>For</dt><dd>${o.resource}</dd>
 </dl>
 ${
@@ -124,6 +125,13 @@ ${
 <p><small>You can disconnect it at any time on your account page.</small></p>`;
 }
 
+/** The scope in words (SCOPE_ALLOWS / SCOPE_DENIES): what approving lets the agent do, and not. */
+function scopeWords(): Html {
+  return html`<p>Scope <strong>${SCOPE}</strong> lets it:</p>
+<ul class="scope">${SCOPE_ALLOWS.map((w) => html`<li>${w}</li>`)}</ul>
+<p><small>${SCOPE_DENIES}</small></p>`;
+}
+
 export function verificationBody(o: {
   action: string;
   csrf: string;
@@ -136,7 +144,8 @@ export function verificationBody(o: {
 }): Html {
   const code = `${o.userCode.slice(0, 3)} ${o.userCode.slice(3)}`;
   return html`
-<p>An AI agent asked to connect to your Lectern account <strong>${o.email}</strong> (scope <strong>search</strong>: search and read documents with your credits, post AI-labelled comments and votes).</p>
+<p>An AI agent asked to connect to your Lectern account <strong>${o.email}</strong>.</p>
+${scopeWords()}
 <p>Your agent should be showing you this code:</p>
 <p class="code-display" aria-label="verification code">${code}</p>
 <p class="warning">If your agent shows a different code, or you did not just ask an agent to connect, press <strong>Deny</strong>. Lectern never emails this code.</p>

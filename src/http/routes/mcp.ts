@@ -15,7 +15,8 @@ import { Type } from 'typebox';
 import type { Config } from '../../config/index.js';
 import { AppError } from '../../domain/errors.js';
 import type { HttpDeps, McpHandler } from '../deps.js';
-import { errorResponses } from '../schemas/common.js';
+import { errorResponses, mediaResponse, NoBody } from '../schemas/common.js';
+import { securityOf } from '../openapi-contract.js';
 import { MCP_SCOPE, metadataUrlOf, resourcePath } from './protected-resource.js';
 
 /** Response headers a browser client must be able to read (item 92). */
@@ -147,8 +148,16 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Pick<HttpDeps, 'co
           description:
             'JSON-RPC messages of the Model Context Protocol; see docs/mcp.md. Needs an API key or an OAuth access token issued for this address; 401 carries `WWW-Authenticate: Bearer resource_metadata=...`. GET and DELETE answer 405 after authentication.',
           tags: ['mcp'],
+          security: securityOf('required'),
           body: Type.Unknown({ description: 'A JSON-RPC 2.0 message (or batch) of the Model Context Protocol.' }),
-          response: errorResponses(400, 401, 403, 404, 405, 406, 415, 429),
+          response: {
+            200: mediaResponse('A JSON-RPC response (or batch), or a stream of them.', {
+              'application/json': Type.Unknown({ description: 'JSON-RPC 2.0 response or batch.' }),
+              'text/event-stream': Type.String({ description: 'Server-sent events carrying JSON-RPC messages.' }),
+            }),
+            202: NoBody('Accepted: the message was a notification or a response.'),
+            ...errorResponses(400, 401, 403, 404, 405, 406, 408, 413, 415, 429, 500),
+          },
         },
       },
       handler,

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../../domain/errors.js';
 import type { HttpDeps } from '../deps.js';
-import { errorResponses } from '../schemas/common.js';
+import { errorResponses, mediaResponse } from '../schemas/common.js';
 
 const Health = Type.Object({ status: Type.String(), checks: Type.Optional(Type.Record(Type.String(), Type.String())) });
 
@@ -25,10 +25,10 @@ export function registerOpsRoutes(app: FastifyInstance, deps: HttpDeps): void {
     },
   );
 
-  app.get('/metrics', { config: open, schema: { summary: 'Prometheus metrics (text exposition format).', tags: ['operations'], security: [] } }, async (_req, reply) => {
+  app.get('/metrics', { config: open, schema: { summary: 'Prometheus metrics (text exposition format).', tags: ['operations'], security: [], response: { 200: mediaResponse('Metrics in the Prometheus text format.', { 'text/plain': Type.String() }) } } }, async (_req, reply) => {
     reply.type(deps.metricsRegistry.contentType);
     return deps.metricsRegistry.metrics();
   });
 
-  app.get('/openapi.json', { config: open, schema: { summary: 'This OpenAPI 3.1 document.', tags: ['operations'], security: [] } }, async () => app.swagger());
+  app.get('/openapi.json', { config: open, schema: { summary: 'This OpenAPI 3.1 document.', tags: ['operations'], security: [], response: { 200: Type.Object({}, { additionalProperties: true, description: 'An OpenAPI 3.1.0 document.' }) } } }, async () => app.swagger());
 }

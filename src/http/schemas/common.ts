@@ -56,3 +56,21 @@ export function errorResponses(...statuses: number[]): Record<number, TSchema> {
   for (const s of statuses) out[s] = ref(ApiError);
   return out;
 }
+
+/**
+ * A response documented by media type (OpenAPI `content`), for bodies that are not one JSON schema:
+ * files, HTML pages, Markdown, event streams. `types` maps each media type to the body's schema.
+ */
+export function mediaResponse(description: string, types: Record<string, TSchema>, headers?: Record<string, TSchema>): TSchema {
+  const content = Object.fromEntries(Object.entries(types).map(([t, schema]) => [t, { schema }]));
+  return { description, content, ...(headers ? { headers } : {}) } as unknown as TSchema;
+}
+
+/** A binary body (a file or part of one). */
+export const Binary = (description?: string) => Type.String({ format: 'binary', contentMediaType: 'application/octet-stream', ...(description ? { description } : {}) });
+
+/** An HTML page (sign-in, consent, claim approval, error pages). */
+export const HtmlPage = (description: string) => mediaResponse(description, { 'text/html': Type.String() });
+
+/** A response without a body (e.g. 302 redirects, 202 accepted). */
+export const NoBody = (description: string) => Type.Null({ description });

@@ -1,6 +1,7 @@
 // The service_auth claim flow over HTTP: registration (POST /v2/agent/identity), a new claim attempt
 // (POST /v2/agent/identity/claim), the verification page (verification_uri) and the browser-only
 // approval endpoint (claim_complete_uri), plus the agent guide (`skill`).
+import { Type } from 'typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { FormProblem } from '../../../auth/index.js';
 import { AppError } from '../../../domain/errors.js';
@@ -8,7 +9,8 @@ import type { VerificationView } from '../../../auth/claims.js';
 import { nowSeconds } from '../../../ports/clock.js';
 import type { Clock } from '../../../ports/clock.js';
 import { messageBody, unverifiedBody, verificationBody } from '../../pages/auth-pages.js';
-import { errorResponses, ref } from '../../schemas/common.js';
+import { errorResponses, HtmlPage, mediaResponse, ref } from '../../schemas/common.js';
+import { requestRateSubject } from './rate-keys.js';
 import { AgentRegistration } from '../../schemas/agent-identity.js';
 import { agentGuide } from './skill.js';
 import { cors, preflight, type Person, type Web } from './web.js';
@@ -27,7 +29,7 @@ export function registerAgentRoutes(app: FastifyInstance, web: Web, clock: Clock
   app.post(
     web.path('identity'),
     {
-      config: { auth: 'none', rateScope: 'oauth', validationStatus: 400 },
+      config: { auth: 'none', rateScope: 'oauth', rateAddressScope: 'oauthAddress', rateSubject: requestRateSubject('identity'), validationStatus: 400 },
       schema: {
         summary: 'Register a headless agent for the service_auth claim flow.',
         description: 'JSON {type: "service_auth", login_hint: <account email>}. Anonymous registration, other types and external identity assertions get 400.',
@@ -46,7 +48,7 @@ export function registerAgentRoutes(app: FastifyInstance, web: Web, clock: Clock
   app.post(
     web.path('claim'),
     {
-      config: { auth: 'none', rateScope: 'oauth', validationStatus: 400 },
+      config: { auth: 'none', rateScope: 'oauth', rateAddressScope: 'oauthAddress', rateSubject: requestRateSubject('claim'), validationStatus: 400 },
       schema: {
         summary: 'Start a new claim attempt for a registration (Lectern: authenticated by its unexpired claim token).',
         description:
@@ -69,7 +71,7 @@ export function registerAgentRoutes(app: FastifyInstance, web: Web, clock: Clock
 
   app.get(
     web.path('skill'),
-    { config: { auth: 'none', rateScope: null }, schema: { summary: 'Guide for agents: how to connect to Lectern (OAuth or service_auth).', tags, security: [] } },
+    { config: { auth: 'none', rateScope: null }, schema: { summary: 'Guide for agents: how to connect to Lectern (OAuth or service_auth).', tags, security: [], response: { 200: mediaResponse('The guide, in Markdown.', { 'text/markdown': Type.String() }) } } },
     async (_request, reply) => {
       cors(reply);
       return reply.type('text/markdown; charset=utf-8').send(agentGuide(web));
@@ -139,7 +141,18 @@ export function registerAgentRoutes(app: FastifyInstance, web: Web, clock: Clock
     web.path('claimComplete'),
     {
       config: { auth: 'none', rateScope: 'signin', authErrors: 'page' },
-      schema: { summary: 'Browser approval of a service_auth claim (claim_complete_uri): signed-in session and CSRF token required; never called by the agent.', tags, security: [] },
+      schema: {
+        summary: 'Browser approval of a service_auth claim (claim_complete_uri): signed-in session and CSRF token required; never called by the agent.',
+        tags,
+        security: [],
+        response: {
+          200: HtmlPage('The claim page with the decision, or asking again (wrong code, no decision).'),
+          400: HtmlPage('An error page (a malformed form).'),
+          401: HtmlPage('Sign in first.'),
+          403: HtmlPage('An error page (a form without a valid CSRF token).'),
+          429: HtmlPage('Too many attempts from this address; try again later.'),
+        },
+      },
     },
     async (request, reply) => {
       const body = (request.body ?? {}) as Record<string, unknown>;

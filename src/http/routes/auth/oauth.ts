@@ -1,5 +1,6 @@
 // The OAuth 2.0 authorization server endpoints: RFC 8414 metadata, JWKS, RFC 7591 registration, the
 // authorization endpoint with sign-in and consent, the token endpoint and RFC 7009 revocation.
+import { Type } from 'typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { allLoopback } from '../../../auth/redirect-uris.js';
 import type { AuthorizationRequest, Params } from '../../../auth/authorization.js';
@@ -8,11 +9,12 @@ import { OAuthError } from '../../../auth/oauth-error.js';
 import type { RateLimitService } from '../../../limits/rate-limit-service.js';
 import type { RateScope } from '../../../config/index.js';
 import { consentBody, messageBody, unverifiedBody } from '../../pages/auth-pages.js';
-import { ref } from '../../schemas/common.js';
+import { HtmlPage, NoBody, ref } from '../../schemas/common.js';
 import { AuthorizationServerMetadata, ClientInformation, OAuthErrorResponse, TokenResponse } from '../../schemas/oauth.js';
 import { cors, oauthJson, preflight, type Person, type Web } from './web.js';
+import { requestRateSubject, tokenRateSubject } from './rate-keys.js';
 
-const oauthRoute = { auth: 'none' as const, rateScope: 'oauth' as const, authErrors: 'oauth' as const };
+const oauthRoute = { auth: 'none' as const, rateScope: 'oauth' as const, rateAddressScope: 'oauthAddress' as const, authErrors: 'oauth' as const };
 const tags = ['oauth'];
 
 export function registerOAuthRoutes(app: FastifyInstance, web: Web, rateLimits: RateLimitService<RateScope>): void {
@@ -37,7 +39,12 @@ export function registerOAuthRoutes(app: FastifyInstance, web: Web, rateLimits: 
   }
   app.get(
     web.path('jwks'),
-    { config: { auth: 'none', rateScope: null }, schema: { summary: 'Public keys of access tokens and identity assertions (JWKS).', tags, security: [] } },
+    { config: { auth: 'none', rateScope: null }, schema: {
+        summary: 'Public keys of access tokens and identity assertions (JWKS).',
+        tags,
+        security: [],
+        response: { 200: Type.Object({ keys: Type.Array(Type.Object({}, { additionalProperties: true })) }, { additionalProperties: true, description: 'A JSON Web Key Set (RFC 7517).' }) },
+      } },
     async (_request, reply) => {
       cors(reply);
       reply.header('Cache-Control', 'public, max-age=300');
@@ -54,7 +61,7 @@ export function registerOAuthRoutes(app: FastifyInstance, web: Web, rateLimits: 
   app.post(
     web.path('register'),
     {
-      config: oauthRoute,
+      config: { ...oauthRoute, rateSubject: requestRateSubject('register') },
       schema: {
         summary: 'Dynamic client registration (RFC 7591).',
         description: 'Public clients (token_endpoint_auth_method none) by default; client_secret_post or client_secret_basic get a secret. Unknown metadata is ignored.',
@@ -122,6 +129,12 @@ export function registerOAuthRoutes(app: FastifyInstance, web: Web, rateLimits: 
         description: 'Redirects to redirect_uri with code, state and iss, or with error, state and iss. Unknown client_id or unregistered redirect_uri: an error page, no redirect.',
         tags,
         security: [],
+        response: {
+          200: HtmlPage('The sign-in or consent page.'),
+          302: NoBody('Back to redirect_uri with code, state and iss (or error, state and iss), or to the sign-in page.'),
+          400: HtmlPage('An error page (unknown client_id, unregistered redirect_uri, bad parameters that cannot be sent back).'),
+          403: HtmlPage('An error page (a form without a valid CSRF token).'),
+        },
       },
     },
     async (request, reply) => consent(request, reply, request.query as Params, 'GET'),
@@ -146,7 +159,14 @@ export function registerOAuthRoutes(app: FastifyInstance, web: Web, rateLimits: 
     },
     async (request, reply) => {
       const body = formBody(request);
-      const result = await auth.tokenEndpoint.handle(body, request.headers.authorization, () => rateLimits.check('oauth', `ip:${request.ip}`));
+      // Per address (flood guard), then per address, grant and client (ADR 0083); called after the
+      // claim grant's terminal answers, which are never rate limited (requirement 81).
+      const basic = basicCredentials(request.headers.authorization);
+      const limit = async () => {
+        await rateLimits.check('oauthAddress', `ip:${request.ip}`);
+        await rateLimits.check('oauth', `ip:${request.ip}|${tokenRateSubject(body, basic && basic !== 'malformed' ? basic.id : null)}`);
+      };
+      const result = await auth.tokenEndpoint.handle(body, request.headers.authorization, limit);
       return oauthJson(reply, 200, result);
     },
   );
@@ -154,8 +174,19 @@ export function registerOAuthRoutes(app: FastifyInstance, web: Web, rateLimits: 
   app.post(
     web.path('revoke'),
     {
-      config: { ...oauthRoute, revocation: true },
-      schema: { summary: 'Token revocation (RFC 7009): access tokens, refresh tokens and identity assertions.', tags, security: [], response: { 400: ref(OAuthErrorResponse), 401: ref(OAuthErrorResponse) } },
+      config: { ...oauthRoute, rateSubject: requestRateSubject('revoke'), revocation: true },
+      schema: {
+        summary: 'Token revocation (RFC 7009): access tokens, refresh tokens and identity assertions.',
+        tags,
+        security: [],
+        response: {
+          200: Type.Object({}, { description: 'Revoked, or the token was unknown (RFC 7009 §2.2): an empty object.' }),
+          400: ref(OAuthErrorResponse),
+          401: ref(OAuthErrorResponse),
+          429: ref(OAuthErrorResponse),
+          503: ref(OAuthErrorResponse),
+        },
+      },
     },
     async (request, reply) => {
       const form = singleParams(formBody(request));

@@ -7,11 +7,12 @@ import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import parseRange from 'range-parser';
-import { Type } from 'typebox';
+import { Type, type TSchema } from 'typebox';
 import { AppError } from '../../../domain/errors.js';
 import type { ResolvedOriginal } from '../../../downloads/download-service.js';
 import type { HttpDeps } from '../../deps.js';
-import { errorResponses } from '../../schemas/common.js';
+import { ORIGINAL_MEDIA_TYPES } from '../../../domain/document.js';
+import { ApiError, Binary, errorResponses, mediaResponse, NoBody, ref } from '../../schemas/common.js';
 import { principalOf } from '../../server.js';
 
 const etagOf = (r: ResolvedOriginal) => `"${r.original.sha256}"`;
@@ -81,11 +82,24 @@ async function send(deps: HttpDeps, request: FastifyRequest, reply: FastifyReply
   return reply.send(Readable.from(body()));
 }
 
+/** The original's own media type per format (ORIGINAL_MEDIA_TYPES), each a binary body. */
+const fileTypes = Object.fromEntries(Object.values(ORIGINAL_MEDIA_TYPES).map((t) => [t, Binary()]));
+const fileHeaders = {
+  ETag: Type.String({ description: 'The quoted SHA-256 of the file (a strong validator for If-None-Match and If-Range).' }),
+  'Last-Modified': Type.String({ description: 'HTTP date.' }),
+  'Accept-Ranges': Type.Literal('bytes'),
+  'Content-Disposition': Type.String({ description: 'inline; filename="{document_id}.{extension}"' }),
+};
 const downloadResponses = {
-  200: Type.Unknown({ description: 'The file (Content-Type per format).' }),
-  206: Type.Unknown({ description: 'Part of the file: one range, or multipart/byteranges.' }),
-  304: Type.Null({ description: 'Not modified (If-None-Match / If-Modified-Since).' }),
-  ...errorResponses(401, 403, 404, 416, 429, 500, 503),
+  200: mediaResponse('The whole file, with ETag, Last-Modified, Accept-Ranges: bytes and Content-Disposition; Content-Type is the format\'s media type.', fileTypes, fileHeaders),
+  206: mediaResponse(
+    'Part of the file (Range, honouring If-Range): one range with Content-Range: bytes START-END/SIZE, or several ranges as multipart/byteranges (each part with its own Content-Type and Content-Range).',
+    { ...fileTypes, 'multipart/byteranges': Binary() },
+    { ...fileHeaders, 'Content-Range': Type.String({ description: 'bytes START-END/SIZE (one range only).' }) },
+  ),
+  304: NoBody('Not modified (If-None-Match / If-Modified-Since).'),
+  ...errorResponses(401, 403, 404, 429, 500, 503),
+  416: { ...ref(ApiError), headers: { 'Content-Range': Type.String({ description: 'bytes */SIZE: the size of the file.' }) } } as unknown as TSchema,
 };
 
 export function registerDownloadRoutes(app: FastifyInstance, deps: HttpDeps): void {
@@ -101,7 +115,7 @@ export function registerDownloadRoutes(app: FastifyInstance, deps: HttpDeps): vo
       },
       schema: {
         summary: 'Stream an original (PDF, EPUB, DJVU) by document id: {document_id}.{extension}. Byte ranges supported.',
-        description: 'Eligible accounts only (403 otherwise). Not billed.',
+        description: 'Eligible accounts only (403 otherwise). Not billed. 416 (with Content-Range: bytes */SIZE) when no requested range overlaps the file.',
         tags: ['originals'],
         params: Type.Object({ file: Type.String({ minLength: 1, maxLength: 600, description: '{document_id}.{extension}, e.g. W123.pdf' }) }),
         response: downloadResponses,
