@@ -4,8 +4,8 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { identityKeys } from '../../domain/canonical-uri.js';
 import type { DocumentRecord, IndexName, StoredDocument } from '../../domain/document.js';
+import { workIdentityKeys, type IncomingRelation, type WorkMember } from '../../domain/work.js';
 import { AppError } from '../../domain/errors.js';
 import type { Account, AccountStore, ApiKeyRecord, ApiKeyStore, NewAccount } from '../../ports/account-store.js';
 import type { ActivityCounts, ActivityEvent, ActivityStore, ActivityTotals } from '../../ports/activity-store.js';
@@ -234,6 +234,8 @@ class SqliteDocumentStore implements DocumentStore {
     const clearKeys = db.prepare('DELETE FROM document_identity WHERE document_id = ?');
     const addUri = db.prepare('INSERT OR IGNORE INTO document_uris (uri, document_id) VALUES (?, ?)');
     const addKey = db.prepare('INSERT OR IGNORE INTO document_identity (key, document_id) VALUES (?, ?)');
+    const clearLinks = db.prepare('DELETE FROM document_links WHERE document_id = ?');
+    const addLink = db.prepare('INSERT OR IGNORE INTO document_links (target, document_id, kind) VALUES (?, ?, ?)');
     const idsWithWorkKey = db.prepare('SELECT id FROM documents WHERE work_key = ? AND deleted = 0 ORDER BY id').pluck();
     const relabel = db.prepare('UPDATE documents SET work_key = ?, seq = ? WHERE id = ?');
 
@@ -248,7 +250,7 @@ class SqliteDocumentStore implements DocumentStore {
           result.unchanged++;
           continue;
         }
-        const keys = identityKeys(doc.uris);
+        const keys = workIdentityKeys(doc);
         const linked = keys.length > 0 ? workKeysFor(keys) : [];
         const { workKey, absorbed } = assignWorkKey(doc.id, linked, live ? live.work_key : null);
         // Merge the other works this record links into one (preprint + published version).
@@ -262,6 +264,8 @@ class SqliteDocumentStore implements DocumentStore {
         clearKeys.run(doc.id);
         for (const u of doc.uris) addUri.run(u, doc.id);
         for (const k of keys) addKey.run(k, doc.id);
+        clearLinks.run(doc.id);
+        for (const r of doc.relations ?? []) addLink.run(r.uri, doc.id, r.kind);
         if (live) result.updated++;
         else result.inserted++;
       }
@@ -274,6 +278,7 @@ class SqliteDocumentStore implements DocumentStore {
       db.prepare("UPDATE documents SET deleted = 1, record = NULL, content_hash = '', seq = ?, updated_at = ? WHERE id = ?").run(nextSeq.get() as number, at, id);
       clearUris.run(id);
       clearKeys.run(id);
+      clearLinks.run(id);
       return true;
     });
   }
@@ -314,6 +319,42 @@ class SqliteDocumentStore implements DocumentStore {
       if (r) out.set(uri, rowToStored(r));
     }
     return out;
+  }
+  async getByIdentityKeys(keys: readonly string[], limit: number): Promise<StoredDocument[]> {
+    const wanted = [...new Set(keys)];
+    if (wanted.length === 0 || limit <= 0) return [];
+    const rows = this.#s
+      .q(
+        `SELECT d.record, d.seq, d.work_key, d.created_at, d.updated_at FROM documents d
+         WHERE d.deleted = 0 AND d.id IN (SELECT document_id FROM document_identity WHERE key IN (SELECT value FROM json_each(?)))
+         ORDER BY d.id LIMIT ?`,
+      )
+      .all(JSON.stringify(wanted), limit) as DocumentRow[];
+    return rows.map(rowToStored);
+  }
+  async workMembers(workKeys: readonly string[], perWork: number): Promise<Map<string, WorkMember[]>> {
+    const out = new Map<string, WorkMember[]>();
+    const stmt = this.#s.q(
+      `SELECT id, work_key, json_extract(record, '$.uris') AS uris, json_extract(record, '$.type') AS type,
+         json_extract(record, '$.issuedAt') AS issued_at, json_extract(record, '$.title') AS title
+       FROM documents WHERE work_key = ? AND deleted = 0 ORDER BY id LIMIT ?`,
+    );
+    for (const key of new Set(workKeys)) {
+      const rows = stmt.all(key, perWork) as { id: string; work_key: string; uris: string; type: string | null; issued_at: number | null; title: string }[];
+      if (rows.length > 0) out.set(key, rows.map((r) => ({ id: r.id, workKey: r.work_key, uris: JSON.parse(r.uris) as string[], type: r.type, issuedAt: r.issued_at, title: r.title })));
+    }
+    return out;
+  }
+  async relationsTo(uris: readonly string[]): Promise<IncomingRelation[]> {
+    const wanted = [...new Set(uris)];
+    if (wanted.length === 0) return [];
+    const rows = this.#s
+      .q(
+        `SELECT l.target, l.kind, l.document_id, json_extract(d.record, '$.uris') AS uris FROM document_links l JOIN documents d ON d.id = l.document_id
+         WHERE d.deleted = 0 AND l.target IN (SELECT value FROM json_each(?)) ORDER BY l.target, l.document_id, l.kind`,
+      )
+      .all(JSON.stringify(wanted)) as { target: string; kind: IncomingRelation['kind']; document_id: string; uris: string }[];
+    return rows.map((r) => ({ target: r.target, kind: r.kind, documentId: r.document_id, documentUris: JSON.parse(r.uris) as string[] }));
   }
   async delete(id: string, at: number): Promise<boolean> {
     return this.#delete.immediate(id, at);

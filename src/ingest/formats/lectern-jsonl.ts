@@ -2,7 +2,7 @@
 // text and originals named by a path relative to the JSONL file.
 import { arxivFromDoi } from '../../domain/canonical-uri.js';
 import type { DocumentRecord } from '../../domain/document.js';
-import { asString, asStringArray, blankRecord, canonicalList, checkId, isoToUnix, normalizeType, RecordError, type OriginalRef, type ParsedRecord } from './common.js';
+import { applyWorkRelations, asString, asStringArray, blankRecord, canonicalList, checkId, isoToUnix, normalizeType, RecordError, type OriginalRef, type ParsedRecord } from './common.js';
 
 export function parseLectern(raw: Record<string, unknown>): ParsedRecord {
   const id = checkId(asString(raw.id) ?? '');
@@ -39,6 +39,7 @@ export function parseLectern(raw: Record<string, unknown>): ParsedRecord {
   rec.references = canonicalList([...asStringArray(raw.references), ...asStringArray(raw.referenced_works)]);
   rec.isRetracted = raw.is_retracted === true;
   rec.notices = rec.isRetracted ? [{ kind: 'retraction', uri: asString(raw.retraction_uri) }] : [];
+  applyWorkRelations(rec, raw);
   rec.license = asString(raw.license);
   const extra: DocumentRecord['extra'] = {};
   for (const k of ['cited_by_count', 'keywords', 'landing_page_url', 'oa_status', 'is_oa', 'biblio'] as const) {
