@@ -37,10 +37,11 @@ export interface IncomingRelation {
 // Titles of notices, as publishers write them: "Retraction: …", "Retraction Note: …", "Notice of
 // Retraction", "Erratum to: …", "Corrigendum to “…”", "Correction to: …", "Author Correction: …",
 // "Expression of Concern: …". "RETRACTED: …" and "RETRACTED ARTICLE: …" title the retracted work itself,
-// not its notice, and "Correction of seismic data …" is an ordinary article: a correction title needs
-// the punctuation or the "to/for" that introduces the corrected work's title.
-const RETRACTION_TITLE = /^(?:notice of retraction\b|retraction(?:\s+(?:note|notice|statement))?\s*(?:(?:to|for|of)\b\s*:?|[:.\-–—]))/i;
-const ERRATUM_TITLE = /^(?:(?:author|publisher)(?:['’]s)?\s+)?(?:erratum|errata|corrigendum|corrigenda|correction)\s*(?:(?:to|for)\b\s*:?|[:.\-–—“"‘[])/i;
+// not its notice, and "Correction of seismic data …" or "Retraction of the ice sheet …" are ordinary
+// articles: without "Note"/"Notice", the word needs the punctuation (":", a quote) that introduces the
+// concerned work's title.
+const RETRACTION_TITLE = /^(?:notice\s+of\s+retraction\b|retraction\s+(?:note|notice|statement)\b|retraction\s*(?:(?:to|for|of)\s*)?[:.–—“"‘[])/i;
+const ERRATUM_TITLE = /^(?:(?:author|publisher)(?:['’]s)?\s+)?(?:erratum|errata|corrigendum|corrigenda|correction)\s*(?:(?:to|for|of)\s*)?[:.–—“"‘[]/i;
 const CONCERN_TITLE = /^(?:editorial\s+)?expressions?\s+of\s+concern\b/i;
 
 /**
