@@ -21,6 +21,7 @@ import { DocumentService } from './documents/document-service.js';
 import { WorkLinkedDocumentStore } from './documents/work-links.js';
 import { DownloadService } from './downloads/download-service.js';
 import { IngestService, type IngestReport } from './ingest/ingest-service.js';
+import { DemoCorpus } from './ingest/demo-corpus.js';
 import { RateLimitService } from './limits/rate-limit-service.js';
 import { IndexSet } from './search/index-set.js';
 import { PassageSearch } from './search/passage-search.js';
@@ -138,6 +139,8 @@ export interface Core {
   startBackgroundWork(): void;
   /** Loads the demo corpus when configured and the store is empty. */
   loadDemoCorpusIfEmpty(): Promise<IngestReport[] | null>;
+  /** Whether the store holds the demo corpus, and its removal (lectern demo; docs/ingest.md). */
+  readonly demoCorpus: DemoCorpus;
   close(): Promise<void>;
 }
 
@@ -225,6 +228,9 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
   const ingest = new IngestService(storage.documents, blobs, new FsSourceFiles(), clock, async (_ids, final) => {
     if (indexes) await indexes.catchUp({ commit: final ? 'always' : 'due' });
   });
+  const demoCorpus = new DemoCorpus(new FsSourceFiles(), DEMO_FILES, storage.documents, clock, async () => {
+    if (indexes) await indexes.catchUp({ commit: 'always' });
+  });
   const dirs = fsIndexDirectories(join(config.dataDir, 'index'));
   const timers: NodeJS.Timeout[] = [];
 
@@ -278,6 +284,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
     apiKeys,
     billing,
     ingest,
+    demoCorpus,
     documents,
     works,
     downloads,
