@@ -67,7 +67,7 @@ export const MAX_VERSIONS = 50;
  * record id), `isRetracted` (its own flag or a retraction notice pointing at the work) and, for a
  * notice record, `noticeOf` (the works it concerns, with their record ids where held here).
  *
- * @param members the live records of `doc.workKey` (doc itself may be among them)
+ * @param members the live records of `doc.workKey` (doc itself may be among them; empty when doc is the work's only record)
  * @param incoming relations of live records pointing at any URI of the work's members
  * @param heldByUri record ids of the URIs that `doc.relations` name, where this store holds them
  */

@@ -28,7 +28,10 @@ export interface DocumentStore {
    * stored as the unversioned id, an arXiv DOI for a record stored as arxiv://).
    */
   getByIdentityKeys(keys: readonly string[], limit: number): Promise<StoredDocument[]>;
-  /** The live records of these works, each list in id order and at most `perWork` long; works without live records are absent. */
+  /**
+   * The live records of these works, each list in id order and at most `perWork` long. Only works with
+   * two or more live records are present (a single record has no other versions).
+   */
   workMembers(workKeys: readonly string[], perWork: number): Promise<Map<string, WorkMember[]>>;
   /** The relations (record `relations`) of live records that point at any of these URIs, in target then id order. */
   relationsTo(uris: readonly string[]): Promise<IncomingRelation[]>;

@@ -609,8 +609,9 @@ export function storageContract(label: string, open: StorageFactory): void {
       assert.equal(got.get('PRE')!.workKey, got.get('PUB')!.workKey);
       assert.deepEqual(got.get('PUB')!.versions!.map((v) => [v.id, v.type, v.uris]), [['PRE', 'preprint', ['doi://10.1101/2020.01.01.000001']]]);
       assert.deepEqual(got.get('PRE')!.versions!.map((v) => v.id), ['PUB']);
-      const members = await s.documents.workMembers([got.get('PRE')!.workKey, 'no-such-work'], 10);
-      assert.deepEqual([...members.keys()], [got.get('PRE')!.workKey]);
+      await s.documents.upsertMany([sampleDocument('ALONE', { uris: ['doi://10.1234/alone'] })], 12);
+      const members = await s.documents.workMembers([got.get('PRE')!.workKey, 'no-such-work', 'ALONE'], 10);
+      assert.deepEqual([...members.keys()], [got.get('PRE')!.workKey], 'a work of one record has no other versions: absent');
       assert.deepEqual(members.get(got.get('PRE')!.workKey)!.map((m) => [m.id, m.title, m.issuedAt]), [['PRE', 'Title of PRE', 1_600_000_000], ['PUB', 'Title of PUB', 1_600_000_000]]);
       assert.deepEqual((await s.documents.workMembers([got.get('PRE')!.workKey], 1)).get(got.get('PRE')!.workKey)!.map((m) => m.id), ['PRE']);
       // by-uri of the preprint's DOI answers with the preprint itself, exactly.

@@ -128,11 +128,12 @@ export class PostgresDocumentStore implements DocumentStore {
     const wanted = [...new Set(workKeys)];
     if (wanted.length === 0 || perWork <= 0) return out;
     const { rows } = await this.pool.query<{ id: string; work_key: string; uris: string[]; type: string | null; issued_at: number | null; title: string }>(
-      `SELECT id, work_key, uris, type, issued_at, title FROM (
+      `WITH multi AS (SELECT work_key FROM documents WHERE NOT deleted AND work_key = ANY($1::text[]) GROUP BY work_key HAVING COUNT(*) > 1)
+       SELECT id, work_key, uris, type, issued_at, title FROM (
          SELECT id, work_key, record->'uris' AS uris, record->>'type' AS type, (record->>'issuedAt')::bigint AS issued_at, record->>'title' AS title,
            row_number() OVER (PARTITION BY work_key ORDER BY id COLLATE "C") AS n
-         FROM documents WHERE NOT deleted AND work_key = ANY($1::text[])
-       ) m WHERE n <= $2 ORDER BY work_key, id COLLATE "C"`,
+         FROM documents WHERE NOT deleted AND work_key IN (SELECT work_key FROM multi)
+       ) m WHERE n <= $2 ORDER BY work_key COLLATE "C", id COLLATE "C"`,
       [wanted, perWork],
     );
     for (const r of rows) {

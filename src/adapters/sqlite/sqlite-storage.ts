@@ -334,14 +334,27 @@ class SqliteDocumentStore implements DocumentStore {
   }
   async workMembers(workKeys: readonly string[], perWork: number): Promise<Map<string, WorkMember[]>> {
     const out = new Map<string, WorkMember[]>();
-    const stmt = this.#s.q(
-      `SELECT id, work_key, json_extract(record, '$.uris') AS uris, json_extract(record, '$.type') AS type,
-         json_extract(record, '$.issuedAt') AS issued_at, json_extract(record, '$.title') AS title
-       FROM documents WHERE work_key = ? AND deleted = 0 ORDER BY id LIMIT ?`,
-    );
-    for (const key of new Set(workKeys)) {
-      const rows = stmt.all(key, perWork) as { id: string; work_key: string; uris: string; type: string | null; issued_at: number | null; title: string }[];
-      if (rows.length > 0) out.set(key, rows.map((r) => ({ id: r.id, workKey: r.work_key, uris: JSON.parse(r.uris) as string[], type: r.type, issuedAt: r.issued_at, title: r.title })));
+    const wanted = [...new Set(workKeys)];
+    if (wanted.length === 0 || perWork <= 0) return out;
+    // Most works have one record: the index on work_key finds the others first, and only their
+    // records are read (one statement for the whole page).
+    const rows = this.#s
+      .q(
+        `WITH keys(k) AS (SELECT value FROM json_each(?)),
+         multi(k) AS (SELECT work_key FROM documents WHERE deleted = 0 AND work_key IN (SELECT k FROM keys) GROUP BY work_key HAVING COUNT(*) > 1)
+         SELECT id, work_key, uris, type, issued_at, title FROM (
+           SELECT id, work_key, json_extract(record, '$.uris') AS uris, json_extract(record, '$.type') AS type,
+             json_extract(record, '$.issuedAt') AS issued_at, json_extract(record, '$.title') AS title,
+             row_number() OVER (PARTITION BY work_key ORDER BY id) AS n
+           FROM documents WHERE deleted = 0 AND work_key IN (SELECT k FROM multi)
+         ) WHERE n <= ? ORDER BY work_key, id`,
+      )
+      .all(JSON.stringify(wanted), perWork) as { id: string; work_key: string; uris: string; type: string | null; issued_at: number | null; title: string }[];
+    for (const r of rows) {
+      const member: WorkMember = { id: r.id, workKey: r.work_key, uris: JSON.parse(r.uris) as string[], type: r.type, issuedAt: r.issued_at, title: r.title };
+      const list = out.get(r.work_key);
+      if (list) list.push(member);
+      else out.set(r.work_key, [member]);
     }
     return out;
   }
