@@ -10,7 +10,7 @@ import type pg from 'pg';
 import type { DocumentRecord, IndexName, StoredDocument } from '../../domain/document.js';
 import type { IncomingRelation, WorkMember } from '../../domain/work.js';
 import type { DocumentChange, DocumentStore, UpsertResult } from '../../ports/document-store.js';
-import { rowToStored, type DocumentRow } from '../sql/document-row.js';
+import { groupWorkMembers, rowToStored, type DocumentRow, type WorkMemberRow } from '../sql/document-row.js';
 import { batchIdentityKeys, batchIds, changedDocs, planUpsert, prepareDocs, workKeysToLoad, type UpsertPlan } from '../sql/upsert-plan.js';
 import { withTransaction, type Tx } from './postgres-pool.js';
 
@@ -124,10 +124,9 @@ export class PostgresDocumentStore implements DocumentStore {
   }
 
   async workMembers(workKeys: readonly string[], perWork: number): Promise<Map<string, WorkMember[]>> {
-    const out = new Map<string, WorkMember[]>();
     const wanted = [...new Set(workKeys)];
-    if (wanted.length === 0 || perWork <= 0) return out;
-    const { rows } = await this.pool.query<{ id: string; work_key: string; uris: string[]; type: string | null; issued_at: number | null; title: string }>(
+    if (wanted.length === 0 || perWork <= 0) return new Map();
+    const { rows } = await this.pool.query<WorkMemberRow>(
       `WITH multi AS (SELECT work_key FROM documents WHERE NOT deleted AND work_key = ANY($1::text[]) GROUP BY work_key HAVING COUNT(*) > 1)
        SELECT id, work_key, uris, type, issued_at, title FROM (
          SELECT id, work_key, record->'uris' AS uris, record->>'type' AS type, (record->>'issuedAt')::bigint AS issued_at, record->>'title' AS title,
@@ -136,13 +135,7 @@ export class PostgresDocumentStore implements DocumentStore {
        ) m WHERE n <= $2 ORDER BY work_key COLLATE "C", id COLLATE "C"`,
       [wanted, perWork],
     );
-    for (const r of rows) {
-      const member: WorkMember = { id: r.id, workKey: r.work_key, uris: r.uris, type: r.type, issuedAt: r.issued_at === null ? null : Number(r.issued_at), title: r.title };
-      const list = out.get(r.work_key);
-      if (list) list.push(member);
-      else out.set(r.work_key, [member]);
-    }
-    return out;
+    return groupWorkMembers(rows);
   }
 
   async relationsTo(uris: readonly string[]): Promise<IncomingRelation[]> {

@@ -13,7 +13,7 @@ import type { CreditLedger, DebitResult, LedgerEntry } from '../../ports/credit-
 import type { DocumentChange, DocumentStore, UpsertResult } from '../../ports/document-store.js';
 import type { Storage } from '../../ports/storage.js';
 import { countsFromRows, firstDay, rowToTotals, TOP_COLUMNS, TOP_ORDER, type TotalsRow } from '../sql/activity-counts.js';
-import { contentHash, rowToStored, serializeRecord, utcDay, type DocumentRow } from '../sql/document-row.js';
+import { contentHash, groupWorkMembers, rowToStored, serializeRecord, utcDay, type DocumentRow, type WorkMemberRow } from '../sql/document-row.js';
 import { rowToLedgerEntry, type LedgerRow } from '../sql/ledger-row.js';
 import { pendingMigrations } from '../sql/migration-plan.js';
 import { ALL_MIGRATIONS, type MigrationStep } from '../sql/migrations.js';
@@ -333,9 +333,8 @@ class SqliteDocumentStore implements DocumentStore {
     return rows.map(rowToStored);
   }
   async workMembers(workKeys: readonly string[], perWork: number): Promise<Map<string, WorkMember[]>> {
-    const out = new Map<string, WorkMember[]>();
     const wanted = [...new Set(workKeys)];
-    if (wanted.length === 0 || perWork <= 0) return out;
+    if (wanted.length === 0 || perWork <= 0) return new Map();
     // Most works have one record: the index on work_key finds the others first, and only their
     // records are read (one statement for the whole page).
     const rows = this.#s
@@ -349,14 +348,8 @@ class SqliteDocumentStore implements DocumentStore {
            FROM documents WHERE deleted = 0 AND work_key IN (SELECT k FROM multi)
          ) WHERE n <= ? ORDER BY work_key, id`,
       )
-      .all(JSON.stringify(wanted), perWork) as { id: string; work_key: string; uris: string; type: string | null; issued_at: number | null; title: string }[];
-    for (const r of rows) {
-      const member: WorkMember = { id: r.id, workKey: r.work_key, uris: JSON.parse(r.uris) as string[], type: r.type, issuedAt: r.issued_at, title: r.title };
-      const list = out.get(r.work_key);
-      if (list) list.push(member);
-      else out.set(r.work_key, [member]);
-    }
-    return out;
+      .all(JSON.stringify(wanted), perWork) as WorkMemberRow[];
+    return groupWorkMembers(rows);
   }
   async relationsTo(uris: readonly string[]): Promise<IncomingRelation[]> {
     const wanted = [...new Set(uris)];
