@@ -5,7 +5,7 @@
 // conversations, MCP tools), so they all show the same links; writes and the change feed pass through.
 import { identityKeys } from '../domain/canonical-uri.js';
 import type { DocumentRecord, IndexName, StoredDocument } from '../domain/document.js';
-import { MAX_VERSIONS, withWorkLinks, type IncomingRelation, type WorkMember } from '../domain/work.js';
+import { MAX_VERSIONS, withIdentityKeys, withWorkLinks, type IncomingRelation, type WorkMember } from '../domain/work.js';
 import type { DocumentChange, DocumentStore, UpsertResult } from '../ports/document-store.js';
 
 /** How a URI asked for found the record that answers (by-uri; `uri_match` on the wire). */
@@ -96,10 +96,16 @@ export class WorkLinkedDocumentStore implements DocumentStore {
       for (const u of d.uris) workUris.add(u);
       for (const m of members.get(d.workKey) ?? []) for (const u of m.uris) workUris.add(u);
     }
-    const incoming = (await this.inner.relationsTo([...workUris])).filter((r) => r.kind !== 'version');
+    const incoming = (await this.inner.relationsTo(withIdentityKeys(workUris))).filter((r) => r.kind !== 'version');
     const targets = docs.flatMap((d) => (d.noticeKind !== undefined ? (d.relations ?? []).filter((r) => r.kind !== 'version').map((r) => r.uri) : []));
     const held = new Map<string, string>();
     if (targets.length > 0) for (const [u, d] of await this.inner.getManyByUri(targets)) held.set(u, d.id);
+    // A notice naming another version of a work (arxiv://Xv1 for the record stored as arxiv://X).
+    for (const t of targets) {
+      if (held.has(t)) continue;
+      const [d] = await this.inner.getByIdentityKeys(identityKeys([t]), 1);
+      if (d) held.set(t, d.id);
+    }
     return docs.map((d) => withWorkLinks(d, members.get(d.workKey) ?? [], incoming, held));
   }
 }

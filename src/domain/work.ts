@@ -18,6 +18,20 @@ export function workIdentityKeys(doc: Pick<DocumentRecord, 'uris' | 'relations'>
   return identityKeys(versionUris.length === 0 ? doc.uris : [...doc.uris, ...versionUris]);
 }
 
+/**
+ * The URIs a relation to `uri` is stored under: the URI itself and its identity keys, so a notice
+ * naming `arxiv://X` finds the record stored as `arxiv://Xv2` and the other way round (the reader asks
+ * with its URIs and their identity keys, `withIdentityKeys`).
+ */
+export const linkTargets = (uri: string): string[] => [...new Set([uri, ...identityKeys([uri])])];
+
+/** URIs with their identity keys added (deduplicated, order kept). */
+export const withIdentityKeys = (uris: Iterable<string>): string[] => {
+  const out = new Set<string>();
+  for (const u of uris) for (const t of linkTargets(u)) out.add(t);
+  return [...out];
+};
+
 /** A live record of a work, as the store lists a work's members. */
 export interface WorkMember extends VersionRef {
   workKey: string;
@@ -68,7 +82,7 @@ export const MAX_VERSIONS = 50;
  * notice record, `noticeOf` (the works it concerns, with their record ids where held here).
  *
  * @param members the live records of `doc.workKey` (doc itself may be among them; empty when doc is the work's only record)
- * @param incoming relations of live records pointing at any URI of the work's members
+ * @param incoming relations of live records pointing at any URI (or identity key) of the work's members
  * @param heldByUri record ids of the URIs that `doc.relations` name, where this store holds them
  */
 export function withWorkLinks(
@@ -81,8 +95,7 @@ export function withWorkLinks(
     .filter((m) => m.id !== doc.id)
     .slice(0, MAX_VERSIONS)
     .map(({ id, uris, type, issuedAt, title }) => ({ id, uris, type, issuedAt, title }));
-  const workUris = new Set<string>(doc.uris);
-  for (const m of members) for (const u of m.uris) workUris.add(u);
+  const workUris = new Set<string>(withIdentityKeys([doc.uris, ...members.map((m) => m.uris)].flat()));
 
   const notices: Notice[] = doc.notices.map((n) => ({ kind: n.kind, uri: n.uri, documentId: n.documentId ?? null }));
   for (const r of incoming) {

@@ -653,6 +653,24 @@ export function storageContract(label: string, open: StorageFactory): void {
       assert.equal((await works.get('WORK'))!.isRetracted, false);
     });
 
+    it('works: a notice naming another arXiv version of a work finds it, both ways', async (s) => {
+      await s.documents.upsertMany(
+        [
+          sampleDocument('AXW', { uris: ['arxiv://1911.02782'] }),
+          sampleDocument('AXV', { uris: ['arxiv://2001.00001v2'] }),
+          sampleDocument('E1', { uris: ['doi://10.1234/e1'], noticeKind: 'erratum', relations: [{ kind: 'erratum', uri: 'arxiv://1911.02782v1' }] }),
+          sampleDocument('E2', { uris: ['doi://10.1234/e2'], noticeKind: 'expression_of_concern', relations: [{ kind: 'expression_of_concern', uri: 'arxiv://2001.00001' }] }),
+        ],
+        10,
+      );
+      const works = new WorkLinkedDocumentStore(s.documents);
+      const got = await works.getMany(['AXW', 'AXV', 'E1', 'E2']);
+      assert.deepEqual(got.get('AXW')!.notices, [{ kind: 'erratum', uri: 'doi://10.1234/e1', documentId: 'E1' }]);
+      assert.deepEqual(got.get('AXV')!.notices, [{ kind: 'expression_of_concern', uri: 'doi://10.1234/e2', documentId: 'E2' }]);
+      assert.deepEqual(got.get('E1')!.noticeOf, [{ kind: 'erratum', uri: 'arxiv://1911.02782v1', documentId: 'AXW' }]);
+      assert.deepEqual(got.get('E2')!.noticeOf, [{ kind: 'expression_of_concern', uri: 'arxiv://2001.00001', documentId: 'AXV' }]);
+    });
+
     // ---------------------------------------------------------------- documents: atomic batches
     it('documents: a batch that fails part-way leaves none of its documents', async (s) => {
       await s.documents.upsertMany([sampleDocument('keep', { uris: ['doi://10.1/keep'] })], NOW);

@@ -8,7 +8,7 @@
 // it assigns work keys.
 import type pg from 'pg';
 import type { DocumentRecord, IndexName, StoredDocument } from '../../domain/document.js';
-import type { IncomingRelation, WorkMember } from '../../domain/work.js';
+import { linkTargets, type IncomingRelation, type WorkMember } from '../../domain/work.js';
 import type { DocumentChange, DocumentStore, UpsertResult } from '../../ports/document-store.js';
 import { groupWorkMembers, rowToStored, type DocumentRow, type WorkMemberRow } from '../sql/document-row.js';
 import { batchIdentityKeys, batchIds, changedDocs, planUpsert, prepareDocs, workKeysToLoad, type UpsertPlan } from '../sql/upsert-plan.js';
@@ -223,7 +223,7 @@ async function writePlan(tx: Tx, plan: UpsertPlan, previouslyLive: readonly stri
   if (replaced.length > 0) await clearLinks(tx, replaced);
   const uris = writes.flatMap((w) => w.doc.uris.map((u) => [u, w.doc.id] as const));
   const keys = writes.flatMap((w) => w.keys.map((k) => [k, w.doc.id] as const));
-  const links = writes.flatMap((w) => (w.doc.relations ?? []).map((r) => [r.uri, w.doc.id, r.kind] as const));
+  const links = writes.flatMap((w) => (w.doc.relations ?? []).flatMap((r) => linkTargets(r.uri).map((t) => [t, w.doc.id, r.kind] as const)));
   if (uris.length > 0 || keys.length > 0 || links.length > 0) {
     await tx.query(
       `WITH uris AS (

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DocumentRecord, IndexName, StoredDocument } from '../../domain/document.js';
-import { workIdentityKeys, type IncomingRelation, type WorkMember } from '../../domain/work.js';
+import { linkTargets, workIdentityKeys, type IncomingRelation, type WorkMember } from '../../domain/work.js';
 import { AppError } from '../../domain/errors.js';
 import type { Account, AccountStore, ApiKeyRecord, ApiKeyStore, NewAccount } from '../../ports/account-store.js';
 import type { ActivityCounts, ActivityEvent, ActivityStore, ActivityTotals } from '../../ports/activity-store.js';
@@ -265,7 +265,7 @@ class SqliteDocumentStore implements DocumentStore {
         for (const u of doc.uris) addUri.run(u, doc.id);
         for (const k of keys) addKey.run(k, doc.id);
         clearLinks.run(doc.id);
-        for (const r of doc.relations ?? []) addLink.run(r.uri, doc.id, r.kind);
+        for (const r of doc.relations ?? []) for (const t of linkTargets(r.uri)) addLink.run(t, doc.id, r.kind);
         if (live) result.updated++;
         else result.inserted++;
       }
