@@ -31,9 +31,11 @@ function hasCommand(name) {
   return spawnSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' }).status === 0;
 }
 
-const [major] = process.versions.node.split('.').map(Number);
-if (major < 20) {
-  log(`Node.js >= 20 is required (found ${process.versions.node}).`);
+// Node.js 20.19+ or 22.12+ (docs/adr/0088-node-versions.md): the first releases that load an ES module
+// with require(), which a dependency of the HTTP test client (light-my-request -> cookie 2) needs.
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (!((major === 20 && minor >= 19) || (major === 22 && minor >= 12) || major >= 23)) {
+  log(`Node.js 20.19 or newer on 20.x, or 22.12 or newer, is required (found ${process.versions.node}).`);
   process.exit(1);
 }
 

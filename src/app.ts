@@ -19,8 +19,10 @@ import { ApiKeyService } from './accounts/api-keys.js';
 import { CredentialChain, type CredentialVerifier } from './accounts/credentials.js';
 import { BillingService } from './billing/billing-service.js';
 import { DocumentService } from './documents/document-service.js';
+import { WorkLinkedDocumentStore } from './documents/work-links.js';
 import { DownloadService } from './downloads/download-service.js';
 import { IngestService, type IngestReport } from './ingest/ingest-service.js';
+import { DemoCorpus } from './ingest/demo-corpus.js';
 import { RateLimitService } from './limits/rate-limit-service.js';
 import { IndexSet } from './search/index-set.js';
 import { PassageSearch } from './search/passage-search.js';
@@ -112,6 +114,8 @@ export interface Core {
   readonly billing: BillingService;
   readonly ingest: IngestService;
   readonly documents: DocumentService;
+  /** The document store read as works: versions, notices and notice targets filled in (docs/works.md). */
+  readonly works: WorkLinkedDocumentStore;
   readonly downloads: DownloadService;
   readonly references: ReferenceService;
   readonly rateLimits: RateLimitService<keyof Config['rateLimits']>;
@@ -136,6 +140,8 @@ export interface Core {
   startBackgroundWork(): void;
   /** Loads the demo corpus when configured and the store is empty. */
   loadDemoCorpusIfEmpty(): Promise<IngestReport[] | null>;
+  /** Whether the store holds the demo corpus, and its removal (lectern demo; docs/ingest.md). */
+  readonly demoCorpus: DemoCorpus;
   close(): Promise<void>;
 }
 
@@ -202,23 +208,29 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
   const activity = new ActivityBuffer(storage.activity, report);
   const activityTimer = setInterval(() => void activity.flush(), 1000);
   activityTimer.unref();
-  const documents = new DocumentService(storage.documents, activity, billing, config.prices, clock, report);
+  // Documents as works (docs/works.md): every read that shows documents goes through the work links;
+  // ingest, the indexes and the change feed use the store itself.
+  const works = new WorkLinkedDocumentStore(storage.documents);
+  const documents = new DocumentService(works, activity, billing, config.prices, clock, report);
   const downloads = new DownloadService(documents, storage.accounts, blobs);
   // The community layer (docs/community.md): trending is served from a snapshot refreshed every minute.
   const community = new CommunityService({
     store: communityStoreFor(storage),
     activityStore: storage.activity,
     activity,
-    documents: storage.documents,
+    documents: works,
     clock,
     secret,
     report,
   });
-  const references = new ReferenceService(documents, storage.documents, billing, config.prices);
+  const references = new ReferenceService(documents, works, billing, config.prices);
   let indexes: IndexSet | null = null;
   // Ingest indexes as it goes: after each committed batch the open indexes apply the new changes.
   const ingest = new IngestService(storage.documents, blobs, new FsSourceFiles(), clock, async (_ids, final) => {
     if (indexes) await indexes.catchUp({ commit: final ? 'always' : 'due' });
+  });
+  const demoCorpus = new DemoCorpus(new FsSourceFiles(), DEMO_FILES, storage.documents, clock, async () => {
+    if (indexes) await indexes.catchUp({ commit: 'always' });
   });
   const dirs = fsIndexDirectories(join(config.dataDir, 'index'));
   const timers: NodeJS.Timeout[] = [];
@@ -273,7 +285,9 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
     apiKeys,
     billing,
     ingest,
+    demoCorpus,
     documents,
+    works,
     downloads,
     references,
     rateLimits,
@@ -351,7 +365,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   const report = (err: unknown, context: string) => core.logger.warn({ err }, context);
   const search = new SearchService({
     indexes,
-    store: storage.documents,
+    store: core.works,
     activity: core.activity,
     billing: core.billing,
     prices: config.prices,
@@ -364,7 +378,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   const conversations = new ConversationService({
     store: conversationStoreFor(storage),
     search,
-    documents: storage.documents,
+    documents: core.works,
     billing: core.billing,
     prices: config.prices,
     activity: core.activity,

@@ -8,7 +8,8 @@ import { ConfigError, loadConfig, type Config } from './config/index.js';
 export async function serve(config: Config): Promise<void> {
   const app = await buildApp(config);
   const log = app.logger;
-  await app.loadDemoCorpusIfEmpty();
+  const loaded = await app.loadDemoCorpusIfEmpty();
+  await logCorpus(app, loaded !== null);
   app.startBackgroundWork();
   await app.http.listen({ host: config.host, port: config.port });
   log.info({ base_url: config.baseUrl, mcp_url: config.mcpUrl, store: app.storage.kind, data_dir: config.dataDir, chat_models: app.chatModels.names() }, 'Lectern is listening');
@@ -45,6 +46,24 @@ export async function serve(config: Config): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+/** Says at start which corpus the store holds, and how to start empty (docs/ingest.md "The demo corpus"). */
+async function logCorpus(app: Awaited<ReturnType<typeof buildApp>>, loadedNow: boolean): Promise<void> {
+  const total = await app.storage.documents.count();
+  const demo = await app.demoCorpus.status();
+  if (demo.present) {
+    const own = total - demo.documents;
+    app.logger.info(
+      { documents: total, demo_documents: demo.documents, own_documents: own },
+      `corpus: the demo corpus (${demo.documents} documents${loadedNow ? ', loaded now because the store was empty' : ''})${own > 0 ? ` and ${own} documents of your own` : ''}. ` +
+        'To serve only your own collection: lectern demo remove, and set LECTERN_LOAD_DEMO_CORPUS=false so an empty store is not filled again.',
+    );
+  } else if (total === 0) {
+    app.logger.info({ documents: 0 }, 'corpus: the store is empty (load_demo_corpus is off); add documents with `lectern ingest FILE`');
+  } else {
+    app.logger.info({ documents: total }, `corpus: ${total} documents of your own (no demo corpus)`);
+  }
 }
 
 /** Entry for `npm start` (no arguments: serve) and for the `lectern` command (bin/lectern.mjs). */

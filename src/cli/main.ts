@@ -23,6 +23,8 @@ export interface CliApp {
   readonly accounts: AccountService;
   readonly apiKeys: ApiKeyService;
   readonly ingest: IngestService;
+  /** The bundled demo corpus in this store (lectern demo, the note before an ingest). */
+  readonly demoCorpus: { status(): Promise<{ present: boolean; documents: number }>; remove(): Promise<number> };
   /** Runs the recognition tools (ingest --recognize). */
   readonly runner: ProcessRunner;
   /** Sign-in passwords (accounts set-password). */
@@ -46,7 +48,9 @@ const USAGE = `Usage: lectern <command> [options]
 
   serve                                   start the HTTP service (same as npm start)
   ingest [--format F] [--batch N] FILE... load JSONL files (.gz ok) and index them; F: ${INGEST_FORMATS.join(', ')}
+  ingest [--site HOST] DIR/Posts.xml      load a Stack Exchange data dump (Users.xml read from beside it)
   ingest --recognize FILE...              convert PDF, EPUB or DJVU files to Markdown and index each as a document
+  demo status | demo remove               is the bundled demo corpus in the store; delete its documents
   index rebuild                           rebuild the search indexes from the store (server stopped)
   index stats                             document counts and index sizes
   accounts create --email E [--credits N] [--eligible]
@@ -73,6 +77,66 @@ const USAGE = `Usage: lectern <command> [options]
   config check                            validate the configuration and print it (secrets hidden)
 
 Configuration comes from environment variables (docs/configuration.md), e.g. LECTERN_DATA_DIR, DATABASE_URL.`;
+
+/** `lectern COMMAND --help`: what each command does, its options, and an example. */
+const HELP: Readonly<Record<string, string>> = {
+  serve: `Usage: lectern serve
+
+Starts the HTTP service (the same as npm start) with the configuration from the environment
+(docs/configuration.md). On first start with an empty store it loads the bundled demo corpus unless
+LECTERN_LOAD_DEMO_CORPUS=false; the log says which corpus the store holds.`,
+  ingest: `Usage: lectern ingest [--format F] [--batch N] FILE...
+       lectern ingest [--site HOST] DIR/Posts.xml
+       lectern ingest --recognize FILE...
+
+Loads records into the store and indexes them (a running server picks them up within a second).
+  FILE              JSONL, one record per line (.gz ok): OpenAlex works, BEIR corpus lines, Stack Exchange
+                    posts, or Lectern's own shape (docs/ingest.md). Re-ingesting updates, never duplicates.
+  DIR/Posts.xml     a Stack Exchange data dump as published (unpack the site's .7z first); Users.xml beside
+                    it gives the authors' names. Posts.xml.gz works too.
+  --format F        ${INGEST_FORMATS.join(', ')} (default auto: each line's shape decides)
+  --batch N         records per store transaction (default 500)
+  --site HOST       the dump's site, e.g. ai.stackexchange.com (default: the directory name of Posts.xml)
+  --recognize       convert PDF, EPUB or DJVU files to Markdown and store each as a document
+Bad lines are reported by number and skipped; a file whose first records are all bad, a missing file,
+or a PDF given without --recognize is refused with one line. Exit 1 when anything failed.
+Example: lectern ingest works.jsonl.gz ai.stackexchange.com/Posts.xml`,
+  index: `Usage: lectern index rebuild | lectern index stats
+
+  rebuild   rebuild the search indexes from the store (stop the server first)
+  stats     document counts in the store and the indexes' sizes`,
+  accounts: `Usage: lectern accounts create --email E [--credits N] [--eligible]
+       lectern accounts show ACCOUNT
+       lectern accounts set-eligible ACCOUNT true|false
+       lectern accounts set-password ACCOUNT      (the password on standard input)
+
+ACCOUNT is an account id or email. create prints the account id and a new API key (shown once).`,
+  keys: `Usage: lectern keys create --account ACCOUNT [--label L]
+       lectern keys list --account ACCOUNT
+       lectern keys revoke KEY_OR_ID
+
+API keys of an account; a new key is shown once, list shows ids and labels only.`,
+  credits: `Usage: lectern credits add --account ACCOUNT --amount N [--note TEXT]
+       lectern credits show --account ACCOUNT [--entries N]
+
+Top up an account, or show its balance and last ledger entries.`,
+  comments: `Usage: lectern comments pending [--limit N]
+       lectern comments approve-author ACCOUNT | suspend-author ACCOUNT
+       lectern comments remove COMMENT_ID | publish COMMENT_ID
+
+Moderation of agents' comments (docs/community.md).`,
+  demo: `Usage: lectern demo status | lectern demo remove
+
+The demo corpus (corpus/demo/: 3,684 OpenAlex works, 4 works with originals, 2,842 Stack Exchange posts)
+is loaded on first start when the store is empty (LECTERN_LOAD_DEMO_CORPUS, default true).
+  status   whether the store holds the demo corpus, and how many of its documents
+  remove   delete the demo corpus's documents (your own stay); set LECTERN_LOAD_DEMO_CORPUS=false so an
+           emptied store is not filled again at the next start`,
+  config: `Usage: lectern config docs | lectern config check
+
+  docs    print docs/configuration.md (generated from the configuration schema)
+  check   validate the configuration from the environment and print it (secrets hidden)`,
+};
 
 class UsageError extends Error {}
 
@@ -108,7 +172,7 @@ async function ingest(ctx: CliContext, args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { format: { type: 'string', default: 'auto' }, batch: { type: 'string' }, recognize: { type: 'boolean', default: false } },
+    options: { format: { type: 'string', default: 'auto' }, batch: { type: 'string' }, recognize: { type: 'boolean', default: false }, site: { type: 'string' } },
   });
   if (positionals.length === 0) throw new UsageError('ingest needs at least one FILE');
   if (values.recognize) return ingestRecognized(ctx, positionals);
@@ -118,20 +182,61 @@ async function ingest(ctx: CliContext, args: string[]): Promise<number> {
   return withApp(ctx, async (app) => {
     const indexes = await app.tryOpenIndexes();
     if (!indexes) process.stderr.write('note: a running Lectern server holds the search indexes; it will index these documents within a second of each batch.\n');
-    const reports: IngestReport[] = [];
-    for (const file of positionals) {
-      const bar = progressBar(file.split('/').pop() ?? file);
-      const r = await app.ingest.ingestFile(file, {
-        format,
-        batchSize,
-        onProgress: (p) => bar.update(p.bytesRead, p.bytesTotal, `${p.inserted + p.updated + p.unchanged} docs, ${p.failed} bad lines`),
-        onLineError: (line, message) => process.stderr.write(`\n${file}:${line}: ${message}\n`),
-      });
-      bar.finish(`${r.inserted} new, ${r.updated} updated, ${r.unchanged} unchanged, ${r.failed} bad lines`);
-      reports.push(r);
+    const demo = await app.demoCorpus.status();
+    if (demo.present) {
+      process.stderr.write(`note: this store also holds the demo corpus (${demo.documents} documents loaded at first start); your records are added beside them. \`lectern demo remove\` deletes the demo documents.\n`);
     }
-    print(reports.map((r) => ({ file: r.file, lines: r.lines, inserted: r.inserted, updated: r.updated, unchanged: r.unchanged, failed: r.failed, errors: r.errors })));
-    return reports.some((r) => r.failed > 0) ? 1 : 0;
+    const reports: IngestReport[] = [];
+    const refused: { file: string; error: { code: string; message: string } }[] = [];
+    for (const file of positionals) {
+      let bar: ReturnType<typeof progressBar> | null = null;
+      let shown = 0;
+      try {
+        const r = await app.ingest.ingestFile(file, {
+          format,
+          batchSize,
+          ...(values.site ? { site: values.site } : {}),
+          onProgress: (p) => (bar ??= progressBar(file.split('/').pop() ?? file)).update(p.bytesRead, p.bytesTotal, `${p.inserted + p.updated + p.unchanged} docs, ${p.failed} bad lines`),
+          // The first bad lines are shown as they come; the rest are counted (the JSON report lists the first 100).
+          onLineError: (line, message) => {
+            if (++shown <= MAX_SHOWN_LINE_ERRORS) process.stderr.write(`\n${file}:${line}: ${message}\n`);
+            else if (shown === MAX_SHOWN_LINE_ERRORS + 1) process.stderr.write(`\n${file}: more bad lines follow; they are counted, not shown\n`);
+          },
+        });
+        (bar ?? progressBar(file.split('/').pop() ?? file)).finish(`${r.inserted} new, ${r.updated} updated, ${r.unchanged} unchanged, ${r.failed} bad lines`);
+        reports.push(r);
+      } catch (e) {
+        if (!(e instanceof AppError)) throw e;
+        if (bar) process.stderr.write('\n');
+        process.stderr.write(`lectern: ${e.message}\n`);
+        refused.push({ file, error: { code: e.code, message: e.message } });
+      }
+    }
+    print([
+      ...reports.map((r) => ({ file: r.file, ...(r.site ? { site: r.site, users_file: r.usersFile ?? null } : {}), lines: r.lines, inserted: r.inserted, updated: r.updated, unchanged: r.unchanged, failed: r.failed, errors: r.errors })),
+      ...refused,
+    ]);
+    return refused.length > 0 || reports.some((r) => r.failed > 0) ? 1 : 0;
+  });
+}
+
+/** Bad lines printed one by one before the CLI only counts them. */
+const MAX_SHOWN_LINE_ERRORS = 10;
+
+async function demo(ctx: CliContext, args: string[]): Promise<number> {
+  const [sub] = args;
+  if (sub !== 'status' && sub !== 'remove') throw new UsageError('demo status|remove');
+  return withApp(ctx, async (app) => {
+    if (sub === 'status') {
+      const st = await app.demoCorpus.status();
+      print({ demo_corpus: st.present ? 'loaded' : 'absent', demo_documents: st.documents, store_documents: await app.storage.documents.count(), load_on_first_start: app.config.loadDemoCorpus });
+      return 0;
+    }
+    await app.tryOpenIndexes();
+    const removed = await app.demoCorpus.remove();
+    print({ removed, store_documents: await app.storage.documents.count(), load_on_first_start: app.config.loadDemoCorpus });
+    if (app.config.loadDemoCorpus) process.stderr.write('note: LECTERN_LOAD_DEMO_CORPUS is true: if the store is empty at the next start, the demo corpus is loaded again.\n');
+    return 0;
   });
 }
 
@@ -388,6 +493,17 @@ function config(ctx: CliContext, args: string[]): number {
 /** Runs the CLI; resolves to the exit code. */
 export async function runCli(argv: readonly string[], ctx: CliContext): Promise<number> {
   const [command, ...args] = argv;
+  // `lectern COMMAND --help` (anywhere after the command) and `lectern help COMMAND`: no app is opened.
+  const helpFor = command === 'help' ? args[0] : command !== undefined && (args.includes('--help') || args.includes('-h')) ? command : undefined;
+  if (helpFor !== undefined) {
+    const text = HELP[helpFor];
+    if (text === undefined) {
+      process.stderr.write(`lectern: unknown command ${JSON.stringify(helpFor)}\n\n${USAGE}\n`);
+      return 2;
+    }
+    process.stdout.write(`${text}\n`);
+    return 0;
+  }
   try {
     switch (command) {
       case undefined:
@@ -408,6 +524,8 @@ export async function runCli(argv: readonly string[], ctx: CliContext): Promise<
         return await comments(ctx, args);
       case 'config':
         return config(ctx, args);
+      case 'demo':
+        return await demo(ctx, args);
       case 'help':
       case '--help':
       case '-h':

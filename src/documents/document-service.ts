@@ -10,8 +10,8 @@ import type { BillingService } from '../billing/billing-service.js';
 import type { ActivityRecorder } from '../activity/activity-buffer.js';
 import type { Clock } from '../ports/clock.js';
 import { nowSeconds } from '../ports/clock.js';
-import type { DocumentStore } from '../ports/document-store.js';
 import type { ErrorReporter } from '../ports/error-reporter.js';
+import type { WorkLinkedDocumentStore } from './work-links.js';
 
 /** Optional cuts; both may be given (the shorter result wins). */
 export interface ContentCut {
@@ -46,7 +46,7 @@ export type DocumentRef = { documentId: string; uri?: undefined } | { uri: strin
 
 export class DocumentService {
   constructor(
-    private readonly store: DocumentStore,
+    private readonly store: WorkLinkedDocumentStore,
     private readonly activity: ActivityRecorder,
     private readonly billing: BillingService,
     private readonly prices: PriceTable,
@@ -61,15 +61,20 @@ export class DocumentService {
     return doc;
   }
 
-  /** The document carrying this canonical URI: 400 when the URI is invalid, 404 when unknown. Not billed. */
+  /**
+   * The document answering for this canonical URI: 400 when the URI is invalid, 404 when unknown. Not
+   * billed. Any version of a work finds it (docs/works.md): the record carrying the URI, else a record
+   * of the same work (`arxiv://…v1` finds `arxiv://…`, an arXiv DOI finds the arXiv record); `uriMatch`
+   * says which version the record holds.
+   */
   async resolveUri(raw: string): Promise<StoredDocument> {
     const parsed = parseCanonicalUri(raw);
     if (!parsed) {
       throw new AppError('invalid_uri', `${JSON.stringify(raw.slice(0, 200))} is not a canonical URI (doi://, arxiv://, pubmed://, pmc://, isbn:// or https://), percent-encoded in the path.`);
     }
-    const doc = await this.store.getByUri(parsed.uri);
-    if (!doc) throw new AppError('not_found', `No document with URI ${parsed.uri}.`);
-    return doc;
+    const found = await this.store.resolveVersion(parsed.uri);
+    if (!found) throw new AppError('not_found', `No document with URI ${parsed.uri}.`);
+    return { ...found.doc, uriMatch: found.match };
   }
 
   /** The document `ref` names: get() for an id, resolveUri() for a URI. Not billed. */

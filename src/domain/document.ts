@@ -85,11 +85,45 @@ export interface Attribution {
   license: string | null;
 }
 
+export const NOTICE_KINDS = ['retraction', 'erratum', 'expression_of_concern'] as const;
+export type NoticeKind = (typeof NOTICE_KINDS)[number];
+
 /** An editorial notice attached to a work: retraction, erratum (correction), expression of concern. */
 export interface Notice {
-  kind: 'retraction' | 'erratum' | 'expression_of_concern';
+  kind: NoticeKind;
   /** Canonical URI of the notice itself, when known. */
   uri: string | null;
+  /** The notice's own record in this store, when it holds one (filled when read, domain/work.ts). */
+  documentId?: string | null;
+}
+
+/**
+ * A link from this record to another work, from the source record (Crossref `relation` and
+ * `update-to`, Lectern JSONL `relations`): `version` (the same work in another version: preprint,
+ * published article, another arXiv version) or a notice kind (this record is that notice about `uri`).
+ */
+export interface Relation {
+  kind: 'version' | NoticeKind;
+  /** Canonical URI of the other work. */
+  uri: string;
+}
+
+/** Another record of the same work, as a document lists it (`versions`). */
+export interface VersionRef {
+  id: string;
+  uris: string[];
+  type: string | null;
+  issuedAt: number | null;
+  title: string;
+}
+
+/** A work an editorial notice concerns, as the notice lists it (`notice_of`). */
+export interface NoticeTarget {
+  kind: NoticeKind;
+  /** Canonical URI of the work; null when the source names no identifier. */
+  uri: string | null;
+  /** The work's record in this store, when it holds one. */
+  documentId: string | null;
 }
 
 export interface DocumentRecord {
@@ -115,6 +149,13 @@ export interface DocumentRecord {
   references: string[];
   isRetracted: boolean;
   notices: Notice[];
+  /**
+   * Set when this record is itself an editorial notice (a retraction notice, an erratum, an expression
+   * of concern); a notice is never marked retracted itself. Absent on other records.
+   */
+  noticeKind?: NoticeKind;
+  /** Links to other works (versions, the work a notice concerns); absent when there are none. */
+  relations?: Relation[];
   license: string | null;
   attribution: Attribution | null;
   originals: OriginalFile[];
@@ -133,6 +174,12 @@ export interface StoredDocument extends DocumentRecord {
   /** Unix seconds. */
   createdAt: number;
   updatedAt: number;
+  /** The other records of this work (filled when read through the work links, domain/work.ts). */
+  versions?: VersionRef[];
+  /** For a notice record: the works it concerns, resolved to records held here (filled when read). */
+  noticeOf?: NoticeTarget[];
+  /** Found by canonical URI: which URI was asked for and which version this record holds (by-uri reads). */
+  uriMatch?: { requested: string; held: string | null; exact: boolean };
 }
 
 /**

@@ -10,7 +10,25 @@ const Str = Type.String();
 const NullableStr = Type.Union([Type.String(), Type.Null()]);
 const NullableInt = Type.Union([Type.Integer(), Type.Null()]);
 
-const Notice = Type.Object({ kind: Type.String({ description: 'retraction, erratum or expression_of_concern' }), uri: NullableStr });
+const Notice = Type.Object({
+  kind: Type.String({ description: 'retraction, erratum or expression_of_concern' }),
+  uri: NullableStr,
+  document_id: Type.Union([Type.String({ description: "The notice's own document id (fetch_document), when Lectern holds it." }), Type.Null()]),
+});
+const NoticeTarget = Type.Object({
+  kind: Type.String({ description: 'retraction, erratum or expression_of_concern' }),
+  uri: Type.Union([Type.String({ description: 'The work this notice concerns.' }), Type.Null()]),
+  document_id: Type.Union([Type.String({ description: "That work's document id, when Lectern holds it." }), Type.Null()]),
+});
+const Version = Type.Object(
+  { id: Str, uris: Type.Array(Str), type: NullableStr, issued_date: NullableStr, title: Str },
+  { description: 'Another record of the same work (preprint, published version, another arXiv version).' },
+);
+const workLinkFields = {
+  notice_kind: Type.Union([Type.String({ description: 'Set when this document is itself a notice (retraction, erratum, expression_of_concern).' }), Type.Null()]),
+  notice_of: Type.Array(NoticeTarget, { description: 'For a notice: the works it concerns.' }),
+  versions: Type.Array(Version, { description: 'The other records of this work.' }),
+};
 const Attribution = Type.Union([
   Type.Object(
     { author: NullableStr, author_url: NullableStr, url: NullableStr, site: NullableStr, license: NullableStr },
@@ -33,6 +51,7 @@ export const WorkSummary = Type.Object({
   publisher: NullableStr,
   is_retracted: Type.Boolean({ description: 'True when the work is retracted: do not cite it as support.' }),
   notices: Type.Array(Notice, { description: 'Retractions, errata and expressions of concern attached to the work.' }),
+  ...workLinkFields,
   references_count: Type.Integer({ description: 'Cited works known to Lectern (see works_cited).' }),
   has_full_text: Type.Boolean(),
   abstract: Type.Union([Type.String({ description: 'The abstract, cut to 600 characters in listings.' }), Type.Null()]),
@@ -61,6 +80,13 @@ export const FetchedDocumentOutput = Type.Object({
     issns: Type.Array(Str),
     is_retracted: Type.Boolean(),
     notices: Type.Array(Notice),
+    ...workLinkFields,
+    uri_match: Type.Optional(
+      Type.Object(
+        { requested: Str, held: NullableStr, exact: Type.Boolean() },
+        { description: 'Fetched by URI: the URI asked for and the version this record holds (exact false: another version of the same work).' },
+      ),
+    ),
     license: NullableStr,
     attribution: Attribution,
     references_count: Type.Integer(),
@@ -93,11 +119,23 @@ export function workSummary(doc: StoredDocument): WorkSummary {
     venue: doc.venue,
     publisher: doc.publisher,
     is_retracted: doc.isRetracted,
-    notices: doc.notices.map((n) => ({ kind: n.kind, uri: n.uri })),
+    notices: noticesOf(doc),
+    ...workLinksOf(doc),
     references_count: doc.references.length,
     has_full_text: doc.fullText !== null && doc.fullText.length > 0,
     abstract,
     attribution: attributionOf(doc),
+  };
+}
+
+const noticesOf = (d: StoredDocument) => d.notices.map((n) => ({ kind: n.kind, uri: n.uri, document_id: n.documentId ?? null }));
+
+/** The work links of a document in the wire form (the same fields as the HTTP API's document object). */
+function workLinksOf(d: StoredDocument) {
+  return {
+    notice_kind: d.noticeKind ?? null,
+    notice_of: (d.noticeOf ?? []).map((t) => ({ kind: t.kind, uri: t.uri, document_id: t.documentId })),
+    versions: (d.versions ?? []).map((v) => ({ id: v.id, uris: v.uris, type: v.type, issued_date: issuedDate(v.issuedAt), title: v.title })),
   };
 }
 
@@ -134,7 +172,9 @@ export function fetchedDocument(f: FetchedDocument, baseUrl: string): FetchedDoc
       venue: d.venue,
       issns: d.issns,
       is_retracted: d.isRetracted,
-      notices: d.notices.map((n) => ({ kind: n.kind, uri: n.uri })),
+      notices: noticesOf(d),
+      ...workLinksOf(d),
+      ...(d.uriMatch ? { uri_match: { ...d.uriMatch } } : {}),
       license: d.license,
       attribution: attributionOf(d),
       references_count: d.references.length,
@@ -158,9 +198,14 @@ export function fetchedDocument(f: FetchedDocument, baseUrl: string): FetchedDoc
   };
 }
 
-/** The warning line for a retracted or annotated work ('' when there is nothing to flag). */
-export function noticeLine(doc: Pick<StoredDocument, 'isRetracted' | 'notices'>): string {
+/** The warning line for a retracted or annotated work, or what a notice concerns ('' when there is nothing to flag). */
+export function noticeLine(doc: Pick<StoredDocument, 'isRetracted' | 'notices' | 'noticeKind' | 'noticeOf'>): string {
   const parts: string[] = [];
+  if (doc.noticeKind !== undefined) {
+    const targets = (doc.noticeOf ?? []).filter((t) => t.uri !== null || t.documentId !== null);
+    const what = targets.length > 0 ? targets.map((t) => `${t.uri ?? ''}${t.documentId ? ` (id ${t.documentId})` : ''}`.trim()).join(', ') : 'a work not identified by the source';
+    parts.push(`This is ${doc.noticeKind === 'erratum' ? 'an erratum' : doc.noticeKind === 'retraction' ? 'a retraction notice' : 'an expression of concern'} concerning ${what}.`);
+  }
   if (doc.isRetracted) parts.push('RETRACTED: this work has been retracted; do not cite it as support.');
   const others = doc.notices.filter((n) => !(doc.isRetracted && n.kind === 'retraction'));
   if (others.length > 0) parts.push(`Notices: ${others.map((n) => `${n.kind.replace(/_/g, ' ')}${n.uri ? ` (${n.uri})` : ''}`).join('; ')}.`);
@@ -183,15 +228,24 @@ export function workMarkdown(doc: StoredDocument, n?: number): string {
   lines.push(`   id: ${doc.id}${doc.uris.length > 0 ? ` · ${doc.uris.join(' · ')}` : ''}`);
   const notice = noticeLine(doc);
   if (notice) lines.push(`   ${notice}`);
+  const versions = versionsLine(doc);
+  if (versions) lines.push(`   ${versions}`);
   const attribution = attributionLine(doc);
   if (attribution) lines.push(`   ${attribution}`);
   return lines.join('\n');
 }
 
+/** "Other versions: preprint arxiv://… (id W1); …" ('' when the work has one record). */
+export function versionsLine(doc: Pick<StoredDocument, 'versions'>): string {
+  const v = doc.versions ?? [];
+  return v.length === 0 ? '' : `Other versions: ${v.map((x) => `${x.type ?? 'record'} ${x.uris[0] ?? ''} (id ${x.id})`.replace('  ', ' ')).join('; ')}.`;
+}
+
 /** The text content of a fetched document: notices first, facts, the content, then what it cost. */
 export function fetchedMarkdown(f: FetchedDocument): string {
   const d = f.doc;
-  const head = [noticeLine(d), factsLine(d), `id: ${d.id}${d.uris.length > 0 ? ` · ${d.uris.join(' · ')}` : ''}`];
+  const asked = d.uriMatch && !d.uriMatch.exact ? `You asked for ${d.uriMatch.requested}; this record of the same work holds ${d.uriMatch.held ?? 'another version'}.` : '';
+  const head = [noticeLine(d), asked, factsLine(d), `id: ${d.id}${d.uris.length > 0 ? ` · ${d.uris.join(' · ')}` : ''}`, versionsLine(d)];
   if (d.attribution) head.push(attributionLine(d));
   else if (d.license) head.push(`Licence: ${d.license}.`);
   const length = [...f.content].length;

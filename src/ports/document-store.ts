@@ -1,5 +1,6 @@
 // Durable store of documents (the source of truth; search indexes are rebuilt from it).
 import type { DocumentRecord, IndexName, StoredDocument } from '../domain/document.js';
+import type { IncomingRelation, WorkMember } from '../domain/work.js';
 
 export interface UpsertResult {
   inserted: number;
@@ -21,6 +22,19 @@ export interface DocumentStore {
   getByUri(uri: string): Promise<StoredDocument | null>;
   /** getByUri for many URIs at once: each URI held maps to its document (lowest id); others are absent. */
   getManyByUri(uris: readonly string[]): Promise<Map<string, StoredDocument>>;
+  /**
+   * Live records carrying any of these identity keys (domain/work.ts `workIdentityKeys`), in id order,
+   * at most `limit`: how a version of a work that no record names exactly is found (arXiv v1 for a record
+   * stored as the unversioned id, an arXiv DOI for a record stored as arxiv://).
+   */
+  getByIdentityKeys(keys: readonly string[], limit: number): Promise<StoredDocument[]>;
+  /**
+   * The live records of these works, each list in id order and at most `perWork` long. Only works with
+   * two or more live records are present (a single record has no other versions).
+   */
+  workMembers(workKeys: readonly string[], perWork: number): Promise<Map<string, WorkMember[]>>;
+  /** The relations (record `relations`) of live records that point at any of these URIs, in target then id order. */
+  relationsTo(uris: readonly string[]): Promise<IncomingRelation[]>;
   /** Deletes by id (a tombstone keeps the change visible to changesSince). */
   delete(id: string, at: number): Promise<boolean>;
   /** Changes with seq > `afterSeq`, in seq order; deleted documents come as `{id, seq, deleted: true}`. */

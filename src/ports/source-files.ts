@@ -18,4 +18,10 @@ export interface SourceFiles {
   /** `relative` resolved against the directory of `file`. */
   resolveBeside(file: string, relative: string): string;
   exists(path: string): Promise<boolean>;
+  /** What is at `path`: a file, a directory, or nothing. */
+  kind(path: string): Promise<'file' | 'directory' | 'missing'>;
+  /** The first bytes of a file (`.gz` decompressed), at most `n`: to recognise what a file is. */
+  head(path: string, n: number): Promise<Uint8Array>;
+  /** The text of a UTF-8 file in chunks (`.gz` decompressed), for streaming parsers (XML dumps). */
+  textChunks(path: string): AsyncIterable<{ text: string; bytesRead: number }>;
 }

@@ -206,7 +206,7 @@ describe('POST /v2/search/', () => {
     const { body } = await search({ query: 'economics blending', limit: 1 });
     assert.equal(body.hits[0].id, 'h3');
     assert.equal(body.hits[0].document.is_retracted, true);
-    assert.deepEqual(body.hits[0].document.notices, [{ kind: 'retraction', uri: null }]);
+    assert.deepEqual(body.hits[0].document.notices, [{ kind: 'retraction', uri: null, document_id: null }]);
   });
 
   test('corrected_query from the index vocabulary when the query looks misspelled', async () => {

@@ -1,7 +1,7 @@
 // A reference model of the DocumentStore rules, written as plainly as possible (every record in one
 // map, every rule a loop), for the contract's model-based property: any sequence of batches and
 // deletes must leave a store with exactly the model's sequence numbers, work keys and URI lookups.
-import { identityKeys } from '../../src/domain/canonical-uri.js';
+import { workIdentityKeys } from '../../src/domain/work.js';
 import type { DocumentRecord } from '../../src/domain/document.js';
 import type { UpsertResult } from '../../src/ports/document-store.js';
 import { contentHash, serializeRecord } from '../../src/adapters/sql/document-row.js';
@@ -33,7 +33,7 @@ export class DocumentModel {
         result.unchanged++;
         continue;
       }
-      const keys = identityKeys(doc.uris);
+      const keys = workIdentityKeys(doc);
       // Every work this record shares an identity key with, its own id, and its current work.
       const candidates = new Set<string>([doc.id]);
       if (live) candidates.add(live.workKey);

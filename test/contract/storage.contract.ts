@@ -12,6 +12,7 @@ import type { DocumentChange } from '../../src/ports/document-store.js';
 import type { Storage } from '../../src/ports/storage.js';
 import type { StorageFactory } from '../helpers/storage.js';
 import { DocumentModel } from './document-model.js';
+import { WorkLinkedDocumentStore } from '../../src/documents/work-links.js';
 import { sampleDocument } from './sample-document.js';
 
 const DAY = 86_400;
@@ -656,6 +657,94 @@ export function storageContract(label: string, open: StorageFactory): void {
         }),
         { numRuns: 40 },
       );
+    });
+
+    // ---------------------------------------------------------------- documents: works as researchers think of them
+    it('works: arXiv versions and the arXiv DOI find the record stored as arxiv://<id> (identity keys)', async (s) => {
+      await s.documents.upsertMany([sampleDocument('AX', { uris: ['arxiv://1911.02782'] }), sampleDocument('OTHER', { uris: ['arxiv://1911.02783'] })], 10);
+      const works = new WorkLinkedDocumentStore(s.documents);
+      for (const asked of ['arxiv://1911.02782v1', 'arxiv://1911.02782v2', 'doi://10.48550/arxiv.1911.02782']) {
+        const found = await works.resolveVersion(asked);
+        assert.equal(found?.doc.id, 'AX', asked);
+        assert.deepEqual(found?.match, { requested: asked, held: 'arxiv://1911.02782', exact: false });
+      }
+      assert.deepEqual((await works.resolveVersion('arxiv://1911.02782'))?.match, { requested: 'arxiv://1911.02782', held: 'arxiv://1911.02782', exact: true });
+      assert.equal(await works.resolveVersion('arxiv://1911.09999v1'), null);
+      assert.deepEqual((await s.documents.getByIdentityKeys(['arxiv://1911.02782', 'arxiv://1911.02783'], 10)).map((d) => d.id), ['AX', 'OTHER']);
+      assert.deepEqual((await s.documents.getByIdentityKeys(['arxiv://1911.02782', 'arxiv://1911.02783'], 1)).map((d) => d.id), ['AX']);
+    });
+
+    it('works: a preprint and its published version linked by a source relation are one work, each listing the other', async (s) => {
+      // The published record names its preprint (Crossref has-preprint); neither carries the other's URI.
+      const preprint = sampleDocument('PRE', { uris: ['doi://10.1101/2020.01.01.000001'], type: 'preprint' });
+      const published = sampleDocument('PUB', { uris: ['doi://10.1234/pub'], relations: [{ kind: 'version', uri: 'doi://10.1101/2020.01.01.000001' }] });
+      await s.documents.upsertMany([published], 10);
+      await s.documents.upsertMany([preprint], 11);
+      const works = new WorkLinkedDocumentStore(s.documents);
+      const got = await works.getMany(['PRE', 'PUB']);
+      assert.equal(got.get('PRE')!.workKey, got.get('PUB')!.workKey);
+      assert.deepEqual(got.get('PUB')!.versions!.map((v) => [v.id, v.type, v.uris]), [['PRE', 'preprint', ['doi://10.1101/2020.01.01.000001']]]);
+      assert.deepEqual(got.get('PRE')!.versions!.map((v) => v.id), ['PUB']);
+      await s.documents.upsertMany([sampleDocument('ALONE', { uris: ['doi://10.1234/alone'] })], 12);
+      const members = await s.documents.workMembers([got.get('PRE')!.workKey, 'no-such-work', 'ALONE'], 10);
+      assert.deepEqual([...members.keys()], [got.get('PRE')!.workKey], 'a work of one record has no other versions: absent');
+      assert.deepEqual(members.get(got.get('PRE')!.workKey)!.map((m) => [m.id, m.title, m.issuedAt]), [['PRE', 'Title of PRE', 1_600_000_000], ['PUB', 'Title of PUB', 1_600_000_000]]);
+      assert.deepEqual((await s.documents.workMembers([got.get('PRE')!.workKey], 1)).get(got.get('PRE')!.workKey)!.map((m) => m.id), ['PRE']);
+      // by-uri of the preprint's DOI answers with the preprint itself, exactly.
+      assert.equal((await works.resolveVersion('doi://10.1101/2020.01.01.000001'))?.match.exact, true);
+    });
+
+    it('works: notices link both ways; the notice is not retracted, the work is; deletes and rewrites drop links', async (s) => {
+      const work = sampleDocument('WORK', { uris: ['doi://10.1234/work'] });
+      const notice = sampleDocument('RN', {
+        uris: ['doi://10.1234/retraction'],
+        title: 'Retraction Note: Title of WORK',
+        noticeKind: 'retraction',
+        relations: [{ kind: 'retraction', uri: 'doi://10.1234/work' }, { kind: 'erratum', uri: 'doi://10.1234/not-held' }],
+      });
+      await s.documents.upsertMany([work, notice], 10);
+      assert.deepEqual(await s.documents.relationsTo(['doi://10.1234/work', 'doi://10.1234/not-held', 'doi://10.1234/nothing']), [
+        { target: 'doi://10.1234/not-held', kind: 'erratum', documentId: 'RN', documentUris: ['doi://10.1234/retraction'] },
+        { target: 'doi://10.1234/work', kind: 'retraction', documentId: 'RN', documentUris: ['doi://10.1234/retraction'] },
+      ]);
+      const works = new WorkLinkedDocumentStore(s.documents);
+      const w = (await works.get('WORK'))!;
+      assert.equal(w.isRetracted, true);
+      assert.deepEqual(w.notices, [{ kind: 'retraction', uri: 'doi://10.1234/retraction', documentId: 'RN' }]);
+      const n = (await works.get('RN'))!;
+      assert.equal(n.isRetracted, false);
+      assert.deepEqual(n.notices, []);
+      assert.deepEqual(n.noticeOf, [
+        { kind: 'retraction', uri: 'doi://10.1234/work', documentId: 'WORK' },
+        { kind: 'erratum', uri: 'doi://10.1234/not-held', documentId: null },
+      ]);
+      // The notice rewritten without its relations, then deleted: the work no longer lists it.
+      await s.documents.upsertMany([{ ...notice, relations: [{ kind: 'retraction', uri: 'doi://10.1234/elsewhere' }] }], 11);
+      assert.deepEqual((await works.get('WORK'))!.notices, []);
+      assert.equal((await works.get('WORK'))!.isRetracted, false);
+      await s.documents.upsertMany([{ ...notice }], 12);
+      assert.equal((await works.getByUri('doi://10.1234/work'))!.isRetracted, true);
+      await s.documents.delete('RN', 13);
+      assert.deepEqual(await s.documents.relationsTo(['doi://10.1234/work']), []);
+      assert.equal((await works.get('WORK'))!.isRetracted, false);
+    });
+
+    it('works: a notice naming another arXiv version of a work finds it, both ways', async (s) => {
+      await s.documents.upsertMany(
+        [
+          sampleDocument('AXW', { uris: ['arxiv://1911.02782'] }),
+          sampleDocument('AXV', { uris: ['arxiv://2001.00001v2'] }),
+          sampleDocument('E1', { uris: ['doi://10.1234/e1'], noticeKind: 'erratum', relations: [{ kind: 'erratum', uri: 'arxiv://1911.02782v1' }] }),
+          sampleDocument('E2', { uris: ['doi://10.1234/e2'], noticeKind: 'expression_of_concern', relations: [{ kind: 'expression_of_concern', uri: 'arxiv://2001.00001' }] }),
+        ],
+        10,
+      );
+      const works = new WorkLinkedDocumentStore(s.documents);
+      const got = await works.getMany(['AXW', 'AXV', 'E1', 'E2']);
+      assert.deepEqual(got.get('AXW')!.notices, [{ kind: 'erratum', uri: 'doi://10.1234/e1', documentId: 'E1' }]);
+      assert.deepEqual(got.get('AXV')!.notices, [{ kind: 'expression_of_concern', uri: 'doi://10.1234/e2', documentId: 'E2' }]);
+      assert.deepEqual(got.get('E1')!.noticeOf, [{ kind: 'erratum', uri: 'arxiv://1911.02782v1', documentId: 'AXW' }]);
+      assert.deepEqual(got.get('E2')!.noticeOf, [{ kind: 'expression_of_concern', uri: 'arxiv://2001.00001', documentId: 'AXV' }]);
     });
 
     // ---------------------------------------------------------------- documents: atomic batches

@@ -94,7 +94,7 @@ describe('MCP tools and resources', () => {
   test('fetch_document flags retracted works first thing, in text and structure', async () => {
     const r = await callTool(app, token, 'fetch_document', { document_id: 'W2' });
     assert.equal(r.structuredContent.document.is_retracted, true);
-    assert.deepEqual(r.structuredContent.document.notices, [{ kind: 'retraction', uri: 'doi://10.1234/retraction.notice' }]);
+    assert.deepEqual(r.structuredContent.document.notices, [{ kind: 'retraction', uri: 'doi://10.1234/retraction.notice', document_id: null }]);
     assert.match(r.content[0]!.text, /^⚠ RETRACTED/);
   });
 

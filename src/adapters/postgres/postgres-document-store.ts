@@ -8,8 +8,9 @@
 // it assigns work keys.
 import type pg from 'pg';
 import type { DocumentRecord, IndexName, StoredDocument } from '../../domain/document.js';
+import { linkTargets, type IncomingRelation, type WorkMember } from '../../domain/work.js';
 import type { DocumentChange, DocumentStore, UpsertResult } from '../../ports/document-store.js';
-import { rowToStored, type DocumentRow } from '../sql/document-row.js';
+import { groupWorkMembers, rowToStored, type DocumentRow, type WorkMemberRow } from '../sql/document-row.js';
 import { batchIdentityKeys, batchIds, changedDocs, planUpsert, prepareDocs, workKeysToLoad, type UpsertPlan } from '../sql/upsert-plan.js';
 import { withTransaction, type Tx } from './postgres-pool.js';
 
@@ -110,6 +111,44 @@ export class PostgresDocumentStore implements DocumentStore {
     return out;
   }
 
+  async getByIdentityKeys(keys: readonly string[], limit: number): Promise<StoredDocument[]> {
+    const wanted = [...new Set(keys)];
+    if (wanted.length === 0 || limit <= 0) return [];
+    const { rows } = await this.pool.query<DocumentRow>(
+      `SELECT d.record, d.seq, d.work_key, d.created_at, d.updated_at FROM documents d
+       WHERE NOT d.deleted AND d.id IN (SELECT document_id FROM document_identity WHERE key = ANY($1::text[]))
+       ORDER BY d.id COLLATE "C" LIMIT $2`,
+      [wanted, limit],
+    );
+    return rows.map(rowToStored);
+  }
+
+  async workMembers(workKeys: readonly string[], perWork: number): Promise<Map<string, WorkMember[]>> {
+    const wanted = [...new Set(workKeys)];
+    if (wanted.length === 0 || perWork <= 0) return new Map();
+    const { rows } = await this.pool.query<WorkMemberRow>(
+      `WITH multi AS (SELECT work_key FROM documents WHERE NOT deleted AND work_key = ANY($1::text[]) GROUP BY work_key HAVING COUNT(*) > 1)
+       SELECT id, work_key, uris, type, issued_at, title FROM (
+         SELECT id, work_key, record->'uris' AS uris, record->>'type' AS type, (record->>'issuedAt')::bigint AS issued_at, record->>'title' AS title,
+           row_number() OVER (PARTITION BY work_key ORDER BY id COLLATE "C") AS n
+         FROM documents WHERE NOT deleted AND work_key IN (SELECT work_key FROM multi)
+       ) m WHERE n <= $2 ORDER BY work_key COLLATE "C", id COLLATE "C"`,
+      [wanted, perWork],
+    );
+    return groupWorkMembers(rows);
+  }
+
+  async relationsTo(uris: readonly string[]): Promise<IncomingRelation[]> {
+    const wanted = [...new Set(uris)];
+    if (wanted.length === 0) return [];
+    const { rows } = await this.pool.query<{ target: string; kind: IncomingRelation['kind']; document_id: string; uris: string[] }>(
+      `SELECT l.target, l.kind, l.document_id, d.record->'uris' AS uris FROM document_links l JOIN documents d ON d.id = l.document_id
+       WHERE NOT d.deleted AND l.target = ANY($1::text[]) ORDER BY l.target COLLATE "C", l.document_id COLLATE "C", l.kind COLLATE "C"`,
+      [wanted],
+    );
+    return rows.map((r) => ({ target: r.target, kind: r.kind, documentId: r.document_id, documentUris: r.uris }));
+  }
+
   async delete(id: string, at: number): Promise<boolean> {
     return withTransaction(this.pool, async (tx) => {
       const seq = await SeqAllocator.lock(tx);
@@ -184,20 +223,33 @@ async function writePlan(tx: Tx, plan: UpsertPlan, previouslyLive: readonly stri
   if (replaced.length > 0) await clearLinks(tx, replaced);
   const uris = writes.flatMap((w) => w.doc.uris.map((u) => [u, w.doc.id] as const));
   const keys = writes.flatMap((w) => w.keys.map((k) => [k, w.doc.id] as const));
-  if (uris.length > 0 || keys.length > 0) {
+  const links = writes.flatMap((w) => (w.doc.relations ?? []).flatMap((r) => linkTargets(r.uri).map((t) => [t, w.doc.id, r.kind] as const)));
+  if (uris.length > 0 || keys.length > 0 || links.length > 0) {
     await tx.query(
       `WITH uris AS (
          INSERT INTO document_uris (uri, document_id) SELECT DISTINCT * FROM unnest($1::text[], $2::text[]) ON CONFLICT DO NOTHING
+       ), links AS (
+         INSERT INTO document_links (target, document_id, kind) SELECT DISTINCT * FROM unnest($5::text[], $6::text[], $7::text[]) ON CONFLICT DO NOTHING
        )
        INSERT INTO document_identity (key, document_id) SELECT DISTINCT * FROM unnest($3::text[], $4::text[]) ON CONFLICT DO NOTHING`,
-      [uris.map((x) => x[0]), uris.map((x) => x[1]), keys.map((x) => x[0]), keys.map((x) => x[1])],
+      [
+        uris.map((x) => x[0]),
+        uris.map((x) => x[1]),
+        keys.map((x) => x[0]),
+        keys.map((x) => x[1]),
+        links.map((x) => x[0]),
+        links.map((x) => x[1]),
+        links.map((x) => x[2]),
+      ],
     );
   }
 }
 
-/** Removes the URIs and identity keys of records (one statement, both tables). */
+/** Removes the URIs, identity keys and work links of records (one statement, three tables). */
 async function clearLinks(tx: Tx, ids: readonly string[]): Promise<void> {
-  await tx.query('WITH u AS (DELETE FROM document_uris WHERE document_id = ANY($1::text[])) DELETE FROM document_identity WHERE document_id = ANY($1::text[])', [
-    ids,
-  ]);
+  await tx.query(
+    `WITH u AS (DELETE FROM document_uris WHERE document_id = ANY($1::text[])), l AS (DELETE FROM document_links WHERE document_id = ANY($1::text[]))
+     DELETE FROM document_identity WHERE document_id = ANY($1::text[])`,
+    [ids],
+  );
 }

@@ -1,6 +1,7 @@
 // Row <-> record mapping shared by the SQLite and PostgreSQL document stores.
 import { createHash } from 'node:crypto';
 import type { DocumentRecord, StoredDocument } from '../../domain/document.js';
+import type { WorkMember } from '../../domain/work.js';
 
 // PostgreSQL can hold neither U+0000 (in text or JSONB) nor an unpaired surrogate escape (JSONB);
 // SQLite takes both. One serializer for both stores replaces them with U+FFFD, so a record reads back
@@ -42,3 +43,32 @@ export function rowToStored(row: DocumentRow): StoredDocument {
 
 /** UTC day number of a Unix-seconds time (views count once per visitor and UTC day). */
 export const utcDay = (at: number): number => Math.floor(at / 86_400);
+
+/** A work member as both stores select it: `uris` is JSON text in SQLite, parsed JSONB in PostgreSQL. */
+export interface WorkMemberRow {
+  id: string;
+  work_key: string;
+  uris: string | string[];
+  type: string | null;
+  issued_at: number | string | null;
+  title: string;
+}
+
+/** Rows in work-key then id order, grouped by work key. */
+export function groupWorkMembers(rows: readonly WorkMemberRow[]): Map<string, WorkMember[]> {
+  const out = new Map<string, WorkMember[]>();
+  for (const r of rows) {
+    const member: WorkMember = {
+      id: r.id,
+      workKey: r.work_key,
+      uris: typeof r.uris === 'string' ? (JSON.parse(r.uris) as string[]) : r.uris,
+      type: r.type,
+      issuedAt: r.issued_at === null ? null : Number(r.issued_at),
+      title: r.title,
+    };
+    const list = out.get(r.work_key);
+    if (list) list.push(member);
+    else out.set(r.work_key, [member]);
+  }
+  return out;
+}

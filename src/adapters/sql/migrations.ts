@@ -18,6 +18,17 @@ export interface MigrationStep {
   postgres: string;
 }
 
+/** core/002: the same DDL in both dialects. */
+const DOCUMENT_LINKS = `
+  CREATE TABLE document_links (
+    target TEXT NOT NULL,
+    document_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL,
+    PRIMARY KEY (target, document_id, kind)
+  );
+  CREATE INDEX document_links_doc ON document_links(document_id);
+`;
+
 export const CORE_MIGRATIONS: readonly MigrationStep[] = [
   {
     id: 'core/001-init',
@@ -157,6 +168,14 @@ export const CORE_MIGRATIONS: readonly MigrationStep[] = [
       CREATE INDEX activity_doc_at ON activity_events(document_id, at);
       CREATE INDEX activity_at ON activity_events(at);
     `,
+  },
+  {
+    // Work links (docs/works.md, ADR 0085): the relations a record names (a notice to the work it
+    // concerns, a version to its other version), by target URI, so a work finds its notices. Filled as
+    // records are written: records stored before this step get their rows when they are re-ingested.
+    id: 'core/002-document-links',
+    sqlite: DOCUMENT_LINKS,
+    postgres: DOCUMENT_LINKS,
   },
 ];
 

@@ -10,8 +10,8 @@
 //   - the live records of every work key that can take part in a merge.
 // That is enough because a merge only ever involves work keys that are already among those rows or are
 // ids of the batch: relabelling never invents a key.
-import { identityKeys } from '../../domain/canonical-uri.js';
 import type { DocumentRecord } from '../../domain/document.js';
+import { workIdentityKeys } from '../../domain/work.js';
 import type { UpsertResult } from '../../ports/document-store.js';
 import { contentHash, serializeRecord } from './document-row.js';
 import { assignWorkKey } from './work-key.js';
@@ -30,7 +30,7 @@ export interface PreparedDoc {
   json: string;
   /** contentHash(json). */
   hash: string;
-  /** identityKeys(doc.uris). */
+  /** workIdentityKeys(doc): its URIs' identity keys and its version relations'. */
   keys: string[];
 }
 
@@ -38,7 +38,7 @@ export interface PreparedDoc {
 export const prepareDocs = (docs: readonly DocumentRecord[]): PreparedDoc[] =>
   docs.map((doc) => {
     const json = serializeRecord(doc);
-    return { doc, json, hash: contentHash(json), keys: identityKeys(doc.uris) };
+    return { doc, json, hash: contentHash(json), keys: workIdentityKeys(doc) };
   });
 
 /** The final state of a record the batch writes. */

@@ -4,8 +4,8 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { identityKeys } from '../../domain/canonical-uri.js';
 import type { DocumentRecord, IndexName, StoredDocument } from '../../domain/document.js';
+import { linkTargets, workIdentityKeys, type IncomingRelation, type WorkMember } from '../../domain/work.js';
 import { AppError } from '../../domain/errors.js';
 import type { Account, AccountStore, ApiKeyRecord, ApiKeyStore, NewAccount } from '../../ports/account-store.js';
 import type { ActivityCounts, ActivityEvent, ActivityStore, ActivityTotals } from '../../ports/activity-store.js';
@@ -13,7 +13,7 @@ import type { CreditLedger, DebitResult, HoldResult, LedgerEntry } from '../../p
 import type { DocumentChange, DocumentStore, UpsertResult } from '../../ports/document-store.js';
 import type { Storage } from '../../ports/storage.js';
 import { countsFromRows, firstDay, rowToTotals, TOP_COLUMNS, TOP_ORDER, type TotalsRow } from '../sql/activity-counts.js';
-import { contentHash, rowToStored, serializeRecord, utcDay, type DocumentRow } from '../sql/document-row.js';
+import { contentHash, groupWorkMembers, rowToStored, serializeRecord, utcDay, type DocumentRow, type WorkMemberRow } from '../sql/document-row.js';
 import { rowToLedgerEntry, type LedgerRow } from '../sql/ledger-row.js';
 import { pendingMigrations } from '../sql/migration-plan.js';
 import { ALL_MIGRATIONS, type MigrationStep } from '../sql/migrations.js';
@@ -318,6 +318,8 @@ class SqliteDocumentStore implements DocumentStore {
     const clearKeys = db.prepare('DELETE FROM document_identity WHERE document_id = ?');
     const addUri = db.prepare('INSERT OR IGNORE INTO document_uris (uri, document_id) VALUES (?, ?)');
     const addKey = db.prepare('INSERT OR IGNORE INTO document_identity (key, document_id) VALUES (?, ?)');
+    const clearLinks = db.prepare('DELETE FROM document_links WHERE document_id = ?');
+    const addLink = db.prepare('INSERT OR IGNORE INTO document_links (target, document_id, kind) VALUES (?, ?, ?)');
     const idsWithWorkKey = db.prepare('SELECT id FROM documents WHERE work_key = ? AND deleted = 0 ORDER BY id').pluck();
     const relabel = db.prepare('UPDATE documents SET work_key = ?, seq = ? WHERE id = ?');
 
@@ -332,7 +334,7 @@ class SqliteDocumentStore implements DocumentStore {
           result.unchanged++;
           continue;
         }
-        const keys = identityKeys(doc.uris);
+        const keys = workIdentityKeys(doc);
         const linked = keys.length > 0 ? workKeysFor(keys) : [];
         const { workKey, absorbed } = assignWorkKey(doc.id, linked, live ? live.work_key : null);
         // Merge the other works this record links into one (preprint + published version).
@@ -346,6 +348,8 @@ class SqliteDocumentStore implements DocumentStore {
         clearKeys.run(doc.id);
         for (const u of doc.uris) addUri.run(u, doc.id);
         for (const k of keys) addKey.run(k, doc.id);
+        clearLinks.run(doc.id);
+        for (const r of doc.relations ?? []) for (const t of linkTargets(r.uri)) addLink.run(t, doc.id, r.kind);
         if (live) result.updated++;
         else result.inserted++;
       }
@@ -358,6 +362,7 @@ class SqliteDocumentStore implements DocumentStore {
       db.prepare("UPDATE documents SET deleted = 1, record = NULL, content_hash = '', seq = ?, updated_at = ? WHERE id = ?").run(nextSeq.get() as number, at, id);
       clearUris.run(id);
       clearKeys.run(id);
+      clearLinks.run(id);
       return true;
     });
   }
@@ -398,6 +403,48 @@ class SqliteDocumentStore implements DocumentStore {
       if (r) out.set(uri, rowToStored(r));
     }
     return out;
+  }
+  async getByIdentityKeys(keys: readonly string[], limit: number): Promise<StoredDocument[]> {
+    const wanted = [...new Set(keys)];
+    if (wanted.length === 0 || limit <= 0) return [];
+    const rows = this.#s
+      .q(
+        `SELECT d.record, d.seq, d.work_key, d.created_at, d.updated_at FROM documents d
+         WHERE d.deleted = 0 AND d.id IN (SELECT document_id FROM document_identity WHERE key IN (SELECT value FROM json_each(?)))
+         ORDER BY d.id LIMIT ?`,
+      )
+      .all(JSON.stringify(wanted), limit) as DocumentRow[];
+    return rows.map(rowToStored);
+  }
+  async workMembers(workKeys: readonly string[], perWork: number): Promise<Map<string, WorkMember[]>> {
+    const wanted = [...new Set(workKeys)];
+    if (wanted.length === 0 || perWork <= 0) return new Map();
+    // Most works have one record: the index on work_key finds the others first, and only their
+    // records are read (one statement for the whole page).
+    const rows = this.#s
+      .q(
+        `WITH keys(k) AS (SELECT value FROM json_each(?)),
+         multi(k) AS (SELECT work_key FROM documents WHERE deleted = 0 AND work_key IN (SELECT k FROM keys) GROUP BY work_key HAVING COUNT(*) > 1)
+         SELECT id, work_key, uris, type, issued_at, title FROM (
+           SELECT id, work_key, json_extract(record, '$.uris') AS uris, json_extract(record, '$.type') AS type,
+             json_extract(record, '$.issuedAt') AS issued_at, json_extract(record, '$.title') AS title,
+             row_number() OVER (PARTITION BY work_key ORDER BY id) AS n
+           FROM documents WHERE deleted = 0 AND work_key IN (SELECT k FROM multi)
+         ) WHERE n <= ? ORDER BY work_key, id`,
+      )
+      .all(JSON.stringify(wanted), perWork) as WorkMemberRow[];
+    return groupWorkMembers(rows);
+  }
+  async relationsTo(uris: readonly string[]): Promise<IncomingRelation[]> {
+    const wanted = [...new Set(uris)];
+    if (wanted.length === 0) return [];
+    const rows = this.#s
+      .q(
+        `SELECT l.target, l.kind, l.document_id, json_extract(d.record, '$.uris') AS uris FROM document_links l JOIN documents d ON d.id = l.document_id
+         WHERE d.deleted = 0 AND l.target IN (SELECT value FROM json_each(?)) ORDER BY l.target, l.document_id, l.kind`,
+      )
+      .all(JSON.stringify(wanted)) as { target: string; kind: IncomingRelation['kind']; document_id: string; uris: string }[];
+    return rows.map((r) => ({ target: r.target, kind: r.kind, documentId: r.document_id, documentUris: JSON.parse(r.uris) as string[] }));
   }
   async delete(id: string, at: number): Promise<boolean> {
     return this.#delete.immediate(id, at);

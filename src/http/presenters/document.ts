@@ -23,7 +23,11 @@ export function toWireDocument(doc: StoredDocument, baseUrl: string): WireDocume
     venue: doc.venue,
     issns: doc.issns,
     is_retracted: doc.isRetracted,
-    notices: doc.notices.map((n) => ({ kind: n.kind, uri: n.uri })),
+    notices: doc.notices.map((n) => ({ kind: n.kind, uri: n.uri, document_id: n.documentId ?? null })),
+    notice_kind: doc.noticeKind ?? null,
+    notice_of: (doc.noticeOf ?? []).map((t) => ({ kind: t.kind, uri: t.uri, document_id: t.documentId })),
+    versions: (doc.versions ?? []).map((v) => ({ id: v.id, uris: v.uris, type: v.type, issued_date: issuedDate(v.issuedAt), title: v.title })),
+    ...(doc.uriMatch ? { uri_match: { requested: doc.uriMatch.requested, held: doc.uriMatch.held, exact: doc.uriMatch.exact } } : {}),
     license: doc.license,
     attribution: doc.attribution
       ? { author: doc.attribution.author, author_url: doc.attribution.authorUrl, url: doc.attribution.url, site: doc.attribution.site, license: doc.attribution.license }

@@ -18,12 +18,44 @@ export const OriginalLink = Type.Object(
   { $id: 'OriginalLink' },
 );
 
+const NoticeKind = Type.Union([Type.Literal('retraction'), Type.Literal('erratum'), Type.Literal('expression_of_concern')]);
+
 export const Notice = Type.Object(
   {
-    kind: Type.Union([Type.Literal('retraction'), Type.Literal('erratum'), Type.Literal('expression_of_concern')]),
-    uri: Nullable(Type.String()),
+    kind: NoticeKind,
+    uri: Nullable(Type.String({ description: 'Canonical URI of the notice itself, when known.' })),
+    document_id: Nullable(Type.String({ description: "The notice's own document in Lectern, when it holds one." })),
   },
-  { $id: 'Notice' },
+  { $id: 'Notice', description: 'An editorial notice concerning the work (docs/works.md).' },
+);
+
+export const NoticeTarget = Type.Object(
+  {
+    kind: NoticeKind,
+    uri: Nullable(Type.String({ description: 'Canonical URI of the work the notice concerns; null when the source names none.' })),
+    document_id: Nullable(Type.String({ description: "The work's document in Lectern, when it holds one." })),
+  },
+  { $id: 'NoticeTarget', description: 'A work that this notice (retraction, erratum, expression of concern) concerns.' },
+);
+
+export const Version = Type.Object(
+  {
+    id: Type.String(),
+    uris: Type.Array(Type.String()),
+    type: Nullable(Type.String({ description: 'preprint, journal-article, ... (the record\'s type).' })),
+    issued_date: Nullable(Type.String({ description: 'YYYY-MM-DD' })),
+    title: Type.String(),
+  },
+  { $id: 'Version', description: 'Another record of the same work: a preprint, the published article, another arXiv version (docs/works.md).' },
+);
+
+export const UriMatch = Type.Object(
+  {
+    requested: Type.String({ description: 'The URI asked for, in canonical form.' }),
+    held: Nullable(Type.String({ description: "This record's own URI for that work identity: the version it holds (null when only a version relation links them)." })),
+    exact: Type.Boolean({ description: 'True when the record carries the requested URI itself.' }),
+  },
+  { $id: 'UriMatch', description: 'By-URI reads: which version of the work answered for the requested URI.' },
 );
 
 export const Attribution = Type.Object(
@@ -55,7 +87,11 @@ export const Document = Type.Object(
     venue: Nullable(Type.String()),
     issns: Type.Array(Type.String()),
     is_retracted: Type.Boolean({ description: 'True when the work has been retracted: do not cite it as evidence.' }),
-    notices: Type.Array(ref(Notice), { description: 'Retractions, errata and expressions of concern attached to the work.' }),
+    notices: Type.Array(ref(Notice), { description: 'Retractions, errata and expressions of concern concerning the work (its own flags and the notice records pointing at any of its versions).' }),
+    notice_kind: Nullable(NoticeKind, { description: 'Set when this document is itself an editorial notice; a notice is never marked retracted itself.' }),
+    notice_of: Type.Array(ref(NoticeTarget), { description: 'For a notice: the works it concerns (empty for other documents).' }),
+    versions: Type.Array(ref(Version), { description: 'The other records of this work (preprint, published version, other arXiv versions), in id order.' }),
+    uri_match: Type.Optional(ref(UriMatch)),
     license: Nullable(Type.String()),
     attribution: Nullable(ref(Attribution)),
     references_count: Type.Integer({ minimum: 0, description: 'Number of cited works known to Lectern (see the references tools).' }),
@@ -117,4 +153,4 @@ export const DocumentQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const DOCUMENT_SCHEMAS = [Author, OriginalLink, Notice, Attribution, Document, V2DocumentResponse, ByUriResponse, SearchDocument, SimilarRequestV2];
+export const DOCUMENT_SCHEMAS = [Author, OriginalLink, Notice, NoticeTarget, Version, UriMatch, Attribution, Document, V2DocumentResponse, ByUriResponse, SearchDocument, SimilarRequestV2];

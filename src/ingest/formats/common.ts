@@ -1,6 +1,7 @@
 // Helpers shared by the input formats: type normalisation, dates, URI lists, line errors.
 import { canonicalUri } from '../../domain/canonical-uri.js';
-import type { DocumentRecord } from '../../domain/document.js';
+import type { DocumentRecord, NoticeKind, Relation } from '../../domain/document.js';
+import { noticeKindOf } from '../../domain/work.js';
 
 /** A record that cannot be ingested; the message says what to fix. */
 export class RecordError extends Error {
@@ -129,4 +130,92 @@ export function checkId(id: string): string {
     throw new RecordError(`invalid id ${JSON.stringify(id.slice(0, 80))}: 1-512 characters, no slashes or control characters`);
   }
   return id;
+}
+
+// Relations between works in source records (docs/works.md):
+//   Crossref `relation`: {"is-preprint-of": [{"id-type": "doi", "id": "10.…"}], …}
+//   Crossref `update-to`: [{"DOI": "10.…", "type": "retraction"}]  (the record is that notice)
+//   Lectern JSONL `relations`: [{"type": "is-preprint-of", "uri": "doi://10.…"}]
+const VERSION_RELATIONS = new Set(['is-preprint-of', 'has-preprint', 'is-version-of', 'has-version', 'is-same-as', 'is-identical-to', 'is-manifestation-of', 'has-manifestation']);
+const NOTICE_RELATIONS: Readonly<Record<string, NoticeKind>> = {
+  'is-retraction-of': 'retraction',
+  'is-correction-of': 'erratum',
+  'is-erratum-of': 'erratum',
+  'is-expression-of-concern-for': 'expression_of_concern',
+};
+const UPDATE_TYPES: Readonly<Record<string, NoticeKind>> = {
+  retraction: 'retraction',
+  partial_retraction: 'retraction',
+  withdrawal: 'retraction',
+  removal: 'retraction',
+  correction: 'erratum',
+  erratum: 'erratum',
+  corrigendum: 'erratum',
+  expression_of_concern: 'expression_of_concern',
+};
+
+/** Canonical URI of a relation's target: `{"id-type", "id"}`, `{"uri"}`, `{"doi"}`, `{"DOI"}` or a plain string. */
+function relationTarget(v: unknown): string | null {
+  if (typeof v === 'string') return canonicalUri(v);
+  if (typeof v !== 'object' || v === null) return null;
+  const o = v as Record<string, unknown>;
+  const idType = asString(o['id-type'])?.toLowerCase();
+  const id = asString(o.id);
+  if (id && idType === 'doi') return canonicalUri(`doi://${id}`);
+  if (id && idType === 'arxiv') return canonicalUri(`arxiv://${id}`);
+  if (id && (idType === 'pmid' || idType === 'pubmed')) return canonicalUri(`pubmed://${id}`);
+  const doi = asString(o.DOI) ?? asString(o.doi);
+  if (doi) return canonicalUri(/^10\./.test(doi) ? `doi://${doi}` : doi);
+  const uri = asString(o.uri) ?? id;
+  return uri ? canonicalUri(uri) : null;
+}
+
+const relationKind = (type: string): Relation['kind'] | null => {
+  const t = type.toLowerCase().replace(/_/g, '-');
+  return VERSION_RELATIONS.has(t) ? 'version' : (NOTICE_RELATIONS[t] ?? null);
+};
+
+/** The version and notice relations a source record states, canonical and deduplicated. */
+export function parseRelations(raw: Record<string, unknown>): Relation[] {
+  const out: Relation[] = [];
+  const add = (kind: Relation['kind'] | null, target: unknown) => {
+    const uri = kind ? relationTarget(target) : null;
+    if (kind && uri && !out.some((r) => r.kind === kind && r.uri === uri)) out.push({ kind, uri });
+  };
+  const relation = raw.relation;
+  if (typeof relation === 'object' && relation !== null && !Array.isArray(relation)) {
+    for (const [type, targets] of Object.entries(relation as Record<string, unknown>)) {
+      for (const t of Array.isArray(targets) ? targets : [targets]) add(relationKind(type), t);
+    }
+  }
+  for (const key of ['update-to', 'update_to']) {
+    const updates = raw[key];
+    if (!Array.isArray(updates)) continue;
+    for (const u of updates) {
+      const type = asString((u as Record<string, unknown> | null)?.type)?.toLowerCase().replace(/[\s-]/g, '_');
+      add(type ? (UPDATE_TYPES[type] ?? null) : null, u);
+    }
+  }
+  if (Array.isArray(raw.relations)) {
+    for (const r of raw.relations as unknown[]) {
+      const type = asString((r as Record<string, unknown> | null)?.type);
+      add(type ? relationKind(type) : null, r);
+    }
+  }
+  return out;
+}
+
+/**
+ * Sets the record's relations and, when it is an editorial notice (by type, title or a notice
+ * relation), its `noticeKind`. A notice is not itself retracted: OpenAlex flags some retraction notices
+ * `is_retracted`, but the flag belongs to the work they retract, so it is dropped here.
+ */
+export function applyWorkRelations(rec: DocumentRecord, raw: Record<string, unknown>): void {
+  const relations = parseRelations(raw);
+  if (relations.length > 0) rec.relations = relations;
+  const kind = noticeKindOf(rec.title, rec.type) ?? relations.find((r): r is { kind: NoticeKind; uri: string } => r.kind !== 'version')?.kind ?? null;
+  if (kind === null) return;
+  rec.noticeKind = kind;
+  rec.isRetracted = false;
+  rec.notices = rec.notices.filter((n) => n.uri !== null);
 }

@@ -2,7 +2,8 @@
 // text and originals named by a path relative to the JSONL file.
 import { arxivFromDoi } from '../../domain/canonical-uri.js';
 import type { DocumentRecord } from '../../domain/document.js';
-import { asString, asStringArray, blankRecord, canonicalList, checkId, isoToUnix, normalizeType, RecordError, type OriginalRef, type ParsedRecord } from './common.js';
+import { cleanMarkup, cleanNullable } from './clean-text.js';
+import { applyWorkRelations, asString, asStringArray, blankRecord, canonicalList, checkId, isoToUnix, normalizeType, RecordError, type OriginalRef, type ParsedRecord } from './common.js';
 
 export function parseLectern(raw: Record<string, unknown>): ParsedRecord {
   const id = checkId(asString(raw.id) ?? '');
@@ -24,8 +25,8 @@ export function parseLectern(raw: Record<string, unknown>): ParsedRecord {
     if (ax && !uris.includes(ax)) uris.push(ax);
   }
   rec.uris = uris;
-  rec.title = title;
-  rec.abstract = asString(raw.abstract);
+  rec.title = cleanMarkup(title) || title;
+  rec.abstract = cleanNullable(asString(raw.abstract), { paragraphs: true });
   rec.fullText = asString(raw.full_text) ?? asString(raw.body);
   rec.authors = (Array.isArray(raw.authors) ? raw.authors : [])
     .map((a) => (typeof a === 'string' ? { name: a, orcid: null } : { name: asString((a as Record<string, unknown>)?.name) ?? '', orcid: asString((a as Record<string, unknown>)?.orcid) }))
@@ -39,6 +40,7 @@ export function parseLectern(raw: Record<string, unknown>): ParsedRecord {
   rec.references = canonicalList([...asStringArray(raw.references), ...asStringArray(raw.referenced_works)]);
   rec.isRetracted = raw.is_retracted === true;
   rec.notices = rec.isRetracted ? [{ kind: 'retraction', uri: asString(raw.retraction_uri) }] : [];
+  applyWorkRelations(rec, raw);
   rec.license = asString(raw.license);
   const extra: DocumentRecord['extra'] = {};
   for (const k of ['cited_by_count', 'keywords', 'landing_page_url', 'oa_status', 'is_oa', 'biblio'] as const) {

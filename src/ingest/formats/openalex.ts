@@ -3,7 +3,8 @@
 // OpenAlex work URLs, kept as `https://openalex.org/W…` URIs; every work also carries its own OpenAlex
 // URL, so "documents citing X" resolves through the store (see search/citations).
 import { arxivFromDoi } from '../../domain/canonical-uri.js';
-import { asString, asStringArray, blankRecord, canonicalList, checkId, isoToUnix, normalizeType, RecordError, type ParsedRecord } from './common.js';
+import { cleanMarkup, cleanNullable } from './clean-text.js';
+import { applyWorkRelations, asString, asStringArray, blankRecord, canonicalList, checkId, isoToUnix, normalizeType, RecordError, type ParsedRecord } from './common.js';
 
 /** Rebuilds the abstract text from OpenAlex's inverted index. */
 export function invertedIndexToText(index: unknown): string | null {
@@ -46,8 +47,8 @@ export function parseOpenAlex(raw: Record<string, unknown>): ParsedRecord {
 
   const rec = blankRecord(id, 'documents', 'openalex');
   rec.uris = uris;
-  rec.title = title;
-  rec.abstract = invertedIndexToText(raw.abstract_inverted_index) ?? asString(raw.abstract);
+  rec.title = cleanMarkup(title) || title;
+  rec.abstract = cleanNullable(invertedIndexToText(raw.abstract_inverted_index) ?? asString(raw.abstract), { paragraphs: true });
   rec.authors = (Array.isArray(raw.authorships) ? (raw.authorships as Record<string, unknown>[]) : [])
     .map((a) => (a?.author ?? {}) as Record<string, unknown>)
     .map((a) => ({ name: asString(a.display_name) ?? '', orcid: asString(a.orcid) }))
@@ -61,6 +62,7 @@ export function parseOpenAlex(raw: Record<string, unknown>): ParsedRecord {
   rec.references = asStringArray(raw.referenced_works).map(openAlexUrl).filter((u): u is string => u !== null);
   rec.isRetracted = raw.is_retracted === true;
   rec.notices = rec.isRetracted ? [{ kind: 'retraction', uri: null }] : [];
+  applyWorkRelations(rec, raw);
   const oa = (raw.open_access ?? {}) as Record<string, unknown>;
   rec.license = asString(primary.license);
   rec.extra = Object.fromEntries(

@@ -30,7 +30,7 @@ export function fetchDocumentTool(deps: { documents: DocumentService; prices: Pr
     rateScope: 'documents',
     description: [
       'Returns the text of one document (paper, book, patent, encyclopedia entry or discussion post) with its bibliographic record.',
-      'Identify it by exactly one of `document_id` (from search results) or `uri` (a canonical URI such as doi://10.1016/j.fuel.2022.125636).',
+      'Identify it by exactly one of `document_id` (from search results) or `uri` (a canonical URI such as doi://10.1016/j.fuel.2022.125636). Any version of a work finds it (arxiv://…v1, the arXiv DOI, the published DOI); `document.uri_match` says which version the record holds, `document.versions` lists the others.',
       'The text is Markdown: a title line, the abstract, then the full text when Lectern has it.',
       'Limit the size with `max_tokens` (exactly the first N content tokens) and/or `max_chars` (at most N characters); `document.content_length` gives the full length, `truncated` says whether anything was cut. Start with max_tokens around 2000 to skim, then fetch more if needed.',
       `Cost: ${p.documentFetch} credits for the whole document, charged again on every fetch; with max_tokens or max_chars only the returned tokens count: ceil(tokens / ${p.documentTokensPerCredit}) credits, at most ${p.documentFetch}. Nothing is charged when the call fails (unknown document, invalid URI, insufficient credits).`,

@@ -143,7 +143,7 @@ export function searchDocumentsTool(deps: SearchToolDeps): ToolDefinition {
     rateScope: 'search',
     description: [
       'Searches Lectern\'s scholarly corpus (journal and conference papers, preprints, books, patents, encyclopedias) and returns ranked works with matching snippets.',
-      'Each hit has the work\'s id (for fetch_document, search_in_document, works_cited, works_citing), canonical URIs, title, authors, date, venue, an abstract cut to 600 characters and `is_retracted`/`notices`.',
+      'Each hit has the work\'s id (for fetch_document, search_in_document, works_cited, works_citing), canonical URIs, title, authors, date, venue, an abstract cut to 600 characters, `is_retracted`/`notices` (each notice with its own document_id), `versions` (the other records of the same work: preprint, published version) and, for a retraction notice or erratum itself, `notice_kind`/`notice_of` (the work it concerns).',
       `Filters: filter_types, filter_languages, published_after/published_before (YYYY[-MM[-DD]]), filter_publisher, filter_issns, filter_uri_prefixes. An empty query with filters lists matching works, newest first. Page with limit (1-${MCP_SEARCH_MAX_LIMIT}) and offset (offset + limit <= 500).`,
       costLine(deps.prices),
       'Retracted works are flagged (is_retracted, a warning line in the text): never cite them as support.',
