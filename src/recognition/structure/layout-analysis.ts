@@ -11,6 +11,7 @@ import { orderReading } from './reading-order.js';
 import { repairText, stripDotLeaders } from './text-repairs.js';
 import { CAPTION_RE, LIST_MARKER_RE, ORDERED_MARKER_RE, REFERENCES_HEADING_RE, SECTION_NUMBER_RE, SENTENCE_END_RE, looksLikeEquation, nonSpaceLength } from './patterns.js';
 import { detectTables, type TableRegion } from './tables.js';
+import { keptMarginLines, rowSwitchShare } from './layout-risk.js';
 
 /** An outline entry usable for headings (PDF bookmarks). */
 export interface OutlineHint {
@@ -34,6 +35,10 @@ export interface LayoutResult {
   readonly bodySize: number;
   /** Share 0..1 of text lines that share their row with another, separate line (columns, tables, forms). */
   readonly layoutComplexity: number;
+  /** Share 0..1 of text lines (table cells left out) reached sideways from a line beside them on the same row. */
+  readonly rowSwitches: number;
+  /** Lines kept in the top or bottom band that look like page furniture by position (short, small, set apart). */
+  readonly marginLinesKept: number;
 }
 
 /**
@@ -173,7 +178,14 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
     }
     classified.push(...pageBlocks);
   }
-  return { blocks: mergeBlocks(classified, vocab), removedLines: removed, bodySize: body, layoutComplexity: layoutComplexity(pages, allTableLines) };
+  return {
+    blocks: mergeBlocks(classified, vocab),
+    removedLines: removed,
+    bodySize: body,
+    layoutComplexity: layoutComplexity(pages, allTableLines),
+    rowSwitches: rowSwitchShare(pages, allTableLines),
+    marginLinesKept: keptMarginLines(pages, body),
+  };
 
   function classify(raw: RawBlock, next: RawBlock | undefined): Classified {
     const lines = raw.lines;
