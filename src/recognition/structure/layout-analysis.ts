@@ -131,10 +131,14 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
   const classified: Classified[] = [];
   let inReferences = false;
   let titleDone = false;
+  // Between the title and the first running text or other heading: the author block, whose names and
+  // affiliations are often set larger than the body but are not headings.
+  let underTitle = false;
   const maxFirstPageSize = Math.max(0, ...(pages[0]?.lines ?? []).filter((l) => l.y0 < (pages[0]?.height ?? 0) * 0.45).map((l) => l.size));
 
   const allTableLines = new Set<LayoutLine>();
   for (const page of pages) {
+    if (page !== pages[0]) underTitle = false;
     const tables = detectTables(page.lines, body);
     const tableLines = new Set<LayoutLine>(tables.flatMap((t) => t.lines));
     for (const l of tableLines) allTableLines.add(l);
@@ -159,6 +163,7 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
       emitTablesBefore(raw.lines[0]);
       const next = raws[i + 1];
       const c = classify(raw, next);
+      if (underTitle && ((c.kind === 'heading' && c.source !== 'title') || (c.kind === 'paragraph' && (raw.lines.length >= 2 || c.text.length >= 100)))) underTitle = false;
       // The references section runs from its heading to the next top-level heading (an appendix, say).
       if (c.kind === 'heading') inReferences = REFERENCES_HEADING_RE.test(c.text.trim()) || (inReferences && c.level > 2);
       if (inReferences && c.kind === 'paragraph' && !(c.size < body - 0.6 && raw.lines[0]!.y0 > page.height * 0.72)) {
@@ -238,6 +243,7 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
     // titles have commas too).
     if (!titleDone && page === (pages[0]?.page ?? 1) && ratio >= 1.3 && size >= maxFirstPageSize - 0.5 && raw.lines[0]!.y0 < raw.pageHeight * 0.45 && words <= 30) {
       titleDone = true;
+      underTitle = true;
       return { kind: 'heading', page, text: t, level: 1, source: 'title', size };
     }
     if (/[,;]$/.test(t) || /@|https?:\/\//.test(t) || WEB_ADDRESS_RE.test(t)) return null;
@@ -275,7 +281,11 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
       if (/^\d+$/.test(num) && Number(num) > 40) return null;
       return { kind: 'heading', page, text: t, level: Math.min(6, depth + 1), source: 'numbering', size };
     }
-    if (strongSize && !nextStartsLower) return { kind: 'heading', page, text: t, level: 0, source: 'font-size', size };
+    if (strongSize && !nextStartsLower) {
+      // Larger than the body but neither bold nor numbered, right under the title: an author or affiliation line.
+      if (underTitle && !bold && raw.lines[0]!.y0 < raw.pageHeight * 0.45) return null;
+      return { kind: 'heading', page, text: t, level: 0, source: 'font-size', size };
+    }
     if (bold && ratio >= 0.93 && !/:$/.test(t) && !nextStartsLower && words <= 14) {
       return { kind: 'heading', page, text: t, level: 0, source: 'bold', size };
     }
@@ -310,11 +320,19 @@ function listMarker(line: LayoutLine): { text: string; symbol: string } | null {
 }
 
 /** Splits a page's lines into raw blocks. Lines in `skip` (tables) are left out. */
+/**
+ * Bounds of the lines of one source block set in one style (size to the point, weight): a heading that
+ * MuPDF put in the same block as the paragraph below it, wider than the paragraph's column, must not make
+ * every full line of the paragraph look short (LibreOffice writes such blocks).
+ */
+const styleKey = (l: LayoutLine): string => `${l.block}|${Math.round(l.size)}|${l.bold ? 1 : 0}`;
+
 function segmentPage(page: PageExtraction, skip: Set<LayoutLine>): RawBlock[] {
-  const blockBounds = new Map<number, Box>();
+  const blockBounds = new Map<string, Box>();
   for (const l of page.lines) {
-    const b = blockBounds.get(l.block);
-    blockBounds.set(l.block, b ? { x0: Math.min(b.x0, l.x0), y0: Math.min(b.y0, l.y0), x1: Math.max(b.x1, l.x1), y1: Math.max(b.y1, l.y1) } : { x0: l.x0, y0: l.y0, x1: l.x1, y1: l.y1 });
+    const k = styleKey(l);
+    const b = blockBounds.get(k);
+    blockBounds.set(k, b ? { x0: Math.min(b.x0, l.x0), y0: Math.min(b.y0, l.y0), x1: Math.max(b.x1, l.x1), y1: Math.max(b.y1, l.y1) } : { x0: l.x0, y0: l.y0, x1: l.x1, y1: l.y1 });
   }
   const out: RawBlock[] = [];
   let cur: LayoutLine[] = [];
@@ -328,7 +346,7 @@ function segmentPage(page: PageExtraction, skip: Set<LayoutLine>): RawBlock[] {
       continue;
     }
     const a = cur[cur.length - 1];
-    if (a && startsNewBlock(a, l, cur, blockBounds.get(l.block)!)) flush();
+    if (a && startsNewBlock(a, l, cur, blockBounds.get(styleKey(l))!)) flush();
     cur.push(l);
   }
   flush();
