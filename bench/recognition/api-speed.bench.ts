@@ -1,5 +1,5 @@
 // End-to-end speed of the recognition job API on 10+ page text-layer papers (issue 17: >= 100 pages/s), with
-// the converter in process and the raw extractors measured in the same run for the ratios.
+// the converter in process and the raw extractors (pdftotext, mutool, pdf.js) measured in the same run.
 //   node dist/bench/recognition/api-speed.bench.js [--rounds N] [--poll-ms N] [--out FILE] [--workers N]
 // Each round uploads the paper with a few bytes appended after %%EOF (a new SHA-256, so no cached result and
 // no join with an earlier job; readers ignore them), then polls the job every `--poll-ms` (default 5) until
@@ -75,6 +75,15 @@ async function viaApi(bytes: Uint8Array): Promise<{ ms: number; submitMs: number
 }
 
 const runner = new LocalProcessRunner();
+const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
+/** pdf.js text extraction of every page (as in devset.bench), ms. */
+async function pdfjsMs(bytes: Uint8Array): Promise<number> {
+  const t = performance.now();
+  const doc = await pdfjs.getDocument({ data: new Uint8Array(bytes), verbosity: 0 }).promise;
+  for (let i = 1; i <= doc.numPages; i++) await (await doc.getPage(i)).getTextContent();
+  await doc.destroy();
+  return performance.now() - t;
+}
 const timeIt = (fn: () => void): number => {
   const t = performance.now();
   fn();
@@ -89,6 +98,7 @@ for (const file of files) {
   const inProcess: number[] = [];
   const pdftotext: number[] = [];
   const mutool: number[] = [];
+  const pdfjsText: number[] = [];
   let pages = 0;
   const load: number[] = [];
   for (let r = 0; r < rounds; r++) {
@@ -102,6 +112,7 @@ for (const file of files) {
     inProcess.push(performance.now() - t);
     pdftotext.push(timeIt(() => execFileSync('pdftotext', [file, '-'], { stdio: ['ignore', 'ignore', 'ignore'] })));
     mutool.push(timeIt(() => execFileSync('mutool', ['convert', '-F', 'text', '-o', join(dir, 'out.txt'), file], { stdio: 'ignore' })));
+    pdfjsText.push(await pdfjsMs(bytes));
   }
   const pps = (ms: number): number => round((pages / ms) * 1000);
   const row = {
@@ -111,6 +122,7 @@ for (const file of files) {
     in_process: { median_ms: round(median(inProcess)), median_pages_per_s: pps(median(inProcess)) },
     pdftotext: { median_ms: round(median(pdftotext)), median_pages_per_s: pps(median(pdftotext)) },
     mutool_text: { median_ms: round(median(mutool)), median_pages_per_s: pps(median(mutool)) },
+    pdfjs_text: { median_ms: round(median(pdfjsText)), median_pages_per_s: pps(median(pdfjsText)) },
     api_over_in_process: round(median(inProcess) / median(api), 2),
     load_average_1m: round(median(load), 2),
   };

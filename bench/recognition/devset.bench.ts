@@ -1,13 +1,14 @@
 // Lectern against raw extractors in the same run (issue 17): the generated development set (exact ground
 // truth, olmOCR-bench style checks) and the shared docling-pdf documents (edit distance, heading F1).
 //   node dist/bench/recognition/devset.bench.js [--out FILE] [--data DIR] [--dump DIR]
-// Tools compared: Lectern (convertDocument), `pdftotext` (reading order mode), `mutool convert -F text`.
-// pdf.js is not compared: pdfjs-dist is not a dependency of this repository (see docs/recognition.md).
+// Tools compared: Lectern (convertDocument), `pdftotext` (reading order mode), `mutool convert -F text`, and
+// pdf.js (pdfjs-dist, a development dependency: `getTextContent` per page, items joined as they come, a line
+// break where pdf.js marks the end of a line, as its text layer and most pdf.js-based extractors do).
 // Also reports the quality score's rank correlation (Spearman) and Pearson correlation with measured
 // quality (1 - normalised edit distance) over every document that has a ground truth.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { basename, join } from 'node:path';
 import { LocalProcessRunner } from '../../src/adapters/process/local-process-runner.js';
 import { convertDocument } from '../../src/recognition/index.js';
@@ -28,7 +29,8 @@ const runner = new LocalProcessRunner();
 const round = (x: number, d = 4): number => Math.round(x * 10 ** d) / 10 ** d;
 const mean = (xs: number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
 const devDir = join(repoRoot, 'bench', 'recognition', 'devset', 'work');
-const TOOLS = ['lectern', 'pdftotext', 'mutool'] as const;
+const TOOLS = ['lectern', 'pdftotext', 'mutool', 'pdfjs'] as const;
+const BASELINES = ['pdftotext', 'mutool', 'pdfjs'] as const;
 type Tool = (typeof TOOLS)[number];
 
 /** `mutool convert -F text` writes only to a file. */
@@ -36,6 +38,21 @@ function mutoolText(pdf: string): string {
   const txt = join(devDir, 'mutool-output.txt');
   execFileSync('mutool', ['convert', '-F', 'text', '-o', txt, pdf], { stdio: 'ignore' });
   return readFileSync(txt, 'utf8');
+}
+
+/** pdf.js text: every text item of every page in content order, a newline after items that end a line. */
+async function pdfjsText(pdf: string): Promise<string> {
+  const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
+  const doc = await pdfjs.getDocument({ data: new Uint8Array(readFileSync(pdf)), verbosity: 0 }).promise;
+  let out = '';
+  for (let i = 1; i <= doc.numPages; i++) {
+    const page = await doc.getPage(i);
+    for (const item of (await page.getTextContent()).items) if ('str' in item) out += item.str + (item.hasEOL ? '\n' : '');
+    out += '\n\n';
+    page.cleanup();
+  }
+  await doc.destroy();
+  return out;
 }
 
 async function run(tool: Tool, pdf: string): Promise<{ text: string; score?: number; grade?: string; components?: Record<string, number>; ms: number; pages?: number; ocrPages?: number }> {
@@ -53,7 +70,9 @@ async function run(tool: Tool, pdf: string): Promise<{ text: string; score?: num
   }
   const text = tool === 'pdftotext'
     ? execFileSync('pdftotext', [pdf, '-'], { encoding: 'utf8' })
-    : mutoolText(pdf);
+    : tool === 'pdfjs'
+      ? await pdfjsText(pdf)
+      : mutoolText(pdf);
   return { text, ms: performance.now() - t };
 }
 
@@ -111,7 +130,7 @@ for (const set of ['devset', 'devset-scan', 'produced', 'produced-scan', 'doclin
     headingF1Macro: round(mean(rs.map((r) => r[t].headingF1)), 3),
     ...(checks ? { checkPassRate: round(rs.reduce((n, r) => n + (r[t].checksPassed ?? 0), 0) / checks, 3) } : {}),
     // Documents where this tool's edit distance is more than 0.02 worse than the best raw extractor's.
-    ...(t === 'lectern' ? { docsWorseThanBestBaselineBy002: rs.filter((r) => r.lectern.editDistance > Math.min(r.pdftotext.editDistance, r.mutool.editDistance) + 0.02).map((r) => r.doc) } : {}),
+    ...(t === 'lectern' ? { docsWorseThanBestBaselineBy002: rs.filter((r) => r.lectern.editDistance > Math.min(...BASELINES.map((b) => r[b].editDistance)) + 0.02).map((r) => r.doc) } : {}),
   }]));
 }
 
@@ -122,7 +141,7 @@ const ocrSecondsPerPage = scans.length ? round(scans.reduce((n, r) => n + r.ms, 
 const result = {
   benchmark: 'recognition-devset',
   date: new Date().toISOString(),
-  machine: { cores: cpus().length, cpu: cpus()[0]?.model, node: process.version, pdftotext: execFileSync('pdftotext', ['-v'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).split('\n')[0] || 'pdftotext', mutool: execFileSync('mutool', ['-v'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim() || 'mutool' },
+  machine: { cores: cpus().length, cpu: cpus()[0]?.model, node: process.version, load_average_1m_at_end: Math.round(loadavg()[0]! * 100) / 100, pdfjs: (await import('pdfjs-dist/legacy/build/pdf.mjs')).version, pdftotext: execFileSync('pdftotext', ['-v'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).split('\n')[0] || 'pdftotext', mutool: execFileSync('mutool', ['-v'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim() || 'mutool' },
   summary,
   ocrSecondsPerPage,
   producedNotBuilt: produced.missing,

@@ -140,3 +140,21 @@ test('documents made by LaTeX and LibreOffice: furniture removed, order kept, cl
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('unmapped glyphs: a run becomes an unreadable-text comment still counted as garbage; one or two before a line are a bullet', async () => {
+  const { foldUnreadable } = await import('../../src/recognition/markdown/render-markdown.js');
+  const { plainText, textStatistics } = await import('../../src/recognition/report/text-statistics.js');
+  const md = foldUnreadable('Highlights\n\n\ufffd\ufffd \ufffd\ufffd\ufffd\ufffd \ufffd\ufffd\ufffd\n\nA caf\ufffd stays.\n');
+  assert.equal(md, 'Highlights\n\n<!-- unreadable text: 9 characters -->\n\nA caf\ufffd stays.\n');
+  assert.equal(textStatistics(plainText(md)).garbageRatio, textStatistics('Highlights \ufffd\ufffd\ufffd\ufffd\ufffd\ufffd\ufffd\ufffd\ufffd A caf\ufffd stays.').garbageRatio);
+  const lines = [L('\ufffd\ufffd Database performance and scalability', 72, 100), L('\ufffd\ufffd Database modernization and re-engineering', 72, 112), ...body(140, 5)];
+  const blocks = analyzeLayout({ pages: [A4(1, lines)] }).blocks;
+  assert.deepEqual(blocks[0], { kind: 'list', page: 1, ordered: false, items: ['Database performance and scalability', 'Database modernization and re-engineering'] });
+});
+
+test('a table whose "Table N" caption sits just above it follows the caption, wherever the stream wrote its cells', () => {
+  const cells = [['Column name', 'Data type'], ['FUNCTION_ID', 'VARCHAR(30)'], ['USER_NAME', 'VARCHAR(10)'], ['USAGE', 'VARCHAR(7)']].flatMap((r, i) => r.map((c, j) => L(c, [72, 250][j]!, 220 + i * 12, { block: 9 })));
+  const lines = [L('Table 2-1 FUNCTION_USAGE view', 72, 200, { block: 7 }), ...body(300, 6, 72, 8).map((l) => ({ ...l, text: l.text.replace('Body', 'After') })), ...cells];
+  const kinds = analyzeLayout({ pages: [A4(1, lines)] }).blocks.map((b) => b.kind);
+  assert.deepEqual(kinds.slice(0, 3), ['caption', 'table', 'paragraph']);
+});

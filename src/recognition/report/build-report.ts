@@ -94,6 +94,9 @@ export function buildReport(
   if (counts.equations > 0) ctx.warn('EQUATIONS_AS_TEXT', 'displayed equations are kept as plain text, not LaTeX');
   if (text.rtlRatio > 0.2) ctx.warn('RIGHT_TO_LEFT_TEXT', 'right-to-left text: the order of mixed-direction lines may be imperfect');
   if (text.longestRepeatedNgram && text.longestRepeatedNgram.words >= 120) ctx.warn('REPETITION_DETECTED', `a passage of ${text.longestRepeatedNgram.words} words occurs ${text.longestRepeatedNgram.occurrences} times`);
+  let unreadable = 0;
+  for (const m of markdown.matchAll(/<!-- unreadable text: (\d+) characters -->/g)) unreadable += Number(m[1]);
+  if (unreadable > 0) ctx.warn('UNMAPPED_GLYPHS', `${unreadable} characters in fonts without a character mapping could not be read; they are marked as unreadable text`);
   if (text.characters > 200 && (text.garbageRatio > 0.05 || text.letterRatio < 0.5)) ctx.warn('LOW_TEXT_QUALITY', 'many characters are not letters; the text may be garbled');
   if (facts.repaired) ctx.warn('DAMAGED_FILE_REPAIRED', 'the file was damaged and repaired while reading; some content may be missing');
   const sorted = [...conf].sort((a, b) => a - b);

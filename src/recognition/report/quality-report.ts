@@ -43,7 +43,9 @@ export type WarningCode =
   /** Displayed equations were kept as plain text (no LaTeX). */
   | 'EQUATIONS_AS_TEXT'
   /** The text has a high share of non-letter garbage characters. */
-  | 'LOW_TEXT_QUALITY';
+  | 'LOW_TEXT_QUALITY'
+  /** Runs of glyphs without a character mapping were left out as `<!-- unreadable text: N characters -->`. */
+  | 'UNMAPPED_GLYPHS';
 
 /** One warning with the pages it concerns (1-based; empty when document-wide). */
 export interface QualityWarning {

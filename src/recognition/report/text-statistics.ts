@@ -6,6 +6,8 @@ import { isLetterCode } from '../structure/patterns.js';
 /** Strips Markdown markup that is not text: page markers and other comments, heading marks, fences, table rules. */
 export function plainText(markdown: string): string {
   return markdown
+    // Unreadable runs folded into a comment still count as the garbage characters they were.
+    .replace(/<!-- unreadable text: (\d+) characters -->/g, (_, n: string) => '\ufffd'.repeat(Math.min(Number(n), 1_000_000)))
     .replace(/<!--[\s\S]*?-->/g, ' ')
     .replace(/^#{1,6}\s+/gm, '')
     .replace(/^(```|~~~~?).*$/gm, '')

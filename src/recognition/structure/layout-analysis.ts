@@ -67,6 +67,33 @@ export function layoutComplexity(pages: readonly PageExtraction[], resolved: Rea
   return total ? Math.round((shared / total) * 1000) / 1000 : 0;
 }
 
+/**
+ * The stream position right after the "Table N" caption line set just above `table` (within three body
+ * sizes of its top, overlapping it horizontally), or null when there is none.
+ */
+function captionAbove(table: TableRegion, lines: readonly LayoutLine[], tableLines: ReadonlySet<LayoutLine>, body: number): number | null {
+  let top = Infinity;
+  let x0 = Infinity;
+  let x1 = -Infinity;
+  for (const l of table.lines) {
+    top = Math.min(top, l.y0);
+    x0 = Math.min(x0, l.x0);
+    x1 = Math.max(x1, l.x1);
+  }
+  let best: number | null = null;
+  let bestGap = Infinity;
+  lines.forEach((l, i) => {
+    if (tableLines.has(l) || l.y1 > top + 1 || top - l.y1 > 3 * body || l.x1 < x0 || l.x0 > x1) return;
+    const cap = CAPTION_RE.exec(l.text.trim());
+    if (!cap || !cap[1]!.toLowerCase().startsWith('tab')) return;
+    if (top - l.y1 < bestGap) {
+      bestGap = top - l.y1;
+      best = i + 1;
+    }
+  });
+  return best;
+}
+
 interface RawBlock {
   readonly page: number;
   readonly lines: LayoutLine[];
@@ -145,8 +172,10 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
     const pending = new Map<TableRegion, boolean>();
     const raws = segmentPage(page, tableLines);
     const pageBlocks: Classified[] = [];
-    // Tables are placed where their first line sat in the stream (found once per table, not once per block).
-    const tableStarts = tables.length ? tables.map((t) => Math.min(...t.lines.map((l) => page.lines.indexOf(l)))) : [];
+    // Tables are placed where their first line sat in the stream (found once per table, not once per block),
+    // or right after their caption when a "Table N" caption sits just above them (the stream often writes
+    // a table's cells after the text that follows it on the page).
+    const tableStarts = tables.length ? tables.map((t) => captionAbove(t, page.lines, tableLines, body) ?? Math.min(...t.lines.map((l) => page.lines.indexOf(l)))) : [];
     const emitTablesBefore = (line: LayoutLine | undefined): void => {
       if (tables.length === 0) return;
       const at = line ? page.lines.indexOf(line) : 0;
