@@ -13,7 +13,7 @@ import type { MarkdownUnit, PageExtraction } from './layout-model.js';
  * 3: OCR lines are split at a column gutter only when the gap also stands out from the line's own spaces
  * (a justified narrow column kept whole), so version-2 OCR checkpoints hold other lines; and the layout
  * passes changed (furniture bands, table columns and captions, unreadable runs), so cached version-2
- * results differ from what this pipeline makes.
+ * results differ from what this pipeline makes; text-layer lines carry their LaTeX form (`math`, ADR 0097).
  */
 export const PIPELINE_VERSION = 'lectern-recognition/3';
 

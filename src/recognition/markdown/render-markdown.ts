@@ -38,9 +38,11 @@ export function renderMarkdown(blocks: readonly DocBlock[], options: RenderOptio
       case 'heading':
         parts.push(`${'#'.repeat(Math.max(1, Math.min(6, b.level)))} ${collapseWhitespace(b.text).trim()}`);
         break;
+      case 'equation':
+        parts.push(b.latex !== undefined ? `$$${b.latex}$$` : escapeLineStart(b.text));
+        break;
       case 'paragraph':
       case 'caption':
-      case 'equation':
       case 'reference':
         parts.push(escapeLineStart(b.text));
         break;

@@ -91,7 +91,8 @@ export function buildReport(
   const text = textStatistics(plainText(markdown), markdown);
   const headingsTotal = Object.values(counts.headingsByLevel).reduce((a, b) => a + b, 0);
   if (headingsTotal === 0 && text.words > 150) ctx.warn('NO_HEADINGS_DETECTED', 'no headings were found; the Markdown is a flat sequence of paragraphs');
-  if (counts.equations > 0) ctx.warn('EQUATIONS_AS_TEXT', 'displayed equations are kept as plain text, not LaTeX');
+  const asText = counts.equationsAsText ?? counts.equations;
+  if (asText > 0) ctx.warn('EQUATIONS_AS_TEXT', `${asText} of ${counts.equations} displayed equations could not be rebuilt as LaTeX (no math fonts, or stacked fractions and radicals) and are kept as plain text`);
   if (text.rtlRatio > 0.2) ctx.warn('RIGHT_TO_LEFT_TEXT', 'right-to-left text: the order of mixed-direction lines may be imperfect');
   if (text.longestRepeatedNgram && text.longestRepeatedNgram.words >= 120) ctx.warn('REPETITION_DETECTED', `a passage of ${text.longestRepeatedNgram.words} words occurs ${text.longestRepeatedNgram.occurrences} times`);
   let unreadable = 0;

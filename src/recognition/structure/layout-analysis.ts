@@ -11,6 +11,7 @@ import { orderReading } from './reading-order.js';
 import { repairText, stripDotLeaders } from './text-repairs.js';
 import { CAPTION_RE, LIST_MARKER_RE, ORDERED_MARKER_RE, REFERENCES_HEADING_RE, SECTION_NUMBER_RE, SENTENCE_END_RE, looksLikeEquation, nonSpaceLength } from './patterns.js';
 import { detectTables, type TableRegion } from './tables.js';
+import { displayLatex } from './math-latex.js';
 import { keptMarginLines, rowSwitchShare } from './layout-risk.js';
 
 /** An outline entry usable for headings (PDF bookmarks). */
@@ -107,7 +108,7 @@ type Classified =
   | { kind: 'item'; page: number; text: string; ordered: boolean; x0: number; size: number }
   | { kind: 'caption'; page: number; text: string; target: 'figure' | 'table' | 'other' }
   | { kind: 'code'; page: number; text: string }
-  | { kind: 'equation'; page: number; text: string }
+  | { kind: 'equation'; page: number; text: string; latex?: string }
   | { kind: 'footnote'; page: number; label: string; text: string }
   | { kind: 'reference'; page: number; text: string }
   | { kind: 'table'; page: number; rows: string[][] }
@@ -251,8 +252,13 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
     if (fm && first.y0 > raw.pageHeight * 0.72 && size < body - 0.6) {
       return { kind: 'footnote', page, label: fm[1]!, text: text.slice(fm[0].length) };
     }
+    // A displayed equation: lines all math (rebuilt as LaTeX), or lines that read as a formula in text.
+    const display = lines.length <= 3 && lines.every((l) => l.math) ? lines.map((l) => displayLatex(l.math!)) : null;
+    if (display && display.every((d) => d !== null)) return { kind: 'equation', page, text, latex: display.join(' \\\\ ') };
     if (lines.length <= 3 && looksLikeEquation(text)) return { kind: 'equation', page, text };
-    return { kind: 'paragraph', page, text: stripDotLeaders(text), size, lines, last: lines[lines.length - 1]!.text };
+    // Running text with math in it: the math as inline `$...$` (the plain text decided everything above).
+    const shown = lines.some((l) => l.math) ? joinParagraph(lines.map((l) => l.math ?? l.text), vocab) : text;
+    return { kind: 'paragraph', page, text: stripDotLeaders(shown), size, lines, last: lines[lines.length - 1]!.text };
   }
 
   function headingOf(raw: RawBlock, text: string, size: number, bold: boolean, next: RawBlock | undefined): Classified | null {
@@ -569,7 +575,7 @@ function mergeBlocks(items: Classified[], vocab: Vocabulary): DocBlock[] {
         lastPara = null;
         break;
       case 'equation':
-        out.push({ kind: 'equation', page: c.page, text: c.text });
+        out.push({ kind: 'equation', page: c.page, text: c.text, ...(c.latex !== undefined ? { latex: c.latex } : {}) });
         break;
       case 'footnote':
         out.push({ kind: 'footnote', page: c.page, label: c.label, text: c.text });
