@@ -31,6 +31,8 @@ test('inline math in running text: the math runs in $...$, punctuation after the
   const line = mathLine([run('The burial rate'), run('B', { math: true }), run(' of a core follows from the density'), run('ρ', { math: true }), run(', the fraction'), run('f', { math: true }), run(':')], [false, true, false, true, false, true, false]);
   assert.equal(line, 'The burial rate $B$ of a core follows from the density $\\rho$, the fraction $f$:');
   assert.equal(mathLine([run('No math here')], [false]), null);
+  // A dollar amount in the same line stays text.
+  assert.equal(mathLine([run('costs $5 per'), run('n', { math: true })], [false, true]), 'costs \\$5 per $n$');
 });
 
 test('the text-layer parser keeps the plain text and adds the LaTeX form of lines with math fonts', () => {

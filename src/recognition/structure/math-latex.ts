@@ -72,11 +72,10 @@ export function mathLine(runs: readonly MathRun[], spaces: readonly boolean[]): 
     kinds.push(kind);
     if (!kind) baseRun = r;
   }
-  const script = (r: MathRun): '^' | '_' | null => kinds[runs.indexOf(r)] ?? null;
   // Which runs belong to formulas: math runs, scripts, and runs of operators and digits reaching a math run
   // through other such runs on one side, and on the other side a math run or the end of the line
   // ("a² + 8 = 12": the "+ 8 = 12" run ends the line).
-  const base = runs.map((r) => r.math || script(r) !== null);
+  const base = runs.map((r, i) => r.math || kinds[i] !== null);
   const operator = runs.map((r) => OPERATOR_TEXT_RE.test(r.text));
   const reaches = (i: number, step: 1 | -1): 'math' | 'end' | null => {
     for (let j = i + step; j >= 0 && j < runs.length; j += step) {
@@ -104,10 +103,11 @@ export function mathLine(runs: readonly MathRun[], spaces: readonly boolean[]): 
         out = `${out.trimEnd()}$`;
         open = false;
       }
-      out += space + r.text;
+      // A dollar sign of the text must not open or close a formula.
+      out += space + r.text.replace(/\$/g, '\\$');
       continue;
     }
-    const s = script(r);
+    const s = kinds[i]!;
     // A math italic run of several letters is a product of variables ("ρfa"): one symbol each, spaced.
     const tex = r.math && !s ? [...r.text.trim()].map((ch) => texOf(ch).trim()).reduce((acc, t) => (acc && /[A-Za-z]$/.test(acc) && /^[A-Za-z\\]/.test(t) ? `${acc} ${t}` : acc + t), '') : texOf(r.text.trim());
     if (!open) {
