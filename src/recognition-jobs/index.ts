@@ -16,4 +16,4 @@ export {
   type Submitted,
 } from './recognition-job-service.js';
 export { ConversionPool, type ConversionRun, type PoolStats } from './conversion-pool.js';
-export { threadedConvert, serveConversion, type ConversionRequest, type ThreadLimits } from './threaded-convert.js';
+export { threadedConvert, serveConversion, closeWarmThreads, type ConversionRequest, type ThreadLimits, type WarmThreadData } from './threaded-convert.js';

@@ -10,8 +10,12 @@ import type { MarkdownUnit, PageExtraction } from './layout-model.js';
  * results should be cached under (sha256, PIPELINE_VERSION).
  * 2: pages of dot leaders (tables of contents) keep their text layer instead of going to OCR, so a page
  * checkpointed by version 1 may hold an OCR reading the current pipeline would not make.
+ * 3: OCR lines are split at a column gutter only when the gap also stands out from the line's own spaces
+ * (a justified narrow column kept whole), so version-2 OCR checkpoints hold other lines; and the layout
+ * passes changed (furniture bands, table columns and captions, unreadable runs), so cached version-2
+ * results differ from what this pipeline makes; text-layer lines carry their LaTeX form (`math`, ADR 0097).
  */
-export const PIPELINE_VERSION = 'lectern-recognition/2';
+export const PIPELINE_VERSION = 'lectern-recognition/3';
 
 /** One finished page; plain JSON, safe to store and send back through `resumeFrom`. */
 export interface PageCheckpoint {

@@ -105,7 +105,7 @@ async function convertWith(format: DocumentFormat, bytes: Uint8Array, ctx: Conve
     const epub = await convertEpub(bytes, ctx);
     const counts = epub.counts;
     const facts: InputFacts = { ...base, pageCount: epub.units.length, encrypted: epub.encrypted, repaired: false, producer: epub.producer, metadata: epub.metadata };
-    const report = buildReport(facts, epub.units, epub.markdown, counts, 0, ctx);
+    const report = buildReport(facts, epub.units, epub.markdown, counts, ctx);
     return { markdown: epub.markdown, report, metadata: report.input.metadata, blocks: [] };
   }
   let pages: PageExtraction[];
@@ -136,7 +136,7 @@ async function convertWith(format: DocumentFormat, bytes: Uint8Array, ctx: Conve
   const counts: StructureCounts = countBlocks(layout.blocks);
   const metadata = format === 'pdf' ? pdfMetadata(info, layout.blocks) : { ...NO_METADATA, title: firstHeading(layout.blocks) };
   const facts: InputFacts = { ...base, pageCount, encrypted, repaired, producer: info.Producer ?? info.Creator ?? null, metadata };
-  const report = buildReport(facts, pages as (PageExtraction | MarkdownUnit)[], markdown, counts, layout.removedLines, ctx, layout.layoutComplexity);
+  const report = buildReport(facts, pages as (PageExtraction | MarkdownUnit)[], markdown, counts, ctx, layout);
   return { markdown, report, metadata: report.input.metadata, blocks: layout.blocks };
 }
 

@@ -28,6 +28,8 @@ export interface LayoutLine extends Box {
   readonly sizeEstimated?: boolean;
   /** Mean word confidence 0..100 for OCR lines; absent for text layers. */
   readonly confidence?: number;
+  /** The line with its math-font runs as LaTeX (`$...$` segments, ADR 0097); absent when it has none. */
+  readonly math?: string;
 }
 
 /** How a page's text was obtained. */

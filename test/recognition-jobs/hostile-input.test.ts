@@ -12,8 +12,8 @@ import { createHash } from 'node:crypto';
 import { testApp, type TestApp } from '../helpers/app.js';
 import { buildEpub } from '../recognition/helpers/epub-builder.js';
 import { balance, submit, waitFor } from './helpers.js';
-import { threadedConvert, MAX_CONVERSION_ATTEMPTS } from '../../src/recognition-jobs/index.js';
-import { isRecognitionError } from '../../src/recognition/index.js';
+import { threadedConvert, MAX_CONVERSION_ATTEMPTS, type ConvertFn } from '../../src/recognition-jobs/index.js';
+import { isRecognitionError, RecognitionError } from '../../src/recognition/index.js';
 
 describe('hostile recognition input', () => {
   let app: TestApp;
@@ -99,7 +99,14 @@ test('a conversion thread past its wall-time limit is stopped as conversion_time
 });
 
 test('a cancelled job whose content no other job needs leaves no upload behind', async () => {
-  const app = await testApp({}, { recognition: { workers: 1, wrapConvert: () => () => new Promise(() => {}) } });
+  // A conversion that never finishes on its own; like the real one, it answers an abort with `cancelled`.
+  const forever: ConvertFn = (_bytes, options) =>
+    new Promise((_, reject) => {
+      const cancelled = () => reject(new RecognitionError('cancelled', 'the conversion was cancelled'));
+      if (options.signal?.aborted) cancelled();
+      options.signal?.addEventListener('abort', cancelled, { once: true });
+    });
+  const app = await testApp({}, { recognition: { workers: 1, wrapConvert: () => forever } });
   try {
     const a = await app.account({ credits: 100 });
     const epub = buildEpub({ chapters: [{ file: 'c1.xhtml', body: '<p>Waiting forever.</p>' }] });

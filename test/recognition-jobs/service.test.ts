@@ -20,7 +20,7 @@ const clock = { nowMs: () => Date.UTC(2026, 10, 1) };
 const prices = { search: 0, searchPerHit: 0, documentFetch: 0, documentTokensPerCredit: 1, documentPassages: 0, conversationTurn: 0, conversationEdit: 0, similar: 0, recognitionPerPage: 2 };
 const principal = (accountId: number): Principal => ({ accountId, credential: 'api_key', credentialId: 'k', scopes: [], clientId: null, isAgent: false, audience: null });
 
-async function setup(opts: { runner?: ProcessRunner; store?: (s: RecognitionJobStore) => RecognitionJobStore; convert?: ConvertFn } = {}) {
+async function setup(opts: { runner?: ProcessRunner; store?: (s: RecognitionJobStore) => RecognitionJobStore; convert?: ConvertFn; checkpointBatch?: { pages: number; ms: number } } = {}) {
   const fixture = await openMemorySqlite();
   const tmp = tempDir();
   const s = fixture.storage;
@@ -35,7 +35,7 @@ async function setup(opts: { runner?: ProcessRunner; store?: (s: RecognitionJobS
     billing: new BillingService(s.ledger, clock),
     prices,
     clock,
-    settings: { workers: 1, maxBytes: 1 << 20, maxPages: 100, ocrLanguages: ['eng'], pageConcurrency: 1 },
+    settings: { workers: 1, maxBytes: 1 << 20, maxPages: 100, ocrLanguages: ['eng'], pageConcurrency: 1, ...(opts.checkpointBatch ? { checkpointBatch: opts.checkpointBatch } : {}) },
     report: () => {},
     convert: opts.convert ?? convertDocument,
   });
@@ -75,6 +75,8 @@ test('a format whose tools are missing: 503 format_unavailable naming them; othe
 test('a checkpoint the store cannot save fails the job (internal), nothing charged (worker thread)', { skip: await needs('mutool') }, async () => {
   const t = await setup({
     convert: threadedConvert(new URL('../../src/recognition-worker.js', import.meta.url)),
+    // Every page written before the next (batches would let a two-page conversion finish before its first write).
+    checkpointBatch: { pages: 1, ms: 0 },
     store: (base) => ({
       createOrGet: (j) => base.createOrGet(j),
       get: (id) => base.get(id),

@@ -59,7 +59,7 @@ test('score: product of factors, graded; failures and low OCR confidence lower i
     // Distinct made-up words, so nothing repeats and no token is a single letter.
     text: textStatistics(Array.from({ length: 300 }, (_, i) => `w${(i * 7919).toString(26).replace(/[0-9]/g, (d) => 'klmnopqrst'[Number(d)]!)}`).join(' ')),
     ocr: { pages: 0, meanConfidence: null, p10Confidence: null, pagesBelow60: [], rotatedPages: [] },
-    structure: { headings: { total: 3, byLevel: {}, bySource: {} }, paragraphs: 5, lists: 0, listItems: 0, tables: 0, figures: 0, captions: 0, equations: 0, footnotes: 0, references: 0, codeBlocks: 0, removedHeaderFooterLines: 0, layoutComplexity: 0 },
+    structure: { headings: { total: 3, byLevel: {}, bySource: {} }, paragraphs: 5, lists: 0, listItems: 0, tables: 0, figures: 0, captions: 0, equations: 0, footnotes: 0, references: 0, codeBlocks: 0, removedHeaderFooterLines: 0, layoutComplexity: 0, rowSwitches: 0, marginLinesKept: 0, imageDominatedPages: 0 },
   };
   const good = scoreReport(base);
   assert.equal(good.value, 1);

@@ -4,12 +4,44 @@
 // and a scanned variant DIR/<name>.scan.pdf: each page rendered by `pdftoppm` at 100 dpi in gray, with
 // deterministic noise (speckles and grain) added, as an image-only PDF with the same ground truth.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildPdf, type PageSpec } from '../../../test/recognition/helpers/pdf-builder.js';
 import { parsePgm } from '../../../src/recognition/ocr/pgm.js';
 import { repoRoot } from '../../../test/helpers/paths.js';
 import { devDocuments } from './documents.js';
+import { producedDocuments, type ProducedDocument } from './sources.js';
+
+/** Whether a program answers `--version` (the producers are optional: Debian packages, not dependencies). */
+function installed(tool: string): boolean {
+  try {
+    execFileSync(tool, ['--version'], { stdio: 'ignore', timeout: 60_000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Compiles one produced document into `dir/<name>.pdf`; false when its producer is not installed. */
+function produce(d: ProducedDocument, dir: string): boolean {
+  const work = join(dir, `${d.name}.build`);
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(work, { recursive: true });
+  if (d.producer === 'latex') {
+    writeFileSync(join(work, `${d.name}.tex`), d.source);
+    // Twice, as LaTeX documents are built (references, page styles settle on the second run).
+    for (let i = 0; i < 2; i++) execFileSync('pdflatex', ['-interaction=nonstopmode', '-halt-on-error', `${d.name}.tex`], { cwd: work, stdio: 'ignore', timeout: 120_000 });
+  } else {
+    writeFileSync(join(work, `${d.name}.fodt`), d.source);
+    // A private profile, so concurrent runs (and a user's own LibreOffice) do not share one.
+    execFileSync('soffice', [`-env:UserInstallation=file://${join(work, 'profile')}`, '--headless', '--convert-to', 'pdf', '--outdir', work, join(work, `${d.name}.fodt`)], { stdio: 'ignore', timeout: 300_000 });
+  }
+  const pdf = join(work, `${d.name}.pdf`);
+  if (!existsSync(pdf)) throw new Error(`${d.producer} made no PDF for ${d.name}`);
+  renameSync(pdf, join(dir, `${d.name}.pdf`));
+  rmSync(work, { recursive: true, force: true });
+  return true;
+}
 
 /** A small deterministic generator (mulberry32), so every build makes the same noise. */
 function random(seed: number): () => number {
@@ -44,6 +76,34 @@ export function scanPdf(pdf: string, out: string, pages: number, seed: number): 
   writeFileSync(out, buildPdf(specs, { Producer: 'lectern devset scanner' }));
 }
 
+/**
+ * Builds the documents made by LaTeX and LibreOffice into `dir` (those whose producer is installed), each
+ * with a scanned variant; returns the PDF paths and the names of the documents left out.
+ */
+export function buildProduced(dir: string): { pdfs: string[]; missing: string[] } {
+  mkdirSync(dir, { recursive: true });
+  const have = { latex: installed('pdflatex'), libreoffice: installed('soffice') };
+  const pdfs: string[] = [];
+  const missing: string[] = [];
+  for (const d of producedDocuments()) {
+    if (!have[d.producer]) {
+      missing.push(d.name);
+      continue;
+    }
+    produce(d, dir);
+    const pdf = join(dir, `${d.name}.pdf`);
+    // And a scanned variant of each, as for the generated documents.
+    const pages = Number(/^Pages:\s+(\d+)/m.exec(execFileSync('pdfinfo', [pdf], { encoding: 'utf8' }))?.[1] ?? 1);
+    scanPdf(pdf, join(dir, `${d.name}.scan.pdf`), pages, 101 + pdfs.length);
+    for (const name of [d.name, `${d.name}.scan`]) {
+      writeFileSync(join(dir, `${name}.md`), d.truth);
+      writeFileSync(join(dir, `${name}.checks.json`), `${JSON.stringify(d.checks, null, 2)}\n`);
+    }
+    pdfs.push(pdf, join(dir, `${d.name}.scan.pdf`));
+  }
+  return { pdfs, missing };
+}
+
 /** Builds every document (and its scanned variant when `scans`) into `dir`; returns the PDF paths. */
 export function buildDevset(dir: string, scans = true): string[] {
   mkdirSync(dir, { recursive: true });
@@ -64,4 +124,7 @@ export function buildDevset(dir: string, scans = true): string[] {
 if (process.argv[1]?.endsWith('build.js')) {
   const dir = process.argv[2] ?? join(repoRoot, 'bench', 'recognition', 'devset', 'work');
   for (const p of buildDevset(dir)) console.log(p);
+  const produced = buildProduced(join(dir, 'produced'));
+  for (const p of produced.pdfs) console.log(p);
+  if (produced.missing.length) console.log(`not built (producer not installed): ${produced.missing.join(', ')}`);
 }

@@ -38,9 +38,11 @@ export function renderMarkdown(blocks: readonly DocBlock[], options: RenderOptio
       case 'heading':
         parts.push(`${'#'.repeat(Math.max(1, Math.min(6, b.level)))} ${collapseWhitespace(b.text).trim()}`);
         break;
+      case 'equation':
+        parts.push(b.latex !== undefined ? `$$${b.latex}$$` : escapeLineStart(b.text));
+        break;
       case 'paragraph':
       case 'caption':
-      case 'equation':
       case 'reference':
         parts.push(escapeLineStart(b.text));
         break;
@@ -68,5 +70,19 @@ export function renderMarkdown(blocks: readonly DocBlock[], options: RenderOptio
     }
   }
   if (options.pageCount) advance(options.pageCount);
-  return parts.join('\n\n') + (parts.length ? '\n' : '');
+  return foldUnreadable(parts.join('\n\n') + (parts.length ? '\n' : ''));
+}
+
+/** Five or more glyphs without a character mapping (U+FFFD, private use), spaces between them allowed. */
+const UNREADABLE_RUN_RE = /[\ufffd\ue000-\uf8ff](?:[ \t]*[\ufffd\ue000-\uf8ff]){4,}/g;
+/** The comment that stands for such a run; `plainText` expands it again for the report's statistics. */
+export const UNREADABLE_COMMENT_RE = /<!-- unreadable text: (\d+) characters -->/g;
+
+/**
+ * Text set in a font without a character mapping comes out as runs of U+FFFD that say nothing to a reader
+ * or a search index: a run of five or more becomes `<!-- unreadable text: N characters -->` (the report
+ * still counts the characters as garbage and warns with `UNMAPPED_GLYPHS`). Single marks stay in place.
+ */
+export function foldUnreadable(markdown: string): string {
+  return markdown.replace(UNREADABLE_RUN_RE, (run) => `<!-- unreadable text: ${run.replace(/[ \t]/g, '').length} characters -->`);
 }

@@ -69,12 +69,33 @@ export function parseTesseractTsv(tsv: string, scale: number): OcrText {
     });
     group = [];
   };
+  // The tallest word of each tesseract line: words without ascenders ("cost", "of") are half an em high, so
+  // their own heights would take the wide spaces of a justified narrow column for a gutter.
+  // A justified line in a narrow column stretches every space alike, so a gap only counts as a gutter when
+  // it is also well over the line's typical gap.
+  const lineHeight = new Map<string, number>();
+  const lineGaps = new Map<string, number[]>();
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!;
+    lineHeight.set(w.key, Math.max(lineHeight.get(w.key) ?? 0, w.height));
+    const prev = words[i - 1];
+    if (prev && prev.key === w.key) {
+      const gaps = lineGaps.get(w.key) ?? [];
+      gaps.push(w.left - (prev.left + prev.width));
+      lineGaps.set(w.key, gaps);
+    }
+  }
+  const medianGap = new Map<string, number>();
+  for (const [k, gaps] of lineGaps) medianGap.set(k, [...gaps].sort((a, b) => a - b)[Math.floor(gaps.length / 2)]!);
   for (const w of words) {
     const prev = group[group.length - 1];
     // Tesseract sometimes reads two text columns with a narrow gutter as one line: a gap between words of
-    // over 1.5 times the taller word's height (about 1.6 em; justified spaces stay well under one em) is a
-    // column or cell boundary, as in the text-layer path, so the line is split there.
-    const wide = prev !== undefined && w.left - (prev.left + prev.width) > 1.5 * Math.max(prev.height, w.height);
+    // over 1.5 times the line's tallest word (about 1.6 em) and 2.5 times the line's median gap, or of over
+    // three times its tallest word (a table row, whose gaps are all wide), is a column or cell boundary, as
+    // in the text-layer path, so the line is split there.
+    const gap = prev !== undefined ? w.left - (prev.left + prev.width) : 0;
+    const tall = lineHeight.get(w.key) ?? Math.max(prev?.height ?? 0, w.height);
+    const wide = prev !== undefined && gap > 1.5 * tall && (gap > 2.5 * (medianGap.get(w.key) ?? 0) || gap > 3 * tall);
     if (group.length && (group[0]!.key !== w.key || wide)) flush();
     group.push(w);
   }

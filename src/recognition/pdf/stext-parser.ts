@@ -4,6 +4,7 @@
 // right-to-left scripts in visual order, so those runs are turned back into logical order.
 import type { Box, LayoutLine } from '../layout-model.js';
 import { collapseWhitespace, nonSpaceLength } from '../structure/patterns.js';
+import { MATH_FONT_RE, mathLine } from '../structure/math-latex.js';
 
 interface StextFont {
   name?: string;
@@ -46,6 +47,8 @@ interface Run {
   bold: boolean;
   italic: boolean;
   mono: boolean;
+  /** Set in a math font (TeX math italic and symbols, OpenType math fonts). */
+  math: boolean;
   rtl: boolean;
   /** Characters of `text` that are not white space (the weight of the run's style). */
   chars: number;
@@ -58,6 +61,7 @@ export interface FontFlags {
   bold: boolean;
   italic: boolean;
   mono: boolean;
+  math: boolean;
 }
 
 const BOLD_RE = /bold|black|heavy|semibold|demi|[-,+]bd\b|cmbx|\bmedium\b/i;
@@ -89,6 +93,7 @@ function fontFlags(f: StextFont, cache: Map<string, FontFlags[]>): FontFlags {
     bold: f.weight === 'bold' || BOLD_RE.test(name),
     italic: f.style === 'italic' || ITALIC_RE.test(name),
     mono: f.family === 'monospace' || MONO_RE.test(name),
+    math: MATH_FONT_RE.test(name),
   };
   list.push(e);
   return e;
@@ -152,6 +157,7 @@ export function parseStextPage(page: StextPage, fonts: Map<string, FontFlags[]> 
         bold: flags.bold,
         italic: flags.italic,
         mono: flags.mono,
+        math: flags.math,
         rtl: RTL_CHAR.test(text),
         chars: nonSpaceLength(text),
       });
@@ -281,20 +287,26 @@ function buildLine(runs: Run[], block: number): LayoutLine | null {
   let prev: Run | undefined;
   const rtl = isRtlRow(runs);
   const threshold = runs.length > 1 ? wordGapThreshold(runs, rtl) : 0;
+  const hasMath = !rtl && runs.some((r) => r.math);
+  const spaces: boolean[] = [];
   for (const r of runs) {
     const t = r.rtl ? visualToLogical(r.text) : r.text;
+    let space = false;
     if (prev) {
       const gap = rtl ? prev.x0 - r.x1 : r.x0 - prev.x1;
       // In a monospaced face a space is a whole cell (0.6 em): a gap under half a cell is not one.
       const limit = r.mono && prev.mono ? Math.max(threshold, 0.3) : threshold;
       const needsSpace = gap > limit * Math.max(r.size, prev.size) || (rtl && r.rtl !== prev.rtl && gap > 0.5);
-      if (needsSpace && !/\s$/.test(text) && !/^\s/.test(t)) text += ' ';
+      space = needsSpace && !/\s$/.test(text) && !/^\s/.test(t);
+      if (space) text += ' ';
     }
+    if (hasMath) spaces.push(space || /^\s/.test(t));
     text += t;
     prev = r;
   }
   text = collapseWhitespace(text).trim();
   if (!text) return null;
+  const math = hasMath ? mathLine(runs, spaces) : null;
   // Dominant style by character count, ignoring raised or lowered small runs (footnote marks, indices).
   const weights = new Map<number, number>();
   let bold = 0;
@@ -338,5 +350,6 @@ function buildLine(runs: Run[], block: number): LayoutLine | null {
     italic: chars > 0 && italic / chars > 0.6,
     mono: chars > 0 && mono / chars > 0.6,
     block,
+    ...(math && math !== text ? { math: collapseWhitespace(math).trim() } : {}),
   };
 }

@@ -33,15 +33,42 @@ const MESSAGES: Partial<Record<WarningCode, string>> = {
   MISSING_SPINE_ITEM: 'spine items point to files missing from the archive',
 } as Partial<Record<WarningCode, string>>;
 
+/** What the layout passes measured (PDF and DJVU; EPUB markup has no page layout). */
+export interface LayoutFacts {
+  readonly removedLines: number;
+  readonly layoutComplexity: number;
+  readonly rowSwitches: number;
+  readonly marginLinesKept: number;
+}
+
+const NO_LAYOUT: LayoutFacts = { removedLines: 0, layoutComplexity: 0, rowSwitches: 0, marginLinesKept: 0 };
+
+/** Images over this share of a page's area with text under IMAGE_PAGE_MAX_CHARS: the text is likely in the images. */
+const IMAGE_PAGE_AREA = 0.5;
+const IMAGE_PAGE_MAX_CHARS = 200;
+
+/** Text-layer pages dominated by images and nearly without text of their own. */
+function imageDominatedPages(units: readonly (PageExtraction | MarkdownUnit)[]): number {
+  let n = 0;
+  for (const u of units) {
+    if (u.kind !== 'text-layer' || u.images.length === 0) continue;
+    const area = u.images.reduce((s, b) => s + Math.max(0, b.x1 - b.x0) * Math.max(0, b.y1 - b.y0), 0);
+    if (area < IMAGE_PAGE_AREA * u.width * u.height) continue;
+    let chars = 0;
+    for (const l of u.lines) chars += l.text.length;
+    if (chars < IMAGE_PAGE_MAX_CHARS) n++;
+  }
+  return n;
+}
+
 /** Builds the report; page notes become warnings with page lists. */
 export function buildReport(
   facts: InputFacts,
   units: readonly (PageExtraction | MarkdownUnit)[],
   markdown: string,
   counts: StructureCounts,
-  removedLines: number,
   ctx: ConversionContext,
-  layoutComplexity = 0,
+  layout: LayoutFacts = NO_LAYOUT,
 ): QualityReport {
   const which = { textLayer: [] as number[], ocr: [] as number[], empty: [] as number[], failed: [] as number[], skipped: [] as number[] };
   const conf: number[] = [];
@@ -61,12 +88,16 @@ export function buildReport(
     }
   }
   if (below.length) for (const p of below) ctx.warn('OCR_LOW_CONFIDENCE', 'OCR confidence is below 60 on these pages; expect recognition errors', p);
-  const text = textStatistics(plainText(markdown));
+  const text = textStatistics(plainText(markdown), markdown);
   const headingsTotal = Object.values(counts.headingsByLevel).reduce((a, b) => a + b, 0);
   if (headingsTotal === 0 && text.words > 150) ctx.warn('NO_HEADINGS_DETECTED', 'no headings were found; the Markdown is a flat sequence of paragraphs');
-  if (counts.equations > 0) ctx.warn('EQUATIONS_AS_TEXT', 'displayed equations are kept as plain text, not LaTeX');
+  const asText = counts.equationsAsText ?? counts.equations;
+  if (asText > 0) ctx.warn('EQUATIONS_AS_TEXT', `${asText} of ${counts.equations} displayed equations could not be rebuilt as LaTeX (no math fonts, or stacked fractions and radicals) and are kept as plain text`);
   if (text.rtlRatio > 0.2) ctx.warn('RIGHT_TO_LEFT_TEXT', 'right-to-left text: the order of mixed-direction lines may be imperfect');
   if (text.longestRepeatedNgram && text.longestRepeatedNgram.words >= 120) ctx.warn('REPETITION_DETECTED', `a passage of ${text.longestRepeatedNgram.words} words occurs ${text.longestRepeatedNgram.occurrences} times`);
+  let unreadable = 0;
+  for (const m of markdown.matchAll(/<!-- unreadable text: (\d+) characters -->/g)) unreadable += Number(m[1]);
+  if (unreadable > 0) ctx.warn('UNMAPPED_GLYPHS', `${unreadable} characters in fonts without a character mapping could not be read; they are marked as unreadable text`);
   if (text.characters > 200 && (text.garbageRatio > 0.05 || text.letterRatio < 0.5)) ctx.warn('LOW_TEXT_QUALITY', 'many characters are not letters; the text may be garbled');
   if (facts.repaired) ctx.warn('DAMAGED_FILE_REPAIRED', 'the file was damaged and repaired while reading; some content may be missing');
   const sorted = [...conf].sort((a, b) => a - b);
@@ -98,8 +129,11 @@ export function buildReport(
     footnotes: counts.footnotes,
     references: counts.references,
     codeBlocks: counts.codeBlocks,
-    removedHeaderFooterLines: removedLines,
-    layoutComplexity,
+    removedHeaderFooterLines: layout.removedLines,
+    layoutComplexity: layout.layoutComplexity,
+    rowSwitches: layout.rowSwitches,
+    marginLinesKept: layout.marginLinesKept,
+    imageDominatedPages: imageDominatedPages(units),
   };
   const warnings: QualityWarning[] = [...ctx.warnings.entries()]
     .map(([code, w]) => ({ code, message: w.message, pages: [...w.pages].sort((a, b) => a - b) }))

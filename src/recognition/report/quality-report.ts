@@ -43,7 +43,9 @@ export type WarningCode =
   /** Displayed equations were kept as plain text (no LaTeX). */
   | 'EQUATIONS_AS_TEXT'
   /** The text has a high share of non-letter garbage characters. */
-  | 'LOW_TEXT_QUALITY';
+  | 'LOW_TEXT_QUALITY'
+  /** Runs of glyphs without a character mapping were left out as `<!-- unreadable text: N characters -->`. */
+  | 'UNMAPPED_GLYPHS';
 
 /** One warning with the pages it concerns (1-based; empty when document-wide). */
 export interface QualityWarning {
@@ -139,6 +141,12 @@ export interface QualityReport {
     readonly removedHeaderFooterLines: number;
     /** Share 0..1 of text lines sharing their row with another line (columns, tables, forms): reading-order risk. */
     readonly layoutComplexity: number;
+    /** Share 0..1 of text lines (table cells left out) that the reading order reaches sideways from a line on the same row. */
+    readonly rowSwitches: number;
+    /** Lines kept in the top or bottom band of a page that look like page furniture by position (short, small, set apart). */
+    readonly marginLinesKept: number;
+    /** Text-layer pages whose images cover over half the page while they carry under 200 characters: text drawn in images is not read. */
+    readonly imageDominatedPages: number;
   };
   readonly warnings: readonly QualityWarning[];
   readonly score: {
@@ -160,6 +168,10 @@ export interface TextStatistics {
   readonly garbageRatio: number;
   /** Share 0..1 of non-whitespace characters that are letters (any script). */
   readonly letterRatio: number;
+  /** Share 0..1 of non-whitespace characters that are the digits 0-9 (tables and figures of numbers are not garbage). */
+  readonly digitRatio: number;
+  /** Share 0..1 of paragraphs that stop mid-sentence before another paragraph (cut text, misread reading order). */
+  readonly brokenParagraphRatio: number;
   /** Share 0..1 of word tokens that are a single character (high in broken OCR or letter-spaced text). */
   readonly singleCharTokenRatio: number;
   /** Longest word sequence that occurs at least twice: its length in words, occurrences and the first words. */

@@ -18,7 +18,8 @@ export function scoreReport(r: Inputs): QualityReport['score'] {
   const coverage = clamp(1 - lost / total);
   // Text sanity: garbage characters, too few letters, letter-spaced or broken OCR tokens.
   const garbage = clamp(1 - 10 * r.text.garbageRatio);
-  const letters = r.text.characters === 0 ? 0 : clamp(0.3 + 0.75 * r.text.letterRatio);
+  // Digits are text too: a table of figures is not garbled (ADR 0095).
+  const letters = r.text.characters === 0 ? 0 : clamp(0.3 + 0.75 * (r.text.letterRatio + r.text.digitRatio));
   // A short text gives weak evidence ("like é or ç" is 3 singles in 9 words): the penalty grows with the
   // number of words and is whole from SINGLES_FULL_EVIDENCE_WORDS on.
   const evidence = Math.min(1, r.text.words / SINGLES_FULL_EVIDENCE_WORDS);
@@ -29,8 +30,18 @@ export function scoreReport(r: Inputs): QualityReport['score'] {
   const ocrShare = r.ocr.pages / total;
   const conf = r.ocr.meanConfidence ?? 100;
   const ocr = 1 - ocrShare * (1 - 0.9 * clamp(conf / 100));
-  // Layout: lines sharing their row with other text (columns, tables, forms) are where reading order fails.
-  const layout = clamp(1 - 0.35 * Math.min(1, r.structure.layoutComplexity / 0.5));
+  // Layout (ADR 0095): what the output still reads across a row (a form, an undetected table, columns read
+  // row by row) is the main risk; a complex page read column by column keeps a small one (blocks may still
+  // be out of order).
+  const layout = clamp(1 - 0.1 * Math.min(1, r.structure.layoutComplexity / 0.5) - 0.4 * Math.min(1, r.structure.rowSwitches / 0.25));
+  // Page furniture kept: short, small lines set apart in the top or bottom band, per page with text.
+  const textPages = Math.max(1, r.pages.textLayer + r.pages.ocr);
+  const margins = 1 - 0.15 * Math.min(1, r.structure.marginLinesKept / textPages);
+  // Paragraphs cut mid-sentence (furniture between them, blocks out of order, lines never joined), beyond
+  // the fifth that labels and captions account for; weighed by how many paragraphs there are.
+  const paragraphs = 1 - 0.3 * Math.max(0, r.text.brokenParagraphRatio - 0.2) * Math.min(1, r.structure.paragraphs / 10);
+  // Pages that are mostly image with almost no text of their own: the text drawn in the images is lost.
+  const images = 1 - 0.5 * (r.structure.imageDominatedPages / total);
   // Repetition: a passage of 120+ words repeated verbatim is a duplicated text layer or a loop.
   const rep = r.text.longestRepeatedNgram;
   const repetition = rep && rep.words >= 120 ? 0.9 : 1;
@@ -38,7 +49,7 @@ export function scoreReport(r: Inputs): QualityReport['score'] {
   const direction = 1 - 0.1 * clamp(r.text.rtlRatio);
   // Structure: long documents without any heading are harder to navigate.
   const structure = r.structure.headings.total > 0 || r.pages.total < 2 || r.format === 'epub' ? 1 : 0.9;
-  const components = { coverage, garbage, letters, singles, ocr, layout, repetition, direction, structure };
+  const components = { coverage, garbage, letters, singles, ocr, layout, margins, paragraphs, images, repetition, direction, structure };
   const value = Object.values(components).reduce((a, b) => a * b, 1);
   const rounded = Object.fromEntries(Object.entries(components).map(([k, v]) => [k, Math.round(v * 1000) / 1000]));
   return { value: Math.round(value * 1000) / 1000, grade: gradeOf(value), components: rounded };

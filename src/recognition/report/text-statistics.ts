@@ -6,6 +6,8 @@ import { isLetterCode } from '../structure/patterns.js';
 /** Strips Markdown markup that is not text: page markers and other comments, heading marks, fences, table rules. */
 export function plainText(markdown: string): string {
   return markdown
+    // Unreadable runs folded into a comment still count as the garbage characters they were.
+    .replace(/<!-- unreadable text: (\d+) characters -->/g, (_, n: string) => '\ufffd'.repeat(Math.min(Number(n), 1_000_000)))
     .replace(/<!--[\s\S]*?-->/g, ' ')
     .replace(/^#{1,6}\s+/gm, '')
     .replace(/^(```|~~~~?).*$/gm, '')
@@ -20,11 +22,15 @@ const LETTER = /\p{L}/u;
 const isGarbage = (cp: number): boolean =>
   cp === 0xfffd || (cp >= 0xe000 && cp <= 0xf8ff) || cp < 0x20 || (cp >= 0x7f && cp < 0xa0) || cp >= 0xf0000 || (cp >= 0x25a0 && cp <= 0x25ff && cp !== 0x25cf);
 
-/** Computes the statistics of a plain text. */
-export function textStatistics(text: string): TextStatistics {
+/**
+ * Computes the statistics of a plain text; `markdown`, the text before its markup was removed, gives the
+ * paragraph structure (`brokenParagraphRatio` is 0 without it).
+ */
+export function textStatistics(text: string, markdown?: string): TextStatistics {
   let characters = 0;
   let garbage = 0;
   let letters = 0;
+  let digits = 0;
   let rtl = 0;
   for (let i = 0; i < text.length; i++) {
     let cp = text.charCodeAt(i);
@@ -35,6 +41,7 @@ export function textStatistics(text: string): TextStatistics {
     if (cp === 32 || cp === 10 || cp === 9 || cp === 13 || cp === 0xa0 || cp === 0x3000 || (cp >= 0x2000 && cp <= 0x200b)) continue;
     characters++;
     if (isGarbage(cp)) garbage++;
+    if (cp >= 0x30 && cp <= 0x39) digits++;
     const isLetter = isLetterCode(cp);
     if (isLetter) {
       letters++;
@@ -51,6 +58,8 @@ export function textStatistics(text: string): TextStatistics {
     words: tokens.length,
     garbageRatio: round(characters ? garbage / characters : 0),
     letterRatio: round(characters ? letters / characters : 0),
+    digitRatio: round(characters ? digits / characters : 0),
+    brokenParagraphRatio: markdown === undefined ? 0 : brokenParagraphRatio(markdown),
     singleCharTokenRatio: round(tokens.length ? single / tokens.length : 0),
     longestRepeatedNgram: longestRepeat(tokens, lowered.length === tokens.length ? lowered : undefined),
     language: guessLanguage(text.length > 50_000 ? text.slice(0, 50_000) : text),
@@ -59,6 +68,31 @@ export function textStatistics(text: string): TextStatistics {
 }
 
 const round = (x: number): number => Math.round(x * 10000) / 10000;
+
+/** A paragraph's last character(s) that close a sentence (or a caption-like label's colon). */
+const CLOSED_RE = /[.!?:;。！？…)\]"'”’»]$/;
+/** Markdown blocks that are not running paragraphs: headings, tables, lists, code, quotes, comments, math, footnotes. */
+const NOT_PARAGRAPH_RE = /^(?:#{1,6}\s|\||[-*+]\s|\d{1,3}[.)]\s|```|~~~|>|<!--|\$\$|\[\^)/;
+
+/**
+ * Share 0..1 of the Markdown's paragraphs (three words or more) that stop mid-sentence (no closing
+ * punctuation) while the next block is another paragraph: text cut by page furniture left in, by columns or
+ * blocks read in the wrong order, or lines that never joined into paragraphs. Well-converted prose scores
+ * near 0; labels and captions without a full stop account for the rest.
+ */
+export function brokenParagraphRatio(markdown: string): number {
+  const blocks = markdown.split(/\n\s*\n/).map((b) => b.trim()).filter((b) => b && !/^<!--[\s\S]*-->$/.test(b));
+  let paragraphs = 0;
+  let broken = 0;
+  for (let i = 0; i < blocks.length; i++) {
+    const b = blocks[i]!;
+    if (NOT_PARAGRAPH_RE.test(b) || b.split(/\s+/).length < 3) continue;
+    paragraphs++;
+    const next = blocks[i + 1];
+    if (next && !NOT_PARAGRAPH_RE.test(next) && !CLOSED_RE.test(b)) broken++;
+  }
+  return paragraphs ? round(broken / paragraphs) : 0;
+}
 
 /**
  * Longest word n-gram (n <= 200) occurring at least twice, found by binary search on n (if an n-gram

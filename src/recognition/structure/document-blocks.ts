@@ -13,7 +13,8 @@ export type DocBlock =
   | { readonly kind: 'figure'; readonly page: number }
   | { readonly kind: 'caption'; readonly page: number; readonly text: string; readonly target: 'figure' | 'table' | 'other' }
   | { readonly kind: 'code'; readonly page: number; readonly text: string }
-  | { readonly kind: 'equation'; readonly page: number; readonly text: string }
+  /** A displayed equation; `latex` when its math fonts allowed rebuilding it (rendered `$$...$$`). */
+  | { readonly kind: 'equation'; readonly page: number; readonly text: string; readonly latex?: string }
   | { readonly kind: 'footnote'; readonly page: number; readonly label: string; readonly text: string }
   | { readonly kind: 'reference'; readonly page: number; readonly text: string };
 
@@ -28,6 +29,8 @@ export interface StructureCounts {
   readonly figures: number;
   readonly captions: number;
   readonly equations: number;
+  /** Displayed equations kept as plain text (no LaTeX could be rebuilt); PDF and DJVU only. */
+  readonly equationsAsText?: number;
   readonly footnotes: number;
   readonly references: number;
   readonly codeBlocks: number;
@@ -37,7 +40,7 @@ export interface StructureCounts {
 export function countBlocks(blocks: readonly DocBlock[]): StructureCounts {
   const byLevel: Record<string, number> = {};
   const bySource: Record<string, number> = {};
-  const c = { paragraphs: 0, lists: 0, listItems: 0, tables: 0, figures: 0, captions: 0, equations: 0, footnotes: 0, references: 0, codeBlocks: 0 };
+  const c = { paragraphs: 0, lists: 0, listItems: 0, tables: 0, figures: 0, captions: 0, equations: 0, equationsAsText: 0, footnotes: 0, references: 0, codeBlocks: 0 };
   for (const b of blocks) {
     switch (b.kind) {
       case 'heading':
@@ -65,6 +68,7 @@ export function countBlocks(blocks: readonly DocBlock[]): StructureCounts {
         break;
       case 'equation':
         c.equations++;
+        if (b.latex === undefined) c.equationsAsText++;
         break;
       case 'footnote':
         c.footnotes++;

@@ -11,6 +11,8 @@ import { orderReading } from './reading-order.js';
 import { repairText, stripDotLeaders } from './text-repairs.js';
 import { CAPTION_RE, LIST_MARKER_RE, ORDERED_MARKER_RE, REFERENCES_HEADING_RE, SECTION_NUMBER_RE, SENTENCE_END_RE, looksLikeEquation, nonSpaceLength } from './patterns.js';
 import { detectTables, type TableRegion } from './tables.js';
+import { displayLatex } from './math-latex.js';
+import { keptMarginLines, rowSwitchShare } from './layout-risk.js';
 
 /** An outline entry usable for headings (PDF bookmarks). */
 export interface OutlineHint {
@@ -34,6 +36,10 @@ export interface LayoutResult {
   readonly bodySize: number;
   /** Share 0..1 of text lines that share their row with another, separate line (columns, tables, forms). */
   readonly layoutComplexity: number;
+  /** Share 0..1 of text lines (table cells left out) reached sideways from a line beside them on the same row. */
+  readonly rowSwitches: number;
+  /** Lines kept in the top or bottom band that look like page furniture by position (short, small, set apart). */
+  readonly marginLinesKept: number;
 }
 
 /**
@@ -62,6 +68,33 @@ export function layoutComplexity(pages: readonly PageExtraction[], resolved: Rea
   return total ? Math.round((shared / total) * 1000) / 1000 : 0;
 }
 
+/**
+ * The stream position right after the "Table N" caption line set just above `table` (within three body
+ * sizes of its top, overlapping it horizontally), or null when there is none.
+ */
+function captionAbove(table: TableRegion, lines: readonly LayoutLine[], tableLines: ReadonlySet<LayoutLine>, body: number): number | null {
+  let top = Infinity;
+  let x0 = Infinity;
+  let x1 = -Infinity;
+  for (const l of table.lines) {
+    top = Math.min(top, l.y0);
+    x0 = Math.min(x0, l.x0);
+    x1 = Math.max(x1, l.x1);
+  }
+  let best: number | null = null;
+  let bestGap = Infinity;
+  lines.forEach((l, i) => {
+    if (tableLines.has(l) || l.y1 > top + 1 || top - l.y1 > 3 * body || l.x1 < x0 || l.x0 > x1) return;
+    const cap = CAPTION_RE.exec(l.text.trim());
+    if (!cap || !cap[1]!.toLowerCase().startsWith('tab')) return;
+    if (top - l.y1 < bestGap) {
+      bestGap = top - l.y1;
+      best = i + 1;
+    }
+  });
+  return best;
+}
+
 interface RawBlock {
   readonly page: number;
   readonly lines: LayoutLine[];
@@ -75,7 +108,7 @@ type Classified =
   | { kind: 'item'; page: number; text: string; ordered: boolean; x0: number; size: number }
   | { kind: 'caption'; page: number; text: string; target: 'figure' | 'table' | 'other' }
   | { kind: 'code'; page: number; text: string }
-  | { kind: 'equation'; page: number; text: string }
+  | { kind: 'equation'; page: number; text: string; latex?: string }
   | { kind: 'footnote'; page: number; label: string; text: string }
   | { kind: 'reference'; page: number; text: string }
   | { kind: 'table'; page: number; rows: string[][] }
@@ -126,18 +159,24 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
   const classified: Classified[] = [];
   let inReferences = false;
   let titleDone = false;
+  // Between the title and the first running text or other heading: the author block, whose names and
+  // affiliations are often set larger than the body but are not headings.
+  let underTitle = false;
   const maxFirstPageSize = Math.max(0, ...(pages[0]?.lines ?? []).filter((l) => l.y0 < (pages[0]?.height ?? 0) * 0.45).map((l) => l.size));
 
   const allTableLines = new Set<LayoutLine>();
   for (const page of pages) {
+    if (page !== pages[0]) underTitle = false;
     const tables = detectTables(page.lines, body);
     const tableLines = new Set<LayoutLine>(tables.flatMap((t) => t.lines));
     for (const l of tableLines) allTableLines.add(l);
     const pending = new Map<TableRegion, boolean>();
     const raws = segmentPage(page, tableLines);
     const pageBlocks: Classified[] = [];
-    // Tables are placed where their first line sat in the stream (found once per table, not once per block).
-    const tableStarts = tables.length ? tables.map((t) => Math.min(...t.lines.map((l) => page.lines.indexOf(l)))) : [];
+    // Tables are placed where their first line sat in the stream (found once per table, not once per block),
+    // or right after their caption when a "Table N" caption sits just above them (the stream often writes
+    // a table's cells after the text that follows it on the page).
+    const tableStarts = tables.length ? tables.map((t) => captionAbove(t, page.lines, tableLines, body) ?? Math.min(...t.lines.map((l) => page.lines.indexOf(l)))) : [];
     const emitTablesBefore = (line: LayoutLine | undefined): void => {
       if (tables.length === 0) return;
       const at = line ? page.lines.indexOf(line) : 0;
@@ -154,6 +193,7 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
       emitTablesBefore(raw.lines[0]);
       const next = raws[i + 1];
       const c = classify(raw, next);
+      if (underTitle && ((c.kind === 'heading' && c.source !== 'title') || (c.kind === 'paragraph' && (raw.lines.length >= 2 || c.text.length >= 100)))) underTitle = false;
       // The references section runs from its heading to the next top-level heading (an appendix, say).
       if (c.kind === 'heading') inReferences = REFERENCES_HEADING_RE.test(c.text.trim()) || (inReferences && c.level > 2);
       if (inReferences && c.kind === 'paragraph' && !(c.size < body - 0.6 && raw.lines[0]!.y0 > page.height * 0.72)) {
@@ -173,7 +213,14 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
     }
     classified.push(...pageBlocks);
   }
-  return { blocks: mergeBlocks(classified, vocab), removedLines: removed, bodySize: body, layoutComplexity: layoutComplexity(pages, allTableLines) };
+  return {
+    blocks: mergeBlocks(classified, vocab),
+    removedLines: removed,
+    bodySize: body,
+    layoutComplexity: layoutComplexity(pages, allTableLines),
+    rowSwitches: rowSwitchShare(pages, allTableLines),
+    marginLinesKept: keptMarginLines(pages, body),
+  };
 
   function classify(raw: RawBlock, next: RawBlock | undefined): Classified {
     const lines = raw.lines;
@@ -205,8 +252,13 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
     if (fm && first.y0 > raw.pageHeight * 0.72 && size < body - 0.6) {
       return { kind: 'footnote', page, label: fm[1]!, text: text.slice(fm[0].length) };
     }
+    // A displayed equation: lines all math (rebuilt as LaTeX), or lines that read as a formula in text.
+    const display = lines.length <= 3 && lines.every((l) => l.math) ? lines.map((l) => displayLatex(l.math!)) : null;
+    if (display && display.every((d) => d !== null)) return { kind: 'equation', page, text, latex: display.join(' \\\\ ') };
     if (lines.length <= 3 && looksLikeEquation(text)) return { kind: 'equation', page, text };
-    return { kind: 'paragraph', page, text: stripDotLeaders(text), size, lines, last: lines[lines.length - 1]!.text };
+    // Running text with math in it: the math as inline `$...$` (the plain text decided everything above).
+    const shown = lines.some((l) => l.math) ? joinParagraph(lines.map((l) => l.math ?? l.text), vocab) : text;
+    return { kind: 'paragraph', page, text: stripDotLeaders(shown), size, lines, last: lines[lines.length - 1]!.text };
   }
 
   function headingOf(raw: RawBlock, text: string, size: number, bold: boolean, next: RawBlock | undefined): Classified | null {
@@ -226,6 +278,7 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
     // titles have commas too).
     if (!titleDone && page === (pages[0]?.page ?? 1) && ratio >= 1.3 && size >= maxFirstPageSize - 0.5 && raw.lines[0]!.y0 < raw.pageHeight * 0.45 && words <= 30) {
       titleDone = true;
+      underTitle = true;
       return { kind: 'heading', page, text: t, level: 1, source: 'title', size };
     }
     if (/[,;]$/.test(t) || /@|https?:\/\//.test(t) || WEB_ADDRESS_RE.test(t)) return null;
@@ -263,7 +316,11 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
       if (/^\d+$/.test(num) && Number(num) > 40) return null;
       return { kind: 'heading', page, text: t, level: Math.min(6, depth + 1), source: 'numbering', size };
     }
-    if (strongSize && !nextStartsLower) return { kind: 'heading', page, text: t, level: 0, source: 'font-size', size };
+    if (strongSize && !nextStartsLower) {
+      // Larger than the body but neither bold nor numbered, right under the title: an author or affiliation line.
+      if (underTitle && !bold && raw.lines[0]!.y0 < raw.pageHeight * 0.45) return null;
+      return { kind: 'heading', page, text: t, level: 0, source: 'font-size', size };
+    }
     if (bold && ratio >= 0.93 && !/:$/.test(t) && !nextStartsLower && words <= 14) {
       return { kind: 'heading', page, text: t, level: 0, source: 'bold', size };
     }
@@ -298,11 +355,19 @@ function listMarker(line: LayoutLine): { text: string; symbol: string } | null {
 }
 
 /** Splits a page's lines into raw blocks. Lines in `skip` (tables) are left out. */
+/**
+ * Bounds of the lines of one source block set in one style (size to the point, weight): a heading that
+ * MuPDF put in the same block as the paragraph below it, wider than the paragraph's column, must not make
+ * every full line of the paragraph look short (LibreOffice writes such blocks).
+ */
+const styleKey = (l: LayoutLine): string => `${l.block}|${Math.round(l.size)}|${l.bold ? 1 : 0}`;
+
 function segmentPage(page: PageExtraction, skip: Set<LayoutLine>): RawBlock[] {
-  const blockBounds = new Map<number, Box>();
+  const blockBounds = new Map<string, Box>();
   for (const l of page.lines) {
-    const b = blockBounds.get(l.block);
-    blockBounds.set(l.block, b ? { x0: Math.min(b.x0, l.x0), y0: Math.min(b.y0, l.y0), x1: Math.max(b.x1, l.x1), y1: Math.max(b.y1, l.y1) } : { x0: l.x0, y0: l.y0, x1: l.x1, y1: l.y1 });
+    const k = styleKey(l);
+    const b = blockBounds.get(k);
+    blockBounds.set(k, b ? { x0: Math.min(b.x0, l.x0), y0: Math.min(b.y0, l.y0), x1: Math.max(b.x1, l.x1), y1: Math.max(b.y1, l.y1) } : { x0: l.x0, y0: l.y0, x1: l.x1, y1: l.y1 });
   }
   const out: RawBlock[] = [];
   let cur: LayoutLine[] = [];
@@ -316,7 +381,7 @@ function segmentPage(page: PageExtraction, skip: Set<LayoutLine>): RawBlock[] {
       continue;
     }
     const a = cur[cur.length - 1];
-    if (a && startsNewBlock(a, l, cur, blockBounds.get(l.block)!)) flush();
+    if (a && startsNewBlock(a, l, cur, blockBounds.get(styleKey(l))!)) flush();
     cur.push(l);
   }
   flush();
@@ -510,7 +575,7 @@ function mergeBlocks(items: Classified[], vocab: Vocabulary): DocBlock[] {
         lastPara = null;
         break;
       case 'equation':
-        out.push({ kind: 'equation', page: c.page, text: c.text });
+        out.push({ kind: 'equation', page: c.page, text: c.text, ...(c.latex !== undefined ? { latex: c.latex } : {}) });
         break;
       case 'footnote':
         out.push({ kind: 'footnote', page: c.page, label: c.label, text: c.text });

@@ -1,7 +1,10 @@
 // Text patterns shared by the structure passes (lists, captions, numbering, references, equations).
 
-/** A bullet or enumerator at the start of a list item; group 1 is the marker. */
-export const LIST_MARKER_RE = /^([•◦▪▫●○■□☐☑☒❏❑‣⁃∙·►▶✓✔❖➢➤\-–—*\ue000-\uf8ff]|\(?\d{1,3}[.)](?!\d)|\(?[a-z][.)]|\([ivx]{1,5}\)|[ivx]{1,5}\.)\s+(?=\S)/;
+/**
+ * A bullet or enumerator at the start of a list item; group 1 is the marker. A glyph without a character
+ * mapping (one or two U+FFFD) before the text is a dingbat bullet.
+ */
+export const LIST_MARKER_RE = /^([•◦▪▫●○■□☐☑☒❏❑‣⁃∙·►▶✓✔❖➢➤\-–—*\ue000-\uf8ff]|\ufffd{1,2}|\(?\d{1,3}[.)](?!\d)|\(?[a-z][.)]|\([ivx]{1,5}\)|[ivx]{1,5}\.)\s+(?=\S)/;
 
 /** Markers that make a list ordered. */
 export const ORDERED_MARKER_RE = /^\(?(\d{1,3}|[a-z]|[ivx]{1,5})[.)]/;

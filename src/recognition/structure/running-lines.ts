@@ -8,6 +8,7 @@
 // running title with volume/issue/pages, an arXiv stamp or a copyright line) goes too: no repetition needed.
 import type { LayoutLine, PageExtraction } from '../layout-model.js';
 import { collapseWhitespace } from './patterns.js';
+import { gapTowardBody } from './layout-risk.js';
 
 /** Fraction of the page height that counts as the top or bottom margin. */
 const MARGIN = 0.1;
@@ -41,6 +42,23 @@ export const FURNITURE_RE = new RegExp(
  */
 export const SMALL_FURNITURE_RE = /\b(?:vol(?:ume)?\.?\s*\d+|no\.\s*\d+|pp\.\s*\d+|\d+\s*\(\d+\)\s*[:,]\s*\d+)|\barxiv:\s*\d{4}\.\d{4,5}|^(?:©|\(c\)|copyright\b)|\b(?:licen[cs]ed under|all rights reserved)\b/i;
 
+/** How far into the page the margin bands reach for lines set apart from the text (fractions of the height). */
+const WIDE_TOP = 0.16;
+const WIDE_BOTTOM = 0.2;
+/** "Set apart": a gap of this many of the line's own heights toward the body. */
+const SET_APART = 0.8;
+
+/** No line of the page lies beyond `l` toward the page edge except on its own row (it is the first or last text). */
+function nothingBeyond(l: LayoutLine, p: PageExtraction, top: boolean): boolean {
+  const h = Math.max(1, l.y1 - l.y0);
+  for (const m of p.lines) {
+    if (m === l) continue;
+    const sameRow = Math.min(l.y1, m.y1) - Math.max(l.y0, m.y0) > 0.5 * Math.min(h, Math.max(1, m.y1 - m.y0));
+    if (!sameRow && (top ? m.y1 <= l.y0 + 0.5 * h : m.y0 >= l.y1 - 0.5 * h)) return false;
+  }
+  return true;
+}
+
 /** Text key for repetition: lower case, digits masked, spaces collapsed. */
 export function runningKey(text: string): string {
   return collapseWhitespace(text.toLowerCase().replace(/\d+/g, '#')).trim();
@@ -56,8 +74,16 @@ export interface RunningLinesResult {
 /** Returns the pages without their running header/footer lines and page numbers. */
 export function removeRunningLines(pages: readonly PageExtraction[]): RunningLinesResult {
   const textPages = pages.filter((p) => p.lines.length > 0);
-  const inMargin = (l: LayoutLine, p: PageExtraction): 'top' | 'bottom' | null =>
-    l.y1 <= p.height * MARGIN + 2 ? 'top' : l.y0 >= p.height * (1 - MARGIN) - 2 ? 'bottom' : null;
+  // The margin bands, widened for lines set apart from the text (LaTeX's default layout on A4 puts the
+  // running head at 10.5% of the height and the page number at 82.6%).
+  const inMargin = (l: LayoutLine, p: PageExtraction): 'top' | 'bottom' | null => {
+    if (l.y1 <= p.height * MARGIN + 2) return 'top';
+    if (l.y0 >= p.height * (1 - MARGIN) - 2) return 'bottom';
+    const h = Math.max(1, l.y1 - l.y0);
+    if (l.y1 <= p.height * WIDE_TOP && gapTowardBody(l, p.lines, true) >= SET_APART * h && nothingBeyond(l, p, true)) return 'top';
+    if (l.y0 >= p.height * (1 - WIDE_BOTTOM) && gapTowardBody(l, p.lines, false) >= SET_APART * h && nothingBeyond(l, p, false)) return 'bottom';
+    return null;
+  };
   // Count on how many pages each margin key appears (once per page).
   const counts = new Map<string, number>();
   for (const p of textPages) {
@@ -78,7 +104,7 @@ export function removeRunningLines(pages: readonly PageExtraction[]): RunningLin
   let removed = 0;
   const out = pages.map((p) => {
     if (p.lines.length === 0) return p;
-    const inNumberZone = (l: LayoutLine): boolean => l.y1 <= p.height * NUMBER_MARGIN + 2 || l.y0 >= p.height * (1 - MARGIN) - 2;
+    const inNumberZone = (l: LayoutLine): boolean => l.y1 <= p.height * NUMBER_MARGIN + 2 || inMargin(l, p) !== null;
     // Page numbers and header text are set no larger than the body; a big "2" beside a heading is a section number.
     const sizes = p.lines.map((l) => l.size).sort((a, b) => a - b);
     const median = sizes[Math.floor(sizes.length / 2)]!;
@@ -95,6 +121,12 @@ export function removeRunningLines(pages: readonly PageExtraction[]): RunningLin
       const zone = inMargin(l, p);
       if (!zone) return true;
       if (text.length <= 200 && l.size <= median + 0.5 && (FURNITURE_RE.test(text) || (l.size < median - 0.5 && SMALL_FURNITURE_RE.test(text)))) {
+        removed++;
+        return false;
+      }
+      // The first text of a page, set smaller than its body and apart from it, short and not a sentence: a
+      // running title or letterhead line ("Town Newsletter, summer issue"), one-page documents included.
+      if (zone === 'top' && l.size <= median - 1 && !l.bold && text.length <= 80 && !/[.!?]$/.test(text) && gapTowardBody(l, p.lines, true) >= SET_APART * Math.max(1, l.y1 - l.y0) && nothingBeyond(l, p, true)) {
         removed++;
         return false;
       }

@@ -18,16 +18,27 @@ interface Row {
 }
 
 /**
- * Text columns of a page: split at x-gaps of at least 2 ems that no line crosses, with five or more prose
- * lines (20+ characters) on each side. A spread of two pages on one sheet, or a table in one column beside
+ * Text columns of a page: split at x-gaps of at least one em that no line crosses (lines spanning the text
+ * width left out), with five or more prose lines (20+ characters) on each side. A spread of two pages on one sheet, or a table in one column beside
  * prose in the other, would otherwise share rows across the gutter and be read as one table.
  */
 function textColumns(lines: readonly LayoutLine[], body: number): LayoutLine[][] {
-  const spans = lines.map((l) => [l.x0, l.x1] as [number, number]).sort((a, b) => a[0] - b[0]);
+  // Lines spanning most of the text width (a paper's title and authors over both columns, a running head)
+  // cross every gutter; they are left out when looking for one. LaTeX sets its columns 10 pt apart: about
+  // 1.1 body ems where the body is 9 pt, so one em of gap is asked for besides the prose on both sides.
+  let minX = Infinity;
+  let maxX = -Infinity;
+  for (const l of lines) {
+    minX = Math.min(minX, l.x0);
+    maxX = Math.max(maxX, l.x1);
+  }
+  const narrow = lines.filter((l) => l.x1 - l.x0 <= 0.55 * (maxX - minX));
+  if (narrow.length < 2) return [[...lines]];
+  const spans = narrow.map((l) => [l.x0, l.x1] as [number, number]).sort((a, b) => a[0] - b[0]);
   const cuts: number[] = [];
   let reach = spans[0]![1];
   for (const [a, b] of spans.slice(1)) {
-    if (a - reach >= 2 * body) {
+    if (a - reach >= body) {
       const at = (reach + a) / 2;
       const prose = (side: (l: LayoutLine) => boolean): number => lines.filter((l) => side(l) && l.text.length >= 20).length;
       if (prose((l) => l.x1 <= at) >= 5 && prose((l) => l.x0 >= at) >= 5) cuts.push(at);

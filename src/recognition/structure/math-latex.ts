@@ -1,0 +1,134 @@
+// Math set in math fonts, written back as LaTeX (issue 17, ADR 0097). MuPDF's text layer gives one run
+// per font, size and baseline, so a line of a formula arrives as runs: variables in a math italic font
+// (CMMI, a "Math" font), operators and relations in a symbol font (CMSY) or the text font, superscripts and
+// subscripts as smaller runs on a raised or lowered baseline. From these runs a line gets a LaTeX form:
+// symbols mapped to commands, scripts by baseline and size, math runs of running text wrapped in `$...$`.
+// Fractions (stacked lines) and radicals, whose parts are separate lines or drawings, are not rebuilt:
+// their blocks stay text and the report says so (`EQUATIONS_AS_TEXT`).
+
+/** Fonts whose glyphs are math: TeX's math italic, symbols and extensions, AMS fonts, OpenType math fonts, Adobe Symbol. */
+export const MATH_FONT_RE = /(?:^|\+)(?:cmmi|cmsy|cmex|cmbsy|cmmib|msam|msbm|eufm|eusm|rsfs|lmmathitalic|lmmathsymbols|lmmathextension)\d*|math|^(?:[a-z]{6}\+)?symbol(?:mt)?$|stix.*math|cambria ?math/i;
+
+/** Unicode to LaTeX for the symbols math fonts map to. */
+const SYMBOLS: Readonly<Record<string, string>> = {
+  α: '\\alpha', β: '\\beta', γ: '\\gamma', δ: '\\delta', ε: '\\epsilon', ϵ: '\\epsilon', ζ: '\\zeta', η: '\\eta', θ: '\\theta', ϑ: '\\vartheta',
+  ι: '\\iota', κ: '\\kappa', λ: '\\lambda', μ: '\\mu', ν: '\\nu', ξ: '\\xi', π: '\\pi', ϖ: '\\varpi', ρ: '\\rho', ϱ: '\\varrho', σ: '\\sigma',
+  ς: '\\varsigma', τ: '\\tau', υ: '\\upsilon', φ: '\\phi', ϕ: '\\phi', χ: '\\chi', ψ: '\\psi', ω: '\\omega',
+  Γ: '\\Gamma', Δ: '\\Delta', Θ: '\\Theta', Λ: '\\Lambda', Ξ: '\\Xi', Π: '\\Pi', Σ: '\\Sigma', Υ: '\\Upsilon', Φ: '\\Phi', Ψ: '\\Psi', Ω: '\\Omega',
+  '≤': '\\leq', '≥': '\\geq', '≠': '\\neq', '≈': '\\approx', '≡': '\\equiv', '∼': '\\sim', '≃': '\\simeq', '∝': '\\propto', '≪': '\\ll', '≫': '\\gg',
+  '×': '\\times', '·': '\\cdot', '⋅': '\\cdot', '÷': '\\div', '±': '\\pm', '∓': '\\mp', '−': '-', '∗': '*', '∘': '\\circ', '⊗': '\\otimes', '⊕': '\\oplus',
+  '∑': '\\sum', '∏': '\\prod', '∫': '\\int', '∮': '\\oint', '√': '\\sqrt', '∂': '\\partial', '∇': '\\nabla', '∞': '\\infty',
+  '∈': '\\in', '∉': '\\notin', '⊂': '\\subset', '⊆': '\\subseteq', '⊃': '\\supset', '⊇': '\\supseteq', '∪': '\\cup', '∩': '\\cap', '∅': '\\emptyset',
+  '∀': '\\forall', '∃': '\\exists', '¬': '\\neg', '∧': '\\wedge', '∨': '\\vee', '→': '\\to', '←': '\\leftarrow', '↔': '\\leftrightarrow',
+  '⇒': '\\Rightarrow', '⇐': '\\Leftarrow', '⇔': '\\Leftrightarrow', '↦': '\\mapsto', '′': "'", '…': '\\ldots', '⋯': '\\cdots', 'ℓ': '\\ell',
+  '⟨': '\\langle', '⟩': '\\rangle', '‖': '\\|', '∥': '\\parallel', '⊥': '\\perp', '°': '^{\\circ}',
+};
+
+/** Letters of LaTeX commands must not run into the letters after them: `\rho f`, not `\rhof`. */
+function texOf(text: string): string {
+  let out = '';
+  for (const ch of text) {
+    const cmd = SYMBOLS[ch];
+    if (cmd) {
+      out += cmd;
+      if (/\\[a-zA-Z]+$/.test(cmd)) out += ' ';
+    } else if (ch === '{' || ch === '}' || ch === '%' || ch === '#' || ch === '&' || ch === '_') out += `\\${ch}`;
+    else out += ch;
+  }
+  return out;
+}
+
+/** One run of a line, as the text-layer parser has it. */
+export interface MathRun {
+  readonly text: string;
+  readonly size: number;
+  /** Top and bottom of the run's box (MuPDF's baselines of operator runs are not reliable). */
+  readonly y0: number;
+  readonly y1: number;
+  /** Set in a math font. */
+  readonly math: boolean;
+}
+
+/** Characters that may sit between math runs and belong to the formula (operators, digits, brackets). */
+const OPERATOR_TEXT_RE = /^[\s\d.,;:=+\-−×·/<>≤≥≠()[\]|!'′*^~]*$/;
+
+/**
+ * The LaTeX form of one visual line: runs in math fonts, runs raised or lowered beside them (scripts), and
+ * the operators and digits between them become `$...$` segments; the rest stays text. `spaces[i]` says
+ * whether a space precedes run `i` (the parser's word-space decision). Null when the line has no math run.
+ */
+export function mathLine(runs: readonly MathRun[], spaces: readonly boolean[]): string | null {
+  if (!runs.some((r) => r.math)) return null;
+  // A script is a smaller run raised or lowered against the last full-size run before it (its base).
+  const kinds: ('^' | '_' | null)[] = [];
+  let baseRun: MathRun | undefined;
+  for (const r of runs) {
+    const b = baseRun ?? runs.find((x) => x.size >= r.size) ?? r;
+    let kind: '^' | '_' | null = null;
+    if (r.size <= 0.85 * b.size && r.text.trim()) {
+      if (r.y1 < b.y1 - 0.2 * b.size) kind = '^';
+      else if (r.y0 > b.y0 + 0.2 * b.size) kind = '_';
+    }
+    kinds.push(kind);
+    if (!kind) baseRun = r;
+  }
+  // Which runs belong to formulas: math runs, scripts, and runs of operators and digits reaching a math run
+  // through other such runs on one side, and on the other side a math run or the end of the line
+  // ("a² + 8 = 12": the "+ 8 = 12" run ends the line).
+  const base = runs.map((r, i) => r.math || kinds[i] !== null);
+  const operator = runs.map((r) => OPERATOR_TEXT_RE.test(r.text));
+  const reaches = (i: number, step: 1 | -1): 'math' | 'end' | null => {
+    for (let j = i + step; j >= 0 && j < runs.length; j += step) {
+      if (base[j]) return 'math';
+      if (!operator[j]) return null;
+    }
+    return 'end';
+  };
+  const inMath = runs.map((_, i) => {
+    if (base[i]) return true;
+    if (!operator[i]) return false;
+    const left = reaches(i, -1);
+    const right = reaches(i, 1);
+    return (left === 'math' && right !== null) || (right === 'math' && left !== null);
+  });
+  let out = '';
+  let open = false;
+  let lastScript: '^' | '_' | null = null;
+  for (let i = 0; i < runs.length; i++) {
+    const r = runs[i]!;
+    const space = spaces[i] || /^\s/.test(r.text) ? ' ' : '';
+    if (!inMath[i]) {
+      lastScript = null;
+      if (open) {
+        out = `${out.trimEnd()}$`;
+        open = false;
+      }
+      // A dollar sign of the text must not open or close a formula.
+      out += space + r.text.replace(/\$/g, '\\$');
+      continue;
+    }
+    const s = kinds[i]!;
+    // A math italic run of several letters is a product of variables ("ρfa"): one symbol each, spaced.
+    const tex = r.math && !s ? [...r.text.trim()].map((ch) => texOf(ch).trim()).reduce((acc, t) => (acc && /[A-Za-z]$/.test(acc) && /^[A-Za-z\\]/.test(t) ? `${acc} ${t}` : acc + t), '') : texOf(r.text.trim());
+    if (!open) {
+      out += `${space}$`;
+      open = true;
+    } else if (space && !s) out += ' ';
+    // Consecutive scripts of one kind share their braces (`^{a,b}`: a second `^` would be a TeX error).
+    if (s && s === lastScript && out.endsWith('}')) out = `${out.slice(0, -1)}${tex.trim()}}`;
+    else out += s ? `${s}{${tex.trim()}}` : tex;
+    lastScript = s;
+  }
+  if (open) out = `${out.trimEnd()}$`;
+  // Punctuation closing a formula in running text belongs to the sentence: "$a$:", not "$a:$".
+  return out.replace(/\$\s*\$/g, '').replace(/\s*([.,;:]+)\$(?=\s|$)/g, '$$$1').replace(/\s+/g, ' ').replace(/ \$(?=[\s.,;:]|$)/g, '$').trim();
+}
+
+/** The formula of a line that is all math (a displayed equation's line): its `$...$` segments joined; else null. */
+export function displayLatex(math: string): string | null {
+  const outside = math.replace(/\$[^$]*\$/g, '').replace(/[\s.,;:()\d]/g, '');
+  if (outside.length > 0) return null;
+  // An equation number at the end ("(1)") is not part of the formula.
+  const inner = [...math.matchAll(/\$([^$]*)\$/g)].map((m) => m[1]!.trim()).join(' ');
+  return inner.replace(/\s*\(\d{1,3}[a-z]?\)\s*$/, '').trim() || null;
+}

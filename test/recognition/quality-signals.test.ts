@@ -1,0 +1,74 @@
+// The quality score's layout and text signals (ADR 0095): rows read sideways, page furniture kept by
+// position, paragraphs cut mid-sentence, digits counted as text, and the factors they drive.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { LayoutLine, PageExtraction } from '../../src/recognition/index.js';
+import { keptMarginLines, rowSwitchShare } from '../../src/recognition/structure/layout-risk.js';
+import { brokenParagraphRatio, textStatistics } from '../../src/recognition/report/text-statistics.js';
+import { scoreReport } from '../../src/recognition/report/score.js';
+
+const L = (text: string, x: number, y: number, size = 10): LayoutLine => ({
+  text, x0: x, y0: y, x1: x + text.length * size * 0.5, y1: y + size * 1.2, size, bold: false, italic: false, mono: false, block: 0,
+});
+const page = (lines: LayoutLine[]): PageExtraction => ({ page: 1, kind: 'text-layer', width: 612, height: 792, lines, images: [], notes: [], ms: 0 });
+const LEFT = Array.from({ length: 10 }, (_, i) => L(`left column line number ${i} of the text`, 72, 100 + i * 13));
+const RIGHT = Array.from({ length: 10 }, (_, i) => L(`right column line number ${i} of the text`, 330, 100 + i * 13));
+
+test('rowSwitchShare: two columns read column by column are no risk; read row by row, every line is', () => {
+  assert.equal(rowSwitchShare([page([...LEFT, ...RIGHT])]), 0);
+  const rows = LEFT.flatMap((l, i) => [l, RIGHT[i]!]);
+  assert.equal(rowSwitchShare([page(rows)]), 0.5);
+  // Lines recovered as table cells are left out: a table read row by row is what a table is.
+  assert.equal(rowSwitchShare([page(rows)], new Set(rows)), 0);
+  // Words of one line split into two runs by a word space are not side by side.
+  const a = L('The first half of a line', 72, 100);
+  assert.equal(rowSwitchShare([page([a, L('and its second half', a.x1 + 3, 100)])]), 0);
+});
+
+test('keptMarginLines: a small line set apart in the top or bottom band counts; body lines there do not', () => {
+  const body = Array.from({ length: 20 }, (_, i) => L(`body line ${i} with enough words to be prose text`, 72, 120 + i * 13, 11));
+  assert.equal(keptMarginLines([page(body)], 11), 0);
+  const header = L('Town Newsletter, summer issue', 72, 42, 9);
+  const footer = L('Printed for the members', 72, 760, 9);
+  assert.equal(keptMarginLines([page([header, ...body, footer])], 11), 2);
+  // A title in the band is larger than the body; a body line in the band has no gap before the next one.
+  const title = L('A Title', 72, 60, 18);
+  const tight = Array.from({ length: 5 }, (_, i) => L(`first lines of a page with small margins ${i}`, 72, 40 + i * 13, 11));
+  assert.equal(keptMarginLines([page([title, ...body])], 11), 0);
+  assert.equal(keptMarginLines([page([...tight, ...body])], 11), 0);
+});
+
+test('brokenParagraphRatio: paragraphs stopping mid-sentence before another paragraph', () => {
+  const good = 'Intro\n\n# Head\n\nA complete sentence here.\n\nAnother one that ends well!\n\n| a | b |\n\nA caption without a stop';
+  assert.equal(brokenParagraphRatio(good), 0);
+  const cut = 'The first part of a sentence that\n\ncontinues here after the running head.\n\nAnd a line that\n\nis cut again.';
+  assert.equal(brokenParagraphRatio(cut), 0.5);
+  assert.equal(textStatistics('x y z').brokenParagraphRatio, 0);
+  assert.equal(textStatistics('a b c d', 'a b c d\n\ne f g h.').brokenParagraphRatio, 0.5);
+});
+
+test('score factors: row switches, kept furniture, cut paragraphs and image pages lower the score; digits do not', () => {
+  const words = Array.from({ length: 300 }, (_, i) => `w${(i * 7919).toString(26).replace(/[0-9]/g, (d) => 'klmnopqrst'[Number(d)]!)}`).join(' ');
+  const base = {
+    format: 'pdf',
+    pages: { total: 10, textLayer: 10, ocr: 0, empty: 0, failed: 0, skipped: 0, which: { textLayer: [], ocr: [], empty: [], failed: [], skipped: [] } },
+    text: textStatistics(words),
+    ocr: { pages: 0, meanConfidence: null, p10Confidence: null, pagesBelow60: [], rotatedPages: [] },
+    structure: { headings: { total: 3, byLevel: {}, bySource: {} }, paragraphs: 20, lists: 0, listItems: 0, tables: 0, figures: 0, captions: 0, equations: 0, footnotes: 0, references: 0, codeBlocks: 0, removedHeaderFooterLines: 0, layoutComplexity: 0, rowSwitches: 0, marginLinesKept: 0, imageDominatedPages: 0 },
+  };
+  assert.equal(scoreReport(base).value, 1);
+  // A two-column document read column by column: complex, barely penalised; read row by row: graded down.
+  const columns = scoreReport({ ...base, structure: { ...base.structure, layoutComplexity: 0.45 } });
+  const rows = scoreReport({ ...base, structure: { ...base.structure, layoutComplexity: 0.45, rowSwitches: 0.45 } });
+  assert.ok(columns.value >= 0.9 && rows.value < 0.6, `${columns.value} ${rows.value}`);
+  const heads = scoreReport({ ...base, structure: { ...base.structure, marginLinesKept: 10 } });
+  assert.equal(heads.components.margins, 0.85);
+  const cut = scoreReport({ ...base, text: { ...base.text, brokenParagraphRatio: 0.7 } });
+  assert.equal(cut.components.paragraphs, 0.85);
+  const images = scoreReport({ ...base, structure: { ...base.structure, imageDominatedPages: 10 } });
+  assert.equal(images.components.images, 0.5);
+  // A financial table: a fifth of the characters are digits, which is no sign of garbled text.
+  const text = textStatistics(`${words} ${'1,204 702 9.7 '.repeat(60)}`);
+  assert.ok(text.digitRatio > 0.2 && 0.3 + 0.75 * text.letterRatio < 0.95, JSON.stringify(text));
+  assert.equal(scoreReport({ ...base, text }).components.letters, 1);
+});
