@@ -1,0 +1,364 @@
+// Models Lectern learns from its own corpus (docs/models.md, ADR 0100), so every retrieval channel works
+// on a fresh install with nothing downloaded:
+// - the training state: the analysed title+abstract terms of every document (a forward index keyed by
+//   document id), built incrementally (add/replace/remove one document) and saved between runs, so a
+//   run resumes where the last one stopped and later runs only analyse what changed;
+// - `train()`: latent semantic analysis of that forward index: tf-idf rows (title terms count twice),
+//   L2-normalized, and a randomized truncated SVD (lsa.ts). Term vectors are the right singular vectors
+//   scaled by the singular values; a text's embedding is the idf-weighted sum of its terms' vectors,
+//   L2-normalized. From one training run come two model files:
+//   - the dense model (`short_document` and `binary` channels, similar documents): all term vectors;
+//   - the sparse expansion model (`sparse` channel): unit term vectors of the expansion vocabulary,
+//     which turn a query into a weighted sparse vector over index terms (the query's own terms plus the
+//     terms nearest to the query's embedding), searched through the inverted index.
+// Pure: no I/O; the host stores the bytes (serialize/parse) and records their SHA-256.
+import { analyzerFor } from './analyzer.js';
+import { randomizedSvd, type Csr } from './lsa.js';
+
+/** Weight of a title token relative to an abstract token in the training rows and document vectors. */
+export const TITLE_TOKEN_WEIGHT = 2;
+
+/** A bag of index terms with raw weighted counts. */
+export type TermBag = Map<string, number>;
+
+/** The analysed terms of a document's title and abstract (title tokens weigh {@link TITLE_TOKEN_WEIGHT}). */
+export function documentTerms(title: string, abstract: string | null | undefined, language: string | null | undefined, defaultLanguage = 'en'): TermBag {
+  const bag: TermBag = new Map();
+  const a = analyzerFor(language || defaultLanguage);
+  const add = (text: string, w: number) =>
+    a.analyze(text, (term) => {
+      if (term !== null) bag.set(term, (bag.get(term) ?? 0) + w);
+    });
+  add(title, TITLE_TOKEN_WEIGHT);
+  if (abstract) add(abstract, 1);
+  return bag;
+}
+
+const MAGIC_STATE = 'lectern-training-state/1';
+const MAGIC_MODEL = 'lectern-corpus-model/1';
+
+/** The resumable, incremental training input: one term bag per document id. */
+export class TrainingState {
+  readonly #vocab = new Map<string, number>();
+  readonly #terms: string[] = [];
+  readonly #docs = new Map<string, { t: Uint32Array; w: Float32Array }>();
+  /** Opaque host label of the last change folded in (the document store sequence). */
+  label: string | null = null;
+
+  get documents(): number {
+    return this.#docs.size;
+  }
+
+  /** Adds or replaces a document's terms. */
+  set(id: string, bag: TermBag): void {
+    const t = new Uint32Array(bag.size);
+    const w = new Float32Array(bag.size);
+    let i = 0;
+    for (const [term, c] of bag) {
+      let v = this.#vocab.get(term);
+      if (v === undefined) {
+        v = this.#terms.length;
+        this.#terms.push(term);
+        this.#vocab.set(term, v);
+      }
+      t[i] = v;
+      w[i++] = c;
+    }
+    if (bag.size === 0) this.#docs.delete(id);
+    else this.#docs.set(id, { t, w });
+  }
+
+  remove(id: string): void {
+    this.#docs.delete(id);
+  }
+
+  /** Bytes of the state (the host writes them atomically). */
+  serialize(): Uint8Array {
+    let n = 0;
+    for (const d of this.#docs.values()) n += d.t.length;
+    const ids = [...this.#docs.keys()];
+    const header = new TextEncoder().encode(JSON.stringify({ magic: MAGIC_STATE, label: this.label, terms: this.#terms.length, docs: ids.length, entries: n }));
+    const termsText = new TextEncoder().encode(this.#terms.join('\n'));
+    const idsText = new TextEncoder().encode(JSON.stringify(ids));
+    const counts = new Uint32Array(ids.length);
+    const tAll = new Uint32Array(n);
+    const wAll = new Float32Array(n);
+    let o = 0;
+    ids.forEach((id, i) => {
+      const d = this.#docs.get(id)!;
+      counts[i] = d.t.length;
+      tAll.set(d.t, o);
+      wAll.set(d.w, o);
+      o += d.t.length;
+    });
+    return container([header, termsText, idsText, u8(counts), u8(tAll), u8(wAll)]);
+  }
+
+  static parse(bytes: Uint8Array): TrainingState {
+    const [header, termsText, idsText, counts, tAll, wAll] = uncontainer(bytes, 6);
+    const h = JSON.parse(new TextDecoder().decode(header)) as { magic: string; label: string | null; terms: number };
+    if (h.magic !== MAGIC_STATE) throw new Error('not a Lectern training state');
+    const s = new TrainingState();
+    s.label = h.label;
+    const terms = h.terms === 0 ? [] : new TextDecoder().decode(termsText).split('\n');
+    terms.forEach((t, i) => {
+      s.#terms.push(t);
+      s.#vocab.set(t, i);
+    });
+    const ids = JSON.parse(new TextDecoder().decode(idsText)) as string[];
+    const c = asU32(counts!);
+    const ta = asU32(tAll!);
+    const wa = asF32(wAll!);
+    let o = 0;
+    ids.forEach((id, i) => {
+      const len = c[i]!;
+      s.#docs.set(id, { t: ta.slice(o, o + len), w: wa.slice(o, o + len) });
+      o += len;
+    });
+    return s;
+  }
+
+  /** Trains the models from the current state. */
+  train(opts: TrainOptions = {}): { dense: CorpusModel; sparse: CorpusModel; stats: TrainStats } {
+    const dims = opts.dims ?? DEFAULT_DIMS;
+    const minDf = opts.minDf ?? 2;
+    const nDocs = this.#docs.size;
+    const df = new Uint32Array(this.#terms.length);
+    for (const d of this.#docs.values()) for (const t of d.t) df[t]!++;
+    // vocabulary: terms in >= minDf documents (a term of one document relates it to nothing)
+    const keep: number[] = [];
+    for (let t = 0; t < df.length; t++) if (df[t]! >= minDf) keep.push(t);
+    keep.sort((a, b) => df[b]! - df[a]! || (this.#terms[a]! < this.#terms[b]! ? -1 : 1));
+    if (opts.maxVocab !== undefined && keep.length > opts.maxVocab) keep.length = opts.maxVocab;
+    const col = new Int32Array(this.#terms.length).fill(-1);
+    keep.forEach((t, c) => (col[t] = c));
+    const idf = new Float32Array(keep.length);
+    keep.forEach((t, c) => (idf[c] = idfOf(nDocs, df[t]!)));
+    // tf-idf rows, L2-normalized
+    const start = new Uint32Array(nDocs + 1);
+    const cols: number[] = [];
+    const vals: number[] = [];
+    let r = 0;
+    for (const d of this.#docs.values()) {
+      const from = cols.length;
+      let norm = 0;
+      for (let i = 0; i < d.t.length; i++) {
+        const c = col[d.t[i]!]!;
+        if (c < 0) continue;
+        const v = (1 + Math.log(d.w[i]!)) * idf[c]!;
+        cols.push(c);
+        vals.push(v);
+        norm += v * v;
+      }
+      const inv = norm > 0 ? 1 / Math.sqrt(norm) : 0;
+      for (let i = from; i < vals.length; i++) vals[i]! *= inv;
+      start[++r] = cols.length;
+    }
+    const x: Csr = { rows: nDocs, cols: keep.length, start, col: Uint32Array.from(cols), val: Float32Array.from(vals) };
+    const rank = Math.max(1, Math.min(dims, keep.length, nDocs));
+    const svd = keep.length === 0 || nDocs === 0 ? null : randomizedSvd(x, rank, { seed: opts.seed ?? 20261125, powerIterations: opts.powerIterations ?? 2, progress: opts.progress });
+    const d = svd?.rank ?? 0;
+    const terms = keep.map((t) => this.#terms[t]!);
+    const vectors = new Float32Array(terms.length * dims);
+    if (svd) {
+      const scale = opts.singularValuePower ?? 1;
+      for (let t = 0; t < terms.length; t++) for (let c = 0; c < d; c++) vectors[t * dims + c] = svd.right[t * d + c]! * svd.values[c]! ** scale;
+    }
+    const dense = CorpusModel.build('dense', dims, terms, idf, vectors, nDocs);
+    // expansion vocabulary: terms neither too rare to trust nor so common they say nothing
+    const maxDf = Math.max(minDf, Math.floor(nDocs * (opts.expansionMaxDfShare ?? 0.1)));
+    const expKeep: number[] = [];
+    terms.forEach((_, c) => {
+      const f = df[keep[c]!]!;
+      if (f >= Math.max(minDf, opts.expansionMinDf ?? 3) && f <= maxDf) expKeep.push(c);
+    });
+    const expVectors = new Float32Array(expKeep.length * dims);
+    expKeep.forEach((c, i) => {
+      let n = 0;
+      for (let j = 0; j < dims; j++) n += vectors[c * dims + j]! ** 2;
+      const inv = n > 0 ? 1 / Math.sqrt(n) : 0;
+      for (let j = 0; j < dims; j++) expVectors[i * dims + j] = vectors[c * dims + j]! * inv;
+    });
+    const sparse = CorpusModel.build(
+      'sparse',
+      dims,
+      expKeep.map((c) => terms[c]!),
+      Float32Array.from(expKeep.map((c) => idf[c]!)),
+      expVectors,
+      nDocs,
+    );
+    return { dense, sparse, stats: { documents: nDocs, vocabulary: terms.length, expansionVocabulary: expKeep.length, dims: d, entries: cols.length } };
+  }
+}
+
+export const DEFAULT_DIMS = 128;
+
+export interface TrainOptions {
+  /** Embedding dimensions (a multiple of 32: binary codes pack 32 signs per word), default {@link DEFAULT_DIMS}. */
+  dims?: number;
+  /** Minimum document frequency of a vocabulary term, default 2. */
+  minDf?: number;
+  maxVocab?: number;
+  seed?: number;
+  powerIterations?: number;
+  /** Term vectors = right singular vectors x singular value ^ this (default 1). */
+  singularValuePower?: number;
+  /** Expansion terms: df in [expansionMinDf, expansionMaxDfShare x docs]. */
+  expansionMinDf?: number;
+  expansionMaxDfShare?: number;
+  progress?: (done: number, total: number) => void;
+}
+
+export interface TrainStats {
+  documents: number;
+  vocabulary: number;
+  expansionVocabulary: number;
+  dims: number;
+  entries: number;
+}
+
+/** Inverse document frequency used by the models (BM25's, floored at a small positive value). */
+export function idfOf(n: number, df: number): number {
+  return Math.max(0.01, Math.log(1 + (n - df + 0.5) / (df + 0.5)));
+}
+
+/** A trained corpus model: term vectors (row-major terms x dims) and idf per term. */
+export class CorpusModel {
+  readonly #index = new Map<string, number>();
+  private constructor(
+    readonly kind: 'dense' | 'sparse',
+    readonly dims: number,
+    readonly terms: readonly string[],
+    readonly idf: Float32Array,
+    readonly vectors: Float32Array,
+    readonly trainedDocuments: number,
+  ) {
+    terms.forEach((t, i) => this.#index.set(t, i));
+  }
+
+  static build(kind: 'dense' | 'sparse', dims: number, terms: readonly string[], idf: Float32Array, vectors: Float32Array, trainedDocuments: number): CorpusModel {
+    if (dims % 32 !== 0 || dims <= 0) throw new RangeError('model dims must be a positive multiple of 32');
+    return new CorpusModel(kind, dims, terms, idf, vectors, trainedDocuments);
+  }
+
+  /** Row of `term`, or -1. */
+  row(term: string): number {
+    return this.#index.get(term) ?? -1;
+  }
+
+  /**
+   * The embedding of a bag of terms (raw weighted counts): sum of (1 + ln count) x idf x term vector,
+   * L2-normalized. Null when no term is known to the model.
+   */
+  embed(bag: Iterable<[string, number]>): Float32Array | null {
+    const out = new Float32Array(this.dims);
+    let any = false;
+    for (const [term, c] of bag) {
+      const r = this.#index.get(term);
+      if (r === undefined || !(c > 0)) continue;
+      any = true;
+      const w = (1 + Math.log(Math.max(1, c))) * this.idf[r]!;
+      const o = r * this.dims;
+      for (let j = 0; j < this.dims; j++) out[j]! += w * this.vectors[o + j]!;
+    }
+    return any && normalize(out) ? out : null;
+  }
+
+  /**
+   * Terms nearest to `query` (a unit vector) by cosine, best first: at most `max` with similarity >=
+   * `minSimilarity`, skipping `exclude`.
+   */
+  nearestTerms(query: Float32Array, max: number, minSimilarity: number, exclude: ReadonlySet<string>): { term: string; similarity: number }[] {
+    if (max <= 0) return [];
+    const best: { term: string; similarity: number }[] = [];
+    const d = this.dims;
+    const v = this.vectors;
+    for (let r = 0; r < this.terms.length; r++) {
+      let s = 0;
+      const o = r * d;
+      for (let j = 0; j < d; j++) s += query[j]! * v[o + j]!;
+      if (s < minSimilarity || (best.length === max && s <= best[max - 1]!.similarity)) continue;
+      const term = this.terms[r]!;
+      if (exclude.has(term)) continue;
+      let i = best.length === max ? max - 1 : best.length;
+      if (best.length < max) best.push({ term, similarity: s });
+      while (i > 0 && best[i - 1]!.similarity < s) {
+        best[i] = best[i - 1]!;
+        i--;
+      }
+      best[i] = { term, similarity: s };
+    }
+    return best;
+  }
+
+  serialize(): Uint8Array {
+    const header = new TextEncoder().encode(JSON.stringify({ magic: MAGIC_MODEL, kind: this.kind, dims: this.dims, terms: this.terms.length, trainedDocuments: this.trainedDocuments }));
+    return container([header, new TextEncoder().encode(this.terms.join('\n')), u8(this.idf), u8(this.vectors)]);
+  }
+
+  static parse(bytes: Uint8Array): CorpusModel {
+    const [header, termsText, idf, vectors] = uncontainer(bytes, 4);
+    const h = JSON.parse(new TextDecoder().decode(header)) as { magic: string; kind: 'dense' | 'sparse'; dims: number; terms: number; trainedDocuments: number };
+    if (h.magic !== MAGIC_MODEL) throw new Error('not a Lectern corpus model');
+    const terms = h.terms === 0 ? [] : new TextDecoder().decode(termsText).split('\n');
+    const v = asF32(vectors!);
+    if (terms.length !== h.terms || v.length !== h.terms * h.dims) throw new Error('corpus model is truncated or corrupt');
+    return CorpusModel.build(h.kind, h.dims, terms, asF32(idf!), v, h.trainedDocuments);
+  }
+}
+
+/** Scales `v` to unit length in place; false when it is all zeros. */
+export function normalize(v: Float32Array): boolean {
+  let n = 0;
+  for (let i = 0; i < v.length; i++) n += v[i]! * v[i]!;
+  if (!(n > 0)) return false;
+  const inv = 1 / Math.sqrt(n);
+  for (let i = 0; i < v.length; i++) v[i]! *= inv;
+  return true;
+}
+
+// A container of byte sections: u32 count, u32 lengths, then each section padded to 8 bytes.
+function container(parts: Uint8Array[]): Uint8Array {
+  const head = 4 + 4 * parts.length;
+  let size = (head + 7) & ~7;
+  const offs: number[] = [];
+  for (const p of parts) {
+    offs.push(size);
+    size += (p.byteLength + 7) & ~7;
+  }
+  const out = new Uint8Array(size);
+  const dv = new DataView(out.buffer);
+  dv.setUint32(0, parts.length, true);
+  parts.forEach((p, i) => {
+    dv.setUint32(4 + 4 * i, p.byteLength, true);
+    out.set(p, offs[i]!);
+  });
+  return out;
+}
+
+function uncontainer(bytes: Uint8Array, expect: number): Uint8Array[] {
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const n = bytes.byteLength >= 4 ? dv.getUint32(0, true) : 0;
+  if (n !== expect) throw new Error('unexpected model file layout');
+  let o = (4 + 4 * n + 7) & ~7;
+  const out: Uint8Array[] = [];
+  for (let i = 0; i < n; i++) {
+    const len = dv.getUint32(4 + 4 * i, true);
+    if (o + len > bytes.byteLength) throw new Error('model file is truncated');
+    out.push(bytes.subarray(o, o + len));
+    o += (len + 7) & ~7;
+  }
+  return out;
+}
+
+const u8 = (a: Uint32Array | Float32Array): Uint8Array => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+/** Typed views need aligned offsets: copy when the section is not 4-byte aligned in memory. */
+const aligned = (b: Uint8Array): Uint8Array => ((b.byteOffset & 3) === 0 ? b : b.slice());
+const asU32 = (b: Uint8Array): Uint32Array => {
+  const a = aligned(b);
+  return new Uint32Array(a.buffer, a.byteOffset, a.byteLength >>> 2);
+};
+const asF32 = (b: Uint8Array): Float32Array => {
+  const a = aligned(b);
+  return new Float32Array(a.buffer, a.byteOffset, a.byteLength >>> 2);
+};
