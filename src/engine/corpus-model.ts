@@ -13,7 +13,7 @@
 //     terms nearest to the query's embedding), searched through the inverted index.
 // Pure: no I/O; the host stores the bytes (serialize/parse) and records their SHA-256.
 import { analyzerFor } from './analyzer.js';
-import { randomizedSvd, type Csr } from './lsa.js';
+import { randomizedSvd, SeededRandom, type Csr } from './lsa.js';
 
 /** Weight of a title token relative to an abstract token in the training rows and document vectors. */
 export const TITLE_TOKEN_WEIGHT = 2;
@@ -23,25 +23,40 @@ export type TermBag = Map<string, number>;
 
 /** The analysed terms of a document's title and abstract (title tokens weigh {@link TITLE_TOKEN_WEIGHT}). */
 export function documentTerms(title: string, abstract: string | null | undefined, language: string | null | undefined, defaultLanguage = 'en'): TermBag {
-  const bag: TermBag = new Map();
+  const f = fieldTerms(title, abstract, language, defaultLanguage);
+  return combine(f.title, f.abstract);
+}
+
+/** The analysed terms of a title and an abstract, counted separately. */
+export function fieldTerms(title: string, abstract: string | null | undefined, language: string | null | undefined, defaultLanguage = 'en'): { title: TermBag; abstract: TermBag } {
   const a = analyzerFor(language || defaultLanguage);
-  const add = (text: string, w: number) =>
+  const bagOf = (text: string): TermBag => {
+    const bag: TermBag = new Map();
     a.analyze(text, (term) => {
-      if (term !== null) bag.set(term, (bag.get(term) ?? 0) + w);
+      if (term !== null) bag.set(term, (bag.get(term) ?? 0) + 1);
     });
-  add(title, TITLE_TOKEN_WEIGHT);
-  if (abstract) add(abstract, 1);
+    return bag;
+  };
+  return { title: bagOf(title), abstract: abstract ? bagOf(abstract) : new Map() };
+}
+
+/** Title and abstract counts as one bag (title x {@link TITLE_TOKEN_WEIGHT}). */
+export function combine(title: TermBag, abstract: TermBag): TermBag {
+  const bag: TermBag = new Map();
+  for (const [t, c] of title) bag.set(t, c * TITLE_TOKEN_WEIGHT);
+  for (const [t, c] of abstract) bag.set(t, (bag.get(t) ?? 0) + c);
   return bag;
 }
 
-const MAGIC_STATE = 'lectern-training-state/1';
+const MAGIC_STATE = 'lectern-training-state/2';
 const MAGIC_MODEL = 'lectern-corpus-model/1';
 
 /** The resumable, incremental training input: one term bag per document id. */
 export class TrainingState {
   readonly #vocab = new Map<string, number>();
   readonly #terms: string[] = [];
-  readonly #docs = new Map<string, { t: Uint32Array; w: Float32Array }>();
+  /** Per document: term ids and counts, the first `n` of them the title's, the rest the abstract's. */
+  readonly #docs = new Map<string, { t: Uint32Array; w: Float32Array; n: number }>();
   /** Opaque host label of the last change folded in (the document store sequence). */
   label: string | null = null;
 
@@ -49,12 +64,13 @@ export class TrainingState {
     return this.#docs.size;
   }
 
-  /** Adds or replaces a document's terms. */
-  set(id: string, bag: TermBag): void {
-    const t = new Uint32Array(bag.size);
-    const w = new Float32Array(bag.size);
+  /** Adds or replaces a document's title and abstract terms. */
+  set(id: string, fields: { title: TermBag; abstract: TermBag }): void {
+    const size = fields.title.size + fields.abstract.size;
+    const t = new Uint32Array(size);
+    const w = new Float32Array(size);
     let i = 0;
-    for (const [term, c] of bag) {
+    for (const [term, c] of [...fields.title, ...fields.abstract]) {
       let v = this.#vocab.get(term);
       if (v === undefined) {
         v = this.#terms.length;
@@ -64,8 +80,8 @@ export class TrainingState {
       t[i] = v;
       w[i++] = c;
     }
-    if (bag.size === 0) this.#docs.delete(id);
-    else this.#docs.set(id, { t, w });
+    if (size === 0) this.#docs.delete(id);
+    else this.#docs.set(id, { t, w, n: fields.title.size });
   }
 
   remove(id: string): void {
@@ -80,13 +96,14 @@ export class TrainingState {
     const header = new TextEncoder().encode(JSON.stringify({ magic: MAGIC_STATE, label: this.label, terms: this.#terms.length, docs: ids.length, entries: n }));
     const termsText = new TextEncoder().encode(this.#terms.join('\n'));
     const idsText = new TextEncoder().encode(JSON.stringify(ids));
-    const counts = new Uint32Array(ids.length);
+    const counts = new Uint32Array(ids.length * 2);
     const tAll = new Uint32Array(n);
     const wAll = new Float32Array(n);
     let o = 0;
     ids.forEach((id, i) => {
       const d = this.#docs.get(id)!;
-      counts[i] = d.t.length;
+      counts[2 * i] = d.t.length;
+      counts[2 * i + 1] = d.n;
       tAll.set(d.t, o);
       wAll.set(d.w, o);
       o += d.t.length;
@@ -111,8 +128,8 @@ export class TrainingState {
     const wa = asF32(wAll!);
     let o = 0;
     ids.forEach((id, i) => {
-      const len = c[i]!;
-      s.#docs.set(id, { t: ta.slice(o, o + len), w: wa.slice(o, o + len) });
+      const len = c[2 * i]!;
+      s.#docs.set(id, { t: ta.slice(o, o + len), w: wa.slice(o, o + len), n: c[2 * i + 1]! });
       o += len;
     });
     return s;
@@ -124,7 +141,9 @@ export class TrainingState {
     const minDf = opts.minDf ?? 2;
     const nDocs = this.#docs.size;
     const df = new Uint32Array(this.#terms.length);
-    for (const d of this.#docs.values()) for (const t of d.t) df[t]!++;
+    const merged = new Map<string, { t: Uint32Array; w: Float32Array }>();
+    for (const [id, d] of this.#docs) merged.set(id, mergeFields(d));
+    for (const d of merged.values()) for (const t of d.t) df[t]!++;
     // vocabulary: terms in >= minDf documents (a term of one document relates it to nothing)
     const keep: number[] = [];
     for (let t = 0; t < df.length; t++) if (df[t]! >= minDf) keep.push(t);
@@ -139,7 +158,7 @@ export class TrainingState {
     const cols: number[] = [];
     const vals: number[] = [];
     let r = 0;
-    for (const d of this.#docs.values()) {
+    for (const d of merged.values()) {
       const from = cols.length;
       let norm = 0;
       for (let i = 0; i < d.t.length; i++) {
@@ -161,8 +180,35 @@ export class TrainingState {
     const terms = keep.map((t) => this.#terms[t]!);
     const vectors = new Float32Array(terms.length * dims);
     if (svd) {
-      const scale = opts.singularValuePower ?? 1;
+      const scale = opts.singularValuePower ?? 0;
       for (let t = 0; t < terms.length; t++) for (let c = 0; c < d; c++) vectors[t * dims + c] = svd.right[t * d + c]! * svd.values[c]! ** scale;
+    }
+    if (svd && (opts.contrastiveEpochs ?? DEFAULT_CONTRASTIVE_EPOCHS) > 0) {
+      // fine-tune: title -> abstract of the same document against the other documents of a batch
+      const pairs: Pair[] = [];
+      const side = (d: { t: Uint32Array; w: Float32Array }, from: number, to: number): { c: Int32Array; w: Float32Array } => {
+        const c: number[] = [];
+        const w: number[] = [];
+        for (let i = from; i < to; i++) {
+          const k = col[d.t[i]!]!;
+          if (k < 0) continue;
+          c.push(k);
+          w.push((1 + Math.log(d.w[i]!)) * idf[k]!);
+        }
+        return { c: Int32Array.from(c), w: Float32Array.from(w) };
+      };
+      for (const d of this.#docs.values()) {
+        const q = side(d, 0, d.n);
+        const a = side(d, d.n, d.t.length);
+        if (q.c.length > 0 && a.c.length > 0) pairs.push({ q: q.c, qw: q.w, d: a.c, dw: a.w });
+      }
+      contrastiveTune(vectors, dims, pairs, {
+        epochs: opts.contrastiveEpochs ?? DEFAULT_CONTRASTIVE_EPOCHS,
+        batch: opts.contrastiveBatch ?? 128,
+        temperature: opts.contrastiveTemperature ?? 0.05,
+        lr: opts.contrastiveLearningRate ?? 0.2,
+        seed: opts.seed ?? 20261125,
+      });
     }
     const dense = CorpusModel.build('dense', dims, terms, idf, vectors, nDocs);
     // expansion vocabulary: terms neither too rare to trust nor so common they say nothing
@@ -192,6 +238,147 @@ export class TrainingState {
 }
 
 export const DEFAULT_DIMS = 128;
+/** Epochs of contrastive title/abstract fine-tuning after the SVD (0: the LSA vectors as they are). */
+export const DEFAULT_CONTRASTIVE_EPOCHS = 8;
+
+interface Pair {
+  q: Int32Array;
+  qw: Float32Array;
+  d: Int32Array;
+  dw: Float32Array;
+}
+
+/** Merges a state entry's title and abstract counts into one bag (title x TITLE_TOKEN_WEIGHT). */
+function mergeFields(d: { t: Uint32Array; w: Float32Array; n: number }): { t: Uint32Array; w: Float32Array } {
+  const m = new Map<number, number>();
+  for (let i = 0; i < d.t.length; i++) m.set(d.t[i]!, (m.get(d.t[i]!) ?? 0) + d.w[i]! * (i < d.n ? TITLE_TOKEN_WEIGHT : 1));
+  return { t: Uint32Array.from(m.keys()), w: Float32Array.from(m.values()) };
+}
+
+/**
+ * Contrastive fine-tuning of term vectors (in place), in the manner of static-embedding distillation:
+ * a document's title embedding (idf-weighted sum of its term vectors, normalized) should be nearer to
+ * its own abstract's embedding than to the other abstracts of the batch and vice versa (symmetric
+ * in-batch softmax cross-entropy, temperature tau), optimized with per-row Adagrad.
+ */
+function contrastiveTune(e: Float32Array, dims: number, pairs: Pair[], o: { epochs: number; batch: number; temperature: number; lr: number; seed: number }): void {
+  const rows = e.length / dims;
+  // start from unit-scale rows (the SVD's scale is arbitrary)
+  let mean = 0;
+  for (let r = 0; r < rows; r++) {
+    let n = 0;
+    for (let j = 0; j < dims; j++) n += e[r * dims + j]! ** 2;
+    mean += Math.sqrt(n);
+  }
+  mean = mean / Math.max(1, rows) || 1;
+  for (let i = 0; i < e.length; i++) e[i]! /= mean;
+  const grad = new Float32Array(e.length);
+  const gsq = new Float32Array(rows);
+  const touched = new Uint8Array(rows);
+  const rnd = new SeededRandom(o.seed);
+  const order = pairs.map((_, i) => i);
+  const B = Math.max(2, o.batch);
+  const T = new Float64Array(B * dims);
+  const A = new Float64Array(B * dims);
+  const tn = new Float64Array(B);
+  const an = new Float64Array(B);
+  const S = new Float64Array(B * B);
+  const gT = new Float64Array(B * dims);
+  const gA = new Float64Array(B * dims);
+  const embed = (c: Int32Array, w: Float32Array, out: Float64Array, at: number): number => {
+    out.fill(0, at, at + dims);
+    for (let i = 0; i < c.length; i++) {
+      const o2 = c[i]! * dims;
+      const wi = w[i]!;
+      for (let j = 0; j < dims; j++) out[at + j]! += wi * e[o2 + j]!;
+    }
+    let n = 0;
+    for (let j = 0; j < dims; j++) n += out[at + j]! ** 2;
+    n = Math.sqrt(n) || 1;
+    for (let j = 0; j < dims; j++) out[at + j]! /= n;
+    return n;
+  };
+  const back = (c: Int32Array, w: Float32Array, unit: Float64Array, g: Float64Array, at: number, norm: number) => {
+    // d/du of u/|u|: (g - (g.t) t) / |u|
+    let gt = 0;
+    for (let j = 0; j < dims; j++) gt += g[at + j]! * unit[at + j]!;
+    for (let i = 0; i < c.length; i++) {
+      const r = c[i]!;
+      touched[r] = 1;
+      const s = w[i]! / norm;
+      const o2 = r * dims;
+      for (let j = 0; j < dims; j++) grad[o2 + j]! += s * (g[at + j]! - gt * unit[at + j]!);
+    }
+  };
+  const inv = 1 / o.temperature;
+  for (let ep = 0; ep < o.epochs; ep++) {
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = Math.floor(rnd.next() * (i + 1));
+      [order[i], order[j]] = [order[j]!, order[i]!];
+    }
+    for (let b0 = 0; b0 + 1 < order.length; b0 += B) {
+      const n = Math.min(B, order.length - b0);
+      if (n < 2) break;
+      for (let i = 0; i < n; i++) {
+        const p = pairs[order[b0 + i]!]!;
+        tn[i] = embed(p.q, p.qw, T, i * dims);
+        an[i] = embed(p.d, p.dw, A, i * dims);
+      }
+      for (let i = 0; i < n; i++)
+        for (let k = 0; k < n; k++) {
+          let s = 0;
+          for (let j = 0; j < dims; j++) s += T[i * dims + j]! * A[k * dims + j]!;
+          S[i * B + k] = s * inv;
+        }
+      // dL/dS = (softmax_rows - I) + (softmax_cols - I), averaged over the batch
+      const dS = new Float64Array(n * n);
+      for (let i = 0; i < n; i++) {
+        let m = -Infinity;
+        for (let k = 0; k < n; k++) m = Math.max(m, S[i * B + k]!);
+        let z = 0;
+        for (let k = 0; k < n; k++) z += Math.exp(S[i * B + k]! - m);
+        for (let k = 0; k < n; k++) dS[i * n + k]! += Math.exp(S[i * B + k]! - m) / z - (i === k ? 1 : 0);
+      }
+      for (let k = 0; k < n; k++) {
+        let m = -Infinity;
+        for (let i = 0; i < n; i++) m = Math.max(m, S[i * B + k]!);
+        let z = 0;
+        for (let i = 0; i < n; i++) z += Math.exp(S[i * B + k]! - m);
+        for (let i = 0; i < n; i++) dS[i * n + k]! += Math.exp(S[i * B + k]! - m) / z - (i === k ? 1 : 0);
+      }
+      gT.fill(0);
+      gA.fill(0);
+      const scale = inv / n;
+      for (let i = 0; i < n; i++)
+        for (let k = 0; k < n; k++) {
+          const g = dS[i * n + k]! * scale;
+          if (g === 0) continue;
+          for (let j = 0; j < dims; j++) {
+            gT[i * dims + j]! += g * A[k * dims + j]!;
+            gA[k * dims + j]! += g * T[i * dims + j]!;
+          }
+        }
+      for (let i = 0; i < n; i++) {
+        const p = pairs[order[b0 + i]!]!;
+        back(p.q, p.qw, T, gT, i * dims, tn[i]!);
+        back(p.d, p.dw, A, gA, i * dims, an[i]!);
+      }
+      for (let r = 0; r < rows; r++) {
+        if (touched[r] === 0) continue;
+        touched[r] = 0;
+        const o2 = r * dims;
+        let g2 = 0;
+        for (let j = 0; j < dims; j++) g2 += grad[o2 + j]! ** 2;
+        gsq[r]! += g2 / dims;
+        const step = o.lr / Math.sqrt(gsq[r]! + 1e-10);
+        for (let j = 0; j < dims; j++) {
+          e[o2 + j]! -= step * grad[o2 + j]!;
+          grad[o2 + j] = 0;
+        }
+      }
+    }
+  }
+}
 
 export interface TrainOptions {
   /** Embedding dimensions (a multiple of 32: binary codes pack 32 signs per word), default {@link DEFAULT_DIMS}. */
@@ -201,11 +388,16 @@ export interface TrainOptions {
   maxVocab?: number;
   seed?: number;
   powerIterations?: number;
-  /** Term vectors = right singular vectors x singular value ^ this (default 1). */
+  /** Term vectors = right singular vectors x singular value ^ this (default 0: unscaled; measured best before fine-tuning). */
   singularValuePower?: number;
   /** Expansion terms: df in [expansionMinDf, expansionMaxDfShare x docs]. */
   expansionMinDf?: number;
   expansionMaxDfShare?: number;
+  /** Contrastive fine-tuning (see contrastiveTune): epochs (0 = off), batch size, temperature, Adagrad rate. */
+  contrastiveEpochs?: number;
+  contrastiveBatch?: number;
+  contrastiveTemperature?: number;
+  contrastiveLearningRate?: number;
   progress?: (done: number, total: number) => void;
 }
 

@@ -76,34 +76,47 @@ export function csrTransposeTimesDense(a: Csr, m: Float64Array, k: number): Floa
   return out;
 }
 
-/** Orthonormalizes the k columns of the row-major n x k matrix `y` in place (modified Gram-Schmidt, twice). */
+/**
+ * Orthonormalizes the k columns of the row-major n x k matrix `y` in place: Cholesky QR applied twice
+ * (CholeskyQR2: G = Y^T Y = R^T R, Y <- Y R^-1), a diagonal jitter keeping a rank-deficient G positive.
+ */
 export function orthonormalizeColumns(y: Float64Array, n: number, k: number): void {
-  // work on contiguous columns
-  const cols: Float64Array[] = [];
-  for (let j = 0; j < k; j++) {
-    const c = new Float64Array(n);
-    for (let r = 0; r < n; r++) c[r] = y[r * k + j]!;
-    cols.push(c);
-  }
   for (let pass = 0; pass < 2; pass++) {
-    for (let j = 0; j < k; j++) {
-      const cj = cols[j]!;
-      for (let i = 0; i < j; i++) {
-        const ci = cols[i]!;
-        let d = 0;
-        for (let r = 0; r < n; r++) d += ci[r]! * cj[r]!;
-        for (let r = 0; r < n; r++) cj[r]! -= d * ci[r]!;
+    const g = new Float64Array(k * k);
+    for (let r = 0; r < n; r++) {
+      const o = r * k;
+      for (let i = 0; i < k; i++) {
+        const yi = y[o + i]!;
+        if (yi === 0) continue;
+        const gi = i * k;
+        for (let j = i; j < k; j++) g[gi + j]! += yi * y[o + j]!;
       }
-      let norm = 0;
-      for (let r = 0; r < n; r++) norm += cj[r]! * cj[r]!;
-      norm = Math.sqrt(norm);
-      const inv = norm > 1e-300 ? 1 / norm : 0;
-      for (let r = 0; r < n; r++) cj[r]! *= inv;
     }
-  }
-  for (let j = 0; j < k; j++) {
-    const c = cols[j]!;
-    for (let r = 0; r < n; r++) y[r * k + j] = c[r]!;
+    let trace = 0;
+    for (let i = 0; i < k; i++) trace += g[i * k + i]!;
+    const jitter = (trace / Math.max(1, k)) * 1e-10 + 1e-300;
+    // upper Cholesky factor R (row-major, R[i][j] for j >= i)
+    const rr = new Float64Array(k * k);
+    for (let i = 0; i < k; i++) {
+      let d = g[i * k + i]! + jitter;
+      for (let p = 0; p < i; p++) d -= rr[p * k + i]! ** 2;
+      const rii = Math.sqrt(Math.max(d, jitter));
+      rr[i * k + i] = rii;
+      for (let j = i + 1; j < k; j++) {
+        let v = g[i * k + j]!;
+        for (let p = 0; p < i; p++) v -= rr[p * k + i]! * rr[p * k + j]!;
+        rr[i * k + j] = v / rii;
+      }
+    }
+    // each row: solve q R = y (forward substitution over columns)
+    for (let r = 0; r < n; r++) {
+      const o = r * k;
+      for (let j = 0; j < k; j++) {
+        let v = y[o + j]!;
+        for (let p = 0; p < j; p++) v -= y[o + p]! * rr[p * k + j]!;
+        y[o + j] = v / rr[j * k + j]!;
+      }
+    }
   }
 }
 

@@ -5,7 +5,7 @@
 // written last (the switch to the new models is atomic). A server loads the manifest's models, checks
 // their hashes, and picks up new ones while it runs (IndexSet.setModels).
 import { createHash } from 'node:crypto';
-import { CorpusModel, TrainingState, documentTerms, type IndexDirectory, type TrainStats } from '../engine/index.js';
+import { CorpusModel, TrainingState, fieldTerms, type IndexDirectory, type TrainStats } from '../engine/index.js';
 import { INDEX_NAMES, type IndexName } from '../domain/document.js';
 import type { Clock } from '../ports/clock.js';
 import type { DocumentStore } from '../ports/document-store.js';
@@ -127,7 +127,7 @@ export class CorpusModels {
       if (page.length === 0) break;
       for (const c of page) {
         if (c.deleted) state.remove(c.id);
-        else if (c.doc.index === name) state.set(c.doc.id, documentTerms(c.doc.title, c.doc.abstract, c.doc.language));
+        else if (c.doc.index === name) state.set(c.doc.id, fieldTerms(c.doc.title, c.doc.abstract, c.doc.language));
         else state.remove(c.doc.id);
         seq = c.seq;
       }

@@ -24,7 +24,7 @@ import type { ErrorReporter } from '../ports/error-reporter.js';
 import { citedWorkUris } from './citations.js';
 import { FEEDBACK_TOKEN_TTL_S, signFeedbackToken } from './feedback-token.js';
 import type { IndexSet } from './index-set.js';
-import { denseQueryVector, denseSearch, sparseEngineOptions, sparseQueryVector, withFeedback, type SparseParams } from './channels.js';
+import { denseDocumentVector, denseQueryVector, denseSearch, sparseEngineOptions, sparseQueryVector, withFeedback, type SparseParams } from './channels.js';
 import type { SearchHit, SearchRequest, SearchResult } from './search-types.js';
 
 /** RRF smoothing constant when the request gives none (interface: service default 60). */
@@ -89,6 +89,14 @@ function checkChannels(r: SearchRequest, indexNames: IndexName[], indexes: Index
     const others = r.mode === 'hybrid' ? indexNames.every((n) => indexes.models(n).dense !== null || indexes.models(n).sparse !== null) : false;
     if (!others) throw unavailable('channels: fulltext_weight 0 disables the lexical channel and no other retrieval channel is configured, so nothing could be retrieved.');
   }
+}
+
+/** SimilarRequestV2 as the service takes it. */
+export interface SimilarQuery {
+  documentId: string;
+  languages: string[] | null;
+  types: string[] | null;
+  limit: number;
 }
 
 type ChannelName = 'fulltext' | 'sparse' | 'short_document' | 'binary';
@@ -316,6 +324,65 @@ export class SearchService {
       timings: { searchUs: Math.round(searchUs), loadUs: Math.round(loadUs), totalUs: Math.round((performance.now() - t0) * 1000) },
       trajectory: { id: trajectoryId, feedbackToken: signFeedbackToken(this.d.secret, { trajectoryId, accountId: principal.accountId, expiresAt: now + FEEDBACK_TOKEN_TTL_S }) },
       traces,
+      cost,
+    };
+  }
+
+  /**
+   * Documents similar to one (SimilarRequestV2): the source document's stored title+abstract vector
+   * seeds an exact dense search of its own index; the source itself and other records of its work are
+   * left out. Billed like a search; 404 for an unknown document; 422 when its index has no dense model.
+   */
+  async similar(principal: Principal, q: SimilarQuery, requestId: string): Promise<SearchResult> {
+    const t0 = performance.now();
+    if (!(q.limit >= 1 && q.limit <= 100)) throw new AppError('validation_failed', `limit must be 1 to 100 (got ${q.limit}).`);
+    const doc = await this.d.store.get(q.documentId);
+    if (!doc) throw new AppError('not_found', `No document ${q.documentId}.`);
+    const models = this.d.indexes.models(doc.index);
+    if (!models.dense) throw unavailable(`short_document: similar documents need document vectors from the dense model, which the ${doc.index} index does not have; ${TRAIN_HINT}.`);
+    await this.d.billing.requireBalance(principal, this.d.prices.search);
+    const index = this.d.indexes.get(doc.index);
+    const tEmbed = performance.now();
+    // the indexed vector; a document not yet indexed (committed within seconds) is embedded from its text
+    const vector = index.documentVector(doc.id) ?? denseDocumentVector(models.dense.model, doc.title, doc.abstract, doc.language);
+    const embedUs = (performance.now() - tEmbed) * 1000;
+    const tSearch = performance.now();
+    const ownWork = doc.workKey;
+    let ranked: EngineHit[] = [];
+    let result: (EngineResult & { scanned: number }) | null = null;
+    if (vector !== null) {
+      result = denseSearch(index, vector, 'exact', { limit: Math.min(500, q.limit + 1), filters: { languages: q.languages, types: q.types }, collapseByWorkKey: true, passagesPerHit: 1 });
+      ranked = result.hits.filter((h) => h.id !== doc.id && (ownWork === null || h.workKey !== ownWork)).slice(0, q.limit);
+    }
+    const searchUs = (performance.now() - tSearch) * 1000;
+    const tLoad = performance.now();
+    const docs = await this.d.store.getMany(ranked.map((h) => h.id));
+    const parsed = index.parse('', null);
+    const hits: SearchHit[] = [];
+    for (const h of ranked) {
+      const d = docs.get(h.id);
+      if (d) hits.push({ id: h.id, index: doc.index, score: h.score, snippets: snippetsFor(d, h, parsed, 1), doc: d, rrf: null });
+    }
+    const loadUs = (performance.now() - tLoad) * 1000;
+    const cost = searchCost(this.d.prices, hits.length);
+    await this.d.billing.charge(principal, cost, 'search', requestId);
+    const now = nowSeconds(this.d.clock);
+    try {
+      if (hits.length > 0) await this.d.activity.record(hits.map((h) => ({ documentId: h.id, kind: 'shown' as const, accountId: principal.accountId, visitor: null, at: now })));
+    } catch (e) {
+      this.d.report(e, 'recording shown activity');
+    }
+    const trajectoryId = randomUUID();
+    return {
+      rankingMode: 'documents',
+      hits,
+      totalHits: Math.max(hits.length, (result?.scanned ?? 1) - 1),
+      hasNext: false,
+      correctedQuery: null,
+      embedMs: Math.round(embedUs / 1000),
+      timings: { searchUs: Math.round(searchUs), loadUs: Math.round(loadUs), totalUs: Math.round((performance.now() - t0) * 1000) },
+      trajectory: { id: trajectoryId, feedbackToken: signFeedbackToken(this.d.secret, { trajectoryId, accountId: principal.accountId, expiresAt: now + FEEDBACK_TOKEN_TTL_S }) },
+      traces: null,
       cost,
     };
   }
