@@ -142,7 +142,7 @@ export interface Core {
   refreshModels(): string[];
   /** Starts the server's background work: catching up with changes by other processes, merging. */
   startBackgroundWork(): void;
-  /** Loads the demo corpus when configured and the store is empty. */
+  /** Loads the demo corpus when configured and the store is empty, and trains its corpus models. */
   loadDemoCorpusIfEmpty(): Promise<IngestReport[] | null>;
   close(): Promise<void>;
 }
@@ -370,6 +370,16 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
         const r = await ingest.ingestFile(file);
         logger.info({ file: r.file, inserted: r.inserted, failed: r.failed }, 'demo corpus file loaded');
         reports.push(r);
+      }
+      // The demo corpus is small: train its corpus models now, so every search mode and similar
+      // documents work on a fresh install (a real corpus is trained explicitly: lectern models train).
+      for (const name of INDEX_NAMES) {
+        const t = await corpusModels.train(name);
+        logger.info({ index: name, documents: t.documents, trainMs: t.trainMs, skipped: t.skipped ?? null }, 'demo corpus models trained');
+      }
+      if (indexes) {
+        await indexes.catchUp();
+        refreshModels();
       }
       return reports;
     },

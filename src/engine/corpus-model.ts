@@ -212,7 +212,7 @@ export class TrainingState {
     }
     const dense = CorpusModel.build('dense', dims, terms, idf, vectors, nDocs);
     // expansion vocabulary: terms neither too rare to trust nor so common they say nothing
-    const maxDf = Math.max(minDf, Math.floor(nDocs * (opts.expansionMaxDfShare ?? 0.1)));
+    const maxDf = Math.max(minDf, Math.floor(nDocs * (opts.expansionMaxDfShare ?? DEFAULT_EXPANSION_MAX_DF_SHARE)));
     const expKeep: number[] = [];
     terms.forEach((_, c) => {
       const f = df[keep[c]!]!;
@@ -238,6 +238,8 @@ export class TrainingState {
 }
 
 export const DEFAULT_DIMS = 128;
+/** Expansion terms appear in at most this share of the documents (commoner terms say little). */
+export const DEFAULT_EXPANSION_MAX_DF_SHARE = 0.5;
 /** Epochs of contrastive title/abstract fine-tuning after the SVD (0: the LSA vectors as they are). */
 export const DEFAULT_CONTRASTIVE_EPOCHS = 8;
 
