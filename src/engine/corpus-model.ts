@@ -49,7 +49,7 @@ export function combine(title: TermBag, abstract: TermBag): TermBag {
 }
 
 const MAGIC_STATE = 'lectern-training-state/2';
-const MAGIC_MODEL = 'lectern-corpus-model/1';
+const MAGIC_MODEL = 'lectern-corpus-model/2';
 
 /** The resumable, incremental training input: one term bag per document id. */
 export class TrainingState {
@@ -210,7 +210,26 @@ export class TrainingState {
         seed: opts.seed ?? 20261125,
       });
     }
-    const dense = CorpusModel.build('dense', dims, terms, idf, vectors, nDocs);
+    let centroids: Float32Array | null = null;
+    if (svd && nDocs >= (opts.ivfMinDocs ?? IVF_MIN_DOCS)) {
+      // coarse quantizer for the approximate (IVF) dense index: spherical k-means over document embeddings
+      const probe = CorpusModel.build('dense', dims, terms, idf, vectors, nDocs);
+      const lists = Math.min(1024, Math.max(16, Math.round(Math.sqrt(nDocs))));
+      const rnd = new SeededRandom((opts.seed ?? 20261125) + 1);
+      const all = [...merged.values()];
+      const sampleSize = Math.min(all.length, lists * 48);
+      const sample = new Float32Array(sampleSize * dims);
+      let m = 0;
+      for (let i = 0; i < all.length && m < sampleSize; i++) {
+        // a seeded uniform sample without replacement (selection sampling)
+        if (rnd.next() * (all.length - i) >= sampleSize - m) continue;
+        const d = all[i]!;
+        const e = probe.embed(Array.from(d.t, (t, j): [string, number] => [this.#terms[t]!, d.w[j]!]));
+        if (e) sample.set(e, m++ * dims);
+      }
+      centroids = sphericalKMeans(sample.subarray(0, m * dims), dims, Math.min(lists, m), opts.ivfIterations ?? 8, rnd);
+    }
+    const dense = CorpusModel.build('dense', dims, terms, idf, vectors, nDocs, centroids);
     // expansion vocabulary: terms neither too rare to trust nor so common they say nothing
     const maxDf = Math.max(minDf, Math.floor(nDocs * (opts.expansionMaxDfShare ?? DEFAULT_EXPANSION_MAX_DF_SHARE)));
     const expKeep: number[] = [];
@@ -238,6 +257,51 @@ export class TrainingState {
 }
 
 export const DEFAULT_DIMS = 128;
+/** Corpora with at least this many documents get an IVF coarse quantizer in the dense model. */
+export const IVF_MIN_DOCS = 20_000;
+
+/** Spherical k-means (cosine) of unit rows; k-means++-like seeding by a seeded random pick. Unit centroids. */
+function sphericalKMeans(x: Float32Array, dims: number, k: number, iterations: number, rnd: SeededRandom): Float32Array {
+  const n = x.length / dims;
+  const c = new Float32Array(k * dims);
+  const picked = new Set<number>();
+  for (let i = 0; i < k; i++) {
+    let r = Math.floor(rnd.next() * n);
+    while (picked.has(r)) r = (r + 1) % n;
+    picked.add(r);
+    c.set(x.subarray(r * dims, (r + 1) * dims), i * dims);
+  }
+  const assign = new Int32Array(n);
+  for (let it = 0; it < iterations; it++) {
+    for (let r = 0; r < n; r++) assign[r] = nearestRow(c, k, dims, x, r * dims);
+    c.fill(0);
+    for (let r = 0; r < n; r++) {
+      const o = assign[r]! * dims;
+      for (let j = 0; j < dims; j++) c[o + j]! += x[r * dims + j]!;
+    }
+    for (let i = 0; i < k; i++) {
+      const row = c.subarray(i * dims, (i + 1) * dims);
+      if (!normalize(row)) row.set(x.subarray(((i * 7919) % n) * dims, ((i * 7919) % n + 1) * dims)); // empty cluster: reseed
+    }
+  }
+  return c;
+}
+
+/** Index of the row of `m` (k x dims) with the largest dot product with v[off .. off+dims). */
+export function nearestRow(m: Float32Array, k: number, dims: number, v: Float32Array, off: number): number {
+  let best = 0;
+  let bestS = -Infinity;
+  for (let i = 0; i < k; i++) {
+    let s = 0;
+    const o = i * dims;
+    for (let j = 0; j < dims; j++) s += m[o + j]! * v[off + j]!;
+    if (s > bestS) {
+      bestS = s;
+      best = i;
+    }
+  }
+  return best;
+}
 /** Expansion terms appear in at most this share of the documents (commoner terms say little). */
 export const DEFAULT_EXPANSION_MAX_DF_SHARE = 0.5;
 /** Epochs of contrastive title/abstract fine-tuning after the SVD (0: the LSA vectors as they are). */
@@ -400,6 +464,9 @@ export interface TrainOptions {
   contrastiveBatch?: number;
   contrastiveTemperature?: number;
   contrastiveLearningRate?: number;
+  /** IVF: minimum corpus size for a coarse quantizer (default {@link IVF_MIN_DOCS}); k-means iterations. */
+  ivfMinDocs?: number;
+  ivfIterations?: number;
   progress?: (done: number, total: number) => void;
 }
 
@@ -426,13 +493,15 @@ export class CorpusModel {
     readonly idf: Float32Array,
     readonly vectors: Float32Array,
     readonly trainedDocuments: number,
+    /** IVF coarse quantizer: unit centroids (lists x dims), or null (exact search only). */
+    readonly centroids: Float32Array | null = null,
   ) {
     terms.forEach((t, i) => this.#index.set(t, i));
   }
 
-  static build(kind: 'dense' | 'sparse', dims: number, terms: readonly string[], idf: Float32Array, vectors: Float32Array, trainedDocuments: number): CorpusModel {
+  static build(kind: 'dense' | 'sparse', dims: number, terms: readonly string[], idf: Float32Array, vectors: Float32Array, trainedDocuments: number, centroids: Float32Array | null = null): CorpusModel {
     if (dims % 32 !== 0 || dims <= 0) throw new RangeError('model dims must be a positive multiple of 32');
-    return new CorpusModel(kind, dims, terms, idf, vectors, trainedDocuments);
+    return new CorpusModel(kind, dims, terms, idf, vectors, trainedDocuments, centroids !== null && centroids.length > 0 ? centroids : null);
   }
 
   /** Row of `term`, or -1. */
@@ -487,17 +556,19 @@ export class CorpusModel {
 
   serialize(): Uint8Array {
     const header = new TextEncoder().encode(JSON.stringify({ magic: MAGIC_MODEL, kind: this.kind, dims: this.dims, terms: this.terms.length, trainedDocuments: this.trainedDocuments }));
-    return container([header, new TextEncoder().encode(this.terms.join('\n')), u8(this.idf), u8(this.vectors)]);
+    return container([header, new TextEncoder().encode(this.terms.join('\n')), u8(this.idf), u8(this.vectors), u8(this.centroids ?? new Float32Array(0))]);
   }
 
   static parse(bytes: Uint8Array): CorpusModel {
-    const [header, termsText, idf, vectors] = uncontainer(bytes, 4);
+    const [header, termsText, idf, vectors, centroids] = uncontainer(bytes, 5);
     const h = JSON.parse(new TextDecoder().decode(header)) as { magic: string; kind: 'dense' | 'sparse'; dims: number; terms: number; trainedDocuments: number };
     if (h.magic !== MAGIC_MODEL) throw new Error('not a Lectern corpus model');
     const terms = h.terms === 0 ? [] : new TextDecoder().decode(termsText).split('\n');
     const v = asF32(vectors!);
     if (terms.length !== h.terms || v.length !== h.terms * h.dims) throw new Error('corpus model is truncated or corrupt');
-    return CorpusModel.build(h.kind, h.dims, terms, asF32(idf!), v, h.trainedDocuments);
+    const c = asF32(centroids!);
+    if (c.length % h.dims !== 0) throw new Error('corpus model is truncated or corrupt');
+    return CorpusModel.build(h.kind, h.dims, terms, asF32(idf!), v, h.trainedDocuments, c.length > 0 ? c : null);
   }
 }
 

@@ -8,7 +8,10 @@
 // Search: `exact` scans every live, filtered document with Float32 dot products; `binary` ranks by
 // Hamming distance between sign codes (popcount over Uint32 words) and rescores the best candidates
 // with the float vectors.
-import { TITLE_TOKEN_WEIGHT, type CorpusModel } from './corpus-model.js';
+import { nearestRow, TITLE_TOKEN_WEIGHT, type CorpusModel } from './corpus-model.js';
+
+/** IVF lists probed per query by default (recall@10 against exact search: bench/results/vectors-100k.json). */
+export const DEFAULT_NPROBE = 24;
 import { compileFilter } from './filters.js';
 import { END, PostingCursor } from './postings-cursor.js';
 import type { RawHit, SnapshotSegment } from './searcher.js';
@@ -32,6 +35,9 @@ export class SegmentVectors {
     readonly codes: Uint32Array,
     /** 1 when the document has a vector. */
     readonly present: Uint8Array,
+    /** IVF inverted lists (the model's centroids): list l holds listDocs[listStart[l] .. listStart[l+1]). */
+    readonly listStart: Uint32Array | null = null,
+    readonly listDocs: Uint32Array | null = null,
   ) {}
 
   /** Computes the vectors of `seg` from its postings. */
@@ -75,18 +81,39 @@ export class SegmentVectors {
       for (let j = 0; j < dims; j++) vecs[base + j]! *= inv;
       encodeSigns(vecs, base, dims, codes, d * words);
     }
-    return new SegmentVectors(modelId, dims, n, vecs, codes, present);
+    let listStart: Uint32Array | null = null;
+    let listDocs: Uint32Array | null = null;
+    const c = model.centroids;
+    if (c !== null) {
+      const lists = c.length / dims;
+      const of = new Int32Array(n).fill(-1);
+      listStart = new Uint32Array(lists + 1);
+      for (let d = 0; d < n; d++) {
+        if (present[d] === 0) continue;
+        of[d] = nearestRow(c, lists, dims, vecs, d * dims);
+        listStart[of[d]! + 1]!++;
+      }
+      for (let l = 0; l < lists; l++) listStart[l + 1]! += listStart[l]!;
+      listDocs = new Uint32Array(listStart[lists]!);
+      const fill = listStart.slice(0, lists);
+      for (let d = 0; d < n; d++) if (of[d]! >= 0) listDocs[fill[of[d]!]!++] = d;
+    }
+    return new SegmentVectors(modelId, dims, n, vecs, codes, present, listStart, listDocs);
   }
 
   serialize(): Uint8Array {
     const words = this.dims >>> 5;
-    const size = HEADER + this.vecs.byteLength + this.docs * words * 4 + ((this.docs + 7) & ~7);
+    const lists = this.listStart === null ? 0 : this.listStart.length - 1;
+    const ivfBytes = this.listStart === null ? 0 : 4 * (lists + 1) + 4 * this.listDocs!.length;
+    const size = HEADER + this.vecs.byteLength + this.docs * words * 4 + ((this.docs + 7) & ~7) + ivfBytes;
     const out = new Uint8Array(size);
     const dv = new DataView(out.buffer);
     dv.setUint32(0, MAGIC, true);
-    dv.setUint32(4, 1, true);
+    dv.setUint32(4, 2, true);
     dv.setUint32(8, this.dims, true);
     dv.setUint32(12, this.docs, true);
+    dv.setUint32(80, lists, true);
+    dv.setUint32(84, this.listDocs?.length ?? 0, true);
     out.set(new TextEncoder().encode(this.modelId.slice(0, 64)), 16);
     let o = HEADER;
     out.set(new Uint8Array(this.vecs.buffer, this.vecs.byteOffset, this.vecs.byteLength), o);
@@ -94,13 +121,20 @@ export class SegmentVectors {
     out.set(new Uint8Array(this.codes.buffer, this.codes.byteOffset, this.codes.byteLength), o);
     o += this.codes.byteLength;
     out.set(this.present, o);
+    o += (this.docs + 7) & ~7;
+    if (this.listStart !== null) {
+      out.set(new Uint8Array(this.listStart.buffer, this.listStart.byteOffset, this.listStart.byteLength), o);
+      o += this.listStart.byteLength;
+      out.set(new Uint8Array(this.listDocs!.buffer, this.listDocs!.byteOffset, this.listDocs!.byteLength), o);
+    }
     return out;
   }
 
   static parse(bytes: Uint8Array): SegmentVectors {
     const b = (bytes.byteOffset & 3) === 0 ? bytes : bytes.slice();
     const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
-    if (b.byteLength < HEADER || dv.getUint32(0, true) !== MAGIC || dv.getUint32(4, true) !== 1) throw new Error('not a Lectern vector file');
+    const version = b.byteLength >= HEADER ? dv.getUint32(4, true) : 0;
+    if (b.byteLength < HEADER || dv.getUint32(0, true) !== MAGIC || (version !== 1 && version !== 2)) throw new Error('not a Lectern vector file');
     const dims = dv.getUint32(8, true);
     const docs = dv.getUint32(12, true);
     const modelId = new TextDecoder().decode(b.subarray(16, 80)).replace(/\0+$/, '');
@@ -112,7 +146,14 @@ export class SegmentVectors {
     const codes = new Uint32Array(b.buffer, o, docs * words);
     o += docs * words * 4;
     const present = new Uint8Array(b.buffer, o, docs);
-    return new SegmentVectors(modelId, dims, docs, vecs, codes, present);
+    o += (docs + 7) & ~7;
+    const lists = version === 2 ? dv.getUint32(80, true) : 0;
+    if (lists === 0) return new SegmentVectors(modelId, dims, docs, vecs, codes, present);
+    const listed = dv.getUint32(84, true);
+    if (o - b.byteOffset + 4 * (lists + 1) + 4 * listed > b.byteLength) throw new Error('vector file is truncated');
+    const listStart = new Uint32Array(b.buffer, o, lists + 1);
+    const listDocs = new Uint32Array(b.buffer, o + 4 * (lists + 1), listed);
+    return new SegmentVectors(modelId, dims, docs, vecs, codes, present, listStart, listDocs);
   }
 }
 
@@ -142,8 +183,16 @@ export interface VectorSearchOptions {
   /** Hits to keep (ranked). */
   k: number;
   filters?: EngineFilters | undefined;
-  /** `exact` float scan or `binary` Hamming ranking with float rescoring. */
-  method: 'exact' | 'binary';
+  /**
+   * `exact` float scan, `binary` Hamming ranking with float rescoring, or `ivf`: only the documents of
+   * the `nprobe` inverted lists whose centroids are nearest the query (segments without lists are
+   * scanned whole).
+   */
+  method: 'exact' | 'binary' | 'ivf';
+  /** IVF: lists probed (default {@link DEFAULT_NPROBE}). */
+  nprobe?: number;
+  /** IVF: the model's centroids (lists x dims). */
+  centroids?: Float32Array | null;
   /** Binary: candidates rescored with floats, default max(10 k, 100). */
   rescore?: number;
 }
@@ -161,8 +210,22 @@ export function searchVectors(segments: readonly VectorSegment[], q: Float32Arra
   const dims = q.length;
   let scanned = 0;
   let missing = 0;
-  if (opts.method === 'exact') {
+  if (opts.method === 'exact' || opts.method === 'ivf') {
     const heap = new TopK(opts.k, false);
+    // IVF: the probed lists, nearest centroids first
+    let probed: number[] | null = null;
+    const c = opts.centroids ?? null;
+    if (opts.method === 'ivf' && c !== null) {
+      const lists = c.length / dims;
+      const scores: [number, number][] = [];
+      for (let l = 0; l < lists; l++) {
+        let s = 0;
+        for (let j = 0; j < dims; j++) s += c[l * dims + j]! * q[j]!;
+        scores.push([s, l]);
+      }
+      scores.sort((a, b) => b[0] - a[0] || a[1] - b[1]);
+      probed = scores.slice(0, Math.max(1, opts.nprobe ?? DEFAULT_NPROBE)).map((x) => x[1]);
+    }
     segments.forEach((ss, si) => {
       const v = ss.vectors;
       if (v === null || v.dims !== dims) {
@@ -179,7 +242,9 @@ export function searchVectors(segments: readonly VectorSegment[], q: Float32Arra
         for (let j = 0; j < dims; j++) s += q[j]! * v.vecs[base + j]!;
         if (heap.canEnter(s)) heap.offer({ score: s, si, doc: d, issued: NaN, id: ss.seg.id(d) });
       };
-      if (f.candidates !== null) for (const d of f.candidates) scan(d);
+      if (probed !== null && v.listStart !== null && v.listStart.length - 1 === c!.length / dims) {
+        for (const l of probed) for (let p = v.listStart[l]!; p < v.listStart[l + 1]!; p++) scan(v.listDocs![p]!);
+      } else if (f.candidates !== null) for (const d of f.candidates) scan(d);
       else for (let d = 0; d < v.docs; d++) scan(d);
     });
     return { hits: heap.sorted(), scanned, missingSegments: missing };

@@ -100,7 +100,10 @@ export interface VectorModel {
 export interface VectorQuery {
   /** Unit query vector (model dims). */
   vector: Float32Array;
-  method: 'exact' | 'binary';
+  /** `ivf` falls back to `exact` when the model has no coarse quantizer. */
+  method: 'exact' | 'binary' | 'ivf';
+  /** IVF lists probed. */
+  nprobe?: number;
   limit?: number;
   offset?: number;
   filters?: EngineQuery['filters'];
@@ -548,7 +551,7 @@ export class SearchIndex {
    * `binary` (Hamming over sign codes, float rescoring). Scores are cosine similarities. Segments without
    * vectors under the current model are counted in the trace notes.
    */
-  searchVectors(q: VectorQuery): EngineResult & { scanned: number; missingSegments: number } {
+  searchVectors(q: VectorQuery): EngineResult & { scanned: number; missingSegments: number; method: 'exact' | 'binary' | 'ivf' } {
     this.#check();
     const limit = clampInt(q.limit, 1, MAX_K, 10);
     const offset = clampInt(q.offset, 0, MAX_K - 1, 0);
@@ -558,13 +561,16 @@ export class SearchIndex {
     const segments = this.#snapshot;
     const need = offset + limit + 1;
     let k = need;
-    let outcome = searchVectors(segments, q.vector, { k, filters: q.filters ?? undefined, method: q.method, ...(q.rescore !== undefined ? { rescore: q.rescore } : {}) });
+    const centroids = this.#vectorModel?.model.centroids ?? null;
+    const method = q.method === 'ivf' && centroids === null ? 'exact' : q.method;
+    const vopts = { filters: q.filters ?? undefined, method, centroids, ...(q.nprobe !== undefined ? { nprobe: q.nprobe } : {}), ...(q.rescore !== undefined ? { rescore: q.rescore } : {}) };
+    let outcome = searchVectors(segments, q.vector, { k, ...vopts });
     let ranked = outcome.hits;
     if (q.collapseByWorkKey) {
       ranked = collapse(segments, ranked);
       while (ranked.length < need && outcome.hits.length >= k && k < 100_000) {
         k *= 4;
-        outcome = searchVectors(segments, q.vector, { k, filters: q.filters ?? undefined, method: q.method, ...(q.rescore !== undefined ? { rescore: q.rescore } : {}) });
+        outcome = searchVectors(segments, q.vector, { k, ...vopts });
         ranked = collapse(segments, outcome.hits);
       }
     }
@@ -584,6 +590,7 @@ export class SearchIndex {
       rankingMode: 'documents',
       scanned: outcome.scanned,
       missingSegments: outcome.missingSegments,
+      method,
     };
   }
 

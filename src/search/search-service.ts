@@ -235,10 +235,10 @@ export class SearchService {
             return v && r.mode === 'hybrid' && lexical ? withFeedback(index, v, lexical.hits.slice(0, DENSE_FEEDBACK_DOCS).map((h) => h.id), DENSE_FEEDBACK_WEIGHT) : v;
           });
           embedUs += eus;
-          const method = r.mode === 'binary' ? 'binary' : 'exact';
+          const method = r.mode === 'binary' ? 'binary' : 'ivf';
           const [result, us] = timed(() =>
             vector === null
-              ? { hits: [], totalHits: 0, totalHitsExact: true, hasMore: false, rankingMode: 'documents' as const, scanned: 0, missingSegments: 0 }
+              ? { hits: [], totalHits: 0, totalHitsExact: true, hasMore: false, rankingMode: 'documents' as const, scanned: 0, missingSegments: 0, method }
               : denseSearch(index, vector, method, { limit: base.limit ?? 10, ...(base.filters ? { filters: base.filters } : {}), collapseByWorkKey: base.collapseByWorkKey ?? false, passagesPerHit: base.passagesPerHit ?? 3 }),
           );
           runs.push({
@@ -248,7 +248,7 @@ export class SearchService {
             weight: r.mode === 'hybrid' ? DENSE_RRF_WEIGHT : 1,
             nominates: true,
             us,
-            detail: { model_sha256: models.dense.id, method, scanned: result.scanned, segments_without_vectors: result.missingSegments, ...(vector === null ? { note: 'no query term is known to the dense model: no candidates' } : {}) },
+            detail: { model_sha256: models.dense.id, method: result.method, scanned: result.scanned, segments_without_vectors: result.missingSegments, ...(vector === null ? { note: 'no query term is known to the dense model: no candidates' } : {}) },
           });
         } else if (r.mode === 'hybrid') unconfigured.push(`short_document:${name}`);
       }

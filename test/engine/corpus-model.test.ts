@@ -215,4 +215,36 @@ describe('document vectors in segments', () => {
     const approx = idx.search({ text: 'heart coronary', limit: 5, passagesPerHit: 0, expansion: [{ term: 'myocardi', weight: 0.3 }], heapFactor: 0.5 });
     assert.equal(approx.hits.length, 5);
   });
+
+  test('IVF: a model trained with a coarse quantizer gives segments inverted lists; probing every list is exact, fewer lists scan less; lists survive reopening', () => {
+    const st = new TrainingState();
+    for (const d of corpus()) st.set(d.id, fieldTerms(d.title, d.abstract, 'en'));
+    const { dense } = st.train({ dims: 32, contrastiveEpochs: 1, contrastiveBatch: 8, ivfMinDocs: 10 });
+    assert.ok(dense.centroids);
+    const lists = dense.centroids.length / 32;
+    assert.equal(lists, 16);
+    assert.equal(CorpusModel.parse(dense.serialize()).centroids!.length, dense.centroids.length);
+    const dir = new MemoryIndexDirectory();
+    let idx = SearchIndex.open(dir);
+    add(idx);
+    idx.commit('1');
+    idx.setVectorModel({ id: 'ivf', model: dense });
+    const q = dense.embed(documentTerms('', 'coronary heart', 'en'))!;
+    const exact = idx.searchVectors({ vector: q, method: 'exact', limit: 10 });
+    const all = idx.searchVectors({ vector: q, method: 'ivf', limit: 10, nprobe: lists });
+    assert.equal(all.method, 'ivf');
+    assert.deepEqual(all.hits.map((h) => [h.id, h.score]), exact.hits.map((h) => [h.id, h.score]));
+    const few = idx.searchVectors({ vector: q, method: 'ivf', limit: 10, nprobe: 2 });
+    assert.ok(few.scanned < exact.scanned, `${few.scanned} < ${exact.scanned}`);
+    idx.close();
+    idx = SearchIndex.open(dir);
+    idx.setVectorModel({ id: 'ivf', model: dense });
+    assert.deepEqual(idx.searchVectors({ vector: q, method: 'ivf', limit: 10, nprobe: 2 }).hits.map((h) => h.id), few.hits.map((h) => h.id));
+    // without a quantizer, ivf is the exact scan
+    const plain = TrainingState.parse(st.serialize()).train({ dims: 32, contrastiveEpochs: 0 }).dense;
+    assert.equal(plain.centroids, null);
+    idx.setVectorModel({ id: 'plain', model: plain });
+    assert.equal(idx.searchVectors({ vector: plain.embed(documentTerms('', 'heart', 'en'))!, method: 'ivf', limit: 5 }).method, 'exact');
+    idx.close();
+  });
 });
