@@ -252,7 +252,8 @@ export class SearchService {
           });
         } else if (r.mode === 'hybrid') unconfigured.push(`short_document:${name}`);
       }
-      if (i === 0) rankingMode = runs.find((x) => x.channel === 'fulltext' || x.channel === 'sparse')?.result.rankingMode ?? (r.rankingMode === 'passages' ? 'passages' : 'documents');
+      // dense channels rank whole documents; the lexical channels resolve `auto` themselves
+      if (i === 0) rankingMode = runs.find((x) => x.channel === 'fulltext' || x.channel === 'sparse')?.result.rankingMode ?? 'documents';
     });
     return { runs, unconfigured, embedUs, rankingMode };
   }
@@ -281,9 +282,12 @@ export class SearchService {
     const { indexNames, retrieval, ranked, searchUs, rrfK } = await this.#retrieve(r, r.returnDocuments ? SNIPPETS_PER_HIT : 0);
     const { runs } = retrieval;
     const page = ranked.slice(r.offset, r.offset + r.limit);
-    const lexicalTotal = runs.filter((x) => x.channel === 'fulltext' || x.channel === 'sparse');
-    const totalHits = indexNames.reduce((n, name) => n + Math.max(0, ...runs.filter((x) => x.index === name).map((x) => x.result.totalHits)), 0);
-    void lexicalTotal;
+    // matches: the lexical channels' counts when they ran (a dense channel "matches" every document with a vector)
+    const totalHits = indexNames.reduce((n, name) => {
+      const own = runs.filter((x) => x.index === name);
+      const lexical = own.filter((x) => x.channel === 'fulltext' || x.channel === 'sparse');
+      return n + Math.max(0, ...(lexical.length > 0 ? lexical : own).map((x) => x.result.totalHits));
+    }, 0);
     const hasNext = ranked.length > r.offset + r.limit || runs.some((p) => p.result.hasMore);
 
     const tLoad = performance.now();
