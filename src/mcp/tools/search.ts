@@ -256,6 +256,7 @@ export function similarDocumentsTool(deps: SearchToolDeps): ToolDefinition {
       'Give `document_id` (from search_documents or another tool). Optional filter_languages and filter_types; limit 1-100 (default 10).',
       costLine(deps.prices),
       'Fails with a clear message when the server has no trained corpus models (an operator runs `lectern models train`).',
+      'Retracted works are flagged (is_retracted): never cite them as support.',
     ].join('\n'),
     inputSchema: Type.Object(
       {
