@@ -22,6 +22,7 @@ const arg = (name: string, d?: string): string | undefined => {
 const corpus = arg('corpus')!;
 const limitDocs = Number(arg('limit', 'Infinity'));
 const epochs = arg('epochs') !== undefined ? Number(arg('epochs')) : undefined;
+const ivfMinDocs = arg('ivf-min-docs') !== undefined ? Number(arg('ivf-min-docs')) : undefined;
 const env = machine();
 
 const workload = JSON.parse(readFileSync(join(evalDataDir(), '..', 'tools', 'synth-corpus', 'workload.json'), 'utf8')) as Record<string, { text: string }[]>;
@@ -55,7 +56,7 @@ state.train({ contrastiveEpochs: 0, ivfMinDocs: Infinity });
 const svdMs = performance.now() - t;
 log(`SVD ${svdMs.toFixed(0)} ms`);
 t = performance.now();
-const { dense, sparse, stats } = state.train(epochs !== undefined ? { contrastiveEpochs: epochs } : {});
+const { dense, sparse, stats } = state.train({ ...(epochs !== undefined ? { contrastiveEpochs: epochs } : {}), ...(ivfMinDocs !== undefined ? { ivfMinDocs } : {}) });
 const trainMs = performance.now() - t;
 log(`train (SVD + fine-tuning) ${trainMs.toFixed(0)} ms`);
 t = performance.now();
@@ -66,7 +67,10 @@ const vectorBytes = dense.dims * 4 + dense.dims / 8 + 1;
 log(`vectors ${vectorizeMs.toFixed(0)} ms`);
 
 const sp: SparseParams = { maxQueryDims: 0, weightThreshold: 0, pruning: null, heapFactor: DEFAULT_HEAP_FACTOR };
-const queries = workload['or']!.map((q) => q.text);
+const queryFile = arg('queries');
+const queries = queryFile
+  ? readFileSync(queryFile, 'utf8').split('\n').filter((l) => l.trim()).map((l) => (JSON.parse(l) as { text: string }).text).slice(0, 300)
+  : workload['or']!.map((q) => q.text);
 const modes: Record<string, (text: string) => number> = {
   fulltext: (text) => idx.search({ text, limit: 10, passagesPerHit: 0 }).hits.length,
   sparse: (text) => idx.search({ text, limit: 10, passagesPerHit: 0, ...sparseEngineOptions(sparseQueryVector(idx, sparse, text, null, sp), sp) }).hits.length,
@@ -108,7 +112,7 @@ for (const [mode, run] of Object.entries(modes)) {
 const recall: Record<string, { recallAt10: number; meanScanned: number; p50_ms: number }> = {};
 const qvs = queries.map((q) => denseQueryVector(idx, dense, q, null)).filter((v): v is Float32Array => v !== null);
 const truth = qvs.map((v) => new Set(idx.searchVectors({ vector: v, method: 'exact', limit: 10, passagesPerHit: 0 }).hits.map((h) => h.id)));
-for (const nprobe of [4, 8, 16, 24, 32, 48]) {
+for (const nprobe of [4, 8, 16, 24, 32, 48, 64, 96]) {
   let hit = 0;
   let total = 0;
   let scanned = 0;

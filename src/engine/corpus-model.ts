@@ -237,6 +237,8 @@ export class TrainingState {
       const f = df[keep[c]!]!;
       if (f >= Math.max(minDf, opts.expansionMinDf ?? 3) && f <= maxDf) expKeep.push(c);
     });
+    // the most frequent first (terms are in df order): a query scans this vocabulary, so it is bounded
+    if (expKeep.length > (opts.maxExpansionVocab ?? MAX_EXPANSION_VOCAB)) expKeep.length = opts.maxExpansionVocab ?? MAX_EXPANSION_VOCAB;
     const expVectors = new Float32Array(expKeep.length * dims);
     expKeep.forEach((c, i) => {
       let n = 0;
@@ -257,6 +259,8 @@ export class TrainingState {
 }
 
 export const DEFAULT_DIMS = 128;
+/** Most terms in the sparse expansion vocabulary (a query's expansion scans them all). */
+export const MAX_EXPANSION_VOCAB = 20_000;
 /** Corpora with at least this many documents get an IVF coarse quantizer in the dense model. */
 export const IVF_MIN_DOCS = 20_000;
 
@@ -456,7 +460,8 @@ export interface TrainOptions {
   powerIterations?: number;
   /** Term vectors = right singular vectors x singular value ^ this (default 0: unscaled; measured best before fine-tuning). */
   singularValuePower?: number;
-  /** Expansion terms: df in [expansionMinDf, expansionMaxDfShare x docs]. */
+  /** Expansion terms: df in [expansionMinDf, expansionMaxDfShare x docs], at most maxExpansionVocab (most frequent first). */
+  maxExpansionVocab?: number;
   expansionMinDf?: number;
   expansionMaxDfShare?: number;
   /** Contrastive fine-tuning (see contrastiveTune): epochs (0 = off), batch size, temperature, Adagrad rate. */
