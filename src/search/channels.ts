@@ -4,8 +4,7 @@
 //   expansion model's terms nearest to the query's embedding (weight EXPANSION_WEIGHT x similarity /
 //   best similarity), searched through the inverted index as weighted BM25F clauses;
 // - `short_document`: the query's dense embedding against the documents' title+abstract vectors,
-//   exact Float32 scan, or the IVF lists nearest the query when the model has a coarse quantizer
-//   (corpora of IVF_MIN_DOCS documents or more);
+//   exact Float32 scan (the engine's IVF index is measured but not used yet: ADR 0101);
 // - `binary`: the same vectors sign-quantized, Hamming distance by popcount, float rescoring.
 // Pure functions of the engine and the models, shared by the search service and bench/quality.
 import { documentTerms, type CorpusModel, type EngineFilters, type EngineResult, type SearchIndex, type TermBag } from '../engine/index.js';
@@ -100,10 +99,7 @@ export function withFeedback(index: SearchIndex, q: Float32Array, ids: readonly 
   return out;
 }
 
-/**
- * A dense search: `ivf` (short_document: the approximate index when the model has one, else exact),
- * `exact`, or `binary` (Hamming + rescoring).
- */
+/** A dense search: `exact` (short_document), `binary` (Hamming + rescoring) or `ivf` (approximate; benchmarks). */
 export function denseSearch(
   index: SearchIndex,
   vector: Float32Array,
