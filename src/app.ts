@@ -239,10 +239,18 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
       const key = m ? `${m.dense.sha256}/${m.sparse.sha256}` : '';
       if ((installed.get(name) ?? '') === key) continue;
       const t0 = Date.now();
-      const models = corpusModels.load(name);
-      const vectorized = indexes.setModels(name, models);
       installed.set(name, key);
       changed.push(name);
+      let models;
+      try {
+        models = corpusModels.load(name);
+      } catch (err) {
+        // unreadable models: the index runs without them (its model modes answer 422) until retrained
+        logger.error({ err, index: name }, 'the corpus models of this index cannot be loaded');
+        indexes.setModels(name, { dense: null, sparse: null, manifest: null });
+        continue;
+      }
+      const vectorized = indexes.setModels(name, models);
       if (m) logger.info({ index: name, dense: m.dense.sha256, sparse: m.sparse.sha256, vectorizedSegments: vectorized, ms: Date.now() - t0 }, 'corpus models installed');
     }
     return changed;

@@ -212,7 +212,7 @@ async function models(ctx: CliContext, args: string[]): Promise<number> {
         const r = await app.corpusModels.train(name, {
           full: values.full,
           ...(dims !== undefined ? { dims } : {}),
-          onProgress: (p) => bar.update(p.phase === 'reading' ? p.done : p.done, p.total, p.phase === 'reading' ? `reading store changes (seq ${p.done}/${p.total})` : `training (pass ${p.done}/${p.total})`),
+          onProgress: (p) => bar.update(p.phase === 'reading' ? p.done : p.done, p.total, p.phase === 'reading' ? `reading store changes (seq ${p.done}/${p.total})` : `training (step ${p.done}/${p.total}: SVD passes, then fine-tuning epochs)`),
         });
         bar.finish(r.skipped ?? `${r.documents} documents, read ${r.readMs} ms, trained ${r.trainMs} ms`);
         reports.push(r);

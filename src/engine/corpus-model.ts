@@ -175,7 +175,13 @@ export class TrainingState {
     }
     const x: Csr = { rows: nDocs, cols: keep.length, start, col: Uint32Array.from(cols), val: Float32Array.from(vals) };
     const rank = Math.max(1, Math.min(dims, keep.length, nDocs));
-    const svd = keep.length === 0 || nDocs === 0 ? null : randomizedSvd(x, rank, { seed: opts.seed ?? 20261125, powerIterations: opts.powerIterations ?? 2, progress: opts.progress });
+    // progress: the SVD's passes over the rows, then the fine-tuning epochs
+    const epochs = opts.contrastiveEpochs ?? DEFAULT_CONTRASTIVE_EPOCHS;
+    const svdPasses = 2 + 2 * (opts.powerIterations ?? 2) + 1;
+    const svd =
+      keep.length === 0 || nDocs === 0
+        ? null
+        : randomizedSvd(x, rank, { seed: opts.seed ?? 20261125, powerIterations: opts.powerIterations ?? 2, progress: (done) => opts.progress?.(done, svdPasses + epochs) });
     const d = svd?.rank ?? 0;
     const terms = keep.map((t) => this.#terms[t]!);
     const vectors = new Float32Array(terms.length * dims);
@@ -203,6 +209,7 @@ export class TrainingState {
         if (q.c.length > 0 && a.c.length > 0) pairs.push({ q: q.c, qw: q.w, d: a.c, dw: a.w });
       }
       contrastiveTune(vectors, dims, pairs, {
+        onEpoch: (ep) => opts.progress?.(svdPasses + ep, svdPasses + epochs),
         epochs: opts.contrastiveEpochs ?? DEFAULT_CONTRASTIVE_EPOCHS,
         batch: opts.contrastiveBatch ?? 128,
         temperature: opts.contrastiveTemperature ?? 0.05,
@@ -331,7 +338,7 @@ function mergeFields(d: { t: Uint32Array; w: Float32Array; n: number }): { t: Ui
  * its own abstract's embedding than to the other abstracts of the batch and vice versa (symmetric
  * in-batch softmax cross-entropy, temperature tau), optimized with per-row Adagrad.
  */
-function contrastiveTune(e: Float32Array, dims: number, pairs: Pair[], o: { epochs: number; batch: number; temperature: number; lr: number; seed: number }): void {
+function contrastiveTune(e: Float32Array, dims: number, pairs: Pair[], o: { epochs: number; batch: number; temperature: number; lr: number; seed: number; onEpoch?: (done: number) => void }): void {
   const rows = e.length / dims;
   // start from unit-scale rows (the SVD's scale is arbitrary)
   let mean = 0;
@@ -382,6 +389,7 @@ function contrastiveTune(e: Float32Array, dims: number, pairs: Pair[], o: { epoc
   };
   const inv = 1 / o.temperature;
   for (let ep = 0; ep < o.epochs; ep++) {
+    if (ep > 0) o.onEpoch?.(ep);
     for (let i = order.length - 1; i > 0; i--) {
       const j = Math.floor(rnd.next() * (i + 1));
       [order[i], order[j]] = [order[j]!, order[i]!];
@@ -448,6 +456,7 @@ function contrastiveTune(e: Float32Array, dims: number, pairs: Pair[], o: { epoc
       }
     }
   }
+  o.onEpoch?.(o.epochs);
 }
 
 export interface TrainOptions {

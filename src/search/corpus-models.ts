@@ -97,7 +97,11 @@ export class CorpusModels {
       if (bytes === null) throw new Error(`model file ${info.file} of the ${name} index is missing; run \`lectern models train\``);
       const id = sha256(bytes);
       if (id !== info.sha256) throw new Error(`model file ${info.file} of the ${name} index does not match its recorded SHA-256; run \`lectern models train --full\``);
-      return { id, model: CorpusModel.parse(bytes) };
+      try {
+        return { id, model: CorpusModel.parse(bytes) };
+      } catch (e) {
+        throw new Error(`model file ${info.file} of the ${name} index cannot be read (${(e as Error).message}; written by another version?); run \`lectern models train --index ${name} --full\``);
+      }
     };
     return { dense: one(m.dense), sparse: one(m.sparse), manifest: m };
   }
@@ -114,8 +118,13 @@ export class CorpusModels {
     if (!opts.full) {
       const raw = dir.read(STATE);
       if (raw !== null) {
-        state = TrainingState.parse(raw);
-        resumed = true;
+        try {
+          state = TrainingState.parse(raw);
+          resumed = true;
+        } catch {
+          // a state written by another version of Lectern: start over from the store (the source of truth)
+          state = new TrainingState();
+        }
       }
     }
     let seq = state.label === null ? 0 : Number(state.label);
