@@ -37,7 +37,9 @@ import type { Storage } from './ports/storage.js';
 import type { BlobStore } from './ports/blob-store.js';
 import { FsBlobStore } from './adapters/fs/fs-blob-store.js';
 import { FsSourceFiles } from './adapters/fs/fs-source-files.js';
-import { fsIndexDirectories } from './adapters/fs/index-directories.js';
+import { fsIndexDirectories, fsModelDirectories } from './adapters/fs/index-directories.js';
+import { CorpusModels } from './search/corpus-models.js';
+import { INDEX_NAMES } from './domain/document.js';
 import { loadOrCreateSecret } from './adapters/fs/secret-file.js';
 import { MemoryRateLimiter } from './adapters/memory/memory-rate-limiter.js';
 import { openPostgresStorage, type PostgresHandle } from './adapters/postgres/postgres-storage.js';
@@ -136,9 +138,16 @@ export interface Core {
   tryOpenIndexes(options?: OpenIndexesOptions): Promise<IndexSet | null>;
   /** The open indexes, or null. */
   readonly indexes: IndexSet | null;
+  /** The corpus-trained models of each index: training (`lectern models train`) and loading (docs/models.md). */
+  readonly corpusModels: CorpusModels;
+  /**
+   * Installs the trained models whose manifest changed since the last call on the open indexes
+   * (vectorizing segments as needed). Returns the names of the indexes whose models changed.
+   */
+  refreshModels(): string[];
   /** Starts the server's background work: catching up with changes by other processes, merging. */
   startBackgroundWork(): void;
-  /** Loads the demo corpus when configured and the store is empty. */
+  /** Loads the demo corpus when configured and the store is empty, and trains its corpus models. */
   loadDemoCorpusIfEmpty(): Promise<IngestReport[] | null>;
   /** Whether the store holds the demo corpus, and its removal (lectern demo; docs/ingest.md). */
   readonly demoCorpus: DemoCorpus;
@@ -233,6 +242,32 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
     if (indexes) await indexes.catchUp({ commit: 'always' });
   });
   const dirs = fsIndexDirectories(join(config.dataDir, 'index'));
+  const corpusModels = new CorpusModels(fsModelDirectories(join(config.dataDir, 'models')), storage.documents, clock);
+  const installed = new Map<string, string>();
+  const refreshModels = (): string[] => {
+    if (!indexes) return [];
+    const changed: string[] = [];
+    for (const name of INDEX_NAMES) {
+      const m = corpusModels.manifest(name);
+      const key = m ? `${m.dense.sha256}/${m.sparse.sha256}` : '';
+      if ((installed.get(name) ?? '') === key) continue;
+      const t0 = Date.now();
+      installed.set(name, key);
+      changed.push(name);
+      let models;
+      try {
+        models = corpusModels.load(name);
+      } catch (err) {
+        // unreadable models: the index runs without them (its model modes answer 422) until retrained
+        logger.error({ err, index: name }, 'the corpus models of this index cannot be loaded');
+        indexes.setModels(name, { dense: null, sparse: null, manifest: null });
+        continue;
+      }
+      const vectorized = indexes.setModels(name, models);
+      if (m) logger.info({ index: name, dense: m.dense.sha256, sparse: m.sparse.sha256, vectorizedSegments: vectorized, ms: Date.now() - t0 }, 'corpus models installed');
+    }
+    return changed;
+  };
   const timers: NodeJS.Timeout[] = [];
 
   const openIndexes = async (options: OpenIndexesOptions = {}) => {
@@ -252,6 +287,11 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
           },
         });
         if (r.applied > 0) logger.info({ applied: r.applied, seq: r.seq, ms: Date.now() - t0 }, 'search indexes caught up with the store');
+      }
+      try {
+        refreshModels();
+      } catch (err) {
+        logger.error({ err }, 'loading the corpus models failed; channels that need them answer 422 until they are retrained');
       }
     }
     return indexes;
@@ -300,6 +340,8 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
       return indexes;
     },
     openIndexes,
+    corpusModels,
+    refreshModels,
     async tryOpenIndexes(options?: OpenIndexesOptions) {
       try {
         return await openIndexes(options);
@@ -325,6 +367,14 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
               polling = false;
             });
         }, 1000),
+        // Models trained by `lectern models train` while the server runs are installed within seconds.
+        setInterval(() => {
+          try {
+            refreshModels();
+          } catch (err) {
+            logger.warn({ err }, 'installing the corpus models failed');
+          }
+        }, 5000),
         setInterval(() => {
           try {
             idx.mergeStep();
@@ -343,6 +393,16 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
         const r = await ingest.ingestFile(file);
         logger.info({ file: r.file, inserted: r.inserted, failed: r.failed }, 'demo corpus file loaded');
         reports.push(r);
+      }
+      // The demo corpus is small: train its corpus models now, so every search mode and similar
+      // documents work on a fresh install (a real corpus is trained explicitly: lectern models train).
+      for (const name of INDEX_NAMES) {
+        const t = await corpusModels.train(name);
+        logger.info({ index: name, documents: t.documents, trainMs: t.trainMs, skipped: t.skipped ?? null }, 'demo corpus models trained');
+      }
+      if (indexes) {
+        await indexes.catchUp();
+        refreshModels();
       }
       return reports;
     },

@@ -11,6 +11,8 @@ import type { ProcessRunner } from '../ports/process-runner.js';
 import type { Storage } from '../ports/storage.js';
 import { isRecognitionError, recognizeForIngest } from '../recognition/index.js';
 import type { IndexSet } from '../search/index-set.js';
+import type { CorpusModels } from '../search/corpus-models.js';
+import { INDEX_NAMES, type IndexName } from '../domain/document.js';
 import type { CommunityService } from '../community/index.js';
 import { configDocs } from './config-docs.js';
 import type { RateLimitService } from '../limits/rate-limit-service.js';
@@ -35,6 +37,8 @@ export interface CliApp {
   readonly community: Pick<CommunityService, 'pending' | 'approveAuthor' | 'suspendAuthor' | 'removeComment' | 'publishComment'>;
   openIndexes(options?: { catchUp?: boolean }): Promise<IndexSet>;
   tryOpenIndexes(options?: { catchUp?: boolean }): Promise<IndexSet | null>;
+  readonly corpusModels: CorpusModels;
+  refreshModels(): string[];
   close(): Promise<void>;
 }
 
@@ -53,6 +57,10 @@ const USAGE = `Usage: lectern <command> [options]
   demo status | demo remove               is the bundled demo corpus in the store; delete its documents
   index rebuild                           rebuild the search indexes from the store (server stopped)
   index stats                             document counts and index sizes
+  models train [--index NAME] [--full] [--dims N]
+                                          train the corpus models (sparse expansion, dense vectors) from the
+                                          store: resumable and incremental; a running server installs them
+  models status                           trained models, their SHA-256 and the vectors of each index
   accounts create --email E [--credits N] [--eligible]
                                           create an account; prints its id and a new API key
   accounts show ACCOUNT                   an account (ACCOUNT: id or email) with its balance
@@ -304,6 +312,46 @@ async function index(ctx: CliContext, args: string[]): Promise<number> {
   throw new UsageError('index rebuild|stats');
 }
 
+async function models(ctx: CliContext, args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  if (sub === 'train') {
+    const { values } = parseArgs({ args: rest, options: { index: { type: 'string' }, full: { type: 'boolean', default: false }, dims: { type: 'string' } } });
+    if (values.index !== undefined && !(INDEX_NAMES as readonly string[]).includes(values.index)) throw new UsageError(`--index must be one of ${INDEX_NAMES.join(', ')}`);
+    const dims = intOption(values.dims, 'dims', 32);
+    if (dims !== undefined && (dims % 32 !== 0 || dims > 1024)) throw new UsageError('--dims must be a multiple of 32, at most 1024');
+    const names = values.index ? [values.index as IndexName] : [...INDEX_NAMES];
+    return withApp(ctx, async (app) => {
+      const reports = [];
+      for (const name of names) {
+        const bar = progressBar(`models train ${name}`);
+        const r = await app.corpusModels.train(name, {
+          full: values.full,
+          ...(dims !== undefined ? { dims } : {}),
+          onProgress: (p) => bar.update(p.phase === 'reading' ? p.done : p.done, p.total, p.phase === 'reading' ? `reading store changes (seq ${p.done}/${p.total})` : `training (step ${p.done}/${p.total}: SVD passes, then fine-tuning epochs)`),
+        });
+        bar.finish(r.skipped ?? `${r.documents} documents, read ${r.readMs} ms, trained ${r.trainMs} ms`);
+        reports.push(r);
+      }
+      // When this process can open the indexes (no server running), vectorize them now; otherwise the
+      // running server installs the new models within seconds.
+      const indexes = await app.tryOpenIndexes();
+      if (indexes) app.refreshModels();
+      const installed = indexes ? Object.fromEntries(INDEX_NAMES.map((n) => [n, indexes.get(n).vectorStatus()])) : 'a running server installs them within seconds';
+      print({ models: reports.map((r) => ({ index: r.index, documents: r.documents, changes: r.changes, resumed: r.resumed, read_ms: r.readMs, train_ms: r.trainMs, skipped: r.skipped ?? null, manifest: r.manifest })), vectors: installed });
+      return 0;
+    });
+  }
+  if (sub === 'status') {
+    return withApp(ctx, async (app) => {
+      const indexes = await app.tryOpenIndexes();
+      if (indexes) app.refreshModels();
+      print(Object.fromEntries(INDEX_NAMES.map((n) => [n, { manifest: app.corpusModels.manifest(n), vectors: indexes ? indexes.get(n).vectorStatus() : 'held by a running server' }])));
+      return 0;
+    });
+  }
+  throw new UsageError('models train|status');
+}
+
 async function accounts(ctx: CliContext, args: string[]): Promise<number> {
   const [sub, ...rest] = args;
   if (sub === 'create') {
@@ -514,6 +562,8 @@ export async function runCli(argv: readonly string[], ctx: CliContext): Promise<
         return await ingest(ctx, args);
       case 'index':
         return await index(ctx, args);
+      case 'models':
+        return await models(ctx, args);
       case 'accounts':
         return await accounts(ctx, args);
       case 'keys':

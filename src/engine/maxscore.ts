@@ -66,6 +66,8 @@ export function runWindowedMaxScore(
   heap: MaxScoreHeap,
   prune: boolean,
   ctr: MaxScoreCounters,
+  /** Approximate pruning: bounds are compared with theta x this (>= 1; 1 = exact). See EngineQuery.heapFactor. */
+  thetaScale = 1,
 ): void {
   const cs: Clause[] = [];
   for (const c of clauses) if (c !== null) cs.push(c);
@@ -84,7 +86,8 @@ export function runWindowedMaxScore(
   const nContrib = contrib.length;
   // filters and deletions are applied while scattering, so the candidate loop only sees allowed docs
   const allowed = filter.trivial ? null : filter.allowed;
-  let theta = heap.full ? heap.threshold : -Infinity;
+  const scaled = (t: number): number => (t > 0 ? t * thetaScale : t);
+  let theta = heap.full ? scaled(heap.threshold) : -Infinity;
   let exact = true;
   let candidates = 0;
   let scored = 0;
@@ -210,7 +213,7 @@ export function runWindowedMaxScore(
         for (let i = 0; i < nContrib; i++) total += contrib[i]!;
         if (prune && total + Math.abs(total) * 1e-9 + 1e-12 < theta) continue;
         heap.offer({ score: total, si, doc: d, issued: NaN, id: seg.id(d) });
-        if (heap.full) theta = heap.threshold;
+        if (heap.full) theta = scaled(heap.threshold);
       }
     }
     wStart = nextWindowStart(cs, wEnd);

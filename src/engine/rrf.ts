@@ -6,6 +6,8 @@
 export interface RankedList {
   channel: string;
   ids: readonly string[];
+  /** Weight of the channel's votes (>= 0, default 1): a vote contributes weight / (k + rank). */
+  weight?: number;
 }
 
 /** One channel's vote for a fused document. */
@@ -13,7 +15,7 @@ export interface RrfVote {
   channel: string;
   /** 1-based rank in that channel. */
   rank: number;
-  /** 1 / (k + rank). */
+  /** weight / (k + rank). */
   contribution: number;
 }
 
@@ -56,7 +58,7 @@ export function fuseRrf(lists: readonly RankedList[], options: RrfOptions = {}):
         h = { id, score: 0, votes: [], best: Infinity };
         byId.set(id, h);
       }
-      const contribution = 1 / (k + rank);
+      const contribution = (list.weight ?? 1) / (k + rank);
       h.votes.push({ channel: list.channel, rank, contribution });
       if (rank < h.best) h.best = rank;
     }

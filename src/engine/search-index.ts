@@ -17,6 +17,8 @@ import { searchArena } from './postings-cursor.js';
 import { proximityBonus } from './proximity.js';
 import { buildPlan, countMatches, countWorks, rankDocuments, type GlobalStats, type RawHit, type SnapshotSegment } from './searcher.js';
 import { Segment, utf8 } from './segment.js';
+import type { CorpusModel } from './corpus-model.js';
+import { searchVectors, SegmentVectors, type VectorSegment } from './doc-vectors.js';
 import { DEFAULT_FLUSH_OCCURRENCES, SegmentBuffer } from './segment-buffer.js';
 import { NF } from './segment-writer.js';
 import { correctQuery, suggestTerm, type Suggestion } from './spelling.js';
@@ -72,6 +74,10 @@ interface SegEntry {
   deleted: Uint32Array | null;
   deletedCount: number;
   delGen: number;
+  /** Document vectors under the current vector model (null: none yet). */
+  vectors: SegmentVectors | null;
+  /** File holding `vectors`. */
+  vecFile: string | null;
 }
 
 interface ManifestSegment {
@@ -80,6 +86,32 @@ interface ManifestSegment {
   bytes: number;
   delGen: number;
   deleted: number;
+  /** The segment's vector file (doc-vectors.ts), when vectors were computed. */
+  vectors?: string;
+}
+
+/** A model that gives documents dense vectors, with the host's id for it (its SHA-256). */
+export interface VectorModel {
+  id: string;
+  model: CorpusModel;
+}
+
+/** Options of {@link SearchIndex.searchVectors}. */
+export interface VectorQuery {
+  /** Unit query vector (model dims). */
+  vector: Float32Array;
+  /** `ivf` falls back to `exact` when the model has no coarse quantizer. */
+  method: 'exact' | 'binary' | 'ivf';
+  /** IVF lists probed. */
+  nprobe?: number;
+  limit?: number;
+  offset?: number;
+  filters?: EngineQuery['filters'];
+  collapseByWorkKey?: boolean;
+  /** Passages per hit as snippet anchors (the lead passage), 0..10, default 3. */
+  passagesPerHit?: number;
+  /** Binary: candidates rescored with float vectors. */
+  rescore?: number;
 }
 
 interface Manifest {
@@ -132,7 +164,8 @@ export class SearchIndex {
   #pendingSegs: SegEntry[] = [];
   readonly #pendingDeletes = new Map<string, Set<number>>();
   #buffer: SegmentBuffer;
-  #snapshot: SnapshotSegment[] = [];
+  #snapshot: VectorSegment[] = [];
+  #vectorModel: VectorModel | null = null;
   #stats: GlobalStats = { docCount: 0, avgLen: [0, 0, 0] };
   #merge: MergeState | null = null;
   #closed = false;
@@ -188,7 +221,13 @@ export class SearchIndex {
           deleted = new Uint32Array(Math.ceil(seg.docCount / 32));
           new Uint8Array(deleted.buffer).set(d.subarray(0, deleted.byteLength));
         }
-        this.#committed.push({ name: s.name, seg, deleted, deletedCount: s.deleted, delGen: s.delGen });
+        let vectors: SegmentVectors | null = null;
+        if (s.vectors !== undefined) {
+          const v = this.#dir.read(s.vectors);
+          if (v === null) throw new Error(`index corrupt: vectors of ${s.name} are missing`);
+          vectors = SegmentVectors.parse(v);
+        }
+        this.#committed.push({ name: s.name, seg, deleted, deletedCount: s.deleted, delGen: s.delGen, vectors, vecFile: vectors ? s.vectors! : null });
       }
     }
     this.#publish();
@@ -200,8 +239,12 @@ export class SearchIndex {
     for (const e of this.#committed) {
       keep.add(e.name);
       if (e.delGen > 0) keep.add(`${e.name}.del-${e.delGen}`);
+      if (e.vecFile !== null) keep.add(e.vecFile);
     }
-    for (const e of this.#pendingSegs) keep.add(e.name);
+    for (const e of this.#pendingSegs) {
+      keep.add(e.name);
+      if (e.vecFile !== null) keep.add(e.vecFile);
+    }
     return keep;
   }
 
@@ -214,7 +257,8 @@ export class SearchIndex {
   }
 
   #publish(): void {
-    this.#snapshot = this.#committed.map((e) => ({ seg: e.seg, deleted: e.deleted, deletedCount: e.deletedCount }));
+    const modelId = this.#vectorModel?.id ?? null;
+    this.#snapshot = this.#committed.map((e) => ({ seg: e.seg, deleted: e.deleted, deletedCount: e.deletedCount, vectors: e.vectors !== null && e.vectors.modelId === modelId ? e.vectors : null }));
     let docs = 0;
     let all = 0;
     const totals = [0, 0, 0];
@@ -285,7 +329,7 @@ export class SearchIndex {
     if (bytes === null) return;
     const name = this.#newSegmentName();
     this.#dir.write(name, bytes);
-    this.#pendingSegs.push({ name, seg: new Segment(name, bytes), deleted: null, deletedCount: 0, delGen: 0 });
+    this.#pendingSegs.push(this.#withVectors({ name, seg: new Segment(name, bytes), deleted: null, deletedCount: 0, delGen: 0, vectors: null, vecFile: null }));
   }
 
   /**
@@ -330,7 +374,14 @@ export class SearchIndex {
       generation: this.#generation,
       checkpoint: this.#checkpoint,
       nextSegment: this.#nextSegment,
-      segments: this.#committed.map((e) => ({ name: e.name, docs: e.seg.docCount, bytes: e.seg.file.bytes.byteLength, delGen: e.delGen, deleted: e.deletedCount })),
+      segments: this.#committed.map((e) => ({
+        name: e.name,
+        docs: e.seg.docCount,
+        bytes: e.seg.file.bytes.byteLength,
+        delGen: e.delGen,
+        deleted: e.deletedCount,
+        ...(e.vecFile !== null ? { vectors: e.vecFile } : {}),
+      })),
     };
     this.#dir.write(MANIFEST, new TextEncoder().encode(JSON.stringify(m)));
     this.#publish();
@@ -389,7 +440,7 @@ export class SearchIndex {
     if (out.bytes !== null) {
       const name = this.#newSegmentName();
       this.#dir.write(name, out.bytes);
-      entry = { name, seg: new Segment(name, out.bytes), deleted: null, deletedCount: 0, delGen: 0 };
+      entry = this.#withVectors({ name, seg: new Segment(name, out.bytes), deleted: null, deletedCount: 0, delGen: 0, vectors: null, vecFile: null });
     }
     // carry deletions that happened to the inputs while merging (committed and pending)
     const carried: number[] = [];
@@ -424,6 +475,125 @@ export class SearchIndex {
     this.#commitManifest();
   }
 
+  /**
+   * The entry with vectors under the current model: reused when it has them, else computed from the
+   * segment's postings and written (before any manifest names the file). Unchanged without a model.
+   */
+  #withVectors(e: SegEntry): SegEntry {
+    const vm = this.#vectorModel;
+    if (vm === null || (e.vectors !== null && e.vectors.modelId === vm.id)) return e;
+    const vectors = SegmentVectors.compute(e.seg, vm.model, vm.id);
+    const vecFile = `${e.name}.vec-${vm.id.slice(0, 16)}`;
+    this.#dir.write(vecFile, vectors.serialize());
+    return { ...e, vectors, vecFile };
+  }
+
+  /**
+   * Sets the model that gives documents vectors (null: none). Committed segments without vectors under
+   * this model get them now (computed from their postings, written, and committed with a new manifest
+   * generation and the same checkpoint); later flushes and merges compute them as they write segments.
+   * Returns the number of segments vectorized.
+   */
+  setVectorModel(vm: VectorModel | null): number {
+    this.#check();
+    this.#vectorModel = vm;
+    let computed = 0;
+    if (vm !== null) {
+      const before = this.#committed;
+      this.#committed = before.map((e) => this.#withVectors(e));
+      this.#pendingSegs = this.#pendingSegs.map((e) => this.#withVectors(e));
+      computed = this.#committed.filter((e, i) => e !== before[i]).length;
+      // a merge in flight started from the old entries: its output is vectorized when it finishes
+      if (computed > 0) {
+        this.#commitManifest();
+        return computed;
+      }
+    }
+    this.#publish();
+    return computed;
+  }
+
+  /** The current vector model's id and how many committed segments/documents have vectors under it. */
+  vectorStatus(): { modelId: string | null; dims: number; segments: number; segmentsWithVectors: number; documentsWithVectors: number } {
+    let withV = 0;
+    let docs = 0;
+    for (const s of this.#snapshot) {
+      if (s.vectors === null) continue;
+      withV++;
+      for (let d = 0; d < s.vectors.docs; d++) if (s.vectors.present[d] === 1 && !(s.deleted !== null && (s.deleted[d >>> 5]! & (1 << (d & 31))) !== 0)) docs++;
+    }
+    return { modelId: this.#vectorModel?.id ?? null, dims: this.#vectorModel?.model.dims ?? 0, segments: this.#snapshot.length, segmentsWithVectors: withV, documentsWithVectors: docs };
+  }
+
+  /** The stored vector of a live document (a copy), or null (unknown id, no model, or no known terms). */
+  documentVector(id: string): Float32Array | null {
+    const bytes = utf8(id);
+    for (const s of this.#snapshot) {
+      const d = s.seg.findId(bytes);
+      if (d < 0 || (s.deleted !== null && (s.deleted[d >>> 5]! & (1 << (d & 31))) !== 0)) continue;
+      if (s.vectors === null || s.vectors.present[d] === 0) return null;
+      return s.vectors.vecs.slice(d * s.vectors.dims, (d + 1) * s.vectors.dims);
+    }
+    return null;
+  }
+
+  /** Whether a live document with this id is committed. */
+  has(id: string): boolean {
+    const bytes = utf8(id);
+    return this.#snapshot.some((s) => {
+      const d = s.seg.findId(bytes);
+      return d >= 0 && !(s.deleted !== null && (s.deleted[d >>> 5]! & (1 << (d & 31))) !== 0);
+    });
+  }
+
+  /**
+   * Dense retrieval over the committed documents' vectors (see doc-vectors.ts): `exact` (float scan) or
+   * `binary` (Hamming over sign codes, float rescoring). Scores are cosine similarities. Segments without
+   * vectors under the current model are counted in the trace notes.
+   */
+  searchVectors(q: VectorQuery): EngineResult & { scanned: number; missingSegments: number; method: 'exact' | 'binary' | 'ivf' } {
+    this.#check();
+    const limit = clampInt(q.limit, 1, MAX_K, 10);
+    const offset = clampInt(q.offset, 0, MAX_K - 1, 0);
+    if (offset + limit > MAX_K) throw new RangeError('offset + limit must not exceed 500');
+    const dims = this.#vectorModel?.model.dims ?? 0;
+    if (q.vector.length !== dims) throw new RangeError(`query vector has ${q.vector.length} dimensions; the index's vectors have ${dims}`);
+    const segments = this.#snapshot;
+    const need = offset + limit + 1;
+    let k = need;
+    const centroids = this.#vectorModel?.model.centroids ?? null;
+    const method = q.method === 'ivf' && centroids === null ? 'exact' : q.method;
+    const vopts = { filters: q.filters ?? undefined, method, centroids, ...(q.nprobe !== undefined ? { nprobe: q.nprobe } : {}), ...(q.rescore !== undefined ? { rescore: q.rescore } : {}) };
+    let outcome = searchVectors(segments, q.vector, { k, ...vopts });
+    let ranked = outcome.hits;
+    if (q.collapseByWorkKey) {
+      ranked = collapse(segments, ranked);
+      while (ranked.length < need && outcome.hits.length >= k && k < 100_000) {
+        k *= 4;
+        outcome = searchVectors(segments, q.vector, { k, ...vopts });
+        ranked = collapse(segments, outcome.hits);
+      }
+    }
+    const perHit = clampInt(q.passagesPerHit, 0, 10, 3);
+    const page = ranked.slice(offset, offset + limit);
+    const hits: EngineHit[] = page.map((h) => {
+      const seg = segments[h.si]!.seg;
+      const lead = perHit > 0 ? leadPassage(seg, h.doc) : null;
+      return { id: h.id, score: h.score, passages: lead ? [lead] : [], workKey: seg.workKey(h.doc) };
+    });
+    const hasMore = ranked.length > offset + limit;
+    return {
+      hits,
+      totalHits: Math.max(outcome.scanned, offset + hits.length + (hasMore ? 1 : 0)),
+      totalHitsExact: true,
+      hasMore,
+      rankingMode: 'documents',
+      scanned: outcome.scanned,
+      missingSegments: outcome.missingSegments,
+      method,
+    };
+  }
+
   /** Index-wide document frequency of an index term. */
   docFreq(term: string): number {
     const b = utf8(term);
@@ -449,7 +619,7 @@ export class SearchIndex {
     const offset = clampInt(q.offset, 0, MAX_K - 1, 0);
     if (offset + limit > MAX_K) throw new RangeError('offset + limit must not exceed 500');
     const mode = resolveRankingMode(q);
-    const parsed = parseQuery(q.text ?? '', q.possibleLanguages, this.#defaultLanguage);
+    const parsed = withExpansion(parseQuery(q.text ?? '', q.possibleLanguages, this.#defaultLanguage), q.expansion);
     const tParsed = now?.();
     searchArena.reset(); // cursors of earlier searches are dead; reuse their buffers
     const segments = this.#snapshot;
@@ -459,6 +629,8 @@ export class SearchIndex {
       lexicalWeight: clampNum(q.lexicalWeight, 0, 10, 1),
       filters: q.filters ?? undefined,
     });
+    const heapFactor = clampNum(q.heapFactor, 0.05, 1, 1);
+    if (heapFactor < 1) plan.thetaScale = 1 / heapFactor;
     const need = offset + limit + 1;
     const filterOnly = plan.clauses.length === 0 && plan.phrases.length === 0;
     const proximity = clampNum(q.proximityWeight, 0, 10, this.#proximity);
@@ -642,6 +814,19 @@ export class SearchIndex {
   get defaultLanguage(): string {
     return this.#defaultLanguage;
   }
+}
+
+/** The parsed query with expansion terms appended as weighted clauses (terms already present are skipped). */
+function withExpansion(parsed: ParsedQuery, expansion: EngineQuery['expansion']): ParsedQuery {
+  if (!expansion || expansion.length === 0) return parsed;
+  const present = new Set(parsed.words.flatMap((w) => w.terms));
+  const words = [...parsed.words];
+  for (const e of expansion) {
+    if (present.has(e.term) || !(e.weight > 0) || !Number.isFinite(e.weight)) continue;
+    present.add(e.term);
+    words.push({ terms: [e.term], weight: Math.min(10, e.weight), surface: e.term, start: -1, end: -1, quoted: false });
+  }
+  return { ...parsed, words };
 }
 
 function collapse(segments: readonly SnapshotSegment[], hits: RawHit[]): RawHit[] {

@@ -74,6 +74,8 @@ export interface SearchPlan {
   filters: EngineFilters | undefined;
   /** Term ordinal per segment (-1 absent) of every term's UTF-8 bytes, looked up once while planning. */
   termOrdinals: Map<Uint8Array, Int32Array>;
+  /** 1 / heapFactor (>= 1): MaxScore prunes against theta x this (1 = exact). */
+  thetaScale?: number;
 }
 
 /** Ordinal of term `bytes` in segment `si` of the plan's snapshot (binary search when not planned). */
@@ -560,7 +562,7 @@ export function rankDocuments(
       if (filterOnly) runFilterOnly(run, heap, ctr);
       else if (run.phrases !== null || run.filter.candidates !== null) runConjunctive(plan, run, heap, ctr, !opts.exhaustive);
       else {
-        runWindowedMaxScore(run.si, run.seg, run.clauses, run.contrib, run.filter, run.docNorm, heap, !opts.exhaustive, ctr);
+        runWindowedMaxScore(run.si, run.seg, run.clauses, run.contrib, run.filter, run.docNorm, heap, !opts.exhaustive, ctr, plan.thetaScale ?? 1);
         if (!filtered) {
           let maxDf = 0;
           for (const c of run.clauses) if (c) for (const cur of c.cursors) maxDf = Math.max(maxDf, cur.df);

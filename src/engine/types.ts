@@ -96,6 +96,16 @@ export interface EngineQuery {
   passagesPerHit?: number;
   /** Collect a trace; `now` (any monotonic clock, e.g. microseconds) adds timings. */
   trace?: boolean | { now: () => number };
+  /**
+   * Extra weighted index terms (already analysed, e.g. a learned query expansion), each scored as one
+   * more BM25F clause with this weight (0 < weight <= 10), after the query's own words.
+   */
+  expansion?: readonly { term: string; weight: number }[];
+  /**
+   * Approximate pruning for weighted (expanded) queries, (0, 1]: dynamic pruning compares bounds with
+   * theta / heapFactor instead of theta (1 = exact; smaller skips more candidates). Default 1.
+   */
+  heapFactor?: number;
   /** Debug/oracle: disable dynamic pruning and score every match (same results, slower). */
   exhaustive?: boolean;
 }

@@ -36,7 +36,7 @@ import { SessionIds } from './sessions.js';
 import { fetchDocumentTool } from './tools/fetch-document.js';
 import { ToolInputError, type ToolContext, type ToolDefinition } from './tools/tool.js';
 import { worksCitedTool } from './tools/works-cited.js';
-import { searchDocumentsTool, searchSocialTool, worksCitingTool } from './tools/search.js';
+import { searchDocumentsTool, searchSocialTool, similarDocumentsTool, worksCitingTool } from './tools/search.js';
 import { searchInDocumentTool } from './tools/search-in-document.js';
 import { askTool, readConversationTool } from './tools/conversations.js';
 import type { ConversationService } from '../conversations/index.js';
@@ -96,7 +96,7 @@ export class McpEndpoint {
   readonly #templates: ReturnType<typeof resourceTemplates>;
 
   constructor(private readonly deps: McpEndpointDeps) {
-    this.tools = [searchDocumentsTool(deps), searchSocialTool(deps), fetchDocumentTool(deps), searchInDocumentTool(deps), worksCitingTool(deps), worksCitedTool(deps), ...(deps.conversations ? [askTool({ ...deps, conversations: deps.conversations }), readConversationTool({ conversations: deps.conversations })] : []), ...(deps.community ? communityTools({ community: deps.community }) : [])];
+    this.tools = [searchDocumentsTool(deps), searchSocialTool(deps), fetchDocumentTool(deps), searchInDocumentTool(deps), worksCitingTool(deps), worksCitedTool(deps), similarDocumentsTool(deps), ...(deps.conversations ? [askTool({ ...deps, conversations: deps.conversations }), readConversationTool({ conversations: deps.conversations })] : []), ...(deps.community ? communityTools({ community: deps.community }) : [])];
     const ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: false, strict: false });
     this.#byName = new Map(this.tools.map((tool) => [tool.name, { tool, validate: ajv.compile(tool.inputSchema as object) }]));
     this.#sessions = new SessionIds(deps.secret);

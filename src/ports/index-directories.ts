@@ -7,3 +7,8 @@ export interface IndexDirectories {
   /** Empties the directory (index rebuild). */
   reset(name: IndexName): void;
 }
+
+/** Where the corpus-trained models of each index live ({data_dir}/models/<name>; docs/models.md). */
+export interface ModelDirectories {
+  open(name: IndexName): IndexDirectory;
+}

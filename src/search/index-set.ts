@@ -7,6 +7,7 @@ import { INDEX_NAMES, type IndexName, type StoredDocument } from '../domain/docu
 import type { Clock } from '../ports/clock.js';
 import type { DocumentStore } from '../ports/document-store.js';
 import type { IndexDirectories } from '../ports/index-directories.js';
+import type { IndexModels } from './corpus-models.js';
 
 
 export interface CatchUpProgress {
@@ -131,6 +132,23 @@ export class IndexSet {
   /** Why open() discarded an index to rebuild it from the store (analysis changed), else null. */
   rebuildReason: string | null = null;
 
+  readonly #models = new Map<IndexName, IndexModels>();
+
+  /**
+   * Installs an index's corpus-trained models: the dense model gives every segment vectors (computed
+   * now for committed segments that lack them, then at each flush and merge); the sparse model expands
+   * queries. Returns the number of segments vectorized.
+   */
+  setModels(name: IndexName, models: IndexModels): number {
+    this.#models.set(name, models);
+    return this.get(name).setVectorModel(models.dense);
+  }
+
+  /** The models installed for an index (none: both null). */
+  models(name: IndexName): IndexModels {
+    return this.#models.get(name) ?? { dense: null, sparse: null, manifest: null };
+  }
+
   get(name: IndexName): SearchIndex {
     const idx = this.#indexes.get(name);
     if (!idx) throw new Error(`no index ${name}`);
@@ -189,10 +207,12 @@ export class IndexSet {
   /** Drops both indexes and rebuilds them from the store. */
   async rebuild(onProgress?: (p: CatchUpProgress) => void): Promise<CatchUpProgress> {
     await this.#queue;
-    for (const [name, idx] of this.#indexes) {
-      idx.close();
+    for (const [name, old] of this.#indexes) {
+      old.close();
       this.dirs.reset(name);
-      this.#indexes.set(name, SearchIndex.open(this.dirs.open(name), { defaultLanguage: 'en' }));
+      const idx = SearchIndex.open(this.dirs.open(name), { defaultLanguage: 'en' });
+      idx.setVectorModel(this.#models.get(name)?.dense ?? null);
+      this.#indexes.set(name, idx);
     }
     this.#applied = 0;
     this.#uncommitted = 0;

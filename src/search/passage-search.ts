@@ -94,6 +94,7 @@ export class PassageSearch {
       totalHits: hits.length,
       hasNext: false,
       correctedQuery: null,
+      embedMs: null,
       timings: { searchUs: Math.round(searchUs), loadUs: 0, totalUs: Math.round((performance.now() - t0) * 1000) },
       trajectory: { id: trajectoryId, feedbackToken: signFeedbackToken(this.secret, { trajectoryId, accountId: principal.accountId, expiresAt: now + FEEDBACK_TOKEN_TTL_S }) },
       traces: null,

@@ -9,7 +9,6 @@
 // `cross_rerank: true` and `l2_rerank: auto` have no effect without a configured reranker/profile.
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { checkWorkBudget, FairScheduler, type WorkBudget } from './work-budget.js';
 import { buildSnippet, fuseRrf, type EngineHit, type EngineQuery, type EngineResult, type FieldName, type ParsedQuery, type SearchIndex, type SnippetWindow } from '../engine/index.js';
 import type { IndexName, StoredDocument } from '../domain/document.js';
 import { INDEX_NAMES } from '../domain/document.js';
@@ -25,7 +24,9 @@ import type { ErrorReporter } from '../ports/error-reporter.js';
 import { citedWorkUris } from './citations.js';
 import { FEEDBACK_TOKEN_TTL_S, signFeedbackToken } from './feedback-token.js';
 import type { IndexSet } from './index-set.js';
+import { denseDocumentVector, denseQueryVector, denseSearch, sparseEngineOptions, sparseQueryVector, withFeedback, type SparseParams } from './channels.js';
 import type { SearchHit, SearchRequest, SearchResult } from './search-types.js';
+import { checkWorkBudget, FairScheduler, type WorkBudget } from './work-budget.js';
 
 /** RRF smoothing constant when the request gives none (interface: service default 60). */
 export const DEFAULT_RRF_K = 60;
@@ -45,28 +46,83 @@ export interface SearchServiceDeps {
   clock: Clock;
   secret: string;
   report: ErrorReporter;
-  /** Work limits of one query and searches in flight per account (absent: unbounded). */
+  /** Work limits of one query and fair turns across accounts (absent: unbounded). */
   budget?: WorkBudget;
 }
 
 const unavailable = (what: string) => new AppError('feature_unavailable', what, { extra: { missing: what.split(':')[0] } });
 
-/** Refuses requests that need components Lectern does not have configured (never a silent fallback). */
+/** Weight of the dense (short_document) channel's votes in hybrid RRF (measured: docs/search.md). */
+export const DENSE_RRF_WEIGHT = 0.2;
+/** Weight of the sparse channel's votes in hybrid RRF. */
+export const SPARSE_RRF_WEIGHT = 1;
+/** Hybrid: the dense query mixes in the vectors of this many top lexical hits (pseudo-relevance feedback). */
+export const DENSE_FEEDBACK_DOCS = 3;
+/** Hybrid: weight of those hits' mean vector against the query vector. */
+export const DENSE_FEEDBACK_WEIGHT = 3;
+
+/** Refuses requests that need components no server configuration has (never a silent fallback). */
 export function checkAvailable(r: SearchRequest): void {
-  if (r.mode === 'sparse' || r.mode === 'binary' || r.mode === 'short_document') {
-    throw unavailable(`${r.mode}: mode "${r.mode}" needs the ${r.mode.replace('_', '-')} retrieval channel, which is not configured on this server; use "hybrid" or "fulltext".`);
-  }
   if (r.candidateRanking === 'formula') throw unavailable('formula: candidate_ranking "formula" needs a formula model or artifact for the ranking profile; none is configured. Use "auto" or "rrf".');
   if (r.l2Rerank === 'catboost') throw unavailable('catboost: l2_rerank "catboost" needs a CatBoost model; none is configured. Use "auto" or "off".');
   if (r.l1Formula !== null) throw unavailable('l1: l1 formula ranking needs the ranking pipeline (raw branch scores), which is not configured; omit l1.');
-  if (r.sparseNomination === true) throw unavailable('sparse: sparse_nomination needs the sparse retrieval channel, which is not configured.');
   if (r.binaryPool) throw unavailable('binary: binary_pool needs the binary retrieval channel and an L2 reranker, which are not configured.');
   if (r.documentDiscovery === true) throw unavailable('reranker: document_discovery merges into a reranker pool; no reranker is configured.');
-  if (r.fulltextWeight === 0) throw unavailable('channels: fulltext_weight 0 disables the lexical channel and no other retrieval channel is configured, so nothing could be retrieved.');
   // Interface, Limits: the query is at most 16 KiB of UTF-8 (the schema bounds characters; this, bytes).
   const bytes = Buffer.byteLength(r.query, 'utf8');
   if (bytes > 16_384) throw new AppError('validation_failed', `query is ${bytes} bytes of UTF-8; the limit is 16384 bytes (16 KiB).`);
   if (r.offset + r.limit > 500) throw new AppError('validation_failed', `offset + limit must not exceed 500 (got ${r.offset} + ${r.limit}).`);
+}
+
+const TRAIN_HINT = 'train the corpus models with `lectern models train` (docs/models.md)';
+
+/** Refuses modes whose channel is not configured on one of the requested indexes. */
+function checkChannels(r: SearchRequest, indexNames: IndexName[], indexes: IndexSet): void {
+  const lacking = (kind: 'dense' | 'sparse') => indexNames.filter((n) => indexes.models(n)[kind] === null);
+  if (r.mode === 'sparse' && lacking('sparse').length > 0) {
+    throw unavailable(`sparse: mode "sparse" needs the sparse expansion model, which the ${lacking('sparse').join(', ')} index does not have; ${TRAIN_HINT}, or use "hybrid" or "fulltext".`);
+  }
+  if ((r.mode === 'short_document' || r.mode === 'binary') && lacking('dense').length > 0) {
+    throw unavailable(`${r.mode}: mode "${r.mode}" needs document vectors from the dense model, which the ${lacking('dense').join(', ')} index does not have; ${TRAIN_HINT}, or use "hybrid" or "fulltext".`);
+  }
+  if (r.sparseNomination === true && (r.mode === 'hybrid' || r.mode === 'sparse') && lacking('sparse').length > 0) {
+    throw unavailable(`sparse: sparse_nomination needs the sparse retrieval channel, which the ${lacking('sparse').join(', ')} index does not have; ${TRAIN_HINT}.`);
+  }
+  if (r.fulltextWeight === 0 && (r.mode === 'hybrid' || r.mode === 'fulltext')) {
+    const others = r.mode === 'hybrid' ? indexNames.every((n) => indexes.models(n).dense !== null || indexes.models(n).sparse !== null) : false;
+    if (!others) throw unavailable('channels: fulltext_weight 0 disables the lexical channel and no other retrieval channel is configured, so nothing could be retrieved.');
+  }
+}
+
+/** SimilarRequestV2 as the service takes it. */
+export interface SimilarQuery {
+  documentId: string;
+  languages: string[] | null;
+  types: string[] | null;
+  limit: number;
+}
+
+type ChannelName = 'fulltext' | 'sparse' | 'short_document' | 'binary';
+
+/** One channel's ranked list over one index. */
+interface ChannelRun {
+  index: IndexName;
+  channel: ChannelName;
+  result: EngineResult;
+  /** RRF weight of its votes. */
+  weight: number;
+  /** Votes only for documents other channels nominated (sparse_nomination off). */
+  nominates: boolean;
+  us: number;
+  detail?: Record<string, unknown>;
+}
+
+interface Retrieval {
+  runs: ChannelRun[];
+  /** Channels hybrid would use that are not configured, by index. */
+  unconfigured: string[];
+  embedUs: number;
+  rankingMode: 'documents' | 'passages';
 }
 
 function resolveIndexes(names: readonly string[]): IndexName[] {
@@ -112,10 +168,125 @@ export class SearchService {
     this.#turns = d.budget ? new FairScheduler(d.budget.slots, d.budget.concurrency) : null;
   }
 
+  /** The engine query of a request (one index's channel searches share it). */
+  #engineQuery(r: SearchRequest, citing: string[] | null, passagesPerHit: number): EngineQuery {
+    const f = r.filters;
+    return {
+      text: r.query,
+      possibleLanguages: r.possibleLanguages,
+      rankingMode: r.rankingMode,
+      limit: r.offset + r.limit,
+      offset: 0,
+      phraseBoost: r.phraseBoost ?? 1,
+      lexicalWeight: 1,
+      collapseByWorkKey: r.deduplicate,
+      // total_hits is the number of matching results (works when deduplicating), never an estimate (ADR 0082)
+      exactTotal: true,
+      passagesPerHit,
+      explain: r.tracing,
+      trace: r.tracing ? { now: () => performance.now() * 1000 } : false,
+      filters: { types: f.types, languages: f.languages, issns: f.issns, publisher: f.publisher, issuedAfter: f.issuedAfter, issuedBefore: f.issuedBefore, uriPrefixes: f.uriPrefixes?.map(normalizePrefix) ?? null, citing },
+    };
+  }
+
   /**
-   * Runs a search within the work budget (docs/operations.md): a query over the term or postings
-   * budget is refused with 422 before any work or charge; then it waits for a fair turn (at most
-   * `budget.concurrency` of the account's searches running or waiting: 429 beyond).
+   * Runs the channels the mode asks for on every requested index. `hybrid` runs every configured
+   * channel (fulltext unless fulltext_weight is 0, sparse with the expansion model, short_document
+   * with the dense model) and names the unconfigured ones; the single-channel modes run theirs.
+   */
+  #channels(r: SearchRequest, indexNames: IndexName[], base: EngineQuery): Retrieval {
+    const runs: ChannelRun[] = [];
+    const unconfigured: string[] = [];
+    let embedUs = 0;
+    let rankingMode: 'documents' | 'passages' = 'documents';
+    const weight = r.fulltextWeight ?? 1;
+    const timed = <T>(fn: () => T): [T, number] => {
+      const t = performance.now();
+      const v = fn();
+      return [v, (performance.now() - t) * 1000];
+    };
+    const sparseParams: SparseParams = { maxQueryDims: r.maxQueryDims, weightThreshold: r.weightThreshold, pruning: r.pruning, heapFactor: r.heapFactor };
+    indexNames.forEach((name, i) => {
+      const index = this.d.indexes.get(name);
+      const models = this.d.indexes.models(name);
+      const wantsFulltext = r.mode === 'fulltext' || (r.mode === 'hybrid' && weight > 0);
+      let lexical: EngineResult | null = null;
+      if (wantsFulltext) {
+        const [result, us] = timed(() => index.search(base));
+        lexical = result;
+        runs.push({ index: name, channel: 'fulltext', result, weight, nominates: true, us });
+      }
+      if (r.mode === 'sparse' || r.mode === 'hybrid') {
+        if (models.sparse) {
+          const [dims, eus] = timed(() => sparseQueryVector(index, models.sparse!.model, r.query, r.possibleLanguages, sparseParams));
+          embedUs += eus;
+          const opts = sparseEngineOptions(dims, sparseParams);
+          const [result, us] = timed(() => index.search({ ...base, ...opts }));
+          // sparse_nomination (interface): on for passage ranking, off for whole-document ranking
+          const nominates = r.mode === 'sparse' || (r.sparseNomination ?? result.rankingMode === 'passages');
+          runs.push({
+            index: name,
+            channel: 'sparse',
+            result,
+            weight: SPARSE_RRF_WEIGHT,
+            nominates,
+            us,
+            detail: { model_sha256: models.sparse.id, dims: dims.map((d) => ({ term: d.term, weight: Number(d.weight.toFixed(4)), generated: !d.own })), heap_factor: opts.heapFactor, nominates },
+          });
+        } else unconfigured.push(`sparse:${name}`);
+      }
+      if (r.mode === 'short_document' || r.mode === 'binary' || r.mode === 'hybrid') {
+        if (models.dense) {
+          const [vector, eus] = timed(() => {
+            const v = denseQueryVector(index, models.dense!.model, r.query, r.possibleLanguages);
+            // hybrid: pseudo-relevance feedback from the lexical channel's top hits (ADR 0102)
+            return v && r.mode === 'hybrid' && lexical ? withFeedback(index, v, lexical.hits.slice(0, DENSE_FEEDBACK_DOCS).map((h) => h.id), DENSE_FEEDBACK_WEIGHT) : v;
+          });
+          embedUs += eus;
+          // exact: the IVF index does not reach recall@10 >= 0.95 at a useful speed-up yet (ADR 0101)
+          const method = r.mode === 'binary' ? 'binary' : 'exact';
+          const [result, us] = timed(() =>
+            vector === null
+              ? { hits: [], totalHits: 0, totalHitsExact: true, hasMore: false, rankingMode: 'documents' as const, scanned: 0, missingSegments: 0, method }
+              : denseSearch(index, vector, method, { limit: base.limit ?? 10, ...(base.filters ? { filters: base.filters } : {}), collapseByWorkKey: base.collapseByWorkKey ?? false, passagesPerHit: base.passagesPerHit ?? 3 }),
+          );
+          runs.push({
+            index: name,
+            channel: method === 'binary' ? 'binary' : 'short_document',
+            result,
+            weight: r.mode === 'hybrid' ? DENSE_RRF_WEIGHT : 1,
+            nominates: true,
+            us,
+            detail: { model_sha256: models.dense.id, method: result.method, scanned: result.scanned, segments_without_vectors: result.missingSegments, ...(vector === null ? { note: 'no query term is known to the dense model: no candidates' } : {}) },
+          });
+        } else if (r.mode === 'hybrid') unconfigured.push(`short_document:${name}`);
+      }
+      // dense channels rank whole documents; the lexical channels resolve `auto` themselves
+      if (i === 0) rankingMode = runs.find((x) => x.channel === 'fulltext' || x.channel === 'sparse')?.result.rankingMode ?? 'documents';
+    });
+    return { runs, unconfigured, embedUs, rankingMode };
+  }
+
+  /** Plan, channels and fusion: the ranked list (top offset+limit) with RRF attribution. */
+  async #retrieve(r: SearchRequest, passagesPerHit: number) {
+    checkAvailable(r);
+    const indexNames = resolveIndexes(r.indexNames);
+    checkChannels(r, indexNames, this.d.indexes);
+    const rrfK = r.rrfK ?? DEFAULT_RRF_K;
+    if (!(rrfK > 0)) throw new AppError('validation_failed', 'rrf_k must be > 0.');
+    const citing = r.referencedBy === null ? null : await citedWorkUris(this.d.store, r.referencedBy);
+    const base = this.#engineQuery(r, citing, passagesPerHit);
+    const t = performance.now();
+    const retrieval = this.#channels(r, indexNames, base);
+    const searchUs = (performance.now() - t) * 1000;
+    const ranked = this.#rank(retrieval.runs, r, rrfK);
+    return { indexNames, retrieval, ranked, searchUs, rrfK };
+  }
+
+  /**
+   * Runs a search within the work budget (docs/operations.md): a query over the term, postings or
+   * results x terms budget is refused with 422 before any work or charge; then it waits for a fair
+   * turn (at most `budget.concurrency` of the account's searches running or waiting: 429 beyond).
    */
   async search(principal: Principal, r: SearchRequest, requestId: string): Promise<SearchResult> {
     if (this.d.budget && r.query.trim() !== '') {
@@ -133,61 +304,25 @@ export class SearchService {
   async #search(principal: Principal, r: SearchRequest, requestId: string): Promise<SearchResult> {
     const t0 = performance.now();
     checkAvailable(r);
-    const indexNames = resolveIndexes(r.indexNames);
+    resolveIndexes(r.indexNames);
     await this.d.billing.reserve(principal, this.d.prices.search, 'search', requestId);
-    const citing = r.referencedBy === null ? null : await citedWorkUris(this.d.store, r.referencedBy);
-    const rrfK = r.rrfK ?? DEFAULT_RRF_K;
-    if (!(rrfK > 0)) throw new AppError('validation_failed', 'rrf_k must be > 0.');
-    const weight = r.fulltextWeight ?? 1;
-
-    const base: EngineQuery = {
-      text: r.query,
-      possibleLanguages: r.possibleLanguages,
-      rankingMode: r.rankingMode,
-      limit: r.limit,
-      offset: 0,
-      phraseBoost: r.phraseBoost ?? 1,
-      lexicalWeight: weight,
-      collapseByWorkKey: r.deduplicate,
-      // total_hits is the number of matching results (works when deduplicating), never an estimate (ADR 0082)
-      exactTotal: true,
-      passagesPerHit: r.returnDocuments ? SNIPPETS_PER_HIT : 0,
-      explain: r.tracing,
-      trace: r.tracing ? { now: () => performance.now() * 1000 } : false,
-      filters: {
-        types: r.filters.types,
-        languages: r.filters.languages,
-        issns: r.filters.issns,
-        publisher: r.filters.publisher,
-        issuedAfter: r.filters.issuedAfter,
-        issuedBefore: r.filters.issuedBefore,
-        uriPrefixes: r.filters.uriPrefixes?.map(normalizePrefix) ?? null,
-        citing,
-      },
-    };
-
-    // Each index answers its top offset+limit; one index is the ranking itself, several are fused by
-    // RRF (their lexical scores are not comparable across collections).
-    const tSearch = performance.now();
-    const perIndex: { name: IndexName; index: SearchIndex; result: EngineResult }[] = [];
-    for (const name of indexNames) {
-      const index = this.d.indexes.get(name);
-      perIndex.push({ name, index, result: index.search({ ...base, limit: r.offset + r.limit }) });
-    }
-    const searchUs = (performance.now() - tSearch) * 1000;
-
-    const rankingMode = perIndex[0]!.result.rankingMode;
-    const ranked = this.#rank(perIndex, r, rrfK, weight);
+    const { indexNames, retrieval, ranked, searchUs, rrfK } = await this.#retrieve(r, r.returnDocuments ? SNIPPETS_PER_HIT : 0);
+    const { runs } = retrieval;
     const page = ranked.slice(r.offset, r.offset + r.limit);
+    // matches: the lexical channels' counts when they ran (a dense channel "matches" every document with a vector)
+    const totalHits = indexNames.reduce((n, name) => {
+      const own = runs.filter((x) => x.index === name);
+      const lexical = own.filter((x) => x.channel === 'fulltext' || x.channel === 'sparse');
+      return n + Math.max(0, ...(lexical.length > 0 ? lexical : own).map((x) => x.result.totalHits));
+    }, 0);
     // Exact per index (exactTotal); indexes hold different records, so the totals add up.
-    const totalHits = perIndex.reduce((n, p) => n + p.result.totalHits, 0);
     const hasNext = totalHits > r.offset + r.limit;
 
     const tLoad = performance.now();
     let hits: SearchHit[] = page.map((p) => ({ id: p.hit.id, index: p.index, score: p.score, snippets: [], doc: null, rrf: p.rrf, explanation: p.hit.explanation }));
     if (r.returnDocuments && hits.length > 0) {
       const docs = await this.d.store.getMany(hits.map((h) => h.id));
-      const parsedBy = new Map(perIndex.map((p) => [p.name, p.index.parse(r.query, r.possibleLanguages)]));
+      const parsedBy = new Map(indexNames.map((n) => [n, this.d.indexes.get(n).parse(r.query, r.possibleLanguages)]));
       const loaded: SearchHit[] = [];
       hits.forEach((h, i) => {
         const doc = docs.get(h.id);
@@ -198,7 +333,7 @@ export class SearchService {
     }
     const loadUs = (performance.now() - tLoad) * 1000;
 
-    const correctedQuery = r.query.trim() === '' ? null : perIndex[0]!.index.correctQuery(r.query, r.possibleLanguages);
+    const correctedQuery = r.query.trim() === '' ? null : this.d.indexes.get(indexNames[0]!).correctQuery(r.query, r.possibleLanguages);
     const cost = searchCost(this.d.prices, hits.length);
     await this.d.billing.charge(principal, cost, 'search', requestId);
 
@@ -209,13 +344,15 @@ export class SearchService {
       this.d.report(e, 'recording shown activity');
     }
     const trajectoryId = randomUUID();
-    const traces = r.tracing ? this.#traces(perIndex, r, indexNames.length) : null;
+    const traces = r.tracing ? this.#traces(retrieval, r, rrfK) : null;
+    const usesModels = runs.some((x) => x.channel !== 'fulltext');
     return {
-      rankingMode,
+      rankingMode: retrieval.rankingMode,
       hits: hits.map((h, i) => ({ ...h, explanation: r.tracing && i < TRACE_EXPLAIN_HITS ? h.explanation : undefined })),
       totalHits,
       hasNext,
       correctedQuery,
+      embedMs: usesModels ? Math.round(retrieval.embedUs / 1000) : null,
       timings: { searchUs: Math.round(searchUs), loadUs: Math.round(loadUs), totalUs: Math.round((performance.now() - t0) * 1000) },
       trajectory: { id: trajectoryId, feedbackToken: signFeedbackToken(this.d.secret, { trajectoryId, accountId: principal.accountId, expiresAt: now + FEEDBACK_TOKEN_TTL_S }) },
       traces,
@@ -224,37 +361,75 @@ export class SearchService {
   }
 
   /**
-   * Retrieval for another capability (conversations): the same plan, engine, fusion, documents and
+   * Documents similar to one (SimilarRequestV2): the source document's stored title+abstract vector
+   * seeds an exact dense search of its own index; the source itself and other records of its work are
+   * left out. Billed like a search; 404 for an unknown document; 422 when its index has no dense model.
+   */
+  async similar(principal: Principal, q: SimilarQuery, requestId: string): Promise<SearchResult> {
+    const t0 = performance.now();
+    if (!(q.limit >= 1 && q.limit <= 100)) throw new AppError('validation_failed', `limit must be 1 to 100 (got ${q.limit}).`);
+    const doc = await this.d.store.get(q.documentId);
+    if (!doc) throw new AppError('not_found', `No document ${q.documentId}.`);
+    const models = this.d.indexes.models(doc.index);
+    if (!models.dense) throw unavailable(`short_document: similar documents need document vectors from the dense model, which the ${doc.index} index does not have; ${TRAIN_HINT}.`);
+    await this.d.billing.reserve(principal, this.d.prices.search, 'search', requestId);
+    const index = this.d.indexes.get(doc.index);
+    const tEmbed = performance.now();
+    // the indexed vector; a document not yet indexed (committed within seconds) is embedded from its text
+    const vector = index.documentVector(doc.id) ?? denseDocumentVector(models.dense.model, doc.title, doc.abstract, doc.language);
+    const embedUs = (performance.now() - tEmbed) * 1000;
+    const tSearch = performance.now();
+    const ownWork = doc.workKey;
+    let ranked: EngineHit[] = [];
+    let result: (EngineResult & { scanned: number }) | null = null;
+    if (vector !== null) {
+      result = denseSearch(index, vector, 'exact', { limit: Math.min(500, q.limit + 1), filters: { languages: q.languages, types: q.types }, collapseByWorkKey: true, passagesPerHit: 1 });
+      ranked = result.hits.filter((h) => h.id !== doc.id && (ownWork === null || h.workKey !== ownWork)).slice(0, q.limit);
+    }
+    const searchUs = (performance.now() - tSearch) * 1000;
+    const tLoad = performance.now();
+    const docs = await this.d.store.getMany(ranked.map((h) => h.id));
+    const parsed = index.parse('', null);
+    const hits: SearchHit[] = [];
+    for (const h of ranked) {
+      const d = docs.get(h.id);
+      if (d) hits.push({ id: h.id, index: doc.index, score: h.score, snippets: snippetsFor(d, h, parsed, 1), doc: d, rrf: null });
+    }
+    const loadUs = (performance.now() - tLoad) * 1000;
+    const cost = searchCost(this.d.prices, hits.length);
+    await this.d.billing.charge(principal, cost, 'search', requestId);
+    const now = nowSeconds(this.d.clock);
+    try {
+      if (hits.length > 0) await this.d.activity.record(hits.map((h) => ({ documentId: h.id, kind: 'shown' as const, accountId: principal.accountId, visitor: null, at: now })));
+    } catch (e) {
+      this.d.report(e, 'recording shown activity');
+    }
+    const trajectoryId = randomUUID();
+    return {
+      rankingMode: 'documents',
+      hits,
+      totalHits: Math.max(hits.length, (result?.scanned ?? 1) - 1),
+      hasNext: false,
+      correctedQuery: null,
+      embedMs: Math.round(embedUs / 1000),
+      timings: { searchUs: Math.round(searchUs), loadUs: Math.round(loadUs), totalUs: Math.round((performance.now() - t0) * 1000) },
+      trajectory: { id: trajectoryId, feedbackToken: signFeedbackToken(this.d.secret, { trajectoryId, accountId: principal.accountId, expiresAt: now + FEEDBACK_TOKEN_TTL_S }) },
+      traces: null,
+      cost,
+    };
+  }
+
+  /**
+   * Retrieval for another capability (conversations): the same plan, channels, fusion, documents and
    * snippets as {@link search}, without billing, activity or a trajectory (the caller bills its own
    * operation and records what it shows). Returns the page of hits with documents loaded.
    */
   async retrieve(r: SearchRequest): Promise<SearchHit[]> {
-    checkAvailable(r);
-    const indexNames = resolveIndexes(r.indexNames);
-    const citing = r.referencedBy === null ? null : await citedWorkUris(this.d.store, r.referencedBy);
-    const rrfK = r.rrfK ?? DEFAULT_RRF_K;
-    const weight = r.fulltextWeight ?? 1;
-    const f = r.filters;
-    const base: EngineQuery = {
-      text: r.query,
-      possibleLanguages: r.possibleLanguages,
-      rankingMode: r.rankingMode,
-      limit: r.offset + r.limit,
-      offset: 0,
-      phraseBoost: r.phraseBoost ?? 1,
-      lexicalWeight: weight,
-      collapseByWorkKey: r.deduplicate,
-      passagesPerHit: SNIPPETS_PER_HIT,
-      filters: { types: f.types, languages: f.languages, issns: f.issns, publisher: f.publisher, issuedAfter: f.issuedAfter, issuedBefore: f.issuedBefore, uriPrefixes: f.uriPrefixes?.map(normalizePrefix) ?? null, citing },
-    };
-    const perIndex = indexNames.map((name) => {
-      const index = this.d.indexes.get(name);
-      return { name, index, result: index.search(base) };
-    });
-    const page = this.#rank(perIndex, r, rrfK, weight).slice(r.offset, r.offset + r.limit);
+    const { indexNames, ranked } = await this.#retrieve({ ...r, tracing: false }, SNIPPETS_PER_HIT);
+    const page = ranked.slice(r.offset, r.offset + r.limit);
     if (page.length === 0) return [];
     const docs = await this.d.store.getMany(page.map((p) => p.hit.id));
-    const parsedBy = new Map(perIndex.map((p) => [p.name, p.index.parse(r.query, r.possibleLanguages)]));
+    const parsedBy = new Map(indexNames.map((n) => [n, this.d.indexes.get(n).parse(r.query, r.possibleLanguages)]));
     const out: SearchHit[] = [];
     for (const p of page) {
       const doc = docs.get(p.hit.id);
@@ -284,21 +459,32 @@ export class SearchService {
     return out;
   }
 
-  /** The full ranking (top offset+limit) with scores and RRF attribution. */
-  #rank(perIndex: { name: IndexName; result: EngineResult }[], r: SearchRequest, rrfK: number, weight: number) {
-    const channel = (name: IndexName) => (perIndex.length === 1 ? 'fulltext' : `fulltext:${name}`);
+  /**
+   * The full ranking (top offset+limit) with scores and RRF attribution. One list is the ranking itself
+   * (its own scores); several are fused by weighted RRF (a vote is weight / (rrf_k + rank)). A channel
+   * that does not nominate (sparse with sparse_nomination off) votes only for documents another channel
+   * of the same index returned.
+   */
+  #rank(runs: ChannelRun[], r: SearchRequest, rrfK: number) {
+    const indexes = new Set(runs.map((x) => x.index)).size;
+    const channel = (x: ChannelRun) => (indexes === 1 ? x.channel : `${x.channel}:${x.index}`);
+    const key = (x: ChannelRun, id: string) => `${x.index}\u0000${id}`;
     const byId = new Map<string, { hit: EngineHit; index: IndexName }>();
-    for (const p of perIndex) for (const h of p.result.hits) byId.set(`${p.name}\u0000${h.id}`, { hit: h, index: p.name });
-    const fused = fuseRrf(
-      perIndex.map((p) => ({ channel: channel(p.name), ids: p.result.hits.map((h) => `${p.name}\u0000${h.id}`) })),
-      { k: rrfK },
-    );
+    // prefer the lexical channels' hits (they carry matched passages for snippets)
+    for (const x of [...runs].reverse()) for (const h of x.result.hits) byId.set(key(x, h.id), { hit: h, index: x.index });
+    const nominated = new Set<string>();
+    for (const x of runs) if (x.nominates) for (const h of x.result.hits) nominated.add(key(x, h.id));
+    const lists = runs.map((x) => ({
+      channel: channel(x),
+      weight: x.weight,
+      ids: x.result.hits.map((h) => key(x, h.id)).filter((id) => x.nominates || nominated.has(id)),
+    }));
+    const fused = fuseRrf(lists, { k: rrfK });
+    const weightOf = new Map(lists.map((l) => [l.channel, l.weight]));
     const rrfOf = (f: (typeof fused)[number]) =>
-      r.includeRrfScores
-        ? { score: f.score * weight, contributions: f.votes.map((v) => ({ channel: v.channel, rank: v.rank, weight, contribution: v.contribution * weight })) }
-        : null;
-    if (perIndex.length === 1) {
-      // One channel: the fused order is the channel's order; scores stay the lexical scores.
+      r.includeRrfScores ? { score: f.score, contributions: f.votes.map((v) => ({ channel: v.channel, rank: v.rank, weight: weightOf.get(v.channel) ?? 1, contribution: v.contribution })) } : null;
+    if (runs.length === 1) {
+      // One channel: the fused order is the channel's order; scores stay the channel's scores.
       return fused.map((f) => {
         const e = byId.get(f.id)!;
         return { hit: e.hit, index: e.index, score: e.hit.score, rrf: rrfOf(f) };
@@ -306,29 +492,39 @@ export class SearchService {
     }
     return fused.map((f) => {
       const e = byId.get(f.id)!;
-      return { hit: e.hit, index: e.index, score: f.score * weight, rrf: rrfOf(f) };
+      return { hit: e.hit, index: e.index, score: f.score, rrf: rrfOf(f) };
     });
   }
 
-  #traces(perIndex: { name: IndexName; result: EngineResult }[], r: SearchRequest, indexes: number): unknown[] {
-    const traces: unknown[] = perIndex.map((p) => ({
-      shard: p.name,
-      branch: 'fulltext',
+  #traces(ret: Retrieval, r: SearchRequest, rrfK: number): unknown[] {
+    const traces: unknown[] = ret.runs.map((p) => ({
+      shard: p.index,
+      branch: p.channel,
       total_hits: p.result.totalHits,
       total_hits_exact: p.result.totalHitsExact,
       has_more: p.result.hasMore,
+      us: Math.round(p.us),
+      rrf_weight: p.weight,
+      ...(p.detail ?? {}),
       engine: p.result.trace ?? null,
     }));
+    const channels = [...new Set(ret.runs.map((x) => x.channel))];
+    const onlyLexical = channels.length === 1 && channels[0] === 'fulltext';
     traces.push({
       branch: 'fusion',
       mode: r.mode,
-      resolved: indexes === 1 ? 'fulltext' : 'rrf',
+      resolved: ret.runs.length === 1 ? ret.runs[0]!.channel : 'rrf',
       note:
         r.mode === 'hybrid'
-          ? 'hybrid fuses the available channels; only the lexical (fulltext) channel is configured, so the ranking equals fulltext'
-          : 'fulltext: the lexical channel only',
-      channels: perIndex.map((p) => (perIndex.length === 1 ? 'fulltext' : `fulltext:${p.name}`)),
-      rrf_k: r.rrfK ?? DEFAULT_RRF_K,
+          ? onlyLexical
+            ? 'hybrid fuses the configured channels; only the lexical (fulltext) channel is configured, so the ranking equals fulltext'
+            : `hybrid fuses ${channels.join(', ')} by weighted RRF`
+          : `${r.mode}: this channel only`,
+      channels: ret.runs.map((x) => (new Set(ret.runs.map((y) => y.index)).size === 1 ? x.channel : `${x.channel}:${x.index}`)),
+      unconfigured: ret.unconfigured.map((c) => `${c} (not configured: ${TRAIN_HINT})`),
+      ...(r.mode === 'hybrid' ? { binary: 'not a separate hybrid vote: binary codes quantize the short_document vectors' } : {}),
+      embed_us: Math.round(ret.embedUs),
+      rrf_k: rrfK,
       rerank: { cross_rerank: r.crossRerank ? 'requested; no reranker configured: no effect' : 'off', l2: r.l2Rerank === 'off' ? 'off' : 'auto: no profile configured: no effect' },
     });
     return traces;

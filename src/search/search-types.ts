@@ -37,6 +37,13 @@ export interface SearchRequest {
   documentDiscovery: boolean | null;
   includeRrfScores: boolean;
   tracing: boolean;
+  /** Sparse query vector (docs/search.md): dimensions (0 = service default), thresholds, pruning. */
+  maxQueryDims: number;
+  weightThreshold: number;
+  pruning: number | null;
+  heapFactor: number | null;
+  /** Multi-query combiner (no effect: a search has one query; docs/search.md). */
+  combiner: 'log_sum_exp' | 'max' | 'sum';
 }
 
 export interface RrfContribution {
@@ -63,6 +70,8 @@ export interface SearchResult {
   totalHits: number;
   hasNext: boolean;
   correctedQuery: string | null;
+  /** Time spent embedding/expanding the query, ms (null when no model-backed channel ran). */
+  embedMs: number | null;
   timings: { searchUs: number; loadUs: number; totalUs: number };
   trajectory: { id: string; feedbackToken: string } | null;
   traces: unknown[] | null;
@@ -99,6 +108,11 @@ export function defaultSearchRequest(overrides: Omit<Partial<SearchRequest>, 'fi
     documentDiscovery: null,
     includeRrfScores: false,
     tracing: false,
+    maxQueryDims: 0,
+    weightThreshold: 0,
+    pruning: null,
+    heapFactor: 0.85,
+    combiner: 'log_sum_exp',
     ...rest,
     filters: { issns: null, languages: null, types: null, uriPrefixes: null, publisher: null, issuedAfter: null, issuedBefore: null, ...filters },
   };

@@ -38,6 +38,9 @@ describe('MCP over a real socket with the official SDK client', () => {
       { ...doc('S1', { title: 'Are salt caverns safe for hydrogen?', type: 'question', uris: ['https://earthscience.stackexchange.com/q/9'], attribution: { author: 'a', authorUrl: null, url: 'https://earthscience.stackexchange.com/q/9', site: 'earthscience', license: 'CC BY-SA 4.0' } }), index: 'social' as const },
     ]);
     await app.indexes!.catchUp();
+    // corpus-trained models, so similar_documents and every search mode have their channels
+    await app.corpusModels.train('documents');
+    app.refreshModels();
   });
   after(() => app.dispose());
 
@@ -56,7 +59,7 @@ describe('MCP over a real socket with the official SDK client', () => {
       assert.equal(client.getServerVersion()?.name, 'lectern');
       assert.match(String(client.getInstructions()), /retracted/);
       const { tools } = await client.listTools();
-      assert.equal(tools.length, 12);
+      assert.equal(tools.length, 13);
       const calls: [string, Record<string, unknown>][] = [
         ['search_documents', { query: 'hydrogen salt caverns', limit: 5 }],
         ['search_social', { query: 'salt caverns' }],
@@ -64,6 +67,8 @@ describe('MCP over a real socket with the official SDK client', () => {
         ['search_in_document', { document_id: 'W1', text_filter: 'cushion gas' }],
         ['works_citing', { uri: 'doi://10.1016/j.fuel.2022.1' }],
         ['works_cited', { document_id: 'W1' }],
+        ['similar_documents', { document_id: 'W1', limit: 5 }],
+        ['search_documents', { query: 'hydrogen', mode: 'short_document' }],
       ];
       for (const [name, args] of calls) {
         // The SDK client validates structuredContent against the tool's outputSchema and throws on a mismatch.

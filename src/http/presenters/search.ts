@@ -37,6 +37,11 @@ export function toSearchRequest(b: SearchRequestV2): SearchRequest {
     documentDiscovery: b.document_discovery ?? null,
     includeRrfScores: b.include_rrf_scores ?? false,
     tracing: b.tracing ?? false,
+    maxQueryDims: b.max_query_dims,
+    weightThreshold: b.weight_threshold,
+    pruning: b.pruning ?? null,
+    heapFactor: b.heap_factor ?? null,
+    combiner: b.combiner,
   };
 }
 
@@ -66,7 +71,7 @@ export function toSearchResponse(r: SearchResult, baseUrl: string): V2SearchResp
     total_hits: r.totalHits,
     has_next: r.hasNext,
     corrected_query: r.correctedQuery,
-    embed_ms: null,
+    embed_ms: r.embedMs,
     timings: { search_us: r.timings.searchUs, load_us: r.timings.loadUs, total_us: r.timings.totalUs },
     trajectory: r.trajectory ? { id: r.trajectory.id, feedback_token: r.trajectory.feedbackToken } : null,
     candidate_ranking: null,

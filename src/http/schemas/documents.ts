@@ -1,4 +1,4 @@
-// Documents, similar documents and originals (interface: Document responses, SimilarRequestV2).
+// Documents and originals (interface: Document responses; SimilarRequestV2 lives with search: schemas/search.ts).
 // The inner structure of `document` is Lectern's decision ("not shown"): see docs/api.md.
 import { Type, type Static } from 'typebox';
 import { Int32, Int64, Nullable, ref } from './common.js';
@@ -133,16 +133,6 @@ export const SearchDocument = Type.Object(
   { $id: 'SearchDocument' },
 );
 
-export const SimilarRequestV2 = Type.Object(
-  {
-    document_id: Type.String({ minLength: 1, maxLength: 512, description: 'Source document whose whole-document representation seeds similarity retrieval.' }),
-    filter_languages: Type.Optional(Nullable(Type.Array(Type.String({ maxLength: 16 }), { maxItems: 64 }))),
-    filter_types: Type.Optional(Nullable(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 64 }))),
-    limit: Int32({ minimum: 1, maximum: 100, default: 10 }),
-  },
-  { $id: 'SimilarRequestV2' },
-);
-
 /** Query parameters of GET /v2/documents/{document_id} and /v2/documents/by-uri/{uri}. */
 export const DocumentQuery = Type.Object(
   {
@@ -153,4 +143,4 @@ export const DocumentQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const DOCUMENT_SCHEMAS = [Author, OriginalLink, Notice, NoticeTarget, Version, UriMatch, Attribution, Document, V2DocumentResponse, ByUriResponse, SearchDocument, SimilarRequestV2];
+export const DOCUMENT_SCHEMAS = [Author, OriginalLink, Notice, NoticeTarget, Version, UriMatch, Attribution, Document, V2DocumentResponse, ByUriResponse, SearchDocument];

@@ -84,6 +84,18 @@ export const SearchRequestV2 = Type.Object(
 );
 export type SearchRequestV2 = Static<typeof SearchRequestV2>;
 
+/** Interface SimilarRequestV2 (POST /v2/search/similar; docs/search.md "Similar documents"). */
+export const SimilarRequestV2 = Type.Object(
+  {
+    document_id: Type.String({ minLength: 1, maxLength: 512, description: 'The source document; its whole-document representation (title+abstract vector) seeds the retrieval.' }),
+    filter_languages: stringList('ISO 639 language codes (e.g. en, de).', LANGUAGE_CODE),
+    filter_types: stringList('Document types.'),
+    limit: Int32({ minimum: 1, maximum: 100, default: 10, description: '1 to 100.' }),
+  },
+  { $id: 'SimilarRequestV2', additionalProperties: false },
+);
+export type SimilarRequestV2 = Static<typeof SimilarRequestV2>;
+
 export const SnippetEvidence = Type.Object(
   {
     text: Type.String({ description: 'Verbatim window chosen by the reranker.' }),
@@ -283,6 +295,7 @@ export const SEARCH_SCHEMAS = [
   PredictionTarget,
   FormulaRanking,
   SearchRequestV2,
+  SimilarRequestV2,
   SnippetEvidence,
   SnippetSource,
   Snippet,

@@ -57,6 +57,7 @@ const list = (v: unknown): string[] | null => (Array.isArray(v) ? (v as string[]
 export function searchRequest(input: Record<string, unknown>, indexNames: string[], referencedBy: string | string[] | null = null): SearchRequest {
   return defaultSearchRequest({
     query: typeof input.query === 'string' ? input.query : '',
+    mode: (input.mode as SearchRequest['mode'] | undefined) ?? 'hybrid',
     rankingMode: (input.ranking_mode as SearchRequest['rankingMode'] | undefined) ?? 'auto',
     indexNames,
     limit: (input.limit as number | undefined) ?? 10,
@@ -154,6 +155,13 @@ export function searchDocumentsTool(deps: SearchToolDeps): ToolDefinition {
         ...common,
         ...documentFilters,
         ranking_mode: Type.Optional(Type.Union([Type.Literal('auto'), Type.Literal('documents'), Type.Literal('passages')], { default: 'auto', description: 'documents ranks whole works; passages ranks by best passage (good for specific facts). Default auto.' })),
+        mode: Type.Optional(
+          Type.Union([Type.Literal('hybrid'), Type.Literal('fulltext'), Type.Literal('sparse'), Type.Literal('short_document'), Type.Literal('binary')], {
+            default: 'hybrid',
+            description:
+              'Retrieval: hybrid (default; fuses every configured channel), fulltext (exact words, BM25), sparse (words plus related terms learned from the corpus), short_document (meaning: dense vectors of title and abstract), binary (the same, faster and coarser). Modes other than fulltext and hybrid need trained corpus models; without them the call fails saying so.',
+          }),
+        ),
       },
       { additionalProperties: false },
     ),
@@ -233,6 +241,37 @@ export function worksCitingTool(deps: SearchToolDeps): ToolDefinition {
       const req = searchRequest(input, input.include_social === true ? ['documents', 'social'] : ['documents'], cited);
       const r = await deps.search.search(ctx.principal, req, ctx.requestId);
       return presentSearch(r, req.offset, `Works citing ${Array.isArray(cited) ? cited[0] : cited}`);
+    },
+  };
+}
+
+export function similarDocumentsTool(deps: SearchToolDeps): ToolDefinition {
+  return {
+    name: 'similar_documents',
+    title: 'Documents similar to a document',
+    annotations: readOnly('Documents similar to a document'),
+    rateScope: 'search',
+    description: [
+      "Finds works similar in content to one work (by its title and abstract, in a vector space Lectern learned from its own corpus), best first; the work itself and other records of it are left out.",
+      'Give `document_id` (from search_documents or another tool). Optional filter_languages and filter_types; limit 1-100 (default 10).',
+      costLine(deps.prices),
+      'Fails with a clear message when the server has no trained corpus models (an operator runs `lectern models train`).',
+      'Retracted works are flagged (is_retracted): never cite them as support.',
+    ].join('\n'),
+    inputSchema: Type.Object(
+      {
+        document_id: Type.String({ minLength: 1, maxLength: 512, description: 'The work to start from (Lectern id).' }),
+        filter_languages: common.filter_languages,
+        filter_types: documentFilters.filter_types,
+        limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'Works to return, 1 to 100 (default 10). Each returned work costs credits.' })),
+      },
+      { additionalProperties: false },
+    ),
+    outputSchema: SearchOutput,
+    async run(input, ctx) {
+      const id = input.document_id as string;
+      const r = await deps.search.similar(ctx.principal, { documentId: id, languages: list(input.filter_languages), types: list(input.filter_types), limit: (input.limit as number | undefined) ?? 10 }, ctx.requestId);
+      return presentSearch(r, 0, `Works similar to ${id}`);
     },
   };
 }

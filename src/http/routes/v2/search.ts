@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { HttpDeps } from '../../deps.js';
 import { toSearchRequest, toSearchResponse } from '../../presenters/search.js';
 import { errorResponses, ref } from '../../schemas/common.js';
-import { SearchRequestV2, V2SearchResponse } from '../../schemas/search.js';
+import { SearchRequestV2, SimilarRequestV2, V2SearchResponse } from '../../schemas/search.js';
 import { principalOf } from '../../server.js';
 
 export function registerSearchRoutes(app: FastifyInstance, deps: HttpDeps): void {
@@ -15,7 +15,8 @@ export function registerSearchRoutes(app: FastifyInstance, deps: HttpDeps): void
         summary: 'Search the corpus (documents, social): BM25F with quoted phrases, filters, citations, fusion.',
         description:
           'Billed prices.search + prices.search_per_hit per returned hit (defaults 10 + 1). Unknown properties are refused. ' +
-          'Requests that need a component this server does not have (sparse/binary/short_document channels, formula or CatBoost ranking, l1) get 422 feature_unavailable. See docs/search.md.',
+          'Modes: fulltext (BM25F), sparse (learned query expansion), short_document (dense vectors), binary (sign-quantized vectors), hybrid (weighted RRF over every configured channel; the trace names unconfigured ones). ' +
+          'Requests that need a component this server does not have (sparse/binary/short_document without trained corpus models, formula or CatBoost ranking, l1) get 422 feature_unavailable. See docs/search.md.',
         tags: ['search'],
         body: ref(SearchRequestV2),
         response: { 200: ref(V2SearchResponse), ...errorResponses(400, 401, 402, 413, 415, 422, 429, 500) },
@@ -23,6 +24,27 @@ export function registerSearchRoutes(app: FastifyInstance, deps: HttpDeps): void
     },
     async (request) => {
       const result = await deps.search.search(principalOf(request), toSearchRequest(request.body), request.id);
+      return toSearchResponse(result, deps.config.baseUrl);
+    },
+  );
+
+  app.post<{ Body: SimilarRequestV2 }>(
+    '/v2/search/similar',
+    {
+      config: { rateScope: 'search' },
+      schema: {
+        summary: 'Documents similar to one document (SimilarRequestV2), nearest by its title+abstract vector.',
+        description:
+          'Seeds a dense retrieval with the source document\'s whole-document vector (corpus-trained model; docs/models.md) and returns the nearest other works as a V2SearchResponse, best first. ' +
+          'Billed like a search: prices.search + prices.search_per_hit per returned hit. 404 not_found for an unknown document; 422 feature_unavailable when the document\'s index has no trained dense model.',
+        tags: ['search'],
+        body: ref(SimilarRequestV2),
+        response: { 200: ref(V2SearchResponse), ...errorResponses(400, 401, 402, 404, 413, 415, 422, 429, 500) },
+      },
+    },
+    async (request) => {
+      const b = request.body;
+      const result = await deps.search.similar(principalOf(request), { documentId: b.document_id, languages: b.filter_languages ?? null, types: b.filter_types ?? null, limit: b.limit }, request.id);
       return toSearchResponse(result, deps.config.baseUrl);
     },
   );

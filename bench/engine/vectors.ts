@@ -1,0 +1,146 @@
+// Speed of the corpus-trained models and the channels beyond words at scale (issue 15) on the synthetic
+// corpus (shared/tools/synth-corpus): training time (analysis, SVD + contrastive fine-tuning), vector
+// build time and bytes per document, and single-thread p50/p99 latency (top-10, after warm-up) of every
+// mode over the workload's `or` queries, with hybrid's cost over fulltext. Fulltext is the peer measured
+// in the same run. Usage:
+//   node dist/bench/engine/vectors.js --corpus /tmp/synth-100k.jsonl [--limit 100000] [--epochs 8] [--out vectors-100k.json]
+import { createReadStream, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fieldTerms, fuseRrf, MemoryIndexDirectory, SearchIndex, TrainingState } from '../../src/engine/index.js';
+import { DEFAULT_HEAP_FACTOR, denseQueryVector, denseSearch, sparseEngineOptions, sparseQueryVector, withFeedback, type SparseParams } from '../../src/search/channels.js';
+import { DEFAULT_RRF_K, DENSE_FEEDBACK_DOCS, DENSE_FEEDBACK_WEIGHT, DENSE_RRF_WEIGHT, SPARSE_RRF_WEIGHT } from '../../src/search/search-service.js';
+import { repoRoot } from '../../test/helpers/paths.js';
+import { machine } from '../lib/machine.js';
+import { evalDataDir } from '../quality/data-dir.js';
+
+const args = process.argv.slice(2);
+const arg = (name: string, d?: string): string | undefined => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : d;
+};
+const corpus = arg('corpus')!;
+const limitDocs = Number(arg('limit', 'Infinity'));
+const epochs = arg('epochs') !== undefined ? Number(arg('epochs')) : undefined;
+const ivfMinDocs = arg('ivf-min-docs') !== undefined ? Number(arg('ivf-min-docs')) : undefined;
+const env = machine();
+
+const workload = JSON.parse(readFileSync(join(evalDataDir(), '..', 'tools', 'synth-corpus', 'workload.json'), 'utf8')) as Record<string, { text: string }[]>;
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const log = (m: string) => process.stderr.write(`${new Date().toISOString()} ${m}\n`);
+
+const idx = SearchIndex.open(new MemoryIndexDirectory());
+const state = new TrainingState();
+let docs = 0;
+let indexMs = 0;
+let analyseMs = 0;
+const rl = createInterface({ input: createReadStream(corpus, { highWaterMark: 1 << 22 }), crlfDelay: Infinity });
+for await (const line of rl) {
+  if (!line.trim()) continue;
+  if (docs >= limitDocs) break;
+  const d = JSON.parse(line) as { id: string; title: string; abstract?: string; body?: string; type?: string; issued_at?: number; language?: string };
+  let t = performance.now();
+  idx.add({ id: d.id, title: d.title, abstract: d.abstract ?? null, body: d.body ?? null, type: d.type ?? null, issuedAt: d.issued_at ?? null, language: d.language ?? 'en' });
+  indexMs += performance.now() - t;
+  t = performance.now();
+  state.set(d.id, fieldTerms(d.title, d.abstract, d.language ?? 'en'));
+  analyseMs += performance.now() - t;
+  docs++;
+}
+let t = performance.now();
+idx.commit('bench');
+indexMs += performance.now() - t;
+log(`${docs} docs indexed (${indexMs.toFixed(0)} ms), analysed for training (${analyseMs.toFixed(0)} ms)`);
+t = performance.now();
+state.train({ contrastiveEpochs: 0, ivfMinDocs: Infinity });
+const svdMs = performance.now() - t;
+log(`SVD ${svdMs.toFixed(0)} ms`);
+t = performance.now();
+const { dense, sparse, stats } = state.train({ ...(epochs !== undefined ? { contrastiveEpochs: epochs } : {}), ...(ivfMinDocs !== undefined ? { ivfMinDocs } : {}) });
+const trainMs = performance.now() - t;
+log(`train (SVD + fine-tuning) ${trainMs.toFixed(0)} ms`);
+t = performance.now();
+idx.setVectorModel({ id: 'bench', model: dense });
+const vectorizeMs = performance.now() - t;
+const vs = idx.vectorStatus();
+const vectorBytes = dense.dims * 4 + dense.dims / 8 + 1;
+log(`vectors ${vectorizeMs.toFixed(0)} ms`);
+
+const sp: SparseParams = { maxQueryDims: 0, weightThreshold: 0, pruning: null, heapFactor: DEFAULT_HEAP_FACTOR };
+const queryFile = arg('queries');
+const queries = queryFile
+  ? readFileSync(queryFile, 'utf8').split('\n').filter((l) => l.trim()).map((l) => (JSON.parse(l) as { text: string }).text).slice(0, 300)
+  : workload['or']!.map((q) => q.text);
+const modes: Record<string, (text: string) => number> = {
+  fulltext: (text) => idx.search({ text, limit: 10, passagesPerHit: 0 }).hits.length,
+  sparse: (text) => idx.search({ text, limit: 10, passagesPerHit: 0, ...sparseEngineOptions(sparseQueryVector(idx, sparse, text, null, sp), sp) }).hits.length,
+  'short_document (exact scan)': (text) => {
+    const v = denseQueryVector(idx, dense, text, null);
+    return v ? denseSearch(idx, v, 'exact', { limit: 10, passagesPerHit: 0 }).hits.length : 0;
+  },
+  'short_document (IVF, nprobe 24; not the service default)': (text) => {
+    const v = denseQueryVector(idx, dense, text, null);
+    return v ? denseSearch(idx, v, 'ivf', { limit: 10, passagesPerHit: 0 }).hits.length : 0;
+  },
+  binary: (text) => {
+    const v = denseQueryVector(idx, dense, text, null);
+    return v ? denseSearch(idx, v, 'binary', { limit: 10, passagesPerHit: 0 }).hits.length : 0;
+  },
+  hybrid: (text) => {
+    const ft = idx.search({ text, limit: 10, passagesPerHit: 0 }).hits.map((h) => h.id);
+    const sps = idx.search({ text, limit: 10, passagesPerHit: 0, ...sparseEngineOptions(sparseQueryVector(idx, sparse, text, null, sp), sp) }).hits.map((h) => h.id);
+    const v = denseQueryVector(idx, dense, text, null);
+    const dn = v ? denseSearch(idx, withFeedback(idx, v, ft.slice(0, DENSE_FEEDBACK_DOCS), DENSE_FEEDBACK_WEIGHT), 'exact', { limit: 10, passagesPerHit: 0 }).hits.map((h) => h.id) : [];
+    const nominated = new Set([...ft, ...dn]);
+    return fuseRrf([{ channel: 'fulltext', ids: ft }, { channel: 'sparse', ids: sps.filter((id) => nominated.has(id)), weight: SPARSE_RRF_WEIGHT }, { channel: 'short_document', ids: dn, weight: DENSE_RRF_WEIGHT }], { k: DEFAULT_RRF_K }).length;
+  },
+};
+const latency: Record<string, { p50_ms: number; p99_ms: number; mean_ms: number }> = {};
+for (const [mode, run] of Object.entries(modes)) {
+  for (const q of queries.slice(0, 20)) run(q); // warm-up
+  const times: number[] = [];
+  for (const q of queries) {
+    const s = performance.now();
+    run(q);
+    times.push(performance.now() - s);
+  }
+  times.sort((a, b) => a - b);
+  latency[mode] = { p50_ms: pct(times, 50), p99_ms: pct(times, 99), mean_ms: times.reduce((a, b) => a + b, 0) / times.length };
+  log(`${mode}: p50 ${latency[mode]!.p50_ms.toFixed(2)} ms, p99 ${latency[mode]!.p99_ms.toFixed(2)} ms`);
+}
+// IVF recall@10 against the exact scan, by lists probed
+const recall: Record<string, { recallAt10: number; meanScanned: number; p50_ms: number }> = {};
+const qvs = queries.map((q) => denseQueryVector(idx, dense, q, null)).filter((v): v is Float32Array => v !== null);
+const truth = qvs.map((v) => new Set(idx.searchVectors({ vector: v, method: 'exact', limit: 10, passagesPerHit: 0 }).hits.map((h) => h.id)));
+for (const nprobe of [4, 8, 16, 24, 32, 48, 64, 96]) {
+  let hit = 0;
+  let total = 0;
+  let scanned = 0;
+  const times: number[] = [];
+  qvs.forEach((v, i) => {
+    const s = performance.now();
+    const r = idx.searchVectors({ vector: v, method: 'ivf', limit: 10, passagesPerHit: 0, nprobe });
+    times.push(performance.now() - s);
+    scanned += r.scanned;
+    for (const h of r.hits) if (truth[i]!.has(h.id)) hit++;
+    total += truth[i]!.size;
+  });
+  times.sort((a, b) => a - b);
+  recall[`nprobe ${nprobe}`] = { recallAt10: hit / total, meanScanned: scanned / qvs.length, p50_ms: pct(times, 50) };
+  log(`IVF nprobe ${nprobe}: recall@10 ${(hit / total).toFixed(4)}, scanned ${(scanned / qvs.length).toFixed(0)}, p50 ${pct(times, 50).toFixed(2)} ms`);
+}
+const out = {
+  benchmark: 'vectors',
+  corpus: { file: corpus, docs, seed: 7 },
+  training: { analyseMs, svdOnlyMs: svdMs, svdAndFineTuningMs: trainMs, contrastiveEpochs: epochs ?? 'default (8)', stats },
+  vectors: { buildMs: vectorizeMs, documentsWithVectors: vs.documentsWithVectors, dims: dense.dims, bytesPerDocument: vectorBytes },
+  indexBuildMs: indexMs,
+  latency,
+  ivf: { lists: (dense.centroids?.length ?? 0) / dense.dims, defaultNprobe: 24, recallVsExact: recall },
+  hybridOverFulltext: { p50: latency['hybrid']!.p50_ms / latency['fulltext']!.p50_ms, p99: latency['hybrid']!.p99_ms / latency['fulltext']!.p99_ms },
+  notes: 'Single thread, top-10, workload class `or` (200 queries), after a 20-query warm-up; MemoryIndexDirectory (no disk). The service short_document is the exact scan; the IVF rows measure the approximate index (recall against the exact scan under `ivf`).',
+  machine: { ...env, load_average_1m_at_end: (await import('node:os')).loadavg()[0] },
+};
+const name = arg('out');
+if (name) writeFileSync(join(repoRoot, 'bench', 'results', name), JSON.stringify(out, null, 2) + '\n');
+console.log(JSON.stringify(out, null, 2));

@@ -1,0 +1,124 @@
+// Quality of every search mode with the corpus-trained models (issue 15): nDCG@10, Recall@100 and the
+// share of zero-score queries (nDCG@10 = 0) on SciFact (train judgments) and Cranfield, for fulltext,
+// sparse, short_document, binary and hybrid (the search service's channels, weights and defaults:
+// src/search/channels.ts and search-service.ts), plus hybrid with no model (= fulltext) and with
+// sparse_nomination on. Training time is measured on the same corpus. Usage:
+//   node dist/bench/quality/channels.js [--write] [--only scifact|cranfield] [--dims 128]
+// --write stores bench/results/quality-channels.json (machine and load average noted).
+import { writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { fieldTerms, fuseRrf, MemoryIndexDirectory, SearchIndex, TrainingState } from '../../src/engine/index.js';
+import { DEFAULT_HEAP_FACTOR, denseQueryVector, denseSearch, sparseEngineOptions, sparseQueryVector, withFeedback, type SparseParams } from '../../src/search/channels.js';
+import { DEFAULT_RRF_K, DENSE_FEEDBACK_DOCS, DENSE_FEEDBACK_WEIGHT, DENSE_RRF_WEIGHT, SPARSE_RRF_WEIGHT } from '../../src/search/search-service.js';
+import { repoRoot } from '../../test/helpers/paths.js';
+import { evalDataDir } from './data-dir.js';
+import { loadIrSet, ndcgAt, recallAt, type IrSet } from './ir-eval.js';
+
+const args = process.argv.slice(2);
+const arg = (name: string): string | undefined => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const dims = arg('dims') ? Number(arg('dims')) : undefined;
+
+interface ModeResult {
+  ndcg10: number;
+  recall100: number;
+  zeroScoreShare: number;
+  queryMsMean: number;
+}
+
+function evaluate(set: IrSet) {
+  const t0 = performance.now();
+  const state = new TrainingState();
+  for (const d of set.corpus) state.set(d.id, fieldTerms(d.title, d.text, 'en'));
+  const t1 = performance.now();
+  const { dense, sparse, stats } = state.train(dims ? { dims } : {});
+  const t2 = performance.now();
+  const index = SearchIndex.open(new MemoryIndexDirectory());
+  for (const d of set.corpus) index.add({ id: d.id, title: d.title, abstract: d.text, language: 'en' });
+  index.commit('bench');
+  const t3 = performance.now();
+  index.setVectorModel({ id: 'bench', model: dense });
+  const t4 = performance.now();
+  const sp: SparseParams = { maxQueryDims: 0, weightThreshold: 0, pruning: null, heapFactor: DEFAULT_HEAP_FACTOR };
+  const acc = new Map<string, { n: number; r: number; z: number; ms: number }>();
+  const add = (mode: string, ids: string[], rels: Map<string, number>, ms: number) => {
+    let e = acc.get(mode);
+    if (!e) acc.set(mode, (e = { n: 0, r: 0, z: 0, ms: 0 }));
+    const v = ndcgAt(ids, rels, 10);
+    e.n += v;
+    e.r += recallAt(ids, rels, 100);
+    if (v === 0) e.z++;
+    e.ms += ms;
+  };
+  const timed = <T>(fn: () => T): [T, number] => {
+    const t = performance.now();
+    const v = fn();
+    return [v, performance.now() - t];
+  };
+  let n = 0;
+  for (const [qid, rels] of set.qrels) {
+    const text = set.queries.get(qid);
+    if (text === undefined) continue;
+    n++;
+    const q = { text, limit: 100, passagesPerHit: 0 };
+    const [ft, ftMs] = timed(() => index.search(q).hits.map((h) => h.id));
+    add('fulltext', ft, rels, ftMs);
+    const [sps, spMs] = timed(() => index.search({ ...q, ...sparseEngineOptions(sparseQueryVector(index, sparse, text, null, sp), sp) }).hits.map((h) => h.id));
+    add('sparse', sps, rels, spMs);
+    const [qv, embMs] = timed(() => denseQueryVector(index, dense, text, null));
+    const [dn, dnMs] = timed(() => (qv ? denseSearch(index, qv, 'exact', { limit: 100, passagesPerHit: 0 }).hits.map((h) => h.id) : []));
+    add('short_document', dn, rels, dnMs + embMs);
+    const [bn, bnMs] = timed(() => (qv ? denseSearch(index, qv, 'binary', { limit: 100, passagesPerHit: 0 }).hits.map((h) => h.id) : []));
+    add('binary', bn, rels, bnMs + embMs);
+    // hybrid as the search service runs it: dense with feedback from the lexical top hits, weighted RRF,
+    // sparse voting only for nominated documents (sparse_nomination off for document ranking)
+    const [dp, dpMs] = timed(() => (qv ? denseSearch(index, withFeedback(index, qv, ft.slice(0, DENSE_FEEDBACK_DOCS), DENSE_FEEDBACK_WEIGHT), 'exact', { limit: 100, passagesPerHit: 0 }).hits.map((h) => h.id) : []));
+    const nominated = new Set([...ft, ...dp]);
+    const fuse = (sparseIds: string[]) =>
+      fuseRrf(
+        [
+          { channel: 'fulltext', ids: ft },
+          { channel: 'sparse', ids: sparseIds, weight: SPARSE_RRF_WEIGHT },
+          { channel: 'short_document', ids: dp, weight: DENSE_RRF_WEIGHT },
+        ],
+        { k: DEFAULT_RRF_K },
+      ).map((f) => f.id);
+    const [hy, fuseMs] = timed(() => fuse(sps.filter((id) => nominated.has(id))));
+    const hybridMs = ftMs + spMs + embMs + dpMs + fuseMs;
+    add('hybrid', hy, rels, hybridMs);
+    add('hybrid (sparse_nomination on)', fuse(sps), rels, hybridMs);
+    add('hybrid with no model (= fulltext)', ft, rels, ftMs);
+  }
+  const modes: Record<string, ModeResult> = {};
+  for (const [m, e] of acc) modes[m] = { ndcg10: e.n / n, recall100: e.r / n, zeroScoreShare: e.z / n, queryMsMean: e.ms / n };
+  return {
+    set: set.name,
+    queries: n,
+    documents: set.corpus.length,
+    training: { analyseMs: t1 - t0, trainMs: t2 - t1, vectorizeMs: t4 - t3, indexMs: t3 - t2, stats },
+    modes,
+  };
+}
+
+const only = arg('only');
+const sets: IrSet[] = [];
+if (!only || only === 'scifact') sets.push(loadIrSet(join(evalDataDir(), 'ir', 'scifact'), 'scifact-train', 'train'));
+if (!only || only === 'cranfield') sets.push(loadIrSet(join(evalDataDir(), 'ir', 'cranfield'), 'cranfield', 'test'));
+const load0 = loadavg()[0];
+const results = sets.map(evaluate);
+for (const r of results) {
+  console.log(`${r.set} (${r.queries} q, ${r.documents} docs; analyse ${r.training.analyseMs.toFixed(0)} ms, train ${r.training.trainMs.toFixed(0)} ms, vectorize ${r.training.vectorizeMs.toFixed(0)} ms)`);
+  for (const [m, v] of Object.entries(r.modes)) console.log(`  ${m.padEnd(36)} nDCG@10 ${v.ndcg10.toFixed(4)}  R@100 ${v.recall100.toFixed(4)}  zero ${(100 * v.zeroScoreShare).toFixed(1)}%  ${v.queryMsMean.toFixed(2)} ms/q`);
+}
+if (args.includes('--write')) {
+  const out = {
+    benchmark: 'quality-channels',
+    note: 'Corpus-trained models (LSA + contrastive title/abstract fine-tuning) trained on each collection\'s own corpus (titles and abstracts only, no judgments). hybrid = weighted RRF as the search service runs it.',
+    results,
+    machine: { cpu: cpus()[0]?.model, cores: cpus().length, ramGiB: Math.round(totalmem() / 2 ** 30), node: process.version, loadAverage1mAtStart: load0, loadAverage1mAtEnd: loadavg()[0], shared: 'machine shared with other helpers; timings are indicative' },
+  };
+  writeFileSync(join(repoRoot, 'bench', 'results', 'quality-channels.json'), JSON.stringify(out, null, 2) + '\n');
+}
