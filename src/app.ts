@@ -1,5 +1,6 @@
 // The one composition root: picks adapters from configuration, builds the services and the HTTP app.
 // Nothing else knows both adapters and capabilities.
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -71,6 +72,22 @@ export const packageRoot = join(dirname(fileURLToPath(import.meta.url)), existsS
 export const LECTERN_VERSION: string = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
 
 /** The bundled demo corpus, in load order. */
+/**
+ * Trains the demo corpus's retrieval models in a child process (`lectern models train`, inheriting the
+ * environment), logging the outcome; the server installs the models once written. Never throws.
+ */
+function trainDemoModelsInBackground(log: Logger): void {
+  const started = Date.now();
+  log.info('training the demo corpus retrieval models in the background (a minute or two); until then hybrid search is fulltext');
+  const child = spawn(process.execPath, [join(packageRoot, 'dist', 'src', 'main.js'), 'models', 'train'], { stdio: 'ignore' }); // the same environment (inherited)
+  child.on('error', (err) => log.warn({ err }, 'training the demo corpus models could not start; run `lectern models train`'));
+  child.on('exit', (code) => {
+    if (code === 0) log.info({ trainMs: Date.now() - started }, 'demo corpus models trained; the server installs them within 5 s');
+    else log.warn({ code }, 'training the demo corpus models failed; run `lectern models train` to see why');
+  });
+  child.unref();
+}
+
 export const DEMO_FILES = ['corpus/demo/openalex-works.jsonl.gz', 'corpus/demo/works.jsonl', 'corpus/demo/stackexchange-posts.jsonl.gz'].map((f) => join(packageRoot, f));
 
 export interface AppOverrides {
@@ -394,16 +411,13 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
         logger.info({ file: r.file, inserted: r.inserted, failed: r.failed }, 'demo corpus file loaded');
         reports.push(r);
       }
-      // The demo corpus is small: train its corpus models now, so every search mode and similar
-      // documents work on a fresh install (a real corpus is trained explicitly: lectern models train).
-      for (const name of INDEX_NAMES) {
-        const t = await corpusModels.train(name);
-        logger.info({ index: name, documents: t.documents, trainMs: t.trainMs, skipped: t.skipped ?? null }, 'demo corpus models trained');
-      }
-      if (indexes) {
-        await indexes.catchUp();
-        refreshModels();
-      }
+      // The demo corpus is small: its corpus models are trained right away, so every search mode and
+      // similar documents work on a fresh install (a real corpus is trained explicitly: lectern models
+      // train). Training takes a minute or two of CPU: it runs as `lectern models train` in a child
+      // process, so the first start listens at once; the running server installs the models when they
+      // are written (within 5 s). Until then hybrid is fulltext and the trace names the missing channels.
+      if (indexes) await indexes.catchUp();
+      trainDemoModelsInBackground(logger);
       return reports;
     },
     async close() {
