@@ -337,13 +337,7 @@ export class SearchService {
     const cost = searchCost(this.d.prices, hits.length);
     await this.d.billing.charge(principal, cost, 'search', requestId);
 
-    const now = nowSeconds(this.d.clock);
-    try {
-      if (hits.length > 0) await this.d.activity.record(hits.map((h) => ({ documentId: h.id, kind: 'shown' as const, accountId: principal.accountId, visitor: null, at: now })));
-    } catch (e) {
-      this.d.report(e, 'recording shown activity');
-    }
-    const trajectoryId = randomUUID();
+    const trajectory = await this.#shown(principal, hits);
     const traces = r.tracing ? this.#traces(retrieval, r, rrfK) : null;
     const usesModels = runs.some((x) => x.channel !== 'fulltext');
     return {
@@ -354,10 +348,22 @@ export class SearchService {
       correctedQuery,
       embedMs: usesModels ? Math.round(retrieval.embedUs / 1000) : null,
       timings: { searchUs: Math.round(searchUs), loadUs: Math.round(loadUs), totalUs: Math.round((performance.now() - t0) * 1000) },
-      trajectory: { id: trajectoryId, feedbackToken: signFeedbackToken(this.d.secret, { trajectoryId, accountId: principal.accountId, expiresAt: now + FEEDBACK_TOKEN_TTL_S }) },
+      trajectory,
       traces,
       cost,
     };
+  }
+
+  /** Records the hits as `shown` (a failure is reported, never thrown) and signs the trajectory's feedback token. */
+  async #shown(principal: Principal, hits: readonly SearchHit[]): Promise<SearchResult['trajectory']> {
+    const now = nowSeconds(this.d.clock);
+    try {
+      if (hits.length > 0) await this.d.activity.record(hits.map((h) => ({ documentId: h.id, kind: 'shown' as const, accountId: principal.accountId, visitor: null, at: now })));
+    } catch (e) {
+      this.d.report(e, 'recording shown activity');
+    }
+    const trajectoryId = randomUUID();
+    return { id: trajectoryId, feedbackToken: signFeedbackToken(this.d.secret, { trajectoryId, accountId: principal.accountId, expiresAt: now + FEEDBACK_TOKEN_TTL_S }) };
   }
 
   /**
@@ -398,13 +404,7 @@ export class SearchService {
     const loadUs = (performance.now() - tLoad) * 1000;
     const cost = searchCost(this.d.prices, hits.length);
     await this.d.billing.charge(principal, cost, 'search', requestId);
-    const now = nowSeconds(this.d.clock);
-    try {
-      if (hits.length > 0) await this.d.activity.record(hits.map((h) => ({ documentId: h.id, kind: 'shown' as const, accountId: principal.accountId, visitor: null, at: now })));
-    } catch (e) {
-      this.d.report(e, 'recording shown activity');
-    }
-    const trajectoryId = randomUUID();
+    const trajectory = await this.#shown(principal, hits);
     return {
       rankingMode: 'documents',
       hits,
@@ -413,7 +413,7 @@ export class SearchService {
       correctedQuery: null,
       embedMs: Math.round(embedUs / 1000),
       timings: { searchUs: Math.round(searchUs), loadUs: Math.round(loadUs), totalUs: Math.round((performance.now() - t0) * 1000) },
-      trajectory: { id: trajectoryId, feedbackToken: signFeedbackToken(this.d.secret, { trajectoryId, accountId: principal.accountId, expiresAt: now + FEEDBACK_TOKEN_TTL_S }) },
+      trajectory,
       traces: null,
       cost,
     };

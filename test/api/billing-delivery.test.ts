@@ -173,6 +173,21 @@ async function settledLedger(h: Harness, waitMs = 15_000): Promise<{ byRef: Map<
   return { byRef, storage };
 }
 
+/**
+ * Once every hold is settled: `check` the ledger's debits by request id, then that no request was
+ * charged twice, no credits stay held and the ledger sums to the balance.
+ */
+async function reconcile(h: Harness, check: (byRef: Map<string, number[]>) => void): Promise<void> {
+  const { byRef, storage } = await settledLedger(h);
+  try {
+    check(byRef);
+    for (const [ref, amounts] of byRef) assert.equal(amounts.length, 1, `${ref} charged ${amounts.length} times`);
+    await assertBalanced(storage, h.accountId);
+  } finally {
+    await storage.close();
+  }
+}
+
 async function assertBalanced(storage: Storage, accountId: number): Promise<void> {
   assert.equal(await storage.ledger.held(accountId), 0, 'no credits left held');
   const balance = await storage.ledger.balance(accountId);
@@ -208,17 +223,12 @@ function scenarios(kind: 'sqlite' | 'postgres') {
           )),
         );
       }
-      const { byRef, storage } = await settledLedger(h);
-      try {
+      await reconcile(h, (byRef) => {
         for (const o of outcomes) {
           if (o.abandoned) assert.equal(byRef.get(o.id), undefined, `${o.id}: the client hung up before the response was complete and was charged`);
           else assert.deepEqual(byRef.get(o.id), [o.cost], `${o.id}: a received response is charged once, its price`);
         }
-        for (const [ref, amounts] of byRef) assert.equal(amounts.length, 1, `${ref} charged ${amounts.length} times`);
-        await assertBalanced(storage, h.accountId);
-      } finally {
-        await storage.close();
-      }
+      });
     } finally {
       server.child.kill('SIGKILL');
       await server.exited;
@@ -253,18 +263,13 @@ function scenarios(kind: 'sqlite' | 'postgres') {
       assert.ok(lost.length > 0, 'some requests were in flight at the kill');
 
       server = await startServer(h); // its start-up sweep (and heartbeat) releases the dead process's holds
-      const { byRef, storage } = await settledLedger(h);
-      try {
+      await reconcile(h, (byRef) => {
         for (const o of lost) assert.equal(byRef.get(o.id), undefined, `${o.id} was never delivered and must not be charged`);
-        for (const [ref, amounts] of byRef) assert.equal(amounts.length, 1, `${ref} charged ${amounts.length} times`);
         const uncharged = received.filter((o) => byRef.get(o.id)?.[0] !== o.cost);
         // A response handed over in the instant before the kill, whose capture had not committed, is
         // the one case that favours the customer (docs/billing.md); at most one per client in flight.
         assert.ok(uncharged.length <= 8, `${uncharged.length} received responses uncharged: ${uncharged.map((o) => o.id).join(', ')}`);
-        await assertBalanced(storage, h.accountId);
-      } finally {
-        await storage.close();
-      }
+      });
     } finally {
       server.child.kill('SIGKILL');
       await server.exited;
