@@ -28,3 +28,23 @@ export interface TextEncoder {
   /** Frees the runtime session. */
   close(): Promise<void>;
 }
+
+/** Where an encoder model lies and how to run it (docs/models.md, "Operator-supplied ONNX encoders"). */
+export interface TextEncoderOptions {
+  /** Directory holding model.onnx and tokenizer.json (optionally tokenizer_config.json, 1_Pooling/config.json). */
+  dir: string;
+  /** Longest token sequence (default: tokenizer_config's model_max_length, at most 512). */
+  maxTokens?: number;
+  /** Texts per model call (default 16). */
+  batchSize?: number;
+  /** Pooling of token vectors (default: from 1_Pooling/config.json, else `mean`; ignored when the model outputs one vector per text). */
+  pooling?: 'mean' | 'cls';
+  /** Prefix put before queries / documents (e5: "query: " and "passage: "; bge: none needed). */
+  queryPrefix?: string;
+  documentPrefix?: string;
+  /** Threads of the runtime (default 1: the search server shares its cores). */
+  threads?: number;
+}
+
+/** Loads the encoder an operator placed in a directory (throws an Error saying what to fix). */
+export type TextEncoderLoader = (options: TextEncoderOptions) => Promise<TextEncoder>;

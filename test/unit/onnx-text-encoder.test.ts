@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadOnnxTextEncoder } from '../../src/adapters/onnx/onnx-text-encoder.js';
+import { runCli } from '../../src/cli/main.js';
 import { writeTinyEncoder } from '../helpers/tiny-onnx.js';
 
 const WORDS = ['heart', 'attack', '##s', 'myocardial', 'infarction', 'the'];
@@ -125,4 +126,46 @@ test('onnx encoder: a directory without its files, or with an unreadable model, 
   await assert.rejects(loadOnnxTextEncoder({ dir }), /cannot be loaded by onnxruntime/);
   writeTinyEncoder(dir, TABLE, WORDS, { '1_Pooling/config.json': { pooling_mode_max_tokens: true } });
   await assert.rejects(loadOnnxTextEncoder({ dir }), /pooling Lectern does not support/);
+});
+
+test('lectern models check-encoder prints the id, dimensions and hand-checkable cosines; a missing model exits 1 with the reason', async (t) => {
+  const dir = tempDir(t);
+  writeTinyEncoder(dir, TABLE, WORDS);
+  const ctx = {
+    loadConfig: () => {
+      throw new Error('check-encoder opens no app');
+    },
+    openApp: () => Promise.reject(new Error('check-encoder opens no app')),
+    serve: () => Promise.resolve(),
+    loadTextEncoder: loadOnnxTextEncoder,
+  };
+  const run = async (args: string[]): Promise<{ code: number; stdout: string; stderr: string }> => {
+    const out = process.stdout.write.bind(process.stdout);
+    const err = process.stderr.write.bind(process.stderr);
+    let stdout = '';
+    let stderr = '';
+    // the CLI writes strings; the test runner's own (binary) events pass through untouched
+    process.stdout.write = ((c: string | Uint8Array, ...rest: unknown[]) => (typeof c === 'string' ? ((stdout += c), true) : (out as (...a: unknown[]) => boolean)(c, ...rest))) as typeof process.stdout.write;
+    process.stderr.write = ((c: string | Uint8Array, ...rest: unknown[]) => (typeof c === 'string' ? ((stderr += c), true) : (err as (...a: unknown[]) => boolean)(c, ...rest))) as typeof process.stderr.write;
+    try {
+      return { code: await runCli(args, ctx), stdout, stderr };
+    } finally {
+      process.stdout.write = out;
+      process.stderr.write = err;
+    }
+  };
+  const ok = await run(['models', 'check-encoder', dir, '--text', 'heart attacks', '--text', 'myocardial infarction', '--text', 'heart']);
+  assert.equal(ok.code, 0, ok.stderr);
+  const r = JSON.parse(ok.stdout) as { id: string; dims: number; pooling: string; similarities: { text: string; cosine: number }[] };
+  assert.equal(r.dims, 3);
+  assert.equal(r.pooling, 'mean');
+  assert.match(r.id, /^[0-9a-f]{64}$/);
+  // query unit([3,3,2]); documents [CLS] myocardial infarction [SEP] = [4,1,3] and [CLS] heart [SEP] = [3,1,0]
+  assert.equal(r.similarities[0]!.cosine, Math.round((21 / Math.sqrt(22 * 26)) * 1e4) / 1e4);
+  assert.equal(r.similarities[1]!.cosine, Math.round((12 / Math.sqrt(22 * 10)) * 1e4) / 1e4);
+  const missing = await run(['models', 'check-encoder', join(dir, 'nowhere')]);
+  assert.equal(missing.code, 1);
+  assert.match(missing.stderr, /has no model\.onnx/);
+  const usage = await run(['models', 'check-encoder']);
+  assert.equal(usage.code, 2);
 });

@@ -9,23 +9,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import ort from 'onnxruntime-node';
-import type { TextEncoder, TextEncoderInfo } from '../../ports/text-encoder.js';
+import type { TextEncoder, TextEncoderInfo, TextEncoderOptions } from '../../ports/text-encoder.js';
 
-export interface OnnxEncoderOptions {
-  /** Directory holding model.onnx and tokenizer.json. */
-  dir: string;
-  /** Longest token sequence (default: tokenizer_config's model_max_length, at most 512). */
-  maxTokens?: number;
-  /** Texts per model call (default 16). */
-  batchSize?: number;
-  /** Pooling (default: from 1_Pooling/config.json, else `mean`; `model` when the model outputs one vector per text). */
-  pooling?: 'mean' | 'cls';
-  /** Prefix put before queries / documents (e5: "query: " and "passage: "; bge: none needed). */
-  queryPrefix?: string;
-  documentPrefix?: string;
-  /** Threads of the runtime (default 1: the search server shares its cores). */
-  threads?: number;
-}
 
 const MODEL = 'model.onnx';
 const TOKENIZER = 'tokenizer.json';
@@ -52,7 +37,7 @@ function declaredPooling(dir: string): 'mean' | 'cls' | null {
 }
 
 /** Loads the encoder in `dir`; throws an Error naming what is missing or unusable. */
-export async function loadOnnxTextEncoder(options: OnnxEncoderOptions): Promise<OnnxTextEncoder> {
+export async function loadOnnxTextEncoder(options: TextEncoderOptions): Promise<OnnxTextEncoder> {
   const dir = options.dir;
   const modelPath = join(dir, MODEL);
   const tokenizerPath = join(dir, TOKENIZER);
