@@ -43,6 +43,7 @@ class Pb {
 }
 
 const FLOAT = 1;
+const INT32 = 6;
 const INT64 = 7;
 
 /** ValueInfoProto of a tensor with symbolic (string) or fixed (number) dimensions. */
@@ -53,20 +54,37 @@ function valueInfo(name: string, elemType: number, dims: (string | number)[]): P
   return new Pb().str(1, name).msg(2, new Pb().msg(1, tensorType));
 }
 
+export interface TinyModelShape {
+  /** Element type of input_ids (default int64). */
+  ids?: 'int64' | 'int32';
+  /** Declare an (unused) token_type_ids input, as BERT exports do. */
+  tokenTypes?: boolean;
+  /** Output a pooled `sentence_embedding` [batch, dims] (ReduceMean over all tokens, padding included) instead of token vectors. */
+  pooled?: boolean;
+}
+
 /** The ONNX bytes of the tiny encoder with the given embedding table (one row per token id). */
-export function tinyEncoderModel(table: number[][]): Uint8Array {
+export function tinyEncoderModel(table: number[][], shape: TinyModelShape = {}): Uint8Array {
   const vocab = table.length;
   const dims = table[0]!.length;
   const raw = new Uint8Array(new Float32Array(table.flat()).buffer);
   const initializer = new Pb().int(1, vocab).int(1, dims).int(2, FLOAT).str(8, 'embeddings').bytes(9, raw);
-  const gather = new Pb().str(1, 'embeddings').str(1, 'input_ids').str(2, 'last_hidden_state').str(3, 'gather').str(4, 'Gather');
-  const graph = new Pb()
-    .msg(1, gather)
+  const tokensOut = shape.pooled ? 'token_vectors' : 'last_hidden_state';
+  const gather = new Pb().str(1, 'embeddings').str(1, 'input_ids').str(2, tokensOut).str(3, 'gather').str(4, 'Gather');
+  const graph = new Pb().msg(1, gather);
+  if (shape.pooled) {
+    // ReduceMean(axes=[1], keepdims=0): AttributeProto name=1, i=3, ints=8, type=20 (INT 2, INTS 7)
+    const axes = new Pb().str(1, 'axes').int(8, 1).int(20, 7);
+    const keep = new Pb().str(1, 'keepdims').int(3, 0).int(20, 2);
+    graph.msg(1, new Pb().str(1, tokensOut).str(2, 'sentence_embedding').str(3, 'pool').str(4, 'ReduceMean').msg(5, axes).msg(5, keep));
+  }
+  graph
     .str(2, 'tiny-encoder')
     .msg(5, initializer)
-    .msg(11, valueInfo('input_ids', INT64, ['batch', 'tokens']))
-    .msg(11, valueInfo('attention_mask', INT64, ['batch', 'tokens']))
-    .msg(12, valueInfo('last_hidden_state', FLOAT, ['batch', 'tokens', dims]));
+    .msg(11, valueInfo('input_ids', shape.ids === 'int32' ? INT32 : INT64, ['batch', 'tokens']))
+    .msg(11, valueInfo('attention_mask', INT64, ['batch', 'tokens']));
+  if (shape.tokenTypes) graph.msg(11, valueInfo('token_type_ids', INT64, ['batch', 'tokens']));
+  graph.msg(12, shape.pooled ? valueInfo('sentence_embedding', FLOAT, ['batch', dims]) : valueInfo('last_hidden_state', FLOAT, ['batch', 'tokens', dims]));
   return new Pb()
     .int(1, 8) // ir_version
     .str(2, 'lectern-tests')
@@ -109,9 +127,9 @@ export function tinyTokenizer(words: string[]): Record<string, unknown> {
 }
 
 /** Writes model.onnx + tokenizer.json (+ optional extra files) into `dir`. */
-export function writeTinyEncoder(dir: string, table: number[][], words: string[], extra: Record<string, unknown> = {}): void {
+export function writeTinyEncoder(dir: string, table: number[][], words: string[], extra: Record<string, unknown> = {}, shape: TinyModelShape = {}): void {
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'model.onnx'), tinyEncoderModel(table));
+  writeFileSync(join(dir, 'model.onnx'), tinyEncoderModel(table, shape));
   writeFileSync(join(dir, 'tokenizer.json'), JSON.stringify(tinyTokenizer(words)));
   for (const [name, json] of Object.entries(extra)) {
     mkdirSync(join(dir, name, '..'), { recursive: true });

@@ -98,6 +98,24 @@ test('onnx encoder: truncation keeps the final [SEP]; cls pooling from 1_Pooling
   assert.notEqual(short.info.id, prefixed.info.id);
 });
 
+test('onnx encoder: int32 ids and token_type_ids inputs are fed; a pooled sentence_embedding output is used as the model gives it', async (t) => {
+  const dir = tempDir(t);
+  writeTinyEncoder(dir, TABLE, WORDS, {}, { ids: 'int32', tokenTypes: true });
+  const typed = await loadOnnxTextEncoder({ dir });
+  const pooledDir = tempDir(t);
+  writeTinyEncoder(pooledDir, TABLE, WORDS, {}, { pooled: true });
+  const pooled = await loadOnnxTextEncoder({ dir: pooledDir, pooling: 'cls' });
+  t.after(async () => {
+    await typed.close();
+    await pooled.close();
+  });
+  close((await typed.encode(['Heart attacks'], 'query'))[0]!, unit([3, 3, 2]), 'int32 ids');
+  assert.equal(pooled.info.pooling, 'model');
+  assert.equal(pooled.info.dims, 3);
+  // alone in its batch, no padding: the model's own mean of [CLS] heart [SEP]
+  close((await pooled.encode(['heart'], 'query'))[0]!, unit([3, 1, 0]), 'pooled output');
+});
+
 test('onnx encoder: the id is stable for the same files and changes with the weights', async (t) => {
   const dir = tempDir(t);
   writeTinyEncoder(dir, TABLE, WORDS);

@@ -116,7 +116,7 @@ export async function loadOnnxTextEncoder(options: TextEncoderOptions): Promise<
     outputName: pick.name,
     hasAttentionMask: inputs.has('attention_mask'),
     hasTokenTypes: inputs.has('token_type_ids'),
-    int32Ids: int32('input_ids'),
+    int32: { ids: int32('input_ids'), mask: int32('attention_mask'), types: int32('token_type_ids') },
     padId,
     specialIds,
     queryPrefix,
@@ -134,7 +134,8 @@ interface EncoderSettings {
   outputName: string;
   hasAttentionMask: boolean;
   hasTokenTypes: boolean;
-  int32Ids: boolean;
+  /** Inputs the model declares as int32 (the usual exports take int64). */
+  int32: { ids: boolean; mask: boolean; types: boolean };
   padId: number;
   specialIds: Set<number>;
   queryPrefix: string;
@@ -188,28 +189,25 @@ export class OnnxTextEncoder implements TextEncoder {
   async #run(seqs: number[][]): Promise<Float32Array[]> {
     const b = seqs.length;
     const t = Math.max(1, ...seqs.map((s) => s.length));
-    const ids = this.s.int32Ids ? new Int32Array(b * t) : new BigInt64Array(b * t);
-    const mask = new BigInt64Array(b * t);
+    const ids = new Array<number>(b * t);
     const maskNum = new Uint8Array(b * t);
     seqs.forEach((s, r) => {
       for (let c = 0; c < t; c++) {
-        const k = r * t + c;
         const real = c < s.length;
-        const v = real ? s[c]! : this.s.padId;
-        if (ids instanceof Int32Array) ids[k] = v;
-        else ids[k] = BigInt(v);
-        mask[k] = real ? 1n : 0n;
-        maskNum[k] = real ? 1 : 0;
+        ids[r * t + c] = real ? s[c]! : this.s.padId;
+        maskNum[r * t + c] = real ? 1 : 0;
       }
     });
-    const feeds: Record<string, ort.Tensor> = { input_ids: new ort.Tensor(ids instanceof Int32Array ? 'int32' : 'int64', ids, [b, t]) };
-    if (this.s.hasAttentionMask) feeds['attention_mask'] = new ort.Tensor('int64', mask, [b, t]);
-    if (this.s.hasTokenTypes) feeds['token_type_ids'] = new ort.Tensor('int64', new BigInt64Array(b * t), [b, t]);
+    const tensor = (int32: boolean, values: ArrayLike<number>): ort.Tensor =>
+      int32 ? new ort.Tensor('int32', Int32Array.from(values), [b, t]) : new ort.Tensor('int64', BigInt64Array.from(Array.from(values, (v) => BigInt(v))), [b, t]);
+    const feeds: Record<string, ort.Tensor> = { input_ids: tensor(this.s.int32.ids, ids) };
+    if (this.s.hasAttentionMask) feeds['attention_mask'] = tensor(this.s.int32.mask, maskNum);
+    if (this.s.hasTokenTypes) feeds['token_type_ids'] = tensor(this.s.int32.types, new Uint8Array(b * t));
     const result = await this.session.run(feeds);
-    const tensor = result[this.s.outputName];
-    if (tensor === undefined) throw new Error(`ONNX model output ${this.s.outputName} is missing from the run's results`);
-    const data = tensor.data as Float32Array;
-    const dims = tensor.dims;
+    const output = result[this.s.outputName];
+    if (output === undefined) throw new Error(`ONNX model output ${this.s.outputName} is missing from the run's results`);
+    const data = output.data as Float32Array;
+    const dims = output.dims;
     const vectors: Float32Array[] = [];
     if (dims.length === 2) {
       const h = dims[1]!;
