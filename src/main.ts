@@ -72,6 +72,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     loadConfig: () => loadConfig(),
     openApp: (config) => buildCore(config),
     serve,
+    // loaded on first use, so a process that never runs an encoder never loads the ONNX runtime
+    loadTextEncoder: async (options) => (await import('./adapters/onnx/onnx-text-encoder.js')).loadOnnxTextEncoder(options),
   });
 }
 

@@ -8,6 +8,7 @@ import { redactLlmModels, type Config } from '../config/index.js';
 import { AppError } from '../domain/errors.js';
 import { INGEST_FORMATS, type IngestFormat, type IngestReport, type IngestService } from '../ingest/ingest-service.js';
 import type { ProcessRunner } from '../ports/process-runner.js';
+import type { TextEncoderLoader } from '../ports/text-encoder.js';
 import type { Storage } from '../ports/storage.js';
 import { isRecognitionError, recognizeForIngest } from '../recognition/index.js';
 import type { IndexSet } from '../search/index-set.js';
@@ -46,6 +47,8 @@ export interface CliContext {
   loadConfig(): Config;
   openApp(config: Config): Promise<CliApp>;
   serve(config: Config): Promise<void>;
+  /** Loads an operator-supplied encoder model (models check-encoder); absent: the command says it is unavailable. */
+  loadTextEncoder?: TextEncoderLoader;
 }
 
 const USAGE = `Usage: lectern <command> [options]
@@ -61,6 +64,9 @@ const USAGE = `Usage: lectern <command> [options]
                                           train the corpus models (sparse expansion, dense vectors) from the
                                           store: resumable and incremental; a running server installs them
   models status                           trained models, their SHA-256 and the vectors of each index
+  models check-encoder DIR [--text T]...  load an ONNX encoder placed in DIR (docs/models.md), print its
+                                          SHA-256 id, dimensions and pooling, and the cosine similarities of
+                                          the texts (the first as a query, the others as documents)
   accounts create --email E [--credits N] [--eligible]
                                           create an account; prints its id and a new API key
   accounts show ACCOUNT                   an account (ACCOUNT: id or email) with its balance
@@ -349,7 +355,61 @@ async function models(ctx: CliContext, args: string[]): Promise<number> {
       return 0;
     });
   }
-  throw new UsageError('models train|status');
+  if (sub === 'check-encoder') return checkEncoder(ctx, rest);
+  throw new UsageError('models train|status|check-encoder');
+}
+
+/** `models check-encoder DIR`: loads an operator-supplied encoder and encodes a few texts (no app opened). */
+async function checkEncoder(ctx: CliContext, args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      text: { type: 'string', multiple: true },
+      pooling: { type: 'string' },
+      'max-tokens': { type: 'string' },
+      'query-prefix': { type: 'string' },
+      'document-prefix': { type: 'string' },
+    },
+  });
+  const [dir, ...extra] = positionals;
+  if (dir === undefined || extra.length > 0) throw new UsageError('models check-encoder takes one model directory');
+  if (values.pooling !== undefined && values.pooling !== 'mean' && values.pooling !== 'cls') throw new UsageError('--pooling must be mean or cls');
+  const maxTokens = intOption(values['max-tokens'], 'max-tokens', 2);
+  if (ctx.loadTextEncoder === undefined) {
+    process.stderr.write('lectern: this build cannot load encoder models\n');
+    return 1;
+  }
+  const t0 = performance.now();
+  let encoder;
+  try {
+    encoder = await ctx.loadTextEncoder({
+      dir,
+      ...(values.pooling !== undefined ? { pooling: values.pooling as 'mean' | 'cls' } : {}),
+      ...(maxTokens !== undefined ? { maxTokens } : {}),
+      ...(values['query-prefix'] !== undefined ? { queryPrefix: values['query-prefix'] } : {}),
+      ...(values['document-prefix'] !== undefined ? { documentPrefix: values['document-prefix'] } : {}),
+    });
+  } catch (e) {
+    process.stderr.write(`lectern: ${(e as Error).message}\n`);
+    return 1;
+  }
+  try {
+    const loadMs = Math.round(performance.now() - t0);
+    const [query, ...docs] = values.text ?? [];
+    let similarities: { text: string; cosine: number }[] = [];
+    const t1 = performance.now();
+    if (query !== undefined && docs.length > 0) {
+      const [q] = await encoder.encode([query], 'query');
+      const ds = await encoder.encode(docs, 'document');
+      similarities = ds.map((d, i) => ({ text: docs[i]!, cosine: Math.round(d.reduce((s, x, j) => s + x * q![j]!, 0) * 1e4) / 1e4 }));
+    }
+    const i = encoder.info;
+    print({ id: i.id, dims: i.dims, pooling: i.pooling, max_tokens: i.maxTokens, source: i.source, load_ms: loadMs, encode_ms: Math.round(performance.now() - t1), query: query ?? null, similarities });
+    return 0;
+  } finally {
+    await encoder.close();
+  }
 }
 
 async function accounts(ctx: CliContext, args: string[]): Promise<number> {

@@ -61,7 +61,7 @@ function mayImport(from: string, to: string): boolean {
 /** npm packages that only one area may import. */
 const PACKAGE_OWNERS: [RegExp, string[]][] = [
   [/^fastify$|^@fastify\//, ['http']],
-  [/^better-sqlite3$|^pg$|^ioredis$|^nodemailer$/, ['adapters']],
+  [/^better-sqlite3$|^pg$|^ioredis$|^nodemailer$|^onnxruntime-node$|^@huggingface\/tokenizers$/, ['adapters']],
   [/^@modelcontextprotocol\//, ['mcp']],
 ];
 

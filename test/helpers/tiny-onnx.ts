@@ -1,0 +1,138 @@
+// Builds a tiny ONNX text encoder and a BERT-style tokenizer.json for tests, so no model is downloaded:
+// the ModelProto is written with a minimal protobuf writer (only the wire format: varints and
+// length-delimited fields) following onnx.proto3 field numbers. The graph is
+//   input_ids [batch, tokens] (int64) -> Gather(embedding table) -> last_hidden_state [batch, tokens, dims]
+// with an attention_mask input the graph does not use (as BERT exports declare it), so pooling, masking
+// of padding and normalization are the encoder's own work and a test can compute them by hand.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+class Pb {
+  readonly parts: number[] = [];
+  varint(v: number | bigint): this {
+    let x = BigInt(v);
+    if (x < 0n) x += 1n << 64n;
+    do {
+      let byte = Number(x & 0x7fn);
+      x >>= 7n;
+      if (x > 0n) byte |= 0x80;
+      this.parts.push(byte);
+    } while (x > 0n);
+    return this;
+  }
+  tag(field: number, wire: number): this {
+    return this.varint((field << 3) | wire);
+  }
+  int(field: number, v: number | bigint): this {
+    return this.tag(field, 0).varint(v);
+  }
+  bytes(field: number, b: Uint8Array | number[]): this {
+    this.tag(field, 2).varint(b.length);
+    for (const x of b) this.parts.push(x);
+    return this;
+  }
+  str(field: number, s: string): this {
+    return this.bytes(field, [...new TextEncoder().encode(s)]);
+  }
+  msg(field: number, m: Pb): this {
+    return this.bytes(field, m.parts);
+  }
+  done(): Uint8Array {
+    return Uint8Array.from(this.parts);
+  }
+}
+
+const FLOAT = 1;
+const INT32 = 6;
+const INT64 = 7;
+
+/** ValueInfoProto of a tensor with symbolic (string) or fixed (number) dimensions. */
+function valueInfo(name: string, elemType: number, dims: (string | number)[]): Pb {
+  const shape = new Pb();
+  for (const d of dims) shape.msg(1, typeof d === 'number' ? new Pb().int(1, d) : new Pb().str(2, d));
+  const tensorType = new Pb().int(1, elemType).msg(2, shape);
+  return new Pb().str(1, name).msg(2, new Pb().msg(1, tensorType));
+}
+
+export interface TinyModelShape {
+  /** Element type of input_ids (default int64). */
+  ids?: 'int64' | 'int32';
+  /** Declare an (unused) token_type_ids input, as BERT exports do. */
+  tokenTypes?: boolean;
+  /** Output a pooled `sentence_embedding` [batch, dims] (ReduceMean over all tokens, padding included) instead of token vectors. */
+  pooled?: boolean;
+}
+
+/** The ONNX bytes of the tiny encoder with the given embedding table (one row per token id). */
+export function tinyEncoderModel(table: number[][], shape: TinyModelShape = {}): Uint8Array {
+  const vocab = table.length;
+  const dims = table[0]!.length;
+  const raw = new Uint8Array(new Float32Array(table.flat()).buffer);
+  const initializer = new Pb().int(1, vocab).int(1, dims).int(2, FLOAT).str(8, 'embeddings').bytes(9, raw);
+  const tokensOut = shape.pooled ? 'token_vectors' : 'last_hidden_state';
+  const gather = new Pb().str(1, 'embeddings').str(1, 'input_ids').str(2, tokensOut).str(3, 'gather').str(4, 'Gather');
+  const graph = new Pb().msg(1, gather);
+  if (shape.pooled) {
+    // ReduceMean(axes=[1], keepdims=0): AttributeProto name=1, i=3, ints=8, type=20 (INT 2, INTS 7)
+    const axes = new Pb().str(1, 'axes').int(8, 1).int(20, 7);
+    const keep = new Pb().str(1, 'keepdims').int(3, 0).int(20, 2);
+    graph.msg(1, new Pb().str(1, tokensOut).str(2, 'sentence_embedding').str(3, 'pool').str(4, 'ReduceMean').msg(5, axes).msg(5, keep));
+  }
+  graph
+    .str(2, 'tiny-encoder')
+    .msg(5, initializer)
+    .msg(11, valueInfo('input_ids', shape.ids === 'int32' ? INT32 : INT64, ['batch', 'tokens']))
+    .msg(11, valueInfo('attention_mask', INT64, ['batch', 'tokens']));
+  if (shape.tokenTypes) graph.msg(11, valueInfo('token_type_ids', INT64, ['batch', 'tokens']));
+  graph.msg(12, shape.pooled ? valueInfo('sentence_embedding', FLOAT, ['batch', dims]) : valueInfo('last_hidden_state', FLOAT, ['batch', 'tokens', dims]));
+  return new Pb()
+    .int(1, 8) // ir_version
+    .str(2, 'lectern-tests')
+    .msg(7, graph)
+    .msg(8, new Pb().str(1, '').int(2, 13)) // opset ai.onnx 13
+    .done();
+}
+
+const special = (id: number, content: string) => ({ id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true });
+
+/** A BERT-style tokenizer.json (BertNormalizer, BertPreTokenizer, WordPiece, [CLS] $A [SEP]) over `words`; ids 0..3 are [PAD] [UNK] [CLS] [SEP]. */
+export function tinyTokenizer(words: string[]): Record<string, unknown> {
+  const vocab: Record<string, number> = { '[PAD]': 0, '[UNK]': 1, '[CLS]': 2, '[SEP]': 3 };
+  words.forEach((w, i) => (vocab[w] = i + 4));
+  return {
+    version: '1.0',
+    truncation: null,
+    padding: null,
+    added_tokens: [special(0, '[PAD]'), special(1, '[UNK]'), special(2, '[CLS]'), special(3, '[SEP]')],
+    normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: null, lowercase: true },
+    pre_tokenizer: { type: 'BertPreTokenizer' },
+    post_processor: {
+      type: 'TemplateProcessing',
+      single: [{ SpecialToken: { id: '[CLS]', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '[SEP]', type_id: 0 } }],
+      pair: [
+        { SpecialToken: { id: '[CLS]', type_id: 0 } },
+        { Sequence: { id: 'A', type_id: 0 } },
+        { SpecialToken: { id: '[SEP]', type_id: 0 } },
+        { Sequence: { id: 'B', type_id: 1 } },
+        { SpecialToken: { id: '[SEP]', type_id: 1 } },
+      ],
+      special_tokens: {
+        '[CLS]': { id: '[CLS]', ids: [2], tokens: ['[CLS]'] },
+        '[SEP]': { id: '[SEP]', ids: [3], tokens: ['[SEP]'] },
+      },
+    },
+    decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
+    model: { type: 'WordPiece', unk_token: '[UNK]', continuing_subword_prefix: '##', max_input_chars_per_word: 100, vocab },
+  };
+}
+
+/** Writes model.onnx + tokenizer.json (+ optional extra files) into `dir`. */
+export function writeTinyEncoder(dir: string, table: number[][], words: string[], extra: Record<string, unknown> = {}, shape: TinyModelShape = {}): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'model.onnx'), tinyEncoderModel(table, shape));
+  writeFileSync(join(dir, 'tokenizer.json'), JSON.stringify(tinyTokenizer(words)));
+  for (const [name, json] of Object.entries(extra)) {
+    mkdirSync(join(dir, name, '..'), { recursive: true });
+    writeFileSync(join(dir, name), JSON.stringify(json));
+  }
+}
