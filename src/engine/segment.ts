@@ -281,6 +281,21 @@ export class Segment {
     return o === 0 ? null : this.workDict.get(o - 1);
   }
 
+  /** Doc `d`'s work as 1 + its index in this segment's work dictionary; 0: no work key. */
+  workOrdinal(d: number): number {
+    return this.workOrd[d]!;
+  }
+
+  /** Entries in this segment's work dictionary. */
+  get workDictSize(): number {
+    return this.workDict.size;
+  }
+
+  /** Work dictionary entry `i` (0-based). */
+  workDictEntry(i: number): string {
+    return this.workDict.get(i);
+  }
+
   /** Field length (indexed tokens) of doc `d`, field `f`. */
   len(d: number, f: number): number {
     return this.fieldLen[d * NF + f]!;
