@@ -256,6 +256,12 @@ const QUANTIZED_BINS = 4096;
 /** A prefilter grade per document of one segment's sign codes: higher is nearer. */
 interface Grader {
   rows(codes: Uint32Array): (d: number) => number;
+  /**
+   * Grades every present document 0..n-1 of one segment (no filter) into grades[at + d] (absent ones
+   * NOT_ELIGIBLE), counting grades in hist; returns the documents graded. One tight loop per grader:
+   * a per-document call through `rows` would be a polymorphic call site.
+   */
+  all(codes: Uint32Array, present: Uint8Array, n: number, grades: Uint16Array, at: number, hist: Uint32Array): number;
 }
 
 /** Grade = dims - Hamming distance between the sign codes of the query and the document. */
@@ -279,6 +285,36 @@ function hammingGrader(q: Float32Array): Grader {
         for (let w = 0; w < words; w++) h += popcount32(codes[o + w]! ^ qc[w]!);
         return dims - h;
       };
+    },
+    all: (codes, present, n, grades, at, hist) => {
+      let graded = 0;
+      if (words === 4) {
+        const [q0, q1, q2, q3] = [qc[0]!, qc[1]!, qc[2]!, qc[3]!];
+        for (let d = 0, o = 0; d < n; d++, o += 4) {
+          if (present[d] === 0) {
+            grades[at + d] = NOT_ELIGIBLE;
+            continue;
+          }
+          const g = dims - (popcount32(codes[o]! ^ q0) + popcount32(codes[o + 1]! ^ q1) + popcount32(codes[o + 2]! ^ q2) + popcount32(codes[o + 3]! ^ q3));
+          grades[at + d] = g;
+          hist[g]!++;
+          graded++;
+        }
+        return graded;
+      }
+      for (let d = 0; d < n; d++) {
+        if (present[d] === 0) {
+          grades[at + d] = NOT_ELIGIBLE;
+          continue;
+        }
+        let h = 0;
+        const o = d * words;
+        for (let w = 0; w < words; w++) h += popcount32(codes[o + w]! ^ qc[w]!);
+        grades[at + d] = dims - h;
+        hist[dims - h]!++;
+        graded++;
+      }
+      return graded;
     },
   };
 }
@@ -330,6 +366,33 @@ function asymmetricGrader(q: Float32Array): Grader {
         const g = ((s + l1) * scale) | 0;
         return g < 0 ? 0 : g > top ? top : g;
       };
+    },
+    all: (codes, present, n, grades, at, hist) => {
+      const by = new Uint8Array(codes.buffer, codes.byteOffset, codes.byteLength);
+      let graded = 0;
+      for (let d = 0, o = 0; d < n; d++, o += bytesPerRow) {
+        if (present[d] === 0) {
+          grades[at + d] = NOT_ELIGIBLE;
+          continue;
+        }
+        let s: number;
+        if (bytesPerRow === 16) {
+          s =
+            lut[by[o]!]! + lut[256 | by[o + 1]!]! + lut[512 | by[o + 2]!]! + lut[768 | by[o + 3]!]! +
+            lut[1024 | by[o + 4]!]! + lut[1280 | by[o + 5]!]! + lut[1536 | by[o + 6]!]! + lut[1792 | by[o + 7]!]! +
+            lut[2048 | by[o + 8]!]! + lut[2304 | by[o + 9]!]! + lut[2560 | by[o + 10]!]! + lut[2816 | by[o + 11]!]! +
+            lut[3072 | by[o + 12]!]! + lut[3328 | by[o + 13]!]! + lut[3584 | by[o + 14]!]! + lut[3840 | by[o + 15]!]!;
+        } else {
+          s = 0;
+          for (let b = 0; b < bytesPerRow; b++) s += lut[(b << 8) | by[o + b]!]!;
+        }
+        let g = ((s + l1) * scale) | 0;
+        g = g < 0 ? 0 : g > top ? top : g;
+        grades[at + d] = g;
+        hist[g]!++;
+        graded++;
+      }
+      return graded;
     },
   };
 }
@@ -438,10 +501,11 @@ export function searchVectors(segments: readonly VectorSegment[], q: Float32Arra
         hist[g]!++;
         scanned++;
       }
+    } else if (f.trivial) {
+      scanned += grade.all(v.codes, present, n, grades, at, hist);
     } else {
-      const trivial = f.trivial;
       for (let d = 0; d < n; d++) {
-        if (present[d] === 0 || (!trivial && !f.allowed(d))) {
+        if (present[d] === 0 || !f.allowed(d)) {
           grades[at + d] = NOT_ELIGIBLE;
           continue;
         }
