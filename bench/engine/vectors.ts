@@ -4,10 +4,14 @@
 // mode over the workload's `or` queries, with hybrid's cost over fulltext. Fulltext is the peer measured
 // in the same run. Usage:
 //   node dist/bench/engine/vectors.js --corpus /tmp/synth-100k.jsonl [--limit 100000] [--epochs 8] [--out vectors-100k.json]
+//     [--no-svd-timing] (train once) [--ivf-min-docs Infinity] (no IVF quantizer: skips the IVF sweep)
+// short_document runs method `auto` (the service's: exact up to EXACT_MAX_VECTORS eligible documents,
+// above it the quantized prefilter + float rescoring, ADR 0103); its recall@10 against the exact scan is
+// measured by rescoring pool, with the Hamming (`binary`) prefilter beside it.
 import { createReadStream, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fieldTerms, fuseRrf, MemoryIndexDirectory, SearchIndex, TrainingState } from '../../src/engine/index.js';
+import { autoRescorePool, EXACT_MAX_VECTORS, fieldTerms, fuseRrf, MemoryIndexDirectory, SearchIndex, TrainingState } from '../../src/engine/index.js';
 import { DEFAULT_HEAP_FACTOR, denseQueryVector, denseSearch, sparseEngineOptions, sparseQueryVector, withFeedback, type SparseParams } from '../../src/search/channels.js';
 import { DEFAULT_RRF_K, DENSE_FEEDBACK_DOCS, DENSE_FEEDBACK_WEIGHT, DENSE_RRF_WEIGHT, SPARSE_RRF_WEIGHT } from '../../src/search/search-service.js';
 import { repoRoot } from '../../test/helpers/paths.js';
@@ -52,9 +56,10 @@ idx.commit('bench');
 indexMs += performance.now() - t;
 log(`${docs} docs indexed (${indexMs.toFixed(0)} ms), analysed for training (${analyseMs.toFixed(0)} ms)`);
 t = performance.now();
-state.train({ contrastiveEpochs: 0, ivfMinDocs: Infinity });
-const svdMs = performance.now() - t;
-log(`SVD ${svdMs.toFixed(0)} ms`);
+const svdTiming = !args.includes('--no-svd-timing');
+if (svdTiming) state.train({ contrastiveEpochs: 0, ivfMinDocs: Infinity });
+const svdMs = svdTiming ? performance.now() - t : null;
+log(`SVD ${svdMs?.toFixed(0) ?? 'not timed separately'} ms`);
 t = performance.now();
 const { dense, sparse, stats } = state.train({ ...(epochs !== undefined ? { contrastiveEpochs: epochs } : {}), ...(ivfMinDocs !== undefined ? { ivfMinDocs } : {}) });
 const trainMs = performance.now() - t;
@@ -74,6 +79,10 @@ const queries = queryFile
 const modes: Record<string, (text: string) => number> = {
   fulltext: (text) => idx.search({ text, limit: 10, passagesPerHit: 0 }).hits.length,
   sparse: (text) => idx.search({ text, limit: 10, passagesPerHit: 0, ...sparseEngineOptions(sparseQueryVector(idx, sparse, text, null, sp), sp) }).hits.length,
+  'short_document (auto: quantized prefilter + float rescoring; the service)': (text) => {
+    const v = denseQueryVector(idx, dense, text, null);
+    return v ? denseSearch(idx, v, 'auto', { limit: 10, passagesPerHit: 0 }).hits.length : 0;
+  },
   'short_document (exact scan)': (text) => {
     const v = denseQueryVector(idx, dense, text, null);
     return v ? denseSearch(idx, v, 'exact', { limit: 10, passagesPerHit: 0 }).hits.length : 0;
@@ -90,7 +99,7 @@ const modes: Record<string, (text: string) => number> = {
     const ft = idx.search({ text, limit: 10, passagesPerHit: 0 }).hits.map((h) => h.id);
     const sps = idx.search({ text, limit: 10, passagesPerHit: 0, ...sparseEngineOptions(sparseQueryVector(idx, sparse, text, null, sp), sp) }).hits.map((h) => h.id);
     const v = denseQueryVector(idx, dense, text, null);
-    const dn = v ? denseSearch(idx, withFeedback(idx, v, ft.slice(0, DENSE_FEEDBACK_DOCS), DENSE_FEEDBACK_WEIGHT), 'exact', { limit: 10, passagesPerHit: 0 }).hits.map((h) => h.id) : [];
+    const dn = v ? denseSearch(idx, withFeedback(idx, v, ft.slice(0, DENSE_FEEDBACK_DOCS), DENSE_FEEDBACK_WEIGHT), 'auto', { limit: 10, passagesPerHit: 0 }).hits.map((h) => h.id) : [];
     const nominated = new Set([...ft, ...dn]);
     return fuseRrf([{ channel: 'fulltext', ids: ft }, { channel: 'sparse', ids: sps.filter((id) => nominated.has(id)), weight: SPARSE_RRF_WEIGHT }, { channel: 'short_document', ids: dn, weight: DENSE_RRF_WEIGHT }], { k: DEFAULT_RRF_K }).length;
   },
@@ -108,11 +117,42 @@ for (const [mode, run] of Object.entries(modes)) {
   latency[mode] = { p50_ms: pct(times, 50), p99_ms: pct(times, 99), mean_ms: times.reduce((a, b) => a + b, 0) / times.length };
   log(`${mode}: p50 ${latency[mode]!.p50_ms.toFixed(2)} ms, p99 ${latency[mode]!.p99_ms.toFixed(2)} ms`);
 }
-// IVF recall@10 against the exact scan, by lists probed
-const recall: Record<string, { recallAt10: number; meanScanned: number; p50_ms: number }> = {};
 const qvs = queries.map((q) => denseQueryVector(idx, dense, q, null)).filter((v): v is Float32Array => v !== null);
 const truth = qvs.map((v) => new Set(idx.searchVectors({ vector: v, method: 'exact', limit: 10, passagesPerHit: 0 }).hits.map((h) => h.id)));
-for (const nprobe of [4, 8, 16, 24, 32, 48, 64, 96]) {
+// the prefilters' recall@10 against the exact scan, by candidates rescored
+const prefilter: Record<string, { recallAt10: number; p50_ms: number; p99_ms: number }> = {};
+for (const method of ['auto', 'binary'] as const) {
+  for (const rescore of [250, 500, 1000, 2000, 4000]) {
+    let hit = 0;
+    let total = 0;
+    const times: number[] = [];
+    qvs.forEach((v, i) => {
+      const s = performance.now();
+      const r = idx.searchVectors({ vector: v, method, limit: 10, passagesPerHit: 0, rescore });
+      times.push(performance.now() - s);
+      for (const h of r.hits) if (truth[i]!.has(h.id)) hit++;
+      total += truth[i]!.size;
+    });
+    times.sort((a, b) => a - b);
+    const key = `${method === 'auto' ? 'quantized (auto)' : 'binary (Hamming)'}, rescore ${rescore}`;
+    prefilter[key] = { recallAt10: hit / total, p50_ms: pct(times, 50), p99_ms: pct(times, 99) };
+    log(`${key}: recall@10 ${(hit / total).toFixed(4)}, p50 ${pct(times, 50).toFixed(2)} ms`);
+  }
+}
+{
+  // the service default pool (autoRescorePool(11): limit 10 + 1)
+  let hit = 0;
+  let total = 0;
+  qvs.forEach((v, i) => {
+    for (const h of idx.searchVectors({ vector: v, method: 'auto', limit: 10, passagesPerHit: 0 }).hits) if (truth[i]!.has(h.id)) hit++;
+    total += truth[i]!.size;
+  });
+  prefilter[`quantized (auto), default pool ${autoRescorePool(11)}`] = { ...prefilter[`quantized (auto), default pool ${autoRescorePool(11)}`]!, recallAt10: hit / total };
+  log(`auto default pool: recall@10 ${(hit / total).toFixed(4)}`);
+}
+// IVF recall@10 against the exact scan, by lists probed
+const recall: Record<string, { recallAt10: number; meanScanned: number; p50_ms: number }> = {};
+for (const nprobe of dense.centroids === null ? [] : [4, 8, 16, 24, 32, 48, 64, 96]) {
   let hit = 0;
   let total = 0;
   let scanned = 0;
@@ -136,9 +176,10 @@ const out = {
   vectors: { buildMs: vectorizeMs, documentsWithVectors: vs.documentsWithVectors, dims: dense.dims, bytesPerDocument: vectorBytes },
   indexBuildMs: indexMs,
   latency,
+  shortDocument: { exactMaxVectors: EXACT_MAX_VECTORS, defaultPool: autoRescorePool(11), recallVsExact: prefilter },
   ivf: { lists: (dense.centroids?.length ?? 0) / dense.dims, defaultNprobe: 24, recallVsExact: recall },
   hybridOverFulltext: { p50: latency['hybrid']!.p50_ms / latency['fulltext']!.p50_ms, p99: latency['hybrid']!.p99_ms / latency['fulltext']!.p99_ms },
-  notes: 'Single thread, top-10, workload class `or` (200 queries), after a 20-query warm-up; MemoryIndexDirectory (no disk). The service short_document is the exact scan; the IVF rows measure the approximate index (recall against the exact scan under `ivf`).',
+  notes: 'Single thread, top-10, workload class `or` (200 queries), after a 20-query warm-up; MemoryIndexDirectory (no disk). The service short_document is method `auto` (ADR 0103); recall rows are against the exact scan; the IVF rows measure the approximate index (ADR 0101).',
   machine: { ...env, load_average_1m_at_end: (await import('node:os')).loadavg()[0] },
 };
 const name = arg('out');

@@ -21,6 +21,8 @@ const arg = (name: string): string | undefined => {
   return i >= 0 ? args[i + 1] : undefined;
 };
 const dims = arg('dims') ? Number(arg('dims')) : undefined;
+/** Candidates rescored when the quantized path is forced on these small sets (about 10% of SciFact). */
+const FORCED_POOL = 500;
 
 interface ModeResult {
   ndcg10: number;
@@ -69,20 +71,26 @@ function evaluate(set: IrSet) {
     const [sps, spMs] = timed(() => index.search({ ...q, ...sparseEngineOptions(sparseQueryVector(index, sparse, text, null, sp), sp) }).hits.map((h) => h.id));
     add('sparse', sps, rels, spMs);
     const [qv, embMs] = timed(() => denseQueryVector(index, dense, text, null));
-    const [dn, dnMs] = timed(() => (qv ? denseSearch(index, qv, 'exact', { limit: 100, passagesPerHit: 0 }).hits.map((h) => h.id) : []));
+    const [dn, dnMs] = timed(() => (qv ? denseSearch(index, qv, 'auto', { limit: 100, passagesPerHit: 0 }).hits.map((h) => h.id) : []));
     add('short_document', dn, rels, dnMs + embMs);
+    // the path `auto` takes above EXACT_MAX_VECTORS (ADR 0103), forced here with a small pool
+    const forced = { limit: 100, passagesPerHit: 0, exactMaxVectors: 0, rescore: FORCED_POOL };
+    const [dq, dqMs] = timed(() => (qv ? denseSearch(index, qv, 'auto', forced).hits.map((h) => h.id) : []));
+    add(`short_document (quantized path forced, pool ${FORCED_POOL})`, dq, rels, dqMs + embMs);
     const [bn, bnMs] = timed(() => (qv ? denseSearch(index, qv, 'binary', { limit: 100, passagesPerHit: 0 }).hits.map((h) => h.id) : []));
     add('binary', bn, rels, bnMs + embMs);
     // hybrid as the search service runs it: dense with feedback from the lexical top hits, weighted RRF,
     // sparse voting only for nominated documents (sparse_nomination off for document ranking)
-    const [dp, dpMs] = timed(() => (qv ? denseSearch(index, withFeedback(index, qv, ft.slice(0, DENSE_FEEDBACK_DOCS), DENSE_FEEDBACK_WEIGHT), 'exact', { limit: 100, passagesPerHit: 0 }).hits.map((h) => h.id) : []));
+    const fb = qv ? withFeedback(index, qv, ft.slice(0, DENSE_FEEDBACK_DOCS), DENSE_FEEDBACK_WEIGHT) : null;
+    const [dp, dpMs] = timed(() => (fb ? denseSearch(index, fb, 'auto', { limit: 100, passagesPerHit: 0 }).hits.map((h) => h.id) : []));
+    const dpq = fb ? denseSearch(index, fb, 'auto', forced).hits.map((h) => h.id) : [];
     const nominated = new Set([...ft, ...dp]);
-    const fuse = (sparseIds: string[]) =>
+    const fuse = (sparseIds: string[], dense = dp) =>
       fuseRrf(
         [
           { channel: 'fulltext', ids: ft },
           { channel: 'sparse', ids: sparseIds, weight: SPARSE_RRF_WEIGHT },
-          { channel: 'short_document', ids: dp, weight: DENSE_RRF_WEIGHT },
+          { channel: 'short_document', ids: dense, weight: DENSE_RRF_WEIGHT },
         ],
         { k: DEFAULT_RRF_K },
       ).map((f) => f.id);
@@ -90,6 +98,8 @@ function evaluate(set: IrSet) {
     const hybridMs = ftMs + spMs + embMs + dpMs + fuseMs;
     add('hybrid', hy, rels, hybridMs);
     add('hybrid (sparse_nomination on)', fuse(sps), rels, hybridMs);
+    const nominatedQ = new Set([...ft, ...dpq]);
+    add(`hybrid (dense quantized path forced, pool ${FORCED_POOL})`, fuse(sps.filter((id) => nominatedQ.has(id)), dpq), rels, NaN);
     add('hybrid with no model (= fulltext)', ft, rels, ftMs);
   }
   const modes: Record<string, ModeResult> = {};

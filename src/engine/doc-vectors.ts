@@ -12,7 +12,7 @@ import { nearestRow, TITLE_TOKEN_WEIGHT, type CorpusModel } from './corpus-model
 
 /** IVF lists probed per query by default (recall@10 against exact search: bench/results/vectors-100k.json). */
 export const DEFAULT_NPROBE = 24;
-import { compileFilter } from './filters.js';
+import { compileFilter, type SegmentFilter } from './filters.js';
 import { END, PostingCursor } from './postings-cursor.js';
 import type { RawHit, SnapshotSegment } from './searcher.js';
 import { TopK } from './searcher.js';
@@ -179,22 +179,42 @@ export interface VectorSegment extends SnapshotSegment {
   vectors: SegmentVectors | null;
 }
 
+/**
+ * `auto` (the `short_document` channel) scans exactly while at most this many documents are eligible
+ * (live, filtered, in segments with vectors); above it, it takes the `quantized` path with
+ * {@link autoRescorePool} candidates (ADR 0103).
+ */
+export const EXACT_MAX_VECTORS = 20_000;
+/** `auto` above {@link EXACT_MAX_VECTORS}: candidates rescored per hit asked for. */
+export const AUTO_RESCORE_FACTOR = 100;
+/** `auto` above {@link EXACT_MAX_VECTORS}: fewest candidates rescored. */
+export const AUTO_RESCORE_MIN = 2_000;
+
+/** Candidates `auto` rescores with the float vectors for `k` hits. */
+export function autoRescorePool(k: number): number {
+  return Math.max(AUTO_RESCORE_FACTOR * k, AUTO_RESCORE_MIN);
+}
+
 export interface VectorSearchOptions {
   /** Hits to keep (ranked). */
   k: number;
   filters?: EngineFilters | undefined;
   /**
-   * `exact` float scan, `binary` Hamming ranking with float rescoring, or `ivf`: only the documents of
+   * `exact` float scan, `binary` Hamming ranking with float rescoring, `ivf`: only the documents of
    * the `nprobe` inverted lists whose centroids are nearest the query (segments without lists are
-   * scanned whole).
+   * scanned whole), or `auto`: `exact` up to {@link EXACT_MAX_VECTORS} eligible documents, else
+   * `quantized`: the sign codes scored asymmetrically against the float query, the best
+   * {@link autoRescorePool} rescored with the floats.
    */
-  method: 'exact' | 'binary' | 'ivf';
+  method: 'exact' | 'binary' | 'ivf' | 'auto';
   /** IVF: lists probed (default {@link DEFAULT_NPROBE}). */
   nprobe?: number;
   /** IVF: the model's centroids (lists x dims). */
   centroids?: Float32Array | null;
-  /** Binary: candidates rescored with floats, default max(10 k, 100). */
+  /** Binary: candidates rescored with floats, default max(10 k, 100) (`auto`: {@link autoRescorePool}). */
   rescore?: number;
+  /** `auto`: the exact scan's limit (default {@link EXACT_MAX_VECTORS}; tests and benchmarks lower it). */
+  exactMaxVectors?: number;
 }
 
 export interface VectorSearchOutcome {
@@ -203,61 +223,187 @@ export interface VectorSearchOutcome {
   scanned: number;
   /** Segments without vectors under the current model (their documents cannot be found). */
   missingSegments: number;
+  /** The method that ran (`auto` resolved to `exact` or `quantized`). */
+  method: 'exact' | 'binary' | 'ivf' | 'quantized';
+  /** Binary: candidates rescored with the float vectors. */
+  rescored: number;
+}
+
+/** Dot product of q and v[base .. base+q.length). */
+function dot(q: Float32Array, v: Float32Array, base: number): number {
+  const n = q.length;
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let j = 0;
+  for (; j + 3 < n; j += 4) {
+    s0 += q[j]! * v[base + j]!;
+    s1 += q[j + 1]! * v[base + j + 1]!;
+    s2 += q[j + 2]! * v[base + j + 2]!;
+    s3 += q[j + 3]! * v[base + j + 3]!;
+  }
+  for (; j < n; j++) s0 += q[j]! * v[base + j]!;
+  return s0 + s1 + (s2 + s3);
+}
+
+/** Per-query scratch of prefilter grades (grown on demand; search is synchronous). */
+let gradeScratch = new Uint16Array(0);
+const NOT_ELIGIBLE = 0xffff;
+/** Histogram bins of the asymmetric prefilter score (its range [-|q|_1, |q|_1] cut in equal bins). */
+const QUANTIZED_BINS = 4096;
+
+/** A prefilter grade per document of one segment's sign codes: higher is nearer. */
+interface Grader {
+  rows(codes: Uint32Array): (d: number) => number;
+  /**
+   * Grades every present document 0..n-1 of one segment (no filter) into grades[at + d] (absent ones
+   * NOT_ELIGIBLE), counting grades in hist; returns the documents graded. One tight loop per grader:
+   * a per-document call through `rows` would be a polymorphic call site.
+   */
+  all(codes: Uint32Array, present: Uint8Array, n: number, grades: Uint16Array, at: number, hist: Uint32Array): number;
+}
+
+/** Grade = dims - Hamming distance between the sign codes of the query and the document. */
+function hammingGrader(q: Float32Array): Grader {
+  const dims = q.length;
+  const words = dims >>> 5;
+  const qc = new Uint32Array(words);
+  encodeSigns(q, 0, dims, qc, 0);
+  return {
+    rows: (codes) => {
+      if (words === 4) {
+        const [q0, q1, q2, q3] = [qc[0]!, qc[1]!, qc[2]!, qc[3]!];
+        return (d) => {
+          const o = d << 2;
+          return dims - (popcount32(codes[o]! ^ q0) + popcount32(codes[o + 1]! ^ q1) + popcount32(codes[o + 2]! ^ q2) + popcount32(codes[o + 3]! ^ q3));
+        };
+      }
+      return (d) => {
+        let h = 0;
+        const o = d * words;
+        for (let w = 0; w < words; w++) h += popcount32(codes[o + w]! ^ qc[w]!);
+        return dims - h;
+      };
+    },
+    all: (codes, present, n, grades, at, hist) => {
+      let graded = 0;
+      if (words === 4) {
+        const [q0, q1, q2, q3] = [qc[0]!, qc[1]!, qc[2]!, qc[3]!];
+        for (let d = 0, o = 0; d < n; d++, o += 4) {
+          if (present[d] === 0) {
+            grades[at + d] = NOT_ELIGIBLE;
+            continue;
+          }
+          const g = dims - (popcount32(codes[o]! ^ q0) + popcount32(codes[o + 1]! ^ q1) + popcount32(codes[o + 2]! ^ q2) + popcount32(codes[o + 3]! ^ q3));
+          grades[at + d] = g;
+          hist[g]!++;
+          graded++;
+        }
+        return graded;
+      }
+      for (let d = 0; d < n; d++) {
+        if (present[d] === 0) {
+          grades[at + d] = NOT_ELIGIBLE;
+          continue;
+        }
+        let h = 0;
+        const o = d * words;
+        for (let w = 0; w < words; w++) h += popcount32(codes[o + w]! ^ qc[w]!);
+        grades[at + d] = dims - h;
+        hist[dims - h]!++;
+        graded++;
+      }
+      return graded;
+    },
+  };
+}
+
+/** Little-endian platforms: byte b of a code row holds the signs of dimensions 8b .. 8b+7. */
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+/**
+ * Grade = the bin of q . s(x), s(x) the document's sign code as +-1 per dimension (an asymmetric
+ * distance: the query keeps its floats), from one 256-entry table per code byte.
+ */
+function asymmetricGrader(q: Float32Array): Grader {
+  const dims = q.length;
+  const bytesPerRow = dims >>> 3;
+  const lut = new Float32Array(bytesPerRow * 256);
+  let l1 = 0;
+  for (let j = 0; j < dims; j++) l1 += Math.abs(q[j]!);
+  for (let b = 0; b < bytesPerRow; b++) {
+    const t = b * 256;
+    const dim = (j: number) => (LITTLE_ENDIAN ? b * 8 + j : (b >>> 2) * 32 + (3 - (b & 3)) * 8 + j);
+    for (let v = 0; v < 256; v++) {
+      let s = 0;
+      for (let j = 0; j < 8; j++) s += (v >>> j) & 1 ? q[dim(j)]! : -q[dim(j)]!;
+      lut[t + v] = s;
+    }
+  }
+  // score in [-l1, l1] -> bin in [0, QUANTIZED_BINS - 1]
+  const scale = l1 > 0 ? (QUANTIZED_BINS - 1) / (2 * l1) : 0;
+  const top = QUANTIZED_BINS - 1;
+  return {
+    rows: (codes) => {
+      const by = new Uint8Array(codes.buffer, codes.byteOffset, codes.byteLength);
+      if (bytesPerRow === 16) {
+        return (d) => {
+          const o = d << 4;
+          const s =
+            lut[by[o]!]! + lut[256 | by[o + 1]!]! + lut[512 | by[o + 2]!]! + lut[768 | by[o + 3]!]! +
+            lut[1024 | by[o + 4]!]! + lut[1280 | by[o + 5]!]! + lut[1536 | by[o + 6]!]! + lut[1792 | by[o + 7]!]! +
+            lut[2048 | by[o + 8]!]! + lut[2304 | by[o + 9]!]! + lut[2560 | by[o + 10]!]! + lut[2816 | by[o + 11]!]! +
+            lut[3072 | by[o + 12]!]! + lut[3328 | by[o + 13]!]! + lut[3584 | by[o + 14]!]! + lut[3840 | by[o + 15]!]!;
+          const g = ((s + l1) * scale) | 0;
+          return g < 0 ? 0 : g > top ? top : g;
+        };
+      }
+      return (d) => {
+        const o = d * bytesPerRow;
+        let s = 0;
+        for (let b = 0; b < bytesPerRow; b++) s += lut[(b << 8) | by[o + b]!]!;
+        const g = ((s + l1) * scale) | 0;
+        return g < 0 ? 0 : g > top ? top : g;
+      };
+    },
+    all: (codes, present, n, grades, at, hist) => {
+      const by = new Uint8Array(codes.buffer, codes.byteOffset, codes.byteLength);
+      let graded = 0;
+      for (let d = 0, o = 0; d < n; d++, o += bytesPerRow) {
+        if (present[d] === 0) {
+          grades[at + d] = NOT_ELIGIBLE;
+          continue;
+        }
+        let s: number;
+        if (bytesPerRow === 16) {
+          s =
+            lut[by[o]!]! + lut[256 | by[o + 1]!]! + lut[512 | by[o + 2]!]! + lut[768 | by[o + 3]!]! +
+            lut[1024 | by[o + 4]!]! + lut[1280 | by[o + 5]!]! + lut[1536 | by[o + 6]!]! + lut[1792 | by[o + 7]!]! +
+            lut[2048 | by[o + 8]!]! + lut[2304 | by[o + 9]!]! + lut[2560 | by[o + 10]!]! + lut[2816 | by[o + 11]!]! +
+            lut[3072 | by[o + 12]!]! + lut[3328 | by[o + 13]!]! + lut[3584 | by[o + 14]!]! + lut[3840 | by[o + 15]!]!;
+        } else {
+          s = 0;
+          for (let b = 0; b < bytesPerRow; b++) s += lut[(b << 8) | by[o + b]!]!;
+        }
+        let g = ((s + l1) * scale) | 0;
+        g = g < 0 ? 0 : g > top ? top : g;
+        grades[at + d] = g;
+        hist[g]!++;
+        graded++;
+      }
+      return graded;
+    },
+  };
 }
 
 /** Ranks the documents of `segments` by cosine similarity to the unit vector `q`. */
 export function searchVectors(segments: readonly VectorSegment[], q: Float32Array, opts: VectorSearchOptions): VectorSearchOutcome {
   const dims = q.length;
-  let scanned = 0;
   let missing = 0;
-  if (opts.method === 'exact' || opts.method === 'ivf') {
-    const heap = new TopK(opts.k, false);
-    // IVF: the probed lists, nearest centroids first
-    let probed: number[] | null = null;
-    const c = opts.centroids ?? null;
-    if (opts.method === 'ivf' && c !== null) {
-      const lists = c.length / dims;
-      const scores: [number, number][] = [];
-      for (let l = 0; l < lists; l++) {
-        let s = 0;
-        for (let j = 0; j < dims; j++) s += c[l * dims + j]! * q[j]!;
-        scores.push([s, l]);
-      }
-      scores.sort((a, b) => b[0] - a[0] || a[1] - b[1]);
-      probed = scores.slice(0, Math.max(1, opts.nprobe ?? DEFAULT_NPROBE)).map((x) => x[1]);
-    }
-    segments.forEach((ss, si) => {
-      const v = ss.vectors;
-      if (v === null || v.dims !== dims) {
-        missing++;
-        return;
-      }
-      const f = compileFilter(ss.seg, opts.filters, ss.deleted);
-      if (f.none) return;
-      const scan = (d: number) => {
-        if (v.present[d] === 0 || !f.allowed(d)) return;
-        scanned++;
-        const base = d * dims;
-        let s = 0;
-        for (let j = 0; j < dims; j++) s += q[j]! * v.vecs[base + j]!;
-        if (heap.canEnter(s)) heap.offer({ score: s, si, doc: d, issued: NaN, id: ss.seg.id(d) });
-      };
-      if (probed !== null && v.listStart !== null && v.listStart.length - 1 === c!.length / dims) {
-        for (const l of probed) for (let p = v.listStart[l]!; p < v.listStart[l + 1]!; p++) scan(v.listDocs![p]!);
-      } else if (f.candidates !== null) for (const d of f.candidates) scan(d);
-      else for (let d = 0; d < v.docs; d++) scan(d);
-    });
-    return { hits: heap.sorted(), scanned, missingSegments: missing };
-  }
-  // binary: Hamming distance over sign codes, then float rescoring of the best `rescore` candidates
-  const words = dims >>> 5;
-  const qc = new Uint32Array(words);
-  encodeSigns(q, 0, dims, qc, 0);
-  const pool = Math.max(opts.rescore ?? Math.max(10 * opts.k, 100), opts.k);
-  // bucket candidates by distance (0..dims): keeps the `pool` nearest without sorting everything
-  const buckets: number[][] = Array.from({ length: dims + 1 }, () => []);
-  let kept = 0;
-  let worst = dims;
+  // the segments that can answer, with their compiled filters
+  const live: { si: number; v: SegmentVectors; f: SegmentFilter }[] = [];
+  let eligible = 0;
   segments.forEach((ss, si) => {
     const v = ss.vectors;
     if (v === null || v.dims !== dims) {
@@ -266,39 +412,132 @@ export function searchVectors(segments: readonly VectorSegment[], q: Float32Arra
     }
     const f = compileFilter(ss.seg, opts.filters, ss.deleted);
     if (f.none) return;
-    const codes = v.codes;
-    const scan = (d: number) => {
-      if (v.present[d] === 0 || !f.allowed(d)) return;
-      scanned++;
-      const o = d * words;
-      let h = 0;
-      for (let w = 0; w < words; w++) h += popcount32((codes[o + w]! ^ qc[w]!) >>> 0);
-      if (h > worst) return;
-      buckets[h]!.push(si, d);
-      kept++;
-      // shrink: drop the farthest bucket while the rest still holds the pool
-      while (kept - buckets[worst]!.length / 2 >= pool && worst > 0) {
-        kept -= buckets[worst]!.length / 2;
-        buckets[worst] = [];
-        worst--;
-      }
-    };
-    if (f.candidates !== null) for (const d of f.candidates) scan(d);
-    else for (let d = 0; d < v.docs; d++) scan(d);
+    live.push({ si, v, f });
+    eligible += f.candidates !== null ? f.candidates.length : v.docs;
   });
-  const heap = new TopK(opts.k, false);
-  let taken = 0;
-  for (let h = 0; h <= worst && taken < pool; h++) {
-    const b = buckets[h]!;
-    for (let i = 0; i < b.length && taken < pool; i += 2, taken++) {
-      const si = b[i]!;
-      const d = b[i + 1]!;
-      const v = segments[si]!.vectors!;
-      const base = d * dims;
-      let s = 0;
-      for (let j = 0; j < dims; j++) s += q[j]! * v.vecs[base + j]!;
-      if (heap.canEnter(s)) heap.offer({ score: s, si, doc: d, issued: NaN, id: segments[si]!.seg.id(d) });
-    }
+  let method: 'exact' | 'binary' | 'ivf' | 'quantized';
+  let pool: number;
+  if (opts.method === 'auto') {
+    method = eligible <= (opts.exactMaxVectors ?? EXACT_MAX_VECTORS) ? 'exact' : 'quantized';
+    pool = Math.max(opts.rescore ?? autoRescorePool(opts.k), opts.k);
+  } else {
+    method = opts.method;
+    pool = Math.max(opts.rescore ?? Math.max(10 * opts.k, 100), opts.k);
   }
-  return { hits: heap.sorted(), scanned, missingSegments: missing };
+  const heap = new TopK(opts.k, false);
+  const offer = (score: number, si: number, d: number) => {
+    if (heap.canEnter(score)) heap.offer({ score, si, doc: d, issued: NaN, id: segments[si]!.seg.id(d) });
+  };
+  if (method === 'exact' || method === 'ivf') {
+    // IVF: the probed lists, nearest centroids first
+    let probed: number[] | null = null;
+    const c = opts.centroids ?? null;
+    if (method === 'ivf' && c !== null) {
+      const lists = c.length / dims;
+      const scores: [number, number][] = [];
+      for (let l = 0; l < lists; l++) scores.push([dot(q, c, l * dims), l]);
+      scores.sort((a, b) => b[0] - a[0] || a[1] - b[1]);
+      probed = scores.slice(0, Math.max(1, opts.nprobe ?? DEFAULT_NPROBE)).map((x) => x[1]);
+    }
+    let scanned = 0;
+    for (const { si, v, f } of live) {
+      const present = v.present;
+      const vecs = v.vecs;
+      if (probed !== null && v.listStart !== null && v.listStart.length - 1 === c!.length / dims) {
+        const ls = v.listStart;
+        const ld = v.listDocs!;
+        for (const l of probed) {
+          for (let p = ls[l]!; p < ls[l + 1]!; p++) {
+            const d = ld[p]!;
+            if (present[d] === 0 || !f.allowed(d)) continue;
+            scanned++;
+            offer(dot(q, vecs, d * dims), si, d);
+          }
+        }
+      } else if (f.candidates !== null) {
+        for (const d of f.candidates) {
+          if (present[d] === 0 || !f.allowed(d)) continue;
+          scanned++;
+          offer(dot(q, vecs, d * dims), si, d);
+        }
+      } else {
+        // the whole segment: no per-document filter call when only presence matters
+        const trivial = f.trivial;
+        const n = v.docs;
+        for (let d = 0; d < n; d++) {
+          if (present[d] === 0 || (!trivial && !f.allowed(d))) continue;
+          scanned++;
+          offer(dot(q, vecs, d * dims), si, d);
+        }
+      }
+    }
+    return { hits: heap.sorted(), scanned, missingSegments: missing, method, rescored: 0 };
+  }
+  // binary: every eligible document gets a prefilter grade (pass 1, with a histogram of grades), then
+  // the `pool` best graded (ties at the cut in document order) are rescored with the floats (pass 2).
+  // `binary` grades by Hamming distance between sign codes; `quantized` (auto at scale) by the
+  // asymmetric score q . sign(x): the float query against the document's +-1 code, summed from one
+  // 256-entry table per code byte (ADR 0103)
+  let total = 0;
+  for (const { v } of live) total += v.docs;
+  if (gradeScratch.length < total) gradeScratch = new Uint16Array(Math.max(total, gradeScratch.length * 2));
+  const grades = gradeScratch;
+  const quantized = method === 'quantized';
+  const bins = quantized ? QUANTIZED_BINS : dims + 1;
+  const hist = new Uint32Array(bins);
+  const grade = quantized ? asymmetricGrader(q) : hammingGrader(q);
+  let scanned = 0;
+  let at = 0;
+  for (const { v, f } of live) {
+    const present = v.present;
+    const n = v.docs;
+    const rows = grade.rows(v.codes);
+    if (f.candidates !== null) {
+      grades.fill(NOT_ELIGIBLE, at, at + n);
+      for (const d of f.candidates) {
+        if (present[d] === 0 || !f.allowed(d)) continue;
+        const g = rows(d);
+        grades[at + d] = g;
+        hist[g]!++;
+        scanned++;
+      }
+    } else if (f.trivial) {
+      scanned += grade.all(v.codes, present, n, grades, at, hist);
+    } else {
+      for (let d = 0; d < n; d++) {
+        if (present[d] === 0 || !f.allowed(d)) {
+          grades[at + d] = NOT_ELIGIBLE;
+          continue;
+        }
+        const g = rows(d);
+        grades[at + d] = g;
+        hist[g]!++;
+        scanned++;
+      }
+    }
+    at += n;
+  }
+  // the cut: every grade above `cut`, and the first `room` documents at `cut`
+  let cut = bins - 1;
+  let above = 0;
+  while (cut >= 0 && above + hist[cut]! < pool) above += hist[cut--]!;
+  let room = pool - above;
+  let rescored = 0;
+  at = 0;
+  for (const { si, v } of live) {
+    const vecs = v.vecs;
+    const n = v.docs;
+    for (let d = 0; d < n; d++) {
+      const g = grades[at + d]!;
+      if (g === NOT_ELIGIBLE || g < cut) continue;
+      if (g === cut) {
+        if (room === 0) continue;
+        room--;
+      }
+      rescored++;
+      offer(dot(q, vecs, d * dims), si, d);
+    }
+    at += n;
+  }
+  return { hits: heap.sorted(), scanned, missingSegments: missing, method, rescored };
 }

@@ -100,8 +100,11 @@ export interface VectorModel {
 export interface VectorQuery {
   /** Unit query vector (model dims). */
   vector: Float32Array;
-  /** `ivf` falls back to `exact` when the model has no coarse quantizer. */
-  method: 'exact' | 'binary' | 'ivf';
+  /**
+   * `ivf` falls back to `exact` when the model has no coarse quantizer; `auto` is `exact` up to
+   * EXACT_MAX_VECTORS eligible documents, else `binary` with a larger rescoring pool (ADR 0103).
+   */
+  method: 'exact' | 'binary' | 'ivf' | 'auto';
   /** IVF lists probed. */
   nprobe?: number;
   limit?: number;
@@ -110,8 +113,10 @@ export interface VectorQuery {
   collapseByWorkKey?: boolean;
   /** Passages per hit as snippet anchors (the lead passage), 0..10, default 3. */
   passagesPerHit?: number;
-  /** Binary: candidates rescored with float vectors. */
+  /** Binary / auto at scale: candidates rescored with float vectors. */
   rescore?: number;
+  /** `auto`: the exact scan's limit (default EXACT_MAX_VECTORS; tests and benchmarks lower it). */
+  exactMaxVectors?: number;
 }
 
 interface Manifest {
@@ -551,7 +556,7 @@ export class SearchIndex {
    * `binary` (Hamming over sign codes, float rescoring). Scores are cosine similarities. Segments without
    * vectors under the current model are counted in the trace notes.
    */
-  searchVectors(q: VectorQuery): EngineResult & { scanned: number; missingSegments: number; method: 'exact' | 'binary' | 'ivf' } {
+  searchVectors(q: VectorQuery): EngineResult & { scanned: number; missingSegments: number; method: 'exact' | 'binary' | 'ivf' | 'quantized'; rescored: number } {
     this.#check();
     const limit = clampInt(q.limit, 1, MAX_K, 10);
     const offset = clampInt(q.offset, 0, MAX_K - 1, 0);
@@ -563,7 +568,7 @@ export class SearchIndex {
     let k = need;
     const centroids = this.#vectorModel?.model.centroids ?? null;
     const method = q.method === 'ivf' && centroids === null ? 'exact' : q.method;
-    const vopts = { filters: q.filters ?? undefined, method, centroids, ...(q.nprobe !== undefined ? { nprobe: q.nprobe } : {}), ...(q.rescore !== undefined ? { rescore: q.rescore } : {}) };
+    const vopts = { filters: q.filters ?? undefined, method, centroids, ...(q.nprobe !== undefined ? { nprobe: q.nprobe } : {}), ...(q.rescore !== undefined ? { rescore: q.rescore } : {}), ...(q.exactMaxVectors !== undefined ? { exactMaxVectors: q.exactMaxVectors } : {}) };
     let outcome = searchVectors(segments, q.vector, { k, ...vopts });
     let ranked = outcome.hits;
     if (q.collapseByWorkKey) {
@@ -590,7 +595,8 @@ export class SearchIndex {
       rankingMode: 'documents',
       scanned: outcome.scanned,
       missingSegments: outcome.missingSegments,
-      method,
+      method: outcome.method,
+      rescored: outcome.rescored,
     };
   }
 

@@ -4,7 +4,9 @@
 //   expansion model's terms nearest to the query's embedding (weight EXPANSION_WEIGHT x similarity /
 //   best similarity), searched through the inverted index as weighted BM25F clauses;
 // - `short_document`: the query's dense embedding against the documents' title+abstract vectors,
-//   exact Float32 scan (the engine's IVF index is measured but not used yet: ADR 0101);
+//   method `auto`: exact Float32 scan up to 20,000 eligible documents, above it a Hamming prefilter
+//   over the sign codes and exact float rescoring of the nearest candidates (ADR 0103; the engine's
+//   IVF index is measured but not used: ADR 0101);
 // - `binary`: the same vectors sign-quantized, Hamming distance by popcount, float rescoring.
 // Pure functions of the engine and the models, shared by the search service and bench/quality.
 import { documentTerms, type CorpusModel, type EngineFilters, type EngineResult, type SearchIndex, type TermBag } from '../engine/index.js';
@@ -99,12 +101,12 @@ export function withFeedback(index: SearchIndex, q: Float32Array, ids: readonly 
   return out;
 }
 
-/** A dense search: `exact` (short_document), `binary` (Hamming + rescoring) or `ivf` (approximate; benchmarks). */
+/** A dense search: `auto` (short_document: exact or, at scale, Hamming prefilter + float rescoring), `exact`, `binary` (Hamming + rescoring) or `ivf` (approximate; benchmarks). */
 export function denseSearch(
   index: SearchIndex,
   vector: Float32Array,
-  method: 'exact' | 'binary' | 'ivf',
-  q: { limit: number; filters?: EngineFilters; collapseByWorkKey?: boolean; passagesPerHit?: number },
-): EngineResult & { scanned: number; missingSegments: number; method: string } {
-  return index.searchVectors({ vector, method, limit: q.limit, ...(q.filters ? { filters: q.filters } : {}), collapseByWorkKey: q.collapseByWorkKey ?? false, passagesPerHit: q.passagesPerHit ?? 3 });
+  method: 'auto' | 'exact' | 'binary' | 'ivf',
+  q: { limit: number; filters?: EngineFilters; collapseByWorkKey?: boolean; passagesPerHit?: number; rescore?: number; exactMaxVectors?: number },
+): EngineResult & { scanned: number; missingSegments: number; method: string; rescored: number } {
+  return index.searchVectors({ vector, method, limit: q.limit, ...(q.filters ? { filters: q.filters } : {}), collapseByWorkKey: q.collapseByWorkKey ?? false, passagesPerHit: q.passagesPerHit ?? 3, ...(q.rescore !== undefined ? { rescore: q.rescore } : {}), ...(q.exactMaxVectors !== undefined ? { exactMaxVectors: q.exactMaxVectors } : {}) });
 }

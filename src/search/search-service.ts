@@ -243,11 +243,12 @@ export class SearchService {
             return v && r.mode === 'hybrid' && lexical ? withFeedback(index, v, lexical.hits.slice(0, DENSE_FEEDBACK_DOCS).map((h) => h.id), DENSE_FEEDBACK_WEIGHT) : v;
           });
           embedUs += eus;
-          // exact: the IVF index does not reach recall@10 >= 0.95 at a useful speed-up yet (ADR 0101)
-          const method = r.mode === 'binary' ? 'binary' : 'exact';
+          // auto: exact scan up to EXACT_MAX_VECTORS eligible documents, above it Hamming prefilter +
+          // float rescoring with recall@10 >= 0.95 against exact (ADR 0103); IVF is not used (ADR 0101)
+          const method = r.mode === 'binary' ? 'binary' : 'auto';
           const [result, us] = timed(() =>
             vector === null
-              ? { hits: [], totalHits: 0, totalHitsExact: true, hasMore: false, rankingMode: 'documents' as const, scanned: 0, missingSegments: 0, method }
+              ? { hits: [], totalHits: 0, totalHitsExact: true, hasMore: false, rankingMode: 'documents' as const, scanned: 0, missingSegments: 0, method, rescored: 0 }
               : denseSearch(index, vector, method, { limit: base.limit ?? 10, ...(base.filters ? { filters: base.filters } : {}), collapseByWorkKey: base.collapseByWorkKey ?? false, passagesPerHit: base.passagesPerHit ?? 3 }),
           );
           runs.push({
@@ -257,7 +258,7 @@ export class SearchService {
             weight: r.mode === 'hybrid' ? DENSE_RRF_WEIGHT : 1,
             nominates: true,
             us,
-            detail: { model_sha256: models.dense.id, method: result.method, scanned: result.scanned, segments_without_vectors: result.missingSegments, ...(vector === null ? { note: 'no query term is known to the dense model: no candidates' } : {}) },
+            detail: { model_sha256: models.dense.id, method: result.method, scanned: result.scanned, ...(result.method === 'binary' || result.method === 'quantized' ? { rescored: result.rescored } : {}), segments_without_vectors: result.missingSegments, ...(vector === null ? { note: 'no query term is known to the dense model: no candidates' } : {}) },
           });
         } else if (r.mode === 'hybrid') unconfigured.push(`short_document:${name}`);
       }
@@ -389,7 +390,7 @@ export class SearchService {
     let ranked: EngineHit[] = [];
     let result: (EngineResult & { scanned: number }) | null = null;
     if (vector !== null) {
-      result = denseSearch(index, vector, 'exact', { limit: Math.min(500, q.limit + 1), filters: { languages: q.languages, types: q.types }, collapseByWorkKey: true, passagesPerHit: 1 });
+      result = denseSearch(index, vector, 'auto', { limit: Math.min(500, q.limit + 1), filters: { languages: q.languages, types: q.types }, collapseByWorkKey: true, passagesPerHit: 1 });
       ranked = result.hits.filter((h) => h.id !== doc.id && (ownWork === null || h.workKey !== ownWork)).slice(0, q.limit);
     }
     const searchUs = (performance.now() - tSearch) * 1000;
