@@ -4,10 +4,9 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CliApp } from '../../src/cli/main.js';
-import { runCli } from '../../src/cli/main.js';
 import { recognizedDocumentId } from '../../src/ingest/recognized-file.js';
 import { testApp, type TestApp } from '../helpers/app.js';
+import { runCliOn } from '../helpers/cli.js';
 import { sampleArticle } from '../recognition/helpers/pdf-builder.js';
 import { needs, recognitionData } from '../recognition/helpers/tools.js';
 import { createHash } from 'node:crypto';
@@ -19,22 +18,7 @@ before(async () => {
 });
 after(() => app.dispose());
 
-/** Runs the CLI against the test app (kept open: the CLI's close is a no-op here). */
-async function cli(args: string[]): Promise<{ code: number; stdout: string }> {
-  const wrapped = Object.assign(Object.create(app) as CliApp, { close: async () => {} });
-  const write = process.stdout.write.bind(process.stdout);
-  const errWrite = process.stderr.write.bind(process.stderr);
-  let stdout = '';
-  process.stdout.write = ((chunk: string) => ((stdout += chunk), true)) as typeof process.stdout.write;
-  process.stderr.write = (() => true) as typeof process.stderr.write;
-  try {
-    const code = await runCli(args, { loadConfig: () => app.config, openApp: async () => wrapped, serve: async () => {} });
-    return { code, stdout };
-  } finally {
-    process.stdout.write = write;
-    process.stderr.write = errWrite;
-  }
-}
+const cli = (args: string[]) => runCliOn(app, args);
 
 test('ingest --recognize: PDF and EPUB become searchable, fetchable documents; unreadable files are reported', { skip: mutool }, async () => {
   const pdf = join(app.dir, 'article.bin'); // the name says nothing: the format comes from the bytes
