@@ -11,6 +11,7 @@
 import { createReadStream, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { FsIndexDirectory } from '../../src/adapters/fs/index-directory.js';
 import { SearchIndex, type EngineQuery } from '../../src/engine/index.js';
@@ -37,7 +38,8 @@ interface WorkloadQuery {
   text: string;
   filter: { types?: string[]; issued_after?: number; issued_before?: number } | null;
 }
-const workload = JSON.parse(readFileSync(join(evalDataDir(), '..', 'tools', 'synth-corpus', 'workload.json'), 'utf8')) as Record<string, WorkloadQuery[]>;
+const workloadPath = join(evalDataDir(), '..', 'tools', 'synth-corpus', 'workload.json');
+const workload = JSON.parse(readFileSync(workloadPath, 'utf8')) as Record<string, WorkloadQuery[]>;
 
 function toQuery(w: WorkloadQuery): EngineQuery {
   const q: EngineQuery = { text: w.text, limit: 10 };
@@ -136,6 +138,22 @@ function measure(idx: SearchIndex): Record<string, unknown> {
   return out;
 }
 
+/**
+ * Xapian over the same corpus and workload, in this run (bench/engine/xapian_peer.py, Debian's
+ * python3-xapian): null with the reason on stderr when it is not installed or --no-peer is given.
+ */
+function xapianPeer(): Record<string, unknown> | null {
+  if (args.includes('--no-peer')) return null;
+  const r = spawnSync('/usr/bin/python3', [join(repoRoot, 'bench', 'engine', 'xapian_peer.py'), corpus, workloadPath, `${dirPath}-xapian`, String(rounds), String(b.docs)], { encoding: 'utf8', maxBuffer: 16 * 2 ** 20 });
+  if (r.status !== 0) {
+    console.error(`xapian peer not measured (apt-get install python3-xapian): ${(r.stderr || r.error?.message || '').slice(-500)}`);
+    return null;
+  }
+  const peer = JSON.parse(r.stdout) as Record<string, unknown>;
+  console.error('xapian', JSON.stringify(peer));
+  return peer;
+}
+
 // --reuse: measure an index a previous run built in --dir (build numbers then come from --build-from JSON)
 let b: { docs: number; engineMs: number; wallMs: number; commits: number };
 if (args.includes('--reuse')) {
@@ -185,7 +203,22 @@ const result = {
   rss_mib_after_open: Math.round(rssAfterOpen / 2 ** 20),
   rss_mib_end: Math.round(rss / 2 ** 20),
   http: null,
+  peer: xapianPeer(),
   machine: { cpu: cpus()[0]?.model, cores: cpus().length, ram_gib: Math.round(totalmem() / 2 ** 30), node: process.version, note: '2 cores shared with other work; numbers are medians-of-samples percentiles and may be noisy' },
 };
+// Ratios against the peer measured in this run (> 1: Lectern is faster / smaller).
+if (result.peer) {
+  const p = result.peer as { build_docs_per_s: number; index_mib: number; latency: Record<string, { p50_ms: number; p99_ms: number }> };
+  const ratios: Record<string, number> = {
+    build_docs_per_s: +(result.build.engine_docs_per_s / p.build_docs_per_s).toFixed(2),
+    index_size: +(p.index_mib / result.after_merge.index_mib).toFixed(2),
+  };
+  for (const cls of ['or', 'phrase', 'filter']) {
+    const ours = (merged as Record<string, { p50_ms: number; p99_ms: number }>)[cls]!;
+    ratios[`${cls}_p50_speedup`] = +(p.latency[cls]!.p50_ms / ours.p50_ms).toFixed(2);
+    ratios[`${cls}_p99_speedup`] = +(p.latency[cls]!.p99_ms / ours.p99_ms).toFixed(2);
+  }
+  (result as Record<string, unknown>).lectern_over_xapian = ratios;
+}
 console.log(JSON.stringify(result, null, 1));
 if (outName) writeFileSync(join(repoRoot, 'bench', 'results', outName), JSON.stringify(result, null, 2) + '\n');
