@@ -459,6 +459,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     clock: core.clock,
     models: core.chatModels,
     report,
+    secret: core.secret,
   });
   const community = core.community;
   const trendingTimer = setInterval(() => void community.refreshTrendingIfDue().catch((err: unknown) => report(err, 'trending refresh failed')), 10_000);

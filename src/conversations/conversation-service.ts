@@ -17,6 +17,7 @@ import { nowSeconds } from '../ports/clock.js';
 import type { ConversationStore } from '../ports/conversation-store.js';
 import type { DocumentStore } from '../ports/document-store.js';
 import type { ErrorReporter } from '../ports/error-reporter.js';
+import { FEEDBACK_TOKEN_TTL_S, signFeedbackToken } from '../search/feedback-token.js';
 import { fieldText, type SearchService } from '../search/search-service.js';
 import { defaultSearchRequest, type SearchHit, type SearchRequest } from '../search/search-types.js';
 import type { Answerer } from './answerer.js';
@@ -61,6 +62,11 @@ export interface ConversationView {
   conversation: ConversationRecord;
   steps: ConversationStepRecord[];
   documents: Map<string, StoredDocument>;
+  /**
+   * Feedback tokens of the response steps by position, for the conversation's owner only (another
+   * reader of a shared conversation gets none): each lets its holder rate that step's documents.
+   */
+  feedbackTokens: Map<number, string>;
 }
 
 export interface TurnResult {
@@ -70,6 +76,8 @@ export interface TurnResult {
   /** Position of the response step (its wire `id`). */
   position: number;
   cost: number;
+  /** Feedback token of the response's trajectory (SearchTrajectory.feedback_token), if it has one. */
+  feedbackToken: string | null;
 }
 
 export interface ConversationServiceDeps {
@@ -82,6 +90,8 @@ export interface ConversationServiceDeps {
   clock: Clock;
   models: ChatModelRegistry;
   report: ErrorReporter;
+  /** Server secret that signs feedback tokens (the same tokens searches return). */
+  secret: string;
 }
 
 const CONTENT_TYPE_FILTERS: Record<string, string[]> = {
@@ -167,7 +177,7 @@ export class ConversationService {
     await this.d.billing.charge(principal, cost, 'conversation_turn', opts.requestId, { captureNow: true });
     const updated = (await this.d.store.update(conversation!.id, { query: input.query, preview: history.length === 0 ? previewOf(computed.response.answer) : undefined, updatedAt: now })) ?? conversation!;
     await this.#recordActivity(principal, computed.response);
-    return { conversation: updated, response: computed.response, documents: computed.documents, position, cost };
+    return { conversation: updated, response: computed.response, documents: computed.documents, position, cost, feedbackToken: computed.response.trajectoryId ? this.#feedbackToken(principal.accountId, computed.response.trajectoryId) : null };
   }
 
   /**
@@ -210,14 +220,14 @@ export class ConversationService {
       updatedAt: nowSeconds(this.d.clock),
     });
     for (const r of responses) await this.#recordActivity(principal, r);
-    return this.view((await this.d.store.get(conversation.id))!);
+    return this.view((await this.d.store.get(conversation.id))!, principal);
   }
 
   /** A conversation readable by `principal`: its owner, or anyone when shared (404 otherwise). */
   async get(principal: Principal, idOrSlug: string): Promise<ConversationView> {
     const c = await this.d.store.get(idOrSlug);
     if (!c || (c.accountId !== principal.accountId && !c.isShared)) throw notFound();
-    return this.view(c);
+    return this.view(c, principal);
   }
 
   /** A shared conversation for anyone with its link, signed in or not (404 when not shared). */
@@ -231,7 +241,7 @@ export class ConversationService {
     const c = await this.#owned(principal, idOrSlug);
     const updated = await this.d.store.update(c.id, { isShared, updatedAt: nowSeconds(this.d.clock) });
     if (!updated) throw notFound();
-    return this.view(updated);
+    return this.view(updated, principal);
   }
 
   async delete(principal: Principal, idOrSlug: string): Promise<void> {
@@ -244,12 +254,22 @@ export class ConversationService {
     return this.d.store.listForAccount(principal.accountId, size, page * size);
   }
 
-  async view(conversation: ConversationRecord): Promise<ConversationView> {
+  /** The conversation as `viewer` may see it: feedback tokens only when the viewer owns it. */
+  async view(conversation: ConversationRecord, viewer: Principal | null = null): Promise<ConversationView> {
     const steps = await this.d.store.steps(conversation.id);
     const ids = new Set<string>();
     for (const s of steps) if (s.kind === 'response') for (const d of s.data.documents) ids.add(d.documentId);
     const documents = ids.size > 0 ? await this.d.documents.getMany([...ids]) : new Map<string, StoredDocument>();
-    return { conversation, steps, documents };
+    const feedbackTokens = new Map<number, string>();
+    if (viewer && viewer.accountId === conversation.accountId) {
+      for (const s of steps) if (s.kind === 'response' && s.data.trajectoryId) feedbackTokens.set(s.position, this.#feedbackToken(viewer.accountId, s.data.trajectoryId));
+    }
+    return { conversation, steps, documents, feedbackTokens };
+  }
+
+  /** A fresh 7-day token for rating the documents of one answer's retrieval, bound to the account. */
+  #feedbackToken(accountId: number, trajectoryId: string): string {
+    return signFeedbackToken(this.d.secret, { trajectoryId, accountId, expiresAt: nowSeconds(this.d.clock) + FEEDBACK_TOKEN_TTL_S });
   }
 
   async #owned(principal: Principal, idOrSlug: string): Promise<ConversationRecord> {

@@ -198,6 +198,36 @@ describe('/v2/conversations/', () => {
     assert.equal((await call('DELETE', `/v2/conversations/${slug}`)).status, 404);
   });
 
+  test('feedback on an answer: the owner gets a feedback token for each response, rates its sources with it; a reader of a shared conversation gets none', async () => {
+    const a = await ask({ query: 'hydrogen storage in salt caverns' });
+    assert.equal(a.status, 200);
+    const tr = a.body.trajectory as { id: string; feedback_token: string | null };
+    assert.ok(tr && typeof tr.feedback_token === 'string' && tr.feedback_token.length > 20, 'the turn returns a token');
+    const ratings = (a.body.search_documents as { document: { id: string } }[]).slice(0, 2).map((d, i) => ({ document_id: d.document.id, relevance: 3 - i }));
+    const before = await balance();
+    const fb = await call('POST', '/v2/search/feedback', { trajectory_id: tr.id, feedback_token: tr.feedback_token, feedback_id: crypto.randomUUID(), ratings });
+    assert.equal(fb.status, 200, JSON.stringify(fb.body));
+    assert.equal(await balance(), before, 'feedback is not billed');
+    // Another account cannot use the owner's token.
+    const stolen = await call('POST', '/v2/search/feedback', { trajectory_id: tr.id, feedback_token: tr.feedback_token, feedback_id: crypto.randomUUID(), ratings }, other.key);
+    assert.equal(stolen.status, 403);
+    assert.equal(stolen.body.detail.code, 'invalid_feedback_token');
+    // Reading the conversation back: the owner gets a (fresh) token per response step, other readers none.
+    const id = a.body.conversation_id as string;
+    const mine = await call('GET', `/v2/conversations/${id}`);
+    const resp = (mine.body.conversation_steps as { trajectory?: { id: string; feedback_token: string | null } }[]).filter((s) => s.trajectory);
+    assert.equal(resp.length, 1);
+    assert.equal(resp[0]!.trajectory!.id, tr.id);
+    assert.ok(resp[0]!.trajectory!.feedback_token);
+    const again = await call('POST', '/v2/search/feedback', { trajectory_id: tr.id, feedback_token: resp[0]!.trajectory!.feedback_token, feedback_id: crypto.randomUUID(), ratings: [{ document_id: ratings[0]!.document_id, relevance: 0 }] });
+    assert.equal(again.status, 200);
+    await call('PATCH', `/v2/conversations/${id}`, { is_shared: true });
+    const theirs = await call('GET', `/v2/conversations/${id}`, undefined, other.key);
+    assert.equal(theirs.status, 200);
+    const steps = (theirs.body.conversation_steps as { trajectory?: { id: string; feedback_token: string | null } }[]).filter((s) => s.trajectory);
+    assert.equal(steps[0]!.trajectory!.feedback_token, null, 'a shared reader cannot rate the owner\'s retrieval');
+  });
+
   test('listing: the caller’s conversations only, newest first, paged', async () => {
     const fresh = await app.account({ credits: 10_000 });
     const ids: string[] = [];

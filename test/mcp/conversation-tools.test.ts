@@ -31,6 +31,10 @@ describe('MCP conversation tools', () => {
     for (const c of s.citations) assert.ok(docs.get(c.document_id)!.abstract!.includes(c.excerpt) || docs.get(c.document_id)!.title.includes(c.excerpt));
     assert.equal(b0 - (await app.billing.balance(acct.id)), 100);
     assert.equal(s.credits_charged, 100);
+    // The answer's sources can be rated with rate_results (free).
+    assert.ok(s.trajectory && s.trajectory.feedback_token.length > 20);
+    const fb = await callTool(app, token, 'rate_results', { trajectory_id: s.trajectory.id, feedback_token: s.trajectory.feedback_token, feedback_id: crypto.randomUUID(), ratings: [{ document_id: s.sources[0].document_id, relevance: 3 }] });
+    assert.equal(fb.isError, undefined, fb.content[0]!.text);
     const f = await callTool(app, token, 'ask', { question: 'what about in mice?', conversation_id: s.conversation_id });
     assert.equal(f.structuredContent.sources[0].document_id, 'm1');
     const read = await callTool(app, token, 'read_conversation', { conversation_id: s.conversation_id });

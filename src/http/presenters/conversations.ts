@@ -59,7 +59,7 @@ export function toWireRequestStep(r: RequestStepData, position: number) {
   };
 }
 
-export function toWireResponse(conversationId: string, r: ResponseStepData, position: number | null, documents: Map<string, StoredDocument>, baseUrl: string) {
+export function toWireResponse(conversationId: string, r: ResponseStepData, position: number | null, documents: Map<string, StoredDocument>, baseUrl: string, feedbackToken: string | null) {
   return {
     conversation_id: conversationId,
     answer: r.answer,
@@ -88,7 +88,7 @@ export function toWireResponse(conversationId: string, r: ResponseStepData, posi
         snippets: d.snippets.map(toWireSnippet),
       };
     }),
-    trajectory: r.trajectoryId ? { id: r.trajectoryId, feedback_token: null } : null,
+    trajectory: r.trajectoryId ? { id: r.trajectoryId, feedback_token: feedbackToken } : null,
   };
 }
 
@@ -99,7 +99,7 @@ export function toWireMetadata(c: ConversationRecord) {
 export function toFullConversation(v: ConversationView, baseUrl: string) {
   return {
     conversation_metadata: toWireMetadata(v.conversation),
-    conversation_steps: v.steps.map((s) => (s.kind === 'request' ? toWireRequestStep(s.data, s.position) : toWireResponse(v.conversation.id, s.data, s.position, v.documents, baseUrl))),
+    conversation_steps: v.steps.map((s) => (s.kind === 'request' ? toWireRequestStep(s.data, s.position) : toWireResponse(v.conversation.id, s.data, s.position, v.documents, baseUrl, v.feedbackTokens.get(s.position) ?? null))),
   };
 }
 

@@ -54,7 +54,12 @@ export function askTool(deps: { conversations: ConversationService; prices: Pric
       },
       { additionalProperties: false },
     ),
-    outputSchema: Type.Object({ conversation_id: Type.String(), ...Answer.properties, credits_charged: Type.Integer() }),
+    outputSchema: Type.Object({
+      conversation_id: Type.String(),
+      ...Answer.properties,
+      trajectory: Type.Union([Type.Object({ id: Type.String(), feedback_token: Type.String() }), Type.Null()], { description: 'Identifies the retrieval behind this answer: rate its sources with rate_results.' }),
+      credits_charged: Type.Integer(),
+    }),
     async run(input, ctx) {
       const r = await deps.conversations.turn(
         ctx.principal,
@@ -75,8 +80,11 @@ export function askTool(deps: { conversations: ConversationService; prices: Pric
       );
       const a = presentAnswer(r.response, r.documents);
       const lines = answerText(a);
-      lines.push('', `Conversation: ${r.conversation.id} (slug ${r.conversation.slug}); pass it as conversation_id to ask a follow-up.`, `[${r.cost} credits charged]`);
-      return { text: lines.join('\n'), structured: { conversation_id: r.conversation.id, ...a, credits_charged: r.cost } };
+      const trajectory = r.response.trajectoryId && r.feedbackToken ? { id: r.response.trajectoryId, feedback_token: r.feedbackToken } : null;
+      lines.push('', `Conversation: ${r.conversation.id} (slug ${r.conversation.slug}); pass it as conversation_id to ask a follow-up.`);
+      if (trajectory) lines.push(`Trajectory: ${trajectory.id} (rate the sources with rate_results using trajectory_id and feedback_token from the structured result).`);
+      lines.push(`[${r.cost} credits charged]`);
+      return { text: lines.join('\n'), structured: { conversation_id: r.conversation.id, ...a, trajectory, credits_charged: r.cost } };
     },
   };
 }

@@ -65,7 +65,7 @@ export function registerConversationRoutes(app: FastifyInstance, deps: HttpDeps 
     '`llm_config.model_name` is `lectern-extractive` (offline, default) or a configured model; unknown names get 422 listing the offered ones. See docs/conversations.md.';
   const turn = async (request: FastifyRequest<{ Body: ConversationRequest }>, opts: TurnOptions) => {
     const r = await svc.turn(principalOf(request), toTurnInput(request.body), opts);
-    return toWireResponse(r.conversation.id, r.response, r.position, r.documents, base);
+    return toWireResponse(r.conversation.id, r.response, r.position, r.documents, base, r.feedbackToken);
   };
 
   app.get<{ Querystring: { page?: number } }>(
