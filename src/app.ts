@@ -64,6 +64,8 @@ import { conversationStoreFor } from './adapters/conversation-store-factory.js';
 import type { ChatModelRegistry } from './ports/chat-model.js';
 import { chatModelRegistry } from './adapters/llm/chat-model-registry.js';
 import { parseLlmModels } from './config/index.js';
+import { rankingSettings } from './ranking/settings.js';
+import type { CrossEncoderLoader } from './ports/cross-encoder.js';
 
 /** The package root (where package.json and corpus/ are). */
 export const packageRoot = join(dirname(fileURLToPath(import.meta.url)), existsSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'package.json')) ? '..' : '../..');
@@ -110,6 +112,8 @@ export interface AppOverrides {
   chatModels?: ChatModelRegistry;
   /** Extra HTTP routes (tests). */
   extraRoutes?: readonly ((app: FastifyInstance) => Promise<void> | void)[];
+  /** Loads ranking.crossEncoderDir (default: the ONNX adapter, imported on first use). */
+  loadCrossEncoder?: CrossEncoderLoader;
 }
 
 /** How the indexes are opened. */
@@ -437,7 +441,15 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   const { storage, rateLimiter } = core;
   const indexes = await core.openIndexes();
   const report = (err: unknown, context: string) => core.logger.warn({ err }, context);
+  // the ranking pipeline (docs/ranking.md): profile formulas, L2 models and the cross-encoder, checked at start
+  const ranking = await rankingSettings(config.ranking, {
+    readFile: (path) => readFileSync(path),
+    loadCrossEncoder: overrides.loadCrossEncoder ?? (async (o) => (await import('./adapters/onnx/onnx-cross-encoder.js')).loadOnnxCrossEncoder(o)),
+  });
+  const activityCounts = storage.activity;
   const search = new SearchService({
+    ranking,
+    engagement: async (ids, now) => new Map(await Promise.all(ids.map(async (id) => [id, await activityCounts.counts(id, now)] as const))),
     indexes,
     store: core.works,
     activity: core.activity,

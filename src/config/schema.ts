@@ -175,6 +175,19 @@ export const ConfigSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
+    ranking: Type.Object(
+      {
+        candidateDepth: Type.Integer({ minimum: 10, maximum: 500, default: 100, description: 'Candidates the L1 formula and L2 model rank: the fused list\'s top N (each channel is asked for at least N; at least offset + limit). docs/ranking.md.' }),
+        formulaDocuments: Type.String({ maxLength: 4096, default: '', description: 'Default L1 formula of the documents ranking profile: used by candidate_ranking auto (and formula) when the request sends no l1. Empty: none (auto ranks by RRF). Checked at start.' }),
+        formulaPassages: Type.String({ maxLength: 4096, default: '', description: 'Default L1 formula of the passages ranking profile (ranking_mode passages). Empty: none.' }),
+        l2Models: Type.String({ maxLength: 8192, default: '', description: 'L2 models per corpus: comma-separated INDEX=PATH pairs of CatBoost JSON exports (e.g. documents=/srv/lectern/l2.json), trained by `lectern ranking train` or CatBoost with columns named after the ranking features. Loaded and checked at start.' }),
+        l2Auto: Type.Boolean({ default: true, description: 'Whether l2_rerank auto (the default) runs the configured L2 model of every corpus searched; false: only l2_rerank catboost runs them.' }),
+        crossEncoderDir: Type.Optional(Type.String({ minLength: 1, description: 'Directory of an operator-supplied ONNX cross-encoder (model.onnx + tokenizer.json; a reranker such as ms-marco-MiniLM exported to ONNX). Unset: cross_rerank has no effect. Loaded at start; nothing is downloaded.' })),
+        crossRerankCandidates: Type.Integer({ minimum: 1, maximum: 256, default: 32, description: 'Candidates the cross-encoder reranks when a request sends cross_rerank_candidates 0.' }),
+        crossRerankMax: Type.Integer({ minimum: 1, maximum: 256, default: 100, description: 'Cap on cross_rerank_candidates (the internal maximum pool).' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
   },
   { additionalProperties: false },
 );

@@ -1,12 +1,14 @@
 // POST /v2/search/: request -> plan (which channels exist, what must be refused) -> engine per index
 // -> fusion -> documents and snippets -> billing, `shown` activity, trajectory.
 //
-// Channels: Lectern has one retrieval channel today, the stemmed BM25F lexical channel (`fulltext`).
+// Channels: the stemmed BM25F lexical channel (`fulltext`) and, with corpus models, sparse and dense.
 // `hybrid` fuses what is available, so with only the lexical channel it returns exactly the `fulltext`
 // ranking (the trace says so). Anything that needs a component that is not configured (sparse, binary
-// or short-document channels, formula or CatBoost ranking, `l1`) is refused with 422
-// `feature_unavailable` naming the component, never silently downgraded. The defaults
-// `cross_rerank: true` and `l2_rerank: auto` have no effect without a configured reranker/profile.
+// or short-document channels, a formula or CatBoost model) is refused with 422 `feature_unavailable`
+// naming the component, never silently downgraded. After fusion, the ranking pipeline (src/ranking/,
+// docs/ranking.md) runs the stages the request and the configuration ask for: L1 formula, L2 GBDT,
+// cross-encoder; the defaults `cross_rerank: true` and `l2_rerank: auto` have no effect without a
+// configured reranker/profile, and the trace says so.
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { buildSnippet, fuseRrf, type EngineHit, type EngineQuery, type EngineResult, type FieldName, type ParsedQuery, type SearchIndex, type SnippetWindow } from '../engine/index.js';
@@ -27,6 +29,18 @@ import type { IndexSet } from './index-set.js';
 import { denseDocumentVector, denseQueryVector, denseSearch, sparseEngineOptions, sparseQueryVector, withFeedback, type SparseParams } from './channels.js';
 import type { SearchHit, SearchRequest, SearchResult } from './search-types.js';
 import { checkWorkBudget, FairScheduler, type WorkBudget } from './work-budget.js';
+import type { ActivityCounts } from '../ports/activity-store.js';
+import { candidateScores, type Candidate, type FeatureGroup } from '../ranking/features.js';
+import type { FeatureSources } from '../ranking/sources.js';
+import { computeFeatures, type EngagementInfo } from '../ranking/pipeline.js';
+
+const ALL_GROUPS: ReadonlySet<FeatureGroup> = new Set(['retrieval', 'lexical', 'document', 'citations', 'engagement', 'passage']);
+import { candidateRankingInfo, featureContract } from '../ranking/info.js';
+import { NO_RANKING, planRanking, runRanking, type RankingPlan, type RankingSettings } from '../ranking/pipeline.js';
+import { pickEvidence } from '../ranking/evidence.js';
+import { buildPool, featureSources, plannedBranches } from './ranking-bridge.js';
+import { DEFAULT_HEAP_FACTOR, DEFAULT_MAX_QUERY_DIMS, DEFAULT_PRUNING } from './channels.js';
+import { resolveRankingMode } from '../engine/index.js';
 
 /** RRF smoothing constant when the request gives none (interface: service default 60). */
 export const DEFAULT_RRF_K = 60;
@@ -48,6 +62,10 @@ export interface SearchServiceDeps {
   report: ErrorReporter;
   /** Work limits of one query and fair turns across accounts (absent: unbounded). */
   budget?: WorkBudget;
+  /** The ranking pipeline's configuration (absent: no formula profile, no L2 model, no cross-encoder). */
+  ranking?: RankingSettings;
+  /** Activity counters for the engagement features (absent: those features are absent). */
+  engagement?: (ids: readonly string[], now: number) => Promise<Map<string, ActivityCounts>>;
 }
 
 const unavailable = (what: string) => new AppError('feature_unavailable', what, { extra: { missing: what.split(':')[0] } });
@@ -63,9 +81,6 @@ export const DENSE_FEEDBACK_WEIGHT = 3;
 
 /** Refuses requests that need components no server configuration has (never a silent fallback). */
 export function checkAvailable(r: SearchRequest): void {
-  if (r.candidateRanking === 'formula') throw unavailable('formula: candidate_ranking "formula" needs a formula model or artifact for the ranking profile; none is configured. Use "auto" or "rrf".');
-  if (r.l2Rerank === 'catboost') throw unavailable('catboost: l2_rerank "catboost" needs a CatBoost model; none is configured. Use "auto" or "off".');
-  if (r.l1Formula !== null) throw unavailable('l1: l1 formula ranking needs the ranking pipeline (raw branch scores), which is not configured; omit l1.');
   if (r.binaryPool) throw unavailable('binary: binary_pool needs the binary retrieval channel and an L2 reranker, which are not configured.');
   if (r.documentDiscovery === true) throw unavailable('reranker: document_discovery merges into a reranker pool; no reranker is configured.');
   // Interface, Limits: the query is at most 16 KiB of UTF-8 (the schema bounds characters; this, bytes).
@@ -169,13 +184,13 @@ export class SearchService {
   }
 
   /** The engine query of a request (one index's channel searches share it). */
-  #engineQuery(r: SearchRequest, citing: string[] | null, passagesPerHit: number): EngineQuery {
+  #engineQuery(r: SearchRequest, citing: string[] | null, passagesPerHit: number, depth: number): EngineQuery {
     const f = r.filters;
     return {
       text: r.query,
       possibleLanguages: r.possibleLanguages,
       rankingMode: r.rankingMode,
-      limit: r.offset + r.limit,
+      limit: Math.max(r.offset + r.limit, depth),
       offset: 0,
       phraseBoost: r.phraseBoost ?? 1,
       lexicalWeight: 1,
@@ -269,19 +284,27 @@ export class SearchService {
   }
 
   /** Plan, channels and fusion: the ranked list (top offset+limit) with RRF attribution. */
-  async #retrieve(r: SearchRequest, passagesPerHit: number) {
+  async #retrieve(r: SearchRequest, passagesPerHit: number, plan: RankingPlan | null = null) {
     checkAvailable(r);
     const indexNames = resolveIndexes(r.indexNames);
     checkChannels(r, indexNames, this.d.indexes);
     const rrfK = r.rrfK ?? DEFAULT_RRF_K;
     if (!(rrfK > 0)) throw new AppError('validation_failed', 'rrf_k must be > 0.');
     const citing = r.referencedBy === null ? null : await citedWorkUris(this.d.store, r.referencedBy);
-    const base = this.#engineQuery(r, citing, passagesPerHit);
+    // a ranking stage ranks a deeper pool, with passages for the passage features
+    const base = this.#engineQuery(r, citing, plan?.active ? Math.max(passagesPerHit, SNIPPETS_PER_HIT) : passagesPerHit, plan?.active ? plan.depth : 0);
     const t = performance.now();
     const retrieval = this.#channels(r, indexNames, base);
     const searchUs = (performance.now() - t) * 1000;
     const ranked = this.#rank(retrieval.runs, r, rrfK);
-    return { indexNames, retrieval, ranked, searchUs, rrfK };
+    return { indexNames, retrieval, ranked, searchUs, rrfK, base };
+  }
+
+  /** Plans the ranking stages (422 for what cannot take effect), before any work or charge. */
+  #plan(r: SearchRequest): RankingPlan {
+    const indexNames = resolveIndexes(r.indexNames);
+    const profile = resolveRankingMode({ rankingMode: r.rankingMode });
+    return planRanking(r, { indexNames, branches: plannedBranches(r, indexNames, this.d.indexes), profile }, this.d.ranking ?? NO_RANKING);
   }
 
   /**
@@ -303,13 +326,24 @@ export class SearchService {
   }
 
   async #search(principal: Principal, r: SearchRequest, requestId: string): Promise<SearchResult> {
+    const computeAll = (cands: Candidate[], src: FeatureSources, e: EngagementInfo) => computeFeatures(cands, ALL_GROUPS, src, e);
     const t0 = performance.now();
     checkAvailable(r);
     resolveIndexes(r.indexNames);
+    checkChannels(r, resolveIndexes(r.indexNames), this.d.indexes);
+    const plan = this.#plan(r);
     await this.d.billing.reserve(principal, this.d.prices.search, 'search', requestId);
-    const { indexNames, retrieval, ranked, searchUs, rrfK } = await this.#retrieve(r, r.returnDocuments ? SNIPPETS_PER_HIT : 0);
+    const { indexNames, retrieval, ranked: organic, searchUs, rrfK, base } = await this.#retrieve(r, r.returnDocuments ? SNIPPETS_PER_HIT : 0, plan);
     const { runs } = retrieval;
+    // the ranking pipeline (docs/ranking.md): the pool in its final order, then the organic rest
+    const tRank = performance.now();
+    const now = nowSeconds(this.d.clock);
+    const sources = plan.active ? featureSources(r, base, { indexes: this.d.indexes, store: this.d.store, engagement: this.d.engagement ?? null, now }) : null;
+    const pool = plan.active ? buildPool(organic, runs, plan.depth) : [];
+    const outcome = plan.active ? await runRanking(plan, pool, r.query, sources!, this.d.ranking?.crossEncoder ?? null) : null;
+    const ranked = outcome ? [...outcome.order.map((c) => ({ hit: c.hit, index: c.index, score: outcome.score(c), rrf: organic[c.organicRank]!.rrf, candidate: c })), ...organic.slice(pool.length)] : organic;
     const page = ranked.slice(r.offset, r.offset + r.limit);
+    const rankUs = (performance.now() - tRank) * 1000;
     // matches: the lexical channels' counts when they ran (a dense channel "matches" every document with a vector)
     const totalHits = indexNames.reduce((n, name) => {
       const own = runs.filter((x) => x.index === name);
@@ -321,6 +355,12 @@ export class SearchService {
 
     const tLoad = performance.now();
     let hits: SearchHit[] = page.map((p) => ({ id: p.hit.id, index: p.index, score: p.score, snippets: [], doc: null, rrf: p.rrf, explanation: p.hit.explanation }));
+    if (plan.includeScores && outcome) {
+      // candidate scores of the returned hits: every feature group (the page only, beyond what the stages needed)
+      const cands = page.map((p) => ('candidate' in p ? p.candidate : null)).filter((c) => c !== null);
+      await computeAll(cands, sources!, outcome.engagement);
+      hits = hits.map((h, i) => ({ ...h, candidateScores: 'candidate' in page[i]! ? candidateScores(page[i]!.candidate) : null }));
+    }
     if (r.returnDocuments && hits.length > 0) {
       const docs = await this.d.store.getMany(hits.map((h) => h.id));
       const parsedBy = new Map(indexNames.map((n) => [n, this.d.indexes.get(n).parse(r.query, r.possibleLanguages)]));
@@ -331,6 +371,14 @@ export class SearchService {
         if (doc) loaded.push({ ...h, doc, snippets: snippetsFor(doc, page[i]!.hit, parsedBy.get(h.index)!) });
       });
       hits = loaded;
+      // the cross-encoder picks each snippet's evidence window in the hits it reranked
+      if (outcome?.cross) {
+        const cross = outcome.cross;
+        const reranked = new Set([...cross.reranked].map((c) => `${c.index}\u0000${c.id}`));
+        const t = performance.now();
+        hits = await Promise.all(hits.map(async (h) => (reranked.has(`${h.index}\u0000${h.id}`) ? { ...h, evidence: await pickEvidence(cross.encoder, r.query, h.snippets.map((s) => s.text)) } : h)));
+        outcome.stages.push({ stage: 'evidence', us: Math.round((performance.now() - t) * 1000), hits: hits.filter((h) => h.evidence).length });
+      }
     }
     const loadUs = (performance.now() - tLoad) * 1000;
 
@@ -339,8 +387,11 @@ export class SearchService {
     await this.d.billing.charge(principal, cost, 'search', requestId);
 
     const trajectory = await this.#shown(principal, hits, { query: r.query, indexNames });
-    const traces = r.tracing ? this.#traces(retrieval, r, rrfK) : null;
+    const traces = r.tracing ? this.#traces(retrieval, r, rrfK, plan, outcome?.stages ?? [], rankUs) : null;
     const usesModels = runs.some((x) => x.channel !== 'fulltext');
+    const candidateRanking = outcome
+      ? candidateRankingInfo(plan, outcome, featureContract(plan, r, rrfK, { maxQueryDims: DEFAULT_MAX_QUERY_DIMS, pruning: DEFAULT_PRUNING, heapFactor: DEFAULT_HEAP_FACTOR }))
+      : null;
     return {
       rankingMode: retrieval.rankingMode,
       hits: hits.map((h, i) => ({ ...h, explanation: r.tracing && i < TRACE_EXPLAIN_HITS ? h.explanation : undefined })),
@@ -352,6 +403,7 @@ export class SearchService {
       trajectory,
       traces,
       cost,
+      candidateRanking,
     };
   }
 
@@ -491,16 +543,16 @@ export class SearchService {
       // One channel: the fused order is the channel's order; scores stay the channel's scores.
       return fused.map((f) => {
         const e = byId.get(f.id)!;
-        return { hit: e.hit, index: e.index, score: e.hit.score, rrf: rrfOf(f) };
+        return { hit: e.hit, index: e.index, score: e.hit.score, rrf: rrfOf(f), fused: f.score };
       });
     }
     return fused.map((f) => {
       const e = byId.get(f.id)!;
-      return { hit: e.hit, index: e.index, score: f.score, rrf: rrfOf(f) };
+      return { hit: e.hit, index: e.index, score: f.score, rrf: rrfOf(f), fused: f.score };
     });
   }
 
-  #traces(ret: Retrieval, r: SearchRequest, rrfK: number): unknown[] {
+  #traces(ret: Retrieval, r: SearchRequest, rrfK: number, plan: RankingPlan, stages: readonly unknown[], rankUs: number): unknown[] {
     const traces: unknown[] = ret.runs.map((p) => ({
       shard: p.index,
       branch: p.channel,
@@ -529,7 +581,16 @@ export class SearchService {
       ...(r.mode === 'hybrid' ? { binary: 'not a separate hybrid vote: binary codes quantize the short_document vectors' } : {}),
       embed_us: Math.round(ret.embedUs),
       rrf_k: rrfK,
-      rerank: { cross_rerank: r.crossRerank ? 'requested; no reranker configured: no effect' : 'off', l2: r.l2Rerank === 'off' ? 'off' : 'auto: no profile configured: no effect' },
+    });
+    traces.push({
+      branch: 'ranking',
+      candidate_ranking: plan.method,
+      pool: plan.active ? plan.depth : 0,
+      us: Math.round(rankUs),
+      stages,
+      l2: plan.l2 ? `${plan.l2.requested}: ${[...plan.l2.models].map(([n, m]) => `${n} ${m.sha256.slice(0, 12)}`).join(', ')}` : r.l2Rerank === 'off' ? 'off' : 'not run',
+      cross_rerank: plan.cross > 0 ? `${plan.cross} candidates` : r.crossRerank ? 'not run' : 'off',
+      notes: plan.notes,
     });
     return traces;
   }

@@ -1,6 +1,7 @@
 // The search capability's request and result (camelCase domain values; `http/` translates the wire).
 import type { IndexName, StoredDocument } from '../domain/document.js';
 import type { Explanation, SnippetWindow } from '../engine/index.js';
+import type { CandidateRankingValue, CandidateScoresValue, SnippetEvidenceValue } from '../ranking/info.js';
 
 export type SearchMode = 'sparse' | 'short_document' | 'binary' | 'hybrid' | 'fulltext';
 
@@ -27,8 +28,14 @@ export interface SearchRequest {
   crossRerank: boolean;
   candidateRanking: 'auto' | 'rrf' | 'formula' | null;
   l2Rerank: 'auto' | 'off' | 'catboost' | null;
-  /** A formula (the `l1` field); its presence needs the ranking pipeline. */
+  /** The `l1` formula (FormulaRanking; docs/ranking.md), its backfill flag and missing-value defaults. */
   l1Formula: string | null;
+  l1Backfill: boolean;
+  l1MissingValues: Record<string, number> | null;
+  /** 0: the configured default. */
+  crossRerankCandidates: number;
+  /** Return the candidates' features (CandidateScores) with the hits. */
+  includeCandidateScores: boolean;
   fulltextWeight: number | null;
   phraseBoost: number | null;
   rrfK: number | null;
@@ -44,6 +51,9 @@ export interface SearchRequest {
   heapFactor: number | null;
   /** Multi-query combiner (no effect: a search has one query; docs/search.md). */
   combiner: 'log_sum_exp' | 'max' | 'sum';
+  combinerDecay: number;
+  combinerTemperature: number;
+  combinerTopK: number;
 }
 
 export interface RrfContribution {
@@ -62,6 +72,10 @@ export interface SearchHit {
   doc: StoredDocument | null;
   rrf: { score: number; contributions: RrfContribution[] } | null;
   explanation?: Explanation;
+  /** The candidate's features (include_candidate_scores). */
+  candidateScores?: CandidateScoresValue | null;
+  /** Per snippet (same order): the window the cross-encoder chose, or null. */
+  evidence?: (SnippetEvidenceValue | null)[];
 }
 
 export interface SearchResult {
@@ -77,6 +91,8 @@ export interface SearchResult {
   traces: unknown[] | null;
   /** Credits charged. */
   cost: number;
+  /** What ranked the candidates (null when no ranking stage ran). */
+  candidateRanking?: CandidateRankingValue | null;
 }
 
 /**
@@ -100,6 +116,10 @@ export function defaultSearchRequest(overrides: Omit<Partial<SearchRequest>, 'fi
     candidateRanking: null,
     l2Rerank: null,
     l1Formula: null,
+    l1Backfill: false,
+    l1MissingValues: null,
+    crossRerankCandidates: 0,
+    includeCandidateScores: false,
     fulltextWeight: null,
     phraseBoost: null,
     rrfK: null,
@@ -113,6 +133,9 @@ export function defaultSearchRequest(overrides: Omit<Partial<SearchRequest>, 'fi
     pruning: null,
     heapFactor: 0.85,
     combiner: 'log_sum_exp',
+    combinerDecay: 0.7,
+    combinerTemperature: 1.5,
+    combinerTopK: 3,
     ...rest,
     filters: { issns: null, languages: null, types: null, uriPrefixes: null, publisher: null, issuedAfter: null, issuedBefore: null, ...filters },
   };

@@ -150,7 +150,7 @@ describe('POST /v2/search/', () => {
       [{ mode: 'short_document' }, 'short_document'],
       [{ candidate_ranking: 'formula' }, 'formula'],
       [{ l2_rerank: 'catboost' }, 'catboost'],
-      [{ l1: { formula: 'rrf * 2' } }, 'l1'],
+      [{ cross_rerank_candidates: 10 }, 'reranker'],
       [{ fulltext_weight: 0 }, 'channels'],
     ] as const) {
       const r = await search({ query: 'hydrogen', ...body });

@@ -85,7 +85,7 @@ export function toWireResponse(conversationId: string, r: ResponseStepData, posi
         // A document deleted since the answer keeps its id so citations still resolve to something.
         document: doc ? toWireDocument(doc, baseUrl) : { id: d.documentId, deleted: true },
         score: d.score,
-        snippets: d.snippets.map(toWireSnippet),
+        snippets: d.snippets.map((s) => toWireSnippet(s)),
       };
     }),
     trajectory: r.trajectoryId ? { id: r.trajectoryId, feedback_token: feedbackToken } : null,

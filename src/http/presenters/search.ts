@@ -3,6 +3,52 @@ import type { SnippetWindow } from '../../engine/index.js';
 import type { SearchRequest, SearchResult } from '../../search/search-types.js';
 import type { SearchRequestV2, V2SearchResponse } from '../schemas/search.js';
 import { toWireDocument } from './document.js';
+import type { CandidateRankingValue, SnippetEvidenceValue } from '../../ranking/info.js';
+import { finite } from '../../ranking/features.js';
+
+/** CandidateRankingInfo on the wire. */
+export function toWireCandidateRanking(c: CandidateRankingValue): NonNullable<V2SearchResponse['candidate_ranking']> {
+  const k = c.contract;
+  return {
+    method: c.method,
+    contract: {
+      name: k.name,
+      features: k.features,
+      score_policy: k.scorePolicy,
+      rrf_policy: k.rrfPolicy,
+      backfill: k.backfill,
+      candidate_depth: k.candidateDepth,
+      phrase_policy: k.phrasePolicy,
+      tokenizer_policy: k.tokenizerPolicy,
+      document_reduction: k.documentReduction,
+      teacher_input: k.teacherInput,
+      vector_combiner: { name: k.vectorCombiner.name, temperature: k.vectorCombiner.temperature, top_k: k.vectorCombiner.topK, decay: k.vectorCombiner.decay },
+      sparse_query: { max_query_dims: k.sparseQuery.maxQueryDims, weight_threshold: k.sparseQuery.weightThreshold, heap_factor: k.sparseQuery.heapFactor, pruning: k.sparseQuery.pruning },
+    },
+    l2: c.l2
+      ? {
+          method: c.l2.method,
+          artifact_sha256: c.l2.artifactSha256,
+          model_sha256: c.l2.modelSha256,
+          feature_version: c.l2.featureVersion,
+          corpus_models: c.l2.corpusModels.map((m) => ({ corpus: m.corpus, model_sha256: m.modelSha256, scoring: { target: m.scoring.target, correction_weight: m.scoring.correctionWeight }, input_documents: m.inputDocuments, input_rows: m.inputRows })),
+          input_documents: c.l2.inputDocuments,
+          input_rows: c.l2.inputRows,
+          output_documents: c.l2.outputDocuments,
+          elapsed_us: c.l2.elapsedUs,
+          engagement: {
+            enabled: c.l2.engagement.enabled,
+            as_of_at: c.l2.engagement.asOfAt,
+            computed_at: c.l2.engagement.computedAt,
+            observed_documents: c.l2.engagement.observedDocuments,
+            requested_documents: c.l2.engagement.requestedDocuments,
+            elapsed_us: c.l2.engagement.elapsedUs,
+          },
+        }
+      : null,
+    model_sha256: c.modelSha256,
+  };
+}
 
 export function toSearchRequest(b: SearchRequestV2): SearchRequest {
   return {
@@ -29,6 +75,10 @@ export function toSearchRequest(b: SearchRequestV2): SearchRequest {
     candidateRanking: b.candidate_ranking ?? null,
     l2Rerank: b.l2_rerank ?? null,
     l1Formula: b.l1?.formula ?? null,
+    l1Backfill: b.l1?.backfill ?? false,
+    l1MissingValues: b.l1?.missing_values ?? null,
+    crossRerankCandidates: b.cross_rerank_candidates,
+    includeCandidateScores: b.include_candidate_scores ?? false,
     fulltextWeight: b.fulltext_weight ?? null,
     phraseBoost: b.fulltext_phrase_boost ?? null,
     rrfK: b.rrf_k ?? null,
@@ -42,16 +92,19 @@ export function toSearchRequest(b: SearchRequestV2): SearchRequest {
     pruning: b.pruning ?? null,
     heapFactor: b.heap_factor ?? null,
     combiner: b.combiner,
+    combinerDecay: b.combiner_decay,
+    combinerTemperature: b.combiner_temperature,
+    combinerTopK: b.combiner_top_k,
   };
 }
 
-export function toWireSnippet(s: SnippetWindow) {
+export function toWireSnippet(s: SnippetWindow, evidence: SnippetEvidenceValue | null = null) {
   return {
     field: s.field,
     text: s.text,
     chunk_id: s.chunkId,
     score: s.score,
-    evidence: null,
+    evidence: evidence ? { text: evidence.text, start_char: evidence.startChar, score: finite(evidence.score) } : null,
     source: { start_char: s.source.startChar, end_char: s.source.endChar, field_length: s.source.fieldLength },
     highlights: s.highlights.map((h): [number, number] => [h.start, h.end]),
   };
@@ -63,9 +116,15 @@ export function toSearchResponse(r: SearchResult, baseUrl: string): V2SearchResp
     hits: r.hits.map((h) => ({
       id: h.id,
       score: h.score,
-      snippets: h.snippets.map(toWireSnippet),
+      snippets: h.snippets.map((s, i) => toWireSnippet(s, h.evidence?.[i] ?? null)),
       document: h.doc ? toWireDocument(h.doc, baseUrl) : null,
-      candidate_scores: null,
+      candidate_scores: h.candidateScores
+        ? {
+            document: h.candidateScores.document,
+            passages: h.candidateScores.passages.map((p) => ({ ordinal: p.ordinal, scores: p.scores, l1_score: p.l1Score })),
+            scored_passages: h.candidateScores.scoredPassages,
+          }
+        : null,
       rrf: h.rrf ? { score: h.rrf.score, contributions: h.rrf.contributions.map((c) => ({ ...c })) } : null,
     })),
     total_hits: r.totalHits,
@@ -74,7 +133,7 @@ export function toSearchResponse(r: SearchResult, baseUrl: string): V2SearchResp
     embed_ms: r.embedMs,
     timings: { search_us: r.timings.searchUs, load_us: r.timings.loadUs, total_us: r.timings.totalUs },
     trajectory: r.trajectory ? { id: r.trajectory.id, feedback_token: r.trajectory.feedbackToken } : null,
-    candidate_ranking: null,
+    candidate_ranking: r.candidateRanking ? toWireCandidateRanking(r.candidateRanking) : null,
   };
   if (r.traces) {
     const explained = r.hits.filter((h) => h.explanation).map((h) => ({ id: h.id, explanation: h.explanation }));
