@@ -381,23 +381,33 @@ export function trainGbdt(train: GbdtData, options: GbdtTrainOptions): TrainedGb
   return { features: [...o.features], loss: o.loss, bias, borders, trees: kept, grownTrees, validationHistory: history, trainPredictions, options: o, info: { ...(options.info ?? {}) } };
 }
 
-/** The model as CatBoost's JSON export (`save_model(format='json')`), which loadCatBoostJson reads. */
-export function toCatBoostJson(model: TrainedGbdt): Record<string, unknown> {
+/**
+ * The model as CatBoost's JSON export (`save_model(format='json')`), which loadCatBoostJson reads.
+ * `compact`: only the features the trees split on (at least one), renumbered in their original order;
+ * a server binding features by name (feature_id) then computes only what the model reads.
+ */
+export function toCatBoostJson(model: TrainedGbdt, options: { compact?: boolean } = {}): Record<string, unknown> {
   // Borders used by the trees, per feature, and their global split_index (CatBoost's numbering).
   const used = model.borders.map(() => new Set<number>());
   for (const t of model.trees) for (const s of t.splits) used[s.feature]!.add(s.border);
+  let kept = model.features.map((_, j) => j);
+  if (options.compact) {
+    kept = kept.filter((j) => used[j]!.size > 0);
+    if (kept.length === 0) kept = [0];
+  }
+  const newIndex = new Map(kept.map((j, i) => [j, i]));
   const splitIndex = new Map<string, number>();
   let next = 0;
-  const floatFeatures = model.features.map((name, j) => {
+  const floatFeatures = kept.map((j, i) => {
     const idx = [...used[j]!].sort((a, b) => a - b);
     for (const b of idx) splitIndex.set(`${j}:${b}`, next++);
     return {
       borders: idx.map((b) => model.borders[j]![b]!),
-      feature_index: j,
-      flat_feature_index: j,
+      feature_index: i,
+      flat_feature_index: i,
       has_nans: true,
       nan_value_treatment: 'AsFalse',
-      feature_id: name,
+      feature_id: model.features[j]!,
     };
   });
   const o = model.options;
@@ -418,7 +428,7 @@ export function toCatBoostJson(model: TrainedGbdt): Record<string, unknown> {
       leaf_weights: [...t.leafWeights],
       splits: t.splits.map((s) => ({
         border: model.borders[s.feature]![s.border]!,
-        float_feature_index: s.feature,
+        float_feature_index: newIndex.get(s.feature)!,
         split_index: splitIndex.get(`${s.feature}:${s.border}`)!,
         split_type: 'FloatFeature',
       })),

@@ -279,7 +279,8 @@ export async function trainRanker(source: CandidateSource, judged: readonly Judg
 
   return {
     model,
-    modelJson: toCatBoostJson(model),
+    // only the features the trees read: the server computes no more than that (feature_id binds by name)
+    modelJson: toCatBoostJson(model, { compact: true }),
     report: {
       featureVersion: source.featureVersion,
       features: [...source.featureNames],
