@@ -404,6 +404,7 @@ export class SearchService {
       traces,
       cost,
       candidateRanking,
+      rankingStages: (outcome?.stages ?? []).map((x) => ({ stage: x.stage, us: x.us })),
     };
   }
 

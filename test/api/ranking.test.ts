@@ -12,6 +12,7 @@ import type { ConfigInput } from '../../src/config/index.js';
 import { testApp, type TestApp } from '../helpers/app.js';
 import { doc, seed } from '../helpers/documents.js';
 import { writeTinyCrossEncoder } from '../helpers/tiny-onnx.js';
+import { callTool, fakeTokens } from '../mcp/helpers.js';
 
 const Y = (y: number) => Date.UTC(y, 0, 1) / 1000;
 
@@ -27,7 +28,8 @@ const DOCS = [
 type Hit = { id: string; score: number; snippets: { text: string; evidence: null | { text: string; start_char: number; score: number } }[]; candidate_scores: null | { document: Record<string, number>; passages: { ordinal: number; scores: Record<string, number>; l1_score: number | null }[]; scored_passages: number } };
 
 async function setup(config: Partial<ConfigInput> = {}) {
-  const app = await testApp(config);
+  const tokens = fakeTokens();
+  const app = Object.assign(await testApp(config, { credentialVerifiers: [tokens] }), { tokens });
   const acct = await app.account({ credits: 1_000_000 });
   await seed(app, DOCS);
   await app.indexes!.catchUp();
@@ -239,5 +241,15 @@ describe('ranking pipeline with a profile formula, an L2 model and a cross-encod
     const off = await s.search({ query: 'hydrogen storage', limit: 5, l2_rerank: 'off', candidate_ranking: 'rrf', cross_rerank: false });
     assert.equal(off.body.candidate_ranking, null);
     for (const h of off.body.hits as Hit[]) for (const sn of h.snippets) assert.equal(sn.evidence, null);
+  });
+
+  test('the MCP search tool runs the default stages and shows them with their timings', async () => {
+    const token = s.app.tokens.issue(s.acct.id, s.app.config.mcpUrl);
+    const r = await callTool(s.app, token, 'search_documents', { query: 'hydrogen storage', limit: 3 });
+    const ranking = r.structuredContent.ranking;
+    assert.equal(ranking.method, 'formula+catboost+cross_encoder');
+    assert.deepEqual(ranking.stages.map((x: { stage: string }) => x.stage), ['features', 'l1', 'l2', 'cross_encoder', 'evidence']);
+    for (const st of ranking.stages) assert.ok(Number.isInteger(st.us) && st.us >= 0);
+    assert.match(r.content[0]!.text, /Ranked by formula\+catboost\+cross_encoder: features [0-9.]+ ms, l1/);
   });
 });
