@@ -36,7 +36,7 @@ import { computeFeatures, type EngagementInfo } from '../ranking/pipeline.js';
 
 const ALL_GROUPS: ReadonlySet<FeatureGroup> = new Set(['retrieval', 'lexical', 'document', 'citations', 'engagement', 'passage']);
 import { candidateRankingInfo, featureContract } from '../ranking/info.js';
-import { NO_RANKING, planRanking, runRanking, type RankingPlan, type RankingSettings } from '../ranking/pipeline.js';
+import { NO_RANKING, planRanking, runRanking, type RankingOutcome, type RankingPlan, type RankingSettings } from '../ranking/pipeline.js';
 import { pickEvidence } from '../ranking/evidence.js';
 import { buildPool, featureSources, plannedBranches } from './ranking-bridge.js';
 import { DEFAULT_HEAP_FACTOR, DEFAULT_MAX_QUERY_DIMS, DEFAULT_PRUNING } from './channels.js';
@@ -118,6 +118,15 @@ export interface SimilarQuery {
 }
 
 type ChannelName = 'fulltext' | 'sparse' | 'short_document' | 'binary';
+
+/** One entry of the fused ranking: the hit, its score, its RRF attribution and its fused (RRF) score. */
+interface RankedEntry {
+  hit: EngineHit;
+  index: IndexName;
+  score: number;
+  rrf: SearchHit['rrf'];
+  fused: number;
+}
 
 /** One channel's ranked list over one index. */
 interface ChannelRun {
@@ -300,6 +309,16 @@ export class SearchService {
     return { indexNames, retrieval, ranked, searchUs, rrfK, base };
   }
 
+  /** The ranking pipeline (docs/ranking.md): the pool in its final order, then the organic rest. */
+  async #stages(r: SearchRequest, plan: RankingPlan, organic: RankedEntry[], runs: ChannelRun[], base: EngineQuery): Promise<{ ranked: (RankedEntry & { candidate?: Candidate })[]; outcome: RankingOutcome | null; sources: FeatureSources | null }> {
+    if (!plan.active) return { ranked: organic, outcome: null, sources: null };
+    const sources = featureSources(r, base, { indexes: this.d.indexes, store: this.d.store, engagement: this.d.engagement ?? null, now: nowSeconds(this.d.clock) });
+    const pool = buildPool(organic, runs, plan.depth);
+    const outcome = await runRanking(plan, pool, r.query, sources, this.d.ranking?.crossEncoder ?? null);
+    const ranked = [...outcome.order.map((c) => ({ hit: c.hit, index: c.index, score: outcome.score(c), rrf: organic[c.organicRank]!.rrf, fused: organic[c.organicRank]!.fused, candidate: c })), ...organic.slice(pool.length)];
+    return { ranked, outcome, sources };
+  }
+
   /** Plans the ranking stages (422 for what cannot take effect), before any work or charge. */
   #plan(r: SearchRequest): RankingPlan {
     const indexNames = resolveIndexes(r.indexNames);
@@ -335,13 +354,8 @@ export class SearchService {
     await this.d.billing.reserve(principal, this.d.prices.search, 'search', requestId);
     const { indexNames, retrieval, ranked: organic, searchUs, rrfK, base } = await this.#retrieve(r, r.returnDocuments ? SNIPPETS_PER_HIT : 0, plan);
     const { runs } = retrieval;
-    // the ranking pipeline (docs/ranking.md): the pool in its final order, then the organic rest
     const tRank = performance.now();
-    const now = nowSeconds(this.d.clock);
-    const sources = plan.active ? featureSources(r, base, { indexes: this.d.indexes, store: this.d.store, engagement: this.d.engagement ?? null, now }) : null;
-    const pool = plan.active ? buildPool(organic, runs, plan.depth) : [];
-    const outcome = plan.active ? await runRanking(plan, pool, r.query, sources!, this.d.ranking?.crossEncoder ?? null) : null;
-    const ranked = outcome ? [...outcome.order.map((c) => ({ hit: c.hit, index: c.index, score: outcome.score(c), rrf: organic[c.organicRank]!.rrf, candidate: c })), ...organic.slice(pool.length)] : organic;
+    const { ranked, outcome, sources } = await this.#stages(r, plan, organic, runs, base);
     const page = ranked.slice(r.offset, r.offset + r.limit);
     const rankUs = (performance.now() - tRank) * 1000;
     // matches: the lexical channels' counts when they ran (a dense channel "matches" every document with a vector)
@@ -357,9 +371,9 @@ export class SearchService {
     let hits: SearchHit[] = page.map((p) => ({ id: p.hit.id, index: p.index, score: p.score, snippets: [], doc: null, rrf: p.rrf, explanation: p.hit.explanation }));
     if (plan.includeScores && outcome) {
       // candidate scores of the returned hits: every feature group (the page only, beyond what the stages needed)
-      const cands = page.map((p) => ('candidate' in p ? p.candidate : null)).filter((c) => c !== null);
-      await computeAll(cands, sources!, outcome.engagement);
-      hits = hits.map((h, i) => ({ ...h, candidateScores: 'candidate' in page[i]! ? candidateScores(page[i]!.candidate) : null }));
+      const cands = page.map((p) => p.candidate ?? null);
+      await computeAll(cands.filter((c): c is Candidate => c !== null), sources!, outcome.engagement);
+      hits = hits.map((h, i) => ({ ...h, candidateScores: cands[i] ? candidateScores(cands[i]) : null }));
     }
     if (r.returnDocuments && hits.length > 0) {
       const docs = await this.d.store.getMany(hits.map((h) => h.id));
@@ -404,6 +418,7 @@ export class SearchService {
       traces,
       cost,
       candidateRanking,
+      rankingStages: (outcome?.stages ?? []).map((x) => ({ stage: x.stage, us: x.us })),
     };
   }
 
@@ -494,7 +509,10 @@ export class SearchService {
    * operation and records what it shows). Returns the page of hits with documents loaded.
    */
   async retrieve(r: SearchRequest): Promise<SearchHit[]> {
-    const { indexNames, ranked } = await this.#retrieve({ ...r, tracing: false }, SNIPPETS_PER_HIT);
+    // the same ranking stages as a search (without candidate scores or evidence)
+    const plan = this.#plan({ ...r, includeCandidateScores: false });
+    const { indexNames, ranked: organic, retrieval, base } = await this.#retrieve({ ...r, tracing: false }, SNIPPETS_PER_HIT, plan);
+    const { ranked } = await this.#stages(r, plan, organic, retrieval.runs, base);
     const page = ranked.slice(r.offset, r.offset + r.limit);
     if (page.length === 0) return [];
     const docs = await this.d.store.getMany(page.map((p) => p.hit.id));
@@ -534,7 +552,7 @@ export class SearchService {
    * that does not nominate (sparse with sparse_nomination off) votes only for documents another channel
    * of the same index returned.
    */
-  #rank(runs: ChannelRun[], r: SearchRequest, rrfK: number) {
+  #rank(runs: ChannelRun[], r: SearchRequest, rrfK: number): RankedEntry[] {
     const indexes = new Set(runs.map((x) => x.index)).size;
     const channel = (x: ChannelRun) => (indexes === 1 ? x.channel : `${x.channel}:${x.index}`);
     const key = (x: ChannelRun, id: string) => `${x.index}\u0000${id}`;

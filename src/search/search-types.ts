@@ -93,6 +93,8 @@ export interface SearchResult {
   cost: number;
   /** What ranked the candidates (null when no ranking stage ran). */
   candidateRanking?: CandidateRankingValue | null;
+  /** The ranking stages that ran, with their timings (empty when none ran). */
+  rankingStages?: { stage: string; us: number }[];
 }
 
 /**

@@ -94,6 +94,11 @@ export const SearchOutput = Type.Object({
   ),
   trajectory: Type.Union([Type.Object({ id: Type.String(), feedback_token: Type.String() }), Type.Null()], { description: 'Identifies this retrieval (for feedback on its results).' }),
   credits_charged: Type.Integer(),
+  ranking: Type.Optional(
+    Type.Union([Type.Object({ method: Type.String({ description: 'rrf or formula, then +catboost / +cross_encoder for the stages that ran.' }), stages: Type.Array(Type.Object({ stage: Type.String(), us: Type.Integer({ description: 'Microseconds.' }) })) }), Type.Null()], {
+      description: 'The ranking stages that ran after retrieval (docs/ranking.md), with their timings; null when none ran.',
+    }),
+  ),
 });
 
 export function presentSearch(r: SearchResult, offset: number, heading: string): ToolOutput {
@@ -105,6 +110,8 @@ export function presentSearch(r: SearchResult, offset: number, heading: string):
     for (const s of h.snippets) lines.push(`   > ${s.text.replace(/\s+/g, ' ').trim()}`);
   });
   if (r.hasNext) lines.push('', `More results: call again with offset ${offset + r.hits.length}.`);
+  const stages = r.rankingStages ?? [];
+  if (r.candidateRanking && stages.length > 0) lines.push('', `Ranked by ${r.candidateRanking.method}: ${stages.map((x) => `${x.stage} ${(x.us / 1000).toFixed(1)} ms`).join(', ')}.`);
   lines.push('', `[${r.cost} credits charged]`);
   return {
     text: lines.join('\n'),
@@ -123,6 +130,7 @@ export function presentSearch(r: SearchResult, offset: number, heading: string):
       })),
       trajectory: r.trajectory ? { id: r.trajectory.id, feedback_token: r.trajectory.feedbackToken } : null,
       credits_charged: r.cost,
+      ranking: r.candidateRanking ? { method: r.candidateRanking.method, stages: r.rankingStages ?? [] } : null,
     },
   };
 }
