@@ -104,3 +104,11 @@ test('judgments that cannot train anything are refused with what to fix', async 
   await assert.rejects(trainRanker(source, [{ id: 'a', text: 'query 1', index: 'documents', rels: new Map([['q1d0', 1]]) }, { id: 'b', text: 'query 2', index: 'social', rels: new Map([['q2d0', 1]]) }]), /several indexes/);
   await assert.rejects(trainRanker(source, unknown, { poolDepth: 501 }), /pool depth must be an integer 1 to 500/);
 });
+
+test('without cross-validation the tree count is still chosen on held-out queries', async () => {
+  const { source, judged } = world();
+  const { report, model } = await trainRanker(source, judged, { folds: 1, iterations: 400, depth: 3, learningRate: 0.5, earlyStoppingRounds: 5 });
+  assert.equal(report.crossValidation, null);
+  assert.ok(report.finalTrees < 400, `kept ${report.finalTrees} trees`);
+  assert.equal(model.trees.length, report.finalTrees);
+});
