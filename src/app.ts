@@ -188,6 +188,8 @@ export interface App extends Core {
   readonly recognitions: RecognitionJobService;
   /** Conversations (turns, edits, sharing). */
   readonly conversations: ConversationService;
+  /** The search service (its candidatePool feeds L2 training: ranking/training-source.ts). */
+  readonly search: SearchService;
 }
 
 /** Recognition workers: the configured number, or one less than the available cores (at least 1). */
@@ -638,6 +640,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     http,
     recognitions,
     conversations,
+    search,
     async close() {
       clearInterval(purgeTimer);
       clearInterval(trendingTimer);
@@ -646,6 +649,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       await recognitions.close();
       await http.close();
       stopHolds();
+      await ranking.crossEncoder?.close();
       await core.close();
     },
   }) as App;

@@ -166,3 +166,12 @@ export function finite(v: number): number {
   if (v === -Infinity) return -Number.MAX_VALUE;
   return v;
 }
+
+/** A candidate's full feature row in FEATURE_NAMES order: document features, then its best passage's (NaN = absent). What L2 models are trained on. */
+export function featureRow(c: Candidate): Float64Array {
+  const row = new Float64Array(FEATURE_NAMES.length).fill(NaN);
+  row.set(c.doc, 0);
+  const best = c.passages[0]?.row;
+  if (best) row.set(best, DOCUMENT_FEATURE_COUNT);
+  return row;
+}

@@ -27,10 +27,10 @@ import { citedWorkUris } from './citations.js';
 import { FEEDBACK_TOKEN_TTL_S, signFeedbackToken } from './feedback-token.js';
 import type { IndexSet } from './index-set.js';
 import { denseDocumentVector, denseQueryVector, denseSearch, sparseEngineOptions, sparseQueryVector, withFeedback, type SparseParams } from './channels.js';
-import type { SearchHit, SearchRequest, SearchResult } from './search-types.js';
+import { defaultSearchRequest, type SearchHit, type SearchRequest, type SearchResult } from './search-types.js';
 import { checkWorkBudget, FairScheduler, type WorkBudget } from './work-budget.js';
 import type { ActivityCounts } from '../ports/activity-store.js';
-import { candidateScores, type Candidate, type FeatureGroup } from '../ranking/features.js';
+import { candidateScores, featureRow, type Candidate, type FeatureGroup } from '../ranking/features.js';
 import type { FeatureSources } from '../ranking/sources.js';
 import { computeFeatures, type EngagementInfo } from '../ranking/pipeline.js';
 
@@ -523,6 +523,22 @@ export class SearchService {
       if (doc) out.push({ id: p.hit.id, index: p.index, score: p.score, snippets: withBody(doc, snippetsFor(doc, p.hit, parsedBy.get(p.index)!, SNIPPETS_PER_HIT, ANSWER_SNIPPET_CHARS), parsedBy.get(p.index)!), doc, rrf: p.rrf });
     }
     return out;
+  }
+
+  /**
+   * The organic top `depth` candidates of `query` in one index with their full v1 feature rows
+   * (featureRow: every group): the candidates and rows the L2 stage scores, for training
+   * (ranking/training-source.ts). No billing, activity or trajectory.
+   */
+  async candidatePool(query: string, index: IndexName, depth: number, mode: SearchRequest['mode'] = 'hybrid'): Promise<{ id: string; row: Float64Array }[]> {
+    const limit = Math.max(1, Math.min(500, depth));
+    const r = defaultSearchRequest({ query, mode, indexNames: [index], limit, l2Rerank: 'off', crossRerank: false, candidateRanking: 'rrf', includeCandidateScores: true });
+    const plan = this.#plan(r);
+    const { ranked, retrieval, base } = await this.#retrieve(r, 0, plan);
+    const pool = buildPool(ranked, retrieval.runs, limit);
+    const sources = featureSources(r, base, { indexes: this.d.indexes, store: this.d.store, engagement: this.d.engagement ?? null, now: nowSeconds(this.d.clock) });
+    await computeFeatures(pool, ALL_GROUPS, sources, { enabled: false, asOfAt: 0, computedAt: 0, observedDocuments: 0, requestedDocuments: 0, elapsedUs: 0 });
+    return pool.map((c) => ({ id: c.id, row: featureRow(c) }));
   }
 
   /**

@@ -253,3 +253,33 @@ describe('ranking pipeline with a profile formula, an L2 model and a cross-encod
     assert.match(r.content[0]!.text, /Ranked by formula\+catboost\+cross_encoder: features [0-9.]+ ms, l1/);
   });
 });
+
+describe('train an L2 model on judgments from the served candidates, then serve it', () => {
+  test('the trained model (feature rows from candidatePool) lifts the judged-relevant documents', async () => {
+    const { trainRanker } = await import('../../src/ranking/train-ranker.js');
+    const { searchCandidateSource } = await import('../../src/ranking/training-source.js');
+    const { ndcg10 } = await import('../../src/ranking/train-ranker.js');
+    const dir = mkdtempSync(join(tmpdir(), 'ranking-train-'));
+    const first = await setup();
+    // judgments: for every query, the reviews are the relevant documents (grade 3)
+    const words = ['hydrogen', 'storage', 'gas', 'salt caverns', 'geology storage', 'hydrogen gas', 'storage sites', 'microbial activity', 'storage economics', 'caverns'];
+    const reviews = new Map(DOCS.filter((d) => d.type === 'review').map((d) => [d.id, 3]));
+    const judged = words.map((text, i) => ({ id: `q${i}`, text, index: 'documents' as const, rels: reviews }));
+    const { modelJson, report } = await trainRanker(searchCandidateSource(first.app.search), judged, { folds: 1, iterations: 20, depth: 2, poolDepth: 50, earlyStoppingRounds: 20 });
+    assert.equal(report.featureVersion, 'lectern-features-v1');
+    await first.app.dispose();
+    writeFileSync(join(dir, 'trained.json'), JSON.stringify(modelJson));
+    const served = await setup({ ranking: { l2Models: `documents=${join(dir, 'trained.json')}` } as ConfigInput['ranking'] });
+    try {
+      const organic = await served.search({ query: 'hydrogen storage', limit: 10, l2_rerank: 'off' });
+      const l2 = await served.search({ query: 'hydrogen storage', limit: 10 });
+      assert.equal(l2.body.candidate_ranking.method, 'rrf+catboost');
+      assert.notEqual(ids(organic.body)[0], 'h2');
+      assert.equal(ids(l2.body)[0], 'h2');
+      assert.ok(ndcg10(ids(l2.body), reviews) > ndcg10(ids(organic.body), reviews));
+    } finally {
+      await served.app.dispose();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,18 @@
+// The training side of the L2 stage: a CandidateSource (train-ranker.ts) over the search service's
+// candidatePool, so models are trained on exactly the candidates and feature rows the L2 stage scores
+// (feature set v1, ADR 0120).
+import type { IndexName } from '../domain/document.js';
+import { FEATURE_NAMES, FEATURE_VERSION } from './features.js';
+import type { CandidateSource, PoolCandidate } from './train-ranker.js';
+
+export interface CandidatePoolProvider {
+  candidatePool(query: string, index: IndexName, depth: number): Promise<{ id: string; row: Float64Array }[]>;
+}
+
+export function searchCandidateSource(search: CandidatePoolProvider): CandidateSource {
+  return {
+    featureVersion: FEATURE_VERSION,
+    featureNames: FEATURE_NAMES,
+    pool: (query: string, index: IndexName, depth: number): Promise<PoolCandidate[]> => search.candidatePool(query, index, depth),
+  };
+}
