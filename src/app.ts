@@ -66,8 +66,9 @@ import { chatModelRegistry } from './adapters/llm/chat-model-registry.js';
 import { parseLlmModels } from './config/index.js';
 import { rankingSettings } from './ranking/settings.js';
 import { RankerTraining } from './ranking/ranker-training.js';
-import type { Candidate } from './ranking/features.js';
-import type { SearchRequest } from './search/search-types.js';
+import { searchCandidateSource } from './ranking/training-source.js';
+import type { CandidateSource } from './ranking/train-ranker.js';
+import type { SearchMode } from './search/search-types.js';
 import type { CrossEncoderLoader } from './ports/cross-encoder.js';
 
 /** The package root (where package.json and corpus/ are). */
@@ -166,8 +167,8 @@ export interface Core {
   readonly corpusModels: CorpusModels;
   /** Training L2 ranking models from judgments (`lectern ranking train`, docs/ranking.md). */
   readonly rankerTraining: RankerTraining;
-  /** The search pipeline's candidate pools with their features, over open indexes (what ranking train learns from). */
-  rankingPools(indexes: IndexSet): (r: SearchRequest, depth: number) => Promise<Candidate[]>;
+  /** The served candidates and feature rows over open indexes (SearchService.candidatePool), what ranking train learns from. */
+  rankingSource(indexes: IndexSet, mode: SearchMode): CandidateSource;
   /**
    * Installs the trained models whose manifest changed since the last call on the open indexes
    * (vectorizing segments as needed). Returns the names of the indexes whose models changed.
@@ -274,7 +275,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
   const dirs = fsIndexDirectories(join(config.dataDir, 'index'));
   const corpusModels = new CorpusModels(fsModelDirectories(join(config.dataDir, 'models')), storage.documents, clock);
   const rankerTraining = new RankerTraining({ files: new FsSourceFiles(), feedback: communityStoreFor(storage), models: fsModelDirectories(join(config.dataDir, 'models')), clock });
-  const rankingPools = (open: IndexSet) => {
+  const rankingSource = (open: IndexSet, mode: SearchMode): CandidateSource => {
     const activityCounts = storage.activity;
     const search = new SearchService({
       indexes: open,
@@ -287,7 +288,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
       report,
       engagement: async (ids, now) => new Map(await Promise.all(ids.map(async (id) => [id, await activityCounts.counts(id, now)] as const))),
     });
-    return (r: SearchRequest, depth: number) => search.rankingPool(r, depth);
+    return searchCandidateSource({ candidatePool: (query, index, depth) => search.candidatePool(query, index, depth, mode) });
   };
   const installed = new Map<string, string>();
   const refreshModels = (): string[] => {
@@ -388,7 +389,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
     openIndexes,
     corpusModels,
     rankerTraining,
-    rankingPools,
+    rankingSource,
     refreshModels,
     async tryOpenIndexes(options?: OpenIndexesOptions) {
       try {

@@ -20,7 +20,7 @@ import { parseBeir } from '../../src/ingest/formats/beir.js';
 import { loadCatBoostJson } from '../../src/ranking/catboost.js';
 import { bindL2Model } from '../../src/ranking/l2.js';
 import { NO_RANKING, type RankingSettings } from '../../src/ranking/pipeline.js';
-import { pipelineCandidateSource } from '../../src/ranking/ranker-training.js';
+import { searchCandidateSource } from '../../src/ranking/training-source.js';
 import { assignFolds, trainRanker, type CandidateSource, type JudgedQuery, type PoolCandidate } from '../../src/ranking/train-ranker.js';
 import { SearchService } from '../../src/search/search-service.js';
 import { defaultSearchRequest, type SearchRequest } from '../../src/search/search-types.js';
@@ -112,7 +112,7 @@ async function evaluateSet(name: string, dir: string, split: string) {
 
     const plain = service();
     const pools = new Map<string, PoolCandidate[]>();
-    const live = pipelineCandidateSource((r, depth) => plain.rankingPool(r, depth));
+    const live = searchCandidateSource(plain);
     let poolMs = 0;
     for (const q of queries) {
       const [ft, ftMs] = await run(plain, req(q.text, { mode: 'fulltext' }));

@@ -20,8 +20,8 @@ import type { RateLimitService } from '../limits/rate-limit-service.js';
 import { progressBar } from './progress.js';
 import { RANKING_HELP, RANKING_USAGE, RankingUsageError, rankingCommand } from './ranking.js';
 import type { RankerTraining } from '../ranking/ranker-training.js';
-import type { Candidate } from '../ranking/features.js';
-import type { SearchRequest } from '../search/search-types.js';
+import type { CandidateSource } from '../ranking/train-ranker.js';
+import type { SearchMode } from '../search/search-types.js';
 
 /** What the CLI needs from an opened app. */
 export interface CliApp {
@@ -46,7 +46,7 @@ export interface CliApp {
   refreshModels(): string[];
   /** `lectern ranking train`: judgments, training and the model file; pools over open indexes. */
   readonly rankerTraining: RankerTraining;
-  rankingPools(indexes: IndexSet): (r: SearchRequest, depth: number) => Promise<Candidate[]>;
+  rankingSource(indexes: IndexSet, mode: SearchMode): CandidateSource;
   close(): Promise<void>;
 }
 

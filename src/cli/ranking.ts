@@ -4,7 +4,6 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { INDEX_NAMES, type IndexName } from '../domain/document.js';
-import { pipelineCandidateSource } from '../ranking/ranker-training.js';
 import type { SearchMode } from '../search/search-types.js';
 import type { CliApp, CliContext } from './main.js';
 import { progressBar } from './progress.js';
@@ -106,7 +105,7 @@ export async function rankingCommand(ctx: CliContext, args: string[], withApp: <
     }
     const bar = progressBar(`ranking train ${index}`);
     try {
-      const source = pipelineCandidateSource(app.rankingPools(indexes), values.mode as SearchMode);
+      const source = app.rankingSource(indexes, values.mode as SearchMode);
       const r = await app.rankerTraining.train({ index, beir, feedbackSince: since, fileName: values.name, options }, source, (p) =>
         bar.update(p.done, p.total, p.phase === 'pools' ? `candidate pools (query ${p.done}/${p.total})` : p.phase === 'cross-validation' ? `cross-validation (fold ${p.done + 1}/${p.total})` : 'final model'),
       );

@@ -6,33 +6,12 @@ import type { Clock } from '../ports/clock.js';
 import type { CommunityStore } from '../ports/community-store.js';
 import type { ModelDirectories } from '../ports/index-directories.js';
 import type { SourceFiles } from '../ports/source-files.js';
-import { defaultSearchRequest, type SearchMode, type SearchRequest } from '../search/search-types.js';
 import { loadCatBoostJson } from './catboost.js';
-import { FEATURE_NAMES, FEATURE_VERSION, type Candidate } from './features.js';
 import { judgmentsFromBeir, judgmentsFromFeedback, readFeedback, type FeedbackJudgments } from './judgments.js';
-import { l2Row, type L2Model } from './l2.js';
 import { trainRanker, type CandidateSource, type JudgedQuery, type RankerTrainOptions, type RankerTrainReport, type TrainProgress } from './train-ranker.js';
 
 /** Default file name of a trained model in the index's models directory. */
 export const DEFAULT_L2_FILE = 'l2-ranker.json';
-
-/** The full v1 row of a candidate, exactly as the L2 stage builds it (l2Row over every feature). */
-const ALL_SLOTS = { slots: Int32Array.from(FEATURE_NAMES.keys()) } as unknown as L2Model;
-export function fullFeatureRow(c: Candidate): Float64Array {
-  return l2Row(ALL_SLOTS, c);
-}
-
-/** A candidate source over the search service's ranking pool (SearchService.rankingPool). */
-export function pipelineCandidateSource(pool: (r: SearchRequest, depth: number) => Promise<Candidate[]>, mode: SearchMode = 'hybrid'): CandidateSource {
-  return {
-    featureVersion: FEATURE_VERSION,
-    featureNames: FEATURE_NAMES,
-    async pool(query: string, index: IndexName, depth: number) {
-      const cands = await pool(defaultSearchRequest({ query, mode, indexNames: [index], limit: Math.min(500, depth) }), depth);
-      return cands.map((c) => ({ id: c.id, row: fullFeatureRow(c) }));
-    },
-  };
-}
 
 export interface RankerTrainingDeps {
   files: SourceFiles;

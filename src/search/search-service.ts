@@ -491,19 +491,6 @@ export class SearchService {
   }
 
   /**
-   * The candidate pool the ranking stages score for `r` (its organic top `depth`) with every feature
-   * group computed: what `lectern ranking train` learns from (ADR 0127). No billing, no activity.
-   */
-  async rankingPool(r: SearchRequest, depth: number): Promise<Candidate[]> {
-    const plan = { ...this.#plan({ ...r, candidateRanking: 'rrf', l1Formula: null, l2Rerank: 'off', crossRerank: false }), active: true, depth };
-    const { retrieval, ranked, base } = await this.#retrieve({ ...r, tracing: false, limit: Math.min(r.limit, depth), offset: 0 }, 0, plan);
-    const pool = buildPool(ranked, retrieval.runs, depth);
-    const sources = featureSources(r, base, { indexes: this.d.indexes, store: this.d.store, engagement: this.d.engagement ?? null, now: nowSeconds(this.d.clock) });
-    await computeFeatures(pool, ALL_GROUPS, sources, { enabled: false, asOfAt: 0, computedAt: sources.now, observedDocuments: 0, requestedDocuments: 0, elapsedUs: 0 });
-    return pool;
-  }
-
-  /**
    * Retrieval for another capability (conversations): the same plan, channels, fusion, documents and
    * snippets as {@link search}, without billing, activity or a trajectory (the caller bills its own
    * operation and records what it shows). Returns the page of hits with documents loaded.
