@@ -10,6 +10,7 @@
 // Usage: node dist/bench/ranking/quality.js [--write] [--only scifact|cranfield] [--folds 5] [--queries N]
 //          [--trees 300] [--depth 6]
 // --write stores bench/results/ranking-quality.json (machine and load average noted).
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -94,6 +95,11 @@ async function evaluateSet(name: string, dir: string, split: string) {
       return n < perFold;
     });
 
+    // the peer, measured in this run on the same queries: Xapian BM25 (python3-xapian)
+    const xap = spawnSync('/usr/bin/python3', [join(repoRoot, 'bench', 'ranking', 'xapian_quality.py'), dir, split, join(dataDir, 'xapian')], { input: queries.map((q) => q.id).join('\n'), encoding: 'utf8', maxBuffer: 1 << 20 });
+    const xapian = xap.status === 0 ? (JSON.parse(xap.stdout) as { engine: string; queries: number; ndcg10: number; recall100: number; queryMsMean: number }) : { error: (xap.stderr || String(xap.error)).slice(0, 500) };
+    console.log(`  ${name} xapian: ${JSON.stringify(xapian)}`);
+
     const acc = new Map<string, MethodAcc>();
     const add = (method: string, ids: string[], rels: Map<string, number>, ms: number) => {
       let a = acc.get(method);
@@ -161,6 +167,7 @@ async function evaluateSet(name: string, dir: string, split: string) {
       judgedQueries: judged.length,
       queries: queries.length,
       methods,
+      xapian,
       l2: { folds: FOLDS, trees: TREES, depth: DEPTH, poolDepth: POOL, loss: 'LambdaMart', foldReports, poolMsMean: poolMs / queries.length, trainMsTotal: Math.round(trainMs) },
       setupMs: { ingestAndIndex: Math.round(tIndexed - t0), corpusModels: Math.round(tModels - tIndexed) },
     };
@@ -177,6 +184,8 @@ const results = [];
 if (!only || only === 'scifact') results.push(await evaluateSet('scifact-train', join(evalDataDir(), 'ir', 'scifact'), 'train'));
 if (!only || only === 'cranfield') results.push(await evaluateSet('cranfield', join(evalDataDir(), 'ir', 'cranfield'), 'test'));
 for (const r of results) {
+  const x = r.xapian as { ndcg10?: number };
+  if (typeof x.ndcg10 === 'number') (r as Record<string, unknown>).ratiosToXapian = Object.fromEntries(Object.entries(r.methods).map(([m, v]) => [m, Math.round((v.ndcg10 / x.ndcg10!) * 1000) / 1000]));
   console.log(`${r.set} (${r.queries} queries, ${r.documents} documents)`);
   for (const [m, v] of Object.entries(r.methods)) console.log(`  ${m.padEnd(32)} nDCG@10 ${v.ndcg10.toFixed(4)}  R@100 ${v.recall100.toFixed(4)}  ${v.queryMsMean.toFixed(1)} ms/q`);
 }
@@ -185,7 +194,7 @@ if (args.includes('--write')) {
     benchmark: 'ranking-quality',
     note: 'Through SearchService.retrieve (the ranking stages as a search runs them). hybrid uses corpus models trained on each collection (no judgments). The formula is fixed in advance (not tuned). L2: LambdaMart GBDT trained by Lectern (src/ranking/) on the pipeline\'s pools (top 100, v1 features) of the other folds\' queries; each query is scored only by a model that never saw it. R@100 of reranking methods equals hybrid\'s (the top 100 are reordered, not replaced). nDCG@10 with exponential gain (BEIR).',
     formula: FORMULA,
-    peers: { note: 'lexical peers on the same collections and judgments, from bench/results/quality-lexical.json (same machine, same metric)', 'scifact-train': { xapian: 0.705, sqliteFts5: 0.704 }, cranfield: { xapian: 0.334, sqliteFts5: 0.336 } },
+    peer: 'xapian (python3-xapian BM25, title + text, English stemming) on the same queries, measured in this run: results[].xapian; ratios: results[].ratiosToXapian (nDCG@10 of each method / Xapian\'s)',
     results,
     machine: { ...started, load_average_1m_at_start: load0, load_average_1m_at_end: loadavg()[0], shared: 'machine shared with other engineers; timings are indicative' },
   };
