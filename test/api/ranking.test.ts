@@ -283,3 +283,20 @@ describe('train an L2 model on judgments from the served candidates, then serve 
     }
   });
 });
+
+describe('benchmark pool options', () => {
+  test('binary_pool and document_discovery true are refused with the reason; false passes', async () => {
+    const s = await setup();
+    try {
+      const a = await s.search({ query: 'hydrogen', binary_pool: true });
+      assert.equal(a.status, 422);
+      assert.equal(a.body.detail.missing, 'binary_pool');
+      assert.match(a.body.detail.message, /not implemented/);
+      const b = await s.search({ query: 'hydrogen', document_discovery: true });
+      assert.equal(b.body.detail.missing, 'document_discovery');
+      assert.equal((await s.search({ query: 'hydrogen', document_discovery: false, binary_pool: false })).status, 200);
+    } finally {
+      await s.app.dispose();
+    }
+  });
+});
