@@ -40,6 +40,8 @@ import { FsBlobStore } from './adapters/fs/fs-blob-store.js';
 import { FsSourceFiles } from './adapters/fs/fs-source-files.js';
 import { fsIndexDirectories, fsModelDirectories } from './adapters/fs/index-directories.js';
 import { CorpusModels } from './search/corpus-models.js';
+import { EncoderVectorizer } from './search/encoder-vectorizer.js';
+import type { TextEncoder, TextEncoderLoader } from './ports/text-encoder.js';
 import { INDEX_NAMES } from './domain/document.js';
 import { loadOrCreateSecret } from './adapters/fs/secret-file.js';
 import { MemoryRateLimiter } from './adapters/memory/memory-rate-limiter.js';
@@ -108,6 +110,8 @@ export interface AppOverrides {
   recognition?: { wrapConvert?: (inner: ConvertFn) => ConvertFn; limits?: Partial<RecognitionLimits>; store?: RecognitionJobStore; workers?: number };
   /** Chat models offered to conversations (tests: fakes); default: none (the extractive answerer only). */
   chatModels?: ChatModelRegistry;
+  /** Loads the dense_encoder model (default: the ONNX adapter, imported on first use). */
+  loadTextEncoder?: TextEncoderLoader;
   /** Extra HTTP routes (tests). */
   extraRoutes?: readonly ((app: FastifyInstance) => Promise<void> | void)[];
 }
@@ -162,6 +166,10 @@ export interface Core {
    * (vectorizing segments as needed). Returns the names of the indexes whose models changed.
    */
   refreshModels(): string[];
+  /** The operator-supplied dense encoder (dense_encoder.dir), or null. */
+  readonly encoder: TextEncoder | null;
+  /** Computes its document vectors for the open indexes (null: no encoder or indexes; docs/models.md). */
+  readonly encoderVectorizer: EncoderVectorizer | null;
   /** Starts the server's background work: catching up with changes by other processes, merging. */
   startBackgroundWork(): void;
   /** Loads the demo corpus when configured and the store is empty, and trains its corpus models. */
@@ -286,10 +294,39 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
     return changed;
   };
   const timers: NodeJS.Timeout[] = [];
+  // An operator-supplied dense encoder (ADR 0105) replaces the corpus dense model on every index; a model
+  // that cannot be loaded stops the start with the adapter's message naming the file.
+  let encoder: TextEncoder | null = null;
+  let vectorizer: EncoderVectorizer | null = null;
+  const enc = config.denseEncoder;
+  if (enc.dir !== undefined) {
+    const load = overrides.loadTextEncoder ?? (async (o) => (await import('./adapters/onnx/onnx-text-encoder.js')).loadOnnxTextEncoder(o));
+    try {
+      encoder = await load({
+        dir: enc.dir,
+        threads: enc.threads,
+        ...(enc.pooling !== 'auto' ? { pooling: enc.pooling } : {}),
+        ...(enc.maxTokens > 0 ? { maxTokens: enc.maxTokens } : {}),
+        ...(enc.queryPrefix !== '' ? { queryPrefix: enc.queryPrefix } : {}),
+        ...(enc.documentPrefix !== '' ? { documentPrefix: enc.documentPrefix } : {}),
+      });
+    } catch (err) {
+      throw new Error(`dense_encoder.dir: ${(err as Error).message}`);
+    }
+    if (encoder.info.dims % 32 !== 0) {
+      await encoder.close();
+      throw new Error(`dense_encoder.dir: the encoder in ${enc.dir} gives ${encoder.info.dims}-dimensional vectors; Lectern needs a multiple of 32 (its binary codes are 32-bit words)`);
+    }
+    logger.info({ dir: enc.dir, sha256: encoder.info.id, dims: encoder.info.dims, pooling: encoder.info.pooling }, 'dense encoder loaded');
+  }
 
   const openIndexes = async (options: OpenIndexesOptions = {}) => {
     if (!indexes) {
       indexes = IndexSet.open(dirs, storage.documents, clock);
+      if (encoder) {
+        indexes.setEncoder(encoder);
+        vectorizer = new EncoderVectorizer(indexes, storage.documents, encoder);
+      }
       const rebuilding = indexes.rebuildReason !== null;
       if (rebuilding) logger.warn({ reason: indexes.rebuildReason }, 'search indexes are rebuilt from the store (index format or text analysis changed)');
       if (options.catchUp !== false) {
@@ -359,6 +396,10 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
     openIndexes,
     corpusModels,
     refreshModels,
+    encoder,
+    get encoderVectorizer() {
+      return vectorizer;
+    },
     async tryOpenIndexes(options?: OpenIndexesOptions) {
       try {
         return await openIndexes(options);
@@ -371,6 +412,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
       if (!indexes || timers.length > 0) return;
       const idx = indexes;
       let polling = false;
+      let encoding = false;
       // Changes written by another process (a CLI ingest while the server runs) are picked up here.
       timers.push(
         setInterval(() => {
@@ -392,6 +434,18 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
             logger.warn({ err }, 'installing the corpus models failed');
           }
         }, 5000),
+        // Documents committed since the last look get their dense-encoder vectors (one run at a time).
+        setInterval(() => {
+          if (!vectorizer || encoding) return;
+          encoding = true;
+          vectorizer
+            .run()
+            .then((r) => (r.documents > 0 ? logger.info(r, 'dense encoder vectors attached') : undefined))
+            .catch((err: unknown) => logger.warn({ err }, 'computing dense encoder vectors failed; retried in a second'))
+            .finally(() => {
+              encoding = false;
+            });
+        }, 1000),
         setInterval(() => {
           try {
             idx.mergeStep();
@@ -425,6 +479,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
       clearInterval(activityTimer);
       await activity.flush();
       indexes?.close();
+      await encoder?.close();
       await rateLimiter.close();
       await storage.close();
     },
