@@ -41,7 +41,7 @@ import { FsSourceFiles } from './adapters/fs/fs-source-files.js';
 import { fsIndexDirectories, fsModelDirectories } from './adapters/fs/index-directories.js';
 import { CorpusModels } from './search/corpus-models.js';
 import { EncoderVectorizer } from './search/encoder-vectorizer.js';
-import type { TextEncoder, TextEncoderLoader } from './ports/text-encoder.js';
+import type { SparseTextEncoder, SparseTextEncoderLoader, TextEncoder, TextEncoderLoader } from './ports/text-encoder.js';
 import { INDEX_NAMES } from './domain/document.js';
 import { loadOrCreateSecret } from './adapters/fs/secret-file.js';
 import { MemoryRateLimiter } from './adapters/memory/memory-rate-limiter.js';
@@ -112,6 +112,8 @@ export interface AppOverrides {
   chatModels?: ChatModelRegistry;
   /** Loads the dense_encoder model (default: the ONNX adapter, imported on first use). */
   loadTextEncoder?: TextEncoderLoader;
+  /** Loads the sparse_encoder model (default: the ONNX adapter, imported on first use). */
+  loadSparseEncoder?: SparseTextEncoderLoader;
   /** Extra HTTP routes (tests). */
   extraRoutes?: readonly ((app: FastifyInstance) => Promise<void> | void)[];
 }
@@ -170,6 +172,8 @@ export interface Core {
   readonly encoder: TextEncoder | null;
   /** Computes its document vectors for the open indexes (null: no encoder or indexes; docs/models.md). */
   readonly encoderVectorizer: EncoderVectorizer | null;
+  /** The operator-supplied SPLADE-style sparse encoder (sparse_encoder.dir), or null. */
+  readonly sparseEncoder: SparseTextEncoder | null;
   /** Starts the server's background work: catching up with changes by other processes, merging. */
   startBackgroundWork(): void;
   /** Loads the demo corpus when configured and the store is empty, and trains its corpus models. */
@@ -319,10 +323,24 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
     }
     logger.info({ dir: enc.dir, sha256: encoder.info.id, dims: encoder.info.dims, pooling: encoder.info.pooling }, 'dense encoder loaded');
   }
+  // An operator-supplied SPLADE-style model (ADR 0106) expands sparse queries instead of the corpus model.
+  let sparseEncoder: SparseTextEncoder | null = null;
+  const spl = config.sparseEncoder;
+  if (spl.dir !== undefined) {
+    const load = overrides.loadSparseEncoder ?? (async (o) => (await import('./adapters/onnx/onnx-text-encoder.js')).loadOnnxSparseEncoder(o));
+    try {
+      sparseEncoder = await load({ dir: spl.dir, threads: spl.threads, ...(spl.maxTokens > 0 ? { maxTokens: spl.maxTokens } : {}), ...(spl.queryPrefix !== '' ? { queryPrefix: spl.queryPrefix } : {}) });
+    } catch (err) {
+      await encoder?.close();
+      throw new Error(`sparse_encoder.dir: ${(err as Error).message}`);
+    }
+    logger.info({ dir: spl.dir, sha256: sparseEncoder.info.id, vocabulary: sparseEncoder.info.vocabulary }, 'sparse encoder loaded');
+  }
 
   const openIndexes = async (options: OpenIndexesOptions = {}) => {
     if (!indexes) {
       indexes = IndexSet.open(dirs, storage.documents, clock);
+      if (sparseEncoder) indexes.setSparseEncoder(sparseEncoder);
       if (encoder) {
         indexes.setEncoder(encoder);
         vectorizer = new EncoderVectorizer(indexes, storage.documents, encoder);
@@ -397,6 +415,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
     corpusModels,
     refreshModels,
     encoder,
+    sparseEncoder,
     get encoderVectorizer() {
       return vectorizer;
     },
@@ -480,6 +499,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
       await activity.flush();
       indexes?.close();
       await encoder?.close();
+      await sparseEncoder?.close();
       await rateLimiter.close();
       await storage.close();
     },

@@ -44,6 +44,7 @@ export interface CliApp {
   /** The dense encoder of dense_encoder.dir and its vectorizer (models encode). */
   readonly encoder: TextEncoder | null;
   readonly encoderVectorizer: EncoderVectorizer | null;
+  readonly sparseEncoder: { readonly info: unknown } | null;
   close(): Promise<void>;
 }
 
@@ -361,6 +362,7 @@ async function models(ctx: CliContext, args: string[]): Promise<number> {
       print({
         ...Object.fromEntries(INDEX_NAMES.map((n) => [n, { manifest: app.corpusModels.manifest(n), vectors: indexes ? indexes.get(n).vectorStatus() : 'held by a running server' }])),
         dense_encoder: app.encoder ? { ...app.encoder.info, pending: indexes ? pending : 'held by a running server' } : null,
+        sparse_encoder: app.sparseEncoder ? app.sparseEncoder.info : null,
       });
       return 0;
     });

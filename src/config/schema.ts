@@ -180,6 +180,21 @@ export const ConfigSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
+    sparseEncoder: Type.Object(
+      {
+        dir: Type.Optional(
+          Type.String({
+            minLength: 1,
+            description:
+              'Directory of an operator-supplied SPLADE-style ONNX model (model.onnx with MLM `logits` [batch, tokens, vocabulary] + tokenizer.json, e.g. naver/splade-cocondenser-ensembledistil or prithivida/Splade_PP_en_v1; docs/models.md). When set, `mode: sparse` and hybrid\'s sparse vote expand queries with it instead of the corpus-trained expansion (query side only: documents are matched through the index\'s own terms). Loaded at start; never downloaded.',
+          }),
+        ),
+        queryPrefix: Type.String({ maxLength: 200, default: '', description: 'Text put before every query given to the sparse model.' }),
+        maxTokens: Type.Integer({ minimum: 0, maximum: 8192, default: 0, description: 'Longest token sequence fed to the sparse model. 0: tokenizer_config.json model_max_length, at most 512.' }),
+        threads: Type.Integer({ minimum: 1, maximum: 256, default: 1, description: 'Threads of the ONNX runtime for the sparse model.' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     mail: Type.Object(
       {
         transport: Type.Union([Type.Literal('outbox'), Type.Literal('smtp')], {

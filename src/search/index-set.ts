@@ -8,7 +8,8 @@ import type { Clock } from '../ports/clock.js';
 import type { DocumentStore } from '../ports/document-store.js';
 import type { IndexDirectories } from '../ports/index-directories.js';
 import type { IndexModels } from './corpus-models.js';
-import type { TextEncoder } from '../ports/text-encoder.js';
+import type { SparseTextEncoder, TextEncoder } from '../ports/text-encoder.js';
+import { corpusSparseModel, encoderSparseModel, type SparseModel } from './sparse-model.js';
 import { corpusDenseModel, encoderDenseModel, type DenseModel } from './dense-model.js';
 
 
@@ -161,6 +162,20 @@ export class IndexSet {
   /** The operator-supplied encoder, when one is installed. */
   get encoder(): TextEncoder | null {
     return this.#encoder?.encoder ?? null;
+  }
+
+  #sparseEncoder: { encoder: SparseTextEncoder; sparse: SparseModel } | null = null;
+
+  /** Installs an operator-supplied SPLADE-style model as the sparse model of every index (null: the corpus expansion). */
+  setSparseEncoder(encoder: SparseTextEncoder | null): void {
+    this.#sparseEncoder = encoder === null ? null : { encoder, sparse: encoderSparseModel(encoder) };
+  }
+
+  /** The sparse model of an index: the SPLADE encoder when configured, else the corpus expansion (or none). */
+  sparse(name: IndexName): SparseModel | null {
+    if (this.#sparseEncoder !== null) return this.#sparseEncoder.sparse;
+    const m = this.#models.get(name)?.sparse ?? null;
+    return m === null ? null : corpusSparseModel(m);
   }
 
   /** The dense model of an index: the encoder when configured, else the corpus-trained one (or none). */

@@ -24,7 +24,7 @@ import type { ErrorReporter } from '../ports/error-reporter.js';
 import { citedWorkUris } from './citations.js';
 import { FEEDBACK_TOKEN_TTL_S, signFeedbackToken } from './feedback-token.js';
 import type { IndexSet } from './index-set.js';
-import { denseSearch, sparseEngineOptions, sparseQueryVector, withFeedback, type SparseParams } from './channels.js';
+import { denseSearch, sparseEngineOptions, withFeedback, type SparseParams } from './channels.js';
 import type { SearchHit, SearchRequest, SearchResult } from './search-types.js';
 import { checkWorkBudget, FairScheduler, type WorkBudget } from './work-budget.js';
 
@@ -78,7 +78,7 @@ const TRAIN_HINT = 'train the corpus models with `lectern models train` (docs/mo
 
 /** Refuses modes whose channel is not configured on one of the requested indexes. */
 function checkChannels(r: SearchRequest, indexNames: IndexName[], indexes: IndexSet): void {
-  const lacking = (kind: 'dense' | 'sparse') => indexNames.filter((n) => (kind === 'dense' ? indexes.dense(n) : indexes.models(n).sparse) === null);
+  const lacking = (kind: 'dense' | 'sparse') => indexNames.filter((n) => (kind === 'dense' ? indexes.dense(n) : indexes.sparse(n)) === null);
   if (r.mode === 'sparse' && lacking('sparse').length > 0) {
     throw unavailable(`sparse: mode "sparse" needs the sparse expansion model, which the ${lacking('sparse').join(', ')} index does not have; ${TRAIN_HINT}, or use "hybrid" or "fulltext".`);
   }
@@ -89,7 +89,7 @@ function checkChannels(r: SearchRequest, indexNames: IndexName[], indexes: Index
     throw unavailable(`sparse: sparse_nomination needs the sparse retrieval channel, which the ${lacking('sparse').join(', ')} index does not have; ${TRAIN_HINT}.`);
   }
   if (r.fulltextWeight === 0 && (r.mode === 'hybrid' || r.mode === 'fulltext')) {
-    const others = r.mode === 'hybrid' ? indexNames.every((n) => indexes.dense(n) !== null || indexes.models(n).sparse !== null) : false;
+    const others = r.mode === 'hybrid' ? indexNames.every((n) => indexes.dense(n) !== null || indexes.sparse(n) !== null) : false;
     if (!others) throw unavailable('channels: fulltext_weight 0 disables the lexical channel and no other retrieval channel is configured, so nothing could be retrieved.');
   }
 }
@@ -208,7 +208,6 @@ export class SearchService {
     const sparseParams: SparseParams = { maxQueryDims: r.maxQueryDims, weightThreshold: r.weightThreshold, pruning: r.pruning, heapFactor: r.heapFactor };
     for (const [i, name] of indexNames.entries()) {
       const index = this.d.indexes.get(name);
-      const models = this.d.indexes.models(name);
       const wantsFulltext = r.mode === 'fulltext' || (r.mode === 'hybrid' && weight > 0);
       let lexical: EngineResult | null = null;
       if (wantsFulltext) {
@@ -217,9 +216,11 @@ export class SearchService {
         runs.push({ index: name, channel: 'fulltext', result, weight, nominates: true, us });
       }
       if (r.mode === 'sparse' || r.mode === 'hybrid') {
-        if (models.sparse) {
-          const [dims, eus] = timed(() => sparseQueryVector(index, models.sparse!.model, r.query, r.possibleLanguages, sparseParams));
-          embedUs += eus;
+        const sparse = this.d.indexes.sparse(name);
+        if (sparse) {
+          const te = performance.now();
+          const dims = await sparse.queryVector(index, r.query, r.possibleLanguages, sparseParams);
+          embedUs += (performance.now() - te) * 1000;
           const opts = sparseEngineOptions(dims, sparseParams);
           const [result, us] = timed(() => index.search({ ...base, ...opts }));
           // sparse_nomination (interface): on for passage ranking, off for whole-document ranking
@@ -231,7 +232,7 @@ export class SearchService {
             weight: SPARSE_RRF_WEIGHT,
             nominates,
             us,
-            detail: { model_sha256: models.sparse.id, dims: dims.map((d) => ({ term: d.term, weight: Number(d.weight.toFixed(4)), generated: !d.own })), heap_factor: opts.heapFactor, nominates },
+            detail: { model_sha256: sparse.id, model: sparse.kind === 'encoder' ? 'onnx sparse encoder (SPLADE)' : 'corpus-trained expansion', dims: dims.map((d) => ({ term: d.term, weight: Number(d.weight.toFixed(4)), generated: !d.own })), heap_factor: opts.heapFactor, nominates },
           });
         } else unconfigured.push(`sparse:${name}`);
       }
