@@ -42,8 +42,11 @@ export interface SearchRequest {
   weightThreshold: number;
   pruning: number | null;
   heapFactor: number | null;
-  /** Multi-query combiner (no effect: a search has one query; docs/search.md). */
+  /** Multi-query combiner of the sparse channel's sub-queries (docs/search.md, ADR 0107). */
   combiner: 'log_sum_exp' | 'max' | 'sum';
+  combinerDecay: number;
+  combinerTemperature: number;
+  combinerTopK: number;
 }
 
 export interface RrfContribution {
@@ -113,6 +116,9 @@ export function defaultSearchRequest(overrides: Omit<Partial<SearchRequest>, 'fi
     pruning: null,
     heapFactor: 0.85,
     combiner: 'log_sum_exp',
+    combinerDecay: 0.7,
+    combinerTemperature: 1.5,
+    combinerTopK: 3,
     ...rest,
     filters: { issns: null, languages: null, types: null, uriPrefixes: null, publisher: null, issuedAfter: null, issuedBefore: null, ...filters },
   };

@@ -106,4 +106,25 @@ describe('sparse_encoder: a SPLADE-style ONNX model expands sparse queries', () 
     const t = sparseTrace((await search({ query: 'heart attack', mode: 'sparse', heap_factor: 0.5 })).body);
     assert.equal(t.heap_factor, 0.5);
   });
+
+  test('multi-query: each generated dimension is a weighted sub-query; combiner, decay, temperature and top_k change the scores', async () => {
+    const run = async (extra: Record<string, unknown>) => {
+      const r = await search({ query: 'heart attack', mode: 'sparse', ...extra });
+      assert.equal(r.status, 200);
+      const t = r.body.retrieval_traces.find((x: { branch: string }) => x.branch === 'sparse');
+      return { score: (id: string) => r.body.hits.find((h: { id: string }) => h.id === id).score as number, t };
+    };
+    const dflt = await run({});
+    assert.deepEqual(dflt.t.sub_queries.map((q: { sub_query: string }) => q.sub_query).slice(0, 1), ['query']);
+    assert.equal(dflt.t.sub_queries.length, 3);
+    assert.deepEqual(dflt.t.combiner, { name: 'log_sum_exp', decay: 0.7, temperature: 1.5, top_k: 3 });
+    const max = await run({ combiner: 'max', combiner_top_k: 1 });
+    const sum = await run({ combiner: 'sum', combiner_decay: 1, combiner_top_k: 0 });
+    const decayed = await run({ combiner: 'sum', combiner_decay: 0.5, combiner_top_k: 0 });
+    // m1 matches both generated sub-queries and not the query: max keeps one, sum adds both, decay shrinks the second
+    assert.ok(sum.score('m1') > decayed.score('m1') && decayed.score('m1') > max.score('m1'), `${sum.score('m1')} ${decayed.score('m1')} ${max.score('m1')}`);
+    const hot = await run({ combiner_temperature: 10 });
+    const cold = await run({ combiner_temperature: 0.01 });
+    assert.notEqual(hot.score('m1'), cold.score('m1'));
+  });
 });

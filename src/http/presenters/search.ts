@@ -42,6 +42,9 @@ export function toSearchRequest(b: SearchRequestV2): SearchRequest {
     pruning: b.pruning ?? null,
     heapFactor: b.heap_factor ?? null,
     combiner: b.combiner,
+    combinerDecay: b.combiner_decay,
+    combinerTemperature: b.combiner_temperature,
+    combinerTopK: b.combiner_top_k,
   };
 }
 
