@@ -40,6 +40,8 @@ import { FsBlobStore } from './adapters/fs/fs-blob-store.js';
 import { FsSourceFiles } from './adapters/fs/fs-source-files.js';
 import { fsIndexDirectories, fsModelDirectories } from './adapters/fs/index-directories.js';
 import { CorpusModels } from './search/corpus-models.js';
+import { EncoderVectorizer } from './search/encoder-vectorizer.js';
+import type { SparseTextEncoder, SparseTextEncoderLoader, TextEncoder, TextEncoderLoader } from './ports/text-encoder.js';
 import { INDEX_NAMES } from './domain/document.js';
 import { loadOrCreateSecret } from './adapters/fs/secret-file.js';
 import { MemoryRateLimiter } from './adapters/memory/memory-rate-limiter.js';
@@ -114,6 +116,10 @@ export interface AppOverrides {
   recognition?: { wrapConvert?: (inner: ConvertFn) => ConvertFn; limits?: Partial<RecognitionLimits>; store?: RecognitionJobStore; workers?: number };
   /** Chat models offered to conversations (tests: fakes); default: none (the extractive answerer only). */
   chatModels?: ChatModelRegistry;
+  /** Loads the dense_encoder model (default: the ONNX adapter, imported on first use). */
+  loadTextEncoder?: TextEncoderLoader;
+  /** Loads the sparse_encoder model (default: the ONNX adapter, imported on first use). */
+  loadSparseEncoder?: SparseTextEncoderLoader;
   /** Extra HTTP routes (tests). */
   extraRoutes?: readonly ((app: FastifyInstance) => Promise<void> | void)[];
   /** Loads ranking.crossEncoderDir (default: the ONNX adapter, imported on first use). */
@@ -174,6 +180,12 @@ export interface Core {
    * (vectorizing segments as needed). Returns the names of the indexes whose models changed.
    */
   refreshModels(): string[];
+  /** The operator-supplied dense encoder (dense_encoder.dir), or null. */
+  readonly encoder: TextEncoder | null;
+  /** Computes its document vectors for the open indexes (null: no encoder or indexes; docs/models.md). */
+  readonly encoderVectorizer: EncoderVectorizer | null;
+  /** The operator-supplied SPLADE-style sparse encoder (sparse_encoder.dir), or null. */
+  readonly sparseEncoder: SparseTextEncoder | null;
   /** Starts the server's background work: catching up with changes by other processes, merging. */
   startBackgroundWork(): void;
   /** Loads the demo corpus when configured and the store is empty, and trains its corpus models. */
@@ -316,10 +328,53 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
     return changed;
   };
   const timers: NodeJS.Timeout[] = [];
+  // An operator-supplied dense encoder (ADR 0105) replaces the corpus dense model on every index; a model
+  // that cannot be loaded stops the start with the adapter's message naming the file.
+  let encoder: TextEncoder | null = null;
+  let vectorizer: EncoderVectorizer | null = null;
+  const enc = config.denseEncoder;
+  if (enc.dir !== undefined) {
+    const load = overrides.loadTextEncoder ?? (async (o) => (await import('./adapters/onnx/onnx-text-encoder.js')).loadOnnxTextEncoder(o));
+    try {
+      encoder = await load({
+        dir: enc.dir,
+        threads: enc.threads,
+        ...(enc.pooling !== 'auto' ? { pooling: enc.pooling } : {}),
+        ...(enc.maxTokens > 0 ? { maxTokens: enc.maxTokens } : {}),
+        ...(enc.queryPrefix !== '' ? { queryPrefix: enc.queryPrefix } : {}),
+        ...(enc.documentPrefix !== '' ? { documentPrefix: enc.documentPrefix } : {}),
+      });
+    } catch (err) {
+      throw new Error(`dense_encoder.dir: ${(err as Error).message}`);
+    }
+    if (encoder.info.dims % 32 !== 0) {
+      await encoder.close();
+      throw new Error(`dense_encoder.dir: the encoder in ${enc.dir} gives ${encoder.info.dims}-dimensional vectors; Lectern needs a multiple of 32 (its binary codes are 32-bit words)`);
+    }
+    logger.info({ dir: enc.dir, sha256: encoder.info.id, dims: encoder.info.dims, pooling: encoder.info.pooling }, 'dense encoder loaded');
+  }
+  // An operator-supplied SPLADE-style model (ADR 0106) expands sparse queries instead of the corpus model.
+  let sparseEncoder: SparseTextEncoder | null = null;
+  const spl = config.sparseEncoder;
+  if (spl.dir !== undefined) {
+    const load = overrides.loadSparseEncoder ?? (async (o) => (await import('./adapters/onnx/onnx-text-encoder.js')).loadOnnxSparseEncoder(o));
+    try {
+      sparseEncoder = await load({ dir: spl.dir, threads: spl.threads, ...(spl.maxTokens > 0 ? { maxTokens: spl.maxTokens } : {}), ...(spl.queryPrefix !== '' ? { queryPrefix: spl.queryPrefix } : {}) });
+    } catch (err) {
+      await encoder?.close();
+      throw new Error(`sparse_encoder.dir: ${(err as Error).message}`);
+    }
+    logger.info({ dir: spl.dir, sha256: sparseEncoder.info.id, vocabulary: sparseEncoder.info.vocabulary }, 'sparse encoder loaded');
+  }
 
   const openIndexes = async (options: OpenIndexesOptions = {}) => {
     if (!indexes) {
       indexes = IndexSet.open(dirs, storage.documents, clock);
+      if (sparseEncoder) indexes.setSparseEncoder(sparseEncoder);
+      if (encoder) {
+        indexes.setEncoder(encoder);
+        vectorizer = new EncoderVectorizer(indexes, storage.documents, encoder);
+      }
       const rebuilding = indexes.rebuildReason !== null;
       if (rebuilding) logger.warn({ reason: indexes.rebuildReason }, 'search indexes are rebuilt from the store (index format or text analysis changed)');
       if (options.catchUp !== false) {
@@ -391,6 +446,11 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
     rankerTraining,
     rankingSource,
     refreshModels,
+    encoder,
+    sparseEncoder,
+    get encoderVectorizer() {
+      return vectorizer;
+    },
     async tryOpenIndexes(options?: OpenIndexesOptions) {
       try {
         return await openIndexes(options);
@@ -403,6 +463,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
       if (!indexes || timers.length > 0) return;
       const idx = indexes;
       let polling = false;
+      let encoding = false;
       // Changes written by another process (a CLI ingest while the server runs) are picked up here.
       timers.push(
         setInterval(() => {
@@ -424,6 +485,18 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
             logger.warn({ err }, 'installing the corpus models failed');
           }
         }, 5000),
+        // Documents committed since the last look get their dense-encoder vectors (one run at a time).
+        setInterval(() => {
+          if (!vectorizer || encoding) return;
+          encoding = true;
+          vectorizer
+            .run()
+            .then((r) => (r.documents > 0 ? logger.info(r, 'dense encoder vectors attached') : undefined))
+            .catch((err: unknown) => logger.warn({ err }, 'computing dense encoder vectors failed; retried in a second'))
+            .finally(() => {
+              encoding = false;
+            });
+        }, 1000),
         setInterval(() => {
           try {
             idx.mergeStep();
@@ -457,6 +530,8 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
       clearInterval(activityTimer);
       await activity.flush();
       indexes?.close();
+      await encoder?.close();
+      await sparseEncoder?.close();
       await rateLimiter.close();
       await storage.close();
     },

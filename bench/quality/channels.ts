@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fieldTerms, fuseRrf, MemoryIndexDirectory, SearchIndex, TrainingState } from '../../src/engine/index.js';
 import { DEFAULT_HEAP_FACTOR, denseQueryVector, denseSearch, sparseEngineOptions, sparseQueryVector, withFeedback, type SparseParams } from '../../src/search/channels.js';
 import { DEFAULT_RRF_K, DENSE_FEEDBACK_DOCS, DENSE_FEEDBACK_WEIGHT, DENSE_RRF_WEIGHT, SPARSE_RRF_WEIGHT } from '../../src/search/search-service.js';
+import { DEFAULT_COMBINER, multiQuerySearch, type CombinerParams } from '../../src/search/multi-query.js';
 import { repoRoot } from '../../test/helpers/paths.js';
 import { evalDataDir } from './data-dir.js';
 import { loadIrSet, ndcgAt, recallAt, type IrSet } from './ir-eval.js';
@@ -21,6 +22,14 @@ const arg = (name: string): string | undefined => {
   return i >= 0 ? args[i + 1] : undefined;
 };
 const dims = arg('dims') ? Number(arg('dims')) : undefined;
+/** Other combiner settings measured beside the default. */
+const COMBINERS: CombinerParams[] = [
+  { combiner: 'sum', decay: 1, temperature: 1.5, topK: 0 },
+  { combiner: 'sum', decay: 0.7, temperature: 1.5, topK: 3 },
+  { combiner: 'max', decay: 0.7, temperature: 1.5, topK: 3 },
+  { combiner: 'log_sum_exp', decay: 0.7, temperature: 0.5, topK: 3 },
+  { combiner: 'log_sum_exp', decay: 1, temperature: 1.5, topK: 0 },
+];
 /** Candidates rescored when the quantized path is forced on these small sets (about 10% of SciFact). */
 const FORCED_POOL = 500;
 
@@ -68,8 +77,14 @@ function evaluate(set: IrSet) {
     const q = { text, limit: 100, passagesPerHit: 0 };
     const [ft, ftMs] = timed(() => index.search(q).hits.map((h) => h.id));
     add('fulltext', ft, rels, ftMs);
-    const [sps, spMs] = timed(() => index.search({ ...q, ...sparseEngineOptions(sparseQueryVector(index, sparse, text, null, sp), sp) }).hits.map((h) => h.id));
+    // the sparse channel as the service runs it: the query and one sub-query per generated dimension,
+    // combined by the interface's default combiner (ADR 0107); the single weighted query for comparison
+    const sv = sparseQueryVector(index, sparse, text, null, sp);
+    const [sps, spMs] = timed(() => multiQuerySearch(index, q, sv, sparseEngineOptions(sv, sp).heapFactor, DEFAULT_COMBINER).result.hits.map((h) => h.id));
     add('sparse', sps, rels, spMs);
+    const [sp1, sp1Ms] = timed(() => index.search({ ...q, ...sparseEngineOptions(sv, sp) }).hits.map((h) => h.id));
+    add('sparse (one weighted query, before ADR 0107)', sp1, rels, sp1Ms);
+    for (const c of COMBINERS) add(`sparse (${c.combiner}, decay ${c.decay}, T ${c.temperature}, top_k ${c.topK})`, multiQuerySearch(index, q, sv, sparseEngineOptions(sv, sp).heapFactor, c).result.hits.map((h) => h.id), rels, NaN);
     const [qv, embMs] = timed(() => denseQueryVector(index, dense, text, null));
     const [dn, dnMs] = timed(() => (qv ? denseSearch(index, qv, 'auto', { limit: 100, passagesPerHit: 0 }).hits.map((h) => h.id) : []));
     add('short_document', dn, rels, dnMs + embMs);

@@ -8,7 +8,8 @@ import { redactLlmModels, type Config } from '../config/index.js';
 import { AppError } from '../domain/errors.js';
 import { INGEST_FORMATS, type IngestFormat, type IngestReport, type IngestService } from '../ingest/ingest-service.js';
 import type { ProcessRunner } from '../ports/process-runner.js';
-import type { TextEncoderLoader } from '../ports/text-encoder.js';
+import type { TextEncoder, TextEncoderLoader } from '../ports/text-encoder.js';
+import type { EncoderVectorizer } from '../search/encoder-vectorizer.js';
 import type { Storage } from '../ports/storage.js';
 import { isRecognitionError, recognizeForIngest } from '../recognition/index.js';
 import type { IndexSet } from '../search/index-set.js';
@@ -47,6 +48,10 @@ export interface CliApp {
   /** `lectern ranking train`: judgments, training and the model file; pools over open indexes. */
   readonly rankerTraining: RankerTraining;
   rankingSource(indexes: IndexSet, mode: SearchMode): CandidateSource;
+  /** The dense encoder of dense_encoder.dir and its vectorizer (models encode). */
+  readonly encoder: TextEncoder | null;
+  readonly encoderVectorizer: EncoderVectorizer | null;
+  readonly sparseEncoder: { readonly info: unknown } | null;
   close(): Promise<void>;
 }
 
@@ -71,6 +76,8 @@ const USAGE = `Usage: lectern <command> [options]
                                           train the corpus models (sparse expansion, dense vectors) from the
                                           store: resumable and incremental; a running server installs them
   models status                           trained models, their SHA-256 and the vectors of each index
+  models encode                           compute the dense_encoder model's document vectors now (a running
+                                          server does it in the background)
   models check-encoder DIR [--text T]...  load an ONNX encoder placed in DIR (docs/models.md), print its
                                           SHA-256 id, dimensions and pooling, and the cosine similarities of
                                           the texts (the first as a query, the others as documents)
@@ -360,12 +367,37 @@ async function models(ctx: CliContext, args: string[]): Promise<number> {
     return withApp(ctx, async (app) => {
       const indexes = await app.tryOpenIndexes();
       if (indexes) app.refreshModels();
-      print(Object.fromEntries(INDEX_NAMES.map((n) => [n, { manifest: app.corpusModels.manifest(n), vectors: indexes ? indexes.get(n).vectorStatus() : 'held by a running server' }])));
+      const pending = app.encoderVectorizer?.pending() ?? null;
+      print({
+        ...Object.fromEntries(INDEX_NAMES.map((n) => [n, { manifest: app.corpusModels.manifest(n), vectors: indexes ? indexes.get(n).vectorStatus() : 'held by a running server' }])),
+        dense_encoder: app.encoder ? { ...app.encoder.info, pending: indexes ? pending : 'held by a running server' } : null,
+        sparse_encoder: app.sparseEncoder ? app.sparseEncoder.info : null,
+      });
+      return 0;
+    });
+  }
+  if (sub === 'encode') {
+    if (rest.length > 0) throw new UsageError('models encode takes no arguments');
+    return withApp(ctx, async (app) => {
+      if (app.encoder === null) {
+        process.stderr.write('lectern: no dense encoder is configured; set dense_encoder.dir (LECTERN_DENSE_ENCODER_DIR) to a model directory (docs/models.md)\n');
+        return 1;
+      }
+      const indexes = await app.tryOpenIndexes();
+      if (!indexes || !app.encoderVectorizer) {
+        print({ encoded: 'a running server holds the indexes and computes the vectors in the background; see `lectern models status`' });
+        return 0;
+      }
+      const bar = progressBar('models encode');
+      const t0 = performance.now();
+      const r = await app.encoderVectorizer.run((p) => bar.update(p.done, p.total, `${p.index} ${p.segment}`));
+      bar.finish(`${r.documents} documents in ${r.segments} segments`);
+      print({ encoder: app.encoder.info, segments: r.segments, documents: r.documents, ms: Math.round(performance.now() - t0), vectors: Object.fromEntries(INDEX_NAMES.map((n) => [n, indexes.get(n).vectorStatus()])) });
       return 0;
     });
   }
   if (sub === 'check-encoder') return checkEncoder(ctx, rest);
-  throw new UsageError('models train|status|check-encoder');
+  throw new UsageError('models train|status|encode|check-encoder');
 }
 
 /** `models check-encoder DIR`: loads an operator-supplied encoder and encodes a few texts (no app opened). */

@@ -163,6 +163,38 @@ export const ConfigSchema = Type.Object(
       description:
         'Chat models offered to conversations besides the built-in lectern-extractive answerer: a JSON list of {"name", "provider": "openai"|"anthropic", "base_url", "model", "api_key"?, "context_tokens"? (default 8192), "timeout_ms"? (default 60000)}; `openai` covers any OpenAI-compatible server (OpenAI, vLLM, llama.cpp server, Ollama, OpenRouter). Every entry is checked at start. api_key is a secret: redacted by `config check`, never logged. See docs/models.md.',
     }),
+    denseEncoder: Type.Object(
+      {
+        dir: Type.Optional(
+          Type.String({
+            minLength: 1,
+            description:
+              'Directory of an operator-supplied ONNX bi-encoder (model.onnx + tokenizer.json, e.g. bge-small-en-v1.5, e5-small-v2, all-MiniLM-L6-v2; docs/models.md). When set it is the dense model of every index (short_document, binary, hybrid, similar documents) instead of the corpus-trained one: loaded at start (an unusable model stops the server naming the file), document vectors computed in the background after ingest and recorded under the model\'s SHA-256 (another model rebuilds them; `lectern models encode|status`). Never downloaded.',
+          }),
+        ),
+        pooling: Type.Union([Type.Literal('auto'), Type.Literal('mean'), Type.Literal('cls')], { default: 'auto', description: 'Pooling of token vectors: `auto` reads 1_Pooling/config.json (sentence-transformers), else mean; bge models use cls.' }),
+        queryPrefix: Type.String({ maxLength: 200, default: '', description: 'Text put before every query (e5: "query: "; bge-small-en-v1.5: "Represent this sentence for searching relevant passages: ").' }),
+        documentPrefix: Type.String({ maxLength: 200, default: '', description: 'Text put before every document title+abstract (e5: "passage: ").' }),
+        maxTokens: Type.Integer({ minimum: 0, maximum: 8192, default: 0, description: 'Longest token sequence fed to the encoder (longer texts are truncated). 0: tokenizer_config.json model_max_length, at most 512.' }),
+        threads: Type.Integer({ minimum: 1, maximum: 256, default: 1, description: 'Threads of the ONNX runtime (queries and background document encoding share them).' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    sparseEncoder: Type.Object(
+      {
+        dir: Type.Optional(
+          Type.String({
+            minLength: 1,
+            description:
+              'Directory of an operator-supplied SPLADE-style ONNX model (model.onnx with MLM `logits` [batch, tokens, vocabulary] + tokenizer.json, e.g. naver/splade-cocondenser-ensembledistil or prithivida/Splade_PP_en_v1; docs/models.md). When set, `mode: sparse` and hybrid\'s sparse vote expand queries with it instead of the corpus-trained expansion (query side only: documents are matched through the index\'s own terms). Loaded at start; never downloaded.',
+          }),
+        ),
+        queryPrefix: Type.String({ maxLength: 200, default: '', description: 'Text put before every query given to the sparse model.' }),
+        maxTokens: Type.Integer({ minimum: 0, maximum: 8192, default: 0, description: 'Longest token sequence fed to the sparse model. 0: tokenizer_config.json model_max_length, at most 512.' }),
+        threads: Type.Integer({ minimum: 1, maximum: 256, default: 1, description: 'Threads of the ONNX runtime for the sparse model.' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     mail: Type.Object(
       {
         transport: Type.Union([Type.Literal('outbox'), Type.Literal('smtp')], {

@@ -101,6 +101,32 @@ export class SegmentVectors {
     return new SegmentVectors(modelId, dims, n, vecs, codes, present, listStart, listDocs);
   }
 
+  /**
+   * Vectors computed outside the engine (an external encoder): one row per document number of the
+   * segment, null for a document without one. Rows are normalized here; dims must be a multiple of 32.
+   */
+  static fromRows(modelId: string, dims: number, rows: readonly (Float32Array | null)[]): SegmentVectors {
+    if (dims <= 0 || dims % 32 !== 0) throw new RangeError(`vector dims must be a positive multiple of 32 (got ${dims})`);
+    const n = rows.length;
+    const words = dims >>> 5;
+    const vecs = new Float32Array(n * dims);
+    const codes = new Uint32Array(n * words);
+    const present = new Uint8Array(n);
+    rows.forEach((r, d) => {
+      if (r === null) return;
+      if (r.length !== dims) throw new RangeError(`vector of document ${d} has ${r.length} dims, expected ${dims}`);
+      let s = 0;
+      for (let j = 0; j < dims; j++) s += r[j]! * r[j]!;
+      if (!(s > 0) || !Number.isFinite(s)) return;
+      const inv = 1 / Math.sqrt(s);
+      const base = d * dims;
+      for (let j = 0; j < dims; j++) vecs[base + j] = r[j]! * inv;
+      present[d] = 1;
+      encodeSigns(vecs, base, dims, codes, d * words);
+    });
+    return new SegmentVectors(modelId, dims, n, vecs, codes, present);
+  }
+
   serialize(): Uint8Array {
     const words = this.dims >>> 5;
     const lists = this.listStart === null ? 0 : this.listStart.length - 1;

@@ -90,10 +90,19 @@ interface ManifestSegment {
   vectors?: string;
 }
 
-/** A model that gives documents dense vectors, with the host's id for it (its SHA-256). */
-export interface VectorModel {
-  id: string;
-  model: CorpusModel;
+/**
+ * A model that gives documents dense vectors, with the host's id for it (its SHA-256): a corpus model
+ * (vectors computed here from a segment's postings), or an external encoder (`model: null`, e.g. an
+ * ONNX bi-encoder run by the host) whose vectors the host computes from the documents' text and
+ * attaches per segment ({@link SearchIndex.attachVectors}); merges carry them.
+ */
+export type VectorModel = { id: string; model: CorpusModel } | { id: string; model: null; dims: number };
+
+/** A committed segment whose live documents have no vectors under the current (external) model. */
+export interface SegmentNeedingVectors {
+  segment: string;
+  /** Document number -> external id (null: deleted, needs no vector). */
+  ids: (string | null)[];
 }
 
 /** Options of {@link SearchIndex.searchVectors}. */
@@ -446,6 +455,7 @@ export class SearchIndex {
       const name = this.#newSegmentName();
       this.#dir.write(name, out.bytes);
       entry = this.#withVectors({ name, seg: new Segment(name, out.bytes), deleted: null, deletedCount: 0, delGen: 0, vectors: null, vecFile: null });
+      entry = this.#carryVectors(entry, m.inputs, out.docMaps);
     }
     // carry deletions that happened to the inputs while merging (committed and pending)
     const carried: number[] = [];
@@ -486,16 +496,90 @@ export class SearchIndex {
    */
   #withVectors(e: SegEntry): SegEntry {
     const vm = this.#vectorModel;
-    if (vm === null || (e.vectors !== null && e.vectors.modelId === vm.id)) return e;
-    const vectors = SegmentVectors.compute(e.seg, vm.model, vm.id);
-    const vecFile = `${e.name}.vec-${vm.id.slice(0, 16)}`;
+    if (vm === null || vm.model === null || (e.vectors !== null && e.vectors.modelId === vm.id)) return e;
+    return this.#writeVectors(e, SegmentVectors.compute(e.seg, vm.model, vm.id));
+  }
+
+  /** Writes `vectors` as the entry's vector file (before any manifest names it). */
+  #writeVectors(e: SegEntry, vectors: SegmentVectors): SegEntry {
+    const vecFile = `${e.name}.vec-${vectors.modelId.slice(0, 16)}`;
     this.#dir.write(vecFile, vectors.serialize());
     return { ...e, vectors, vecFile };
   }
 
+  #vectorDims(): number {
+    const vm = this.#vectorModel;
+    return vm === null ? 0 : vm.model === null ? vm.dims : vm.model.dims;
+  }
+
   /**
-   * Sets the model that gives documents vectors (null: none). Committed segments without vectors under
-   * this model get them now (computed from their postings, written, and committed with a new manifest
+   * External model: the committed segments whose live documents have no vectors under it yet (the
+   * host encodes their documents' text and calls {@link attachVectors}). Empty for a corpus model.
+   */
+  segmentsNeedingVectors(): SegmentNeedingVectors[] {
+    const vm = this.#vectorModel;
+    if (vm === null || vm.model !== null) return [];
+    const out: SegmentNeedingVectors[] = [];
+    for (const e of this.#committed) {
+      if (e.vectors !== null && e.vectors.modelId === vm.id) continue;
+      const ids: (string | null)[] = [];
+      for (let d = 0; d < e.seg.docCount; d++) ids.push(e.deleted !== null && (e.deleted[d >>> 5]! & (1 << (d & 31))) !== 0 ? null : e.seg.id(d));
+      out.push({ segment: e.name, ids });
+    }
+    return out;
+  }
+
+  /**
+   * Attaches vectors computed by the host under the current external model to a committed segment:
+   * writes the vector file (atomic, durable), then commits a manifest generation naming it (same
+   * checkpoint). Returns false, changing nothing, when the segment is gone (merged away), already has
+   * vectors under this model, or the vectors are for another model or size.
+   */
+  attachVectors(segment: string, vectors: SegmentVectors): boolean {
+    this.#check();
+    const vm = this.#vectorModel;
+    if (vm === null || vm.model !== null || vectors.modelId !== vm.id || vectors.dims !== vm.dims) return false;
+    const i = this.#committed.findIndex((e) => e.name === segment);
+    if (i < 0) return false;
+    const e = this.#committed[i]!;
+    if (vectors.docs !== e.seg.docCount || (e.vectors !== null && e.vectors.modelId === vm.id)) return false;
+    this.#committed = this.#committed.map((x, j) => (j === i ? this.#writeVectors(x, vectors) : x));
+    this.#commitManifest();
+    return true;
+  }
+
+  /**
+   * External model: the merged segment's vectors copied row by row from its inputs' (current) vectors,
+   * when every input has them under the model; otherwise the entry stays without (the host re-encodes).
+   */
+  #carryVectors(e: SegEntry, inputs: readonly SegEntry[], docMaps: readonly Int32Array[]): SegEntry {
+    const vm = this.#vectorModel;
+    if (vm === null || vm.model !== null) return e;
+    const current = inputs.map((x) => this.#committed.find((c) => c.name === x.name)?.vectors ?? x.vectors);
+    if (current.some((v) => v === null || v.modelId !== vm.id || v.dims !== vm.dims)) return e;
+    const n = e.seg.docCount;
+    const dims = vm.dims;
+    const words = dims >>> 5;
+    const vecs = new Float32Array(n * dims);
+    const codes = new Uint32Array(n * words);
+    const present = new Uint8Array(n);
+    current.forEach((v, s) => {
+      const map = docMaps[s]!;
+      for (let d = 0; d < map.length; d++) {
+        const nd = map[d]!;
+        if (nd < 0 || v!.present[d] === 0) continue;
+        vecs.set(v!.vecs.subarray(d * dims, (d + 1) * dims), nd * dims);
+        codes.set(v!.codes.subarray(d * words, (d + 1) * words), nd * words);
+        present[nd] = 1;
+      }
+    });
+    return this.#writeVectors(e, new SegmentVectors(vm.id, dims, n, vecs, codes, present));
+  }
+
+  /**
+   * Sets the model that gives documents vectors (null: none). An external model (`model: null`) computes
+   * nothing here: its segments wait for {@link attachVectors}. Under a corpus model, committed segments
+   * without vectors under this model get them now (computed from their postings, written, and committed with a new manifest
    * generation and the same checkpoint); later flushes and merges compute them as they write segments.
    * Returns the number of segments vectorized.
    */
@@ -519,15 +603,17 @@ export class SearchIndex {
   }
 
   /** The current vector model's id and how many committed segments/documents have vectors under it. */
-  vectorStatus(): { modelId: string | null; dims: number; segments: number; segmentsWithVectors: number; documentsWithVectors: number } {
+  vectorStatus(): { modelId: string | null; dims: number; segments: number; segmentsWithVectors: number; documents: number; documentsWithVectors: number } {
     let withV = 0;
     let docs = 0;
+    let live = 0;
+    for (const s of this.#snapshot) live += s.seg.docCount - s.deletedCount;
     for (const s of this.#snapshot) {
       if (s.vectors === null) continue;
       withV++;
       for (let d = 0; d < s.vectors.docs; d++) if (s.vectors.present[d] === 1 && !(s.deleted !== null && (s.deleted[d >>> 5]! & (1 << (d & 31))) !== 0)) docs++;
     }
-    return { modelId: this.#vectorModel?.id ?? null, dims: this.#vectorModel?.model.dims ?? 0, segments: this.#snapshot.length, segmentsWithVectors: withV, documentsWithVectors: docs };
+    return { modelId: this.#vectorModel?.id ?? null, dims: this.#vectorDims(), segments: this.#snapshot.length, segmentsWithVectors: withV, documents: live, documentsWithVectors: docs };
   }
 
   /** The stored vector of a live document (a copy), or null (unknown id, no model, or no known terms). */
@@ -561,12 +647,12 @@ export class SearchIndex {
     const limit = clampInt(q.limit, 1, MAX_K, 10);
     const offset = clampInt(q.offset, 0, MAX_K - 1, 0);
     if (offset + limit > MAX_K) throw new RangeError('offset + limit must not exceed 500');
-    const dims = this.#vectorModel?.model.dims ?? 0;
+    const dims = this.#vectorDims();
     if (q.vector.length !== dims) throw new RangeError(`query vector has ${q.vector.length} dimensions; the index's vectors have ${dims}`);
     const segments = this.#snapshot;
     const need = offset + limit + 1;
     let k = need;
-    const centroids = this.#vectorModel?.model.centroids ?? null;
+    const centroids = this.#vectorModel?.model?.centroids ?? null;
     const method = q.method === 'ivf' && centroids === null ? 'exact' : q.method;
     const vopts = { filters: q.filters ?? undefined, method, centroids, ...(q.nprobe !== undefined ? { nprobe: q.nprobe } : {}), ...(q.rescore !== undefined ? { rescore: q.rescore } : {}), ...(q.exactMaxVectors !== undefined ? { exactMaxVectors: q.exactMaxVectors } : {}) };
     let outcome = searchVectors(segments, q.vector, { k, ...vopts });

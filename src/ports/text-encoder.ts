@@ -48,3 +48,35 @@ export interface TextEncoderOptions {
 
 /** Loads the encoder an operator placed in a directory (throws an Error saying what to fix). */
 export type TextEncoderLoader = (options: TextEncoderOptions) => Promise<TextEncoder>;
+
+/** A sparse vector over a model's vocabulary: token ids with their weights, strongest first. */
+export interface SparseVector {
+  ids: Uint32Array;
+  weights: Float32Array;
+}
+
+export interface SparseTextEncoderInfo {
+  /** SHA-256 (hex) over the weights, the tokenizer and the settings that change the vectors. */
+  id: string;
+  /** Vocabulary size (the model's logits per token). */
+  vocabulary: number;
+  maxTokens: number;
+  source: string;
+}
+
+/**
+ * A learned sparse encoder (SPLADE-style: a masked-language-model head whose logits are turned into one
+ * weight per vocabulary token, max over the text's tokens of log(1 + relu(logit))). Implementations run
+ * a model an operator placed on disk; nothing is downloaded.
+ */
+export interface SparseTextEncoder {
+  readonly info: SparseTextEncoderInfo;
+  /** One sparse vector per text (weights > 0 only, strongest first). */
+  encodeSparse(texts: readonly string[], kind: 'query' | 'document'): Promise<SparseVector[]>;
+  /** The vocabulary entry of a token id (e.g. "heart", "##s"); null for special tokens and unknown ids. */
+  token(id: number): string | null;
+  close(): Promise<void>;
+}
+
+/** Loads the sparse encoder an operator placed in a directory (pooling is ignored: always the SPLADE max-pool). */
+export type SparseTextEncoderLoader = (options: TextEncoderOptions) => Promise<SparseTextEncoder>;

@@ -8,6 +8,9 @@ import type { Clock } from '../ports/clock.js';
 import type { DocumentStore } from '../ports/document-store.js';
 import type { IndexDirectories } from '../ports/index-directories.js';
 import type { IndexModels } from './corpus-models.js';
+import type { SparseTextEncoder, TextEncoder } from '../ports/text-encoder.js';
+import { corpusSparseModel, encoderSparseModel, type SparseModel } from './sparse-model.js';
+import { corpusDenseModel, encoderDenseModel, type DenseModel } from './dense-model.js';
 
 
 export interface CatchUpProgress {
@@ -141,7 +144,45 @@ export class IndexSet {
    */
   setModels(name: IndexName, models: IndexModels): number {
     this.#models.set(name, models);
-    return this.get(name).setVectorModel(models.dense);
+    return this.get(name).setVectorModel(this.dense(name)?.vectorModel ?? null);
+  }
+
+  #encoder: { encoder: TextEncoder; dense: DenseModel } | null = null;
+
+  /**
+   * Installs an operator-supplied encoder as the dense model of every index (null: back to the corpus
+   * dense model). Segments without vectors under it wait for the vectorizer (encoder-vectorizer.ts);
+   * vectors under another model stay on disk but are not searched.
+   */
+  setEncoder(encoder: TextEncoder | null): void {
+    this.#encoder = encoder === null ? null : { encoder, dense: encoderDenseModel(encoder) };
+    for (const name of INDEX_NAMES) this.get(name).setVectorModel(this.dense(name)?.vectorModel ?? null);
+  }
+
+  /** The operator-supplied encoder, when one is installed. */
+  get encoder(): TextEncoder | null {
+    return this.#encoder?.encoder ?? null;
+  }
+
+  #sparseEncoder: { encoder: SparseTextEncoder; sparse: SparseModel } | null = null;
+
+  /** Installs an operator-supplied SPLADE-style model as the sparse model of every index (null: the corpus expansion). */
+  setSparseEncoder(encoder: SparseTextEncoder | null): void {
+    this.#sparseEncoder = encoder === null ? null : { encoder, sparse: encoderSparseModel(encoder) };
+  }
+
+  /** The sparse model of an index: the SPLADE encoder when configured, else the corpus expansion (or none). */
+  sparse(name: IndexName): SparseModel | null {
+    if (this.#sparseEncoder !== null) return this.#sparseEncoder.sparse;
+    const m = this.#models.get(name)?.sparse ?? null;
+    return m === null ? null : corpusSparseModel(m);
+  }
+
+  /** The dense model of an index: the encoder when configured, else the corpus-trained one (or none). */
+  dense(name: IndexName): DenseModel | null {
+    if (this.#encoder !== null) return this.#encoder.dense;
+    const m = this.#models.get(name)?.dense ?? null;
+    return m === null ? null : corpusDenseModel(m);
   }
 
   /** The models installed for an index (none: both null). */
@@ -211,7 +252,7 @@ export class IndexSet {
       old.close();
       this.dirs.reset(name);
       const idx = SearchIndex.open(this.dirs.open(name), { defaultLanguage: 'en' });
-      idx.setVectorModel(this.#models.get(name)?.dense ?? null);
+      idx.setVectorModel(this.dense(name)?.vectorModel ?? null);
       this.#indexes.set(name, idx);
     }
     this.#applied = 0;

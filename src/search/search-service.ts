@@ -28,6 +28,7 @@ import { FEEDBACK_TOKEN_TTL_S, signFeedbackToken } from './feedback-token.js';
 import type { IndexSet } from './index-set.js';
 import { denseDocumentVector, denseQueryVector, denseSearch, sparseEngineOptions, sparseQueryVector, withFeedback, type SparseParams } from './channels.js';
 import { defaultSearchRequest, type SearchHit, type SearchRequest, type SearchResult } from './search-types.js';
+import { multiQuerySearch } from './multi-query.js';
 import { checkWorkBudget, FairScheduler, type WorkBudget } from './work-budget.js';
 import type { ActivityCounts } from '../ports/activity-store.js';
 import { candidateScores, featureRow, type Candidate, type FeatureGroup } from '../ranking/features.js';
@@ -96,7 +97,7 @@ const TRAIN_HINT = 'train the corpus models with `lectern models train` (docs/mo
 
 /** Refuses modes whose channel is not configured on one of the requested indexes. */
 function checkChannels(r: SearchRequest, indexNames: IndexName[], indexes: IndexSet): void {
-  const lacking = (kind: 'dense' | 'sparse') => indexNames.filter((n) => indexes.models(n)[kind] === null);
+  const lacking = (kind: 'dense' | 'sparse') => indexNames.filter((n) => (kind === 'dense' ? indexes.dense(n) : indexes.sparse(n)) === null);
   if (r.mode === 'sparse' && lacking('sparse').length > 0) {
     throw unavailable(`sparse: mode "sparse" needs the sparse expansion model, which the ${lacking('sparse').join(', ')} index does not have; ${TRAIN_HINT}, or use "hybrid" or "fulltext".`);
   }
@@ -107,7 +108,7 @@ function checkChannels(r: SearchRequest, indexNames: IndexName[], indexes: Index
     throw unavailable(`sparse: sparse_nomination needs the sparse retrieval channel, which the ${lacking('sparse').join(', ')} index does not have; ${TRAIN_HINT}.`);
   }
   if (r.fulltextWeight === 0 && (r.mode === 'hybrid' || r.mode === 'fulltext')) {
-    const others = r.mode === 'hybrid' ? indexNames.every((n) => indexes.models(n).dense !== null || indexes.models(n).sparse !== null) : false;
+    const others = r.mode === 'hybrid' ? indexNames.every((n) => indexes.dense(n) !== null || indexes.sparse(n) !== null) : false;
     if (!others) throw unavailable('channels: fulltext_weight 0 disables the lexical channel and no other retrieval channel is configured, so nothing could be retrieved.');
   }
 }
@@ -221,7 +222,7 @@ export class SearchService {
    * channel (fulltext unless fulltext_weight is 0, sparse with the expansion model, short_document
    * with the dense model) and names the unconfigured ones; the single-channel modes run theirs.
    */
-  #channels(r: SearchRequest, indexNames: IndexName[], base: EngineQuery): Retrieval {
+  async #channels(r: SearchRequest, indexNames: IndexName[], base: EngineQuery): Promise<Retrieval> {
     const runs: ChannelRun[] = [];
     const unconfigured: string[] = [];
     let embedUs = 0;
@@ -233,9 +234,8 @@ export class SearchService {
       return [v, (performance.now() - t) * 1000];
     };
     const sparseParams: SparseParams = { maxQueryDims: r.maxQueryDims, weightThreshold: r.weightThreshold, pruning: r.pruning, heapFactor: r.heapFactor };
-    indexNames.forEach((name, i) => {
+    for (const [i, name] of indexNames.entries()) {
       const index = this.d.indexes.get(name);
-      const models = this.d.indexes.models(name);
       const wantsFulltext = r.mode === 'fulltext' || (r.mode === 'hybrid' && weight > 0);
       let lexical: EngineResult | null = null;
       if (wantsFulltext) {
@@ -244,11 +244,15 @@ export class SearchService {
         runs.push({ index: name, channel: 'fulltext', result, weight, nominates: true, us });
       }
       if (r.mode === 'sparse' || r.mode === 'hybrid') {
-        if (models.sparse) {
-          const [dims, eus] = timed(() => sparseQueryVector(index, models.sparse!.model, r.query, r.possibleLanguages, sparseParams));
-          embedUs += eus;
+        const sparse = this.d.indexes.sparse(name);
+        if (sparse) {
+          const te = performance.now();
+          const dims = await sparse.queryVector(index, r.query, r.possibleLanguages, sparseParams);
+          embedUs += (performance.now() - te) * 1000;
           const opts = sparseEngineOptions(dims, sparseParams);
-          const [result, us] = timed(() => index.search({ ...base, ...opts }));
+          // the query and one reformulated sub-query per generated dimension, combined (ADR 0107)
+          const combinerParams = { combiner: r.combiner, decay: r.combinerDecay, temperature: r.combinerTemperature, topK: r.combinerTopK };
+          const [{ result, subQueries }, us] = timed(() => multiQuerySearch(index, base, dims, opts.heapFactor, combinerParams));
           // sparse_nomination (interface): on for passage ranking, off for whole-document ranking
           const nominates = r.mode === 'sparse' || (r.sparseNomination ?? result.rankingMode === 'passages');
           runs.push({
@@ -258,18 +262,19 @@ export class SearchService {
             weight: SPARSE_RRF_WEIGHT,
             nominates,
             us,
-            detail: { model_sha256: models.sparse.id, dims: dims.map((d) => ({ term: d.term, weight: Number(d.weight.toFixed(4)), generated: !d.own })), heap_factor: opts.heapFactor, nominates },
+            detail: { model_sha256: sparse.id, model: sparse.kind === 'encoder' ? 'onnx sparse encoder (SPLADE)' : 'corpus-trained expansion', dims: dims.map((d) => ({ term: d.term, weight: Number(d.weight.toFixed(4)), generated: !d.own })), heap_factor: opts.heapFactor, nominates, sub_queries: subQueries, combiner: { name: r.combiner, decay: r.combinerDecay, temperature: r.combinerTemperature, top_k: r.combinerTopK } },
           });
         } else unconfigured.push(`sparse:${name}`);
       }
       if (r.mode === 'short_document' || r.mode === 'binary' || r.mode === 'hybrid') {
-        if (models.dense) {
-          const [vector, eus] = timed(() => {
-            const v = denseQueryVector(index, models.dense!.model, r.query, r.possibleLanguages);
-            // hybrid: pseudo-relevance feedback from the lexical channel's top hits (ADR 0102)
-            return v && r.mode === 'hybrid' && lexical ? withFeedback(index, v, lexical.hits.slice(0, DENSE_FEEDBACK_DOCS).map((h) => h.id), DENSE_FEEDBACK_WEIGHT) : v;
-          });
-          embedUs += eus;
+        const dense = this.d.indexes.dense(name);
+        if (dense) {
+          // asynchronous: an encoder model runs in its runtime's threads while the event loop serves
+          const te = performance.now();
+          let vector = await dense.queryVector(index, r.query, r.possibleLanguages);
+          // hybrid: pseudo-relevance feedback from the lexical channel's top hits (ADR 0102)
+          if (vector && r.mode === 'hybrid' && lexical) vector = withFeedback(index, vector, lexical.hits.slice(0, DENSE_FEEDBACK_DOCS).map((h) => h.id), DENSE_FEEDBACK_WEIGHT);
+          embedUs += (performance.now() - te) * 1000;
           // auto: exact scan up to EXACT_MAX_VECTORS eligible documents, above it Hamming prefilter +
           // float rescoring with recall@10 >= 0.95 against exact (ADR 0103); IVF is not used (ADR 0101)
           const method = r.mode === 'binary' ? 'binary' : 'auto';
@@ -285,13 +290,13 @@ export class SearchService {
             weight: r.mode === 'hybrid' ? DENSE_RRF_WEIGHT : 1,
             nominates: true,
             us,
-            detail: { model_sha256: models.dense.id, method: result.method, scanned: result.scanned, ...(result.method === 'binary' || result.method === 'quantized' ? { rescored: result.rescored } : {}), segments_without_vectors: result.missingSegments, ...(vector === null ? { note: 'no query term is known to the dense model: no candidates' } : {}) },
+            detail: { model_sha256: dense.id, model: dense.kind === 'encoder' ? `onnx encoder (${dense.dims} dims)` : 'corpus-trained', method: result.method, scanned: result.scanned, ...(result.method === 'binary' || result.method === 'quantized' ? { rescored: result.rescored } : {}), segments_without_vectors: result.missingSegments, ...(vector === null ? { note: 'no query term is known to the dense model: no candidates' } : {}) },
           });
         } else if (r.mode === 'hybrid') unconfigured.push(`short_document:${name}`);
       }
       // dense channels rank whole documents; the lexical channels resolve `auto` themselves
       if (i === 0) rankingMode = runs.find((x) => x.channel === 'fulltext' || x.channel === 'sparse')?.result.rankingMode ?? 'documents';
-    });
+    }
     return { runs, unconfigured, embedUs, rankingMode };
   }
 
@@ -306,7 +311,7 @@ export class SearchService {
     // a ranking stage ranks a deeper pool, with passages for the passage features
     const base = this.#engineQuery(r, citing, plan?.active ? Math.max(passagesPerHit, SNIPPETS_PER_HIT) : passagesPerHit, plan?.active ? plan.depth : 0);
     const t = performance.now();
-    const retrieval = this.#channels(r, indexNames, base);
+    const retrieval = await this.#channels(r, indexNames, base);
     const searchUs = (performance.now() - t) * 1000;
     const ranked = this.#rank(retrieval.runs, r, rrfK);
     return { indexNames, retrieval, ranked, searchUs, rrfK, base };
@@ -450,13 +455,13 @@ export class SearchService {
     if (!(q.limit >= 1 && q.limit <= 100)) throw new AppError('validation_failed', `limit must be 1 to 100 (got ${q.limit}).`);
     const doc = await this.d.store.get(q.documentId);
     if (!doc) throw new AppError('not_found', `No document ${q.documentId}.`);
-    const models = this.d.indexes.models(doc.index);
-    if (!models.dense) throw unavailable(`short_document: similar documents need document vectors from the dense model, which the ${doc.index} index does not have; ${TRAIN_HINT}.`);
+    const dense = this.d.indexes.dense(doc.index);
+    if (!dense) throw unavailable(`short_document: similar documents need document vectors from the dense model, which the ${doc.index} index does not have; ${TRAIN_HINT}.`);
     await this.d.billing.reserve(principal, this.d.prices.search, 'search', requestId);
     const index = this.d.indexes.get(doc.index);
     const tEmbed = performance.now();
     // the indexed vector; a document not yet indexed (committed within seconds) is embedded from its text
-    const vector = index.documentVector(doc.id) ?? denseDocumentVector(models.dense.model, doc.title, doc.abstract, doc.language);
+    const vector = index.documentVector(doc.id) ?? (await dense.documentVector(doc.title, doc.abstract, doc.language));
     const embedUs = (performance.now() - tEmbed) * 1000;
     const tSearch = performance.now();
     const ownWork = doc.workKey;

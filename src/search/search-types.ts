@@ -49,7 +49,7 @@ export interface SearchRequest {
   weightThreshold: number;
   pruning: number | null;
   heapFactor: number | null;
-  /** Multi-query combiner (no effect: a search has one query; docs/search.md). */
+  /** Multi-query combiner of the sparse channel's sub-queries (docs/search.md, ADR 0107). */
   combiner: 'log_sum_exp' | 'max' | 'sum';
   combinerDecay: number;
   combinerTemperature: number;

@@ -61,6 +61,8 @@ export interface TinyModelShape {
   tokenTypes?: boolean;
   /** Output a pooled `sentence_embedding` [batch, dims] (ReduceMean over all tokens, padding included) instead of token vectors. */
   pooled?: boolean;
+  /** Name of the token-vector output (default last_hidden_state; a SPLADE model's is `logits`). */
+  output?: string;
 }
 
 /** The ONNX bytes of the tiny encoder with the given embedding table (one row per token id). */
@@ -69,7 +71,7 @@ export function tinyEncoderModel(table: number[][], shape: TinyModelShape = {}):
   const dims = table[0]!.length;
   const raw = new Uint8Array(new Float32Array(table.flat()).buffer);
   const initializer = new Pb().int(1, vocab).int(1, dims).int(2, FLOAT).str(8, 'embeddings').bytes(9, raw);
-  const tokensOut = shape.pooled ? 'token_vectors' : 'last_hidden_state';
+  const tokensOut = shape.pooled ? 'token_vectors' : (shape.output ?? 'last_hidden_state');
   const gather = new Pb().str(1, 'embeddings').str(1, 'input_ids').str(2, tokensOut).str(3, 'gather').str(4, 'Gather');
   const graph = new Pb().msg(1, gather);
   if (shape.pooled) {
@@ -84,7 +86,7 @@ export function tinyEncoderModel(table: number[][], shape: TinyModelShape = {}):
     .msg(11, valueInfo('input_ids', shape.ids === 'int32' ? INT32 : INT64, ['batch', 'tokens']))
     .msg(11, valueInfo('attention_mask', INT64, ['batch', 'tokens']));
   if (shape.tokenTypes) graph.msg(11, valueInfo('token_type_ids', INT64, ['batch', 'tokens']));
-  graph.msg(12, shape.pooled ? valueInfo('sentence_embedding', FLOAT, ['batch', dims]) : valueInfo('last_hidden_state', FLOAT, ['batch', 'tokens', dims]));
+  graph.msg(12, shape.pooled ? valueInfo('sentence_embedding', FLOAT, ['batch', dims]) : valueInfo(tokensOut, FLOAT, ['batch', 'tokens', dims]));
   return new Pb()
     .int(1, 8) // ir_version
     .str(2, 'lectern-tests')

@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import ort from 'onnxruntime-node';
-import type { TextEncoder, TextEncoderInfo, TextEncoderOptions } from '../../ports/text-encoder.js';
+import type { SparseTextEncoder, SparseVector, TextEncoder, TextEncoderInfo, TextEncoderOptions } from '../../ports/text-encoder.js';
 
 
 const MODEL = 'model.onnx';
@@ -37,7 +37,49 @@ function declaredPooling(dir: string): 'mean' | 'cls' | null {
 }
 
 /** Loads the encoder in `dir`; throws an Error naming what is missing or unusable. */
-export async function loadOnnxTextEncoder(options: TextEncoderOptions): Promise<OnnxTextEncoder> {
+export function loadOnnxTextEncoder(options: TextEncoderOptions): Promise<OnnxTextEncoder> {
+  return loadOnnx(options, 'dense');
+}
+
+/**
+ * Loads a SPLADE-style sparse encoder in `dir`: a masked-language-model export whose output `logits`
+ * (or its first output) is [batch, tokens, vocabulary]; a text's weight for token v is the max over its
+ * (unmasked) tokens of log(1 + relu(logit_v)).
+ */
+export async function loadOnnxSparseEncoder(options: TextEncoderOptions): Promise<OnnxSparseEncoder> {
+  const inner = await loadOnnx(options, 'splade');
+  return new OnnxSparseEncoder(inner);
+}
+
+/** The sparse encoder over an encoder whose pooling is the SPLADE max-pool (vectors of vocabulary size). */
+export class OnnxSparseEncoder implements SparseTextEncoder {
+  constructor(private readonly inner: OnnxTextEncoder) {}
+
+  get info() {
+    const i = this.inner.info;
+    return { id: i.id, vocabulary: i.dims, maxTokens: i.maxTokens, source: i.source };
+  }
+
+  async encodeSparse(texts: readonly string[], kind: 'query' | 'document'): Promise<SparseVector[]> {
+    const dense = await this.inner.encode(texts, kind);
+    return dense.map((v) => {
+      const nz: number[] = [];
+      for (let i = 0; i < v.length; i++) if (v[i]! > 0) nz.push(i);
+      nz.sort((a, b) => v[b]! - v[a]! || a - b);
+      return { ids: Uint32Array.from(nz), weights: Float32Array.from(nz, (i) => v[i]!) };
+    });
+  }
+
+  token(id: number): string | null {
+    return this.inner.tokenString(id);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}
+
+async function loadOnnx(options: TextEncoderOptions, kind: 'dense' | 'splade'): Promise<OnnxTextEncoder> {
   const dir = options.dir;
   const modelPath = join(dir, MODEL);
   const tokenizerPath = join(dir, TOKENIZER);
@@ -88,12 +130,19 @@ export async function loadOnnxTextEncoder(options: TextEncoderOptions): Promise<
 
   // The output: a pooled sentence vector if the model has one, else the token vectors (last_hidden_state).
   const outputs = session.outputMetadata;
-  const pick = outputs.find((o) => o.name === 'sentence_embedding') ?? outputs.find((o) => o.name === 'last_hidden_state') ?? outputs[0];
+  const pick =
+    kind === 'splade'
+      ? (outputs.find((o) => o.name === 'logits') ?? outputs[0])
+      : (outputs.find((o) => o.name === 'sentence_embedding') ?? outputs.find((o) => o.name === 'last_hidden_state') ?? outputs[0]);
+  if (kind === 'splade' && (pick === undefined || !pick.isTensor || pick.type !== 'float32' || pick.shape.length !== 3)) {
+    await session.release();
+    throw new Error(`ONNX model ${modelPath} has no float32 output of shape [batch, tokens, vocabulary] (a SPLADE model's MLM logits)`);
+  }
   if (pick === undefined || !pick.isTensor || pick.type !== 'float32' || (pick.shape.length !== 2 && pick.shape.length !== 3)) {
     await session.release();
     throw new Error(`ONNX model ${modelPath} has no float32 output of shape [batch, dims] or [batch, tokens, dims]`);
   }
-  const pooling: TextEncoderInfo['pooling'] = pick.shape.length === 2 ? 'model' : (options.pooling ?? declaredPooling(dir) ?? 'mean');
+  const pooling: Pooling = kind === 'splade' ? 'splade' : pick.shape.length === 2 ? 'model' : (options.pooling ?? declaredPooling(dir) ?? 'mean');
 
   const queryPrefix = options.queryPrefix ?? '';
   const documentPrefix = options.documentPrefix ?? '';
@@ -130,6 +179,8 @@ export async function loadOnnxTextEncoder(options: TextEncoderOptions): Promise<
   return encoder;
 }
 
+type Pooling = TextEncoderInfo['pooling'] | 'splade';
+
 interface EncoderSettings {
   outputName: string;
   hasAttentionMask: boolean;
@@ -141,11 +192,11 @@ interface EncoderSettings {
   queryPrefix: string;
   documentPrefix: string;
   batchSize: number;
-  info: TextEncoderInfo;
+  info: Omit<TextEncoderInfo, 'pooling'> & { pooling: Pooling };
 }
 
 export class OnnxTextEncoder implements TextEncoder {
-  #info: TextEncoderInfo;
+  #info: Omit<TextEncoderInfo, 'pooling'> & { pooling: Pooling };
   constructor(
     private readonly session: ort.InferenceSession,
     private readonly tokenizer: Tokenizer,
@@ -155,7 +206,13 @@ export class OnnxTextEncoder implements TextEncoder {
   }
 
   get info(): TextEncoderInfo {
-    return this.#info;
+    return this.#info as TextEncoderInfo;
+  }
+
+  /** The vocabulary entry of a token id; null for special tokens and unknown ids. */
+  tokenString(id: number): string | null {
+    if (this.s.specialIds.has(id)) return null;
+    return this.tokenizer.id_to_token(id) ?? null;
   }
 
   /** @internal set once by the loader after its probe */
@@ -215,6 +272,25 @@ export class OnnxTextEncoder implements TextEncoder {
       return vectors;
     }
     const [, tokens, h] = dims as [number, number, number];
+    if (this.#info.pooling === 'splade') {
+      // SPLADE: max over unmasked tokens of log(1 + relu(logit)); not normalized (weights are the vector)
+      for (let r = 0; r < b; r++) {
+        const v = new Float32Array(h);
+        for (let c = 0; c < tokens; c++) {
+          if (maskNum[r * t + c] === 0) continue;
+          const base = (r * tokens + c) * h;
+          for (let d = 0; d < h; d++) {
+            const x = data[base + d]!;
+            if (x > 0) {
+              const w = Math.log1p(x);
+              if (w > v[d]!) v[d] = w;
+            }
+          }
+        }
+        vectors.push(v);
+      }
+      return vectors;
+    }
     for (let r = 0; r < b; r++) {
       const v = new Float32Array(h);
       if (this.#info.pooling === 'cls') {

@@ -62,7 +62,7 @@ export const SearchRequestV2 = Type.Object(
     candidate_ranking: Type.Optional(ref(CandidateRanking)),
     l2_rerank: Type.Optional(ref(L2Rerank)),
     l1: Type.Optional(Nullable(ref(FormulaRanking))),
-    combiner: Type.Union([Type.Literal('log_sum_exp'), Type.Literal('max'), Type.Literal('sum')], { default: 'log_sum_exp', description: 'Multi-query score combiner: log_sum_exp, max or sum (no effect while a search has one query; docs/search.md).' }),
+    combiner: Type.Union([Type.Literal('log_sum_exp'), Type.Literal('max'), Type.Literal('sum')], { default: 'log_sum_exp', description: 'Multi-query score combiner of the sparse channel\'s sub-queries (the query and one per generated dimension): log_sum_exp, max or sum (docs/search.md).' }),
     combiner_decay: Double({ default: 0.7, minimum: 0, maximum: 1e6 }),
     combiner_temperature: Double({ default: 1.5, minimum: 0, maximum: 1e6 }),
     combiner_top_k: Int32({ minimum: 0, default: 3 }),

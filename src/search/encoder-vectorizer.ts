@@ -1,0 +1,107 @@
+// Document vectors from an operator-supplied encoder (ADR 0105): the committed segments of each index
+// that have no vectors under the encoder are encoded in the background (or by `lectern models encode`),
+// a segment at a time: its live documents' title and abstract are read from the document store, encoded
+// in batches, and the vectors attached to the segment (SearchIndex.attachVectors writes the vector file,
+// then commits a manifest naming it, so a crash loses at most the segment being encoded). Merges carry
+// attached vectors; a segment merged away while it was being encoded is simply skipped.
+import { SegmentVectors } from '../engine/index.js';
+import { INDEX_NAMES, type IndexName } from '../domain/document.js';
+import type { DocumentStore } from '../ports/document-store.js';
+import type { TextEncoder } from '../ports/text-encoder.js';
+import { documentText } from './dense-model.js';
+import type { IndexSet } from './index-set.js';
+
+/** Documents read from the store and handed to the encoder at once (it batches them further). */
+const READ_BATCH = 64;
+
+export interface EncodeProgress {
+  index: IndexName;
+  segment: string;
+  /** Documents of this segment encoded so far / to encode. */
+  done: number;
+  total: number;
+}
+
+export interface EncodeStepResult {
+  index: IndexName;
+  segment: string;
+  documents: number;
+  /** False when the segment was merged away (or the model changed) while it was being encoded. */
+  attached: boolean;
+}
+
+export interface PendingVectors {
+  index: IndexName;
+  segments: number;
+  /** Live documents of those segments. */
+  documents: number;
+}
+
+export class EncoderVectorizer {
+  #running: Promise<unknown> | null = null;
+
+  constructor(
+    private readonly indexes: IndexSet,
+    private readonly store: DocumentStore,
+    private readonly encoder: TextEncoder,
+  ) {}
+
+  /** What is left to encode, per index. */
+  pending(): PendingVectors[] {
+    return INDEX_NAMES.map((index) => {
+      const segs = this.indexes.get(index).segmentsNeedingVectors();
+      return { index, segments: segs.length, documents: segs.reduce((n, s) => n + s.ids.filter((x) => x !== null).length, 0) };
+    });
+  }
+
+  /** Encodes one segment that needs vectors (null: none left). */
+  async step(onProgress?: (p: EncodeProgress) => void): Promise<EncodeStepResult | null> {
+    if (this.indexes.encoder?.info.id !== this.encoder.info.id) return null; // replaced: nothing to do
+    for (const index of INDEX_NAMES) {
+      const idx = this.indexes.get(index);
+      const next = idx.segmentsNeedingVectors()[0];
+      if (next === undefined) continue;
+      const modelId = this.encoder.info.id;
+      const rows: (Float32Array | null)[] = next.ids.map(() => null);
+      const todo = next.ids.flatMap((id, d) => (id === null ? [] : [{ id, d }]));
+      let done = 0;
+      for (let i = 0; i < todo.length; i += READ_BATCH) {
+        const part = todo.slice(i, i + READ_BATCH);
+        const docs = await this.store.getMany(part.map((x) => x.id));
+        const known = part.filter((x) => docs.has(x.id));
+        const vecs = await this.encoder.encode(known.map((x) => documentText(docs.get(x.id)!.title, docs.get(x.id)!.abstract)), 'document');
+        known.forEach((x, j) => (rows[x.d] = vecs[j] ?? null));
+        done += part.length;
+        onProgress?.({ index, segment: next.segment, done, total: todo.length });
+      }
+      // the encoder may have been replaced while this segment was encoded: attach refuses other models
+      const attached = this.indexes.encoder?.info.id === modelId && idx.attachVectors(next.segment, SegmentVectors.fromRows(modelId, this.encoder.info.dims, rows));
+      return { index, segment: next.segment, documents: todo.length, attached };
+    }
+    return null;
+  }
+
+  /** Encodes every segment that needs vectors (one run at a time; a call during a run waits for it, then runs). */
+  run(onProgress?: (p: EncodeProgress) => void): Promise<{ segments: number; documents: number }> {
+    if (this.#running) return this.#running.then(() => this.run(onProgress));
+    const go = async () => {
+      let segments = 0;
+      let documents = 0;
+      // bounded: a segment that cannot be attached (merged away) is retried through its merged successor
+      for (let guard = 0; guard < 10_000; guard++) {
+        const r = await this.step(onProgress);
+        if (r === null) break;
+        if (r.attached) {
+          segments++;
+          documents += r.documents;
+        }
+      }
+      return { segments, documents };
+    };
+    const p = go().finally(() => {
+      this.#running = null;
+    });
+    this.#running = p;
+    return p;
+  }
+}

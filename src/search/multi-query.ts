@@ -1,0 +1,90 @@
+// Multi-query retrieval (docs/search.md, ADR 0107): the sparse channel runs the query and its
+// reformulated sub-queries, one per generated dimension of its sparse vector (a learned expansion term
+// with its weight; weight_threshold, pruning and max_query_dims decide which exist), and combines each
+// document's sub-query scores with the request's `combiner`:
+//   x_r = weight_r x score_r / best score of sub-query r   (each sub-query's scores scaled to (0, 1])
+// sorted descending, the first `combiner_top_k` (0: all) kept, padded with 0 for sub-queries the document
+// did not match, rank-decayed: y_r = combiner_decay^r x x_r, then
+//   sum:          sum_r y_r
+//   max:          y_0
+//   log_sum_exp:  T ln sum_r exp(y_r / T)   (T = combiner_temperature; T -> 0 is max, large T ~ sum)
+// A query with no generated dimension is ranked exactly as its single engine search (every combiner is
+// monotone in one score). Pure over the engine; shared by the search service and bench/quality.
+import type { EngineHit, EngineQuery, EngineResult, SearchIndex } from '../engine/index.js';
+import type { SparseDim } from './channels.js';
+
+export type CombinerName = 'log_sum_exp' | 'max' | 'sum';
+
+export interface CombinerParams {
+  combiner: CombinerName;
+  /** Rank decay (>= 0; usually <= 1): the r-th best sub-query score of a document is multiplied by decay^r. */
+  decay: number;
+  /** log_sum_exp temperature (> 0; 0 behaves as max). */
+  temperature: number;
+  /** Sub-query ranks a document's score uses (0: all). */
+  topK: number;
+}
+
+/** Interface defaults. */
+export const DEFAULT_COMBINER: CombinerParams = { combiner: 'log_sum_exp', decay: 0.7, temperature: 1.5, topK: 3 };
+
+/** Combines one document's scaled sub-query scores (any order; `subQueries` pads missing ones with 0). */
+export function combineScores(xs: readonly number[], subQueries: number, p: CombinerParams): number {
+  const k = p.topK > 0 ? Math.min(p.topK, subQueries) : subQueries;
+  const sorted = [...xs].sort((a, b) => b - a).slice(0, k);
+  while (sorted.length < k) sorted.push(0);
+  const decay = Math.max(0, p.decay);
+  const ys = sorted.map((x, r) => x * decay ** r);
+  if (ys.length === 0) return 0;
+  if (p.combiner === 'max') return ys[0]!;
+  if (p.combiner === 'sum') return ys.reduce((a, b) => a + b, 0);
+  const t = p.temperature;
+  if (!(t > 0)) return Math.max(...ys);
+  const m = Math.max(...ys);
+  return m + t * Math.log(ys.reduce((a, y) => a + Math.exp((y - m) / t), 0));
+}
+
+export interface SubQueryTrace {
+  /** `query` for the query itself, else the generated term. */
+  sub_query: string;
+  weight: number;
+  hits: number;
+}
+
+/**
+ * The sparse channel as multi-query retrieval: the query (its own terms, BM25F) plus one single-term
+ * sub-query per generated dimension, each an engine search of `base.limit` hits, combined per document.
+ */
+export function multiQuerySearch(index: SearchIndex, base: EngineQuery, dims: readonly SparseDim[], heapFactor: number, p: CombinerParams): { result: EngineResult; subQueries: SubQueryTrace[] } {
+  const limit = base.limit ?? 10;
+  const main = index.search({ ...base, heapFactor });
+  const generated = dims.filter((d) => !d.own && d.weight > 0);
+  if (generated.length === 0) return { result: main, subQueries: [{ sub_query: 'query', weight: 1, hits: main.hits.length }] };
+  const lists: { weight: number; hits: EngineHit[] }[] = [{ weight: 1, hits: main.hits }];
+  const traces: SubQueryTrace[] = [{ sub_query: 'query', weight: 1, hits: main.hits.length }];
+  let total = main.totalHits;
+  for (const d of generated) {
+    const r = index.search({ ...base, text: '', expansion: [{ term: d.term, weight: 1 }], heapFactor, explain: false, trace: false });
+    lists.push({ weight: d.weight, hits: r.hits });
+    traces.push({ sub_query: d.term, weight: Number(d.weight.toFixed(4)), hits: r.hits.length });
+    total = Math.max(total, r.totalHits);
+  }
+  const parts = new Map<string, { hit: EngineHit; xs: number[] }>();
+  for (const l of lists) {
+    const best = l.hits[0]?.score ?? 0;
+    if (!(best > 0)) continue;
+    for (const h of l.hits) {
+      let e = parts.get(h.id);
+      if (!e) parts.set(h.id, (e = { hit: h, xs: [] }));
+      e.xs.push((l.weight * h.score) / best);
+    }
+  }
+  const ranked = [...parts.values()]
+    .map((e) => ({ hit: e.hit, score: combineScores(e.xs, lists.length, p) }))
+    .sort((a, b) => b.score - a.score || (a.hit.id < b.hit.id ? -1 : 1));
+  const hits = ranked.slice(0, limit).map((r) => ({ ...r.hit, score: r.score }));
+  return {
+    result: { hits, totalHits: Math.max(total, parts.size), totalHitsExact: false, hasMore: ranked.length > limit || main.hasMore, rankingMode: main.rankingMode, ...(main.trace ? { trace: main.trace } : {}) },
+    subQueries: traces,
+  };
+}
