@@ -38,7 +38,10 @@ import type { Storage } from './ports/storage.js';
 import type { BlobStore } from './ports/blob-store.js';
 import { FsBlobStore } from './adapters/fs/fs-blob-store.js';
 import { FsSourceFiles } from './adapters/fs/fs-source-files.js';
-import { fsIndexDirectories, fsModelDirectories } from './adapters/fs/index-directories.js';
+import { fsModelDirectories } from './adapters/fs/index-directories.js';
+import { sharedFsIndexDirectories } from './adapters/fs/shared-index-directory.js';
+import { SearchThreads, type Snapshot } from './search/search-threads.js';
+import { startBackgroundMerges } from './search/background-merge.js';
 import { CorpusModels } from './search/corpus-models.js';
 import { INDEX_NAMES } from './domain/document.js';
 import { loadOrCreateSecret } from './adapters/fs/secret-file.js';
@@ -162,6 +165,8 @@ export interface Core {
    * (vectorizing segments as needed). Returns the names of the indexes whose models changed.
    */
   refreshModels(): string[];
+  /** The index files and models as published to search threads (ADR 0110). */
+  indexSnapshot(): Snapshot;
   /** Starts the server's background work: catching up with changes by other processes, merging. */
   startBackgroundWork(): void;
   /** Loads the demo corpus when configured and the store is empty, and trains its corpus models. */
@@ -258,7 +263,8 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
   const demoCorpus = new DemoCorpus(new FsSourceFiles(), DEMO_FILES, storage.documents, clock, async () => {
     if (indexes) await indexes.catchUp({ commit: 'always' });
   });
-  const dirs = fsIndexDirectories(join(config.dataDir, 'index'));
+  // index files in shared memory: the search threads view the writer's copy (ADR 0110)
+  const dirs = sharedFsIndexDirectories(join(config.dataDir, 'index'));
   const corpusModels = new CorpusModels(fsModelDirectories(join(config.dataDir, 'models')), storage.documents, clock);
   const installed = new Map<string, string>();
   const refreshModels = (): string[] => {
@@ -286,6 +292,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
     return changed;
   };
   const timers: NodeJS.Timeout[] = [];
+  let stopMerges = (): void => undefined;
 
   const openIndexes = async (options: OpenIndexesOptions = {}) => {
     if (!indexes) {
@@ -392,15 +399,10 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
             logger.warn({ err }, 'installing the corpus models failed');
           }
         }, 5000),
-        setInterval(() => {
-          try {
-            idx.mergeStep();
-          } catch (err) {
-            logger.warn({ err }, 'index merge step failed');
-          }
-        }, 250),
       );
       for (const t of timers) t.unref();
+      // merges in short slices, never one long one on the thread that answers requests (ADR 0111)
+      stopMerges = startBackgroundMerges(idx, (err) => logger.warn({ err }, 'index merge step failed'));
     },
     async loadDemoCorpusIfEmpty() {
       if (!config.loadDemoCorpus || (await storage.documents.count()) > 0) return null;
@@ -420,8 +422,10 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
       trainDemoModelsInBackground(logger);
       return reports;
     },
+    indexSnapshot: () => Object.fromEntries(INDEX_NAMES.map((n) => [n, { files: dirs.files(n), models: installed.get(n) ?? '' }])) as Snapshot,
     async close() {
       for (const t of timers) clearInterval(t);
+      stopMerges();
       clearInterval(activityTimer);
       await activity.flush();
       indexes?.close();
@@ -437,6 +441,11 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   const { storage, rateLimiter } = core;
   const indexes = await core.openIndexes();
   const report = (err: unknown, context: string) => core.logger.warn({ err }, context);
+  // Search threads (ADR 0110): they open the store themselves, so a store handed in by the caller
+  // (tests' overrides) keeps searches on this thread.
+  const threads =
+    config.searchThreads > 0 && !overrides.storage ? new SearchThreads(new URL('./search-worker.js', import.meta.url), config.searchThreads, { config }, () => core.indexSnapshot(), report) : null;
+  if (threads) indexes.onChange = () => threads.publish();
   const search = new SearchService({
     indexes,
     store: core.works,
@@ -447,6 +456,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     secret: core.secret,
     report,
     budget: { maxTerms: config.limits.queryMaxTerms, maxPostings: config.limits.queryMaxPostings, maxResultTerms: config.limits.queryMaxResultTerms, concurrency: config.limits.searchConcurrency, slots: 2 },
+    ...(threads ? { executor: threads } : {}),
   });
   const passages = new PassageSearch(indexes, core.documents, core.billing, config.prices, core.clock, core.secret);
   const conversations = new ConversationService({
@@ -473,6 +483,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   activityPruneTimer.unref();
   const metricsRegistry = new Registry();
   collectDefaultMetrics({ register: metricsRegistry, prefix: 'lectern_' });
+  new Gauge({ name: 'lectern_search_threads', help: 'Search threads serving searches (0: searches run on the main thread; ADR 0110).', registers: [metricsRegistry] }).set(threads?.size ?? 0);
+  new Gauge({ name: 'lectern_search_threads_inflight', help: 'Searches sent to search threads and not answered yet.', registers: [metricsRegistry], collect() { this.set(threads?.inflight ?? 0); } });
 
   // Recognition jobs: a FIFO pool over the job store, a worker thread per conversion (ADR 0035).
   const jobOutcomes = new Counter({
@@ -608,6 +620,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       // Running conversions are aborted first; their jobs stay resumable (checkpoints per page).
       await recognitions.close();
       await http.close();
+      await threads?.close();
       stopHolds();
       await core.close();
     },

@@ -129,6 +129,9 @@ export class IndexSet {
     return set;
   }
 
+  /** Called after every change readers must see: a commit, a completed merge, new models (search threads: ADR 0110). */
+  onChange: (() => void) | null = null;
+
   /** Why open() discarded an index to rebuild it from the store (analysis changed), else null. */
   rebuildReason: string | null = null;
 
@@ -141,7 +144,9 @@ export class IndexSet {
    */
   setModels(name: IndexName, models: IndexModels): number {
     this.#models.set(name, models);
-    return this.get(name).setVectorModel(models.dense);
+    const n = this.get(name).setVectorModel(models.dense);
+    this.onChange?.();
+    return n;
   }
 
   /** The models installed for an index (none: both null). */
@@ -202,6 +207,7 @@ export class IndexSet {
     for (const idx of this.#indexes.values()) idx.commit(checkpointLabel(this.#applied));
     this.#uncommitted = 0;
     this.#lastCommitMs = this.clock.nowMs();
+    this.onChange?.();
   }
 
   /** Drops both indexes and rebuilds them from the store. */
@@ -219,9 +225,20 @@ export class IndexSet {
     return this.catchUp({ onProgress });
   }
 
-  /** One bounded step of background merging on each index. */
-  mergeStep(): void {
-    for (const idx of this.#indexes.values()) idx.mergeStep();
+  /**
+   * One bounded step of background merging on each index (`maxWork` postings each; the engine's default
+   * when absent). Returns whether any index still has merge work in progress.
+   */
+  mergeStep(maxWork?: number): boolean {
+    let merged = false;
+    let merging = false;
+    for (const idx of this.#indexes.values()) {
+      const r = idx.mergeStep(maxWork);
+      if (r.state === 'merged') merged = true;
+      if (r.state === 'merging') merging = true;
+    }
+    if (merged) this.onChange?.();
+    return merging;
   }
 
   stats(): Record<IndexName, IndexStats> {

@@ -25,7 +25,7 @@ import { citedWorkUris } from './citations.js';
 import { FEEDBACK_TOKEN_TTL_S, signFeedbackToken } from './feedback-token.js';
 import type { IndexSet } from './index-set.js';
 import { denseDocumentVector, denseQueryVector, denseSearch, sparseEngineOptions, sparseQueryVector, withFeedback, type SparseParams } from './channels.js';
-import type { SearchHit, SearchRequest, SearchResult } from './search-types.js';
+import type { SearchExecution, SearchExecutor, SearchHit, SearchRequest, SearchResult } from './search-types.js';
 import { checkWorkBudget, FairScheduler, type WorkBudget } from './work-budget.js';
 
 /** RRF smoothing constant when the request gives none (interface: service default 60). */
@@ -37,8 +37,11 @@ const ANSWER_SNIPPET_CHARS = 1200;
 /** Traces are bounded: at most this many hits carry an explanation. */
 const TRACE_EXPLAIN_HITS = 10;
 
+/** The indexes a search reads (the writer's IndexSet, or a search thread's snapshot of it). */
+export type SearchIndexes = Pick<IndexSet, 'get' | 'models'>;
+
 export interface SearchServiceDeps {
-  indexes: IndexSet;
+  indexes: SearchIndexes;
   store: DocumentStore;
   activity: ActivityRecorder;
   billing: BillingService;
@@ -48,6 +51,8 @@ export interface SearchServiceDeps {
   report: ErrorReporter;
   /** Work limits of one query and fair turns across accounts (absent: unbounded). */
   budget?: WorkBudget;
+  /** Runs each search's retrieval, records and snippets on search threads (ADR 0110); absent: here. */
+  executor?: SearchExecutor;
 }
 
 const unavailable = (what: string) => new AppError('feature_unavailable', what, { extra: { missing: what.split(':')[0] } });
@@ -77,7 +82,7 @@ export function checkAvailable(r: SearchRequest): void {
 const TRAIN_HINT = 'train the corpus models with `lectern models train` (docs/models.md)';
 
 /** Refuses modes whose channel is not configured on one of the requested indexes. */
-function checkChannels(r: SearchRequest, indexNames: IndexName[], indexes: IndexSet): void {
+function checkChannels(r: SearchRequest, indexNames: IndexName[], indexes: SearchIndexes): void {
   const lacking = (kind: 'dense' | 'sparse') => indexNames.filter((n) => indexes.models(n)[kind] === null);
   if (r.mode === 'sparse' && lacking('sparse').length > 0) {
     throw unavailable(`sparse: mode "sparse" needs the sparse expansion model, which the ${lacking('sparse').join(', ')} index does not have; ${TRAIN_HINT}, or use "hybrid" or "fulltext".`);
@@ -307,6 +312,37 @@ export class SearchService {
     checkAvailable(r);
     resolveIndexes(r.indexNames);
     await this.d.billing.reserve(principal, this.d.prices.search, 'search', requestId);
+    let billingUs = (performance.now() - t0) * 1000;
+    const ex = this.d.executor ? await this.d.executor.execute(r) : await this.execute(r);
+    const tCharge = performance.now();
+    const cost = searchCost(this.d.prices, ex.hits.length);
+    await this.d.billing.charge(principal, cost, 'search', requestId);
+    billingUs += (performance.now() - tCharge) * 1000;
+    const trajectory = await this.#shown(principal, ex.hits);
+    return {
+      rankingMode: ex.rankingMode,
+      hits: ex.hits,
+      totalHits: ex.totalHits,
+      hasNext: ex.hasNext,
+      correctedQuery: ex.correctedQuery,
+      embedMs: ex.embedMs,
+      timings: {
+        searchUs: Math.round(ex.engineUs),
+        loadUs: Math.round(ex.recordsUs + ex.snippetsUs),
+        totalUs: Math.round((performance.now() - t0) * 1000),
+        stages: { engineUs: ex.engineUs, recordsUs: ex.recordsUs, snippetsUs: ex.snippetsUs, billingUs, queueUs: ex.queueUs },
+      },
+      trajectory,
+      traces: ex.traces,
+      cost,
+    };
+  }
+
+  /**
+   * A search's work between its credit hold and its charge (plan, channels, fusion, records, snippets,
+   * spelling, traces): what a search thread runs (ADR 0110). No billing, activity or trajectory.
+   */
+  async execute(r: SearchRequest): Promise<SearchExecution> {
     const { indexNames, retrieval, ranked, searchUs, rrfK } = await this.#retrieve(r, r.returnDocuments ? SNIPPETS_PER_HIT : 0);
     const { runs } = retrieval;
     const page = ranked.slice(r.offset, r.offset + r.limit);
@@ -320,9 +356,11 @@ export class SearchService {
     const hasNext = totalHits > r.offset + r.limit;
 
     const tLoad = performance.now();
+    let recordsUs = 0;
     let hits: SearchHit[] = page.map((p) => ({ id: p.hit.id, index: p.index, score: p.score, snippets: [], doc: null, rrf: p.rrf, explanation: p.hit.explanation }));
     if (r.returnDocuments && hits.length > 0) {
       const docs = await this.d.store.getMany(hits.map((h) => h.id));
+      recordsUs = (performance.now() - tLoad) * 1000;
       const parsedBy = new Map(indexNames.map((n) => [n, this.d.indexes.get(n).parse(r.query, r.possibleLanguages)]));
       const loaded: SearchHit[] = [];
       hits.forEach((h, i) => {
@@ -335,10 +373,6 @@ export class SearchService {
     const loadUs = (performance.now() - tLoad) * 1000;
 
     const correctedQuery = r.query.trim() === '' ? null : this.d.indexes.get(indexNames[0]!).correctQuery(r.query, r.possibleLanguages);
-    const cost = searchCost(this.d.prices, hits.length);
-    await this.d.billing.charge(principal, cost, 'search', requestId);
-
-    const trajectory = await this.#shown(principal, hits);
     const traces = r.tracing ? this.#traces(retrieval, r, rrfK) : null;
     const usesModels = runs.some((x) => x.channel !== 'fulltext');
     return {
@@ -348,10 +382,11 @@ export class SearchService {
       hasNext,
       correctedQuery,
       embedMs: usesModels ? Math.round(retrieval.embedUs / 1000) : null,
-      timings: { searchUs: Math.round(searchUs), loadUs: Math.round(loadUs), totalUs: Math.round((performance.now() - t0) * 1000) },
-      trajectory,
       traces,
-      cost,
+      engineUs: searchUs,
+      recordsUs,
+      snippetsUs: Math.max(0, loadUs - recordsUs),
+      queueUs: 0,
     };
   }
 
