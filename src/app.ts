@@ -455,7 +455,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     clock: core.clock,
     secret: core.secret,
     report,
-    budget: { maxTerms: config.limits.queryMaxTerms, maxPostings: config.limits.queryMaxPostings, maxResultTerms: config.limits.queryMaxResultTerms, concurrency: config.limits.searchConcurrency, slots: 2 },
+    budget: { maxTerms: config.limits.queryMaxTerms, maxPostings: config.limits.queryMaxPostings, maxResultTerms: config.limits.queryMaxResultTerms, concurrency: config.limits.searchConcurrency, slots: Math.max(2, 2 * config.searchThreads) },
     ...(threads ? { executor: threads } : {}),
   });
   const passages = new PassageSearch(indexes, core.documents, core.billing, config.prices, core.clock, core.secret);

@@ -22,7 +22,7 @@ export function startBackgroundMerges(indexes: Pick<IndexSet, 'mergeStep'>, repo
     let merging = false;
     const t0 = performance.now();
     try {
-      merging = indexes.mergeStep(MERGE_SLICE_POSTINGS);
+      merging = indexes.mergeStep(MERGE_SLICE_POSTINGS) !== 'idle';
     } catch (err) {
       report(err);
     }

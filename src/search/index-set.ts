@@ -227,9 +227,10 @@ export class IndexSet {
 
   /**
    * One bounded step of background merging on each index (`maxWork` postings each; the engine's default
-   * when absent). Returns whether any index still has merge work in progress.
+   * when absent): `merging` when a merge is still in progress, `merged` when one completed (another may
+   * be due), `idle` when the merge policy has nothing to do.
    */
-  mergeStep(maxWork?: number): boolean {
+  mergeStep(maxWork?: number): 'idle' | 'merging' | 'merged' {
     let merged = false;
     let merging = false;
     for (const idx of this.#indexes.values()) {
@@ -238,7 +239,7 @@ export class IndexSet {
       if (r.state === 'merging') merging = true;
     }
     if (merged) this.onChange?.();
-    return merging;
+    return merging ? 'merging' : merged ? 'merged' : 'idle';
   }
 
   stats(): Record<IndexName, IndexStats> {
