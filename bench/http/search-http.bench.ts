@@ -7,9 +7,10 @@
 //        [--cpu-prof DIR] [--out bench/results/search-http-100k.json]
 //
 // The data directory is built once (ingest through the service's own pipeline, timed) and reused.
-// For each search_threads value the server runs as a separate process with rate limits lifted; each
-// client is a keep-alive loop over the workload queries; its resident memory (VmRSS, all threads) is
-// read after warm-up and after the load. Every response must be 200 (fast-but-wrong fails).
+// For each search_threads value a server runs as a separate process (over its own copy of the data
+// directory) with rate limits lifted; measurements alternate between the servers; each client is a
+// keep-alive loop over the workload queries; a server's resident memory (VmRSS, all threads) is read
+// after warm-up and after the load. Every response must be 200 (fast-but-wrong fails).
 // Ingest stalls: with the largest thread count, a steady load runs, then `lectern ingest` rewrites the
 // first --after-ingest documents (new titles: updates, so the index deletes and re-adds them and merges
 // follow); latencies are reported for the steady window, while the server catches up, and for
@@ -17,7 +18,7 @@
 // Peer, in the same run: Xapian (python3-xapian, bench/engine/xapian_peer.py) over the same corpus and
 // workload, in process, one thread: its throughput is 1000 / mean latency (ms) per core.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { Agent, request } from 'node:http';
 import { loadavg } from 'node:os';
@@ -84,7 +85,9 @@ console.error('index', indexAtStart);
 const acct = spawnSync(process.execPath, [main, 'accounts', 'create', '--email', `bench${Date.now()}@example.org`, '--credits', '1000000000'], { env, encoding: 'utf8' });
 const key = (JSON.parse(acct.stdout) as { api_key: string }).api_key;
 
-const port = Number(values.port);
+const basePort = Number(values.port);
+/** The server requests go to (one at a time). */
+let port = basePort;
 const agent = new Agent({ keepAlive: true, maxSockets: 256 });
 type Reply = { status: number; json: { hits?: unknown[]; total_hits?: number; timings?: { total_us: number } } };
 function post(body: unknown): Promise<Reply> {
@@ -112,8 +115,9 @@ function get(path: string): Promise<{ status: number; body: string }> {
   );
 }
 
-async function startServer(threads: number, nodeArgs: string[] = []): Promise<ChildProcess> {
-  const server = spawn(process.execPath, [...nodeArgs, main], { env: { ...env, PORT: String(port), LECTERN_SEARCH_THREADS: String(threads) }, stdio: ['ignore', 'ignore', 'inherit'] });
+async function startServer(threads: number, nodeArgs: string[] = [], dir = dataDir, at = basePort): Promise<ChildProcess> {
+  port = at;
+  const server = spawn(process.execPath, [...nodeArgs, main], { env: { ...env, LECTERN_DATA_DIR: dir, PORT: String(at), LECTERN_SEARCH_THREADS: String(threads) }, stdio: ['ignore', 'ignore', 'inherit'] });
   for (let i = 0; ; i++) {
     try {
       if ((await get('/healthz')).status === 200) break;
@@ -178,24 +182,35 @@ async function measure(cls: string, clients: number): Promise<Record<string, unk
   return { clients, ...summary(r.samples.map((x) => x[1]), elapsed), empty_results: r.empty };
 }
 
-// 2. Throughput and latency for each thread count and client count.
-const runs: Record<string, unknown>[] = [];
-for (const threads of threadCounts) {
-  const server = await startServer(threads);
+// 2. Throughput and latency for each thread count and client count. One server per thread count runs
+// at once, each over its own copy of the data directory (the index has one writer), and measurements
+// alternate between them, so a change in the machine's load (other users) hits every thread count alike.
+type Served = { threads: number; port: number; dir: string; proc: ChildProcess; rssIdle: number; results: Record<string, unknown[]> };
+const served: Served[] = [];
+for (const [i, threads] of threadCounts.entries()) {
+  const dir = `${dataDir}-t${threads}`;
+  rmSync(dir, { recursive: true, force: true });
+  cpSync(dataDir, dir, { recursive: true });
+  const at = basePort + 1 + i;
+  const proc = await startServer(threads, [], dir, at);
   for (const q of workload.or!.slice(0, 100)) await post(bodyOf(q));
-  const rssIdle = rssMib(server.pid!);
-  const results: Record<string, unknown[]> = {};
-  for (const cls of classes) {
-    results[cls] = [];
-    for (const c of clientCounts) {
+  served.push({ threads, port: at, dir, proc, rssIdle: rssMib(proc.pid!), results: {} });
+}
+for (const cls of classes) {
+  for (const c of clientCounts) {
+    for (const s of served) {
+      port = s.port;
       const r = await measure(cls, c);
-      results[cls]!.push(r);
-      console.error(`threads ${threads}`, cls, JSON.stringify(r));
+      (s.results[cls] ??= []).push({ ...r, load_average_1m: load1() });
+      console.error(`threads ${s.threads}`, cls, JSON.stringify(r), 'load', load1());
     }
   }
-  const rssLoaded = rssMib(server.pid!);
-  runs.push({ search_threads: threads, rss_mib: { after_warmup: rssIdle, after_load: rssLoaded }, load_average_1m: load1(), results });
-  await stopServer(server);
+}
+const runs: Record<string, unknown>[] = [];
+for (const s of served) {
+  runs.push({ search_threads: s.threads, rss_mib: { after_warmup: s.rssIdle, after_load: rssMib(s.proc.pid!) }, results: s.results });
+  await stopServer(s.proc);
+  rmSync(s.dir, { recursive: true, force: true });
 }
 
 // 3. Latency right after an ingest (the largest thread count, the most clients).
@@ -204,7 +219,8 @@ const reingest = Number(values['after-ingest']);
 if (reingest > 0) {
   const threads = Math.max(...threadCounts);
   const clients = Math.max(...clientCounts);
-  const stamp = `rev${Date.now().toString(36)}`;
+  // one word of letters only (the analyzer splits letters from digits), new in every run
+  const stamp = `rev${[...String(Date.now())].map((c) => 'abcdefghij'[Number(c)]).join('')}`;
   const file = `${dataDir}-reingest.jsonl`;
   await new Promise<void>((resolve, reject) => {
     const out = createWriteStream(file);

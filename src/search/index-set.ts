@@ -34,6 +34,13 @@ export interface CatchUpOptions {
   commit?: 'always' | 'due';
 }
 const PAGE = 1_000;
+/**
+ * Changes applied between two turns of the event loop: analysing a document takes ~0.1 ms, so a
+ * catch-up never holds the thread that answers requests for more than a few milliseconds at a time
+ * (ADR 0111). Commits (building a segment) are still one slice each.
+ */
+const YIELD_EVERY = 32;
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * The label each commit records: the store sequence and the engine's analysis version, `<seq>@a<version>`.
@@ -181,7 +188,9 @@ export class IndexSet {
     while (seq < target) {
       const page = await this.store.changesSince(seq, PAGE);
       if (page.length === 0) break;
-      for (const change of page) {
+      for (let i = 0; i < page.length; i++) {
+        const change = page[i]!;
+        if (i > 0 && i % YIELD_EVERY === 0) await turn();
         if (change.deleted) {
           for (const idx of this.#indexes.values()) idx.delete(change.id);
         } else {
