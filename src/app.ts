@@ -38,10 +38,13 @@ import type { Storage } from './ports/storage.js';
 import type { BlobStore } from './ports/blob-store.js';
 import { FsBlobStore } from './adapters/fs/fs-blob-store.js';
 import { FsSourceFiles } from './adapters/fs/fs-source-files.js';
-import { fsIndexDirectories, fsModelDirectories } from './adapters/fs/index-directories.js';
+import { fsModelDirectories } from './adapters/fs/index-directories.js';
+import { sharedFsIndexDirectories } from './adapters/fs/shared-index-directory.js';
+import { SearchThreads, type Snapshot } from './search/search-threads.js';
+import { startBackgroundMerges } from './search/background-merge.js';
 import { CorpusModels } from './search/corpus-models.js';
 import { EncoderVectorizer } from './search/encoder-vectorizer.js';
-import type { SparseTextEncoder, SparseTextEncoderLoader, TextEncoder, TextEncoderLoader } from './ports/text-encoder.js';
+import type { SparseTextEncoder, SparseTextEncoderLoader, TextEncoder, TextEncoderLoader, TextEncoderOptions } from './ports/text-encoder.js';
 import { INDEX_NAMES } from './domain/document.js';
 import { loadOrCreateSecret } from './adapters/fs/secret-file.js';
 import { MemoryRateLimiter } from './adapters/memory/memory-rate-limiter.js';
@@ -186,6 +189,10 @@ export interface Core {
   readonly encoderVectorizer: EncoderVectorizer | null;
   /** The operator-supplied SPLADE-style sparse encoder (sparse_encoder.dir), or null. */
   readonly sparseEncoder: SparseTextEncoder | null;
+  /** The index files and models as published to search threads (ADR 0110). */
+  indexSnapshot(): Snapshot;
+  /** The options the operator's encoders were loaded with (search threads load their own; ADR 0110). */
+  readonly encoderOptions: { dense: TextEncoderOptions | null; sparse: TextEncoderOptions | null };
   /** Starts the server's background work: catching up with changes by other processes, merging. */
   startBackgroundWork(): void;
   /** Loads the demo corpus when configured and the store is empty, and trains its corpus models. */
@@ -284,7 +291,8 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
   const demoCorpus = new DemoCorpus(new FsSourceFiles(), DEMO_FILES, storage.documents, clock, async () => {
     if (indexes) await indexes.catchUp({ commit: 'always' });
   });
-  const dirs = fsIndexDirectories(join(config.dataDir, 'index'));
+  // index files in shared memory: the search threads view the writer's copy (ADR 0110)
+  const dirs = sharedFsIndexDirectories(join(config.dataDir, 'index'));
   const corpusModels = new CorpusModels(fsModelDirectories(join(config.dataDir, 'models')), storage.documents, clock);
   const rankerTraining = new RankerTraining({ files: new FsSourceFiles(), feedback: communityStoreFor(storage), models: fsModelDirectories(join(config.dataDir, 'models')), clock });
   const rankingSource = (open: IndexSet, mode: SearchMode): CandidateSource => {
@@ -331,19 +339,22 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
   // An operator-supplied dense encoder (ADR 0105) replaces the corpus dense model on every index; a model
   // that cannot be loaded stops the start with the adapter's message naming the file.
   let encoder: TextEncoder | null = null;
+  let denseOptions: TextEncoderOptions | null = null;
+  let sparseOptions: TextEncoderOptions | null = null;
   let vectorizer: EncoderVectorizer | null = null;
   const enc = config.denseEncoder;
   if (enc.dir !== undefined) {
     const load = overrides.loadTextEncoder ?? (async (o) => (await import('./adapters/onnx/onnx-text-encoder.js')).loadOnnxTextEncoder(o));
+    denseOptions = {
+      dir: enc.dir,
+      threads: enc.threads,
+      ...(enc.pooling !== 'auto' ? { pooling: enc.pooling } : {}),
+      ...(enc.maxTokens > 0 ? { maxTokens: enc.maxTokens } : {}),
+      ...(enc.queryPrefix !== '' ? { queryPrefix: enc.queryPrefix } : {}),
+      ...(enc.documentPrefix !== '' ? { documentPrefix: enc.documentPrefix } : {}),
+    };
     try {
-      encoder = await load({
-        dir: enc.dir,
-        threads: enc.threads,
-        ...(enc.pooling !== 'auto' ? { pooling: enc.pooling } : {}),
-        ...(enc.maxTokens > 0 ? { maxTokens: enc.maxTokens } : {}),
-        ...(enc.queryPrefix !== '' ? { queryPrefix: enc.queryPrefix } : {}),
-        ...(enc.documentPrefix !== '' ? { documentPrefix: enc.documentPrefix } : {}),
-      });
+      encoder = await load(denseOptions);
     } catch (err) {
       throw new Error(`dense_encoder.dir: ${(err as Error).message}`);
     }
@@ -358,14 +369,16 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
   const spl = config.sparseEncoder;
   if (spl.dir !== undefined) {
     const load = overrides.loadSparseEncoder ?? (async (o) => (await import('./adapters/onnx/onnx-text-encoder.js')).loadOnnxSparseEncoder(o));
+    sparseOptions = { dir: spl.dir, threads: spl.threads, ...(spl.maxTokens > 0 ? { maxTokens: spl.maxTokens } : {}), ...(spl.queryPrefix !== '' ? { queryPrefix: spl.queryPrefix } : {}) };
     try {
-      sparseEncoder = await load({ dir: spl.dir, threads: spl.threads, ...(spl.maxTokens > 0 ? { maxTokens: spl.maxTokens } : {}), ...(spl.queryPrefix !== '' ? { queryPrefix: spl.queryPrefix } : {}) });
+      sparseEncoder = await load(sparseOptions);
     } catch (err) {
       await encoder?.close();
       throw new Error(`sparse_encoder.dir: ${(err as Error).message}`);
     }
     logger.info({ dir: spl.dir, sha256: sparseEncoder.info.id, vocabulary: sparseEncoder.info.vocabulary }, 'sparse encoder loaded');
   }
+  let stopMerges = (): void => undefined;
 
   const openIndexes = async (options: OpenIndexesOptions = {}) => {
     if (!indexes) {
@@ -497,15 +510,10 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
               encoding = false;
             });
         }, 1000),
-        setInterval(() => {
-          try {
-            idx.mergeStep();
-          } catch (err) {
-            logger.warn({ err }, 'index merge step failed');
-          }
-        }, 250),
       );
       for (const t of timers) t.unref();
+      // merges in short slices, never one long one on the thread that answers requests (ADR 0111)
+      stopMerges = startBackgroundMerges(idx, (err) => logger.warn({ err }, 'index merge step failed'));
     },
     async loadDemoCorpusIfEmpty() {
       if (!config.loadDemoCorpus || (await storage.documents.count()) > 0) return null;
@@ -525,8 +533,11 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
       trainDemoModelsInBackground(logger);
       return reports;
     },
+    encoderOptions: { dense: denseOptions, sparse: sparseOptions },
+    indexSnapshot: () => Object.fromEntries(INDEX_NAMES.map((n) => [n, { files: dirs.files(n), models: installed.get(n) ?? '' }])) as Snapshot,
     async close() {
       for (const t of timers) clearInterval(t);
+      stopMerges();
       clearInterval(activityTimer);
       await activity.flush();
       indexes?.close();
@@ -550,6 +561,11 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     loadCrossEncoder: overrides.loadCrossEncoder ?? (async (o) => (await import('./adapters/onnx/onnx-cross-encoder.js')).loadOnnxCrossEncoder(o)),
   });
   const activityCounts = storage.activity;
+  // Search threads (ADR 0110): they open the store themselves, so a store handed in by the caller
+  // (tests' overrides) keeps searches on this thread. The main thread's clock reading travels with each search.
+  const threads =
+    config.searchThreads > 0 && !overrides.storage ? new SearchThreads(new URL('./search-worker.js', import.meta.url), config.searchThreads, { config, encoders: core.encoderOptions }, () => core.indexSnapshot(), report) : null;
+  if (threads) indexes.onChange = () => threads.publish();
   const search = new SearchService({
     ranking,
     featureStore: storage.documents,
@@ -562,7 +578,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     clock: core.clock,
     secret: core.secret,
     report,
-    budget: { maxTerms: config.limits.queryMaxTerms, maxPostings: config.limits.queryMaxPostings, maxResultTerms: config.limits.queryMaxResultTerms, concurrency: config.limits.searchConcurrency, slots: 2 },
+    budget: { maxTerms: config.limits.queryMaxTerms, maxPostings: config.limits.queryMaxPostings, maxResultTerms: config.limits.queryMaxResultTerms, concurrency: config.limits.searchConcurrency, slots: Math.max(2, 2 * config.searchThreads) },
+    ...(threads ? { executor: threads } : {}),
   });
   const passages = new PassageSearch(indexes, core.documents, core.billing, config.prices, core.clock, core.secret);
   const conversations = new ConversationService({
@@ -589,6 +606,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   activityPruneTimer.unref();
   const metricsRegistry = new Registry();
   collectDefaultMetrics({ register: metricsRegistry, prefix: 'lectern_' });
+  new Gauge({ name: 'lectern_search_threads', help: 'Search threads serving searches (0: searches run on the main thread; ADR 0110).', registers: [metricsRegistry] }).set(threads?.size ?? 0);
+  new Gauge({ name: 'lectern_search_threads_inflight', help: 'Searches sent to search threads and not answered yet.', registers: [metricsRegistry], collect() { this.set(threads?.inflight ?? 0); } });
 
   // Recognition jobs: a FIFO pool over the job store, a worker thread per conversion (ADR 0035).
   const jobOutcomes = new Counter({
@@ -725,6 +744,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       // Running conversions are aborted first; their jobs stay resumable (checkpoints per page).
       await recognitions.close();
       await http.close();
+      await threads?.close();
       stopHolds();
       await ranking.crossEncoder?.close();
       await core.close();

@@ -3,46 +3,56 @@
 # synthetic corpus and workload. Indexes title, abstract and body (English stemming, positions), the
 # type as a boolean term and issued_at as a sortable value; runs each class (or, phrase, filter) once as
 # warm-up then ROUNDS times, top-10 by BM25, single thread; prints one JSON object.
-#   /usr/bin/python3 bench/engine/xapian_peer.py CORPUS WORKLOAD DIR ROUNDS LIMIT
+#   /usr/bin/python3 bench/engine/xapian_peer.py CORPUS WORKLOAD DIR ROUNDS LIMIT [reuse]
+# `reuse`: an existing DIR is queried as it is (no rebuild; build figures are then null).
 import json, os, shutil, sys, time
 import xapian
 
 corpus, workload_path, dbdir, rounds, limit = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
 stem = xapian.Stem('english')
 
-t0 = time.perf_counter()
-if os.path.exists(dbdir):
-    shutil.rmtree(dbdir)
-db = xapian.WritableDatabase(dbdir, xapian.DB_CREATE_OR_OVERWRITE)
-tg = xapian.TermGenerator()
-tg.set_stemmer(stem)
-tg.set_stemming_strategy(xapian.TermGenerator.STEM_SOME)
-n = 0
-parse_s = 0.0
-with open(corpus, encoding='utf-8') as f:
-    for line in f:
-        if n >= limit:
-            break
-        p = time.perf_counter()
-        d = json.loads(line)
-        parse_s += time.perf_counter() - p
-        doc = xapian.Document()
-        tg.set_document(doc)
-        for field in ('title', 'abstract', 'body'):
-            if d.get(field):
-                tg.index_text(d[field])
-                tg.increase_termpos()
-        doc.add_boolean_term('XT' + d['type'])
-        doc.add_value(0, xapian.sortable_serialise(d['issued_at']))
-        doc.add_boolean_term('Q' + d['id'])
-        db.add_document(doc)
-        n += 1
-        if n % 50000 == 0:
-            db.commit()
-db.commit()
-build_s = time.perf_counter() - t0 - parse_s
-db.close()
-size = sum(os.path.getsize(os.path.join(dbdir, x)) for x in os.listdir(dbdir))
+reuse = len(sys.argv) > 6 and sys.argv[6] == 'reuse' and os.path.exists(os.path.join(dbdir, 'iamglass'))
+
+def build():
+  t0 = time.perf_counter()
+  if os.path.exists(dbdir):
+      shutil.rmtree(dbdir)
+  db = xapian.WritableDatabase(dbdir, xapian.DB_CREATE_OR_OVERWRITE)
+  tg = xapian.TermGenerator()
+  tg.set_stemmer(stem)
+  tg.set_stemming_strategy(xapian.TermGenerator.STEM_SOME)
+  n = 0
+  parse_s = 0.0
+  with open(corpus, encoding='utf-8') as f:
+      for line in f:
+          if n >= limit:
+              break
+          p = time.perf_counter()
+          d = json.loads(line)
+          parse_s += time.perf_counter() - p
+          doc = xapian.Document()
+          tg.set_document(doc)
+          for field in ('title', 'abstract', 'body'):
+              if d.get(field):
+                  tg.index_text(d[field])
+                  tg.increase_termpos()
+          doc.add_boolean_term('XT' + d['type'])
+          doc.add_value(0, xapian.sortable_serialise(d['issued_at']))
+          doc.add_boolean_term('Q' + d['id'])
+          db.add_document(doc)
+          n += 1
+          if n % 50000 == 0:
+              db.commit()
+  db.commit()
+  build_s = time.perf_counter() - t0 - parse_s
+  db.close()
+  size = sum(os.path.getsize(os.path.join(dbdir, x)) for x in os.listdir(dbdir))
+  return n, round(n / build_s), round(build_s, 1), round(size / 2 ** 20, 1)
+
+if reuse:
+  n, build_dps, build_s, index_mib = xapian.Database(dbdir).get_doccount(), None, None, round(sum(os.path.getsize(os.path.join(dbdir, x)) for x in os.listdir(dbdir)) / 2 ** 20, 1)
+else:
+  n, build_dps, build_s, index_mib = build()
 
 db = xapian.Database(dbdir)
 enq = xapian.Enquire(db)
@@ -95,4 +105,4 @@ for cls in ('or', 'phrase', 'filter'):
     out[cls] = {'queries': len(qs), 'samples': len(samples), 'p50_ms': round(pct(samples, 50), 4), 'p95_ms': round(pct(samples, 95), 4),
                 'p99_ms': round(pct(samples, 99), 4), 'mean_ms': round(sum(samples) / len(samples), 4), 'queries_with_hits': with_hits}
 print(json.dumps({'engine': 'xapian ' + xapian.version_string() + ' (python3-xapian, in process)', 'docs': n,
-                  'build_docs_per_s': round(n / build_s), 'build_s': round(build_s, 1), 'index_mib': round(size / 2 ** 20, 1), 'latency': out}))
+                  'build_docs_per_s': build_dps, 'build_s': build_s, 'index_mib': index_mib, 'reused': reuse, 'latency': out}))

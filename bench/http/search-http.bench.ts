@@ -1,22 +1,27 @@
-// Searches per second through HTTP (`POST /v2/search/`) with concurrent clients, on the synthetic
-// corpus and its fixed workload (/work/shared/tools/synth-corpus): the service-level complement of
-// bench/engine (which measures the engine alone).
+// Searches per second through HTTP (`POST /v2/search/`, top 10 with documents and snippets) with
+// concurrent clients, on the synthetic corpus and its fixed workload (/work/shared/tools/synth-corpus):
+// the service-level complement of bench/engine (which measures the engine alone). Issue 14, ADR 0110.
 //
-//   node dist/bench/http/search-http.bench.js --corpus /work/tmp/synth-100k.jsonl --dir /work/tmp/http-100k \
-//        [--clients 2] [--seconds 20] [--out bench/results/search-http-100k.json]
+//   node dist/bench/http/search-http.bench.js --corpus /work/tmp/synth-100k.jsonl --dir /work/tmp/serve-100k \
+//        [--threads 0,1,2] [--clients 1,2,16] [--seconds 10] [--after-ingest 100000] [--after-seconds 30] \
+//        [--cpu-prof DIR] [--out bench/results/search-http-100k.json]
 //
 // The data directory is built once (ingest through the service's own pipeline, timed) and reused.
-// The server runs as a separate process with rate limits lifted; each client is a keep-alive loop over
-// the workload queries. Every response must be 200 with hits (fast-but-wrong fails).
-// Peer, in the same run: SQLite FTS5 (through better-sqlite3) over the same corpus and workload, in
-// process and single-threaded, returning the top 10 by bm25 with their titles; its index is built once
-// into --dir/fts5-peer.db. The ratio compares Lectern's HTTP throughput (with documents, snippets,
-// billing and JSON) against the peer's bare in-process queries.
-import { spawn, spawnSync } from 'node:child_process';
-import { createReadStream, existsSync, readFileSync, writeFileSync } from 'node:fs';
+// For each search_threads value a server runs as a separate process (over its own copy of the data
+// directory) with rate limits lifted; measurements alternate between the servers; each client is a
+// keep-alive loop over the workload queries; a server's resident memory (VmRSS, all threads) is read
+// after warm-up and after the load. Every response must be 200 (fast-but-wrong fails).
+// Ingest stalls: with the largest thread count, a steady load runs, then `lectern ingest` rewrites the
+// first --after-ingest documents (new titles: updates, so the index deletes and re-adds them and merges
+// follow); latencies are reported for the steady window, while the server catches up, and for
+// --after-seconds after the new titles are searchable.
+// Peer, in the same run: Xapian (python3-xapian, bench/engine/xapian_peer.py) over the same corpus and
+// workload, in process, one thread: its throughput is 1000 / mean latency (ms) per core.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { cpSync, createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import Database from 'better-sqlite3';
 import { Agent, request } from 'node:http';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { machine } from '../lib/machine.js';
@@ -25,43 +30,67 @@ const { values } = parseArgs({
   options: {
     corpus: { type: 'string' },
     dir: { type: 'string' },
-    clients: { type: 'string', default: '2' },
-    seconds: { type: 'string', default: '20' },
+    threads: { type: 'string', default: '0,1,2' },
+    clients: { type: 'string', default: '1,2,16' },
+    classes: { type: 'string', default: 'or,phrase,filter' },
+    seconds: { type: 'string', default: '10' },
+    'after-ingest': { type: 'string', default: '100000' },
+    'after-seconds': { type: 'string', default: '30' },
+    'cpu-prof': { type: 'string' },
+    'no-peer': { type: 'boolean', default: false },
     port: { type: 'string', default: '18999' },
     out: { type: 'string' },
     workload: { type: 'string', default: join(process.cwd(), '..', 'shared', 'tools', 'synth-corpus', 'workload.json') },
   },
 });
 if (!values.corpus || !values.dir) throw new Error('--corpus and --dir are required');
+const corpus = values.corpus;
+const dataDir = values.dir;
 const main = join(process.cwd(), 'dist', 'src', 'main.js');
 const { DATABASE_URL: _d, REDIS_URL: _r, ...baseEnv } = process.env;
 const env = {
   ...baseEnv,
-  LECTERN_DATA_DIR: values.dir,
+  LECTERN_DATA_DIR: dataDir,
   LECTERN_LOAD_DEMO_CORPUS: 'false',
   LECTERN_LOG_LEVEL: 'warn',
   LECTERN_RATE_LIMITS_SEARCH_CAPACITY: '1000000',
   LECTERN_RATE_LIMITS_SEARCH_REFILL_PER_SECOND: '1000000',
+  LECTERN_LIMITS_SEARCH_CONCURRENCY: '10000',
 };
+const list = (s: string) => s.split(',').map((x) => x.trim()).filter(Boolean);
+const threadCounts = list(values.threads).map(Number);
+const clientCounts = list(values.clients).map(Number);
+const classes = list(values.classes);
+const seconds = Number(values.seconds);
+const load1 = () => Math.round(loadavg()[0]! * 100) / 100;
+const started = machine();
 
 // 1. Build the data directory once.
 let ingest: unknown = 'reused';
-if (!existsSync(join(values.dir, 'lectern.db'))) {
+if (!existsSync(join(dataDir, 'lectern.db'))) {
   const t0 = Date.now();
-  const r = spawnSync(process.execPath, [main, 'ingest', '--format', 'lectern', values.corpus], { env, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', maxBuffer: 1 << 26 });
+  const r = spawnSync(process.execPath, [main, 'ingest', '--format', 'lectern', corpus], { env, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', maxBuffer: 1 << 26 });
   if (r.status !== 0) throw new Error(`ingest failed (${r.status})`);
   const rep = JSON.parse(r.stdout)[0] as { inserted: number };
   ingest = { documents: rep.inserted, seconds: (Date.now() - t0) / 1000, docs_per_second: Math.round(rep.inserted / ((Date.now() - t0) / 1000)) };
   console.error('ingest', ingest);
 }
+// Steady state: every merge the policy wants is done before measuring (a previous run's after-ingest
+// phase leaves deletions and small segments behind).
+const mergeRun = spawnSync(process.execPath, [main, 'index', 'merge'], { env, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', maxBuffer: 1 << 26 });
+if (mergeRun.status !== 0) throw new Error(`index merge failed (${mergeRun.status})`);
+const merged = JSON.parse(mergeRun.stdout) as { merges: number; seconds: number; indexes: { documents: { docs: number; segments: number; bytes: { total: number } } } };
+const indexAtStart = { documents: merged.indexes.documents.docs, segments: merged.indexes.documents.segments, index_mib: Math.round(merged.indexes.documents.bytes.total / 2 ** 20), merges_before_run: merged.merges, merge_seconds: merged.seconds };
+console.error('index', indexAtStart);
 const acct = spawnSync(process.execPath, [main, 'accounts', 'create', '--email', `bench${Date.now()}@example.org`, '--credits', '1000000000'], { env, encoding: 'utf8' });
 const key = (JSON.parse(acct.stdout) as { api_key: string }).api_key;
 
-// 2. Start the server.
-const port = Number(values.port);
-const server = spawn(process.execPath, [main], { env: { ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
-const agent = new Agent({ keepAlive: true, maxSockets: 64 });
-function post(body: unknown): Promise<{ status: number; json: { hits?: unknown[] } }> {
+const basePort = Number(values.port);
+/** The server requests go to (one at a time). */
+let port = basePort;
+const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+type Reply = { status: number; json: { hits?: unknown[]; total_hits?: number; timings?: { total_us: number } } };
+function post(body: unknown): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const data = JSON.stringify(body);
     const req = request({ port, method: 'POST', path: '/v2/search/', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data), 'x-api-key': key } }, (res) => {
@@ -74,139 +103,238 @@ function post(body: unknown): Promise<{ status: number; json: { hits?: unknown[]
     req.end(data);
   });
 }
-for (let i = 0; ; i++) {
-  try {
-    const r = await new Promise<number>((res, rej) => request({ port, path: '/healthz', agent }, (x) => { x.resume(); res(x.statusCode ?? 0); }).on('error', rej).end());
-    if (r === 200) break;
-  } catch {
-    if (i > 600) throw new Error('server did not start');
-  }
-  await new Promise((r) => setTimeout(r, 200));
+function get(path: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) =>
+    request({ port, path, agent }, (x) => {
+      const chunks: Buffer[] = [];
+      x.on('data', (c: Buffer) => chunks.push(c));
+      x.on('end', () => resolve({ status: x.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+    })
+      .on('error', reject)
+      .end(),
+  );
 }
 
-// 3. Run each workload class.
+async function startServer(threads: number, nodeArgs: string[] = [], dir = dataDir, at = basePort): Promise<ChildProcess> {
+  port = at;
+  const server = spawn(process.execPath, [...nodeArgs, main], { env: { ...env, LECTERN_DATA_DIR: dir, PORT: String(at), LECTERN_SEARCH_THREADS: String(threads) }, stdio: ['ignore', 'ignore', 'inherit'] });
+  for (let i = 0; ; i++) {
+    try {
+      if ((await get('/healthz')).status === 200) break;
+    } catch {
+      if (i > 900) throw new Error('server did not start');
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return server;
+}
+async function stopServer(server: ChildProcess): Promise<void> {
+  const exited = new Promise((r) => server.once('exit', r));
+  server.kill('SIGTERM');
+  await exited;
+}
+/** Resident memory of a process (all its threads), MiB. */
+const rssMib = (pid: number) => Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024);
+
 type Q = { text: string; filter: { types?: string[]; issued_after?: number; issued_before?: number } | null };
 const workload = JSON.parse(readFileSync(values.workload, 'utf8')) as Record<string, Q[]>;
 const bodyOf = (q: Q) => ({
   query: q.text,
   limit: 10,
+  return_documents: true,
   ...(q.filter ? { filter_types: q.filter.types, filter_issued_after: q.filter.issued_after, filter_issued_before: q.filter.issued_before } : {}),
 });
-const pct = (xs: number[], p: number) => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
-const results: Record<string, unknown> = {};
-const clients = Number(values.clients);
-const seconds = Number(values.seconds);
-for (const [cls, queries] of Object.entries(workload)) {
-  for (const q of queries.slice(0, 50)) await post(bodyOf(q)); // warm-up
-  const lat: number[] = [];
+const pct = (xs: number[], p: number) => (xs.length === 0 ? NaN : xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!);
+const summary = (lat: number[], elapsedS: number) => {
+  const s = [...lat].sort((a, b) => a - b);
+  return { requests: s.length, searches_per_second: Math.round(s.length / elapsedS), latency_ms: { p50: +pct(s, 50).toFixed(2), p95: +pct(s, 95).toFixed(2), p99: +pct(s, 99).toFixed(2) } };
+};
+
+/** `clients` loops over `queries` until `until()` is false; every sample is (end time, latency ms). */
+async function drive(queries: Q[], clients: number, until: () => boolean): Promise<{ samples: [number, number][]; failures: number; empty: number }> {
+  const samples: [number, number][] = [];
   let failures = 0;
   let empty = 0;
-  const end = Date.now() + seconds * 1000;
-  const t0 = process.hrtime.bigint();
   await Promise.all(
     Array.from({ length: clients }, async (_, c) => {
-      for (let i = c; Date.now() < end; i += clients) {
+      for (let i = c; until(); i += clients) {
         const q = queries[i % queries.length]!;
-        const s = process.hrtime.bigint();
+        const s = performance.now();
         const r = await post(bodyOf(q));
-        lat.push(Number(process.hrtime.bigint() - s) / 1e6);
+        const e = performance.now();
+        samples.push([e, e - s]);
         if (r.status !== 200) failures++;
         else if (!r.json.hits || r.json.hits.length === 0) empty++;
       }
     }),
   );
-  const elapsed = Number(process.hrtime.bigint() - t0) / 1e9;
-  lat.sort((a, b) => a - b);
-  if (failures > 0) throw new Error(`${cls}: ${failures} non-200 responses`);
-  results[cls] = {
-    requests: lat.length,
-    searches_per_second: Math.round(lat.length / elapsed),
-    latency_ms: { p50: +pct(lat, 50).toFixed(2), p95: +pct(lat, 95).toFixed(2), p99: +pct(lat, 99).toFixed(2) },
-    empty_results: empty,
-  };
-  console.error(cls, results[cls]);
+  return { samples, failures, empty };
 }
-server.kill('SIGTERM');
-agent.destroy();
-// 4. The peer: SQLite FTS5 on the same corpus and workload, in the same run.
-const peerPath = join(values.dir, 'fts5-peer.db');
-const fresh = !existsSync(peerPath);
-const fts = new Database(peerPath);
-let peerBuild: unknown = 'reused';
-if (fresh) {
-  const t0 = Date.now();
-  fts.exec(`PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;
-    CREATE VIRTUAL TABLE docs USING fts5(title, abstract, body, tokenize = 'porter unicode61');
-    CREATE TABLE meta (rowid INTEGER PRIMARY KEY, type TEXT, issued_at INTEGER);`);
-  const insDoc = fts.prepare('INSERT INTO docs (rowid, title, abstract, body) VALUES (?, ?, ?, ?)');
-  const insMeta = fts.prepare('INSERT INTO meta (rowid, type, issued_at) VALUES (?, ?, ?)');
-  let n = 0;
-  let batch: Record<string, unknown>[] = [];
-  const flush = fts.transaction((rows: Record<string, unknown>[]) => {
-    for (const d of rows) {
-      n++;
-      insDoc.run(n, d.title ?? '', d.abstract ?? '', d.body ?? '');
-      insMeta.run(n, d.type ?? null, d.issued_at ?? null);
-    }
-  });
-  for await (const line of createInterface({ input: createReadStream(values.corpus) })) {
-    if (!line.trim()) continue;
-    batch.push(JSON.parse(line) as Record<string, unknown>);
-    if (batch.length === 5000) {
-      flush(batch);
-      batch = [];
-    }
-  }
-  flush(batch);
-  fts.exec("INSERT INTO docs(docs) VALUES('optimize')");
-  peerBuild = { documents: n, seconds: (Date.now() - t0) / 1000 };
-  console.error('fts5 peer build', peerBuild);
-}
-type WQ = Q & { terms: string[]; phrases: string[][] };
-const ftsQuote = (w: string) => `"${w.replaceAll('"', '""')}"`;
-const matchOf = (q: WQ) => (q.phrases.length ? q.phrases.map((p) => ftsQuote(p.join(' '))).join(' AND ') : q.terms.map(ftsQuote).join(' OR '));
-const plain = fts.prepare('SELECT rowid, title FROM docs WHERE docs MATCH ? ORDER BY bm25(docs) LIMIT 10');
-const filtered = fts.prepare(
-  'SELECT docs.rowid, title FROM docs JOIN meta ON meta.rowid = docs.rowid WHERE docs MATCH ? AND meta.type IN (SELECT value FROM json_each(?)) AND meta.issued_at >= ? AND meta.issued_at <= ? ORDER BY bm25(docs) LIMIT 10',
-);
-const peer: Record<string, unknown> = {};
-for (const [cls, queries] of Object.entries(workload) as [string, WQ[]][]) {
-  const run = (q: WQ) =>
-    q.filter ? filtered.all(matchOf(q), JSON.stringify(q.filter.types ?? []), q.filter.issued_after ?? 0, q.filter.issued_before ?? Number.MAX_SAFE_INTEGER) : plain.all(matchOf(q));
-  for (const q of queries.slice(0, 50)) run(q);
-  const lat: number[] = [];
-  let empty = 0;
+
+async function measure(cls: string, clients: number): Promise<Record<string, unknown>> {
+  const queries = workload[cls]!;
+  for (const q of queries.slice(0, 50)) await post(bodyOf(q)); // warm-up
   const end = Date.now() + seconds * 1000;
-  const t0 = process.hrtime.bigint();
-  for (let i = 0; Date.now() < end; i++) {
-    const s = process.hrtime.bigint();
-    const rows = run(queries[i % queries.length]!);
-    lat.push(Number(process.hrtime.bigint() - s) / 1e6);
-    if (rows.length === 0) empty++;
-  }
-  const elapsed = Number(process.hrtime.bigint() - t0) / 1e9;
-  lat.sort((a, b) => a - b);
-  const sps = Math.round(lat.length / elapsed);
-  peer[cls] = {
-    queries: lat.length,
-    queries_per_second: sps,
-    latency_ms: { p50: +pct(lat, 50).toFixed(3), p95: +pct(lat, 95).toFixed(3), p99: +pct(lat, 99).toFixed(3) },
-    empty_results: empty,
-    lectern_http_over_peer: +(((results[cls] as { searches_per_second: number }).searches_per_second) / sps).toFixed(3),
-  };
-  console.error('fts5', cls, peer[cls]);
+  const t0 = performance.now();
+  const r = await drive(queries, clients, () => Date.now() < end);
+  const elapsed = (performance.now() - t0) / 1000;
+  if (r.failures > 0) throw new Error(`${cls}: ${r.failures} non-200 responses`);
+  return { clients, ...summary(r.samples.map((x) => x[1]), elapsed), empty_results: r.empty };
 }
-fts.close();
+
+// 2. Throughput and latency for each thread count and client count. One server per thread count runs
+// at once, each over its own copy of the data directory (the index has one writer), and measurements
+// alternate between them, so a change in the machine's load (other users) hits every thread count alike.
+type Served = { threads: number; port: number; dir: string; proc: ChildProcess; rssIdle: number; results: Record<string, unknown[]> };
+const served: Served[] = [];
+for (const [i, threads] of threadCounts.entries()) {
+  const dir = `${dataDir}-t${threads}`;
+  rmSync(dir, { recursive: true, force: true });
+  cpSync(dataDir, dir, { recursive: true });
+  const at = basePort + 1 + i;
+  const proc = await startServer(threads, [], dir, at);
+  for (const q of workload.or!.slice(0, 100)) await post(bodyOf(q));
+  served.push({ threads, port: at, dir, proc, rssIdle: rssMib(proc.pid!), results: {} });
+}
+for (const cls of classes) {
+  for (const c of clientCounts) {
+    for (const s of served) {
+      port = s.port;
+      const r = await measure(cls, c);
+      (s.results[cls] ??= []).push({ ...r, load_average_1m: load1() });
+      console.error(`threads ${s.threads}`, cls, JSON.stringify(r), 'load', load1());
+    }
+  }
+}
+const runs: Record<string, unknown>[] = [];
+for (const s of served) {
+  runs.push({ search_threads: s.threads, rss_mib: { after_warmup: s.rssIdle, after_load: rssMib(s.proc.pid!) }, results: s.results });
+  await stopServer(s.proc);
+  rmSync(s.dir, { recursive: true, force: true });
+}
+
+// 3. Latency right after an ingest (the largest thread count, the most clients).
+let afterIngest: Record<string, unknown> | null = null;
+const reingest = Number(values['after-ingest']);
+if (reingest > 0) {
+  const threads = Math.max(...threadCounts);
+  const clients = Math.max(...clientCounts);
+  // one word of letters only (the analyzer splits letters from digits), new in every run
+  const stamp = `rev${[...String(Date.now())].map((c) => 'abcdefghij'[Number(c)]).join('')}`;
+  const file = `${dataDir}-reingest.jsonl`;
+  await new Promise<void>((resolve, reject) => {
+    const out = createWriteStream(file);
+    let n = 0;
+    const rl = createInterface({ input: createReadStream(corpus) });
+    rl.on('line', (line) => {
+      if (n >= reingest || !line.trim()) return;
+      const d = JSON.parse(line) as { title: string };
+      d.title = `${d.title} ${stamp}`;
+      out.write(JSON.stringify(d) + '\n');
+      if (++n === reingest) rl.close();
+    });
+    rl.on('close', () => out.end(resolve));
+    rl.on('error', reject);
+  });
+  const server = await startServer(threads);
+  const queries = workload.or!;
+  for (const q of queries.slice(0, 100)) await post(bodyOf(q));
+  let stop = false;
+  const t0 = performance.now();
+  const driving = drive(queries, clients, () => !stop);
+  await new Promise((r) => setTimeout(r, seconds * 1000));
+  const tIngest = performance.now();
+  const cli = spawn(process.execPath, [main, 'ingest', '--format', 'lectern', file], { env, stdio: ['ignore', 'ignore', 'ignore'] });
+  const cliDone = new Promise<number>((r) => cli.once('exit', () => r(performance.now())));
+  // searchable: every rewritten title is found by its new word (polled outside the measured load)
+  let tSearchable = 0;
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 250));
+    const r = await post({ query: stamp, limit: 1, return_documents: false });
+    if ((r.json.total_hits ?? 0) >= reingest) {
+      tSearchable = performance.now();
+      break;
+    }
+    if (performance.now() - tIngest > 30 * 60_000) throw new Error('the ingest did not become searchable in 30 minutes');
+  }
+  const tStoreDone = await cliDone;
+  const afterS = Number(values['after-seconds']);
+  await new Promise((r) => setTimeout(r, afterS * 1000));
+  stop = true;
+  const r = await driving;
+  const tEnd = performance.now();
+  if (r.failures > 0) throw new Error(`after ingest: ${r.failures} non-200 responses`);
+  const win = (a: number, b: number) => summary(r.samples.filter(([t]) => t >= a && t < b).map((x) => x[1]), (b - a) / 1000);
+  afterIngest = {
+    search_threads: threads,
+    clients,
+    class: 'or',
+    documents_rewritten: reingest,
+    store_ingest_seconds: +((tStoreDone - tIngest) / 1000).toFixed(1),
+    searchable_after_seconds: +((tSearchable - tIngest) / 1000).toFixed(1),
+    steady: win(t0, tIngest),
+    while_catching_up: win(tIngest, tSearchable),
+    right_after: { seconds: afterS, ...win(tSearchable, tEnd) },
+    rss_mib: rssMib(server.pid!),
+  };
+  const steadyP99 = (afterIngest.steady as { latency_ms: { p99: number } }).latency_ms.p99;
+  afterIngest.p99_after_over_steady = +((afterIngest.right_after as { latency_ms: { p99: number } }).latency_ms.p99 / steadyP99).toFixed(2);
+  afterIngest.p99_catching_up_over_steady = +((afterIngest.while_catching_up as { latency_ms: { p99: number } }).latency_ms.p99 / steadyP99).toFixed(2);
+  console.error('after ingest', JSON.stringify(afterIngest));
+  await stopServer(server);
+}
+
+// 4. A CPU profile of the server under load (every thread), when asked.
+let profile: unknown = null;
+if (values['cpu-prof']) {
+  mkdirSync(values['cpu-prof'], { recursive: true });
+  const threads = Math.max(...threadCounts);
+  const server = await startServer(threads, ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`]);
+  const r = await measure('or', Math.max(...clientCounts));
+  await stopServer(server);
+  profile = { dir: values['cpu-prof'], search_threads: threads, run: r };
+}
+
+// 5. The peer: Xapian in process, one thread, same corpus and workload, in this run.
+let peer: Record<string, unknown> | null = null;
+if (!values['no-peer']) {
+  const xdir = `${dataDir}-xapian`;
+  const x = spawnSync('/usr/bin/python3', [join(process.cwd(), 'bench', 'engine', 'xapian_peer.py'), corpus, values.workload, xdir, '5', '100000000', 'reuse'], { encoding: 'utf8', maxBuffer: 16 * 2 ** 20 });
+  if (x.status !== 0) console.error(`xapian peer not measured: ${(x.stderr || x.error?.message || '').slice(-500)}`);
+  else {
+    peer = JSON.parse(x.stdout) as Record<string, unknown>;
+    const lat = peer.latency as Record<string, { mean_ms: number }>;
+    peer.searches_per_second_one_thread = Object.fromEntries(Object.entries(lat).map(([c, v]) => [c, Math.round(1000 / v.mean_ms)]));
+  }
+}
+
+// Ratios: Lectern's best HTTP throughput (documents + snippets + billing + JSON) over Xapian's bare
+// in-process queries on one thread.
+const ratios: Record<string, unknown> = {};
+if (peer) {
+  const xs = peer.searches_per_second_one_thread as Record<string, number>;
+  for (const cls of classes) {
+    let best = 0;
+    for (const run of runs) for (const r of (run.results as Record<string, { searches_per_second: number }[]>)[cls] ?? []) best = Math.max(best, r.searches_per_second);
+    ratios[cls] = { lectern_http_best_per_second: best, xapian_in_process_one_thread_per_second: xs[cls], ratio: +(best / xs[cls]!).toFixed(3) };
+  }
+}
 const out = {
   benchmark: 'search-http',
-  corpus: values.corpus,
-  clients,
-  seconds_per_class: seconds,
+  corpus,
   top_k: 10,
+  with_documents_and_snippets: true,
+  seconds_per_measurement: seconds,
   ingest,
-  machine: machine(),
-  results,
-  peer: { name: 'SQLite FTS5 (better-sqlite3, porter unicode61, bm25 top 10 with titles), in process, one thread', build: peerBuild, results: peer },
+  index: indexAtStart,
+  machine: started,
+  load_average_1m_at_end: load1(),
+  runs,
+  after_ingest: afterIngest,
+  cpu_profile: profile,
+  peer,
+  lectern_http_over_xapian: ratios,
 };
 if (values.out) writeFileSync(values.out, JSON.stringify(out, null, 2) + '\n');
 console.log(JSON.stringify(out, null, 2));
+agent.destroy();

@@ -71,6 +71,7 @@ const USAGE = `Usage: lectern <command> [options]
   ingest --recognize FILE...              convert PDF, EPUB or DJVU files to Markdown and index each as a document
   demo status | demo remove               is the bundled demo corpus in the store; delete its documents
   index rebuild                           rebuild the search indexes from the store (server stopped)
+  index merge                             run the merges the index wants now (server stopped; a server merges in the background)
   index stats                             document counts and index sizes
   models train [--index NAME] [--full] [--dims N]
                                           train the corpus models (sparse expansion, dense vectors) from the
@@ -131,9 +132,10 @@ Bad lines are reported by number and skipped; a file whose first records are all
 or a PDF given without --recognize is refused with one line. Exit 1 when anything failed.
 Example: lectern ingest works.jsonl.gz ai.stackexchange.com/Posts.xml`,
   ranking: RANKING_HELP,
-  index: `Usage: lectern index rebuild | lectern index stats
+  index: `Usage: lectern index rebuild | lectern index merge | lectern index stats
 
   rebuild   rebuild the search indexes from the store (stop the server first)
+  merge     run every merge the merge policy wants now, e.g. after a bulk ingest (stop the server first)
   stats     document counts in the store and the indexes' sizes`,
   accounts: `Usage: lectern accounts create --email E [--credits N] [--eligible]
        lectern accounts show ACCOUNT
@@ -321,6 +323,22 @@ async function index(ctx: CliContext, args: string[]): Promise<number> {
       return 0;
     });
   }
+  if (sub === 'merge') {
+    // Runs every merge the policy wants now (a running server does this in the background, in slices).
+    return withApp(ctx, async (app) => {
+      const indexes = await app.tryOpenIndexes();
+      if (!indexes) throw new AppError('conflict', 'A running Lectern server holds the search indexes (it merges them in the background); stop it to merge here.');
+      const t0 = Date.now();
+      let merges = 0;
+      for (;;) {
+        const s = indexes.mergeStep(10_000_000);
+        if (s === 'idle') break;
+        if (s === 'merged') merges++;
+      }
+      print({ merges, seconds: (Date.now() - t0) / 1000, indexes: indexes.stats() });
+      return 0;
+    });
+  }
   if (sub === 'stats') {
     return withApp(ctx, async (app) => {
       const indexes = await app.tryOpenIndexes();
@@ -331,7 +349,7 @@ async function index(ctx: CliContext, args: string[]): Promise<number> {
       return 0;
     });
   }
-  throw new UsageError('index rebuild|stats');
+  throw new UsageError('index rebuild|merge|stats');
 }
 
 async function models(ctx: CliContext, args: string[]): Promise<number> {

@@ -1,6 +1,7 @@
 // Loads the configuration once at start: defaults < JSON file (LECTERN_CONFIG) < environment.
 // Every problem is collected and reported together (ConfigError.problems); the result is frozen.
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
@@ -145,6 +146,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<ConfigInpu
     mcpUrl: resourceUrl(c.mcpUrl ?? `${baseUrl}/mcp`),
     legacyMcpUrl: resourceUrl(c.legacyMcpUrl ?? `${baseUrl}/v2/mcp`),
     dataDir,
+    searchThreads: c.searchThreads ?? availableParallelism(),
     blobDir: c.blobDir ? resolve(c.blobDir) : join(dataDir, 'blobs'),
     mail: { ...c.mail, outboxDir: c.mail.outboxDir ? resolve(c.mail.outboxDir) : join(dataDir, 'outbox') },
   };

@@ -59,6 +59,14 @@ export const ConfigSchema = Type.Object(
     secret: Type.Optional(
       Type.String({ minLength: 32, description: 'Server secret for signed tokens (feedback tokens). Default: generated once and kept in {data_dir}/secret.' }),
     ),
+    searchThreads: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 256,
+        description:
+          'Search threads: each search\'s engine work, records and snippets run on this many worker threads over one shared copy of the index, while the main thread answers HTTP, bills and writes the index (ADR 0110). Default: the available cores (os.availableParallelism()). 0: searches run on the main thread (one core serves).',
+      }),
+    ),
     trustProxy: Type.Boolean({ default: false, description: 'Trust X-Forwarded-* headers from a reverse proxy.' }),
     limits: Type.Object(
       {
@@ -229,7 +237,9 @@ export type ConfigInput = Static<typeof ConfigSchema>;
 
 /** The validated, derived, frozen configuration the app is built from. */
 export type Config = Readonly<
-  Omit<ConfigInput, 'baseUrl' | 'authUrl' | 'mcpUrl' | 'blobDir' | 'legacyMcpUrl' | 'mail'> & {
+  Omit<ConfigInput, 'baseUrl' | 'authUrl' | 'mcpUrl' | 'blobDir' | 'legacyMcpUrl' | 'mail' | 'searchThreads'> & {
+    /** Search threads (0: in-process); the default is the available cores. */
+    searchThreads: number;
     baseUrl: string;
     authUrl: string;
     mcpUrl: string;

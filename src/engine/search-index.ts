@@ -343,7 +343,8 @@ export class SearchIndex {
     if (bytes === null) return;
     const name = this.#newSegmentName();
     this.#dir.write(name, bytes);
-    this.#pendingSegs.push(this.#withVectors({ name, seg: new Segment(name, bytes), deleted: null, deletedCount: 0, delGen: 0, vectors: null, vecFile: null }));
+    // the directory's copy (shared with search threads by some hosts: ADR 0110), so the bytes are held once
+    this.#pendingSegs.push(this.#withVectors({ name, seg: new Segment(name, this.#dir.read(name) ?? bytes), deleted: null, deletedCount: 0, delGen: 0, vectors: null, vecFile: null }));
   }
 
   /**
@@ -454,7 +455,7 @@ export class SearchIndex {
     if (out.bytes !== null) {
       const name = this.#newSegmentName();
       this.#dir.write(name, out.bytes);
-      entry = this.#withVectors({ name, seg: new Segment(name, out.bytes), deleted: null, deletedCount: 0, delGen: 0, vectors: null, vecFile: null });
+      entry = this.#withVectors({ name, seg: new Segment(name, this.#dir.read(name) ?? out.bytes), deleted: null, deletedCount: 0, delGen: 0, vectors: null, vecFile: null });
       entry = this.#carryVectors(entry, m.inputs, out.docMaps);
     }
     // carry deletions that happened to the inputs while merging (committed and pending)

@@ -12,6 +12,7 @@ import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from 
 import { installValidation } from './validation.js';
 import { ALL_SCHEMAS } from './schemas/index.js';
 import { createHttpMetrics } from './metrics.js';
+import { installSearchTimings } from './search-timings.js';
 import type { HttpDeps } from './deps.js';
 import { registerOpsRoutes } from './routes/ops.js';
 import { publishableOpenApi } from './openapi-document.js';
@@ -156,6 +157,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
   });
 
   const metrics = createHttpMetrics(deps.metricsRegistry);
+  installSearchTimings(app, deps.metricsRegistry);
   app.addHook('onResponse', async (request, reply) => {
     metrics.observe(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
   });

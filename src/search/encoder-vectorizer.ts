@@ -96,6 +96,8 @@ export class EncoderVectorizer {
           documents += r.documents;
         }
       }
+      // search threads view the new vector files only once they are published (ADR 0110)
+      if (segments > 0) this.indexes.onChange?.();
       return { segments, documents };
     };
     const p = go().finally(() => {

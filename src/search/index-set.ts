@@ -37,6 +37,13 @@ export interface CatchUpOptions {
   commit?: 'always' | 'due';
 }
 const PAGE = 1_000;
+/**
+ * Changes applied between two turns of the event loop: analysing a document takes ~0.1 ms, so a
+ * catch-up never holds the thread that answers requests for more than a few milliseconds at a time
+ * (ADR 0111). Commits (building a segment) are still one slice each.
+ */
+const YIELD_EVERY = 32;
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * The label each commit records: the store sequence and the engine's analysis version, `<seq>@a<version>`.
@@ -132,6 +139,9 @@ export class IndexSet {
     return set;
   }
 
+  /** Called after every change readers must see: a commit, a completed merge, new models (search threads: ADR 0110). */
+  onChange: (() => void) | null = null;
+
   /** Why open() discarded an index to rebuild it from the store (analysis changed), else null. */
   rebuildReason: string | null = null;
 
@@ -144,7 +154,9 @@ export class IndexSet {
    */
   setModels(name: IndexName, models: IndexModels): number {
     this.#models.set(name, models);
-    return this.get(name).setVectorModel(this.dense(name)?.vectorModel ?? null);
+    const n = this.get(name).setVectorModel(this.dense(name)?.vectorModel ?? null);
+    this.onChange?.();
+    return n;
   }
 
   #encoder: { encoder: TextEncoder; dense: DenseModel } | null = null;
@@ -157,6 +169,7 @@ export class IndexSet {
   setEncoder(encoder: TextEncoder | null): void {
     this.#encoder = encoder === null ? null : { encoder, dense: encoderDenseModel(encoder) };
     for (const name of INDEX_NAMES) this.get(name).setVectorModel(this.dense(name)?.vectorModel ?? null);
+    this.onChange?.();
   }
 
   /** The operator-supplied encoder, when one is installed. */
@@ -169,6 +182,7 @@ export class IndexSet {
   /** Installs an operator-supplied SPLADE-style model as the sparse model of every index (null: the corpus expansion). */
   setSparseEncoder(encoder: SparseTextEncoder | null): void {
     this.#sparseEncoder = encoder === null ? null : { encoder, sparse: encoderSparseModel(encoder) };
+    this.onChange?.();
   }
 
   /** The sparse model of an index: the SPLADE encoder when configured, else the corpus expansion (or none). */
@@ -217,7 +231,9 @@ export class IndexSet {
     while (seq < target) {
       const page = await this.store.changesSince(seq, PAGE);
       if (page.length === 0) break;
-      for (const change of page) {
+      for (let i = 0; i < page.length; i++) {
+        const change = page[i]!;
+        if (i > 0 && i % YIELD_EVERY === 0) await turn();
         if (change.deleted) {
           for (const idx of this.#indexes.values()) idx.delete(change.id);
         } else {
@@ -243,6 +259,7 @@ export class IndexSet {
     for (const idx of this.#indexes.values()) idx.commit(checkpointLabel(this.#applied));
     this.#uncommitted = 0;
     this.#lastCommitMs = this.clock.nowMs();
+    this.onChange?.();
   }
 
   /** Drops both indexes and rebuilds them from the store. */
@@ -260,9 +277,21 @@ export class IndexSet {
     return this.catchUp({ onProgress });
   }
 
-  /** One bounded step of background merging on each index. */
-  mergeStep(): void {
-    for (const idx of this.#indexes.values()) idx.mergeStep();
+  /**
+   * One bounded step of background merging on each index (`maxWork` postings each; the engine's default
+   * when absent): `merging` when a merge is still in progress, `merged` when one completed (another may
+   * be due), `idle` when the merge policy has nothing to do.
+   */
+  mergeStep(maxWork?: number): 'idle' | 'merging' | 'merged' {
+    let merged = false;
+    let merging = false;
+    for (const idx of this.#indexes.values()) {
+      const r = idx.mergeStep(maxWork);
+      if (r.state === 'merged') merged = true;
+      if (r.state === 'merging') merging = true;
+    }
+    if (merged) this.onChange?.();
+    return merging ? 'merging' : merged ? 'merged' : 'idle';
   }
 
   stats(): Record<IndexName, IndexStats> {

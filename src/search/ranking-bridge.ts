@@ -8,11 +8,11 @@ import type { DocumentStore } from '../ports/document-store.js';
 import { getFeature, newCandidate, setFeature, type Branch, type Candidate } from '../ranking/features.js';
 import { citedByCount, probeScores, type FeatureSources } from '../ranking/sources.js';
 import { denseQueryVector, denseSearch, sparseEngineOptions, sparseQueryVector, type SparseParams } from './channels.js';
-import type { IndexSet } from './index-set.js';
+import type { SearchIndexes } from './search-service.js';
 import type { SearchRequest } from './search-types.js';
 
 /** The branches whose channels run on every searched index for this request (as the service's #channels runs them). */
-export function plannedBranches(r: SearchRequest, indexNames: readonly IndexName[], indexes: IndexSet): Set<Branch> {
+export function plannedBranches(r: SearchRequest, indexNames: readonly IndexName[], indexes: SearchIndexes): Set<Branch> {
   const all = (kind: 'dense' | 'sparse') => indexNames.every((n) => indexes.models(n)[kind] !== null);
   const out = new Set<Branch>();
   if (r.mode === 'fulltext' || (r.mode === 'hybrid' && (r.fulltextWeight ?? 1) > 0)) out.add('fulltext');
@@ -53,7 +53,7 @@ export function buildPool(ranked: readonly RankedLike[], runs: readonly RunLike[
 }
 
 export interface SourceDeps {
-  indexes: IndexSet;
+  indexes: SearchIndexes;
   store: DocumentStore;
   engagement: ((ids: readonly string[], now: number) => Promise<Map<string, ActivityCounts>>) | null;
   now: number;

@@ -27,7 +27,7 @@ import { citedWorkUris } from './citations.js';
 import { FEEDBACK_TOKEN_TTL_S, signFeedbackToken } from './feedback-token.js';
 import type { IndexSet } from './index-set.js';
 import { denseDocumentVector, denseQueryVector, denseSearch, sparseEngineOptions, sparseQueryVector, withFeedback, type SparseParams } from './channels.js';
-import { defaultSearchRequest, type SearchHit, type SearchRequest, type SearchResult } from './search-types.js';
+import { defaultSearchRequest, type SearchExecution, type SearchExecutor, type SearchHit, type SearchRequest, type SearchResult } from './search-types.js';
 import { multiQuerySearch } from './multi-query.js';
 import { checkWorkBudget, FairScheduler, type WorkBudget } from './work-budget.js';
 import type { ActivityCounts } from '../ports/activity-store.js';
@@ -52,8 +52,11 @@ const ANSWER_SNIPPET_CHARS = 1200;
 /** Traces are bounded: at most this many hits carry an explanation. */
 const TRACE_EXPLAIN_HITS = 10;
 
+/** The indexes a search reads (the writer's IndexSet, or a search thread's snapshot of it). */
+export type SearchIndexes = Pick<IndexSet, 'get' | 'models' | 'dense' | 'sparse'>;
+
 export interface SearchServiceDeps {
-  indexes: IndexSet;
+  indexes: SearchIndexes;
   store: DocumentStore;
   activity: ActivityRecorder;
   billing: BillingService;
@@ -69,6 +72,8 @@ export interface SearchServiceDeps {
   featureStore?: DocumentStore;
   /** Activity counters for the engagement features (absent: those features are absent). */
   engagement?: (ids: readonly string[], now: number) => Promise<Map<string, ActivityCounts>>;
+  /** Runs each search's retrieval, records and snippets on search threads (ADR 0110); absent: here. */
+  executor?: SearchExecutor;
 }
 
 const unavailable = (what: string) => new AppError('feature_unavailable', what, { extra: { missing: what.split(':')[0] } });
@@ -96,7 +101,7 @@ export function checkAvailable(r: SearchRequest): void {
 const TRAIN_HINT = 'train the corpus models with `lectern models train` (docs/models.md)';
 
 /** Refuses modes whose channel is not configured on one of the requested indexes. */
-function checkChannels(r: SearchRequest, indexNames: IndexName[], indexes: IndexSet): void {
+function checkChannels(r: SearchRequest, indexNames: IndexName[], indexes: SearchIndexes): void {
   const lacking = (kind: 'dense' | 'sparse') => indexNames.filter((n) => (kind === 'dense' ? indexes.dense(n) : indexes.sparse(n)) === null);
   if (r.mode === 'sparse' && lacking('sparse').length > 0) {
     throw unavailable(`sparse: mode "sparse" needs the sparse expansion model, which the ${lacking('sparse').join(', ')} index does not have; ${TRAIN_HINT}, or use "hybrid" or "fulltext".`);
@@ -318,9 +323,9 @@ export class SearchService {
   }
 
   /** The ranking pipeline (docs/ranking.md): the pool in its final order, then the organic rest. */
-  async #stages(r: SearchRequest, plan: RankingPlan, organic: RankedEntry[], runs: ChannelRun[], base: EngineQuery): Promise<{ ranked: (RankedEntry & { candidate?: Candidate })[]; outcome: RankingOutcome | null; sources: FeatureSources | null }> {
+  async #stages(r: SearchRequest, plan: RankingPlan, organic: RankedEntry[], runs: ChannelRun[], base: EngineQuery, nowMs: number = this.d.clock.nowMs()): Promise<{ ranked: (RankedEntry & { candidate?: Candidate })[]; outcome: RankingOutcome | null; sources: FeatureSources | null }> {
     if (!plan.active) return { ranked: organic, outcome: null, sources: null };
-    const sources = featureSources(r, base, { indexes: this.d.indexes, store: this.d.featureStore ?? this.d.store, engagement: this.d.engagement ?? null, now: nowSeconds(this.d.clock) });
+    const sources = featureSources(r, base, { indexes: this.d.indexes, store: this.d.featureStore ?? this.d.store, engagement: this.d.engagement ?? null, now: Math.floor(nowMs / 1000) });
     const pool = buildPool(organic, runs, plan.depth);
     const outcome = await runRanking(plan, pool, r.query, sources, this.d.ranking?.crossEncoder ?? null);
     const ranked = [...outcome.order.map((c) => ({ hit: c.hit, index: c.index, score: outcome.score(c), rrf: organic[c.organicRank]!.rrf, fused: organic[c.organicRank]!.fused, candidate: c })), ...organic.slice(pool.length)];
@@ -353,17 +358,53 @@ export class SearchService {
   }
 
   async #search(principal: Principal, r: SearchRequest, requestId: string): Promise<SearchResult> {
-    const computeAll = (cands: Candidate[], src: FeatureSources, e: EngagementInfo) => computeFeatures(cands, ALL_GROUPS, src, e);
     const t0 = performance.now();
     checkAvailable(r);
     resolveIndexes(r.indexNames);
     checkChannels(r, resolveIndexes(r.indexNames), this.d.indexes);
-    const plan = this.#plan(r);
+    this.#plan(r); // refusals before the hold
     await this.d.billing.reserve(principal, this.d.prices.search, 'search', requestId);
+    let billingUs = (performance.now() - t0) * 1000;
+    const nowMs = this.d.clock.nowMs();
+    const ex = this.d.executor ? await this.d.executor.execute(r, nowMs) : await this.execute(r, nowMs);
+    const tCharge = performance.now();
+    const cost = searchCost(this.d.prices, ex.hits.length);
+    await this.d.billing.charge(principal, cost, 'search', requestId);
+    billingUs += (performance.now() - tCharge) * 1000;
+    const trajectory = await this.#shown(principal, ex.hits, { query: r.query, indexNames: resolveIndexes(r.indexNames) });
+    return {
+      rankingMode: ex.rankingMode,
+      hits: ex.hits,
+      totalHits: ex.totalHits,
+      hasNext: ex.hasNext,
+      correctedQuery: ex.correctedQuery,
+      embedMs: ex.embedMs,
+      timings: {
+        searchUs: Math.round(ex.engineUs),
+        loadUs: Math.round(ex.recordsUs + ex.snippetsUs),
+        totalUs: Math.round((performance.now() - t0) * 1000),
+        stages: { engineUs: ex.engineUs, recordsUs: ex.recordsUs, snippetsUs: ex.snippetsUs, billingUs, queueUs: ex.queueUs },
+      },
+      trajectory,
+      traces: ex.traces,
+      cost,
+      candidateRanking: ex.candidateRanking,
+      rankingStages: ex.rankingStages,
+    };
+  }
+
+  /**
+   * A search's work between its credit hold and its charge (plan, channels, fusion, ranking stages,
+   * records, snippets, spelling, traces): what a search thread runs (ADR 0110). No billing, activity or
+   * trajectory. The plan is made again here (cheap; the caller made it before the hold to refuse early).
+   */
+  async execute(r: SearchRequest, nowMs: number = this.d.clock.nowMs()): Promise<SearchExecution> {
+    const computeAll = (cands: Candidate[], src: FeatureSources, e: EngagementInfo) => computeFeatures(cands, ALL_GROUPS, src, e);
+    const plan = this.#plan(r);
     const { indexNames, retrieval, ranked: organic, searchUs, rrfK, base } = await this.#retrieve(r, r.returnDocuments ? SNIPPETS_PER_HIT : 0, plan);
     const { runs } = retrieval;
     const tRank = performance.now();
-    const { ranked, outcome, sources } = await this.#stages(r, plan, organic, runs, base);
+    const { ranked, outcome, sources } = await this.#stages(r, plan, organic, runs, base, nowMs);
     const page = ranked.slice(r.offset, r.offset + r.limit);
     const rankUs = (performance.now() - tRank) * 1000;
     // matches: the lexical channels' counts when they ran (a dense channel "matches" every document with a vector)
@@ -376,6 +417,7 @@ export class SearchService {
     const hasNext = totalHits > r.offset + r.limit;
 
     const tLoad = performance.now();
+    let recordsUs = 0;
     let hits: SearchHit[] = page.map((p) => ({ id: p.hit.id, index: p.index, score: p.score, snippets: [], doc: null, rrf: p.rrf, explanation: p.hit.explanation }));
     if (plan.includeScores && outcome) {
       // candidate scores of the returned hits: every feature group (the page only, beyond what the stages needed)
@@ -385,6 +427,7 @@ export class SearchService {
     }
     if (r.returnDocuments && hits.length > 0) {
       const docs = await this.d.store.getMany(hits.map((h) => h.id));
+      recordsUs = (performance.now() - tLoad) * 1000;
       const parsedBy = new Map(indexNames.map((n) => [n, this.d.indexes.get(n).parse(r.query, r.possibleLanguages)]));
       const loaded: SearchHit[] = [];
       hits.forEach((h, i) => {
@@ -405,10 +448,6 @@ export class SearchService {
     const loadUs = (performance.now() - tLoad) * 1000;
 
     const correctedQuery = r.query.trim() === '' ? null : this.d.indexes.get(indexNames[0]!).correctQuery(r.query, r.possibleLanguages);
-    const cost = searchCost(this.d.prices, hits.length);
-    await this.d.billing.charge(principal, cost, 'search', requestId);
-
-    const trajectory = await this.#shown(principal, hits, { query: r.query, indexNames });
     const traces = r.tracing ? this.#traces(retrieval, r, rrfK, plan, outcome?.stages ?? [], rankUs) : null;
     const usesModels = runs.some((x) => x.channel !== 'fulltext');
     const candidateRanking = outcome
@@ -421,12 +460,13 @@ export class SearchService {
       hasNext,
       correctedQuery,
       embedMs: usesModels ? Math.round(retrieval.embedUs / 1000) : null,
-      timings: { searchUs: Math.round(searchUs), loadUs: Math.round(loadUs), totalUs: Math.round((performance.now() - t0) * 1000) },
-      trajectory,
       traces,
-      cost,
       candidateRanking,
       rankingStages: (outcome?.stages ?? []).map((x) => ({ stage: x.stage, us: x.us })),
+      engineUs: searchUs + rankUs,
+      recordsUs,
+      snippetsUs: Math.max(0, loadUs - recordsUs),
+      queueUs: 0,
     };
   }
 

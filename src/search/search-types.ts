@@ -86,7 +86,7 @@ export interface SearchResult {
   correctedQuery: string | null;
   /** Time spent embedding/expanding the query, ms (null when no model-backed channel ran). */
   embedMs: number | null;
-  timings: { searchUs: number; loadUs: number; totalUs: number };
+  timings: { searchUs: number; loadUs: number; totalUs: number; stages?: SearchStages };
   trajectory: { id: string; feedbackToken: string } | null;
   traces: unknown[] | null;
   /** Credits charged. */
@@ -141,4 +141,42 @@ export function defaultSearchRequest(overrides: Omit<Partial<SearchRequest>, 'fi
     ...rest,
     filters: { issns: null, languages: null, types: null, uriPrefixes: null, publisher: null, issuedAfter: null, issuedBefore: null, ...filters },
   };
+}
+
+/**
+ * The work of a search between its credit hold and its charge: plan, channels, fusion, records and
+ * snippets. It runs in a search thread when the service has them (ADR 0110), else in the caller's.
+ */
+export interface SearchExecution {
+  rankingMode: 'documents' | 'passages';
+  hits: SearchHit[];
+  totalHits: number;
+  hasNext: boolean;
+  correctedQuery: string | null;
+  embedMs: number | null;
+  traces: unknown[] | null;
+  /** Stage times, microseconds: engine (channels + fusion), records (loading documents), snippets. */
+  engineUs: number;
+  recordsUs: number;
+  snippetsUs: number;
+  /** Time the search waited for a search thread (0 in-process), microseconds. */
+  queueUs: number;
+  /** What the ranking stages did (docs/ranking.md); null/empty when none ran. */
+  candidateRanking: CandidateRankingValue | null;
+  rankingStages: { stage: string; us: number }[];
+}
+
+/** Runs {@link SearchExecution}s (in-process or on search threads). */
+export interface SearchExecutor {
+  /** `nowMs`: the clock reading of the thread that took the request (features such as age use it). */
+  execute(r: SearchRequest, nowMs: number): Promise<SearchExecution>;
+}
+
+/** Stage times of one search, microseconds (the /metrics stage histograms; ADR 0112). */
+export interface SearchStages {
+  engineUs: number;
+  recordsUs: number;
+  snippetsUs: number;
+  billingUs: number;
+  queueUs: number;
 }

@@ -4,6 +4,7 @@ import type { HttpDeps } from '../../deps.js';
 import { toSearchRequest, toSearchResponse } from '../../presenters/search.js';
 import { errorResponses, ref } from '../../schemas/common.js';
 import { SearchRequestV2, SimilarRequestV2, V2SearchResponse } from '../../schemas/search.js';
+import { recordSearchStages } from '../../search-timings.js';
 import { principalOf } from '../../server.js';
 
 export function registerSearchRoutes(app: FastifyInstance, deps: HttpDeps): void {
@@ -24,6 +25,7 @@ export function registerSearchRoutes(app: FastifyInstance, deps: HttpDeps): void
     },
     async (request) => {
       const result = await deps.search.search(principalOf(request), toSearchRequest(request.body), request.id);
+      recordSearchStages(request, result.timings.stages);
       return toSearchResponse(result, deps.config.baseUrl);
     },
   );

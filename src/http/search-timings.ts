@@ -1,0 +1,59 @@
+// Whole-request search timings and the per-stage histograms of /metrics (ADR 0112).
+// - `timings.total_us` of a response is the time from the request's arrival at the server (Fastify's
+//   request start, before authentication, rate limits, validation and body parsing) to the start of
+//   its serialization, not only the service method's share.
+// - `lectern_search_stage_seconds{route,stage}`: engine (channels + fusion), records (loading the hits'
+//   documents), snippets, billing (hold + charge), queue (waiting for a search thread), serialization
+//   (the response to JSON) and total (arrival to the response handed to the socket).
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Histogram, type Registry } from 'prom-client';
+import type { SearchStages } from '../search/search-types.js';
+
+const STAGES = Symbol('searchStages');
+const SERIALIZING = Symbol('serializingAt');
+
+type Stamped = FastifyRequest & { [STAGES]?: SearchStages; [SERIALIZING]?: number };
+
+/** Remembers a search's stage times for the histograms (the route calls it with the service's result). */
+export function recordSearchStages(request: FastifyRequest, stages: SearchStages | undefined): void {
+  if (stages) (request as Stamped)[STAGES] = stages;
+}
+
+function hasTimings(p: unknown): p is { timings: { total_us: number } } {
+  const t = (p as { timings?: { total_us?: unknown } } | null)?.timings;
+  return typeof t === 'object' && t !== null && typeof t.total_us === 'number';
+}
+
+export function installSearchTimings(app: FastifyInstance, registry: Registry): void {
+  const stage = new Histogram({
+    name: 'lectern_search_stage_seconds',
+    help: 'Time of each stage of a search request by route, seconds: engine, records, snippets, billing, queue (waiting for a search thread), serialization, total (arrival to response sent).',
+    labelNames: ['route', 'stage'] as const,
+    buckets: [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+    registers: [registry],
+  });
+  app.addHook('preSerialization', async (request, reply, payload) => {
+    const r = request as Stamped;
+    if (hasTimings(payload)) payload.timings.total_us = Math.max(payload.timings.total_us, Math.round(reply.elapsedTime * 1000));
+    const s = r[STAGES];
+    if (s) {
+      const route = request.routeOptions.url ?? 'unmatched';
+      stage.observe({ route, stage: 'engine' }, s.engineUs / 1e6);
+      stage.observe({ route, stage: 'records' }, s.recordsUs / 1e6);
+      stage.observe({ route, stage: 'snippets' }, s.snippetsUs / 1e6);
+      stage.observe({ route, stage: 'billing' }, s.billingUs / 1e6);
+      stage.observe({ route, stage: 'queue' }, s.queueUs / 1e6);
+      r[SERIALIZING] = performance.now();
+    }
+    return payload;
+  });
+  app.addHook('onSend', async (request, _reply, payload) => {
+    const r = request as Stamped;
+    const at = r[SERIALIZING];
+    if (at !== undefined) stage.observe({ route: request.routeOptions.url ?? 'unmatched', stage: 'serialization' }, (performance.now() - at) / 1000);
+    return payload;
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    if ((request as Stamped)[STAGES]) stage.observe({ route: request.routeOptions.url ?? 'unmatched', stage: 'total' }, reply.elapsedTime / 1000);
+  });
+}

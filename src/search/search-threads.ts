@@ -1,0 +1,265 @@
+// Search threads (ADR 0110): the search work of every request (plan, engine channels, fusion, records,
+// snippets, spelling) runs on a pool of worker threads, so all cores serve. The main thread stays the one
+// writer: it ingests, commits, merges and answers HTTP (authentication, billing, activity,
+// serialization). The index is in memory once: its files are SharedArrayBuffers that the writer's
+// directory holds (adapters/fs/shared-index-directory.ts) and every thread views; after each commit,
+// merge or model change the writer publishes the new file set and each thread opens a read-only
+// SearchIndex over it (segment views, no copies). Messages on a port arrive in order, so a search
+// sent after a publish sees that publish.
+//
+// This module holds both sides: `SearchThreads` (main thread: the pool, dispatch, publish) and
+// `serveSearches` (thread side: snapshots in, executions out). The entry point that wires a thread's
+// own store and models is src/search-worker.ts.
+import { performance } from 'node:perf_hooks';
+import { Worker, type MessagePort } from 'node:worker_threads';
+import { SearchIndex, type IndexDirectory } from '../engine/index.js';
+import { INDEX_NAMES, type IndexName } from '../domain/document.js';
+import { AppError, type ErrorCode } from '../domain/errors.js';
+import type { IndexModels } from './corpus-models.js';
+import { corpusDenseModel, encoderDenseModel, type DenseModel } from './dense-model.js';
+import { corpusSparseModel, encoderSparseModel, type SparseModel } from './sparse-model.js';
+import type { SparseTextEncoder, TextEncoder } from '../ports/text-encoder.js';
+import type { SearchIndexes } from './search-service.js';
+import type { SearchExecution, SearchExecutor, SearchRequest } from './search-types.js';
+
+/** One index as published to the threads: its files (shared bytes) and the key of its models. */
+export interface PublishedIndex {
+  files: Map<string, Uint8Array>;
+  /** `<dense sha256>/<sparse sha256>` of the installed models, '' for none. */
+  models: string;
+}
+
+export type Snapshot = Record<IndexName, PublishedIndex>;
+
+type ToThread = { kind: 'snapshot'; indexes: Snapshot } | { kind: 'search'; id: number; request: SearchRequest; nowMs: number };
+type ThreadError = { app: true; code: ErrorCode; message: string; extra: Record<string, unknown> } | { app: false; message: string; stack?: string };
+type FromThread = { kind: 'done'; id: number; result: SearchExecution; us: number } | { kind: 'failed'; id: number; error: ThreadError };
+
+interface Pending {
+  resolve: (r: SearchExecution) => void;
+  reject: (e: unknown) => void;
+  thread: Thread;
+  sent: number;
+}
+
+interface Thread {
+  worker: Worker;
+  inflight: number;
+}
+
+/** The main thread's side: a fixed pool of search threads. */
+export class SearchThreads implements SearchExecutor {
+  readonly #entry: URL;
+  readonly #data: unknown;
+  readonly #snapshot: () => Snapshot;
+  readonly #report: (err: unknown, context: string) => void;
+  readonly #threads: Thread[] = [];
+  readonly #pending = new Map<number, Pending>();
+  #next = 1;
+  #closing = false;
+
+  /**
+   * Starts `count` threads running `entry` with `workerData`, and sends each the current snapshot.
+   * `snapshot()` is read again at every {@link publish}.
+   */
+  constructor(entry: URL, count: number, workerData: unknown, snapshot: () => Snapshot, report: (err: unknown, context: string) => void) {
+    if (!(count >= 1)) throw new Error('search threads: count must be at least 1');
+    this.#entry = entry;
+    this.#data = workerData;
+    this.#snapshot = snapshot;
+    this.#report = report;
+    const first = snapshot();
+    for (let i = 0; i < count; i++) this.#threads.push(this.#start(first));
+  }
+
+  get size(): number {
+    return this.#threads.length;
+  }
+
+  /** Searches sent to threads and not answered yet. */
+  get inflight(): number {
+    return this.#pending.size;
+  }
+
+  #start(snapshot: Snapshot): Thread {
+    const worker = new Worker(this.#entry, { workerData: this.#data });
+    const t: Thread = { worker, inflight: 0 };
+    worker.on('message', (m: FromThread) => this.#answer(m));
+    worker.on('error', (err) => this.#report(err, 'search thread failed'));
+    worker.on('exit', (code) => {
+      // its searches fail (500); a replacement takes its place unless the pool is closing
+      for (const [id, p] of this.#pending) {
+        if (p.thread !== t) continue;
+        this.#pending.delete(id);
+        p.reject(new Error(`search thread exited (code ${code}) during the search`));
+      }
+      const i = this.#threads.indexOf(t);
+      if (i >= 0 && !this.#closing) this.#threads[i] = this.#start(this.#snapshot());
+    });
+    worker.unref();
+    worker.postMessage({ kind: 'snapshot', indexes: snapshot } satisfies ToThread);
+    return t;
+  }
+
+  #answer(m: FromThread): void {
+    const p = this.#pending.get(m.id);
+    if (!p) return;
+    this.#pending.delete(m.id);
+    if (--p.thread.inflight === 0) p.thread.worker.unref();
+    if (m.kind === 'done') {
+      // time between sending and the thread starting on it (queueing behind other searches, messaging)
+      m.result.queueUs = Math.max(0, (performance.now() - p.sent) * 1000 - m.us);
+      p.resolve(m.result);
+    } else {
+      const e = m.error;
+      if (e.app) p.reject(new AppError(e.code, e.message, { extra: e.extra }));
+      else {
+        const err = new Error(`search thread: ${e.message}`);
+        if (e.stack) err.stack = e.stack;
+        p.reject(err);
+      }
+    }
+  }
+
+  /** Sends the current snapshot to every thread (after a commit, a merge or a model change). */
+  publish(): void {
+    if (this.#closing) return;
+    const s = this.#snapshot();
+    for (const t of this.#threads) t.worker.postMessage({ kind: 'snapshot', indexes: s } satisfies ToThread);
+  }
+
+  execute(request: SearchRequest, nowMs: number): Promise<SearchExecution> {
+    if (this.#closing) return Promise.reject(new AppError('service_unavailable', 'The server is shutting down.'));
+    // the thread with the fewest searches in flight (ties: the first)
+    let t = this.#threads[0]!;
+    for (const x of this.#threads) if (x.inflight < t.inflight) t = x;
+    const id = this.#next++;
+    return new Promise<SearchExecution>((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject, thread: t, sent: performance.now() });
+      // an idle thread does not keep the process alive; one with a search in flight does
+      if (t.inflight++ === 0) t.worker.ref();
+      t.worker.postMessage({ kind: 'search', id, request, nowMs } satisfies ToThread);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.#closing = true;
+    await Promise.all(this.#threads.map((t) => t.worker.terminate()));
+  }
+}
+
+/** A read-only index directory over published files (a search thread never writes). */
+export class SnapshotDirectory implements IndexDirectory {
+  constructor(private readonly files: Map<string, Uint8Array>) {}
+  list(): string[] {
+    return [...this.files.keys()];
+  }
+  read(name: string): Uint8Array | null {
+    return this.files.get(name) ?? null;
+  }
+  write(name: string): void {
+    throw new Error(`search thread: the index is read-only here (write of ${name})`);
+  }
+  delete(): void {
+    // leftovers are the writer's to remove
+  }
+}
+
+const MANIFEST = 'manifest.json';
+
+/** A search thread's indexes: read-only SearchIndexes over the latest published snapshot. */
+export class ThreadIndexes implements SearchIndexes {
+  readonly #open = new Map<IndexName, { index: SearchIndex; manifest: string; modelsKey: string; models: IndexModels }>();
+
+  readonly #encoder: DenseModel | null;
+  readonly #sparseEncoder: SparseModel | null;
+
+  /**
+   * `loadModels` reads an index's installed models (the thread's own copy; they are small next to the
+   * index). `encoders` are the thread's own instances of the operator's encoders (dense_encoder.dir,
+   * sparse_encoder.dir), which replace the corpus models on every index as on the writer (IndexSet).
+   */
+  constructor(
+    private readonly loadModels: (name: IndexName) => IndexModels,
+    encoders: { dense: TextEncoder | null; sparse: SparseTextEncoder | null } = { dense: null, sparse: null },
+  ) {
+    this.#encoder = encoders.dense ? encoderDenseModel(encoders.dense) : null;
+    this.#sparseEncoder = encoders.sparse ? encoderSparseModel(encoders.sparse) : null;
+  }
+
+  /** Opens the indexes whose manifest or models changed. */
+  apply(s: Snapshot): void {
+    const dec = new TextDecoder();
+    for (const name of INDEX_NAMES) {
+      const p = s[name];
+      if (!p) continue;
+      const raw = p.files.get(MANIFEST);
+      const manifest = raw ? dec.decode(raw) : '';
+      const cur = this.#open.get(name);
+      if (cur && cur.manifest === manifest && cur.modelsKey === p.models) continue;
+      let models: IndexModels = { dense: null, sparse: null, manifest: null };
+      if (p.models !== '') {
+        if (cur && cur.modelsKey === p.models) models = cur.models;
+        else {
+          try {
+            models = this.loadModels(name);
+          } catch {
+            // unreadable: the writer reports it and runs without them too
+          }
+        }
+      }
+      const index = SearchIndex.open(new SnapshotDirectory(p.files), { defaultLanguage: 'en' });
+      // the previous index is not closed: a search between awaits may still hold it (nothing to release)
+      this.#open.set(name, { index, manifest, modelsKey: p.models, models });
+      // the writer vectorized every committed segment under this model before publishing (an encoder's
+      // vectors as far as its vectorizer got): nothing is computed here
+      const dense = this.dense(name);
+      if (dense) index.setVectorModel(dense.vectorModel);
+    }
+  }
+
+  get(name: IndexName): SearchIndex {
+    const e = this.#open.get(name);
+    if (!e) throw new Error(`search thread: no snapshot of the ${name} index yet`);
+    return e.index;
+  }
+
+  models(name: IndexName): IndexModels {
+    return this.#open.get(name)?.models ?? { dense: null, sparse: null, manifest: null };
+  }
+
+  /** As IndexSet.dense: the operator's encoder when configured, else the corpus-trained model (or none). */
+  dense(name: IndexName): DenseModel | null {
+    if (this.#encoder !== null) return this.#encoder;
+    const m = this.models(name).dense;
+    return m === null ? null : corpusDenseModel(m);
+  }
+
+  /** As IndexSet.sparse: the SPLADE encoder when configured, else the corpus expansion (or none). */
+  sparse(name: IndexName): SparseModel | null {
+    if (this.#sparseEncoder !== null) return this.#sparseEncoder;
+    const m = this.models(name).sparse;
+    return m === null ? null : corpusSparseModel(m);
+  }
+}
+
+function threadError(e: unknown): ThreadError {
+  if (e instanceof AppError) return { app: true, code: e.code, message: e.message, extra: { ...e.extra } };
+  const err = e instanceof Error ? e : new Error(String(e));
+  return { app: false, message: err.message, ...(err.stack ? { stack: err.stack } : {}) };
+}
+
+/** The thread's side: applies snapshots and runs executions in arrival order of their starts. */
+export function serveSearches(port: MessagePort, indexes: ThreadIndexes, execute: (r: SearchRequest, nowMs: number) => Promise<SearchExecution>): void {
+  port.on('message', (m: ToThread) => {
+    if (m.kind === 'snapshot') {
+      indexes.apply(m.indexes);
+      return;
+    }
+    const t = performance.now();
+    execute(m.request, m.nowMs).then(
+      (result) => port.postMessage({ kind: 'done', id: m.id, result, us: (performance.now() - t) * 1000 } satisfies FromThread),
+      (e: unknown) => port.postMessage({ kind: 'failed', id: m.id, error: threadError(e) } satisfies FromThread),
+    );
+  });
+}
