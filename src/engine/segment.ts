@@ -109,8 +109,6 @@ export class Segment {
   readonly blkLast: Uint32Array;
   readonly blkDoc: Uint32Array;
   readonly blkPos: Uint32Array;
-  /** Position byte offsets of docs 16, 32, ... 112 of each block (POS_SUBS per block). */
-  readonly blkPosSub: Uint32Array;
   readonly blkMaxTf: Uint16Array;
   readonly blkMinLen: Uint32Array;
   readonly post: Uint32Array;
@@ -156,7 +154,6 @@ export class Segment {
     this.blkLast = f.u32('blkLast');
     this.blkDoc = f.u32('blkDoc');
     this.blkPos = f.u32('blkPos');
-    this.blkPosSub = f.u32('blkPosSub');
     this.blkMaxTf = f.u16('blkMaxTf');
     this.blkMinLen = f.u32('blkMinLen');
     this.post = f.u32('post');
@@ -305,7 +302,7 @@ export class Segment {
   bytesByComponent(): { postings: number; positions: number; dictionary: number; columns: number; passages: number; total: number } {
     const f = this.file;
     const b = (...names: string[]): number => names.reduce((s, n) => s + f.sectionBytes(n), 0);
-    const postings = b('post', 'blkLast', 'blkDoc', 'blkPos', 'blkPosSub', 'blkMaxTfp', 'termMaxTfp', 'blkMaxTf', 'blkMinLen', 'termDf', 'termBlk', 'termMaxTf', 'termMinLen');
+    const postings = b('post', 'blkLast', 'blkDoc', 'blkPos', 'blkMaxTfp', 'termMaxTfp', 'blkMaxTf', 'blkMinLen', 'termDf', 'termBlk', 'termMaxTf', 'termMinLen');
     const positions = b('pos');
     const dictionary = b('termBlob', 'termOff', 'surfBlob', 'surfOff');
     const passages = b('chunkStart', 'chunkField', 'chunkPos', 'chunkChar');
