@@ -40,6 +40,10 @@ export interface DocColumns {
   chunks: ArrayLike<number>;
   /** Keyword keys: `i\0<issn>`, `u\0<uri>`, `r\0<reference uri>`. */
   keywords: readonly string[];
+  /** Token offsets of the three fields, encoded (token-offsets.ts), concatenated. */
+  tokens: Uint8Array;
+  /** Byte end of each field's token offsets within `tokens`. */
+  tokenFieldEnds: ArrayLike<number>;
 }
 
 const enc = new TextEncoder();
@@ -140,6 +144,8 @@ export class SegmentWriter {
   readonly #chunkChar = new WordSink(16384);
   readonly #keywords = new Map<string, number[]>();
   readonly #fieldTotals = [0, 0, 0];
+  readonly #tok = new ByteSink(1 << 16);
+  readonly #tokOff = new WordSink(4096 * 3);
 
   // term dictionary
   readonly #terms: string[] = [];
@@ -204,6 +210,11 @@ export class SegmentWriter {
       if (l === undefined) this.#keywords.set(k, (l = []));
       if (l[l.length - 1] !== doc) l.push(doc);
     }
+    const base = this.#tok.length;
+    this.#tokOff.push(base);
+    this.#tokOff.push(base + d.tokenFieldEnds[0]!);
+    this.#tokOff.push(base + d.tokenFieldEnds[1]!);
+    this.#tok.bytes(d.tokens.subarray(0, d.tokenFieldEnds[2]));
     return doc;
   }
 
@@ -356,6 +367,7 @@ export class SegmentWriter {
     const n = this.#docs;
     this.#termBlk.push(this.#blkLast.length);
     this.#chunkStart.push(this.#chunkField.length);
+    this.#tokOff.push(this.#tok.length);
     const ids = encodeStrings(this.#ids);
     const idOrder = new Uint32Array(n);
     for (let i = 0; i < n; i++) idOrder[i] = i;
@@ -388,6 +400,8 @@ export class SegmentWriter {
       chunkField: this.#chunkField.result(),
       chunkPos: this.#chunkPos.result(),
       chunkChar: this.#chunkChar.result(),
+      tok: this.#tok.result(),
+      tokOff: this.#tokOff.result(),
       kwBlob: kw.blob,
       kwOff: kw.off,
       kwStart,

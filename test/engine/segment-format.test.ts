@@ -1,11 +1,14 @@
 // Segment format 2: per-posting position byte lengths in the posting blocks (random access to any doc's
-// positions), read back exactly, through merges, and older files refused with IndexFormatError.
+// positions) and token offsets per document, read back exactly, through merges, and older files refused
+// with IndexFormatError.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { SegmentWriter, BLOCK_SIZE } from '../../src/engine/segment-writer.js';
 import { Segment } from '../../src/engine/segment.js';
 import { END, PostingCursor } from '../../src/engine/postings-cursor.js';
+import { ByteSink } from '../../src/engine/bit-packing.js';
+import { decodeTokens, encodeTokens } from '../../src/engine/token-offsets.js';
 import { IndexFormatError, MemoryIndexDirectory, SearchIndex, tokenize, type IndexDocument } from '../../src/engine/index.js';
 
 interface Posting {
@@ -50,7 +53,7 @@ function randomPostings(rand: () => number, docs: number, density: number): Post
 
 function writeSegment(docs: number, terms: Posting[][]): Segment {
   const w = new SegmentWriter({ w: [2, 1, 1], b: [0.5, 0.75, 0.75] });
-  for (let d = 0; d < docs; d++) w.addDoc({ id: `d${d}`, fieldLen: [5, 50, 500], fieldCp: [30, 300, 3000], issued: NaN, type: null, language: 'en', publisher: null, workKey: null, chunks: [], keywords: [] });
+  for (let d = 0; d < docs; d++) w.addDoc({ id: `d${d}`, fieldLen: [5, 50, 500], fieldCp: [30, 300, 3000], issued: NaN, type: null, language: 'en', publisher: null, workKey: null, chunks: [], keywords: [], tokens: new Uint8Array(0), tokenFieldEnds: [0, 0, 0] });
   terms.forEach((postings, t) => {
     w.beginTerm(`t${String(t).padStart(3, '0')}`, '');
     for (const p of postings) w.addPosting(p.doc, p.tf[0], p.tf[1], p.tf[2], p.positions, 0);
@@ -147,4 +150,34 @@ test('phrases over many segments, after merging, and pruned against exhaustive a
     }),
     { numRuns: 12 },
   );
+});
+
+test('token offsets round trip: short tokens in one byte, long tokens and wide gaps escaped, decoding stops at a char', () => {
+  const rand = lcg(9);
+  const n = 2000;
+  const start = new Int32Array(n);
+  const end = new Int32Array(n);
+  const anchor = new Uint8Array(n);
+  let c = 0;
+  for (let p = 0; p < n; p++) {
+    const r = rand();
+    c += r < 0.7 ? 1 : r < 0.8 ? 0 : r < 0.9 ? 2 : Math.floor(rand() * 100_000);
+    start[p] = c;
+    c += rand() < 0.9 ? 1 + Math.floor(rand() * 15) : 16 + Math.floor(rand() * 300);
+    end[p] = c;
+    anchor[p] = rand() < 0.05 ? 1 : 0;
+  }
+  const sink = new ByteSink(16);
+  sink.vbyte(99); // another field's bytes before
+  const from = sink.length;
+  encodeTokens(sink, start, end, anchor, n);
+  assert.ok(sink.length - from < n * 2, `${sink.length - from} bytes for ${n} tokens`);
+  const all = decodeTokens(sink.buf, from, sink.length, Infinity, null);
+  assert.equal(all.count, n);
+  assert.deepEqual(Array.from(all.start.subarray(0, n)), Array.from(start));
+  assert.deepEqual(Array.from(all.end.subarray(0, n)), Array.from(end));
+  assert.deepEqual(Array.from(all.anchor.subarray(0, n)), Array.from(anchor));
+  const stop = start[1234]!;
+  const part = decodeTokens(sink.buf, from, sink.length, stop, all);
+  assert.equal(part.count, start.findIndex((s) => s >= stop));
 });
