@@ -88,9 +88,9 @@ function highlightMarks(ref: HitRef, query: ParsedQuery): Uint8Array[] {
   return marks;
 }
 
-/** Upper bound of the position slots of field f (one token per stored byte at most). */
+/** Upper bound of the position slots of field f (two tokens per stored byte at most). */
 function slotsOf(seg: Segment, doc: number, f: number): number {
-  return seg.tokOff[doc * NF + f + 1]! - seg.tokOff[doc * NF + f]!;
+  return 2 * (seg.tokOff[doc * NF + f + 1]! - seg.tokOff[doc * NF + f]!);
 }
 
 /**

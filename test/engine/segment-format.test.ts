@@ -181,3 +181,20 @@ test('token offsets round trip: short tokens in one byte, long tokens and wide g
   const part = decodeTokens(sink.buf, from, sink.length, stop, all);
   assert.equal(part.count, start.findIndex((s) => s >= stop));
 });
+
+test('token offsets of ordinary prose take under a byte per token (pairs of short words share one)', () => {
+  const text = 'Alterations of the architecture of cerebral white matter in the developing human brain can affect cortical development and result in functional disabilities. A line scan diffusion-weighted magnetic resonance imaging (MRI) sequence with diffusion tensor analysis was applied to measure the apparent diffusion coefficient, to calculate relative anisotropy, and to delineate three-dimensional fiber architecture in cerebral white matter in preterm (n = 17) and full-term infants (n = 7).';
+  const toks = tokenize(text, 'en').filter((t) => !t.joined);
+  const n = toks.length;
+  const start = Int32Array.from(toks.map((t) => t.startCp));
+  const end = Int32Array.from(toks.map((t) => t.endCp));
+  const anchor = new Uint8Array(n);
+  for (const t of tokenize(text, 'en')) if (t.joined && t.term !== null) anchor[t.position] = 1;
+  const sink = new ByteSink(16);
+  encodeTokens(sink, start, end, anchor, n);
+  assert.ok(sink.length < n * 0.85, `${sink.length} bytes for ${n} tokens`);
+  const d = decodeTokens(sink.buf, 0, sink.length, Infinity, null);
+  assert.deepEqual(Array.from(d.start.subarray(0, d.count)), Array.from(start));
+  assert.deepEqual(Array.from(d.end.subarray(0, d.count)), Array.from(end));
+  assert.deepEqual(Array.from(d.anchor.subarray(0, d.count)), Array.from(anchor));
+});
