@@ -292,18 +292,39 @@ class PhraseMatcher {
   }
   readonly #ptr = new Int32Array(16);
 
+  /** Per field, the smallest slot tf at {@link #minDoc} (read once per doc: the bound, the pre-check and the count share it). */
+  readonly minTf = new Int32Array(NF);
+  #minDoc = -1;
+  #possible = 0;
+
+  /** Fields (bit f) where every slot occurs at the slots' current (common) doc: only they can hold the phrase. */
+  possibleFields(): number {
+    const slots = this.slots;
+    const d = slots[0]!.doc;
+    if (d === this.#minDoc) return this.#possible;
+    const k = slots.length;
+    let possible = 0;
+    for (let f = 0; f < NF; f++) {
+      let min = slots[0]!.fieldTf(f);
+      for (let i = 1; i < k && min > 0; i++) {
+        const tf = slots[i]!.fieldTf(f);
+        if (tf < min) min = tf;
+      }
+      this.minTf[f] = min;
+      if (min > 0) possible |= 1 << f;
+    }
+    this.#minDoc = d;
+    this.#possible = possible;
+    return possible;
+  }
+
   /** Counts occurrences per field at the slots' current (common) doc; returns the total. */
   count(onMatch?: (field: number, p: number) => void): number {
     const slots = this.slots;
     const k = slots.length;
     // cheap pre-check from term frequencies: a field can hold the phrase only if every slot occurs in it
-    let possible = 0;
-    for (let f = 0; f < NF; f++) {
-      let ok = true;
-      for (let i = 0; i < k && ok; i++) if (slots[i]!.fieldTf(f) === 0) ok = false;
-      this.tf[f] = 0;
-      if (ok) possible |= 1 << f;
-    }
+    const possible = this.possibleFields();
+    for (let f = 0; f < NF; f++) this.tf[f] = 0;
     if (possible === 0) return 0;
     for (const s of slots) s.load();
     let total = 0;
@@ -365,14 +386,11 @@ function phraseBonus(plan: SearchPlan, seg: Segment, doc: number, pm: PhraseMatc
 /** Upper bound of a phrase's bonus at doc d from slot term frequencies: a phrase occurs in a field at most as often as its rarest slot. */
 function phraseBonusBound(plan: SearchPlan, docNorm: Float64Array, d: number, pm: PhraseMatcher): number {
   if (plan.phraseBoost === 0) return 0;
+  pm.possibleFields();
   let tfp = 0;
   for (let f = 0; f < NF; f++) {
-    let min = Infinity;
-    for (const g of pm.slots) {
-      const tf = g.fieldTf(f);
-      if (tf < min) min = tf;
-    }
-    if (min > 0 && min !== Infinity) tfp += min * docNorm[d * NF + f]!;
+    const min = pm.minTf[f]!;
+    if (min > 0) tfp += min * docNorm[d * NF + f]!;
   }
   return (plan.phraseBoost * plan.lexicalWeight * pm.idfSum * tfp) / (plan.k1 + tfp);
 }
@@ -459,6 +477,8 @@ function runConjunctive(plan: SearchPlan, run: SegRun, heap: TopK, ctr: SegmentC
       rejected >>= 1;
     }
     if (!boundFirst) for (const p of phrases) if (p.count() === 0) return;
+    // a phrase whose words share no field cannot match: rejected before any score is computed
+    if (boundFirst) for (const p of phrases) if (p.possibleFields() === 0) return;
     for (let i = 0; i < contrib.length; i++) contrib[i] = 0;
     let any = phrases.length > 0;
     for (const c of clauses) {
