@@ -37,6 +37,7 @@ export type { MergePolicy } from './merge.js';
 export { parseQuery } from './query-parser.js';
 export type { ParsedQuery, QueryWord, QueryPhrase, PhraseSlot } from './query-parser.js';
 export { buildSnippet, sliceCodePoints, codePointLength } from './snippets.js';
+export { buildHitSnippet } from './hit-snippets.js';
 export type { SnippetWindow, SnippetOptions, HighlightRange } from './snippets.js';
 export { fuseRrf } from './rrf.js';
 export type { RankedList, RrfVote, FusedHit, RrfOptions } from './rrf.js';

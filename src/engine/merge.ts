@@ -55,6 +55,8 @@ export function* mergeSegments(inputs: readonly MergeInput[], unit: number, boun
         workKey: seg.workKey(d),
         chunks,
         keywords: [],
+        tokens: seg.tok.subarray(seg.tokOff[d * NF]!, seg.tokOff[d * NF + NF]!),
+        tokenFieldEnds: [seg.tokOff[d * NF + 1]! - seg.tokOff[d * NF]!, seg.tokOff[d * NF + 2]! - seg.tokOff[d * NF]!, seg.tokOff[d * NF + 3]! - seg.tokOff[d * NF]!],
       });
       if (++work >= unit) {
         yield work;

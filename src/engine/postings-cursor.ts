@@ -1,8 +1,8 @@
 // Iterates one term's postings in one segment: block decoding, skipping with the block table (no decode
 // for skipped blocks), shallow block lookup for block-max bounds, and lazy position decoding.
-import { unpack, unpackGaps } from './bit-packing.js';
+import { packedWords, unpack, unpackGaps } from './bit-packing.js';
 import type { Segment } from './segment.js';
-import { BLOCK_SIZE, NF, POS_STRIDE, POS_SUBS } from './segment-writer.js';
+import { BLOCK_SIZE, NF } from './segment-writer.js';
 
 /** Doc id meaning "exhausted" (greater than every real doc id). */
 export const END = 0x7fffffff;
@@ -19,11 +19,19 @@ interface BlockBuffers {
   tf0: Int32Array;
   tf1: Int32Array;
   tf2: Int32Array;
+  /** Byte offset in `pos` of each posting's positions (filled when a block's positions are first read). */
+  posOff: Int32Array;
 }
 
 function newBlockBuffers(): BlockBuffers {
-  const buf = new Int32Array(4 * BLOCK_SIZE);
-  return { docs: buf.subarray(0, BLOCK_SIZE), tf0: buf.subarray(BLOCK_SIZE, 2 * BLOCK_SIZE), tf1: buf.subarray(2 * BLOCK_SIZE, 3 * BLOCK_SIZE), tf2: buf.subarray(3 * BLOCK_SIZE) };
+  const buf = new Int32Array(5 * BLOCK_SIZE);
+  return {
+    docs: buf.subarray(0, BLOCK_SIZE),
+    tf0: buf.subarray(BLOCK_SIZE, 2 * BLOCK_SIZE),
+    tf1: buf.subarray(2 * BLOCK_SIZE, 3 * BLOCK_SIZE),
+    tf2: buf.subarray(3 * BLOCK_SIZE, 4 * BLOCK_SIZE),
+    posOff: buf.subarray(4 * BLOCK_SIZE),
+  };
 }
 
 /**
@@ -62,6 +70,7 @@ export class PostingCursor {
   readonly tf0: Int32Array;
   readonly tf1: Int32Array;
   readonly tf2: Int32Array;
+  readonly #posOff: Int32Array;
   /** Index of the current doc inside the decoded block. */
   i = 0;
   #n = 0;
@@ -72,10 +81,8 @@ export class PostingCursor {
   #tfOff = 0;
   #tfHeader = 0;
   #tfReady = false;
-  // positions state
+  // block whose position offsets are in #posOff
   #posBlk = -1;
-  #posIdx = 0;
-  #posByte = 0;
   /** Blocks skipped without decoding (trace counter). */
   skipped = 0;
   /** Multiplier of the stored exact bounds for the current query (Infinity: use the loose bounds). */
@@ -88,6 +95,7 @@ export class PostingCursor {
     this.tf0 = bufs.tf0;
     this.tf1 = bufs.tf1;
     this.tf2 = bufs.tf2;
+    this.#posOff = bufs.posOff;
     this.seg = seg;
     this.term = term;
     this.df = seg.termDf[term]!;
@@ -103,7 +111,7 @@ export class PostingCursor {
     let o = seg.blkDoc[b]!;
     const h = post[o++]!;
     const n = b === this.#blkEnd - 1 ? this.df - (b - this.#blkStart) * BLOCK_SIZE : BLOCK_SIZE;
-    this.#tfOff = unpackGaps(post, o, n, h & 255, this.docs, b === this.#blkStart ? -1 : seg.blkLast[b - 1]!);
+    this.#tfOff = unpackGaps(post, o, n, h & 63, this.docs, b === this.#blkStart ? -1 : seg.blkLast[b - 1]!);
     this.#tfHeader = h;
     this.#tfReady = false;
     this.#n = n;
@@ -115,19 +123,35 @@ export class PostingCursor {
     const h = this.#tfHeader;
     const n = this.#n;
     const post = this.seg.post;
-    let o = unpack(post, this.#tfOff, n, (h >>> 8) & 255, this.tf0);
-    o = unpack(post, o, n, (h >>> 16) & 255, this.tf1);
-    unpack(post, o, n, h >>> 24, this.tf2);
+    let o = unpack(post, this.#tfOff, n, (h >>> 6) & 63, this.tf0);
+    o = unpack(post, o, n, (h >>> 12) & 63, this.tf1);
+    unpack(post, o, n, (h >>> 18) & 63, this.tf2);
     this.#tfReady = true;
+  }
+
+  /** Per-posting byte offsets of the current block's positions: the stored byte lengths, prefix-summed. */
+  #loadPosOff(): void {
+    const h = this.#tfHeader;
+    const n = this.#n;
+    const off = this.#tfOff + packedWords(n, (h >>> 6) & 63) + packedWords(n, (h >>> 12) & 63) + packedWords(n, (h >>> 18) & 63);
+    const po = this.#posOff;
+    unpack(this.seg.post, off, n, (h >>> 24) & 63, po);
+    let p = this.seg.blkPos[this.#blk]!;
+    for (let k = 0; k < n; k++) {
+      const len = po[k]!;
+      po[k] = p;
+      p += len;
+    }
+    this.#posBlk = this.#blk;
   }
 
   /** Random access to one bit-packed tf (field f) of the current doc, without decoding the block. */
   #tfAt(f: number): number {
     const h = this.#tfHeader;
     const n = this.#n;
-    const w0 = (h >>> 8) & 255;
-    const w1 = (h >>> 16) & 255;
-    const w = f === 0 ? w0 : f === 1 ? w1 : h >>> 24;
+    const w0 = (h >>> 6) & 63;
+    const w1 = (h >>> 12) & 63;
+    const w = f === 0 ? w0 : f === 1 ? w1 : (h >>> 18) & 63;
     if (w === 0) return 0;
     let off = this.#tfOff;
     if (f > 0) off += (n * w0 + 31) >>> 5;
@@ -363,24 +387,13 @@ export class PostingCursor {
    */
   positions(out: Int32Array): number {
     if (!this.#tfReady) this.#loadTf();
+    if (this.#posBlk !== this.#blk) this.#loadPosOff();
     const pos = this.seg.pos;
     const i = this.i;
-    const sub = (i / POS_STRIDE) | 0;
-    if (this.#posBlk !== this.#blk || this.#posIdx > i || ((this.#posIdx / POS_STRIDE) | 0) < sub) {
-      // jump to the nearest checkpoint at or before doc i
-      this.#posBlk = this.#blk;
-      this.#posIdx = sub * POS_STRIDE;
-      this.#posByte = sub === 0 ? this.seg.blkPos[this.#blk]! : this.seg.blkPosSub[this.#blk * POS_SUBS + sub - 1]!;
-    }
-    let p = this.#posByte;
-    // skip the positions of earlier docs (at most POS_STRIDE - 1)
+    let p = this.#posOff[i]!;
     const t0 = this.tf0;
     const t1 = this.tf1;
     const t2 = this.tf2;
-    let skip = 0;
-    for (let k = this.#posIdx; k < i; k++) skip += t0[k]! + t1[k]! + t2[k]!;
-    // one VByte value ends at each byte without the continuation bit
-    while (skip > 0) if ((pos[p++]! & 128) === 0) skip--;
     let w = 0;
     for (let f = 0; f < NF; f++) {
       const tf = f === 0 ? t0[i]! : f === 1 ? t1[i]! : t2[i]!;
@@ -398,8 +411,6 @@ export class PostingCursor {
         out[w++] = prev;
       }
     }
-    this.#posIdx = i + 1;
-    this.#posByte = p;
     return w;
   }
 }

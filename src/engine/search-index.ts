@@ -11,6 +11,7 @@ import { DEFAULT_SCORING, makeNorms, type ScoringParams } from './bm25f.js';
 import { explainDoc } from './explain.js';
 import type { IndexDirectory, DirectoryLock } from './index-directory.js';
 import { DEFAULT_MERGE_POLICY, mergeSegments, selectMerge, type MergeOutput, type MergePolicy } from './merge.js';
+import { registerHit } from './hit-snippets.js';
 import { leadPassage, PassageScorer, type scorePassages } from './passages.js';
 import { parseQuery, type ParsedQuery } from './query-parser.js';
 import { searchArena } from './postings-cursor.js';
@@ -671,7 +672,9 @@ export class SearchIndex {
     const hits: EngineHit[] = page.map((h) => {
       const seg = segments[h.si]!.seg;
       const lead = perHit > 0 ? leadPassage(seg, h.doc) : null;
-      return { id: h.id, score: h.score, passages: lead ? [lead] : [], workKey: seg.workKey(h.doc) };
+      const hit: EngineHit = { id: h.id, score: h.score, passages: lead ? [lead] : [], workKey: seg.workKey(h.doc) };
+      registerHit(hit, seg, h.doc, this.#docLanguage(seg, h.doc));
+      return hit;
     });
     const hasMore = ranked.length > offset + limit;
     return {
@@ -685,6 +688,12 @@ export class SearchIndex {
       method: outcome.method,
       rescored: outcome.rescored,
     };
+  }
+
+  /** The analysis language of doc `d` of `seg` (the index default when the document named none). */
+  #docLanguage(seg: Segment, d: number): string {
+    const l = seg.langOrd[d]!;
+    return l === 0 ? this.#defaultLanguage : seg.langDict.get(l - 1);
   }
 
   /** Index-wide document frequency of an index term. */
@@ -795,6 +804,7 @@ export class SearchIndex {
         passages = lead ? [lead] : [];
       }
       const hit: EngineHit = { id: h.id, score: h.score, passages: passages.slice(0, perHit), workKey: seg.workKey(h.doc) };
+      registerHit(hit, seg, h.doc, this.#docLanguage(seg, h.doc));
       if (q.explain) hit.explanation = filterOnly ? { value: 0, description: 'filter-only listing (newest first): no score', details: [] } : explainDoc(seg, h.doc, plan);
       return hit;
     });

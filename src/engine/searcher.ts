@@ -206,6 +206,7 @@ export interface SegmentCounters {
   docs: number;
   scored: number;
   candidates: number;
+  /** Blocks (MaxScore) or conjunctive windows (phrases) passed over undecoded. */
   skippedBlocks: number;
   exact: boolean;
   matches: number;
@@ -291,18 +292,39 @@ class PhraseMatcher {
   }
   readonly #ptr = new Int32Array(16);
 
+  /** Per field, the smallest slot tf at {@link #minDoc} (read once per doc: the bound, the pre-check and the count share it). */
+  readonly minTf = new Int32Array(NF);
+  #minDoc = -1;
+  #possible = 0;
+
+  /** Fields (bit f) where every slot occurs at the slots' current (common) doc: only they can hold the phrase. */
+  possibleFields(): number {
+    const slots = this.slots;
+    const d = slots[0]!.doc;
+    if (d === this.#minDoc) return this.#possible;
+    const k = slots.length;
+    let possible = 0;
+    for (let f = 0; f < NF; f++) {
+      let min = slots[0]!.fieldTf(f);
+      for (let i = 1; i < k && min > 0; i++) {
+        const tf = slots[i]!.fieldTf(f);
+        if (tf < min) min = tf;
+      }
+      this.minTf[f] = min;
+      if (min > 0) possible |= 1 << f;
+    }
+    this.#minDoc = d;
+    this.#possible = possible;
+    return possible;
+  }
+
   /** Counts occurrences per field at the slots' current (common) doc; returns the total. */
   count(onMatch?: (field: number, p: number) => void): number {
     const slots = this.slots;
     const k = slots.length;
     // cheap pre-check from term frequencies: a field can hold the phrase only if every slot occurs in it
-    let possible = 0;
-    for (let f = 0; f < NF; f++) {
-      let ok = true;
-      for (let i = 0; i < k && ok; i++) if (slots[i]!.fieldTf(f) === 0) ok = false;
-      this.tf[f] = 0;
-      if (ok) possible |= 1 << f;
-    }
+    const possible = this.possibleFields();
+    for (let f = 0; f < NF; f++) this.tf[f] = 0;
     if (possible === 0) return 0;
     for (const s of slots) s.load();
     let total = 0;
@@ -364,14 +386,11 @@ function phraseBonus(plan: SearchPlan, seg: Segment, doc: number, pm: PhraseMatc
 /** Upper bound of a phrase's bonus at doc d from slot term frequencies: a phrase occurs in a field at most as often as its rarest slot. */
 function phraseBonusBound(plan: SearchPlan, docNorm: Float64Array, d: number, pm: PhraseMatcher): number {
   if (plan.phraseBoost === 0) return 0;
+  pm.possibleFields();
   let tfp = 0;
   for (let f = 0; f < NF; f++) {
-    let min = Infinity;
-    for (const g of pm.slots) {
-      const tf = g.fieldTf(f);
-      if (tf < min) min = tf;
-    }
-    if (min > 0 && min !== Infinity) tfp += min * docNorm[d * NF + f]!;
+    const min = pm.minTf[f]!;
+    if (min > 0) tfp += min * docNorm[d * NF + f]!;
   }
   return (plan.phraseBoost * plan.lexicalWeight * pm.idfSum * tfp) / (plan.k1 + tfp);
 }
@@ -439,15 +458,27 @@ function runConjunctive(plan: SearchPlan, run: SegRun, heap: TopK, ctr: SegmentC
   const clauses = run.clauses;
   const contrib = run.contrib;
   const docNorm = run.docNorm;
+  // how often the score bound rejected a doc lately (halved every 256 tries)
+  let tries = 0;
+  let rejected = 0;
   const evaluate = (d: number): void => {
     if (!allowed(d)) return;
     ctr.candidates++;
     // Until the top k is full, positions first: most docs holding every slot term do not hold the phrase,
     // and verifying reads the term frequencies the scores need anyway (the cursors are shared). Once it is
-    // full, a score bound from term frequencies comes first and skips verifying docs that cannot enter
-    // (the count of matches is then a lower bound).
-    const boundFirst = prune && phrases.length > 0 && heap.full;
+    // full, a score bound from term frequencies can come first and skip verifying docs that cannot enter
+    // (the count of matches is then a lower bound): it does while it rejects at least half of the docs
+    // it is tried on (at 1M the top k fills early with high scores), and is tried on every 16th doc
+    // otherwise (where the phrase is the selective part, the bound rejects almost nothing and computing it
+    // for every doc holding the words cost more than the verification it saved).
+    const boundFirst = prune && phrases.length > 0 && heap.full && (tries < 16 || rejected * 2 >= tries || (ctr.candidates & 15) === 0);
+    if (boundFirst && tries >= 256) {
+      tries >>= 1;
+      rejected >>= 1;
+    }
     if (!boundFirst) for (const p of phrases) if (p.count() === 0) return;
+    // a phrase whose words share no field cannot match: rejected before any score is computed
+    if (boundFirst) for (const p of phrases) if (p.possibleFields() === 0) return;
     for (let i = 0; i < contrib.length; i++) contrib[i] = 0;
     let any = phrases.length > 0;
     for (const c of clauses) {
@@ -462,7 +493,9 @@ function runConjunctive(plan: SearchPlan, run: SegRun, heap: TopK, ctr: SegmentC
     if (boundFirst) {
       let bound = total;
       for (const p of phrases) bound += phraseBonusBound(plan, docNorm, d, p);
+      tries++;
       if (!heap.canEnter(bound)) {
+        rejected++;
         ctr.exact = false;
         return;
       }
@@ -482,9 +515,24 @@ function runConjunctive(plan: SearchPlan, run: SegRun, heap: TopK, ctr: SegmentC
       if (ok) evaluate(d);
     }
   } else {
-    // leapfrog join over the phrase slots, rarest first
+    // leapfrog join over the phrase slots, rarest first; once the top k is full, block-max skipping: the
+    // window up to the nearest block end of any slot is passed over undecoded when the clauses' and
+    // phrases' block bounds over it cannot reach the k-th score
+    const skip = prune && phrases.length > 0;
+    let windowEnd = -1;
     let d = groups[0]!.advance(0);
     while (d !== END) {
+      if (skip && d > windowEnd && heap.full) {
+        const end = windowEndAt(groups, d);
+        if (end === END) break;
+        if (!heap.canEnter(windowBound(plan, clauses, phrases, d, end + 1))) {
+          ctr.exact = false;
+          ctr.skippedBlocks++;
+          d = groups[0]!.advance(end + 1);
+          continue;
+        }
+        windowEnd = end;
+      }
       let agreed = true;
       for (let i = 1; i < groups.length; i++) {
         const x = groups[i]!.advance(d);
@@ -499,6 +547,44 @@ function runConjunctive(plan: SearchPlan, run: SegRun, heap: TopK, ctr: SegmentC
       d = groups[0]!.advance(d + 1);
     }
   }
+}
+
+/** The last doc of the nearest block end at or after `d` over every slot's cursors (END: a slot has no doc >= d). */
+function windowEndAt(groups: readonly SlotGroup[], d: number): number {
+  let end = END;
+  for (const g of groups) {
+    let gEnd = -1;
+    for (const c of g.cursors) {
+      const b = c.shallowBlock(d);
+      if (b < 0) continue;
+      const last = c.blockLast(b);
+      if (gEnd < 0 || last < gEnd) gEnd = last;
+    }
+    if (gEnd < 0) return END;
+    if (gEnd < end) end = gEnd;
+  }
+  return end;
+}
+
+/**
+ * Upper bound of any doc's score in [start, end) from block maxima: every clause's window bound plus every
+ * phrase's bonus bound (a phrase occurs in a field at most as often as each of its slots, so its pseudo
+ * frequency is at most the smallest slot bound).
+ */
+function windowBound(plan: SearchPlan, clauses: readonly (Clause | null)[], phrases: readonly PhraseMatcher[], start: number, end: number): number {
+  let bound = 0;
+  for (const c of clauses) if (c !== null) bound += c.windowBound(start, end);
+  if (plan.phraseBoost === 0) return bound;
+  for (const p of phrases) {
+    let min = Infinity;
+    for (const g of p.slots) {
+      let x = 0;
+      for (const c of g.cursors) x += c.windowTfpBound(start, end, plan.norms);
+      if (x < min) min = x;
+    }
+    if (min > 0 && min !== Infinity) bound += (plan.phraseBoost * plan.lexicalWeight * p.idfSum * min) / (plan.k1 + min);
+  }
+  return bound;
 }
 
 function runFilterOnly(run: SegRun, heap: TopK, ctr: SegmentCounters): void {

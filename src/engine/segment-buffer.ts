@@ -7,9 +7,12 @@
 // end after CHUNK_MIN positions, or forcibly at CHUNK_MAX positions.
 import { analyzerFor, type Analyzer } from './analyzer.js';
 import { normalizeLanguage } from './stemmers.js';
-import { NumSink } from './bit-packing.js';
+import { ByteSink, NumSink } from './bit-packing.js';
+import { encodeTokens } from './token-offsets.js';
 import { SegmentWriter, sortCodePointOrder, NF, type BoundParams, type DocColumns } from './segment-writer.js';
 import type { IndexDocument } from './types.js';
+
+const EMPTY_BYTES = new Uint8Array(0);
 
 /** Minimum chunk size in positions before a sentence end closes it. */
 export const CHUNK_MIN = 48;
@@ -18,6 +21,8 @@ export const CHUNK_MAX = 160;
 
 interface BufferedDoc {
   cols: DocColumns;
+  /** This doc's token offsets in the buffer's token sink: start, then the end of each field. */
+  tok: [number, number, number, number];
   occStart: number;
   occEnd: number;
   deleted: boolean;
@@ -39,7 +44,10 @@ export class SegmentBuffer {
   // scratch per field
   #cpStart = new Int32Array(4096);
   #cpEnd = new Int32Array(4096);
+  /** Per position: 1 when a compound's joined form was indexed there (token-offsets.ts). */
+  #anchor = new Uint8Array(4096);
   #sentEnds: number[] = [];
+  readonly #tok = new ByteSink(1 << 16);
 
   /** `recycle`: the previous buffer (after its build()), whose occurrence arrays are reused rather than regrown. */
   constructor(defaultLanguage: string, recycle?: SegmentBuffer) {
@@ -63,7 +71,7 @@ export class SegmentBuffer {
   }
   /** Approximate memory held, bytes. */
   get approxBytes(): number {
-    return this.#occTerm.byteLength * 2 + this.#docs.length * 400 + this.#termStr.length * 60;
+    return this.#occTerm.byteLength * 2 + this.#docs.length * 400 + this.#termStr.length * 60 + this.#tok.buf.byteLength;
   }
 
   has(id: string): boolean {
@@ -102,13 +110,17 @@ export class SegmentBuffer {
     const fieldCp = [0, 0, 0];
     const chunks: number[] = [];
     const texts = [doc.title ?? '', doc.abstract ?? '', doc.body ?? ''];
+    const tok: [number, number, number, number] = [this.#tok.length, 0, 0, 0];
     for (let f = 0; f < NF; f++) {
       const text = texts[f]!;
-      if (text.length === 0) continue;
-      const r = this.#analyzeField(analyzer, text, f);
-      fieldLen[f] = r.len;
-      fieldCp[f] = r.cp;
-      this.#chunk(f, r.slots, chunks);
+      if (text.length > 0) {
+        const r = this.#analyzeField(analyzer, text, f);
+        fieldLen[f] = r.len;
+        fieldCp[f] = r.cp;
+        this.#chunk(f, r.slots, chunks);
+        encodeTokens(this.#tok, this.#cpStart, this.#cpEnd, this.#anchor, r.slots);
+      }
+      tok[f + 1] = this.#tok.length;
     }
     const keywords: string[] = [];
     for (const s of doc.issns ?? []) if (s) keywords.push('i\0' + s.trim().toLowerCase());
@@ -127,9 +139,11 @@ export class SegmentBuffer {
       workKey: doc.workKey ?? null,
       chunks,
       keywords,
+      tokens: EMPTY_BYTES, // set at build, when the token sink has stopped growing
+      tokenFieldEnds: [tok[1] - tok[0], tok[2] - tok[0], tok[3] - tok[0]],
     };
     this.#byId.set(doc.id, this.#docs.length);
-    this.#docs.push({ cols, occStart, occEnd: this.#occ, deleted: false });
+    this.#docs.push({ cols, tok, occStart, occEnd: this.#occ, deleted: false });
   }
 
   #analyzeField(analyzer: Analyzer, text: string, f: number): { len: number; cp: number; slots: number } {
@@ -143,9 +157,11 @@ export class SegmentBuffer {
     if (this.#cpStart.length < text.length + 1) {
       this.#cpStart = new Int32Array(text.length + 1);
       this.#cpEnd = new Int32Array(text.length + 1);
+      this.#anchor = new Uint8Array(text.length + 1);
     }
     const cpStart = this.#cpStart;
     const cpEnd = this.#cpEnd;
+    const anchor = this.#anchor;
     const occTerm = this.#occTerm;
     const occFP = this.#occFP;
     let occ = this.#occ;
@@ -181,8 +197,9 @@ export class SegmentBuffer {
         if (!joined) {
           cpStart[position] = startCp;
           cpEnd[position] = endCp;
+          anchor[position] = 0;
           cp = endCp;
-        }
+        } else if (id >= 0) anchor[position] = 1;
         if (id < 0) return;
         occTerm[occ] = id;
         occFP[occ] = fieldBits | position;
@@ -247,9 +264,12 @@ export class SegmentBuffer {
     const docs = this.#docs;
     // live docs in add order get segment doc ids 0..n-1
     const docOf = new Int32Array(docs.length).fill(-1);
+    const tokBytes = this.#tok.buf;
     for (let i = 0; i < docs.length; i++) {
-      if (docs[i]!.deleted) continue;
-      docOf[i] = w.addDoc(docs[i]!.cols);
+      const d = docs[i]!;
+      if (d.deleted) continue;
+      d.cols.tokens = tokBytes.subarray(d.tok[0], d.tok[3]);
+      docOf[i] = w.addDoc(d.cols);
     }
     const nTerms = this.#termStr.length;
     const occ = this.#occ;

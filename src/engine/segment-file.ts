@@ -12,7 +12,9 @@ export type SectionArray = Uint8Array | Uint16Array | Uint32Array | Int32Array |
 type Kind = 'u8' | 'u16' | 'u32' | 'i32' | 'f32' | 'f64';
 
 const MAGIC = 0x3147534c; // 'LSG1' little-endian
-const VERSION = 1;
+// 2: per-posting position byte lengths in the posting blocks (6-bit widths in the block header), no
+//    position checkpoints (blkPosSub); token offsets per document for snippets.
+const VERSION = 2;
 
 function kindOf(a: SectionArray): Kind {
   if (a instanceof Uint8Array) return 'u8';

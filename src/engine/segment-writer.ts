@@ -2,20 +2,23 @@
 // postings for ISSNs/URIs/references) and the term postings, in term byte order.
 //
 // Postings layout (per term): blocks of BLOCK_SIZE documents. Each block is one header word with the bit
-// widths of [doc gaps | title tf | abstract tf | body tf], then those four bit-packed arrays. Per block
-// the writer records the last doc id, the word offset of the block, the byte offset of its positions, and
-// per field the largest tf and the smallest field length among docs with that field's tf > 0: enough
-// for an upper bound of the block's BM25F score under any field weights (block-max pruning).
+// widths (6 bits each, from the low bits) of [doc gaps | title tf | abstract tf | body tf | position
+// bytes], then those five bit-packed arrays; the last one holds, per posting, the byte length of its
+// positions, so a reader jumps straight to any doc's positions (per-document position offsets, format 2;
+// format 1 had checkpoints every 16 docs and skipped VByte values in between). Per block the writer
+// records the last doc id, the word offset of the block, the byte offset of its positions, and per field
+// the largest tf and the smallest field length among docs with that field's tf > 0: enough for an upper
+// bound of the block's BM25F score under any field weights (block-max pruning).
 // Positions: per document, per field with tf > 0, VByte gaps (first one absolute), fields in order.
+// Token offsets (format 2, for snippets): per document and field, the code point start and length of
+// every position's token (token-offsets.ts), so highlights and windows come from the index.
 import { ByteSink, NumSink, WordSink, maxBitWidth, pack, packedWords } from './bit-packing.js';
 import { encodeSegmentFile, type SectionArray } from './segment-file.js';
 
 /** Postings per block (also the skip granularity). */
 export const BLOCK_SIZE = 128;
-/** Docs between position checkpoints inside a block. */
-export const POS_STRIDE = 16;
-/** Position checkpoints stored per block (docs 16, 32, ..., 112). */
-export const POS_SUBS = BLOCK_SIZE / POS_STRIDE - 1;
+/** Bits per width in a block header word (gaps, three tfs, position byte lengths). */
+export const WIDTH_BITS = 6;
 /** Field count (title, abstract, body). */
 export const NF = 3;
 
@@ -37,6 +40,10 @@ export interface DocColumns {
   chunks: ArrayLike<number>;
   /** Keyword keys: `i\0<issn>`, `u\0<uri>`, `r\0<reference uri>`. */
   keywords: readonly string[];
+  /** Token offsets of the three fields, encoded (token-offsets.ts), concatenated. */
+  tokens: Uint8Array;
+  /** Byte end of each field's token offsets within `tokens`. */
+  tokenFieldEnds: ArrayLike<number>;
 }
 
 const enc = new TextEncoder();
@@ -137,6 +144,8 @@ export class SegmentWriter {
   readonly #chunkChar = new WordSink(16384);
   readonly #keywords = new Map<string, number[]>();
   readonly #fieldTotals = [0, 0, 0];
+  readonly #tok = new ByteSink(1 << 16);
+  readonly #tokOff = new WordSink(4096 * 3);
 
   // term dictionary
   readonly #terms: string[] = [];
@@ -149,8 +158,7 @@ export class SegmentWriter {
   readonly #blkLast = new WordSink(4096);
   readonly #blkDoc = new WordSink(4096);
   readonly #blkPos = new WordSink(4096);
-  readonly #blkPosSub = new WordSink(4096 * POS_SUBS);
-  readonly #bPosOff = new Uint32Array(BLOCK_SIZE);
+  readonly #bPosLen = new Uint32Array(BLOCK_SIZE);
   readonly #blkMaxTf = new NumSink((n) => new Uint16Array(n), 4096 * 3);
   readonly #blkMinLen = new WordSink(4096 * 3);
   readonly #post = new WordSink(1 << 16);
@@ -202,6 +210,11 @@ export class SegmentWriter {
       if (l === undefined) this.#keywords.set(k, (l = []));
       if (l[l.length - 1] !== doc) l.push(doc);
     }
+    const base = this.#tok.length;
+    this.#tokOff.push(base);
+    this.#tokOff.push(base + d.tokenFieldEnds[0]!);
+    this.#tokOff.push(base + d.tokenFieldEnds[1]!);
+    this.#tok.bytes(d.tokens.subarray(0, d.tokenFieldEnds[2]));
     return doc;
   }
 
@@ -245,7 +258,7 @@ export class SegmentWriter {
     this.#bTf[1]![i] = tf1;
     this.#bTf[2]![i] = tf2;
     const pos = this.#pos;
-    this.#bPosOff[i] = pos.length;
+    const start = pos.length;
     pos.ensure((tf0 + tf1 + tf2) * 5);
     const b = pos.buf;
     let l = pos.length;
@@ -265,6 +278,7 @@ export class SegmentWriter {
       }
     }
     pos.length = l;
+    this.#bPosLen[i] = l - start;
     this.#bN++;
     this.#df++;
     this.#postings++;
@@ -278,10 +292,6 @@ export class SegmentWriter {
     this.#blkLast.push(this.#bDocs[n - 1]!);
     this.#blkDoc.push(this.#post.length);
     this.#blkPos.push(this.#bPosStart);
-    for (let k = 1; k <= POS_SUBS; k++) {
-      const i = k * POS_STRIDE;
-      this.#blkPosSub.push(i < n ? this.#bPosOff[i]! : this.#pos.length);
-    }
     const wDoc = maxBitWidth(this.#bGaps, n);
     const w = this.#bWidths;
     for (let f = 0; f < NF; f++) {
@@ -320,11 +330,13 @@ export class SegmentWriter {
     const mt32 = roundUp32(maxTfp);
     this.#blkMaxTfp.push(mt32);
     if (mt32 > this.#tMaxTfp) this.#tMaxTfp = mt32;
+    const wPos = maxBitWidth(this.#bPosLen, n);
     const post = this.#post;
-    post.ensure(1 + packedWords(n, wDoc) + packedWords(n, w[0]!) + packedWords(n, w[1]!) + packedWords(n, w[2]!));
-    post.buf[post.length++] = (wDoc | (w[0]! << 8) | (w[1]! << 16) | (w[2]! << 24)) >>> 0;
+    post.ensure(1 + packedWords(n, wDoc) + packedWords(n, w[0]!) + packedWords(n, w[1]!) + packedWords(n, w[2]!) + packedWords(n, wPos));
+    post.buf[post.length++] = (wDoc | (w[0]! << 6) | (w[1]! << 12) | (w[2]! << 18) | (wPos << 24)) >>> 0;
     let o = pack(this.#bGaps, n, wDoc, post.buf, post.length);
     for (let f = 0; f < NF; f++) o = pack(this.#bTf[f]!, n, w[f]!, post.buf, o);
+    o = pack(this.#bPosLen, n, wPos, post.buf, o);
     post.length = o;
     this.#bN = 0;
     this.#bPosStart = this.#pos.length;
@@ -355,6 +367,7 @@ export class SegmentWriter {
     const n = this.#docs;
     this.#termBlk.push(this.#blkLast.length);
     this.#chunkStart.push(this.#chunkField.length);
+    this.#tokOff.push(this.#tok.length);
     const ids = encodeStrings(this.#ids);
     const idOrder = new Uint32Array(n);
     for (let i = 0; i < n; i++) idOrder[i] = i;
@@ -387,6 +400,8 @@ export class SegmentWriter {
       chunkField: this.#chunkField.result(),
       chunkPos: this.#chunkPos.result(),
       chunkChar: this.#chunkChar.result(),
+      tok: this.#tok.result(),
+      tokOff: this.#tokOff.result(),
       kwBlob: kw.blob,
       kwOff: kw.off,
       kwStart,
@@ -402,7 +417,6 @@ export class SegmentWriter {
       blkLast: this.#blkLast.result(),
       blkDoc: this.#blkDoc.result(),
       blkPos: this.#blkPos.result(),
-      blkPosSub: this.#blkPosSub.result(),
       blkMaxTf: this.#blkMaxTf.result(),
       blkMinLen: this.#blkMinLen.result(),
       blkMaxTfp: this.#blkMaxTfp.result(),

@@ -97,6 +97,9 @@ export class Segment {
   readonly chunkField: Uint8Array;
   readonly chunkPos: Uint32Array;
   readonly chunkChar: Uint32Array;
+  /** Token offsets per doc and field (token-offsets.ts): field f of doc d is tok[tokOff[3d+f], tokOff[3d+f+1]). */
+  readonly tok: Uint8Array;
+  readonly tokOff: Uint32Array;
   readonly kw: StringTable;
   readonly kwStart: Uint32Array;
   readonly kwDocs: Uint32Array;
@@ -109,8 +112,6 @@ export class Segment {
   readonly blkLast: Uint32Array;
   readonly blkDoc: Uint32Array;
   readonly blkPos: Uint32Array;
-  /** Position byte offsets of docs 16, 32, ... 112 of each block (POS_SUBS per block). */
-  readonly blkPosSub: Uint32Array;
   readonly blkMaxTf: Uint16Array;
   readonly blkMinLen: Uint32Array;
   readonly post: Uint32Array;
@@ -144,6 +145,8 @@ export class Segment {
     this.chunkField = f.u8('chunkField');
     this.chunkPos = f.u32('chunkPos');
     this.chunkChar = f.u32('chunkChar');
+    this.tok = f.u8('tok');
+    this.tokOff = f.u32('tokOff');
     this.kw = new StringTable(f.u8('kwBlob'), f.u32('kwOff'));
     this.kwStart = f.u32('kwStart');
     this.kwDocs = f.u32('kwDocs');
@@ -156,7 +159,6 @@ export class Segment {
     this.blkLast = f.u32('blkLast');
     this.blkDoc = f.u32('blkDoc');
     this.blkPos = f.u32('blkPos');
-    this.blkPosSub = f.u32('blkPosSub');
     this.blkMaxTf = f.u16('blkMaxTf');
     this.blkMinLen = f.u32('blkMinLen');
     this.post = f.u32('post');
@@ -305,10 +307,11 @@ export class Segment {
   bytesByComponent(): { postings: number; positions: number; dictionary: number; columns: number; passages: number; total: number } {
     const f = this.file;
     const b = (...names: string[]): number => names.reduce((s, n) => s + f.sectionBytes(n), 0);
-    const postings = b('post', 'blkLast', 'blkDoc', 'blkPos', 'blkPosSub', 'blkMaxTfp', 'termMaxTfp', 'blkMaxTf', 'blkMinLen', 'termDf', 'termBlk', 'termMaxTf', 'termMinLen');
+    const postings = b('post', 'blkLast', 'blkDoc', 'blkPos', 'blkMaxTfp', 'termMaxTfp', 'blkMaxTf', 'blkMinLen', 'termDf', 'termBlk', 'termMaxTf', 'termMinLen');
     const positions = b('pos');
     const dictionary = b('termBlob', 'termOff', 'surfBlob', 'surfOff');
-    const passages = b('chunkStart', 'chunkField', 'chunkPos', 'chunkChar');
+    // passages: chunk tables and the token offsets snippets are cut with
+    const passages = b('chunkStart', 'chunkField', 'chunkPos', 'chunkChar', 'tok', 'tokOff');
     return { postings, positions, dictionary, passages, columns: f.bytes.byteLength - postings - positions - dictionary - passages, total: f.bytes.byteLength };
   }
 }

@@ -35,8 +35,13 @@ export interface SnippetOptions {
   language?: string | null;
 }
 
+/** The window length limit of {@link SnippetOptions.maxChars}: 20..5000, default 300. */
+export function snippetMaxChars(opts: SnippetOptions): number {
+  return Math.max(20, Math.min(5000, Math.floor(opts.maxChars ?? 300)));
+}
+
 /** The UTF-16 offset of code point `cp` in `text`. */
-function codeUnitOffset(text: string, cp: number, simple = !SURROGATE.test(text)): number {
+export function codeUnitOffset(text: string, cp: number, simple = !SURROGATE.test(text)): number {
   if (simple) return Math.min(cp, text.length);
   let i = 0;
   for (let n = 0; n < cp && i < text.length; n++) {
@@ -54,7 +59,7 @@ export function sliceCodePoints(text: string, start: number, end: number): strin
 }
 
 /** Any UTF-16 surrogate (a native regex scan is much faster than a charCodeAt loop). */
-const SURROGATE = /[\uD800-\uDFFF]/;
+export const SURROGATE = /[\uD800-\uDFFF]/;
 
 /** Code point length of `text`. */
 export function codePointLength(text: string): number {
@@ -72,12 +77,12 @@ export function codePointLength(text: string): number {
  * (any query term, in the document's language analysis) are highlighted.
  */
 export function buildSnippet(text: string, query: ParsedQuery, opts: SnippetOptions): SnippetWindow {
-  const maxChars = Math.max(20, Math.min(5000, Math.floor(opts.maxChars ?? 300)));
+  const maxChars = snippetMaxChars(opts);
   const simple = !SURROGATE.test(text);
   const fieldLength = simple ? text.length : codePointLength(text);
   const lo = opts.passage ? Math.max(0, opts.passage.startChar) : 0;
   const hi = opts.passage ? Math.min(fieldLength, opts.passage.endChar) : fieldLength;
-  const tokens: { s: number; e: number; hit: boolean }[] = [];
+  const tokens: SnippetToken[] = [];
   const terms = query.highlightTerms;
   const langs = new Set([opts.language ?? 'en', ...query.languages]);
   const analyzers = [...langs].map(analyzerFor);
@@ -103,6 +108,21 @@ export function buildSnippet(text: string, query: ParsedQuery, opts: SnippetOpti
     }
     tokens.push({ s, e, hit });
   });
+  return snippetWindow(text, simple, fieldLength, lo, hi, tokens, maxChars, opts);
+}
+
+/** A token of the snippet region: code points, exclusive end, and whether it matches a query term. */
+export interface SnippetToken {
+  s: number;
+  e: number;
+  hit: boolean;
+}
+
+/**
+ * The window of {@link buildSnippet} from the region's tokens (however they were found: by analysing the
+ * text, or from the offsets stored in the index, see hit-snippets.ts).
+ */
+export function snippetWindow(text: string, simple: boolean, fieldLength: number, lo: number, hi: number, tokens: readonly SnippetToken[], maxChars: number, opts: SnippetOptions): SnippetWindow {
   // best window: the most hits within maxChars, starting at a token
   let bestStart = lo;
   let bestEnd = Math.min(hi, lo + maxChars);

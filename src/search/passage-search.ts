@@ -6,7 +6,7 @@
 // recorded as an agent read.
 import { performance } from 'node:perf_hooks';
 import { randomUUID } from 'node:crypto';
-import { buildSnippet, sliceCodePoints } from '../engine/index.js';
+import { buildHitSnippet, sliceCodePoints } from '../engine/index.js';
 import { AppError } from '../domain/errors.js';
 import type { PriceTable } from '../domain/prices.js';
 import type { Principal } from '../domain/principal.js';
@@ -78,7 +78,7 @@ export class PassageSearch {
       const text = fieldText(doc, p.field);
       const passageText = fold(sliceCodePoints(text, p.startChar, p.endChar));
       if (!spans.every((s) => passageText.includes(fold(s)))) continue;
-      const snippet = buildSnippet(text, parsed, { field: p.field, passage: p, language: doc.language, maxChars: Math.max(20, Math.min(5000, p.endChar - p.startChar)) });
+      const snippet = buildHitSnippet(r.hits[0], text, parsed, { field: p.field, passage: p, language: doc.language, maxChars: Math.max(20, Math.min(5000, p.endChar - p.startChar)) });
       hits.push({ id: doc.id, index: doc.index, score: p.score, snippets: [snippet], doc, rrf: null });
       if (hits.length === MAX_PASSAGES) break;
     }

@@ -11,7 +11,7 @@
 // configured reranker/profile, and the trace says so.
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { buildSnippet, fuseRrf, type EngineHit, type EngineQuery, type EngineResult, type FieldName, type ParsedQuery, type SearchIndex, type SnippetWindow } from '../engine/index.js';
+import { buildHitSnippet, buildSnippet, fuseRrf, type EngineHit, type EngineQuery, type EngineResult, type FieldName, type ParsedQuery, type SearchIndex, type SnippetWindow } from '../engine/index.js';
 import type { IndexName, StoredDocument } from '../domain/document.js';
 import { INDEX_NAMES } from '../domain/document.js';
 import { AppError } from '../domain/errors.js';
@@ -177,12 +177,13 @@ export function snippetsFor(doc: StoredDocument, hit: EngineHit, parsed: ParsedQ
   const out: SnippetWindow[] = [];
   for (const p of hit.passages.slice(0, max)) {
     const text = fieldText(doc, p.field);
-    if (text) out.push(buildSnippet(text, parsed, { field: p.field, passage: p, language: doc.language, maxChars }));
+    // placed from the index's token offsets and postings (the text is only sliced; buildSnippet otherwise)
+    if (text) out.push(buildHitSnippet(hit, text, parsed, { field: p.field, passage: p, language: doc.language, maxChars }));
   }
   if (out.length === 0) {
     const field: FieldName = doc.abstract ? 'abstract' : 'title';
     const text = fieldText(doc, field);
-    if (text) out.push(buildSnippet(text, parsed, { field, language: doc.language, maxChars }));
+    if (text) out.push(buildHitSnippet(hit, text, parsed, { field, language: doc.language, maxChars }));
   }
   return out;
 }
