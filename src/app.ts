@@ -21,6 +21,7 @@ import { CredentialChain, type CredentialVerifier } from './accounts/credentials
 import { BillingService } from './billing/billing-service.js';
 import { DocumentService } from './documents/document-service.js';
 import { WorkLinkedDocumentStore } from './documents/work-links.js';
+import { DisplayRecordCache } from './documents/display-cache.js';
 import { DownloadService } from './downloads/download-service.js';
 import { IngestService, type IngestReport } from './ingest/ingest-service.js';
 import { DemoCorpus } from './ingest/demo-corpus.js';
@@ -236,7 +237,8 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
   activityTimer.unref();
   // Documents as works (docs/works.md): every read that shows documents goes through the work links;
   // ingest, the indexes and the change feed use the store itself.
-  const works = new WorkLinkedDocumentStore(storage.documents);
+  const displayCache = new DisplayRecordCache(config.displayCacheRecords);
+  const works = new WorkLinkedDocumentStore(storage.documents, displayCache);
   const documents = new DocumentService(works, activity, billing, config.prices, clock, report);
   const downloads = new DownloadService(documents, storage.accounts, blobs);
   // The community layer (docs/community.md): trending is served from a snapshot refreshed every minute.
@@ -290,6 +292,8 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
   const openIndexes = async (options: OpenIndexesOptions = {}) => {
     if (!indexes) {
       indexes = IndexSet.open(dirs, storage.documents, clock);
+      // Records written by anyone (this process's ingest, the CLI, other instances) leave the display cache as the index applies them.
+      indexes.onChanges((ids) => displayCache.invalidate(ids));
       const rebuilding = indexes.rebuildReason !== null;
       if (rebuilding) logger.warn({ reason: indexes.rebuildReason }, 'search indexes are rebuilt from the store (index format or text analysis changed)');
       if (options.catchUp !== false) {

@@ -55,6 +55,12 @@ export const ConfigSchema = Type.Object(
       [Type.Literal('fatal'), Type.Literal('error'), Type.Literal('warn'), Type.Literal('info'), Type.Literal('debug'), Type.Literal('trace'), Type.Literal('silent')],
       { default: 'info', description: 'Log level of the structured JSON log.' },
     ),
+    displayCacheRecords: Type.Integer({
+      minimum: 0,
+      maximum: 10_000_000,
+      default: 10_000,
+      description: 'Display records (what a search hit shows: no full text) kept in memory for hot hits, per serving process; 0 turns the cache off. A record leaves it when it is written or deleted (docs/storage.md, ADR 0135).',
+    }),
     loadDemoCorpus: Type.Boolean({ default: true, description: 'Load the bundled demo corpus on first start (when the store is empty).' }),
     secret: Type.Optional(
       Type.String({ minLength: 32, description: 'Server secret for signed tokens (feedback tokens). Default: generated once and kept in {data_dir}/secret.' }),

@@ -5,8 +5,10 @@
 // conversations, MCP tools), so they all show the same links; writes and the change feed pass through.
 import { identityKeys } from '../domain/canonical-uri.js';
 import type { DocumentRecord, IndexName, StoredDocument } from '../domain/document.js';
-import { MAX_VERSIONS, withIdentityKeys, withWorkLinks, type IncomingRelation, type WorkMember } from '../domain/work.js';
+import { MAX_VERSIONS, withIdentityKeys, withWorkLinks, type IncomingRelation, type LinkableDocument, type WorkMember } from '../domain/work.js';
 import type { DocumentChange, DocumentStore, UpsertResult } from '../ports/document-store.js';
+import type { DisplayDocument } from '../domain/display-document.js';
+import type { DisplayRecordCache } from './display-cache.js';
 
 /** How a URI asked for found the record that answers (by-uri; `uri_match` on the wire). */
 export interface UriMatch {
@@ -22,13 +24,25 @@ export interface UriMatch {
 const IDENTITY_CANDIDATES = 20;
 
 export class WorkLinkedDocumentStore implements DocumentStore {
-  constructor(private readonly inner: DocumentStore) {}
+  /** @param displayCache hot display records (ADR 0135); the composition root also feeds it the change feed. */
+  constructor(
+    private readonly inner: DocumentStore,
+    private readonly displayCache: DisplayRecordCache | null = null,
+  ) {}
 
-  upsertMany(docs: readonly DocumentRecord[], at: number): Promise<UpsertResult> {
-    return this.inner.upsertMany(docs, at);
+  async upsertMany(docs: readonly DocumentRecord[], at: number): Promise<UpsertResult> {
+    try {
+      return await this.inner.upsertMany(docs, at);
+    } finally {
+      this.displayCache?.invalidate(docs.map((d) => d.id));
+    }
   }
-  delete(id: string, at: number): Promise<boolean> {
-    return this.inner.delete(id, at);
+  async delete(id: string, at: number): Promise<boolean> {
+    try {
+      return await this.inner.delete(id, at);
+    } finally {
+      this.displayCache?.invalidate([id]);
+    }
   }
   /** The change feed carries records as stored (the indexer needs nothing more). */
   changesSince(afterSeq: number, limit: number): Promise<DocumentChange[]> {
@@ -53,6 +67,15 @@ export class WorkLinkedDocumentStore implements DocumentStore {
   }
   async getMany(ids: readonly string[]): Promise<Map<string, StoredDocument>> {
     const found = await this.inner.getMany(ids);
+    const linked = await this.link([...found.values()]);
+    return new Map(linked.map((d) => [d.id, d]));
+  }
+  getFullTexts(ids: readonly string[]): Promise<Map<string, string>> {
+    return this.inner.getFullTexts(ids);
+  }
+  /** Display forms (hits: no full text read), with the same links as getMany. */
+  async getDisplayMany(ids: readonly string[]): Promise<Map<string, DisplayDocument>> {
+    const found = this.displayCache ? await this.displayCache.getMany(ids, (missing) => this.inner.getDisplayMany(missing)) : await this.inner.getDisplayMany(ids);
     const linked = await this.link([...found.values()]);
     return new Map(linked.map((d) => [d.id, d]));
   }
@@ -88,7 +111,7 @@ export class WorkLinkedDocumentStore implements DocumentStore {
   }
 
   /** Fills in versions, notices and notice targets (three store reads for any number of documents). */
-  async link(docs: readonly StoredDocument[]): Promise<StoredDocument[]> {
+  async link<D extends LinkableDocument & { workKey: string }>(docs: readonly D[]): Promise<D[]> {
     if (docs.length === 0) return [];
     const members = await this.inner.workMembers([...new Set(docs.map((d) => d.workKey))], MAX_VERSIONS + 1);
     const workUris = new Set<string>();

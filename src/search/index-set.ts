@@ -162,6 +162,13 @@ export class IndexSet {
     return Number.isFinite(min) ? min : 0;
   }
 
+  readonly #listeners: ((ids: string[]) => void)[] = [];
+
+  /** Calls `listener` with the ids of every page of changes applied (the display record cache, ADR 0135). */
+  onChanges(listener: (ids: string[]) => void): void {
+    this.#listeners.push(listener);
+  }
+
   /** Applies every store change newer than those applied (as of the call or later), then commits as asked. */
   catchUp(options: CatchUpOptions = {}): Promise<CatchUpProgress> {
     const run = this.#queue.then(() => this.#catchUp(options));
@@ -187,6 +194,7 @@ export class IndexSet {
         }
         seq = change.seq;
       }
+      for (const listener of this.#listeners) listener(page.map((c) => (c.deleted ? c.id : c.doc.id)));
       applied += page.length;
       this.#applied = seq;
       this.#uncommitted += page.length;

@@ -1,0 +1,93 @@
+// The display record cache (ADR 0135): bounded LRU, invalidation by id, no stale fill after an
+// invalidation that raced a read, and the work-linked store invalidating on its own writes.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { toDisplayDocument, type DisplayDocument } from '../../src/domain/display-document.js';
+import { DisplayRecordCache } from '../../src/documents/display-cache.js';
+import { WorkLinkedDocumentStore } from '../../src/documents/work-links.js';
+import { openMemorySqlite } from '../helpers/storage.js';
+import { sampleDocument } from '../contract/sample-document.js';
+
+const doc = (id: string, title = `T ${id}`): DisplayDocument =>
+  toDisplayDocument({ ...sampleDocument(id, { title }), seq: 1, workKey: id, createdAt: 1, updatedAt: 1 });
+
+function loader(titles: Map<string, string>) {
+  const calls: string[][] = [];
+  const load = async (ids: string[]) => {
+    calls.push(ids);
+    return new Map(ids.filter((id) => titles.has(id)).map((id) => [id, doc(id, titles.get(id))]));
+  };
+  return { calls, load };
+}
+
+test('display cache: serves repeats from memory, evicts the least recently used beyond capacity', async () => {
+  const cache = new DisplayRecordCache(2);
+  const { calls, load } = loader(new Map([['a', 'A'], ['b', 'B'], ['c', 'C']]));
+  assert.deepEqual([...(await cache.getMany(['a', 'b', 'a'], load)).keys()].sort(), ['a', 'b']);
+  assert.deepEqual(calls, [['a', 'b']]);
+  await cache.getMany(['a'], load); // a is now the most recent
+  await cache.getMany(['c'], load); // evicts b
+  assert.equal(cache.size, 2);
+  calls.length = 0;
+  await cache.getMany(['a', 'b', 'c'], load);
+  assert.deepEqual(calls, [['b']]);
+  assert.equal(cache.misses, 4);
+  assert.equal(cache.hits, 3);
+});
+
+test('display cache: unknown ids are not cached; invalidate and clear drop entries', async () => {
+  const titles = new Map([['a', 'A']]);
+  const cache = new DisplayRecordCache(10);
+  const { calls, load } = loader(titles);
+  assert.equal((await cache.getMany(['a', 'x'], load)).size, 1);
+  titles.set('a', 'A2');
+  assert.equal((await cache.getMany(['a'], load)).get('a')!.title, 'A', 'cached');
+  cache.invalidate(['a']);
+  assert.equal((await cache.getMany(['a'], load)).get('a')!.title, 'A2', 'reloaded after invalidation');
+  cache.clear();
+  assert.equal(cache.size, 0);
+  assert.deepEqual(calls.map((c) => c.join()), ['a,x', 'a']);
+});
+
+test('display cache: a read that raced an invalidation returns its answer but does not fill the cache', async () => {
+  const cache = new DisplayRecordCache(10);
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const slow = async (ids: string[]) => {
+    await gate;
+    return new Map(ids.map((id) => [id, doc(id, 'old')]));
+  };
+  const pending = cache.getMany(['a'], slow);
+  cache.invalidate(['a']); // the record was written while the read was in flight
+  release();
+  assert.equal((await pending).get('a')!.title, 'old');
+  assert.equal(cache.size, 0);
+});
+
+test('display cache: capacity 0 is off; records handed out are frozen', async () => {
+  const off = new DisplayRecordCache(0);
+  const { calls, load } = loader(new Map([['a', 'A']]));
+  await off.getMany(['a'], load);
+  await off.getMany(['a'], load);
+  assert.equal(calls.length, 2);
+  const on = new DisplayRecordCache(1);
+  const got = (await on.getMany(['a'], load)).get('a')!;
+  assert.ok(Object.isFrozen(got));
+  assert.throws(() => new DisplayRecordCache(-1), RangeError);
+});
+
+test('work-linked store: its own writes and deletes invalidate the display cache', async () => {
+  const fx = await openMemorySqlite();
+  try {
+    const cache = new DisplayRecordCache(100);
+    const works = new WorkLinkedDocumentStore(fx.storage.documents, cache);
+    await works.upsertMany([sampleDocument('D1')], 1000);
+    assert.equal((await works.getDisplayMany(['D1'])).get('D1')!.title, 'Title of D1');
+    await works.upsertMany([sampleDocument('D1', { title: 'Changed' })], 2000);
+    assert.equal((await works.getDisplayMany(['D1'])).get('D1')!.title, 'Changed');
+    await works.delete('D1', 3000);
+    assert.equal((await works.getDisplayMany(['D1'])).size, 0);
+  } finally {
+    await fx.dispose();
+  }
+});
