@@ -293,7 +293,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
     if (!indexes) {
       indexes = IndexSet.open(dirs, storage.documents, clock);
       // Records written by anyone (this process's ingest, the CLI, other instances) leave the display cache as the index applies them.
-      indexes.onChanges((ids) => displayCache.invalidate(ids));
+      indexes.onChanges((changes) => displayCache.invalidateChanges(changes.map((c) => (c.deleted ? { id: c.id } : { id: c.doc.id, doc: c.doc }))));
       const rebuilding = indexes.rebuildReason !== null;
       if (rebuilding) logger.warn({ reason: indexes.rebuildReason }, 'search indexes are rebuilt from the store (index format or text analysis changed)');
       if (options.catchUp !== false) {

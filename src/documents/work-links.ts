@@ -34,7 +34,8 @@ export class WorkLinkedDocumentStore implements DocumentStore {
     try {
       return await this.inner.upsertMany(docs, at);
     } finally {
-      this.displayCache?.invalidate(docs.map((d) => d.id));
+      // the records' work keys are not known here: their works' entries leave with the change feed
+      this.displayCache?.invalidateChanges(docs.map((d) => ({ id: d.id, doc: { relations: d.relations ?? [] } })));
     }
   }
   async delete(id: string, at: number): Promise<boolean> {
@@ -71,13 +72,12 @@ export class WorkLinkedDocumentStore implements DocumentStore {
     return new Map(linked.map((d) => [d.id, d]));
   }
   getFullTexts(ids: readonly string[]): Promise<Map<string, string>> {
-    return this.inner.getFullTexts(ids);
+    return this.displayCache ? this.displayCache.getBodies(ids, (missing) => this.inner.getFullTexts(missing)) : this.inner.getFullTexts(ids);
   }
   /** Display forms (hits: no full text read), with the same links as getMany. */
   async getDisplayMany(ids: readonly string[]): Promise<Map<string, DisplayDocument>> {
-    const found = this.displayCache ? await this.displayCache.getMany(ids, (missing) => this.inner.getDisplayMany(missing)) : await this.inner.getDisplayMany(ids);
-    const linked = await this.link([...found.values()]);
-    return new Map(linked.map((d) => [d.id, d]));
+    const load = async (wanted: readonly string[]) => new Map((await this.link([...(await this.inner.getDisplayMany(wanted)).values()])).map((d) => [d.id, d]));
+    return this.displayCache ? this.displayCache.getMany(ids, load) : load(ids);
   }
   async getByUri(uri: string): Promise<StoredDocument | null> {
     const doc = await this.inner.getByUri(uri);

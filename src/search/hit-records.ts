@@ -17,7 +17,7 @@ export interface HitRecords {
 /** @param snippetsPerHit how many of each hit's passages become snippets (only those need text). */
 export async function loadHitRecords(store: DocumentStore, hits: readonly EngineHit[], snippetsPerHit: number): Promise<HitRecords> {
   const docs = await store.getDisplayMany(hits.map((h) => h.id));
-  const needBody = hits.filter((h) => docs.get(h.id)?.hasFullText === true && h.passages.slice(0, snippetsPerHit).some((p) => p.field === 'body')).map((h) => h.id);
+  const needBody = hits.filter((h) => h.passages.slice(0, snippetsPerHit).some((p) => p.field === 'body') && docs.get(h.id)?.hasFullText === true).map((h) => h.id);
   const bodies = needBody.length > 0 ? await store.getFullTexts(needBody) : new Map<string, string>();
   const sources = new Map<string, SnippetSource>();
   for (const [id, doc] of docs) {

@@ -91,3 +91,43 @@ test('work-linked store: its own writes and deletes invalidate the display cache
     await fx.dispose();
   }
 });
+
+test('display cache: a change drops the entries of its work and those whose links name it; a record with relations clears all', async () => {
+  const cache = new DisplayRecordCache(100);
+  const linked = (id: string, workKey: string, versions: string[], notices: string[] = []): DisplayDocument => ({
+    ...doc(id),
+    workKey,
+    versions: versions.map((v) => ({ id: v, uris: [], type: null, issuedAt: null, title: v })),
+    notices: notices.map((n) => ({ kind: 'retraction' as const, uri: null, documentId: n })),
+  });
+  const fill = () =>
+    cache.getMany(['a', 'b', 'c', 'd'], async () => new Map([['a', linked('a', 'W1', ['b'])], ['b', linked('b', 'W1', ['a'])], ['c', linked('c', 'W2', [], ['n'])], ['d', linked('d', 'W3', [])]]));
+  await fill();
+  cache.invalidateChanges([{ id: 'x', doc: { workKey: 'W1', relations: [] } }]); // x joined work W1
+  assert.equal(cache.size, 2);
+  cache.invalidateChanges([{ id: 'n' }]); // the notice of c was deleted
+  assert.equal(cache.size, 1);
+  cache.invalidateChanges([{ id: 'zz', doc: { workKey: 'W9', relations: [] } }]);
+  assert.equal(cache.size, 1, 'an unrelated change keeps d');
+  await fill();
+  cache.invalidateChanges([{ id: 'r', doc: { workKey: 'W9', relations: [{ kind: 'retraction', uri: 'doi://10.1/x' }] } }]);
+  assert.equal(cache.size, 0, 'a notice can attach to any work');
+  // notices themselves are not cached
+  await cache.getMany(['n1'], async () => new Map([['n1', { ...doc('n1'), noticeKind: 'retraction' as const }]]));
+  assert.equal(cache.size, 0);
+});
+
+test('display cache: body texts are cached and invalidated with their record', async () => {
+  const cache = new DisplayRecordCache(10);
+  let loads = 0;
+  const load = async (ids: string[]) => {
+    loads++;
+    return new Map(ids.filter((id) => id !== 'none').map((id) => [id, `body of ${id}`]));
+  };
+  assert.deepEqual(await cache.getBodies(['a', 'none'], load), new Map([['a', 'body of a']]));
+  await cache.getBodies(['a'], load);
+  assert.equal(loads, 1);
+  cache.invalidate(['a']);
+  await cache.getBodies(['a'], load);
+  assert.equal(loads, 2);
+});
