@@ -22,6 +22,7 @@ import { BillingService } from './billing/billing-service.js';
 import { DocumentService } from './documents/document-service.js';
 import { WorkLinkedDocumentStore } from './documents/work-links.js';
 import { DisplayRecordCache } from './documents/display-cache.js';
+import { GroupCommitLedger } from './billing/group-commit-ledger.js';
 import { DownloadService } from './downloads/download-service.js';
 import { IngestService, type IngestReport } from './ingest/ingest-service.js';
 import { DemoCorpus } from './ingest/demo-corpus.js';
@@ -229,7 +230,9 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
   const report = (err: unknown, context: string) => logger.warn({ err }, context);
 
   const apiKeys = new ApiKeyService(storage.apiKeys, storage.accounts, clock);
-  const billing = new BillingService(storage.ledger, clock, { heartbeatMs: config.billing.holdHeartbeatMs, staleAfterMs: config.billing.holdStaleMs, report });
+  // Group commit of the per-request ledger writes (ADR 0136); flushed at close before the store closes.
+  const ledger = config.billing.groupCommit ? new GroupCommitLedger(storage.ledger, { maxBatch: 256, windowMs: config.billing.groupCommitWindowMs }) : null;
+  const billing = new BillingService(ledger ?? storage.ledger, clock, { heartbeatMs: config.billing.holdHeartbeatMs, staleAfterMs: config.billing.holdStaleMs, report });
   const accounts = new AccountService(storage.accounts, storage.ledger, apiKeys, clock);
   const rateLimits = new RateLimitService(rateLimiter, config.rateLimits, clock, rateOverrideStoreFor(storage));
   const activity = new ActivityBuffer(storage.activity, report);
@@ -428,6 +431,8 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
       for (const t of timers) clearInterval(t);
       clearInterval(activityTimer);
       await activity.flush();
+      await billing.idle();
+      await ledger?.flush();
       indexes?.close();
       await rateLimiter.close();
       await storage.close();

@@ -84,6 +84,8 @@ export const ConfigSchema = Type.Object(
       {
         holdHeartbeatMs: Type.Integer({ minimum: 50, maximum: 600_000, default: 5_000, description: 'How often a serving process records that it is alive; the credits it holds for requests in progress are kept while it does (docs/billing.md), ms.' }),
         holdStaleMs: Type.Integer({ minimum: 200, maximum: 3_600_000, default: 20_000, description: 'Credits held by a process that has not recorded itself alive for this long (it crashed) are released, at start-up and by every running process, ms. Keep it several times holdHeartbeatMs.' }),
+        groupCommit: Type.Boolean({ default: true, description: 'Commit the holds, extensions and captures of concurrent requests together, one transaction per batch; each request still waits for its own commit (docs/billing.md, ADR 0136). false: one transaction per write.' }),
+        groupCommitWindowMs: Type.Integer({ minimum: 0, maximum: 100, default: 0, description: 'With groupCommit, how long a batch waits for more writes before committing, ms; 0 commits what arrived by the next turn of the event loop or during the previous commit.' }),
       },
       { additionalProperties: false, default: {} },
     ),

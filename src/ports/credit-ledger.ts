@@ -22,6 +22,16 @@ export type DebitResult = { ok: true; balance: number; entryId: number } | { ok:
 
 export type HoldResult = { ok: true; holdId: number; balance: number } | { ok: false; balance: number };
 
+/** A hold operation for {@link CreditLedger.applyBatch}: the arguments of hold, extendHold, capture or release. */
+export type LedgerOp =
+  | { kind: 'hold'; accountId: number; amount: number; operation: string; reference: string | null; owner: string; at: number }
+  | { kind: 'extend'; holdId: number; extra: number }
+  | { kind: 'capture'; holdId: number; amount: number; at: number }
+  | { kind: 'release'; holdId: number };
+
+/** What each kind of {@link LedgerOp} returns: what hold, extendHold, capture and release return. */
+export type LedgerOpResult = HoldResult | HoldResult | null | { balance: number; entryId: number | null } | null | boolean;
+
 export interface CreditLedger {
   /** The spendable balance: posted balance minus credits held for requests in progress. */
   balance(accountId: number): Promise<number>;
@@ -51,6 +61,15 @@ export interface CreditLedger {
   extendHold(holdId: number, extra: number): Promise<HoldResult | null>;
   /** Drops a hold without charging. False when it no longer exists. */
   release(holdId: number): Promise<boolean>;
+  /**
+   * Group commit (ADR 0136): applies `ops` in order in ONE transaction, each exactly as its own method
+   * would at that point (the same checks, the same results, in order), and commits once. All or
+   * nothing: when any op throws (an unknown account, a bad amount, a database error) the transaction
+   * rolls back, nothing is written and the promise rejects with an error whose `rolledBack` is true;
+   * the caller may then run the ops one by one. Any other rejection (a failed COMMIT) leaves the outcome
+   * unknown.
+   */
+  applyBatch(ops: readonly LedgerOp[]): Promise<LedgerOpResult[]>;
   /** Records that `owner` is alive at `atMs` (milliseconds). */
   heartbeat(owner: string, atMs: number): Promise<void>;
   /**

@@ -9,7 +9,8 @@
 // a hold row is deleted by exactly one of capture, release and the orphan sweep (DELETE ... RETURNING).
 import type pg from 'pg';
 import { AppError } from '../../domain/errors.js';
-import type { CreditLedger, DebitResult, HoldResult, LedgerEntry } from '../../ports/credit-ledger.js';
+import type { CreditLedger, DebitResult, HoldResult, LedgerEntry, LedgerOp, LedgerOpResult } from '../../ports/credit-ledger.js';
+import { withTransaction, type Tx } from './postgres-pool.js';
 import { rowToLedgerEntry, type LedgerRow } from '../sql/ledger-row.js';
 
 function positiveAmount(kind: 'debit' | 'credit' | 'hold', amount: number): void {
@@ -19,8 +20,8 @@ function positiveAmount(kind: 'debit' | 'credit' | 'hold', amount: number): void
 export class PostgresCreditLedger implements CreditLedger {
   constructor(private readonly pool: pg.Pool) {}
 
-  async balance(accountId: number): Promise<number> {
-    const { rows } = await this.pool.query<{ balance: number }>('SELECT balance - held AS balance FROM accounts WHERE id = $1', [accountId]);
+  async balance(accountId: number, q: Tx = this.pool): Promise<number> {
+    const { rows } = await q.query<{ balance: number }>('SELECT balance - held AS balance FROM accounts WHERE id = $1', [accountId]);
     if (!rows[0]) throw new AppError('not_found', `No account ${accountId}.`);
     return rows[0].balance;
   }
@@ -31,9 +32,9 @@ export class PostgresCreditLedger implements CreditLedger {
     return rows[0].held;
   }
 
-  async hold(accountId: number, amount: number, operation: string, reference: string | null, owner: string, at: number): Promise<HoldResult> {
+  async hold(accountId: number, amount: number, operation: string, reference: string | null, owner: string, at: number, q: Tx = this.pool): Promise<HoldResult> {
     positiveAmount('hold', amount);
-    const { rows } = await this.pool.query<{ id: number; spendable: number }>(
+    const { rows } = await q.query<{ id: number; spendable: number }>(
       `WITH h AS (
          UPDATE accounts SET held = held + $2::bigint WHERE id = $1 AND balance - held >= $2::bigint RETURNING balance - held AS spendable
        ), ins AS (
@@ -44,12 +45,12 @@ export class PostgresCreditLedger implements CreditLedger {
       [accountId, amount, operation, reference, owner, at],
     );
     if (rows[0]) return { ok: true, holdId: rows[0].id, balance: rows[0].spendable };
-    return { ok: false, balance: await this.balance(accountId) };
+    return { ok: false, balance: await this.balance(accountId, q) };
   }
 
-  async capture(holdId: number, amount: number, at: number): Promise<{ balance: number; entryId: number | null } | null> {
+  async capture(holdId: number, amount: number, at: number, q: Tx = this.pool): Promise<{ balance: number; entryId: number | null } | null> {
     if (!Number.isSafeInteger(amount) || amount < 0) throw new RangeError(`capture amount must be a non-negative integer, got ${amount}`);
-    const { rows } = await this.pool.query<{ spendable: number; entry_id: number | null }>(
+    const { rows } = await q.query<{ spendable: number; entry_id: number | null }>(
       `WITH h AS (
          DELETE FROM credit_holds WHERE id = $1 RETURNING account_id, amount, operation, reference
        ), a AS (
@@ -67,9 +68,9 @@ export class PostgresCreditLedger implements CreditLedger {
     return rows[0] ? { balance: rows[0].spendable, entryId: rows[0].entry_id } : null;
   }
 
-  async extendHold(holdId: number, extra: number): Promise<HoldResult | null> {
+  async extendHold(holdId: number, extra: number, q: Tx = this.pool): Promise<HoldResult | null> {
     positiveAmount('hold', extra);
-    const { rows } = await this.pool.query<{ account_id: number; spendable: number | null }>(
+    const { rows } = await q.query<{ account_id: number; spendable: number | null }>(
       `WITH h0 AS (
          SELECT id, account_id FROM credit_holds WHERE id = $1 FOR UPDATE
        ), a AS (
@@ -83,17 +84,62 @@ export class PostgresCreditLedger implements CreditLedger {
       [holdId, extra],
     );
     if (!rows[0]) return null;
-    if (rows[0].spendable === null) return { ok: false, balance: await this.balance(rows[0].account_id) };
+    if (rows[0].spendable === null) return { ok: false, balance: await this.balance(rows[0].account_id, q) };
     return { ok: true, holdId, balance: rows[0].spendable };
   }
 
-  async release(holdId: number): Promise<boolean> {
-    const { rowCount } = await this.pool.query(
+  async release(holdId: number, q: Tx = this.pool): Promise<boolean> {
+    const { rowCount } = await q.query(
       `WITH h AS (DELETE FROM credit_holds WHERE id = $1 RETURNING account_id, amount)
        UPDATE accounts SET held = accounts.held - h.amount FROM h WHERE accounts.id = h.account_id`,
       [holdId],
     );
     return rowCount === 1;
+  }
+
+  /**
+   * Group commit (ADR 0136): the same statements on one connection between BEGIN and COMMIT, so one
+   * commit (one WAL flush) serves the whole batch; a failing statement rolls it all back.
+   */
+  async applyBatch(ops: readonly LedgerOp[]): Promise<LedgerOpResult[]> {
+    if (ops.length === 0) return [];
+    let rolledBack = false;
+    try {
+      return await withTransaction(this.pool, async (tx) => {
+        try {
+          return await this.#apply(tx, ops);
+        } catch (e) {
+          rolledBack = true; // withTransaction rolls back on this throw
+          throw e;
+        }
+      });
+    } catch (e) {
+      if (rolledBack && e !== null && typeof e === 'object') Object.assign(e, { rolledBack: true });
+      throw e;
+    }
+  }
+
+  async #apply(tx: Tx, ops: readonly LedgerOp[]): Promise<LedgerOpResult[]> {
+    {
+      const out: LedgerOpResult[] = [];
+      for (const op of ops) {
+        switch (op.kind) {
+          case 'hold':
+            out.push(await this.hold(op.accountId, op.amount, op.operation, op.reference, op.owner, op.at, tx));
+            break;
+          case 'extend':
+            out.push(await this.extendHold(op.holdId, op.extra, tx));
+            break;
+          case 'capture':
+            out.push(await this.capture(op.holdId, op.amount, op.at, tx));
+            break;
+          case 'release':
+            out.push(await this.release(op.holdId, tx));
+            break;
+        }
+      }
+      return out;
+    }
   }
 
   async heartbeat(owner: string, atMs: number): Promise<void> {

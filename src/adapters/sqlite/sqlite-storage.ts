@@ -9,7 +9,7 @@ import { linkTargets, workIdentityKeys, type IncomingRelation, type WorkMember }
 import { AppError } from '../../domain/errors.js';
 import type { Account, AccountStore, ApiKeyRecord, ApiKeyStore, NewAccount } from '../../ports/account-store.js';
 import type { ActivityCounts, ActivityEvent, ActivityStore, ActivityTotals } from '../../ports/activity-store.js';
-import type { CreditLedger, DebitResult, HoldResult, LedgerEntry } from '../../ports/credit-ledger.js';
+import type { CreditLedger, DebitResult, HoldResult, LedgerEntry, LedgerOp, LedgerOpResult } from '../../ports/credit-ledger.js';
 import type { DocumentChange, DocumentStore, UpsertResult } from '../../ports/document-store.js';
 import type { Storage } from '../../ports/storage.js';
 import { countsFromRows, firstDay, rowToTotals, TOP_COLUMNS, TOP_ORDER, type TotalsRow } from '../sql/activity-counts.js';
@@ -147,6 +147,19 @@ class SqliteApiKeyStore implements ApiKeyStore {
   }
 }
 
+/** Marks an error of a batch that was rolled back (CreditLedger.applyBatch). */
+function markRolledBack(e: unknown): unknown {
+  if (e !== null && typeof e === 'object') Object.assign(e, { rolledBack: true });
+  return e;
+}
+
+function checkAmount(kind: 'hold', amount: number): void {
+  if (!Number.isSafeInteger(amount) || amount <= 0) throw new RangeError(`${kind} amount must be a positive integer, got ${amount}`);
+}
+function checkCapture(amount: number): void {
+  if (!Number.isSafeInteger(amount) || amount < 0) throw new RangeError(`capture amount must be a non-negative integer, got ${amount}`);
+}
+
 class SqliteCreditLedger implements CreditLedger {
   readonly #s: Statements;
   readonly #debit;
@@ -156,6 +169,7 @@ class SqliteCreditLedger implements CreditLedger {
   readonly #release;
   readonly #extend;
   readonly #sweep;
+  readonly #batch;
   constructor(private readonly db: Db) {
     this.#s = statementCache(db);
     // One transaction per operation (BEGIN IMMEDIATE): the account row's posted balance and held
@@ -225,6 +239,25 @@ class SqliteCreditLedger implements CreditLedger {
       'SELECT id FROM credit_holds c WHERE c.owner <> ? AND NOT EXISTS (SELECT 1 FROM hold_owners o WHERE o.owner = c.owner AND o.seen_at_ms >= ?)',
     ).pluck();
     const dropOwners = db.prepare('DELETE FROM hold_owners WHERE owner <> ? AND seen_at_ms < ? AND NOT EXISTS (SELECT 1 FROM credit_holds c WHERE c.owner = hold_owners.owner)');
+    // Group commit (ADR 0136): the same transaction functions, nested (better-sqlite3 makes them
+    // savepoints), under one BEGIN IMMEDIATE ... COMMIT; a throw rolls the whole batch back.
+    this.#batch = db.transaction((ops: readonly LedgerOp[]): LedgerOpResult[] =>
+      ops.map((op) => {
+        switch (op.kind) {
+          case 'hold':
+            checkAmount('hold', op.amount);
+            return this.#hold(op.accountId, op.amount, op.operation, op.reference, op.owner, op.at);
+          case 'extend':
+            checkAmount('hold', op.extra);
+            return this.#extend(op.holdId, op.extra);
+          case 'capture':
+            checkCapture(op.amount);
+            return this.#capture(op.holdId, op.amount, op.at);
+          case 'release':
+            return this.#release(op.holdId);
+        }
+      }),
+    );
     this.#sweep = db.transaction((self: string, staleBeforeMs: number): number => {
       const ids = orphans.all(self, staleBeforeMs) as number[];
       for (const id of ids) this.#release(id);
@@ -264,6 +297,15 @@ class SqliteCreditLedger implements CreditLedger {
   }
   async release(holdId: number): Promise<boolean> {
     return this.#release.immediate(holdId);
+  }
+  async applyBatch(ops: readonly LedgerOp[]): Promise<LedgerOpResult[]> {
+    if (ops.length === 0) return [];
+    try {
+      return this.#batch.immediate(ops);
+    } catch (e) {
+      // better-sqlite3 rolls the transaction back when its function throws (and SQLite when COMMIT fails)
+      throw markRolledBack(e);
+    }
   }
   async heartbeat(owner: string, atMs: number): Promise<void> {
     this.#s.q('INSERT INTO hold_owners (owner, seen_at_ms) VALUES (?, ?) ON CONFLICT (owner) DO UPDATE SET seen_at_ms = excluded.seen_at_ms').run(owner, atMs);
