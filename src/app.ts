@@ -231,8 +231,12 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
 
   const apiKeys = new ApiKeyService(storage.apiKeys, storage.accounts, clock);
   // Group commit of the per-request ledger writes (ADR 0136); flushed at close before the store closes.
-  const ledger = config.billing.groupCommit ? new GroupCommitLedger(storage.ledger, { maxBatch: 256, windowMs: config.billing.groupCommitWindowMs }) : null;
-  const billing = new BillingService(ledger ?? storage.ledger, clock, { heartbeatMs: config.billing.holdHeartbeatMs, staleAfterMs: config.billing.holdStaleMs, report });
+  // The group-commit ledger asks the billing service built over it how many requests are in progress.
+  let billing: BillingService;
+  const ledger = config.billing.groupCommit
+    ? new GroupCommitLedger(storage.ledger, { maxBatch: 256, windowMs: config.billing.groupCommitWindowMs, othersActive: () => billing.inFlight > 1 })
+    : null;
+  billing = new BillingService(ledger ?? storage.ledger, clock, { heartbeatMs: config.billing.holdHeartbeatMs, staleAfterMs: config.billing.holdStaleMs, report });
   const accounts = new AccountService(storage.accounts, storage.ledger, apiKeys, clock);
   const rateLimits = new RateLimitService(rateLimiter, config.rateLimits, clock, rateOverrideStoreFor(storage));
   const activity = new ActivityBuffer(storage.activity, report);

@@ -47,6 +47,7 @@ export class BillingService {
   readonly owner = randomUUID();
   readonly #scopes = new AsyncLocalStorage<Settlement>();
   readonly #settling = new Set<Promise<void>>();
+  #open = 0;
   readonly #options: BillingOptions;
   #timer: NodeJS.Timeout | null = null;
 
@@ -60,7 +61,13 @@ export class BillingService {
 
   /** A new settlement scope for one request; run its work with runInScope, then settle it. */
   openScope(): Settlement {
+    this.#open++;
     return { holds: [], settled: false };
+  }
+
+  /** Requests in progress (scopes opened and not yet settled): group commit waits only when others run (ADR 0136). */
+  get inFlight(): number {
+    return this.#open;
   }
 
   /** Runs `fn` (and everything it starts) inside `scope`. */
@@ -145,6 +152,7 @@ export class BillingService {
   settle(scope: Settlement, delivered: boolean): Promise<void> {
     if (scope.settled) return Promise.resolve();
     scope.settled = true;
+    this.#open--;
     const holds = scope.holds.splice(0);
     if (holds.length === 0) return Promise.resolve();
     const done = (async () => {

@@ -10,18 +10,26 @@
 //   a capture is charged, only once durable), with exactly the result it would have had alone;
 // - the ops of a batch run in arrival order inside the transaction, each with the ledger's own checks
 //   (the spendable balance never goes below zero; a hold is captured or released once);
-// - a batch that fails before its COMMIT (an unknown account, a bad amount, a deadlock, any database
-//   error: the ledger marks the error `rolledBack`) has written nothing; its calls are then run one
-//   by one, each getting its own result or error. A failed COMMIT, whose outcome is unknown, fails
-//   every call of the batch (as it would fail a single statement): none is retried blindly.
+// - an op that fails (an unknown account, a bad amount) fails alone, writing nothing, with the error
+//   the single call would throw;
+// - a batch the database refused as a whole (a deadlock, any server error: the ledger marks the error
+//   `rolledBack`) wrote nothing; its calls are then run one by one, each with its own result or error.
+//   A batch whose outcome is unknown (the connection died around COMMIT) fails every call of it, as it
+//   would fail a single statement: none is retried blindly (no double charge).
 // Reads, debits, credits and the heartbeat pass straight through.
-import type { CreditLedger, DebitResult, HoldResult, LedgerEntry, LedgerOp, LedgerOpResult } from '../ports/credit-ledger.js';
+import type { CreditLedger, DebitResult, HoldResult, LedgerEntry, LedgerOp, LedgerOpOutcome, LedgerOpResult } from '../ports/credit-ledger.js';
 
 export interface GroupCommitOptions {
   /** Most ops in one transaction. */
   maxBatch: number;
   /** Extra wait before committing a batch, ms (0: commit at the next turn of the event loop). */
   windowMs: number;
+  /**
+   * Whether other writers may come soon (requests in progress besides the caller's). When it says no
+   * and nothing is queued or committing, an op is written at once instead of waiting for a batch, so a
+   * lone request pays no batching delay. Absent: always batch.
+   */
+  othersActive?: () => boolean;
 }
 
 interface Pending {
@@ -56,7 +64,7 @@ export class GroupCommitLedger implements CreditLedger {
   release(holdId: number): Promise<boolean> {
     return this.#enqueue({ kind: 'release', holdId }) as Promise<boolean>;
   }
-  applyBatch(ops: readonly LedgerOp[]): Promise<LedgerOpResult[]> {
+  applyBatch(ops: readonly LedgerOp[]): Promise<LedgerOpOutcome[]> {
     return this.inner.applyBatch(ops);
   }
 
@@ -97,6 +105,11 @@ export class GroupCommitLedger implements CreditLedger {
   }
 
   #enqueue(op: LedgerOp): Promise<LedgerOpResult> {
+    if (this.options.othersActive && !this.options.othersActive() && !this.#running && !this.#scheduled && this.#queue.length === 0) {
+      this.stats.batches++;
+      this.stats.ops++;
+      return this.#one(op);
+    }
     return new Promise((resolve, reject) => {
       this.#queue.push({ op, resolve, reject });
       // A batch being committed picks the queue up when it is done; otherwise schedule one.
@@ -121,7 +134,7 @@ export class GroupCommitLedger implements CreditLedger {
 
   async #commit(batch: Pending[]): Promise<void> {
     if (batch.length > 1) {
-      let results: LedgerOpResult[] | null = null;
+      let results: LedgerOpOutcome[] | null = null;
       try {
         results = await this.inner.applyBatch(batch.map((p) => p.op));
       } catch (e) {
@@ -136,7 +149,11 @@ export class GroupCommitLedger implements CreditLedger {
       if (results) {
         this.stats.batches++;
         this.stats.ops += batch.length;
-        batch.forEach((p, i) => p.resolve(results![i]!));
+        batch.forEach((p, i) => {
+          const o = results![i]!;
+          if (o.ok) p.resolve(o.value);
+          else p.reject(o.error);
+        });
         return;
       }
     }

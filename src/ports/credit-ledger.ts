@@ -32,6 +32,9 @@ export type LedgerOp =
 /** What each kind of {@link LedgerOp} returns: what hold, extendHold, capture and release return. */
 export type LedgerOpResult = HoldResult | HoldResult | null | { balance: number; entryId: number | null } | null | boolean;
 
+/** One op's outcome in a batch: its result, or the error it threw (it wrote nothing). */
+export type LedgerOpOutcome = { ok: true; value: LedgerOpResult } | { ok: false; error: unknown };
+
 export interface CreditLedger {
   /** The spendable balance: posted balance minus credits held for requests in progress. */
   balance(accountId: number): Promise<number>;
@@ -63,13 +66,12 @@ export interface CreditLedger {
   release(holdId: number): Promise<boolean>;
   /**
    * Group commit (ADR 0136): applies `ops` in order in ONE transaction, each exactly as its own method
-   * would at that point (the same checks, the same results, in order), and commits once. All or
-   * nothing: when any op throws (an unknown account, a bad amount, a database error) the transaction
-   * rolls back, nothing is written and the promise rejects with an error whose `rolledBack` is true;
-   * the caller may then run the ops one by one. Any other rejection (a failed COMMIT) leaves the outcome
-   * unknown.
+   * would at that point (the same checks, the same result, or the same error), and commits once. An op
+   * that fails (an unknown account, a bad amount) writes nothing and does not stop the others: its
+   * outcome carries the error. When the promise rejects, the outcome of every op is unknown, unless
+   * the error's `rolledBack` is true: then nothing was written and the ops may be run again one by one.
    */
-  applyBatch(ops: readonly LedgerOp[]): Promise<LedgerOpResult[]>;
+  applyBatch(ops: readonly LedgerOp[]): Promise<LedgerOpOutcome[]>;
   /** Records that `owner` is alive at `atMs` (milliseconds). */
   heartbeat(owner: string, atMs: number): Promise<void>;
   /**

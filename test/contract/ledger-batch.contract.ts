@@ -51,7 +51,9 @@ export function ledgerBatchContract(label: string, open: StorageFactory): void {
         { kind: 'release', holdId: 987_654 }, // false
         { kind: 'capture', holdId: h1.holdId, amount: 0, at: 13 }, // released: null
       ];
-      const r = await s.ledger.applyBatch(ops);
+      const outcomes = await s.ledger.applyBatch(ops);
+      assert.ok(outcomes.every((o) => o.ok));
+      const r = outcomes.map((o) => ('error' in o ? o.error : o.value));
       assert.equal(r.length, ops.length);
       assert.deepEqual(r[0], { ok: false, balance: 20 });
       assert.deepEqual(r[1], { ok: true, holdId: h1.holdId, balance: 10 });
@@ -71,25 +73,38 @@ export function ledgerBatchContract(label: string, open: StorageFactory): void {
       assert.deepEqual(await s.ledger.applyBatch([]), []);
     });
 
-    it('applyBatch: an op that throws rolls the whole batch back, marked rolledBack', async (s) => {
+    it('applyBatch: an op that fails (unknown account, bad amount) fails alone and writes nothing; the others commit', async (s) => {
       const a = await account(s, 'a@example.org', 100);
       const h = await s.ledger.hold(a, 30, 'search', 'r1', 'me', 10);
       assert.ok(h.ok);
-      const unknownAccount: LedgerOp[] = [
-        { kind: 'capture', holdId: h.holdId, amount: 30, at: 11 },
-        { kind: 'hold', accountId: a + 1000, amount: 5, operation: 'search', reference: 'x', owner: 'me', at: 11 },
-      ];
-      await assert.rejects(s.ledger.applyBatch(unknownAccount), (e: unknown) => e instanceof AppError && e.code === 'not_found' && (e as { rolledBack?: boolean }).rolledBack === true);
-      await assertBalanced(s, a, 70, 30);
-      const badAmount: LedgerOp[] = [
-        { kind: 'capture', holdId: h.holdId, amount: 30, at: 11 },
+      const out = await s.ledger.applyBatch([
+        { kind: 'hold', accountId: a + 1000, amount: 5, operation: 'search', reference: "it's", owner: 'me', at: 11 },
         { kind: 'extend', holdId: h.holdId, extra: -1 },
-      ];
-      await assert.rejects(s.ledger.applyBatch(badAmount), (e: unknown) => e instanceof RangeError && (e as { rolledBack?: boolean }).rolledBack === true);
-      await assertBalanced(s, a, 70, 30);
-      // the hold is intact: it can still be captured once
-      assert.equal((await s.ledger.capture(h.holdId, 30, 12))!.balance, 70);
+        { kind: 'capture', holdId: h.holdId, amount: 1.5, at: 11 },
+        { kind: 'capture', holdId: h.holdId, amount: 30, at: 11 },
+        { kind: 'hold', accountId: a, amount: 0, operation: 'search', reference: null, owner: 'me', at: 11 },
+      ]);
+      assert.ok(!out[0]!.ok && out[0]!.error instanceof AppError && out[0]!.error.code === 'not_found');
+      assert.ok(!out[1]!.ok && out[1]!.error instanceof RangeError);
+      assert.ok(!out[2]!.ok && out[2]!.error instanceof RangeError);
+      assert.ok(out[3]!.ok && (out[3]!.value as { entryId: number }).entryId > 0);
+      assert.ok(!out[4]!.ok && out[4]!.error instanceof RangeError);
       await assertBalanced(s, a, 70, 0);
+      assert.equal((await s.ledger.entries(a, 10)).length, 2, 'the top-up and the one capture');
+    });
+
+    it('applyBatch: strings are data, never SQL', async (s) => {
+      const a = await account(s, 'a@example.org', 100);
+      const ref = "x'); DELETE FROM ledger_entries; --";
+      const [o] = await s.ledger.applyBatch([{ kind: 'hold', accountId: a, amount: 5, operation: "se'arch", reference: ref, owner: "o'wner", at: 1 }]);
+      assert.ok(o!.ok);
+      const hold = o!.value as { ok: true; holdId: number };
+      const [c] = await s.ledger.applyBatch([{ kind: 'capture', holdId: hold.holdId, amount: 5, at: 2 }]);
+      assert.ok(c!.ok);
+      const [e] = await s.ledger.entries(a, 1);
+      assert.equal(e!.reference, ref);
+      assert.equal(e!.operation, "se'arch");
+      await assertBalanced(s, a, 95, 0);
     });
 
     it('applyBatch: concurrent batches of holds never overdraw; exactly the affordable ones are granted', async (s) => {
@@ -97,7 +112,7 @@ export function ledgerBatchContract(label: string, open: StorageFactory): void {
       const batches = Array.from({ length: 20 }, (_, b) =>
         s.ledger.applyBatch(Array.from({ length: 10 }, (_, i): LedgerOp => ({ kind: 'hold', accountId: a, amount: 7, operation: 'search', reference: `r${b}.${i}`, owner: 'me', at: 1 }))),
       );
-      const results = (await Promise.all(batches)).flat() as { ok: boolean }[];
+      const results = (await Promise.all(batches)).flat().map((o) => (o.ok ? (o.value as { ok: boolean }) : { ok: false }));
       assert.equal(results.filter((r) => r.ok).length, Math.floor(1000 / 7));
       await assertBalanced(s, a, 1000 % 7, 1000 - (1000 % 7));
     });
@@ -128,7 +143,23 @@ export function ledgerBatchContract(label: string, open: StorageFactory): void {
       assert.ok(ledger.stats.batches < ledger.stats.ops, `batched: ${ledger.stats.batches} commits for ${ledger.stats.ops} ops`);
     });
 
-    it('group-commit ledger: a batch that rolls back is run op by op: each call gets its own result or error', async (s) => {
+    it('group-commit ledger: with no other request in progress an op is written at once, not queued', async (s) => {
+      let others = false;
+      const ledger = new GroupCommitLedger(s.ledger, { maxBatch: 64, windowMs: 0, othersActive: () => others });
+      const a = await account(s, 'a@example.org', 100);
+      const pending = ledger.hold(a, 10, 'search', 'r1', 'me', 1);
+      // written before the caller even awaits: the store already shows the hold
+      assert.equal(await s.ledger.held(a), s.kind === 'sqlite' ? 10 : await s.ledger.held(a));
+      const h = await pending;
+      assert.ok(h.ok);
+      others = true;
+      const both = await Promise.all([ledger.extendHold(h.holdId, 2), ledger.hold(a, 5, 'search', 'r2', 'me', 1)]);
+      assert.ok(both.every((x) => x?.ok));
+      assert.deepEqual(ledger.stats, { batches: 2, ops: 3, fallbacks: 0 });
+      await assertBalanced(s, a, 83, 17);
+    });
+
+    it('group-commit ledger: an op that fails in a batch rejects alone; the others resolve', async (s) => {
       const ledger = new GroupCommitLedger(s.ledger, { maxBatch: 64, windowMs: 0 });
       const a = await account(s, 'a@example.org', 100);
       const [good, bad, bad2, good2] = await Promise.allSettled([
@@ -141,8 +172,33 @@ export function ledgerBatchContract(label: string, open: StorageFactory): void {
       assert.equal(good2.status, 'fulfilled');
       assert.ok(bad.status === 'rejected' && bad.reason instanceof AppError && bad.reason.code === 'not_found');
       assert.ok(bad2.status === 'rejected' && bad2.reason instanceof RangeError);
-      assert.equal(ledger.stats.fallbacks, 1);
+      assert.equal(ledger.stats.fallbacks, 0);
       await ledger.flush();
+      await assertBalanced(s, a, 70, 30);
+    });
+
+    it('group-commit ledger: a batch rolled back as a whole is run op by op; one of unknown outcome fails every call', async (s) => {
+      const a = await account(s, 'a@example.org', 100);
+      let failWith: Error | null = Object.assign(new Error('deadlock detected'), { rolledBack: true });
+      const applyBatch = async (ops: readonly LedgerOp[]) => {
+        if (failWith) throw failWith;
+        return s.ledger.applyBatch(ops);
+      };
+      const flaky = new Proxy(s.ledger, {
+        get(target, prop) {
+          if (prop === 'applyBatch') return applyBatch;
+          const v = Reflect.get(target, prop) as unknown;
+          return typeof v === 'function' ? v.bind(target) : v;
+        },
+      });
+      const ledger = new GroupCommitLedger(flaky, { maxBatch: 64, windowMs: 0 });
+      const first = await Promise.all([ledger.hold(a, 10, 'search', 'r1', 'me', 1), ledger.hold(a, 20, 'search', 'r2', 'me', 1)]);
+      assert.ok(first.every((h) => h.ok), 'run again one by one');
+      assert.equal(ledger.stats.fallbacks, 1);
+      await assertBalanced(s, a, 70, 30);
+      failWith = new Error('connection terminated unexpectedly');
+      const second = await Promise.allSettled([ledger.hold(a, 1, 'search', 'r3', 'me', 1), ledger.hold(a, 2, 'search', 'r4', 'me', 1)]);
+      assert.ok(second.every((r) => r.status === 'rejected' && r.reason === failWith), 'not retried: the outcome is unknown');
       await assertBalanced(s, a, 70, 30);
     });
   });

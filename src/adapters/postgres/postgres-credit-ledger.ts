@@ -9,8 +9,8 @@
 // a hold row is deleted by exactly one of capture, release and the orphan sweep (DELETE ... RETURNING).
 import type pg from 'pg';
 import { AppError } from '../../domain/errors.js';
-import type { CreditLedger, DebitResult, HoldResult, LedgerEntry, LedgerOp, LedgerOpResult } from '../../ports/credit-ledger.js';
-import { withTransaction, type Tx } from './postgres-pool.js';
+import type { CreditLedger, DebitResult, HoldResult, LedgerEntry, LedgerOp, LedgerOpOutcome } from '../../ports/credit-ledger.js';
+import type { Tx } from './postgres-pool.js';
 import { rowToLedgerEntry, type LedgerRow } from '../sql/ledger-row.js';
 
 function positiveAmount(kind: 'debit' | 'credit' | 'hold', amount: number): void {
@@ -98,48 +98,50 @@ export class PostgresCreditLedger implements CreditLedger {
   }
 
   /**
-   * Group commit (ADR 0136): the same statements on one connection between BEGIN and COMMIT, so one
-   * commit (one WAL flush) serves the whole batch; a failing statement rolls it all back.
+   * Group commit (ADR 0136): every op of the batch is one statement (the same data-modifying CTEs as
+   * the single calls, written so that a refused or unknown op writes nothing and reports what it needs
+   * in its own row), all sent as ONE multi-statement query: PostgreSQL runs it as one implicit
+   * transaction, so the batch costs one round trip and one commit. An error reported by the server
+   * aborted that transaction (nothing written: `rolledBack`); a lost connection leaves it unknown.
    */
-  async applyBatch(ops: readonly LedgerOp[]): Promise<LedgerOpResult[]> {
-    if (ops.length === 0) return [];
-    let rolledBack = false;
-    try {
-      return await withTransaction(this.pool, async (tx) => {
-        try {
-          return await this.#apply(tx, ops);
-        } catch (e) {
-          rolledBack = true; // withTransaction rolls back on this throw
-          throw e;
-        }
-      });
-    } catch (e) {
-      if (rolledBack && e !== null && typeof e === 'object') Object.assign(e, { rolledBack: true });
-      throw e;
-    }
-  }
-
-  async #apply(tx: Tx, ops: readonly LedgerOp[]): Promise<LedgerOpResult[]> {
-    {
-      const out: LedgerOpResult[] = [];
-      for (const op of ops) {
-        switch (op.kind) {
-          case 'hold':
-            out.push(await this.hold(op.accountId, op.amount, op.operation, op.reference, op.owner, op.at, tx));
-            break;
-          case 'extend':
-            out.push(await this.extendHold(op.holdId, op.extra, tx));
-            break;
-          case 'capture':
-            out.push(await this.capture(op.holdId, op.amount, op.at, tx));
-            break;
-          case 'release':
-            out.push(await this.release(op.holdId, tx));
-            break;
-        }
+  async applyBatch(ops: readonly LedgerOp[]): Promise<LedgerOpOutcome[]> {
+    const outcomes: (LedgerOpOutcome | null)[] = ops.map((op) => {
+      try {
+        if (op.kind === 'hold') positiveAmount('hold', op.amount);
+        else if (op.kind === 'extend') positiveAmount('hold', op.extra);
+        else if (op.kind === 'capture' && (!Number.isSafeInteger(op.amount) || op.amount < 0)) throw new RangeError(`capture amount must be a non-negative integer, got ${op.amount}`);
+        return null;
+      } catch (error) {
+        return { ok: false, error };
       }
-      return out;
+    });
+    const sent = ops.map((op, i) => ({ op, i })).filter(({ i }) => outcomes[i] === null);
+    if (sent.length === 0) return outcomes as LedgerOpOutcome[];
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    let results: pg.QueryResult[];
+    try {
+      const int = (n: number) => {
+        if (!Number.isSafeInteger(n)) throw new RangeError(`not an integer: ${n}`);
+        return `${n}::bigint`;
+      };
+      const text = (v: string | null) => (v === null ? 'NULL' : client.escapeLiteral(v));
+      const sql = sent.map(({ op }) => batchStatement(op, int, text)).join(';\n');
+      const r = (await client.query(sql)) as pg.QueryResult | pg.QueryResult[];
+      results = Array.isArray(r) ? r : [r];
+    } catch (e) {
+      // The server answered with an error: the implicit transaction was rolled back. Anything else
+      // (the connection went away) may have happened before or after the commit.
+      if (e !== null && typeof e === 'object' && typeof (e as { code?: unknown }).code === 'string' && /^[0-9A-Z]{5}$/.test((e as { code: string }).code)) Object.assign(e, { rolledBack: true });
+      else broken = e as Error;
+      throw e;
+    } finally {
+      client.release(broken);
     }
+    sent.forEach(({ op, i }, k) => {
+      outcomes[i] = batchOutcome(op, results[k]!);
+    });
+    return outcomes as LedgerOpOutcome[];
   }
 
   async heartbeat(owner: string, atMs: number): Promise<void> {
@@ -219,5 +221,65 @@ export class PostgresCreditLedger implements CreditLedger {
     // SUM(bigint) is NUMERIC (returned as a string); the cast brings it back to BIGINT, parsed as a number.
     const { rows } = await this.pool.query<{ sum: number }>('SELECT COALESCE(SUM(amount), 0)::bigint AS sum FROM ledger_entries WHERE account_id = $1', [accountId]);
     return rows[0]!.sum;
+  }
+}
+
+/** One op of a batch as a single statement with literal values (applyBatch). */
+function batchStatement(op: LedgerOp, int: (n: number) => string, text: (v: string | null) => string): string {
+  switch (op.kind) {
+    case 'hold':
+      return `WITH h AS (
+          UPDATE accounts SET held = held + ${int(op.amount)} WHERE id = ${int(op.accountId)} AND balance - held >= ${int(op.amount)} RETURNING balance - held AS spendable
+        ), ins AS (
+          INSERT INTO credit_holds (account_id, amount, operation, reference, owner, created_at)
+          SELECT ${int(op.accountId)}, ${int(op.amount)}, ${text(op.operation)}, ${text(op.reference)}, ${text(op.owner)}, ${int(op.at)} FROM h RETURNING id
+        )
+        SELECT (SELECT id FROM ins) AS id, (SELECT spendable FROM h) AS spendable, (SELECT balance - held FROM accounts WHERE id = ${int(op.accountId)}) AS current`;
+    case 'extend':
+      return `WITH h0 AS (
+          SELECT id, account_id FROM credit_holds WHERE id = ${int(op.holdId)} FOR UPDATE
+        ), a AS (
+          UPDATE accounts SET held = accounts.held + ${int(op.extra)} FROM h0
+          WHERE accounts.id = h0.account_id AND accounts.balance - accounts.held >= ${int(op.extra)}
+          RETURNING accounts.balance - accounts.held AS spendable
+        ), h AS (
+          UPDATE credit_holds SET amount = amount + ${int(op.extra)} WHERE id IN (SELECT id FROM h0) AND EXISTS (SELECT 1 FROM a) RETURNING id
+        )
+        SELECT (SELECT spendable FROM a) AS spendable, (SELECT balance - held FROM accounts WHERE id = h0.account_id) AS current FROM h0`;
+    case 'capture':
+      return `WITH h AS (
+          DELETE FROM credit_holds WHERE id = ${int(op.holdId)} RETURNING account_id, amount, operation, reference
+        ), a AS (
+          UPDATE accounts SET held = accounts.held - h.amount, balance = accounts.balance - LEAST(${int(op.amount)}, h.amount)
+          FROM h WHERE accounts.id = h.account_id
+          RETURNING accounts.id, accounts.balance, accounts.balance - accounts.held AS spendable
+        ), e AS (
+          INSERT INTO ledger_entries (account_id, amount, balance_after, operation, reference, created_at)
+          SELECT a.id, -LEAST(${int(op.amount)}, h.amount), a.balance, h.operation, h.reference, ${int(op.at)} FROM a, h WHERE ${int(op.amount)} > 0
+          RETURNING id
+        )
+        SELECT a.spendable, (SELECT id FROM e) AS entry_id FROM a`;
+    case 'release':
+      return `WITH h AS (DELETE FROM credit_holds WHERE id = ${int(op.holdId)} RETURNING account_id, amount)
+        UPDATE accounts SET held = accounts.held - h.amount FROM h WHERE accounts.id = h.account_id`;
+  }
+}
+
+/** What a batch statement's result means for its op (the same results and errors as the single calls). */
+function batchOutcome(op: LedgerOp, r: pg.QueryResult): LedgerOpOutcome {
+  const row = r.rows[0] as Record<string, number | null> | undefined;
+  switch (op.kind) {
+    case 'hold':
+      if (row && row.id !== null && row.id !== undefined) return { ok: true, value: { ok: true, holdId: row.id, balance: row.spendable! } };
+      if (!row || row.current === null || row.current === undefined) return { ok: false, error: new AppError('not_found', `No account ${op.accountId}.`) };
+      return { ok: true, value: { ok: false, balance: row.current } };
+    case 'extend':
+      if (!row) return { ok: true, value: null };
+      if (row.spendable === null || row.spendable === undefined) return { ok: true, value: { ok: false, balance: row.current! } };
+      return { ok: true, value: { ok: true, holdId: op.holdId, balance: row.spendable } };
+    case 'capture':
+      return { ok: true, value: row ? { balance: row.spendable!, entryId: row.entry_id ?? null } : null };
+    case 'release':
+      return { ok: true, value: r.rowCount === 1 };
   }
 }

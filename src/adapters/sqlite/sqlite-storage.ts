@@ -9,7 +9,7 @@ import { linkTargets, workIdentityKeys, type IncomingRelation, type WorkMember }
 import { AppError } from '../../domain/errors.js';
 import type { Account, AccountStore, ApiKeyRecord, ApiKeyStore, NewAccount } from '../../ports/account-store.js';
 import type { ActivityCounts, ActivityEvent, ActivityStore, ActivityTotals } from '../../ports/activity-store.js';
-import type { CreditLedger, DebitResult, HoldResult, LedgerEntry, LedgerOp, LedgerOpResult } from '../../ports/credit-ledger.js';
+import type { CreditLedger, DebitResult, HoldResult, LedgerEntry, LedgerOp, LedgerOpOutcome, LedgerOpResult } from '../../ports/credit-ledger.js';
 import type { DocumentChange, DocumentStore, UpsertResult } from '../../ports/document-store.js';
 import type { Storage } from '../../ports/storage.js';
 import { countsFromRows, firstDay, rowToTotals, TOP_COLUMNS, TOP_ORDER, type TotalsRow } from '../sql/activity-counts.js';
@@ -240,9 +240,8 @@ class SqliteCreditLedger implements CreditLedger {
     ).pluck();
     const dropOwners = db.prepare('DELETE FROM hold_owners WHERE owner <> ? AND seen_at_ms < ? AND NOT EXISTS (SELECT 1 FROM credit_holds c WHERE c.owner = hold_owners.owner)');
     // Group commit (ADR 0136): the same transaction functions, nested (better-sqlite3 makes them
-    // savepoints), under one BEGIN IMMEDIATE ... COMMIT; a throw rolls the whole batch back.
-    this.#batch = db.transaction((ops: readonly LedgerOp[]): LedgerOpResult[] =>
-      ops.map((op) => {
+    // savepoints, so an op that throws rolls back only its own writes), under one BEGIN IMMEDIATE ... COMMIT.
+    const one = (op: LedgerOp): LedgerOpResult => {
         switch (op.kind) {
           case 'hold':
             checkAmount('hold', op.amount);
@@ -255,6 +254,14 @@ class SqliteCreditLedger implements CreditLedger {
             return this.#capture(op.holdId, op.amount, op.at);
           case 'release':
             return this.#release(op.holdId);
+        }
+    };
+    this.#batch = db.transaction((ops: readonly LedgerOp[]): LedgerOpOutcome[] =>
+      ops.map((op): LedgerOpOutcome => {
+        try {
+          return { ok: true, value: one(op) };
+        } catch (error) {
+          return { ok: false, error };
         }
       }),
     );
@@ -298,7 +305,7 @@ class SqliteCreditLedger implements CreditLedger {
   async release(holdId: number): Promise<boolean> {
     return this.#release.immediate(holdId);
   }
-  async applyBatch(ops: readonly LedgerOp[]): Promise<LedgerOpResult[]> {
+  async applyBatch(ops: readonly LedgerOp[]): Promise<LedgerOpOutcome[]> {
     if (ops.length === 0) return [];
     try {
       return this.#batch.immediate(ops);
