@@ -18,9 +18,15 @@ export interface ChangedRecord {
   doc?: { workKey?: string; relations?: readonly unknown[] };
 }
 
+/** Most characters of body text held (about 16 MB of UTF-16), whatever the record capacity. */
+const BODY_CHARS = 8_000_000;
+/** A body longer than this share of the budget is never cached (one long book would evict everything). */
+const BODY_MAX_SHARE = 16;
+
 export class DisplayRecordCache {
   readonly #entries = new Map<string, DisplayDocument>();
   readonly #bodies = new Map<string, string>();
+  #bodyChars = 0;
   /** Entry ids by work key, and by the record ids their links name. */
   readonly #byWork = new Map<string, Set<string>>();
   readonly #byLinked = new Map<string, Set<string>>();
@@ -29,7 +35,7 @@ export class DisplayRecordCache {
   hits = 0;
   misses = 0;
 
-  /** @param capacity most records held, and most body texts held (0: the cache is off). */
+  /** @param capacity most records held, and most body texts held within 8M characters (0: the cache is off). */
   constructor(readonly capacity: number) {
     if (!Number.isSafeInteger(capacity) || capacity < 0) throw new RangeError(`capacity must be a non-negative integer, got ${capacity}`);
   }
@@ -89,9 +95,11 @@ export class DisplayRecordCache {
     const fresh = epoch === this.#epoch;
     for (const [id, body] of loaded) {
       out.set(id, body);
-      if (fresh) {
+      if (fresh && body.length <= BODY_CHARS / BODY_MAX_SHARE) {
+        this.#dropBody(id);
         this.#bodies.set(id, body);
-        if (this.#bodies.size > this.capacity) this.#bodies.delete(this.#bodies.keys().next().value as string);
+        this.#bodyChars += body.length;
+        while (this.#bodies.size > this.capacity || this.#bodyChars > BODY_CHARS) this.#dropBody(this.#bodies.keys().next().value as string);
       }
     }
     return out;
@@ -109,7 +117,7 @@ export class DisplayRecordCache {
     }
     for (const c of changes) {
       this.#drop(c.id);
-      this.#bodies.delete(c.id);
+      this.#dropBody(c.id);
       for (const id of [...(this.#byLinked.get(c.id) ?? [])]) this.#drop(id);
       if (c.doc?.workKey !== undefined) for (const id of [...(this.#byWork.get(c.doc.workKey) ?? [])]) this.#drop(id);
     }
@@ -124,6 +132,7 @@ export class DisplayRecordCache {
     this.#epoch++;
     this.#entries.clear();
     this.#bodies.clear();
+    this.#bodyChars = 0;
     this.#byWork.clear();
     this.#byLinked.clear();
   }
@@ -134,6 +143,13 @@ export class DisplayRecordCache {
     add(this.#byWork, doc.workKey, id);
     for (const linked of linkedIds(doc)) add(this.#byLinked, linked, id);
     if (this.#entries.size > this.capacity) this.#drop(this.#entries.keys().next().value as string);
+  }
+
+  #dropBody(id: string): void {
+    const body = this.#bodies.get(id);
+    if (body === undefined) return;
+    this.#bodies.delete(id);
+    this.#bodyChars -= body.length;
   }
 
   #drop(id: string): void {

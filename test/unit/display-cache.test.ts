@@ -131,3 +131,22 @@ test('display cache: body texts are cached and invalidated with their record', a
   await cache.getBodies(['a'], load);
   assert.equal(loads, 2);
 });
+
+test('display cache: body texts are bounded by characters, not only by count; a very long body is never cached', async () => {
+  const cache = new DisplayRecordCache(1000);
+  let loads = 0;
+  const big = 'x'.repeat(400_000);
+  const load = async (ids: string[]) => {
+    loads++;
+    return new Map(ids.map((id) => [id, id === 'book' ? 'y'.repeat(600_000) : big]));
+  };
+  for (let i = 0; i < 30; i++) await cache.getBodies([`d${i}`], load); // 12M characters offered
+  loads = 0;
+  await cache.getBodies(['d29'], load);
+  assert.equal(loads, 0, 'the newest is held');
+  await cache.getBodies(['d0'], load);
+  assert.equal(loads, 1, 'the oldest went: at most 8M characters are held');
+  await cache.getBodies(['book'], load);
+  await cache.getBodies(['book'], load);
+  assert.equal(loads, 3, 'a body over 1/16 of the budget is not cached');
+});
