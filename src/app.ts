@@ -21,6 +21,8 @@ import { CredentialChain, type CredentialVerifier } from './accounts/credentials
 import { BillingService } from './billing/billing-service.js';
 import { DocumentService } from './documents/document-service.js';
 import { WorkLinkedDocumentStore } from './documents/work-links.js';
+import { DisplayRecordCache } from './documents/display-cache.js';
+import { GroupCommitLedger } from './billing/group-commit-ledger.js';
 import { DownloadService } from './downloads/download-service.js';
 import { IngestService, type IngestReport } from './ingest/ingest-service.js';
 import { DemoCorpus } from './ingest/demo-corpus.js';
@@ -261,7 +263,13 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
   const report = (err: unknown, context: string) => logger.warn({ err }, context);
 
   const apiKeys = new ApiKeyService(storage.apiKeys, storage.accounts, clock);
-  const billing = new BillingService(storage.ledger, clock, { heartbeatMs: config.billing.holdHeartbeatMs, staleAfterMs: config.billing.holdStaleMs, report });
+  // Group commit of the per-request ledger writes (ADR 0136); flushed at close before the store closes.
+  // The group-commit ledger asks the billing service built over it how many requests are in progress.
+  let billing: BillingService;
+  const ledger = config.billing.groupCommit
+    ? new GroupCommitLedger(storage.ledger, { maxBatch: 256, windowMs: config.billing.groupCommitWindowMs, othersActive: () => billing.inFlight > 1 })
+    : null;
+  billing = new BillingService(ledger ?? storage.ledger, clock, { heartbeatMs: config.billing.holdHeartbeatMs, staleAfterMs: config.billing.holdStaleMs, report });
   const accounts = new AccountService(storage.accounts, storage.ledger, apiKeys, clock);
   const rateLimits = new RateLimitService(rateLimiter, config.rateLimits, clock, rateOverrideStoreFor(storage));
   const activity = new ActivityBuffer(storage.activity, report);
@@ -269,7 +277,8 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
   activityTimer.unref();
   // Documents as works (docs/works.md): every read that shows documents goes through the work links;
   // ingest, the indexes and the change feed use the store itself.
-  const works = new WorkLinkedDocumentStore(storage.documents);
+  const displayCache = new DisplayRecordCache(config.displayCacheRecords);
+  const works = new WorkLinkedDocumentStore(storage.documents, displayCache);
   const documents = new DocumentService(works, activity, billing, config.prices, clock, report);
   const downloads = new DownloadService(documents, storage.accounts, blobs);
   // The community layer (docs/community.md): trending is served from a snapshot refreshed every minute.
@@ -383,6 +392,8 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
   const openIndexes = async (options: OpenIndexesOptions = {}) => {
     if (!indexes) {
       indexes = IndexSet.open(dirs, storage.documents, clock);
+      // Records written by anyone (this process's ingest, the CLI, other instances) leave the display cache as the index applies them.
+      indexes.onChanges((changes) => displayCache.invalidateChanges(changes.map((c) => (c.deleted ? { id: c.id } : { id: c.doc.id, doc: c.doc }))));
       if (sparseEncoder) indexes.setSparseEncoder(sparseEncoder);
       if (encoder) {
         indexes.setEncoder(encoder);
@@ -540,6 +551,8 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
       stopMerges();
       clearInterval(activityTimer);
       await activity.flush();
+      await billing.idle();
+      await ledger?.flush();
       indexes?.close();
       await encoder?.close();
       await sparseEncoder?.close();

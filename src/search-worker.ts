@@ -13,6 +13,7 @@ import { fsModelDirectories } from './adapters/fs/index-directories.js';
 import { systemClock } from './adapters/system-clock.js';
 import type { Config } from './config/index.js';
 import { WorkLinkedDocumentStore } from './documents/work-links.js';
+import { DisplayRecordCache } from './documents/display-cache.js';
 import { CorpusModels } from './search/corpus-models.js';
 import { SearchService } from './search/search-service.js';
 import { serveSearches, ThreadIndexes } from './search/search-threads.js';
@@ -38,7 +39,10 @@ async function start(): Promise<void> {
   const port = parentPort;
   const { config, encoders } = workerData as SearchWorkerData;
   const storage = config.databaseUrl ? await openPostgresStorage(config.databaseUrl, { max: 2 }) : openSqliteStorage(join(config.dataDir, 'lectern.db'));
-  const store = new WorkLinkedDocumentStore(storage.documents);
+  // The thread's own display cache (ADR 0135): the writer publishes a snapshot after every commit, and
+  // the thread then forgets what it held, so a changed record is never shown stale past its commit.
+  const displayCache = new DisplayRecordCache(config.displayCacheRecords);
+  const store = new WorkLinkedDocumentStore(storage.documents, displayCache);
   const models = new CorpusModels(fsModelDirectories(join(config.dataDir, 'models')), storage.documents, systemClock);
   // the thread's own encoder sessions and ranking models (the writer checked them at start)
   const onnx = encoders.dense || encoders.sparse ? await import('./adapters/onnx/onnx-text-encoder.js') : null;
@@ -63,7 +67,7 @@ async function start(): Promise<void> {
     secret: '',
     report: () => undefined,
   });
-  serveSearches(port, indexes, (r, nowMs) => service.execute(r, nowMs));
+  serveSearches(port, indexes, (r, nowMs) => service.execute(r, nowMs), () => displayCache.clear());
 }
 
 void start();

@@ -46,6 +46,8 @@ export class BillingService {
   /** This process's identity on its holds. */
   readonly owner = randomUUID();
   readonly #scopes = new AsyncLocalStorage<Settlement>();
+  readonly #settling = new Set<Promise<void>>();
+  #open = 0;
   readonly #options: BillingOptions;
   #timer: NodeJS.Timeout | null = null;
 
@@ -59,7 +61,13 @@ export class BillingService {
 
   /** A new settlement scope for one request; run its work with runInScope, then settle it. */
   openScope(): Settlement {
+    this.#open++;
     return { holds: [], settled: false };
+  }
+
+  /** Requests in progress (scopes opened and not yet settled): group commit waits only when others run (ADR 0136). */
+  get inFlight(): number {
+    return this.#open;
   }
 
   /** Runs `fn` (and everything it starts) inside `scope`. */
@@ -141,10 +149,27 @@ export class BillingService {
    * Ends a scope: when the response was delivered, captures every finished hold for its final
    * amount; otherwise (client gone, request failed) releases them all. Never throws.
    */
-  async settle(scope: Settlement, delivered: boolean): Promise<void> {
-    if (scope.settled) return;
+  settle(scope: Settlement, delivered: boolean): Promise<void> {
+    if (scope.settled) return Promise.resolve();
     scope.settled = true;
-    for (const h of scope.holds.splice(0)) await this.#captureOrRelease(h, delivered);
+    this.#open--;
+    const holds = scope.holds.splice(0);
+    if (holds.length === 0) return Promise.resolve();
+    const done = (async () => {
+      for (const h of holds) await this.#captureOrRelease(h, delivered);
+    })();
+    this.#settling.add(done);
+    void done.finally(() => this.#settling.delete(done));
+    return done;
+  }
+
+  /**
+   * Resolves when every settlement started so far has been written. Settling runs after the response
+   * was delivered (and its writes may wait for a group commit, ADR 0136): tests and shutdown that
+   * read the books after a response wait for this first.
+   */
+  async idle(): Promise<void> {
+    while (this.#settling.size > 0) await Promise.allSettled([...this.#settling]);
   }
 
   /**

@@ -55,6 +55,12 @@ export const ConfigSchema = Type.Object(
       [Type.Literal('fatal'), Type.Literal('error'), Type.Literal('warn'), Type.Literal('info'), Type.Literal('debug'), Type.Literal('trace'), Type.Literal('silent')],
       { default: 'info', description: 'Log level of the structured JSON log.' },
     ),
+    displayCacheRecords: Type.Integer({
+      minimum: 0,
+      maximum: 10_000_000,
+      default: 10_000,
+      description: 'Display records (what a search hit shows: no full text) kept in memory for hot hits, per serving process; 0 turns the cache off. A record leaves it when it is written or deleted (docs/storage.md, ADR 0135).',
+    }),
     loadDemoCorpus: Type.Boolean({ default: true, description: 'Load the bundled demo corpus on first start (when the store is empty).' }),
     secret: Type.Optional(
       Type.String({ minLength: 32, description: 'Server secret for signed tokens (feedback tokens). Default: generated once and kept in {data_dir}/secret.' }),
@@ -86,6 +92,8 @@ export const ConfigSchema = Type.Object(
       {
         holdHeartbeatMs: Type.Integer({ minimum: 50, maximum: 600_000, default: 5_000, description: 'How often a serving process records that it is alive; the credits it holds for requests in progress are kept while it does (docs/billing.md), ms.' }),
         holdStaleMs: Type.Integer({ minimum: 200, maximum: 3_600_000, default: 20_000, description: 'Credits held by a process that has not recorded itself alive for this long (it crashed) are released, at start-up and by every running process, ms. Keep it several times holdHeartbeatMs.' }),
+        groupCommit: Type.Boolean({ default: true, description: 'Commit the holds, extensions and captures of concurrent requests together, one transaction per batch; each request still waits for its own commit (docs/billing.md, ADR 0136). false: one transaction per write.' }),
+        groupCommitWindowMs: Type.Integer({ minimum: 0, maximum: 100, default: 0, description: 'With groupCommit, how long a batch waits for more writes before committing, ms; 0 commits what arrived by the next turn of the event loop or during the previous commit.' }),
       },
       { additionalProperties: false, default: {} },
     ),

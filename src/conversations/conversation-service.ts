@@ -338,7 +338,7 @@ export class ConversationService {
     const pinned = await this.d.search.pinnedHits(request.documentIds, query.reformulatedQuery);
     if (signal.aborted) throw signal.reason;
     const pinnedIds = new Set(pinned.map((h) => h.id));
-    const merged: (SearchHit & { pinned: boolean })[] = [...pinned.map((h) => ({ ...h, pinned: true })), ...hits.filter((h) => !pinnedIds.has(h.id)).map((h) => ({ ...h, pinned: false }))];
+    const merged: (SearchHit<StoredDocument> & { pinned: boolean })[] = [...pinned.map((h) => ({ ...h, pinned: true })), ...hits.filter((h) => !pinnedIds.has(h.id)).map((h) => ({ ...h, pinned: false }))];
     const cap = request.maxModelDocuments && request.maxModelDocuments > 0 ? request.maxModelDocuments : Infinity;
     const selected = merged.slice(0, cap);
     emit({ type: 'retrieved', documents: merged.length, selected: selected.length });

@@ -5,8 +5,10 @@
 // conversations, MCP tools), so they all show the same links; writes and the change feed pass through.
 import { identityKeys } from '../domain/canonical-uri.js';
 import type { DocumentRecord, IndexName, StoredDocument } from '../domain/document.js';
-import { MAX_VERSIONS, withIdentityKeys, withWorkLinks, type IncomingRelation, type WorkMember } from '../domain/work.js';
+import { MAX_VERSIONS, withIdentityKeys, withWorkLinks, type IncomingRelation, type LinkableDocument, type WorkMember } from '../domain/work.js';
 import type { DocumentChange, DocumentStore, UpsertResult } from '../ports/document-store.js';
+import type { DisplayDocument } from '../domain/display-document.js';
+import type { DisplayRecordCache } from './display-cache.js';
 
 /** How a URI asked for found the record that answers (by-uri; `uri_match` on the wire). */
 export interface UriMatch {
@@ -22,13 +24,26 @@ export interface UriMatch {
 const IDENTITY_CANDIDATES = 20;
 
 export class WorkLinkedDocumentStore implements DocumentStore {
-  constructor(private readonly inner: DocumentStore) {}
+  /** @param displayCache hot display records (ADR 0135); the composition root also feeds it the change feed. */
+  constructor(
+    private readonly inner: DocumentStore,
+    private readonly displayCache: DisplayRecordCache | null = null,
+  ) {}
 
-  upsertMany(docs: readonly DocumentRecord[], at: number): Promise<UpsertResult> {
-    return this.inner.upsertMany(docs, at);
+  async upsertMany(docs: readonly DocumentRecord[], at: number): Promise<UpsertResult> {
+    try {
+      return await this.inner.upsertMany(docs, at);
+    } finally {
+      // the records' work keys are not known here: their works' entries leave with the change feed
+      this.displayCache?.invalidateChanges(docs.map((d) => ({ id: d.id, doc: { relations: d.relations ?? [] } })));
+    }
   }
-  delete(id: string, at: number): Promise<boolean> {
-    return this.inner.delete(id, at);
+  async delete(id: string, at: number): Promise<boolean> {
+    try {
+      return await this.inner.delete(id, at);
+    } finally {
+      this.displayCache?.invalidate([id]);
+    }
   }
   /** The change feed carries records as stored (the indexer needs nothing more). */
   changesSince(afterSeq: number, limit: number): Promise<DocumentChange[]> {
@@ -55,6 +70,14 @@ export class WorkLinkedDocumentStore implements DocumentStore {
     const found = await this.inner.getMany(ids);
     const linked = await this.link([...found.values()]);
     return new Map(linked.map((d) => [d.id, d]));
+  }
+  getFullTexts(ids: readonly string[]): Promise<Map<string, string>> {
+    return this.displayCache ? this.displayCache.getBodies(ids, (missing) => this.inner.getFullTexts(missing)) : this.inner.getFullTexts(ids);
+  }
+  /** Display forms (hits: no full text read), with the same links as getMany. */
+  async getDisplayMany(ids: readonly string[]): Promise<Map<string, DisplayDocument>> {
+    const load = async (wanted: readonly string[]) => new Map((await this.link([...(await this.inner.getDisplayMany(wanted)).values()])).map((d) => [d.id, d]));
+    return this.displayCache ? this.displayCache.getMany(ids, load) : load(ids);
   }
   async getByUri(uri: string): Promise<StoredDocument | null> {
     const doc = await this.inner.getByUri(uri);
@@ -88,7 +111,7 @@ export class WorkLinkedDocumentStore implements DocumentStore {
   }
 
   /** Fills in versions, notices and notice targets (three store reads for any number of documents). */
-  async link(docs: readonly StoredDocument[]): Promise<StoredDocument[]> {
+  async link<D extends LinkableDocument & { workKey: string }>(docs: readonly D[]): Promise<D[]> {
     if (docs.length === 0) return [];
     const members = await this.inner.workMembers([...new Set(docs.map((d) => d.workKey))], MAX_VERSIONS + 1);
     const workUris = new Set<string>();

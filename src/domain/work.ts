@@ -72,6 +72,9 @@ export function noticeKindOf(title: string, type: string | null): NoticeKind | n
   return null;
 }
 
+/** What the work links read and fill in: a stored document or its display form (ADR 0135). */
+export type LinkableDocument = Pick<StoredDocument, 'id' | 'uris' | 'notices' | 'isRetracted' | 'noticeKind' | 'relations' | 'versions' | 'noticeOf'>;
+
 /** Most versions a document lists (a work with more lists the first ones by id). */
 export const MAX_VERSIONS = 50;
 
@@ -85,12 +88,12 @@ export const MAX_VERSIONS = 50;
  * @param incoming relations of live records pointing at any URI (or identity key) of the work's members
  * @param heldByUri record ids of the URIs that `doc.relations` name, where this store holds them
  */
-export function withWorkLinks(
-  doc: StoredDocument,
+export function withWorkLinks<D extends LinkableDocument>(
+  doc: D,
   members: readonly WorkMember[],
   incoming: readonly IncomingRelation[],
   heldByUri: ReadonlyMap<string, string>,
-): StoredDocument {
+): D {
   const versions: VersionRef[] = members
     .filter((m) => m.id !== doc.id)
     .slice(0, MAX_VERSIONS)
@@ -109,7 +112,7 @@ export function withWorkLinks(
     else notices.push(notice);
   }
 
-  const out: StoredDocument = {
+  const out: D = {
     ...doc,
     notices,
     isRetracted: doc.noticeKind === undefined && (doc.isRetracted || notices.some((n) => n.kind === 'retraction')),

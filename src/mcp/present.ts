@@ -2,6 +2,7 @@
 // API's document object, docs/api.md, so an agent that knows one knows the other) with its output
 // schema, and a short Markdown rendering for the text content of a tool result. Retracted works and
 // editorial notices are flagged in both, first thing, so an agent never cites a retracted work unawares.
+import { hasFullText, referencesCount, type DisplayDocument } from '../domain/display-document.js';
 import { Type, type Static } from 'typebox';
 import { issuedDate, type StoredDocument } from '../domain/document.js';
 import type { FetchedDocument } from '../documents/document-service.js';
@@ -105,7 +106,7 @@ export type FetchedDocumentOutput = Static<typeof FetchedDocumentOutput>;
 
 const ABSTRACT_IN_LISTINGS = 600;
 
-export function workSummary(doc: StoredDocument): WorkSummary {
+export function workSummary(doc: StoredDocument | DisplayDocument): WorkSummary {
   const abstract = doc.abstract === null ? null : [...doc.abstract].length > ABSTRACT_IN_LISTINGS ? [...doc.abstract].slice(0, ABSTRACT_IN_LISTINGS - 1).join('') + '…' : doc.abstract;
   return {
     id: doc.id,
@@ -121,17 +122,17 @@ export function workSummary(doc: StoredDocument): WorkSummary {
     is_retracted: doc.isRetracted,
     notices: noticesOf(doc),
     ...workLinksOf(doc),
-    references_count: doc.references.length,
-    has_full_text: doc.fullText !== null && doc.fullText.length > 0,
+    references_count: referencesCount(doc),
+    has_full_text: hasFullText(doc),
     abstract,
     attribution: attributionOf(doc),
   };
 }
 
-const noticesOf = (d: StoredDocument) => d.notices.map((n) => ({ kind: n.kind, uri: n.uri, document_id: n.documentId ?? null }));
+const noticesOf = (d: StoredDocument | DisplayDocument) => d.notices.map((n) => ({ kind: n.kind, uri: n.uri, document_id: n.documentId ?? null }));
 
 /** The work links of a document in the wire form (the same fields as the HTTP API's document object). */
-function workLinksOf(d: StoredDocument) {
+function workLinksOf(d: StoredDocument | DisplayDocument) {
   return {
     notice_kind: d.noticeKind ?? null,
     notice_of: (d.noticeOf ?? []).map((t) => ({ kind: t.kind, uri: t.uri, document_id: t.documentId })),
@@ -139,7 +140,7 @@ function workLinksOf(d: StoredDocument) {
   };
 }
 
-function attributionOf(d: StoredDocument) {
+function attributionOf(d: StoredDocument | DisplayDocument) {
   const a = d.attribution;
   return a ? { author: a.author, author_url: a.authorUrl, url: a.url, site: a.site, license: a.license } : null;
 }
@@ -216,12 +217,12 @@ const authorsLine = (authors: readonly { name: string }[]): string =>
   authors.length === 0 ? '' : authors.length <= 6 ? authors.map((a) => a.name).join(', ') : `${authors.slice(0, 5).map((a) => a.name).join(', ')} and ${authors.length - 5} more`;
 
 /** One line of bibliographic facts: authors · type · date · venue. */
-export function factsLine(doc: StoredDocument): string {
+export function factsLine(doc: StoredDocument | DisplayDocument): string {
   return [authorsLine(doc.authors), doc.type, issuedDate(doc.issuedAt), doc.venue].filter((x) => x !== null && x !== '').join(' · ');
 }
 
 /** A listing entry in Markdown: title, facts, id and URIs, notices. */
-export function workMarkdown(doc: StoredDocument, n?: number): string {
+export function workMarkdown(doc: StoredDocument | DisplayDocument, n?: number): string {
   const lines = [`${n !== undefined ? `${n}. ` : ''}**${doc.title}**`];
   const facts = factsLine(doc);
   if (facts) lines.push(`   ${facts}`);

@@ -22,6 +22,19 @@ export type DebitResult = { ok: true; balance: number; entryId: number } | { ok:
 
 export type HoldResult = { ok: true; holdId: number; balance: number } | { ok: false; balance: number };
 
+/** A hold operation for {@link CreditLedger.applyBatch}: the arguments of hold, extendHold, capture or release. */
+export type LedgerOp =
+  | { kind: 'hold'; accountId: number; amount: number; operation: string; reference: string | null; owner: string; at: number }
+  | { kind: 'extend'; holdId: number; extra: number }
+  | { kind: 'capture'; holdId: number; amount: number; at: number }
+  | { kind: 'release'; holdId: number };
+
+/** What each kind of {@link LedgerOp} returns: what hold, extendHold, capture and release return. */
+export type LedgerOpResult = HoldResult | HoldResult | null | { balance: number; entryId: number | null } | null | boolean;
+
+/** One op's outcome in a batch: its result, or the error it threw (it wrote nothing). */
+export type LedgerOpOutcome = { ok: true; value: LedgerOpResult } | { ok: false; error: unknown };
+
 export interface CreditLedger {
   /** The spendable balance: posted balance minus credits held for requests in progress. */
   balance(accountId: number): Promise<number>;
@@ -51,6 +64,14 @@ export interface CreditLedger {
   extendHold(holdId: number, extra: number): Promise<HoldResult | null>;
   /** Drops a hold without charging. False when it no longer exists. */
   release(holdId: number): Promise<boolean>;
+  /**
+   * Group commit (ADR 0136): applies `ops` in order in ONE transaction, each exactly as its own method
+   * would at that point (the same checks, the same result, or the same error), and commits once. An op
+   * that fails (an unknown account, a bad amount) writes nothing and does not stop the others: its
+   * outcome carries the error. When the promise rejects, the outcome of every op is unknown, unless
+   * the error's `rolledBack` is true: then nothing was written and the ops may be run again one by one.
+   */
+  applyBatch(ops: readonly LedgerOp[]): Promise<LedgerOpOutcome[]>;
   /** Records that `owner` is alive at `atMs` (milliseconds). */
   heartbeat(owner: string, atMs: number): Promise<void>;
   /**

@@ -5,7 +5,7 @@
 import { ANALYSIS_VERSION, IndexFormatError, SearchIndex, type IndexDocument, type IndexStats } from '../engine/index.js';
 import { INDEX_NAMES, type IndexName, type StoredDocument } from '../domain/document.js';
 import type { Clock } from '../ports/clock.js';
-import type { DocumentStore } from '../ports/document-store.js';
+import type { DocumentChange, DocumentStore } from '../ports/document-store.js';
 import type { IndexDirectories } from '../ports/index-directories.js';
 import type { IndexModels } from './corpus-models.js';
 import type { SparseTextEncoder, TextEncoder } from '../ports/text-encoder.js';
@@ -217,6 +217,13 @@ export class IndexSet {
     return Number.isFinite(min) ? min : 0;
   }
 
+  readonly #listeners: ((changes: readonly DocumentChange[]) => void)[] = [];
+
+  /** Calls `listener` with every page of changes applied (the display record cache, ADR 0135). */
+  onChanges(listener: (changes: readonly DocumentChange[]) => void): void {
+    this.#listeners.push(listener);
+  }
+
   /** Applies every store change newer than those applied (as of the call or later), then commits as asked. */
   catchUp(options: CatchUpOptions = {}): Promise<CatchUpProgress> {
     const run = this.#queue.then(() => this.#catchUp(options));
@@ -244,6 +251,7 @@ export class IndexSet {
         }
         seq = change.seq;
       }
+      for (const listener of this.#listeners) listener(page);
       applied += page.length;
       this.#applied = seq;
       this.#uncommitted += page.length;

@@ -24,6 +24,7 @@ import { nowSeconds } from '../ports/clock.js';
 import type { DocumentStore } from '../ports/document-store.js';
 import type { ErrorReporter } from '../ports/error-reporter.js';
 import { citedWorkUris } from './citations.js';
+import { loadHitRecords } from './hit-records.js';
 import { FEEDBACK_TOKEN_TTL_S, signFeedbackToken } from './feedback-token.js';
 import type { IndexSet } from './index-set.js';
 import { denseDocumentVector, denseQueryVector, denseSearch, sparseEngineOptions, sparseQueryVector, withFeedback, type SparseParams } from './channels.js';
@@ -167,13 +168,16 @@ function resolveIndexes(names: readonly string[]): IndexName[] {
   return out;
 }
 
+/** What snippets are cut from: the fields' text (a display record has no full text: hit-records.ts). */
+export type SnippetSource = Pick<StoredDocument, 'title' | 'abstract' | 'language'> & { fullText?: string | null };
+
 /** The field text a passage points into. */
-export function fieldText(doc: StoredDocument, field: FieldName): string {
+export function fieldText(doc: Pick<SnippetSource, 'title' | 'abstract' | 'fullText'>, field: FieldName): string {
   return field === 'title' ? doc.title : field === 'abstract' ? (doc.abstract ?? '') : (doc.fullText ?? '');
 }
 
 /** Snippets of a hit from its passages (or the best window of the abstract/title when it has none). */
-export function snippetsFor(doc: StoredDocument, hit: EngineHit, parsed: ParsedQuery, max = SNIPPETS_PER_HIT, maxChars?: number): SnippetWindow[] {
+export function snippetsFor(doc: SnippetSource, hit: EngineHit, parsed: ParsedQuery, max = SNIPPETS_PER_HIT, maxChars?: number): SnippetWindow[] {
   const out: SnippetWindow[] = [];
   for (const p of hit.passages.slice(0, max)) {
     const text = fieldText(doc, p.field);
@@ -427,14 +431,15 @@ export class SearchService {
       hits = hits.map((h, i) => ({ ...h, candidateScores: cands[i] ? candidateScores(cands[i]) : null }));
     }
     if (r.returnDocuments && hits.length > 0) {
-      const docs = await this.d.store.getMany(hits.map((h) => h.id));
+      // Display records (no full text; cached when hot), plus the body text of hits whose passages are in it (ADR 0135).
+      const { docs, sources: texts } = await loadHitRecords(this.d.store, page.map((p) => p.hit), SNIPPETS_PER_HIT);
       recordsUs = (performance.now() - tLoad) * 1000;
       const parsedBy = new Map(indexNames.map((n) => [n, this.d.indexes.get(n).parse(r.query, r.possibleLanguages)]));
       const loaded: SearchHit[] = [];
       hits.forEach((h, i) => {
         const doc = docs.get(h.id);
         // A document deleted after indexing is skipped; the next catch-up removes it from the index.
-        if (doc) loaded.push({ ...h, doc, snippets: snippetsFor(doc, page[i]!.hit, parsedBy.get(h.index)!) });
+        if (doc) loaded.push({ ...h, doc, snippets: snippetsFor(texts.get(h.id)!, page[i]!.hit, parsedBy.get(h.index)!) });
       });
       hits = loaded;
       // the cross-encoder picks each snippet's evidence window in the hits it reranked
@@ -514,12 +519,12 @@ export class SearchService {
     }
     const searchUs = (performance.now() - tSearch) * 1000;
     const tLoad = performance.now();
-    const docs = await this.d.store.getMany(ranked.map((h) => h.id));
+    const { docs, sources } = await loadHitRecords(this.d.store, ranked, 1);
     const parsed = index.parse('', null);
     const hits: SearchHit[] = [];
     for (const h of ranked) {
       const d = docs.get(h.id);
-      if (d) hits.push({ id: h.id, index: doc.index, score: h.score, snippets: snippetsFor(d, h, parsed, 1), doc: d, rrf: null });
+      if (d) hits.push({ id: h.id, index: doc.index, score: h.score, snippets: snippetsFor(sources.get(h.id)!, h, parsed, 1), doc: d, rrf: null });
     }
     const loadUs = (performance.now() - tLoad) * 1000;
     const cost = searchCost(this.d.prices, hits.length);
@@ -544,7 +549,7 @@ export class SearchService {
    * snippets as {@link search}, without billing, activity or a trajectory (the caller bills its own
    * operation and records what it shows). Returns the page of hits with documents loaded.
    */
-  async retrieve(r: SearchRequest): Promise<SearchHit[]> {
+  async retrieve(r: SearchRequest): Promise<SearchHit<StoredDocument>[]> {
     // the same ranking stages as a search (without candidate scores or evidence)
     const plan = this.#plan({ ...r, includeCandidateScores: false });
     const { indexNames, ranked: organic, retrieval, base } = await this.#retrieve({ ...r, tracing: false }, SNIPPETS_PER_HIT, plan);
@@ -553,7 +558,7 @@ export class SearchService {
     if (page.length === 0) return [];
     const docs = await this.d.store.getMany(page.map((p) => p.hit.id));
     const parsedBy = new Map(indexNames.map((n) => [n, this.d.indexes.get(n).parse(r.query, r.possibleLanguages)]));
-    const out: SearchHit[] = [];
+    const out: SearchHit<StoredDocument>[] = [];
     for (const p of page) {
       const doc = docs.get(p.hit.id);
       if (doc) out.push({ id: p.hit.id, index: p.index, score: p.score, snippets: withBody(doc, snippetsFor(doc, p.hit, parsedBy.get(p.index)!, SNIPPETS_PER_HIT, ANSWER_SNIPPET_CHARS), parsedBy.get(p.index)!), doc, rrf: p.rrf });
@@ -581,10 +586,10 @@ export class SearchService {
    * Named documents as hits for `query` (conversations' pinned `document_ids`): each document's best
    * passages for the query, or its abstract/title window when nothing matches. Unknown ids are left out.
    */
-  async pinnedHits(ids: readonly string[], query: string): Promise<SearchHit[]> {
+  async pinnedHits(ids: readonly string[], query: string): Promise<SearchHit<StoredDocument>[]> {
     if (ids.length === 0) return [];
     const docs = await this.d.store.getMany([...ids]);
-    const out: SearchHit[] = [];
+    const out: SearchHit<StoredDocument>[] = [];
     for (const id of ids) {
       const doc = docs.get(id);
       if (!doc) continue;

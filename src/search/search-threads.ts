@@ -250,10 +250,11 @@ function threadError(e: unknown): ThreadError {
 }
 
 /** The thread's side: applies snapshots and runs executions in arrival order of their starts. */
-export function serveSearches(port: MessagePort, indexes: ThreadIndexes, execute: (r: SearchRequest, nowMs: number) => Promise<SearchExecution>): void {
+export function serveSearches(port: MessagePort, indexes: ThreadIndexes, execute: (r: SearchRequest, nowMs: number) => Promise<SearchExecution>, onSnapshot: () => void = () => undefined): void {
   port.on('message', (m: ToThread) => {
     if (m.kind === 'snapshot') {
       indexes.apply(m.indexes);
+      onSnapshot();
       return;
     }
     const t = performance.now();

@@ -1,5 +1,6 @@
 // The search capability's request and result (camelCase domain values; `http/` translates the wire).
 import type { IndexName, StoredDocument } from '../domain/document.js';
+import type { DisplayDocument } from '../domain/display-document.js';
 import type { Explanation, SnippetWindow } from '../engine/index.js';
 import type { CandidateRankingValue, CandidateScoresValue, SnippetEvidenceValue } from '../ranking/info.js';
 
@@ -63,13 +64,14 @@ export interface RrfContribution {
   contribution: number;
 }
 
-export interface SearchHit {
+/** A hit; `doc` is the display record for searches (ADR 0135), the whole stored record for retrieve(). */
+export interface SearchHit<D extends StoredDocument | DisplayDocument = StoredDocument | DisplayDocument> {
   id: string;
   index: IndexName;
   score: number;
   snippets: SnippetWindow[];
   /** Null when return_documents is false. */
-  doc: StoredDocument | null;
+  doc: D | null;
   rrf: { score: number; contributions: RrfContribution[] } | null;
   explanation?: Explanation;
   /** The candidate's features (include_candidate_scores). */

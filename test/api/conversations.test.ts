@@ -51,7 +51,11 @@ describe('/v2/conversations/', () => {
     return { status: res.statusCode, body: res.body ? res.json() : null, headers: res.headers };
   };
   const ask = (body: Record<string, unknown>, key = acct.key) => call('POST', '/v2/conversations/', { llm_config: { model_name: 'lectern-extractive' }, ...body }, key);
-  const balance = (id = acct.id) => app.billing.balance(id);
+  // settlements run after delivery (and group commit, ADR 0136): read the books once they are written
+  const balance = async (id = acct.id) => {
+    await app.billing.idle();
+    return app.billing.balance(id);
+  };
 
   /** Every citation: excerpt verbatim in the document text and in the snippet it points at. */
   function assertVerified(r: { answer: string; citations: { citation_index: number; document_index: number; excerpt: string; snippet_index: number }[]; search_documents: { document: { id: string }; snippets: { text: string }[] }[] }) {

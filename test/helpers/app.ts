@@ -41,6 +41,15 @@ export async function testApp(config: Partial<ConfigInput> = {}, overrides: AppO
   const app = await buildApp(cfg, { clock, logger: pino({ level: 'silent' }), ...overrides, extraRoutes });
   if (!contract) throw new Error('the response contract check was not installed');
   const installed: ResponseContract = contract;
+  // A request's credits are settled after its response was delivered, and with group commit (ADR 0136)
+  // a tick later: an injected request resolves once its settlement is written, so tests read the books
+  // as they stand after the request (requests over real sockets: await app.billing.idle()).
+  const inject = app.http.inject.bind(app.http) as (opts: unknown) => Promise<unknown>;
+  (app.http as unknown as { inject: (opts: unknown) => Promise<unknown> }).inject = async (opts: unknown) => {
+    const res = await inject(opts);
+    await app.billing.idle();
+    return res;
+  };
   return Object.assign(app, {
     dir,
     clock,

@@ -9,7 +9,8 @@
 // a hold row is deleted by exactly one of capture, release and the orphan sweep (DELETE ... RETURNING).
 import type pg from 'pg';
 import { AppError } from '../../domain/errors.js';
-import type { CreditLedger, DebitResult, HoldResult, LedgerEntry } from '../../ports/credit-ledger.js';
+import type { CreditLedger, DebitResult, HoldResult, LedgerEntry, LedgerOp, LedgerOpOutcome } from '../../ports/credit-ledger.js';
+import type { Tx } from './postgres-pool.js';
 import { rowToLedgerEntry, type LedgerRow } from '../sql/ledger-row.js';
 
 function positiveAmount(kind: 'debit' | 'credit' | 'hold', amount: number): void {
@@ -19,8 +20,8 @@ function positiveAmount(kind: 'debit' | 'credit' | 'hold', amount: number): void
 export class PostgresCreditLedger implements CreditLedger {
   constructor(private readonly pool: pg.Pool) {}
 
-  async balance(accountId: number): Promise<number> {
-    const { rows } = await this.pool.query<{ balance: number }>('SELECT balance - held AS balance FROM accounts WHERE id = $1', [accountId]);
+  async balance(accountId: number, q: Tx = this.pool): Promise<number> {
+    const { rows } = await q.query<{ balance: number }>('SELECT balance - held AS balance FROM accounts WHERE id = $1', [accountId]);
     if (!rows[0]) throw new AppError('not_found', `No account ${accountId}.`);
     return rows[0].balance;
   }
@@ -31,9 +32,9 @@ export class PostgresCreditLedger implements CreditLedger {
     return rows[0].held;
   }
 
-  async hold(accountId: number, amount: number, operation: string, reference: string | null, owner: string, at: number): Promise<HoldResult> {
+  async hold(accountId: number, amount: number, operation: string, reference: string | null, owner: string, at: number, q: Tx = this.pool): Promise<HoldResult> {
     positiveAmount('hold', amount);
-    const { rows } = await this.pool.query<{ id: number; spendable: number }>(
+    const { rows } = await q.query<{ id: number; spendable: number }>(
       `WITH h AS (
          UPDATE accounts SET held = held + $2::bigint WHERE id = $1 AND balance - held >= $2::bigint RETURNING balance - held AS spendable
        ), ins AS (
@@ -44,12 +45,12 @@ export class PostgresCreditLedger implements CreditLedger {
       [accountId, amount, operation, reference, owner, at],
     );
     if (rows[0]) return { ok: true, holdId: rows[0].id, balance: rows[0].spendable };
-    return { ok: false, balance: await this.balance(accountId) };
+    return { ok: false, balance: await this.balance(accountId, q) };
   }
 
-  async capture(holdId: number, amount: number, at: number): Promise<{ balance: number; entryId: number | null } | null> {
+  async capture(holdId: number, amount: number, at: number, q: Tx = this.pool): Promise<{ balance: number; entryId: number | null } | null> {
     if (!Number.isSafeInteger(amount) || amount < 0) throw new RangeError(`capture amount must be a non-negative integer, got ${amount}`);
-    const { rows } = await this.pool.query<{ spendable: number; entry_id: number | null }>(
+    const { rows } = await q.query<{ spendable: number; entry_id: number | null }>(
       `WITH h AS (
          DELETE FROM credit_holds WHERE id = $1 RETURNING account_id, amount, operation, reference
        ), a AS (
@@ -67,9 +68,9 @@ export class PostgresCreditLedger implements CreditLedger {
     return rows[0] ? { balance: rows[0].spendable, entryId: rows[0].entry_id } : null;
   }
 
-  async extendHold(holdId: number, extra: number): Promise<HoldResult | null> {
+  async extendHold(holdId: number, extra: number, q: Tx = this.pool): Promise<HoldResult | null> {
     positiveAmount('hold', extra);
-    const { rows } = await this.pool.query<{ account_id: number; spendable: number | null }>(
+    const { rows } = await q.query<{ account_id: number; spendable: number | null }>(
       `WITH h0 AS (
          SELECT id, account_id FROM credit_holds WHERE id = $1 FOR UPDATE
        ), a AS (
@@ -83,17 +84,64 @@ export class PostgresCreditLedger implements CreditLedger {
       [holdId, extra],
     );
     if (!rows[0]) return null;
-    if (rows[0].spendable === null) return { ok: false, balance: await this.balance(rows[0].account_id) };
+    if (rows[0].spendable === null) return { ok: false, balance: await this.balance(rows[0].account_id, q) };
     return { ok: true, holdId, balance: rows[0].spendable };
   }
 
-  async release(holdId: number): Promise<boolean> {
-    const { rowCount } = await this.pool.query(
+  async release(holdId: number, q: Tx = this.pool): Promise<boolean> {
+    const { rowCount } = await q.query(
       `WITH h AS (DELETE FROM credit_holds WHERE id = $1 RETURNING account_id, amount)
        UPDATE accounts SET held = accounts.held - h.amount FROM h WHERE accounts.id = h.account_id`,
       [holdId],
     );
     return rowCount === 1;
+  }
+
+  /**
+   * Group commit (ADR 0136): every op of the batch is one statement (the same data-modifying CTEs as
+   * the single calls, written so that a refused or unknown op writes nothing and reports what it needs
+   * in its own row), all sent as ONE multi-statement query: PostgreSQL runs it as one implicit
+   * transaction, so the batch costs one round trip and one commit. An error reported by the server
+   * aborted that transaction (nothing written: `rolledBack`); a lost connection leaves it unknown.
+   */
+  async applyBatch(ops: readonly LedgerOp[]): Promise<LedgerOpOutcome[]> {
+    const outcomes: (LedgerOpOutcome | null)[] = ops.map((op) => {
+      try {
+        if (op.kind === 'hold') positiveAmount('hold', op.amount);
+        else if (op.kind === 'extend') positiveAmount('hold', op.extra);
+        else if (op.kind === 'capture' && (!Number.isSafeInteger(op.amount) || op.amount < 0)) throw new RangeError(`capture amount must be a non-negative integer, got ${op.amount}`);
+        return null;
+      } catch (error) {
+        return { ok: false, error };
+      }
+    });
+    const sent = ops.map((op, i) => ({ op, i })).filter(({ i }) => outcomes[i] === null);
+    if (sent.length === 0) return outcomes as LedgerOpOutcome[];
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    let results: pg.QueryResult[];
+    try {
+      const int = (n: number) => {
+        if (!Number.isSafeInteger(n)) throw new RangeError(`not an integer: ${n}`);
+        return `${n}::bigint`;
+      };
+      const text = (v: string | null) => (v === null ? 'NULL' : client.escapeLiteral(v));
+      const sql = sent.map(({ op }) => batchStatement(op, int, text)).join(';\n');
+      const r = (await client.query(sql)) as pg.QueryResult | pg.QueryResult[];
+      results = Array.isArray(r) ? r : [r];
+    } catch (e) {
+      // The server answered with an error: the implicit transaction was rolled back. Anything else
+      // (the connection went away) may have happened before or after the commit.
+      if (e !== null && typeof e === 'object' && typeof (e as { code?: unknown }).code === 'string' && /^[0-9A-Z]{5}$/.test((e as { code: string }).code)) Object.assign(e, { rolledBack: true });
+      else broken = e as Error;
+      throw e;
+    } finally {
+      client.release(broken);
+    }
+    sent.forEach(({ op, i }, k) => {
+      outcomes[i] = batchOutcome(op, results[k]!);
+    });
+    return outcomes as LedgerOpOutcome[];
   }
 
   async heartbeat(owner: string, atMs: number): Promise<void> {
@@ -173,5 +221,65 @@ export class PostgresCreditLedger implements CreditLedger {
     // SUM(bigint) is NUMERIC (returned as a string); the cast brings it back to BIGINT, parsed as a number.
     const { rows } = await this.pool.query<{ sum: number }>('SELECT COALESCE(SUM(amount), 0)::bigint AS sum FROM ledger_entries WHERE account_id = $1', [accountId]);
     return rows[0]!.sum;
+  }
+}
+
+/** One op of a batch as a single statement with literal values (applyBatch). */
+function batchStatement(op: LedgerOp, int: (n: number) => string, text: (v: string | null) => string): string {
+  switch (op.kind) {
+    case 'hold':
+      return `WITH h AS (
+          UPDATE accounts SET held = held + ${int(op.amount)} WHERE id = ${int(op.accountId)} AND balance - held >= ${int(op.amount)} RETURNING balance - held AS spendable
+        ), ins AS (
+          INSERT INTO credit_holds (account_id, amount, operation, reference, owner, created_at)
+          SELECT ${int(op.accountId)}, ${int(op.amount)}, ${text(op.operation)}, ${text(op.reference)}, ${text(op.owner)}, ${int(op.at)} FROM h RETURNING id
+        )
+        SELECT (SELECT id FROM ins) AS id, (SELECT spendable FROM h) AS spendable, (SELECT balance - held FROM accounts WHERE id = ${int(op.accountId)}) AS current`;
+    case 'extend':
+      return `WITH h0 AS (
+          SELECT id, account_id FROM credit_holds WHERE id = ${int(op.holdId)} FOR UPDATE
+        ), a AS (
+          UPDATE accounts SET held = accounts.held + ${int(op.extra)} FROM h0
+          WHERE accounts.id = h0.account_id AND accounts.balance - accounts.held >= ${int(op.extra)}
+          RETURNING accounts.balance - accounts.held AS spendable
+        ), h AS (
+          UPDATE credit_holds SET amount = amount + ${int(op.extra)} WHERE id IN (SELECT id FROM h0) AND EXISTS (SELECT 1 FROM a) RETURNING id
+        )
+        SELECT (SELECT spendable FROM a) AS spendable, (SELECT balance - held FROM accounts WHERE id = h0.account_id) AS current FROM h0`;
+    case 'capture':
+      return `WITH h AS (
+          DELETE FROM credit_holds WHERE id = ${int(op.holdId)} RETURNING account_id, amount, operation, reference
+        ), a AS (
+          UPDATE accounts SET held = accounts.held - h.amount, balance = accounts.balance - LEAST(${int(op.amount)}, h.amount)
+          FROM h WHERE accounts.id = h.account_id
+          RETURNING accounts.id, accounts.balance, accounts.balance - accounts.held AS spendable
+        ), e AS (
+          INSERT INTO ledger_entries (account_id, amount, balance_after, operation, reference, created_at)
+          SELECT a.id, -LEAST(${int(op.amount)}, h.amount), a.balance, h.operation, h.reference, ${int(op.at)} FROM a, h WHERE ${int(op.amount)} > 0
+          RETURNING id
+        )
+        SELECT a.spendable, (SELECT id FROM e) AS entry_id FROM a`;
+    case 'release':
+      return `WITH h AS (DELETE FROM credit_holds WHERE id = ${int(op.holdId)} RETURNING account_id, amount)
+        UPDATE accounts SET held = accounts.held - h.amount FROM h WHERE accounts.id = h.account_id`;
+  }
+}
+
+/** What a batch statement's result means for its op (the same results and errors as the single calls). */
+function batchOutcome(op: LedgerOp, r: pg.QueryResult): LedgerOpOutcome {
+  const row = r.rows[0] as Record<string, number | null> | undefined;
+  switch (op.kind) {
+    case 'hold':
+      if (row && row.id !== null && row.id !== undefined) return { ok: true, value: { ok: true, holdId: row.id, balance: row.spendable! } };
+      if (!row || row.current === null || row.current === undefined) return { ok: false, error: new AppError('not_found', `No account ${op.accountId}.`) };
+      return { ok: true, value: { ok: false, balance: row.current } };
+    case 'extend':
+      if (!row) return { ok: true, value: null };
+      if (row.spendable === null || row.spendable === undefined) return { ok: true, value: { ok: false, balance: row.current! } };
+      return { ok: true, value: { ok: true, holdId: op.holdId, balance: row.spendable } };
+    case 'capture':
+      return { ok: true, value: row ? { balance: row.spendable!, entryId: row.entry_id ?? null } : null };
+    case 'release':
+      return { ok: true, value: r.rowCount === 1 };
   }
 }

@@ -10,7 +10,8 @@ import type pg from 'pg';
 import type { DocumentRecord, IndexName, StoredDocument } from '../../domain/document.js';
 import { linkTargets, type IncomingRelation, type WorkMember } from '../../domain/work.js';
 import type { DocumentChange, DocumentStore, UpsertResult } from '../../ports/document-store.js';
-import { groupWorkMembers, rowToStored, type DocumentRow, type WorkMemberRow } from '../sql/document-row.js';
+import { groupWorkMembers, rowToDisplay, rowToStored, serializeDisplay, type DisplayRow, type DocumentRow, type WorkMemberRow } from '../sql/document-row.js';
+import type { DisplayDocument } from '../../domain/display-document.js';
 import { batchIdentityKeys, batchIds, changedDocs, planUpsert, prepareDocs, workKeysToLoad, type UpsertPlan } from '../sql/upsert-plan.js';
 import { withTransaction, type Tx } from './postgres-pool.js';
 
@@ -90,6 +91,26 @@ export class PostgresDocumentStore implements DocumentStore {
     return out;
   }
 
+  async getDisplayMany(ids: readonly string[]): Promise<Map<string, DisplayDocument>> {
+    const out = new Map<string, DisplayDocument>();
+    if (ids.length === 0) return out;
+    const { rows } = await this.pool.query<DisplayRow>('SELECT id, display, seq, work_key, created_at, updated_at FROM document_display WHERE id = ANY($1::text[])', [
+      [...new Set(ids)],
+    ]);
+    for (const r of rows) out.set(r.id, rowToDisplay(r));
+    return out;
+  }
+
+  async getFullTexts(ids: readonly string[]): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    if (ids.length === 0) return out;
+    const { rows } = await this.pool.query<{ id: string; text: string | null }>("SELECT id, record->>'fullText' AS text FROM documents WHERE id = ANY($1::text[]) AND NOT deleted", [
+      [...new Set(ids)],
+    ]);
+    for (const r of rows) if (r.text !== null && r.text.length > 0) out.set(r.id, r.text);
+    return out;
+  }
+
   async getByUri(uri: string): Promise<StoredDocument | null> {
     const { rows } = await this.pool.query<DocumentRow>(
       `SELECT d.record, d.seq, d.work_key, d.created_at, d.updated_at FROM document_uris u JOIN documents d ON d.id = u.document_id
@@ -158,6 +179,7 @@ export class PostgresDocumentStore implements DocumentStore {
       );
       if (r.rowCount !== 1) return false; // unknown or already deleted: the counter is left as it was
       await clearLinks(tx, [id]);
+      await tx.query('DELETE FROM document_display WHERE id = $1', [id]);
       await seq.save(tx);
       return true;
     });
@@ -193,13 +215,21 @@ async function writePlan(tx: Tx, plan: UpsertPlan, previouslyLive: readonly stri
   const { writes, relabels } = plan;
   if (writes.length > 0) {
     // A tombstone brought back is a new document: new createdAt (it counts as inserted in the plan).
+    // The display layout (core/003, ADR 0135) is written from the rows the same statement stored.
     await tx.query(
-      `INSERT INTO documents (id, idx, seq, work_key, content_hash, record, deleted, created_at, updated_at)
-       SELECT u.id, u.idx, u.seq, u.work_key, u.hash, u.record::jsonb, FALSE, $7, $7
-       FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[]) AS u(id, idx, seq, work_key, hash, record)
-       ON CONFLICT (id) DO UPDATE SET idx = EXCLUDED.idx, seq = EXCLUDED.seq, work_key = EXCLUDED.work_key,
-         content_hash = EXCLUDED.content_hash, record = EXCLUDED.record, deleted = FALSE, updated_at = EXCLUDED.updated_at,
-         created_at = CASE WHEN documents.deleted THEN EXCLUDED.created_at ELSE documents.created_at END`,
+      `WITH d AS (
+         INSERT INTO documents (id, idx, seq, work_key, content_hash, record, deleted, created_at, updated_at)
+         SELECT u.id, u.idx, u.seq, u.work_key, u.hash, u.record::jsonb, FALSE, $7, $7
+         FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[]) AS u(id, idx, seq, work_key, hash, record)
+         ON CONFLICT (id) DO UPDATE SET idx = EXCLUDED.idx, seq = EXCLUDED.seq, work_key = EXCLUDED.work_key,
+           content_hash = EXCLUDED.content_hash, record = EXCLUDED.record, deleted = FALSE, updated_at = EXCLUDED.updated_at,
+           created_at = CASE WHEN documents.deleted THEN EXCLUDED.created_at ELSE documents.created_at END
+         RETURNING id, seq, work_key, created_at, updated_at
+       )
+       INSERT INTO document_display (id, seq, work_key, created_at, updated_at, display)
+       SELECT d.id, d.seq, d.work_key, d.created_at, d.updated_at, v.display FROM d JOIN unnest($1::text[], $8::text[]) AS v(id, display) ON v.id = d.id
+       ON CONFLICT (id) DO UPDATE SET seq = EXCLUDED.seq, work_key = EXCLUDED.work_key, created_at = EXCLUDED.created_at,
+         updated_at = EXCLUDED.updated_at, display = EXCLUDED.display`,
       [
         writes.map((w) => w.doc.id),
         writes.map((w) => w.doc.index),
@@ -208,12 +238,17 @@ async function writePlan(tx: Tx, plan: UpsertPlan, previouslyLive: readonly stri
         writes.map((w) => w.hash),
         writes.map((w) => w.json),
         at,
+        writes.map((w) => serializeDisplay(w.doc)),
       ],
     );
   }
   if (relabels.length > 0) {
     await tx.query(
-      `UPDATE documents d SET work_key = u.work_key, seq = u.seq
+      `WITH v AS (
+         UPDATE document_display v SET work_key = u.work_key, seq = u.seq
+         FROM unnest($1::text[], $2::text[], $3::bigint[]) AS u(id, work_key, seq) WHERE v.id = u.id
+       )
+       UPDATE documents d SET work_key = u.work_key, seq = u.seq
        FROM unnest($1::text[], $2::text[], $3::bigint[]) AS u(id, work_key, seq) WHERE d.id = u.id`,
       [relabels.map((r) => r.id), relabels.map((r) => r.workKey), relabels.map((r) => r.seq)],
     );

@@ -1,6 +1,7 @@
 // Row <-> record mapping shared by the SQLite and PostgreSQL document stores.
 import { createHash } from 'node:crypto';
 import type { DocumentRecord, StoredDocument } from '../../domain/document.js';
+import { toDisplayRecord, type DisplayDocument, type DisplayRecord } from '../../domain/display-document.js';
 import type { WorkMember } from '../../domain/work.js';
 
 // PostgreSQL can hold neither U+0000 (in text or JSONB) nor an unpaired surrogate escape (JSONB);
@@ -22,6 +23,12 @@ function storableString(_key: string, value: unknown): unknown {
 export function serializeRecord(doc: DocumentRecord): string {
   const json = JSON.stringify(doc);
   return UNSTORABLE_ESCAPE.test(json) ? JSON.stringify(doc, storableString) : json;
+}
+
+/** JSON of the record's display form (document_display.display; same U+FFFD rule as serializeRecord). */
+export function serializeDisplay(doc: DocumentRecord): string {
+  const json = JSON.stringify(toDisplayRecord(doc));
+  return UNSTORABLE_ESCAPE.test(json) ? JSON.stringify(toDisplayRecord(doc), storableString) : json;
 }
 
 /** Hash used to skip writes when a re-ingested record did not change. */
@@ -71,4 +78,19 @@ export function groupWorkMembers(rows: readonly WorkMemberRow[]): Map<string, Wo
     else out.set(r.work_key, [member]);
   }
   return out;
+}
+
+/** The columns of a display read (document_display): `display` is JSON text in both stores. */
+export interface DisplayRow {
+  id: string;
+  display: string;
+  seq: number | string;
+  work_key: string;
+  created_at: number | string;
+  updated_at: number | string;
+}
+
+export function rowToDisplay(row: DisplayRow): DisplayDocument {
+  const rec = JSON.parse(row.display) as DisplayRecord;
+  return { ...rec, seq: Number(row.seq), workKey: row.work_key, createdAt: Number(row.created_at), updatedAt: Number(row.updated_at) };
 }

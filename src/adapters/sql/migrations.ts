@@ -29,6 +29,23 @@ const DOCUMENT_LINKS = `
   CREATE INDEX document_links_doc ON document_links(document_id);
 `;
 
+/**
+ * core/003: the display layout (issue 14, ADR 0135): what a search hit shows of a record (every field
+ * but the full text and the cited works, with `hasFullText` and `referencesCount` instead) as compact
+ * JSON text, with the columns a read needs, one row per live record. Back-filled here from the stored
+ * records; written with each record from then on.
+ */
+const DOCUMENT_DISPLAY_TABLE = (int: string) => `
+  CREATE TABLE document_display (
+    id TEXT PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE,
+    seq ${int} NOT NULL,
+    work_key TEXT NOT NULL,
+    created_at ${int} NOT NULL,
+    updated_at ${int} NOT NULL,
+    display TEXT NOT NULL
+  );
+`;
+
 export const CORE_MIGRATIONS: readonly MigrationStep[] = [
   {
     id: 'core/001-init',
@@ -176,6 +193,25 @@ export const CORE_MIGRATIONS: readonly MigrationStep[] = [
     id: 'core/002-document-links',
     sqlite: DOCUMENT_LINKS,
     postgres: DOCUMENT_LINKS,
+  },
+  {
+    id: 'core/003-document-display',
+    sqlite: `${DOCUMENT_DISPLAY_TABLE('INTEGER')}
+      INSERT INTO document_display (id, seq, work_key, created_at, updated_at, display)
+      SELECT id, seq, work_key, created_at, updated_at,
+        json_set(json_remove(record, '$.fullText', '$.references'),
+          '$.hasFullText', json(CASE WHEN length(COALESCE(json_extract(record, '$.fullText'), '')) > 0 THEN 'true' ELSE 'false' END),
+          '$.referencesCount', COALESCE(json_array_length(record, '$.references'), 0))
+      FROM documents WHERE deleted = 0 AND record IS NOT NULL;
+    `,
+    postgres: `${DOCUMENT_DISPLAY_TABLE('BIGINT')}
+      INSERT INTO document_display (id, seq, work_key, created_at, updated_at, display)
+      SELECT id, seq, work_key, created_at, updated_at,
+        ((record - 'fullText' - 'references') || jsonb_build_object(
+          'hasFullText', COALESCE(length(record->>'fullText'), 0) > 0,
+          'referencesCount', COALESCE(jsonb_array_length(record->'references'), 0)))::text
+      FROM documents WHERE NOT deleted AND record IS NOT NULL;
+    `,
   },
 ];
 

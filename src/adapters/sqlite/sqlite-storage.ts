@@ -9,11 +9,12 @@ import { linkTargets, workIdentityKeys, type IncomingRelation, type WorkMember }
 import { AppError } from '../../domain/errors.js';
 import type { Account, AccountStore, ApiKeyRecord, ApiKeyStore, NewAccount } from '../../ports/account-store.js';
 import type { ActivityCounts, ActivityEvent, ActivityStore, ActivityTotals } from '../../ports/activity-store.js';
-import type { CreditLedger, DebitResult, HoldResult, LedgerEntry } from '../../ports/credit-ledger.js';
+import type { CreditLedger, DebitResult, HoldResult, LedgerEntry, LedgerOp, LedgerOpOutcome, LedgerOpResult } from '../../ports/credit-ledger.js';
 import type { DocumentChange, DocumentStore, UpsertResult } from '../../ports/document-store.js';
 import type { Storage } from '../../ports/storage.js';
 import { countsFromRows, firstDay, rowToTotals, TOP_COLUMNS, TOP_ORDER, type TotalsRow } from '../sql/activity-counts.js';
-import { contentHash, groupWorkMembers, rowToStored, serializeRecord, utcDay, type DocumentRow, type WorkMemberRow } from '../sql/document-row.js';
+import { contentHash, groupWorkMembers, rowToDisplay, rowToStored, serializeDisplay, serializeRecord, utcDay, type DisplayRow, type DocumentRow, type WorkMemberRow } from '../sql/document-row.js';
+import type { DisplayDocument } from '../../domain/display-document.js';
 import { rowToLedgerEntry, type LedgerRow } from '../sql/ledger-row.js';
 import { pendingMigrations } from '../sql/migration-plan.js';
 import { ALL_MIGRATIONS, type MigrationStep } from '../sql/migrations.js';
@@ -146,6 +147,19 @@ class SqliteApiKeyStore implements ApiKeyStore {
   }
 }
 
+/** Marks an error of a batch that was rolled back (CreditLedger.applyBatch). */
+function markRolledBack(e: unknown): unknown {
+  if (e !== null && typeof e === 'object') Object.assign(e, { rolledBack: true });
+  return e;
+}
+
+function checkAmount(kind: 'hold', amount: number): void {
+  if (!Number.isSafeInteger(amount) || amount <= 0) throw new RangeError(`${kind} amount must be a positive integer, got ${amount}`);
+}
+function checkCapture(amount: number): void {
+  if (!Number.isSafeInteger(amount) || amount < 0) throw new RangeError(`capture amount must be a non-negative integer, got ${amount}`);
+}
+
 class SqliteCreditLedger implements CreditLedger {
   readonly #s: Statements;
   readonly #debit;
@@ -155,6 +169,7 @@ class SqliteCreditLedger implements CreditLedger {
   readonly #release;
   readonly #extend;
   readonly #sweep;
+  readonly #batch;
   constructor(private readonly db: Db) {
     this.#s = statementCache(db);
     // One transaction per operation (BEGIN IMMEDIATE): the account row's posted balance and held
@@ -224,6 +239,32 @@ class SqliteCreditLedger implements CreditLedger {
       'SELECT id FROM credit_holds c WHERE c.owner <> ? AND NOT EXISTS (SELECT 1 FROM hold_owners o WHERE o.owner = c.owner AND o.seen_at_ms >= ?)',
     ).pluck();
     const dropOwners = db.prepare('DELETE FROM hold_owners WHERE owner <> ? AND seen_at_ms < ? AND NOT EXISTS (SELECT 1 FROM credit_holds c WHERE c.owner = hold_owners.owner)');
+    // Group commit (ADR 0136): the same transaction functions, nested (better-sqlite3 makes them
+    // savepoints, so an op that throws rolls back only its own writes), under one BEGIN IMMEDIATE ... COMMIT.
+    const one = (op: LedgerOp): LedgerOpResult => {
+        switch (op.kind) {
+          case 'hold':
+            checkAmount('hold', op.amount);
+            return this.#hold(op.accountId, op.amount, op.operation, op.reference, op.owner, op.at);
+          case 'extend':
+            checkAmount('hold', op.extra);
+            return this.#extend(op.holdId, op.extra);
+          case 'capture':
+            checkCapture(op.amount);
+            return this.#capture(op.holdId, op.amount, op.at);
+          case 'release':
+            return this.#release(op.holdId);
+        }
+    };
+    this.#batch = db.transaction((ops: readonly LedgerOp[]): LedgerOpOutcome[] =>
+      ops.map((op): LedgerOpOutcome => {
+        try {
+          return { ok: true, value: one(op) };
+        } catch (error) {
+          return { ok: false, error };
+        }
+      }),
+    );
     this.#sweep = db.transaction((self: string, staleBeforeMs: number): number => {
       const ids = orphans.all(self, staleBeforeMs) as number[];
       for (const id of ids) this.#release(id);
@@ -263,6 +304,15 @@ class SqliteCreditLedger implements CreditLedger {
   }
   async release(holdId: number): Promise<boolean> {
     return this.#release.immediate(holdId);
+  }
+  async applyBatch(ops: readonly LedgerOp[]): Promise<LedgerOpOutcome[]> {
+    if (ops.length === 0) return [];
+    try {
+      return this.#batch.immediate(ops);
+    } catch (e) {
+      // better-sqlite3 rolls the transaction back when its function throws (and SQLite when COMMIT fails)
+      throw markRolledBack(e);
+    }
   }
   async heartbeat(owner: string, atMs: number): Promise<void> {
     this.#s.q('INSERT INTO hold_owners (owner, seen_at_ms) VALUES (?, ?) ON CONFLICT (owner) DO UPDATE SET seen_at_ms = excluded.seen_at_ms').run(owner, atMs);
@@ -312,8 +362,17 @@ class SqliteDocumentStore implements DocumentStore {
        VALUES (@id, @idx, @seq, @work_key, @hash, @record, 0, @at, @at)
        ON CONFLICT (id) DO UPDATE SET idx = excluded.idx, seq = excluded.seq, work_key = excluded.work_key,
          content_hash = excluded.content_hash, record = excluded.record, deleted = 0, updated_at = excluded.updated_at,
-         created_at = CASE WHEN documents.deleted = 1 THEN excluded.created_at ELSE documents.created_at END`,
+         created_at = CASE WHEN documents.deleted = 1 THEN excluded.created_at ELSE documents.created_at END
+       RETURNING created_at`,
+    ).pluck();
+    // The display layout (core/003, ADR 0135): written with the record, relabelled and dropped with it.
+    const upsertDisplay = db.prepare(
+      `INSERT INTO document_display (id, seq, work_key, created_at, updated_at, display) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, work_key = excluded.work_key, created_at = excluded.created_at,
+         updated_at = excluded.updated_at, display = excluded.display`,
     );
+    const relabelDisplay = db.prepare('UPDATE document_display SET work_key = ?, seq = ? WHERE id = ?');
+    const dropDisplay = db.prepare('DELETE FROM document_display WHERE id = ?');
     const clearUris = db.prepare('DELETE FROM document_uris WHERE document_id = ?');
     const clearKeys = db.prepare('DELETE FROM document_identity WHERE document_id = ?');
     const addUri = db.prepare('INSERT OR IGNORE INTO document_uris (uri, document_id) VALUES (?, ?)');
@@ -340,10 +399,16 @@ class SqliteDocumentStore implements DocumentStore {
         // Merge the other works this record links into one (preprint + published version).
         for (const other of absorbed) {
           for (const id of idsWithWorkKey.all(other) as string[]) {
-            if (id !== doc.id) relabel.run(workKey, nextSeq.get() as number, id);
+            if (id !== doc.id) {
+              const seq = nextSeq.get() as number;
+              relabel.run(workKey, seq, id);
+              relabelDisplay.run(workKey, seq, id);
+            }
           }
         }
-        upsertRow.run({ id: doc.id, idx: doc.index, seq: nextSeq.get() as number, work_key: workKey, hash, record: json, at });
+        const seq = nextSeq.get() as number;
+        const createdAt = upsertRow.get({ id: doc.id, idx: doc.index, seq, work_key: workKey, hash, record: json, at }) as number;
+        upsertDisplay.run(doc.id, seq, workKey, createdAt, at, serializeDisplay(doc));
         clearUris.run(doc.id);
         clearKeys.run(doc.id);
         for (const u of doc.uris) addUri.run(u, doc.id);
@@ -363,6 +428,7 @@ class SqliteDocumentStore implements DocumentStore {
       clearUris.run(id);
       clearKeys.run(id);
       clearLinks.run(id);
+      dropDisplay.run(id);
       return true;
     });
   }
@@ -380,6 +446,24 @@ class SqliteDocumentStore implements DocumentStore {
     for (const id of new Set(ids)) {
       const r = stmt.get(id) as (DocumentRow & { id: string }) | undefined;
       if (r) out.set(r.id, rowToStored(r));
+    }
+    return out;
+  }
+  async getDisplayMany(ids: readonly string[]): Promise<Map<string, DisplayDocument>> {
+    const out = new Map<string, DisplayDocument>();
+    const stmt = this.#s.q('SELECT id, display, seq, work_key, created_at, updated_at FROM document_display WHERE id = ?');
+    for (const id of new Set(ids)) {
+      const r = stmt.get(id) as DisplayRow | undefined;
+      if (r) out.set(r.id, rowToDisplay(r));
+    }
+    return out;
+  }
+  async getFullTexts(ids: readonly string[]): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    const stmt = this.#s.p("SELECT json_extract(record, '$.fullText') FROM documents WHERE id = ? AND deleted = 0");
+    for (const id of new Set(ids)) {
+      const text = stmt.get(id) as string | null | undefined;
+      if (typeof text === 'string' && text.length > 0) out.set(id, text);
     }
     return out;
   }

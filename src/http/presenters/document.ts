@@ -1,12 +1,13 @@
 // The wire form of a document (the `document` object of hits, document responses and trending
 // entries; its inner structure is Lectern's decision, documented in docs/api.md).
+import { hasFullText, referencesCount, type DisplayDocument } from '../../domain/display-document.js';
 import { issuedDate, type StoredDocument } from '../../domain/document.js';
 import type { WireDocument } from '../schemas/documents.js';
 
 /** Escapes a document id for use in a download path segment. */
 const pathSegment = (s: string) => encodeURIComponent(s);
 
-export function toWireDocument(doc: StoredDocument, baseUrl: string): WireDocument {
+export function toWireDocument(doc: StoredDocument | DisplayDocument, baseUrl: string): WireDocument {
   return {
     id: doc.id,
     index: doc.index,
@@ -32,7 +33,7 @@ export function toWireDocument(doc: StoredDocument, baseUrl: string): WireDocume
     attribution: doc.attribution
       ? { author: doc.attribution.author, author_url: doc.attribution.authorUrl, url: doc.attribution.url, site: doc.attribution.site, license: doc.attribution.license }
       : null,
-    references_count: doc.references.length,
+    references_count: referencesCount(doc),
     originals: doc.originals.map((o) => ({
       format: o.format,
       media_type: o.mediaType,
@@ -41,7 +42,7 @@ export function toWireDocument(doc: StoredDocument, baseUrl: string): WireDocume
       license: o.license,
       url: `${baseUrl}/v2/downloads/${pathSegment(doc.id)}.${o.format}`,
     })),
-    has_full_text: doc.fullText !== null && doc.fullText.length > 0,
+    has_full_text: hasFullText(doc),
     source: doc.source,
     extra: doc.extra,
   };

@@ -3,6 +3,7 @@
 // (cookies, form bodies, an error handler that answers with a page). The signed-in person comes from
 // the sign-in pages' session cookie (ADR 0045) and acts as a `session` principal; forms carry the
 // same CSRF tokens. What a signed-out visitor may do: docs/web.md, ADR 0075.
+import type { DisplayDocument } from '../../../domain/display-document.js';
 import { createHash } from 'node:crypto';
 import fastifyCookie from '@fastify/cookie';
 import fastifyFormbody from '@fastify/formbody';
@@ -75,7 +76,7 @@ export function sessionPrincipal(person: Person): Principal {
 export const documentHref = (id: string): string => `/documents/${encodeURIComponent(id)}`;
 
 /** What the pages show about a stored document. */
-export function workView(doc: StoredDocument): WorkView {
+export function workView(doc: StoredDocument | DisplayDocument): WorkView {
   return {
     id: doc.id,
     href: documentHref(doc.id),

@@ -1,0 +1,118 @@
+// The records step of a search (issue 14, ADR 0135): loading what a page of 10 hits shows, before
+// (whole stored records, full text included, through the work links: `works.getMany`, what search did
+// until this change) and after (display records from the document_display layout, plus the body text
+// only for hits whose snippet passages lie in it: `loadHitRecords`), with the display cache off and on.
+// Same store, same pages, same run. Pages are the top 10 of the fixed workload's `or` queries on the
+// synthetic corpus (/work/shared/tools/synth-corpus): real hits with their passages.
+//
+//   node dist/bench/storage/hit-records.bench.js --corpus /work/tmp/synth-100k.jsonl [--docs 20000] [--rounds 5] \
+//        [--out bench/results/hit-records.json]
+//
+// Peer: the old path in the same run (ratios are old / new). The cold pass reads each page once
+// after the cache was cleared; the hot pass repeats the workload (popular queries, cache warm).
+import { createReadStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import { pino } from 'pino';
+import { buildCore } from '../../src/app.js';
+import { loadConfig } from '../../src/config/index.js';
+import { DisplayRecordCache } from '../../src/documents/display-cache.js';
+import { WorkLinkedDocumentStore } from '../../src/documents/work-links.js';
+import type { EngineHit } from '../../src/engine/index.js';
+import { loadHitRecords } from '../../src/search/hit-records.js';
+import { machine } from '../lib/machine.js';
+
+const { values } = parseArgs({
+  options: {
+    corpus: { type: 'string' },
+    docs: { type: 'string', default: '20000' },
+    rounds: { type: 'string', default: '5' },
+    out: { type: 'string' },
+    workload: { type: 'string', default: join(process.cwd(), '..', 'shared', 'tools', 'synth-corpus', 'workload.json') },
+  },
+});
+if (!values.corpus) throw new Error('--corpus is required');
+const docs = Number(values.docs);
+const rounds = Number(values.rounds);
+const dir = mkdtempSync(join(tmpdir(), 'lectern-bench-records-'));
+const slice = join(dir, 'corpus.jsonl');
+{
+  const lines: string[] = [];
+  const rl = createInterface({ input: createReadStream(values.corpus) });
+  for await (const line of rl) {
+    if (line.trim()) lines.push(line);
+    if (lines.length >= docs) break;
+  }
+  rl.close();
+  writeFileSync(slice, `${lines.join('\n')}\n`);
+}
+const core = await buildCore(loadConfig({}, { dataDir: dir, loadDemoCorpus: false, logLevel: 'silent' }), { logger: pino({ level: 'silent' }) });
+try {
+  const t0 = Date.now();
+  const rep = await core.ingest.ingestFile(slice, { format: 'lectern' });
+  const indexes = await core.openIndexes();
+  console.error(`ingested and indexed ${rep.inserted} documents in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  const index = indexes.get('documents');
+  const workload = JSON.parse((await import('node:fs')).readFileSync(values.workload, 'utf8')) as { or: { text: string }[] };
+  const pages: EngineHit[][] = workload.or.map((q) => index.search({ text: q.text, limit: 10, passagesPerHit: 3 }).hits).filter((h) => h.length > 0);
+  const hits = pages.flat();
+  const bodyShare = hits.filter((h) => h.passages.slice(0, 3).some((p) => p.field === 'body')).length / hits.length;
+
+  const uncached = new WorkLinkedDocumentStore(core.storage.documents);
+  const cache = new DisplayRecordCache(10_000);
+  const cached = new WorkLinkedDocumentStore(core.storage.documents, cache);
+  const paths = {
+    before_whole_records: (p: EngineHit[]) => uncached.getMany(p.map((h) => h.id)),
+    after_display_no_cache: (p: EngineHit[]) => loadHitRecords(uncached, p, 3),
+    after_display_cached: (p: EngineHit[]) => loadHitRecords(cached, p, 3),
+  };
+  const timeAll = async (fn: (p: EngineHit[]) => Promise<unknown>, before?: () => void) => {
+    const samples: number[] = [];
+    for (let r = 0; r < rounds; r++) {
+      before?.();
+      for (const p of pages) {
+        const t = process.hrtime.bigint();
+        await fn(p);
+        samples.push(Number(process.hrtime.bigint() - t) / 1000);
+      }
+    }
+    samples.sort((a, b) => a - b);
+    const q = (x: number) => Math.round(samples[Math.min(samples.length - 1, Math.floor(x * samples.length))]! * 10) / 10;
+    return { mean_us: Math.round((samples.reduce((a, b) => a + b, 0) / samples.length) * 10) / 10, p50_us: q(0.5), p99_us: q(0.99) };
+  };
+  // warm-up (page cache, statement caches)
+  for (const fn of Object.values(paths)) for (const p of pages.slice(0, 30)) await fn(p);
+  const before = await timeAll(paths.before_whole_records);
+  const display = await timeAll(paths.after_display_no_cache);
+  const cold = await timeAll(paths.after_display_cached, () => cache.clear());
+  cache.clear();
+  const hot = await timeAll(paths.after_display_cached);
+  const bytes = core.storage.kind === 'sqlite' ? (core.storage as unknown as { db: { prepare(s: string): { get(): unknown } } }).db : null;
+  const sizes = bytes
+    ? (bytes.prepare("SELECT (SELECT AVG(length(record)) FROM documents) AS record_bytes, (SELECT AVG(length(display)) FROM document_display) AS display_bytes").get() as { record_bytes: number; display_bytes: number })
+    : null;
+  const ratio = (a: { mean_us: number }, b: { mean_us: number }) => Math.round((a.mean_us / b.mean_us) * 100) / 100;
+  const result = {
+    benchmark: 'records step of a search page (10 hits): before vs after ADR 0135',
+    machine: { ...machine(), load_average_at_end: (await import('node:os')).loadavg().map((x) => Math.round(x * 100) / 100) },
+    store: 'SQLite (WAL) file',
+    corpus: `first ${rep.inserted} records of ${values.corpus} (synth-corpus seed 7)`,
+    pages: pages.length,
+    rounds,
+    hits_with_body_passages: Math.round(bodyShare * 1000) / 1000,
+    avg_bytes: sizes ? { record: Math.round(sizes.record_bytes), display: Math.round(sizes.display_bytes) } : null,
+    before_whole_records: before,
+    after_display_no_cache: display,
+    after_display_cache_cleared_each_round: cold,
+    after_display_cache_hot: hot,
+    ratio_before_over_after: { no_cache: ratio(before, display), cache_cold: ratio(before, cold), cache_hot: ratio(before, hot) },
+    cache: { capacity: cache.capacity, hits: cache.hits, misses: cache.misses },
+  };
+  console.log(JSON.stringify(result, null, 2));
+  if (values.out) writeFileSync(values.out, `${JSON.stringify(result, null, 2)}\n`);
+} finally {
+  await core.close();
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,184 @@
+// Group commit for the per-request ledger writes (issue 14, ADR 0136). Every billed search writes
+// three times (hold before the work, extend to the final price, capture after delivery), each its own
+// transaction. Under load many requests write at once; this ledger queues their hold, extendHold,
+// capture and release calls and commits the queue as ONE transaction (CreditLedger.applyBatch):
+// the calls that arrived while the previous batch was committing, or within the same turn of the
+// event loop (or `windowMs`, when set), up to `maxBatch`.
+//
+// The guarantees are the ledger's own, unchanged:
+// - each call resolves only after the transaction holding its write has committed (a hold is granted,
+//   a capture is charged, only once durable), with exactly the result it would have had alone;
+// - the ops of a batch run in arrival order inside the transaction, each with the ledger's own checks
+//   (the spendable balance never goes below zero; a hold is captured or released once);
+// - an op that fails (an unknown account, a bad amount) fails alone, writing nothing, with the error
+//   the single call would throw;
+// - a batch the database refused as a whole (a deadlock, any server error: the ledger marks the error
+//   `rolledBack`) wrote nothing; its calls are then run one by one, each with its own result or error.
+//   A batch whose outcome is unknown (the connection died around COMMIT) fails every call of it, as it
+//   would fail a single statement: none is retried blindly (no double charge).
+// Reads, debits, credits and the heartbeat pass straight through.
+import type { CreditLedger, DebitResult, HoldResult, LedgerEntry, LedgerOp, LedgerOpOutcome, LedgerOpResult } from '../ports/credit-ledger.js';
+
+export interface GroupCommitOptions {
+  /** Most ops in one transaction. */
+  maxBatch: number;
+  /** Extra wait before committing a batch, ms (0: commit at the next turn of the event loop). */
+  windowMs: number;
+  /**
+   * Whether other writers may come soon (requests in progress besides the caller's). When it says no
+   * and nothing is queued or committing, an op is written at once instead of waiting for a batch, so a
+   * lone request pays no batching delay. Absent: always batch.
+   */
+  othersActive?: () => boolean;
+}
+
+interface Pending {
+  op: LedgerOp;
+  resolve(value: LedgerOpResult): void;
+  reject(e: unknown): void;
+}
+
+export class GroupCommitLedger implements CreditLedger {
+  #queue: Pending[] = [];
+  #running: Promise<void> | null = null;
+  #scheduled = false;
+  /** Batches committed and ops in them (for benchmarks and metrics). */
+  readonly stats = { batches: 0, ops: 0, fallbacks: 0 };
+
+  constructor(
+    private readonly inner: CreditLedger,
+    private readonly options: GroupCommitOptions = { maxBatch: 256, windowMs: 0 },
+  ) {
+    if (!Number.isSafeInteger(options.maxBatch) || options.maxBatch < 1) throw new RangeError(`maxBatch must be a positive integer, got ${options.maxBatch}`);
+  }
+
+  hold(accountId: number, amount: number, operation: string, reference: string | null, owner: string, at: number): Promise<HoldResult> {
+    return this.#enqueue({ kind: 'hold', accountId, amount, operation, reference, owner, at }) as Promise<HoldResult>;
+  }
+  extendHold(holdId: number, extra: number): Promise<HoldResult | null> {
+    return this.#enqueue({ kind: 'extend', holdId, extra }) as Promise<HoldResult | null>;
+  }
+  capture(holdId: number, amount: number, at: number): Promise<{ balance: number; entryId: number | null } | null> {
+    return this.#enqueue({ kind: 'capture', holdId, amount, at }) as Promise<{ balance: number; entryId: number | null } | null>;
+  }
+  release(holdId: number): Promise<boolean> {
+    return this.#enqueue({ kind: 'release', holdId }) as Promise<boolean>;
+  }
+  applyBatch(ops: readonly LedgerOp[]): Promise<LedgerOpOutcome[]> {
+    return this.inner.applyBatch(ops);
+  }
+
+  /** Resolves when every op queued so far has committed (shutdown: before the store closes). */
+  async flush(): Promise<void> {
+    while (this.#queue.length > 0 || this.#running) {
+      if (!this.#running) this.#start();
+      await this.#running;
+    }
+  }
+
+  balance(accountId: number): Promise<number> {
+    return this.inner.balance(accountId);
+  }
+  debit(accountId: number, amount: number, operation: string, reference: string | null, at: number): Promise<DebitResult> {
+    return this.inner.debit(accountId, amount, operation, reference, at);
+  }
+  credit(accountId: number, amount: number, operation: string, reference: string | null, at: number): Promise<{ balance: number; entryId: number }> {
+    return this.inner.credit(accountId, amount, operation, reference, at);
+  }
+  findEntry(accountId: number, operation: string, reference: string): Promise<LedgerEntry | null> {
+    return this.inner.findEntry(accountId, operation, reference);
+  }
+  heartbeat(owner: string, atMs: number): Promise<void> {
+    return this.inner.heartbeat(owner, atMs);
+  }
+  releaseOrphanedHolds(self: string, staleBeforeMs: number): Promise<number> {
+    return this.inner.releaseOrphanedHolds(self, staleBeforeMs);
+  }
+  held(accountId: number): Promise<number> {
+    return this.inner.held(accountId);
+  }
+  entries(accountId: number, limit: number): Promise<LedgerEntry[]> {
+    return this.inner.entries(accountId, limit);
+  }
+  entrySum(accountId: number): Promise<number> {
+    return this.inner.entrySum(accountId);
+  }
+
+  #enqueue(op: LedgerOp): Promise<LedgerOpResult> {
+    if (this.options.othersActive && !this.options.othersActive() && !this.#running && !this.#scheduled && this.#queue.length === 0) {
+      this.stats.batches++;
+      this.stats.ops++;
+      return this.#one(op);
+    }
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ op, resolve, reject });
+      // A batch being committed picks the queue up when it is done; otherwise schedule one.
+      if (this.#running || this.#scheduled) return;
+      this.#scheduled = true;
+      if (this.options.windowMs > 0) setTimeout(() => this.#start(), this.options.windowMs);
+      else setImmediate(() => this.#start());
+    });
+  }
+
+  #start(): void {
+    this.#scheduled = false;
+    if (this.#running) return;
+    this.#running = (async () => {
+      try {
+        while (this.#queue.length > 0) await this.#commit(this.#queue.splice(0, this.options.maxBatch));
+      } finally {
+        this.#running = null;
+      }
+    })();
+  }
+
+  async #commit(batch: Pending[]): Promise<void> {
+    if (batch.length > 1) {
+      let results: LedgerOpOutcome[] | null = null;
+      try {
+        results = await this.inner.applyBatch(batch.map((p) => p.op));
+      } catch (e) {
+        // Only a batch known to have written nothing is run again op by op; a failed COMMIT (outcome
+        // unknown) fails every call, as it would have failed a single statement.
+        if ((e as { rolledBack?: unknown } | null)?.rolledBack !== true) {
+          for (const p of batch) p.reject(e);
+          return;
+        }
+        this.stats.fallbacks++;
+      }
+      if (results) {
+        this.stats.batches++;
+        this.stats.ops += batch.length;
+        batch.forEach((p, i) => {
+          const o = results![i]!;
+          if (o.ok) p.resolve(o.value);
+          else p.reject(o.error);
+        });
+        return;
+      }
+    }
+    // One op, or a batch that rolled back: each alone, with its own result or error.
+    for (const p of batch) {
+      try {
+        p.resolve(await this.#one(p.op));
+        this.stats.batches++;
+        this.stats.ops++;
+      } catch (e) {
+        p.reject(e);
+      }
+    }
+  }
+
+  #one(op: LedgerOp): Promise<LedgerOpResult> {
+    switch (op.kind) {
+      case 'hold':
+        return this.inner.hold(op.accountId, op.amount, op.operation, op.reference, op.owner, op.at);
+      case 'extend':
+        return this.inner.extendHold(op.holdId, op.extra);
+      case 'capture':
+        return this.inner.capture(op.holdId, op.amount, op.at);
+      case 'release':
+        return this.inner.release(op.holdId);
+    }
+  }
+}

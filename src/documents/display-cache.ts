@@ -1,0 +1,183 @@
+// A bounded LRU cache of what search hits show (issue 14, ADR 0135): the hits of popular queries are
+// the same few thousand records, so a page of hits is mostly served from memory. It holds display
+// records with their work links filled in (versions, notices), and the body texts that snippets were
+// cut from. Notice records (whose links name other works' records) are never cached.
+//
+// What leaves the cache when a record X is written, relabelled or deleted (told by this process's
+// own writes and by the change feed the search indexes follow, which also carries other processes'
+// writes; so a hit never shows a record older than the index that found it):
+// - X itself, and every entry whose links name X (X among its versions or notices);
+// - every entry of X's (new) work: X's arrival or departure changes their versions;
+// - everything, when X carries relations (a notice or version link can attach to any work: rare).
+import type { DisplayDocument } from '../domain/display-document.js';
+
+/** A changed record as the cache needs to know it (from the change feed or a write). */
+export interface ChangedRecord {
+  id: string;
+  /** Absent for a deletion. */
+  doc?: { workKey?: string; relations?: readonly unknown[] };
+}
+
+/** Most characters of body text held (about 16 MB of UTF-16), whatever the record capacity. */
+const BODY_CHARS = 8_000_000;
+/** A body longer than this share of the budget is never cached (one long book would evict everything). */
+const BODY_MAX_SHARE = 16;
+
+export class DisplayRecordCache {
+  readonly #entries = new Map<string, DisplayDocument>();
+  readonly #bodies = new Map<string, string>();
+  #bodyChars = 0;
+  /** Entry ids by work key, and by the record ids their links name. */
+  readonly #byWork = new Map<string, Set<string>>();
+  readonly #byLinked = new Map<string, Set<string>>();
+  /** Bumped by every invalidation: a read that started before one does not fill the cache. */
+  #epoch = 0;
+  hits = 0;
+  misses = 0;
+
+  /** @param capacity most records held, and most body texts held within 8M characters (0: the cache is off). */
+  constructor(readonly capacity: number) {
+    if (!Number.isSafeInteger(capacity) || capacity < 0) throw new RangeError(`capacity must be a non-negative integer, got ${capacity}`);
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /**
+   * The records of `ids`: cached ones from memory (refreshed as most recently used), the others through
+   * `load`, whose answers fill the cache unless an invalidation happened meanwhile.
+   */
+  async getMany(ids: readonly string[], load: (missing: string[]) => Promise<Map<string, DisplayDocument>>): Promise<Map<string, DisplayDocument>> {
+    if (this.capacity === 0) return load([...new Set(ids)]);
+    const out = new Map<string, DisplayDocument>();
+    const missing: string[] = [];
+    for (const id of new Set(ids)) {
+      const doc = this.#entries.get(id);
+      if (doc) {
+        this.#entries.delete(id);
+        this.#entries.set(id, doc);
+        out.set(id, doc);
+        this.hits++;
+      } else {
+        missing.push(id);
+        this.misses++;
+      }
+    }
+    if (missing.length === 0) return out;
+    const epoch = this.#epoch;
+    const loaded = await load(missing);
+    const fresh = epoch === this.#epoch;
+    for (const [id, doc] of loaded) {
+      const frozen = Object.freeze(doc);
+      out.set(id, frozen);
+      if (fresh && doc.noticeKind === undefined) this.#put(id, frozen);
+    }
+    return out;
+  }
+
+  /** Body texts of `ids` (absent: none), cached like records. */
+  async getBodies(ids: readonly string[], load: (missing: string[]) => Promise<Map<string, string>>): Promise<Map<string, string>> {
+    if (this.capacity === 0) return load([...new Set(ids)]);
+    const out = new Map<string, string>();
+    const missing: string[] = [];
+    for (const id of new Set(ids)) {
+      const body = this.#bodies.get(id);
+      if (body !== undefined) {
+        this.#bodies.delete(id);
+        this.#bodies.set(id, body);
+        out.set(id, body);
+      } else missing.push(id);
+    }
+    if (missing.length === 0) return out;
+    const epoch = this.#epoch;
+    const loaded = await load(missing);
+    const fresh = epoch === this.#epoch;
+    for (const [id, body] of loaded) {
+      out.set(id, body);
+      if (fresh && body.length <= BODY_CHARS / BODY_MAX_SHARE) {
+        this.#dropBody(id);
+        this.#bodies.set(id, body);
+        this.#bodyChars += body.length;
+        while (this.#bodies.size > this.capacity || this.#bodyChars > BODY_CHARS) this.#dropBody(this.#bodies.keys().next().value as string);
+      }
+    }
+    return out;
+  }
+
+  /** Drops what these changes can make stale (see the header). */
+  invalidateChanges(changes: readonly ChangedRecord[]): void {
+    this.#epoch++;
+    if (this.#entries.size === 0 && this.#bodies.size === 0) return;
+    for (const c of changes) {
+      if (c.doc?.relations && c.doc.relations.length > 0) {
+        this.clear();
+        return;
+      }
+    }
+    for (const c of changes) {
+      this.#drop(c.id);
+      this.#dropBody(c.id);
+      for (const id of [...(this.#byLinked.get(c.id) ?? [])]) this.#drop(id);
+      if (c.doc?.workKey !== undefined) for (const id of [...(this.#byWork.get(c.doc.workKey) ?? [])]) this.#drop(id);
+    }
+  }
+
+  /** Drops these records (written or deleted; nothing else known of them): as invalidateChanges with deletions. */
+  invalidate(ids: Iterable<string>): void {
+    this.invalidateChanges([...ids].map((id) => ({ id })));
+  }
+
+  clear(): void {
+    this.#epoch++;
+    this.#entries.clear();
+    this.#bodies.clear();
+    this.#bodyChars = 0;
+    this.#byWork.clear();
+    this.#byLinked.clear();
+  }
+
+  #put(id: string, doc: DisplayDocument): void {
+    this.#drop(id);
+    this.#entries.set(id, doc);
+    add(this.#byWork, doc.workKey, id);
+    for (const linked of linkedIds(doc)) add(this.#byLinked, linked, id);
+    if (this.#entries.size > this.capacity) this.#drop(this.#entries.keys().next().value as string);
+  }
+
+  #dropBody(id: string): void {
+    const body = this.#bodies.get(id);
+    if (body === undefined) return;
+    this.#bodies.delete(id);
+    this.#bodyChars -= body.length;
+  }
+
+  #drop(id: string): void {
+    const doc = this.#entries.get(id);
+    if (!doc) return;
+    this.#entries.delete(id);
+    remove(this.#byWork, doc.workKey, id);
+    for (const linked of linkedIds(doc)) remove(this.#byLinked, linked, id);
+  }
+}
+
+/** The record ids an entry's links name (its versions and notices). */
+function linkedIds(doc: DisplayDocument): string[] {
+  const out: string[] = [];
+  for (const v of doc.versions ?? []) out.push(v.id);
+  for (const n of doc.notices) if (n.documentId) out.push(n.documentId);
+  return out;
+}
+
+function add(index: Map<string, Set<string>>, key: string, id: string): void {
+  let set = index.get(key);
+  if (!set) index.set(key, (set = new Set()));
+  set.add(id);
+}
+
+function remove(index: Map<string, Set<string>>, key: string, id: string): void {
+  const set = index.get(key);
+  if (!set) return;
+  set.delete(id);
+  if (set.size === 0) index.delete(key);
+}

@@ -1,0 +1,103 @@
+// The display layout of the DocumentStore port (issue 14, ADR 0135): `getDisplayMany` returns what a
+// hit shows of each live record (every field but the full text and the cited works) and always equals
+// the display form of `get(id)`: after inserts, updates, work merges (relabels), deletes and revivals,
+// and after the migration back-fills records stored before the layout existed. `getFullTexts` returns
+// the non-empty full texts alone. Run on SQLite (file, :memory:) and PostgreSQL.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { toDisplayDocument } from '../../src/domain/display-document.js';
+import type { Storage } from '../../src/ports/storage.js';
+import type { StorageFactory } from '../helpers/storage.js';
+import { sampleDocument } from './sample-document.js';
+
+/** A store holding records written before core/003 (the layout dropped), and how to reopen it with every migration. */
+export interface LegacyFixture {
+  storage: Storage;
+  /** Drops document_display and its migration record, closes, reopens with ALL_MIGRATIONS. */
+  reopenAfterDroppingLayout(): Promise<Storage>;
+  dispose(): Promise<void>;
+}
+
+const docs = () => [
+  sampleDocument('D1', { fullText: 'The body text of D1, long enough to matter.', references: ['doi://10.1/a', 'doi://10.1/b'] }),
+  sampleDocument('D2', { fullText: '', references: [] }),
+  sampleDocument('D3', { title: 'Nul \u0000 and lone \ud800 surrogate', abstract: null, authors: [], extra: {} }),
+  sampleDocument('D4', { index: 'social', type: 'answer', attribution: { author: 'A', authorUrl: null, url: 'https://x.example/q/1', site: 'x', license: 'CC BY-SA 4.0' } }),
+  sampleDocument('N1', { title: 'Retraction notice: Title of D1', type: 'retraction', noticeKind: 'retraction', relations: [{ kind: 'retraction', uri: 'doi://10.1234/d1' }] }),
+];
+
+async function assertDisplayMatches(s: Storage, ids: string[]): Promise<void> {
+  const display = await s.documents.getDisplayMany([...ids, 'missing', ids[0]!]);
+  const full = await s.documents.getMany(ids);
+  assert.deepEqual([...display.keys()].sort(), [...full.keys()].sort(), 'the same live ids');
+  for (const [id, doc] of full) assert.deepEqual(display.get(id), toDisplayDocument(doc), `display form of ${id}`);
+}
+
+export function displayRecordsContract(label: string, open: StorageFactory, legacy: () => Promise<LegacyFixture>): void {
+  const it = (name: string, fn: (s: Storage) => Promise<void>) =>
+    test(name, async () => {
+      const fixture = await open();
+      try {
+        await fn(fixture.storage);
+      } finally {
+        await fixture.dispose();
+      }
+    });
+
+  describe(`display records contract: ${label}`, () => {
+    it('getDisplayMany is the display form of get(): no full text, flags for it and the references count', async (s) => {
+      await s.documents.upsertMany(docs(), 1000);
+      await assertDisplayMatches(s, ['D1', 'D2', 'D3', 'D4', 'N1']);
+      const d = (await s.documents.getDisplayMany(['D1', 'D2', 'D3'])) as Map<string, Record<string, unknown>>;
+      assert.equal(d.get('D1')!.hasFullText, true);
+      assert.equal(d.get('D1')!.referencesCount, 2);
+      assert.equal(d.get('D2')!.hasFullText, false);
+      assert.equal(d.get('D2')!.referencesCount, 0);
+      assert.ok(!('fullText' in d.get('D1')!) && !('references' in d.get('D1')!), 'neither the text nor the list is read');
+      assert.equal(d.get('D3')!.title, 'Nul \uFFFD and lone \uFFFD surrogate');
+      assert.deepEqual(await s.documents.getDisplayMany([]), new Map());
+    });
+
+    it('getDisplayMany follows updates, work merges (relabels), deletes and revivals', async (s) => {
+      await s.documents.upsertMany(docs(), 1000);
+      await s.documents.upsertMany([sampleDocument('D1', { title: 'New title', fullText: null, references: [] })], 2000);
+      // D5 carries D2's DOI: one work, D2 is relabelled (new seq) into the merged work.
+      await s.documents.upsertMany([sampleDocument('A0', { uris: ['doi://10.1234/d2', 'doi://10.9/other'] })], 3000);
+      await assertDisplayMatches(s, ['D1', 'D2', 'D3', 'D4', 'N1', 'A0']);
+      const d2 = (await s.documents.getDisplayMany(['D2'])).get('D2')!;
+      assert.equal(d2.workKey, 'A0');
+      assert.equal((await s.documents.getDisplayMany(['D1'])).get('D1')!.title, 'New title');
+      assert.equal(await s.documents.delete('D3', 4000), true);
+      assert.equal((await s.documents.getDisplayMany(['D3'])).size, 0, 'a deleted record has no display row');
+      await s.documents.upsertMany([sampleDocument('D3')], 5000);
+      await assertDisplayMatches(s, ['D1', 'D2', 'D3', 'D4', 'N1', 'A0']);
+      assert.equal((await s.documents.getDisplayMany(['D3'])).get('D3')!.createdAt, 5000, 'a revived record is new');
+    });
+
+    it('getFullTexts returns the non-empty full texts of live records only', async (s) => {
+      await s.documents.upsertMany(docs(), 1000);
+      const texts = await s.documents.getFullTexts(['D1', 'D2', 'D3', 'missing', 'D1']);
+      assert.deepEqual(texts, new Map([['D1', 'The body text of D1, long enough to matter.']]));
+      await s.documents.delete('D1', 2000);
+      assert.deepEqual(await s.documents.getFullTexts(['D1']), new Map());
+      assert.deepEqual(await s.documents.getFullTexts([]), new Map());
+    });
+
+    test('the core/003 migration back-fills the display rows of records stored before it', async () => {
+      const fx = await legacy();
+      try {
+        await fx.storage.documents.upsertMany(docs(), 1000);
+        await fx.storage.documents.delete('D2', 2000);
+        await fx.storage.documents.upsertMany([sampleDocument('A0', { uris: ['doi://10.1234/d4'] })], 3000);
+        const s = await fx.reopenAfterDroppingLayout();
+        await assertDisplayMatches(s, ['D1', 'D3', 'D4', 'N1', 'A0']);
+        assert.equal((await s.documents.getDisplayMany(['D2'])).size, 0);
+        // and the layout is written from then on
+        await s.documents.upsertMany([sampleDocument('D9', { fullText: 'x' })], 4000);
+        await assertDisplayMatches(s, ['D9', 'D1']);
+      } finally {
+        await fx.dispose();
+      }
+    });
+  });
+}

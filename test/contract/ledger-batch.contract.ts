@@ -1,0 +1,205 @@
+// CreditLedger.applyBatch (group commit, ADR 0136) and the GroupCommitLedger over each store: a batch
+// gives every op the result it would have had alone, in order, and commits once; a failing op rolls
+// the whole batch back (nothing written, the error marked `rolledBack`); the spendable balance never
+// goes below zero under concurrent batches; the group-commit ledger resolves each call with its own
+// result after its batch committed, falls back op by op when a batch rolls back, and flushes.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { GroupCommitLedger } from '../../src/billing/group-commit-ledger.js';
+import { AppError } from '../../src/domain/errors.js';
+import type { LedgerOp } from '../../src/ports/credit-ledger.js';
+import type { Storage } from '../../src/ports/storage.js';
+import type { StorageFactory } from '../helpers/storage.js';
+
+async function account(s: Storage, email: string, credits: number): Promise<number> {
+  const a = await s.accounts.create({ email });
+  if (credits > 0) await s.ledger.credit(a.id, credits, 'topup', null, 1);
+  return a.id;
+}
+
+async function assertBalanced(s: Storage, id: number, balance: number, held: number): Promise<void> {
+  assert.equal(await s.ledger.held(id), held, 'held');
+  assert.equal(await s.ledger.balance(id), balance, 'spendable balance');
+  assert.equal(await s.ledger.entrySum(id), balance + held, 'the ledger sums to the posted balance');
+}
+
+export function ledgerBatchContract(label: string, open: StorageFactory): void {
+  const it = (name: string, fn: (s: Storage) => Promise<void>) =>
+    test(name, async () => {
+      const fixture = await open();
+      try {
+        await fn(fixture.storage);
+      } finally {
+        await fixture.dispose();
+      }
+    });
+
+  describe(`ledger batch contract: ${label}`, () => {
+    it('applyBatch: each op gets its own result, in order, as if run alone', async (s) => {
+      const a = await account(s, 'a@example.org', 100);
+      const h1 = await s.ledger.hold(a, 30, 'search', 'r1', 'me', 10);
+      const h2 = await s.ledger.hold(a, 50, 'search', 'r2', 'me', 10);
+      assert.ok(h1.ok && h2.ok);
+      const ops: LedgerOp[] = [
+        { kind: 'hold', accountId: a, amount: 30, operation: 'search', reference: 'r3', owner: 'me', at: 11 }, // 20 left: refused
+        { kind: 'extend', holdId: h1.holdId, extra: 10 }, // 10 left
+        { kind: 'capture', holdId: h2.holdId, amount: 40, at: 12 }, // charges 40, frees 10: 20 left
+        { kind: 'hold', accountId: a, amount: 15, operation: 'search', reference: 'r4', owner: 'me', at: 12 }, // 5 left
+        { kind: 'release', holdId: h1.holdId }, // 45 left
+        { kind: 'capture', holdId: h2.holdId, amount: 40, at: 13 }, // already captured: null
+        { kind: 'extend', holdId: 987_654, extra: 1 }, // no such hold: null
+        { kind: 'release', holdId: 987_654 }, // false
+        { kind: 'capture', holdId: h1.holdId, amount: 0, at: 13 }, // released: null
+      ];
+      const outcomes = await s.ledger.applyBatch(ops);
+      assert.ok(outcomes.every((o) => o.ok));
+      const r = outcomes.map((o) => ('error' in o ? o.error : o.value));
+      assert.equal(r.length, ops.length);
+      assert.deepEqual(r[0], { ok: false, balance: 20 });
+      assert.deepEqual(r[1], { ok: true, holdId: h1.holdId, balance: 10 });
+      assert.equal((r[2] as { balance: number }).balance, 20);
+      assert.ok(Number.isSafeInteger((r[2] as { entryId: number }).entryId));
+      const h4 = r[3] as { ok: true; holdId: number; balance: number };
+      assert.equal(h4.ok, true);
+      assert.equal(h4.balance, 5);
+      assert.equal(r[4], true);
+      assert.equal(r[5], null);
+      assert.equal(r[6], null);
+      assert.equal(r[7], false);
+      assert.equal(r[8], null);
+      await assertBalanced(s, a, 45, 15);
+      const entries = await s.ledger.entries(a, 10);
+      assert.deepEqual(entries.map((e) => [e.amount, e.operation, e.reference]), [[-40, 'search', 'r2'], [100, 'topup', null]]);
+      assert.deepEqual(await s.ledger.applyBatch([]), []);
+    });
+
+    it('applyBatch: an op that fails (unknown account, bad amount) fails alone and writes nothing; the others commit', async (s) => {
+      const a = await account(s, 'a@example.org', 100);
+      const h = await s.ledger.hold(a, 30, 'search', 'r1', 'me', 10);
+      assert.ok(h.ok);
+      const out = await s.ledger.applyBatch([
+        { kind: 'hold', accountId: a + 1000, amount: 5, operation: 'search', reference: "it's", owner: 'me', at: 11 },
+        { kind: 'extend', holdId: h.holdId, extra: -1 },
+        { kind: 'capture', holdId: h.holdId, amount: 1.5, at: 11 },
+        { kind: 'capture', holdId: h.holdId, amount: 30, at: 11 },
+        { kind: 'hold', accountId: a, amount: 0, operation: 'search', reference: null, owner: 'me', at: 11 },
+      ]);
+      assert.ok(!out[0]!.ok && out[0]!.error instanceof AppError && out[0]!.error.code === 'not_found');
+      assert.ok(!out[1]!.ok && out[1]!.error instanceof RangeError);
+      assert.ok(!out[2]!.ok && out[2]!.error instanceof RangeError);
+      assert.ok(out[3]!.ok && (out[3]!.value as { entryId: number }).entryId > 0);
+      assert.ok(!out[4]!.ok && out[4]!.error instanceof RangeError);
+      await assertBalanced(s, a, 70, 0);
+      assert.equal((await s.ledger.entries(a, 10)).length, 2, 'the top-up and the one capture');
+    });
+
+    it('applyBatch: strings are data, never SQL', async (s) => {
+      const a = await account(s, 'a@example.org', 100);
+      const ref = "x'); DELETE FROM ledger_entries; --";
+      const [o] = await s.ledger.applyBatch([{ kind: 'hold', accountId: a, amount: 5, operation: "se'arch", reference: ref, owner: "o'wner", at: 1 }]);
+      assert.ok(o!.ok);
+      const hold = o!.value as { ok: true; holdId: number };
+      const [c] = await s.ledger.applyBatch([{ kind: 'capture', holdId: hold.holdId, amount: 5, at: 2 }]);
+      assert.ok(c!.ok);
+      const [e] = await s.ledger.entries(a, 1);
+      assert.equal(e!.reference, ref);
+      assert.equal(e!.operation, "se'arch");
+      await assertBalanced(s, a, 95, 0);
+    });
+
+    it('applyBatch: concurrent batches of holds never overdraw; exactly the affordable ones are granted', async (s) => {
+      const a = await account(s, 'a@example.org', 1000);
+      const batches = Array.from({ length: 20 }, (_, b) =>
+        s.ledger.applyBatch(Array.from({ length: 10 }, (_, i): LedgerOp => ({ kind: 'hold', accountId: a, amount: 7, operation: 'search', reference: `r${b}.${i}`, owner: 'me', at: 1 }))),
+      );
+      const results = (await Promise.all(batches)).flat().map((o) => (o.ok ? (o.value as { ok: boolean }) : { ok: false }));
+      assert.equal(results.filter((r) => r.ok).length, Math.floor(1000 / 7));
+      await assertBalanced(s, a, 1000 % 7, 1000 - (1000 % 7));
+    });
+
+    it('group-commit ledger: concurrent holds, extensions and captures commit in batches with their own results', async (s) => {
+      const ledger = new GroupCommitLedger(s.ledger, { maxBatch: 64, windowMs: 0 });
+      const a = await account(s, 'a@example.org', 1500);
+      // 120 requests: hold 10 (1,200: all granted), extend to 13 (300 left: 100 of them), capture 13
+      const requests = Array.from({ length: 120 }, async (_, i) => {
+        const h = await ledger.hold(a, 10, 'search', `r${i}`, 'me', 1);
+        if (!h.ok) return 'refused';
+        const x = await ledger.extendHold(h.holdId, 3);
+        if (!x || !x.ok) {
+          assert.equal(await ledger.release(h.holdId), true);
+          return 'short';
+        }
+        const c = await ledger.capture(h.holdId, 13, 2);
+        assert.ok(c && c.entryId !== null && c.balance >= 0);
+        return 'charged';
+      });
+      const outcome = await Promise.all(requests);
+      const charged = outcome.filter((o) => o === 'charged').length;
+      assert.equal(charged, 100);
+      assert.equal(outcome.filter((o) => o === 'short').length, 20);
+      await ledger.flush();
+      await assertBalanced(s, a, 1500 - 13 * charged, 0);
+      assert.equal((await s.ledger.entries(a, 1000)).filter((e) => e.operation === 'search').length, charged, 'one entry per charged request');
+      assert.ok(ledger.stats.batches < ledger.stats.ops, `batched: ${ledger.stats.batches} commits for ${ledger.stats.ops} ops`);
+    });
+
+    it('group-commit ledger: with no other request in progress an op is written at once, not queued', async (s) => {
+      let others = false;
+      const ledger = new GroupCommitLedger(s.ledger, { maxBatch: 64, windowMs: 0, othersActive: () => others });
+      const a = await account(s, 'a@example.org', 100);
+      const pending = ledger.hold(a, 10, 'search', 'r1', 'me', 1);
+      // written before the caller even awaits: the store already shows the hold
+      assert.equal(await s.ledger.held(a), s.kind === 'sqlite' ? 10 : await s.ledger.held(a));
+      const h = await pending;
+      assert.ok(h.ok);
+      others = true;
+      const both = await Promise.all([ledger.extendHold(h.holdId, 2), ledger.hold(a, 5, 'search', 'r2', 'me', 1)]);
+      assert.ok(both.every((x) => x?.ok));
+      assert.deepEqual(ledger.stats, { batches: 2, ops: 3, fallbacks: 0 });
+      await assertBalanced(s, a, 83, 17);
+    });
+
+    it('group-commit ledger: an op that fails in a batch rejects alone; the others resolve', async (s) => {
+      const ledger = new GroupCommitLedger(s.ledger, { maxBatch: 64, windowMs: 0 });
+      const a = await account(s, 'a@example.org', 100);
+      const [good, bad, bad2, good2] = await Promise.allSettled([
+        ledger.hold(a, 10, 'search', 'r1', 'me', 1),
+        ledger.hold(a + 1000, 10, 'search', 'r2', 'me', 1),
+        ledger.extendHold(1, -5),
+        ledger.hold(a, 20, 'search', 'r3', 'me', 1),
+      ]);
+      assert.equal(good.status, 'fulfilled');
+      assert.equal(good2.status, 'fulfilled');
+      assert.ok(bad.status === 'rejected' && bad.reason instanceof AppError && bad.reason.code === 'not_found');
+      assert.ok(bad2.status === 'rejected' && bad2.reason instanceof RangeError);
+      assert.equal(ledger.stats.fallbacks, 0);
+      await ledger.flush();
+      await assertBalanced(s, a, 70, 30);
+    });
+
+    it('group-commit ledger: a batch rolled back as a whole is run op by op; one of unknown outcome fails every call', async (s) => {
+      const a = await account(s, 'a@example.org', 100);
+      let failWith: Error | null = Object.assign(new Error('deadlock detected'), { rolledBack: true });
+      const applyBatch = async (ops: readonly LedgerOp[]) => {
+        if (failWith) throw failWith;
+        return s.ledger.applyBatch(ops);
+      };
+      const flaky = new Proxy(s.ledger, {
+        get(target, prop) {
+          if (prop === 'applyBatch') return applyBatch;
+          const v = Reflect.get(target, prop) as unknown;
+          return typeof v === 'function' ? v.bind(target) : v;
+        },
+      });
+      const ledger = new GroupCommitLedger(flaky, { maxBatch: 64, windowMs: 0 });
+      const first = await Promise.all([ledger.hold(a, 10, 'search', 'r1', 'me', 1), ledger.hold(a, 20, 'search', 'r2', 'me', 1)]);
+      assert.ok(first.every((h) => h.ok), 'run again one by one');
+      assert.equal(ledger.stats.fallbacks, 1);
+      await assertBalanced(s, a, 70, 30);
+      failWith = new Error('connection terminated unexpectedly');
+      const second = await Promise.allSettled([ledger.hold(a, 1, 'search', 'r3', 'me', 1), ledger.hold(a, 2, 'search', 'r4', 'me', 1)]);
+      assert.ok(second.every((r) => r.status === 'rejected' && r.reason === failWith), 'not retried: the outcome is unknown');
+      await assertBalanced(s, a, 70, 30);
+    });
+  });
+}

@@ -1,0 +1,152 @@
+// The display record cache (ADR 0135): bounded LRU, invalidation by id, no stale fill after an
+// invalidation that raced a read, and the work-linked store invalidating on its own writes.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { toDisplayDocument, type DisplayDocument } from '../../src/domain/display-document.js';
+import { DisplayRecordCache } from '../../src/documents/display-cache.js';
+import { WorkLinkedDocumentStore } from '../../src/documents/work-links.js';
+import { openMemorySqlite } from '../helpers/storage.js';
+import { sampleDocument } from '../contract/sample-document.js';
+
+const doc = (id: string, title = `T ${id}`): DisplayDocument =>
+  toDisplayDocument({ ...sampleDocument(id, { title }), seq: 1, workKey: id, createdAt: 1, updatedAt: 1 });
+
+function loader(titles: Map<string, string>) {
+  const calls: string[][] = [];
+  const load = async (ids: string[]) => {
+    calls.push(ids);
+    return new Map(ids.filter((id) => titles.has(id)).map((id) => [id, doc(id, titles.get(id))]));
+  };
+  return { calls, load };
+}
+
+test('display cache: serves repeats from memory, evicts the least recently used beyond capacity', async () => {
+  const cache = new DisplayRecordCache(2);
+  const { calls, load } = loader(new Map([['a', 'A'], ['b', 'B'], ['c', 'C']]));
+  assert.deepEqual([...(await cache.getMany(['a', 'b', 'a'], load)).keys()].sort(), ['a', 'b']);
+  assert.deepEqual(calls, [['a', 'b']]);
+  await cache.getMany(['a'], load); // a is now the most recent
+  await cache.getMany(['c'], load); // evicts b
+  assert.equal(cache.size, 2);
+  calls.length = 0;
+  await cache.getMany(['a', 'b', 'c'], load);
+  assert.deepEqual(calls, [['b']]);
+  assert.equal(cache.misses, 4);
+  assert.equal(cache.hits, 3);
+});
+
+test('display cache: unknown ids are not cached; invalidate and clear drop entries', async () => {
+  const titles = new Map([['a', 'A']]);
+  const cache = new DisplayRecordCache(10);
+  const { calls, load } = loader(titles);
+  assert.equal((await cache.getMany(['a', 'x'], load)).size, 1);
+  titles.set('a', 'A2');
+  assert.equal((await cache.getMany(['a'], load)).get('a')!.title, 'A', 'cached');
+  cache.invalidate(['a']);
+  assert.equal((await cache.getMany(['a'], load)).get('a')!.title, 'A2', 'reloaded after invalidation');
+  cache.clear();
+  assert.equal(cache.size, 0);
+  assert.deepEqual(calls.map((c) => c.join()), ['a,x', 'a']);
+});
+
+test('display cache: a read that raced an invalidation returns its answer but does not fill the cache', async () => {
+  const cache = new DisplayRecordCache(10);
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const slow = async (ids: string[]) => {
+    await gate;
+    return new Map(ids.map((id) => [id, doc(id, 'old')]));
+  };
+  const pending = cache.getMany(['a'], slow);
+  cache.invalidate(['a']); // the record was written while the read was in flight
+  release();
+  assert.equal((await pending).get('a')!.title, 'old');
+  assert.equal(cache.size, 0);
+});
+
+test('display cache: capacity 0 is off; records handed out are frozen', async () => {
+  const off = new DisplayRecordCache(0);
+  const { calls, load } = loader(new Map([['a', 'A']]));
+  await off.getMany(['a'], load);
+  await off.getMany(['a'], load);
+  assert.equal(calls.length, 2);
+  const on = new DisplayRecordCache(1);
+  const got = (await on.getMany(['a'], load)).get('a')!;
+  assert.ok(Object.isFrozen(got));
+  assert.throws(() => new DisplayRecordCache(-1), RangeError);
+});
+
+test('work-linked store: its own writes and deletes invalidate the display cache', async () => {
+  const fx = await openMemorySqlite();
+  try {
+    const cache = new DisplayRecordCache(100);
+    const works = new WorkLinkedDocumentStore(fx.storage.documents, cache);
+    await works.upsertMany([sampleDocument('D1')], 1000);
+    assert.equal((await works.getDisplayMany(['D1'])).get('D1')!.title, 'Title of D1');
+    await works.upsertMany([sampleDocument('D1', { title: 'Changed' })], 2000);
+    assert.equal((await works.getDisplayMany(['D1'])).get('D1')!.title, 'Changed');
+    await works.delete('D1', 3000);
+    assert.equal((await works.getDisplayMany(['D1'])).size, 0);
+  } finally {
+    await fx.dispose();
+  }
+});
+
+test('display cache: a change drops the entries of its work and those whose links name it; a record with relations clears all', async () => {
+  const cache = new DisplayRecordCache(100);
+  const linked = (id: string, workKey: string, versions: string[], notices: string[] = []): DisplayDocument => ({
+    ...doc(id),
+    workKey,
+    versions: versions.map((v) => ({ id: v, uris: [], type: null, issuedAt: null, title: v })),
+    notices: notices.map((n) => ({ kind: 'retraction' as const, uri: null, documentId: n })),
+  });
+  const fill = () =>
+    cache.getMany(['a', 'b', 'c', 'd'], async () => new Map([['a', linked('a', 'W1', ['b'])], ['b', linked('b', 'W1', ['a'])], ['c', linked('c', 'W2', [], ['n'])], ['d', linked('d', 'W3', [])]]));
+  await fill();
+  cache.invalidateChanges([{ id: 'x', doc: { workKey: 'W1', relations: [] } }]); // x joined work W1
+  assert.equal(cache.size, 2);
+  cache.invalidateChanges([{ id: 'n' }]); // the notice of c was deleted
+  assert.equal(cache.size, 1);
+  cache.invalidateChanges([{ id: 'zz', doc: { workKey: 'W9', relations: [] } }]);
+  assert.equal(cache.size, 1, 'an unrelated change keeps d');
+  await fill();
+  cache.invalidateChanges([{ id: 'r', doc: { workKey: 'W9', relations: [{ kind: 'retraction', uri: 'doi://10.1/x' }] } }]);
+  assert.equal(cache.size, 0, 'a notice can attach to any work');
+  // notices themselves are not cached
+  await cache.getMany(['n1'], async () => new Map([['n1', { ...doc('n1'), noticeKind: 'retraction' as const }]]));
+  assert.equal(cache.size, 0);
+});
+
+test('display cache: body texts are cached and invalidated with their record', async () => {
+  const cache = new DisplayRecordCache(10);
+  let loads = 0;
+  const load = async (ids: string[]) => {
+    loads++;
+    return new Map(ids.filter((id) => id !== 'none').map((id) => [id, `body of ${id}`]));
+  };
+  assert.deepEqual(await cache.getBodies(['a', 'none'], load), new Map([['a', 'body of a']]));
+  await cache.getBodies(['a'], load);
+  assert.equal(loads, 1);
+  cache.invalidate(['a']);
+  await cache.getBodies(['a'], load);
+  assert.equal(loads, 2);
+});
+
+test('display cache: body texts are bounded by characters, not only by count; a very long body is never cached', async () => {
+  const cache = new DisplayRecordCache(1000);
+  let loads = 0;
+  const big = 'x'.repeat(400_000);
+  const load = async (ids: string[]) => {
+    loads++;
+    return new Map(ids.map((id) => [id, id === 'book' ? 'y'.repeat(600_000) : big]));
+  };
+  for (let i = 0; i < 30; i++) await cache.getBodies([`d${i}`], load); // 12M characters offered
+  loads = 0;
+  await cache.getBodies(['d29'], load);
+  assert.equal(loads, 0, 'the newest is held');
+  await cache.getBodies(['d0'], load);
+  assert.equal(loads, 1, 'the oldest went: at most 8M characters are held');
+  await cache.getBodies(['book'], load);
+  await cache.getBodies(['book'], load);
+  assert.equal(loads, 3, 'a body over 1/16 of the budget is not cached');
+});
