@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LayoutLine, PageExtraction } from '../../src/recognition/index.js';
 import { keptMarginLines, rowSwitchShare } from '../../src/recognition/structure/layout-risk.js';
-import { brokenParagraphRatio, textStatistics } from '../../src/recognition/report/text-statistics.js';
+import { brokenParagraphRatio, textStatistics, tokenShape } from '../../src/recognition/report/text-statistics.js';
 import { scoreReport } from '../../src/recognition/report/score.js';
 
 const L = (text: string, x: number, y: number, size = 10): LayoutLine => ({
@@ -71,4 +71,12 @@ test('score factors: row switches, kept furniture, cut paragraphs and image page
   const text = textStatistics(`${words} ${'1,204 702 9.7 '.repeat(60)}`);
   assert.ok(text.digitRatio > 0.2 && 0.3 + 0.75 * text.letterRatio < 0.95, JSON.stringify(text));
   assert.equal(scoreReport({ ...base, text }).components.letters, 1);
+});
+
+test('tokenShape and oddTokenRatio: OCR-noise shapes count, ordinary words, numbers, units and names do not', () => {
+  for (const w of ['tHe', 'l0ng', 'wa,ter', 're|ease', 'fo;r', 'sta5tion']) assert.equal(tokenShape(w), 2, w);
+  for (const w of ['the', 'Water,', '(H2O)', 'COVID-19', '10th', '5kg', "don't", 'e.g.', 'well-known', 'and/or', 'Straße', '“quoted”']) assert.equal(tokenShape(w), 1, w);
+  for (const w of ['1,204', '9.7%', '--', '§']) assert.equal(tokenShape(w), 0, w);
+  assert.equal(textStatistics('the tHe water 1,204 l0ng').oddTokenRatio, 0.5);
+  assert.equal(textStatistics('1 2 3').oddTokenRatio, 0);
 });
