@@ -406,8 +406,11 @@ function startsNewBlock(a: LayoutLine, b: LayoutLine, cur: LayoutLine[], bounds:
   const right = bounds.x1;
   // A short line ending a sentence closes the paragraph.
   if (!inItem && a.x1 < right - 4 * a.size && /[.!?。！？]["'”’)\]]?$/.test(a.text.trim())) return true;
-  // First-line indent: b starts indented, reaches the right margin, and a was flush left.
-  if (!inItem && b.x0 > left + 1.2 * b.size && b.x1 >= right - 2 * b.size && a.x0 <= left + 1.5 && a.x1 < right - 0.5 * a.size) return true;
+  // First-line indent: b starts indented, reaches the right margin, and a was flush left. LaTeX indents by
+  // 1em in two columns (1.5em in one), so 0.75 of the size is enough on exact text-layer positions; OCR and
+  // DJVU positions jitter, so they need more.
+  const indent = b.sizeEstimated ? 1.2 : 0.75;
+  if (!inItem && b.x0 > left + indent * b.size && b.x1 >= right - 2 * b.size && a.x0 <= left + 1.5 && a.x1 < right - 0.5 * a.size) return true;
   return false;
 }
 
