@@ -388,11 +388,25 @@ function segmentPage(page: PageExtraction, skip: Set<LayoutLine>): RawBlock[] {
   return out;
 }
 
+/**
+ * Whether `b`, an OCR line, continues the sentence of `a` in one of tesseract's blocks: `a` does not end a
+ * sentence and `b` starts with a lower-case letter right below it. Then neither a paragraph break tesseract
+ * put between them (its paragraph detection breaks on skewed or noisy scans, mid-sentence or mid-word) nor
+ * a change of the estimated size (a line of x-height letters, or one whose box a skew made taller, comes
+ * out two points off) starts a new block: a heading does not start in lower case.
+ */
+function ocrContinues(a: LayoutLine, b: LayoutLine): boolean {
+  if (a.confidence === undefined || b.confidence === undefined || Math.floor(a.block / 1000) !== Math.floor(b.block / 1000)) return false;
+  if (b.y0 <= a.y0 || b.y0 - a.y1 > 0.9 * Math.min(a.size, b.size)) return false;
+  return !/[.!?:;。！？]["'”’)\]]?$/.test(a.text.trim()) && /^\p{Ll}/u.test(b.text.trim());
+}
+
 function startsNewBlock(a: LayoutLine, b: LayoutLine, cur: LayoutLine[], bounds: Box): boolean {
-  if (b.block !== a.block) return true;
+  const continues = ocrContinues(a, b);
+  if (b.block !== a.block && !continues) return true;
   // Estimated sizes (OCR, DJVU) jitter with the letters of a line: ask for a larger change there.
   const sizeStep = a.sizeEstimated ? Math.max(2, 0.3 * Math.min(a.size, b.size)) : 1.5;
-  if (Math.abs(a.size - b.size) >= sizeStep) return true;
+  if (Math.abs(a.size - b.size) >= sizeStep && !continues) return true;
   if (a.bold !== b.bold) return true;
   if (a.mono !== b.mono) return true;
   // A whole italic line above roman text (or the reverse) is a run-in heading or a quotation boundary.
