@@ -120,6 +120,9 @@ test('lists, captions, footnotes and references are recognised', () => {
   assert.match(md, /^- first item of the list\n- second item of the list$/m);
   assert.match(md, /^1\. an ordered item\n2\. another ordered item$/m);
   assert.match(md, /^\[\^3\]: A footnote/m);
+  // A small line starting with a longer number (a postal code) is no footnote labelled with its first digits.
+  const address = analyzeLayout({ pages: [page(1, [...para(60), L('07233 Seoul, 1 Uisadang-daero, Tel. 02-788-4510', 740, { size: 8, block: nb() })])] });
+  assert.ok(!address.blocks.some((b) => b.kind === 'footnote'), JSON.stringify(address.blocks.map((b) => b.kind)));
 });
 
 test('aligned cells become a Markdown table', () => {

@@ -248,7 +248,8 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
       const itemText = stripDotLeaders(body2);
       return { kind: 'item', page, text: ordered ? `${marker.symbol.replace(/^\(/, '').replace(/\)$/, '.')} ${itemText}` : itemText, ordered, x0: first.x0, size };
     }
-    const fm = /^(\d{1,3}|[*†‡§¶]+)\s*(?=\S)/.exec(text);
+    // The label is a whole number (not the first digits of a longer one: "07233 Seoul" is a postal code).
+    const fm = /^([1-9]\d{0,2}(?!\d)|[*†‡§¶]+)\s*(?=\S)/.exec(text);
     if (fm && first.y0 > raw.pageHeight * 0.72 && size < body - 0.6) {
       return { kind: 'footnote', page, label: fm[1]!, text: text.slice(fm[0].length) };
     }
