@@ -269,3 +269,12 @@ test('a table with wrapped cells under a bold header row becomes one row per ent
     ['SYSTEM_USER', 'The authorization ID that initiated the connection.'],
   ]);
 });
+
+test('OCR: a numbered heading estimated smaller than the body (no descenders) is a heading; an unnumbered small line is not', () => {
+  const ocr = (text: string, y: number, size: number, b: number, x1 = 300): LayoutLine => ({ ...L(text, y, { size, block: b, x1 }), sizeEstimated: true, confidence: 90 });
+  const body = (y: number, b: number): LayoutLine[] =>
+    Array.from({ length: 4 }, (_, i) => ocr(i === 3 ? 'and here the paragraph of the section ends.' : 'Body text of the section with words in it, as read', y + i * 12, 9, b, i === 3 ? 250 : 300));
+  const lines = [...body(100, 1), ocr('2Method', 160, 7, 2, 110), ...body(175, 3), ocr('Small print line', 240, 7, 4, 130), ...body(255, 5)];
+  const headings = analyzeLayout({ pages: [page(1, lines)] }).blocks.filter((b) => b.kind === 'heading').map((b) => (b.kind === 'heading' ? b.text : ''));
+  assert.deepEqual(headings, ['2Method']);
+});

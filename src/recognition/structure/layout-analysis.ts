@@ -326,8 +326,11 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
       return { kind: 'heading', page, text: t, level: 0, source: 'bold', size };
     }
     // Without fonts (OCR, DJVU): a lone short line without end punctuation, starting with a capital, above a
-    // longer paragraph, reads as a heading.
-    if (estimated && raw.lines.length === 1 && words <= 12 && ratio >= 0.95 && /^[\p{Lu}\d]/u.test(t) && !/[.,;:!?]$/.test(t) && next && !nextStartsLower) {
+    // longer paragraph, reads as a heading. A numbered one ("1 Introduction", "2Method" where OCR lost the
+    // space) may come out smaller than the body: sizes are estimated from the tallest word, and a heading's
+    // words often lack descenders.
+    const numberedLike = numbered !== null || /^\d{1,2}(?:\.\d{1,2}){0,3}\.?\s*\p{Lu}\p{Ll}/u.test(t);
+    if (estimated && raw.lines.length === 1 && words <= 12 && ratio >= (numberedLike ? 0.7 : 0.95) && /^[\p{Lu}\d]/u.test(t) && !/[.,;:!?]$/.test(t) && next && !nextStartsLower) {
       const nextChars = next.lines.reduce((n, l) => n + l.text.length, 0);
       if (next.lines.length >= 2 && nextChars > t.length * 2 && !listMarker(next.lines[0]!)) return { kind: 'heading', page, text: t, level: 0, source: 'layout', size };
     }
