@@ -13,7 +13,7 @@ import { basename, join } from 'node:path';
 import { LocalProcessRunner } from '../../src/adapters/process/local-process-runner.js';
 import { convertDocument } from '../../src/recognition/index.js';
 import { repoRoot, sharedData } from '../../test/helpers/paths.js';
-import { buildDevset, buildProduced } from './devset/build.js';
+import { buildDevset, buildGenerated, buildProduced } from './devset/build.js';
 import { check } from './devset/checks.js';
 import type { DevCheck } from './devset/documents.js';
 import { headingScores, normalizedEditDistance, pearson, spearman } from './metrics.js';
@@ -55,7 +55,7 @@ async function pdfjsText(pdf: string): Promise<string> {
   return out;
 }
 
-async function run(tool: Tool, pdf: string): Promise<{ text: string; score?: number; grade?: string; components?: Record<string, number>; ms: number; pages?: number; ocrPages?: number }> {
+async function run(tool: Tool, pdf: string): Promise<{ text: string; score?: number; grade?: string; components?: Record<string, number>; ms: number; pages?: number; ocrPages?: number; scoreInputs?: unknown }> {
   const t = performance.now();
   if (tool === 'lectern') {
     const r = await convertDocument(new Uint8Array(readFileSync(pdf)), { runner, pageMarkers: false });
@@ -66,7 +66,10 @@ async function run(tool: Tool, pdf: string): Promise<{ text: string; score?: num
     const c = r.report.score.components;
     // Factors below 1 only: what the score held against the document.
     const components = Object.fromEntries(Object.entries(c).filter(([, v]) => v < 1));
-    return { text: r.markdown, score: r.report.score.value, grade: r.report.score.grade, components, ms: performance.now() - t, pages: r.report.pages.total, ocrPages: r.report.ocr.pages };
+    // What the score is computed from, so that bench/recognition/fit-score.ts can refit its weights offline.
+    const { pages, text, ocr, structure } = r.report;
+    const scoreInputs = { pages, text, ocr, structure, format: r.report.input.format };
+    return { text: r.markdown, score: r.report.score.value, grade: r.report.score.grade, components, ms: performance.now() - t, pages: r.report.pages.total, ocrPages: r.report.ocr.pages, scoreInputs };
   }
   const text = tool === 'pdftotext'
     ? execFileSync('pdftotext', [pdf, '-'], { encoding: 'utf8' })
@@ -79,8 +82,13 @@ async function run(tool: Tool, pdf: string): Promise<{ text: string; score?: num
 const devPdfs = buildDevset(devDir);
 // Documents made by LaTeX and LibreOffice (held out: not used to tune the converter or the score).
 const produced = buildProduced(join(devDir, 'produced'));
-const corpora: { set: string; pdf: string; truth: string; checks: DevCheck[] }[] = [...devPdfs, ...produced.pdfs].map((pdf) => ({
-  set: `${pdf.includes('/produced/') ? 'produced' : 'devset'}${pdf.endsWith('.scan.pdf') ? '-scan' : ''}`,
+// Generated calibration documents (devset/generated.ts): `fit` ones fit the score, `heldout` ones test it.
+const generated = buildGenerated(join(devDir, 'generated'));
+const corpora: { set: string; pdf: string; truth: string; checks: DevCheck[] }[] = [
+  ...[...devPdfs, ...produced.pdfs].map((pdf) => ({ pdf, set: pdf.includes('/produced/') ? 'produced' : 'devset' })),
+  ...generated.pdfs.map((g) => ({ pdf: g.pdf, set: g.set === 'fit' ? 'generated-fit' : 'heldout' })),
+].map(({ pdf, set }) => ({
+  set: `${set}${pdf.endsWith('.scan.pdf') ? '-scan' : ''}`,
   pdf,
   truth: readFileSync(pdf.replace(/\.pdf$/, '.md'), 'utf8'),
   checks: JSON.parse(readFileSync(pdf.replace(/\.pdf$/, '.checks.json'), 'utf8')) as DevCheck[],
@@ -100,7 +108,9 @@ if (data) {
 
 const docs = [];
 const calibration: { score: number; quality: number; heldOut: boolean }[] = [];
-for (const c of corpora) {
+// --only PREFIX[,PREFIX...]: the sets whose name starts with one of them (a quicker look while developing).
+const only = opt('only')?.split(',');
+for (const c of corpora.filter((x) => !only || only.some((o) => x.set.startsWith(o)))) {
   const per: Record<string, unknown> = {};
   for (const tool of TOOLS) {
     const r = await run(tool, c.pdf);
@@ -111,10 +121,10 @@ for (const c of corpora) {
       editDistance: round(ed),
       headingF1: round(h.f1, 3),
       ...(c.checks.length ? { checksPassed: passed.length, checksFailed: c.checks.filter((k) => !passed.includes(k)) } : {}),
-      ...(r.score !== undefined ? { score: r.score, grade: r.grade, components: r.components, pages: r.pages, ocrPages: r.ocrPages } : {}),
+      ...(r.score !== undefined ? { score: r.score, grade: r.grade, components: r.components, pages: r.pages, ocrPages: r.ocrPages, scoreInputs: r.scoreInputs } : {}),
       ms: round(r.ms, 1),
     };
-    if (tool === 'lectern' && r.score !== undefined) calibration.push({ score: r.score, quality: 1 - ed, heldOut: c.set.startsWith('produced') });
+    if (tool === 'lectern' && r.score !== undefined) calibration.push({ score: r.score, quality: 1 - ed, heldOut: c.set.startsWith('heldout') });
   }
   docs.push({ set: c.set, doc: basename(c.pdf), checks: c.checks.length, ...per });
 }
@@ -122,8 +132,9 @@ for (const c of corpora) {
 type Row = (typeof docs)[number] & Record<Tool, { editDistance: number; headingF1: number; checksPassed?: number }>;
 const rows = docs as Row[];
 const summary: Record<string, unknown> = {};
-for (const set of ['devset', 'devset-scan', 'produced', 'produced-scan', 'docling-pdf', 'docling-ocr', 'all']) {
+for (const set of ['devset', 'devset-scan', 'produced', 'produced-scan', 'generated-fit', 'generated-fit-scan', 'heldout', 'heldout-scan', 'docling-pdf', 'docling-ocr', 'all']) {
   const rs = rows.filter((r) => set === 'all' || r.set === set);
+  if (!rs.length) continue;
   const checks = rs.reduce((n, r) => n + r.checks, 0);
   summary[set] = Object.fromEntries(TOOLS.map((t) => [t, {
     meanEditDistance: round(mean(rs.map((r) => r[t].editDistance))),
@@ -145,12 +156,18 @@ const result = {
   summary,
   ocrSecondsPerPage,
   producedNotBuilt: produced.missing,
+  generatedNotBuilt: generated.missing,
   scoreCalibration: {
     documents: calibration.length,
     measure: '1 - normalised edit distance of Lectern output against the ground truth',
     spearman: round(spearman(calibration.map((p) => p.score), calibration.map((p) => p.quality)), 3),
     pearson: round(pearson(calibration.map((p) => p.score), calibration.map((p) => p.quality)), 3),
-    // The LaTeX and LibreOffice documents and their scans alone: made after the score was set.
+    fit: (() => {
+      const h = calibration.filter((p) => !p.heldOut);
+      return { documents: h.length, spearman: round(spearman(h.map((p) => p.score), h.map((p) => p.quality)), 3), pearson: round(pearson(h.map((p) => p.score), h.map((p) => p.quality)), 3) };
+    })(),
+    // The generated held-out documents and their scans alone (devset/generated.ts, HELDOUT_SEEDS): never used
+    // to tune the converter or to fit the score's weights.
     heldOut: (() => {
       const h = calibration.filter((p) => p.heldOut);
       return { documents: h.length, spearman: round(spearman(h.map((p) => p.score), h.map((p) => p.quality)), 3), pearson: round(pearson(h.map((p) => p.score), h.map((p) => p.quality)), 3) };

@@ -4,8 +4,11 @@ import { distance } from 'fastest-levenshtein';
 /**
  * Normalises Markdown before edit distance: comments (page markers, image placeholders) removed, HTML
  * entities and backslash escapes decoded, heading/list/quote markers, emphasis, code fences, link and
- * image syntax and table rules removed, table pipes turned into spaces, Unicode NFKC, whitespace collapsed.
- * Case and punctuation are kept: they are part of the text.
+ * image syntax and table rules removed, table pipes turned into spaces, dot leaders (four or more full
+ * stops, spaced or not, as in a table of contents) removed, Unicode NFKC, whitespace collapsed.
+ * Case and punctuation are kept: they are part of the text. Dot leaders are layout, not text: issue 17 asks
+ * the converter to drop them while some reference Markdown (docling's) keeps them, so neither keeping nor
+ * dropping them counts.
  */
 export function normalizeForDistance(md: string): string {
   return md
@@ -27,6 +30,7 @@ export function normalizeForDistance(md: string): string {
     .replace(/(\*\*|__)(?=\S)([\s\S]*?\S)\1/g, '$2')
     .replace(/(^|\s)[*_](?=\S)([^*_\n]*?\S)[*_](?=\s|$|[.,;:!?])/g, '$1$2')
     .replace(/\|/g, ' ')
+    .replace(/(?:[ \t]?[.\u2024\u2026]){4,}/g, ' ')
     .normalize('NFKC')
     .replace(/\s+/g, ' ')
     .trim();

@@ -120,6 +120,9 @@ test('lists, captions, footnotes and references are recognised', () => {
   assert.match(md, /^- first item of the list\n- second item of the list$/m);
   assert.match(md, /^1\. an ordered item\n2\. another ordered item$/m);
   assert.match(md, /^\[\^3\]: A footnote/m);
+  // A small line starting with a longer number (a postal code) is no footnote labelled with its first digits.
+  const address = analyzeLayout({ pages: [page(1, [...para(60), L('07233 Seoul, 1 Uisadang-daero, Tel. 02-788-4510', 740, { size: 8, block: nb() })])] });
+  assert.ok(!address.blocks.some((b) => b.kind === 'footnote'), JSON.stringify(address.blocks.map((b) => b.kind)));
 });
 
 test('aligned cells become a Markdown table', () => {
@@ -265,4 +268,13 @@ test('a table with wrapped cells under a bold header row becomes one row per ent
     ['CURRENT_USER', 'The effective user of the thread including adopted authority. When no adopted authority is present, this has the same value as USER.'],
     ['SYSTEM_USER', 'The authorization ID that initiated the connection.'],
   ]);
+});
+
+test('OCR: a numbered heading estimated smaller than the body (no descenders) is a heading; an unnumbered small line is not', () => {
+  const ocr = (text: string, y: number, size: number, b: number, x1 = 300): LayoutLine => ({ ...L(text, y, { size, block: b, x1 }), sizeEstimated: true, confidence: 90 });
+  const body = (y: number, b: number): LayoutLine[] =>
+    Array.from({ length: 4 }, (_, i) => ocr(i === 3 ? 'and here the paragraph of the section ends.' : 'Body text of the section with words in it, as read', y + i * 12, 9, b, i === 3 ? 250 : 300));
+  const lines = [...body(100, 1), ocr('2Method', 160, 7, 2, 110), ...body(175, 3), ocr('Small print line', 240, 7, 4, 130), ...body(255, 5)];
+  const headings = analyzeLayout({ pages: [page(1, lines)] }).blocks.filter((b) => b.kind === 'heading').map((b) => (b.kind === 'heading' ? b.text : ''));
+  assert.deepEqual(headings, ['2Method']);
 });

@@ -93,6 +93,35 @@ test('a table in the right column beside prose, 10 pt apart, under a title spann
   assert.ok(tables[0]!.rows.every((r) => r.length === 4));
 });
 
+test('a table in the right column beside a paragraph that flows past it, with too little prose on its side for a gutter', () => {
+  // The left column's paragraph (one source block) runs from above the table to below it; the right column
+  // holds the table and two lines of prose, too few for the column split, so the rows share both columns.
+  const para = Array.from({ length: 16 }, (_, i) => L(`Prose line ${i} of the left column paragraph goes on`, 72, 200 + i * 12, { x1: 290, block: 1 }));
+  const cells = [['Glacier', 'Lost', 'Aspect'], ['Grey Horn', '31%', 'south'], ['Long Valley', '18%', 'north'], ['White Saddle', '64%', 'south'], ['Black Cirque', '22%', 'east']];
+  const lines = [
+    ...para,
+    L('A short paragraph above the table in', 310, 200, { x1: 520, block: 2 }),
+    L('the right column of the page.', 310, 212, { x1: 480, block: 2 }),
+    ...cells.flatMap((r, i) => r.map((c, j) => L(c, [310, 420, 480][j]!, 236 + i * 12, { block: 3 + i }))),
+  ];
+  const tables = detectTables(lines, 9);
+  assert.equal(tables.length, 1);
+  assert.deepEqual(tables[0]!.rows.map((r) => r[0]), cells.map((r) => r[0]));
+  assert.ok(tables[0]!.rows.every((r) => r.length === 3), JSON.stringify(tables[0]!.rows));
+  assert.ok(!tables[0]!.lines.some((l) => l.block === 1));
+  // A label column of long labels is still the table's: its lines do not flow on outside the table (a note
+  // below in the same block as one label is not enough).
+  const labels = [['Revenue from operations', '1,204', '1,117'], ['Cost of goods sold, net', '702', '655'], ['Gross profit of the year', '502', '462'], ['Net income to the owners', '97', '88']];
+  const fin = [
+    ...Array.from({ length: 4 }, (_, i) => L(`Body text of the page above the table, line ${i} of it`, 72, 100 + i * 12, { x1: 520, block: 1 })),
+    ...labels.flatMap((r, i) => r.map((c, j) => L(c, [72, 400, 470][j]!, 160 + i * 12, { block: 10 + i }))),
+    L('A note under the table that is long prose', 72, 220, { x1: 300, block: 10 }),
+  ];
+  const ft = detectTables(fin, 9);
+  assert.equal(ft.length, 1);
+  assert.deepEqual(ft[0]!.rows.map((r) => r[0]), labels.map((r) => r[0]));
+});
+
 test('OCR: a justified line of a narrow column keeps its wide spaces; a table row and a column gutter split', () => {
   const row = (words: [number, number, number, string][]): string[] =>
     words.map(([x, w, h, t], i) => `5\t1\t1\t1\t1\t${i + 1}\t${x}\t300\t${w}\t${h}\t90\t${t}`);

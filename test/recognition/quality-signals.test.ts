@@ -4,8 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LayoutLine, PageExtraction } from '../../src/recognition/index.js';
 import { keptMarginLines, rowSwitchShare } from '../../src/recognition/structure/layout-risk.js';
-import { brokenParagraphRatio, textStatistics } from '../../src/recognition/report/text-statistics.js';
-import { scoreReport } from '../../src/recognition/report/score.js';
+import { brokenParagraphRatio, textStatistics, tokenShape } from '../../src/recognition/report/text-statistics.js';
+import { SCORE_WEIGHTS, scoreReport, type ScoreWeights } from '../../src/recognition/report/score.js';
 
 const L = (text: string, x: number, y: number, size = 10): LayoutLine => ({
   text, x0: x, y0: y, x1: x + text.length * size * 0.5, y1: y + size * 1.2, size, bold: false, italic: false, mono: false, block: 0,
@@ -60,15 +60,51 @@ test('score factors: row switches, kept furniture, cut paragraphs and image page
   // A two-column document read column by column: complex, barely penalised; read row by row: graded down.
   const columns = scoreReport({ ...base, structure: { ...base.structure, layoutComplexity: 0.45 } });
   const rows = scoreReport({ ...base, structure: { ...base.structure, layoutComplexity: 0.45, rowSwitches: 0.45 } });
-  assert.ok(columns.value >= 0.9 && rows.value < 0.6, `${columns.value} ${rows.value}`);
+  assert.ok(columns.value >= 0.9 && rows.value <= 1 - SCORE_WEIGHTS.rowSwitches, `${columns.value} ${rows.value}`);
   const heads = scoreReport({ ...base, structure: { ...base.structure, marginLinesKept: 10 } });
-  assert.equal(heads.components.margins, 0.85);
+  assert.equal(heads.components.margins, 1 - SCORE_WEIGHTS.margins);
   const cut = scoreReport({ ...base, text: { ...base.text, brokenParagraphRatio: 0.7 } });
-  assert.equal(cut.components.paragraphs, 0.85);
+  assert.equal(cut.components.paragraphs, Math.round((1 - SCORE_WEIGHTS.paragraphs * 0.5) * 1000) / 1000);
   const images = scoreReport({ ...base, structure: { ...base.structure, imageDominatedPages: 10 } });
   assert.equal(images.components.images, 0.5);
   // A financial table: a fifth of the characters are digits, which is no sign of garbled text.
   const text = textStatistics(`${words} ${'1,204 702 9.7 '.repeat(60)}`);
   assert.ok(text.digitRatio > 0.2 && 0.3 + 0.75 * text.letterRatio < 0.95, JSON.stringify(text));
   assert.equal(scoreReport({ ...base, text }).components.letters, 1);
+});
+
+test('tokenShape and oddTokenRatio: OCR-noise shapes count, ordinary words, numbers, units and names do not', () => {
+  for (const w of ['tHe', 'l0ng', 'wa,ter', 're|ease', 'fo;r', 'sta5tion']) assert.equal(tokenShape(w), 2, w);
+  for (const w of ['the', 'Water,', '(H2O)', 'COVID-19', '10th', '5kg', "don't", 'e.g.', 'well-known', 'and/or', 'Straße', '“quoted”']) assert.equal(tokenShape(w), 1, w);
+  for (const w of ['1,204', '9.7%', '--', '§']) assert.equal(tokenShape(w), 0, w);
+  assert.equal(textStatistics('the tHe water 1,204 l0ng').oddTokenRatio, 0.5);
+  assert.equal(textStatistics('1 2 3').oddTokenRatio, 0);
+});
+
+test('score weights: odd word shapes lower OCR and text-layer documents; the OCR low tail counts; every weight is used', () => {
+  const words = Array.from({ length: 300 }, () => 'word').join(' ');
+  const base = {
+    format: 'pdf',
+    pages: { total: 1, textLayer: 0, ocr: 1, empty: 0, failed: 0, skipped: 0, which: { textLayer: [], ocr: [], empty: [], failed: [], skipped: [] } },
+    text: textStatistics(words),
+    ocr: { pages: 1, meanConfidence: 90, p10Confidence: 90, pagesBelow60: [], rotatedPages: [] },
+    structure: { headings: { total: 1, byLevel: {}, bySource: {} }, paragraphs: 20, lists: 0, listItems: 0, tables: 0, figures: 0, captions: 0, equations: 0, footnotes: 0, references: 0, codeBlocks: 0, removedHeaderFooterLines: 0, layoutComplexity: 0, rowSwitches: 0, marginLinesKept: 0, imageDominatedPages: 0 },
+  };
+  const clean = scoreReport(base).value;
+  const noisy = scoreReport({ ...base, text: { ...base.text, oddTokenRatio: 0.2 } });
+  assert.ok(noisy.value < clean, `${noisy.value} ${clean}`);
+  const tail = scoreReport({ ...base, ocr: { ...base.ocr, p10Confidence: 40 } });
+  assert.ok(tail.value < clean);
+  // Each weight changes some score: a weight that no input reaches would be a dead parameter of the fit.
+  const hard = {
+    ...base,
+    pages: { ...base.pages, total: 3, textLayer: 2, ocr: 1 },
+    text: { ...base.text, garbageRatio: 0.01, singleCharTokenRatio: 0.2, oddTokenRatio: 0.1, brokenParagraphRatio: 0.6 },
+    structure: { ...base.structure, headings: { total: 0, byLevel: {}, bySource: {} }, layoutComplexity: 0.3, rowSwitches: 0.1, marginLinesKept: 2 },
+    ocr: { ...base.ocr, p10Confidence: 50 },
+  };
+  for (const k of Object.keys(SCORE_WEIGHTS) as (keyof ScoreWeights)[]) {
+    const w = { ...SCORE_WEIGHTS, [k]: SCORE_WEIGHTS[k] === 0 ? 0.3 : SCORE_WEIGHTS[k] * 0.5 };
+    assert.notEqual(scoreReport(hard, w).value, scoreReport(hard).value, k);
+  }
 });

@@ -174,6 +174,13 @@ export interface TextStatistics {
   readonly brokenParagraphRatio: number;
   /** Share 0..1 of word tokens that are a single character (high in broken OCR or letter-spaced text). */
   readonly singleCharTokenRatio: number;
+  /**
+   * Share 0..1 of words (tokens with a letter) of an odd shape: a capital after a lower-case letter, a digit
+   * between lower-case letters, punctuation or a symbol inside the word ("tHe", "l0ng", "wa,ter"). High in
+   * noisy OCR and in text layers whose glyphs map to the wrong characters. Optional: reports stored before it
+   * was added lack it.
+   */
+  readonly oddTokenRatio?: number;
   /** Longest word sequence that occurs at least twice: its length in words, occurrences and the first words. */
   readonly longestRepeatedNgram: { readonly words: number; readonly occurrences: number; readonly sample: string } | null;
   /** Language guess (ISO 639-1, `und` when unknown) and its confidence 0..1. */

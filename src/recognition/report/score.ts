@@ -1,45 +1,95 @@
 // The overall quality score: a product of factors in 0..1, each reading one failure mode the evaluation
-// sets show. Documented with its calibration in docs/recognition.md (bench/recognition measures the
-// correlation between the score and the edit distance to reference Markdown).
+// sets show. The weights of the factors were fitted on the fit part of the development set
+// (bench/recognition/fit-score.ts, ADR 0130) and are tested on its held-out part; docs/recognition.md gives
+// the formula and the correlations measured.
 import type { QualityGrade, QualityReport } from './quality-report.js';
 
-type Inputs = Pick<QualityReport, 'pages' | 'text' | 'ocr' | 'structure'> & { readonly format: string };
+export type ScoreInputs = Pick<QualityReport, 'pages' | 'text' | 'ocr' | 'structure'> & { readonly format: string };
 
 /** Words from which the single-character-token penalty applies in full. */
 export const SINGLES_FULL_EVIDENCE_WORDS = 200;
 
+/** The tunable weights of the score (see {@link scoreReport} for where each one applies). */
+export interface ScoreWeights {
+  /** garbage = 1 - garbage x garbageRatio. */
+  readonly garbage: number;
+  /** singles = 1 - singles x max(0, singleCharTokenRatio - 0.03) x evidence. */
+  readonly singles: number;
+  /** OCR pages: 1 - share x (1 - ocrSlope x confidence / 100). */
+  readonly ocrSlope: number;
+  /** How much of the OCR confidence is the 10th percentile word's rather than the mean (0..1). */
+  readonly ocrLowTail: number;
+  /** OCR pages: a further 1 - ocrOddTokens x share x min(1, oddTokenRatio / 0.2). */
+  readonly ocrOddTokens: number;
+  /** layout = 1 - layoutComplexity x min(1, complexity / 0.5) - rowSwitches x min(1, rowSwitches / 0.25). */
+  readonly layoutComplexity: number;
+  readonly rowSwitches: number;
+  /** margins = 1 - margins x min(1, kept lines per page with text). */
+  readonly margins: number;
+  /** paragraphs = 1 - paragraphs x max(0, brokenParagraphRatio - 0.2) x min(1, paragraphs / 10). */
+  readonly paragraphs: number;
+  /** Text-layer pages: 1 - oddTokens x min(1, oddTokenRatio / 0.2) (glyphs mapped to the wrong characters, broken words). */
+  readonly oddTokens: number;
+  /** structure: a document of 2+ pages without any heading. */
+  readonly noHeadings: number;
+}
+
+/**
+ * The weights in use: fitted on the fit part of the development set (ADR 0130; `bench/recognition/fit-score.ts`
+ * on `bench/results/recognition-devset-2026-11-27.json`); `rowSwitches` and `singles` keep their hand-set
+ * values (ADR 0095), as no fit document shows the failures they read.
+ */
+export const SCORE_WEIGHTS: ScoreWeights = {
+  garbage: 20,
+  singles: 2,
+  ocrSlope: 1,
+  ocrLowTail: 0.25,
+  ocrOddTokens: 0.3,
+  layoutComplexity: 0,
+  rowSwitches: 0.4,
+  margins: 0.3,
+  paragraphs: 0.6,
+  oddTokens: 0.1,
+  noHeadings: 0.1,
+};
+
 const clamp = (x: number): number => Math.max(0, Math.min(1, x));
 
 /** Computes the score components and their product. */
-export function scoreReport(r: Inputs): QualityReport['score'] {
+export function scoreReport(r: ScoreInputs, w: ScoreWeights = SCORE_WEIGHTS): QualityReport['score'] {
   const total = Math.max(1, r.pages.total);
   // Coverage: pages that yielded text, out of pages that should have (blank pages are not penalised).
   const lost = r.pages.failed + r.pages.skipped;
   const coverage = clamp(1 - lost / total);
   // Text sanity: garbage characters, too few letters, letter-spaced or broken OCR tokens.
-  const garbage = clamp(1 - 10 * r.text.garbageRatio);
+  const garbage = clamp(1 - w.garbage * r.text.garbageRatio);
   // Digits are text too: a table of figures is not garbled (ADR 0095).
   const letters = r.text.characters === 0 ? 0 : clamp(0.3 + 0.75 * (r.text.letterRatio + r.text.digitRatio));
   // A short text gives weak evidence ("like é or ç" is 3 singles in 9 words): the penalty grows with the
   // number of words and is whole from SINGLES_FULL_EVIDENCE_WORDS on.
   const evidence = Math.min(1, r.text.words / SINGLES_FULL_EVIDENCE_WORDS);
-  const singles = clamp(1 - 2 * Math.max(0, r.text.singleCharTokenRatio - 0.03) * evidence);
-  // OCR: pages read by OCR weigh by their confidence (95 -> 0.855, 90 -> 0.81, 60 -> 0.54, 30 -> 0.27).
-  // Even confident OCR misreads characters (CER 0.04-0.09 measured here) and loses the fonts that headings
-  // come from, so a fully OCR'd document is never graded A (issue 17: scans graded A had errors).
+  const singles = clamp(1 - w.singles * Math.max(0, r.text.singleCharTokenRatio - 0.03) * evidence);
+  // OCR: pages read by OCR weigh by their confidence (mean, and the low tail: a page of confident words
+  // and a tenth of guesses is worse than its mean says) and by the words of odd shape OCR left. A scan
+  // can be graded A again (ADR 0130, amending ADR 0094): in the development set the scans graded A are
+  // those OCR read at edit distance 0.009 or less; the misread ones have a low tail and odd words.
   const ocrShare = r.ocr.pages / total;
-  const conf = r.ocr.meanConfidence ?? 100;
-  const ocr = 1 - ocrShare * (1 - 0.9 * clamp(conf / 100));
+  const mean = r.ocr.meanConfidence ?? 100;
+  const conf = (1 - w.ocrLowTail) * mean + w.ocrLowTail * (r.ocr.p10Confidence ?? mean);
+  const odd = Math.min(1, (r.text.oddTokenRatio ?? 0) / 0.2);
+  const ocr = clamp((1 - ocrShare * (1 - w.ocrSlope * clamp(conf / 100))) * (1 - w.ocrOddTokens * ocrShare * odd));
+  // Odd tokens on text-layer pages: characters mapped wrong by the font, words broken or run together.
+  const tokens = clamp(1 - w.oddTokens * (1 - ocrShare) * odd);
   // Layout (ADR 0095): what the output still reads across a row (a form, an undetected table, columns read
   // row by row) is the main risk; a complex page read column by column keeps a small one (blocks may still
   // be out of order).
-  const layout = clamp(1 - 0.1 * Math.min(1, r.structure.layoutComplexity / 0.5) - 0.4 * Math.min(1, r.structure.rowSwitches / 0.25));
+  const layout = clamp(1 - w.layoutComplexity * Math.min(1, r.structure.layoutComplexity / 0.5) - w.rowSwitches * Math.min(1, r.structure.rowSwitches / 0.25));
   // Page furniture kept: short, small lines set apart in the top or bottom band, per page with text.
   const textPages = Math.max(1, r.pages.textLayer + r.pages.ocr);
-  const margins = 1 - 0.15 * Math.min(1, r.structure.marginLinesKept / textPages);
+  const margins = clamp(1 - w.margins * Math.min(1, r.structure.marginLinesKept / textPages));
   // Paragraphs cut mid-sentence (furniture between them, blocks out of order, lines never joined), beyond
   // the fifth that labels and captions account for; weighed by how many paragraphs there are.
-  const paragraphs = 1 - 0.3 * Math.max(0, r.text.brokenParagraphRatio - 0.2) * Math.min(1, r.structure.paragraphs / 10);
+  const paragraphs = clamp(1 - w.paragraphs * Math.max(0, r.text.brokenParagraphRatio - 0.2) * Math.min(1, r.structure.paragraphs / 10));
   // Pages that are mostly image with almost no text of their own: the text drawn in the images is lost.
   const images = 1 - 0.5 * (r.structure.imageDominatedPages / total);
   // Repetition: a passage of 120+ words repeated verbatim is a duplicated text layer or a loop.
@@ -48,8 +98,8 @@ export function scoreReport(r: Inputs): QualityReport['score'] {
   // Right-to-left pages: visual-to-logical reordering is heuristic for mixed-direction lines.
   const direction = 1 - 0.1 * clamp(r.text.rtlRatio);
   // Structure: long documents without any heading are harder to navigate.
-  const structure = r.structure.headings.total > 0 || r.pages.total < 2 || r.format === 'epub' ? 1 : 0.9;
-  const components = { coverage, garbage, letters, singles, ocr, layout, margins, paragraphs, images, repetition, direction, structure };
+  const structure = r.structure.headings.total > 0 || r.pages.total < 2 || r.format === 'epub' ? 1 : 1 - w.noHeadings;
+  const components = { coverage, garbage, letters, singles, ocr, tokens, layout, margins, paragraphs, images, repetition, direction, structure };
   const value = Object.values(components).reduce((a, b) => a * b, 1);
   const rounded = Object.fromEntries(Object.entries(components).map(([k, v]) => [k, Math.round(v * 1000) / 1000]));
   return { value: Math.round(value * 1000) / 1000, grade: gradeOf(value), components: rounded };

@@ -52,7 +52,14 @@ export function textStatistics(text: string, markdown?: string): TextStatistics 
   // Lower-casing never adds or removes white space, so the lower-cased text splits into the same tokens.
   const lowered = text.toLowerCase().split(/\s+/).filter(Boolean);
   let single = 0;
-  for (const t of tokens) if ((t.length === 1 || (t.length === 2 && t.codePointAt(0)! > 0xffff)) && LETTER.test(t)) single++;
+  let worded = 0;
+  let odd = 0;
+  for (const t of tokens) {
+    if ((t.length === 1 || (t.length === 2 && t.codePointAt(0)! > 0xffff)) && LETTER.test(t)) single++;
+    const shape = tokenShape(t);
+    if (shape !== 0) worded++;
+    if (shape === 2) odd++;
+  }
   return {
     characters,
     words: tokens.length,
@@ -61,6 +68,7 @@ export function textStatistics(text: string, markdown?: string): TextStatistics 
     digitRatio: round(characters ? digits / characters : 0),
     brokenParagraphRatio: markdown === undefined ? 0 : brokenParagraphRatio(markdown),
     singleCharTokenRatio: round(tokens.length ? single / tokens.length : 0),
+    oddTokenRatio: round(worded ? odd / worded : 0),
     longestRepeatedNgram: longestRepeat(tokens, lowered.length === tokens.length ? lowered : undefined),
     language: guessLanguage(text.length > 50_000 ? text.slice(0, 50_000) : text),
     rtlRatio: round(letters ? rtl / letters : 0),
@@ -68,6 +76,56 @@ export function textStatistics(text: string, markdown?: string): TextStatistics 
 }
 
 const round = (x: number): number => Math.round(x * 10000) / 10000;
+
+const isUpper = (c: number): boolean => (c >= 0x41 && c <= 0x5a) || (c >= 0xc0 && c <= 0xde && c !== 0xd7);
+const isLower = (c: number): boolean => (c >= 0x61 && c <= 0x7a) || (c >= 0xdf && c <= 0xff && c !== 0xf7);
+const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
+/** Characters that may stand inside a word: hyphens, apostrophes, a full stop (abbreviations, numbers), a slash. */
+const isJoiner = (c: number): boolean => c === 0x2d || c === 0x27 || c === 0x2019 || c === 0x2e || c === 0x2f || c === 0x2010 || c === 0x2011 || c === 0xb7;
+
+/**
+ * The shape of a whitespace-separated token: 0 without a letter (numbers, symbols), 2 for a word of an odd
+ * shape that OCR noise and wrongly mapped glyphs make ("tHe", "wa,ter", "l0ng", "re|ease"): a lower-case
+ * letter followed by a capital, digits between lower-case letters, or punctuation and symbols inside the
+ * word (leading and trailing punctuation are ignored); 1 for any other word. Case and digits are checked in
+ * Latin letters only.
+ */
+export function tokenShape(t: string): 0 | 1 | 2 {
+  let start = 0;
+  let end = t.length;
+  // Strip leading and trailing punctuation, brackets, quotes and symbols.
+  while (start < end && !isLetterCode(t.charCodeAt(start)) && !isDigit(t.charCodeAt(start))) start++;
+  while (end > start && !isLetterCode(t.charCodeAt(end - 1)) && !isDigit(t.charCodeAt(end - 1))) end--;
+  let letters = 0;
+  let oddInside = false;
+  let caseFlip = false;
+  // Units, ordinals and identifiers mix letters and digits legitimately (10th, 5kg, H2O, COVID-19): only
+  // digits between lower-case letters count ("l0ng", "wa5h").
+  let mixed = false;
+  let prevLower = false;
+  /** 1 after a lower-case letter and digits, 0 otherwise. */
+  let lowerDigits = 0;
+  for (let i = start; i < end; i++) {
+    const c = t.charCodeAt(i);
+    if (isLetterCode(c)) {
+      letters++;
+      const lower = isLower(c);
+      if (prevLower && isUpper(c)) caseFlip = true;
+      if (lowerDigits === 1 && lower) mixed = true;
+      prevLower = lower;
+      lowerDigits = 0;
+    } else if (isDigit(c)) {
+      if (prevLower) lowerDigits = 1;
+      prevLower = false;
+    } else {
+      if (!isJoiner(c) && !(c >= 0xd800 && c <= 0xdfff) && !(c >= 0x300 && c <= 0x36f)) oddInside = true;
+      prevLower = false;
+      lowerDigits = 0;
+    }
+  }
+  if (letters === 0) return 0;
+  return caseFlip || oddInside || mixed ? 2 : 1;
+}
 
 /** A paragraph's last character(s) that close a sentence (or a caption-like label's colon). */
 const CLOSED_RE = /[.!?:;。！？…)\]"'”’»]$/;

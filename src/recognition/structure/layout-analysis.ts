@@ -248,7 +248,8 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
       const itemText = stripDotLeaders(body2);
       return { kind: 'item', page, text: ordered ? `${marker.symbol.replace(/^\(/, '').replace(/\)$/, '.')} ${itemText}` : itemText, ordered, x0: first.x0, size };
     }
-    const fm = /^(\d{1,3}|[*†‡§¶]+)\s*(?=\S)/.exec(text);
+    // The label is a whole number (not the first digits of a longer one: "07233 Seoul" is a postal code).
+    const fm = /^([1-9]\d{0,2}(?!\d)|[*†‡§¶]+)\s*(?=\S)/.exec(text);
     if (fm && first.y0 > raw.pageHeight * 0.72 && size < body - 0.6) {
       return { kind: 'footnote', page, label: fm[1]!, text: text.slice(fm[0].length) };
     }
@@ -325,8 +326,11 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
       return { kind: 'heading', page, text: t, level: 0, source: 'bold', size };
     }
     // Without fonts (OCR, DJVU): a lone short line without end punctuation, starting with a capital, above a
-    // longer paragraph, reads as a heading.
-    if (estimated && raw.lines.length === 1 && words <= 12 && ratio >= 0.95 && /^[\p{Lu}\d]/u.test(t) && !/[.,;:!?]$/.test(t) && next && !nextStartsLower) {
+    // longer paragraph, reads as a heading. A numbered one ("1 Introduction", "2Method" where OCR lost the
+    // space) may come out smaller than the body: sizes are estimated from the tallest word, and a heading's
+    // words often lack descenders.
+    const numberedLike = numbered !== null || /^\d{1,2}(?:\.\d{1,2}){0,3}\.?\s*\p{Lu}\p{Ll}/u.test(t);
+    if (estimated && raw.lines.length === 1 && words <= 12 && ratio >= (numberedLike ? 0.7 : 0.95) && /^[\p{Lu}\d]/u.test(t) && !/[.,;:!?]$/.test(t) && next && !nextStartsLower) {
       const nextChars = next.lines.reduce((n, l) => n + l.text.length, 0);
       if (next.lines.length >= 2 && nextChars > t.length * 2 && !listMarker(next.lines[0]!)) return { kind: 'heading', page, text: t, level: 0, source: 'layout', size };
     }
@@ -388,11 +392,25 @@ function segmentPage(page: PageExtraction, skip: Set<LayoutLine>): RawBlock[] {
   return out;
 }
 
+/**
+ * Whether `b`, an OCR line, continues the sentence of `a` in one of tesseract's blocks: `a` does not end a
+ * sentence and `b` starts with a lower-case letter right below it. Then neither a paragraph break tesseract
+ * put between them (its paragraph detection breaks on skewed or noisy scans, mid-sentence or mid-word) nor
+ * a change of the estimated size (a line of x-height letters, or one whose box a skew made taller, comes
+ * out two points off) starts a new block: a heading does not start in lower case.
+ */
+function ocrContinues(a: LayoutLine, b: LayoutLine): boolean {
+  if (a.confidence === undefined || b.confidence === undefined || Math.floor(a.block / 1000) !== Math.floor(b.block / 1000)) return false;
+  if (b.y0 <= a.y0 || b.y0 - a.y1 > 0.9 * Math.min(a.size, b.size)) return false;
+  return !/[.!?:;。！？]["'”’)\]]?$/.test(a.text.trim()) && /^\p{Ll}/u.test(b.text.trim());
+}
+
 function startsNewBlock(a: LayoutLine, b: LayoutLine, cur: LayoutLine[], bounds: Box): boolean {
-  if (b.block !== a.block) return true;
+  const continues = ocrContinues(a, b);
+  if (b.block !== a.block && !continues) return true;
   // Estimated sizes (OCR, DJVU) jitter with the letters of a line: ask for a larger change there.
   const sizeStep = a.sizeEstimated ? Math.max(2, 0.3 * Math.min(a.size, b.size)) : 1.5;
-  if (Math.abs(a.size - b.size) >= sizeStep) return true;
+  if (Math.abs(a.size - b.size) >= sizeStep && !continues) return true;
   if (a.bold !== b.bold) return true;
   if (a.mono !== b.mono) return true;
   // A whole italic line above roman text (or the reverse) is a run-in heading or a quotation boundary.
@@ -406,8 +424,11 @@ function startsNewBlock(a: LayoutLine, b: LayoutLine, cur: LayoutLine[], bounds:
   const right = bounds.x1;
   // A short line ending a sentence closes the paragraph.
   if (!inItem && a.x1 < right - 4 * a.size && /[.!?。！？]["'”’)\]]?$/.test(a.text.trim())) return true;
-  // First-line indent: b starts indented, reaches the right margin, and a was flush left.
-  if (!inItem && b.x0 > left + 1.2 * b.size && b.x1 >= right - 2 * b.size && a.x0 <= left + 1.5 && a.x1 < right - 0.5 * a.size) return true;
+  // First-line indent: b starts indented, reaches the right margin, and a was flush left. LaTeX indents by
+  // 1em in two columns (1.5em in one), so 0.75 of the size is enough on exact text-layer positions; OCR and
+  // DJVU positions jitter, so they need more.
+  const indent = b.sizeEstimated ? 1.2 : 0.75;
+  if (!inItem && b.x0 > left + indent * b.size && b.x1 >= right - 2 * b.size && a.x0 <= left + 1.5 && a.x1 < right - 0.5 * a.size) return true;
   return false;
 }
 

@@ -126,7 +126,12 @@ export function removeRunningLines(pages: readonly PageExtraction[]): RunningLin
       }
       // The first text of a page, set smaller than its body and apart from it, short and not a sentence: a
       // running title or letterhead line ("Town Newsletter, summer issue"), one-page documents included.
-      if (zone === 'top' && l.size <= median - 1 && !l.bold && text.length <= 80 && !/[.!?]$/.test(text) && gapTowardBody(l, p.lines, true) >= SET_APART * Math.max(1, l.y1 - l.y0) && nothingBeyond(l, p, true)) {
+      // Set at the body's size (fancyhdr's default), it needs a much wider gap, three of its heights (a
+      // running head above a title block), and a page of text below it: a memo's first line ("To all staff")
+      // two heights above the text, or the only line above a near-empty page, stays.
+      const h = Math.max(1, l.y1 - l.y0);
+      const apart = l.size <= median - 1 ? SET_APART * h : l.size <= median + 0.5 && p.lines.length >= 6 ? 3 * h : Infinity;
+      if (zone === 'top' && !l.bold && !l.italic && text.length <= 80 && !/[.!?:]$/.test(text) && gapTowardBody(l, p.lines, true) >= apart && nothingBeyond(l, p, true)) {
         removed++;
         return false;
       }

@@ -55,9 +55,44 @@ function textColumns(lines: readonly LayoutLine[], body: number): LayoutLine[][]
 export function detectTables(lines: readonly LayoutLine[], body: number): TableRegion[] {
   if (lines.length < 6) return [];
   const cols = textColumns(lines, body);
-  const grids = cols.length > 1 ? cols.flatMap((c) => detectTablesIn(c, body)) : detectTablesIn(lines, body);
+  const found = cols.length > 1 ? cols.flatMap((c) => detectTablesIn(c, body)) : detectTablesIn(lines, body);
+  const grids = found.flatMap((t) => withoutProseBeside(t, lines, body));
   const used = new Set(grids.flatMap((t) => t.lines));
   return [...grids, ...detectHeaderTables(lines.filter((l) => !used.has(l)), body)];
+}
+
+/** A line of running prose: 20 characters or more, with word spaces. */
+const isProse = (l: LayoutLine): boolean => l.text.trim().length >= 20 && /\S\s+\S.*\s+\S/.test(l.text.trim());
+
+/**
+ * A table set in one column of a page whose other column holds prose: when too few prose lines stand beside
+ * the table for `textColumns` to find the gutter, the prose lines that share the table's rows come out as
+ * its first (or last) column. They are told apart from a label column by flowing on: they belong to source
+ * blocks (MuPDF blocks, tesseract paragraphs) with three prose lines among the table's or with prose lines
+ * outside the table in the same column, and they fill at least half of the table's rows in a band separated
+ * from the other cells by an em. Those lines
+ * go back to the text and the table is looked for again without them (it may then be none).
+ */
+function withoutProseBeside(t: TableRegion, lines: readonly LayoutLine[], body: number): TableRegion[] {
+  const inTable = new Set(t.lines);
+  const top = Math.min(...t.lines.map((l) => l.y0));
+  const bottom = Math.max(...t.lines.map((l) => l.y1));
+  const outside = lines.filter((l) => !inTable.has(l) && isProse(l) && (l.y1 <= top + 1 || l.y0 >= bottom - 1));
+  // A block with three prose lines among the table's is a paragraph beside it, not a cell (cells of a grid
+  // are short: a cell's block stays within its row).
+  const perBlock = new Map<number, number>();
+  for (const l of t.lines) if (isProse(l)) perBlock.set(l.block, (perBlock.get(l.block) ?? 0) + 1);
+  const prose = t.lines.filter((l) => isProse(l) && ((perBlock.get(l.block) ?? 0) >= 3 || outside.some((o) => o.block === l.block && Math.abs(o.x0 - l.x0) <= body)));
+  if (prose.length < 2 || prose.length < t.rows.length / 2) return [t];
+  const px0 = Math.min(...prose.map((l) => l.x0));
+  const px1 = Math.max(...prose.map((l) => l.x1));
+  // Every line of the prose's column goes with it (a heading of that column sharing a row with the table).
+  const rest = t.lines.filter((l) => !prose.includes(l) && !(l.x0 >= px0 - body && l.x1 <= px1 + body));
+  if (rest.length === 0) return [];
+  const rx0 = Math.min(...rest.map((l) => l.x0));
+  const rx1 = Math.max(...rest.map((l) => l.x1));
+  if (!(px1 + body <= rx0 || rx1 + body <= px0)) return [t];
+  return detectTablesIn(rest, body);
 }
 
 /**
