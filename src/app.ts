@@ -65,6 +65,10 @@ import type { ChatModelRegistry } from './ports/chat-model.js';
 import { chatModelRegistry } from './adapters/llm/chat-model-registry.js';
 import { parseLlmModels } from './config/index.js';
 import { rankingSettings } from './ranking/settings.js';
+import { RankerTraining } from './ranking/ranker-training.js';
+import { searchCandidateSource } from './ranking/training-source.js';
+import type { CandidateSource } from './ranking/train-ranker.js';
+import type { SearchMode } from './search/search-types.js';
 import type { CrossEncoderLoader } from './ports/cross-encoder.js';
 
 /** The package root (where package.json and corpus/ are). */
@@ -161,6 +165,10 @@ export interface Core {
   readonly indexes: IndexSet | null;
   /** The corpus-trained models of each index: training (`lectern models train`) and loading (docs/models.md). */
   readonly corpusModels: CorpusModels;
+  /** Training L2 ranking models from judgments (`lectern ranking train`, docs/ranking.md). */
+  readonly rankerTraining: RankerTraining;
+  /** The served candidates and feature rows over open indexes (SearchService.candidatePool), what ranking train learns from. */
+  rankingSource(indexes: IndexSet, mode: SearchMode): CandidateSource;
   /**
    * Installs the trained models whose manifest changed since the last call on the open indexes
    * (vectorizing segments as needed). Returns the names of the indexes whose models changed.
@@ -266,6 +274,22 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
   });
   const dirs = fsIndexDirectories(join(config.dataDir, 'index'));
   const corpusModels = new CorpusModels(fsModelDirectories(join(config.dataDir, 'models')), storage.documents, clock);
+  const rankerTraining = new RankerTraining({ files: new FsSourceFiles(), feedback: communityStoreFor(storage), models: fsModelDirectories(join(config.dataDir, 'models')), clock });
+  const rankingSource = (open: IndexSet, mode: SearchMode): CandidateSource => {
+    const activityCounts = storage.activity;
+    const search = new SearchService({
+      indexes: open,
+      store: works,
+      activity,
+      billing,
+      prices: config.prices,
+      clock,
+      secret,
+      report,
+      engagement: async (ids, now) => new Map(await Promise.all(ids.map(async (id) => [id, await activityCounts.counts(id, now)] as const))),
+    });
+    return searchCandidateSource({ candidatePool: (query, index, depth) => search.candidatePool(query, index, depth, mode) });
+  };
   const installed = new Map<string, string>();
   const refreshModels = (): string[] => {
     if (!indexes) return [];
@@ -364,6 +388,8 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
     },
     openIndexes,
     corpusModels,
+    rankerTraining,
+    rankingSource,
     refreshModels,
     async tryOpenIndexes(options?: OpenIndexesOptions) {
       try {

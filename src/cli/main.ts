@@ -18,6 +18,10 @@ import type { CommunityService } from '../community/index.js';
 import { configDocs } from './config-docs.js';
 import type { RateLimitService } from '../limits/rate-limit-service.js';
 import { progressBar } from './progress.js';
+import { RANKING_HELP, RANKING_USAGE, RankingUsageError, rankingCommand } from './ranking.js';
+import type { RankerTraining } from '../ranking/ranker-training.js';
+import type { CandidateSource } from '../ranking/train-ranker.js';
+import type { SearchMode } from '../search/search-types.js';
 
 /** What the CLI needs from an opened app. */
 export interface CliApp {
@@ -40,6 +44,9 @@ export interface CliApp {
   tryOpenIndexes(options?: { catchUp?: boolean }): Promise<IndexSet | null>;
   readonly corpusModels: CorpusModels;
   refreshModels(): string[];
+  /** `lectern ranking train`: judgments, training and the model file; pools over open indexes. */
+  readonly rankerTraining: RankerTraining;
+  rankingSource(indexes: IndexSet, mode: SearchMode): CandidateSource;
   close(): Promise<void>;
 }
 
@@ -67,6 +74,7 @@ const USAGE = `Usage: lectern <command> [options]
   models check-encoder DIR [--text T]...  load an ONNX encoder placed in DIR (docs/models.md), print its
                                           SHA-256 id, dimensions and pooling, and the cosine similarities of
                                           the texts (the first as a query, the others as documents)
+${RANKING_USAGE}
   accounts create --email E [--credits N] [--eligible]
                                           create an account; prints its id and a new API key
   accounts show ACCOUNT                   an account (ACCOUNT: id or email) with its balance
@@ -115,6 +123,7 @@ Loads records into the store and indexes them (a running server picks them up wi
 Bad lines are reported by number and skipped; a file whose first records are all bad, a missing file,
 or a PDF given without --recognize is refused with one line. Exit 1 when anything failed.
 Example: lectern ingest works.jsonl.gz ai.stackexchange.com/Posts.xml`,
+  ranking: RANKING_HELP,
   index: `Usage: lectern index rebuild | lectern index stats
 
   rebuild   rebuild the search indexes from the store (stop the server first)
@@ -624,6 +633,13 @@ export async function runCli(argv: readonly string[], ctx: CliContext): Promise<
         return await index(ctx, args);
       case 'models':
         return await models(ctx, args);
+      case 'ranking':
+        try {
+          return await rankingCommand(ctx, args, withApp);
+        } catch (e) {
+          if (e instanceof RankingUsageError) throw new UsageError(e.message);
+          throw e;
+        }
       case 'accounts':
         return await accounts(ctx, args);
       case 'keys':

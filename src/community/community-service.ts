@@ -15,7 +15,7 @@ import type { CommentRecord, CommentStatsRecord, CommentStatus, CommunityStore, 
 import type { DocumentStore } from '../ports/document-store.js';
 import type { StoredDocument } from '../domain/document.js';
 import type { ErrorReporter } from '../ports/error-reporter.js';
-import { verifyFeedbackToken } from '../search/feedback-token.js';
+import { verifyFeedbackToken, type FeedbackClaims } from '../search/feedback-token.js';
 
 /** Longest comment `content`, characters (also in the wire schema and docs/community.md). */
 export const MAX_COMMENT_CHARS = 20_000;
@@ -120,11 +120,12 @@ export class CommunityService {
   constructor(private readonly d: CommunityServiceDeps) {}
 
   /** Checks a feedback token: signature, expiry, the account that searched and the trajectory. */
-  #verifyToken(principal: Principal, token: string, trajectoryId: string): void {
+  #verifyToken(principal: Principal, token: string, trajectoryId: string): FeedbackClaims {
     const claims = verifyFeedbackToken(this.d.secret, token, nowSeconds(this.d.clock));
     if (!claims) throw new AppError('invalid_feedback_token', 'The feedback_token is forged, malformed or expired (tokens live 7 days); use the feedback_token of a recent search.');
     if (claims.accountId !== principal.accountId) throw new AppError('invalid_feedback_token', 'The feedback_token was issued to another account; use the token of a search made with this credential.');
     if (claims.trajectoryId !== trajectoryId) throw new AppError('invalid_feedback_token', 'The feedback_token belongs to another trajectory; send the trajectory_id returned with it.');
+    return claims;
   }
 
   /**
@@ -133,7 +134,7 @@ export class CommunityService {
    * nothing and returns the original event id.
    */
   async submitFeedback(principal: Principal, f: FeedbackInput): Promise<{ eventId: string; trajectoryId: string; duplicate: boolean }> {
-    this.#verifyToken(principal, f.feedbackToken, f.trajectoryId);
+    const claims = this.#verifyToken(principal, f.feedbackToken, f.trajectoryId);
     const bad = f.ratings.find((r) => !Number.isInteger(r.relevance) || r.relevance < 0 || r.relevance > 3);
     if (bad) throw new AppError('validation_failed', `relevance must be 0, 1, 2 or 3 (got ${bad.relevance} for ${bad.documentId}).`);
     const ids = [...new Set(f.ratings.map((r) => r.documentId))];
@@ -146,7 +147,8 @@ export class CommunityService {
       feedbackId: f.feedbackId,
       eventId: `fb_${randomUUID()}`,
       trajectoryId: f.trajectoryId,
-      body: { ratings: f.ratings, comment: f.comment, useful: f.useful },
+      // the signed query and indexes of the rated search (absent for long queries): judgments for `lectern ranking train`
+      body: { ratings: f.ratings, comment: f.comment, useful: f.useful, ...(claims.query !== undefined ? { query: claims.query, indexNames: claims.indexNames ?? [] } : {}) },
       at,
     });
     if (!r.duplicate) {

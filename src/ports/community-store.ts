@@ -25,6 +25,15 @@ export interface NewFeedback {
   at: number;
 }
 
+/** A stored feedback, as `lectern ranking train` reads it (ADR 0128). */
+export interface StoredFeedback {
+  accountId: number;
+  feedbackId: string;
+  trajectoryId: string;
+  body: unknown;
+  at: number;
+}
+
 export interface NewComment {
   accountId: number;
   /** The caller's idempotency key (`comment_id` on the wire). */
@@ -66,6 +75,11 @@ export interface CommentStatsRecord {
 export interface CommunityStore {
   /** Stores the feedback unless (account, feedbackId) exists; returns the stored event id either way. */
   recordFeedback(f: NewFeedback): Promise<{ eventId: string; trajectoryId: string; duplicate: boolean }>;
+  /**
+   * Stored feedback with `at >= since` (Unix s), oldest first (ties: account, feedback id), at most
+   * `limit`; page on with the last record's `at` and the keys after it (`after`).
+   */
+  feedbackSince(since: number, limit: number, after?: { at: number; accountId: number; feedbackId: string }): Promise<StoredFeedback[]>;
   /** Stores the comment unless (account, clientId) exists; returns the stored one either way. */
   insertComment(c: NewComment): Promise<{ comment: CommentRecord; duplicate: boolean }>;
   getComment(id: number): Promise<CommentRecord | null>;

@@ -265,11 +265,28 @@ export function trainGbdt(train: GbdtData, options: GbdtTrainOptions): TrainedGb
   const trees: GbdtTree[] = [];
   const history: number[] = [];
   let best = { metric: Number.NEGATIVE_INFINITY, trees: 0 };
-  const maxBins = Math.max(1, ...borders.map((b) => b.length + 1));
-  const leavesMax = 1 << o.depth;
-  const histG = new Float64Array(leavesMax * maxBins);
-  const histH = new Float64Array(leavesMax * maxBins);
   const lam = o.l2LeafReg;
+  // Newton gain of one side of a split; a side with (almost) no hessian mass gains nothing.
+  const gain = (gs: number, hs: number): number => (hs + lam > 1e-12 ? (gs * gs) / (hs + lam) : 0);
+  const nbOf = Int32Array.from(borders, (b) => b.length + 1);
+  const maxBins = Math.max(1, ...nbOf);
+  const leavesMax = 1 << o.depth;
+  // per feature: leavesMax x its bins, leaf-major
+  const histOff = new Int32Array(f);
+  let histSize = 0;
+  for (let j = 0; j < f; j += 1) {
+    histOff[j] = histSize;
+    histSize += leavesMax * nbOf[j]!;
+  }
+  const histG = new Float64Array(histSize);
+  const histH = new Float64Array(histSize);
+  const tmpG = new Float64Array((leavesMax / 2) * maxBins);
+  const tmpH = new Float64Array((leavesMax / 2) * maxBins);
+  const gl = new Float64Array(leavesMax);
+  const hl = new Float64Array(leavesMax);
+  const gt = new Float64Array(leavesMax);
+  const ht = new Float64Array(leavesMax);
+  const side = new Int32Array(n);
 
   for (let it = 0; it < o.iterations; it += 1) {
     for (let i = 0; i < n; i += 1) pred[i] = sum[i]! + bias;
@@ -284,41 +301,47 @@ export function trainGbdt(train: GbdtData, options: GbdtTrainOptions): TrainedGb
 
     leafOf.fill(0);
     const splits: { feature: number; border: number }[] = [];
+    // Histograms of every (leaf, feature, bin), built once at the root; after each split only the
+    // smaller side's rows are counted and the other side is the parent minus it.
+    for (let j = 0; j < f; j += 1) {
+      const nb = nbOf[j]!;
+      if (nb < 2) continue;
+      const off = histOff[j]!;
+      histG.fill(0, off, off + nb);
+      histH.fill(0, off, off + nb);
+      const base = j * n;
+      for (let i = 0; i < n; i += 1) {
+        const cell = off + bins[base + i]!;
+        histG[cell]! += g[i]!;
+        histH[cell]! += h[i]!;
+      }
+    }
     for (let level = 0; level < o.depth; level += 1) {
       const leaves = 1 << level;
       let bestScore = Number.NEGATIVE_INFINITY;
       let bestSplit: { feature: number; border: number } | null = null;
       for (let j = 0; j < f; j += 1) {
-        const nb = borders[j]!.length + 1;
+        const nb = nbOf[j]!;
         if (nb < 2) continue;
-        histG.fill(0, 0, leaves * nb);
-        histH.fill(0, 0, leaves * nb);
-        const base = j * n;
-        for (let i = 0; i < n; i += 1) {
-          const cell = leafOf[i]! * nb + bins[base + i]!;
-          histG[cell]! += g[i]!;
-          histH[cell]! += h[i]!;
-        }
-        // Scan borders from the top: right side = bins above the border.
-        const gl = new Float64Array(leaves);
-        const hl = new Float64Array(leaves);
-        const gt = new Float64Array(leaves);
-        const ht = new Float64Array(leaves);
+        const off = histOff[j]!;
+        // Scan borders from the bottom: left = bins up to the border, right = the rest.
+        gl.fill(0, 0, leaves);
+        hl.fill(0, 0, leaves);
+        gt.fill(0, 0, leaves);
+        ht.fill(0, 0, leaves);
         for (let l = 0; l < leaves; l += 1) {
           for (let b = 0; b < nb; b += 1) {
-            gt[l]! += histG[l * nb + b]!;
-            ht[l]! += histH[l * nb + b]!;
+            gt[l]! += histG[off + l * nb + b]!;
+            ht[l]! += histH[off + l * nb + b]!;
           }
         }
         for (let b = 0; b < nb - 1; b += 1) {
           // split on border b: bin <= b left, bin > b right
           let score = 0;
           for (let l = 0; l < leaves; l += 1) {
-            gl[l]! += histG[l * nb + b]!;
-            hl[l]! += histH[l * nb + b]!;
-            const gr = gt[l]! - gl[l]!;
-            const hr = ht[l]! - hl[l]!;
-            score += (gl[l]! * gl[l]!) / (hl[l]! + lam) + (gr * gr) / (hr + lam);
+            gl[l]! += histG[off + l * nb + b]!;
+            hl[l]! += histH[off + l * nb + b]!;
+            score += gain(gl[l]!, hl[l]!) + gain(gt[l]! - gl[l]!, ht[l]! - hl[l]!);
           }
           if (bestSplit === null || score > bestScore + 1e-12 * Math.abs(bestScore)) {
             bestScore = score;
@@ -329,7 +352,42 @@ export function trainGbdt(train: GbdtData, options: GbdtTrainOptions): TrainedGb
       if (bestSplit === null) break;
       splits.push(bestSplit);
       const base = bestSplit.feature * n;
-      for (let i = 0; i < n; i += 1) if (bins[base + i]! > bestSplit.border) leafOf[i]! |= 1 << level;
+      const bit = 1 << level;
+      let ones = 0;
+      for (let i = 0; i < n; i += 1) if (bins[base + i]! > bestSplit.border) ones += 1;
+      if (level + 1 < o.depth) {
+        // rows of the smaller side, with their parent leaf (before this split's bit)
+        const countOnes = ones <= n - ones;
+        let k = 0;
+        for (let i = 0; i < n; i += 1) if (bins[base + i]! > bestSplit.border === countOnes) side[k++] = i;
+        for (let j = 0; j < f; j += 1) {
+          const nb = nbOf[j]!;
+          if (nb < 2) continue;
+          const off = histOff[j]!;
+          const size = leaves * nb;
+          tmpG.fill(0, 0, size);
+          tmpH.fill(0, 0, size);
+          const fb = j * n;
+          for (let x = 0; x < k; x += 1) {
+            const i = side[x]!;
+            const cell = leafOf[i]! * nb + bins[fb + i]!;
+            tmpG[cell]! += g[i]!;
+            tmpH[cell]! += h[i]!;
+          }
+          // parent l -> children l (bit 0) and l + bit (bit 1)
+          for (let c = 0; c < size; c += 1) {
+            const pg = histG[off + c]!;
+            const ph = histH[off + c]!;
+            const counted = off + (countOnes ? c + size : c);
+            const other = off + (countOnes ? c : c + size);
+            histG[counted] = tmpG[c]!;
+            histH[counted] = tmpH[c]!;
+            histG[other] = pg - tmpG[c]!;
+            histH[other] = ph - tmpH[c]!;
+          }
+        }
+      }
+      for (let i = 0; i < n; i += 1) if (bins[base + i]! > bestSplit.border) leafOf[i]! |= bit;
     }
 
     const leaves = 1 << splits.length;
@@ -381,23 +439,33 @@ export function trainGbdt(train: GbdtData, options: GbdtTrainOptions): TrainedGb
   return { features: [...o.features], loss: o.loss, bias, borders, trees: kept, grownTrees, validationHistory: history, trainPredictions, options: o, info: { ...(options.info ?? {}) } };
 }
 
-/** The model as CatBoost's JSON export (`save_model(format='json')`), which loadCatBoostJson reads. */
-export function toCatBoostJson(model: TrainedGbdt): Record<string, unknown> {
+/**
+ * The model as CatBoost's JSON export (`save_model(format='json')`), which loadCatBoostJson reads.
+ * `compact`: only the features the trees split on (at least one), renumbered in their original order;
+ * a server binding features by name (feature_id) then computes only what the model reads.
+ */
+export function toCatBoostJson(model: TrainedGbdt, options: { compact?: boolean } = {}): Record<string, unknown> {
   // Borders used by the trees, per feature, and their global split_index (CatBoost's numbering).
   const used = model.borders.map(() => new Set<number>());
   for (const t of model.trees) for (const s of t.splits) used[s.feature]!.add(s.border);
+  let kept = model.features.map((_, j) => j);
+  if (options.compact) {
+    kept = kept.filter((j) => used[j]!.size > 0);
+    if (kept.length === 0) kept = [0];
+  }
+  const newIndex = new Map(kept.map((j, i) => [j, i]));
   const splitIndex = new Map<string, number>();
   let next = 0;
-  const floatFeatures = model.features.map((name, j) => {
+  const floatFeatures = kept.map((j, i) => {
     const idx = [...used[j]!].sort((a, b) => a - b);
     for (const b of idx) splitIndex.set(`${j}:${b}`, next++);
     return {
       borders: idx.map((b) => model.borders[j]![b]!),
-      feature_index: j,
-      flat_feature_index: j,
+      feature_index: i,
+      flat_feature_index: i,
       has_nans: true,
       nan_value_treatment: 'AsFalse',
-      feature_id: name,
+      feature_id: model.features[j]!,
     };
   });
   const o = model.options;
@@ -418,7 +486,7 @@ export function toCatBoostJson(model: TrainedGbdt): Record<string, unknown> {
       leaf_weights: [...t.leafWeights],
       splits: t.splits.map((s) => ({
         border: model.borders[s.feature]![s.border]!,
-        float_feature_index: s.feature,
+        float_feature_index: newIndex.get(s.feature)!,
         split_index: splitIndex.get(`${s.feature}:${s.border}`)!,
         split_type: 'FloatFeature',
       })),

@@ -35,7 +35,7 @@ export interface CandidateSource {
 export interface RankerTrainOptions {
   /** Candidates per query (default 100, at most 500). */
   poolDepth?: number;
-  /** Cross-validation folds (default 5; 1 trains without cross-validation). */
+  /** Cross-validation folds (default 5; 1: no cross-validation, the tree count is chosen on every 5th query held out). */
   folds?: number;
   loss?: GbdtLoss;
   /** Most trees (default 300); cross-validation picks how many the final model keeps. */
@@ -119,6 +119,15 @@ function fnv(s: string): number {
     h = Math.imul(h, 0x01000193) >>> 0;
   }
   return h;
+}
+
+/**
+ * Cross-validation folds of query ids: ordered by a hash of the id (stable, seedless, not by position in
+ * the file), then dealt round-robin, so folds differ in size by at most one.
+ */
+export function assignFolds(ids: readonly string[], folds: number): Map<string, number> {
+  const order = [...ids].sort((a, b) => fnv(a) - fnv(b) || (a < b ? -1 : a > b ? 1 : 0));
+  return new Map(order.map((id, i) => [id, i % folds]));
 }
 
 interface QueryPool {
@@ -219,8 +228,9 @@ export async function trainRanker(source: CandidateSource, judged: readonly Judg
   let cv: RankerTrainReport['crossValidation'] = null;
   const bestTrees: number[] = [];
   if (folds > 1) {
-    const order = [...pools].sort((a, b) => fnv(a.q.id) - fnv(b.q.id) || (a.q.id < b.q.id ? -1 : 1));
-    const foldOf = new Map(order.map((p, i) => [p, i % folds]));
+    const assigned = assignFolds(pools.map((p) => p.q.id), folds);
+    const order = [...pools].sort((a, b) => fnv(a.q.id) - fnv(b.q.id) || (a.q.id < b.q.id ? -1 : a.q.id > b.q.id ? 1 : 0));
+    const foldOf = new Map(order.map((p) => [p, assigned.get(p.q.id)!]));
     const reports: FoldReport[] = [];
     let sumOrganic = 0;
     let sumModel = 0;
@@ -256,6 +266,12 @@ export async function trainRanker(source: CandidateSource, judged: readonly Judg
       reports.push({ fold: k, trainQueries: train.length, testQueries: test.length, trees: model.trees.length, ndcg10Organic: test.length ? o / test.length : 0, ndcg10Model: test.length ? m / test.length : 0 });
     }
     cv = { folds: reports, ndcg10Organic: sumOrganic / counted, ndcg10Model: sumModel / counted, improved, worsened, unchanged };
+  } else if (trainable.length >= 10) {
+    // No cross-validation: the tree count is still chosen on held-out queries (every 5th by hash).
+    const order = [...trainable].sort((a, b) => fnv(a.q.id) - fnv(b.q.id) || (a.q.id < b.q.id ? -1 : a.q.id > b.q.id ? 1 : 0));
+    const held = order.filter((_, i) => i % 5 === 4);
+    const model = trainGbdt(dataOf(order.filter((_, i) => i % 5 !== 4), f), { ...baseOptions, validation: dataOf(held, f) });
+    bestTrees.push(model.trees.length);
   }
 
   progress?.({ phase: 'final', done: 0, total: 1 });
@@ -279,7 +295,8 @@ export async function trainRanker(source: CandidateSource, judged: readonly Judg
 
   return {
     model,
-    modelJson: toCatBoostJson(model),
+    // only the features the trees read: the server computes no more than that (feature_id binds by name)
+    modelJson: toCatBoostJson(model, { compact: true }),
     report: {
       featureVersion: source.featureVersion,
       features: [...source.featureNames],

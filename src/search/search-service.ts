@@ -403,7 +403,7 @@ export class SearchService {
     const cost = searchCost(this.d.prices, hits.length);
     await this.d.billing.charge(principal, cost, 'search', requestId);
 
-    const trajectory = await this.#shown(principal, hits);
+    const trajectory = await this.#shown(principal, hits, { query: r.query, indexNames });
     const traces = r.tracing ? this.#traces(retrieval, r, rrfK, plan, outcome?.stages ?? [], rankUs) : null;
     const usesModels = runs.some((x) => x.channel !== 'fulltext');
     const candidateRanking = outcome
@@ -425,8 +425,11 @@ export class SearchService {
     };
   }
 
-  /** Records the hits as `shown` (a failure is reported, never thrown) and signs the trajectory's feedback token. */
-  async #shown(principal: Principal, hits: readonly SearchHit[]): Promise<SearchResult['trajectory']> {
+  /**
+   * Records the hits as `shown` (a failure is reported, never thrown) and signs the trajectory's feedback
+   * token, with the query it answered so feedback can train rankers (ADR 0128).
+   */
+  async #shown(principal: Principal, hits: readonly SearchHit[], judged: { query: string; indexNames: string[] } | null = null): Promise<SearchResult['trajectory']> {
     const now = nowSeconds(this.d.clock);
     try {
       if (hits.length > 0) await this.d.activity.record(hits.map((h) => ({ documentId: h.id, kind: 'shown' as const, accountId: principal.accountId, visitor: null, at: now })));
@@ -434,7 +437,7 @@ export class SearchService {
       this.d.report(e, 'recording shown activity');
     }
     const trajectoryId = randomUUID();
-    return { id: trajectoryId, feedbackToken: signFeedbackToken(this.d.secret, { trajectoryId, accountId: principal.accountId, expiresAt: now + FEEDBACK_TOKEN_TTL_S }) };
+    return { id: trajectoryId, feedbackToken: signFeedbackToken(this.d.secret, { trajectoryId, accountId: principal.accountId, expiresAt: now + FEEDBACK_TOKEN_TTL_S, ...(judged ?? {}) }) };
   }
 
   /**

@@ -48,6 +48,23 @@ export function communityStoreContract(label: string, open: CommunityStoreFactor
       assert.equal((await c.recordFeedback({ accountId: 2, feedbackId: 'f-1', eventId: 'fb_x', trajectoryId: 't2', body: {}, at: NOW })).duplicate, false);
     });
 
+    it('feedbackSince: stored feedback oldest first with its body, filtered by time and paged by key', async (c) => {
+      const body = { ratings: [{ documentId: 'W1', relevance: 3, ordinal: null }], query: 'graphene', indexNames: ['documents'] };
+      await c.recordFeedback({ accountId: 2, feedbackId: 'b', eventId: 'e1', trajectoryId: 't1', body, at: NOW });
+      await c.recordFeedback({ accountId: 1, feedbackId: 'z', eventId: 'e2', trajectoryId: 't2', body: {}, at: NOW });
+      await c.recordFeedback({ accountId: 2, feedbackId: 'a', eventId: 'e3', trajectoryId: 't3', body: {}, at: NOW });
+      await c.recordFeedback({ accountId: 1, feedbackId: 'old', eventId: 'e4', trajectoryId: 't4', body: {}, at: NOW - DAY });
+      const all = await c.feedbackSince(0, 10);
+      assert.deepEqual(all.map((f) => `${f.at - NOW}/${f.accountId}/${f.feedbackId}`), [`${-DAY}/1/old`, '0/1/z', '0/2/a', '0/2/b']);
+      assert.deepEqual(all[3], { accountId: 2, feedbackId: 'b', trajectoryId: 't1', body, at: NOW });
+      assert.deepEqual((await c.feedbackSince(NOW, 10)).map((f) => f.feedbackId), ['z', 'a', 'b']);
+      const first = await c.feedbackSince(0, 2);
+      const last = first[first.length - 1]!;
+      const next = await c.feedbackSince(0, 2, { at: last.at, accountId: last.accountId, feedbackId: last.feedbackId });
+      assert.deepEqual([...first, ...next].map((f) => f.feedbackId), ['old', 'z', 'a', 'b']);
+      assert.deepEqual(await c.feedbackSince(NOW + 1, 10), []);
+    });
+
     it('comments: 20 concurrent retries of one comment_id store exactly one comment', async (c) => {
       const rs = await Promise.all(Array.from({ length: 20 }, () => c.insertComment(comment())));
       assert.equal(rs.filter((r) => !r.duplicate).length, 1);

@@ -9,7 +9,9 @@ export async function runCliOn(app: TestApp, args: string[]): Promise<{ code: nu
   const write = process.stdout.write.bind(process.stdout);
   const errWrite = process.stderr.write.bind(process.stderr);
   let stdout = '';
-  process.stdout.write = ((chunk: string) => ((stdout += chunk), true)) as typeof process.stdout.write;
+  // Strings are the command's output; bytes are the test runner's own protocol (node --test writes its
+  // events to stdout while a long command awaits): passed through, never captured.
+  process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => (typeof chunk === 'string' ? ((stdout += chunk), true) : (write as (...a: unknown[]) => boolean)(chunk, ...rest))) as typeof process.stdout.write;
   process.stderr.write = (() => true) as typeof process.stderr.write;
   try {
     const code = await runCli(args, { loadConfig: () => app.config, openApp: async () => wrapped, serve: async () => {} });

@@ -112,6 +112,19 @@ test('early stopping keeps the best iteration and stops growing after the patien
   assert.equal(model.grownTrees - model.trees.length, 10);
 });
 
+test('a compact export keeps only the features the trees split on and predicts the same on them', () => {
+  const train = regression(300, 9);
+  // depth 1 and few trees: the noise feature is never used
+  const model = trainGbdt(train, { features: ['step', 'linear', 'noise'], loss: 'RMSE', iterations: 3, depth: 1, learningRate: 0.5 });
+  const used = new Set(model.trees.flatMap((t) => t.splits.map((s) => s.feature)));
+  const compact = loadCatBoostJson(toCatBoostJson(model, { compact: true }));
+  const full = loadCatBoostJson(toCatBoostJson(model));
+  assert.deepEqual(compact.featureNames, ['step', 'linear', 'noise'].filter((_, j) => used.has(j)));
+  assert.ok(compact.featureCount < 3);
+  const rows = rowsOf(train, 3);
+  for (const r of rows.slice(0, 50)) assert.equal(compact.predict([...r].filter((_, j) => used.has(j))), full.predict(r));
+});
+
 test('training is deterministic: the same data and options give the same bytes', () => {
   const train = ranking(10, 20, 7);
   const a = JSON.stringify(toCatBoostJson(trainGbdt(train, { features: ['x', 'y', 'z'], loss: 'LambdaMart', iterations: 20 })));

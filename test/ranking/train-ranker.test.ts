@@ -75,13 +75,17 @@ test('cross-validation shows the model beating the organic order on held-out que
   assert.equal(model.trees.length, mean);
 
   const loaded = loadCatBoostJson(JSON.stringify(modelJson));
-  assert.deepEqual(loaded.featureNames, ['signal', 'noise', 'gappy']);
+  // The export keeps only the features the trees split on, named; the signal is one of them.
+  const names = loaded.featureNames!;
+  assert.ok(names.includes('signal'));
+  assert.ok(names.every((n) => ['signal', 'noise', 'gappy'].includes(n)));
+  const row = (v: Record<string, number>) => names.map((n) => v[n]!);
   assert.equal(loaded.info.lectern_target, 'teacher_score');
   assert.equal(loaded.info.lectern_feature_version, 'test-features-v1');
   assert.equal(loaded.info.lectern_judgments, 'synthetic');
   assert.equal(loaded.info.lectern_cv_ndcg10_model, cv.ndcg10Model.toFixed(4));
   // It ranks a clearly relevant row above a clearly irrelevant one.
-  assert.ok(loaded.predict([3.2, 0.5, 0.5]) > loaded.predict([0.1, 0.5, 0.5]));
+  assert.ok(loaded.predict(row({ signal: 3.2, noise: 0.5, gappy: 0.5 })) > loaded.predict(row({ signal: 0.1, noise: 0.5, gappy: 0.5 })));
 });
 
 test('ndcg10 uses every judged relevant document for the ideal ranking', () => {
@@ -99,4 +103,12 @@ test('judgments that cannot train anything are refused with what to fix', async 
   await assert.rejects(trainRanker(source, unknown, { folds: 3 }), /only 0 judged queries have a relevant document among their top 100 candidates/);
   await assert.rejects(trainRanker(source, [{ id: 'a', text: 'query 1', index: 'documents', rels: new Map([['q1d0', 1]]) }, { id: 'b', text: 'query 2', index: 'social', rels: new Map([['q2d0', 1]]) }]), /several indexes/);
   await assert.rejects(trainRanker(source, unknown, { poolDepth: 501 }), /pool depth must be an integer 1 to 500/);
+});
+
+test('without cross-validation the tree count is still chosen on held-out queries', async () => {
+  const { source, judged } = world();
+  const { report, model } = await trainRanker(source, judged, { folds: 1, iterations: 400, depth: 3, learningRate: 0.5, earlyStoppingRounds: 5 });
+  assert.equal(report.crossValidation, null);
+  assert.ok(report.finalTrees < 400, `kept ${report.finalTrees} trees`);
+  assert.equal(model.trees.length, report.finalTrees);
 });

@@ -1,7 +1,7 @@
 // The community store in PostgreSQL (community/001-init). ON CONFLICT DO NOTHING on the unique keys
 // makes concurrent retries of one feedback_id or comment_id store exactly one record.
 import type pg from 'pg';
-import type { AuthorState, CommentRecord, CommentStatus, CommunityStore, NewComment, NewFeedback, ThreadComment } from '../../ports/community-store.js';
+import type { AuthorState, CommentRecord, CommentStatus, CommunityStore, NewComment, NewFeedback, StoredFeedback, ThreadComment } from '../../ports/community-store.js';
 import { rowToComment, rowToThreadComment, statsFrom, visibleOnly, type CommentRow } from '../sql/community-rows.js';
 
 export class PostgresCommunityStore implements CommunityStore {
@@ -15,6 +15,21 @@ export class PostgresCommunityStore implements CommunityStore {
     );
     const { rows } = await this.pool.query<{ event_id: string; trajectory_id: string }>('SELECT event_id, trajectory_id FROM search_feedback WHERE account_id = $1 AND feedback_id = $2', [f.accountId, f.feedbackId]);
     return { eventId: rows[0]!.event_id, trajectoryId: rows[0]!.trajectory_id, duplicate: ins.rowCount === 0 };
+  }
+
+  async feedbackSince(since: number, limit: number, after?: { at: number; accountId: number; feedbackId: string }): Promise<StoredFeedback[]> {
+    const { rows } = after
+      ? await this.pool.query<{ account_id: string; feedback_id: string; trajectory_id: string; body: unknown; created_at: string }>(
+          `SELECT account_id, feedback_id, trajectory_id, body, created_at FROM search_feedback
+           WHERE created_at >= $1 AND (created_at, account_id, feedback_id) > ($2, $3, $4)
+           ORDER BY created_at, account_id, feedback_id LIMIT $5`,
+          [since, after.at, after.accountId, after.feedbackId, limit],
+        )
+      : await this.pool.query<{ account_id: string; feedback_id: string; trajectory_id: string; body: unknown; created_at: string }>(
+          'SELECT account_id, feedback_id, trajectory_id, body, created_at FROM search_feedback WHERE created_at >= $1 ORDER BY created_at, account_id, feedback_id LIMIT $2',
+          [since, limit],
+        );
+    return rows.map((r) => ({ accountId: Number(r.account_id), feedbackId: r.feedback_id, trajectoryId: r.trajectory_id, body: r.body, at: Number(r.created_at) }));
   }
 
   async insertComment(c: NewComment) {

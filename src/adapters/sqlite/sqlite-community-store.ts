@@ -1,7 +1,7 @@
 // The community store in the embedded SQLite database (community/001-init). Writes are single
 // statements or one transaction; the unique keys make concurrent retries store one record.
 import type Database from 'better-sqlite3';
-import type { AuthorState, CommentRecord, CommentStatus, CommunityStore, NewComment, NewFeedback, ThreadComment } from '../../ports/community-store.js';
+import type { AuthorState, CommentRecord, CommentStatus, CommunityStore, NewComment, NewFeedback, StoredFeedback, ThreadComment } from '../../ports/community-store.js';
 import { rowToComment, rowToThreadComment, statsFrom, visibleOnly, type CommentRow } from '../sql/community-rows.js';
 import { statementCache, type Statements } from './sqlite-storage.js';
 
@@ -17,6 +17,21 @@ export class SqliteCommunityStore implements CommunityStore {
       .run(f.accountId, f.feedbackId, f.eventId, f.trajectoryId, JSON.stringify(f.body), f.at);
     const row = this.#s.q('SELECT event_id, trajectory_id FROM search_feedback WHERE account_id = ? AND feedback_id = ?').get(f.accountId, f.feedbackId) as { event_id: string; trajectory_id: string };
     return { eventId: row.event_id, trajectoryId: row.trajectory_id, duplicate: r.changes === 0 };
+  }
+
+  async feedbackSince(since: number, limit: number, after?: { at: number; accountId: number; feedbackId: string }): Promise<StoredFeedback[]> {
+    const rows = (
+      after
+        ? this.#s
+            .q(
+              `SELECT account_id, feedback_id, trajectory_id, body, created_at FROM search_feedback
+               WHERE created_at >= ? AND (created_at > ? OR (created_at = ? AND (account_id > ? OR (account_id = ? AND feedback_id > ?))))
+               ORDER BY created_at, account_id, feedback_id LIMIT ?`,
+            )
+            .all(since, after.at, after.at, after.accountId, after.accountId, after.feedbackId, limit)
+        : this.#s.q('SELECT account_id, feedback_id, trajectory_id, body, created_at FROM search_feedback WHERE created_at >= ? ORDER BY created_at, account_id, feedback_id LIMIT ?').all(since, limit)
+    ) as { account_id: number; feedback_id: string; trajectory_id: string; body: string; created_at: number }[];
+    return rows.map((r) => ({ accountId: Number(r.account_id), feedbackId: r.feedback_id, trajectoryId: r.trajectory_id, body: JSON.parse(r.body) as unknown, at: Number(r.created_at) }));
   }
 
   async insertComment(c: NewComment) {
