@@ -477,6 +477,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   const activityCounts = storage.activity;
   const search = new SearchService({
     ranking,
+    featureStore: storage.documents,
     engagement: async (ids, now) => new Map(await Promise.all(ids.map(async (id) => [id, await activityCounts.counts(id, now)] as const))),
     indexes,
     store: core.works,

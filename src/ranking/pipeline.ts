@@ -12,7 +12,7 @@ import type { IndexName } from '../domain/document.js';
 import { AppError } from '../domain/errors.js';
 import type { CrossEncoder } from '../ports/cross-encoder.js';
 import type { SearchRequest } from '../search/search-types.js';
-import { BRANCHES, DOCUMENT_FEATURE_COUNT, DOCUMENT_FEATURES, FEATURE_NAMES, FEATURE_VERSION, PASSAGE_FEATURES, featureSlot, featureSpec, setFeature, typeFeatures, type Branch, type Candidate, type FeatureGroup } from './features.js';
+import { finite, BRANCHES, DOCUMENT_FEATURE_COUNT, DOCUMENT_FEATURES, FEATURE_NAMES, FEATURE_VERSION, PASSAGE_FEATURES, featureSlot, featureSpec, setFeature, typeFeatures, type Branch, type Candidate, type FeatureGroup } from './features.js';
 import { formulaVariables, parseFormula, checkFormula, compileFormula, type CompiledFormula } from './formula.js';
 import { l2Row, type L2Model } from './l2.js';
 import type { FeatureSources } from './sources.js';
@@ -371,7 +371,11 @@ export async function runRanking(plan: RankingPlan, pool: Candidate[], query: st
       stages.push({ stage: 'cross_encoder', us: elapsedUs, model_id: encoder.info.id, candidates: top.length });
     }
   }
-  const score = (c: Candidate) => c.cross ?? c.l2 ?? c.l1 ?? c.organicScore;
+  // the wire carries finite numbers: a NaN score (ranked last) is the lowest double, infinities the extremes
+  const score = (c: Candidate) => {
+    const v = c.cross ?? c.l2 ?? c.l1 ?? c.organicScore;
+    return Number.isNaN(v) ? -Number.MAX_VALUE : finite(v);
+  };
   return { order, score, stages, engagement, l2, cross };
 }
 

@@ -64,6 +64,8 @@ export interface SearchServiceDeps {
   budget?: WorkBudget;
   /** The ranking pipeline's configuration (absent: no formula profile, no L2 model, no cross-encoder). */
   ranking?: RankingSettings;
+  /** The plain document store the feature reads use (no work links); default `store`. */
+  featureStore?: DocumentStore;
   /** Activity counters for the engagement features (absent: those features are absent). */
   engagement?: (ids: readonly string[], now: number) => Promise<Map<string, ActivityCounts>>;
 }
@@ -81,8 +83,9 @@ export const DENSE_FEEDBACK_WEIGHT = 3;
 
 /** Refuses requests that need components no server configuration has (never a silent fallback). */
 export function checkAvailable(r: SearchRequest): void {
-  if (r.binaryPool) throw unavailable('binary: binary_pool needs the binary retrieval channel and an L2 reranker, which are not configured.');
-  if (r.documentDiscovery === true) throw unavailable('reranker: document_discovery merges into a reranker pool; no reranker is configured.');
+  // benchmark options of the interface that merge extra pools into the reranker pool: not built (docs/ranking.md)
+  if (r.binaryPool) throw unavailable('binary_pool: merging a binary-only retrieval pool into the L2 pool is not implemented; omit binary_pool (the binary channel is mode "binary").');
+  if (r.documentDiscovery === true) throw unavailable('document_discovery: merging a whole-document pool into a passages search\'s reranker pool is not implemented; omit document_discovery or send false.');
   // Interface, Limits: the query is at most 16 KiB of UTF-8 (the schema bounds characters; this, bytes).
   const bytes = Buffer.byteLength(r.query, 'utf8');
   if (bytes > 16_384) throw new AppError('validation_failed', `query is ${bytes} bytes of UTF-8; the limit is 16384 bytes (16 KiB).`);
@@ -312,7 +315,7 @@ export class SearchService {
   /** The ranking pipeline (docs/ranking.md): the pool in its final order, then the organic rest. */
   async #stages(r: SearchRequest, plan: RankingPlan, organic: RankedEntry[], runs: ChannelRun[], base: EngineQuery): Promise<{ ranked: (RankedEntry & { candidate?: Candidate })[]; outcome: RankingOutcome | null; sources: FeatureSources | null }> {
     if (!plan.active) return { ranked: organic, outcome: null, sources: null };
-    const sources = featureSources(r, base, { indexes: this.d.indexes, store: this.d.store, engagement: this.d.engagement ?? null, now: nowSeconds(this.d.clock) });
+    const sources = featureSources(r, base, { indexes: this.d.indexes, store: this.d.featureStore ?? this.d.store, engagement: this.d.engagement ?? null, now: nowSeconds(this.d.clock) });
     const pool = buildPool(organic, runs, plan.depth);
     const outcome = await runRanking(plan, pool, r.query, sources, this.d.ranking?.crossEncoder ?? null);
     const ranked = [...outcome.order.map((c) => ({ hit: c.hit, index: c.index, score: outcome.score(c), rrf: organic[c.organicRank]!.rrf, fused: organic[c.organicRank]!.fused, candidate: c })), ...organic.slice(pool.length)];
@@ -523,7 +526,7 @@ export class SearchService {
     const plan = this.#plan(r);
     const { ranked, retrieval, base } = await this.#retrieve(r, 0, plan);
     const pool = buildPool(ranked, retrieval.runs, limit);
-    const sources = featureSources(r, base, { indexes: this.d.indexes, store: this.d.store, engagement: this.d.engagement ?? null, now: nowSeconds(this.d.clock) });
+    const sources = featureSources(r, base, { indexes: this.d.indexes, store: this.d.featureStore ?? this.d.store, engagement: this.d.engagement ?? null, now: nowSeconds(this.d.clock) });
     await computeFeatures(pool, ALL_GROUPS, sources, { enabled: false, asOfAt: 0, computedAt: 0, observedDocuments: 0, requestedDocuments: 0, elapsedUs: 0 });
     return pool.map((c) => ({ id: c.id, row: featureRow(c) }));
   }

@@ -82,6 +82,15 @@ describe('ranking pipeline without configured models', () => {
     for (const h of b.body.hits as Hit[]) assert.equal(h.score, 7);
   });
 
+  test('non-finite formula values: NaN ranks last, infinities stay ordered, the wire carries finite numbers', async () => {
+    // log(0) = -Infinity for documents without a title match; 0 / 0 = NaN
+    const r = await s.search({ query: 'hydrogen storage', limit: 50, l1: { formula: 'bm25_abstract > 0 ? log(0) : 0 / 0' } });
+    assert.equal(r.status, 200);
+    for (const h of r.body.hits as Hit[]) assert.ok(Number.isFinite(h.score));
+    const scores = (r.body.hits as Hit[]).map((h) => h.score);
+    assert.equal(scores[0], -Number.MAX_VALUE);
+  });
+
   test('include_candidate_scores: raw document and passage features; absent data omitted, zeros kept', async () => {
     const r = await s.search({ query: 'hydrogen storage', limit: 20, include_candidate_scores: true, l1: { formula: 'fulltext + 10 * passage_score' } });
     assert.equal(r.status, 200);
@@ -280,6 +289,23 @@ describe('train an L2 model on judgments from the served candidates, then serve 
     } finally {
       await served.app.dispose();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('benchmark pool options', () => {
+  test('binary_pool and document_discovery true are refused with the reason; false passes', async () => {
+    const s = await setup();
+    try {
+      const a = await s.search({ query: 'hydrogen', binary_pool: true });
+      assert.equal(a.status, 422);
+      assert.equal(a.body.detail.missing, 'binary_pool');
+      assert.match(a.body.detail.message, /not implemented/);
+      const b = await s.search({ query: 'hydrogen', document_discovery: true });
+      assert.equal(b.body.detail.missing, 'document_discovery');
+      assert.equal((await s.search({ query: 'hydrogen', document_discovery: false, binary_pool: false })).status, 200);
+    } finally {
+      await s.app.dispose();
     }
   });
 });
