@@ -158,6 +158,9 @@ function reranked(predict: (row: Float64Array) => number, p: QueryPool, f: numbe
   return p.ids.map((id, i) => ({ id, i, s: scores[i]! })).sort((a, b) => b.s - a.s || a.i - b.i).map((x) => x.id);
 }
 
+/** Window (trees) of the validation-curve mean that picks the tree count. */
+export const VALIDATION_SMOOTHING = 9;
+
 const int = (name: string, v: number, lo: number, hi: number): number => {
   if (!Number.isInteger(v) || v < lo || v > hi) throw new RangeError(`${name} must be an integer ${lo} to ${hi} (got ${v})`);
   return v;
@@ -222,7 +225,9 @@ export async function trainRanker(source: CandidateSource, judged: readonly Judg
   }
 
   const t1 = now();
-  const baseOptions = { features: source.featureNames, loss, ...gbdt };
+  // the tree count is read off a validation curve averaged over 9 trees: a few hundred validation
+  // queries make the raw curve jumpy, and its first spike a poor stopping point
+  const baseOptions = { features: source.featureNames, loss, ...gbdt, smoothing: VALIDATION_SMOOTHING };
   // Cross-validation: folds by a hash of the query id; inside each training part every 5th query
   // (by the same hash) is held out for early stopping.
   let cv: RankerTrainReport['crossValidation'] = null;
