@@ -120,6 +120,21 @@ describe('ranking pipeline without configured models', () => {
     assert.ok(byId.get('h1')!.document['bm25_title']! > 0);
   });
 
+  test('engagement features come from the activity counters', async () => {
+    const now = Math.floor(s.app.clock.nowMs() / 1000);
+    await s.app.storage.activity.record([
+      { documentId: 'h3', kind: 'view', accountId: null, visitor: 'v1', at: now },
+      { documentId: 'h3', kind: 'view', accountId: null, visitor: 'v2', at: now },
+      { documentId: 'h3', kind: 'positive_rating', accountId: 1, visitor: null, at: now },
+    ]);
+    const r = await s.search({ query: 'gas storage economics', limit: 20, include_candidate_scores: true, l1: { formula: 'views_30d + positive_ratings_30d' } });
+    const h3 = (r.body.hits as Hit[]).find((h) => h.id === 'h3')!;
+    assert.equal(h3.candidate_scores!.document['views_30d'], 2);
+    assert.equal(h3.candidate_scores!.document['positive_ratings_30d'], 1);
+    assert.equal(h3.score, 3);
+    assert.equal(r.body.hits[0].id, 'h3');
+  });
+
   test('a quoted phrase has a phrase bonus; proximity of unquoted words is measured', async () => {
     const r = await s.search({ query: '"salt caverns" hydrogen', include_candidate_scores: true, candidate_ranking: 'rrf' });
     assert.equal(r.status, 200);
