@@ -84,6 +84,8 @@ export interface RankerTrainReport {
     unchanged: number;
   } | null;
   finalTrees: number;
+  /** Splits of the final model per feature, most used first (features it never splits on are left out). */
+  featureSplits: Record<string, number>;
   model: { sha256?: string; bytes?: number; trees: number };
   poolMs: number;
   trainMs: number;
@@ -156,6 +158,13 @@ function dataOf(pools: readonly QueryPool[], f: number): GbdtData {
 function reranked(predict: (row: Float64Array) => number, p: QueryPool, f: number): string[] {
   const scores = p.ids.map((_, i) => predict(p.rows.subarray(i * f, (i + 1) * f)));
   return p.ids.map((id, i) => ({ id, i, s: scores[i]! })).sort((a, b) => b.s - a.s || a.i - b.i).map((x) => x.id);
+}
+
+/** How often the model splits on each feature, most first. */
+export function featureSplits(model: TrainedGbdt): Record<string, number> {
+  const counts = new Map<string, number>();
+  for (const t of model.trees) for (const s of t.splits) counts.set(model.features[s.feature]!, (counts.get(model.features[s.feature]!) ?? 0) + 1);
+  return Object.fromEntries([...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)));
 }
 
 /** Window (trees) of the validation-curve mean that picks the tree count. */
@@ -316,6 +325,7 @@ export async function trainRanker(source: CandidateSource, judged: readonly Judg
       options: gbdt,
       crossValidation: cv,
       finalTrees,
+      featureSplits: featureSplits(model),
       model: { trees: model.trees.length },
       poolMs,
       trainMs,
