@@ -132,14 +132,14 @@ export function assignFolds(ids: readonly string[], folds: number): Map<string, 
   return new Map(order.map((id, i) => [id, i % folds]));
 }
 
-interface QueryPool {
+export interface QueryPool {
   q: JudgedQuery;
   ids: string[];
   rows: Float64Array; // ids.length x features
   labels: Float64Array;
 }
 
-function dataOf(pools: readonly QueryPool[], f: number): GbdtData {
+export function dataOf(pools: readonly QueryPool[], f: number): GbdtData {
   const n = pools.reduce((s, p) => s + p.ids.length, 0);
   const rows = new Float64Array(n * f);
   const labels = new Float64Array(n);
@@ -152,6 +152,41 @@ function dataOf(pools: readonly QueryPool[], f: number): GbdtData {
     groups[i + 1] = at;
   });
   return { rows, labels, groups };
+}
+
+/** Judged queries' pools with feature rows and grades (queries without a judged relevant document skipped). */
+export async function collectPools(source: CandidateSource, judged: readonly JudgedQuery[], poolDepth: number, progress?: TrainProgress) {
+  const f = source.featureNames.length;
+  const pools: QueryPool[] = [];
+  let withoutRelevantCandidate = 0;
+  let withoutJudgedRelevant = 0;
+  let relevantInPool = 0;
+  let relevantJudged = 0;
+  for (let qi = 0; qi < judged.length; qi += 1) {
+    const q = judged[qi]!;
+    progress?.({ phase: 'pools', done: qi, total: judged.length });
+    const relevant = [...q.rels.values()].filter((r) => r > 0).length;
+    relevantJudged += relevant;
+    if (relevant === 0) {
+      withoutJudgedRelevant += 1;
+      continue;
+    }
+    const cands = await source.pool(q.text, q.index, poolDepth);
+    const rows = new Float64Array(cands.length * f);
+    const labels = new Float64Array(cands.length);
+    cands.forEach((c, i) => {
+      if (c.row.length !== f) throw new Error(`candidate source gave a row of ${c.row.length} features, expected ${f}`);
+      for (let j = 0; j < f; j += 1) rows[i * f + j] = c.row[j]!;
+      labels[i] = Math.max(0, q.rels.get(c.id) ?? 0);
+    });
+    const found = labels.reduce((s, v) => s + (v > 0 ? 1 : 0), 0);
+    relevantInPool += found;
+    // Kept even without a relevant candidate: such a query scores 0 either way in the held-out means.
+    if (found === 0) withoutRelevantCandidate += 1;
+    pools.push({ q, ids: cands.map((c) => c.id), rows, labels });
+  }
+  progress?.({ phase: 'pools', done: judged.length, total: judged.length });
+  return { pools, withoutRelevantCandidate, withoutJudgedRelevant, relevantInPool, relevantJudged };
 }
 
 /** The pool reordered by the model's scores (ties keep the organic order). */
@@ -198,35 +233,7 @@ export async function trainRanker(source: CandidateSource, judged: readonly Judg
   const f = source.featureNames.length;
 
   const t0 = now();
-  const pools: QueryPool[] = [];
-  let withoutRelevantCandidate = 0;
-  let withoutJudgedRelevant = 0;
-  let relevantInPool = 0;
-  let relevantJudged = 0;
-  for (let qi = 0; qi < judged.length; qi += 1) {
-    const q = judged[qi]!;
-    progress?.({ phase: 'pools', done: qi, total: judged.length });
-    const relevant = [...q.rels.values()].filter((r) => r > 0).length;
-    relevantJudged += relevant;
-    if (relevant === 0) {
-      withoutJudgedRelevant += 1;
-      continue;
-    }
-    const cands = await source.pool(q.text, q.index, poolDepth);
-    const rows = new Float64Array(cands.length * f);
-    const labels = new Float64Array(cands.length);
-    cands.forEach((c, i) => {
-      if (c.row.length !== f) throw new Error(`candidate source gave a row of ${c.row.length} features, expected ${f}`);
-      for (let j = 0; j < f; j += 1) rows[i * f + j] = c.row[j]!;
-      labels[i] = Math.max(0, q.rels.get(c.id) ?? 0);
-    });
-    const found = labels.reduce((s, v) => s + (v > 0 ? 1 : 0), 0);
-    relevantInPool += found;
-    // Kept even without a relevant candidate: such a query scores 0 either way in the held-out means.
-    if (found === 0) withoutRelevantCandidate += 1;
-    pools.push({ q, ids: cands.map((c) => c.id), rows, labels });
-  }
-  progress?.({ phase: 'pools', done: judged.length, total: judged.length });
+  const { pools, withoutRelevantCandidate, withoutJudgedRelevant, relevantInPool, relevantJudged } = await collectPools(source, judged, poolDepth, progress);
   const poolMs = now() - t0;
   const trainable = pools.filter((p) => p.labels.some((v) => v > 0));
   if (trainable.length < Math.max(2, folds)) {
