@@ -93,9 +93,18 @@ const VARIANTS: Record<string, Record<string, unknown>> = {
   l1_l2: { l1: { formula: FORMULA_LEXICAL }, l2_rerank: 'catboost' },
 };
 
+let segments: unknown = null;
 async function measure(depth: number): Promise<Record<string, unknown>> {
   const config = loadConfig({}, { dataDir: values.dir!, loadDemoCorpus: false, logLevel: 'silent', port: 0, ranking: { candidateDepth: depth, l2Models: `documents=${modelPath}` } as never, rateLimits: { search: { capacity: 1_000_000, refillPerSecond: 1_000_000 } } as never });
   const app: App = await buildApp(config);
+  // steady state: background (tiered) merging run to idle, as the serving process's timer does
+  const idx = app.indexes!.get('documents');
+  const segmentsBefore = idx.stats().segments;
+  const tm = Date.now();
+  while (idx.mergeStep().state !== 'idle');
+  // the first run's merge is the one that did the work; later runs find the index merged
+  segments ??= { before_merge: segmentsBefore, after_merge: idx.stats().segments, merge_seconds: (Date.now() - tm) / 1000 };
+  console.error('segments', segments);
   const acct = await app.accounts.create({ email: `bench-${depth}-${Date.now()}@example.org`, credits: 1_000_000_000, eligible: false });
   const key = acct.apiKey;
   const run = async (body: Record<string, unknown>) => {
@@ -199,6 +208,7 @@ const report = {
   machine: started,
   load_average_1m_at_end: Math.round(loadavg()[0]! * 100) / 100,
   corpus: values.corpus,
+  index_segments: segments,
   queries_per_class: n,
   ingest,
   formulas: { l1_lexical: FORMULA_LEXICAL, l1_retrieval: FORMULA_RETRIEVAL },

@@ -4,6 +4,7 @@
 //   fulltext                 mode fulltext
 //   hybrid                   mode hybrid (fulltext + sparse + dense with corpus models trained on the set)
 //   hybrid + formula         candidate_ranking formula with FORMULA below (fixed, not tuned on the set)
+//   hybrid + learned formula a linear formula fitted on the other folds (`lectern ranking train --formula`)
 //   hybrid + L2 (CV)         l2_rerank catboost with a model trained by `lectern ranking train`'s code
 //                            (src/ranking/train-ranker.ts) on the other folds' queries: k-fold
 //                            cross-validation by query, each query scored by the model that never saw it
@@ -22,6 +23,7 @@ import { loadCatBoostJson } from '../../src/ranking/catboost.js';
 import { bindL2Model } from '../../src/ranking/l2.js';
 import { NO_RANKING, type RankingSettings } from '../../src/ranking/pipeline.js';
 import { searchCandidateSource } from '../../src/ranking/training-source.js';
+import { trainFormula } from '../../src/ranking/formula-fit.js';
 import { assignFolds, trainRanker, type CandidateSource, type JudgedQuery, type PoolCandidate } from '../../src/ranking/train-ranker.js';
 import { SearchService } from '../../src/search/search-service.js';
 import { defaultSearchRequest, type SearchRequest } from '../../src/search/search-types.js';
@@ -142,6 +144,12 @@ async function evaluateSet(name: string, dir: string, split: string) {
       // as `lectern ranking train --folds 1` would: tree count chosen on held-out training queries
       const trained = await trainRanker(cached, train, { poolDepth: POOL, folds: 1, iterations: TREES, depth: DEPTH });
       trainMs += performance.now() - t;
+      // a linear formula fitted on the same training queries (`lectern ranking train --formula`)
+      const fitted = await trainFormula(cached, train, { poolDepth: POOL, folds: 1 });
+      for (const q of test) {
+        const [lf, lfMs] = await run(plain, req(q.text, { mode: 'hybrid', candidateRanking: 'formula', l1Formula: fitted.formula }));
+        add('hybrid + learned formula (cross-validated)', lf, q.rels, lfMs);
+      }
       const model = bindL2Model(loadCatBoostJson(JSON.stringify(trained.modelJson)), `fold ${k}`);
       const ranked = service({ ...NO_RANKING, candidateDepth: POOL, l2Auto: true, l2Models: new Map([['documents', model]]) });
       let n = 0;
@@ -156,7 +164,7 @@ async function evaluateSet(name: string, dir: string, split: string) {
           10,
         );
       }
-      foldReports.push({ fold: k, trainQueries: train.length, testQueries: test.length, trees: trained.report.finalTrees, features: model.features, ndcg10Hybrid: organic / Math.max(1, test.length), ndcg10L2: n / Math.max(1, test.length), trainMs: Math.round(performance.now() - t) });
+      foldReports.push({ fold: k, trainQueries: train.length, testQueries: test.length, trees: trained.report.finalTrees, features: model.features, learnedFormula: fitted.formula, ndcg10Hybrid: organic / Math.max(1, test.length), ndcg10L2: n / Math.max(1, test.length), trainMs: Math.round(performance.now() - t) });
       console.log(`  ${name} fold ${k}: ${test.length} test queries, ${trained.report.finalTrees} trees, nDCG@10 hybrid ${(organic / test.length).toFixed(4)} -> L2 ${(n / test.length).toFixed(4)}`);
     }
     const methods = Object.fromEntries([...acc].map(([m, a]) => [m, { ndcg10: a.ndcg / a.n, recall100: a.recall / a.n, queryMsMean: a.ms / a.n, queries: a.n }]));
@@ -187,12 +195,12 @@ for (const r of results) {
   const x = r.xapian as { ndcg10?: number };
   if (typeof x.ndcg10 === 'number') (r as Record<string, unknown>).ratiosToXapian = Object.fromEntries(Object.entries(r.methods).map(([m, v]) => [m, Math.round((v.ndcg10 / x.ndcg10!) * 1000) / 1000]));
   console.log(`${r.set} (${r.queries} queries, ${r.documents} documents)`);
-  for (const [m, v] of Object.entries(r.methods)) console.log(`  ${m.padEnd(32)} nDCG@10 ${v.ndcg10.toFixed(4)}  R@100 ${v.recall100.toFixed(4)}  ${v.queryMsMean.toFixed(1)} ms/q`);
+  for (const [m, v] of Object.entries(r.methods)) console.log(`  ${m.padEnd(44)} nDCG@10 ${v.ndcg10.toFixed(4)}  R@100 ${v.recall100.toFixed(4)}  ${v.queryMsMean.toFixed(1)} ms/q`);
 }
 if (args.includes('--write')) {
   const out = {
     benchmark: 'ranking-quality',
-    note: 'Through SearchService.retrieve (the ranking stages as a search runs them). hybrid uses corpus models trained on each collection (no judgments). The formula is fixed in advance (not tuned). L2: LambdaMart GBDT trained by Lectern (src/ranking/) on the pipeline\'s pools (top 100, v1 features) of the other folds\' queries; each query is scored only by a model that never saw it. R@100 of reranking methods equals hybrid\'s (the top 100 are reordered, not replaced). nDCG@10 with exponential gain (BEIR).',
+    note: 'Through SearchService.retrieve (the ranking stages as a search runs them). hybrid uses corpus models trained on each collection (no judgments). The formula is fixed in advance (not tuned); the learned formula is fitted per fold on the other folds\' queries. L2: LambdaMart GBDT trained by Lectern (src/ranking/) on the pipeline\'s pools (top 100, v1 features) of the other folds\' queries; each query is scored only by a model that never saw it. R@100 of reranking methods equals hybrid\'s (the top 100 are reordered, not replaced). nDCG@10 with exponential gain (BEIR).',
     formula: FORMULA,
     peer: 'xapian (python3-xapian BM25, title + text, English stemming) on the same queries, measured in this run: results[].xapian; ratios: results[].ratiosToXapian (nDCG@10 of each method / Xapian\'s)',
     results,

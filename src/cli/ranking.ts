@@ -35,6 +35,8 @@ Training:
   --learning-rate X (default 0.1)
   --mode M          search mode whose pools are learned (default hybrid, the API's default)
   --name FILE       file name in {data_dir}/models/NAME/ (default l2-ranker.json)
+  --formula         fit a linear L1 formula over the document features instead (coordinate ascent on
+                    nDCG@10 from rrf, cross-validated the same way); prints it, writes nothing
 Prints the cross-validation report (nDCG@10 of the organic order and of the model on held-out queries),
 the model's SHA-256 and the setting that serves it: LECTERN_RANKING_L2_MODELS=NAME=PATH (restart).
 Needs the search indexes: stop a running server first (it holds them).
@@ -73,6 +75,7 @@ export async function rankingCommand(ctx: CliContext, args: string[], withApp: <
       'learning-rate': { type: 'string' },
       mode: { type: 'string', default: 'hybrid' },
       name: { type: 'string' },
+      formula: { type: 'boolean', default: false },
     },
   });
   if (!(INDEX_NAMES as readonly string[]).includes(values.index)) throw new RankingUsageError(`--index must be one of ${INDEX_NAMES.join(', ')}`);
@@ -104,8 +107,18 @@ export async function rankingCommand(ctx: CliContext, args: string[], withApp: <
       return 1;
     }
     const bar = progressBar(`ranking train ${index}`);
+    const phase = (p: { phase: string; done: number; total: number }) =>
+      bar.update(p.done, p.total, p.phase === 'pools' ? `candidate pools (query ${p.done}/${p.total})` : p.phase === 'cross-validation' ? `cross-validation (fold ${p.done + 1}/${p.total})` : 'final fit');
     try {
       const source = app.rankingSource(indexes, values.mode as SearchMode);
+      if (values.formula) {
+        // a linear L1 formula instead of a GBDT: printed, nothing written
+        const f = await app.rankerTraining.trainFormula({ index, beir, feedbackSince: since, options }, source, phase);
+        const cv = f.report.crossValidation;
+        bar.finish(cv ? `nDCG@10 ${cv.ndcg10Organic.toFixed(4)} -> ${cv.ndcg10Formula.toFixed(4)} (held-out, ${f.report.queries.used} queries)` : `${f.report.queries.used} queries`);
+        process.stdout.write(`${JSON.stringify({ formula: f.report.formula, serve_with: `LECTERN_RANKING_FORMULA_DOCUMENTS=${JSON.stringify(f.report.formula)}`, judgments: f.judgments, report: f.report }, null, 2)}\n`);
+        return 0;
+      }
       const r = await app.rankerTraining.train({ index, beir, feedbackSince: since, fileName: values.name, options }, source, (p) =>
         bar.update(p.done, p.total, p.phase === 'pools' ? `candidate pools (query ${p.done}/${p.total})` : p.phase === 'cross-validation' ? `cross-validation (fold ${p.done + 1}/${p.total})` : 'final model'),
       );

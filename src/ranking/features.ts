@@ -108,8 +108,8 @@ export interface Candidate {
   l1: number | null;
   l2: number | null;
   cross: number | null;
-  /** Feature groups already computed for this candidate. */
-  computed: Set<FeatureGroup>;
+  /** Feature groups (and `lexical:<feature>` probes) already computed for this candidate. */
+  computed: Set<string>;
   /** The stored record, once the `document` group loaded it. */
   stored: StoredDocument | null;
 }
@@ -128,7 +128,7 @@ export function newCandidate(id: string, index: IndexName, hit: EngineHit, organ
     row[3] = p.fieldLength > 0 ? p.startChar / p.fieldLength : 0;
     return { ordinal: p.chunkId, row, l1: null };
   });
-  return { id, index, hit, organicRank, organicScore, doc, passages, l1: null, l2: null, cross: null, computed: new Set(['retrieval', 'passage']), stored: null };
+  return { id, index, hit, organicRank, organicScore, doc, passages, l1: null, l2: null, cross: null, computed: new Set<string>(['retrieval', 'passage']), stored: null };
 }
 
 /** Sets a document feature (observed value). */

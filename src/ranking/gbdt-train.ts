@@ -35,6 +35,12 @@ export interface GbdtTrainOptions {
   validation?: GbdtData;
   /** Stop when the validation metric has not improved for this many trees (default 50). */
   earlyStoppingRounds?: number;
+  /**
+   * Validation curve smoothing: the best iteration is the one whose mean metric over a window of this
+   * many iterations (odd; centred, trailing while growing) is best, so few validation queries do not
+   * make a lucky spike the stopping point (default 1: the raw metric).
+   */
+  smoothing?: number;
   /** k of the nDCG@k used for LambdaMart's validation metric (default 10). */
   ndcgAt?: number;
   /** Extra string entries for `model_info` (CatBoost's info map). */
@@ -65,7 +71,7 @@ export interface TrainedGbdt {
   info: Record<string, string>;
 }
 
-const DEFAULTS = { iterations: 200, depth: 6, learningRate: 0.1, l2LeafReg: 3, borderCount: 64, earlyStoppingRounds: 50, ndcgAt: 10 };
+const DEFAULTS = { iterations: 200, depth: 6, learningRate: 0.1, l2LeafReg: 3, borderCount: 64, earlyStoppingRounds: 50, ndcgAt: 10, smoothing: 1 };
 
 function checkOptions(o: GbdtTrainOptions): Required<Omit<GbdtTrainOptions, 'validation' | 'info'>> {
   const r = { ...DEFAULTS, ...Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) } as Required<GbdtTrainOptions>;
@@ -77,10 +83,12 @@ function checkOptions(o: GbdtTrainOptions): Required<Omit<GbdtTrainOptions, 'val
   intIn('borderCount', r.borderCount, 1, 254);
   intIn('earlyStoppingRounds', r.earlyStoppingRounds, 1, 100_000);
   intIn('ndcgAt', r.ndcgAt, 1, 10_000);
+  intIn('smoothing', r.smoothing, 1, 999);
+  if (r.smoothing % 2 !== 1) throw new RangeError(`smoothing must be odd, got ${r.smoothing}`);
   if (!(r.learningRate > 0 && r.learningRate <= 1)) throw new RangeError(`learningRate must be in (0, 1], got ${r.learningRate}`);
   if (!(r.l2LeafReg >= 0 && Number.isFinite(r.l2LeafReg))) throw new RangeError(`l2LeafReg must be >= 0, got ${r.l2LeafReg}`);
   if (r.loss !== 'RMSE' && r.loss !== 'LambdaMart') throw new RangeError(`loss must be RMSE or LambdaMart, got ${String(r.loss)}`);
-  return { features: o.features, loss: r.loss, iterations: r.iterations, depth: r.depth, learningRate: r.learningRate, l2LeafReg: r.l2LeafReg, borderCount: r.borderCount, earlyStoppingRounds: r.earlyStoppingRounds, ndcgAt: r.ndcgAt };
+  return { features: o.features, loss: r.loss, iterations: r.iterations, depth: r.depth, learningRate: r.learningRate, l2LeafReg: r.l2LeafReg, borderCount: r.borderCount, earlyStoppingRounds: r.earlyStoppingRounds, ndcgAt: r.ndcgAt, smoothing: r.smoothing };
 }
 
 function checkData(d: GbdtData, f: number, name: string, needGroups: boolean): number {
@@ -420,13 +428,35 @@ export function trainGbdt(train: GbdtData, options: GbdtTrainOptions): TrainedGb
         metric = nv === 0 ? 0 : Math.sqrt(se / nv);
       }
       history.push(metric);
-      const better = o.loss === 'LambdaMart' ? metric > best.metric : -metric > best.metric;
-      if (better) best = { metric: o.loss === 'LambdaMart' ? metric : -metric, trees: trees.length };
+      // larger is better: nDCG as is, RMSE negated; trailing mean over the smoothing window
+      const w = Math.min(o.smoothing, history.length);
+      let mean = 0;
+      for (let x = history.length - w; x < history.length; x += 1) mean += history[x]!;
+      const score = (o.loss === 'LambdaMart' ? 1 : -1) * (mean / w);
+      if (score > best.metric) best = { metric: score, trees: trees.length };
       else if (trees.length - best.trees >= o.earlyStoppingRounds) break;
     }
   }
 
   const grownTrees = trees.length;
+  if (valid && o.smoothing > 1) {
+    // the final choice on the centred window (the trailing one lags by half a window)
+    const half = (o.smoothing - 1) / 2;
+    let bestAt = 0;
+    let bestScore = Number.NEGATIVE_INFINITY;
+    for (let t = 0; t < history.length; t += 1) {
+      const a = Math.max(0, t - half);
+      const b = Math.min(history.length - 1, t + half);
+      let sum = 0;
+      for (let x = a; x <= b; x += 1) sum += history[x]!;
+      const v = (o.loss === 'LambdaMart' ? 1 : -1) * (sum / (b - a + 1));
+      if (v > bestScore) {
+        bestScore = v;
+        bestAt = t;
+      }
+    }
+    best = { metric: bestScore, trees: bestAt + 1 };
+  }
   const kept = valid ? trees.slice(0, Math.max(1, best.trees)) : trees;
   // Training predictions of the kept trees, summed in the evaluator's order.
   const finalSum = new Float64Array(n);

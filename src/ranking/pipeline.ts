@@ -12,7 +12,7 @@ import type { IndexName } from '../domain/document.js';
 import { AppError } from '../domain/errors.js';
 import type { CrossEncoder } from '../ports/cross-encoder.js';
 import type { SearchRequest } from '../search/search-types.js';
-import { BRANCHES, DOCUMENT_FEATURE_COUNT, DOCUMENT_FEATURES, FEATURE_NAMES, FEATURE_VERSION, PASSAGE_FEATURES, featureSlot, featureSpec, setFeature, typeFeatures, type Branch, type Candidate, type FeatureGroup } from './features.js';
+import { finite, BRANCHES, DOCUMENT_FEATURE_COUNT, DOCUMENT_FEATURES, FEATURE_NAMES, FEATURE_VERSION, PASSAGE_FEATURES, featureSlot, featureSpec, setFeature, typeFeatures, type Branch, type Candidate, type FeatureGroup } from './features.js';
 import { formulaVariables, parseFormula, checkFormula, compileFormula, type CompiledFormula } from './formula.js';
 import { l2Row, type L2Model } from './l2.js';
 import type { FeatureSources } from './sources.js';
@@ -63,6 +63,8 @@ export interface RankingPlan {
   depth: number;
   /** Feature groups computed over the whole pool. */
   poolGroups: Set<FeatureGroup>;
+  /** The lexical features the stages read (each costs a probe search); null: all. */
+  poolLexical: Set<string> | null;
   notes: string[];
   /** Whether any stage (or candidate scores) runs. */
   active: boolean;
@@ -161,7 +163,9 @@ export function planRanking(r: SearchRequest, ctx: PlanContext, s: RankingSettin
   if (l2) for (const m of l2.models.values()) for (const g of m.groups) poolGroups.add(g);
   if (cross > 0) poolGroups.add('document');
   const includeScores = r.includeCandidateScores;
-  return { method: formula ? 'formula' : 'rrf', formula, backfill, missing, backfillBranches, l2, cross, includeScores, depth, poolGroups, notes, active: ranks || cross > 0 || includeScores };
+  const lexical = (names: readonly string[]) => names.filter((n) => featureSpec(n)?.group === 'lexical');
+  const poolLexical = new Set([...(formula ? lexical(formula.variables) : []), ...(l2 ? [...l2.models.values()].flatMap((m) => lexical(m.features)) : [])]);
+  return { method: formula ? 'formula' : 'rrf', formula, backfill, missing, backfillBranches, l2, cross, includeScores, depth, poolGroups, poolLexical, notes, active: ranks || cross > 0 || includeScores };
 }
 
 /** Trace entry of one stage. */
@@ -199,8 +203,11 @@ export function cpSlice(text: string, start: number, end: number): string {
   return Array.from(text).slice(start, end).join('');
 }
 
-/** Computes the feature groups `groups` for the candidates that lack them. */
-export async function computeFeatures(cands: readonly Candidate[], groups: ReadonlySet<FeatureGroup>, src: FeatureSources, engagement: EngagementInfo, backfillBranches: readonly Branch[] = []): Promise<void> {
+/** The lexical (probe) features. */
+const LEXICAL = DOCUMENT_FEATURES.filter((f) => f.group === 'lexical').map((f) => f.name);
+
+/** Computes the feature groups `groups` for the candidates that lack them (of the lexical group, only `lexicalNames` when given). */
+export async function computeFeatures(cands: readonly Candidate[], groups: ReadonlySet<FeatureGroup>, src: FeatureSources, engagement: EngagementInfo, backfillBranches: readonly Branch[] = [], lexicalNames: ReadonlySet<string> | null = null): Promise<void> {
   const want = new Set(groups);
   if (want.has('lexical') || want.has('citations')) want.add('document');
   const lacking = (g: FeatureGroup) => cands.filter((c) => !c.computed.has(g));
@@ -224,25 +231,31 @@ export async function computeFeatures(cands: readonly Candidate[], groups: Reado
     return m;
   };
   if (want.has('lexical')) {
-    for (const [index, list] of byIndex(lacking('lexical'))) {
+    // one probe search per lexical feature asked for (all of them when lexicalNames is null)
+    const names = LEXICAL.filter((n) => lexicalNames === null || lexicalNames.has(n));
+    const key = (n: string) => `lexical:${n}`;
+    for (const [index, list] of byIndex(cands.filter((c) => names.some((n) => !c.computed.has(key(n)))))) {
       const ids = list.map((c) => c.id);
       const shape = src.queryShape(index);
+      const need = names.filter((n) => list.some((c) => !c.computed.has(key(n))));
+      const wants = (n: string) => need.includes(n);
       const probe = (v: Parameters<FeatureSources['lexical']>[2]) => (shape.empty ? new Map<string, number>() : src.lexical(index, ids, v));
-      const title = probe('title');
-      const abstract = probe('abstract');
-      const body = probe('body');
-      const plain = shape.phrases || shape.words >= 2 ? probe('plain') : new Map<string, number>();
-      const phrase = shape.phrases ? probe('phrase') : null;
-      const proximity = !shape.phrases && shape.words >= 2 ? probe('proximity') : null;
+      const none = new Map<string, number>();
+      const title = wants('bm25_title') ? probe('title') : none;
+      const abstract = wants('bm25_abstract') ? probe('abstract') : none;
+      const body = wants('bm25_body') ? probe('body') : none;
+      const phrase = wants('phrase_bonus') && shape.phrases ? probe('phrase') : null;
+      const proximity = wants('proximity') && !shape.phrases && shape.words >= 2 ? probe('proximity') : null;
+      const plain = phrase || proximity ? probe('plain') : none;
       for (const c of list) {
-        c.computed.add('lexical');
+        for (const n of need) c.computed.add(key(n));
         const d = c.stored;
-        if (!d || d.title) setFeature(c, 'bm25_title', title.get(c.id) ?? 0);
-        if (d?.abstract) setFeature(c, 'bm25_abstract', abstract.get(c.id) ?? 0);
-        if (d?.fullText) setFeature(c, 'bm25_body', body.get(c.id) ?? 0);
+        if (wants('bm25_title') && (!d || d.title)) setFeature(c, 'bm25_title', title.get(c.id) ?? 0);
+        if (wants('bm25_abstract') && d?.abstract) setFeature(c, 'bm25_abstract', abstract.get(c.id) ?? 0);
+        if (wants('bm25_body') && d?.fullText) setFeature(c, 'bm25_body', body.get(c.id) ?? 0);
         const base = plain.get(c.id) ?? 0;
-        setFeature(c, 'phrase_bonus', phrase ? Math.max(0, (phrase.get(c.id) ?? 0) - base) : 0);
-        setFeature(c, 'proximity', proximity ? Math.max(0, (proximity.get(c.id) ?? 0) - base) : 0);
+        if (wants('phrase_bonus')) setFeature(c, 'phrase_bonus', phrase ? Math.max(0, (phrase.get(c.id) ?? 0) - base) : 0);
+        if (wants('proximity')) setFeature(c, 'proximity', proximity ? Math.max(0, (proximity.get(c.id) ?? 0) - base) : 0);
       }
     }
   }
@@ -334,8 +347,8 @@ export async function runRanking(plan: RankingPlan, pool: Candidate[], query: st
   let order = pool;
   if (plan.poolGroups.size > 0 || plan.backfillBranches.length > 0) {
     const t = now();
-    await computeFeatures(pool, plan.poolGroups, src, engagement, plan.backfillBranches);
-    stages.push({ stage: 'features', us: us(t), version: FEATURE_VERSION, groups: [...plan.poolGroups], candidates: pool.length, ...(plan.backfillBranches.length ? { backfilled: plan.backfillBranches } : {}) });
+    await computeFeatures(pool, plan.poolGroups, src, engagement, plan.backfillBranches, plan.poolLexical);
+    stages.push({ stage: 'features', us: us(t), version: FEATURE_VERSION, groups: [...plan.poolGroups], ...(plan.poolGroups.has('lexical') ? { probes: [...(plan.poolLexical ?? [])] } : {}), candidates: pool.length, ...(plan.backfillBranches.length ? { backfilled: plan.backfillBranches } : {}) });
   }
   if (plan.formula) {
     const t = now();
@@ -371,7 +384,11 @@ export async function runRanking(plan: RankingPlan, pool: Candidate[], query: st
       stages.push({ stage: 'cross_encoder', us: elapsedUs, model_id: encoder.info.id, candidates: top.length });
     }
   }
-  const score = (c: Candidate) => c.cross ?? c.l2 ?? c.l1 ?? c.organicScore;
+  // the wire carries finite numbers: a NaN score (ranked last) is the lowest double, infinities the extremes
+  const score = (c: Candidate) => {
+    const v = c.cross ?? c.l2 ?? c.l1 ?? c.organicScore;
+    return Number.isNaN(v) ? -Number.MAX_VALUE : finite(v);
+  };
   return { order, score, stages, engagement, l2, cross };
 }
 

@@ -7,6 +7,7 @@ import type { CommunityStore } from '../ports/community-store.js';
 import type { ModelDirectories } from '../ports/index-directories.js';
 import type { SourceFiles } from '../ports/source-files.js';
 import { loadCatBoostJson } from './catboost.js';
+import { trainFormula, type FormulaTrainReport } from './formula-fit.js';
 import { judgmentsFromBeir, judgmentsFromFeedback, readFeedback, type FeedbackJudgments } from './judgments.js';
 import { trainRanker, type CandidateSource, type JudgedQuery, type RankerTrainOptions, type RankerTrainReport, type TrainProgress } from './train-ranker.js';
 
@@ -46,6 +47,26 @@ export class RankerTraining {
   async train(req: RankerTrainingRequest, source: CandidateSource, progress?: TrainProgress): Promise<RankerTrainingResult> {
     const fileName = req.fileName ?? DEFAULT_L2_FILE;
     if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}\.json$/.test(fileName)) throw new RangeError(`--name must be a plain file name ending in .json (got ${JSON.stringify(fileName)})`);
+    const { judged, labels, beir, feedback } = await this.#judgments(req);
+    const now = () => this.d.clock.nowMs();
+    const result = await trainRanker(source, judged, { ...req.options, judgmentsLabel: labels.join(' + ') }, progress, now);
+    const text = `${JSON.stringify(result.modelJson)}\n`;
+    const bytes = new TextEncoder().encode(text);
+    // what the server will load: the same loader, so a bad export fails here, not at start
+    const sha256 = loadCatBoostJson(bytes).sha256;
+    this.d.models.open(req.index).write(fileName, bytes);
+    result.report.model = { sha256, bytes: bytes.length, trees: result.model.trees.length };
+    return { report: result.report, judgments: { beir, feedback }, file: fileName, sha256, bytes: bytes.length };
+  }
+
+  /** Gathers the judgments, fits a linear L1 formula with cross-validation (nothing is written). */
+  async trainFormula(req: Omit<RankerTrainingRequest, 'fileName'>, source: CandidateSource, progress?: TrainProgress): Promise<{ report: FormulaTrainReport; judgments: RankerTrainingResult['judgments'] }> {
+    const { judged, beir, feedback } = await this.#judgments(req);
+    const report = await trainFormula(source, judged, { ...(req.options.poolDepth !== undefined ? { poolDepth: req.options.poolDepth } : {}), ...(req.options.folds !== undefined ? { folds: req.options.folds } : {}) }, progress);
+    return { report, judgments: { beir, feedback } };
+  }
+
+  async #judgments(req: Omit<RankerTrainingRequest, 'fileName'>) {
     if (!req.beir && req.feedbackSince === null) throw new RangeError('no judgments: give a BEIR qrels file, or use stored feedback');
     const judged: JudgedQuery[] = [];
     const labels: string[] = [];
@@ -64,14 +85,6 @@ export class RankerTraining {
       judged.push(...queries);
       labels.push(`feedback since ${req.feedbackSince}`);
     }
-    const now = () => this.d.clock.nowMs();
-    const result = await trainRanker(source, judged, { ...req.options, judgmentsLabel: labels.join(' + ') }, progress, now);
-    const text = `${JSON.stringify(result.modelJson)}\n`;
-    const bytes = new TextEncoder().encode(text);
-    // what the server will load: the same loader, so a bad export fails here, not at start
-    const sha256 = loadCatBoostJson(bytes).sha256;
-    this.d.models.open(req.index).write(fileName, bytes);
-    result.report.model = { sha256, bytes: bytes.length, trees: result.model.trees.length };
-    return { report: result.report, judgments: { beir, feedback }, file: fileName, sha256, bytes: bytes.length };
+    return { judged, labels, beir, feedback };
   }
 }

@@ -84,6 +84,8 @@ export interface RankerTrainReport {
     unchanged: number;
   } | null;
   finalTrees: number;
+  /** Splits of the final model per feature, most used first (features it never splits on are left out). */
+  featureSplits: Record<string, number>;
   model: { sha256?: string; bytes?: number; trees: number };
   poolMs: number;
   trainMs: number;
@@ -130,14 +132,14 @@ export function assignFolds(ids: readonly string[], folds: number): Map<string, 
   return new Map(order.map((id, i) => [id, i % folds]));
 }
 
-interface QueryPool {
+export interface QueryPool {
   q: JudgedQuery;
   ids: string[];
   rows: Float64Array; // ids.length x features
   labels: Float64Array;
 }
 
-function dataOf(pools: readonly QueryPool[], f: number): GbdtData {
+export function dataOf(pools: readonly QueryPool[], f: number): GbdtData {
   const n = pools.reduce((s, p) => s + p.ids.length, 0);
   const rows = new Float64Array(n * f);
   const labels = new Float64Array(n);
@@ -152,40 +154,9 @@ function dataOf(pools: readonly QueryPool[], f: number): GbdtData {
   return { rows, labels, groups };
 }
 
-/** The pool reordered by the model's scores (ties keep the organic order). */
-function reranked(predict: (row: Float64Array) => number, p: QueryPool, f: number): string[] {
-  const scores = p.ids.map((_, i) => predict(p.rows.subarray(i * f, (i + 1) * f)));
-  return p.ids.map((id, i) => ({ id, i, s: scores[i]! })).sort((a, b) => b.s - a.s || a.i - b.i).map((x) => x.id);
-}
-
-const int = (name: string, v: number, lo: number, hi: number): number => {
-  if (!Number.isInteger(v) || v < lo || v > hi) throw new RangeError(`${name} must be an integer ${lo} to ${hi} (got ${v})`);
-  return v;
-};
-
-/**
- * Trains an L2 model for one index. Throws RangeError when the judgments cannot train anything (no
- * query has a judged relevant document among its candidates), naming what to fix.
- */
-export async function trainRanker(source: CandidateSource, judged: readonly JudgedQuery[], options: RankerTrainOptions = {}, progress?: TrainProgress, now: () => number = () => 0): Promise<RankerTrainResult> {
-  const poolDepth = int('pool depth', options.poolDepth ?? 100, 1, 500);
-  const folds = int('folds', options.folds ?? 5, 1, 20);
-  const loss = options.loss ?? 'LambdaMart';
-  const gbdt = {
-    iterations: options.iterations ?? 300,
-    depth: options.depth ?? 6,
-    learningRate: options.learningRate ?? 0.1,
-    l2LeafReg: options.l2LeafReg ?? 3,
-    borderCount: options.borderCount ?? 64,
-    earlyStoppingRounds: options.earlyStoppingRounds ?? 50,
-  };
-  if (judged.length === 0) throw new RangeError('no judged queries: give judgments (qrels) whose queries are known');
-  const indexes = new Set(judged.map((q) => q.index));
-  if (indexes.size !== 1) throw new RangeError(`judged queries span several indexes (${[...indexes].join(', ')}): train one index at a time`);
-  const index = judged[0]!.index;
+/** Judged queries' pools with feature rows and grades (queries without a judged relevant document skipped). */
+export async function collectPools(source: CandidateSource, judged: readonly JudgedQuery[], poolDepth: number, progress?: TrainProgress) {
   const f = source.featureNames.length;
-
-  const t0 = now();
   const pools: QueryPool[] = [];
   let withoutRelevantCandidate = 0;
   let withoutJudgedRelevant = 0;
@@ -215,6 +186,54 @@ export async function trainRanker(source: CandidateSource, judged: readonly Judg
     pools.push({ q, ids: cands.map((c) => c.id), rows, labels });
   }
   progress?.({ phase: 'pools', done: judged.length, total: judged.length });
+  return { pools, withoutRelevantCandidate, withoutJudgedRelevant, relevantInPool, relevantJudged };
+}
+
+/** The pool reordered by the model's scores (ties keep the organic order). */
+function reranked(predict: (row: Float64Array) => number, p: QueryPool, f: number): string[] {
+  const scores = p.ids.map((_, i) => predict(p.rows.subarray(i * f, (i + 1) * f)));
+  return p.ids.map((id, i) => ({ id, i, s: scores[i]! })).sort((a, b) => b.s - a.s || a.i - b.i).map((x) => x.id);
+}
+
+/** How often the model splits on each feature, most first. */
+export function featureSplits(model: TrainedGbdt): Record<string, number> {
+  const counts = new Map<string, number>();
+  for (const t of model.trees) for (const s of t.splits) counts.set(model.features[s.feature]!, (counts.get(model.features[s.feature]!) ?? 0) + 1);
+  return Object.fromEntries([...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)));
+}
+
+/** Window (trees) of the validation-curve mean that picks the tree count. */
+export const VALIDATION_SMOOTHING = 9;
+
+const int = (name: string, v: number, lo: number, hi: number): number => {
+  if (!Number.isInteger(v) || v < lo || v > hi) throw new RangeError(`${name} must be an integer ${lo} to ${hi} (got ${v})`);
+  return v;
+};
+
+/**
+ * Trains an L2 model for one index. Throws RangeError when the judgments cannot train anything (no
+ * query has a judged relevant document among its candidates), naming what to fix.
+ */
+export async function trainRanker(source: CandidateSource, judged: readonly JudgedQuery[], options: RankerTrainOptions = {}, progress?: TrainProgress, now: () => number = () => 0): Promise<RankerTrainResult> {
+  const poolDepth = int('pool depth', options.poolDepth ?? 100, 1, 500);
+  const folds = int('folds', options.folds ?? 5, 1, 20);
+  const loss = options.loss ?? 'LambdaMart';
+  const gbdt = {
+    iterations: options.iterations ?? 300,
+    depth: options.depth ?? 6,
+    learningRate: options.learningRate ?? 0.1,
+    l2LeafReg: options.l2LeafReg ?? 3,
+    borderCount: options.borderCount ?? 64,
+    earlyStoppingRounds: options.earlyStoppingRounds ?? 50,
+  };
+  if (judged.length === 0) throw new RangeError('no judged queries: give judgments (qrels) whose queries are known');
+  const indexes = new Set(judged.map((q) => q.index));
+  if (indexes.size !== 1) throw new RangeError(`judged queries span several indexes (${[...indexes].join(', ')}): train one index at a time`);
+  const index = judged[0]!.index;
+  const f = source.featureNames.length;
+
+  const t0 = now();
+  const { pools, withoutRelevantCandidate, withoutJudgedRelevant, relevantInPool, relevantJudged } = await collectPools(source, judged, poolDepth, progress);
   const poolMs = now() - t0;
   const trainable = pools.filter((p) => p.labels.some((v) => v > 0));
   if (trainable.length < Math.max(2, folds)) {
@@ -222,7 +241,9 @@ export async function trainRanker(source: CandidateSource, judged: readonly Judg
   }
 
   const t1 = now();
-  const baseOptions = { features: source.featureNames, loss, ...gbdt };
+  // the tree count is read off a validation curve averaged over 9 trees: a few hundred validation
+  // queries make the raw curve jumpy, and its first spike a poor stopping point
+  const baseOptions = { features: source.featureNames, loss, ...gbdt, smoothing: VALIDATION_SMOOTHING };
   // Cross-validation: folds by a hash of the query id; inside each training part every 5th query
   // (by the same hash) is held out for early stopping.
   let cv: RankerTrainReport['crossValidation'] = null;
@@ -311,6 +332,7 @@ export async function trainRanker(source: CandidateSource, judged: readonly Judg
       options: gbdt,
       crossValidation: cv,
       finalTrees,
+      featureSplits: featureSplits(model),
       model: { trees: model.trees.length },
       poolMs,
       trainMs,

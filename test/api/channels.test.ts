@@ -4,6 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testApp, type TestApp } from '../helpers/app.js';
+import type { ConfigInput } from '../../src/config/index.js';
 import { doc, seed } from '../helpers/documents.js';
 
 const heart = ['Heart attack outcomes in adults', 'Myocardial infarction after surgery', 'Cardiac arrest and heart failure', 'Coronary artery disease and myocardial damage'];
@@ -19,7 +20,8 @@ describe('retrieval channels (sparse, short_document, binary, hybrid) and simila
   let app: TestApp;
   let acct: { id: number; key: string };
   before(async () => {
-    app = await testApp();
+    // a small ranking pool (10), so the channels' lists differ and backfill has cells to fill
+    app = await testApp({ ranking: { candidateDepth: 10 } as ConfigInput['ranking'] });
     acct = await app.account({ credits: 100_000 });
     await seed(app, docs);
     await app.indexes!.catchUp();
@@ -156,5 +158,31 @@ describe('retrieval channels (sparse, short_document, binary, hybrid) and simila
     assert.equal(t.documents, 81);
     assert.deepEqual(app.refreshModels(), ['documents']);
     assert.equal(app.indexes!.get('documents').vectorStatus().documentsWithVectors, 81);
+  });
+
+  test('ranking over the channels: branch features of the channels that ran; backfill fills only the missing cells', async () => {
+    const body = { query: 'heart attack', limit: 10, include_candidate_scores: true };
+    type H = { id: string; candidate_scores: { document: Record<string, number> } };
+    const plain = await search({ ...body, l1: { formula: 'fulltext + 10 * short_document + sparse' } });
+    assert.equal(plain.status, 200, JSON.stringify(plain.body));
+    const missing = (plain.body.hits as H[]).filter((h) => h.candidate_scores.document['short_document'] === undefined || h.candidate_scores.document['fulltext'] === undefined);
+    assert.ok(missing.length > 0, 'some candidates were nominated by one channel only');
+    const filled = await search({ ...body, l1: { formula: 'fulltext + 10 * short_document + sparse', backfill: true } });
+    assert.equal(filled.body.candidate_ranking.contract.backfill, true);
+    const byId = new Map((filled.body.hits as H[]).map((h) => [h.id, h.candidate_scores.document]));
+    for (const h of plain.body.hits as H[]) {
+      const after = byId.get(h.id);
+      if (!after) continue;
+      for (const f of ['fulltext', 'short_document', 'sparse']) {
+        // an observed cell is kept as observed; a missing one is probed (its rank stays absent)
+        if (h.candidate_scores.document[f] !== undefined) assert.equal(after[f], h.candidate_scores.document[f], `${h.id} ${f}`);
+        if (h.candidate_scores.document[`${f}_rank`] === undefined) assert.equal(after[`${f}_rank`], undefined);
+      }
+      if (h.candidate_scores.document['short_document'] === undefined) assert.equal(typeof after['short_document'], 'number', `${h.id} short_document backfilled`);
+    }
+    // binary is not a hybrid branch: a formula reading it is refused
+    const r = await search({ query: 'heart', l1: { formula: 'binary' } });
+    assert.equal(r.status, 422);
+    assert.deepEqual(r.body.detail.absent_branches, ['binary']);
   });
 });

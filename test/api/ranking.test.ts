@@ -82,6 +82,15 @@ describe('ranking pipeline without configured models', () => {
     for (const h of b.body.hits as Hit[]) assert.equal(h.score, 7);
   });
 
+  test('non-finite formula values: NaN ranks last, infinities stay ordered, the wire carries finite numbers', async () => {
+    // log(0) = -Infinity for documents without a title match; 0 / 0 = NaN
+    const r = await s.search({ query: 'hydrogen storage', limit: 50, l1: { formula: 'bm25_abstract > 0 ? log(0) : 0 / 0' } });
+    assert.equal(r.status, 200);
+    for (const h of r.body.hits as Hit[]) assert.ok(Number.isFinite(h.score));
+    const scores = (r.body.hits as Hit[]).map((h) => h.score);
+    assert.equal(scores[0], -Number.MAX_VALUE);
+  });
+
   test('include_candidate_scores: raw document and passage features; absent data omitted, zeros kept', async () => {
     const r = await s.search({ query: 'hydrogen storage', limit: 20, include_candidate_scores: true, l1: { formula: 'fulltext + 10 * passage_score' } });
     assert.equal(r.status, 200);
@@ -109,6 +118,21 @@ describe('ranking pipeline without configured models', () => {
     assert.equal(byId.get('h1')!.document['age_days'], (s.app.clock.nowMs() / 1000 - Y(2022)) / 86400);
     // title-only BM25: positive for a title match
     assert.ok(byId.get('h1')!.document['bm25_title']! > 0);
+  });
+
+  test('engagement features come from the activity counters', async () => {
+    const now = Math.floor(s.app.clock.nowMs() / 1000);
+    await s.app.storage.activity.record([
+      { documentId: 'h3', kind: 'view', accountId: null, visitor: 'v1', at: now },
+      { documentId: 'h3', kind: 'view', accountId: null, visitor: 'v2', at: now },
+      { documentId: 'h3', kind: 'positive_rating', accountId: 1, visitor: null, at: now },
+    ]);
+    const r = await s.search({ query: 'gas storage economics', limit: 20, include_candidate_scores: true, l1: { formula: 'views_30d + positive_ratings_30d' } });
+    const h3 = (r.body.hits as Hit[]).find((h) => h.id === 'h3')!;
+    assert.equal(h3.candidate_scores!.document['views_30d'], 2);
+    assert.equal(h3.candidate_scores!.document['positive_ratings_30d'], 1);
+    assert.equal(h3.score, 3);
+    assert.equal(r.body.hits[0].id, 'h3');
   });
 
   test('a quoted phrase has a phrase bonus; proximity of unquoted words is measured', async () => {

@@ -125,6 +125,20 @@ test('a compact export keeps only the features the trees split on and predicts t
   for (const r of rows.slice(0, 50)) assert.equal(compact.predict([...r].filter((_, j) => used.has(j))), full.predict(r));
 });
 
+test('smoothing picks the best of the centred moving average of the validation curve', () => {
+  const train = regression(200, 5);
+  const valid = regression(100, 6);
+  const model = trainGbdt(train, { features: ['a', 'b', 'c'], loss: 'RMSE', iterations: 300, depth: 4, learningRate: 0.5, validation: valid, earlyStoppingRounds: 30, smoothing: 5 });
+  const h = model.validationHistory;
+  const centred = h.map((_, t) => {
+    const a = Math.max(0, t - 2);
+    const b = Math.min(h.length - 1, t + 2);
+    return h.slice(a, b + 1).reduce((s, v) => s + v, 0) / (b - a + 1);
+  });
+  assert.equal(model.trees.length, centred.indexOf(Math.min(...centred)) + 1);
+  assert.throws(() => trainGbdt(train, { features: ['a', 'b', 'c'], loss: 'RMSE', smoothing: 4 }), /smoothing must be odd/);
+});
+
 test('training is deterministic: the same data and options give the same bytes', () => {
   const train = ranking(10, 20, 7);
   const a = JSON.stringify(toCatBoostJson(trainGbdt(train, { features: ['x', 'y', 'z'], loss: 'LambdaMart', iterations: 20 })));

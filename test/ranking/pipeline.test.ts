@@ -8,7 +8,7 @@ import type { StoredDocument } from '../../src/domain/document.js';
 import type { EngineHit } from '../../src/engine/index.js';
 import { candidateScores, getFeature, newCandidate, setFeature, type Candidate } from '../../src/ranking/features.js';
 import { bindL2Model } from '../../src/ranking/l2.js';
-import { NO_RANKING, planRanking, runRanking, type RankingSettings } from '../../src/ranking/pipeline.js';
+import { computeFeatures, NO_RANKING, planRanking, runRanking, type RankingSettings } from '../../src/ranking/pipeline.js';
 import { parseModelList } from '../../src/ranking/settings.js';
 import type { FeatureSources, LexicalVariant } from '../../src/ranking/sources.js';
 import { sentenceWindows } from '../../src/ranking/evidence.js';
@@ -104,12 +104,17 @@ test('only the groups a stage needs are computed, for the candidates that lack t
   const plan = planRanking(req({ l1Formula: 'bm25_title + cited_by + is_review' }), ctx, NO_RANKING);
   assert.deepEqual([...plan.poolGroups].sort(), ['citations', 'document', 'lexical']);
   const out = await runRanking(plan, candidates(), 'q', fakeSources(log), null);
-  // one document read; title, abstract and body probes (one word: no phrase or proximity probes)
-  assert.deepEqual(log, ['documents a,b,c', 'lexical title a,b,c', 'lexical abstract a,b,c', 'lexical body a,b,c']);
+  // one document read and one probe: only the lexical feature the formula reads
+  assert.deepEqual(log, ['documents a,b,c', 'lexical title a,b,c']);
   // a: title 1 + cited 3 + review 1; b: 2 + 3 + absent type (0); c: 3 + 3
   assert.deepEqual(out.order.map((c) => [c.id, c.l1]), [['c', 6], ['a', 5], ['b', 5]]);
   const a = out.order.find((c) => c.id === 'a')!;
   assert.equal(getFeature(a, 'age_days'), 10);
+  assert.ok(Number.isNaN(getFeature(a, 'bm25_abstract')), 'not asked for: not computed');
+  // asking for every group later probes only what is missing
+  log.length = 0;
+  await computeFeatures(out.order, new Set(['lexical']), fakeSources(log), { enabled: false, asOfAt: 0, computedAt: 0, observedDocuments: 0, requestedDocuments: 0, elapsedUs: 0 });
+  assert.deepEqual(log, ['lexical abstract c,a,b', 'lexical body c,a,b']);
   assert.ok(Number.isNaN(getFeature(a, 'bm25_body')), 'no full text: absent');
   assert.equal(getFeature(a, 'bm25_abstract'), 0, 'an abstract without a match: 0');
 });

@@ -81,6 +81,19 @@ describe('lectern ranking train', () => {
     }
   });
 
+  test('--formula fits a linear formula that ranks the reviews first when sent as l1', async () => {
+    const r = await runCliOn(app, ['ranking', 'train', '--beir', beir, '--split', 'train', '--folds', '2', '--pool', '10', '--formula']);
+    assert.equal(r.code, 0, r.stdout);
+    const out = r.out as { formula: string; serve_with: string; report: { crossValidation: { ndcg10Organic: number; ndcg10Formula: number }; weights: Record<string, number> } };
+    assert.ok(Object.keys(out.report.weights).length > 0, out.formula);
+    assert.ok(out.report.crossValidation.ndcg10Formula > out.report.crossValidation.ndcg10Organic);
+    assert.equal(out.serve_with, `LECTERN_RANKING_FORMULA_DOCUMENTS=${JSON.stringify(out.formula)}`);
+    const { key } = await app.account({ credits: 10_000 });
+    const res = await app.http.inject({ method: 'POST', url: '/v2/search/', headers: { 'x-api-key': key }, payload: { query: 'glacier', limit: 4, candidate_ranking: 'formula', l1: { formula: out.formula } } });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal((res.json() as { hits: { id: string }[] }).hits[0]!.id, 'glacier-c');
+  });
+
   test('stored feedback trains too; unusable judgments and bad options are refused', async () => {
     const { key } = await app.account({ credits: 10_000 });
     for (const t of TOPICS.slice(0, 4)) {

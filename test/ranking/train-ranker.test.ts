@@ -73,6 +73,9 @@ test('cross-validation shows the model beating the organic order on held-out que
   const mean = Math.round(cv.folds.reduce((s, f) => s + f.trees, 0) / 4);
   assert.equal(report.finalTrees, mean);
   assert.equal(model.trees.length, mean);
+  // the signal carries the relevance: it is the most used feature, and the counts add up to the splits
+  assert.equal(Object.keys(report.featureSplits)[0], 'signal');
+  assert.equal(Object.values(report.featureSplits).reduce((a, b) => a + b, 0), model.trees.reduce((a, t) => a + t.splits.length, 0));
 
   const loaded = loadCatBoostJson(JSON.stringify(modelJson));
   // The export keeps only the features the trees split on, named; the signal is one of them.
