@@ -172,3 +172,30 @@ test('evidence windows are sentences, verbatim, with code-point starts', () => {
   assert.deepEqual(w.map((x) => x.text), ['Ünïcödé storage is a long first sentence here.', 'Second one is about microbial life!  Third.']);
   for (const x of w) assert.equal(Array.from(text).slice(x.start, x.start + Array.from(x.text).length).join(''), x.text);
 });
+
+test('settings are checked at start: formulas, model files and their feature names', async () => {
+  const { rankingSettings } = await import('../../src/ranking/settings.js');
+  const base = { candidateDepth: 100, formulaDocuments: '', formulaPassages: '', l2Models: '', l2Auto: true, crossRerankCandidates: 32, crossRerankMax: 100 };
+  const io = (files: Record<string, string>) => ({
+    readFile: (path: string) => {
+      if (!(path in files)) throw new Error('ENOENT');
+      return Buffer.from(files[path]!);
+    },
+    loadCrossEncoder: null,
+  });
+  await assert.rejects(rankingSettings({ ...base, formulaDocuments: 'bm25_titel' }, io({})), /ranking.formulaDocuments: .*unknown feature bm25_titel/);
+  await assert.rejects(rankingSettings({ ...base, l2Models: 'documents=/m.json' }, io({})), /documents model \/m.json cannot be read/);
+  const model = (name: string) =>
+    JSON.stringify({
+      features_info: { float_features: [{ feature_index: 0, flat_feature_index: 0, borders: [0.5], feature_id: name }] },
+      oblivious_trees: [{ leaf_values: [0, 1], splits: [{ float_feature_index: 0, border: 0.5, split_type: 'FloatFeature' }] }],
+      scale_and_bias: [1, [0]],
+    });
+  await assert.rejects(rankingSettings({ ...base, l2Models: 'documents=/m.json' }, io({ '/m.json': model('clicks') })), /does not compute: clicks/);
+  await assert.rejects(rankingSettings({ ...base, crossEncoderDir: '/x' }, io({})), /cannot load ONNX models/);
+  const ok = await rankingSettings({ ...base, formulaPassages: 'passage_score', l2Models: 'social=/m.json', crossRerankCandidates: 200 }, io({ '/m.json': model('is_review') }));
+  assert.deepEqual([...ok.l2Models.keys()], ['social']);
+  assert.equal(ok.formulas.passages, 'passage_score');
+  assert.equal(ok.formulas.documents, null);
+  assert.equal(ok.crossCandidates, 100, 'the default is capped by the maximum');
+});
