@@ -24,9 +24,9 @@ import type { ErrorReporter } from '../ports/error-reporter.js';
 import { citedWorkUris } from './citations.js';
 import { FEEDBACK_TOKEN_TTL_S, signFeedbackToken } from './feedback-token.js';
 import type { IndexSet } from './index-set.js';
-import { denseSearch, sparseEngineOptions, withFeedback, type SparseParams } from './channels.js';
+import { denseSearch, withFeedback, type SparseParams } from './channels.js';
 import type { SearchHit, SearchRequest, SearchResult } from './search-types.js';
-import { multiQuerySearch } from './multi-query.js';
+import { runSparseChannel } from './sparse-channel.js';
 import { checkWorkBudget, FairScheduler, type WorkBudget } from './work-budget.js';
 
 /** RRF smoothing constant when the request gives none (interface: service default 60). */
@@ -219,24 +219,12 @@ export class SearchService {
       if (r.mode === 'sparse' || r.mode === 'hybrid') {
         const sparse = this.d.indexes.sparse(name);
         if (sparse) {
-          const te = performance.now();
-          const dims = await sparse.queryVector(index, r.query, r.possibleLanguages, sparseParams);
-          embedUs += (performance.now() - te) * 1000;
-          const opts = sparseEngineOptions(dims, sparseParams);
-          // the query and one reformulated sub-query per generated dimension, combined (ADR 0107)
           const combinerParams = { combiner: r.combiner, decay: r.combinerDecay, temperature: r.combinerTemperature, topK: r.combinerTopK };
-          const [{ result, subQueries }, us] = timed(() => multiQuerySearch(index, base, dims, opts.heapFactor, combinerParams));
+          const run = await runSparseChannel(sparse, index, base, r.query, r.possibleLanguages, sparseParams, combinerParams);
+          embedUs += run.embedUs;
           // sparse_nomination (interface): on for passage ranking, off for whole-document ranking
-          const nominates = r.mode === 'sparse' || (r.sparseNomination ?? result.rankingMode === 'passages');
-          runs.push({
-            index: name,
-            channel: 'sparse',
-            result,
-            weight: SPARSE_RRF_WEIGHT,
-            nominates,
-            us,
-            detail: { model_sha256: sparse.id, model: sparse.kind === 'encoder' ? 'onnx sparse encoder (SPLADE)' : 'corpus-trained expansion', dims: dims.map((d) => ({ term: d.term, weight: Number(d.weight.toFixed(4)), generated: !d.own })), heap_factor: opts.heapFactor, nominates, sub_queries: subQueries, combiner: { name: r.combiner, decay: r.combinerDecay, temperature: r.combinerTemperature, top_k: r.combinerTopK } },
-          });
+          const nominates = r.mode === 'sparse' || (r.sparseNomination ?? run.result.rankingMode === 'passages');
+          runs.push({ index: name, channel: 'sparse', result: run.result, weight: SPARSE_RRF_WEIGHT, nominates, us: run.us, detail: { ...run.detail, nominates } });
         } else unconfigured.push(`sparse:${name}`);
       }
       if (r.mode === 'short_document' || r.mode === 'binary' || r.mode === 'hybrid') {
