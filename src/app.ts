@@ -495,6 +495,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
       for (const t of timers) clearInterval(t);
       clearInterval(activityTimer);
       await activity.flush();
+      await vectorizer?.stop(); // an encoding run in flight ends before its indexes and models close
       indexes?.close();
       await encoder?.close();
       await sparseEncoder?.close();

@@ -43,6 +43,13 @@ export interface PendingVectors {
 
 export class EncoderVectorizer {
   #running: Promise<unknown> | null = null;
+  #stopped = false;
+
+  /** Stops after the batch in progress and waits for it (shutdown: the indexes and encoders close next). */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    await this.#running?.catch(() => undefined);
+  }
 
   constructor(
     private readonly indexes: IndexSet,
@@ -70,6 +77,7 @@ export class EncoderVectorizer {
 
   /** Encodes one segment that needs vectors, dense first (null: none left). */
   async step(onProgress?: (p: EncodeProgress) => void): Promise<EncodeStepResult | null> {
+    if (this.#stopped) return null;
     return (await this.#denseStep(onProgress)) ?? (await this.#sparseStep(onProgress));
   }
 
@@ -85,6 +93,7 @@ export class EncoderVectorizer {
       const todo = next.ids.flatMap((id, d) => (id === null ? [] : [{ id, d }]));
       let done = 0;
       for (let i = 0; i < todo.length; i += READ_BATCH) {
+        if (this.#stopped) return null;
         const part = todo.slice(i, i + READ_BATCH);
         const docs = await this.store.getMany(part.map((x) => x.id));
         const known = part.filter((x) => docs.has(x.id));
@@ -110,6 +119,7 @@ export class EncoderVectorizer {
       const todo = next.ids.flatMap((id, d) => (id === null ? [] : [{ id, d }]));
       let done = 0;
       for (let i = 0; i < todo.length; i += READ_BATCH) {
+        if (this.#stopped) return null;
         const part = todo.slice(i, i + READ_BATCH);
         const docs = await this.store.getMany(part.map((x) => x.id));
         const known = part.filter((x) => docs.has(x.id));
