@@ -183,3 +183,19 @@ describe('dense_encoder: an ONNX encoder as the dense model of search', () => {
     }
   });
 });
+
+test('lectern models encode without an encoder configured exits 1 saying which option to set', async () => {
+  const app = await testApp();
+  const err: string[] = [];
+  const write = process.stderr.write.bind(process.stderr);
+  process.stderr.write = ((s: string) => (err.push(String(s)), true)) as typeof process.stderr.write;
+  try {
+    const ctx = { loadConfig: () => app.config, openApp: async () => Object.assign(Object.create(app), { close: async () => undefined }), serve: async () => undefined };
+    assert.equal(await runCli(['models', 'encode'], ctx as never), 1);
+  } finally {
+    process.stderr.write = write;
+    await app.dispose();
+  }
+  assert.match(err.join(''), /dense_encoder\.dir.*sparse_encoder\.dir/);
+  assert.equal(app.encoderVectorizer, null);
+});
