@@ -141,7 +141,7 @@ describe('document vectors in segments', () => {
       const got = idx.documentVector(d.id)!;
       for (let j = 0; j < want.length; j++) assert.ok(Math.abs(want[j]! - got[j]!) < 1e-5);
     }
-    assert.deepEqual(idx.vectorStatus(), { modelId: 'm1', dims: 32, segments: 1, segmentsWithVectors: 1, documentsWithVectors: 60 });
+    assert.deepEqual(idx.vectorStatus(), { modelId: 'm1', dims: 32, segments: 1, segmentsWithVectors: 1, documents: 60, documentsWithVectors: 60 });
   });
 
   test('exact search is the brute-force cosine ranking, with filters; binary finds the same neighbours', () => {
