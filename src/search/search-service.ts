@@ -55,6 +55,12 @@ const unavailable = (what: string) => new AppError('feature_unavailable', what, 
 
 /** Weight of the dense (short_document) channel's votes in hybrid RRF (measured: docs/search.md). */
 export const DENSE_RRF_WEIGHT = 0.2;
+/**
+ * Weight of the dense vote in hybrid RRF when the dense model is an operator's bi-encoder (ADR 0105): such
+ * models are about as good as BM25 on scientific text on their own (bge-small-en-v1.5: 0.71 nDCG@10 on
+ * SciFact by its model card), so they vote like the lexical channel. Not measured here (no model).
+ */
+export const ENCODER_RRF_WEIGHT = 1;
 /** Weight of the sparse channel's votes in hybrid RRF. */
 export const SPARSE_RRF_WEIGHT = 1;
 /** Hybrid: the dense query mixes in the vectors of this many top lexical hits (pseudo-relevance feedback). */
@@ -234,7 +240,8 @@ export class SearchService {
           const te = performance.now();
           let vector = await dense.queryVector(index, r.query, r.possibleLanguages);
           // hybrid: pseudo-relevance feedback from the lexical channel's top hits (ADR 0102)
-          if (vector && r.mode === 'hybrid' && lexical) vector = withFeedback(index, vector, lexical.hits.slice(0, DENSE_FEEDBACK_DOCS).map((h) => h.id), DENSE_FEEDBACK_WEIGHT);
+          // (corpus model only: a trained bi-encoder's query vector is not mixed; ADR 0105)
+          if (vector && r.mode === 'hybrid' && lexical && dense.kind === 'corpus') vector = withFeedback(index, vector, lexical.hits.slice(0, DENSE_FEEDBACK_DOCS).map((h) => h.id), DENSE_FEEDBACK_WEIGHT);
           embedUs += (performance.now() - te) * 1000;
           // auto: exact scan up to EXACT_MAX_VECTORS eligible documents, above it Hamming prefilter +
           // float rescoring with recall@10 >= 0.95 against exact (ADR 0103); IVF is not used (ADR 0101)
@@ -248,7 +255,7 @@ export class SearchService {
             index: name,
             channel: method === 'binary' ? 'binary' : 'short_document',
             result,
-            weight: r.mode === 'hybrid' ? DENSE_RRF_WEIGHT : 1,
+            weight: r.mode === 'hybrid' ? (dense.kind === 'encoder' ? ENCODER_RRF_WEIGHT : DENSE_RRF_WEIGHT) : 1,
             nominates: true,
             us,
             detail: { model_sha256: dense.id, model: dense.kind === 'encoder' ? `onnx encoder (${dense.dims} dims)` : 'corpus-trained', method: result.method, scanned: result.scanned, ...(result.method === 'binary' || result.method === 'quantized' ? { rescored: result.rescored } : {}), segments_without_vectors: result.missingSegments, ...(vector === null ? { note: 'no query term is known to the dense model: no candidates' } : {}) },

@@ -110,6 +110,7 @@ describe('dense_encoder: an ONNX encoder as the dense model of search', () => {
     const h = await search({ query: 'heart attack', limit: 10, tracing: true, include_rrf_scores: true });
     const fusion = trace(h.body, 'fusion');
     assert.deepEqual(fusion['channels'], ['fulltext', 'short_document']);
+    assert.equal(trace(h.body, 'short_document')['rrf_weight'], 1, 'a bi-encoder votes like the lexical channel (the corpus model: 0.2)');
     assert.match(String((fusion['unconfigured'] as string[]).join(' ')), /sparse:documents/);
     assert.ok(h.body.hits.every((x: { id: string }) => Number(x.id.slice(1)) % 2 === 0));
     const sim = await post('/v2/search/similar', { document_id: 'e1', limit: 5 });
