@@ -81,7 +81,7 @@ export function checkAvailable(r: SearchRequest): void {
   if (r.offset + r.limit > 500) throw new AppError('validation_failed', `offset + limit must not exceed 500 (got ${r.offset} + ${r.limit}).`);
 }
 
-const TRAIN_HINT = 'train the corpus models with `lectern models train` (docs/models.md)';
+const TRAIN_HINT = 'train the corpus models with `lectern models train`, or configure an ONNX model (dense_encoder.dir, sparse_encoder.dir; docs/models.md)';
 
 /** Refuses modes whose channel is not configured on one of the requested indexes. */
 function checkChannels(r: SearchRequest, indexNames: IndexName[], indexes: IndexSet): void {
