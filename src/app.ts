@@ -187,7 +187,7 @@ export interface Core {
   refreshModels(): string[];
   /** The operator-supplied dense encoder (dense_encoder.dir), or null. */
   readonly encoder: TextEncoder | null;
-  /** Computes its document vectors for the open indexes (null: no encoder or indexes; docs/models.md). */
+  /** Computes the encoders' document vectors for the open indexes (null: no encoder or indexes; docs/models.md). */
   readonly encoderVectorizer: EncoderVectorizer | null;
   /** The operator-supplied SPLADE-style sparse encoder (sparse_encoder.dir), or null. */
   readonly sparseEncoder: SparseTextEncoder | null;
@@ -395,10 +395,8 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
       // Records written by anyone (this process's ingest, the CLI, other instances) leave the display cache as the index applies them.
       indexes.onChanges((changes) => displayCache.invalidateChanges(changes.map((c) => (c.deleted ? { id: c.id } : { id: c.doc.id, doc: c.doc }))));
       if (sparseEncoder) indexes.setSparseEncoder(sparseEncoder);
-      if (encoder) {
-        indexes.setEncoder(encoder);
-        vectorizer = new EncoderVectorizer(indexes, storage.documents, encoder);
-      }
+      if (encoder) indexes.setEncoder(encoder);
+      if (encoder || sparseEncoder) vectorizer = new EncoderVectorizer(indexes, storage.documents, encoder, sparseEncoder);
       const rebuilding = indexes.rebuildReason !== null;
       if (rebuilding) logger.warn({ reason: indexes.rebuildReason }, 'search indexes are rebuilt from the store (index format or text analysis changed)');
       if (options.catchUp !== false) {
@@ -515,7 +513,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
           encoding = true;
           vectorizer
             .run()
-            .then((r) => (r.documents > 0 ? logger.info(r, 'dense encoder vectors attached') : undefined))
+            .then((r) => (r.documents > 0 ? logger.info(r, 'encoder document vectors attached') : undefined))
             .catch((err: unknown) => logger.warn({ err }, 'computing dense encoder vectors failed; retried in a second'))
             .finally(() => {
               encoding = false;
@@ -551,6 +549,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
       stopMerges();
       clearInterval(activityTimer);
       await activity.flush();
+      await vectorizer?.stop(); // an encoding run in flight ends before its indexes and models close
       await billing.idle();
       await ledger?.flush();
       indexes?.close();

@@ -14,6 +14,7 @@ import { createInterface } from 'node:readline';
 import { autoRescorePool, EXACT_MAX_VECTORS, fieldTerms, fuseRrf, MemoryIndexDirectory, SearchIndex, TrainingState } from '../../src/engine/index.js';
 import { DEFAULT_HEAP_FACTOR, denseQueryVector, denseSearch, sparseEngineOptions, sparseQueryVector, withFeedback, type SparseParams } from '../../src/search/channels.js';
 import { DEFAULT_RRF_K, DENSE_FEEDBACK_DOCS, DENSE_FEEDBACK_WEIGHT, DENSE_RRF_WEIGHT, SPARSE_RRF_WEIGHT } from '../../src/search/search-service.js';
+import { DEFAULT_COMBINER, multiQuerySearch } from '../../src/search/multi-query.js';
 import { repoRoot } from '../../test/helpers/paths.js';
 import { machine } from '../lib/machine.js';
 import { evalDataDir } from '../quality/data-dir.js';
@@ -78,7 +79,11 @@ const queries = queryFile
   : workload['or']!.map((q) => q.text);
 const modes: Record<string, (text: string) => number> = {
   fulltext: (text) => idx.search({ text, limit: 10, passagesPerHit: 0 }).hits.length,
-  sparse: (text) => idx.search({ text, limit: 10, passagesPerHit: 0, ...sparseEngineOptions(sparseQueryVector(idx, sparse, text, null, sp), sp) }).hits.length,
+  // as the service runs it: multi-query with the default combiner (ADR 0107)
+  sparse: (text) => {
+    const v = sparseQueryVector(idx, sparse, text, null, sp);
+    return multiQuerySearch(idx, { text, limit: 10, passagesPerHit: 0 }, v, sparseEngineOptions(v, sp).heapFactor, DEFAULT_COMBINER).result.hits.length;
+  },
   'short_document (auto: quantized prefilter + float rescoring; the service)': (text) => {
     const v = denseQueryVector(idx, dense, text, null);
     return v ? denseSearch(idx, v, 'auto', { limit: 10, passagesPerHit: 0 }).hits.length : 0;
@@ -97,7 +102,8 @@ const modes: Record<string, (text: string) => number> = {
   },
   hybrid: (text) => {
     const ft = idx.search({ text, limit: 10, passagesPerHit: 0 }).hits.map((h) => h.id);
-    const sps = idx.search({ text, limit: 10, passagesPerHit: 0, ...sparseEngineOptions(sparseQueryVector(idx, sparse, text, null, sp), sp) }).hits.map((h) => h.id);
+    const sv = sparseQueryVector(idx, sparse, text, null, sp);
+    const sps = multiQuerySearch(idx, { text, limit: 10, passagesPerHit: 0 }, sv, sparseEngineOptions(sv, sp).heapFactor, DEFAULT_COMBINER).result.hits.map((h) => h.id);
     const v = denseQueryVector(idx, dense, text, null);
     const dn = v ? denseSearch(idx, withFeedback(idx, v, ft.slice(0, DENSE_FEEDBACK_DOCS), DENSE_FEEDBACK_WEIGHT), 'auto', { limit: 10, passagesPerHit: 0 }).hits.map((h) => h.id) : [];
     const nominated = new Set([...ft, ...dn]);

@@ -388,8 +388,9 @@ async function models(ctx: CliContext, args: string[]): Promise<number> {
       const pending = app.encoderVectorizer?.pending() ?? null;
       print({
         ...Object.fromEntries(INDEX_NAMES.map((n) => [n, { manifest: app.corpusModels.manifest(n), vectors: indexes ? indexes.get(n).vectorStatus() : 'held by a running server' }])),
-        dense_encoder: app.encoder ? { ...app.encoder.info, pending: indexes ? pending : 'held by a running server' } : null,
-        sparse_encoder: app.sparseEncoder ? app.sparseEncoder.info : null,
+        dense_encoder: app.encoder ? app.encoder.info : null,
+        sparse_encoder: app.sparseEncoder ? { ...(app.sparseEncoder.info as object), impacts: indexes ? Object.fromEntries(INDEX_NAMES.map((n) => [n, indexes.get(n).impactStatus()])) : 'held by a running server' } : null,
+        pending: app.encoderVectorizer ? (indexes ? pending : 'held by a running server') : null,
       });
       return 0;
     });
@@ -397,8 +398,8 @@ async function models(ctx: CliContext, args: string[]): Promise<number> {
   if (sub === 'encode') {
     if (rest.length > 0) throw new UsageError('models encode takes no arguments');
     return withApp(ctx, async (app) => {
-      if (app.encoder === null) {
-        process.stderr.write('lectern: no dense encoder is configured; set dense_encoder.dir (LECTERN_DENSE_ENCODER_DIR) to a model directory (docs/models.md)\n');
+      if (app.encoder === null && app.sparseEncoder === null) {
+        process.stderr.write('lectern: no encoder is configured; set dense_encoder.dir (LECTERN_DENSE_ENCODER_DIR) or sparse_encoder.dir (LECTERN_SPARSE_ENCODER_DIR) to a model directory (docs/models.md)\n');
         return 1;
       }
       const indexes = await app.tryOpenIndexes();
@@ -408,9 +409,9 @@ async function models(ctx: CliContext, args: string[]): Promise<number> {
       }
       const bar = progressBar('models encode');
       const t0 = performance.now();
-      const r = await app.encoderVectorizer.run((p) => bar.update(p.done, p.total, `${p.index} ${p.segment}`));
+      const r = await app.encoderVectorizer.run((p) => bar.update(p.done, p.total, `${p.kind} ${p.index} ${p.segment}`));
       bar.finish(`${r.documents} documents in ${r.segments} segments`);
-      print({ encoder: app.encoder.info, segments: r.segments, documents: r.documents, ms: Math.round(performance.now() - t0), vectors: Object.fromEntries(INDEX_NAMES.map((n) => [n, indexes.get(n).vectorStatus()])) });
+      print({ dense_encoder: app.encoder?.info ?? null, sparse_encoder: app.sparseEncoder?.info ?? null, segments: r.segments, documents: r.documents, ms: Math.round(performance.now() - t0), vectors: Object.fromEntries(INDEX_NAMES.map((n) => [n, indexes.get(n).vectorStatus()])) });
       return 0;
     });
   }

@@ -202,7 +202,7 @@ export const ConfigSchema = Type.Object(
           Type.String({
             minLength: 1,
             description:
-              'Directory of an operator-supplied SPLADE-style ONNX model (model.onnx with MLM `logits` [batch, tokens, vocabulary] + tokenizer.json, e.g. naver/splade-cocondenser-ensembledistil or prithivida/Splade_PP_en_v1; docs/models.md). When set, `mode: sparse` and hybrid\'s sparse vote expand queries with it instead of the corpus-trained expansion (query side only: documents are matched through the index\'s own terms). Loaded at start; never downloaded.',
+              'Directory of an operator-supplied SPLADE-style ONNX model (model.onnx with MLM `logits` [batch, tokens, vocabulary] + tokenizer.json, e.g. naver/splade-cocondenser-ensembledistil or prithivida/Splade_PP_en_v1; docs/models.md). When set, `mode: sparse` and hybrid\'s sparse vote score documents by the SPLADE dot product of the query\'s and the document\'s vectors instead of the corpus-trained expansion; document vectors are computed in the background after ingest and stored with the index under the model\'s SHA-256 (`lectern models encode|status`). Loaded at start; never downloaded.',
           }),
         ),
         queryPrefix: Type.String({ maxLength: 200, default: '', description: 'Text put before every query given to the sparse model.' }),

@@ -20,6 +20,7 @@ import { buildPlan, countMatches, countWorks, rankDocuments, type GlobalStats, t
 import { Segment, utf8 } from './segment.js';
 import type { CorpusModel } from './corpus-model.js';
 import { searchVectors, SegmentVectors, type VectorSegment } from './doc-vectors.js';
+import { searchImpacts, SegmentImpacts, type ImpactSegment, type SparseRow } from './doc-impacts.js';
 import { DEFAULT_FLUSH_OCCURRENCES, SegmentBuffer } from './segment-buffer.js';
 import { NF } from './segment-writer.js';
 import { correctQuery, suggestTerm, type Suggestion } from './spelling.js';
@@ -79,6 +80,9 @@ interface SegEntry {
   vectors: SegmentVectors | null;
   /** File holding `vectors`. */
   vecFile: string | null;
+  /** Learned sparse document vectors under the current impact model (doc-impacts.ts), and their file. */
+  impacts?: SegmentImpacts | null;
+  impFile?: string | null;
 }
 
 interface ManifestSegment {
@@ -89,6 +93,8 @@ interface ManifestSegment {
   deleted: number;
   /** The segment's vector file (doc-vectors.ts), when vectors were computed. */
   vectors?: string;
+  /** The segment's impact file (doc-impacts.ts), when a sparse model's vectors were attached. */
+  impacts?: string;
 }
 
 /**
@@ -179,7 +185,9 @@ export class SearchIndex {
   #pendingSegs: SegEntry[] = [];
   readonly #pendingDeletes = new Map<string, Set<number>>();
   #buffer: SegmentBuffer;
-  #snapshot: VectorSegment[] = [];
+  #snapshot: (VectorSegment & ImpactSegment)[] = [];
+  /** Id of the external sparse (SPLADE) model whose document vectors are searched (null: none). */
+  #impactModel: string | null = null;
   #vectorModel: VectorModel | null = null;
   #stats: GlobalStats = { docCount: 0, avgLen: [0, 0, 0] };
   #merge: MergeState | null = null;
@@ -242,7 +250,13 @@ export class SearchIndex {
           if (v === null) throw new Error(`index corrupt: vectors of ${s.name} are missing`);
           vectors = SegmentVectors.parse(v);
         }
-        this.#committed.push({ name: s.name, seg, deleted, deletedCount: s.deleted, delGen: s.delGen, vectors, vecFile: vectors ? s.vectors! : null });
+        let impacts: SegmentImpacts | null = null;
+        if (s.impacts !== undefined) {
+          const b = this.#dir.read(s.impacts);
+          if (b === null) throw new Error(`index corrupt: impacts of ${s.name} are missing`);
+          impacts = SegmentImpacts.parse(b);
+        }
+        this.#committed.push({ name: s.name, seg, deleted, deletedCount: s.deleted, delGen: s.delGen, vectors, vecFile: vectors ? s.vectors! : null, impacts, impFile: impacts ? s.impacts! : null });
       }
     }
     this.#publish();
@@ -255,10 +269,12 @@ export class SearchIndex {
       keep.add(e.name);
       if (e.delGen > 0) keep.add(`${e.name}.del-${e.delGen}`);
       if (e.vecFile !== null) keep.add(e.vecFile);
+      if (e.impFile) keep.add(e.impFile);
     }
     for (const e of this.#pendingSegs) {
       keep.add(e.name);
       if (e.vecFile !== null) keep.add(e.vecFile);
+      if (e.impFile) keep.add(e.impFile);
     }
     return keep;
   }
@@ -273,7 +289,7 @@ export class SearchIndex {
 
   #publish(): void {
     const modelId = this.#vectorModel?.id ?? null;
-    this.#snapshot = this.#committed.map((e) => ({ seg: e.seg, deleted: e.deleted, deletedCount: e.deletedCount, vectors: e.vectors !== null && e.vectors.modelId === modelId ? e.vectors : null }));
+    this.#snapshot = this.#committed.map((e) => ({ seg: e.seg, deleted: e.deleted, deletedCount: e.deletedCount, vectors: e.vectors !== null && e.vectors.modelId === modelId ? e.vectors : null, impacts: e.impacts && e.impacts.modelId === this.#impactModel ? e.impacts : null }));
     let docs = 0;
     let all = 0;
     const totals = [0, 0, 0];
@@ -397,6 +413,7 @@ export class SearchIndex {
         delGen: e.delGen,
         deleted: e.deletedCount,
         ...(e.vecFile !== null ? { vectors: e.vecFile } : {}),
+        ...(e.impFile ? { impacts: e.impFile } : {}),
       })),
     };
     this.#dir.write(MANIFEST, new TextEncoder().encode(JSON.stringify(m)));
@@ -458,6 +475,7 @@ export class SearchIndex {
       this.#dir.write(name, out.bytes);
       entry = this.#withVectors({ name, seg: new Segment(name, this.#dir.read(name) ?? out.bytes), deleted: null, deletedCount: 0, delGen: 0, vectors: null, vecFile: null });
       entry = this.#carryVectors(entry, m.inputs, out.docMaps);
+      entry = this.#carryImpacts(entry, m.inputs, out.docMaps);
     }
     // carry deletions that happened to the inputs while merging (committed and pending)
     const carried: number[] = [];
@@ -507,6 +525,104 @@ export class SearchIndex {
     const vecFile = `${e.name}.vec-${vectors.modelId.slice(0, 16)}`;
     this.#dir.write(vecFile, vectors.serialize());
     return { ...e, vectors, vecFile };
+  }
+
+  /**
+   * External model: the merged segment's impacts re-mapped from its inputs' (current) impacts, when
+   * every input has them under the model; otherwise it waits for the host.
+   */
+  #carryImpacts(e: SegEntry, inputs: readonly SegEntry[], docMaps: readonly Int32Array[]): SegEntry {
+    const id = this.#impactModel;
+    if (id === null) return e;
+    const current = inputs.map((x) => this.#committed.find((c) => c.name === x.name)?.impacts ?? x.impacts ?? null);
+    if (current.some((v) => v === null || v.modelId !== id)) return e;
+    return this.#writeImpacts(e, SegmentImpacts.merged(id, e.seg.docCount, current as SegmentImpacts[], docMaps));
+  }
+
+  #writeImpacts(e: SegEntry, impacts: SegmentImpacts): SegEntry {
+    const impFile = `${e.name}.imp-${impacts.modelId.slice(0, 16)}`;
+    this.#dir.write(impFile, impacts.serialize());
+    return { ...e, impacts, impFile };
+  }
+
+  /**
+   * Sets the external sparse (SPLADE-style) model whose document vectors are searched by
+   * {@link searchImpacts} (null: none). Impacts under another model stay on disk but are not searched.
+   */
+  setImpactModel(id: string | null): void {
+    this.#check();
+    this.#impactModel = id;
+    this.#publish();
+  }
+
+  /** Committed segments whose live documents have no impacts under the current sparse model. */
+  segmentsNeedingImpacts(): SegmentNeedingVectors[] {
+    const id = this.#impactModel;
+    if (id === null) return [];
+    const out: SegmentNeedingVectors[] = [];
+    for (const e of this.#committed) {
+      if (e.impacts && e.impacts.modelId === id) continue;
+      const ids: (string | null)[] = [];
+      for (let d = 0; d < e.seg.docCount; d++) ids.push(e.deleted !== null && (e.deleted[d >>> 5]! & (1 << (d & 31))) !== 0 ? null : e.seg.id(d));
+      out.push({ segment: e.name, ids });
+    }
+    return out;
+  }
+
+  /** Attaches a sparse model's document vectors to a committed segment (like {@link attachVectors}). */
+  attachImpacts(segment: string, impacts: SegmentImpacts): boolean {
+    this.#check();
+    const id = this.#impactModel;
+    if (id === null || impacts.modelId !== id) return false;
+    const i = this.#committed.findIndex((e) => e.name === segment);
+    if (i < 0) return false;
+    const e = this.#committed[i]!;
+    if (impacts.docs !== e.seg.docCount || (e.impacts && e.impacts.modelId === id)) return false;
+    this.#committed = this.#committed.map((x, j) => (j === i ? this.#writeImpacts(x, impacts) : x));
+    this.#commitManifest();
+    return true;
+  }
+
+  /** How many committed segments/documents have impacts under the current sparse model. */
+  impactStatus(): { modelId: string | null; segments: number; segmentsWithImpacts: number; documentsWithImpacts: number } {
+    let withI = 0;
+    let docs = 0;
+    for (const s of this.#snapshot) {
+      if (s.impacts === null) continue;
+      withI++;
+      for (let d = 0; d < s.impacts.docs; d++) if (s.impacts.present[d] === 1 && !(s.deleted !== null && (s.deleted[d >>> 5]! & (1 << (d & 31))) !== 0)) docs++;
+    }
+    return { modelId: this.#impactModel, segments: this.#snapshot.length, segmentsWithImpacts: withI, documentsWithImpacts: docs };
+  }
+
+  /**
+   * Learned sparse retrieval over the committed documents' impacts (doc-impacts.ts): the SPLADE dot
+   * product with `query` (token ids and weights of the current sparse model). Segments without impacts
+   * are counted, not searched.
+   */
+  searchImpacts(q: { query: SparseRow; limit?: number; filters?: EngineQuery['filters']; collapseByWorkKey?: boolean; passagesPerHit?: number; heapFactor?: number }): EngineResult & { scored: number; missingSegments: number; tokensRead: number; tokensPruned: number } {
+    this.#check();
+    const limit = clampInt(q.limit, 1, MAX_K, 10);
+    const segments = this.#snapshot;
+    let k = limit + 1;
+    const run = () => searchImpacts(segments, q.query, { k, filters: q.filters ?? undefined, ...(q.heapFactor !== undefined ? { heapFactor: q.heapFactor } : {}) });
+    let outcome = run();
+    let ranked = outcome.hits;
+    if (q.collapseByWorkKey) {
+      ranked = collapse(segments, ranked);
+      while (ranked.length < limit + 1 && outcome.hits.length >= k && k < 100_000) {
+        k *= 4;
+        outcome = run();
+        ranked = collapse(segments, outcome.hits);
+      }
+    }
+    const perHit = clampInt(q.passagesPerHit, 0, 10, 3);
+    const hits: EngineHit[] = ranked.slice(0, limit).map((h) => {
+      const seg = segments[h.si]!.seg;
+      const lead = perHit > 0 ? leadPassage(seg, h.doc) : null;
+      return { id: h.id, score: h.score, passages: lead ? [lead] : [], workKey: seg.workKey(h.doc) };
+    });
+    return { hits, totalHits: Math.max(outcome.scored, hits.length), totalHitsExact: q.heapFactor === undefined || q.heapFactor >= 1, hasMore: ranked.length > limit, rankingMode: 'documents', scored: outcome.scored, missingSegments: outcome.missingSegments, tokensRead: outcome.tokensRead, tokensPruned: outcome.tokensPruned };
   }
 
   #vectorDims(): number {

@@ -51,14 +51,16 @@ export interface SparseDim {
 }
 
 /** The sparse query vector of `text` under the expansion model (own terms first, then generated ones). */
-export function sparseQueryVector(index: SearchIndex, model: CorpusModel, text: string, languages: string[] | null, p: SparseParams): SparseDim[] {
+export function sparseQueryVector(index: SearchIndex, model: CorpusModel, text: string, languages: string[] | null, p: SparseParams, feedback?: { ids: readonly string[]; weight: number }): SparseDim[] {
   const bag = queryBag(index, text, languages);
   const own: SparseDim[] = [...bag.keys()].map((term) => ({ term, weight: 1, own: true }));
   const maxDims = p.maxQueryDims > 0 ? p.maxQueryDims : DEFAULT_MAX_QUERY_DIMS;
   const room = Math.max(0, maxDims - own.length);
   if (room === 0) return own.slice(0, Math.max(own.length, maxDims));
-  const e = model.embed(bag);
-  if (e === null) return own;
+  const e0 = model.embed(bag);
+  if (e0 === null) return own;
+  // pseudo-relevance feedback: expansion terms nearest the query mixed with its top hits' vectors
+  const e = feedback ? withFeedback(index, e0, feedback.ids, feedback.weight) : e0;
   const near = model.nearestTerms(e, Math.min(room, MAX_EXPANSION_TERMS), EXPANSION_MIN_SIMILARITY, new Set(bag.keys()));
   const top = near[0]?.similarity ?? 1;
   const gen = near.map((n) => ({ term: n.term, weight: (EXPANSION_WEIGHT * n.similarity) / top, own: false }));

@@ -4,10 +4,10 @@
 // in batches, and the vectors attached to the segment (SearchIndex.attachVectors writes the vector file,
 // then commits a manifest naming it, so a crash loses at most the segment being encoded). Merges carry
 // attached vectors; a segment merged away while it was being encoded is simply skipped.
-import { SegmentVectors } from '../engine/index.js';
+import { SegmentImpacts, SegmentVectors, type SparseRow } from '../engine/index.js';
 import { INDEX_NAMES, type IndexName } from '../domain/document.js';
 import type { DocumentStore } from '../ports/document-store.js';
-import type { TextEncoder } from '../ports/text-encoder.js';
+import type { SparseTextEncoder, TextEncoder } from '../ports/text-encoder.js';
 import { documentText } from './dense-model.js';
 import type { IndexSet } from './index-set.js';
 
@@ -16,6 +16,8 @@ const READ_BATCH = 64;
 
 export interface EncodeProgress {
   index: IndexName;
+  /** Which model's vectors: the dense encoder's or the sparse (SPLADE) model's. */
+  kind: 'dense' | 'sparse';
   segment: string;
   /** Documents of this segment encoded so far / to encode. */
   done: number;
@@ -24,6 +26,7 @@ export interface EncodeProgress {
 
 export interface EncodeStepResult {
   index: IndexName;
+  kind: 'dense' | 'sparse';
   segment: string;
   documents: number;
   /** False when the segment was merged away (or the model changed) while it was being encoded. */
@@ -32,6 +35,7 @@ export interface EncodeStepResult {
 
 export interface PendingVectors {
   index: IndexName;
+  kind: 'dense' | 'sparse';
   segments: number;
   /** Live documents of those segments. */
   documents: number;
@@ -39,24 +43,73 @@ export interface PendingVectors {
 
 export class EncoderVectorizer {
   #running: Promise<unknown> | null = null;
+  #stopped = false;
+
+  /** Stops after the batch in progress and waits for it (shutdown: the indexes and encoders close next). */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    await this.#running?.catch(() => undefined);
+  }
 
   constructor(
     private readonly indexes: IndexSet,
     private readonly store: DocumentStore,
-    private readonly encoder: TextEncoder,
+    private readonly encoder: TextEncoder | null,
+    private readonly sparseEncoder: SparseTextEncoder | null = null,
   ) {}
 
-  /** What is left to encode, per index. */
+  /** What is left to encode, per index and model. */
   pending(): PendingVectors[] {
-    return INDEX_NAMES.map((index) => {
-      const segs = this.indexes.get(index).segmentsNeedingVectors();
-      return { index, segments: segs.length, documents: segs.reduce((n, s) => n + s.ids.filter((x) => x !== null).length, 0) };
-    });
+    const count = (segs: { ids: (string | null)[] }[]) => segs.reduce((n, s) => n + s.ids.filter((x) => x !== null).length, 0);
+    const out: PendingVectors[] = [];
+    for (const index of INDEX_NAMES) {
+      if (this.encoder) {
+        const segs = this.indexes.get(index).segmentsNeedingVectors();
+        out.push({ index, kind: 'dense', segments: segs.length, documents: count(segs) });
+      }
+      if (this.sparseEncoder) {
+        const segs = this.indexes.get(index).segmentsNeedingImpacts();
+        out.push({ index, kind: 'sparse', segments: segs.length, documents: count(segs) });
+      }
+    }
+    return out;
   }
 
-  /** Encodes one segment that needs vectors (null: none left). */
+  /** Encodes one segment that needs vectors, dense first (null: none left). */
   async step(onProgress?: (p: EncodeProgress) => void): Promise<EncodeStepResult | null> {
-    if (this.indexes.encoder?.info.id !== this.encoder.info.id) return null; // replaced: nothing to do
+    if (this.#stopped) return null;
+    return (await this.#denseStep(onProgress)) ?? (await this.#sparseStep(onProgress));
+  }
+
+  async #sparseStep(onProgress?: (p: EncodeProgress) => void): Promise<EncodeStepResult | null> {
+    const enc = this.sparseEncoder;
+    if (enc === null || this.indexes.sparseEncoder?.info.id !== enc.info.id) return null;
+    for (const index of INDEX_NAMES) {
+      const idx = this.indexes.get(index);
+      const next = idx.segmentsNeedingImpacts()[0];
+      if (next === undefined) continue;
+      const modelId = enc.info.id;
+      const rows: (SparseRow | null)[] = next.ids.map(() => null);
+      const todo = next.ids.flatMap((id, d) => (id === null ? [] : [{ id, d }]));
+      let done = 0;
+      for (let i = 0; i < todo.length; i += READ_BATCH) {
+        if (this.#stopped) return null;
+        const part = todo.slice(i, i + READ_BATCH);
+        const docs = await this.store.getMany(part.map((x) => x.id));
+        const known = part.filter((x) => docs.has(x.id));
+        const vecs = await enc.encodeSparse(known.map((x) => documentText(docs.get(x.id)!.title, docs.get(x.id)!.abstract)), 'document');
+        known.forEach((x, j) => (rows[x.d] = vecs[j] ?? null));
+        done += part.length;
+        onProgress?.({ index, kind: 'sparse', segment: next.segment, done, total: todo.length });
+      }
+      const attached = this.indexes.sparseEncoder?.info.id === modelId && idx.attachImpacts(next.segment, SegmentImpacts.fromRows(modelId, rows));
+      return { index, kind: 'sparse', segment: next.segment, documents: todo.length, attached };
+    }
+    return null;
+  }
+
+  async #denseStep(onProgress?: (p: EncodeProgress) => void): Promise<EncodeStepResult | null> {
+    if (this.encoder === null || this.indexes.encoder?.info.id !== this.encoder.info.id) return null; // none, or replaced
     for (const index of INDEX_NAMES) {
       const idx = this.indexes.get(index);
       const next = idx.segmentsNeedingVectors()[0];
@@ -66,17 +119,18 @@ export class EncoderVectorizer {
       const todo = next.ids.flatMap((id, d) => (id === null ? [] : [{ id, d }]));
       let done = 0;
       for (let i = 0; i < todo.length; i += READ_BATCH) {
+        if (this.#stopped) return null;
         const part = todo.slice(i, i + READ_BATCH);
         const docs = await this.store.getMany(part.map((x) => x.id));
         const known = part.filter((x) => docs.has(x.id));
         const vecs = await this.encoder.encode(known.map((x) => documentText(docs.get(x.id)!.title, docs.get(x.id)!.abstract)), 'document');
         known.forEach((x, j) => (rows[x.d] = vecs[j] ?? null));
         done += part.length;
-        onProgress?.({ index, segment: next.segment, done, total: todo.length });
+        onProgress?.({ index, kind: 'dense', segment: next.segment, done, total: todo.length });
       }
       // the encoder may have been replaced while this segment was encoded: attach refuses other models
       const attached = this.indexes.encoder?.info.id === modelId && idx.attachVectors(next.segment, SegmentVectors.fromRows(modelId, this.encoder.info.dims, rows));
-      return { index, segment: next.segment, documents: todo.length, attached };
+      return { index, kind: 'dense', segment: next.segment, documents: todo.length, attached };
     }
     return null;
   }

@@ -182,7 +182,14 @@ export class IndexSet {
   /** Installs an operator-supplied SPLADE-style model as the sparse model of every index (null: the corpus expansion). */
   setSparseEncoder(encoder: SparseTextEncoder | null): void {
     this.#sparseEncoder = encoder === null ? null : { encoder, sparse: encoderSparseModel(encoder) };
+    // its document vectors (ADR 0109) are searched under its id; segments without them wait for the vectorizer
+    for (const name of INDEX_NAMES) this.get(name).setImpactModel(encoder?.info.id ?? null);
     this.onChange?.();
+  }
+
+  /** The operator-supplied SPLADE-style encoder, when one is installed. */
+  get sparseEncoder(): SparseTextEncoder | null {
+    return this.#sparseEncoder?.encoder ?? null;
   }
 
   /** The sparse model of an index: the SPLADE encoder when configured, else the corpus expansion (or none). */
@@ -278,6 +285,7 @@ export class IndexSet {
       this.dirs.reset(name);
       const idx = SearchIndex.open(this.dirs.open(name), { defaultLanguage: 'en' });
       idx.setVectorModel(this.dense(name)?.vectorModel ?? null);
+      idx.setImpactModel(this.#sparseEncoder?.encoder.info.id ?? null);
       this.#indexes.set(name, idx);
     }
     this.#applied = 0;

@@ -27,9 +27,9 @@ import { citedWorkUris } from './citations.js';
 import { loadHitRecords } from './hit-records.js';
 import { FEEDBACK_TOKEN_TTL_S, signFeedbackToken } from './feedback-token.js';
 import type { IndexSet } from './index-set.js';
-import { denseDocumentVector, denseQueryVector, denseSearch, sparseEngineOptions, sparseQueryVector, withFeedback, type SparseParams } from './channels.js';
+import { denseDocumentVector, denseQueryVector, denseSearch, sparseQueryVector, withFeedback, type SparseParams } from './channels.js';
 import { defaultSearchRequest, type SearchExecution, type SearchExecutor, type SearchHit, type SearchRequest, type SearchResult } from './search-types.js';
-import { multiQuerySearch } from './multi-query.js';
+import { runSparseChannel } from './sparse-channel.js';
 import { checkWorkBudget, FairScheduler, type WorkBudget } from './work-budget.js';
 import type { ActivityCounts } from '../ports/activity-store.js';
 import { candidateScores, featureRow, type Candidate, type FeatureGroup } from '../ranking/features.js';
@@ -81,6 +81,12 @@ const unavailable = (what: string) => new AppError('feature_unavailable', what, 
 
 /** Weight of the dense (short_document) channel's votes in hybrid RRF (measured: docs/search.md). */
 export const DENSE_RRF_WEIGHT = 0.2;
+/**
+ * Weight of the dense vote in hybrid RRF when the dense model is an operator's bi-encoder (ADR 0105): such
+ * models are about as good as BM25 on scientific text on their own (bge-small-en-v1.5: 0.71 nDCG@10 on
+ * SciFact by its model card), so they vote like the lexical channel. Not measured here (no model).
+ */
+export const ENCODER_RRF_WEIGHT = 1;
 /** Weight of the sparse channel's votes in hybrid RRF. */
 export const SPARSE_RRF_WEIGHT = 1;
 /** Hybrid: the dense query mixes in the vectors of this many top lexical hits (pseudo-relevance feedback). */
@@ -99,7 +105,7 @@ export function checkAvailable(r: SearchRequest): void {
   if (r.offset + r.limit > 500) throw new AppError('validation_failed', `offset + limit must not exceed 500 (got ${r.offset} + ${r.limit}).`);
 }
 
-const TRAIN_HINT = 'train the corpus models with `lectern models train` (docs/models.md)';
+const TRAIN_HINT = 'train the corpus models with `lectern models train`, or configure an ONNX model (dense_encoder.dir, sparse_encoder.dir; docs/models.md)';
 
 /** Refuses modes whose channel is not configured on one of the requested indexes. */
 function checkChannels(r: SearchRequest, indexNames: IndexName[], indexes: SearchIndexes): void {
@@ -256,24 +262,12 @@ export class SearchService {
       if (r.mode === 'sparse' || r.mode === 'hybrid') {
         const sparse = this.d.indexes.sparse(name);
         if (sparse) {
-          const te = performance.now();
-          const dims = await sparse.queryVector(index, r.query, r.possibleLanguages, sparseParams);
-          embedUs += (performance.now() - te) * 1000;
-          const opts = sparseEngineOptions(dims, sparseParams);
-          // the query and one reformulated sub-query per generated dimension, combined (ADR 0107)
           const combinerParams = { combiner: r.combiner, decay: r.combinerDecay, temperature: r.combinerTemperature, topK: r.combinerTopK };
-          const [{ result, subQueries }, us] = timed(() => multiQuerySearch(index, base, dims, opts.heapFactor, combinerParams));
+          const run = await runSparseChannel(sparse, index, base, r.query, r.possibleLanguages, sparseParams, combinerParams);
+          embedUs += run.embedUs;
           // sparse_nomination (interface): on for passage ranking, off for whole-document ranking
-          const nominates = r.mode === 'sparse' || (r.sparseNomination ?? result.rankingMode === 'passages');
-          runs.push({
-            index: name,
-            channel: 'sparse',
-            result,
-            weight: SPARSE_RRF_WEIGHT,
-            nominates,
-            us,
-            detail: { model_sha256: sparse.id, model: sparse.kind === 'encoder' ? 'onnx sparse encoder (SPLADE)' : 'corpus-trained expansion', dims: dims.map((d) => ({ term: d.term, weight: Number(d.weight.toFixed(4)), generated: !d.own })), heap_factor: opts.heapFactor, nominates, sub_queries: subQueries, combiner: { name: r.combiner, decay: r.combinerDecay, temperature: r.combinerTemperature, top_k: r.combinerTopK } },
-          });
+          const nominates = r.mode === 'sparse' || (r.sparseNomination ?? run.result.rankingMode === 'passages');
+          runs.push({ index: name, channel: 'sparse', result: run.result, weight: SPARSE_RRF_WEIGHT, nominates, us: run.us, detail: { ...run.detail, nominates } });
         } else unconfigured.push(`sparse:${name}`);
       }
       if (r.mode === 'short_document' || r.mode === 'binary' || r.mode === 'hybrid') {
@@ -283,7 +277,8 @@ export class SearchService {
           const te = performance.now();
           let vector = await dense.queryVector(index, r.query, r.possibleLanguages);
           // hybrid: pseudo-relevance feedback from the lexical channel's top hits (ADR 0102)
-          if (vector && r.mode === 'hybrid' && lexical) vector = withFeedback(index, vector, lexical.hits.slice(0, DENSE_FEEDBACK_DOCS).map((h) => h.id), DENSE_FEEDBACK_WEIGHT);
+          // (corpus model only: a trained bi-encoder's query vector is not mixed; ADR 0105)
+          if (vector && r.mode === 'hybrid' && lexical && dense.kind === 'corpus') vector = withFeedback(index, vector, lexical.hits.slice(0, DENSE_FEEDBACK_DOCS).map((h) => h.id), DENSE_FEEDBACK_WEIGHT);
           embedUs += (performance.now() - te) * 1000;
           // auto: exact scan up to EXACT_MAX_VECTORS eligible documents, above it Hamming prefilter +
           // float rescoring with recall@10 >= 0.95 against exact (ADR 0103); IVF is not used (ADR 0101)
@@ -297,7 +292,7 @@ export class SearchService {
             index: name,
             channel: method === 'binary' ? 'binary' : 'short_document',
             result,
-            weight: r.mode === 'hybrid' ? DENSE_RRF_WEIGHT : 1,
+            weight: r.mode === 'hybrid' ? (dense.kind === 'encoder' ? ENCODER_RRF_WEIGHT : DENSE_RRF_WEIGHT) : 1,
             nominates: true,
             us,
             detail: { model_sha256: dense.id, model: dense.kind === 'encoder' ? `onnx encoder (${dense.dims} dims)` : 'corpus-trained', method: result.method, scanned: result.scanned, ...(result.method === 'binary' || result.method === 'quantized' ? { rescored: result.rescored } : {}), segments_without_vectors: result.missingSegments, ...(vector === null ? { note: 'no query term is known to the dense model: no candidates' } : {}) },

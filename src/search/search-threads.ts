@@ -173,6 +173,7 @@ export class ThreadIndexes implements SearchIndexes {
 
   readonly #encoder: DenseModel | null;
   readonly #sparseEncoder: SparseModel | null;
+  readonly #sparseId: string | null;
 
   /**
    * `loadModels` reads an index's installed models (the thread's own copy; they are small next to the
@@ -185,6 +186,7 @@ export class ThreadIndexes implements SearchIndexes {
   ) {
     this.#encoder = encoders.dense ? encoderDenseModel(encoders.dense) : null;
     this.#sparseEncoder = encoders.sparse ? encoderSparseModel(encoders.sparse) : null;
+    this.#sparseId = encoders.sparse?.info.id ?? null;
   }
 
   /** Opens the indexes whose manifest or models changed. */
@@ -215,6 +217,8 @@ export class ThreadIndexes implements SearchIndexes {
       // vectors as far as its vectorizer got): nothing is computed here
       const dense = this.dense(name);
       if (dense) index.setVectorModel(dense.vectorModel);
+      // an operator's SPLADE model searches its document impacts (ADR 0109), attached by the writer's vectorizer
+      if (this.#sparseId !== null) index.setImpactModel(this.#sparseId);
     }
   }
 

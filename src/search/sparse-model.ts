@@ -1,20 +1,28 @@
 // The sparse model behind `mode: sparse` and hybrid's sparse vote (docs/models.md): the corpus-trained
-// term expansion (ADR 0100, channels.ts) or an operator-supplied SPLADE-style ONNX model (ADR 0106).
-// Either gives a weighted sparse query vector over the index's terms, searched through the inverted
-// index as weighted BM25F clauses; max_query_dims, weight_threshold, pruning and heap_factor apply the
-// same way to both.
-import type { SearchIndex } from '../engine/index.js';
+// term expansion (ADR 0100, channels.ts: a weighted query over the index's terms, multi-query BM25F,
+// ADR 0107) or an operator-supplied SPLADE-style ONNX model (ADRs 0106, 0109: a query vector over the
+// model's vocabulary, scored against the documents' SPLADE vectors in the index's impact files).
+import type { SearchIndex, SparseRow } from '../engine/index.js';
 import type { SparseTextEncoder } from '../ports/text-encoder.js';
-import { DEFAULT_MAX_QUERY_DIMS, DEFAULT_PRUNING, queryBag, sparseQueryVector, type SparseDim, type SparseParams } from './channels.js';
+import { DEFAULT_PRUNING, sparseQueryVector, type SparseDim, type SparseParams } from './channels.js';
 import type { LoadedModel } from './corpus-models.js';
 
 export interface SparseModel {
   /** SHA-256 of the model. */
   id: string;
   kind: 'corpus' | 'encoder';
-  /** The query's sparse vector over index terms: its own terms (weight 1) first, then generated ones. */
-  queryVector(index: SearchIndex, text: string, languages: string[] | null, p: SparseParams): Promise<SparseDim[]>;
+  /** Corpus models: the query's sparse vector over index terms, its own terms (weight 1) first, then generated ones. */
+  queryVector?(index: SearchIndex, text: string, languages: string[] | null, p: SparseParams): Promise<SparseDim[]>;
+  /**
+   * Encoder models (ADR 0109): the query's vector over the model's vocabulary for the impact search,
+   * bounded by max_query_dims (0: {@link DEFAULT_SPLADE_QUERY_DIMS} strongest), weight_threshold
+   * (absolute SPLADE weight) and pruning (share of the strongest weight); `tokens` name them for traces.
+   */
+  tokenVector?(text: string, p: SparseParams): Promise<{ row: SparseRow; tokens: { token: string; weight: number }[] }>;
 }
+
+/** SPLADE query dimensions kept when max_query_dims is 0. */
+export const DEFAULT_SPLADE_QUERY_DIMS = 64;
 
 export function corpusSparseModel(m: LoadedModel): SparseModel {
   return { id: m.id, kind: 'corpus', queryVector: async (index, text, languages, p) => sparseQueryVector(index, m.model, text, languages, p) };
@@ -23,29 +31,9 @@ export function corpusSparseModel(m: LoadedModel): SparseModel {
 /** Recent SPLADE query vectors (the same query over two indexes, repeated queries). */
 const QUERY_CACHE = 256;
 
-/**
- * A SPLADE model's query vector over index terms: each vocabulary token with a weight (max-pooled
- * log(1 + relu(logit))) is analysed like query text into the index's terms (word pieces "##..." and
- * special tokens have none); a term takes its strongest token's weight. The query's own terms are the
- * lexical base (weight 1, never dropped); the other terms are generated dimensions weighted by their
- * SPLADE weight relative to the strongest weight of the vector, then bounded by max_query_dims (0 = 24),
- * weight_threshold (absolute, on that relative weight) and pruning (relative to the strongest generated).
- */
+/** An operator-supplied SPLADE-style model: query vectors over its vocabulary for the impact search (ADR 0109). */
 export function encoderSparseModel(encoder: SparseTextEncoder): SparseModel {
   const cache = new Map<string, Promise<{ ids: Uint32Array; weights: Float32Array }>>();
-  const terms = new WeakMap<SearchIndex, Map<string, string[]>>();
-  const termsOf = (index: SearchIndex, id: number, languages: string[] | null): string[] => {
-    let m = terms.get(index);
-    if (!m) terms.set(index, (m = new Map()));
-    const key = `${id}|${languages?.join(',') ?? ''}`;
-    let t = m.get(key);
-    if (t === undefined) {
-      const tok = encoder.token(id);
-      t = tok === null || tok.startsWith('##') || !/\p{L}|\p{N}/u.test(tok) ? [] : [...queryBag(index, tok, languages).keys()];
-      m.set(key, t);
-    }
-    return t;
-  };
   const encode = (text: string) => {
     let hit = cache.get(text);
     if (hit !== undefined) return hit;
@@ -58,27 +46,21 @@ export function encoderSparseModel(encoder: SparseTextEncoder): SparseModel {
   return {
     id: encoder.info.id,
     kind: 'encoder',
-    queryVector: async (index, text, languages, p) => {
-      const bag = queryBag(index, text, languages);
-      const own: SparseDim[] = [...bag.keys()].map((term) => ({ term, weight: 1, own: true }));
-      const maxDims = p.maxQueryDims > 0 ? p.maxQueryDims : DEFAULT_MAX_QUERY_DIMS;
-      const room = Math.max(0, maxDims - own.length);
-      if (room === 0 || text.trim() === '') return own;
+    tokenVector: async (text, p) => {
+      if (text.trim() === '') return { row: { ids: new Uint32Array(0), weights: new Float32Array(0) }, tokens: [] };
       const v = await encode(text.trim());
+      const max = p.maxQueryDims > 0 ? p.maxQueryDims : DEFAULT_SPLADE_QUERY_DIMS;
       const strongest = v.weights[0] ?? 0;
-      if (!(strongest > 0)) return own;
-      const gen = new Map<string, number>();
-      for (let i = 0; i < v.ids.length; i++) {
-        for (const term of termsOf(index, v.ids[i]!, languages)) {
-          if (bag.has(term) || gen.has(term)) continue; // ids are strongest first: the first weight is the max
-          gen.set(term, v.weights[i]! / strongest);
-        }
-        if (gen.size >= room) break;
-      }
-      const list = [...gen].map(([term, weight]) => ({ term, weight, own: false }));
-      const top = list[0]?.weight ?? 0;
       const pruning = p.pruning ?? DEFAULT_PRUNING;
-      return [...own, ...list.filter((g) => g.weight >= p.weightThreshold && g.weight >= pruning * top)];
+      const keep: number[] = [];
+      for (let i = 0; i < v.ids.length && keep.length < max; i++) {
+        const w = v.weights[i]!;
+        if (w >= p.weightThreshold && w >= pruning * strongest && encoder.token(v.ids[i]!) !== null) keep.push(i);
+      }
+      return {
+        row: { ids: Uint32Array.from(keep, (i) => v.ids[i]!), weights: Float32Array.from(keep, (i) => v.weights[i]!) },
+        tokens: keep.map((i) => ({ token: encoder.token(v.ids[i]!)!, weight: v.weights[i]! })),
+      };
     },
   };
 }

@@ -125,6 +125,25 @@ describe('retrieval channels (sparse, short_document, binary, hybrid) and simila
     assert.equal((await search({ query: 'heart', mode: 'hybrid', sparse_nomination: true })).status, 200);
   });
 
+  test('multi-query (ADR 0107): the sparse trace lists the sub-queries; combiner, decay and top_k change the scores', async () => {
+    const run = async (extra: Record<string, unknown>) => {
+      const r = await search({ query: 'heart attack', mode: 'sparse', tracing: true, limit: 20, ...extra });
+      assert.equal(r.status, 200);
+      return { hits: r.body.hits as { id: string; score: number }[], t: r.body.retrieval_traces.find((x: { branch: string }) => x.branch === 'sparse') };
+    };
+    const d = await run({});
+    assert.equal(d.t.sub_queries[0].sub_query, 'query');
+    assert.equal(d.t.sub_queries.length, 1 + d.t.dims.filter((x: { generated: boolean }) => x.generated).length);
+    assert.ok(d.t.sub_queries.length > 1);
+    assert.deepEqual(d.t.combiner, { name: 'log_sum_exp', decay: 0.7, temperature: 1.5, top_k: 3 });
+    const sum = await run({ combiner: 'sum', combiner_decay: 1, combiner_top_k: 0 });
+    const max = await run({ combiner: 'max', combiner_top_k: 1 });
+    const top = sum.hits[0]!;
+    const inMax = max.hits.find((h) => h.id === top.id)!;
+    assert.ok(top.score > inMax.score, 'sum adds the sub-queries a document matches, max keeps the best');
+    assert.ok(inMax.score <= 1 + 1e-9, 'scaled scores: max is at most 1');
+  });
+
   test('similar documents: nearest by content, without the source; filters, limit 1..100, 404, billed like a search', async () => {
     const before = await app.storage.ledger.balance(acct.id);
     const r = await similar({ document_id: 'c2', limit: 5 });

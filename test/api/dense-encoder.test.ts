@@ -110,6 +110,7 @@ describe('dense_encoder: an ONNX encoder as the dense model of search', () => {
     const h = await search({ query: 'heart attack', limit: 10, tracing: true, include_rrf_scores: true });
     const fusion = trace(h.body, 'fusion');
     assert.deepEqual(fusion['channels'], ['fulltext', 'short_document']);
+    assert.equal(trace(h.body, 'short_document')['rrf_weight'], 1, 'a bi-encoder votes like the lexical channel (the corpus model: 0.2)');
     assert.match(String((fusion['unconfigured'] as string[]).join(' ')), /sparse:documents/);
     assert.ok(h.body.hits.every((x: { id: string }) => Number(x.id.slice(1)) % 2 === 0));
     const sim = await post('/v2/search/similar', { document_id: 'e1', limit: 5 });
@@ -182,4 +183,20 @@ describe('dense_encoder: an ONNX encoder as the dense model of search', () => {
       rmSync(empty, { recursive: true, force: true });
     }
   });
+});
+
+test('lectern models encode without an encoder configured exits 1 saying which option to set', async () => {
+  const app = await testApp();
+  const err: string[] = [];
+  const write = process.stderr.write.bind(process.stderr);
+  process.stderr.write = ((s: string) => (err.push(String(s)), true)) as typeof process.stderr.write;
+  try {
+    const ctx = { loadConfig: () => app.config, openApp: async () => Object.assign(Object.create(app), { close: async () => undefined }), serve: async () => undefined };
+    assert.equal(await runCli(['models', 'encode'], ctx as never), 1);
+  } finally {
+    process.stderr.write = write;
+    await app.dispose();
+  }
+  assert.match(err.join(''), /dense_encoder\.dir.*sparse_encoder\.dir/);
+  assert.equal(app.encoderVectorizer, null);
 });

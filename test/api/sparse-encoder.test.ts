@@ -1,8 +1,9 @@
-// An operator-supplied SPLADE-style ONNX model as the sparse model (sparse_encoder.dir, ADR 0106), with
-// a tiny masked-language-model "encoder" the test writes itself (token -> Gather -> logits over the
+// An operator-supplied SPLADE-style ONNX model as the sparse model (sparse_encoder.dir, ADRs 0106, 0109),
+// with a tiny masked-language-model "encoder" the test writes itself (token -> Gather -> logits over the
 // vocabulary): the adapter's max-pool of log(1 + relu(logit)) over unmasked tokens, checked by hand; then
-// through the app: `mode: sparse` and hybrid expand queries with it (no corpus model needed), and
-// max_query_dims, weight_threshold, pruning and heap_factor act on its dimensions.
+// through the app: document vectors encoded by the vectorizer into the index's impact files, `mode:
+// sparse` and hybrid scoring documents by the SPLADE dot product (no corpus model needed), and
+// max_query_dims, weight_threshold, pruning and heap_factor acting on the query's dimensions.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -27,7 +28,7 @@ function table(): number[][] {
   return rows;
 }
 
-describe('sparse_encoder: a SPLADE-style ONNX model expands sparse queries', () => {
+describe('sparse_encoder: a SPLADE-style ONNX model scores documents by query . document sparse vectors', () => {
   let dir: string;
   let app: TestApp;
   let acct: { id: number; key: string };
@@ -73,58 +74,61 @@ describe('sparse_encoder: a SPLADE-style ONNX model expands sparse queries', () 
     const res = await app.http.inject({ method: 'POST', url: '/v2/search/', headers: { 'x-api-key': acct.key }, payload: { tracing: true, ...body } });
     return { status: res.statusCode, body: res.json() };
   };
-  const sparseTrace = (b: { retrieval_traces: { branch: string }[] }) => b.retrieval_traces.find((t) => t.branch === 'sparse') as unknown as { dims: { term: string; weight: number; generated: boolean }[]; model: string; model_sha256: string; heap_factor: number };
+  const sparseTrace = (b: { retrieval_traces: { branch: string }[] }) => b.retrieval_traces.find((t) => t.branch === 'sparse') as unknown as { dims: { term: string; weight: number }[]; model: string; model_sha256: string; heap_factor: number; segments_without_impacts: number; combiner: unknown };
 
-  test('mode sparse: the SPLADE expansion finds documents without the query words; no corpus model is needed', async () => {
+  test('before the vectorizer ran: no document has SPLADE vectors yet, the trace says so (no silent fallback)', async () => {
+    const s = await search({ query: 'heart attack', mode: 'sparse' });
+    assert.equal(s.status, 200);
+    assert.equal(s.body.hits.length, 0);
+    assert.ok(sparseTrace(s.body).segments_without_impacts >= 1);
+    assert.equal(app.encoderVectorizer!.pending().find((p) => p.kind === 'sparse' && p.index === 'documents')!.documents, 5);
+  });
+
+  test('mode sparse: the SPLADE dot product of query and document vectors finds documents without the query words; no corpus model needed', async () => {
+    const r = await app.encoderVectorizer!.run();
+    assert.equal(r.documents, 5);
+    assert.equal(app.indexes!.get('documents').impactStatus().documentsWithImpacts, 5);
     const f = await search({ query: 'heart attack', mode: 'fulltext' });
     assert.deepEqual(f.body.hits.map((h: { id: string }) => h.id), ['h1']);
     const s = await search({ query: 'heart attack', mode: 'sparse' });
     assert.equal(s.status, 200);
     const ids = s.body.hits.map((h: { id: string }) => h.id);
-    assert.equal(ids[0], 'h1');
-    assert.ok(ids.includes('m1') && ids.includes('m2'), JSON.stringify(ids));
-    assert.ok(!ids.some((x: string) => x.startsWith('r')));
+    assert.deepEqual(ids.slice(0, 1), ['h1']);
+    assert.deepEqual(ids.slice(1).sort(), ['m1', 'm2'], 'myocardial documents by meaning; geology scores 0 and is not returned');
+    // scores are SPLADE dot products: m2 ("Myocardial study / Myocardial tissue") = w_q(myocardial) x w_d(myocardial)
+    const wq = Math.log1p(1);
+    const wd = Math.log1p(2);
+    const m2 = s.body.hits.find((h: { id: string }) => h.id === 'm2');
+    assert.ok(Math.abs(m2.score - wq * wd) < 1e-5, `${m2.score} vs ${wq * wd}`);
     const t = sparseTrace(s.body);
     assert.match(t.model, /SPLADE/);
     assert.equal(t.model_sha256, app.sparseEncoder!.info.id);
-    const gen = t.dims.filter((d) => d.generated);
-    assert.equal(gen.length, 2);
-    assert.ok(Math.abs(gen[0]!.weight - Number((Math.log1p(1) / Math.log1p(2)).toFixed(4))) < 1e-4);
+    assert.deepEqual(t.dims.map((d) => d.term).sort(), ['attack', 'heart', 'infarction', 'myocardial']);
+    assert.equal(t.segments_without_impacts, 0);
     assert.equal(typeof s.body.embed_ms, 'number');
     const h = await search({ query: 'heart attack' });
     const fusion = h.body.retrieval_traces.find((x: { branch: string }) => x.branch === 'fusion');
     assert.deepEqual(fusion.channels, ['fulltext', 'sparse']);
   });
 
-  test('max_query_dims, weight_threshold, pruning and heap_factor act on the SPLADE dimensions', async () => {
-    const gen = async (extra: Record<string, unknown>) => sparseTrace((await search({ query: 'heart attack', mode: 'sparse', ...extra })).body).dims.filter((d) => d.generated).map((d) => d.term);
-    assert.equal((await gen({ max_query_dims: 3 })).length, 1);
-    assert.equal((await gen({ max_query_dims: 2 })).length, 0);
-    assert.equal((await gen({ weight_threshold: 0.6 })).length, 1, 'infarction (0.535) is below 0.6, myocardial (0.631) is not');
-    assert.equal((await gen({ weight_threshold: 0.9 })).length, 0);
-    assert.equal((await gen({ pruning: 0.9 })).length, 1);
+  test('max_query_dims, weight_threshold (absolute), pruning (relative) and heap_factor act on the SPLADE query dimensions', async () => {
+    const dims = async (extra: Record<string, unknown>) => sparseTrace((await search({ query: 'heart attack', mode: 'sparse', ...extra })).body).dims.map((d) => d.term);
+    assert.equal((await dims({ max_query_dims: 3 })).length, 3);
+    assert.deepEqual((await dims({ weight_threshold: 0.6 })).sort(), ['attack', 'heart', 'myocardial'], 'infarction (log 1.8 = 0.588) is below 0.6');
+    assert.deepEqual((await dims({ weight_threshold: 1 })).sort(), ['attack', 'heart']);
+    assert.deepEqual((await dims({ pruning: 0.9 })).sort(), ['attack', 'heart']);
     const t = sparseTrace((await search({ query: 'heart attack', mode: 'sparse', heap_factor: 0.5 })).body);
     assert.equal(t.heap_factor, 0.5);
+    assert.match(String(t.combiner), /not used/);
   });
 
-  test('multi-query: each generated dimension is a weighted sub-query; combiner, decay, temperature and top_k change the scores', async () => {
-    const run = async (extra: Record<string, unknown>) => {
-      const r = await search({ query: 'heart attack', mode: 'sparse', ...extra });
-      assert.equal(r.status, 200);
-      const t = r.body.retrieval_traces.find((x: { branch: string }) => x.branch === 'sparse');
-      return { score: (id: string) => r.body.hits.find((h: { id: string }) => h.id === id).score as number, t };
-    };
-    const dflt = await run({});
-    assert.deepEqual(dflt.t.sub_queries.map((q: { sub_query: string }) => q.sub_query).slice(0, 1), ['query']);
-    assert.equal(dflt.t.sub_queries.length, 3);
-    assert.deepEqual(dflt.t.combiner, { name: 'log_sum_exp', decay: 0.7, temperature: 1.5, top_k: 3 });
-    const max = await run({ combiner: 'max', combiner_top_k: 1 });
-    const sum = await run({ combiner: 'sum', combiner_decay: 1, combiner_top_k: 0 });
-    const decayed = await run({ combiner: 'sum', combiner_decay: 0.5, combiner_top_k: 0 });
-    // m1 matches both generated sub-queries and not the query: max keeps one, sum adds both, decay shrinks the second
-    assert.ok(sum.score('m1') > decayed.score('m1') && decayed.score('m1') > max.score('m1'), `${sum.score('m1')} ${decayed.score('m1')} ${max.score('m1')}`);
-    const hot = await run({ combiner_temperature: 10 });
-    const cold = await run({ combiner_temperature: 0.01 });
-    assert.notEqual(hot.score('m1'), cold.score('m1'));
+  test('a document ingested later gets its SPLADE vector from the vectorizer; a merge keeps them', async () => {
+    await seed(app, [doc('m3', { title: 'Infarction', abstract: 'Infarction.' })]);
+    await app.indexes!.catchUp();
+    assert.equal((await app.encoderVectorizer!.run()).documents, 1);
+    app.indexes!.get('documents').forceMerge(1);
+    assert.equal(app.indexes!.get('documents').impactStatus().documentsWithImpacts, 6);
+    const s = await search({ query: 'attack', mode: 'sparse' });
+    assert.ok(s.body.hits.some((h: { id: string }) => h.id === 'm3'));
   });
 });

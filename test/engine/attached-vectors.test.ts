@@ -88,3 +88,35 @@ test('fromRows: dims must be a multiple of 32; rows are normalized; zero rows ar
   assert.deepEqual([...v.present], [1, 0, 0]);
   assert.equal(v.codes[0], 1);
 });
+
+test('crash while attaching: a vector file written but never named by a manifest is ignored and collected; the segment needs vectors again', () => {
+  const disk = new MemoryIndexDirectory();
+  let crashOnManifest = false;
+  // the process "dies" at the manifest write that would name the new vector file
+  const dir = {
+    list: () => disk.list(),
+    read: (n: string) => disk.read(n),
+    delete: (n: string) => disk.delete(n),
+    write: (n: string, b: Uint8Array) => {
+      if (crashOnManifest && n.startsWith('manifest')) throw new Error('crash');
+      disk.write(n, b);
+    },
+  };
+  let idx = SearchIndex.open(dir);
+  for (let i = 0; i < 5; i++) idx.add({ id: `d${i}`, title: `t ${i}`, abstract: null, language: 'en' });
+  idx.commit('1');
+  const A = 'c'.repeat(64);
+  idx.setVectorModel({ id: A, model: null, dims: DIMS });
+  const seg = idx.segmentsNeedingVectors()[0]!;
+  crashOnManifest = true;
+  assert.throws(() => idx.attachVectors(seg.segment, SegmentVectors.fromRows(A, DIMS, seg.ids.map((x) => (x === null ? null : vec(x))))), /crash/);
+  assert.ok(disk.list().some((f) => f.includes('.vec-')), 'the vector file was written before the manifest');
+  // restart from what is on disk
+  crashOnManifest = false;
+  idx = SearchIndex.open(disk);
+  idx.setVectorModel({ id: A, model: null, dims: DIMS });
+  assert.equal(idx.segmentsNeedingVectors().length, 1);
+  assert.ok(!disk.list().some((f) => f.includes('.vec-')), 'the unnamed vector file is collected on open');
+  assert.equal(idx.checkpoint, '1');
+  idx.close();
+});
