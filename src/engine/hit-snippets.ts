@@ -44,6 +44,7 @@ export function hitHasTokenOffsets(hit: EngineHit): boolean {
 
 const arena = new CursorArena();
 let posBuf = new Int32Array(256);
+const tfBuf = new Int32Array(NF);
 let scratchTokens: FieldTokens | null = null;
 
 // a query's highlight terms as term ordinals per segment (the hits of one search share them)
@@ -71,13 +72,14 @@ function highlightMarks(ref: HitRef, query: ParsedQuery): Uint8Array[] {
     if (t < 0) continue;
     const cur = new PostingCursor(seg, t, arena);
     if (cur.advance(doc) !== doc) continue;
-    const n = cur.tf(0) + cur.tf(1) + cur.tf(2);
+    cur.readTfs(tfBuf);
+    const n = tfBuf[0]! + tfBuf[1]! + tfBuf[2]!;
     if (posBuf.length < n) posBuf = new Int32Array(n * 2);
-    cur.positions(posBuf);
+    cur.positionsOnce(posBuf, tfBuf);
     let k = 0;
     for (let f = 0; f < NF; f++) {
       const m = marks[f]!;
-      for (let j = cur.tf(f); j > 0; j--) {
+      for (let j = tfBuf[f]!; j > 0; j--) {
         const p = posBuf[k++]!;
         if (p < m.length) m[p] = 1;
       }
