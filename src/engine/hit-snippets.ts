@@ -13,7 +13,7 @@ import { CursorArena, PostingCursor } from './postings-cursor.js';
 import type { ParsedQuery } from './query-parser.js';
 import { utf8, type Segment } from './segment.js';
 import { NF } from './segment-writer.js';
-import { buildSnippet, codePointLength, codeUnitOffset, snippetMaxChars, snippetWindow, SURROGATE, type SnippetOptions, type SnippetToken, type SnippetWindow } from './snippets.js';
+import { buildSnippet, codePointLength, codeUnitOffset, snippetMaxChars, snippetTokens, snippetWindow, SURROGATE, type SnippetOptions, type SnippetWindow } from './snippets.js';
 import { normalizeLanguage } from './stemmers.js';
 import { decodeTokens, type FieldTokens } from './token-offsets.js';
 import { FIELDS, type EngineHit } from './types.js';
@@ -114,7 +114,8 @@ export function buildHitSnippet(hit: EngineHit | null | undefined, text: string,
   const hi = opts.passage ? Math.min(fieldLength, opts.passage.endChar) : fieldLength;
   const marks = highlightMarks(ref, query)[f]!;
   const toks = (scratchTokens = decodeTokens(seg.tok, seg.tokOff[doc * NF + f]!, seg.tokOff[doc * NF + f + 1]!, hi, scratchTokens));
-  const tokens: SnippetToken[] = [];
+  const tokens = snippetTokens;
+  tokens.n = 0;
   let analyzer: ReturnType<typeof analyzerFor> | null = null;
   for (let p = 0; p < toks.count; p++) {
     const s = toks.start[p]!;
@@ -129,7 +130,7 @@ export function buildHitSnippet(hit: EngineHit | null | undefined, text: string,
       const term = analyzer.term(surface);
       hit = term !== null && query.highlightTerms.has(term);
     }
-    tokens.push({ s, e, hit });
+    tokens.push(s, e, hit);
   }
   return snippetWindow(text, simple, fieldLength, lo, hi, tokens, snippetMaxChars(opts), opts);
 }
