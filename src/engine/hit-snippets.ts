@@ -13,7 +13,7 @@ import { CursorArena, PostingCursor } from './postings-cursor.js';
 import type { ParsedQuery } from './query-parser.js';
 import { utf8, type Segment } from './segment.js';
 import { NF } from './segment-writer.js';
-import { buildSnippet, codePointLength, codeUnitOffset, snippetMaxChars, snippetWindow, SURROGATE, type SnippetOptions, type SnippetToken, type SnippetWindow } from './snippets.js';
+import { buildSnippet, codePointLength, codeUnitOffset, snippetMaxChars, snippetTokens, snippetWindow, SURROGATE, type SnippetOptions, type SnippetWindow } from './snippets.js';
 import { normalizeLanguage } from './stemmers.js';
 import { decodeTokens, type FieldTokens } from './token-offsets.js';
 import { FIELDS, type EngineHit } from './types.js';
@@ -44,6 +44,7 @@ export function hitHasTokenOffsets(hit: EngineHit): boolean {
 
 const arena = new CursorArena();
 let posBuf = new Int32Array(256);
+const tfBuf = new Int32Array(NF);
 let scratchTokens: FieldTokens | null = null;
 
 // a query's highlight terms as term ordinals per segment (the hits of one search share them)
@@ -71,13 +72,14 @@ function highlightMarks(ref: HitRef, query: ParsedQuery): Uint8Array[] {
     if (t < 0) continue;
     const cur = new PostingCursor(seg, t, arena);
     if (cur.advance(doc) !== doc) continue;
-    const n = cur.tf(0) + cur.tf(1) + cur.tf(2);
+    cur.readTfs(tfBuf);
+    const n = tfBuf[0]! + tfBuf[1]! + tfBuf[2]!;
     if (posBuf.length < n) posBuf = new Int32Array(n * 2);
-    cur.positions(posBuf);
+    cur.positionsOnce(posBuf, tfBuf);
     let k = 0;
     for (let f = 0; f < NF; f++) {
       const m = marks[f]!;
-      for (let j = cur.tf(f); j > 0; j--) {
+      for (let j = tfBuf[f]!; j > 0; j--) {
         const p = posBuf[k++]!;
         if (p < m.length) m[p] = 1;
       }
@@ -112,7 +114,8 @@ export function buildHitSnippet(hit: EngineHit | null | undefined, text: string,
   const hi = opts.passage ? Math.min(fieldLength, opts.passage.endChar) : fieldLength;
   const marks = highlightMarks(ref, query)[f]!;
   const toks = (scratchTokens = decodeTokens(seg.tok, seg.tokOff[doc * NF + f]!, seg.tokOff[doc * NF + f + 1]!, hi, scratchTokens));
-  const tokens: SnippetToken[] = [];
+  const tokens = snippetTokens;
+  tokens.n = 0;
   let analyzer: ReturnType<typeof analyzerFor> | null = null;
   for (let p = 0; p < toks.count; p++) {
     const s = toks.start[p]!;
@@ -127,7 +130,7 @@ export function buildHitSnippet(hit: EngineHit | null | undefined, text: string,
       const term = analyzer.term(surface);
       hit = term !== null && query.highlightTerms.has(term);
     }
-    tokens.push({ s, e, hit });
+    tokens.push(s, e, hit);
   }
   return snippetWindow(text, simple, fieldLength, lo, hi, tokens, snippetMaxChars(opts), opts);
 }

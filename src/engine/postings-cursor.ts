@@ -375,6 +375,66 @@ export class PostingCursor {
     return this.tf0[i]! * docNorm[base]! + this.tf1[i]! * docNorm[base + 1]! + this.tf2[i]! * docNorm[base + 2]!;
   }
 
+  /** The current doc's three tfs into `tfs` (read from the packed block when its tfs are not decoded). */
+  readTfs(tfs: Int32Array): void {
+    if (this.#tfReady) {
+      tfs[0] = this.tf0[this.i]!;
+      tfs[1] = this.tf1[this.i]!;
+      tfs[2] = this.tf2[this.i]!;
+      return;
+    }
+    tfs[0] = this.#tfAt(0);
+    tfs[1] = this.#tfAt(1);
+    tfs[2] = this.#tfAt(2);
+  }
+
+  /**
+   * {@link positions} for a one-off visit of the current doc (snippets: one doc per cursor), given its tfs
+   * from {@link readTfs}: the position byte lengths of the docs before it in the block are read straight
+   * from the packed array instead of decoding the block's tf and length arrays. Returns the count.
+   */
+  positionsOnce(out: Int32Array, tfs: Int32Array): number {
+    if (this.#tfReady && this.#posBlk === this.#blk) return this.positions(out);
+    const t0 = tfs[0]!;
+    const t1 = tfs[1]!;
+    const t2 = tfs[2]!;
+    const h = this.#tfHeader;
+    const n = this.#n;
+    const post = this.seg.post;
+    const w = (h >>> 24) & 63;
+    const off = this.#tfOff + packedWords(n, (h >>> 6) & 63) + packedWords(n, (h >>> 12) & 63) + packedWords(n, (h >>> 18) & 63);
+    let p = this.seg.blkPos[this.#blk]!;
+    if (w > 0) {
+      const mask = w === 32 ? -1 : (1 << w) - 1;
+      for (let k = 0, bit = 0; k < this.i; k++, bit += w) {
+        const word = off + (bit >>> 5);
+        const sh = bit & 31;
+        let v = post[word]! >>> sh;
+        if (sh + w > 32) v |= post[word + 1]! << (32 - sh);
+        p += (v & mask) >>> 0;
+      }
+    }
+    const pos = this.seg.pos;
+    let wr = 0;
+    for (let f = 0; f < NF; f++) {
+      const tf = f === 0 ? t0 : f === 1 ? t1 : t2;
+      let prev = 0;
+      for (let k = 0; k < tf; k++) {
+        let v = 0;
+        let shift = 0;
+        let byte: number;
+        do {
+          byte = pos[p++]!;
+          v |= (byte & 127) << shift;
+          shift += 7;
+        } while (byte & 128);
+        prev += v;
+        out[wr++] = prev;
+      }
+    }
+    return wr;
+  }
+
   /** Term frequency of the current doc in field f. */
   tf(f: number): number {
     if (!this.#tfReady) this.#loadTf();

@@ -82,7 +82,8 @@ export function buildSnippet(text: string, query: ParsedQuery, opts: SnippetOpti
   const fieldLength = simple ? text.length : codePointLength(text);
   const lo = opts.passage ? Math.max(0, opts.passage.startChar) : 0;
   const hi = opts.passage ? Math.min(fieldLength, opts.passage.endChar) : fieldLength;
-  const tokens: SnippetToken[] = [];
+  const tokens = snippetTokens;
+  tokens.n = 0;
   const terms = query.highlightTerms;
   const langs = new Set([opts.language ?? 'en', ...query.languages]);
   const analyzers = [...langs].map(analyzerFor);
@@ -106,63 +107,91 @@ export function buildSnippet(text: string, query: ParsedQuery, opts: SnippetOpti
         }
       }
     }
-    tokens.push({ s, e, hit });
+    tokens.push(s, e, hit);
   });
   return snippetWindow(text, simple, fieldLength, lo, hi, tokens, maxChars, opts);
 }
 
-/** A token of the snippet region: code points, exclusive end, and whether it matches a query term. */
-export interface SnippetToken {
-  s: number;
-  e: number;
-  hit: boolean;
+/**
+ * The tokens of a snippet region, in order: start and end in code points (exclusive end) and whether each
+ * matches a query term. One scratch list is reused (snippets are built synchronously, never nested).
+ */
+export class SnippetTokens {
+  s = new Int32Array(256);
+  e = new Int32Array(256);
+  hit = new Uint8Array(256);
+  n = 0;
+  push(s: number, e: number, hit: boolean): void {
+    if (this.n === this.s.length) {
+      const grow = <T extends Int32Array | Uint8Array>(a: T, make: (n: number) => T): T => {
+        const b = make(a.length * 2);
+        b.set(a as never);
+        return b;
+      };
+      this.s = grow(this.s, (k) => new Int32Array(k));
+      this.e = grow(this.e, (k) => new Int32Array(k));
+      this.hit = grow(this.hit, (k) => new Uint8Array(k));
+    }
+    this.s[this.n] = s;
+    this.e[this.n] = e;
+    this.hit[this.n] = hit ? 1 : 0;
+    this.n++;
+  }
 }
+
+/** The scratch token list of buildSnippet and buildHitSnippet. */
+export const snippetTokens = new SnippetTokens();
 
 /**
  * The window of {@link buildSnippet} from the region's tokens (however they were found: by analysing the
  * text, or from the offsets stored in the index, see hit-snippets.ts).
  */
-export function snippetWindow(text: string, simple: boolean, fieldLength: number, lo: number, hi: number, tokens: readonly SnippetToken[], maxChars: number, opts: SnippetOptions): SnippetWindow {
+export function snippetWindow(text: string, simple: boolean, fieldLength: number, lo: number, hi: number, tokens: SnippetTokens, maxChars: number, opts: SnippetOptions): SnippetWindow {
+  const ts = tokens.s;
+  const te = tokens.e;
+  const th = tokens.hit;
+  const n = tokens.n;
   // best window: the most hits within maxChars, starting at a token
   let bestStart = lo;
   let bestEnd = Math.min(hi, lo + maxChars);
   let bestHits = -1;
   let j = 0;
   let hits = 0;
-  for (let i = 0; i < tokens.length; i++) {
-    if (i > 0 && tokens[i - 1]!.hit) hits--;
+  for (let i = 0; i < n; i++) {
+    if (i > 0 && th[i - 1] === 1) hits--;
     if (j < i) {
       j = i;
       hits = 0;
     }
-    while (j < tokens.length && tokens[j]!.e - tokens[i]!.s <= maxChars) {
-      if (tokens[j]!.hit) hits++;
+    while (j < n && te[j]! - ts[i]! <= maxChars) {
+      if (th[j] === 1) hits++;
       j++;
     }
-    if (hits > bestHits && (tokens[i]!.hit || bestHits < 0)) {
+    if (hits > bestHits && (th[i] === 1 || bestHits < 0)) {
       bestHits = hits;
       // centre the hits a little: start a few tokens earlier when room allows
       let si = i;
       const endTok = j - 1;
-      while (si > 0 && tokens[endTok]!.e - tokens[si - 1]!.s <= maxChars && tokens[si]!.s - tokens[si - 1]!.s < maxChars / 4 && i - si < 3) si--;
-      bestStart = si === 0 && lo === 0 ? 0 : tokens[si]!.s;
-      bestEnd = tokens[endTok]!.e;
+      while (si > 0 && te[endTok]! - ts[si - 1]! <= maxChars && ts[si]! - ts[si - 1]! < maxChars / 4 && i - si < 3) si--;
+      bestStart = si === 0 && lo === 0 ? 0 : ts[si]!;
+      bestEnd = te[endTok]!;
     }
   }
-  if (tokens.length === 0) {
+  if (n === 0) {
     bestStart = lo;
     bestEnd = Math.min(hi, lo + maxChars);
   } else if (bestEnd - bestStart < maxChars) {
     // extend to the right up to maxChars (to the end of a token)
-    let k = tokens.findIndex((t) => t.e > bestEnd);
-    while (k >= 0 && k < tokens.length && tokens[k]!.e - bestStart <= maxChars) {
-      bestEnd = tokens[k]!.e;
+    let k = 0;
+    while (k < n && te[k]! <= bestEnd) k++;
+    while (k < n && te[k]! - bestStart <= maxChars) {
+      bestEnd = te[k]!;
       k++;
     }
     if (bestEnd < hi && hi - bestStart <= maxChars) bestEnd = hi;
   }
   const sourceHighlights: HighlightRange[] = [];
-  for (const t of tokens) if (t.hit && t.s >= bestStart && t.e <= bestEnd) sourceHighlights.push({ start: t.s, end: t.e });
+  for (let k = 0; k < n; k++) if (th[k] === 1 && ts[k]! >= bestStart && te[k]! <= bestEnd) sourceHighlights.push({ start: ts[k]!, end: te[k]! });
   return {
     field: opts.field,
     text: simple ? text.slice(bestStart, bestEnd) : sliceCodePoints(text, bestStart, bestEnd),

@@ -91,6 +91,13 @@ test('format 2 round trip: any doc of a block jumps straight to its positions, i
       assert.deepEqual(Array.from(buf.subarray(0, n)), p.positions);
       // reading the same doc's positions twice gives the same answer
       assert.deepEqual(Array.from(buf.subarray(0, cur2.positions(buf))), p.positions);
+      // a one-off visit (snippets) reads the same tfs and positions from the packed block
+      const once = new PostingCursor(seg, t);
+      assert.equal(once.advance(p.doc), p.doc);
+      const tfs = new Int32Array(3);
+      once.readTfs(tfs);
+      assert.deepEqual(Array.from(tfs), p.tf);
+      assert.deepEqual(Array.from(buf.subarray(0, once.positionsOnce(buf, tfs))), p.positions);
     }
   });
 });
