@@ -12,7 +12,7 @@ import type { ActivityCounts, ActivityEvent, ActivityStore, ActivityTotals } fro
 import type { CreditLedger, DebitResult, HoldResult, LedgerEntry, LedgerOp, LedgerOpOutcome, LedgerOpResult } from '../../ports/credit-ledger.js';
 import type { DocumentChange, DocumentStore, UpsertResult } from '../../ports/document-store.js';
 import type { Storage } from '../../ports/storage.js';
-import { countsFromRows, firstDay, rowToTotals, TOP_COLUMNS, TOP_ORDER, type TotalsRow } from '../sql/activity-counts.js';
+import { countsFromRows, dailyGroups, firstDay, rowToTotals, TOP_COLUMNS, TOP_ORDER, type TotalsRow } from '../sql/activity-counts.js';
 import { contentHash, groupWorkMembers, rowToDisplay, rowToStored, serializeDisplay, serializeRecord, utcDay, type DisplayRow, type DocumentRow, type WorkMemberRow } from '../sql/document-row.js';
 import { displayWithText, type DisplayDocumentWithText } from '../../domain/display-document.js';
 import { rowToLedgerEntry, type LedgerRow } from '../sql/ledger-row.js';
@@ -556,14 +556,16 @@ class SqliteActivityStore implements ActivityStore {
   constructor(private readonly db: Db) {
     this.#s = statementCache(db);
     const insert = db.prepare('INSERT OR IGNORE INTO activity_events (document_id, kind, account_id, visitor, day, at) VALUES (?, ?, ?, ?, ?, ?)');
-    // Only events actually stored (a repeated view is not) go into the daily counters (activity/001-daily-counters).
+    // Only events that count (a repeated view does not) go into the daily counters (activity/001-daily-counters),
+    // one upsert per (document, day, kind) of the batch. Raw rows exist only to de-duplicate views, so
+    // only views get one (ADR 0137).
     const count = db.prepare(
-      `INSERT INTO activity_daily (document_id, day, kind, n, last_at) VALUES (?, ?, ?, 1, ?)
-       ON CONFLICT (document_id, day, kind) DO UPDATE SET n = n + 1, last_at = MAX(last_at, excluded.last_at)`,
+      `INSERT INTO activity_daily (document_id, day, kind, n, last_at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (document_id, day, kind) DO UPDATE SET n = n + excluded.n, last_at = MAX(last_at, excluded.last_at)`,
     );
     this.#record = db.transaction((events: readonly ActivityEvent[]) => {
-      for (const e of events) {
-        if (insert.run(e.documentId, e.kind, e.accountId, e.kind === 'view' ? e.visitor : null, utcDay(e.at), e.at).changes === 1) count.run(e.documentId, utcDay(e.at), e.kind, e.at);
+      for (const g of dailyGroups(events, (e) => e.kind !== 'view' || insert.run(e.documentId, e.kind, e.accountId, e.visitor, utcDay(e.at), e.at).changes === 1)) {
+        count.run(g.documentId, g.day, g.kind, g.n, g.lastAt);
       }
     });
   }
