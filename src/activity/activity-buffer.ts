@@ -12,6 +12,8 @@ export interface ActivityRecorder {
 
 /** Events held before a flush is forced. */
 const FLUSH_AT = 5_000;
+/** Most events written in one transaction of a flush. */
+const FLUSH_CHUNK = 1_000;
 /** Events kept across failed flushes at most (older ones are dropped and reported). */
 const MAX_PENDING = 200_000;
 
@@ -29,14 +31,23 @@ export class ActivityBuffer implements ActivityRecorder {
     if (this.#pending.length >= FLUSH_AT) void this.flush();
   }
 
-  /** Writes everything buffered so far (flushes run one at a time). */
+  /**
+   * Writes everything buffered so far (flushes run one at a time), in transactions of at most
+   * FLUSH_CHUNK events with a turn of the event loop between them: an embedded store writes
+   * synchronously, and one transaction of tens of thousands of events would hold up every request
+   * for tens of milliseconds (ADR 0137).
+   */
   flush(): Promise<void> {
     this.#flushing = this.#flushing.then(async () => {
       if (this.#pending.length === 0) return;
-      const batch = this.#pending;
+      let batch = this.#pending;
       this.#pending = [];
       try {
-        await this.store.record(batch);
+        while (batch.length > 0) {
+          await this.store.record(batch.slice(0, FLUSH_CHUNK));
+          batch = batch.slice(FLUSH_CHUNK);
+          if (batch.length > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+        }
       } catch (e) {
         this.report(e, `writing ${batch.length} activity events (kept for the next flush)`);
         this.#pending = batch.concat(this.#pending);

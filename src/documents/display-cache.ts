@@ -9,7 +9,7 @@
 // - X itself, and every entry whose links name X (X among its versions or notices);
 // - every entry of X's (new) work: X's arrival or departure changes their versions;
 // - everything, when X carries relations (a notice or version link can attach to any work: rare).
-import type { DisplayDocument } from '../domain/display-document.js';
+import type { DisplayDocument, DisplayDocumentWithText } from '../domain/display-document.js';
 
 /** A changed record as the cache needs to know it (from the change feed or a write). */
 export interface ChangedRecord {
@@ -45,19 +45,34 @@ export class DisplayRecordCache {
   }
 
   /**
-   * The records of `ids`: cached ones from memory (refreshed as most recently used), the others through
-   * `load`, whose answers fill the cache unless an invalidation happened meanwhile.
+   * The records of `ids`, with their full text for the ids in `withText` (those that have one): cached
+   * ones from memory (refreshed as most recently used), the others through `load` (which gets the
+   * missing ids and which of them need their text), whose answers fill the cache unless an
+   * invalidation happened meanwhile.
    */
-  async getMany(ids: readonly string[], load: (missing: string[]) => Promise<Map<string, DisplayDocument>>): Promise<Map<string, DisplayDocument>> {
-    if (this.capacity === 0) return load([...new Set(ids)]);
-    const out = new Map<string, DisplayDocument>();
+  async getMany(
+    ids: readonly string[],
+    withText: ReadonlySet<string>,
+    load: (missing: string[], missingText: string[]) => Promise<Map<string, DisplayDocumentWithText>>,
+  ): Promise<Map<string, DisplayDocumentWithText>> {
+    if (this.capacity === 0) {
+      const all = [...new Set(ids)];
+      return load(all, all.filter((id) => withText.has(id)));
+    }
+    const out = new Map<string, DisplayDocumentWithText>();
     const missing: string[] = [];
     for (const id of new Set(ids)) {
       const doc = this.#entries.get(id);
-      if (doc) {
+      const needsText = doc !== undefined && withText.has(id) && doc.hasFullText;
+      const body = needsText ? this.#bodies.get(id) : undefined;
+      if (doc && (!needsText || body !== undefined)) {
         this.#entries.delete(id);
         this.#entries.set(id, doc);
-        out.set(id, doc);
+        if (body !== undefined) {
+          this.#bodies.delete(id);
+          this.#bodies.set(id, body);
+        }
+        out.set(id, body === undefined ? doc : { ...doc, fullText: body });
         this.hits++;
       } else {
         missing.push(id);
@@ -66,43 +81,31 @@ export class DisplayRecordCache {
     }
     if (missing.length === 0) return out;
     const epoch = this.#epoch;
-    const loaded = await load(missing);
+    const loaded = await load(missing, missing.filter((id) => withText.has(id)));
     const fresh = epoch === this.#epoch;
     for (const [id, doc] of loaded) {
-      const frozen = Object.freeze(doc);
-      out.set(id, frozen);
-      if (fresh && doc.noticeKind === undefined) this.#put(id, frozen);
+      const cache = fresh && doc.noticeKind === undefined;
+      if (doc.fullText === undefined) {
+        const frozen = Object.freeze(doc);
+        out.set(id, frozen);
+        if (cache) this.#put(id, frozen);
+        continue;
+      }
+      out.set(id, doc);
+      if (!cache) continue;
+      const { fullText, ...display } = doc;
+      this.#put(id, Object.freeze(display));
+      this.#putBody(id, fullText);
     }
     return out;
   }
 
-  /** Body texts of `ids` (absent: none), cached like records. */
-  async getBodies(ids: readonly string[], load: (missing: string[]) => Promise<Map<string, string>>): Promise<Map<string, string>> {
-    if (this.capacity === 0) return load([...new Set(ids)]);
-    const out = new Map<string, string>();
-    const missing: string[] = [];
-    for (const id of new Set(ids)) {
-      const body = this.#bodies.get(id);
-      if (body !== undefined) {
-        this.#bodies.delete(id);
-        this.#bodies.set(id, body);
-        out.set(id, body);
-      } else missing.push(id);
-    }
-    if (missing.length === 0) return out;
-    const epoch = this.#epoch;
-    const loaded = await load(missing);
-    const fresh = epoch === this.#epoch;
-    for (const [id, body] of loaded) {
-      out.set(id, body);
-      if (fresh && body.length <= BODY_CHARS / BODY_MAX_SHARE) {
-        this.#dropBody(id);
-        this.#bodies.set(id, body);
-        this.#bodyChars += body.length;
-        while (this.#bodies.size > this.capacity || this.#bodyChars > BODY_CHARS) this.#dropBody(this.#bodies.keys().next().value as string);
-      }
-    }
-    return out;
+  #putBody(id: string, body: string): void {
+    if (body.length > BODY_CHARS / BODY_MAX_SHARE) return;
+    this.#dropBody(id);
+    this.#bodies.set(id, body);
+    this.#bodyChars += body.length;
+    while (this.#bodies.size > this.capacity || this.#bodyChars > BODY_CHARS) this.#dropBody(this.#bodies.keys().next().value as string);
   }
 
   /** Drops what these changes can make stale (see the header). */

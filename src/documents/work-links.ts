@@ -7,7 +7,7 @@ import { identityKeys } from '../domain/canonical-uri.js';
 import type { DocumentRecord, IndexName, StoredDocument } from '../domain/document.js';
 import { MAX_VERSIONS, withIdentityKeys, withWorkLinks, type IncomingRelation, type LinkableDocument, type WorkMember } from '../domain/work.js';
 import type { DocumentChange, DocumentStore, UpsertResult } from '../ports/document-store.js';
-import type { DisplayDocument } from '../domain/display-document.js';
+import type { DisplayDocumentWithText } from '../domain/display-document.js';
 import type { DisplayRecordCache } from './display-cache.js';
 
 /** How a URI asked for found the record that answers (by-uri; `uri_match` on the wire). */
@@ -71,13 +71,11 @@ export class WorkLinkedDocumentStore implements DocumentStore {
     const linked = await this.link([...found.values()]);
     return new Map(linked.map((d) => [d.id, d]));
   }
-  getFullTexts(ids: readonly string[]): Promise<Map<string, string>> {
-    return this.displayCache ? this.displayCache.getBodies(ids, (missing) => this.inner.getFullTexts(missing)) : this.inner.getFullTexts(ids);
-  }
-  /** Display forms (hits: no full text read), with the same links as getMany. */
-  async getDisplayMany(ids: readonly string[]): Promise<Map<string, DisplayDocument>> {
-    const load = async (wanted: readonly string[]) => new Map((await this.link([...(await this.inner.getDisplayMany(wanted)).values()])).map((d) => [d.id, d]));
-    return this.displayCache ? this.displayCache.getMany(ids, load) : load(ids);
+  /** Display forms (hits: no full text read but for `withText`), with the same links as getMany; hot ones from the cache. */
+  async getDisplayMany(ids: readonly string[], withText: readonly string[] = []): Promise<Map<string, DisplayDocumentWithText>> {
+    const load = async (wanted: readonly string[], text: readonly string[]) =>
+      new Map((await this.link([...(await this.inner.getDisplayMany(wanted, text)).values()])).map((d) => [d.id, d]));
+    return this.displayCache ? this.displayCache.getMany(ids, new Set(withText), load) : load(ids, withText);
   }
   async getByUri(uri: string): Promise<StoredDocument | null> {
     const doc = await this.inner.getByUri(uri);

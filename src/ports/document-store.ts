@@ -1,7 +1,7 @@
 // Durable store of documents (the source of truth; search indexes are rebuilt from it).
 import type { DocumentRecord, IndexName, StoredDocument } from '../domain/document.js';
 import type { IncomingRelation, WorkMember } from '../domain/work.js';
-import type { DisplayDocument } from '../domain/display-document.js';
+import type { DisplayDocumentWithText } from '../domain/display-document.js';
 
 export interface UpsertResult {
   inserted: number;
@@ -21,12 +21,12 @@ export interface DocumentStore {
   getMany(ids: readonly string[]): Promise<Map<string, StoredDocument>>;
   /**
    * What hits show of these live records (every field but the full text and the cited works; ADR
-   * 0135), read from the display layout written with each record: never the full text. Unknown and
-   * deleted ids are absent. Equals `toDisplayDocument(get(id))` for every live id.
+   * 0135), read from the display layout written with each record. Unknown and deleted ids are absent.
+   * Equals `toDisplayDocument(get(id))` for every live id; for the ids in `withText` (hits whose
+   * snippets lie in the body) it also carries `fullText` when the record has a non-empty one, read
+   * with the record in one lookup. No other id's full text is read.
    */
-  getDisplayMany(ids: readonly string[]): Promise<Map<string, DisplayDocument>>;
-  /** The non-empty full texts of these live records, by id (records without one are absent): snippets in the body. */
-  getFullTexts(ids: readonly string[]): Promise<Map<string, string>>;
+  getDisplayMany(ids: readonly string[], withText?: readonly string[]): Promise<Map<string, DisplayDocumentWithText>>;
   /** The document carrying this canonical URI (lowest id when several records carry it). */
   getByUri(uri: string): Promise<StoredDocument | null>;
   /** getByUri for many URIs at once: each URI held maps to its document (lowest id); others are absent. */

@@ -1,8 +1,8 @@
 // The display layout of the DocumentStore port (issue 14, ADR 0135): `getDisplayMany` returns what a
 // hit shows of each live record (every field but the full text and the cited works) and always equals
 // the display form of `get(id)`: after inserts, updates, work merges (relabels), deletes and revivals,
-// and after the migration back-fills records stored before the layout existed. `getFullTexts` returns
-// the non-empty full texts alone. Run on SQLite (file, :memory:) and PostgreSQL.
+// and after the migration back-fills records stored before the layout existed; with `withText` it adds
+// the non-empty full texts of the hits that ask for them. Run on SQLite (file, :memory:) and PostgreSQL.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { toDisplayDocument } from '../../src/domain/display-document.js';
@@ -74,13 +74,19 @@ export function displayRecordsContract(label: string, open: StorageFactory, lega
       assert.equal((await s.documents.getDisplayMany(['D3'])).get('D3')!.createdAt, 5000, 'a revived record is new');
     });
 
-    it('getFullTexts returns the non-empty full texts of live records only', async (s) => {
+    it('getDisplayMany carries the non-empty full text of the ids asked for, and only of those', async (s) => {
       await s.documents.upsertMany(docs(), 1000);
-      const texts = await s.documents.getFullTexts(['D1', 'D2', 'D3', 'missing', 'D1']);
-      assert.deepEqual(texts, new Map([['D1', 'The body text of D1, long enough to matter.']]));
+      const d = await s.documents.getDisplayMany(['D1', 'D2', 'D3', 'D4', 'missing'], ['D1', 'D2', 'missing', 'D4']);
+      assert.equal(d.get('D1')!.fullText, 'The body text of D1, long enough to matter.');
+      assert.ok(!('fullText' in d.get('D2')!), 'an empty text is no text');
+      assert.ok(!('fullText' in d.get('D3')!), 'not asked for');
+      const full = await s.documents.getMany(['D1', 'D2', 'D3', 'D4']);
+      for (const [id, doc] of d) {
+        const { fullText: _t, ...display } = doc;
+        assert.deepEqual(display, toDisplayDocument(full.get(id)!), `display form of ${id}`);
+      }
       await s.documents.delete('D1', 2000);
-      assert.deepEqual(await s.documents.getFullTexts(['D1']), new Map());
-      assert.deepEqual(await s.documents.getFullTexts([]), new Map());
+      assert.equal((await s.documents.getDisplayMany(['D1'], ['D1'])).size, 0);
     });
 
     test('the core/003 migration back-fills the display rows of records stored before it', async () => {

@@ -38,3 +38,30 @@ test('a failed flush is reported and its events kept for the next one', async ()
   assert.deepEqual(written, ['a', 'b']);
   assert.equal(b.pending, 0);
 });
+
+test('a large flush is written in transactions of at most 1,000 events, yielding between them; a failure keeps only what was not written', async () => {
+  const calls: number[] = [];
+  let failAt = -1;
+  const store = {
+    record: async (e: readonly ActivityEvent[]) => {
+      if (calls.length === failAt) {
+        failAt = -1;
+        throw new Error('disk I/O error');
+      }
+      calls.push(e.length);
+    },
+  } as unknown as ActivityStore;
+  const b = new ActivityBuffer(store, () => {});
+  await b.record(Array.from({ length: 2_500 }, (_, i) => ev(`d${i}`)));
+  await b.flush();
+  assert.deepEqual(calls, [1_000, 1_000, 500]);
+  calls.length = 0;
+  failAt = 1; // the second chunk fails
+  await b.record(Array.from({ length: 2_500 }, (_, i) => ev(`e${i}`)));
+  await b.flush();
+  assert.deepEqual(calls, [1_000]);
+  assert.equal(b.pending, 1_500, 'the failed chunk and the rest are kept, the written one is not');
+  await b.flush();
+  assert.deepEqual(calls, [1_000, 1_000, 500]);
+  assert.equal(b.pending, 0);
+});

@@ -2,12 +2,13 @@
 // invalidation that raced a read, and the work-linked store invalidating on its own writes.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { toDisplayDocument, type DisplayDocument } from '../../src/domain/display-document.js';
+import { toDisplayDocument, type DisplayDocument, type DisplayDocumentWithText } from '../../src/domain/display-document.js';
 import { DisplayRecordCache } from '../../src/documents/display-cache.js';
 import { WorkLinkedDocumentStore } from '../../src/documents/work-links.js';
 import { openMemorySqlite } from '../helpers/storage.js';
 import { sampleDocument } from '../contract/sample-document.js';
 
+const NONE: ReadonlySet<string> = new Set();
 const doc = (id: string, title = `T ${id}`): DisplayDocument =>
   toDisplayDocument({ ...sampleDocument(id, { title }), seq: 1, workKey: id, createdAt: 1, updatedAt: 1 });
 
@@ -23,13 +24,13 @@ function loader(titles: Map<string, string>) {
 test('display cache: serves repeats from memory, evicts the least recently used beyond capacity', async () => {
   const cache = new DisplayRecordCache(2);
   const { calls, load } = loader(new Map([['a', 'A'], ['b', 'B'], ['c', 'C']]));
-  assert.deepEqual([...(await cache.getMany(['a', 'b', 'a'], load)).keys()].sort(), ['a', 'b']);
+  assert.deepEqual([...(await cache.getMany(['a', 'b', 'a'], NONE, load)).keys()].sort(), ['a', 'b']);
   assert.deepEqual(calls, [['a', 'b']]);
-  await cache.getMany(['a'], load); // a is now the most recent
-  await cache.getMany(['c'], load); // evicts b
+  await cache.getMany(['a'], NONE, load); // a is now the most recent
+  await cache.getMany(['c'], NONE, load); // evicts b
   assert.equal(cache.size, 2);
   calls.length = 0;
-  await cache.getMany(['a', 'b', 'c'], load);
+  await cache.getMany(['a', 'b', 'c'], NONE, load);
   assert.deepEqual(calls, [['b']]);
   assert.equal(cache.misses, 4);
   assert.equal(cache.hits, 3);
@@ -39,11 +40,11 @@ test('display cache: unknown ids are not cached; invalidate and clear drop entri
   const titles = new Map([['a', 'A']]);
   const cache = new DisplayRecordCache(10);
   const { calls, load } = loader(titles);
-  assert.equal((await cache.getMany(['a', 'x'], load)).size, 1);
+  assert.equal((await cache.getMany(['a', 'x'], NONE, load)).size, 1);
   titles.set('a', 'A2');
-  assert.equal((await cache.getMany(['a'], load)).get('a')!.title, 'A', 'cached');
+  assert.equal((await cache.getMany(['a'], NONE, load)).get('a')!.title, 'A', 'cached');
   cache.invalidate(['a']);
-  assert.equal((await cache.getMany(['a'], load)).get('a')!.title, 'A2', 'reloaded after invalidation');
+  assert.equal((await cache.getMany(['a'], NONE, load)).get('a')!.title, 'A2', 'reloaded after invalidation');
   cache.clear();
   assert.equal(cache.size, 0);
   assert.deepEqual(calls.map((c) => c.join()), ['a,x', 'a']);
@@ -57,7 +58,7 @@ test('display cache: a read that raced an invalidation returns its answer but do
     await gate;
     return new Map(ids.map((id) => [id, doc(id, 'old')]));
   };
-  const pending = cache.getMany(['a'], slow);
+  const pending = cache.getMany(['a'], NONE, slow);
   cache.invalidate(['a']); // the record was written while the read was in flight
   release();
   assert.equal((await pending).get('a')!.title, 'old');
@@ -67,11 +68,11 @@ test('display cache: a read that raced an invalidation returns its answer but do
 test('display cache: capacity 0 is off; records handed out are frozen', async () => {
   const off = new DisplayRecordCache(0);
   const { calls, load } = loader(new Map([['a', 'A']]));
-  await off.getMany(['a'], load);
-  await off.getMany(['a'], load);
+  await off.getMany(['a'], NONE, load);
+  await off.getMany(['a'], NONE, load);
   assert.equal(calls.length, 2);
   const on = new DisplayRecordCache(1);
-  const got = (await on.getMany(['a'], load)).get('a')!;
+  const got = (await on.getMany(['a'], NONE, load)).get('a')!;
   assert.ok(Object.isFrozen(got));
   assert.throws(() => new DisplayRecordCache(-1), RangeError);
 });
@@ -101,7 +102,7 @@ test('display cache: a change drops the entries of its work and those whose link
     notices: notices.map((n) => ({ kind: 'retraction' as const, uri: null, documentId: n })),
   });
   const fill = () =>
-    cache.getMany(['a', 'b', 'c', 'd'], async () => new Map([['a', linked('a', 'W1', ['b'])], ['b', linked('b', 'W1', ['a'])], ['c', linked('c', 'W2', [], ['n'])], ['d', linked('d', 'W3', [])]]));
+    cache.getMany(['a', 'b', 'c', 'd'], NONE, async () => new Map([['a', linked('a', 'W1', ['b'])], ['b', linked('b', 'W1', ['a'])], ['c', linked('c', 'W2', [], ['n'])], ['d', linked('d', 'W3', [])]]));
   await fill();
   cache.invalidateChanges([{ id: 'x', doc: { workKey: 'W1', relations: [] } }]); // x joined work W1
   assert.equal(cache.size, 2);
@@ -113,40 +114,49 @@ test('display cache: a change drops the entries of its work and those whose link
   cache.invalidateChanges([{ id: 'r', doc: { workKey: 'W9', relations: [{ kind: 'retraction', uri: 'doi://10.1/x' }] } }]);
   assert.equal(cache.size, 0, 'a notice can attach to any work');
   // notices themselves are not cached
-  await cache.getMany(['n1'], async () => new Map([['n1', { ...doc('n1'), noticeKind: 'retraction' as const }]]));
+  await cache.getMany(['n1'], NONE, async () => new Map([['n1', { ...doc('n1'), noticeKind: 'retraction' as const }]]));
   assert.equal(cache.size, 0);
 });
 
-test('display cache: body texts are cached and invalidated with their record', async () => {
+test('display cache: full texts asked for are cached with their record and invalidated with it', async () => {
   const cache = new DisplayRecordCache(10);
-  let loads = 0;
-  const load = async (ids: string[]) => {
-    loads++;
-    return new Map(ids.filter((id) => id !== 'none').map((id) => [id, `body of ${id}`]));
+  const asked: string[][] = [];
+  const load = async (ids: string[], text: string[]) => {
+    asked.push([...ids, '|', ...text]);
+    return new Map(ids.map((id): [string, DisplayDocumentWithText] => [id, { ...doc(id), hasFullText: id !== 'none', ...(text.includes(id) && id !== 'none' ? { fullText: `body of ${id}` } : {}) }]));
   };
-  assert.deepEqual(await cache.getBodies(['a', 'none'], load), new Map([['a', 'body of a']]));
-  await cache.getBodies(['a'], load);
-  assert.equal(loads, 1);
+  const a1 = await cache.getMany(['a', 'none'], new Set(['a', 'none']), load);
+  assert.equal(a1.get('a')!.fullText, 'body of a');
+  assert.equal(a1.get('none')!.fullText, undefined);
+  await cache.getMany(['a', 'none'], new Set(['a', 'none']), load);
+  await cache.getMany(['a'], NONE, load);
+  assert.deepEqual(asked, [['a', 'none', '|', 'a', 'none']], 'text and the lack of it are both cached');
+  assert.equal((await cache.getMany(['a'], NONE, load)).get('a')!.fullText, undefined, 'no text unless asked for');
+  assert.ok(!('fullText' in (await cache.getMany(['a'], NONE, load)).get('a')!));
   cache.invalidate(['a']);
-  await cache.getBodies(['a'], load);
-  assert.equal(loads, 2);
+  await cache.getMany(['a'], new Set(['a']), load);
+  assert.equal(asked.length, 2);
+  // a record cached without its text is loaded again when its text is asked for
+  await cache.getMany(['b'], NONE, load);
+  assert.equal((await cache.getMany(['b'], new Set(['b']), load)).get('b')!.fullText, 'body of b');
+  assert.deepEqual(asked.slice(2), [['b', '|'], ['b', '|', 'b']]);
 });
 
-test('display cache: body texts are bounded by characters, not only by count; a very long body is never cached', async () => {
+test('display cache: full texts are bounded by characters, not only by count; a very long one is never cached', async () => {
   const cache = new DisplayRecordCache(1000);
   let loads = 0;
-  const big = 'x'.repeat(400_000);
   const load = async (ids: string[]) => {
     loads++;
-    return new Map(ids.map((id) => [id, id === 'book' ? 'y'.repeat(600_000) : big]));
+    return new Map(ids.map((id): [string, DisplayDocumentWithText] => [id, { ...doc(id), hasFullText: true, fullText: (id === 'book' ? 'y' : 'x').repeat(id === 'book' ? 600_000 : 400_000) }]));
   };
-  for (let i = 0; i < 30; i++) await cache.getBodies([`d${i}`], load); // 12M characters offered
+  const text = (id: string) => new Set([id]);
+  for (let i = 0; i < 30; i++) await cache.getMany([`d${i}`], text(`d${i}`), load); // 12M characters offered
   loads = 0;
-  await cache.getBodies(['d29'], load);
+  await cache.getMany(['d29'], text('d29'), load);
   assert.equal(loads, 0, 'the newest is held');
-  await cache.getBodies(['d0'], load);
-  assert.equal(loads, 1, 'the oldest went: at most 8M characters are held');
-  await cache.getBodies(['book'], load);
-  await cache.getBodies(['book'], load);
-  assert.equal(loads, 3, 'a body over 1/16 of the budget is not cached');
+  await cache.getMany(['d0'], text('d0'), load);
+  assert.equal(loads, 1, 'the oldest text went: at most 8M characters are held');
+  await cache.getMany(['book'], text('book'), load);
+  await cache.getMany(['book'], text('book'), load);
+  assert.equal(loads, 3, 'a text over 1/16 of the budget is not cached');
 });

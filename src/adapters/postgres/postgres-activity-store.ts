@@ -4,7 +4,7 @@
 // (activity/001-daily-counters) in the same statement; reads use only the counters.
 import type pg from 'pg';
 import type { ActivityCounts, ActivityEvent, ActivityStore, ActivityTotals } from '../../ports/activity-store.js';
-import { countsFromRows, firstDay, rowToTotals, TOP_COLUMNS, TOP_ORDER, type KindCountRow, type TotalsRow } from '../sql/activity-counts.js';
+import { countsFromRows, dailyGroups, firstDay, rowToTotals, TOP_COLUMNS, TOP_ORDER, type KindCountRow, type TotalsRow } from '../sql/activity-counts.js';
 import { utcDay } from '../sql/document-row.js';
 
 export class PostgresActivityStore implements ActivityStore {
@@ -13,22 +13,40 @@ export class PostgresActivityStore implements ActivityStore {
   async record(events: readonly ActivityEvent[]): Promise<void> {
     if (events.length === 0) return;
     // One statement for the whole batch (column arrays unnested into rows): atomic and one round trip.
+    // Raw rows exist only to de-duplicate views (ADR 0137): views are inserted (a repeat is dropped)
+    // and those inserted are counted; the other kinds go straight to the counters, grouped per
+    // (document, day, kind) first.
+    const views = events.filter((e) => e.kind === 'view');
+    const others = dailyGroups(
+      events.filter((e) => e.kind !== 'view'),
+      () => true,
+    );
     await this.pool.query(
       `WITH ins AS (
          INSERT INTO activity_events (document_id, kind, account_id, visitor, day, at)
          SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::int[], $6::bigint[])
          ON CONFLICT DO NOTHING
-         RETURNING document_id, kind, day, at)
+         RETURNING document_id, kind, day, at),
+       counted AS (
+         SELECT document_id, day, kind, COUNT(*)::bigint AS n, MAX(at) AS last_at FROM ins GROUP BY document_id, day, kind
+         UNION ALL
+         SELECT * FROM unnest($7::text[], $8::int[], $9::text[], $10::bigint[], $11::bigint[])
+       )
        INSERT INTO activity_daily (document_id, day, kind, n, last_at)
-       SELECT document_id, day, kind, COUNT(*), MAX(at) FROM ins GROUP BY document_id, day, kind
+       SELECT document_id, day, kind, SUM(n), MAX(last_at) FROM counted GROUP BY document_id, day, kind
        ON CONFLICT (document_id, day, kind) DO UPDATE SET n = activity_daily.n + EXCLUDED.n, last_at = GREATEST(activity_daily.last_at, EXCLUDED.last_at)`,
       [
-        events.map((e) => e.documentId),
-        events.map((e) => e.kind),
-        events.map((e) => e.accountId),
-        events.map((e) => (e.kind === 'view' ? e.visitor : null)),
-        events.map((e) => utcDay(e.at)),
-        events.map((e) => e.at),
+        views.map((e) => e.documentId),
+        views.map((e) => e.kind),
+        views.map((e) => e.accountId),
+        views.map((e) => e.visitor),
+        views.map((e) => utcDay(e.at)),
+        views.map((e) => e.at),
+        others.map((g) => g.documentId),
+        others.map((g) => g.day),
+        others.map((g) => g.kind),
+        others.map((g) => g.n),
+        others.map((g) => g.lastAt),
       ],
     );
   }

@@ -11,7 +11,7 @@ import type { DocumentRecord, IndexName, StoredDocument } from '../../domain/doc
 import { linkTargets, type IncomingRelation, type WorkMember } from '../../domain/work.js';
 import type { DocumentChange, DocumentStore, UpsertResult } from '../../ports/document-store.js';
 import { groupWorkMembers, rowToDisplay, rowToStored, serializeDisplay, type DisplayRow, type DocumentRow, type WorkMemberRow } from '../sql/document-row.js';
-import type { DisplayDocument } from '../../domain/display-document.js';
+import type { DisplayDocumentWithText } from '../../domain/display-document.js';
 import { batchIdentityKeys, batchIds, changedDocs, planUpsert, prepareDocs, workKeysToLoad, type UpsertPlan } from '../sql/upsert-plan.js';
 import { withTransaction, type Tx } from './postgres-pool.js';
 
@@ -91,23 +91,22 @@ export class PostgresDocumentStore implements DocumentStore {
     return out;
   }
 
-  async getDisplayMany(ids: readonly string[]): Promise<Map<string, DisplayDocument>> {
-    const out = new Map<string, DisplayDocument>();
+  async getDisplayMany(ids: readonly string[], withText: readonly string[] = []): Promise<Map<string, DisplayDocumentWithText>> {
+    const out = new Map<string, DisplayDocumentWithText>();
     if (ids.length === 0) return out;
-    const { rows } = await this.pool.query<DisplayRow>('SELECT id, display, seq, work_key, created_at, updated_at FROM document_display WHERE id = ANY($1::text[])', [
-      [...new Set(ids)],
-    ]);
-    for (const r of rows) out.set(r.id, rowToDisplay(r));
-    return out;
-  }
-
-  async getFullTexts(ids: readonly string[]): Promise<Map<string, string>> {
-    const out = new Map<string, string>();
-    if (ids.length === 0) return out;
-    const { rows } = await this.pool.query<{ id: string; text: string | null }>("SELECT id, record->>'fullText' AS text FROM documents WHERE id = ANY($1::text[]) AND NOT deleted", [
-      [...new Set(ids)],
-    ]);
-    for (const r of rows) if (r.text !== null && r.text.length > 0) out.set(r.id, r.text);
+    const wanted = [...new Set(ids)];
+    const text = wanted.filter((id) => withText.includes(id));
+    const { rows } = await this.pool.query<DisplayRow & { text: string | null }>(
+      `SELECT v.id, v.display, v.seq, v.work_key, v.created_at, v.updated_at, d.record->>'fullText' AS text
+       FROM document_display v LEFT JOIN documents d ON d.id = v.id AND d.id = ANY($2::text[])
+       WHERE v.id = ANY($1::text[])`,
+      [wanted, text],
+    );
+    for (const r of rows) {
+      const doc: DisplayDocumentWithText = rowToDisplay(r);
+      if (r.text !== null && r.text.length > 0) doc.fullText = r.text;
+      out.set(r.id, doc);
+    }
     return out;
   }
 

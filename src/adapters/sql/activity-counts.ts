@@ -1,6 +1,7 @@
 // Folding per-kind activity counts into the DocumentActivity counters, shared by the SQLite and
 // PostgreSQL activity stores so both answer with the same shape from the same per-kind rows.
-import type { ActivityCounts, ActivityTotals } from '../../ports/activity-store.js';
+import type { ActivityCounts, ActivityEvent, ActivityTotals } from '../../ports/activity-store.js';
+import { utcDay } from './document-row.js';
 
 /** One row per event kind: events in the last 7 and 30 days (drivers may return counts as strings). */
 export interface KindCountRow {
@@ -60,3 +61,32 @@ export const rowToTotals = (r: TotalsRow): ActivityTotals => ({
   aiCitations: Number(r.ai_citations),
   positiveRatings: Number(r.positive_ratings),
 });
+
+/** Counted events of a batch per (document, UTC day, kind): how many, and the newest time. */
+export interface DailyGroup {
+  documentId: string;
+  day: number;
+  kind: string;
+  n: number;
+  lastAt: number;
+}
+
+/**
+ * Groups the events that `counts` accepts (in order; it may store a raw row and say whether the event
+ * counted) into one daily-counter increment per (document, day, kind): a batch of shown events over
+ * the same hits becomes a few upserts (ADR 0137).
+ */
+export function dailyGroups(events: readonly ActivityEvent[], counts: (e: ActivityEvent) => boolean): DailyGroup[] {
+  const groups = new Map<string, DailyGroup>();
+  for (const e of events) {
+    if (!counts(e)) continue;
+    const day = utcDay(e.at);
+    const key = `${e.kind}\u0000${day}\u0000${e.documentId}`;
+    const g = groups.get(key);
+    if (g) {
+      g.n++;
+      if (e.at > g.lastAt) g.lastAt = e.at;
+    } else groups.set(key, { documentId: e.documentId, day, kind: e.kind, n: 1, lastAt: e.at });
+  }
+  return [...groups.values()];
+}

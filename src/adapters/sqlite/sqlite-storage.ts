@@ -12,9 +12,9 @@ import type { ActivityCounts, ActivityEvent, ActivityStore, ActivityTotals } fro
 import type { CreditLedger, DebitResult, HoldResult, LedgerEntry, LedgerOp, LedgerOpOutcome, LedgerOpResult } from '../../ports/credit-ledger.js';
 import type { DocumentChange, DocumentStore, UpsertResult } from '../../ports/document-store.js';
 import type { Storage } from '../../ports/storage.js';
-import { countsFromRows, firstDay, rowToTotals, TOP_COLUMNS, TOP_ORDER, type TotalsRow } from '../sql/activity-counts.js';
+import { countsFromRows, dailyGroups, firstDay, rowToTotals, TOP_COLUMNS, TOP_ORDER, type TotalsRow } from '../sql/activity-counts.js';
 import { contentHash, groupWorkMembers, rowToDisplay, rowToStored, serializeDisplay, serializeRecord, utcDay, type DisplayRow, type DocumentRow, type WorkMemberRow } from '../sql/document-row.js';
-import type { DisplayDocument } from '../../domain/display-document.js';
+import { displayWithText, type DisplayDocumentWithText } from '../../domain/display-document.js';
 import { rowToLedgerEntry, type LedgerRow } from '../sql/ledger-row.js';
 import { pendingMigrations } from '../sql/migration-plan.js';
 import { ALL_MIGRATIONS, type MigrationStep } from '../sql/migrations.js';
@@ -449,21 +449,20 @@ class SqliteDocumentStore implements DocumentStore {
     }
     return out;
   }
-  async getDisplayMany(ids: readonly string[]): Promise<Map<string, DisplayDocument>> {
-    const out = new Map<string, DisplayDocument>();
-    const stmt = this.#s.q('SELECT id, display, seq, work_key, created_at, updated_at FROM document_display WHERE id = ?');
+  async getDisplayMany(ids: readonly string[], withText: readonly string[] = []): Promise<Map<string, DisplayDocumentWithText>> {
+    const out = new Map<string, DisplayDocumentWithText>();
+    const text = new Set(withText);
+    const display = this.#s.q('SELECT id, display, seq, work_key, created_at, updated_at FROM document_display WHERE id = ?');
+    // With its text: the whole record, one lookup (what a hit with body snippets needs anyway).
+    const whole = this.#s.q('SELECT id, record, seq, work_key, created_at, updated_at FROM documents WHERE id = ? AND deleted = 0');
     for (const id of new Set(ids)) {
-      const r = stmt.get(id) as DisplayRow | undefined;
-      if (r) out.set(r.id, rowToDisplay(r));
-    }
-    return out;
-  }
-  async getFullTexts(ids: readonly string[]): Promise<Map<string, string>> {
-    const out = new Map<string, string>();
-    const stmt = this.#s.p("SELECT json_extract(record, '$.fullText') FROM documents WHERE id = ? AND deleted = 0");
-    for (const id of new Set(ids)) {
-      const text = stmt.get(id) as string | null | undefined;
-      if (typeof text === 'string' && text.length > 0) out.set(id, text);
+      if (text.has(id)) {
+        const r = whole.get(id) as (DocumentRow & { id: string }) | undefined;
+        if (r) out.set(r.id, displayWithText(rowToStored(r)));
+      } else {
+        const r = display.get(id) as DisplayRow | undefined;
+        if (r) out.set(r.id, rowToDisplay(r));
+      }
     }
     return out;
   }
@@ -557,14 +556,16 @@ class SqliteActivityStore implements ActivityStore {
   constructor(private readonly db: Db) {
     this.#s = statementCache(db);
     const insert = db.prepare('INSERT OR IGNORE INTO activity_events (document_id, kind, account_id, visitor, day, at) VALUES (?, ?, ?, ?, ?, ?)');
-    // Only events actually stored (a repeated view is not) go into the daily counters (activity/001-daily-counters).
+    // Only events that count (a repeated view does not) go into the daily counters (activity/001-daily-counters),
+    // one upsert per (document, day, kind) of the batch. Raw rows exist only to de-duplicate views, so
+    // only views get one (ADR 0137).
     const count = db.prepare(
-      `INSERT INTO activity_daily (document_id, day, kind, n, last_at) VALUES (?, ?, ?, 1, ?)
-       ON CONFLICT (document_id, day, kind) DO UPDATE SET n = n + 1, last_at = MAX(last_at, excluded.last_at)`,
+      `INSERT INTO activity_daily (document_id, day, kind, n, last_at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (document_id, day, kind) DO UPDATE SET n = n + excluded.n, last_at = MAX(last_at, excluded.last_at)`,
     );
     this.#record = db.transaction((events: readonly ActivityEvent[]) => {
-      for (const e of events) {
-        if (insert.run(e.documentId, e.kind, e.accountId, e.kind === 'view' ? e.visitor : null, utcDay(e.at), e.at).changes === 1) count.run(e.documentId, utcDay(e.at), e.kind, e.at);
+      for (const g of dailyGroups(events, (e) => e.kind !== 'view' || insert.run(e.documentId, e.kind, e.accountId, e.visitor, utcDay(e.at), e.at).changes === 1)) {
+        count.run(g.documentId, g.day, g.kind, g.n, g.lastAt);
       }
     });
   }
