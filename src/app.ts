@@ -41,6 +41,7 @@ import { FsSourceFiles } from './adapters/fs/fs-source-files.js';
 import { fsModelDirectories } from './adapters/fs/index-directories.js';
 import { sharedFsIndexDirectories } from './adapters/fs/shared-index-directory.js';
 import { SearchThreads, type Snapshot } from './search/search-threads.js';
+import { ThreadedSegmentBuilder } from './search/segment-builder.js';
 import { startBackgroundMerges } from './search/background-merge.js';
 import { CorpusModels } from './search/corpus-models.js';
 import { INDEX_NAMES } from './domain/document.js';
@@ -446,6 +447,9 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   const threads =
     config.searchThreads > 0 && !overrides.storage ? new SearchThreads(new URL('./search-worker.js', import.meta.url), config.searchThreads, { config }, () => core.indexSnapshot(), report) : null;
   if (threads) indexes.onChange = () => threads.publish();
+  // catch-up builds segments on a builder thread: analysis never runs on the main thread (ADR 0111)
+  const builder = threads ? new ThreadedSegmentBuilder(new URL('./segment-builder-worker.js', import.meta.url)) : null;
+  if (builder) indexes.builder = builder;
   const search = new SearchService({
     indexes,
     store: core.works,
@@ -621,6 +625,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       await recognitions.close();
       await http.close();
       await threads?.close();
+      indexes.builder = null;
+      await builder?.close();
       stopHolds();
       await core.close();
     },
