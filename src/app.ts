@@ -43,6 +43,7 @@ import { FsSourceFiles } from './adapters/fs/fs-source-files.js';
 import { fsModelDirectories } from './adapters/fs/index-directories.js';
 import { sharedFsIndexDirectories } from './adapters/fs/shared-index-directory.js';
 import { SearchThreads, type Snapshot } from './search/search-threads.js';
+import { ThreadedSegmentBuilder } from './search/segment-builder.js';
 import { startBackgroundMerges } from './search/background-merge.js';
 import { CorpusModels } from './search/corpus-models.js';
 import { EncoderVectorizer } from './search/encoder-vectorizer.js';
@@ -578,6 +579,9 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   const threads =
     config.searchThreads > 0 && !overrides.storage ? new SearchThreads(new URL('./search-worker.js', import.meta.url), config.searchThreads, { config, encoders: core.encoderOptions }, () => core.indexSnapshot(), report) : null;
   if (threads) indexes.onChange = () => threads.publish();
+  // catch-up builds segments on a builder thread: analysis never runs on the main thread (ADR 0111)
+  const builder = threads ? new ThreadedSegmentBuilder(new URL('./segment-builder-worker.js', import.meta.url)) : null;
+  if (builder) indexes.builder = builder;
   const search = new SearchService({
     ranking,
     featureStore: storage.documents,
@@ -757,6 +761,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       await recognitions.close();
       await http.close();
       await threads?.close();
+      indexes.builder = null;
+      await builder?.close();
       stopHolds();
       await ranking.crossEncoder?.close();
       await core.close();

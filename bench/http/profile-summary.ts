@@ -1,11 +1,12 @@
 // Summarizes V8 CPU profiles (node --cpu-prof; one file per thread) by self time: per file (thread),
 // the share of samples in each category of the serving path and the top functions.
-//   node dist/bench/http/profile-summary.js DIR [--top 15]
+//   node dist/bench/http/profile-summary.js DIR [--top 15] [--last-s S]
+// --last-s: only the samples of each profile's last S seconds (the load; leaves out start-up).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '15' } } });
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '15' }, 'last-s': { type: 'string' } } });
 const dir = positionals[0];
 if (!dir) throw new Error('usage: profile-summary DIR');
 
@@ -19,6 +20,8 @@ interface Profile {
   nodes: Node[];
   samples: number[];
   timeDeltas: number[];
+  startTime: number;
+  endTime: number;
 }
 
 /** The serving stage a function belongs to, by its source file. */
@@ -43,7 +46,12 @@ for (const f of readdirSync(dir).filter((x) => x.endsWith('.cpuprofile')).sort()
   const p = JSON.parse(readFileSync(join(dir, f), 'utf8')) as Profile;
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
   const self = new Map<number, number>();
-  p.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (p.timeDeltas[i] ?? 0)));
+  const from = values['last-s'] ? p.endTime - Number(values['last-s']) * 1e6 : -Infinity;
+  let t = p.startTime;
+  p.samples.forEach((id, i) => {
+    t += p.timeDeltas[i] ?? 0;
+    if (t >= from) self.set(id, (self.get(id) ?? 0) + (p.timeDeltas[i] ?? 0));
+  });
   let total = 0;
   let idle = 0;
   const cats = new Map<string, number>();

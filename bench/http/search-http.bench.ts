@@ -299,7 +299,13 @@ if (values['cpu-prof']) {
 let peer: Record<string, unknown> | null = null;
 if (!values['no-peer']) {
   const xdir = `${dataDir}-xapian`;
-  const x = spawnSync('/usr/bin/python3', [join(process.cwd(), 'bench', 'engine', 'xapian_peer.py'), corpus, values.workload, xdir, '5', '100000000', 'reuse'], { encoding: 'utf8', maxBuffer: 16 * 2 ** 20 });
+  // a database built earlier (or still being built by another process) is reused once it holds the
+  // whole corpus; waits up to 40 minutes for a build in progress, else builds it here
+  const xdocs = () => Number(spawnSync('/usr/bin/python3', ['-c', `import xapian,sys\ntry:\n print(xapian.Database(sys.argv[1]).get_doccount())\nexcept Exception:\n print(0)`, xdir], { encoding: 'utf8' }).stdout.trim() || 0);
+  const want = indexAtStart.documents;
+  for (const until = Date.now() + 40 * 60_000; existsSync(xdir) && xdocs() < want && Date.now() < until; ) await new Promise((r) => setTimeout(r, 15_000));
+  const reuse = existsSync(xdir) && xdocs() >= want;
+  const x = spawnSync('/usr/bin/python3', [join(process.cwd(), 'bench', 'engine', 'xapian_peer.py'), corpus, values.workload, xdir, '5', String(want), reuse ? 'reuse' : 'build'], { encoding: 'utf8', maxBuffer: 16 * 2 ** 20 });
   if (x.status !== 0) console.error(`xapian peer not measured: ${(x.stderr || x.error?.message || '').slice(-500)}`);
   else {
     peer = JSON.parse(x.stdout) as Record<string, unknown>;

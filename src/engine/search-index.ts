@@ -319,6 +319,25 @@ export class SearchIndex {
     if (this.#buffer.occurrences >= this.#flushOcc) this.#flush(true);
   }
 
+  /**
+   * Adds a segment built elsewhere (the single segment another SearchIndex over an empty directory
+   * committed, e.g. on a builder thread: ADR 0111), replacing the documents with the same ids, as if
+   * each had been add()ed. Visible after the next commit. The segment must come from this engine
+   * version with this index's scoring parameters.
+   */
+  addSegment(bytes: Uint8Array): void {
+    this.#check();
+    const incoming = new Segment('incoming', bytes);
+    for (let d = 0; d < incoming.docCount; d++) {
+      const id = incoming.ids.get(d);
+      this.#buffer.remove(id);
+      this.#deleteInSegments(id);
+    }
+    const name = this.#newSegmentName();
+    this.#dir.write(name, bytes);
+    this.#pendingSegs.push(this.#withVectors({ name, seg: new Segment(name, this.#dir.read(name) ?? bytes), deleted: null, deletedCount: 0, delGen: 0, vectors: null, vecFile: null }));
+  }
+
   /** Deletes a document by external id (effective at the next commit). Returns whether it existed. */
   delete(id: string): boolean {
     this.#check();

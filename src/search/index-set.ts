@@ -11,6 +11,7 @@ import type { IndexModels } from './corpus-models.js';
 import type { SparseTextEncoder, TextEncoder } from '../ports/text-encoder.js';
 import { corpusSparseModel, encoderSparseModel, type SparseModel } from './sparse-model.js';
 import { corpusDenseModel, encoderDenseModel, type DenseModel } from './dense-model.js';
+import type { SegmentBuilder } from './segment-builder.js';
 
 
 export interface CatchUpProgress {
@@ -44,6 +45,8 @@ const PAGE = 1_000;
  */
 const YIELD_EVERY = 32;
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+/** With a segment builder: store changes read, built into one segment per index, and adopted at a time. */
+const BUILD_PAGE = 5_000;
 
 /**
  * The label each commit records: the store sequence and the engine's analysis version, `<seq>@a<version>`.
@@ -141,6 +144,12 @@ export class IndexSet {
 
   /** Called after every change readers must see: a commit, a completed merge, new models (search threads: ADR 0110). */
   onChange: (() => void) | null = null;
+
+  /**
+   * Where catch-up builds segments (a builder thread: ADR 0111); null: documents are analysed and
+   * segments built here, on the caller's thread.
+   */
+  builder: SegmentBuilder | null = null;
 
   /** Why open() discarded an index to rebuild it from the store (analysis changed), else null. */
   rebuildReason: string | null = null;
@@ -243,9 +252,13 @@ export class IndexSet {
     const target = await this.store.maxSeq();
     let applied = 0;
     while (seq < target) {
-      const page = await this.store.changesSince(seq, PAGE);
+      const builder = this.builder;
+      const page = await this.store.changesSince(seq, builder ? BUILD_PAGE : PAGE);
       if (page.length === 0) break;
-      for (let i = 0; i < page.length; i++) {
+      if (builder) {
+        await this.#applyBuilt(page, builder);
+        seq = page[page.length - 1]!.seq;
+      } else for (let i = 0; i < page.length; i++) {
         const change = page[i]!;
         if (i > 0 && i % YIELD_EVERY === 0) await turn();
         if (change.deleted) {
@@ -268,6 +281,38 @@ export class IndexSet {
     const due = this.#uncommitted >= COMMIT_EVERY || this.clock.nowMs() - this.#lastCommitMs >= COMMIT_INTERVAL_MS;
     if (this.#applied > this.checkpoint() && (commit === 'always' || due)) this.#commit();
     return { applied, seq, target };
+  }
+
+  /**
+   * Applies a page of changes through the segment builder: the page's final version of each document
+   * becomes one new segment per index (built on the builder's thread), deletions and moves to the other
+   * index delete the older versions; the adoption itself analyses no text.
+   */
+  async #applyBuilt(page: readonly DocumentChange[], builder: SegmentBuilder): Promise<void> {
+    const upserts = new Map<IndexName, Map<string, IndexDocument>>();
+    const deletes = new Map<IndexName, Set<string>>();
+    for (const name of this.#indexes.keys()) {
+      upserts.set(name, new Map());
+      deletes.set(name, new Set());
+    }
+    for (const change of page) {
+      const target = change.deleted ? null : change.doc.index;
+      const id = change.deleted ? change.id : change.doc.id;
+      for (const name of this.#indexes.keys()) {
+        if (name === target) upserts.get(name)!.set(id, toIndexDocument((change as { doc: StoredDocument }).doc));
+        else {
+          upserts.get(name)!.delete(id);
+          deletes.get(name)!.add(id);
+        }
+      }
+    }
+    const built = new Map<IndexName, Uint8Array[]>();
+    for (const [name, docs] of upserts) if (docs.size > 0) built.set(name, await builder.build([...docs.values()]));
+    // no await below: the page lands in every index at once
+    for (const [name, idx] of this.#indexes) {
+      for (const id of deletes.get(name)!) idx.delete(id);
+      for (const bytes of built.get(name) ?? []) idx.addSegment(bytes);
+    }
   }
 
   #commit(): void {

@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testApp, type TestApp } from '../helpers/app.js';
 import { doc, seed } from '../helpers/documents.js';
+import { createTestSchema, databaseUrl, postgresSkip } from '../helpers/storage.js';
 
 const Y = (y: number) => Date.UTC(y, 0, 1) / 1000;
 const docs = () => [
@@ -133,4 +134,37 @@ describe('search threads', () => {
       assert.match(text, /^lectern_search_stage_seconds_bucket\{le="0.001",route="\/v2\/search\/",stage="engine"\} \d+$/m);
     });
   }
+});
+
+// On PostgreSQL each search thread opens its own pool of the same schema.
+describe('search threads on PostgreSQL', { skip: databaseUrl ? false : postgresSkip('search threads on PostgreSQL') }, () => {
+  let schema: Awaited<ReturnType<typeof createTestSchema>>;
+  let inProcess: TestApp;
+  let threaded: TestApp;
+  before(async () => {
+    schema = await createTestSchema(databaseUrl!);
+    inProcess = await testApp({ searchThreads: 0, databaseUrl: schema.url });
+    threaded = await testApp({ searchThreads: 2, databaseUrl: schema.url });
+    await seed(inProcess, docs());
+    // one store, two servers: each indexes it in its own data directory
+    await inProcess.indexes!.catchUp();
+    await threaded.indexes!.catchUp();
+  });
+  after(async () => {
+    await threaded?.dispose();
+    await inProcess?.dispose();
+    await schema?.drop();
+  });
+
+  test('same answers as in-process', async () => {
+    const a = await inProcess.account({ credits: 10_000 });
+    for (const body of [{ query: 'hydrogen storage' }, { query: '"salt caverns"', filter_types: ['journal-article'] }, { query: 'sandstone', limit: 5, offset: 2 }]) {
+      const x = await inProcess.http.inject({ method: 'POST', url: '/v2/search/', headers: { 'x-api-key': a.key }, payload: body });
+      const y = await threaded.http.inject({ method: 'POST', url: '/v2/search/', headers: { 'x-api-key': a.key }, payload: body });
+      assert.equal(y.statusCode, 200, y.body);
+      const strip = (b: Record<string, unknown>) => ({ ...b, timings: null, trajectory: null });
+      assert.deepEqual(strip(y.json()), strip(x.json()), JSON.stringify(body));
+      assert.ok((y.json().hits as unknown[]).length > 0);
+    }
+  });
 });

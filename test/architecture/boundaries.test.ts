@@ -22,10 +22,10 @@ function area(file: string): string {
   return rel.length === 1 ? rel[0]!.replace(/\.ts$/, '') : rel[0]!;
 }
 
-const INFRA = new Set(['main', 'app', 'recognition-worker', 'search-worker', 'http', 'mcp', 'cli', 'adapters', 'ports', 'domain', 'config', 'engine']);
+const INFRA = new Set(['main', 'app', 'recognition-worker', 'search-worker', 'segment-builder-worker', 'http', 'mcp', 'cli', 'adapters', 'ports', 'domain', 'config', 'engine']);
 
 /** Entry points: they compose adapters and capabilities, and nothing imports them (worker threads are loaded by URL). */
-const ENTRY_POINTS = new Set(['main', 'app', 'recognition-worker', 'search-worker']);
+const ENTRY_POINTS = new Set(['main', 'app', 'recognition-worker', 'search-worker', 'segment-builder-worker']);
 
 /** Which areas each area may import (capabilities are every folder not in INFRA). */
 function mayImport(from: string, to: string): boolean {
@@ -52,6 +52,7 @@ function mayImport(from: string, to: string): boolean {
     case 'app':
     case 'recognition-worker':
     case 'search-worker':
+    case 'segment-builder-worker':
       return true;
     default:
       // a capability
