@@ -337,7 +337,12 @@ export class SearchService {
   async search(principal: Principal, r: SearchRequest, requestId: string): Promise<SearchResult> {
     if (this.d.budget && r.query.trim() !== '') {
       const names = resolveIndexes(r.indexNames);
-      checkWorkBudget(names.map((n) => this.d.indexes.get(n)), r.query, r.possibleLanguages, r.offset + r.limit, this.d.budget);
+      // a ranking stage retrieves its whole pool with passages: the pool counts as results (docs/ranking.md)
+      const pool = this.#plan(r);
+      const page = r.offset + r.limit;
+      const results = pool.active ? Math.max(page, pool.depth) : page;
+      const hint = results > page ? `the ranking pool of ${results} candidates counts as results: send candidate_ranking "rrf" and l2_rerank "off", or shorten the query` : undefined;
+      checkWorkBudget(names.map((n) => this.d.indexes.get(n)), r.query, r.possibleLanguages, results, this.d.budget, hint);
     }
     const leave = await this.#turns?.enter(principal.accountId);
     try {

@@ -28,7 +28,7 @@ export interface BudgetedIndex {
 }
 
 /** Throws 422 when the query asks for more terms or postings than the budget allows. */
-export function checkWorkBudget(indexes: readonly BudgetedIndex[], text: string, possibleLanguages: string[] | null, results: number, budget: WorkBudget): void {
+export function checkWorkBudget(indexes: readonly BudgetedIndex[], text: string, possibleLanguages: string[] | null, results: number, budget: WorkBudget, resultsHint?: string): void {
   let postings = 0;
   for (const index of indexes) {
     const parsed = index.parse(text, possibleLanguages);
@@ -40,7 +40,7 @@ export function checkWorkBudget(indexes: readonly BudgetedIndex[], text: string,
       });
     }
     if (terms.size * results > budget.maxResultTerms) {
-      throw new AppError('validation_failed', `${results} results of a query of ${terms.size} distinct terms is more passage and snippet work than one search may do (results x terms at most ${budget.maxResultTerms}); ask for fewer results (offset + limit) or shorten the query.`, {
+      throw new AppError('validation_failed', `${results} results of a query of ${terms.size} distinct terms is more passage and snippet work than one search may do (results x terms at most ${budget.maxResultTerms}); ${resultsHint ?? 'ask for fewer results (offset + limit) or shorten the query'}.`, {
         extra: { budget: 'result_terms', limit: budget.maxResultTerms, value: terms.size * results },
       });
     }

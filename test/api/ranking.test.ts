@@ -201,7 +201,7 @@ describe('ranking pipeline with a profile formula, an L2 model and a cross-encod
     writeFileSync(join(dir, 'l2.json'), modelText);
     // the cross-encoder likes "microbial" (5) and "planning" (1)
     writeTinyCrossEncoder(join(dir, 'cross'), ['hydrogen', 'storage', 'microbial', 'activity', 'planning', 'salt', 'caverns'], (w) => (w === 'microbial' ? 5 : w === 'planning' ? 1 : 0));
-    s = await setup({ ranking: { formulaDocuments: 'bm25_title', l2Models: `documents=${join(dir, 'l2.json')}`, crossEncoderDir: join(dir, 'cross') } as ConfigInput['ranking'] });
+    s = await setup({ ranking: { formulaDocuments: 'bm25_title', formulaPassages: 'passage_score * 2', l2Models: `documents=${join(dir, 'l2.json')}`, crossEncoderDir: join(dir, 'cross') } as ConfigInput['ranking'] });
   });
   after(async () => {
     await s.app.dispose();
@@ -230,6 +230,17 @@ describe('ranking pipeline with a profile formula, an L2 model and a cross-encod
     // below the review, ties keep the L1 (profile formula: title BM25) order
     const rest = hits.slice(1);
     for (let i = 1; i < rest.length; i++) assert.ok(rest[i - 1]!.candidate_scores!.document['bm25_title']! >= rest[i]!.candidate_scores!.document['bm25_title']!);
+  });
+
+  test('the ranking profile is the resolved ranking mode: each has its configured formula', async () => {
+    const trace = async (body: Record<string, unknown>) => {
+      const r = await s.search({ query: 'hydrogen storage', cross_rerank: false, l2_rerank: 'off', tracing: true, ...body });
+      assert.equal(r.status, 200);
+      return r.body.retrieval_traces.find((x: { branch: string }) => x.branch === 'ranking').stages.find((x: { stage: string }) => x.stage === 'l1');
+    };
+    assert.deepEqual([(await trace({})).formula, (await trace({})).origin], ['bm25_title', 'profile']);
+    assert.equal((await trace({ ranking_mode: 'passages' })).formula, 'passage_score * 2');
+    assert.equal((await trace({ ranking_mode: 'passages', l1: { formula: 'rrf' } })).origin, 'request');
   });
 
   test('controls: l2_rerank off and candidate_ranking rrf give the organic order; catboost on an index without a model is refused', async () => {

@@ -65,6 +65,17 @@ describe('search work budget', () => {
     assert.equal(ok.body.detail.budget, 'postings');
   });
 
+  test('a ranking stage counts its pool (ranking.candidateDepth, 100) as results: refused with the pool named; rrf passes', async () => {
+    // 4 terms x 100 pool = 400 <= 1000 passes; a 12-term query x 100 = 1200 is over, though its page is 10
+    const long = 'gamma ray note study paper one two three four five six seven';
+    const r = await search({ query: long, limit: 10, l1: { formula: 'rrf' } });
+    assert.equal(r.status, 422);
+    assert.equal(r.body.detail.budget, 'result_terms');
+    assert.match(r.body.detail.message, /ranking pool of 100 candidates/);
+    const ok = await search({ query: long, limit: 10 });
+    assert.notEqual(ok.body.detail?.budget, 'result_terms', 'without a stage the page alone counts');
+  });
+
   test('a query whose terms have more postings than the budget is refused with 422; the same words alone pass', async () => {
     const before = await app.billing.balance(acct.id);
     const r = await search({ query: 'alpha beta', limit: 10 });

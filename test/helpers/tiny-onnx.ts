@@ -143,11 +143,13 @@ export function writeTinyEncoder(dir: string, table: number[][], words: string[]
  *   input_ids [batch, tokens] -> Gather(weights [vocab, 1]) -> ReduceSum(axes 1, 2) -> logits [batch]
  * with attention_mask and token_type_ids inputs the graph does not use (opset 11: ReduceSum's axes are an attribute).
  */
-export function tinyCrossEncoderModel(weights: number[]): Uint8Array {
-  const raw = new Uint8Array(new Float32Array(weights).buffer);
-  const initializer = new Pb().int(1, weights.length).int(1, 1).int(2, FLOAT).str(8, 'weights').bytes(9, raw);
+export function tinyCrossEncoderModel(weights: number[] | [number, number][]): Uint8Array {
+  // a two-class head: one [w0, w1] pair per token id, summed over tokens -> logits [batch, 2]
+  const twoClass = Array.isArray(weights[0]);
+  const raw = new Uint8Array(new Float32Array((weights as (number | number[])[]).flat()).buffer);
+  const initializer = new Pb().int(1, weights.length).int(1, twoClass ? 2 : 1).int(2, FLOAT).str(8, 'weights').bytes(9, raw);
   const gather = new Pb().str(1, 'weights').str(1, 'input_ids').str(2, 'token_scores').str(3, 'gather').str(4, 'Gather');
-  const axes = new Pb().str(1, 'axes').int(8, 1).int(8, 2).int(20, 7);
+  const axes = twoClass ? new Pb().str(1, 'axes').int(8, 1).int(20, 7) : new Pb().str(1, 'axes').int(8, 1).int(8, 2).int(20, 7);
   const keep = new Pb().str(1, 'keepdims').int(3, 0).int(20, 2);
   const sum = new Pb().str(1, 'token_scores').str(2, 'logits').str(3, 'sum').str(4, 'ReduceSum').msg(5, axes).msg(5, keep);
   const graph = new Pb()
@@ -158,13 +160,15 @@ export function tinyCrossEncoderModel(weights: number[]): Uint8Array {
     .msg(11, valueInfo('input_ids', INT64, ['batch', 'tokens']))
     .msg(11, valueInfo('attention_mask', INT64, ['batch', 'tokens']))
     .msg(11, valueInfo('token_type_ids', INT64, ['batch', 'tokens']))
-    .msg(12, valueInfo('logits', FLOAT, ['batch']));
+    .msg(12, valueInfo('logits', FLOAT, twoClass ? ['batch', 2] : ['batch']));
   return new Pb().int(1, 7).str(2, 'lectern-tests').msg(7, graph).msg(8, new Pb().str(1, '').int(2, 11)).done();
 }
 
 /** Writes a tiny cross-encoder (model.onnx + tokenizer.json over `words`, ids 4.. in order) into `dir`; `weight(word)` scores each word (special tokens 0). */
-export function writeTinyCrossEncoder(dir: string, words: string[], weight: (word: string) => number): void {
+export function writeTinyCrossEncoder(dir: string, words: string[], weight: (word: string) => number | [number, number]): void {
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'model.onnx'), tinyCrossEncoderModel([0, 0, 0, 0, ...words.map(weight)]));
+  const w = words.map(weight);
+  const twoClass = Array.isArray(w[0]);
+  writeFileSync(join(dir, 'model.onnx'), tinyCrossEncoderModel(twoClass ? ([[0, 0], [0, 0], [0, 0], [0, 0], ...w] as [number, number][]) : ([0, 0, 0, 0, ...w] as number[])));
   writeFileSync(join(dir, 'tokenizer.json'), JSON.stringify(tinyTokenizer(words)));
 }

@@ -7,7 +7,7 @@ import { AppError } from '../../src/domain/errors.js';
 import type { StoredDocument } from '../../src/domain/document.js';
 import type { EngineHit } from '../../src/engine/index.js';
 import { candidateScores, getFeature, newCandidate, setFeature, type Candidate } from '../../src/ranking/features.js';
-import { bindL2Model } from '../../src/ranking/l2.js';
+import { bindL2Model, splitFeatures } from '../../src/ranking/l2.js';
 import { computeFeatures, NO_RANKING, planRanking, runRanking, type RankingSettings } from '../../src/ranking/pipeline.js';
 import { parseModelList } from '../../src/ranking/settings.js';
 import type { FeatureSources, LexicalVariant } from '../../src/ranking/sources.js';
@@ -157,6 +157,20 @@ test('L2 binding: models must name v1 features', () => {
   assert.throws(() => bindL2Model(model(['rrf', 'nope']), 'm.json'), /features this server does not compute: nope/);
   const m = bindL2Model(model(['rrf', 'passage_score']), 'm.json');
   assert.deepEqual([...m.groups].sort(), ['passage', 'retrieval']);
+  // only the features the trees split on are computed
+  const split = bindL2Model(model(['cited_by', 'bm25_title']), 'm.json', new Set([1]));
+  assert.deepEqual(split.used, ['bm25_title']);
+  assert.deepEqual([...split.groups], ['lexical']);
+  assert.deepEqual(
+    splitFeatures({
+      features_info: { float_features: [{ feature_index: 0, flat_feature_index: 0 }, { feature_index: 1, flat_feature_index: 3 }] },
+      oblivious_trees: [{ splits: [{ float_feature_index: 1 }] }, { splits: [{ float_feature_index: 1 }] }],
+    }),
+    new Set([3]),
+  );
+  const plan = planRanking(req({ l2Rerank: 'catboost' }), ctx, { ...NO_RANKING, l2Models: new Map([['documents', split]]) });
+  assert.deepEqual([...plan.poolGroups], ['lexical']);
+  assert.deepEqual([...plan.poolLexical!], ['bm25_title']);
 });
 
 test('settings: l2Models lists INDEX=PATH pairs', () => {
@@ -171,4 +185,31 @@ test('evidence windows are sentences, verbatim, with code-point starts', () => {
   const w = sentenceWindows(text);
   assert.deepEqual(w.map((x) => x.text), ['Ünïcödé storage is a long first sentence here.', 'Second one is about microbial life!  Third.']);
   for (const x of w) assert.equal(Array.from(text).slice(x.start, x.start + Array.from(x.text).length).join(''), x.text);
+});
+
+test('settings are checked at start: formulas, model files and their feature names', async () => {
+  const { rankingSettings } = await import('../../src/ranking/settings.js');
+  const base = { candidateDepth: 100, formulaDocuments: '', formulaPassages: '', l2Models: '', l2Auto: true, crossRerankCandidates: 32, crossRerankMax: 100 };
+  const io = (files: Record<string, string>) => ({
+    readFile: (path: string) => {
+      if (!(path in files)) throw new Error('ENOENT');
+      return Buffer.from(files[path]!);
+    },
+    loadCrossEncoder: null,
+  });
+  await assert.rejects(rankingSettings({ ...base, formulaDocuments: 'bm25_titel' }, io({})), /ranking.formulaDocuments: .*unknown feature bm25_titel/);
+  await assert.rejects(rankingSettings({ ...base, l2Models: 'documents=/m.json' }, io({})), /documents model \/m.json cannot be read/);
+  const model = (name: string) =>
+    JSON.stringify({
+      features_info: { float_features: [{ feature_index: 0, flat_feature_index: 0, borders: [0.5], feature_id: name }] },
+      oblivious_trees: [{ leaf_values: [0, 1], splits: [{ float_feature_index: 0, border: 0.5, split_type: 'FloatFeature' }] }],
+      scale_and_bias: [1, [0]],
+    });
+  await assert.rejects(rankingSettings({ ...base, l2Models: 'documents=/m.json' }, io({ '/m.json': model('clicks') })), /does not compute: clicks/);
+  await assert.rejects(rankingSettings({ ...base, crossEncoderDir: '/x' }, io({})), /cannot load ONNX models/);
+  const ok = await rankingSettings({ ...base, formulaPassages: 'passage_score', l2Models: 'social=/m.json', crossRerankCandidates: 200 }, io({ '/m.json': model('is_review') }));
+  assert.deepEqual([...ok.l2Models.keys()], ['social']);
+  assert.equal(ok.formulas.passages, 'passage_score');
+  assert.equal(ok.formulas.documents, null);
+  assert.equal(ok.crossCandidates, 100, 'the default is capped by the maximum');
 });

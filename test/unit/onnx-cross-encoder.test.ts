@@ -40,6 +40,14 @@ test('cross-encoder: a long pair keeps the query and loses the text\'s tail, kee
   assert.deepEqual([...(await enc.score('hydrogen', ['salt caverns microbes']))], [0.5 + 1 + 2]);
 });
 
+test('cross-encoder: a two-class head [batch, 2] scores logit 1 - logit 0', async (t) => {
+  const dir = tempDir(t);
+  writeTinyCrossEncoder(dir, WORDS, (w) => (w === 'microbes' ? [1, 9] : w === 'salt' ? [2, 1] : [0, 0]));
+  const enc = await loadOnnxCrossEncoder({ dir });
+  t.after(() => enc.close());
+  assert.deepEqual([...(await enc.score('hydrogen', ['microbes', 'salt', 'caverns']))], [8, -1, 0]);
+});
+
 test('cross-encoder: a directory without the model or tokenizer is refused naming the file', async (t) => {
   const dir = tempDir(t);
   writeTinyCrossEncoder(dir, WORDS, () => 1);

@@ -20,7 +20,7 @@ export const FormulaRanking = Type.Object(
     backfill: Type.Optional(Type.Boolean({ description: 'Preserve organic scores and probe only missing cells when enabled.' })),
     missing_values: Type.Optional(StringMap(Double(), { description: 'Finite raw defaults for absent variables; an observed zero wins.' })),
   },
-  { $id: 'FormulaRanking', additionalProperties: false },
+  { $id: 'FormulaRanking', additionalProperties: false, description: 'The l1 formula over the v1 features (docs/ranking.md); unknown features and absent branches are refused (422).' },
 );
 
 /** A list filter: null or absent means no restriction; an empty list is refused (docs/search.md, "Filters"). */
@@ -57,10 +57,10 @@ export const SearchRequestV2 = Type.Object(
       }),
     ),
     possible_languages: stringList('Language hints for query processing (ISO 639 codes).', LANGUAGE_CODE),
-    cross_rerank: Type.Boolean({ default: true, description: 'Final-stage cross-encoder reranker; no effect unless configured.' }),
-    cross_rerank_candidates: Int32({ minimum: 0, maximum: 256, default: 0, description: '0 uses the configured default.' }),
-    candidate_ranking: Type.Optional(ref(CandidateRanking)),
-    l2_rerank: Type.Optional(ref(L2Rerank)),
+    cross_rerank: Type.Boolean({ default: true, description: 'Final-stage cross-encoder reranker; no effect unless configured (docs/ranking.md).' }),
+    cross_rerank_candidates: Int32({ minimum: 0, maximum: 256, default: 0, description: '0 uses the configured default; capped at the configured maximum; > 0 without a configured cross-encoder is refused (422).' }),
+    candidate_ranking: Type.Optional(ref(CandidateRanking, { description: 'auto: the l1 formula or the profile formula when there is one, else RRF; rrf: the organic order; formula: requires l1 or a profile formula (docs/ranking.md).' })),
+    l2_rerank: Type.Optional(ref(L2Rerank, { description: 'auto: the configured L2 model of every corpus searched, if any; off: none; catboost: requires them (422).' })),
     l1: Type.Optional(Nullable(ref(FormulaRanking))),
     combiner: Type.Union([Type.Literal('log_sum_exp'), Type.Literal('max'), Type.Literal('sum')], { default: 'log_sum_exp', description: 'Multi-query score combiner: log_sum_exp, max or sum (no effect while a search has one query; docs/search.md).' }),
     combiner_decay: Double({ default: 0.7, minimum: 0, maximum: 1e6 }),
@@ -76,7 +76,7 @@ export const SearchRequestV2 = Type.Object(
     sparse_nomination: Type.Optional(Nullable(Type.Boolean())),
     binary_pool: Type.Boolean({ default: false }),
     document_discovery: Type.Optional(Nullable(Type.Boolean())),
-    include_candidate_scores: Type.Optional(Type.Boolean()),
+    include_candidate_scores: Type.Optional(Type.Boolean({ description: 'Return each hit\'s raw document and passage features (CandidateScores, feature set lectern-features-v1).' })),
     include_rrf_scores: Type.Optional(Type.Boolean()),
     tracing: Type.Optional(Type.Boolean()),
   },
