@@ -19,6 +19,8 @@ export interface L2Model {
   features: string[];
   /** Row slot of each model feature. */
   slots: Int32Array;
+  /** The features its trees split on (only these are computed for it). */
+  used: string[];
   groups: Set<FeatureGroup>;
   model: TreeModel;
   /** Scoring (CorpusRankingInfo): what the prediction estimates and the correction weight (1: used as is). */
@@ -28,8 +30,11 @@ export interface L2Model {
   source: string;
 }
 
-/** Binds a loaded model to the v1 features; throws an Error naming the unknown ones. */
-export function bindL2Model(model: TreeModel, source: string): L2Model {
+/**
+ * Binds a loaded model to the v1 features; throws an Error naming the unknown ones. `usedFlat`: the flat
+ * indexes its trees split on (default: every feature), so features no tree reads are never computed.
+ */
+export function bindL2Model(model: TreeModel, source: string, usedFlat: ReadonlySet<number> | null = null): L2Model {
   const names = model.featureNames;
   if (names === null || names.length < model.featureCount || names.some((n) => !n)) {
     throw new Error(`L2 model ${source} does not name its features (CatBoost feature_id): train it on columns named after the ranking features (docs/ranking.md), e.g. with lectern ranking train`);
@@ -37,8 +42,23 @@ export function bindL2Model(model: TreeModel, source: string): L2Model {
   const used = names.slice(0, model.featureCount);
   const unknown = used.filter((n) => featureSlot(n) < 0);
   if (unknown.length > 0) throw new Error(`L2 model ${source} uses features this server does not compute: ${unknown.join(', ')} (feature set lectern-features-v1: ${FEATURE_NAMES.join(', ')})`);
-  const groups = new Set<FeatureGroup>(used.map((n) => featureSpec(n)!.group));
-  return { sha256: model.sha256, features: used, slots: Int32Array.from(used.map(featureSlot)), groups, model, target: 'teacher_score', correctionWeight: 1, source };
+  const split = usedFlat === null ? used : used.filter((_, i) => usedFlat.has(i));
+  const groups = new Set<FeatureGroup>(split.map((n) => featureSpec(n)!.group));
+  return { sha256: model.sha256, features: used, slots: Int32Array.from(used.map(featureSlot)), used: split, groups, model, target: 'teacher_score', correctionWeight: 1, source };
+}
+
+/** The flat feature indexes the oblivious trees of a CatBoost JSON export split on (null when it cannot tell). */
+export function splitFeatures(json: unknown): Set<number> | null {
+  try {
+    const root = json as { features_info?: { float_features?: { feature_index?: number; flat_feature_index?: number }[] }; oblivious_trees?: { splits?: { float_feature_index?: number }[] }[] };
+    const flatOf = new Map<number, number>();
+    for (const f of root.features_info?.float_features ?? []) if (typeof f.feature_index === 'number') flatOf.set(f.feature_index, f.flat_feature_index ?? f.feature_index);
+    const out = new Set<number>();
+    for (const t of root.oblivious_trees ?? []) for (const sp of t.splits ?? []) if (typeof sp.float_feature_index === 'number') out.add(flatOf.get(sp.float_feature_index) ?? sp.float_feature_index);
+    return out;
+  } catch {
+    return null;
+  }
 }
 
 /**

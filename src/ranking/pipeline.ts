@@ -164,7 +164,7 @@ export function planRanking(r: SearchRequest, ctx: PlanContext, s: RankingSettin
   if (cross > 0) poolGroups.add('document');
   const includeScores = r.includeCandidateScores;
   const lexical = (names: readonly string[]) => names.filter((n) => featureSpec(n)?.group === 'lexical');
-  const poolLexical = new Set([...(formula ? lexical(formula.variables) : []), ...(l2 ? [...l2.models.values()].flatMap((m) => lexical(m.features)) : [])]);
+  const poolLexical = new Set([...(formula ? lexical(formula.variables) : []), ...(l2 ? [...l2.models.values()].flatMap((m) => lexical(m.used)) : [])]);
   return { method: formula ? 'formula' : 'rrf', formula, backfill, missing, backfillBranches, l2, cross, includeScores, depth, poolGroups, poolLexical, notes, active: ranks || cross > 0 || includeScores };
 }
 

@@ -6,7 +6,7 @@ import type { CrossEncoder, CrossEncoderLoader } from '../ports/cross-encoder.js
 import { loadCatBoostJson } from './catboost.js';
 import { BRANCHES } from './features.js';
 import { checkedFormula, type RankingSettings } from './pipeline.js';
-import { bindL2Model, type L2Model } from './l2.js';
+import { bindL2Model, splitFeatures, type L2Model } from './l2.js';
 
 /** The `ranking` options (config/schema.ts). */
 export interface RankingOptions {
@@ -53,7 +53,9 @@ export async function rankingSettings(o: RankingOptions, io: { readFile: (path: 
     } catch (e) {
       throw new Error(`ranking.l2Models: ${index} model ${path} cannot be read: ${(e as Error).message}`);
     }
-    l2Models.set(index, bindL2Model(loadCatBoostJson(bytes), path));
+    const model = loadCatBoostJson(bytes);
+    // the loader checked the export; its splits say which features the trees read
+    l2Models.set(index, bindL2Model(model, path, splitFeatures(JSON.parse(bytes.toString('utf8')))));
   }
   let crossEncoder: CrossEncoder | null = null;
   if (o.crossEncoderDir) {

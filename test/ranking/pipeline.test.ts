@@ -7,7 +7,7 @@ import { AppError } from '../../src/domain/errors.js';
 import type { StoredDocument } from '../../src/domain/document.js';
 import type { EngineHit } from '../../src/engine/index.js';
 import { candidateScores, getFeature, newCandidate, setFeature, type Candidate } from '../../src/ranking/features.js';
-import { bindL2Model } from '../../src/ranking/l2.js';
+import { bindL2Model, splitFeatures } from '../../src/ranking/l2.js';
 import { computeFeatures, NO_RANKING, planRanking, runRanking, type RankingSettings } from '../../src/ranking/pipeline.js';
 import { parseModelList } from '../../src/ranking/settings.js';
 import type { FeatureSources, LexicalVariant } from '../../src/ranking/sources.js';
@@ -157,6 +157,20 @@ test('L2 binding: models must name v1 features', () => {
   assert.throws(() => bindL2Model(model(['rrf', 'nope']), 'm.json'), /features this server does not compute: nope/);
   const m = bindL2Model(model(['rrf', 'passage_score']), 'm.json');
   assert.deepEqual([...m.groups].sort(), ['passage', 'retrieval']);
+  // only the features the trees split on are computed
+  const split = bindL2Model(model(['cited_by', 'bm25_title']), 'm.json', new Set([1]));
+  assert.deepEqual(split.used, ['bm25_title']);
+  assert.deepEqual([...split.groups], ['lexical']);
+  assert.deepEqual(
+    splitFeatures({
+      features_info: { float_features: [{ feature_index: 0, flat_feature_index: 0 }, { feature_index: 1, flat_feature_index: 3 }] },
+      oblivious_trees: [{ splits: [{ float_feature_index: 1 }] }, { splits: [{ float_feature_index: 1 }] }],
+    }),
+    new Set([3]),
+  );
+  const plan = planRanking(req({ l2Rerank: 'catboost' }), ctx, { ...NO_RANKING, l2Models: new Map([['documents', split]]) });
+  assert.deepEqual([...plan.poolGroups], ['lexical']);
+  assert.deepEqual([...plan.poolLexical!], ['bm25_title']);
 });
 
 test('settings: l2Models lists INDEX=PATH pairs', () => {
