@@ -5,6 +5,7 @@
 // in the same run. Usage:
 //   node dist/bench/engine/vectors.js --corpus /tmp/synth-100k.jsonl [--limit 100000] [--epochs 8] [--out vectors-100k.json]
 //     [--no-svd-timing] (train once) [--ivf-min-docs Infinity] (no IVF quantizer: skips the IVF sweep)
+//     [--dump DIR] (write the vectors for bench/engine/vector-kernel.ts)
 // short_document runs method `auto` (the service's: exact up to EXACT_MAX_VECTORS eligible documents,
 // above it the quantized prefilter + float rescoring, ADR 0103); its recall@10 against the exact scan is
 // measured by rescoring pool, with the Hamming (`binary`) prefilter beside it.
@@ -37,6 +38,7 @@ const log = (m: string) => process.stderr.write(`${new Date().toISOString()} ${m
 const idx = SearchIndex.open(new MemoryIndexDirectory());
 const state = new TrainingState();
 let docs = 0;
+const ids: string[] = [];
 let indexMs = 0;
 let analyseMs = 0;
 const rl = createInterface({ input: createReadStream(corpus, { highWaterMark: 1 << 22 }), crlfDelay: Infinity });
@@ -51,6 +53,7 @@ for await (const line of rl) {
   state.set(d.id, fieldTerms(d.title, d.abstract, d.language ?? 'en'));
   analyseMs += performance.now() - t;
   docs++;
+  ids.push(d.id);
 }
 let t = performance.now();
 idx.commit('bench');
@@ -68,6 +71,22 @@ log(`train (SVD + fine-tuning) ${trainMs.toFixed(0)} ms`);
 t = performance.now();
 idx.setVectorModel({ id: 'bench', model: dense });
 const vectorizeMs = performance.now() - t;
+// --dump DIR: the document vectors (ids order) and the workload's query vectors as raw Float32 files,
+// for bench/engine/vector-kernel.ts (the dense search kernel alone, without training again)
+const dumpDir = arg('dump');
+if (dumpDir) {
+  const dv = new Float32Array(ids.length * dense.dims);
+  ids.forEach((id, i) => {
+    const v = idx.documentVector(id);
+    if (v) dv.set(v, i * dense.dims);
+  });
+  const qv = (workload['or'] ?? []).map((q) => denseQueryVector(idx, dense, q.text, null)).filter((v): v is Float32Array => v !== null);
+  const qa = new Float32Array(qv.length * dense.dims);
+  qv.forEach((v, i) => qa.set(v, i * dense.dims));
+  writeFileSync(join(dumpDir, 'docs.f32'), new Uint8Array(dv.buffer));
+  writeFileSync(join(dumpDir, 'queries.f32'), new Uint8Array(qa.buffer));
+  log(`dumped ${ids.length} document and ${qv.length} query vectors to ${dumpDir}`);
+}
 const vs = idx.vectorStatus();
 const vectorBytes = dense.dims * 4 + dense.dims / 8 + 1;
 log(`vectors ${vectorizeMs.toFixed(0)} ms`);

@@ -390,7 +390,7 @@ async function models(ctx: CliContext, args: string[]): Promise<number> {
         ...Object.fromEntries(INDEX_NAMES.map((n) => [n, { manifest: app.corpusModels.manifest(n), vectors: indexes ? indexes.get(n).vectorStatus() : 'held by a running server' }])),
         dense_encoder: app.encoder ? app.encoder.info : null,
         sparse_encoder: app.sparseEncoder ? { ...(app.sparseEncoder.info as object), impacts: indexes ? Object.fromEntries(INDEX_NAMES.map((n) => [n, indexes.get(n).impactStatus()])) : 'held by a running server' } : null,
-        pending: app.encoderVectorizer ? (indexes ? pending : 'held by a running server') : null,
+        pending: app.encoder || app.sparseEncoder ? (indexes && app.encoderVectorizer ? pending : 'held by a running server (it encodes in the background)') : null,
       });
       return 0;
     });

@@ -77,3 +77,32 @@ test('impacts: attach, search = brute-force SPLADE dot product, filters, deletes
   assert.equal(idx.searchImpacts({ query: row(502), limit: 10 }).missingSegments, 1);
   idx.close();
 });
+
+test('crash while attaching impacts: the unnamed impact file is collected on open and the segment waits again', () => {
+  const disk = new MemoryIndexDirectory();
+  let crash = false;
+  const dir = {
+    list: () => disk.list(),
+    read: (n: string) => disk.read(n),
+    delete: (n: string) => disk.delete(n),
+    write: (n: string, b: Uint8Array) => {
+      if (crash && n.startsWith('manifest')) throw new Error('crash');
+      disk.write(n, b);
+    },
+  };
+  let idx = SearchIndex.open(dir);
+  for (let i = 0; i < 4; i++) idx.add({ id: `d${i}`, title: `t ${i}`, abstract: null, language: 'en' });
+  idx.commit('1');
+  const M = 'b'.repeat(64);
+  idx.setImpactModel(M);
+  const seg = idx.segmentsNeedingImpacts()[0]!;
+  crash = true;
+  assert.throws(() => idx.attachImpacts(seg.segment, SegmentImpacts.fromRows(M, seg.ids.map((_, d) => row(d + 1)))), /crash/);
+  assert.ok(disk.list().some((f) => f.includes('.imp-')));
+  crash = false;
+  idx = SearchIndex.open(disk);
+  idx.setImpactModel(M);
+  assert.equal(idx.segmentsNeedingImpacts().length, 1);
+  assert.ok(!disk.list().some((f) => f.includes('.imp-')));
+  idx.close();
+});

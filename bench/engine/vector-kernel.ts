@@ -1,0 +1,80 @@
+// The dense search kernel alone (engine/doc-vectors.ts searchVectors) at 100k documents: the vectors a
+// run of bench/engine/vectors.ts dumped (--dump DIR: the trained model's document vectors and the `or`
+// workload's query vectors), in one segment, searched by `auto` at its default pool and smaller ones,
+// binary and exact, single thread, after two warm-up passes; recall@10 against the exact scan, wall
+// p50/p99 and CPU time per query (process.cpuUsage: less sensitive to other processes than wall time on
+// a shared machine). Query embedding is not included (the corpus model's is a sum of term vectors).
+//   node dist/bench/engine/vector-kernel.js --dir /tmp/vec-dump [--out vector-kernel-100k.json]
+import { readFileSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { SegmentVectors } from '../../src/engine/index.js';
+import { searchVectors, autoRescorePool, type VectorSearchOptions, type VectorSegment } from '../../src/engine/doc-vectors.js';
+import type { Segment } from '../../src/engine/segment.js';
+import { repoRoot } from '../../test/helpers/paths.js';
+import { machine } from '../lib/machine.js';
+
+const args = process.argv.slice(2);
+const arg = (name: string): string | undefined => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const dir = arg('dir') ?? '/tmp/vec-dump';
+const dims = 128;
+const env = machine();
+const read = (f: string) => {
+  const b = readFileSync(join(dir, f));
+  return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+};
+const D = read('docs.f32');
+const Q = read('queries.f32');
+const n = D.length / dims;
+const vectors = SegmentVectors.fromRows('bench', dims, Array.from({ length: n }, (_, i) => D.subarray(i * dims, (i + 1) * dims)));
+// the kernel needs only document ids from the segment
+const seg = { id: (d: number) => `d${d}`, docCount: n } as unknown as Segment;
+const segments: VectorSegment[] = [{ seg, deleted: null, deletedCount: 0, vectors }];
+const qs = Array.from({ length: Q.length / dims }, (_, i) => Q.subarray(i * dims, (i + 1) * dims));
+const truth = qs.map((q) => new Set(searchVectors(segments, q, { k: 11, method: 'exact' }).hits.slice(0, 10).map((h) => h.id)));
+const variants: [string, Partial<VectorSearchOptions>][] = [
+  [`auto, default pool ${autoRescorePool(11)}`, {}],
+  ['auto, pool 1000', { rescore: 1000 }],
+  ['auto, pool 500', { rescore: 500 }],
+  ['binary (Hamming), default pool', { method: 'binary' }],
+  ['exact scan', { method: 'exact' }],
+];
+const results: Record<string, { recallAt10: number; p50_ms: number; p99_ms: number; cpu_ms_per_query: number }> = {};
+for (const [name, o] of variants) {
+  const opts: VectorSearchOptions = { k: 11, method: 'auto', exactMaxVectors: 0, ...o };
+  for (let r = 0; r < 2; r++) for (const q of qs) searchVectors(segments, q, opts);
+  const times: number[] = [];
+  let hit = 0;
+  let total = 0;
+  const c0 = process.cpuUsage();
+  for (let rep = 0; rep < 3; rep++) {
+    qs.forEach((q, i) => {
+      const t = performance.now();
+      const r = searchVectors(segments, q, opts);
+      times.push(performance.now() - t);
+      if (rep === 0) {
+        for (const h of r.hits.slice(0, 10)) if (truth[i]!.has(h.id)) hit++;
+        total += truth[i]!.size;
+      }
+    });
+  }
+  const c = process.cpuUsage(c0);
+  times.sort((a, b) => a - b);
+  results[name] = { recallAt10: hit / total, p50_ms: times[times.length >> 1]!, p99_ms: times[Math.floor(times.length * 0.99)]!, cpu_ms_per_query: (c.user + c.system) / 1000 / times.length };
+  process.stderr.write(`${name}: recall@10 ${results[name]!.recallAt10.toFixed(4)}, p50 ${results[name]!.p50_ms.toFixed(2)} ms, p99 ${results[name]!.p99_ms.toFixed(2)} ms, cpu ${results[name]!.cpu_ms_per_query.toFixed(2)} ms/q\n`);
+}
+const out = {
+  benchmark: 'vector-kernel',
+  documents: n,
+  queries: qs.length,
+  dims,
+  results,
+  notes: 'searchVectors over one 100k segment (synthetic corpus seed 7, SVD vectors as bench/engine/vectors.ts --epochs 0 trains them), 3 passes over the workload `or` query vectors after 2 warm-up passes; single thread; no query embedding, no document loading.',
+  machine: { ...env, load_average_1m_at_end: loadavg()[0] },
+};
+const name = arg('out');
+if (name) writeFileSync(join(repoRoot, 'bench', 'results', name), JSON.stringify(out, null, 2) + '\n');
+console.log(JSON.stringify(out, null, 2));
