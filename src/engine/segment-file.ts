@@ -93,7 +93,8 @@ export class SegmentFile {
 
   #get(name: string): [number, number, Kind] {
     const s = this.#toc.sections[name];
-    if (s === undefined) throw new Error(`segment section missing: ${name}`);
+    // a section this engine needs but the file lacks: a format it does not read (the host rebuilds the index)
+    if (s === undefined) throw new IndexFormatError(`segment section missing: ${name}`);
     return s;
   }
   u8(name: string): Uint8Array {

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { SegmentWriter, BLOCK_SIZE } from '../../src/engine/segment-writer.js';
 import { Segment } from '../../src/engine/segment.js';
+import { encodeSegmentFile } from '../../src/engine/segment-file.js';
 import { END, PostingCursor } from '../../src/engine/postings-cursor.js';
 import { ByteSink } from '../../src/engine/bit-packing.js';
 import { decodeTokens, encodeTokens } from '../../src/engine/token-offsets.js';
@@ -102,11 +103,13 @@ test('format 2 round trip: any doc of a block jumps straight to its positions, i
   });
 });
 
-test('a segment written in format 1 is refused with IndexFormatError (the host rebuilds it from the store)', () => {
+test('a segment written in format 1, or lacking a section, is refused with IndexFormatError (the host rebuilds it from the store)', () => {
   const seg = writeSegment(10, [randomPostings(lcg(1), 10, 1)]);
   const bytes = seg.file.bytes.slice();
   new DataView(bytes.buffer).setUint32(4, 1, true);
   assert.throws(() => new Segment('old', bytes), IndexFormatError);
+  // a file of this version without the sections this engine reads (e.g. written by a build between format changes)
+  assert.throws(() => new Segment('empty', encodeSegmentFile(seg.file.meta, { other: new Uint8Array(8) })), { name: 'IndexFormatError', message: /section missing/ });
 });
 
 const VOCAB = ['alpha', 'beta', 'gamma', 'delta', 'cell', 'heat'];
