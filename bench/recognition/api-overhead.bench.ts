@@ -2,6 +2,11 @@
 // the client polling every 5 ms and every 25 ms, alternated round by round, and the conversion in process in
 // the same rounds. Subtracting half the poll interval (the mean wait for the next poll) from the API time
 // leaves what the service adds; comparing the two intervals shows what frequent polls cost the conversion.
+// The converter is wrapped (the `recognition.wrapConvert` override) to time the conversion in its worker
+// thread as the service sees it, splitting each job into: upload (to the 202), hand-off (202 to the
+// conversion's start: queue, reading the upload, attempt marker), conversion (worker thread, tools
+// included), and finish (conversion end to the poll that sees `completed`: result and billing writes, the
+// wait for the next poll).
 //   node dist/bench/recognition/api-overhead.bench.js [--rounds N] [--out FILE]
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -33,13 +38,27 @@ const variant = (): Uint8Array => Buffer.concat([bytes, Buffer.from(`\n%lectern-
 const dir = mkdtempSync(join(tmpdir(), 'lectern-api-overhead-'));
 const lifted = { capacity: 100_000, refillPerSecond: 100_000 };
 const config = loadConfig({}, { dataDir: dir, loadDemoCorpus: false, logLevel: 'silent', port: 0, rateLimits: { recognition: lifted, default: lifted } } as never);
-const app = await buildApp(config, { logger: pino({ level: 'silent' }) });
+let convertStart = 0;
+let convertEnd = 0;
+const app = await buildApp(config, {
+  logger: pino({ level: 'silent' }),
+  recognition: {
+    wrapConvert: (inner) => async (b, o) => {
+      convertStart = performance.now();
+      try {
+        return await inner(b, o);
+      } finally {
+        convertEnd = performance.now();
+      }
+    },
+  },
+});
 await app.http.listen({ host: '127.0.0.1', port: 0 });
 const base = `http://127.0.0.1:${(app.http.server.address() as { port: number }).port}`;
 const { apiKey } = await app.accounts.create({ email: 'overhead@example.org', credits: 1_000_000 });
 const headers = { 'x-api-key': apiKey };
 
-async function viaApi(pollMs: number): Promise<{ ms: number; submitMs: number; polls: number }> {
+async function viaApi(pollMs: number): Promise<{ ms: number; submitMs: number; polls: number; handoffMs: number; convertMs: number; finishMs: number }> {
   const t0 = performance.now();
   const form = new FormData();
   form.append('file', new Blob([variant()]), 'paper.pdf');
@@ -53,7 +72,8 @@ async function viaApi(pollMs: number): Promise<{ ms: number; submitMs: number; p
     job = (await (await fetch(`${base}/v1/recognitions/${job.id}`, { headers })).json()) as typeof job;
   }
   if (job.status !== 'completed') throw new Error(`job ended ${job.status}`);
-  return { ms: performance.now() - t0, submitMs, polls };
+  const end = performance.now();
+  return { ms: end - t0, submitMs, polls, handoffMs: convertStart - t0 - submitMs, convertMs: convertEnd - convertStart, finishMs: end - convertEnd };
 }
 const runner = new LocalProcessRunner();
 const median = (xs: number[]): number => {
@@ -64,18 +84,24 @@ const r1 = (x: number): number => Math.round(x * 10) / 10;
 await viaApi(5);
 await viaApi(25);
 for (let i = 0; i < 3; i++) await convertDocument(variant(), { runner });
-const res: Record<string, number[]> = { api5: [], api25: [], inProcess: [], submit5: [], submit25: [], load: [] };
+const res: Record<string, number[]> = { api5: [], api25: [], inProcess: [], submit5: [], submit25: [], handoff5: [], handoff25: [], convert5: [], convert25: [], finish5: [], finish25: [], load: [] };
 for (let r = 0; r < rounds; r++) {
   res.load!.push(loadavg()[0]!);
   const a = await viaApi(5);
   res.api5!.push(a.ms);
   res.submit5!.push(a.submitMs);
+  res.handoff5!.push(a.handoffMs);
+  res.convert5!.push(a.convertMs);
+  res.finish5!.push(a.finishMs);
   const t = performance.now();
   await convertDocument(variant(), { runner });
   res.inProcess!.push(performance.now() - t);
   const b = await viaApi(25);
   res.api25!.push(b.ms);
   res.submit25!.push(b.submitMs);
+  res.handoff25!.push(b.handoffMs);
+  res.convert25!.push(b.convertMs);
+  res.finish25!.push(b.finishMs);
 }
 const out = {
   benchmark: 'recognition-api-overhead',
@@ -88,6 +114,12 @@ const out = {
     in_process: r1(median(res.inProcess!)),
     submission_poll_5ms: r1(median(res.submit5!)),
     submission_poll_25ms: r1(median(res.submit25!)),
+    handoff_poll_5ms: r1(median(res.handoff5!)),
+    handoff_poll_25ms: r1(median(res.handoff25!)),
+    conversion_in_worker_poll_5ms: r1(median(res.convert5!)),
+    conversion_in_worker_poll_25ms: r1(median(res.convert25!)),
+    finish_poll_5ms: r1(median(res.finish5!)),
+    finish_poll_25ms: r1(median(res.finish25!)),
     // What the service adds beyond the conversion, less the mean wait for the next poll.
     added_poll_5ms: r1(median(res.api5!) - 2.5 - median(res.inProcess!)),
     added_poll_25ms: r1(median(res.api25!) - 12.5 - median(res.inProcess!)),
