@@ -329,8 +329,12 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
     // longer paragraph, reads as a heading. A numbered one ("1 Introduction", "2Method" where OCR lost the
     // space) may come out smaller than the body: sizes are estimated from the tallest word, and a heading's
     // words often lack descenders.
+    // Unnumbered, a line without descender letters ("Measurements") is measured from its ascenders alone,
+    // about 0.8 of the height a body line with descenders gets: its size is compared as if it had them.
     const numberedLike = numbered !== null || /^\d{1,2}(?:\.\d{1,2}){0,3}\.?\s*\p{Lu}\p{Ll}/u.test(t);
-    if (estimated && raw.lines.length === 1 && words <= 12 && ratio >= (numberedLike ? 0.7 : 0.95) && /^[\p{Lu}\d]/u.test(t) && !/[.,;:!?]$/.test(t) && next && !nextStartsLower) {
+    const noDescenders = !/[gjpqy(),;[\]{}|]/.test(t);
+    const estimatedRatio = noDescenders ? ratio / 0.8 : ratio;
+    if (estimated && raw.lines.length === 1 && words <= 12 && (numberedLike ? ratio >= 0.7 : estimatedRatio >= 0.95) && /^[\p{Lu}\d]/u.test(t) && !/[.,;:!?]$/.test(t) && next && !nextStartsLower) {
       const nextChars = next.lines.reduce((n, l) => n + l.text.length, 0);
       if (next.lines.length >= 2 && nextChars > t.length * 2 && !listMarker(next.lines[0]!)) return { kind: 'heading', page, text: t, level: 0, source: 'layout', size };
     }
