@@ -38,6 +38,7 @@ const { values } = parseArgs({
     'after-seconds': { type: 'string', default: '30' },
     'cpu-prof': { type: 'string' },
     'no-peer': { type: 'boolean', default: false },
+    'skip-grid': { type: 'boolean', default: false },
     port: { type: 'string', default: '18999' },
     out: { type: 'string' },
     workload: { type: 'string', default: join(process.cwd(), '..', 'shared', 'tools', 'synth-corpus', 'workload.json') },
@@ -118,6 +119,9 @@ function get(path: string): Promise<{ status: number; body: string }> {
 async function startServer(threads: number, nodeArgs: string[] = [], dir = dataDir, at = basePort): Promise<ChildProcess> {
   port = at;
   const server = spawn(process.execPath, [...nodeArgs, main], { env: { ...env, LECTERN_DATA_DIR: dir, PORT: String(at), LECTERN_SEARCH_THREADS: String(threads) }, stdio: ['ignore', 'ignore', 'inherit'] });
+  server.once('exit', (code, signal) => {
+    if (!stopping.has(server)) console.error(`server (search_threads ${threads}) exited unexpectedly: code ${code}, signal ${signal}`);
+  });
   for (let i = 0; ; i++) {
     try {
       if ((await get('/healthz')).status === 200) break;
@@ -128,7 +132,10 @@ async function startServer(threads: number, nodeArgs: string[] = [], dir = dataD
   }
   return server;
 }
+const stopping = new Set<ChildProcess>();
 async function stopServer(server: ChildProcess): Promise<void> {
+  stopping.add(server);
+  if (server.exitCode !== null || server.signalCode !== null) return;
   const exited = new Promise((r) => server.once('exit', r));
   server.kill('SIGTERM');
   await exited;
@@ -151,8 +158,9 @@ const summary = (lat: number[], elapsedS: number) => {
 };
 
 /** `clients` loops over `queries` until `until()` is false; every sample is (end time, latency ms). */
-async function drive(queries: Q[], clients: number, until: () => boolean): Promise<{ samples: [number, number][]; failures: number; empty: number }> {
+async function drive(queries: Q[], clients: number, until: () => boolean): Promise<{ samples: [number, number][]; failures: number; empty: number; resets: number }> {
   const samples: [number, number][] = [];
+  let resets = 0;
   let failures = 0;
   let empty = 0;
   await Promise.all(
@@ -160,7 +168,17 @@ async function drive(queries: Q[], clients: number, until: () => boolean): Promi
       for (let i = c; until(); i += clients) {
         const q = queries[i % queries.length]!;
         const s = performance.now();
-        const r = await post(bodyOf(q));
+        let r: Reply;
+        try {
+          r = await post(bodyOf(q));
+        } catch (err) {
+          // a reset connection is a failure of this request (reported), not of the benchmark
+          failures++;
+          resets++;
+          console.error('request failed:', (err as Error).message);
+          await new Promise((res) => setTimeout(res, 100));
+          continue;
+        }
         const e = performance.now();
         samples.push([e, e - s]);
         if (r.status !== 200) failures++;
@@ -168,7 +186,7 @@ async function drive(queries: Q[], clients: number, until: () => boolean): Promi
       }
     }),
   );
-  return { samples, failures, empty };
+  return { samples, failures, empty, resets };
 }
 
 async function measure(cls: string, clients: number): Promise<Record<string, unknown>> {
@@ -187,7 +205,7 @@ async function measure(cls: string, clients: number): Promise<Record<string, unk
 // alternate between them, so a change in the machine's load (other users) hits every thread count alike.
 type Served = { threads: number; port: number; dir: string; proc: ChildProcess; rssIdle: number; results: Record<string, unknown[]> };
 const served: Served[] = [];
-for (const [i, threads] of threadCounts.entries()) {
+for (const [i, threads] of (values['skip-grid'] ? [] : threadCounts).entries()) {
   const dir = `${dataDir}-t${threads}`;
   rmSync(dir, { recursive: true, force: true });
   cpSync(dataDir, dir, { recursive: true });
@@ -250,8 +268,9 @@ if (reingest > 0) {
   let tSearchable = 0;
   for (;;) {
     await new Promise((r) => setTimeout(r, 250));
-    const r = await post({ query: stamp, limit: 1, return_documents: false });
-    if ((r.json.total_hits ?? 0) >= reingest) {
+    if (server.exitCode !== null || server.signalCode !== null) throw new Error('the server exited during the ingest');
+    const r = await post({ query: stamp, limit: 1, return_documents: false }).catch(() => null);
+    if (r && (r.json.total_hits ?? 0) >= reingest) {
       tSearchable = performance.now();
       break;
     }
@@ -263,7 +282,7 @@ if (reingest > 0) {
   stop = true;
   const r = await driving;
   const tEnd = performance.now();
-  if (r.failures > 0) throw new Error(`after ingest: ${r.failures} non-200 responses`);
+  if (r.failures > r.resets) throw new Error(`after ingest: ${r.failures - r.resets} non-200 responses`);
   const win = (a: number, b: number) => summary(r.samples.filter(([t]) => t >= a && t < b).map((x) => x[1]), (b - a) / 1000);
   afterIngest = {
     search_threads: threads,
@@ -275,7 +294,8 @@ if (reingest > 0) {
     steady: win(t0, tIngest),
     while_catching_up: win(tIngest, tSearchable),
     right_after: { seconds: afterS, ...win(tSearchable, tEnd) },
-    rss_mib: rssMib(server.pid!),
+    rss_mib: server.exitCode === null ? rssMib(server.pid!) : null,
+    failed_requests: r.failures,
   };
   const steadyP99 = (afterIngest.steady as { latency_ms: { p99: number } }).latency_ms.p99;
   afterIngest.p99_after_over_steady = +((afterIngest.right_after as { latency_ms: { p99: number } }).latency_ms.p99 / steadyP99).toFixed(2);

@@ -146,7 +146,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<ConfigInpu
     mcpUrl: resourceUrl(c.mcpUrl ?? `${baseUrl}/mcp`),
     legacyMcpUrl: resourceUrl(c.legacyMcpUrl ?? `${baseUrl}/v2/mcp`),
     dataDir,
-    searchThreads: c.searchThreads ?? availableParallelism(),
+    // one core is the main thread's (HTTP, billing, the index writer): measured on 2 cores, 2 search
+    // threads answered fewer searches than 1 (docs/operations.md, "Serving")
+    searchThreads: c.searchThreads ?? Math.max(1, availableParallelism() - 1),
     blobDir: c.blobDir ? resolve(c.blobDir) : join(dataDir, 'blobs'),
     mail: { ...c.mail, outboxDir: c.mail.outboxDir ? resolve(c.mail.outboxDir) : join(dataDir, 'outbox') },
   };

@@ -70,7 +70,7 @@ export const ConfigSchema = Type.Object(
         minimum: 0,
         maximum: 256,
         description:
-          'Search threads: each search\'s engine work, records and snippets run on this many worker threads over one shared copy of the index, while the main thread answers HTTP, bills and writes the index (ADR 0110). Default: the available cores (os.availableParallelism()). 0: searches run on the main thread (one core serves).',
+          'Search threads: each search\'s engine work, records and snippets run on this many worker threads over one shared copy of the index, while the main thread answers HTTP, bills and writes the index (ADR 0110). Default: the available cores less one (os.availableParallelism() - 1, at least 1): the main thread keeps a core. 0: searches run on the main thread.',
       }),
     ),
     trustProxy: Type.Boolean({ default: false, description: 'Trust X-Forwarded-* headers from a reverse proxy.' }),

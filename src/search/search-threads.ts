@@ -45,7 +45,14 @@ interface Pending {
 interface Thread {
   worker: Worker;
   inflight: number;
+  startedAt: number;
+  /** Exited soon after starting; a replacement starts after a back-off. */
+  down: boolean;
 }
+
+/** A thread that lives at least this long before exiting is replaced at once; sooner: with back-off. */
+const HEALTHY_MS = 5_000;
+const MAX_BACKOFF_MS = 30_000;
 
 /** The main thread's side: a fixed pool of search threads. */
 export class SearchThreads implements SearchExecutor {
@@ -57,6 +64,8 @@ export class SearchThreads implements SearchExecutor {
   readonly #pending = new Map<number, Pending>();
   #next = 1;
   #closing = false;
+  /** Consecutive threads that exited soon after starting (a store that cannot be opened, a bad build). */
+  #quickExits = 0;
 
   /**
    * Starts `count` threads running `entry` with `workerData`, and sends each the current snapshot.
@@ -83,7 +92,7 @@ export class SearchThreads implements SearchExecutor {
 
   #start(snapshot: Snapshot): Thread {
     const worker = new Worker(this.#entry, { workerData: this.#data });
-    const t: Thread = { worker, inflight: 0 };
+    const t: Thread = { worker, inflight: 0, startedAt: performance.now(), down: false };
     worker.on('message', (m: FromThread) => this.#answer(m));
     worker.on('error', (err) => this.#report(err, 'search thread failed'));
     worker.on('exit', (code) => {
@@ -94,7 +103,19 @@ export class SearchThreads implements SearchExecutor {
         p.reject(new Error(`search thread exited (code ${code}) during the search`));
       }
       const i = this.#threads.indexOf(t);
-      if (i >= 0 && !this.#closing) this.#threads[i] = this.#start(this.#snapshot());
+      if (i < 0 || this.#closing) return;
+      if (performance.now() - t.startedAt >= HEALTHY_MS) {
+        this.#quickExits = 0;
+        this.#threads[i] = this.#start(this.#snapshot());
+        return;
+      }
+      // exited right after starting: no tight restart loop; searches go to the other threads meanwhile
+      t.down = true;
+      const delay = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** this.#quickExits++);
+      this.#report(new Error(`search thread exited ${Math.round(performance.now() - t.startedAt)} ms after starting (code ${code}); restarting in ${delay} ms`), 'search thread failed');
+      setTimeout(() => {
+        if (!this.#closing && this.#threads[i] === t) this.#threads[i] = this.#start(this.#snapshot());
+      }, delay).unref();
     });
     worker.unref();
     worker.postMessage({ kind: 'snapshot', indexes: snapshot } satisfies ToThread);
@@ -130,15 +151,17 @@ export class SearchThreads implements SearchExecutor {
 
   execute(request: SearchRequest, nowMs: number): Promise<SearchExecution> {
     if (this.#closing) return Promise.reject(new AppError('service_unavailable', 'The server is shutting down.'));
-    // the thread with the fewest searches in flight (ties: the first)
-    let t = this.#threads[0]!;
-    for (const x of this.#threads) if (x.inflight < t.inflight) t = x;
+    // the running thread with the fewest searches in flight (ties: the first)
+    let t: Thread | null = null;
+    for (const x of this.#threads) if (!x.down && (t === null || x.inflight < t.inflight)) t = x;
+    if (t === null) return Promise.reject(new AppError('service_unavailable', 'The search threads are restarting; retry in a few seconds.', { headers: { 'Retry-After': '5' } }));
+    const thread = t;
     const id = this.#next++;
     return new Promise<SearchExecution>((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject, thread: t, sent: performance.now() });
+      this.#pending.set(id, { resolve, reject, thread, sent: performance.now() });
       // an idle thread does not keep the process alive; one with a search in flight does
-      if (t.inflight++ === 0) t.worker.ref();
-      t.worker.postMessage({ kind: 'search', id, request, nowMs } satisfies ToThread);
+      if (thread.inflight++ === 0) thread.worker.ref();
+      thread.worker.postMessage({ kind: 'search', id, request, nowMs } satisfies ToThread);
     });
   }
 

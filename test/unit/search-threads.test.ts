@@ -1,0 +1,60 @@
+// The search thread pool (src/search/search-threads.ts) with stand-in threads: answers and ApiErrors
+// come back by request id; a thread that exits fails its searches; a thread that keeps exiting right
+// after starting is restarted with back-off while searches get 503 instead of hanging (ADR 0110).
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { SearchThreads, type Snapshot } from '../../src/search/search-threads.js';
+import { AppError } from '../../src/domain/errors.js';
+import type { SearchRequest } from '../../src/search/search-types.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'lectern-threads-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+const script = (name: string, body: string) => {
+  const p = join(dir, name);
+  writeFileSync(p, `import { parentPort } from 'node:worker_threads';\n${body}\n`);
+  return pathToFileURL(p);
+};
+const empty = () => ({}) as Snapshot;
+const req = (query: string) => ({ query }) as unknown as SearchRequest;
+
+test('answers and ApiErrors come back to the search that asked', async () => {
+  const echo = script(
+    'echo.mjs',
+    `parentPort.on('message', (m) => {
+      if (m.kind !== 'search') return;
+      if (m.request.query === 'refuse') parentPort.postMessage({ kind: 'failed', id: m.id, error: { app: true, code: 'feature_unavailable', message: 'no such channel', extra: { missing: 'sparse' } } });
+      else if (m.request.query === 'crash') parentPort.postMessage({ kind: 'failed', id: m.id, error: { app: false, message: 'boom' } });
+      else setTimeout(() => parentPort.postMessage({ kind: 'done', id: m.id, us: 10, result: { hits: [], totalHits: m.request.query.length, queueUs: 0 } }), 5);
+    });`,
+  );
+  const pool = new SearchThreads(echo, 2, null, empty, () => undefined);
+  try {
+    const [a, b] = await Promise.all([pool.execute(req('ab')), pool.execute(req('abcd'))]);
+    assert.equal(a.totalHits, 2);
+    assert.equal(b.totalHits, 4);
+    assert.ok(a.queueUs >= 0);
+    await assert.rejects(pool.execute(req('refuse')), (e: unknown) => e instanceof AppError && e.code === 'feature_unavailable' && e.extra.missing === 'sparse');
+    await assert.rejects(pool.execute(req('crash')), /search thread: boom/);
+    assert.equal(pool.inflight, 0);
+  } finally {
+    await pool.close();
+  }
+  await assert.rejects(pool.execute(req('late')), (e: unknown) => e instanceof AppError && e.code === 'service_unavailable');
+});
+
+test('a thread that exits at once fails its search, then searches get 503 while it is restarted with back-off', async () => {
+  const dying = script('dying.mjs', `setTimeout(() => process.exit(3), 50);`);
+  const reports: string[] = [];
+  const pool = new SearchThreads(dying, 1, null, empty, (err) => reports.push((err as Error).message));
+  try {
+    await assert.rejects(pool.execute(req('x')), /exited \(code 3\) during the search/);
+    await assert.rejects(pool.execute(req('y')), (e: unknown) => e instanceof AppError && e.code === 'service_unavailable' && e.headers['Retry-After'] === '5');
+    assert.ok(reports.some((m) => /restarting in 1000 ms/.test(m)), reports.join('\n'));
+  } finally {
+    await pool.close();
+  }
+});
