@@ -33,17 +33,17 @@ test('answers and ApiErrors come back to the search that asked', async () => {
   );
   const pool = new SearchThreads(echo, 2, null, empty, () => undefined);
   try {
-    const [a, b] = await Promise.all([pool.execute(req('ab')), pool.execute(req('abcd'))]);
+    const [a, b] = await Promise.all([pool.execute(req('ab'), 0), pool.execute(req('abcd'), 0)]);
     assert.equal(a.totalHits, 2);
     assert.equal(b.totalHits, 4);
     assert.ok(a.queueUs >= 0);
-    await assert.rejects(pool.execute(req('refuse')), (e: unknown) => e instanceof AppError && e.code === 'feature_unavailable' && e.extra.missing === 'sparse');
-    await assert.rejects(pool.execute(req('crash')), /search thread: boom/);
+    await assert.rejects(pool.execute(req('refuse'), 0), (e: unknown) => e instanceof AppError && e.code === 'feature_unavailable' && e.extra.missing === 'sparse');
+    await assert.rejects(pool.execute(req('crash'), 0), /search thread: boom/);
     assert.equal(pool.inflight, 0);
   } finally {
     await pool.close();
   }
-  await assert.rejects(pool.execute(req('late')), (e: unknown) => e instanceof AppError && e.code === 'service_unavailable');
+  await assert.rejects(pool.execute(req('late'), 0), (e: unknown) => e instanceof AppError && e.code === 'service_unavailable');
 });
 
 test('a thread that exits at once fails its search, then searches get 503 while it is restarted with back-off', async () => {
@@ -51,8 +51,8 @@ test('a thread that exits at once fails its search, then searches get 503 while 
   const reports: string[] = [];
   const pool = new SearchThreads(dying, 1, null, empty, (err) => reports.push((err as Error).message));
   try {
-    await assert.rejects(pool.execute(req('x')), /exited \(code 3\) during the search/);
-    await assert.rejects(pool.execute(req('y')), (e: unknown) => e instanceof AppError && e.code === 'service_unavailable' && e.headers['Retry-After'] === '5');
+    await assert.rejects(pool.execute(req('x'), 0), /exited \(code 3\) during the search/);
+    await assert.rejects(pool.execute(req('y'), 0), (e: unknown) => e instanceof AppError && e.code === 'service_unavailable' && e.headers['Retry-After'] === '5');
     assert.ok(reports.some((m) => /restarting in 1000 ms/.test(m)), reports.join('\n'));
   } finally {
     await pool.close();
