@@ -268,7 +268,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
   // The group-commit ledger asks the billing service built over it how many requests are in progress.
   let billing: BillingService;
   const ledger = config.billing.groupCommit
-    ? new GroupCommitLedger(storage.ledger, { maxBatch: 256, windowMs: config.billing.groupCommitWindowMs, othersActive: () => billing.inFlight > 1 })
+    ? new GroupCommitLedger(storage.ledger, { maxBatch: 256, windowMs: config.billing.groupCommitWindowMs, othersActive: () => billing.inFlight > 1, lanes: storage.kind === 'postgres' ? 4 : 1 })
     : null;
   billing = new BillingService(ledger ?? storage.ledger, clock, { heartbeatMs: config.billing.holdHeartbeatMs, staleAfterMs: config.billing.holdStaleMs, report });
   const accounts = new AccountService(storage.accounts, storage.ledger, apiKeys, clock);

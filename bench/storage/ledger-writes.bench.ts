@@ -55,7 +55,8 @@ async function measure(label: string, open: () => Promise<StorageFixture>): Prom
         const a = await s.accounts.create({ email: 'bench@example.org' });
         await s.ledger.credit(a.id, 1_000_000_000, 'topup', null, 1);
         // othersActive as the server computes it (other requests in progress): a lone client writes at once
-        const gc = mode === 'group_commit' ? new GroupCommitLedger(s.ledger, { maxBatch: 256, windowMs: 0, othersActive: () => clients > 1 }) : null;
+        // lanes as the composition root sets them: 4 on PostgreSQL (overlapping commits), 1 on SQLite
+        const gc = mode === 'group_commit' ? new GroupCommitLedger(s.ledger, { maxBatch: 256, windowMs: 0, othersActive: () => clients > 1, lanes: s.kind === 'postgres' ? Number(process.env.BENCH_PG_LANES ?? 4) : 1 }) : null;
         const r = await run(gc ?? s.ledger, a.id, clients);
         await gc?.flush();
         // the books balance: every search charged once

@@ -30,6 +30,12 @@ export interface GroupCommitOptions {
    * lone request pays no batching delay. Absent: always batch.
    */
   othersActive?: () => boolean;
+  /**
+   * Batches committing at once (default 1). PostgreSQL overlaps concurrent commits (one WAL flush
+   * serves several), so a few lanes beat one; the ops of every batch are ordered by account, so
+   * concurrent batches take account row locks in the same order and cannot deadlock each other.
+   */
+  lanes?: number;
 }
 
 interface Pending {
@@ -40,8 +46,13 @@ interface Pending {
 
 export class GroupCommitLedger implements CreditLedger {
   #queue: Pending[] = [];
+  /** Lanes committing now, and a promise that settles when none is. */
+  #active = 0;
   #running: Promise<void> | null = null;
+  #idle: (() => void) | null = null;
   #scheduled = false;
+  /** The account of each hold granted through this ledger and not yet captured or released (ordering only). */
+  readonly #holdAccount = new Map<number, number>();
   /** Batches committed and ops in them (for benchmarks and metrics). */
   readonly stats = { batches: 0, ops: 0, fallbacks: 0 };
 
@@ -105,29 +116,71 @@ export class GroupCommitLedger implements CreditLedger {
   }
 
   #enqueue(op: LedgerOp): Promise<LedgerOpResult> {
-    if (this.options.othersActive && !this.options.othersActive() && !this.#running && !this.#scheduled && this.#queue.length === 0) {
+    if (this.options.othersActive && !this.options.othersActive() && this.#active === 0 && !this.#scheduled && this.#queue.length === 0) {
       this.stats.batches++;
       this.stats.ops++;
-      return this.#one(op);
+      return this.#track(op, this.#one(op));
     }
-    return new Promise((resolve, reject) => {
+    return new Promise<LedgerOpResult>((resolve, reject) => {
       this.#queue.push({ op, resolve, reject });
-      // A batch being committed picks the queue up when it is done; otherwise schedule one.
-      if (this.#running || this.#scheduled) return;
+      // Busy lanes pick the queue up when their batch is done; a free lane is started for it.
+      if (this.#scheduled || this.#active >= (this.options.lanes ?? 1)) return;
       this.#scheduled = true;
       if (this.options.windowMs > 0) setTimeout(() => this.#start(), this.options.windowMs);
       else setImmediate(() => this.#start());
-    });
+    }).then(
+      (v) => this.#noteResult(op, v),
+      (e: unknown) => {
+        this.#noteResult(op, null);
+        throw e;
+      },
+    );
+  }
+
+  #track(op: LedgerOp, p: Promise<LedgerOpResult>): Promise<LedgerOpResult> {
+    return p.then(
+      (v) => this.#noteResult(op, v),
+      (e: unknown) => {
+        this.#noteResult(op, null);
+        throw e;
+      },
+    );
+  }
+
+  #noteResult(op: LedgerOp, v: LedgerOpResult): LedgerOpResult {
+    if (op.kind === 'hold') {
+      if (v && typeof v === 'object' && 'holdId' in v && v.ok) this.#holdAccount.set(v.holdId, op.accountId);
+    } else if (op.kind === 'capture' || op.kind === 'release') this.#holdAccount.delete(op.holdId);
+    return v;
+  }
+
+  #accountOf(op: LedgerOp): number {
+    return op.kind === 'hold' ? op.accountId : (this.#holdAccount.get(op.holdId) ?? 0);
   }
 
   #start(): void {
     this.#scheduled = false;
-    if (this.#running) return;
-    this.#running = (async () => {
+    if (this.#queue.length === 0 || this.#active >= (this.options.lanes ?? 1)) return;
+    this.#active++;
+    if (!this.#running) this.#running = new Promise<void>((resolve) => (this.#idle = resolve));
+    void (async () => {
       try {
-        while (this.#queue.length > 0) await this.#commit(this.#queue.splice(0, this.options.maxBatch));
+        while (this.#queue.length > 0) {
+          // Same account: arrival order kept (a stable sort); across accounts: ascending, in every batch.
+          const batch = this.#queue.splice(0, this.options.maxBatch).sort((a, b) => this.#accountOf(a.op) - this.#accountOf(b.op));
+          // More queued than this lane takes: another lane may start on it.
+          if (this.#queue.length > 0 && !this.#scheduled && this.#active < (this.options.lanes ?? 1)) {
+            this.#scheduled = true;
+            setImmediate(() => this.#start());
+          }
+          await this.#commit(batch);
+        }
       } finally {
-        this.#running = null;
+        if (--this.#active === 0) {
+          this.#running = null;
+          this.#idle?.();
+          this.#idle = null;
+        }
       }
     })();
   }

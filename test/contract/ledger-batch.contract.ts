@@ -143,6 +143,28 @@ export function ledgerBatchContract(label: string, open: StorageFactory): void {
       assert.ok(ledger.stats.batches < ledger.stats.ops, `batched: ${ledger.stats.batches} commits for ${ledger.stats.ops} ops`);
     });
 
+    it('group-commit ledger with 4 lanes: many accounts, concurrent batches, every request settled exactly, no deadlock', async (s) => {
+      const ledger = new GroupCommitLedger(s.ledger, { maxBatch: 16, windowMs: 0, lanes: 4 });
+      const accounts = await Promise.all([1, 2, 3, 4, 5].map((i) => account(s, `a${i}@example.org`, 10_000)));
+      const requests = Array.from({ length: 300 }, async (_, i) => {
+        const a = accounts[(i * 7) % accounts.length]!;
+        const h = await ledger.hold(a, 10, 'search', `r${i}`, 'me', 1);
+        assert.ok(h.ok);
+        const x = await ledger.extendHold(h.holdId, 1 + (i % 5));
+        assert.ok(x && x.ok);
+        if (i % 4 === 0) assert.equal(await ledger.release(h.holdId), true);
+        else assert.ok((await ledger.capture(h.holdId, 11 + (i % 5), 2))!.entryId !== null);
+        return i % 4 === 0 ? 0 : 11 + (i % 5);
+      });
+      const charged = await Promise.all(requests);
+      await ledger.flush();
+      for (const [k, a] of accounts.entries()) {
+        const mine = charged.filter((_, i) => (i * 7) % accounts.length === k).reduce((x, y) => x + y, 0);
+        await assertBalanced(s, a, 10_000 - mine, 0);
+      }
+      assert.equal(ledger.stats.fallbacks, 0, 'no batch was refused (no deadlock between lanes)');
+    });
+
     it('group-commit ledger: with no other request in progress an op is written at once, not queued', async (s) => {
       let others = false;
       const ledger = new GroupCommitLedger(s.ledger, { maxBatch: 64, windowMs: 0, othersActive: () => others });
