@@ -42,10 +42,3 @@ export function referencesCount(doc: StoredDocument | DisplayDocument): number {
 
 /** A display document that also carries its full text (asked for: the snippets of a hit lie in the body). */
 export type DisplayDocumentWithText = DisplayDocument & { fullText?: string };
-
-/** The display form of a stored document, with its full text when it has a non-empty one. */
-export function displayWithText(doc: StoredDocument): DisplayDocumentWithText {
-  const d: DisplayDocumentWithText = toDisplayDocument(doc);
-  if (doc.fullText !== null && doc.fullText.length > 0) d.fullText = doc.fullText;
-  return d;
-}

@@ -1,7 +1,7 @@
 // Row <-> record mapping shared by the SQLite and PostgreSQL document stores.
 import { createHash } from 'node:crypto';
 import type { DocumentRecord, StoredDocument } from '../../domain/document.js';
-import { toDisplayRecord, type DisplayDocument, type DisplayRecord } from '../../domain/display-document.js';
+import { toDisplayRecord, type DisplayDocument, type DisplayDocumentWithText, type DisplayRecord } from '../../domain/display-document.js';
 import type { WorkMember } from '../../domain/work.js';
 
 // PostgreSQL can hold neither U+0000 (in text or JSONB) nor an unpaired surrogate escape (JSONB);
@@ -90,7 +90,30 @@ export interface DisplayRow {
   updated_at: number | string;
 }
 
+/** A display row as a DisplayDocument (the parsed object is completed in place: no copy). */
 export function rowToDisplay(row: DisplayRow): DisplayDocument {
-  const rec = JSON.parse(row.display) as DisplayRecord;
-  return { ...rec, seq: Number(row.seq), workKey: row.work_key, createdAt: Number(row.created_at), updatedAt: Number(row.updated_at) };
+  const doc = JSON.parse(row.display) as DisplayRecord & Partial<DisplayDocument>;
+  doc.seq = Number(row.seq);
+  doc.workKey = row.work_key;
+  doc.createdAt = Number(row.created_at);
+  doc.updatedAt = Number(row.updated_at);
+  return doc as DisplayDocument;
+}
+
+/**
+ * A whole document row as its display form plus its non-empty full text (hits whose snippets lie in
+ * the body): the same object toDisplayDocument(rowToStored(row)) would give, with one copy instead of three.
+ */
+export function rowToDisplayWithText(row: DocumentRow): DisplayDocumentWithText {
+  const rec = (typeof row.record === 'string' ? JSON.parse(row.record) : row.record) as DocumentRecord;
+  const { fullText, references, ...rest } = rec;
+  const doc = rest as DisplayDocumentWithText;
+  doc.hasFullText = fullText !== null && fullText.length > 0;
+  doc.referencesCount = references.length;
+  doc.seq = Number(row.seq);
+  doc.workKey = row.work_key;
+  doc.createdAt = Number(row.created_at);
+  doc.updatedAt = Number(row.updated_at);
+  if (doc.hasFullText) doc.fullText = fullText!;
+  return doc;
 }

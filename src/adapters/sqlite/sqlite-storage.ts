@@ -13,8 +13,8 @@ import type { CreditLedger, DebitResult, HoldResult, LedgerEntry, LedgerOp, Ledg
 import type { DocumentChange, DocumentStore, UpsertResult } from '../../ports/document-store.js';
 import type { Storage } from '../../ports/storage.js';
 import { countsFromRows, dailyGroups, firstDay, rowToTotals, TOP_COLUMNS, TOP_ORDER, type TotalsRow } from '../sql/activity-counts.js';
-import { contentHash, groupWorkMembers, rowToDisplay, rowToStored, serializeDisplay, serializeRecord, utcDay, type DisplayRow, type DocumentRow, type WorkMemberRow } from '../sql/document-row.js';
-import { displayWithText, type DisplayDocumentWithText } from '../../domain/display-document.js';
+import { contentHash, groupWorkMembers, rowToDisplay, rowToDisplayWithText, rowToStored, serializeDisplay, serializeRecord, utcDay, type DisplayRow, type DocumentRow, type WorkMemberRow } from '../sql/document-row.js';
+import type { DisplayDocumentWithText } from '../../domain/display-document.js';
 import { rowToLedgerEntry, type LedgerRow } from '../sql/ledger-row.js';
 import { pendingMigrations } from '../sql/migration-plan.js';
 import { ALL_MIGRATIONS, type MigrationStep } from '../sql/migrations.js';
@@ -458,7 +458,7 @@ class SqliteDocumentStore implements DocumentStore {
     for (const id of new Set(ids)) {
       if (text.has(id)) {
         const r = whole.get(id) as (DocumentRow & { id: string }) | undefined;
-        if (r) out.set(r.id, displayWithText(rowToStored(r)));
+        if (r) out.set(r.id, rowToDisplayWithText(r));
       } else {
         const r = display.get(id) as DisplayRow | undefined;
         if (r) out.set(r.id, rowToDisplay(r));
