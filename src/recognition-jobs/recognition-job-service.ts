@@ -476,11 +476,13 @@ export class RecognitionJobService {
       // Pages still waiting are not needed any more; a write under way finishes before the checkpoints go.
       await batch.discard();
       await store.putResult(result);
-      await Promise.all([store.deleteCheckpoints(sha256), this.#d.blobs.delete(attemptsKey(sha256))]);
+      // With the result stored, the checkpoints, the attempt marker and the upload go at once (ADR 0132).
+      await Promise.all([store.deleteCheckpoints(sha256), this.#d.blobs.delete(attemptsKey(sha256)), this.#d.blobs.delete(blobKey(sha256))]);
+    } else {
+      // The result, not the file, is what every later job of this content needs (a job that joins now
+      // finds the cached result): the upload goes, so stored uploads do not grow with completed work.
+      await this.#d.blobs.delete(blobKey(sha256));
     }
-    // The result, not the file, is what every later job of this content needs (a job that joins now
-    // finds the cached result): the upload goes, so stored uploads do not grow with completed work.
-    await this.#d.blobs.delete(blobKey(sha256));
     const finished = run.jobs();
     for (const id of finished) await this.#complete(id, result.pages);
     return finished;

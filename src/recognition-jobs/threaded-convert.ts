@@ -3,9 +3,11 @@
 // stall the service's event loop. Threads are kept warm (ADR 0096): a thread that answered cleanly waits,
 // unreferenced, for the next conversion instead of being terminated, so a conversion neither pays the
 // thread start (about 50 ms of module loading) nor runs its code cold in a fresh JIT. The tools still run
-// as separate processes from inside the thread. Checkpoints travel to the parent, which stores them (awaited,
-// as in-process: a store failure stops the conversion); an abort is forwarded so the converter kills its
-// tools and rejects with `cancelled`. `serveConversion` is the thread's side, wired by
+// as separate processes from inside the thread. Checkpoints travel to the parent, which stores them in page
+// order; the thread goes on without waiting for each answer, with at most `checkpointWindow` pages unanswered
+// (ADR 0132): a store failure (nack) stops the conversion at its next page, and a conversion whose last pages
+// failed to store fails with that error even when the thread finished. An abort is forwarded so the converter
+// kills its tools and rejects with `cancelled`. `serveConversion` is the thread's side, wired by
 // src/recognition-worker.ts.
 import { Worker, type MessagePort, type ResourceLimits } from 'node:worker_threads';
 import { convertDocument, isRecognitionError, RecognitionError, type ConversionResult, type ConvertOptions, type PageCheckpoint, type RecognitionErrorCode } from '../recognition/index.js';
@@ -37,7 +39,7 @@ type FromThread =
   | { type: 'done'; id: number; result: ConversionResult }
   | { type: 'error'; id: number; error: WireError };
 type ToThread =
-  | { type: 'convert'; id: number; request: ConversionRequest }
+  | { type: 'convert'; id: number; request: ConversionRequest; window?: number }
   | { type: 'ack'; id: number }
   | { type: 'nack'; id: number; message: string }
   | { type: 'abort'; id: number };
@@ -55,6 +57,8 @@ const IDLE_MS = 60_000;
 const MAX_IDLE = 4;
 /** A thread is retired after this many conversions (bounds what a leak or heap fragmentation could cost). */
 const MAX_CONVERSIONS_PER_THREAD = 200;
+/** Pages a thread may hand over before the parent answered them (the checkpoint batch size, ADR 0132). */
+export const DEFAULT_CHECKPOINT_WINDOW = 16;
 
 interface WarmThread {
   readonly worker: Worker;
@@ -133,6 +137,11 @@ export interface ThreadLimits {
   maxHeapMb?: number;
   /** Wall time after which the thread is terminated, ms (default: the conversion's total time limit + 60 s). */
   maxWallMs?: number;
+  /**
+   * Pages the thread hands over without the parent's answer before it waits (default 16, the checkpoint
+   * batch size; 1: every page waits for its answer, as before ADR 0132).
+   */
+  checkpointWindow?: number;
 }
 
 /**
@@ -177,16 +186,34 @@ export function threadedConvert(workerUrl: URL, threadLimits: ThreadLimits = {})
         killTimer.unref();
       };
       options.signal?.addEventListener('abort', onAbort, { once: true });
+      // Pages are handed to onPage one at a time, in the order the thread sent them; the thread does not wait
+      // for them (up to its window), so the answer of a conversion waits for the pages before it.
+      let pages: Promise<void> = Promise.resolve();
+      let pageFailure: { error: unknown } | null = null;
+      const failureError = (): Error => {
+        const e = pageFailure!.error;
+        // The error the thread raises on a nack: the job fails the same whichever side noticed first.
+        return isRecognitionError(e) ? e : new Error(`recognition worker: storing a checkpoint failed: ${e instanceof Error ? e.message : String(e)}`);
+      };
       const onMessage = (m: FromThread) => {
         if (m.id !== id) return;
         if (m.type === 'page') {
-          Promise.resolve(options.onPage?.(m.checkpoint)).then(
-            () => send({ type: 'ack', id }),
-            (e: unknown) => send({ type: 'nack', id, message: e instanceof Error ? e.message : String(e) }),
-          );
-        } else if (m.type === 'done') settle(true, () => resolve(m.result));
-        // A converter error leaves the thread as clean as a result does; anything else may not.
-        else settle(m.error.name === 'RecognitionError', () => reject(revive(m.error)));
+          const checkpoint = m.checkpoint;
+          pages = pages.then(async () => {
+            // After a failure, or once the conversion was answered, later pages are not stored.
+            if (settled || pageFailure) return send({ type: 'nack', id, message: 'an earlier checkpoint was not stored' });
+            try {
+              await options.onPage?.(checkpoint);
+              send({ type: 'ack', id });
+            } catch (e) {
+              pageFailure = { error: e };
+              send({ type: 'nack', id, message: e instanceof Error ? e.message : String(e) });
+            }
+          });
+        } else if (m.type === 'done') void pages.then(() => settle(true, () => (pageFailure ? reject(failureError()) : resolve(m.result))));
+        // A converter error leaves the thread as clean as a result does; anything else may not. A checkpoint
+        // failure is what stopped the conversion when there was one (the thread rejects at its next page).
+        else void pages.then(() => settle(m.error.name === 'RecognitionError' || pageFailure !== null, () => reject(pageFailure ? failureError() : revive(m.error))));
       };
       const onError = (e: Error) =>
         settle(false, () =>
@@ -213,7 +240,8 @@ export function threadedConvert(workerUrl: URL, threadLimits: ThreadLimits = {})
       worker.on('message', onMessage);
       worker.on('error', onError);
       worker.on('exit', onExit);
-      worker.postMessage({ type: 'convert', id, request } satisfies ToThread);
+      const window = Math.max(1, Math.floor(threadLimits.checkpointWindow ?? DEFAULT_CHECKPOINT_WINDOW));
+      worker.postMessage({ type: 'convert', id, request, window } satisfies ToThread);
     });
 }
 
@@ -223,24 +251,37 @@ export function threadedConvert(workerUrl: URL, threadLimits: ThreadLimits = {})
  * to convert at once.
  */
 export function serveConversion(port: MessagePort, initial: ConversionRequest | WarmThreadData | undefined, runner: ProcessRunner): Promise<void> {
-  let active: { id: number; controller: AbortController; waiting: { resolve: () => void; reject: (e: Error) => void } | null } | null = null;
+  interface Active {
+    readonly id: number;
+    readonly controller: AbortController;
+    /** Pages handed over and not yet answered. */
+    unanswered: number;
+    /** The first nack (or the abort): every later page rejects with it. */
+    failure: Error | null;
+    /** Pages waiting for room in the window. */
+    readonly waiting: { resolve: () => void; reject: (e: Error) => void }[];
+  }
+  let active: Active | null = null;
   port.on('message', (m: ToThread) => {
     if (m.type === 'convert') {
-      void convertOne(m.id, m.request);
+      void convertOne(m.id, m.request, m.window ?? 1);
       return;
     }
-    if (!active || m.id !== active.id) return;
-    const waiting = active.waiting;
-    active.waiting = null;
+    const state = active;
+    if (!state || m.id !== state.id) return;
     if (m.type === 'abort') {
-      active.controller.abort();
-      waiting?.reject(new RecognitionError('cancelled', 'the conversion was cancelled'));
-    } else if (m.type === 'ack') waiting?.resolve();
-    else waiting?.reject(new Error(`storing a checkpoint failed: ${m.message}`));
+      state.controller.abort();
+      state.failure ??= new RecognitionError('cancelled', 'the conversion was cancelled');
+    } else {
+      state.unanswered = Math.max(0, state.unanswered - 1);
+      if (m.type === 'nack') state.failure ??= new Error(`storing a checkpoint failed: ${m.message}`);
+    }
+    if (state.failure) for (const w of state.waiting.splice(0)) w.reject(state.failure);
+    else if (m.type === 'ack') state.waiting.shift()?.resolve();
   });
 
-  async function convertOne(id: number, request: ConversionRequest): Promise<void> {
-    const state = { id, controller: new AbortController(), waiting: null as { resolve: () => void; reject: (e: Error) => void } | null };
+  async function convertOne(id: number, request: ConversionRequest, window: number): Promise<void> {
+    const state: Active = { id, controller: new AbortController(), unanswered: 0, failure: null, waiting: [] };
     active = state;
     const { controller } = state;
     try {
@@ -253,12 +294,16 @@ export function serveConversion(port: MessagePort, initial: ConversionRequest | 
         pageConcurrency: request.pageConcurrency,
         sha256: request.sha256,
         signal: controller.signal,
-        onPage: (checkpoint) =>
-          new Promise<void>((resolve, reject) => {
-            if (controller.signal.aborted) return reject(new RecognitionError('cancelled', 'the conversion was cancelled'));
-            state.waiting = { resolve, reject };
-            port.postMessage({ type: 'page', id, checkpoint } satisfies FromThread);
-          }),
+        // The page goes to the parent at once; the converter waits only while `window` pages are unanswered,
+        // and learns of a failed store (a nack) at its next page.
+        onPage: (checkpoint) => {
+          if (controller.signal.aborted) return Promise.reject(new RecognitionError('cancelled', 'the conversion was cancelled'));
+          if (state.failure) return Promise.reject(state.failure);
+          port.postMessage({ type: 'page', id, checkpoint } satisfies FromThread);
+          state.unanswered++;
+          if (state.unanswered <= Math.max(0, window - 1)) return Promise.resolve();
+          return new Promise<void>((resolve, reject) => state.waiting.push({ resolve, reject }));
+        },
       });
       port.postMessage({ type: 'done', id, result } satisfies FromThread);
     } catch (e) {
@@ -272,5 +317,5 @@ export function serveConversion(port: MessagePort, initial: ConversionRequest | 
     }
   }
 
-  return initial && 'bytes' in initial ? convertOne(0, initial) : Promise.resolve();
+  return initial && 'bytes' in initial ? convertOne(0, initial, 1) : Promise.resolve();
 }

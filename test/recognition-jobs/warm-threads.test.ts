@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { convertDocument, isRecognitionError, type PageCheckpoint } from '../../src/recognition/index.js';
-import { closeWarmThreads, threadedConvert } from '../../src/recognition-jobs/index.js';
+import { closeWarmThreads, serveConversion, threadedConvert } from '../../src/recognition-jobs/index.js';
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { CheckpointBatch } from '../../src/recognition-jobs/checkpoint-batch.js';
 import { sampleArticle } from '../recognition/helpers/pdf-builder.js';
 import { needs } from '../recognition/helpers/tools.js';
@@ -99,4 +100,95 @@ test('checkpoint batches: written when full or after the delay; a failed write s
   }, 1, 0);
   await single.add(cp(7));
   assert.deepEqual(each, [7]);
+});
+
+/** Messages of one side of a channel, read as they come. */
+function inbox(port: MessagePort): { all: { type: string; id: number; checkpoint?: PageCheckpoint; error?: { message: string } }[]; next: (n: number) => Promise<void> } {
+  const all: { type: string; id: number; checkpoint?: PageCheckpoint; error?: { message: string } }[] = [];
+  port.on('message', (m) => all.push(m));
+  return {
+    all,
+    // Waits until `n` messages have arrived (or fails after 20 s).
+    next: async (n) => {
+      for (let i = 0; all.length < n; i++) {
+        assert.ok(i < 2000, `expected ${n} messages, got ${all.length}`);
+        await sleep(10);
+      }
+    },
+  };
+}
+
+test('checkpoint window: the thread hands over pages without waiting, never more than the window unanswered; a nack stops it at its next page', { skip: await needs('mutool') }, async () => {
+  const runner = new LocalProcessRunner();
+  // Pipelined: with a window of 2, pages 1 and 2 go without an answer and the converter waits for one.
+  {
+    const { port1, port2 } = new MessageChannel();
+    try {
+      void serveConversion(port1, { warm: true }, runner);
+      const box = inbox(port2);
+      port2.postMessage({ type: 'convert', id: 7, request: { bytes: sampleArticle(5) }, window: 2 });
+      await box.next(2);
+      await sleep(300); // time enough to convert every page, were it not held
+      assert.deepEqual(box.all.map((m) => [m.type, m.checkpoint?.page]), [['page', 1], ['page', 2]], 'two pages unanswered, the third waits');
+      port2.postMessage({ type: 'ack', id: 7 });
+      await box.next(3);
+      await sleep(200);
+      assert.equal(box.all.length, 3, 'one answer lets one more page go');
+      for (let i = 0; i < 3; i++) port2.postMessage({ type: 'ack', id: 7 });
+      await box.next(6);
+      assert.deepEqual(box.all.map((m) => m.type), ['page', 'page', 'page', 'page', 'page', 'done']);
+      assert.deepEqual(box.all.slice(0, 5).map((m) => m.checkpoint!.page), [1, 2, 3, 4, 5], 'pages in order, none twice');
+    } finally {
+      port1.close();
+      port2.close();
+    }
+  }
+  // A nack (the parent could not store a page) rejects the next page: the conversion fails with it.
+  {
+    const { port1, port2 } = new MessageChannel();
+    try {
+      void serveConversion(port1, { warm: true }, runner);
+      const box = inbox(port2);
+      port2.postMessage({ type: 'convert', id: 8, request: { bytes: sampleArticle(5) }, window: 2 });
+      await box.next(2);
+      port2.postMessage({ type: 'nack', id: 8, message: 'disk full' });
+      await box.next(3);
+      const last = box.all[box.all.length - 1]!;
+      assert.equal(last.type, 'error');
+      assert.match(last.error!.message, /storing a checkpoint failed: disk full/);
+      assert.deepEqual(box.all.slice(0, -1).map((m) => m.checkpoint?.page), [1, 2], 'no page after the failure is handed over');
+    } finally {
+      port1.close();
+      port2.close();
+    }
+  }
+});
+
+test('checkpoint window (parent side): pages reach onPage in order before the result; a failed last page fails a conversion the thread finished', { skip: await needs('mutool') }, async () => {
+  try {
+    const convert = threadedConvert(new URL('../../src/recognition-worker.js', import.meta.url));
+    const seen: number[] = [];
+    const r = await convert(sampleArticle(4), {
+      runner: new LocalProcessRunner(),
+      onPage: async (c) => {
+        await sleep(30); // slower than the thread: the pages queue up in the parent
+        seen.push(c.page);
+      },
+    });
+    assert.ok(r.markdown.length > 0);
+    assert.deepEqual(seen, [1, 2, 3, 4], 'every page stored, in order, before the conversion answers');
+    // The store fails on the last page, after the thread has finished: the conversion fails all the same.
+    await assert.rejects(
+      convert(sampleArticle(3), {
+        runner: new LocalProcessRunner(),
+        onPage: async (c) => {
+          await sleep(30);
+          if (c.page === 3) throw new Error('disk full');
+        },
+      }),
+      /storing a checkpoint failed: disk full/,
+    );
+  } finally {
+    await closeWarmThreads();
+  }
 });
