@@ -7,8 +7,8 @@
 //   node dist/bench/ranking/pipeline.bench.js --corpus /work/tmp/ranking/synth-100k.jsonl --dir /work/tmp/ranking/data \
 //        [--queries 100] [--out bench/results/ranking-pipeline-100k.json]
 //
-// Stages measured: an L1 formula over retrieval and lexical-probe features (title/abstract/body BM25,
-// phrase, proximity: six probe searches), an L1 formula over retrieval features only, an L2 CatBoost
+// Stages measured: an L1 formula over retrieval and lexical features (title/abstract/body BM25,
+// phrase, proximity: one engine pass over the pool's postings, SearchIndex.scoreParts, ADR 0139), an L1 formula over retrieval features only, an L2 CatBoost
 // model of 200 depth-6 oblivious trees over 20 features (written here with fixed pseudo-random borders:
 // the evaluator's cost depends on the trees, not on what they learned), and L1 + L2 together.
 // Peer, in the same run: SQLite FTS5 over the same corpus, the same queries ranked by a weighted bm25
