@@ -213,3 +213,28 @@ test('settings are checked at start: formulas, model files and their feature nam
   assert.equal(ok.formulas.documents, null);
   assert.equal(ok.crossCandidates, 100, 'the default is capped by the maximum');
 });
+
+test('feature reads are display records; the cross-encoder loads the full text only of reranked candidates quoting the body', async () => {
+  const log: string[] = [];
+  const body = 'Body text the pair quotes. More body.';
+  const display = (id: string) => ({ id, title: `T ${id}`, abstract: 'x', hasFullText: true, issuedAt: 0, type: null, uris: [] });
+  const src: FeatureSources = {
+    ...fakeSources(log),
+    async documents(ids, withText = []) {
+      log.push(`documents ${ids.join(',')}${withText.length ? ` text ${withText.join(',')}` : ''}`);
+      return new Map(ids.map((id) => [id, { ...display(id), ...(withText.includes(id) ? { fullText: body } : {}) } as never]));
+    },
+  };
+  const inBody = (id: string): EngineHit => ({ id, score: 1, workKey: null, passages: [{ chunkId: 0, field: 'body', startChar: 0, endChar: 9, fieldLength: body.length, score: 1 }] });
+  const cands = [newCandidate('a', 'documents', inBody('a'), 0, 1, 1), newCandidate('b', 'documents', hit('b', [1]), 1, 1, 1), newCandidate('c', 'documents', inBody('c'), 2, 1, 1)];
+  const texts: string[] = [];
+  const encoder = { info: { id: 'e', maxTokens: 512, source: 'test' }, score: async (_q: string, t: readonly string[]) => (texts.push(...t), Float64Array.from(t.map((_, i) => i))), close: async () => {} };
+  const plan = planRanking(req({ crossRerankCandidates: 2 }), ctx, { ...NO_RANKING, crossEncoder: encoder });
+  const out = await runRanking(plan, cands, 'q', src, encoder);
+  // features: display records of all three; text: only a (reranked, body passage); c is beyond the top 2
+  assert.deepEqual(log, ['documents a,b,c', 'documents a text a']);
+  assert.equal(getFeature(cands[0]!, 'has_full_text'), 1);
+  assert.equal(texts[0], 'T a\nBody text');
+  assert.equal(texts[1], 'T b\nx');
+  assert.deepEqual(out.order.map((c) => c.id), ['b', 'a', 'c']);
+});
