@@ -209,7 +209,13 @@ export function cpSlice(text: string, start: number, end: number): string {
 const LEXICAL = DOCUMENT_FEATURES.filter((f) => f.group === 'lexical').map((f) => f.name);
 
 /** Computes the feature groups `groups` for the candidates that lack them (of the lexical group, only `lexicalNames` when given). */
-export async function computeFeatures(cands: readonly Candidate[], groups: ReadonlySet<FeatureGroup>, src: FeatureSources, engagement: EngagementInfo, backfillBranches: readonly Branch[] = [], lexicalNames: ReadonlySet<string> | null = null): Promise<void> {
+export async function computeFeatures(cands: readonly Candidate[], groups: ReadonlySet<FeatureGroup>, src: FeatureSources, engagement: EngagementInfo, backfillBranches: readonly Branch[] = [], lexicalNames: ReadonlySet<string> | null = null, groupUs: Record<string, number> = {}): Promise<void> {
+  let tg = now();
+  const lap = (g: string) => {
+    const t = now();
+    groupUs[g] = (groupUs[g] ?? 0) + Math.round((t - tg) * 1000);
+    tg = t;
+  };
   const want = new Set(groups);
   if (want.has('lexical') || want.has('citations')) want.add('document');
   const lacking = (g: FeatureGroup) => cands.filter((c) => !c.computed.has(g));
@@ -226,6 +232,7 @@ export async function computeFeatures(cands: readonly Candidate[], groups: Reado
       setFeature(c, 'has_full_text', hasFullText(d) ? 1 : 0);
       for (const [name, v] of typeFeatures(d.type)) setFeature(c, name, v);
     }
+    lap('document');
   }
   const byIndex = (list: Candidate[]) => {
     const m = new Map<IndexName, Candidate[]>();
@@ -254,12 +261,14 @@ export async function computeFeatures(cands: readonly Candidate[], groups: Reado
         if (wants('proximity')) setFeature(c, 'proximity', proximity ? Math.max(0, p?.proximity ?? 0) : 0);
       }
     }
+    lap('lexical');
   }
   if (want.has('citations')) {
     for (const c of lacking('citations')) {
       c.computed.add('citations');
       if (c.stored) setFeature(c, 'cited_by', src.citedBy(c.index, c.stored));
     }
+    lap('citations');
   }
   if (want.has('engagement')) {
     const todo = lacking('engagement');
@@ -343,8 +352,9 @@ export async function runRanking(plan: RankingPlan, pool: Candidate[], query: st
   let order = pool;
   if (plan.poolGroups.size > 0 || plan.backfillBranches.length > 0) {
     const t = now();
-    await computeFeatures(pool, plan.poolGroups, src, engagement, plan.backfillBranches, plan.poolLexical);
-    stages.push({ stage: 'features', us: us(t), version: FEATURE_VERSION, groups: [...plan.poolGroups], ...(plan.poolGroups.has('lexical') ? { probes: [...(plan.poolLexical ?? [])] } : {}), candidates: pool.length, ...(plan.backfillBranches.length ? { backfilled: plan.backfillBranches } : {}) });
+    const groupUs: Record<string, number> = {};
+    await computeFeatures(pool, plan.poolGroups, src, engagement, plan.backfillBranches, plan.poolLexical, groupUs);
+    stages.push({ stage: 'features', us: us(t), version: FEATURE_VERSION, groups: [...plan.poolGroups], groups_us: groupUs, ...(plan.poolGroups.has('lexical') ? { probes: [...(plan.poolLexical ?? [])] } : {}), candidates: pool.length, ...(plan.backfillBranches.length ? { backfilled: plan.backfillBranches } : {}) });
   }
   if (plan.formula) {
     const t = now();
