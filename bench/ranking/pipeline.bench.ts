@@ -7,8 +7,8 @@
 //   node dist/bench/ranking/pipeline.bench.js --corpus /work/tmp/ranking/synth-100k.jsonl --dir /work/tmp/ranking/data \
 //        [--queries 100] [--out bench/results/ranking-pipeline-100k.json]
 //
-// Stages measured: an L1 formula over retrieval and lexical-probe features (title/abstract/body BM25,
-// phrase, proximity: six probe searches), an L1 formula over retrieval features only, an L2 CatBoost
+// Stages measured: an L1 formula over retrieval and lexical features (title/abstract/body BM25,
+// phrase, proximity: one engine pass over the pool's postings, SearchIndex.scoreParts, ADR 0139), an L1 formula over retrieval features only, an L2 CatBoost
 // model of 200 depth-6 oblivious trees over 20 features (written here with fixed pseudo-random borders:
 // the evaluator's cost depends on the trees, not on what they learned), and L1 + L2 together.
 // Peer, in the same run: SQLite FTS5 over the same corpus, the same queries ranked by a weighted bm25
@@ -110,9 +110,9 @@ async function measure(depth: number): Promise<Record<string, unknown>> {
   const run = async (body: Record<string, unknown>) => {
     const res = await app.http.inject({ method: 'POST', url: '/v2/search/', headers: { 'x-api-key': key }, payload: { limit: 10, tracing: true, ...body } });
     if (res.statusCode !== 200) throw new Error(`${res.statusCode} ${res.body.slice(0, 300)}`);
-    const j = res.json() as { timings: { total_us: number }; retrieval_traces: { branch: string; us?: number; stages?: { stage: string; us: number }[] }[]; hits: unknown[] };
+    const j = res.json() as { timings: { total_us: number }; retrieval_traces: { branch: string; us?: number; stages?: { stage: string; us: number; groups_us?: Record<string, number> }[] }[]; hits: unknown[] };
     const ranking = j.retrieval_traces.find((t) => t.branch === 'ranking')!;
-    return { total: j.timings.total_us / 1000, ranking: (ranking.us ?? 0) / 1000, stages: ranking.stages ?? [], hits: j.hits.length };
+    return { total: j.timings.total_us / 1000, ranking: (ranking.us ?? 0) / 1000, stages: (ranking.stages ?? []) as { stage: string; us: number; groups_us?: Record<string, number> }[], hits: j.hits.length };
   };
   const out: Record<string, unknown> = {};
   for (const cls of classes) {
@@ -129,7 +129,11 @@ async function measure(depth: number): Promise<Record<string, unknown>> {
         totals[name]!.push(r.total);
         added[name]!.push(r.total - control.total);
         stage[name]!.push(r.ranking);
-        for (const st of r.stages) (perStage[name]![st.stage] ??= []).push(st.us / 1000);
+        for (const st of r.stages) {
+          (perStage[name]![st.stage] ??= []).push(st.us / 1000);
+          // the features stage's time per group (document records, lexical pass, citations)
+          for (const [g, gus] of Object.entries(st.groups_us ?? {})) (perStage[name]![`${st.stage}.${g}`] ??= []).push(gus / 1000);
+        }
       }
     }
     out[cls] = Object.fromEntries(

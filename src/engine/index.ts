@@ -11,6 +11,7 @@
 //   const snip = buildSnippet(storedAbstract, index.parse(text), { field: 'abstract', passage: r.hits[0].passages[0] });
 //   const fused = fuseRrf([{ channel: 'fulltext', ids: r.hits.map((h) => h.id) }, ...]);
 export { SearchIndex, resolveRankingMode } from './search-index.js';
+export type { DocumentScoreParts } from './doc-scores.js';
 export { ANALYSIS_VERSION } from './analysis-version.js';
 export { IndexFormatError } from './index-format-error.js';
 export type { SearchIndexOptions, IndexStats, MergeStepResult } from './search-index.js';

@@ -9,6 +9,7 @@ import { IndexFormatError } from './index-format-error.js';
 import { analyzerFor } from './analyzer.js';
 import { DEFAULT_SCORING, makeNorms, type ScoringParams } from './bm25f.js';
 import { explainDoc } from './explain.js';
+import { scoreDocumentParts, type DocumentScoreParts } from './doc-scores.js';
 import type { IndexDirectory, DirectoryLock } from './index-directory.js';
 import { DEFAULT_MERGE_POLICY, mergeSegments, selectMerge, type MergeOutput, type MergePolicy } from './merge.js';
 import { registerHit } from './hit-snippets.js';
@@ -845,6 +846,37 @@ export class SearchIndex {
   /** Parses query text the way search does (for snippets: pass the result to buildSnippet). */
   parse(text: string, possibleLanguages?: string[] | null): ParsedQuery {
     return parseQuery(text, possibleLanguages, this.#defaultLanguage);
+  }
+
+  /**
+   * The lexical parts of the scores of documents `ids` for a query (ranking features, ADR 0139): per-field
+   * BM25, BM25F at the index's field weights, phrase bonus (at `phraseBoost`, default 1) and proximity
+   * bonus (weight 1), in one visit of each document's postings. Unknown and deleted ids are absent.
+   */
+  scoreParts(q: Pick<EngineQuery, 'text' | 'possibleLanguages' | 'phraseBoost'>, ids: readonly string[]): Map<string, DocumentScoreParts> {
+    this.#check();
+    const out = new Map<string, DocumentScoreParts>();
+    const parsed = parseQuery(q.text ?? '', q.possibleLanguages, this.#defaultLanguage);
+    if (ids.length === 0 || (parsed.words.length === 0 && parsed.phrases.length === 0)) return out;
+    searchArena.reset();
+    const segments = this.#snapshot;
+    const norms = makeNorms(this.#params, undefined, this.#stats.avgLen);
+    const plan = buildPlan(segments, this.#stats, parsed, this.#params, norms, { phraseBoost: clampNum(q.phraseBoost, 0, 10, 1), lexicalWeight: 1, filters: undefined });
+    const keys = ids.map((id) => utf8(id));
+    segments.forEach((e, si) => {
+      const docs: number[] = [];
+      const idOf = new Map<number, string>();
+      keys.forEach((k, i) => {
+        const d = e.seg.findId(k);
+        if (d < 0 || (e.deleted !== null && (e.deleted[d >>> 5]! & (1 << (d & 31))) !== 0)) return;
+        docs.push(d);
+        idOf.set(d, ids[i]!);
+      });
+      if (docs.length === 0) return;
+      docs.sort((a, b) => a - b);
+      scoreDocumentParts(e.seg, si, plan, docs, (d, parts) => out.set(idOf.get(d)!, parts));
+    });
+    return out;
   }
 
   /** Runs a search over the last committed state. Synchronous. */

@@ -5,6 +5,7 @@
 // different from an observed zero. Pure: values come in from the sources the caller gives.
 import type { IndexName, StoredDocument } from '../domain/document.js';
 import type { EngineHit } from '../engine/index.js';
+import type { FeatureDocument } from './sources.js';
 
 /** Version of the feature set: changes whenever a feature is added, removed or changes meaning. */
 export const FEATURE_VERSION = 'lectern-features-v1';
@@ -111,7 +112,7 @@ export interface Candidate {
   /** Feature groups (and `lexical:<feature>` probes) already computed for this candidate. */
   computed: Set<string>;
   /** The stored record, once the `document` group loaded it. */
-  stored: StoredDocument | null;
+  stored: FeatureDocument | null;
 }
 
 export const FIELD_CODE: Record<string, number> = { title: 0, abstract: 1, body: 2 };

@@ -16,6 +16,8 @@ import { finite, BRANCHES, DOCUMENT_FEATURE_COUNT, DOCUMENT_FEATURES, FEATURE_NA
 import { formulaVariables, parseFormula, checkFormula, compileFormula, type CompiledFormula } from './formula.js';
 import { l2Row, type L2Model } from './l2.js';
 import type { FeatureSources } from './sources.js';
+import { hasFullText } from '../domain/display-document.js';
+import type { DocumentScoreParts } from '../engine/index.js';
 
 /** Most candidates any stage ranks (the engine's page limit). */
 export const MAX_CANDIDATE_DEPTH = 500;
@@ -207,7 +209,13 @@ export function cpSlice(text: string, start: number, end: number): string {
 const LEXICAL = DOCUMENT_FEATURES.filter((f) => f.group === 'lexical').map((f) => f.name);
 
 /** Computes the feature groups `groups` for the candidates that lack them (of the lexical group, only `lexicalNames` when given). */
-export async function computeFeatures(cands: readonly Candidate[], groups: ReadonlySet<FeatureGroup>, src: FeatureSources, engagement: EngagementInfo, backfillBranches: readonly Branch[] = [], lexicalNames: ReadonlySet<string> | null = null): Promise<void> {
+export async function computeFeatures(cands: readonly Candidate[], groups: ReadonlySet<FeatureGroup>, src: FeatureSources, engagement: EngagementInfo, backfillBranches: readonly Branch[] = [], lexicalNames: ReadonlySet<string> | null = null, groupUs: Record<string, number> = {}): Promise<void> {
+  let tg = now();
+  const lap = (g: string) => {
+    const t = now();
+    groupUs[g] = (groupUs[g] ?? 0) + Math.round((t - tg) * 1000);
+    tg = t;
+  };
   const want = new Set(groups);
   if (want.has('lexical') || want.has('citations')) want.add('document');
   const lacking = (g: FeatureGroup) => cands.filter((c) => !c.computed.has(g));
@@ -221,9 +229,10 @@ export async function computeFeatures(cands: readonly Candidate[], groups: Reado
       c.stored = d;
       if (d.issuedAt !== null) setFeature(c, 'age_days', (src.now - d.issuedAt) / 86_400);
       setFeature(c, 'has_abstract', d.abstract ? 1 : 0);
-      setFeature(c, 'has_full_text', d.fullText ? 1 : 0);
+      setFeature(c, 'has_full_text', hasFullText(d) ? 1 : 0);
       for (const [name, v] of typeFeatures(d.type)) setFeature(c, name, v);
     }
+    lap('document');
   }
   const byIndex = (list: Candidate[]) => {
     const m = new Map<IndexName, Candidate[]>();
@@ -231,39 +240,35 @@ export async function computeFeatures(cands: readonly Candidate[], groups: Reado
     return m;
   };
   if (want.has('lexical')) {
-    // one probe search per lexical feature asked for (all of them when lexicalNames is null)
+    // one pass of the engine over each index's candidates gives every lexical part (ADR 0139)
     const names = LEXICAL.filter((n) => lexicalNames === null || lexicalNames.has(n));
     const key = (n: string) => `lexical:${n}`;
     for (const [index, list] of byIndex(cands.filter((c) => names.some((n) => !c.computed.has(key(n)))))) {
-      const ids = list.map((c) => c.id);
       const shape = src.queryShape(index);
       const need = names.filter((n) => list.some((c) => !c.computed.has(key(n))));
       const wants = (n: string) => need.includes(n);
-      const probe = (v: Parameters<FeatureSources['lexical']>[2]) => (shape.empty ? new Map<string, number>() : src.lexical(index, ids, v));
-      const none = new Map<string, number>();
-      const title = wants('bm25_title') ? probe('title') : none;
-      const abstract = wants('bm25_abstract') ? probe('abstract') : none;
-      const body = wants('bm25_body') ? probe('body') : none;
-      const phrase = wants('phrase_bonus') && shape.phrases ? probe('phrase') : null;
-      const proximity = wants('proximity') && !shape.phrases && shape.words >= 2 ? probe('proximity') : null;
-      const plain = phrase || proximity ? probe('plain') : none;
+      const parts = shape.empty ? new Map<string, DocumentScoreParts>() : src.lexicalParts(index, list.map((c) => c.id));
+      const phrases = shape.phrases;
+      const proximity = !shape.phrases && shape.words >= 2;
       for (const c of list) {
         for (const n of need) c.computed.add(key(n));
         const d = c.stored;
-        if (wants('bm25_title') && (!d || d.title)) setFeature(c, 'bm25_title', title.get(c.id) ?? 0);
-        if (wants('bm25_abstract') && d?.abstract) setFeature(c, 'bm25_abstract', abstract.get(c.id) ?? 0);
-        if (wants('bm25_body') && d?.fullText) setFeature(c, 'bm25_body', body.get(c.id) ?? 0);
-        const base = plain.get(c.id) ?? 0;
-        if (wants('phrase_bonus')) setFeature(c, 'phrase_bonus', phrase ? Math.max(0, (phrase.get(c.id) ?? 0) - base) : 0);
-        if (wants('proximity')) setFeature(c, 'proximity', proximity ? Math.max(0, (proximity.get(c.id) ?? 0) - base) : 0);
+        const p = parts.get(c.id);
+        if (wants('bm25_title') && (!d || d.title)) setFeature(c, 'bm25_title', p?.fields[0] ?? 0);
+        if (wants('bm25_abstract') && d?.abstract) setFeature(c, 'bm25_abstract', p?.fields[1] ?? 0);
+        if (wants('bm25_body') && d && hasFullText(d)) setFeature(c, 'bm25_body', p?.fields[2] ?? 0);
+        if (wants('phrase_bonus')) setFeature(c, 'phrase_bonus', phrases ? Math.max(0, p?.phrase ?? 0) : 0);
+        if (wants('proximity')) setFeature(c, 'proximity', proximity ? Math.max(0, p?.proximity ?? 0) : 0);
       }
     }
+    lap('lexical');
   }
   if (want.has('citations')) {
     for (const c of lacking('citations')) {
       c.computed.add('citations');
       if (c.stored) setFeature(c, 'cited_by', src.citedBy(c.index, c.stored));
     }
+    lap('citations');
   }
   if (want.has('engagement')) {
     const todo = lacking('engagement');
@@ -347,8 +352,9 @@ export async function runRanking(plan: RankingPlan, pool: Candidate[], query: st
   let order = pool;
   if (plan.poolGroups.size > 0 || plan.backfillBranches.length > 0) {
     const t = now();
-    await computeFeatures(pool, plan.poolGroups, src, engagement, plan.backfillBranches, plan.poolLexical);
-    stages.push({ stage: 'features', us: us(t), version: FEATURE_VERSION, groups: [...plan.poolGroups], ...(plan.poolGroups.has('lexical') ? { probes: [...(plan.poolLexical ?? [])] } : {}), candidates: pool.length, ...(plan.backfillBranches.length ? { backfilled: plan.backfillBranches } : {}) });
+    const groupUs: Record<string, number> = {};
+    await computeFeatures(pool, plan.poolGroups, src, engagement, plan.backfillBranches, plan.poolLexical, groupUs);
+    stages.push({ stage: 'features', us: us(t), version: FEATURE_VERSION, groups: [...plan.poolGroups], groups_us: groupUs, ...(plan.poolGroups.has('lexical') ? { probes: [...(plan.poolLexical ?? [])] } : {}), candidates: pool.length, ...(plan.backfillBranches.length ? { backfilled: plan.backfillBranches } : {}) });
   }
   if (plan.formula) {
     const t = now();
@@ -376,6 +382,12 @@ export async function runRanking(plan: RankingPlan, pool: Candidate[], query: st
     const t = now();
     if (encoder) {
       const top = order.slice(0, plan.cross);
+      // feature reads are display records (no full text): the body text only where the pair quotes it
+      const bodies = top.filter((c) => c.stored && c.hit.passages[0]?.field === 'body' && hasFullText(c.stored) && c.stored.fullText == null);
+      if (bodies.length > 0) {
+        const withText = await src.documents(bodies.map((c) => c.id), bodies.map((c) => c.id));
+        for (const c of bodies) c.stored = withText.get(c.id) ?? c.stored;
+      }
       const scores = await encoder.score(query, top.map((c) => crossText(c)));
       top.forEach((c, i) => (c.cross = scores[i]!));
       order = [...sortBy(top, (c) => c.cross!), ...order.slice(plan.cross)];

@@ -3,7 +3,11 @@
 // in-corpus citation counts and the activity counters. The pipeline (pipeline.ts) asks only for the
 // groups a stage needs, and only for the candidates missing them.
 import type { IndexName, StoredDocument } from '../domain/document.js';
-import type { EngineQuery, SearchIndex } from '../engine/index.js';
+import type { DisplayDocumentWithText } from '../domain/display-document.js';
+import type { DocumentScoreParts, EngineQuery, SearchIndex } from '../engine/index.js';
+
+/** What the document features read of a record: its display form (or the whole stored record). */
+export type FeatureDocument = StoredDocument | DisplayDocumentWithText;
 import type { ActivityCounts } from '../ports/activity-store.js';
 import type { Branch } from './features.js';
 
@@ -11,15 +15,16 @@ import type { Branch } from './features.js';
 export type LexicalVariant = 'title' | 'abstract' | 'body' | 'plain' | 'phrase' | 'proximity';
 
 export interface FeatureSources {
-  /** Scores of the candidates `ids` of one index under a lexical variant (absent: no match). */
-  lexical(index: IndexName, ids: readonly string[], variant: LexicalVariant): Map<string, number>;
+  /** The lexical parts of the scores of the candidates `ids` of one index (absent: not in the index). */
+  lexicalParts(index: IndexName, ids: readonly string[]): Map<string, DocumentScoreParts>;
   /** Scores of `ids` in a branch's channel (backfill): absent when the channel does not score them. */
   branch(index: IndexName, branch: Branch, ids: readonly string[]): Map<string, number>;
   /** Whether the query quotes a phrase / has several unquoted words (else phrase_bonus / proximity are 0). */
   queryShape(index: IndexName): { phrases: boolean; words: number; empty: boolean };
-  documents(ids: readonly string[]): Promise<Map<string, StoredDocument>>;
+  /** Display records (no full text) of `ids`; those in `withText` carry their full text. */
+  documents(ids: readonly string[], withText?: readonly string[]): Promise<Map<string, FeatureDocument>>;
   /** Records of `index` citing the document (by its canonical URIs). */
-  citedBy(index: IndexName, doc: StoredDocument): number;
+  citedBy(index: IndexName, doc: FeatureDocument): number;
   /** Activity counters of documents (null: no activity source). */
   engagement: ((ids: readonly string[]) => Promise<Map<string, ActivityCounts>>) | null;
   /** Now, Unix seconds. */
@@ -67,7 +72,7 @@ export function probeScores(index: SearchIndex, base: EngineQuery, ids: readonly
 }
 
 /** Records of the index citing `doc`: its canonical URIs looked up in the citation keywords. */
-export function citedByCount(index: SearchIndex, doc: StoredDocument): number {
+export function citedByCount(index: SearchIndex, doc: Pick<FeatureDocument, 'uris'>): number {
   const uris = doc.uris ?? [];
   if (uris.length === 0) return 0;
   const r = index.search({ text: '', limit: 1, passagesPerHit: 0, exactTotal: true, filters: { citing: uris } });

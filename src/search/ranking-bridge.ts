@@ -1,12 +1,12 @@
 // Between the search service and the ranking pipeline (src/ranking/): which branches a request runs,
 // the candidate pool from the fused list, and the feature sources over this service's indexes, store
 // and activity. Kept apart from search-service.ts so the pipeline's wiring stays in one place.
-import type { IndexName, StoredDocument } from '../domain/document.js';
+import type { IndexName } from '../domain/document.js';
 import type { EngineHit, EngineQuery, EngineResult } from '../engine/index.js';
 import type { ActivityCounts } from '../ports/activity-store.js';
 import type { DocumentStore } from '../ports/document-store.js';
 import { getFeature, newCandidate, setFeature, type Branch, type Candidate } from '../ranking/features.js';
-import { citedByCount, probeScores, type FeatureSources } from '../ranking/sources.js';
+import { citedByCount, type FeatureSources } from '../ranking/sources.js';
 import { denseQueryVector, denseSearch, sparseEngineOptions, sparseQueryVector, type SparseParams } from './channels.js';
 import type { SearchIndexes } from './search-service.js';
 import type { SearchRequest } from './search-types.js';
@@ -66,7 +66,7 @@ export function featureSources(r: SearchRequest, base: EngineQuery, d: SourceDep
   const shapes = new Map<IndexName, { phrases: boolean; words: number; empty: boolean }>();
   const engagement = d.engagement;
   return {
-    lexical: (index, ids, variant) => probeScores(d.indexes.get(index), base, ids, variant),
+    lexicalParts: (index, ids) => d.indexes.get(index).scoreParts(base, ids),
     branch(index, branch, ids) {
       const out = new Map<string, number>();
       const idx = d.indexes.get(index);
@@ -95,8 +95,8 @@ export function featureSources(r: SearchRequest, base: EngineQuery, d: SourceDep
       }
       return s;
     },
-    documents: (ids) => d.store.getMany(ids),
-    citedBy: (index, doc: StoredDocument) => citedByCount(d.indexes.get(index), doc),
+    documents: (ids, withText) => d.store.getDisplayMany(ids, withText),
+    citedBy: (index, doc) => citedByCount(d.indexes.get(index), doc),
     engagement: engagement ? (ids) => engagement(ids, d.now) : null,
     now: d.now,
   };

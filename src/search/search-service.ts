@@ -41,6 +41,7 @@ import { candidateRankingInfo, featureContract } from '../ranking/info.js';
 import { NO_RANKING, planRanking, runRanking, type RankingOutcome, type RankingPlan, type RankingSettings } from '../ranking/pipeline.js';
 import { pickEvidence } from '../ranking/evidence.js';
 import { buildPool, featureSources, plannedBranches } from './ranking-bridge.js';
+import { checkExtraPools, mergeExtraPools, type PoolSources } from './extra-pools.js';
 import { DEFAULT_HEAP_FACTOR, DEFAULT_MAX_QUERY_DIMS, DEFAULT_PRUNING } from './channels.js';
 import { resolveRankingMode } from '../engine/index.js';
 
@@ -96,9 +97,6 @@ export const DENSE_FEEDBACK_WEIGHT = 3;
 
 /** Refuses requests that need components no server configuration has (never a silent fallback). */
 export function checkAvailable(r: SearchRequest): void {
-  // benchmark options of the interface that merge extra pools into the reranker pool: not built (docs/ranking.md)
-  if (r.binaryPool) throw unavailable('binary_pool: merging a binary-only retrieval pool into the L2 pool is not implemented; omit binary_pool (the binary channel is mode "binary").');
-  if (r.documentDiscovery === true) throw unavailable('document_discovery: merging a whole-document pool into a passages search\'s reranker pool is not implemented; omit document_discovery or send false.');
   // Interface, Limits: the query is at most 16 KiB of UTF-8 (the schema bounds characters; this, bytes).
   const bytes = Buffer.byteLength(r.query, 'utf8');
   if (bytes > 16_384) throw new AppError('validation_failed', `query is ${bytes} bytes of UTF-8; the limit is 16384 bytes (16 KiB).`);
@@ -323,20 +321,31 @@ export class SearchService {
   }
 
   /** The ranking pipeline (docs/ranking.md): the pool in its final order, then the organic rest. */
-  async #stages(r: SearchRequest, plan: RankingPlan, organic: RankedEntry[], runs: ChannelRun[], base: EngineQuery, nowMs: number = this.d.clock.nowMs()): Promise<{ ranked: (RankedEntry & { candidate?: Candidate })[]; outcome: RankingOutcome | null; sources: FeatureSources | null }> {
-    if (!plan.active) return { ranked: organic, outcome: null, sources: null };
+  async #stages(r: SearchRequest, plan: RankingPlan, organic: RankedEntry[], retrieval: Retrieval, indexNames: IndexName[], base: EngineQuery, nowMs: number = this.d.clock.nowMs()): Promise<{ ranked: (RankedEntry & { candidate?: Candidate })[]; outcome: RankingOutcome | null; sources: FeatureSources | null; pools: PoolSources | null }> {
+    if (!plan.active) return { ranked: organic, outcome: null, sources: null, pools: null };
     const sources = featureSources(r, base, { indexes: this.d.indexes, store: this.d.featureStore ?? this.d.store, engagement: this.d.engagement ?? null, now: Math.floor(nowMs / 1000) });
-    const pool = buildPool(organic, runs, plan.depth);
+    const pool = buildPool(organic, retrieval.runs, plan.depth);
+    const fused = pool.length;
+    // benchmark pool options: extra candidates after the fused ones (src/search/extra-pools.ts)
+    const extra = await mergeExtraPools(r, plan, pool, base, retrieval.rankingMode, indexNames, this.d.indexes);
+    plan.notes.push(...extra.notes);
     const outcome = await runRanking(plan, pool, r.query, sources, this.d.ranking?.crossEncoder ?? null);
-    const ranked = [...outcome.order.map((c) => ({ hit: c.hit, index: c.index, score: outcome.score(c), rrf: organic[c.organicRank]!.rrf, fused: organic[c.organicRank]!.fused, candidate: c })), ...organic.slice(pool.length)];
-    return { ranked, outcome, sources };
+    const merged = new Set(extra.added.map((c) => `${c.index}\u0000${c.id}`));
+    const organicOf = (c: Candidate) => (c.organicRank < fused ? organic[c.organicRank]! : null);
+    const ranked = [
+      ...outcome.order.map((c) => ({ hit: c.hit, index: c.index, score: outcome.score(c), rrf: organicOf(c)?.rrf ?? (r.includeRrfScores ? { score: 0, contributions: [] } : null), fused: organicOf(c)?.fused ?? 0, candidate: c })),
+      ...organic.slice(fused).filter((e) => !merged.has(`${e.index}\u0000${e.hit.id}`)),
+    ];
+    return { ranked, outcome, sources, pools: extra.sources };
   }
 
   /** Plans the ranking stages (422 for what cannot take effect), before any work or charge. */
   #plan(r: SearchRequest): RankingPlan {
     const indexNames = resolveIndexes(r.indexNames);
     const profile = resolveRankingMode({ rankingMode: r.rankingMode });
-    return planRanking(r, { indexNames, branches: plannedBranches(r, indexNames, this.d.indexes), profile }, this.d.ranking ?? NO_RANKING);
+    const plan = planRanking(r, { indexNames, branches: plannedBranches(r, indexNames, this.d.indexes), profile }, this.d.ranking ?? NO_RANKING);
+    checkExtraPools(r, plan, indexNames, this.d.indexes);
+    return plan;
   }
 
   /**
@@ -409,7 +418,7 @@ export class SearchService {
     const { indexNames, retrieval, ranked: organic, searchUs, rrfK, base } = await this.#retrieve(r, r.returnDocuments ? SNIPPETS_PER_HIT : 0, plan);
     const { runs } = retrieval;
     const tRank = performance.now();
-    const { ranked, outcome, sources } = await this.#stages(r, plan, organic, runs, base, nowMs);
+    const { ranked, outcome, sources, pools } = await this.#stages(r, plan, organic, retrieval, indexNames, base, nowMs);
     const page = ranked.slice(r.offset, r.offset + r.limit);
     const rankUs = (performance.now() - tRank) * 1000;
     // matches: the lexical channels' counts when they ran (a dense channel "matches" every document with a vector)
@@ -454,7 +463,7 @@ export class SearchService {
     const loadUs = (performance.now() - tLoad) * 1000;
 
     const correctedQuery = r.query.trim() === '' ? null : this.d.indexes.get(indexNames[0]!).correctQuery(r.query, r.possibleLanguages);
-    const traces = r.tracing ? this.#traces(retrieval, r, rrfK, plan, outcome?.stages ?? [], rankUs) : null;
+    const traces = r.tracing ? this.#traces(retrieval, r, rrfK, plan, outcome?.stages ?? [], rankUs, pools) : null;
     const usesModels = runs.some((x) => x.channel !== 'fulltext');
     const candidateRanking = outcome
       ? candidateRankingInfo(plan, outcome, featureContract(plan, r, rrfK, { maxQueryDims: DEFAULT_MAX_QUERY_DIMS, pruning: DEFAULT_PRUNING, heapFactor: DEFAULT_HEAP_FACTOR }))
@@ -553,7 +562,7 @@ export class SearchService {
     // the same ranking stages as a search (without candidate scores or evidence)
     const plan = this.#plan({ ...r, includeCandidateScores: false });
     const { indexNames, ranked: organic, retrieval, base } = await this.#retrieve({ ...r, tracing: false }, SNIPPETS_PER_HIT, plan);
-    const { ranked } = await this.#stages(r, plan, organic, retrieval.runs, base);
+    const { ranked } = await this.#stages(r, plan, organic, retrieval, indexNames, base);
     const page = ranked.slice(r.offset, r.offset + r.limit);
     if (page.length === 0) return [];
     const docs = await this.d.store.getMany(page.map((p) => p.hit.id));
@@ -640,7 +649,7 @@ export class SearchService {
     });
   }
 
-  #traces(ret: Retrieval, r: SearchRequest, rrfK: number, plan: RankingPlan, stages: readonly unknown[], rankUs: number): unknown[] {
+  #traces(ret: Retrieval, r: SearchRequest, rrfK: number, plan: RankingPlan, stages: readonly unknown[], rankUs: number, pools: PoolSources | null = null): unknown[] {
     const traces: unknown[] = ret.runs.map((p) => ({
       shard: p.index,
       branch: p.channel,
@@ -674,6 +683,7 @@ export class SearchService {
       branch: 'ranking',
       candidate_ranking: plan.method,
       pool: plan.active ? plan.depth : 0,
+      pool_sources: pools ?? {},
       us: Math.round(rankUs),
       stages,
       l2: plan.l2 ? `${plan.l2.requested}: ${[...plan.l2.models].map(([n, m]) => `${n} ${m.sha256.slice(0, 12)}`).join(', ')}` : r.l2Rerank === 'off' ? 'off' : 'not run',

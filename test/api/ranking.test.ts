@@ -320,15 +320,17 @@ describe('train an L2 model on judgments from the served candidates, then serve 
 });
 
 describe('benchmark pool options', () => {
-  test('binary_pool and document_discovery true are refused with the reason; false passes', async () => {
+  // what they do: test/api/ranking-pools.test.ts
+  test('binary_pool and document_discovery true are refused where they cannot apply, with the reason; false passes', async () => {
     const s = await setup();
     try {
       const a = await s.search({ query: 'hydrogen', binary_pool: true });
       assert.equal(a.status, 422);
       assert.equal(a.body.detail.missing, 'binary_pool');
-      assert.match(a.body.detail.message, /not implemented/);
+      assert.match(a.body.detail.message, /dense model's binary codes/, 'no corpus models: no binary codes');
       const b = await s.search({ query: 'hydrogen', document_discovery: true });
       assert.equal(b.body.detail.missing, 'document_discovery');
+      assert.match(b.body.detail.message, /no reranking stage/, 'no formula, L2 model or cross-encoder configured');
       assert.equal((await s.search({ query: 'hydrogen', document_discovery: false, binary_pool: false })).status, 200);
     } finally {
       await s.app.dispose();

@@ -10,7 +10,7 @@ import { candidateScores, getFeature, newCandidate, setFeature, type Candidate }
 import { bindL2Model, splitFeatures } from '../../src/ranking/l2.js';
 import { computeFeatures, NO_RANKING, planRanking, runRanking, type RankingSettings } from '../../src/ranking/pipeline.js';
 import { parseModelList } from '../../src/ranking/settings.js';
-import type { FeatureSources, LexicalVariant } from '../../src/ranking/sources.js';
+import type { FeatureSources } from '../../src/ranking/sources.js';
 import { sentenceWindows } from '../../src/ranking/evidence.js';
 import { defaultSearchRequest } from '../../src/search/search-types.js';
 
@@ -37,9 +37,9 @@ function candidates(): Candidate[] {
 
 function fakeSources(log: string[]): FeatureSources {
   return {
-    lexical(_index, ids, variant: LexicalVariant) {
-      log.push(`lexical ${variant} ${ids.join(',')}`);
-      return new Map(ids.map((id, i) => [id, variant === 'title' ? i + 1 : 0]));
+    lexicalParts(_index, ids) {
+      log.push(`lexical ${ids.join(',')}`);
+      return new Map(ids.map((id, i) => [id, { fields: [i + 1, 0, 0] as [number, number, number], plain: i + 1, phrase: 0, proximity: 0 }]));
     },
     branch(_index, branch, ids) {
       log.push(`branch ${branch} ${ids.join(',')}`);
@@ -104,8 +104,8 @@ test('only the groups a stage needs are computed, for the candidates that lack t
   const plan = planRanking(req({ l1Formula: 'bm25_title + cited_by + is_review' }), ctx, NO_RANKING);
   assert.deepEqual([...plan.poolGroups].sort(), ['citations', 'document', 'lexical']);
   const out = await runRanking(plan, candidates(), 'q', fakeSources(log), null);
-  // one document read and one probe: only the lexical feature the formula reads
-  assert.deepEqual(log, ['documents a,b,c', 'lexical title a,b,c']);
+  // one document read and one lexical pass (ADR 0139); only the lexical feature the formula reads is set
+  assert.deepEqual(log, ['documents a,b,c', 'lexical a,b,c']);
   // a: title 1 + cited 3 + review 1; b: 2 + 3 + absent type (0); c: 3 + 3
   assert.deepEqual(out.order.map((c) => [c.id, c.l1]), [['c', 6], ['a', 5], ['b', 5]]);
   const a = out.order.find((c) => c.id === 'a')!;
@@ -114,7 +114,7 @@ test('only the groups a stage needs are computed, for the candidates that lack t
   // asking for every group later probes only what is missing
   log.length = 0;
   await computeFeatures(out.order, new Set(['lexical']), fakeSources(log), { enabled: false, asOfAt: 0, computedAt: 0, observedDocuments: 0, requestedDocuments: 0, elapsedUs: 0 });
-  assert.deepEqual(log, ['lexical abstract c,a,b', 'lexical body c,a,b']);
+  assert.deepEqual(log, ['lexical c,a,b']);
   assert.ok(Number.isNaN(getFeature(a, 'bm25_body')), 'no full text: absent');
   assert.equal(getFeature(a, 'bm25_abstract'), 0, 'an abstract without a match: 0');
 });
@@ -212,4 +212,29 @@ test('settings are checked at start: formulas, model files and their feature nam
   assert.equal(ok.formulas.passages, 'passage_score');
   assert.equal(ok.formulas.documents, null);
   assert.equal(ok.crossCandidates, 100, 'the default is capped by the maximum');
+});
+
+test('feature reads are display records; the cross-encoder loads the full text only of reranked candidates quoting the body', async () => {
+  const log: string[] = [];
+  const body = 'Body text the pair quotes. More body.';
+  const display = (id: string) => ({ id, title: `T ${id}`, abstract: 'x', hasFullText: true, issuedAt: 0, type: null, uris: [] });
+  const src: FeatureSources = {
+    ...fakeSources(log),
+    async documents(ids, withText = []) {
+      log.push(`documents ${ids.join(',')}${withText.length ? ` text ${withText.join(',')}` : ''}`);
+      return new Map(ids.map((id) => [id, { ...display(id), ...(withText.includes(id) ? { fullText: body } : {}) } as never]));
+    },
+  };
+  const inBody = (id: string): EngineHit => ({ id, score: 1, workKey: null, passages: [{ chunkId: 0, field: 'body', startChar: 0, endChar: 9, fieldLength: body.length, score: 1 }] });
+  const cands = [newCandidate('a', 'documents', inBody('a'), 0, 1, 1), newCandidate('b', 'documents', hit('b', [1]), 1, 1, 1), newCandidate('c', 'documents', inBody('c'), 2, 1, 1)];
+  const texts: string[] = [];
+  const encoder = { info: { id: 'e', maxTokens: 512, source: 'test' }, score: async (_q: string, t: readonly string[]) => (texts.push(...t), Float64Array.from(t.map((_, i) => i))), close: async () => {} };
+  const plan = planRanking(req({ crossRerankCandidates: 2 }), ctx, { ...NO_RANKING, crossEncoder: encoder });
+  const out = await runRanking(plan, cands, 'q', src, encoder);
+  // features: display records of all three; text: only a (reranked, body passage); c is beyond the top 2
+  assert.deepEqual(log, ['documents a,b,c', 'documents a text a']);
+  assert.equal(getFeature(cands[0]!, 'has_full_text'), 1);
+  assert.equal(texts[0], 'T a\nBody text');
+  assert.equal(texts[1], 'T b\nx');
+  assert.deepEqual(out.order.map((c) => c.id), ['b', 'a', 'c']);
 });
