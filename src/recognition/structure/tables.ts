@@ -15,17 +15,21 @@ interface Row {
   y0: number;
   y1: number;
   cells: LayoutLine[];
+  /** Further lines of wrapped cells (see {@link joinWrappedCells}): text of the cell above, not cells. */
+  more: LayoutLine[];
 }
 
 /**
- * Text columns of a page: split at x-gaps of at least one em that no line crosses (lines spanning the text
- * width left out), with five or more prose lines (20+ characters) on each side. A spread of two pages on one sheet, or a table in one column beside
- * prose in the other, would otherwise share rows across the gutter and be read as one table.
+ * Text columns of a page: split at x-gaps that no line crosses within the band where both sides have text
+ * (lines spanning the text width left out), with five or more prose lines (20+ characters) on each side. A
+ * spread of two pages on one sheet, or a table in one column beside prose in the other, would otherwise share
+ * rows across the gutter and be read as one table. The gap must be one em, or 0.6 em where the gutter is
+ * also drawn by alignment: five or more prose lines ending at the left column's right edge (justified) and
+ * five or more starting at the right column's left edge (LaTeX sets its columns 10 pt apart, under one em of
+ * an 11 or 12 pt body). A line crossing the gap above or below that band (a title over both columns that is
+ * not wide enough to be left out) does not hide the gutter.
  */
 function textColumns(lines: readonly LayoutLine[], body: number): LayoutLine[][] {
-  // Lines spanning most of the text width (a paper's title and authors over both columns, a running head)
-  // cross every gutter; they are left out when looking for one. LaTeX sets its columns 10 pt apart: about
-  // 1.1 body ems where the body is 9 pt, so one em of gap is asked for besides the prose on both sides.
   let minX = Infinity;
   let maxX = -Infinity;
   for (const l of lines) {
@@ -33,15 +37,17 @@ function textColumns(lines: readonly LayoutLine[], body: number): LayoutLine[][]
     maxX = Math.max(maxX, l.x1);
   }
   const narrow = lines.filter((l) => l.x1 - l.x0 <= 0.55 * (maxX - minX));
-  if (narrow.length < 2) return [[...lines]];
-  const spans = narrow.map((l) => [l.x0, l.x1] as [number, number]).sort((a, b) => a[0] - b[0]);
+  // Candidate gutters: gaps of at least 0.6 em between the x-extents of prose lines at body size (a larger
+  // title above the columns may reach over the gutter; isGutter checks the band where the columns are).
+  const longLines = narrow.filter((l) => l.text.length >= 20 && l.size <= 1.15 * body);
+  if (longLines.length < 10) return [[...lines]];
+  const spans = longLines.map((l) => [l.x0, l.x1] as [number, number]).sort((a, b) => a[0] - b[0]);
   const cuts: number[] = [];
   let reach = spans[0]![1];
   for (const [a, b] of spans.slice(1)) {
-    if (a - reach >= body) {
+    if (a - reach >= 0.6 * body) {
       const at = (reach + a) / 2;
-      const prose = (side: (l: LayoutLine) => boolean): number => lines.filter((l) => side(l) && l.text.length >= 20).length;
-      if (prose((l) => l.x1 <= at) >= 5 && prose((l) => l.x0 >= at) >= 5) cuts.push(at);
+      if (isGutter(at, lines, narrow, body)) cuts.push(at);
     }
     reach = Math.max(reach, b);
   }
@@ -49,6 +55,28 @@ function textColumns(lines: readonly LayoutLine[], body: number): LayoutLine[][]
   const cols: LayoutLine[][] = Array.from({ length: cuts.length + 1 }, () => []);
   for (const l of lines) cols[cuts.filter((c) => l.x0 >= c).length]!.push(l);
   return cols;
+}
+
+/** Whether x = `at` is a column gutter (see {@link textColumns}). */
+function isGutter(at: number, lines: readonly LayoutLine[], narrow: readonly LayoutLine[], body: number): boolean {
+  const left = narrow.filter((l) => l.x1 <= at);
+  const right = narrow.filter((l) => l.x0 >= at);
+  const proseL = left.filter((l) => l.text.length >= 20);
+  const proseR = right.filter((l) => l.text.length >= 20);
+  if (proseL.length < 5 || proseR.length < 5) return false;
+  // The band where both sides have text: no line may cross the gutter there.
+  const top = Math.max(Math.min(...left.map((l) => l.y0)), Math.min(...right.map((l) => l.y0)));
+  const bottom = Math.min(Math.max(...left.map((l) => l.y1)), Math.max(...right.map((l) => l.y1)));
+  const inBand = (l: LayoutLine): boolean => l.y1 > top + 1 && l.y0 < bottom - 1;
+  if (narrow.some((l) => l.x0 < at && l.x1 > at && inBand(l))) return false;
+  const leftEdge = Math.max(...left.filter(inBand).map((l) => l.x1));
+  const rightEdge = Math.min(...right.filter(inBand).map((l) => l.x0));
+  const gap = rightEdge - leftEdge;
+  if (!(gap >= 0.6 * body)) return false;
+  if (gap >= body) return true;
+  const maxL = Math.max(...proseL.map((l) => l.x1));
+  const minR = Math.min(...proseR.map((l) => l.x0));
+  return proseL.filter((l) => l.x1 >= maxL - 1).length >= 5 && proseR.filter((l) => l.x0 <= minR + 1).length >= 5 && lines.length > 0;
 }
 
 /** Finds tables among a page's lines. `body` is the document's body font size in points. */
@@ -162,9 +190,10 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
       r.cells.push(l);
       r.y0 = Math.min(r.y0, l.y0);
       r.y1 = Math.max(r.y1, l.y1);
-    } else rows.push({ y0: l.y0, y1: l.y1, cells: [l] });
+    } else rows.push({ y0: l.y0, y1: l.y1, cells: [l], more: [] });
   }
   for (const r of rows) r.cells.sort((a, b) => a.x0 - b.x0);
+  joinWrappedCells(rows, lines, body);
   const isCellRow = (r: Row): boolean => {
     if (r.cells.length < 2) return false;
     for (let i = 1; i < r.cells.length; i++) {
@@ -210,6 +239,13 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
       if (above && above.cells.length === 1) {
         const c = above.cells[0]!;
         if (c.text.length <= 48 && first.y0 - above.y1 <= 1.5 * body && c.x0 >= first.cells[0]!.x1 + 2 && !CAPTION_RE.test(c.text) && !out.some((t) => t.lines.includes(c))) region.unshift(above);
+      } else if (above && above.cells.length >= 2 && !isCellRow(above) && first.y0 - above.y1 <= 1.5 * body) {
+        // A header row whose cells MuPDF joined into one line ("Area lost Thinning Aspect" over three
+        // right-aligned columns) is too wide for a cell row; it is the table's when its short cells stay
+        // within the table's width (buildGrid splits the joined cell at the columns).
+        const x0 = Math.min(...region.flatMap((r) => r.cells.map((c) => c.x0)));
+        const x1 = Math.max(...region.flatMap((r) => r.cells.map((c) => c.x1)));
+        if (above.cells.every((c) => c.text.length <= 40 && c.x0 >= x0 - body && c.x1 <= x1 + body && !CAPTION_RE.test(c.text)) && above.cells[0]!.x0 <= x0 + body) region.unshift(above);
       }
       const table = buildGrid(region);
       if (table) out.push(table);
@@ -255,12 +291,20 @@ function buildGrid(region: Row[]): TableRegion | null {
     }
     return Math.max(0, k);
   };
+  const align = columnAlignment(region.filter((r) => r.cells.length === refCount), cols, columnOf);
+  const cw = charWidth(cells);
+  const body = median(cells.map((c) => c.size));
   const grid: string[][] = region.map((r) => {
     const row = cols.map(() => '');
+    const put = (idx: number, text: string): void => {
+      row[idx] = row[idx] ? `${row[idx]} ${text}` : text;
+    };
     for (const c of r.cells) {
-      const idx = columnOf(c);
-      row[idx] = row[idx] ? `${row[idx]} ${c.text}` : c.text;
+      const parts = r.cells.length >= 2 ? splitAcrossColumns(c, cols, align, cw, body) : null;
+      if (parts) for (const p of parts) put(p.col, p.text);
+      else put(columnOf(c), c.text);
     }
+    for (const c of r.more) put(columnOf(c), c.text);
     return row;
   });
   // Every column must be filled in at least half of the rows, or the "table" is probably a layout artefact.
@@ -268,5 +312,118 @@ function buildGrid(region: Row[]): TableRegion | null {
     const filled = grid.filter((r) => r[c]!.trim()).length;
     if (filled < Math.ceil(grid.length / 2)) return null;
   }
-  return { lines: cells, rows: grid };
+  return { lines: [...cells, ...region.flatMap((r) => r.more)], rows: grid };
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.floor(s.length / 2)]! : 0;
+};
+
+/**
+ * A cell wrapped over two or more lines makes rows of one line under the cell's first line. It is joined to
+ * the row above when it touches the line above it (within 0.3 em), starts at its left edge, and belongs to
+ * the same source block, a block that holds only that cell's lines (LibreOffice's cells are blocks of
+ * their own; a LaTeX table is one block, so a label row under a full row is not taken for a wrapped cell).
+ */
+function joinWrappedCells(rows: Row[], lines: readonly LayoutLine[], body: number): void {
+  const byBlock = new Map<number, LayoutLine[]>();
+  for (const l of lines) byBlock.set(l.block, [...(byBlock.get(l.block) ?? []), l]);
+  for (let k = 1; k < rows.length; ) {
+    const r = rows[k]!;
+    const prev = rows[k - 1]!;
+    const c = r.cells[0]!;
+    const above = r.cells.length === 1 && prev.cells.length >= 2 ? [...prev.cells, ...prev.more].find((o) => o.block === c.block && Math.abs(o.x0 - c.x0) <= 2 && c.y0 - o.y1 <= 0.3 * body && c.y0 >= o.y0) : undefined;
+    if (above && (byBlock.get(c.block) ?? []).every((o) => Math.abs(o.x0 - c.x0) <= 2)) {
+      prev.more.push(c);
+      prev.y1 = Math.max(prev.y1, c.y1);
+      rows.splice(k, 1);
+    } else k++;
+  }
+}
+
+/** Width per character of a table's one-word cells (median), to place the words of a joined line. */
+function charWidth(cells: readonly LayoutLine[]): number {
+  const w = cells.filter((c) => c.text.trim().length >= 2).map((c) => (c.x1 - c.x0) / c.text.trim().length);
+  return median(w);
+}
+
+type Align = 'left' | 'right' | 'center';
+
+/**
+ * How each column's cells line up: the edges (left, right, centre) whose positions vary least over the
+ * reference rows, all of them when the cells are as wide as each other (then any edge may be the one).
+ */
+function columnAlignment(rows: readonly Row[], cols: readonly [number, number][], columnOf: (c: LayoutLine) => number): Align[][] {
+  return cols.map((_, k) => {
+    const cs = rows.flatMap((r) => r.cells.filter((c) => columnOf(c) === k));
+    if (cs.length < 2) return ['left', 'right', 'center'];
+    const spread = (f: (c: LayoutLine) => number): number => Math.max(...cs.map(f)) - Math.min(...cs.map(f));
+    const by: [Align, number][] = [['left', spread((c) => c.x0)], ['right', spread((c) => c.x1)], ['center', spread((c) => (c.x0 + c.x1) / 2)]];
+    const least = Math.min(...by.map(([, v]) => v));
+    return by.filter(([, v]) => v <= least + 1).map(([a]) => a);
+  });
+}
+
+/**
+ * A line that MuPDF joined over two or more columns of a table ("Grey Horn 31%", a header "Area lost
+ * Thinning Aspect"): it covers most of each of those columns. Its words are cut into one run per column
+ * where some character width (0.8 to 1.25 times the table's own `cw`, within 0.3 to 0.75 em) places every
+ * run at its column's edge (left, right or centre, as the column's cells line up), in order and apart, with
+ * the first run starting and the last ending within 0.6 em of the line's own ends. The cut that fits best
+ * wins (on a tie, the one whose runs stay best inside their columns). Null when the line covers one column,
+ * has too few words, or no cut fits (a group header spanning its columns is not split).
+ */
+function splitAcrossColumns(c: LayoutLine, cols: readonly [number, number][], align: readonly Align[][], cw: number, body: number): { col: number; text: string }[] | null {
+  const covered = cols.map((_, k) => k).filter((k) => {
+    const [a, b] = cols[k]!;
+    return Math.min(b, c.x1) - Math.max(a, c.x0) >= 0.5 * Math.max(1, b - a);
+  });
+  const words = c.text.trim().split(/\s+/);
+  const n = covered.length;
+  if (n < 2 || words.length < n || words.length > 12 || covered[n - 1]! - covered[0]! !== n - 1) return null;
+  const em = Math.max(c.size, body, 1);
+  const tol = 0.6 * em;
+  let best: { err: number; overflow: number; cuts: number[] } | null = null;
+  // Every choice of edge for the covered columns whose alignment is open.
+  let combos: Align[][] = [[]];
+  for (const k of covered) combos = combos.flatMap((cmb) => align[k]!.map((a) => [...cmb, a]));
+  const place = (pieces: string[], s: number, als: readonly Align[]): { err: number; overflow: number } | null => {
+    let prevEnd = -Infinity;
+    let overflow = 0;
+    const spans = pieces.map((p, i) => {
+      const [a, b] = cols[covered[i]!]!;
+      const w = p.length * s;
+      const al = als[i];
+      const x = al === 'right' ? b - w : al === 'center' ? (a + b - w) / 2 : a;
+      return [x, x + w] as const;
+    });
+    for (const [i, [x, e]] of spans.entries()) {
+      if (x < prevEnd + 0.15 * em) return null;
+      prevEnd = e;
+      const [a, b] = cols[covered[i]!]!;
+      overflow += Math.max(0, a - x) + Math.max(0, e - b);
+    }
+    return { err: Math.max(Math.abs(spans[0]![0] - c.x0), Math.abs(spans[n - 1]![1] - c.x1)), overflow };
+  };
+  // Every way of cutting the words into n runs (few words: a handful of ways).
+  const search = (from: number, cuts: number[]): void => {
+    if (cuts.length === n - 1) {
+      const bounds = [0, ...cuts, words.length];
+      const pieces = bounds.slice(1).map((e, i) => words.slice(bounds[i], e).join(' '));
+      let pick: { err: number; overflow: number } | null = null;
+      const [lo, hi] = cw > 0 ? [Math.max(0.3 * em, 0.8 * cw), Math.min(0.75 * em, 1.25 * cw)] : [0.3 * em, 0.75 * em];
+      for (let w = lo; w <= hi + 1e-9; w += 0.01 * em) for (const als of combos) {
+        const r = place(pieces, w, als);
+        if (r && r.err <= tol && (!pick || r.err < pick.err - 0.05 * em || (Math.abs(r.err - pick.err) <= 0.05 * em && r.overflow < pick.overflow))) pick = r;
+      }
+      if (pick && (!best || pick.err < best.err - 0.05 * em || (Math.abs(pick.err - best.err) <= 0.05 * em && pick.overflow < best.overflow))) best = { ...pick, cuts: [...cuts] };
+      return;
+    }
+    for (let k = from + 1; k <= words.length - (n - 1 - cuts.length); k++) search(k, [...cuts, k]);
+  };
+  search(0, []);
+  if (!best) return null;
+  const bounds = [0, ...(best as { cuts: number[] }).cuts, words.length];
+  return bounds.slice(1).map((e, i) => ({ col: covered[i]!, text: words.slice(bounds[i], e).join(' ') }));
 }
