@@ -65,6 +65,31 @@ test('LibreOffice two columns under a title that reaches over the gutter: the ri
   assert.deepEqual(rows.map((r) => r[1]), ['31%', '18%', '64%', '22%']);
 });
 
+test('a table broken at the column break: the header row at the foot of the left column heads the body at the top of the right one', () => {
+  const body = [
+    L('Grey Horn 31%', 312, 93, 387, { block: 10 }), L('42 m', 423, 93, 445, { block: 10 }), L('south', 479, 93, 502, { block: 10 }),
+    ...[['Long', 'Valley', '18%', '27 m', 'north'], ['White', 'Saddle', '64%', '19 m', 'south']].flatMap(([a, b, ...r], i) => [
+      L(a!, 312, 118 + i * 37, 340, { block: 11 + 2 * i, y1: 130 + i * 37 }),
+      L(b!, 312, 130 + i * 37, 341, { block: 11 + 2 * i, y1: 142 + i * 37 }),
+      ...r.map((c, j) => L(c, [367, 423, 479][j]!, 118 + i * 37, [387, 445, 502][j]!, { block: 12 + 2 * i, y1: 130 + i * 37 })),
+    ]),
+  ];
+  const header = [L('Glacier', 65, 526, 97, { block: 9 }), L('Area lost', 121, 526, 160, { block: 9 }), L('Thinning Aspect', 177, 526, 263, { block: 9 })];
+  const left = [...prose(62, 283, 206, 8, 3), ...prose(62, 281, 400, 7, 8, 188)];
+  const right = [...prose(309, 532, 226, 5, 17, 469), ...prose(309, 532, 295, 5, 18, 436)];
+  const tables = detectTables([...left, ...header, ...body, ...right], 11);
+  assert.equal(tables.length, 1);
+  const rows = tables[0]!.rows;
+  assert.equal(rows.length, 4, JSON.stringify(rows));
+  assert.deepEqual(rows[0]!.slice(0, 2), ['Glacier', 'Area lost'], JSON.stringify(rows));
+  assert.ok(rows[0]!.join(' ').includes('Thinning') && rows[0]!.join(' ').includes('Aspect'));
+  assert.ok(header.every((h) => tables[0]!.lines.includes(h)), 'the header lines leave the text flow');
+  // Without the header row at the foot of the left column (prose ends it), the table stays as it was.
+  const alone = detectTables([...left, ...body, ...right], 11);
+  assert.equal(alone.length, 1);
+  assert.equal(alone[0]!.rows.length, 3);
+});
+
 test('one column of text with a table: no gutter is made up from a narrow gap without aligned prose on both sides', () => {
   // Ragged prose lines on the left (no common right edge) 8 pt from lines on the right: not a gutter.
   const left = Array.from({ length: 6 }, (_, i) => L(`Ragged line ${i} of a note that ends here`, 72, 100 + i * 14.5, 240 + i * 9));

@@ -83,10 +83,37 @@ function isGutter(at: number, lines: readonly LayoutLine[], narrow: readonly Lay
 export function detectTables(lines: readonly LayoutLine[], body: number): TableRegion[] {
   if (lines.length < 6) return [];
   const cols = textColumns(lines, body);
-  const found = cols.length > 1 ? cols.flatMap((c) => detectTablesIn(c, body)) : detectTablesIn(lines, body);
+  const found = cols.length > 1 ? cols.flatMap((c, k) => detectTablesIn(c, body).map((t) => (k > 0 ? withHeaderFromColumnFoot(t, cols[k - 1]!, c, body) : t))) : detectTablesIn(lines, body);
   const grids = found.flatMap((t) => withoutProseBeside(t, lines, body));
   const used = new Set(grids.flatMap((t) => t.lines));
   return [...grids, ...detectHeaderTables(lines.filter((l) => !used.has(l)), body)];
+}
+
+/**
+ * A table broken at the column break: its header row is the last row of the previous column and its body
+ * starts the next column (LibreOffice flows a table on). When `t` is the first thing in its column and the
+ * previous column ends in a row of two or more short lines (40 characters at most), that row is moved
+ * beside the table (shifted by the difference of their left edges, set right above it) and the table is
+ * looked for again: when it comes back with the same body and the row as its header, with half of its
+ * cells or more filled, the row is the table's header. Otherwise `t` is returned as it was.
+ */
+function withHeaderFromColumnFoot(t: TableRegion, prevCol: readonly LayoutLine[], col: readonly LayoutLine[], body: number): TableRegion {
+  const top = Math.min(...t.lines.map((l) => l.y0));
+  if (col.some((l) => !t.lines.includes(l) && l.y1 <= top + 1) || prevCol.length === 0) return t;
+  const bottom = Math.max(...prevCol.map((l) => l.y1));
+  const last = prevCol.filter((l) => l.y1 > bottom - 0.5 * body && l.y0 < bottom);
+  const rowTop = Math.min(...last.map((l) => l.y0));
+  if (last.length < 2 || last.length > t.rows[0]!.length || last.some((l) => l.text.trim().length > 40) || prevCol.some((l) => !last.includes(l) && l.y1 > rowTop + 1)) return t;
+  const dx = Math.min(...t.lines.map((l) => l.x0)) - Math.min(...last.map((l) => l.x0));
+  const dy = top - 0.5 * body - Math.max(...last.map((l) => l.y1));
+  const moved = last.map((l) => ({ ...l, x0: l.x0 + dx, x1: l.x1 + dx, y0: l.y0 + dy, y1: l.y1 + dy }));
+  const again = detectTablesIn([...moved, ...t.lines], body);
+  if (again.length !== 1) return t;
+  const rows = again[0]!.rows;
+  const head = rows[0]!;
+  const same = rows.length === t.rows.length + 1 && rows.slice(1).every((r, i) => r.join('|') === t.rows[i]!.join('|'));
+  if (!same || head.filter((c) => c.trim()).length < Math.ceil(head.length / 2) || !moved.every((m) => again[0]!.lines.includes(m))) return t;
+  return { lines: [...last, ...t.lines], rows };
 }
 
 /** A line of running prose: 20 characters or more, with word spaces. */
