@@ -15,7 +15,7 @@ import type { MarkdownUnit, PageExtraction } from './layout-model.js';
  * passes changed (furniture bands, table columns and captions, unreadable runs), so cached version-2
  * results differ from what this pipeline makes; text-layer lines carry their LaTeX form (`math`, ADR 0097).
  */
-export const PIPELINE_VERSION = 'lectern-recognition/3';
+export const PIPELINE_VERSION = 'lectern-recognition/4';
 
 /** One finished page; plain JSON, safe to store and send back through `resumeFrom`. */
 export interface PageCheckpoint {
