@@ -56,8 +56,12 @@ test('unclear evidence leaves the page as it was: text crossing the rule, a seco
   const crossed = fraction();
   crossed.blocks!.push({ type: 'text', lines: [run(250, 160, 90, 9, 'long prose running under the rule', CMR, 168)] });
   assert.equal(rebuildStacks(crossed, [FRACTION_RULE], isMath).rebuilt, 0);
-  // A nested fraction: another rule just below over the same width.
-  assert.equal(rebuildStacks(fraction(), [FRACTION_RULE, { x0: 310, x1: 320, y: 164 }], isMath).rebuilt, 0);
+  // A nested fraction: another rule just below over the same width. Nothing is rebuilt, and the blocks
+  // around the rules get no LaTeX form (they would read as wrong formulas).
+  const nested = rebuildStacks(fraction(), [FRACTION_RULE, { x0: 310, x1: 320, y: 164 }], isMath);
+  assert.equal(nested.rebuilt, 0);
+  assert.ok(nested.unresolved > 0);
+  assert.ok(parseStextPage(nested.page as never).lines.every((l) => l.math === undefined));
   // The denominator a word in a text font: not a formula part.
   const worded = fraction();
   worded.blocks![1] = { type: 'text', lines: [run(306, 158, 18, 9, 'total', CMR, 166)] };
@@ -90,6 +94,10 @@ test('end to end: a pdfLaTeX page with displayed fractions and a radical reads a
   assert.match(r.markdown, /\$\$x = \\frac\{a \+ b\}\{c\}\$\$/);
   assert.match(r.markdown, /\$\$s = \\sqrt\{v \+ w\}\$\$/);
   assert.match(r.markdown, /\$\$y = \\frac\{x\^\{2\}\}\{2n\}\$\$/);
-  // The nested fraction has two rules over one another: neither is rebuilt (no wrong \frac).
+  // The nested fraction has two rules over one another: neither is rebuilt (no wrong \frac), its parts lose
+  // their LaTeX form (no `$$w$$`), and the report says a stack could not be rebuilt.
   assert.doesNotMatch(r.markdown, /\\frac\{1\}/);
+  assert.doesNotMatch(r.markdown, /\$\$z =\$\$|\$\$w\$\$/);
+  const w = r.report.warnings.find((x) => x.code === 'EQUATIONS_AS_TEXT');
+  assert.ok(w && /stacked fractions or radicals on 1 page/.test(w.message), JSON.stringify(r.report.warnings));
 });

@@ -39,6 +39,8 @@ export interface StackLine {
 }
 export interface StackBlock {
   type?: string;
+  /** Its lines get no LaTeX form: stacked math that could not be rebuilt (set by this pass only). */
+  plain?: boolean;
   bbox?: Bbox;
   lines?: StackLine[];
 }
@@ -219,7 +221,7 @@ function radicalAt(rule: HRule, items: readonly Item[]): Stack | null {
  * Replaces each fraction and radical with clear evidence (see the file comment) by one run carrying its
  * LaTeX; returns the page unchanged (same object) when there is none. `isMath` tells math fonts by name.
  */
-export function rebuildStacks(page: StackPage, rules: readonly HRule[], isMath: (n: string) => boolean): { page: StackPage; rebuilt: number } {
+export function rebuildStacks(page: StackPage, rules: readonly HRule[], isMath: (n: string) => boolean): { page: StackPage; rebuilt: number; unresolved: number } {
   const items = itemsOf(page, isMath);
   const found = rules.map((r) => radicalAt(r, items) ?? fractionAt(r, items)).filter((s): s is Stack => s !== null);
   // A run claimed by two rules (nested or overlapping stacks) leaves all of them as they were.
@@ -229,7 +231,24 @@ export function rebuildStacks(page: StackPage, rules: readonly HRule[], isMath: 
   // makes its parts ambiguous: all such stacks stay as they were.
   const crowded = (s: Stack): boolean => rules.some((r) => r !== s.rule && Math.min(r.x1, s.rule.x1) - Math.max(r.x0, s.rule.x0) > 0 && Math.abs(r.y - s.rule.y) < 3 * s.size);
   const stacks = found.filter((s) => !crowded(s) && [...s.members, ...(s.sign ? [s.sign] : [])].every((i) => claims.get(i) === 1));
-  if (stacks.length === 0) return { page, rebuilt: 0 };
+  // Stacked math around a rule that was not rebuilt (a nested fraction, a radical with unclear bar): the
+  // blocks holding it lose their LaTeX form (`plain`), since their runs would read as wrong formulas
+  // (`$$z =$$ ... $$w$$`); they stay text and the report counts them in EQUATIONS_AS_TEXT.
+  const done = new Set(stacks.map((s) => s.rule));
+  const plainBlocks = new Set<number>();
+  let unresolved = 0;
+  for (const r of rules) {
+    if (done.has(r)) continue;
+    const over = items.filter((i) => Math.min(i.x1, r.x1) - Math.max(i.x0, r.x0) > 0 && Math.abs(i.cy - r.y) <= 1.6 * i.size);
+    const above = over.filter((i) => i.cy < r.y);
+    const below = over.filter((i) => i.cy > r.y);
+    const sign = items.some((i) => i.math && i.text.trim() === '√' && Math.abs(i.x1 - r.x0) <= 1.5);
+    // Only formula parts (math fonts, digits, operators): a table's rule between rows of words is no stack.
+    if (!((above.length && below.length) || sign) || !formulaParts(over)) continue;
+    unresolved++;
+    for (const i of over) plainBlocks.add(i.block);
+  }
+  if (stacks.length === 0 && unresolved === 0) return { page, rebuilt: 0, unresolved: 0 };
   const drop = new Set<StackLine>();
   const parts = new Set(stacks.flatMap((s) => [...s.members, ...(s.sign ? [s.sign] : [])]));
   const insert = new Map<StackLine, StackLine[]>();
@@ -259,7 +278,7 @@ export function rebuildStacks(page: StackPage, rules: readonly HRule[], isMath: 
     insert.set(first.line, [run, ...rowMates.map((i) => i.line)]);
   }
   const blocks = (page.blocks ?? [])
-    .map((b) => (b.type !== 'text' ? b : { ...b, lines: (b.lines ?? []).flatMap((l) => insert.get(l) ?? (drop.has(l) ? [] : [l])) }))
+    .map((b, k) => (b.type !== 'text' ? b : { ...b, ...(plainBlocks.has(k) ? { plain: true } : {}), lines: (b.lines ?? []).flatMap((l) => insert.get(l) ?? (drop.has(l) ? [] : [l])) }))
     .filter((b) => b.type !== 'text' || (b.lines ?? []).length > 0);
-  return { page: { ...page, blocks }, rebuilt: stacks.length };
+  return { page: { ...page, blocks }, rebuilt: stacks.length, unresolved };
 }

@@ -332,7 +332,7 @@ async function pageFromContent(p: number, box: PdfPageBox, content00: StextPageC
   const content = rtlShare(content0.lines) > 0.2 ? ((await rtlContent(p, ctx)) ?? content0) : content0;
   const verdict = judgeTextLayer(content.lines, content.images, box.width, box.height);
   const base = { page: p, width: box.width, height: box.height, images: content.images, ms: 0 };
-  if (verdict === 'usable') return { ...base, kind: 'text-layer', lines: content.lines, notes: [] };
+  if (verdict === 'usable') return { ...base, kind: 'text-layer', lines: content.lines, notes: content.unresolvedStacks ? ['EQUATIONS_AS_TEXT'] : [] };
   if (verdict === 'empty') return { ...base, kind: 'empty', lines: [], notes: ['EMPTY_PAGES'] };
   const note = verdict === 'garbled' ? 'GARBLED_TEXT_LAYER' : 'IMAGE_ONLY_PAGES';
   const ocr = await ocrPdfPage(p, box, ctx);
@@ -364,9 +364,9 @@ async function stackedContent(p: number, content: StextPageContent, ctx: Convers
     await ctx.workspace.remove(out);
     if (r.timedOut || r.exitCode !== 0 || !bytes) return plain;
     const rebuilt = rebuildStacks(content.stacked, parseTraceRules(text(bytes)), (n) => MATH_FONT_RE.test(n));
-    if (rebuilt.rebuilt === 0) return plain;
+    if (rebuilt.rebuilt === 0 && rebuilt.unresolved === 0) return plain;
     const again = parseStextPage(rebuilt.page as StextPage);
-    return { lines: again.lines, images: again.images };
+    return { lines: again.lines, images: again.images, ...(rebuilt.unresolved > 0 ? { unresolvedStacks: rebuilt.unresolved } : {}) };
   } catch (e) {
     ctx.checkCancelled();
     return plain;

@@ -26,6 +26,8 @@ interface StextLine {
 }
 interface StextBlock {
   type?: string;
+  /** Set by pdf/math-stacks.ts: stacked math that could not be rebuilt, so no LaTeX form for its lines. */
+  plain?: boolean;
   bbox?: { x: number; y: number; w: number; h: number };
   lines?: StextLine[];
 }
@@ -42,6 +44,8 @@ export interface StextPageContent {
    * extractor traces such a page for its rules and parses it again with the stacks rebuilt (ADR 0134).
    */
   readonly stacked?: StextPage;
+  /** Stacks around rules that could not be rebuilt (set by the extractor after the trace). */
+  readonly unresolvedStacks?: number;
 }
 
 interface Run {
@@ -176,7 +180,7 @@ export function parseStextPage(page: StextPage, fonts: Map<string, FontFlags[]> 
       });
     }
     for (const group of groupRuns(runs)) {
-      const line = buildLine(group, blockIndex);
+      const line = buildLine(group, blockIndex, block.plain === true);
       if (line) lines.push(line);
     }
     blockIndex++;
@@ -295,12 +299,12 @@ function wordGapThreshold(runs: readonly Run[], rtl: boolean): number {
   return fragments ? WORD_GAP_EM : DEFAULT_GAP_EM;
 }
 
-function buildLine(runs: Run[], block: number): LayoutLine | null {
+function buildLine(runs: Run[], block: number, plain = false): LayoutLine | null {
   let text = '';
   let prev: Run | undefined;
   const rtl = isRtlRow(runs);
   const threshold = runs.length > 1 ? wordGapThreshold(runs, rtl) : 0;
-  const hasMath = !rtl && runs.some((r) => r.math);
+  const hasMath = !rtl && !plain && runs.some((r) => r.math);
   const spaces: boolean[] = [];
   for (const r of runs) {
     const t = r.rtl ? visualToLogical(r.text) : r.text;
