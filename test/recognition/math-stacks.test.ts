@@ -94,6 +94,8 @@ test('end to end: a pdfLaTeX page with displayed fractions and a radical reads a
   assert.match(r.markdown, /\$\$x = \\frac\{a \+ b\}\{c\}\$\$/);
   assert.match(r.markdown, /\$\$s = \\sqrt\{v \+ w\}\$\$/);
   assert.match(r.markdown, /\$\$y = \\frac\{x\^\{2\}\}\{2n\}\$\$/);
+  // Inline: a text-style fraction (small, on the text line) and a root in running text.
+  assert.match(r.markdown, /Inline \$\\frac\{p\}\{q\}\$ and \$\\sqrt\{k\}\$ in running text\./);
   // The nested fraction has two rules over one another: neither is rebuilt (no wrong \frac), its parts lose
   // their LaTeX form (no `$$w$$`), and the report says a stack could not be rebuilt.
   assert.doesNotMatch(r.markdown, /\\frac\{1\}/);

@@ -168,9 +168,12 @@ const group = (t: string): string => (/^[\p{L}\p{N}.]+$/u.test(t) ? t : `(${t})`
 function around(rule: HRule, items: readonly Item[], skip?: Item): Item[] | null {
   const over = items.filter((i) => i !== skip && Math.min(i.x1, rule.x1) - Math.max(i.x0, rule.x0) > 0 && Math.abs(i.cy - rule.y) <= 3 * i.size);
   if (over.length === 0) return [];
-  const em = Math.max(...over.map((i) => i.size));
+  // The parts' em: runs within their own size of the rule (a text-style fraction is set small, and the
+  // running text of the next line must not widen its window).
+  const close = over.filter((i) => Math.abs(i.cy - rule.y) <= i.size);
+  const em = Math.max(...(close.length ? close : over).map((i) => i.size));
   const near = over.filter((i) => Math.abs(i.cy - rule.y) <= 1.6 * em);
-  if (over.some((i) => !near.includes(i) && Math.abs(i.cy - rule.y) <= 2.4 * em)) return null;
+  if (over.some((i) => !near.includes(i) && i.size <= 1.05 * em && Math.abs(i.cy - rule.y) <= 2.4 * em)) return null;
   return near;
 }
 
@@ -182,8 +185,11 @@ function fractionAt(rule: HRule, items: readonly Item[]): Stack | null {
   if (!near.every(inside)) return null;
   const num = near.filter((i) => i.cy < rule.y);
   const den = near.filter((i) => i.cy > rule.y);
-  if (num.length === 0 || den.length === 0 || ![...num, ...den].some((i) => i.math)) return null;
+  if (num.length === 0 || den.length === 0) return null;
   const em = Math.max(...near.map((i) => i.size));
+  // Some part in a math font, or (`\frac{1}{2}`) a math-font run on the rule's row right beside it.
+  const mathBeside = items.some((i) => i.math && Math.abs(i.cy - rule.y) <= 0.5 * Math.max(em, i.size) && i.x1 >= rule.x0 - 2 * em && i.x0 <= rule.x1 + 2 * em);
+  if (![...num, ...den].some((i) => i.math) && !mathBeside) return null;
   if (!oneRow(num, em) || !oneRow(den, em) || !formulaParts(num) || !formulaParts(den)) return null;
   // TeX centres both parts over the rule, and the wider one spans it.
   const span = (p: Item[]): [number, number] => [Math.min(...p.map((i) => i.x0)), Math.max(...p.map((i) => i.x1))];

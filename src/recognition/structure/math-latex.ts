@@ -68,7 +68,8 @@ export function mathLine(runs: readonly MathRun[], spaces: readonly boolean[]): 
   for (const r of runs) {
     const b = baseRun ?? runs.find((x) => x.size >= r.size) ?? r;
     let kind: '^' | '_' | null = null;
-    if (r.size <= 0.85 * b.size && r.text.trim()) {
+    // A rebuilt fraction or radical is never a script (a text-style fraction is set small and sits low).
+    if (r.size <= 0.85 * b.size && r.text.trim() && r.latex === undefined) {
       if (r.y1 < b.y1 - 0.2 * b.size) kind = '^';
       else if (r.y0 > b.y0 + 0.2 * b.size) kind = '_';
     }
