@@ -70,6 +70,19 @@ test('unclear evidence leaves the page as it was: text crossing the rule, a seco
   assert.equal(rebuildStacks({ blocks: [fraction().blocks![0]!] }, [FRACTION_RULE], isMath).rebuilt, 0);
 });
 
+test('a rule starting at a √ is never a fraction; a table rule between a cell and the line below blocks the stack', () => {
+  const page: StackPage = {
+    blocks: [
+      { type: 'text', lines: [run(216, 453, 4, 9, '7', CMR, 461)] },
+      { type: 'text', lines: [run(205, 458, 8, 17, '√', CMSY, 467), run(214, 467, 5, 9, 'k', CMMI, 475)] },
+    ],
+  };
+  // The cell "7" sits above the root's bar: no radical (something over the radicand), and no \frac{7}{k}.
+  const r = rebuildStacks(page, [{ x0: 148, x1: 228, y: 464.3 }, { x0: 214.2, x1: 219.7, y: 466.1 }], isMath);
+  assert.equal(r.rebuilt, 0);
+  assert.ok(parseStextPage(r.page as never).lines.every((l) => !/\\frac|\\sqrt/.test(l.math ?? '')));
+});
+
 test('a radical: a lone √ ending where the overbar starts, the radicand under the bar, becomes \\sqrt', () => {
   const page: StackPage = {
     blocks: [
@@ -94,11 +107,17 @@ test('end to end: a pdfLaTeX page with displayed fractions and a radical reads a
   assert.match(r.markdown, /\$\$x = \\frac\{a \+ b\}\{c\}\$\$/);
   assert.match(r.markdown, /\$\$s = \\sqrt\{v \+ w\}\$\$/);
   assert.match(r.markdown, /\$\$y = \\frac\{x\^\{2\}\}\{2n\}\$\$/);
+  // An alignment: a fraction on each row (the next row's numerator is no part of this one).
+  assert.match(r.markdown, /\$\$f\(x\) = \\frac\{1\}\{x \+ 1\}\$\$/);
+  assert.match(r.markdown, /\$\$g\(x\) = \\frac\{\\alpha\}\{\\beta\} - 1\$\$/);
+  // A cube root (its index over the sign) and a ruled table are not rebuilt: no \sqrt of u + v, no \frac of cells.
+  assert.doesNotMatch(r.markdown, /\\sqrt\^|\\sqrt\{u|\\frac\{7|\\frac\{12/);
+  assert.equal((r.markdown.match(/\\frac/g) ?? []).length, 5);
   // Inline: a text-style fraction (small, on the text line) and a root in running text.
   assert.match(r.markdown, /Inline \$\\frac\{p\}\{q\}\$ and \$\\sqrt\{k\}\$ in running text\./);
   // The nested fraction has two rules over one another: neither is rebuilt (no wrong \frac), its parts lose
   // their LaTeX form (no `$$w$$`), and the report says a stack could not be rebuilt.
-  assert.doesNotMatch(r.markdown, /\\frac\{1\}/);
+  assert.doesNotMatch(r.markdown, /z = \\frac|\\frac\{1\}\{w\}|\\frac\{1\}\{1/);
   assert.doesNotMatch(r.markdown, /\$\$z =\$\$|\$\$w\$\$/);
   const w = r.report.warnings.find((x) => x.code === 'EQUATIONS_AS_TEXT');
   assert.ok(w && /stacked fractions or radicals on 1 page/.test(w.message), JSON.stringify(r.report.warnings));

@@ -161,9 +161,9 @@ function partOf(items: readonly Item[]): { tex: string; text: string } | null {
 const group = (t: string): string => (/^[\p{L}\p{N}.]+$/u.test(t) ? t : `(${t})`);
 
 /**
- * Runs crossing the rule's width within 1.6 ems above or below it (the em of the largest such run), or
- * null when a run also lies in the band just beyond (2.4 ems: a part taller than one row, such as a raised
- * script, would be cut off).
+ * Runs crossing the rule's width within 1.6 ems above or below it (the em of the parts close to it), or
+ * null when a smaller run (a script) lies in the band just beyond, up to 2.4 ems: a part would be cut off.
+ * Full-size runs there are the next row (an alignment's next line), not part of this stack.
  */
 function around(rule: HRule, items: readonly Item[], skip?: Item): Item[] | null {
   const over = items.filter((i) => i !== skip && Math.min(i.x1, rule.x1) - Math.max(i.x0, rule.x0) > 0 && Math.abs(i.cy - rule.y) <= 3 * i.size);
@@ -173,11 +173,13 @@ function around(rule: HRule, items: readonly Item[], skip?: Item): Item[] | null
   const close = over.filter((i) => Math.abs(i.cy - rule.y) <= i.size);
   const em = Math.max(...(close.length ? close : over).map((i) => i.size));
   const near = over.filter((i) => Math.abs(i.cy - rule.y) <= 1.6 * em);
-  if (over.some((i) => !near.includes(i) && i.size <= 1.05 * em && Math.abs(i.cy - rule.y) <= 2.4 * em)) return null;
+  if (over.some((i) => !near.includes(i) && i.size <= 0.85 * em && Math.abs(i.cy - rule.y) <= 2.4 * em)) return null;
   return near;
 }
 
 function fractionAt(rule: HRule, items: readonly Item[]): Stack | null {
+  // A rule starting where a `√` ends is a radical's bar, never a fraction's rule.
+  if (items.some((i) => i.math && i.text.includes('√') && Math.abs(i.x1 - rule.x0) <= 1.5)) return null;
   const near = around(rule, items);
   if (!near || near.length === 0) return null;
   const inside = (i: Item): boolean => i.x0 >= rule.x0 - 1 && i.x1 <= rule.x1 + 1;
@@ -209,6 +211,8 @@ function fractionAt(rule: HRule, items: readonly Item[]): Stack | null {
 function radicalAt(rule: HRule, items: readonly Item[]): Stack | null {
   const sign = items.find((i) => i.math && i.text.trim() === '√' && Math.abs(i.x1 - rule.x0) <= 1.5 && rule.y >= i.y0 - 1 && rule.y <= i.y1);
   if (!sign) return null;
+  // Anything over the sign itself (the index of `\sqrt[3]{}`) is not rebuilt: the root's degree is unclear.
+  if (items.some((i) => i !== sign && Math.min(i.x1, sign.x1) - Math.max(i.x0, sign.x0) > 1 && i.cy < sign.y1 && i.cy > sign.y0 - sign.size)) return null;
   const near = around(rule, items, sign);
   if (!near) return null;
   const inside = (i: Item): boolean => i.x0 >= rule.x0 - 1 && i.x1 <= rule.x1 + 1;
@@ -235,7 +239,17 @@ export function rebuildStacks(page: StackPage, rules: readonly HRule[], isMath: 
   for (const s of found) for (const i of [...s.members, ...(s.sign ? [s.sign] : [])]) claims.set(i, (claims.get(i) ?? 0) + 1);
   // Another rule over or under a stack (a nested fraction, a radical in a fraction, stacked fractions)
   // makes its parts ambiguous: all such stacks stay as they were.
-  const crowded = (s: Stack): boolean => rules.some((r) => r !== s.rule && Math.min(r.x1, s.rule.x1) - Math.max(r.x0, s.rule.x0) > 0 && Math.abs(r.y - s.rule.y) < 3 * s.size);
+  // A much longer rule (a table's, eight times as long or more) running just above a line is not part of it.
+  const len = (r: HRule): number => Math.max(r.x1 - r.x0, 0.1);
+  const crowded = (s: Stack): boolean =>
+    rules.some((r) => {
+      if (r === s.rule || Math.min(r.x1, s.rule.x1) - Math.max(r.x0, s.rule.x0) <= 0) return false;
+      // Any rule, however long, between the stack's parts (a table's rule between a cell and the line below).
+      const top = Math.min(...s.members.map((i) => i.cy));
+      const bottom = Math.max(...s.members.map((i) => i.cy));
+      if (r.y > top && r.y < bottom) return true;
+      return Math.abs(r.y - s.rule.y) < 1.8 * s.size && len(r) < 8 * len(s.rule);
+    });
   const stacks = found.filter((s) => !crowded(s) && [...s.members, ...(s.sign ? [s.sign] : [])].every((i) => claims.get(i) === 1));
   // Stacked math around a rule that was not rebuilt (a nested fraction, a radical with unclear bar): the
   // blocks holding it lose their LaTeX form (`plain`), since their runs would read as wrong formulas
@@ -248,11 +262,12 @@ export function rebuildStacks(page: StackPage, rules: readonly HRule[], isMath: 
     const over = items.filter((i) => Math.min(i.x1, r.x1) - Math.max(i.x0, r.x0) > 0 && Math.abs(i.cy - r.y) <= 1.6 * i.size);
     const above = over.filter((i) => i.cy < r.y);
     const below = over.filter((i) => i.cy > r.y);
-    const sign = items.some((i) => i.math && i.text.trim() === '√' && Math.abs(i.x1 - r.x0) <= 1.5);
+    const sign = items.find((i) => i.math && i.text.trim() === '√' && Math.abs(i.x1 - r.x0) <= 1.5);
     // Only formula parts (math fonts, digits, operators): a table's rule between rows of words is no stack.
     if (!((above.length && below.length) || sign) || !formulaParts(over)) continue;
     unresolved++;
     for (const i of over) plainBlocks.add(i.block);
+    if (sign) plainBlocks.add(sign.block);
   }
   if (stacks.length === 0 && unresolved === 0) return { page, rebuilt: 0, unresolved: 0 };
   const drop = new Set<StackLine>();
