@@ -78,7 +78,15 @@ function itemsOf(page: StackPage, isMath: (n: string) => boolean): Item[] {
       const lead = text.length - text.trimStart().length;
       const x0 = x + (w * lead) / text.length;
       const size = line.font?.size && line.font.size > 0 ? line.font.size : h * 0.8;
-      items.push({ block, index, line, text, x0, x1: x + w, y0: y, y1: y + h, cy: y + h / 2, size, math: MATH_FONT(line.font?.name, isMath) });
+      // A leading space on another baseline stretches the box: the glyphs are at the end away from the
+      // space's baseline (`line.y`), one font size tall.
+      let y0 = y;
+      let y1 = y + h;
+      if (lead > 0 && h > 1.3 * size && line.y !== undefined) {
+        if (line.y >= y + h / 2) y1 = y0 + 1.05 * size;
+        else y0 = y1 - 1.05 * size;
+      }
+      items.push({ block, index, line, text, x0, x1: x + w, y0, y1, cy: (y0 + y1) / 2, size, math: MATH_FONT(line.font?.name, isMath) });
     });
   });
   return items;
