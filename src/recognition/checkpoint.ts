@@ -14,8 +14,10 @@ import type { MarkdownUnit, PageExtraction } from './layout-model.js';
  * (a justified narrow column kept whole), so version-2 OCR checkpoints hold other lines; and the layout
  * passes changed (furniture bands, table columns and captions, unreadable runs), so cached version-2
  * results differ from what this pipeline makes; text-layer lines carry their LaTeX form (`math`, ADR 0097).
+ * 5: displayed fractions and radicals are rebuilt from the page's rules (ADR 0134), so version-4 text-layer
+ * checkpoints of pages with stacked math hold other lines.
  */
-export const PIPELINE_VERSION = 'lectern-recognition/4';
+export const PIPELINE_VERSION = 'lectern-recognition/5';
 
 /** One finished page; plain JSON, safe to store and send back through `resumeFrom`. */
 export interface PageCheckpoint {

@@ -11,7 +11,9 @@ import { recognizePage } from '../ocr/ocr-engine.js';
 import { SHOW_PATHS, SHOW_PATHS_WITH_BOXES, parsePagesXml, parseShowOutput, parseShowWithBoxes, type PdfDocumentInfo, type PdfOutlineEntry, type PdfPageBox } from './pdf-info.js';
 import { START_SCRIPT, START_SCRIPT_NAME } from './mutool-script.js';
 import { chooseDpi, nativeImagePpi } from './render-resolution.js';
-import { parseStextJson, parseStextPage, rtlShare, type StextPageContent } from './stext-parser.js';
+import { parseStextJson, parseStextPage, rtlShare, type StextPage, type StextPageContent } from './stext-parser.js';
+import { parseTraceRules, rebuildStacks } from './math-stacks.js';
+import { MATH_FONT_RE } from '../structure/math-latex.js';
 import { parseStextXml } from './stext-xml.js';
 import { judgeTextLayer } from './text-layer-quality.js';
 
@@ -323,12 +325,14 @@ async function extractChunk(pages: number[], ctx: ConversionContext): Promise<Ch
   return res;
 }
 
-async function pageFromContent(p: number, box: PdfPageBox, content0: StextPageContent, ctx: ConversionContext): Promise<PageExtraction> {
+async function pageFromContent(p: number, box: PdfPageBox, content00: StextPageContent, ctx: ConversionContext): Promise<PageExtraction> {
+  // Pages whose math looks stacked are traced for their rules: fractions and radicals become LaTeX (ADR 0134).
+  const content0 = content00.stacked ? await stackedContent(p, content00, ctx) : content00;
   // Right-to-left pages are read again from the XML, whose character boxes reveal ligatures.
   const content = rtlShare(content0.lines) > 0.2 ? ((await rtlContent(p, ctx)) ?? content0) : content0;
   const verdict = judgeTextLayer(content.lines, content.images, box.width, box.height);
   const base = { page: p, width: box.width, height: box.height, images: content.images, ms: 0 };
-  if (verdict === 'usable') return { ...base, kind: 'text-layer', lines: content.lines, notes: [] };
+  if (verdict === 'usable') return { ...base, kind: 'text-layer', lines: content.lines, notes: content.unresolvedStacks ? ['EQUATIONS_AS_TEXT'] : [] };
   if (verdict === 'empty') return { ...base, kind: 'empty', lines: [], notes: ['EMPTY_PAGES'] };
   const note = verdict === 'garbled' ? 'GARBLED_TEXT_LAYER' : 'IMAGE_ONLY_PAGES';
   const ocr = await ocrPdfPage(p, box, ctx);
@@ -336,6 +340,39 @@ async function pageFromContent(p: number, box: PdfPageBox, content0: StextPageCo
   // Without OCR a garbled text layer is still better than nothing; an image-only page stays empty.
   if (verdict === 'garbled') return { ...base, kind: 'text-layer', lines: content.lines, notes: [note, 'OCR_UNAVAILABLE'] };
   return { ...base, kind: 'empty', lines: [], notes: [note, 'OCR_UNAVAILABLE'] };
+}
+
+/**
+ * A page with stacked math parsed again with its fractions and radicals rebuilt from the page's horizontal
+ * rules (`mutool draw -F trace`, one process for the page); the page as it was when the trace fails or no
+ * stack has clear evidence.
+ */
+async function stackedContent(p: number, content: StextPageContent, ctx: ConversionContext): Promise<StextPageContent> {
+  const plain: StextPageContent = { lines: content.lines, images: content.images };
+  if (!content.stacked || ctx.remainingMs() <= 0) return plain;
+  const out = `trace-${p}.xml`;
+  const t0 = ctx.now();
+  try {
+    const r = await ctx.workspace.run({
+      tool: 'mutool',
+      args: ['draw', '-F', 'trace', '-o', out, INPUT, String(p)],
+      timeoutMs: Math.max(1000, Math.min(ctx.limits.pageTimeoutMs, ctx.remainingMs())),
+      maxMemoryBytes: ctx.limits.maxToolMemoryBytes,
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+    });
+    const bytes = await ctx.workspace.readFile(out, 64 * 1024 * 1024);
+    await ctx.workspace.remove(out);
+    if (r.timedOut || r.exitCode !== 0 || !bytes) return plain;
+    const rebuilt = rebuildStacks(content.stacked, parseTraceRules(text(bytes)), (n) => MATH_FONT_RE.test(n));
+    if (rebuilt.rebuilt === 0 && rebuilt.unresolved === 0) return plain;
+    const again = parseStextPage(rebuilt.page as StextPage);
+    return { lines: again.lines, images: again.images, ...(rebuilt.unresolved > 0 ? { unresolvedStacks: rebuilt.unresolved } : {}) };
+  } catch (e) {
+    ctx.checkCancelled();
+    return plain;
+  } finally {
+    ctx.time('extract', ctx.now() - t0);
+  }
 }
 
 async function rtlContent(p: number, ctx: ConversionContext): Promise<StextPageContent | null> {

@@ -5,6 +5,7 @@
 import type { Box, LayoutLine } from '../layout-model.js';
 import { collapseWhitespace, nonSpaceLength } from '../structure/patterns.js';
 import { MATH_FONT_RE, mathLine } from '../structure/math-latex.js';
+import { hasStackCandidate } from './math-stacks.js';
 
 interface StextFont {
   name?: string;
@@ -20,13 +21,17 @@ interface StextLine {
   y?: number;
   text?: string;
   wmode?: number;
+  /** LaTeX of a fraction or radical rebuilt by pdf/math-stacks.ts. */
+  latex?: string;
 }
 interface StextBlock {
   type?: string;
+  /** Set by pdf/math-stacks.ts: stacked math that could not be rebuilt, so no LaTeX form for its lines. */
+  plain?: boolean;
   bbox?: { x: number; y: number; w: number; h: number };
   lines?: StextLine[];
 }
-interface StextPage {
+export interface StextPage {
   blocks?: StextBlock[];
 }
 
@@ -34,6 +39,13 @@ interface StextPage {
 export interface StextPageContent {
   readonly lines: LayoutLine[];
   readonly images: Box[];
+  /**
+   * The page as MuPDF wrote it, kept only when its math runs look stacked (a fraction or a radical): the
+   * extractor traces such a page for its rules and parses it again with the stacks rebuilt (ADR 0134).
+   */
+  readonly stacked?: StextPage;
+  /** Stacks around rules that could not be rebuilt (set by the extractor after the trace). */
+  readonly unresolvedStacks?: number;
 }
 
 interface Run {
@@ -49,6 +61,8 @@ interface Run {
   mono: boolean;
   /** Set in a math font (TeX math italic and symbols, OpenType math fonts). */
   math: boolean;
+  /** LaTeX of a rebuilt fraction or radical. */
+  latex?: string;
   rtl: boolean;
   /** Characters of `text` that are not white space (the weight of the run's style). */
   chars: number;
@@ -128,6 +142,7 @@ export function parseStextPage(page: StextPage, fonts: Map<string, FontFlags[]> 
   const lines: LayoutLine[] = [];
   const images: Box[] = [];
   let blockIndex = 0;
+  let anyMath = false;
   for (const block of page.blocks ?? []) {
     const bb = block.bbox;
     if (block.type === 'image') {
@@ -146,6 +161,7 @@ export function parseStextPage(page: StextPage, fonts: Map<string, FontFlags[]> 
       const f = l.font ?? {};
       const size = f.size && f.size > 0 ? f.size : l.bbox.h * 0.8;
       const flags = fontFlags(f, fonts);
+      if (flags.math && l.latex === undefined) anyMath = true;
       runs.push({
         text,
         x0: l.bbox.x,
@@ -157,18 +173,19 @@ export function parseStextPage(page: StextPage, fonts: Map<string, FontFlags[]> 
         bold: flags.bold,
         italic: flags.italic,
         mono: flags.mono,
-        math: flags.math,
+        math: flags.math || l.latex !== undefined,
+        ...(l.latex !== undefined ? { latex: l.latex } : {}),
         rtl: RTL_CHAR.test(text),
         chars: nonSpaceLength(text),
       });
     }
     for (const group of groupRuns(runs)) {
-      const line = buildLine(group, blockIndex);
+      const line = buildLine(group, blockIndex, block.plain === true);
       if (line) lines.push(line);
     }
     blockIndex++;
   }
-  return { lines, images };
+  return anyMath && hasStackCandidate(page, (n) => MATH_FONT_RE.test(n)) ? { lines, images, stacked: page } : { lines, images };
 }
 
 /** Splits the runs of a block into visual lines, then splits each line at wide gaps. */
@@ -282,12 +299,12 @@ function wordGapThreshold(runs: readonly Run[], rtl: boolean): number {
   return fragments ? WORD_GAP_EM : DEFAULT_GAP_EM;
 }
 
-function buildLine(runs: Run[], block: number): LayoutLine | null {
+function buildLine(runs: Run[], block: number, plain = false): LayoutLine | null {
   let text = '';
   let prev: Run | undefined;
   const rtl = isRtlRow(runs);
   const threshold = runs.length > 1 ? wordGapThreshold(runs, rtl) : 0;
-  const hasMath = !rtl && runs.some((r) => r.math);
+  const hasMath = !rtl && !plain && runs.some((r) => r.math);
   const spaces: boolean[] = [];
   for (const r of runs) {
     const t = r.rtl ? visualToLogical(r.text) : r.text;

@@ -78,6 +78,7 @@ export function buildReport(
     const kind = u.kind === 'markup' ? 'textLayer' : u.kind === 'text-layer' ? 'textLayer' : u.kind;
     which[kind as keyof typeof which].push(u.page);
     for (const n of u.notes) {
+      if (n === 'EQUATIONS_AS_TEXT') continue; // stacked math not rebuilt (ADR 0134): one warning below
       if (n === 'PAGE_TIMEOUT' || n === 'PAGE_FAILED') ctx.warn('PAGES_FAILED', MESSAGES.PAGES_FAILED!, u.page);
       else if (n in MESSAGES || /^[A-Z_]+$/.test(n)) ctx.warn(n as WarningCode, MESSAGES[n as WarningCode] ?? n.toLowerCase().replace(/_/g, ' '), u.page);
     }
@@ -92,7 +93,15 @@ export function buildReport(
   const headingsTotal = Object.values(counts.headingsByLevel).reduce((a, b) => a + b, 0);
   if (headingsTotal === 0 && text.words > 150) ctx.warn('NO_HEADINGS_DETECTED', 'no headings were found; the Markdown is a flat sequence of paragraphs');
   const asText = counts.equationsAsText ?? counts.equations;
-  if (asText > 0) ctx.warn('EQUATIONS_AS_TEXT', `${asText} of ${counts.equations} displayed equations could not be rebuilt as LaTeX (no math fonts, or stacked fractions and radicals) and are kept as plain text`);
+  // Pages whose stacked fractions or radicals had no clear evidence (pdf/math-stacks.ts) say so by a note.
+  const stacked = units.filter((u) => u.notes.includes('EQUATIONS_AS_TEXT')).map((u) => u.page);
+  if (asText > 0 || stacked.length > 0) {
+    const parts: string[] = [];
+    if (asText > 0) parts.push(`${asText} of ${counts.equations} displayed equations could not be rebuilt as LaTeX (no math fonts, or stacked fractions and radicals) and are kept as plain text`);
+    if (stacked.length > 0) parts.push(`stacked fractions or radicals on ${stacked.length} page(s) could not be rebuilt (nested, or unclear) and are kept as plain text`);
+    ctx.warn('EQUATIONS_AS_TEXT', parts.join('; '));
+    for (const p of stacked) ctx.warn('EQUATIONS_AS_TEXT', parts.join('; '), p);
+  }
   if (text.rtlRatio > 0.2) ctx.warn('RIGHT_TO_LEFT_TEXT', 'right-to-left text: the order of mixed-direction lines may be imperfect');
   if (text.longestRepeatedNgram && text.longestRepeatedNgram.words >= 120) ctx.warn('REPETITION_DETECTED', `a passage of ${text.longestRepeatedNgram.words} words occurs ${text.longestRepeatedNgram.occurrences} times`);
   let unreadable = 0;

@@ -3,8 +3,9 @@
 // (CMMI, a "Math" font), operators and relations in a symbol font (CMSY) or the text font, superscripts and
 // subscripts as smaller runs on a raised or lowered baseline. From these runs a line gets a LaTeX form:
 // symbols mapped to commands, scripts by baseline and size, math runs of running text wrapped in `$...$`.
-// Fractions (stacked lines) and radicals, whose parts are separate lines or drawings, are not rebuilt:
-// their blocks stay text and the report says so (`EQUATIONS_AS_TEXT`).
+// Fractions (stacked lines) and radicals, whose parts are separate lines and drawings, are rebuilt before
+// this from the page's rules (pdf/math-stacks.ts, ADR 0134) and arrive here as one run carrying its LaTeX;
+// those without clear evidence stay text and the report says so (`EQUATIONS_AS_TEXT`).
 
 /** Fonts whose glyphs are math: TeX's math italic, symbols and extensions, AMS fonts, OpenType math fonts, Adobe Symbol. */
 export const MATH_FONT_RE = /(?:^|\+)(?:cmmi|cmsy|cmex|cmbsy|cmmib|msam|msbm|eufm|eusm|rsfs|lmmathitalic|lmmathsymbols|lmmathextension)\d*|math|^(?:[a-z]{6}\+)?symbol(?:mt)?$|stix.*math|cambria ?math/i;
@@ -25,7 +26,7 @@ const SYMBOLS: Readonly<Record<string, string>> = {
 };
 
 /** Letters of LaTeX commands must not run into the letters after them: `\rho f`, not `\rhof`. */
-function texOf(text: string): string {
+export function texOf(text: string): string {
   let out = '';
   for (const ch of text) {
     const cmd = SYMBOLS[ch];
@@ -47,6 +48,8 @@ export interface MathRun {
   readonly y1: number;
   /** Set in a math font. */
   readonly math: boolean;
+  /** LaTeX of a rebuilt fraction or radical (pdf/math-stacks.ts, ADR 0134): used as it is. */
+  readonly latex?: string;
 }
 
 /** Characters that may sit between math runs and belong to the formula (operators, digits, brackets). */
@@ -65,7 +68,8 @@ export function mathLine(runs: readonly MathRun[], spaces: readonly boolean[]): 
   for (const r of runs) {
     const b = baseRun ?? runs.find((x) => x.size >= r.size) ?? r;
     let kind: '^' | '_' | null = null;
-    if (r.size <= 0.85 * b.size && r.text.trim()) {
+    // A rebuilt fraction or radical is never a script (a text-style fraction is set small and sits low).
+    if (r.size <= 0.85 * b.size && r.text.trim() && r.latex === undefined) {
       if (r.y1 < b.y1 - 0.2 * b.size) kind = '^';
       else if (r.y0 > b.y0 + 0.2 * b.size) kind = '_';
     }
@@ -75,7 +79,7 @@ export function mathLine(runs: readonly MathRun[], spaces: readonly boolean[]): 
   // Which runs belong to formulas: math runs, scripts, and runs of operators and digits reaching a math run
   // through other such runs on one side, and on the other side a math run or the end of the line
   // ("a² + 8 = 12": the "+ 8 = 12" run ends the line).
-  const base = runs.map((r, i) => r.math || kinds[i] !== null);
+  const base = runs.map((r, i) => r.math || r.latex !== undefined || kinds[i] !== null);
   const operator = runs.map((r) => OPERATOR_TEXT_RE.test(r.text));
   const reaches = (i: number, step: 1 | -1): 'math' | 'end' | null => {
     for (let j = i + step; j >= 0 && j < runs.length; j += step) {
@@ -109,7 +113,7 @@ export function mathLine(runs: readonly MathRun[], spaces: readonly boolean[]): 
     }
     const s = kinds[i]!;
     // A math italic run of several letters is a product of variables ("ρfa"): one symbol each, spaced.
-    const tex = r.math && !s ? [...r.text.trim()].map((ch) => texOf(ch).trim()).reduce((acc, t) => (acc && /[A-Za-z]$/.test(acc) && /^[A-Za-z\\]/.test(t) ? `${acc} ${t}` : acc + t), '') : texOf(r.text.trim());
+    const tex = r.latex !== undefined ? (s ? r.latex : `${r.latex} `) : r.math && !s ? [...r.text.trim()].map((ch) => texOf(ch).trim()).reduce((acc, t) => (acc && /[A-Za-z]$/.test(acc) && /^[A-Za-z\\]/.test(t) ? `${acc} ${t}` : acc + t), '') : texOf(r.text.trim());
     if (!open) {
       out += `${space}$`;
       open = true;
