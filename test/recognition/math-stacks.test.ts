@@ -124,3 +124,19 @@ test('end to end: a pdfLaTeX page with displayed fractions and a radical reads a
   const w = r.report.warnings.find((x) => x.code === 'EQUATIONS_AS_TEXT');
   assert.ok(w && /stacked fractions or radicals on 1 page/.test(w.message), JSON.stringify(r.report.warnings));
 });
+
+test('author and affiliation markers in math fonts (Name^{α,∗} on one line above ^{α}Institute) are not stacked math; a numerator is still found', () => {
+  const TEXT = { name: 'WARMCT+NimbusRomNo9L-Medi', size: 11 };
+  const MARK = { name: 'DQQDPN+CMMI8', size: 7 };
+  const SYM = { name: 'FRNIHB+CMSY8', size: 7 };
+  // as MuPDF 1.21 writes a pdfLaTeX title block: the markers are runs of their own, raised and touching their text
+  const authors: StackPage = {
+    blocks: [
+      { type: 'text', bbox: { x: 100, y: 105, w: 150, h: 15 }, lines: [run(100, 105, 40, 15, 'Kyle Lo', TEXT, 117), run(140, 107, 5, 7, 'α', MARK, 113), run(146, 106, 4, 13, '∗', SYM, 113)] },
+      { type: 'text', bbox: { x: 130, y: 119, w: 150, h: 15 }, lines: [run(133, 121, 5, 7, 'α', MARK, 127), run(139, 119, 101, 14, 'Allen Institute for AI', TEXT, 131)] },
+    ],
+  };
+  assert.equal(hasStackCandidate(authors, isMath), false);
+  // the same page with a fraction below still asks for its rules
+  assert.equal(hasStackCandidate({ blocks: [...authors.blocks!, ...fraction().blocks!] }, isMath), true);
+});

@@ -92,9 +92,39 @@ function itemsOf(page: StackPage, isMath: (n: string) => boolean): Item[] {
   return items;
 }
 
+/**
+ * Math runs that are superscript markers of the text they follow (affiliation and footnote marks such as
+ * `Name^{α,∗}`): smaller than the text run they touch (no gap), raised above its baseline, or touching such a
+ * marker. Two author lines' markers sit one above the other like a fraction's parts; they are not stacked
+ * math, and tracing their page for rules costs a process for nothing.
+ */
+function attachedMarkers(items: readonly Item[]): Set<Item> {
+  const markers = new Set<Item>();
+  const raisedSmall = (m: Item, text: Item) =>
+    m.size <= 0.8 * text.size && m.line.y !== undefined && text.line.y !== undefined && text.line.y - m.line.y >= 0.2 * text.size;
+  const gap = (left: Item, right: Item, em: number) => right.x0 - left.x1 <= 0.15 * Math.max(em, 1) && right.x0 >= left.x0;
+  // after a name (Name^{α}), and after such a marker (Name^{α,∗})
+  for (let k = 1; k < items.length; k++) {
+    const m = items[k]!;
+    const prev = items[k - 1]!;
+    if (!m.math || prev.block !== m.block) continue;
+    if (markers.has(prev) ? gap(prev, m, prev.size) : !prev.math && gap(prev, m, prev.size) && raisedSmall(m, prev)) markers.add(m);
+  }
+  // before the text they mark (^{α}Allen Institute), and before such a marker
+  for (let k = items.length - 2; k >= 0; k--) {
+    const m = items[k]!;
+    const next = items[k + 1]!;
+    if (!m.math || next.block !== m.block || markers.has(m)) continue;
+    if (markers.has(next) ? gap(m, next, next.size) : !next.math && gap(m, next, next.size) && raisedSmall(m, next)) markers.add(m);
+  }
+  return markers;
+}
+
 /** Whether a page's math runs look stacked (worth tracing for rules): a `√`, or two math runs one above the other. */
 export function hasStackCandidate(page: StackPage, isMath: (n: string) => boolean): boolean {
-  const math = itemsOf(page, isMath).filter((i) => i.math);
+  const all = itemsOf(page, isMath);
+  const markers = attachedMarkers(all);
+  const math = all.filter((i) => i.math && !markers.has(i));
   if (math.some((i) => i.text.includes('√'))) return true;
   for (let a = 0; a < math.length; a++) {
     for (let b = a + 1; b < math.length; b++) {
