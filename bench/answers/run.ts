@@ -7,12 +7,16 @@
 //    recall (judged documents among the cited ones, over judged documents), macro-averaged over claims.
 // 2. The demo corpus: POST /v2/conversations/stream over a real socket, time to the first event and to
 //    the final result (median, p95).
+// Peer, in the same run: a retrieve-and-cite baseline over SQLite FTS5 (porter unicode61, bm25 over title and
+// abstract): for each claim it cites its top documents, as many as Lectern's answer cited for that claim
+// (at least one), so citation precision and recall compare at equal citation counts.
 // --write stores bench/results/answers.json with the machine noted.
 import { writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import Database from 'better-sqlite3';
 import { machine } from '../lib/machine.js';
 import { evalDataDir } from '../quality/data-dir.js';
 import { loadIrSet } from '../quality/ir-eval.js';
@@ -53,6 +57,13 @@ async function scifact() {
     }
     for (const d of set.corpus) text.set(d.id, `${d.title}\n${d.text}`);
     await app.indexes!.catchUp();
+    const fts = new Database(':memory:');
+    fts.exec(`CREATE VIRTUAL TABLE docs USING fts5(id UNINDEXED, title, abstract, tokenize = 'porter unicode61')`);
+    const ins = fts.prepare('INSERT INTO docs (id, title, abstract) VALUES (?, ?, ?)');
+    fts.transaction(() => set.corpus.forEach((d) => ins.run(d.id, d.title, d.text)))();
+    const top = fts.prepare('SELECT id FROM docs WHERE docs MATCH ? ORDER BY bm25(docs) LIMIT ?');
+    const ftsQuery = (q: string) => (q.match(/[\p{L}\p{N}]+/gu) ?? []).map((w) => `"${w}"`).join(' OR ');
+    const peer = { precision: 0, recall: 0, claims: 0 };
     let markers = 0;
     let verified = 0;
     let precision = 0;
@@ -90,7 +101,13 @@ async function scifact() {
         precision += [...cited].filter((d) => rels.get(d)! > 0).length / cited.size;
       }
       recall += relevant.length === 0 ? 0 : relevant.filter((d) => cited.has(d)).length / relevant.length;
+      const q = ftsQuery(claim);
+      const peerCited = q === '' ? [] : (top.all(q, Math.max(1, cited.size)) as { id: string }[]).map((x) => x.id);
+      peer.claims++;
+      if (peerCited.length > 0) peer.precision += peerCited.filter((d) => (rels.get(d) ?? 0) > 0).length / peerCited.length;
+      peer.recall += relevant.length === 0 ? 0 : relevant.filter((d) => peerCited.includes(d)).length / relevant.length;
     }
+    fts.close();
     return {
       set: 'scifact-train',
       claims,
@@ -102,6 +119,11 @@ async function scifact() {
       citation_precision: withCitations === 0 ? null : round(precision / withCitations),
       citation_recall: round(recall / claims),
       turn_ms: { median: round(quantile(ms, 0.5), 2), p95: round(quantile(ms, 0.95), 2) },
+      peer: {
+        name: 'SQLite FTS5 retrieve-and-cite (bm25 top documents, as many as Lectern cited for the claim), in process, same run',
+        citation_precision: round(peer.precision / Math.max(1, peer.claims)),
+        citation_recall: round(peer.recall / Math.max(1, peer.claims)),
+      },
     };
   } finally {
     await app.dispose();
