@@ -8,20 +8,11 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testApp, type TestApp } from '../helpers/app.js';
 import { doc, seed } from '../helpers/documents.js';
+import { mulberry32 } from '../helpers/random.js';
 
 type Schema = Record<string, any>;
 
-/** A small deterministic PRNG (mulberry32), so a failing case reproduces. */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = mulberry32;
 
 const NASTY_STRINGS = ['', ' ', 'x'.repeat(20_000), '\u0000\u0001\r\n', '%zz', '../../etc/passwd', '"unbalanced', '\ud800', '🔬'.repeat(5000), 'doi://', 'https://evil.example/', '<script>alert(1)</script>'];
 const NASTY_NUMBERS = [-1, 0, 1e999, -1e308, 2 ** 63, 3.5, Number.MAX_SAFE_INTEGER + 2];

@@ -7,17 +7,9 @@ import { BRANCHES, FEATURE_NAMES, featureSlot } from '../../src/ranking/features
 import { fitFormula, formulaText, trainFormula } from '../../src/ranking/formula-fit.js';
 import { checkedFormula } from '../../src/ranking/pipeline.js';
 import type { CandidateSource, JudgedQuery, PoolCandidate } from '../../src/ranking/train-ranker.js';
+import { mulberry32 } from '../helpers/random.js';
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = mulberry32;
 
 test('formulaText writes weights the formula language reads back', () => {
   const text = formulaText({ rrf: 1, bm25_title: 0.0021234, cited_by: -0.5, proximity: 0 });

@@ -4,18 +4,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadCatBoostJson } from '../../src/ranking/catboost.js';
 import { meanNdcg, quantize, toCatBoostJson, trainGbdt, type GbdtData } from '../../src/ranking/gbdt-train.js';
+import { mulberry32 } from '../helpers/random.js';
 
-/** Deterministic uniform [0, 1) numbers (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = mulberry32;
 
 /** Regression rows: y = 3 [x0 > 0.5] + 2 x1, x2 is noise. */
 function regression(n: number, seed: number): GbdtData {

@@ -5,17 +5,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadCatBoostJson } from '../../src/ranking/catboost.js';
 import { ndcg10, trainRanker, type CandidateSource, type JudgedQuery, type PoolCandidate } from '../../src/ranking/train-ranker.js';
+import { mulberry32 } from '../helpers/random.js';
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = mulberry32;
 
 /** 40 queries x 30 documents; documents d0..d2 of each query are relevant (grades 3, 2, 1). */
 function world(): { source: CandidateSource & { calls: string[] }; judged: JudgedQuery[] } {

@@ -12,6 +12,7 @@ import { repoRoot } from '../../../test/helpers/paths.js';
 import { devDocuments } from './documents.js';
 import { producedDocuments, type ProducedDocument } from './sources.js';
 import { generatedDocuments, type ScanSettings } from './generated.js';
+import { mulberry32 } from '../../../test/helpers/random.js';
 
 /** Whether a program answers `--version` (the producers are optional: Debian packages, not dependencies). */
 function installed(tool: string): boolean {
@@ -45,17 +46,7 @@ function produce(d: ProducedDocument, dir: string): boolean {
   return true;
 }
 
-/** A small deterministic generator (mulberry32), so every build makes the same noise. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const random = mulberry32;
 
 const DEFAULT_SCAN: ScanSettings = { dpi: 100, grain: 40, speckle: 0.003, skew: 0, blur: false };
 

@@ -10,6 +10,7 @@
 // Nothing binary is committed: `build.ts` compiles the sources when `pdflatex` and `soffice` are installed.
 import type { DevCheck } from './documents.js';
 import type { ProducedDocument } from './sources.js';
+import { mulberry32 } from '../../../test/helpers/random.js';
 
 /** How a generated document's scanned variant is made (see `scanPdf` in build.ts). */
 export interface ScanSettings {
@@ -74,17 +75,7 @@ const EQUATIONS = [
   { tex: 'y = a x + b', md: 'y = a x + b' },
 ];
 
-/** mulberry32: the same seed makes the same document on every machine. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const random = mulberry32;
 
 const gfm = (head: readonly string[], rows: readonly (readonly string[])[]): string =>
   [`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
