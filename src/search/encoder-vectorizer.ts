@@ -4,7 +4,7 @@
 // in batches, and the vectors attached to the segment (SearchIndex.attachVectors writes the vector file,
 // then commits a manifest naming it, so a crash loses at most the segment being encoded). Merges carry
 // attached vectors; a segment merged away while it was being encoded is simply skipped.
-import { SegmentImpacts, SegmentVectors, type SparseRow } from '../engine/index.js';
+import { SegmentImpacts, SegmentVectors } from '../engine/index.js';
 import { INDEX_NAMES, type IndexName } from '../domain/document.js';
 import type { DocumentStore } from '../ports/document-store.js';
 import type { SparseTextEncoder, TextEncoder } from '../ports/text-encoder.js';
@@ -89,23 +89,34 @@ export class EncoderVectorizer {
       const next = idx.segmentsNeedingImpacts()[0];
       if (next === undefined) continue;
       const modelId = enc.info.id;
-      const rows: (SparseRow | null)[] = next.ids.map(() => null);
-      const todo = next.ids.flatMap((id, d) => (id === null ? [] : [{ id, d }]));
-      let done = 0;
-      for (let i = 0; i < todo.length; i += READ_BATCH) {
-        if (this.#stopped) return null;
-        const part = todo.slice(i, i + READ_BATCH);
-        const docs = await this.store.getMany(part.map((x) => x.id));
-        const known = part.filter((x) => docs.has(x.id));
-        const vecs = await enc.encodeSparse(known.map((x) => documentText(docs.get(x.id)!.title, docs.get(x.id)!.abstract)), 'document');
-        known.forEach((x, j) => (rows[x.d] = vecs[j] ?? null));
-        done += part.length;
-        onProgress?.({ index, kind: 'sparse', segment: next.segment, done, total: todo.length });
-      }
+      const encoded = await this.#encodeSegment(next.ids, (texts) => enc.encodeSparse(texts, 'document'), (done, total) => onProgress?.({ index, kind: 'sparse', segment: next.segment, done, total }));
+      if (encoded === null) return null;
+      const { rows, todo } = encoded;
       const attached = this.indexes.sparseEncoder?.info.id === modelId && idx.attachImpacts(next.segment, SegmentImpacts.fromRows(modelId, rows));
       return { index, kind: 'sparse', segment: next.segment, documents: todo.length, attached };
     }
     return null;
+  }
+
+  /**
+   * Encodes the title and abstract of a segment's live documents in batches (display records: the full
+   * text is never read). Rows by segment ordinal (null: deleted, or gone from the store); null when stopped.
+   */
+  async #encodeSegment<T>(ids: readonly (string | null)[], encode: (texts: string[]) => Promise<T[]>, progress: (done: number, total: number) => void): Promise<{ rows: (T | null)[]; todo: { id: string; d: number }[] } | null> {
+    const rows: (T | null)[] = ids.map(() => null);
+    const todo = ids.flatMap((id, d) => (id === null ? [] : [{ id, d }]));
+    let done = 0;
+    for (let i = 0; i < todo.length; i += READ_BATCH) {
+      if (this.#stopped) return null;
+      const part = todo.slice(i, i + READ_BATCH);
+      const docs = await this.store.getDisplayMany(part.map((x) => x.id));
+      const known = part.filter((x) => docs.has(x.id));
+      const vecs = await encode(known.map((x) => documentText(docs.get(x.id)!.title, docs.get(x.id)!.abstract)));
+      known.forEach((x, j) => (rows[x.d] = vecs[j] ?? null));
+      done += part.length;
+      progress(done, todo.length);
+    }
+    return { rows, todo };
   }
 
   async #denseStep(onProgress?: (p: EncodeProgress) => void): Promise<EncodeStepResult | null> {
@@ -115,19 +126,10 @@ export class EncoderVectorizer {
       const next = idx.segmentsNeedingVectors()[0];
       if (next === undefined) continue;
       const modelId = this.encoder.info.id;
-      const rows: (Float32Array | null)[] = next.ids.map(() => null);
-      const todo = next.ids.flatMap((id, d) => (id === null ? [] : [{ id, d }]));
-      let done = 0;
-      for (let i = 0; i < todo.length; i += READ_BATCH) {
-        if (this.#stopped) return null;
-        const part = todo.slice(i, i + READ_BATCH);
-        const docs = await this.store.getMany(part.map((x) => x.id));
-        const known = part.filter((x) => docs.has(x.id));
-        const vecs = await this.encoder.encode(known.map((x) => documentText(docs.get(x.id)!.title, docs.get(x.id)!.abstract)), 'document');
-        known.forEach((x, j) => (rows[x.d] = vecs[j] ?? null));
-        done += part.length;
-        onProgress?.({ index, kind: 'dense', segment: next.segment, done, total: todo.length });
-      }
+      const encoder = this.encoder;
+      const encoded = await this.#encodeSegment(next.ids, (texts) => encoder.encode(texts, 'document'), (done, total) => onProgress?.({ index, kind: 'dense', segment: next.segment, done, total }));
+      if (encoded === null) return null;
+      const { rows, todo } = encoded;
       // the encoder may have been replaced while this segment was encoded: attach refuses other models
       const attached = this.indexes.encoder?.info.id === modelId && idx.attachVectors(next.segment, SegmentVectors.fromRows(modelId, this.encoder.info.dims, rows));
       return { index, kind: 'dense', segment: next.segment, documents: todo.length, attached };
