@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import ort from 'onnxruntime-node';
+import { openBertSession } from './bert-session.js';
 import type { CrossEncoder, CrossEncoderInfo, CrossEncoderOptions } from '../../ports/cross-encoder.js';
 
 const DEFAULT_MAX_TOKENS = 512;
@@ -36,23 +37,8 @@ export async function loadOnnxCrossEncoder(options: CrossEncoderOptions): Promis
   const configuredMax = typeof tokenizerConfig['model_max_length'] === 'number' ? tokenizerConfig['model_max_length'] : DEFAULT_MAX_TOKENS;
   const maxTokens = options.maxTokens ?? Math.min(DEFAULT_MAX_TOKENS, configuredMax);
   if (!Number.isInteger(maxTokens) || maxTokens < 4) throw new Error(`cross-encoder maxTokens must be an integer >= 4 (got ${maxTokens})`);
-  let session: ort.InferenceSession;
-  try {
-    session = await ort.InferenceSession.create(modelPath, { executionProviders: ['cpu'], intraOpNumThreads: options.threads ?? 1, interOpNumThreads: 1, logSeverityLevel: 3 });
-  } catch (e) {
-    throw new Error(`ONNX model ${modelPath} cannot be loaded by onnxruntime: ${(e as Error).message}`);
-  }
+  const session = await openBertSession(modelPath, options.threads ?? 1, 'a cross-encoder');
   const inputs = new Map(session.inputMetadata.map((m) => [m.name, m]));
-  for (const name of inputs.keys()) {
-    if (name !== 'input_ids' && name !== 'attention_mask' && name !== 'token_type_ids') {
-      await session.release();
-      throw new Error(`ONNX model ${modelPath} wants an input "${name}"; a cross-encoder takes input_ids, attention_mask and optionally token_type_ids`);
-    }
-  }
-  if (!inputs.has('input_ids')) {
-    await session.release();
-    throw new Error(`ONNX model ${modelPath} has no input_ids input`);
-  }
   const out = session.outputMetadata.find((o) => o.name === 'logits') ?? session.outputMetadata[0];
   if (out === undefined || !out.isTensor || out.type !== 'float32' || out.shape.length < 1 || out.shape.length > 2) {
     await session.release();

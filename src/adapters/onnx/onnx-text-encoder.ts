@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import ort from 'onnxruntime-node';
+import { openBertSession } from './bert-session.js';
 import type { SparseTextEncoder, SparseVector, TextEncoder, TextEncoderInfo, TextEncoderOptions } from '../../ports/text-encoder.js';
 
 
@@ -101,28 +102,8 @@ async function loadOnnx(options: TextEncoderOptions, kind: 'dense' | 'splade'): 
   const maxTokens = options.maxTokens ?? Math.min(DEFAULT_MAX_TOKENS, configuredMax);
   if (!Number.isInteger(maxTokens) || maxTokens < 2) throw new Error(`encoder maxTokens must be an integer >= 2 (got ${maxTokens})`);
 
-  let session: ort.InferenceSession;
-  try {
-    session = await ort.InferenceSession.create(modelPath, {
-      executionProviders: ['cpu'],
-      intraOpNumThreads: options.threads ?? 1,
-      interOpNumThreads: 1,
-      logSeverityLevel: 3,
-    });
-  } catch (e) {
-    throw new Error(`ONNX model ${modelPath} cannot be loaded by onnxruntime: ${(e as Error).message}`);
-  }
+  const session = await openBertSession(modelPath, options.threads ?? 1, 'an encoder');
   const inputs = new Map(session.inputMetadata.map((m) => [m.name, m]));
-  for (const name of inputs.keys()) {
-    if (name !== 'input_ids' && name !== 'attention_mask' && name !== 'token_type_ids') {
-      await session.release();
-      throw new Error(`ONNX model ${modelPath} wants an input "${name}"; an encoder takes input_ids, attention_mask and optionally token_type_ids`);
-    }
-  }
-  if (!inputs.has('input_ids')) {
-    await session.release();
-    throw new Error(`ONNX model ${modelPath} has no input_ids input`);
-  }
   const int32 = (name: string): boolean => {
     const m = inputs.get(name);
     return m !== undefined && m.isTensor && m.type === 'int32';
