@@ -5,7 +5,7 @@
 // equals what a search restricted to the document with that variant scores (up to the order of
 // floating-point summation), without running one restricted search per part.
 import { docFieldPositions, type PostingCursor } from './postings-cursor.js';
-import { matchPhrase } from './phrase-match.js';
+import { phraseTfInField } from './phrase-match.js';
 import { PassageScorer } from './passages.js';
 import { proximityBonus } from './proximity.js';
 import type { SearchPlan } from './searcher.js';
@@ -60,18 +60,7 @@ export function scoreDocumentParts(seg: Segment, si: number, plan: SearchPlan, d
         const perSlot = p.slots.map((s) => docFieldPositions(s.bytes, at));
         let tfp = 0;
         for (let f = 0; f < NF; f++) {
-          const lists = perSlot.map((l) => l[f]!);
-          if (lists.some((l) => l.length === 0)) continue;
-          const all = Int32Array.from(lists.flat());
-          const starts: number[] = [];
-          const ends: number[] = [];
-          let o = 0;
-          for (const l of lists) {
-            starts.push(o);
-            o += l.length;
-            ends.push(o);
-          }
-          const tf = matchPhrase(all, starts, ends, p.slots.map((s) => s.offset));
+          const tf = phraseTfInField(perSlot.map((l) => l[f]!), p.slots.map((s) => s.offset));
           if (tf > 0) tfp += (w[f]! * tf) / norm[f]!;
         }
         if (tfp > 0) parts.phrase += (plan.phraseBoost * plan.lexicalWeight * p.idfSum * tfp) / (k1 + tfp);

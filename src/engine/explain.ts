@@ -1,7 +1,7 @@
 // Score explanations: recomputes one hit's score clause by clause as a tree (the same formulas as
 // bm25f.ts and the phrase bonus of searcher.ts), for debugging relevance.
 import { cursorAtDoc, docFieldPositions } from './postings-cursor.js';
-import { matchPhrase } from './phrase-match.js';
+import { phraseTfInField } from './phrase-match.js';
 import type { SearchPlan } from './searcher.js';
 import type { Segment } from './segment.js';
 import { NF } from './segment-writer.js';
@@ -61,19 +61,7 @@ export function explainDoc(seg: Segment, doc: number, plan: SearchPlan): Explana
   plan.phrases.forEach((p, i) => {
     const tfs = [0, 0, 0];
     const perSlot = p.slots.map((s) => docFieldPositions(s.bytes, (b) => cursorAtDoc(seg, b, doc)));
-    for (let f = 0; f < NF; f++) {
-      const lists = perSlot.map((l) => l[f]!);
-      const all = Int32Array.from(lists.flat());
-      const starts: number[] = [];
-      const ends: number[] = [];
-      let o = 0;
-      for (const l of lists) {
-        starts.push(o);
-        o += l.length;
-        ends.push(o);
-      }
-      tfs[f] = lists.some((l) => l.length === 0) ? 0 : matchPhrase(all, starts, ends, p.slots.map((s) => s.offset));
-    }
+    for (let f = 0; f < NF; f++) tfs[f] = phraseTfInField(perSlot.map((l) => l[f]!), p.slots.map((s) => s.offset));
     const { tfp, nodes } = fieldNodes(tfs);
     const v = plan.phraseBoost === 0 || tfp === 0 ? 0 : (plan.phraseBoost * plan.lexicalWeight * p.idfSum * tfp) / (plan.k1 + tfp);
     total += v;

@@ -33,3 +33,21 @@ export function matchPhrase(
   }
   return count;
 }
+
+/**
+ * Occurrences of a phrase in one field of one document, from each slot's positions in that field
+ * (`offsets`: each slot's offset in the phrase); 0 when a slot has none there.
+ */
+export function phraseTfInField(lists: readonly (readonly number[])[], offsets: readonly number[]): number {
+  if (lists.some((l) => l.length === 0)) return 0;
+  const all = Int32Array.from(lists.flat());
+  const starts: number[] = [];
+  const ends: number[] = [];
+  let o = 0;
+  for (const l of lists) {
+    starts.push(o);
+    o += l.length;
+    ends.push(o);
+  }
+  return matchPhrase(all, starts, ends, offsets);
+}
