@@ -30,6 +30,7 @@ import { RateLimitService } from './limits/rate-limit-service.js';
 import { IndexSet } from './search/index-set.js';
 import { PassageSearch } from './search/passage-search.js';
 import { SearchService } from './search/search-service.js';
+import { activityEngagement } from './search/ranking-bridge.js';
 import { buildHttpServer } from './http/server.js';
 import type { McpHandler } from './http/deps.js';
 import { ReferenceService } from './citations/reference-service.js';
@@ -316,7 +317,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
       clock,
       secret,
       report,
-      engagement: async (ids, now) => new Map(await Promise.all(ids.map(async (id) => [id, await activityCounts.counts(id, now)] as const))),
+      engagement: activityEngagement(activityCounts),
     });
     return searchCandidateSource({ candidatePool: (query, index, depth) => search.candidatePool(query, index, depth, mode) });
   };
@@ -585,7 +586,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   const search = new SearchService({
     ranking,
     featureStore: storage.documents,
-    engagement: async (ids, now) => new Map(await Promise.all(ids.map(async (id) => [id, await activityCounts.counts(id, now)] as const))),
+    engagement: activityEngagement(activityCounts),
     indexes,
     store: core.works,
     activity: core.activity,

@@ -16,6 +16,7 @@ import { WorkLinkedDocumentStore } from './documents/work-links.js';
 import { DisplayRecordCache } from './documents/display-cache.js';
 import { CorpusModels } from './search/corpus-models.js';
 import { SearchService } from './search/search-service.js';
+import { activityEngagement } from './search/ranking-bridge.js';
 import { serveSearches, ThreadIndexes } from './search/search-threads.js';
 import type { BillingService } from './billing/billing-service.js';
 import type { ActivityRecorder } from './activity/activity-buffer.js';
@@ -57,7 +58,7 @@ async function start(): Promise<void> {
   const service = new SearchService({
     ranking,
     featureStore: storage.documents,
-    engagement: async (ids, now) => new Map(await Promise.all(ids.map(async (id) => [id, await activityCounts.counts(id, now)] as const))),
+    engagement: activityEngagement(activityCounts),
     indexes,
     store,
     activity: mainThreadOnly('activity') as ActivityRecorder,

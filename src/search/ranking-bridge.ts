@@ -9,6 +9,7 @@ import { getFeature, newCandidate, setFeature, type Branch, type Candidate } fro
 import { citedByCount, type FeatureSources } from '../ranking/sources.js';
 import { denseQueryVector, denseSearch, sparseEngineOptions, sparseQueryVector, type SparseParams } from './channels.js';
 import type { SearchIndexes } from './search-service.js';
+import type { ActivityStore } from '../ports/activity-store.js';
 import type { SearchRequest } from './search-types.js';
 
 /** The branches whose channels run on every searched index for this request (as the service's #channels runs them). */
@@ -100,4 +101,12 @@ export function featureSources(r: SearchRequest, base: EngineQuery, d: SourceDep
     engagement: engagement ? (ids) => engagement(ids, d.now) : null,
     now: d.now,
   };
+}
+
+/**
+ * The engagement features' source over the activity store: each candidate's counters (one read per
+ * document; the store has no batched read yet).
+ */
+export function activityEngagement(store: Pick<ActivityStore, 'counts'>): (ids: readonly string[], now: number) => Promise<Map<string, ActivityCounts>> {
+  return async (ids, now) => new Map(await Promise.all(ids.map(async (id) => [id, await store.counts(id, now)] as const)));
 }
