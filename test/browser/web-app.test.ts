@@ -3,13 +3,15 @@
 // filter, opens a document, follows a citing work, asks a question, clicks a citation to the highlighted
 // passage, edits the question, shares the conversation and opens the link signed out, uploads a PDF and
 // reads the result, and revokes the key. axe-core checks every page (no serious or critical violation);
-// each page is saved as a PNG in docs/screenshots/ (the README and docs/web.md show them).
+// each page is saved as a PNG: in docs/screenshots/ (the README and docs/web.md show them) when
+// LECTERN_UPDATE_SCREENSHOTS=1, otherwise in a temporary folder, so a test run leaves the checkout clean.
 // Skipped, saying why, when Chromium is not installed (scripts/system-packages.txt installs it).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { tmpdir } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { authApp, PASSWORD, type AuthTestApp } from '../auth/helpers.js';
 import { doc, seed } from '../helpers/documents.js';
@@ -19,7 +21,7 @@ import { needs } from '../recognition/helpers/tools.js';
 
 const CHROMIUM = process.env.LECTERN_CHROMIUM ?? '/usr/bin/chromium';
 const skip = existsSync(CHROMIUM) ? ((await needs('mutool')) as string | false) : `Chromium is not installed at ${CHROMIUM} (apt-get install chromium; scripts/system-packages.txt): browser tests skipped`;
-const SHOTS = join(repoRoot, 'docs', 'screenshots');
+const SHOTS = process.env.LECTERN_UPDATE_SCREENSHOTS === '1' ? join(repoRoot, 'docs', 'screenshots') : join(tmpdir(), `lectern-screenshots-${process.pid}`);
 const Y = (y: number) => Date.UTC(y, 0, 1) / 1000;
 
 type Page = import('playwright-core').Page;
