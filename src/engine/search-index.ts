@@ -132,6 +132,8 @@ export interface VectorQuery {
   passagesPerHit?: number;
   /** Binary / auto at scale: candidates rescored with float vectors. */
   rescore?: number;
+  /** `auto` at scale: the grading kernel (default `wasm` where it runs, ADR 0140; `js` for comparisons). */
+  kernel?: 'wasm' | 'js';
   /** `auto`: the exact scan's limit (default EXACT_MAX_VECTORS; tests and benchmarks lower it). */
   exactMaxVectors?: number;
 }
@@ -780,7 +782,7 @@ export class SearchIndex {
    * `binary` (Hamming over sign codes, float rescoring). Scores are cosine similarities. Segments without
    * vectors under the current model are counted in the trace notes.
    */
-  searchVectors(q: VectorQuery): EngineResult & { scanned: number; missingSegments: number; method: 'exact' | 'binary' | 'ivf' | 'quantized'; rescored: number } {
+  searchVectors(q: VectorQuery): EngineResult & { scanned: number; missingSegments: number; method: 'exact' | 'binary' | 'ivf' | 'quantized'; rescored: number; kernel?: 'wasm' | 'js' } {
     this.#check();
     const limit = clampInt(q.limit, 1, MAX_K, 10);
     const offset = clampInt(q.offset, 0, MAX_K - 1, 0);
@@ -792,7 +794,7 @@ export class SearchIndex {
     let k = need;
     const centroids = this.#vectorModel?.model?.centroids ?? null;
     const method = q.method === 'ivf' && centroids === null ? 'exact' : q.method;
-    const vopts = { filters: q.filters ?? undefined, method, centroids, ...(q.nprobe !== undefined ? { nprobe: q.nprobe } : {}), ...(q.rescore !== undefined ? { rescore: q.rescore } : {}), ...(q.exactMaxVectors !== undefined ? { exactMaxVectors: q.exactMaxVectors } : {}) };
+    const vopts = { filters: q.filters ?? undefined, method, centroids, ...(q.nprobe !== undefined ? { nprobe: q.nprobe } : {}), ...(q.rescore !== undefined ? { rescore: q.rescore } : {}), ...(q.exactMaxVectors !== undefined ? { exactMaxVectors: q.exactMaxVectors } : {}), ...(q.kernel !== undefined ? { kernel: q.kernel } : {}) };
     let outcome = searchVectors(segments, q.vector, { k, ...vopts });
     let ranked = outcome.hits;
     if (q.collapseByWorkKey) {
@@ -823,6 +825,7 @@ export class SearchIndex {
       missingSegments: outcome.missingSegments,
       method: outcome.method,
       rescored: outcome.rescored,
+      ...(outcome.kernel !== undefined ? { kernel: outcome.kernel } : {}),
     };
   }
 
