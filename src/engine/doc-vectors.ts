@@ -12,7 +12,7 @@ import { nearestRow, TITLE_TOKEN_WEIGHT, type CorpusModel } from './corpus-model
 
 /** IVF lists probed per query by default (recall@10 against exact search: bench/results/vectors-100k.json). */
 export const DEFAULT_NPROBE = 24;
-import { FastScanCodes, fastScanTables, referenceGrade } from './fast-scan.js';
+import { FAST_SCAN_BINS, FastScanCodes, FastScanRescorer, fastScanTables, referenceGrade } from './fast-scan.js';
 import { compileFilter, type SegmentFilter } from './filters.js';
 import { END, PostingCursor } from './postings-cursor.js';
 import type { RawHit, SnapshotSegment } from './searcher.js';
@@ -48,7 +48,7 @@ export class SegmentVectors {
    * null where the kernel cannot run (no WebAssembly SIMD, or more than 2,064 dimensions).
    */
   fastScan(): FastScanCodes | null {
-    if (this.#fastScan === undefined) this.#fastScan = FastScanCodes.build(this.codes, this.docs, this.dims);
+    if (this.#fastScan === undefined) this.#fastScan = FastScanCodes.build(this.codes, this.present, this.docs, this.dims);
     return this.#fastScan;
   }
 
@@ -541,11 +541,14 @@ export function searchVectors(segments: readonly VectorSegment[], q: Float32Arra
   const hist = new Uint32Array(bins);
   let scanned = 0;
   let at = 0;
+  // fast-scan: each segment's grades stay in its kernel memory (or, for a short candidate list, in
+  // `grades`), and its selection runs there too; `bySeg[i]` is the segment's grade array
+  const bySeg: (Uint16Array | null)[] = [];
+  let shift = 0;
   if (wasm) {
     const t = fastScanTables(q);
-    // grades above QUANTIZED_BINS - 1 (more than 128 dimensions) are shifted into the histogram's range
-    let shift = 0;
-    while (t.maxGrade >>> shift >= QUANTIZED_BINS) shift++;
+    // grades above FAST_SCAN_BINS - 1 (more than 128 dimensions) are shifted into the histogram's range
+    while (t.maxGrade >>> shift >= FAST_SCAN_BINS) shift++;
     bins = (t.maxGrade >>> shift) + 1;
     live.forEach(({ v, f }, i) => {
       const present = v.present;
@@ -553,40 +556,65 @@ export function searchVectors(segments: readonly VectorSegment[], q: Float32Arra
       if (f.candidates !== null && f.candidates.length * FAST_SCAN_SPARSE < n) {
         // few candidates: their grades one by one (the kernel's arithmetic in JavaScript)
         const by = new Uint8Array(v.codes.buffer, v.codes.byteOffset, v.codes.byteLength);
-        grades.fill(NOT_ELIGIBLE, at, at + n);
+        const g16 = grades.subarray(at, at + n);
+        g16.fill(NOT_ELIGIBLE);
         for (const d of f.candidates) {
           if (present[d] === 0 || !f.allowed(d)) continue;
-          const g = referenceGrade(t, by, d) >>> shift;
-          grades[at + d] = g;
-          hist[g]!++;
+          const g = referenceGrade(t, by, d);
+          g16[d] = g;
+          hist[g >>> shift]!++;
+          scanned++;
+        }
+        bySeg.push(g16);
+        at += n;
+        return;
+      }
+      const fs = fast[i]!;
+      const g16 = fs.grade(t);
+      bySeg.push(null);
+      at += n;
+      if (f.candidates !== null) {
+        // a long candidate list: the kernel graded the whole segment; the others are not eligible
+        const keep = new Uint16Array(f.candidates.length);
+        f.candidates.forEach((d, j) => (keep[j] = present[d] === 1 && f.allowed(d) ? g16[d]! : NOT_ELIGIBLE));
+        g16.fill(NOT_ELIGIBLE);
+        f.candidates.forEach((d, j) => {
+          const g = keep[j]!;
+          if (g === NOT_ELIGIBLE) return;
+          g16[d] = g;
+          hist[g >>> shift]!++;
+          scanned++;
+        });
+      } else if (f.columns) {
+        for (let d = 0; d < n; d++) {
+          if (present[d] === 0 || !f.allowed(d)) {
+            g16[d] = NOT_ELIGIBLE;
+            continue;
+          }
+          hist[g16[d]! >>> shift]!++;
           scanned++;
         }
       } else {
-        const g16 = fast[i]!.grade(t);
-        if (f.candidates !== null) {
-          grades.fill(NOT_ELIGIBLE, at, at + n);
-          for (const d of f.candidates) {
-            if (present[d] === 0 || !f.allowed(d)) continue;
-            const g = g16[d]! >>> shift;
-            grades[at + d] = g;
-            hist[g]!++;
-            scanned++;
-          }
-        } else {
-          const trivial = f.trivial;
-          for (let d = 0; d < n; d++) {
-            if (present[d] === 0 || (!trivial && !f.allowed(d))) {
-              grades[at + d] = NOT_ELIGIBLE;
-              continue;
+        // the kernel counts the documents with a vector; deleted ones are taken out here
+        const h = fs.histogram(shift, bins);
+        for (let b = 0; b < bins; b++) hist[b]! += h.hist[b]!;
+        scanned += h.counted;
+        const del = f.trivial ? null : segments[live[i]!.si]!.deleted;
+        if (del !== null) {
+          for (let w = 0; w < del.length; w++) {
+            let bits: number = del[w]!;
+            while (bits !== 0) {
+              const low: number = bits & -bits;
+              const d = (w << 5) + (31 - Math.clz32(low));
+              bits ^= low;
+              if (d >= n || g16[d] === NOT_ELIGIBLE) continue;
+              hist[g16[d]! >>> shift]!--;
+              g16[d] = NOT_ELIGIBLE;
+              scanned--;
             }
-            const g = g16[d]! >>> shift;
-            grades[at + d] = g;
-            hist[g]!++;
-            scanned++;
           }
         }
       }
-      at += n;
     });
   } else {
     const grade = quantized ? asymmetricGrader(q) : hammingGrader(q);
@@ -627,9 +655,36 @@ export function searchVectors(segments: readonly VectorSegment[], q: Float32Arra
   let room = pool - above;
   let rescored = 0;
   at = 0;
-  for (const { si, v } of live) {
+  // fast-scan: the candidates' float dot products by the kernel too (same scores as `dot`)
+  const rescorer = wasm && opts.kernel !== 'js' ? FastScanRescorer.get() : null;
+  rescorer?.query(q);
+  for (let i = 0; i < live.length; i++) {
+    const { si, v } = live[i]!;
     const vecs = v.vecs;
     const n = v.docs;
+    if (wasm) {
+      const g16 = bySeg[i]!;
+      if (g16 === null) {
+        room = fast![i]!.select(shift, cut, room, (docs, m) => {
+          rescored += m;
+          if (rescorer !== null) rescorer.rescore(vecs, docs, m, (d, score) => offer(score, si, d));
+          else for (let j = 0; j < m; j++) offer(dot(q, vecs, docs[j]! * dims), si, docs[j]!);
+        });
+      } else {
+        // a short candidate list: only its documents can be eligible
+        for (const d of live[i]!.f.candidates!) {
+          const g = g16[d]!;
+          if (g === NOT_ELIGIBLE || g >>> shift < cut) continue;
+          if (g >>> shift === cut) {
+            if (room === 0) continue;
+            room--;
+          }
+          rescored++;
+          offer(dot(q, vecs, d * dims), si, d);
+        }
+      }
+      continue;
+    }
     for (let d = 0; d < n; d++) {
       const g = grades[at + d]!;
       if (g === NOT_ELIGIBLE || g < cut) continue;

@@ -125,8 +125,21 @@ export function referenceGrade(t: FastScanTables, codeBytes: Uint8Array, d: numb
   return g;
 }
 
-/** The kernel's export: grade(tables, codes, blocks, bytes, grades), addresses in its memory. */
-type GradeFn = (tables: number, codes: number, blocks: number, bytes: number, grades: number) => void;
+/** The kernel's exports (addresses in its memory; wasm/fast-scan.wat says what they do). */
+interface Kernel {
+  grade(tables: number, codes: number, blocks: number, bytes: number, grades: number): void;
+  histogram(grades: number, present: number, n: number, shift: number, hist: number, bins: number): number;
+  select(grades: number, from: number, to: number, shift: number, cut: number, room: number, out: number, cap: number): number;
+  dots(q: number, rows: number, m: number, dims: number, out: number): void;
+  next: { value: number };
+  room: { value: number };
+}
+/** Histogram bins the kernel's memory holds (the quantized path's, ADR 0103). */
+export const FAST_SCAN_BINS = 4096;
+/** Selected document numbers handed back per `select` call. */
+const SELECT_CAP = 256;
+/** Bytes of float rows the rescorer's memory holds at once. */
+const RESCORE_ROW_BYTES = 256 * 1024;
 
 /** One segment's codes in fast-scan blocks, in this thread's WebAssembly memory, with its kernel. */
 export class FastScanCodes {
@@ -134,22 +147,31 @@ export class FastScanCodes {
   /** Bytes of this thread's memory for the segment (tables, blocks, grades, page rounding). */
   readonly memoryBytes: number;
   readonly #memory: WasmMemory;
-  readonly #grade: GradeFn;
+  readonly #kernel: Kernel;
   readonly #codesAt: number;
   readonly #gradesAt: number;
+  readonly #presentAt: number;
+  readonly #histAt: number;
+  readonly #outAt: number;
   readonly #grades: Uint16Array;
+  readonly #hist: Uint32Array;
+  readonly #out: Uint32Array;
 
-  private constructor(readonly docs: number, readonly bytes: number, mod: WasmModule, codes: Uint32Array) {
+  private constructor(readonly docs: number, readonly bytes: number, mod: WasmModule, codes: Uint32Array, present: Uint8Array) {
     this.blocks = Math.ceil(docs / FAST_SCAN_BLOCK);
     const blockBytes = bytes * FAST_SCAN_BLOCK;
+    const padded = this.blocks * FAST_SCAN_BLOCK;
     this.#codesAt = (bytes * 32 + 63) & ~63;
     this.#gradesAt = this.#codesAt + this.blocks * blockBytes;
-    const size = this.#gradesAt + this.blocks * FAST_SCAN_BLOCK * 2;
+    this.#presentAt = this.#gradesAt + padded * 2;
+    this.#histAt = (this.#presentAt + padded + 63) & ~63;
+    this.#outAt = this.#histAt + FAST_SCAN_BINS * 4;
+    const size = this.#outAt + SELECT_CAP * 4;
     const pages = Math.max(1, Math.ceil(size / PAGE));
     this.memoryBytes = pages * PAGE;
     this.#memory = new WA!.Memory({ initial: pages, maximum: pages });
     const inst = new WA!.Instance(mod, { env: { memory: this.#memory } });
-    this.#grade = inst.exports['grade'] as GradeFn;
+    this.#kernel = inst.exports as unknown as Kernel;
     // transpose each block of 16 code rows: byte b of documents 16k .. 16k+15 side by side
     const mem = new Uint8Array(this.#memory.buffer);
     const rows = new Uint8Array(codes.buffer, codes.byteOffset, docs * bytes);
@@ -158,15 +180,18 @@ export class FastScanCodes {
       const o = d * bytes;
       for (let b = 0; b < bytes; b++) mem[base + b * FAST_SCAN_BLOCK] = rows[o + b]!;
     }
-    this.#grades = new Uint16Array(this.#memory.buffer, this.#gradesAt, this.blocks * FAST_SCAN_BLOCK);
+    mem.set(present.subarray(0, docs), this.#presentAt);
+    this.#grades = new Uint16Array(this.#memory.buffer, this.#gradesAt, padded);
+    this.#hist = new Uint32Array(this.#memory.buffer, this.#histAt, FAST_SCAN_BINS);
+    this.#out = new Uint32Array(this.#memory.buffer, this.#outAt, SELECT_CAP);
   }
 
   /** The blocks of `docs` code rows of `dims` sign bits, or null where the kernel cannot run them. */
-  static build(codes: Uint32Array, docs: number, dims: number): FastScanCodes | null {
+  static build(codes: Uint32Array, present: Uint8Array, docs: number, dims: number): FastScanCodes | null {
     const mod = kernelModule();
     const bytes = dims >>> 3;
     if (mod === null || dims % 32 !== 0 || bytes === 0 || bytes > FAST_SCAN_MAX_BYTES) return null;
-    return new FastScanCodes(docs, bytes, mod, codes);
+    return new FastScanCodes(docs, bytes, mod, codes, present);
   }
 
   /**
@@ -176,7 +201,99 @@ export class FastScanCodes {
   grade(t: FastScanTables): Uint16Array {
     if (t.bytes !== this.bytes) throw new RangeError(`tables for ${t.bytes} code bytes, segment has ${this.bytes}`);
     new Uint8Array(this.#memory.buffer, 0, t.tables.length).set(t.tables);
-    if (this.blocks > 0) this.#grade(0, this.#codesAt, this.blocks, this.bytes, this.#gradesAt);
+    if (this.blocks > 0) this.#kernel.grade(0, this.#codesAt, this.blocks, this.bytes, this.#gradesAt);
     return this.#grades;
+  }
+
+  /**
+   * After {@link grade}: the histogram of the grades >> shift of the documents with a vector (bins
+   * counters; the view is valid until the next call), their grades left as they are, the others' set to
+   * 0xffff (not eligible). Returns the documents counted.
+   */
+  histogram(shift: number, bins: number): { counted: number; hist: Uint32Array } {
+    if (bins > FAST_SCAN_BINS) throw new RangeError(`at most ${FAST_SCAN_BINS} bins`);
+    const counted = this.#kernel.histogram(this.#gradesAt, this.#presentAt, this.docs, shift, this.#histAt, bins);
+    return { counted, hist: this.#hist };
+  }
+
+  /**
+   * Calls `each` with the numbers (in document order, a batch at a time: the view is reused) of every
+   * document whose grade >> shift is above `cut` (-1: all eligible) and of the first `room` at `cut`,
+   * skipping grades 0xffff; returns the room left.
+   */
+  select(shift: number, cut: number, room: number, each: (docs: Uint32Array, m: number) => void): number {
+    const k = this.#kernel;
+    let from = 0;
+    while (from < this.docs) {
+      const m = k.select(this.#gradesAt, from, this.docs, shift, cut, room, this.#outAt, SELECT_CAP);
+      if (m > 0) each(this.#out, m);
+      from = k.next.value;
+      room = k.room.value;
+    }
+    return room;
+  }
+}
+
+/**
+ * Float dot products of one query with rows of a segment's vectors by the kernel (`dots`): the rows are
+ * copied into this thread's rescoring memory (RESCORE_ROW_BYTES, 256 KiB, plus the query and the
+ * scores), since the kernel cannot read the segment's shared bytes. Scores equal doc-vectors.ts `dot`
+ * bit for bit. One per thread, made on first use.
+ */
+export class FastScanRescorer {
+  readonly #kernel: Kernel;
+  readonly #mem: Float32Array;
+  readonly #scores: Float64Array;
+  #dims = 0;
+  #cap = 0;
+  #rowsAt = 0;
+  #scoresAt = 0;
+
+  private constructor(mod: WasmModule) {
+    const pages = Math.ceil((RESCORE_ROW_BYTES * 2 + PAGE) / PAGE);
+    const memory = new WA!.Memory({ initial: pages, maximum: pages });
+    this.#kernel = new WA!.Instance(mod, { env: { memory } }).exports as unknown as Kernel;
+    this.#mem = new Float32Array(memory.buffer);
+    this.#scores = new Float64Array(memory.buffer);
+  }
+
+  static #one: FastScanRescorer | null | undefined;
+
+  /** This thread's rescorer, or null where the kernel cannot run. */
+  static get(): FastScanRescorer | null {
+    if (FastScanRescorer.#one === undefined || (FastScanRescorer.#one === null && kernelModule() !== null)) {
+      const mod = kernelModule();
+      FastScanRescorer.#one = mod === null ? null : new FastScanRescorer(mod);
+    }
+    return kernelModule() === null ? null : FastScanRescorer.#one;
+  }
+
+  /** Sets the query (dims a multiple of 4, at most RESCORE_ROW_BYTES / 4 / 2 floats). */
+  query(q: Float32Array): void {
+    const dims = q.length;
+    if (dims % 4 !== 0 || dims * 4 * 2 > RESCORE_ROW_BYTES) throw new RangeError(`cannot rescore ${dims} dimensions`);
+    this.#dims = dims;
+    this.#mem.set(q, 0);
+    this.#rowsAt = (dims * 4 + 63) & ~63;
+    this.#cap = Math.floor(RESCORE_ROW_BYTES / (dims * 4));
+    this.#scoresAt = this.#rowsAt + this.#cap * dims * 4;
+  }
+
+  /** Calls `each(d, q . vecs[d])` for docs[0 .. m), in order. */
+  rescore(vecs: Float32Array, docs: Uint32Array, m: number, each: (d: number, score: number) => void): void {
+    const dims = this.#dims;
+    const mem = this.#mem;
+    const rows = this.#rowsAt >>> 2;
+    const scores = this.#scoresAt >>> 3;
+    for (let from = 0; from < m; from += this.#cap) {
+      const to = Math.min(m, from + this.#cap);
+      for (let i = from; i < to; i++) {
+        const o = docs[i]! * dims;
+        mem.set(vecs.subarray(o, o + dims), rows + (i - from) * dims);
+      }
+      this.#kernel.dots(0, this.#rowsAt, to - from, dims, this.#scoresAt);
+      const sc = this.#scores;
+      for (let i = from; i < to; i++) each(docs[i]!, sc[scores + i - from]!);
+    }
   }
 }

@@ -61,7 +61,7 @@ describe('fast-scan kernel (ADR 0140)', () => {
   test('kernel grades equal the JavaScript reference for random codes, odd sizes and widths', () => {
     for (const [n, dims, seed] of [[1, 32, 1], [15, 128, 2], [16, 128, 3], [17, 64, 4], [1000, 128, 5], [333, 256, 6], [50, 2048, 7]] as const) {
       const v = SegmentVectors.fromRows('m', dims, rows(n, dims, seed, 7));
-      const fs = FastScanCodes.build(v.codes, v.docs, dims)!;
+      const fs = FastScanCodes.build(v.codes, v.present, v.docs, dims)!;
       assert.ok(fs !== null);
       assert.equal(fs.blocks, Math.ceil(n / FAST_SCAN_BLOCK));
       const by = new Uint8Array(v.codes.buffer, v.codes.byteOffset, v.codes.byteLength);
@@ -83,7 +83,7 @@ describe('fast-scan kernel (ADR 0140)', () => {
     const v = SegmentVectors.fromRows('m', dims, rows(500, dims, 11));
     const q = unit(dims, 12);
     const t = fastScanTables(q);
-    const g = FastScanCodes.build(v.codes, v.docs, dims)!.grade(t);
+    const g = FastScanCodes.build(v.codes, v.present, v.docs, dims)!.grade(t);
     const by = new Uint8Array(v.codes.buffer);
     // the float score from the sign bits
     const exact = Array.from({ length: 500 }, (_, d) => {
