@@ -44,8 +44,9 @@ export class SegmentVectors {
   #fastScan: FastScanCodes | null | undefined;
 
   /**
-   * The codes in fast-scan blocks in this thread's WebAssembly memory (ADR 0140), built on first use;
-   * null where the kernel cannot run (no WebAssembly SIMD, or more than 2,064 dimensions).
+   * The codes in fast-scan blocks in this thread's WebAssembly memory (ADR 0140), built on first call
+   * (SearchIndex calls it when it publishes a large enough snapshot); null where the kernel cannot run
+   * (no WebAssembly SIMD, or more than 2,064 dimensions).
    */
   fastScan(): FastScanCodes | null {
     if (this.#fastScan === undefined) this.#fastScan = FastScanCodes.build(this.codes, this.present, this.docs, this.dims);

@@ -6,8 +6,9 @@
 //
 // Each thread that searches builds its own blocks (the kernel reads only its own WebAssembly memory, and
 // a segment's bytes are a SharedArrayBuffer that WebAssembly cannot adopt): dims/8 bytes per document
-// (16 for 128 dimensions) plus 2 bytes of grades, in one WebAssembly.Memory per segment, built the first
-// time the quantized path grades the segment and dropped with the segment. `referenceGrade` computes
+// (16 for 128 dimensions) plus 2 bytes of grades and 1 of presence, in one WebAssembly.Memory per
+// segment (SegmentVectors.fastScan: built when SearchIndex publishes a snapshot of more vectors than the
+// exact scan takes, or by the first quantized search), dropped with the segment. `referenceGrade` computes
 // the same grade in JavaScript (used for short candidate lists and as the kernel's reference in tests).
 import { WASM_BASE64 } from './wasm/fast-scan.wasm.js';
 

@@ -20,7 +20,7 @@ import { proximityBonus } from './proximity.js';
 import { buildPlan, countMatches, countWorks, rankDocuments, type GlobalStats, type RawHit, type SnapshotSegment } from './searcher.js';
 import { Segment, utf8 } from './segment.js';
 import type { CorpusModel } from './corpus-model.js';
-import { searchVectors, SegmentVectors, type VectorSegment } from './doc-vectors.js';
+import { EXACT_MAX_VECTORS, searchVectors, SegmentVectors, type VectorSegment } from './doc-vectors.js';
 import { searchImpacts, SegmentImpacts, type ImpactSegment, type SparseRow } from './doc-impacts.js';
 import { DEFAULT_FLUSH_OCCURRENCES, SegmentBuffer } from './segment-buffer.js';
 import { NF } from './segment-writer.js';
@@ -302,6 +302,12 @@ export class SearchIndex {
       for (let f = 0; f < NF; f++) totals[f]! += e.seg.fieldTotals[f]!;
     }
     this.#stats = { docCount: docs, avgLen: totals.map((t) => (all > 0 ? t / all : 0)) };
+    // the dense quantized path's fast-scan blocks (ADR 0140), once the vectors are more than the exact
+    // scan takes: built here, when a snapshot gets the segment, not by the first search that needs them
+    // (kept per segment: only new segments build)
+    let vectorDocs = 0;
+    for (const s of this.#snapshot) vectorDocs += s.vectors?.docs ?? 0;
+    if (vectorDocs > EXACT_MAX_VECTORS) for (const s of this.#snapshot) s.vectors?.fastScan();
   }
 
   #check(): void {
