@@ -13,6 +13,7 @@ import { createReadStream, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { autoRescorePool, EXACT_MAX_VECTORS, fieldTerms, fuseRrf, MemoryIndexDirectory, SearchIndex, TrainingState } from '../../src/engine/index.js';
+import { disableFastScan } from '../../src/engine/fast-scan.js';
 import { DEFAULT_HEAP_FACTOR, denseQueryVector, denseSearch, sparseEngineOptions, sparseQueryVector, withFeedback, type SparseParams } from '../../src/search/channels.js';
 import { DEFAULT_RRF_K, DENSE_FEEDBACK_DOCS, DENSE_FEEDBACK_WEIGHT, DENSE_RRF_WEIGHT, SPARSE_RRF_WEIGHT } from '../../src/search/search-service.js';
 import { DEFAULT_COMBINER, multiQuerySearch } from '../../src/search/multi-query.js';
@@ -107,6 +108,11 @@ const modes: Record<string, (text: string) => number> = {
     const v = denseQueryVector(idx, dense, text, null);
     return v ? denseSearch(idx, v, 'auto', { limit: 10, passagesPerHit: 0 }).hits.length : 0;
   },
+  // the same with ADR 0103's JavaScript grading and rescoring instead of the fast-scan kernel (ADR 0140)
+  'short_document (auto, js kernel: the previous path)': (text) => {
+    const v = denseQueryVector(idx, dense, text, null);
+    return v ? denseSearch(idx, v, 'auto', { limit: 10, passagesPerHit: 0, kernel: 'js' }).hits.length : 0;
+  },
   'short_document (exact scan)': (text) => {
     const v = denseQueryVector(idx, dense, text, null);
     return v ? denseSearch(idx, v, 'exact', { limit: 10, passagesPerHit: 0 }).hits.length : 0;
@@ -129,18 +135,29 @@ const modes: Record<string, (text: string) => number> = {
     return fuseRrf([{ channel: 'fulltext', ids: ft }, { channel: 'sparse', ids: sps.filter((id) => nominated.has(id)), weight: SPARSE_RRF_WEIGHT }, { channel: 'short_document', ids: dn, weight: DENSE_RRF_WEIGHT }], { k: DEFAULT_RRF_K }).length;
   },
 };
-const latency: Record<string, { p50_ms: number; p99_ms: number; mean_ms: number }> = {};
+// hybrid with the previous (JavaScript) dense kernel, in the same run
+modes['hybrid (js dense kernel: the previous path)'] = (text) => {
+  disableFastScan(true);
+  try {
+    return modes['hybrid']!(text);
+  } finally {
+    disableFastScan(false);
+  }
+};
+const latency: Record<string, { p50_ms: number; p99_ms: number; mean_ms: number; cpu_ms_per_query: number }> = {};
 for (const [mode, run] of Object.entries(modes)) {
   for (const q of queries.slice(0, 20)) run(q); // warm-up
   const times: number[] = [];
+  const c0 = process.cpuUsage();
   for (const q of queries) {
     const s = performance.now();
     run(q);
     times.push(performance.now() - s);
   }
+  const c = process.cpuUsage(c0);
   times.sort((a, b) => a - b);
-  latency[mode] = { p50_ms: pct(times, 50), p99_ms: pct(times, 99), mean_ms: times.reduce((a, b) => a + b, 0) / times.length };
-  log(`${mode}: p50 ${latency[mode]!.p50_ms.toFixed(2)} ms, p99 ${latency[mode]!.p99_ms.toFixed(2)} ms`);
+  latency[mode] = { p50_ms: pct(times, 50), p99_ms: pct(times, 99), mean_ms: times.reduce((a, b) => a + b, 0) / times.length, cpu_ms_per_query: (c.user + c.system) / 1000 / times.length };
+  log(`${mode}: p50 ${latency[mode]!.p50_ms.toFixed(2)} ms, p99 ${latency[mode]!.p99_ms.toFixed(2)} ms, cpu ${latency[mode]!.cpu_ms_per_query.toFixed(2)} ms/q`);
 }
 const qvs = queries.map((q) => denseQueryVector(idx, dense, q, null)).filter((v): v is Float32Array => v !== null);
 const truth = qvs.map((v) => new Set(idx.searchVectors({ vector: v, method: 'exact', limit: 10, passagesPerHit: 0 }).hits.map((h) => h.id)));
@@ -204,7 +221,7 @@ const out = {
   shortDocument: { exactMaxVectors: EXACT_MAX_VECTORS, defaultPool: autoRescorePool(11), recallVsExact: prefilter },
   ivf: { lists: (dense.centroids?.length ?? 0) / dense.dims, defaultNprobe: 24, recallVsExact: recall },
   hybridOverFulltext: { p50: latency['hybrid']!.p50_ms / latency['fulltext']!.p50_ms, p99: latency['hybrid']!.p99_ms / latency['fulltext']!.p99_ms },
-  notes: 'Single thread, top-10, workload class `or` (200 queries), after a 20-query warm-up; MemoryIndexDirectory (no disk). The service short_document is method `auto` (ADR 0103); recall rows are against the exact scan; the IVF rows measure the approximate index (ADR 0101).',
+  notes: 'Single thread, top-10, workload class `or` (200 queries), after a 20-query warm-up; MemoryIndexDirectory (no disk). The service short_document is method `auto` (ADR 0103) with the fast-scan kernel (ADR 0140); the `js kernel` rows run the previous JavaScript grading and rescoring in the same run; cpu_ms_per_query is process CPU time (process.cpuUsage) over the timed queries; recall rows are against the exact scan; the IVF rows measure the approximate index (ADR 0101).',
   machine: { ...env, load_average_1m_at_end: (await import('node:os')).loadavg()[0] },
 };
 const name = arg('out');

@@ -12,6 +12,7 @@ import { nearestRow, TITLE_TOKEN_WEIGHT, type CorpusModel } from './corpus-model
 
 /** IVF lists probed per query by default (recall@10 against exact search: bench/results/vectors-100k.json). */
 export const DEFAULT_NPROBE = 24;
+import { FAST_SCAN_BINS, FastScanCodes, FastScanRescorer, fastScanTables, referenceGrade } from './fast-scan.js';
 import { compileFilter, type SegmentFilter } from './filters.js';
 import { END, PostingCursor } from './postings-cursor.js';
 import type { RawHit, SnapshotSegment } from './searcher.js';
@@ -39,6 +40,18 @@ export class SegmentVectors {
     readonly listStart: Uint32Array | null = null,
     readonly listDocs: Uint32Array | null = null,
   ) {}
+
+  #fastScan: FastScanCodes | null | undefined;
+
+  /**
+   * The codes in fast-scan blocks in this thread's WebAssembly memory (ADR 0140), built on first call
+   * (SearchIndex calls it when it publishes a large enough snapshot); null where the kernel cannot run
+   * (no WebAssembly SIMD, or more than 2,064 dimensions).
+   */
+  fastScan(): FastScanCodes | null {
+    if (this.#fastScan === undefined) this.#fastScan = FastScanCodes.build(this.codes, this.present, this.docs, this.dims);
+    return this.#fastScan;
+  }
 
   /** Computes the vectors of `seg` from its postings. */
   static compute(seg: Segment, model: CorpusModel, modelId: string): SegmentVectors {
@@ -241,6 +254,11 @@ export interface VectorSearchOptions {
   rescore?: number;
   /** `auto`: the exact scan's limit (default {@link EXACT_MAX_VECTORS}; tests and benchmarks lower it). */
   exactMaxVectors?: number;
+  /**
+   * `quantized`: the grading kernel: `wasm` (the default where it can run: fast-scan blocks, ADR 0140)
+   * or `js` (ADR 0103's float tables; the fallback, and the reference in tests and benchmarks).
+   */
+  kernel?: 'wasm' | 'js';
 }
 
 export interface VectorSearchOutcome {
@@ -253,6 +271,8 @@ export interface VectorSearchOutcome {
   method: 'exact' | 'binary' | 'ivf' | 'quantized';
   /** Binary: candidates rescored with the float vectors. */
   rescored: number;
+  /** `quantized`: the grading kernel that ran. */
+  kernel?: 'wasm' | 'js';
 }
 
 /** Dot product of q and v[base .. base+q.length). */
@@ -278,6 +298,11 @@ let gradeScratch = new Uint16Array(0);
 const NOT_ELIGIBLE = 0xffff;
 /** Histogram bins of the asymmetric prefilter score (its range [-|q|_1, |q|_1] cut in equal bins). */
 const QUANTIZED_BINS = 4096;
+/**
+ * Fast-scan path: a filter's candidate list shorter than 1/this of its segment is graded candidate by
+ * candidate in JavaScript rather than by the kernel over the whole segment.
+ */
+const FAST_SCAN_SPARSE = 16;
 
 /** A prefilter grade per document of one segment's sign codes: higher is nearer. */
 interface Grader {
@@ -509,39 +534,120 @@ export function searchVectors(segments: readonly VectorSegment[], q: Float32Arra
   if (gradeScratch.length < total) gradeScratch = new Uint16Array(Math.max(total, gradeScratch.length * 2));
   const grades = gradeScratch;
   const quantized = method === 'quantized';
-  const bins = quantized ? QUANTIZED_BINS : dims + 1;
+  // quantized: the WebAssembly fast-scan kernel when every segment can run it (grades of the two
+  // kernels are not comparable, so one query uses one kernel throughout)
+  const fast = quantized && opts.kernel !== 'js' ? live.map(({ v }) => v.fastScan()) : null;
+  const wasm = fast !== null && fast.every((x) => x !== null);
+  let bins = quantized ? QUANTIZED_BINS : dims + 1;
   const hist = new Uint32Array(bins);
-  const grade = quantized ? asymmetricGrader(q) : hammingGrader(q);
   let scanned = 0;
   let at = 0;
-  for (const { v, f } of live) {
-    const present = v.present;
-    const n = v.docs;
-    const rows = grade.rows(v.codes);
-    if (f.candidates !== null) {
-      grades.fill(NOT_ELIGIBLE, at, at + n);
-      for (const d of f.candidates) {
-        if (present[d] === 0 || !f.allowed(d)) continue;
-        const g = rows(d);
-        grades[at + d] = g;
-        hist[g]!++;
-        scanned++;
-      }
-    } else if (f.trivial) {
-      scanned += grade.all(v.codes, present, n, grades, at, hist);
-    } else {
-      for (let d = 0; d < n; d++) {
-        if (present[d] === 0 || !f.allowed(d)) {
-          grades[at + d] = NOT_ELIGIBLE;
-          continue;
+  // fast-scan: each segment's grades stay in its kernel memory (or, for a short candidate list, in
+  // `grades`), and its selection runs there too; `bySeg[i]` is the segment's grade array
+  const bySeg: (Uint16Array | null)[] = [];
+  let shift = 0;
+  if (wasm) {
+    const t = fastScanTables(q);
+    // grades above FAST_SCAN_BINS - 1 (more than 128 dimensions) are shifted into the histogram's range
+    while (t.maxGrade >>> shift >= FAST_SCAN_BINS) shift++;
+    bins = (t.maxGrade >>> shift) + 1;
+    live.forEach(({ v, f }, i) => {
+      const present = v.present;
+      const n = v.docs;
+      if (f.candidates !== null && f.candidates.length * FAST_SCAN_SPARSE < n) {
+        // few candidates: their grades one by one (the kernel's arithmetic in JavaScript)
+        const by = new Uint8Array(v.codes.buffer, v.codes.byteOffset, v.codes.byteLength);
+        const g16 = grades.subarray(at, at + n);
+        g16.fill(NOT_ELIGIBLE);
+        for (const d of f.candidates) {
+          if (present[d] === 0 || !f.allowed(d)) continue;
+          const g = referenceGrade(t, by, d);
+          g16[d] = g;
+          hist[g >>> shift]!++;
+          scanned++;
         }
-        const g = rows(d);
-        grades[at + d] = g;
-        hist[g]!++;
-        scanned++;
+        bySeg.push(g16);
+        at += n;
+        return;
       }
+      const fs = fast[i]!;
+      const g16 = fs.grade(t);
+      bySeg.push(null);
+      at += n;
+      if (f.candidates !== null) {
+        // a long candidate list: the kernel graded the whole segment; the others are not eligible
+        const keep = new Uint16Array(f.candidates.length);
+        f.candidates.forEach((d, j) => (keep[j] = present[d] === 1 && f.allowed(d) ? g16[d]! : NOT_ELIGIBLE));
+        g16.fill(NOT_ELIGIBLE);
+        f.candidates.forEach((d, j) => {
+          const g = keep[j]!;
+          if (g === NOT_ELIGIBLE) return;
+          g16[d] = g;
+          hist[g >>> shift]!++;
+          scanned++;
+        });
+      } else if (f.columns) {
+        for (let d = 0; d < n; d++) {
+          if (present[d] === 0 || !f.allowed(d)) {
+            g16[d] = NOT_ELIGIBLE;
+            continue;
+          }
+          hist[g16[d]! >>> shift]!++;
+          scanned++;
+        }
+      } else {
+        // the kernel counts the documents with a vector; deleted ones are taken out here
+        const h = fs.histogram(shift, bins);
+        for (let b = 0; b < bins; b++) hist[b]! += h.hist[b]!;
+        scanned += h.counted;
+        const del = f.trivial ? null : segments[live[i]!.si]!.deleted;
+        if (del !== null) {
+          for (let w = 0; w < del.length; w++) {
+            let bits: number = del[w]!;
+            while (bits !== 0) {
+              const low: number = bits & -bits;
+              const d = (w << 5) + (31 - Math.clz32(low));
+              bits ^= low;
+              if (d >= n || g16[d] === NOT_ELIGIBLE) continue;
+              hist[g16[d]! >>> shift]!--;
+              g16[d] = NOT_ELIGIBLE;
+              scanned--;
+            }
+          }
+        }
+      }
+    });
+  } else {
+    const grade = quantized ? asymmetricGrader(q) : hammingGrader(q);
+    for (const { v, f } of live) {
+      const present = v.present;
+      const n = v.docs;
+      const rows = grade.rows(v.codes);
+      if (f.candidates !== null) {
+        grades.fill(NOT_ELIGIBLE, at, at + n);
+        for (const d of f.candidates) {
+          if (present[d] === 0 || !f.allowed(d)) continue;
+          const g = rows(d);
+          grades[at + d] = g;
+          hist[g]!++;
+          scanned++;
+        }
+      } else if (f.trivial) {
+        scanned += grade.all(v.codes, present, n, grades, at, hist);
+      } else {
+        for (let d = 0; d < n; d++) {
+          if (present[d] === 0 || !f.allowed(d)) {
+            grades[at + d] = NOT_ELIGIBLE;
+            continue;
+          }
+          const g = rows(d);
+          grades[at + d] = g;
+          hist[g]!++;
+          scanned++;
+        }
+      }
+      at += n;
     }
-    at += n;
   }
   // the cut: every grade above `cut`, and the first `room` documents at `cut`
   let cut = bins - 1;
@@ -550,9 +656,36 @@ export function searchVectors(segments: readonly VectorSegment[], q: Float32Arra
   let room = pool - above;
   let rescored = 0;
   at = 0;
-  for (const { si, v } of live) {
+  // fast-scan: the candidates' float dot products by the kernel too (same scores as `dot`)
+  const rescorer = wasm && opts.kernel !== 'js' ? FastScanRescorer.get() : null;
+  rescorer?.query(q);
+  for (let i = 0; i < live.length; i++) {
+    const { si, v } = live[i]!;
     const vecs = v.vecs;
     const n = v.docs;
+    if (wasm) {
+      const g16 = bySeg[i]!;
+      if (g16 === null) {
+        room = fast![i]!.select(shift, cut, room, (docs, m) => {
+          rescored += m;
+          if (rescorer !== null) rescorer.rescore(vecs, docs, m, (d, score) => offer(score, si, d));
+          else for (let j = 0; j < m; j++) offer(dot(q, vecs, docs[j]! * dims), si, docs[j]!);
+        });
+      } else {
+        // a short candidate list: only its documents can be eligible
+        for (const d of live[i]!.f.candidates!) {
+          const g = g16[d]!;
+          if (g === NOT_ELIGIBLE || g >>> shift < cut) continue;
+          if (g >>> shift === cut) {
+            if (room === 0) continue;
+            room--;
+          }
+          rescored++;
+          offer(dot(q, vecs, d * dims), si, d);
+        }
+      }
+      continue;
+    }
     for (let d = 0; d < n; d++) {
       const g = grades[at + d]!;
       if (g === NOT_ELIGIBLE || g < cut) continue;
@@ -565,5 +698,5 @@ export function searchVectors(segments: readonly VectorSegment[], q: Float32Arra
     }
     at += n;
   }
-  return { hits: heap.sorted(), scanned, missingSegments: missing, method, rescored };
+  return { hits: heap.sorted(), scanned, missingSegments: missing, method, rescored, ...(quantized ? { kernel: wasm ? ('wasm' as const) : ('js' as const) } : {}) };
 }

@@ -14,8 +14,10 @@ export interface SegmentFilter {
   candidates: Uint32Array | null;
   /** Whether doc `d` passes the column filters and is live. */
   allowed: (d: number) => boolean;
-  /** True when `allowed` only checks deletions (no column filter). */
+  /** True when `allowed` checks nothing: no column filter and no deletion. */
   trivial: boolean;
+  /** True when `allowed` checks column filters (types, languages, publisher, issued range). */
+  columns: boolean;
 }
 
 const MAX_CACHED_FILTERS = 16;
@@ -183,5 +185,5 @@ export function compileFilter(seg: Segment, f: EngineFilters | undefined, delete
   };
   const trivial = !columnChecks && del === null;
   if (candidates !== null && (candidates as Uint32Array).length === 0) none = true;
-  return { none, candidates, allowed, trivial };
+  return { none, candidates, allowed, trivial, columns: columnChecks };
 }

@@ -20,7 +20,7 @@ import { proximityBonus } from './proximity.js';
 import { buildPlan, countMatches, countWorks, rankDocuments, type GlobalStats, type RawHit, type SnapshotSegment } from './searcher.js';
 import { Segment, utf8 } from './segment.js';
 import type { CorpusModel } from './corpus-model.js';
-import { searchVectors, SegmentVectors, type VectorSegment } from './doc-vectors.js';
+import { EXACT_MAX_VECTORS, searchVectors, SegmentVectors, type VectorSegment } from './doc-vectors.js';
 import { searchImpacts, SegmentImpacts, type ImpactSegment, type SparseRow } from './doc-impacts.js';
 import { DEFAULT_FLUSH_OCCURRENCES, SegmentBuffer } from './segment-buffer.js';
 import { NF } from './segment-writer.js';
@@ -132,6 +132,8 @@ export interface VectorQuery {
   passagesPerHit?: number;
   /** Binary / auto at scale: candidates rescored with float vectors. */
   rescore?: number;
+  /** `auto` at scale: the grading kernel (default `wasm` where it runs, ADR 0140; `js` for comparisons). */
+  kernel?: 'wasm' | 'js';
   /** `auto`: the exact scan's limit (default EXACT_MAX_VECTORS; tests and benchmarks lower it). */
   exactMaxVectors?: number;
 }
@@ -300,6 +302,12 @@ export class SearchIndex {
       for (let f = 0; f < NF; f++) totals[f]! += e.seg.fieldTotals[f]!;
     }
     this.#stats = { docCount: docs, avgLen: totals.map((t) => (all > 0 ? t / all : 0)) };
+    // the dense quantized path's fast-scan blocks (ADR 0140), once the vectors are more than the exact
+    // scan takes: built here, when a snapshot gets the segment, not by the first search that needs them
+    // (kept per segment: only new segments build)
+    let vectorDocs = 0;
+    for (const s of this.#snapshot) vectorDocs += s.vectors?.docs ?? 0;
+    if (vectorDocs > EXACT_MAX_VECTORS) for (const s of this.#snapshot) s.vectors?.fastScan();
   }
 
   #check(): void {
@@ -780,7 +788,7 @@ export class SearchIndex {
    * `binary` (Hamming over sign codes, float rescoring). Scores are cosine similarities. Segments without
    * vectors under the current model are counted in the trace notes.
    */
-  searchVectors(q: VectorQuery): EngineResult & { scanned: number; missingSegments: number; method: 'exact' | 'binary' | 'ivf' | 'quantized'; rescored: number } {
+  searchVectors(q: VectorQuery): EngineResult & { scanned: number; missingSegments: number; method: 'exact' | 'binary' | 'ivf' | 'quantized'; rescored: number; kernel?: 'wasm' | 'js' } {
     this.#check();
     const limit = clampInt(q.limit, 1, MAX_K, 10);
     const offset = clampInt(q.offset, 0, MAX_K - 1, 0);
@@ -792,7 +800,7 @@ export class SearchIndex {
     let k = need;
     const centroids = this.#vectorModel?.model?.centroids ?? null;
     const method = q.method === 'ivf' && centroids === null ? 'exact' : q.method;
-    const vopts = { filters: q.filters ?? undefined, method, centroids, ...(q.nprobe !== undefined ? { nprobe: q.nprobe } : {}), ...(q.rescore !== undefined ? { rescore: q.rescore } : {}), ...(q.exactMaxVectors !== undefined ? { exactMaxVectors: q.exactMaxVectors } : {}) };
+    const vopts = { filters: q.filters ?? undefined, method, centroids, ...(q.nprobe !== undefined ? { nprobe: q.nprobe } : {}), ...(q.rescore !== undefined ? { rescore: q.rescore } : {}), ...(q.exactMaxVectors !== undefined ? { exactMaxVectors: q.exactMaxVectors } : {}), ...(q.kernel !== undefined ? { kernel: q.kernel } : {}) };
     let outcome = searchVectors(segments, q.vector, { k, ...vopts });
     let ranked = outcome.hits;
     if (q.collapseByWorkKey) {
@@ -823,6 +831,7 @@ export class SearchIndex {
       missingSegments: outcome.missingSegments,
       method: outcome.method,
       rescored: outcome.rescored,
+      ...(outcome.kernel !== undefined ? { kernel: outcome.kernel } : {}),
     };
   }
 

@@ -103,12 +103,12 @@ export function withFeedback(index: SearchIndex, q: Float32Array, ids: readonly 
   return out;
 }
 
-/** A dense search: `auto` (short_document: exact or, at scale, Hamming prefilter + float rescoring), `exact`, `binary` (Hamming + rescoring) or `ivf` (approximate; benchmarks). */
+/** A dense search: `auto` (short_document: exact or, at scale, the quantized prefilter (fast-scan kernel, ADR 0140) + float rescoring), `exact`, `binary` (Hamming + rescoring) or `ivf` (approximate; benchmarks). */
 export function denseSearch(
   index: SearchIndex,
   vector: Float32Array,
   method: 'auto' | 'exact' | 'binary' | 'ivf',
-  q: { limit: number; filters?: EngineFilters; collapseByWorkKey?: boolean; passagesPerHit?: number; rescore?: number; exactMaxVectors?: number },
-): EngineResult & { scanned: number; missingSegments: number; method: string; rescored: number } {
-  return index.searchVectors({ vector, method, limit: q.limit, ...(q.filters ? { filters: q.filters } : {}), collapseByWorkKey: q.collapseByWorkKey ?? false, passagesPerHit: q.passagesPerHit ?? 3, ...(q.rescore !== undefined ? { rescore: q.rescore } : {}), ...(q.exactMaxVectors !== undefined ? { exactMaxVectors: q.exactMaxVectors } : {}) });
+  q: { limit: number; filters?: EngineFilters; collapseByWorkKey?: boolean; passagesPerHit?: number; rescore?: number; exactMaxVectors?: number; kernel?: 'wasm' | 'js' },
+): EngineResult & { scanned: number; missingSegments: number; method: string; rescored: number; kernel?: 'wasm' | 'js' } {
+  return index.searchVectors({ vector, method, limit: q.limit, ...(q.filters ? { filters: q.filters } : {}), collapseByWorkKey: q.collapseByWorkKey ?? false, passagesPerHit: q.passagesPerHit ?? 3, ...(q.rescore !== undefined ? { rescore: q.rescore } : {}), ...(q.exactMaxVectors !== undefined ? { exactMaxVectors: q.exactMaxVectors } : {}), ...(q.kernel !== undefined ? { kernel: q.kernel } : {}) });
 }

@@ -278,8 +278,9 @@ export class SearchService {
           // (corpus model only: a trained bi-encoder's query vector is not mixed; ADR 0105)
           if (vector && r.mode === 'hybrid' && lexical && dense.kind === 'corpus') vector = withFeedback(index, vector, lexical.hits.slice(0, DENSE_FEEDBACK_DOCS).map((h) => h.id), DENSE_FEEDBACK_WEIGHT);
           embedUs += (performance.now() - te) * 1000;
-          // auto: exact scan up to EXACT_MAX_VECTORS eligible documents, above it Hamming prefilter +
-          // float rescoring with recall@10 >= 0.95 against exact (ADR 0103); IVF is not used (ADR 0101)
+          // auto: exact scan up to EXACT_MAX_VECTORS eligible documents, above it the quantized prefilter
+          // (fast-scan kernel, ADR 0140) + float rescoring, recall@10 >= 0.95 against exact (ADR 0103);
+          // IVF is not used (ADR 0101)
           const method = r.mode === 'binary' ? 'binary' : 'auto';
           const [result, us] = timed(() =>
             vector === null
@@ -293,7 +294,7 @@ export class SearchService {
             weight: r.mode === 'hybrid' ? (dense.kind === 'encoder' ? ENCODER_RRF_WEIGHT : DENSE_RRF_WEIGHT) : 1,
             nominates: true,
             us,
-            detail: { model_sha256: dense.id, model: dense.kind === 'encoder' ? `onnx encoder (${dense.dims} dims)` : 'corpus-trained', method: result.method, scanned: result.scanned, ...(result.method === 'binary' || result.method === 'quantized' ? { rescored: result.rescored } : {}), segments_without_vectors: result.missingSegments, ...(vector === null ? { note: 'no query term is known to the dense model: no candidates' } : {}) },
+            detail: { model_sha256: dense.id, model: dense.kind === 'encoder' ? `onnx encoder (${dense.dims} dims)` : 'corpus-trained', method: result.method, scanned: result.scanned, ...(result.method === 'binary' || result.method === 'quantized' ? { rescored: result.rescored } : {}), ...(result.method === 'quantized' && 'kernel' in result && result.kernel !== undefined ? { kernel: result.kernel } : {}), segments_without_vectors: result.missingSegments, ...(vector === null ? { note: 'no query term is known to the dense model: no candidates' } : {}) },
           });
         } else if (r.mode === 'hybrid') unconfigured.push(`short_document:${name}`);
       }
