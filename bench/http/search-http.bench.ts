@@ -62,7 +62,14 @@ const corpus = values.corpus;
 const dataDir = values.dir;
 const main = join(process.cwd(), 'dist', 'src', 'main.js');
 /** The builds compared (label -> main.js); default: this checkout's. */
-const builds: [string, string][] = values.builds ? values.builds.split(',').map((b) => b.split('=') as [string, string]) : [['current', main]];
+// label=path[|node flag|node flag...]
+const builds: [string, string, string[]][] = values.builds
+  ? values.builds.split(',').map((b) => {
+      const [label, rest] = b.split('=') as [string, string];
+      const [path, ...flags] = rest.split('|');
+      return [label, path!, flags];
+    })
+  : [['current', main, []]];
 const { DATABASE_URL: _d, REDIS_URL: _r, ...baseEnv } = process.env;
 const env = {
   ...baseEnv,
@@ -224,13 +231,13 @@ const EMPTY_HITS = Buffer.from('"hits":[]');
 const HITS = Buffer.from('"hits":[');
 
 /** CPU seconds of each thread of a process (utime + stime, /proc/PID/task/TID/stat), by thread id. */
-function threadCpu(pid: number): Map<number, { name: string; s: number }> {
-  const out = new Map<number, { name: string; s: number }>();
+function threadCpu(pid: number): Map<number, { name: string; s: number; sys: number }> {
+  const out = new Map<number, { name: string; s: number; sys: number }>();
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
       const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(Number(tid), { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), s: (Number(f[11]) + Number(f[12])) / 100 });
+      out.set(Number(tid), { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), s: (Number(f[11]) + Number(f[12])) / 100, sys: Number(f[12]) / 100 });
     } catch {
       // the thread ended
     }
@@ -238,8 +245,8 @@ function threadCpu(pid: number): Map<number, { name: string; s: number }> {
   return out;
 }
 /** CPU microseconds per search of the server's threads between two readings, and of this process. */
-function cpuPerSearch(pid: number, before: Map<number, { name: string; s: number }>, after: Map<number, { name: string; s: number }>, client: NodeJS.CpuUsage, searches: number, elapsedS: number) {
-  const d = [...after].map(([tid, a]) => ({ tid, name: a.name, s: a.s - (before.get(tid)?.s ?? 0) }));
+function cpuPerSearch(pid: number, before: Map<number, { name: string; s: number; sys: number }>, after: Map<number, { name: string; s: number; sys: number }>, client: NodeJS.CpuUsage, searches: number, elapsedS: number) {
+  const d = [...after].map(([tid, a]) => ({ tid, name: a.name, s: a.s - (before.get(tid)?.s ?? 0), sys: a.sys - (before.get(tid)?.sys ?? 0) }));
   const main = d.find((x) => x.tid === pid)?.s ?? 0;
   const others = d.filter((x) => x.tid !== pid).sort((a, b) => b.s - a.s);
   const total = d.reduce((n, x) => n + x.s, 0);
@@ -249,6 +256,12 @@ function cpuPerSearch(pid: number, before: Map<number, { name: string; s: number
     server_busiest_other_thread_us: per(others[0]?.s ?? 0),
     busiest_other_thread: others[0]?.name ?? null,
     server_all_threads_us: per(total),
+    // the rest by thread name (V8's GC/compiler helpers, libuv's pool, the segment builder...)
+    other_threads_us: Object.fromEntries(
+      [...others.slice(1).reduce((m, x) => m.set(x.name, (m.get(x.name) ?? 0) + x.s), new Map<string, number>())].filter(([, v]) => v > 0).map(([k, v]) => [k, per(v)]),
+    ),
+    // kernel time of the main thread (socket reads and writes: on loopback the kernel also delivers to the client)
+    server_main_thread_system_share: +((d.find((x) => x.tid === pid)?.sys ?? 0) / Math.max(1e-9, main)).toFixed(2),
     client_us: per((client.user + client.system) / 1e6),
     server_cores_busy: +(total / elapsedS).toFixed(2),
     server_main_thread_busy: +(main / elapsedS).toFixed(2),
@@ -320,12 +333,12 @@ async function measure(cls: string, clients: number, pid: number): Promise<Recor
 // alternate between them, so a change in the machine's load (other users) hits every thread count alike.
 type Served = { build: string; threads: number; port: number; dir: string; proc: ChildProcess; rssIdle: number; results: Record<string, unknown[]> };
 const served: Served[] = [];
-for (const [i, [build, entry, threads]] of (values['skip-grid'] ? [] : builds.flatMap(([b, e]) => threadCounts.map((t) => [b, e, t] as const))).entries()) {
+for (const [i, [build, entry, flags, threads]] of (values['skip-grid'] ? [] : builds.flatMap(([b, e, f]) => threadCounts.map((t) => [b, e, f, t] as const))).entries()) {
   const dir = `${dataDir}-${build}-t${threads}`;
   rmSync(dir, { recursive: true, force: true });
   cpSync(dataDir, dir, { recursive: true });
   const at = basePort + 1 + i;
-  const proc = await startServer(threads, [], dir, at, entry);
+  const proc = await startServer(threads, flags, dir, at, entry);
   for (const q of workload.or!.slice(0, 100)) await post(bodyOf(q));
   served.push({ build, threads, port: at, dir, proc, rssIdle: rssMib(proc.pid!), results: {} });
 }
@@ -425,12 +438,12 @@ const profile: unknown[] = [];
 if (values['cpu-prof']) {
   const threads = Math.max(...threadCounts);
   const profClients = values['prof-clients'] ? list(values['prof-clients']).map(Number) : [Math.max(...clientCounts)];
-  for (const [build, entry] of builds) {
+  for (const [build, entry, flags] of builds) {
     for (const c of profClients) {
       const dir = join(values['cpu-prof'], `${build}-c${c}`);
       rmSync(dir, { recursive: true, force: true });
       mkdirSync(dir, { recursive: true });
-      const server = await startServer(threads, ['--cpu-prof', `--cpu-prof-dir=${dir}`], dataDir, basePort, entry);
+      const server = await startServer(threads, [...flags, '--cpu-prof', `--cpu-prof-dir=${dir}`], dataDir, basePort, entry);
       for (const q of workload.or!.slice(0, 100)) await post(bodyOf(q));
       const r = await measure('or', c, server.pid!);
       await stopServer(server);
@@ -482,7 +495,7 @@ const out = {
   load_average_1m_at_end: load1(),
   runs,
   after_ingest: afterIngest,
-  builds: Object.fromEntries(builds),
+  builds: Object.fromEntries(builds.map(([l, p, f]) => [l, { main: p, node_flags: f }])),
   cpu_profile: profile,
   peer,
   lectern_http_over_xapian: ratios,

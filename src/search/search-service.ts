@@ -363,10 +363,11 @@ export class SearchService {
    * turn (at most `budget.concurrency` of the account's searches running or waiting: 429 beyond).
    */
   async search(principal: Principal, r: SearchRequest, requestId: string, opts: SearchOptions = {}): Promise<SearchResult> {
+    let plan: RankingPlan | null = null;
     if (this.d.budget && r.query.trim() !== '') {
       const names = resolveIndexes(r.indexNames);
       // a ranking stage retrieves its whole pool with passages: the pool counts as results (docs/ranking.md)
-      const pool = this.#plan(r);
+      const pool = (plan = this.#plan(r));
       const page = r.offset + r.limit;
       const results = pool.active ? Math.max(page, pool.depth) : page;
       const hint = results > page ? `the ranking pool of ${results} candidates counts as results: send candidate_ranking "rrf" and l2_rerank "off", or shorten the query` : undefined;
@@ -374,18 +375,19 @@ export class SearchService {
     }
     const leave = await this.#turns?.enter(principal.accountId);
     try {
-      return await this.#search(principal, r, requestId, opts);
+      return await this.#search(principal, r, requestId, opts, plan);
     } finally {
       leave?.();
     }
   }
 
-  async #search(principal: Principal, r: SearchRequest, requestId: string, opts: SearchOptions): Promise<SearchResult> {
+  /** `planned`: the plan search() already made for the work budget (the same refusals; not made twice). */
+  async #search(principal: Principal, r: SearchRequest, requestId: string, opts: SearchOptions, planned: RankingPlan | null): Promise<SearchResult> {
     const t0 = performance.now();
     checkAvailable(r);
-    resolveIndexes(r.indexNames);
-    checkChannels(r, resolveIndexes(r.indexNames), this.d.indexes);
-    this.#plan(r); // refusals before the hold
+    const indexNames = resolveIndexes(r.indexNames);
+    checkChannels(r, indexNames, this.d.indexes);
+    if (planned === null) this.#plan(r); // refusals before the hold
     await this.d.billing.reserve(principal, this.d.prices.search, 'search', requestId);
     let billingUs = (performance.now() - t0) * 1000;
     const nowMs = this.d.clock.nowMs();
@@ -395,7 +397,7 @@ export class SearchService {
     const cost = searchCost(this.d.prices, ids.length);
     await this.d.billing.charge(principal, cost, 'search', requestId);
     billingUs += (performance.now() - tCharge) * 1000;
-    const trajectory = await this.#shown(principal, ids, { query: r.query, indexNames: resolveIndexes(r.indexNames) });
+    const trajectory = await this.#shown(principal, ids, { query: r.query, indexNames });
     return {
       rankingMode: ex.rankingMode,
       hits: ex.hits,
