@@ -65,7 +65,8 @@ const main = join(process.cwd(), 'dist', 'src', 'main.js');
 // label=path[|node flag|node flag...]
 const builds: [string, string, string[]][] = values.builds
   ? values.builds.split(',').map((b) => {
-      const [label, rest] = b.split('=') as [string, string];
+      const eq = b.indexOf('=');
+      const [label, rest] = [b.slice(0, eq), b.slice(eq + 1)];
       const [path, ...flags] = rest.split('|');
       return [label, path!, flags];
     })
