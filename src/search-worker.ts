@@ -18,6 +18,7 @@ import { CorpusModels } from './search/corpus-models.js';
 import { SearchService } from './search/search-service.js';
 import { activityEngagement } from './search/ranking-bridge.js';
 import { serveSearches, ThreadIndexes } from './search/search-threads.js';
+import { wireHitEncoder } from './http/presenters/search.js';
 import type { BillingService } from './billing/billing-service.js';
 import type { ActivityRecorder } from './activity/activity-buffer.js';
 
@@ -68,7 +69,8 @@ async function start(): Promise<void> {
     secret: '',
     report: () => undefined,
   });
-  serveSearches(port, indexes, (r, nowMs) => service.execute(r, nowMs), () => displayCache.clear());
+  // the HTTP route's hits are serialized here, next to the work that found them (ADR 0150)
+  serveSearches(port, indexes, (r, nowMs) => service.execute(r, nowMs), () => displayCache.clear(), wireHitEncoder(config.baseUrl));
 }
 
 void start();

@@ -4,13 +4,22 @@
 //
 //   node dist/bench/http/search-http.bench.js --corpus /work/tmp/synth-100k.jsonl --dir /work/tmp/serve-100k \
 //        [--threads 0,1,2] [--clients 1,2,16] [--seconds 10] [--after-ingest 100000] [--after-seconds 30] \
-//        [--cpu-prof DIR] [--out bench/results/search-http-100k.json]
+//        [--cpu-prof DIR] [--prof-clients 1,16] [--builds base=/path/to/main.js,new=dist/src/main.js]
+//        [--out bench/results/search-http-100k.json]
 //
 // The data directory is built once (ingest through the service's own pipeline, timed) and reused.
 // For each search_threads value a server runs as a separate process (over its own copy of the data
 // directory) with rate limits lifted; measurements alternate between the servers; each client is a
 // keep-alive loop over the workload queries; a server's resident memory (VmRSS, all threads) is read
 // after warm-up and after the load. Every response must be 200 (fast-but-wrong fails).
+// CPU per search (issue 14): for every point, the server's CPU by thread (/proc/PID/task: the main
+// thread, the busiest other thread (a search thread), all threads) and the load generator's own CPU
+// (process.cpuUsage), each divided by the searches answered. The load generator runs on the same cores,
+// so it is a lean client: one raw keep-alive socket per client, request bytes prepared once, responses
+// framed by Content-Length and checked (status 200, a hits array, one in 50 parsed whole) without
+// building objects for each.
+// --builds: several builds of the server (label=path of its dist/src/main.js), each a server of its own,
+// alternated point by point like the thread counts (before/after comparisons in one run).
 // Ingest stalls: with the largest thread count, a steady load runs, then `lectern ingest` rewrites the
 // first --after-ingest documents (new titles: updates, so the index deletes and re-adds them and merges
 // follow); latencies are reported for the steady window, while the server catches up, and for
@@ -21,6 +30,8 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { cpSync, createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { Agent, request } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { readdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -37,6 +48,8 @@ const { values } = parseArgs({
     'after-ingest': { type: 'string', default: '100000' },
     'after-seconds': { type: 'string', default: '30' },
     'cpu-prof': { type: 'string' },
+    'prof-clients': { type: 'string' },
+    builds: { type: 'string' },
     'no-peer': { type: 'boolean', default: false },
     'skip-grid': { type: 'boolean', default: false },
     port: { type: 'string', default: '18999' },
@@ -48,6 +61,16 @@ if (!values.corpus || !values.dir) throw new Error('--corpus and --dir are requi
 const corpus = values.corpus;
 const dataDir = values.dir;
 const main = join(process.cwd(), 'dist', 'src', 'main.js');
+/** The builds compared (label -> main.js); default: this checkout's. */
+// label=path[|node flag|node flag...]
+const builds: [string, string, string[]][] = values.builds
+  ? values.builds.split(',').map((b) => {
+      const eq = b.indexOf('=');
+      const [label, rest] = [b.slice(0, eq), b.slice(eq + 1)];
+      const [path, ...flags] = rest.split('|');
+      return [label, path!, flags];
+    })
+  : [['current', main, []]];
 const { DATABASE_URL: _d, REDIS_URL: _r, ...baseEnv } = process.env;
 const env = {
   ...baseEnv,
@@ -116,9 +139,9 @@ function get(path: string): Promise<{ status: number; body: string }> {
   );
 }
 
-async function startServer(threads: number, nodeArgs: string[] = [], dir = dataDir, at = basePort): Promise<ChildProcess> {
+async function startServer(threads: number, nodeArgs: string[] = [], dir = dataDir, at = basePort, entry = main): Promise<ChildProcess> {
   port = at;
-  const server = spawn(process.execPath, [...nodeArgs, main], { env: { ...env, LECTERN_DATA_DIR: dir, PORT: String(at), LECTERN_SEARCH_THREADS: String(threads) }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const server = spawn(process.execPath, [...nodeArgs, entry], { env: { ...env, LECTERN_DATA_DIR: dir, PORT: String(at), LECTERN_SEARCH_THREADS: String(threads) }, stdio: ['ignore', 'ignore', 'inherit'] });
   server.once('exit', (code, signal) => {
     if (!stopping.has(server)) console.error(`server (search_threads ${threads}) exited unexpectedly: code ${code}, signal ${signal}`);
   });
@@ -157,20 +180,113 @@ const summary = (lat: number[], elapsedS: number) => {
   return { requests: s.length, searches_per_second: Math.round(s.length / elapsedS), latency_ms: { p50: +pct(s, 50).toFixed(2), p95: +pct(s, 95).toFixed(2), p99: +pct(s, 99).toFixed(2) } };
 };
 
+/** One keep-alive connection of the lean load generator: a request at a time, framed by Content-Length. */
+class Conn {
+  readonly #sock: Socket;
+  #buf: Buffer | null = null;
+  #waiting: { resolve: (r: { status: number; body: Buffer }) => void; reject: (e: Error) => void } | null = null;
+  closed = false;
+  constructor(at: number) {
+    this.#sock = connect(at, '127.0.0.1');
+    this.#sock.setNoDelay(true);
+    this.#sock.on('data', (c: Buffer) => this.#data(c));
+    const fail = (e: Error) => {
+      this.closed = true;
+      const w = this.#waiting;
+      this.#waiting = null;
+      w?.reject(e);
+    };
+    this.#sock.on('error', fail);
+    this.#sock.on('close', () => fail(new Error('connection closed')));
+  }
+  send(bytes: Buffer): Promise<{ status: number; body: Buffer }> {
+    return new Promise((resolve, reject) => {
+      this.#waiting = { resolve, reject };
+      this.#sock.write(bytes);
+    });
+  }
+  #data(c: Buffer): void {
+    const buf = this.#buf === null ? c : Buffer.concat([this.#buf, c]);
+    const head = buf.indexOf('\r\n\r\n');
+    if (head < 0) return void (this.#buf = buf);
+    const headers = buf.toString('latin1', 0, head);
+    const m = /\r\ncontent-length: *(\d+)/i.exec(headers);
+    if (!m) throw new Error(`response without content-length: ${headers}`);
+    const end = head + 4 + Number(m[1]);
+    if (buf.length < end) return void (this.#buf = buf);
+    this.#buf = buf.length > end ? buf.subarray(end) : null;
+    const w = this.#waiting;
+    this.#waiting = null;
+    if (/\r\nconnection: *close/i.test(headers)) this.#sock.end();
+    w?.resolve({ status: Number(headers.slice(9, 12)), body: buf.subarray(head + 4, end) });
+  }
+  close(): void {
+    this.#sock.destroy();
+  }
+}
+const requestBytes = (q: Q) => {
+  const data = JSON.stringify(bodyOf(q));
+  return Buffer.from(`POST /v2/search/ HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\nx-api-key: ${key}\r\ncontent-length: ${Buffer.byteLength(data)}\r\n\r\n${data}`);
+};
+const EMPTY_HITS = Buffer.from('"hits":[]');
+const HITS = Buffer.from('"hits":[');
+
+/** CPU seconds of each thread of a process (utime + stime, /proc/PID/task/TID/stat), by thread id. */
+function threadCpu(pid: number): Map<number, { name: string; s: number; sys: number }> {
+  const out = new Map<number, { name: string; s: number; sys: number }>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(Number(tid), { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), s: (Number(f[11]) + Number(f[12])) / 100, sys: Number(f[12]) / 100 });
+    } catch {
+      // the thread ended
+    }
+  }
+  return out;
+}
+/** CPU microseconds per search of the server's threads between two readings, and of this process. */
+function cpuPerSearch(pid: number, before: Map<number, { name: string; s: number; sys: number }>, after: Map<number, { name: string; s: number; sys: number }>, client: NodeJS.CpuUsage, searches: number, elapsedS: number) {
+  const d = [...after].map(([tid, a]) => ({ tid, name: a.name, s: a.s - (before.get(tid)?.s ?? 0), sys: a.sys - (before.get(tid)?.sys ?? 0) }));
+  const main = d.find((x) => x.tid === pid)?.s ?? 0;
+  const others = d.filter((x) => x.tid !== pid).sort((a, b) => b.s - a.s);
+  const total = d.reduce((n, x) => n + x.s, 0);
+  const per = (s: number) => Math.round((s * 1e6) / Math.max(1, searches));
+  return {
+    server_main_thread_us: per(main),
+    server_busiest_other_thread_us: per(others[0]?.s ?? 0),
+    busiest_other_thread: others[0]?.name ?? null,
+    server_all_threads_us: per(total),
+    // the rest by thread name (V8's GC/compiler helpers, libuv's pool, the segment builder...)
+    other_threads_us: Object.fromEntries(
+      [...others.slice(1).reduce((m, x) => m.set(x.name, (m.get(x.name) ?? 0) + x.s), new Map<string, number>())].filter(([, v]) => v > 0).map(([k, v]) => [k, per(v)]),
+    ),
+    // kernel time of the main thread (socket reads and writes: on loopback the kernel also delivers to the client)
+    server_main_thread_system_share: +((d.find((x) => x.tid === pid)?.sys ?? 0) / Math.max(1e-9, main)).toFixed(2),
+    client_us: per((client.user + client.system) / 1e6),
+    server_cores_busy: +(total / elapsedS).toFixed(2),
+    server_main_thread_busy: +(main / elapsedS).toFixed(2),
+  };
+}
+
 /** `clients` loops over `queries` until `until()` is false; every sample is (end time, latency ms). */
 async function drive(queries: Q[], clients: number, until: () => boolean): Promise<{ samples: [number, number][]; failures: number; empty: number; resets: number }> {
   const samples: [number, number][] = [];
   let resets = 0;
   let failures = 0;
   let empty = 0;
+  const bytes = queries.map(requestBytes);
+  const at = port;
+  let checked = 0;
   await Promise.all(
     Array.from({ length: clients }, async (_, c) => {
+      let conn = new Conn(at);
       for (let i = c; until(); i += clients) {
-        const q = queries[i % queries.length]!;
         const s = performance.now();
-        let r: Reply;
+        let r: { status: number; body: Buffer };
         try {
-          r = await post(bodyOf(q));
+          if (conn.closed) conn = new Conn(at);
+          r = await conn.send(bytes[i % queries.length]!);
         } catch (err) {
           // a reset connection is a failure of this request (reported), not of the benchmark
           failures++;
@@ -181,52 +297,65 @@ async function drive(queries: Q[], clients: number, until: () => boolean): Promi
         }
         const e = performance.now();
         samples.push([e, e - s]);
-        if (r.status !== 200) failures++;
-        else if (!r.json.hits || r.json.hits.length === 0) empty++;
+        if (r.status !== 200) {
+          failures++;
+          if (failures < 4) console.error('non-200:', r.status, r.body.toString('utf8').slice(0, 300));
+        } else if (r.body.indexOf(EMPTY_HITS) >= 0) empty++;
+        else if (r.body.indexOf(HITS) < 0) failures++;
+        else if (checked++ % 50 === 0) {
+          const json = JSON.parse(r.body.toString('utf8')) as { hits?: { id?: unknown; document?: unknown; snippets?: unknown[] }[]; total_hits?: unknown };
+          const h = json.hits?.[0];
+          if (typeof json.total_hits !== 'number' || !h || typeof h.id !== 'string' || !h.document || !Array.isArray(h.snippets)) failures++;
+        }
       }
+      conn.close();
     }),
   );
   return { samples, failures, empty, resets };
 }
 
-async function measure(cls: string, clients: number): Promise<Record<string, unknown>> {
+async function measure(cls: string, clients: number, pid: number): Promise<Record<string, unknown>> {
   const queries = workload[cls]!;
   for (const q of queries.slice(0, 50)) await post(bodyOf(q)); // warm-up
   const end = Date.now() + seconds * 1000;
+  const cpu0 = threadCpu(pid);
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   const r = await drive(queries, clients, () => Date.now() < end);
   const elapsed = (performance.now() - t0) / 1000;
-  if (r.failures > 0) throw new Error(`${cls}: ${r.failures} non-200 responses`);
-  return { clients, ...summary(r.samples.map((x) => x[1]), elapsed), empty_results: r.empty };
+  const client = process.cpuUsage(c0);
+  const cpu = cpuPerSearch(pid, cpu0, threadCpu(pid), client, r.samples.length, elapsed);
+  if (r.failures > 0) throw new Error(`${cls}: ${r.failures} non-200 or malformed responses`);
+  return { clients, ...summary(r.samples.map((x) => x[1]), elapsed), empty_results: r.empty, cpu_per_search: cpu };
 }
 
 // 2. Throughput and latency for each thread count and client count. One server per thread count runs
 // at once, each over its own copy of the data directory (the index has one writer), and measurements
 // alternate between them, so a change in the machine's load (other users) hits every thread count alike.
-type Served = { threads: number; port: number; dir: string; proc: ChildProcess; rssIdle: number; results: Record<string, unknown[]> };
+type Served = { build: string; threads: number; port: number; dir: string; proc: ChildProcess; rssIdle: number; results: Record<string, unknown[]> };
 const served: Served[] = [];
-for (const [i, threads] of (values['skip-grid'] ? [] : threadCounts).entries()) {
-  const dir = `${dataDir}-t${threads}`;
+for (const [i, [build, entry, flags, threads]] of (values['skip-grid'] ? [] : builds.flatMap(([b, e, f]) => threadCounts.map((t) => [b, e, f, t] as const))).entries()) {
+  const dir = `${dataDir}-${build}-t${threads}`;
   rmSync(dir, { recursive: true, force: true });
   cpSync(dataDir, dir, { recursive: true });
   const at = basePort + 1 + i;
-  const proc = await startServer(threads, [], dir, at);
+  const proc = await startServer(threads, flags, dir, at, entry);
   for (const q of workload.or!.slice(0, 100)) await post(bodyOf(q));
-  served.push({ threads, port: at, dir, proc, rssIdle: rssMib(proc.pid!), results: {} });
+  served.push({ build, threads, port: at, dir, proc, rssIdle: rssMib(proc.pid!), results: {} });
 }
 for (const cls of classes) {
   for (const c of clientCounts) {
     for (const s of served) {
       port = s.port;
-      const r = await measure(cls, c);
+      const r = await measure(cls, c, s.proc.pid!);
       (s.results[cls] ??= []).push({ ...r, load_average_1m: load1() });
-      console.error(`threads ${s.threads}`, cls, JSON.stringify(r), 'load', load1());
+      console.error(`${s.build} threads ${s.threads}`, cls, JSON.stringify(r), 'load', load1());
     }
   }
 }
 const runs: Record<string, unknown>[] = [];
 for (const s of served) {
-  runs.push({ search_threads: s.threads, rss_mib: { after_warmup: s.rssIdle, after_load: rssMib(s.proc.pid!) }, results: s.results });
+  runs.push({ build: s.build, search_threads: s.threads, rss_mib: { after_warmup: s.rssIdle, after_load: rssMib(s.proc.pid!) }, results: s.results });
   await stopServer(s.proc);
   rmSync(s.dir, { recursive: true, force: true });
 }
@@ -305,14 +434,24 @@ if (reingest > 0) {
 }
 
 // 4. A CPU profile of the server under load (every thread), when asked.
-let profile: unknown = null;
+// One server (and one directory of profiles) per build and client count: DIR/<build>-c<clients>.
+const profile: unknown[] = [];
 if (values['cpu-prof']) {
-  mkdirSync(values['cpu-prof'], { recursive: true });
   const threads = Math.max(...threadCounts);
-  const server = await startServer(threads, ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`]);
-  const r = await measure('or', Math.max(...clientCounts));
-  await stopServer(server);
-  profile = { dir: values['cpu-prof'], search_threads: threads, run: r };
+  const profClients = values['prof-clients'] ? list(values['prof-clients']).map(Number) : [Math.max(...clientCounts)];
+  for (const [build, entry, flags] of builds) {
+    for (const c of profClients) {
+      const dir = join(values['cpu-prof'], `${build}-c${c}`);
+      rmSync(dir, { recursive: true, force: true });
+      mkdirSync(dir, { recursive: true });
+      const server = await startServer(threads, [...flags, '--cpu-prof', `--cpu-prof-dir=${dir}`], dataDir, basePort, entry);
+      for (const q of workload.or!.slice(0, 100)) await post(bodyOf(q));
+      const r = await measure('or', c, server.pid!);
+      await stopServer(server);
+      profile.push({ dir, build, search_threads: threads, run: r });
+      console.error('profile', build, c, JSON.stringify(r));
+    }
+  }
 }
 
 // 5. The peer: Xapian in process, one thread, same corpus and workload, in this run.
@@ -341,7 +480,7 @@ if (peer) {
   const xs = peer.searches_per_second_one_thread as Record<string, number>;
   for (const cls of classes) {
     let best = 0;
-    for (const run of runs) for (const r of (run.results as Record<string, { searches_per_second: number }[]>)[cls] ?? []) best = Math.max(best, r.searches_per_second);
+    for (const run of runs.filter((x) => x.build === builds[builds.length - 1]![0])) for (const r of (run.results as Record<string, { searches_per_second: number }[]>)[cls] ?? []) best = Math.max(best, r.searches_per_second);
     ratios[cls] = { lectern_http_best_per_second: best, xapian_in_process_one_thread_per_second: xs[cls], ratio: +(best / xs[cls]!).toFixed(3) };
   }
 }
@@ -357,6 +496,7 @@ const out = {
   load_average_1m_at_end: load1(),
   runs,
   after_ingest: afterIngest,
+  builds: Object.fromEntries(builds.map(([l, p, f]) => [l, { main: p, node_flags: f }])),
   cpu_profile: profile,
   peer,
   lectern_http_over_xapian: ratios,

@@ -694,7 +694,7 @@ export function countWorks(segments: readonly SnapshotSegment[], plan: SearchPla
   bits.fill(0, 0, words);
   let unkeyed = 0;
   let works = 0;
-  countMatches(segments, plan, (si, d) => {
+  const visit = (si: number, d: number) => {
     const local = segments[si]!.seg.workOrdinal(d);
     if (local === 0) {
       unkeyed++;
@@ -707,8 +707,67 @@ export function countWorks(segments: readonly SnapshotSegment[], plan: SearchPla
       bits[w] = bits[w]! | m;
       works++;
     }
+  };
+  // Docs that are works of their own (no key, or a key no other doc of the snapshot has) count one each
+  // straight from the union's bitset; only the others go through the work bitset (ADR 0151).
+  const solo = soloDocs(segments, ords);
+  let alone = 0;
+  let visited = 0;
+  for (let si = 0; si < segments.length; si++) {
+    const run = prepareSegment(plan, segments[si]!, si);
+    if (run === null) continue;
+    const ctr: SegmentCounters = {
+      docs: 0,
+      scored: 0,
+      candidates: 0,
+      skippedBlocks: 0,
+      exact: true,
+      matches: 0,
+      visit: (d) => {
+        visited++;
+        visit(si, d);
+      },
+    };
+    if (plan.clauses.length === 0 && plan.phrases.length === 0) runFilterOnly(run, new TopK(0, true), ctr);
+    else if (run.phrases !== null || run.filter.candidates !== null) runConjunctive(plan, run, new TopK(0, false), ctr, false);
+    else if (run.filter.trivial) {
+      // every match is either solo (counted here) or visited
+      const before = visited;
+      alone += countUnion(run, ctr.visit, solo[si]!) - (visited - before);
+    } else countUnion(run, ctr.visit);
+  }
+  return unkeyed + works + alone;
+}
+
+/**
+ * Per segment, the docs that are a work of their own in this snapshot: no work key, or a key that no
+ * other doc of any segment has (deleted docs count as holders, so the set is never too large). Segments
+ * are immutable, so it is computed once per set of segments (after a commit or a merge) and kept.
+ */
+let soloCache: { segs: readonly object[]; bits: Int32Array[] } | null = null;
+function soloDocs(segments: readonly SnapshotSegment[], ords: readonly Int32Array[]): Int32Array[] {
+  const c = soloCache;
+  if (c !== null && c.segs.length === segments.length && segments.every((ss, i) => ss.seg === c.segs[i])) return c.bits;
+  const holders = new Int32Array(workInterner.size);
+  for (let si = 0; si < segments.length; si++) {
+    const { seg } = segments[si]!;
+    const o = ords[si]!;
+    for (let d = 0; d < seg.docCount; d++) {
+      const local = seg.workOrdinal(d);
+      if (local !== 0) holders[o[local - 1]!]!++;
+    }
+  }
+  const bits = segments.map(({ seg }, si) => {
+    const o = ords[si]!;
+    const b = new Int32Array((seg.docCount + 31) >>> 5);
+    for (let d = 0; d < seg.docCount; d++) {
+      const local = seg.workOrdinal(d);
+      if (local === 0 || holders[o[local - 1]!] === 1) b[d >>> 5]! |= 1 << (d & 31);
+    }
+    return b;
   });
-  return unkeyed + works;
+  soloCache = { segs: segments.map((ss) => ss.seg), bits };
+  return bits;
 }
 
 /** Work key -> process-wide ordinal (grows with the distinct works seen; a few MB per 100k works). */
@@ -738,8 +797,17 @@ function globalWorkOrdinals(seg: SnapshotSegment['seg']): Int32Array {
 
 let unionBits = new Int32Array(1024);
 
-/** Docs of the segment matching any clause and passing the filter: a bitset union of doc ids, then a popcount. */
-function countUnion(run: SegRun, visit?: (doc: number) => void): number {
+const popcount = (x: number): number => {
+  x = x - ((x >>> 1) & 0x55555555);
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
+};
+
+/**
+ * Docs of the segment matching any clause and passing the filter: a bitset union of doc ids, then a popcount.
+ * `solo` (a trivial filter only): the docs counted by popcount alone; `visit` sees the others.
+ */
+function countUnion(run: SegRun, visit?: (doc: number) => void, solo?: Int32Array): number {
   const words = (run.seg.docCount + 31) >>> 5;
   if (unionBits.length < words) unionBits = new Int32Array(words);
   const bits = unionBits;
@@ -750,11 +818,13 @@ function countUnion(run: SegRun, visit?: (doc: number) => void): number {
   for (let w = 0; w < words; w++) {
     let x = bits[w]!;
     if (x === 0) continue;
-    if (trivial && !visit) {
-      x = x - ((x >>> 1) & 0x55555555);
-      x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-      n += (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
-    } else {
+    if (trivial && solo !== undefined) {
+      const s = x & solo[w]!;
+      n += popcount(s);
+      x &= ~s;
+    }
+    if (trivial && !visit) n += popcount(x);
+    else {
       while (x !== 0) {
         const t = 31 - Math.clz32(x & -x);
         x &= x - 1;

@@ -5,7 +5,17 @@
 // - `lectern_search_stage_seconds{route,stage}`: engine (channels + fusion), records (loading the hits'
 //   documents), snippets, billing (hold + charge), queue (waiting for a search thread), serialization
 //   (the response to JSON) and total (arrival to the response handed to the socket).
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+declare module 'fastify' {
+  interface FastifyReply {
+    /**
+     * What the preSerialization hook does (whole-request total_us, stage histograms), for a route that
+     * serializes its response itself (Fastify runs no preSerialization hook for a string or bytes).
+     */
+    beforeSerializing(payload: unknown): void;
+  }
+}
 import { Histogram, type Registry } from 'prom-client';
 import type { SearchStages } from '../search/search-types.js';
 
@@ -32,7 +42,7 @@ export function installSearchTimings(app: FastifyInstance, registry: Registry): 
     buckets: [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
     registers: [registry],
   });
-  app.addHook('preSerialization', async (request, reply, payload) => {
+  const beforeSerializing = (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const r = request as Stamped;
     if (hasTimings(payload)) payload.timings.total_us = Math.max(payload.timings.total_us, Math.round(reply.elapsedTime * 1000));
     const s = r[STAGES];
@@ -45,6 +55,13 @@ export function installSearchTimings(app: FastifyInstance, registry: Registry): 
       stage.observe({ route, stage: 'queue' }, s.queueUs / 1e6);
       r[SERIALIZING] = performance.now();
     }
+  };
+  app.decorateReply('beforeSerializing', function (this: FastifyReply, payload: unknown) {
+    beforeSerializing(this.request, this, payload);
+  });
+  app.addHook('preSerialization', async (request, reply, payload) => {
+    // a route that serializes its own response (a string or bytes) called reply.beforeSerializing itself
+    beforeSerializing(request, reply, payload);
     return payload;
   });
   app.addHook('onSend', async (request, _reply, payload) => {

@@ -78,6 +78,15 @@ export interface SearchServiceDeps {
   executor?: SearchExecutor;
 }
 
+/** How the caller wants a search's result. */
+export interface SearchOptions {
+  /**
+   * The hits encoded by the search threads' hit encoder (the HTTP route's JSON; ADR 0150) instead of as
+   * objects, when searches run on threads; never with tracing (the explanations go into the traces).
+   */
+  encodeHits?: boolean;
+}
+
 const unavailable = (what: string) => new AppError('feature_unavailable', what, { extra: { missing: what.split(':')[0] } });
 
 /** Weight of the dense (short_document) channel's votes in hybrid RRF (measured: docs/search.md). */
@@ -354,11 +363,12 @@ export class SearchService {
    * results x terms budget is refused with 422 before any work or charge; then it waits for a fair
    * turn (at most `budget.concurrency` of the account's searches running or waiting: 429 beyond).
    */
-  async search(principal: Principal, r: SearchRequest, requestId: string): Promise<SearchResult> {
+  async search(principal: Principal, r: SearchRequest, requestId: string, opts: SearchOptions = {}): Promise<SearchResult> {
+    let plan: RankingPlan | null = null;
     if (this.d.budget && r.query.trim() !== '') {
       const names = resolveIndexes(r.indexNames);
       // a ranking stage retrieves its whole pool with passages: the pool counts as results (docs/ranking.md)
-      const pool = this.#plan(r);
+      const pool = (plan = this.#plan(r));
       const page = r.offset + r.limit;
       const results = pool.active ? Math.max(page, pool.depth) : page;
       const hint = results > page ? `the ranking pool of ${results} candidates counts as results: send candidate_ranking "rrf" and l2_rerank "off", or shorten the query` : undefined;
@@ -366,30 +376,33 @@ export class SearchService {
     }
     const leave = await this.#turns?.enter(principal.accountId);
     try {
-      return await this.#search(principal, r, requestId);
+      return await this.#search(principal, r, requestId, opts, plan);
     } finally {
       leave?.();
     }
   }
 
-  async #search(principal: Principal, r: SearchRequest, requestId: string): Promise<SearchResult> {
+  /** `planned`: the plan search() already made for the work budget (the same refusals; not made twice). */
+  async #search(principal: Principal, r: SearchRequest, requestId: string, opts: SearchOptions, planned: RankingPlan | null): Promise<SearchResult> {
     const t0 = performance.now();
     checkAvailable(r);
-    resolveIndexes(r.indexNames);
-    checkChannels(r, resolveIndexes(r.indexNames), this.d.indexes);
-    this.#plan(r); // refusals before the hold
+    const indexNames = resolveIndexes(r.indexNames);
+    checkChannels(r, indexNames, this.d.indexes);
+    if (planned === null) this.#plan(r); // refusals before the hold
     await this.d.billing.reserve(principal, this.d.prices.search, 'search', requestId);
     let billingUs = (performance.now() - t0) * 1000;
     const nowMs = this.d.clock.nowMs();
-    const ex = this.d.executor ? await this.d.executor.execute(r, nowMs) : await this.execute(r, nowMs);
+    const ex = this.d.executor ? await this.d.executor.execute(r, nowMs, opts.encodeHits === true && !r.tracing) : await this.execute(r, nowMs);
     const tCharge = performance.now();
-    const cost = searchCost(this.d.prices, ex.hits.length);
+    const ids = ex.encodedHits ? ex.encodedHits.ids : ex.hits.map((h) => h.id);
+    const cost = searchCost(this.d.prices, ids.length);
     await this.d.billing.charge(principal, cost, 'search', requestId);
     billingUs += (performance.now() - tCharge) * 1000;
-    const trajectory = await this.#shown(principal, ex.hits, { query: r.query, indexNames: resolveIndexes(r.indexNames) });
+    const trajectory = await this.#shown(principal, ids, { query: r.query, indexNames });
     return {
       rankingMode: ex.rankingMode,
       hits: ex.hits,
+      encodedHits: ex.encodedHits ?? null,
       totalHits: ex.totalHits,
       hasNext: ex.hasNext,
       correctedQuery: ex.correctedQuery,
@@ -490,10 +503,10 @@ export class SearchService {
    * Records the hits as `shown` (a failure is reported, never thrown) and signs the trajectory's feedback
    * token, with the query it answered so feedback can train rankers (ADR 0128).
    */
-  async #shown(principal: Principal, hits: readonly SearchHit[], judged: { query: string; indexNames: string[] } | null = null): Promise<SearchResult['trajectory']> {
+  async #shown(principal: Principal, ids: readonly string[], judged: { query: string; indexNames: string[] } | null = null): Promise<SearchResult['trajectory']> {
     const now = nowSeconds(this.d.clock);
     try {
-      if (hits.length > 0) await this.d.activity.record(hits.map((h) => ({ documentId: h.id, kind: 'shown' as const, accountId: principal.accountId, visitor: null, at: now })));
+      if (ids.length > 0) await this.d.activity.record(ids.map((id) => ({ documentId: id, kind: 'shown' as const, accountId: principal.accountId, visitor: null, at: now })));
     } catch (e) {
       this.d.report(e, 'recording shown activity');
     }
@@ -539,7 +552,7 @@ export class SearchService {
     const loadUs = (performance.now() - tLoad) * 1000;
     const cost = searchCost(this.d.prices, hits.length);
     await this.d.billing.charge(principal, cost, 'search', requestId);
-    const trajectory = await this.#shown(principal, hits);
+    const trajectory = await this.#shown(principal, hits.map((h) => h.id));
     return {
       rankingMode: 'documents',
       hits,

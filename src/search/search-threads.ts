@@ -20,7 +20,7 @@ import { corpusDenseModel, encoderDenseModel, type DenseModel } from './dense-mo
 import { corpusSparseModel, encoderSparseModel, type SparseModel } from './sparse-model.js';
 import type { SparseTextEncoder, TextEncoder } from '../ports/text-encoder.js';
 import type { SearchIndexes } from './search-service.js';
-import type { SearchExecution, SearchExecutor, SearchRequest } from './search-types.js';
+import type { HitEncoder, SearchExecution, SearchExecutor, SearchRequest } from './search-types.js';
 
 /** One index as published to the threads: its files (shared bytes) and the key of its models. */
 export interface PublishedIndex {
@@ -31,7 +31,7 @@ export interface PublishedIndex {
 
 export type Snapshot = Record<IndexName, PublishedIndex>;
 
-type ToThread = { kind: 'snapshot'; indexes: Snapshot } | { kind: 'search'; id: number; request: SearchRequest; nowMs: number };
+type ToThread = { kind: 'snapshot'; indexes: Snapshot } | { kind: 'search'; id: number; request: SearchRequest; nowMs: number; encodeHits: boolean };
 type ThreadError = { app: true; code: ErrorCode; message: string; extra: Record<string, unknown> } | { app: false; message: string; stack?: string };
 type FromThread = { kind: 'done'; id: number; result: SearchExecution; us: number } | { kind: 'failed'; id: number; error: ThreadError };
 
@@ -149,7 +149,7 @@ export class SearchThreads implements SearchExecutor {
     for (const t of this.#threads) t.worker.postMessage({ kind: 'snapshot', indexes: s } satisfies ToThread);
   }
 
-  execute(request: SearchRequest, nowMs: number): Promise<SearchExecution> {
+  execute(request: SearchRequest, nowMs: number, encodeHits = false): Promise<SearchExecution> {
     if (this.#closing) return Promise.reject(new AppError('service_unavailable', 'The server is shutting down.'));
     // the running thread with the fewest searches in flight (ties: the first)
     let t: Thread | null = null;
@@ -161,7 +161,7 @@ export class SearchThreads implements SearchExecutor {
       this.#pending.set(id, { resolve, reject, thread, sent: performance.now() });
       // an idle thread does not keep the process alive; one with a search in flight does
       if (thread.inflight++ === 0) thread.worker.ref();
-      thread.worker.postMessage({ kind: 'search', id, request, nowMs } satisfies ToThread);
+      thread.worker.postMessage({ kind: 'search', id, request, nowMs, encodeHits } satisfies ToThread);
     });
   }
 
@@ -276,8 +276,19 @@ function threadError(e: unknown): ThreadError {
   return { app: false, message: err.message, ...(err.stack ? { stack: err.stack } : {}) };
 }
 
-/** The thread's side: applies snapshots and runs executions in arrival order of their starts. */
-export function serveSearches(port: MessagePort, indexes: ThreadIndexes, execute: (r: SearchRequest, nowMs: number) => Promise<SearchExecution>, onSnapshot: () => void = () => undefined): void {
+/**
+ * The thread's side: applies snapshots and runs executions in arrival order of their starts. With
+ * `encodeHits` (the HTTP presenter's encoder), a search sent with `encodeHits` returns its hits encoded
+ * here (ADR 0150): the bytes move to the main thread (transferred, not copied) instead of the hit
+ * objects being cloned there and serialized again.
+ */
+export function serveSearches(
+  port: MessagePort,
+  indexes: ThreadIndexes,
+  execute: (r: SearchRequest, nowMs: number) => Promise<SearchExecution>,
+  onSnapshot: () => void = () => undefined,
+  encodeHits: HitEncoder | null = null,
+): void {
   port.on('message', (m: ToThread) => {
     if (m.kind === 'snapshot') {
       indexes.apply(m.indexes);
@@ -286,7 +297,21 @@ export function serveSearches(port: MessagePort, indexes: ThreadIndexes, execute
     }
     const t = performance.now();
     execute(m.request, m.nowMs).then(
-      (result) => port.postMessage({ kind: 'done', id: m.id, result, us: (performance.now() - t) * 1000 } satisfies FromThread),
+      (result) => {
+        if (m.encodeHits && encodeHits !== null) {
+          let bytes: Uint8Array;
+          try {
+            bytes = encodeHits(result.hits);
+          } catch (e) {
+            port.postMessage({ kind: 'failed', id: m.id, error: threadError(e) } satisfies FromThread);
+            return;
+          }
+          const encoded: SearchExecution = { ...result, hits: [], encodedHits: { bytes, ids: result.hits.map((h) => h.id) } };
+          // a buffer of its own (not a pool's slice) moves to the main thread without a copy
+          const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer;
+          port.postMessage({ kind: 'done', id: m.id, result: encoded, us: (performance.now() - t) * 1000 } satisfies FromThread, own ? [bytes.buffer as ArrayBuffer] : []);
+        } else port.postMessage({ kind: 'done', id: m.id, result, us: (performance.now() - t) * 1000 } satisfies FromThread);
+      },
       (e: unknown) => port.postMessage({ kind: 'failed', id: m.id, error: threadError(e) } satisfies FromThread),
     );
   });

@@ -93,6 +93,11 @@ export interface SearchResult {
   traces: unknown[] | null;
   /** Credits charged. */
   cost: number;
+  /**
+   * The hits already encoded by the caller's hit encoder (ADR 0150: a search thread serializes the
+   * page for the HTTP route); `hits` is then empty. Only when the caller asked for it (SearchOptions).
+   */
+  encodedHits?: EncodedHits | null;
   /** What ranked the candidates (null when no ranking stage ran). */
   candidateRanking?: CandidateRankingValue | null;
   /** The ranking stages that ran, with their timings (empty when none ran). */
@@ -166,12 +171,31 @@ export interface SearchExecution {
   /** What the ranking stages did (docs/ranking.md); null/empty when none ran. */
   candidateRanking: CandidateRankingValue | null;
   rankingStages: { stage: string; us: number }[];
+  /** The hits encoded by the thread's hit encoder (then `hits` is empty); see {@link SearchResult.encodedHits}. */
+  encodedHits?: EncodedHits | null;
 }
+
+/**
+ * A page of hits encoded where they were found (ADR 0150): `bytes` is what the caller's encoder made of
+ * the hits (the HTTP route's: the JSON array of V2Hit, UTF-8); `ids` are the hits' document ids in order
+ * (billing counts them, `shown` activity records them).
+ */
+export interface EncodedHits {
+  bytes: Uint8Array;
+  ids: string[];
+}
+
+/** Encodes a page of hits (the HTTP presenter's, given to the search threads by their entry point). */
+export type HitEncoder = (hits: readonly SearchHit[]) => Uint8Array;
 
 /** Runs {@link SearchExecution}s (in-process or on search threads). */
 export interface SearchExecutor {
-  /** `nowMs`: the clock reading of the thread that took the request (features such as age use it). */
-  execute(r: SearchRequest, nowMs: number): Promise<SearchExecution>;
+  /**
+   * `nowMs`: the clock reading of the thread that took the request (features such as age use it).
+   * `encodeHits`: the caller wants the hits encoded by the executor's {@link HitEncoder} (an executor
+   * without one returns them as objects).
+   */
+  execute(r: SearchRequest, nowMs: number, encodeHits?: boolean): Promise<SearchExecution>;
 }
 
 /** Stage times of one search, microseconds (the /metrics stage histograms; ADR 0112). */

@@ -36,8 +36,10 @@ describe('search threads', () => {
 
   const search = async (app: TestApp, key: string, body: Record<string, unknown>) => {
     const res = await app.http.inject({ method: 'POST', url: '/v2/search/', headers: { 'x-api-key': key }, payload: body });
-    return { status: res.statusCode, body: res.json() as Record<string, unknown> };
+    return { status: res.statusCode, body: res.json() as Record<string, unknown>, raw: res.body, type: res.headers['content-type'], length: res.headers['content-length'] };
   };
+  /** The raw body without what differs by nature (the timings' numbers, the trajectory's id and token). */
+  const comparableBytes = (raw: string) => raw.replace(/"timings":\{[^}]*\}/, '"timings":{}').replace(/"trajectory":\{[^}]*\}/, '"trajectory":{}');
   /** The body without what differs by nature between two servers (timings, the trajectory's id and token). */
   const comparable = (b: Record<string, unknown>) => {
     const { timings: _t, trajectory: _j, ...rest } = b;
@@ -78,6 +80,10 @@ describe('search threads', () => {
         }
       }
       assert.deepEqual(comparable(b.body), comparable(a.body), JSON.stringify(body));
+      // byte for byte: the threaded server's hits are serialized on its search thread (ADR 0150)
+      assert.equal(comparableBytes(b.raw), comparableBytes(a.raw), JSON.stringify(body));
+      assert.equal(b.type, a.type);
+      assert.equal(Number(b.length), Buffer.byteLength(b.raw), 'content-length is the byte length');
     }
     // the refusals are the thread's (checked there) and keep their code and detail
     const refused = await search(threaded, keys.b, { query: 'hydrogen', mode: 'sparse' });

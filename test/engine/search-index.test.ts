@@ -181,3 +181,46 @@ test('limits: offset + limit above 500 is refused; values are clamped', () => {
   assert.throws(() => idx.search({ text: 'heat', offset: 499, limit: 2 }), RangeError);
   assert.equal(idx.search({ text: 'heat', limit: 0 }).hits.length, 1);
 });
+
+test('exact totals of collapsed searches count works exactly: solo docs, keys shared across segments, deletions, filters (ADR 0151)', () => {
+  // seeded: docs with no key, unique keys and keys shared by 2-3 docs, spread over several commits
+  // (segments), some deleted; the total of every query must be the number of distinct works of the
+  // matching live docs, counted here by brute force
+  let seed = 7;
+  const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  const words = ['alpha', 'beta', 'gamma', 'delta', 'omega'];
+  const idx = SearchIndex.open(new MemoryIndexDirectory());
+  const live = new Map<string, { text: string; key: string | null; type: string }>();
+  for (let c = 0; c < 4; c++) {
+    for (let i = 0; i < 60; i++) {
+      const id = `d${c}-${i}`;
+      const r = rnd();
+      const key = r < 0.25 ? null : r < 0.6 ? `u-${id}` : `s-${Math.floor(rnd() * 25)}`;
+      const text = words.filter(() => rnd() < 0.4).join(' ') || 'alpha';
+      const type = rnd() < 0.5 ? 'journal-article' : 'preprint';
+      idx.add({ id, title: text, abstract: null, type, issuedAt: 1_600_000_000, language: 'en', uris: [], ...(key ? { workKey: key } : {}) });
+      live.set(id, { text, key, type });
+    }
+    idx.commit(String(c));
+    // delete a few docs of the first segments (a shared key's mate may go); the last ones stay whole,
+    // so their counts take the solo path
+    if (c < 2) for (const id of [...live.keys()].filter(() => rnd() < 0.08)) {
+      idx.delete(id);
+      live.delete(id);
+    }
+    idx.commit(`${c}d`);
+  }
+  const expected = (terms: string[], type: string | null) => {
+    const works = new Set<string>();
+    for (const [id, d] of live) if (terms.some((t) => d.text.split(' ').includes(t)) && (type === null || d.type === type)) works.add(d.key ?? `own:${id}`);
+    return works.size;
+  };
+  for (const q of [['alpha'], ['beta', 'gamma'], ['delta', 'omega', 'alpha'], ['omega']]) {
+    for (const type of [null, 'preprint']) {
+      const r = idx.search({ text: q.join(' '), limit: 5, collapseByWorkKey: true, exactTotal: true, ...(type ? { filters: { types: [type] } } : {}) });
+      assert.equal(r.totalHits, expected(q, type), `${q.join(' ')} ${type ?? ''}`);
+      assert.equal(r.totalHitsExact, true);
+    }
+  }
+  idx.close();
+});

@@ -1,7 +1,10 @@
 // Wire translation for search: SearchRequestV2 -> SearchRequest, SearchResult -> V2SearchResponse.
 import type { SnippetWindow } from '../../engine/index.js';
-import type { SearchRequest, SearchResult } from '../../search/search-types.js';
-import type { SearchRequestV2, V2SearchResponse } from '../schemas/search.js';
+import SerializerSelector from '@fastify/fast-json-stringify-compiler';
+import type { HitEncoder, SearchHit, SearchRequest, SearchResult } from '../../search/search-types.js';
+import { V2Hit, type SearchRequestV2, type V2SearchResponse } from '../schemas/search.js';
+import { ALL_SCHEMAS } from '../schemas/index.js';
+import { ref } from '../schemas/common.js';
 import { toWireDocument } from './document.js';
 import type { CandidateRankingValue, SnippetEvidenceValue } from '../../ranking/info.js';
 import { finite } from '../../ranking/features.js';
@@ -110,23 +113,51 @@ export function toWireSnippet(s: SnippetWindow, evidence: SnippetEvidenceValue |
   };
 }
 
+/** One hit on the wire (V2Hit). */
+export function toWireHit(h: SearchHit, baseUrl: string): V2SearchResponse['hits'][number] {
+  return {
+    id: h.id,
+    score: h.score,
+    snippets: h.snippets.map((s, i) => toWireSnippet(s, h.evidence?.[i] ?? null)),
+    document: h.doc ? toWireDocument(h.doc, baseUrl) : null,
+    candidate_scores: h.candidateScores
+      ? {
+          document: h.candidateScores.document,
+          passages: h.candidateScores.passages.map((p) => ({ ordinal: p.ordinal, scores: p.scores, l1_score: p.l1Score })),
+          scored_passages: h.candidateScores.scoredPassages,
+        }
+      : null,
+    rrf: h.rrf ? { score: h.rrf.score, contributions: h.rrf.contributions.map((c) => ({ ...c })) } : null,
+  };
+}
+
+/**
+ * The hits of a V2SearchResponse as UTF-8 JSON (the `hits` array), made by the same serializer compiler
+ * and shared schemas as the route's response serializer, so the bytes are the ones the route would
+ * write (ADR 0150). Built once per search thread; the buffer is the thread's own (transferable).
+ */
+export function wireHitEncoder(baseUrl: string): HitEncoder {
+  const externalSchemas = Object.fromEntries(ALL_SCHEMAS.map((s) => [(s as { $id: string }).$id, s]));
+  const serialize = SerializerSelector()(externalSchemas, {})({ schema: { type: 'array', items: ref(V2Hit) }, method: 'POST', url: '/v2/search/', httpStatus: '200' }) as (hits: unknown) => string;
+  const utf8 = new TextEncoder();
+  return (hits) => utf8.encode(serialize(hits.map((h) => toWireHit(h, baseUrl))));
+}
+
+/**
+ * The response body with hits encoded by {@link wireHitEncoder}: `envelope` is the route's serialization
+ * of the response with an empty hits array; the encoded array takes its place.
+ */
+export function spliceEncodedHits(envelope: string, hits: Uint8Array): Buffer {
+  // `"hits":[]` follows ranking_mode (an enum), so its first occurrence is the property itself
+  const at = envelope.indexOf('"hits":[]');
+  if (at < 0) throw new Error('search response without an empty hits array to fill');
+  return Buffer.concat([Buffer.from(envelope.slice(0, at + 7), 'utf8'), hits, Buffer.from(envelope.slice(at + 9), 'utf8')]);
+}
+
 export function toSearchResponse(r: SearchResult, baseUrl: string): V2SearchResponse {
   const out: V2SearchResponse = {
     ranking_mode: r.rankingMode,
-    hits: r.hits.map((h) => ({
-      id: h.id,
-      score: h.score,
-      snippets: h.snippets.map((s, i) => toWireSnippet(s, h.evidence?.[i] ?? null)),
-      document: h.doc ? toWireDocument(h.doc, baseUrl) : null,
-      candidate_scores: h.candidateScores
-        ? {
-            document: h.candidateScores.document,
-            passages: h.candidateScores.passages.map((p) => ({ ordinal: p.ordinal, scores: p.scores, l1_score: p.l1Score })),
-            scored_passages: h.candidateScores.scoredPassages,
-          }
-        : null,
-      rrf: h.rrf ? { score: h.rrf.score, contributions: h.rrf.contributions.map((c) => ({ ...c })) } : null,
-    })),
+    hits: r.hits.map((h) => toWireHit(h, baseUrl)),
     total_hits: r.totalHits,
     has_next: r.hasNext,
     corrected_query: r.correctedQuery,

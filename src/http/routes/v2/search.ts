@@ -1,7 +1,7 @@
 // POST /v2/search/ (interface: Search and feedback; SearchRequestV2 -> V2SearchResponse).
 import type { FastifyInstance } from 'fastify';
 import type { HttpDeps } from '../../deps.js';
-import { toSearchRequest, toSearchResponse } from '../../presenters/search.js';
+import { spliceEncodedHits, toSearchRequest, toSearchResponse } from '../../presenters/search.js';
 import { errorResponses, ref } from '../../schemas/common.js';
 import { SearchRequestV2, SimilarRequestV2, V2SearchResponse } from '../../schemas/search.js';
 import { recordSearchStages } from '../../search-timings.js';
@@ -23,10 +23,16 @@ export function registerSearchRoutes(app: FastifyInstance, deps: HttpDeps): void
         response: { 200: ref(V2SearchResponse), ...errorResponses(400, 401, 402, 413, 415, 422, 429, 500) },
       },
     },
-    async (request) => {
-      const result = await deps.search.search(principalOf(request), toSearchRequest(request.body), request.id);
+    async (request, reply) => {
+      // on search threads, the hits come back as the JSON they are sent as (ADR 0150)
+      const result = await deps.search.search(principalOf(request), toSearchRequest(request.body), request.id, { encodeHits: true });
       recordSearchStages(request, result.timings.stages);
-      return toSearchResponse(result, deps.config.baseUrl);
+      const response = toSearchResponse(result, deps.config.baseUrl);
+      if (!result.encodedHits) return response;
+      // the envelope by the route's own serializer (as for any reply), the thread's hits spliced in
+      reply.beforeSerializing(response);
+      const body = spliceEncodedHits(reply.serialize(response) as string, result.encodedHits.bytes);
+      return reply.type('application/json; charset=utf-8').send(body);
     },
   );
 
