@@ -211,11 +211,14 @@ export class SegmentBuffer {
       },
     );
     this.#occ = occ;
-    // code point length of the whole field (not just up to the last token)
+    // code point length of the whole field (not just up to the last token); the analyzer saw every high
+    // surrogate, so most texts need no second pass
     let cpLen = text.length;
-    for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      if (c >= 0xd800 && c <= 0xdbff) cpLen--;
+    if (analyzer.lastTextHadSurrogates) {
+      for (let i = 0; i < text.length; i++) {
+        const c = text.charCodeAt(i);
+        if (c >= 0xd800 && c <= 0xdbff) cpLen--;
+      }
     }
     void cp;
     return { len, cp: cpLen, slots };
