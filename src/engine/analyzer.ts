@@ -217,6 +217,8 @@ export class Analyzer {
       if (i >= n) break;
       // one compound: parts joined by hyphens
       let parts = 0;
+      // whether a part has an ASCII digit (among word code units, c <= 57 means a digit)
+      let digit = false;
       for (;;) {
         const s = i;
         const sCp = i - surrogates;
@@ -227,6 +229,7 @@ export class Analyzer {
             if (c < 128) {
               // ASCII fast path (most scientific text): one table lookup, no call
               if (charClass[c] !== 1) break;
+              if (c <= 57) digit = true;
               h = Math.imul(h ^ c, FNV_PRIME);
               i++;
               continue;
@@ -269,7 +272,7 @@ export class Analyzer {
         if ((c === 39 || c === 0x2019) && (text.charCodeAt(i + 1) | 32) === 115 && (i + 2 >= n || !isWordUnit(text, i + 2))) i += 2;
       }
       // identifiers mixing letters and digits split like hyphenated compounds ("CTLA4" = "CTLA-4")
-      if (hasAsciiDigit(text, partStart[0]!, partEnd[parts - 1]!)) parts = splitAlphanumeric(text, parts, partStart, partEnd, partStartCp, partEndCp, partHash);
+      if (digit) parts = splitAlphanumeric(text, parts, partStart, partEnd, partStartCp, partEndCp, partHash);
       const firstPos = pos;
       let firstTermPos = -1;
       for (let p = 0; p < parts; p++) {
@@ -292,14 +295,6 @@ export class Analyzer {
     this.#sawSurrogate = sawSurrogate;
     return pos;
   }
-}
-
-function hasAsciiDigit(text: string, a: number, b: number): boolean {
-  for (let k = a; k < b; k++) {
-    const c = text.charCodeAt(k);
-    if (c <= 57 && c >= 48) return true;
-  }
-  return false;
 }
 
 /** Digit class of a code unit inside a token: ASCII digits and the '.'/',' that only occur between digits. */
