@@ -17,8 +17,10 @@ import { FsIndexDirectory } from '../../src/adapters/fs/index-directory.js';
 import { SearchIndex, type EngineQuery } from '../../src/engine/index.js';
 import { repoRoot } from '../../test/helpers/paths.js';
 import { evalDataDir } from '../quality/data-dir.js';
+import { machine } from '../lib/machine.js';
 
 const loadAtStart = loadavg();
+const machineAtStart = machine();
 const args = process.argv.slice(2);
 const arg = (name: string, d?: string): string | undefined => {
   const i = args.indexOf(`--${name}`);
@@ -225,6 +227,9 @@ const result = {
   http: null,
   peer: xapianPeer(),
   machine: { cpu: cpus()[0]?.model, cores: cpus().length, ram_gib: Math.round(totalmem() / 2 ** 30), node: process.version, note: '2 cores shared with other work; numbers are medians-of-samples percentiles and may be noisy' },
+  machine_at_start: machineAtStart,
+  // --note: what the run's reader should know (e.g. why the peer is missing)
+  note: arg('note') ?? null,
 };
 // Ratios against the peer measured in this run (> 1: Lectern is faster / smaller).
 if (result.peer) {

@@ -105,6 +105,7 @@ export class Analyzer {
   readonly #stops: ReadonlySet<string>;
   readonly #spellGreek: boolean;
   #cache = new Map<string, string | null>();
+  #sawSurrogate = false;
 
   constructor(language: string) {
     this.language = normalizeLanguage(language);
@@ -154,6 +155,15 @@ export class Analyzer {
     return this.analyzeWith<string | null>(text, (t, a, b) => this.term(t.slice(a, b)), null, sink, onSentenceEnd);
   }
 
+  /**
+   * Whether the last {@link analyzeWith} call met a high surrogate code unit (0xD800-0xDBFF) anywhere in its
+   * text. False means the text has none, so its length in code points is its length in code units (the
+   * indexer then skips counting them); true says nothing more.
+   */
+  get lastTextHadSurrogates(): boolean {
+    return this.#sawSurrogate;
+  }
+
   /** FNV-1a over the UTF-16 code units of `text[a, b)`: the hash {@link analyzeWith} passes to resolvers. */
   static surfaceHash(text: string, a: number, b: number): number {
     let h = FNV_OFFSET;
@@ -179,6 +189,9 @@ export class Analyzer {
     let i = 0;
     let pos = 0;
     let surrogates = 0; // surrogate pairs seen before index i (code point offset = i - surrogates)
+    // every code unit not skipped as the second half of a pair or as ASCII punctuation inside a token is
+    // looked at by one of the two loops below, so this is true whenever the text holds a high surrogate
+    let sawSurrogate = false;
     const partStart: number[] = [];
     const partEnd: number[] = [];
     const partStartCp: number[] = [];
@@ -193,14 +206,19 @@ export class Analyzer {
           if ((c === 46 || c === 33 || c === 63) && (i + 1 >= n || isSpace(text.charCodeAt(i + 1)))) onSentenceEnd(pos);
           else if (c === 10 && i + 1 < n && text.charCodeAt(i + 1) === 10) onSentenceEnd(pos);
         }
-        if (c >= 0xd800 && c <= 0xdbff && i + 1 < n) {
-          surrogates++;
-          i += 2;
+        if (c >= 0xd800 && c <= 0xdbff) {
+          sawSurrogate = true;
+          if (i + 1 < n) {
+            surrogates++;
+            i += 2;
+          } else i++;
         } else i++;
       }
       if (i >= n) break;
       // one compound: parts joined by hyphens
       let parts = 0;
+      // whether a part has an ASCII digit (among word code units, c <= 57 means a digit)
+      let digit = false;
       for (;;) {
         const s = i;
         const sCp = i - surrogates;
@@ -211,6 +229,7 @@ export class Analyzer {
             if (c < 128) {
               // ASCII fast path (most scientific text): one table lookup, no call
               if (charClass[c] !== 1) break;
+              if (c <= 57) digit = true;
               h = Math.imul(h ^ c, FNV_PRIME);
               i++;
               continue;
@@ -219,6 +238,7 @@ export class Analyzer {
             h = Math.imul(h ^ c, FNV_PRIME);
             if (c >= 0xd800 && c <= 0xdbff && i + 1 < n) {
               h = Math.imul(h ^ text.charCodeAt(i + 1), FNV_PRIME);
+              sawSurrogate = true;
               surrogates++;
               i += 2;
             } else i++;
@@ -252,7 +272,7 @@ export class Analyzer {
         if ((c === 39 || c === 0x2019) && (text.charCodeAt(i + 1) | 32) === 115 && (i + 2 >= n || !isWordUnit(text, i + 2))) i += 2;
       }
       // identifiers mixing letters and digits split like hyphenated compounds ("CTLA4" = "CTLA-4")
-      if (hasAsciiDigit(text, partStart[0]!, partEnd[parts - 1]!)) parts = splitAlphanumeric(text, parts, partStart, partEnd, partStartCp, partEndCp, partHash);
+      if (digit) parts = splitAlphanumeric(text, parts, partStart, partEnd, partStartCp, partEndCp, partHash);
       const firstPos = pos;
       let firstTermPos = -1;
       for (let p = 0; p < parts; p++) {
@@ -272,16 +292,9 @@ export class Analyzer {
         }
       }
     }
+    this.#sawSurrogate = sawSurrogate;
     return pos;
   }
-}
-
-function hasAsciiDigit(text: string, a: number, b: number): boolean {
-  for (let k = a; k < b; k++) {
-    const c = text.charCodeAt(k);
-    if (c <= 57 && c >= 48) return true;
-  }
-  return false;
 }
 
 /** Digit class of a code unit inside a token: ASCII digits and the '.'/',' that only occur between digits. */

@@ -211,11 +211,14 @@ export class SegmentBuffer {
       },
     );
     this.#occ = occ;
-    // code point length of the whole field (not just up to the last token)
+    // code point length of the whole field (not just up to the last token); the analyzer saw every high
+    // surrogate, so most texts need no second pass
     let cpLen = text.length;
-    for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      if (c >= 0xd800 && c <= 0xdbff) cpLen--;
+    if (analyzer.lastTextHadSurrogates) {
+      for (let i = 0; i < text.length; i++) {
+        const c = text.charCodeAt(i);
+        if (c >= 0xd800 && c <= 0xdbff) cpLen--;
+      }
     }
     void cp;
     return { len, cp: cpLen, slots };
@@ -356,49 +359,45 @@ const EMPTY = -2;
  * Open-addressing hash table from surface spans to term ids, looked up straight from the text with the
  * FNV-1a hash the analyzer computes while scanning (Analyzer.surfaceHash), so the indexing hot path neither
  * allocates strings nor reads a known surface twice. Lookups were the largest single cost of indexing,
- * almost all of it cache misses, so the layout is compact: a probe reads one 8-byte slot [key + 1, hash];
- * on a hash match, the key's [pool start, value] pair (8 bytes, next to the next key's start, which gives
- * its length) and its code units in a shared pool, both in insertion order (frequent surfaces come
- * first and stay cached together).
+ * almost all of it cache misses, so a probe touches as few cache lines as it can: a 16-byte slot holds
+ * [hash, pool start + 1 (0 = free), length, value], and a hash match compares the key's code units in a
+ * shared pool, in insertion order (frequent surfaces come first and stay cached together). A hit is then
+ * two cache lines, the slot and the key's characters (three when the slot held only an index into a
+ * separate [pool start, value] table).
  */
 class SurfaceTable {
-  #slots = new Int32Array(2 << 16);
+  /** 4 Int32 per slot: hash, pool start + 1 (0 = free), key length, value. */
+  #slots = new Int32Array(4 << 16);
   #mask = (1 << 16) - 1;
   #size = 0;
-  /** Key code units, key k at keyInfo[2k] .. keyInfo[2k + 2]. */
+  /** Key code units in insertion order. */
   #pool = new Uint16Array(1 << 18);
-  /** Per key: [pool start, value]; entry 2 * keys holds the pool end. */
-  #keyInfo = new Int32Array(1 << 14);
   #poolUsed = 0;
-  #keys = 0;
 
   /** The slot holding text[a, b) with hash h, or the empty slot where it belongs. */
   find(text: string, a: number, b: number, h: number): number {
     const slots = this.#slots;
     const pool = this.#pool;
-    const info = this.#keyInfo;
     const len = b - a;
-    let slot = h & this.#mask;
+    const mask = this.#mask;
+    let slot = h & mask;
     for (;;) {
-      const o = slot << 1;
-      const k = slots[o]! - 1;
-      if (k < 0) return slot;
-      if (slots[o + 1] === h) {
-        const ks = info[2 * k]!;
-        if (info[2 * k + 2]! - ks === len) {
-          let i = 0;
-          while (i < len && pool[ks + i] === text.charCodeAt(a + i)) i++;
-          if (i === len) return slot;
-        }
+      const o = slot << 2;
+      const ks = slots[o + 1]! - 1;
+      if (ks < 0) return slot;
+      if (slots[o] === h && slots[o + 2] === len) {
+        let i = 0;
+        while (i < len && pool[ks + i] === text.charCodeAt(a + i)) i++;
+        if (i === len) return slot;
       }
-      slot = (slot + 1) & this.#mask;
+      slot = (slot + 1) & mask;
     }
   }
 
   /** The value in `slot` (EMPTY when the slot is free). */
   value(slot: number): number {
-    const k = this.#slots[slot << 1]! - 1;
-    return k < 0 ? EMPTY : this.#keyInfo[2 * k + 1]!;
+    const o = slot << 2;
+    return this.#slots[o + 1] === 0 ? EMPTY : this.#slots[o + 3]!;
   }
 
   /** Stores text[a, b) (hash h) -> val in the empty `slot` returned by find(). */
@@ -409,34 +408,27 @@ class SurfaceTable {
       p.set(this.#pool.subarray(0, this.#poolUsed));
       this.#pool = p;
     }
-    if (2 * this.#keys + 3 > this.#keyInfo.length) {
-      const ki = new Int32Array(this.#keyInfo.length * 2);
-      ki.set(this.#keyInfo);
-      this.#keyInfo = ki;
-    }
-    for (let i = 0; i < len; i++) this.#pool[this.#poolUsed + i] = text.charCodeAt(a + i);
-    const k = this.#keys++;
-    this.#keyInfo[2 * k] = this.#poolUsed;
-    this.#keyInfo[2 * k + 1] = val;
+    const start = this.#poolUsed;
+    for (let i = 0; i < len; i++) this.#pool[start + i] = text.charCodeAt(a + i);
     this.#poolUsed += len;
-    this.#keyInfo[2 * k + 2] = this.#poolUsed;
-    const o = slot << 1;
-    this.#slots[o] = k + 1;
-    this.#slots[o + 1] = h;
+    const o = slot << 2;
+    this.#slots[o] = h;
+    this.#slots[o + 1] = start + 1;
+    this.#slots[o + 2] = len;
+    this.#slots[o + 3] = val;
     if (++this.#size * 2 > this.#mask) this.#rehash();
   }
 
   #rehash(): void {
     const old = this.#slots;
     const cap = (this.#mask + 1) * 2;
-    const slots = new Int32Array(2 * cap);
+    const slots = new Int32Array(4 * cap);
     const mask = cap - 1;
-    for (let o = 0; o < old.length; o += 2) {
-      if (old[o] === 0) continue;
-      let slot = old[o + 1]! & mask;
-      while (slots[slot << 1] !== 0) slot = (slot + 1) & mask;
-      slots[slot << 1] = old[o]!;
-      slots[(slot << 1) + 1] = old[o + 1]!;
+    for (let o = 0; o < old.length; o += 4) {
+      if (old[o + 1] === 0) continue;
+      let slot = old[o]! & mask;
+      while (slots[(slot << 2) + 1] !== 0) slot = (slot + 1) & mask;
+      slots.set(old.subarray(o, o + 4), slot << 2);
     }
     this.#slots = slots;
     this.#mask = mask;

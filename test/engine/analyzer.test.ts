@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { tokenize, parseQuery } from '../../src/engine/index.js';
+import { tokenize, parseQuery, analyzerFor, SearchIndex, MemoryIndexDirectory } from '../../src/engine/index.js';
 
 const terms = (text: string, lang = 'en'): (string | null)[] => tokenize(text, lang).map((t) => t.term);
 
@@ -120,4 +120,30 @@ test('query-side stopwords drop unquoted function words, keep quoted ones, compo
   assert.deepEqual(weights('UK p53 5 mice'), [['uk', 0.5], ['p', 0.5], ['53', 1], ['p53', 0.5], ['5', 1], ['mous', 1]]);
   // a query made only of query stopwords is not emptied
   assert.deepEqual(words('can not'), ['can', 'not']);
+});
+
+test('the analyzer notices every high surrogate, so the indexer can skip counting code points of texts without', () => {
+  const a = analyzerFor('en');
+  const saw = (text: string): boolean => {
+    a.analyzeWith(text, () => 0, -1, () => {});
+    return a.lastTextHadSurrogates;
+  };
+  assert.equal(saw('plain ASCII text, IL-6 and 3.5 mg, the cell\'s wall.'), false);
+  assert.equal(saw('naïve café — α-helix'), false);
+  assert.equal(saw('a 𝑥-axis'), true); // astral letter inside a word
+  assert.equal(saw('emoji 😀 between words'), true); // astral separator
+  assert.equal(saw('lone high surrogate at the end \ud835'), true);
+  assert.equal(saw('two highs \ud835\ud835 in a row'), true);
+  assert.equal(saw('after one with surrogates, plain again'), false);
+  // the indexed field length in code points is what counting every code unit gave
+  for (const text of ['a 𝑥-axis', 'lone \ud835', '\ud835\ud835x', 'emoji 😀']) {
+    const idx = SearchIndex.open(new MemoryIndexDirectory());
+    idx.add({ id: 'd', title: text });
+    idx.commit('1');
+    const hit = idx.search({ text: text.split(' ')[0]!, rankingMode: 'passages', limit: 1 }).hits[0];
+    // as before the skip: code units less high surrogates (a lone one included)
+    const highs = [...text].filter((ch) => { const c = ch.charCodeAt(0); return c >= 0xd800 && c <= 0xdbff; }).length;
+    assert.equal(hit?.passages[0]?.fieldLength, text.length - highs);
+    idx.close();
+  }
 });
