@@ -7,6 +7,7 @@
 //     [--no-svd-timing] (train once) [--ivf-min-docs Infinity] (no IVF quantizer: skips the IVF sweep)
 //     [--train-limit N] (train the corpus models on the first N documents only, encode all of them)
 //     [--save DIR] (index on disk under DIR/index, models and build figures in DIR: for --reuse)
+//     [--resume] (with --save: go on from the last commit of an interrupted build; commits every 100k)
 //     [--reuse DIR] (no ingest, no training: open what --save wrote and run the query phase only)
 //     [--no-sweeps] (skip the rescoring-pool and IVF recall sweeps)
 //     [--dump DIR] (write the vectors for bench/engine/vector-kernel.ts)
@@ -61,6 +62,7 @@ interface Build {
   vectors: { buildMs: number; buildCpuMs: number; documentsWithVectors: number; dims: number; bytesPerDocument: number; vectorFileBytes: number };
   indexBuildMs: number;
   indexBuildCpuMs: number;
+  ingestRuns?: number;
   memoryAfterBuild: ReturnType<typeof memory>;
   machine: Record<string, unknown>;
 }
@@ -82,22 +84,41 @@ if (reuseDir) {
   if (computed !== 0) throw new Error(`--reuse: ${computed} segments had no vectors under the saved model`);
   log(`reused ${reuseDir}: ${build.corpus.docs} docs opened in ${(performance.now() - t0).toFixed(0)} ms`);
 } else {
-  if (saveDir && existsSync(join(saveDir, 'index'))) throw new Error(`--save: ${saveDir}/index exists`);
+  // --save commits every 100k documents and records the ingest time so far: --resume (with the same
+  // --save DIR) goes on from the last commit after an interrupted build, and the index time adds up
+  const resume = args.includes('--resume');
+  const commitEvery = Number(arg('commit-every', '100000'));
+  if (saveDir && existsSync(join(saveDir, 'index')) && !resume) throw new Error(`--save: ${saveDir}/index exists (--resume to go on)`);
+  const progressFile = saveDir ? join(saveDir, 'ingest-progress.json') : '';
   const dir: IndexDirectory = saveDir ? new FsIndexDirectory(join(saveDir, 'index')) : new MemoryIndexDirectory();
   idx = SearchIndex.open(dir);
   const state = new TrainingState();
+  const done = idx.stats().docs;
+  const progress = resume && existsSync(progressFile) ? (JSON.parse(readFileSync(progressFile, 'utf8')) as { docs: number; indexMs: number; indexCpuMs: number; runs: number }) : { docs: 0, indexMs: 0, indexCpuMs: 0, runs: 0 };
+  if (progress.docs !== done) throw new Error(`--resume: the index holds ${done} documents, the progress file says ${progress.docs}`);
+  if (done > 0) log(`resuming after ${done} committed documents`);
   let docs = 0;
-  let indexMs = 0;
-  let indexCpuMs = 0;
+  let indexMs = progress.indexMs;
+  let indexCpuMs = progress.indexCpuMs;
   let analyseMs = 0;
   const rl = createInterface({ input: createReadStream(corpus, { highWaterMark: 1 << 22 }), crlfDelay: Infinity });
   for await (const line of rl) {
     if (!line.trim()) continue;
     if (docs >= limitDocs) break;
+    if (docs < done && docs >= trainLimit) {
+      docs++;
+      continue;
+    }
     const d = JSON.parse(line) as { id: string; title: string; abstract?: string; body?: string; type?: string; issued_at?: number; language?: string };
     let t = performance.now();
     const c = cpuMs();
-    idx.add({ id: d.id, title: d.title, abstract: d.abstract ?? null, body: d.body ?? null, type: d.type ?? null, issuedAt: d.issued_at ?? null, language: d.language ?? 'en' });
+    if (docs >= done) {
+      idx.add({ id: d.id, title: d.title, abstract: d.abstract ?? null, body: d.body ?? null, type: d.type ?? null, issuedAt: d.issued_at ?? null, language: d.language ?? 'en' });
+      if (saveDir && (docs + 1) % commitEvery === 0) {
+        idx.commit(`bench-${docs + 1}`);
+        writeFileSync(progressFile, JSON.stringify({ docs: docs + 1, indexMs: indexMs + performance.now() - t, indexCpuMs: indexCpuMs + cpuMs() - c, runs: progress.runs + 1 }));
+      }
+    }
     indexMs += performance.now() - t;
     indexCpuMs += cpuMs() - c;
     if (docs < trainLimit) {
@@ -151,6 +172,7 @@ if (reuseDir) {
     vectors: { buildMs: vectorizeMs, buildCpuMs: vectorizeCpuMs, documentsWithVectors: vs.documentsWithVectors, dims: dense.dims, bytesPerDocument: dense.dims * 4 + dense.dims / 8 + 1, vectorFileBytes: dirBytes(dir, (n) => n.includes('.vec-')) },
     indexBuildMs: indexMs,
     indexBuildCpuMs: indexCpuMs,
+    ingestRuns: progress.runs + 1,
     memoryAfterBuild: memory(),
     machine: { ...env, load_average_1m_after_build: (await import('node:os')).loadavg()[0] },
   };
@@ -298,6 +320,7 @@ const out = {
   vectors: build.vectors,
   indexBuildMs: build.indexBuildMs,
   indexBuildCpuMs: build.indexBuildCpuMs,
+  ingestRuns: build.ingestRuns,
   index: { directory: reuseDir || saveDir ? 'FsIndexDirectory (files read into memory)' : 'MemoryIndexDirectory', segments: idx.vectorStatus().segments, merged: false },
   latency,
   shortDocument: { exactMaxVectors: EXACT_MAX_VECTORS, defaultPool: autoRescorePool(11), recallVsExact: prefilter },
