@@ -7,8 +7,9 @@
 // Zipf law, ~`--nnz` weighted tokens per document, weights log(1 + relu(x)) with x log-normal (SPLADE's
 // saturation), queries of ~`--qnnz` tokens. Segments of `--segment` documents, as flushes make them.
 //   node dist/bench/engine/impacts.js --v1 dist/bench/engine/doc-impacts-v1.js [--docs 200000] [--out impacts.json]
-// `--v1` names the float implementation as it was before ADR 0145 (the committed bench result says how it
-// was built: `git show <commit>:src/engine/doc-impacts.ts`, transpiled beside dist/src/engine).
+// `--v1` names the float implementation as it was before ADR 0145, compiled beside the engine:
+//   git show e248c90:src/engine/doc-impacts.ts > src/engine/doc-impacts-v1.ts && npx tsc -p tsconfig.json \
+//     && rm src/engine/doc-impacts-v1.ts     (dist/src/engine/doc-impacts-v1.js stays)
 import { writeFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -170,6 +171,7 @@ const v1b = built['v1 (float32)'];
 const v2b = built['v2 (8-bit)'];
 const out = {
   benchmark: 'impacts',
+  v1: `${v1Path} (src/engine/doc-impacts.ts at e248c90, before ADR 0145)`,
   corpus: { synthetic: true, docs: DOCS, segmentDocs: SEGMENT, vocabulary: VOCAB, meanTokensPerDocument: v2b.postings / DOCS, queries: QUERIES, meanQueryTokens: QNNZ, seed: 15 },
   bytesPerPosting: { 'v1 (float32)': v1b.bytes / v1b.postings, 'v2 (8-bit)': v2b.bytes / v2b.postings },
   fileBytes: { 'v1 (float32)': v1b.bytes, 'v2 (8-bit)': v2b.bytes },
