@@ -50,6 +50,6 @@ export { STEMMED_LANGUAGES, normalizeLanguage } from './stemmers.js';
 export { CorpusModel, TrainingState, documentTerms, fieldTerms, idfOf, DEFAULT_DIMS, TITLE_TOKEN_WEIGHT } from './corpus-model.js';
 export type { TermBag, TrainOptions, TrainStats } from './corpus-model.js';
 export type { VectorModel, VectorQuery, SegmentNeedingVectors } from './search-index.js';
-export { SegmentImpacts } from './doc-impacts.js';
+export { SegmentImpacts, impactExponent, IMPACT_LEVELS, IMPACT_FORMAT_VERSION } from './doc-impacts.js';
 export type { SparseRow } from './doc-impacts.js';
 export { SegmentVectors, popcount32, EXACT_MAX_VECTORS, AUTO_RESCORE_FACTOR, AUTO_RESCORE_MIN, autoRescorePool } from './doc-vectors.js';
