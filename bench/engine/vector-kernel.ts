@@ -44,11 +44,11 @@ const fast = vectors.fastScan();
 const fastScanBuild = { build_ms: performance.now() - t0, memory_bytes: fast?.memoryBytes ?? 0, bytes_per_document: (fast?.memoryBytes ?? 0) / n };
 process.stderr.write(`fast-scan blocks: ${fastScanBuild.build_ms.toFixed(1)} ms, ${fastScanBuild.memory_bytes} bytes (${fastScanBuild.bytes_per_document.toFixed(2)} per document)\n`);
 const variants: [string, Partial<VectorSearchOptions>][] = [
-  [`auto, wasm kernel, default pool ${autoRescorePool(11)}`, {}],
+  [`auto, wasm kernel, default pool ${autoRescorePool(11, n)}`, {}],
   ['auto, wasm kernel, pool 1000', { rescore: 1000 }],
   ['auto, wasm kernel, pool 500', { rescore: 500 }],
   ['auto, wasm kernel, pool 11 (grading alone)', { rescore: 11 }],
-  [`auto, js kernel, default pool ${autoRescorePool(11)}`, { kernel: 'js' }],
+  [`auto, js kernel, default pool ${autoRescorePool(11, n)}`, { kernel: 'js' }],
   ['auto, js kernel, pool 1000', { kernel: 'js', rescore: 1000 }],
   ['auto, js kernel, pool 11 (grading alone)', { kernel: 'js', rescore: 11 }],
   ['binary (Hamming), default pool', { method: 'binary' }],
