@@ -12,7 +12,7 @@ import { nearestRow, TITLE_TOKEN_WEIGHT, type CorpusModel } from './corpus-model
 
 /** IVF lists probed per query by default (recall@10 against exact search: bench/results/vectors-100k.json). */
 export const DEFAULT_NPROBE = 24;
-import { FAST_SCAN_BINS, FastScanCodes, FastScanRescorer, fastScanTables, referenceGrade } from './fast-scan.js';
+import { FAST_SCAN_BINS, FastScanCodes, FastScanRescorer, fastScanTables, hammingTables, referenceGrade } from './fast-scan.js';
 import { compileFilter, type SegmentFilter } from './filters.js';
 import { END, PostingCursor } from './postings-cursor.js';
 import type { RawHit, SnapshotSegment } from './searcher.js';
@@ -265,8 +265,9 @@ export interface VectorSearchOptions {
   /** `auto`: the exact scan's limit (default {@link EXACT_MAX_VECTORS}; tests and benchmarks lower it). */
   exactMaxVectors?: number;
   /**
-   * `quantized`: the grading kernel: `wasm` (the default where it can run: fast-scan blocks, ADR 0140)
-   * or `js` (ADR 0103's float tables; the fallback, and the reference in tests and benchmarks).
+   * `quantized` and `binary`: the grading kernel: `wasm` (the default where it can run: fast-scan
+   * blocks, ADR 0140; `binary` on Hamming tables, ADR 0161) or `js` (ADR 0103's float tables, the
+   * popcount Hamming grader; the fallback, and the reference in tests and benchmarks).
    */
   kernel?: 'wasm' | 'js';
 }
@@ -281,7 +282,7 @@ export interface VectorSearchOutcome {
   method: 'exact' | 'binary' | 'ivf' | 'quantized';
   /** Binary: candidates rescored with the float vectors. */
   rescored: number;
-  /** `quantized`: the grading kernel that ran. */
+  /** `quantized` and `binary`: the grading kernel that ran. */
   kernel?: 'wasm' | 'js';
 }
 
@@ -544,9 +545,10 @@ export function searchVectors(segments: readonly VectorSegment[], q: Float32Arra
   if (gradeScratch.length < total) gradeScratch = new Uint16Array(Math.max(total, gradeScratch.length * 2));
   const grades = gradeScratch;
   const quantized = method === 'quantized';
-  // quantized: the WebAssembly fast-scan kernel when every segment can run it (grades of the two
-  // kernels are not comparable, so one query uses one kernel throughout)
-  const fast = quantized && opts.kernel !== 'js' ? live.map(({ v }) => v.fastScan()) : null;
+  // the WebAssembly fast-scan kernel when every segment can run it (grades of the two kernels are not
+  // comparable for `quantized`, so one query uses one kernel throughout); `binary` runs on it too, with
+  // tables that count matching sign bits (ADR 0161: the same grades as the JavaScript Hamming grader)
+  const fast = opts.kernel !== 'js' ? live.map(({ v }) => v.fastScan()) : null;
   const wasm = fast !== null && fast.every((x) => x !== null);
   let bins = quantized ? QUANTIZED_BINS : dims + 1;
   const hist = new Uint32Array(bins);
@@ -557,7 +559,7 @@ export function searchVectors(segments: readonly VectorSegment[], q: Float32Arra
   const bySeg: (Uint16Array | null)[] = [];
   let shift = 0;
   if (wasm) {
-    const t = fastScanTables(q);
+    const t = quantized ? fastScanTables(q) : hammingTables(q);
     // grades above FAST_SCAN_BINS - 1 (more than 128 dimensions) are shifted into the histogram's range
     while (t.maxGrade >>> shift >= FAST_SCAN_BINS) shift++;
     bins = (t.maxGrade >>> shift) + 1;
@@ -708,5 +710,5 @@ export function searchVectors(segments: readonly VectorSegment[], q: Float32Arra
     }
     at += n;
   }
-  return { hits: heap.sorted(), scanned, missingSegments: missing, method, rescored, ...(quantized ? { kernel: wasm ? ('wasm' as const) : ('js' as const) } : {}) };
+  return { hits: heap.sorted(), scanned, missingSegments: missing, method, rescored, kernel: wasm ? 'wasm' : 'js' };
 }
