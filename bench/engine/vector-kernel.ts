@@ -2,7 +2,7 @@
 // run of bench/engine/vectors.ts dumped (--dump DIR: the trained model's document vectors and the `or`
 // workload's query vectors), in one segment, searched by `auto` at its default pool and smaller ones
 // with the WebAssembly fast-scan grading kernel (ADR 0140) and with the JavaScript float-table kernel
-// (ADR 0103) in the same run, binary and exact, single thread, after two warm-up passes; recall@10
+// (ADR 0103) in the same run, binary (Hamming) on both kernels (ADR 0161) and exact, single thread, after two warm-up passes; recall@10
 // against the exact scan, wall p50/p99 and CPU time per query (process.cpuUsage: less sensitive to other
 // processes than wall time on a shared machine). Query embedding is not included (the corpus model's is
 // a sum of term vectors). Variants run interleaved over --rounds rounds (default 3) so that load changes
@@ -44,14 +44,17 @@ const fast = vectors.fastScan();
 const fastScanBuild = { build_ms: performance.now() - t0, memory_bytes: fast?.memoryBytes ?? 0, bytes_per_document: (fast?.memoryBytes ?? 0) / n };
 process.stderr.write(`fast-scan blocks: ${fastScanBuild.build_ms.toFixed(1)} ms, ${fastScanBuild.memory_bytes} bytes (${fastScanBuild.bytes_per_document.toFixed(2)} per document)\n`);
 const variants: [string, Partial<VectorSearchOptions>][] = [
-  [`auto, wasm kernel, default pool ${autoRescorePool(11)}`, {}],
+  [`auto, wasm kernel, default pool ${autoRescorePool(11, n)}`, {}],
   ['auto, wasm kernel, pool 1000', { rescore: 1000 }],
   ['auto, wasm kernel, pool 500', { rescore: 500 }],
   ['auto, wasm kernel, pool 11 (grading alone)', { rescore: 11 }],
-  [`auto, js kernel, default pool ${autoRescorePool(11)}`, { kernel: 'js' }],
+  [`auto, js kernel, default pool ${autoRescorePool(11, n)}`, { kernel: 'js' }],
   ['auto, js kernel, pool 1000', { kernel: 'js', rescore: 1000 }],
   ['auto, js kernel, pool 11 (grading alone)', { kernel: 'js', rescore: 11 }],
-  ['binary (Hamming), default pool', { method: 'binary' }],
+  ['binary (Hamming), wasm kernel, default pool', { method: 'binary' }],
+  ['binary (Hamming), js kernel, default pool', { method: 'binary', kernel: 'js' }],
+  ['binary (Hamming), wasm kernel, pool 2000', { method: 'binary', rescore: 2000 }],
+  ['binary (Hamming), js kernel, pool 2000', { method: 'binary', rescore: 2000, kernel: 'js' }],
   ['exact scan', { method: 'exact' }],
 ];
 const rounds = Number(arg('rounds') ?? 3);
@@ -94,7 +97,7 @@ const out = {
   dims,
   fast_scan_blocks: fastScanBuild,
   results,
-  notes: `searchVectors over one 100k segment (synthetic corpus seed 7, SVD vectors as bench/engine/vectors.ts --epochs 0 trains them), ${rounds} rounds over the workload \`or\` query vectors after 2 warm-up passes per variant, variants interleaved within each round; single thread; no query embedding, no document loading. wasm kernel: fast-scan grading (ADR 0140); js kernel: the float 256-entry tables of ADR 0103; both rescore their pool with JavaScript float dot products.`,
+  notes: `searchVectors over one 100k segment (synthetic corpus seed 7, SVD vectors as bench/engine/vectors.ts --epochs 0 trains them), ${rounds} rounds over the workload \`or\` query vectors after 2 warm-up passes per variant, variants interleaved within each round; single thread; no query embedding, no document loading. wasm kernel: fast-scan grading (ADR 0140); js kernel: the float 256-entry tables of ADR 0103 (binary: the popcount Hamming grader); the wasm kernel rescores with its f64x2 dots (ADR 0140), the js kernel with JavaScript float dot products. The default auto pool is autoRescorePool(11, documents) (ADR 0160).`,
   machine: { ...env, load_average_1m_at_end: loadavg()[0] },
 };
 const name = arg('out');

@@ -20,7 +20,6 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { autoRescorePool, CorpusModel, EXACT_MAX_VECTORS, fieldTerms, fuseRrf, MemoryIndexDirectory, SearchIndex, TrainingState, type IndexDirectory } from '../../src/engine/index.js';
 import { FsIndexDirectory } from '../../src/adapters/fs/index-directory.js';
-import { disableFastScan } from '../../src/engine/fast-scan.js';
 import { DEFAULT_HEAP_FACTOR, denseQueryVector, denseSearch, sparseEngineOptions, sparseQueryVector, withFeedback, type SparseParams } from '../../src/search/channels.js';
 import { DEFAULT_RRF_K, DENSE_FEEDBACK_DOCS, DENSE_FEEDBACK_WEIGHT, DENSE_RRF_WEIGHT, SPARSE_RRF_WEIGHT } from '../../src/search/search-service.js';
 import { DEFAULT_COMBINER, multiQuerySearch } from '../../src/search/multi-query.js';
@@ -236,25 +235,20 @@ const modes: Record<string, (text: string) => number> = {
     const v = denseQueryVector(idx, dense, text, null);
     return v ? denseSearch(idx, v, 'binary', { limit: 10, passagesPerHit: 0 }).hits.length : 0;
   },
-  hybrid: (text) => {
-    const ft = idx.search({ text, limit: 10, passagesPerHit: 0 }).hits.map((h) => h.id);
-    const sv = sparseQueryVector(idx, sparse, text, null, sp);
-    const sps = multiQuerySearch(idx, { text, limit: 10, passagesPerHit: 0 }, sv, sparseEngineOptions(sv, sp).heapFactor, DEFAULT_COMBINER).result.hits.map((h) => h.id);
-    const v = denseQueryVector(idx, dense, text, null);
-    const dn = v ? denseSearch(idx, withFeedback(idx, v, ft.slice(0, DENSE_FEEDBACK_DOCS), DENSE_FEEDBACK_WEIGHT), 'auto', { limit: 10, passagesPerHit: 0 }).hits.map((h) => h.id) : [];
-    const nominated = new Set([...ft, ...dn]);
-    return fuseRrf([{ channel: 'fulltext', ids: ft }, { channel: 'sparse', ids: sps.filter((id) => nominated.has(id)), weight: SPARSE_RRF_WEIGHT }, { channel: 'short_document', ids: dn, weight: DENSE_RRF_WEIGHT }], { k: DEFAULT_RRF_K }).length;
-  },
+  hybrid: (text) => hybrid(text, undefined),
 };
-// hybrid with the previous (JavaScript) dense kernel, in the same run
-modes['hybrid (js dense kernel: the previous path)'] = (text) => {
-  disableFastScan(true);
-  try {
-    return modes['hybrid']!(text);
-  } finally {
-    disableFastScan(false);
-  }
-};
+// hybrid with the previous (JavaScript) dense kernel, in the same run. `kernel: 'js'` per query:
+// disableFastScan only stops new fast-scan blocks being built, and by this row every segment has them
+modes['hybrid (js dense kernel: the previous path)'] = (text) => hybrid(text, 'js');
+function hybrid(text: string, kernel: 'js' | undefined): number {
+  const ft = idx.search({ text, limit: 10, passagesPerHit: 0 }).hits.map((h) => h.id);
+  const sv = sparseQueryVector(idx, sparse, text, null, sp);
+  const sps = multiQuerySearch(idx, { text, limit: 10, passagesPerHit: 0 }, sv, sparseEngineOptions(sv, sp).heapFactor, DEFAULT_COMBINER).result.hits.map((h) => h.id);
+  const v = denseQueryVector(idx, dense, text, null);
+  const dn = v ? denseSearch(idx, withFeedback(idx, v, ft.slice(0, DENSE_FEEDBACK_DOCS), DENSE_FEEDBACK_WEIGHT), 'auto', { limit: 10, passagesPerHit: 0, ...(kernel ? { kernel } : {}) }).hits.map((h) => h.id) : [];
+  const nominated = new Set([...ft, ...dn]);
+  return fuseRrf([{ channel: 'fulltext', ids: ft }, { channel: 'sparse', ids: sps.filter((id) => nominated.has(id)), weight: SPARSE_RRF_WEIGHT }, { channel: 'short_document', ids: dn, weight: DENSE_RRF_WEIGHT }], { k: DEFAULT_RRF_K }).length;
+}
 const latency: Record<string, { p50_ms: number; p99_ms: number; mean_ms: number; cpu_p50_ms: number; cpu_p99_ms: number; cpu_mean_ms: number }> = {};
 for (const [mode, run] of Object.entries(modes)) {
   for (const q of queries.slice(0, 20)) run(q); // warm-up
@@ -275,12 +269,14 @@ for (const [mode, run] of Object.entries(modes)) {
 }
 const memoryAfterQueries = memory();
 const sweeps = !args.includes('--no-sweeps');
+// the service's default pool for the 10 + 1 hits it asks for, over every document with a vector (ADR 0160)
+const defaultPool = autoRescorePool(11, idx.vectorStatus().documentsWithVectors);
 const qvs = queries.map((q) => denseQueryVector(idx, dense, q, null)).filter((v): v is Float32Array => v !== null);
 const truth = !sweeps ? [] : qvs.map((v) => new Set(idx.searchVectors({ vector: v, method: 'exact', limit: 10, passagesPerHit: 0 }).hits.map((h) => h.id)));
 // the prefilters' recall@10 against the exact scan, by candidates rescored
 const prefilter: Record<string, { recallAt10: number; p50_ms: number; p99_ms: number }> = {};
 for (const method of sweeps ? (['auto', 'binary'] as const) : []) {
-  for (const rescore of [250, 500, 1000, 2000, 4000]) {
+  for (const rescore of [250, 500, 1000, 2000, 4000, 6000, 8000, 12000]) {
     let hit = 0;
     let total = 0;
     const times: number[] = [];
@@ -298,15 +294,26 @@ for (const method of sweeps ? (['auto', 'binary'] as const) : []) {
   }
 }
 if (sweeps) {
-  // the service default pool (autoRescorePool(11): limit 10 + 1)
+  // the service default pool (autoRescorePool(11, eligible): limit 10 + 1, ADR 0160), with its latency
   let hit = 0;
   let total = 0;
+  const times: number[] = [];
+  const cpu: number[] = [];
+  let rescored = 0;
   qvs.forEach((v, i) => {
-    for (const h of idx.searchVectors({ vector: v, method: 'auto', limit: 10, passagesPerHit: 0 }).hits) if (truth[i]!.has(h.id)) hit++;
+    const c = cpuMs();
+    const s = performance.now();
+    const r = idx.searchVectors({ vector: v, method: 'auto', limit: 10, passagesPerHit: 0 });
+    times.push(performance.now() - s);
+    cpu.push(cpuMs() - c);
+    rescored += r.rescored;
+    for (const h of r.hits) if (truth[i]!.has(h.id)) hit++;
     total += truth[i]!.size;
   });
-  prefilter[`quantized (auto), default pool ${autoRescorePool(11)}`] = { ...prefilter[`quantized (auto), default pool ${autoRescorePool(11)}`]!, recallAt10: hit / total };
-  log(`auto default pool: recall@10 ${(hit / total).toFixed(4)}`);
+  times.sort((a, b) => a - b);
+  cpu.sort((a, b) => a - b);
+  prefilter[`quantized (auto), default pool ${defaultPool}`] = { recallAt10: hit / total, p50_ms: pct(times, 50), p99_ms: pct(times, 99), cpu_p50_ms: pct(cpu, 50), meanRescored: rescored / qvs.length } as (typeof prefilter)[string];
+  log(`auto default pool ${defaultPool}: recall@10 ${(hit / total).toFixed(4)}, p50 ${pct(times, 50).toFixed(2)} ms, mean rescored ${(rescored / qvs.length).toFixed(0)}`);
 }
 // IVF recall@10 against the exact scan, by lists probed
 const recall: Record<string, { recallAt10: number; meanScanned: number; p50_ms: number }> = {};
@@ -338,7 +345,7 @@ const out = {
   ingestRuns: build.ingestRuns,
   index: { directory: reuseDir || saveDir ? 'FsIndexDirectory (files read into memory)' : 'MemoryIndexDirectory', segments: idx.vectorStatus().segments, merged: false },
   latency,
-  shortDocument: { exactMaxVectors: EXACT_MAX_VECTORS, defaultPool: autoRescorePool(11), recallVsExact: prefilter },
+  shortDocument: { exactMaxVectors: EXACT_MAX_VECTORS, defaultPool, defaultPoolRule: 'max(100 k, 2000) x max(1, N / 250000), N eligible vectors (ADR 0160)', recallVsExact: prefilter },
   ivf: { lists: (dense.centroids?.length ?? 0) / dense.dims, defaultNprobe: 24, recallVsExact: recall },
   hybridOverFulltext: { p50: latency['hybrid']!.p50_ms / latency['fulltext']!.p50_ms, p99: latency['hybrid']!.p99_ms / latency['fulltext']!.p99_ms, cpu_p50: latency['hybrid']!.cpu_p50_ms / latency['fulltext']!.cpu_p50_ms },
   memory: { afterBuild: build.memoryAfterBuild, afterQueries: memoryAfterQueries, maxRssMiB: Math.round(process.resourceUsage().maxRSS / 1024) },

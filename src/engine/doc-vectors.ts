@@ -12,7 +12,7 @@ import { nearestRow, TITLE_TOKEN_WEIGHT, type CorpusModel } from './corpus-model
 
 /** IVF lists probed per query by default (recall@10 against exact search: bench/results/vectors-100k.json). */
 export const DEFAULT_NPROBE = 24;
-import { FAST_SCAN_BINS, FastScanCodes, FastScanRescorer, fastScanTables, referenceGrade } from './fast-scan.js';
+import { FAST_SCAN_BINS, FastScanCodes, FastScanRescorer, fastScanTables, hammingTables, referenceGrade } from './fast-scan.js';
 import { compileFilter, type SegmentFilter } from './filters.js';
 import { END, PostingCursor } from './postings-cursor.js';
 import type { RawHit, SnapshotSegment } from './searcher.js';
@@ -228,10 +228,20 @@ export const EXACT_MAX_VECTORS = 20_000;
 export const AUTO_RESCORE_FACTOR = 100;
 /** `auto` above {@link EXACT_MAX_VECTORS}: fewest candidates rescored. */
 export const AUTO_RESCORE_MIN = 2_000;
+/**
+ * `auto`: eligible vectors per multiple of the base pool. Up to this many the pool is
+ * max(100 k, 2,000); above it the pool grows in proportion to the eligible vectors (ADR 0160: the
+ * prefilter's misranking grows with N, so a fixed pool lost recall@10 from 0.985 at 100k to 0.904 at 1M).
+ */
+export const AUTO_RESCORE_BASE_VECTORS = 250_000;
 
-/** Candidates `auto` rescores with the float vectors for `k` hits. */
-export function autoRescorePool(k: number): number {
-  return Math.max(AUTO_RESCORE_FACTOR * k, AUTO_RESCORE_MIN);
+/**
+ * Candidates `auto` rescores with the float vectors for `k` hits among `eligible` vectors:
+ * max(100 k, 2,000) x max(1, eligible / 250,000) (ADR 0160; 2,000 at 100k, 8,000 at 1M for k = 11).
+ */
+export function autoRescorePool(k: number, eligible = 0): number {
+  const base = Math.max(AUTO_RESCORE_FACTOR * k, AUTO_RESCORE_MIN);
+  return eligible > AUTO_RESCORE_BASE_VECTORS ? Math.ceil((base * eligible) / AUTO_RESCORE_BASE_VECTORS) : base;
 }
 
 export interface VectorSearchOptions {
@@ -243,7 +253,7 @@ export interface VectorSearchOptions {
    * the `nprobe` inverted lists whose centroids are nearest the query (segments without lists are
    * scanned whole), or `auto`: `exact` up to {@link EXACT_MAX_VECTORS} eligible documents, else
    * `quantized`: the sign codes scored asymmetrically against the float query, the best
-   * {@link autoRescorePool} rescored with the floats.
+   * {@link autoRescorePool} (growing with the eligible documents) rescored with the floats.
    */
   method: 'exact' | 'binary' | 'ivf' | 'auto';
   /** IVF: lists probed (default {@link DEFAULT_NPROBE}). */
@@ -255,8 +265,9 @@ export interface VectorSearchOptions {
   /** `auto`: the exact scan's limit (default {@link EXACT_MAX_VECTORS}; tests and benchmarks lower it). */
   exactMaxVectors?: number;
   /**
-   * `quantized`: the grading kernel: `wasm` (the default where it can run: fast-scan blocks, ADR 0140)
-   * or `js` (ADR 0103's float tables; the fallback, and the reference in tests and benchmarks).
+   * `quantized` and `binary`: the grading kernel: `wasm` (the default where it can run: fast-scan
+   * blocks, ADR 0140; `binary` on Hamming tables, ADR 0161) or `js` (ADR 0103's float tables, the
+   * popcount Hamming grader; the fallback, and the reference in tests and benchmarks).
    */
   kernel?: 'wasm' | 'js';
 }
@@ -271,7 +282,7 @@ export interface VectorSearchOutcome {
   method: 'exact' | 'binary' | 'ivf' | 'quantized';
   /** Binary: candidates rescored with the float vectors. */
   rescored: number;
-  /** `quantized`: the grading kernel that ran. */
+  /** `quantized` and `binary`: the grading kernel that ran. */
   kernel?: 'wasm' | 'js';
 }
 
@@ -470,7 +481,7 @@ export function searchVectors(segments: readonly VectorSegment[], q: Float32Arra
   let pool: number;
   if (opts.method === 'auto') {
     method = eligible <= (opts.exactMaxVectors ?? EXACT_MAX_VECTORS) ? 'exact' : 'quantized';
-    pool = Math.max(opts.rescore ?? autoRescorePool(opts.k), opts.k);
+    pool = Math.max(opts.rescore ?? autoRescorePool(opts.k, eligible), opts.k);
   } else {
     method = opts.method;
     pool = Math.max(opts.rescore ?? Math.max(10 * opts.k, 100), opts.k);
@@ -534,9 +545,10 @@ export function searchVectors(segments: readonly VectorSegment[], q: Float32Arra
   if (gradeScratch.length < total) gradeScratch = new Uint16Array(Math.max(total, gradeScratch.length * 2));
   const grades = gradeScratch;
   const quantized = method === 'quantized';
-  // quantized: the WebAssembly fast-scan kernel when every segment can run it (grades of the two
-  // kernels are not comparable, so one query uses one kernel throughout)
-  const fast = quantized && opts.kernel !== 'js' ? live.map(({ v }) => v.fastScan()) : null;
+  // the WebAssembly fast-scan kernel when every segment can run it (grades of the two kernels are not
+  // comparable for `quantized`, so one query uses one kernel throughout); `binary` runs on it too, with
+  // tables that count matching sign bits (ADR 0161: the same grades as the JavaScript Hamming grader)
+  const fast = opts.kernel !== 'js' ? live.map(({ v }) => v.fastScan()) : null;
   const wasm = fast !== null && fast.every((x) => x !== null);
   let bins = quantized ? QUANTIZED_BINS : dims + 1;
   const hist = new Uint32Array(bins);
@@ -547,7 +559,7 @@ export function searchVectors(segments: readonly VectorSegment[], q: Float32Arra
   const bySeg: (Uint16Array | null)[] = [];
   let shift = 0;
   if (wasm) {
-    const t = fastScanTables(q);
+    const t = quantized ? fastScanTables(q) : hammingTables(q);
     // grades above FAST_SCAN_BINS - 1 (more than 128 dimensions) are shifted into the histogram's range
     while (t.maxGrade >>> shift >= FAST_SCAN_BINS) shift++;
     bins = (t.maxGrade >>> shift) + 1;
@@ -698,5 +710,5 @@ export function searchVectors(segments: readonly VectorSegment[], q: Float32Arra
     }
     at += n;
   }
-  return { hits: heap.sorted(), scanned, missingSegments: missing, method, rescored, ...(quantized ? { kernel: wasm ? ('wasm' as const) : ('js' as const) } : {}) };
+  return { hits: heap.sorted(), scanned, missingSegments: missing, method, rescored, kernel: wasm ? 'wasm' : 'js' };
 }

@@ -114,6 +114,33 @@ export function fastScanTables(q: Float32Array): FastScanTables {
   return { tables, bytes, maxGrade };
 }
 
+/**
+ * `binary` on the same kernel (ADR 0161): the tables whose grade is dims minus the Hamming distance
+ * between the document's sign code and the query's (`encodeSigns`: bit set where q > 0). Entry v of the
+ * table of nibble (b, h) counts the nibble's 4 dimensions where bit j of v equals the query's sign bit,
+ * so the sum over a code's nibbles is exactly the JavaScript `hammingGrader`'s grade (integers 0..dims,
+ * no scaling: an entry is at most 4).
+ */
+export function hammingTables(q: Float32Array): FastScanTables {
+  const dims = q.length;
+  const bytes = dims >>> 3;
+  const tables = new Uint8Array(bytes * 32);
+  for (let b = 0; b < bytes; b++) {
+    for (let h = 0; h < 2; h++) {
+      let sign = 0;
+      for (let j = 0; j < 4; j++) if (q[dimOf(b, h * 4 + j)]! > 0) sign |= 1 << j;
+      const t = b * 32 + h * 16;
+      for (let v = 0; v < 16; v++) {
+        let x = ~(v ^ sign) & 15;
+        let m = 0;
+        for (; x !== 0; x &= x - 1) m++;
+        tables[t + v] = m;
+      }
+    }
+  }
+  return { tables, bytes, maxGrade: dims };
+}
+
 /** The kernel's grade of document `d` computed in JavaScript from its code row (the reference). */
 export function referenceGrade(t: FastScanTables, codeBytes: Uint8Array, d: number): number {
   const tables = t.tables;

@@ -52,4 +52,4 @@ export type { TermBag, TrainOptions, TrainStats } from './corpus-model.js';
 export type { VectorModel, VectorQuery, SegmentNeedingVectors } from './search-index.js';
 export { SegmentImpacts, impactExponent, IMPACT_LEVELS, IMPACT_FORMAT_VERSION } from './doc-impacts.js';
 export type { SparseRow } from './doc-impacts.js';
-export { SegmentVectors, popcount32, EXACT_MAX_VECTORS, AUTO_RESCORE_FACTOR, AUTO_RESCORE_MIN, autoRescorePool } from './doc-vectors.js';
+export { SegmentVectors, popcount32, EXACT_MAX_VECTORS, AUTO_RESCORE_FACTOR, AUTO_RESCORE_MIN, AUTO_RESCORE_BASE_VECTORS, autoRescorePool } from './doc-vectors.js';

@@ -5,7 +5,7 @@
 // exact scan on a built corpus.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { autoRescorePool, AUTO_RESCORE_MIN, EXACT_MAX_VECTORS, MemoryIndexDirectory, SearchIndex, TrainingState, documentTerms, fieldTerms } from '../../src/engine/index.js';
+import { autoRescorePool, AUTO_RESCORE_BASE_VECTORS, AUTO_RESCORE_MIN, EXACT_MAX_VECTORS, MemoryIndexDirectory, SearchIndex, TrainingState, documentTerms, fieldTerms } from '../../src/engine/index.js';
 import { SeededRandom } from '../../src/engine/lsa.js';
 
 /** A corpus of `n` documents over `topics` topical vocabularies (two topics per document), seeded. */
@@ -40,6 +40,13 @@ describe('short_document auto: exact scan, quantized prefilter + float rescoring
   test('auto is the exact scan below EXACT_MAX_VECTORS; the quantized path with a pool covering every document equals it (filters, deletes, segments)', () => {
     assert.equal(EXACT_MAX_VECTORS, 20_000);
     assert.equal(autoRescorePool(11), Math.max(AUTO_RESCORE_MIN, 1_100));
+    // ADR 0160: the pool grows in proportion to the eligible vectors above AUTO_RESCORE_BASE_VECTORS
+    assert.equal(autoRescorePool(11, 100_000), 2_000);
+    assert.equal(autoRescorePool(11, AUTO_RESCORE_BASE_VECTORS), 2_000);
+    assert.equal(autoRescorePool(11, 500_000), 4_000);
+    assert.equal(autoRescorePool(11, 1_000_000), 8_000);
+    assert.equal(autoRescorePool(50, 1_000_000), 20_000);
+    for (let n = 0; n < 3_000_000; n += 37_117) assert.ok(autoRescorePool(11, n + 37_117) >= autoRescorePool(11, n), 'never shrinks as N grows');
     const docs = topical(300, 12, 3);
     const { idx, dense } = index(docs, 32, 3);
     idx.delete('t7');

@@ -2,12 +2,13 @@
 // its JavaScript reference: on random vectors, sizes, widths, deletions and pools, the kernel's grades
 // equal referenceGrade, the hits are exactly the exact-scan top-k of the candidates that the reference
 // grades select (the same cut, ties at the cut in document order), and a pool covering every document
-// gives the exact scan's answer.
+// gives the exact scan's answer. `binary` on the kernel (ADR 0161): its Hamming tables' grades are dims
+// minus the popcount Hamming distance, and its hits, scores and counts are those of the JavaScript path.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { searchVectors, SegmentVectors, type VectorSegment } from '../../src/engine/doc-vectors.js';
-import { fastScanTables, referenceGrade } from '../../src/engine/fast-scan.js';
+import { encodeSigns, popcount32, searchVectors, SegmentVectors, type VectorSegment } from '../../src/engine/doc-vectors.js';
+import { fastScanTables, hammingTables, referenceGrade } from '../../src/engine/fast-scan.js';
 import type { Segment } from '../../src/engine/segment.js';
 import { mulberry32 } from '../helpers/random.js';
 
@@ -92,6 +93,49 @@ test('fast-scan kernel: reference grades, the reference selection, exact with a 
         // 3. a pool covering every document: the exact scan
         const all = searchVectors(segs, q, { k, method: 'auto', exactMaxVectors: 0, rescore: 1000 });
         assert.deepEqual(all.hits.map((h) => [h.id, h.score]), searchVectors(segs, q, { k, method: 'exact' }).hits.map((h) => [h.id, h.score]));
+      },
+    ),
+    { numRuns: 150 },
+  );
+});
+
+test('binary on the fast-scan kernel: Hamming grades, and the JavaScript popcount path (the reference) answers the same', () => {
+  fc.assert(
+    fc.property(
+      fc.array(fc.integer({ min: 0, max: 90 }), { minLength: 1, maxLength: 4 }),
+      fc.constantFrom(32, 64, 128, 96),
+      fc.integer({ min: 1, max: 1e9 }),
+      fc.constantFrom(0, 3, 7),
+      fc.constantFrom(0, 5),
+      fc.integer({ min: 1, max: 60 }),
+      fc.integer({ min: 1, max: 12 }),
+      (sizes, dims, seed, deleteEvery, nullEvery, pool, k) => {
+        const segs = build(sizes, dims, seed, deleteEvery, nullEvery);
+        const rnd = mulberry32(seed ^ 0x2545f491);
+        // coarse query values: some exactly 0 (sign bit clear, as encodeSigns)
+        const q = Float32Array.from({ length: dims }, () => Math.round(rnd() * 4 - 2));
+        const t = hammingTables(q);
+        assert.equal(t.maxGrade, dims);
+        const qc = new Uint32Array(dims >>> 5);
+        encodeSigns(q, 0, dims, qc, 0);
+        for (const s of segs) {
+          const v = s.vectors!;
+          const by = new Uint8Array(v.codes.buffer, v.codes.byteOffset, v.codes.byteLength);
+          const g = v.fastScan()!.grade(t);
+          for (let d = 0; d < v.docs; d++) {
+            let h = 0;
+            for (let w = 0; w < qc.length; w++) h += popcount32(v.codes[d * qc.length + w]! ^ qc[w]!);
+            assert.equal(referenceGrade(t, by, d), dims - h);
+            assert.equal(g[d], dims - h);
+          }
+        }
+        const wasm = searchVectors(segs, q, { k, method: 'binary', rescore: pool });
+        const js = searchVectors(segs, q, { k, method: 'binary', rescore: pool, kernel: 'js' });
+        assert.equal(wasm.kernel, 'wasm');
+        assert.equal(js.kernel, 'js');
+        assert.equal(wasm.scanned, js.scanned);
+        assert.equal(wasm.rescored, js.rescored);
+        assert.deepEqual(wasm.hits.map((h) => [h.id, h.score]), js.hits.map((h) => [h.id, h.score]));
       },
     ),
     { numRuns: 150 },
