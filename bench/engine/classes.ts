@@ -16,6 +16,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { FsIndexDirectory } from '../../src/adapters/fs/index-directory.js';
 import { SearchIndex, type EngineQuery } from '../../src/engine/index.js';
+import { termBitsetBytes } from '../../src/engine/term-bitsets.js';
 import { machine } from '../lib/machine.js';
 import { evalDataDir } from '../quality/data-dir.js';
 
@@ -107,5 +108,8 @@ for (const cls of classes) {
   (result['classes'] as Record<string, unknown>)[cls] = out;
 }
 meta['load_average_1m_at_end'] = Math.round(loadavg()[0]! * 100) / 100;
+// memory of this build's dense-term bitsets after the workload (ADR 0165)
+meta['term_bitset_bytes'] = termBitsetBytes();
+console.log(`dense-term bitsets held: ${(termBitsetBytes() / 1024).toFixed(0)} KiB`);
 for (const [, idx] of engines) idx.close();
 if (outPath !== undefined) writeFileSync(outPath, JSON.stringify(result, null, 2) + '\n');
