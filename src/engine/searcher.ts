@@ -16,6 +16,7 @@ import { END, PostingCursor, searchArena, type FieldNorms } from './postings-cur
 import type { ParsedQuery } from './query-parser.js';
 import { utf8, type Segment } from './segment.js';
 import { NF } from './segment-writer.js';
+import { denseBitset } from './term-bitsets.js';
 import type { EngineFilters } from './types.js';
 
 /** One segment as seen by a search: the segment and its deletions at snapshot time. */
@@ -811,8 +812,23 @@ function countUnion(run: SegRun, visit?: (doc: number) => void, solo?: Int32Arra
   const words = (run.seg.docCount + 31) >>> 5;
   if (unionBits.length < words) unionBits = new Int32Array(words);
   const bits = unionBits;
-  bits.fill(0, 0, words);
-  for (const c of run.clauses) if (c !== null) for (const cur of c.cursors) cur.markAll(bits);
+  // dense terms OR their kept doc-id bitsets (the first one is copied, sparing the clear); the others
+  // decode their postings into the union (ADR 0165)
+  let filled = false;
+  let sparse: PostingCursor[] | null = null;
+  for (const c of run.clauses) {
+    if (c === null) continue;
+    for (const cur of c.cursors) {
+      const tb = denseBitset(cur);
+      if (tb === null) (sparse ??= []).push(cur);
+      else if (!filled) {
+        bits.set(tb);
+        filled = true;
+      } else for (let w = 0; w < words; w++) bits[w]! |= tb[w]!;
+    }
+  }
+  if (!filled) bits.fill(0, 0, words);
+  if (sparse !== null) for (const cur of sparse) cur.markAll(bits);
   let n = 0;
   const { allowed, trivial } = run.filter;
   for (let w = 0; w < words; w++) {
