@@ -104,3 +104,47 @@ test('exact totals of phrase queries equal brute force: repeated words, several 
     idx.close();
   }
 });
+
+test('exact totals of phrases whose slots have alternatives (query languages) equal brute force', () => {
+  // "Häuser" with languages en+de is the slot {hauser (en), haus (de)}: English docs holding both words put
+  // two alternatives' positions into one slot, merged per field
+  const words = ['alt', 'hauser', 'haus', 'blau'];
+  let seed = 5;
+  const rnd = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+  const idx = SearchIndex.open(new MemoryIndexDirectory());
+  const live = new Map<string, string[][]>();
+  try {
+    for (let c = 0; c < 2; c++) {
+      for (let i = 0; i < 400; i++) {
+        const id = `d${c}-${i}`;
+        const title = Array.from({ length: 1 + Math.floor(rnd() * 3) }, () => words[Math.floor(rnd() * words.length)]!);
+        const abstract = Array.from({ length: Math.floor(rnd() * 25) }, () => words[Math.floor(rnd() * words.length)]!);
+        idx.add({ id, title: title.join(' '), abstract: abstract.length ? abstract.join(' ') : null, type: 'journal-article', issuedAt: 1_600_000_000 + i, language: 'en', uris: [] });
+        live.set(id, [title, abstract]);
+      }
+      idx.commit(String(c));
+      for (const id of [...live.keys()].filter(() => rnd() < 0.05)) {
+        idx.delete(id);
+        live.delete(id);
+      }
+      idx.commit(`${c}d`);
+    }
+    const H = ['hauser', 'haus'];
+    const cases: [string, string[][]][] = [
+      ['"alt häuser"', [['alt'], H]],
+      ['"häuser alt"', [H, ['alt']]],
+      ['"häuser häuser"', [H, H]],
+      ['"blau häuser alt"', [['blau'], H, ['alt']]],
+    ];
+    for (const [text, slots] of cases) {
+      let docs = 0;
+      for (const fields of live.values())
+        if (fields.some((f) => f.some((_, i) => i + slots.length <= f.length && slots.every((alts, j) => alts.includes(f[i + j]!))))) docs++;
+      assert.ok(docs > 0, text);
+      const r = idx.search({ text, limit: 3, exactTotal: true, possibleLanguages: ['en', 'de'] });
+      assert.equal(r.totalHits, docs, text);
+    }
+  } finally {
+    idx.close();
+  }
+});
