@@ -17,7 +17,7 @@ import { leadPassage, PassageScorer, type scorePassages } from './passages.js';
 import { parseQuery, type ParsedQuery } from './query-parser.js';
 import { searchArena } from './postings-cursor.js';
 import { proximityBonus } from './proximity.js';
-import { buildPlan, countMatches, countWorks, rankDocuments, type GlobalStats, type RawHit, type SnapshotSegment } from './searcher.js';
+import { buildPlan, countMatches, countWorks, rankDocuments, workCounter, type GlobalStats, type RawHit, type SnapshotSegment } from './searcher.js';
 import { Segment, utf8 } from './segment.js';
 import type { CorpusModel } from './corpus-model.js';
 import { EXACT_MAX_VECTORS, searchVectors, SegmentVectors, type VectorSegment } from './doc-vectors.js';
@@ -915,7 +915,17 @@ export class SearchIndex {
     const useProximity = proximity > 0 && mode === 'documents' && plan.clauses.filter((c) => c.weight >= 1).length >= 2;
     const rankDepth = mode === 'passages' && !filterOnly ? Math.max(200, need) : useProximity ? Math.max(PROXIMITY_DEPTH, need) : need;
     const segmentUs: number[] = [];
-    const rankOpts = { exhaustive: q.exhaustive === true, ...(now ? { now, segmentUs } : {}) };
+    // An exact total of a phrase query needs every candidate's positions verified, and pruning saves the
+    // ranking pass little there (the phrase, not the score bound, is the selective part): one exhaustive
+    // pass ranks and counts (and feeds the work counter when collapsing) instead of a pruned ranking pass
+    // followed by a counting pass that verifies every candidate again (ADR 0170).
+    const fused = q.exactTotal === true && plan.phrases.length > 0;
+    let works: ReturnType<typeof workCounter> | null = null;
+    const rankOpts: Parameters<typeof rankDocuments>[3] = { exhaustive: q.exhaustive === true || fused, ...(now ? { now, segmentUs } : {}) };
+    if (fused && q.collapseByWorkKey) {
+      works = workCounter(segments);
+      rankOpts.visit = works.visit;
+    }
     let k = rankDepth;
     let outcome = rankDocuments(segments, plan, k, rankOpts);
     let ranked = outcome.hits;
@@ -961,6 +971,9 @@ export class SearchIndex {
       let collapsed = collapse(segments, ranked);
       while (collapsed.length < need && outcome.hits.length >= k && k < 1_000_000) {
         k *= 4;
+        // a second pass would visit every match again: the works are counted apart
+        works = null;
+        delete rankOpts.visit;
         outcome = rankDocuments(segments, plan, k, rankOpts);
         ranked = rerank(outcome.hits);
         collapsed = collapse(segments, ranked);
@@ -989,7 +1002,11 @@ export class SearchIndex {
     let exact: boolean;
     // a counting pass is cheap for word queries over rare terms; phrase verification never is
     const cheap = plan.phrases.length === 0 && plan.clauses.reduce((s, c) => s + c.df, 0) <= 10_000;
-    if (q.collapseByWorkKey && (q.exactTotal === true || cheap || outcome.exact)) {
+    if (q.collapseByWorkKey && works !== null && outcome.exact) {
+      // the exhaustive ranking pass visited every match
+      totalHits = works.total();
+      exact = true;
+    } else if (q.collapseByWorkKey && (q.exactTotal === true || cheap || outcome.exact)) {
       // collapsed: the total counts works, not the records that share one
       totalHits = countWorks(segments, plan);
       exact = true;

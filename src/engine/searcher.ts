@@ -262,21 +262,51 @@ class SlotGroup {
       this.fieldStart[3] = total;
       return;
     }
-    // several alternatives: merge per field
-    const per: number[][] = [[], [], []];
-    const tmp = new Int32Array(total);
+    // several alternatives: each one's positions go into its fields' ranges of buf, then each range is
+    // sorted in place (no per-doc allocation: the scratch arrays are the group's own and grow only)
+    const fs = this.fieldStart;
+    fs[0] = 0;
+    for (let f = 0; f < NF; f++) {
+      let n = 0;
+      for (const c of this.cursors) if (c.doc === d) n += c.tf(f);
+      fs[f + 1] = fs[f]! + n;
+    }
+    const wr = this.#wr;
+    for (let f = 0; f < NF; f++) wr[f] = fs[f]!;
+    if (this.#tmp.length < total) this.#tmp = new Int32Array(total * 2);
+    const tmp = this.#tmp;
+    const buf = this.buf;
     for (const c of this.cursors) {
       if (c.doc !== d) continue;
       c.positions(tmp);
       let k = 0;
-      for (let f = 0; f < NF; f++) for (let j = 0; j < c.tf(f); j++) per[f]!.push(tmp[k++]!);
+      for (let f = 0; f < NF; f++) {
+        const n = c.tf(f);
+        let w = wr[f]!;
+        for (let j = 0; j < n; j++) buf[w++] = tmp[k++]!;
+        wr[f] = w;
+      }
     }
-    let w = 0;
-    for (let f = 0; f < NF; f++) {
-      this.fieldStart[f] = w;
-      for (const p of per[f]!.sort((a, b) => a - b)) this.buf[w++] = p;
+    for (let f = 0; f < NF; f++) sortRange(buf, fs[f]!, fs[f + 1]!);
+  }
+  readonly #wr = new Int32Array(NF);
+  #tmp = new Int32Array(64);
+}
+
+/** Sorts buf[from, to) ascending in place (insertion sort: a slot's positions in one field are few). */
+function sortRange(buf: Int32Array, from: number, to: number): void {
+  if (to - from > 64) {
+    buf.subarray(from, to).sort();
+    return;
+  }
+  for (let i = from + 1; i < to; i++) {
+    const x = buf[i]!;
+    let j = i - 1;
+    while (j >= from && buf[j]! > x) {
+      buf[j + 1] = buf[j]!;
+      j--;
     }
-    this.fieldStart[NF] = w;
+    buf[j + 1] = x;
   }
 }
 
@@ -357,6 +387,45 @@ class PhraseMatcher {
       total += c;
     }
     return total;
+  }
+
+  /**
+   * Whether the phrase occurs at the slots' current (common) doc: {@link count} for counting passes, which
+   * need existence, not frequency. Fields are tried in order (title, abstract, body: shortest first) and
+   * the merge stops at the first occurrence.
+   */
+  exists(): boolean {
+    const possible = this.possibleFields();
+    if (possible === 0) return false;
+    const slots = this.slots;
+    const k = slots.length;
+    const first = slots[0]!;
+    first.load();
+    const offsets = this.offsets;
+    const ptr = this.#ptr;
+    for (let i = 1; i < k; i++) slots[i]!.load();
+    for (let f = 0; f < NF; f++) {
+      if ((possible & (1 << f)) === 0) continue;
+      for (let i = 1; i < k; i++) ptr[i] = slots[i]!.fieldStart[f]!;
+      const e0 = first.fieldStart[f + 1]!;
+      const b0 = first.buf;
+      outer: for (let a = first.fieldStart[f]!; a < e0; a++) {
+        const p = b0[a]!;
+        for (let i = 1; i < k; i++) {
+          const g = slots[i]!;
+          const want = p + offsets[i]!;
+          let j = ptr[i]!;
+          const e = g.fieldStart[f + 1]!;
+          const buf = g.buf;
+          while (j < e && buf[j]! < want) j++;
+          ptr[i] = j;
+          if (j >= e) break outer;
+          if (buf[j] !== want) continue outer;
+        }
+        return true;
+      }
+    }
+    return false;
   }
 }
 
@@ -550,6 +619,55 @@ function runConjunctive(plan: SearchPlan, run: SegRun, heap: TopK, ctr: SegmentC
   }
 }
 
+/**
+ * Exact count of a query with required phrases (the counting pass of exact totals): the docs holding every
+ * slot (leapfrog over the slots, rarest first, or the filter's candidate list) that the filter allows and that
+ * hold every phrase. Unlike {@link runConjunctive} with an empty heap it computes no score (with a phrase the
+ * words are optional: they cannot add or remove a match) and stops verifying a doc at its first occurrence
+ * of each phrase (ADR 0170).
+ */
+function countPhraseMatches(run: SegRun, ctr: SegmentCounters): void {
+  const { allowed, candidates } = run.filter;
+  const phrases = run.phrases!;
+  const groups: SlotGroup[] = [];
+  for (const p of phrases) for (const g of p.slots) if (!groups.includes(g)) groups.push(g);
+  groups.sort((a, b) => a.df - b.df);
+  const visit = ctr.visit;
+  let matches = 0;
+  const accept = (d: number): void => {
+    if (!allowed(d)) return;
+    for (const p of phrases) if (!p.exists()) return;
+    matches++;
+    visit?.(d);
+  };
+  if (candidates !== null) {
+    outer: for (let i = 0; i < candidates.length; i++) {
+      const d = candidates[i]!;
+      for (const g of groups) if (g.advance(d) !== d) continue outer;
+      accept(d);
+    }
+  } else {
+    const lead = groups[0]!;
+    let d = lead.advance(0);
+    while (d !== END) {
+      let agreed = true;
+      for (let i = 1; i < groups.length; i++) {
+        const x = groups[i]!.advance(d);
+        if (x !== d) {
+          d = lead.advance(x);
+          agreed = false;
+          break;
+        }
+      }
+      if (!agreed) continue;
+      accept(d);
+      d = lead.advance(d + 1);
+    }
+  }
+  ctr.candidates += matches;
+  ctr.matches += matches;
+}
+
 /** The last doc of the nearest block end at or after `d` over every slot's cursors (END: a slot has no doc >= d). */
 function windowEndAt(groups: readonly SlotGroup[], d: number): number {
   let end = END;
@@ -629,7 +747,7 @@ export function rankDocuments(
   segments: readonly SnapshotSegment[],
   plan: SearchPlan,
   k: number,
-  opts: { exhaustive: boolean; now?: () => number; segmentUs?: number[] },
+  opts: { exhaustive: boolean; now?: () => number; segmentUs?: number[]; visit?: (si: number, doc: number) => void },
 ): RankOutcome {
   const filterOnly = plan.clauses.length === 0 && plan.phrases.length === 0;
   const heap = new TopK(k, filterOnly);
@@ -643,6 +761,10 @@ export function rankDocuments(
     const ss = segments[si]!;
     const t0 = opts.now?.();
     const ctr: SegmentCounters = { docs: ss.seg.docCount, scored: 0, candidates: 0, skippedBlocks: 0, exact: true, matches: 0 };
+    // every matching doc the pass scores (all of them when it is exact); phrase queries only: the
+    // conjunctive driver calls it per match, the MaxScore path does not
+    const visit = opts.visit;
+    if (visit !== undefined) ctr.visit = (d) => visit(si, d);
     counters.push(ctr);
     const run = prepareSegment(plan, ss, si);
     if (run !== null) {
@@ -674,7 +796,8 @@ export function countMatches(segments: readonly SnapshotSegment[], plan: SearchP
     const ctr: SegmentCounters = { docs: 0, scored: 0, candidates: 0, skippedBlocks: 0, exact: true, matches: 0 };
     if (visit) ctr.visit = (d) => visit(si, d);
     if (plan.clauses.length === 0 && plan.phrases.length === 0) runFilterOnly(run, new TopK(0, true), ctr);
-    else if (run.phrases !== null || run.filter.candidates !== null) runConjunctive(plan, run, new TopK(0, false), ctr, false);
+    else if (run.phrases !== null) countPhraseMatches(run, ctr);
+    else if (run.filter.candidates !== null) runConjunctive(plan, run, new TopK(0, false), ctr, false);
     else ctr.matches = countUnion(run, ctr.visit);
     total += ctr.matches;
   }
@@ -686,6 +809,46 @@ export function countMatches(segments: readonly SnapshotSegment[], plan: SearchP
  * ADR 0082). Docs without a key are works of their own.
  */
 export function countWorks(segments: readonly SnapshotSegment[], plan: SearchPlan): number {
+  const works = workCounter(segments);
+  const visit = works.visit;
+  // Docs that are works of their own (no key, or a key no other doc of the snapshot has) count one each
+  // straight from the union's bitset; only the others go through the work bitset (ADR 0151).
+  const solo = soloDocs(segments, segments.map((ss) => globalWorkOrdinals(ss.seg)));
+  let alone = 0;
+  let visited = 0;
+  for (let si = 0; si < segments.length; si++) {
+    const run = prepareSegment(plan, segments[si]!, si);
+    if (run === null) continue;
+    const ctr: SegmentCounters = {
+      docs: 0,
+      scored: 0,
+      candidates: 0,
+      skippedBlocks: 0,
+      exact: true,
+      matches: 0,
+      visit: (d) => {
+        visited++;
+        visit(si, d);
+      },
+    };
+    if (plan.clauses.length === 0 && plan.phrases.length === 0) runFilterOnly(run, new TopK(0, true), ctr);
+    else if (run.phrases !== null) countPhraseMatches(run, ctr);
+    else if (run.filter.candidates !== null) runConjunctive(plan, run, new TopK(0, false), ctr, false);
+    else if (run.filter.trivial) {
+      // every match is either solo (counted here) or visited
+      const before = visited;
+      alone += countUnion(run, ctr.visit, solo[si]!) - (visited - before);
+    } else countUnion(run, ctr.visit);
+  }
+  return works.total() + alone;
+}
+
+/**
+ * Counts distinct works over visited matching docs (ADR 0082): docs that share a work key count once, docs
+ * without one count one each. Every doc must be visited at most once. {@link countWorks} feeds it from a
+ * counting pass; an exhaustive ranking pass can feed it the docs it matches (ADR 0170).
+ */
+export function workCounter(segments: readonly SnapshotSegment[]): { visit: (si: number, doc: number) => void; total: () => number } {
   // Work keys are compared as process-wide ordinals (interned once per segment and key), so counting
   // distinct works is a bitset over ordinals, not a set of strings (that was 15x the cost of the search).
   const ords = segments.map((ss) => globalWorkOrdinals(ss.seg));
@@ -709,35 +872,7 @@ export function countWorks(segments: readonly SnapshotSegment[], plan: SearchPla
       works++;
     }
   };
-  // Docs that are works of their own (no key, or a key no other doc of the snapshot has) count one each
-  // straight from the union's bitset; only the others go through the work bitset (ADR 0151).
-  const solo = soloDocs(segments, ords);
-  let alone = 0;
-  let visited = 0;
-  for (let si = 0; si < segments.length; si++) {
-    const run = prepareSegment(plan, segments[si]!, si);
-    if (run === null) continue;
-    const ctr: SegmentCounters = {
-      docs: 0,
-      scored: 0,
-      candidates: 0,
-      skippedBlocks: 0,
-      exact: true,
-      matches: 0,
-      visit: (d) => {
-        visited++;
-        visit(si, d);
-      },
-    };
-    if (plan.clauses.length === 0 && plan.phrases.length === 0) runFilterOnly(run, new TopK(0, true), ctr);
-    else if (run.phrases !== null || run.filter.candidates !== null) runConjunctive(plan, run, new TopK(0, false), ctr, false);
-    else if (run.filter.trivial) {
-      // every match is either solo (counted here) or visited
-      const before = visited;
-      alone += countUnion(run, ctr.visit, solo[si]!) - (visited - before);
-    } else countUnion(run, ctr.visit);
-  }
-  return unkeyed + works + alone;
+  return { visit, total: () => unkeyed + works };
 }
 
 /**
