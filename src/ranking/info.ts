@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { ANALYSIS_VERSION } from '../engine/index.js';
 import type { SearchRequest } from '../search/search-types.js';
 import { FEATURE_VERSION } from './features.js';
-import { combinedSha, CONTRACT_FEATURES, type RankingOutcome, type RankingPlan } from './pipeline.js';
+import { combinedSha, CONTRACT_FEATURES, type EngagementInfo, type RankingOutcome, type RankingPlan } from './pipeline.js';
 
 export interface CandidateScoresValue {
   document: Record<string, number>;
@@ -35,14 +35,8 @@ export interface FeatureContractValue {
   sparseQuery: { maxQueryDims: number; weightThreshold: number; heapFactor: number; pruning: number };
 }
 
-export interface BatchInfoValue {
-  enabled: boolean;
-  asOfAt: number;
-  computedAt: number;
-  observedDocuments: number;
-  requestedDocuments: number;
-  elapsedUs: number;
-}
+/** The engagement batch's info as the pipeline records it (one shape, defined there). */
+export type BatchInfoValue = EngagementInfo;
 
 export interface RankingInfoValue {
   method: string;
