@@ -12,12 +12,8 @@ import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { MemoryIndexDirectory, SearchIndex, type IndexDocument } from '../../src/engine/index.js';
+import { arg } from '../lib/cli.js';
 
-const args = process.argv.slice(2);
-const arg = (name: string, d?: string): string | undefined => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : d;
-};
 const corpus = arg('corpus')!;
 const limit = Number(arg('limit', '20000'));
 const rounds = Number(arg('rounds', '3'));

@@ -19,12 +19,8 @@ import { SearchIndex, type EngineQuery } from '../../src/engine/index.js';
 import { termBitsetBytes } from '../../src/engine/term-bitsets.js';
 import { machine } from '../lib/machine.js';
 import { evalDataDir } from '../quality/data-dir.js';
+import { args, arg, pct } from '../lib/cli.js';
 
-const args = process.argv.slice(2);
-const arg = (name: string, d?: string): string | undefined => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : d;
-};
 const dir = arg('dir')!;
 const rounds = Number(arg('rounds', '5'));
 const classes = arg('classes', 'or,phrase,filter')!.split(',');
@@ -46,7 +42,6 @@ function toQuery(w: WorkloadQuery): EngineQuery {
   if (w.filter) q.filters = { types: w.filter.types ?? null, issuedAfter: w.filter.issued_after ?? null, issuedBefore: w.filter.issued_before ?? null };
   return q;
 }
-const pct = (s: number[], p: number): number => s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 const r3 = (x: number): number => Math.round(x * 1000) / 1000;
 
 interface Searcher {

@@ -18,12 +18,8 @@ import * as v2 from '../../src/engine/doc-impacts.js';
 import type { SparseRow } from '../../src/engine/doc-impacts.js';
 import { repoRoot } from '../../test/helpers/paths.js';
 import { machine } from '../lib/machine.js';
+import { arg, pct } from '../lib/cli.js';
 
-const args = process.argv.slice(2);
-const arg = (name: string, d?: string): string | undefined => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : d;
-};
 const DOCS = Number(arg('docs', '200000'));
 const SEGMENT = Number(arg('segment', '20000'));
 const NNZ = Number(arg('nnz', '120'));
@@ -78,7 +74,6 @@ const cpuMs = () => {
   const c = process.cpuUsage();
   return (c.user + c.system) / 1000;
 };
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
 function build(impl: Impl, name: string) {
   const t = performance.now();

@@ -18,14 +18,10 @@ import { SearchIndex, type EngineQuery } from '../../src/engine/index.js';
 import { repoRoot } from '../../test/helpers/paths.js';
 import { evalDataDir } from '../quality/data-dir.js';
 import { machine } from '../lib/machine.js';
+import { args, arg, pct } from '../lib/cli.js';
 
 const loadAtStart = loadavg();
 const machineAtStart = machine();
-const args = process.argv.slice(2);
-const arg = (name: string, d?: string): string | undefined => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : d;
-};
 const corpus = arg('corpus')!;
 const dirPath = arg('dir')!;
 const outName = arg('out');
@@ -48,10 +44,6 @@ function toQuery(w: WorkloadQuery): EngineQuery {
   const q: EngineQuery = { text: w.text, limit: 10 };
   if (w.filter) q.filters = { types: w.filter.types ?? null, issuedAfter: w.filter.issued_after ?? null, issuedBefore: w.filter.issued_before ?? null };
   return q;
-}
-
-function pct(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
 async function build(): Promise<{ docs: number; engineMs: number; engineCpuMs: number; wallMs: number; commits: number }> {

@@ -16,12 +16,8 @@ import { searchVectors, autoRescorePool, type VectorSearchOptions, type VectorSe
 import type { Segment } from '../../src/engine/segment.js';
 import { repoRoot } from '../../test/helpers/paths.js';
 import { machine } from '../lib/machine.js';
+import { arg } from '../lib/cli.js';
 
-const args = process.argv.slice(2);
-const arg = (name: string): string | undefined => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : undefined;
-};
 const dir = arg('dir') ?? '/tmp/vec-dump';
 const dims = 128;
 const env = machine();

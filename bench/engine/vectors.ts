@@ -26,12 +26,8 @@ import { DEFAULT_COMBINER, multiQuerySearch } from '../../src/search/multi-query
 import { repoRoot } from '../../test/helpers/paths.js';
 import { machine } from '../lib/machine.js';
 import { evalDataDir } from '../quality/data-dir.js';
+import { args, arg, pct } from '../lib/cli.js';
 
-const args = process.argv.slice(2);
-const arg = (name: string, d?: string): string | undefined => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : d;
-};
 const reuseDir = arg('reuse');
 const saveDir = arg('save');
 const corpus = arg('corpus') ?? (reuseDir ? '' : undefined)!;
@@ -43,7 +39,6 @@ const ivfMinDocs = arg('ivf-min-docs') !== undefined ? Number(arg('ivf-min-docs'
 const env = machine();
 
 const workload = JSON.parse(readFileSync(join(evalDataDir(), '..', 'tools', 'synth-corpus', 'workload.json'), 'utf8')) as Record<string, { text: string }[]>;
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 const log = (m: string) => process.stderr.write(`${new Date().toISOString()} ${m}\n`);
 const cpuMs = () => {
   const c = process.cpuUsage();

@@ -303,7 +303,7 @@ export class SearchService {
             weight: r.mode === 'hybrid' ? (dense.kind === 'encoder' ? ENCODER_RRF_WEIGHT : DENSE_RRF_WEIGHT) : 1,
             nominates: true,
             us,
-            detail: { model_sha256: dense.id, model: dense.kind === 'encoder' ? `onnx encoder (${dense.dims} dims)` : 'corpus-trained', method: result.method, scanned: result.scanned, ...(result.method === 'binary' || result.method === 'quantized' ? { rescored: result.rescored } : {}), ...((result.method === 'quantized' || result.method === 'binary') && 'kernel' in result && result.kernel !== undefined ? { kernel: result.kernel } : {}), segments_without_vectors: result.missingSegments, ...(vector === null ? { note: 'no query term is known to the dense model: no candidates' } : {}) },
+            detail: { model_sha256: dense.id, model: dense.kind === 'encoder' ? `onnx encoder (${dense.dims} dims)` : 'corpus-trained', method: result.method, scanned: result.scanned, ...(result.method === 'binary' || result.method === 'quantized' ? { rescored: result.rescored, ...('kernel' in result && result.kernel !== undefined ? { kernel: result.kernel } : {}) } : {}), segments_without_vectors: result.missingSegments, ...(vector === null ? { note: 'no query term is known to the dense model: no candidates' } : {}) },
           });
         } else if (r.mode === 'hybrid') unconfigured.push(`short_document:${name}`);
       }
