@@ -352,36 +352,20 @@ class PhraseMatcher {
   /** Counts occurrences per field at the slots' current (common) doc; returns the total. */
   count(onMatch?: (field: number, p: number) => void): number {
     const slots = this.slots;
-    const k = slots.length;
     // cheap pre-check from term frequencies: a field can hold the phrase only if every slot occurs in it
     const possible = this.possibleFields();
     for (let f = 0; f < NF; f++) this.tf[f] = 0;
     if (possible === 0) return 0;
     for (const s of slots) s.load();
     let total = 0;
-    const ptr = this.#ptr;
-    const offsets = this.offsets;
     const first = slots[0]!;
     for (let f = 0; f < NF; f++) {
       if ((possible & (1 << f)) === 0) continue;
-      for (let i = 1; i < k; i++) ptr[i] = slots[i]!.fieldStart[f]!;
       let c = 0;
       const e0 = first.fieldStart[f + 1]!;
-      outer: for (let a = first.fieldStart[f]!; a < e0; a++) {
-        const p = first.buf[a]!;
-        for (let i = 1; i < k; i++) {
-          const g = slots[i]!;
-          const want = p + offsets[i]!;
-          let j = ptr[i]!;
-          const e = g.fieldStart[f + 1]!;
-          const buf = g.buf;
-          while (j < e && buf[j]! < want) j++;
-          ptr[i] = j;
-          if (j >= e) break outer;
-          if (buf[j] !== want) continue outer;
-        }
+      for (let a = this.#first(f); a < e0; a = this.#next(f, a + 1)) {
         c++;
-        if (onMatch) onMatch(f, p);
+        if (onMatch) onMatch(f, first.buf[a]!);
       }
       this.tf[f] = c;
       total += c;
@@ -398,34 +382,52 @@ class PhraseMatcher {
     const possible = this.possibleFields();
     if (possible === 0) return false;
     const slots = this.slots;
-    const k = slots.length;
+    for (const s of slots) s.load();
     const first = slots[0]!;
-    first.load();
-    const offsets = this.offsets;
-    const ptr = this.#ptr;
-    for (let i = 1; i < k; i++) slots[i]!.load();
     for (let f = 0; f < NF; f++) {
       if ((possible & (1 << f)) === 0) continue;
-      for (let i = 1; i < k; i++) ptr[i] = slots[i]!.fieldStart[f]!;
-      const e0 = first.fieldStart[f + 1]!;
-      const b0 = first.buf;
-      outer: for (let a = first.fieldStart[f]!; a < e0; a++) {
-        const p = b0[a]!;
-        for (let i = 1; i < k; i++) {
-          const g = slots[i]!;
-          const want = p + offsets[i]!;
-          let j = ptr[i]!;
-          const e = g.fieldStart[f + 1]!;
-          const buf = g.buf;
-          while (j < e && buf[j]! < want) j++;
-          ptr[i] = j;
-          if (j >= e) break outer;
-          if (buf[j] !== want) continue outer;
-        }
-        return true;
-      }
+      if (this.#first(f) < first.fieldStart[f + 1]!) return true;
     }
     return false;
+  }
+
+  /** Starts the merge of field `f` (loaded slots): the first occurrence, as {@link #next} from the field's start. */
+  #first(f: number): number {
+    const slots = this.slots;
+    const ptr = this.#ptr;
+    for (let i = 1; i < slots.length; i++) ptr[i] = slots[i]!.fieldStart[f]!;
+    return this.#next(f, slots[0]!.fieldStart[f]!);
+  }
+
+  /**
+   * The merge of field `f` (shared by {@link count} and {@link exists}): the first index `a' >= a` into
+   * slots[0].buf where every other slot holds the position plus its offset, or the field's end when there
+   * is none. The slots' read pointers only move forward.
+   */
+  #next(f: number, a: number): number {
+    const slots = this.slots;
+    const k = slots.length;
+    const ptr = this.#ptr;
+    const offsets = this.offsets;
+    const first = slots[0]!;
+    const b0 = first.buf;
+    const e0 = first.fieldStart[f + 1]!;
+    outer: for (; a < e0; a++) {
+      const p = b0[a]!;
+      for (let i = 1; i < k; i++) {
+        const g = slots[i]!;
+        const want = p + offsets[i]!;
+        let j = ptr[i]!;
+        const e = g.fieldStart[f + 1]!;
+        const buf = g.buf;
+        while (j < e && buf[j]! < want) j++;
+        ptr[i] = j;
+        if (j >= e) return e0;
+        if (buf[j] !== want) continue outer;
+      }
+      return a;
+    }
+    return e0;
   }
 }
 
