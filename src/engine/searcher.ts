@@ -9,6 +9,7 @@
 // - no query terms: filter-only listing, newest first (issuedAt descending, unknown last, then id).
 // Scores are summed in clause order whatever the path, so pruned and exhaustive runs agree bit for bit;
 // ties are broken by external id (ascending), so rankings and pages are deterministic.
+import { popcount32 } from './bit-packing.js';
 import { Clause, idf, type ScoringParams } from './bm25f.js';
 import { compileFilter, type SegmentFilter } from './filters.js';
 import { runWindowedMaxScore } from './maxscore.js';
@@ -935,12 +936,6 @@ function globalWorkOrdinals(seg: SnapshotSegment['seg']): Int32Array {
 
 let unionBits = new Int32Array(1024);
 
-const popcount = (x: number): number => {
-  x = x - ((x >>> 1) & 0x55555555);
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  return Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
-};
-
 /**
  * Docs of the segment matching any clause and passing the filter: a bitset union of doc ids, then a popcount.
  * `solo` (a trivial filter only): the docs counted by popcount alone; `visit` sees the others.
@@ -973,10 +968,10 @@ function countUnion(run: SegRun, visit?: (doc: number) => void, solo?: Int32Arra
     if (x === 0) continue;
     if (trivial && solo !== undefined) {
       const s = x & solo[w]!;
-      n += popcount(s);
+      n += popcount32(s);
       x &= ~s;
     }
-    if (trivial && !visit) n += popcount(x);
+    if (trivial && !visit) n += popcount32(x);
     else {
       while (x !== 0) {
         const t = 31 - Math.clz32(x & -x);
