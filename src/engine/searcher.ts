@@ -816,7 +816,7 @@ export function countWorks(segments: readonly SnapshotSegment[], plan: SearchPla
   const visit = works.visit;
   // Docs that are works of their own (no key, or a key no other doc of the snapshot has) count one each
   // straight from the union's bitset; only the others go through the work bitset (ADR 0151).
-  const solo = soloDocs(segments, segments.map((ss) => globalWorkOrdinals(ss.seg)));
+  const solo = soloDocs(segments);
   let alone = 0;
   let visited = 0;
   for (let si = 0; si < segments.length; si++) {
@@ -884,9 +884,10 @@ export function workCounter(segments: readonly SnapshotSegment[]): { visit: (si:
  * are immutable, so it is computed once per set of segments (after a commit or a merge) and kept.
  */
 let soloCache: { segs: readonly object[]; bits: Int32Array[] } | null = null;
-function soloDocs(segments: readonly SnapshotSegment[], ords: readonly Int32Array[]): Int32Array[] {
+function soloDocs(segments: readonly SnapshotSegment[]): Int32Array[] {
   const c = soloCache;
   if (c !== null && c.segs.length === segments.length && segments.every((ss, i) => ss.seg === c.segs[i])) return c.bits;
+  const ords = segments.map((ss) => globalWorkOrdinals(ss.seg));
   const holders = new Int32Array(workInterner.size);
   for (let si = 0; si < segments.length; si++) {
     const { seg } = segments[si]!;
