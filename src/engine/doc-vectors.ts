@@ -665,7 +665,7 @@ export function searchVectors(segments: readonly VectorSegment[], q: Float32Arra
   let rescored = 0;
   at = 0;
   // fast-scan: the candidates' float dot products by the kernel too (same scores as `dot`)
-  const rescorer = wasm && opts.kernel !== 'js' ? FastScanRescorer.get() : null;
+  const rescorer = wasm ? FastScanRescorer.get() : null;
   rescorer?.query(q);
   for (let i = 0; i < live.length; i++) {
     const { si, v } = live[i]!;
