@@ -169,3 +169,11 @@ export class NumSink<T extends Uint16Array | Uint32Array | Float64Array | Uint8A
     return this.buf.slice(0, this.length) as T;
   }
 }
+
+/** Number of set bits of a 32-bit word. */
+export function popcount32(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  x = (x + (x >>> 4)) & 0x0f0f0f0f;
+  return Math.imul(x, 0x01010101) >>> 24;
+}

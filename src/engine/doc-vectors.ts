@@ -8,6 +8,7 @@
 // Search: `exact` scans every live, filtered document with Float32 dot products; `binary` ranks by
 // Hamming distance between sign codes (popcount over Uint32 words) and rescores the best candidates
 // with the float vectors.
+import { popcount32 } from './bit-packing.js';
 import { nearestRow, TITLE_TOKEN_WEIGHT, type CorpusModel } from './corpus-model.js';
 
 /** IVF lists probed per query by default (recall@10 against exact search: bench/results/vectors-100k.json). */
@@ -196,6 +197,9 @@ export class SegmentVectors {
   }
 }
 
+// popcount32 lives in bit-packing.ts (the searcher's bitset counts use it too); exported here as before
+export { popcount32 };
+
 /** Sign bits of v[off .. off+dims) into codes[at .. at+dims/32). */
 export function encodeSigns(v: Float32Array, off: number, dims: number, codes: Uint32Array, at: number): void {
   for (let w = 0; w < dims >>> 5; w++) {
@@ -203,14 +207,6 @@ export function encodeSigns(v: Float32Array, off: number, dims: number, codes: U
     for (let j = 0; j < 32; j++) if (v[off + w * 32 + j]! > 0) bits |= 1 << j;
     codes[at + w] = bits >>> 0;
   }
-}
-
-/** Number of set bits of a 32-bit word. */
-export function popcount32(x: number): number {
-  x -= (x >>> 1) & 0x55555555;
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  x = (x + (x >>> 4)) & 0x0f0f0f0f;
-  return Math.imul(x, 0x01010101) >>> 24;
 }
 
 /** A snapshot segment with its vectors (null when none were computed under the current model). */
@@ -669,7 +665,7 @@ export function searchVectors(segments: readonly VectorSegment[], q: Float32Arra
   let rescored = 0;
   at = 0;
   // fast-scan: the candidates' float dot products by the kernel too (same scores as `dot`)
-  const rescorer = wasm && opts.kernel !== 'js' ? FastScanRescorer.get() : null;
+  const rescorer = wasm ? FastScanRescorer.get() : null;
   rescorer?.query(q);
   for (let i = 0; i < live.length; i++) {
     const { si, v } = live[i]!;

@@ -9,6 +9,7 @@
 // - no query terms: filter-only listing, newest first (issuedAt descending, unknown last, then id).
 // Scores are summed in clause order whatever the path, so pruned and exhaustive runs agree bit for bit;
 // ties are broken by external id (ascending), so rankings and pages are deterministic.
+import { popcount32 } from './bit-packing.js';
 import { Clause, idf, type ScoringParams } from './bm25f.js';
 import { compileFilter, type SegmentFilter } from './filters.js';
 import { runWindowedMaxScore } from './maxscore.js';
@@ -352,36 +353,20 @@ class PhraseMatcher {
   /** Counts occurrences per field at the slots' current (common) doc; returns the total. */
   count(onMatch?: (field: number, p: number) => void): number {
     const slots = this.slots;
-    const k = slots.length;
     // cheap pre-check from term frequencies: a field can hold the phrase only if every slot occurs in it
     const possible = this.possibleFields();
     for (let f = 0; f < NF; f++) this.tf[f] = 0;
     if (possible === 0) return 0;
     for (const s of slots) s.load();
     let total = 0;
-    const ptr = this.#ptr;
-    const offsets = this.offsets;
     const first = slots[0]!;
     for (let f = 0; f < NF; f++) {
       if ((possible & (1 << f)) === 0) continue;
-      for (let i = 1; i < k; i++) ptr[i] = slots[i]!.fieldStart[f]!;
       let c = 0;
       const e0 = first.fieldStart[f + 1]!;
-      outer: for (let a = first.fieldStart[f]!; a < e0; a++) {
-        const p = first.buf[a]!;
-        for (let i = 1; i < k; i++) {
-          const g = slots[i]!;
-          const want = p + offsets[i]!;
-          let j = ptr[i]!;
-          const e = g.fieldStart[f + 1]!;
-          const buf = g.buf;
-          while (j < e && buf[j]! < want) j++;
-          ptr[i] = j;
-          if (j >= e) break outer;
-          if (buf[j] !== want) continue outer;
-        }
+      for (let a = this.#first(f); a < e0; a = this.#next(f, a + 1)) {
         c++;
-        if (onMatch) onMatch(f, p);
+        if (onMatch) onMatch(f, first.buf[a]!);
       }
       this.tf[f] = c;
       total += c;
@@ -398,34 +383,52 @@ class PhraseMatcher {
     const possible = this.possibleFields();
     if (possible === 0) return false;
     const slots = this.slots;
-    const k = slots.length;
+    for (const s of slots) s.load();
     const first = slots[0]!;
-    first.load();
-    const offsets = this.offsets;
-    const ptr = this.#ptr;
-    for (let i = 1; i < k; i++) slots[i]!.load();
     for (let f = 0; f < NF; f++) {
       if ((possible & (1 << f)) === 0) continue;
-      for (let i = 1; i < k; i++) ptr[i] = slots[i]!.fieldStart[f]!;
-      const e0 = first.fieldStart[f + 1]!;
-      const b0 = first.buf;
-      outer: for (let a = first.fieldStart[f]!; a < e0; a++) {
-        const p = b0[a]!;
-        for (let i = 1; i < k; i++) {
-          const g = slots[i]!;
-          const want = p + offsets[i]!;
-          let j = ptr[i]!;
-          const e = g.fieldStart[f + 1]!;
-          const buf = g.buf;
-          while (j < e && buf[j]! < want) j++;
-          ptr[i] = j;
-          if (j >= e) break outer;
-          if (buf[j] !== want) continue outer;
-        }
-        return true;
-      }
+      if (this.#first(f) < first.fieldStart[f + 1]!) return true;
     }
     return false;
+  }
+
+  /** Starts the merge of field `f` (loaded slots): the first occurrence, as {@link #next} from the field's start. */
+  #first(f: number): number {
+    const slots = this.slots;
+    const ptr = this.#ptr;
+    for (let i = 1; i < slots.length; i++) ptr[i] = slots[i]!.fieldStart[f]!;
+    return this.#next(f, slots[0]!.fieldStart[f]!);
+  }
+
+  /**
+   * The merge of field `f` (shared by {@link count} and {@link exists}): the first index `a' >= a` into
+   * slots[0].buf where every other slot holds the position plus its offset, or the field's end when there
+   * is none. The slots' read pointers only move forward.
+   */
+  #next(f: number, a: number): number {
+    const slots = this.slots;
+    const k = slots.length;
+    const ptr = this.#ptr;
+    const offsets = this.offsets;
+    const first = slots[0]!;
+    const b0 = first.buf;
+    const e0 = first.fieldStart[f + 1]!;
+    outer: for (; a < e0; a++) {
+      const p = b0[a]!;
+      for (let i = 1; i < k; i++) {
+        const g = slots[i]!;
+        const want = p + offsets[i]!;
+        let j = ptr[i]!;
+        const e = g.fieldStart[f + 1]!;
+        const buf = g.buf;
+        while (j < e && buf[j]! < want) j++;
+        ptr[i] = j;
+        if (j >= e) return e0;
+        if (buf[j] !== want) continue outer;
+      }
+      return a;
+    }
+    return e0;
   }
 }
 
@@ -813,7 +816,7 @@ export function countWorks(segments: readonly SnapshotSegment[], plan: SearchPla
   const visit = works.visit;
   // Docs that are works of their own (no key, or a key no other doc of the snapshot has) count one each
   // straight from the union's bitset; only the others go through the work bitset (ADR 0151).
-  const solo = soloDocs(segments, segments.map((ss) => globalWorkOrdinals(ss.seg)));
+  const solo = soloDocs(segments);
   let alone = 0;
   let visited = 0;
   for (let si = 0; si < segments.length; si++) {
@@ -881,9 +884,10 @@ export function workCounter(segments: readonly SnapshotSegment[]): { visit: (si:
  * are immutable, so it is computed once per set of segments (after a commit or a merge) and kept.
  */
 let soloCache: { segs: readonly object[]; bits: Int32Array[] } | null = null;
-function soloDocs(segments: readonly SnapshotSegment[], ords: readonly Int32Array[]): Int32Array[] {
+function soloDocs(segments: readonly SnapshotSegment[]): Int32Array[] {
   const c = soloCache;
   if (c !== null && c.segs.length === segments.length && segments.every((ss, i) => ss.seg === c.segs[i])) return c.bits;
+  const ords = segments.map((ss) => globalWorkOrdinals(ss.seg));
   const holders = new Int32Array(workInterner.size);
   for (let si = 0; si < segments.length; si++) {
     const { seg } = segments[si]!;
@@ -933,12 +937,6 @@ function globalWorkOrdinals(seg: SnapshotSegment['seg']): Int32Array {
 
 let unionBits = new Int32Array(1024);
 
-const popcount = (x: number): number => {
-  x = x - ((x >>> 1) & 0x55555555);
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  return Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
-};
-
 /**
  * Docs of the segment matching any clause and passing the filter: a bitset union of doc ids, then a popcount.
  * `solo` (a trivial filter only): the docs counted by popcount alone; `visit` sees the others.
@@ -971,10 +969,10 @@ function countUnion(run: SegRun, visit?: (doc: number) => void, solo?: Int32Arra
     if (x === 0) continue;
     if (trivial && solo !== undefined) {
       const s = x & solo[w]!;
-      n += popcount(s);
+      n += popcount32(s);
       x &= ~s;
     }
-    if (trivial && !visit) n += popcount(x);
+    if (trivial && !visit) n += popcount32(x);
     else {
       while (x !== 0) {
         const t = 31 - Math.clz32(x & -x);

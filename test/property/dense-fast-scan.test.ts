@@ -37,18 +37,23 @@ function build(sizes: number[], dims: number, seed: number, deleteEvery: number,
   });
 }
 
+/** Both properties' inputs: segment sizes, dims, seed, deleteEvery, nullEvery, pool, k. */
+const shape = [
+  fc.array(fc.integer({ min: 0, max: 90 }), { minLength: 1, maxLength: 4 }),
+  fc.constantFrom(32, 64, 128, 96),
+  fc.integer({ min: 1, max: 1e9 }),
+  fc.constantFrom(0, 3, 7),
+  fc.constantFrom(0, 5),
+  fc.integer({ min: 1, max: 60 }),
+  fc.integer({ min: 1, max: 12 }),
+] as const;
+
 const isDeleted = (s: VectorSegment, d: number) => s.deleted !== null && ((s.deleted[d >>> 5]! >>> (d & 31)) & 1) === 1;
 
 test('fast-scan kernel: reference grades, the reference selection, exact with a covering pool', () => {
   fc.assert(
     fc.property(
-      fc.array(fc.integer({ min: 0, max: 90 }), { minLength: 1, maxLength: 4 }),
-      fc.constantFrom(32, 64, 128, 96),
-      fc.integer({ min: 1, max: 1e9 }),
-      fc.constantFrom(0, 3, 7),
-      fc.constantFrom(0, 5),
-      fc.integer({ min: 1, max: 60 }),
-      fc.integer({ min: 1, max: 12 }),
+      ...shape,
       (sizes, dims, seed, deleteEvery, nullEvery, pool, k) => {
         const segs = build(sizes, dims, seed, deleteEvery, nullEvery);
         const rnd = mulberry32(seed ^ 0x5bd1e995);
@@ -102,13 +107,7 @@ test('fast-scan kernel: reference grades, the reference selection, exact with a 
 test('binary on the fast-scan kernel: Hamming grades, and the JavaScript popcount path (the reference) answers the same', () => {
   fc.assert(
     fc.property(
-      fc.array(fc.integer({ min: 0, max: 90 }), { minLength: 1, maxLength: 4 }),
-      fc.constantFrom(32, 64, 128, 96),
-      fc.integer({ min: 1, max: 1e9 }),
-      fc.constantFrom(0, 3, 7),
-      fc.constantFrom(0, 5),
-      fc.integer({ min: 1, max: 60 }),
-      fc.integer({ min: 1, max: 12 }),
+      ...shape,
       (sizes, dims, seed, deleteEvery, nullEvery, pool, k) => {
         const segs = build(sizes, dims, seed, deleteEvery, nullEvery);
         const rnd = mulberry32(seed ^ 0x2545f491);
