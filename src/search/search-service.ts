@@ -30,7 +30,7 @@ import type { IndexSet } from './index-set.js';
 import { denseDocumentVector, denseQueryVector, denseSearch, sparseQueryVector, withFeedback, type SparseParams } from './channels.js';
 import { defaultSearchRequest, type SearchExecution, type SearchExecutor, type SearchHit, type SearchRequest, type SearchResult } from './search-types.js';
 import { runSparseChannel } from './sparse-channel.js';
-import { checkWorkBudget, FairScheduler, type WorkBudget } from './work-budget.js';
+import { checkWorkBudget, FairScheduler, type SearchTicket, type WorkBudget } from './work-budget.js';
 import type { ActivityCounts } from '../ports/activity-store.js';
 import { candidateScores, featureRow, type Candidate, type FeatureGroup } from '../ranking/features.js';
 import type { FeatureSources } from '../ranking/sources.js';
@@ -374,16 +374,18 @@ export class SearchService {
       const hint = results > page ? `the ranking pool of ${results} candidates counts as results: send candidate_ranking "rrf" and l2_rerank "off", or shorten the query` : undefined;
       checkWorkBudget(names.map((n) => this.d.indexes.get(n)), r.query, r.possibleLanguages, results, this.d.budget, hint);
     }
-    const leave = await this.#turns?.enter(principal.accountId);
+    // the account's place is counted now (429 before any hold); a slot is taken only for the work
+    // itself (#search), not while the ledger's group commits are awaited around it
+    const ticket = this.#turns?.admit(principal.accountId);
     try {
-      return await this.#search(principal, r, requestId, opts, plan);
+      return await this.#search(principal, r, requestId, opts, plan, ticket);
     } finally {
-      leave?.();
+      ticket?.leave();
     }
   }
 
   /** `planned`: the plan search() already made for the work budget (the same refusals; not made twice). */
-  async #search(principal: Principal, r: SearchRequest, requestId: string, opts: SearchOptions, planned: RankingPlan | null): Promise<SearchResult> {
+  async #search(principal: Principal, r: SearchRequest, requestId: string, opts: SearchOptions, planned: RankingPlan | null, ticket?: SearchTicket): Promise<SearchResult> {
     const t0 = performance.now();
     checkAvailable(r);
     const indexNames = resolveIndexes(r.indexNames);
@@ -391,8 +393,10 @@ export class SearchService {
     if (planned === null) this.#plan(r); // refusals before the hold
     await this.d.billing.reserve(principal, this.d.prices.search, 'search', requestId);
     let billingUs = (performance.now() - t0) * 1000;
+    await ticket?.turn();
     const nowMs = this.d.clock.nowMs();
     const ex = this.d.executor ? await this.d.executor.execute(r, nowMs, opts.encodeHits === true && !r.tracing) : await this.execute(r, nowMs);
+    ticket?.endTurn();
     const tCharge = performance.now();
     const ids = ex.encodedHits ? ex.encodedHits.ids : ex.hits.map((h) => h.id);
     const cost = searchCost(this.d.prices, ids.length);

@@ -53,6 +53,16 @@ export function checkWorkBudget(indexes: readonly BudgetedIndex[], text: string,
   }
 }
 
+/** One search's place in the {@link FairScheduler}. */
+export interface SearchTicket {
+  /** Waits for a slot (round-robin across accounts). */
+  turn(): Promise<void>;
+  /** Gives the slot back (the search's work is done); idempotent. */
+  endTurn(): void;
+  /** The search ended (success or failure): gives back the slot if held and the account's place. */
+  leave(): void;
+}
+
 /**
  * Fair turns for search work (which runs on the event loop): at most `slots` searches run at once,
  * waiting searches are served round-robin across accounts (each account's own in arrival order),
@@ -73,6 +83,18 @@ export class FairScheduler {
 
   /** Waits for a turn (or throws 429); call the returned function when the search ends. */
   async enter(accountId: number): Promise<() => void> {
+    const ticket = this.admit(accountId);
+    await ticket.turn();
+    return () => ticket.leave();
+  }
+
+  /**
+   * Counts a search against its account's limit at once (or throws 429) and returns its ticket: the
+   * search takes a slot with `turn()` only for its work and gives it back with `endTurn()`, so waiting
+   * for something else (the ledger's group commit before and after the work) does not keep a slot
+   * while the search threads idle; `leave()` ends the search (and its turn, if still held).
+   */
+  admit(accountId: number): SearchTicket {
     const n = this.#held.get(accountId) ?? 0;
     if (n >= this.perAccount) {
       throw new AppError('rate_limited', `This account already has ${n} searches in progress or waiting (the limit is ${this.perAccount}); retry after 1 s or wait for them.`, {
@@ -81,26 +103,42 @@ export class FairScheduler {
       });
     }
     this.#held.set(accountId, n + 1);
-    if (this.#running < this.slots && this.#order.length === 0) this.#running++;
-    else {
-      await new Promise<void>((resolve) => {
-        const q = this.#waiting.get(accountId);
-        if (q) q.push(resolve);
-        else {
-          this.#waiting.set(accountId, [resolve]);
-          this.#order.push(accountId);
-        }
-      });
-    }
-    let done = false;
-    return () => {
-      if (done) return;
-      done = true;
-      const left = (this.#held.get(accountId) ?? 1) - 1;
-      if (left <= 0) this.#held.delete(accountId);
-      else this.#held.set(accountId, left);
+    let turn: 'none' | 'waiting' | 'held' | 'ended' = 'none';
+    let left = false;
+    const endTurn = () => {
+      if (turn !== 'held') return;
+      turn = 'ended';
       this.#running--;
       this.#dispatch();
+    };
+    return {
+      turn: async () => {
+        if (turn !== 'none' || left) throw new Error('a search ticket takes one turn');
+        turn = 'waiting';
+        if (this.#running < this.slots && this.#order.length === 0) this.#running++;
+        else {
+          await new Promise<void>((resolve) => {
+            const q = this.#waiting.get(accountId);
+            if (q) q.push(resolve);
+            else {
+              this.#waiting.set(accountId, [resolve]);
+              this.#order.push(accountId);
+            }
+          });
+        }
+        turn = 'held';
+        // left while waiting: the slot just granted goes to the next search
+        if (left) endTurn();
+      },
+      endTurn,
+      leave: () => {
+        if (left) return;
+        left = true;
+        endTurn();
+        const rest = (this.#held.get(accountId) ?? 1) - 1;
+        if (rest <= 0) this.#held.delete(accountId);
+        else this.#held.set(accountId, rest);
+      },
     };
   }
 

@@ -116,6 +116,31 @@ describe('search work budget', () => {
     (await waits[1]!)();
     assert.deepEqual(f.stats, { running: 0, waiting: 0 });
   });
+
+  test('a ticket holds a slot only for its turn: the account\'s place lasts until it leaves', async () => {
+    const f = new FairScheduler(1, 2);
+    const a = f.admit(1);
+    const b = f.admit(1);
+    assert.throws(() => f.admit(1), (e: unknown) => e instanceof AppError && e.code === 'rate_limited', 'two searches in progress (none in a turn yet) fill the account\'s limit');
+    await a.turn();
+    let bRunning = false;
+    const bTurn = b.turn().then(() => (bRunning = true));
+    await new Promise((r) => setImmediate(r));
+    assert.equal(bRunning, false, 'one slot: b waits while a works');
+    a.endTurn(); // a's work is done; it still awaits its charge
+    await bTurn;
+    assert.equal(bRunning, true, 'b runs while a is still in progress');
+    assert.throws(() => f.admit(1), (e: unknown) => e instanceof AppError && e.code === 'rate_limited', 'a still counts against the account until it leaves');
+    a.leave();
+    a.leave(); // leaving twice frees one place only
+    const c = f.admit(1);
+    b.leave(); // leaving gives back the slot b held
+    await c.turn();
+    assert.deepEqual(f.stats, { running: 1, waiting: 0 });
+    c.leave();
+    assert.deepEqual(f.stats, { running: 0, waiting: 0 });
+    await assert.rejects(c.turn(), /one turn/);
+  });
 });
 
 describe('fairness: an expensive-query storm from one account', () => {
