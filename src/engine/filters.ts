@@ -18,6 +18,104 @@ export interface SegmentFilter {
   trivial: boolean;
   /** True when `allowed` checks column filters (types, languages, publisher, issued range). */
   columns: boolean;
+  /**
+   * `allowed` as a bitset over the segment's docs (bit set = allowed; bits past docCount clear), or null when
+   * `trivial`. Composed word by word from the deletion bitmap, the cached column bitset and the issued-range
+   * index ({@link issuedRangeBits}) on the first call, then kept by this filter (one query, one segment).
+   */
+  bits(): Int32Array | null;
+}
+
+/** Docs per bucket of the issued-range index at least (smaller segments get fewer buckets). */
+const ISSUED_MIN_STEP = 256;
+/** Buckets of the issued-range index at most (its prefix bitsets take BUCKETS / 8 bytes per doc). */
+const ISSUED_BUCKETS = 64;
+
+/** A segment's docs with a known issue time sorted by it, and the bitsets of sorted prefixes every `step` docs. */
+interface IssuedIndex {
+  docs: Int32Array;
+  times: Float64Array;
+  step: number;
+  /** prefix[j - 1] = bits of docs[0 .. j * step), j = 1 .. floor(docs.length / step). */
+  prefix: Int32Array[];
+}
+
+const issuedIndexes = new WeakMap<Segment, IssuedIndex>();
+
+function issuedIndex(seg: Segment): IssuedIndex {
+  let ix = issuedIndexes.get(seg);
+  if (ix !== undefined) return ix;
+  const n = seg.docCount;
+  const issued = seg.issued;
+  let m = 0;
+  for (let d = 0; d < n; d++) if (!Number.isNaN(issued[d]!)) m++;
+  const docs = new Int32Array(m);
+  m = 0;
+  for (let d = 0; d < n; d++) if (!Number.isNaN(issued[d]!)) docs[m++] = d;
+  docs.sort((a, b) => issued[a]! - issued[b]! || a - b);
+  const times = new Float64Array(m);
+  for (let i = 0; i < m; i++) times[i] = issued[docs[i]!]!;
+  const step = Math.max(ISSUED_MIN_STEP, Math.ceil(m / ISSUED_BUCKETS));
+  const words = (n + 31) >>> 5;
+  const prefix: Int32Array[] = [];
+  let acc = new Int32Array(words);
+  for (let j = 1; j * step <= m; j++) {
+    acc = acc.slice();
+    for (let i = (j - 1) * step; i < j * step; i++) {
+      const d = docs[i]!;
+      acc[d >>> 5]! |= 1 << (d & 31);
+    }
+    prefix.push(acc);
+  }
+  ix = { docs, times, step, prefix };
+  issuedIndexes.set(seg, ix);
+  return ix;
+}
+
+/** First index of `times` (ascending) whose value is >= x (strict: > x). */
+function lowerBound(times: Float64Array, x: number, strict: boolean): number {
+  let lo = 0;
+  let hi = times.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (strict ? times[mid]! <= x : times[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Docs of `seg` whose issue time t satisfies lo <= t <= hi (unknown times never do), as a bitset: the
+ * docs sorted by time are docs[a .. b); the prefix bitsets give docs[sa .. sb) (sa, sb: a and b rounded down
+ * to a bucket boundary) with one word operation per 32 docs, then at most one bucket is added and one taken
+ * away doc by doc. The index is built on first use per segment (segments are immutable).
+ */
+export function issuedRangeBits(seg: Segment, lo: number, hi: number): Int32Array {
+  const ix = issuedIndex(seg);
+  const words = (seg.docCount + 31) >>> 5;
+  const out = new Int32Array(words);
+  const a = lowerBound(ix.times, lo, false);
+  const b = lowerBound(ix.times, hi, true);
+  if (a >= b) return out;
+  const ja = Math.floor(a / ix.step);
+  const jb = Math.floor(b / ix.step);
+  if (jb > 0) {
+    const pb = ix.prefix[jb - 1]!;
+    if (ja > 0) {
+      const pa = ix.prefix[ja - 1]!;
+      for (let w = 0; w < words; w++) out[w] = pb[w]! & ~pa[w]!;
+    } else out.set(pb);
+  }
+  const docs = ix.docs;
+  for (let i = jb * ix.step; i < b; i++) {
+    const d = docs[i]!;
+    out[d >>> 5]! |= 1 << (d & 31);
+  }
+  for (let i = ja * ix.step; i < a; i++) {
+    const d = docs[i]!;
+    out[d >>> 5]! &= ~(1 << (d & 31));
+  }
+  return out;
 }
 
 const MAX_CACHED_FILTERS = 16;
@@ -185,5 +283,17 @@ export function compileFilter(seg: Segment, f: EngineFilters | undefined, delete
   };
   const trivial = !columnChecks && del === null;
   if (candidates !== null && (candidates as Uint32Array).length === 0) none = true;
-  return { none, candidates, allowed, trivial, columns: columnChecks };
+  let composed: Int32Array | null = null;
+  const bits = (): Int32Array | null => {
+    if (trivial) return null;
+    if (composed !== null) return composed;
+    const n = seg.docCount;
+    const words = (n + 31) >>> 5;
+    const out = timed ? issuedRangeBits(seg, lo, hi) : new Int32Array(words).fill(-1);
+    if (cb !== null) for (let w = 0; w < words; w++) out[w]! &= cb[w]!;
+    if (del !== null) for (let w = 0; w < words; w++) out[w]! &= ~del[w]!;
+    if ((n & 31) !== 0) out[words - 1]! &= (1 << (n & 31)) - 1;
+    return (composed = out);
+  };
+  return { none, candidates, allowed, trivial, columns: columnChecks, bits };
 }
