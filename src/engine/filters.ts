@@ -118,7 +118,8 @@ export function issuedRangeBits(seg: Segment, lo: number, hi: number): Int32Arra
   return out;
 }
 
-const MAX_CACHED_FILTERS = 16;
+/** Column bitsets kept per segment (docCount / 8 bytes each: 8 bytes per doc at most). */
+const MAX_CACHED_FILTERS = 64;
 
 /**
  * The type / language / publisher predicate as a bitset over the segment's docs, cached on the (immutable)
@@ -128,7 +129,12 @@ const MAX_CACHED_FILTERS = 16;
 function columnBitset(seg: Segment, key: string, pass: (d: number) => boolean): Int32Array {
   const cache = seg.filterBits;
   let bits = cache.get(key);
-  if (bits !== undefined) return bits;
+  if (bits !== undefined) {
+    // least recently used first out: a hit moves to the end
+    cache.delete(key);
+    cache.set(key, bits);
+    return bits;
+  }
   const n = seg.docCount;
   bits = new Int32Array((n + 31) >>> 5);
   for (let d = 0; d < n; d++) if (pass(d)) bits[d >>> 5]! |= 1 << (d & 31);
@@ -264,7 +270,9 @@ export function compileFilter(seg: Segment, f: EngineFilters | undefined, delete
   const ordinalChecks = typeMask !== null || langMask !== null || pubMask !== null;
   let columnBits: Int32Array | null = null;
   if (ordinalChecks && !none) {
-    const key = JSON.stringify([f?.types ?? null, f?.languages ?? null, f?.publisher ?? null]);
+    // the same set of values in any order or with repeats is one entry
+    const set = (v: readonly string[] | null | undefined): string[] | null => (v == null ? null : [...new Set(v)].sort());
+    const key = JSON.stringify([set(f?.types), set(f?.languages?.map(normalizeLanguage)), f?.publisher?.trim().toLowerCase() ?? null]);
     columnBits = columnBitset(seg, key, (d) => {
       if (typeMask !== null && typeMask[typeOrd[d]!] !== 1) return false;
       if (langMask !== null && langMask[langOrd[d]!] !== 1) return false;

@@ -78,6 +78,11 @@ export interface SearchPlan {
   termOrdinals: Map<Uint8Array, Int32Array>;
   /** 1 / heapFactor (>= 1): MaxScore prunes against theta x this (1 = exact). */
   thetaScale?: number;
+  /**
+   * The filter compiled per snapshot segment, kept for the plan's later passes (the ranking pass and the
+   * counting pass of exact totals compile it once, and its bitset is composed once: ADR 0190).
+   */
+  segmentFilters?: WeakMap<SnapshotSegment, SegmentFilter>;
 }
 
 /** Ordinal of term `bytes` in segment `si` of the plan's snapshot (binary search when not planned). */
@@ -470,7 +475,9 @@ function phraseBonusBound(plan: SearchPlan, docNorm: Float64Array, d: number, pm
 
 function prepareSegment(plan: SearchPlan, ss: SnapshotSegment, si: number): SegRun | null {
   const seg = ss.seg;
-  const filter = compileFilter(seg, plan.filters, ss.deleted);
+  const filters = (plan.segmentFilters ??= new WeakMap());
+  let filter = filters.get(ss);
+  if (filter === undefined) filters.set(ss, (filter = compileFilter(seg, plan.filters, ss.deleted)));
   if (filter.none) return null;
   const scale = seg.boundScale(plan.norms);
   const docNorm = seg.docNorms(plan.norms);

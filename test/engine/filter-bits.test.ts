@@ -95,3 +95,23 @@ test('a compiled filter bitset passes exactly the docs allowed() passes (deletio
     { numRuns: 40 },
   );
 });
+
+test('column bitsets: one cache entry per set of values (any order, repeats), least recently used dropped first', () => {
+  const n = 500;
+  const seg = segmentOf(Array.from({ length: n }, (_, d) => 1_000_000 + d), Array.from({ length: n }, (_, d) => TYPES[d % TYPES.length]!));
+  const bitsOf = (types: string[]) => compileFilter(seg, { types }, null).bits()!;
+  const kept = () => new Set(seg.filterBits.values());
+  assert.deepEqual(bitsToDocs(bitsOf(['preprint', 'book']), n), Array.from({ length: n }, (_, d) => d).filter((d) => d % 4 === 1 || d % 4 === 2));
+  const [a] = kept();
+  assert.deepEqual(bitsToDocs(bitsOf(['book', 'preprint', 'book']), n), bitsToDocs(a!, n));
+  assert.equal(seg.filterBits.size, 1, 'same set of values, same entry');
+  // many other sets (unknown types: each its own entry); the first one, used again in between, stays
+  for (let i = 0; i < 100; i++) {
+    compileFilter(seg, { types: ['journal-article', `other-${i}`] }, null).bits();
+    if (i % 10 === 0) bitsOf(['preprint', 'book']);
+  }
+  assert.ok(seg.filterBits.size <= 64, 'bounded');
+  assert.ok(kept().has(a!), 'recently used: kept');
+  compileFilter(seg, { types: ['journal-article', 'other-0'] }, null).bits();
+  assert.equal(seg.filterBits.size, 64);
+});
