@@ -82,7 +82,7 @@ export interface SearchPlan {
    * The filter compiled per snapshot segment, kept for the plan's later passes (the ranking pass and the
    * counting pass of exact totals compile it once, and its bitset is composed once: ADR 0190).
    */
-  segmentFilters?: WeakMap<SnapshotSegment, SegmentFilter>;
+  segmentFilters?: ({ ss: SnapshotSegment; filter: SegmentFilter } | undefined)[];
 }
 
 /** Ordinal of term `bytes` in segment `si` of the plan's snapshot (binary search when not planned). */
@@ -475,9 +475,10 @@ function phraseBonusBound(plan: SearchPlan, docNorm: Float64Array, d: number, pm
 
 function prepareSegment(plan: SearchPlan, ss: SnapshotSegment, si: number): SegRun | null {
   const seg = ss.seg;
-  const filters = (plan.segmentFilters ??= new WeakMap());
-  let filter = filters.get(ss);
-  if (filter === undefined) filters.set(ss, (filter = compileFilter(seg, plan.filters, ss.deleted)));
+  const filters = (plan.segmentFilters ??= []);
+  let kept = filters[si];
+  if (kept === undefined || kept.ss !== ss) filters[si] = kept = { ss, filter: compileFilter(seg, plan.filters, ss.deleted) };
+  const filter = kept.filter;
   if (filter.none) return null;
   const scale = seg.boundScale(plan.norms);
   const docNorm = seg.docNorms(plan.norms);
