@@ -33,8 +33,8 @@ const ISSUED_BUCKETS = 64;
 
 /** A segment's docs with a known issue time sorted by it, and the bitsets of sorted prefixes every `step` docs. */
 interface IssuedIndex {
+  /** Docs with a known time, ascending by time (then doc). */
   docs: Int32Array;
-  times: Float64Array;
   step: number;
   /** prefix[j - 1] = bits of docs[0 .. j * step), j = 1 .. floor(docs.length / step). */
   prefix: Int32Array[];
@@ -53,8 +53,6 @@ function issuedIndex(seg: Segment): IssuedIndex {
   m = 0;
   for (let d = 0; d < n; d++) if (!Number.isNaN(issued[d]!)) docs[m++] = d;
   docs.sort((a, b) => issued[a]! - issued[b]! || a - b);
-  const times = new Float64Array(m);
-  for (let i = 0; i < m; i++) times[i] = issued[docs[i]!]!;
   const step = Math.max(ISSUED_MIN_STEP, Math.ceil(m / ISSUED_BUCKETS));
   const words = (n + 31) >>> 5;
   const prefix: Int32Array[] = [];
@@ -67,18 +65,19 @@ function issuedIndex(seg: Segment): IssuedIndex {
     }
     prefix.push(acc);
   }
-  ix = { docs, times, step, prefix };
+  ix = { docs, step, prefix };
   issuedIndexes.set(seg, ix);
   return ix;
 }
 
-/** First index of `times` (ascending) whose value is >= x (strict: > x). */
-function lowerBound(times: Float64Array, x: number, strict: boolean): number {
+/** First index of `docs` (ascending by time) whose time is >= x (strict: > x). */
+function lowerBound(docs: Int32Array, issued: Float64Array, x: number, strict: boolean): number {
   let lo = 0;
-  let hi = times.length;
+  let hi = docs.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (strict ? times[mid]! <= x : times[mid]! < x) lo = mid + 1;
+    const t = issued[docs[mid]!]!;
+    if (strict ? t <= x : t < x) lo = mid + 1;
     else hi = mid;
   }
   return lo;
@@ -94,8 +93,8 @@ export function issuedRangeBits(seg: Segment, lo: number, hi: number): Int32Arra
   const ix = issuedIndex(seg);
   const words = (seg.docCount + 31) >>> 5;
   const out = new Int32Array(words);
-  const a = lowerBound(ix.times, lo, false);
-  const b = lowerBound(ix.times, hi, true);
+  const a = lowerBound(ix.docs, seg.issued, lo, false);
+  const b = lowerBound(ix.docs, seg.issued, hi, true);
   if (a >= b) return out;
   const ja = Math.floor(a / ix.step);
   const jb = Math.floor(b / ix.step);
