@@ -26,21 +26,41 @@ export interface SegmentFilter {
   bits(): Int32Array | null;
 }
 
-/** Docs per bucket of the issued-range index at least (smaller segments get fewer buckets). */
-const ISSUED_MIN_STEP = 256;
+/** Dated docs per bucket of the issued-range index at least (smaller segments get fewer buckets). */
+const ISSUED_MIN_BUCKET = 256;
 /** Buckets of the issued-range index at most (its prefix bitsets take BUCKETS / 8 bytes per doc). */
 const ISSUED_BUCKETS = 64;
+/** Issue times sampled to place the bucket boundaries (near-equal buckets without sorting every doc). */
+const ISSUED_SAMPLE = 4096;
 
-/** A segment's docs with a known issue time sorted by it, and the bitsets of sorted prefixes every `step` docs. */
+/**
+ * A segment's dated docs (known issue time) in buckets by time: bucket j holds the docs with
+ * bounds[j] <= t < bounds[j + 1] (bounds[0] = -Infinity, bounds[B] = +Infinity; boundaries are quantiles of
+ * a sample of the times, so buckets are near-equal unless many docs share a time), in doc order; and the
+ * bitsets of the unions of the first buckets.
+ */
 interface IssuedIndex {
-  /** Docs with a known time, ascending by time (then doc). */
+  bounds: Float64Array;
+  /** Docs of bucket j: docs[start[j] .. start[j + 1]). */
   docs: Int32Array;
-  step: number;
-  /** prefix[j - 1] = bits of docs[0 .. j * step), j = 1 .. floor(docs.length / step). */
+  start: Int32Array;
+  /** prefix[j - 1] = bits of the docs of buckets 0 .. j - 1, j = 1 .. B - 1. */
   prefix: Int32Array[];
 }
 
 const issuedIndexes = new WeakMap<Segment, IssuedIndex>();
+
+/** The bucket holding time t: the largest j with bounds[j] <= t. */
+function bucketOf(bounds: Float64Array, t: number): number {
+  let lo = 0;
+  let hi = bounds.length - 2;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (bounds[mid]! <= t) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
 
 function issuedIndex(seg: Segment): IssuedIndex {
   let ix = issuedIndexes.get(seg);
@@ -49,70 +69,85 @@ function issuedIndex(seg: Segment): IssuedIndex {
   const issued = seg.issued;
   let m = 0;
   for (let d = 0; d < n; d++) if (!Number.isNaN(issued[d]!)) m++;
+  const nb = Math.max(1, Math.min(ISSUED_BUCKETS, Math.floor(m / ISSUED_MIN_BUCKET)));
+  // boundaries: quantiles of an evenly strided sample of the dated docs' times
+  const sample = new Float64Array(Math.min(m, ISSUED_SAMPLE));
+  if (sample.length > 0) {
+    const stride = m / sample.length;
+    let k = 0;
+    let next = 0;
+    let seen = 0;
+    for (let d = 0; d < n && k < sample.length; d++) {
+      const t = issued[d]!;
+      if (Number.isNaN(t)) continue;
+      if (seen++ >= next) {
+        sample[k++] = t;
+        next = Math.floor(k * stride);
+      }
+    }
+    sample.sort();
+  }
+  const bounds = new Float64Array(nb + 1);
+  bounds[0] = -Infinity;
+  bounds[nb] = Infinity;
+  for (let j = 1; j < nb; j++) bounds[j] = sample[Math.floor((j * sample.length) / nb)]!;
+  // counting sort of the dated docs into their buckets (doc order kept within a bucket)
+  const bucket = new Uint8Array(n);
+  const start = new Int32Array(nb + 1);
+  for (let d = 0; d < n; d++) {
+    const t = issued[d]!;
+    if (Number.isNaN(t)) continue;
+    const j = bucketOf(bounds, t);
+    bucket[d] = j;
+    start[j + 1]!++;
+  }
+  for (let j = 0; j < nb; j++) start[j + 1]! += start[j]!;
   const docs = new Int32Array(m);
-  m = 0;
-  for (let d = 0; d < n; d++) if (!Number.isNaN(issued[d]!)) docs[m++] = d;
-  docs.sort((a, b) => issued[a]! - issued[b]! || a - b);
-  const step = Math.max(ISSUED_MIN_STEP, Math.ceil(m / ISSUED_BUCKETS));
+  const fill = start.slice(0, nb);
+  for (let d = 0; d < n; d++) if (!Number.isNaN(issued[d]!)) docs[fill[bucket[d]!]!++] = d;
   const words = (n + 31) >>> 5;
   const prefix: Int32Array[] = [];
   let acc = new Int32Array(words);
-  for (let j = 1; j * step <= m; j++) {
+  for (let j = 1; j < nb; j++) {
     acc = acc.slice();
-    for (let i = (j - 1) * step; i < j * step; i++) {
+    for (let i = start[j - 1]!; i < start[j]!; i++) {
       const d = docs[i]!;
       acc[d >>> 5]! |= 1 << (d & 31);
     }
     prefix.push(acc);
   }
-  ix = { docs, step, prefix };
+  ix = { bounds, docs, start, prefix };
   issuedIndexes.set(seg, ix);
   return ix;
 }
 
-/** First index of `docs` (ascending by time) whose time is >= x (strict: > x). */
-function lowerBound(docs: Int32Array, issued: Float64Array, x: number, strict: boolean): number {
-  let lo = 0;
-  let hi = docs.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    const t = issued[docs[mid]!]!;
-    if (strict ? t <= x : t < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 /**
  * Docs of `seg` whose issue time t satisfies lo <= t <= hi (unknown times never do), as a bitset: the
- * docs sorted by time are docs[a .. b); the prefix bitsets give docs[sa .. sb) (sa, sb: a and b rounded down
- * to a bucket boundary) with one word operation per 32 docs, then at most one bucket is added and one taken
- * away doc by doc. The index is built on first use per segment (segments are immutable).
+ * buckets strictly between lo's and hi's lie wholly inside the range and come from two prefix bitsets, one
+ * word operation per 32 docs; the docs of lo's and hi's buckets are checked one by one. The index is built
+ * on first use per segment (segments are immutable): one pass to bucket the docs, no sort of the docs.
  */
 export function issuedRangeBits(seg: Segment, lo: number, hi: number): Int32Array {
   const ix = issuedIndex(seg);
   const words = (seg.docCount + 31) >>> 5;
   const out = new Int32Array(words);
-  const a = lowerBound(ix.docs, seg.issued, lo, false);
-  const b = lowerBound(ix.docs, seg.issued, hi, true);
-  if (a >= b) return out;
-  const ja = Math.floor(a / ix.step);
-  const jb = Math.floor(b / ix.step);
-  if (jb > 0) {
+  if (!(lo <= hi) || ix.docs.length === 0) return out;
+  const ja = bucketOf(ix.bounds, lo);
+  const jb = bucketOf(ix.bounds, hi);
+  // buckets ja+1 .. jb-1: every time t there has bounds[ja+1] <= t < bounds[jb], so lo < t <= hi
+  if (jb > ja + 1) {
     const pb = ix.prefix[jb - 1]!;
-    if (ja > 0) {
-      const pa = ix.prefix[ja - 1]!;
-      for (let w = 0; w < words; w++) out[w] = pb[w]! & ~pa[w]!;
-    } else out.set(pb);
+    const pa = ix.prefix[ja]!;
+    for (let w = 0; w < words; w++) out[w] = pb[w]! & ~pa[w]!;
   }
+  const issued = seg.issued;
   const docs = ix.docs;
-  for (let i = jb * ix.step; i < b; i++) {
-    const d = docs[i]!;
-    out[d >>> 5]! |= 1 << (d & 31);
-  }
-  for (let i = ja * ix.step; i < a; i++) {
-    const d = docs[i]!;
-    out[d >>> 5]! &= ~(1 << (d & 31));
+  for (const j of ja === jb ? [ja] : [ja, jb]) {
+    for (let i = ix.start[j]!; i < ix.start[j + 1]!; i++) {
+      const d = docs[i]!;
+      const t = issued[d]!;
+      if (t >= lo && t <= hi) out[d >>> 5]! |= 1 << (d & 31);
+    }
   }
   return out;
 }
