@@ -331,9 +331,21 @@ export function compileFilter(seg: Segment, f: EngineFilters | undefined, delete
     if (composed !== null) return composed;
     const n = seg.docCount;
     const words = (n + 31) >>> 5;
-    const out = timed ? issuedRangeBits(seg, lo, hi) : new Int32Array(words).fill(-1);
-    if (cb !== null) for (let w = 0; w < words; w++) out[w]! &= cb[w]!;
-    if (del !== null) for (let w = 0; w < words; w++) out[w]! &= ~del[w]!;
+    // one pass over the words: the range (or all docs), then the columns and the deletions
+    let out: Int32Array;
+    if (none) out = new Int32Array(words);
+    else if (timed) {
+      out = issuedRangeBits(seg, lo, hi);
+      if (cb !== null && del !== null) for (let w = 0; w < words; w++) out[w]! &= cb[w]! & ~del[w]!;
+      else if (cb !== null) for (let w = 0; w < words; w++) out[w]! &= cb[w]!;
+      else if (del !== null) for (let w = 0; w < words; w++) out[w]! &= ~del[w]!;
+    } else if (cb !== null) {
+      out = cb.slice();
+      if (del !== null) for (let w = 0; w < words; w++) out[w]! &= ~del[w]!;
+    } else {
+      out = new Int32Array(words);
+      for (let w = 0; w < words; w++) out[w] = ~del![w]!;
+    }
     if ((n & 31) !== 0) out[words - 1]! &= (1 << (n & 31)) - 1;
     return (composed = out);
   };
