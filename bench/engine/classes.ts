@@ -8,7 +8,8 @@
 // shared cores) and a checksum of the results, so two builds can be compared on the same index.
 // --exact asks for exact totals (exactTotal: true, as the HTTP search does), --collapse for work-collapsed
 // searches (totals counted in works). --base DIR loads another build's engine into this process and runs
-// every query on both, alternating which goes first, so both see the same load; totals must agree. An index
+// every query on both, alternating which goes first, so both see the same load; every query's total and
+// hits (ids and scores, in order) must agree. An index
 // directory is locked by its opener, so the base opens --base-dir (a copy, e.g. hard links of the files).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -45,7 +46,7 @@ function toQuery(w: WorkloadQuery): EngineQuery {
 const r3 = (x: number): number => Math.round(x * 1000) / 1000;
 
 interface Searcher {
-  search(q: EngineQuery): { hits: { score: number }[]; totalHits: number };
+  search(q: EngineQuery): { hits: { id: string; score: number }[]; totalHits: number };
   close(): void;
 }
 const engines: [string, Searcher][] = [['this', SearchIndex.open(new FsIndexDirectory(dir))]];
@@ -60,17 +61,26 @@ const result: Record<string, unknown> = { meta, classes: {} };
 for (const cls of classes) {
   const qs = workload[cls]!.map(toQuery);
   const sums = new Map<string, { score: number; totals: number }>();
+  const answers = new Map<string, string[]>();
   for (const [name, idx] of engines) {
     let score = 0;
     let totals = 0;
+    const got: string[] = [];
     for (const q of qs) {
       const r = idx.search(q);
       totals += r.totalHits;
       for (const h of r.hits) score += h.score;
+      got.push(JSON.stringify([r.totalHits, r.hits.map((h) => [h.id, h.score])]));
     }
     sums.set(name, { score, totals });
+    answers.set(name, got);
   }
   if (engines.length > 1 && sums.get('base')!.totals !== sums.get('this')!.totals) throw new Error(`${cls}: totals differ: ${JSON.stringify([...sums])}`);
+  // with --base, every query's total and hits (ids and scores, in order) must be identical
+  if (engines.length > 1)
+    answers.get('base')!.forEach((a, i) => {
+      if (a !== answers.get('this')![i]) throw new Error(`${cls}: query ${i} (${JSON.stringify(qs[i]!.text)}) differs: base ${a} this ${answers.get('this')![i]}`);
+    });
   const cpu = new Map<string, number[]>(engines.map(([n]) => [n, []]));
   const wall = new Map<string, number[]>(engines.map(([n]) => [n, []]));
   for (let r = 0; r < rounds; r++) {

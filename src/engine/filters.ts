@@ -18,9 +18,142 @@ export interface SegmentFilter {
   trivial: boolean;
   /** True when `allowed` checks column filters (types, languages, publisher, issued range). */
   columns: boolean;
+  /**
+   * `allowed` as a bitset over the segment's docs (bit set = allowed; bits past docCount clear), or null when
+   * `trivial`. Composed word by word from the deletion bitmap, the cached column bitset and the issued-range
+   * index ({@link issuedRangeBits}) on the first call, then kept by this filter (one query, one segment).
+   */
+  bits(): Int32Array | null;
 }
 
-const MAX_CACHED_FILTERS = 16;
+/** Dated docs per bucket of the issued-range index at least (smaller segments get fewer buckets). */
+const ISSUED_MIN_BUCKET = 256;
+/** Buckets of the issued-range index at most (its prefix bitsets take BUCKETS / 8 bytes per doc). */
+const ISSUED_BUCKETS = 64;
+/** Issue times sampled to place the bucket boundaries (near-equal buckets without sorting every doc). */
+const ISSUED_SAMPLE = 4096;
+
+/**
+ * A segment's dated docs (known issue time) in buckets by time: bucket j holds the docs with
+ * bounds[j] <= t < bounds[j + 1] (bounds[0] = -Infinity, bounds[B] = +Infinity; boundaries are quantiles of
+ * a sample of the times, so buckets are near-equal unless many docs share a time), in doc order; and the
+ * bitsets of the unions of the first buckets.
+ */
+interface IssuedIndex {
+  bounds: Float64Array;
+  /** Docs of bucket j: docs[start[j] .. start[j + 1]). */
+  docs: Int32Array;
+  start: Int32Array;
+  /** prefix[j - 1] = bits of the docs of buckets 0 .. j - 1, j = 1 .. B - 1. */
+  prefix: Int32Array[];
+}
+
+const issuedIndexes = new WeakMap<Segment, IssuedIndex>();
+
+/** The bucket holding time t: the largest j with bounds[j] <= t. */
+function bucketOf(bounds: Float64Array, t: number): number {
+  let lo = 0;
+  let hi = bounds.length - 2;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (bounds[mid]! <= t) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+function issuedIndex(seg: Segment): IssuedIndex {
+  let ix = issuedIndexes.get(seg);
+  if (ix !== undefined) return ix;
+  const n = seg.docCount;
+  const issued = seg.issued;
+  let m = 0;
+  for (let d = 0; d < n; d++) if (!Number.isNaN(issued[d]!)) m++;
+  const nb = Math.max(1, Math.min(ISSUED_BUCKETS, Math.floor(m / ISSUED_MIN_BUCKET)));
+  // boundaries: quantiles of an evenly strided sample of the dated docs' times
+  const sample = new Float64Array(Math.min(m, ISSUED_SAMPLE));
+  if (sample.length > 0) {
+    const stride = m / sample.length;
+    let k = 0;
+    let next = 0;
+    let seen = 0;
+    for (let d = 0; d < n && k < sample.length; d++) {
+      const t = issued[d]!;
+      if (Number.isNaN(t)) continue;
+      if (seen++ >= next) {
+        sample[k++] = t;
+        next = Math.floor(k * stride);
+      }
+    }
+    sample.sort();
+  }
+  const bounds = new Float64Array(nb + 1);
+  bounds[0] = -Infinity;
+  bounds[nb] = Infinity;
+  for (let j = 1; j < nb; j++) bounds[j] = sample[Math.floor((j * sample.length) / nb)]!;
+  // counting sort of the dated docs into their buckets (doc order kept within a bucket)
+  const bucket = new Uint8Array(n);
+  const start = new Int32Array(nb + 1);
+  for (let d = 0; d < n; d++) {
+    const t = issued[d]!;
+    if (Number.isNaN(t)) continue;
+    const j = bucketOf(bounds, t);
+    bucket[d] = j;
+    start[j + 1]!++;
+  }
+  for (let j = 0; j < nb; j++) start[j + 1]! += start[j]!;
+  const docs = new Int32Array(m);
+  const fill = start.slice(0, nb);
+  for (let d = 0; d < n; d++) if (!Number.isNaN(issued[d]!)) docs[fill[bucket[d]!]!++] = d;
+  const words = (n + 31) >>> 5;
+  const prefix: Int32Array[] = [];
+  let acc = new Int32Array(words);
+  for (let j = 1; j < nb; j++) {
+    acc = acc.slice();
+    for (let i = start[j - 1]!; i < start[j]!; i++) {
+      const d = docs[i]!;
+      acc[d >>> 5]! |= 1 << (d & 31);
+    }
+    prefix.push(acc);
+  }
+  ix = { bounds, docs, start, prefix };
+  issuedIndexes.set(seg, ix);
+  return ix;
+}
+
+/**
+ * Docs of `seg` whose issue time t satisfies lo <= t <= hi (unknown times never do), as a bitset: the
+ * buckets strictly between lo's and hi's lie wholly inside the range and come from two prefix bitsets, one
+ * word operation per 32 docs; the docs of lo's and hi's buckets are checked one by one. The index is built
+ * on first use per segment (segments are immutable): one pass to bucket the docs, no sort of the docs.
+ */
+export function issuedRangeBits(seg: Segment, lo: number, hi: number): Int32Array {
+  const ix = issuedIndex(seg);
+  const words = (seg.docCount + 31) >>> 5;
+  const out = new Int32Array(words);
+  if (!(lo <= hi) || ix.docs.length === 0) return out;
+  const ja = bucketOf(ix.bounds, lo);
+  const jb = bucketOf(ix.bounds, hi);
+  // buckets ja+1 .. jb-1: every time t there has bounds[ja+1] <= t < bounds[jb], so lo < t <= hi
+  if (jb > ja + 1) {
+    const pb = ix.prefix[jb - 1]!;
+    const pa = ix.prefix[ja]!;
+    for (let w = 0; w < words; w++) out[w] = pb[w]! & ~pa[w]!;
+  }
+  const issued = seg.issued;
+  const docs = ix.docs;
+  for (const j of ja === jb ? [ja] : [ja, jb]) {
+    for (let i = ix.start[j]!; i < ix.start[j + 1]!; i++) {
+      const d = docs[i]!;
+      const t = issued[d]!;
+      if (t >= lo && t <= hi) out[d >>> 5]! |= 1 << (d & 31);
+    }
+  }
+  return out;
+}
+
+/** Column bitsets kept per segment (docCount / 8 bytes each: 8 bytes per doc at most). */
+const MAX_CACHED_FILTERS = 64;
 
 /**
  * The type / language / publisher predicate as a bitset over the segment's docs, cached on the (immutable)
@@ -30,7 +163,12 @@ const MAX_CACHED_FILTERS = 16;
 function columnBitset(seg: Segment, key: string, pass: (d: number) => boolean): Int32Array {
   const cache = seg.filterBits;
   let bits = cache.get(key);
-  if (bits !== undefined) return bits;
+  if (bits !== undefined) {
+    // least recently used first out: a hit moves to the end
+    cache.delete(key);
+    cache.set(key, bits);
+    return bits;
+  }
   const n = seg.docCount;
   bits = new Int32Array((n + 31) >>> 5);
   for (let d = 0; d < n; d++) if (pass(d)) bits[d >>> 5]! |= 1 << (d & 31);
@@ -166,7 +304,9 @@ export function compileFilter(seg: Segment, f: EngineFilters | undefined, delete
   const ordinalChecks = typeMask !== null || langMask !== null || pubMask !== null;
   let columnBits: Int32Array | null = null;
   if (ordinalChecks && !none) {
-    const key = JSON.stringify([f?.types ?? null, f?.languages ?? null, f?.publisher ?? null]);
+    // the same set of values in any order or with repeats is one entry
+    const set = (v: readonly string[] | null | undefined): string[] | null => (v == null ? null : [...new Set(v)].sort());
+    const key = JSON.stringify([set(f?.types), set(f?.languages?.map(normalizeLanguage)), f?.publisher?.trim().toLowerCase() ?? null]);
     columnBits = columnBitset(seg, key, (d) => {
       if (typeMask !== null && typeMask[typeOrd[d]!] !== 1) return false;
       if (langMask !== null && langMask[langOrd[d]!] !== 1) return false;
@@ -185,5 +325,29 @@ export function compileFilter(seg: Segment, f: EngineFilters | undefined, delete
   };
   const trivial = !columnChecks && del === null;
   if (candidates !== null && (candidates as Uint32Array).length === 0) none = true;
-  return { none, candidates, allowed, trivial, columns: columnChecks };
+  let composed: Int32Array | null = null;
+  const bits = (): Int32Array | null => {
+    if (trivial) return null;
+    if (composed !== null) return composed;
+    const n = seg.docCount;
+    const words = (n + 31) >>> 5;
+    // one pass over the words: the range (or all docs), then the columns and the deletions
+    let out: Int32Array;
+    if (none) out = new Int32Array(words);
+    else if (timed) {
+      out = issuedRangeBits(seg, lo, hi);
+      if (cb !== null && del !== null) for (let w = 0; w < words; w++) out[w]! &= cb[w]! & ~del[w]!;
+      else if (cb !== null) for (let w = 0; w < words; w++) out[w]! &= cb[w]!;
+      else if (del !== null) for (let w = 0; w < words; w++) out[w]! &= ~del[w]!;
+    } else if (cb !== null) {
+      out = cb.slice();
+      if (del !== null) for (let w = 0; w < words; w++) out[w]! &= ~del[w]!;
+    } else {
+      out = new Int32Array(words);
+      for (let w = 0; w < words; w++) out[w] = ~del![w]!;
+    }
+    if ((n & 31) !== 0) out[words - 1]! &= (1 << (n & 31)) - 1;
+    return (composed = out);
+  };
+  return { none, candidates, allowed, trivial, columns: columnChecks, bits };
 }

@@ -85,7 +85,7 @@ export function runWindowedMaxScore(
   const order = i32;
   const nContrib = contrib.length;
   // filters and deletions are applied while scattering, so the candidate loop only sees allowed docs
-  const allowed = filter.trivial ? null : filter.allowed;
+  const allowed = filter.bits();
   const scaled = (t: number): number => (t > 0 ? t * thetaScale : t);
   let theta = heap.full ? scaled(heap.threshold) : -Infinity;
   let exact = true;

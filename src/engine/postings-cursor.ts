@@ -181,12 +181,13 @@ export class PostingCursor {
    * cursor on the first posting >= end (or END). Undecoded blocks lying wholly inside the window are skipped
    * when the clause score bound `mult * tfp' / (k1 + tfp') + rest` of the block cannot reach `theta` (pass
    * -Infinity to never skip). Postings whose pseudo frequency is below `minTfp` are passed over (a lone
-   * essential clause: they cannot reach theta; 0 keeps all), and so are docs `allowed` rejects (filters and
-   * deletions, checked before any arithmetic; null = all allowed). The sum per posting is the same expression as
+   * essential clause: they cannot reach theta; 0 keeps all), and so are docs whose bit in `allowed` is clear
+   * (filters and deletions as one bitset, SegmentFilter.bits: one bit test before any arithmetic; null = all
+   * allowed). The sum per posting is the same expression as
    * {@link tfPrime}, so scores computed from `tfp` equal Clause.score() bit for bit. Returns the postings
    * visited.
    */
-  accumulate(end: number, base: number, docNorm: Float64Array, tfp: Float64Array, seen: Int32Array, mult: number, k1: number, rest: number, theta: number, norms: FieldNorms, minTfp: number, allowed: ((d: number) => boolean) | null): number {
+  accumulate(end: number, base: number, docNorm: Float64Array, tfp: Float64Array, seen: Int32Array, mult: number, k1: number, rest: number, theta: number, norms: FieldNorms, minTfp: number, allowed: Int32Array | null): number {
     if (this.doc >= end) return 0;
     let count = 0;
     const last = this.seg.blkLast;
@@ -205,7 +206,7 @@ export class PostingCursor {
           this.doc = d;
           return count;
         }
-        if (allowed !== null && !allowed(d)) continue;
+        if (allowed !== null && (allowed[d >>> 5]! & (1 << (d & 31))) === 0) continue;
         const b3 = d * NF;
         const x = t0[i]! * docNorm[b3]! + t1[i]! * docNorm[b3 + 1]! + t2[i]! * docNorm[b3 + 2]!;
         if (x < minTfp) continue;

@@ -78,6 +78,11 @@ export interface SearchPlan {
   termOrdinals: Map<Uint8Array, Int32Array>;
   /** 1 / heapFactor (>= 1): MaxScore prunes against theta x this (1 = exact). */
   thetaScale?: number;
+  /**
+   * The filter compiled per snapshot segment, kept for the plan's later passes (the ranking pass and the
+   * counting pass of exact totals compile it once, and its bitset is composed once: ADR 0190).
+   */
+  segmentFilters?: ({ ss: SnapshotSegment; filter: SegmentFilter } | undefined)[];
 }
 
 /** Ordinal of term `bytes` in segment `si` of the plan's snapshot (binary search when not planned). */
@@ -470,7 +475,10 @@ function phraseBonusBound(plan: SearchPlan, docNorm: Float64Array, d: number, pm
 
 function prepareSegment(plan: SearchPlan, ss: SnapshotSegment, si: number): SegRun | null {
   const seg = ss.seg;
-  const filter = compileFilter(seg, plan.filters, ss.deleted);
+  const filters = (plan.segmentFilters ??= []);
+  let kept = filters[si];
+  if (kept === undefined || kept.ss !== ss) filters[si] = kept = { ss, filter: compileFilter(seg, plan.filters, ss.deleted) };
+  const filter = kept.filter;
   if (filter.none) return null;
   const scale = seg.boundScale(plan.norms);
   const docNorm = seg.docNorms(plan.norms);
@@ -837,11 +845,11 @@ export function countWorks(segments: readonly SnapshotSegment[], plan: SearchPla
     if (plan.clauses.length === 0 && plan.phrases.length === 0) runFilterOnly(run, new TopK(0, true), ctr);
     else if (run.phrases !== null) countPhraseMatches(run, ctr);
     else if (run.filter.candidates !== null) runConjunctive(plan, run, new TopK(0, false), ctr, false);
-    else if (run.filter.trivial) {
+    else {
       // every match is either solo (counted here) or visited
       const before = visited;
       alone += countUnion(run, ctr.visit, solo[si]!) - (visited - before);
-    } else countUnion(run, ctr.visit);
+    }
   }
   return works.total() + alone;
 }
@@ -938,8 +946,9 @@ function globalWorkOrdinals(seg: SnapshotSegment['seg']): Int32Array {
 let unionBits = new Int32Array(1024);
 
 /**
- * Docs of the segment matching any clause and passing the filter: a bitset union of doc ids, then a popcount.
- * `solo` (a trivial filter only): the docs counted by popcount alone; `visit` sees the others.
+ * Docs of the segment matching any clause and passing the filter: a bitset union of doc ids, ANDed word by
+ * word with the filter's bitset (deletions, columns, issued range: ADR 0190), then a popcount.
+ * `solo`: the docs counted by popcount alone (works of their own); `visit` sees the others.
  */
 function countUnion(run: SegRun, visit?: (doc: number) => void, solo?: Int32Array): number {
   const words = (run.seg.docCount + 31) >>> 5;
@@ -962,26 +971,24 @@ function countUnion(run: SegRun, visit?: (doc: number) => void, solo?: Int32Arra
   }
   if (!filled) bits.fill(0, 0, words);
   if (sparse !== null) for (const cur of sparse) cur.markAll(bits);
+  const allowed = run.filter.bits();
   let n = 0;
-  const { allowed, trivial } = run.filter;
   for (let w = 0; w < words; w++) {
     let x = bits[w]!;
+    if (allowed !== null) x &= allowed[w]!;
     if (x === 0) continue;
-    if (trivial && solo !== undefined) {
+    if (solo !== undefined) {
       const s = x & solo[w]!;
       n += popcount32(s);
       x &= ~s;
     }
-    if (trivial && !visit) n += popcount32(x);
+    if (!visit) n += popcount32(x);
     else {
       while (x !== 0) {
         const t = 31 - Math.clz32(x & -x);
         x &= x - 1;
-        const d = (w << 5) | t;
-        if (trivial || allowed(d)) {
-          n++;
-          visit?.(d);
-        }
+        n++;
+        visit((w << 5) | t);
       }
     }
   }

@@ -169,7 +169,7 @@ export class Segment {
   }
 
   #normCache: { key: Float64Array; arr: Float64Array }[] = [];
-  /** Column-filter bitsets by filter values (filters.ts; bounded, oldest dropped first). */
+  /** Column-filter bitsets by filter values (filters.ts; bounded, least recently used dropped first). */
   readonly filterBits = new Map<string, Int32Array>();
 
   /**

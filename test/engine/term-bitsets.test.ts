@@ -20,6 +20,7 @@ interface LiveDoc {
   words: Set<string>;
   key: string | null;
   type: string;
+  issued: number;
 }
 
 function corpus(): { idx: SearchIndex; live: Map<string, LiveDoc> } {
@@ -36,8 +37,9 @@ function corpus(): { idx: SearchIndex; live: Map<string, LiveDoc> } {
       const words = WORDS.filter((_, w) => rnd() < RATES[c]![w]!);
       const text = words.join(' ') || 'filler';
       const type = rnd() < 0.5 ? 'journal-article' : 'preprint';
-      idx.add({ id, title: text, abstract: null, type, issuedAt: 1_600_000_000 + i, language: 'en', uris: [], ...(key ? { workKey: key } : {}) });
-      live.set(id, { words: new Set(words), key, type });
+      const issued = 1_600_000_000 + i;
+      idx.add({ id, title: text, abstract: null, type, issuedAt: issued, language: 'en', uris: [], ...(key ? { workKey: key } : {}) });
+      live.set(id, { words: new Set(words), key, type, issued });
     }
     idx.commit(String(c));
     // deletions in the first segments (the last ones stay whole and take the solo path when collapsing)
@@ -56,21 +58,25 @@ const QUERIES = [['alpha'], ['beta', 'gamma'], ['delta', 'omega', 'alpha'], ['om
 function check(idx: SearchIndex, live: Map<string, LiveDoc>, label: string): void {
   for (const q of QUERIES) {
     const terms = q.flatMap((t) => t.split(' '));
-    for (const type of [null, 'preprint']) {
+    // issued ranges (ADR 0190: the filter as one bitset) open or closed, inside and across segments' times
+    for (const [type, after, before] of [[null, null, null], ['preprint', null, null], [null, 1_600_000_100, 1_600_000_400], ['preprint', null, 1_600_000_250], ['journal-article', 1_600_000_555, null]] as const) {
       let docs = 0;
       const works = new Set<string>();
       for (const [id, d] of live) {
         if (!terms.some((t) => d.words.has(t)) || (type !== null && d.type !== type)) continue;
+        if ((after !== null && d.issued < after) || (before !== null && d.issued > before)) continue;
         docs++;
         works.add(d.key ?? `own:${id}`);
       }
-      const filters = type ? { filters: { types: [type] } } : {};
+      const f = { types: type === null ? null : [type], issuedAfter: after, issuedBefore: before };
+      const filters = type !== null || after !== null || before !== null ? { filters: f } : {};
       const text = q.join(' ');
+      const what = `${text} ${JSON.stringify(f)}`;
       const plain = idx.search({ text, limit: 3, exactTotal: true, ...filters });
-      assert.equal(plain.totalHits, docs, `${label}: docs of ${text} ${type ?? ''}`);
+      assert.equal(plain.totalHits, docs, `${label}: docs of ${what}`);
       assert.equal(plain.totalHitsExact, true);
       const collapsed = idx.search({ text, limit: 3, exactTotal: true, collapseByWorkKey: true, ...filters });
-      assert.equal(collapsed.totalHits, works.size, `${label}: works of ${text} ${type ?? ''}`);
+      assert.equal(collapsed.totalHits, works.size, `${label}: works of ${what}`);
     }
   }
 }
