@@ -60,9 +60,31 @@ export class CursorArena {
 /** The arena of search-time cursors (searches are synchronous and never nested). */
 export const searchArena = new CursorArena();
 
+/**
+ * The posting arrays a cursor reads: a segment's word postings ({@link Segment}), or its pair postings
+ * (pair-postings.ts: docs only, tf widths 0 and no positions or bound tables, so a pair cursor is only
+ * moved, never asked for tfs, positions or bounds).
+ */
+export interface PostingStore {
+  readonly docCount: number;
+  readonly termDf: Uint32Array;
+  readonly termBlk: Uint32Array;
+  readonly termMaxTf: Uint16Array;
+  readonly termMinLen: Uint32Array;
+  readonly termMaxTfp: Float32Array;
+  readonly blkLast: Uint32Array;
+  readonly blkDoc: Uint32Array;
+  readonly blkPos: Uint32Array;
+  readonly blkMaxTf: Uint16Array;
+  readonly blkMinLen: Uint32Array;
+  readonly blkMaxTfp: Float32Array;
+  readonly post: Uint32Array;
+  readonly pos: Uint8Array;
+}
+
 /** A forward-only cursor over the postings of term `t` in `seg`. */
 export class PostingCursor {
-  readonly seg: Segment;
+  readonly seg: PostingStore;
   readonly term: number;
   readonly df: number;
   doc = -1;
@@ -89,7 +111,7 @@ export class PostingCursor {
   boundScale = Infinity;
 
   /** `arena`: take the block buffers from a per-search pool (see {@link searchArena}) instead of allocating. */
-  constructor(seg: Segment, term: number, arena?: CursorArena) {
+  constructor(seg: PostingStore, term: number, arena?: CursorArena) {
     const bufs = arena !== undefined ? arena.take() : newBlockBuffers();
     this.docs = bufs.docs;
     this.tf0 = bufs.tf0;
