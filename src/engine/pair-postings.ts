@@ -36,7 +36,7 @@ export interface PairRule {
 }
 
 /** The rule chosen by measurement on the 100k synthetic corpus (ADR 0175). */
-export const DEFAULT_PAIR_RULE: PairRule = { minDocs: 2000, dfFraction: 0.1, maxTerms: 500 };
+export const DEFAULT_PAIR_RULE: PairRule = { minDocs: 2000, dfFraction: 0.1, maxTerms: 400 };
 
 /** Largest set a segment may choose (pair ids are setIndex(a) * size + setIndex(b) while deriving). */
 export const MAX_PAIR_TERMS = 4096;
