@@ -170,15 +170,24 @@ export function* derivePairs(w: SegmentWriter, rule: PairRule): Generator<number
     }
     yield m;
   }
-  w.setPairs(encodePairs(set, k, pairId, pairDoc));
+  w.setPairs(yield* encodePairs(set, k, pairId, pairDoc));
 }
 
-/** Groups (pair id, doc) entries (docs ascending per pair) by pair and encodes the pair sections. */
-function encodePairs(set: readonly number[], k: number, pairId: WordSink, pairDoc: WordSink): PairSections {
+/** Entries per slice of {@link encodePairs} between yields. */
+const ENCODE_SLICE = 1 << 19;
+
+/**
+ * Groups (pair id, doc) entries (docs ascending per pair) by pair and encodes the pair sections; yields
+ * about every {@link ENCODE_SLICE} entries (a merged 100k segment has ~8M of them).
+ */
+function* encodePairs(set: readonly number[], k: number, pairId: WordSink, pairDoc: WordSink): Generator<number, PairSections, void> {
   const total = pairId.length;
   const ids = pairId.buf;
   const start = new Uint32Array(k * k + 1);
-  for (let i = 0; i < total; i++) start[ids[i]! + 1]!++;
+  for (let i = 0; i < total; i++) {
+    start[ids[i]! + 1]!++;
+    if ((i & (ENCODE_SLICE - 1)) === ENCODE_SLICE - 1) yield ENCODE_SLICE;
+  }
   let pairs = 0;
   for (let p = 0; p < k * k; p++) {
     if (start[p + 1]! > 0) pairs++;
@@ -186,17 +195,25 @@ function encodePairs(set: readonly number[], k: number, pairId: WordSink, pairDo
   }
   const docs = new Uint32Array(total);
   const fill = start.slice(0, k * k);
-  for (let i = 0; i < total; i++) docs[fill[ids[i]!]!++] = pairDoc.buf[i]!;
+  for (let i = 0; i < total; i++) {
+    docs[fill[ids[i]!]!++] = pairDoc.buf[i]!;
+    if ((i & (ENCODE_SLICE - 1)) === ENCODE_SLICE - 1) yield ENCODE_SLICE;
+  }
   const key = new Uint32Array(pairs);
   const df = new Uint32Array(pairs);
   const blkLast = new WordSink(4096);
   const post = new WordSink(1 << 16);
   const gaps = new Uint32Array(BLOCK_SIZE);
   let i = 0;
+  let done = 0;
   for (let p = 0; p < k * k; p++) {
     const s = start[p]!;
     const e = start[p + 1]!;
     if (e === s) continue;
+    if (s - done >= ENCODE_SLICE) {
+      yield s - done;
+      done = s;
+    }
     key[i] = ((Math.floor(p / k) << 16) | p % k) >>> 0;
     df[i] = e - s;
     let prev = -1;
