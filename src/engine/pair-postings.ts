@@ -23,7 +23,7 @@
 import { maxBitWidth, pack, packedWords, WordSink } from './bit-packing.js';
 import { IndexFormatError } from './index-format-error.js';
 import { END, PostingCursor, type PostingStore } from './postings-cursor.js';
-import { BLOCK_SIZE, type SegmentWriter } from './segment-writer.js';
+import { BLOCK_SIZE, NF, type SegmentWriter } from './segment-writer.js';
 
 /** Which terms of a segment are common (get pair postings). */
 export interface PairRule {
@@ -52,8 +52,6 @@ export interface PairSections {
 
 /** Docs per derivation window (bounds the scratch memory and the work between yields). */
 const WINDOW = 1024;
-/** Position slots per field in the derivation's sort keys (field * 2^28 + position). */
-const FIELD_SPAN = 2 ** 28;
 
 /** The common-term set of a segment under `rule`: term ordinals, ascending. */
 export function commonTerms(termDf: ArrayLike<number>, termCount: number, docCount: number, rule: PairRule): number[] {
@@ -85,11 +83,20 @@ export function* derivePairs(w: SegmentWriter, rule: PairRule): Generator<number
     return;
   }
   const cursors = set.map((t) => new PostingCursor(store, t));
-  // one window's occurrences of set terms, term by term, then grouped by doc
+  // one window's occurrences of set terms, term by term: doc, position, field << 16 | set index
   let occDoc = new Int32Array(1 << 16);
-  let occKey = new Float64Array(1 << 16);
-  let byDoc = new Float64Array(1 << 16);
+  let occPos = new Int32Array(1 << 16);
+  let occFc = new Int32Array(1 << 16);
+  // the same grouped by doc (counting sort, stable)
+  let byPos = new Int32Array(1 << 16);
+  let byFc = new Int32Array(1 << 16);
   const docStart = new Int32Array(WINDOW + 1);
+  // per doc: a slot per position of each field (fields one empty slot apart), each slot heading a chain of
+  // the occurrences there (a joined form shares its first part's position)
+  let head = new Int32Array(1024);
+  let next = new Int32Array(1024);
+  const fieldMax = new Int32Array(NF);
+  const fieldOff = new Int32Array(NF);
   let posBuf = new Int32Array(256);
   let docPairs = new Int32Array(256);
   const pairId = new WordSink(1 << 16);
@@ -107,57 +114,66 @@ export function* derivePairs(w: SegmentWriter, rule: PairRule): Generator<number
         cur.positions(posBuf);
         if (occDoc.length < m + total) {
           const cap = Math.max(occDoc.length * 2, m + total);
-          const nd = new Int32Array(cap);
-          nd.set(occDoc.subarray(0, m));
-          occDoc = nd;
-          const nk = new Float64Array(cap);
-          nk.set(occKey.subarray(0, m));
-          occKey = nk;
-        }
-        if (posBuf[tf0 - 1]! >= FIELD_SPAN - 1 || posBuf[tf0 + tf1 - 1]! >= FIELD_SPAN - 1 || posBuf[total - 1]! >= FIELD_SPAN - 1) {
-          w.setPairs(null); // a field beyond 2^28 positions does not fit the keys: no pairs (never on real text)
-          return;
+          occDoc = grow(occDoc, cap, m);
+          occPos = grow(occPos, cap, m);
+          occFc = grow(occFc, cap, m);
         }
         for (let j = 0; j < total; j++) {
-          const f = j < tf0 ? 0 : j < tf0 + tf1 ? 1 : 2;
           occDoc[m] = d - d0;
-          occKey[m++] = (f * FIELD_SPAN + posBuf[j]!) * 65536 + c;
+          occPos[m] = posBuf[j]!;
+          occFc[m++] = ((j < tf0 ? 0 : j < tf0 + tf1 ? 1 : 2) << 16) | c;
         }
       }
     }
-    // counting sort by doc (stable), then each doc's occurrences by (field, position, set index)
     docStart.fill(0);
     for (let i = 0; i < m; i++) docStart[occDoc[i]! + 1]!++;
     for (let i = 0; i < WINDOW; i++) docStart[i + 1]! += docStart[i]!;
-    if (byDoc.length < m) byDoc = new Float64Array(occKey.length);
+    if (byPos.length < m) {
+      byPos = new Int32Array(occPos.length);
+      byFc = new Int32Array(occFc.length);
+    }
     const fill = docStart.slice(0, WINDOW);
-    for (let i = 0; i < m; i++) byDoc[fill[occDoc[i]!]!++] = occKey[i]!;
+    for (let i = 0; i < m; i++) {
+      const o = fill[occDoc[i]!]!++;
+      byPos[o] = occPos[i]!;
+      byFc[o] = occFc[i]!;
+    }
     for (let dl = 0; dl < d1 - d0; dl++) {
       const s = docStart[dl]!;
       const e = docStart[dl + 1]!;
       if (e - s < 2) continue;
-      const keys = byDoc.subarray(s, e).sort();
-      // pairs: every key at slot q with every key at slot q + 1 (the next run of the sorted keys)
+      fieldMax.fill(-1);
+      for (let i = s; i < e; i++) {
+        const f = byFc[i]! >>> 16;
+        if (byPos[i]! > fieldMax[f]!) fieldMax[f] = byPos[i]!;
+      }
+      let span = 0;
+      for (let f = 0; f < NF; f++) {
+        fieldOff[f] = span;
+        span += fieldMax[f]! + 2;
+      }
+      if (head.length < span) head = new Int32Array(span * 2);
+      if (next.length < e - s) next = new Int32Array((e - s) * 2);
+      head.fill(-1, 0, span);
+      for (let i = s; i < e; i++) {
+        const slot = fieldOff[byFc[i]! >>> 16]! + byPos[i]!;
+        next[i - s] = head[slot]!;
+        head[slot] = i - s;
+      }
+      // pairs: every occurrence at slot q with every occurrence at slot q + 1
       let np = 0;
-      let a = 0;
-      while (a < keys.length) {
-        const q = Math.floor(keys[a]! / 65536);
-        let b = a + 1;
-        while (b < keys.length && Math.floor(keys[b]! / 65536) === q) b++;
-        let c = b;
-        while (c < keys.length && Math.floor(keys[c]! / 65536) === q + 1) c++;
-        for (let i = a; i < b; i++) {
-          const x = (keys[i]! % 65536) * k;
-          for (let j = b; j < c; j++) {
-            if (np === docPairs.length) {
-              const g = new Int32Array(np * 2);
-              g.set(docPairs);
-              docPairs = g;
-            }
-            docPairs[np++] = x + (keys[j]! % 65536);
+      for (let q = 0; q + 1 < span; q++) {
+        const ha = head[q]!;
+        if (ha < 0) continue;
+        const hb = head[q + 1]!;
+        if (hb < 0) continue;
+        for (let a = ha; a >= 0; a = next[a]!) {
+          const x = (byFc[s + a]! & 0xffff) * k;
+          for (let b = hb; b >= 0; b = next[b]!) {
+            if (np === docPairs.length) docPairs = grow(docPairs, np * 2, np);
+            docPairs[np++] = x + (byFc[s + b]! & 0xffff);
           }
         }
-        a = b;
       }
       if (np === 0) continue;
       const ids = docPairs.subarray(0, np).sort();
@@ -171,6 +187,12 @@ export function* derivePairs(w: SegmentWriter, rule: PairRule): Generator<number
     yield m;
   }
   w.setPairs(yield* encodePairs(set, k, pairId, pairDoc));
+}
+
+function grow(a: Int32Array, cap: number, used: number): Int32Array<ArrayBuffer> {
+  const b = new Int32Array(cap);
+  b.set(a.subarray(0, used));
+  return b;
 }
 
 /** Entries per slice of {@link encodePairs} between yields. */
