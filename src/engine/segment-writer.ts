@@ -12,6 +12,8 @@
 // Positions: per document, per field with tf > 0, VByte gaps (first one absolute), fields in order.
 // Token offsets (format 2, for snippets): per document and field, the code point start and length of
 // every position's token (token-offsets.ts), so highlights and windows come from the index.
+// Pair postings (optional sections, ADR 0175): pair-postings.ts derives them from postingView() after the
+// last term and hands them over with setPairs(); finish() writes them when set.
 import { ByteSink, NumSink, WordSink, maxBitWidth, pack, packedWords } from './bit-packing.js';
 import type { PairSections } from './pair-postings.js';
 import type { PostingStore } from './postings-cursor.js';
