@@ -34,6 +34,8 @@ export { FIELDS } from './types.js';
 export { DEFAULT_SCORING, DEFAULT_FIELD_WEIGHTS } from './bm25f.js';
 export type { ScoringParams } from './bm25f.js';
 export { DEFAULT_MERGE_POLICY } from './merge.js';
+export { DEFAULT_PAIR_RULE } from './pair-postings.js';
+export type { PairRule } from './pair-postings.js';
 export type { MergePolicy } from './merge.js';
 export { parseQuery } from './query-parser.js';
 export type { ParsedQuery, QueryWord, QueryPhrase, PhraseSlot } from './query-parser.js';

@@ -2,6 +2,7 @@
 // yielding after bounded work so the host's timer-driven merge step never stalls searches for long.
 // Also the merge policy (tiered by size) that picks what to merge.
 import { PostingCursor, END } from './postings-cursor.js';
+import { DEFAULT_PAIR_RULE, derivePairs, type PairRule } from './pair-postings.js';
 import type { Segment } from './segment.js';
 import { SegmentWriter, NF, compareBytes, type BoundParams } from './segment-writer.js';
 
@@ -25,9 +26,10 @@ function isDeleted(del: Uint32Array | null, d: number): boolean {
 
 /**
  * Merges `inputs` (in order) into one segment. Yields the number of postings processed since the last
- * yield (roughly every `unit` postings); returns the output when done.
+ * yield (roughly every `unit` postings; the pair postings, derived again from the merged positions under
+ * `pairs`, yield per window of docs); returns the output when done.
  */
-export function* mergeSegments(inputs: readonly MergeInput[], unit: number, bound: BoundParams): Generator<number, MergeOutput, void> {
+export function* mergeSegments(inputs: readonly MergeInput[], unit: number, bound: BoundParams, pairs: PairRule = DEFAULT_PAIR_RULE): Generator<number, MergeOutput, void> {
   const w = new SegmentWriter(bound);
   const docMaps: Int32Array[] = [];
   let work = 0;
@@ -128,6 +130,7 @@ export function* mergeSegments(inputs: readonly MergeInput[], unit: number, boun
       work = 0;
     }
   }
+  if (w.docCount > 0) yield* derivePairs(w, pairs);
   const bytes = w.docCount > 0 ? w.finish() : null;
   return { bytes, docMaps };
 }

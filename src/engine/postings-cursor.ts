@@ -60,9 +60,35 @@ export class CursorArena {
 /** The arena of search-time cursors (searches are synchronous and never nested). */
 export const searchArena = new CursorArena();
 
+/**
+ * The posting arrays a cursor reads: a segment's word postings ({@link Segment}), or its pair postings
+ * (pair-postings.ts: docs only, tf widths 0 and no positions or bound tables, so a pair cursor is only
+ * moved, never asked for tfs, positions or bounds).
+ */
+export interface PostingStore {
+  readonly docCount: number;
+  readonly termDf: Uint32Array;
+  readonly termBlk: Uint32Array;
+  readonly termMaxTf: Uint16Array;
+  readonly termMinLen: Uint32Array;
+  readonly termMaxTfp: Float32Array;
+  readonly blkLast: Uint32Array;
+  readonly blkDoc: Uint32Array;
+  readonly blkPos: Uint32Array;
+  readonly blkMaxTf: Uint16Array;
+  readonly blkMinLen: Uint32Array;
+  readonly blkMaxTfp: Float32Array;
+  readonly post: Uint32Array;
+  readonly pos: Uint8Array;
+}
+
+/** Docs of a block whose tfs and positions a cursor reads from the packed arrays before decoding the block. */
+const PROBES_PER_BLOCK = 2;
+const probeTfs = new Int32Array(NF);
+
 /** A forward-only cursor over the postings of term `t` in `seg`. */
 export class PostingCursor {
-  readonly seg: Segment;
+  readonly seg: PostingStore;
   readonly term: number;
   readonly df: number;
   doc = -1;
@@ -81,6 +107,9 @@ export class PostingCursor {
   #tfOff = 0;
   #tfHeader = 0;
   #tfReady = false;
+  // docs of the current block whose tfs were read without decoding the block (see tf()), and the last one
+  #probes = 0;
+  #probeI = -1;
   // block whose position offsets are in #posOff
   #posBlk = -1;
   /** Blocks skipped without decoding (trace counter). */
@@ -89,7 +118,7 @@ export class PostingCursor {
   boundScale = Infinity;
 
   /** `arena`: take the block buffers from a per-search pool (see {@link searchArena}) instead of allocating. */
-  constructor(seg: Segment, term: number, arena?: CursorArena) {
+  constructor(seg: PostingStore, term: number, arena?: CursorArena) {
     const bufs = arena !== undefined ? arena.take() : newBlockBuffers();
     this.docs = bufs.docs;
     this.tf0 = bufs.tf0;
@@ -114,6 +143,8 @@ export class PostingCursor {
     this.#tfOff = unpackGaps(post, o, n, h & 63, this.docs, b === this.#blkStart ? -1 : seg.blkLast[b - 1]!);
     this.#tfHeader = h;
     this.#tfReady = false;
+    this.#probes = 0;
+    this.#probeI = -1;
     this.#n = n;
     this.#blk = b;
   }
@@ -438,7 +469,16 @@ export class PostingCursor {
 
   /** Term frequency of the current doc in field f. */
   tf(f: number): number {
-    if (!this.#tfReady) this.#loadTf();
+    if (!this.#tfReady) {
+      // A join driven by a short list (a phrase's pair postings, ADR 0175) meets a common word's blocks at
+      // one or two docs each: those read their packed tfs; the third doc visited in a block decodes it.
+      if (this.i !== this.#probeI) {
+        this.#probeI = this.i;
+        this.#probes++;
+      }
+      if (this.#probes <= PROBES_PER_BLOCK) return this.#tfAt(f);
+      this.#loadTf();
+    }
     return f === 0 ? this.tf0[this.i]! : f === 1 ? this.tf1[this.i]! : this.tf2[this.i]!;
   }
 
@@ -447,6 +487,14 @@ export class PostingCursor {
    * are tf(0), tf(1), tf(2)). Returns the number written. `out` must hold tf0+tf1+tf2 entries.
    */
   positions(out: Int32Array): number {
+    // a doc probed without decoding the block (see tf()): its positions' offset from the packed lengths
+    if (!this.#tfReady && this.#posBlk !== this.#blk && (this.i === this.#probeI ? this.#probes : this.#probes + 1) <= PROBES_PER_BLOCK) {
+      const tfs = probeTfs;
+      tfs[0] = this.tf(0);
+      tfs[1] = this.tf(1);
+      tfs[2] = this.tf(2);
+      return this.positionsOnce(out, tfs);
+    }
     if (!this.#tfReady) this.#loadTf();
     if (this.#posBlk !== this.#blk) this.#loadPosOff();
     const pos = this.seg.pos;

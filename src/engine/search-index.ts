@@ -11,6 +11,7 @@ import { DEFAULT_SCORING, makeNorms, type ScoringParams } from './bm25f.js';
 import { explainDoc } from './explain.js';
 import { scoreDocumentParts, type DocumentScoreParts } from './doc-scores.js';
 import type { IndexDirectory, DirectoryLock } from './index-directory.js';
+import { DEFAULT_PAIR_RULE, type PairRule } from './pair-postings.js';
 import { DEFAULT_MERGE_POLICY, mergeSegments, selectMerge, type MergeOutput, type MergePolicy } from './merge.js';
 import { registerHit } from './hit-snippets.js';
 import { leadPassage, PassageScorer, type scorePassages } from './passages.js';
@@ -40,6 +41,8 @@ export interface SearchIndexOptions {
   mergePolicy?: Partial<MergePolicy>;
   /** Default proximity bonus weight for queries (0..10), default {@link DEFAULT_PROXIMITY_WEIGHT}. */
   proximityWeight?: number;
+  /** Which terms new segments (flushes and merges) keep pair postings for; default {@link DEFAULT_PAIR_RULE} (ADR 0175). */
+  pairRule?: Partial<PairRule>;
 }
 
 /** Default weight of the term-proximity re-ranking (see proximity.ts and docs/engine.md). */
@@ -178,6 +181,7 @@ export class SearchIndex {
   readonly #lock: DirectoryLock | null;
   readonly #defaultLanguage: string;
   readonly #params: ScoringParams;
+  readonly #pairRule: PairRule;
   readonly #flushOcc: number;
   readonly #policy: MergePolicy;
   readonly #proximity: number;
@@ -208,6 +212,7 @@ export class SearchIndex {
     this.#flushOcc = options.flushOccurrences ?? DEFAULT_FLUSH_OCCURRENCES;
     this.#policy = { ...DEFAULT_MERGE_POLICY, ...(options.mergePolicy ?? {}) };
     this.#proximity = clampNum(options.proximityWeight, 0, 10, DEFAULT_PROXIMITY_WEIGHT);
+    this.#pairRule = { ...DEFAULT_PAIR_RULE, ...(options.pairRule ?? {}) };
     this.#buffer = new SegmentBuffer(this.#defaultLanguage);
     this.#lock = dir.lock ? dir.lock() : null;
   }
@@ -383,7 +388,7 @@ export class SearchIndex {
    * regrowing them; a commit's flush releases them, so an idle index does not keep them.
    */
   #flush(recycle = false): void {
-    const bytes = this.#buffer.build({ w: this.#params.weights, b: this.#params.b });
+    const bytes = this.#buffer.build({ w: this.#params.weights, b: this.#params.b }, this.#pairRule);
     this.#buffer = new SegmentBuffer(this.#defaultLanguage, recycle ? this.#buffer : undefined);
     if (bytes === null) return;
     const name = this.#newSegmentName();
@@ -478,7 +483,7 @@ export class SearchIndex {
   }
 
   #startMerge(inputs: SegEntry[], unit = 50_000): void {
-    this.#merge = { gen: mergeSegments(inputs.map((e) => ({ seg: e.seg, deleted: e.deleted })), unit, { w: this.#params.weights, b: this.#params.b }), inputs };
+    this.#merge = { gen: mergeSegments(inputs.map((e) => ({ seg: e.seg, deleted: e.deleted })), unit, { w: this.#params.weights, b: this.#params.b }, this.#pairRule), inputs };
   }
 
   /** Merges all committed segments down to at most `maxSegments` (default 1), synchronously. */
@@ -906,6 +911,7 @@ export class SearchIndex {
       phraseBoost: clampNum(q.phraseBoost, 0, 10, 1),
       lexicalWeight: clampNum(q.lexicalWeight, 0, 10, 1),
       filters: q.filters ?? undefined,
+      pairs: q.phrasePairs !== false,
     });
     const heapFactor = clampNum(q.heapFactor, 0.05, 1, 1);
     if (heapFactor < 1) plan.thetaScale = 1 / heapFactor;

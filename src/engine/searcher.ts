@@ -83,6 +83,8 @@ export interface SearchPlan {
    * counting pass of exact totals compile it once, and its bitset is composed once: ADR 0190).
    */
   segmentFilters?: ({ ss: SnapshotSegment; filter: SegmentFilter } | undefined)[];
+  /** Drive phrases of common words by the segments' pair postings (ADR 0175); false: words only (A/B, tests). */
+  pairs: boolean;
 }
 
 /** Ordinal of term `bytes` in segment `si` of the plan's snapshot (binary search when not planned). */
@@ -98,7 +100,7 @@ export function buildPlan(
   parsed: ParsedQuery,
   params: ScoringParams,
   norms: FieldNorms,
-  opts: { phraseBoost: number; lexicalWeight: number; filters: EngineFilters | undefined },
+  opts: { phraseBoost: number; lexicalWeight: number; filters: EngineFilters | undefined; pairs?: boolean },
 ): SearchPlan {
   const dfCache = new Map<string, { df: number; ords: Int32Array }>();
   const termOrdinals = new Map<Uint8Array, Int32Array>();
@@ -140,7 +142,7 @@ export function buildPlan(
     phrases.push({ slots, idfSum });
   }
   const emptyAfterAnalysis = parsed.words.length === 0 && parsed.phrases.length === 0 && parsed.raw.trim().length > 0;
-  return { clauses, phrases, emptyAfterAnalysis, norms, k1: params.k1, phraseBoost: opts.phraseBoost, lexicalWeight: opts.lexicalWeight, filters: opts.filters, termOrdinals };
+  return { clauses, phrases, emptyAfterAnalysis, norms, k1: params.k1, phraseBoost: opts.phraseBoost, lexicalWeight: opts.lexicalWeight, filters: opts.filters, termOrdinals, pairs: opts.pairs !== false };
 }
 
 /** Bounded top-k keeper; the root is the worst kept hit. */
@@ -319,11 +321,18 @@ function sortRange(buf: Int32Array, from: number, to: number): void {
 /** Per-segment phrase matcher: slot groups and scratch space. */
 class PhraseMatcher {
   readonly slots: SlotGroup[];
+  /**
+   * Pair postings of adjacent slots (ADR 0175): extra groups of the conjunctive join that hold exactly the
+   * docs where the two slots' words are adjacent, so only those reach verification (which still reads the
+   * slots' positions, so counts and scores are the words' own).
+   */
+  readonly pairs: SlotGroup[];
   readonly idfSum: number;
   readonly offsets: Int32Array;
   readonly tf = new Float64Array(NF);
-  constructor(slots: SlotGroup[], idfSum: number) {
+  constructor(slots: SlotGroup[], pairs: SlotGroup[], idfSum: number) {
     this.slots = slots;
+    this.pairs = pairs;
     this.idfSum = idfSum;
     this.offsets = Int32Array.from(slots.map((s) => s.offset));
   }
@@ -517,7 +526,24 @@ function prepareSegment(plan: SearchPlan, ss: SnapshotSegment, si: number): SegR
         if (cursors.length === 0) return null; // a required phrase cannot match here
         slots.push(new SlotGroup(cursors, s.offset));
       }
-      phrases.push(new PhraseMatcher(slots, p.idfSum));
+      const pairs: SlotGroup[] = [];
+      const pp = plan.pairs ? seg.pairs : null;
+      if (pp !== null) {
+        // adjacent slots with one term each in this segment (alternatives absent here cannot match here),
+        // both in the segment's common set: the pair's docs are the only ones that can hold the phrase
+        for (let i = 0; i + 1 < slots.length; i++) {
+          const a = slots[i]!;
+          const b = slots[i + 1]!;
+          if (b.offset - a.offset !== 1 || a.cursors.length !== 1 || b.cursors.length !== 1) continue;
+          const ia = pp.setIndex(a.cursors[0]!.term);
+          const ib = ia < 0 ? -1 : pp.setIndex(b.cursors[0]!.term);
+          if (ib < 0) continue;
+          const pair = pp.find(ia, ib);
+          if (pair < 0) return null; // no doc of this segment holds the two words adjacent
+          pairs.push(new SlotGroup([new PostingCursor(pp, pair, searchArena)], 0));
+        }
+      }
+      phrases.push(new PhraseMatcher(slots, pairs, p.idfSum));
     }
   }
   return { si, seg, clauses, phrases, filter, contrib: new Float64Array(plan.clauses.length), docNorm };
@@ -534,7 +560,7 @@ function runConjunctive(plan: SearchPlan, run: SegRun, heap: TopK, ctr: SegmentC
   const { allowed, candidates } = run.filter;
   const phrases = run.phrases ?? [];
   const groups: SlotGroup[] = [];
-  for (const p of phrases) groups.push(...p.slots);
+  for (const p of phrases) groups.push(...p.slots, ...p.pairs);
   groups.sort((a, b) => a.df - b.df);
   const clauses = run.clauses;
   const contrib = run.contrib;
@@ -641,7 +667,7 @@ function countPhraseMatches(run: SegRun, ctr: SegmentCounters): void {
   const { allowed, candidates } = run.filter;
   const phrases = run.phrases!;
   const groups: SlotGroup[] = [];
-  for (const p of phrases) for (const g of p.slots) if (!groups.includes(g)) groups.push(g);
+  for (const p of phrases) for (const g of [...p.slots, ...p.pairs]) if (!groups.includes(g)) groups.push(g);
   groups.sort((a, b) => a.df - b.df);
   const visit = ctr.visit;
   let matches = 0;

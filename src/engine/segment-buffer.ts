@@ -9,6 +9,7 @@ import { analyzerFor, type Analyzer } from './analyzer.js';
 import { normalizeLanguage } from './stemmers.js';
 import { ByteSink, NumSink } from './bit-packing.js';
 import { encodeTokens } from './token-offsets.js';
+import { DEFAULT_PAIR_RULE, derivePairs, type PairRule } from './pair-postings.js';
 import { SegmentWriter, sortCodePointOrder, NF, type BoundParams, type DocColumns } from './segment-writer.js';
 import type { IndexDocument } from './types.js';
 
@@ -260,8 +261,11 @@ export class SegmentBuffer {
     }
   }
 
-  /** Writes the buffered documents as a segment (bytes), or null when nothing is live; `bound`: see SegmentWriter. */
-  build(bound: BoundParams): Uint8Array | null {
+  /**
+   * Writes the buffered documents as a segment (bytes), or null when nothing is live; `bound`: see
+   * SegmentWriter; `pairs`: the common-term rule of its pair postings (pair-postings.ts).
+   */
+  build(bound: BoundParams, pairs: PairRule = DEFAULT_PAIR_RULE): Uint8Array | null {
     if (this.#byId.size === 0) return null;
     const w = new SegmentWriter(bound);
     const docs = this.#docs;
@@ -338,6 +342,7 @@ export class SegmentBuffer {
       }
       w.endTerm();
     }
+    for (const _ of derivePairs(w, pairs));
     return w.finish();
   }
 }

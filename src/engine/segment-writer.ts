@@ -12,7 +12,11 @@
 // Positions: per document, per field with tf > 0, VByte gaps (first one absolute), fields in order.
 // Token offsets (format 2, for snippets): per document and field, the code point start and length of
 // every position's token (token-offsets.ts), so highlights and windows come from the index.
+// Pair postings (optional sections, ADR 0175): pair-postings.ts derives them from postingView() after the
+// last term and hands them over with setPairs(); finish() writes them when set.
 import { ByteSink, NumSink, WordSink, maxBitWidth, pack, packedWords } from './bit-packing.js';
+import type { PairSections } from './pair-postings.js';
+import type { PostingStore } from './postings-cursor.js';
 import { encodeSegmentFile, type SectionArray } from './segment-file.js';
 
 /** Postings per block (also the skip granularity). */
@@ -361,6 +365,41 @@ export class SegmentWriter {
     }
   }
 
+  #pairs: PairSections | null = null;
+
+  /**
+   * The postings written so far as a store a PostingCursor reads (after the last term): pair-postings.ts
+   * derives the pair postings from it. Views over the writer's buffers, valid until the next write.
+   */
+  postingView(): PostingStore {
+    if (this.#inTerm) this.endTerm();
+    const terms = this.#termDf.length;
+    const termBlk = new Uint32Array(terms + 1);
+    termBlk.set(this.#termBlk.buf.subarray(0, terms));
+    termBlk[terms] = this.#blkLast.length;
+    return {
+      docCount: this.#docs,
+      termDf: this.#termDf.buf.subarray(0, terms),
+      termBlk,
+      termMaxTf: this.#termMaxTf.buf.subarray(0, this.#termMaxTf.length),
+      termMinLen: this.#termMinLen.buf.subarray(0, this.#termMinLen.length),
+      termMaxTfp: this.#termMaxTfp.buf.subarray(0, this.#termMaxTfp.length),
+      blkLast: this.#blkLast.buf.subarray(0, this.#blkLast.length),
+      blkDoc: this.#blkDoc.buf.subarray(0, this.#blkDoc.length),
+      blkPos: this.#blkPos.buf.subarray(0, this.#blkPos.length),
+      blkMaxTf: this.#blkMaxTf.buf.subarray(0, this.#blkMaxTf.length),
+      blkMinLen: this.#blkMinLen.buf.subarray(0, this.#blkMinLen.length),
+      blkMaxTfp: this.#blkMaxTfp.buf.subarray(0, this.#blkMaxTfp.length),
+      post: this.#post.buf.subarray(0, this.#post.length),
+      pos: this.#pos.buf.subarray(0, this.#pos.length),
+    };
+  }
+
+  /** The pair postings finish() writes (pair-postings.ts), or null for none. */
+  setPairs(p: PairSections | null): void {
+    this.#pairs = p;
+  }
+
   /** Serialises the segment. */
   finish(): Uint8Array {
     if (this.#inTerm) this.endTerm();
@@ -423,6 +462,7 @@ export class SegmentWriter {
       termMaxTfp: this.#termMaxTfp.result(),
       post: this.#post.result(),
       pos: this.#pos.result(),
+      ...this.#pairs,
     };
     for (const [name, m] of Object.entries(this.#dicts)) {
       const list: string[] = [];

@@ -1,6 +1,7 @@
 // Read side of an immutable segment: typed-array views over the segment file, term and id lookup by
 // binary search over UTF-8 bytes, per-document columns, keyword postings and chunk tables.
 // Posting iteration lives in postings-cursor.ts.
+import { PairPostings } from './pair-postings.js';
 import { SegmentFile } from './segment-file.js';
 import { compareBytes, NF } from './segment-writer.js';
 
@@ -120,6 +121,8 @@ export class Segment {
   readonly blkMaxTfp: Float32Array;
   readonly termMaxTfp: Float32Array;
   readonly bound: { w: number[]; b: number[]; avg: number[] };
+  /** Pair postings of adjacent common terms (ADR 0175), or null (a segment written without them, or too small). */
+  readonly pairs: PairPostings | null;
 
   constructor(name: string, bytes: Uint8Array) {
     this.name = name;
@@ -166,6 +169,15 @@ export class Segment {
     this.blkMaxTfp = f.f32('blkMaxTfp');
     this.termMaxTfp = f.f32('termMaxTfp');
     this.bound = meta.bound;
+    this.pairs = f.has('pairKey')
+      ? new PairPostings(this.docCount, {
+          pairSet: f.u32('pairSet'),
+          pairKey: f.u32('pairKey'),
+          pairDf: f.u32('pairDf'),
+          pairBlkLast: f.u32('pairBlkLast'),
+          pairPost: f.u32('pairPost'),
+        })
+      : null;
   }
 
   #normCache: { key: Float64Array; arr: Float64Array }[] = [];
@@ -307,7 +319,8 @@ export class Segment {
   bytesByComponent(): { postings: number; positions: number; dictionary: number; columns: number; passages: number; total: number } {
     const f = this.file;
     const b = (...names: string[]): number => names.reduce((s, n) => s + f.sectionBytes(n), 0);
-    const postings = b('post', 'blkLast', 'blkDoc', 'blkPos', 'blkMaxTfp', 'termMaxTfp', 'blkMaxTf', 'blkMinLen', 'termDf', 'termBlk', 'termMaxTf', 'termMinLen');
+    // pair postings (ADR 0175) count as postings
+    const postings = b('post', 'blkLast', 'blkDoc', 'blkPos', 'blkMaxTfp', 'termMaxTfp', 'blkMaxTf', 'blkMinLen', 'termDf', 'termBlk', 'termMaxTf', 'termMinLen', 'pairSet', 'pairKey', 'pairDf', 'pairBlkLast', 'pairPost');
     const positions = b('pos');
     const dictionary = b('termBlob', 'termOff', 'surfBlob', 'surfOff');
     // passages: chunk tables and the token offsets snippets are cut with

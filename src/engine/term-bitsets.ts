@@ -4,8 +4,7 @@
 // bitset is built (by decoding its postings once) the first time a count meets it and kept while the segment
 // lives: segments are immutable, so the bitset never goes stale. The cache is per thread (module state; each
 // search thread has its own) and bounded in bytes: past the bound a term stays on the decode path.
-import type { PostingCursor } from './postings-cursor.js';
-import type { Segment } from './segment.js';
+import type { PostingCursor, PostingStore } from './postings-cursor.js';
 
 /** A term is dense in a segment when df * DENSE_DIVISOR >= docCount (its bitset then takes <= 4 bytes per posting). */
 export const DENSE_DIVISOR = 32;
@@ -23,7 +22,7 @@ interface SegmentBitsets {
   acct: { bytes: number };
 }
 
-const bySegment = new WeakMap<Segment, SegmentBitsets>();
+const bySegment = new WeakMap<PostingStore, SegmentBitsets>();
 const registry = new FinalizationRegistry<{ bytes: number }>((acct) => {
   held -= acct.bytes;
 });

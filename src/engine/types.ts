@@ -108,6 +108,8 @@ export interface EngineQuery {
   heapFactor?: number;
   /** Debug/oracle: disable dynamic pruning and score every match (same results, slower). */
   exhaustive?: boolean;
+  /** A/B and oracle: false ignores the segments' pair postings for phrases (same results, slower; ADR 0175). */
+  phrasePairs?: boolean;
 }
 
 /** A passage (chunk) of a hit: where it is and how it scored. Offsets are Unicode code points. */
