@@ -33,8 +33,8 @@ export type {
 export { FIELDS } from './types.js';
 export { DEFAULT_SCORING, DEFAULT_FIELD_WEIGHTS } from './bm25f.js';
 export type { ScoringParams } from './bm25f.js';
-export { DEFAULT_MERGE_POLICY } from './merge.js';
-export type { MergePolicy } from './merge.js';
+export { DEFAULT_MERGE_POLICY, runMerge } from './merge.js';
+export type { MergePolicy, MergeTask, MergeOutput } from './merge.js';
 export { parseQuery } from './query-parser.js';
 export type { ParsedQuery, QueryWord, QueryPhrase, PhraseSlot } from './query-parser.js';
 export { buildSnippet, sliceCodePoints, codePointLength } from './snippets.js';

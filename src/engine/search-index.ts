@@ -11,7 +11,7 @@ import { DEFAULT_SCORING, makeNorms, type ScoringParams } from './bm25f.js';
 import { explainDoc } from './explain.js';
 import { scoreDocumentParts, type DocumentScoreParts } from './doc-scores.js';
 import type { IndexDirectory, DirectoryLock } from './index-directory.js';
-import { DEFAULT_MERGE_POLICY, mergeSegments, selectMerge, type MergeOutput, type MergePolicy } from './merge.js';
+import { DEFAULT_MERGE_POLICY, mergeSegments, selectMerge, type MergeOutput, type MergePolicy, type MergeTask } from './merge.js';
 import { registerHit } from './hit-snippets.js';
 import { leadPassage, PassageScorer, type scorePassages } from './passages.js';
 import { parseQuery, type ParsedQuery } from './query-parser.js';
@@ -150,8 +150,11 @@ const MANIFEST = 'manifest.json';
 const MAX_K = 500;
 
 interface MergeState {
-  gen: Generator<number, MergeOutput, void>;
+  /** The sliced merge run by mergeStep; null: the merge runs elsewhere (beginMerge, ADR 0180). */
+  gen: Generator<number, MergeOutput, void> | null;
   inputs: SegEntry[];
+  /** The task handed out by beginMerge (null for mergeStep's merges). */
+  task: MergeTask | null;
 }
 
 /**
@@ -194,6 +197,11 @@ export class SearchIndex {
   #vectorModel: VectorModel | null = null;
   #stats: GlobalStats = { docCount: 0, avgLen: [0, 0, 0] };
   #merge: MergeState | null = null;
+  /**
+   * Segment file names handed out for files another writer of this directory writes (a builder or
+   * merge thread: ADR 0180): kept from garbage collection until adopted or released.
+   */
+  readonly #reserved = new Set<string>();
   #closed = false;
 
   private constructor(dir: IndexDirectory, options: SearchIndexOptions) {
@@ -279,6 +287,7 @@ export class SearchIndex {
       if (e.vecFile !== null) keep.add(e.vecFile);
       if (e.impFile) keep.add(e.impFile);
     }
+    for (const name of this.#reserved) keep.add(name);
     return keep;
   }
 
@@ -334,17 +343,52 @@ export class SearchIndex {
    * each had been add()ed. Visible after the next commit. The segment must come from this engine
    * version with this index's scoring parameters.
    */
-  addSegment(bytes: Uint8Array): void {
+  addSegment(bytes: Uint8Array, written?: string): void {
     this.#check();
+    if (written !== undefined) {
+      if (!this.#reserved.has(written)) throw new Error(`segment name ${written} was not reserved`);
+      if (!this.#dir.adopt && this.#dir.read(written) === null) throw new Error(`segment ${written} was not written`);
+    }
     const incoming = new Segment('incoming', bytes);
     for (let d = 0; d < incoming.docCount; d++) {
       const id = incoming.ids.get(d);
       this.#buffer.remove(id);
       this.#deleteInSegments(id);
     }
-    const name = this.#newSegmentName();
-    this.#dir.write(name, bytes);
+    let name: string;
+    if (written === undefined) {
+      name = this.#newSegmentName();
+      this.#dir.write(name, bytes);
+    } else {
+      name = written;
+      this.#adopt(name, bytes);
+    }
     this.#pendingSegs.push(this.#withVectors({ name, seg: new Segment(name, this.#dir.read(name) ?? bytes), deleted: null, deletedCount: 0, delGen: 0, vectors: null, vecFile: null }));
+  }
+
+  /**
+   * Reserves the file name of a new segment that another writer of this directory writes (a builder
+   * thread writes and fsyncs the segment it built, so the writer does not: ADR 0180). The name is kept
+   * from garbage collection until {@link addSegment} adopts the file or {@link releaseSegmentName}.
+   */
+  reserveSegmentName(): string {
+    this.#check();
+    const name = this.#newSegmentName();
+    this.#reserved.add(name);
+    return name;
+  }
+
+  /** Gives up a reserved name (the build failed or was not adopted) and deletes its file if written. */
+  releaseSegmentName(name: string): void {
+    if (!this.#reserved.delete(name) || this.#closed) return;
+    this.#dir.delete(name);
+  }
+
+  /** Takes over a reserved file another writer wrote with `bytes` (atomic and durable). */
+  #adopt(name: string, bytes: Uint8Array): void {
+    this.#reserved.delete(name);
+    if (this.#dir.adopt) this.#dir.adopt(name, bytes);
+    else if (this.#dir.read(name) === null) throw new Error(`segment ${name} was not written`);
   }
 
   /** Deletes a document by external id (effective at the next commit). Returns whether it existed. */
@@ -466,6 +510,8 @@ export class SearchIndex {
     }
     let work = 0;
     const m = this.#merge!;
+    // a merge handed out by beginMerge runs elsewhere: finishMerge adopts it
+    if (m.gen === null) return { state: 'merging', work: 0 };
     while (work < maxWork) {
       const r = m.gen.next();
       if (r.done) {
@@ -478,12 +524,65 @@ export class SearchIndex {
   }
 
   #startMerge(inputs: SegEntry[], unit = 50_000): void {
-    this.#merge = { gen: mergeSegments(inputs.map((e) => ({ seg: e.seg, deleted: e.deleted })), unit, { w: this.#params.weights, b: this.#params.b }), inputs };
+    this.#merge = { gen: mergeSegments(inputs.map((e) => ({ seg: e.seg, deleted: e.deleted })), unit, { w: this.#params.weights, b: this.#params.b }), inputs, task: null };
+  }
+
+  /**
+   * Starts the merge the policy wants now, to be run elsewhere (a merge thread: ADR 0180), or null when
+   * there is nothing to merge or a merge is already in progress. The task holds the inputs' segment
+   * bytes and their deletions now, and a reserved output name; run it with `runMerge` (on any thread),
+   * write its bytes under `task.output` there (or not), and hand the output to {@link finishMerge}, or
+   * call {@link abandonMerge} when it failed. Deletions and updates made while it runs are applied to
+   * the merged segment when it is adopted, as with mergeStep.
+   */
+  beginMerge(): MergeTask | null {
+    this.#check();
+    if (this.#merge !== null) return null;
+    const pick = selectMerge(
+      this.#committed.map((e) => ({ docs: e.seg.docCount, deleted: e.deletedCount })),
+      this.#policy,
+    );
+    if (pick === null) return null;
+    const inputs = pick.map((i) => this.#committed[i]!);
+    const task: MergeTask = {
+      output: this.reserveSegmentName(),
+      inputs: inputs.map((e) => ({ name: e.name, bytes: e.seg.file.bytes, deleted: e.deleted })),
+      bound: { w: this.#params.weights, b: this.#params.b },
+    };
+    this.#merge = { gen: null, inputs, task };
+    return task;
+  }
+
+  /**
+   * Adopts the output of a task from {@link beginMerge}: `written` says its bytes were already written
+   * (atomically, durably) under `task.output` by the thread that ran it; otherwise they are written
+   * here. Carries the deletions made since the task began, commits (same checkpoint) and returns true;
+   * returns false, changing nothing but deleting the task's file, when the task is no longer the merge
+   * in progress (forceMerge took over, or the index was reopened).
+   */
+  finishMerge(task: MergeTask, out: MergeOutput, written: boolean): boolean {
+    if (this.#closed || this.#merge === null || this.#merge.task !== task) {
+      this.releaseSegmentName(task.output);
+      return false;
+    }
+    if (out.docMaps.length !== task.inputs.length || out.docMaps.some((m, i) => m.length !== this.#merge!.inputs[i]!.seg.docCount)) {
+      throw new Error('merge output does not match its task');
+    }
+    this.#finishMerge(this.#merge, out, task.output, written);
+    return true;
+  }
+
+  /** Gives up a task from {@link beginMerge} (it failed): the policy may start it again later. */
+  abandonMerge(task: MergeTask): void {
+    if (this.#merge !== null && this.#merge.task === task) this.#merge = null;
+    this.releaseSegmentName(task.output);
   }
 
   /** Merges all committed segments down to at most `maxSegments` (default 1), synchronously. */
   forceMerge(maxSegments = 1): void {
     this.#check();
+    // a merge running elsewhere is left to finish in vain (finishMerge then returns false)
+    if (this.#merge !== null && this.#merge.gen === null) this.#merge = null;
     if (this.#merge !== null) {
       for (;;) if (this.mergeStep(1e12).state !== 'merging') break;
     }
@@ -495,12 +594,17 @@ export class SearchIndex {
     }
   }
 
-  #finishMerge(m: MergeState, out: MergeOutput): void {
+  #finishMerge(m: MergeState, out: MergeOutput, reserved: string | null = null, written = false): void {
     this.#merge = null;
     let entry: SegEntry | null = null;
+    if (out.bytes === null && reserved !== null) this.releaseSegmentName(reserved);
     if (out.bytes !== null) {
-      const name = this.#newSegmentName();
-      this.#dir.write(name, out.bytes);
+      const name = reserved ?? this.#newSegmentName();
+      if (written) this.#adopt(name, out.bytes);
+      else {
+        this.#dir.write(name, out.bytes);
+        this.#reserved.delete(name);
+      }
       entry = this.#withVectors({ name, seg: new Segment(name, this.#dir.read(name) ?? out.bytes), deleted: null, deletedCount: 0, delGen: 0, vectors: null, vecFile: null });
       entry = this.#carryVectors(entry, m.inputs, out.docMaps);
       entry = this.#carryImpacts(entry, m.inputs, out.docMaps);

@@ -151,6 +151,12 @@ export class IndexSet {
    */
   builder: SegmentBuilder | null = null;
 
+  /**
+   * Where background merges run (a thread of their own: ADR 0180); null: in slices on the caller's
+   * thread (mergeStep).
+   */
+  merger: SegmentBuilder | null = null;
+
   /** Why open() discarded an index to rebuild it from the store (analysis changed), else null. */
   rebuildReason: string | null = null;
 
@@ -306,12 +312,27 @@ export class IndexSet {
         }
       }
     }
-    const built = new Map<IndexName, Uint8Array[]>();
-    for (const [name, docs] of upserts) if (docs.size > 0) built.set(name, await builder.build([...docs.values()]));
+    // the builder thread writes (and fsyncs) the segment under a name reserved here, so adopting it
+    // does no file I/O on this thread (ADR 0180)
+    const built = new Map<IndexName, { segments: Uint8Array[]; written: string | undefined }>();
+    try {
+      for (const [name, docs] of upserts) {
+        if (docs.size === 0) continue;
+        const target = this.get(name).reserveSegmentName();
+        built.set(name, { segments: [], written: target });
+        const r = await builder.build([...docs.values()], { index: name, name: target });
+        built.set(name, { segments: r.segments, written: r.written ? target : undefined });
+        if (!r.written) this.get(name).releaseSegmentName(target);
+      }
+    } catch (e) {
+      for (const [name, b] of built) if (b.written !== undefined) this.get(name).releaseSegmentName(b.written);
+      throw e;
+    }
     // no await below: the page lands in every index at once
     for (const [name, idx] of this.#indexes) {
       for (const id of deletes.get(name)!) idx.delete(id);
-      for (const bytes of built.get(name) ?? []) idx.addSegment(bytes);
+      const b = built.get(name);
+      if (b) for (const bytes of b.segments) idx.addSegment(bytes, b.written);
     }
   }
 
@@ -353,6 +374,30 @@ export class IndexSet {
     }
     if (merged) this.onChange?.();
     return merging ? 'merging' : merged ? 'merged' : 'idle';
+  }
+
+  /**
+   * Runs, on `merger`'s thread, the merge each index's policy wants now (one per index), and adopts the
+   * outputs (ADR 0180): this thread only hands out the task (the inputs' bytes are shared, not copied)
+   * and adopts the result, applying the deletions made meanwhile. `merged` when any merge completed
+   * (another may be due), else `idle`.
+   */
+  async mergeOffThread(merger: SegmentBuilder): Promise<'idle' | 'merged'> {
+    let merged = false;
+    for (const [name, idx] of this.#indexes) {
+      const task = idx.beginMerge();
+      if (task === null) continue;
+      let r: Awaited<ReturnType<SegmentBuilder['merge']>>;
+      try {
+        r = await merger.merge(name, task);
+      } catch (e) {
+        idx.abandonMerge(task);
+        throw e;
+      }
+      if (idx.finishMerge(task, r.out, r.written)) merged = true;
+    }
+    if (merged) this.onChange?.();
+    return merged ? 'merged' : 'idle';
   }
 
   stats(): Record<IndexName, IndexStats> {

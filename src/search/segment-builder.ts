@@ -1,24 +1,58 @@
-// Segment building off the thread that answers requests (ADR 0111). A server's catch-up used to analyse
-// every new document and build its segment at commit on the main thread: ~1 ms of CPU per document, a
-// commit of a second's ingest holding the event loop for hundreds of milliseconds. With a builder, the
-// catch-up sends each batch of new documents to a builder thread, which indexes them into an empty
-// in-memory SearchIndex and returns the committed segment's bytes; the writer (main thread) only
-// adopts the segment (SearchIndex.addSegment: replaces older versions of its documents), applies the
-// deletions and commits, none of which analyses text. Results are the same: the same engine builds
-// the same segment. `src/segment-builder-worker.ts` is the thread's entry point.
+// Segment building and merging off the thread that answers requests (ADRs 0111, 0180). A server's
+// catch-up used to analyse every new document and build its segment at commit on the main thread: ~1 ms
+// of CPU per document, a commit of a second's ingest holding the event loop for hundreds of
+// milliseconds. With a builder, the catch-up sends each batch of new documents to a builder thread,
+// which indexes them into an empty in-memory SearchIndex and returns the committed segment's bytes;
+// the writer (main thread) only adopts the segment (SearchIndex.addSegment: replaces older versions of
+// its documents), applies the deletions and commits, none of which analyses text. Results are the same:
+// the same engine builds the same segment. Background merges run the same way (ADR 0180): the writer
+// hands out a merge task (SearchIndex.beginMerge: the inputs' bytes, in shared memory, and their
+// deletions), a thread runs it, and the writer adopts the output (SearchIndex.finishMerge).
+// When the thread is given a file writer (the index directories' root), it also writes and fsyncs
+// what it built under the name the writer reserved, so the writer's adoption does no file I/O of the
+// segment either. `src/segment-builder-worker.ts` is the thread's entry point; it lowers the thread's
+// scheduling priority (config `backgroundThreadNice`) so searches preempt it on a busy machine.
 import { Worker, type MessagePort } from 'node:worker_threads';
-import { MemoryIndexDirectory, SearchIndex, type IndexDocument } from '../engine/index.js';
+import { MemoryIndexDirectory, runMerge, SearchIndex, type IndexDocument, type MergeOutput, type MergeTask } from '../engine/index.js';
+import type { IndexName } from '../domain/document.js';
 
-/** Builds one segment per call from documents (unique ids); null when there are none. */
+/** Where a thread writes what it built: the index's directory and the file name the writer reserved. */
+export interface BuildTarget {
+  index: IndexName;
+  name: string;
+}
+
+/** Segments built from documents; `written`: the single segment was written under the target's name. */
+export interface BuiltSegments {
+  segments: Uint8Array[];
+  written: boolean;
+}
+
+/** A merge run elsewhere; `written`: its output was written under the task's output name. */
+export interface MergedSegment {
+  out: MergeOutput;
+  written: boolean;
+}
+
+/** Builds segments and runs merges off the writer's thread. */
 export interface SegmentBuilder {
-  build(docs: IndexDocument[]): Promise<Uint8Array[]>;
+  /** The segments for `docs` (unique ids; one segment when `target` is given). */
+  build(docs: IndexDocument[], target?: BuildTarget): Promise<BuiltSegments>;
+  /** Runs a merge task of `index` (SearchIndex.beginMerge). */
+  merge(index: IndexName, task: MergeTask): Promise<MergedSegment>;
   close(): Promise<void>;
 }
 
-type Req = { id: number; docs: IndexDocument[] };
-type Res = { id: number; segments?: Uint8Array[]; error?: string };
+/** Writes a finished segment file atomically and durably into an index's directory (thread side). */
+export type SegmentFileWriter = (index: IndexName, name: string, bytes: Uint8Array) => void;
 
-/** The segments an index over an empty directory commits for `docs` (normally one). */
+type Req = { id: number; docs: IndexDocument[]; target?: BuildTarget } | { id: number; index: IndexName; task: MergeTask };
+type Res = { id: number; segments?: Uint8Array[]; merged?: MergeOutput; written?: boolean; error?: string };
+
+/**
+ * The segments an index over an empty directory commits for `docs`: normally one (a batch larger than
+ * the engine's flush threshold gives several; those are not written by the thread).
+ */
 export function buildSegments(docs: IndexDocument[]): Uint8Array[] {
   const dir = new MemoryIndexDirectory();
   const idx = SearchIndex.open(dir, { defaultLanguage: 'en' });
@@ -29,39 +63,79 @@ export function buildSegments(docs: IndexDocument[]): Uint8Array[] {
   return manifest.segments.map((s) => dir.read(s.name)!);
 }
 
-/** The thread's side: builds what it is sent, in order. */
-export function serveSegmentBuilds(port: MessagePort): void {
+/** A copy of `bytes` in shared memory: posted to the writer without a copy, held there as the file. */
+function shared(bytes: Uint8Array): Uint8Array {
+  if (bytes.buffer instanceof SharedArrayBuffer) return bytes;
+  const out = new Uint8Array(new SharedArrayBuffer(bytes.byteLength));
+  out.set(bytes);
+  return out;
+}
+
+/** Transferables of a response: non-shared buffers move, shared ones are shared anyway. */
+function movable(arrays: readonly ArrayBufferView[]): ArrayBuffer[] {
+  const out = new Set<ArrayBuffer>();
+  for (const a of arrays) if (a.buffer instanceof ArrayBuffer) out.add(a.buffer);
+  return [...out];
+}
+
+/** The thread's side: builds and merges what it is sent, in order, writing files when it can. */
+export function serveSegmentBuilds(port: MessagePort, write: SegmentFileWriter | null = null): void {
   port.on('message', (m: Req) => {
     try {
-      const segments = buildSegments(m.docs);
-      port.postMessage({ id: m.id, segments } satisfies Res, segments.map((s) => s.buffer as ArrayBuffer));
+      if ('task' in m) {
+        const out = runMerge(m.task);
+        let written = false;
+        if (out.bytes !== null && write !== null) {
+          out.bytes = shared(out.bytes);
+          write(m.index, m.task.output, out.bytes);
+          written = true;
+        }
+        port.postMessage({ id: m.id, merged: out, written } satisfies Res, movable([...(out.bytes ? [out.bytes] : []), ...out.docMaps]));
+        return;
+      }
+      let segments = buildSegments(m.docs);
+      let written = false;
+      if (m.target !== undefined && write !== null && segments.length === 1) {
+        segments = [shared(segments[0]!)];
+        write(m.target.index, m.target.name, segments[0]!);
+        written = true;
+      }
+      port.postMessage({ id: m.id, segments, written } satisfies Res, movable(segments));
     } catch (e) {
       port.postMessage({ id: m.id, error: (e as Error).stack ?? String(e) } satisfies Res);
     }
   });
 }
 
-/** The main thread's side: one builder thread. */
+/** The main thread's side: one thread (builds and merges queue on it in call order). */
 export class ThreadedSegmentBuilder implements SegmentBuilder {
   readonly #entry: URL;
+  readonly #workerData: unknown;
   #worker: Worker;
-  readonly #pending = new Map<number, { resolve: (s: Uint8Array[]) => void; reject: (e: unknown) => void }>();
+  readonly #pending = new Map<number, { resolve: (r: Res) => void; reject: (e: unknown) => void }>();
   #next = 1;
   #closing = false;
 
-  constructor(entry: URL) {
+  /** `workerData` goes to the entry (the file root and the thread's nice value: segment-builder-worker.ts). */
+  constructor(entry: URL, workerData: unknown = null) {
     this.#entry = entry;
+    this.#workerData = workerData;
     this.#worker = this.#start();
   }
 
+  /** The thread's id (for tests and diagnostics). */
+  get threadId(): number {
+    return this.#worker.threadId;
+  }
+
   #start(): Worker {
-    const w = new Worker(this.#entry);
+    const w = new Worker(this.#entry, { workerData: this.#workerData });
     w.on('message', (m: Res) => {
       const p = this.#pending.get(m.id);
       if (!p) return;
       this.#pending.delete(m.id);
       if (this.#pending.size === 0) w.unref();
-      if (m.segments) p.resolve(m.segments);
+      if (m.error === undefined) p.resolve(m);
       else p.reject(new Error(`segment builder: ${m.error}`));
     });
     w.on('error', () => undefined);
@@ -76,14 +150,24 @@ export class ThreadedSegmentBuilder implements SegmentBuilder {
     return w;
   }
 
-  build(docs: IndexDocument[]): Promise<Uint8Array[]> {
+  #send(req: Omit<Req, 'id'>): Promise<Res> {
     if (this.#closing) return Promise.reject(new Error('segment builder is closed'));
     const id = this.#next++;
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
       this.#worker.ref();
-      this.#worker.postMessage({ id, docs } satisfies Req);
+      this.#worker.postMessage({ id, ...req } as Req);
     });
+  }
+
+  async build(docs: IndexDocument[], target?: BuildTarget): Promise<BuiltSegments> {
+    const r = await this.#send(target ? { docs, target } : { docs });
+    return { segments: r.segments!, written: r.written === true };
+  }
+
+  async merge(index: IndexName, task: MergeTask): Promise<MergedSegment> {
+    const r = await this.#send({ index, task });
+    return { out: r.merged!, written: r.written === true };
   }
 
   async close(): Promise<void> {
