@@ -47,6 +47,12 @@ const YIELD_EVERY = 32;
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 /** With a segment builder: store changes read, built into one segment per index, and adopted at a time. */
 const BUILD_PAGE = 5_000;
+/**
+ * With a segment builder: store changes read per call, with a turn of the event loop between calls, to
+ * make up a BUILD_PAGE. Reading and decoding 5,000 documents at once held the main thread for tens of
+ * milliseconds (ADR 0180).
+ */
+const READ_PAGE = 500;
 
 /**
  * The label each commit records: the store sequence and the engine's analysis version, `<seq>@a<version>`.
@@ -259,7 +265,7 @@ export class IndexSet {
     let applied = 0;
     while (seq < target) {
       const builder = this.builder;
-      const page = await this.store.changesSince(seq, builder ? BUILD_PAGE : PAGE);
+      const page = builder ? await this.#readPage(seq, BUILD_PAGE) : await this.store.changesSince(seq, PAGE);
       if (page.length === 0) break;
       if (builder) {
         await this.#applyBuilt(page, builder);
@@ -287,6 +293,20 @@ export class IndexSet {
     const due = this.#uncommitted >= COMMIT_EVERY || this.clock.nowMs() - this.#lastCommitMs >= COMMIT_INTERVAL_MS;
     if (this.#applied > this.checkpoint() && (commit === 'always' || due)) this.#commit();
     return { applied, seq, target };
+  }
+
+  /** Up to `max` changes after `seq`, read READ_PAGE at a time with the event loop free in between. */
+  async #readPage(seq: number, max: number): Promise<DocumentChange[]> {
+    const out: DocumentChange[] = [];
+    while (out.length < max) {
+      const want = Math.min(READ_PAGE, max - out.length);
+      const part = await this.store.changesSince(seq, want);
+      for (const c of part) out.push(c);
+      if (part.length < want) break;
+      seq = part[part.length - 1]!.seq;
+      if (out.length < max) await turn();
+    }
+    return out;
   }
 
   /**

@@ -46,7 +46,14 @@ export interface SegmentBuilder {
 /** Writes a finished segment file atomically and durably into an index's directory (thread side). */
 export type SegmentFileWriter = (index: IndexName, name: string, bytes: Uint8Array) => void;
 
-type Req = { id: number; docs: IndexDocument[]; target?: BuildTarget } | { id: number; index: IndexName; task: MergeTask };
+type Req = { id: number; docs: IndexDocument[]; target?: BuildTarget } | { id: number; append: IndexDocument[] } | { id: number; index: IndexName; task: MergeTask };
+
+/**
+ * Documents posted per message: a build's documents go over in parts with a turn of the event loop
+ * between them, so copying a 5,000-document batch to the thread is not one long slice (ADR 0180).
+ */
+const POST_PART = 500;
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 type Res = { id: number; segments?: Uint8Array[]; merged?: MergeOutput; written?: boolean; error?: string };
 
 /**
@@ -80,7 +87,14 @@ function movable(arrays: readonly ArrayBufferView[]): ArrayBuffer[] {
 
 /** The thread's side: builds and merges what it is sent, in order, writing files when it can. */
 export function serveSegmentBuilds(port: MessagePort, write: SegmentFileWriter | null = null): void {
+  const parts = new Map<number, IndexDocument[]>();
   port.on('message', (m: Req) => {
+    if ('append' in m) {
+      const docs = parts.get(m.id) ?? [];
+      for (const d of m.append) docs.push(d);
+      parts.set(m.id, docs);
+      return;
+    }
     try {
       if ('task' in m) {
         const out = runMerge(m.task);
@@ -93,7 +107,9 @@ export function serveSegmentBuilds(port: MessagePort, write: SegmentFileWriter |
         port.postMessage({ id: m.id, merged: out, written } satisfies Res, movable([...(out.bytes ? [out.bytes] : []), ...out.docMaps]));
         return;
       }
-      let segments = buildSegments(m.docs);
+      const earlier = parts.get(m.id);
+      parts.delete(m.id);
+      let segments = buildSegments(earlier ? earlier.concat(m.docs) : m.docs);
       let written = false;
       if (m.target !== undefined && write !== null && segments.length === 1) {
         segments = [shared(segments[0]!)];
@@ -150,9 +166,8 @@ export class ThreadedSegmentBuilder implements SegmentBuilder {
     return w;
   }
 
-  #send(req: Omit<Req, 'id'>): Promise<Res> {
+  #send(req: Omit<Req, 'id'>, id = this.#next++): Promise<Res> {
     if (this.#closing) return Promise.reject(new Error('segment builder is closed'));
-    const id = this.#next++;
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
       this.#worker.ref();
@@ -161,7 +176,18 @@ export class ThreadedSegmentBuilder implements SegmentBuilder {
   }
 
   async build(docs: IndexDocument[], target?: BuildTarget): Promise<BuiltSegments> {
-    const r = await this.#send(target ? { docs, target } : { docs });
+    if (this.#closing) throw new Error('segment builder is closed');
+    const id = this.#next++;
+    const worker = this.#worker;
+    let at = 0;
+    for (; docs.length - at > POST_PART; at += POST_PART) {
+      this.#worker.postMessage({ id, append: docs.slice(at, at + POST_PART) } satisfies Req);
+      await turn();
+    }
+    // a thread that exited meanwhile lost the parts: its replacement must not build the rest alone
+    if (this.#worker !== worker) throw new Error('segment builder thread exited during the build');
+    const rest = at === 0 ? docs : docs.slice(at);
+    const r = await this.#send(target ? { docs: rest, target } : { docs: rest }, id);
     return { segments: r.segments!, written: r.written === true };
   }
 

@@ -15,7 +15,7 @@ import { currentThreadNice, lowerThreadPriority } from '../../src/adapters/os/th
 import { sharedFsIndexDirectories } from '../../src/adapters/fs/shared-index-directory.js';
 import { fsIndexDirectories } from '../../src/adapters/fs/index-directories.js';
 import { IndexSet } from '../../src/search/index-set.js';
-import { ThreadedSegmentBuilder } from '../../src/search/segment-builder.js';
+import { buildSegments, ThreadedSegmentBuilder } from '../../src/search/segment-builder.js';
 import { doc } from '../helpers/documents.js';
 import { openMemorySqlite, tempDir } from '../helpers/storage.js';
 
@@ -70,6 +70,52 @@ test('the builder thread runs at the configured nice value, and at normal priori
   } finally {
     await nice.close();
     await normal.close();
+  }
+});
+
+test('a batch posted in parts builds the same segment as in process, written by the thread under the reserved name', async () => {
+  const tmp = tempDir();
+  const root = join(tmp.dir, 'index');
+  const builder = new ThreadedSegmentBuilder(entry, { nice: 0, indexRoot: root });
+  try {
+    const docs = Array.from({ length: 1_234 }, (_, i) => ({ id: `p${i}`, title: `Part ${i % 7} of a long batch`, abstract: `words ${i} and more words` }));
+    const r = await builder.build(docs, { index: 'documents', name: 'seg-000042.lsg' });
+    assert.equal(r.written, true);
+    assert.equal(r.segments.length, 1);
+    const [local] = buildSegments(docs);
+    assert.deepEqual(Buffer.from(r.segments[0]!), Buffer.from(local!));
+    assert.deepEqual(readFileSync(join(root, 'documents', 'seg-000042.lsg')), Buffer.from(local!));
+    // without a target nothing is written
+    const plain = await builder.build(docs.slice(0, 3));
+    assert.equal(plain.written, false);
+  } finally {
+    await builder.close();
+    tmp.remove();
+  }
+});
+
+test('catch-up reads the store in parts and builds one segment per page of up to 5,000 changes', async () => {
+  const store = await openMemorySqlite();
+  const tmp = tempDir();
+  const root = join(tmp.dir, 'index');
+  const builder = new ThreadedSegmentBuilder(entry, { nice: 0, indexRoot: root });
+  try {
+    const docs = store.storage.documents;
+    await docs.upsertMany(Array.from({ length: 1_234 }, (_, i) => doc(`c${i}`, { title: `Catch up ${i} ${i === 0 ? 'firstone' : i === 1_233 ? 'lastone' : ''}` })), 1_700_000_000);
+    const set = IndexSet.open(sharedFsIndexDirectories(root), docs, clock);
+    set.builder = builder;
+    const p = await set.catchUp();
+    assert.equal(p.applied, 1_234);
+    const idx = set.get('documents');
+    assert.equal(idx.stats().docs, 1_234);
+    assert.equal(idx.stats().segments, 1);
+    assert.deepEqual(idx.search({ text: 'firstone' }).hits.map((h) => h.id), ['c0']);
+    assert.deepEqual(idx.search({ text: 'lastone' }).hits.map((h) => h.id), ['c1233']);
+    set.close();
+  } finally {
+    await builder.close();
+    await store.dispose();
+    tmp.remove();
   }
 });
 
