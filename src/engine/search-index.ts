@@ -106,6 +106,27 @@ interface ManifestSegment {
  */
 export type VectorModel = { id: string; model: CorpusModel } | { id: string; model: null; dims: number };
 
+/**
+ * Vectors of a segment computed elsewhere (a builder or merge thread: ADR 0180) under a corpus model:
+ * the serialized vector file, and whether it was already written (atomically, durably) as
+ * {@link vectorFileName} of the segment's reserved name.
+ */
+export interface BuiltVectors {
+  modelId: string;
+  bytes: Uint8Array;
+  written: boolean;
+}
+
+/** The vector file (serialized) of a segment's documents under a corpus model, computed from its postings. */
+export function computeVectorFile(segmentBytes: Uint8Array, model: CorpusModel, modelId: string): Uint8Array {
+  return SegmentVectors.compute(new Segment('vectors', segmentBytes), model, modelId).serialize();
+}
+
+/** The file holding a segment's vectors under a model. */
+export function vectorFileName(segment: string, modelId: string): string {
+  return `${segment}.vec-${modelId.slice(0, 16)}`;
+}
+
 /** A committed segment whose live documents have no vectors under the current (external) model. */
 export interface SegmentNeedingVectors {
   segment: string;
@@ -295,6 +316,8 @@ export class SearchIndex {
     const keep = this.#referenced();
     for (const f of this.#dir.list()) {
       if (keep.has(f)) continue;
+      // a reserved segment's vector file, written by its thread before the segment is adopted
+      if (this.#reserved.size > 0 && [...this.#reserved].some((r) => f.startsWith(`${r}.`))) continue;
       if (f.startsWith('seg-') || f.startsWith(MANIFEST)) this.#dir.delete(f);
     }
   }
@@ -343,7 +366,7 @@ export class SearchIndex {
    * each had been add()ed. Visible after the next commit. The segment must come from this engine
    * version with this index's scoring parameters.
    */
-  addSegment(bytes: Uint8Array, written?: string): void {
+  addSegment(bytes: Uint8Array, written?: string, vectors?: BuiltVectors): void {
     this.#check();
     if (written !== undefined) {
       if (!this.#reserved.has(written)) throw new Error(`segment name ${written} was not reserved`);
@@ -363,7 +386,7 @@ export class SearchIndex {
       name = written;
       this.#adopt(name, bytes);
     }
-    this.#pendingSegs.push(this.#withVectors({ name, seg: new Segment(name, this.#dir.read(name) ?? bytes), deleted: null, deletedCount: 0, delGen: 0, vectors: null, vecFile: null }));
+    this.#pendingSegs.push(this.#withVectors({ name, seg: new Segment(name, this.#dir.read(name) ?? bytes), deleted: null, deletedCount: 0, delGen: 0, vectors: null, vecFile: null }, vectors));
   }
 
   /**
@@ -382,11 +405,13 @@ export class SearchIndex {
   releaseSegmentName(name: string): void {
     if (!this.#reserved.delete(name) || this.#closed) return;
     this.#dir.delete(name);
+    for (const f of this.#dir.list()) if (f.startsWith(`${name}.vec-`)) this.#dir.delete(f);
   }
 
   /** Takes over a reserved file another writer wrote with `bytes` (atomic and durable). */
   #adopt(name: string, bytes: Uint8Array): void {
     this.#reserved.delete(name);
+    // (a vector file is kept by its segment's reservation, which the caller releases with it)
     if (this.#dir.adopt) this.#dir.adopt(name, bytes);
     else if (this.#dir.read(name) === null) throw new Error(`segment ${name} was not written`);
   }
@@ -560,7 +585,7 @@ export class SearchIndex {
    * returns false, changing nothing but deleting the task's file, when the task is no longer the merge
    * in progress (forceMerge took over, or the index was reopened).
    */
-  finishMerge(task: MergeTask, out: MergeOutput, written: boolean): boolean {
+  finishMerge(task: MergeTask, out: MergeOutput, written: boolean, vectors?: BuiltVectors): boolean {
     if (this.#closed || this.#merge === null || this.#merge.task !== task) {
       this.releaseSegmentName(task.output);
       return false;
@@ -568,7 +593,7 @@ export class SearchIndex {
     if (out.docMaps.length !== task.inputs.length || out.docMaps.some((m, i) => m.length !== this.#merge!.inputs[i]!.seg.docCount)) {
       throw new Error('merge output does not match its task');
     }
-    this.#finishMerge(this.#merge, out, task.output, written);
+    this.#finishMerge(this.#merge, out, task.output, written, vectors);
     return true;
   }
 
@@ -594,7 +619,7 @@ export class SearchIndex {
     }
   }
 
-  #finishMerge(m: MergeState, out: MergeOutput, reserved: string | null = null, written = false): void {
+  #finishMerge(m: MergeState, out: MergeOutput, reserved: string | null = null, written = false, vectors?: BuiltVectors): void {
     this.#merge = null;
     let entry: SegEntry | null = null;
     if (out.bytes === null && reserved !== null) this.releaseSegmentName(reserved);
@@ -605,7 +630,7 @@ export class SearchIndex {
         this.#dir.write(name, out.bytes);
         this.#reserved.delete(name);
       }
-      entry = this.#withVectors({ name, seg: new Segment(name, this.#dir.read(name) ?? out.bytes), deleted: null, deletedCount: 0, delGen: 0, vectors: null, vecFile: null });
+      entry = this.#withVectors({ name, seg: new Segment(name, this.#dir.read(name) ?? out.bytes), deleted: null, deletedCount: 0, delGen: 0, vectors: null, vecFile: null }, vectors);
       entry = this.#carryVectors(entry, m.inputs, out.docMaps);
       entry = this.#carryImpacts(entry, m.inputs, out.docMaps);
     }
@@ -646,15 +671,29 @@ export class SearchIndex {
    * The entry with vectors under the current model: reused when it has them, else computed from the
    * segment's postings and written (before any manifest names the file). Unchanged without a model.
    */
-  #withVectors(e: SegEntry): SegEntry {
+  #withVectors(e: SegEntry, built?: BuiltVectors): SegEntry {
     const vm = this.#vectorModel;
-    if (vm === null || vm.model === null || (e.vectors !== null && e.vectors.modelId === vm.id)) return e;
+    if (vm === null || vm.model === null || (e.vectors !== null && e.vectors.modelId === vm.id)) {
+      if (built?.written) this.#dir.delete(vectorFileName(e.name, built.modelId));
+      return e;
+    }
+    // computed elsewhere (a builder or merge thread: ADR 0180) under the current model: adopted as is
+    if (built !== undefined && built.modelId === vm.id) {
+      const vectors = SegmentVectors.parse(built.bytes);
+      if (vectors.modelId === vm.id && vectors.docs === e.seg.docCount && vectors.dims === vm.model.dims) {
+        const vecFile = vectorFileName(e.name, vm.id);
+        if (built.written) this.#adopt(vecFile, built.bytes);
+        else this.#dir.write(vecFile, built.bytes);
+        return { ...e, vectors, vecFile };
+      }
+    }
+    if (built?.written) this.#dir.delete(vectorFileName(e.name, built.modelId));
     return this.#writeVectors(e, SegmentVectors.compute(e.seg, vm.model, vm.id));
   }
 
   /** Writes `vectors` as the entry's vector file (before any manifest names it). */
   #writeVectors(e: SegEntry, vectors: SegmentVectors): SegEntry {
-    const vecFile = `${e.name}.vec-${vectors.modelId.slice(0, 16)}`;
+    const vecFile = vectorFileName(e.name, vectors.modelId);
     this.#dir.write(vecFile, vectors.serialize());
     return { ...e, vectors, vecFile };
   }

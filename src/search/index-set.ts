@@ -11,7 +11,8 @@ import type { IndexModels } from './corpus-models.js';
 import type { SparseTextEncoder, TextEncoder } from '../ports/text-encoder.js';
 import { corpusSparseModel, encoderSparseModel, type SparseModel } from './sparse-model.js';
 import { corpusDenseModel, encoderDenseModel, type DenseModel } from './dense-model.js';
-import type { SegmentBuilder } from './segment-builder.js';
+import type { BuiltVectors } from '../engine/index.js';
+import type { SegmentBuilder, WantedVectors } from './segment-builder.js';
 
 
 export interface CatchUpProgress {
@@ -334,14 +335,14 @@ export class IndexSet {
     }
     // the builder thread writes (and fsyncs) the segment under a name reserved here, so adopting it
     // does no file I/O on this thread (ADR 0180)
-    const built = new Map<IndexName, { segments: Uint8Array[]; written: string | undefined }>();
+    const built = new Map<IndexName, { segments: Uint8Array[]; written: string | undefined; vectors?: BuiltVectors }>();
     try {
       for (const [name, docs] of upserts) {
         if (docs.size === 0) continue;
         const target = this.get(name).reserveSegmentName();
         built.set(name, { segments: [], written: target });
-        const r = await builder.build([...docs.values()], { index: name, name: target });
-        built.set(name, { segments: r.segments, written: r.written ? target : undefined });
+        const r = await builder.build([...docs.values()], { index: name, name: target }, this.#wantedVectors(name));
+        built.set(name, { segments: r.segments, written: r.written ? target : undefined, ...(r.vectors ? { vectors: r.vectors } : {}) });
         if (!r.written) this.get(name).releaseSegmentName(target);
       }
     } catch (e) {
@@ -352,8 +353,14 @@ export class IndexSet {
     for (const [name, idx] of this.#indexes) {
       for (const id of deletes.get(name)!) idx.delete(id);
       const b = built.get(name);
-      if (b) for (const bytes of b.segments) idx.addSegment(bytes, b.written);
+      if (b) for (const bytes of b.segments) idx.addSegment(bytes, b.written, b.vectors);
     }
+  }
+
+  /** The corpus dense model whose document vectors a thread computes with a segment (ADR 0180), if any. */
+  #wantedVectors(name: IndexName): WantedVectors | undefined {
+    const vm = this.dense(name)?.vectorModel ?? null;
+    return vm !== null && vm.model !== null ? { id: vm.id, model: vm.model } : undefined;
   }
 
   #commit(): void {
@@ -409,12 +416,12 @@ export class IndexSet {
       if (task === null) continue;
       let r: Awaited<ReturnType<SegmentBuilder['merge']>>;
       try {
-        r = await merger.merge(name, task);
+        r = await merger.merge(name, task, this.#wantedVectors(name));
       } catch (e) {
         idx.abandonMerge(task);
         throw e;
       }
-      if (idx.finishMerge(task, r.out, r.written)) merged = true;
+      if (idx.finishMerge(task, r.out, r.written, r.vectors)) merged = true;
     }
     if (merged) this.onChange?.();
     return merged ? 'merged' : 'idle';

@@ -13,7 +13,7 @@
 // segment either. `src/segment-builder-worker.ts` is the thread's entry point; it lowers the thread's
 // scheduling priority (config `backgroundThreadNice`) so searches preempt it on a busy machine.
 import { Worker, type MessagePort } from 'node:worker_threads';
-import { MemoryIndexDirectory, runMerge, SearchIndex, type IndexDocument, type MergeOutput, type MergeTask } from '../engine/index.js';
+import { computeVectorFile, CorpusModel, MemoryIndexDirectory, runMerge, SearchIndex, vectorFileName, type BuiltVectors, type IndexDocument, type MergeOutput, type MergeTask } from '../engine/index.js';
 import type { IndexName } from '../domain/document.js';
 
 /** Where a thread writes what it built: the index's directory and the file name the writer reserved. */
@@ -22,31 +22,53 @@ export interface BuildTarget {
   name: string;
 }
 
-/** Segments built from documents; `written`: the single segment was written under the target's name. */
+/**
+ * A corpus model whose document vectors the thread computes for what it builds (ADR 0180): the writer
+ * adopts them (SearchIndex.addSegment, finishMerge) instead of computing them on its thread.
+ */
+export interface WantedVectors {
+  id: string;
+  model: CorpusModel;
+}
+
+/**
+ * Segments built from documents; `written`: the single segment was written under the target's name;
+ * `vectors`: its document vectors under the wanted model (one segment only).
+ */
 export interface BuiltSegments {
   segments: Uint8Array[];
   written: boolean;
+  vectors?: BuiltVectors;
 }
 
 /** A merge run elsewhere; `written`: its output was written under the task's output name. */
 export interface MergedSegment {
   out: MergeOutput;
   written: boolean;
+  vectors?: BuiltVectors;
 }
 
 /** Builds segments and runs merges off the writer's thread. */
 export interface SegmentBuilder {
   /** The segments for `docs` (unique ids; one segment when `target` is given). */
-  build(docs: IndexDocument[], target?: BuildTarget): Promise<BuiltSegments>;
+  build(docs: IndexDocument[], target?: BuildTarget, vectors?: WantedVectors): Promise<BuiltSegments>;
   /** Runs a merge task of `index` (SearchIndex.beginMerge). */
-  merge(index: IndexName, task: MergeTask): Promise<MergedSegment>;
+  merge(index: IndexName, task: MergeTask, vectors?: WantedVectors): Promise<MergedSegment>;
   close(): Promise<void>;
 }
 
 /** Writes a finished segment file atomically and durably into an index's directory (thread side). */
 export type SegmentFileWriter = (index: IndexName, name: string, bytes: Uint8Array) => void;
 
-type Req = { id: number; docs: IndexDocument[]; target?: BuildTarget } | { id: number; append: IndexDocument[] } | { id: number; index: IndexName; task: MergeTask };
+/** A corpus model as posted to the thread (once per model, not per request). */
+type PostedModel = { id: string; kind: 'dense' | 'sparse'; dims: number; terms: readonly string[]; idf: Float32Array; vectors: Float32Array; trainedDocuments: number; centroids: Float32Array | null };
+type Req =
+  | { id: number; docs: IndexDocument[]; target?: BuildTarget; vectorModel?: string }
+  | { id: number; append: IndexDocument[] }
+  | { id: number; index: IndexName; task: MergeTask; vectorModel?: string }
+  | { id: number; model: PostedModel };
+/** Models a thread keeps (the current one and the one before it, while a change is under way). */
+const KEPT_MODELS = 2;
 
 /**
  * Documents posted per message: a build's documents go over in parts with a turn of the event loop
@@ -54,7 +76,7 @@ type Req = { id: number; docs: IndexDocument[]; target?: BuildTarget } | { id: n
  */
 const POST_PART = 500;
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
-type Res = { id: number; segments?: Uint8Array[]; merged?: MergeOutput; written?: boolean; error?: string };
+type Res = { id: number; segments?: Uint8Array[]; merged?: MergeOutput; written?: boolean; vectors?: BuiltVectors; error?: string };
 
 /**
  * The segments an index over an empty directory commits for `docs`: normally one (a batch larger than
@@ -88,7 +110,26 @@ function movable(arrays: readonly ArrayBufferView[]): ArrayBuffer[] {
 /** The thread's side: builds and merges what it is sent, in order, writing files when it can. */
 export function serveSegmentBuilds(port: MessagePort, write: SegmentFileWriter | null = null): void {
   const parts = new Map<number, IndexDocument[]>();
+  const models = new Map<string, CorpusModel>();
+  /** The vectors of a finished segment under `id` (a model this thread holds), written beside it when it was. */
+  const vectorsOf = (index: IndexName, name: string | null, bytes: Uint8Array, id: string | undefined): BuiltVectors | undefined => {
+    const model = id === undefined ? undefined : models.get(id);
+    if (model === undefined || id === undefined) return undefined;
+    const file = shared(computeVectorFile(bytes, model, id));
+    if (name !== null && write !== null) {
+      write(index, vectorFileName(name, id), file);
+      return { modelId: id, bytes: file, written: true };
+    }
+    return { modelId: id, bytes: file, written: false };
+  };
   port.on('message', (m: Req) => {
+    if ('model' in m) {
+      const p = m.model;
+      models.delete(p.id);
+      models.set(p.id, CorpusModel.build(p.kind, p.dims, p.terms, p.idf, p.vectors, p.trainedDocuments, p.centroids));
+      while (models.size > KEPT_MODELS) models.delete(models.keys().next().value!);
+      return;
+    }
     if ('append' in m) {
       const docs = parts.get(m.id) ?? [];
       for (const d of m.append) docs.push(d);
@@ -104,7 +145,8 @@ export function serveSegmentBuilds(port: MessagePort, write: SegmentFileWriter |
           write(m.index, m.task.output, out.bytes);
           written = true;
         }
-        port.postMessage({ id: m.id, merged: out, written } satisfies Res, movable([...(out.bytes ? [out.bytes] : []), ...out.docMaps]));
+        const vectors = out.bytes === null ? undefined : vectorsOf(m.index, written ? m.task.output : null, out.bytes, m.vectorModel);
+        port.postMessage({ id: m.id, merged: out, written, ...(vectors ? { vectors } : {}) } satisfies Res, movable([...(out.bytes ? [out.bytes] : []), ...out.docMaps]));
         return;
       }
       const earlier = parts.get(m.id);
@@ -116,7 +158,8 @@ export function serveSegmentBuilds(port: MessagePort, write: SegmentFileWriter |
         write(m.target.index, m.target.name, segments[0]!);
         written = true;
       }
-      port.postMessage({ id: m.id, segments, written } satisfies Res, movable(segments));
+      const vectors = segments.length === 1 && m.target !== undefined ? vectorsOf(m.target.index, written ? m.target.name : null, segments[0]!, m.vectorModel) : undefined;
+      port.postMessage({ id: m.id, segments, written, ...(vectors ? { vectors } : {}) } satisfies Res, movable(segments));
     } catch (e) {
       port.postMessage({ id: m.id, error: (e as Error).stack ?? String(e) } satisfies Res);
     }
@@ -175,7 +218,27 @@ export class ThreadedSegmentBuilder implements SegmentBuilder {
     });
   }
 
-  async build(docs: IndexDocument[], target?: BuildTarget): Promise<BuiltSegments> {
+  /** Model ids the current thread holds (posted once each; a restarted thread starts without). */
+  #posted = new Set<string>();
+  #postedTo: Worker | null = null;
+
+  /** Posts `v`'s model to the thread unless it has it; returns its id for the request. */
+  #model(v: WantedVectors | undefined): string | undefined {
+    if (v === undefined) return undefined;
+    if (this.#postedTo !== this.#worker) {
+      this.#posted = new Set();
+      this.#postedTo = this.#worker;
+    }
+    if (!this.#posted.has(v.id)) {
+      const m = v.model;
+      this.#worker.postMessage({ id: 0, model: { id: v.id, kind: m.kind, dims: m.dims, terms: m.terms, idf: m.idf, vectors: m.vectors, trainedDocuments: m.trainedDocuments, centroids: m.centroids } } satisfies Req);
+      this.#posted.add(v.id);
+      while (this.#posted.size > KEPT_MODELS) this.#posted.delete(this.#posted.values().next().value!);
+    }
+    return v.id;
+  }
+
+  async build(docs: IndexDocument[], target?: BuildTarget, vectors?: WantedVectors): Promise<BuiltSegments> {
     if (this.#closing) throw new Error('segment builder is closed');
     const id = this.#next++;
     const worker = this.#worker;
@@ -187,13 +250,15 @@ export class ThreadedSegmentBuilder implements SegmentBuilder {
     // a thread that exited meanwhile lost the parts: its replacement must not build the rest alone
     if (this.#worker !== worker) throw new Error('segment builder thread exited during the build');
     const rest = at === 0 ? docs : docs.slice(at);
-    const r = await this.#send(target ? { docs: rest, target } : { docs: rest }, id);
-    return { segments: r.segments!, written: r.written === true };
+    const vectorModel = target ? this.#model(vectors) : undefined;
+    const r = await this.#send(target ? { docs: rest, target, ...(vectorModel ? { vectorModel } : {}) } : { docs: rest }, id);
+    return { segments: r.segments!, written: r.written === true, ...(r.vectors ? { vectors: r.vectors } : {}) };
   }
 
-  async merge(index: IndexName, task: MergeTask): Promise<MergedSegment> {
-    const r = await this.#send({ index, task });
-    return { out: r.merged!, written: r.written === true };
+  async merge(index: IndexName, task: MergeTask, vectors?: WantedVectors): Promise<MergedSegment> {
+    const vectorModel = this.#model(vectors);
+    const r = await this.#send({ index, task, ...(vectorModel ? { vectorModel } : {}) });
+    return { out: r.merged!, written: r.written === true, ...(r.vectors ? { vectors: r.vectors } : {}) };
   }
 
   async close(): Promise<void> {

@@ -10,7 +10,7 @@ import { Worker } from 'node:worker_threads';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { FsIndexDirectory } from '../../src/adapters/fs/index-directory.js';
-import { SearchIndex } from '../../src/engine/index.js';
+import { fieldTerms, SearchIndex, SegmentVectors, TrainingState } from '../../src/engine/index.js';
 import { currentThreadNice, lowerThreadPriority } from '../../src/adapters/os/thread-priority.js';
 import { sharedFsIndexDirectories } from '../../src/adapters/fs/shared-index-directory.js';
 import { fsIndexDirectories } from '../../src/adapters/fs/index-directories.js';
@@ -245,6 +245,65 @@ test('kill -9 while merges run on the merge thread leaves the last commit, whole
       idx.close();
     }
   } finally {
+    tmp.remove();
+  }
+});
+
+test('document vectors of built and merged segments are computed on the threads, the same as in process', async () => {
+  const store = await openMemorySqlite();
+  const tmp = tempDir();
+  const root = join(tmp.dir, 'index');
+  const builder = new ThreadedSegmentBuilder(entry, { nice: 0, indexRoot: root });
+  const merger = new ThreadedSegmentBuilder(entry, { nice: 0, indexRoot: root });
+  const compute = SegmentVectors.compute;
+  let computedHere = 0;
+  try {
+    const docs = store.storage.documents;
+    const topics = ['hydrogen storage caverns salt', 'protein folding heat shock', 'galaxy cluster lensing dark', 'soil carbon tillage crops'];
+    const record = (b: number, i: number) => doc(`v${b}-${i}`, { title: `${topics[(b + i) % 4]} study ${i}`, abstract: `${topics[i % 4]} and ${topics[(i + 1) % 4]} measured in batch ${b}` });
+    const st = new TrainingState();
+    for (let b = 0; b < 9; b++) for (let i = 0; i < 20; i++) st.set(`v${b}-${i}`, fieldTerms(record(b, i).title, record(b, i).abstract ?? '', 'en'));
+    const { dense } = st.train({ dims: 32, contrastiveEpochs: 0, ivfMinDocs: Infinity });
+    const models = { dense: { id: 'f'.repeat(64), model: dense }, sparse: null, manifest: null };
+    const threaded = IndexSet.open(sharedFsIndexDirectories(root), docs, clock);
+    threaded.builder = builder;
+    threaded.setModels('documents', models);
+    const local = IndexSet.open(fsIndexDirectories(join(tmp.dir, 'local')), docs, clock);
+    local.setModels('documents', models);
+    SegmentVectors.compute = (...a) => {
+      computedHere++;
+      return compute.apply(SegmentVectors, a);
+    };
+    for (let b = 0; b < 9; b++) {
+      await docs.upsertMany(Array.from({ length: 20 }, (_, i) => record(b, i)), 1_700_000_000 + b);
+      await threaded.catchUp();
+    }
+    assert.equal(computedHere, 0, 'the builder thread computed the vectors of its segments');
+    assert.equal(await threaded.mergeOffThread(merger), 'merged');
+    assert.equal(computedHere, 0, 'the merge thread computed the vectors of the merged segment');
+    SegmentVectors.compute = compute;
+    await local.catchUp();
+    local.get('documents').forceMerge(1);
+    const t = threaded.get('documents');
+    const status = t.vectorStatus();
+    assert.equal(status.segmentsWithVectors, status.segments);
+    assert.equal(status.documentsWithVectors, 180);
+    for (const id of ['v0-0', 'v4-7', 'v8-19']) assert.deepEqual(t.documentVector(id), local.get('documents').documentVector(id));
+    threaded.close();
+    // reopened from disk: the vector files the threads wrote are named by the manifest, nothing else is left
+    const again = IndexSet.open(fsIndexDirectories(root), docs, clock);
+    again.setModels('documents', models);
+    assert.equal(again.get('documents').vectorStatus().documentsWithVectors, 180);
+    const files = readdirSync(join(root, 'documents'));
+    const manifest = JSON.parse(readFileSync(join(root, 'documents', 'manifest.json'), 'utf8')) as { segments: { name: string; vectors?: string }[] };
+    assert.deepEqual(files.filter((f) => f.includes('.vec-')).sort(), manifest.segments.map((s) => s.vectors).sort());
+    again.close();
+    local.close();
+  } finally {
+    SegmentVectors.compute = compute;
+    await builder.close();
+    await merger.close();
+    await store.dispose();
     tmp.remove();
   }
 });
