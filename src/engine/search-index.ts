@@ -364,19 +364,24 @@ export class SearchIndex {
    * Adds a segment built elsewhere (the single segment another SearchIndex over an empty directory
    * committed, e.g. on a builder thread: ADR 0111), replacing the documents with the same ids, as if
    * each had been add()ed. Visible after the next commit. The segment must come from this engine
-   * version with this index's scoring parameters.
+   * version with this index's scoring parameters. `written`: a name from {@link reserveSegmentName} under
+   * which the bytes were already written; `vectors`: its document vectors, computed elsewhere;
+   * `idsDeleted`: the caller has already {@link delete}d every id of the segment (the host spreads those
+   * lookups over several turns of its event loop: ADR 0180), so they are not looked up again.
    */
-  addSegment(bytes: Uint8Array, written?: string, vectors?: BuiltVectors): void {
+  addSegment(bytes: Uint8Array, written?: string, vectors?: BuiltVectors, idsDeleted = false): void {
     this.#check();
     if (written !== undefined) {
       if (!this.#reserved.has(written)) throw new Error(`segment name ${written} was not reserved`);
       if (!this.#dir.adopt && this.#dir.read(written) === null) throw new Error(`segment ${written} was not written`);
     }
-    const incoming = new Segment('incoming', bytes);
-    for (let d = 0; d < incoming.docCount; d++) {
-      const id = incoming.ids.get(d);
-      this.#buffer.remove(id);
-      this.#deleteInSegments(id);
+    if (!idsDeleted) {
+      const incoming = new Segment('incoming', bytes);
+      for (let d = 0; d < incoming.docCount; d++) {
+        const id = incoming.ids.get(d);
+        this.#buffer.remove(id);
+        this.#deleteInSegments(id);
+      }
     }
     let name: string;
     if (written === undefined) {

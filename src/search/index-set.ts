@@ -54,6 +54,8 @@ const BUILD_PAGE = 5_000;
  * milliseconds (ADR 0180).
  */
 const READ_PAGE = 500;
+/** Ids whose older versions are looked up and deleted per turn of the event loop when a page is adopted. */
+const LOOKUP_PART = 500;
 
 /**
  * The label each commit records: the store sequence and the engine's analysis version, `<seq>@a<version>`.
@@ -349,11 +351,20 @@ export class IndexSet {
       for (const [name, b] of built) if (b.written !== undefined) this.get(name).releaseSegmentName(b.written);
       throw e;
     }
-    // no await below: the page lands in every index at once
+    // The older versions of the page's documents are deleted first, LOOKUP_PART ids per turn of the
+    // event loop (looking an id up in the large segments costs ~5-10 us: 25-60 ms for a page at once);
+    // all of it stays pending, invisible to searches, until the catch-up commits (ADR 0180).
+    let n = 0;
     for (const [name, idx] of this.#indexes) {
-      for (const id of deletes.get(name)!) idx.delete(id);
+      const ids = built.has(name) ? [...deletes.get(name)!, ...upserts.get(name)!.keys()] : [...deletes.get(name)!];
+      for (const id of ids) {
+        if (++n % LOOKUP_PART === 0) await turn();
+        idx.delete(id);
+      }
+    }
+    for (const [name, idx] of this.#indexes) {
       const b = built.get(name);
-      if (b) for (const bytes of b.segments) idx.addSegment(bytes, b.written, b.vectors);
+      if (b) for (const bytes of b.segments) idx.addSegment(bytes, b.written, b.vectors, true);
     }
   }
 

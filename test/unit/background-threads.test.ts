@@ -111,6 +111,12 @@ test('catch-up reads the store in parts and builds one segment per page of up to
     assert.equal(idx.stats().segments, 1);
     assert.deepEqual(idx.search({ text: 'firstone' }).hits.map((h) => h.id), ['c0']);
     assert.deepEqual(idx.search({ text: 'lastone' }).hits.map((h) => h.id), ['c1233']);
+    // every document rewritten: the older versions are deleted in parts before the new segment lands
+    await docs.upsertMany(Array.from({ length: 1_234 }, (_, i) => doc(`c${i}`, { title: `Rewritten ${i}` })), 1_700_000_100);
+    await set.catchUp();
+    assert.equal(idx.stats().docs, 1_234);
+    assert.equal(idx.search({ text: 'catch', limit: 1, exactTotal: true }).totalHits, 0, 'no older version is left');
+    assert.equal(idx.search({ text: 'rewritten', limit: 1, exactTotal: true }).totalHits, 1_234);
     set.close();
   } finally {
     await builder.close();
