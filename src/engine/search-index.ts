@@ -596,6 +596,7 @@ export class SearchIndex {
       return false;
     }
     if (out.docMaps.length !== task.inputs.length || out.docMaps.some((m, i) => m.length !== this.#merge!.inputs[i]!.seg.docCount)) {
+      this.abandonMerge(task);
       throw new Error('merge output does not match its task');
     }
     this.#finishMerge(this.#merge, out, task.output, written, vectors);

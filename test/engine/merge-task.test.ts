@@ -112,7 +112,11 @@ test('an abandoned task releases its name and the policy offers the merge again'
   assert.ok(again !== null);
   assert.deepEqual(again.inputs.map((i) => i.name), task.inputs.map((i) => i.name));
   assert.notEqual(again.output, task.output);
-  assert.equal(idx.finishMerge(again, runMerge(again), false), true);
+  // an output that does not fit its task is refused, and the merge can start again
+  const out = runMerge(again);
+  assert.throws(() => idx.finishMerge(again, { bytes: out.bytes, docMaps: out.docMaps.slice(1) }, false), /does not match/);
+  const third = idx.beginMerge()!;
+  assert.equal(idx.finishMerge(third, runMerge(third), false), true);
 });
 
 test('a segment written elsewhere under a reserved name is adopted without writing it again', () => {
