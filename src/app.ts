@@ -303,7 +303,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
     if (indexes) await indexes.catchUp({ commit: 'always' });
   });
   // index files in shared memory: the search threads view the writer's copy (ADR 0110)
-  const dirs = sharedFsIndexDirectories(join(config.dataDir, 'index'));
+  const dirs = sharedFsIndexDirectories(indexRoot(config));
   const corpusModels = new CorpusModels(fsModelDirectories(join(config.dataDir, 'models')), storage.documents, clock);
   const rankerTraining = new RankerTraining({ files: new FsSourceFiles(), feedback: communityStoreFor(storage), models: fsModelDirectories(join(config.dataDir, 'models')), clock });
   const rankingSource = (open: IndexSet, mode: SearchMode): CandidateSource => {
@@ -563,6 +563,11 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
   };
 }
 
+/** Where the search indexes' directories live ({data_dir}/index/<name>). */
+function indexRoot(config: Config): string {
+  return join(config.dataDir, 'index');
+}
+
 /** Builds the core and the HTTP application over it. */
 export async function buildApp(config: Config, overrides: AppOverrides = {}): Promise<App> {
   const core = await buildCore(config, overrides);
@@ -580,9 +585,14 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   const threads =
     config.searchThreads > 0 && !overrides.storage ? new SearchThreads(new URL('./search-worker.js', import.meta.url), config.searchThreads, { config, encoders: core.encoderOptions }, () => core.indexSnapshot(), report) : null;
   if (threads) indexes.onChange = () => threads.publish();
-  // catch-up builds segments on a builder thread: analysis never runs on the main thread (ADR 0111)
-  const builder = threads ? new ThreadedSegmentBuilder(new URL('./segment-builder-worker.js', import.meta.url)) : null;
+  // catch-up builds segments on a builder thread: analysis never runs on the main thread (ADR 0111);
+  // merges run whole on a thread of their own (ADR 0180). Both write the files they build and run at
+  // the configured (low) scheduling priority.
+  const background = { nice: config.backgroundThreadNice, indexRoot: indexRoot(config) };
+  const builder = threads ? new ThreadedSegmentBuilder(new URL('./segment-builder-worker.js', import.meta.url), background) : null;
+  const merger = threads ? new ThreadedSegmentBuilder(new URL('./segment-builder-worker.js', import.meta.url), background) : null;
   if (builder) indexes.builder = builder;
+  if (merger) indexes.merger = merger;
   const search = new SearchService({
     ranking,
     featureStore: storage.documents,
@@ -763,7 +773,9 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       await http.close();
       await threads?.close();
       indexes.builder = null;
+      indexes.merger = null;
       await builder?.close();
+      await merger?.close();
       stopHolds();
       await ranking.crossEncoder?.close();
       await core.close();

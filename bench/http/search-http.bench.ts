@@ -4,7 +4,7 @@
 //
 //   node dist/bench/http/search-http.bench.js --corpus /work/tmp/synth-100k.jsonl --dir /work/tmp/serve-100k \
 //        [--threads 0,1,2] [--clients 1,2,16] [--seconds 10] [--after-ingest 100000] [--after-seconds 30] \
-//        [--cpu-prof DIR] [--prof-clients 1,16] [--builds base=/path/to/main.js,new=dist/src/main.js]
+//        [--after-repeats 1] [--cpu-prof DIR] [--prof-clients 1,16] [--builds base=/path/to/main.js,new=dist/src/main.js]
 //        [--out bench/results/search-http-100k.json]
 //
 // The data directory is built once (ingest through the service's own pipeline, timed) and reused.
@@ -23,7 +23,9 @@
 // Ingest stalls: with the largest thread count, a steady load runs, then `lectern ingest` rewrites the
 // first --after-ingest documents (new titles: updates, so the index deletes and re-adds them and merges
 // follow); latencies are reported for the steady window, while the server catches up, and for
-// --after-seconds after the new titles are searchable.
+// --after-seconds after the new titles are searchable, with the CPU of the main thread and of the
+// background (builder, merge) threads in each window. Every build gets this phase on its own copy of
+// the data directory, builds alternating, --after-repeats rounds (default 1).
 // Peer, in the same run: Xapian (python3-xapian, bench/engine/xapian_peer.py) over the same corpus and
 // workload, in process, one thread: its throughput is 1000 / mean latency (ms) per core.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -52,6 +54,7 @@ const { values } = parseArgs({
     builds: { type: 'string' },
     'no-peer': { type: 'boolean', default: false },
     'skip-grid': { type: 'boolean', default: false },
+    'after-repeats': { type: 'string', default: '1' },
     port: { type: 'string', default: '18999' },
     out: { type: 'string' },
     workload: { type: 'string', default: join(process.cwd(), '..', 'shared', 'tools', 'synth-corpus', 'workload.json') },
@@ -231,22 +234,40 @@ const requestBytes = (q: Q) => {
 const EMPTY_HITS = Buffer.from('"hits":[]');
 const HITS = Buffer.from('"hits":[');
 
-/** CPU seconds of each thread of a process (utime + stime, /proc/PID/task/TID/stat), by thread id. */
-function threadCpu(pid: number): Map<number, { name: string; s: number; sys: number }> {
-  const out = new Map<number, { name: string; s: number; sys: number }>();
+type CpuReading = Map<number, { name: string; s: number; sys: number; nice: number }>;
+/** CPU seconds of each thread of a process (utime + stime, /proc/PID/task/TID/stat), and its nice value, by thread id. */
+function threadCpu(pid: number): CpuReading {
+  const out: CpuReading = new Map();
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
       const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(Number(tid), { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), s: (Number(f[11]) + Number(f[12])) / 100, sys: Number(f[12]) / 100 });
+      out.set(Number(tid), { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), s: (Number(f[11]) + Number(f[12])) / 100, sys: Number(f[12]) / 100, nice: Number(f[16]) });
     } catch {
       // the thread ended
     }
   }
   return out;
 }
+/**
+ * CPU of a window between two readings: seconds and share of the window's wall time, for the main
+ * thread, the background threads (nice > 0: builder and merge threads) and all threads.
+ */
+function windowCpu(pid: number, before: CpuReading, after: CpuReading, wallS: number) {
+  let main = 0;
+  let background = 0;
+  let all = 0;
+  for (const [tid, a] of after) {
+    const d = a.s - (before.get(tid)?.s ?? 0);
+    all += d;
+    if (tid === pid) main += d;
+    else if (a.nice > 0) background += d;
+  }
+  const share = (x: number) => +(x / Math.max(1e-9, wallS)).toFixed(3);
+  return { main_thread_s: +main.toFixed(2), main_thread_busy: share(main), background_threads_s: +background.toFixed(2), background_busy: share(background), all_threads_s: +all.toFixed(2), cores_busy: share(all) };
+}
 /** CPU microseconds per search of the server's threads between two readings, and of this process. */
-function cpuPerSearch(pid: number, before: Map<number, { name: string; s: number; sys: number }>, after: Map<number, { name: string; s: number; sys: number }>, client: NodeJS.CpuUsage, searches: number, elapsedS: number) {
+function cpuPerSearch(pid: number, before: CpuReading, after: CpuReading, client: NodeJS.CpuUsage, searches: number, elapsedS: number) {
   const d = [...after].map(([tid, a]) => ({ tid, name: a.name, s: a.s - (before.get(tid)?.s ?? 0), sys: a.sys - (before.get(tid)?.sys ?? 0) }));
   const main = d.find((x) => x.tid === pid)?.s ?? 0;
   const others = d.filter((x) => x.tid !== pid).sort((a, b) => b.s - a.s);
@@ -360,8 +381,12 @@ for (const s of served) {
   rmSync(s.dir, { recursive: true, force: true });
 }
 
-// 3. Latency right after an ingest (the largest thread count, the most clients).
-let afterIngest: Record<string, unknown> | null = null;
+// 3. Latency right after an ingest (the largest thread count, the most clients), for every build,
+// alternating (--after-repeats rounds of one phase per build), each over its own copy of the data
+// directory with its own server and its own CLI doing the ingest. CPU by thread for each window: the
+// main thread (the index's writer, which answers HTTP), the background threads (those running at a
+// lowered priority: nice > 0, the builder and merge threads of ADR 0180) and all threads.
+const afterIngest: Record<string, unknown>[] = [];
 const reingest = Number(values['after-ingest']);
 if (reingest > 0) {
   const threads = Math.max(...threadCounts);
@@ -383,54 +408,75 @@ if (reingest > 0) {
     rl.on('close', () => out.end(resolve));
     rl.on('error', reject);
   });
-  const server = await startServer(threads);
-  const queries = workload.or!;
-  for (const q of queries.slice(0, 100)) await post(bodyOf(q));
-  let stop = false;
-  const t0 = performance.now();
-  const driving = drive(queries, clients, () => !stop);
-  await new Promise((r) => setTimeout(r, seconds * 1000));
-  const tIngest = performance.now();
-  const cli = spawn(process.execPath, [main, 'ingest', '--format', 'lectern', file], { env, stdio: ['ignore', 'ignore', 'ignore'] });
-  const cliDone = new Promise<number>((r) => cli.once('exit', () => r(performance.now())));
-  // searchable: every rewritten title is found by its new word (polled outside the measured load)
-  let tSearchable = 0;
-  for (;;) {
-    await new Promise((r) => setTimeout(r, 250));
-    if (server.exitCode !== null || server.signalCode !== null) throw new Error('the server exited during the ingest');
-    const r = await post({ query: stamp, limit: 1, return_documents: false }).catch(() => null);
-    if (r && (r.json.total_hits ?? 0) >= reingest) {
-      tSearchable = performance.now();
-      break;
+  const rounds = Number(values['after-repeats']);
+  for (let round = 0; round < rounds; round++) {
+    for (const [build, entry, flags] of builds) {
+      const dir = `${dataDir}-after-${build}`;
+      rmSync(dir, { recursive: true, force: true });
+      cpSync(dataDir, dir, { recursive: true });
+      const server = await startServer(threads, flags, dir, basePort, entry);
+      const pid = server.pid!;
+      const queries = workload.or!;
+      for (const q of queries.slice(0, 100)) await post(bodyOf(q));
+      let stop = false;
+      const t0 = performance.now();
+      const cpu0 = threadCpu(pid);
+      const driving = drive(queries, clients, () => !stop);
+      await new Promise((r) => setTimeout(r, seconds * 1000));
+      const tIngest = performance.now();
+      const cpuIngest = threadCpu(pid);
+      const cli = spawn(process.execPath, [entry, 'ingest', '--format', 'lectern', file], { env: { ...env, LECTERN_DATA_DIR: dir }, stdio: ['ignore', 'ignore', 'ignore'] });
+      const cliDone = new Promise<number>((r) => cli.once('exit', () => r(performance.now())));
+      // searchable: every rewritten title is found by its new word (polled outside the measured load)
+      let tSearchable = 0;
+      for (;;) {
+        await new Promise((r) => setTimeout(r, 250));
+        if (server.exitCode !== null || server.signalCode !== null) throw new Error('the server exited during the ingest');
+        const r = await post({ query: stamp, limit: 1, return_documents: false }).catch(() => null);
+        if (r && (r.json.total_hits ?? 0) >= reingest) {
+          tSearchable = performance.now();
+          break;
+        }
+        if (performance.now() - tIngest > 30 * 60_000) throw new Error('the ingest did not become searchable in 30 minutes');
+      }
+      const cpuSearchable = threadCpu(pid);
+      const tStoreDone = await cliDone;
+      const afterS = Number(values['after-seconds']);
+      await new Promise((r) => setTimeout(r, afterS * 1000));
+      stop = true;
+      const r = await driving;
+      const tEnd = performance.now();
+      const cpuEnd = threadCpu(pid);
+      if (r.failures > r.resets) throw new Error(`after ingest: ${r.failures - r.resets} non-200 responses`);
+      const win = (a: number, b: number, ca: CpuReading, cb: CpuReading) => ({
+        ...summary(r.samples.filter(([t]) => t >= a && t < b).map((x) => x[1]), (b - a) / 1000),
+        cpu: windowCpu(pid, ca, cb, (b - a) / 1000),
+      });
+      const phase: Record<string, unknown> = {
+        build,
+        round,
+        search_threads: threads,
+        clients,
+        class: 'or',
+        documents_rewritten: reingest,
+        store_ingest_seconds: +((tStoreDone - tIngest) / 1000).toFixed(1),
+        searchable_after_seconds: +((tSearchable - tIngest) / 1000).toFixed(1),
+        steady: win(t0, tIngest, cpu0, cpuIngest),
+        while_catching_up: win(tIngest, tSearchable, cpuIngest, cpuSearchable),
+        right_after: { seconds: afterS, ...win(tSearchable, tEnd, cpuSearchable, cpuEnd) },
+        rss_mib: server.exitCode === null ? rssMib(pid) : null,
+        failed_requests: r.failures,
+        load_average_1m: load1(),
+      };
+      const steadyP99 = (phase.steady as { latency_ms: { p99: number } }).latency_ms.p99;
+      phase.p99_after_over_steady = +((phase.right_after as { latency_ms: { p99: number } }).latency_ms.p99 / steadyP99).toFixed(2);
+      phase.p99_catching_up_over_steady = +((phase.while_catching_up as { latency_ms: { p99: number } }).latency_ms.p99 / steadyP99).toFixed(2);
+      console.error('after ingest', JSON.stringify(phase));
+      afterIngest.push(phase);
+      await stopServer(server);
+      rmSync(dir, { recursive: true, force: true });
     }
-    if (performance.now() - tIngest > 30 * 60_000) throw new Error('the ingest did not become searchable in 30 minutes');
   }
-  const tStoreDone = await cliDone;
-  const afterS = Number(values['after-seconds']);
-  await new Promise((r) => setTimeout(r, afterS * 1000));
-  stop = true;
-  const r = await driving;
-  const tEnd = performance.now();
-  if (r.failures > r.resets) throw new Error(`after ingest: ${r.failures - r.resets} non-200 responses`);
-  const win = (a: number, b: number) => summary(r.samples.filter(([t]) => t >= a && t < b).map((x) => x[1]), (b - a) / 1000);
-  afterIngest = {
-    search_threads: threads,
-    clients,
-    class: 'or',
-    documents_rewritten: reingest,
-    store_ingest_seconds: +((tStoreDone - tIngest) / 1000).toFixed(1),
-    searchable_after_seconds: +((tSearchable - tIngest) / 1000).toFixed(1),
-    steady: win(t0, tIngest),
-    while_catching_up: win(tIngest, tSearchable),
-    right_after: { seconds: afterS, ...win(tSearchable, tEnd) },
-    rss_mib: server.exitCode === null ? rssMib(server.pid!) : null,
-    failed_requests: r.failures,
-  };
-  const steadyP99 = (afterIngest.steady as { latency_ms: { p99: number } }).latency_ms.p99;
-  afterIngest.p99_after_over_steady = +((afterIngest.right_after as { latency_ms: { p99: number } }).latency_ms.p99 / steadyP99).toFixed(2);
-  afterIngest.p99_catching_up_over_steady = +((afterIngest.while_catching_up as { latency_ms: { p99: number } }).latency_ms.p99 / steadyP99).toFixed(2);
-  console.error('after ingest', JSON.stringify(afterIngest));
-  await stopServer(server);
 }
 
 // 4. A CPU profile of the server under load (every thread), when asked.

@@ -73,6 +73,13 @@ export const ConfigSchema = Type.Object(
           'Search threads: each search\'s engine work, records and snippets run on this many worker threads over one shared copy of the index, while the main thread answers HTTP, bills and writes the index (ADR 0110). Default: the available cores less one (os.availableParallelism() - 1, at least 1): the main thread keeps a core. 0: searches run on the main thread.',
       }),
     ),
+    backgroundThreadNice: Type.Integer({
+      minimum: 0,
+      maximum: 19,
+      default: 19,
+      description:
+        'Scheduling priority (nice value) of the background threads that build and merge index segments (ADR 0180): at 19 they take only the CPU that searches leave, so an ingest or a merge does not slow searches on a busy machine. Applies to those threads only (Linux: setpriority on the thread id); a no-op where the platform cannot set one thread\'s priority. 0: normal priority.',
+    }),
     trustProxy: Type.Boolean({ default: false, description: 'Trust X-Forwarded-* headers from a reverse proxy.' }),
     limits: Type.Object(
       {

@@ -19,6 +19,13 @@ export interface IndexDirectory {
    * (never a partial one). File systems: write a temporary file, fsync it, rename, fsync the directory.
    */
   write(name: string, bytes: Uint8Array): void;
+  /**
+   * Records that `name` now holds `bytes`, written (atomically and durably, as by `write`) by another
+   * writer of the same directory: a builder or merge thread of this process that the index reserved the
+   * name for (ADR 0180). Directories that read from storage have nothing to do; directories that hold
+   * files in memory keep `bytes` as the file. Optional: without it the index reads the file back.
+   */
+  adopt?(name: string, bytes: Uint8Array): void;
   /** Removes `name` if present. */
   delete(name: string): void;
   /** Takes the writer lock; throws if another live writer holds it. Optional. */
@@ -36,6 +43,9 @@ export class MemoryIndexDirectory implements IndexDirectory {
   }
   write(name: string, bytes: Uint8Array): void {
     this.files.set(name, bytes.slice());
+  }
+  adopt(name: string, bytes: Uint8Array): void {
+    this.files.set(name, bytes);
   }
   delete(name: string): void {
     this.files.delete(name);

@@ -3,7 +3,7 @@
 // Also the merge policy (tiered by size) that picks what to merge.
 import { PostingCursor, END } from './postings-cursor.js';
 import { DEFAULT_PAIR_RULE, derivePairs, type PairRule } from './pair-postings.js';
-import type { Segment } from './segment.js';
+import { Segment } from './segment.js';
 import { SegmentWriter, NF, compareBytes, type BoundParams } from './segment-writer.js';
 
 /** An input of a merge: a segment and its deletions at merge start. */
@@ -133,6 +133,34 @@ export function* mergeSegments(inputs: readonly MergeInput[], unit: number, boun
   if (w.docCount > 0) yield* derivePairs(w, pairs);
   const bytes = w.docCount > 0 ? w.finish() : null;
   return { bytes, docMaps };
+}
+
+/**
+ * A merge handed to another thread (ADR 0180): the inputs' segment bytes and their deletions at merge
+ * start, the name the index reserved for the output, and the scoring bounds the output is built with.
+ * Everything in it can be posted to a worker thread (segment bytes in shared memory are not copied).
+ */
+export interface MergeTask {
+  /** The output segment's file name, reserved by the index until the merge is adopted or abandoned. */
+  readonly output: string;
+  readonly inputs: readonly { readonly name: string; readonly bytes: Uint8Array; readonly deleted: Uint32Array | null }[];
+  readonly bound: BoundParams;
+  /** The pair postings rule of the output (ADR 0175): the index's own. */
+  readonly pairs: PairRule;
+}
+
+/** Runs a whole merge task (on any thread): the merged segment's bytes and the inputs' doc maps. */
+export function runMerge(task: MergeTask): MergeOutput {
+  const gen = mergeSegments(
+    task.inputs.map((i) => ({ seg: new Segment(i.name, i.bytes), deleted: i.deleted })),
+    1_000_000,
+    task.bound,
+    task.pairs,
+  );
+  for (;;) {
+    const r = gen.next();
+    if (r.done) return r.value;
+  }
 }
 
 /** Size-tiered merge policy. */

@@ -12,7 +12,7 @@ import { explainDoc } from './explain.js';
 import { scoreDocumentParts, type DocumentScoreParts } from './doc-scores.js';
 import type { IndexDirectory, DirectoryLock } from './index-directory.js';
 import { DEFAULT_PAIR_RULE, type PairRule } from './pair-postings.js';
-import { DEFAULT_MERGE_POLICY, mergeSegments, selectMerge, type MergeOutput, type MergePolicy } from './merge.js';
+import { DEFAULT_MERGE_POLICY, mergeSegments, selectMerge, type MergeOutput, type MergePolicy, type MergeTask } from './merge.js';
 import { registerHit } from './hit-snippets.js';
 import { leadPassage, PassageScorer, type scorePassages } from './passages.js';
 import { parseQuery, type ParsedQuery } from './query-parser.js';
@@ -109,6 +109,27 @@ interface ManifestSegment {
  */
 export type VectorModel = { id: string; model: CorpusModel } | { id: string; model: null; dims: number };
 
+/**
+ * Vectors of a segment computed elsewhere (a builder or merge thread: ADR 0180) under a corpus model:
+ * the serialized vector file, and whether it was already written (atomically, durably) as
+ * {@link vectorFileName} of the segment's reserved name.
+ */
+export interface BuiltVectors {
+  modelId: string;
+  bytes: Uint8Array;
+  written: boolean;
+}
+
+/** The vector file (serialized) of a segment's documents under a corpus model, computed from its postings. */
+export function computeVectorFile(segmentBytes: Uint8Array, model: CorpusModel, modelId: string): Uint8Array {
+  return SegmentVectors.compute(new Segment('vectors', segmentBytes), model, modelId).serialize();
+}
+
+/** The file holding a segment's vectors under a model. */
+export function vectorFileName(segment: string, modelId: string): string {
+  return `${segment}.vec-${modelId.slice(0, 16)}`;
+}
+
 /** A committed segment whose live documents have no vectors under the current (external) model. */
 export interface SegmentNeedingVectors {
   segment: string;
@@ -153,8 +174,11 @@ const MANIFEST = 'manifest.json';
 const MAX_K = 500;
 
 interface MergeState {
-  gen: Generator<number, MergeOutput, void>;
+  /** The sliced merge run by mergeStep; null: the merge runs elsewhere (beginMerge, ADR 0180). */
+  gen: Generator<number, MergeOutput, void> | null;
   inputs: SegEntry[];
+  /** The task handed out by beginMerge (null for mergeStep's merges). */
+  task: MergeTask | null;
 }
 
 /**
@@ -198,6 +222,11 @@ export class SearchIndex {
   #vectorModel: VectorModel | null = null;
   #stats: GlobalStats = { docCount: 0, avgLen: [0, 0, 0] };
   #merge: MergeState | null = null;
+  /**
+   * Segment file names handed out for files another writer of this directory writes (a builder or
+   * merge thread: ADR 0180): kept from garbage collection until adopted or released.
+   */
+  readonly #reserved = new Set<string>();
   #closed = false;
 
   private constructor(dir: IndexDirectory, options: SearchIndexOptions) {
@@ -284,6 +313,7 @@ export class SearchIndex {
       if (e.vecFile !== null) keep.add(e.vecFile);
       if (e.impFile) keep.add(e.impFile);
     }
+    for (const name of this.#reserved) keep.add(name);
     return keep;
   }
 
@@ -291,6 +321,8 @@ export class SearchIndex {
     const keep = this.#referenced();
     for (const f of this.#dir.list()) {
       if (keep.has(f)) continue;
+      // a reserved segment's vector file, written by its thread before the segment is adopted
+      if (this.#reserved.size > 0 && [...this.#reserved].some((r) => f.startsWith(`${r}.`))) continue;
       if (f.startsWith('seg-') || f.startsWith(MANIFEST)) this.#dir.delete(f);
     }
   }
@@ -337,19 +369,61 @@ export class SearchIndex {
    * Adds a segment built elsewhere (the single segment another SearchIndex over an empty directory
    * committed, e.g. on a builder thread: ADR 0111), replacing the documents with the same ids, as if
    * each had been add()ed. Visible after the next commit. The segment must come from this engine
-   * version with this index's scoring parameters.
+   * version with this index's scoring parameters. `written`: a name from {@link reserveSegmentName} under
+   * which the bytes were already written; `vectors`: its document vectors, computed elsewhere;
+   * `idsDeleted`: the caller has already {@link delete}d every id of the segment (the host spreads those
+   * lookups over several turns of its event loop: ADR 0180), so they are not looked up again.
    */
-  addSegment(bytes: Uint8Array): void {
+  addSegment(bytes: Uint8Array, written?: string, vectors?: BuiltVectors, idsDeleted = false): void {
     this.#check();
-    const incoming = new Segment('incoming', bytes);
-    for (let d = 0; d < incoming.docCount; d++) {
-      const id = incoming.ids.get(d);
-      this.#buffer.remove(id);
-      this.#deleteInSegments(id);
+    if (written !== undefined) {
+      if (!this.#reserved.has(written)) throw new Error(`segment name ${written} was not reserved`);
+      if (!this.#dir.adopt && this.#dir.read(written) === null) throw new Error(`segment ${written} was not written`);
     }
+    if (!idsDeleted) {
+      const incoming = new Segment('incoming', bytes);
+      for (let d = 0; d < incoming.docCount; d++) {
+        const id = incoming.ids.get(d);
+        this.#buffer.remove(id);
+        this.#deleteInSegments(id);
+      }
+    }
+    let name: string;
+    if (written === undefined) {
+      name = this.#newSegmentName();
+      this.#dir.write(name, bytes);
+    } else {
+      name = written;
+      this.#adopt(name, bytes);
+    }
+    this.#pendingSegs.push(this.#withVectors({ name, seg: new Segment(name, this.#dir.read(name) ?? bytes), deleted: null, deletedCount: 0, delGen: 0, vectors: null, vecFile: null }, vectors));
+  }
+
+  /**
+   * Reserves the file name of a new segment that another writer of this directory writes (a builder
+   * thread writes and fsyncs the segment it built, so the writer does not: ADR 0180). The name is kept
+   * from garbage collection until {@link addSegment} adopts the file or {@link releaseSegmentName}.
+   */
+  reserveSegmentName(): string {
+    this.#check();
     const name = this.#newSegmentName();
-    this.#dir.write(name, bytes);
-    this.#pendingSegs.push(this.#withVectors({ name, seg: new Segment(name, this.#dir.read(name) ?? bytes), deleted: null, deletedCount: 0, delGen: 0, vectors: null, vecFile: null }));
+    this.#reserved.add(name);
+    return name;
+  }
+
+  /** Gives up a reserved name (the build failed or was not adopted) and deletes its file if written. */
+  releaseSegmentName(name: string): void {
+    if (!this.#reserved.delete(name) || this.#closed) return;
+    this.#dir.delete(name);
+    for (const f of this.#dir.list()) if (f.startsWith(`${name}.vec-`)) this.#dir.delete(f);
+  }
+
+  /** Takes over a reserved file another writer wrote with `bytes` (atomic and durable). */
+  #adopt(name: string, bytes: Uint8Array): void {
+    this.#reserved.delete(name);
+    // (a vector file is kept by its segment's reservation, which the caller releases with it)
+    if (this.#dir.adopt) this.#dir.adopt(name, bytes);
+    else if (this.#dir.read(name) === null) throw new Error(`segment ${name} was not written`);
   }
 
   /** Deletes a document by external id (effective at the next commit). Returns whether it existed. */
@@ -471,6 +545,8 @@ export class SearchIndex {
     }
     let work = 0;
     const m = this.#merge!;
+    // a merge handed out by beginMerge runs elsewhere: finishMerge adopts it
+    if (m.gen === null) return { state: 'merging', work: 0 };
     while (work < maxWork) {
       const r = m.gen.next();
       if (r.done) {
@@ -483,12 +559,67 @@ export class SearchIndex {
   }
 
   #startMerge(inputs: SegEntry[], unit = 50_000): void {
-    this.#merge = { gen: mergeSegments(inputs.map((e) => ({ seg: e.seg, deleted: e.deleted })), unit, { w: this.#params.weights, b: this.#params.b }, this.#pairRule), inputs };
+    this.#merge = { gen: mergeSegments(inputs.map((e) => ({ seg: e.seg, deleted: e.deleted })), unit, { w: this.#params.weights, b: this.#params.b }, this.#pairRule), inputs, task: null };
+  }
+
+  /**
+   * Starts the merge the policy wants now, to be run elsewhere (a merge thread: ADR 0180), or null when
+   * there is nothing to merge or a merge is already in progress. The task holds the inputs' segment
+   * bytes and their deletions now, and a reserved output name; run it with `runMerge` (on any thread),
+   * write its bytes under `task.output` there (or not), and hand the output to {@link finishMerge}, or
+   * call {@link abandonMerge} when it failed. Deletions and updates made while it runs are applied to
+   * the merged segment when it is adopted, as with mergeStep.
+   */
+  beginMerge(): MergeTask | null {
+    this.#check();
+    if (this.#merge !== null) return null;
+    const pick = selectMerge(
+      this.#committed.map((e) => ({ docs: e.seg.docCount, deleted: e.deletedCount })),
+      this.#policy,
+    );
+    if (pick === null) return null;
+    const inputs = pick.map((i) => this.#committed[i]!);
+    const task: MergeTask = {
+      output: this.reserveSegmentName(),
+      inputs: inputs.map((e) => ({ name: e.name, bytes: e.seg.file.bytes, deleted: e.deleted })),
+      bound: { w: this.#params.weights, b: this.#params.b },
+      pairs: this.#pairRule,
+    };
+    this.#merge = { gen: null, inputs, task };
+    return task;
+  }
+
+  /**
+   * Adopts the output of a task from {@link beginMerge}: `written` says its bytes were already written
+   * (atomically, durably) under `task.output` by the thread that ran it; otherwise they are written
+   * here. Carries the deletions made since the task began, commits (same checkpoint) and returns true;
+   * returns false, changing nothing but deleting the task's file, when the task is no longer the merge
+   * in progress (forceMerge took over, or the index was reopened).
+   */
+  finishMerge(task: MergeTask, out: MergeOutput, written: boolean, vectors?: BuiltVectors): boolean {
+    if (this.#closed || this.#merge === null || this.#merge.task !== task) {
+      this.releaseSegmentName(task.output);
+      return false;
+    }
+    if (out.docMaps.length !== task.inputs.length || out.docMaps.some((m, i) => m.length !== this.#merge!.inputs[i]!.seg.docCount)) {
+      this.abandonMerge(task);
+      throw new Error('merge output does not match its task');
+    }
+    this.#finishMerge(this.#merge, out, task.output, written, vectors);
+    return true;
+  }
+
+  /** Gives up a task from {@link beginMerge} (it failed): the policy may start it again later. */
+  abandonMerge(task: MergeTask): void {
+    if (this.#merge !== null && this.#merge.task === task) this.#merge = null;
+    this.releaseSegmentName(task.output);
   }
 
   /** Merges all committed segments down to at most `maxSegments` (default 1), synchronously. */
   forceMerge(maxSegments = 1): void {
     this.#check();
+    // a merge running elsewhere is left to finish in vain (finishMerge then returns false)
+    if (this.#merge !== null && this.#merge.gen === null) this.#merge = null;
     if (this.#merge !== null) {
       for (;;) if (this.mergeStep(1e12).state !== 'merging') break;
     }
@@ -500,13 +631,18 @@ export class SearchIndex {
     }
   }
 
-  #finishMerge(m: MergeState, out: MergeOutput): void {
+  #finishMerge(m: MergeState, out: MergeOutput, reserved: string | null = null, written = false, vectors?: BuiltVectors): void {
     this.#merge = null;
     let entry: SegEntry | null = null;
+    if (out.bytes === null && reserved !== null) this.releaseSegmentName(reserved);
     if (out.bytes !== null) {
-      const name = this.#newSegmentName();
-      this.#dir.write(name, out.bytes);
-      entry = this.#withVectors({ name, seg: new Segment(name, this.#dir.read(name) ?? out.bytes), deleted: null, deletedCount: 0, delGen: 0, vectors: null, vecFile: null });
+      const name = reserved ?? this.#newSegmentName();
+      if (written) this.#adopt(name, out.bytes);
+      else {
+        this.#dir.write(name, out.bytes);
+        this.#reserved.delete(name);
+      }
+      entry = this.#withVectors({ name, seg: new Segment(name, this.#dir.read(name) ?? out.bytes), deleted: null, deletedCount: 0, delGen: 0, vectors: null, vecFile: null }, vectors);
       entry = this.#carryVectors(entry, m.inputs, out.docMaps);
       entry = this.#carryImpacts(entry, m.inputs, out.docMaps);
     }
@@ -547,15 +683,29 @@ export class SearchIndex {
    * The entry with vectors under the current model: reused when it has them, else computed from the
    * segment's postings and written (before any manifest names the file). Unchanged without a model.
    */
-  #withVectors(e: SegEntry): SegEntry {
+  #withVectors(e: SegEntry, built?: BuiltVectors): SegEntry {
     const vm = this.#vectorModel;
-    if (vm === null || vm.model === null || (e.vectors !== null && e.vectors.modelId === vm.id)) return e;
+    if (vm === null || vm.model === null || (e.vectors !== null && e.vectors.modelId === vm.id)) {
+      if (built?.written) this.#dir.delete(vectorFileName(e.name, built.modelId));
+      return e;
+    }
+    // computed elsewhere (a builder or merge thread: ADR 0180) under the current model: adopted as is
+    if (built !== undefined && built.modelId === vm.id) {
+      const vectors = SegmentVectors.parse(built.bytes);
+      if (vectors.modelId === vm.id && vectors.docs === e.seg.docCount && vectors.dims === vm.model.dims) {
+        const vecFile = vectorFileName(e.name, vm.id);
+        if (built.written) this.#adopt(vecFile, built.bytes);
+        else this.#dir.write(vecFile, built.bytes);
+        return { ...e, vectors, vecFile };
+      }
+    }
+    if (built?.written) this.#dir.delete(vectorFileName(e.name, built.modelId));
     return this.#writeVectors(e, SegmentVectors.compute(e.seg, vm.model, vm.id));
   }
 
   /** Writes `vectors` as the entry's vector file (before any manifest names it). */
   #writeVectors(e: SegEntry, vectors: SegmentVectors): SegEntry {
-    const vecFile = `${e.name}.vec-${vectors.modelId.slice(0, 16)}`;
+    const vecFile = vectorFileName(e.name, vectors.modelId);
     this.#dir.write(vecFile, vectors.serialize());
     return { ...e, vectors, vecFile };
   }

@@ -11,7 +11,8 @@ import type { IndexModels } from './corpus-models.js';
 import type { SparseTextEncoder, TextEncoder } from '../ports/text-encoder.js';
 import { corpusSparseModel, encoderSparseModel, type SparseModel } from './sparse-model.js';
 import { corpusDenseModel, encoderDenseModel, type DenseModel } from './dense-model.js';
-import type { SegmentBuilder } from './segment-builder.js';
+import type { BuiltVectors } from '../engine/index.js';
+import type { SegmentBuilder, WantedVectors } from './segment-builder.js';
 
 
 export interface CatchUpProgress {
@@ -47,6 +48,14 @@ const YIELD_EVERY = 32;
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 /** With a segment builder: store changes read, built into one segment per index, and adopted at a time. */
 const BUILD_PAGE = 5_000;
+/**
+ * With a segment builder: store changes read per call, with a turn of the event loop between calls, to
+ * make up a BUILD_PAGE. Reading and decoding 5,000 documents at once held the main thread for tens of
+ * milliseconds (ADR 0180).
+ */
+const READ_PAGE = 500;
+/** Ids whose older versions are looked up and deleted per turn of the event loop when a page is adopted. */
+const LOOKUP_PART = 500;
 
 /**
  * The label each commit records: the store sequence and the engine's analysis version, `<seq>@a<version>`.
@@ -151,6 +160,12 @@ export class IndexSet {
    */
   builder: SegmentBuilder | null = null;
 
+  /**
+   * Where background merges run (a thread of their own: ADR 0180); null: in slices on the caller's
+   * thread (mergeStep).
+   */
+  merger: SegmentBuilder | null = null;
+
   /** Why open() discarded an index to rebuild it from the store (analysis changed), else null. */
   rebuildReason: string | null = null;
 
@@ -253,7 +268,7 @@ export class IndexSet {
     let applied = 0;
     while (seq < target) {
       const builder = this.builder;
-      const page = await this.store.changesSince(seq, builder ? BUILD_PAGE : PAGE);
+      const page = builder ? await this.#readPage(seq, BUILD_PAGE) : await this.store.changesSince(seq, PAGE);
       if (page.length === 0) break;
       if (builder) {
         await this.#applyBuilt(page, builder);
@@ -283,6 +298,20 @@ export class IndexSet {
     return { applied, seq, target };
   }
 
+  /** Up to `max` changes after `seq`, read READ_PAGE at a time with the event loop free in between. */
+  async #readPage(seq: number, max: number): Promise<DocumentChange[]> {
+    const out: DocumentChange[] = [];
+    while (out.length < max) {
+      const want = Math.min(READ_PAGE, max - out.length);
+      const part = await this.store.changesSince(seq, want);
+      for (const c of part) out.push(c);
+      if (part.length < want) break;
+      seq = part[part.length - 1]!.seq;
+      if (out.length < max) await turn();
+    }
+    return out;
+  }
+
   /**
    * Applies a page of changes through the segment builder: the page's final version of each document
    * becomes one new segment per index (built on the builder's thread), deletions and moves to the other
@@ -306,13 +335,43 @@ export class IndexSet {
         }
       }
     }
-    const built = new Map<IndexName, Uint8Array[]>();
-    for (const [name, docs] of upserts) if (docs.size > 0) built.set(name, await builder.build([...docs.values()]));
-    // no await below: the page lands in every index at once
-    for (const [name, idx] of this.#indexes) {
-      for (const id of deletes.get(name)!) idx.delete(id);
-      for (const bytes of built.get(name) ?? []) idx.addSegment(bytes);
+    // the builder thread writes (and fsyncs) the segment under a name reserved here, so adopting it
+    // does no file I/O on this thread (ADR 0180)
+    const built = new Map<IndexName, { segments: Uint8Array[]; written: string | undefined; vectors?: BuiltVectors }>();
+    try {
+      for (const [name, docs] of upserts) {
+        if (docs.size === 0) continue;
+        const target = this.get(name).reserveSegmentName();
+        built.set(name, { segments: [], written: target });
+        const r = await builder.build([...docs.values()], { index: name, name: target }, this.#wantedVectors(name));
+        built.set(name, { segments: r.segments, written: r.written ? target : undefined, ...(r.vectors ? { vectors: r.vectors } : {}) });
+        if (!r.written) this.get(name).releaseSegmentName(target);
+      }
+    } catch (e) {
+      for (const [name, b] of built) if (b.written !== undefined) this.get(name).releaseSegmentName(b.written);
+      throw e;
     }
+    // The older versions of the page's documents are deleted first, LOOKUP_PART ids per turn of the
+    // event loop (looking an id up in the large segments costs ~5-10 us: 25-60 ms for a page at once);
+    // all of it stays pending, invisible to searches, until the catch-up commits (ADR 0180).
+    let n = 0;
+    for (const [name, idx] of this.#indexes) {
+      const ids = built.has(name) ? [...deletes.get(name)!, ...upserts.get(name)!.keys()] : [...deletes.get(name)!];
+      for (const id of ids) {
+        if (++n % LOOKUP_PART === 0) await turn();
+        idx.delete(id);
+      }
+    }
+    for (const [name, idx] of this.#indexes) {
+      const b = built.get(name);
+      if (b) for (const bytes of b.segments) idx.addSegment(bytes, b.written, b.vectors, true);
+    }
+  }
+
+  /** The corpus dense model whose document vectors a thread computes with a segment (ADR 0180), if any. */
+  #wantedVectors(name: IndexName): WantedVectors | undefined {
+    const vm = this.dense(name)?.vectorModel ?? null;
+    return vm !== null && vm.model !== null ? { id: vm.id, model: vm.model } : undefined;
   }
 
   #commit(): void {
@@ -353,6 +412,30 @@ export class IndexSet {
     }
     if (merged) this.onChange?.();
     return merging ? 'merging' : merged ? 'merged' : 'idle';
+  }
+
+  /**
+   * Runs, on `merger`'s thread, the merge each index's policy wants now (one per index), and adopts the
+   * outputs (ADR 0180): this thread only hands out the task (the inputs' bytes are shared, not copied)
+   * and adopts the result, applying the deletions made meanwhile. `merged` when any merge completed
+   * (another may be due), else `idle`.
+   */
+  async mergeOffThread(merger: SegmentBuilder): Promise<'idle' | 'merged'> {
+    let merged = false;
+    for (const [name, idx] of this.#indexes) {
+      const task = idx.beginMerge();
+      if (task === null) continue;
+      let r: Awaited<ReturnType<SegmentBuilder['merge']>>;
+      try {
+        r = await merger.merge(name, task, this.#wantedVectors(name));
+      } catch (e) {
+        idx.abandonMerge(task);
+        throw e;
+      }
+      if (idx.finishMerge(task, r.out, r.written, r.vectors)) merged = true;
+    }
+    if (merged) this.onChange?.();
+    return merged ? 'merged' : 'idle';
   }
 
   stats(): Record<IndexName, IndexStats> {

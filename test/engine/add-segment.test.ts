@@ -31,3 +31,20 @@ test('adopting built segments equals adding the documents, and replaces older ve
   assert.deepEqual(adopted.search({ text: 'sandstone', limit: 10 }).hits.map((h) => h.id), ['b']);
   assert.equal(adopted.search({ text: 'permeability', limit: 10 }).hits.length, 0, 'the old version of b is gone');
 });
+
+test('a segment whose ids the caller deleted first (idsDeleted) gives the same index', () => {
+  const looked = SearchIndex.open(new MemoryIndexDirectory(), { defaultLanguage: 'en' });
+  const deleted = SearchIndex.open(new MemoryIndexDirectory(), { defaultLanguage: 'en' });
+  for (const idx of [looked, deleted]) {
+    for (const s of buildSegments(first)) idx.addSegment(s);
+    idx.commit('1');
+  }
+  for (const s of buildSegments(second)) looked.addSegment(s);
+  for (const x of second) deleted.delete(x.id);
+  for (const s of buildSegments(second)) deleted.addSegment(s, undefined, undefined, true);
+  looked.commit('2');
+  deleted.commit('2');
+  assert.deepEqual(answers(deleted), answers(looked));
+  assert.equal(deleted.stats().docs, 4);
+  assert.equal(deleted.search({ text: 'permeability', limit: 10 }).hits.length, 0, 'the old version of b is gone');
+});

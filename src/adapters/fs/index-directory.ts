@@ -66,6 +66,9 @@ export class FsIndexDirectory implements IndexDirectory {
     fsyncDir(this.path);
   }
 
+  /** The file was written by another writer of this directory (ADR 0180): nothing to hold. */
+  adopt(): void {}
+
   delete(name: string): void {
     rmSync(join(this.path, name), { force: true });
   }

@@ -71,6 +71,11 @@ export class SharedFsIndexDirectory implements IndexDirectory {
     this.#held.set(name, bytes.buffer instanceof SharedArrayBuffer ? bytes : shared(bytes));
   }
 
+  /** The file was written by another writer of this directory (a background thread, ADR 0180): holds its bytes. */
+  adopt(name: string, bytes: Uint8Array): void {
+    this.#held.set(name, bytes.buffer instanceof SharedArrayBuffer ? bytes : shared(bytes));
+  }
+
   delete(name: string): void {
     this.#fs.delete(name);
     this.#held.delete(name);
