@@ -26,6 +26,12 @@ const BODY_MAX_SHARE = 16;
 export class DisplayRecordCache {
   readonly #entries = new Map<string, DisplayDocument>();
   readonly #bodies = new Map<string, string>();
+  /**
+   * An entry with its body, made once from both and dropped with either: a record read with its text is
+   * then the same object every time, like one read without (the search threads keep its wire bytes by
+   * object: ADR 0195), and no copy is made per read.
+   */
+  readonly #withText = new Map<string, DisplayDocumentWithText>();
   #bodyChars = 0;
   /** Entry ids by work key, and by the record ids their links name. */
   readonly #byWork = new Map<string, Set<string>>();
@@ -72,7 +78,9 @@ export class DisplayRecordCache {
           this.#bodies.delete(id);
           this.#bodies.set(id, body);
         }
-        out.set(id, body === undefined ? doc : { ...doc, fullText: body });
+        let withText: DisplayDocumentWithText | undefined;
+        if (body !== undefined && (withText = this.#withText.get(id)) === undefined) this.#withText.set(id, (withText = Object.freeze({ ...doc, fullText: body })));
+        out.set(id, withText ?? doc);
         this.hits++;
       } else {
         missing.push(id);
@@ -135,6 +143,7 @@ export class DisplayRecordCache {
     this.#epoch++;
     this.#entries.clear();
     this.#bodies.clear();
+    this.#withText.clear();
     this.#bodyChars = 0;
     this.#byWork.clear();
     this.#byLinked.clear();
@@ -152,6 +161,7 @@ export class DisplayRecordCache {
     const body = this.#bodies.get(id);
     if (body === undefined) return;
     this.#bodies.delete(id);
+    this.#withText.delete(id);
     this.#bodyChars -= body.length;
   }
 
@@ -159,6 +169,7 @@ export class DisplayRecordCache {
     const doc = this.#entries.get(id);
     if (!doc) return;
     this.#entries.delete(id);
+    this.#withText.delete(id);
     remove(this.#byWork, doc.workKey, id);
     for (const linked of linkedIds(doc)) remove(this.#byLinked, linked, id);
   }

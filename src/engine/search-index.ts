@@ -47,6 +47,8 @@ export interface SearchIndexOptions {
 
 /** Default weight of the term-proximity re-ranking (see proximity.ts and docs/engine.md). */
 export const DEFAULT_PROXIMITY_WEIGHT = 0;
+/** Queries whose spelling corrections a SearchIndex keeps for its current snapshot. */
+export const CORRECTIONS_KEPT = 4096;
 /** Documents re-ranked by the proximity bonus (at least; more when offset + limit + 1 is larger). */
 export const PROXIMITY_DEPTH = 100;
 
@@ -1216,11 +1218,35 @@ export class SearchIndex {
     return suggestTerm(this.#snapshot.map((s) => s.seg), w.terms[0]!, limit);
   }
 
-  /** A corrected query (words unknown to the index replaced by close, frequent ones), or null. */
+  /**
+   * A corrected query (words unknown to the index replaced by close, frequent ones), or null.
+   * A pure function of the text, the languages and the committed segments (document frequencies count
+   * deleted documents until a merge, so deletions alone change nothing): the answers of the last
+   * {@link CORRECTIONS_KEPT} queries are kept for the published snapshot, so a repeated query skips the
+   * parse, the frequency lookups and the dictionary scans of its unknown words (ADR 0195).
+   */
   correctQuery(text: string, possibleLanguages?: string[] | null): string | null {
+    if (this.#correctionsOf !== this.#snapshot) {
+      this.#corrections.clear();
+      this.#correctionsOf = this.#snapshot;
+    }
+    // JSON text never holds a raw NUL, so the key cannot be ambiguous
+    const key = JSON.stringify(possibleLanguages ?? null) + '\u0000' + text;
+    const known = this.#corrections.get(key);
+    if (known !== undefined) {
+      this.#corrections.delete(key);
+      this.#corrections.set(key, known);
+      return known;
+    }
     const parsed = parseQuery(text, possibleLanguages, this.#defaultLanguage);
-    return correctQuery(this.#snapshot.map((s) => s.seg), parsed, (t) => this.docFreq(t));
+    const corrected = correctQuery(this.#snapshot.map((s) => s.seg), parsed, (t) => this.docFreq(t));
+    if (this.#corrections.size >= CORRECTIONS_KEPT) this.#corrections.delete(this.#corrections.keys().next().value!);
+    this.#corrections.set(key, corrected);
+    return corrected;
   }
+  /** Answers of {@link correctQuery} for {@link #correctionsOf} (least recently used first). */
+  readonly #corrections = new Map<string, string | null>();
+  #correctionsOf: readonly unknown[] | null = null;
 
   /** Statistics of the committed index. */
   stats(): IndexStats {

@@ -127,6 +127,24 @@ test('spelling: corrected query from the vocabulary, null when fine', () => {
   assert.equal(idx.correctQuery('asprin platelets'), 'aspirin platelets');
 });
 
+test('spelling: kept answers follow the snapshot, the text and the languages', () => {
+  const idx = build();
+  assert.equal(idx.correctQuery('asprin platelets'), 'aspirin platelets');
+  assert.equal(idx.correctQuery('asprin platelets'), 'aspirin platelets');
+  assert.equal(idx.correctQuery('Asprin platelets'), 'Aspirin platelets');
+  assert.equal(idx.correctQuery('asprin platelets', ['en']), 'aspirin platelets');
+  // a commit that makes the word known publishes a new snapshot: the kept answer is not reused
+  idx.add({ id: 'z9', title: 'Asprin as a family name', abstract: null, type: 'journal-article', issuedAt: 1_650_000_000, language: 'en' });
+  idx.add({ id: 'z10', title: 'Platelts', abstract: null, type: 'journal-article', issuedAt: 1_650_000_000, language: 'en' });
+  assert.equal(idx.correctQuery('asprin platelets'), 'aspirin platelets', 'uncommitted documents change nothing');
+  idx.commit('8');
+  assert.equal(idx.correctQuery('asprin platelets'), null);
+  assert.equal(idx.correctQuery('asprin platelets', ['en']), null);
+  // many distinct queries: the oldest answers make room, every answer stays right
+  for (let i = 0; i < 5000; i++) assert.equal(idx.correctQuery(`aspirin q${i}`), null);
+  assert.equal(idx.correctQuery('aspirin plateletz'), 'aspirin platelets');
+});
+
 test('merges keep results identical and reclaim deletes', () => {
   const dir = new MemoryIndexDirectory();
   const idx = SearchIndex.open(dir, { mergePolicy: { mergeFactor: 2, floorDocs: 100 } });

@@ -160,3 +160,37 @@ test('display cache: full texts are bounded by characters, not only by count; a 
   await cache.getMany(['book'], text('book'), load);
   assert.equal(loads, 3, 'a text over 1/16 of the budget is not cached');
 });
+
+test('display cache: a record read with its text is the same object at every hit, renewed when the entry or its body changes', async () => {
+  const titles = new Map([['a', 'A'], ['b', 'B']]);
+  const cache = new DisplayRecordCache(10);
+  const load = async (ids: string[], text: string[]) =>
+    new Map(ids.map((id): [string, DisplayDocumentWithText] => [id, { ...doc(id, titles.get(id)), workKey: 'w', hasFullText: true, ...(text.includes(id) ? { fullText: `body of ${id} ${titles.get(id)}` } : {}) }]));
+  const text = new Set(['a']);
+  await cache.getMany(['a', 'b'], text, load);
+  const first = (await cache.getMany(['a'], text, load)).get('a')!;
+  assert.equal(first.fullText, 'body of a A');
+  assert.ok(Object.isFrozen(first));
+  assert.equal((await cache.getMany(['a'], text, load)).get('a'), first, 'the same object');
+  const plain = (await cache.getMany(['a'], NONE, load)).get('a')!;
+  assert.ok(!('fullText' in plain));
+  assert.equal((await cache.getMany(['a'], NONE, load)).get('a'), plain);
+  // a change in a's work drops a's entry (not its body): the next read is a new object with the new fields
+  titles.set('a', 'A2');
+  cache.invalidateChanges([{ id: 'b', doc: { workKey: 'w' } }]);
+  assert.equal((await cache.getMany(['a'], text, load)).get('a')!.title, 'A2', 'reloaded');
+  const after = (await cache.getMany(['a'], text, load)).get('a')!;
+  assert.notEqual(after, first);
+  assert.equal(after.title, 'A2');
+  assert.equal(after.fullText, 'body of a A2');
+  assert.equal((await cache.getMany(['a'], text, load)).get('a'), after);
+  // a's own change drops both
+  titles.set('a', 'A3');
+  cache.invalidate(['a']);
+  const again = (await cache.getMany(['a'], text, load)).get('a')!;
+  assert.equal(again.title, 'A3');
+  assert.equal(again.fullText, 'body of a A3');
+  cache.clear();
+  titles.set('a', 'A4');
+  assert.equal((await cache.getMany(['a'], text, load)).get('a')!.fullText, 'body of a A4');
+});

@@ -6,6 +6,7 @@ import { V2Hit, type SearchRequestV2, type V2SearchResponse } from '../schemas/s
 import { ALL_SCHEMAS } from '../schemas/index.js';
 import { ref } from '../schemas/common.js';
 import { toWireDocument } from './document.js';
+import { wireHitsUtf8 } from './wire-hits-json.js';
 import type { CandidateRankingValue, SnippetEvidenceValue } from '../../ranking/info.js';
 import { finite } from '../../ranking/features.js';
 
@@ -132,15 +133,34 @@ export function toWireHit(h: SearchHit, baseUrl: string): V2SearchResponse['hits
 }
 
 /**
- * The hits of a V2SearchResponse as UTF-8 JSON (the `hits` array), made by the same serializer compiler
- * and shared schemas as the route's response serializer, so the bytes are the ones the route would
- * write (ADR 0150). Built once per search thread; the buffer is the thread's own (transferable).
+ * The hits of a V2SearchResponse as UTF-8 JSON (the `hits` array): the text the route's response
+ * serializer writes for them (ADR 0150), made by the serializer specialized for the hit shape
+ * (ADR 0195, {@link wireHitsJson}). Built once per search thread; the buffer is the thread's own
+ * (transferable).
  */
 export function wireHitEncoder(baseUrl: string): HitEncoder {
-  const externalSchemas = Object.fromEntries(ALL_SCHEMAS.map((s) => [(s as { $id: string }).$id, s]));
-  const serialize = SerializerSelector()(externalSchemas, {})({ schema: { type: 'array', items: ref(V2Hit) }, method: 'POST', url: '/v2/search/', httpStatus: '200' }) as (hits: unknown) => string;
+  // A record's wire JSON (UTF-8), kept while the record object lives: hits of hot queries come from the
+  // display cache (ADR 0135) as the same immutable objects, so their documents are written once.
+  const documents = new WeakMap<object, Uint8Array>();
   const utf8 = new TextEncoder();
-  return (hits) => utf8.encode(serialize(hits.map((h) => toWireHit(h, baseUrl))));
+  return (hits) =>
+    wireHitsUtf8(hits, (doc) => {
+      let bytes = documents.get(doc);
+      if (bytes === undefined) {
+        bytes = utf8.encode(JSON.stringify(toWireDocument(doc, baseUrl)));
+        documents.set(doc, bytes);
+      }
+      return bytes;
+    });
+}
+
+/**
+ * The hits' serializer compiled from the shared schemas by the compiler Fastify uses (what the route's
+ * response serializer does for `hits`): the reference {@link wireHitsJson} is checked against.
+ */
+export function compiledHitsSerializer(): (hits: unknown) => string {
+  const externalSchemas = Object.fromEntries(ALL_SCHEMAS.map((s) => [(s as { $id: string }).$id, s]));
+  return SerializerSelector()(externalSchemas, {})({ schema: { type: 'array', items: ref(V2Hit) }, method: 'POST', url: '/v2/search/', httpStatus: '200' }) as (hits: unknown) => string;
 }
 
 /**
