@@ -126,24 +126,54 @@ const toKey = (r: ApiKeyRow): ApiKeyRecord => ({
   revokedAt: r.revoked_at,
 });
 
+/** Most key records one process keeps (the cache is cleared when full: bounded memory whatever is presented). */
+export const API_KEY_CACHE_MAX = 10_000;
+
+/**
+ * API keys, with the records of presented keys cached (ADR 0185) and never stale: `PRAGMA data_version`
+ * (one cheap statement) changes whenever another connection, in this process or another (`lectern keys
+ * revoke`), has committed anything to the database; the cache is then dropped. Writes through this
+ * connection do not change it, so create and revoke drop their key themselves. Only found keys are
+ * cached (an unknown id costs a lookup each time, as before; failed checks are rate-limited).
+ */
 class SqliteApiKeyStore implements ApiKeyStore {
   readonly #s: Statements;
+  readonly #dataVersion: Database.Statement;
+  readonly #cache = new Map<string, ApiKeyRecord>();
+  #seenVersion = -1;
   constructor(private readonly db: Db) {
     this.#s = statementCache(db);
+    this.#dataVersion = db.prepare('PRAGMA data_version').pluck();
   }
   async create(k: Omit<ApiKeyRecord, 'revokedAt'>): Promise<ApiKeyRecord> {
     this.#s.q('INSERT INTO api_keys (id, account_id, hash, label, created_at) VALUES (?, ?, ?, ?, ?)').run(k.id, k.accountId, k.hash, k.label, k.createdAt);
+    this.#cache.delete(k.id);
     return { ...k, revokedAt: null };
   }
   async get(id: string): Promise<ApiKeyRecord | null> {
+    const version = this.#dataVersion.get() as number;
+    if (version !== this.#seenVersion) {
+      this.#cache.clear();
+      this.#seenVersion = version;
+    }
+    const cached = this.#cache.get(id);
+    if (cached) return { ...cached };
     const r = this.#s.q('SELECT * FROM api_keys WHERE id = ?').get(id) as ApiKeyRow | undefined;
-    return r ? toKey(r) : null;
+    if (!r) return null;
+    const record = toKey(r);
+    if (this.#cache.size >= API_KEY_CACHE_MAX) this.#cache.clear();
+    this.#cache.set(id, record);
+    return { ...record };
   }
   async listByAccount(accountId: number): Promise<ApiKeyRecord[]> {
     return (this.#s.q('SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at, id').all(accountId) as ApiKeyRow[]).map(toKey);
   }
   async revoke(id: string, at: number): Promise<boolean> {
-    return this.#s.q('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, id).changes === 1;
+    try {
+      return this.#s.q('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, id).changes === 1;
+    } finally {
+      this.#cache.delete(id);
+    }
   }
 }
 
