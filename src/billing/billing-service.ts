@@ -77,9 +77,11 @@ export class BillingService {
 
   /**
    * Before the work: holds `amount` for `operation` in the current scope (402 when the spendable
-   * balance is short); outside a scope, only checks the balance.
+   * balance is short); outside a scope, only checks the balance. `upTo`: the most the operation can
+   * cost; it is held instead when the spendable balance covers it, so that the charge after the work
+   * needs no second write to grow the hold (ADR 0185; what is not charged is released with the capture).
    */
-  async reserve(principal: Principal, amount: number, operation: string, reference: string | null): Promise<void> {
+  async reserve(principal: Principal, amount: number, operation: string, reference: string | null, upTo?: number): Promise<void> {
     if (amount <= 0) return;
     const scope = this.#scopes.getStore();
     if (scope?.settled) return; // the client is gone: nothing will be delivered, nothing is held
@@ -88,7 +90,7 @@ export class BillingService {
       if (balance < amount) throw insufficient(amount, balance);
       return;
     }
-    await this.#hold(scope, principal.accountId, amount, operation, reference, null);
+    await this.#hold(scope, principal.accountId, amount, operation, reference, null, upTo !== undefined && upTo > amount ? upTo : undefined);
   }
 
   /** Throws `insufficient_credits` (402) when the spendable balance is below `minimum` (no hold). */
@@ -218,10 +220,10 @@ export class BillingService {
     await this.ledger.releaseOrphanedHolds(this.owner, nowMs - this.#options.staleAfterMs);
   }
 
-  async #hold(scope: Settlement, accountId: number, amount: number, operation: string, reference: string | null, final: number | null): Promise<void> {
-    const r = await this.ledger.hold(accountId, amount, operation, reference, this.owner, nowSeconds(this.clock));
+  async #hold(scope: Settlement, accountId: number, amount: number, operation: string, reference: string | null, final: number | null, upTo?: number): Promise<void> {
+    const r = await this.ledger.hold(accountId, amount, operation, reference, this.owner, nowSeconds(this.clock), upTo);
     if (!r.ok) throw insufficient(amount, r.balance);
-    const h: ScopeHold = { holdId: r.holdId, accountId, reference, operation, held: amount, final };
+    const h: ScopeHold = { holdId: r.holdId, accountId, reference, operation, held: r.held ?? amount, final };
     // The scope was settled while the hold was being written (the client went away): let it go.
     if (scope.settled) await this.#captureOrRelease(h, false);
     else scope.holds.push(h);

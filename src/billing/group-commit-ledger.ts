@@ -63,8 +63,8 @@ export class GroupCommitLedger implements CreditLedger {
     if (!Number.isSafeInteger(options.maxBatch) || options.maxBatch < 1) throw new RangeError(`maxBatch must be a positive integer, got ${options.maxBatch}`);
   }
 
-  hold(accountId: number, amount: number, operation: string, reference: string | null, owner: string, at: number): Promise<HoldResult> {
-    return this.#enqueue({ kind: 'hold', accountId, amount, operation, reference, owner, at }) as Promise<HoldResult>;
+  hold(accountId: number, amount: number, operation: string, reference: string | null, owner: string, at: number, upTo?: number): Promise<HoldResult> {
+    return this.#enqueue(upTo === undefined ? { kind: 'hold', accountId, amount, operation, reference, owner, at } : { kind: 'hold', accountId, amount, operation, reference, owner, at, upTo }) as Promise<HoldResult>;
   }
   extendHold(holdId: number, extra: number): Promise<HoldResult | null> {
     return this.#enqueue({ kind: 'extend', holdId, extra }) as Promise<HoldResult | null>;
@@ -225,7 +225,7 @@ export class GroupCommitLedger implements CreditLedger {
   #one(op: LedgerOp): Promise<LedgerOpResult> {
     switch (op.kind) {
       case 'hold':
-        return this.inner.hold(op.accountId, op.amount, op.operation, op.reference, op.owner, op.at);
+        return this.inner.hold(op.accountId, op.amount, op.operation, op.reference, op.owner, op.at, op.upTo);
       case 'extend':
         return this.inner.extendHold(op.holdId, op.extra);
       case 'capture':

@@ -20,11 +20,12 @@ export interface LedgerEntry {
 
 export type DebitResult = { ok: true; balance: number; entryId: number } | { ok: false; balance: number };
 
-export type HoldResult = { ok: true; holdId: number; balance: number } | { ok: false; balance: number };
+/** `held`: what a hold with `upTo` took (`upTo` when the spendable balance covered it, else `amount`); absent otherwise. */
+export type HoldResult = { ok: true; holdId: number; balance: number; held?: number } | { ok: false; balance: number };
 
 /** A hold operation for {@link CreditLedger.applyBatch}: the arguments of hold, extendHold, capture or release. */
 export type LedgerOp =
-  | { kind: 'hold'; accountId: number; amount: number; operation: string; reference: string | null; owner: string; at: number }
+  | { kind: 'hold'; accountId: number; amount: number; operation: string; reference: string | null; owner: string; at: number; upTo?: number }
   | { kind: 'extend'; holdId: number; extra: number }
   | { kind: 'capture'; holdId: number; amount: number; at: number }
   | { kind: 'release'; holdId: number };
@@ -50,8 +51,10 @@ export interface CreditLedger {
   /**
    * Atomically reserves `amount` (> 0) of the spendable balance for `owner` (a serving process).
    * Refused (nothing written) when the spendable balance is short. `balance` is the spendable balance after.
+   * `upTo` (>= amount; ADR 0185): hold `upTo` instead when the spendable balance covers it (the most the
+   * operation can cost, so that no extension is needed), else `amount`; the result says which (`held`).
    */
-  hold(accountId: number, amount: number, operation: string, reference: string | null, owner: string, at: number): Promise<HoldResult>;
+  hold(accountId: number, amount: number, operation: string, reference: string | null, owner: string, at: number, upTo?: number): Promise<HoldResult>;
   /**
    * Turns a hold into a debit of `amount` (0 <= amount <= held; 0 just releases it), in one
    * transaction. Null when the hold no longer exists (already captured or released): nothing is written.

@@ -391,7 +391,8 @@ export class SearchService {
     const indexNames = resolveIndexes(r.indexNames);
     checkChannels(r, indexNames, this.d.indexes);
     if (planned === null) this.#plan(r); // refusals before the hold
-    await this.d.billing.reserve(principal, this.d.prices.search, 'search', requestId);
+    // the most the page can cost is held when the balance covers it: no second write for the charge (ADR 0185)
+    await this.d.billing.reserve(principal, this.d.prices.search, 'search', requestId, searchCost(this.d.prices, r.limit));
     let billingUs = (performance.now() - t0) * 1000;
     await ticket?.turn();
     const nowMs = this.d.clock.nowMs();
@@ -530,7 +531,7 @@ export class SearchService {
     if (!doc) throw new AppError('not_found', `No document ${q.documentId}.`);
     const dense = this.d.indexes.dense(doc.index);
     if (!dense) throw unavailable(`short_document: similar documents need document vectors from the dense model, which the ${doc.index} index does not have; ${TRAIN_HINT}.`);
-    await this.d.billing.reserve(principal, this.d.prices.search, 'search', requestId);
+    await this.d.billing.reserve(principal, this.d.prices.search, 'search', requestId, searchCost(this.d.prices, q.limit));
     const index = this.d.indexes.get(doc.index);
     const tEmbed = performance.now();
     // the indexed vector; a document not yet indexed (committed within seconds) is embedded from its text

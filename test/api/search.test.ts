@@ -280,3 +280,58 @@ describe('text_filter: passages inside one document', () => {
     assert.equal(await app.storage.ledger.balance(acct.id), before);
   });
 });
+
+describe('search billing writes (ADR 0185)', () => {
+  // the ledger calls the billing service makes, counted under the group-commit ledger
+  const calls: string[] = [];
+  let app: TestApp;
+  before(async () => {
+    const { openSqliteStorage } = await import('../../src/adapters/sqlite/sqlite-storage.js');
+    const { mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const storage = openSqliteStorage(join(mkdtempSync(join(tmpdir(), 'lectern-ledger-')), 'lectern.db'));
+    const wrapped = { ...storage, ledger: new Proxy(storage.ledger, {
+      get(target, prop, receiver) {
+        const v = Reflect.get(target, prop, receiver) as unknown;
+        if (typeof v !== 'function') return v;
+        return (...args: unknown[]) => {
+          if (prop === 'applyBatch') for (const op of args[0] as { kind: string }[]) calls.push(op.kind);
+          else calls.push(String(prop));
+          return (v as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    }) };
+    app = await testApp({}, { storage: wrapped });
+    await seed(app, Array.from({ length: 8 }, (_, i) => doc(`g${i}`, { title: `Geology note ${i} on sandstone`, abstract: `Sandstone porosity sample ${i}.` })));
+    await app.indexes!.catchUp();
+  });
+  after(() => app.dispose());
+  const search = async (key: string, body: Record<string, unknown>) => {
+    calls.length = 0;
+    const res = await app.http.inject({ method: 'POST', url: '/v2/search/', headers: { 'x-api-key': key }, payload: body });
+    return { status: res.statusCode, hits: (res.json().hits ?? []).length as number, writes: calls.filter((c) => ['hold', 'extendHold', 'extend', 'capture', 'release'].includes(c)) };
+  };
+
+  test('a balance that covers the largest price of the page: one hold of it and one capture of the final price, no extension', async () => {
+    const rich = await app.account({ credits: 1000 });
+    const r = await search(rich.key, { query: 'sandstone', limit: 20 });
+    assert.equal(r.status, 200);
+    assert.equal(r.hits, 8);
+    assert.deepEqual(r.writes, ['hold', 'capture']);
+    assert.equal(await app.storage.ledger.balance(rich.id), 1000 - 18, 'charged the final price: the rest of the hold is free again');
+    assert.equal(await app.storage.ledger.held(rich.id), 0);
+  });
+
+  test('a balance short of the largest price: the base price is held and grown to the final one', async () => {
+    const poor = await app.account({ credits: 25 });
+    const r = await search(poor.key, { query: 'sandstone', limit: 20 });
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.writes, ['hold', 'extendHold', 'capture']);
+    assert.equal(await app.storage.ledger.balance(poor.id), 25 - 18);
+    const short = await search(poor.key, { query: 'sandstone', limit: 20 });
+    assert.equal(short.status, 402, 'the final price is more than is left: nothing charged');
+    assert.equal(await app.storage.ledger.balance(poor.id), 7);
+    assert.equal(await app.storage.ledger.held(poor.id), 0);
+  });
+});

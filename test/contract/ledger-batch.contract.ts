@@ -35,6 +35,17 @@ export function ledgerBatchContract(label: string, open: StorageFactory): void {
     });
 
   describe(`ledger batch contract: ${label}`, () => {
+    it('applyBatch: a hold with upTo takes it when covered, else its amount, else is refused, as alone', async (s) => {
+      const a = await account(s, 'a@example.org', 50);
+      const hold = (amount: number, upTo: number, reference: string): LedgerOp => ({ kind: 'hold', accountId: a, amount, operation: 'search', reference, owner: 'me', at: 1, upTo });
+      const outcomes = await s.ledger.applyBatch([hold(10, 20, 'r1'), hold(10, 20, 'r2'), hold(5, 20, 'r3'), hold(6, 20, 'r4'), hold(1, 0, 'bad'), { kind: 'hold', accountId: a + 1000, amount: 1, operation: 'search', reference: 'x', owner: 'me', at: 1, upTo: 2 }]);
+      const r = outcomes.slice(0, 4).map((o) => (o.ok ? o.value : o.error)) as { ok: boolean; balance: number; held?: number }[];
+      assert.deepEqual(r.map((x) => [x.ok, x.balance, x.held]), [[true, 30, 20], [true, 10, 20], [true, 5, 5], [false, 5, undefined]]);
+      assert.ok(!outcomes[4]!.ok && outcomes[4]!.error instanceof RangeError);
+      assert.ok(!outcomes[5]!.ok);
+      await assertBalanced(s, a, 5, 45);
+    });
+
     it('applyBatch: each op gets its own result, in order, as if run alone', async (s) => {
       const a = await account(s, 'a@example.org', 100);
       const h1 = await s.ledger.hold(a, 30, 'search', 'r1', 'me', 10);

@@ -242,6 +242,27 @@ export function storageContract(label: string, open: StorageFactory): void {
       await assert.rejects(s.ledger.capture(h4.holdId, -1, 11), RangeError);
     });
 
+    it('ledger holds with upTo: the most it may cost when the spendable balance covers it, else the amount, else refused', async (s) => {
+      const a = await s.accounts.create({ email: 'ada@example.org' });
+      await s.ledger.credit(a.id, 50, 'topup', null, 1);
+      const full = await s.ledger.hold(a.id, 10, 'search', 'r1', 'o', 2, 20);
+      assert.deepEqual(full, { ok: true, holdId: full.ok ? full.holdId : -1, balance: 30, held: 20 });
+      const exact = await s.ledger.hold(a.id, 10, 'search', 'r2', 'o', 2, 20);
+      assert.ok(exact.ok && exact.held === 20 && exact.balance === 10, 'a balance equal to upTo covers it');
+      const base = await s.ledger.hold(a.id, 5, 'search', 'r3', 'o', 2, 20);
+      assert.ok(base.ok && base.held === 5 && base.balance === 5, 'short of upTo: the amount');
+      assert.deepEqual(await s.ledger.hold(a.id, 6, 'search', 'r4', 'o', 2, 20), { ok: false, balance: 5 }, 'short of the amount: refused');
+      assert.equal(await s.ledger.held(a.id), 45);
+      // the capture charges the final price and frees the rest of what was held
+      assert.equal((await s.ledger.capture(full.ok ? full.holdId : -1, 13, 3))?.balance, 12);
+      assert.equal(await s.ledger.held(a.id), 25);
+      assert.equal(await s.ledger.entrySum(a.id), 37);
+      assert.equal((await s.ledger.findEntry(a.id, 'search', 'r1'))?.amount, -13);
+      await assert.rejects(s.ledger.hold(a.id, 10, 'search', null, 'o', 2, 9), RangeError);
+      await assert.rejects(s.ledger.hold(a.id, 1, 'search', null, 'o', 2, 1.5), RangeError);
+      await assert.rejects(s.ledger.hold(a.id + 1000, 1, 'search', null, 'o', 2, 2), (e: unknown) => e instanceof AppError && e.code === 'not_found');
+    });
+
     it('ledger holds: holds of an owner whose heartbeat is stale (a dead process) are released; live ones and our own are kept', async (s) => {
       const a = await s.accounts.create({ email: 'ada@example.org' });
       await s.ledger.credit(a.id, 100, 'topup', null, 1);

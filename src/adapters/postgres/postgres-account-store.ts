@@ -81,8 +81,44 @@ const toKey = (r: ApiKeyRow): ApiKeyRecord => ({
   revokedAt: r.revoked_at,
 });
 
+/** The channel core/004's trigger notifies with a key id whenever a key row changes (ADR 0185). */
+export const API_KEY_CHANNEL = 'lectern_api_keys';
+/** Most key records one process keeps (the cache is cleared when full). */
+const CACHE_MAX = 10_000;
+/** How long a revocation waits for its own notification to come back (then it returns anyway). */
+const ECHO_WAIT_MS = 2_000;
+/**
+ * Then how long it waits before returning, so that every listening process has had time to read the
+ * notification that reached this one: the revocation returns when it is in force everywhere.
+ */
+const SPREAD_WAIT_MS = 50;
+/** Wait before listening again after the listening connection failed. */
+const RELISTEN_MS = 1_000;
+
+/**
+ * API keys, with the records of presented keys cached while this process LISTENs on the channel that
+ * every change to a key row notifies (ADR 0185): a notification drops that key, a lost listening
+ * connection drops them all and turns the cache off until it listens again. A lookup caches its row
+ * only if nothing was invalidated while it ran (so a read that raced a revocation is never kept).
+ * A revocation through this store returns once its own notification has come back through the server,
+ * and a moment more (SPREAD_WAIT_MS) for the other listeners to have read theirs.
+ */
 export class PostgresApiKeyStore implements ApiKeyStore {
-  constructor(private readonly pool: pg.Pool) {}
+  readonly #cache = new Map<string, ApiKeyRecord>();
+  /** Bumped by every invalidation; a lookup caches only when it did not move while the lookup ran. */
+  #generation = 0;
+  #listener: pg.Client | null = null;
+  #listening = false;
+  #starting: Promise<boolean> | null = null;
+  #retryAt = 0;
+  #closed = false;
+  readonly #echoes = new Map<string, Set<() => void>>();
+
+  constructor(
+    private readonly pool: pg.Pool,
+    /** Connects the listening client (a new pg.Client like the pool's); null disables the cache. */
+    private readonly connectListener: (() => pg.Client) | null = null,
+  ) {}
 
   async create(k: Omit<ApiKeyRecord, 'revokedAt'>): Promise<ApiKeyRecord> {
     await this.pool.query('INSERT INTO api_keys (id, account_id, hash, label, created_at) VALUES ($1, $2, $3, $4, $5)', [
@@ -96,8 +132,20 @@ export class PostgresApiKeyStore implements ApiKeyStore {
   }
 
   async get(id: string): Promise<ApiKeyRecord | null> {
+    if (this.#listening) {
+      const cached = this.#cache.get(id);
+      if (cached) return { ...cached };
+    } else this.#listen();
+    const cacheable = this.#listening;
+    const generation = this.#generation;
     const { rows } = await this.pool.query<ApiKeyRow>('SELECT * FROM api_keys WHERE id = $1', [id]);
-    return rows[0] ? toKey(rows[0]) : null;
+    if (!rows[0]) return null;
+    const record = toKey(rows[0]);
+    if (cacheable && this.#listening && generation === this.#generation) {
+      if (this.#cache.size >= CACHE_MAX) this.#cache.clear();
+      this.#cache.set(id, record);
+    }
+    return { ...record };
   }
 
   async listByAccount(accountId: number): Promise<ApiKeyRecord[]> {
@@ -107,7 +155,97 @@ export class PostgresApiKeyStore implements ApiKeyStore {
   }
 
   async revoke(id: string, at: number): Promise<boolean> {
-    const r = await this.pool.query('UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [at, id]);
-    return r.rowCount === 1;
+    const listening = await this.#listen();
+    let echoed: Promise<void> | null = null;
+    let cancel = () => {};
+    if (listening) {
+      echoed = new Promise<void>((resolve) => {
+        const waiters = this.#echoes.get(id) ?? new Set<() => void>();
+        const timer = setTimeout(done, ECHO_WAIT_MS);
+        function done() {
+          clearTimeout(timer);
+          waiters.delete(done);
+          resolve();
+        }
+        cancel = done;
+        waiters.add(done);
+        this.#echoes.set(id, waiters);
+      });
+    }
+    try {
+      const r = await this.pool.query('UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [at, id]);
+      this.#invalidate(id);
+      if (r.rowCount !== 1) return false;
+      // committed: the trigger's notification is on its way to every listening process, ours included
+      await echoed;
+      await new Promise((resolve) => setTimeout(resolve, SPREAD_WAIT_MS));
+      return true;
+    } finally {
+      cancel();
+    }
+  }
+
+  /** Stops listening (storage close). */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#stopListening();
+  }
+
+  #invalidate(id: string | null): void {
+    this.#generation++;
+    if (id === null) this.#cache.clear();
+    else this.#cache.delete(id);
+  }
+
+  /** Starts listening unless it does or just failed; resolves whether it listens. */
+  #listen(): Promise<boolean> {
+    if (this.#listening) return Promise.resolve(true);
+    if (this.#starting) return this.#starting;
+    if (!this.connectListener || this.#closed || Date.now() < this.#retryAt) return Promise.resolve(false);
+    const client = this.connectListener();
+    this.#listener = client;
+    client.on('notification', (n) => {
+      if (n.channel !== API_KEY_CHANNEL) return;
+      const id = n.payload ?? null;
+      this.#invalidate(id);
+      if (id !== null) for (const w of [...(this.#echoes.get(id) ?? [])]) w();
+    });
+    const lost = () => {
+      if (this.#listener !== client) return;
+      this.#stopListening();
+      this.#retryAt = Date.now() + RELISTEN_MS;
+    };
+    client.on('error', lost);
+    client.on('end', lost);
+    this.#starting = (async () => {
+      try {
+        await client.connect();
+        await client.query(`LISTEN ${API_KEY_CHANNEL}`);
+        if (this.#listener !== client) return false;
+        // what was read before now may have changed unseen: start from nothing
+        this.#invalidate(null);
+        this.#listening = true;
+        return true;
+      } catch {
+        lost();
+        return false;
+      } finally {
+        this.#starting = null;
+      }
+    })();
+    return this.#starting;
+  }
+
+  #stopListening(): void {
+    this.#listening = false;
+    this.#invalidate(null);
+    const client = this.#listener;
+    this.#listener = null;
+    if (client) {
+      client.removeAllListeners('notification');
+      client.on('error', () => {});
+      void client.end().catch(() => {});
+    }
+    for (const waiters of this.#echoes.values()) for (const w of [...waiters]) w();
   }
 }

@@ -11,7 +11,7 @@ import type pg from 'pg';
 import { AppError } from '../../domain/errors.js';
 import type { CreditLedger, DebitResult, HoldResult, LedgerEntry, LedgerOp, LedgerOpOutcome } from '../../ports/credit-ledger.js';
 import type { Tx } from './postgres-pool.js';
-import { rowToLedgerEntry, type LedgerRow } from '../sql/ledger-row.js';
+import { checkUpTo, rowToLedgerEntry, type LedgerRow } from '../sql/ledger-row.js';
 
 function positiveAmount(kind: 'debit' | 'credit' | 'hold', amount: number): void {
   if (!Number.isSafeInteger(amount) || amount <= 0) throw new RangeError(`${kind} amount must be a positive integer, got ${amount}`);
@@ -32,19 +32,23 @@ export class PostgresCreditLedger implements CreditLedger {
     return rows[0].held;
   }
 
-  async hold(accountId: number, amount: number, operation: string, reference: string | null, owner: string, at: number, q: Tx = this.pool): Promise<HoldResult> {
+  async hold(accountId: number, amount: number, operation: string, reference: string | null, owner: string, at: number, upTo?: number, q: Tx = this.pool): Promise<HoldResult> {
     positiveAmount('hold', amount);
-    const { rows } = await q.query<{ id: number; spendable: number }>(
-      `WITH h AS (
+    checkUpTo(amount, upTo);
+    // With upTo (ADR 0185): the account row is locked first and the amount chosen from its spendable balance.
+    const { rows } = await q.query<{ id: number; spendable: number; held: number }>(
+      upTo === undefined
+        ? `WITH h AS (
          UPDATE accounts SET held = held + $2::bigint WHERE id = $1 AND balance - held >= $2::bigint RETURNING balance - held AS spendable
        ), ins AS (
          INSERT INTO credit_holds (account_id, amount, operation, reference, owner, created_at)
          SELECT $1, $2::bigint, $3, $4, $5, $6 FROM h RETURNING id
        )
-       SELECT ins.id, h.spendable FROM ins, h`,
-      [accountId, amount, operation, reference, owner, at],
+       SELECT ins.id, h.spendable FROM ins, h`
+        : HOLD_UP_TO,
+      upTo === undefined ? [accountId, amount, operation, reference, owner, at] : [accountId, amount, operation, reference, owner, at, upTo],
     );
-    if (rows[0]) return { ok: true, holdId: rows[0].id, balance: rows[0].spendable };
+    if (rows[0]) return upTo === undefined ? { ok: true, holdId: rows[0].id, balance: rows[0].spendable } : { ok: true, holdId: rows[0].id, balance: rows[0].spendable, held: rows[0].held };
     return { ok: false, balance: await this.balance(accountId, q) };
   }
 
@@ -107,7 +111,10 @@ export class PostgresCreditLedger implements CreditLedger {
   async applyBatch(ops: readonly LedgerOp[]): Promise<LedgerOpOutcome[]> {
     const outcomes: (LedgerOpOutcome | null)[] = ops.map((op) => {
       try {
-        if (op.kind === 'hold') positiveAmount('hold', op.amount);
+        if (op.kind === 'hold') {
+          positiveAmount('hold', op.amount);
+          checkUpTo(op.amount, op.upTo);
+        }
         else if (op.kind === 'extend') positiveAmount('hold', op.extra);
         else if (op.kind === 'capture' && (!Number.isSafeInteger(op.amount) || op.amount < 0)) throw new RangeError(`capture amount must be a non-negative integer, got ${op.amount}`);
         return null;
@@ -224,10 +231,36 @@ export class PostgresCreditLedger implements CreditLedger {
   }
 }
 
+/**
+ * A hold of up to $7 (ADR 0185): the account row is locked (FOR UPDATE reads its newest version), the
+ * amount is $7 when its spendable balance covers that, else $2, and the row is updated under that lock.
+ */
+const HOLD_UP_TO = `WITH c AS (
+    SELECT CASE WHEN balance - held >= $7::bigint THEN $7::bigint ELSE $2::bigint END AS x FROM accounts WHERE id = $1 FOR UPDATE
+  ), h AS (
+    UPDATE accounts SET held = accounts.held + c.x FROM c WHERE accounts.id = $1 AND accounts.balance - accounts.held >= c.x
+    RETURNING accounts.balance - accounts.held AS spendable, c.x AS held
+  ), ins AS (
+    INSERT INTO credit_holds (account_id, amount, operation, reference, owner, created_at)
+    SELECT $1, h.held, $3, $4, $5, $6 FROM h RETURNING id
+  )
+  SELECT ins.id, h.spendable, h.held FROM ins, h`;
+
 /** One op of a batch as a single statement with literal values (applyBatch). */
 function batchStatement(op: LedgerOp, int: (n: number) => string, text: (v: string | null) => string): string {
   switch (op.kind) {
     case 'hold':
+      if (op.upTo !== undefined)
+        return `WITH c AS (
+          SELECT CASE WHEN balance - held >= ${int(op.upTo)} THEN ${int(op.upTo)} ELSE ${int(op.amount)} END AS x FROM accounts WHERE id = ${int(op.accountId)} FOR UPDATE
+        ), h AS (
+          UPDATE accounts SET held = accounts.held + c.x FROM c WHERE accounts.id = ${int(op.accountId)} AND accounts.balance - accounts.held >= c.x
+          RETURNING accounts.balance - accounts.held AS spendable, c.x AS held
+        ), ins AS (
+          INSERT INTO credit_holds (account_id, amount, operation, reference, owner, created_at)
+          SELECT ${int(op.accountId)}, h.held, ${text(op.operation)}, ${text(op.reference)}, ${text(op.owner)}, ${int(op.at)} FROM h RETURNING id
+        )
+        SELECT (SELECT id FROM ins) AS id, (SELECT spendable FROM h) AS spendable, (SELECT held FROM h) AS held, (SELECT balance - held FROM accounts WHERE id = ${int(op.accountId)}) AS current`;
       return `WITH h AS (
           UPDATE accounts SET held = held + ${int(op.amount)} WHERE id = ${int(op.accountId)} AND balance - held >= ${int(op.amount)} RETURNING balance - held AS spendable
         ), ins AS (
@@ -270,7 +303,7 @@ function batchOutcome(op: LedgerOp, r: pg.QueryResult): LedgerOpOutcome {
   const row = r.rows[0] as Record<string, number | null> | undefined;
   switch (op.kind) {
     case 'hold':
-      if (row && row.id !== null && row.id !== undefined) return { ok: true, value: { ok: true, holdId: row.id, balance: row.spendable! } };
+      if (row && row.id !== null && row.id !== undefined) return { ok: true, value: op.upTo === undefined ? { ok: true, holdId: row.id, balance: row.spendable! } : { ok: true, holdId: row.id, balance: row.spendable!, held: row.held! } };
       if (!row || row.current === null || row.current === undefined) return { ok: false, error: new AppError('not_found', `No account ${op.accountId}.`) };
       return { ok: true, value: { ok: false, balance: row.current } };
     case 'extend':

@@ -3,7 +3,7 @@
 // Pending migrations are applied at open (postgres-migrate.ts). Capabilities with their own tables
 // (OAuth, recognition jobs, ...) use the `pool` of the returned handle with withTransaction(), and
 // add their migration steps to ALL_MIGRATIONS (docs/storage.md).
-import type pg from 'pg';
+import pg from 'pg';
 import type { Storage } from '../../ports/storage.js';
 import { ALL_MIGRATIONS, type MigrationStep } from '../sql/migrations.js';
 import { PostgresAccountStore, PostgresApiKeyStore } from './postgres-account-store.js';
@@ -39,11 +39,13 @@ export async function openPostgresStorage(url: string, options: PostgresStorageO
     throw e;
   }
   let closed = false;
+  // the API-key cache listens for key changes on a connection of its own (ADR 0185)
+  const apiKeys = new PostgresApiKeyStore(pool, () => new pg.Client(pool.options));
   return {
     kind: 'postgres',
     pool,
     accounts: new PostgresAccountStore(pool),
-    apiKeys: new PostgresApiKeyStore(pool),
+    apiKeys,
     ledger: new PostgresCreditLedger(pool),
     documents: new PostgresDocumentStore(pool),
     activity: new PostgresActivityStore(pool),
@@ -54,6 +56,7 @@ export async function openPostgresStorage(url: string, options: PostgresStorageO
       // pool.end() rejects when called twice; close() is idempotent like SQLite's.
       if (closed) return;
       closed = true;
+      await apiKeys.close();
       await pool.end();
     },
   };

@@ -21,3 +21,8 @@ export const rowToLedgerEntry = (r: LedgerRow): LedgerEntry => ({
   reference: r.reference,
   createdAt: r.created_at,
 });
+
+/** `upTo` of a hold: absent, or an integer not below its amount. */
+export function checkUpTo(amount: number, upTo: number | undefined): void {
+  if (upTo !== undefined && (!Number.isSafeInteger(upTo) || upTo < amount)) throw new RangeError(`hold upTo must be an integer not below the amount ${amount}, got ${upTo}`);
+}

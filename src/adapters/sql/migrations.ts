@@ -213,6 +213,22 @@ export const CORE_MIGRATIONS: readonly MigrationStep[] = [
       FROM documents WHERE NOT deleted AND record IS NOT NULL;
     `,
   },
+  {
+    // API-key cache invalidation (ADR 0185): every change to a key row, whoever makes it (a server,
+    // `lectern keys revoke`, an operator's SQL), notifies channel `lectern_api_keys` with the key id at
+    // commit, so every serving process drops its cached record. SQLite needs nothing: a connection sees
+    // other connections' commits through PRAGMA data_version.
+    id: 'core/004-api-key-notify',
+    sqlite: '',
+    postgres: `
+      CREATE FUNCTION lectern_api_key_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM pg_notify('lectern_api_keys', OLD.id);
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER api_keys_changed AFTER UPDATE OR DELETE ON api_keys FOR EACH ROW EXECUTE FUNCTION lectern_api_key_changed();
+    `,
+  },
 ];
 
 /** Every migration list, in application order. Capabilities append their lists here. */

@@ -15,7 +15,7 @@ import type { Storage } from '../../ports/storage.js';
 import { countsFromRows, dailyGroups, firstDay, rowToTotals, TOP_COLUMNS, TOP_ORDER, type TotalsRow } from '../sql/activity-counts.js';
 import { contentHash, groupWorkMembers, rowToDisplay, rowToDisplayWithText, rowToStored, serializeDisplay, serializeRecord, utcDay, type DisplayRow, type DocumentRow, type WorkMemberRow } from '../sql/document-row.js';
 import type { DisplayDocumentWithText } from '../../domain/display-document.js';
-import { rowToLedgerEntry, type LedgerRow } from '../sql/ledger-row.js';
+import { checkUpTo, rowToLedgerEntry, type LedgerRow } from '../sql/ledger-row.js';
 import { pendingMigrations } from '../sql/migration-plan.js';
 import { ALL_MIGRATIONS, type MigrationStep } from '../sql/migrations.js';
 import { assignWorkKey } from '../sql/work-key.js';
@@ -126,24 +126,54 @@ const toKey = (r: ApiKeyRow): ApiKeyRecord => ({
   revokedAt: r.revoked_at,
 });
 
+/** Most key records one process keeps (the cache is cleared when full: bounded memory whatever is presented). */
+export const API_KEY_CACHE_MAX = 10_000;
+
+/**
+ * API keys, with the records of presented keys cached (ADR 0185) and never stale: `PRAGMA data_version`
+ * (one cheap statement) changes whenever another connection, in this process or another (`lectern keys
+ * revoke`), has committed anything to the database; the cache is then dropped. Writes through this
+ * connection do not change it, so create and revoke drop their key themselves. Only found keys are
+ * cached (an unknown id costs a lookup each time, as before; failed checks are rate-limited).
+ */
 class SqliteApiKeyStore implements ApiKeyStore {
   readonly #s: Statements;
+  readonly #dataVersion: Database.Statement;
+  readonly #cache = new Map<string, ApiKeyRecord>();
+  #seenVersion = -1;
   constructor(private readonly db: Db) {
     this.#s = statementCache(db);
+    this.#dataVersion = db.prepare('PRAGMA data_version').pluck();
   }
   async create(k: Omit<ApiKeyRecord, 'revokedAt'>): Promise<ApiKeyRecord> {
     this.#s.q('INSERT INTO api_keys (id, account_id, hash, label, created_at) VALUES (?, ?, ?, ?, ?)').run(k.id, k.accountId, k.hash, k.label, k.createdAt);
+    this.#cache.delete(k.id);
     return { ...k, revokedAt: null };
   }
   async get(id: string): Promise<ApiKeyRecord | null> {
+    const version = this.#dataVersion.get() as number;
+    if (version !== this.#seenVersion) {
+      this.#cache.clear();
+      this.#seenVersion = version;
+    }
+    const cached = this.#cache.get(id);
+    if (cached) return { ...cached };
     const r = this.#s.q('SELECT * FROM api_keys WHERE id = ?').get(id) as ApiKeyRow | undefined;
-    return r ? toKey(r) : null;
+    if (!r) return null;
+    const record = toKey(r);
+    if (this.#cache.size >= API_KEY_CACHE_MAX) this.#cache.clear();
+    this.#cache.set(id, record);
+    return { ...record };
   }
   async listByAccount(accountId: number): Promise<ApiKeyRecord[]> {
     return (this.#s.q('SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at, id').all(accountId) as ApiKeyRow[]).map(toKey);
   }
   async revoke(id: string, at: number): Promise<boolean> {
-    return this.#s.q('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, id).changes === 1;
+    try {
+      return this.#s.q('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, id).changes === 1;
+    } finally {
+      this.#cache.delete(id);
+    }
   }
 }
 
@@ -173,15 +203,21 @@ class SqliteCreditLedger implements CreditLedger {
   constructor(private readonly db: Db) {
     this.#s = statementCache(db);
     // One transaction per operation (BEGIN IMMEDIATE): the account row's posted balance and held
-    // amount, the hold row and the ledger entry move together or not at all (ADR 0078).
+    // amount, the hold row and the ledger entry move together or not at all (ADR 0078). The hold ops
+    // read and write a row in one statement each (UPDATE/DELETE ... RETURNING; ADR 0185): a hold is 2
+    // statements, a capture 3, a release 2.
     const accountOf = db.prepare('SELECT balance, held FROM accounts WHERE id = ?');
     const setAccount = db.prepare('UPDATE accounts SET balance = ?, held = ? WHERE id = ?');
     const insert = db.prepare(
       'INSERT INTO ledger_entries (account_id, amount, balance_after, operation, reference, created_at) VALUES (?, ?, ?, ?, ?, ?)',
     );
     const insertHold = db.prepare('INSERT INTO credit_holds (account_id, amount, operation, reference, owner, created_at) VALUES (?, ?, ?, ?, ?, ?)');
-    const holdById = db.prepare('SELECT account_id, amount, operation, reference FROM credit_holds WHERE id = ?');
-    const deleteHold = db.prepare('DELETE FROM credit_holds WHERE id = ?');
+    const takeHold = db.prepare('DELETE FROM credit_holds WHERE id = ? RETURNING account_id, amount, operation, reference');
+    const holdAccount = db.prepare('SELECT account_id FROM credit_holds WHERE id = ?').pluck();
+    // adds to what the account holds when its spendable balance covers it (nothing otherwise)
+    const grow = db.prepare('UPDATE accounts SET held = held + ? WHERE id = ? AND balance - held >= ? RETURNING balance - held').pluck();
+    const reserve = (amount: number, accountId: number) => grow.get(amount, accountId, amount) as number | undefined;
+    const unhold = db.prepare('UPDATE accounts SET balance = balance - ?, held = held - ? WHERE id = ? RETURNING balance, held');
     const account = (accountId: number): { balance: number; held: number } => {
       const a = accountOf.get(accountId) as { balance: number; held: number } | undefined;
       if (a === undefined) throw new AppError('not_found', `No account ${accountId}.`);
@@ -200,39 +236,42 @@ class SqliteCreditLedger implements CreditLedger {
       const info = insert.run(accountId, amount, balance + amount, op, ref, at);
       return { balance: balance + amount - held, entryId: Number(info.lastInsertRowid) };
     });
-    this.#hold = db.transaction((accountId: number, amount: number, op: string, ref: string | null, owner: string, at: number): HoldResult => {
-      const { balance, held } = account(accountId);
-      if (balance - held < amount) return { ok: false, balance: balance - held };
-      setAccount.run(balance, held + amount, accountId);
-      const info = insertHold.run(accountId, amount, op, ref, owner, at);
-      return { ok: true, holdId: Number(info.lastInsertRowid), balance: balance - held - amount };
+    this.#hold = db.transaction((accountId: number, amount: number, op: string, ref: string | null, owner: string, at: number, upTo: number | null): HoldResult => {
+      // the most it may cost when the balance covers that (no extension later), else the price now
+      let took = upTo ?? amount;
+      let spendable = reserve(took, accountId);
+      if (spendable === undefined && took !== amount) spendable = reserve((took = amount), accountId);
+      if (spendable === undefined) {
+        const { balance, held } = account(accountId);
+        return { ok: false, balance: balance - held };
+      }
+      const holdId = Number(insertHold.run(accountId, took, op, ref, owner, at).lastInsertRowid);
+      return upTo === null ? { ok: true, holdId, balance: spendable } : { ok: true, holdId, balance: spendable, held: took };
     });
     this.#capture = db.transaction((holdId: number, amount: number, at: number): { balance: number; entryId: number | null } | null => {
-      const h = holdById.get(holdId) as { account_id: number; amount: number; operation: string; reference: string | null } | undefined;
+      const h = takeHold.get(holdId) as { account_id: number; amount: number; operation: string; reference: string | null } | undefined;
       if (!h) return null;
-      deleteHold.run(holdId);
-      const { balance, held } = account(h.account_id);
       const charged = Math.min(amount, h.amount);
-      setAccount.run(balance - charged, held - h.amount, h.account_id);
-      const entryId = charged > 0 ? Number(insert.run(h.account_id, -charged, balance - charged, h.operation, h.reference, at).lastInsertRowid) : null;
-      return { balance: balance - charged - (held - h.amount), entryId };
+      const a = unhold.get(charged, h.amount, h.account_id) as { balance: number; held: number };
+      const entryId = charged > 0 ? Number(insert.run(h.account_id, -charged, a.balance, h.operation, h.reference, at).lastInsertRowid) : null;
+      return { balance: a.balance - a.held, entryId };
     });
     const growHold = db.prepare('UPDATE credit_holds SET amount = amount + ? WHERE id = ?');
     this.#extend = db.transaction((holdId: number, extra: number): HoldResult | null => {
-      const h = holdById.get(holdId) as { account_id: number } | undefined;
-      if (!h) return null;
-      const { balance, held } = account(h.account_id);
-      if (balance - held < extra) return { ok: false, balance: balance - held };
-      setAccount.run(balance, held + extra, h.account_id);
+      const accountId = holdAccount.get(holdId) as number | undefined;
+      if (accountId === undefined) return null;
+      const spendable = reserve(extra, accountId);
+      if (spendable === undefined) {
+        const { balance, held } = account(accountId);
+        return { ok: false, balance: balance - held };
+      }
       growHold.run(extra, holdId);
-      return { ok: true, holdId, balance: balance - held - extra };
+      return { ok: true, holdId, balance: spendable };
     });
     this.#release = db.transaction((holdId: number): boolean => {
-      const h = holdById.get(holdId) as { account_id: number; amount: number } | undefined;
+      const h = takeHold.get(holdId) as { account_id: number; amount: number } | undefined;
       if (!h) return false;
-      deleteHold.run(holdId);
-      const { balance, held } = account(h.account_id);
-      setAccount.run(balance, held - h.amount, h.account_id);
+      unhold.get(0, h.amount, h.account_id);
       return true;
     });
     const orphans = db.prepare(
@@ -245,7 +284,8 @@ class SqliteCreditLedger implements CreditLedger {
         switch (op.kind) {
           case 'hold':
             checkAmount('hold', op.amount);
-            return this.#hold(op.accountId, op.amount, op.operation, op.reference, op.owner, op.at);
+            checkUpTo(op.amount, op.upTo);
+            return this.#hold(op.accountId, op.amount, op.operation, op.reference, op.owner, op.at, op.upTo ?? null);
           case 'extend':
             checkAmount('hold', op.extra);
             return this.#extend(op.holdId, op.extra);
@@ -290,9 +330,10 @@ class SqliteCreditLedger implements CreditLedger {
     if (!Number.isSafeInteger(amount) || amount <= 0) throw new RangeError(`credit amount must be a positive integer, got ${amount}`);
     return this.#credit.immediate(accountId, amount, operation, reference, at);
   }
-  async hold(accountId: number, amount: number, operation: string, reference: string | null, owner: string, at: number): Promise<HoldResult> {
+  async hold(accountId: number, amount: number, operation: string, reference: string | null, owner: string, at: number, upTo?: number): Promise<HoldResult> {
     if (!Number.isSafeInteger(amount) || amount <= 0) throw new RangeError(`hold amount must be a positive integer, got ${amount}`);
-    return this.#hold.immediate(accountId, amount, operation, reference, owner, at);
+    checkUpTo(amount, upTo);
+    return this.#hold.immediate(accountId, amount, operation, reference, owner, at, upTo ?? null);
   }
   async capture(holdId: number, amount: number, at: number): Promise<{ balance: number; entryId: number | null } | null> {
     if (!Number.isSafeInteger(amount) || amount < 0) throw new RangeError(`capture amount must be a non-negative integer, got ${amount}`);
