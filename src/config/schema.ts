@@ -76,9 +76,9 @@ export const ConfigSchema = Type.Object(
     backgroundThreadNice: Type.Integer({
       minimum: 0,
       maximum: 19,
-      default: 19,
+      default: 10,
       description:
-        'Scheduling priority (nice value) of the background threads that build and merge index segments (ADR 0180): at 19 they take only the CPU that searches leave, so an ingest or a merge does not slow searches on a busy machine. Applies to those threads only (Linux: setpriority on the thread id); a no-op where the platform cannot set one thread\'s priority. 0: normal priority.',
+        'Scheduling priority (nice value) of the background threads that build and merge index segments (ADR 0180): at 10 they get about a tenth of a core that busy searches share with them (and every idle cycle), so an ingest or a merge barely slows searches on a busy machine and still finishes; 19 yields almost everything (an ingest under a saturating search load may then wait for minutes). Applies to those threads only (Linux: setpriority on the thread id); a no-op where the platform cannot set one thread\'s priority. 0: normal priority.',
     }),
     trustProxy: Type.Boolean({ default: false, description: 'Trust X-Forwarded-* headers from a reverse proxy.' }),
     limits: Type.Object(
