@@ -11,8 +11,9 @@ import type { IndexName } from '../../domain/document.js';
 import type { IndexDirectories } from '../../ports/index-directories.js';
 import { FsIndexDirectory } from './index-directory.js';
 
-/** A copy of `bytes` in shared memory. */
+/** `bytes` in shared memory: as is when they already are, else a copy. */
 function shared(bytes: Uint8Array): Uint8Array {
+  if (bytes.buffer instanceof SharedArrayBuffer) return bytes;
   const out = new Uint8Array(new SharedArrayBuffer(bytes.byteLength));
   out.set(bytes);
   return out;
@@ -68,12 +69,12 @@ export class SharedFsIndexDirectory implements IndexDirectory {
 
   write(name: string, bytes: Uint8Array): void {
     this.#fs.write(name, bytes);
-    this.#held.set(name, bytes.buffer instanceof SharedArrayBuffer ? bytes : shared(bytes));
+    this.adopt(name, bytes);
   }
 
   /** The file was written by another writer of this directory (a background thread, ADR 0180): holds its bytes. */
   adopt(name: string, bytes: Uint8Array): void {
-    this.#held.set(name, bytes.buffer instanceof SharedArrayBuffer ? bytes : shared(bytes));
+    this.#held.set(name, shared(bytes));
   }
 
   delete(name: string): void {
