@@ -12,7 +12,7 @@ import type { SparseTextEncoder, TextEncoder } from '../ports/text-encoder.js';
 import { corpusSparseModel, encoderSparseModel, type SparseModel } from './sparse-model.js';
 import { corpusDenseModel, encoderDenseModel, type DenseModel } from './dense-model.js';
 import type { BuiltVectors } from '../engine/index.js';
-import type { SegmentBuilder, WantedVectors } from './segment-builder.js';
+import type { MergedSegment, SegmentBuilder, WantedVectors } from './segment-builder.js';
 
 
 export interface CatchUpProgress {
@@ -425,7 +425,7 @@ export class IndexSet {
     for (const [name, idx] of this.#indexes) {
       const task = idx.beginMerge();
       if (task === null) continue;
-      let r: Awaited<ReturnType<SegmentBuilder['merge']>>;
+      let r: MergedSegment;
       try {
         r = await merger.merge(name, task, this.#wantedVectors(name));
       } catch (e) {
