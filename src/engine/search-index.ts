@@ -378,9 +378,11 @@ export class SearchIndex {
    */
   addSegment(bytes: Uint8Array, written?: string, vectors?: BuiltVectors, idsDeleted = false): void {
     this.#check();
+    // the file another writer wrote, read once: checked here (before any deletion) and opened below
+    let file: Uint8Array | null = null;
     if (written !== undefined) {
       if (!this.#reserved.has(written)) throw new Error(`segment name ${written} was not reserved`);
-      if (!this.#dir.adopt && this.#dir.read(written) === null) throw new Error(`segment ${written} was not written`);
+      if (!this.#dir.adopt && (file = this.#dir.read(written)) === null) throw new Error(`segment ${written} was not written`);
     }
     if (!idsDeleted) {
       const incoming = new Segment('incoming', bytes);
@@ -396,9 +398,9 @@ export class SearchIndex {
       this.#dir.write(name, bytes);
     } else {
       name = written;
-      this.#adopt(name, bytes);
+      file = this.#adopt(name, bytes, file);
     }
-    this.#pendingSegs.push(this.#withVectors({ name, seg: new Segment(name, this.#dir.read(name) ?? bytes), deleted: null, deletedCount: 0, delGen: 0, vectors: null, vecFile: null }, vectors));
+    this.#pendingSegs.push(this.#withVectors({ name, seg: new Segment(name, file ?? this.#dir.read(name) ?? bytes), deleted: null, deletedCount: 0, delGen: 0, vectors: null, vecFile: null }, vectors));
   }
 
   /**
@@ -420,12 +422,21 @@ export class SearchIndex {
     for (const f of this.#dir.list()) if (f.startsWith(`${name}.vec-`)) this.#dir.delete(f);
   }
 
-  /** Takes over a reserved file another writer wrote with `bytes` (atomic and durable). */
-  #adopt(name: string, bytes: Uint8Array): void {
+  /**
+   * Takes over a reserved file another writer wrote with `bytes` (atomic and durable). Returns the file as
+   * read back from a directory without `adopt` (`file`: already read by the caller), so a segment is opened
+   * on it without reading it again; null for a directory with `adopt`.
+   */
+  #adopt(name: string, bytes: Uint8Array, file: Uint8Array | null = null): Uint8Array | null {
     this.#reserved.delete(name);
     // (a vector file is kept by its segment's reservation, which the caller releases with it)
-    if (this.#dir.adopt) this.#dir.adopt(name, bytes);
-    else if (this.#dir.read(name) === null) throw new Error(`segment ${name} was not written`);
+    if (this.#dir.adopt) {
+      this.#dir.adopt(name, bytes);
+      return null;
+    }
+    const read = file ?? this.#dir.read(name);
+    if (read === null) throw new Error(`segment ${name} was not written`);
+    return read;
   }
 
   /** Deletes a document by external id (effective at the next commit). Returns whether it existed. */
@@ -639,12 +650,13 @@ export class SearchIndex {
     if (out.bytes === null && reserved !== null) this.releaseSegmentName(reserved);
     if (out.bytes !== null) {
       const name = reserved ?? this.#newSegmentName();
-      if (written) this.#adopt(name, out.bytes);
+      let file: Uint8Array | null = null;
+      if (written) file = this.#adopt(name, out.bytes);
       else {
         this.#dir.write(name, out.bytes);
         this.#reserved.delete(name);
       }
-      entry = this.#withVectors({ name, seg: new Segment(name, this.#dir.read(name) ?? out.bytes), deleted: null, deletedCount: 0, delGen: 0, vectors: null, vecFile: null }, vectors);
+      entry = this.#withVectors({ name, seg: new Segment(name, file ?? this.#dir.read(name) ?? out.bytes), deleted: null, deletedCount: 0, delGen: 0, vectors: null, vecFile: null }, vectors);
       entry = this.#carryVectors(entry, m.inputs, out.docMaps);
       entry = this.#carryImpacts(entry, m.inputs, out.docMaps);
     }
