@@ -549,12 +549,9 @@ export class SearchIndex {
   mergeStep(maxWork = 500_000): MergeStepResult {
     this.#check();
     if (this.#merge === null) {
-      const pick = selectMerge(
-        this.#committed.map((e) => ({ docs: e.seg.docCount, deleted: e.deletedCount })),
-        this.#policy,
-      );
-      if (pick === null) return { state: 'idle', work: 0 };
-      this.#startMerge(pick.map((i) => this.#committed[i]!), Math.max(1, Math.min(50_000, maxWork)));
+      const inputs = this.#pickMerge();
+      if (inputs === null) return { state: 'idle', work: 0 };
+      this.#startMerge(inputs, Math.max(1, Math.min(50_000, maxWork)));
     }
     let work = 0;
     const m = this.#merge!;
@@ -569,6 +566,15 @@ export class SearchIndex {
       work += r.value;
     }
     return { state: 'merging', work };
+  }
+
+  /** The committed segments the tiered policy wants merged now (mergeStep and beginMerge), or null. */
+  #pickMerge(): SegEntry[] | null {
+    const pick = selectMerge(
+      this.#committed.map((e) => ({ docs: e.seg.docCount, deleted: e.deletedCount })),
+      this.#policy,
+    );
+    return pick === null ? null : pick.map((i) => this.#committed[i]!);
   }
 
   #startMerge(inputs: SegEntry[], unit = 50_000): void {
@@ -586,12 +592,8 @@ export class SearchIndex {
   beginMerge(): MergeTask | null {
     this.#check();
     if (this.#merge !== null) return null;
-    const pick = selectMerge(
-      this.#committed.map((e) => ({ docs: e.seg.docCount, deleted: e.deletedCount })),
-      this.#policy,
-    );
-    if (pick === null) return null;
-    const inputs = pick.map((i) => this.#committed[i]!);
+    const inputs = this.#pickMerge();
+    if (inputs === null) return null;
     const task: MergeTask = {
       output: this.reserveSegmentName(),
       inputs: inputs.map((e) => ({ name: e.name, bytes: e.seg.file.bytes, deleted: e.deleted })),
