@@ -378,9 +378,11 @@ export class SearchIndex {
    */
   addSegment(bytes: Uint8Array, written?: string, vectors?: BuiltVectors, idsDeleted = false): void {
     this.#check();
+    // the file another writer wrote, read once: checked here (before any deletion) and opened below
+    let file: Uint8Array | null = null;
     if (written !== undefined) {
       if (!this.#reserved.has(written)) throw new Error(`segment name ${written} was not reserved`);
-      if (!this.#dir.adopt && this.#dir.read(written) === null) throw new Error(`segment ${written} was not written`);
+      if (!this.#dir.adopt && (file = this.#dir.read(written)) === null) throw new Error(`segment ${written} was not written`);
     }
     if (!idsDeleted) {
       const incoming = new Segment('incoming', bytes);
@@ -396,9 +398,9 @@ export class SearchIndex {
       this.#dir.write(name, bytes);
     } else {
       name = written;
-      this.#adopt(name, bytes);
+      file = this.#adopt(name, bytes, file);
     }
-    this.#pendingSegs.push(this.#withVectors({ name, seg: new Segment(name, this.#dir.read(name) ?? bytes), deleted: null, deletedCount: 0, delGen: 0, vectors: null, vecFile: null }, vectors));
+    this.#pendingSegs.push(this.#withVectors({ name, seg: new Segment(name, file ?? this.#dir.read(name) ?? bytes), deleted: null, deletedCount: 0, delGen: 0, vectors: null, vecFile: null }, vectors));
   }
 
   /**
@@ -420,12 +422,21 @@ export class SearchIndex {
     for (const f of this.#dir.list()) if (f.startsWith(`${name}.vec-`)) this.#dir.delete(f);
   }
 
-  /** Takes over a reserved file another writer wrote with `bytes` (atomic and durable). */
-  #adopt(name: string, bytes: Uint8Array): void {
+  /**
+   * Takes over a reserved file another writer wrote with `bytes` (atomic and durable). Returns the file as
+   * read back from a directory without `adopt` (`file`: already read by the caller), so a segment is opened
+   * on it without reading it again; null for a directory with `adopt`.
+   */
+  #adopt(name: string, bytes: Uint8Array, file: Uint8Array | null = null): Uint8Array | null {
     this.#reserved.delete(name);
     // (a vector file is kept by its segment's reservation, which the caller releases with it)
-    if (this.#dir.adopt) this.#dir.adopt(name, bytes);
-    else if (this.#dir.read(name) === null) throw new Error(`segment ${name} was not written`);
+    if (this.#dir.adopt) {
+      this.#dir.adopt(name, bytes);
+      return null;
+    }
+    const read = file ?? this.#dir.read(name);
+    if (read === null) throw new Error(`segment ${name} was not written`);
+    return read;
   }
 
   /** Deletes a document by external id (effective at the next commit). Returns whether it existed. */
@@ -538,12 +549,9 @@ export class SearchIndex {
   mergeStep(maxWork = 500_000): MergeStepResult {
     this.#check();
     if (this.#merge === null) {
-      const pick = selectMerge(
-        this.#committed.map((e) => ({ docs: e.seg.docCount, deleted: e.deletedCount })),
-        this.#policy,
-      );
-      if (pick === null) return { state: 'idle', work: 0 };
-      this.#startMerge(pick.map((i) => this.#committed[i]!), Math.max(1, Math.min(50_000, maxWork)));
+      const inputs = this.#pickMerge();
+      if (inputs === null) return { state: 'idle', work: 0 };
+      this.#startMerge(inputs, Math.max(1, Math.min(50_000, maxWork)));
     }
     let work = 0;
     const m = this.#merge!;
@@ -558,6 +566,15 @@ export class SearchIndex {
       work += r.value;
     }
     return { state: 'merging', work };
+  }
+
+  /** The committed segments the tiered policy wants merged now (mergeStep and beginMerge), or null. */
+  #pickMerge(): SegEntry[] | null {
+    const pick = selectMerge(
+      this.#committed.map((e) => ({ docs: e.seg.docCount, deleted: e.deletedCount })),
+      this.#policy,
+    );
+    return pick === null ? null : pick.map((i) => this.#committed[i]!);
   }
 
   #startMerge(inputs: SegEntry[], unit = 50_000): void {
@@ -575,12 +592,8 @@ export class SearchIndex {
   beginMerge(): MergeTask | null {
     this.#check();
     if (this.#merge !== null) return null;
-    const pick = selectMerge(
-      this.#committed.map((e) => ({ docs: e.seg.docCount, deleted: e.deletedCount })),
-      this.#policy,
-    );
-    if (pick === null) return null;
-    const inputs = pick.map((i) => this.#committed[i]!);
+    const inputs = this.#pickMerge();
+    if (inputs === null) return null;
     const task: MergeTask = {
       output: this.reserveSegmentName(),
       inputs: inputs.map((e) => ({ name: e.name, bytes: e.seg.file.bytes, deleted: e.deleted })),
@@ -639,12 +652,13 @@ export class SearchIndex {
     if (out.bytes === null && reserved !== null) this.releaseSegmentName(reserved);
     if (out.bytes !== null) {
       const name = reserved ?? this.#newSegmentName();
-      if (written) this.#adopt(name, out.bytes);
+      let file: Uint8Array | null = null;
+      if (written) file = this.#adopt(name, out.bytes);
       else {
         this.#dir.write(name, out.bytes);
         this.#reserved.delete(name);
       }
-      entry = this.#withVectors({ name, seg: new Segment(name, this.#dir.read(name) ?? out.bytes), deleted: null, deletedCount: 0, delGen: 0, vectors: null, vecFile: null }, vectors);
+      entry = this.#withVectors({ name, seg: new Segment(name, file ?? this.#dir.read(name) ?? out.bytes), deleted: null, deletedCount: 0, delGen: 0, vectors: null, vecFile: null }, vectors);
       entry = this.#carryVectors(entry, m.inputs, out.docMaps);
       entry = this.#carryImpacts(entry, m.inputs, out.docMaps);
     }

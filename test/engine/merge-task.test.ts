@@ -152,3 +152,37 @@ test('a segment written elsewhere under a reserved name is adopted without writi
   assert.deepEqual(ids(idx, '"shock heats"'), ['b2']);
   assert.equal(SearchIndex.open(dir).stats().docs, 3);
 });
+
+test('a directory without adopt reads a segment written elsewhere once when it is adopted', () => {
+  const plain = new MemoryIndexDirectory();
+  const reads = new Map<string, number>();
+  const onDisk = SearchIndex.open(
+    {
+      list: () => plain.list(),
+      read: (n) => {
+        reads.set(n, (reads.get(n) ?? 0) + 1);
+        return plain.read(n);
+      },
+      write: (n, b) => plain.write(n, b),
+      delete: (n) => plain.delete(n),
+    },
+    POLICY,
+  );
+  const [bytes] = buildSegments(DOCS.slice(0, 3));
+  const name = onDisk.reserveSegmentName();
+  plain.files.set(name, bytes!);
+  onDisk.addSegment(bytes!, name);
+  assert.equal(reads.get(name), 1, 'the check and the opened segment share one read');
+  onDisk.commit('1');
+  assert.deepEqual(ids(onDisk, '"shock heats"'), ['b2']);
+  const [more] = buildSegments(DOCS.slice(3));
+  onDisk.addSegment(more!);
+  onDisk.commit('2');
+  const task = onDisk.beginMerge();
+  assert.ok(task !== null);
+  const out = runMerge(task);
+  plain.files.set(task.output, out.bytes!.slice());
+  assert.equal(onDisk.finishMerge(task, out, true), true);
+  assert.equal(reads.get(task.output), 1, 'a merge output written elsewhere is read once');
+  assert.deepEqual(ids(onDisk, '"shock heats"'), ['b2']);
+});
