@@ -161,12 +161,14 @@ export class PostgresApiKeyStore implements ApiKeyStore {
     if (listening) {
       echoed = new Promise<void>((resolve) => {
         const waiters = this.#echoes.get(id) ?? new Set<() => void>();
-        const timer = setTimeout(done, ECHO_WAIT_MS);
-        function done() {
+        const done = () => {
           clearTimeout(timer);
           waiters.delete(done);
+          // the last waiter of a key takes its set away (one per revoked key would otherwise stay)
+          if (waiters.size === 0 && this.#echoes.get(id) === waiters) this.#echoes.delete(id);
           resolve();
-        }
+        };
+        const timer = setTimeout(done, ECHO_WAIT_MS);
         cancel = done;
         waiters.add(done);
         this.#echoes.set(id, waiters);
