@@ -99,11 +99,16 @@ export class DisplayRecordCache {
         if (cache) this.#put(id, frozen);
         continue;
       }
-      out.set(id, doc);
-      if (!cache) continue;
+      if (!cache) {
+        out.set(id, doc);
+        continue;
+      }
       const { fullText, ...display } = doc;
       this.#put(id, Object.freeze(display));
       this.#putBody(id, fullText);
+      // its body kept: the loaded record is the entry-with-body the next hits return (one object from the first read)
+      if (this.#bodies.get(id) === fullText && this.#entries.has(id)) this.#withText.set(id, Object.freeze(doc));
+      out.set(id, doc);
     }
     return out;
   }

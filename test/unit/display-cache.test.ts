@@ -194,3 +194,20 @@ test('display cache: a record read with its text is the same object at every hit
   titles.set('a', 'A4');
   assert.equal((await cache.getMany(['a'], text, load)).get('a')!.fullText, 'body of a A4');
 });
+
+test('display cache: a record loaded with its text is the object later hits return', async () => {
+  const cache = new DisplayRecordCache(10);
+  const load = async (ids: string[], text: string[]) =>
+    new Map(ids.map((id): [string, DisplayDocumentWithText] => [id, { ...doc(id, 'T'), hasFullText: true, ...(text.includes(id) ? { fullText: `body of ${id}` } : {}) }]));
+  const text = new Set(['a']);
+  const loaded = (await cache.getMany(['a'], text, load)).get('a')!;
+  assert.equal(loaded.fullText, 'body of a');
+  assert.ok(Object.isFrozen(loaded));
+  assert.equal((await cache.getMany(['a'], text, load)).get('a'), loaded, 'the first hit returns the loaded object');
+  // a body too long to keep: nothing kept with it, the next read loads again
+  const long = new DisplayRecordCache(10);
+  const longLoad = async (ids: string[], t: string[]) =>
+    new Map(ids.map((id): [string, DisplayDocumentWithText] => [id, { ...doc(id, 'T'), hasFullText: true, ...(t.includes(id) ? { fullText: 'x'.repeat(600_000) } : {}) }]));
+  const first = (await long.getMany(['a'], text, longLoad)).get('a')!;
+  assert.notEqual((await long.getMany(['a'], text, longLoad)).get('a'), first);
+});

@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { AppError } from '../../domain/errors.js';
 import type { Account, AccountStore, ApiKeyRecord, ApiKeyStore, NewAccount } from '../../ports/account-store.js';
 import { sqlState } from './postgres-pool.js';
+import { API_KEY_CACHE_MAX } from '../sql/auth-rows.js';
 
 /** SQLSTATE unique_violation. */
 const UNIQUE_VIOLATION = '23505';
@@ -83,8 +84,6 @@ const toKey = (r: ApiKeyRow): ApiKeyRecord => ({
 
 /** The channel core/004's trigger notifies with a key id whenever a key row changes (ADR 0185). */
 export const API_KEY_CHANNEL = 'lectern_api_keys';
-/** Most key records one process keeps (the cache is cleared when full). */
-const CACHE_MAX = 10_000;
 /** How long a revocation waits for its own notification to come back (then it returns anyway). */
 const ECHO_WAIT_MS = 2_000;
 /**
@@ -142,7 +141,7 @@ export class PostgresApiKeyStore implements ApiKeyStore {
     if (!rows[0]) return null;
     const record = toKey(rows[0]);
     if (cacheable && this.#listening && generation === this.#generation) {
-      if (this.#cache.size >= CACHE_MAX) this.#cache.clear();
+      if (this.#cache.size >= API_KEY_CACHE_MAX) this.#cache.clear();
       this.#cache.set(id, record);
     }
     return { ...record };
@@ -161,12 +160,14 @@ export class PostgresApiKeyStore implements ApiKeyStore {
     if (listening) {
       echoed = new Promise<void>((resolve) => {
         const waiters = this.#echoes.get(id) ?? new Set<() => void>();
-        const timer = setTimeout(done, ECHO_WAIT_MS);
-        function done() {
+        const done = () => {
           clearTimeout(timer);
           waiters.delete(done);
+          // the last waiter of a key takes its set away (one per revoked key would otherwise stay)
+          if (waiters.size === 0 && this.#echoes.get(id) === waiters) this.#echoes.delete(id);
           resolve();
-        }
+        };
+        const timer = setTimeout(done, ECHO_WAIT_MS);
         cancel = done;
         waiters.add(done);
         this.#echoes.set(id, waiters);

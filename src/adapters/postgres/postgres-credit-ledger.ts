@@ -232,18 +232,25 @@ export class PostgresCreditLedger implements CreditLedger {
 }
 
 /**
- * A hold of up to $7 (ADR 0185): the account row is locked (FOR UPDATE reads its newest version), the
- * amount is $7 when its spendable balance covers that, else $2, and the row is updated under that lock.
+ * The CTEs of a hold of up to `upTo` (ADR 0185), over SQL value texts (placeholders or literals): the
+ * account row is locked (FOR UPDATE reads its newest version), the amount is `upTo` when its spendable
+ * balance covers that, else `amount`, and the row is updated under that lock. `h` has the spendable
+ * balance and the amount held, `ins` the hold's id. Shared by hold() and applyBatch().
  */
-const HOLD_UP_TO = `WITH c AS (
-    SELECT CASE WHEN balance - held >= $7::bigint THEN $7::bigint ELSE $2::bigint END AS x FROM accounts WHERE id = $1 FOR UPDATE
+function holdUpToCtes(accountId: string, amount: string, upTo: string, operation: string, reference: string, owner: string, at: string): string {
+  return `WITH c AS (
+    SELECT CASE WHEN balance - held >= ${upTo} THEN ${upTo} ELSE ${amount} END AS x FROM accounts WHERE id = ${accountId} FOR UPDATE
   ), h AS (
-    UPDATE accounts SET held = accounts.held + c.x FROM c WHERE accounts.id = $1 AND accounts.balance - accounts.held >= c.x
+    UPDATE accounts SET held = accounts.held + c.x FROM c WHERE accounts.id = ${accountId} AND accounts.balance - accounts.held >= c.x
     RETURNING accounts.balance - accounts.held AS spendable, c.x AS held
   ), ins AS (
     INSERT INTO credit_holds (account_id, amount, operation, reference, owner, created_at)
-    SELECT $1, h.held, $3, $4, $5, $6 FROM h RETURNING id
-  )
+    SELECT ${accountId}, h.held, ${operation}, ${reference}, ${owner}, ${at} FROM h RETURNING id
+  )`;
+}
+
+/** hold() with upTo: $1 account, $2 amount, $3-$6 operation, reference, owner, at, $7 upTo. */
+const HOLD_UP_TO = `${holdUpToCtes('$1', '$2::bigint', '$7::bigint', '$3', '$4', '$5', '$6')}
   SELECT ins.id, h.spendable, h.held FROM ins, h`;
 
 /** One op of a batch as a single statement with literal values (applyBatch). */
@@ -251,15 +258,7 @@ function batchStatement(op: LedgerOp, int: (n: number) => string, text: (v: stri
   switch (op.kind) {
     case 'hold':
       if (op.upTo !== undefined)
-        return `WITH c AS (
-          SELECT CASE WHEN balance - held >= ${int(op.upTo)} THEN ${int(op.upTo)} ELSE ${int(op.amount)} END AS x FROM accounts WHERE id = ${int(op.accountId)} FOR UPDATE
-        ), h AS (
-          UPDATE accounts SET held = accounts.held + c.x FROM c WHERE accounts.id = ${int(op.accountId)} AND accounts.balance - accounts.held >= c.x
-          RETURNING accounts.balance - accounts.held AS spendable, c.x AS held
-        ), ins AS (
-          INSERT INTO credit_holds (account_id, amount, operation, reference, owner, created_at)
-          SELECT ${int(op.accountId)}, h.held, ${text(op.operation)}, ${text(op.reference)}, ${text(op.owner)}, ${int(op.at)} FROM h RETURNING id
-        )
+        return `${holdUpToCtes(int(op.accountId), int(op.amount), int(op.upTo), text(op.operation), text(op.reference), text(op.owner), int(op.at))}
         SELECT (SELECT id FROM ins) AS id, (SELECT spendable FROM h) AS spendable, (SELECT held FROM h) AS held, (SELECT balance - held FROM accounts WHERE id = ${int(op.accountId)}) AS current`;
       return `WITH h AS (
           UPDATE accounts SET held = held + ${int(op.amount)} WHERE id = ${int(op.accountId)} AND balance - held >= ${int(op.amount)} RETURNING balance - held AS spendable

@@ -14,6 +14,9 @@ import type {
 
 export type Row = Record<string, unknown>;
 
+/** Most API-key records one process caches, in either store (cleared when full: bounded memory whatever is presented; ADR 0185). */
+export const API_KEY_CACHE_MAX = 10_000;
+
 export const num = (v: unknown): number => Number(v);
 export const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 export const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));

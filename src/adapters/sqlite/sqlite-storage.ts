@@ -16,6 +16,7 @@ import { countsFromRows, dailyGroups, firstDay, rowToTotals, TOP_COLUMNS, TOP_OR
 import { contentHash, groupWorkMembers, rowToDisplay, rowToDisplayWithText, rowToStored, serializeDisplay, serializeRecord, utcDay, type DisplayRow, type DocumentRow, type WorkMemberRow } from '../sql/document-row.js';
 import type { DisplayDocumentWithText } from '../../domain/display-document.js';
 import { checkUpTo, rowToLedgerEntry, type LedgerRow } from '../sql/ledger-row.js';
+import { API_KEY_CACHE_MAX } from '../sql/auth-rows.js';
 import { pendingMigrations } from '../sql/migration-plan.js';
 import { ALL_MIGRATIONS, type MigrationStep } from '../sql/migrations.js';
 import { assignWorkKey } from '../sql/work-key.js';
@@ -125,9 +126,6 @@ const toKey = (r: ApiKeyRow): ApiKeyRecord => ({
   createdAt: r.created_at,
   revokedAt: r.revoked_at,
 });
-
-/** Most key records one process keeps (the cache is cleared when full: bounded memory whatever is presented). */
-export const API_KEY_CACHE_MAX = 10_000;
 
 /**
  * API keys, with the records of presented keys cached (ADR 0185) and never stale: `PRAGMA data_version`
