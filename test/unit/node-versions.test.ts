@@ -24,6 +24,10 @@ const REVIEWED: Readonly<Record<string, { declares: string; why: string }>> = {
     declares: '>=22',
     why: 'ESM-only: @fastify/cookie imports it dynamically; light-my-request (fastify.inject) require()s it, which Node 20.19+ and 22.12+ allow',
   },
+  'node_modules/@nats-io/nuid': {
+    declares: '>= 22.x',
+    why: 'the NATS clients\' id generator: plain CommonJS over globalThis.crypto.getRandomValues, present on Node 20; exercised below and by the cluster tests (ADR 0088)',
+  },
 };
 
 /** The smallest Node major a range admits at its lower bound (`>=22`, `^22.1`, `22.x` -> 22), else null. */
@@ -78,4 +82,9 @@ test('what those dependencies need works on this Node: require() of an ES module
   }
   assert.equal(stemmerFor('en')!('connections'), 'connect');
   assert.equal(stemmerFor('de')!('häuser'), 'haus');
+  // @nats-io/nuid: the NATS clients' ids, from globalThis.crypto on this Node.
+  const { nuid } = createRequire(import.meta.url)('@nats-io/nuid') as { nuid: { next(): string } };
+  const ids = new Set(Array.from({ length: 100 }, () => nuid.next()));
+  assert.equal(ids.size, 100);
+  for (const id of ids) assert.match(id, /^[0-9A-Za-z]{22}$/);
 });
