@@ -621,6 +621,10 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     report,
     secret: core.secret,
   });
+  // Turns a crash interrupted (issue 25, ADR 0225): a SQLite database has one server process, so every
+  // turn lease in it is stale; PostgreSQL keeps the live leases of other processes.
+  const repaired = await conversations.repairInterrupted(storage.kind !== 'postgres');
+  if (repaired.danglingRequests + repaired.emptyConversations > 0) core.logger.warn(repaired, 'conversation turns interrupted by a crash were removed');
   const community = core.community;
   const trendingTimer = setInterval(() => void community.refreshTrendingIfDue().catch((err: unknown) => report(err, 'trending refresh failed')), 10_000);
   trendingTimer.unref();

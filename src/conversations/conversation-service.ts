@@ -14,7 +14,7 @@ import type { Principal } from '../domain/principal.js';
 import type { ChatModelRegistry } from '../ports/chat-model.js';
 import type { Clock } from '../ports/clock.js';
 import { nowSeconds } from '../ports/clock.js';
-import type { ConversationStore } from '../ports/conversation-store.js';
+import type { ConversationStore, RepairReport } from '../ports/conversation-store.js';
 import type { DocumentStore } from '../ports/document-store.js';
 import type { ErrorReporter } from '../ports/error-reporter.js';
 import { FEEDBACK_TOKEN_TTL_S, signFeedbackToken } from '../search/feedback-token.js';
@@ -25,6 +25,7 @@ import { classify } from './classifier.js';
 import { EXTRACTIVE_MODEL_NAME, ExtractiveAnswerer } from './extractive.js';
 import { LlmAnswerer } from './llm-answerer.js';
 import { contentWords, type Passage } from './passages.js';
+import { TurnLocks, type HeldTurn } from './turn-lock.js';
 
 /** Longest query, UTF-8 bytes (interface, Limits: query length). */
 export const MAX_QUERY_BYTES = 16 * 1024;
@@ -92,6 +93,8 @@ export interface ConversationServiceDeps {
   report: ErrorReporter;
   /** Server secret that signs feedback tokens (the same tokens searches return). */
   secret: string;
+  /** Turn lease lifetime, ms (default TURN_LEASE_MS). */
+  turnLeaseMs?: number;
 }
 
 const CONTENT_TYPE_FILTERS: Record<string, string[]> = {
@@ -126,7 +129,10 @@ export function previewOf(answer: string): string {
 
 export class ConversationService {
   readonly #extractive = new ExtractiveAnswerer();
-  constructor(private readonly d: ConversationServiceDeps) {}
+  readonly #locks: TurnLocks;
+  constructor(private readonly d: ConversationServiceDeps) {
+    this.#locks = new TurnLocks(d.store, d.clock, { ...(d.turnLeaseMs ? { leaseMs: d.turnLeaseMs } : {}) });
+  }
 
   /** Public model names this server answers with (the extractive answerer first). */
   modelNames(): string[] {
@@ -143,7 +149,11 @@ export class ConversationService {
     return new LlmAnswerer(m.model, m.providerModel, modelName, m.contextTokens);
   }
 
-  /** A turn: a new conversation, or the next turn of `input.conversationId` (owner only). */
+  /**
+   * A turn: a new conversation, or the next turn of `input.conversationId` (owner only). Turns on one
+   * conversation take their turn one at a time, in arrival order (TurnLocks); the question and its
+   * answer are stored together once the answer is computed, so a crash leaves both or neither.
+   */
   async turn(principal: Principal, input: TurnInput, opts: TurnOptions): Promise<TurnResult> {
     checkQuery(input.query);
     const answerer = this.answererFor(input.modelName);
@@ -152,75 +162,106 @@ export class ConversationService {
       const missing = input.documentIds.filter((id) => !found.has(id));
       if (missing.length > 0) throw new AppError('bad_request', `Unknown document_ids: ${missing.slice(0, 10).join(', ')}.`, { extra: { missing } });
     }
-    let conversation: ConversationRecord;
-    let history: ConversationStepRecord[] = [];
-    if (input.conversationId) {
-      conversation = await this.#owned(principal, input.conversationId);
-      history = await this.d.store.steps(conversation.id);
-    }
+    let conversation: ConversationRecord | null = null;
+    if (input.conversationId) conversation = await this.#owned(principal, input.conversationId);
     // The turn's price is held before any work (402 when short) and captured once the answer is stored.
     await this.d.billing.reserve(principal, this.d.prices.conversationTurn, 'conversation_turn', opts.requestId);
     const now = nowSeconds(this.d.clock);
-    if (!input.conversationId) {
+    let held: HeldTurn;
+    if (!conversation) {
       const id = randomUUID();
       const title = titleOf(input.query);
-      conversation = await this.d.store.create({ id, slug: slugOf(title, id), accountId: principal.accountId, title, preview: null, query: input.query, createdAt: now });
+      const lease = this.#locks.newLease();
+      conversation = await this.d.store.create({ id, slug: slugOf(title, id), accountId: principal.accountId, title, preview: null, query: input.query, createdAt: now }, lease);
+      held = this.#locks.adopt(id, lease);
+    } else held = await this.#locks.acquire(conversation.id, opts.signal);
+    try {
+      // Read under the turn: the history includes every earlier turn, stored whole.
+      const history = await this.d.store.steps(conversation.id);
+      const request: RequestStepData = stripKey(input);
+      opts.onEvent?.({ type: 'accepted', conversationId: conversation.id, stepId: history.length });
+      const computed = await this.#compute(answerer, history, request, input.apiKey, opts);
+      const cost = this.d.prices.conversationTurn;
+      const position = await this.d.store.appendTurn(conversation.id, { kind: 'request', data: request }, { kind: 'response', data: computed.response });
+      // Stored is delivered: the answer can be read back from the conversation from now on.
+      await this.d.billing.charge(principal, cost, 'conversation_turn', opts.requestId, { captureNow: true });
+      const updated = (await this.d.store.update(conversation.id, { query: input.query, preview: history.length === 0 ? previewOf(computed.response.answer) : undefined, updatedAt: now })) ?? conversation;
+      await this.#recordActivity(principal, computed.response);
+      return { conversation: updated, response: computed.response, documents: computed.documents, position, cost, feedbackToken: computed.response.trajectoryId ? this.#feedbackToken(principal.accountId, computed.response.trajectoryId) : null };
+    } catch (e) {
+      // A first turn that failed leaves no empty conversation behind.
+      if (!input.conversationId) await this.d.store.delete(conversation.id).catch((err: unknown) => this.d.report(err, 'removing a failed first turn'));
+      throw e;
+    } finally {
+      await held.release().catch((err: unknown) => this.d.report(err, 'releasing a conversation turn'));
     }
-    const request: RequestStepData = stripKey(input);
-    // The request step is stored before the answer is computed (a client that timed out reads it).
-    const stepId = await this.d.store.appendStep(conversation!.id, { kind: 'request', data: request });
-    opts.onEvent?.({ type: 'accepted', conversationId: conversation!.id, stepId });
-    const computed = await this.#compute(answerer, history, request, input.apiKey, opts);
-    const cost = this.d.prices.conversationTurn;
-    const position = await this.d.store.appendStep(conversation!.id, { kind: 'response', data: computed.response });
-    // Stored is delivered: the answer can be read back from the conversation from now on.
-    await this.d.billing.charge(principal, cost, 'conversation_turn', opts.requestId, { captureNow: true });
-    const updated = (await this.d.store.update(conversation!.id, { query: input.query, preview: history.length === 0 ? previewOf(computed.response.answer) : undefined, updatedAt: now })) ?? conversation!;
-    await this.#recordActivity(principal, computed.response);
-    return { conversation: updated, response: computed.response, documents: computed.documents, position, cost, feedbackToken: computed.response.trajectoryId ? this.#feedbackToken(principal.accountId, computed.response.trajectoryId) : null };
   }
 
   /**
    * Replaces the query of request step `stepId` and recomputes it and every later turn (each later
    * request keeps its own query). Billed prices.conversationEdit once, after all turns succeeded. A
    * model other than the extractive one is called with the configured key (edits carry no api_key).
+   * Takes the conversation's turn like a turn does; the recomputed steps replace the old ones in one
+   * transaction once all are computed (a failure or crash keeps the conversation as it was).
    */
   async editStep(principal: Principal, idOrSlug: string, stepId: number, newQuery: string, opts: TurnOptions): Promise<ConversationView> {
     checkQuery(newQuery);
     const conversation = await this.#owned(principal, idOrSlug);
-    const steps = await this.d.store.steps(conversation.id);
-    const target = steps.find((s) => s.position === stepId);
-    if (!target || target.kind !== 'request') throw new AppError('not_found', `Step ${stepId} is not a request step of this conversation; request steps are ${steps.filter((s) => s.kind === 'request').map((s) => s.position).join(', ') || 'none'}.`);
-    const later = steps.filter((s) => s.position > stepId && s.kind === 'request').map((s) => s.data as RequestStepData);
-    const answerers = [target.data as RequestStepData, ...later].map((r) => this.answererFor(r.modelName));
+    const check = (steps: ConversationStepRecord[]) => {
+      const target = steps.find((s) => s.position === stepId);
+      if (!target || target.kind !== 'request') throw new AppError('not_found', `Step ${stepId} is not a request step of this conversation; request steps are ${steps.filter((s) => s.kind === 'request').map((s) => s.position).join(', ') || 'none'}.`);
+      const later = steps.filter((s) => s.position > stepId && s.kind === 'request').map((s) => s.data as RequestStepData);
+      return { target, later, answerers: [target.data as RequestStepData, ...later].map((r) => this.answererFor(r.modelName)) };
+    };
+    check(await this.d.store.steps(conversation.id));
     await this.d.billing.reserve(principal, this.d.prices.conversationEdit, 'conversation_edit', opts.requestId);
-    const edited: RequestStepData = { ...(target.data as RequestStepData), query: newQuery };
-    await this.d.store.replaceStep(conversation.id, stepId, { kind: 'request', data: edited });
-    await this.d.store.truncateSteps(conversation.id, stepId + 1);
-    opts.onEvent?.({ type: 'accepted', conversationId: conversation.id, stepId });
-    const history = steps.filter((s) => s.position < stepId);
-    const responses: ResponseStepData[] = [];
-    const requests = [edited, ...later];
-    for (let i = 0; i < requests.length; i++) {
-      if (i > 0) {
-        const pos = await this.d.store.appendStep(conversation.id, { kind: 'request', data: requests[i]! });
-        opts.onEvent?.({ type: 'accepted', conversationId: conversation.id, stepId: pos });
+    const held = await this.#locks.acquire(conversation.id, opts.signal);
+    let responses: ResponseStepData[] = [];
+    try {
+      // Read again under the turn: an earlier turn or edit may have changed the steps meanwhile.
+      const steps = await this.d.store.steps(conversation.id);
+      const { target, later, answerers } = check(steps);
+      const edited: RequestStepData = { ...(target.data as RequestStepData), query: newQuery };
+      const history = steps.filter((s) => s.position < stepId);
+      const requests = [edited, ...later];
+      responses = [];
+      for (let i = 0; i < requests.length; i++) {
+        opts.onEvent?.({ type: 'accepted', conversationId: conversation.id, stepId: stepId + 2 * i });
+        const sofar: ConversationStepRecord[] = [...history];
+        for (let j = 0; j < i; j++) sofar.push({ position: -1, kind: 'request', data: requests[j]! }, { position: -1, kind: 'response', data: responses[j]! });
+        const { response } = await this.#compute(answerers[i]!, sofar, requests[i]!, null, opts);
+        responses.push(response);
       }
-      const sofar: ConversationStepRecord[] = [...history];
-      for (let j = 0; j < i; j++) sofar.push({ position: -1, kind: 'request', data: requests[j]! }, { position: -1, kind: 'response', data: responses[j]! });
-      const { response } = await this.#compute(answerers[i]!, sofar, requests[i]!, null, opts);
-      responses.push(response);
-      await this.d.store.appendStep(conversation.id, { kind: 'response', data: response });
+      await this.d.store.rewriteFrom(
+        conversation.id,
+        stepId,
+        requests.flatMap((r, i) => [
+          { kind: 'request' as const, data: r },
+          { kind: 'response' as const, data: responses[i]! },
+        ]),
+      );
+      await this.d.billing.charge(principal, this.d.prices.conversationEdit, 'conversation_edit', opts.requestId, { captureNow: true });
+      const firstRequest = steps.find((s) => s.kind === 'request')?.position;
+      await this.d.store.update(conversation.id, {
+        query: requests.at(-1)!.query,
+        ...(stepId === firstRequest ? { title: titleOf(newQuery), preview: previewOf(responses[0]!.answer) } : {}),
+        updatedAt: nowSeconds(this.d.clock),
+      });
+    } finally {
+      await held.release().catch((err: unknown) => this.d.report(err, 'releasing a conversation turn'));
     }
-    await this.d.billing.charge(principal, this.d.prices.conversationEdit, 'conversation_edit', opts.requestId, { captureNow: true });
-    const firstRequest = steps.find((s) => s.kind === 'request')?.position;
-    await this.d.store.update(conversation.id, {
-      query: requests.at(-1)!.query,
-      ...(stepId === firstRequest ? { title: titleOf(newQuery), preview: previewOf(responses[0]!.answer) } : {}),
-      updatedAt: nowSeconds(this.d.clock),
-    });
     for (const r of responses) await this.#recordActivity(principal, r);
     return this.view((await this.d.store.get(conversation.id))!, principal);
+  }
+
+  /**
+   * Start-up repair (issue 25): removes what a crash in the middle of a turn left behind by a version
+   * that stored the question before its answer (a trailing question without answer) and conversations
+   * whose first turn never finished. `ownsStore`: this process is the store's only user (SQLite), so
+   * every turn lease is stale and is dropped.
+   */
+  async repairInterrupted(ownsStore: boolean): Promise<RepairReport> {
+    return this.d.store.repairInterrupted(this.d.clock.nowMs(), ownsStore);
   }
 
   /** A conversation readable by `principal`: its owner, or anyone when shared (404 otherwise). */

@@ -275,8 +275,9 @@ describe('/v2/conversations/', () => {
     assert.match(tight.msg, /Sandstone porosity/, 'the pinned passage stays');
   });
 
-  test('LLM path: a provider failure or timeout is 502/504 and charges nothing; the request step stays', async () => {
+  test('LLM path: a provider failure or timeout is 502/504, charges nothing and stores nothing (question and answer are stored together)', async () => {
     const before = await balance();
+    const listed = (await call('GET', '/v2/conversations/')).body.conversations.length;
     fake.reply = () => {
       throw new AppError('upstream_error', 'fake provider answered 500');
     };
@@ -287,9 +288,14 @@ describe('/v2/conversations/', () => {
     };
     assert.equal((await ask({ query: 'hydrogen', llm_config: { model_name: 'fake-gpt' } })).status, 504);
     assert.equal(await balance(), before);
-    const list = (await call('GET', '/v2/conversations/')).body.conversations;
-    const steps = (await call('GET', `/v2/conversations/${list[0].id}`)).body.conversation_steps;
-    assert.deepEqual(steps.map((s: { kind: string }) => s.kind), ['request']);
+    assert.equal((await call('GET', '/v2/conversations/')).body.conversations.length, listed, 'a failed first turn leaves no conversation');
+    // A failed follow-up leaves the conversation as it was.
+    const ok = await ask({ query: 'hydrogen storage', llm_config: { model_name: 'lectern-extractive' } });
+    assert.equal(ok.status, 200);
+    const failed = await ask({ query: 'and in salt?', conversation_id: ok.body.conversation_id, llm_config: { model_name: 'fake-gpt' } });
+    assert.equal(failed.status, 504);
+    const steps = (await call('GET', `/v2/conversations/${ok.body.conversation_id}`)).body.conversation_steps;
+    assert.deepEqual(steps.map((s: { kind: string }) => s.kind), ['request', 'response']);
   });
 
   describe('streams over a real socket', () => {
