@@ -25,7 +25,7 @@ import { classify } from './classifier.js';
 import { EXTRACTIVE_MODEL_NAME, ExtractiveAnswerer } from './extractive.js';
 import { LlmAnswerer } from './llm-answerer.js';
 import { contentWords, type Passage } from './passages.js';
-import { TurnLocks, type HeldTurn } from './turn-lock.js';
+import { TurnLocks } from './turn-lock.js';
 
 /** Longest query, UTF-8 bytes (interface, Limits: query length). */
 export const MAX_QUERY_BYTES = 16 * 1024;
@@ -167,31 +167,44 @@ export class ConversationService {
     // The turn's price is held before any work (402 when short) and captured once the answer is stored.
     await this.d.billing.reserve(principal, this.d.prices.conversationTurn, 'conversation_turn', opts.requestId);
     const now = nowSeconds(this.d.clock);
-    let held: HeldTurn;
+    const request: RequestStepData = stripKey(input);
+    const cost = this.d.prices.conversationTurn;
+    const result = (c: ConversationRecord, computed: { response: ResponseStepData; documents: Map<string, StoredDocument> }, position: number): TurnResult => ({
+      conversation: c,
+      response: computed.response,
+      documents: computed.documents,
+      position,
+      cost,
+      feedbackToken: computed.response.trajectoryId ? this.#feedbackToken(principal.accountId, computed.response.trajectoryId) : null,
+    });
     if (!conversation) {
+      // A new conversation is stored with its first turn, in one transaction, once the answer is computed
+      // (until then its id, sent in `accepted`, names nothing: a crash leaves no trace).
       const id = randomUUID();
+      opts.onEvent?.({ type: 'accepted', conversationId: id, stepId: 0 });
+      const computed = await this.#compute(answerer, [], request, input.apiKey, opts);
       const title = titleOf(input.query);
-      const lease = this.#locks.newLease();
-      conversation = await this.d.store.create({ id, slug: slugOf(title, id), accountId: principal.accountId, title, preview: null, query: input.query, createdAt: now }, lease);
-      held = this.#locks.adopt(id, lease);
-    } else held = await this.#locks.acquire(conversation.id, opts.signal);
+      const created = await this.d.store.createWithTurn(
+        { id, slug: slugOf(title, id), accountId: principal.accountId, title, preview: previewOf(computed.response.answer), query: input.query, createdAt: now },
+        { kind: 'request', data: request },
+        { kind: 'response', data: computed.response },
+      );
+      // Stored is delivered: the answer can be read back from the conversation from now on.
+      await this.d.billing.charge(principal, cost, 'conversation_turn', opts.requestId, { captureNow: true });
+      await this.#recordActivity(principal, computed.response);
+      return result(created, computed, 1);
+    }
+    const held = await this.#locks.acquire(conversation.id, opts.signal);
     try {
       // Read under the turn: the history includes every earlier turn, stored whole.
       const history = await this.d.store.steps(conversation.id);
-      const request: RequestStepData = stripKey(input);
       opts.onEvent?.({ type: 'accepted', conversationId: conversation.id, stepId: history.length });
       const computed = await this.#compute(answerer, history, request, input.apiKey, opts);
-      const cost = this.d.prices.conversationTurn;
       const position = await this.d.store.appendTurn(conversation.id, { kind: 'request', data: request }, { kind: 'response', data: computed.response });
-      // Stored is delivered: the answer can be read back from the conversation from now on.
       await this.d.billing.charge(principal, cost, 'conversation_turn', opts.requestId, { captureNow: true });
       const updated = (await this.d.store.update(conversation.id, { query: input.query, preview: history.length === 0 ? previewOf(computed.response.answer) : undefined, updatedAt: now })) ?? conversation;
       await this.#recordActivity(principal, computed.response);
-      return { conversation: updated, response: computed.response, documents: computed.documents, position, cost, feedbackToken: computed.response.trajectoryId ? this.#feedbackToken(principal.accountId, computed.response.trajectoryId) : null };
-    } catch (e) {
-      // A first turn that failed leaves no empty conversation behind.
-      if (!input.conversationId) await this.d.store.delete(conversation.id).catch((err: unknown) => this.d.report(err, 'removing a failed first turn'));
-      throw e;
+      return result(updated, computed, position);
     } finally {
       await held.release().catch((err: unknown) => this.d.report(err, 'releasing a conversation turn'));
     }

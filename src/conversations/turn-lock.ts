@@ -36,17 +36,6 @@ export class TurnLocks {
     return this.opts.leaseMs ?? TURN_LEASE_MS;
   }
 
-  /** A fresh lease for a conversation created holding its first turn (no one else can know its id yet). */
-  newLease(): TurnLease {
-    return { token: randomUUID(), untilMs: this.clock.nowMs() + this.leaseMs };
-  }
-
-  /** Holds the turn of a conversation created with `lease` (see newLease). */
-  adopt(id: string, lease: TurnLease): HeldTurn {
-    this.#queues.set(id, []);
-    return this.#held(id, lease);
-  }
-
   /** Waits for the conversation's turn (in this process, then the store's lease). */
   async acquire(id: string, signal?: AbortSignal): Promise<HeldTurn> {
     const deadline = this.clock.nowMs() + (this.opts.maxWaitMs ?? TURN_MAX_WAIT_MS);

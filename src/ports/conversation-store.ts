@@ -29,8 +29,13 @@ export interface RepairReport {
 }
 
 export interface ConversationStore {
-  /** Throws when the id or slug exists. With `lease`, the conversation is created holding its turn. */
-  create(c: NewConversation, lease?: TurnLease): Promise<ConversationRecord>;
+  /** Throws when the id or slug exists. */
+  create(c: NewConversation): Promise<ConversationRecord>;
+  /**
+   * A new conversation with its first turn (request at position 0, response at 1), in one transaction:
+   * a crash leaves the whole conversation or nothing.
+   */
+  createWithTurn(c: NewConversation, request: StepData, response: StepData): Promise<ConversationRecord>;
   /** By UUID or slug. */
   get(idOrSlug: string): Promise<ConversationRecord | null>;
   /** The account's conversations, newest first (creation order). */

@@ -94,6 +94,20 @@ export function conversationStoreContract(label: string, open: ConversationStore
       assert.equal(await c.delete('c1'), false);
     });
 
+    it('a conversation is created with its first turn in one transaction, or not at all', async (c, s) => {
+      const a = await s.accounts.create({ email: 'ada@example.org' });
+      const created = await c.createWithTurn(conv('c1', a.id), { kind: 'request', data: request('q0') }, { kind: 'response', data: response('a0') });
+      assert.deepEqual(await c.get('c1'), created);
+      assert.deepEqual((await c.steps('c1')).map((x) => [x.position, x.kind]), [[0, 'request'], [1, 'response']]);
+      // The same id again fails as a whole: no second conversation, no steps added.
+      await assert.rejects(c.createWithTurn(conv('c1', a.id), { kind: 'request', data: request('q1') }, { kind: 'response', data: response('a1') }));
+      assert.equal((await c.steps('c1')).length, 2);
+      // An unknown account fails at the conversation: no steps are left behind.
+      await assert.rejects(c.createWithTurn(conv('c2', 999_999), { kind: 'request', data: request('q') }, { kind: 'response', data: response('a') }));
+      assert.equal(await c.get('c2'), null);
+      assert.deepEqual(await c.steps('c2'), []);
+    });
+
     it('a turn appends its request and response together; concurrent turns stay in pairs; an edit rewrites the tail at once', async (c, s) => {
       const a = await s.accounts.create({ email: 'ada@example.org' });
       await c.create(conv('c1', a.id));
@@ -118,9 +132,10 @@ export function conversationStoreContract(label: string, open: ConversationStore
 
     it('the turn lease: one holder, renewed by it, free after release or once it has run out', async (c, s) => {
       const a = await s.accounts.create({ email: 'ada@example.org' });
-      await c.create(conv('c1', a.id), { token: 'born', untilMs: 1_000 });
-      assert.equal(await c.acquireTurn('c1', { token: 't1', untilMs: 2_000 }, 500), false, 'held by its creator');
-      assert.equal(await c.acquireTurn('c1', { token: 't1', untilMs: 2_000 }, 1_001), true, 'the creator\'s lease ran out');
+      await c.create(conv('c1', a.id));
+      assert.equal(await c.acquireTurn('c1', { token: 't0', untilMs: 1_000 }, 0), true, 'free');
+      assert.equal(await c.acquireTurn('c1', { token: 't1', untilMs: 2_000 }, 500), false, 'held by t0');
+      assert.equal(await c.acquireTurn('c1', { token: 't1', untilMs: 2_000 }, 1_001), true, 't0\'s lease ran out');
       assert.equal(await c.acquireTurn('c1', { token: 't2', untilMs: 3_000 }, 1_500), false);
       assert.equal(await c.renewTurn('c1', { token: 't1', untilMs: 5_000 }), true);
       assert.equal(await c.acquireTurn('c1', { token: 't2', untilMs: 6_000 }, 4_000), false, 'renewed');
@@ -140,7 +155,8 @@ export function conversationStoreContract(label: string, open: ConversationStore
       await c.appendStep('dangling', { kind: 'request', data: request('q2') });
       await c.appendStep('dangling', { kind: 'request', data: request('q3') });
       await c.create(conv('empty', a.id));
-      await c.create(conv('live', a.id), { token: 'alive', untilMs: 10_000 });
+      await c.create(conv('live', a.id));
+      assert.equal(await c.acquireTurn('live', { token: 'alive', untilMs: 10_000 }, 0), true);
       await c.create(conv('live2', a.id));
       await c.appendStep('live2', { kind: 'request', data: request('q') });
       assert.equal(await c.acquireTurn('live2', { token: 'alive2', untilMs: 10_000 }, 0), true);

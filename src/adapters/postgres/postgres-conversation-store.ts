@@ -8,13 +8,29 @@ import { conversationPatchColumns, rowToConversation, rowToStep, type Conversati
 export class PostgresConversationStore implements ConversationStore {
   constructor(private readonly pool: pg.Pool) {}
 
-  async create(c: NewConversation, lease?: TurnLease): Promise<ConversationRecord> {
-    const { rows } = await this.pool.query<ConversationRow>(
-      `INSERT INTO conversations (id, slug, account_id, title, preview, query, is_shared, created_at, updated_at, turn_token, turn_until)
-       VALUES ($1, $2, $3, $4, $5, $6, FALSE, $7, $7, $8, $9) RETURNING *`,
-      [c.id, c.slug, c.accountId, c.title, c.preview, c.query, c.createdAt, lease?.token ?? null, lease?.untilMs ?? null],
+  async create(c: NewConversation, client: pg.Pool | pg.PoolClient = this.pool): Promise<ConversationRecord> {
+    const { rows } = await client.query<ConversationRow>(
+      `INSERT INTO conversations (id, slug, account_id, title, preview, query, is_shared, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, FALSE, $7, $7) RETURNING *`,
+      [c.id, c.slug, c.accountId, c.title, c.preview, c.query, c.createdAt],
     );
     return rowToConversation(rows[0]!);
+  }
+
+  async createWithTurn(c: NewConversation, request: StepData, response: StepData): Promise<ConversationRecord> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const created = await this.create(c, client);
+      await client.query('INSERT INTO conversation_steps (conversation_id, position, kind, data) VALUES ($1, 0, $2, $3), ($1, 1, $4, $5)', [c.id, request.kind, JSON.stringify(request.data), response.kind, JSON.stringify(response.data)]);
+      await client.query('COMMIT');
+      return created;
+    } catch (e) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw e;
+    } finally {
+      client.release();
+    }
   }
 
   async get(idOrSlug: string): Promise<ConversationRecord | null> {

@@ -47,14 +47,27 @@ export class SqliteConversationStore implements ConversationStore {
     });
   }
 
-  async create(c: NewConversation, lease?: TurnLease): Promise<ConversationRecord> {
+  async create(c: NewConversation): Promise<ConversationRecord> {
     const row = this.#s
       .q(
-        `INSERT INTO conversations (id, slug, account_id, title, preview, query, is_shared, seq, created_at, updated_at, turn_token, turn_until)
-         VALUES (?, ?, ?, ?, ?, ?, 0, (SELECT COALESCE(MAX(seq), 0) + 1 FROM conversations), ?, ?, ?, ?) RETURNING *`,
+        `INSERT INTO conversations (id, slug, account_id, title, preview, query, is_shared, seq, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, 0, (SELECT COALESCE(MAX(seq), 0) + 1 FROM conversations), ?, ?) RETURNING *`,
       )
-      .get(c.id, c.slug, c.accountId, c.title, c.preview, c.query, c.createdAt, c.createdAt, lease?.token ?? null, lease?.untilMs ?? null) as ConversationRow;
+      .get(c.id, c.slug, c.accountId, c.title, c.preview, c.query, c.createdAt, c.createdAt) as ConversationRow;
     return rowToConversation(row);
+  }
+
+  async createWithTurn(c: NewConversation, request: StepData, response: StepData): Promise<ConversationRecord> {
+    return this.db.transaction(() => {
+      const row = this.#s
+        .q(
+          `INSERT INTO conversations (id, slug, account_id, title, preview, query, is_shared, seq, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, 0, (SELECT COALESCE(MAX(seq), 0) + 1 FROM conversations), ?, ?) RETURNING *`,
+        )
+        .get(c.id, c.slug, c.accountId, c.title, c.preview, c.query, c.createdAt, c.createdAt) as ConversationRow;
+      this.#appendTurn(c.id, request, response);
+      return rowToConversation(row);
+    }).immediate();
   }
 
   async get(idOrSlug: string): Promise<ConversationRecord | null> {
