@@ -42,6 +42,11 @@ export async function sse(request: FastifyRequest, reply: FastifyReply, work: (o
       reply.raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-request-id': request.id, 'x-accel-buffering': 'no' });
     }
     reply.raw.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    // Node corks the socket on a response write until the next tick; the turn's next stage may run
+    // without yielding to the event loop (SQLite calls are synchronous), which would hold every event
+    // back until the result. Uncork now: the event leaves when its stage ends (issue 26, ADR 0226).
+    const socket = reply.raw.socket;
+    if (socket && socket.writableCorked > 0) socket.uncork();
   };
   try {
     const result = await work({ requestId: request.id, signal: abort.signal, onEvent: (e: TurnEvent) => write(e.type, toWireEvent(e)) });
