@@ -156,6 +156,10 @@ export class ConversationService {
    */
   async turn(principal: Principal, input: TurnInput, opts: TurnOptions): Promise<TurnResult> {
     checkQuery(input.query);
+    // Refused as a search's limit is (422), never clamped silently.
+    if (input.limit !== null && input.limit !== undefined && input.limit > MAX_LIMIT) {
+      throw new AppError('validation_failed', `limit is ${input.limit}; a turn retrieves at most ${MAX_LIMIT} documents (0 or absent: ${DEFAULT_LIMIT}).`, { extra: { errors: [{ path: 'body/limit', message: `must be <= ${MAX_LIMIT}` }] } });
+    }
     const answerer = this.answererFor(input.modelName);
     if (input.documentIds.length > 0) {
       const found = await this.d.documents.getMany(input.documentIds);

@@ -137,6 +137,11 @@ describe('/v2/conversations/', () => {
     assert.equal(r.body.search_documents.length, 2);
     const lim = await ask({ query: 'hydrogen', limit: 1 });
     assert.equal(lim.body.search_documents.length, 1);
+    assert.equal((await ask({ query: 'hydrogen', limit: 100 })).status, 200);
+    const over = await ask({ query: 'hydrogen', limit: 101 });
+    assert.equal(over.status, 422, 'a limit above the maximum is refused, not clamped');
+    assert.equal(over.body.detail.code, 'validation_failed');
+    assert.match(over.body.detail.message, /at most 100/);
     const unknown = await ask({ query: 'hydrogen', document_ids: ['nope'] });
     assert.equal(unknown.status, 400);
   });
@@ -194,10 +199,24 @@ describe('/v2/conversations/', () => {
     assert.equal(await balance(), before, 'PATCH is not billed');
     const read = await call('GET', `/v2/conversations/${slug}`, undefined, other.key);
     assert.equal(read.status, 200);
+    // Readable without a credential too, as the web page is; private ones ask for a credential.
+    const anon = await app.http.inject({ method: 'GET', url: `/v2/conversations/${slug}` });
+    assert.equal(anon.statusCode, 200, anon.body);
+    assert.equal(anon.json().conversation_metadata.slug, slug);
+    assert.ok(!anon.body.includes('feedback_token":"'), 'no feedback token for an anonymous reader');
+    const priv = await ask({ query: 'hydrogen caverns private' });
+    const anonPrivate = await app.http.inject({ method: 'GET', url: `/v2/conversations/${priv.body.conversation_id}` });
+    assert.equal(anonPrivate.statusCode, 401);
+    assert.equal((await app.http.inject({ method: 'GET', url: '/v2/conversations/no-such-slug' })).statusCode, 401);
+    assert.equal((await app.http.inject({ method: 'GET', url: `/v2/conversations/${slug}`, headers: { 'x-api-key': 'wrong' } })).statusCode, 401, 'a bad credential is still refused');
     assert.equal((await ask({ query: 'more', conversation_id: slug }, other.key)).status, 404, 'only the owner continues it');
     assert.equal((await call('DELETE', `/v2/conversations/${slug}`, undefined, other.key)).status, 404);
-    const del = await call('DELETE', `/v2/conversations/${slug}`);
-    assert.equal(del.status, 200);
+    // DELETE without a body, whatever Content-Type the client names.
+    const del = await app.http.inject({ method: 'DELETE', url: `/v2/conversations/${slug}`, headers: { 'x-api-key': acct.key, 'content-type': 'application/json' } });
+    assert.equal(del.statusCode, 200, del.body);
+    const priv2 = await ask({ query: 'hydrogen caverns again' });
+    const del2 = await app.http.inject({ method: 'DELETE', url: `/v2/conversations/${priv2.body.conversation_id}`, headers: { 'x-api-key': acct.key, 'content-type': 'text/plain' } });
+    assert.equal(del2.statusCode, 200, del2.body);
     assert.equal((await call('GET', `/v2/conversations/${slug}`)).status, 404);
     assert.equal((await call('DELETE', `/v2/conversations/${slug}`)).status, 404);
   });

@@ -72,9 +72,13 @@ describe('citation anchoring', () => {
 
   test('a wrong or unknown number is re-anchored to the supporting passage; an unsupported claim loses its marker', () => {
     const r = anchorCitations('Microbes consume hydrogen in reservoirs [1]. Bananas are yellow [2]. Porous reservoirs lose hydrogen to microbes [9].', ps);
-    assert.equal(r.answer, 'Microbes consume hydrogen in reservoirs [2]. Bananas are yellow . Porous reservoirs lose hydrogen to microbes [2].');
+    assert.equal(r.answer, 'Microbes consume hydrogen in reservoirs [2]. Bananas are yellow. Porous reservoirs lose hydrogen to microbes [2].', 'no space before the stop of a removed marker');
     assert.deepEqual(r.citations.map((c) => [c.citationIndex, c.documentIndex]), [[0, 2], [1, 2]]);
     assert.deepEqual(r.stats, { markers: 3, verified: 0, reanchored: 2, removed: 1 });
+  });
+
+  test('a removed marker leaves no space before punctuation or a doubled space', () => {
+    assert.equal(anchorCitations('Bananas are yellow [2], and kiwis green [7]; oranges [3] are round [4].', ps).answer, 'Bananas are yellow, and kiwis green; oranges are round.');
   });
 
   test('several passages in one marker each get an occurrence; passage numbers map to document indexes', () => {

@@ -132,10 +132,27 @@ export function registerConversationRoutes(app: FastifyInstance, deps: HttpDeps 
   app.get<{ Params: { slug: string } }>(
     '/v2/conversations/:slug',
     {
-      config: { rateScope: 'default' },
-      schema: { summary: 'A conversation: readable by its owner, or by anyone when shared (404 otherwise).', tags: ['conversations'], params: SlugParams, response: { 200: ref(FullConversation), ...errorResponses(401, 404, 429, 500) } },
+      // Shared conversations are readable without a credential, as the web page is (issue 26).
+      config: { rateScope: 'default', auth: 'optional' },
+      schema: {
+        summary: 'A conversation: readable by its owner, or by anyone when shared, also without a credential (404 otherwise; 401 without a credential when it is not shared).',
+        tags: ['conversations'],
+        params: SlugParams,
+        response: { 200: ref(FullConversation), ...errorResponses(401, 404, 429, 500) },
+      },
     },
-    async (request) => toFullConversation(await svc.get(principalOf(request), request.params.slug), base),
+    async (request) => {
+      if (!request.principal) {
+        try {
+          return toFullConversation(await svc.getShared(request.params.slug), base);
+        } catch (e) {
+          // Not shared (or not there): a credential might make it readable; existence is not revealed.
+          if (e instanceof AppError && e.code === 'not_found') throw new AppError('unauthorized');
+          throw e;
+        }
+      }
+      return toFullConversation(await svc.get(request.principal, request.params.slug), base);
+    },
   );
 
   app.patch<{ Params: { slug: string }; Body: UpdateConversationRequest }>(
