@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { ActivityRecorder } from '../activity/activity-buffer.js';
 import type { BillingService } from '../billing/billing-service.js';
 import type { ConversationRecord, ConversationStepRecord, RequestStepData, ResponseDocument, ResponseStepData } from '../domain/conversation.js';
-import type { StoredDocument } from '../domain/document.js';
+import { INDEX_NAMES, type IndexName, type StoredDocument } from '../domain/document.js';
 import { AppError } from '../domain/errors.js';
 import type { PriceTable } from '../domain/prices.js';
 import type { Principal } from '../domain/principal.js';
@@ -22,7 +22,7 @@ import { fieldText, type SearchService } from '../search/search-service.js';
 import { defaultSearchRequest, type SearchHit, type SearchRequest } from '../search/search-types.js';
 import type { Answerer } from './answerer.js';
 import { classify } from './classifier.js';
-import { EXTRACTIVE_MODEL_NAME, ExtractiveAnswerer } from './extractive.js';
+import { EXTRACTIVE_MODEL_NAME, ExtractiveAnswerer, type ExtractiveOptions } from './extractive.js';
 import { LlmAnswerer } from './llm-answerer.js';
 import { contentWords, type Passage } from './passages.js';
 import { TurnLocks } from './turn-lock.js';
@@ -95,6 +95,8 @@ export interface ConversationServiceDeps {
   secret: string;
   /** Turn lease lifetime, ms (default TURN_LEASE_MS). */
   turnLeaseMs?: number;
+  /** The extractive answerer's tunables (default: the calibrated ones; benchmarks sweep them). */
+  extractive?: Partial<ExtractiveOptions>;
 }
 
 const CONTENT_TYPE_FILTERS: Record<string, string[]> = {
@@ -128,9 +130,10 @@ export function previewOf(answer: string): string {
 }
 
 export class ConversationService {
-  readonly #extractive = new ExtractiveAnswerer();
+  readonly #extractive: ExtractiveAnswerer;
   readonly #locks: TurnLocks;
   constructor(private readonly d: ConversationServiceDeps) {
+    this.#extractive = new ExtractiveAnswerer(d.extractive);
     this.#locks = new TurnLocks(d.store, d.clock, { ...(d.turnLeaseMs ? { leaseMs: d.turnLeaseMs } : {}) });
   }
 
@@ -410,7 +413,9 @@ export class ConversationService {
     });
     const modelName = request.modelName;
     emit({ type: 'answering', modelName });
-    const out = await answerer.answer({ question: request.query, history: turns, passages, maxContextLength: request.maxContextLength, apiKey, signal, onDelta: (text) => emit({ type: 'delta', text }) });
+    const searched = base.indexNames[0];
+    const lexicon = this.d.search.termModel((INDEX_NAMES as readonly string[]).includes(searched ?? '') ? (searched as IndexName) : 'documents', query.queryLanguage ?? 'en');
+    const out = await answerer.answer({ question: request.query, history: turns, passages, maxContextLength: request.maxContextLength, apiKey, signal, onDelta: (text) => emit({ type: 'delta', text }), keywords: query.keywords, lexicon });
     if (signal.aborted) throw signal.reason;
     const docs: ResponseDocument[] = selected.map((h) => ({ documentId: h.id, source: h.index, score: h.score, snippets: h.snippets, pinned: h.pinned }));
     const response: ResponseStepData = {
@@ -421,6 +426,7 @@ export class ConversationService {
       queryDetails: { queries, query: base.query, retrieved: merged.length, compared: merged.length, selected: selected.length, planningFallback, rankingFallback },
       documents: docs,
       trajectoryId: randomUUID(),
+      ...(out.answerability !== undefined ? { answerability: Math.round(out.answerability * 1e4) / 1e4, abstained: out.abstained ?? false } : {}),
     };
     return { response, documents };
   }
