@@ -10,6 +10,10 @@ export interface LexicalModel {
   terms(text: string): string[];
   /** Inverse document frequency of an analysed term over the index. */
   idf(term: string): number;
+  /** The largest idf (a term no document holds): the unit of evidence mass. */
+  maxIdf: number;
+  /** Documents in the index. */
+  documents: number;
 }
 
 export interface AnswerInput {
@@ -37,8 +41,9 @@ export interface AnswerOutput {
   modelName: string;
   stats: AnchorStats;
   /**
-   * How well the best candidate sentence answers the question (0..1; the extractive answerer), below the
-   * calibrated threshold the answer abstains. Absent for a language model.
+   * The evidence the best candidate sentence and its document hold for the question (the extractive
+   * answerer; in rare-term equivalents: the idf of the question terms they share over the largest idf).
+   * Below the calibrated threshold the answer abstains. Absent for a language model.
    */
   answerability?: number;
   /** True when the answer states that the indexed literature does not answer the question. */

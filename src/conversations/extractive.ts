@@ -16,10 +16,18 @@ const MAX_SENTENCES = 5;
 /** Longest sentence taken, characters (longer ones are usually run-on abstracts). */
 const MAX_SENTENCE_CHARS = 600;
 
+/**
+ * Below this many documents the rarity of words says little (every word of a small, on-topic corpus is
+ * common): the answerer then abstains only when no sentence shares a word with the question.
+ */
+export const MIN_DOCUMENTS_FOR_ABSTENTION = 200;
+
 /** The answerer's tunables (defaults calibrated on SciFact train questions and off-corpus questions, bench/answers). */
 export interface ExtractiveOptions {
-  /** Answerability below this: the answer abstains. */
+  /** Answerability (evidence, in rare-term equivalents) below this: the answer abstains. */
   abstainBelow: number;
+  /** Share of the evidence that comes from the sentence's whole document (the rest: the sentence). */
+  evidenceDocumentShare: number;
   /** How much each retrieval rank below the first discounts a sentence's score. */
   rankDecay: number;
   /** Share of a sentence's relevance that comes from its whole document (the rest: the sentence itself). */
@@ -32,12 +40,18 @@ export interface ExtractiveOptions {
   historyWeight: number;
 }
 
+/**
+ * Calibrated with bench/answers/run.ts (ADR 0227): `--sweep` picked rankDecay, minRelative and
+ * maxDocuments on the calibration part (cited-document precision and recall at equal abstention F1);
+ * abstainBelow is the threshold of best abstention F1 on the calibration part.
+ */
 export const DEFAULT_EXTRACTIVE_OPTIONS: ExtractiveOptions = {
-  abstainBelow: 0.5,
-  rankDecay: 0.15,
+  abstainBelow: 0.94,
+  evidenceDocumentShare: 0.65,
+  rankDecay: 0.5,
   documentShare: 0.35,
   minRelative: 0.75,
-  maxDocuments: 3,
+  maxDocuments: 2,
   historyWeight: 0.5,
 };
 
@@ -49,7 +63,7 @@ const FRAME = new Set(['true', 'false', 'correct', 'known', 'really', 'actually'
 export const ABSTENTION = 'The indexed literature does not answer this question.';
 
 /** Content words with equal weights: the lexicon when the answerer is used without an index. */
-const PLAIN_LEXICON: LexicalModel = { terms: contentWords, idf: () => 1 };
+const PLAIN_LEXICON: LexicalModel = { terms: contentWords, idf: () => 1, maxIdf: 1, documents: 0 };
 
 /** `s` ends a sentence: with its own final punctuation, or the field continues with it right after (a snippet window ends on a word). */
 function endsSentence(field: string, s: string): boolean {
@@ -90,12 +104,12 @@ export class ExtractiveAnswerer implements Answerer {
     if (weights.size === 0) addTerms(input.question, 1);
     if (input.history.length > 0) addTerms(input.history.at(-1)!.query, o.historyWeight);
     const total = [...weights.values()].reduce((a, b) => a + b, 0);
-    const coverage = (terms: Iterable<string>): number => {
-      if (total <= 0) return 0;
+    const mass = (terms: Iterable<string>): number => {
       let got = 0;
       for (const t of new Set(terms)) got += weights.get(t) ?? 0;
-      return got / total;
+      return got;
     };
+    const coverage = (terms: Iterable<string>): number => (total <= 0 ? 0 : mass(terms) / total);
     // Each document's coverage of the question: its title and the passages' whole fields.
     const docCoverage = new Map<number, number>();
     const docText = new Map<number, string[]>();
@@ -104,9 +118,14 @@ export class ExtractiveAnswerer implements Answerer {
       if (!parts.includes(p.fieldText)) parts.push(p.fieldText);
       docText.set(p.documentIndex, parts);
     }
-    for (const [d, parts] of docText) docCoverage.set(d, coverage(lex.terms(parts.join('\n'))));
+    const docMass = new Map<number, number>();
+    for (const [d, parts] of docText) {
+      const m = mass(lex.terms(parts.join('\n')));
+      docMass.set(d, m);
+      docCoverage.set(d, total <= 0 ? 0 : m / total);
+    }
 
-    const candidates: { p: Passage; s: string; relevance: number; score: number; order: number; words: string[] }[] = [];
+    const candidates: { p: Passage; s: string; relevance: number; evidence: number; score: number; order: number; words: string[] }[] = [];
     let order = 0;
     for (const p of input.passages) {
       // A title states a topic, not a finding.
@@ -115,23 +134,30 @@ export class ExtractiveAnswerer implements Answerer {
         order++;
         // Whole sentences only: a window's cut first or last fragment reads badly.
         if (s.length > MAX_SENTENCE_CHARS || !p.fieldText.includes(s) || !endsSentence(p.fieldText, s) || !/^[\p{Lu}\p{N}("]/u.test(s)) continue;
-        const own = coverage(lex.terms(s));
-        if (own <= 0) continue;
+        const sentenceMass = mass(lex.terms(s));
+        if (sentenceMass <= 0) continue;
+        const own = total <= 0 ? 0 : sentenceMass / total;
         const relevance = (1 - o.documentShare) * own + o.documentShare * (docCoverage.get(p.documentIndex) ?? 0);
+        // Evidence: how much of the question's rare vocabulary the sentence and its document share, in
+        // units of the rarest possible term (a question answered by a sentence sharing one common word
+        // has little; one sharing its specific terms has much, however long the question).
+        const evidence = ((1 - o.evidenceDocumentShare) * sentenceMass + o.evidenceDocumentShare * (docMass.get(p.documentIndex) ?? 0)) / lex.maxIdf;
         // The retrieval rank counts: a sentence of the first document beats an equally matching one
         // of the fifth (rankDecay per rank), pinned documents rank first.
         const rank = p.pinned ? 1 : p.documentIndex;
-        candidates.push({ p, s, relevance, score: relevance / (1 + o.rankDecay * (rank - 1)) - order * 1e-9, order, words: contentWords(s) });
+        candidates.push({ p, s, relevance, evidence, score: relevance / (1 + o.rankDecay * (rank - 1)) - order * 1e-9, order, words: contentWords(s) });
       }
     }
     candidates.sort((a, b) => b.score - a.score);
-    const answerability = candidates.reduce((m, c) => Math.max(m, c.relevance), 0);
+    const answerability = candidates.reduce((m, c) => Math.max(m, c.evidence), 0);
+    // A small corpus: abstain only when nothing matches (see MIN_DOCUMENTS_FOR_ABSTENTION).
+    const threshold = input.lexicon && input.lexicon.documents >= MIN_DOCUMENTS_FOR_ABSTENTION ? o.abstainBelow : 0;
     if (input.passages.length === 0) {
       const raw = 'No documents matched this question, so there is nothing to answer from. Try other words or remove filters.';
       input.onDelta(raw);
       return { ...anchorCitations(raw, input.passages), modelName: EXTRACTIVE_MODEL_NAME, answerability: 0, abstained: true };
     }
-    if (answerability < o.abstainBelow || candidates.length === 0) {
+    if (answerability < threshold || candidates.length === 0) {
       // The closest documents, by their best sentence (or their rank), named without markers.
       const closest: number[] = [];
       for (const c of candidates) if (!closest.includes(c.p.documentIndex)) closest.push(c.p.documentIndex);

@@ -58,6 +58,8 @@ const TRACE_EXPLAIN_HITS = 10;
 export interface TermModel {
   /** Live documents of the index. */
   documents: number;
+  /** The idf of a term no document holds (the largest). */
+  maxIdf: number;
   /** The analysed terms of a text, in order (stop words dropped). */
   terms(text: string): string[];
   /** Inverse document frequency of an analysed term, ln(1 + (N - df + 0.5) / (df + 0.5)). */
@@ -595,6 +597,7 @@ export class SearchService {
     const dfs = new Map<string, number>();
     return {
       documents: n,
+      maxIdf: Math.log(1 + (n + 0.5) / 0.5),
       terms(text: string): string[] {
         const out: string[] = [];
         analyzer.analyze(text, (term) => {

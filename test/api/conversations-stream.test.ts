@@ -92,7 +92,9 @@ function scenarios(label: string, openStorage: () => Promise<{ storage: OpenedSt
       assert.equal(out.status, 200);
       assert.deepEqual(out.events!.slice(0, 5), ['accepted', 'classified', 'searching', 'retrieved', 'answering']);
       assert.equal(out.events!.at(-1), 'result');
-      assert.equal(model.outcome, 'ok', 'the client received the stage events while the answer was being computed (not at its end)');
+      // 'ok': woken by the client; 'not-equal': the client had raised the flag before the answerer
+      // looked. Either way it had the stage events before the answer was computed; 'timed-out': it had not.
+      assert.ok(model.outcome === 'ok' || model.outcome === 'not-equal', `the client received the stage events while the answer was being computed (not at its end): ${model.outcome}`);
     });
   });
 }
