@@ -46,6 +46,8 @@ export class TurnLocks {
         const now = this.clock.nowMs();
         lease.untilMs = now + this.leaseMs;
         if (await this.store.acquireTurn(id, lease, now)) return this.#held(id, lease);
+        // Deleted while this turn waited: nothing to answer in.
+        if (!(await this.store.get(id))) throw new AppError('not_found', 'Conversation not found.');
         // Another process holds it: poll with backoff until it frees or runs out.
         if (signal?.aborted) throw signal.reason;
         if (now + pause > deadline) throw busy();

@@ -87,6 +87,22 @@ function scenarios(label: string, openStorage: () => Promise<{ storage: OpenedSt
       assert.equal(await app.billing.balance(a.id), 100_000 - 11 * TURN);
     });
 
+    test('a conversation deleted while a turn waits for it: that turn is 404 and charges nothing', { timeout: 120_000 }, async () => {
+      const a = await app.account({ credits: 100_000 });
+      const headers = { 'x-api-key': a.key };
+      const post = (body: object) => app.http.inject({ method: 'POST', url: '/v2/conversations/', headers, payload: { llm_config: { model_name: 'slow' }, ...body } });
+      const id = (await post({ query: 'hydrogen storage d0' })).json().conversation_id;
+      const running = post({ query: 'hydrogen d1', conversation_id: id });
+      const waiting = post({ query: 'hydrogen d2', conversation_id: id });
+      const deleted = app.http.inject({ method: 'DELETE', url: `/v2/conversations/${id}`, headers });
+      const [r1, r2, d] = await Promise.all([running, waiting, deleted]);
+      assert.equal(d.statusCode, 200);
+      for (const r of [r1, r2]) assert.ok([200, 404].includes(r.statusCode), `${r.statusCode} ${r.body}`);
+      await app.billing.idle();
+      const charged = (await app.storage.ledger.entries(a.id, 100)).filter((e) => e.amount < 0).length;
+      assert.equal(charged, 1 + [r1, r2].filter((r) => r.statusCode === 200).length, 'only answered turns are charged');
+    });
+
     test('an edit sent amid follow-ups waits its turn; the conversation stays in pairs', { timeout: 120_000 }, async () => {
       const a = await app.account({ credits: 100_000 });
       const post = (body: object) => app.http.inject({ method: 'POST', url: '/v2/conversations/', headers: { 'x-api-key': a.key }, payload: { llm_config: { model_name: 'slow' }, ...body } });

@@ -1,6 +1,7 @@
 // Conversations and steps in PostgreSQL (conversations/001-init). Appending a step takes the
 // conversation row's lock, so concurrent appends get distinct positions.
 import type pg from 'pg';
+import { AppError } from '../../domain/errors.js';
 import type { ConversationRecord, ConversationStepRecord, StepData } from '../../domain/conversation.js';
 import type { ConversationPatch, ConversationStore, NewConversation, RepairReport, TurnLease } from '../../ports/conversation-store.js';
 import { conversationPatchColumns, rowToConversation, rowToStep, type ConversationRow, type StepRow } from '../sql/conversation-rows.js';
@@ -67,7 +68,9 @@ export class PostgresConversationStore implements ConversationStore {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
-      await client.query('SELECT 1 FROM conversations WHERE id = $1 FOR UPDATE', [id]);
+      const locked = await client.query('SELECT 1 FROM conversations WHERE id = $1 FOR UPDATE', [id]);
+      // Deleted meanwhile (e.g. while a turn was answered): nothing to write into.
+      if (locked.rowCount === 0) throw new AppError('not_found', 'Conversation not found (deleted while this turn was answered).');
       const out = await work(client);
       await client.query('COMMIT');
       return out;

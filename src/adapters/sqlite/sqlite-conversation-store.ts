@@ -1,5 +1,6 @@
 // Conversations and steps in the embedded SQLite database (conversations/001-init).
 import type Database from 'better-sqlite3';
+import { AppError } from '../../domain/errors.js';
 import type { ConversationRecord, ConversationStepRecord, StepData } from '../../domain/conversation.js';
 import type { ConversationPatch, ConversationStore, NewConversation, RepairReport, TurnLease } from '../../ports/conversation-store.js';
 import { conversationPatchColumns, rowToConversation, rowToStep, type ConversationRow, type StepRow } from '../sql/conversation-rows.js';
@@ -20,7 +21,10 @@ export class SqliteConversationStore implements ConversationStore {
       insert.run(id, n, step.kind, JSON.stringify(step.data));
       return n;
     });
+    const exists = db.prepare('SELECT 1 FROM conversations WHERE id = ?');
     this.#appendTurn = db.transaction((id: string, request: StepData, response: StepData): number => {
+      // Deleted while the turn was answered: the turn has nothing to go into.
+      if (!exists.get(id)) throw new AppError('not_found', 'Conversation not found (deleted while this turn was answered).');
       const n = (next.get(id) as { n: number }).n;
       insert.run(id, n, request.kind, JSON.stringify(request.data));
       insert.run(id, n + 1, response.kind, JSON.stringify(response.data));
