@@ -69,6 +69,7 @@ import { recognitionJobStoreFor } from './adapters/recognition-job-store-factory
 import { RecognitionJobService, threadedConvert, type ConvertFn } from './recognition-jobs/index.js';
 import type { RecognitionLimits } from './recognition/index.js';
 import { ConversationService } from './conversations/index.js';
+import type { ExtractiveOptions } from './conversations/extractive.js';
 import { conversationStoreFor } from './adapters/conversation-store-factory.js';
 import type { ChatModelRegistry } from './ports/chat-model.js';
 import { chatModelRegistry } from './adapters/llm/chat-model-registry.js';
@@ -123,6 +124,8 @@ export interface AppOverrides {
   recognition?: { wrapConvert?: (inner: ConvertFn) => ConvertFn; limits?: Partial<RecognitionLimits>; store?: RecognitionJobStore; workers?: number };
   /** Chat models offered to conversations (tests: fakes); default: none (the extractive answerer only). */
   chatModels?: ChatModelRegistry;
+  /** The extractive answerer's tunables (benchmarks calibrate them); default: the calibrated ones. */
+  extractive?: Partial<ExtractiveOptions>;
   /** Loads the dense_encoder model (default: the ONNX adapter, imported on first use). */
   loadTextEncoder?: TextEncoderLoader;
   /** Loads the sparse_encoder model (default: the ONNX adapter, imported on first use). */
@@ -620,7 +623,12 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     models: core.chatModels,
     report,
     secret: core.secret,
+    ...(overrides.extractive ? { extractive: overrides.extractive } : {}),
   });
+  // Turns a crash interrupted (issue 25, ADR 0225): a SQLite database has one server process, so every
+  // turn lease in it is stale; PostgreSQL keeps the live leases of other processes.
+  const repaired = await conversations.repairInterrupted(storage.kind !== 'postgres');
+  if (repaired.danglingRequests + repaired.emptyConversations > 0) core.logger.warn(repaired, 'conversation turns interrupted by a crash were removed');
   const community = core.community;
   const trendingTimer = setInterval(() => void community.refreshTrendingIfDue().catch((err: unknown) => report(err, 'trending refresh failed')), 10_000);
   trendingTimer.unref();

@@ -4,6 +4,18 @@
 import type { CitationData } from '../domain/conversation.js';
 import type { AnchorStats, Passage } from './passages.js';
 
+/** The searched index's terms and their rarity (the search capability's TermModel). */
+export interface LexicalModel {
+  /** Analysed terms of a text (stemmed, stop words dropped). */
+  terms(text: string): string[];
+  /** Inverse document frequency of an analysed term over the index. */
+  idf(term: string): number;
+  /** The largest idf (a term no document holds): the unit of evidence mass. */
+  maxIdf: number;
+  /** Documents in the index. */
+  documents: number;
+}
+
 export interface AnswerInput {
   question: string;
   /** Earlier turns of the conversation, oldest first. */
@@ -17,6 +29,10 @@ export interface AnswerInput {
   signal: AbortSignal;
   /** Text deltas as they are produced. */
   onDelta: (text: string) => void;
+  /** The words that carry the question's content (the classifier's keywords); default: its content words. */
+  keywords?: readonly string[];
+  /** The searched index's lexical model; default: content words, all of equal weight. */
+  lexicon?: LexicalModel;
 }
 
 export interface AnswerOutput {
@@ -24,6 +40,14 @@ export interface AnswerOutput {
   citations: CitationData[];
   modelName: string;
   stats: AnchorStats;
+  /**
+   * The evidence the best candidate sentence and its document hold for the question (the extractive
+   * answerer; in rare-term equivalents: the idf of the question terms they share over the largest idf).
+   * Below the calibrated threshold the answer abstains. Absent for a language model.
+   */
+  answerability?: number;
+  /** True when the answer states that the indexed literature does not answer the question. */
+  abstained?: boolean;
 }
 
 export interface Answerer {

@@ -7,14 +7,14 @@ import { randomUUID } from 'node:crypto';
 import type { ActivityRecorder } from '../activity/activity-buffer.js';
 import type { BillingService } from '../billing/billing-service.js';
 import type { ConversationRecord, ConversationStepRecord, RequestStepData, ResponseDocument, ResponseStepData } from '../domain/conversation.js';
-import type { StoredDocument } from '../domain/document.js';
+import { INDEX_NAMES, type IndexName, type StoredDocument } from '../domain/document.js';
 import { AppError } from '../domain/errors.js';
 import type { PriceTable } from '../domain/prices.js';
 import type { Principal } from '../domain/principal.js';
 import type { ChatModelRegistry } from '../ports/chat-model.js';
 import type { Clock } from '../ports/clock.js';
 import { nowSeconds } from '../ports/clock.js';
-import type { ConversationStore } from '../ports/conversation-store.js';
+import type { ConversationStore, RepairReport } from '../ports/conversation-store.js';
 import type { DocumentStore } from '../ports/document-store.js';
 import type { ErrorReporter } from '../ports/error-reporter.js';
 import { FEEDBACK_TOKEN_TTL_S, signFeedbackToken } from '../search/feedback-token.js';
@@ -22,9 +22,10 @@ import { fieldText, type SearchService } from '../search/search-service.js';
 import { defaultSearchRequest, type SearchHit, type SearchRequest } from '../search/search-types.js';
 import type { Answerer } from './answerer.js';
 import { classify } from './classifier.js';
-import { EXTRACTIVE_MODEL_NAME, ExtractiveAnswerer } from './extractive.js';
+import { EXTRACTIVE_MODEL_NAME, ExtractiveAnswerer, type ExtractiveOptions } from './extractive.js';
 import { LlmAnswerer } from './llm-answerer.js';
 import { contentWords, type Passage } from './passages.js';
+import { TurnLocks } from './turn-lock.js';
 
 /** Longest query, UTF-8 bytes (interface, Limits: query length). */
 export const MAX_QUERY_BYTES = 16 * 1024;
@@ -92,6 +93,10 @@ export interface ConversationServiceDeps {
   report: ErrorReporter;
   /** Server secret that signs feedback tokens (the same tokens searches return). */
   secret: string;
+  /** Turn lease lifetime, ms (default TURN_LEASE_MS). */
+  turnLeaseMs?: number;
+  /** The extractive answerer's tunables (default: the calibrated ones; benchmarks sweep them). */
+  extractive?: Partial<ExtractiveOptions>;
 }
 
 const CONTENT_TYPE_FILTERS: Record<string, string[]> = {
@@ -125,8 +130,12 @@ export function previewOf(answer: string): string {
 }
 
 export class ConversationService {
-  readonly #extractive = new ExtractiveAnswerer();
-  constructor(private readonly d: ConversationServiceDeps) {}
+  readonly #extractive: ExtractiveAnswerer;
+  readonly #locks: TurnLocks;
+  constructor(private readonly d: ConversationServiceDeps) {
+    this.#extractive = new ExtractiveAnswerer(d.extractive);
+    this.#locks = new TurnLocks(d.store, d.clock, { ...(d.turnLeaseMs ? { leaseMs: d.turnLeaseMs } : {}) });
+  }
 
   /** Public model names this server answers with (the extractive answerer first). */
   modelNames(): string[] {
@@ -143,84 +152,136 @@ export class ConversationService {
     return new LlmAnswerer(m.model, m.providerModel, modelName, m.contextTokens);
   }
 
-  /** A turn: a new conversation, or the next turn of `input.conversationId` (owner only). */
+  /**
+   * A turn: a new conversation, or the next turn of `input.conversationId` (owner only). Turns on one
+   * conversation take their turn one at a time, in arrival order (TurnLocks); the question and its
+   * answer are stored together once the answer is computed, so a crash leaves both or neither.
+   */
   async turn(principal: Principal, input: TurnInput, opts: TurnOptions): Promise<TurnResult> {
     checkQuery(input.query);
+    // Refused as a search's limit is (422), never clamped silently.
+    if (input.limit !== null && input.limit !== undefined && input.limit > MAX_LIMIT) {
+      throw new AppError('validation_failed', `limit is ${input.limit}; a turn retrieves at most ${MAX_LIMIT} documents (0 or absent: ${DEFAULT_LIMIT}).`, { extra: { errors: [{ path: 'body/limit', message: `must be <= ${MAX_LIMIT}` }] } });
+    }
     const answerer = this.answererFor(input.modelName);
     if (input.documentIds.length > 0) {
       const found = await this.d.documents.getMany(input.documentIds);
       const missing = input.documentIds.filter((id) => !found.has(id));
       if (missing.length > 0) throw new AppError('bad_request', `Unknown document_ids: ${missing.slice(0, 10).join(', ')}.`, { extra: { missing } });
     }
-    let conversation: ConversationRecord;
-    let history: ConversationStepRecord[] = [];
-    if (input.conversationId) {
-      conversation = await this.#owned(principal, input.conversationId);
-      history = await this.d.store.steps(conversation.id);
-    }
+    let conversation: ConversationRecord | null = null;
+    if (input.conversationId) conversation = await this.#owned(principal, input.conversationId);
     // The turn's price is held before any work (402 when short) and captured once the answer is stored.
     await this.d.billing.reserve(principal, this.d.prices.conversationTurn, 'conversation_turn', opts.requestId);
     const now = nowSeconds(this.d.clock);
-    if (!input.conversationId) {
-      const id = randomUUID();
-      const title = titleOf(input.query);
-      conversation = await this.d.store.create({ id, slug: slugOf(title, id), accountId: principal.accountId, title, preview: null, query: input.query, createdAt: now });
-    }
     const request: RequestStepData = stripKey(input);
-    // The request step is stored before the answer is computed (a client that timed out reads it).
-    const stepId = await this.d.store.appendStep(conversation!.id, { kind: 'request', data: request });
-    opts.onEvent?.({ type: 'accepted', conversationId: conversation!.id, stepId });
-    const computed = await this.#compute(answerer, history, request, input.apiKey, opts);
     const cost = this.d.prices.conversationTurn;
-    const position = await this.d.store.appendStep(conversation!.id, { kind: 'response', data: computed.response });
-    // Stored is delivered: the answer can be read back from the conversation from now on.
-    await this.d.billing.charge(principal, cost, 'conversation_turn', opts.requestId, { captureNow: true });
-    const updated = (await this.d.store.update(conversation!.id, { query: input.query, preview: history.length === 0 ? previewOf(computed.response.answer) : undefined, updatedAt: now })) ?? conversation!;
-    await this.#recordActivity(principal, computed.response);
-    return { conversation: updated, response: computed.response, documents: computed.documents, position, cost, feedbackToken: computed.response.trajectoryId ? this.#feedbackToken(principal.accountId, computed.response.trajectoryId) : null };
+    const result = (c: ConversationRecord, computed: { response: ResponseStepData; documents: Map<string, StoredDocument> }, position: number): TurnResult => ({
+      conversation: c,
+      response: computed.response,
+      documents: computed.documents,
+      position,
+      cost,
+      feedbackToken: computed.response.trajectoryId ? this.#feedbackToken(principal.accountId, computed.response.trajectoryId) : null,
+    });
+    if (!conversation) {
+      // A new conversation is stored with its first turn, in one transaction, once the answer is computed
+      // (until then its id, sent in `accepted`, names nothing: a crash leaves no trace).
+      const id = randomUUID();
+      opts.onEvent?.({ type: 'accepted', conversationId: id, stepId: 0 });
+      const computed = await this.#compute(answerer, [], request, input.apiKey, opts);
+      const title = titleOf(input.query);
+      const created = await this.d.store.createWithTurn(
+        { id, slug: slugOf(title, id), accountId: principal.accountId, title, preview: previewOf(computed.response.answer), query: input.query, createdAt: now },
+        { kind: 'request', data: request },
+        { kind: 'response', data: computed.response },
+      );
+      // Stored is delivered: the answer can be read back from the conversation from now on.
+      await this.d.billing.charge(principal, cost, 'conversation_turn', opts.requestId, { captureNow: true });
+      await this.#recordActivity(principal, computed.response);
+      return result(created, computed, 1);
+    }
+    const held = await this.#locks.acquire(conversation.id, opts.signal);
+    try {
+      // Read under the turn: the history includes every earlier turn, stored whole.
+      const history = await this.d.store.steps(conversation.id);
+      opts.onEvent?.({ type: 'accepted', conversationId: conversation.id, stepId: history.length });
+      const computed = await this.#compute(answerer, history, request, input.apiKey, opts);
+      const position = await this.d.store.appendTurn(conversation.id, { kind: 'request', data: request }, { kind: 'response', data: computed.response });
+      await this.d.billing.charge(principal, cost, 'conversation_turn', opts.requestId, { captureNow: true });
+      const updated = (await this.d.store.update(conversation.id, { query: input.query, preview: history.length === 0 ? previewOf(computed.response.answer) : undefined, updatedAt: now })) ?? conversation;
+      await this.#recordActivity(principal, computed.response);
+      return result(updated, computed, position);
+    } finally {
+      await held.release().catch((err: unknown) => this.d.report(err, 'releasing a conversation turn'));
+    }
   }
 
   /**
    * Replaces the query of request step `stepId` and recomputes it and every later turn (each later
    * request keeps its own query). Billed prices.conversationEdit once, after all turns succeeded. A
    * model other than the extractive one is called with the configured key (edits carry no api_key).
+   * Takes the conversation's turn like a turn does; the recomputed steps replace the old ones in one
+   * transaction once all are computed (a failure or crash keeps the conversation as it was).
    */
   async editStep(principal: Principal, idOrSlug: string, stepId: number, newQuery: string, opts: TurnOptions): Promise<ConversationView> {
     checkQuery(newQuery);
     const conversation = await this.#owned(principal, idOrSlug);
-    const steps = await this.d.store.steps(conversation.id);
-    const target = steps.find((s) => s.position === stepId);
-    if (!target || target.kind !== 'request') throw new AppError('not_found', `Step ${stepId} is not a request step of this conversation; request steps are ${steps.filter((s) => s.kind === 'request').map((s) => s.position).join(', ') || 'none'}.`);
-    const later = steps.filter((s) => s.position > stepId && s.kind === 'request').map((s) => s.data as RequestStepData);
-    const answerers = [target.data as RequestStepData, ...later].map((r) => this.answererFor(r.modelName));
+    const check = (steps: ConversationStepRecord[]) => {
+      const target = steps.find((s) => s.position === stepId);
+      if (!target || target.kind !== 'request') throw new AppError('not_found', `Step ${stepId} is not a request step of this conversation; request steps are ${steps.filter((s) => s.kind === 'request').map((s) => s.position).join(', ') || 'none'}.`);
+      const later = steps.filter((s) => s.position > stepId && s.kind === 'request').map((s) => s.data as RequestStepData);
+      return { target, later, answerers: [target.data as RequestStepData, ...later].map((r) => this.answererFor(r.modelName)) };
+    };
+    check(await this.d.store.steps(conversation.id));
     await this.d.billing.reserve(principal, this.d.prices.conversationEdit, 'conversation_edit', opts.requestId);
-    const edited: RequestStepData = { ...(target.data as RequestStepData), query: newQuery };
-    await this.d.store.replaceStep(conversation.id, stepId, { kind: 'request', data: edited });
-    await this.d.store.truncateSteps(conversation.id, stepId + 1);
-    opts.onEvent?.({ type: 'accepted', conversationId: conversation.id, stepId });
-    const history = steps.filter((s) => s.position < stepId);
-    const responses: ResponseStepData[] = [];
-    const requests = [edited, ...later];
-    for (let i = 0; i < requests.length; i++) {
-      if (i > 0) {
-        const pos = await this.d.store.appendStep(conversation.id, { kind: 'request', data: requests[i]! });
-        opts.onEvent?.({ type: 'accepted', conversationId: conversation.id, stepId: pos });
+    const held = await this.#locks.acquire(conversation.id, opts.signal);
+    let responses: ResponseStepData[] = [];
+    try {
+      // Read again under the turn: an earlier turn or edit may have changed the steps meanwhile.
+      const steps = await this.d.store.steps(conversation.id);
+      const { target, later, answerers } = check(steps);
+      const edited: RequestStepData = { ...(target.data as RequestStepData), query: newQuery };
+      const history = steps.filter((s) => s.position < stepId);
+      const requests = [edited, ...later];
+      responses = [];
+      for (let i = 0; i < requests.length; i++) {
+        opts.onEvent?.({ type: 'accepted', conversationId: conversation.id, stepId: stepId + 2 * i });
+        const sofar: ConversationStepRecord[] = [...history];
+        for (let j = 0; j < i; j++) sofar.push({ position: -1, kind: 'request', data: requests[j]! }, { position: -1, kind: 'response', data: responses[j]! });
+        const { response } = await this.#compute(answerers[i]!, sofar, requests[i]!, null, opts);
+        responses.push(response);
       }
-      const sofar: ConversationStepRecord[] = [...history];
-      for (let j = 0; j < i; j++) sofar.push({ position: -1, kind: 'request', data: requests[j]! }, { position: -1, kind: 'response', data: responses[j]! });
-      const { response } = await this.#compute(answerers[i]!, sofar, requests[i]!, null, opts);
-      responses.push(response);
-      await this.d.store.appendStep(conversation.id, { kind: 'response', data: response });
+      await this.d.store.rewriteFrom(
+        conversation.id,
+        stepId,
+        requests.flatMap((r, i) => [
+          { kind: 'request' as const, data: r },
+          { kind: 'response' as const, data: responses[i]! },
+        ]),
+      );
+      await this.d.billing.charge(principal, this.d.prices.conversationEdit, 'conversation_edit', opts.requestId, { captureNow: true });
+      const firstRequest = steps.find((s) => s.kind === 'request')?.position;
+      await this.d.store.update(conversation.id, {
+        query: requests.at(-1)!.query,
+        ...(stepId === firstRequest ? { title: titleOf(newQuery), preview: previewOf(responses[0]!.answer) } : {}),
+        updatedAt: nowSeconds(this.d.clock),
+      });
+    } finally {
+      await held.release().catch((err: unknown) => this.d.report(err, 'releasing a conversation turn'));
     }
-    await this.d.billing.charge(principal, this.d.prices.conversationEdit, 'conversation_edit', opts.requestId, { captureNow: true });
-    const firstRequest = steps.find((s) => s.kind === 'request')?.position;
-    await this.d.store.update(conversation.id, {
-      query: requests.at(-1)!.query,
-      ...(stepId === firstRequest ? { title: titleOf(newQuery), preview: previewOf(responses[0]!.answer) } : {}),
-      updatedAt: nowSeconds(this.d.clock),
-    });
     for (const r of responses) await this.#recordActivity(principal, r);
     return this.view((await this.d.store.get(conversation.id))!, principal);
+  }
+
+  /**
+   * Start-up repair (issue 25): removes what a crash in the middle of a turn left behind by a version
+   * that stored the question before its answer (a trailing question without answer) and conversations
+   * whose first turn never finished. `ownsStore`: this process is the store's only user (SQLite), so
+   * every turn lease is stale and is dropped.
+   */
+  async repairInterrupted(ownsStore: boolean): Promise<RepairReport> {
+    return this.d.store.repairInterrupted(this.d.clock.nowMs(), ownsStore);
   }
 
   /** A conversation readable by `principal`: its owner, or anyone when shared (404 otherwise). */
@@ -352,7 +413,9 @@ export class ConversationService {
     });
     const modelName = request.modelName;
     emit({ type: 'answering', modelName });
-    const out = await answerer.answer({ question: request.query, history: turns, passages, maxContextLength: request.maxContextLength, apiKey, signal, onDelta: (text) => emit({ type: 'delta', text }) });
+    const searched = base.indexNames[0];
+    const lexicon = this.d.search.termModel((INDEX_NAMES as readonly string[]).includes(searched ?? '') ? (searched as IndexName) : 'documents', query.queryLanguage ?? 'en');
+    const out = await answerer.answer({ question: request.query, history: turns, passages, maxContextLength: request.maxContextLength, apiKey, signal, onDelta: (text) => emit({ type: 'delta', text }), keywords: query.keywords, lexicon });
     if (signal.aborted) throw signal.reason;
     const docs: ResponseDocument[] = selected.map((h) => ({ documentId: h.id, source: h.index, score: h.score, snippets: h.snippets, pinned: h.pinned }));
     const response: ResponseStepData = {
@@ -363,6 +426,7 @@ export class ConversationService {
       queryDetails: { queries, query: base.query, retrieved: merged.length, compared: merged.length, selected: selected.length, planningFallback, rankingFallback },
       documents: docs,
       trajectoryId: randomUUID(),
+      ...(out.answerability !== undefined ? { answerability: Math.round(out.answerability * 1e4) / 1e4, abstained: out.abstained ?? false } : {}),
     };
     return { response, documents };
   }

@@ -1,21 +1,69 @@
 // The offline extractive answerer (`lectern-extractive`, the default model name): composes the answer
-// from sentences of the retrieved passages, ranked by their overlap with the question (pinned documents
-// and higher-ranked passages win ties), redundant sentences removed, each followed by the marker of the
-// passage it came from. Every excerpt is the sentence itself, so every citation verifies.
-import type { Answerer, AnswerInput, AnswerOutput } from './answerer.js';
-import { anchorCitations, contentWords, overlap, sentences, type Passage } from './passages.js';
+// from sentences of the retrieved passages, each followed by the marker of the passage it came from.
+// Every excerpt is the sentence itself, so every citation verifies. Relevance (issue 26, ADR 0227):
+// every candidate sentence is scored for how well it answers the question: the question's content terms
+// (the classifier's keywords, analysed as the index analyses text) weighted by their rarity in the
+// index (idf), found in the sentence and in its document, discounted by the document's retrieval rank.
+// When no sentence answers well enough (answerability below a threshold calibrated on judged questions,
+// bench/answers), the answer says that the indexed literature does not answer the question and names
+// the closest documents, uncited.
+import type { Answerer, AnswerInput, AnswerOutput, LexicalModel } from './answerer.js';
+import { anchorCitations, contentWords, sentences, type Passage } from './passages.js';
 
 export const EXTRACTIVE_MODEL_NAME = 'lectern-extractive';
 /** Sentences in an answer. */
 const MAX_SENTENCES = 5;
 /** Longest sentence taken, characters (longer ones are usually run-on abstracts). */
 const MAX_SENTENCE_CHARS = 600;
-/** How much each retrieval rank below the first discounts a sentence's overlap score. */
-const RANK_DECAY = 0.5;
-/** Sentences scoring below this share of the best are left out (tuned on the first 300 SciFact train claims, ADR 0063) (a weak sentence dilutes the answer). */
-const MIN_RELATIVE = 0.5;
+
+/**
+ * Below this many documents the rarity of words says little (every word of a small, on-topic corpus is
+ * common): the answerer then abstains only when no sentence shares a word with the question.
+ */
+export const MIN_DOCUMENTS_FOR_ABSTENTION = 200;
+
+/** The answerer's tunables (defaults calibrated on SciFact train questions and off-corpus questions, bench/answers). */
+export interface ExtractiveOptions {
+  /** Answerability (evidence, in rare-term equivalents) below this: the answer abstains. */
+  abstainBelow: number;
+  /** Share of the evidence that comes from the sentence's whole document (the rest: the sentence). */
+  evidenceDocumentShare: number;
+  /** How much each retrieval rank below the first discounts a sentence's score. */
+  rankDecay: number;
+  /** Share of a sentence's relevance that comes from its whole document (the rest: the sentence itself). */
+  documentShare: number;
+  /** Sentences scoring below this share of the best are left out. */
+  minRelative: number;
+  /** Most documents cited in one answer. */
+  maxDocuments: number;
+  /** Weight of the previous question's terms in a follow-up (its own terms weigh 1). */
+  historyWeight: number;
+}
+
+/**
+ * Calibrated with bench/answers/run.ts (ADR 0227): `--sweep` picked rankDecay, minRelative and
+ * maxDocuments on the calibration part (cited-document precision and recall at equal abstention F1);
+ * abstainBelow is the threshold of best abstention F1 on the calibration part.
+ */
+export const DEFAULT_EXTRACTIVE_OPTIONS: ExtractiveOptions = {
+  abstainBelow: 0.94,
+  evidenceDocumentShare: 0.65,
+  rankDecay: 0.5,
+  documentShare: 0.35,
+  minRelative: 0.75,
+  maxDocuments: 2,
+  historyWeight: 0.5,
+};
+
 /** Two sentences sharing this share of words are redundant. */
 const REDUNDANT = 0.6;
+/** Words that frame a question or claim rather than carry its content. */
+const FRAME = new Set(['true', 'false', 'correct', 'known', 'really', 'actually', 'whether', 'evidence', 'claim', 'claims', 'fact', 'indexed']);
+
+export const ABSTENTION = 'The indexed literature does not answer this question.';
+
+/** Content words with equal weights: the lexicon when the answerer is used without an index. */
+const PLAIN_LEXICON: LexicalModel = { terms: contentWords, idf: () => 1, maxIdf: 1, documents: 0 };
 
 /** `s` ends a sentence: with its own final punctuation, or the field continues with it right after (a snippet window ends on a word). */
 function endsSentence(field: string, s: string): boolean {
@@ -33,9 +81,51 @@ function jaccard(a: readonly string[], b: readonly string[]): number {
 }
 
 export class ExtractiveAnswerer implements Answerer {
+  readonly options: ExtractiveOptions;
+  constructor(options: Partial<ExtractiveOptions> = {}) {
+    this.options = { ...DEFAULT_EXTRACTIVE_OPTIONS, ...options };
+  }
+
   async answer(input: AnswerInput): Promise<AnswerOutput> {
-    const q = contentWords(input.history.length > 0 ? `${input.question} ${input.history.at(-1)!.query}` : input.question);
-    const candidates: { p: Passage; s: string; score: number; order: number; words: string[] }[] = [];
+    const o = this.options;
+    const lex = input.lexicon ?? PLAIN_LEXICON;
+    // The question's terms and their weights: its own content (rarer terms weigh more), then, for a
+    // follow-up, the previous question's terms at historyWeight.
+    const weights = new Map<string, number>();
+    const addTerms = (text: string, factor: number) => {
+      for (const t of new Set(lex.terms(text))) {
+        if (FRAME.has(t)) continue;
+        const w = factor * lex.idf(t);
+        if (w > (weights.get(t) ?? 0)) weights.set(t, w);
+      }
+    };
+    const own = input.keywords && input.keywords.length > 0 ? input.keywords.filter((k) => !FRAME.has(k.toLowerCase())).join(' ') : input.question;
+    addTerms(own, 1);
+    if (weights.size === 0) addTerms(input.question, 1);
+    if (input.history.length > 0) addTerms(input.history.at(-1)!.query, o.historyWeight);
+    const total = [...weights.values()].reduce((a, b) => a + b, 0);
+    const mass = (terms: Iterable<string>): number => {
+      let got = 0;
+      for (const t of new Set(terms)) got += weights.get(t) ?? 0;
+      return got;
+    };
+    const coverage = (terms: Iterable<string>): number => (total <= 0 ? 0 : mass(terms) / total);
+    // Each document's coverage of the question: its title and the passages' whole fields.
+    const docCoverage = new Map<number, number>();
+    const docText = new Map<number, string[]>();
+    for (const p of input.passages) {
+      const parts = docText.get(p.documentIndex) ?? [p.title];
+      if (!parts.includes(p.fieldText)) parts.push(p.fieldText);
+      docText.set(p.documentIndex, parts);
+    }
+    const docMass = new Map<number, number>();
+    for (const [d, parts] of docText) {
+      const m = mass(lex.terms(parts.join('\n')));
+      docMass.set(d, m);
+      docCoverage.set(d, total <= 0 ? 0 : m / total);
+    }
+
+    const candidates: { p: Passage; s: string; relevance: number; evidence: number; score: number; order: number; words: string[] }[] = [];
     let order = 0;
     for (const p of input.passages) {
       // A title states a topic, not a finding.
@@ -44,45 +134,65 @@ export class ExtractiveAnswerer implements Answerer {
         order++;
         // Whole sentences only: a window's cut first or last fragment reads badly.
         if (s.length > MAX_SENTENCE_CHARS || !p.fieldText.includes(s) || !endsSentence(p.fieldText, s) || !/^[\p{Lu}\p{N}("]/u.test(s)) continue;
-        const score = overlap(q, s);
-        if (score <= 0) continue;
+        const sentenceMass = mass(lex.terms(s));
+        if (sentenceMass <= 0) continue;
+        const own = total <= 0 ? 0 : sentenceMass / total;
+        const relevance = (1 - o.documentShare) * own + o.documentShare * (docCoverage.get(p.documentIndex) ?? 0);
+        // Evidence: how much of the question's rare vocabulary the sentence and its document share, in
+        // units of the rarest possible term (a question answered by a sentence sharing one common word
+        // has little; one sharing its specific terms has much, however long the question).
+        const evidence = ((1 - o.evidenceDocumentShare) * sentenceMass + o.evidenceDocumentShare * (docMass.get(p.documentIndex) ?? 0)) / lex.maxIdf;
         // The retrieval rank counts: a sentence of the first document beats an equally matching one
-        // of the fifth (RANK_DECAY per rank), pinned documents rank first.
+        // of the fifth (rankDecay per rank), pinned documents rank first.
         const rank = p.pinned ? 1 : p.documentIndex;
-        candidates.push({ p, s, score: score / (1 + RANK_DECAY * (rank - 1)) - order * 1e-6, order, words: contentWords(s) });
+        candidates.push({ p, s, relevance, evidence, score: relevance / (1 + o.rankDecay * (rank - 1)) - order * 1e-9, order, words: contentWords(s) });
       }
     }
     candidates.sort((a, b) => b.score - a.score);
-    const floor = (candidates[0]?.score ?? 0) * MIN_RELATIVE;
+    const answerability = candidates.reduce((m, c) => Math.max(m, c.evidence), 0);
+    // A small corpus: abstain only when nothing matches (see MIN_DOCUMENTS_FOR_ABSTENTION).
+    const threshold = input.lexicon && input.lexicon.documents >= MIN_DOCUMENTS_FOR_ABSTENTION ? o.abstainBelow : 0;
+    if (input.passages.length === 0) {
+      const raw = 'No documents matched this question, so there is nothing to answer from. Try other words or remove filters.';
+      input.onDelta(raw);
+      return { ...anchorCitations(raw, input.passages), modelName: EXTRACTIVE_MODEL_NAME, answerability: 0, abstained: true };
+    }
+    if (answerability < threshold || candidates.length === 0) {
+      // The closest documents, by their best sentence (or their rank), named without markers.
+      const closest: number[] = [];
+      for (const c of candidates) if (!closest.includes(c.p.documentIndex)) closest.push(c.p.documentIndex);
+      for (const p of input.passages) if (!closest.includes(p.documentIndex)) closest.push(p.documentIndex);
+      const titles = closest.slice(0, 3).map((d) => `“${input.passages.find((p) => p.documentIndex === d)!.title.replace(/\s+/g, ' ').trim()}”`);
+      const raw = `${ABSTENTION} The closest documents found: ${titles.join('; ')}.`;
+      input.onDelta(raw);
+      return { answer: raw, citations: [], stats: { markers: 0, verified: 0, reanchored: 0, removed: 0 }, modelName: EXTRACTIVE_MODEL_NAME, answerability, abstained: true };
+    }
+    const floor = (candidates[0]?.score ?? 0) * o.minRelative;
     const picked: typeof candidates = [];
+    const docs = new Set<number>();
     for (const c of candidates) {
       if (input.signal.aborted) throw input.signal.reason;
       if (c.score < floor) break;
+      if (!docs.has(c.p.documentIndex) && docs.size >= o.maxDocuments) continue;
       if (picked.some((x) => x.s === c.s || jaccard(x.words, c.words) >= REDUNDANT)) continue;
       picked.push(c);
+      docs.add(c.p.documentIndex);
       if (picked.length === MAX_SENTENCES) break;
     }
     // Grouped by document in answer order (first appearance), so related sentences read together.
     const docOrder = [...new Set(picked.map((c) => c.p.documentIndex))];
     picked.sort((a, b) => docOrder.indexOf(a.p.documentIndex) - docOrder.indexOf(b.p.documentIndex) || a.order - b.order);
-    let raw: string;
-    if (picked.length === 0) {
-      raw = input.passages.length === 0 ? 'No documents matched this question, so there is nothing to answer from. Try other words or remove filters.' : 'The retrieved passages do not contain sentences about this question.';
-      input.onDelta(raw);
-    } else {
-      const parts: string[] = [];
-      for (const c of picked) {
-        // Deltas carry the final marker (the document index): every extractive marker verifies, so the
-        // streamed text equals the final answer.
-        // A sentence cut by its snippet window before its final stop gets one after the marker (the
-        // excerpt itself stays verbatim).
-        const stop = /[.!?]["'”’)]?$/.test(c.s) ? '' : '.';
-        input.onDelta(`${parts.length > 0 ? ' ' : ''}${c.s} [${c.p.documentIndex}]${stop}`);
-        parts.push(`${c.s} [${c.p.number}]${stop}`);
-      }
-      raw = parts.join(' ');
+    const parts: string[] = [];
+    for (const c of picked) {
+      // Deltas carry the final marker (the document index): every extractive marker verifies, so the
+      // streamed text equals the final answer.
+      // A sentence cut by its snippet window before its final stop gets one after the marker (the
+      // excerpt itself stays verbatim).
+      const stop = /[.!?]["'”’)]?$/.test(c.s) ? '' : '.';
+      input.onDelta(`${parts.length > 0 ? ' ' : ''}${c.s} [${c.p.documentIndex}]${stop}`);
+      parts.push(`${c.s} [${c.p.number}]${stop}`);
     }
-    const anchored = anchorCitations(raw, input.passages);
-    return { ...anchored, modelName: EXTRACTIVE_MODEL_NAME };
+    const anchored = anchorCitations(parts.join(' '), input.passages);
+    return { ...anchored, modelName: EXTRACTIVE_MODEL_NAME, answerability, abstained: false };
   }
 }

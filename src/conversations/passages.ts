@@ -93,6 +93,7 @@ export function anchorCitations(text: string, passages: readonly Passage[]): { a
     const claim = sinceClaim.replace(MARKER_RE, ' ');
     const claimWords = contentWords(claim);
     const used = new Set<string>();
+    const kept = citations.length;
     for (const raw of m[1]!.split(',')) {
       stats.markers++;
       const n = Number(raw.trim());
@@ -122,6 +123,9 @@ export function anchorCitations(text: string, passages: readonly Passage[]): { a
     }
     last = m.index + m[0].length;
     const tail = text.slice(last);
+    // A marker removed whole leaves no space before the punctuation or space that followed it
+    // ("bag [9]." -> "bag.", not "bag .").
+    if (citations.length === kept && /^(?:[\s.,;:!?)\]]|$)/.test(tail)) answer = answer.replace(/[ \t]+$/, '');
     // A run of markers shares its claim; after the run the next claim starts.
     if (!/^\s*\[\d/.test(tail)) claimStart = last;
   }

@@ -87,6 +87,10 @@ export interface ResponseStepData {
   queryDetails: QueryDetailsData;
   documents: ResponseDocument[];
   trajectoryId: string | null;
+  /** The extractive answerer's answerability of the question (0..1; not on the wire); absent for a language model. */
+  answerability?: number;
+  /** The answer abstained: the indexed literature does not answer the question (not on the wire). */
+  abstained?: boolean;
 }
 
 export type StepData = { kind: 'request'; data: RequestStepData } | { kind: 'response'; data: ResponseStepData };

@@ -162,6 +162,14 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     metrics.observe(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
   });
 
+  // A DELETE without a body is accepted whatever Content-Type it names (clients often send their
+  // default `application/json` with no body): with nothing to parse, the header is dropped (issue 26).
+  app.addHook('onRequest', async (request) => {
+    if (request.method !== 'DELETE' || request.headers['content-type'] === undefined) return;
+    const length = request.headers['content-length'];
+    if (request.headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) delete request.raw.headers['content-type'];
+  });
+
   // Authentication, then the rate limit, before the body is parsed: an unauthenticated caller gets
   // 401 whatever it sent, and a throttled one never costs a parse.
   app.addHook('onRequest', async (request) => {
@@ -173,7 +181,12 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
       return;
     }
     const presented = presentedCredential(request);
-    if (presented === null && mode === 'optional') return;
+    if (presented === null && mode === 'optional') {
+      // Anonymous on a route that serves anyone (a shared conversation): the scope's budget per address.
+      const scope = cfg.rateScope === undefined ? 'default' : cfg.rateScope;
+      if (scope) await deps.rateLimits.check(scope, `ip:${request.ip}`);
+      return;
+    }
     if (presented === null || presented === 'malformed') throw new AppError('unauthorized');
     // Guessing keys is bounded: failed checks spend the address's `authFailures` bucket, and an
     // address that spent it gets 429 for any credential until it refills (remembered in process: no

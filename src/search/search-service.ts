@@ -43,7 +43,7 @@ import { pickEvidence } from '../ranking/evidence.js';
 import { buildPool, featureSources, plannedBranches } from './ranking-bridge.js';
 import { checkExtraPools, mergeExtraPools, type PoolSources } from './extra-pools.js';
 import { DEFAULT_HEAP_FACTOR, DEFAULT_MAX_QUERY_DIMS, DEFAULT_PRUNING } from './channels.js';
-import { resolveRankingMode } from '../engine/index.js';
+import { analyzerFor, resolveRankingMode } from '../engine/index.js';
 
 /** RRF smoothing constant when the request gives none (interface: service default 60). */
 export const DEFAULT_RRF_K = 60;
@@ -53,6 +53,18 @@ const SNIPPETS_PER_HIT = 3;
 const ANSWER_SNIPPET_CHARS = 1200;
 /** Traces are bounded: at most this many hits carry an explanation. */
 const TRACE_EXPLAIN_HITS = 10;
+
+/** An index's terms and their rarity (SearchService.termModel). */
+export interface TermModel {
+  /** Live documents of the index. */
+  documents: number;
+  /** The idf of a term no document holds (the largest). */
+  maxIdf: number;
+  /** The analysed terms of a text, in order (stop words dropped). */
+  terms(text: string): string[];
+  /** Inverse document frequency of an analysed term, ln(1 + (N - df + 0.5) / (df + 0.5)). */
+  idf(term: string): number;
+}
 
 /** The indexes a search reads (the writer's IndexSet, or a search thread's snapshot of it). */
 export type SearchIndexes = Pick<IndexSet, 'get' | 'models' | 'dense' | 'sparse'>;
@@ -569,6 +581,35 @@ export class SearchService {
       trajectory,
       traces: null,
       cost,
+    };
+  }
+
+  /**
+   * The lexical model of an index for another capability (conversations score answer sentences with
+   * it): the index analyzer's terms of a text (stemmed, stop words dropped) and each term's inverse
+   * document frequency over the index's live documents (BM25's form; a term no document holds gets the
+   * largest value). Document frequencies are looked up once per term per model.
+   */
+  termModel(index: IndexName, language = 'en'): TermModel {
+    const idx = this.d.indexes.get(index);
+    const n = Math.max(1, idx.stats().docs);
+    const analyzer = analyzerFor(language);
+    const dfs = new Map<string, number>();
+    return {
+      documents: n,
+      maxIdf: Math.log(1 + (n + 0.5) / 0.5),
+      terms(text: string): string[] {
+        const out: string[] = [];
+        analyzer.analyze(text, (term) => {
+          if (term !== null) out.push(term);
+        });
+        return out;
+      },
+      idf(term: string): number {
+        let df = dfs.get(term);
+        if (df === undefined) dfs.set(term, (df = idx.docFreq(term)));
+        return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      },
     };
   }
 

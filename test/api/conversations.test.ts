@@ -137,6 +137,11 @@ describe('/v2/conversations/', () => {
     assert.equal(r.body.search_documents.length, 2);
     const lim = await ask({ query: 'hydrogen', limit: 1 });
     assert.equal(lim.body.search_documents.length, 1);
+    assert.equal((await ask({ query: 'hydrogen', limit: 100 })).status, 200);
+    const over = await ask({ query: 'hydrogen', limit: 101 });
+    assert.equal(over.status, 422, 'a limit above the maximum is refused, not clamped');
+    assert.equal(over.body.detail.code, 'validation_failed');
+    assert.match(over.body.detail.message, /at most 100/);
     const unknown = await ask({ query: 'hydrogen', document_ids: ['nope'] });
     assert.equal(unknown.status, 400);
   });
@@ -194,10 +199,24 @@ describe('/v2/conversations/', () => {
     assert.equal(await balance(), before, 'PATCH is not billed');
     const read = await call('GET', `/v2/conversations/${slug}`, undefined, other.key);
     assert.equal(read.status, 200);
+    // Readable without a credential too, as the web page is; private ones ask for a credential.
+    const anon = await app.http.inject({ method: 'GET', url: `/v2/conversations/${slug}` });
+    assert.equal(anon.statusCode, 200, anon.body);
+    assert.equal(anon.json().conversation_metadata.slug, slug);
+    assert.ok(!anon.body.includes('feedback_token":"'), 'no feedback token for an anonymous reader');
+    const priv = await ask({ query: 'hydrogen caverns private' });
+    const anonPrivate = await app.http.inject({ method: 'GET', url: `/v2/conversations/${priv.body.conversation_id}` });
+    assert.equal(anonPrivate.statusCode, 401);
+    assert.equal((await app.http.inject({ method: 'GET', url: '/v2/conversations/no-such-slug' })).statusCode, 401);
+    assert.equal((await app.http.inject({ method: 'GET', url: `/v2/conversations/${slug}`, headers: { 'x-api-key': 'wrong' } })).statusCode, 401, 'a bad credential is still refused');
     assert.equal((await ask({ query: 'more', conversation_id: slug }, other.key)).status, 404, 'only the owner continues it');
     assert.equal((await call('DELETE', `/v2/conversations/${slug}`, undefined, other.key)).status, 404);
-    const del = await call('DELETE', `/v2/conversations/${slug}`);
-    assert.equal(del.status, 200);
+    // DELETE without a body, whatever Content-Type the client names.
+    const del = await app.http.inject({ method: 'DELETE', url: `/v2/conversations/${slug}`, headers: { 'x-api-key': acct.key, 'content-type': 'application/json' } });
+    assert.equal(del.statusCode, 200, del.body);
+    const priv2 = await ask({ query: 'hydrogen caverns again' });
+    const del2 = await app.http.inject({ method: 'DELETE', url: `/v2/conversations/${priv2.body.conversation_id}`, headers: { 'x-api-key': acct.key, 'content-type': 'text/plain' } });
+    assert.equal(del2.statusCode, 200, del2.body);
     assert.equal((await call('GET', `/v2/conversations/${slug}`)).status, 404);
     assert.equal((await call('DELETE', `/v2/conversations/${slug}`)).status, 404);
   });
@@ -275,8 +294,9 @@ describe('/v2/conversations/', () => {
     assert.match(tight.msg, /Sandstone porosity/, 'the pinned passage stays');
   });
 
-  test('LLM path: a provider failure or timeout is 502/504 and charges nothing; the request step stays', async () => {
+  test('LLM path: a provider failure or timeout is 502/504, charges nothing and stores nothing (question and answer are stored together)', async () => {
     const before = await balance();
+    const listed = (await call('GET', '/v2/conversations/')).body.conversations.length;
     fake.reply = () => {
       throw new AppError('upstream_error', 'fake provider answered 500');
     };
@@ -287,9 +307,14 @@ describe('/v2/conversations/', () => {
     };
     assert.equal((await ask({ query: 'hydrogen', llm_config: { model_name: 'fake-gpt' } })).status, 504);
     assert.equal(await balance(), before);
-    const list = (await call('GET', '/v2/conversations/')).body.conversations;
-    const steps = (await call('GET', `/v2/conversations/${list[0].id}`)).body.conversation_steps;
-    assert.deepEqual(steps.map((s: { kind: string }) => s.kind), ['request']);
+    assert.equal((await call('GET', '/v2/conversations/')).body.conversations.length, listed, 'a failed first turn leaves no conversation');
+    // A failed follow-up leaves the conversation as it was.
+    const ok = await ask({ query: 'hydrogen storage', llm_config: { model_name: 'lectern-extractive' } });
+    assert.equal(ok.status, 200);
+    const failed = await ask({ query: 'and in salt?', conversation_id: ok.body.conversation_id, llm_config: { model_name: 'fake-gpt' } });
+    assert.equal(failed.status, 504);
+    const steps = (await call('GET', `/v2/conversations/${ok.body.conversation_id}`)).body.conversation_steps;
+    assert.deepEqual(steps.map((s: { kind: string }) => s.kind), ['request', 'response']);
   });
 
   describe('streams over a real socket', () => {

@@ -163,8 +163,18 @@ describe('the web application in Chromium', { skip }, () => {
     await page.goto(`${base}/ask`);
     await check(page, 'ask');
     await page.fill('#query', 'How much cushion gas does hydrogen storage in salt caverns need?');
+    // What the live region shows while the answer streams (recorded across the navigation that follows).
+    const shown: string[] = [];
+    await page.exposeFunction('recordLive', (t: string) => void shown.push(t));
+    await page.evaluate(`(() => {
+      const live = document.querySelector('form.ask .live');
+      new MutationObserver(() => window.recordLive(live.textContent || '')).observe(live, { childList: true, subtree: true, characterData: true });
+    })()`);
     await page.click('form.ask button[type=submit]');
     await page.waitForURL(/\/ask\/how-much-cushion-gas/, { timeout: 30_000 });
+    const seen = shown.join('\n');
+    for (const stage of ['Question received.', 'Searching the library', 'Found ', 'Writing the answer']) assert.ok(seen.includes(stage), `the page showed "${stage}" while answering: ${seen.slice(-400)}`);
+    assert.ok(shown.some((t, i) => i > 0 && t.includes('[1]') && t.length > shown[i - 1]!.length), 'the answer grew on the page before the conversation opened');
     await page.waitForSelector('a.cite');
     await check(page, 'conversation');
     const conversationUrl = page.url();

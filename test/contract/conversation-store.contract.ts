@@ -93,5 +93,82 @@ export function conversationStoreContract(label: string, open: ConversationStore
       assert.deepEqual(await c.steps('c1'), []);
       assert.equal(await c.delete('c1'), false);
     });
+
+    it('a conversation is created with its first turn in one transaction, or not at all', async (c, s) => {
+      const a = await s.accounts.create({ email: 'ada@example.org' });
+      const created = await c.createWithTurn(conv('c1', a.id), { kind: 'request', data: request('q0') }, { kind: 'response', data: response('a0') });
+      assert.deepEqual(await c.get('c1'), created);
+      assert.deepEqual((await c.steps('c1')).map((x) => [x.position, x.kind]), [[0, 'request'], [1, 'response']]);
+      // The same id again fails as a whole: no second conversation, no steps added.
+      await assert.rejects(c.createWithTurn(conv('c1', a.id), { kind: 'request', data: request('q1') }, { kind: 'response', data: response('a1') }));
+      assert.equal((await c.steps('c1')).length, 2);
+      // An unknown account fails at the conversation: no steps are left behind.
+      await assert.rejects(c.createWithTurn(conv('c2', 999_999), { kind: 'request', data: request('q') }, { kind: 'response', data: response('a') }));
+      assert.equal(await c.get('c2'), null);
+      assert.deepEqual(await c.steps('c2'), []);
+    });
+
+    it('a turn appends its request and response together; concurrent turns stay in pairs; an edit rewrites the tail at once', async (c, s) => {
+      const a = await s.accounts.create({ email: 'ada@example.org' });
+      await c.create(conv('c1', a.id));
+      assert.equal(await c.appendTurn('c1', { kind: 'request', data: request('q0') }, { kind: 'response', data: response('a0') }), 1);
+      await Promise.all(Array.from({ length: 6 }, (_, i) => c.appendTurn('c1', { kind: 'request', data: request(`q${i + 1}`) }, { kind: 'response', data: response(`a${i + 1}`) })));
+      const steps = await c.steps('c1');
+      assert.equal(steps.length, 14);
+      for (let i = 0; i < steps.length; i += 2) {
+        assert.deepEqual([steps[i]!.kind, steps[i + 1]!.kind], ['request', 'response']);
+        const q = (steps[i]!.data as RequestStepData).query;
+        assert.equal((steps[i + 1]!.data as ResponseStepData).answer, `a${q.slice(1)}`, 'each answer follows its own question');
+      }
+      await c.rewriteFrom('c1', 2, [
+        { kind: 'request', data: request('edited') },
+        { kind: 'response', data: response('new') },
+      ]);
+      assert.deepEqual((await c.steps('c1')).map((x) => x.kind), ['request', 'response', 'request', 'response']);
+      assert.equal(((await c.steps('c1'))[2]!.data as RequestStepData).query, 'edited');
+      // A failing transaction changes nothing: the turn's conversation does not exist.
+      await assert.rejects(c.appendTurn('nope', { kind: 'request', data: request('x') }, { kind: 'response', data: response('x') }));
+    });
+
+    it('the turn lease: one holder, renewed by it, free after release or once it has run out', async (c, s) => {
+      const a = await s.accounts.create({ email: 'ada@example.org' });
+      await c.create(conv('c1', a.id));
+      assert.equal(await c.acquireTurn('c1', { token: 't0', untilMs: 1_000 }, 0), true, 'free');
+      assert.equal(await c.acquireTurn('c1', { token: 't1', untilMs: 2_000 }, 500), false, 'held by t0');
+      assert.equal(await c.acquireTurn('c1', { token: 't1', untilMs: 2_000 }, 1_001), true, 't0\'s lease ran out');
+      assert.equal(await c.acquireTurn('c1', { token: 't2', untilMs: 3_000 }, 1_500), false);
+      assert.equal(await c.renewTurn('c1', { token: 't1', untilMs: 5_000 }), true);
+      assert.equal(await c.acquireTurn('c1', { token: 't2', untilMs: 6_000 }, 4_000), false, 'renewed');
+      await c.releaseTurn('c1', 't2');
+      assert.equal(await c.acquireTurn('c1', { token: 't2', untilMs: 6_000 }, 4_000), false, 'only the holder releases');
+      await c.releaseTurn('c1', 't1');
+      assert.equal(await c.renewTurn('c1', { token: 't1', untilMs: 5_000 }), false);
+      assert.equal(await c.acquireTurn('c1', { token: 't2', untilMs: 6_000 }, 4_000), true);
+    });
+
+    it('start-up repair removes trailing questions without answers and empty conversations whose lease is free', async (c, s) => {
+      const a = await s.accounts.create({ email: 'ada@example.org' });
+      await c.create(conv('ok', a.id));
+      await c.appendTurn('ok', { kind: 'request', data: request('q') }, { kind: 'response', data: response('a') });
+      await c.create(conv('dangling', a.id));
+      await c.appendTurn('dangling', { kind: 'request', data: request('q') }, { kind: 'response', data: response('a') });
+      await c.appendStep('dangling', { kind: 'request', data: request('q2') });
+      await c.appendStep('dangling', { kind: 'request', data: request('q3') });
+      await c.create(conv('empty', a.id));
+      await c.create(conv('live', a.id));
+      assert.equal(await c.acquireTurn('live', { token: 'alive', untilMs: 10_000 }, 0), true);
+      await c.create(conv('live2', a.id));
+      await c.appendStep('live2', { kind: 'request', data: request('q') });
+      assert.equal(await c.acquireTurn('live2', { token: 'alive2', untilMs: 10_000 }, 0), true);
+      assert.deepEqual(await c.repairInterrupted(5_000, false), { danglingRequests: 2, emptyConversations: 1 });
+      assert.deepEqual((await c.steps('dangling')).map((x) => x.kind), ['request', 'response']);
+      assert.equal((await c.steps('ok')).length, 2);
+      assert.equal(await c.get('empty'), null);
+      assert.ok(await c.get('live'), 'a live lease is left alone');
+      assert.equal((await c.steps('live2')).length, 1);
+      // A store one process owns: every lease is stale.
+      assert.deepEqual(await c.repairInterrupted(5_000, true), { danglingRequests: 1, emptyConversations: 2 });
+      assert.equal(await c.get('live'), null);
+    });
   });
 }

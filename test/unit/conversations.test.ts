@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { classify, resolveDateExpression } from '../../src/conversations/classifier.js';
 import { anchorCitations, sentences, type Passage } from '../../src/conversations/passages.js';
 import { budgetPassages } from '../../src/conversations/llm-answerer.js';
+import { ABSTENTION, DEFAULT_EXTRACTIVE_OPTIONS, ExtractiveAnswerer, MIN_DOCUMENTS_FOR_ABSTENTION } from '../../src/conversations/extractive.js';
 import { previewOf, slugOf, titleOf } from '../../src/conversations/conversation-service.js';
 
 const NOW = Date.UTC(2026, 10, 25, 12) / 1000;
@@ -72,9 +73,13 @@ describe('citation anchoring', () => {
 
   test('a wrong or unknown number is re-anchored to the supporting passage; an unsupported claim loses its marker', () => {
     const r = anchorCitations('Microbes consume hydrogen in reservoirs [1]. Bananas are yellow [2]. Porous reservoirs lose hydrogen to microbes [9].', ps);
-    assert.equal(r.answer, 'Microbes consume hydrogen in reservoirs [2]. Bananas are yellow . Porous reservoirs lose hydrogen to microbes [2].');
+    assert.equal(r.answer, 'Microbes consume hydrogen in reservoirs [2]. Bananas are yellow. Porous reservoirs lose hydrogen to microbes [2].', 'no space before the stop of a removed marker');
     assert.deepEqual(r.citations.map((c) => [c.citationIndex, c.documentIndex]), [[0, 2], [1, 2]]);
     assert.deepEqual(r.stats, { markers: 3, verified: 0, reanchored: 2, removed: 1 });
+  });
+
+  test('a removed marker leaves no space before punctuation or a doubled space', () => {
+    assert.equal(anchorCitations('Bananas are yellow [2], and kiwis green [7]; oranges [3] are round [4].', ps).answer, 'Bananas are yellow, and kiwis green; oranges are round.');
   });
 
   test('several passages in one marker each get an occurrence; passage numbers map to document indexes', () => {
@@ -110,5 +115,40 @@ describe('titles, slugs, previews', () => {
     assert.equal(slugOf('???', 'abcdef12-0000'), 'conversation-abcdef12');
     assert.ok(titleOf('word '.repeat(40)).length <= 81);
     assert.equal(previewOf('A claim [1]. Another [2].'), 'A claim. Another.');
+  });
+});
+
+describe('extractive relevance and abstention (ADR 0227)', () => {
+  const passage = (documentIndex: number, title: string, text: string): Passage => ({ number: documentIndex, documentIndex, snippetIndex: 0, documentId: `d${documentIndex}`, title, field: 'abstract', text, fieldText: text, pinned: false });
+  const passages = [
+    passage(1, 'Human capital and growth', 'Human capital drives growth in regional economies. Schooling raises human capital.'),
+    passage(2, 'Salt cavern hydrogen storage', 'Salt caverns store hydrogen with little leakage. Cushion gas keeps cavern pressure stable.'),
+  ];
+  // A corpus-sized lexicon: common words are cheap, specific ones dear; "france" occurs nowhere.
+  const idf: Record<string, number> = { capital: 3, human: 2, growth: 2, france: 9.2, salt: 6, cavern: 7, caverns: 7, hydrogen: 5, storage: 4, store: 4, leakage: 6 };
+  const lexicon = (documents: number) => ({ terms: (t: string) => (t.toLowerCase().match(/[a-z]+/g) ?? []).filter((w) => w.length > 2 && !['the', 'what', 'with', 'and', 'does', 'how'].includes(w)), idf: (t: string) => idf[t] ?? 1, maxIdf: 9.2, documents });
+  const ask = (question: string, documents: number) =>
+    new ExtractiveAnswerer().answer({ question, history: [], passages, maxContextLength: null, apiKey: null, signal: new AbortController().signal, onDelta: () => {}, lexicon: lexicon(documents) });
+
+  test('an off-corpus question sharing one common word abstains, names the closest documents, cites nothing', async () => {
+    const r = await ask('What is the capital of France?', 5000);
+    assert.equal(r.abstained, true);
+    assert.ok(r.answer.startsWith(ABSTENTION), r.answer);
+    assert.match(r.answer, /“Human capital and growth”/);
+    assert.deepEqual(r.citations, []);
+    assert.doesNotMatch(r.answer, /\[\d+\]/);
+  });
+
+  test('a question the evidence answers is answered from the document that shares its specific terms', async () => {
+    const r = await ask('How do salt caverns store hydrogen?', 5000);
+    assert.equal(r.abstained, false);
+    assert.ok(r.answerability! >= DEFAULT_EXTRACTIVE_OPTIONS.abstainBelow);
+    assert.ok(r.citations.length > 0 && r.citations.every((c) => c.documentIndex === 2), JSON.stringify(r.citations));
+  });
+
+  test('in a small index word rarity says little: it answers whenever a sentence shares a word', async () => {
+    const r = await ask('What is the capital of France?', MIN_DOCUMENTS_FOR_ABSTENTION - 1);
+    assert.equal(r.abstained, false);
+    assert.equal(r.citations[0]!.documentIndex, 1);
   });
 });

@@ -32,4 +32,12 @@ export const CONVERSATION_MIGRATIONS: readonly MigrationStep[] = [
     sqlite: tables.replaceAll('{INT}', 'INTEGER').replaceAll('{SERIAL}', 'INTEGER NOT NULL').replaceAll('{BOOL}', 'INTEGER').replaceAll('{FALSE}', '0'),
     postgres: tables.replaceAll('{INT}', 'BIGINT').replaceAll('{SERIAL}', 'BIGSERIAL').replaceAll('{BOOL}', 'BOOLEAN').replaceAll('{FALSE}', 'FALSE'),
   },
+  {
+    // Issue 26 (ADR 0225): the turn lease. One turn or edit at a time per conversation: the holder's
+    // token and the time (Unix ms) until which it holds, renewed while the turn runs; a dead process's
+    // lease runs out.
+    id: 'conversations/002-turn-lease',
+    sqlite: 'ALTER TABLE conversations ADD COLUMN turn_token TEXT; ALTER TABLE conversations ADD COLUMN turn_until INTEGER;',
+    postgres: 'ALTER TABLE conversations ADD COLUMN turn_token TEXT; ALTER TABLE conversations ADD COLUMN turn_until BIGINT;',
+  },
 ];

@@ -304,6 +304,8 @@ a.cite:hover .tip,a.cite:focus .tip{display:block}
 .turn{border-top:1px solid #ddd;padding-top:.5rem;margin-top:1rem}
 h2.question{font-size:1.15rem}
 .live{white-space:pre-wrap;background:#f6f6f4;border-radius:4px;padding:.5rem;margin-top:.5rem}
+.live ol.stages{margin:0 0 .5rem;padding-left:1.2rem;color:#444;font-size:.9rem}
+.live p.growing{margin:0}
 .convs li{margin-bottom:.5rem}
 pre.markdown{white-space:pre-wrap;background:#f6f6f4;border:1px solid #ddd;border-radius:4px;padding:.75rem;max-height:40rem;overflow:auto;font-size:.9rem}
 progress{width:100%;height:1.2rem}

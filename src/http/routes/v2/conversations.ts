@@ -42,6 +42,11 @@ export async function sse(request: FastifyRequest, reply: FastifyReply, work: (o
       reply.raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-request-id': request.id, 'x-accel-buffering': 'no' });
     }
     reply.raw.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    // Node corks the socket on a response write until the next tick; the turn's next stage may run
+    // without yielding to the event loop (SQLite calls are synchronous), which would hold every event
+    // back until the result. Uncork now: the event leaves when its stage ends (issue 26, ADR 0226).
+    const socket = reply.raw.socket;
+    if (socket && socket.writableCorked > 0) socket.uncork();
   };
   try {
     const result = await work({ requestId: request.id, signal: abort.signal, onEvent: (e: TurnEvent) => write(e.type, toWireEvent(e)) });
@@ -127,10 +132,27 @@ export function registerConversationRoutes(app: FastifyInstance, deps: HttpDeps 
   app.get<{ Params: { slug: string } }>(
     '/v2/conversations/:slug',
     {
-      config: { rateScope: 'default' },
-      schema: { summary: 'A conversation: readable by its owner, or by anyone when shared (404 otherwise).', tags: ['conversations'], params: SlugParams, response: { 200: ref(FullConversation), ...errorResponses(401, 404, 429, 500) } },
+      // Shared conversations are readable without a credential, as the web page is (issue 26).
+      config: { rateScope: 'default', auth: 'optional' },
+      schema: {
+        summary: 'A conversation: readable by its owner, or by anyone when shared, also without a credential (404 otherwise; 401 without a credential when it is not shared).',
+        tags: ['conversations'],
+        params: SlugParams,
+        response: { 200: ref(FullConversation), ...errorResponses(401, 404, 429, 500) },
+      },
     },
-    async (request) => toFullConversation(await svc.get(principalOf(request), request.params.slug), base),
+    async (request) => {
+      if (!request.principal) {
+        try {
+          return toFullConversation(await svc.getShared(request.params.slug), base);
+        } catch (e) {
+          // Not shared (or not there): a credential might make it readable; existence is not revealed.
+          if (e instanceof AppError && e.code === 'not_found') throw new AppError('unauthorized');
+          throw e;
+        }
+      }
+      return toFullConversation(await svc.get(request.principal, request.params.slug), base);
+    },
   );
 
   app.patch<{ Params: { slug: string }; Body: UpdateConversationRequest }>(

@@ -33,7 +33,20 @@ export const ASK_SCRIPT = `
       var live = form.querySelector('.live');
       var button = form.querySelector('button[type=submit]');
       live.hidden = false;
-      live.textContent = 'Searching…';
+      live.textContent = '';
+      // The stages as they end (docs/events.md), then the answer as it grows.
+      var stages = document.createElement('ol');
+      stages.className = 'stages';
+      var text = document.createElement('p');
+      text.className = 'growing';
+      live.appendChild(stages);
+      live.appendChild(text);
+      function stage(s) {
+        var li = document.createElement('li');
+        li.textContent = s;
+        stages.appendChild(li);
+      }
+      stage('Sending your question…');
       button.disabled = true;
       var answer = '';
       var body = new URLSearchParams(new FormData(form));
@@ -43,10 +56,14 @@ export const ASK_SCRIPT = `
         var decoder = new TextDecoder();
         var buffer = '';
         function handle(kind, data) {
-          if (kind === 'retrieved') live.textContent = 'Found ' + data.documents + ' documents; answering…';
-          else if (kind === 'delta') { answer += data.text; live.textContent = answer; }
-          else if (kind === 'result') window.location.assign(data.href);
-          else if (kind === 'error') { live.textContent = (data.detail && data.detail.message) || 'The answer failed; nothing was charged.'; button.disabled = false; }
+          if (kind === 'accepted') stage('Question received.');
+          else if (kind === 'classified') stage('Understood as: ' + ((data.query && data.query.reformulated_query) || 'your question') + '.');
+          else if (kind === 'searching') stage('Searching the library…');
+          else if (kind === 'retrieved') stage('Found ' + data.documents + ' documents; reading ' + data.selected + '.');
+          else if (kind === 'answering') stage('Writing the answer…');
+          else if (kind === 'delta') { answer += data.text; text.textContent = answer; }
+          else if (kind === 'result') { stage('Done; opening the conversation.'); window.location.assign(data.href); }
+          else if (kind === 'error') { stage((data.detail && data.detail.message) || 'The answer failed; nothing was charged.'); button.disabled = false; }
         }
         function pump() {
           return reader.read().then(function (r) {
