@@ -283,7 +283,7 @@ export function messagePage(text: string, links: { href: string; label: string }
 export const APP_STYLESHEET = `
 .skip{position:absolute;left:-999px;top:0;background:#fff;color:#1f3a5f;padding:.5rem}
 .skip:focus{left:.5rem;z-index:10}
-header nav ul{display:flex;gap:1rem;list-style:none;margin:0;padding:0}
+header nav ul{display:flex;flex-wrap:wrap;gap:.25rem 1rem;list-style:none;margin:0;padding:0}
 header nav a[aria-current=page]{font-weight:700;text-decoration-thickness:2px}
 header .brand{color:#fff;text-decoration:none}
 main.wide{max-width:60rem}
@@ -318,6 +318,14 @@ mark.cited{background:#ffd54f;outline:2px solid #c47f00}
 dl.facts dd{word-break:break-word}
 .refs li{margin-bottom:.5rem}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+@media (max-width:40rem){
+header nav{order:3;flex-basis:100%}
+header .who{margin-left:auto}
+header .who span{display:inline-block;max-width:13rem;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;vertical-align:bottom}
+.row input{min-width:0}
+.filters input[type=number]{width:5.5rem}
+a.cite .tip{width:auto;min-width:12rem;max-width:calc(100vw - 3rem)}
+}
 input.key{width:100%;font:600 .95rem ui-monospace,monospace;padding:.5rem;border:1px solid #767676;border-radius:4px}
 .num{text-align:right}
 .balance{font-size:1.2rem}
@@ -349,6 +357,8 @@ export interface UsageRowView {
   reference: string | null;
   /** The document a charge was for (texts read in the browser), linked. */
   document?: { href: string; title: string } | null;
+  /** The reference is a request id (billed requests), not a note (top-ups). */
+  referenceIsRequest?: boolean;
 }
 
 /** The account page: balance, a key just created (shown once), keys, usage, links to agents and password. */
@@ -385,22 +395,22 @@ ${
 <div class="row"><input id="key-label" name="label" type="text" maxlength="80" autocomplete="off"><button type="submit">Create key</button></div></form>
 ${
   o.keys.length
-    ? html`<table><caption class="sr">Your API keys</caption><thead><tr><th scope="col">Key</th><th scope="col">Name</th><th scope="col">Created</th><th scope="col">Status</th></tr></thead><tbody>
+    ? html`<div class="scroll" role="region" aria-label="Your API keys (scrolls sideways)" tabindex="0"><table><caption class="sr">Your API keys</caption><thead><tr><th scope="col">Key</th><th scope="col">Name</th><th scope="col">Created</th><th scope="col">Status</th></tr></thead><tbody>
 ${o.keys.map(
   (k) => html`<tr><td><code>lk_${k.id}_…</code></td><td>${k.label ?? ''}</td><td>${k.created}</td><td>${
     k.revoked
       ? html`revoked ${k.revoked}`
       : html`<form method="post" action="${o.revokeKeyAction}">${csrf}<input type="hidden" name="key" value="${k.id}"><button class="danger" type="submit" aria-label="Revoke key lk_${k.id}">Revoke</button></form>`
   }</td></tr>`,
-)}</tbody></table>`
+)}</tbody></table></div>`
     : html`<p>No API keys yet.</p>`
 }
 </section>
 <section aria-labelledby="h-usage"><h2 id="h-usage">Usage</h2>
 ${
   o.usage.length
-    ? html`<table><caption class="sr">Newest first</caption><thead><tr><th scope="col">When (UTC)</th><th scope="col">What</th><th scope="col">For</th><th scope="col" class="num">Credits</th><th scope="col" class="num">Balance</th></tr></thead><tbody>
-${o.usage.map((u) => html`<tr><td>${u.at}</td><td>${u.operation}</td><td>${u.document ? html`<a href="${u.document.href}">${u.document.title}</a>` : u.reference ? html`<small>request <code>${u.reference}</code></small>` : ''}</td><td class="num">${u.amount > 0 ? `+${u.amount}` : String(u.amount)}</td><td class="num">${u.balanceAfter}</td></tr>`)}</tbody></table>`
+    ? html`<div class="scroll" role="region" aria-label="Usage, newest first (scrolls sideways)" tabindex="0"><table><caption class="sr">Newest first</caption><thead><tr><th scope="col">When (UTC)</th><th scope="col">What</th><th scope="col">For</th><th scope="col" class="num">Credits</th><th scope="col" class="num">Balance</th></tr></thead><tbody>
+${o.usage.map((u) => html`<tr><td>${u.at}</td><td>${u.operation}</td><td>${u.document ? html`<a href="${u.document.href}">${u.document.title}</a>` : u.reference ? (u.referenceIsRequest ? html`<small>request <code>${u.reference}</code></small>` : html`<small>${u.reference}</small>`) : ''}</td><td class="num">${u.amount > 0 ? `+${u.amount}` : String(u.amount)}</td><td class="num">${u.balanceAfter}</td></tr>`)}</tbody></table></div>`
     : html`<p>No usage yet.</p>`
 }
 </section>
@@ -537,7 +547,7 @@ export function recognizeHomeBody(o: { csrf: string; action: string; maxBytes: n
 <section aria-labelledby="h-jobs"><h2 id="h-jobs">Your conversions</h2>
 ${
   o.jobs.length
-    ? html`<table><thead><tr><th scope="col">Started (UTC)</th><th scope="col">File</th><th scope="col">Status</th></tr></thead><tbody>${o.jobs.map((j) => html`<tr><td><a href="${j.href}">${j.created}</a></td><td>${j.format.toUpperCase()}, ${Math.max(1, Math.round(j.bytes / 1024))} KiB</td><td>${j.status}</td></tr>`)}</tbody></table>`
+    ? html`<div class="scroll" role="region" aria-label="Your conversions (scrolls sideways)" tabindex="0"><table><thead><tr><th scope="col">Started (UTC)</th><th scope="col">File</th><th scope="col">Status</th></tr></thead><tbody>${o.jobs.map((j) => html`<tr><td><a href="${j.href}">${j.created}</a></td><td>${j.format.toUpperCase()}, ${Math.max(1, Math.round(j.bytes / 1024))} KiB</td><td>${j.status}</td></tr>`)}</tbody></table></div>`
     : html`<p>No conversions yet.</p>`
 }
 </section>`;

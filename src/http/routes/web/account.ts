@@ -63,7 +63,7 @@ export function registerAccountPages(app: FastifyInstance, ctx: PageContext): vo
         newKey: o.newKey ?? null,
         keys: keys.map((k) => ({ id: k.id, label: k.label, created: when(k.createdAt), revoked: k.revokedAt === null ? null : when(k.revokedAt) })),
         usage: await Promise.all(
-          usage.map(async (u) => ({ at: when(u.createdAt), operation: OPERATIONS[u.operation] ?? u.operation, amount: u.amount, balanceAfter: u.balanceAfter, reference: u.reference, document: u.operation === BROWSER_READ_OPERATION ? await chargedDocument(u.reference) : null })),
+          usage.map(async (u) => ({ at: when(u.createdAt), operation: OPERATIONS[u.operation] ?? u.operation, amount: u.amount, balanceAfter: u.balanceAfter, reference: u.reference, referenceIsRequest: u.operation !== 'topup', document: u.operation === BROWSER_READ_OPERATION ? await chargedDocument(u.reference) : null })),
         ),
         createKeyAction: ACCOUNT_ACTIONS.createKey,
         revokeKeyAction: ACCOUNT_ACTIONS.revokeKey,
