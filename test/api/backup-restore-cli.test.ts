@@ -138,8 +138,8 @@ function sqliteFixture(): Fixture {
 
 async function roundTrip(fx: Fixture): Promise<void> {
   const { root, env } = fx;
-  writeFileSync(join(root, 'a.jsonl'), corpus('a', 1500, 7));
-  writeFileSync(join(root, 'b.jsonl'), corpus('b', 3000, 11));
+  writeFileSync(join(root, 'a.jsonl'), corpus('a', 800, 7));
+  writeFileSync(join(root, 'b.jsonl'), corpus('b', 1600, 11));
   assert.equal(cli(env, 'ingest', join(root, 'a.jsonl')).status, 0);
   const acct = cli(env, 'accounts', 'create', '--email', 'backup@example.org', '--credits', '100000000');
   assert.equal(acct.status, 0, acct.stderr);
@@ -151,7 +151,7 @@ async function roundTrip(fx: Fixture): Promise<void> {
   let searches: Promise<unknown> = Promise.resolve();
   try {
     // 1. A backup while the server indexes a concurrent ingest (commits, merges) and answers searches.
-    const ingest = cliAsync(env, 'ingest', '--batch', '100', join(root, 'b.jsonl'));
+    const ingest = cliAsync(env, 'ingest', '--batch', '50', join(root, 'b.jsonl'));
     searching = true;
     searches = (async () => {
       let n = 0;
@@ -173,7 +173,7 @@ async function roundTrip(fx: Fixture): Promise<void> {
     assert.ok(m1.indexes.documents!.segments > 0);
 
     // 2. Once the ingest is indexed, a backup while searches keep coming: the reference for the comparison.
-    await waitForTotal(original.port, key, 'zephyrb', 3000);
+    await waitForTotal(original.port, key, 'zephyrb', 1600);
     const expected = await searchAll(original.port, key);
     const after = cli(env, 'backup', join(root, 'backup-after'));
     assert.equal(after.status, 0, after.stderr);
@@ -191,7 +191,7 @@ async function roundTrip(fx: Fixture): Promise<void> {
       restored.push(s1);
       const a = await search(s1.port, key, 'zephyra');
       assert.equal(a.status, 200, 'the old API key is accepted');
-      assert.equal(a.total, 1500, 'documents ingested before the backup are served');
+      assert.equal(a.total, 800, 'documents ingested before the backup are served');
       // the index (copied before the database) catches up with the database copy: every document of
       // the concurrent ingest that the copy holds is found, none that it does not
       const db = new Database(join(root, 'backup-during', 'lectern.db'), { readonly: true });
