@@ -51,6 +51,7 @@ import { EncoderVectorizer } from './search/encoder-vectorizer.js';
 import type { SparseTextEncoder, SparseTextEncoderLoader, TextEncoder, TextEncoderLoader, TextEncoderOptions } from './ports/text-encoder.js';
 import { INDEX_NAMES } from './domain/document.js';
 import { loadOrCreateSecret } from './adapters/fs/secret-file.js';
+import { backupDataDir, restoreDataDir, type BackupManifest, type DataLocations } from './adapters/fs/data-backup.js';
 import { MemoryRateLimiter } from './adapters/memory/memory-rate-limiter.js';
 import { openPostgresStorage, type PostgresHandle } from './adapters/postgres/postgres-storage.js';
 import { RedisRateLimiter } from './adapters/redis/redis-rate-limiter.js';
@@ -565,6 +566,22 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
     },
   };
 }
+
+// --- backup and restore (issue 25; docs/operations.md "Backup and restore", ADR 0215) ---
+/** `lectern backup DIR`: an online, consistent copy of the data directory (the server may run). */
+export function backupData(config: Config, dir: string): Promise<BackupManifest> {
+  return backupDataDir(dataLocations(config), dir);
+}
+
+/** `lectern restore DIR`: a checked backup into the configured (empty) data directory. */
+export function restoreData(config: Config, dir: string): { manifest: BackupManifest; files: number } {
+  return restoreDataDir(dataLocations(config), dir);
+}
+
+function dataLocations(config: Config): DataLocations {
+  return { dataDir: config.dataDir, blobDir: config.blobDir, postgres: Boolean(config.databaseUrl), secretConfigured: Boolean(config.secret), indexNames: INDEX_NAMES, version: LECTERN_VERSION };
+}
+// --- end backup and restore ---
 
 /** Where the search indexes' directories live ({data_dir}/index/<name>). */
 function indexRoot(config: Config): string {

@@ -1,7 +1,7 @@
 // Process entry (`npm start`): read configuration, build the app, load the demo corpus on first start,
 // listen, and shut down gracefully on SIGINT/SIGTERM (in-flight requests finish, up to
 // limits.shutdownGraceMs).
-import { buildApp, buildCore, createLogger } from './app.js';
+import { backupData, buildApp, buildCore, createLogger, restoreData } from './app.js';
 import { runCli } from './cli/main.js';
 import { ConfigError, loadConfig, type Config } from './config/index.js';
 
@@ -72,6 +72,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     loadConfig: () => loadConfig(),
     openApp: (config) => buildCore(config),
     serve,
+    backup: backupData,
+    restore: restoreData,
     // loaded on first use, so a process that never runs an encoder never loads the ONNX runtime
     loadTextEncoder: async (options) => (await import('./adapters/onnx/onnx-text-encoder.js')).loadOnnxTextEncoder(options),
   });

@@ -187,6 +187,12 @@ export class BillingService {
     return r.ok ? { ok: true, amount } : { ok: false, balance: r.balance };
   }
 
+  /** The newest posted debit of `operation` with `reference` for the account, or null (not billed). */
+  async findCharge(accountId: number, operation: string, reference: string): Promise<{ amount: number; createdAt: number } | null> {
+    const e = await this.ledger.findEntry(accountId, operation, reference);
+    return e && e.amount < 0 ? { amount: -e.amount, createdAt: e.createdAt } : null;
+  }
+
   /** Gives back credits of a charge whose operation later failed (e.g. a recognition job). */
   async refund(accountId: number, amount: number, operation: string, reference: string | null): Promise<void> {
     if (amount > 0) await this.ledger.credit(accountId, amount, `refund:${operation}`, reference, nowSeconds(this.clock));

@@ -61,6 +61,24 @@ export interface CliContext {
   serve(config: Config): Promise<void>;
   /** Loads an operator-supplied encoder model (models check-encoder); absent: the command says it is unavailable. */
   loadTextEncoder?: TextEncoderLoader;
+  // --- backup and restore (issue 25, ADR 0215) ---
+  /** `lectern backup DIR`: an online copy of the data directory (throws a BackupError to refuse). */
+  backup?(config: Config, dir: string): Promise<BackupSummary>;
+  /** `lectern restore DIR`: a checked backup into the empty data directory. */
+  restore?(config: Config, dir: string): { manifest: BackupSummary; files: number };
+  // --- end backup and restore ---
+}
+
+/** What the CLI prints of a backup's manifest (backup.json). */
+export interface BackupSummary {
+  readonly created_at: string;
+  readonly lectern_version: string;
+  readonly store: string;
+  readonly database: string;
+  readonly secret: string;
+  readonly indexes: Record<string, unknown>;
+  readonly files: readonly unknown[];
+  readonly total_bytes: number;
 }
 
 const USAGE = `Usage: lectern <command> [options]
@@ -103,6 +121,9 @@ ${RANKING_USAGE}
   comments suspend-author ACCOUNT         return the author's published comments to review
   comments remove COMMENT_ID              remove a comment (and hide its replies)
   comments publish COMMENT_ID             publish one pending comment without approving its author
+  backup DIR                              copy the data directory (database, indexes, models, blobs) into
+                                          the new directory DIR while the server runs (docs/operations.md)
+  restore DIR                             restore a backup into the empty data directory (LECTERN_DATA_DIR)
   config docs                             print docs/configuration.md (generated from the schema)
   config check                            validate the configuration and print it (secrets hidden)
 
@@ -164,6 +185,22 @@ is loaded on first start when the store is empty (LECTERN_LOAD_DEMO_CORPUS, defa
   status   whether the store holds the demo corpus, and how many of its documents
   remove   delete the demo corpus's documents (your own stay); set LECTERN_LOAD_DEMO_CORPUS=false so an
            emptied store is not filled again at the next start`,
+  backup: `Usage: lectern backup DIR
+
+Copies the configured data directory into DIR (which must not exist yet) while the server runs: the
+SQLite database through SQLite's online backup API, each search index by its committed manifest, the
+trained models, the blobs (originals, uploads) and the secret, with backup.json listing every file's
+size and SHA-256. The copy is written beside DIR and renamed into place when whole, so an interrupted
+backup leaves no DIR. With DATABASE_URL (PostgreSQL) the database is not copied: run pg_dump right
+after (docs/operations.md "Backup and restore").
+Example: lectern backup /backups/lectern-2026-11-29`,
+  restore: `Usage: lectern restore DIR
+
+Checks every file of the backup in DIR against backup.json, then writes it into the configured data
+directory (LECTERN_DATA_DIR; blobs into LECTERN_BLOB_DIR when set), which must be empty or missing.
+Start the server afterwards: it accepts the same API keys and serves the same documents. A backup made
+with PostgreSQL needs DATABASE_URL set to the database restored with pg_restore first.
+Example: LECTERN_DATA_DIR=/srv/lectern/data lectern restore /backups/lectern-2026-11-29`,
   config: `Usage: lectern config docs | lectern config check
 
   docs    print docs/configuration.md (generated from the configuration schema)
@@ -644,6 +681,42 @@ async function comments(ctx: CliContext, args: string[]): Promise<number> {
   throw new UsageError('comments pending|approve-author|suspend-author|remove|publish');
 }
 
+// --- backup and restore (issue 25, ADR 0215) ---
+async function backup(ctx: CliContext, args: string[]): Promise<number> {
+  const { positionals } = parseArgs({ args, allowPositionals: true, options: {} });
+  if (positionals.length !== 1) throw new UsageError('backup DIR (one new directory)');
+  if (!ctx.backup) throw new AppError('feature_unavailable', 'this build cannot make backups');
+  const config = ctx.loadConfig();
+  if (config.databaseUrl) {
+    process.stderr.write('note: DATABASE_URL is set: this backup holds the indexes, models, blobs and secret, not the PostgreSQL database; run pg_dump right after it (docs/operations.md "Backup and restore").\n');
+  }
+  const m = await backupOrRefuse(() => ctx.backup!(config, positionals[0]!));
+  print({ backup: positionals[0], created_at: m.created_at, store: m.store, database: m.database, secret: m.secret, indexes: m.indexes, files: m.files.length, bytes: m.total_bytes });
+  return 0;
+}
+
+async function restore(ctx: CliContext, args: string[]): Promise<number> {
+  const { positionals } = parseArgs({ args, allowPositionals: true, options: {} });
+  if (positionals.length !== 1) throw new UsageError('restore DIR (a directory made by lectern backup)');
+  if (!ctx.restore) throw new AppError('feature_unavailable', 'this build cannot restore backups');
+  const config = ctx.loadConfig();
+  const r = await backupOrRefuse(async () => ctx.restore!(config, positionals[0]!));
+  print({ restored: positionals[0], data_dir: config.dataDir, created_at: r.manifest.created_at, store: r.manifest.store, files: r.files, bytes: r.manifest.total_bytes });
+  if (r.manifest.store === 'postgresql') process.stderr.write('note: the database is not in this backup: DATABASE_URL must name the database restored with pg_restore from the dump taken with it.\n');
+  return 0;
+}
+
+/** A refusal of backup or restore (BackupError) is one line and exit 1, like an AppError. */
+async function backupOrRefuse<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    if ((e as Error).name === 'BackupError') throw new AppError('conflict', (e as Error).message);
+    throw e;
+  }
+}
+// --- end backup and restore ---
+
 function config(ctx: CliContext, args: string[]): number {
   if (args[0] === 'docs') {
     process.stdout.write(configDocs());
@@ -703,6 +776,10 @@ export async function runCli(argv: readonly string[], ctx: CliContext): Promise<
         return config(ctx, args);
       case 'demo':
         return await demo(ctx, args);
+      case 'backup':
+        return await backup(ctx, args);
+      case 'restore':
+        return await restore(ctx, args);
       case 'help':
       case '--help':
       case '-h':

@@ -129,7 +129,7 @@ export const ConfigSchema = Type.Object(
       {
         search: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 10, description: 'Credits per search request.' }),
         searchPerHit: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 1, description: 'Credits per returned search hit.' }),
-        documentFetch: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 50, description: 'Credits for a full document fetch; also the cap for a cut document.' }),
+        documentFetch: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 50, description: 'Credits for a full document fetch; also the cap for a cut document, and the price of the text on a document page (charged once per account, document and UTC day: docs/web.md).' }),
         documentTokensPerCredit: Type.Integer({
           minimum: 1,
           maximum: 1_000_000,

@@ -41,6 +41,30 @@ export function cutContent(full: string, cut: ContentCut): { text: string; token
   return { text, tokens: countContentTokens(text), truncated: text.length < full.length };
 }
 
+// --- reading in the browser (issue 25; docs/web.md "Costs of a document page", ADR 0216) ---
+/** The ledger operation of a document's text bought on its web page. */
+export const BROWSER_READ_OPERATION = 'document_read';
+
+/** The ledger reference of a browser read: the UTC day and the document (`2026-11-29/W123`). */
+export const browserReadReference = (documentId: string, nowMs: number): string => `${new Date(nowMs).toISOString().slice(0, 10)}/${documentId}`;
+
+/** The document a browser read's ledger reference names, or null for other references. */
+export function browserReadDocument(reference: string | null): { day: string; documentId: string } | null {
+  const m = reference === null ? null : /^(\d{4}-\d{2}-\d{2})\/(.+)$/s.exec(reference);
+  return m ? { day: m[1]!, documentId: m[2]! } : null;
+}
+
+/** What the document page offers a signed-in person (never billed to find out). */
+export interface BrowserReadOffer {
+  /** Whether the record has text beyond its title and abstract (shown free to everyone). */
+  readonly hasText: boolean;
+  /** What reading the text costs today: the API's price of the whole document; 0 without text. */
+  readonly price: number;
+  /** When (Unix seconds) the account bought this text today, or null. */
+  readonly paidAt: number | null;
+}
+// --- end reading in the browser ---
+
 /** Which document: its id or one of its canonical URIs. */
 export type DocumentRef = { documentId: string; uri?: undefined } | { uri: string; documentId?: undefined };
 
@@ -108,6 +132,56 @@ export class DocumentService {
     const shown = isCut && r.truncated ? { ...doc, abstract: null } : doc;
     return { doc: shown, content: r.text, contentLength: codePointLength(full), contentTokens: r.tokens, truncated: r.truncated, cost };
   }
+
+  // --- reading in the browser (issue 25, ADR 0216) ---
+  readonly #buying = new Map<string, Promise<unknown>>();
+
+  /**
+   * The offer of a document's text on its web page: its price (the API's flat price for the whole
+   * document, so the page never undercuts or exceeds the API) and whether this account already bought
+   * it today (UTC). Not billed.
+   */
+  async browserReadOffer(principal: Principal, doc: StoredDocument): Promise<BrowserReadOffer> {
+    const hasText = (doc.fullText ?? '').trim() !== '';
+    if (!hasText) return { hasText, price: 0, paidAt: null };
+    const price = documentCost(this.prices, { cut: false, returnedTokens: 0 });
+    const paid = await this.billing.findCharge(principal.accountId, BROWSER_READ_OPERATION, browserReadReference(doc.id, this.clock.nowMs()));
+    return { hasText, price, paidAt: paid ? paid.createdAt : null };
+  }
+
+  /**
+   * Buys a document's text for today at `shownPrice`, the price the button showed: charged once per
+   * account, document and UTC day (a second click, another tab or a reload the same day costs nothing),
+   * captured at once (the text is then readable all day). A price that changed since the page was
+   * shown is refused (409), so the charge always equals the price the person saw.
+   */
+  async buyBrowserRead(principal: Principal, doc: StoredDocument, shownPrice: number): Promise<{ charged: number }> {
+    const offer = await this.browserReadOffer(principal, doc);
+    if (!offer.hasText) return { charged: 0 };
+    if (offer.price !== shownPrice) throw new AppError('conflict', `The price of this text is now ${offer.price} credits, not ${shownPrice}; look at the button again before reading.`);
+    const reference = browserReadReference(doc.id, this.clock.nowMs());
+    const key = `${principal.accountId} ${reference}`;
+    // Concurrent clicks of one account on one document are serialized, so the second finds the first's charge.
+    for (let pending = this.#buying.get(key); pending; pending = this.#buying.get(key)) await pending.catch(() => undefined);
+    const run = (async () => {
+      if (await this.billing.findCharge(principal.accountId, BROWSER_READ_OPERATION, reference)) return { charged: 0 };
+      await this.billing.charge(principal, offer.price, BROWSER_READ_OPERATION, reference, { captureNow: true });
+      return { charged: offer.price };
+    })();
+    this.#buying.set(key, run);
+    try {
+      return await run;
+    } finally {
+      this.#buying.delete(key);
+    }
+  }
+
+  /** The text of a document bought today (browserReadOffer().paidAt set), cut for display. Not billed. */
+  browserText(doc: StoredDocument, cut: ContentCut): { content: string; truncated: boolean } {
+    const r = cutContent(documentContent(doc), cut);
+    return { content: r.text, truncated: r.truncated };
+  }
+  // --- end reading in the browser ---
 
   /**
    * Records agent reads (API keys and OAuth tokens: programs); a person reading in the browser (a

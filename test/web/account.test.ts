@@ -35,8 +35,8 @@ describe('web pages: account', () => {
     const balance = await app.storage.ledger.balance(p.id);
     assert.ok(balance < 500);
     assert.match(page.body, new RegExp(`<strong>${balance}</strong> credits`));
-    assert.match(page.body, /<td>Search<\/td><td class="num">-\d+<\/td>/);
-    assert.match(page.body, /<td>Top-up<\/td><td class="num">\+500<\/td>/);
+    assert.match(page.body, /<td>Search<\/td><td><small>request <code>[^<]+<\/code><\/small><\/td><td class="num">-\d+<\/td>/);
+    assert.match(page.body, /<td>Top-up<\/td><td>[^]*?<\/td><td class="num">\+500<\/td>/);
   });
 
   test('a key is created and shown once, works, is listed, and revoking it makes it fail with 401', async () => {

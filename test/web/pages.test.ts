@@ -4,8 +4,9 @@
 // and citing works, originals for eligible accounts only, and page protections.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { authApp, Browser, person, type AuthTestApp } from '../auth/helpers.js';
+import { authApp, Browser, csrfOf, person, type AuthTestApp } from '../auth/helpers.js';
 import { doc, original, seed } from '../helpers/documents.js';
+import { createTestSchema, databaseUrl, postgresSkip } from '../helpers/storage.js';
 
 const Y = (y: number) => Date.UTC(y, 0, 1) / 1000;
 
@@ -73,7 +74,7 @@ describe('web pages: search and documents', () => {
     assert.match(res.body, /role="alert"/);
   });
 
-  test('document page: metadata and abstract for everyone, the cut text for signed-in people with the rest on demand; a view once per visitor and day', async () => {
+  test('document page: metadata and abstract free for everyone; the text behind a button showing its price; a view once per visitor and day', async () => {
     const anon = new Browser(app);
     const open = await anon.get('/documents/h1');
     assert.equal(open.statusCode, 200);
@@ -85,26 +86,99 @@ describe('web pages: search and documents', () => {
     assert.doesNotMatch(open.body, /working volume/);
 
     const { b, p } = await signedIn();
+    const before = await app.storage.ledger.balance(p.id);
     const page = await b.get('/documents/h1');
     assert.equal(page.statusCode, 200);
-    assert.match(page.body, /Introduction\./);
-    assert.doesNotMatch(page.body, /working volume/, 'long texts are cut');
-    assert.match(page.body, /href="\/documents\/h1\?full=1"/);
+    assert.match(page.body, /Salt caverns offer/, 'the abstract is shown signed in too');
+    assert.doesNotMatch(page.body, /Introduction\./, 'no text before the button is pressed');
+    assert.match(page.body, /<button type="submit">Read the full text · 50 credits<\/button>/);
+    await app.billing.idle();
+    assert.equal(await app.storage.ledger.balance(p.id), before, 'opening the page charged nothing');
+
+    const bought = await b.post('/documents/h1/read', { csrf: csrfOf(page.body), price: '50' });
+    assert.equal(bought.statusCode, 303);
+    assert.equal(bought.headers.location, '/documents/h1#text');
+    const reading = await b.get('/documents/h1');
+    assert.match(reading.body, /Introduction\./);
+    assert.doesNotMatch(reading.body, /working volume/, 'long texts are cut');
+    assert.match(reading.body, /href="\/documents\/h1\?full=1#text"/);
     const full = await b.get('/documents/h1?full=1');
     assert.match(full.body, /working volume/);
     await b.get('/documents/h1');
+    await app.billing.idle();
+    assert.equal(await app.storage.ledger.balance(p.id), before - 50, 'the charge equals the price on the button, once');
     await app.activity.flush();
     const views = (await app.storage.activity.counts('h1', Math.floor(app.clock.nowMs() / 1000))).views7d;
-    assert.equal(views, 2, `one view for the signed-out visitor and one for ${p.email} (three visits)`);
+    assert.equal(views, 2, `one view for the signed-out visitor and one for ${p.email} (five visits)`);
   });
 
-  test('in-document search and a highlighted passage', async () => {
+  test('the text is charged once per document per day: two opens, a second click, two tabs at once; the next day again', async () => {
+    const { b, p } = await signedIn();
+    const start = await app.storage.ledger.balance(p.id);
+    const first = await b.get('/documents/h1');
+    const second = await b.get('/documents/h1');
+    const csrf = csrfOf(second.body);
+    assert.ok(csrfOf(first.body));
+    // a price other than the one the page showed (the operator changed prices meanwhile) is refused: nothing charged
+    const changed = await b.post('/documents/h1/read', { csrf, price: '49' });
+    assert.equal(changed.statusCode, 409);
+    assert.match(changed.body, /now 50 credits, not 49/);
+    await app.billing.idle();
+    assert.equal(await app.storage.ledger.balance(p.id), start);
+    // double click and another tab: concurrent posts of the same form
+    const posts = await Promise.all([1, 2, 3].map(() => b.post('/documents/h1/read', { csrf, price: '50' })));
+    assert.deepEqual(posts.map((r) => r.statusCode), [303, 303, 303]);
+    await app.billing.idle();
+    assert.equal(await app.storage.ledger.balance(p.id), start - 50);
+    const entries = (await app.storage.ledger.entries(p.id, 20)).filter((e) => e.operation === 'document_read');
+    assert.equal(entries.length, 1);
+    assert.equal(entries[0]!.amount, -50);
+    assert.match(entries[0]!.reference ?? '', /^\d{4}-\d{2}-\d{2}\/h1$/);
+    // the account page says what the charge was for: the operation and the document
+    const account = await b.get('/account');
+    assert.match(account.body, /<td>Document text \(web\)<\/td><td><a href="\/documents\/h1">Underground hydrogen storage in salt caverns<\/a><\/td><td class="num">-50<\/td>/);
+    // a price that is not the one the page showed is refused, and nothing is charged
+    const stale = await b.post('/documents/h2/read', { csrf, price: '49' });
+    assert.equal(stale.statusCode, 303, 'h2 has no text: nothing to buy, nothing charged');
+    const wrong = await b.post('/documents/h1/read', { csrf, price: 'abc' });
+    assert.equal(wrong.statusCode, 422);
+    // the next UTC day it costs again
+    app.clock.advance(86_400_000);
+    const tomorrow = await b.get('/documents/h1');
+    assert.match(tomorrow.body, /Read the full text · 50 credits/);
+    await b.post('/documents/h1/read', { csrf: csrfOf(tomorrow.body), price: '50' });
+    await app.billing.idle();
+    assert.equal(await app.storage.ledger.balance(p.id), start - 100);
+  });
+
+  test('an abstract-only record is free signed in and out: no button, no charge', async () => {
+    const { b, p } = await signedIn();
+    const start = await app.storage.ledger.balance(p.id);
+    const page = await b.get('/documents/h2');
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /A review of cushion gas/);
+    assert.match(page.body, /no text beyond the abstract above/);
+    assert.doesNotMatch(page.body, /Read the full text/);
+    const anon = await new Browser(app).get('/documents/h2');
+    assert.match(anon.body, /A review of cushion gas/);
+    await app.billing.idle();
+    assert.equal(await app.storage.ledger.balance(p.id), start);
+  });
+
+  test('in-document search (its price on the form) and a highlighted passage after the text is bought', async () => {
     const { b } = await signedIn();
     const found = await b.get('/documents/h1?text_filter=%22cushion+gas+fraction%22');
     assert.equal(found.statusCode, 200);
+    assert.match(found.body, /15 credits when a passage matches/);
     assert.match(found.body, /aria-label="Matching passages"/);
     assert.match(found.body, /<mark>cushion<\/mark>/i);
-    const marked = await b.get(`/documents/h1?highlight=${encodeURIComponent('The cushion gas fraction decides the working volume.')}`);
+    const passage = 'The cushion gas fraction decides the working volume.';
+    const offer = await b.get(`/documents/h1?highlight=${encodeURIComponent(passage)}`);
+    assert.match(offer.body, /Read the full text/);
+    const bought = await b.post('/documents/h1/read', { csrf: csrfOf(offer.body), price: '50', highlight: passage });
+    assert.equal(bought.statusCode, 303);
+    assert.equal(bought.headers.location, `/documents/h1?highlight=${new URLSearchParams({ h: passage }).toString().slice(2)}#cited`);
+    const marked = await b.get(String(bought.headers.location).replace(/#.*$/, ''));
     assert.match(marked.body, /<mark id="cited" class="cited" tabindex="-1">The cushion gas fraction decides the working volume.<\/mark>/);
   });
 
@@ -199,5 +273,43 @@ describe('web pages: rate limits', () => {
     } finally {
       await app.dispose();
     }
+  });
+});
+
+describe('web pages on PostgreSQL: the text charged once per document per day', { skip: databaseUrl ? false : postgresSkip('browser reads on PostgreSQL') }, () => {
+  let app: AuthTestApp;
+  let schema: Awaited<ReturnType<typeof createTestSchema>>;
+  before(async () => {
+    schema = await createTestSchema(databaseUrl!);
+    app = await authApp({ databaseUrl: schema.url });
+    await seed(app, [
+      doc('p1', { title: 'Hydrogen in salt caverns', abstract: 'Cushion gas keeps pressure.', fullText: 'Body. '.repeat(50) + 'The working volume.' }),
+      doc('p2', { title: 'Abstract only', abstract: 'Nothing more.' }),
+    ]);
+  });
+  after(async () => {
+    await app.dispose();
+    await schema.drop();
+  });
+
+  test('open twice, three concurrent clicks: one charge at the price shown; an abstract-only record is free', async () => {
+    const p = await person(app, { credits: 1000 });
+    const b = new Browser(app);
+    assert.equal((await b.signIn(p.email, p.password, '/')).statusCode, 303);
+    await b.get('/documents/p1');
+    const page = await b.get('/documents/p1');
+    const price = /Read the full text · (\d+) credits/.exec(page.body)?.[1];
+    assert.equal(price, '50');
+    const free = await b.get('/documents/p2');
+    assert.match(free.body, /no text beyond the abstract above/);
+    await app.billing.idle();
+    assert.equal(await app.storage.ledger.balance(p.id), 1000);
+    const posts = await Promise.all([1, 2, 3].map(() => b.post('/documents/p1/read', { csrf: csrfOf(page.body), price: price! })));
+    assert.deepEqual(posts.map((r) => r.statusCode), [303, 303, 303]);
+    assert.match((await b.get('/documents/p1?full=1')).body, /The working volume\./);
+    await app.billing.idle();
+    assert.equal(await app.storage.ledger.balance(p.id), 950);
+    const account = await b.get('/account');
+    assert.match(account.body, /<td>Document text \(web\)<\/td><td><a href="\/documents\/p1">Hydrogen in salt caverns<\/a><\/td><td class="num">-50<\/td>/);
   });
 });

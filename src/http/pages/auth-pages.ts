@@ -186,7 +186,7 @@ ${
 ${
   o.connections.length === 0
     ? html`<p>No agent is connected to this account.</p>`
-    : html`<table><thead><tr><th>Agent</th><th>Since</th><th>Status</th><th></th></tr></thead><tbody>
+    : html`<div class="scroll" role="region" aria-label="Connected agents (scrolls sideways)" tabindex="0"><table><thead><tr><th>Agent</th><th>Since</th><th>Status</th><th></th></tr></thead><tbody>
 ${o.connections.map(
   (c) => html`<tr><td>${c.what}<br><small>${c.detail}</small></td><td>${c.created}</td><td>${c.status}</td><td>${
     c.active
@@ -194,6 +194,6 @@ ${o.connections.map(
       : ''
   }</td></tr>`,
 )}
-</tbody></table>`
+</tbody></table></div>`
 }`;
 }

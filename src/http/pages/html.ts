@@ -67,11 +67,11 @@ ${body.value}
 /** The stylesheet of every page (served by the auth routes; the CSP allows only this style). */
 export const STYLESHEET = `
 *{box-sizing:border-box}
-body{font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1b1b1b;background:#f6f6f4}
-header{display:flex;justify-content:space-between;align-items:center;padding:.75rem 1.25rem;background:#1f3a5f;color:#fff}
+body{overflow-wrap:break-word;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1b1b1b;background:#f6f6f4}
+header{display:flex;flex-wrap:wrap;justify-content:space-between;align-items:center;gap:.4rem 1.5rem;padding:.75rem 1.25rem;background:#1f3a5f;color:#fff}
 header a{color:#fff}
 .brand{font-weight:700;letter-spacing:.02em}
-.who{display:flex;gap:.75rem;align-items:center;margin:0}
+.who{display:flex;gap:.75rem;align-items:center;margin:0;min-width:0}
 main{max-width:36rem;margin:2rem auto;padding:1.5rem 1.75rem;background:#fff;border:1px solid #ddd;border-radius:8px}
 h1{font-size:1.4rem;margin-top:0}
 label{display:block;margin:.75rem 0 .25rem;font-weight:600}
@@ -92,4 +92,11 @@ dd{margin:0;word-break:break-all}
 table{width:100%;border-collapse:collapse}
 td,th{text-align:left;padding:.4rem;border-bottom:1px solid #eee;vertical-align:top}
 small{color:#555}
+.scroll{overflow-x:auto;max-width:100%}
+.scroll:focus-visible{outline:3px solid #c47f00}
+@media (max-width:40rem){
+header{padding:.5rem .75rem;gap:.3rem 1rem}
+main{margin:.75rem .5rem;padding:1rem .9rem}
+dl{grid-template-columns:minmax(0,max-content) minmax(0,1fr)}
+}
 `;

@@ -198,6 +198,31 @@ export interface DocumentPageView {
   citing: { items: { work: WorkView; snippets: SnippetView[] }[]; total: number; moreHref: string | null } | null;
   notice: Html | null;
   signInHref: string | null;
+  /** Signed in, the text not bought today: the button that shows its price (ADR 0216). */
+  readOffer?: { action: string; csrf: string; price: number; full: boolean; highlight: string | null } | null;
+  /** Signed in, the text bought today: when, and for how much. */
+  paidNote?: string | null;
+  /** The record has no text beyond its abstract (nothing to buy). */
+  noText?: boolean;
+  /** Credits an in-document search costs when a passage matches (shown on its button). */
+  passagePrice?: number | null;
+}
+
+const credits = (n: number) => `${n.toLocaleString('en')} credit${n === 1 ? '' : 's'}`;
+
+/** The Text section: the text, the button with its price, or why there is none. */
+function textSection(d: DocumentPageView): Html {
+  if (d.text !== null) {
+    return html`${d.paidNote ? html`<p class="paid" role="status"><small>${d.paidNote}</small></p>` : ''}<div class="fulltext">${textWithHighlight(d.text, d.highlight)}</div>${d.truncated && d.fullHref ? html`<p><a href="${d.fullHref}">Show the whole text</a> <small>(free: already paid today)</small></p>` : ''}`;
+  }
+  if (d.noText) return html`<p>This record has no text beyond the abstract above (nothing to pay for).</p>`;
+  if (d.readOffer) {
+    const o = d.readOffer;
+    return html`<form method="post" action="${o.action}" class="buy"><input type="hidden" name="csrf" value="${o.csrf}"><input type="hidden" name="price" value="${String(o.price)}">${o.full ? html`<input type="hidden" name="full" value="1">` : ''}${o.highlight ? html`<input type="hidden" name="highlight" value="${o.highlight}">` : ''}
+<button type="submit">Read the full text · ${credits(o.price)}</button></form>
+<p><small>The metadata and abstract are free. The text costs ${credits(o.price)} (what <code>GET /v2/documents/{id}</code> costs), charged once per document per day: opening it again today, in any tab, is free.</small></p>`;
+  }
+  return d.signInHref ? html`<p><a href="${d.signInHref}">Sign in</a> to read the text (reading is billed to your account; the abstract is free).</p>` : html``;
 }
 
 /** The text of a document with an optional passage marked (the target of citation links). */
@@ -228,11 +253,11 @@ ${
 }
 ${d.abstract ? html`<section aria-labelledby="h-abstract"><h2 id="h-abstract">Abstract</h2><p class="abstract">${textWithHighlight(d.abstract, d.highlight && !(d.text ?? '').includes(d.highlight) ? d.highlight : null)}</p></section>` : ''}
 <section aria-labelledby="h-find"><h2 id="h-find">Search in this document</h2>
-<form method="get" action="${d.work.href}" role="search"><label for="text_filter">Words or "a phrase" in this document</label><div class="row"><input id="text_filter" name="text_filter" type="search" value="${d.textFilter}" maxlength="1000"><button type="submit">Find</button></div></form>
+<form method="get" action="${d.work.href}" role="search"><label for="text_filter">Words or "a phrase" in this document${d.passagePrice ? html` <small>(${credits(d.passagePrice)} when a passage matches, nothing otherwise)</small>` : ''}</label><div class="row"><input id="text_filter" name="text_filter" type="search" value="${d.textFilter}" maxlength="1000"><button type="submit">Find</button></div></form>
 ${d.passages ? (d.passages.length ? html`<ol class="passages" aria-label="Matching passages">${d.passages.map((p) => html`<li><p class="snippet">${highlighted(p.text, p.highlights)}</p></li>`)}</ol>` : html`<p role="status">No passage matches.</p>`) : ''}
 </section>
-<section aria-labelledby="h-text"><h2 id="h-text">Text</h2>
-${d.text !== null ? html`<div class="fulltext">${textWithHighlight(d.text, d.highlight)}</div>${d.truncated && d.fullHref ? html`<p><a href="${d.fullHref}">Show the whole text</a></p>` : ''}` : d.signInHref ? html`<p><a href="${d.signInHref}">Sign in</a> to read the text (reading is billed to your account).</p>` : ''}
+<section aria-labelledby="h-text" id="text"><h2 id="h-text">Text</h2>
+${textSection(d)}
 </section>
 ${
   d.references
@@ -258,7 +283,7 @@ export function messagePage(text: string, links: { href: string; label: string }
 export const APP_STYLESHEET = `
 .skip{position:absolute;left:-999px;top:0;background:#fff;color:#1f3a5f;padding:.5rem}
 .skip:focus{left:.5rem;z-index:10}
-header nav ul{display:flex;gap:1rem;list-style:none;margin:0;padding:0}
+header nav ul{display:flex;flex-wrap:wrap;gap:.25rem 1rem;list-style:none;margin:0;padding:0}
 header nav a[aria-current=page]{font-weight:700;text-decoration-thickness:2px}
 header .brand{color:#fff;text-decoration:none}
 main.wide{max-width:60rem}
@@ -293,6 +318,14 @@ mark.cited{background:#ffd54f;outline:2px solid #c47f00}
 dl.facts dd{word-break:break-word}
 .refs li{margin-bottom:.5rem}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+@media (max-width:40rem){
+header nav{order:3;flex-basis:100%}
+header .who{margin-left:auto}
+header .who span{display:inline-block;max-width:13rem;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;vertical-align:bottom}
+.row input{min-width:0}
+.filters input[type=number]{width:5.5rem}
+a.cite .tip{width:auto;min-width:12rem;max-width:calc(100vw - 3rem)}
+}
 input.key{width:100%;font:600 .95rem ui-monospace,monospace;padding:.5rem;border:1px solid #767676;border-radius:4px}
 .num{text-align:right}
 .balance{font-size:1.2rem}
@@ -324,6 +357,10 @@ export interface UsageRowView {
   amount: number;
   balanceAfter: number;
   reference: string | null;
+  /** The document a charge was for (texts read in the browser), linked. */
+  document?: { href: string; title: string } | null;
+  /** The reference is a request id (billed requests), not a note (top-ups). */
+  referenceIsRequest?: boolean;
 }
 
 /** The account page: balance, a key just created (shown once), keys, usage, links to agents and password. */
@@ -360,22 +397,22 @@ ${
 <div class="row"><input id="key-label" name="label" type="text" maxlength="80" autocomplete="off"><button type="submit">Create key</button></div></form>
 ${
   o.keys.length
-    ? html`<table><caption class="sr">Your API keys</caption><thead><tr><th scope="col">Key</th><th scope="col">Name</th><th scope="col">Created</th><th scope="col">Status</th></tr></thead><tbody>
+    ? html`<div class="scroll" role="region" aria-label="Your API keys (scrolls sideways)" tabindex="0"><table><caption class="sr">Your API keys</caption><thead><tr><th scope="col">Key</th><th scope="col">Name</th><th scope="col">Created</th><th scope="col">Status</th></tr></thead><tbody>
 ${o.keys.map(
   (k) => html`<tr><td><code>lk_${k.id}_…</code></td><td>${k.label ?? ''}</td><td>${k.created}</td><td>${
     k.revoked
       ? html`revoked ${k.revoked}`
       : html`<form method="post" action="${o.revokeKeyAction}">${csrf}<input type="hidden" name="key" value="${k.id}"><button class="danger" type="submit" aria-label="Revoke key lk_${k.id}">Revoke</button></form>`
   }</td></tr>`,
-)}</tbody></table>`
+)}</tbody></table></div>`
     : html`<p>No API keys yet.</p>`
 }
 </section>
 <section aria-labelledby="h-usage"><h2 id="h-usage">Usage</h2>
 ${
   o.usage.length
-    ? html`<table><caption class="sr">Newest first</caption><thead><tr><th scope="col">When (UTC)</th><th scope="col">What</th><th scope="col" class="num">Credits</th><th scope="col" class="num">Balance</th></tr></thead><tbody>
-${o.usage.map((u) => html`<tr><td>${u.at}</td><td>${u.operation}</td><td class="num">${u.amount > 0 ? `+${u.amount}` : String(u.amount)}</td><td class="num">${u.balanceAfter}</td></tr>`)}</tbody></table>`
+    ? html`<div class="scroll" role="region" aria-label="Usage, newest first (scrolls sideways)" tabindex="0"><table><caption class="sr">Newest first</caption><thead><tr><th scope="col">When (UTC)</th><th scope="col">What</th><th scope="col">For</th><th scope="col" class="num">Credits</th><th scope="col" class="num">Balance</th></tr></thead><tbody>
+${o.usage.map((u) => html`<tr><td>${u.at}</td><td>${u.operation}</td><td>${u.document ? html`<a href="${u.document.href}">${u.document.title}</a>` : u.reference ? (u.referenceIsRequest ? html`<small>request <code>${u.reference}</code></small>` : html`<small>${u.reference}</small>`) : ''}</td><td class="num">${u.amount > 0 ? `+${u.amount}` : String(u.amount)}</td><td class="num">${u.balanceAfter}</td></tr>`)}</tbody></table></div>`
     : html`<p>No usage yet.</p>`
 }
 </section>
@@ -512,7 +549,7 @@ export function recognizeHomeBody(o: { csrf: string; action: string; maxBytes: n
 <section aria-labelledby="h-jobs"><h2 id="h-jobs">Your conversions</h2>
 ${
   o.jobs.length
-    ? html`<table><thead><tr><th scope="col">Started (UTC)</th><th scope="col">File</th><th scope="col">Status</th></tr></thead><tbody>${o.jobs.map((j) => html`<tr><td><a href="${j.href}">${j.created}</a></td><td>${j.format.toUpperCase()}, ${Math.max(1, Math.round(j.bytes / 1024))} KiB</td><td>${j.status}</td></tr>`)}</tbody></table>`
+    ? html`<div class="scroll" role="region" aria-label="Your conversions (scrolls sideways)" tabindex="0"><table><thead><tr><th scope="col">Started (UTC)</th><th scope="col">File</th><th scope="col">Status</th></tr></thead><tbody>${o.jobs.map((j) => html`<tr><td><a href="${j.href}">${j.created}</a></td><td>${j.format.toUpperCase()}, ${Math.max(1, Math.round(j.bytes / 1024))} KiB</td><td>${j.status}</td></tr>`)}</tbody></table></div>`
     : html`<p>No conversions yet.</p>`
 }
 </section>`;

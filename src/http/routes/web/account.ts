@@ -7,7 +7,8 @@ import { AppError } from '../../../domain/errors.js';
 import { toAppError } from '../../errors.js';
 import { accountPageBody, errorMessage } from '../../pages/web-pages.js';
 import type { Person } from '../auth/web.js';
-import type { PageContext } from './index.js';
+import { documentHref, type PageContext } from './index.js';
+import { BROWSER_READ_OPERATION, browserReadDocument } from '../../../documents/document-service.js';
 
 const hide = { hide: true };
 const formConfig = { auth: 'none' as const, rateScope: 'signin' as const };
@@ -18,7 +19,8 @@ const when = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0
 /** Ledger operations in words. */
 const OPERATIONS: Record<string, string> = {
   search: 'Search',
-  document_fetch: 'Document read',
+  document_fetch: 'Document read (API)',
+  document_read: 'Document text (web)',
   references: 'References',
   topup: 'Top-up',
   refund: 'Refund',
@@ -37,6 +39,14 @@ export function registerAccountPages(app: FastifyInstance, ctx: PageContext): vo
   if (!self || !auth) return;
   const body = (request: FastifyRequest) => (request.body ?? {}) as Record<string, unknown>;
 
+  /** The document a browser read was for (its title, or its id when it is gone). */
+  const chargedDocument = async (reference: string | null) => {
+    const r = browserReadDocument(reference);
+    if (!r) return null;
+    const doc = await deps.documents.get(r.documentId).catch(() => null);
+    return { href: documentHref(r.documentId), title: doc?.title || r.documentId };
+  };
+
   const accountPage = async (request: FastifyRequest, reply: FastifyReply, person: Person, o: { notice?: string; newKey?: string; problem?: AppError; status?: number } = {}) => {
     const id = person.account.id;
     const [balance, keys, usage] = await Promise.all([self.balance(id), self.keysOf(id), self.usage(id, 50)]);
@@ -52,7 +62,9 @@ export function registerAccountPages(app: FastifyInstance, ctx: PageContext): vo
         problem: o.problem ? errorMessage({ status: o.problem.status, code: o.problem.code, message: o.problem.message }, { accountHref: ctx.accountHref }) : null,
         newKey: o.newKey ?? null,
         keys: keys.map((k) => ({ id: k.id, label: k.label, created: when(k.createdAt), revoked: k.revokedAt === null ? null : when(k.revokedAt) })),
-        usage: usage.map((u) => ({ at: when(u.createdAt), operation: OPERATIONS[u.operation] ?? u.operation, amount: u.amount, balanceAfter: u.balanceAfter, reference: u.reference })),
+        usage: await Promise.all(
+          usage.map(async (u) => ({ at: when(u.createdAt), operation: OPERATIONS[u.operation] ?? u.operation, amount: u.amount, balanceAfter: u.balanceAfter, reference: u.reference, referenceIsRequest: u.operation !== 'topup', document: u.operation === BROWSER_READ_OPERATION ? await chargedDocument(u.reference) : null })),
+        ),
         createKeyAction: ACCOUNT_ACTIONS.createKey,
         revokeKeyAction: ACCOUNT_ACTIONS.revokeKey,
         passwordAction: ACCOUNT_ACTIONS.password,

@@ -312,20 +312,33 @@ export async function registerWebPages(app: FastifyInstance, deps: HttpDeps): Pr
         citing: null,
         notice: null as Html | null,
         signInHref: person ? null : web.signInLocation(request.url),
+        readOffer: null as { action: string; csrf: string; price: number; full: boolean; highlight: string | null } | null,
+        paidNote: null as string | null,
+        noText: false,
+        passagePrice: null as number | null,
       };
       let status = 200;
       if (person) {
         const principal = sessionPrincipal(person);
         try {
-          await limit('default', person);
-          // A highlighted passage needs the whole text to be found in.
-          const fetched = await deps.documents.fetchById(principal, doc.id, full || highlight ? {} : { maxChars: TEXT_PREVIEW_CHARS }, request.id);
-          // The fetched content starts with the title and abstract (shown above): show the rest.
-          const lead = `# ${doc.title}\n\n${doc.abstract ? `${doc.abstract}\n\n` : ''}`;
-          view.text = fetched.content.startsWith(lead) ? fetched.content.slice(lead.length) : fetched.content;
-          view.truncated = fetched.truncated;
-          view.fullHref = fetched.truncated ? `${href}?full=1` : null;
+          // Opening the page is free (ADR 0216): the text is shown when this account bought it today,
+          // else a button shows its price; nothing is charged by a GET.
+          const offer = await deps.documents.browserReadOffer(principal, doc);
+          view.passagePrice = offer.hasText ? deps.config.prices.documentPassages : null;
+          if (!offer.hasText) view.noText = true;
+          else if (offer.paidAt === null) view.readOffer = { action: `${href}/read`, csrf: web.csrf(request, reply, person), price: offer.price, full, highlight };
+          else {
+            // A highlighted passage needs the whole text to be found in.
+            const shownText = deps.documents.browserText(doc, full || highlight ? {} : { maxChars: TEXT_PREVIEW_CHARS });
+            // The content starts with the title and abstract (shown above): show the rest.
+            const lead = `# ${doc.title}\n\n${doc.abstract ? `${doc.abstract}\n\n` : ''}`;
+            view.text = shownText.content.startsWith(lead) ? shownText.content.slice(lead.length) : shownText.content;
+            view.truncated = shownText.truncated;
+            view.fullHref = shownText.truncated ? `${href}?full=1#text` : null;
+            view.paidNote = `Text paid today at ${new Date(offer.paidAt * 1000).toISOString().slice(11, 16)} UTC (${offer.price} credits); reading it again today is free.`;
+          }
           if (textFilter && doc.uris[0]) {
+            await limit('default', person);
             const r = await deps.passages.passages(principal, doc.uris[0], textFilter, request.id);
             view.passages = r.hits.flatMap(snippetViews);
           } else if (textFilter) {
@@ -350,6 +363,26 @@ export async function registerWebPages(app: FastifyInstance, deps: HttpDeps): Pr
       return send(request, reply, doc.title || '(untitled)', html`${body}${links}${community}`, { person, status });
     });
 
+
+    // Buying a document's text for today (ADR 0216): the button on the document page posts here with
+    // the price it showed; charged once per account, document and UTC day, then back to the page.
+    child.post<{ Params: { id: string } }>('/documents/:id/read', { config: pageConfig, schema: hide }, async (request, reply) => {
+      const form = (request.body ?? {}) as Record<string, unknown>;
+      const person = await web.person(request);
+      if (!person) return reply.code(303).redirect(web.signInLocation(documentHref(request.params.id)));
+      web.checkCsrf(request, reply, person, form.csrf);
+      const doc = await deps.documents.get(request.params.id);
+      const price = Number(str(form.price));
+      if (!Number.isSafeInteger(price) || price < 0) throw new AppError('validation_failed', 'The form lost the price it showed; open the document page again.');
+      await limit('default', person);
+      await deps.documents.buyBrowserRead(sessionPrincipal(person), doc, price);
+      const back = new URLSearchParams();
+      if (str(form.full) === '1') back.set('full', '1');
+      const highlight = str(form.highlight).slice(0, 4000);
+      if (highlight) back.set('highlight', highlight);
+      const qs = back.toString();
+      return reply.code(303).redirect(`${documentHref(doc.id)}${qs ? `?${qs}` : ''}${highlight ? '#cited' : '#text'}`);
+    });
 
     // References: the works a document cites, in the order of its reference list (billed per page).
     child.get<{ Params: { id: string } }>('/documents/:id/references', { config: pageConfig, schema: hide }, async (request, reply) => {
