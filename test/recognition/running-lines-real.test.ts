@@ -146,3 +146,23 @@ test('the valgrind manual: chapter running heads are gone from the text', { skip
   }
   assert.match(out, /^#+ 4\. Memcheck: a memory error detector$/m);
 });
+
+test('line numbers in the margin (lineno, review manuscripts) are removed and the paragraph reads through', { skip }, async () => {
+  const lines = wrap(`${PROSE} ${PROSE}`);
+  const runs: TextRun[] = [{ x: 72, y: 80, text: 'Reading Rooms Revisited', size: 18, font: 'bold' }];
+  lines.forEach((t, i) => {
+    runs.push({ x: 102, y: 120 + i * 14, text: t, size: 11 });
+    runs.push({ x: i + 1 >= 10 ? 80 : 84, y: 118 + i * 14, text: String(i + 1), size: 6 });
+  });
+  const out = await md(buildPdf([{ runs }]));
+  assert.match(out, /extend its opening hours during the examination period\. Members asked/);
+  assert.doesNotMatch(out, /^\d+$/m, 'no line number on its own line');
+  assert.doesNotMatch(out, /[a-z] \d{1,2} [a-z]/, 'no line number inside the text');
+  // A table's numbered first column sits inside the text block and stays.
+  const table: TextRun[] = [{ x: 72, y: 80, text: 'Results by room', size: 14, font: 'bold' }, ...body(110, 1).runs];
+  ['Room', 'Seats', 'Visitors'].forEach((h, c) => table.push({ x: 72 + c * 120, y: 260, text: h, size: 11, font: 'bold' }));
+  for (let r = 1; r <= 5; r++) [String(r), String(20 * r), String(300 + r)].forEach((v, c) => table.push({ x: 72 + c * 120, y: 260 + r * 16, text: v, size: 11 }));
+  const out2 = await md(buildPdf([{ runs: table }]));
+  for (const v of ['301', '305', '100']) assert.match(out2, new RegExp(`\\b${v}\\b`));
+  assert.match(out2, /\|\s*3\s*\|/);
+});

@@ -117,8 +117,59 @@ export interface RunningLinesResult {
   readonly removed: number;
 }
 
-/** Returns the pages without their running header/footer lines and page numbers. */
-export function removeRunningLines(pages: readonly PageExtraction[]): RunningLinesResult {
+/** A line number: one to four digits and nothing else. */
+const LINE_NUMBER_RE = /^\d{1,4}$/;
+
+/**
+ * Line numbers in the margin (the `lineno` package, review manuscripts, legal drafts, ADR 0237): bare
+ * numbers in a column outside the text block (left of three in four of its lines, or right of them), at one edge (within
+ * 3 pt), four or more on the page, mostly rising by 1 to 10 down the page (on the right, where contents
+ * pages set page numbers, also smaller than the text). A table's numbered first column sits inside the
+ * text block and stays. Returns the page without them and how many went.
+ */
+export function removeLineNumbers(p: PageExtraction): { page: PageExtraction; removed: number } {
+  const nums = p.lines.filter((l) => LINE_NUMBER_RE.test(l.text.trim()));
+  if (nums.length < 4) return { page: p, removed: 0 };
+  const text = p.lines.filter((l) => !LINE_NUMBER_RE.test(l.text.trim()));
+  if (text.length < 4) return { page: p, removed: 0 };
+  // The text block's edges, robust to a title or a figure label set further out.
+  const x0s = text.map((l) => l.x0).sort((a, b) => a - b);
+  const x1s = text.map((l) => l.x1).sort((a, b) => a - b);
+  const left = x0s[Math.floor(x0s.length * 0.25)]!;
+  const right = x1s[Math.ceil(x1s.length * 0.75) - 1]!;
+  const out = new Set<LayoutLine>();
+  for (const side of ['left', 'right'] as const) {
+    const col = nums.filter((l) => (side === 'left' ? l.x1 <= left - 2 : l.x0 >= right + 2));
+    if (col.length < 4) continue;
+    // One edge: right-aligned numbers share x1 on the left, left-aligned ones x0 on the right.
+    const edges = col.map((l) => (side === 'left' ? l.x1 : l.x0)).sort((a, b) => a - b);
+    const mid = edges[Math.floor(edges.length / 2)]!;
+    const aligned = col.filter((l) => Math.abs((side === 'left' ? l.x1 : l.x0) - mid) <= 3).sort((a, b) => a.y0 - b.y0);
+    if (aligned.length < 4) continue;
+    // Counting lines: each a little more than the one above (every line, or every fifth), not page
+    // numbers of a table of contents, which jump.
+    let rising = 0;
+    for (let i = 1; i < aligned.length; i++) {
+      const step = Number(aligned[i]!.text.trim()) - Number(aligned[i - 1]!.text.trim());
+      if (step > 0 && step <= 10) rising++;
+    }
+    if (rising < 0.8 * (aligned.length - 1)) continue;
+    // On the right, where a contents page sets its page numbers, only numbers smaller than the text.
+    const sizes = text.map((l) => l.size).sort((a, b) => a - b);
+    if (side === 'right' && aligned.some((l) => l.size > 0.85 * sizes[Math.floor(sizes.length / 2)]!)) continue;
+    for (const l of aligned) out.add(l);
+  }
+  return out.size ? { page: { ...p, lines: p.lines.filter((l) => !out.has(l)) }, removed: out.size } : { page: p, removed: 0 };
+}
+
+/** Returns the pages without their running header/footer lines, page numbers and margin line numbers. */
+export function removeRunningLines(input: readonly PageExtraction[]): RunningLinesResult {
+  let lineNumbers = 0;
+  const pages = input.map((p) => {
+    const r = removeLineNumbers(p);
+    lineNumbers += r.removed;
+    return r.page;
+  });
   const textPages = pages.filter((p) => p.lines.length > 0);
   // The margin bands, widened for lines set apart from the text (LaTeX's default layout on A4 puts the
   // running head at 10.5% of the height and the page number at 82.6%).
@@ -153,7 +204,7 @@ export function removeRunningLines(pages: readonly PageExtraction[]): RunningLin
   const threshold = Math.max(2, Math.ceil(n * 0.4));
   const runs = runningInRuns(seenAt);
   const textIndex = new Map(textPages.map((p, i) => [p, i] as const));
-  let removed = 0;
+  let removed = lineNumbers;
   const out = pages.map((p) => {
     if (p.lines.length === 0) return p;
     const inNumberZone = (l: LayoutLine): boolean => l.y1 <= p.height * NUMBER_MARGIN + 2 || inMargin(l, p) !== null;
