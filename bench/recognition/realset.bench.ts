@@ -16,6 +16,7 @@ import { LocalProcessRunner } from '../../src/adapters/process/local-process-run
 import { convertDocument } from '../../src/recognition/index.js';
 import { repoRoot } from '../../test/helpers/paths.js';
 import { check } from './devset/checks.js';
+import { spearman } from './metrics.js';
 import type { RealCheck, RealDocument } from './realset/build.js';
 
 const args = process.argv.slice(2);
@@ -33,15 +34,22 @@ const key = (s: string) => s.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{
 /** Whether a tool's output passes a check. */
 export function passes(c: RealCheck, out: string): boolean {
   if (c.kind === 'heading') {
-    // The PDF numbers its sections ("2.1 Usage"); the source's title has no number.
+    // The PDF numbers its sections ("2.1 Usage", "D Connection macros"); the source's title has no number.
     const want = key(c.text);
-    return [...out.matchAll(/^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$/gm)].some((m) => key(m[1]!.replace(/^(?:\d+(?:\.\d+)*\.?|[A-Z](?:\.\d+)+\.?|[A-Z]\.|[IVX]+\.)\s+/, '')) === want);
+    return [...out.matchAll(/^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$/gm)].some((m) => key(m[1]!.replace(/^(?:\d+(?:\.\d+)*\.?|[A-Z](?:\.\d+)+\.?|[A-Z]\.|[IVX]+\.|[A-Z](?=\s+\p{Lu}))\s+/u, '')) === want);
   }
   return check(c, out);
 }
 
+/** Lectern's quality score of the last document it converted (for the score's rank correlation). */
+let lastScore: { value: number; grade: string } | null = null;
+
 async function run(tool: Tool, pdf: string): Promise<string> {
-  if (tool === 'lectern') return (await convertDocument(new Uint8Array(readFileSync(pdf)), { runner })).markdown;
+  if (tool === 'lectern') {
+    const r = await convertDocument(new Uint8Array(readFileSync(pdf)), { runner });
+    lastScore = { value: r.report.score.value, grade: r.report.score.grade };
+    return r.markdown;
+  }
   if (tool === 'pdftotext') return execFileSync('pdftotext', ['-q', pdf, '-'], { maxBuffer: 256 << 20 }).toString('utf8');
   return execFileSync('mutool', ['draw', '-q', '-F', 'txt', '-o', '-', pdf], { maxBuffer: 256 << 20, stdio: ['ignore', 'pipe', 'ignore'] }).toString('utf8');
 }
@@ -54,7 +62,7 @@ if (process.argv[1]?.endsWith('realset.bench.js')) {
   const tally = Object.fromEntries(TOOLS.map((t) => [t, Object.fromEntries(KINDS.map((k) => [k, { passed: 0, total: 0 }]))])) as Record<Tool, Tally>;
   const byKind: Record<string, Record<Tool, { passed: number; total: number }>> = {};
   const ms: Record<Tool, number> = { lectern: 0, pdftotext: 0, mutool: 0 };
-  const perDoc: { path: string; pages: number; kind: string; share: Record<Tool, number>; failed: Record<Tool, RealCheck[]> }[] = [];
+  const perDoc: { path: string; pages: number; kind: string; share: Record<Tool, number>; score: number | null; failed: Record<Tool, RealCheck[]> }[] = [];
   let pages = 0;
   let missing = 0;
   let changed = 0;
@@ -72,6 +80,7 @@ if (process.argv[1]?.endsWith('realset.bench.js')) {
     pages += d.pages;
     const share = {} as Record<Tool, number>;
     const failed = {} as Record<Tool, RealCheck[]>;
+    lastScore = null;
     for (const tool of TOOLS) {
       const t0 = performance.now();
       let out = '';
@@ -99,7 +108,7 @@ if (process.argv[1]?.endsWith('realset.bench.js')) {
       }
       share[tool] = d.checks.length ? ok / d.checks.length : 1;
     }
-    perDoc.push({ path: d.path, pages: d.pages, kind: d.kind, share, failed: Object.fromEntries(TOOLS.map((t) => [t, failed[t].slice(0, 5)])) as Record<Tool, RealCheck[]> });
+    perDoc.push({ path: d.path, pages: d.pages, kind: d.kind, share, score: (lastScore as { value: number } | null)?.value ?? null, failed: Object.fromEntries(TOOLS.map((t) => [t, failed[t].slice(0, 5)])) as Record<Tool, RealCheck[]> });
   }
   const rate = (x: { passed: number; total: number }) => (x.total ? Math.round((1000 * x.passed) / x.total) / 10 : null);
   const result = {
@@ -118,10 +127,15 @@ if (process.argv[1]?.endsWith('realset.bench.js')) {
       return [t, { percent: rate(all), percentWithoutHeadings: rate(noHeading) }];
     })),
     byDocumentKind: Object.fromEntries(Object.entries(byKind).map(([k, v]) => [k, Object.fromEntries(TOOLS.map((t) => [t, rate(v[t] ?? { passed: 0, total: 0 })]))])),
+    // Does the quality score rank documents as the checks do? (share of Lectern's checks passed, per document)
+    scoreSpearman: (() => {
+      const scored = perDoc.filter((d) => d.score !== null);
+      return scored.length >= 3 ? Math.round(spearman(scored.map((d) => d.score!), scored.map((d) => d.share.lectern)) * 1000) / 1000 : null;
+    })(),
     pagesPerSecond: Object.fromEntries(TOOLS.map((t) => [t, ms[t] ? Math.round((pages / (ms[t] / 1000)) * 10) / 10 : null])),
     worstForLectern: [...perDoc].sort((a, b) => a.share.lectern - b.share.lectern).slice(0, 8).map((d) => ({ path: d.path, pages: d.pages, share: d.share, failedLectern: d.failed.lectern })),
   };
   const out = opt('out');
   if (out) writeFileSync(out, JSON.stringify(result, null, 1) + '\n');
-  console.log(JSON.stringify({ documents: result.documents, pages, checksByType: result.checksByType, overall: result.overall, pagesPerSecond: result.pagesPerSecond }, null, 1));
+  console.log(JSON.stringify({ documents: result.documents, pages, checksByType: result.checksByType, overall: result.overall, scoreSpearman: result.scoreSpearman, pagesPerSecond: result.pagesPerSecond }, null, 1));
 }
