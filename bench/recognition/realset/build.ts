@@ -196,6 +196,12 @@ function packageIndex(debs: string): Map<string, { package: string; version: str
   return out;
 }
 
+/** The list as JSON with one document per line (compact, and a rebuild diffs line by line). */
+export function serialize(built: string, docs: readonly RealDocument[]): string {
+  const head = JSON.stringify({ built, rule: 'checks from the LaTeX source beside each PDF (build.ts); split by sha256(path)' }).slice(0, -1);
+  return `${head},"documents":[\n${docs.map((d) => JSON.stringify(d)).join(',\n')}\n]}\n`;
+}
+
 function* walk(dir: string): Generator<string> {
   for (const n of readdirSync(dir)) {
     const p = join(dir, n);
@@ -253,7 +259,7 @@ if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()
     });
   }
   const out = join(here, 'devset.json');
-  writeFileSync(out, JSON.stringify({ built: new Date().toISOString().slice(0, 10), rule: 'checks from the LaTeX source beside each PDF (build.ts); split by sha256(path)', documents: docs }, null, 1) + '\n');
+  writeFileSync(out, serialize(new Date().toISOString().slice(0, 10), docs));
   const by = (s: string) => docs.filter((d) => d.split === s);
   console.log(`${docs.length} documents (${by('tune').length} tune, ${by('report').length} report), ${docs.reduce((n, d) => n + d.pages, 0)} pages, ${docs.reduce((n, d) => n + d.checks.length, 0)} checks -> ${out}`);
 }
