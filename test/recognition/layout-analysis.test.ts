@@ -278,3 +278,16 @@ test('OCR: a numbered heading estimated smaller than the body (no descenders) is
   const headings = analyzeLayout({ pages: [page(1, lines)] }).blocks.filter((b) => b.kind === 'heading').map((b) => (b.kind === 'heading' ? b.text : ''));
   assert.deepEqual(headings, ['2Method']);
 });
+
+test('a numbered line cut mid-word at its line end goes on in the next block, flush left (issue 28)', () => {
+  const lines = [
+    ...para(60),
+    L('3. Packages The standard distribution contains the amsmath package and the class automati-', 120, { block: nb(), x1: 520 }),
+    L('cally loads it so that authors can use numerous convenient environments for math equations.', 134, { block: nb(), x1: 520 }),
+    ...para(170),
+  ];
+  const { blocks } = analyzeLayout({ pages: [page(1, lines)] });
+  const md = renderMarkdown(blocks);
+  assert.match(md, /the class automatically loads it so that authors/);
+  assert.doesNotMatch(md, /^cally loads/m);
+});

@@ -559,8 +559,12 @@ function mergeBlocks(items: Classified[], vocab: Vocabulary): DocBlock[] {
           lastPara = { index: lastPara.index, size: lastPara.size, text: merged, last: c.last };
           break;
         }
-        // A paragraph right after a list item, indented past the marker, continues that item.
-        if (prev && prev.kind === 'list' && c.lines[0] && c.lines[0].x0 > (itemX0.get(prev) ?? Infinity) + 2 && c.page === prev.page) {
+        // A paragraph right after a list item, indented past the marker, continues that item; so does one
+        // that goes on in lower case after an item cut mid-sentence or mid-word ("... automati-" / "cally
+        // loads"), on the same or the next page: a numbered line ("3. Package The ...") wrapped flush left.
+        const lastItem = prev && prev.kind === 'list' ? prev.items[prev.items.length - 1]! : '';
+        const cutItem = prev?.kind === 'list' && (c.page === prev.page || c.page === prev.page + 1) && /^\p{Ll}/u.test(c.text) && (/\p{L}-$/u.test(lastItem) || (!SENTENCE_END_RE.test(lastItem) && /\p{Ll}$/u.test(lastItem) && lastItem.split(/\s+/).length >= 8));
+        if (prev && prev.kind === 'list' && c.lines[0] && ((c.lines[0].x0 > (itemX0.get(prev) ?? Infinity) + 2 && c.page === prev.page) || cutItem)) {
           const items2 = [...prev.items];
           items2[items2.length - 1] = joinLines(items2[items2.length - 1]!, c.text, vocab);
           out[out.length - 1] = { ...prev, items: items2 };
