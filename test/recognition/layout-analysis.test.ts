@@ -291,3 +291,21 @@ test('a numbered line cut mid-word at its line end goes on in the next block, fl
   assert.match(md, /the class automatically loads it so that authors/);
   assert.doesNotMatch(md, /^cally loads/m);
 });
+
+test('a two-level number on a short line of its own at the body size is a heading; single numbers stay list items (issue 28)', () => {
+  const lines = [
+    L('1 Introduction', 60, { size: 12, bold: true, block: nb() }),
+    ...para(80),
+    L('1.1 Class options', 130, { block: nb() }),
+    ...para(146),
+    L('1. the first step of the procedure', 200, { block: nb() }),
+    L('2. the second step of the procedure', 212, { block: nb() }),
+    ...para(230),
+  ];
+  const { blocks } = analyzeLayout({ pages: [page(1, lines)] });
+  const hs = blocks.filter((b) => b.kind === 'heading').map((b) => b.kind === 'heading' && [b.level, b.text]);
+  assert.deepEqual(hs, [
+    [2, '1 Introduction'],
+    [3, '1.1 Class options'],
+  ]);
+});

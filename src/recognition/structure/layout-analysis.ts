@@ -311,7 +311,10 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
     if (endsSentence && !(numbered && t.length < 80)) return null;
     if (words > 20) return null;
     const nextStartsLower = next ? /^\p{Ll}/u.test(next.lines[0]!.text) : false;
-    if (numbered && (bold || strongSize)) {
+    // A two-level number ("2.1 Class options") on a short line of its own, set like the body (journal
+    // classes that mark subsections by number alone), above running text: lists are not numbered so.
+    const subNumbered = numbered !== null && /^\d{1,2}\.\d{1,2}(?:\.\d{1,2}){0,2}\.?$/.test(numbered[1]!) && raw.lines.length === 1 && words <= 10 && !/[.:;,]$/.test(t) && ratio >= 0.93 && next !== undefined && !nextStartsLower && (next.lines.length >= 2 || next.lines[0]!.text.length >= Math.max(60, 2 * t.length));
+    if (numbered && (bold || strongSize || subNumbered)) {
       const num = numbered[1]!.replace(/\.$/, '');
       const depth = /^[IVX]+$/.test(num) ? 1 : num.split('.').length;
       if (/^\d+$/.test(num) && Number(num) > 40) return null;
