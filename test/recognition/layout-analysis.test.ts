@@ -309,3 +309,21 @@ test('a two-level number on a short line of its own at the body size is a headin
     [3, '1.1 Class options'],
   ]);
 });
+
+test('a margin note set between two lines of a paragraph block does not cut the paragraph (issue 28)', () => {
+  const b = nb();
+  const body = (t: string, y: number): LayoutLine => L(t, y, { block: b, x0: 134, x1: 480 });
+  const lines = [
+    L('5.2 User-Defined Environments', 60, { size: 12, bold: true, block: nb(), x0: 134 }),
+    body('We have enhanced the standard theorem command and slightly changed', 80),
+    L('\\spnewtheorem', 84, { block: b, x0: 68, x1: 128, mono: true }),
+    body('its syntax to get two new commands that now can be used to define', 92),
+    body('additional environments with two more arguments for the fonts used.', 104),
+    L('For example, the following lines define a new environment for claims.', 130, { block: nb(), x0: 134, x1: 480 }),
+    L('It is numbered together with the theorems of the same document part.', 142, { block: nb(), x0: 134, x1: 480 }),
+  ];
+  const md = renderMarkdown(analyzeLayout({ pages: [page(1, lines)] }).blocks);
+  assert.match(md, /slightly changed its syntax to get two new commands/);
+  assert.match(md, /spnewtheorem/, 'the note is kept, after the paragraph');
+  assert.ok(md.indexOf('spnewtheorem') > md.indexOf('fonts used.'));
+});

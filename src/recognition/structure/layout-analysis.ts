@@ -7,6 +7,7 @@ import type { Box, LayoutLine, PageExtraction } from '../layout-model.js';
 import type { DocBlock, HeadingSource } from './document-blocks.js';
 import { Vocabulary, joinLines, joinParagraph } from './dehyphenate.js';
 import { removeRunningLines } from './running-lines.js';
+import { moveMarginNotes } from './margin-notes.js';
 import { orderReading } from './reading-order.js';
 import { repairText, stripDotLeaders } from './text-repairs.js';
 import { CAPTION_RE, LIST_MARKER_RE, ORDERED_MARKER_RE, REFERENCES_HEADING_RE, SECTION_NUMBER_RE, SENTENCE_END_RE, looksLikeEquation, nonSpaceLength } from './patterns.js';
@@ -146,7 +147,8 @@ export function dominantSize(pages: readonly PageExtraction[]): number {
 /** Runs the layout passes over extracted pages. */
 export function analyzeLayout(input: LayoutInput): LayoutResult {
   const { pages: unordered, removed } = removeRunningLines(repairText(input.pages));
-  const { pages } = orderReading(unordered);
+  const { pages: ordered } = orderReading(unordered);
+  const pages = ordered.map(moveMarginNotes);
   const body = dominantSize(pages);
   const vocab = new Vocabulary();
   for (const p of pages) for (const l of p.lines) vocab.add(l.text);
