@@ -5,7 +5,7 @@
 // refused with 422 and leaves nothing stored.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { testApp, type TestApp } from '../helpers/app.js';
 import { buildEpub } from '../recognition/helpers/epub-builder.js';
@@ -91,6 +91,27 @@ describe('recognition billing by pages read, and EPUBs in any entry order', () =
     assert.equal(job.charged_credits, 3 * app.config.prices.recognitionPerPage);
     assert.equal(await balance(app, a.id), 100 - job.charged_credits);
     assert.equal(result.markdown.match(/The second chapter/g)?.length, 1);
+  });
+
+  // Debian's EPUB books (ubuntu-packaging-guide-epub 1.0.4, live-manual-epub 2:20151217.2): zipped in name
+  // order, `mimetype` last. Used where installed, or from LECTERN_EPUB_DIR (apt-get download; dpkg-deb -x).
+  const debianEpubs = [
+    ['ubuntu-packaging-guide-epub/ubuntu-packaging-guide.epub', 125],
+    ['live-manual/epub/live-manual.en.epub', 47],
+  ]
+    .map(([rel, files]) => [[process.env.LECTERN_EPUB_DIR, '/usr/share/doc'].map((d) => (d ? join(d, rel as string) : '')).find((f) => f && existsSync(f)), files] as const)
+    .filter((x): x is readonly [string, number] => !!x[0]);
+  test('the EPUB books in Debian convert through the API, billed once per content document', { skip: debianEpubs.length ? false : 'the Debian EPUB packages are not installed (set LECTERN_EPUB_DIR)' }, async () => {
+    for (const [file, files] of debianEpubs) {
+      const bytes = new Uint8Array(readFileSync(file));
+      const a = await app.account({ credits: 1000 });
+      const res = await submit(app, a.key, bytes, 'book.bin');
+      assert.equal(res.statusCode, 202, `${file}: ${res.body}`);
+      const job = await waitFor(app, a.key, res.json().id, 120_000);
+      assert.equal(job.status, 'completed', `${file}: ${JSON.stringify(job.error)}`);
+      assert.equal(job.pages_total, files, file);
+      assert.equal(job.charged_credits, files * app.config.prices.recognitionPerPage, file);
+    }
   });
 
   test('staging in small chunks: the directory at the end decides (EPUB accepted, other ZIP refused and removed)', async () => {
