@@ -9,6 +9,7 @@ import { gunzipSync } from 'node:zlib';
 import { convertDocument } from '../../src/recognition/index.js';
 import { FURNITURE_RE } from '../../src/recognition/structure/running-lines.js';
 import { buildPdf, wrap, type PageSpec, type TextRun } from './helpers/pdf-builder.js';
+import type { LayoutLine, PageExtraction } from '../../src/recognition/index.js';
 import { needs, runner } from './helpers/tools.js';
 
 const skip = await needs('mutool');
@@ -165,4 +166,23 @@ test('line numbers in the margin (lineno, review manuscripts) are removed and th
   const out2 = await md(buildPdf([{ runs: table }]));
   for (const v of ['301', '305', '100']) assert.match(out2, new RegExp(`\\b${v}\\b`));
   assert.match(out2, /\|\s*3\s*\|/);
+});
+
+test('column line numbers counted on from column to column (every fifth line, small type) go; table row numbers stay', async () => {
+  const { removeLineNumbers } = await import('../../src/recognition/structure/running-lines.js');
+  const line = (text: string, x0: number, y0: number, size = 10): LayoutLine => ({ text, x0, x1: x0 + (text.length * size) / 2, y0, y1: y0 + size * 1.2, size, bold: false, italic: false, mono: false, block: Math.round(x0) });
+  const lines: LayoutLine[] = [];
+  for (const [c, x] of [200, 320].entries())
+    for (let i = 0; i < 15; i++) {
+      lines.push(line('text of the column', x, 100 + i * 13));
+      if ((i + 1) % 5 === 0) lines.push(line(String(c * 15 + i + 1), x - 10, 102 + i * 13, 5));
+    }
+  const page: PageExtraction = { page: 1, kind: 'text-layer', width: 595, height: 842, lines, images: [], notes: [], ms: 0 };
+  const r = removeLineNumbers(page);
+  assert.equal(r.removed, 6);
+  assert.ok(r.page.lines.every((l) => !/^\d+$/.test(l.text)));
+  // Row numbers of a table, set like its cells, beside them, under running text at the same left edge.
+  const table: LayoutLine[] = [0, 1, 2, 3].map((i) => line('Running text of the page above the table, at its left edge.', 72, 20 + i * 14));
+  for (let i = 1; i <= 6; i++) table.push(line(String(i), 72, 100 + i * 14), line(`cell ${i} of the table`, 90, 100 + i * 14), line(String(100 * i), 300, 100 + i * 14));
+  assert.equal(removeLineNumbers({ ...page, lines: table }).removed, 0);
 });

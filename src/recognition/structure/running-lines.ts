@@ -159,6 +159,25 @@ export function removeLineNumbers(p: PageExtraction): { page: PageExtraction; re
     if (side === 'right' && aligned.some((l) => l.size > 0.85 * sizes[Math.floor(sizes.length / 2)]!)) continue;
     for (const l of aligned) out.add(l);
   }
+  // Numbers set smaller than the text right before a column's lines, on their rows (a worksheet's columns
+  // numbered every fifth line, the count running on from column to column): read column by column they
+  // rise as above. A table's row numbers are set like its cells and stay.
+  if (out.size === 0) {
+    const rowOf = (n: LayoutLine, t: LayoutLine) => Math.min(n.y1, t.y1) - Math.max(n.y0, t.y0) > 0.5 * Math.max(1, n.y1 - n.y0);
+    const beside = nums.filter((n) => {
+      const row = text.filter((t) => rowOf(n, t));
+      return row.some((t) => t.x0 >= n.x1 + 1 && t.x0 <= n.x1 + 25 && n.size <= 0.85 * t.size) && !row.some((t) => t.x0 < n.x1 && t.x1 > n.x0);
+    });
+    if (beside.length >= 4) {
+      const ordered = [...beside].sort((a, b) => Math.round((a.x1 - b.x1) / 10) || a.y0 - b.y0);
+      let rising = 0;
+      for (let i = 1; i < ordered.length; i++) {
+        const step = Number(ordered[i]!.text.trim()) - Number(ordered[i - 1]!.text.trim());
+        if (step > 0 && step <= 10) rising++;
+      }
+      if (rising >= 0.8 * (ordered.length - 1)) for (const l of ordered) out.add(l);
+    }
+  }
   return out.size ? { page: { ...p, lines: p.lines.filter((l) => !out.has(l)) }, removed: out.size } : { page: p, removed: 0 };
 }
 
