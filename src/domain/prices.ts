@@ -26,5 +26,8 @@ export function documentCost(p: PriceTable, fetch: { cut: boolean; returnedToken
   return Math.min(p.documentFetch, Math.ceil(fetch.returnedTokens / p.documentTokensPerCredit));
 }
 
-/** Recognition of one document, billed once per distinct content. */
-export const recognitionCost = (p: PriceTable, pages: number): number => p.recognitionPerPage * Math.max(1, pages);
+/**
+ * Recognition of one document, billed once per distinct content, for its billable pages (pages whose text
+ * was read; blank, failed and skipped pages are free, so a document of blank pages costs nothing, ADR 0236).
+ */
+export const recognitionCost = (p: PriceTable, billablePages: number): number => p.recognitionPerPage * Math.max(0, billablePages);

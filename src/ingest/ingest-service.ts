@@ -97,7 +97,7 @@ export function recogniseInput(path: string, head: Uint8Array): InputKind {
   if (startsWith(head, 'AT&TFORM')) throw recognize('a DJVU file');
   if (startsWith(head, 'PK\u0003\u0004')) {
     if (Buffer.from(head.subarray(30, 58)).toString('latin1') === 'mimetypeapplication/epub+zip') throw recognize('an EPUB');
-    throw new AppError('unsupported_format', `${path} is a ZIP archive: unpack it and ingest the JSONL (or Posts.xml) inside.`);
+    throw new AppError('unsupported_format', `${path} is a ZIP archive: unpack it and ingest the JSONL (or Posts.xml) inside; if it is an EPUB, convert it with \`lectern ingest --recognize ${path}\`.`);
   }
   if (startsWith(head, '7z\u00bc\u00af\u0027\u001c')) {
     throw new AppError('unsupported_format', `${path} is a 7-Zip archive (Stack Exchange dumps come so): unpack it (7z x ${path}) and ingest the Posts.xml inside.`);

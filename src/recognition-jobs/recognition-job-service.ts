@@ -19,7 +19,12 @@ import {
   availableFormats,
   convertDocument,
   detectFormat,
+  epubByDirectory,
   isRecognitionError,
+  isZip,
+  locateZipDirectory,
+  zipDirectoryEntries,
+  ZIP_TAIL_BYTES,
   type ConversionResult,
   type ConvertOptions,
   type DocumentFormat,
@@ -88,6 +93,19 @@ export interface JobResult {
   readonly job: RecognitionJob;
   readonly markdown: string;
   readonly report: QualityReport;
+}
+
+/**
+ * Pages a result is billed for (ADR 0236): the report's `pages.billable` (pages whose text was read, EPUB
+ * content documents with content, each once); a result stored before that field existed bills its pages.
+ */
+export function billablePages(report: string, pages: number): number {
+  try {
+    const b = (JSON.parse(report) as { pages?: { billable?: unknown } }).pages?.billable;
+    return typeof b === 'number' && Number.isInteger(b) && b >= 0 ? Math.min(b, pages) : pages;
+  } catch {
+    return pages;
+  }
 }
 
 /** Ledger operation name of recognition charges (the reference is the job id). */
@@ -252,12 +270,15 @@ export class RecognitionJobService {
       if (headBytes > maxBytes) throw tooLarge(headBytes);
     }
     const first = Buffer.concat(head);
-    const format = detectFormat(first);
-    if (!format) {
-      throw new AppError('unsupported_format', 'The file is not a PDF, EPUB or DJVU document (the format is detected from the content, not the name).', {
+    const unsupported = () =>
+      new AppError('unsupported_format', 'The file is not a PDF, EPUB or DJVU document (the format is detected from the content, not the name).', {
         extra: { supported: ['pdf', 'epub', 'djvu'] },
       });
-    }
+    // A ZIP whose first entry is not `mimetype` may still be an EPUB (reading systems accept any entry
+    // order, ADR 0235): its central directory, at the end, decides once the upload is stored.
+    const zipToCheck = !ended && isZip(first) && detectFormat(first) === null;
+    const format = zipToCheck ? 'epub' : detectFormat(first);
+    if (!format) throw unsupported();
     const availability = (await this.formats()).find((f) => f.format === format);
     if (availability && !availability.available) {
       throw new AppError('format_unavailable', `${format.toUpperCase()} documents cannot be converted here: ${availability.missingTools.join(', ')} is not installed.`, {
@@ -277,7 +298,25 @@ export class RecognitionJobService {
     }
     const key = `${INCOMING}${randomBytes(16).toString('hex')}`;
     const stored = await this.#d.blobs.put(key, all());
+    if (zipToCheck && !(await this.#storedZipIsEpub(key, stored.bytes))) {
+      await this.#d.blobs.delete(key);
+      throw unsupported();
+    }
     return { key, sha256: stored.sha256, bytes: stored.bytes, format };
+  }
+
+  /** Reads a stored ZIP's central directory (its last bytes, then the directory) to tell an EPUB. */
+  async #storedZipIsEpub(key: string, size: number): Promise<boolean> {
+    const range = async (start: number, end: number): Promise<Uint8Array> => {
+      const chunks: Buffer[] = [];
+      for await (const c of this.#d.blobs.read(key, { start, end })) chunks.push(c as Buffer);
+      return Buffer.concat(chunks);
+    };
+    const tailStart = Math.max(0, size - ZIP_TAIL_BYTES);
+    const dir = locateZipDirectory(await range(tailStart, size - 1), size);
+    // A directory over 16 MiB is far past any EPUB within the entry limits.
+    if (!dir || dir.size === 0 || dir.size > 16 * 1024 * 1024) return false;
+    return epubByDirectory(zipDirectoryEntries(await range(dir.offset, dir.offset + dir.size - 1)));
   }
 
   /** Removes a staged upload that will not be submitted. */
@@ -484,19 +523,20 @@ export class RecognitionJobService {
       await this.#d.blobs.delete(blobKey(sha256));
     }
     const finished = run.jobs();
-    for (const id of finished) await this.#complete(id, result.pages);
+    const billable = billablePages(result.report, result.pages);
+    for (const id of finished) await this.#complete(id, result.pages, billable);
     return finished;
   }
 
   /** Bills and completes one job (or fails it with insufficient_credits). */
-  async #complete(jobId: string, pages: number): Promise<void> {
+  async #complete(jobId: string, pages: number, billable: number): Promise<void> {
     const { store, billing } = this.#d;
     const job = await store.get(jobId);
     if (!job || !ACTIVE.includes(job.status)) return;
     // Bill only while this instance holds the job: another one that took it over bills it instead.
     const now = nowSeconds(this.#d.clock);
     if ((await store.claim([job.id], this.#worker, now, now + this.#lease)).length === 0) return;
-    const amount = recognitionCost(this.#d.prices, pages);
+    const amount = recognitionCost(this.#d.prices, billable);
     const charge = await billing.chargeOnce(job.accountId, amount, RECOGNITION_OPERATION, job.id);
     const at = nowSeconds(this.#d.clock);
     if (!charge.ok) {
@@ -506,7 +546,7 @@ export class RecognitionJobService {
           status: 'failed',
           pagesDone: pages,
           pagesTotal: pages,
-          error: { code: 'insufficient_credits', message: `The document has ${pages} pages and costs ${amount} credits; the balance is ${charge.balance}. Nothing was charged; top up and submit the file again (the conversion is kept, so it completes at once).` },
+          error: { code: 'insufficient_credits', message: `The document has ${billable} billable pages (of ${pages}) and costs ${amount} credits; the balance is ${charge.balance}. Nothing was charged; top up and submit the file again (the conversion is kept, so it completes at once).` },
           updatedAt: at,
         },
         ACTIVE,

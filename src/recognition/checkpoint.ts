@@ -16,8 +16,10 @@ import type { MarkdownUnit, PageExtraction } from './layout-model.js';
  * results differ from what this pipeline makes; text-layer lines carry their LaTeX form (`math`, ADR 0097).
  * 5: displayed fractions and radicals are rebuilt from the page's rules (ADR 0134), so version-4 text-layer
  * checkpoints of pages with stacked math hold other lines.
+ * 6: EPUB spine entries pointing into one content document are converted once (spine positions shift),
+ * reports carry `pages.billable`, and the running-line passes changed (ADR 0237).
  */
-export const PIPELINE_VERSION = 'lectern-recognition/5';
+export const PIPELINE_VERSION = 'lectern-recognition/6';
 
 /** One finished page; plain JSON, safe to store and send back through `resumeFrom`. */
 export interface PageCheckpoint {

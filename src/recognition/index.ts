@@ -4,7 +4,7 @@
 // tools run through the ProcessRunner port (src/ports/process-runner.ts). Does not know HTTP, jobs or
 // billing (phase 2 builds those on top of convertDocument). See docs/recognition.md.
 export { convertDocument, type ConvertOptions, type ConversionResult } from './convert-document.js';
-export { detectFormat, type DocumentFormat } from './format-detection.js';
+export { detectFormat, isZip, locateZipDirectory, zipDirectoryEntries, epubByDirectory, ZIP_TAIL_BYTES, type DocumentFormat } from './format-detection.js';
 export { availableFormats, REQUIRED_TOOLS, type FormatAvailability } from './available-formats.js';
 export { RecognitionError, isRecognitionError, RECOGNITION_ERROR_CODES, type RecognitionErrorCode } from './errors.js';
 export { DEFAULT_LIMITS, resolveLimits, type RecognitionLimits } from './limits.js';

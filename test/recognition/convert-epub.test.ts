@@ -64,3 +64,31 @@ test('EPUB: damaged archives, empty spines and zip bombs are rejected with codes
   await assert.rejects(convertDocument(buildEpub({ chapters: [] }), { runner }), (e: unknown) => isRecognitionError(e) && e.code === 'empty_document');
   await assert.rejects(convertDocument(whole, { runner, limits: { maxUncompressedBytes: 100 } }), (e: unknown) => isRecognitionError(e) && e.code === 'document_too_large');
 });
+
+test('EPUB in any ZIP entry order converts like the OCF order (ADR 0235)', async () => {
+  const ocf = await convertDocument(buildEpub({ chapters }), { runner });
+  for (const order of ['sorted', 'reversed'] as const) {
+    const r = await convertDocument(buildEpub({ chapters, order }), { runner });
+    assert.equal(r.report.input.format, 'epub');
+    assert.equal(r.markdown, ocf.markdown, order);
+    assert.equal(r.report.pages.billable, 2);
+  }
+});
+
+test('EPUB: a content document listed under several #fragment ids is converted once, and counted once for billing', async () => {
+  const checkpoints: number[] = [];
+  const r = await convertDocument(buildEpub({ chapters, fragmentsPerChapter: 4, order: 'sorted' }), { runner, onPage: (c) => void checkpoints.push(c.page) });
+  assert.equal(r.markdown.match(/Chapter One/g)?.length, 1);
+  assert.equal(r.markdown.match(/The second chapter/g)?.length, 1);
+  assert.ok(r.markdown.indexOf('Chapter One') < r.markdown.indexOf('Chapter Two'));
+  assert.equal(r.report.input.pages, 2);
+  assert.equal(r.report.pages.billable, 2);
+  assert.deepEqual(checkpoints, [1, 2]);
+  assert.ok(r.report.warnings.some((w) => w.code === 'DUPLICATE_SPINE_ITEMS' && /6 spine entries/.test(w.message)));
+});
+
+test('EPUB billing: content documents without text or images and missing ones are not billable', async () => {
+  const r = await convertDocument(buildEpub({ chapters: [...chapters, { file: 'blank.xhtml', body: '<div> </div>' }], missingInSpine: ['gone.xhtml'] }), { runner });
+  assert.equal(r.report.input.pages, 4);
+  assert.equal(r.report.pages.billable, 2);
+});

@@ -278,3 +278,52 @@ test('OCR: a numbered heading estimated smaller than the body (no descenders) is
   const headings = analyzeLayout({ pages: [page(1, lines)] }).blocks.filter((b) => b.kind === 'heading').map((b) => (b.kind === 'heading' ? b.text : ''));
   assert.deepEqual(headings, ['2Method']);
 });
+
+test('a numbered line cut mid-word at its line end goes on in the next block, flush left (issue 28)', () => {
+  const lines = [
+    ...para(60),
+    L('3. Packages The standard distribution contains the amsmath package and the class automati-', 120, { block: nb(), x1: 520 }),
+    L('cally loads it so that authors can use numerous convenient environments for math equations.', 134, { block: nb(), x1: 520 }),
+    ...para(170),
+  ];
+  const { blocks } = analyzeLayout({ pages: [page(1, lines)] });
+  const md = renderMarkdown(blocks);
+  assert.match(md, /the class automatically loads it so that authors/);
+  assert.doesNotMatch(md, /^cally loads/m);
+});
+
+test('a two-level number on a short line of its own at the body size is a heading; single numbers stay list items (issue 28)', () => {
+  const lines = [
+    L('1 Introduction', 60, { size: 12, bold: true, block: nb() }),
+    ...para(80),
+    L('1.1 Class options', 130, { block: nb() }),
+    ...para(146),
+    L('1. the first step of the procedure', 200, { block: nb() }),
+    L('2. the second step of the procedure', 212, { block: nb() }),
+    ...para(230),
+  ];
+  const { blocks } = analyzeLayout({ pages: [page(1, lines)] });
+  const hs = blocks.filter((b) => b.kind === 'heading').map((b) => b.kind === 'heading' && [b.level, b.text]);
+  assert.deepEqual(hs, [
+    [2, '1 Introduction'],
+    [3, '1.1 Class options'],
+  ]);
+});
+
+test('a margin note set between two lines of a paragraph block does not cut the paragraph (issue 28)', () => {
+  const b = nb();
+  const body = (t: string, y: number): LayoutLine => L(t, y, { block: b, x0: 134, x1: 480 });
+  const lines = [
+    L('5.2 User-Defined Environments', 60, { size: 12, bold: true, block: nb(), x0: 134 }),
+    body('We have enhanced the standard theorem command and slightly changed', 80),
+    L('\\spnewtheorem', 84, { block: b, x0: 68, x1: 128, mono: true }),
+    body('its syntax to get two new commands that now can be used to define', 92),
+    body('additional environments with two more arguments for the fonts used.', 104),
+    L('For example, the following lines define a new environment for claims.', 130, { block: nb(), x0: 134, x1: 480 }),
+    L('It is numbered together with the theorems of the same document part.', 142, { block: nb(), x0: 134, x1: 480 }),
+  ];
+  const md = renderMarkdown(analyzeLayout({ pages: [page(1, lines)] }).blocks);
+  assert.match(md, /slightly changed its syntax to get two new commands/);
+  assert.match(md, /spnewtheorem/, 'the note is kept, after the paragraph');
+  assert.ok(md.indexOf('spnewtheorem') > md.indexOf('fonts used.'));
+});

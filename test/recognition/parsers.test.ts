@@ -135,3 +135,20 @@ test('text layer verdicts: usable, image-only, garbled, empty', async () => {
   const toc = ['Table of Contents', '1 Introduction . . . . . . . . . . . . . . . . . . . . . . . . . . . 1', '2.1 ASN.1 syntax. . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . 2', '2.2 Naming . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . 3'];
   assert.equal(judgeTextLayer(toc.map(line), [], 612, 792), 'usable');
 });
+
+test('right-to-left XML text: word spaces from the glyph advances, Arabic-Indic numbers kept left to right (ADR 0239)', async () => {
+  const { parseStextXml } = await import('../../src/recognition/pdf/stext-xml.js');
+  // Visual order left to right: "يوم" (drawn as م و ي) at 100..124, a 4 pt gap (0.4 em), then "٢٩" drawn as ٢ ٩
+  // at 128..140; no space character between them, as MuPDF writes XeTeX's glue.
+  const ch = (x0: number, x1: number, c: string) => `<char quad="${x0} 90 ${x1} 90 ${x0} 100 ${x1} 100" x="${x0}" y="98" color="#000000" c="${c}"/>`;
+  const xml = `<page><block bbox="100 90 140 100"><line bbox="100 90 140 100" wmode="0" dir="1 0"><font name="Amiri" size="10">${ch(100, 108, 'م')}${ch(108, 116, 'و')}${ch(116, 124, 'ي')}${ch(128, 134, '٢')}${ch(134, 140, '٩')}</font></line></block></page>`;
+  const [page] = parseStextXml(xml);
+  const text = ((page!.blocks[0] as { lines: { text: string }[] }).lines[0]!).text;
+  assert.equal(text, 'موي ٢٩');
+  // Logical order: the word reads right to left, the number keeps its digits' order.
+  assert.equal(visualToLogical(text), '٢٩ يوم');
+  assert.equal(visualToLogical('٢٩ نيرشت'), 'تشرين ٢٩');
+  // Glyphs that touch stay one word.
+  const tight = `<page><block bbox="0 0 30 10"><line bbox="0 0 30 10" wmode="0" dir="1 0"><font name="Amiri" size="10">${ch(0, 8, 'م')}${ch(8.5, 16, 'و')}${ch(16.5, 24, 'ي')}</font></line></block></page>`;
+  assert.equal(((parseStextXml(tight)[0]!.blocks[0] as { lines: { text: string }[] }).lines[0]!).text, 'موي');
+});

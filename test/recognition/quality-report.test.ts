@@ -55,7 +55,7 @@ test('language guess by script and by function words', () => {
 test('score: product of factors, graded; failures and low OCR confidence lower it', () => {
   const base = {
     format: 'pdf',
-    pages: { total: 10, textLayer: 10, ocr: 0, empty: 0, failed: 0, skipped: 0, which: { textLayer: [], ocr: [], empty: [], failed: [], skipped: [] } },
+    pages: { total: 10, textLayer: 10, ocr: 0, empty: 0, failed: 0, skipped: 0, billable: 10, which: { textLayer: [], ocr: [], empty: [], failed: [], skipped: [] } },
     // Distinct made-up words, so nothing repeats and no token is a single letter.
     text: textStatistics(Array.from({ length: 300 }, (_, i) => `w${(i * 7919).toString(26).replace(/[0-9]/g, (d) => 'klmnopqrst'[Number(d)]!)}`).join(' ')),
     ocr: { pages: 0, meanConfidence: null, p10Confidence: null, pagesBelow60: [], rotatedPages: [] },

@@ -51,7 +51,7 @@ test('score factors: row switches, kept furniture, cut paragraphs and image page
   const words = Array.from({ length: 300 }, (_, i) => `w${(i * 7919).toString(26).replace(/[0-9]/g, (d) => 'klmnopqrst'[Number(d)]!)}`).join(' ');
   const base = {
     format: 'pdf',
-    pages: { total: 10, textLayer: 10, ocr: 0, empty: 0, failed: 0, skipped: 0, which: { textLayer: [], ocr: [], empty: [], failed: [], skipped: [] } },
+    pages: { total: 10, textLayer: 10, ocr: 0, empty: 0, failed: 0, skipped: 0, billable: 10, which: { textLayer: [], ocr: [], empty: [], failed: [], skipped: [] } },
     text: textStatistics(words),
     ocr: { pages: 0, meanConfidence: null, p10Confidence: null, pagesBelow60: [], rotatedPages: [] },
     structure: { headings: { total: 3, byLevel: {}, bySource: {} }, paragraphs: 20, lists: 0, listItems: 0, tables: 0, figures: 0, captions: 0, equations: 0, footnotes: 0, references: 0, codeBlocks: 0, removedHeaderFooterLines: 0, layoutComplexity: 0, rowSwitches: 0, marginLinesKept: 0, imageDominatedPages: 0 },
@@ -85,7 +85,7 @@ test('score weights: odd word shapes lower OCR and text-layer documents; the OCR
   const words = Array.from({ length: 300 }, () => 'word').join(' ');
   const base = {
     format: 'pdf',
-    pages: { total: 1, textLayer: 0, ocr: 1, empty: 0, failed: 0, skipped: 0, which: { textLayer: [], ocr: [], empty: [], failed: [], skipped: [] } },
+    pages: { total: 1, textLayer: 0, ocr: 1, empty: 0, failed: 0, skipped: 0, billable: 1, which: { textLayer: [], ocr: [], empty: [], failed: [], skipped: [] } },
     text: textStatistics(words),
     ocr: { pages: 1, meanConfidence: 90, p10Confidence: 90, pagesBelow60: [], rotatedPages: [] },
     structure: { headings: { total: 1, byLevel: {}, bySource: {} }, paragraphs: 20, lists: 0, listItems: 0, tables: 0, figures: 0, captions: 0, equations: 0, footnotes: 0, references: 0, codeBlocks: 0, removedHeaderFooterLines: 0, layoutComplexity: 0, rowSwitches: 0, marginLinesKept: 0, imageDominatedPages: 0 },

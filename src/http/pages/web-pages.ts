@@ -539,7 +539,7 @@ export interface JobView {
 
 export function recognizeHomeBody(o: { csrf: string; action: string; maxBytes: number; jobs: JobView[]; problem: Html | null }): Html {
   return html`${o.problem ?? ''}
-<p>Upload a PDF, EPUB or DJVU file: Lectern converts it to Markdown and reports how well that went. Billed per page when the conversion completes; uploading the same file again is free.</p>
+<p>Upload a PDF, EPUB or DJVU file: Lectern converts it to Markdown and reports how well that went. Billed per page read when the conversion completes (blank pages are free); uploading the same file again is free.</p>
 <form method="post" action="${o.action}" enctype="multipart/form-data">
 <input type="hidden" name="csrf" value="${o.csrf}">
 <label for="file">Document <small>(PDF, EPUB or DJVU, up to ${Math.floor(o.maxBytes / 1048576)} MiB)</small></label>

@@ -67,7 +67,7 @@ export const RecognitionFormats = Type.Object(
     ),
     max_bytes: Type.Integer({ description: 'Largest upload, bytes (413 above).' }),
     max_pages: Type.Integer({ description: 'Most pages or EPUB spine items (the job fails with too_many_pages above).' }),
-    price_per_page: Type.Integer({ description: 'Credits per page, debited once when the job completes.' }),
+    price_per_page: Type.Integer({ description: 'Credits per page whose text was read (blank and failed pages are free), debited once when the job completes.' }),
   },
   { $id: 'RecognitionFormats', additionalProperties: false },
 );

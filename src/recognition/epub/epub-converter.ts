@@ -63,7 +63,18 @@ export async function convertEpub(bytes: Uint8Array, ctx: ConversionContext): Pr
     const href = attr(m[0], 'href');
     if (id && href) manifest.set(id, { href: resolveHref(opfDir, href), type: attr(m[0], 'media-type') ?? '', props: attr(m[0], 'properties') ?? '' });
   }
-  const spine = [...opf.matchAll(/<(?:\w+:)?itemref\b[^>]*>/g)].map((m) => attr(m[0], 'idref') ?? '').filter(Boolean);
+  const listed = [...opf.matchAll(/<(?:\w+:)?itemref\b[^>]*>/g)].map((m) => attr(m[0], 'idref') ?? '').filter(Boolean);
+  // A content document is read once however many manifest ids point into it (`ch1.xhtml#sec2`, as some
+  // producers split a file): the first spine reference keeps its place, later ones are dropped, so the
+  // book is converted and billed per distinct content document (ADR 0235).
+  const seenFiles = new Set<string>();
+  const spine = listed.filter((id) => {
+    const file = manifest.get(id)?.href ?? `\0${id}`;
+    if (seenFiles.has(file)) return false;
+    seenFiles.add(file);
+    return true;
+  });
+  if (spine.length < listed.length) ctx.warn('DUPLICATE_SPINE_ITEMS', `${listed.length - spine.length} spine entries point into content documents listed before them; each document was converted once`);
   if (spine.length === 0) throw new RecognitionError('empty_document', 'the EPUB spine is empty');
   if (spine.length > ctx.limits.maxPages) throw new RecognitionError('too_many_pages', `the EPUB has ${spine.length} spine items; the limit is ${ctx.limits.maxPages}`, { pages: spine.length, limit: ctx.limits.maxPages });
 

@@ -113,7 +113,7 @@ function fontFlags(f: StextFont, cache: Map<string, FontFlags[]>): FontFlags {
   return e;
 }
 
-const LTR_RUN = /[A-Za-z0-9\u00c0-\u024f][A-Za-z0-9\u00c0-\u024f.,:%/+\-_]*[A-Za-z0-9\u00c0-\u024f%]|[A-Za-z0-9]/g;
+const LTR_RUN = /[\u0660-\u0669\u06f0-\u06f9]+(?:[.,\u066b\u066c][\u0660-\u0669\u06f0-\u06f9]+)*|[A-Za-z0-9\u00c0-\u024f][A-Za-z0-9\u00c0-\u024f.,:%/+\-_]*[A-Za-z0-9\u00c0-\u024f%]|[A-Za-z0-9]/g;
 
 /** Parses the JSON array mutool writes for a page range (one element per page). */
 export function parseStextJson(json: string): StextPageContent[] {

@@ -41,10 +41,17 @@ export function parseStextXml(xml: string): { blocks: unknown[] }[] {
           // segments; a ligature's zero-width part sits at its glyph's right edge, so centres keep it after the glyph).
           chars.sort((a, b) => a.x0 + a.x1 - (b.x0 + b.x1));
           // A zero-width character after a glyph belongs to that glyph's ligature: put it first.
+          // Word spaces come from the glyphs' own advances (ADR 0239): MuPDF writes no space character
+          // between right-to-left words set by glue (XeTeX, LuaTeX), so a gap of more than 0.15 em between
+          // two glyphs' quads (each as wide as the font's advance) is one.
+          const size = Number(fm[2]) || 10;
           const text: string[] = [];
+          let prevEnd = Number.NaN;
           for (let i = 0; i < chars.length; i++) {
             const cur = chars[i]!;
             const nxt = chars[i + 1];
+            if (cur.x1 - cur.x0 >= 0.01 && cur.c.trim() && cur.x0 - prevEnd > 0.15 * size && text.length && text[text.length - 1]!.trim()) text.push(' ');
+            if (cur.x1 - cur.x0 >= 0.01) prevEnd = cur.c.trim() ? cur.x1 : Number.NaN;
             if (nxt && nxt.x1 - nxt.x0 < 0.01 && cur.x1 - cur.x0 >= 0.01 && nxt.c.trim()) {
               text.push(nxt.c, cur.c);
               i++;

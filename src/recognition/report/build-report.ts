@@ -124,6 +124,7 @@ export function buildReport(
     empty: which.empty.length,
     failed: which.failed.length,
     skipped: which.skipped.length,
+    billable: units.filter((u) => (u.kind === 'markup' ? u.markdown.trim() !== '' : u.kind === 'text-layer' || (u.kind === 'ocr' && u.lines.length > 0))).length,
     which,
   };
   const structure: QualityReport['structure'] = {

@@ -34,6 +34,8 @@ export type WarningCode =
   | 'PAGE_TOO_LARGE'
   /** An EPUB spine item points to a file missing from the archive. */
   | 'MISSING_SPINE_ITEM'
+  /** The EPUB spine lists one content document several times (manifest ids with `#fragment`s); it was converted once. */
+  | 'DUPLICATE_SPINE_ITEMS'
   /** EPUB fonts are obfuscated (IDPF/Adobe font mangling); the text is unaffected. */
   | 'FONT_OBFUSCATION'
   /** A passage of 120+ words repeats verbatim (duplicated text layer or extraction loop). */
@@ -97,6 +99,11 @@ export interface QualityReport {
     readonly failed: number;
     /** Pages not reached (time limit). */
     readonly skipped: number;
+    /**
+     * Pages billed (ADR 0236): pages whose text was read (text layer or OCR with words), or EPUB content
+     * documents with content, each distinct file once. Empty, failed and skipped pages are free.
+     */
+    readonly billable: number;
     /** Page numbers of each kind (1-based). */
     readonly which: {
       readonly textLayer: readonly number[];

@@ -7,6 +7,7 @@ import type { Box, LayoutLine, PageExtraction } from '../layout-model.js';
 import type { DocBlock, HeadingSource } from './document-blocks.js';
 import { Vocabulary, joinLines, joinParagraph } from './dehyphenate.js';
 import { removeRunningLines } from './running-lines.js';
+import { moveMarginNotes } from './margin-notes.js';
 import { orderReading } from './reading-order.js';
 import { repairText, stripDotLeaders } from './text-repairs.js';
 import { CAPTION_RE, LIST_MARKER_RE, ORDERED_MARKER_RE, REFERENCES_HEADING_RE, SECTION_NUMBER_RE, SENTENCE_END_RE, looksLikeEquation, nonSpaceLength } from './patterns.js';
@@ -146,7 +147,8 @@ export function dominantSize(pages: readonly PageExtraction[]): number {
 /** Runs the layout passes over extracted pages. */
 export function analyzeLayout(input: LayoutInput): LayoutResult {
   const { pages: unordered, removed } = removeRunningLines(repairText(input.pages));
-  const { pages } = orderReading(unordered);
+  const { pages: ordered } = orderReading(unordered);
+  const pages = ordered.map(moveMarginNotes);
   const body = dominantSize(pages);
   const vocab = new Vocabulary();
   for (const p of pages) for (const l of p.lines) vocab.add(l.text);
@@ -311,7 +313,10 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
     if (endsSentence && !(numbered && t.length < 80)) return null;
     if (words > 20) return null;
     const nextStartsLower = next ? /^\p{Ll}/u.test(next.lines[0]!.text) : false;
-    if (numbered && (bold || strongSize)) {
+    // A two-level number ("2.1 Class options") on a short line of its own, set like the body (journal
+    // classes that mark subsections by number alone), above running text: lists are not numbered so.
+    const subNumbered = numbered !== null && /^\d{1,2}\.\d{1,2}(?:\.\d{1,2}){0,2}\.?$/.test(numbered[1]!) && raw.lines.length === 1 && words <= 10 && !/[.:;,]$/.test(t) && ratio >= 0.93 && next !== undefined && !nextStartsLower && (next.lines.length >= 2 || next.lines[0]!.text.length >= Math.max(60, 2 * t.length));
+    if (numbered && (bold || strongSize || subNumbered)) {
       const num = numbered[1]!.replace(/\.$/, '');
       const depth = /^[IVX]+$/.test(num) ? 1 : num.split('.').length;
       if (/^\d+$/.test(num) && Number(num) > 40) return null;
@@ -559,8 +564,12 @@ function mergeBlocks(items: Classified[], vocab: Vocabulary): DocBlock[] {
           lastPara = { index: lastPara.index, size: lastPara.size, text: merged, last: c.last };
           break;
         }
-        // A paragraph right after a list item, indented past the marker, continues that item.
-        if (prev && prev.kind === 'list' && c.lines[0] && c.lines[0].x0 > (itemX0.get(prev) ?? Infinity) + 2 && c.page === prev.page) {
+        // A paragraph right after a list item, indented past the marker, continues that item; so does one
+        // that goes on in lower case after an item cut mid-sentence or mid-word ("... automati-" / "cally
+        // loads"), on the same or the next page: a numbered line ("3. Package The ...") wrapped flush left.
+        const lastItem = prev && prev.kind === 'list' ? prev.items[prev.items.length - 1]! : '';
+        const cutItem = prev?.kind === 'list' && (c.page === prev.page || c.page === prev.page + 1) && /^\p{Ll}/u.test(c.text) && (/\p{L}-$/u.test(lastItem) || (!SENTENCE_END_RE.test(lastItem) && /\p{Ll}$/u.test(lastItem) && lastItem.split(/\s+/).length >= 8));
+        if (prev && prev.kind === 'list' && c.lines[0] && ((c.lines[0].x0 > (itemX0.get(prev) ?? Infinity) + 2 && c.page === prev.page) || cutItem)) {
           const items2 = [...prev.items];
           items2[items2.length - 1] = joinLines(items2[items2.length - 1]!, c.text, vocab);
           out[out.length - 1] = { ...prev, items: items2 };

@@ -5,7 +5,9 @@
 // On every page (one-page documents included) a margin line that is no larger than the body and reads as
 // page furniture by its pattern alone (a download or access stamp, "Page n of m", a bare URL or DOI, a bare
 // date, a revision/version stamp, a confidentiality notice; and, when set smaller than the body, a journal
-// running title with volume/issue/pages, an arXiv stamp or a copyright line) goes too: no repetition needed.
+// running title with volume/issue/pages, an arXiv stamp or a copyright line) goes too: no repetition needed;
+// so does a short top line above the page's title. Repetition counts across the whole document (40% of the
+// pages) and within runs of nearby pages at one height (a chapter's running head, ADR 0237).
 import type { LayoutLine, PageExtraction } from '../layout-model.js';
 import { collapseWhitespace } from './patterns.js';
 import { gapTowardBody } from './layout-risk.js';
@@ -24,12 +26,20 @@ const PAGE_NUMBER_RE = /^(?:page\s*)?[-–—(\[]?\s*(?:\d{1,4}|[ivxlcdm]{1,6})\
  */
 export const FURNITURE_RE = new RegExp(
   [
-    String.raw`^(?:downloaded|retrieved|accessed|printed|generated)\b.{0,160}$`,
+    // Download, access and print stamps: "Downloaded from ...", "Download date: 12/03/2024", "Date accessed:
+    // ...", "Last accessed 3 May 2021", "Retrieved on ...", "This content downloaded from 1.2.3.4 on ...".
+    String.raw`^(?:(?:last\s+)?(?:downloaded|download(?:ed)?\s+(?:date|on|at|from|by|time)|retrieved|accessed|printed|generated)|date\s+(?:of\s+)?(?:download(?:ed)?|access(?:ed)?|retriev(?:ed|al)|printed)|(?:this|the)\s+(?:content|article|document|item|pdf|file)\s+(?:was\s+)?(?:downloaded|retrieved|accessed|generated|printed))\b.{0,160}$`,
+    // The same stamp after other text ("J. Example 7 (2019). Downloaded from https://... on 12 May 2024"):
+    // the stamp word, then a date, a year or an address.
+    String.raw`^.{1,100}\b(?:downloaded|download\s+date|date\s+downloaded|accessed|retrieved)\b\s*(?:from|on|at|by|:)?\s.{0,120}(?:\b(?:19|20)\d{2}\b|\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|https?://|\b\d{1,3}(?:\.\d{1,3}){3}\b).{0,80}$`,
     String.raw`^page\s+\d{1,4}\s*(?:of|/)\s*\d{1,4}\b.{0,80}$`,
     String.raw`^.{0,80}\bpage\s+\d{1,4}\s*(?:of|/)\s*\d{1,4}$`,
     String.raw`^(?:https?://|www\.|doi:\s*|https?://doi\.org/)\S+$`,
     String.raw`^(?:\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|\d{4}-\d{2}-\d{2}|(?:\d{1,2}\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(?:\d{1,2},?\s+)?\d{4})(?:[ T]\d{1,2}:\d{2}(?::\d{2})?)?$`,
-    String.raw`^(?:rev(?:ision)?\.?|version|v)\s*[\d.]+[a-z]?\b.{0,60}$`,
+    // Revision and version lines: "Rev. 2.4", "Revision: 2.4", "Document revision 3", "Version 1.0 (draft)",
+    // "Last revised: 2024-03-01".
+    String.raw`^(?:(?:document|doc\.?|manual|spec(?:ification)?)\s+)?(?:rev(?:ision)?\.?|version|ver\.|v)\s*(?:[:#]|no\.)?\s*\d[\d.]*[a-z]?\b.{0,60}$`,
+    String.raw`^(?:last\s+)?(?:revised|updated|modified)\s*(?:on|:)?\s*(?=.{0,40}\d).{1,60}$`,
     String.raw`^(?:confidential|preprint|draft|not for distribution|accepted manuscript|author manuscript)\b.{0,80}$`,
   ].join('|'),
   'i',
@@ -64,6 +74,42 @@ export function runningKey(text: string): string {
   return collapseWhitespace(text.toLowerCase().replace(/\d+/g, '#')).trim();
 }
 
+/** Consecutive occurrences of a running line at most this many text pages apart belong to one run. */
+const RUN_GAP = 3;
+/** Occurrences at one position that make a run: a chapter's running head on three nearby pages. */
+const RUN_MIN = 3;
+/** Points a running line may move between pages and still be "at the same place". */
+const RUN_Y_TOLERANCE = 3;
+
+/**
+ * Running lines found within runs of pages (ADR 0237): a per-chapter running head in a long manual is on
+ * every page of its chapter but on far fewer than 40% of the document's pages. A margin key seen on at
+ * least three pages, each within three text pages of the next (odd/even heads and chapter openings leave
+ * gaps), at the same height within 3 pt, with four letters or more (not a brace of code), is running on
+ * those pages. Returns, per key, the text-page indices where it is running.
+ */
+function runningInRuns(seenAt: ReadonlyMap<string, readonly { page: number; y0: number }[]>): Map<string, Set<number>> {
+  const out = new Map<string, Set<number>>();
+  for (const [key, at] of seenAt) {
+    if (at.length < RUN_MIN || !/(?:\p{L}[^\p{L}]*){4}/u.test(key)) continue;
+    let start = 0;
+    for (let i = 1; i <= at.length; i++) {
+      if (i < at.length && at[i]!.page - at[i - 1]!.page <= RUN_GAP) continue;
+      const run = at.slice(start, i);
+      start = i;
+      if (run.length < RUN_MIN) continue;
+      const ys = run.map((o) => o.y0).sort((a, b) => a - b);
+      const mid = ys[Math.floor(ys.length / 2)]!;
+      const placed = run.filter((o) => Math.abs(o.y0 - mid) <= RUN_Y_TOLERANCE);
+      if (placed.length < RUN_MIN) continue;
+      let set = out.get(key);
+      if (!set) out.set(key, (set = new Set()));
+      for (const o of placed) set.add(o.page);
+    }
+  }
+  return out;
+}
+
 /** Result of {@link removeRunningLines}. */
 export interface RunningLinesResult {
   readonly pages: PageExtraction[];
@@ -71,8 +117,78 @@ export interface RunningLinesResult {
   readonly removed: number;
 }
 
-/** Returns the pages without their running header/footer lines and page numbers. */
-export function removeRunningLines(pages: readonly PageExtraction[]): RunningLinesResult {
+/** A line number: one to four digits and nothing else. */
+const LINE_NUMBER_RE = /^\d{1,4}$/;
+
+/**
+ * Line numbers in the margin (the `lineno` package, review manuscripts, legal drafts, ADR 0237): bare
+ * numbers in a column outside the text block (left of three in four of its lines, or right of them), at one edge (within
+ * 3 pt), four or more on the page, mostly rising by 1 to 10 down the page (on the right, where contents
+ * pages set page numbers, also smaller than the text). A table's numbered first column sits inside the
+ * text block and stays. Returns the page without them and how many went.
+ */
+export function removeLineNumbers(p: PageExtraction): { page: PageExtraction; removed: number } {
+  const nums = p.lines.filter((l) => LINE_NUMBER_RE.test(l.text.trim()));
+  if (nums.length < 4) return { page: p, removed: 0 };
+  const text = p.lines.filter((l) => !LINE_NUMBER_RE.test(l.text.trim()));
+  if (text.length < 4) return { page: p, removed: 0 };
+  // The text block's edges, robust to a title or a figure label set further out.
+  const x0s = text.map((l) => l.x0).sort((a, b) => a - b);
+  const x1s = text.map((l) => l.x1).sort((a, b) => a - b);
+  const left = x0s[Math.floor(x0s.length * 0.25)]!;
+  const right = x1s[Math.ceil(x1s.length * 0.75) - 1]!;
+  const out = new Set<LayoutLine>();
+  for (const side of ['left', 'right'] as const) {
+    const col = nums.filter((l) => (side === 'left' ? l.x1 <= left - 2 : l.x0 >= right + 2));
+    if (col.length < 4) continue;
+    // One edge: right-aligned numbers share x1 on the left, left-aligned ones x0 on the right.
+    const edges = col.map((l) => (side === 'left' ? l.x1 : l.x0)).sort((a, b) => a - b);
+    const mid = edges[Math.floor(edges.length / 2)]!;
+    const aligned = col.filter((l) => Math.abs((side === 'left' ? l.x1 : l.x0) - mid) <= 3).sort((a, b) => a.y0 - b.y0);
+    if (aligned.length < 4) continue;
+    // Counting lines: each a little more than the one above (every line, or every fifth), not page
+    // numbers of a table of contents, which jump.
+    let rising = 0;
+    for (let i = 1; i < aligned.length; i++) {
+      const step = Number(aligned[i]!.text.trim()) - Number(aligned[i - 1]!.text.trim());
+      if (step > 0 && step <= 10) rising++;
+    }
+    if (rising < 0.8 * (aligned.length - 1)) continue;
+    // On the right, where a contents page sets its page numbers, only numbers smaller than the text.
+    const sizes = text.map((l) => l.size).sort((a, b) => a - b);
+    if (side === 'right' && aligned.some((l) => l.size > 0.85 * sizes[Math.floor(sizes.length / 2)]!)) continue;
+    for (const l of aligned) out.add(l);
+  }
+  // Numbers set smaller than the text right before a column's lines, on their rows (a worksheet's columns
+  // numbered every fifth line, the count running on from column to column): read column by column they
+  // rise as above. A table's row numbers are set like its cells and stay.
+  if (out.size === 0) {
+    const rowOf = (n: LayoutLine, t: LayoutLine) => Math.min(n.y1, t.y1) - Math.max(n.y0, t.y0) > 0.5 * Math.max(1, n.y1 - n.y0);
+    const beside = nums.filter((n) => {
+      const row = text.filter((t) => rowOf(n, t));
+      return row.some((t) => t.x0 >= n.x1 + 1 && t.x0 <= n.x1 + 25 && n.size <= 0.85 * t.size) && !row.some((t) => t.x0 < n.x1 && t.x1 > n.x0);
+    });
+    if (beside.length >= 4) {
+      const ordered = [...beside].sort((a, b) => Math.round((a.x1 - b.x1) / 10) || a.y0 - b.y0);
+      let rising = 0;
+      for (let i = 1; i < ordered.length; i++) {
+        const step = Number(ordered[i]!.text.trim()) - Number(ordered[i - 1]!.text.trim());
+        if (step > 0 && step <= 10) rising++;
+      }
+      if (rising >= 0.8 * (ordered.length - 1)) for (const l of ordered) out.add(l);
+    }
+  }
+  return out.size ? { page: { ...p, lines: p.lines.filter((l) => !out.has(l)) }, removed: out.size } : { page: p, removed: 0 };
+}
+
+/** Returns the pages without their running header/footer lines, page numbers and margin line numbers. */
+export function removeRunningLines(input: readonly PageExtraction[]): RunningLinesResult {
+  let lineNumbers = 0;
+  const pages = input.map((p) => {
+    const r = removeLineNumbers(p);
+    lineNumbers += r.removed;
+    return r.page;
+  });
   const textPages = pages.filter((p) => p.lines.length > 0);
   // The margin bands, widened for lines set apart from the text (LaTeX's default layout on A4 puts the
   // running head at 10.5% of the height and the page number at 82.6%).
@@ -84,9 +200,10 @@ export function removeRunningLines(pages: readonly PageExtraction[]): RunningLin
     if (l.y0 >= p.height * (1 - WIDE_BOTTOM) && gapTowardBody(l, p.lines, false) >= SET_APART * h && nothingBeyond(l, p, false)) return 'bottom';
     return null;
   };
-  // Count on how many pages each margin key appears (once per page).
+  // Count on how many pages each margin key appears (once per page), and where.
   const counts = new Map<string, number>();
-  for (const p of textPages) {
+  const seenAt = new Map<string, { page: number; y0: number }[]>();
+  textPages.forEach((p, index) => {
     const seen = new Set<string>();
     for (const l of p.lines) {
       const zone = inMargin(l, p);
@@ -95,13 +212,18 @@ export function removeRunningLines(pages: readonly PageExtraction[]): RunningLin
       if (!seen.has(k)) {
         seen.add(k);
         counts.set(k, (counts.get(k) ?? 0) + 1);
+        let at = seenAt.get(k);
+        if (!at) seenAt.set(k, (at = []));
+        at.push({ page: index, y0: l.y0 });
       }
     }
-  }
+  });
   const n = textPages.length;
   // Odd/even headers alternate, so a key on 40% of the pages (and at least 2) counts as running.
   const threshold = Math.max(2, Math.ceil(n * 0.4));
-  let removed = 0;
+  const runs = runningInRuns(seenAt);
+  const textIndex = new Map(textPages.map((p, i) => [p, i] as const));
+  let removed = lineNumbers;
   const out = pages.map((p) => {
     if (p.lines.length === 0) return p;
     const inNumberZone = (l: LayoutLine): boolean => l.y1 <= p.height * NUMBER_MARGIN + 2 || inMargin(l, p) !== null;
@@ -135,7 +257,23 @@ export function removeRunningLines(pages: readonly PageExtraction[]): RunningLin
         removed++;
         return false;
       }
-      const repeated = n >= 2 && (counts.get(`${zone}|${runningKey(text)}`) ?? 0) >= threshold;
+      // A short line at the very top of a page, no larger than the body, above the page's title (type at
+      // least 1.3 times the body and the line's own size, in the top 45% of the page): a running head or
+      // journal line, even bold or italic and with no other page to repeat on; never the title's own part
+      // ("Chapter 3" above the chapter title).
+      if (
+        zone === 'top' &&
+        text.length <= 100 &&
+        l.size <= median + 0.5 &&
+        !/^(?:chapter|part|section|appendix|lecture|unit|book)\b/i.test(text) &&
+        nothingBeyond(l, p, true) &&
+        p.lines.some((t) => t !== l && t.y0 >= l.y1 && t.y0 < p.height * 0.45 && t.size >= 1.3 * Math.max(median, l.size) && /\p{L}{3}/u.test(t.text))
+      ) {
+        removed++;
+        return false;
+      }
+      const key = `${zone}|${runningKey(text)}`;
+      const repeated = n >= 2 && ((counts.get(key) ?? 0) >= threshold || (runs.get(key)?.has(textIndex.get(p) ?? -1) ?? false));
       if (repeated) {
         removed++;
         return false;

@@ -1,4 +1,5 @@
-// Builds small EPUB 3 archives in memory for tests (OCF: `mimetype` stored first, container.xml, OPF).
+// Builds small EPUB 3 archives in memory for tests (OCF: `mimetype` stored first, container.xml, OPF; or
+// in another entry order, as real books come).
 import { strToU8, zipSync, type Zippable } from 'fflate';
 
 /** One chapter: its file name and XHTML body. */
@@ -17,6 +18,13 @@ export interface EpubSpec {
   readonly missingInSpine?: readonly string[];
   /** Extra archive entries (e.g. META-INF/encryption.xml, images). */
   readonly extra?: Readonly<Record<string, string | Uint8Array>>;
+  /**
+   * ZIP entry order: `mimetype` first (the OCF rule), `sorted` (by name, as `zip -r` and many build tools
+   * write it: `META-INF/` first, `mimetype` last), or `reversed` (every entry in reverse order).
+   */
+  readonly order?: 'ocf' | 'sorted' | 'reversed';
+  /** List each chapter this many times in manifest and spine, as `file.xhtml#partN` ids (default 1). */
+  readonly fragmentsPerChapter?: number;
 }
 
 const xhtml = (body: string): string =>
@@ -24,9 +32,11 @@ const xhtml = (body: string): string =>
 
 /** Serialises an EPUB. */
 export function buildEpub(spec: EpubSpec): Uint8Array {
-  const items = spec.chapters.map((c, i) => `<item id="c${i}" href="text/${c.file}" media-type="application/xhtml+xml"/>`);
+  const parts = Array.from({ length: spec.fragmentsPerChapter ?? 1 }, (_, k) => k);
+  const id = (i: number, k: number) => (k === 0 ? `c${i}` : `c${i}p${k}`);
+  const items = spec.chapters.flatMap((c, i) => parts.map((k) => `<item id="${id(i, k)}" href="text/${c.file}${k === 0 ? '' : `#part${k}`}" media-type="application/xhtml+xml"/>`));
   const missing = (spec.missingInSpine ?? []).map((f, i) => `<item id="m${i}" href="text/${f}" media-type="application/xhtml+xml"/>`);
-  const spine = [...spec.chapters.map((_, i) => `<itemref idref="c${i}"/>`), ...(spec.missingInSpine ?? []).map((_, i) => `<itemref idref="m${i}"/>`)];
+  const spine = [...spec.chapters.flatMap((_, i) => parts.map((k) => `<itemref idref="${id(i, k)}"/>`)), ...(spec.missingInSpine ?? []).map((_, i) => `<itemref idref="m${i}"/>`)];
   const opf = `<?xml version="1.0" encoding="utf-8"?>
 <package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="uid">
   <metadata xmlns:dc="http://purl.org/dc/elements/1.1/">
@@ -48,7 +58,11 @@ export function buildEpub(spec: EpubSpec): Uint8Array {
   };
   for (const c of spec.chapters) files[`OEBPS/text/${c.file}`] = strToU8(xhtml(c.body));
   for (const [k, v] of Object.entries(spec.extra ?? {})) files[k] = typeof v === 'string' ? strToU8(v) : v;
-  return zipSync(files);
+  const names = Object.keys(files);
+  const order = spec.order ?? 'ocf';
+  if (order === 'ocf') return zipSync(files);
+  const ordered = order === 'sorted' ? [...names].sort() : [...names].reverse();
+  return zipSync(Object.fromEntries(ordered.map((n) => [n, files[n]!])));
 }
 
 /** encryption.xml listing resources with an algorithm (AES for DRM, the IDPF URI for font obfuscation). */

@@ -117,7 +117,7 @@ export async function registerRecognitionRoutes(app: FastifyInstance, deps: Http
           description:
             `multipart/form-data with the file in the part "${FILE_PART}". The format is detected from the bytes. 202 with a new pending job; ` +
             '200 with the existing job when this account already submitted the same bytes (free). Billed once, when the job completes: ' +
-            'prices.recognitionPerPage x pages; 402 when the balance cannot cover one page. 413 over limits.uploadBytes, 415 for another ' +
+            'prices.recognitionPerPage x pages read (blank and failed pages free; an EPUB per content document); 402 when the balance cannot cover one page. 413 over limits.uploadBytes, 415 for another ' +
             'body type, 422 unsupported_format, 503 format_unavailable (a tool is missing).',
           tags: ['recognition'],
           consumes: ['multipart/form-data'],

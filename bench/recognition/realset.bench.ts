@@ -1,0 +1,150 @@
+// Scores Lectern against raw extractors on the real development set (issue 28): PDFs from Debian packages
+// with checks written from their LaTeX sources (bench/recognition/realset/build.ts). By default only the
+// `report` split is scored (tune on the other one, never on this one).
+//   sh bench/recognition/realset/fetch.sh [WORK]            # apt-get download + dpkg-deb -x
+//   node dist/bench/recognition/realset.bench.js [--root WORK/root] [--split report|tune|all] [--max-pages 60]
+//     [--every 1] [--out FILE] [--dump DIR]
+// Tools: Lectern (convertDocument, in process), `pdftotext` (reading order), `mutool draw -F txt`. Each
+// document's sha256 is checked against devset.json first (a different file is skipped and counted).
+// Check types: present, order (olmOCR-bench), heading (the title as a Markdown heading: raw extractors
+// have no headings, so they cannot pass it), cell (table cell relations, GFM tables).
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { LocalProcessRunner } from '../../src/adapters/process/local-process-runner.js';
+import { convertDocument } from '../../src/recognition/index.js';
+import { repoRoot } from '../../test/helpers/paths.js';
+import { check } from './devset/checks.js';
+import { spearman } from './metrics.js';
+import type { RealCheck, RealDocument } from './realset/build.js';
+
+const args = process.argv.slice(2);
+const opt = (name: string): string | undefined => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : undefined);
+const here = join(repoRoot, 'bench', 'recognition', 'realset');
+const root = opt('root') ?? join(here, 'work', 'root');
+const split = opt('split') ?? 'report';
+const dump = opt('dump');
+const TOOLS = ['lectern', 'pdftotext', 'mutool'] as const;
+type Tool = (typeof TOOLS)[number];
+const KINDS = ['present', 'order', 'heading', 'cell'] as const;
+const runner = new LocalProcessRunner();
+const key = (s: string) => s.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+
+/** Whether a tool's output passes a check. */
+export function passes(c: RealCheck, out: string): boolean {
+  if (c.kind === 'heading') {
+    // The PDF numbers its sections ("2.1 Usage", "D Connection macros"); the source's title has no number.
+    const want = key(c.text);
+    return [...out.matchAll(/^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$/gm)].some((m) => key(m[1]!.replace(/^(?:\d+(?:\.\d+)*\.?|[A-Z](?:\.\d+)+\.?|[A-Z]\.|[IVX]+\.|[A-Z](?=\s+\p{Lu}))\s+/u, '')) === want);
+  }
+  return check(c, out);
+}
+
+/** Kind for the report: the package's collection and the document's kind ("publishers/latex-doc"). */
+const kindOf = (d: RealDocument): string => `${d.package.replace(/^texlive-/, '').replace(/-doc$/, '')}/${d.kind}`;
+
+/** Lectern's quality score of the last document it converted (for the score's rank correlation). */
+let lastScore: { value: number; grade: string } | null = null;
+
+async function run(tool: Tool, pdf: string): Promise<string> {
+  if (tool === 'lectern') {
+    const r = await convertDocument(new Uint8Array(readFileSync(pdf)), { runner });
+    lastScore = { value: r.report.score.value, grade: r.report.score.grade };
+    return r.markdown;
+  }
+  if (tool === 'pdftotext') return execFileSync('pdftotext', ['-q', pdf, '-'], { maxBuffer: 256 << 20 }).toString('utf8');
+  return execFileSync('mutool', ['draw', '-q', '-F', 'txt', '-o', '-', pdf], { maxBuffer: 256 << 20, stdio: ['ignore', 'pipe', 'ignore'] }).toString('utf8');
+}
+
+if (process.argv[1]?.endsWith('realset.bench.js')) {
+  const set = JSON.parse(readFileSync(join(here, 'devset.json'), 'utf8')) as { documents: RealDocument[] };
+  // --max-pages and --every keep a run short on a loaded machine (the defaults score every report document
+  // of up to 60 pages); the JSON says which were scored.
+  const maxPages = Number(opt('max-pages') ?? 60);
+  const every = Number(opt('every') ?? 1);
+  const docs = set.documents.filter((d) => (split === 'all' || d.split === split) && d.pages <= maxPages).filter((_, i) => i % every === 0);
+  const load = loadavg();
+  type Tally = Record<string, { passed: number; total: number }>;
+  const tally = Object.fromEntries(TOOLS.map((t) => [t, Object.fromEntries(KINDS.map((k) => [k, { passed: 0, total: 0 }]))])) as Record<Tool, Tally>;
+  const byKind: Record<string, Record<Tool, { passed: number; total: number }>> = {};
+  const ms: Record<Tool, number> = { lectern: 0, pdftotext: 0, mutool: 0 };
+  const perDoc: { path: string; pages: number; kind: string; share: Record<Tool, number>; score: number | null; failed: Record<Tool, RealCheck[]> }[] = [];
+  let pages = 0;
+  let missing = 0;
+  let changed = 0;
+  if (dump) mkdirSync(dump, { recursive: true });
+  for (const d of docs) {
+    const pdf = join(root, d.path);
+    if (!existsSync(pdf)) {
+      missing++;
+      continue;
+    }
+    if (createHash('sha256').update(readFileSync(pdf)).digest('hex') !== d.sha256) {
+      changed++;
+      continue;
+    }
+    pages += d.pages;
+    const share = {} as Record<Tool, number>;
+    const failed = {} as Record<Tool, RealCheck[]>;
+    lastScore = null;
+    for (const tool of TOOLS) {
+      const t0 = performance.now();
+      let out = '';
+      try {
+        out = await run(tool, pdf);
+      } catch (e) {
+        out = '';
+        console.error(`${tool} failed on ${d.path}: ${(e as Error).message.slice(0, 120)}`);
+      }
+      ms[tool] += performance.now() - t0;
+      if (dump) writeFileSync(join(dump, `${d.path.replace(/[^\w.-]+/g, '_')}.${tool}.${tool === 'lectern' ? 'md' : 'txt'}`), out);
+      let ok = 0;
+      failed[tool] = [];
+      for (const c of d.checks) {
+        const pass = passes(c, out);
+        tally[tool][c.kind]!.total++;
+        if (pass) {
+          tally[tool][c.kind]!.passed++;
+          ok++;
+        } else failed[tool].push(c);
+        const k = (byKind[kindOf(d)] ??= {} as Record<Tool, { passed: number; total: number }>);
+        k[tool] ??= { passed: 0, total: 0 };
+        k[tool].total++;
+        if (pass) k[tool].passed++;
+      }
+      share[tool] = d.checks.length ? ok / d.checks.length : 1;
+    }
+    perDoc.push({ path: d.path, pages: d.pages, kind: d.kind, share, score: (lastScore as { value: number } | null)?.value ?? null, failed: Object.fromEntries(TOOLS.map((t) => [t, failed[t].slice(0, 5)])) as Record<Tool, RealCheck[]> });
+  }
+  const rate = (x: { passed: number; total: number }) => (x.total ? Math.round((1000 * x.passed) / x.total) / 10 : null);
+  const result = {
+    bench: 'recognition-realset',
+    date: new Date().toISOString(),
+    machine: { cpus: cpus().length, model: cpus()[0]?.model ?? 'unknown', loadavgBefore: load, loadavgAfter: loadavg(), note: 'shared 2-core machine loaded by other sessions: times are indicative only' },
+    split,
+    selection: { maxPages, every },
+    documents: perDoc.length,
+    missing,
+    changed,
+    pages,
+    checksByType: Object.fromEntries(TOOLS.map((t) => [t, Object.fromEntries(KINDS.map((k) => [k, { ...tally[t][k], percent: rate(tally[t][k]!) }]))])),
+    overall: Object.fromEntries(TOOLS.map((t) => {
+      const all = KINDS.reduce((a, k) => ({ passed: a.passed + tally[t][k]!.passed, total: a.total + tally[t][k]!.total }), { passed: 0, total: 0 });
+      const noHeading = KINDS.filter((k) => k !== 'heading').reduce((a, k) => ({ passed: a.passed + tally[t][k]!.passed, total: a.total + tally[t][k]!.total }), { passed: 0, total: 0 });
+      return [t, { percent: rate(all), percentWithoutHeadings: rate(noHeading) }];
+    })),
+    byDocumentKind: Object.fromEntries(Object.entries(byKind).map(([k, v]) => [k, Object.fromEntries(TOOLS.map((t) => [t, rate(v[t] ?? { passed: 0, total: 0 })]))])),
+    // Does the quality score rank documents as the checks do? (share of Lectern's checks passed, per document)
+    scoreSpearman: (() => {
+      const scored = perDoc.filter((d) => d.score !== null);
+      return scored.length >= 3 ? Math.round(spearman(scored.map((d) => d.score!), scored.map((d) => d.share.lectern)) * 1000) / 1000 : null;
+    })(),
+    pagesPerSecond: Object.fromEntries(TOOLS.map((t) => [t, ms[t] ? Math.round((pages / (ms[t] / 1000)) * 10) / 10 : null])),
+    worstForLectern: [...perDoc].sort((a, b) => a.share.lectern - b.share.lectern).slice(0, 8).map((d) => ({ path: d.path, pages: d.pages, share: d.share, failedLectern: d.failed.lectern })),
+  };
+  const out = opt('out');
+  if (out) writeFileSync(out, JSON.stringify(result, null, 1) + '\n');
+  console.log(JSON.stringify({ documents: result.documents, pages, checksByType: result.checksByType, overall: result.overall, scoreSpearman: result.scoreSpearman, pagesPerSecond: result.pagesPerSecond }, null, 1));
+}
