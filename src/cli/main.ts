@@ -132,6 +132,24 @@ Bad lines are reported by number and skipped; a file whose first records are all
 or a PDF given without --recognize is refused with one line. Exit 1 when anything failed.
 Example: lectern ingest works.jsonl.gz ai.stackexchange.com/Posts.xml`,
   ranking: RANKING_HELP,
+  models: `Usage: lectern models train [--index NAME] [--full] [--dims N]
+       lectern models status
+       lectern models encode
+       lectern models check-encoder DIR [--text T]... [--pooling mean|cls] [--max-tokens N]
+                                    [--query-prefix P] [--document-prefix P]
+
+The retrieval models behind the sparse, short_document and binary modes, and an operator-supplied
+encoder (docs/models.md).
+  train           train the corpus models (sparse expansion, dense vectors) from the store; resumable and
+                  incremental, --full starts over; --index ${INDEX_NAMES.join('|')} (default: both);
+                  --dims N dense dimensions (a multiple of 32, at most 1024). A running server installs
+                  the new models within seconds; without one, the vectors are computed here.
+  status          the trained models with their SHA-256, the configured encoders and each index's vectors
+  encode          compute the dense_encoder / sparse_encoder model's document vectors now (a running
+                  server does it in the background)
+  check-encoder   load the ONNX encoder in DIR, print its SHA-256 id, dimensions and pooling, and the
+                  cosine similarities of the texts (the first --text as a query, the others as documents)
+Example: lectern models train --index documents && lectern models status`,
   index: `Usage: lectern index rebuild | lectern index merge | lectern index stats
 
   rebuild   rebuild the search indexes from the store (stop the server first)
@@ -141,8 +159,12 @@ Example: lectern ingest works.jsonl.gz ai.stackexchange.com/Posts.xml`,
        lectern accounts show ACCOUNT
        lectern accounts set-eligible ACCOUNT true|false
        lectern accounts set-password ACCOUNT      (the password on standard input)
+       lectern accounts rate-limit ACCOUNT [--scope S --burst N --per-second R] [--clear [--scope S]]
 
-ACCOUNT is an account id or email. create prints the account id and a new API key (shown once).`,
+ACCOUNT is an account id or email. create prints the account id and a new API key (shown once).
+rate-limit shows the account's request budgets; with --burst/--per-second it sets the account's own
+budget for scope S (search, documents, ...); --clear returns it to the configured rateLimits (applied
+within 10 s).`,
   keys: `Usage: lectern keys create --account ACCOUNT [--label L]
        lectern keys list --account ACCOUNT
        lectern keys revoke KEY_OR_ID
@@ -662,7 +684,7 @@ function config(ctx: CliContext, args: string[]): number {
 export async function runCli(argv: readonly string[], ctx: CliContext): Promise<number> {
   const [command, ...args] = argv;
   // `lectern COMMAND --help` (anywhere after the command) and `lectern help COMMAND`: no app is opened.
-  const helpFor = command === 'help' ? args[0] : command !== undefined && (args.includes('--help') || args.includes('-h')) ? command : undefined;
+  const helpFor = command === 'help' ? (args[0] === '--help' || args[0] === '-h' ? undefined : args[0]) : command !== undefined && (args.includes('--help') || args.includes('-h')) ? command : undefined;
   if (helpFor !== undefined) {
     const text = HELP[helpFor];
     if (text === undefined) {
