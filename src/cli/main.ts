@@ -235,12 +235,18 @@ async function ingest(ctx: CliContext, args: string[]): Promise<number> {
   const batchSize = intOption(values.batch, 'batch', 1);
   return withApp(ctx, async (app) => {
     const indexes = await app.tryOpenIndexes();
-    if (!indexes) process.stderr.write('note: a running Lectern server holds the search indexes; it will index these documents within a second of each batch.\n');
+    // The notes concern records that were read: a refused file (missing, a directory, a PDF...) gets its
+    // one line and nothing else (issue 25).
+    const notes: string[] = [];
+    if (!indexes) notes.push('note: a running Lectern server holds the search indexes; it will index these documents within a second of each batch.');
     const demo = await app.demoCorpus.status();
     if (demo.present) {
-      process.stderr.write(`note: this store also holds the demo corpus (${demo.documents} documents loaded at first start); your records are added beside them. \`lectern demo remove\` deletes the demo documents.\n`);
+      notes.push(`note: this store also holds the demo corpus (${demo.documents} documents loaded at first start); your records are added beside them. \`lectern demo remove\` deletes the demo documents.`);
     }
     const reports: IngestReport[] = [];
+    const flushNotes = () => {
+      for (const n of notes.splice(0)) process.stderr.write(`${n}\n`);
+    };
     const refused: { file: string; error: { code: string; message: string } }[] = [];
     for (const file of positionals) {
       let bar: ReturnType<typeof progressBar> | null = null;
@@ -250,13 +256,15 @@ async function ingest(ctx: CliContext, args: string[]): Promise<number> {
           format,
           batchSize,
           ...(values.site ? { site: values.site } : {}),
-          onProgress: (p) => (bar ??= progressBar(file.split('/').pop() ?? file)).update(p.bytesRead, p.bytesTotal, `${p.inserted + p.updated + p.unchanged} docs, ${p.failed} bad lines`),
+          onProgress: (p) => (bar ??= (flushNotes(), progressBar(file.split('/').pop() ?? file))).update(p.bytesRead, p.bytesTotal, `${p.inserted + p.updated + p.unchanged} docs, ${p.failed} bad lines`),
           // The first bad lines are shown as they come; the rest are counted (the JSON report lists the first 100).
           onLineError: (line, message) => {
+            flushNotes();
             if (++shown <= MAX_SHOWN_LINE_ERRORS) process.stderr.write(`\n${file}:${line}: ${message}\n`);
             else if (shown === MAX_SHOWN_LINE_ERRORS + 1) process.stderr.write(`\n${file}: more bad lines follow; they are counted, not shown\n`);
           },
         });
+        flushNotes();
         (bar ?? progressBar(file.split('/').pop() ?? file)).finish(`${r.inserted} new, ${r.updated} updated, ${r.unchanged} unchanged, ${r.failed} bad lines`);
         reports.push(r);
       } catch (e) {
@@ -266,6 +274,8 @@ async function ingest(ctx: CliContext, args: string[]): Promise<number> {
         refused.push({ file, error: { code: e.code, message: e.message } });
       }
     }
+    // Only refusals: their lines on stderr say it all (no report of nothing read on stdout).
+    if (reports.length === 0) return 1;
     print([
       ...reports.map((r) => ({ file: r.file, ...(r.site ? { site: r.site, users_file: r.usersFile ?? null } : {}), lines: r.lines, inserted: r.inserted, updated: r.updated, unchanged: r.unchanged, failed: r.failed, errors: r.errors })),
       ...refused,
@@ -326,7 +336,8 @@ async function ingestRecognized(ctx: CliContext, files: string[]): Promise<numbe
         out.push({ file, error: { code, message: (e as Error).message } });
       }
     }
-    print(out);
+    // nothing converted: the lines above say it all (no report of nothing on stdout)
+    if (failed < files.length) print(out);
     return failed > 0 ? 1 : 0;
   });
 }

@@ -210,6 +210,11 @@ describe('the demo corpus is never mixed in unnoticed', () => {
     assert.deepEqual(await app.demoCorpus.status(), { present: true, documents: 2 });
     const noisy = await cli(app, ['ingest', own]);
     assert.match(noisy.stderr, /note: this store also holds the demo corpus \(2 documents loaded at first start\).*lectern demo remove/);
+    // a missing file: one line, whatever the store holds (issue 25: the notes and an empty JSON report made 12)
+    const missing = await cli(app, ['ingest', join(app.dir, 'nope.jsonl')]);
+    assert.equal(missing.code, 1);
+    assert.equal(missing.stderr, `lectern: ${join(app.dir, 'nope.jsonl')}: no such file.\n`);
+    assert.equal(missing.stdout, '');
     const status = await cli(app, ['demo', 'status']);
     assert.deepEqual(JSON.parse(status.stdout), { demo_corpus: 'loaded', demo_documents: 2, store_documents: 3, load_on_first_start: false });
     const removed = await cli(app, ['demo', 'remove']);
