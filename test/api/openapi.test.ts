@@ -48,6 +48,16 @@ describe('/openapi.json', () => {
     assert.equal(snippet({ field: 'abstract', text: 'abc', highlights: [[0, 1, 2]] }), false);
   });
 
+  test('fields the interface leaves optional are not required: as_of_at of activity and trending (BatchInfo requires it)', () => {
+    const s = doc.components.schemas;
+    for (const name of ['DocumentActivity', 'DocumentActivityResponse', 'TrendingResponse']) {
+      assert.ok(s[name].properties.as_of_at, `${name} has as_of_at`);
+      assert.equal((s[name].required ?? []).includes('as_of_at'), false, `${name}.as_of_at is optional`);
+    }
+    assert.ok(s.DocumentActivity.required.includes('views_7d'), 'the counters stay required');
+    assert.ok(s.BatchInfo.required.includes('as_of_at'), 'BatchInfo.as_of_at is R in the interface');
+  });
+
   test('title, version 0.1.0 and MIT licence for the description', () => {
     assert.equal(doc.openapi, '3.1.0');
     assert.equal(doc.info.version, '0.1.0');

@@ -17,7 +17,8 @@ export const DocumentActivityFields = {
   ai_citations_30d: counter('Cited in generated answers, last 30 days.'),
   positive_ratings_7d: counter('Relevance feedback graded 2 or 3, last 7 days.'),
   positive_ratings_30d: counter('Positive ratings, last 30 days.'),
-  as_of_at: Nullable(Int64({ description: 'Snapshot time; null when no recorded activity.' })),
+  // optional in the interface (no R): always sent by Lectern, never required of a reader (issue 25)
+  as_of_at: Type.Optional(Nullable(Int64({ description: 'Snapshot time; null when no recorded activity. Optional in the interface; Lectern always sends it.' }))),
 };
 
 export const DocumentActivity = Type.Object(DocumentActivityFields, { $id: 'DocumentActivity' });
@@ -58,7 +59,7 @@ export const TrendingResponse = Type.Object(
   {
     period: ref(TrendingPeriod),
     documents: Type.Array(ref(TrendingDocument), { description: 'Ordered by weighted interest, without content.' }),
-    as_of_at: Nullable(Int64()),
+    as_of_at: Type.Optional(Nullable(Int64({ description: 'Snapshot time; null when no recorded activity. Optional in the interface; Lectern always sends it.' }))),
   },
   { $id: 'TrendingResponse' },
 );
