@@ -2,13 +2,14 @@
 // authentication and rate limits per route (route `config`), Prometheus metrics, the OpenAPI document
 // and every route. `listen` is the caller's business (tests use `inject`).
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import fastifySwagger from '@fastify/swagger';
 import type { TSchema } from 'typebox';
 import { AppError } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
 import type { RateScope } from '../config/index.js';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './errors.js';
+import { installRequestLog, RequestLogController } from './request-log.js';
 import { installValidation } from './validation.js';
 import { ALL_SCHEMAS } from './schemas/index.js';
 import { createHttpMetrics } from './metrics.js';
@@ -77,7 +78,8 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
       return typeof given === 'string' && /^[A-Za-z0-9._:-]{8,128}$/.test(given) ? given : randomUUID();
     },
     requestIdHeader: false,
-    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    // one line per request, written by request-log.ts (issue 25: Fastify's two lines were 441 bytes)
+    logController: new RequestLogController(),
     bodyLimit: config.limits.jsonBodyBytes,
     // Slow headers: Node's requestTimeout answers 408 through clientErrorHandler; slow bodies: preParsing below.
     requestTimeout: config.limits.requestTimeoutMs,
@@ -94,6 +96,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
   });
 
   installErrorHandling(app);
+  installRequestLog(app);
   // A body that does not arrive within limits.requestTimeoutMs is cut off: 408 request_timeout, and the
   // connection is closed (a slow body cannot hold a socket forever, authenticated or not).
   app.addHook('preParsing', async (request, reply, payload) => {
