@@ -10,6 +10,7 @@ import type { Principal } from '../domain/principal.js';
 import type { RateScope } from '../config/index.js';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './errors.js';
 import { installRequestLog, RequestLogController } from './request-log.js';
+import { operationIdFor } from './operation-ids.js';
 import { installValidation } from './validation.js';
 import { ALL_SCHEMAS } from './schemas/index.js';
 import { createHttpMetrics } from './metrics.js';
@@ -153,7 +154,10 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
       const method = [route.method].flat()[0] ?? 'GET';
       const published = withContract(schema as Parameters<typeof withContract>[0], cfg, method) as typeof schema;
       const o = cfg?.openapi;
-      return o ? { schema: { ...published, params: o.params }, url: o.path } : { schema: published, url };
+      // a stable operationId per operation (operation-ids.ts), so generated clients do not invent names
+      const operationId = operationIdFor(method, o ? o.path : url);
+      const named = (operationId ? { ...published, operationId } : published) as typeof schema;
+      return o ? { schema: { ...named, params: o.params }, url: o.path } : { schema: named, url };
     },
     transformObject: (d) => publishableOpenApi((d as { openapiObject: Record<string, unknown> }).openapiObject) as never,
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String((json as { $id?: string }).$id ?? `def-${i}`) },

@@ -1,6 +1,6 @@
 // Activity counters and trending (interface: Activity and trending).
 import { Type } from 'typebox';
-import { Int32, Int64, Nullable, ref } from './common.js';
+import { Int32, Int64, Nullable, documentSlot, ref } from './common.js';
 import { Contribution } from './feedback.js';
 
 const counter = (description: string) => Int64({ minimum: 0, description });
@@ -47,7 +47,7 @@ export const TrendingDocument = Type.Object(
   {
     id: Type.String(),
     uris: Type.Array(Type.String()),
-    document: Type.Object({}, { additionalProperties: true }),
+    document: documentSlot(false, 'The document without its content (see docs/api.md, "The document object").'),
     activity: ref(DocumentActivity),
     comments: ref(CommentStats),
     score: Type.Number({ description: 'views + 2 x agent reads + 3 x AI citations + 3 x positive ratings + 3 x comments posted, over the period.' }),
