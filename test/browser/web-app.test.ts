@@ -18,6 +18,7 @@ import { doc, seed } from '../helpers/documents.js';
 import { repoRoot } from '../helpers/paths.js';
 import { sampleArticle } from '../recognition/helpers/pdf-builder.js';
 import { needs } from '../recognition/helpers/tools.js';
+import { CEILING_MS, ceiling } from '../helpers/wait.js';
 
 const CHROMIUM = process.env.LECTERN_CHROMIUM ?? '/usr/bin/chromium';
 const skip = existsSync(CHROMIUM) ? ((await needs('mutool')) as string | false) : `Chromium is not installed at ${CHROMIUM} (apt-get install chromium; scripts/system-packages.txt): browser tests skipped`;
@@ -164,7 +165,7 @@ describe('the web application in Chromium', { skip }, () => {
     await check(page, 'ask');
     await page.fill('#query', 'How much cushion gas does hydrogen storage in salt caverns need?');
     await page.click('form.ask button[type=submit]');
-    await page.waitForURL(/\/ask\/how-much-cushion-gas/, { timeout: 30_000 });
+    await page.waitForURL(/\/ask\/how-much-cushion-gas/, { timeout: ceiling(30_000) });
     await page.waitForSelector('a.cite');
     await check(page, 'conversation');
     const conversationUrl = page.url();
@@ -224,7 +225,7 @@ describe('the web application in Chromium', { skip }, () => {
     await page.setInputFiles('#file', { name: 'paper.pdf', mimeType: 'application/pdf', buffer: Buffer.from(sampleArticle(2)) });
     await page.click('text=Upload and convert');
     await page.waitForURL(/\/recognize\/rj_/);
-    const deadline = Date.now() + 60_000;
+    const deadline = Date.now() + CEILING_MS;
     while (!(await page.locator('h1:has-text("Conversion done")').count()) && Date.now() < deadline) {
       await page.waitForTimeout(500);
       await page.reload();

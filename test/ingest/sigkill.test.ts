@@ -9,11 +9,12 @@ import Database from 'better-sqlite3';
 import { openSqliteStorage } from '../../src/adapters/sqlite/sqlite-storage.js';
 import { contentHash } from '../../src/adapters/sql/document-row.js';
 import { childEnv, repoRoot } from '../helpers/paths.js';
+import { ceiling } from '../helpers/wait.js';
 
 const N = 20_000;
 const BATCH = 250;
 
-test('kill -9 during ingest loses no committed batch and leaves no partial one', { timeout: 120_000 }, async () => {
+test('kill -9 during ingest loses no committed batch and leaves no partial one', { timeout: ceiling(120_000) }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'lectern-kill-'));
   try {
     const file = join(dir, 'big.jsonl');
