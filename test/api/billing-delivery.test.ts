@@ -21,7 +21,7 @@ import { createTestSchema, databaseUrl, postgresSkip } from '../helpers/storage.
 import { openSqliteStorage } from '../../src/adapters/sqlite/sqlite-storage.js';
 import { openPostgresStorage } from '../../src/adapters/postgres/postgres-storage.js';
 import type { Storage } from '../../src/ports/storage.js';
-import { answers200, ceiling, waitFor } from '../helpers/wait.js';
+import { answers200, ceiling, CEILING_MS, waitFor } from '../helpers/wait.js';
 
 const MAIN = join(repoRoot, 'dist/src/main.js');
 const SEARCH_PRICE = 10;
@@ -159,7 +159,7 @@ function fetchAndHangUp(port: number, key: string, id: string, afterMs: number):
 }
 
 /** Ledger entries of the account by reference; waits until no credits are held (all holds settled). */
-async function settledLedger(h: Harness, waitMs = 15_000): Promise<{ byRef: Map<string, number[]>; storage: Storage }> {
+async function settledLedger(h: Harness, waitMs = CEILING_MS): Promise<{ byRef: Map<string, number[]>; storage: Storage }> {
   const storage = await h.openStorage();
   const until = Date.now() + waitMs;
   while ((await storage.ledger.held(h.accountId)) !== 0) {
