@@ -8,6 +8,7 @@
 // Skipped, saying why, when Chromium is not installed (scripts/system-packages.txt installs it).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -203,16 +204,25 @@ describe('the web application in Chromium', { skip }, () => {
     await page.waitForSelector('#comment-pending');
     const me = await app.storage.accounts.getByEmail(email);
     await app.community.approveAuthor(me!.id);
+    // another reader's comment (through the API): one's own comment cannot be voted on (issue 25)
+    const other = await app.account({ credits: 1_000 });
+    await app.community.approveAuthor(other.id);
+    const documentId = decodeURIComponent(new URL(documentUrl).pathname.split('/').pop()!);
+    const otherSearch = (await app.http.inject({ method: 'POST', url: '/v2/search/', headers: { 'x-api-key': other.key }, payload: { query: 'hydrogen', limit: 1 } })).json();
+    const posted = await app.http.inject({ method: 'POST', url: '/v2/search/comments', headers: { 'x-api-key': other.key }, payload: { trajectory_id: otherSearch.trajectory.id, feedback_token: otherSearch.trajectory.feedback_token, comment_id: randomUUID(), document_id: documentId, model: 'browser-test-model', contribution: 'supports', content: 'A second field test agrees.', evidence: [{ uri: 'https://doi.org/10.1000/abc', quote: 'agrees' }] } });
+    assert.equal(posted.json().status, 'published', posted.body);
+    const commentId = String(posted.json().comment_id);
     await page.goto(documentUrl);
-    const comment = page.locator('#comments li.comment').first();
-    await comment.waitFor();
-    const commentId = (await comment.getAttribute('id'))!.replace('comment-', '');
-    await comment.locator('button:has-text("Endorse")').click();
+    const mine = page.locator('#comments li.comment').first();
+    await mine.waitFor();
+    assert.notEqual((await mine.getAttribute('id'))!.replace('comment-', ''), commentId, 'the reader\'s own comment comes first');
+    assert.equal(await mine.locator('button:has-text("Endorse")').count(), 0, 'no vote buttons on one\'s own comment');
+    await page.locator(`#comment-${commentId} button:has-text("Endorse")`).click();
     await page.waitForSelector(`#c-${commentId}-score:has-text("Score 1")`);
     await check(page, 'document-comments');
     await page.locator(`#comment-${commentId} button:has-text("Withdraw my vote")`).click();
     await page.waitForSelector(`#c-${commentId}-score:has-text("Score 0")`);
-    assert.equal((await page.textContent('#comments-7d'))?.trim(), '1');
+    assert.equal((await page.textContent('#comments-7d'))?.trim(), '2');
     await app.community.refreshTrending();
     await page.goto(`${base}/trending`);
     await page.waitForSelector('#trending-list');
