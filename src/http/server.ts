@@ -11,6 +11,7 @@ import type { RateScope } from '../config/index.js';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './errors.js';
 import { installRequestLog, RequestLogController } from './request-log.js';
 import { operationIdFor } from './operation-ids.js';
+import { sharedSerializers } from './serializers.js';
 import { installValidation } from './validation.js';
 import { ALL_SCHEMAS } from './schemas/index.js';
 import { createHttpMetrics } from './metrics.js';
@@ -89,6 +90,8 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     frameworkErrors: frameworkErrorHandler,
     forceCloseConnections: 'idle',
     routerOptions: { maxParamLength: 4096, ignoreTrailingSlash: true },
+    // one serializer per distinct response schema, not per route and status (serializers.ts)
+    schemaController: { compilersFactory: { buildSerializer: sharedSerializers as never } },
   });
 
   app.decorateRequest('principal', null);
