@@ -153,6 +153,24 @@ Bad lines are reported by number and skipped; a file whose first records are all
 or a PDF given without --recognize is refused with one line. Exit 1 when anything failed.
 Example: lectern ingest works.jsonl.gz ai.stackexchange.com/Posts.xml`,
   ranking: RANKING_HELP,
+  models: `Usage: lectern models train [--index NAME] [--full] [--dims N]
+       lectern models status
+       lectern models encode
+       lectern models check-encoder DIR [--text T]... [--pooling mean|cls] [--max-tokens N]
+                                    [--query-prefix P] [--document-prefix P]
+
+The retrieval models behind the sparse, short_document and binary modes, and an operator-supplied
+encoder (docs/models.md).
+  train           train the corpus models (sparse expansion, dense vectors) from the store; resumable and
+                  incremental, --full starts over; --index ${INDEX_NAMES.join('|')} (default: both);
+                  --dims N dense dimensions (a multiple of 32, at most 1024). A running server installs
+                  the new models within seconds; without one, the vectors are computed here.
+  status          the trained models with their SHA-256, the configured encoders and each index's vectors
+  encode          compute the dense_encoder / sparse_encoder model's document vectors now (a running
+                  server does it in the background)
+  check-encoder   load the ONNX encoder in DIR, print its SHA-256 id, dimensions and pooling, and the
+                  cosine similarities of the texts (the first --text as a query, the others as documents)
+Example: lectern models train --index documents && lectern models status`,
   index: `Usage: lectern index rebuild | lectern index merge | lectern index stats
 
   rebuild   rebuild the search indexes from the store (stop the server first)
@@ -162,8 +180,12 @@ Example: lectern ingest works.jsonl.gz ai.stackexchange.com/Posts.xml`,
        lectern accounts show ACCOUNT
        lectern accounts set-eligible ACCOUNT true|false
        lectern accounts set-password ACCOUNT      (the password on standard input)
+       lectern accounts rate-limit ACCOUNT [--scope S --burst N --per-second R] [--clear [--scope S]]
 
-ACCOUNT is an account id or email. create prints the account id and a new API key (shown once).`,
+ACCOUNT is an account id or email. create prints the account id and a new API key (shown once).
+rate-limit shows the account's request budgets; with --burst/--per-second it sets the account's own
+budget for scope S (search, documents, ...); --clear returns it to the configured rateLimits (applied
+within 10 s).`,
   keys: `Usage: lectern keys create --account ACCOUNT [--label L]
        lectern keys list --account ACCOUNT
        lectern keys revoke KEY_OR_ID
@@ -250,12 +272,18 @@ async function ingest(ctx: CliContext, args: string[]): Promise<number> {
   const batchSize = intOption(values.batch, 'batch', 1);
   return withApp(ctx, async (app) => {
     const indexes = await app.tryOpenIndexes();
-    if (!indexes) process.stderr.write('note: a running Lectern server holds the search indexes; it will index these documents within a second of each batch.\n');
+    // The notes concern records that were read: a refused file (missing, a directory, a PDF...) gets its
+    // one line and nothing else (issue 25).
+    const notes: string[] = [];
+    if (!indexes) notes.push('note: a running Lectern server holds the search indexes; it will index these documents within a second of each batch.');
     const demo = await app.demoCorpus.status();
     if (demo.present) {
-      process.stderr.write(`note: this store also holds the demo corpus (${demo.documents} documents loaded at first start); your records are added beside them. \`lectern demo remove\` deletes the demo documents.\n`);
+      notes.push(`note: this store also holds the demo corpus (${demo.documents} documents loaded at first start); your records are added beside them. \`lectern demo remove\` deletes the demo documents.`);
     }
     const reports: IngestReport[] = [];
+    const flushNotes = () => {
+      for (const n of notes.splice(0)) process.stderr.write(`${n}\n`);
+    };
     const refused: { file: string; error: { code: string; message: string } }[] = [];
     for (const file of positionals) {
       let bar: ReturnType<typeof progressBar> | null = null;
@@ -265,13 +293,15 @@ async function ingest(ctx: CliContext, args: string[]): Promise<number> {
           format,
           batchSize,
           ...(values.site ? { site: values.site } : {}),
-          onProgress: (p) => (bar ??= progressBar(file.split('/').pop() ?? file)).update(p.bytesRead, p.bytesTotal, `${p.inserted + p.updated + p.unchanged} docs, ${p.failed} bad lines`),
+          onProgress: (p) => (bar ??= (flushNotes(), progressBar(file.split('/').pop() ?? file))).update(p.bytesRead, p.bytesTotal, `${p.inserted + p.updated + p.unchanged} docs, ${p.failed} bad lines`),
           // The first bad lines are shown as they come; the rest are counted (the JSON report lists the first 100).
           onLineError: (line, message) => {
+            flushNotes();
             if (++shown <= MAX_SHOWN_LINE_ERRORS) process.stderr.write(`\n${file}:${line}: ${message}\n`);
             else if (shown === MAX_SHOWN_LINE_ERRORS + 1) process.stderr.write(`\n${file}: more bad lines follow; they are counted, not shown\n`);
           },
         });
+        flushNotes();
         (bar ?? progressBar(file.split('/').pop() ?? file)).finish(`${r.inserted} new, ${r.updated} updated, ${r.unchanged} unchanged, ${r.failed} bad lines`);
         reports.push(r);
       } catch (e) {
@@ -281,6 +311,8 @@ async function ingest(ctx: CliContext, args: string[]): Promise<number> {
         refused.push({ file, error: { code: e.code, message: e.message } });
       }
     }
+    // Only refusals: their lines on stderr say it all (no report of nothing read on stdout).
+    if (reports.length === 0) return 1;
     print([
       ...reports.map((r) => ({ file: r.file, ...(r.site ? { site: r.site, users_file: r.usersFile ?? null } : {}), lines: r.lines, inserted: r.inserted, updated: r.updated, unchanged: r.unchanged, failed: r.failed, errors: r.errors })),
       ...refused,
@@ -341,7 +373,8 @@ async function ingestRecognized(ctx: CliContext, files: string[]): Promise<numbe
         out.push({ file, error: { code, message: (e as Error).message } });
       }
     }
-    print(out);
+    // nothing converted: the lines above say it all (no report of nothing on stdout)
+    if (failed < files.length) print(out);
     return failed > 0 ? 1 : 0;
   });
 }
@@ -735,7 +768,7 @@ function config(ctx: CliContext, args: string[]): number {
 export async function runCli(argv: readonly string[], ctx: CliContext): Promise<number> {
   const [command, ...args] = argv;
   // `lectern COMMAND --help` (anywhere after the command) and `lectern help COMMAND`: no app is opened.
-  const helpFor = command === 'help' ? args[0] : command !== undefined && (args.includes('--help') || args.includes('-h')) ? command : undefined;
+  const helpFor = command === 'help' ? (args[0] === '--help' || args[0] === '-h' ? undefined : args[0]) : command !== undefined && (args.includes('--help') || args.includes('-h')) ? command : undefined;
   if (helpFor !== undefined) {
     const text = HELP[helpFor];
     if (text === undefined) {

@@ -263,12 +263,14 @@ export class CommunityService {
 
   /**
    * Sets (1 endorses, -1 disputes) or withdraws (0) the caller's vote on a visible comment. Repeats
-   * leave the same state. Unknown, removed or not-yet-published comments: 404.
+   * leave the same state. Unknown, removed or not-yet-published comments: 404. An account cannot
+   * endorse or dispute its own comment (403 forbidden); withdrawing (0) is always allowed.
    */
   async vote(principal: Principal, commentId: number, vote: number): Promise<VoteResult> {
     if (vote !== -1 && vote !== 0 && vote !== 1) throw new AppError('validation_failed', 'vote must be 1 (endorse), -1 (dispute) or 0 (withdraw).');
     const c = await this.d.store.getComment(commentId);
     if (!c || c.status !== 'published') throw new AppError('not_found', `No comment ${commentId}.`);
+    if (vote !== 0 && c.accountId === principal.accountId) throw new AppError('forbidden', `Comment ${commentId} is your own: votes are other readers' endorsements and disputes.`, { extra: { reason: 'own_comment' } });
     const votes = await this.d.store.setVote(commentId, principal.accountId, vote);
     return { commentId, votes, userVote: vote };
   }

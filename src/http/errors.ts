@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, errorDetail, type ErrorCode } from '../domain/errors.js';
+import { noteRefusal } from './request-log.js';
 
 interface AjvLikeError {
   instancePath?: string;
@@ -74,6 +75,8 @@ export function toAppError(err: unknown, request?: FastifyRequest): AppError {
 
 /** Sends `err` as an ApiError on `reply`. */
 export function sendError(reply: FastifyReply, err: AppError): FastifyReply {
+  // the code goes on the request's one log line (request-log.ts), not on a line of its own
+  noteRefusal(reply.request, err.code);
   for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
   // RFC 6750 §3: a 401 names the scheme; `invalid_token` when a credential was presented and refused.
   if (err.status === 401 && !reply.hasHeader('WWW-Authenticate')) {
@@ -90,7 +93,6 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err, request, reply) => {
     const appErr = toAppError(err, request);
     if (appErr.status >= 500) request.log.error({ err }, 'request failed');
-    else request.log.info({ code: appErr.code, status: appErr.status }, 'request refused');
     return sendError(reply, appErr);
   });
   app.setNotFoundHandler((request, reply) =>

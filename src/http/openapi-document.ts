@@ -6,9 +6,14 @@
 // - tuples are written with `prefixItems` (2020-12), not the draft-07 `items: [...]` array form;
 // - a request body is written in place (not as a `$ref` to its component) when the component has
 //   defaulted fields: generators such as openapi-typescript treat a defaulted property of a component
-//   as always present (true of responses), and only know it is optional to send inside a request body.
+//   as always present (true of responses), and only know it is optional to send inside a request body;
+// - a `document` slot of hits and trending entries is a `$ref` to the Document component (ADR 0220; the
+//   serializer writes those documents as built, without a schema pass per hit).
 
 type Json = Record<string, unknown>;
+
+/** Marks a `document` slot (schemas/common.ts documentSlot; the same string, kept here to stay a leaf module). */
+const DOCUMENT_SLOT = 'x-lectern-document';
 
 function fix(node: unknown): void {
   if (Array.isArray(node)) {
@@ -17,6 +22,15 @@ function fix(node: unknown): void {
   }
   if (node === null || typeof node !== 'object') return;
   const o = node as Json;
+  // a document slot is published as the Document component (ADR 0220)
+  const slot = o[DOCUMENT_SLOT] as 'nullable' | 'object' | undefined;
+  if (slot !== undefined) {
+    delete o[DOCUMENT_SLOT];
+    const document = { $ref: '#/components/schemas/Document' };
+    if (slot === 'nullable') o.anyOf = [document, { type: 'null' }];
+    else Object.assign(o, document);
+    return;
+  }
   if (Array.isArray(o.items)) {
     o.prefixItems = o.items;
     if (o.additionalItems === false || o.additionalItems === undefined) o.items = false;

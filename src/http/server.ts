@@ -2,13 +2,16 @@
 // authentication and rate limits per route (route `config`), Prometheus metrics, the OpenAPI document
 // and every route. `listen` is the caller's business (tests use `inject`).
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import fastifySwagger from '@fastify/swagger';
 import type { TSchema } from 'typebox';
 import { AppError } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
 import type { RateScope } from '../config/index.js';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './errors.js';
+import { installRequestLog, RequestLogController } from './request-log.js';
+import { operationIdFor } from './operation-ids.js';
+import { sharedSerializers } from './serializers.js';
 import { installValidation } from './validation.js';
 import { ALL_SCHEMAS } from './schemas/index.js';
 import { createHttpMetrics } from './metrics.js';
@@ -77,7 +80,8 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
       return typeof given === 'string' && /^[A-Za-z0-9._:-]{8,128}$/.test(given) ? given : randomUUID();
     },
     requestIdHeader: false,
-    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    // one line per request, written by request-log.ts (issue 25: Fastify's two lines were 441 bytes)
+    logController: new RequestLogController(),
     bodyLimit: config.limits.jsonBodyBytes,
     // Slow headers: Node's requestTimeout answers 408 through clientErrorHandler; slow bodies: preParsing below.
     requestTimeout: config.limits.requestTimeoutMs,
@@ -86,6 +90,8 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     frameworkErrors: frameworkErrorHandler,
     forceCloseConnections: 'idle',
     routerOptions: { maxParamLength: 4096, ignoreTrailingSlash: true },
+    // one serializer per distinct response schema, not per route and status (serializers.ts)
+    schemaController: { compilersFactory: { buildSerializer: sharedSerializers as never } },
   });
 
   app.decorateRequest('principal', null);
@@ -94,6 +100,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
   });
 
   installErrorHandling(app);
+  installRequestLog(app);
   // A body that does not arrive within limits.requestTimeoutMs is cut off: 408 request_timeout, and the
   // connection is closed (a slow body cannot hold a socket forever, authenticated or not).
   app.addHook('preParsing', async (request, reply, payload) => {
@@ -150,7 +157,10 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
       const method = [route.method].flat()[0] ?? 'GET';
       const published = withContract(schema as Parameters<typeof withContract>[0], cfg, method) as typeof schema;
       const o = cfg?.openapi;
-      return o ? { schema: { ...published, params: o.params }, url: o.path } : { schema: published, url };
+      // a stable operationId per operation (operation-ids.ts), so generated clients do not invent names
+      const operationId = operationIdFor(method, o ? o.path : url);
+      const named = (operationId ? { ...published, operationId } : published) as typeof schema;
+      return o ? { schema: { ...named, params: o.params }, url: o.path } : { schema: named, url };
     },
     transformObject: (d) => publishableOpenApi((d as { openapiObject: Record<string, unknown> }).openapiObject) as never,
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String((json as { $id?: string }).$id ?? `def-${i}`) },

@@ -76,7 +76,7 @@ export interface McpEndpointDeps {
   version: string;
   /** Conversations (the ask and read_conversation tools); absent: those tools are not offered. */
   conversations?: ConversationService;
-  /** The community layer (rate_results, comment_on_document, vote_on_comment, read_document_comments); absent: not offered. */
+  /** The community layer (rate_results, comment_on_document, vote_on_comment, read_document_comments, read_document_activity); absent: not offered. */
   community?: CommunityService;
 }
 

@@ -15,6 +15,7 @@ import { buildHitSnippet, buildSnippet, fuseRrf, type EngineHit, type EngineQuer
 import type { IndexName, StoredDocument } from '../domain/document.js';
 import { INDEX_NAMES } from '../domain/document.js';
 import { AppError } from '../domain/errors.js';
+import { unknownLanguages } from '../domain/languages.js';
 import { searchCost, type PriceTable } from '../domain/prices.js';
 import type { Principal } from '../domain/principal.js';
 import type { BillingService } from '../billing/billing-service.js';
@@ -182,6 +183,14 @@ interface Retrieval {
   unconfigured: string[];
   embedUs: number;
   rankingMode: 'documents' | 'passages';
+}
+
+/** 422 for language codes that name no language (docs/search.md, "Filters"), like any unknown value. */
+function checkLanguages(lists: Record<string, readonly string[] | null | undefined>): void {
+  const errors = Object.entries(lists).flatMap(([field, tags]) =>
+    unknownLanguages(tags).map(({ index, tag }) => ({ path: `body/${field}/${index}`, message: `${JSON.stringify(tag)} is not an ISO 639 language code (e.g. en, de, pt-BR)` })),
+  );
+  if (errors.length > 0) throw new AppError('validation_failed', errors.map((e) => `${e.path} ${e.message}`).join('; '), { extra: { errors } });
 }
 
 function resolveIndexes(names: readonly string[]): IndexName[] {
@@ -376,6 +385,7 @@ export class SearchService {
    * turn (at most `budget.concurrency` of the account's searches running or waiting: 429 beyond).
    */
   async search(principal: Principal, r: SearchRequest, requestId: string, opts: SearchOptions = {}): Promise<SearchResult> {
+    checkLanguages({ possible_languages: r.possibleLanguages, filter_languages: r.filters.languages });
     let plan: RankingPlan | null = null;
     if (this.d.budget && r.query.trim() !== '') {
       const names = resolveIndexes(r.indexNames);
@@ -539,6 +549,7 @@ export class SearchService {
   async similar(principal: Principal, q: SimilarQuery, requestId: string): Promise<SearchResult> {
     const t0 = performance.now();
     if (!(q.limit >= 1 && q.limit <= 100)) throw new AppError('validation_failed', `limit must be 1 to 100 (got ${q.limit}).`);
+    checkLanguages({ filter_languages: q.languages });
     const doc = await this.d.store.get(q.documentId);
     if (!doc) throw new AppError('not_found', `No document ${q.documentId}.`);
     const dense = this.d.indexes.dense(doc.index);

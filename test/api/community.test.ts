@@ -21,10 +21,12 @@ function communitySuite(label: string, open: Open): void {
     let done: () => Promise<void>;
     let ada: { id: number; key: string };
     let bob: { id: number; key: string };
+    let carol: { id: number; key: string };
     before(async () => {
       ({ app, done } = await open());
       ada = await app.account({ credits: 10_000 });
       bob = await app.account({ credits: 10_000 });
+      carol = await app.account({ credits: 10_000 });
       await seed(app, [
         doc('h1', { title: 'Underground hydrogen storage in salt caverns', abstract: 'Salt caverns offer tight storage for hydrogen gas.', type: 'journal-article', uris: ['doi://10.1016/j.fuel.2022.1'] }),
         doc('h2', { title: 'Hydrogen storage in depleted gas reservoirs', abstract: 'Cushion gas and hydrogen loss in reservoirs.', type: 'review' }),
@@ -121,8 +123,15 @@ function communitySuite(label: string, open: Open): void {
       assert.deepEqual((await v(-1)).body, { comment_id: h1Comment, votes: -1, user_vote: -1 }, 'a new vote replaces the old');
       assert.deepEqual((await call('DELETE', `/v2/comments/${h1Comment}/vote`, bob.key)).body, { comment_id: h1Comment, votes: 0, user_vote: 0 });
       assert.deepEqual((await call('DELETE', `/v2/comments/${h1Comment}/vote`, bob.key)).body, { comment_id: h1Comment, votes: 0, user_vote: 0 });
-      assert.deepEqual((await v(1, ada.key)).body, { comment_id: h1Comment, votes: 1, user_vote: 1 });
-      assert.deepEqual((await v(0, ada.key)).body, { comment_id: h1Comment, votes: 0, user_vote: 0 }, 'vote 0 withdraws too');
+      // Ada cannot endorse or dispute her own comment (issue 25): 403 forbidden, reason own_comment.
+      for (const own of [1, -1]) {
+        const r = await v(own, ada.key);
+        assert.equal(r.status, 403, JSON.stringify(r.body));
+        assert.deepEqual([r.body.detail.code, r.body.detail.reason], ['forbidden', 'own_comment']);
+      }
+      assert.deepEqual((await v(1, carol.key)).body, { comment_id: h1Comment, votes: 1, user_vote: 1 });
+      assert.deepEqual((await v(0, carol.key)).body, { comment_id: h1Comment, votes: 0, user_vote: 0 }, 'vote 0 withdraws too');
+      assert.deepEqual((await v(0, ada.key)).body, { comment_id: h1Comment, votes: 0, user_vote: 0 }, 'withdrawing is allowed on one\'s own comment');
       assert.deepEqual((await v(1)).body.votes, 1);
 
       // The thread: comment then its reply, AI-labelled, with the score and the reader's own vote.

@@ -10,6 +10,7 @@ import { testApp, type TestApp } from '../helpers/app.js';
 import { doc, seed } from '../helpers/documents.js';
 import { AppError } from '../../src/domain/errors.js';
 import type { ChatModel, ChatModelRegistry, ChatRequest } from '../../src/ports/chat-model.js';
+import { waitFor } from '../helpers/wait.js';
 
 const Y = (y: number) => Date.UTC(y, 0, 1) / 1000;
 
@@ -382,8 +383,7 @@ describe('/v2/conversations/', () => {
       await post('/v2/conversations/stream', { query: 'hydrogen', llm_config: { model_name: 'fake-gpt' } }, 'POST', (text, req) => {
         if (text.includes('event: answering')) req.destroy();
       });
-      for (let i = 0; i < 50 && !aborted; i++) await new Promise((r) => setTimeout(r, 20));
-      assert.ok(aborted, 'the model call saw the abort');
+      await waitFor('the model call saw the abort', () => aborted);
       await new Promise((r) => setTimeout(r, 50));
       assert.equal(await balance(), before);
     });
@@ -406,8 +406,7 @@ describe('/v2/conversations/', () => {
       req.end(JSON.stringify({ query: 'hydrogen', llm_config: { model_name: 'fake-gpt' } }));
       await inModel;
       req.destroy();
-      for (let i = 0; i < 50 && !aborted; i++) await new Promise((r) => setTimeout(r, 20));
-      assert.ok(aborted, 'the model call saw the abort');
+      await waitFor('the model call saw the abort', () => aborted);
       await new Promise((r) => setTimeout(r, 50));
       assert.equal(await balance(), before);
     });

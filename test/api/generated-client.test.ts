@@ -21,6 +21,7 @@ import { pathToFileURL } from 'node:url';
 import { testApp, type TestApp } from '../helpers/app.js';
 import { doc, original, seed } from '../helpers/documents.js';
 import { repoRoot } from '../helpers/paths.js';
+import { ceiling } from '../helpers/wait.js';
 
 const clients = join(repoRoot, 'test', 'clients');
 const here = join(clients, 'openapi-fetch');
@@ -51,7 +52,7 @@ describe('a client generated from /openapi.json (openapi-typescript + openapi-fe
   });
   after(() => app.dispose());
 
-  test('generates, typechecks with the project tsc, and passes a suite of real calls', { timeout: 120_000 }, async () => {
+  test('generates, typechecks with the project tsc, and passes a suite of real calls', { timeout: ceiling(120_000) }, async () => {
     // Never skipped: a missing install is a failure (npm test installs test/clients).
     assert.ok(installed, 'test/clients is not installed: run npm test (or npm ci --prefix test/clients)');
     const res = await fetch(`${baseUrl}/openapi.json`);

@@ -48,6 +48,16 @@ describe('/openapi.json', () => {
     assert.equal(snippet({ field: 'abstract', text: 'abc', highlights: [[0, 1, 2]] }), false);
   });
 
+  test('fields the interface leaves optional are not required: as_of_at of activity and trending (BatchInfo requires it)', () => {
+    const s = doc.components.schemas;
+    for (const name of ['DocumentActivity', 'DocumentActivityResponse', 'TrendingResponse']) {
+      assert.ok(s[name].properties.as_of_at, `${name} has as_of_at`);
+      assert.equal((s[name].required ?? []).includes('as_of_at'), false, `${name}.as_of_at is optional`);
+    }
+    assert.ok(s.DocumentActivity.required.includes('views_7d'), 'the counters stay required');
+    assert.ok(s.BatchInfo.required.includes('as_of_at'), 'BatchInfo.as_of_at is R in the interface');
+  });
+
   test('title, version 0.1.0 and MIT licence for the description', () => {
     assert.equal(doc.openapi, '3.1.0');
     assert.equal(doc.info.version, '0.1.0');
@@ -72,6 +82,36 @@ describe('/openapi.json', () => {
     for (const p of ['/v2/documents/{document_id}', '/v2/documents/by-uri/{uri}', '/v2/downloads/{document_id}.{extension}', '/v2/downloads/by-uri/{uri}']) {
       assert.ok(doc.paths[p], `missing ${p}`);
     }
+  });
+
+  test('every operation has a stable, readable, unique operationId (issue 25); generated clients need not invent names', () => {
+    const ids: string[] = [];
+    const missing: string[] = [];
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(item)) {
+        if (method === 'parameters') continue;
+        if (typeof op.operationId !== 'string') missing.push(`${method.toUpperCase()} ${path}`);
+        else {
+          assert.match(op.operationId, /^[a-z][A-Za-z]{2,60}$/, `${method} ${path}`);
+          ids.push(op.operationId);
+        }
+      }
+    }
+    assert.deepEqual(missing, [], 'operations without an operationId: add them to src/http/operation-ids.ts');
+    assert.equal(new Set(ids).size, ids.length, 'operationIds are unique');
+    assert.equal(doc.paths['/v2/search/'].post.operationId, 'searchDocuments');
+    assert.equal(doc.paths['/v2/documents/{document_id}'].get.operationId, 'getDocument');
+    assert.equal(doc.paths['/v2/conversations/{conversation_id_or_slug}/edit-step/{step_id}/stream'].put.operationId, 'streamConversationStepEdit');
+    assert.equal(doc.paths['/v2/documents/{document_id}/activity'].get.operationId, 'getDocumentActivity');
+  });
+
+  test("hits' and trending entries' `document` is the Document component, not unknown (issue 25)", () => {
+    const s = doc.components.schemas;
+    assert.deepEqual(s.V2Hit.properties.document.anyOf, [{ $ref: '#/components/schemas/Document' }, { type: 'null' }]);
+    assert.ok(s.V2Hit.required.includes('document'));
+    assert.equal(s.TrendingDocument.properties.document.$ref, '#/components/schemas/Document');
+    assert.ok(!JSON.stringify(doc).includes('x-lectern-document'), 'the internal marker is not published');
+    assert.ok(s.Document.required.includes('title') && s.Document.properties.is_retracted);
   });
 
   test('errors are documented as ApiError', () => {

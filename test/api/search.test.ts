@@ -131,7 +131,7 @@ describe('POST /v2/search/', () => {
   });
 
   test('validation: limits, unknown properties, query size, index names', async () => {
-    for (const bad of [{ limit: 0 }, { limit: 501 }, { offset: 500 }, { index_names: [] }, { index_names: Array(9).fill('documents') }, { index_names: ['books'] }, { bogus: 1 }, { query: 'x'.repeat(16_385) }, { fulltext_weight: 11 }, { fulltext_phrase_boost: 10.5 }, { cross_rerank_candidates: 257 }, { rrf_k: -1 }, { mode: 'magic' }, { query: 'é'.repeat(8_193) }, { query: '🔬'.repeat(4_097) }, { filter_types: [] }, { filter_languages: [] }, { filter_languages: ['english'] }, { possible_languages: ['e n'] }, { combiner: 'magic' }]) {
+    for (const bad of [{ limit: 0 }, { limit: 501 }, { offset: 500 }, { index_names: [] }, { index_names: Array(9).fill('documents') }, { index_names: ['books'] }, { bogus: 1 }, { query: 'x'.repeat(16_385) }, { fulltext_weight: 11 }, { fulltext_phrase_boost: 10.5 }, { cross_rerank_candidates: 257 }, { rrf_k: -1 }, { mode: 'magic' }, { query: 'é'.repeat(8_193) }, { query: '🔬'.repeat(4_097) }, { filter_types: [] }, { filter_languages: [] }, { filter_languages: ['english'] }, { possible_languages: ['e n'] }, { combiner: 'magic' }, { possible_languages: ['zz'] }, { possible_languages: ['en', 'qqq-BR'] }, { filter_languages: ['xx'] }]) {
       const r = await search(bad);
       assert.equal(r.status, 422, JSON.stringify(bad).slice(0, 80));
       assert.equal(r.body.status, 'error');
@@ -141,6 +141,12 @@ describe('POST /v2/search/', () => {
   test('the query limit is 16 KiB of UTF-8: 16384 bytes pass; language codes with subtags pass', async () => {
     assert.equal((await search({ query: 'é'.repeat(8_192) })).status, 200);
     assert.equal((await search({ query: 'hydrogen', filter_languages: ['en', 'pt-BR'], possible_languages: ['de'], combiner: 'max' })).status, 200);
+    // languages without a stemmer are still languages (analysed without stemming), unknown codes are not (issue 25)
+    assert.equal((await search({ query: 'hydrogen', possible_languages: ['ja', 'zh-Hant', 'kln'] })).status, 200);
+    const unknown = await search({ query: 'hydrogen', possible_languages: ['de', 'zz'] });
+    assert.equal(unknown.status, 422);
+    assert.deepEqual(unknown.body.detail.errors.map((e: { path: string }) => e.path), ['body/possible_languages/1']);
+    assert.match(unknown.body.detail.message, /"zz" is not an ISO 639 language code/);
   });
 
   test('components that are not configured: 422 naming what is missing, never a silent fallback', async () => {

@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { repoRoot } from '../helpers/paths.js';
+import { ceiling } from '../helpers/wait.js';
 
 const clients = join(repoRoot, 'test', 'clients');
 const installed = existsSync(join(clients, 'node_modules', 'openid-client'));
@@ -22,7 +23,7 @@ type StartLectern = (options: { email: string; env: Record<string, string> }) =>
 
 test(
   '[26, 33, 39, 46, 48, 49, 50, 52, 54, 58, 59, 60, 61, 62, 67, 69] openid-client drives strict OAuth against a running Lectern, negative cases included',
-  { timeout: 120_000 },
+  { timeout: ceiling(120_000) },
   async () => {
     // Never skipped: a missing install is a failure (npm test installs test/clients).
     assert.ok(installed, 'test/clients is not installed: run npm test (or npm ci --prefix test/clients)');
@@ -35,7 +36,7 @@ test(
       const r = spawnSync(process.execPath, [join(clients, 'openid-client.mjs')], {
         env: { ...process.env, ...server.env() },
         encoding: 'utf8',
-        timeout: 100_000,
+        timeout: ceiling(100_000),
       });
       const out = `${r.stdout}${r.stderr}`;
       assert.equal(r.status, 0, out);

@@ -43,6 +43,12 @@ describe('what the search scope allows, in words and in fact', () => {
   });
 
   test('an access token does what the pages promise: search, read, converse, rate, an AI-labelled comment, a vote', async () => {
+    // another reader's published comment to vote on (one's own cannot be voted on: docs/community.md)
+    const other = await app.account({ credits: 1_000 });
+    await app.community.approveAuthor(other.id);
+    const otherSearch = (await app.http.inject({ method: 'POST', url: '/v2/search/', headers: { 'x-api-key': other.key }, payload: { query: 'hydrogen', limit: 1 } })).json();
+    const otherComment = await app.http.inject({ method: 'POST', url: '/v2/search/comments', headers: { 'x-api-key': other.key }, payload: { trajectory_id: otherSearch.trajectory.id, feedback_token: otherSearch.trajectory.feedback_token, comment_id: randomUUID(), document_id: 'sw1', model: 'other-model', contribution: 'review', content: 'A careful review of the cavern data.', evidence: [{ uri: 'https://doi.org/10.1000/abc', quote: 'twelve months' }] } });
+    assert.equal(otherComment.json().status, 'published', otherComment.body);
     for (const { tokens, who } of [await codeFlowTokens(app), await approvedAgent(app)]) {
       await app.community.approveAuthor(who.id); // the operator's moderation: comments publish at once
       const auth = { authorization: `Bearer ${tokens.access_token}` };
@@ -71,7 +77,8 @@ describe('what the search scope allows, in words and in fact', () => {
       const shown = thread.comments.find((x) => x.comment_id === c.comment_id);
       assert.equal(shown?.model, 'scope-test-model');
       assert.equal(shown?.ai_generated, true, 'AI-labelled');
-      const vote = await call('PUT', `/v2/comments/${c.comment_id}/vote`, { vote: 1 });
+      assert.equal((await call('PUT', `/v2/comments/${c.comment_id}/vote`, { vote: 1 })).statusCode, 403, 'not on its own comment');
+      const vote = await call('PUT', `/v2/comments/${otherComment.json().comment_id}/vote`, { vote: 1 });
       assert.equal(vote.statusCode, 200, vote.body);
       assert.equal(vote.json().user_vote, 1);
       // ...and not what they deny: the account pages take a signed-in browser, not a token.

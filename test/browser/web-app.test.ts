@@ -9,6 +9,7 @@
 // Skipped, saying why, when Chromium is not installed (scripts/system-packages.txt installs it).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -19,6 +20,7 @@ import { doc, seed } from '../helpers/documents.js';
 import { repoRoot } from '../helpers/paths.js';
 import { sampleArticle } from '../recognition/helpers/pdf-builder.js';
 import { needs } from '../recognition/helpers/tools.js';
+import { CEILING_MS, ceiling } from '../helpers/wait.js';
 
 const CHROMIUM = process.env.LECTERN_CHROMIUM ?? '/usr/bin/chromium';
 const skip = existsSync(CHROMIUM) ? ((await needs('mutool')) as string | false) : `Chromium is not installed at ${CHROMIUM} (apt-get install chromium; scripts/system-packages.txt): browser tests skipped`;
@@ -221,7 +223,7 @@ describe('the web application in Chromium', { skip }, () => {
       new MutationObserver(() => window.recordLive(live.textContent || '')).observe(live, { childList: true, subtree: true, characterData: true });
     })()`);
     await page.click('form.ask button[type=submit]');
-    await page.waitForURL(/\/ask\/how-much-cushion-gas/, { timeout: 30_000 });
+    await page.waitForURL(/\/ask\/how-much-cushion-gas/, { timeout: ceiling(30_000) });
     const seen = shown.join('\n');
     for (const stage of ['Question received.', 'Searching the library', 'Found ', 'Writing the answer']) assert.ok(seen.includes(stage), `the page showed "${stage}" while answering: ${seen.slice(-400)}`);
     assert.ok(shown.some((t, i) => i > 0 && t.includes('[1]') && t.length > shown[i - 1]!.length), 'the answer grew on the page before the conversation opened');
@@ -256,23 +258,32 @@ describe('the web application in Chromium', { skip }, () => {
     // endorse and withdraw; the document's counters and the trending list show the activity.
     await page.goto(documentUrl);
     const commentsBefore = Number((await page.textContent('#comments-7d'))?.trim());
-    await page.fill('#new-comment-content', 'Field data from two caverns agree with the cushion gas estimate here.');
+    await page.fill('#new-comment-content', `Field data from two caverns agree with the cushion gas estimate here (${width} px).`);
     await page.fill('#new-comment-uri', 'doi://10.3390/en2023.2');
     await page.fill('#new-comment-quote', 'cushion gas');
     await page.click('text=Post comment');
     await page.waitForSelector('#comment-pending');
     const me = await app.storage.accounts.getByEmail(email);
     await app.community.approveAuthor(me!.id);
+    // another reader's comment (through the API): one's own comment cannot be voted on (issue 25)
+    const other = await app.account({ credits: 1_000 });
+    await app.community.approveAuthor(other.id);
+    const documentId = decodeURIComponent(new URL(documentUrl).pathname.split('/').pop()!);
+    const otherSearch = (await app.http.inject({ method: 'POST', url: '/v2/search/', headers: { 'x-api-key': other.key }, payload: { query: 'hydrogen', limit: 1 } })).json();
+    const posted = await app.http.inject({ method: 'POST', url: '/v2/search/comments', headers: { 'x-api-key': other.key }, payload: { trajectory_id: otherSearch.trajectory.id, feedback_token: otherSearch.trajectory.feedback_token, comment_id: randomUUID(), document_id: documentId, model: 'browser-test-model', contribution: 'supports', content: 'A second field test agrees.', evidence: [{ uri: 'https://doi.org/10.1000/abc', quote: 'agrees' }] } });
+    assert.equal(posted.json().status, 'published', posted.body);
+    const commentId = String(posted.json().comment_id);
     await page.goto(documentUrl);
-    const comment = page.locator('#comments li.comment').first();
-    await comment.waitFor();
-    const commentId = (await comment.getAttribute('id'))!.replace('comment-', '');
-    await comment.locator('button:has-text("Endorse")').click();
+    const mine = page.locator('#comments li.comment', { hasText: `(${width} px)` });
+    await mine.waitFor();
+    assert.notEqual((await mine.getAttribute('id'))!.replace('comment-', ''), commentId, 'the reader\'s own comment is not the other reader\'s');
+    assert.equal(await mine.locator('button:has-text("Endorse")').count(), 0, 'no vote buttons on one\'s own comment');
+    await page.locator(`#comment-${commentId} button:has-text("Endorse")`).click();
     await page.waitForSelector(`#c-${commentId}-score:has-text("Score 1")`);
     await check(page, 'document-comments');
     await page.locator(`#comment-${commentId} button:has-text("Withdraw my vote")`).click();
     await page.waitForSelector(`#c-${commentId}-score:has-text("Score 0")`);
-    assert.equal(Number((await page.textContent('#comments-7d'))?.trim()), commentsBefore + 1);
+    assert.equal(Number((await page.textContent('#comments-7d'))?.trim()), commentsBefore + 2, 'the reader\'s comment and the other reader\'s');
     await app.community.refreshTrending();
     await page.goto(`${base}/trending`);
     await page.waitForSelector('#trending-list');
@@ -285,7 +296,7 @@ describe('the web application in Chromium', { skip }, () => {
     await page.setInputFiles('#file', { name: 'paper.pdf', mimeType: 'application/pdf', buffer: Buffer.from(sampleArticle(2)) });
     await page.click('text=Upload and convert');
     await page.waitForURL(/\/recognize\/rj_/);
-    const deadline = Date.now() + 60_000;
+    const deadline = Date.now() + CEILING_MS;
     while (!(await page.locator('h1:has-text("Conversion done")').count()) && Date.now() < deadline) {
       await page.waitForTimeout(500);
       await page.reload();

@@ -71,7 +71,8 @@ export async function startLectern(options = {}) {
   child.stderr.on('data', keep);
   const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
 
-  const deadline = Date.now() + 60_000;
+  // a ceiling, not a budget: start-up takes seconds, more on a loaded machine (issue 25)
+  const deadline = Date.now() + 600_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`Lectern exited during start (${child.exitCode}):\n${output.join('')}`);
     try {
@@ -82,7 +83,7 @@ export async function startLectern(options = {}) {
     }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`Lectern did not become ready in 60 s:\n${output.join('')}`);
+      throw new Error(`Lectern did not become ready in 600 s:\n${output.join('')}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }

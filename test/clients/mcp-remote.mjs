@@ -63,7 +63,7 @@ async function session(label, extraArgs = []) {
     }
   });
   const client = new Client({ name: `lectern-ci-mcp-remote-${label}`, version: '1.0.0' });
-  const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error('mcp-remote did not connect within 90 s')), 90_000).unref());
+  const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error('mcp-remote did not connect within 900 s')), 900_000).unref());
   try {
     await Promise.race([client.connect(transport), timeout]);
     const { tools } = await client.listTools();

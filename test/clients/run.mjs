@@ -10,7 +10,7 @@ import { startLectern } from './lectern.mjs';
 const here = dirname(fileURLToPath(import.meta.url));
 
 /** Runs one script with the Lectern's environment; resolves with its exit code and output. */
-export function runScript(script, env, { timeoutMs = 240_000 } = {}) {
+export function runScript(script, env, { timeoutMs = 1_200_000 } = {}) {
   return new Promise((resolve) => {
     const started = Date.now();
     const child = spawn(process.execPath, [join(here, script)], { cwd: here, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -13,6 +13,7 @@ export interface OpenWorkerInput {
 }
 
 const input = workerData as OpenWorkerInput;
+Atomics.add(new Int32Array(input.gate), 1, 1);
 Atomics.wait(new Int32Array(input.gate), 0, 0);
 try {
   const storage = openSqliteStorage(input.path, input.migrations);

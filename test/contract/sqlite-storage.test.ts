@@ -10,6 +10,7 @@ import { ALL_MIGRATIONS, type MigrationStep } from '../../src/adapters/sql/migra
 import { openMemorySqlite, openTempSqlite, tempDir } from '../helpers/storage.js';
 import type { OpenWorkerInput } from './sqlite-open-worker.js';
 import { storageContract } from './storage.contract.js';
+import { waitFor } from '../helpers/wait.js';
 
 storageContract('SQLite file', openTempSqlite);
 storageContract('SQLite :memory:', openMemorySqlite);
@@ -26,7 +27,8 @@ test('SQLite: threads opening one fresh database file at once apply each migrati
       postgres: '',
     };
     const migrations = [slow, ...ALL_MIGRATIONS];
-    const gate = new SharedArrayBuffer(4);
+    // [0]: the gate; [1]: how many workers wait at it
+    const gate = new SharedArrayBuffer(8);
     const results = Array.from({ length: 6 }, () => {
       const input: OpenWorkerInput = { path, migrations, gate };
       const w = new Worker(new URL('./sqlite-open-worker.js', import.meta.url), { workerData: input });
@@ -35,7 +37,7 @@ test('SQLite: threads opening one fresh database file at once apply each migrati
         w.once('error', reject);
       });
     });
-    await sleep(200); // let every worker reach the gate
+    await waitFor('every worker waits at the gate', () => Atomics.load(new Int32Array(gate), 1) === 6);
     Atomics.store(new Int32Array(gate), 0, 1);
     Atomics.notify(new Int32Array(gate), 0);
     assert.deepEqual(await Promise.all(results), Array(6).fill('ok'));

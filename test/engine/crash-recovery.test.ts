@@ -9,6 +9,7 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FsIndexDirectory } from '../../src/adapters/fs/index-directory.js';
 import { SearchIndex } from '../../src/engine/index.js';
+import { ceiling } from '../helpers/wait.js';
 
 const child = join(dirname(fileURLToPath(import.meta.url)), 'crash-child.js');
 const BATCH = 200;
@@ -29,7 +30,7 @@ function runAndKill(dir: string, minCommits: number, extraMs: number): Promise<n
       }
     });
     p.on('exit', (_code, signal) => (signal === 'SIGKILL' ? resolve(last) : reject(new Error(`child exited without SIGKILL (${signal})`))));
-    setTimeout(() => p.kill('SIGKILL'), 60_000).unref();
+    setTimeout(() => p.kill('SIGKILL'), ceiling(60_000)).unref(); // only a hung child
   });
 }
 

@@ -160,12 +160,25 @@ describe('ingest as operators meet it', () => {
   });
 
   test('--help on every command prints its usage without opening the store; unknown commands say so', async () => {
-    for (const command of ['serve', 'ingest', 'index', 'accounts', 'keys', 'credits', 'comments', 'demo', 'config']) {
+    // every command the usage lists (`  NAME ...` lines), so a new command cannot ship without its help
+    const usage = await cli(null, ['--help']);
+    assert.equal(usage.code, 0);
+    const commands = [...new Set([...usage.stdout.matchAll(/^  ([a-z][a-z-]*) /gm)].map((m) => m[1]!))];
+    assert.deepEqual(commands, ['serve', 'ingest', 'demo', 'index', 'models', 'ranking', 'accounts', 'keys', 'credits', 'comments', 'config']);
+    assert.equal((await cli(null, ['help', '--help'])).code, 0);
+    for (const command of commands) {
       for (const args of [[command, '--help'], [command, 'sub', '-h'], ['help', command]]) {
         const r = await cli(null, args);
         assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
         assert.match(r.stdout, new RegExp(`^Usage: lectern ${command}`), args.join(' '));
       }
+    }
+    // subcommands' --help (issue 25: `models train --help` answered "unknown command")
+    for (const args of [['models', 'train', '--help'], ['models', 'status', '--help'], ['models', 'encode', '-h'], ['models', 'check-encoder', '--help'], ['ranking', 'train', '--help'], ['accounts', 'rate-limit', '--help']]) {
+      const r = await cli(null, args);
+      assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stdout, new RegExp(`^Usage: lectern ${args[0]} `), args.join(' '));
+      assert.ok(r.stdout.includes(args[1]!), `${args.join(' ')} names its subcommand`);
     }
     const unknown = await cli(null, ['help', 'frobnicate']);
     assert.equal(unknown.code, 2);
@@ -197,6 +210,11 @@ describe('the demo corpus is never mixed in unnoticed', () => {
     assert.deepEqual(await app.demoCorpus.status(), { present: true, documents: 2 });
     const noisy = await cli(app, ['ingest', own]);
     assert.match(noisy.stderr, /note: this store also holds the demo corpus \(2 documents loaded at first start\).*lectern demo remove/);
+    // a missing file: one line, whatever the store holds (issue 25: the notes and an empty JSON report made 12)
+    const missing = await cli(app, ['ingest', join(app.dir, 'nope.jsonl')]);
+    assert.equal(missing.code, 1);
+    assert.equal(missing.stderr, `lectern: ${join(app.dir, 'nope.jsonl')}: no such file.\n`);
+    assert.equal(missing.stdout, '');
     const status = await cli(app, ['demo', 'status']);
     assert.deepEqual(JSON.parse(status.stdout), { demo_corpus: 'loaded', demo_documents: 2, store_documents: 3, load_on_first_start: false });
     const removed = await cli(app, ['demo', 'remove']);

@@ -9,11 +9,12 @@ import Database from 'better-sqlite3';
 import { openSqliteStorage } from '../../src/adapters/sqlite/sqlite-storage.js';
 import { contentHash } from '../../src/adapters/sql/document-row.js';
 import { childEnv, repoRoot } from '../helpers/paths.js';
+import { ceiling, waitFor } from '../helpers/wait.js';
 
 const N = 20_000;
 const BATCH = 250;
 
-test('kill -9 during ingest loses no committed batch and leaves no partial one', { timeout: 120_000 }, async () => {
+test('kill -9 during ingest loses no committed batch and leaves no partial one', { timeout: ceiling(120_000) }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'lectern-kill-'));
   try {
     const file = join(dir, 'big.jsonl');
@@ -24,16 +25,20 @@ test('kill -9 during ingest loses no committed batch and leaves no partial one',
     const dbPath = join(dir, 'lectern.db');
     // Wait until a few batches are committed, then kill without warning.
     let seen = 0;
-    for (let i = 0; i < 600 && seen < 2_000; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      try {
-        const db = new Database(dbPath, { readonly: true, fileMustExist: true });
-        seen = (db.prepare('SELECT COUNT(*) AS c FROM documents').get() as { c: number }).c;
-        db.close();
-      } catch {
-        // not created yet
-      }
-    }
+    await waitFor(
+      'the ingest commits 2,000 documents',
+      () => {
+        try {
+          const db = new Database(dbPath, { readonly: true, fileMustExist: true });
+          seen = (db.prepare('SELECT COUNT(*) AS c FROM documents').get() as { c: number }).c;
+          db.close();
+        } catch {
+          // not created yet
+        }
+        return seen >= 2_000;
+      },
+      { intervalMs: 50, failIf: () => child.exitCode !== null && `the ingest exited (${child.exitCode}) after ${seen} documents` },
+    );
     child.kill('SIGKILL');
     await new Promise((r) => child.on('exit', r));
     assert.ok(seen >= 2_000 && seen < N, `killed after ${seen} documents (the test needs it mid-way)`);

@@ -59,7 +59,7 @@ describe('MCP over a real socket with the official SDK client', () => {
       assert.equal(client.getServerVersion()?.name, 'lectern');
       assert.match(String(client.getInstructions()), /retracted/);
       const { tools } = await client.listTools();
-      assert.equal(tools.length, 13);
+      assert.equal(tools.length, 14);
       const calls: [string, Record<string, unknown>][] = [
         ['search_documents', { query: 'hydrogen salt caverns', limit: 5 }],
         ['search_social', { query: 'salt caverns' }],
@@ -83,6 +83,27 @@ describe('MCP over a real socket with the official SDK client', () => {
       assert.equal(templates.resourceTemplates.length, 2);
       const res = await client.readResource({ uri: 'lectern://documents/W2' });
       assert.match(String((res.contents[0] as { text: string }).text), /RETRACTED/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('read_document_activity through the SDK client: the same record as GET /v2/documents/{id}/activity; unknown documents are tool errors', async () => {
+    // some activity first: a page view
+    const now = Math.floor(app.clock.nowMs() / 1000);
+    await app.storage.activity.record([{ documentId: 'W1', kind: 'view', accountId: null, visitor: 'v-sdk', at: now }]);
+    const { client } = await connect({ authorization: `Bearer ${acct.key}` });
+    try {
+      const r = (await client.callTool({ name: 'read_document_activity', arguments: { document_id: 'W1' } })) as unknown as { isError?: boolean; structuredContent: any; content: { text: string }[] };
+      assert.notEqual(r.isError, true, r.content[0]?.text);
+      const http = await fetch(`${base}/v2/documents/W1/activity`, { headers: { 'x-api-key': acct.key } });
+      assert.equal(http.status, 200);
+      assert.ok(r.structuredContent.views_7d >= 1, 'the recorded view is counted');
+      assert.deepEqual(r.structuredContent, await http.json(), 'the HTTP twin answers the same record');
+      assert.match(r.content[0]!.text, /Document W1, last 7 days \(30 days\): [1-9]\d* \([1-9]\d*\) views/);
+      const unknown = (await client.callTool({ name: 'read_document_activity', arguments: { document_id: 'nope' } })) as unknown as { isError?: boolean; content: { text: string }[] };
+      assert.equal(unknown.isError, true);
+      assert.match(unknown.content[0]!.text, /nope/);
     } finally {
       await client.close();
     }

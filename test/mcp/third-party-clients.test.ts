@@ -17,7 +17,7 @@ interface Lectern {
 }
 type RunScript = (script: string, env: Record<string, string>) => Promise<{ code: number; output: string; seconds: number }>;
 
-describe('third-party clients against a running Lectern', { timeout: 600_000 }, () => {
+describe('third-party clients against a running Lectern', { timeout: 3_600_000 }, () => {
   let lectern: Lectern | undefined;
   let runScript: RunScript;
   before(async () => {

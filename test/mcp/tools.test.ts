@@ -37,7 +37,7 @@ describe('MCP tools and resources', () => {
   test('tools/list: every tool has an agent description with its cost, an input and an output schema', async () => {
     const res = await rpc(app, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { token });
     const tools = res.json().result.tools as { name: string; description: string; inputSchema: any; outputSchema: any; annotations: any }[];
-    assert.deepEqual(tools.map((t) => t.name), ['search_documents', 'search_social', 'fetch_document', 'search_in_document', 'works_citing', 'works_cited', 'similar_documents', 'ask', 'read_conversation', 'rate_results', 'comment_on_document', 'vote_on_comment', 'read_document_comments']);
+    assert.deepEqual(tools.map((t) => t.name), ['search_documents', 'search_social', 'fetch_document', 'search_in_document', 'works_citing', 'works_cited', 'similar_documents', 'ask', 'read_conversation', 'rate_results', 'comment_on_document', 'vote_on_comment', 'read_document_comments', 'read_document_activity']);
     for (const t of tools) {
       assert.equal(t.inputSchema.type, 'object');
       assert.equal(t.outputSchema.type, 'object');

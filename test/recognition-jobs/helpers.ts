@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { TestApp } from '../helpers/app.js';
+import { CEILING_MS } from '../helpers/wait.js';
 
 /** A multipart/form-data body with one file part (and optional extra parts). */
 export function multipart(parts: { name: string; filename?: string; contentType?: string; data: Uint8Array | string }[]): { body: Buffer; contentType: string } {
@@ -25,7 +26,7 @@ export async function submit(app: TestApp, key: string, data: Uint8Array, filena
 }
 
 /** Polls GET /v1/recognitions/{id} until the job is completed, failed or cancelled. */
-export async function waitFor(app: TestApp, key: string, id: string, timeoutMs = 60_000): Promise<Record<string, any>> {
+export async function waitFor(app: TestApp, key: string, id: string, timeoutMs = CEILING_MS): Promise<Record<string, any>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const res = await app.http.inject({ method: 'GET', url: `/v1/recognitions/${id}`, headers: { 'x-api-key': key } });

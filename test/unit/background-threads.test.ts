@@ -18,6 +18,7 @@ import { IndexSet } from '../../src/search/index-set.js';
 import { buildSegments, ThreadedSegmentBuilder } from '../../src/search/segment-builder.js';
 import { doc } from '../helpers/documents.js';
 import { openMemorySqlite, tempDir } from '../helpers/storage.js';
+import { ceiling } from '../helpers/wait.js';
 
 const linux = existsSync('/proc/thread-self/stat');
 const entry = new URL('../../src/segment-builder-worker.js', import.meta.url);
@@ -222,7 +223,7 @@ function runAndKill(root: string, merges: number, extraMs: number): Promise<numb
       }
     });
     p.on('exit', (_code, signal) => (signal === 'SIGKILL' ? resolve(last) : reject(new Error(`child exited without SIGKILL (${signal})`))));
-    setTimeout(() => p.kill('SIGKILL'), 60_000).unref();
+    setTimeout(() => p.kill('SIGKILL'), ceiling(60_000)).unref(); // only a hung child
   });
 }
 

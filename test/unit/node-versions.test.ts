@@ -20,13 +20,13 @@ const REVIEWED: Readonly<Record<string, { declares: string; why: string }>> = {
     declares: '>=22',
     why: 'WebAssembly + top-level await + node:fs/node:url only; every stemmer of the engine is exercised below (ADR 0020, 0088)',
   },
+  'node_modules/@nats-io/nuid': {
+    declares: '>= 22.x',
+    why: 'pinned (3.0.0) by @nats-io/nats-core and transport-node; uses globalThis.crypto.getRandomValues only, present since Node 19: exercised below (ADR 0221)',
+  },
   'node_modules/cookie': {
     declares: '>=22',
     why: 'ESM-only: @fastify/cookie imports it dynamically; light-my-request (fastify.inject) require()s it, which Node 20.19+ and 22.12+ allow',
-  },
-  'node_modules/@nats-io/nuid': {
-    declares: '>= 22.x',
-    why: 'the NATS clients\' id generator: plain CommonJS over globalThis.crypto.getRandomValues, present on Node 20; exercised below and by the cluster tests (ADR 0088)',
   },
 };
 
@@ -74,6 +74,12 @@ test('what those dependencies need works on this Node: require() of an ES module
   const requireFromLmr = createRequire(join(repoRoot, 'node_modules', 'light-my-request', 'index.js'));
   const cookie = requireFromLmr('cookie') as { stringifySetCookie: (c: { name: string; value: string }) => string };
   assert.equal(cookie.stringifySetCookie({ name: 'a', value: 'b' }), 'a=b');
+  // @nats-io/nuid's identifiers (crypto.getRandomValues): 22 base-62 characters, all different.
+  const requireFromNats = createRequire(join(repoRoot, 'node_modules', '@nats-io', 'nats-core', 'package.json'));
+  const { nuid } = requireFromNats('@nats-io/nuid') as { nuid: { next(): string } };
+  const ids = new Set(Array.from({ length: 100 }, () => nuid.next()));
+  assert.equal(ids.size, 100);
+  for (const id of ids) assert.match(id, /^[0-9A-Za-z]{22}$/);
   const { STEMMED_LANGUAGES, stemmerFor } = await import('../../src/engine/stemmers.js');
   for (const lang of STEMMED_LANGUAGES) {
     const stem = stemmerFor(lang);
@@ -82,9 +88,4 @@ test('what those dependencies need works on this Node: require() of an ES module
   }
   assert.equal(stemmerFor('en')!('connections'), 'connect');
   assert.equal(stemmerFor('de')!('häuser'), 'haus');
-  // @nats-io/nuid: the NATS clients' ids, from globalThis.crypto on this Node.
-  const { nuid } = createRequire(import.meta.url)('@nats-io/nuid') as { nuid: { next(): string } };
-  const ids = new Set(Array.from({ length: 100 }, () => nuid.next()));
-  assert.equal(ids.size, 100);
-  for (const id of ids) assert.match(id, /^[0-9A-Za-z]{22}$/);
 });

@@ -93,13 +93,20 @@ describe('web pages: community', () => {
     assert.equal(score(now.body, adaId), '1');
     assert.match(now.body, /aria-pressed="true" aria-describedby="c-\d+-score">Endorse</);
     assert.match(now.body, />Withdraw my vote</);
-    await ada.post(`/documents/k1/comments/${adaId}/vote`, { csrf: csrfOf((await ada.get('/documents/k1')).body), vote: '1' });
+    // Ada's own comment has no vote buttons for her, and a forged vote on it is refused (issue 25).
+    const adaView = await ada.get('/documents/k1');
+    assert.doesNotMatch(new RegExp(`id="comment-${adaId}"[\\s\\S]*?</article>`).exec(adaView.body)![0], />Endorse</);
+    const selfVote = await ada.post(`/documents/k1/comments/${adaId}/vote`, { csrf: csrfOf(adaView.body), vote: '1' });
+    assert.equal(selfVote.statusCode, 403);
+    assert.equal(score((await bob.get('/documents/k1')).body, adaId), '1', 'the refused self-vote changed nothing');
+    const { b: cyd } = await signedIn();
+    await cyd.post(`/documents/k1/comments/${adaId}/vote`, { csrf: csrfOf((await cyd.get('/documents/k1')).body), vote: '1' });
     await bob.post(`/documents/k1/comments/${adaId}/vote`, { csrf: csrfOf(now.body), vote: '-1' });
     now = await bob.get('/documents/k1');
-    assert.equal(score(now.body, adaId), '0', 'ada endorses (+1), bob now disputes (-1)');
+    assert.equal(score(now.body, adaId), '0', 'cyd endorses (+1), bob now disputes (-1)');
     await bob.post(`/documents/k1/comments/${adaId}/vote`, { csrf: csrfOf(now.body), vote: '0' });
     now = await bob.get('/documents/k1');
-    assert.equal(score(now.body, adaId), '1', 'bob withdrew; ada’s endorsement stays');
+    assert.equal(score(now.body, adaId), '1', 'bob withdrew; cyd’s endorsement stays');
     assert.doesNotMatch(new RegExp(`id="comment-${adaId}"[\\s\\S]*?</article>`).exec(now.body)![0], /Withdraw my vote/);
     const foreign = await bob.post(`/documents/k2/comments/${adaId}/vote`, { csrf: csrfOf(now.body), vote: '1' });
     assert.equal(foreign.statusCode, 404, 'a comment is voted on through its own document');

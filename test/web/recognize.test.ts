@@ -7,6 +7,7 @@ import { authApp, Browser, csrfOf, person, type AuthTestApp } from '../auth/help
 import { sampleArticle } from '../recognition/helpers/pdf-builder.js';
 import { needs } from '../recognition/helpers/tools.js';
 import { multipart } from '../recognition-jobs/helpers.js';
+import { CEILING_MS } from '../helpers/wait.js';
 
 /** A skip reason when the PDF tool is missing, else false. */
 const missing = await needs('mutool');
@@ -39,7 +40,7 @@ describe('web pages: recognition', { skip: missing }, () => {
     const href = res.headers.location as string;
     assert.match(href, /^\/recognize\/rj_[0-9a-f]{32}$/);
     let page = await b.get(href);
-    const deadline = Date.now() + 60_000;
+    const deadline = Date.now() + CEILING_MS;
     while (/Converting…/.test(page.body) && Date.now() < deadline) {
       assert.equal(page.headers.refresh, '3', 'a running job reloads itself');
       await new Promise((r) => setTimeout(r, 200));

@@ -83,6 +83,8 @@ ${contributionSelect(`${o.id}-contribution`, v.contribution)}
 function voteForms(c: CommentView, a: ThreadActions): Html {
   const button = (vote: number, text: string, pressed: boolean) =>
     html`<form method="post" action="${a.voteAction(c.id)}" class="vote"><input type="hidden" name="csrf" value="${a.csrf}"><input type="hidden" name="vote" value="${vote}"><button type="submit"${pressed ? html` aria-pressed="true"` : ''} aria-describedby="c-${c.id}-score">${text}</button></form>`;
+  // one's own comment cannot be endorsed or disputed (a vote from before that rule can be withdrawn)
+  if (c.mine) return c.userVote !== 0 ? html`<div class="votes" role="group" aria-label="Vote on comment ${c.id}">${button(0, 'Withdraw my vote', false)}</div>` : html``;
   return html`<div class="votes" role="group" aria-label="Vote on comment ${c.id}">${button(1, 'Endorse', c.userVote === 1)}${button(-1, 'Dispute', c.userVote === -1)}${c.userVote !== 0 ? button(0, 'Withdraw my vote', false) : ''}</div>`;
 }
 

@@ -1,6 +1,6 @@
 // Activity counters and trending (interface: Activity and trending).
 import { Type } from 'typebox';
-import { Int32, Int64, Nullable, ref } from './common.js';
+import { Int32, Int64, Nullable, documentSlot, ref } from './common.js';
 import { Contribution } from './feedback.js';
 
 const counter = (description: string) => Int64({ minimum: 0, description });
@@ -17,7 +17,8 @@ export const DocumentActivityFields = {
   ai_citations_30d: counter('Cited in generated answers, last 30 days.'),
   positive_ratings_7d: counter('Relevance feedback graded 2 or 3, last 7 days.'),
   positive_ratings_30d: counter('Positive ratings, last 30 days.'),
-  as_of_at: Nullable(Int64({ description: 'Snapshot time; null when no recorded activity.' })),
+  // optional in the interface (no R): always sent by Lectern, never required of a reader (issue 25)
+  as_of_at: Type.Optional(Nullable(Int64({ description: 'Snapshot time; null when no recorded activity. Optional in the interface; Lectern always sends it.' }))),
 };
 
 export const DocumentActivity = Type.Object(DocumentActivityFields, { $id: 'DocumentActivity' });
@@ -46,7 +47,7 @@ export const TrendingDocument = Type.Object(
   {
     id: Type.String(),
     uris: Type.Array(Type.String()),
-    document: Type.Object({}, { additionalProperties: true }),
+    document: documentSlot(false, 'The document without its content (see docs/api.md, "The document object").'),
     activity: ref(DocumentActivity),
     comments: ref(CommentStats),
     score: Type.Number({ description: 'views + 2 x agent reads + 3 x AI citations + 3 x positive ratings + 3 x comments posted, over the period.' }),
@@ -58,7 +59,7 @@ export const TrendingResponse = Type.Object(
   {
     period: ref(TrendingPeriod),
     documents: Type.Array(ref(TrendingDocument), { description: 'Ordered by weighted interest, without content.' }),
-    as_of_at: Nullable(Int64()),
+    as_of_at: Type.Optional(Nullable(Int64({ description: 'Snapshot time; null when no recorded activity. Optional in the interface; Lectern always sends it.' }))),
   },
   { $id: 'TrendingResponse' },
 );

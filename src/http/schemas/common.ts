@@ -74,3 +74,19 @@ export const HtmlPage = (description: string) => mediaResponse(description, { 't
 
 /** A response without a body (e.g. 302 redirects, 202 accepted). */
 export const NoBody = (description: string) => Type.Null({ description });
+
+/** The keyword that marks a document slot (see {@link documentSlot}). */
+export const DOCUMENT_SLOT = 'x-lectern-document';
+
+/**
+ * The `document` of hits, search documents and trending entries: the Document component (ADR 0220).
+ * Typed as the Document's wire type and published in /openapi.json as a `$ref` to the Document component
+ * (`null` allowed when `nullable`; openapi-document.ts writes it), while the serializer writes the
+ * object as built by the presenter (toWireDocument) with JSON.stringify, as the hits' specialized
+ * serializer does (ADR 0150, 0195): the slot has no `type`, so fast-json-stringify does not compile the
+ * Document schema a second time or validate it per hit.
+ */
+export function documentSlot<N extends boolean>(nullable: N, description: string) {
+  // the Document's type by import type (documents.ts imports search.ts, which uses this slot)
+  return Type.Unsafe<N extends true ? import('./documents.js').WireDocument | null : import('./documents.js').WireDocument>({ [DOCUMENT_SLOT]: nullable ? 'nullable' : 'object', description });
+}

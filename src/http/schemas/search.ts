@@ -1,6 +1,6 @@
 // Search request and response (interface: SearchRequestV2, V2SearchResponse and their parts).
 import { Type, type Static } from 'typebox';
-import { Double, Int32, Int64, Nullable, StringMap, ref } from './common.js';
+import { Double, Int32, Int64, Nullable, StringMap, documentSlot, ref } from './common.js';
 
 export const SearchMode = Type.Union(
   [Type.Literal('sparse'), Type.Literal('short_document'), Type.Literal('binary'), Type.Literal('hybrid'), Type.Literal('fulltext')],
@@ -164,7 +164,7 @@ export const V2Hit = Type.Object(
     id: Type.String(),
     score: Type.Number(),
     snippets: Type.Array(ref(Snippet)),
-    document: Type.Unknown({ description: 'The document (see docs/api.md, "The document object"); null when return_documents is false.' }),
+    document: documentSlot(true, 'The document (see docs/api.md, "The document object"); null when return_documents is false.'),
     candidate_scores: Type.Optional(Nullable(ref(CandidateScores))),
     rrf: Type.Optional(Nullable(ref(RrfAttribution))),
   },

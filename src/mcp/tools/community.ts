@@ -1,6 +1,7 @@
 // Community tools (issue 10) over the same CommunityService as the HTTP routes: rate_results (relevance
 // feedback), comment_on_document (typed, evidenced comments and replies), vote_on_comment (endorse,
-// dispute, withdraw) and read_document_comments (the thread and the document's activity). None is
+// dispute, withdraw), read_document_comments (the thread and the document's activity) and
+// read_document_activity (the activity record of GET /v2/documents/{id}/activity). None is
 // billed; every write is idempotent like its HTTP twin (feedback_id, comment_id, the vote as a state).
 import { Type } from 'typebox';
 import type { CommunityService, ThreadEntry } from '../../community/index.js';
@@ -162,5 +163,51 @@ export function readDocumentCommentsTool(deps: { community: CommunityService }):
   };
 }
 
+const count = Type.Integer({ minimum: 0 });
+
+/** DocumentActivityResponse of the interface (the HTTP twin's body), as the tool's structured output. */
+const DocumentActivityOutput = Type.Object({
+  document_id: Type.String(),
+  views_7d: count, views_30d: count, shown_7d: count, shown_30d: count, agent_reads_7d: count, agent_reads_30d: count,
+  ai_citations_7d: count, ai_citations_30d: count, positive_ratings_7d: count, positive_ratings_30d: count,
+  as_of_at: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
+  comments: Type.Object({
+    comments: count, comments_7d: count, comments_30d: count, votes: Type.Integer(),
+    contributions: Type.Array(Type.Object({ contribution: Type.String(), comments: count, votes: Type.Integer() })),
+  }),
+});
+
+/** `read_document_activity`: GET /v2/documents/{document_id}/activity as a tool (issue 25). */
+export function readDocumentActivityTool(deps: { community: CommunityService }): ToolDefinition {
+  return {
+    name: 'read_document_activity',
+    title: "A document's activity",
+    annotations: { title: "A document's activity", readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    rateScope: 'default',
+    description:
+      "Reads a document's activity counters over the last 7 and 30 days: page views (once per visitor and UTC day), times shown in authenticated searches, agent reads, AI citations in generated answers and positive ratings (relevance 2 or 3), with as_of_at (the newest recorded event, null when none) and the stats of its visible comments (count, score, per contribution kind). The same record as GET /v2/documents/{document_id}/activity; an unknown document is an error. Use it to judge how much attention a work gets; read_document_comments gives the comments themselves (a retraction shows in the work's record, is_retracted, not in its activity). Cost: free (0 credits).",
+    inputSchema: Type.Object({ document_id: Type.String({ minLength: 1, maxLength: 512 }) }, { additionalProperties: false }),
+    outputSchema: DocumentActivityOutput,
+    async run(input) {
+      const a = await deps.community.activity(input.document_id as string);
+      const c = a.comments;
+      return {
+        text: [
+          `Document ${a.documentId}, last 7 days (30 days): ${a.views7d} (${a.views30d}) views, ${a.shown7d} (${a.shown30d}) times shown, ${a.agentReads7d} (${a.agentReads30d}) agent reads, ${a.aiCitations7d} (${a.aiCitations30d}) AI citations, ${a.positiveRatings7d} (${a.positiveRatings30d}) positive ratings.`,
+          `${c.comments} visible comments (${c.comments7d} in 7 days, ${c.comments30d} in 30), total score ${c.votes}${c.contributions.length ? `; ${c.contributions.map((k) => `${k.contribution} ${k.comments}`).join(', ')}` : ''}.`,
+          a.asOfAt === null ? 'No recorded activity.' : `As of ${new Date(a.asOfAt * 1000).toISOString()}.`,
+        ].join('\n'),
+        structured: {
+          document_id: a.documentId,
+          views_7d: a.views7d, views_30d: a.views30d, shown_7d: a.shown7d, shown_30d: a.shown30d, agent_reads_7d: a.agentReads7d, agent_reads_30d: a.agentReads30d,
+          ai_citations_7d: a.aiCitations7d, ai_citations_30d: a.aiCitations30d, positive_ratings_7d: a.positiveRatings7d, positive_ratings_30d: a.positiveRatings30d,
+          as_of_at: a.asOfAt,
+          comments: { comments: c.comments, comments_7d: c.comments7d, comments_30d: c.comments30d, votes: c.votes, contributions: c.contributions.map((k) => ({ contribution: k.contribution, comments: k.comments, votes: k.votes })) },
+        },
+      };
+    },
+  };
+}
+
 /** All community tools. */
-export const communityTools = (deps: { community: CommunityService }): ToolDefinition[] => [rateResultsTool(deps), commentOnDocumentTool(deps), voteOnCommentTool(deps), readDocumentCommentsTool(deps)];
+export const communityTools = (deps: { community: CommunityService }): ToolDefinition[] => [rateResultsTool(deps), commentOnDocumentTool(deps), voteOnCommentTool(deps), readDocumentCommentsTool(deps), readDocumentActivityTool(deps)];

@@ -8,6 +8,7 @@ import { isOAuthError } from '../../../auth/oauth-error.js';
 import type { Account } from '../../../ports/account-store.js';
 import { AppError, errorDetail } from '../../../domain/errors.js';
 import { layout, type Html } from '../../pages/html.js';
+import { noteRefusal } from '../../request-log.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -180,7 +181,7 @@ export function oauthJson(reply: FastifyReply, status: number, body: unknown): F
 export function sendOAuthError(request: FastifyRequest, reply: FastifyReply, err: unknown, unexpected: 'server_error' | 'temporarily_unavailable' = 'server_error'): FastifyReply {
   if (isOAuthError(err)) {
     for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
-    request.log.info({ oauth_error: err.error, status: err.status }, 'oauth request refused');
+    noteRefusal(request, err.error);
     return oauthJson(reply, err.status, err.body());
   }
   if (err instanceof AppError && err.code === 'rate_limited') {

@@ -87,11 +87,11 @@ export function registerCommunityRoutes(app: FastifyInstance, deps: HttpDeps & {
 
   const voteSchema = (withdraw: boolean) => ({
     summary: withdraw ? "Withdraws the caller's vote on a comment (user_vote 0)." : 'Votes on a comment: 1 endorses, -1 disputes, 0 withdraws.',
-    description: `${NOT_BILLED} One vote per account per comment; a new vote replaces the old one; repeats change nothing. Unknown, removed or unpublished comments: 404.`,
+    description: `${NOT_BILLED} One vote per account per comment; a new vote replaces the old one; repeats change nothing. Unknown, removed or unpublished comments: 404. One's own comment cannot be endorsed or disputed: 403 forbidden (reason own_comment); withdrawing is always accepted.`,
     tags: ['community'],
     params: CommentParams,
     ...(withdraw ? {} : { body: ref(CommentVote) }),
-    response: { 200: ref(CommentVoteResult), ...errorResponses(401, 404, 422, 429, 500) },
+    response: { 200: ref(CommentVoteResult), ...errorResponses(401, 403, 404, 422, 429, 500) },
   });
   const present = (r: { commentId: number; votes: number; userVote: number }) => ({ comment_id: r.commentId, votes: r.votes, user_vote: r.userVote });
 
