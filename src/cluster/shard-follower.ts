@@ -13,11 +13,10 @@
 // a little before that time (docs/scale.md "Faults").
 import { shardOfWork } from '../domain/shard-routing.js';
 import type { StoredDocument } from '../domain/document.js';
-import type { DocumentChange, DocumentStore } from '../ports/document-store.js';
-import type { DeliveredBatch, ShardLogSubscription } from '../ports/shard-log.js';
+import type { DocumentChange } from '../ports/document-store.js';
+import type { ChangeSource, DeliveredBatch, ShardLogSubscription } from '../ports/shard-log.js';
 
-/** What an index reads its changes from (a document store or a shard's log). */
-export type ChangeSource = Pick<DocumentStore, 'changesSince' | 'maxSeq'>;
+export type { ChangeSource };
 
 /** The part of the index the follower drives. */
 export interface FollowedIndex {
@@ -89,6 +88,7 @@ export class ShardFollower implements ChangeSource {
   /** Fetches the next batches into the buffer; the number of new changes. */
   async pull(): Promise<number> {
     const batches = await this.subscription.fetch(this.options.batchesPerPull ?? 64, this.options.waitMs ?? 1_000);
+    if (this.#buffer.length === 0) this.#high = Math.max(this.#high, this.index.checkpoint());
     let added = 0;
     for (const batch of batches) {
       const fresh = batch.changes.filter((c) => c.seq > this.#high);
@@ -159,4 +159,50 @@ export class SwitchableSource implements ChangeSource {
   changesSince(afterSeq: number, limit: number): Promise<DocumentChange[]> {
     return this.target.changesSince(afterSeq, limit);
   }
+}
+
+/** How far before a bootstrap's start the log is read from (clock differences between nodes), ms. */
+export const BOOTSTRAP_MARGIN_MS = 60_000;
+
+export interface ReplicaParts {
+  /** The shard's index, opened over `source`. */
+  index: FollowedIndex & { rebuild(): Promise<unknown> };
+  source: SwitchableSource;
+  /** The document store (bootstrap, records sent by reference). */
+  store: ChangeSource & { getMany(ids: readonly string[]): Promise<Map<string, StoredDocument>> };
+  shard: number;
+  shards: number;
+  /** Whether the replica's durable subscription exists. */
+  subscribed(): Promise<boolean>;
+  /** Opens (creating from `startTimeMs` when absent) the replica's durable subscription. */
+  subscribe(startTimeMs?: number): Promise<ShardLogSubscription>;
+  /** Deletes the replica's durable subscription. */
+  unsubscribe(): Promise<void>;
+  nowMs(): number;
+  report?: (err: unknown, context: string) => void;
+  onBootstrap?: (info: { seq: number; ms: number }) => void;
+}
+
+/**
+ * Brings a shard replica up: an index with a checkpoint and its subscription resumes from the log; one
+ * without (new, or its files lost) or whose subscription is gone bootstraps from the store, then follows
+ * the log from a little before the bootstrap began. Returns the follower, not yet started.
+ */
+export async function openReplica(parts: ReplicaParts): Promise<ShardFollower> {
+  const { index, source } = parts;
+  let sub: ShardLogSubscription;
+  if (index.checkpoint() > 0 && (await parts.subscribed())) {
+    sub = await parts.subscribe();
+  } else {
+    const t0 = parts.nowMs();
+    await parts.unsubscribe();
+    source.target = shardOfStore(parts.store, parts.shard, parts.shards);
+    if (index.checkpoint() > 0) await index.rebuild();
+    else await index.catchUp({ commit: 'always' });
+    sub = await parts.subscribe(t0 - BOOTSTRAP_MARGIN_MS);
+    parts.onBootstrap?.({ seq: index.checkpoint(), ms: parts.nowMs() - t0 });
+  }
+  const follower = new ShardFollower(sub, index, { loadDocuments: (ids) => parts.store.getMany(ids), ...(parts.report ? { report: parts.report } : {}) });
+  source.target = follower;
+  return follower;
 }

@@ -1,7 +1,10 @@
 // The cluster's replicated log of document changes (issue 24, docs/scale.md "The log", ADRs 0205-0207):
 // the transactional outbox in the document store, the per-shard log it is relayed to (NATS JetStream,
 // one subject per shard), a search node's durable subscription to its shard, and cluster membership.
-import type { DocumentChange } from './document-store.js';
+import type { DocumentChange, DocumentStore } from './document-store.js';
+
+/** What a search index reads its changes from: the document store itself, or a shard's log (cluster/shard-follower.ts). */
+export type ChangeSource = Pick<DocumentStore, 'changesSince' | 'maxSeq'>;
 
 /** One change waiting in the outbox, in store sequence order. */
 export interface OutboxEntry {

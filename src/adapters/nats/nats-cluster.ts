@@ -154,6 +154,24 @@ export class NatsCluster {
     };
   }
 
+  /** Whether the durable consumer `durable` exists. */
+  async consumerExists(durable: string): Promise<boolean> {
+    try {
+      await this.jsm.consumers.info(this.streamName, durable);
+      return true;
+    } catch (e) {
+      if (isNotFound(e)) return false;
+      throw e;
+    }
+  }
+
+  /** Deletes the durable consumer `durable` (absent: nothing to do). */
+  async deleteConsumer(durable: string): Promise<void> {
+    await this.jsm.consumers.delete(this.streamName, durable).catch((e: unknown) => {
+      if (!isNotFound(e)) throw e;
+    });
+  }
+
   /** The stream's state (messages, first and last sequence), or null when it does not exist. */
   async streamState(): Promise<{ messages: number; firstSeq: number; lastSeq: number; replicas: number; leader: string | null } | null> {
     try {
