@@ -187,3 +187,13 @@ function authConfigProblems(c: Config): string[] {
   problems.push(...parseLlmModels(c.llmModels).problems);
   return problems;
 }
+
+/** loadConfig over the process environment plus `extra` (a local cluster's shared variables; issue 24). */
+export function loadConfigWithEnv(extra: Readonly<Record<string, string>>): Config {
+  return loadConfig({ ...process.env, ...extra });
+}
+
+/** The process environment (a copy): what `lectern cluster up` gives the processes it starts, plus their own variables. */
+export function processEnvironment(): Record<string, string> {
+  return Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
+}
