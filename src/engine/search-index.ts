@@ -1068,7 +1068,7 @@ export class SearchIndex {
   queryStats(q: Pick<EngineQuery, 'text' | 'possibleLanguages' | 'expansion'>): CorpusStats {
     this.#check();
     const parsed = withExpansion(parseQuery(q.text ?? '', q.possibleLanguages, this.#defaultLanguage), q.expansion);
-    const df: Record<string, number> = {};
+    const df: Record<string, number> = Object.create(null) as Record<string, number>;
     const terms = [...parsed.words.flatMap((w) => w.terms), ...parsed.phrases.flatMap((p) => p.slots.flatMap((s) => s.terms))];
     for (const t of terms) if (!Object.hasOwn(df, t)) df[t] = this.docFreq(t);
     let segmentDocs = 0;
@@ -1340,7 +1340,7 @@ function statsOf(c: CorpusStats): GlobalStats {
 
 /** Sums shards' statistics of one query into the corpus's (DFS phase; integer sums, exact). */
 export function sumCorpusStats(parts: readonly CorpusStats[]): CorpusStats {
-  const out: CorpusStats = { docCount: 0, segmentDocs: 0, fieldTotals: [0, 0, 0], df: {} };
+  const out: CorpusStats = { docCount: 0, segmentDocs: 0, fieldTotals: [0, 0, 0], df: Object.create(null) as Record<string, number> };
   for (const p of parts) {
     out.docCount += p.docCount;
     out.segmentDocs += p.segmentDocs;
