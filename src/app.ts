@@ -28,6 +28,14 @@ import { IngestService, type IngestReport } from './ingest/ingest-service.js';
 import { DemoCorpus } from './ingest/demo-corpus.js';
 import { RateLimitService } from './limits/rate-limit-service.js';
 import { IndexSet } from './search/index-set.js';
+// --- cluster (issue 24) ---
+import { NatsCluster } from './adapters/nats/nats-cluster.js';
+import { PostgresOutbox } from './adapters/postgres/postgres-outbox.js';
+import { OutboxRelay } from './cluster/outbox-relay.js';
+import { Heartbeat } from './cluster/membership.js';
+import { openReplica, SwitchableSource, type ShardFollower } from './cluster/shard-follower.js';
+import { clusterRoles } from './cluster/roles.js';
+// --- end cluster ---
 import { PassageSearch } from './search/passage-search.js';
 import { SearchService } from './search/search-service.js';
 import { activityEngagement } from './search/ranking-bridge.js';
@@ -176,6 +184,8 @@ export interface Core {
   tryOpenIndexes(options?: OpenIndexesOptions): Promise<IndexSet | null>;
   /** The open indexes, or null. */
   readonly indexes: IndexSet | null;
+  /** Where the indexes read changes from: the store, or on a search node its shard's log (issue 24). */
+  readonly indexSource: SwitchableSource;
   /** The corpus-trained models of each index: training (`lectern models train`) and loading (docs/models.md). */
   readonly corpusModels: CorpusModels;
   /** Training L2 ranking models from judgments (`lectern ranking train`, docs/ranking.md). */
@@ -304,6 +314,8 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
   });
   // index files in shared memory: the search threads view the writer's copy (ADR 0110)
   const dirs = sharedFsIndexDirectories(indexRoot(config));
+  // a search node's index starts from nothing and is fed by startCluster (bootstrap, then its shard's log)
+  const indexSource = new SwitchableSource(clusterRoles(config.cluster).search ? { maxSeq: async () => 0, changesSince: async () => [] } : storage.documents);
   const corpusModels = new CorpusModels(fsModelDirectories(join(config.dataDir, 'models')), storage.documents, clock);
   const rankerTraining = new RankerTraining({ files: new FsSourceFiles(), feedback: communityStoreFor(storage), models: fsModelDirectories(join(config.dataDir, 'models')), clock });
   const rankingSource = (open: IndexSet, mode: SearchMode): CandidateSource => {
@@ -393,7 +405,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
 
   const openIndexes = async (options: OpenIndexesOptions = {}) => {
     if (!indexes) {
-      indexes = IndexSet.open(dirs, storage.documents, clock);
+      indexes = IndexSet.open(dirs, indexSource, clock);
       // Records written by anyone (this process's ingest, the CLI, other instances) leave the display cache as the index applies them.
       indexes.onChanges((changes) => displayCache.invalidateChanges(changes.map((c) => (c.deleted ? { id: c.id } : { id: c.doc.id, doc: c.doc }))));
       if (sparseEncoder) indexes.setSparseEncoder(sparseEncoder);
@@ -465,6 +477,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
     get indexes() {
       return indexes;
     },
+    indexSource,
     openIndexes,
     corpusModels,
     rankerTraining,
@@ -493,7 +506,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
         setInterval(() => {
           if (polling) return;
           polling = true;
-          storage.documents
+          indexSource
             .maxSeq()
             .then((seq) => (seq > idx.checkpoint() ? idx.catchUp() : null))
             .catch((err: unknown) => logger.warn({ err }, 'index catch-up failed'))
@@ -804,3 +817,106 @@ export function authSettings(config: Config, secret: string): AuthSettings {
     autoConsent: config.autoConsent ? config.autoConsent.trim().toLowerCase() : null,
   };
 }
+
+// --- cluster roles (issue 24, docs/scale.md "Roles and configuration") ---
+
+/** What startCluster started; stop() ends it (before the app closes). */
+export interface ClusterHandle {
+  readonly nats: NatsCluster;
+  readonly relay: OutboxRelay | null;
+  readonly follower: ShardFollower | null;
+  stop(): Promise<void>;
+}
+
+/**
+ * Joins the cluster configured in `cluster.*` (nothing when role is `all`): connects to NATS, records or
+ * checks the shard map, turns the outbox on; api and worker processes run the outbox relay (one active
+ * at a time), a search process brings its shard replica up from the log (bootstrapping from the store
+ * when it has no index); every process announces itself in the membership bucket. `url`: where this
+ * process answers HTTP, if it does.
+ */
+export async function startCluster(core: Core, url: string | null): Promise<ClusterHandle | null> {
+  const { config, logger, storage, clock } = core;
+  const c = config.cluster;
+  const roles = clusterRoles(c);
+  if (roles.all) return null;
+  if (storage.kind !== 'postgres' || !('pool' in storage)) throw new Error('cluster.role other than all needs PostgreSQL (database_url)');
+  if (c.natsUrl === '') throw new Error('cluster.role other than all needs cluster.nats_url');
+  if (roles.search && c.shard >= c.shards) throw new Error(`cluster.shard ${c.shard} is not below cluster.shards ${c.shards}`);
+  const report = (err: unknown, context: string) => logger.warn({ err }, context);
+  const id = roles.search ? `search-${c.shard}-${c.replica}` : `${roles.api ? 'api' : 'worker'}-${process.pid}`;
+  const nats = await NatsCluster.connect({
+    servers: c.natsUrl.split(',').map((x) => x.trim()).filter((x) => x !== ''),
+    name: c.name,
+    replicas: c.logReplicas,
+    logMaxAgeMs: c.logMaxAgeHours * 3_600_000,
+    membershipMaxAgeMs: Math.max(10_000, c.heartbeatMs * 10),
+    connectionName: `lectern ${id}`,
+  });
+  let relay: OutboxRelay | null = null;
+  let follower: ShardFollower | null = null;
+  let heartbeat: Heartbeat | null = null;
+  try {
+    await nats.ensureStream();
+    const map = await nats.claimShardMap({ shards: c.shards, replicas: c.replicas });
+    if (map.shards !== c.shards) throw new Error(`the cluster '${c.name}' has ${map.shards} shards; this process is configured with cluster.shards ${c.shards}`);
+    const outbox = new PostgresOutbox(storage.pool);
+    await outbox.enable();
+    if (roles.api || roles.worker) {
+      relay = new OutboxRelay(outbox, nats.publisher(), { shards: c.shards, report });
+      relay.start();
+    }
+    if (roles.search) {
+      const indexes = core.indexes ?? (await core.openIndexes());
+      const durable = `shard-${c.shard}-replica-${c.replica}`;
+      follower = await openReplica({
+        index: indexes,
+        source: core.indexSource,
+        store: storage.documents,
+        shard: c.shard,
+        shards: c.shards,
+        subscribed: () => nats.consumerExists(durable),
+        subscribe: (start) => nats.subscribe(c.shard, durable, start),
+        unsubscribe: () => nats.deleteConsumer(durable),
+        nowMs: () => clock.nowMs(),
+        report,
+        onBootstrap: (b) => logger.info({ shard: c.shard, replica: c.replica, seq: b.seq, ms: b.ms }, 'shard replica bootstrapped from the store'),
+      });
+      follower.start();
+    }
+    const members = await nats.membership();
+    const role = roles.search ? 'search' : roles.api ? 'api' : 'worker';
+    heartbeat = new Heartbeat(
+      members,
+      clock,
+      () => ({
+        id,
+        role,
+        pid: process.pid,
+        ...(url ? { url } : {}),
+        ...(roles.search ? { shard: c.shard, replica: c.replica, seq: core.indexes?.checkpoint() ?? 0, docs: core.indexes?.get('documents').stats().docs ?? 0 } : {}),
+      }),
+      c.heartbeatMs,
+      report,
+    );
+    await heartbeat.start();
+    logger.info({ id, roles: c.role, shards: c.shards, nats: c.natsUrl }, 'joined the cluster');
+  } catch (e) {
+    await relay?.stop();
+    await follower?.stop();
+    await nats.close();
+    throw e;
+  }
+  return {
+    nats,
+    relay,
+    follower,
+    async stop() {
+      await heartbeat?.stop();
+      await relay?.stop();
+      await follower?.stop();
+      await nats.close();
+    },
+  };
+}
+// --- end cluster roles ---

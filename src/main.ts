@@ -1,17 +1,20 @@
 // Process entry (`npm start`): read configuration, build the app, load the demo corpus on first start,
 // listen, and shut down gracefully on SIGINT/SIGTERM (in-flight requests finish, up to
 // limits.shutdownGraceMs).
-import { buildApp, buildCore, createLogger } from './app.js';
+import { buildApp, buildCore, createLogger, startCluster } from './app.js';
 import { runCli } from './cli/main.js';
 import { ConfigError, loadConfig, type Config } from './config/index.js';
 
 export async function serve(config: Config): Promise<void> {
   const app = await buildApp(config);
   const log = app.logger;
-  const loaded = await app.loadDemoCorpusIfEmpty();
-  await logCorpus(app, loaded !== null);
+  // a search node holds one shard, fed from the log (issue 24): it never loads the demo corpus itself
+  const searchNode = config.cluster.role.split(',').includes('search');
+  const loaded = searchNode ? null : await app.loadDemoCorpusIfEmpty();
+  if (!searchNode) await logCorpus(app, loaded !== null);
   app.startBackgroundWork();
-  await app.http.listen({ host: config.host, port: config.port });
+  const address = await app.http.listen({ host: config.host, port: config.port });
+  const cluster = await startCluster(app, address);
   log.info({ base_url: config.baseUrl, mcp_url: config.mcpUrl, store: app.storage.kind, data_dir: config.dataDir, chat_models: app.chatModels.names() }, 'Lectern is listening');
   // Recognition formats whose tools are missing are refused at submission (503 format_unavailable).
   void app.recognitions.formats().then(
@@ -33,7 +36,7 @@ export async function serve(config: Config): Promise<void> {
       process.exit(1);
     }, config.limits.shutdownGraceMs);
     timer.unref();
-    app.close().then(
+    (cluster ? cluster.stop() : Promise.resolve()).then(() => app.close()).then(
       () => {
         log.info('stopped');
         process.exit(0);

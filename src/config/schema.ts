@@ -243,6 +243,27 @@ export const ConfigSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
+    // --- cluster: replication and roles (issue 24, docs/scale.md "Roles and configuration") ---
+    cluster: Type.Object(
+      {
+        role: Type.String({
+          pattern: '^(all|api|search|worker)(,(api|search|worker))*$',
+          default: 'all',
+          description: 'What this process does: `all` (the all-in-one service, as without a cluster), or a comma-separated list of `api` (HTTP, MCP, web; relays the outbox), `search` (one shard replica, fed from the log), `worker` (background jobs; relays the outbox). Roles other than all need database_url and cluster.nats_url.',
+        }),
+        natsUrl: Type.String({ default: '', description: 'Comma-separated NATS server URLs of the cluster (nats://127.0.0.1:4222,...). Empty: no cluster (documents reach the index straight from the store).' }),
+        name: Type.String({ pattern: '^[a-z][a-z0-9_]{0,31}$', default: 'lectern', description: 'Name of the cluster: the prefix of its log subjects (`<name>.shard.<n>`), stream (`<NAME>_SHARDS`) and key-value buckets.' }),
+        shards: Type.Integer({ minimum: 1, maximum: 4096, default: 1, description: 'Shards of the index (works are routed by a stable hash of the work key). Fixed for the life of a cluster: the first process records it in the cluster bucket and others must agree.' }),
+        replicas: Type.Integer({ minimum: 1, maximum: 16, default: 1, description: 'Search replicas per shard the cluster is meant to run (reported by `lectern cluster status`).' }),
+        shard: Type.Integer({ minimum: 0, maximum: 4095, default: 0, description: 'Role search: the shard this replica holds.' }),
+        replica: Type.Integer({ minimum: 0, maximum: 15, default: 0, description: 'Role search: this replica\'s number within its shard (names its durable position in the log).' }),
+        logReplicas: Type.Integer({ minimum: 1, maximum: 5, default: 1, description: 'Copies the NATS cluster keeps of the log and the buckets (3 on a three-node NATS cluster; 1 on one server).' }),
+        logMaxAgeHours: Type.Integer({ minimum: 1, maximum: 87_600, default: 168, description: 'How long the log keeps a change, hours. A replica down longer rebuilds its shard from the store.' }),
+        heartbeatMs: Type.Integer({ minimum: 100, maximum: 60_000, default: 2_000, description: 'Membership heartbeat of every process, ms; a member is live while its last beat is younger than three heartbeats.' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    // --- end cluster ---
   },
   { additionalProperties: false },
 );

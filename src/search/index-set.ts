@@ -5,7 +5,8 @@
 import { ANALYSIS_VERSION, IndexFormatError, SearchIndex, type IndexDocument, type IndexStats } from '../engine/index.js';
 import { INDEX_NAMES, type IndexName, type StoredDocument } from '../domain/document.js';
 import type { Clock } from '../ports/clock.js';
-import type { DocumentChange, DocumentStore } from '../ports/document-store.js';
+import type { DocumentChange } from '../ports/document-store.js';
+import type { ChangeSource } from '../ports/shard-log.js';
 import type { IndexDirectories } from '../ports/index-directories.js';
 import type { IndexModels } from './corpus-models.js';
 import type { SparseTextEncoder, TextEncoder } from '../ports/text-encoder.js';
@@ -100,7 +101,7 @@ export class IndexSet {
 
   private constructor(
     private readonly dirs: IndexDirectories,
-    private readonly store: DocumentStore,
+    private readonly store: ChangeSource,
     private readonly clock: Clock,
     indexes: Map<IndexName, SearchIndex>,
   ) {
@@ -113,7 +114,7 @@ export class IndexSet {
    * Opens both indexes, taking their writer locks (throws when another process holds them: a running
    * server; the caller then leaves indexing to that process).
    */
-  static open(dirs: IndexDirectories, store: DocumentStore, clock: Clock): IndexSet {
+  static open(dirs: IndexDirectories, store: ChangeSource, clock: Clock): IndexSet {
     const opened = new Map<IndexName, SearchIndex>();
     const stale: string[] = [];
     try {

@@ -10,6 +10,7 @@ import { COMMUNITY_MIGRATIONS } from './community-migrations.js';
 import { ACTIVITY_MIGRATIONS } from './activity-migrations.js';
 import { BILLING_MIGRATIONS } from './billing-migrations.js';
 import { LIMITS_MIGRATIONS } from './limits-migrations.js';
+import { CLUSTER_MIGRATIONS } from './cluster-migrations.js';
 
 export interface MigrationStep {
   /** Unique id, e.g. `core/001-init`. */
@@ -232,4 +233,4 @@ export const CORE_MIGRATIONS: readonly MigrationStep[] = [
 ];
 
 /** Every migration list, in application order. Capabilities append their lists here. */
-export const ALL_MIGRATIONS: readonly MigrationStep[] = [...CORE_MIGRATIONS, ...AUTH_MIGRATIONS, ...RECOGNITION_MIGRATIONS, ...CONVERSATION_MIGRATIONS, ...COMMUNITY_MIGRATIONS, ...ACTIVITY_MIGRATIONS, ...BILLING_MIGRATIONS, ...LIMITS_MIGRATIONS];
+export const ALL_MIGRATIONS: readonly MigrationStep[] = [...CORE_MIGRATIONS, ...AUTH_MIGRATIONS, ...RECOGNITION_MIGRATIONS, ...CONVERSATION_MIGRATIONS, ...COMMUNITY_MIGRATIONS, ...ACTIVITY_MIGRATIONS, ...BILLING_MIGRATIONS, ...LIMITS_MIGRATIONS, ...CLUSTER_MIGRATIONS];

@@ -1,0 +1,269 @@
+// The cluster's NATS JetStream side (issue 24, ADR 0205): one connection to the NATS cluster, the
+// per-shard log (stream `<NAME>_SHARDS`, subject `<name>.shard.<n>`), search nodes' durable
+// consumers, and membership and the shard map in JetStream key-value buckets.
+//
+// Debian's nats-server is 2.9: only features it has are used (no per-message TTL: membership entries
+// carry their own timestamp and the bucket's max age removes what stops beating).
+import { connect, nanos, headers, type NatsConnection } from '@nats-io/transport-node';
+import { AckPolicy, DeliverPolicy, DiscardPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType, type JetStreamClient, type JetStreamManager, type ConsumerConfig } from '@nats-io/jetstream';
+import { Kvm, type KV } from '@nats-io/kv';
+import type { DeliveredBatch, Member, MembershipStore, ShardLogBatch, ShardLogPublisher, ShardLogSubscription } from '../../ports/shard-log.js';
+
+export interface NatsClusterOptions {
+  /** NATS server URLs (any of the cluster's). */
+  servers: readonly string[];
+  /** Prefix of subjects, stream and bucket names (`lectern`). */
+  name: string;
+  /** Replicas of the stream and buckets (3 on a three-node NATS cluster; 1 on a single server). */
+  replicas: number;
+  /** How long the log keeps a message, ms (a replica down longer rebuilds from the store). */
+  logMaxAgeMs: number;
+  /** Membership entries older than this are removed by the bucket, ms. */
+  membershipMaxAgeMs: number;
+  /** Shown in the server's connection list. */
+  connectionName?: string;
+}
+
+/** A shard map as the cluster records it once (the first process to start writes it). */
+export interface ShardMap {
+  shards: number;
+  replicas: number;
+}
+
+const DUPLICATE_WINDOW_MS = 120_000;
+/** Acknowledgement wait of a consumer: a batch not acknowledged in this time is delivered again. */
+const ACK_WAIT_MS = 120_000;
+const PUBLISH_TIMEOUT_MS = 10_000;
+
+export class NatsCluster {
+  private constructor(
+    readonly nc: NatsConnection,
+    readonly js: JetStreamClient,
+    readonly jsm: JetStreamManager,
+    private readonly options: NatsClusterOptions,
+  ) {}
+
+  static async connect(options: NatsClusterOptions): Promise<NatsCluster> {
+    const nc = await connect({
+      servers: [...options.servers],
+      name: options.connectionName ?? 'lectern',
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 250,
+      timeout: 10_000,
+    });
+    try {
+      const jsm = await jetstreamManager(nc, { timeout: PUBLISH_TIMEOUT_MS });
+      return new NatsCluster(nc, jetstream(nc, { timeout: PUBLISH_TIMEOUT_MS }), jsm, options);
+    } catch (e) {
+      await nc.close();
+      throw e;
+    }
+  }
+
+  get streamName(): string {
+    return `${this.options.name.toUpperCase().replace(/[^A-Z0-9_-]/g, '_')}_SHARDS`;
+  }
+
+  subject(shard: number): string {
+    return `${this.options.name}.shard.${shard}`;
+  }
+
+  /** Creates the shard log's stream when absent (idempotent; concurrent creators agree). */
+  async ensureStream(): Promise<void> {
+    const config = {
+      name: this.streamName,
+      subjects: [`${this.options.name}.shard.*`],
+      retention: RetentionPolicy.Limits,
+      storage: StorageType.File,
+      num_replicas: this.options.replicas,
+      duplicate_window: nanos(DUPLICATE_WINDOW_MS),
+      max_age: nanos(this.options.logMaxAgeMs),
+      discard: DiscardPolicy.Old,
+    };
+    try {
+      await this.jsm.streams.info(this.streamName);
+      return;
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+    }
+    try {
+      await this.jsm.streams.add(config);
+    } catch (e) {
+      // another process created it in between
+      await this.jsm.streams.info(this.streamName).catch(() => {
+        throw e;
+      });
+    }
+  }
+
+  publisher(): ShardLogPublisher {
+    const maxPayload = this.nc.info?.max_payload ?? 1024 * 1024;
+    return {
+      maxMessageBytes: maxPayload,
+      publish: async (batch: ShardLogBatch, msgId: string) => {
+        const h = headers();
+        h.set('Lectern-Seq-Last', String(batch.changes[batch.changes.length - 1]?.seq ?? 0));
+        await this.js.publish(this.subject(batch.shard), encodeBatch(batch), { msgID: msgId, headers: h, timeout: PUBLISH_TIMEOUT_MS });
+      },
+    };
+  }
+
+  /**
+   * The durable subscription `durable` to `shard`'s subject. A consumer created now starts at
+   * `startTimeMs` (a replica that bootstrapped from the store up to some sequence at that time) or at the
+   * log's beginning; an existing one resumes after its last acknowledged batch.
+   */
+  async subscribe(shard: number, durable: string, startTimeMs?: number): Promise<ShardLogSubscription> {
+    const stream = this.streamName;
+    const config: Partial<ConsumerConfig> = {
+      durable_name: durable,
+      filter_subject: this.subject(shard),
+      ack_policy: AckPolicy.All,
+      ack_wait: nanos(ACK_WAIT_MS),
+      max_ack_pending: 100_000,
+      ...(startTimeMs === undefined
+        ? { deliver_policy: DeliverPolicy.All }
+        : { deliver_policy: DeliverPolicy.StartTime, opt_start_time: new Date(startTimeMs).toISOString() }),
+    };
+    let exists = true;
+    try {
+      await this.jsm.consumers.info(stream, durable);
+    } catch (e) {
+      if (!isNotFound(e)) throw e;
+      exists = false;
+    }
+    if (!exists) await this.jsm.consumers.add(stream, config);
+    const consumer = await this.js.consumers.get(stream, durable);
+    return {
+      fetch: async (max: number, waitMs: number): Promise<DeliveredBatch[]> => {
+        const out: DeliveredBatch[] = [];
+        const iter = await consumer.fetch({ max_messages: max, expires: Math.max(1_000, waitMs) });
+        for await (const m of iter) {
+          const batch = decodeBatch(m.data);
+          out.push({ ...batch, logSeq: m.seq, ack: async () => void (await m.ackAck({ timeout: PUBLISH_TIMEOUT_MS })) });
+          if (out.length >= max) break;
+        }
+        return out;
+      },
+      reset: async () => {
+        await this.jsm.consumers.delete(stream, durable).catch((e: unknown) => {
+          if (!isNotFound(e)) throw e;
+        });
+      },
+      close: async () => undefined,
+    };
+  }
+
+  /** Whether the durable consumer `durable` exists. */
+  async consumerExists(durable: string): Promise<boolean> {
+    try {
+      await this.jsm.consumers.info(this.streamName, durable);
+      return true;
+    } catch (e) {
+      if (isNotFound(e)) return false;
+      throw e;
+    }
+  }
+
+  /** Deletes the durable consumer `durable` (absent: nothing to do). */
+  async deleteConsumer(durable: string): Promise<void> {
+    await this.jsm.consumers.delete(this.streamName, durable).catch((e: unknown) => {
+      if (!isNotFound(e)) throw e;
+    });
+  }
+
+  /** The stream's state (messages, first and last sequence), or null when it does not exist. */
+  async streamState(): Promise<{ messages: number; firstSeq: number; lastSeq: number; replicas: number; leader: string | null } | null> {
+    try {
+      const info = await this.jsm.streams.info(this.streamName);
+      return { messages: info.state.messages, firstSeq: info.state.first_seq, lastSeq: info.state.last_seq, replicas: info.config.num_replicas, leader: info.cluster?.leader ?? null };
+    } catch (e) {
+      if (isNotFound(e)) return null;
+      throw e;
+    }
+  }
+
+  async #bucket(suffix: string, ttlMs: number): Promise<KV> {
+    const kvm = new Kvm(this.nc);
+    const name = `${this.options.name}-${suffix}`;
+    try {
+      return await kvm.open(name);
+    } catch {
+      return await kvm.create(name, { history: 1, replicas: this.options.replicas, ...(ttlMs > 0 ? { ttl: ttlMs } : {}) });
+    }
+  }
+
+  /** Records `map` as the cluster's shard map unless one is recorded; returns the recorded one. */
+  async claimShardMap(map: ShardMap): Promise<ShardMap> {
+    const kv = await this.#bucket('cluster', 0);
+    try {
+      await kv.create('shardmap', JSON.stringify(map));
+      return map;
+    } catch {
+      const e = await kv.get('shardmap');
+      if (!e) throw new Error('the shard map could neither be created nor read');
+      return e.json<ShardMap>();
+    }
+  }
+
+  async membership(): Promise<MembershipStore> {
+    const kv = await this.#bucket('members', this.options.membershipMaxAgeMs);
+    const read = (data: Uint8Array): Member | null => {
+      try {
+        return JSON.parse(new TextDecoder().decode(data)) as Member;
+      } catch {
+        return null;
+      }
+    };
+    return {
+      announce: async (member) => void (await kv.put(member.id, JSON.stringify(member))),
+      withdraw: async (id) => void (await kv.delete(id)),
+      live: async (nowMs, maxAgeMs) => {
+        const out: Member[] = [];
+        const keys: string[] = [];
+        for await (const k of await kv.keys()) keys.push(k);
+        for (const k of keys) {
+          const e = await kv.get(k);
+          if (!e || e.operation !== 'PUT') continue;
+          const m = read(e.value);
+          if (m && nowMs - m.at <= maxAgeMs) out.push(m);
+        }
+        return out.sort((a, b) => a.id.localeCompare(b.id));
+      },
+      watch: async (onChange) => {
+        const w = await kv.watch();
+        void (async () => {
+          for await (const e of w) {
+            if (e.operation === 'PUT') {
+              const m = read(e.value);
+              if (m) onChange(m);
+            } else onChange({ id: e.key, withdrawn: true });
+          }
+        })().catch(() => undefined);
+        return () => w.stop();
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.nc.drain().catch(() => this.nc.close());
+  }
+}
+
+function isNotFound(e: unknown): boolean {
+  const err = e as { code?: unknown; api_error?: { err_code?: number }; message?: string };
+  const code = err.api_error?.err_code;
+  return code === 10059 || code === 10014 || (typeof err.message === 'string' && /not found/i.test(err.message));
+}
+
+const utf8 = new TextEncoder();
+
+export function encodeBatch(batch: ShardLogBatch): Uint8Array {
+  return utf8.encode(JSON.stringify({ v: 1, shard: batch.shard, changes: batch.changes }));
+}
+
+export function decodeBatch(data: Uint8Array): ShardLogBatch {
+  const o = JSON.parse(new TextDecoder().decode(data)) as { v: number; shard: number; changes: ShardLogBatch['changes'] };
+  if (o.v !== 1) throw new Error(`shard log message version ${o.v} is not understood`);
+  return { shard: o.shard, changes: o.changes };
+}
