@@ -98,39 +98,54 @@ export interface ShardServerOptions {
   secret: string;
 }
 
-export async function buildShardServer(opts: ShardServerOptions): Promise<FastifyInstance> {
-  if (opts.secret.length < 16) throw new Error('the cluster secret must be at least 16 characters');
+/**
+ * The shard routes as a route registration: an encapsulated plugin with its own cluster-secret check,
+ * for a `search` node's HTTP app (app.ts: `extraRoutes`) or the standalone server below. The routes are
+ * hidden from /openapi.json and take no account credentials.
+ */
+export function shardRoutes(opts: ShardServerOptions): (app: FastifyInstance) => Promise<void> {
+  if (opts.secret.length < 16) throw new Error('the cluster secret must be at least 16 characters (cluster.secret)');
   const expected = digest(opts.secret);
   const byShard = new Map(opts.searchers.map((s) => [s.shard, s]));
-  const app = Fastify({
-    logger: false,
-    genReqId: () => randomUUID(),
-    bodyLimit: BODY_LIMIT,
-    forceCloseConnections: 'idle',
-  });
+  const searcherOf = (shard: number): ShardSearcher => {
+    const s = byShard.get(shard);
+    if (!s) throw new AppError('not_found', `This node does not hold shard ${shard}; it holds ${[...byShard.keys()].join(', ') || 'none'}.`);
+    return s;
+  };
+  const route = { auth: 'none' as const };
+  return async (parent) => {
+    await parent.register(async (app) => {
+      app.addHook('onRequest', async (request) => {
+        const given = presentedCredential(request);
+        if (typeof given !== 'string' || given === 'malformed' || !timingSafeEqual(digest(given), expected)) {
+          throw new AppError('unauthorized', 'The internal shard endpoints need the cluster secret as a bearer token.');
+        }
+      });
+      app.get('/internal/v1/health', { config: route, schema: { hide: true } }, async () => ({ status: 'ok', shards: [...byShard.keys()] }));
+      app.post<{ Params: Static<typeof ShardParams>; Body: Static<typeof ShardStatsBody> }>(
+        '/internal/v1/shards/:shard/stats',
+        { config: route, bodyLimit: BODY_LIMIT, schema: { hide: true, params: ShardParams, body: ShardStatsBody } },
+        async (request) => searcherOf(request.params.shard).stats(request.body as ShardStatsRequest),
+      );
+      app.post<{ Params: Static<typeof ShardParams>; Body: Static<typeof ShardSearchBody> }>(
+        '/internal/v1/shards/:shard/search',
+        { config: route, bodyLimit: BODY_LIMIT, schema: { hide: true, params: ShardParams, body: ShardSearchBody } },
+        async (request) => searcherOf(request.params.shard).search(request.body as ShardSearchRequest),
+      );
+    });
+  };
+}
+
+/** A server with only the shard routes (tests, benchmarks, a search process without the public API). */
+export async function buildShardServer(opts: ShardServerOptions): Promise<FastifyInstance> {
+  const routes = shardRoutes(opts);
+  const app = Fastify({ logger: false, genReqId: () => randomUUID(), bodyLimit: BODY_LIMIT, forceCloseConnections: 'idle' });
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
-    const given = presentedCredential(request);
-    if (typeof given !== 'string' || given === 'malformed' || !timingSafeEqual(digest(given), expected)) {
-      throw new AppError('unauthorized', 'The internal shard endpoints need the cluster secret as a bearer token.');
-    }
   });
   installErrorHandling(app);
   installValidation(app, []);
-  const searcherOf = (shard: number): ShardSearcher => {
-    const s = byShard.get(shard);
-    if (!s) throw new AppError('not_found', `This node does not hold shard ${shard}; it holds ${[...byShard.keys()].join(', ')}.`);
-    return s;
-  };
-  app.get('/internal/v1/health', async () => ({ status: 'ok', shards: [...byShard.keys()] }));
-  app.post<{ Params: Static<typeof ShardParams>; Body: Static<typeof ShardStatsBody> }>('/internal/v1/shards/:shard/stats', { schema: { params: ShardParams, body: ShardStatsBody } }, async (request) => {
-    const r = searcherOf(request.params.shard).stats(request.body as ShardStatsRequest);
-    return r;
-  });
-  app.post<{ Params: Static<typeof ShardParams>; Body: Static<typeof ShardSearchBody> }>('/internal/v1/shards/:shard/search', { schema: { params: ShardParams, body: ShardSearchBody } }, async (request) => {
-    const r = searcherOf(request.params.shard).search(request.body as ShardSearchRequest);
-    return r;
-  });
+  await routes(app);
   return app;
 }
