@@ -32,7 +32,7 @@ import { IndexSet } from './search/index-set.js';
 import { NatsCluster } from './adapters/nats/nats-cluster.js';
 import { PostgresOutbox } from './adapters/postgres/postgres-outbox.js';
 import { OutboxRelay } from './cluster/outbox-relay.js';
-import { Heartbeat } from './cluster/membership.js';
+import { Heartbeat, retrying } from './cluster/membership.js';
 import { openReplica, SwitchableSource, type ShardFollower } from './cluster/shard-follower.js';
 import { clusterRoles } from './cluster/roles.js';
 // --- end cluster ---
@@ -856,6 +856,9 @@ export function authSettings(config: Config, secret: string): AuthSettings {
 
 // --- cluster roles (issue 24, docs/scale.md "Roles and configuration") ---
 
+/** How long a process waits at start for the NATS cluster's streams and buckets to answer, ms. */
+const STARTUP_MS = 60_000;
+
 /** What startCluster started; stop() ends it (before the app closes). */
 export interface ClusterHandle {
   readonly nats: NatsCluster;
@@ -893,8 +896,8 @@ export async function startCluster(core: Core, url: string | null): Promise<Clus
   let follower: ShardFollower | null = null;
   let heartbeat: Heartbeat | null = null;
   try {
-    await nats.ensureStream();
-    const map = await nats.claimShardMap({ shards: c.shards, replicas: c.replicas });
+    await retrying(() => nats.ensureStream(), STARTUP_MS);
+    const map = await retrying(() => nats.claimShardMap({ shards: c.shards, replicas: c.replicas }), STARTUP_MS);
     if (map.shards !== c.shards) throw new Error(`the cluster '${c.name}' has ${map.shards} shards; this process is configured with cluster.shards ${c.shards}`);
     const outbox = new PostgresOutbox(storage.pool);
     await outbox.enable();
@@ -911,16 +914,16 @@ export async function startCluster(core: Core, url: string | null): Promise<Clus
         store: storage.documents,
         shard: c.shard,
         shards: c.shards,
-        subscribed: () => nats.consumerExists(durable),
-        subscribe: (start) => nats.subscribe(c.shard, durable, start),
-        unsubscribe: () => nats.deleteConsumer(durable),
+        subscribed: () => retrying(() => nats.consumerExists(durable), STARTUP_MS),
+        subscribe: (start) => retrying(() => nats.subscribe(c.shard, durable, start), STARTUP_MS),
+        unsubscribe: () => retrying(() => nats.deleteConsumer(durable), STARTUP_MS),
         nowMs: () => clock.nowMs(),
         report,
         onBootstrap: (b) => logger.info({ shard: c.shard, replica: c.replica, seq: b.seq, ms: b.ms }, 'shard replica bootstrapped from the store'),
       });
       follower.start();
     }
-    const members = await nats.membership();
+    const members = await retrying(() => nats.membership(), STARTUP_MS);
     const role = roles.search ? 'search' : roles.api ? 'api' : 'worker';
     heartbeat = new Heartbeat(
       members,

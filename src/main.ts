@@ -3,7 +3,8 @@
 // limits.shutdownGraceMs).
 import { attachMembership, buildApp, buildCore, createLogger, startCluster } from './app.js';
 import { runCli } from './cli/main.js';
-import { ConfigError, loadConfig, type Config } from './config/index.js';
+import { clusterDown, clusterEnv, clusterStatus, clusterUp } from './adapters/cluster/local-cluster.js';
+import { ConfigError, loadConfig, loadConfigWithEnv, type Config } from './config/index.js';
 
 export async function serve(config: Config): Promise<void> {
   const app = await buildApp(config);
@@ -73,7 +74,13 @@ async function logCorpus(app: Awaited<ReturnType<typeof buildApp>>, loadedNow: b
 /** Entry for `npm start` (no arguments: serve) and for the `lectern` command (bin/lectern.mjs). */
 export async function main(argv: readonly string[]): Promise<number> {
   return runCli(argv, {
-    loadConfig: () => loadConfig(),
+    loadConfig: (extraEnv) => (extraEnv ? loadConfigWithEnv(extraEnv) : loadConfig()),
+    cluster: {
+      up: (o) => clusterUp(o),
+      status: (dir) => clusterStatus(dir),
+      down: (dir) => clusterDown(dir),
+      env: (dir) => clusterEnv(dir),
+    },
     openApp: (config) => buildCore(config),
     serve,
     // loaded on first use, so a process that never runs an encoder never loads the ONNX runtime

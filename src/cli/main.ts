@@ -17,6 +17,8 @@ import type { CorpusModels } from '../search/corpus-models.js';
 import { INDEX_NAMES, type IndexName } from '../domain/document.js';
 import type { CommunityService } from '../community/index.js';
 import { configDocs } from './config-docs.js';
+import { CLUSTER_HELP, CLUSTER_USAGE, ClusterUsageError, clusterCommand, type ClusterCommands } from './cluster.js';
+import { clusterRoles } from '../cluster/roles.js';
 import type { RateLimitService } from '../limits/rate-limit-service.js';
 import { progressBar } from './progress.js';
 import { RANKING_HELP, RANKING_USAGE, RankingUsageError, rankingCommand } from './ranking.js';
@@ -56,7 +58,10 @@ export interface CliApp {
 }
 
 export interface CliContext {
-  loadConfig(): Config;
+  /** The configuration, from the environment (plus `extraEnv`: a local cluster's, ingest --cluster DIR). */
+  loadConfig(extraEnv?: Record<string, string>): Config;
+  /** Local clusters (lectern cluster; issue 24). */
+  cluster?: ClusterCommands;
   openApp(config: Config): Promise<CliApp>;
   serve(config: Config): Promise<void>;
   /** Loads an operator-supplied encoder model (models check-encoder); absent: the command says it is unavailable. */
@@ -69,6 +74,8 @@ const USAGE = `Usage: lectern <command> [options]
   ingest [--format F] [--batch N] FILE... load JSONL files (.gz ok) and index them; F: ${INGEST_FORMATS.join(', ')}
   ingest [--site HOST] DIR/Posts.xml      load a Stack Exchange data dump (Users.xml read from beside it)
   ingest --recognize FILE...              convert PDF, EPUB or DJVU files to Markdown and index each as a document
+  ingest --cluster DIR FILE...            ingest into the local cluster in DIR (its search nodes index from the log)
+${CLUSTER_USAGE}
   demo status | demo remove               is the bundled demo corpus in the store; delete its documents
   index rebuild                           rebuild the search indexes from the store (server stopped)
   index merge                             run the merges the index wants now (server stopped; a server merges in the background)
@@ -132,6 +139,7 @@ Bad lines are reported by number and skipped; a file whose first records are all
 or a PDF given without --recognize is refused with one line. Exit 1 when anything failed.
 Example: lectern ingest works.jsonl.gz ai.stackexchange.com/Posts.xml`,
   ranking: RANKING_HELP,
+  cluster: CLUSTER_HELP,
   index: `Usage: lectern index rebuild | lectern index merge | lectern index stats
 
   rebuild   rebuild the search indexes from the store (stop the server first)
@@ -204,16 +212,26 @@ async function ingest(ctx: CliContext, args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { format: { type: 'string', default: 'auto' }, batch: { type: 'string' }, recognize: { type: 'boolean', default: false }, site: { type: 'string' } },
+    options: { format: { type: 'string', default: 'auto' }, batch: { type: 'string' }, recognize: { type: 'boolean', default: false }, site: { type: 'string' }, cluster: { type: 'string' } },
   });
+  // into a local cluster: its configuration, as a process that writes to the store (the relay publishes)
+  if (values.cluster !== undefined) {
+    if (!ctx.cluster) throw new UsageError('--cluster is not available in this build');
+    const env = { ...ctx.cluster.env(values.cluster), LECTERN_CLUSTER_ROLE: 'api' };
+    const base = ctx;
+    ctx = { ...base, loadConfig: (extra) => base.loadConfig({ ...env, ...extra }) };
+  }
   if (positionals.length === 0) throw new UsageError('ingest needs at least one FILE');
   if (values.recognize) return ingestRecognized(ctx, positionals);
   const format = values.format as IngestFormat;
   if (!INGEST_FORMATS.includes(format)) throw new UsageError(`--format must be one of ${INGEST_FORMATS.join(', ')}`);
   const batchSize = intOption(values.batch, 'batch', 1);
   return withApp(ctx, async (app) => {
-    const indexes = await app.tryOpenIndexes();
-    if (!indexes) process.stderr.write('note: a running Lectern server holds the search indexes; it will index these documents within a second of each batch.\n');
+    // in a cluster the search nodes index from the log (issue 24): no local index
+    const inCluster = !clusterRoles(app.config.cluster).all;
+    const indexes = inCluster ? null : await app.tryOpenIndexes();
+    if (inCluster) process.stderr.write('note: cluster: the search nodes index these documents from the log within seconds of each batch.\n');
+    else if (!indexes) process.stderr.write('note: a running Lectern server holds the search indexes; it will index these documents within a second of each batch.\n');
     const demo = await app.demoCorpus.status();
     if (demo.present) {
       process.stderr.write(`note: this store also holds the demo corpus (${demo.documents} documents loaded at first start); your records are added beside them. \`lectern demo remove\` deletes the demo documents.\n`);
@@ -701,6 +719,13 @@ export async function runCli(argv: readonly string[], ctx: CliContext): Promise<
         return await comments(ctx, args);
       case 'config':
         return config(ctx, args);
+      case 'cluster':
+        try {
+          return await clusterCommand(args, () => ctx.loadConfig(), ctx.cluster, print);
+        } catch (e) {
+          if (e instanceof ClusterUsageError) throw new UsageError(e.message);
+          throw e;
+        }
       case 'demo':
         return await demo(ctx, args);
       case 'help':
@@ -712,7 +737,8 @@ export async function runCli(argv: readonly string[], ctx: CliContext): Promise<
         throw new UsageError(`unknown command ${JSON.stringify(command)}`);
     }
   } catch (e) {
-    if (e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    const code = (e as { code?: unknown }).code;
+    if (e instanceof UsageError || (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'))) {
       process.stderr.write(`lectern: ${(e as Error).message}\n\n${USAGE}\n`);
       return 2;
     }

@@ -22,7 +22,8 @@ export class Heartbeat {
   }
 
   async start(): Promise<void> {
-    await this.beat();
+    // a bucket just created may have no leader yet: the next beat tries again
+    await this.beat().catch((err: unknown) => this.report(err, 'membership heartbeat failed'));
     this.#timer = setInterval(() => void this.beat().catch((err: unknown) => this.report(err, 'membership heartbeat failed')), this.heartbeatMs);
     this.#timer.unref();
   }
@@ -40,4 +41,20 @@ export function replicasByShard(members: readonly Member[], shards: number): Map
   for (let s = 0; s < shards; s++) out.set(s, []);
   for (const m of members) if (m.role === 'search' && m.shard !== undefined && out.has(m.shard)) out.get(m.shard)!.push(m);
   return out;
+}
+
+/**
+ * Runs `fn` until it succeeds or `ceilingMs` passes (then rethrows its last error): a stream or bucket
+ * just created on a NATS cluster answers "no responders" until its replicas elect a leader.
+ */
+export async function retrying<T>(fn: () => Promise<T>, ceilingMs: number, pauseMs = 250): Promise<T> {
+  const end = Date.now() + ceilingMs;
+  for (;;) {
+    try {
+      return await fn();
+    } catch (e) {
+      if (Date.now() >= end) throw e;
+      await new Promise((r) => setTimeout(r, pauseMs));
+    }
+  }
 }

@@ -187,3 +187,8 @@ function authConfigProblems(c: Config): string[] {
   problems.push(...parseLlmModels(c.llmModels).problems);
   return problems;
 }
+
+/** loadConfig over the process environment plus `extra` (a local cluster's shared variables; issue 24). */
+export function loadConfigWithEnv(extra: Readonly<Record<string, string>>): Config {
+  return loadConfig({ ...process.env, ...extra });
+}

@@ -22,6 +22,8 @@ export interface NatsClusterOptions {
   membershipMaxAgeMs: number;
   /** Shown in the server's connection list. */
   connectionName?: string;
+  /** Ceiling on the first connection, ms (default 10 s). */
+  connectTimeoutMs?: number;
 }
 
 /** A shard map as the cluster records it once (the first process to start writes it). */
@@ -49,7 +51,8 @@ export class NatsCluster {
       name: options.connectionName ?? 'lectern',
       maxReconnectAttempts: -1,
       reconnectTimeWait: 250,
-      timeout: 10_000,
+      timeout: options.connectTimeoutMs ?? 10_000,
+      ...(options.connectTimeoutMs !== undefined ? { maxReconnectAttempts: 0 } : {}),
     });
     try {
       const jsm = await jetstreamManager(nc, { timeout: PUBLISH_TIMEOUT_MS });
@@ -183,13 +186,19 @@ export class NatsCluster {
     }
   }
 
-  async #bucket(suffix: string, ttlMs: number): Promise<KV> {
+  async #bucket(suffix: string, ttlMs: number, openOnly = false): Promise<KV> {
     const kvm = new Kvm(this.nc);
     const name = `${this.options.name}-${suffix}`;
+    if (openOnly) return kvm.open(name);
+    // create is idempotent for the same configuration (open alone does not check that the bucket exists)
     try {
-      return await kvm.open(name);
-    } catch {
       return await kvm.create(name, { history: 1, replicas: this.options.replicas, ...(ttlMs > 0 ? { ttl: ttlMs } : {}) });
+    } catch (e) {
+      const kv = await kvm.open(name);
+      await kv.status().catch(() => {
+        throw e;
+      });
+      return kv;
     }
   }
 
@@ -206,8 +215,9 @@ export class NatsCluster {
     }
   }
 
-  async membership(): Promise<MembershipStore> {
-    const kv = await this.#bucket('members', this.options.membershipMaxAgeMs);
+  /** The membership bucket (created when absent, unless `open`: a reader such as `cluster status`). */
+  async membership(options: { open?: boolean } = {}): Promise<MembershipStore> {
+    const kv = await this.#bucket('members', this.options.membershipMaxAgeMs, options.open ?? false);
     const read = (data: Uint8Array): Member | null => {
       try {
         return JSON.parse(new TextDecoder().decode(data)) as Member;
