@@ -37,6 +37,7 @@ import { openReplica, SwitchableSource, type ShardFollower } from './cluster/sha
 import { clusterRoles } from './cluster/roles.js';
 // --- end cluster ---
 // --- cluster search (scatter-gather; issue 24, ADRs 0201-0203) ---
+import { createHmac } from 'node:crypto';
 import { HttpShardClient } from './adapters/cluster/http-shard-client.js';
 import { shardRoutes } from './http/shard-server.js';
 import { ScatterGather } from './search/scatter-gather.js';
@@ -621,8 +622,10 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   if (merger) indexes.merger = merger;
   // --- cluster search (scatter-gather; issue 24, docs/scale.md "Scatter-gather", ADRs 0201-0203) ---
   const roles = clusterRoles(config.cluster);
-  const clusterSecret = config.cluster.secret;
-  if (!roles.all && clusterSecret.length < 16) throw new Error('cluster.role other than all needs cluster.secret (at least 16 characters), shared by every process of the cluster');
+  // cluster.secret, or a key derived from the server secret every process of a cluster shares anyway
+  // (the server secret itself never travels)
+  const clusterSecret = config.cluster.secret !== '' ? config.cluster.secret : config.secret ? createHmac('sha256', config.secret).update('lectern cluster shard calls').digest('base64url') : '';
+  if (!roles.all && clusterSecret.length < 16) throw new Error('cluster.role other than all needs cluster.secret (at least 16 characters) or secret, the same in every process of the cluster');
   let shardDirectory: ShardDirectory | null = overrides.shardDirectory ?? null;
   let liveDirectory: LiveShardDirectory | null = null;
   if (!shardDirectory && !roles.all && roles.api) {
