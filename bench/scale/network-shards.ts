@@ -6,13 +6,19 @@ import { HttpShardClient } from '../../src/adapters/cluster/http-shard-client.js
 import type { ShardSearcher } from '../../src/search/shard-searcher.js';
 import type { ShardClient } from '../../src/ports/shard-client.js';
 
-export async function startNetworkShards(searchers: readonly ShardSearcher[]): Promise<{ clients: ShardClient[]; close: () => Promise<void> }> {
+/** `replicas` servers per shard (each over the shard's one index); clients[s] lists shard s's replicas. */
+export async function startNetworkShards(searchers: readonly ShardSearcher[], replicas = 1): Promise<{ clients: ShardClient[][]; close: () => Promise<void> }> {
   const secret = randomBytes(24).toString('base64url');
-  const servers = await Promise.all(searchers.map((s) => buildShardServer({ searchers: [s], secret })));
-  const clients: ShardClient[] = [];
-  for (const [i, app] of servers.entries()) {
-    const url = await app.listen({ host: '127.0.0.1', port: 0 });
-    clients.push(new HttpShardClient(searchers[i]!.shard, url, secret));
+  const servers: Awaited<ReturnType<typeof buildShardServer>>[] = [];
+  const clients: ShardClient[][] = [];
+  for (const s of searchers) {
+    const own: ShardClient[] = [];
+    for (let r = 0; r < replicas; r++) {
+      const app = await buildShardServer({ searchers: [s], secret });
+      servers.push(app);
+      own.push(new HttpShardClient(s.shard, await app.listen({ host: '127.0.0.1', port: 0 }), secret));
+    }
+    clients.push(own);
   }
   return { clients, close: async () => void (await Promise.all(servers.map((a) => a.close()))) };
 }

@@ -60,6 +60,8 @@ export interface ShardClient {
   readonly node: string;
   stats(req: ShardStatsRequest, opts?: ShardCallOptions): Promise<ShardStatsResponse>;
   search(req: ShardSearchRequest, opts?: ShardCallOptions): Promise<ShardSearchResponse>;
+  /** Releases what the client holds (kept-alive connections); calls after it may fail. */
+  close?(): void;
 }
 
 /**

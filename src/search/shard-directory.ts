@@ -71,6 +71,7 @@ export class LiveShardDirectory implements ShardDirectory {
       if (!kept.has(key)) next[shard]!.push(c);
       kept.set(key, c);
     }
+    for (const [key, c] of this.#clients) if (!kept.has(key)) c.close?.();
     this.#clients = kept;
     this.#byShard = next;
   }
@@ -84,5 +85,8 @@ export class LiveShardDirectory implements ShardDirectory {
   stop(): void {
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = null;
+    for (const c of this.#clients.values()) c.close?.();
+    this.#clients.clear();
+    this.#byShard = Array.from({ length: this.shards }, () => []);
   }
 }
