@@ -1161,7 +1161,10 @@ export class SearchIndex {
       out.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
       return out;
     };
-    ranked = rerank(ranked);
+    // a shard of a sharded search re-ranks only what is in the corpus's first stage (ADR 0202)
+    const cut = mode === 'passages' && !filterOnly ? q.firstStageCutoff : undefined;
+    const firstStage = (hits: RawHit[]): RawHit[] => (cut ? hits.filter((h) => h.score > cut.score || (h.score === cut.score && h.id <= cut.id)) : hits);
+    ranked = rerank(firstStage(ranked));
     if (q.collapseByWorkKey) {
       let collapsed = collapse(segments, ranked);
       while (collapsed.length < need && outcome.hits.length >= k && k < 1_000_000) {
@@ -1170,7 +1173,7 @@ export class SearchIndex {
         works = null;
         delete rankOpts.visit;
         outcome = rankDocuments(segments, plan, k, rankOpts);
-        ranked = rerank(outcome.hits);
+        ranked = rerank(firstStage(outcome.hits));
         collapsed = collapse(segments, ranked);
       }
       ranked = collapsed;

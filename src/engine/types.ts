@@ -116,6 +116,12 @@ export interface EngineQuery {
    * equals the score one index holding the whole corpus gives it. Absent: this index's own statistics.
    */
   globalStats?: CorpusStats;
+  /**
+   * `passages` ranking of one shard of a sharded search: the last document (score, id) of the corpus's
+   * first stage (its BM25 top max(200, offset + limit + 1)); first-stage hits ranked after it are not
+   * re-ranked by passages, as one index over the whole corpus would not have re-ranked them (ADR 0202).
+   */
+  firstStageCutoff?: { score: number; id: string };
 }
 
 /**

@@ -80,6 +80,7 @@ export const ShardSearchBody = Type.Object(
         heapFactor: Type.Optional(Num),
         exhaustive: Type.Optional(Type.Boolean()),
         phrasePairs: Type.Optional(Type.Boolean()),
+        firstStageCutoff: Type.Optional(Type.Object({ score: Num, id: Type.String({ maxLength: 4096 }) }, { additionalProperties: false })),
       },
       { additionalProperties: false },
     ),

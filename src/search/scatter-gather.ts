@@ -50,6 +50,9 @@ export interface ScatterResult {
 
 class NoReplica extends Error {}
 
+/** The engine's first-stage depth of `passages` ranking (search-index.ts: max(200, offset + limit + 1)). */
+const PASSAGE_DEPTH = 200;
+
 /** Error text safe for a trace (no stack, bounded). */
 const reason = (e: unknown): string => (e instanceof Error ? e.message : String(e)).slice(0, 200);
 
@@ -161,11 +164,36 @@ export class ScatterGather {
     // 2. query: the shards that answered the DFS phase, the replica that answered it first
     const { trace: wantTrace, globalStats: _ignored, ...rest } = q;
     const shardQuery: ShardQuery = { ...rest, offset: 0, limit: offset + limit, trace: wantTrace !== undefined && wantTrace !== false };
+    const replicasOf = (s: number): readonly ShardClient[] => {
+      const first = preferred.get(s)!;
+      return [first, ...this.#order(s, turn).filter((c) => c !== first)];
+    };
+    // passages: one index re-ranks its BM25 top max(200, offset+limit+1) by passages; a shard must re-rank
+    // only its part of the corpus's top, so the corpus's last first-stage document is found first
+    if (resolveRankingMode(q) === 'passages' && ((q.text ?? '').trim() !== '' || (q.expansion?.length ?? 0) > 0)) {
+      const depth = Math.max(PASSAGE_DEPTH, offset + limit + 1);
+      const k = Math.min(depth, 500);
+      const firstStage: ShardQuery = { ...shardQuery, rankingMode: 'documents', collapseByWorkKey: false, passagesPerHit: 0, exactTotal: false, explain: false, trace: false, proximityWeight: 0, limit: k, offset: 0 };
+      const tops = await Promise.all(
+        shards.map(async (s) => {
+          if (dfs[s] === null) return [];
+          try {
+            const r = await this.#hedged(replicasOf(s), (c, signal) => c.search({ index, query: firstStage, globalStats }, { signal }));
+            return r.value.result.hits;
+          } catch (e) {
+            traces[s]!.error = `first stage: ${reason(e)}`;
+            dfs[s] = null;
+            return [];
+          }
+        }),
+      );
+      const all = tops.flat().sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      if (all.length >= k) shardQuery.firstStageCutoff = { score: all[k - 1]!.score, id: all[k - 1]!.id };
+    }
     const results = await Promise.all(
       shards.map(async (s): Promise<EngineResult | null> => {
         if (dfs[s] === null) return null;
-        const first = preferred.get(s)!;
-        const replicas = [first, ...this.#order(s, turn).filter((c) => c !== first)];
+        const replicas = replicasOf(s);
         const t = performance.now();
         try {
           const r = await this.#hedged(replicas, (c, signal) => c.search({ index, query: shardQuery, globalStats }, { signal }));

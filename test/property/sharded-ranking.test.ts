@@ -119,3 +119,28 @@ test('local statistics would not do: some shard score differs without the DFS ph
   one.close();
   parts.forEach((p) => p.close());
 });
+
+test('passages ranking over shards equals one index beyond the first stage (more than 200 matches)', async () => {
+  // 900 documents that all match: one index re-ranks only its BM25 top 200 by passages; each shard
+  // must re-rank only its part of that top (the first-stage cutoff), not its own top 200
+  const corpus = fc.sample(docArb, { numRuns: 900, seed: 42 }).map((d, i) => ({ ...d, title: `${d.title} heat`, body: `${d.body} cell protein heat ${VOCAB[i % VOCAB.length]}`, work: i }));
+  for (const shards of [2, 3]) {
+    const { one, parts, sg } = shardedSetup(docs(corpus), shards, 3);
+    try {
+      for (const text of ['heat protein', 'cell alpha', 'heat', '"cell protein" gamma']) {
+        for (const [offset, limit] of [[0, 10], [5, 20], [190, 20], [0, 300]] as const) {
+          const eq: EngineQuery = { text, limit, offset, rankingMode: 'passages', exactTotal: true, collapseByWorkKey: true };
+          const want = one.search(eq);
+          const got = await sg.search('documents', eq);
+          const label = `${shards} shards ${JSON.stringify(eq)}`;
+          assert.deepEqual(got.result.hits.map((h) => [h.id, h.score]), want.hits.map((h) => [h.id, h.score]), label);
+          assert.equal(got.result.totalHits, want.totalHits, label);
+          assert.equal(got.result.hasMore, want.hasMore, label);
+        }
+      }
+    } finally {
+      one.close();
+      parts.forEach((p) => p.close());
+    }
+  }
+});
