@@ -31,6 +31,7 @@ import { IndexSet } from './search/index-set.js';
 // --- cluster (issue 24) ---
 import { NatsCluster } from './adapters/nats/nats-cluster.js';
 import { PostgresOutbox } from './adapters/postgres/postgres-outbox.js';
+import { PostgresBlobStore } from './adapters/postgres/postgres-blob-store.js';
 import { OutboxRelay } from './cluster/outbox-relay.js';
 import { Heartbeat, retrying } from './cluster/membership.js';
 import { openReplica, SwitchableSource, type ShardFollower } from './cluster/shard-follower.js';
@@ -283,7 +284,8 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
   const logger = overrides.logger ?? createLogger(config);
   const storage = overrides.storage ?? (await openStorage(config, logger));
   const rateLimiter = overrides.rateLimiter ?? (config.redisUrl ? new RedisRateLimiter(config.redisUrl) : new MemoryRateLimiter(clock));
-  const blobs = new FsBlobStore(config.blobDir);
+  // in a cluster, originals and uploads live in PostgreSQL so every node reaches them (issue 24)
+  const blobs = !clusterRoles(config.cluster).all && 'pool' in storage ? new PostgresBlobStore(storage.pool) : new FsBlobStore(config.blobDir);
   const runner = new LocalProcessRunner();
   const secret = config.secret ?? loadOrCreateSecret(config.dataDir);
   const report = (err: unknown, context: string) => logger.warn({ err }, context);

@@ -4,7 +4,7 @@
 import { attachMembership, buildApp, buildCore, createLogger, startCluster } from './app.js';
 import { runCli } from './cli/main.js';
 import { clusterDown, clusterEnv, clusterStatus, clusterUp } from './adapters/cluster/local-cluster.js';
-import { ConfigError, loadConfig, loadConfigWithEnv, type Config } from './config/index.js';
+import { ConfigError, loadConfig, loadConfigWithEnv, processEnvironment, type Config } from './config/index.js';
 
 export async function serve(config: Config): Promise<void> {
   const app = await buildApp(config);
@@ -76,7 +76,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   return runCli(argv, {
     loadConfig: (extraEnv) => (extraEnv ? loadConfigWithEnv(extraEnv) : loadConfig()),
     cluster: {
-      up: (o) => clusterUp(o),
+      up: (o) => clusterUp({ ...o, baseEnv: processEnvironment() }),
       status: (dir) => clusterStatus(dir),
       down: (dir) => clusterDown(dir),
       env: (dir) => clusterEnv(dir),

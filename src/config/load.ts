@@ -192,3 +192,8 @@ function authConfigProblems(c: Config): string[] {
 export function loadConfigWithEnv(extra: Readonly<Record<string, string>>): Config {
   return loadConfig({ ...process.env, ...extra });
 }
+
+/** The process environment (a copy): what `lectern cluster up` gives the processes it starts, plus their own variables. */
+export function processEnvironment(): Record<string, string> {
+  return Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
+}

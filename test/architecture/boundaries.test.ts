@@ -64,6 +64,8 @@ function mayImport(from: string, to: string): boolean {
 const PACKAGE_OWNERS: [RegExp, string[]][] = [
   [/^fastify$|^@fastify\//, ['http']],
   [/^better-sqlite3$|^pg$|^ioredis$|^nodemailer$|^onnxruntime-node$|^@huggingface\/tokenizers$/, ['adapters']],
+  // the cluster's NATS JetStream clients and the job queue (issue 24)
+  [/^@nats-io\/|^pg-boss$/, ['adapters']],
   [/^@modelcontextprotocol\//, ['mcp']],
 ];
 

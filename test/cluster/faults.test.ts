@@ -8,6 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { alive, clusterDown, clusterStatus, clusterUp, findNatsServer, restartProcess, type ClusterState } from '../../src/adapters/cluster/local-cluster.js';
+import { processEnvironment } from '../../src/config/index.js';
 import { openPostgresStorage } from '../../src/adapters/postgres/postgres-storage.js';
 import { shardOfWork } from '../../src/domain/shard-routing.js';
 import { doc } from '../helpers/documents.js';
@@ -24,7 +25,7 @@ test('a loopback cluster loses and doubles nothing through search-node, NATS-nod
   const tmp = tempDir('lectern-cluster-');
   let state: ClusterState | null = null;
   try {
-    state = await clusterUp({ dir: tmp.dir, shards: SHARDS, replicas: REPLICAS, api: 1, workers: 1, databaseUrl: schema.url, readyTimeoutMs: 300_000, name: `f${process.pid}` });
+    state = await clusterUp({ dir: tmp.dir, shards: SHARDS, replicas: REPLICAS, api: 1, workers: 1, databaseUrl: schema.url, readyTimeoutMs: 300_000, name: `f${process.pid}`, baseEnv: processEnvironment() });
     assert.equal(state.nats.length, 3);
     assert.equal(state.search.length, SHARDS * REPLICAS);
     assert.deepEqual(state.search.map((s) => [s.shard, s.replica]), [[0, 0], [0, 1], [1, 0], [1, 1]]);
@@ -68,7 +69,7 @@ test('a loopback cluster loses and doubles nothing through search-node, NATS-nod
     process.kill(victim.pid, 'SIGKILL');
     await write(200);
     await storage.documents.upsertMany([doc('f7', { title: 'rewritten while a replica was down' })], 1_700_002_000);
-    restartProcess(tmp.dir, 'search-0-1');
+    restartProcess(tmp.dir, 'search-0-1', processEnvironment());
     await write(100);
     await converged('after a search replica was killed and restarted');
 

@@ -165,3 +165,33 @@ async function assertHoldsExactly(shard: number, index: IndexSet): Promise<void>
   for (const id of want) assert.ok(idx.has(id), `${id} on shard ${shard}`);
   assert.equal(idx.stats().docs, want.length, `shard ${shard} holds exactly its live records`);
 }
+
+test('a record relabelled into a work of another shard is deleted from the shard it left', { skip: skip ?? false, timeout: 120_000 }, async () => {
+  const outbox = new PostgresOutbox(storage.pool);
+  await outbox.enable();
+  const relay = new OutboxRelay(outbox, nats.publisher(), { shards: SHARDS });
+  // a pair whose two works hash to different shards (the merged work takes the lower id's key)
+  const i = Array.from({ length: 64 }, (_, k) => k).find((k) => shardOfWork(`zmv${k}`, SHARDS) !== shardOfWork(`amv${k}`, SHARDS))!;
+  const doi = `doi://10.5555/mv${i}`;
+  await storage.documents.upsertMany([doc(`zmv${i}`, { uris: [doi] })], 1_700_100_000);
+  assert.ok((await relay.publishRound()) >= 1);
+  const from = shardOfWork(`zmv${i}`, SHARDS);
+  const to = shardOfWork(`amv${i}`, SHARDS);
+  const replicas = [await openTestReplica(0, 'mv-s0'), await openTestReplica(1, 'mv-s1')];
+  for (const r of replicas) await r.follower.step();
+  assert.ok(replicas[from]!.index.get('documents').has(`zmv${i}`));
+
+  await storage.documents.upsertMany([doc(`amv${i}`, { uris: [doi] })], 1_700_100_001);
+  assert.equal((await storage.documents.get(`zmv${i}`))!.workKey, `amv${i}`, 'the older record joined the new work');
+  const moved = (await outbox.pending(100)).find((e) => e.id === `zmv${i}`);
+  assert.deepEqual([moved?.oldWorkKey, moved?.workKey], [`zmv${i}`, `amv${i}`], 'the outbox row keeps the work key it left');
+  await relay.publishRound();
+  for (const r of replicas) for (let k = 0; k < 5; k++) await r.follower.step();
+  assert.ok(!replicas[from]!.index.get('documents').has(`zmv${i}`), 'gone from the shard it left');
+  assert.ok(replicas[to]!.index.get('documents').has(`zmv${i}`) && replicas[to]!.index.get('documents').has(`amv${i}`), 'both versions on the work\'s shard');
+  for (const [shard, r] of replicas.entries()) await assertHoldsExactly(shard, r.index);
+  for (const r of replicas) {
+    r.index.close();
+    await r.follower.stop();
+  }
+});

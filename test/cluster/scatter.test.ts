@@ -14,6 +14,7 @@ import { ApiKeyService } from '../../src/accounts/api-keys.js';
 import { shardOfWork } from '../../src/domain/shard-routing.js';
 import { MemoryIndexDirectory, SearchIndex } from '../../src/engine/index.js';
 import { toIndexDocument } from '../../src/search/index-set.js';
+import { processEnvironment } from '../../src/config/index.js';
 import { doc } from '../helpers/documents.js';
 import { createTestSchema, databaseUrl, postgresSkip, tempDir } from '../helpers/storage.js';
 
@@ -28,7 +29,7 @@ test('searches through the api node of a 2x2 cluster equal one index; a killed s
   const tmp = tempDir('lectern-scatter-');
   let state: ClusterState | null = null;
   try {
-    state = await clusterUp({ dir: tmp.dir, shards: 2, replicas: 2, api: 1, workers: 0, databaseUrl: schema.url, readyTimeoutMs: 300_000, name: `g${process.pid}` });
+    state = await clusterUp({ dir: tmp.dir, shards: 2, replicas: 2, api: 1, workers: 0, databaseUrl: schema.url, readyTimeoutMs: 300_000, name: `g${process.pid}`, baseEnv: processEnvironment() });
     const records = Array.from({ length: 300 }, (_, i) =>
       doc(`c${i}`, { title: `${TOPICS[i % 8]} ${i % 5 === 0 ? 'review' : 'study'} ${i}`, abstract: `We examine ${TOPICS[i % 8]} and ${TOPICS[(i * 3 + 1) % 8]}. Sample ${i}.`, language: 'en' }),
     );

@@ -26,6 +26,8 @@ export interface ClusterUpOptions {
   readyTimeoutMs?: number;
   /** Cluster name (subjects, stream and bucket names). */
   name?: string;
+  /** The environment the started processes inherit (PATH, ...), before their own variables. */
+  baseEnv: Record<string, string>;
 }
 
 export interface ClusterProcess {
@@ -97,7 +99,7 @@ function natsConfig(i: number, dir: string, port: number, monitor: number, route
   ].join('\n');
 }
 
-function spawnDetached(cmd: string, args: string[], env: NodeJS.ProcessEnv, log: string): number {
+function spawnDetached(cmd: string, args: string[], env: Record<string, string>, log: string): number {
   const fd = openSync(log, 'a');
   try {
     const child = spawn(cmd, args, { env, detached: true, stdio: ['ignore', fd, fd] });
@@ -172,7 +174,7 @@ export async function clusterUp(o: ClusterUpOptions): Promise<ClusterState> {
       mkdirSync(ndir, { recursive: true });
       const conf = join(ndir, 'nats.conf');
       writeFileSync(conf, natsConfig(i, ndir, ports[i]!, monitors[i]!, routes, `${name}_nats`));
-      const pid = spawnDetached(nats, ['-c', conf], process.env, join(dir, 'logs', `nats-${i}.log`));
+      const pid = spawnDetached(nats, ['-c', conf], o.baseEnv, join(dir, 'logs', `nats-${i}.log`));
       started.push(pid);
       file.nats.push({ url: `nats://127.0.0.1:${ports[i]}`, pid });
       file.natsMonitor.push(`http://127.0.0.1:${monitors[i]}`);
@@ -210,7 +212,7 @@ export async function clusterUp(o: ClusterUpOptions): Promise<ClusterState> {
       const env = { ...file.env, LECTERN_CLUSTER_ROLE: role, LECTERN_DATA_DIR: join(dir, key), PORT: String(port), ...extra };
       const log = join(dir, 'logs', `${key}.log`);
       file.commands[key] = { env, log };
-      const pid = spawnDetached(process.execPath, [LECTERN_BIN, 'serve'], { ...process.env, ...env }, log);
+      const pid = spawnDetached(process.execPath, [LECTERN_BIN, 'serve'], { ...o.baseEnv, ...env }, log);
       started.push(pid);
       return { pid, url: `http://127.0.0.1:${port}` };
     };
@@ -241,11 +243,11 @@ export async function clusterUp(o: ClusterUpOptions): Promise<ClusterState> {
 }
 
 /** Restarts one lectern process of the cluster with its recorded environment (tests; after a kill -9). */
-export function restartProcess(dir: string, key: string): number {
+export function restartProcess(dir: string, key: string, baseEnv: Record<string, string>): number {
   const f = readFile(dir);
   const cmd = f.commands[key];
   if (!cmd) throw new Error(`no process ${key} in ${dir}`);
-  const pid = spawnDetached(process.execPath, [LECTERN_BIN, 'serve'], { ...process.env, ...cmd.env }, cmd.log);
+  const pid = spawnDetached(process.execPath, [LECTERN_BIN, 'serve'], { ...baseEnv, ...cmd.env }, cmd.log);
   const m = /^search-(\d+)-(\d+)$/.exec(key);
   if (m) f.search = f.search.map((s) => (s.shard === Number(m[1]) && s.replica === Number(m[2]) ? { ...s, pid } : s));
   const a = /^api-(\d+)$/.exec(key);

@@ -37,4 +37,15 @@ export const CLUSTER_MIGRATIONS: readonly MigrationStep[] = [
       CREATE TRIGGER documents_outbox AFTER INSERT OR UPDATE ON documents FOR EACH ROW EXECUTE FUNCTION lectern_document_outbox();
     `,
   },
+  {
+    // Originals and uploads every node of a cluster reaches (issue 24, docs/scale.md "Roles and
+    // configuration"): a blob is a row of metadata and its bytes in 1 MiB chunks, written in one
+    // transaction (readers see the old or the new blob, never a mix).
+    id: 'cluster/002-blobs',
+    sqlite: '',
+    postgres: `
+      CREATE TABLE blobs (key TEXT PRIMARY KEY, bytes BIGINT NOT NULL, modified_ms BIGINT NOT NULL);
+      CREATE TABLE blob_chunks (key TEXT NOT NULL REFERENCES blobs(key) ON DELETE CASCADE ON UPDATE CASCADE, n INTEGER NOT NULL, data BYTEA NOT NULL, PRIMARY KEY (key, n));
+    `,
+  },
 ];
