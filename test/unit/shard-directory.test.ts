@@ -49,3 +49,14 @@ test('the live directory follows the membership list, keeps clients and closes t
   assert.ok(made.every((m) => m.closed));
   assert.equal(dir.replicas(0).length, 0);
 });
+
+test('MCP search output says when results are partial (text and structured)', async () => {
+  const { presentSearch } = await import('../../src/mcp/tools/search.js');
+  const base = { rankingMode: 'documents' as const, hits: [], totalHits: 3, hasNext: false, correctedQuery: null, embedMs: null, timings: { searchUs: 1, loadUs: 1, totalUs: 2 }, trajectory: null, traces: null, cost: 1 };
+  const whole = presentSearch(base, 0, 'Results');
+  assert.doesNotMatch(whole.text, /Partial/);
+  assert.equal((whole.structured as Record<string, unknown>).partial_results, undefined);
+  const part = presentSearch({ ...base, partial: { shards: 2, missing: [{ index: 'documents', shard: 1 }] } }, 0, 'Results');
+  assert.match(part.text, /Partial results: shard 1 of documents did not answer \(of 2 shards\)/);
+  assert.deepEqual((part.structured as Record<string, unknown>).partial_results, { shards: 2, missing: [{ index: 'documents', shard: 1 }] });
+});
