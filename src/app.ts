@@ -920,6 +920,7 @@ export async function startCluster(core: Core, url: string | null): Promise<Clus
         shard: c.shard,
         shards: c.shards,
         subscribed: () => retrying(() => nats.consumerExists(durable), STARTUP_MS),
+        behindRetention: () => retrying(() => nats.behindRetention(durable), STARTUP_MS),
         subscribe: (start) => retrying(() => nats.subscribe(c.shard, durable, start), STARTUP_MS),
         unsubscribe: () => retrying(() => nats.deleteConsumer(durable), STARTUP_MS),
         nowMs: () => clock.nowMs(),

@@ -38,7 +38,17 @@ status prints the same with "healthy" on each process; down stops every process 
 Ingest into the cluster: lectern ingest --cluster DIR FILE...`;
 
 class ClusterUsageError extends Error {}
-export { ClusterUsageError };
+/** A cluster operation that could not be done (no cluster in DIR, nats-server missing, a process that did not start). */
+class ClusterFailure extends Error {}
+export { ClusterUsageError, ClusterFailure };
+
+async function failing<T>(op: Promise<T>): Promise<T> {
+  try {
+    return await op;
+  } catch (e) {
+    throw new ClusterFailure((e as Error).message);
+  }
+}
 
 const count = (v: string | undefined, name: string, min: number, dflt?: number): number => {
   if (v === undefined) {
@@ -63,7 +73,7 @@ export async function clusterCommand(args: readonly string[], config: () => Conf
       const c = config();
       if (!c.databaseUrl) throw new ClusterUsageError('a cluster needs PostgreSQL: set DATABASE_URL');
       print(
-        await commands.up({
+        await failing(commands.up({
           dir: values.dir,
           shards: count(values.shards, 'shards', 1),
           replicas: count(values.replicas, 'replicas', 1),
@@ -71,17 +81,17 @@ export async function clusterCommand(args: readonly string[], config: () => Conf
           workers: count(values.workers, 'workers', 0, 0),
           databaseUrl: c.databaseUrl,
           ...(c.redisUrl ? { redisUrl: c.redisUrl } : {}),
-        }),
+        })),
       );
       return 0;
     }
     case 'status': {
-      const s = await commands.status(values.dir);
+      const s = await failing(commands.status(values.dir));
       print(s);
       return [...s.api, ...s.search, ...s.nats, ...s.workers].every((p) => p.healthy) ? 0 : 1;
     }
     case 'down':
-      print(await commands.down(values.dir));
+      print(await failing(commands.down(values.dir)));
       return 0;
     default:
       throw new ClusterUsageError('cluster up|status|down');

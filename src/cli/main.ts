@@ -17,7 +17,7 @@ import type { CorpusModels } from '../search/corpus-models.js';
 import { INDEX_NAMES, type IndexName } from '../domain/document.js';
 import type { CommunityService } from '../community/index.js';
 import { configDocs } from './config-docs.js';
-import { CLUSTER_HELP, CLUSTER_USAGE, ClusterUsageError, clusterCommand, type ClusterCommands } from './cluster.js';
+import { CLUSTER_HELP, CLUSTER_USAGE, ClusterFailure, ClusterUsageError, clusterCommand, type ClusterCommands } from './cluster.js';
 import { clusterRoles } from '../cluster/roles.js';
 import type { RateLimitService } from '../limits/rate-limit-service.js';
 import { progressBar } from './progress.js';
@@ -217,7 +217,13 @@ async function ingest(ctx: CliContext, args: string[]): Promise<number> {
   // into a local cluster: its configuration, as a process that writes to the store (the relay publishes)
   if (values.cluster !== undefined) {
     if (!ctx.cluster) throw new UsageError('--cluster is not available in this build');
-    const env = { ...ctx.cluster.env(values.cluster), LECTERN_CLUSTER_ROLE: 'api' };
+    let shared: Record<string, string>;
+    try {
+      shared = ctx.cluster.env(values.cluster);
+    } catch (e) {
+      throw new UsageError(`--cluster: ${(e as Error).message}`);
+    }
+    const env = { ...shared, LECTERN_CLUSTER_ROLE: 'api' };
     const base = ctx;
     ctx = { ...base, loadConfig: (extra) => base.loadConfig({ ...env, ...extra }) };
   }
@@ -724,6 +730,10 @@ export async function runCli(argv: readonly string[], ctx: CliContext): Promise<
           return await clusterCommand(args, () => ctx.loadConfig(), ctx.cluster, print);
         } catch (e) {
           if (e instanceof ClusterUsageError) throw new UsageError(e.message);
+          if (e instanceof ClusterFailure) {
+            process.stderr.write(`lectern: ${e.message}\n`);
+            return 1;
+          }
           throw e;
         }
       case 'demo':

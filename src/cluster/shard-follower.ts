@@ -174,6 +174,11 @@ export interface ReplicaParts {
   shards: number;
   /** Whether the replica's durable subscription exists. */
   subscribed(): Promise<boolean>;
+  /**
+   * Whether the log may have dropped (max age) messages the subscription never acknowledged: the
+   * replica was down longer than the log keeps changes, and must rebuild.
+   */
+  behindRetention?(): Promise<boolean>;
   /** Opens (creating from `startTimeMs` when absent) the replica's durable subscription. */
   subscribe(startTimeMs?: number): Promise<ShardLogSubscription>;
   /** Deletes the replica's durable subscription. */
@@ -191,7 +196,7 @@ export interface ReplicaParts {
 export async function openReplica(parts: ReplicaParts): Promise<ShardFollower> {
   const { index, source } = parts;
   let sub: ShardLogSubscription;
-  if (index.checkpoint() > 0 && (await parts.subscribed())) {
+  if (index.checkpoint() > 0 && (await parts.subscribed()) && !(await parts.behindRetention?.())) {
     sub = await parts.subscribe();
   } else {
     const t0 = parts.nowMs();

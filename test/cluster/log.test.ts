@@ -195,3 +195,56 @@ test('a record relabelled into a work of another shard is deleted from the shard
     await r.follower.stop();
   }
 });
+
+test('a replica whose unacknowledged changes aged out of the log rebuilds from the store', { skip: skip ?? false, timeout: 120_000 }, async () => {
+  const short = await NatsCluster.connect({ servers: [natsUrl], name: uniqueClusterName(), replicas: 1, logMaxAgeMs: 1_500, membershipMaxAgeMs: 30_000 });
+  try {
+    await short.ensureStream();
+    const outbox = new PostgresOutbox(storage.pool);
+    const relay = new OutboxRelay(outbox, short.publisher(), { shards: SHARDS });
+    const open = async () => {
+      const dirs = fsIndexDirectories(join(tmp.dir, 'aged'));
+      const source = new SwitchableSource({ maxSeq: async () => 0, changesSince: async () => [] });
+      const index = IndexSet.open(dirs, source, clock);
+      let bootstraps = 0;
+      const follower = await openReplica({
+        index,
+        source,
+        store: storage.documents,
+        shard: 0,
+        shards: SHARDS,
+        subscribed: () => short.consumerExists('aged'),
+        behindRetention: () => short.behindRetention('aged'),
+        subscribe: (start) => short.subscribe(0, 'aged', start),
+        unsubscribe: () => short.deleteConsumer('aged'),
+        nowMs: () => Date.now(),
+        onBootstrap: () => bootstraps++,
+      });
+      return { index, follower, bootstraps: () => bootstraps };
+    };
+    await storage.documents.upsertMany(Array.from({ length: 10 }, (_, k) => doc(`aged${k}`)), 1_700_200_000);
+    await relay.publishRound();
+    const first = await open();
+    assert.equal(first.bootstraps(), 1);
+    await first.follower.step();
+    await assertHoldsExactly(0, first.index);
+    first.index.close();
+    await first.follower.stop();
+
+    // while it is down, changes are published and age out before it comes back
+    await storage.documents.upsertMany(Array.from({ length: 10 }, (_, k) => doc(`aged-late${k}`)), 1_700_200_001);
+    await relay.publishRound();
+    for (let k = 0; k < 100 && ((await short.streamState())?.messages ?? 0) > 0; k++) await new Promise((r) => setTimeout(r, 200));
+    assert.equal((await short.streamState())?.messages, 0, 'the log dropped them');
+    assert.equal(await short.behindRetention('aged'), true);
+
+    const again = await open();
+    assert.equal(again.bootstraps(), 1, 'rebuilt from the store');
+    await assertHoldsExactly(0, again.index);
+    again.index.close();
+    await again.follower.stop();
+  } finally {
+    await short.jsm.streams.delete(short.streamName).catch(() => undefined);
+    await short.close();
+  }
+});

@@ -79,7 +79,7 @@ export class NatsCluster {
       retention: RetentionPolicy.Limits,
       storage: StorageType.File,
       num_replicas: this.options.replicas,
-      duplicate_window: nanos(DUPLICATE_WINDOW_MS),
+      duplicate_window: nanos(Math.min(DUPLICATE_WINDOW_MS, this.options.logMaxAgeMs)),
       max_age: nanos(this.options.logMaxAgeMs),
       discard: DiscardPolicy.Old,
     };
@@ -166,6 +166,22 @@ export class NatsCluster {
       if (isNotFound(e)) return false;
       throw e;
     }
+  }
+
+  /**
+   * Whether the stream no longer holds messages just after `durable`'s acknowledgement floor (they aged
+   * out): the consumer may have missed changes of its shard. Conservative: the gap may hold only other
+   * shards' messages, and then the replica rebuilds without need.
+   */
+  async behindRetention(durable: string): Promise<boolean> {
+    const [consumer, stream] = await Promise.all([this.jsm.consumers.info(this.streamName, durable), this.jsm.streams.info(this.streamName)]);
+    const floor = consumer.ack_floor.stream_seq;
+    if (floor > 0) return stream.state.first_seq > floor + 1;
+    // nothing acknowledged yet: a consumer that starts at a time lost something only if messages
+    // younger than that time could have aged out; one that starts at the beginning, if any aged out
+    const start = consumer.config.opt_start_time;
+    if (start) return Date.now() - this.options.logMaxAgeMs > Date.parse(start);
+    return stream.state.first_seq > 1;
   }
 
   /** Deletes the durable consumer `durable` (absent: nothing to do). */
