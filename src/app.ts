@@ -627,7 +627,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   // cluster.secret, or a key derived from the server secret every process of a cluster shares anyway
   // (the server secret itself never travels)
   const clusterSecret = config.cluster.secret !== '' ? config.cluster.secret : config.secret ? createHmac('sha256', config.secret).update('lectern cluster shard calls').digest('base64url') : '';
-  if (!roles.all && clusterSecret.length < 16) throw new Error('cluster.role other than all needs cluster.secret (at least 16 characters) or secret, the same in every process of the cluster');
+  if (!roles.all && (roles.api || roles.search) && clusterSecret.length < 16) throw new Error('cluster roles api and search need cluster.secret (at least 16 characters) or secret, the same in every process of the cluster');
   let shardDirectory: ShardDirectory | null = overrides.shardDirectory ?? null;
   let liveDirectory: LiveShardDirectory | null = null;
   if (!shardDirectory && !roles.all && roles.api) {

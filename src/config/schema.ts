@@ -254,7 +254,7 @@ export const ConfigSchema = Type.Object(
         // --- cluster search (scatter-gather; issue 24, docs/scale.md "Scatter-gather", ADRs 0201-0203) ---
         secret: Type.String({
           default: '',
-          description: 'Shared secret of the cluster (at least 16 characters): a search node answers its internal shard endpoints (/internal/v1/shards/...) only to callers that present it as a bearer token, and the api nodes present it. Empty: derived from `secret`, which must then be set to the same value in every process (roles other than all need one of the two). A secret: redacted by `config check`, never logged.',
+          description: 'Shared secret of the cluster (at least 16 characters): a search node answers its internal shard endpoints (/internal/v1/shards/...) only to callers that present it as a bearer token, and the api nodes present it. Empty: derived from `secret`, which must then be set to the same value in every process (roles api and search need one of the two). A secret: redacted by `config check`, never logged.',
         }),
         searchNodes: Type.String({
           default: '',
