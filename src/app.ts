@@ -599,6 +599,13 @@ function indexRoot(config: Config): string {
 
 /** Builds the core and the HTTP application over it. */
 export async function buildApp(config: Config, overrides: AppOverrides = {}): Promise<App> {
+  // --- cluster search: checked before anything is opened (ADR 0203) ---
+  const roles = clusterRoles(config.cluster);
+  // cluster.secret, or a key derived from the server secret every process of a cluster shares anyway
+  // (the server secret itself never travels)
+  const clusterSecret = config.cluster.secret !== '' ? config.cluster.secret : config.secret ? createHmac('sha256', config.secret).update('lectern cluster shard calls').digest('base64url') : '';
+  if (!roles.all && (roles.api || roles.search) && clusterSecret.length < 16) throw new Error('cluster roles api and search need cluster.secret (at least 16 characters) or secret, the same in every process of the cluster');
+  // --- end cluster search ---
   const core = await buildCore(config, overrides);
   const { storage, rateLimiter } = core;
   const indexes = await core.openIndexes();
@@ -623,11 +630,6 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   if (builder) indexes.builder = builder;
   if (merger) indexes.merger = merger;
   // --- cluster search (scatter-gather; issue 24, docs/scale.md "Scatter-gather", ADRs 0201-0203) ---
-  const roles = clusterRoles(config.cluster);
-  // cluster.secret, or a key derived from the server secret every process of a cluster shares anyway
-  // (the server secret itself never travels)
-  const clusterSecret = config.cluster.secret !== '' ? config.cluster.secret : config.secret ? createHmac('sha256', config.secret).update('lectern cluster shard calls').digest('base64url') : '';
-  if (!roles.all && (roles.api || roles.search) && clusterSecret.length < 16) throw new Error('cluster roles api and search need cluster.secret (at least 16 characters) or secret, the same in every process of the cluster');
   let shardDirectory: ShardDirectory | null = overrides.shardDirectory ?? null;
   let liveDirectory: LiveShardDirectory | null = null;
   if (!shardDirectory && !roles.all && roles.api) {

@@ -134,3 +134,22 @@ describe('POST /v2/search/ over 2 shards (in-process) equals one node', () => {
     assert.ok(b.total_hits < full.total_hits);
   });
 });
+
+test('role api: refuses to start without a cluster secret; with cluster.search_nodes, a dead replica makes results partial', async () => {
+  await assert.rejects(testApp({ cluster: { role: 'api' } } as never), /need cluster.secret/);
+  const app = await testApp({ cluster: { role: 'api', secret: 'a-cluster-secret-of-some-length', shards: 2, searchNodes: '0=http://127.0.0.1:1,1=http://127.0.0.1:1', hedgeAfterMs: 20, shardDeadlineMs: 5_000 } } as never);
+  try {
+    await seed(app, [doc('x1', { title: 'hydrogen storage', language: 'en' })]);
+    await app.indexes!.catchUp();
+    const { key } = await app.account({ credits: 1000 });
+    const res = await app.http.inject({ method: 'POST', url: '/v2/search/', headers: { 'x-api-key': key }, payload: { query: 'hydrogen', tracing: true } });
+    assert.equal(res.statusCode, 200, res.body);
+    const b = res.json();
+    assert.deepEqual(b.partial_results, { shards: 2, missing: [{ index: 'documents', shard: 0 }, { index: 'documents', shard: 1 }] });
+    assert.equal(b.hits.length, 0);
+    const lexical = b.retrieval_traces.find((t: { branch: string }) => t.branch === 'fulltext');
+    assert.match(lexical.shards[0].error, /statistics: .*127\.0\.0\.1:1/);
+  } finally {
+    await app.dispose();
+  }
+});
