@@ -941,7 +941,7 @@ export async function startCluster(core: Core, url: string | null): Promise<Clus
         role,
         pid: process.pid,
         ...(url ? { url } : {}),
-        ...(roles.search ? { shard: c.shard, replica: c.replica, seq: core.indexes?.checkpoint() ?? 0, docs: core.indexes?.get('documents').stats().docs ?? 0 } : {}),
+        ...(roles.search ? { shard: c.shard, replica: c.replica, seq: core.indexes?.checkpoint() ?? 0, docs: INDEX_NAMES.reduce((n, name) => n + (core.indexes?.get(name).stats().docs ?? 0), 0) } : {}),
       }),
       c.heartbeatMs,
       report,

@@ -78,11 +78,16 @@ export class ShardFollower implements ChangeSource {
   }
 
   async changesSince(afterSeq: number, limit: number): Promise<DocumentChange[]> {
-    // what the index asks after has been applied: drop it
-    let drop = 0;
-    while (drop < this.#buffer.length && this.#buffer[drop]!.seq <= afterSeq) drop++;
-    if (drop > 0) this.#buffer = this.#buffer.slice(drop);
-    return this.#buffer.slice(0, limit);
+    // nothing is dropped here: a page the index read but failed to apply is asked for again; changes
+    // leave the buffer once committed (acknowledge)
+    let lo = 0;
+    let hi = this.#buffer.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.#buffer[mid]!.seq <= afterSeq) lo = mid + 1;
+      else hi = mid;
+    }
+    return this.#buffer.slice(lo, lo + limit);
   }
 
   /** Fetches the next batches into the buffer; the number of new changes. */
@@ -111,6 +116,9 @@ export class ShardFollower implements ChangeSource {
   /** Acknowledges the batches whose changes the index has all committed. */
   async acknowledge(): Promise<void> {
     const durable = this.index.checkpoint();
+    let drop = 0;
+    while (drop < this.#buffer.length && this.#buffer[drop]!.seq <= durable) drop++;
+    if (drop > 0) this.#buffer = this.#buffer.slice(drop);
     let last = -1;
     for (let i = 0; i < this.#unacked.length; i++) if (this.#unacked[i]!.needs <= durable) last = i;
     if (last < 0) return;

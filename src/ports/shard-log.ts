@@ -97,7 +97,7 @@ export interface Member {
   pid: number;
   /** Highest store sequence the member has made durable (search). */
   seq?: number;
-  /** Live documents in the replica's committed index (search). */
+  /** Live documents in the replica's committed indexes, documents and social together (search). */
   docs?: number;
   /** When this announcement was made, ms since the epoch. */
   at: number;

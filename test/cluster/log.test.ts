@@ -248,3 +248,35 @@ test('a replica whose unacknowledged changes aged out of the log rebuilds from t
     await short.close();
   }
 });
+
+test('a page the index read but failed to apply is applied on the next step, not lost', { skip: skip ?? false, timeout: 120_000 }, async () => {
+  const outbox = new PostgresOutbox(storage.pool);
+  const relay = new OutboxRelay(outbox, nats.publisher(), { shards: SHARDS });
+  const dirs = fsIndexDirectories(join(tmp.dir, 'flaky'));
+  const source = new SwitchableSource(shardOfStore(storage.documents, 1, SHARDS));
+  const index = IndexSet.open(dirs, source, clock);
+  await index.catchUp({ commit: 'always' });
+  let failures = 1;
+  // the index reads its changes, then fails once (a segment build that threw), then works again
+  const flaky = {
+    checkpoint: () => index.checkpoint(),
+    catchUp: async (o: { commit: 'always' }) => {
+      if (failures-- > 0) {
+        // two pages read, as a catch-up reads them, before the failure
+        const first = await source.changesSince(index.checkpoint(), 5);
+        await source.changesSince(first[first.length - 1]!.seq, 5);
+        throw new Error('segment build failed');
+      }
+      return index.catchUp(o);
+    },
+  };
+  const follower = new ShardFollower(await nats.subscribe(1, 'flaky', Date.now() - 60_000), flaky, { loadDocuments: (ids) => storage.documents.getMany(ids) });
+  source.target = follower;
+  await storage.documents.upsertMany(Array.from({ length: 12 }, (_, k) => doc(`flaky${k}`)), 1_700_300_000);
+  await relay.publishRound();
+  await assert.rejects(follower.step(), /segment build failed/);
+  for (let k = 0; k < 5; k++) await follower.step();
+  await assertHoldsExactly(1, index);
+  index.close();
+  await follower.stop();
+});
