@@ -37,6 +37,16 @@ import { Heartbeat, retrying } from './cluster/membership.js';
 import { openReplica, SwitchableSource, type ShardFollower } from './cluster/shard-follower.js';
 import { clusterRoles } from './cluster/roles.js';
 // --- end cluster ---
+// --- cluster search (scatter-gather; issue 24, ADRs 0201-0203) ---
+import { createHmac } from 'node:crypto';
+import { HttpShardClient } from './adapters/cluster/http-shard-client.js';
+import { shardRoutes } from './http/shard-server.js';
+import { ScatterGather } from './search/scatter-gather.js';
+import { ShardSearcher } from './search/shard-searcher.js';
+import { LiveShardDirectory, parseSearchNodes, StaticShardDirectory } from './search/shard-directory.js';
+import type { ShardClient, ShardDirectory } from './ports/shard-client.js';
+import { liveWindowMs, replicasByShard } from './cluster/membership.js';
+// --- end cluster search ---
 import { PassageSearch } from './search/passage-search.js';
 import { SearchService } from './search/search-service.js';
 import { activityEngagement } from './search/ranking-bridge.js';
@@ -142,6 +152,8 @@ export interface AppOverrides {
   loadSparseEncoder?: SparseTextEncoderLoader;
   /** Extra HTTP routes (tests). */
   extraRoutes?: readonly ((app: FastifyInstance) => Promise<void> | void)[];
+  /** The shards the search service's lexical channel scatters to (tests: in-process shards); default: per cluster.* (ADR 0202). */
+  shardDirectory?: ShardDirectory;
   /** Loads ranking.crossEncoderDir (default: the ONNX adapter, imported on first use). */
   loadCrossEncoder?: CrossEncoderLoader;
 }
@@ -229,6 +241,8 @@ export interface App extends Core {
   readonly conversations: ConversationService;
   /** The search service (its candidatePool feeds L2 training: ranking/training-source.ts). */
   readonly search: SearchService;
+  /** Role api of a cluster without cluster.search_nodes: the replicas, from the membership once joined (attachMembership). */
+  readonly shardDirectory: LiveShardDirectory | null;
 }
 
 /** Recognition workers: the configured number, or one less than the available cores (at least 1). */
@@ -605,6 +619,13 @@ function indexRoot(config: Config): string {
 
 /** Builds the core and the HTTP application over it. */
 export async function buildApp(config: Config, overrides: AppOverrides = {}): Promise<App> {
+  // --- cluster search: checked before anything is opened (ADR 0203) ---
+  const roles = clusterRoles(config.cluster);
+  // cluster.secret, or a key derived from the server secret every process of a cluster shares anyway
+  // (the server secret itself never travels)
+  const clusterSecret = config.cluster.secret !== '' ? config.cluster.secret : config.secret ? createHmac('sha256', config.secret).update('lectern cluster shard calls').digest('base64url') : '';
+  if (!roles.all && (roles.api || roles.search) && clusterSecret.length < 16) throw new Error('cluster roles api and search need cluster.secret (at least 16 characters) or secret, the same in every process of the cluster');
+  // --- end cluster search ---
   const core = await buildCore(config, overrides);
   const { storage, rateLimiter } = core;
   const indexes = await core.openIndexes();
@@ -628,7 +649,24 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   const merger = threads ? new ThreadedSegmentBuilder(new URL('./segment-builder-worker.js', import.meta.url), background) : null;
   if (builder) indexes.builder = builder;
   if (merger) indexes.merger = merger;
+  // --- cluster search (scatter-gather; issue 24, docs/scale.md "Scatter-gather", ADRs 0201-0203) ---
+  let shardDirectory: ShardDirectory | null = overrides.shardDirectory ?? null;
+  let liveDirectory: LiveShardDirectory | null = null;
+  if (!shardDirectory && !roles.all && roles.api) {
+    const S = config.cluster.shards;
+    const client = (shard: number, url: string): ShardClient => new HttpShardClient(shard, url, clusterSecret);
+    if (config.cluster.searchNodes.trim() !== '') {
+      const byShard: ShardClient[][] = Array.from({ length: S }, () => []);
+      for (const n of parseSearchNodes(config.cluster.searchNodes, S)) byShard[n.shard]!.push(client(n.shard, n.url));
+      shardDirectory = new StaticShardDirectory(S, byShard);
+    } else shardDirectory = liveDirectory = new LiveShardDirectory(S, client, report);
+  }
+  const scatter = shardDirectory ? new ScatterGather(shardDirectory, { hedgeAfterMs: config.cluster.hedgeAfterMs, deadlineMs: config.cluster.shardDeadlineMs }) : null;
+  // a search node answers the coordinators' shard calls over its shard's indexes
+  const shardRouteList = !roles.all && roles.search ? [shardRoutes({ searchers: [new ShardSearcher(config.cluster.shard, indexes)], secret: clusterSecret })] : [];
+  // --- end cluster search ---
   const search = new SearchService({
+    ...(scatter ? { shards: scatter } : {}),
     ranking,
     featureStore: storage.documents,
     engagement: activityEngagement(activityCounts),
@@ -641,7 +679,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     secret: core.secret,
     report,
     budget: { maxTerms: config.limits.queryMaxTerms, maxPostings: config.limits.queryMaxPostings, maxResultTerms: config.limits.queryMaxResultTerms, concurrency: config.limits.searchConcurrency, slots: Math.max(2, 2 * config.searchThreads) },
-    ...(threads ? { executor: threads } : {}),
+    // scatter-gather runs where the request is (search threads hold this process's index, not the shards)
+    ...(threads && !scatter ? { executor: threads } : {}),
   });
   const passages = new PassageSearch(indexes, core.documents, core.billing, config.prices, core.clock, core.secret);
   const conversations = new ConversationService({
@@ -764,7 +803,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     references: core.references,
     activity: core.activity,
     selfService: new SelfService(core.apiKeys, storage.apiKeys, storage.ledger),
-    extraRoutes: overrides.extraRoutes,
+    extraRoutes: [...(overrides.extraRoutes ?? []), ...shardRouteList],
     readiness: async () => {
       const checks: Record<string, string> = {};
       try {
@@ -804,7 +843,9 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     recognitions,
     conversations,
     search,
+    shardDirectory: liveDirectory,
     async close() {
+      liveDirectory?.stop();
       clearInterval(purgeTimer);
       clearInterval(trendingTimer);
       clearInterval(activityPruneTimer);
@@ -951,3 +992,22 @@ export async function startCluster(core: Core, url: string | null): Promise<Clus
   };
 }
 // --- end cluster roles ---
+
+// --- cluster search (scatter-gather; issue 24, ADR 0202) ---
+/**
+ * Role api without cluster.search_nodes: the coordinator's replicas are the live search members of the
+ * cluster (each announces its shard and the URL of its HTTP app, which serves the internal shard routes),
+ * refreshed every second.
+ */
+export async function attachMembership(app: App, cluster: ClusterHandle | null): Promise<void> {
+  const dir = app.shardDirectory;
+  if (!dir || !cluster) return;
+  const members = await cluster.nats.membership();
+  const window = liveWindowMs(app.config.cluster.heartbeatMs);
+  await dir.attach(async () => {
+    const live = await members.live(app.clock.nowMs(), window);
+    return [...replicasByShard(live, dir.shards)].flatMap(([shard, ms]) => ms.flatMap((m) => (m.url ? [{ shard, url: m.url }] : [])));
+  });
+  dir.start(1_000);
+}
+// --- end cluster search ---

@@ -1,7 +1,7 @@
 // Process entry (`npm start`): read configuration, build the app, load the demo corpus on first start,
 // listen, and shut down gracefully on SIGINT/SIGTERM (in-flight requests finish, up to
 // limits.shutdownGraceMs).
-import { backupData, buildApp, buildCore, createLogger, restoreData, startCluster } from './app.js';
+import { attachMembership, backupData, buildApp, buildCore, createLogger, restoreData, startCluster } from './app.js';
 import { runCli } from './cli/main.js';
 import { clusterDown, clusterEnv, clusterStatus, clusterUp } from './adapters/cluster/local-cluster.js';
 import { ConfigError, loadConfig, loadConfigWithEnv, processEnvironment, type Config } from './config/index.js';
@@ -16,6 +16,7 @@ export async function serve(config: Config): Promise<void> {
   app.startBackgroundWork();
   const address = await app.http.listen({ host: config.host, port: config.port });
   const cluster = await startCluster(app, address);
+  await attachMembership(app, cluster); // role api: the shards' live replicas (ADR 0202)
   log.info({ base_url: config.baseUrl, mcp_url: config.mcpUrl, store: app.storage.kind, data_dir: config.dataDir, chat_models: app.chatModels.names() }, 'Lectern is listening');
   // Recognition formats whose tools are missing are refused at submission (503 format_unavailable).
   void app.recognitions.formats().then(

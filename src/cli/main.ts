@@ -782,7 +782,7 @@ function config(ctx: CliContext, args: string[]): number {
   if (args[0] === 'check') {
     const c = ctx.loadConfig();
     const hide = (u: string | undefined) => (u ? u.replace(/\/\/([^@/]*)@/, '//[redacted]@') : u);
-    print({ ...c, secret: c.secret ? '[redacted]' : undefined, databaseUrl: hide(c.databaseUrl), redisUrl: hide(c.redisUrl), mail: { ...c.mail, smtpUrl: hide(c.mail.smtpUrl) }, llmModels: redactLlmModels(c.llmModels) });
+    print({ ...c, secret: c.secret ? '[redacted]' : undefined, databaseUrl: hide(c.databaseUrl), redisUrl: hide(c.redisUrl), mail: { ...c.mail, smtpUrl: hide(c.mail.smtpUrl) }, llmModels: redactLlmModels(c.llmModels), cluster: { ...c.cluster, secret: c.cluster.secret ? '[redacted]' : '' } });
     return 0;
   }
   throw new UsageError('config docs|check');

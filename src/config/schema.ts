@@ -251,6 +251,18 @@ export const ConfigSchema = Type.Object(
           default: 'all',
           description: 'What this process does: `all` (the all-in-one service, as without a cluster), or a comma-separated list of `api` (HTTP, MCP, web; relays the outbox), `search` (one shard replica, fed from the log), `worker` (background jobs; relays the outbox). Roles other than all need database_url and cluster.nats_url.',
         }),
+        // --- cluster search (scatter-gather; issue 24, docs/scale.md "Scatter-gather", ADRs 0201-0203) ---
+        secret: Type.String({
+          default: '',
+          description: 'Shared secret of the cluster (at least 16 characters): a search node answers its internal shard endpoints (/internal/v1/shards/...) only to callers that present it as a bearer token, and the api nodes present it. Empty: derived from `secret`, which must then be set to the same value in every process (roles api and search need one of the two). A secret: redacted by `config check`, never logged.',
+        }),
+        searchNodes: Type.String({
+          default: '',
+          description: 'Role api: the search replicas as a comma-separated list of `<shard>=<url>` (e.g. `0=http://10.0.0.5:8080,1=http://10.0.0.6:8080`). Empty: the live search members of the cluster\'s membership bucket.',
+        }),
+        hedgeAfterMs: Type.Integer({ minimum: 1, maximum: 60_000, default: 150, description: 'Role api: a shard call not answered after this many ms is sent to another replica of the shard as well (hedging); the first answer wins.' }),
+        shardDeadlineMs: Type.Integer({ minimum: 10, maximum: 600_000, default: 5_000, description: 'Role api: a shard with no answer from any replica after this many ms is left out; the response then carries `partial_results`.' }),
+        // --- end cluster search ---
         natsUrl: Type.String({ default: '', description: 'Comma-separated NATS server URLs of the cluster (nats://127.0.0.1:4222,...). Empty: no cluster (documents reach the index straight from the store).' }),
         name: Type.String({ pattern: '^[a-z][a-z0-9_]{0,31}$', default: 'lectern', description: 'Name of the cluster: the prefix of its log subjects (`<name>.shard.<n>`), stream (`<NAME>_SHARDS`) and key-value buckets.' }),
         shards: Type.Integer({ minimum: 1, maximum: 4096, default: 1, description: 'Shards of the index (works are routed by a stable hash of the work key). Fixed for the life of a cluster: the first process records it in the cluster bucket and others must agree.' }),

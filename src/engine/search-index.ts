@@ -27,7 +27,7 @@ import { DEFAULT_FLUSH_OCCURRENCES, SegmentBuffer } from './segment-buffer.js';
 import { NF } from './segment-writer.js';
 import { correctQuery, suggestTerm, type Suggestion } from './spelling.js';
 import { normalizeLanguage } from './stemmers.js';
-import type { EngineHit, EngineQuery, EngineResult, EngineTrace, IndexDocument, RankingMode } from './types.js';
+import type { CorpusStats, EngineHit, EngineQuery, EngineResult, EngineTrace, IndexDocument, RankingMode } from './types.js';
 
 /** Options of {@link SearchIndex.open}. */
 export interface SearchIndexOptions {
@@ -1059,6 +1059,27 @@ export class SearchIndex {
     return out;
   }
 
+  /**
+   * This index's share of the statistics a query is scored with (the DFS phase of a sharded search,
+   * ADR 0201): live and segment document counts, field token totals, and the document frequency of every
+   * index term the query analyses to (with `expansion`'s terms). Summed over shards (`sumCorpusStats`)
+   * and passed back as `globalStats`, they make every shard score as one index over the union would.
+   */
+  queryStats(q: Pick<EngineQuery, 'text' | 'possibleLanguages' | 'expansion'>): CorpusStats {
+    this.#check();
+    const parsed = withExpansion(parseQuery(q.text ?? '', q.possibleLanguages, this.#defaultLanguage), q.expansion);
+    const df: Record<string, number> = Object.create(null) as Record<string, number>;
+    const terms = [...parsed.words.flatMap((w) => w.terms), ...parsed.phrases.flatMap((p) => p.slots.flatMap((s) => s.terms))];
+    for (const t of terms) if (!Object.hasOwn(df, t)) df[t] = this.docFreq(t);
+    let segmentDocs = 0;
+    const totals: [number, number, number] = [0, 0, 0];
+    for (const e of this.#snapshot) {
+      segmentDocs += e.seg.docCount;
+      for (let f = 0; f < NF; f++) totals[f]! += e.seg.fieldTotals[f]!;
+    }
+    return { docCount: this.#stats.docCount, segmentDocs, fieldTotals: totals, df };
+  }
+
   /** Runs a search over the last committed state. Synchronous. */
   search(q: EngineQuery): EngineResult {
     this.#check();
@@ -1072,12 +1093,14 @@ export class SearchIndex {
     const tParsed = now?.();
     searchArena.reset(); // cursors of earlier searches are dead; reuse their buffers
     const segments = this.#snapshot;
-    const norms = makeNorms(this.#params, q.fieldWeights, this.#stats.avgLen);
-    const plan = buildPlan(segments, this.#stats, parsed, this.#params, norms, {
+    const stats = q.globalStats ? statsOf(q.globalStats) : this.#stats;
+    const norms = makeNorms(this.#params, q.fieldWeights, stats.avgLen);
+    const plan = buildPlan(segments, stats, parsed, this.#params, norms, {
       phraseBoost: clampNum(q.phraseBoost, 0, 10, 1),
       lexicalWeight: clampNum(q.lexicalWeight, 0, 10, 1),
       filters: q.filters ?? undefined,
       pairs: q.phrasePairs !== false,
+      ...(q.globalStats ? { df: q.globalStats.df } : {}),
     });
     const heapFactor = clampNum(q.heapFactor, 0.05, 1, 1);
     if (heapFactor < 1) plan.thetaScale = 1 / heapFactor;
@@ -1138,7 +1161,10 @@ export class SearchIndex {
       out.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
       return out;
     };
-    ranked = rerank(ranked);
+    // a shard of a sharded search re-ranks only what is in the corpus's first stage (ADR 0202)
+    const cut = mode === 'passages' && !filterOnly ? q.firstStageCutoff : undefined;
+    const firstStage = (hits: RawHit[]): RawHit[] => (cut ? hits.filter((h) => h.score > cut.score || (h.score === cut.score && h.id <= cut.id)) : hits);
+    ranked = rerank(firstStage(ranked));
     if (q.collapseByWorkKey) {
       let collapsed = collapse(segments, ranked);
       while (collapsed.length < need && outcome.hits.length >= k && k < 1_000_000) {
@@ -1147,7 +1173,7 @@ export class SearchIndex {
         works = null;
         delete rankOpts.visit;
         outcome = rankDocuments(segments, plan, k, rankOpts);
-        ranked = rerank(outcome.hits);
+        ranked = rerank(firstStage(outcome.hits));
         collapsed = collapse(segments, ranked);
       }
       ranked = collapsed;
@@ -1198,6 +1224,7 @@ export class SearchIndex {
       totalHits = floor;
     }
     const result: EngineResult = { hits, totalHits, totalHitsExact: exact, hasMore, rankingMode: mode };
+    if (filterOnly) result.issued = page.map((h) => (Number.isNaN(h.issued) ? null : h.issued));
     if (q.trace) {
       const trace: EngineTrace = {
         segments: outcome.counters.slice(0, 64).map((c, i) => ({
@@ -1207,7 +1234,7 @@ export class SearchIndex {
           skippedBlocks: c.skippedBlocks,
           ...(segmentUs[i] !== undefined ? { us: segmentUs[i] } : {}),
         })),
-        terms: plan.clauses.slice(0, 64).flatMap((c) => c.terms.map((t) => ({ term: t, df: this.docFreq(t) }))),
+        terms: plan.clauses.slice(0, 64).flatMap((c) => c.terms.map((t) => ({ term: t, df: q.globalStats ? (q.globalStats.df[t] ?? 0) : this.docFreq(t) }))),
         notes: [],
       };
       if (mode === 'passages') trace.notes.push(`passages: top ${rankDepth} documents re-ranked by best passage (MaxP)`);
@@ -1309,6 +1336,23 @@ export class SearchIndex {
 }
 
 /** The parsed query with expansion terms appended as weighted clauses (terms already present are skipped). */
+/** The scoring statistics of corpus counts (the same arithmetic as #publish, so one index and its shards agree bit for bit). */
+function statsOf(c: CorpusStats): GlobalStats {
+  return { docCount: c.docCount, avgLen: c.fieldTotals.map((t) => (c.segmentDocs > 0 ? t / c.segmentDocs : 0)) };
+}
+
+/** Sums shards' statistics of one query into the corpus's (DFS phase; integer sums, exact). */
+export function sumCorpusStats(parts: readonly CorpusStats[]): CorpusStats {
+  const out: CorpusStats = { docCount: 0, segmentDocs: 0, fieldTotals: [0, 0, 0], df: Object.create(null) as Record<string, number> };
+  for (const p of parts) {
+    out.docCount += p.docCount;
+    out.segmentDocs += p.segmentDocs;
+    for (let f = 0; f < 3; f++) out.fieldTotals[f as 0 | 1 | 2] += p.fieldTotals[f as 0 | 1 | 2];
+    for (const [t, n] of Object.entries(p.df)) out.df[t] = (Object.hasOwn(out.df, t) ? out.df[t]! : 0) + n;
+  }
+  return out;
+}
+
 function withExpansion(parsed: ParsedQuery, expansion: EngineQuery['expansion']): ParsedQuery {
   if (!expansion || expansion.length === 0) return parsed;
   const present = new Set(parsed.words.flatMap((w) => w.terms));

@@ -100,8 +100,10 @@ export function buildPlan(
   parsed: ParsedQuery,
   params: ScoringParams,
   norms: FieldNorms,
-  opts: { phraseBoost: number; lexicalWeight: number; filters: EngineFilters | undefined; pairs?: boolean },
+  opts: { phraseBoost: number; lexicalWeight: number; filters: EngineFilters | undefined; pairs?: boolean; df?: Readonly<Record<string, number>> },
 ): SearchPlan {
+  // global document frequencies (a shard scoring with the corpus's statistics: ADR 0201) or these segments'
+  const globalDf = opts.df;
   const dfCache = new Map<string, { df: number; ords: Int32Array }>();
   const termOrdinals = new Map<Uint8Array, Int32Array>();
   const dfOf = (t: string, b: Uint8Array): number => {
@@ -115,6 +117,7 @@ export function buildPlan(
         ords[si] = o;
         if (o >= 0) df += seg.df(o);
       }
+      if (globalDf !== undefined) df = Object.hasOwn(globalDf, t) ? globalDf[t]! : 0;
       dfCache.set(t, (e = { df, ords }));
     }
     termOrdinals.set(b, e.ords);

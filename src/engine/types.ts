@@ -110,6 +110,33 @@ export interface EngineQuery {
   exhaustive?: boolean;
   /** A/B and oracle: false ignores the segments' pair postings for phrases (same results, slower; ADR 0175). */
   phrasePairs?: boolean;
+  /**
+   * Scoring statistics of the whole corpus when this index is one shard of it (the DFS phase: ADR 0201):
+   * documents are scored with these counts instead of this index's own, so a shard's score of a document
+   * equals the score one index holding the whole corpus gives it. Absent: this index's own statistics.
+   */
+  globalStats?: CorpusStats;
+  /**
+   * `passages` ranking of one shard of a sharded search: the last document (score, id) of the corpus's
+   * first stage (its BM25 top max(200, offset + limit + 1)); first-stage hits ranked after it are not
+   * re-ranked by passages, as one index over the whole corpus would not have re-ranked them (ADR 0202).
+   */
+  firstStageCutoff?: { score: number; id: string };
+}
+
+/**
+ * The corpus statistics BM25F scores with, for one query: summed over shards they give the statistics of
+ * the union (every count is an integer sum, so the sum is exact and the scores are bit-identical).
+ */
+export interface CorpusStats {
+  /** Live documents (the N of idf). */
+  docCount: number;
+  /** Documents in the segments, deleted ones included (the denominator of the average field lengths). */
+  segmentDocs: number;
+  /** Indexed tokens per field (title, abstract, body) over the segments' documents. */
+  fieldTotals: [number, number, number];
+  /** Document frequency of every index term of the query (words, phrase slots, expansion terms; 0 when absent). */
+  df: Record<string, number>;
 }
 
 /** A passage (chunk) of a hit: where it is and how it scored. Offsets are Unicode code points. */
@@ -167,4 +194,9 @@ export interface EngineResult {
   /** The resolved ranking mode. */
   rankingMode: RankingMode;
   trace?: EngineTrace;
+  /**
+   * Filter-only listings (no query terms; newest first): each hit's issue time in the order of `hits`
+   * (Unix seconds, null unknown): the sort key a merge of several shards' listings needs.
+   */
+  issued?: (number | null)[];
 }

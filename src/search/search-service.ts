@@ -31,6 +31,7 @@ import type { IndexSet } from './index-set.js';
 import { denseDocumentVector, denseQueryVector, denseSearch, sparseQueryVector, withFeedback, type SparseParams } from './channels.js';
 import { defaultSearchRequest, type SearchExecution, type SearchExecutor, type SearchHit, type SearchRequest, type SearchResult } from './search-types.js';
 import { runSparseChannel } from './sparse-channel.js';
+import type { ScatterResult } from './scatter-gather.js';
 import { checkWorkBudget, FairScheduler, type SearchTicket, type WorkBudget } from './work-budget.js';
 import type { ActivityCounts } from '../ports/activity-store.js';
 import { candidateScores, featureRow, type Candidate, type FeatureGroup } from '../ranking/features.js';
@@ -89,6 +90,18 @@ export interface SearchServiceDeps {
   engagement?: (ids: readonly string[], now: number) => Promise<Map<string, ActivityCounts>>;
   /** Runs each search's retrieval, records and snippets on search threads (ADR 0110); absent: here. */
   executor?: SearchExecutor;
+  /**
+   * The `api` role of a cluster (issue 24, ADR 0202): the lexical channel's engine call goes to the
+   * shards (DFS statistics, shard top k, merge) instead of this process's index; absent: this process's.
+   */
+  shards?: ShardedLexicalSearch;
+}
+
+/** The sharded equivalent of SearchIndex.search (search/scatter-gather.ts). */
+export interface ShardedLexicalSearch {
+  /** Shards per index. */
+  readonly shards: number;
+  search(index: IndexName, q: EngineQuery): Promise<ScatterResult>;
 }
 
 /** How the caller wants a search's result. */
@@ -183,6 +196,10 @@ interface Retrieval {
   unconfigured: string[];
   embedUs: number;
   rankingMode: 'documents' | 'passages';
+  /** Shards (per index) that no replica answered for: the result is partial (cluster `api` role only). */
+  missingShards: { index: IndexName; shard: number }[];
+  /** Shards searched per index (cluster `api` role only; 0 on one node). */
+  shardCount: number;
 }
 
 /** 422 for language codes that name no language (docs/search.md, "Filters"), like any unknown value. */
@@ -278,11 +295,20 @@ export class SearchService {
       return [v, (performance.now() - t) * 1000];
     };
     const sparseParams: SparseParams = { maxQueryDims: r.maxQueryDims, weightThreshold: r.weightThreshold, pruning: r.pruning, heapFactor: r.heapFactor };
+    const missingShards: Retrieval['missingShards'] = [];
     for (const [i, name] of indexNames.entries()) {
       const index = this.d.indexes.get(name);
       const wantsFulltext = r.mode === 'fulltext' || (r.mode === 'hybrid' && weight > 0);
       let lexical: EngineResult | null = null;
-      if (wantsFulltext) {
+      if (wantsFulltext && this.d.shards) {
+        // cluster: scatter-gather over the shards, ranked exactly as one index would (ADR 0202)
+        const t = performance.now();
+        const sharded = await this.d.shards.search(name, base);
+        const us = (performance.now() - t) * 1000;
+        lexical = sharded.result;
+        for (const shard of sharded.missingShards) missingShards.push({ index: name, shard });
+        runs.push({ index: name, channel: 'fulltext', result: sharded.result, weight, nominates: true, us, detail: { shards: sharded.shards, ...(sharded.missingShards.length > 0 ? { partial: true, missing_shards: sharded.missingShards } : {}) } });
+      } else if (wantsFulltext) {
         const [result, us] = timed(() => index.search(base));
         lexical = result;
         runs.push({ index: name, channel: 'fulltext', result, weight, nominates: true, us });
@@ -331,7 +357,7 @@ export class SearchService {
       // dense channels rank whole documents; the lexical channels resolve `auto` themselves
       if (i === 0) rankingMode = runs.find((x) => x.channel === 'fulltext' || x.channel === 'sparse')?.result.rankingMode ?? 'documents';
     }
-    return { runs, unconfigured, embedUs, rankingMode };
+    return { runs, unconfigured, embedUs, rankingMode, missingShards, shardCount: this.d.shards?.shards ?? 0 };
   }
 
   /** Plan, channels and fusion: the ranked list (top offset+limit) with RRF attribution. */
@@ -445,6 +471,7 @@ export class SearchService {
       cost,
       candidateRanking: ex.candidateRanking,
       rankingStages: ex.rankingStages,
+      ...(ex.partial ? { partial: ex.partial } : {}),
     };
   }
 
@@ -519,6 +546,7 @@ export class SearchService {
       traces,
       candidateRanking,
       rankingStages: (outcome?.stages ?? []).map((x) => ({ stage: x.stage, us: x.us })),
+      ...(retrieval.missingShards.length > 0 ? { partial: { shards: retrieval.shardCount, missing: retrieval.missingShards } } : {}),
       engineUs: searchUs + rankUs,
       recordsUs,
       snippetsUs: Math.max(0, loadUs - recordsUs),

@@ -102,6 +102,8 @@ export interface SearchResult {
   candidateRanking?: CandidateRankingValue | null;
   /** The ranking stages that ran, with their timings (empty when none ran). */
   rankingStages?: { stage: string; us: number }[];
+  /** Present when shards did not answer (cluster `api` role): the result is partial. */
+  partial?: PartialResults;
 }
 
 /**
@@ -173,6 +175,17 @@ export interface SearchExecution {
   rankingStages: { stage: string; us: number }[];
   /** The hits encoded by the thread's hit encoder (then `hits` is empty); see {@link SearchResult.encodedHits}. */
   encodedHits?: EncodedHits | null;
+  /** Present when shards did not answer (cluster `api` role): see {@link PartialResults}. */
+  partial?: PartialResults;
+}
+
+/**
+ * A sharded search some of whose shards had no live replica (issue 24, ADR 0202): the hits and totals
+ * come from the other shards only. `shards`: shards per index; `missing`: the shards left out.
+ */
+export interface PartialResults {
+  shards: number;
+  missing: { index: string; shard: number }[];
 }
 
 /**

@@ -190,5 +190,6 @@ export function toSearchResponse(r: SearchResult, baseUrl: string): V2SearchResp
     const explained = r.hits.filter((h) => h.explanation).map((h) => ({ id: h.id, explanation: h.explanation }));
     out.retrieval_traces = [...r.traces, ...(explained.length ? [{ branch: 'explain', hits: explained }] : [])];
   }
+  if (r.partial) out.partial_results = { shards: r.partial.shards, missing: r.partial.missing };
   return out;
 }

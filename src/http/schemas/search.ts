@@ -282,6 +282,15 @@ export const V2SearchResponse = Type.Object(
     trajectory: Type.Optional(Nullable(ref(SearchTrajectory))),
     candidate_ranking: Type.Optional(Nullable(ref(CandidateRankingInfo))),
     retrieval_traces: Type.Optional(Type.Array(Type.Unknown(), { description: 'Present with tracing: bounded per-shard and per-branch traces.' })),
+    partial_results: Type.Optional(
+      Type.Object(
+        {
+          shards: Type.Integer({ minimum: 0, description: 'Shards per index of the cluster.' }),
+          missing: Type.Array(Type.Object({ index: Type.String(), shard: Type.Integer({ minimum: 0 }) }), { description: 'The shards no replica answered for.' }),
+        },
+        { description: 'Lectern extension, present only when the result is partial: on a cluster, shards with no live replica were left out, so hits and total_hits cover the other shards only (docs/scale.md).' },
+      ),
+    ),
   },
   { $id: 'V2SearchResponse' },
 );

@@ -94,6 +94,12 @@ export const SearchOutput = Type.Object({
   ),
   trajectory: Type.Union([Type.Object({ id: Type.String(), feedback_token: Type.String() }), Type.Null()], { description: 'Identifies this retrieval (for feedback on its results).' }),
   credits_charged: Type.Integer(),
+  partial_results: Type.Optional(
+    Type.Object(
+      { shards: Type.Integer(), missing: Type.Array(Type.Object({ index: Type.String(), shard: Type.Integer() })) },
+      { description: 'Present only when the result is partial: on a cluster, these shards had no live replica, so hits and total_hits cover the other shards only (docs/scale.md).' },
+    ),
+  ),
   ranking: Type.Optional(
     Type.Union([Type.Object({ method: Type.String({ description: 'rrf or formula, then +catboost / +cross_encoder for the stages that ran.' }), stages: Type.Array(Type.Object({ stage: Type.String(), us: Type.Integer({ description: 'Microseconds.' }) })) }), Type.Null()], {
       description: 'The ranking stages that ran after retrieval (docs/ranking.md), with their timings; null when none ran.',
@@ -103,6 +109,7 @@ export const SearchOutput = Type.Object({
 
 export function presentSearch(r: SearchResult, offset: number, heading: string): ToolOutput {
   const lines = [`${heading}: ${r.totalHits} matching, showing ${r.hits.length === 0 ? 'none' : `${offset + 1}-${offset + r.hits.length}`}.`];
+  if (r.partial) lines.push(`Partial results: ${r.partial.missing.map((m) => `shard ${m.shard} of ${m.index}`).join(', ')} did not answer (of ${r.partial.shards} shards); the hits and the count cover the other shards only.`);
   if (r.correctedQuery) lines.push(`Did you mean: ${r.correctedQuery}`);
   r.hits.forEach((h, i) => {
     lines.push('');
@@ -131,6 +138,7 @@ export function presentSearch(r: SearchResult, offset: number, heading: string):
       trajectory: r.trajectory ? { id: r.trajectory.id, feedback_token: r.trajectory.feedbackToken } : null,
       credits_charged: r.cost,
       ranking: r.candidateRanking ? { method: r.candidateRanking.method, stages: r.rankingStages ?? [] } : null,
+      ...(r.partial ? { partial_results: { shards: r.partial.shards, missing: r.partial.missing } } : {}),
     },
   };
 }

@@ -1,0 +1,152 @@
+// The internal endpoints of a `search` node (issue 24, docs/scale.md "Scatter-gather", ADR 0203): the two
+// calls of the ShardClient port over HTTP, for the coordinators of the `api` nodes.
+//   POST /internal/v1/shards/{shard}/stats    ShardStatsRequest  -> ShardStatsResponse
+//   POST /internal/v1/shards/{shard}/search   ShardSearchRequest -> ShardSearchResponse
+//   GET  /internal/v1/health                  -> { status: "ok", shards: [...] }
+// A separate Fastify app on its own port (cluster.search_listen), never the public API: it is not in
+// /openapi.json, and every call must carry `Authorization: Bearer <cluster secret>` (compared in
+// constant time through SHA-256 digests; 401 otherwise). Errors are ApiError bodies with X-Request-Id.
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { Type, type Static } from 'typebox';
+import { AppError } from '../domain/errors.js';
+import type { ShardSearcher } from '../search/shard-searcher.js';
+import type { ShardSearchRequest, ShardStatsRequest } from '../ports/shard-client.js';
+import { installErrorHandling } from './errors.js';
+import { installValidation } from './validation.js';
+import { presentedCredential } from './server.js';
+
+/** Largest request body: a 16 KiB query with its statistics fits many times over. */
+const BODY_LIMIT = 4 * 1024 * 1024;
+
+const Num = Type.Number();
+const Strs = Type.Optional(Type.Union([Type.Array(Type.String(), { maxItems: 1000 }), Type.Null()]));
+const Filters = Type.Object(
+  {
+    types: Strs,
+    languages: Strs,
+    issns: Strs,
+    publisher: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    issuedAfter: Type.Optional(Type.Union([Num, Type.Null()])),
+    issuedBefore: Type.Optional(Type.Union([Num, Type.Null()])),
+    uriPrefixes: Strs,
+    citing: Type.Optional(Type.Union([Type.Array(Type.String(), { maxItems: 100_000 }), Type.Null()])),
+    ids: Strs,
+  },
+  { additionalProperties: false },
+);
+const Expansion = Type.Array(Type.Object({ term: Type.String({ maxLength: 256 }), weight: Num }, { additionalProperties: false }), { maxItems: 4096 });
+const Languages = Type.Optional(Type.Union([Type.Array(Type.String({ maxLength: 35 }), { maxItems: 16 }), Type.Null()]));
+const IndexName = Type.String({ maxLength: 32 });
+const Text = Type.String({ maxLength: 65_536 });
+
+export const ShardStatsBody = Type.Object(
+  { index: IndexName, query: Type.Object({ text: Text, possibleLanguages: Languages, expansion: Type.Optional(Expansion) }, { additionalProperties: false }) },
+  { additionalProperties: false },
+);
+
+const CorpusStatsSchema = Type.Object(
+  {
+    docCount: Type.Integer({ minimum: 0 }),
+    segmentDocs: Type.Integer({ minimum: 0 }),
+    fieldTotals: Type.Tuple([Type.Integer({ minimum: 0 }), Type.Integer({ minimum: 0 }), Type.Integer({ minimum: 0 })]),
+    df: Type.Record(Type.String(), Type.Integer({ minimum: 0 })),
+  },
+  { additionalProperties: false },
+);
+
+export const ShardSearchBody = Type.Object(
+  {
+    index: IndexName,
+    globalStats: CorpusStatsSchema,
+    query: Type.Object(
+      {
+        text: Text,
+        possibleLanguages: Languages,
+        rankingMode: Type.Optional(Type.Union([Type.Literal('documents'), Type.Literal('passages'), Type.Literal('auto')])),
+        limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })),
+        offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 499 })),
+        phraseBoost: Type.Optional(Num),
+        lexicalWeight: Type.Optional(Num),
+        fieldWeights: Type.Optional(Type.Object({ title: Type.Optional(Num), abstract: Type.Optional(Num), body: Type.Optional(Num) }, { additionalProperties: false })),
+        proximityWeight: Type.Optional(Num),
+        filters: Type.Optional(Filters),
+        collapseByWorkKey: Type.Optional(Type.Boolean()),
+        explain: Type.Optional(Type.Boolean()),
+        exactTotal: Type.Optional(Type.Boolean()),
+        passagesPerHit: Type.Optional(Type.Integer({ minimum: 0, maximum: 10 })),
+        trace: Type.Optional(Type.Boolean()),
+        expansion: Type.Optional(Expansion),
+        heapFactor: Type.Optional(Num),
+        exhaustive: Type.Optional(Type.Boolean()),
+        phrasePairs: Type.Optional(Type.Boolean()),
+        firstStageCutoff: Type.Optional(Type.Object({ score: Num, id: Type.String({ maxLength: 4096 }) }, { additionalProperties: false })),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const ShardParams = Type.Object({ shard: Type.Integer({ minimum: 0, maximum: 4095 }) });
+
+const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
+
+export interface ShardServerOptions {
+  /** The shards this node holds. */
+  searchers: readonly ShardSearcher[];
+  /** The cluster secret every call must present. */
+  secret: string;
+}
+
+/**
+ * The shard routes as a route registration: an encapsulated plugin with its own cluster-secret check,
+ * for a `search` node's HTTP app (app.ts: `extraRoutes`) or the standalone server below. The routes are
+ * hidden from /openapi.json and take no account credentials.
+ */
+export function shardRoutes(opts: ShardServerOptions): (app: FastifyInstance) => Promise<void> {
+  if (opts.secret.length < 16) throw new Error('the cluster secret must be at least 16 characters (cluster.secret)');
+  const expected = digest(opts.secret);
+  const byShard = new Map(opts.searchers.map((s) => [s.shard, s]));
+  const searcherOf = (shard: number): ShardSearcher => {
+    const s = byShard.get(shard);
+    if (!s) throw new AppError('not_found', `This node does not hold shard ${shard}; it holds ${[...byShard.keys()].join(', ') || 'none'}.`);
+    return s;
+  };
+  const route = { auth: 'none' as const };
+  return async (parent) => {
+    await parent.register(async (app) => {
+      app.addHook('onRequest', async (request) => {
+        const given = presentedCredential(request);
+        if (typeof given !== 'string' || given === 'malformed' || !timingSafeEqual(digest(given), expected)) {
+          throw new AppError('unauthorized', 'The internal shard endpoints need the cluster secret as a bearer token.');
+        }
+      });
+      app.get('/internal/v1/health', { config: route, schema: { hide: true } }, async () => ({ status: 'ok', shards: [...byShard.keys()] }));
+      app.post<{ Params: Static<typeof ShardParams>; Body: Static<typeof ShardStatsBody> }>(
+        '/internal/v1/shards/:shard/stats',
+        { config: route, bodyLimit: BODY_LIMIT, schema: { hide: true, params: ShardParams, body: ShardStatsBody } },
+        async (request) => searcherOf(request.params.shard).stats(request.body as ShardStatsRequest),
+      );
+      app.post<{ Params: Static<typeof ShardParams>; Body: Static<typeof ShardSearchBody> }>(
+        '/internal/v1/shards/:shard/search',
+        { config: route, bodyLimit: BODY_LIMIT, schema: { hide: true, params: ShardParams, body: ShardSearchBody } },
+        async (request) => searcherOf(request.params.shard).search(request.body as ShardSearchRequest),
+      );
+    });
+  };
+}
+
+/** A server with only the shard routes (tests, benchmarks, a search process without the public API). */
+export async function buildShardServer(opts: ShardServerOptions): Promise<FastifyInstance> {
+  const routes = shardRoutes(opts);
+  const app = Fastify({ logger: false, genReqId: () => randomUUID(), bodyLimit: BODY_LIMIT, forceCloseConnections: 'idle' });
+  app.decorateRequest('principal', null);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+  installErrorHandling(app);
+  installValidation(app, []);
+  await routes(app);
+  return app;
+}

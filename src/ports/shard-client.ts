@@ -1,0 +1,75 @@
+// A shard of the search index as the coordinator (the `api` role) sees it (issue 24, docs/scale.md
+// "Scatter-gather", ADR 0201). Two calls per search, Elasticsearch's DFS-then-query:
+//   1. stats(): the shard's share of the statistics the query is scored with (document counts, field
+//      token totals, each query term's document frequency); the coordinator sums them over all shards;
+//   2. search(): the shard's top k scored with those global statistics, its exact match count and its
+//      timing; the coordinator merges the shards' top k by (score desc, id asc), the engine's own order.
+// Implementations: in-process (search/shard-searcher.ts: a shard's indexes in this process) and network
+// (adapters/cluster/http-shard-client.ts: HTTP on the cluster's internal network to a `search` node).
+// One contract suite (test/contract/shard-client.test.ts) runs against both.
+import type { IndexName } from '../domain/document.js';
+import type { CorpusStats, EngineQuery, EngineResult } from '../engine/index.js';
+
+/** The engine query a shard runs: every option of EngineQuery that travels (not the trace clock, not the statistics). */
+export type ShardQuery = Omit<EngineQuery, 'trace' | 'globalStats'> & {
+  /** Collect the engine's trace (with the shard's own clock for timings). */
+  trace?: boolean;
+};
+
+export interface ShardStatsRequest {
+  index: IndexName;
+  query: Pick<EngineQuery, 'text' | 'possibleLanguages' | 'expansion'>;
+}
+
+export interface ShardStatsResponse {
+  shard: number;
+  /** Which replica answered (a node URL, or `local` in-process). */
+  node: string;
+  stats: CorpusStats;
+  /** Time the shard spent, microseconds. */
+  us: number;
+}
+
+export interface ShardSearchRequest {
+  index: IndexName;
+  query: ShardQuery;
+  /** The corpus statistics summed over every shard (from the stats phase). */
+  globalStats: CorpusStats;
+}
+
+export interface ShardSearchResponse {
+  shard: number;
+  node: string;
+  /** The shard's ranking from offset 0: hits with scores, passages, work keys (and explanations, issue times). */
+  result: EngineResult;
+  /** Time the shard's engine spent, microseconds. */
+  us: number;
+}
+
+/** Per-call options. */
+export interface ShardCallOptions {
+  /** Aborts the call (the coordinator's hedge or deadline); the promise then rejects. */
+  signal?: AbortSignal;
+}
+
+/** One replica of one shard. Calls reject (never hang past their signal) when the replica cannot answer. */
+export interface ShardClient {
+  /** The shard this replica holds (0-based). */
+  readonly shard: number;
+  /** The replica's identity in traces: its URL, or `local`. */
+  readonly node: string;
+  stats(req: ShardStatsRequest, opts?: ShardCallOptions): Promise<ShardStatsResponse>;
+  search(req: ShardSearchRequest, opts?: ShardCallOptions): Promise<ShardSearchResponse>;
+  /** Releases what the client holds (kept-alive connections); calls after it may fail. */
+  close?(): void;
+}
+
+/**
+ * Where the replicas of each shard are: static configuration today, the cluster's membership (JetStream
+ * KV) when a cluster runs. `replicas(s)` lists shard s's live replicas in preference order.
+ */
+export interface ShardDirectory {
+  /** Number of shards S of the cluster. */
+  readonly shards: number;
+  replicas(shard: number): readonly ShardClient[];
+}

@@ -1,0 +1,221 @@
+// The coordinator of a sharded search (the `api` role; issue 24, docs/scale.md "Scatter-gather", ADR
+// 0202). A thin layer under the search service's lexical channel: the service plans, fuses, ranks, loads
+// records and snippets as on one node; only its engine call becomes
+//   DFS:    stats() on one replica of every shard, summed into the corpus statistics;
+//   query:  search() on one replica of every shard with those statistics, each asked for its top
+//           offset+limit from 0;
+//   merge:  the shards' top k by (score desc, id asc), totals summed (exact: works never span shards).
+// Hedging: a replica that has not answered `hedgeAfterMs` after its call (or failed) gets a twin call on
+// the shard's next replica; the first answer wins and the others are aborted. A shard none of whose
+// replicas answered within `deadlineMs` is left out and reported (`missingShards`): the result is partial
+// and says so, it is never silently smaller.
+import { performance } from 'node:perf_hooks';
+import type { IndexName } from '../domain/document.js';
+import { resolveRankingMode, sumCorpusStats, type CorpusStats, type EngineQuery, type EngineResult } from '../engine/index.js';
+import type { ShardClient, ShardDirectory, ShardQuery } from '../ports/shard-client.js';
+import { mergeShardResults } from './shard-merge.js';
+
+export interface ScatterOptions {
+  /** A call not answered after this many ms is duplicated on the shard's next replica. Default 150. */
+  hedgeAfterMs?: number;
+  /** A shard with no answer after this many ms (per phase) is left out and reported. Default 5000. */
+  deadlineMs?: number;
+}
+
+/** What happened at one shard: for the trace (bounded: one entry per shard). */
+export interface ShardTrace {
+  shard: number;
+  /** The replica whose answer was used (null: none answered). */
+  node: string | null;
+  /** Time of the DFS (statistics) call as the coordinator saw it, µs. */
+  stats_us: number | null;
+  /** Time of the search call as the coordinator saw it, µs. */
+  search_us: number | null;
+  /** Time the shard's engine reported for the search, µs. */
+  engine_us: number | null;
+  /** Replicas called for this shard beyond the first (hedges and retries after failures). */
+  hedged: number;
+  total_hits: number | null;
+  hits: number | null;
+  /** Why the shard is missing, when it is. */
+  error?: string;
+}
+
+export interface ScatterResult {
+  result: EngineResult;
+  shards: ShardTrace[];
+  /** Shards left out (no replica answered): the result is partial when non-empty. */
+  missingShards: number[];
+}
+
+class NoReplica extends Error {}
+
+/** The engine's first-stage depth of `passages` ranking (search-index.ts: max(200, offset + limit + 1)). */
+const PASSAGE_DEPTH = 200;
+
+/** Error text safe for a trace (no stack, bounded). */
+const reason = (e: unknown): string => (e instanceof Error ? e.message : String(e)).slice(0, 200);
+
+export class ScatterGather {
+  readonly #hedgeAfterMs: number;
+  readonly #deadlineMs: number;
+  /** Rotates the first replica tried, so replicas share the load. */
+  #turn = 0;
+
+  constructor(
+    private readonly directory: ShardDirectory,
+    opts: ScatterOptions = {},
+  ) {
+    this.#hedgeAfterMs = opts.hedgeAfterMs ?? 150;
+    this.#deadlineMs = opts.deadlineMs ?? 5000;
+  }
+
+  get shards(): number {
+    return this.directory.shards;
+  }
+
+  /**
+   * Calls `fn` on the shard's replicas, hedged: the first replica now, the next after hedgeAfterMs or as
+   * soon as a call fails, until one answers or the deadline passes. Resolves with the answer, the replica
+   * and the number of extra replicas called; rejects when none answered.
+   */
+  async #hedged<T>(replicas: readonly ShardClient[], fn: (c: ShardClient, signal: AbortSignal) => Promise<T>): Promise<{ value: T; client: ShardClient; extra: number }> {
+    if (replicas.length === 0) throw new NoReplica('no live replica');
+    const controllers: AbortController[] = [];
+    const errors: string[] = [];
+    let started = 0;
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    let deadline: ReturnType<typeof setTimeout> | null = null;
+    try {
+      return await new Promise((resolve, reject) => {
+        let settled = false;
+        let failed = 0;
+        const start = (): void => {
+          if (settled || started >= replicas.length) return;
+          const client = replicas[started++]!;
+          const ac = new AbortController();
+          controllers.push(ac);
+          if (timer !== null) clearTimeout(timer);
+          timer = started < replicas.length ? setTimeout(start, this.#hedgeAfterMs) : null;
+          fn(client, ac.signal).then(
+            (value) => {
+              if (settled) return;
+              settled = true;
+              resolve({ value, client, extra: started - 1 });
+            },
+            (e: unknown) => {
+              if (settled) return;
+              errors.push(`${client.node}: ${reason(e)}`);
+              if (++failed === replicas.length) {
+                settled = true;
+                reject(new NoReplica(errors.join('; ')));
+              } else start();
+            },
+          );
+        };
+        deadline = setTimeout(() => {
+          if (settled) return;
+          settled = true;
+          reject(new NoReplica(`no replica answered within ${this.#deadlineMs} ms${errors.length ? ` (${errors.join('; ')})` : ''}`));
+        }, this.#deadlineMs);
+        start();
+      });
+    } finally {
+      if (timer !== null) clearTimeout(timer);
+      if (deadline !== null) clearTimeout(deadline);
+      for (const ac of controllers) ac.abort(new Error('another replica answered first'));
+    }
+  }
+
+  /** Replicas of a shard in this call's preference order (rotated per search). */
+  #order(shard: number, turn: number): readonly ShardClient[] {
+    const r = this.directory.replicas(shard);
+    if (r.length <= 1) return r;
+    const k = turn % r.length;
+    return [...r.slice(k), ...r.slice(0, k)];
+  }
+
+  /** The sharded equivalent of `SearchIndex.search(q)` on one index holding every shard's documents. */
+  async search(index: IndexName, q: EngineQuery): Promise<ScatterResult> {
+    const turn = this.#turn++;
+    const offset = q.offset ?? 0;
+    const limit = q.limit ?? 10;
+    const shards = Array.from({ length: this.directory.shards }, (_, s) => s);
+    const traces: ShardTrace[] = shards.map((shard) => ({ shard, node: null, stats_us: null, search_us: null, engine_us: null, hedged: 0, total_hits: null, hits: null }));
+    const statsQuery = { text: q.text, ...(q.possibleLanguages !== undefined ? { possibleLanguages: q.possibleLanguages } : {}), ...(q.expansion !== undefined ? { expansion: q.expansion } : {}) };
+    // 1. DFS: statistics from one replica of every shard
+    const preferred = new Map<number, ShardClient>();
+    const dfs = await Promise.all(
+      shards.map(async (s) => {
+        const t = performance.now();
+        try {
+          const r = await this.#hedged(this.#order(s, turn), (c, signal) => c.stats({ index, query: statsQuery }, { signal }));
+          traces[s]!.stats_us = Math.round((performance.now() - t) * 1000);
+          traces[s]!.hedged += r.extra;
+          preferred.set(s, r.client);
+          return r.value.stats;
+        } catch (e) {
+          traces[s]!.error = `statistics: ${reason(e)}`;
+          return null;
+        }
+      }),
+    );
+    const globalStats: CorpusStats = sumCorpusStats(dfs.filter((x): x is CorpusStats => x !== null));
+    // 2. query: the shards that answered the DFS phase, the replica that answered it first
+    const { trace: wantTrace, globalStats: _ignored, ...rest } = q;
+    const shardQuery: ShardQuery = { ...rest, offset: 0, limit: offset + limit, trace: wantTrace !== undefined && wantTrace !== false };
+    const replicasOf = (s: number): readonly ShardClient[] => {
+      const first = preferred.get(s)!;
+      return [first, ...this.#order(s, turn).filter((c) => c !== first)];
+    };
+    // passages: one index re-ranks its BM25 top max(200, offset+limit+1) by passages; a shard must re-rank
+    // only its part of the corpus's top, so the corpus's last first-stage document is found first
+    if (resolveRankingMode(q) === 'passages' && ((q.text ?? '').trim() !== '' || (q.expansion?.length ?? 0) > 0)) {
+      const depth = Math.max(PASSAGE_DEPTH, offset + limit + 1);
+      const k = Math.min(depth, 500);
+      const firstStage: ShardQuery = { ...shardQuery, rankingMode: 'documents', collapseByWorkKey: false, passagesPerHit: 0, exactTotal: false, explain: false, trace: false, proximityWeight: 0, limit: k, offset: 0 };
+      const tops = await Promise.all(
+        shards.map(async (s) => {
+          if (dfs[s] === null) return [];
+          try {
+            const r = await this.#hedged(replicasOf(s), (c, signal) => c.search({ index, query: firstStage, globalStats }, { signal }));
+            return r.value.result.hits;
+          } catch (e) {
+            traces[s]!.error = `first stage: ${reason(e)}`;
+            dfs[s] = null;
+            return [];
+          }
+        }),
+      );
+      const all = tops.flat().sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      if (all.length >= k) shardQuery.firstStageCutoff = { score: all[k - 1]!.score, id: all[k - 1]!.id };
+    }
+    const results = await Promise.all(
+      shards.map(async (s): Promise<EngineResult | null> => {
+        if (dfs[s] === null) return null;
+        const replicas = replicasOf(s);
+        const t = performance.now();
+        try {
+          const r = await this.#hedged(replicas, (c, signal) => c.search({ index, query: shardQuery, globalStats }, { signal }));
+          const tr = traces[s]!;
+          tr.search_us = Math.round((performance.now() - t) * 1000);
+          tr.engine_us = Math.round(r.value.us);
+          tr.hedged += r.extra;
+          tr.node = r.value.node;
+          tr.total_hits = r.value.result.totalHits;
+          tr.hits = r.value.result.hits.length;
+          return r.value.result;
+        } catch (e) {
+          traces[s]!.error = `search: ${reason(e)}`;
+          return null;
+        }
+      }),
+    );
+    const answered = results.filter((r): r is EngineResult => r !== null);
+    const missingShards = shards.filter((s) => results[s] === null);
+    const result = mergeShardResults(answered, offset, limit);
+    if (answered.length === 0) result.rankingMode = resolveRankingMode(q);
+    if (missingShards.length > 0) result.totalHitsExact = false;
+    return { result, shards: traces, missingShards };
+  }
+}

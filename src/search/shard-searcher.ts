@@ -1,0 +1,65 @@
+// The shard side of a sharded search (ADR 0201): a search node's answer to the coordinator's two calls
+// over the indexes it holds (one shard's documents), and the in-process ShardClient that calls it
+// directly (all roles in one process, tests, the equality benchmark). The HTTP route of the `search`
+// role (http/shard-server.ts) calls the same ShardSearcher, so both transports share one behaviour.
+import { performance } from 'node:perf_hooks';
+import { INDEX_NAMES, type IndexName } from '../domain/document.js';
+import { AppError } from '../domain/errors.js';
+import type { EngineQuery, SearchIndex } from '../engine/index.js';
+import type { ShardCallOptions, ShardClient, ShardSearchRequest, ShardSearchResponse, ShardStatsRequest, ShardStatsResponse } from '../ports/shard-client.js';
+
+/** Most hits a shard returns (the engine's own bound: offset + limit <= 500). */
+export const SHARD_MAX_HITS = 500;
+
+export class ShardSearcher {
+  constructor(
+    /** The shard these indexes hold. */
+    readonly shard: number,
+    private readonly indexes: { get(name: IndexName): SearchIndex },
+  ) {}
+
+  #index(name: string): SearchIndex {
+    if (!(INDEX_NAMES as readonly string[]).includes(name)) throw new AppError('validation_failed', `Unknown index ${JSON.stringify(name)}; the indexes are ${INDEX_NAMES.join(', ')}.`);
+    return this.indexes.get(name as IndexName);
+  }
+
+  stats(req: ShardStatsRequest): ShardStatsResponse {
+    const t = performance.now();
+    const stats = this.#index(req.index).queryStats(req.query);
+    return { shard: this.shard, node: 'local', stats, us: (performance.now() - t) * 1000 };
+  }
+
+  search(req: ShardSearchRequest): ShardSearchResponse {
+    const t = performance.now();
+    const { trace, ...rest } = req.query;
+    const q: EngineQuery = { ...rest, globalStats: req.globalStats, trace: trace === true ? { now: () => performance.now() * 1000 } : false };
+    if ((q.offset ?? 0) + (q.limit ?? 10) > SHARD_MAX_HITS) throw new AppError('validation_failed', `offset + limit must not exceed ${SHARD_MAX_HITS}.`);
+    const result = this.#index(req.index).search(q);
+    return { shard: this.shard, node: 'local', result, us: (performance.now() - t) * 1000 };
+  }
+}
+
+const aborted = (signal: AbortSignal | undefined): Error | null => (signal?.aborted ? (signal.reason instanceof Error ? signal.reason : new Error('shard call aborted')) : null);
+
+/** A ShardClient over a ShardSearcher in this process (the engine call is synchronous). */
+export class InProcessShardClient implements ShardClient {
+  readonly shard: number;
+  constructor(
+    private readonly searcher: ShardSearcher,
+    readonly node = 'local',
+  ) {
+    this.shard = searcher.shard;
+  }
+
+  async stats(req: ShardStatsRequest, opts: ShardCallOptions = {}): Promise<ShardStatsResponse> {
+    const a = aborted(opts.signal);
+    if (a) throw a;
+    return { ...this.searcher.stats(req), node: this.node };
+  }
+
+  async search(req: ShardSearchRequest, opts: ShardCallOptions = {}): Promise<ShardSearchResponse> {
+    const a = aborted(opts.signal);
+    if (a) throw a;
+    return { ...this.searcher.search(req), node: this.node };
+  }
+}

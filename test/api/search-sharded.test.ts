@@ -1,0 +1,155 @@
+// POST /v2/search/ on the `api` role's coordinator (issue 24, ADR 0202), with 2 in-process shards that
+// follow the store filtered by the shard routing: the same top 10 (ids, order, scores), total_hits,
+// has_next, snippets and documents as one node, for word queries, phrases, filters, deduplication and
+// pages; per-shard timings in the trace; a shard with no replica gives `partial_results`.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { testApp, type TestApp } from '../helpers/app.js';
+import { doc, seed } from '../helpers/documents.js';
+import { IndexSet } from '../../src/search/index-set.js';
+import { shardOfStore } from '../../src/cluster/shard-follower.js';
+import { fsIndexDirectories } from '../../src/adapters/fs/index-directories.js';
+import { InProcessShardClient, ShardSearcher } from '../../src/search/shard-searcher.js';
+import { StaticShardDirectory } from '../../src/search/shard-directory.js';
+import type { ShardClient } from '../../src/ports/shard-client.js';
+import type { DocumentRecord } from '../../src/domain/document.js';
+
+const Y = (y: number) => Date.UTC(y, 0, 1) / 1000;
+const TOPICS = ['hydrogen storage in salt caverns', 'cushion gas pressure', 'sandstone porosity', 'microbial activity in reservoirs', 'natural gas economics', 'carbon dioxide injection', 'caprock integrity', 'well cement leakage'];
+
+function corpus(): DocumentRecord[] {
+  const out: DocumentRecord[] = [];
+  for (let i = 0; i < 120; i++) {
+    const a = TOPICS[i % TOPICS.length]!;
+    const b = TOPICS[(i * 3 + 1) % TOPICS.length]!;
+    out.push(doc(`d${i}`, { title: `${a} ${i % 7 === 0 ? 'review' : 'study'} ${i}`, abstract: `We examine ${a} and ${b}. Sample ${i} shows ${b} under load.`, type: i % 4 === 0 ? 'review' : 'journal-article', language: 'en', issuedAt: Y(1990 + (i % 30)), uris: [`doi://10.1000/x.${i}`] }));
+  }
+  // versions of one work (preprint + published) share a work key: they must land in one shard
+  out.push(doc('v1', { title: 'Hydrogen storage in salt caverns (preprint)', abstract: 'Salt caverns store hydrogen.', type: 'preprint', uris: ['arxiv://2201.00001'] }));
+  out.push(doc('v1pub', { title: 'Hydrogen storage in salt caverns', abstract: 'Salt caverns store hydrogen, published.', type: 'journal-article', uris: ['doi://10.5555/pub.1', 'arxiv://2201.00001'] }));
+  return out;
+}
+
+describe('POST /v2/search/ over 2 shards (in-process) equals one node', () => {
+  let one: TestApp;
+  let sharded: TestApp;
+  let partial: TestApp;
+  let keyOne: string;
+  let keySharded: string;
+  let keyPartial: string;
+  const shardSets: IndexSet[] = [];
+  const dirs: string[] = [];
+  before(async () => {
+    one = await testApp();
+    const byShard: ShardClient[][] = [[], []];
+    sharded = await testApp({}, { shardDirectory: new StaticShardDirectory(2, byShard) });
+    // shard 1 has no replica at all
+    partial = await testApp({}, { shardDirectory: new StaticShardDirectory(2, [byShard[0]!, []]) });
+    // the partial app's documents are the same records (its store serves the hits' documents)
+    for (const app of [one, sharded, partial]) {
+      await seed(app, corpus());
+      await app.indexes!.catchUp();
+    }
+    for (let s = 0; s < 2; s++) {
+      const dir = mkdtempSync(join(tmpdir(), 'lectern-shard-'));
+      dirs.push(dir);
+      const set = IndexSet.open(fsIndexDirectories(dir), shardOfStore(sharded.storage.documents, s, 2), sharded.clock);
+      await set.catchUp();
+      shardSets.push(set);
+      byShard[s]!.push(new InProcessShardClient(new ShardSearcher(s, set)));
+    }
+    keyOne = (await one.account({ credits: 100_000 })).key;
+    keySharded = (await sharded.account({ credits: 100_000 })).key;
+    keyPartial = (await partial.account({ credits: 100_000 })).key;
+  });
+  after(async () => {
+    for (const s of shardSets) s.close();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    await one.dispose();
+    await sharded.dispose();
+    await partial.dispose();
+  });
+
+  const search = async (app: TestApp, key: string, body: Record<string, unknown>) => {
+    const res = await app.http.inject({ method: 'POST', url: '/v2/search/', headers: { 'x-api-key': key }, payload: body });
+    assert.equal(res.statusCode, 200, res.body);
+    return res.json();
+  };
+  const view = (b: { hits: { id: string; score: number; snippets: unknown[]; document: unknown }[]; total_hits: number; has_next: boolean; ranking_mode: string }) => ({
+    hits: b.hits.map((h) => [h.id, h.score, h.snippets, h.document]),
+    total: b.total_hits,
+    next: b.has_next,
+    mode: b.ranking_mode,
+  });
+
+  test('shards hold disjoint parts of the corpus, and both versions of a work are in one shard', () => {
+    const docs = shardSets.map((s) => s.get('documents').stats().docs);
+    assert.equal(docs[0]! + docs[1]!, 122);
+    assert.ok(docs[0]! > 20 && docs[1]! > 20, docs.join(','));
+    const holders = shardSets.filter((s) => s.get('documents').has('v1'));
+    assert.equal(holders.length, 1);
+    assert.ok(holders[0]!.get('documents').has('v1pub'));
+  });
+
+  const CASES: Record<string, unknown>[] = [
+    { query: 'hydrogen storage salt caverns' },
+    { query: 'sandstone porosity', limit: 20 },
+    { query: '"cushion gas"', limit: 15 },
+    { query: 'natural gas hydrogen', filter_types: ['review'] },
+    { query: 'microbial reservoirs', offset: 10, limit: 10 },
+    { query: 'hydrogen caverns', deduplicate: false },
+    { query: 'natural gas economics', mode: 'fulltext', ranking_mode: 'passages' },
+    { query: '', filter_types: ['journal-article'], limit: 12 },
+    { query: 'carbon dioxide', filter_issued_after: Y(2005) },
+  ];
+  for (const body of CASES) {
+    test(`same top hits as one node: ${JSON.stringify(body)}`, async () => {
+      const a = await search(one, keyOne, body);
+      const b = await search(sharded, keySharded, body);
+      assert.ok(a.hits.length > 0);
+      assert.deepEqual(view(b), view(a));
+    });
+  }
+
+  test('the trace has a per-shard entry with timings', async () => {
+    const b = await search(sharded, keySharded, { query: 'hydrogen storage', tracing: true });
+    const lexical = b.retrieval_traces.find((t: { branch: string }) => t.branch === 'fulltext');
+    assert.equal(lexical.shards.length, 2);
+    for (const s of lexical.shards) {
+      assert.equal(typeof s.search_us, 'number');
+      assert.equal(typeof s.engine_us, 'number');
+      assert.equal(s.node, 'local');
+    }
+    assert.equal(b.partial_results, undefined);
+  });
+
+  test('a shard with no live replica: partial_results names it, the other shard\'s hits come back', async () => {
+    const b = await search(partial, keyPartial, { query: 'hydrogen storage salt caverns' });
+    assert.deepEqual(b.partial_results, { shards: 2, missing: [{ index: 'documents', shard: 1 }] });
+    const full = await search(one, keyOne, { query: 'hydrogen storage salt caverns', limit: 100 });
+    assert.ok(b.hits.length > 0);
+    assert.ok(b.total_hits < full.total_hits);
+  });
+});
+
+test('role api: refuses to start without a cluster secret; with cluster.search_nodes, a dead replica makes results partial', async () => {
+  await assert.rejects(testApp({ cluster: { role: 'api' } } as never), /need cluster.secret/);
+  const app = await testApp({ cluster: { role: 'api', secret: 'a-cluster-secret-of-some-length', shards: 2, searchNodes: '0=http://127.0.0.1:1,1=http://127.0.0.1:1', hedgeAfterMs: 20, shardDeadlineMs: 5_000 } } as never);
+  try {
+    await seed(app, [doc('x1', { title: 'hydrogen storage', language: 'en' })]);
+    await app.indexes!.catchUp();
+    const { key } = await app.account({ credits: 1000 });
+    const res = await app.http.inject({ method: 'POST', url: '/v2/search/', headers: { 'x-api-key': key }, payload: { query: 'hydrogen', tracing: true } });
+    assert.equal(res.statusCode, 200, res.body);
+    const b = res.json();
+    assert.deepEqual(b.partial_results, { shards: 2, missing: [{ index: 'documents', shard: 0 }, { index: 'documents', shard: 1 }] });
+    assert.equal(b.hits.length, 0);
+    const lexical = b.retrieval_traces.find((t: { branch: string }) => t.branch === 'fulltext');
+    assert.match(lexical.shards[0].error, /statistics: .*127\.0\.0\.1:1/);
+  } finally {
+    await app.dispose();
+  }
+});

@@ -1,0 +1,101 @@
+// The ShardClient contract (ADR 0201): what the coordinator relies on from every transport. A fixture
+// holds one shard (shard number 1) of a small corpus; the answers must equal the engine's own over the
+// same documents: statistics of the DFS phase, and searches scored with injected global statistics
+// (ids, bit-identical scores, passages, work keys, exact totals, has_more, explanations, issue times of
+// filter-only listings). Failures reject: unknown index, an aborted call.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { MemoryIndexDirectory, SearchIndex, type CorpusStats, type IndexDocument } from '../../src/engine/index.js';
+import type { ShardClient } from '../../src/ports/shard-client.js';
+import { ShardSearcher } from '../../src/search/shard-searcher.js';
+
+export interface ShardClientFixture {
+  client: ShardClient;
+  dispose(): Promise<void>;
+}
+
+/** Makes a client for the shard `searcher` answers for. */
+export type ShardClientFactory = (searcher: ShardSearcher) => Promise<ShardClientFixture>;
+
+export const SHARD_DOCS: IndexDocument[] = [
+  { id: 'a1', title: 'Heat shock proteins in yeast', abstract: 'Heat shock proteins protect cells under thermal stress.', workKey: 'wa', issuedAt: 1_600_000_000, type: 'article', language: 'en' },
+  { id: 'a2', title: 'Heat shock proteins in yeast (preprint)', abstract: 'Heat shock proteins protect cells.', workKey: 'wa', issuedAt: 1_590_000_000, type: 'preprint', language: 'en' },
+  { id: 'b1', title: 'Protein folding', abstract: 'Chaperones assist protein folding; heat denatures proteins.', workKey: 'wb', issuedAt: null, type: 'article', language: 'en' },
+  { id: 'c1', title: 'Cold adaptation', abstract: 'Antifreeze proteins in polar fish.', workKey: 'wc', issuedAt: 1_650_000_000, type: 'article', language: 'en' },
+];
+
+/** Statistics of a larger corpus this shard is part of (other shards hold the rest). */
+const GLOBAL: CorpusStats = { docCount: 40, segmentDocs: 42, fieldTotals: [160, 900, 0], df: { heat: 9, shock: 3, protein: 20 } };
+
+export function shardClientContract(label: string, open: ShardClientFactory): void {
+  const direct = SearchIndex.open(new MemoryIndexDirectory());
+  for (const d of SHARD_DOCS) direct.add(d);
+  direct.commit('1');
+  const searcher = new ShardSearcher(1, { get: () => direct });
+  const it = (name: string, fn: (c: ShardClient) => Promise<void>) =>
+    test(`${label}: ${name}`, async () => {
+      const f = await open(searcher);
+      try {
+        await fn(f.client);
+      } finally {
+        await f.dispose();
+      }
+    });
+
+  it('names its shard and node', async (c) => {
+    assert.equal(c.shard, 1);
+    assert.equal(typeof c.node, 'string');
+    assert.ok(c.node.length > 0);
+  });
+
+  it('stats: the shard\'s document counts, field totals and each query term\'s document frequency', async (c) => {
+    const r = await c.stats({ index: 'documents', query: { text: 'heat "shock proteins" zebra' } });
+    assert.equal(r.shard, 1);
+    assert.equal(r.node, c.node);
+    const plain = (x: CorpusStats) => ({ ...x, df: { ...x.df } });
+    assert.deepEqual(plain(r.stats), plain(direct.queryStats({ text: 'heat "shock proteins" zebra' })));
+    assert.equal(r.stats.docCount, 4);
+    assert.equal(r.stats.df['heat'], 3);
+    assert.equal(r.stats.df['zebra'], 0);
+    assert.ok(r.us >= 0);
+  });
+
+  it('search: scored with the injected global statistics, exactly as the engine scores', async (c) => {
+    const query = { text: 'heat shock protein', limit: 10, exactTotal: true, passagesPerHit: 2 };
+    const r = await c.search({ index: 'documents', query, globalStats: GLOBAL });
+    const want = direct.search({ ...query, globalStats: GLOBAL });
+    assert.deepEqual(r.result.hits.map((h) => [h.id, h.score, h.workKey, h.passages]), want.hits.map((h) => [h.id, h.score, h.workKey, h.passages]));
+    assert.equal(r.result.totalHits, want.totalHits);
+    assert.equal(r.result.hasMore, want.hasMore);
+    // and not with the shard's own statistics
+    const local = direct.search(query);
+    assert.notDeepEqual(r.result.hits.map((h) => h.score), local.hits.map((h) => h.score));
+  });
+
+  it('search: filters, work collapse, paging, explanations and traces travel', async (c) => {
+    const query = { text: 'proteins', limit: 1, offset: 0, collapseByWorkKey: true, explain: true, trace: true, exactTotal: true, filters: { types: ['article', 'preprint'] } };
+    const r = await c.search({ index: 'documents', query, globalStats: GLOBAL });
+    const want = direct.search({ ...query, trace: true, globalStats: GLOBAL });
+    assert.deepEqual(r.result.hits.map((h) => h.id), want.hits.map((h) => h.id));
+    assert.equal(r.result.totalHits, 3); // works wa, wb, wc
+    assert.equal(r.result.hasMore, true);
+    assert.ok(r.result.hits[0]!.explanation!.value > 0);
+    assert.ok(r.result.trace && r.result.trace.terms.some((t) => t.term === 'protein' && t.df === 20));
+  });
+
+  it('search: a filter-only listing carries the issue times the merge orders by', async (c) => {
+    const r = await c.search({ index: 'documents', query: { text: '', limit: 10, filters: { types: ['article'] } }, globalStats: GLOBAL });
+    assert.deepEqual(r.result.hits.map((h) => h.id), ['c1', 'a1', 'b1']);
+    assert.deepEqual(r.result.issued, [1_650_000_000, 1_600_000_000, null]);
+  });
+
+  it('rejects an unknown index', async (c) => {
+    await assert.rejects(c.stats({ index: 'nope' as 'documents', query: { text: 'heat' } }));
+  });
+
+  it('rejects a call whose signal is already aborted', async (c) => {
+    const ac = new AbortController();
+    ac.abort(new Error('hedge won'));
+    await assert.rejects(c.search({ index: 'documents', query: { text: 'heat' }, globalStats: GLOBAL }, { signal: ac.signal }));
+  });
+}
