@@ -164,7 +164,7 @@ describe('ingest as operators meet it', () => {
     const usage = await cli(null, ['--help']);
     assert.equal(usage.code, 0);
     const commands = [...new Set([...usage.stdout.matchAll(/^  ([a-z][a-z-]*) /gm)].map((m) => m[1]!))];
-    assert.deepEqual(commands, ['serve', 'ingest', 'demo', 'index', 'models', 'ranking', 'accounts', 'keys', 'credits', 'comments', 'config']);
+    assert.deepEqual(commands, ['serve', 'ingest', 'cluster', 'demo', 'index', 'models', 'ranking', 'accounts', 'keys', 'credits', 'comments', 'backup', 'restore', 'config']);
     assert.equal((await cli(null, ['help', '--help'])).code, 0);
     for (const command of commands) {
       for (const args of [[command, '--help'], [command, 'sub', '-h'], ['help', command]]) {
