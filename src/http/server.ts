@@ -9,7 +9,7 @@ import { AppError } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
 import type { RateScope } from '../config/index.js';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './errors.js';
-import { installValidation } from './validation.js';
+import { installUnstorableTextCheck, installValidation } from './validation.js';
 import { ALL_SCHEMAS } from './schemas/index.js';
 import { createHttpMetrics } from './metrics.js';
 import { installSearchTimings } from './search-timings.js';
@@ -109,6 +109,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     return payload;
   });
   installValidation(app, ALL_SCHEMAS);
+  installUnstorableTextCheck(app);
 
   // Billing tied to delivery (issue 12, ADR 0078): the handler runs in a settlement scope; credits
   // it holds are captured when the whole response has been handed to the network, and released when
