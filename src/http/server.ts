@@ -108,6 +108,12 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     payload.once('error', done);
     return payload;
   });
+  // A response sent before the request's body arrived (a 401 or 429 from an onRequest hook, on any route
+  // including /mcp and /v2/mcp) closes the connection: otherwise the socket stays open for the rest of
+  // a body that nobody reads, and a slow client holds it past the body timeout (issue 25).
+  app.addHook('onSend', async (request, reply) => {
+    if (!request.raw.complete) reply.header('Connection', 'close');
+  });
   installValidation(app, ALL_SCHEMAS);
   installUnstorableTextCheck(app);
 

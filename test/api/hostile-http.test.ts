@@ -87,4 +87,39 @@ describe('hostile HTTP input', () => {
     assert.match(answer, /^HTTP\/1\.1 408/);
     assert.match(answer, /X-Request-Id: /i);
   });
+
+  test('every route cuts a slow body, also when it answered before reading it (anonymous /mcp, /v2/mcp; issue 25)', async () => {
+    if (!app.http.server.listening) await app.http.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = app.http.server.address() as { port: number };
+    /** A client that keeps trickling a body that never completes; resolves with what it got when the server closed. */
+    const slow = (path: string, headers: string) =>
+      new Promise<{ answer: string; closed: boolean }>((resolve) => {
+        let data = '';
+        const s = connect(port, '127.0.0.1', () => {
+          s.write(`POST ${path} HTTP/1.1\r\nHost: x\r\n${headers}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 100000\r\n\r\n{"jsonrpc":`);
+        });
+        const drip = setInterval(() => s.writable && s.write(' '), 200);
+        const give = setTimeout(() => finish(false), 60_000); // a generous ceiling, not a budget: the server closes within ~1 s
+        const finish = (closed: boolean) => {
+          clearInterval(drip);
+          clearTimeout(give);
+          s.destroy();
+          resolve({ answer: data, closed });
+        };
+        s.on('data', (d) => (data += d.toString()));
+        s.on('error', () => finish(true));
+        s.on('close', () => finish(true));
+      });
+    for (const [path, headers] of [
+      ['/mcp', ''],
+      ['/v2/mcp', ''],
+      ['/mcp', 'Authorization: Bearer lk_wrong_key\r\n'],
+      ['/v2/search/', ''],
+      ['/v2/mcp', `Authorization: Bearer ${acct.key}\r\n`],
+    ] as const) {
+      const r = await slow(path, headers);
+      assert.ok(r.closed, `${path} ${headers.split(':')[0]}: the socket was still held`);
+      assert.match(r.answer, /^HTTP\/1\.1 (401|408|429)/, `${path}: ${r.answer.slice(0, 80)}`);
+    }
+  });
 });
