@@ -146,6 +146,7 @@ export class ConversationService {
   /** A turn: a new conversation, or the next turn of `input.conversationId` (owner only). */
   async turn(principal: Principal, input: TurnInput, opts: TurnOptions): Promise<TurnResult> {
     checkQuery(input.query);
+    this.#checkBudget(input.query, input);
     const answerer = this.answererFor(input.modelName);
     if (input.documentIds.length > 0) {
       const found = await this.d.documents.getMany(input.documentIds);
@@ -170,7 +171,7 @@ export class ConversationService {
     // The request step is stored before the answer is computed (a client that timed out reads it).
     const stepId = await this.d.store.appendStep(conversation!.id, { kind: 'request', data: request });
     opts.onEvent?.({ type: 'accepted', conversationId: conversation!.id, stepId });
-    const computed = await this.#compute(answerer, history, request, input.apiKey, opts);
+    const computed = await this.#compute(principal.accountId, answerer, history, request, input.apiKey, opts);
     const cost = this.d.prices.conversationTurn;
     const position = await this.d.store.appendStep(conversation!.id, { kind: 'response', data: computed.response });
     // Stored is delivered: the answer can be read back from the conversation from now on.
@@ -191,6 +192,7 @@ export class ConversationService {
     const steps = await this.d.store.steps(conversation.id);
     const target = steps.find((s) => s.position === stepId);
     if (!target || target.kind !== 'request') throw new AppError('not_found', `Step ${stepId} is not a request step of this conversation; request steps are ${steps.filter((s) => s.kind === 'request').map((s) => s.position).join(', ') || 'none'}.`);
+    this.#checkBudget(newQuery, target.data as RequestStepData);
     const later = steps.filter((s) => s.position > stepId && s.kind === 'request').map((s) => s.data as RequestStepData);
     const answerers = [target.data as RequestStepData, ...later].map((r) => this.answererFor(r.modelName));
     await this.d.billing.reserve(principal, this.d.prices.conversationEdit, 'conversation_edit', opts.requestId);
@@ -208,7 +210,7 @@ export class ConversationService {
       }
       const sofar: ConversationStepRecord[] = [...history];
       for (let j = 0; j < i; j++) sofar.push({ position: -1, kind: 'request', data: requests[j]! }, { position: -1, kind: 'response', data: responses[j]! });
-      const { response } = await this.#compute(answerers[i]!, sofar, requests[i]!, null, opts);
+      const { response } = await this.#compute(principal.accountId, answerers[i]!, sofar, requests[i]!, null, opts);
       responses.push(response);
       await this.d.store.appendStep(conversation.id, { kind: 'response', data: response });
     }
@@ -272,13 +274,50 @@ export class ConversationService {
     return signFeedbackToken(this.d.secret, { trajectoryId, accountId, expiresAt: nowSeconds(this.d.clock) + FEEDBACK_TOKEN_TTL_S });
   }
 
+  /**
+   * A question is under the same work budget as a search of its words (issue 25): refused before any
+   * hold, stored step or work, with the search's budget detail, as 400 (the interface's status for a
+   * turn it cannot take). Retrieval checks each query it runs again (`SearchService.retrieve`).
+   */
+  #checkBudget(query: string, request: Pick<RequestStepData, 'limit' | 'sourcesFilters'>): void {
+    try {
+      this.d.search.checkBudget(this.#searchRequest(query, request, null));
+    } catch (e) {
+      if (e instanceof AppError && e.code === 'validation_failed') throw new AppError('bad_request', e.message, { extra: { ...e.extra } });
+      throw e;
+    }
+  }
+
+  /** The search a turn's retrieval runs for `query` (filters from the request and the classified date/type). */
+  #searchRequest(query: string, request: Pick<RequestStepData, 'limit' | 'sourcesFilters'>, classified: { date: [number, number] | null; types: string[] | null } | null): SearchRequest {
+    const limit = Math.min(MAX_LIMIT, request.limit && request.limit > 0 ? request.limit : DEFAULT_LIMIT);
+    const sf = (request.sourcesFilters ?? {}) as Record<string, unknown>;
+    const strings = (v: unknown) => (Array.isArray(v) && v.every((x) => typeof x === 'string') ? (v as string[]) : null);
+    const date = classified?.date ?? null;
+    return defaultSearchRequest({
+      query,
+      mode: 'fulltext',
+      rankingMode: 'documents',
+      indexNames: strings(sf.index_names) ?? ['documents'],
+      limit,
+      filters: {
+        languages: strings(sf.languages),
+        types: strings(sf.types) ?? classified?.types ?? null,
+        uriPrefixes: strings(sf.uri_prefixes),
+        issuedAfter: date ? date[0] : null,
+        issuedBefore: date ? date[1] - 1 : null,
+      },
+      crossRerank: false,
+    });
+  }
+
   async #owned(principal: Principal, idOrSlug: string): Promise<ConversationRecord> {
     const c = await this.d.store.get(idOrSlug);
     if (!c || c.accountId !== principal.accountId) throw notFound();
     return c;
   }
 
-  async #compute(answerer: Answerer, history: readonly ConversationStepRecord[], request: RequestStepData, apiKey: string | null, opts: TurnOptions) {
+  async #compute(accountId: number, answerer: Answerer, history: readonly ConversationStepRecord[], request: RequestStepData, apiKey: string | null, opts: TurnOptions) {
     const signal = opts.signal ?? new AbortController().signal;
     const emit = opts.onEvent ?? (() => undefined);
     const earlier = history.filter((s) => s.kind === 'request').map((s) => (s.data as RequestStepData).query);
@@ -291,38 +330,23 @@ export class ConversationService {
     const query = classify(request.query, earlier, nowSeconds(this.d.clock));
     emit({ type: 'classified', query });
     emit({ type: 'searching', query: query.reformulatedQuery });
-    const limit = Math.min(MAX_LIMIT, request.limit && request.limit > 0 ? request.limit : DEFAULT_LIMIT);
-    const sf = (request.sourcesFilters ?? {}) as Record<string, unknown>;
-    const strings = (v: unknown) => (Array.isArray(v) && v.every((x) => typeof x === 'string') ? (v as string[]) : null);
     const types = query.contentType ? CONTENT_TYPE_FILTERS[query.contentType] ?? null : null;
-    const base: SearchRequest = defaultSearchRequest({
-      query: query.reformulatedQuery,
-      mode: 'fulltext',
-      rankingMode: 'documents',
-      indexNames: strings(sf.index_names) ?? ['documents'],
-      limit,
-      filters: {
-        languages: strings(sf.languages),
-        types: strings(sf.types) ?? types,
-        uriPrefixes: strings(sf.uri_prefixes),
-        issuedAfter: query.date ? query.date[0] : null,
-        issuedBefore: query.date ? query.date[1] - 1 : null,
-      },
-      crossRerank: false,
-    });
+    const base: SearchRequest = this.#searchRequest(query.reformulatedQuery, request, { date: query.date, types });
     const queries = [base.query];
-    let hits = await this.d.search.retrieve(base);
+    // Each retrieval is a search of the account's: the same work budget and fair turns (issue 25).
+    const retrieve = (r: SearchRequest) => this.d.search.retrieve(r, accountId);
+    let hits = await retrieve(base);
     let rankingFallback = false;
     // A content type the corpus does not have must not empty the answer: retry without it.
     if (hits.length === 0 && types && base.filters.types === types) {
-      hits = await this.d.search.retrieve({ ...base, filters: { ...base.filters, types: null } });
+      hits = await retrieve({ ...base, filters: { ...base.filters, types: null } });
       rankingFallback = true;
     }
     // A follow-up whose own words find nothing more specific falls back to its own words only.
     let planningFallback = false;
     if (hits.length === 0 && query.relatedQueries.length > 0) {
       queries.push(query.relatedQueries[0]!);
-      hits = await this.d.search.retrieve({ ...base, query: query.relatedQueries[0]! });
+      hits = await retrieve({ ...base, query: query.relatedQueries[0]! });
       planningFallback = true;
     }
     // A follow-up searches with the earlier topic added; documents that hold the follow-up's own

@@ -364,16 +364,7 @@ export class SearchService {
    * turn (at most `budget.concurrency` of the account's searches running or waiting: 429 beyond).
    */
   async search(principal: Principal, r: SearchRequest, requestId: string, opts: SearchOptions = {}): Promise<SearchResult> {
-    let plan: RankingPlan | null = null;
-    if (this.d.budget && r.query.trim() !== '') {
-      const names = resolveIndexes(r.indexNames);
-      // a ranking stage retrieves its whole pool with passages: the pool counts as results (docs/ranking.md)
-      const pool = (plan = this.#plan(r));
-      const page = r.offset + r.limit;
-      const results = pool.active ? Math.max(page, pool.depth) : page;
-      const hint = results > page ? `the ranking pool of ${results} candidates counts as results: send candidate_ranking "rrf" and l2_rerank "off", or shorten the query` : undefined;
-      checkWorkBudget(names.map((n) => this.d.indexes.get(n)), r.query, r.possibleLanguages, results, this.d.budget, hint);
-    }
+    const plan = this.#checkBudget(r);
     // the account's place is counted now (429 before any hold); a slot is taken only for the work
     // itself (#search), not while the ledger's group commits are awaited around it
     const ticket = this.#turns?.admit(principal.accountId);
@@ -577,7 +568,43 @@ export class SearchService {
    * snippets as {@link search}, without billing, activity or a trajectory (the caller bills its own
    * operation and records what it shows). Returns the page of hits with documents loaded.
    */
-  async retrieve(r: SearchRequest): Promise<SearchHit<StoredDocument>[]> {
+  /**
+   * The work budget of a search (docs/operations.md): throws 422 (`budget` terms, postings or
+   * result_terms) when `r` asks for more than one search may do; returns the ranking plan it made, or
+   * null when there is no budget or no query. Conversations check their questions with it (issue 25).
+   */
+  checkBudget(r: SearchRequest): void {
+    this.#checkBudget(r);
+  }
+
+  #checkBudget(r: SearchRequest): RankingPlan | null {
+    if (!this.d.budget || r.query.trim() === '') return null;
+    const names = resolveIndexes(r.indexNames);
+    // a ranking stage retrieves its whole pool with passages: the pool counts as results (docs/ranking.md)
+    const plan = this.#plan(r);
+    const page = r.offset + r.limit;
+    const results = plan.active ? Math.max(page, plan.depth) : page;
+    const hint = results > page ? `the ranking pool of ${results} candidates counts as results: send candidate_ranking "rrf" and l2_rerank "off", or shorten the query` : undefined;
+    checkWorkBudget(names.map((n) => this.d.indexes.get(n)), r.query, r.possibleLanguages, results, this.d.budget, hint);
+    return plan;
+  }
+
+  /**
+   * A conversation's retrieval: the same work budget as a search (422 before any work) and, with
+   * `accountId`, the same fair turns (the account's concurrency limit, round-robin slots).
+   */
+  async retrieve(r: SearchRequest, accountId?: number): Promise<SearchHit<StoredDocument>[]> {
+    this.#checkBudget(r);
+    const ticket = accountId === undefined ? undefined : this.#turns?.admit(accountId);
+    try {
+      await ticket?.turn();
+      return await this.#retrieveHits(r);
+    } finally {
+      ticket?.leave();
+    }
+  }
+
+  async #retrieveHits(r: SearchRequest): Promise<SearchHit<StoredDocument>[]> {
     // the same ranking stages as a search (without candidate scores or evidence)
     const plan = this.#plan({ ...r, includeCandidateScores: false });
     const { indexNames, ranked: organic, retrieval, base } = await this.#retrieve({ ...r, tracing: false }, SNIPPETS_PER_HIT, plan);
