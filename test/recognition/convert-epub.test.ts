@@ -64,3 +64,13 @@ test('EPUB: damaged archives, empty spines and zip bombs are rejected with codes
   await assert.rejects(convertDocument(buildEpub({ chapters: [] }), { runner }), (e: unknown) => isRecognitionError(e) && e.code === 'empty_document');
   await assert.rejects(convertDocument(whole, { runner, limits: { maxUncompressedBytes: 100 } }), (e: unknown) => isRecognitionError(e) && e.code === 'document_too_large');
 });
+
+test('EPUB: nesting deeper than the parser can walk is refused with too_deeply_nested, not a stack overflow (issue 25)', async () => {
+  for (const depth of [5_000, 200_000]) {
+    const epub = buildEpub({ chapters: [{ file: 'deep.xhtml', body: `${'<div>'.repeat(depth)}<p>deep</p>${'</div>'.repeat(depth)}` }] });
+    await assert.rejects(convertDocument(epub, { runner }), (e: unknown) => isRecognitionError(e) && e.code === 'too_deeply_nested' && /nest/.test(e.message));
+  }
+  // Ordinary nesting converts.
+  const ok = await convertDocument(buildEpub({ chapters: [{ file: 'ok.xhtml', body: `${'<div>'.repeat(100)}<p>fine</p>${'</div>'.repeat(100)}` }] }), { runner });
+  assert.match(ok.markdown, /fine/);
+});
