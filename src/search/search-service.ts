@@ -30,7 +30,7 @@ import type { IndexSet } from './index-set.js';
 import { denseDocumentVector, denseQueryVector, denseSearch, sparseQueryVector, withFeedback, type SparseParams } from './channels.js';
 import { defaultSearchRequest, type SearchExecution, type SearchExecutor, type SearchHit, type SearchRequest, type SearchResult } from './search-types.js';
 import { runSparseChannel } from './sparse-channel.js';
-import { checkWorkBudget, FairScheduler, type SearchTicket, type WorkBudget } from './work-budget.js';
+import { checkWorkBudget, FairScheduler, workEstimate, type SearchTicket, type WorkBudget } from './work-budget.js';
 import type { ActivityCounts } from '../ports/activity-store.js';
 import { candidateScores, featureRow, type Candidate, type FeatureGroup } from '../ranking/features.js';
 import type { FeatureSources } from '../ranking/sources.js';
@@ -364,10 +364,10 @@ export class SearchService {
    * turn (at most `budget.concurrency` of the account's searches running or waiting: 429 beyond).
    */
   async search(principal: Principal, r: SearchRequest, requestId: string, opts: SearchOptions = {}): Promise<SearchResult> {
-    const plan = this.#checkBudget(r);
+    const { plan, cost } = this.#checkBudget(r);
     // the account's place is counted now (429 before any hold); a slot is taken only for the work
     // itself (#search), not while the ledger's group commits are awaited around it
-    const ticket = this.#turns?.admit(principal.accountId);
+    const ticket = this.#turns?.admit(principal.accountId, cost);
     try {
       return await this.#search(principal, r, requestId, opts, plan, ticket);
     } finally {
@@ -570,23 +570,24 @@ export class SearchService {
    */
   /**
    * The work budget of a search (docs/operations.md): throws 422 (`budget` terms, postings or
-   * result_terms) when `r` asks for more than one search may do; returns the ranking plan it made, or
-   * null when there is no budget or no query. Conversations check their questions with it (issue 25).
+   * result_terms) when `r` asks for more than one search may do. Conversations check their questions
+   * with it (issue 25).
    */
   checkBudget(r: SearchRequest): void {
     this.#checkBudget(r);
   }
 
-  #checkBudget(r: SearchRequest): RankingPlan | null {
-    if (!this.d.budget || r.query.trim() === '') return null;
+  /** The budget check; returns the ranking plan it made (null without a budget or query) and the work estimate the fair turns charge (ADR 0212). */
+  #checkBudget(r: SearchRequest): { plan: RankingPlan | null; cost: number } {
+    if (!this.d.budget || r.query.trim() === '') return { plan: null, cost: workEstimate({ postings: 0, resultTerms: 0 }) };
     const names = resolveIndexes(r.indexNames);
     // a ranking stage retrieves its whole pool with passages: the pool counts as results (docs/ranking.md)
     const plan = this.#plan(r);
     const page = r.offset + r.limit;
     const results = plan.active ? Math.max(page, plan.depth) : page;
     const hint = results > page ? `the ranking pool of ${results} candidates counts as results: send candidate_ranking "rrf" and l2_rerank "off", or shorten the query` : undefined;
-    checkWorkBudget(names.map((n) => this.d.indexes.get(n)), r.query, r.possibleLanguages, results, this.d.budget, hint);
-    return plan;
+    const measure = checkWorkBudget(names.map((n) => this.d.indexes.get(n)), r.query, r.possibleLanguages, results, this.d.budget, hint);
+    return { plan, cost: workEstimate(measure) };
   }
 
   /**
@@ -594,8 +595,8 @@ export class SearchService {
    * `accountId`, the same fair turns (the account's concurrency limit, round-robin slots).
    */
   async retrieve(r: SearchRequest, accountId?: number): Promise<SearchHit<StoredDocument>[]> {
-    this.#checkBudget(r);
-    const ticket = accountId === undefined ? undefined : this.#turns?.admit(accountId);
+    const { cost } = this.#checkBudget(r);
+    const ticket = accountId === undefined ? undefined : this.#turns?.admit(accountId, cost);
     try {
       await ticket?.turn();
       return await this.#retrieveHits(r);
