@@ -72,6 +72,11 @@ export function checkWorkBudget(indexes: readonly BudgetedIndex[], text: string,
   return { postings, resultTerms };
 }
 
+/** An account whose last search ended this recently still counts as searching (its next one is on its way). */
+export const ACTIVE_WINDOW_MS = 1000;
+/** Accounts remembered as recently active at most (a memory bound). */
+const MAX_REMEMBERED = 100_000;
+
 /** One search's place in the {@link FairScheduler}. */
 export interface SearchTicket {
   /** Waits for a slot (weighted fair queue across accounts). */
@@ -96,9 +101,11 @@ interface Waiting {
  * account starts at max(system virtual time, the account's finish tag) and moves the account's finish
  * tag on by its work estimate, so an account's expensive searches charge its share: another account's
  * cheap searches go before its next expensive one, however many it queued. With equal costs this is
- * round-robin. While several accounts have searches in progress, an account starts at most
- * ceil(slots / accounts) of them (alone, it may use every slot), so a flood cannot hold the slots it
- * freed. One account has at most `perAccount` searches running or waiting (429 beyond).
+ * round-robin. While several accounts search (in progress, or ended within ACTIVE_WINDOW_MS), an
+ * account starts at most floor(slots / (2 x accounts)) at once, at least one (alone, it may use every
+ * slot): slots are twice the search threads, so a flood cannot fill every thread's queue and another
+ * account's search finds a thread free. One account has at most `perAccount` searches running or
+ * waiting (429 beyond).
  */
 export class FairScheduler {
   #running = 0;
@@ -111,10 +118,33 @@ export class FairScheduler {
   readonly #runningBy = new Map<number, number>();
   /** Each account's finish tag (virtual time after its searches so far). */
   readonly #finish = new Map<number, number>();
+  /** When each account's last search ended (ms, `now`): it counts as active for ACTIVE_WINDOW_MS after. */
+  readonly #lastSeen = new Map<number, number>();
   constructor(
     private readonly slots: number,
     private readonly perAccount: number,
+    private readonly now: () => number = () => performance.now(),
   ) {}
+
+  /**
+   * How many slots one account may start while `active` accounts search: all of them alone
+   * (work-conserving); otherwise half of an equal split, at least one, so each search thread (slots are
+   * twice the threads) keeps room for another account's search instead of queueing it behind a flood.
+   */
+  #share(active: number): number {
+    return active <= 1 ? this.slots : Math.max(1, Math.floor(this.slots / (2 * active)));
+  }
+
+  /** Accounts with searches in progress, or whose last one ended within ACTIVE_WINDOW_MS (a reader between two searches). */
+  #active(): number {
+    const t = this.now();
+    let n = this.#held.size;
+    for (const [a, at] of this.#lastSeen) {
+      if (t - at > ACTIVE_WINDOW_MS) this.#lastSeen.delete(a);
+      else if (!this.#held.has(a)) n++;
+    }
+    return n;
+  }
 
   /** Waits for a turn (or throws 429); call the returned function when the search ends. */
   async enter(accountId: number, cost = 1): Promise<() => void> {
@@ -173,6 +203,9 @@ export class FairScheduler {
         const rest = (this.#held.get(accountId) ?? 1) - 1;
         if (rest <= 0) {
           this.#held.delete(accountId);
+          this.#lastSeen.delete(accountId);
+          if (this.#lastSeen.size >= MAX_REMEMBERED) this.#lastSeen.delete(this.#lastSeen.keys().next().value!);
+          this.#lastSeen.set(accountId, this.now());
           // an account without debt is forgotten; one with debt keeps it (leaving does not reset a share)
           if ((this.#finish.get(accountId) ?? 0) <= this.#virtual) this.#finish.delete(accountId);
         } else this.#held.set(accountId, rest);
@@ -189,7 +222,7 @@ export class FairScheduler {
 
   #dispatch(): void {
     while (this.#running < this.slots && this.#waiting.length > 0) {
-      const share = Math.ceil(this.slots / Math.max(1, this.#held.size));
+      const share = this.#share(this.#active());
       let best = -1;
       for (let i = 0; i < this.#waiting.length; i++) {
         const w = this.#waiting[i]!;

@@ -7,7 +7,7 @@
 // (dispatch order, shares), not timing; bench/search/fairness-cost.bench.ts measures the p50.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FairScheduler, workEstimate } from '../../src/search/work-budget.js';
+import { ACTIVE_WINDOW_MS, FairScheduler, workEstimate } from '../../src/search/work-budget.js';
 
 const tick = () => new Promise((r) => setImmediate(r));
 
@@ -66,8 +66,9 @@ test('equal costs still alternate (the weighted queue is round-robin when costs 
   assert.deepEqual(order, ['b1', 'a2', 'b2', 'a3']);
 });
 
-test('while another account has searches in progress, one account starts no more than its share of the slots', async () => {
-  const f = new FairScheduler(4, 4);
+test('while another account searches, one account starts no more than its share of the slots (room on every thread)', async () => {
+  let now = 0;
+  const f = new FairScheduler(4, 4, () => now);
   // Alone, the flooder may use every slot (work-conserving).
   const a = [f.admit(1, 1000), f.admit(1, 1000), f.admit(1, 1000), f.admit(1, 1000)];
   await Promise.all(a.map((x) => x.turn()));
@@ -79,23 +80,28 @@ test('while another account has searches in progress, one account starts no more
   a[0]!.leave();
   await b1Turn;
   assert.equal(b1Running, true);
-  // The flooder's next search may not take the slots back beyond its share (2 of 4) while B is in progress.
+  // Two accounts: each may start floor(4 / (2 x 2)) = 1 at once; the flooder's next waits while it holds more.
   const a5 = f.admit(1, 1000);
   let a5Running = false;
   void a5.turn().then(() => (a5Running = true));
   a[1]!.leave();
+  a[2]!.leave();
   await tick();
-  assert.equal(a5Running, false, 'A holds 2 running of 4 slots with B in progress: no third');
-  assert.equal(f.stats.running, 3);
-  // B's next search finds the free slot at once.
-  const b2 = f.admit(2, 10);
-  await b2.turn();
-  assert.equal(f.stats.running, 4);
+  assert.equal(a5Running, false, 'A still holds one running search, its share while B searches');
+  assert.equal(f.stats.running, 2);
+  // B's search ends; B is still counted for ACTIVE_WINDOW_MS (its next search is on its way).
   b1.leave();
+  await tick();
+  assert.equal(a5Running, false);
+  const b2 = f.admit(2, 10);
+  await b2.turn(); // B's next search finds a slot at once
   b2.leave();
+  // B stays away: after the window the flooder has the slots back.
+  now += ACTIVE_WINDOW_MS + 1;
+  a[3]!.leave();
   await tick();
   assert.equal(a5Running, true, 'with B gone, A gets the slots back');
-  for (const x of [a[2]!, a[3]!, a5]) x.leave();
+  a5.leave();
   assert.deepEqual(f.stats, { running: 0, waiting: 0 });
 });
 
