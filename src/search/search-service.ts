@@ -32,7 +32,7 @@ import { denseDocumentVector, denseQueryVector, denseSearch, sparseQueryVector, 
 import { defaultSearchRequest, type SearchExecution, type SearchExecutor, type SearchHit, type SearchRequest, type SearchResult } from './search-types.js';
 import { runSparseChannel } from './sparse-channel.js';
 import type { ScatterResult } from './scatter-gather.js';
-import { checkWorkBudget, FairScheduler, type SearchTicket, type WorkBudget } from './work-budget.js';
+import { checkWorkBudget, FairScheduler, workEstimate, type SearchTicket, type WorkBudget } from './work-budget.js';
 import type { ActivityCounts } from '../ports/activity-store.js';
 import { candidateScores, featureRow, type Candidate, type FeatureGroup } from '../ranking/features.js';
 import type { FeatureSources } from '../ranking/sources.js';
@@ -412,19 +412,10 @@ export class SearchService {
    */
   async search(principal: Principal, r: SearchRequest, requestId: string, opts: SearchOptions = {}): Promise<SearchResult> {
     checkLanguages({ possible_languages: r.possibleLanguages, filter_languages: r.filters.languages });
-    let plan: RankingPlan | null = null;
-    if (this.d.budget && r.query.trim() !== '') {
-      const names = resolveIndexes(r.indexNames);
-      // a ranking stage retrieves its whole pool with passages: the pool counts as results (docs/ranking.md)
-      const pool = (plan = this.#plan(r));
-      const page = r.offset + r.limit;
-      const results = pool.active ? Math.max(page, pool.depth) : page;
-      const hint = results > page ? `the ranking pool of ${results} candidates counts as results: send candidate_ranking "rrf" and l2_rerank "off", or shorten the query` : undefined;
-      checkWorkBudget(names.map((n) => this.d.indexes.get(n)), r.query, r.possibleLanguages, results, this.d.budget, hint);
-    }
+    const { plan, cost } = this.#checkBudget(r);
     // the account's place is counted now (429 before any hold); a slot is taken only for the work
     // itself (#search), not while the ledger's group commits are awaited around it
-    const ticket = this.#turns?.admit(principal.accountId);
+    const ticket = this.#turns?.admit(principal.accountId, cost);
     try {
       return await this.#search(principal, r, requestId, opts, plan, ticket);
     } finally {
@@ -657,7 +648,44 @@ export class SearchService {
    * snippets as {@link search}, without billing, activity or a trajectory (the caller bills its own
    * operation and records what it shows). Returns the page of hits with documents loaded.
    */
-  async retrieve(r: SearchRequest): Promise<SearchHit<StoredDocument>[]> {
+  /**
+   * The work budget of a search (docs/operations.md): throws 422 (`budget` terms, postings or
+   * result_terms) when `r` asks for more than one search may do. Conversations check their questions
+   * with it (issue 25).
+   */
+  checkBudget(r: SearchRequest): void {
+    this.#checkBudget(r);
+  }
+
+  /** The budget check; returns the ranking plan it made (null without a budget or query) and the work estimate the fair turns charge (ADR 0212). */
+  #checkBudget(r: SearchRequest): { plan: RankingPlan | null; cost: number } {
+    if (!this.d.budget || r.query.trim() === '') return { plan: null, cost: workEstimate({ postings: 0, resultTerms: 0 }) };
+    const names = resolveIndexes(r.indexNames);
+    // a ranking stage retrieves its whole pool with passages: the pool counts as results (docs/ranking.md)
+    const plan = this.#plan(r);
+    const page = r.offset + r.limit;
+    const results = plan.active ? Math.max(page, plan.depth) : page;
+    const hint = results > page ? `the ranking pool of ${results} candidates counts as results: send candidate_ranking "rrf" and l2_rerank "off", or shorten the query` : undefined;
+    const measure = checkWorkBudget(names.map((n) => this.d.indexes.get(n)), r.query, r.possibleLanguages, results, this.d.budget, hint);
+    return { plan, cost: workEstimate(measure) };
+  }
+
+  /**
+   * A conversation's retrieval: the same work budget as a search (422 before any work) and, with
+   * `accountId`, the same fair turns (the account's concurrency limit, round-robin slots).
+   */
+  async retrieve(r: SearchRequest, accountId?: number): Promise<SearchHit<StoredDocument>[]> {
+    const { cost } = this.#checkBudget(r);
+    const ticket = accountId === undefined ? undefined : this.#turns?.admit(accountId, cost);
+    try {
+      await ticket?.turn();
+      return await this.#retrieveHits(r);
+    } finally {
+      ticket?.leave();
+    }
+  }
+
+  async #retrieveHits(r: SearchRequest): Promise<SearchHit<StoredDocument>[]> {
     // the same ranking stages as a search (without candidate scores or evidence)
     const plan = this.#plan({ ...r, includeCandidateScores: false });
     const { indexNames, ranked: organic, retrieval, base } = await this.#retrieve({ ...r, tracing: false }, SNIPPETS_PER_HIT, plan);

@@ -107,13 +107,15 @@ describe('search work budget', () => {
     first();
     first(); // releasing twice frees one turn only
     await new Promise((r) => setImmediate(r));
-    assert.deepEqual(order, ['a2']);
-    (await waits[0]!)();
-    await new Promise((r) => setImmediate(r));
-    assert.deepEqual(order, ['a2', 'b1'], 'the other account goes before the first account\'s next search');
+    // Weighted fair queue (ADR 0212): the first search charged account 1's share, so account 2's goes
+    // before account 1's next ones, then they alternate (equal costs).
+    assert.deepEqual(order, ['b1'], 'the other account goes before the first account\'s next search');
     (await waits[2]!)();
     await new Promise((r) => setImmediate(r));
-    assert.deepEqual(order, ['a2', 'b1', 'a3']);
+    assert.deepEqual(order, ['b1', 'a2']);
+    (await waits[0]!)();
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(order, ['b1', 'a2', 'a3']);
     (await waits[1]!)();
     assert.deepEqual(f.stats, { running: 0, waiting: 0 });
   });
