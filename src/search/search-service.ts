@@ -353,7 +353,7 @@ export class SearchService {
   #plan(r: SearchRequest): RankingPlan {
     const indexNames = resolveIndexes(r.indexNames);
     const profile = resolveRankingMode({ rankingMode: r.rankingMode });
-    const plan = planRanking(r, { indexNames, branches: plannedBranches(r, indexNames, this.d.indexes), profile }, this.d.ranking ?? NO_RANKING);
+    const plan = planRanking(r, { indexNames, mode: r.mode, branches: plannedBranches(r, indexNames, this.d.indexes), profile }, this.d.ranking ?? NO_RANKING);
     checkExtraPools(r, plan, indexNames, this.d.indexes);
     return plan;
   }
@@ -484,9 +484,8 @@ export class SearchService {
     const correctedQuery = r.query.trim() === '' ? null : this.d.indexes.get(indexNames[0]!).correctQuery(r.query, r.possibleLanguages);
     const traces = r.tracing ? this.#traces(retrieval, r, rrfK, plan, outcome?.stages ?? [], rankUs, pools) : null;
     const usesModels = runs.some((x) => x.channel !== 'fulltext');
-    const candidateRanking = outcome
-      ? candidateRankingInfo(plan, outcome, featureContract(plan, r, rrfK, { maxQueryDims: DEFAULT_MAX_QUERY_DIMS, pruning: DEFAULT_PRUNING, heapFactor: DEFAULT_HEAP_FACTOR }))
-      : null;
+    // always said, also when the candidates are the fused (RRF) list with no stage after it
+    const candidateRanking = candidateRankingInfo(plan, outcome, featureContract(plan, r, rrfK, { maxQueryDims: DEFAULT_MAX_QUERY_DIMS, pruning: DEFAULT_PRUNING, heapFactor: DEFAULT_HEAP_FACTOR }));
     return {
       rankingMode: retrieval.rankingMode,
       hits: hits.map((h, i) => ({ ...h, explanation: r.tracing && i < TRACE_EXPLAIN_HITS ? h.explanation : undefined })),
@@ -610,6 +609,11 @@ export class SearchService {
     return pool.map((c) => ({ id: c.id, row: featureRow(c) }));
   }
 
+  /** The channels (ranking branches) a request of `mode` runs on `index` with default settings: a trained model's lane. */
+  plannedChannels(mode: string, index: IndexName): string[] {
+    return [...plannedBranches(defaultSearchRequest({ mode: mode as SearchRequest['mode'], indexNames: [index] }), [index], this.d.indexes)].sort();
+  }
+
   /**
    * Named documents as hits for `query` (conversations' pinned `document_ids`): each document's best
    * passages for the query, or its abstract/title window when nothing matches. Unknown ids are left out.
@@ -705,7 +709,8 @@ export class SearchService {
       pool_sources: pools ?? {},
       us: Math.round(rankUs),
       stages,
-      l2: plan.l2 ? `${plan.l2.requested}: ${[...plan.l2.models].map(([n, m]) => `${n} ${m.sha256.slice(0, 12)}`).join(', ')}` : r.l2Rerank === 'off' ? 'off' : 'not run',
+      l2: plan.l2 ? `${plan.l2.requested}: ${[...plan.l2.models].map(([n, m]) => `${n} ${m.sha256.slice(0, 12)} (mode ${m.trainedFor.mode})`).join(', ')}` : r.l2Rerank === 'off' ? 'off' : plan.l2Skipped.length > 0 ? 'skipped: no model for this mode and channels' : 'not run',
+      l2_skipped: plan.l2Skipped.map((x) => ({ corpus: x.corpus, model_sha256: x.modelSha256, trained_for: { mode: x.trainedFor.mode, channels: x.trainedFor.channels, feature_version: x.trainedFor.featureVersion, recorded: x.trainedFor.recorded }, reason: x.reason })),
       cross_rerank: plan.cross > 0 ? `${plan.cross} candidates` : r.crossRerank ? 'not run' : 'off',
       notes: plan.notes,
     });
