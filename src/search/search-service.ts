@@ -30,7 +30,7 @@ import type { IndexSet } from './index-set.js';
 import { denseDocumentVector, denseQueryVector, denseSearch, sparseQueryVector, withFeedback, type SparseParams } from './channels.js';
 import { defaultSearchRequest, type SearchExecution, type SearchExecutor, type SearchHit, type SearchRequest, type SearchResult } from './search-types.js';
 import { runSparseChannel } from './sparse-channel.js';
-import { checkWorkBudget, FairScheduler, type SearchTicket, type WorkBudget } from './work-budget.js';
+import { checkWorkBudget, FairScheduler, passageTermCap, type SearchTicket, type WorkBudget } from './work-budget.js';
 import type { ActivityCounts } from '../ports/activity-store.js';
 import { candidateScores, featureRow, type Candidate, type FeatureGroup } from '../ranking/features.js';
 import type { FeatureSources } from '../ranking/sources.js';
@@ -237,6 +237,9 @@ export class SearchService {
       explain: r.tracing,
       trace: r.tracing ? { now: () => performance.now() * 1000 } : false,
       filters: { types: f.types, languages: f.languages, issns: f.issns, publisher: f.publisher, issuedAfter: f.issuedAfter, issuedBefore: f.issuedBefore, uriPrefixes: f.uriPrefixes?.map(normalizePrefix) ?? null, citing },
+      // a long query is evaluated pruned, not refused (ADR 0231): its most common words left out beyond
+      // the term and postings budgets, and the per-hit work of its results reads its weightiest words
+      ...(this.d.budget ? { budget: { maxTerms: this.d.budget.maxTerms, maxPostings: this.d.budget.maxPostings }, maxPassageTerms: passageTermCap(this.d.budget, Math.max(r.offset + r.limit, depth)) } : {}),
     };
   }
 
@@ -367,12 +370,9 @@ export class SearchService {
     let plan: RankingPlan | null = null;
     if (this.d.budget && r.query.trim() !== '') {
       const names = resolveIndexes(r.indexNames);
-      // a ranking stage retrieves its whole pool with passages: the pool counts as results (docs/ranking.md)
-      const pool = (plan = this.#plan(r));
-      const page = r.offset + r.limit;
-      const results = pool.active ? Math.max(page, pool.depth) : page;
-      const hint = results > page ? `the ranking pool of ${results} candidates counts as results: send candidate_ranking "rrf" and l2_rerank "off", or shorten the query` : undefined;
-      checkWorkBudget(names.map((n) => this.d.indexes.get(n)), r.query, r.possibleLanguages, results, this.d.budget, hint);
+      plan = this.#plan(r);
+      // only what pruning cannot fit is refused (ADR 0231)
+      checkWorkBudget(names.map((n) => this.d.indexes.get(n)), r.query, r.possibleLanguages, this.d.budget);
     }
     // the account's place is counted now (429 before any hold); a slot is taken only for the work
     // itself (#search), not while the ledger's group commits are awaited around it
@@ -682,8 +682,10 @@ export class SearchService {
       us: Math.round(p.us),
       rrf_weight: p.weight,
       ...(p.detail ?? {}),
+      ...(p.result.pruned ? { pruned: { dropped_terms: p.result.pruned.droppedTerms, terms: p.result.pruned.terms, postings: p.result.pruned.postings, passage_terms: p.result.pruned.passageTerms, clauses: p.result.pruned.clauses } } : {}),
       engine: p.result.trace ?? null,
     }));
+    const pruned = ret.runs.filter((x) => x.result.pruned);
     const channels = [...new Set(ret.runs.map((x) => x.channel))];
     const onlyLexical = channels.length === 1 && channels[0] === 'fulltext';
     traces.push({
@@ -701,6 +703,17 @@ export class SearchService {
       ...(r.mode === 'hybrid' ? { binary: 'not a separate hybrid vote: binary codes quantize the short_document vectors' } : {}),
       embed_us: Math.round(ret.embedUs),
       rrf_k: rrfK,
+      // pruned evaluation of a long query (ADR 0231), as Lucene's max clause count and Elasticsearch's timeouts flag theirs
+      ...(pruned.length > 0
+        ? {
+            pruned: true,
+            pruning: pruned.map((x) => {
+              const p = x.result.pruned!;
+              const parts = [p.droppedTerms.length > 0 ? `${p.droppedTerms.length} most common terms left out (${p.droppedTerms.slice(0, 8).join(', ')}${p.droppedTerms.length > 8 ? ', ...' : ''}); ${p.terms} evaluated` : null, p.passageTerms !== null ? `passages, snippets and proximity read the ${p.passageTerms} weightiest of ${p.clauses} words` : null].filter(Boolean);
+              return `${x.channel}${new Set(ret.runs.map((y) => y.index)).size > 1 ? `:${x.index}` : ''}: ${parts.join('; ')} (limits.queryMaxTerms, queryMaxPostings, queryMaxResultTerms)`;
+            }),
+          }
+        : {}),
     });
     traces.push({
       branch: 'ranking',
