@@ -273,7 +273,8 @@ export class SearchService {
         const sparse = this.d.indexes.sparse(name);
         if (sparse) {
           const combinerParams = { combiner: r.combiner, decay: r.combinerDecay, temperature: r.combinerTemperature, topK: r.combinerTopK };
-          const run = await runSparseChannel(sparse, index, base, r.query, r.possibleLanguages, sparseParams, combinerParams);
+          // the query's own pass is the fulltext channel's when it ran (one candidate pass for both)
+          const run = await runSparseChannel(sparse, index, base, r.query, r.possibleLanguages, sparseParams, combinerParams, lexical);
           embedUs += run.embedUs;
           // sparse_nomination (interface): on for passage ranking, off for whole-document ranking
           const nominates = r.mode === 'sparse' || (r.sparseNomination ?? run.result.rankingMode === 'passages');
