@@ -351,7 +351,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
       report,
       engagement: activityEngagement(activityCounts),
     });
-    return searchCandidateSource({ candidatePool: (query, index, depth) => search.candidatePool(query, index, depth, mode) });
+    return searchCandidateSource(search, mode);
   };
   const installed = new Map<string, string>();
   const refreshModels = (): string[] => {

@@ -55,16 +55,20 @@ export interface SubQueryTrace {
  * The sparse channel as multi-query retrieval: the query (its own terms, BM25F) plus one single-term
  * sub-query per generated dimension, each an engine search of `base.limit` hits, combined per document.
  */
-export function multiQuerySearch(index: SearchIndex, base: EngineQuery, dims: readonly SparseDim[], heapFactor: number, p: CombinerParams): { result: EngineResult; subQueries: SubQueryTrace[] } {
+export function multiQuerySearch(index: SearchIndex, base: EngineQuery, dims: readonly SparseDim[], heapFactor: number, p: CombinerParams, shared: EngineResult | null = null): { result: EngineResult; subQueries: SubQueryTrace[] } {
   const limit = base.limit ?? 10;
-  const main = index.search({ ...base, heapFactor });
+  // the query's own pass: the fulltext channel's result of the same engine query when it ran (hybrid:
+  // one candidate pass shared by both channels, exact where the sparse pass alone is pruned), else ours
+  const main = shared ?? index.search({ ...base, heapFactor });
   const generated = dims.filter((d) => !d.own && d.weight > 0);
   if (generated.length === 0) return { result: main, subQueries: [{ sub_query: 'query', weight: 1, hits: main.hits.length }] };
   const lists: { weight: number; hits: EngineHit[] }[] = [{ weight: 1, hits: main.hits }];
   const traces: SubQueryTrace[] = [{ sub_query: 'query', weight: 1, hits: main.hits.length }];
   let total = main.totalHits;
   for (const d of generated) {
-    const r = index.search({ ...base, text: '', expansion: [{ term: d.term, weight: 1 }], heapFactor, explain: false, trace: false });
+    // a one-term sub-query: block-max top-k of its postings, no exact total, no passages (the page's are
+    // taken below, once), no explanation
+    const r = index.search({ ...base, text: '', expansion: [{ term: d.term, weight: 1 }], heapFactor, explain: false, trace: false, exactTotal: false, passagesPerHit: 0 });
     lists.push({ weight: d.weight, hits: r.hits });
     traces.push({ sub_query: d.term, weight: Number(d.weight.toFixed(4)), hits: r.hits.length });
     total = Math.max(total, r.totalHits);
@@ -83,6 +87,13 @@ export function multiQuerySearch(index: SearchIndex, base: EngineQuery, dims: re
     .map((e) => ({ hit: e.hit, score: combineScores(e.xs, lists.length, p) }))
     .sort((a, b) => b.score - a.score || (a.hit.id < b.hit.id ? -1 : 1));
   const hits = ranked.slice(0, limit).map((r) => ({ ...r.hit, score: r.score }));
+  // hits only a sub-query found carry no passages: one pass of the query over them finds theirs
+  const bare = (base.passagesPerHit ?? 3) > 0 ? hits.filter((h) => h.passages.length === 0) : [];
+  if (bare.length > 0) {
+    const withPassages = index.search({ ...base, offset: 0, limit: bare.length, exactTotal: false, explain: false, trace: false, filters: { ...(base.filters ?? {}), ids: bare.map((h) => h.id) } });
+    const by = new Map(withPassages.hits.map((h) => [h.id, h.passages]));
+    for (const h of bare) h.passages = by.get(h.id) ?? [];
+  }
   return {
     result: { hits, totalHits: Math.max(total, parts.size), totalHitsExact: false, hasMore: ranked.length > limit || main.hasMore, rankingMode: main.rankingMode, ...(main.trace ? { trace: main.trace } : {}) },
     subQueries: traces,

@@ -32,7 +32,7 @@ import { denseDocumentVector, denseQueryVector, denseSearch, sparseQueryVector, 
 import { defaultSearchRequest, type SearchExecution, type SearchExecutor, type SearchHit, type SearchRequest, type SearchResult } from './search-types.js';
 import { runSparseChannel } from './sparse-channel.js';
 import type { ScatterResult } from './scatter-gather.js';
-import { checkWorkBudget, FairScheduler, workEstimate, type SearchTicket, type WorkBudget } from './work-budget.js';
+import { checkWorkBudget, FairScheduler, passageTermCap, workEstimate, type SearchTicket, type WorkBudget } from './work-budget.js';
 import type { ActivityCounts } from '../ports/activity-store.js';
 import { candidateScores, featureRow, type Candidate, type FeatureGroup } from '../ranking/features.js';
 import type { FeatureSources } from '../ranking/sources.js';
@@ -275,6 +275,9 @@ export class SearchService {
       explain: r.tracing,
       trace: r.tracing ? { now: () => performance.now() * 1000 } : false,
       filters: { types: f.types, languages: f.languages, issns: f.issns, publisher: f.publisher, issuedAfter: f.issuedAfter, issuedBefore: f.issuedBefore, uriPrefixes: f.uriPrefixes?.map(normalizePrefix) ?? null, citing },
+      // a long query is evaluated pruned, not refused (ADR 0231): its most common words left out beyond
+      // the term and postings budgets, and the per-hit work of its results reads its weightiest words
+      ...(this.d.budget ? { budget: { maxTerms: this.d.budget.maxTerms, maxPostings: this.d.budget.maxPostings }, maxPassageTerms: passageTermCap(this.d.budget, Math.max(r.offset + r.limit, depth)) } : {}),
     };
   }
 
@@ -317,7 +320,8 @@ export class SearchService {
         const sparse = this.d.indexes.sparse(name);
         if (sparse) {
           const combinerParams = { combiner: r.combiner, decay: r.combinerDecay, temperature: r.combinerTemperature, topK: r.combinerTopK };
-          const run = await runSparseChannel(sparse, index, base, r.query, r.possibleLanguages, sparseParams, combinerParams);
+          // the query's own pass is the fulltext channel's when it ran (one candidate pass for both)
+          const run = await runSparseChannel(sparse, index, base, r.query, r.possibleLanguages, sparseParams, combinerParams, lexical);
           embedUs += run.embedUs;
           // sparse_nomination (interface): on for passage ranking, off for whole-document ranking
           const nominates = r.mode === 'sparse' || (r.sparseNomination ?? run.result.rankingMode === 'passages');
@@ -400,7 +404,7 @@ export class SearchService {
   #plan(r: SearchRequest): RankingPlan {
     const indexNames = resolveIndexes(r.indexNames);
     const profile = resolveRankingMode({ rankingMode: r.rankingMode });
-    const plan = planRanking(r, { indexNames, branches: plannedBranches(r, indexNames, this.d.indexes), profile }, this.d.ranking ?? NO_RANKING);
+    const plan = planRanking(r, { indexNames, mode: r.mode, branches: plannedBranches(r, indexNames, this.d.indexes), profile }, this.d.ranking ?? NO_RANKING);
     checkExtraPools(r, plan, indexNames, this.d.indexes);
     return plan;
   }
@@ -524,9 +528,8 @@ export class SearchService {
     const correctedQuery = r.query.trim() === '' ? null : this.d.indexes.get(indexNames[0]!).correctQuery(r.query, r.possibleLanguages);
     const traces = r.tracing ? this.#traces(retrieval, r, rrfK, plan, outcome?.stages ?? [], rankUs, pools) : null;
     const usesModels = runs.some((x) => x.channel !== 'fulltext');
-    const candidateRanking = outcome
-      ? candidateRankingInfo(plan, outcome, featureContract(plan, r, rrfK, { maxQueryDims: DEFAULT_MAX_QUERY_DIMS, pruning: DEFAULT_PRUNING, heapFactor: DEFAULT_HEAP_FACTOR }))
-      : null;
+    // always said, also when the candidates are the fused (RRF) list with no stage after it
+    const candidateRanking = candidateRankingInfo(plan, outcome, featureContract(plan, r, rrfK, { maxQueryDims: DEFAULT_MAX_QUERY_DIMS, pruning: DEFAULT_PRUNING, heapFactor: DEFAULT_HEAP_FACTOR }));
     return {
       rankingMode: retrieval.rankingMode,
       hits: hits.map((h, i) => ({ ...h, explanation: r.tracing && i < TRACE_EXPLAIN_HITS ? h.explanation : undefined })),
@@ -665,8 +668,8 @@ export class SearchService {
     const plan = this.#plan(r);
     const page = r.offset + r.limit;
     const results = plan.active ? Math.max(page, plan.depth) : page;
-    const hint = results > page ? `the ranking pool of ${results} candidates counts as results: send candidate_ranking "rrf" and l2_rerank "off", or shorten the query` : undefined;
-    const measure = checkWorkBudget(names.map((n) => this.d.indexes.get(n)), r.query, r.possibleLanguages, results, this.d.budget, hint);
+    // only what pruning cannot fit is refused (ADR 0231); the measure is the pruned query's work
+    const measure = checkWorkBudget(names.map((n) => this.d.indexes.get(n)), r.query, r.possibleLanguages, this.d.budget, results);
     return { plan, cost: workEstimate(measure) };
   }
 
@@ -716,6 +719,11 @@ export class SearchService {
     const sources = featureSources(r, base, { indexes: this.d.indexes, store: this.d.featureStore ?? this.d.store, engagement: this.d.engagement ?? null, now: nowSeconds(this.d.clock) });
     await computeFeatures(pool, ALL_GROUPS, sources, { enabled: false, asOfAt: 0, computedAt: 0, observedDocuments: 0, requestedDocuments: 0, elapsedUs: 0 });
     return pool.map((c) => ({ id: c.id, row: featureRow(c) }));
+  }
+
+  /** The channels (ranking branches) a request of `mode` runs on `index` with default settings: a trained model's lane. */
+  plannedChannels(mode: string, index: IndexName): string[] {
+    return [...plannedBranches(defaultSearchRequest({ mode: mode as SearchRequest['mode'], indexNames: [index] }), [index], this.d.indexes)].sort();
   }
 
   /**
@@ -786,8 +794,10 @@ export class SearchService {
       us: Math.round(p.us),
       rrf_weight: p.weight,
       ...(p.detail ?? {}),
+      ...(p.result.pruned ? { pruned: { dropped_terms: p.result.pruned.droppedTerms, terms: p.result.pruned.terms, postings: p.result.pruned.postings, passage_terms: p.result.pruned.passageTerms, clauses: p.result.pruned.clauses } } : {}),
       engine: p.result.trace ?? null,
     }));
+    const pruned = ret.runs.filter((x) => x.result.pruned);
     const channels = [...new Set(ret.runs.map((x) => x.channel))];
     const onlyLexical = channels.length === 1 && channels[0] === 'fulltext';
     traces.push({
@@ -805,6 +815,17 @@ export class SearchService {
       ...(r.mode === 'hybrid' ? { binary: 'not a separate hybrid vote: binary codes quantize the short_document vectors' } : {}),
       embed_us: Math.round(ret.embedUs),
       rrf_k: rrfK,
+      // pruned evaluation of a long query (ADR 0231), as Lucene's max clause count and Elasticsearch's timeouts flag theirs
+      ...(pruned.length > 0
+        ? {
+            pruned: true,
+            pruning: pruned.map((x) => {
+              const p = x.result.pruned!;
+              const parts = [p.droppedTerms.length > 0 ? `${p.droppedTerms.length} most common terms left out (${p.droppedTerms.slice(0, 8).join(', ')}${p.droppedTerms.length > 8 ? ', ...' : ''}); ${p.terms} evaluated` : null, p.passageTerms !== null ? `passages, snippets and proximity read the ${p.passageTerms} weightiest of ${p.clauses} words` : null].filter(Boolean);
+              return `${x.channel}${new Set(ret.runs.map((y) => y.index)).size > 1 ? `:${x.index}` : ''}: ${parts.join('; ')} (limits.queryMaxTerms, queryMaxPostings, queryMaxResultTerms)`;
+            }),
+          }
+        : {}),
     });
     traces.push({
       branch: 'ranking',
@@ -813,7 +834,8 @@ export class SearchService {
       pool_sources: pools ?? {},
       us: Math.round(rankUs),
       stages,
-      l2: plan.l2 ? `${plan.l2.requested}: ${[...plan.l2.models].map(([n, m]) => `${n} ${m.sha256.slice(0, 12)}`).join(', ')}` : r.l2Rerank === 'off' ? 'off' : 'not run',
+      l2: plan.l2 ? `${plan.l2.requested}: ${[...plan.l2.models].map(([n, m]) => `${n} ${m.sha256.slice(0, 12)} (mode ${m.trainedFor.mode})`).join(', ')}` : r.l2Rerank === 'off' ? 'off' : plan.l2Skipped.length > 0 ? 'skipped: no model for this mode and channels' : 'not run',
+      l2_skipped: plan.l2Skipped.map((x) => ({ corpus: x.corpus, model_sha256: x.modelSha256, trained_for: { mode: x.trainedFor.mode, channels: x.trainedFor.channels, feature_version: x.trainedFor.featureVersion, recorded: x.trainedFor.recorded }, reason: x.reason })),
       cross_rerank: plan.cross > 0 ? `${plan.cross} candidates` : r.crossRerank ? 'not run' : 'off',
       notes: plan.notes,
     });

@@ -17,7 +17,8 @@ export interface SparseRun {
   detail: Record<string, unknown>;
 }
 
-export async function runSparseChannel(model: SparseModel, index: SearchIndex, base: EngineQuery, text: string, languages: string[] | null, p: SparseParams, combiner: CombinerParams): Promise<SparseRun> {
+/** `shared`: the fulltext channel's result for `base` when it ran (the query's own pass, not run twice). */
+export async function runSparseChannel(model: SparseModel, index: SearchIndex, base: EngineQuery, text: string, languages: string[] | null, p: SparseParams, combiner: CombinerParams, shared: EngineResult | null = null): Promise<SparseRun> {
   const t0 = performance.now();
   const heapFactor = sparseEngineOptions([], p).heapFactor;
   if (model.tokenVector) {
@@ -44,7 +45,7 @@ export async function runSparseChannel(model: SparseModel, index: SearchIndex, b
   }
   const dims = await model.queryVector!(index, text, languages, p);
   const t1 = performance.now();
-  const { result, subQueries } = multiQuerySearch(index, base, dims, heapFactor, combiner);
+  const { result, subQueries } = multiQuerySearch(index, base, dims, heapFactor, combiner, shared);
   const t2 = performance.now();
   return {
     result,
@@ -55,7 +56,9 @@ export async function runSparseChannel(model: SparseModel, index: SearchIndex, b
       model: 'corpus-trained expansion',
       dims: dims.map((d) => ({ term: d.term, weight: Number(d.weight.toFixed(4)), generated: !d.own })),
       heap_factor: heapFactor,
+      evaluation: 'multi-query (ADR 0107)',
       sub_queries: subQueries,
+      shared_pass: shared !== null,
       combiner: { name: combiner.combiner, decay: combiner.decay, temperature: combiner.temperature, top_k: combiner.topK },
     },
   };

@@ -1,25 +1,34 @@
-// Every query's work is bounded before it runs (issue 12, docs/operations.md "Limits"): the number of
-// distinct index terms it asks for, the postings those terms would have the engine touch (their
-// document frequencies, summed over the indexes searched), and results x terms (the passages and
-// snippets it would build). A query over either budget is refused
-// with 422 before any work, saying which budget and by how much. Searches take fair turns
+// Every query's work is bounded (issue 12, issue 27, docs/operations.md "Limits"): the number of
+// distinct index terms it evaluates, the postings those terms have the engine touch (their document
+// frequencies, per index searched), and results x terms (the passages, snippets and proximity it
+// builds). A long query is evaluated pruned, flagged in the trace, never refused (ADR 0231); only
+// input pruning cannot fit (quoted phrases over the budget) is refused with 422 before any work. Searches take fair turns
 // (FairScheduler): one account has at most `concurrency` searches running or waiting (429 beyond),
 // waiting searches are served as a weighted fair queue over their work estimates (ADR 0212), and
 // while several accounts have searches in progress none starts more than its share of the slots.
 import { AppError } from '../domain/errors.js';
 import type { ParsedQuery } from '../engine/query-parser.js';
+import { pruneQuery } from '../engine/query-budget.js';
 
 export interface WorkBudget {
-  /** Most distinct index terms in one query (words, their variants and phrase terms). */
+  /** Most distinct index terms one query evaluates: a longer query's most common words are left out (ADR 0231). */
   maxTerms: number;
-  /** Most postings (sum of the query terms' document frequencies, over the indexes searched). */
+  /** Most postings (sum of the evaluated terms' document frequencies, per index): beyond it the most common words are left out. */
   maxPostings: number;
-  /** Most results times distinct terms (offset + limit, times terms): the passage and snippet work. */
+  /** Results times query words of the per-hit work (passages, snippets, proximity): beyond it that work reads the weightiest words only. */
   maxResultTerms: number;
   /** Most searches of one account running or waiting at once (per serving process). */
   concurrency: number;
   /** Searches doing their work at once (per serving process); the rest wait their turn, fairly. */
   slots: number;
+}
+
+/** Fewest query words the per-hit work reads, however many results (500 results: 20 words at the default budget). */
+export const MIN_PASSAGE_TERMS = 16;
+
+/** Query words the per-hit work of `results` results reads (EngineQuery.maxPassageTerms). */
+export function passageTermCap(budget: Pick<WorkBudget, 'maxResultTerms'>, results: number): number {
+  return Math.max(MIN_PASSAGE_TERMS, Math.floor(budget.maxResultTerms / Math.max(1, results)));
 }
 
 /** What the budget needs of an index. */
@@ -43,31 +52,33 @@ export function workEstimate(m: WorkMeasure): number {
   return 1000 + m.postings + 40 * m.resultTerms;
 }
 
-/** Throws 422 when the query asks for more terms or postings than the budget allows; returns what it measured. */
-export function checkWorkBudget(indexes: readonly BudgetedIndex[], text: string, possibleLanguages: string[] | null, results: number, budget: WorkBudget, resultsHint?: string): WorkMeasure {
+/**
+ * Refuses (422, before any work or charge) only what pruning cannot bring within the budget (ADR 0231):
+ * a long query is evaluated pruned (its most common unquoted words left out; the per-hit work reads its
+ * weightiest words), never refused. What is left to refuse is input no person writes: quoted phrases
+ * with more distinct terms than `maxTerms`, or whose terms (or a query's one word) occur in more than
+ * `maxPostings` postings of one index. Each refusal says what to change. Returns the work of the query as
+ * it will be evaluated (pruned postings; `results` x the words the per-hit work reads), which the fair
+ * turns charge (ADR 0212).
+ */
+export function checkWorkBudget(indexes: readonly BudgetedIndex[], text: string, possibleLanguages: string[] | null, budget: WorkBudget, results = 0): WorkMeasure {
   let postings = 0;
   let resultTerms = 0;
   for (const index of indexes) {
     const parsed = index.parse(text, possibleLanguages);
-    const terms = new Set<string>();
-    for (const w of parsed.words) for (const t of w.terms) terms.add(t);
-    if (terms.size > budget.maxTerms) {
-      throw new AppError('validation_failed', `The query has ${terms.size} distinct terms; the limit is ${budget.maxTerms}. Shorten it or split it into several searches.`, {
-        extra: { budget: 'terms', limit: budget.maxTerms, value: terms.size },
+    const p = pruneQuery(parsed, (t) => index.docFreq(t), budget);
+    if (p.over === 'terms') {
+      throw new AppError('validation_failed', `The query's quoted phrases have ${p.terms} distinct terms; at most ${budget.maxTerms} can be evaluated (unquoted words beyond it are left out, quoted ones are required). Quote fewer words.`, {
+        extra: { budget: 'terms', limit: budget.maxTerms, value: p.terms },
       });
     }
-    if (terms.size * results > budget.maxResultTerms) {
-      throw new AppError('validation_failed', `${results} results of a query of ${terms.size} distinct terms is more passage and snippet work than one search may do (results x terms at most ${budget.maxResultTerms}); ${resultsHint ?? 'ask for fewer results (offset + limit) or shorten the query'}.`, {
-        extra: { budget: 'result_terms', limit: budget.maxResultTerms, value: terms.size * results },
+    if (p.over === 'postings') {
+      throw new AppError('validation_failed', `The query's ${parsed.phrases.length > 0 ? 'quoted phrases' : 'word'} occur${parsed.phrases.length > 0 ? '' : 's'} in ${p.postings} postings, more than the ${budget.maxPostings} one search may read (its other words are left out first); add a rarer word, a filter, or quote fewer words.`, {
+        extra: { budget: 'postings', limit: budget.maxPostings, value: p.postings },
       });
     }
-    resultTerms += terms.size * results;
-    for (const t of terms) postings += index.docFreq(t);
-    if (postings > budget.maxPostings) {
-      throw new AppError('validation_failed', `The query's terms occur in more than ${budget.maxPostings} postings (the work limit of one search); remove very common words or add quotes or filters.`, {
-        extra: { budget: 'postings', limit: budget.maxPostings, value: postings },
-      });
-    }
+    postings += p.postings;
+    resultTerms += Math.min(p.terms, passageTermCap(budget, results)) * results;
   }
   return { postings, resultTerms };
 }
