@@ -106,6 +106,8 @@ function trainDemoModelsInBackground(log: Logger): void {
 }
 
 export const DEMO_FILES = ['corpus/demo/openalex-works.jsonl.gz', 'corpus/demo/works.jsonl', 'corpus/demo/stackexchange-posts.jsonl.gz'].map((f) => join(packageRoot, f));
+/** The demo corpus's document ids, committed beside its files (ADR 0243). */
+export const DEMO_IDS = join(packageRoot, 'corpus/demo/ids.txt');
 
 export interface AppOverrides {
   clock?: Clock;
@@ -127,6 +129,11 @@ export interface AppOverrides {
   chatModels?: ChatModelRegistry;
   /** The extractive answerer's tunables (benchmarks calibrate them); default: the calibrated ones. */
   extractive?: Partial<ExtractiveOptions>;
+  /**
+   * Open the indexes without catching up with the store (the server: it listens first, catches up in
+   * startBackgroundWork, and /readyz answers 503 until done); default: catch up before returning.
+   */
+  deferIndexCatchUp?: boolean;
   /** Loads the dense_encoder model (default: the ONNX adapter, imported on first use). */
   loadTextEncoder?: TextEncoderLoader;
   /** Loads the sparse_encoder model (default: the ONNX adapter, imported on first use). */
@@ -303,7 +310,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
   const ingest = new IngestService(storage.documents, blobs, new FsSourceFiles(), clock, async (_ids, final) => {
     if (indexes) await indexes.catchUp({ commit: final ? 'always' : 'due' });
   });
-  const demoCorpus = new DemoCorpus(new FsSourceFiles(), DEMO_FILES, storage.documents, clock, async () => {
+  const demoCorpus = new DemoCorpus(new FsSourceFiles(), DEMO_IDS, storage.documents, clock, async () => {
     if (indexes) await indexes.catchUp({ commit: 'always' });
   });
   // index files in shared memory: the search threads view the writer's copy (ADR 0110)
@@ -527,6 +534,27 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
         }, 1000),
       );
       for (const t of timers) t.unref();
+      // The catch-up a server deferred to after it listens (deferIndexCatchUp), at once rather than at
+      // the first poll; /readyz turns ready when it is done.
+      {
+        const t0 = Date.now();
+        let logged = t0;
+        polling = true;
+        idx
+          .catchUp({
+            onProgress: (p) => {
+              if (Date.now() - logged >= 10_000) {
+                logged = Date.now();
+                logger.info({ seq: p.seq, target: p.target }, 'catching up with the store');
+              }
+            },
+          })
+          .then((r) => (r.applied > 0 ? logger.info({ applied: r.applied, seq: r.seq, ms: Date.now() - t0 }, 'search indexes caught up with the store') : undefined))
+          .catch((err: unknown) => logger.warn({ err }, 'index catch-up failed'))
+          .finally(() => {
+            polling = false;
+          });
+      }
       // merges in short slices, never one long one on the thread that answers requests (ADR 0111)
       stopMerges = startBackgroundMerges(idx, (err) => logger.warn({ err }, 'index merge step failed'));
     },
@@ -592,7 +620,11 @@ function indexRoot(config: Config): string {
 export async function buildApp(config: Config, overrides: AppOverrides = {}): Promise<App> {
   const core = await buildCore(config, overrides);
   const { storage, rateLimiter } = core;
-  const indexes = await core.openIndexes();
+  // The server defers the catch-up to after it listens (startBackgroundWork); /readyz says when the
+  // indexes reached the store's sequence as of now (ADR 0243).
+  const indexes = await core.openIndexes(overrides.deferIndexCatchUp ? { catchUp: false } : {});
+  const readyTarget = await storage.documents.maxSeq();
+  let indexesReady = false;
   const report = (err: unknown, context: string) => core.logger.warn({ err }, context);
   // the ranking pipeline (docs/ranking.md): profile formulas, L2 models and the cross-encoder, checked at start
   const ranking = await rankingSettings(config.ranking, {
@@ -752,6 +784,11 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     extraRoutes: overrides.extraRoutes,
     readiness: async () => {
       const checks: Record<string, string> = {};
+      // ready once caught up with the start's sequence, and ready from then on (a later ingest's lag is
+      // freshness, reported by index_seq, not unreadiness)
+      const indexSeq = indexes.checkpoint();
+      if (!indexesReady && indexSeq >= readyTarget) indexesReady = true;
+      checks.indexes = indexesReady ? 'ok' : `catching up with the store (indexed through change ${indexSeq} of ${readyTarget})`;
       try {
         await storage.ping();
         checks.storage = 'ok';
@@ -766,7 +803,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
           checks.rate_limiter = `unreachable (${(e as Error).message})`;
         }
       }
-      return checks;
+      return { checks, indexSeq };
     },
   });
 

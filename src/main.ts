@@ -6,7 +6,8 @@ import { runCli } from './cli/main.js';
 import { ConfigError, loadConfig, type Config } from './config/index.js';
 
 export async function serve(config: Config): Promise<void> {
-  const app = await buildApp(config);
+  // the indexes catch up with the store after the server listens; /readyz says when they have (ADR 0243)
+  const app = await buildApp(config, { deferIndexCatchUp: true });
   const log = app.logger;
   const loaded = await app.loadDemoCorpusIfEmpty();
   await logCorpus(app, loaded !== null);
