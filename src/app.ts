@@ -26,6 +26,7 @@ import { GroupCommitLedger } from './billing/group-commit-ledger.js';
 import { DownloadService } from './downloads/download-service.js';
 import { IngestService, type IngestReport } from './ingest/ingest-service.js';
 import { DemoCorpus } from './ingest/demo-corpus.js';
+import { committedCheckpoint } from './search/index-checkpoint.js';
 import { RateLimitService } from './limits/rate-limit-service.js';
 import { IndexSet } from './search/index-set.js';
 import { PassageSearch } from './search/passage-search.js';
@@ -41,7 +42,7 @@ import type { Storage } from './ports/storage.js';
 import type { BlobStore } from './ports/blob-store.js';
 import { FsBlobStore } from './adapters/fs/fs-blob-store.js';
 import { FsSourceFiles } from './adapters/fs/fs-source-files.js';
-import { fsModelDirectories } from './adapters/fs/index-directories.js';
+import { fsIndexDirectories, fsModelDirectories } from './adapters/fs/index-directories.js';
 import { sharedFsIndexDirectories } from './adapters/fs/shared-index-directory.js';
 import { SearchThreads, type Snapshot } from './search/search-threads.js';
 import { ThreadedSegmentBuilder } from './search/segment-builder.js';
@@ -187,6 +188,11 @@ export interface Core {
   tryOpenIndexes(options?: OpenIndexesOptions): Promise<IndexSet | null>;
   /** The open indexes, or null. */
   readonly indexes: IndexSet | null;
+  /**
+   * The store sequence the indexes of this data directory have committed (searchable), read from disk:
+   * a running server's progress as seen by the CLI (`lectern ingest --wait`, ADR 0244).
+   */
+  indexCheckpoint(): number;
   /** The corpus-trained models of each index: training (`lectern models train`) and loading (docs/models.md). */
   readonly corpusModels: CorpusModels;
   /** Training L2 ranking models from judgments (`lectern ranking train`, docs/ranking.md). */
@@ -476,6 +482,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
     get indexes() {
       return indexes;
     },
+    indexCheckpoint: () => (indexes ? indexes.checkpoint() : committedCheckpoint(fsIndexDirectories(indexRoot(config)))),
     openIndexes,
     corpusModels,
     rankerTraining,
@@ -645,6 +652,37 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   const merger = threads ? new ThreadedSegmentBuilder(new URL('./segment-builder-worker.js', import.meta.url), background) : null;
   if (builder) indexes.builder = builder;
   if (merger) indexes.merger = merger;
+  // Freshness under load (ADR 0244): when the indexes have been behind the store for longer than
+  // freshnessBoundMs, the search threads pace themselves so the (low-priority) builder thread progresses;
+  // pacing ends when the indexes caught up. Checked four times a second (one max(seq) of the store).
+  let lagSince: number | null = null;
+  let lagChanges = 0;
+  let lagChecking = false;
+  const paceTimer =
+    threads && config.freshnessBoundMs > 0
+      ? setInterval(() => {
+          if (lagChecking) return;
+          lagChecking = true;
+          storage.documents
+            .maxSeq()
+            .then((seq) => {
+              lagChanges = Math.max(0, seq - indexes.checkpoint());
+              if (lagChanges === 0) {
+                lagSince = null;
+                threads.pace(false);
+                return;
+              }
+              const now = performance.now();
+              lagSince ??= now;
+              threads.pace(now - lagSince >= config.freshnessBoundMs);
+            })
+            .catch((err: unknown) => report(err, 'index lag check failed'))
+            .finally(() => {
+              lagChecking = false;
+            });
+        }, 250)
+      : null;
+  paceTimer?.unref();
   const search = new SearchService({
     ranking,
     featureStore: storage.documents,
@@ -691,6 +729,9 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   const metricsRegistry = new Registry();
   collectDefaultMetrics({ register: metricsRegistry, prefix: 'lectern_' });
   new Gauge({ name: 'lectern_search_threads', help: 'Search threads serving searches (0: searches run on the main thread; ADR 0110).', registers: [metricsRegistry] }).set(threads?.size ?? 0);
+  new Gauge({ name: 'lectern_index_lag_changes', help: 'Store changes not yet committed to the search indexes (as of the last check, every 250 ms with search threads).', registers: [metricsRegistry], collect() { this.set(lagChanges); } });
+  new Gauge({ name: 'lectern_search_threads_paced', help: '1 while the search threads pace themselves so the index catch-up progresses (freshnessBoundMs; ADR 0244).', registers: [metricsRegistry], collect() { this.set(threads?.pacing ? 1 : 0); } });
+  new Gauge({ name: 'lectern_search_threads_pacing_rests', help: 'Rests the search threads took after a search while pacing, since start (ADR 0244).', registers: [metricsRegistry], collect() { this.set(threads?.pacingRests ?? 0); } });
   new Gauge({ name: 'lectern_search_threads_inflight', help: 'Searches sent to search threads and not answered yet.', registers: [metricsRegistry], collect() { this.set(threads?.inflight ?? 0); } });
 
   // Recognition jobs: a FIFO pool over the job store, a worker thread per conversion (ADR 0035).
@@ -830,6 +871,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       clearInterval(purgeTimer);
       clearInterval(trendingTimer);
       clearInterval(activityPruneTimer);
+      if (paceTimer) clearInterval(paceTimer);
       // Running conversions are aborted first; their jobs stay resumable (checkpoints per page).
       await recognitions.close();
       await http.close();
