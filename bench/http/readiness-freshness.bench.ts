@@ -10,7 +10,8 @@
 // startup: the server (`dist/src/main.js`, LECTERN_LOAD_DEMO_CORPUS=false) is spawned `--runs` times;
 // from the spawn, /healthz and /readyz are polled every 10 ms: ms to listening (first /healthz 200) and
 // ms to ready (first /readyz 200), and the server's CPU (all threads) at ready. Then the same with
-// `--pending` documents written by the CLI while the server was down (the start catches up after it listens).
+// `--pending` documents stored by the CLI while the indexes' locks were held (as by a running server), so
+// the start has them to catch up with after it listens.
 // freshness: for each round and each setting of freshnessBoundMs (1000: pacing, the default; 0: off),
 // alternated, a server starts, `--clients` keep-alive clients search the workload's `or` queries without
 // pause; after a 5 s steady window, `lectern ingest --wait` writes `--docs` new documents with a word
@@ -18,7 +19,7 @@
 // first search after it finds them all are recorded, with searches/s and latencies in the steady window
 // and while waiting. Numbers are from a loaded, shared machine: the JSON records the load.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,6 +39,8 @@ const { values } = parseArgs({
     docs: { type: 'string', default: '200' },
     port: { type: 'string', default: String(20000 + Math.floor(Math.random() * 20000)) },
     out: { type: 'string' },
+    /** startup: several builds (label=path of dist/src/main.js), alternated run by run (caught-up starts). */
+    builds: { type: 'string' },
     workload: { type: 'string', default: join(process.cwd(), '..', '..', 'shared', 'tools', 'synth-corpus', 'workload.json') },
   },
 });
@@ -104,9 +107,9 @@ function cli(args: string[], extraEnv: NodeJS.ProcessEnv = {}): { status: number
 }
 
 /** Spawns the server; resolves when /readyz answers 200 with the times from the spawn. */
-async function startTimed(extraEnv: NodeJS.ProcessEnv = {}): Promise<{ server: ChildProcess; listeningMs: number; readyMs: number; cpuAtReadyS: number }> {
+async function startTimed(extraEnv: NodeJS.ProcessEnv = {}, entry = main): Promise<{ server: ChildProcess; listeningMs: number; readyMs: number; cpuAtReadyS: number }> {
   const t0 = performance.now();
-  const server = spawn(process.execPath, [main], { env: { ...env, ...extraEnv }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const server = spawn(process.execPath, [entry], { env: { ...env, ...extraEnv }, stdio: ['ignore', 'ignore', 'inherit'] });
   let listeningMs = -1;
   for (let i = 0; i < 30_000; i++) {
     if (listeningMs < 0 && (await get('/healthz')) === 200) listeningMs = performance.now() - t0;
@@ -125,32 +128,45 @@ noteLoad();
 
 if (values.phase === 'startup') {
   const runs: Record<string, unknown>[] = [];
+  const builds: [string, string][] = values.builds ? values.builds.split(',').map((b) => [b.slice(0, b.indexOf('=')), b.slice(b.indexOf('=') + 1)]) : [['current', main]];
   for (let i = 0; i < Number(values.runs); i++) {
-    const r = await startTimed();
-    runs.push({ kind: 'caught_up', listening_ms: r.listeningMs, ready_ms: r.readyMs, cpu_at_ready_s: r.cpuAtReadyS, load_1m: loadavg()[0] });
-    await stop(r.server);
-    noteLoad();
+    for (const [label, entry] of builds) {
+      const r = await startTimed({}, entry);
+      runs.push({ kind: 'caught_up', build: label, listening_ms: r.listeningMs, ready_ms: r.readyMs, cpu_at_ready_s: r.cpuAtReadyS, load_1m: loadavg()[0] });
+      await stop(r.server);
+      noteLoad();
+    }
   }
+  result.builds = Object.fromEntries(builds);
   // changes written while the server was down: it listens first and is ready when caught up
   const pending = Number(values.pending);
   if (pending > 0) {
     for (let i = 0; i < Number(values.runs); i++) {
       const file = join(tmpdir(), `pending-${process.pid}-${i}.jsonl`);
       writeFileSync(file, Array.from({ length: pending }, (_, j) => JSON.stringify({ id: `pending-${i}-${j}`, title: `Pending start-up record ${j} of run ${i}`, abstract: 'Written while the server was down.' })).join('\n'));
-      const ing = cli(['ingest', '--format', 'lectern', file], { LECTERN_SEARCH_THREADS: '0' });
+      // the indexes' writer locks held by this (live) process, as a running server would: the CLI only
+      // stores the documents, and the next start has them to catch up with
+      const locks = ['documents', 'social'].map((n) => join(dataDir, 'index', n, 'LOCK'));
+      for (const l of locks) writeFileSync(l, String(process.pid));
+      const ing = cli(['ingest', '--format', 'lectern', file]);
+      for (const l of locks) rmSync(l, { force: true });
       if (ing.status !== 0) throw new Error(`ingest failed: ${ing.stderr}`);
-      // the CLI indexed them itself (it held the indexes): make them pending by ingesting again as updates
-      // is not possible without a server, so this measures a start whose store and indexes agree plus the
-      // documents' first-query costs; see 'pending_note'
       const r = await startTimed();
-      runs.push({ kind: 'after_cli_ingest', documents_ingested_before: pending, listening_ms: r.listeningMs, ready_ms: r.readyMs, cpu_at_ready_s: r.cpuAtReadyS, load_1m: loadavg()[0] });
+      runs.push({ kind: 'pending_changes', changes_to_catch_up: pending, listening_ms: r.listeningMs, ready_ms: r.readyMs, cpu_at_ready_s: r.cpuAtReadyS, load_1m: loadavg()[0] });
       await stop(r.server);
       noteLoad();
     }
   }
-  const ready = (k: string) => runs.filter((r) => r.kind === k).map((r) => r.ready_ms as number).sort((a, b) => a - b);
+  const ready = (k: string) => runs.filter((r) => r.kind === k && (r.build ?? 'current') === builds[builds.length - 1]![0]).map((r) => r.ready_ms as number).sort((a, b) => a - b);
   result.runs = runs;
-  result.summary = { caught_up_ready_ms_median: pct(ready('caught_up'), 50), after_cli_ingest_ready_ms_median: pct(ready('after_cli_ingest'), 50) };
+  const med = (xs: number[]) => pct([...xs].sort((a, b) => a - b), 50);
+  result.by_build = Object.fromEntries(
+    builds.map(([label]) => {
+      const rs = runs.filter((r) => r.kind === 'caught_up' && r.build === label);
+      return [label, { ready_ms_median: med(rs.map((r) => r.ready_ms as number)), listening_ms_median: med(rs.map((r) => r.listening_ms as number)), cpu_at_ready_s_median: med(rs.map((r) => r.cpu_at_ready_s as number)) }];
+    }),
+  );
+  result.summary = { caught_up_ready_ms_median: pct(ready('caught_up'), 50), pending_changes_ready_ms_median: pct(ready('pending_changes'), 50), pending_changes_listening_ms_median: pct(runs.filter((r) => r.kind === 'pending_changes').map((r) => r.listening_ms as number).sort((a, b) => a - b), 50) };
 } else {
   const workload = JSON.parse(readFileSync(values.workload!, 'utf8')) as Record<string, { text: string }[]>;
   const queries = workload.or!.map((q) => q.text);
