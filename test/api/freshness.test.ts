@@ -10,6 +10,7 @@ import { buildCore } from '../../src/app.js';
 import { runCli } from '../../src/cli/main.js';
 import { testApp, type TestApp } from '../helpers/app.js';
 import { doc, seed } from '../helpers/documents.js';
+import { createTestSchema, databaseUrl, postgresSkip } from '../helpers/storage.js';
 
 const heavyLimits = { rateLimits: { search: { capacity: 1_000_000, refillPerSecond: 1_000_000 } }, limits: { searchConcurrency: 1000 } };
 const background = (i: number) => doc(`b${i}`, { title: `Groundwater recharge basin ${i}`, abstract: `Recharge of aquifer ${i} by river seepage and rainfall; porosity, storage and flow in the basin.` });
@@ -123,6 +124,28 @@ describe('lectern ingest --wait', () => {
       assert.match(usage.stderr, /--wait-timeout needs --wait/);
     } finally {
       await app.dispose();
+    }
+  });
+});
+
+describe('lectern ingest --wait and /readyz on PostgreSQL', { skip: databaseUrl ? false : postgresSkip('PostgreSQL freshness') }, () => {
+  test('--wait returns once the server finds the documents; /readyz index_seq reaches the store sequence', async () => {
+    const schema = await createTestSchema(databaseUrl!);
+    const app = await testApp({ searchThreads: 1, databaseUrl: schema.url, ...heavyLimits } as never);
+    try {
+      app.startBackgroundWork();
+      const key = (await app.account({ credits: 1_000_000 })).key;
+      const file = join(app.dir, 'wait-pg.jsonl');
+      writeFileSync(file, Array.from({ length: 60 }, (_, i) => JSON.stringify({ id: `pg${i}`, title: `Rhyolitic obsidian flow ${i}` })).join('\n'));
+      const r = await cli(app, ['ingest', '--wait', file]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.deepEqual(await searchHits(app, key, 'rhyolitic obsidian'), { status: 200, total: 60 });
+      const ready = await app.http.inject({ url: '/readyz' });
+      assert.equal(ready.statusCode, 200);
+      assert.equal(ready.json().index_seq, await app.storage.documents.maxSeq(), ready.body);
+    } finally {
+      await app.dispose();
+      await schema.drop();
     }
   });
 });
