@@ -80,6 +80,13 @@ export const ConfigSchema = Type.Object(
       description:
         'Scheduling priority (nice value) of the background threads that build and merge index segments (ADR 0180): at 10 they get about a tenth of a core that busy searches share with them (and every idle cycle), so an ingest or a merge barely slows searches on a busy machine and still finishes; 19 yields almost everything (an ingest under a saturating search load may then wait for minutes). Applies to those threads only (Linux: setpriority on the thread id); a no-op where the platform cannot set one thread\'s priority. 0: normal priority.',
     }),
+    freshnessBoundMs: Type.Integer({
+      minimum: 0,
+      maximum: 600_000,
+      default: 1000,
+      description:
+        'When the search indexes have been behind the document store for longer than this, ms, the search threads pace themselves (each rests after a search for as long as it ran, at most 50 ms) until the indexes caught up, so the builder thread (backgroundThreadNice) gets CPU under a saturating search load and new documents become searchable (ADR 0244; docs/ingest.md "Waiting until searchable"). Searches answer slower meanwhile. 0: never pace.',
+    }),
     trustProxy: Type.Boolean({ default: false, description: 'Trust X-Forwarded-* headers from a reverse proxy.' }),
     limits: Type.Object(
       {

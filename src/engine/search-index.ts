@@ -250,6 +250,16 @@ export class SearchIndex {
   }
 
   /**
+   * The checkpoint of the last commit in `dir` as its manifest says, read without opening the index or
+   * taking its lock (another process may be its writer: `lectern ingest --wait`); null before the first
+   * commit. The manifest is replaced atomically, so this sees one commit or the next.
+   */
+  static readCheckpoint(dir: IndexDirectory): string | null {
+    const raw = dir.read(MANIFEST);
+    return raw === null ? null : (JSON.parse(new TextDecoder().decode(raw)) as Manifest).checkpoint;
+  }
+
+  /**
    * Opens (or creates) the index in `dir`: reads the manifest, maps the committed segments and their
    * deletions, and removes files no commit references (leftovers of a crash).
    */

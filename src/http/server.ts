@@ -69,6 +69,7 @@ export function presentedCredential(request: FastifyRequest): string | null | 'm
   return m ? m[1]! : 'malformed';
 }
 
+
 export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const app = Fastify({
@@ -90,7 +91,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     frameworkErrors: frameworkErrorHandler,
     forceCloseConnections: 'idle',
     routerOptions: { maxParamLength: 4096, ignoreTrailingSlash: true },
-    // one serializer per distinct response schema, not per route and status (serializers.ts)
+    // one serializer per distinct response schema, compiled on first use (serializers.ts; ADRs 0222, 0243)
     schemaController: { compilersFactory: { buildSerializer: sharedSerializers as never } },
   });
 
