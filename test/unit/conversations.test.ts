@@ -26,6 +26,33 @@ describe('classifier', () => {
     assert.equal(resolveDateExpression('hydrogen storage', NOW), null);
   });
 
+  test('a year range or year inside a claim or question about events is not a publication-date filter', () => {
+    for (const q of [
+      'The incidence of measles increased from 2009 to 2014.',
+      'Obesity rates in children rose between 2000 and 2010',
+      'How has the prevalence of diabetes changed since 2020?',
+      'Mortality from sepsis declined after 2005',
+      'Who won the football World Cup in 2018?',
+      'Hospital admissions were lower before 2010 than after',
+      'Vaccination coverage has remained stable from 2015',
+    ]) {
+      assert.equal(resolveDateExpression(q, NOW), null, q);
+      const c = classify(q, [], NOW);
+      assert.equal(c.date, null, q);
+      assert.ok(!c.classifiedAspects.includes('date'), q);
+    }
+    // The years stay in the search query: they are part of what the claim is about.
+    assert.ok(classify('The incidence of measles increased from 2009 to 2014.', [], NOW).keywords.includes('2009'));
+  });
+
+  test('a year becomes a filter when the phrasing asks for publication time', () => {
+    assert.deepEqual(resolveDateExpression('papers since 2020 on measles incidence', NOW)?.date, [Y(2020), NOW + 1]);
+    assert.deepEqual(resolveDateExpression('What was published after 2018 about sepsis mortality?', NOW)?.date, [Y(2019), NOW + 1]);
+    assert.deepEqual(resolveDateExpression('Which studies from 2009 to 2014 show that measles increased?', NOW)?.date, [Y(2009), Y(2015)]);
+    assert.deepEqual(resolveDateExpression('literature on hydrogen before 2010', NOW)?.date, [Y(1000), Y(2010)]);
+    assert.deepEqual(classify('Show me articles on obesity between 2000 and 2010', [], NOW).date, [Y(2000), Y(2011)]);
+  });
+
   test('keywords drop stop words, instruction words and the date expression; phrases stay whole', () => {
     const q = classify('Show me papers about "cushion gas" in salt caverns since 2020', [], NOW);
     assert.deepEqual(q.keywords, ['"cushion gas"', 'salt', 'caverns']);
