@@ -9,6 +9,7 @@
 // the closest documents, uncited.
 import type { Answerer, AnswerInput, AnswerOutput, LexicalModel } from './answerer.js';
 import { anchorCitations, contentWords, sentences, type Passage } from './passages.js';
+import { clauseOf, continuing, groupByTerms, opening } from './synthesis.js';
 
 export const EXTRACTIVE_MODEL_NAME = 'lectern-extractive';
 /** Sentences in an answer. */
@@ -179,20 +180,26 @@ export class ExtractiveAnswerer implements Answerer {
       docs.add(c.p.documentIndex);
       if (picked.length === MAX_SENTENCES) break;
     }
-    // Grouped by document in answer order (first appearance), so related sentences read together.
-    const docOrder = [...new Set(picked.map((c) => c.p.documentIndex))];
-    picked.sort((a, b) => docOrder.indexOf(a.p.documentIndex) - docOrder.indexOf(b.p.documentIndex) || a.order - b.order);
-    const parts: string[] = [];
-    for (const c of picked) {
-      // Deltas carry the final marker (the document index): every extractive marker verifies, so the
-      // streamed text equals the final answer.
-      // A sentence cut by its snippet window before its final stop gets one after the marker (the
-      // excerpt itself stays verbatim).
-      const stop = /[.!?]["'”’)]?$/.test(c.s) ? '' : '.';
-      input.onDelta(`${parts.length > 0 ? ' ' : ''}${c.s} [${c.p.documentIndex}]${stop}`);
-      parts.push(`${c.s} [${c.p.number}]${stop}`);
+    // The answer (ADR 0240): a one-sentence synthesis of the cited sentences' own clauses, the best
+    // sentence's and, when a second document is cited, its best sentence's, each with its marker, joined
+    // by a semicolon (no word the evidence does not carry); then the supporting sentences grouped by
+    // what they say, one paragraph a group.
+    const weigh = (text: string) => mass(lex.terms(text));
+    const leads: typeof picked = [];
+    for (const c of picked) if (!leads.some((x) => x.p.documentIndex === c.p.documentIndex) && leads.length < 2) leads.push(c);
+    // A sentence cut by its snippet window before its final stop gets one after the marker (the
+    // excerpt itself stays verbatim).
+    const quoted = (c: (typeof picked)[number]) => `${c.s} [${c.p.number}]${/[.!?]["'”’)]?$/.test(c.s) ? '' : '.'}`;
+    const synthesis = `${leads.map((c, i) => `${i === 0 ? opening(clauseOf(c.s, weigh)) : continuing(clauseOf(c.s, weigh))} [${c.p.number}]`).join('; ')}.`;
+    const questionTerms = (c: (typeof picked)[number]) => new Set(lex.terms(c.s).filter((t) => weights.has(t)));
+    const groups = groupByTerms(picked, questionTerms);
+    const raw = [synthesis, ...groups.map((g) => g.map(quoted).join(' '))].join('\n\n');
+    const anchored = anchorCitations(raw, input.passages);
+    // Deltas: the final text (document-index markers) by paragraph, so the streamed text equals the answer.
+    for (const piece of anchored.answer.split(/(?<=\n\n)/)) {
+      if (input.signal.aborted) throw input.signal.reason;
+      input.onDelta(piece);
     }
-    const anchored = anchorCitations(parts.join(' '), input.passages);
     return { ...anchored, modelName: EXTRACTIVE_MODEL_NAME, answerability, abstained: false };
   }
 }

@@ -8,6 +8,7 @@ import { anchorCitations, sentences, type Passage } from '../../src/conversation
 import { budgetPassages } from '../../src/conversations/llm-answerer.js';
 import { ABSTENTION, DEFAULT_EXTRACTIVE_OPTIONS, ExtractiveAnswerer, MIN_DOCUMENTS_FOR_ABSTENTION } from '../../src/conversations/extractive.js';
 import { previewOf, slugOf, titleOf } from '../../src/conversations/conversation-service.js';
+import { clauseOf, continuing, groupByTerms } from '../../src/conversations/synthesis.js';
 
 const NOW = Date.UTC(2026, 10, 25, 12) / 1000;
 const Y = (y: number) => Date.UTC(y, 0, 1) / 1000;
@@ -177,5 +178,49 @@ describe('extractive relevance and abstention (ADR 0227)', () => {
     const r = await ask('What is the capital of France?', MIN_DOCUMENTS_FOR_ABSTENTION - 1);
     assert.equal(r.abstained, false);
     assert.equal(r.citations[0]!.documentIndex, 1);
+  });
+});
+
+describe('an answer, not a list of quotes (ADR 0240)', () => {
+  const passage = (documentIndex: number, title: string, text: string): Passage => ({ number: documentIndex, documentIndex, snippetIndex: 0, documentId: `d${documentIndex}`, title, field: 'abstract', text, fieldText: text, pinned: false });
+  const passages = [
+    passage(1, 'Cushion gas', 'Background: Hydrogen is stored in salt caverns at depth. In conclusion, cushion gas in salt caverns keeps the cavern pressure above its minimum; the working gas capacity falls as cushion gas rises. Caverns are leached from rock salt.'),
+    passage(2, 'Losses', 'Hydrogen losses from salt caverns were below one percent per cycle. Cushion gas pressure in the caverns was stable.'),
+  ];
+  const ask = (question: string, onDelta: (t: string) => void = () => {}) =>
+    new ExtractiveAnswerer().answer({ question, history: [], passages, maxContextLength: null, apiKey: null, signal: new AbortController().signal, onDelta });
+
+  test('opens with a one-sentence synthesis of the cited clauses, then the supporting sentences in paragraphs', async () => {
+    const deltas: string[] = [];
+    const r = await ask('What does cushion gas do in hydrogen salt caverns?', (t) => deltas.push(t));
+    const [synthesis, ...support] = r.answer.split('\n\n');
+    assert.ok(support.length >= 1, r.answer);
+    // One sentence: clauses joined by semicolons, each with its marker, one final stop.
+    assert.match(synthesis!, /^[^.!?]+\[\d+\](?:; [^.!?]+\[\d+\])*\.$/, synthesis);
+    // No word the evidence does not carry: every word of the synthesis is in the sentence its marker cites.
+    const synCitations = r.citations.slice(0, (synthesis!.match(/\[\d+\]/g) ?? []).length);
+    const clauses = synthesis!.replace(/\.$/, '').split(/\s*\[\d+\];?\s*/).filter(Boolean);
+    assert.equal(clauses.length, synCitations.length);
+    clauses.forEach((clause, i) => {
+      for (const w of clause.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) assert.ok(synCitations[i]!.excerpt.toLowerCase().includes(w), `"${w}" of the synthesis is in its cited sentence`);
+    });
+    // Citations stay verbatim and the deltas add up to the answer.
+    for (const c of r.citations) assert.ok(passages[c.documentIndex - 1]!.fieldText.includes(c.excerpt));
+    assert.equal(deltas.join(''), r.answer);
+    assert.equal(r.stats.removed + r.stats.reanchored, 0);
+  });
+
+  test('a long sentence gives its best clause; leading discourse words go', () => {
+    const weigh = (t: string) => (t.match(/cushion|gas|pressure/g) ?? []).length;
+    const s = 'In conclusion, the caverns were leached from rock salt at a depth of one thousand metres over many months of work; cushion gas keeps the cavern pressure above its minimum during withdrawal.';
+    assert.equal(clauseOf(s, weigh), 'cushion gas keeps the cavern pressure above its minimum during withdrawal');
+    assert.equal(clauseOf('Results: Cushion gas is needed.', weigh), 'Cushion gas is needed');
+    assert.equal(continuing('Cushion gas'), 'cushion gas');
+    assert.equal(continuing('HIV load'), 'HIV load');
+  });
+
+  test('sentences that address the same question terms are grouped', () => {
+    const items = [{ t: ['a', 'b'] }, { t: ['c'] }, { t: ['a', 'b', 'x'] }];
+    assert.deepEqual(groupByTerms(items, (i) => new Set(i.t)).map((g) => g.length), [2, 1]);
   });
 });

@@ -458,7 +458,9 @@ export function answerHtml(text: string, citations: CitationView[]): Html {
     }
     out += html`<a class="cite" href="${c.href}" aria-label="Source ${c.n}: “${c.excerpt}” (${c.title})">[${c.n}]<span class="tip" aria-hidden="true">“${c.excerpt}” — ${c.title}</span></a>`.value;
   }
-  return new Html(`<p class="answer">${out}${esc(text.slice(at))}</p>`);
+  // Paragraphs (blank lines: the synthesis, then the groups of supporting sentences) each a <p>.
+  const paras = `${out}${esc(text.slice(at))}`.split(/\n\s*\n/).filter((p) => p.trim() !== '');
+  return new Html(`<div class="answer">${paras.map((p) => `<p>${p.trim()}</p>`).join('')}</div>`);
 }
 
 export function askFormHtml(o: { action: string; csrf: string; conversation: string | null; label: string; models: string[]; id: string }): Html {
