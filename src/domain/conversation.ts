@@ -91,6 +91,8 @@ export interface ResponseStepData {
   answerability?: number;
   /** The answer abstained: the indexed literature does not answer the question (not on the wire). */
   abstained?: boolean;
+  /** For a claim, the extractive answerer's verdict (supports, contradicts, mixed, insufficient; not on the wire, ADR 0241). */
+  verdict?: 'supports' | 'contradicts' | 'mixed' | 'insufficient';
 }
 
 export type StepData = { kind: 'request'; data: RequestStepData } | { kind: 'response'; data: ResponseStepData };
