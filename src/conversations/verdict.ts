@@ -16,22 +16,31 @@ export interface VerdictOptions {
   undirectedSupports: boolean;
   /** A single contradicting sentence among supporting ones makes the verdict mixed (else the majority). */
   anyContradictionMixes: boolean;
+  /** A text's direction: the balance of its cue words ('sum') or its last cue word ('last': the effect verb usually follows its subject, "enhancing X reduced Y"). */
+  directionBy: 'sum' | 'last';
 }
 
 /** Chosen on the tuning half of bench/answers/verdict-labels.json (bench/answers/run.ts --verdict). */
-export const DEFAULT_VERDICT_OPTIONS: VerdictOptions = { minOverlap: 0.3, undirectedSupports: true, anyContradictionMixes: false };
+export const DEFAULT_VERDICT_OPTIONS: VerdictOptions = { minOverlap: 0.3, undirectedSupports: true, anyContradictionMixes: false, directionBy: 'last' };
 
-const UP_RE = /\b(increas\w*|enhanc\w*|promot\w*|improv\w*|elevat\w*|higher|greater|more|rais\w*|augment\w*|accelerat\w*|stimulat\w*|induc\w*|activat\w*|potentiat\w*|up-?regulat\w*|positive(?:ly)?|exacerbat\w*|worsen\w*|boost\w*|amplif\w*|encourag\w*|restor\w*|requir\w*|necessary|essential|sufficient|caus\w*|lead[s]?|led|drives?|driv\w*|faster|longer|larger|stronger|efficient\w*|effective\w*|benefi\w*|protect\w*|stabili[sz]\w*)\b/gi;
-const DOWN_RE = /\b(decreas\w*|reduc\w*|lower\w*|less|fewer|inhibit\w*|suppress\w*|impair\w*|attenuat\w*|diminish\w*|declin\w*|down-?regulat\w*|block\w*|prevent\w*|slow\w*|negative(?:ly)?|lack\w*|loss|lost|los[ei]\w*|delay\w*|abolish\w*|abrogat\w*|repress\w*|destabili[sz]\w*|smaller|shorter|weaker|ineffective\w*|disrupt\w*|mitigat\w*|deplet\w*|decline|depriv\w*|stop\w*|limit\w*|restrict\w*)\b/gi;
+const UP_RE = /\b(increas\w*|enhanc\w*|promot\w*|improv\w*|elevat\w*|higher|greater|more|rais\w*|augment\w*|accelerat\w*|stimulat\w*|induc\w*|activat\w*|potentiat\w*|up-?regulat\w*|positive(?:ly)?|exacerbat\w*|worsen\w*|boost\w*|amplif\w*|encourag\w*|restor\w*|requir\w*|necessary|essential|sufficient|caus\w*|lead[s]?|led|drives?|driv\w*|faster|longer|larger|stronger|efficient\w*|effective\w*|benefi\w*|protect\w*|stabili[sz]\w*|catalyz\w*|catalys\w*|facilitat\w*|support\w*|gain\w*)\b/gi;
+const DOWN_RE = /\b(decreas\w*|reduc\w*|lower\w*|less|fewer|inhibit\w*|suppress\w*|impair\w*|attenuat\w*|diminish\w*|declin\w*|down-?regulat\w*|block\w*|prevent\w*|slow\w*|negative(?:ly)?|lack\w*|loss|lost|los[ei]\w*|delay\w*|abolish\w*|abrogat\w*|repress\w*|destabili[sz]\w*|smaller|shorter|weaker|ineffective\w*|disrupt\w*|mitigat\w*|deplet\w*|decline|depriv\w*|stop\w*|limit\w*|restrict\w*|dysfunction\w*|deficien\w*|defect\w*|damag\w*|toxic\w*|fail\w*|resist\w*)\b/gi;
 const NULL_RE = /\b(no|not|nor|without)\s+(?:\w+\s+){0,3}?(effect|effects|difference|differences|association|associated|change|changes|changed|impact|influence|relationship|correlation|correlated|significant\w*|evidence|benefit|role|increase|decrease|reduction|improvement|affect\w*|alter\w*)\b|\b(similar|unchanged|comparable|unaffected|unaltered|independent(?:ly)? of|did not differ|same rate|neither)\b/i;
 const NEG_RE = /\b(not|no|never|neither|nor|cannot|without|none|fail(?:s|ed)? to|unable to|absence of)\b|n't\b/gi;
 
 /** Direction of a text: +1 more/increase, -1 less/decrease, 0 none or balanced. */
-function direction(text: string): number {
-  const up = (text.match(UP_RE) ?? []).length;
-  const down = (text.match(DOWN_RE) ?? []).length;
-  return Math.sign(up - down);
+function direction(text: string, by: VerdictOptions['directionBy']): number {
+  const up = [...text.matchAll(UP_RE)].map((m) => m.index!);
+  const down = [...text.matchAll(DOWN_RE)].map((m) => m.index!);
+  if (by === 'last') return Math.sign(Math.max(-1, ...up) - Math.max(-1, ...down));
+  return Math.sign(up.length - down.length);
 }
+
+/**
+ * A sentence that frames the study (its aim, design, setting or background) rather than stating a
+ * finding: it bears on no claim ("The objective of this study was to evaluate ...", "DESIGN Cohort study").
+ */
+const FRAMING_RE = /^(?:BACKGROUND|OBJECTIVES?|DESIGN|METHODS?|SETTING|PARTICIPANTS|CONTEXT|PURPOSE|AIMS?|INTRODUCTION|MAIN OUTCOME)\b|\b(?:objective|aim|purpose|goal)s?\s+(?:of\s+(?:this|the|our)\s+(?:study|work|trial)\s+)?(?:was|were|is|are)\s+to\b|^to\s+(?:explore|investigate|examine|determine|assess|evaluate|test|study|address|understand|characteri[sz]e)\b|\bwe\s+(?:studied|examined|investigated|explored|analy[sz]ed|evaluated|assessed|sought|aimed|asked|tested whether)\b|\bhere,?\s+we\s+(?:studied|examined|investigated|explored|analy[sz]ed)\b|\b(?:study|trial)\s+evaluating\b|\bremains?\s+(?:unclear|unknown|to be)\b|\bis\s+(?:unclear|unknown|poorly understood)\b|\bhas not been studied\b/i;
 
 const negated = (text: string) => (text.match(NEG_RE) ?? []).length % 2 === 1;
 
@@ -52,13 +61,15 @@ export function stanceOf(claim: string, sentence: string, o: VerdictOptions = DE
   const cw = [...new Set(contentWords(claim))];
   const have = new Set(contentWords(sentence));
   const shared = cw.filter((w) => have.has(w)).length;
-  if (cw.length === 0 || shared / cw.length < o.minOverlap) return 'neutral';
-  const claimNull = NULL_RE.test(claim);
+  if (cw.length === 0 || shared / cw.length < o.minOverlap || FRAMING_RE.test(sentence)) return 'neutral';
+  // A claim of no effect: a null-result phrase, or a negated direction ("does not enhance").
+  const claimNull = NULL_RE.test(claim) || (negated(claim) && direction(claim, o.directionBy) !== 0);
   const sentenceNull = NULL_RE.test(sentence);
   if (sentenceNull) return claimNull ? 'supports' : 'contradicts';
-  const sDir = direction(sentence);
-  const cDir = direction(claim);
-  if (claimNull) return sDir !== 0 || !negated(sentence) ? 'contradicts' : 'supports';
+  const sDir = direction(sentence, o.directionBy);
+  const cDir = direction(claim, o.directionBy);
+  // A claim of no effect: a sentence that finds a direction contradicts it; one without says nothing.
+  if (claimNull) return sDir !== 0 ? 'contradicts' : 'neutral';
   const cNeg = negated(claim);
   const sNeg = negated(sentence);
   if (sDir !== 0 && cDir !== 0) return sDir * (sNeg ? -1 : 1) === cDir * (cNeg ? -1 : 1) ? 'supports' : 'contradicts';

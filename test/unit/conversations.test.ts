@@ -9,6 +9,7 @@ import { budgetPassages } from '../../src/conversations/llm-answerer.js';
 import { ABSTENTION, DEFAULT_EXTRACTIVE_OPTIONS, ExtractiveAnswerer, MIN_DOCUMENTS_FOR_ABSTENTION } from '../../src/conversations/extractive.js';
 import { previewOf, slugOf, titleOf } from '../../src/conversations/conversation-service.js';
 import { clauseOf, continuing, groupByTerms } from '../../src/conversations/synthesis.js';
+import { claimOf, stanceOf, verdictOf } from '../../src/conversations/verdict.js';
 
 const NOW = Date.UTC(2026, 10, 25, 12) / 1000;
 const Y = (y: number) => Date.UTC(y, 0, 1) / 1000;
@@ -222,5 +223,55 @@ describe('an answer, not a list of quotes (ADR 0240)', () => {
   test('sentences that address the same question terms are grouped', () => {
     const items = [{ t: ['a', 'b'] }, { t: ['c'] }, { t: ['a', 'b', 'x'] }];
     assert.deepEqual(groupByTerms(items, (i) => new Set(i.t)).map((g) => g.length), [2, 1]);
+  });
+});
+
+describe('a verdict for claims (ADR 0241)', () => {
+  test('a claim is a statement or "Is it true that ..."; a question that asks is not', () => {
+    assert.equal(claimOf('Is it true that birth weight increases breast cancer risk?'), 'birth weight increases breast cancer risk');
+    assert.equal(claimOf('Bariatric surgery increases rates of colorectal cancer.'), 'Bariatric surgery increases rates of colorectal cancer');
+    assert.equal(claimOf('What is the capital of France?'), null);
+    assert.equal(claimOf('papers on hydrogen storage'), null);
+    assert.equal(claimOf('hydrogen'), null);
+  });
+
+  test('stance by cues: direction, negation, null results, framing sentences', () => {
+    const claim = 'Bariatric surgery increases rates of colorectal cancer';
+    assert.equal(stanceOf(claim, 'Bariatric surgery increased the rates of colorectal cancer in the cohort.'), 'supports');
+    assert.equal(stanceOf(claim, 'Bariatric surgery reduced the rates of colorectal cancer in the cohort.'), 'contradicts');
+    assert.equal(stanceOf(claim, 'Bariatric surgery did not increase rates of colorectal cancer.'), 'contradicts');
+    assert.equal(stanceOf(claim, 'No association was detected between bariatric surgery and colorectal cancer rates.'), 'contradicts');
+    assert.equal(stanceOf(claim, 'The objective of this study was to evaluate bariatric surgery and colorectal cancer rates.'), 'neutral');
+    assert.equal(stanceOf(claim, 'Salt caverns store hydrogen.'), 'neutral');
+    const nullClaim = 'Immunosuppressive therapy does not enhance cancer mortality';
+    assert.equal(stanceOf(nullClaim, 'Patients on immunosuppressive therapy had cancer mortality similar to others.'), 'supports');
+    assert.equal(stanceOf(nullClaim, 'Immunosuppressive therapy increased cancer mortality.'), 'contradicts');
+    assert.equal(stanceOf('Birth weight is negatively associated with breast cancer', 'Birth weight was positively associated with breast cancer risk.'), 'contradicts');
+  });
+
+  test('verdicts: supports, contradicts, mixed, insufficient', () => {
+    assert.equal(verdictOf(['supports', 'neutral']), 'supports');
+    assert.equal(verdictOf(['contradicts']), 'contradicts');
+    assert.equal(verdictOf(['supports', 'contradicts']), 'mixed');
+    assert.equal(verdictOf(['neutral']), 'insufficient');
+    assert.equal(verdictOf([]), 'insufficient');
+  });
+
+  test('a claim is answered with the synthesis, a verdict, and the cited sentences grouped by stance with markers', async () => {
+    const passage = (documentIndex: number, text: string): Passage => ({ number: documentIndex, documentIndex, snippetIndex: 0, documentId: `d${documentIndex}`, title: `T${documentIndex}`, field: 'abstract', text, fieldText: text, pinned: false });
+    const passages = [passage(1, 'Birth weight was positively associated with breast cancer risk in studies based on birth records. Birth length was also positively associated with breast cancer risk.')];
+    const deltas: string[] = [];
+    const r = await new ExtractiveAnswerer().answer({ question: 'Is it true that birth weight is negatively associated with breast cancer?', history: [], passages, maxContextLength: null, apiKey: null, signal: new AbortController().signal, onDelta: (t) => deltas.push(t) });
+    assert.equal(r.verdict, 'contradicts');
+    const paras = r.answer.split('\n\n');
+    assert.match(paras[0]!, /\[1\]\.$/);
+    assert.equal(paras[1], 'Verdict: the cited evidence contradicts the claim.');
+    assert.match(paras[2]!, /^Contradicts: Birth weight was positively associated .*\[1\]/);
+    for (const c of r.citations) assert.ok(passages[0]!.fieldText.includes(c.excerpt));
+    assert.equal(deltas.join(''), r.answer);
+    // A question that asks (not a claim) gets no verdict.
+    const q = await new ExtractiveAnswerer().answer({ question: 'How is birth weight associated with breast cancer?', history: [], passages, maxContextLength: null, apiKey: null, signal: new AbortController().signal, onDelta: () => {} });
+    assert.equal(q.verdict, undefined);
+    assert.doesNotMatch(q.answer, /Verdict/);
   });
 });
