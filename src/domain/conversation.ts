@@ -77,6 +77,10 @@ export interface CitationData {
   /** Verbatim text of the cited document (and of snippet `snippetIndex`). */
   excerpt: string;
   snippetIndex: number | null;
+  /** For an excerpt of a full text: its character offset in the text (not on the wire; ADR 0242). */
+  offset?: number;
+  /** For an excerpt of a full text: the heading of the section it falls in, or null (not on the wire; ADR 0242). */
+  section?: string | null;
 }
 
 export interface ResponseStepData {

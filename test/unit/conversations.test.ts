@@ -4,7 +4,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { classify, resolveDateExpression } from '../../src/conversations/classifier.js';
-import { anchorCitations, sentences, type Passage } from '../../src/conversations/passages.js';
+import { anchorCitations, sectionOf, sentences, type Passage } from '../../src/conversations/passages.js';
 import { budgetPassages } from '../../src/conversations/llm-answerer.js';
 import { ABSTENTION, DEFAULT_EXTRACTIVE_OPTIONS, ExtractiveAnswerer, MIN_DOCUMENTS_FOR_ABSTENTION } from '../../src/conversations/extractive.js';
 import { previewOf, slugOf, titleOf } from '../../src/conversations/conversation-service.js';
@@ -273,5 +273,25 @@ describe('a verdict for claims (ADR 0241)', () => {
     const q = await new ExtractiveAnswerer().answer({ question: 'How is birth weight associated with breast cancer?', history: [], passages, maxContextLength: null, apiKey: null, signal: new AbortController().signal, onDelta: () => {} });
     assert.equal(q.verdict, undefined);
     assert.doesNotMatch(q.answer, /Verdict/);
+  });
+});
+
+describe('full-text evidence (ADR 0242)', () => {
+  test('the section of an offset is the nearest Markdown heading before it', () => {
+    const text = '# Title\n\nIntro text.\n\n## 2. *Methods*\n\nWe did things.\n\n### 2.1 Sites\n\nNorth.';
+    assert.equal(sectionOf(text, text.indexOf('Intro')), 'Title');
+    assert.equal(sectionOf(text, text.indexOf('We did')), '2. Methods');
+    assert.equal(sectionOf(text, text.indexOf('North')), '2.1 Sites');
+    assert.equal(sectionOf('No headings here.', 3), null);
+  });
+
+  test('a citation of a body passage records its offset and section; an abstract citation neither', () => {
+    const body = '# Report\n\n## Leaching\n\nThe boreholes were flushed with warm brine.';
+    const p: Passage = { number: 1, documentIndex: 1, snippetIndex: 0, documentId: 'd1', title: 'R', field: 'body', text: 'The boreholes were flushed with warm brine.', fieldText: body, pinned: false };
+    const r = anchorCitations('The boreholes were flushed with warm brine [1].', [p]);
+    assert.equal(r.citations[0]!.section, 'Leaching');
+    assert.equal(r.citations[0]!.offset, body.indexOf('The boreholes'));
+    const a = anchorCitations('The boreholes were flushed with warm brine [1].', [{ ...p, field: 'abstract', fieldText: p.text }]);
+    assert.equal(a.citations[0]!.section, undefined);
   });
 });
