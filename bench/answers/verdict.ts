@@ -71,7 +71,7 @@ export async function verdictBenchmark(dataDir: string) {
   const tune = labels.items.filter((_, i) => i % 2 === 0);
   const report = labels.items.filter((_, i) => i % 2 === 1);
   const grid: VerdictOptions[] = [];
-  for (const minOverlap of [0.15, 0.2, 0.25, 0.3, 0.4, 0.5]) for (const undirectedSupports of [true, false]) for (const anyContradictionMixes of [false, true]) for (const directionBy of ['sum', 'last'] as const) grid.push({ minOverlap, undirectedSupports, anyContradictionMixes, directionBy });
+  for (const minOverlap of [0.15, 0.2, 0.25, 0.3, 0.4, 0.5]) for (const undirectedSupports of [true, false]) for (const anyContradictionMixes of [false, true]) for (const directionBy of ['sum', 'last'] as const) for (const decideBy of ['count', 'closest'] as const) grid.push({ minOverlap, undirectedSupports, anyContradictionMixes, directionBy, decideBy });
   let best: { o: VerdictOptions; f1: number } | null = null;
   const sweep = [];
   for (const o of grid) {

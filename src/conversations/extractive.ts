@@ -10,7 +10,7 @@
 import type { Answerer, AnswerInput, AnswerOutput, LexicalModel } from './answerer.js';
 import { anchorCitations, contentWords, sentences, type Passage } from './passages.js';
 import { clauseOf, continuing, groupByTerms, opening } from './synthesis.js';
-import { claimOf, DEFAULT_VERDICT_OPTIONS, STANCE_LABEL, stanceOf, VERDICT_TEXT, verdictOf, type Stance, type VerdictOptions } from './verdict.js';
+import { claimOf, claimOverlap, DEFAULT_VERDICT_OPTIONS, STANCE_LABEL, stanceOf, VERDICT_TEXT, verdictOf, type Stance, type VerdictOptions } from './verdict.js';
 
 export const EXTRACTIVE_MODEL_NAME = 'lectern-extractive';
 /** Sentences in an answer. */
@@ -199,7 +199,7 @@ export class ExtractiveAnswerer implements Answerer {
     // labelled, and a verdict paragraph after the synthesis.
     const claim = claimOf(input.question);
     const stances = claim === null ? [] : picked.map((c) => stanceOf(claim, c.s, this.verdictOptions));
-    const verdict = claim === null ? undefined : verdictOf(stances, this.verdictOptions);
+    const verdict = claim === null ? undefined : verdictOf(stances, this.verdictOptions, picked.map((c) => claimOverlap(claim, c.s)));
     const stanceOrder: Stance[] = ['supports', 'contradicts', 'neutral'];
     const groups = claim === null ? groupByTerms(picked, questionTerms) : stanceOrder.map((st) => picked.filter((_, i) => stances[i] === st)).filter((g) => g.length > 0);
     const labels = claim === null ? groups.map(() => '') : groups.map((g) => `${STANCE_LABEL[stances[picked.indexOf(g[0]!)]!]} `);

@@ -18,10 +18,12 @@ export interface VerdictOptions {
   anyContradictionMixes: boolean;
   /** A text's direction: the balance of its cue words ('sum') or its last cue word ('last': the effect verb usually follows its subject, "enhancing X reduced Y"). */
   directionBy: 'sum' | 'last';
+  /** Supporting and contradicting sentences both present: 'count' weighs them by number, 'closest' lets the sentence sharing most of the claim's words decide. */
+  decideBy: 'count' | 'closest';
 }
 
 /** Chosen on the tuning half of bench/answers/verdict-labels.json (bench/answers/run.ts --verdict). */
-export const DEFAULT_VERDICT_OPTIONS: VerdictOptions = { minOverlap: 0.3, undirectedSupports: true, anyContradictionMixes: false, directionBy: 'last' };
+export const DEFAULT_VERDICT_OPTIONS: VerdictOptions = { minOverlap: 0.3, undirectedSupports: true, anyContradictionMixes: false, directionBy: 'last', decideBy: 'closest' };
 
 const UP_RE = /\b(increas\w*|enhanc\w*|promot\w*|improv\w*|elevat\w*|higher|greater|more|rais\w*|augment\w*|accelerat\w*|stimulat\w*|induc\w*|activat\w*|potentiat\w*|up-?regulat\w*|positive(?:ly)?|exacerbat\w*|worsen\w*|boost\w*|amplif\w*|encourag\w*|restor\w*|requir\w*|necessary|essential|sufficient|caus\w*|lead[s]?|led|drives?|driv\w*|faster|longer|larger|stronger|efficient\w*|effective\w*|benefi\w*|protect\w*|stabili[sz]\w*|catalyz\w*|catalys\w*|facilitat\w*|support\w*|gain\w*)\b/gi;
 const DOWN_RE = /\b(decreas\w*|reduc\w*|lower\w*|less|fewer|inhibit\w*|suppress\w*|impair\w*|attenuat\w*|diminish\w*|declin\w*|down-?regulat\w*|block\w*|prevent\w*|slow\w*|negative(?:ly)?|lack\w*|loss|lost|los[ei]\w*|delay\w*|abolish\w*|abrogat\w*|repress\w*|destabili[sz]\w*|smaller|shorter|weaker|ineffective\w*|disrupt\w*|mitigat\w*|deplet\w*|decline|depriv\w*|stop\w*|limit\w*|restrict\w*|dysfunction\w*|deficien\w*|defect\w*|damag\w*|toxic\w*|fail\w*|resist\w*)\b/gi;
@@ -77,11 +79,24 @@ export function stanceOf(claim: string, sentence: string, o: VerdictOptions = DE
   return o.undirectedSupports ? 'supports' : 'neutral';
 }
 
-/** The verdict of the stances of the cited sentences. */
-export function verdictOf(stances: readonly Stance[], o: VerdictOptions = DEFAULT_VERDICT_OPTIONS): Verdict {
+/** Share of the claim's content words found in a sentence. */
+export function claimOverlap(claim: string, sentence: string): number {
+  const cw = [...new Set(contentWords(claim))];
+  const have = new Set(contentWords(sentence));
+  return cw.length === 0 ? 0 : cw.filter((w) => have.has(w)).length / cw.length;
+}
+
+/** The verdict of the stances of the cited sentences (`closeness`: each sentence's claimOverlap, for decideBy 'closest'). */
+export function verdictOf(stances: readonly Stance[], o: VerdictOptions = DEFAULT_VERDICT_OPTIONS, closeness: readonly number[] = []): Verdict {
   const s = stances.filter((x) => x === 'supports').length;
   const c = stances.filter((x) => x === 'contradicts').length;
   if (s === 0 && c === 0) return 'insufficient';
+  if (s > 0 && c > 0 && o.decideBy === 'closest' && !o.anyContradictionMixes) {
+    let best = -1;
+    let pick = 0;
+    for (let i = 0; i < stances.length; i++) if (stances[i] !== 'neutral' && (closeness[i] ?? 0) > best) (best = closeness[i] ?? 0), (pick = i);
+    return stances[pick] === 'supports' ? 'supports' : 'contradicts';
+  }
   if (s > 0 && c > 0) return o.anyContradictionMixes || s === c ? 'mixed' : s > c ? 'supports' : 'contradicts';
   return s > 0 ? 'supports' : 'contradicts';
 }

@@ -9,7 +9,7 @@ import { budgetPassages } from '../../src/conversations/llm-answerer.js';
 import { ABSTENTION, DEFAULT_EXTRACTIVE_OPTIONS, ExtractiveAnswerer, MIN_DOCUMENTS_FOR_ABSTENTION } from '../../src/conversations/extractive.js';
 import { previewOf, slugOf, titleOf } from '../../src/conversations/conversation-service.js';
 import { clauseOf, continuing, groupByTerms } from '../../src/conversations/synthesis.js';
-import { claimOf, stanceOf, verdictOf } from '../../src/conversations/verdict.js';
+import { claimOf, DEFAULT_VERDICT_OPTIONS, stanceOf, verdictOf } from '../../src/conversations/verdict.js';
 
 const NOW = Date.UTC(2026, 10, 25, 12) / 1000;
 const Y = (y: number) => Date.UTC(y, 0, 1) / 1000;
@@ -252,7 +252,11 @@ describe('a verdict for claims (ADR 0241)', () => {
   test('verdicts: supports, contradicts, mixed, insufficient', () => {
     assert.equal(verdictOf(['supports', 'neutral']), 'supports');
     assert.equal(verdictOf(['contradicts']), 'contradicts');
-    assert.equal(verdictOf(['supports', 'contradicts']), 'mixed');
+    // Both present: by default (tuned) the sentence closest to the claim decides; counted, a tie is mixed.
+    assert.equal(verdictOf(['supports', 'contradicts'], undefined, [0.4, 0.8]), 'contradicts');
+    assert.equal(verdictOf(['supports', 'contradicts'], undefined, [0.9, 0.8]), 'supports');
+    assert.equal(verdictOf(['supports', 'contradicts'], { ...DEFAULT_VERDICT_OPTIONS, decideBy: 'count' }), 'mixed');
+    assert.equal(verdictOf(['supports', 'supports', 'contradicts'], { ...DEFAULT_VERDICT_OPTIONS, anyContradictionMixes: true }), 'mixed');
     assert.equal(verdictOf(['neutral']), 'insufficient');
     assert.equal(verdictOf([]), 'insufficient');
   });
