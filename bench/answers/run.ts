@@ -278,7 +278,7 @@ if (args.includes('--verdict')) {
   const v = await verdictBenchmark(evalDataDir());
   console.log(JSON.stringify({ ...v, sweep: undefined, report_items: undefined }, null, 2));
   if (args.includes('--write')) {
-    writeFileSync(join(repoRoot, 'bench', 'results', 'answers-verdict.json'), JSON.stringify({ benchmark: 'answers-verdict', answerer: 'lectern-extractive', target_macro_f1: 0.7, ...v, machine: m, load_average_at_end: (await import('node:os')).loadavg().map((x) => round(x, 2)) }, null, 1) + '\n');
+    writeFileSync(join(repoRoot, 'bench', 'results', 'answers-verdict.json'), JSON.stringify({ benchmark: 'answers-verdict', answerer: 'lectern-extractive', target_macro_f1: 0.7, ...v, note: 'quality only (no timings); run on a shared machine loaded by other work', machine: m, load_average_at_end: (await import('node:os')).loadavg().map((x) => round(x, 2)) }, null, 1) + '\n');
   }
 } else if (args.includes('--sweep')) {
   const cal = qs.filter((q) => q.part === 'calibrate');
