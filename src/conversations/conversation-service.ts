@@ -451,6 +451,7 @@ export class ConversationService {
       documents: docs,
       trajectoryId: randomUUID(),
       ...(out.answerability !== undefined ? { answerability: Math.round(out.answerability * 1e4) / 1e4, abstained: out.abstained ?? false } : {}),
+      ...(out.verdict !== undefined ? { verdict: out.verdict } : {}),
     };
     return { response, documents };
   }
