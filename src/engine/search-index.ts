@@ -1104,7 +1104,8 @@ export class SearchIndex {
     // a long query is evaluated pruned, never refused (ADR 0231): its most common words are left out
     let pruning: PrunedQuery | null = null;
     if (q.budget) {
-      const p = pruneQuery(ownWords, (t) => this.docFreq(t), q.budget);
+      // a shard prunes by the corpus's document frequencies (the DFS phase), so every shard leaves out the same words
+      const p = pruneQuery(ownWords, (t) => (q.globalStats ? (q.globalStats.df[t] ?? 0) : this.docFreq(t)), q.budget);
       if (p.dropped.length > 0) {
         pruning = p;
         ownWords = p.parsed;
