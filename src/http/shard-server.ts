@@ -2,6 +2,7 @@
 // calls of the ShardClient port over HTTP, for the coordinators of the `api` nodes.
 //   POST /internal/v1/shards/{shard}/stats    ShardStatsRequest  -> ShardStatsResponse
 //   POST /internal/v1/shards/{shard}/search   ShardSearchRequest -> ShardSearchResponse
+//   POST /internal/v1/shards/{shard}/vectors  ShardVectorRequest -> ShardVectorResponse (dense channels)
 //   GET  /internal/v1/health                  -> { status: "ok", shards: [...] }
 // A separate Fastify app on its own port (cluster.search_listen), never the public API: it is not in
 // /openapi.json, and every call must carry `Authorization: Bearer <cluster secret>` (compared in
@@ -11,7 +12,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { AppError } from '../domain/errors.js';
 import type { ShardSearcher } from '../search/shard-searcher.js';
-import type { ShardSearchRequest, ShardStatsRequest } from '../ports/shard-client.js';
+import type { ShardSearchRequest, ShardStatsRequest, ShardVectorRequest } from '../ports/shard-client.js';
 import { installErrorHandling } from './errors.js';
 import { installValidation } from './validation.js';
 import { presentedCredential } from './server.js';
@@ -88,6 +89,25 @@ export const ShardSearchBody = Type.Object(
   { additionalProperties: false },
 );
 
+export const ShardVectorBody = Type.Object(
+  {
+    index: IndexName,
+    query: Type.Object(
+      {
+        vector: Type.Array(Num, { minItems: 1, maxItems: 8192 }),
+        method: Type.Union([Type.Literal('exact'), Type.Literal('binary'), Type.Literal('auto')]),
+        limit: Type.Integer({ minimum: 1, maximum: 500 }),
+        filters: Type.Optional(Filters),
+        collapseByWorkKey: Type.Optional(Type.Boolean()),
+        passagesPerHit: Type.Optional(Type.Integer({ minimum: 0, maximum: 10 })),
+        rescore: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+
 const ShardParams = Type.Object({ shard: Type.Integer({ minimum: 0, maximum: 4095 }) });
 
 const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
@@ -132,6 +152,11 @@ export function shardRoutes(opts: ShardServerOptions): (app: FastifyInstance) =>
         '/internal/v1/shards/:shard/search',
         { config: route, bodyLimit: BODY_LIMIT, schema: { hide: true, params: ShardParams, body: ShardSearchBody } },
         async (request) => searcherOf(request.params.shard).search(request.body as ShardSearchRequest),
+      );
+      app.post<{ Params: Static<typeof ShardParams>; Body: Static<typeof ShardVectorBody> }>(
+        '/internal/v1/shards/:shard/vectors',
+        { config: route, bodyLimit: BODY_LIMIT, schema: { hide: true, params: ShardParams, body: ShardVectorBody } },
+        async (request) => searcherOf(request.params.shard).vectors(request.body as ShardVectorRequest),
       );
     });
   };

@@ -46,6 +46,33 @@ export interface ShardSearchResponse {
   us: number;
 }
 
+/**
+ * The dense channels' call (`short_document`, `binary`; issue 24, ADR 0246): the query vector computed at
+ * the coordinator, the shard's top k of its documents' vectors. Vectors and cosine scores are per
+ * document (no corpus statistics), so merging the shards' top k by (score desc, id asc) is one index's.
+ */
+export interface ShardVectorRequest {
+  index: IndexName;
+  query: {
+    /** The unit query vector (float32 values; JSON numbers over HTTP, exact both ways). */
+    vector: number[];
+    method: 'exact' | 'binary' | 'auto';
+    limit: number;
+    filters?: EngineQuery['filters'];
+    collapseByWorkKey?: boolean;
+    passagesPerHit?: number;
+    rescore?: number;
+  };
+}
+
+export interface ShardVectorResponse {
+  shard: number;
+  node: string;
+  /** The shard's dense top k from offset 0, with what it scanned and rescored. */
+  result: EngineResult & { scanned: number; missingSegments: number; method: string; rescored: number };
+  us: number;
+}
+
 /** Per-call options. */
 export interface ShardCallOptions {
   /** Aborts the call (the coordinator's hedge or deadline); the promise then rejects. */
@@ -60,6 +87,8 @@ export interface ShardClient {
   readonly node: string;
   stats(req: ShardStatsRequest, opts?: ShardCallOptions): Promise<ShardStatsResponse>;
   search(req: ShardSearchRequest, opts?: ShardCallOptions): Promise<ShardSearchResponse>;
+  /** The shard's dense top k (ADR 0246). */
+  vectors(req: ShardVectorRequest, opts?: ShardCallOptions): Promise<ShardVectorResponse>;
   /** Releases what the client holds (kept-alive connections); calls after it may fail. */
   close?(): void;
 }

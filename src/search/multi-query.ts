@@ -56,15 +56,36 @@ export interface SubQueryTrace {
  * sub-query per generated dimension, each an engine search of `base.limit` hits, combined per document.
  */
 export function multiQuerySearch(index: SearchIndex, base: EngineQuery, dims: readonly SparseDim[], heapFactor: number, p: CombinerParams): { result: EngineResult; subQueries: SubQueryTrace[] } {
-  const limit = base.limit ?? 10;
   const main = index.search({ ...base, heapFactor });
-  const generated = dims.filter((d) => !d.own && d.weight > 0);
-  if (generated.length === 0) return { result: main, subQueries: [{ sub_query: 'query', weight: 1, hits: main.hits.length }] };
+  const subs = subQueriesOf(base, dims, heapFactor).map((s) => ({ ...s, result: index.search(s.query) }));
+  return combineSubQueries(base, main, subs, p);
+}
+
+/**
+ * The same multi-query retrieval with each engine search done by `search` (a cluster's coordinator:
+ * every sub-query is a DFS-then-query over the shards, so each list is one index's; ADR 0246). The
+ * sub-queries run concurrently; the combination is the one above.
+ */
+export async function multiQuerySearchWith(search: (q: EngineQuery) => Promise<EngineResult>, base: EngineQuery, dims: readonly SparseDim[], heapFactor: number, p: CombinerParams): Promise<{ result: EngineResult; subQueries: SubQueryTrace[]; main: EngineResult }> {
+  const subQueries = subQueriesOf(base, dims, heapFactor);
+  const [main, ...rest] = await Promise.all([search({ ...base, heapFactor }), ...subQueries.map((s) => search(s.query))]);
+  return { ...combineSubQueries(base, main!, subQueries.map((s, i) => ({ ...s, result: rest[i]! })), p), main: main! };
+}
+
+/** One engine query per generated dimension (a single weighted term). */
+function subQueriesOf(base: EngineQuery, dims: readonly SparseDim[], heapFactor: number): { term: string; weight: number; query: EngineQuery }[] {
+  return dims.filter((d) => !d.own && d.weight > 0).map((d) => ({ term: d.term, weight: d.weight, query: { ...base, text: '', expansion: [{ term: d.term, weight: 1 }], heapFactor, explain: false, trace: false } }));
+}
+
+/** Combines the query's result and its sub-queries' results per document (the combiner above). */
+function combineSubQueries(base: EngineQuery, main: EngineResult, subs: readonly { term: string; weight: number; result: EngineResult }[], p: CombinerParams): { result: EngineResult; subQueries: SubQueryTrace[] } {
+  const limit = base.limit ?? 10;
+  if (subs.length === 0) return { result: main, subQueries: [{ sub_query: 'query', weight: 1, hits: main.hits.length }] };
   const lists: { weight: number; hits: EngineHit[] }[] = [{ weight: 1, hits: main.hits }];
   const traces: SubQueryTrace[] = [{ sub_query: 'query', weight: 1, hits: main.hits.length }];
   let total = main.totalHits;
-  for (const d of generated) {
-    const r = index.search({ ...base, text: '', expansion: [{ term: d.term, weight: 1 }], heapFactor, explain: false, trace: false });
+  for (const d of subs) {
+    const r = d.result;
     lists.push({ weight: d.weight, hits: r.hits });
     traces.push({ sub_query: d.term, weight: Number(d.weight.toFixed(4)), hits: r.hits.length });
     total = Math.max(total, r.totalHits);

@@ -12,7 +12,7 @@
 import { performance } from 'node:perf_hooks';
 import type { IndexName } from '../domain/document.js';
 import { resolveRankingMode, sumCorpusStats, type CorpusStats, type EngineQuery, type EngineResult } from '../engine/index.js';
-import type { ShardClient, ShardDirectory, ShardQuery } from '../ports/shard-client.js';
+import type { ShardClient, ShardDirectory, ShardQuery, ShardVectorRequest, ShardVectorResponse } from '../ports/shard-client.js';
 import { mergeShardResults } from './shard-merge.js';
 
 export interface ScatterOptions {
@@ -40,6 +40,12 @@ export interface ShardTrace {
   /** Why the shard is missing, when it is. */
   error?: string;
 }
+
+/** The dense channels' query at the coordinator (the vector computed there: ADR 0246). */
+export type ScatterVectorQuery = Omit<ShardVectorRequest['query'], 'vector'> & { vector: Float32Array };
+
+/** A dense channel's merged result (what SearchIndex.searchVectors answers, summed over shards). */
+export type VectorResult = ShardVectorResponse['result'];
 
 export interface ScatterResult {
   result: EngineResult;
@@ -216,6 +222,52 @@ export class ScatterGather {
     const result = mergeShardResults(answered, offset, limit);
     if (answered.length === 0) result.rankingMode = resolveRankingMode(q);
     if (missingShards.length > 0) result.totalHitsExact = false;
+    return { result, shards: traces, missingShards };
+  }
+
+  /**
+   * The sharded equivalent of `SearchIndex.searchVectors(q)` (the dense channels, ADR 0246): one replica
+   * of every shard, hedged, returns its top `limit` by cosine; merged by (score desc, id asc). A cosine is
+   * a function of the document's vector alone, so with an exact scan on every shard the merge is one
+   * index's top k; `scanned` and totals add up.
+   */
+  async searchVectors(index: IndexName, q: ScatterVectorQuery): Promise<{ result: VectorResult; shards: ShardTrace[]; missingShards: number[] }> {
+    const turn = this.#turn++;
+    const shards = Array.from({ length: this.directory.shards }, (_, s) => s);
+    const traces: ShardTrace[] = shards.map((shard) => ({ shard, node: null, stats_us: null, search_us: null, engine_us: null, hedged: 0, total_hits: null, hits: null }));
+    const req: ShardVectorRequest = { index, query: { ...q, vector: Array.from(q.vector) } };
+    const results = await Promise.all(
+      shards.map(async (s): Promise<VectorResult | null> => {
+        const t = performance.now();
+        try {
+          const r = await this.#hedged(this.#order(s, turn), (c, signal) => c.vectors(req, { signal }));
+          const tr = traces[s]!;
+          tr.search_us = Math.round((performance.now() - t) * 1000);
+          tr.engine_us = Math.round(r.value.us);
+          tr.hedged += r.extra;
+          tr.node = r.value.node;
+          tr.total_hits = r.value.result.totalHits;
+          tr.hits = r.value.result.hits.length;
+          return r.value.result;
+        } catch (e) {
+          traces[s]!.error = `vectors: ${reason(e)}`;
+          return null;
+        }
+      }),
+    );
+    const answered = results.filter((r): r is VectorResult => r !== null);
+    const missingShards = shards.filter((s) => results[s] === null);
+    const merged = mergeShardResults(answered, 0, q.limit);
+    if (missingShards.length > 0) merged.totalHitsExact = false;
+    const methods = [...new Set(answered.map((r) => r.method))];
+    const result: VectorResult = {
+      ...merged,
+      rankingMode: 'documents',
+      scanned: answered.reduce((n, r) => n + r.scanned, 0),
+      missingSegments: answered.reduce((n, r) => n + r.missingSegments, 0),
+      rescored: answered.reduce((n, r) => n + r.rescored, 0),
+      method: methods.length === 1 ? methods[0]! : methods.length === 0 ? q.method : methods.join('+'),
+    };
     return { result, shards: traces, missingShards };
   }
 }

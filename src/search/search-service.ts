@@ -31,7 +31,7 @@ import type { IndexSet } from './index-set.js';
 import { denseDocumentVector, denseQueryVector, denseSearch, sparseQueryVector, withFeedback, type SparseParams } from './channels.js';
 import { defaultSearchRequest, type SearchExecution, type SearchExecutor, type SearchHit, type SearchRequest, type SearchResult } from './search-types.js';
 import { runSparseChannel } from './sparse-channel.js';
-import type { ScatterResult } from './scatter-gather.js';
+import type { ScatterResult, ScatterVectorQuery, VectorResult } from './scatter-gather.js';
 import { checkWorkBudget, FairScheduler, type SearchTicket, type WorkBudget } from './work-budget.js';
 import type { ActivityCounts } from '../ports/activity-store.js';
 import { candidateScores, featureRow, type Candidate, type FeatureGroup } from '../ranking/features.js';
@@ -102,6 +102,8 @@ export interface ShardedLexicalSearch {
   /** Shards per index. */
   readonly shards: number;
   search(index: IndexName, q: EngineQuery): Promise<ScatterResult>;
+  /** The dense channels over the shards (ADR 0246). */
+  searchVectors(index: IndexName, q: ScatterVectorQuery): Promise<{ result: VectorResult; shards: ScatterResult['shards']; missingShards: number[] }>;
 }
 
 /** How the caller wants a search's result. */
@@ -317,7 +319,19 @@ export class SearchService {
         const sparse = this.d.indexes.sparse(name);
         if (sparse) {
           const combinerParams = { combiner: r.combiner, decay: r.combinerDecay, temperature: r.combinerTemperature, topK: r.combinerTopK };
-          const run = await runSparseChannel(sparse, index, base, r.query, r.possibleLanguages, sparseParams, combinerParams);
+          // cluster: the query and every sub-query are DFS-then-query searches over the shards (ADR 0246)
+          const shards = this.d.shards;
+          const shardTraces: ScatterResult['shards'][] = [];
+          const viaShards = shards && !sparse.tokenVector
+            ? async (q: EngineQuery): Promise<EngineResult> => {
+                const sh = await shards.search(name, q);
+                shardTraces.push(sh.shards);
+                for (const shard of sh.missingShards) if (!missingShards.some((m) => m.index === name && m.shard === shard)) missingShards.push({ index: name, shard });
+                return sh.result;
+              }
+            : undefined;
+          const run = await runSparseChannel(sparse, index, base, r.query, r.possibleLanguages, sparseParams, combinerParams, viaShards);
+          if (viaShards) run.detail = { ...run.detail, shards: shardTraces[0] ?? [], shard_calls: shardTraces.length };
           embedUs += run.embedUs;
           // sparse_nomination (interface): on for passage ranking, off for whole-document ranking
           const nominates = r.mode === 'sparse' || (r.sparseNomination ?? run.result.rankingMode === 'passages');
@@ -338,11 +352,20 @@ export class SearchService {
           // (fast-scan kernel, ADR 0140) + float rescoring, recall@10 >= 0.95 against exact (ADR 0103);
           // IVF is not used (ADR 0101)
           const method = r.mode === 'binary' ? 'binary' : 'auto';
-          const [result, us] = timed(() =>
-            vector === null
-              ? { hits: [], totalHits: 0, totalHitsExact: true, hasMore: false, rankingMode: 'documents' as const, scanned: 0, missingSegments: 0, method, rescored: 0 }
-              : denseSearch(index, vector, method, { limit: base.limit ?? 10, ...(base.filters ? { filters: base.filters } : {}), collapseByWorkKey: base.collapseByWorkKey ?? false, passagesPerHit: base.passagesPerHit ?? 3 }),
-          );
+          const empty = { hits: [], totalHits: 0, totalHitsExact: true, hasMore: false, rankingMode: 'documents' as const, scanned: 0, missingSegments: 0, method, rescored: 0 };
+          const denseQ = { limit: base.limit ?? 10, ...(base.filters ? { filters: base.filters } : {}), collapseByWorkKey: base.collapseByWorkKey ?? false, passagesPerHit: base.passagesPerHit ?? 3 };
+          let result: ReturnType<typeof denseSearch> | VectorResult;
+          let us: number;
+          let denseShards: ScatterResult['shards'] | null = null;
+          if (this.d.shards && vector !== null) {
+            // cluster: every shard's top k by cosine, merged (vectors are per document: exact; ADR 0246)
+            const t = performance.now();
+            const sh = await this.d.shards.searchVectors(name, { vector, method, ...denseQ });
+            us = (performance.now() - t) * 1000;
+            result = sh.result;
+            denseShards = sh.shards;
+            for (const shard of sh.missingShards) if (!missingShards.some((m) => m.index === name && m.shard === shard)) missingShards.push({ index: name, shard });
+          } else [result, us] = timed(() => (vector === null ? empty : denseSearch(index, vector, method, denseQ)));
           runs.push({
             index: name,
             channel: method === 'binary' ? 'binary' : 'short_document',
@@ -350,7 +373,7 @@ export class SearchService {
             weight: r.mode === 'hybrid' ? (dense.kind === 'encoder' ? ENCODER_RRF_WEIGHT : DENSE_RRF_WEIGHT) : 1,
             nominates: true,
             us,
-            detail: { model_sha256: dense.id, model: dense.kind === 'encoder' ? `onnx encoder (${dense.dims} dims)` : 'corpus-trained', method: result.method, scanned: result.scanned, ...(result.method === 'binary' || result.method === 'quantized' ? { rescored: result.rescored, ...('kernel' in result && result.kernel !== undefined ? { kernel: result.kernel } : {}) } : {}), segments_without_vectors: result.missingSegments, ...(vector === null ? { note: 'no query term is known to the dense model: no candidates' } : {}) },
+            detail: { model_sha256: dense.id, model: dense.kind === 'encoder' ? `onnx encoder (${dense.dims} dims)` : 'corpus-trained', method: result.method, scanned: result.scanned, ...(result.method === 'binary' || result.method === 'quantized' ? { rescored: result.rescored, ...('kernel' in result && result.kernel !== undefined ? { kernel: result.kernel } : {}) } : {}), segments_without_vectors: result.missingSegments, ...(vector === null ? { note: 'no query term is known to the dense model: no candidates' } : {}), ...(denseShards ? { shards: denseShards } : {}) },
           });
         } else if (r.mode === 'hybrid') unconfigured.push(`short_document:${name}`);
       }

@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { INDEX_NAMES, type IndexName } from '../domain/document.js';
 import { AppError } from '../domain/errors.js';
 import type { EngineQuery, SearchIndex } from '../engine/index.js';
-import type { ShardCallOptions, ShardClient, ShardSearchRequest, ShardSearchResponse, ShardStatsRequest, ShardStatsResponse } from '../ports/shard-client.js';
+import type { ShardCallOptions, ShardClient, ShardSearchRequest, ShardSearchResponse, ShardStatsRequest, ShardStatsResponse, ShardVectorRequest, ShardVectorResponse } from '../ports/shard-client.js';
 
 /** Most hits a shard returns (the engine's own bound: offset + limit <= 500). */
 export const SHARD_MAX_HITS = 500;
@@ -37,6 +37,17 @@ export class ShardSearcher {
     const result = this.#index(req.index).search(q);
     return { shard: this.shard, node: 'local', result, us: (performance.now() - t) * 1000 };
   }
+
+  /** The dense channels' shard call (ADR 0246): the shard's top k by cosine of its documents' vectors. */
+  vectors(req: ShardVectorRequest): ShardVectorResponse {
+    const t = performance.now();
+    const q = req.query;
+    if (q.limit > SHARD_MAX_HITS) throw new AppError('validation_failed', `limit must not exceed ${SHARD_MAX_HITS}.`);
+    const index = this.#index(req.index);
+    const r = index.searchVectors({ vector: Float32Array.from(q.vector), method: q.method, limit: q.limit, ...(q.filters ? { filters: q.filters } : {}), collapseByWorkKey: q.collapseByWorkKey ?? false, passagesPerHit: q.passagesPerHit ?? 3, ...(q.rescore !== undefined ? { rescore: q.rescore } : {}) });
+    const { kernel: _k, ...result } = r;
+    return { shard: this.shard, node: 'local', result, us: (performance.now() - t) * 1000 };
+  }
 }
 
 const aborted = (signal: AbortSignal | undefined): Error | null => (signal?.aborted ? (signal.reason instanceof Error ? signal.reason : new Error('shard call aborted')) : null);
@@ -61,5 +72,11 @@ export class InProcessShardClient implements ShardClient {
     const a = aborted(opts.signal);
     if (a) throw a;
     return { ...this.searcher.search(req), node: this.node };
+  }
+
+  async vectors(req: ShardVectorRequest, opts: ShardCallOptions = {}): Promise<ShardVectorResponse> {
+    const a = aborted(opts.signal);
+    if (a) throw a;
+    return { ...this.searcher.vectors(req), node: this.node };
   }
 }

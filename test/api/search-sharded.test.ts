@@ -153,3 +153,89 @@ test('role api: refuses to start without a cluster secret; with cluster.search_n
     await app.dispose();
   }
 });
+
+// Every search mode over 2 shards (ADR 0246): the sparse channel's query and sub-queries are DFS-then-query
+// searches on the shards; the dense channels' query vector goes to every shard, whose top k by cosine
+// are merged; the api node fuses them (RRF) as one node does. The corpus models are trained once from
+// the store and every node loads the same files (here: the shards install the api node's trained models).
+describe('every search mode over 2 shards (in-process) equals one node, with trained corpus models', () => {
+  const heart = ['Heart attack outcomes in adults', 'Myocardial infarction after surgery', 'Cardiac arrest and heart failure', 'Coronary artery disease and myocardial damage'];
+  const heartAbs = ['Myocardial infarction (heart attack) follows coronary occlusion; cardiac troponin rises.', 'Patients with heart failure after myocardial infarction; coronary reperfusion and cardiac outcomes.'];
+  const rock = ['Sandstone porosity', 'Reservoir rock permeability', 'Sediment and sandstone diagenesis', 'Porous rock reservoir pressure'];
+  const rockAbs = ['Sandstone porosity and permeability of reservoir rock; sediment compaction.', 'Diagenesis of sediment reduces porosity; reservoir rock pressure and permeability.'];
+  const docs = Array.from({ length: 90 }, (_, i) => {
+    const h = i % 2 === 0;
+    return doc(`c${i}`, { title: `${(h ? heart : rock)[(i >> 1) % 4]} ${i}`, abstract: `${(h ? heartAbs : rockAbs)[(i >> 3) % 2]} Study ${i} of ${(h ? rock : heart)[i % 4]!.toLowerCase()}.`, type: i % 4 === 0 ? 'review' : 'journal-article', language: 'en', uris: [`doi://10.1000/c.${i}`] });
+  });
+  let one: TestApp;
+  let sharded: TestApp;
+  let keyOne: string;
+  let keySharded: string;
+  const shardSets: IndexSet[] = [];
+  const dirs: string[] = [];
+  before(async () => {
+    one = await testApp();
+    const byShard: ShardClient[][] = [[], []];
+    sharded = await testApp({}, { shardDirectory: new StaticShardDirectory(2, byShard) });
+    for (const app of [one, sharded]) {
+      await seed(app, docs);
+      await app.indexes!.catchUp();
+      await app.corpusModels.train('documents');
+      app.refreshModels();
+    }
+    for (let s = 0; s < 2; s++) {
+      const dir = mkdtempSync(join(tmpdir(), 'lectern-shard-'));
+      dirs.push(dir);
+      const set = IndexSet.open(fsIndexDirectories(dir), shardOfStore(sharded.storage.documents, s, 2), sharded.clock);
+      await set.catchUp();
+      // the shard loads the models trained from the store (the same files every node reads)
+      set.setModels('documents', sharded.corpusModels.load('documents'));
+      shardSets.push(set);
+      byShard[s]!.push(new InProcessShardClient(new ShardSearcher(s, set)));
+    }
+    keyOne = (await one.account({ credits: 100_000 })).key;
+    keySharded = (await sharded.account({ credits: 100_000 })).key;
+  });
+  after(async () => {
+    for (const s of shardSets) s.close();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    await one.dispose();
+    await sharded.dispose();
+  });
+
+  const search = async (app: TestApp, key: string, body: Record<string, unknown>) => {
+    const res = await app.http.inject({ method: 'POST', url: '/v2/search/', headers: { 'x-api-key': key }, payload: body });
+    assert.equal(res.statusCode, 200, res.body);
+    return res.json();
+  };
+  const top = (b: { hits: { id: string; score: number }[] }) => b.hits.map((h) => [h.id, h.score]);
+
+  test('both processes trained the same models from the same store', () => {
+    assert.equal(one.corpusModels.manifest('documents')!.dense.sha256, sharded.corpusModels.manifest('documents')!.dense.sha256);
+    for (const s of shardSets) assert.ok(s.get('documents').vectorStatus().documentsWithVectors > 20);
+  });
+
+  for (const mode of ['fulltext', 'sparse', 'short_document', 'binary', 'hybrid']) {
+    for (const query of ['heart attack', 'sandstone porosity reservoir', 'myocardial damage after surgery']) {
+      test(`${mode}: same top 10 (ids and scores) as one node for ${JSON.stringify(query)}`, async () => {
+        const body = { query, mode, limit: 10, include_rrf_scores: true, heap_factor: 1 };
+        const a = await search(one, keyOne, body);
+        const b = await search(sharded, keySharded, body);
+        assert.equal(a.hits.length, 10);
+        assert.deepEqual(top(b), top(a));
+        assert.deepEqual(b.hits.map((h: { rrf_score?: unknown }) => h.rrf_score), a.hits.map((h: { rrf_score?: unknown }) => h.rrf_score));
+        assert.equal(b.partial_results, undefined);
+      });
+    }
+  }
+
+  test('the channels on shards say so in the trace: per-shard entries for sparse and short_document', async () => {
+    const b = await search(sharded, keySharded, { query: 'heart attack', mode: 'hybrid', tracing: true });
+    for (const channel of ['fulltext', 'sparse', 'short_document']) {
+      const t = b.retrieval_traces.find((x: { branch: string }) => x.branch === channel);
+      assert.ok(t, `${channel}: ${JSON.stringify(b.retrieval_traces.map((x: { branch: string }) => x.branch))}`);
+      assert.equal(t.shards.length, 2, channel);
+      for (const s of t.shards) assert.equal(s.node, 'local');
+    }
+  });
+});
