@@ -3,6 +3,7 @@
 //   POST /internal/v1/shards/{shard}/stats    ShardStatsRequest  -> ShardStatsResponse
 //   POST /internal/v1/shards/{shard}/search   ShardSearchRequest -> ShardSearchResponse
 //   POST /internal/v1/shards/{shard}/vectors  ShardVectorRequest -> ShardVectorResponse (dense channels)
+//   POST /internal/v1/shards/{shard}/document-vector  {index, id} -> {shard, node, vector, us} (similar)
 //   GET  /internal/v1/health                  -> { status: "ok", shards: [...] }
 // A separate Fastify app on its own port (cluster.search_listen), never the public API: it is not in
 // /openapi.json, and every call must carry `Authorization: Bearer <cluster secret>` (compared in
@@ -12,7 +13,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { AppError } from '../domain/errors.js';
 import type { ShardSearcher } from '../search/shard-searcher.js';
-import type { ShardSearchRequest, ShardStatsRequest, ShardVectorRequest } from '../ports/shard-client.js';
+import type { ShardDocumentVectorRequest, ShardSearchRequest, ShardStatsRequest, ShardVectorRequest } from '../ports/shard-client.js';
 import { installErrorHandling } from './errors.js';
 import { installValidation } from './validation.js';
 import { presentedCredential } from './server.js';
@@ -108,6 +109,8 @@ export const ShardVectorBody = Type.Object(
   { additionalProperties: false },
 );
 
+export const ShardDocumentVectorBody = Type.Object({ index: IndexName, id: Type.String({ minLength: 1, maxLength: 4096 }) }, { additionalProperties: false });
+
 const ShardParams = Type.Object({ shard: Type.Integer({ minimum: 0, maximum: 4095 }) });
 
 const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
@@ -157,6 +160,11 @@ export function shardRoutes(opts: ShardServerOptions): (app: FastifyInstance) =>
         '/internal/v1/shards/:shard/vectors',
         { config: route, bodyLimit: BODY_LIMIT, schema: { hide: true, params: ShardParams, body: ShardVectorBody } },
         async (request) => searcherOf(request.params.shard).vectors(request.body as ShardVectorRequest),
+      );
+      app.post<{ Params: Static<typeof ShardParams>; Body: Static<typeof ShardDocumentVectorBody> }>(
+        '/internal/v1/shards/:shard/document-vector',
+        { config: route, bodyLimit: BODY_LIMIT, schema: { hide: true, params: ShardParams, body: ShardDocumentVectorBody } },
+        async (request) => searcherOf(request.params.shard).documentVector(request.body as ShardDocumentVectorRequest),
       );
     });
   };

@@ -73,6 +73,20 @@ export interface ShardVectorResponse {
   us: number;
 }
 
+/** `similar`'s first call (ADR 0246): the stored vector of one document, asked of the shard its work routes to. */
+export interface ShardDocumentVectorRequest {
+  index: IndexName;
+  id: string;
+}
+
+export interface ShardDocumentVectorResponse {
+  shard: number;
+  node: string;
+  /** The document's vector under the shard's dense model (null: not indexed there yet, or no model). */
+  vector: number[] | null;
+  us: number;
+}
+
 /** Per-call options. */
 export interface ShardCallOptions {
   /** Aborts the call (the coordinator's hedge or deadline); the promise then rejects. */
@@ -89,6 +103,8 @@ export interface ShardClient {
   search(req: ShardSearchRequest, opts?: ShardCallOptions): Promise<ShardSearchResponse>;
   /** The shard's dense top k (ADR 0246). */
   vectors(req: ShardVectorRequest, opts?: ShardCallOptions): Promise<ShardVectorResponse>;
+  /** One document's stored vector (`similar`, ADR 0246). */
+  documentVector(req: ShardDocumentVectorRequest, opts?: ShardCallOptions): Promise<ShardDocumentVectorResponse>;
   /** Releases what the client holds (kept-alive connections); calls after it may fail. */
   close?(): void;
 }

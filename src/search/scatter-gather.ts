@@ -14,6 +14,7 @@ import type { IndexName } from '../domain/document.js';
 import { resolveRankingMode, sumCorpusStats, type CorpusStats, type EngineQuery, type EngineResult } from '../engine/index.js';
 import type { ShardClient, ShardDirectory, ShardQuery, ShardVectorRequest, ShardVectorResponse } from '../ports/shard-client.js';
 import { mergeShardResults } from './shard-merge.js';
+import { shardOfWork } from '../domain/shard-routing.js';
 
 export interface ScatterOptions {
   /** A call not answered after this many ms is duplicated on the shard's next replica. Default 150. */
@@ -269,5 +270,15 @@ export class ScatterGather {
       method: methods.length === 1 ? methods[0]! : methods.length === 0 ? q.method : methods.join('+'),
     };
     return { result, shards: traces, missingShards };
+  }
+
+  /**
+   * The stored vector of a document (`similar`'s seed, ADR 0246), from a replica of the shard its work
+   * routes to (hedged like every call). Null when that shard has no vector for it (not indexed yet).
+   */
+  async documentVector(index: IndexName, doc: { id: string; workKey: string }): Promise<Float32Array | null> {
+    const shard = shardOfWork(doc.workKey, this.directory.shards);
+    const r = await this.#hedged(this.#order(shard, this.#turn++), (c, signal) => c.documentVector({ index, id: doc.id }, { signal }));
+    return r.value.vector === null ? null : Float32Array.from(r.value.vector);
   }
 }

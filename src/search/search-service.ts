@@ -31,6 +31,7 @@ import type { IndexSet } from './index-set.js';
 import { denseDocumentVector, denseQueryVector, denseSearch, sparseQueryVector, withFeedback, type SparseParams } from './channels.js';
 import { defaultSearchRequest, type SearchExecution, type SearchExecutor, type SearchHit, type SearchRequest, type SearchResult } from './search-types.js';
 import { runSparseChannel } from './sparse-channel.js';
+import { routingKey } from '../domain/shard-routing.js';
 import type { ScatterResult, ScatterVectorQuery, VectorResult } from './scatter-gather.js';
 import { checkWorkBudget, FairScheduler, type SearchTicket, type WorkBudget } from './work-budget.js';
 import type { ActivityCounts } from '../ports/activity-store.js';
@@ -104,6 +105,8 @@ export interface ShardedLexicalSearch {
   search(index: IndexName, q: EngineQuery): Promise<ScatterResult>;
   /** The dense channels over the shards (ADR 0246). */
   searchVectors(index: IndexName, q: ScatterVectorQuery): Promise<{ result: VectorResult; shards: ScatterResult['shards']; missingShards: number[] }>;
+  /** A document's stored vector, from its work's shard (`similar`; ADR 0246). */
+  documentVector(index: IndexName, doc: { id: string; workKey: string }): Promise<Float32Array | null>;
 }
 
 /** How the caller wants a search's result. */
@@ -609,14 +612,23 @@ export class SearchService {
     const index = this.d.indexes.get(doc.index);
     const tEmbed = performance.now();
     // the indexed vector; a document not yet indexed (committed within seconds) is embedded from its text
-    const vector = index.documentVector(doc.id) ?? (await dense.documentVector(doc.title, doc.abstract, doc.language));
+    // cluster: the vector from the shard the document's work routes to, the search over every shard (ADR 0246)
+    const shards = this.d.shards;
+    const stored = shards ? await shards.documentVector(doc.index, { id: doc.id, workKey: routingKey(doc) }) : index.documentVector(doc.id);
+    const vector = stored ?? (await dense.documentVector(doc.title, doc.abstract, doc.language));
     const embedUs = (performance.now() - tEmbed) * 1000;
     const tSearch = performance.now();
     const ownWork = doc.workKey;
     let ranked: EngineHit[] = [];
     let result: (EngineResult & { scanned: number }) | null = null;
+    let missing: { index: IndexName; shard: number }[] = [];
     if (vector !== null) {
-      result = denseSearch(index, vector, 'auto', { limit: Math.min(500, q.limit + 1), filters: { languages: q.languages, types: q.types }, collapseByWorkKey: true, passagesPerHit: 1 });
+      const dq = { limit: Math.min(500, q.limit + 1), filters: { languages: q.languages, types: q.types }, collapseByWorkKey: true, passagesPerHit: 1 };
+      if (shards) {
+        const sh = await shards.searchVectors(doc.index, { vector, method: 'auto', ...dq });
+        result = sh.result;
+        missing = sh.missingShards.map((shard) => ({ index: doc.index, shard }));
+      } else result = denseSearch(index, vector, 'auto', dq);
       ranked = result.hits.filter((h) => h.id !== doc.id && (ownWork === null || h.workKey !== ownWork)).slice(0, q.limit);
     }
     const searchUs = (performance.now() - tSearch) * 1000;
@@ -638,6 +650,7 @@ export class SearchService {
       totalHits: Math.max(hits.length, (result?.scanned ?? 1) - 1),
       hasNext: false,
       correctedQuery: null,
+      ...(missing.length > 0 ? { partial: { shards: shards!.shards, missing } } : {}),
       embedMs: Math.round(embedUs / 1000),
       timings: { searchUs: Math.round(searchUs), loadUs: Math.round(loadUs), totalUs: Math.round((performance.now() - t0) * 1000) },
       trajectory,

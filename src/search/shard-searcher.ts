@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { INDEX_NAMES, type IndexName } from '../domain/document.js';
 import { AppError } from '../domain/errors.js';
 import type { EngineQuery, SearchIndex } from '../engine/index.js';
-import type { ShardCallOptions, ShardClient, ShardSearchRequest, ShardSearchResponse, ShardStatsRequest, ShardStatsResponse, ShardVectorRequest, ShardVectorResponse } from '../ports/shard-client.js';
+import type { ShardCallOptions, ShardClient, ShardSearchRequest, ShardSearchResponse, ShardStatsRequest, ShardStatsResponse, ShardVectorRequest, ShardVectorResponse, ShardDocumentVectorRequest, ShardDocumentVectorResponse } from '../ports/shard-client.js';
 
 /** Most hits a shard returns (the engine's own bound: offset + limit <= 500). */
 export const SHARD_MAX_HITS = 500;
@@ -48,6 +48,13 @@ export class ShardSearcher {
     const { kernel: _k, ...result } = r;
     return { shard: this.shard, node: 'local', result, us: (performance.now() - t) * 1000 };
   }
+
+  /** One document's stored vector (`similar`'s seed, ADR 0246). */
+  documentVector(req: ShardDocumentVectorRequest): ShardDocumentVectorResponse {
+    const t = performance.now();
+    const v = this.#index(req.index).documentVector(req.id);
+    return { shard: this.shard, node: 'local', vector: v === null ? null : Array.from(v), us: (performance.now() - t) * 1000 };
+  }
 }
 
 const aborted = (signal: AbortSignal | undefined): Error | null => (signal?.aborted ? (signal.reason instanceof Error ? signal.reason : new Error('shard call aborted')) : null);
@@ -78,5 +85,11 @@ export class InProcessShardClient implements ShardClient {
     const a = aborted(opts.signal);
     if (a) throw a;
     return { ...this.searcher.vectors(req), node: this.node };
+  }
+
+  async documentVector(req: ShardDocumentVectorRequest, opts: ShardCallOptions = {}): Promise<ShardDocumentVectorResponse> {
+    const a = aborted(opts.signal);
+    if (a) throw a;
+    return { ...this.searcher.documentVector(req), node: this.node };
   }
 }

@@ -229,6 +229,19 @@ describe('every search mode over 2 shards (in-process) equals one node, with tra
     }
   }
 
+  test('similar documents: the seed vector from its work\'s shard, the neighbours from every shard, equal to one node', async () => {
+    for (const document_id of ['c0', 'c7', 'c42']) {
+      const post = (app: TestApp, key: string) => app.http.inject({ method: 'POST', url: '/v2/search/similar', headers: { 'x-api-key': key }, payload: { document_id, limit: 10 } });
+      const a = await post(one, keyOne);
+      const b = await post(sharded, keySharded);
+      assert.equal(a.statusCode, 200, a.body);
+      assert.equal(b.statusCode, 200, b.body);
+      assert.equal(a.json().hits.length, 10);
+      assert.deepEqual(top(b.json()), top(a.json()), document_id);
+      assert.ok(!b.json().hits.some((h: { id: string }) => h.id === document_id));
+    }
+  });
+
   test('the channels on shards say so in the trace: per-shard entries for sparse and short_document', async () => {
     const b = await search(sharded, keySharded, { query: 'heart attack', mode: 'hybrid', tracing: true });
     for (const channel of ['fulltext', 'sparse', 'short_document']) {

@@ -118,4 +118,11 @@ export function shardClientContract(label: string, open: ShardClientFactory): vo
       assert.equal(r.result.totalHits, want.totalHits);
     }
   });
+
+  it('documentVector: a document\'s stored vector, exactly; null for one the shard does not hold', async (c) => {
+    const r = await c.documentVector({ index: 'documents', id: 'a1' });
+    assert.equal(r.shard, 1);
+    assert.deepEqual(Float32Array.from(r.vector!), direct.documentVector('a1'));
+    assert.equal((await c.documentVector({ index: 'documents', id: 'zz' })).vector, null);
+  });
 }
