@@ -1251,6 +1251,15 @@ export class SearchIndex {
     return result;
   }
 
+  /** Dictionary candidates of index terms (the spelling call of a shard, ADR 0247): each term's best `limit`. */
+  suggestTerms(terms: readonly string[], limit: number): Record<string, Suggestion[]> {
+    this.#check();
+    const segs = this.#snapshot.map((s) => s.seg);
+    const out: Record<string, Suggestion[]> = Object.create(null) as Record<string, Suggestion[]>;
+    for (const t of terms) if (!Object.hasOwn(out, t)) out[t] = suggestTerm(segs, t, limit);
+    return out;
+  }
+
   /** Spelling suggestions for one word (analysed with the given or default language), best first. */
   suggest(word: string, possibleLanguages?: string[] | null, limit = 5): Suggestion[] {
     const parsed = parseQuery(word, possibleLanguages, this.#defaultLanguage);

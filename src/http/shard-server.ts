@@ -4,6 +4,7 @@
 //   POST /internal/v1/shards/{shard}/search   ShardSearchRequest -> ShardSearchResponse
 //   POST /internal/v1/shards/{shard}/vectors  ShardVectorRequest -> ShardVectorResponse (dense channels)
 //   POST /internal/v1/shards/{shard}/document-vector  {index, id} -> {shard, node, vector, us} (similar)
+//   POST /internal/v1/shards/{shard}/suggest  {index, terms, limit} -> {shard, node, suggestions, us} (spelling)
 //   GET  /internal/v1/health                  -> { status: "ok", shards: [...] }
 // A separate Fastify app on its own port (cluster.search_listen), never the public API: it is not in
 // /openapi.json, and every call must carry `Authorization: Bearer <cluster secret>` (compared in
@@ -13,7 +14,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { AppError } from '../domain/errors.js';
 import type { ShardSearcher } from '../search/shard-searcher.js';
-import type { ShardDocumentVectorRequest, ShardSearchRequest, ShardStatsRequest, ShardVectorRequest } from '../ports/shard-client.js';
+import type { ShardSuggestRequest, ShardDocumentVectorRequest, ShardSearchRequest, ShardStatsRequest, ShardVectorRequest } from '../ports/shard-client.js';
 import { installErrorHandling } from './errors.js';
 import { installValidation } from './validation.js';
 import { presentedCredential } from './server.js';
@@ -111,6 +112,11 @@ export const ShardVectorBody = Type.Object(
 
 export const ShardDocumentVectorBody = Type.Object({ index: IndexName, id: Type.String({ minLength: 1, maxLength: 4096 }) }, { additionalProperties: false });
 
+export const ShardSuggestBody = Type.Object(
+  { index: IndexName, terms: Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { maxItems: 64 }), limit: Type.Integer({ minimum: 1, maximum: 1000 }) },
+  { additionalProperties: false },
+);
+
 const ShardParams = Type.Object({ shard: Type.Integer({ minimum: 0, maximum: 4095 }) });
 
 const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
@@ -165,6 +171,11 @@ export function shardRoutes(opts: ShardServerOptions): (app: FastifyInstance) =>
         '/internal/v1/shards/:shard/document-vector',
         { config: route, bodyLimit: BODY_LIMIT, schema: { hide: true, params: ShardParams, body: ShardDocumentVectorBody } },
         async (request) => searcherOf(request.params.shard).documentVector(request.body as ShardDocumentVectorRequest),
+      );
+      app.post<{ Params: Static<typeof ShardParams>; Body: Static<typeof ShardSuggestBody> }>(
+        '/internal/v1/shards/:shard/suggest',
+        { config: route, bodyLimit: BODY_LIMIT, schema: { hide: true, params: ShardParams, body: ShardSuggestBody } },
+        async (request) => searcherOf(request.params.shard).suggest(request.body as ShardSuggestRequest),
       );
     });
   };

@@ -8,7 +8,7 @@
 // (adapters/cluster/http-shard-client.ts: HTTP on the cluster's internal network to a `search` node).
 // One contract suite (test/contract/shard-client.test.ts) runs against both.
 import type { IndexName } from '../domain/document.js';
-import type { CorpusStats, EngineQuery, EngineResult } from '../engine/index.js';
+import type { CorpusStats, EngineQuery, EngineResult, Suggestion } from '../engine/index.js';
 
 /** The engine query a shard runs: every option of EngineQuery that travels (not the trace clock, not the statistics). */
 export type ShardQuery = Omit<EngineQuery, 'trace' | 'globalStats'> & {
@@ -87,6 +87,21 @@ export interface ShardDocumentVectorResponse {
   us: number;
 }
 
+/** The spelling call (ADR 0247): the shard's dictionary candidates of index terms no shard holds. */
+export interface ShardSuggestRequest {
+  index: IndexName;
+  terms: string[];
+  /** Candidates per term (the coordinator sums document frequencies over shards, then picks). */
+  limit: number;
+}
+
+export interface ShardSuggestResponse {
+  shard: number;
+  node: string;
+  suggestions: Record<string, Suggestion[]>;
+  us: number;
+}
+
 /** Per-call options. */
 export interface ShardCallOptions {
   /** Aborts the call (the coordinator's hedge or deadline); the promise then rejects. */
@@ -105,6 +120,8 @@ export interface ShardClient {
   vectors(req: ShardVectorRequest, opts?: ShardCallOptions): Promise<ShardVectorResponse>;
   /** One document's stored vector (`similar`, ADR 0246). */
   documentVector(req: ShardDocumentVectorRequest, opts?: ShardCallOptions): Promise<ShardDocumentVectorResponse>;
+  /** Dictionary candidates for spelling (ADR 0247). */
+  suggest(req: ShardSuggestRequest, opts?: ShardCallOptions): Promise<ShardSuggestResponse>;
   /** Releases what the client holds (kept-alive connections); calls after it may fail. */
   close?(): void;
 }

@@ -11,7 +11,7 @@
 // and says so, it is never silently smaller.
 import { performance } from 'node:perf_hooks';
 import type { IndexName } from '../domain/document.js';
-import { resolveRankingMode, sumCorpusStats, type CorpusStats, type EngineQuery, type EngineResult } from '../engine/index.js';
+import { correctParsedQuery, mergeSuggestions, parseQuery, resolveRankingMode, sumCorpusStats, unknownWordTerms, type CorpusStats, type EngineQuery, type EngineResult } from '../engine/index.js';
 import type { ShardClient, ShardDirectory, ShardQuery, ShardVectorRequest, ShardVectorResponse } from '../ports/shard-client.js';
 import { mergeShardResults } from './shard-merge.js';
 import { shardOfWork } from '../domain/shard-routing.js';
@@ -59,6 +59,9 @@ class NoReplica extends Error {}
 
 /** The engine's first-stage depth of `passages` ranking (search-index.ts: max(200, offset + limit + 1)). */
 const PASSAGE_DEPTH = 200;
+
+/** Dictionary candidates each shard returns per unknown term (summed over shards, then the best is picked). */
+const SUGGEST_DEPTH = 64;
 
 /** Error text safe for a trace (no stack, bounded). */
 const reason = (e: unknown): string => (e instanceof Error ? e.message : String(e)).slice(0, 200);
@@ -280,5 +283,25 @@ export class ScatterGather {
     const shard = shardOfWork(doc.workKey, this.directory.shards);
     const r = await this.#hedged(this.#order(shard, this.#turn++), (c, signal) => c.documentVector({ index, id: doc.id }, { signal }));
     return r.value.vector === null ? null : Float32Array.from(r.value.vector);
+  }
+
+  /**
+   * The spelling correction over the shards (ADR 0247), as `SearchIndex.correctQuery` on one index: a word
+   * is unknown when no shard holds any of its terms (document frequencies summed from the DFS call); each
+   * unknown term's dictionary candidates come from every shard, their frequencies summed, and the best
+   * (fewest edits, then most documents) replaces the word. Shards that do not answer are left out.
+   */
+  async correctQuery(index: IndexName, text: string, possibleLanguages: string[] | null, defaultLanguage = 'en'): Promise<string | null> {
+    const turn = this.#turn++;
+    const shards = Array.from({ length: this.directory.shards }, (_, s) => s);
+    const parsed = parseQuery(text, possibleLanguages, defaultLanguage);
+    const call = <T>(fn: (c: ShardClient, signal: AbortSignal) => Promise<T>) => Promise.all(shards.map((s) => this.#hedged(this.#order(s, turn), fn).then((r) => r.value, () => null)));
+    const stats = (await call((c, signal) => c.stats({ index, query: { text, possibleLanguages } }, { signal }))).filter((x) => x !== null);
+    const df = sumCorpusStats(stats.map((x) => x.stats)).df;
+    const dfOf = (t: string) => df[t] ?? 0;
+    const unknown = [...new Set(unknownWordTerms(parsed, dfOf))].slice(0, 64);
+    if (unknown.length === 0) return null;
+    const lists = (await call((c, signal) => c.suggest({ index, terms: unknown, limit: SUGGEST_DEPTH }, { signal }))).filter((x) => x !== null);
+    return correctParsedQuery(parsed, dfOf, (t) => mergeSuggestions(lists.map((l) => l.suggestions[t] ?? []), 1)[0]);
   }
 }

@@ -107,6 +107,8 @@ export interface ShardedLexicalSearch {
   searchVectors(index: IndexName, q: ScatterVectorQuery): Promise<{ result: VectorResult; shards: ScatterResult['shards']; missingShards: number[] }>;
   /** A document's stored vector, from its work's shard (`similar`; ADR 0246). */
   documentVector(index: IndexName, doc: { id: string; workKey: string }): Promise<Float32Array | null>;
+  /** The spelling correction from the shards' dictionaries (ADR 0247). */
+  correctQuery(index: IndexName, text: string, possibleLanguages: string[] | null): Promise<string | null>;
 }
 
 /** How the caller wants a search's result. */
@@ -556,7 +558,7 @@ export class SearchService {
     }
     const loadUs = (performance.now() - tLoad) * 1000;
 
-    const correctedQuery = r.query.trim() === '' ? null : this.d.indexes.get(indexNames[0]!).correctQuery(r.query, r.possibleLanguages);
+    const correctedQuery = r.query.trim() === '' ? null : this.d.shards ? await this.d.shards.correctQuery(indexNames[0]!, r.query, r.possibleLanguages) : this.d.indexes.get(indexNames[0]!).correctQuery(r.query, r.possibleLanguages);
     const traces = r.tracing ? this.#traces(retrieval, r, rrfK, plan, outcome?.stages ?? [], rankUs, pools) : null;
     const usesModels = runs.some((x) => x.channel !== 'fulltext');
     const candidateRanking = outcome

@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { INDEX_NAMES, type IndexName } from '../domain/document.js';
 import { AppError } from '../domain/errors.js';
 import type { EngineQuery, SearchIndex } from '../engine/index.js';
-import type { ShardCallOptions, ShardClient, ShardSearchRequest, ShardSearchResponse, ShardStatsRequest, ShardStatsResponse, ShardVectorRequest, ShardVectorResponse, ShardDocumentVectorRequest, ShardDocumentVectorResponse } from '../ports/shard-client.js';
+import type { ShardCallOptions, ShardClient, ShardSearchRequest, ShardSearchResponse, ShardStatsRequest, ShardStatsResponse, ShardVectorRequest, ShardVectorResponse, ShardDocumentVectorRequest, ShardDocumentVectorResponse, ShardSuggestRequest, ShardSuggestResponse } from '../ports/shard-client.js';
 
 /** Most hits a shard returns (the engine's own bound: offset + limit <= 500). */
 export const SHARD_MAX_HITS = 500;
@@ -55,6 +55,14 @@ export class ShardSearcher {
     const v = this.#index(req.index).documentVector(req.id);
     return { shard: this.shard, node: 'local', vector: v === null ? null : Array.from(v), us: (performance.now() - t) * 1000 };
   }
+
+  /** Dictionary candidates of terms (the spelling call, ADR 0247). */
+  suggest(req: ShardSuggestRequest): ShardSuggestResponse {
+    const t = performance.now();
+    if (req.terms.length > 64 || !(req.limit >= 1 && req.limit <= 1000)) throw new AppError('validation_failed', 'At most 64 terms and 1 to 1000 candidates per term.');
+    const suggestions = this.#index(req.index).suggestTerms(req.terms, req.limit);
+    return { shard: this.shard, node: 'local', suggestions, us: (performance.now() - t) * 1000 };
+  }
 }
 
 const aborted = (signal: AbortSignal | undefined): Error | null => (signal?.aborted ? (signal.reason instanceof Error ? signal.reason : new Error('shard call aborted')) : null);
@@ -91,5 +99,11 @@ export class InProcessShardClient implements ShardClient {
     const a = aborted(opts.signal);
     if (a) throw a;
     return { ...this.searcher.documentVector(req), node: this.node };
+  }
+
+  async suggest(req: ShardSuggestRequest, opts: ShardCallOptions = {}): Promise<ShardSuggestResponse> {
+    const a = aborted(opts.signal);
+    if (a) throw a;
+    return { ...this.searcher.suggest(req), node: this.node };
   }
 }

@@ -114,6 +114,16 @@ describe('POST /v2/search/ over 2 shards (in-process) equals one node', () => {
     });
   }
 
+  test('spelling: corrected_query from the shards\' dictionaries with summed frequencies, as one node', async () => {
+    for (const query of ['hydrogn storage', 'sandstne porosity', 'Microbal activty in reservoirs', 'cushion gas', 'caprok integrty']) {
+      const a = await search(one, keyOne, { query });
+      const b = await search(sharded, keySharded, { query });
+      assert.equal(b.corrected_query, a.corrected_query, query);
+    }
+    assert.equal((await search(sharded, keySharded, { query: 'hydrogn storage' })).corrected_query, 'hydrogen storage');
+    assert.equal((await search(sharded, keySharded, { query: 'cushion gas' })).corrected_query, null);
+  });
+
   test('the trace has a per-shard entry with timings', async () => {
     const b = await search(sharded, keySharded, { query: 'hydrogen storage', tracing: true });
     const lexical = b.retrieval_traces.find((t: { branch: string }) => t.branch === 'fulltext');

@@ -125,4 +125,12 @@ export function shardClientContract(label: string, open: ShardClientFactory): vo
     assert.deepEqual(Float32Array.from(r.vector!), direct.documentVector('a1'));
     assert.equal((await c.documentVector({ index: 'documents', id: 'zz' })).vector, null);
   });
+
+  it('suggest: the shard\'s dictionary candidates of terms, as the engine finds them', async (c) => {
+    const r = await c.suggest({ index: 'documents', terms: ['protien', 'zzzzzz'], limit: 5 });
+    assert.equal(r.shard, 1);
+    assert.deepEqual({ ...r.suggestions }, { ...direct.suggestTerms(['protien', 'zzzzzz'], 5) });
+    assert.ok(r.suggestions['protien']!.length > 0);
+    assert.deepEqual(r.suggestions['zzzzzz'], []);
+  });
 }
