@@ -682,7 +682,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     // scatter-gather runs where the request is (search threads hold this process's index, not the shards)
     ...(threads && !scatter ? { executor: threads } : {}),
   });
-  const passages = new PassageSearch(indexes, core.documents, core.billing, config.prices, core.clock, core.secret);
+  const passages = new PassageSearch(indexes, core.documents, core.billing, config.prices, core.clock, core.secret, scatter);
   const conversations = new ConversationService({
     store: conversationStoreFor(storage),
     search,

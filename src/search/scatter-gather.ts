@@ -146,7 +146,7 @@ export class ScatterGather {
   }
 
   /** The sharded equivalent of `SearchIndex.search(q)` on one index holding every shard's documents. */
-  async search(index: IndexName, q: EngineQuery): Promise<ScatterResult> {
+  async search(index: IndexName, q: EngineQuery, opts: { onlyShard?: number } = {}): Promise<ScatterResult> {
     const turn = this.#turn++;
     const offset = q.offset ?? 0;
     const limit = q.limit ?? 10;
@@ -171,6 +171,10 @@ export class ScatterGather {
       }),
     );
     const globalStats: CorpusStats = sumCorpusStats(dfs.filter((x): x is CorpusStats => x !== null));
+    // a search of one known shard (a document's passages, ADR 0247): the statistics are the corpus's, the
+    // query goes to that shard alone (the others hold nothing it can match)
+    const only = opts.onlyShard;
+    const skipped = (s: number) => only !== undefined && s !== only;
     // 2. query: the shards that answered the DFS phase, the replica that answered it first
     const { trace: wantTrace, globalStats: _ignored, ...rest } = q;
     const shardQuery: ShardQuery = { ...rest, offset: 0, limit: offset + limit, trace: wantTrace !== undefined && wantTrace !== false };
@@ -186,7 +190,7 @@ export class ScatterGather {
       const firstStage: ShardQuery = { ...shardQuery, rankingMode: 'documents', collapseByWorkKey: false, passagesPerHit: 0, exactTotal: false, explain: false, trace: false, proximityWeight: 0, limit: k, offset: 0 };
       const tops = await Promise.all(
         shards.map(async (s) => {
-          if (dfs[s] === null) return [];
+          if (dfs[s] === null || skipped(s)) return [];
           try {
             const r = await this.#hedged(replicasOf(s), (c, signal) => c.search({ index, query: firstStage, globalStats }, { signal }));
             return r.value.result.hits;
@@ -203,6 +207,7 @@ export class ScatterGather {
     const results = await Promise.all(
       shards.map(async (s): Promise<EngineResult | null> => {
         if (dfs[s] === null) return null;
+        if (skipped(s)) return { hits: [], totalHits: 0, totalHitsExact: true, hasMore: false, rankingMode: resolveRankingMode(q) };
         const replicas = replicasOf(s);
         const t = performance.now();
         try {

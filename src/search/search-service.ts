@@ -102,7 +102,8 @@ export interface SearchServiceDeps {
 export interface ShardedLexicalSearch {
   /** Shards per index. */
   readonly shards: number;
-  search(index: IndexName, q: EngineQuery): Promise<ScatterResult>;
+  /** `onlyShard`: the query phase on that shard alone (statistics still from every shard). */
+  search(index: IndexName, q: EngineQuery, opts?: { onlyShard?: number }): Promise<ScatterResult>;
   /** The dense channels over the shards (ADR 0246). */
   searchVectors(index: IndexName, q: ScatterVectorQuery): Promise<{ result: VectorResult; shards: ScatterResult['shards']; missingShards: number[] }>;
   /** A document's stored vector, from its work's shard (`similar`; ADR 0246). */

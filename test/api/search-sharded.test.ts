@@ -18,6 +18,7 @@ import type { ShardClient } from '../../src/ports/shard-client.js';
 import type { DocumentRecord } from '../../src/domain/document.js';
 
 const Y = (y: number) => Date.UTC(y, 0, 1) / 1000;
+const v1pubIndex = -1;
 const TOPICS = ['hydrogen storage in salt caverns', 'cushion gas pressure', 'sandstone porosity', 'microbial activity in reservoirs', 'natural gas economics', 'carbon dioxide injection', 'caprock integrity', 'well cement leakage'];
 
 function corpus(): DocumentRecord[] {
@@ -122,6 +123,29 @@ describe('POST /v2/search/ over 2 shards (in-process) equals one node', () => {
     }
     assert.equal((await search(sharded, keySharded, { query: 'hydrogn storage' })).corrected_query, 'hydrogen storage');
     assert.equal((await search(sharded, keySharded, { query: 'cushion gas' })).corrected_query, null);
+  });
+
+  test('in-document passages (text_filter): the document\'s shard answers with the corpus\'s statistics, as one node', async () => {
+    for (const [i, filter] of [[1, 'cushion gas'], [2, 'sandstone porosity load'], [9, '"natural gas"'], [v1pubIndex, 'salt caverns hydrogen']] as const) {
+      const uri = i === v1pubIndex ? 'doi://10.5555/pub.1' : `doi://10.1000/x.${i}`;
+      const get = (app: TestApp, key: string) => app.http.inject({ method: 'GET', url: `/v2/documents/by-uri/${encodeURIComponent(uri)}?text_filter=${encodeURIComponent(filter)}`, headers: { 'x-api-key': key } });
+      const a = await get(one, keyOne);
+      const b = await get(sharded, keySharded);
+      assert.equal(a.statusCode, 200, a.body);
+      assert.equal(b.statusCode, 200, b.body);
+      const view2 = (x: { hits: { score: number; snippets: unknown }[] }) => x.hits.map((h) => [h.score, h.snippets]);
+      assert.ok(a.json().hits.length > 0, `${uri} ${filter}`);
+      assert.deepEqual(view2(b.json()), view2(a.json()), `${uri} ${filter}`);
+    }
+  });
+
+  test('in-document passages of a document whose shard has no live replica: 503, nothing charged', async () => {
+    // a document of shard 1 (the partial app has no replica of it)
+    const i = [...Array(120).keys()].find((k) => shardSets[1]!.get('documents').has(`d${k}`))!;
+    const uri = `doi://10.1000/x.${i}`;
+    const res = await partial.http.inject({ method: 'GET', url: `/v2/documents/by-uri/${encodeURIComponent(uri)}?text_filter=gas`, headers: { 'x-api-key': keyPartial } });
+    assert.equal(res.statusCode, 503, res.body);
+    assert.ok(res.headers['x-request-id']);
   });
 
   test('the trace has a per-shard entry with timings', async () => {
