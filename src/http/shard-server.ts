@@ -5,6 +5,7 @@
 //   POST /internal/v1/shards/{shard}/vectors  ShardVectorRequest -> ShardVectorResponse (dense channels)
 //   POST /internal/v1/shards/{shard}/document-vector  {index, id} -> {shard, node, vector, us} (similar)
 //   POST /internal/v1/shards/{shard}/suggest  {index, terms, limit} -> {shard, node, suggestions, us} (spelling)
+//   POST /internal/v1/shards/{shard}/score-parts  {index, query, globalStats, ids} -> {shard, node, parts, us} (ranking features)
 //   GET  /internal/v1/health                  -> { status: "ok", shards: [...] }
 // A separate Fastify app on its own port (cluster.search_listen), never the public API: it is not in
 // /openapi.json, and every call must carry `Authorization: Bearer <cluster secret>` (compared in
@@ -14,7 +15,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { AppError } from '../domain/errors.js';
 import type { ShardSearcher } from '../search/shard-searcher.js';
-import type { ShardSuggestRequest, ShardDocumentVectorRequest, ShardSearchRequest, ShardStatsRequest, ShardVectorRequest } from '../ports/shard-client.js';
+import type { ShardScorePartsRequest, ShardSuggestRequest, ShardDocumentVectorRequest, ShardSearchRequest, ShardStatsRequest, ShardVectorRequest } from '../ports/shard-client.js';
 import { installErrorHandling } from './errors.js';
 import { installValidation } from './validation.js';
 import { presentedCredential } from './server.js';
@@ -117,6 +118,16 @@ export const ShardSuggestBody = Type.Object(
   { additionalProperties: false },
 );
 
+export const ShardScorePartsBody = Type.Object(
+  {
+    index: IndexName,
+    globalStats: CorpusStatsSchema,
+    query: Type.Object({ text: Text, possibleLanguages: Languages, phraseBoost: Type.Optional(Num) }, { additionalProperties: false }),
+    ids: Type.Array(Type.String({ minLength: 1, maxLength: 4096 }), { maxItems: 10_000 }),
+  },
+  { additionalProperties: false },
+);
+
 const ShardParams = Type.Object({ shard: Type.Integer({ minimum: 0, maximum: 4095 }) });
 
 const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
@@ -176,6 +187,11 @@ export function shardRoutes(opts: ShardServerOptions): (app: FastifyInstance) =>
         '/internal/v1/shards/:shard/suggest',
         { config: route, bodyLimit: BODY_LIMIT, schema: { hide: true, params: ShardParams, body: ShardSuggestBody } },
         async (request) => searcherOf(request.params.shard).suggest(request.body as ShardSuggestRequest),
+      );
+      app.post<{ Params: Static<typeof ShardParams>; Body: Static<typeof ShardScorePartsBody> }>(
+        '/internal/v1/shards/:shard/score-parts',
+        { config: route, bodyLimit: BODY_LIMIT, schema: { hide: true, params: ShardParams, body: ShardScorePartsBody } },
+        async (request) => searcherOf(request.params.shard).scoreParts(request.body as ShardScorePartsRequest),
       );
     });
   };

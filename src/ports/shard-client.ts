@@ -8,7 +8,7 @@
 // (adapters/cluster/http-shard-client.ts: HTTP on the cluster's internal network to a `search` node).
 // One contract suite (test/contract/shard-client.test.ts) runs against both.
 import type { IndexName } from '../domain/document.js';
-import type { CorpusStats, EngineQuery, EngineResult, Suggestion } from '../engine/index.js';
+import type { CorpusStats, DocumentScoreParts, EngineQuery, EngineResult, Suggestion } from '../engine/index.js';
 
 /** The engine query a shard runs: every option of EngineQuery that travels (not the trace clock, not the statistics). */
 export type ShardQuery = Omit<EngineQuery, 'trace' | 'globalStats'> & {
@@ -102,6 +102,22 @@ export interface ShardSuggestResponse {
   us: number;
 }
 
+/** The ranking stages' lexical features (ADR 0248): score parts of candidates, with the corpus's statistics. */
+export interface ShardScorePartsRequest {
+  index: IndexName;
+  query: Pick<EngineQuery, 'text' | 'possibleLanguages' | 'phraseBoost'>;
+  globalStats: CorpusStats;
+  /** Candidate ids; those the shard does not hold are absent from the answer. */
+  ids: string[];
+}
+
+export interface ShardScorePartsResponse {
+  shard: number;
+  node: string;
+  parts: Record<string, DocumentScoreParts>;
+  us: number;
+}
+
 /** Per-call options. */
 export interface ShardCallOptions {
   /** Aborts the call (the coordinator's hedge or deadline); the promise then rejects. */
@@ -122,6 +138,8 @@ export interface ShardClient {
   documentVector(req: ShardDocumentVectorRequest, opts?: ShardCallOptions): Promise<ShardDocumentVectorResponse>;
   /** Dictionary candidates for spelling (ADR 0247). */
   suggest(req: ShardSuggestRequest, opts?: ShardCallOptions): Promise<ShardSuggestResponse>;
+  /** Lexical score parts of candidates (ranking features, ADR 0248). */
+  scoreParts(req: ShardScorePartsRequest, opts?: ShardCallOptions): Promise<ShardScorePartsResponse>;
   /** Releases what the client holds (kept-alive connections); calls after it may fail. */
   close?(): void;
 }

@@ -11,7 +11,7 @@
 // and says so, it is never silently smaller.
 import { performance } from 'node:perf_hooks';
 import type { IndexName } from '../domain/document.js';
-import { correctParsedQuery, mergeSuggestions, parseQuery, resolveRankingMode, sumCorpusStats, unknownWordTerms, type CorpusStats, type EngineQuery, type EngineResult } from '../engine/index.js';
+import { type DocumentScoreParts, correctParsedQuery, mergeSuggestions, parseQuery, resolveRankingMode, sumCorpusStats, unknownWordTerms, type CorpusStats, type EngineQuery, type EngineResult } from '../engine/index.js';
 import type { ShardClient, ShardDirectory, ShardQuery, ShardVectorRequest, ShardVectorResponse } from '../ports/shard-client.js';
 import { mergeShardResults } from './shard-merge.js';
 import { shardOfWork } from '../domain/shard-routing.js';
@@ -308,5 +308,25 @@ export class ScatterGather {
     if (unknown.length === 0) return null;
     const lists = (await call((c, signal) => c.suggest({ index, terms: unknown, limit: SUGGEST_DEPTH }, { signal }))).filter((x) => x !== null);
     return correctParsedQuery(parsed, dfOf, (t) => mergeSuggestions(lists.map((l) => l.suggestions[t] ?? []), 1)[0]);
+  }
+
+  /**
+   * Lexical score parts of ranking candidates (ADR 0248), as `SearchIndex.scoreParts` on one index: the
+   * corpus's statistics from every shard, then every shard scores the candidates it holds (works never
+   * span shards, so each id is answered by one shard). A shard that does not answer leaves its
+   * candidates without parts (their lexical features read 0, as for a document the index does not hold).
+   */
+  async scoreParts(index: IndexName, q: { text: string; possibleLanguages?: string[] | null; phraseBoost?: number }, ids: readonly string[]): Promise<Map<string, DocumentScoreParts>> {
+    const turn = this.#turn++;
+    const shards = Array.from({ length: this.directory.shards }, (_, s) => s);
+    const out = new Map<string, DocumentScoreParts>();
+    if (ids.length === 0) return out;
+    const call = <T>(fn: (c: ShardClient, signal: AbortSignal) => Promise<T>) => Promise.all(shards.map((s) => this.#hedged(this.#order(s, turn), fn).then((r) => r.value, () => null)));
+    const query = { text: q.text, possibleLanguages: q.possibleLanguages ?? null, ...(q.phraseBoost !== undefined ? { phraseBoost: q.phraseBoost } : {}) };
+    const stats = (await call((c, signal) => c.stats({ index, query: { text: q.text, possibleLanguages: q.possibleLanguages ?? null } }, { signal }))).filter((x) => x !== null);
+    const globalStats = sumCorpusStats(stats.map((x) => x.stats));
+    const answers = await call((c, signal) => c.scoreParts({ index, query, globalStats, ids: [...ids] }, { signal }));
+    for (const a of answers) if (a) for (const [id, p] of Object.entries(a.parts)) out.set(id, p);
+    return out;
   }
 }

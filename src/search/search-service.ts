@@ -11,7 +11,7 @@
 // configured reranker/profile, and the trace says so.
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { buildHitSnippet, buildSnippet, fuseRrf, type EngineHit, type EngineQuery, type EngineResult, type FieldName, type ParsedQuery, type SearchIndex, type SnippetWindow } from '../engine/index.js';
+import { buildHitSnippet, buildSnippet, fuseRrf, type DocumentScoreParts, type EngineHit, type EngineQuery, type EngineResult, type FieldName, type ParsedQuery, type SearchIndex, type SnippetWindow } from '../engine/index.js';
 import type { IndexName, StoredDocument } from '../domain/document.js';
 import { INDEX_NAMES } from '../domain/document.js';
 import { AppError } from '../domain/errors.js';
@@ -110,6 +110,8 @@ export interface ShardedLexicalSearch {
   documentVector(index: IndexName, doc: { id: string; workKey: string }): Promise<Float32Array | null>;
   /** The spelling correction from the shards' dictionaries (ADR 0247). */
   correctQuery(index: IndexName, text: string, possibleLanguages: string[] | null): Promise<string | null>;
+  /** Lexical score parts of ranking candidates from their shards (ADR 0248). */
+  scoreParts(index: IndexName, q: { text: string; possibleLanguages?: string[] | null; phraseBoost?: number }, ids: readonly string[]): Promise<Map<string, DocumentScoreParts>>;
 }
 
 /** How the caller wants a search's result. */
@@ -409,7 +411,7 @@ export class SearchService {
   /** The ranking pipeline (docs/ranking.md): the pool in its final order, then the organic rest. */
   async #stages(r: SearchRequest, plan: RankingPlan, organic: RankedEntry[], retrieval: Retrieval, indexNames: IndexName[], base: EngineQuery, nowMs: number = this.d.clock.nowMs()): Promise<{ ranked: (RankedEntry & { candidate?: Candidate })[]; outcome: RankingOutcome | null; sources: FeatureSources | null; pools: PoolSources | null }> {
     if (!plan.active) return { ranked: organic, outcome: null, sources: null, pools: null };
-    const sources = featureSources(r, base, { indexes: this.d.indexes, store: this.d.featureStore ?? this.d.store, engagement: this.d.engagement ?? null, now: Math.floor(nowMs / 1000) });
+    const sources = featureSources(r, base, { indexes: this.d.indexes, store: this.d.featureStore ?? this.d.store, engagement: this.d.engagement ?? null, shards: this.d.shards ?? null, now: Math.floor(nowMs / 1000) });
     const pool = buildPool(organic, retrieval.runs, plan.depth);
     const fused = pool.length;
     // benchmark pool options: extra candidates after the fused ones (src/search/extra-pools.ts)
@@ -724,7 +726,7 @@ export class SearchService {
     const plan = this.#plan(r);
     const { ranked, retrieval, base } = await this.#retrieve(r, 0, plan);
     const pool = buildPool(ranked, retrieval.runs, limit);
-    const sources = featureSources(r, base, { indexes: this.d.indexes, store: this.d.featureStore ?? this.d.store, engagement: this.d.engagement ?? null, now: nowSeconds(this.d.clock) });
+    const sources = featureSources(r, base, { indexes: this.d.indexes, store: this.d.featureStore ?? this.d.store, engagement: this.d.engagement ?? null, shards: this.d.shards ?? null, now: nowSeconds(this.d.clock) });
     await computeFeatures(pool, ALL_GROUPS, sources, { enabled: false, asOfAt: 0, computedAt: 0, observedDocuments: 0, requestedDocuments: 0, elapsedUs: 0 });
     return pool.map((c) => ({ id: c.id, row: featureRow(c) }));
   }

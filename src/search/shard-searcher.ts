@@ -5,8 +5,8 @@
 import { performance } from 'node:perf_hooks';
 import { INDEX_NAMES, type IndexName } from '../domain/document.js';
 import { AppError } from '../domain/errors.js';
-import type { EngineQuery, SearchIndex } from '../engine/index.js';
-import type { ShardCallOptions, ShardClient, ShardSearchRequest, ShardSearchResponse, ShardStatsRequest, ShardStatsResponse, ShardVectorRequest, ShardVectorResponse, ShardDocumentVectorRequest, ShardDocumentVectorResponse, ShardSuggestRequest, ShardSuggestResponse } from '../ports/shard-client.js';
+import type { DocumentScoreParts, EngineQuery, SearchIndex } from '../engine/index.js';
+import type { ShardCallOptions, ShardClient, ShardSearchRequest, ShardSearchResponse, ShardStatsRequest, ShardStatsResponse, ShardVectorRequest, ShardVectorResponse, ShardDocumentVectorRequest, ShardDocumentVectorResponse, ShardSuggestRequest, ShardSuggestResponse, ShardScorePartsRequest, ShardScorePartsResponse } from '../ports/shard-client.js';
 
 /** Most hits a shard returns (the engine's own bound: offset + limit <= 500). */
 export const SHARD_MAX_HITS = 500;
@@ -63,6 +63,15 @@ export class ShardSearcher {
     const suggestions = this.#index(req.index).suggestTerms(req.terms, req.limit);
     return { shard: this.shard, node: 'local', suggestions, us: (performance.now() - t) * 1000 };
   }
+
+  /** Lexical score parts of candidates with the corpus's statistics (ranking features, ADR 0248). */
+  scoreParts(req: ShardScorePartsRequest): ShardScorePartsResponse {
+    const t = performance.now();
+    if (req.ids.length > 10_000) throw new AppError('validation_failed', 'At most 10000 ids.');
+    const parts: Record<string, DocumentScoreParts> = {};
+    for (const [id, p] of this.#index(req.index).scoreParts({ ...req.query, globalStats: req.globalStats }, req.ids)) parts[id] = p;
+    return { shard: this.shard, node: 'local', parts, us: (performance.now() - t) * 1000 };
+  }
 }
 
 const aborted = (signal: AbortSignal | undefined): Error | null => (signal?.aborted ? (signal.reason instanceof Error ? signal.reason : new Error('shard call aborted')) : null);
@@ -105,5 +114,11 @@ export class InProcessShardClient implements ShardClient {
     const a = aborted(opts.signal);
     if (a) throw a;
     return { ...this.searcher.suggest(req), node: this.node };
+  }
+
+  async scoreParts(req: ShardScorePartsRequest, opts: ShardCallOptions = {}): Promise<ShardScorePartsResponse> {
+    const a = aborted(opts.signal);
+    if (a) throw a;
+    return { ...this.searcher.scoreParts(req), node: this.node };
   }
 }

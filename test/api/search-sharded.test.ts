@@ -276,6 +276,18 @@ describe('every search mode over 2 shards (in-process) equals one node, with tra
     }
   });
 
+  test('ranking stages: candidate features from the shards (lexical parts, branch backfill, cited_by), L1 at the api node, as one node', async () => {
+    for (const query of ['heart attack', '"myocardial infarction" coronary', 'sandstone porosity reservoir']) {
+      const body = { query, limit: 10, heap_factor: 1, include_candidate_scores: true, l1: { formula: 'bm25_title + 2 * bm25_abstract + phrase_bonus + proximity + fulltext + 10 * short_document + sparse + cited_by', backfill: true } };
+      const a = await search(one, keyOne, body);
+      const b = await search(sharded, keySharded, body);
+      assert.equal(a.hits.length, 10);
+      const view3 = (x: { hits: { id: string; score: number; candidate_scores: unknown }[] }) => x.hits.map((h) => [h.id, h.score, h.candidate_scores]);
+      assert.deepEqual(view3(b), view3(a), query);
+      assert.ok(a.hits.some((h: { candidate_scores: { document: Record<string, number> } }) => (h.candidate_scores.document['bm25_title'] ?? 0) > 0), 'lexical features present');
+    }
+  });
+
   test('the channels on shards say so in the trace: per-shard entries for sparse and short_document', async () => {
     const b = await search(sharded, keySharded, { query: 'heart attack', mode: 'hybrid', tracing: true });
     for (const channel of ['fulltext', 'sparse', 'short_document']) {

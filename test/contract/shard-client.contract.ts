@@ -133,4 +133,13 @@ export function shardClientContract(label: string, open: ShardClientFactory): vo
     assert.ok(r.suggestions['protien']!.length > 0);
     assert.deepEqual(r.suggestions['zzzzzz'], []);
   });
+
+  it('scoreParts: candidates\' lexical parts scored with the injected global statistics, exactly as the engine', async (c) => {
+    const query = { text: 'heat "shock proteins"', phraseBoost: 1 };
+    const r = await c.scoreParts({ index: 'documents', query, globalStats: GLOBAL, ids: ['a1', 'b1', 'zz'] });
+    const want = direct.scoreParts({ ...query, globalStats: GLOBAL }, ['a1', 'b1', 'zz']);
+    assert.deepEqual({ ...r.parts }, Object.fromEntries(want));
+    assert.equal(r.parts['zz'], undefined);
+    assert.notDeepEqual(r.parts['a1'], direct.scoreParts(query, ['a1']).get('a1'));
+  });
 }
