@@ -28,7 +28,7 @@ import { citedWorkUris } from './citations.js';
 import { loadHitRecords } from './hit-records.js';
 import { FEEDBACK_TOKEN_TTL_S, signFeedbackToken } from './feedback-token.js';
 import type { IndexSet } from './index-set.js';
-import { denseDocumentVector, denseQueryVector, denseSearch, sparseQueryVector, withFeedback, type SparseParams } from './channels.js';
+import { denseDocumentVector, denseQueryVector, denseSearch, sparseQueryVector, withFeedback, withFeedbackVectors, type SparseParams } from './channels.js';
 import { defaultSearchRequest, type SearchExecution, type SearchExecutor, type SearchHit, type SearchRequest, type SearchResult } from './search-types.js';
 import { runSparseChannel } from './sparse-channel.js';
 import { routingKey } from '../domain/shard-routing.js';
@@ -354,7 +354,13 @@ export class SearchService {
           let vector = await dense.queryVector(index, r.query, r.possibleLanguages);
           // hybrid: pseudo-relevance feedback from the lexical channel's top hits (ADR 0102)
           // (corpus model only: a trained bi-encoder's query vector is not mixed; ADR 0105)
-          if (vector && r.mode === 'hybrid' && lexical && dense.kind === 'corpus') vector = withFeedback(index, vector, lexical.hits.slice(0, DENSE_FEEDBACK_DOCS).map((h) => h.id), DENSE_FEEDBACK_WEIGHT);
+          if (vector && r.mode === 'hybrid' && lexical && dense.kind === 'corpus') {
+            const top = lexical.hits.slice(0, DENSE_FEEDBACK_DOCS);
+            const shards = this.d.shards;
+            // cluster: the hits' vectors from the shards their works route to (ADR 0248)
+            if (shards) vector = withFeedbackVectors(vector, await Promise.all(top.map((h) => shards.documentVector(name, { id: h.id, workKey: h.workKey ?? h.id }).catch(() => null))), DENSE_FEEDBACK_WEIGHT);
+            else vector = withFeedback(index, vector, top.map((h) => h.id), DENSE_FEEDBACK_WEIGHT);
+          }
           embedUs += (performance.now() - te) * 1000;
           // auto: exact scan up to EXACT_MAX_VECTORS eligible documents, above it the quantized prefilter
           // (fast-scan kernel, ADR 0140) + float rescoring, recall@10 >= 0.95 against exact (ADR 0103);
