@@ -82,6 +82,14 @@ test('searches through the api node of a 2x2 cluster equal one index; a killed s
     const urls = new Set(state.search.map((s) => new URL(s.url).origin));
     for (const s of shards) assert.ok(s.node !== null && urls.has(s.node), JSON.stringify(shards));
 
+    // a conversation turn through the api node: its retrieval is the search service over the shards
+    const turn = await fetch(new URL('/v2/conversations/', api), { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': apiKey }, body: JSON.stringify({ query: 'How is hydrogen stored in salt caverns?', llm_config: { model_name: 'lectern-extractive' } }) });
+    const answer = (await turn.json()) as { answer?: string; search_documents?: { document: { id: string } }[] };
+    assert.equal(turn.status, 200, JSON.stringify(answer));
+    assert.ok((answer.search_documents ?? []).length > 0, JSON.stringify(answer));
+    const retrieved = new Set(one.search({ text: 'hydrogen stored salt caverns', limit: 300, collapseByWorkKey: true }).hits.map((h) => h.id));
+    for (const d of answer.search_documents!) assert.ok(retrieved.has(d.document.id), d.document.id);
+
     // steady load from 3 clients; kill -9 one replica of shard 0 in the middle
     const victim = state.search.find((s) => s.shard === 0 && s.replica === 0)!;
     const latencies: number[] = [];
