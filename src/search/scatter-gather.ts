@@ -329,4 +329,18 @@ export class ScatterGather {
     for (const a of answers) if (a) for (const [id, p] of Object.entries(a.parts)) out.set(id, p);
     return out;
   }
+
+  /**
+   * Document frequencies of index terms and the live document count, summed over every shard (the DFS
+   * call with the terms as expansion terms, taken as they are: no analysis). For conversations' term
+   * model (ADR 0248). Shards that do not answer are left out.
+   */
+  async termStats(index: IndexName, terms: readonly string[]): Promise<{ documents: number; df: Record<string, number> }> {
+    const turn = this.#turn++;
+    const shards = Array.from({ length: this.directory.shards }, (_, s) => s);
+    const query = { text: '', expansion: terms.slice(0, 4096).map((term) => ({ term, weight: 1 })) };
+    const stats = await Promise.all(shards.map((s) => this.#hedged(this.#order(s, turn), (c, signal) => c.stats({ index, query }, { signal })).then((r) => r.value.stats, () => null)));
+    const sum = sumCorpusStats(stats.filter((x): x is CorpusStats => x !== null));
+    return { documents: sum.docCount, df: sum.df };
+  }
 }

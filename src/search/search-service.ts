@@ -112,6 +112,8 @@ export interface ShardedLexicalSearch {
   correctQuery(index: IndexName, text: string, possibleLanguages: string[] | null): Promise<string | null>;
   /** Lexical score parts of ranking candidates from their shards (ADR 0248). */
   scoreParts(index: IndexName, q: { text: string; possibleLanguages?: string[] | null; phraseBoost?: number }, ids: readonly string[]): Promise<Map<string, DocumentScoreParts>>;
+  /** Summed document frequencies of index terms and the live document count (ADR 0248). */
+  termStats(index: IndexName, terms: readonly string[]): Promise<{ documents: number; df: Record<string, number> }>;
 }
 
 /** How the caller wants a search's result. */
@@ -676,6 +678,36 @@ export class SearchService {
    * document frequency over the index's live documents (BM25's form; a term no document holds gets the
    * largest value). Document frequencies are looked up once per term per model.
    */
+  /**
+   * {@link termModel} for the terms of `texts` (the question's): on a cluster their document frequencies
+   * and the document count come from the shards, summed (ADR 0248); a term outside `texts` gets the
+   * largest value there. On one node, the index's model.
+   */
+  async termModelFor(index: IndexName, language: string, texts: readonly string[]): Promise<TermModel> {
+    const shards = this.d.shards;
+    if (!shards) return this.termModel(index, language);
+    const analyzer = analyzerFor(language);
+    const terms = (text: string): string[] => {
+      const out: string[] = [];
+      analyzer.analyze(text, (term) => {
+        if (term !== null) out.push(term);
+      });
+      return out;
+    };
+    const wanted = [...new Set(texts.flatMap(terms))];
+    const st = await shards.termStats(index, wanted);
+    const n = Math.max(1, st.documents);
+    return {
+      documents: n,
+      maxIdf: Math.log(1 + (n + 0.5) / 0.5),
+      terms,
+      idf: (term: string) => {
+        const df = st.df[term] ?? 0;
+        return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      },
+    };
+  }
+
   termModel(index: IndexName, language = 'en'): TermModel {
     const idx = this.d.indexes.get(index);
     const n = Math.max(1, idx.stats().docs);

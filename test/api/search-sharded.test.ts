@@ -288,6 +288,17 @@ describe('every search mode over 2 shards (in-process) equals one node, with tra
     }
   });
 
+  test('a conversation turn: retrieval and the answer\'s term statistics from the shards, the same answer as one node', async () => {
+    const ask = (app: TestApp, key: string) => app.http.inject({ method: 'POST', url: '/v2/conversations/', headers: { 'x-api-key': key }, payload: { query: 'What follows a heart attack after coronary occlusion?', llm_config: { model_name: 'lectern-extractive' } } });
+    const a = await ask(one, keyOne);
+    const b = await ask(sharded, keySharded);
+    assert.equal(a.statusCode, 200, a.body);
+    assert.equal(b.statusCode, 200, b.body);
+    const view4 = (x: { answer: string; citations: unknown[]; search_documents: { document: { id: string } }[] }) => [x.answer, x.citations, x.search_documents.map((d) => d.document.id)];
+    assert.ok(a.json().search_documents.length > 0);
+    assert.deepEqual(view4(b.json()), view4(a.json()));
+  });
+
   test('the channels on shards say so in the trace: per-shard entries for sparse and short_document', async () => {
     const b = await search(sharded, keySharded, { query: 'heart attack', mode: 'hybrid', tracing: true });
     for (const channel of ['fulltext', 'sparse', 'short_document']) {
