@@ -279,6 +279,9 @@ describe('every search mode over 2 shards (in-process) equals one node, with tra
   test('ranking stages: candidate features from the shards (lexical parts, branch backfill, cited_by), L1 at the api node, as one node', async () => {
     for (const query of ['heart attack', '"myocardial infarction" coronary', 'sandstone porosity reservoir']) {
       const body = { query, limit: 10, heap_factor: 1, include_candidate_scores: true, l1: { formula: 'bm25_title + 2 * bm25_abstract + phrase_bonus + proximity + fulltext + 10 * short_document + sparse + cited_by', backfill: true } };
+      // the engagement features read activity counters the searches so far wrote (buffered): settle both
+      await one.activity.flush();
+      await sharded.activity.flush();
       const a = await search(one, keyOne, body);
       const b = await search(sharded, keySharded, body);
       assert.equal(a.hits.length, 10);
