@@ -33,7 +33,7 @@ import { defaultSearchRequest, type SearchExecution, type SearchExecutor, type S
 import { runSparseChannel } from './sparse-channel.js';
 import { routingKey } from '../domain/shard-routing.js';
 import type { ScatterResult, ScatterVectorQuery, VectorResult } from './scatter-gather.js';
-import { checkWorkBudget, FairScheduler, type SearchTicket, type WorkBudget } from './work-budget.js';
+import { checkWorkBudget, FairScheduler, type BudgetedIndex, type SearchTicket, type WorkBudget } from './work-budget.js';
 import type { ActivityCounts } from '../ports/activity-store.js';
 import { candidateScores, featureRow, type Candidate, type FeatureGroup } from '../ranking/features.js';
 import type { FeatureSources } from '../ranking/sources.js';
@@ -459,7 +459,7 @@ export class SearchService {
       const page = r.offset + r.limit;
       const results = pool.active ? Math.max(page, pool.depth) : page;
       const hint = results > page ? `the ranking pool of ${results} candidates counts as results: send candidate_ranking "rrf" and l2_rerank "off", or shorten the query` : undefined;
-      checkWorkBudget(names.map((n) => this.d.indexes.get(n)), r.query, r.possibleLanguages, results, this.d.budget, hint);
+      checkWorkBudget(this.d.shards ? await Promise.all(names.map((n) => this.#shardBudgeted(n, r.query, r.possibleLanguages))) : names.map((n) => this.d.indexes.get(n)), r.query, r.possibleLanguages, results, this.d.budget, hint);
     }
     // the account's place is counted now (429 before any hold); a slot is taken only for the work
     // itself (#search), not while the ledger's group commits are awaited around it
@@ -678,6 +678,18 @@ export class SearchService {
    * document frequency over the index's live documents (BM25's form; a term no document holds gets the
    * largest value). Document frequencies are looked up once per term per model.
    */
+  /**
+   * The work budget's view of an index on a cluster (ADR 0248): the query's terms (analysis is a
+   * function of the text) with their document frequencies summed over the shards (a term's postings).
+   */
+  async #shardBudgeted(index: IndexName, text: string, possibleLanguages: string[] | null): Promise<BudgetedIndex> {
+    const local = this.d.indexes.get(index);
+    const parsed = local.parse(text, possibleLanguages);
+    const terms = [...new Set(parsed.words.flatMap((w) => w.terms))];
+    const st = await this.d.shards!.termStats(index, terms);
+    return { parse: (t, l) => local.parse(t, l), docFreq: (t) => st.df[t] ?? 0 };
+  }
+
   /**
    * {@link termModel} for the terms of `texts` (the question's): on a cluster their document frequencies
    * and the document count come from the shards, summed (ADR 0248); a term outside `texts` gets the

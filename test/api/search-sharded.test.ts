@@ -148,6 +148,28 @@ describe('POST /v2/search/ over 2 shards (in-process) equals one node', () => {
     assert.ok(res.headers['x-request-id']);
   });
 
+  test('the work budget counts the postings of the shards (an api app whose own index is empty refuses as one node would)', async () => {
+    const limits = { jsonBodyBytes: 1024 * 1024, requestTimeoutMs: 120_000, uploadBytes: 100 * 1024 * 1024, uploadPages: 2000, queryMaxTerms: 64, queryMaxPostings: 1000, queryMaxResultTerms: 100_000, searchConcurrency: 2, shutdownGraceMs: 10_000 };
+    const lean = await testApp({ limits } as never, { shardDirectory: new StaticShardDirectory(2, shardSets.map((set, s) => [new InProcessShardClient(new ShardSearcher(s, set))])) });
+    const single = await testApp({ limits } as never);
+    try {
+      await seed(single, corpus());
+      await single.indexes!.catchUp();
+      assert.equal(lean.indexes!.get('documents').stats().docs, 0, 'the lean app holds no documents itself');
+      const query = 'we examine sample shows under load study gas storage hydrogen reservoirs cushion pressure sandstone porosity natural economics carbon dioxide injection caprock integrity well cement leakage microbial activity';
+      const post = async (app: TestApp) => app.http.inject({ method: 'POST', url: '/v2/search/', headers: { 'x-api-key': (await app.account({ credits: 1000 })).key }, payload: { query } });
+      const a = await post(single);
+      const b = await post(lean);
+      assert.equal(a.statusCode, 422, a.body);
+      assert.equal(b.statusCode, 422, b.body);
+      assert.equal(b.json().detail.budget, 'postings');
+      assert.deepEqual(b.json().detail, a.json().detail);
+    } finally {
+      await lean.dispose();
+      await single.dispose();
+    }
+  });
+
   test('the trace has a per-shard entry with timings', async () => {
     const b = await search(sharded, keySharded, { query: 'hydrogen storage', tracing: true });
     const lexical = b.retrieval_traces.find((t: { branch: string }) => t.branch === 'fulltext');
