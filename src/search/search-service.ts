@@ -327,7 +327,11 @@ export class SearchService {
       }
       if (r.mode === 'sparse' || r.mode === 'hybrid') {
         const sparse = this.d.indexes.sparse(name);
-        if (sparse) {
+        // the SPLADE-style encoder's impacts live in each index's files: not across shards yet (ADR 0249)
+        if (sparse?.tokenVector && this.d.shards) {
+          if (r.mode === 'sparse') throw unavailable('sparse: the SPLADE-style sparse encoder (sparse_encoder.dir) does not search across the shards of a cluster yet (docs/scale.md); use mode fulltext, short_document or hybrid.');
+          unconfigured.push(`sparse:${name}`);
+        } else if (sparse) {
           const combinerParams = { combiner: r.combiner, decay: r.combinerDecay, temperature: r.combinerTemperature, topK: r.combinerTopK };
           // cluster: the query and every sub-query are DFS-then-query searches over the shards (ADR 0246)
           const shards = this.d.shards;
@@ -441,6 +445,8 @@ export class SearchService {
     const profile = resolveRankingMode({ rankingMode: r.rankingMode });
     const plan = planRanking(r, { indexNames, branches: plannedBranches(r, indexNames, this.d.indexes), profile }, this.d.ranking ?? NO_RANKING);
     checkExtraPools(r, plan, indexNames, this.d.indexes);
+    // the benchmark pools read one index whole; on a cluster they would read this process's (ADR 0249)
+    if (this.d.shards && (r.binaryPool || r.documentDiscovery === true)) throw unavailable(`${r.binaryPool ? 'binary_pool' : 'document_discovery'}: this pool option does not run across the shards of a cluster yet (docs/scale.md); omit it.`);
     return plan;
   }
 

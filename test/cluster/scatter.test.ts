@@ -5,6 +5,8 @@
 // other replica) and leaves no result partial. Skipped with the reason when DATABASE_URL or nats-server
 // is missing. Waits have generous ceilings; latencies are reported, not asserted.
 import { test } from 'node:test';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { alive, clusterDown, clusterStatus, clusterUp, findNatsServer, type ClusterState } from '../../src/adapters/cluster/local-cluster.js';
 import { openPostgresStorage } from '../../src/adapters/postgres/postgres-storage.js';
@@ -81,6 +83,14 @@ test('searches through the api node of a 2x2 cluster equal one index; a killed s
     assert.equal(shards.length, 2);
     const urls = new Set(state.search.map((s) => new URL(s.url).origin));
     for (const s of shards) assert.ok(s.node !== null && urls.has(s.node), JSON.stringify(shards));
+
+    // the api node (role api, no search role) holds no index: no index directory in its data directory,
+    // while every search replica has one (ADR 0249)
+    assert.equal(existsSync(join(tmp.dir, 'api-0', 'index')), false, 'the api node holds no index directory');
+    for (const r of state.search) assert.ok(existsSync(join(tmp.dir, `search-${r.shard}-${r.replica}`, 'index')), `search-${r.shard}-${r.replica} has its index`);
+    const hybrid = await search({ query: 'hydrogen storage caverns', limit: 10 });
+    assert.equal(hybrid.status, 200, JSON.stringify(hybrid.body));
+    assert.deepEqual(hybrid.body.hits.map((h) => h.id), one.search({ text: 'hydrogen storage caverns', limit: 10, collapseByWorkKey: true, exactTotal: true }).hits.map((h) => h.id), 'hybrid without models: the lexical channel alone');
 
     // a conversation turn through the api node: its retrieval is the search service over the shards
     const turn = await fetch(new URL('/v2/conversations/', api), { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': apiKey }, body: JSON.stringify({ query: 'How is hydrogen stored in salt caverns?', llm_config: { model_name: 'lectern-extractive' } }) });
