@@ -1,7 +1,9 @@
 // POST /v2/search/ on the `api` role's coordinator (issue 24, ADR 0202), with 2 in-process shards that
 // follow the store filtered by the shard routing: the same top 10 (ids, order, scores), total_hits,
 // has_next, snippets and documents as one node, for word queries, phrases, filters, deduplication and
-// pages; per-shard timings in the trace; a shard with no replica gives `partial_results`.
+// pages; per-shard timings in the trace; a shard with no replica gives `partial_results`. Then every
+// search mode with trained corpus models (sparse, short_document, binary, hybrid), similar, spelling,
+// in-document passages, ranking features, the work budget and a conversation turn (ADRs 0246-0249).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
