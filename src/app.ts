@@ -26,6 +26,7 @@ import { GroupCommitLedger } from './billing/group-commit-ledger.js';
 import { DownloadService } from './downloads/download-service.js';
 import { IngestService, type IngestReport } from './ingest/ingest-service.js';
 import { DemoCorpus } from './ingest/demo-corpus.js';
+import { committedCheckpoint } from './search/index-checkpoint.js';
 import { RateLimitService } from './limits/rate-limit-service.js';
 import { IndexSet } from './search/index-set.js';
 // --- cluster (issue 24) ---
@@ -61,7 +62,7 @@ import type { Storage } from './ports/storage.js';
 import type { BlobStore } from './ports/blob-store.js';
 import { FsBlobStore } from './adapters/fs/fs-blob-store.js';
 import { FsSourceFiles } from './adapters/fs/fs-source-files.js';
-import { fsModelDirectories } from './adapters/fs/index-directories.js';
+import { fsIndexDirectories, fsModelDirectories } from './adapters/fs/index-directories.js';
 import { sharedFsIndexDirectories } from './adapters/fs/shared-index-directory.js';
 import { SearchThreads, type Snapshot } from './search/search-threads.js';
 import { ThreadedSegmentBuilder } from './search/segment-builder.js';
@@ -126,6 +127,8 @@ function trainDemoModelsInBackground(log: Logger): void {
 }
 
 export const DEMO_FILES = ['corpus/demo/openalex-works.jsonl.gz', 'corpus/demo/works.jsonl', 'corpus/demo/stackexchange-posts.jsonl.gz'].map((f) => join(packageRoot, f));
+/** The demo corpus's document ids, committed beside its files (ADR 0243). */
+export const DEMO_IDS = join(packageRoot, 'corpus/demo/ids.txt');
 
 export interface AppOverrides {
   clock?: Clock;
@@ -147,6 +150,11 @@ export interface AppOverrides {
   chatModels?: ChatModelRegistry;
   /** The extractive answerer's tunables (benchmarks calibrate them); default: the calibrated ones. */
   extractive?: Partial<ExtractiveOptions>;
+  /**
+   * Open the indexes without catching up with the store (the server: it listens first, catches up in
+   * startBackgroundWork, and /readyz answers 503 until done); default: catch up before returning.
+   */
+  deferIndexCatchUp?: boolean;
   /** Loads the dense_encoder model (default: the ONNX adapter, imported on first use). */
   loadTextEncoder?: TextEncoderLoader;
   /** Loads the sparse_encoder model (default: the ONNX adapter, imported on first use). */
@@ -204,6 +212,11 @@ export interface Core {
   readonly indexes: IndexSet | null;
   /** Where the indexes read changes from: the store, or on a search node its shard's log (issue 24). */
   readonly indexSource: SwitchableSource;
+  /**
+   * The store sequence the indexes of this data directory have committed (searchable), read from disk:
+   * a running server's progress as seen by the CLI (`lectern ingest --wait`, ADR 0244).
+   */
+  indexCheckpoint(): number;
   /** The corpus-trained models of each index: training (`lectern models train`) and loading (docs/models.md). */
   readonly corpusModels: CorpusModels;
   /** Training L2 ranking models from judgments (`lectern ranking train`, docs/ranking.md). */
@@ -330,7 +343,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
   const ingest = new IngestService(storage.documents, blobs, new FsSourceFiles(), clock, async (_ids, final) => {
     if (indexes) await indexes.catchUp({ commit: final ? 'always' : 'due' });
   });
-  const demoCorpus = new DemoCorpus(new FsSourceFiles(), DEMO_FILES, storage.documents, clock, async () => {
+  const demoCorpus = new DemoCorpus(new FsSourceFiles(), DEMO_IDS, storage.documents, clock, async () => {
     if (indexes) await indexes.catchUp({ commit: 'always' });
   });
   // index files in shared memory: the search threads view the writer's copy (ADR 0110)
@@ -356,7 +369,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
       report,
       engagement: activityEngagement(activityCounts),
     });
-    return searchCandidateSource({ candidatePool: (query, index, depth) => search.candidatePool(query, index, depth, mode) });
+    return searchCandidateSource(search, mode);
   };
   const installed = new Map<string, string>();
   const refreshModels = (): string[] => {
@@ -503,6 +516,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
       return indexes;
     },
     indexSource,
+    indexCheckpoint: () => (indexes ? indexes.checkpoint() : committedCheckpoint(fsIndexDirectories(indexRoot(config)))),
     openIndexes,
     corpusModels,
     rankerTraining,
@@ -561,6 +575,27 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
         }, 1000),
       );
       for (const t of timers) t.unref();
+      // The catch-up a server deferred to after it listens (deferIndexCatchUp), at once rather than at
+      // the first poll; /readyz turns ready when it is done.
+      {
+        const t0 = Date.now();
+        let logged = t0;
+        polling = true;
+        idx
+          .catchUp({
+            onProgress: (p) => {
+              if (Date.now() - logged >= 10_000) {
+                logged = Date.now();
+                logger.info({ seq: p.seq, target: p.target }, 'catching up with the store');
+              }
+            },
+          })
+          .then((r) => (r.applied > 0 ? logger.info({ applied: r.applied, seq: r.seq, ms: Date.now() - t0 }, 'search indexes caught up with the store') : undefined))
+          .catch((err: unknown) => logger.warn({ err }, 'index catch-up failed'))
+          .finally(() => {
+            polling = false;
+          });
+      }
       // merges in short slices, never one long one on the thread that answers requests (ADR 0111)
       stopMerges = startBackgroundMerges(idx, (err) => logger.warn({ err }, 'index merge step failed'));
     },
@@ -633,7 +668,11 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   // --- end cluster search ---
   const core = await buildCore(config, overrides);
   const { storage, rateLimiter } = core;
-  const indexes = await core.openIndexes();
+  // The server defers the catch-up to after it listens (startBackgroundWork); /readyz says when the
+  // indexes reached the store's sequence as of now (ADR 0243).
+  const indexes = await core.openIndexes(overrides.deferIndexCatchUp ? { catchUp: false } : {});
+  const readyTarget = await storage.documents.maxSeq();
+  let indexesReady = false;
   const report = (err: unknown, context: string) => core.logger.warn({ err }, context);
   // the ranking pipeline (docs/ranking.md): profile formulas, L2 models and the cross-encoder, checked at start
   const ranking = await rankingSettings(config.ranking, {
@@ -670,6 +709,37 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   // a search node answers the coordinators' shard calls over its shard's indexes
   const shardRouteList = !roles.all && roles.search ? [shardRoutes({ searchers: [new ShardSearcher(config.cluster.shard, indexes)], secret: clusterSecret })] : [];
   // --- end cluster search ---
+  // Freshness under load (ADR 0244): when the indexes have been behind the store for longer than
+  // freshnessBoundMs, the search threads pace themselves so the (low-priority) builder thread progresses;
+  // pacing ends when the indexes caught up. Checked four times a second (one max(seq) of the store).
+  let lagSince: number | null = null;
+  let lagChanges = 0;
+  let lagChecking = false;
+  const paceTimer =
+    threads && config.freshnessBoundMs > 0
+      ? setInterval(() => {
+          if (lagChecking) return;
+          lagChecking = true;
+          storage.documents
+            .maxSeq()
+            .then((seq) => {
+              lagChanges = Math.max(0, seq - indexes.checkpoint());
+              if (lagChanges === 0) {
+                lagSince = null;
+                threads.pace(false);
+                return;
+              }
+              const now = performance.now();
+              lagSince ??= now;
+              threads.pace(now - lagSince >= config.freshnessBoundMs);
+            })
+            .catch((err: unknown) => report(err, 'index lag check failed'))
+            .finally(() => {
+              lagChecking = false;
+            });
+        }, 250)
+      : null;
+  paceTimer?.unref();
   const search = new SearchService({
     ...(scatter ? { shards: scatter } : {}),
     ranking,
@@ -718,6 +788,9 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   const metricsRegistry = new Registry();
   collectDefaultMetrics({ register: metricsRegistry, prefix: 'lectern_' });
   new Gauge({ name: 'lectern_search_threads', help: 'Search threads serving searches (0: searches run on the main thread; ADR 0110).', registers: [metricsRegistry] }).set(threads?.size ?? 0);
+  new Gauge({ name: 'lectern_index_lag_changes', help: 'Store changes not yet committed to the search indexes (as of the last check, every 250 ms with search threads).', registers: [metricsRegistry], collect() { this.set(lagChanges); } });
+  new Gauge({ name: 'lectern_search_threads_paced', help: '1 while the search threads pace themselves so the index catch-up progresses (freshnessBoundMs; ADR 0244).', registers: [metricsRegistry], collect() { this.set(threads?.pacing ? 1 : 0); } });
+  new Gauge({ name: 'lectern_search_threads_pacing_rests', help: 'Rests the search threads took after a search while pacing, since start (ADR 0244).', registers: [metricsRegistry], collect() { this.set(threads?.pacingRests ?? 0); } });
   new Gauge({ name: 'lectern_search_threads_inflight', help: 'Searches sent to search threads and not answered yet.', registers: [metricsRegistry], collect() { this.set(threads?.inflight ?? 0); } });
 
   // Recognition jobs: a FIFO pool over the job store, a worker thread per conversion (ADR 0035).
@@ -811,6 +884,11 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     extraRoutes: [...(overrides.extraRoutes ?? []), ...shardRouteList],
     readiness: async () => {
       const checks: Record<string, string> = {};
+      // ready once caught up with the start's sequence, and ready from then on (a later ingest's lag is
+      // freshness, reported by index_seq, not unreadiness)
+      const indexSeq = indexes.checkpoint();
+      if (!indexesReady && indexSeq >= readyTarget) indexesReady = true;
+      checks.indexes = indexesReady ? 'ok' : `catching up with the store (indexed through change ${indexSeq} of ${readyTarget})`;
       try {
         await storage.ping();
         checks.storage = 'ok';
@@ -825,7 +903,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
           checks.rate_limiter = `unreachable (${(e as Error).message})`;
         }
       }
-      return checks;
+      return { checks, indexSeq };
     },
   });
 
@@ -854,6 +932,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       clearInterval(purgeTimer);
       clearInterval(trendingTimer);
       clearInterval(activityPruneTimer);
+      if (paceTimer) clearInterval(paceTimer);
       // Running conversions are aborted first; their jobs stay resumable (checkpoints per page).
       await recognitions.close();
       await http.close();

@@ -7,7 +7,8 @@ import { clusterDown, clusterEnv, clusterStatus, clusterUp } from './adapters/cl
 import { ConfigError, loadConfig, loadConfigWithEnv, processEnvironment, type Config } from './config/index.js';
 
 export async function serve(config: Config): Promise<void> {
-  const app = await buildApp(config);
+  // the indexes catch up with the store after the server listens; /readyz says when they have (ADR 0243)
+  const app = await buildApp(config, { deferIndexCatchUp: true });
   const log = app.logger;
   // a search node holds one shard, fed from the log (issue 24): it never loads the demo corpus itself
   const searchNode = config.cluster.role.split(',').includes('search');

@@ -58,6 +58,8 @@ async function start(): Promise<void> {
   const indexes = new ThreadIndexes((name) => models.load(name), { dense, sparse });
   const service = new SearchService({
     ranking,
+    // the thread evaluates long queries pruned to the same budget the main thread checked (ADR 0231)
+    budget: { maxTerms: config.limits.queryMaxTerms, maxPostings: config.limits.queryMaxPostings, maxResultTerms: config.limits.queryMaxResultTerms, concurrency: config.limits.searchConcurrency, slots: 1 },
     featureStore: storage.documents,
     engagement: activityEngagement(activityCounts),
     indexes,

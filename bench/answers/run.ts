@@ -17,9 +17,10 @@
 // 2. The demo corpus: POST /v2/conversations/stream over a real socket from a client in a worker
 //    thread (its own event loop, so it reads each event when it arrives), time to the first event and to
 //    the result (p50, p95).
-// Verdict (supports / contradicts / insufficient): SciFact's SUPPORT/CONTRADICT labels are not in the
-// shared data (ir/scifact holds the corpus, the claims and relevance judgments only), so it is not
-// measured here.
+// 3. Verdict on claims (supports / contradicts / insufficient, macro-F1; `--verdict` runs only this):
+//    SciFact's SUPPORT/CONTRADICT labels are not in the shared data, so it is measured against the
+//    team's own labels (bench/answers/verdict-labels.json, see verdict.ts): tuned on one half, reported
+//    on the other; --write stores bench/results/answers-verdict.json.
 // --write stores bench/results/answers.json (summary) and bench/results/answers-questions.json (every
 // report-part question: answerability, abstention, cited and judged documents) with the machine noted.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -28,6 +29,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { machine } from '../lib/machine.js';
+import { verdictBenchmark } from './verdict.js';
 import { evalDataDir } from '../quality/data-dir.js';
 import { loadIrSet } from '../quality/ir-eval.js';
 import { testApp } from '../../test/helpers/app.js';
@@ -272,7 +274,13 @@ async function demoStreams() {
 
 const m = machine();
 const qs = questions();
-if (args.includes('--sweep')) {
+if (args.includes('--verdict')) {
+  const v = await verdictBenchmark(evalDataDir());
+  console.log(JSON.stringify({ ...v, sweep: undefined, report_items: undefined }, null, 2));
+  if (args.includes('--write')) {
+    writeFileSync(join(repoRoot, 'bench', 'results', 'answers-verdict.json'), JSON.stringify({ benchmark: 'answers-verdict', answerer: 'lectern-extractive', target_macro_f1: 0.7, ...v, note: 'quality only (no timings); run on a shared machine loaded by other work', machine: m, load_average_at_end: (await import('node:os')).loadavg().map((x) => round(x, 2)) }, null, 1) + '\n');
+  }
+} else if (args.includes('--sweep')) {
   const cal = qs.filter((q) => q.part === 'calibrate');
   for (const rankDecay of [0.15, 0.5]) {
     for (const minRelative of [0.75, 0.9]) {
@@ -300,7 +308,7 @@ if (args.includes('--sweep')) {
     calibration_part: measure(rows.filter((r) => r.q.part === 'calibrate'), threshold),
     report_part: measure(report, threshold),
     report_part_at_code_threshold: measure(report, DEFAULT_EXTRACTIVE_OPTIONS.abstainBelow),
-    verdict: 'not measured: the SciFact SUPPORT/CONTRADICT labels are not in the shared data (ir/scifact has the corpus, the claims and relevance judgments only)',
+    verdict: 'measured separately against the team\'s own labels (not the public SciFact labels): bench/results/answers-verdict.json (--verdict)',
     turn_ms_mean: round(askMs / qs.length, 2),
   };
   console.log(JSON.stringify(summary, null, 2));

@@ -80,8 +80,11 @@ function evaluate(set: IrSet) {
     // the sparse channel as the service runs it: the query and one sub-query per generated dimension,
     // combined by the interface's default combiner (ADR 0107); the single weighted query for comparison
     const sv = sparseQueryVector(index, sparse, text, null, sp);
-    const [sps, spMs] = timed(() => multiQuerySearch(index, q, sv, sparseEngineOptions(sv, sp).heapFactor, DEFAULT_COMBINER).result.hits.map((h) => h.id));
-    add('sparse', sps, rels, spMs);
+    const [sps0, spMs] = timed(() => multiQuerySearch(index, q, sv, sparseEngineOptions(sv, sp).heapFactor, DEFAULT_COMBINER).result.hits.map((h) => h.id));
+    add('sparse', sps0, rels, spMs);
+    // in hybrid (issue 27): the query's own pass is the fulltext channel's result, shared, not run again
+    const ftResult = index.search(q);
+    const [sps, spSharedMs] = timed(() => multiQuerySearch(index, q, sv, sparseEngineOptions(sv, sp).heapFactor, DEFAULT_COMBINER, ftResult).result.hits.map((h) => h.id));
     const [sp1, sp1Ms] = timed(() => index.search({ ...q, ...sparseEngineOptions(sv, sp) }).hits.map((h) => h.id));
     add('sparse (one weighted query, before ADR 0107)', sp1, rels, sp1Ms);
     for (const c of COMBINERS) add(`sparse (${c.combiner}, decay ${c.decay}, T ${c.temperature}, top_k ${c.topK})`, multiQuerySearch(index, q, sv, sparseEngineOptions(sv, sp).heapFactor, c).result.hits.map((h) => h.id), rels, NaN);
@@ -110,8 +113,19 @@ function evaluate(set: IrSet) {
         { k: DEFAULT_RRF_K },
       ).map((f) => f.id);
     const [hy, fuseMs] = timed(() => fuse(sps.filter((id) => nominated.has(id))));
-    const hybridMs = ftMs + spMs + embMs + dpMs + fuseMs;
+    const hybridMs = ftMs + spSharedMs + embMs + dpMs + fuseMs;
     add('hybrid', hy, rels, hybridMs);
+    // the same run's controls (issue 27): the sparse channel's own pruned pass (before), no sparse vote,
+    // and the sparse channel as one weighted query
+    add('hybrid (before issue 27: sparse runs its own pass)', fuse(sps0.filter((id) => nominated.has(id))), rels, ftMs + spMs + embMs + dpMs + fuseMs);
+    add('hybrid without the sparse vote (fulltext + short_document)', fuse([]), rels, ftMs + embMs + dpMs + fuseMs);
+    add('hybrid (sparse as one weighted query)', fuse(sp1.filter((id) => nominated.has(id))), rels, ftMs + sp1Ms + embMs + dpMs + fuseMs);
+    // fewer expansion terms (the strongest first): what each costs at 100k is in mode-cost-100k.json
+    for (const keep of [1, 2, 4]) {
+      const fewer = [...sv.filter((d) => d.own), ...sv.filter((d) => !d.own).slice(0, keep)];
+      const [spk, spkMs] = timed(() => index.search({ ...q, ...sparseEngineOptions(fewer, sp) }).hits.map((h) => h.id));
+      add(`hybrid (sparse as one weighted query, ${keep} expansion term${keep > 1 ? 's' : ''})`, fuse(spk.filter((id) => nominated.has(id))), rels, ftMs + spkMs + embMs + dpMs + fuseMs);
+    }
     add('hybrid (sparse_nomination on)', fuse(sps), rels, hybridMs);
     const nominatedQ = new Set([...ft, ...dpq]);
     add(`hybrid (dense quantized path forced, pool ${FORCED_POOL})`, fuse(sps.filter((id) => nominatedQ.has(id)), dpq), rels, NaN);

@@ -151,7 +151,7 @@ async function evaluateSet(name: string, dir: string, split: string) {
         add('hybrid + learned formula (cross-validated)', lf, q.rels, lfMs);
       }
       const model = bindL2Model(loadCatBoostJson(JSON.stringify(trained.modelJson)), `fold ${k}`);
-      const ranked = service({ ...NO_RANKING, candidateDepth: POOL, l2Auto: true, l2Models: new Map([['documents', model]]) });
+      const ranked = service({ ...NO_RANKING, candidateDepth: POOL, l2Auto: true, l2Models: new Map([['documents', [model]]]) });
       let n = 0;
       let organic = 0;
       for (const q of test) {

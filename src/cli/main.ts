@@ -45,6 +45,8 @@ export interface CliApp {
   readonly community: Pick<CommunityService, 'pending' | 'approveAuthor' | 'suspendAuthor' | 'removeComment' | 'publishComment'>;
   openIndexes(options?: { catchUp?: boolean }): Promise<IndexSet>;
   tryOpenIndexes(options?: { catchUp?: boolean }): Promise<IndexSet | null>;
+  /** The store sequence the indexes of this data directory have committed (ingest --wait). */
+  indexCheckpoint(): number;
   readonly corpusModels: CorpusModels;
   refreshModels(): string[];
   /** `lectern ranking train`: judgments, training and the model file; pools over open indexes. */
@@ -91,6 +93,7 @@ const USAGE = `Usage: lectern <command> [options]
   serve                                   start the HTTP service (same as npm start)
   ingest [--format F] [--batch N] FILE... load JSONL files (.gz ok) and index them; F: ${INGEST_FORMATS.join(', ')}
   ingest [--site HOST] DIR/Posts.xml      load a Stack Exchange data dump (Users.xml read from beside it)
+  ingest --wait ...                       return only once the documents are searchable by the running server
   ingest --recognize FILE...              convert PDF, EPUB or DJVU files to Markdown and index each as a document
   ingest --cluster DIR FILE...            ingest into the local cluster in DIR (its search nodes index from the log)
 ${CLUSTER_USAGE}
@@ -143,7 +146,7 @@ const HELP: Readonly<Record<string, string>> = {
 Starts the HTTP service (the same as npm start) with the configuration from the environment
 (docs/configuration.md). On first start with an empty store it loads the bundled demo corpus unless
 LECTERN_LOAD_DEMO_CORPUS=false; the log says which corpus the store holds.`,
-  ingest: `Usage: lectern ingest [--format F] [--batch N] FILE...
+  ingest: `Usage: lectern ingest [--format F] [--batch N] [--wait [--wait-timeout S]] FILE...
        lectern ingest [--site HOST] DIR/Posts.xml
        lectern ingest --recognize FILE...
 
@@ -156,6 +159,9 @@ Loads records into the store and indexes them (a running server picks them up wi
   --batch N         records per store transaction (default 500)
   --site HOST       the dump's site, e.g. ai.stackexchange.com (default: the directory name of Posts.xml)
   --recognize       convert PDF, EPUB or DJVU files to Markdown and store each as a document
+  --wait            return only when the documents are searchable by the server running on this data
+                    directory (its indexes committed the store's sequence after the ingest); exit 1 if
+                    that takes longer than --wait-timeout seconds (default 300)
 Bad lines are reported by number and skipped; a file whose first records are all bad, a missing file,
 or a PDF given without --recognize is refused with one line. Exit 1 when anything failed.
 Example: lectern ingest works.jsonl.gz ai.stackexchange.com/Posts.xml`,
@@ -271,7 +277,15 @@ async function ingest(ctx: CliContext, args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { format: { type: 'string', default: 'auto' }, batch: { type: 'string' }, recognize: { type: 'boolean', default: false }, site: { type: 'string' }, cluster: { type: 'string' } },
+    options: {
+      format: { type: 'string', default: 'auto' },
+      batch: { type: 'string' },
+      recognize: { type: 'boolean', default: false },
+      site: { type: 'string' },
+      wait: { type: 'boolean', default: false },
+      'wait-timeout': { type: 'string' },
+      cluster: { type: 'string' },
+    },
   });
   // into a local cluster: its configuration, as a process that writes to the store (the relay publishes)
   if (values.cluster !== undefined) {
@@ -287,7 +301,10 @@ async function ingest(ctx: CliContext, args: string[]): Promise<number> {
     ctx = { ...base, loadConfig: (extra) => base.loadConfig({ ...env, ...extra }) };
   }
   if (positionals.length === 0) throw new UsageError('ingest needs at least one FILE');
-  if (values.recognize) return ingestRecognized(ctx, positionals);
+  if (values['wait-timeout'] !== undefined && !values.wait) throw new UsageError('--wait-timeout needs --wait');
+  if (values.wait && values.cluster !== undefined) throw new UsageError('--wait is not available with --cluster: `lectern cluster status --dir DIR` shows the store sequence each search node has applied (seq)');
+  const wait = values.wait ? { timeoutMs: (intOption(values['wait-timeout'], 'wait-timeout', 1) ?? 300) * 1000 } : null;
+  if (values.recognize) return ingestRecognized(ctx, positionals, wait);
   const format = values.format as IngestFormat;
   if (!INGEST_FORMATS.includes(format)) throw new UsageError(`--format must be one of ${INGEST_FORMATS.join(', ')}`);
   const batchSize = intOption(values.batch, 'batch', 1);
@@ -337,12 +354,37 @@ async function ingest(ctx: CliContext, args: string[]): Promise<number> {
     }
     // Only refusals: their lines on stderr say it all (no report of nothing read on stdout).
     if (reports.length === 0) return 1;
+    const waited = wait ? await waitSearchable(app, indexes !== null, wait.timeoutMs) : true;
     print([
       ...reports.map((r) => ({ file: r.file, ...(r.site ? { site: r.site, users_file: r.usersFile ?? null } : {}), lines: r.lines, inserted: r.inserted, updated: r.updated, unchanged: r.unchanged, failed: r.failed, errors: r.errors })),
       ...refused,
     ]);
-    return refused.length > 0 || reports.some((r) => r.failed > 0) ? 1 : 0;
+    return !waited || refused.length > 0 || reports.some((r) => r.failed > 0) ? 1 : 0;
   });
+}
+
+/**
+ * `ingest --wait` (docs/ingest.md "Waiting until searchable", ADR 0244): waits until the indexes of this
+ * data directory committed the store's sequence as of now (every change the ingest wrote). With the
+ * indexes held here the ingest committed them itself; otherwise a running server is their writer and
+ * its commit (which its search threads see at once) is read from the index manifests, every 50 ms,
+ * for at most `timeoutMs`. Returns false (with a line on stderr) at the timeout.
+ */
+async function waitSearchable(app: CliApp, heldHere: boolean, timeoutMs: number): Promise<boolean> {
+  const target = await app.storage.documents.maxSeq();
+  if (heldHere) return true;
+  const started = Date.now();
+  let seen = app.indexCheckpoint();
+  while (seen < target) {
+    if (Date.now() - started >= timeoutMs) {
+      process.stderr.write(`lectern: --wait: the running server's indexes reached change ${seen} of ${target} within ${Math.round(timeoutMs / 1000)} s; the documents are stored and will become searchable when it catches up.\n`);
+      return false;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+    seen = app.indexCheckpoint();
+  }
+  process.stderr.write(`searchable: the running server indexed through change ${seen} (${((Date.now() - started) / 1000).toFixed(1)} s after the ingest)\n`);
+  return true;
 }
 
 /** Bad lines printed one by one before the CLI only counts them. */
@@ -369,7 +411,7 @@ async function demo(ctx: CliContext, args: string[]): Promise<number> {
  * `ingest --recognize FILE...`: each file is converted (format from its content) and stored as one
  * document; a file that cannot be read is reported and skipped (exit 1).
  */
-async function ingestRecognized(ctx: CliContext, files: string[]): Promise<number> {
+async function ingestRecognized(ctx: CliContext, files: string[], wait: { timeoutMs: number } | null = null): Promise<number> {
   return withApp(ctx, async (app) => {
     const indexes = await app.tryOpenIndexes();
     if (!indexes) process.stderr.write('note: a running Lectern server holds the search indexes; it will index these documents within a second.\n');
@@ -397,9 +439,10 @@ async function ingestRecognized(ctx: CliContext, files: string[]): Promise<numbe
         out.push({ file, error: { code, message: (e as Error).message } });
       }
     }
+    const waited = wait ? await waitSearchable(app, indexes !== null, wait.timeoutMs) : true;
     // nothing converted: the lines above say it all (no report of nothing on stdout)
     if (failed < files.length) print(out);
-    return failed > 0 ? 1 : 0;
+    return !waited || failed > 0 ? 1 : 0;
   });
 }
 

@@ -33,7 +33,8 @@ Training:
   --trees N         most trees (default 300; cross-validation picks how many the model keeps)
   --depth N         splits per tree (default 6)
   --learning-rate X (default 0.1)
-  --mode M          search mode whose pools are learned (default hybrid, the API's default)
+  --mode M          search mode whose pools are learned (default hybrid, the API's default); the model
+                    records it and its channels and is served only for requests of that mode (docs/ranking.md)
   --name FILE       file name in {data_dir}/models/NAME/ (default l2-ranker.json)
   --formula         fit a linear L1 formula over the document features instead (coordinate ascent on
                     nDCG@10 from rrf, cross-validated the same way); prints it, writes nothing
@@ -116,7 +117,9 @@ export async function rankingCommand(ctx: CliContext, args: string[], withApp: <
         const f = await app.rankerTraining.trainFormula({ index, beir, feedbackSince: since, options }, source, phase);
         const cv = f.report.crossValidation;
         bar.finish(cv ? `nDCG@10 ${cv.ndcg10Organic.toFixed(4)} -> ${cv.ndcg10Formula.toFixed(4)} (held-out, ${f.report.queries.used} queries)` : `${f.report.queries.used} queries`);
-        process.stdout.write(`${JSON.stringify({ formula: f.report.formula, serve_with: `LECTERN_RANKING_FORMULA_DOCUMENTS=${JSON.stringify(f.report.formula)}`, judgments: f.judgments, report: f.report }, null, 2)}\n`);
+        const lane = source.lane?.(index) ?? null;
+        // a formula runs only in the modes it was fitted for (ranking.formulaModes, ADR 0230)
+        process.stdout.write(`${JSON.stringify({ formula: f.report.formula, trained_for: lane, serve_with: `LECTERN_RANKING_FORMULA_DOCUMENTS=${JSON.stringify(f.report.formula)} LECTERN_RANKING_FORMULA_MODES=${values.mode}`, judgments: f.judgments, report: f.report }, null, 2)}\n`);
         return 0;
       }
       const r = await app.rankerTraining.train({ index, beir, feedbackSince: since, fileName: values.name, options }, source, (p) =>
@@ -125,7 +128,7 @@ export async function rankingCommand(ctx: CliContext, args: string[], withApp: <
       const path = join(app.config.dataDir, 'models', index, r.file);
       const cv = r.report.crossValidation;
       bar.finish(cv ? `nDCG@10 ${cv.ndcg10Organic.toFixed(4)} -> ${cv.ndcg10Model.toFixed(4)} (held-out, ${r.report.queries.used} queries)` : `${r.report.queries.used} queries`);
-      process.stdout.write(`${JSON.stringify({ model: { path, sha256: r.sha256, bytes: r.bytes, trees: r.report.finalTrees }, serve_with: `LECTERN_RANKING_L2_MODELS=${index}=${path}`, judgments: r.judgments, report: r.report }, null, 2)}\n`);
+      process.stdout.write(`${JSON.stringify({ model: { path, sha256: r.sha256, bytes: r.bytes, trees: r.report.finalTrees, trained_for: r.report.lane }, serve_with: `LECTERN_RANKING_L2_MODELS=${index}=${path}`, judgments: r.judgments, report: r.report }, null, 2)}\n`);
       return 0;
     } catch (e) {
       if (e instanceof RangeError) {

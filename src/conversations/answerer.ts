@@ -3,6 +3,7 @@
 // verified citations.
 import type { CitationData } from '../domain/conversation.js';
 import type { AnchorStats, Passage } from './passages.js';
+import type { Verdict } from './verdict.js';
 
 /** The searched index's terms and their rarity (the search capability's TermModel). */
 export interface LexicalModel {
@@ -48,6 +49,8 @@ export interface AnswerOutput {
   answerability?: number;
   /** True when the answer states that the indexed literature does not answer the question. */
   abstained?: boolean;
+  /** For a claim, the extractive answerer's verdict on it from the cited sentences (ADR 0241). */
+  verdict?: Verdict;
 }
 
 export interface Answerer {

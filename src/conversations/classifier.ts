@@ -1,5 +1,6 @@
 // The rule-based query classifier (no model): keywords, a reformulated search query, a date range from
-// expressions such as "since 2020", "in the last five years", "before 2010", recency, content type,
+// expressions such as "papers since 2020", "in the last five years", "before 2010" (years only where
+// the phrasing asks for publication time, not inside a claim), recency, content type,
 // query language, and follow-up detection (a short question such as "what about in mice?" searches
 // with the earlier turn's topic). Pure: the current time comes in as a parameter.
 import type { ClassifiedQuery } from '../domain/conversation.js';
@@ -33,23 +34,49 @@ const FOLLOW_UP_PRONOUN_RE = /\b(it|they|them|this|that|these|those|its|their)\b
 const EVENT_RE = /\b(conference|workshop|symposium|summit|outbreak|pandemic|earthquake|election)\b/i;
 const INSTRUCTION_WORDS = new Set(['tell', 'show', 'find', 'give', 'list', 'explain', 'summarize', 'summarise', 'describe', 'papers', 'paper', 'studies', 'study', 'articles', 'article', 'research', 'literature', 'evidence', 'work', 'works', 'published', 'publications']);
 
+/** Words that name the literature or its publication: right before a year expression they make it a publication-date filter. */
+const PUBLICATION_CUE_RE = /\b(?:papers?|articles?|publications?|published|publishing|studies|study|literature|research|works?|preprints?|reviews?|theses|thesis|dissertations?|reports?|trials?|books?|datasets?|issued|appeared|written)\s+(?:\S+\s+){0,2}$/i;
+/**
+ * Predicates that make the text before a year expression a statement about the world ("incidence
+ * increased from 2009 to 2014", "how has X changed since 2020?"): the years then date the finding, not
+ * the literature. Auxiliaries, copulas and verbs of change and occurrence, in their common inflections.
+ */
+const PREDICATE_RE = /\b(?:is|are|was|were|be|been|being|has|have|had|do|does|did|will|would|can|could|may|might|shall|should|won|lost|led|rose|risen|fell|fallen|grew|grown|became|increas(?:e|es|ed|ing)|decreas(?:e|es|ed|ing)|reduc(?:e|es|ed|ing)|declin(?:e|es|ed|ing)|ris(?:e|es|ing)|fall(?:s|ing)?|grow(?:s|ing)?|chang(?:e|es|ed|ing)|remain(?:s|ed|ing)?|doubl(?:e|es|ed|ing)|tripl(?:e|es|ed|ing)|dropp(?:ed|ing)|drops?|improv(?:e|es|ed|ing)|worsen(?:s|ed|ing)?|caus(?:e|es|ed|ing)|occurr(?:ed|ing)|occurs?|happen(?:s|ed|ing)?|shows|showed|shown|found|finds|report(?:s|ed)|observ(?:e|es|ed)|associat(?:e|es|ed)|affect(?:s|ed)?|peak(?:s|ed)?|expand(?:s|ed)?|shrank|shrunk|spread|emerg(?:e|es|ed)|launch(?:es|ed)?|introduc(?:e|es|ed)|adopt(?:s|ed)?|treat(?:s|ed)|received?|lived?|died?|born|enroll(?:s|ed)?|recruit(?:s|ed)?|conduct(?:s|ed)?|collect(?:s|ed)?)\b/i;
+
+/**
+ * Whether the year expression `m` (at its index in `query`) asks for publication time: a publication
+ * word right before it ("papers since 2020", "published after 2018", "studies between 2010 and 2015"),
+ * or a search phrase without a predicate before it ("hydrogen storage since 2020"). Inside a claim or a
+ * question about events ("incidence rose from 2009 to 2014", "how has X changed since 2020?") the years
+ * date what the sentence is about, and filtering the literature by them would empty retrieval (issue 26).
+ */
+function asksPublicationTime(query: string, m: RegExpExecArray): boolean {
+  const before = query.slice(0, m.index);
+  if (PUBLICATION_CUE_RE.test(before)) return true;
+  return !PREDICATE_RE.test(before) && !PREDICATE_RE.test(query.slice(m.index + m[0].length));
+}
+
 /** A date expression of the query, resolved at `nowS` (Unix seconds): [start, end) and the matched text. */
 export function resolveDateExpression(query: string, nowS: number): { date: [number, number]; expression: string } | null {
   const year = new Date(nowS * 1000).getUTCFullYear();
   const end = nowS + 1;
   let m = /\b(?:between|from)\s+(\d{4})\s+(?:and|to|until|-)\s+(\d{4})\b/i.exec(query);
+  // A year range or year inside a claim dates its finding: no filter, and no weaker reading of the same years.
+  if (m && !asksPublicationTime(query, m)) return null;
   if (m) {
     const a = Math.min(+m[1]!, +m[2]!);
     const b = Math.max(+m[1]!, +m[2]!);
     return { date: [YEAR_S(a), YEAR_S(b + 1)], expression: m[0] };
   }
   m = /\b(?:since|after|from)\s+(\d{4})\b/i.exec(query);
+  if (m && !asksPublicationTime(query, m)) return null;
   if (m) {
     const y = +m[1]!;
     const start = /after/i.test(m[0]) ? YEAR_S(y + 1) : YEAR_S(y);
     return { date: [start, Math.max(start, end)], expression: m[0] };
   }
   m = /\b(?:before|until|prior to)\s+(\d{4})\b/i.exec(query);
+  if (m && !asksPublicationTime(query, m)) return null;
   if (m) return { date: [YEAR_S(1000), YEAR_S(+m[1]!)], expression: m[0] };
   m = /\b(?:in the|over the|during the|within the|from the)?\s*(?:last|past|previous)\s+(\d+|[a-z]+)?\s*(years?|decades?|months?)\b/i.exec(query);
   if (m) {

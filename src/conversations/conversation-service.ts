@@ -163,6 +163,7 @@ export class ConversationService {
     if (input.limit !== null && input.limit !== undefined && input.limit > MAX_LIMIT) {
       throw new AppError('validation_failed', `limit is ${input.limit}; a turn retrieves at most ${MAX_LIMIT} documents (0 or absent: ${DEFAULT_LIMIT}).`, { extra: { errors: [{ path: 'body/limit', message: `must be <= ${MAX_LIMIT}` }] } });
     }
+    this.#checkBudget(input.query, input);
     const answerer = this.answererFor(input.modelName);
     if (input.documentIds.length > 0) {
       const found = await this.d.documents.getMany(input.documentIds);
@@ -189,7 +190,7 @@ export class ConversationService {
       // (until then its id, sent in `accepted`, names nothing: a crash leaves no trace).
       const id = randomUUID();
       opts.onEvent?.({ type: 'accepted', conversationId: id, stepId: 0 });
-      const computed = await this.#compute(answerer, [], request, input.apiKey, opts);
+      const computed = await this.#compute(principal.accountId, answerer, [], request, input.apiKey, opts);
       const title = titleOf(input.query);
       const created = await this.d.store.createWithTurn(
         { id, slug: slugOf(title, id), accountId: principal.accountId, title, preview: previewOf(computed.response.answer), query: input.query, createdAt: now },
@@ -206,7 +207,7 @@ export class ConversationService {
       // Read under the turn: the history includes every earlier turn, stored whole.
       const history = await this.d.store.steps(conversation.id);
       opts.onEvent?.({ type: 'accepted', conversationId: conversation.id, stepId: history.length });
-      const computed = await this.#compute(answerer, history, request, input.apiKey, opts);
+      const computed = await this.#compute(principal.accountId, answerer, history, request, input.apiKey, opts);
       const position = await this.d.store.appendTurn(conversation.id, { kind: 'request', data: request }, { kind: 'response', data: computed.response });
       await this.d.billing.charge(principal, cost, 'conversation_turn', opts.requestId, { captureNow: true });
       const updated = (await this.d.store.update(conversation.id, { query: input.query, preview: history.length === 0 ? previewOf(computed.response.answer) : undefined, updatedAt: now })) ?? conversation;
@@ -231,6 +232,7 @@ export class ConversationService {
       const target = steps.find((s) => s.position === stepId);
       if (!target || target.kind !== 'request') throw new AppError('not_found', `Step ${stepId} is not a request step of this conversation; request steps are ${steps.filter((s) => s.kind === 'request').map((s) => s.position).join(', ') || 'none'}.`);
       const later = steps.filter((s) => s.position > stepId && s.kind === 'request').map((s) => s.data as RequestStepData);
+      this.#checkBudget(newQuery, target.data as RequestStepData);
       return { target, later, answerers: [target.data as RequestStepData, ...later].map((r) => this.answererFor(r.modelName)) };
     };
     check(await this.d.store.steps(conversation.id));
@@ -249,7 +251,7 @@ export class ConversationService {
         opts.onEvent?.({ type: 'accepted', conversationId: conversation.id, stepId: stepId + 2 * i });
         const sofar: ConversationStepRecord[] = [...history];
         for (let j = 0; j < i; j++) sofar.push({ position: -1, kind: 'request', data: requests[j]! }, { position: -1, kind: 'response', data: responses[j]! });
-        const { response } = await this.#compute(answerers[i]!, sofar, requests[i]!, null, opts);
+        const { response } = await this.#compute(principal.accountId, answerers[i]!, sofar, requests[i]!, null, opts);
         responses.push(response);
       }
       await this.d.store.rewriteFrom(
@@ -333,13 +335,50 @@ export class ConversationService {
     return signFeedbackToken(this.d.secret, { trajectoryId, accountId, expiresAt: nowSeconds(this.d.clock) + FEEDBACK_TOKEN_TTL_S });
   }
 
+  /**
+   * A question is under the same work budget as a search of its words (issue 25): refused before any
+   * hold, stored step or work, with the search's budget detail, as 400 (the interface's status for a
+   * turn it cannot take). Retrieval checks each query it runs again (`SearchService.retrieve`).
+   */
+  #checkBudget(query: string, request: Pick<RequestStepData, 'limit' | 'sourcesFilters'>): void {
+    try {
+      this.d.search.checkBudget(this.#searchRequest(query, request, null));
+    } catch (e) {
+      if (e instanceof AppError && e.code === 'validation_failed') throw new AppError('bad_request', e.message, { extra: { ...e.extra } });
+      throw e;
+    }
+  }
+
+  /** The search a turn's retrieval runs for `query` (filters from the request and the classified date/type). */
+  #searchRequest(query: string, request: Pick<RequestStepData, 'limit' | 'sourcesFilters'>, classified: { date: [number, number] | null; types: string[] | null } | null): SearchRequest {
+    const limit = Math.min(MAX_LIMIT, request.limit && request.limit > 0 ? request.limit : DEFAULT_LIMIT);
+    const sf = (request.sourcesFilters ?? {}) as Record<string, unknown>;
+    const strings = (v: unknown) => (Array.isArray(v) && v.every((x) => typeof x === 'string') ? (v as string[]) : null);
+    const date = classified?.date ?? null;
+    return defaultSearchRequest({
+      query,
+      mode: 'fulltext',
+      rankingMode: 'documents',
+      indexNames: strings(sf.index_names) ?? ['documents'],
+      limit,
+      filters: {
+        languages: strings(sf.languages),
+        types: strings(sf.types) ?? classified?.types ?? null,
+        uriPrefixes: strings(sf.uri_prefixes),
+        issuedAfter: date ? date[0] : null,
+        issuedBefore: date ? date[1] - 1 : null,
+      },
+      crossRerank: false,
+    });
+  }
+
   async #owned(principal: Principal, idOrSlug: string): Promise<ConversationRecord> {
     const c = await this.d.store.get(idOrSlug);
     if (!c || c.accountId !== principal.accountId) throw notFound();
     return c;
   }
 
-  async #compute(answerer: Answerer, history: readonly ConversationStepRecord[], request: RequestStepData, apiKey: string | null, opts: TurnOptions) {
+  async #compute(accountId: number, answerer: Answerer, history: readonly ConversationStepRecord[], request: RequestStepData, apiKey: string | null, opts: TurnOptions) {
     const signal = opts.signal ?? new AbortController().signal;
     const emit = opts.onEvent ?? (() => undefined);
     const earlier = history.filter((s) => s.kind === 'request').map((s) => (s.data as RequestStepData).query);
@@ -352,38 +391,23 @@ export class ConversationService {
     const query = classify(request.query, earlier, nowSeconds(this.d.clock));
     emit({ type: 'classified', query });
     emit({ type: 'searching', query: query.reformulatedQuery });
-    const limit = Math.min(MAX_LIMIT, request.limit && request.limit > 0 ? request.limit : DEFAULT_LIMIT);
-    const sf = (request.sourcesFilters ?? {}) as Record<string, unknown>;
-    const strings = (v: unknown) => (Array.isArray(v) && v.every((x) => typeof x === 'string') ? (v as string[]) : null);
     const types = query.contentType ? CONTENT_TYPE_FILTERS[query.contentType] ?? null : null;
-    const base: SearchRequest = defaultSearchRequest({
-      query: query.reformulatedQuery,
-      mode: 'fulltext',
-      rankingMode: 'documents',
-      indexNames: strings(sf.index_names) ?? ['documents'],
-      limit,
-      filters: {
-        languages: strings(sf.languages),
-        types: strings(sf.types) ?? types,
-        uriPrefixes: strings(sf.uri_prefixes),
-        issuedAfter: query.date ? query.date[0] : null,
-        issuedBefore: query.date ? query.date[1] - 1 : null,
-      },
-      crossRerank: false,
-    });
+    const base: SearchRequest = this.#searchRequest(query.reformulatedQuery, request, { date: query.date, types });
     const queries = [base.query];
-    let hits = await this.d.search.retrieve(base);
+    // Each retrieval is a search of the account's: the same work budget and fair turns (issue 25).
+    const retrieve = (r: SearchRequest) => this.d.search.retrieve(r, accountId);
+    let hits = await retrieve(base);
     let rankingFallback = false;
     // A content type the corpus does not have must not empty the answer: retry without it.
     if (hits.length === 0 && types && base.filters.types === types) {
-      hits = await this.d.search.retrieve({ ...base, filters: { ...base.filters, types: null } });
+      hits = await retrieve({ ...base, filters: { ...base.filters, types: null } });
       rankingFallback = true;
     }
     // A follow-up whose own words find nothing more specific falls back to its own words only.
     let planningFallback = false;
     if (hits.length === 0 && query.relatedQueries.length > 0) {
       queries.push(query.relatedQueries[0]!);
-      hits = await this.d.search.retrieve({ ...base, query: query.relatedQueries[0]! });
+      hits = await retrieve({ ...base, query: query.relatedQueries[0]! });
       planningFallback = true;
     }
     // A follow-up searches with the earlier topic added; documents that hold the follow-up's own
@@ -428,6 +452,7 @@ export class ConversationService {
       documents: docs,
       trajectoryId: randomUUID(),
       ...(out.answerability !== undefined ? { answerability: Math.round(out.answerability * 1e4) / 1e4, abstained: out.abstained ?? false } : {}),
+      ...(out.verdict !== undefined ? { verdict: out.verdict } : {}),
     };
     return { response, documents };
   }

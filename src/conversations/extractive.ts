@@ -9,6 +9,8 @@
 // the closest documents, uncited.
 import type { Answerer, AnswerInput, AnswerOutput, LexicalModel } from './answerer.js';
 import { anchorCitations, contentWords, sentences, type Passage } from './passages.js';
+import { clauseOf, continuing, groupByTerms, opening } from './synthesis.js';
+import { claimOf, claimOverlap, DEFAULT_VERDICT_OPTIONS, STANCE_LABEL, stanceOf, VERDICT_TEXT, verdictOf, type Stance, type VerdictOptions } from './verdict.js';
 
 export const EXTRACTIVE_MODEL_NAME = 'lectern-extractive';
 /** Sentences in an answer. */
@@ -82,8 +84,10 @@ function jaccard(a: readonly string[], b: readonly string[]): number {
 
 export class ExtractiveAnswerer implements Answerer {
   readonly options: ExtractiveOptions;
-  constructor(options: Partial<ExtractiveOptions> = {}) {
+  readonly verdictOptions: VerdictOptions;
+  constructor(options: Partial<ExtractiveOptions> = {}, verdictOptions: Partial<VerdictOptions> = {}) {
     this.options = { ...DEFAULT_EXTRACTIVE_OPTIONS, ...options };
+    this.verdictOptions = { ...DEFAULT_VERDICT_OPTIONS, ...verdictOptions };
   }
 
   async answer(input: AnswerInput): Promise<AnswerOutput> {
@@ -165,7 +169,7 @@ export class ExtractiveAnswerer implements Answerer {
       const titles = closest.slice(0, 3).map((d) => `“${input.passages.find((p) => p.documentIndex === d)!.title.replace(/\s+/g, ' ').trim()}”`);
       const raw = `${ABSTENTION} The closest documents found: ${titles.join('; ')}.`;
       input.onDelta(raw);
-      return { answer: raw, citations: [], stats: { markers: 0, verified: 0, reanchored: 0, removed: 0 }, modelName: EXTRACTIVE_MODEL_NAME, answerability, abstained: true };
+      return { answer: raw, citations: [], stats: { markers: 0, verified: 0, reanchored: 0, removed: 0 }, modelName: EXTRACTIVE_MODEL_NAME, answerability, abstained: true, ...(claimOf(input.question) !== null ? { verdict: 'insufficient' as const } : {}) };
     }
     const floor = (candidates[0]?.score ?? 0) * o.minRelative;
     const picked: typeof candidates = [];
@@ -179,20 +183,37 @@ export class ExtractiveAnswerer implements Answerer {
       docs.add(c.p.documentIndex);
       if (picked.length === MAX_SENTENCES) break;
     }
-    // Grouped by document in answer order (first appearance), so related sentences read together.
-    const docOrder = [...new Set(picked.map((c) => c.p.documentIndex))];
-    picked.sort((a, b) => docOrder.indexOf(a.p.documentIndex) - docOrder.indexOf(b.p.documentIndex) || a.order - b.order);
-    const parts: string[] = [];
-    for (const c of picked) {
-      // Deltas carry the final marker (the document index): every extractive marker verifies, so the
-      // streamed text equals the final answer.
-      // A sentence cut by its snippet window before its final stop gets one after the marker (the
-      // excerpt itself stays verbatim).
-      const stop = /[.!?]["'”’)]?$/.test(c.s) ? '' : '.';
-      input.onDelta(`${parts.length > 0 ? ' ' : ''}${c.s} [${c.p.documentIndex}]${stop}`);
-      parts.push(`${c.s} [${c.p.number}]${stop}`);
+    // The answer (ADR 0240): a one-sentence synthesis of the cited sentences' own clauses, the best
+    // sentence's and, when a second document is cited, its best sentence's, each with its marker, joined
+    // by a semicolon (no word the evidence does not carry); then the supporting sentences grouped by
+    // what they say, one paragraph a group.
+    const weigh = (text: string) => mass(lex.terms(text));
+    const leads: typeof picked = [];
+    for (const c of picked) if (!leads.some((x) => x.p.documentIndex === c.p.documentIndex) && leads.length < 2) leads.push(c);
+    // A sentence cut by its snippet window before its final stop gets one after the marker (the
+    // excerpt itself stays verbatim).
+    const quoted = (c: (typeof picked)[number]) => `${c.s} [${c.p.number}]${/[.!?]["'”’)]?$/.test(c.s) ? '' : '.'}`;
+    const synthesis = `${leads.map((c, i) => `${i === 0 ? opening(clauseOf(c.s, weigh)) : continuing(clauseOf(c.s, weigh))} [${c.p.number}]`).join('; ')}.`;
+    const questionTerms = (c: (typeof picked)[number]) => new Set(lex.terms(c.s).filter((t) => weights.has(t)));
+    // A claim (ADR 0241): the supporting sentences grouped by their stance towards it instead, each group
+    // labelled, and a verdict paragraph after the synthesis.
+    const claim = claimOf(input.question);
+    const stances = claim === null ? [] : picked.map((c) => stanceOf(claim, c.s, this.verdictOptions));
+    const verdict = claim === null ? undefined : verdictOf(stances, this.verdictOptions, picked.map((c) => claimOverlap(claim, c.s)));
+    const stanceOrder: Stance[] = ['supports', 'contradicts', 'neutral'];
+    const groups = claim === null ? groupByTerms(picked, questionTerms) : stanceOrder.map((st) => picked.filter((_, i) => stances[i] === st)).filter((g) => g.length > 0);
+    const labels = claim === null ? groups.map(() => '') : groups.map((g) => `${STANCE_LABEL[stances[picked.indexOf(g[0]!)]!]} `);
+    const raw = [synthesis, ...groups.map((g) => g.map(quoted).join(' '))].join('\n\n');
+    const anchoredText = anchorCitations(raw, input.passages);
+    // Labels and the verdict carry no marker: added after anchoring, so they never count as a claim's words.
+    const paras = anchoredText.answer.split('\n\n');
+    const shaped = paras.length === groups.length + 1 ? [paras[0]!, ...(verdict ? [VERDICT_TEXT[verdict]] : []), ...paras.slice(1).map((x, i) => `${labels[i]}${x}`)].join('\n\n') : anchoredText.answer;
+    const anchored = { ...anchoredText, answer: shaped };
+    // Deltas: the final text (document-index markers) by paragraph, so the streamed text equals the answer.
+    for (const piece of anchored.answer.split(/(?<=\n\n)/)) {
+      if (input.signal.aborted) throw input.signal.reason;
+      input.onDelta(piece);
     }
-    const anchored = anchorCitations(parts.join(' '), input.passages);
-    return { ...anchored, modelName: EXTRACTIVE_MODEL_NAME, answerability, abstained: false };
+    return { ...anchored, modelName: EXTRACTIVE_MODEL_NAME, answerability, abstained: false, ...(verdict ? { verdict } : {}) };
   }
 }

@@ -1,6 +1,8 @@
 // The language-model answerer: builds the prompt (numbered passages budgeted to the context window,
 // pinned passages the last to be dropped), calls a ChatModel of the registry, then verifies every
 // marker (anchorCitations): re-anchored to the passage that best supports the sentence or removed.
+// The model is asked for the extractive answer's structure (ADR 0240): a one-sentence synthesis from the
+// passages' own words, then the supporting sentences grouped in paragraphs.
 import type { ChatModel } from '../ports/chat-model.js';
 import type { Answerer, AnswerInput, AnswerOutput } from './answerer.js';
 import { anchorCitations, type Passage } from './passages.js';
@@ -14,6 +16,7 @@ export const SYSTEM_PROMPT = [
   'You answer research questions using only the numbered passages given by the user.',
   'After each sentence that uses a passage, put the passage number in square brackets, e.g. "Salt caverns are tight [2]." or "[2, 5]" for several.',
   'Cite only passages that state what the sentence says. Do not invent numbers. If the passages do not answer the question, say so.',
+  'First one sentence in the passages\' own words saying what they show about the question, with markers; then, after a blank line, the supporting sentences grouped by topic into paragraphs.',
   'Answer in the language of the question, in at most six sentences.',
 ].join(' ');
 

@@ -58,6 +58,30 @@ export function bestExcerpt(p: Passage, claimWords: readonly string[]): { excerp
   return best;
 }
 
+/**
+ * The section of a full text that `at` (a character offset) falls in: the nearest Markdown heading line
+ * before it ("## 2. Methods" -> "2. Methods", emphasis marks dropped), or null when none precedes it.
+ * Full texts of recognised files are stored as Markdown, so their headings are such lines.
+ */
+export function sectionOf(text: string, at: number): string | null {
+  let found: string | null = null;
+  for (const m of text.matchAll(/^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$/gm)) {
+    if (m.index! > at) break;
+    found = m[1]!.replace(/[*_`]+/g, '').trim() || found;
+  }
+  return found;
+}
+
+/** Where an excerpt of a body passage lies: its offset in the full text and the section it falls in. */
+function placeOf(p: Passage, excerpt: string): { offset: number; section: string | null } | null {
+  if (p.field !== 'body') return null;
+  // The occurrence inside the snippet's window when the sentence recurs: the snippet's own place first.
+  const windowAt = p.fieldText.indexOf(p.text);
+  const inWindow = windowAt >= 0 ? p.fieldText.indexOf(excerpt, windowAt) : -1;
+  const offset = inWindow >= 0 ? inWindow : p.fieldText.indexOf(excerpt);
+  return offset < 0 ? null : { offset, section: sectionOf(p.fieldText, offset) };
+}
+
 /** Least share of the claim's words a passage sentence must hold to support it. */
 export const MIN_SUPPORT = 0.25;
 /** A cited passage keeps its marker unless another supports the claim better than by this factor. */
@@ -118,7 +142,8 @@ export function anchorCitations(text: string, passages: readonly Passage[]): { a
       const key = `${pick.p.documentIndex}:${pick.p.snippetIndex}:${pick.excerpt}`;
       if (used.has(key)) continue;
       used.add(key);
-      citations.push({ citationIndex: citations.length, documentIndex: pick.p.documentIndex, excerpt: pick.excerpt, snippetIndex: pick.p.snippetIndex });
+      const place = placeOf(pick.p, pick.excerpt);
+      citations.push({ citationIndex: citations.length, documentIndex: pick.p.documentIndex, excerpt: pick.excerpt, snippetIndex: pick.p.snippetIndex, ...(place ? { offset: place.offset, section: place.section } : {}) });
       answer += `[${pick.p.documentIndex}]`;
     }
     last = m.index + m[0].length;

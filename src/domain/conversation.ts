@@ -77,6 +77,10 @@ export interface CitationData {
   /** Verbatim text of the cited document (and of snippet `snippetIndex`). */
   excerpt: string;
   snippetIndex: number | null;
+  /** For an excerpt of a full text: its character offset in the text (not on the wire; ADR 0242). */
+  offset?: number;
+  /** For an excerpt of a full text: the heading of the section it falls in, or null (not on the wire; ADR 0242). */
+  section?: string | null;
 }
 
 export interface ResponseStepData {
@@ -91,6 +95,8 @@ export interface ResponseStepData {
   answerability?: number;
   /** The answer abstained: the indexed literature does not answer the question (not on the wire). */
   abstained?: boolean;
+  /** For a claim, the extractive answerer's verdict (supports, contradicts, mixed, insufficient; not on the wire, ADR 0241). */
+  verdict?: 'supports' | 'contradicts' | 'mixed' | 'insufficient';
 }
 
 export type StepData = { kind: 'request'; data: RequestStepData } | { kind: 'response'; data: ResponseStepData };

@@ -14,8 +14,12 @@ export interface PriceTable {
   readonly recognitionPerPage: number;
 }
 
-/** A search: a base price plus one price per returned hit. */
-export const searchCost = (p: PriceTable, returnedHits: number): number => p.search + p.searchPerHit * returnedHits;
+/**
+ * A search page: a base price plus one price per returned hit. A page that returned no hit (no match,
+ * or past the last result) delivered nothing and costs nothing (issue 25: nothing delivered is not
+ * charged); the hold taken for it is released.
+ */
+export const searchCost = (p: PriceTable, returnedHits: number): number => (returnedHits <= 0 ? 0 : p.search + p.searchPerHit * returnedHits);
 
 /**
  * A document fetch. Whole: the flat price. Cut by max_tokens/max_chars: only the returned content

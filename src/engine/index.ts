@@ -40,6 +40,7 @@ export { DEFAULT_PAIR_RULE } from './pair-postings.js';
 export type { PairRule } from './pair-postings.js';
 export { parseQuery } from './query-parser.js';
 export type { ParsedQuery, QueryWord, QueryPhrase, PhraseSlot } from './query-parser.js';
+export { pruneQuery, queryTerms, type QueryBudget, type PrunedQuery } from './query-budget.js';
 export { buildSnippet, sliceCodePoints, codePointLength } from './snippets.js';
 export { buildHitSnippet } from './hit-snippets.js';
 export type { SnippetWindow, SnippetOptions, HighlightRange } from './snippets.js';

@@ -16,9 +16,10 @@ import { DEFAULT_MERGE_POLICY, mergeSegments, selectMerge, type MergeOutput, typ
 import { registerHit } from './hit-snippets.js';
 import { leadPassage, PassageScorer, type scorePassages } from './passages.js';
 import { parseQuery, type ParsedQuery } from './query-parser.js';
+import { pruneQuery, type PrunedQuery } from './query-budget.js';
 import { searchArena } from './postings-cursor.js';
 import { proximityBonus } from './proximity.js';
-import { buildPlan, countMatches, countWorks, rankDocuments, workCounter, type GlobalStats, type RawHit, type SnapshotSegment } from './searcher.js';
+import { buildPlan, countMatches, countWorks, rankDocuments, workCounter, type GlobalStats, type RawHit, type SnapshotSegment, type SearchPlan } from './searcher.js';
 import { Segment, utf8 } from './segment.js';
 import type { CorpusModel } from './corpus-model.js';
 import { EXACT_MAX_VECTORS, searchVectors, SegmentVectors, type VectorSegment } from './doc-vectors.js';
@@ -246,6 +247,16 @@ export class SearchIndex {
     this.#pairRule = { ...DEFAULT_PAIR_RULE, ...(options.pairRule ?? {}) };
     this.#buffer = new SegmentBuffer(this.#defaultLanguage);
     this.#lock = dir.lock ? dir.lock() : null;
+  }
+
+  /**
+   * The checkpoint of the last commit in `dir` as its manifest says, read without opening the index or
+   * taking its lock (another process may be its writer: `lectern ingest --wait`); null before the first
+   * commit. The manifest is replaced atomically, so this sees one commit or the next.
+   */
+  static readCheckpoint(dir: IndexDirectory): string | null {
+    const raw = dir.read(MANIFEST);
+    return raw === null ? null : (JSON.parse(new TextDecoder().decode(raw)) as Manifest).checkpoint;
   }
 
   /**
@@ -1091,7 +1102,18 @@ export class SearchIndex {
     const offset = clampInt(q.offset, 0, MAX_K - 1, 0);
     if (offset + limit > MAX_K) throw new RangeError('offset + limit must not exceed 500');
     const mode = resolveRankingMode(q);
-    const parsed = withExpansion(parseQuery(q.text ?? '', q.possibleLanguages, this.#defaultLanguage), q.expansion);
+    let ownWords = parseQuery(q.text ?? '', q.possibleLanguages, this.#defaultLanguage);
+    // a long query is evaluated pruned, never refused (ADR 0231): its most common words are left out
+    let pruning: PrunedQuery | null = null;
+    if (q.budget) {
+      // a shard prunes by the corpus's document frequencies (the DFS phase), so every shard leaves out the same words
+      const p = pruneQuery(ownWords, (t) => (q.globalStats ? (q.globalStats.df[t] ?? 0) : this.docFreq(t)), q.budget);
+      if (p.dropped.length > 0) {
+        pruning = p;
+        ownWords = p.parsed;
+      }
+    }
+    const parsed = withExpansion(ownWords, q.expansion);
     const tParsed = now?.();
     searchArena.reset(); // cursors of earlier searches are dead; reuse their buffers
     const segments = this.#snapshot;
@@ -1106,6 +1128,9 @@ export class SearchIndex {
     });
     const heapFactor = clampNum(q.heapFactor, 0.05, 1, 1);
     if (heapFactor < 1) plan.thetaScale = 1 / heapFactor;
+    // the per-hit work (passages, MaxP, proximity) reads at most maxPassageTerms clauses, the weightiest
+    const passageCap = q.maxPassageTerms !== undefined && Number.isFinite(q.maxPassageTerms) ? Math.max(1, Math.floor(q.maxPassageTerms)) : Infinity;
+    const hitPlan: SearchPlan = plan.clauses.length > passageCap ? { ...plan, clauses: [...plan.clauses].sort((a, b) => b.mult - a.mult).slice(0, passageCap) } : plan;
     const need = offset + limit + 1;
     const filterOnly = plan.clauses.length === 0 && plan.phrases.length === 0;
     const proximity = clampNum(q.proximityWeight, 0, 10, this.#proximity);
@@ -1137,7 +1162,7 @@ export class SearchIndex {
         l.push(h);
       }
       for (const [si, l] of bySeg) {
-        const scorer = new PassageScorer(segments[si]!.seg, plan, si);
+        const scorer = new PassageScorer(segments[si]!.seg, hitPlan, si);
         for (const h of l.sort((a, b) => a.doc - b.doc)) out.set(h, fn(scorer, h));
       }
       return out;
@@ -1146,7 +1171,7 @@ export class SearchIndex {
     const rerank = (hits: RawHit[]): RawHit[] => {
       if (useProximity) {
         // re-rank the first stage's top documents; the rest keeps its order (its scores cannot exceed them)
-        const bonus = perHitShared(hits, (scorer, h) => proximityBonus(segments[h.si]!.seg, h.doc, plan, (b) => scorer.at(b, h.doc)));
+        const bonus = perHitShared(hits, (scorer, h) => proximityBonus(segments[h.si]!.seg, h.doc, hitPlan, (b) => scorer.at(b, h.doc)));
         const out = hits.map((h) => ({ ...h, score: h.score + proximity * bonus.get(h)! }));
         out.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
         return out;
@@ -1227,6 +1252,9 @@ export class SearchIndex {
     }
     const result: EngineResult = { hits, totalHits, totalHitsExact: exact, hasMore, rankingMode: mode };
     if (filterOnly) result.issued = page.map((h) => (Number.isNaN(h.issued) ? null : h.issued));
+    if (pruning !== null || hitPlan !== plan) {
+      result.pruned = { droppedTerms: pruning?.dropped ?? [], terms: pruning?.terms ?? plan.clauses.length, postings: pruning?.postings ?? 0, passageTerms: hitPlan !== plan ? hitPlan.clauses.length : null, clauses: plan.clauses.length };
+    }
     if (q.trace) {
       const trace: EngineTrace = {
         segments: outcome.counters.slice(0, 64).map((c, i) => ({

@@ -111,6 +111,17 @@ export interface EngineQuery {
   /** A/B and oracle: false ignores the segments' pair postings for phrases (same results, slower; ADR 0175). */
   phrasePairs?: boolean;
   /**
+   * Pruned evaluation of long queries (query-budget.ts, ADR 0231): the most common unquoted words are
+   * left out until the query has at most `maxTerms` distinct terms and `maxPostings` postings in this
+   * index; the result's `pruned` says what was left out.
+   */
+  budget?: { maxTerms: number; maxPostings: number };
+  /**
+   * Most query words (clauses, by weight: idf x word weight) the per-hit work reads: passages, snippets'
+   * passage scores, MaxP and the proximity re-rank. Unset: all. The result's `pruned` says when it applied.
+   */
+  maxPassageTerms?: number;
+  /**
    * Scoring statistics of the whole corpus when this index is one shard of it (the DFS phase: ADR 0201):
    * documents are scored with these counts instead of this index's own, so a shard's score of a document
    * equals the score one index holding the whole corpus gives it. Absent: this index's own statistics.
@@ -199,4 +210,19 @@ export interface EngineResult {
    * (Unix seconds, null unknown): the sort key a merge of several shards' listings needs.
    */
   issued?: (number | null)[];
+  /** Present when the evaluation was pruned (EngineQuery `budget`, `maxPassageTerms`). */
+  pruned?: EnginePruning;
+}
+
+/** What a pruned evaluation left out (ADR 0231). */
+export interface EnginePruning {
+  /** Index terms left out of the query (most common first). */
+  droppedTerms: string[];
+  /** Distinct terms and postings evaluated. */
+  terms: number;
+  postings: number;
+  /** Clauses the per-hit work (passages, proximity) read, when fewer than the query's. */
+  passageTerms: number | null;
+  /** The query's clauses. */
+  clauses: number;
 }

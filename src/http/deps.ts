@@ -19,7 +19,11 @@ import type { SelfService } from '../accounts/self-service.js';
 import type { BillingService } from '../billing/billing-service.js';
 
 /** Readiness of the service's dependencies: name -> 'ok' or a short reason. */
-export type ReadinessCheck = () => Promise<Record<string, string>>;
+/**
+ * What /readyz reports: each check ('ok' or why not) and the store change sequence the server's indexes
+ * have made searchable (`lectern ingest --wait`, docs/ingest.md; absent without indexes).
+ */
+export type ReadinessCheck = () => Promise<{ checks: Record<string, string>; indexSeq?: number }>;
 
 export interface HttpDeps {
   config: Config;

@@ -12,7 +12,7 @@ import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from 
 import { installRequestLog, RequestLogController } from './request-log.js';
 import { operationIdFor } from './operation-ids.js';
 import { sharedSerializers } from './serializers.js';
-import { installValidation } from './validation.js';
+import { installUnstorableTextCheck, installValidation } from './validation.js';
 import { ALL_SCHEMAS } from './schemas/index.js';
 import { createHttpMetrics } from './metrics.js';
 import { installSearchTimings } from './search-timings.js';
@@ -69,6 +69,7 @@ export function presentedCredential(request: FastifyRequest): string | null | 'm
   return m ? m[1]! : 'malformed';
 }
 
+
 export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const app = Fastify({
@@ -90,7 +91,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     frameworkErrors: frameworkErrorHandler,
     forceCloseConnections: 'idle',
     routerOptions: { maxParamLength: 4096, ignoreTrailingSlash: true },
-    // one serializer per distinct response schema, not per route and status (serializers.ts)
+    // one serializer per distinct response schema, compiled on first use (serializers.ts; ADRs 0222, 0243)
     schemaController: { compilersFactory: { buildSerializer: sharedSerializers as never } },
   });
 
@@ -115,7 +116,14 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     payload.once('error', done);
     return payload;
   });
+  // A response sent before the request's body arrived (a 401 or 429 from an onRequest hook, on any route
+  // including /mcp and /v2/mcp) closes the connection: otherwise the socket stays open for the rest of
+  // a body that nobody reads, and a slow client holds it past the body timeout (issue 25).
+  app.addHook('onSend', async (request, reply) => {
+    if (!request.raw.complete) reply.header('Connection', 'close');
+  });
   installValidation(app, ALL_SCHEMAS);
+  installUnstorableTextCheck(app);
 
   // Billing tied to delivery (issue 12, ADR 0078): the handler runs in a settlement scope; credits
   // it holds are captured when the whole response has been handed to the network, and released when
@@ -199,14 +207,16 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     }
     if (presented === null || presented === 'malformed') throw new AppError('unauthorized');
     // Guessing keys is bounded: failed checks spend the address's `authFailures` bucket, and an
-    // address that spent it gets 429 for any credential until it refills (remembered in process: no
-    // limiter call on the path of a valid credential).
-    deps.rateLimits.assertNotBlocked('authFailures', `ip:${request.ip}`);
+    // address that spent it gets 429 until it refills for any credential that has not passed its check
+    // before (remembered in process: no limiter call on the path of a valid credential). Keyed by
+    // address and credential (ADR 0210): others' wrong guesses do not lock out a working key.
+    deps.rateLimits.assertNotBlocked('authFailures', `ip:${request.ip}`, presented);
     const principal = await deps.credentials.verify(presented);
     if (!principal) {
       await deps.rateLimits.checkAndBlock('authFailures', `ip:${request.ip}`);
       throw new AppError('unauthorized');
     }
+    deps.rateLimits.credentialPassed(presented);
     // OAuth tokens are bound to a resource; the HTTP API accepts those issued for {mcp_url} or the
     // legacy MCP address (auth requirements, decision 5). API keys have no audience.
     if (principal.audience !== null && principal.audience !== config.mcpUrl && principal.audience !== config.legacyMcpUrl) throw new AppError('unauthorized');

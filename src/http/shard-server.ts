@@ -85,6 +85,8 @@ export const ShardSearchBody = Type.Object(
         exhaustive: Type.Optional(Type.Boolean()),
         phrasePairs: Type.Optional(Type.Boolean()),
         firstStageCutoff: Type.Optional(Type.Object({ score: Num, id: Type.String({ maxLength: 4096 }) }, { additionalProperties: false })),
+        budget: Type.Optional(Type.Object({ maxTerms: Type.Integer({ minimum: 1 }), maxPostings: Type.Integer({ minimum: 1 }) }, { additionalProperties: false })),
+        maxPassageTerms: Type.Optional(Type.Integer({ minimum: 1 })),
       },
       { additionalProperties: false },
     ),

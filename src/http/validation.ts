@@ -6,6 +6,7 @@ import { Ajv, type AnySchema } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
 import type { TSchema } from 'typebox';
+import { AppError } from '../domain/errors.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -23,4 +24,52 @@ export function installValidation(app: FastifyInstance, schemas: readonly TSchem
   const body = makeAjv(false, schemas);
   const text = makeAjv(true, schemas);
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? body : text).compile(schema as AnySchema));
+}
+
+/**
+ * Text no store can hold faithfully: U+0000 (PostgreSQL refuses it in `text`; SQLite would cut C strings
+ * at it) and unpaired UTF-16 surrogates (not Unicode scalar values: UTF-8 encoders silently replace them).
+ */
+function unstorable(s: string): boolean {
+  return s.includes('\u0000') || !(s as string & { isWellFormed(): boolean }).isWellFormed();
+}
+
+/** The location of the first unstorable string (or object key) in `value`, walked without recursion. */
+export function findUnstorableText(value: unknown, context: string): string | null {
+  const stack: [unknown, string][] = [[value, context]];
+  let seen = 0;
+  while (stack.length > 0) {
+    const [v, at] = stack.pop()!;
+    if (++seen > 1_000_000) return null; // bodies are size-limited long before this
+    if (typeof v === 'string') {
+      if (unstorable(v)) return at;
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], `${at}/${i}`]);
+    } else if (v !== null && typeof v === 'object' && !ArrayBuffer.isView(v) && !(v instanceof ArrayBuffer) && typeof (v as { pipe?: unknown }).pipe !== 'function') {
+      for (const [k, x] of Object.entries(v)) {
+        if (unstorable(k)) return `${at} (a property name)`;
+        stack.push([x, `${at}/${k}`]);
+      }
+    }
+  }
+  return null;
+}
+
+/**
+ * One check at the edge for every route (issue 25): path parameters, the query string and a parsed body
+ * (JSON or form) holding U+0000 or an unpaired surrogate are refused as a schema violation (422
+ * `validation_failed`, or 400 where the interface says 400 for the operation) before
+ * validation and before any handler or store sees them, so both stores answer alike (PostgreSQL
+ * answered 500). Uploads and other raw bodies are not text and are not inspected.
+ */
+export function installUnstorableTextCheck(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request) => {
+    const at =
+      findUnstorableText(request.params, 'params') ?? findUnstorableText(request.query, 'querystring') ?? findUnstorableText(request.body, 'body');
+    if (at === null) return;
+    const message = 'must not contain U+0000 (NUL) or an unpaired UTF-16 surrogate; remove the character';
+    // As a schema violation: 422, or 400 where the interface says so for the operation (conversation turns).
+    const status = (request.routeOptions.config as { validationStatus?: number } | undefined)?.validationStatus;
+    throw new AppError(status === 400 ? 'bad_request' : 'validation_failed', `${at} ${message}.`, { extra: { errors: [{ path: at, message }] } });
+  });
 }

@@ -35,10 +35,11 @@ export interface ActivityStore {
   record(events: readonly ActivityEvent[]): Promise<void>;
   counts(documentId: string, now: number): Promise<ActivityCounts>;
   /**
-   * Per-document event counts over the `days` UTC days ending with the day of `now` (Unix s), for the
-   * trending snapshot: the
-   * `limit` documents with the highest weighted score (views + 2 agent reads + 3 AI citations +
-   * 3 positive ratings), highest first.
+   * Per-document counts over the `days` UTC days ending with the day of `now` (Unix s), for the
+   * trending snapshot: the `limit` documents with the highest weighted score (views + 2 agent reads +
+   * 3 AI citations + 3 positive ratings), highest first. Views count once per visitor and day; agent
+   * reads, AI citations and positive ratings once per account, document and day (ADR 0211), so one
+   * account's burst counts as one reader.
    */
   topOver(now: number, days: number, limit: number): Promise<ActivityTotals[]>;
   /**

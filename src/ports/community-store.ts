@@ -89,7 +89,7 @@ export interface CommunityStore {
   visibleComments(documentId: string, viewerAccountId: number | null): Promise<ThreadComment[]>;
   /** Stats over the visible comments of a document; windows end at `now` (Unix s). */
   commentStats(documentId: string, now: number): Promise<CommentStatsRecord>;
-  /** Visible comments created after `since` (Unix s), per document. */
+  /** Visible comments created after `since` (Unix s), per document, counted once per author and UTC day (trending, ADR 0211). */
   commentsPostedSince(since: number): Promise<Map<string, number>>;
   authorState(accountId: number): Promise<AuthorState>;
   /** Approves (their pending comments are published) or returns an author to pending (published ones go back to review). */

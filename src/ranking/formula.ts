@@ -266,7 +266,7 @@ type Bool = (row: Float64Array) => boolean;
  * evaluator will be given. Non-finite intermediate results follow IEEE arithmetic (log(0) = -Infinity,
  * x / 0 = ±Infinity, NaN compares false); the caller ranks a NaN score last.
  */
-export function compileFormula(tree: FormulaNode, slot: (name: string) => number): FormulaFn {
+export function compileFormula(tree: FormulaNode, slot: (name: string) => number, constant: (name: string) => number | undefined = () => undefined): FormulaFn {
   const num = (n: FormulaNode): Num => {
     switch (n.k) {
       case 'num': {
@@ -274,6 +274,9 @@ export function compileFormula(tree: FormulaNode, slot: (name: string) => number
         return () => v;
       }
       case 'var': {
+        // a variable that is no row feature and has a request-given value (missing_values) is that constant
+        const c = constant(n.name);
+        if (c !== undefined) return () => c;
         const i = slot(n.name);
         return (r) => r[i]!;
       }

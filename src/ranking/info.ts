@@ -81,10 +81,12 @@ export function featureContract(plan: RankingPlan, r: SearchRequest, rrfK: numbe
   };
 }
 
-/** CandidateRankingInfo of a request whose pipeline ran. */
-export function candidateRankingInfo(plan: RankingPlan, out: RankingOutcome, contract: FeatureContractValue): CandidateRankingValue {
+/** CandidateRankingInfo of a request (`out` null: no stage ran, the order is the fused RRF list's). */
+export function candidateRankingInfo(plan: RankingPlan, out: RankingOutcome | null, contract: FeatureContractValue): CandidateRankingValue {
   let l2: RankingInfoValue | null = null;
   let modelSha256: string | null = null;
+  // no stage ran: the candidates are the fused (RRF) list itself
+  if (out === null) return { method: 'rrf', contract, l2: null, modelSha256: null };
   if (out.l2) {
     const shas = out.l2.corpora.map((c) => c.model.sha256);
     modelSha256 = combinedSha(shas);

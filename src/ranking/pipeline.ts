@@ -14,7 +14,7 @@ import type { CrossEncoder } from '../ports/cross-encoder.js';
 import type { SearchRequest } from '../search/search-types.js';
 import { finite, BRANCHES, DOCUMENT_FEATURE_COUNT, DOCUMENT_FEATURES, FEATURE_NAMES, FEATURE_VERSION, PASSAGE_FEATURES, featureSlot, featureSpec, setFeature, typeFeatures, type Branch, type Candidate, type FeatureGroup } from './features.js';
 import { formulaVariables, parseFormula, checkFormula, compileFormula, type CompiledFormula } from './formula.js';
-import { l2Row, type L2Model } from './l2.js';
+import { l2Row, laneMismatch, type L2Model } from './l2.js';
 import type { FeatureSources } from './sources.js';
 import { hasFullText } from '../domain/display-document.js';
 import type { DocumentScoreParts } from '../engine/index.js';
@@ -28,10 +28,12 @@ export interface RankingSettings {
   candidateDepth: number;
   /** Default formula per ranking profile (the resolved ranking mode); null: none configured. */
   formulas: { documents: string | null; passages: string | null };
+  /** The search modes the profile formulas run in (ranking.formulaModes; the modes they were fitted for). */
+  formulaModes: ReadonlySet<string>;
   /** Whether `l2_rerank: auto` (the default) runs the configured models. */
   l2Auto: boolean;
-  /** L2 model per corpus (index). */
-  l2Models: ReadonlyMap<IndexName, L2Model>;
+  /** L2 models per corpus (index), at most one per search mode (each runs only in its lane, ADR 0230). */
+  l2Models: ReadonlyMap<IndexName, readonly L2Model[]>;
   crossEncoder: CrossEncoder | null;
   /** Candidates the cross-encoder reranks when the request gives 0. */
   crossCandidates: number;
@@ -42,6 +44,7 @@ export interface RankingSettings {
 export const NO_RANKING: RankingSettings = {
   candidateDepth: 100,
   formulas: { documents: null, passages: null },
+  formulaModes: new Set(['hybrid']),
   l2Auto: true,
   l2Models: new Map(),
   crossEncoder: null,
@@ -58,6 +61,8 @@ export interface RankingPlan {
   /** Branch score features to backfill (backfill on: the formula's branches that ran). */
   backfillBranches: Branch[];
   l2: { models: Map<IndexName, L2Model>; requested: 'auto' | 'catboost' } | null;
+  /** Configured models that did not run for this request, and why (their mode or channels differ). */
+  l2Skipped: L2Skip[];
   /** Candidates the cross-encoder reranks (0: off). */
   cross: number;
   includeScores: boolean;
@@ -72,8 +77,18 @@ export interface RankingPlan {
   active: boolean;
 }
 
+/** A configured L2 model left out of a request (trace: ranking.l2_skipped). */
+export interface L2Skip {
+  corpus: IndexName;
+  modelSha256: string;
+  trainedFor: L2Model['trainedFor'];
+  reason: string;
+}
+
 export interface PlanContext {
   indexNames: IndexName[];
+  /** The request's search mode (models and profile formulas run only in the modes they were trained for). */
+  mode: string;
   /** Branches whose channels run on every searched index for this request. */
   branches: ReadonlySet<Branch>;
   /** The ranking profile: the resolved ranking mode. */
@@ -84,25 +99,26 @@ const invalid = (message: string, extra: Record<string, unknown> = {}) => new Ap
 const unavailable = (what: string) => new AppError('feature_unavailable', what, { extra: { missing: what.split(':')[0] } });
 
 /** Checks and compiles a formula against the features and the branches that run (422 naming the problems). */
-export function checkedFormula(src: string, branches: ReadonlySet<Branch>, field = 'l1.formula'): CompiledFormula {
+export function checkedFormula(src: string, branches: ReadonlySet<Branch>, field = 'l1.formula', supplied: ReadonlyMap<string, number> = new Map()): CompiledFormula {
   const tree = parseFormula(src);
   checkFormula(tree);
   const variables = formulaVariables(tree);
-  const unknown = variables.filter((v) => featureSlot(v) < 0);
+  // a variable missing_values supplies is never refused: absent (or not a feature at all), it takes that value
+  const unknown = variables.filter((v) => featureSlot(v) < 0 && !supplied.has(v));
   if (unknown.length > 0) {
     throw invalid(`${field}: unknown feature${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; the features (${FEATURE_VERSION}) are ${FEATURE_NAMES.join(', ')} (docs/ranking.md).`, { field, unknown });
   }
   const absent = variables.filter((v) => {
-    const b = featureSpec(v)!.branch;
-    return b !== undefined && !branches.has(b);
+    const b = featureSpec(v)?.branch;
+    return b !== undefined && !branches.has(b) && !supplied.has(v);
   });
   if (absent.length > 0) {
     throw invalid(
-      `${field}: ${absent.join(', ')} refer${absent.length > 1 ? '' : 's'} to absent branch${absent.length > 1 ? 'es' : ''} (${[...new Set(absent.map((v) => featureSpec(v)!.branch))].join(', ')}): the channel does not run for this request (its mode, fulltext_weight or a missing corpus model); the branches that run are ${[...branches].join(', ') || 'none'}.`,
+      `${field}: ${absent.join(', ')} refer${absent.length > 1 ? '' : 's'} to absent branch${absent.length > 1 ? 'es' : ''} (${[...new Set(absent.map((v) => featureSpec(v)!.branch))].join(', ')}): the channel does not run for this request (its mode, fulltext_weight or a missing corpus model); the branches that run are ${[...branches].join(', ') || 'none'}. Give the variable a value in l1.missing_values to keep it.`,
       { field, absent_branches: absent },
     );
   }
-  return { source: src, variables, fn: compileFormula(tree, (n) => featureSlot(n)) };
+  return { source: src, variables, fn: compileFormula(tree, (n) => featureSlot(n), (n) => (featureSlot(n) < 0 ? supplied.get(n) : undefined)) };
 }
 
 /** Plans the stages of a request, refusing what cannot take effect. No work, no charge. */
@@ -111,12 +127,27 @@ export function planRanking(r: SearchRequest, ctx: PlanContext, s: RankingSettin
   if (r.l1Formula !== null && r.candidateRanking === 'rrf') {
     throw invalid('l1 is the formula of candidate_ranking "formula"; with candidate_ranking "rrf" it would have no effect. Send candidate_ranking "formula" or "auto", or omit l1.', { field: 'l1' });
   }
+  // missing_values first: the formula check accepts the variables it supplies
+  const supplied = new Map<string, number>();
+  const formulaVars = new Set(r.l1Formula !== null ? formulaVariables(parseFormula(r.l1Formula)) : []);
+  const usesVariable = (name: string) => formulaVars.has(name);
+  for (const [name, v] of Object.entries(r.l1MissingValues ?? {})) {
+    if (featureSlot(name) < 0 && !usesVariable(name)) throw invalid(`l1.missing_values: unknown feature ${name} (neither a feature nor a variable of l1.formula); the features are ${FEATURE_NAMES.join(', ')}.`, { field: 'l1.missing_values', unknown: [name] });
+    if (!Number.isFinite(v)) throw invalid(`l1.missing_values.${name} must be a finite number.`, { field: 'l1.missing_values' });
+    supplied.set(name, v);
+  }
   let formula: RankingPlan['formula'] = null;
   if (r.l1Formula !== null) {
-    formula = { ...checkedFormula(r.l1Formula, ctx.branches), origin: 'request' };
+    formula = { ...checkedFormula(r.l1Formula, ctx.branches, 'l1.formula', supplied), origin: 'request' };
   } else if (r.candidateRanking !== 'rrf') {
     const configured = s.formulas[ctx.profile];
-    if (configured) {
+    const setting = `ranking.formula${ctx.profile === 'documents' ? 'Documents' : 'Passages'}`;
+    if (configured && !s.formulaModes.has(ctx.mode)) {
+      // a profile formula runs only in the modes it was fitted for (ranking.formulaModes, ADR 0230)
+      const why = `the ${ctx.profile} profile formula runs in mode${s.formulaModes.size > 1 ? 's' : ''} ${[...s.formulaModes].join(', ') || 'none'} (ranking.formulaModes: the modes it was fitted for); this request's mode is ${ctx.mode}`;
+      if (r.candidateRanking === 'formula') throw unavailable(`formula: candidate_ranking "formula" needs a formula for mode ${ctx.mode}: ${why}. Send one in l1, or use "auto" or "rrf".`);
+      notes.push(`candidate_ranking auto: ${why}: skipped, rrf used`);
+    } else if (configured) {
       try {
         formula = { ...checkedFormula(configured, ctx.branches, `ranking profile ${ctx.profile} formula`), origin: 'profile' };
       } catch (e) {
@@ -124,28 +155,46 @@ export function planRanking(r: SearchRequest, ctx: PlanContext, s: RankingSettin
         notes.push(`candidate_ranking auto: the ${ctx.profile} profile formula cannot run for this request (${(e as Error).message}); rrf used`);
       }
     } else if (r.candidateRanking === 'formula') {
-      throw unavailable(`formula: candidate_ranking "formula" needs a formula: send one in l1, or configure ranking.formula${ctx.profile === 'documents' ? 'Documents' : 'Passages'} for the ${ctx.profile} profile (docs/ranking.md). Use "auto" or "rrf".`);
+      throw unavailable(`formula: candidate_ranking "formula" needs a formula: send one in l1, or configure ${setting} for the ${ctx.profile} profile (docs/ranking.md). Use "auto" or "rrf".`);
     }
   }
   const missing = new Float64Array(FEATURE_NAMES.length).fill(NaN);
-  for (const [name, v] of Object.entries(r.l1MissingValues ?? {})) {
+  for (const [name, v] of supplied) {
     const slot = featureSlot(name);
-    if (slot < 0) throw invalid(`l1.missing_values: unknown feature ${name}; the features are ${FEATURE_NAMES.join(', ')}.`, { field: 'l1.missing_values', unknown: [name] });
-    if (!Number.isFinite(v)) throw invalid(`l1.missing_values.${name} must be a finite number.`, { field: 'l1.missing_values' });
-    missing[slot] = v;
+    if (slot >= 0) missing[slot] = v;
   }
   const backfill = r.l1Backfill && formula !== null;
   const backfillBranches = backfill ? BRANCHES.filter((b) => formula!.variables.includes(b) && ctx.branches.has(b)) : [];
 
+  // L2: per corpus, the model trained for this request's mode and channels (ADR 0230); the others are skipped
   let l2: RankingPlan['l2'] = null;
-  const lacking = ctx.indexNames.filter((n) => !s.l2Models.has(n));
+  const l2Skipped: L2Skip[] = [];
+  const chosen = new Map<IndexName, L2Model>();
+  const lacking: string[] = [];
+  for (const n of ctx.indexNames) {
+    const list = s.l2Models.get(n) ?? [];
+    if (list.length === 0) {
+      lacking.push(`${n} (no model configured)`);
+      continue;
+    }
+    const reasons = list.map((m) => ({ m, reason: laneMismatch(m.trainedFor, ctx.mode, ctx.branches) }));
+    const fit = reasons.find((x) => x.reason === null);
+    if (fit) chosen.set(n, fit.m);
+    else {
+      for (const x of reasons) l2Skipped.push({ corpus: n, modelSha256: x.m.sha256, trainedFor: x.m.trainedFor, reason: x.reason! });
+      lacking.push(`${n} (${reasons.map((x) => `${x.m.source}: ${x.reason}`).join('; ')})`);
+    }
+  }
   if (r.l2Rerank === 'catboost') {
-    if (lacking.length > 0) throw unavailable(`catboost: l2_rerank "catboost" needs a CatBoost model for every corpus searched; none is configured for ${lacking.join(', ')} (ranking.l2Models, docs/ranking.md). Use "auto" or "off".`);
-    l2 = { models: new Map(ctx.indexNames.map((n) => [n, s.l2Models.get(n)!])), requested: 'catboost' };
+    if (lacking.length > 0) throw unavailable(`catboost: l2_rerank "catboost" needs a CatBoost model trained for this request's mode (${ctx.mode}) and channels for every corpus searched; none for ${lacking.join(', ')} (ranking.l2Models, docs/ranking.md). Use "auto" or "off", or the mode the model was trained for.`);
+    l2 = { models: chosen, requested: 'catboost' };
   } else if (r.l2Rerank !== 'off') {
     if (!s.l2Auto) notes.push('l2_rerank auto: automatic L2 is switched off (ranking.l2Auto): no effect');
-    else if (lacking.length > 0) notes.push(`l2_rerank auto: no L2 model configured for ${lacking.join(', ')}: no effect`);
-    else l2 = { models: new Map(ctx.indexNames.map((n) => [n, s.l2Models.get(n)!])), requested: 'auto' };
+    else if (lacking.length > 0) {
+      const none = ctx.indexNames.filter((n) => (s.l2Models.get(n) ?? []).length === 0);
+      if (none.length === ctx.indexNames.length) notes.push(`l2_rerank auto: no L2 model configured for ${none.join(', ')}: no effect`);
+      else notes.push(`l2_rerank auto: skipped, no model for this request's mode and channels: ${lacking.join(', ')}`);
+    } else l2 = { models: chosen, requested: 'auto' };
   }
 
   let cross = 0;
@@ -161,13 +210,13 @@ export function planRanking(r: SearchRequest, ctx: PlanContext, s: RankingSettin
   const ranks = formula !== null || l2 !== null;
   const depth = Math.min(MAX_CANDIDATE_DEPTH, Math.max(page, ranks ? s.candidateDepth : 0, cross));
   const poolGroups = new Set<FeatureGroup>();
-  if (formula) for (const v of formula.variables) poolGroups.add(featureSpec(v)!.group);
+  if (formula) for (const v of formula.variables) if (featureSpec(v)) poolGroups.add(featureSpec(v)!.group);
   if (l2) for (const m of l2.models.values()) for (const g of m.groups) poolGroups.add(g);
   if (cross > 0) poolGroups.add('document');
   const includeScores = r.includeCandidateScores;
   const lexical = (names: readonly string[]) => names.filter((n) => featureSpec(n)?.group === 'lexical');
   const poolLexical = new Set([...(formula ? lexical(formula.variables) : []), ...(l2 ? [...l2.models.values()].flatMap((m) => lexical(m.used)) : [])]);
-  return { method: formula ? 'formula' : 'rrf', formula, backfill, missing, backfillBranches, l2, cross, includeScores, depth, poolGroups, poolLexical, notes, active: ranks || cross > 0 || includeScores };
+  return { method: formula ? 'formula' : 'rrf', formula, backfill, missing, backfillBranches, l2, l2Skipped, cross, includeScores, depth, poolGroups, poolLexical, notes, active: ranks || cross > 0 || includeScores };
 }
 
 /** Trace entry of one stage. */

@@ -30,6 +30,11 @@ export interface CandidateSource {
   readonly featureNames: readonly string[];
   /** The organic top `depth` candidates of `query` in `index`, best first, with their feature rows. */
   pool(query: string, index: IndexName, depth: number): Promise<PoolCandidate[]>;
+  /**
+   * The search mode whose pools these are and the channels that run for it on `index` (ADR 0230): the
+   * model records them and is served only in that lane. Absent: the model records no lane.
+   */
+  lane?(index: IndexName): { mode: string; channels: readonly string[] };
 }
 
 export interface RankerTrainOptions {
@@ -62,6 +67,8 @@ export interface FoldReport {
 
 export interface RankerTrainReport {
   featureVersion: string;
+  /** The mode and channels the pools came from (what the model records and is served for). */
+  lane: { mode: string; channels: string[] } | null;
   features: string[];
   index: IndexName;
   judgments: string;
@@ -305,6 +312,12 @@ export async function trainRanker(source: CandidateSource, judged: readonly Judg
     lectern_judgments: options.judgmentsLabel ?? 'judgments',
     lectern_queries: String(trainable.length),
   };
+  const lane = source.lane?.(index);
+  if (lane) {
+    // the lane it was trained in: the server runs it only for requests of this mode and these channels
+    info.lectern_mode = lane.mode;
+    info.lectern_channels = [...lane.channels].sort().join(',');
+  }
   if (cv) {
     info.lectern_cv_folds = String(folds);
     info.lectern_cv_ndcg10_organic = cv.ndcg10Organic.toFixed(4);
@@ -320,6 +333,7 @@ export async function trainRanker(source: CandidateSource, judged: readonly Judg
     modelJson: toCatBoostJson(model, { compact: true }),
     report: {
       featureVersion: source.featureVersion,
+      lane: lane ? { mode: lane.mode, channels: [...lane.channels].sort() } : null,
       features: [...source.featureNames],
       index,
       judgments: options.judgmentsLabel ?? 'judgments',

@@ -116,7 +116,7 @@ export const RECOGNITION_OPERATION = 'recognition';
  * converting again. Other failures (cancelled, insufficient_credits, time limits, missing tools,
  * internal errors) let a resubmission start a new job.
  */
-export const PERMANENT_FAILURES: ReadonlySet<string> = new Set(['unsupported_format', 'document_too_large', 'too_many_pages', 'encrypted_document', 'damaged_document', 'empty_document', 'conversion_crashed']);
+export const PERMANENT_FAILURES: ReadonlySet<string> = new Set(['unsupported_format', 'document_too_large', 'too_many_pages', 'encrypted_document', 'damaged_document', 'empty_document', 'too_deeply_nested', 'conversion_crashed']);
 
 const blobKey = (sha256: string) => `recognition/${sha256}`;
 /** Conversions of a content started and not finished (a marker whose size is the count; crash-loop guard). */
@@ -497,9 +497,13 @@ export class RecognitionJobService {
           // A file that cannot be read will not be converted again: it is refused for good, its upload
           // and checkpoints go (docs/recognition.md, "Limits").
           if (PERMANENT_FAILURES.has(e.code)) return this.#refuse(sha256, run.jobs(), { code: e.code, message: e.message });
+          // Any other failure (conversion_timeout, ...) ends these jobs: the upload is not kept (a new
+          // submission uploads again; the checkpoints stay, so it resumes where this one stopped).
+          await this.#d.blobs.delete(blobKey(sha256));
           return this.#failAll(run.jobs(), { code: e.code, message: `${e.message}; nothing was charged.` });
         }
         this.#d.report(e, `recognition of ${sha256} failed unexpectedly`);
+        await this.#d.blobs.delete(blobKey(sha256));
         return this.#failAll(run.jobs(), { code: 'internal', message: 'The conversion failed unexpectedly; nothing was charged. Submit the file again, or report the job id.' });
       }
       // Kept as written rather than read back (the Markdown of a book is megabytes). Should another

@@ -21,6 +21,8 @@ export type RecognitionErrorCode =
   | 'damaged_document'
   /** The document opened but has no pages (or an empty spine). */
   | 'empty_document'
+  /** Markup nested deeper than the converter walks (an EPUB content document past MAX_MARKUP_DEPTH levels). */
+  | 'too_deeply_nested'
   /** No page could be converted within the time limits. */
   | 'conversion_timeout'
   /** The caller aborted through the AbortSignal. */
@@ -35,6 +37,7 @@ export const RECOGNITION_ERROR_CODES: readonly RecognitionErrorCode[] = [
   'encrypted_document',
   'damaged_document',
   'empty_document',
+  'too_deeply_nested',
   'conversion_timeout',
   'cancelled',
 ];

@@ -30,8 +30,8 @@ export function checkExtraPools(r: SearchRequest, plan: RankingPlan, indexNames:
   if (r.binaryPool) {
     if (!indexNames.includes(BINARY_POOL_CORPUS)) throw unavailable(`binary_pool: the binary pool is drawn from the ${BINARY_POOL_CORPUS} corpus, which this search does not read (indexes ${indexNames.join(', ')}); omit binary_pool.`);
     if (indexes.dense(BINARY_POOL_CORPUS) === null) throw unavailable(`binary_pool: a binary pool needs the dense model's binary codes, which the ${BINARY_POOL_CORPUS} index does not have; train the corpus models with \`lectern models train\` (docs/models.md), or omit binary_pool.`);
-    if (plan.l2 === null || !plan.l2.models.has(BINARY_POOL_CORPUS)) throw unavailable(`binary_pool: the binary pool is merged into the L2 stage's pool, and L2 does not run for this request (l2_rerank "${r.l2Rerank}"${plan.l2 === null ? '; no model configured for every searched corpus, or switched off' : ''}; ranking.l2Models, docs/ranking.md); omit binary_pool.`);
     if (r.mode === 'binary') throw invalid('binary_pool', 'binary_pool: mode "binary" already retrieves with the binary codes alone, so a binary pool would add nothing; omit binary_pool.');
+    if (plan.l2 === null || !plan.l2.models.has(BINARY_POOL_CORPUS)) throw unavailable(`binary_pool: the binary pool is merged into the L2 stage's pool, and L2 does not run for this request (l2_rerank "${r.l2Rerank}"${plan.l2 === null ? '; no model configured for every searched corpus in this mode and channels, or switched off' : ''}; ranking.l2Models, docs/ranking.md); omit binary_pool.`);
   }
   if (r.documentDiscovery === true) {
     if (r.rankingMode === 'documents') throw invalid('document_discovery', 'document_discovery: true merges whole-document candidates into a passages search\'s pool; ranking_mode "documents" already ranks whole documents. Omit document_discovery or use ranking_mode "passages".');

@@ -33,7 +33,7 @@ import { defaultSearchRequest, type SearchExecution, type SearchExecutor, type S
 import { runSparseChannel } from './sparse-channel.js';
 import { routingKey } from '../domain/shard-routing.js';
 import type { ScatterResult, ScatterVectorQuery, VectorResult } from './scatter-gather.js';
-import { checkWorkBudget, FairScheduler, type BudgetedIndex, type SearchTicket, type WorkBudget } from './work-budget.js';
+import { checkWorkBudget, FairScheduler, passageTermCap, workEstimate, type SearchTicket, type WorkBudget } from './work-budget.js';
 import type { ActivityCounts } from '../ports/activity-store.js';
 import { candidateScores, featureRow, type Candidate, type FeatureGroup } from '../ranking/features.js';
 import type { FeatureSources } from '../ranking/sources.js';
@@ -287,6 +287,9 @@ export class SearchService {
       explain: r.tracing,
       trace: r.tracing ? { now: () => performance.now() * 1000 } : false,
       filters: { types: f.types, languages: f.languages, issns: f.issns, publisher: f.publisher, issuedAfter: f.issuedAfter, issuedBefore: f.issuedBefore, uriPrefixes: f.uriPrefixes?.map(normalizePrefix) ?? null, citing },
+      // a long query is evaluated pruned, not refused (ADR 0231): its most common words left out beyond
+      // the term and postings budgets, and the per-hit work of its results reads its weightiest words
+      ...(this.d.budget ? { budget: { maxTerms: this.d.budget.maxTerms, maxPostings: this.d.budget.maxPostings }, maxPassageTerms: passageTermCap(this.d.budget, Math.max(r.offset + r.limit, depth)) } : {}),
     };
   }
 
@@ -333,10 +336,11 @@ export class SearchService {
           unconfigured.push(`sparse:${name}`);
         } else if (sparse) {
           const combinerParams = { combiner: r.combiner, decay: r.combinerDecay, temperature: r.combinerTemperature, topK: r.combinerTopK };
-          // cluster: the query and every sub-query are DFS-then-query searches over the shards (ADR 0246)
+          // cluster: the query and every sub-query are DFS-then-query searches over the shards (ADR 0246);
+          // the query's own pass is the fulltext channel's when it ran (one candidate pass for both)
           const shards = this.d.shards;
           const shardTraces: ScatterResult['shards'][] = [];
-          const viaShards = shards && !sparse.tokenVector
+          const viaShards = shards
             ? async (q: EngineQuery): Promise<EngineResult> => {
                 const sh = await shards.search(name, q);
                 shardTraces.push(sh.shards);
@@ -344,7 +348,7 @@ export class SearchService {
                 return sh.result;
               }
             : undefined;
-          const run = await runSparseChannel(sparse, index, base, r.query, r.possibleLanguages, sparseParams, combinerParams, viaShards);
+          const run = await runSparseChannel(sparse, index, base, r.query, r.possibleLanguages, sparseParams, combinerParams, lexical, viaShards);
           if (viaShards) run.detail = { ...run.detail, shards: shardTraces[0] ?? [], shard_calls: shardTraces.length };
           embedUs += run.embedUs;
           // sparse_nomination (interface): on for passage ranking, off for whole-document ranking
@@ -443,7 +447,7 @@ export class SearchService {
   #plan(r: SearchRequest): RankingPlan {
     const indexNames = resolveIndexes(r.indexNames);
     const profile = resolveRankingMode({ rankingMode: r.rankingMode });
-    const plan = planRanking(r, { indexNames, branches: plannedBranches(r, indexNames, this.d.indexes), profile }, this.d.ranking ?? NO_RANKING);
+    const plan = planRanking(r, { indexNames, mode: r.mode, branches: plannedBranches(r, indexNames, this.d.indexes), profile }, this.d.ranking ?? NO_RANKING);
     checkExtraPools(r, plan, indexNames, this.d.indexes);
     // the benchmark pools read one index whole; on a cluster they would read this process's (ADR 0249)
     if (this.d.shards && (r.binaryPool || r.documentDiscovery === true)) throw unavailable(`${r.binaryPool ? 'binary_pool' : 'document_discovery'}: this pool option does not run across the shards of a cluster yet (docs/scale.md); omit it.`);
@@ -457,19 +461,10 @@ export class SearchService {
    */
   async search(principal: Principal, r: SearchRequest, requestId: string, opts: SearchOptions = {}): Promise<SearchResult> {
     checkLanguages({ possible_languages: r.possibleLanguages, filter_languages: r.filters.languages });
-    let plan: RankingPlan | null = null;
-    if (this.d.budget && r.query.trim() !== '') {
-      const names = resolveIndexes(r.indexNames);
-      // a ranking stage retrieves its whole pool with passages: the pool counts as results (docs/ranking.md)
-      const pool = (plan = this.#plan(r));
-      const page = r.offset + r.limit;
-      const results = pool.active ? Math.max(page, pool.depth) : page;
-      const hint = results > page ? `the ranking pool of ${results} candidates counts as results: send candidate_ranking "rrf" and l2_rerank "off", or shorten the query` : undefined;
-      checkWorkBudget(this.d.shards ? await Promise.all(names.map((n) => this.#shardBudgeted(n, r.query, r.possibleLanguages))) : names.map((n) => this.d.indexes.get(n)), r.query, r.possibleLanguages, results, this.d.budget, hint);
-    }
+    const { plan, cost } = this.#checkBudget(r);
     // the account's place is counted now (429 before any hold); a slot is taken only for the work
     // itself (#search), not while the ledger's group commits are awaited around it
-    const ticket = this.#turns?.admit(principal.accountId);
+    const ticket = this.#turns?.admit(principal.accountId, cost);
     try {
       return await this.#search(principal, r, requestId, opts, plan, ticket);
     } finally {
@@ -578,9 +573,8 @@ export class SearchService {
     const correctedQuery = r.query.trim() === '' ? null : this.d.shards ? await this.d.shards.correctQuery(indexNames[0]!, r.query, r.possibleLanguages) : this.d.indexes.get(indexNames[0]!).correctQuery(r.query, r.possibleLanguages);
     const traces = r.tracing ? this.#traces(retrieval, r, rrfK, plan, outcome?.stages ?? [], rankUs, pools) : null;
     const usesModels = runs.some((x) => x.channel !== 'fulltext');
-    const candidateRanking = outcome
-      ? candidateRankingInfo(plan, outcome, featureContract(plan, r, rrfK, { maxQueryDims: DEFAULT_MAX_QUERY_DIMS, pruning: DEFAULT_PRUNING, heapFactor: DEFAULT_HEAP_FACTOR }))
-      : null;
+    // always said, also when the candidates are the fused (RRF) list with no stage after it
+    const candidateRanking = candidateRankingInfo(plan, outcome, featureContract(plan, r, rrfK, { maxQueryDims: DEFAULT_MAX_QUERY_DIMS, pruning: DEFAULT_PRUNING, heapFactor: DEFAULT_HEAP_FACTOR }));
     return {
       rankingMode: retrieval.rankingMode,
       hits: hits.map((h, i) => ({ ...h, explanation: r.tracing && i < TRACE_EXPLAIN_HITS ? h.explanation : undefined })),
@@ -685,18 +679,6 @@ export class SearchService {
    * largest value). Document frequencies are looked up once per term per model.
    */
   /**
-   * The work budget's view of an index on a cluster (ADR 0248): the query's terms (analysis is a
-   * function of the text) with their document frequencies summed over the shards (a term's postings).
-   */
-  async #shardBudgeted(index: IndexName, text: string, possibleLanguages: string[] | null): Promise<BudgetedIndex> {
-    const local = this.d.indexes.get(index);
-    const parsed = local.parse(text, possibleLanguages);
-    const terms = [...new Set(parsed.words.flatMap((w) => w.terms))];
-    const st = await this.d.shards!.termStats(index, terms);
-    return { parse: (t, l) => local.parse(t, l), docFreq: (t) => st.df[t] ?? 0 };
-  }
-
-  /**
    * {@link termModel} for the terms of `texts` (the question's): on a cluster their document frequencies
    * and the document count come from the shards, summed (ADR 0248); a term outside `texts` gets the
    * largest value there. On one node, the index's model.
@@ -754,7 +736,44 @@ export class SearchService {
    * snippets as {@link search}, without billing, activity or a trajectory (the caller bills its own
    * operation and records what it shows). Returns the page of hits with documents loaded.
    */
-  async retrieve(r: SearchRequest): Promise<SearchHit<StoredDocument>[]> {
+  /**
+   * The work budget of a search (docs/operations.md): throws 422 (`budget` terms, postings or
+   * result_terms) when `r` asks for more than one search may do. Conversations check their questions
+   * with it (issue 25).
+   */
+  checkBudget(r: SearchRequest): void {
+    this.#checkBudget(r);
+  }
+
+  /** The budget check; returns the ranking plan it made (null without a budget or query) and the work estimate the fair turns charge (ADR 0212). */
+  #checkBudget(r: SearchRequest): { plan: RankingPlan | null; cost: number } {
+    if (!this.d.budget || r.query.trim() === '') return { plan: null, cost: workEstimate({ postings: 0, resultTerms: 0 }) };
+    const names = resolveIndexes(r.indexNames);
+    // a ranking stage retrieves its whole pool with passages: the pool counts as results (docs/ranking.md)
+    const plan = this.#plan(r);
+    const page = r.offset + r.limit;
+    const results = plan.active ? Math.max(page, plan.depth) : page;
+    // only what pruning cannot fit is refused (ADR 0231); the measure is the pruned query's work
+    const measure = checkWorkBudget(names.map((n) => this.d.indexes.get(n)), r.query, r.possibleLanguages, this.d.budget, results);
+    return { plan, cost: workEstimate(measure) };
+  }
+
+  /**
+   * A conversation's retrieval: the same work budget as a search (422 before any work) and, with
+   * `accountId`, the same fair turns (the account's concurrency limit, round-robin slots).
+   */
+  async retrieve(r: SearchRequest, accountId?: number): Promise<SearchHit<StoredDocument>[]> {
+    const { cost } = this.#checkBudget(r);
+    const ticket = accountId === undefined ? undefined : this.#turns?.admit(accountId, cost);
+    try {
+      await ticket?.turn();
+      return await this.#retrieveHits(r);
+    } finally {
+      ticket?.leave();
+    }
+  }
+
+  async #retrieveHits(r: SearchRequest): Promise<SearchHit<StoredDocument>[]> {
     // the same ranking stages as a search (without candidate scores or evidence)
     const plan = this.#plan({ ...r, includeCandidateScores: false });
     const { indexNames, ranked: organic, retrieval, base } = await this.#retrieve({ ...r, tracing: false }, SNIPPETS_PER_HIT, plan);
@@ -785,6 +804,11 @@ export class SearchService {
     const sources = featureSources(r, base, { indexes: this.d.indexes, store: this.d.featureStore ?? this.d.store, engagement: this.d.engagement ?? null, shards: this.d.shards ?? null, now: nowSeconds(this.d.clock) });
     await computeFeatures(pool, ALL_GROUPS, sources, { enabled: false, asOfAt: 0, computedAt: 0, observedDocuments: 0, requestedDocuments: 0, elapsedUs: 0 });
     return pool.map((c) => ({ id: c.id, row: featureRow(c) }));
+  }
+
+  /** The channels (ranking branches) a request of `mode` runs on `index` with default settings: a trained model's lane. */
+  plannedChannels(mode: string, index: IndexName): string[] {
+    return [...plannedBranches(defaultSearchRequest({ mode: mode as SearchRequest['mode'], indexNames: [index] }), [index], this.d.indexes)].sort();
   }
 
   /**
@@ -855,8 +879,10 @@ export class SearchService {
       us: Math.round(p.us),
       rrf_weight: p.weight,
       ...(p.detail ?? {}),
+      ...(p.result.pruned ? { pruned: { dropped_terms: p.result.pruned.droppedTerms, terms: p.result.pruned.terms, postings: p.result.pruned.postings, passage_terms: p.result.pruned.passageTerms, clauses: p.result.pruned.clauses } } : {}),
       engine: p.result.trace ?? null,
     }));
+    const pruned = ret.runs.filter((x) => x.result.pruned);
     const channels = [...new Set(ret.runs.map((x) => x.channel))];
     const onlyLexical = channels.length === 1 && channels[0] === 'fulltext';
     traces.push({
@@ -874,6 +900,17 @@ export class SearchService {
       ...(r.mode === 'hybrid' ? { binary: 'not a separate hybrid vote: binary codes quantize the short_document vectors' } : {}),
       embed_us: Math.round(ret.embedUs),
       rrf_k: rrfK,
+      // pruned evaluation of a long query (ADR 0231), as Lucene's max clause count and Elasticsearch's timeouts flag theirs
+      ...(pruned.length > 0
+        ? {
+            pruned: true,
+            pruning: pruned.map((x) => {
+              const p = x.result.pruned!;
+              const parts = [p.droppedTerms.length > 0 ? `${p.droppedTerms.length} most common terms left out (${p.droppedTerms.slice(0, 8).join(', ')}${p.droppedTerms.length > 8 ? ', ...' : ''}); ${p.terms} evaluated` : null, p.passageTerms !== null ? `passages, snippets and proximity read the ${p.passageTerms} weightiest of ${p.clauses} words` : null].filter(Boolean);
+              return `${x.channel}${new Set(ret.runs.map((y) => y.index)).size > 1 ? `:${x.index}` : ''}: ${parts.join('; ')} (limits.queryMaxTerms, queryMaxPostings, queryMaxResultTerms)`;
+            }),
+          }
+        : {}),
     });
     traces.push({
       branch: 'ranking',
@@ -882,7 +919,8 @@ export class SearchService {
       pool_sources: pools ?? {},
       us: Math.round(rankUs),
       stages,
-      l2: plan.l2 ? `${plan.l2.requested}: ${[...plan.l2.models].map(([n, m]) => `${n} ${m.sha256.slice(0, 12)}`).join(', ')}` : r.l2Rerank === 'off' ? 'off' : 'not run',
+      l2: plan.l2 ? `${plan.l2.requested}: ${[...plan.l2.models].map(([n, m]) => `${n} ${m.sha256.slice(0, 12)} (mode ${m.trainedFor.mode})`).join(', ')}` : r.l2Rerank === 'off' ? 'off' : plan.l2Skipped.length > 0 ? 'skipped: no model for this mode and channels' : 'not run',
+      l2_skipped: plan.l2Skipped.map((x) => ({ corpus: x.corpus, model_sha256: x.modelSha256, trained_for: { mode: x.trainedFor.mode, channels: x.trainedFor.channels, feature_version: x.trainedFor.featureVersion, recorded: x.trainedFor.recorded }, reason: x.reason })),
       cross_rerank: plan.cross > 0 ? `${plan.cross} candidates` : r.crossRerank ? 'not run' : 'off',
       notes: plan.notes,
     });

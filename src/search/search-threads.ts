@@ -31,7 +31,19 @@ export interface PublishedIndex {
 
 export type Snapshot = Record<IndexName, PublishedIndex>;
 
-type ToThread = { kind: 'snapshot'; indexes: Snapshot } | { kind: 'search'; id: number; request: SearchRequest; nowMs: number; encodeHits: boolean };
+type ToThread =
+  | { kind: 'snapshot'; indexes: Snapshot }
+  | { kind: 'search'; id: number; request: SearchRequest; nowMs: number; encodeHits: boolean }
+  /** The pacing flag shared with the main thread (ADR 0244): sent once, right after a thread starts. */
+  | { kind: 'pacing'; flag: SharedArrayBuffer };
+
+/**
+ * While the main thread sets the pacing flag (the indexes have lagged behind the store past the bound:
+ * ADR 0244), a search thread rests after each search for as long as the search ran, up to this, ms: the
+ * search threads then use at most about half the CPU they would, and the builder thread (at a lower
+ * priority) gets the rest.
+ */
+const MAX_PACING_REST_MS = 50;
 type ThreadError = { app: true; code: ErrorCode; message: string; extra: Record<string, unknown> } | { app: false; message: string; stack?: string };
 type FromThread = { kind: 'done'; id: number; result: SearchExecution; us: number } | { kind: 'failed'; id: number; error: ThreadError };
 
@@ -64,6 +76,8 @@ export class SearchThreads implements SearchExecutor {
   readonly #pending = new Map<number, Pending>();
   #next = 1;
   #closing = false;
+  /** [0]: 1 while the threads pace themselves (ADR 0244); [1]: pacing rests taken, all threads. */
+  readonly #pacing = new Int32Array(new SharedArrayBuffer(8));
   /** Consecutive threads that exited soon after starting (a store that cannot be opened, a bad build). */
   #quickExits = 0;
 
@@ -118,6 +132,7 @@ export class SearchThreads implements SearchExecutor {
       }, delay).unref();
     });
     worker.unref();
+    worker.postMessage({ kind: 'pacing', flag: this.#pacing.buffer as SharedArrayBuffer } satisfies ToThread);
     worker.postMessage({ kind: 'snapshot', indexes: snapshot } satisfies ToThread);
     return t;
   }
@@ -140,6 +155,25 @@ export class SearchThreads implements SearchExecutor {
         p.reject(err);
       }
     }
+  }
+
+  /**
+   * Turns pacing on or off (ADR 0244): while on, each search thread rests after each search for as long
+   * as it ran (at most MAX_PACING_REST_MS), so a builder thread behind on a catch-up gets CPU under a
+   * saturating search load.
+   */
+  pace(on: boolean): void {
+    Atomics.store(this.#pacing, 0, on ? 1 : 0);
+  }
+
+  /** Whether the threads pace themselves now. */
+  get pacing(): boolean {
+    return Atomics.load(this.#pacing, 0) === 1;
+  }
+
+  /** Rests the search threads took while pacing, since start. */
+  get pacingRests(): number {
+    return Atomics.load(this.#pacing, 1);
   }
 
   /** Sends the current snapshot to every thread (after a commit, a merge or a model change). */
@@ -289,7 +323,19 @@ export function serveSearches(
   onSnapshot: () => void = () => undefined,
   encodeHits: HitEncoder | null = null,
 ): void {
+  let pacing: Int32Array | null = null;
+  const rest = new Int32Array(new SharedArrayBuffer(4));
+  /** After a search of `ms`: rest as long (bounded) while the main thread asks for pacing. */
+  const pace = (ms: number) => {
+    if (pacing === null || Atomics.load(pacing, 0) !== 1) return;
+    Atomics.add(pacing, 1, 1);
+    Atomics.wait(rest, 0, 0, Math.min(MAX_PACING_REST_MS, Math.max(1, ms)));
+  };
   port.on('message', (m: ToThread) => {
+    if (m.kind === 'pacing') {
+      pacing = new Int32Array(m.flag);
+      return;
+    }
     if (m.kind === 'snapshot') {
       indexes.apply(m.indexes);
       onSnapshot();
@@ -311,6 +357,8 @@ export function serveSearches(
           const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer;
           port.postMessage({ kind: 'done', id: m.id, result: encoded, us: (performance.now() - t) * 1000 } satisfies FromThread, own ? [bytes.buffer as ArrayBuffer] : []);
         } else port.postMessage({ kind: 'done', id: m.id, result, us: (performance.now() - t) * 1000 } satisfies FromThread);
+        // the answer is on its way; the rest delays the next search on this thread, not this one
+        pace(performance.now() - t);
       },
       (e: unknown) => port.postMessage({ kind: 'failed', id: m.id, error: threadError(e) } satisfies FromThread),
     );

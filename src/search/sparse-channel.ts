@@ -18,11 +18,12 @@ export interface SparseRun {
 }
 
 /**
+ * `shared`: the fulltext channel's result for `base` when it ran (the query's own pass, not run twice).
  * `sharded`: a cluster's coordinator (ADR 0246): the corpus expansion's engine searches (the query and
  * each sub-query) go to the shards with global statistics instead of `index`; `index` and the model
  * still make the query vector (analysis and the model's term embeddings, no corpus statistics).
  */
-export async function runSparseChannel(model: SparseModel, index: SearchIndex, base: EngineQuery, text: string, languages: string[] | null, p: SparseParams, combiner: CombinerParams, sharded?: (q: EngineQuery) => Promise<EngineResult>): Promise<SparseRun> {
+export async function runSparseChannel(model: SparseModel, index: SearchIndex, base: EngineQuery, text: string, languages: string[] | null, p: SparseParams, combiner: CombinerParams, shared: EngineResult | null = null, sharded?: (q: EngineQuery) => Promise<EngineResult>): Promise<SparseRun> {
   const t0 = performance.now();
   const heapFactor = sparseEngineOptions([], p).heapFactor;
   if (model.tokenVector) {
@@ -49,7 +50,7 @@ export async function runSparseChannel(model: SparseModel, index: SearchIndex, b
   }
   const dims = await model.queryVector!(index, text, languages, p);
   const t1 = performance.now();
-  const { result, subQueries } = sharded ? await multiQuerySearchWith(sharded, base, dims, heapFactor, combiner) : multiQuerySearch(index, base, dims, heapFactor, combiner);
+  const { result, subQueries } = sharded ? await multiQuerySearchWith(sharded, base, dims, heapFactor, combiner, shared) : multiQuerySearch(index, base, dims, heapFactor, combiner, shared);
   const t2 = performance.now();
   return {
     result,
@@ -60,7 +61,9 @@ export async function runSparseChannel(model: SparseModel, index: SearchIndex, b
       model: 'corpus-trained expansion',
       dims: dims.map((d) => ({ term: d.term, weight: Number(d.weight.toFixed(4)), generated: !d.own })),
       heap_factor: heapFactor,
+      evaluation: 'multi-query (ADR 0107)',
       sub_queries: subQueries,
+      shared_pass: shared !== null,
       combiner: { name: combiner.combiner, decay: combiner.decay, temperature: combiner.temperature, top_k: combiner.topK },
     },
   };

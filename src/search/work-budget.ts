@@ -1,24 +1,34 @@
-// Every query's work is bounded before it runs (issue 12, docs/operations.md "Limits"): the number of
-// distinct index terms it asks for, the postings those terms would have the engine touch (their
-// document frequencies, summed over the indexes searched), and results x terms (the passages and
-// snippets it would build). A query over either budget is refused
-// with 422 before any work, saying which budget and by how much. Searches take fair turns
+// Every query's work is bounded (issue 12, issue 27, docs/operations.md "Limits"): the number of
+// distinct index terms it evaluates, the postings those terms have the engine touch (their document
+// frequencies, per index searched), and results x terms (the passages, snippets and proximity it
+// builds). A long query is evaluated pruned, flagged in the trace, never refused (ADR 0231); only
+// input pruning cannot fit (quoted phrases over the budget) is refused with 422 before any work. Searches take fair turns
 // (FairScheduler): one account has at most `concurrency` searches running or waiting (429 beyond),
-// and its queries queue behind each other, not in front of everyone else's.
+// waiting searches are served as a weighted fair queue over their work estimates (ADR 0212), and
+// while several accounts have searches in progress none starts more than its share of the slots.
 import { AppError } from '../domain/errors.js';
 import type { ParsedQuery } from '../engine/query-parser.js';
+import { pruneQuery } from '../engine/query-budget.js';
 
 export interface WorkBudget {
-  /** Most distinct index terms in one query (words, their variants and phrase terms). */
+  /** Most distinct index terms one query evaluates: a longer query's most common words are left out (ADR 0231). */
   maxTerms: number;
-  /** Most postings (sum of the query terms' document frequencies, over the indexes searched). */
+  /** Most postings (sum of the evaluated terms' document frequencies, per index): beyond it the most common words are left out. */
   maxPostings: number;
-  /** Most results times distinct terms (offset + limit, times terms): the passage and snippet work. */
+  /** Results times query words of the per-hit work (passages, snippets, proximity): beyond it that work reads the weightiest words only. */
   maxResultTerms: number;
   /** Most searches of one account running or waiting at once (per serving process). */
   concurrency: number;
   /** Searches doing their work at once (per serving process); the rest wait their turn, fairly. */
   slots: number;
+}
+
+/** Fewest query words the per-hit work reads, however many results (500 results: 20 words at the default budget). */
+export const MIN_PASSAGE_TERMS = 16;
+
+/** Query words the per-hit work of `results` results reads (EngineQuery.maxPassageTerms). */
+export function passageTermCap(budget: Pick<WorkBudget, 'maxResultTerms'>, results: number): number {
+  return Math.max(MIN_PASSAGE_TERMS, Math.floor(budget.maxResultTerms / Math.max(1, results)));
 }
 
 /** What the budget needs of an index. */
@@ -27,35 +37,60 @@ export interface BudgetedIndex {
   docFreq(term: string): number;
 }
 
-/** Throws 422 when the query asks for more terms or postings than the budget allows. */
-export function checkWorkBudget(indexes: readonly BudgetedIndex[], text: string, possibleLanguages: string[] | null, results: number, budget: WorkBudget, resultsHint?: string): void {
+/** What a search will do, as the budget measured it: its postings and its results x terms. */
+export interface WorkMeasure {
+  postings: number;
+  resultTerms: number;
+}
+
+/**
+ * A search's work estimate, in units of about one posting (~25 ns of engine time): its postings plus its
+ * passage and snippet work (results x terms, ~40 postings' worth each), plus a fixed overhead. The fair
+ * scheduler charges an account's share by it (ADR 0212).
+ */
+export function workEstimate(m: WorkMeasure): number {
+  return 1000 + m.postings + 40 * m.resultTerms;
+}
+
+/**
+ * Refuses (422, before any work or charge) only what pruning cannot bring within the budget (ADR 0231):
+ * a long query is evaluated pruned (its most common unquoted words left out; the per-hit work reads its
+ * weightiest words), never refused. What is left to refuse is input no person writes: quoted phrases
+ * with more distinct terms than `maxTerms`, or whose terms (or a query's one word) occur in more than
+ * `maxPostings` postings of one index. Each refusal says what to change. Returns the work of the query as
+ * it will be evaluated (pruned postings; `results` x the words the per-hit work reads), which the fair
+ * turns charge (ADR 0212).
+ */
+export function checkWorkBudget(indexes: readonly BudgetedIndex[], text: string, possibleLanguages: string[] | null, budget: WorkBudget, results = 0): WorkMeasure {
   let postings = 0;
+  let resultTerms = 0;
   for (const index of indexes) {
     const parsed = index.parse(text, possibleLanguages);
-    const terms = new Set<string>();
-    for (const w of parsed.words) for (const t of w.terms) terms.add(t);
-    if (terms.size > budget.maxTerms) {
-      throw new AppError('validation_failed', `The query has ${terms.size} distinct terms; the limit is ${budget.maxTerms}. Shorten it or split it into several searches.`, {
-        extra: { budget: 'terms', limit: budget.maxTerms, value: terms.size },
+    const p = pruneQuery(parsed, (t) => index.docFreq(t), budget);
+    if (p.over === 'terms') {
+      throw new AppError('validation_failed', `The query's quoted phrases have ${p.terms} distinct terms; at most ${budget.maxTerms} can be evaluated (unquoted words beyond it are left out, quoted ones are required). Quote fewer words.`, {
+        extra: { budget: 'terms', limit: budget.maxTerms, value: p.terms },
       });
     }
-    if (terms.size * results > budget.maxResultTerms) {
-      throw new AppError('validation_failed', `${results} results of a query of ${terms.size} distinct terms is more passage and snippet work than one search may do (results x terms at most ${budget.maxResultTerms}); ${resultsHint ?? 'ask for fewer results (offset + limit) or shorten the query'}.`, {
-        extra: { budget: 'result_terms', limit: budget.maxResultTerms, value: terms.size * results },
+    if (p.over === 'postings') {
+      throw new AppError('validation_failed', `The query's ${parsed.phrases.length > 0 ? 'quoted phrases' : 'word'} occur${parsed.phrases.length > 0 ? '' : 's'} in ${p.postings} postings, more than the ${budget.maxPostings} one search may read (its other words are left out first); add a rarer word, a filter, or quote fewer words.`, {
+        extra: { budget: 'postings', limit: budget.maxPostings, value: p.postings },
       });
     }
-    for (const t of terms) postings += index.docFreq(t);
-    if (postings > budget.maxPostings) {
-      throw new AppError('validation_failed', `The query's terms occur in more than ${budget.maxPostings} postings (the work limit of one search); remove very common words or add quotes or filters.`, {
-        extra: { budget: 'postings', limit: budget.maxPostings, value: postings },
-      });
-    }
+    postings += p.postings;
+    resultTerms += Math.min(p.terms, passageTermCap(budget, results)) * results;
   }
+  return { postings, resultTerms };
 }
+
+/** An account whose last search ended this recently still counts as searching (its next one is on its way). */
+export const ACTIVE_WINDOW_MS = 1000;
+/** Accounts remembered as recently active at most (a memory bound). */
+const MAX_REMEMBERED = 100_000;
 
 /** One search's place in the {@link FairScheduler}. */
 export interface SearchTicket {
-  /** Waits for a slot (round-robin across accounts). */
+  /** Waits for a slot (weighted fair queue across accounts). */
   turn(): Promise<void>;
   /** Gives the slot back (the search's work is done); idempotent. */
   endTurn(): void;
@@ -63,27 +98,68 @@ export interface SearchTicket {
   leave(): void;
 }
 
+interface Waiting {
+  accountId: number;
+  /** Start tag: the account's virtual time when the search was queued. */
+  start: number;
+  seq: number;
+  resolve: () => void;
+}
+
 /**
- * Fair turns for search work (which runs on the event loop): at most `slots` searches run at once,
- * waiting searches are served round-robin across accounts (each account's own in arrival order),
- * and one account may have at most `perAccount` searches running or waiting (429 beyond). A storm
- * from one account therefore queues behind itself: another account's search waits for at most the
- * `slots` searches already running, not for the storm.
+ * Fair turns for search work, by cost (issue 25, ADR 0212). At most `slots` searches run at once. Waiting
+ * searches are served in order of their start tags (start-time fair queuing): a search queued by an
+ * account starts at max(system virtual time, the account's finish tag) and moves the account's finish
+ * tag on by its work estimate, so an account's expensive searches charge its share: another account's
+ * cheap searches go before its next expensive one, however many it queued. With equal costs this is
+ * round-robin. While several accounts search (in progress, or ended within ACTIVE_WINDOW_MS), an
+ * account starts at most floor(slots / (2 x accounts)) at once, at least one (alone, it may use every
+ * slot): slots are twice the search threads, so a flood cannot fill every thread's queue and another
+ * account's search finds a thread free. One account has at most `perAccount` searches running or
+ * waiting (429 beyond).
  */
 export class FairScheduler {
   #running = 0;
-  readonly #waiting = new Map<number, (() => void)[]>();
-  /** Accounts with waiting searches, in round-robin order. */
-  readonly #order: number[] = [];
+  #virtual = 0;
+  #seq = 0;
+  readonly #waiting: Waiting[] = [];
+  /** Searches in progress (admitted, not yet left) per account. */
   readonly #held = new Map<number, number>();
+  /** Searches in a turn per account. */
+  readonly #runningBy = new Map<number, number>();
+  /** Each account's finish tag (virtual time after its searches so far). */
+  readonly #finish = new Map<number, number>();
+  /** When each account's last search ended (ms, `now`): it counts as active for ACTIVE_WINDOW_MS after. */
+  readonly #lastSeen = new Map<number, number>();
   constructor(
     private readonly slots: number,
     private readonly perAccount: number,
+    private readonly now: () => number = () => performance.now(),
   ) {}
 
+  /**
+   * How many slots one account may start while `active` accounts search: all of them alone
+   * (work-conserving); otherwise half of an equal split, at least one, so each search thread (slots are
+   * twice the threads) keeps room for another account's search instead of queueing it behind a flood.
+   */
+  #share(active: number): number {
+    return active <= 1 ? this.slots : Math.max(1, Math.floor(this.slots / (2 * active)));
+  }
+
+  /** Accounts with searches in progress, or whose last one ended within ACTIVE_WINDOW_MS (a reader between two searches). */
+  #active(): number {
+    const t = this.now();
+    let n = this.#held.size;
+    for (const [a, at] of this.#lastSeen) {
+      if (t - at > ACTIVE_WINDOW_MS) this.#lastSeen.delete(a);
+      else if (!this.#held.has(a)) n++;
+    }
+    return n;
+  }
+
   /** Waits for a turn (or throws 429); call the returned function when the search ends. */
-  async enter(accountId: number): Promise<() => void> {
-    const ticket = this.admit(accountId);
+  async enter(accountId: number, cost = 1): Promise<() => void> {
+    const ticket = this.admit(accountId, cost);
     await ticket.turn();
     return () => ticket.leave();
   }
@@ -92,9 +168,10 @@ export class FairScheduler {
    * Counts a search against its account's limit at once (or throws 429) and returns its ticket: the
    * search takes a slot with `turn()` only for its work and gives it back with `endTurn()`, so waiting
    * for something else (the ledger's group commit before and after the work) does not keep a slot
-   * while the search threads idle; `leave()` ends the search (and its turn, if still held).
+   * while the search threads idle; `leave()` ends the search (and its turn, if still held). `cost` is
+   * the search's work estimate ({@link workEstimate}); it charges the account's share.
    */
-  admit(accountId: number): SearchTicket {
+  admit(accountId: number, cost = 1): SearchTicket {
     const n = this.#held.get(accountId) ?? 0;
     if (n >= this.perAccount) {
       throw new AppError('rate_limited', `This account already has ${n} searches in progress or waiting (the limit is ${this.perAccount}); retry after 1 s or wait for them.`, {
@@ -103,29 +180,28 @@ export class FairScheduler {
       });
     }
     this.#held.set(accountId, n + 1);
+    const weight = Math.max(1, Number.isFinite(cost) ? cost : 1);
     let turn: 'none' | 'waiting' | 'held' | 'ended' = 'none';
     let left = false;
     const endTurn = () => {
       if (turn !== 'held') return;
       turn = 'ended';
       this.#running--;
+      const r = (this.#runningBy.get(accountId) ?? 1) - 1;
+      if (r <= 0) this.#runningBy.delete(accountId);
+      else this.#runningBy.set(accountId, r);
       this.#dispatch();
     };
     return {
       turn: async () => {
         if (turn !== 'none' || left) throw new Error('a search ticket takes one turn');
         turn = 'waiting';
-        if (this.#running < this.slots && this.#order.length === 0) this.#running++;
-        else {
-          await new Promise<void>((resolve) => {
-            const q = this.#waiting.get(accountId);
-            if (q) q.push(resolve);
-            else {
-              this.#waiting.set(accountId, [resolve]);
-              this.#order.push(accountId);
-            }
-          });
-        }
+        const start = Math.max(this.#virtual, this.#finish.get(accountId) ?? 0);
+        this.#finish.set(accountId, start + weight);
+        await new Promise<void>((resolve) => {
+          this.#waiting.push({ accountId, start, seq: this.#seq++, resolve });
+          this.#dispatch();
+        });
         turn = 'held';
         // left while waiting: the slot just granted goes to the next search
         if (left) endTurn();
@@ -136,28 +212,41 @@ export class FairScheduler {
         left = true;
         endTurn();
         const rest = (this.#held.get(accountId) ?? 1) - 1;
-        if (rest <= 0) this.#held.delete(accountId);
-        else this.#held.set(accountId, rest);
+        if (rest <= 0) {
+          this.#held.delete(accountId);
+          this.#lastSeen.delete(accountId);
+          if (this.#lastSeen.size >= MAX_REMEMBERED) this.#lastSeen.delete(this.#lastSeen.keys().next().value!);
+          this.#lastSeen.set(accountId, this.now());
+          // an account without debt is forgotten; one with debt keeps it (leaving does not reset a share)
+          if ((this.#finish.get(accountId) ?? 0) <= this.#virtual) this.#finish.delete(accountId);
+        } else this.#held.set(accountId, rest);
+        // another account's share may have grown
+        this.#dispatch();
       },
     };
   }
 
   /** Searches running and waiting now (for metrics and tests). */
   get stats(): { running: number; waiting: number } {
-    let waiting = 0;
-    for (const q of this.#waiting.values()) waiting += q.length;
-    return { running: this.#running, waiting };
+    return { running: this.#running, waiting: this.#waiting.length };
   }
 
   #dispatch(): void {
-    while (this.#running < this.slots && this.#order.length > 0) {
-      const accountId = this.#order.shift()!;
-      const q = this.#waiting.get(accountId)!;
-      const next = q.shift()!;
-      if (q.length > 0) this.#order.push(accountId);
-      else this.#waiting.delete(accountId);
+    while (this.#running < this.slots && this.#waiting.length > 0) {
+      const share = this.#share(this.#active());
+      let best = -1;
+      for (let i = 0; i < this.#waiting.length; i++) {
+        const w = this.#waiting[i]!;
+        if ((this.#runningBy.get(w.accountId) ?? 0) >= share) continue;
+        const b = best < 0 ? null : this.#waiting[best]!;
+        if (!b || w.start < b.start || (w.start === b.start && w.seq < b.seq)) best = i;
+      }
+      if (best < 0) return;
+      const [w] = this.#waiting.splice(best, 1);
       this.#running++;
-      next();
+      this.#runningBy.set(w!.accountId, (this.#runningBy.get(w!.accountId) ?? 0) + 1);
+      if (w!.start > this.#virtual) this.#virtual = w!.start;
+      w!.resolve();
     }
   }
 }

@@ -42,10 +42,33 @@ describe('hostile HTTP input', () => {
     assert.equal(limited.json().detail.code, 'rate_limited');
     assert.equal(limited.json().detail.scope, 'authFailures');
     assert.ok(Number(limited.headers['retry-after']) >= 1);
-    assert.equal((await get(acct.key)).statusCode, 429, 'even a valid key is refused while the address is spent');
+    // A key never seen working is refused before it is checked while the address is spent (a guess learns nothing)...
+    const fresh = await app.account();
+    assert.equal((await get(fresh.key)).statusCode, 429, 'a credential not proven before waits for the refill');
     assert.equal((await app.http.inject({ method: 'GET', url: '/v2/conversations/', headers: { 'x-api-key': acct.key }, remoteAddress: '203.0.113.10' })).statusCode, 200);
     app.clock.advance(4000);
     assert.equal((await get(acct.key)).statusCode, 200);
+  });
+
+  test('key guessing from an address does not lock out a working key from the same address (issue 25), and stays bounded', async () => {
+    const ip = '203.0.113.20';
+    const mine = await app.account();
+    const get = (key: string) => app.http.inject({ method: 'GET', url: '/v2/conversations/', headers: { 'x-api-key': key }, remoteAddress: ip });
+    const mcp = (key: string) =>
+      app.http.inject({ method: 'POST', url: '/mcp', headers: { authorization: `Bearer ${key}`, accept: 'application/json, text/event-stream', 'content-type': 'application/json' }, remoteAddress: ip, payload: { jsonrpc: '2.0', id: 1, method: 'ping' } });
+    assert.equal((await get(mine.key)).statusCode, 200);
+    // Someone else behind the same address (a NAT) guesses keys until the address is spent.
+    let refused = 0;
+    for (let i = 0; i < 40; i++) if ((await get(`lk_guess${i}_${'x'.repeat(20)}`)).statusCode === 429) refused++;
+    assert.ok(refused >= 30, `guessing is bounded: ${refused} of 40 refused with 429`);
+    assert.equal((await get('lk_guess_again')).statusCode, 429);
+    // The working key from the same address still works, on the API and on MCP.
+    assert.equal((await get(mine.key)).statusCode, 200, 'the valid key is not locked out by others\' guesses');
+    assert.ok((await mcp(mine.key)).statusCode < 400);
+    // Guessing on MCP spends the same budget: refused before the check.
+    const guessed = await mcp('lk_guess_mcp');
+    assert.equal(guessed.statusCode, 429);
+    assert.equal(guessed.json().detail.scope, 'authFailures');
   });
 
   test('a body that never finishes arriving is cut off with 408', async () => {
@@ -63,5 +86,40 @@ describe('hostile HTTP input', () => {
     });
     assert.match(answer, /^HTTP\/1\.1 408/);
     assert.match(answer, /X-Request-Id: /i);
+  });
+
+  test('every route cuts a slow body, also when it answered before reading it (anonymous /mcp, /v2/mcp; issue 25)', async () => {
+    if (!app.http.server.listening) await app.http.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = app.http.server.address() as { port: number };
+    /** A client that keeps trickling a body that never completes; resolves with what it got when the server closed. */
+    const slow = (path: string, headers: string) =>
+      new Promise<{ answer: string; closed: boolean }>((resolve) => {
+        let data = '';
+        const s = connect(port, '127.0.0.1', () => {
+          s.write(`POST ${path} HTTP/1.1\r\nHost: x\r\n${headers}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 100000\r\n\r\n{"jsonrpc":`);
+        });
+        const drip = setInterval(() => s.writable && s.write(' '), 200);
+        const give = setTimeout(() => finish(false), 60_000); // a generous ceiling, not a budget: the server closes within ~1 s
+        const finish = (closed: boolean) => {
+          clearInterval(drip);
+          clearTimeout(give);
+          s.destroy();
+          resolve({ answer: data, closed });
+        };
+        s.on('data', (d) => (data += d.toString()));
+        s.on('error', () => finish(true));
+        s.on('close', () => finish(true));
+      });
+    for (const [path, headers] of [
+      ['/mcp', ''],
+      ['/v2/mcp', ''],
+      ['/mcp', 'Authorization: Bearer lk_wrong_key\r\n'],
+      ['/v2/search/', ''],
+      ['/v2/mcp', `Authorization: Bearer ${acct.key}\r\n`],
+    ] as const) {
+      const r = await slow(path, headers);
+      assert.ok(r.closed, `${path} ${headers.split(':')[0]}: the socket was still held`);
+      assert.match(r.answer, /^HTTP\/1\.1 (401|408|429)/, `${path}: ${r.answer.slice(0, 80)}`);
+    }
   });
 });

@@ -54,7 +54,8 @@ describe('binary_pool and document_discovery with an L2 model and the corpus mod
     dir = mkdtempSync(join(tmpdir(), 'ranking-pools-'));
     writeFileSync(join(dir, 'l2.json'), reviewModel());
     // a pool of 10: the fused list, the binary list and the whole-document list differ at that depth
-    app = await testApp({ ranking: { candidateDepth: 10, l2Models: `documents=${join(dir, 'l2.json')}` } as ConfigInput['ranking'] });
+    // the hand-written model records no mode: served for fulltext and hybrid by naming both (ADR 0230)
+    app = await testApp({ ranking: { candidateDepth: 10, l2Models: `documents:fulltext=${join(dir, 'l2.json')}, documents:hybrid=${join(dir, 'l2.json')}` } as ConfigInput['ranking'] });
     s = await setup(app);
   });
   after(async () => {

@@ -69,7 +69,11 @@ describe('ranking pipeline without configured models', () => {
     // the control: rrf keeps the organic order and runs no stage
     const control = await s.search({ query: 'hydrogen storage', limit: 50, candidate_ranking: 'rrf' });
     assert.deepEqual(ids(control.body), ids(organic.body));
-    assert.equal(control.body.candidate_ranking, null);
+    // candidate_ranking says so: the candidates are the fused (RRF) list, no stage after it
+    assert.equal(control.body.candidate_ranking.method, 'rrf');
+    assert.equal(control.body.candidate_ranking.l2, null);
+    assert.equal(control.body.candidate_ranking.model_sha256, null);
+    assert.equal(control.body.candidate_ranking.contract.name, 'lectern-features-v1');
   });
 
   test('an observed zero wins over missing_values; absent cells take it', async () => {
@@ -152,7 +156,7 @@ describe('ranking pipeline without configured models', () => {
       [{ l1: { formula: 'rrf <' } }, 'validation_failed', /unexpected end of formula/],
       [{ l1: { formula: 'rrf', missing_values: { nope: 1 } } }, 'validation_failed', /missing_values: unknown feature nope/],
       [{ candidate_ranking: 'formula' }, 'feature_unavailable', /needs a formula/],
-      [{ l2_rerank: 'catboost' }, 'feature_unavailable', /none is configured for documents/],
+      [{ l2_rerank: 'catboost' }, 'feature_unavailable', /none for documents \(no model configured\)/],
       [{ cross_rerank_candidates: 8 }, 'feature_unavailable', /no cross-encoder is configured/],
     ];
     for (const [body, code, message] of cases) {
@@ -246,12 +250,12 @@ describe('ranking pipeline with a profile formula, an L2 model and a cross-encod
   test('controls: l2_rerank off and candidate_ranking rrf give the organic order; catboost on an index without a model is refused', async () => {
     const organic = await s.search({ query: 'hydrogen storage', limit: 50, cross_rerank: false, l2_rerank: 'off', candidate_ranking: 'rrf' });
     assert.equal(organic.status, 200);
-    assert.equal(organic.body.candidate_ranking, null);
+    assert.equal(organic.body.candidate_ranking.method, 'rrf');
     const l1only = await s.search({ query: 'hydrogen storage', limit: 50, cross_rerank: false, l2_rerank: 'off' });
     assert.equal(l1only.body.candidate_ranking.method, 'formula');
     const social = await s.search({ query: 'hydrogen', index_names: ['documents', 'social'], l2_rerank: 'catboost' });
     assert.equal(social.status, 422);
-    assert.match(social.body.detail.message, /none is configured for social/);
+    assert.match(social.body.detail.message, /none for social \(no model configured\)/);
   });
 
   test('cross-encoder: reranks the top candidates and picks each snippet\'s evidence window', async () => {
@@ -274,7 +278,7 @@ describe('ranking pipeline with a profile formula, an L2 model and a cross-encod
     assert.equal(ranking.stages[1].candidates, Math.min(20, r.body.total_hits));
     // cross_rerank false: no reranking, no evidence
     const off = await s.search({ query: 'hydrogen storage', limit: 5, l2_rerank: 'off', candidate_ranking: 'rrf', cross_rerank: false });
-    assert.equal(off.body.candidate_ranking, null);
+    assert.equal(off.body.candidate_ranking.method, 'rrf');
     for (const h of off.body.hits as Hit[]) for (const sn of h.snippets) assert.equal(sn.evidence, null);
   });
 
@@ -315,6 +319,111 @@ describe('train an L2 model on judgments from the served candidates, then serve 
     } finally {
       await served.app.dispose();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('models stay in their lane (ADR 0230): a model runs only in the mode and channels it was trained for', () => {
+  test('a model trained on hybrid pools records its lane, reorders hybrid, and leaves fulltext exactly as it was', async () => {
+    const { trainRanker } = await import('../../src/ranking/train-ranker.js');
+    const { searchCandidateSource } = await import('../../src/ranking/training-source.js');
+    const dir = mkdtempSync(join(tmpdir(), 'ranking-lane-'));
+    const first = await setup();
+    const words = ['hydrogen', 'storage', 'gas', 'salt caverns', 'geology storage', 'hydrogen gas', 'storage sites', 'microbial activity', 'storage economics', 'caverns'];
+    const reviews = new Map(DOCS.filter((d) => d.type === 'review').map((d) => [d.id, 3]));
+    const judged = words.map((text, i) => ({ id: `q${i}`, text, index: 'documents' as const, rels: reviews }));
+    const { modelJson, report } = await trainRanker(searchCandidateSource(first.app.search, 'hybrid'), judged, { folds: 1, iterations: 20, depth: 2, poolDepth: 50, earlyStoppingRounds: 20 });
+    await first.app.dispose();
+    const info = (modelJson as { model_info: Record<string, string> }).model_info;
+    assert.equal(info.lectern_mode, 'hybrid');
+    assert.equal(info.lectern_channels, 'fulltext', 'no corpus models here: hybrid runs the fulltext channel only');
+    assert.deepEqual(report.lane, { mode: 'hybrid', channels: ['fulltext'] });
+    writeFileSync(join(dir, 'hybrid.json'), JSON.stringify(modelJson));
+    const served = await setup({ ranking: { l2Models: `documents=${join(dir, 'hybrid.json')}` } as ConfigInput['ranking'] });
+    try {
+      const q = { query: 'hydrogen storage', limit: 15 };
+      // hybrid: the model's own lane, it runs and lifts the review
+      const hybridOff = await served.search({ ...q, l2_rerank: 'off' });
+      const hybrid = await served.search(q);
+      assert.equal(hybrid.body.candidate_ranking.method, 'rrf+catboost');
+      assert.notEqual(ids(hybridOff.body)[0], 'h2');
+      assert.equal(ids(hybrid.body)[0], 'h2');
+      // fulltext: another mode; the configured model is skipped: ids and scores equal l2_rerank off
+      const off = await served.search({ ...q, mode: 'fulltext', l2_rerank: 'off' });
+      const auto = await served.search({ ...q, mode: 'fulltext', tracing: true });
+      assert.equal(auto.status, 200);
+      assert.deepEqual(ids(auto.body), ids(off.body));
+      assert.deepEqual(auto.body.hits.map((h: Hit) => h.score), off.body.hits.map((h: Hit) => h.score));
+      assert.equal(auto.body.candidate_ranking.method, 'rrf');
+      assert.equal(auto.body.candidate_ranking.l2, null);
+      const ranking = auto.body.retrieval_traces.find((x: { branch: string }) => x.branch === 'ranking');
+      assert.match(ranking.l2, /^skipped/);
+      assert.equal(ranking.l2_skipped.length, 1);
+      assert.equal(ranking.l2_skipped[0].trained_for.mode, 'hybrid');
+      assert.match(ranking.l2_skipped[0].reason, /trained for mode hybrid; this request's mode is fulltext/);
+      assert.ok(ranking.notes.some((n: string) => /l2_rerank auto: skipped/.test(n)));
+      // asked for by name in the wrong mode: refused, saying why
+      const named = await served.search({ ...q, mode: 'fulltext', l2_rerank: 'catboost' });
+      assert.equal(named.status, 422);
+      assert.match(named.body.detail.message, /trained for mode hybrid; this request's mode is fulltext/);
+    } finally {
+      await served.app.dispose();
+    }
+    // a file that records hybrid cannot be served for another mode: refused at start, naming the fix
+    await assert.rejects(setup({ ranking: { l2Models: `documents:fulltext=${join(dir, 'hybrid.json')}` } as ConfigInput['ranking'] }), /trained for mode hybrid .*serves it for mode fulltext/);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('per-mode models: a file without a recorded mode is hybrid unless its entry names one; each runs only in its mode', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ranking-lane-'));
+    writeFileSync(join(dir, 'review.json'), reviewModel());
+    const s = await setup({ ranking: { l2Models: `documents:fulltext=${join(dir, 'review.json')}` } as ConfigInput['ranking'] });
+    try {
+      const q = { query: 'hydrogen storage', limit: 15 };
+      const ft = await s.search({ ...q, mode: 'fulltext' });
+      assert.equal(ft.body.candidate_ranking.method, 'rrf+catboost');
+      assert.equal(ids(ft.body)[0], 'h2', 'the review model runs in fulltext, the mode its entry names');
+      const hy = await s.search({ ...q, tracing: true });
+      const hyOff = await s.search({ ...q, l2_rerank: 'off' });
+      assert.deepEqual(ids(hy.body), ids(hyOff.body), 'and leaves hybrid alone');
+      assert.deepEqual(hy.body.hits.map((h: Hit) => h.score), hyOff.body.hits.map((h: Hit) => h.score));
+      const ranking = hy.body.retrieval_traces.find((x: { branch: string }) => x.branch === 'ranking');
+      assert.match(ranking.l2_skipped[0].reason, /trained for mode fulltext \(assumed: the file records no mode\); this request's mode is hybrid/);
+    } finally {
+      await s.app.dispose();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a profile formula runs only in ranking.formulaModes; an l1 formula may name a variable missing_values supplies', async () => {
+    const s = await setup({ ranking: { formulaDocuments: '-age_days', formulaModes: 'hybrid' } as ConfigInput['ranking'] });
+    try {
+      const q = { query: 'hydrogen storage', limit: 15 };
+      assert.equal((await s.search(q)).body.candidate_ranking.method, 'formula');
+      const ft = await s.search({ ...q, mode: 'fulltext', tracing: true });
+      assert.equal(ft.body.candidate_ranking.method, 'rrf');
+      const ranking = ft.body.retrieval_traces.find((x: { branch: string }) => x.branch === 'ranking');
+      assert.ok(ranking.notes.some((n: string) => /profile formula runs in mode hybrid .*this request's mode is fulltext/.test(n)), JSON.stringify(ranking.notes));
+      const named = await s.search({ ...q, mode: 'fulltext', candidate_ranking: 'formula' });
+      assert.equal(named.status, 422);
+      assert.match(named.body.detail.message, /ranking.formulaModes/);
+      // sparse does not run in fulltext mode: refused unless missing_values gives it a value
+      const absent = await s.search({ ...q, mode: 'fulltext', l1: { formula: 'fulltext + sparse' } });
+      assert.equal(absent.status, 422);
+      assert.match(absent.body.detail.message, /missing_values/);
+      const supplied = await s.search({ ...q, mode: 'fulltext', l1: { formula: 'fulltext + sparse', missing_values: { sparse: 1 } } });
+      assert.equal(supplied.status, 200, JSON.stringify(supplied.body));
+      const plain = await s.search({ ...q, mode: 'fulltext', l2_rerank: 'off', candidate_ranking: 'rrf' });
+      assert.deepEqual(supplied.body.hits.map((h: Hit) => h.score), plain.body.hits.map((h: Hit) => h.score + 1));
+      // a variable that is no feature, given by missing_values, is a constant
+      const constant = await s.search({ ...q, mode: 'fulltext', l1: { formula: 'fulltext * boost', missing_values: { boost: 2 } } });
+      assert.equal(constant.status, 200, JSON.stringify(constant.body));
+      assert.deepEqual(constant.body.hits.map((h: Hit) => h.score), plain.body.hits.map((h: Hit) => h.score * 2));
+      const unused = await s.search({ ...q, mode: 'fulltext', l1: { formula: 'fulltext', missing_values: { boost: 2 } } });
+      assert.equal(unused.status, 422);
+      assert.match(unused.body.detail.message, /unknown feature boost \(neither a feature nor a variable of l1.formula\)/);
+    } finally {
+      await s.app.dispose();
     }
   });
 });

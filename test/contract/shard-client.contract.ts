@@ -94,6 +94,16 @@ export function shardClientContract(label: string, open: ShardClientFactory): vo
     assert.deepEqual(r.result.issued, [1_650_000_000, 1_600_000_000, null]);
   });
 
+  it('search: a long query is pruned by the corpus statistics and the budget travels (ADR 0231)', async (c) => {
+    // the budget leaves out the most common words by the corpus's document frequencies, not the shard's
+    const query = { text: 'heat shock protein proteins', limit: 10, budget: { maxTerms: 2, maxPostings: 1_000_000 }, maxPassageTerms: 16 };
+    const r = await c.search({ index: 'documents', query, globalStats: GLOBAL });
+    const want = direct.search({ ...query, globalStats: GLOBAL });
+    assert.ok(want.pruned && want.pruned.droppedTerms.length > 0, 'the query was pruned');
+    assert.deepEqual(r.result.hits.map((h) => [h.id, h.score]), want.hits.map((h) => [h.id, h.score]));
+    assert.deepEqual(r.result.pruned?.droppedTerms, want.pruned.droppedTerms);
+  });
+
   it('rejects an unknown index', async (c) => {
     await assert.rejects(c.stats({ index: 'nope' as 'documents', query: { text: 'heat' } }));
   });

@@ -892,14 +892,33 @@ export function storageContract(label: string, open: StorageFactory): void {
       ]);
       // Raw events older than 2 days and counters of days before 31 days ago go. Only views have raw
       // events (they de-duplicate views; the other kinds go straight to the counters, ADR 0137).
+      // The 40-day-old rating has two counter rows: the event count and trending's reader count (ADR 0211).
       const pruned = await s.activity.prune(NOW - 2 * DAY, Math.floor(NOW / DAY) - 30);
-      assert.deepEqual(pruned, { raw: 1, daily: 1 });
+      assert.deepEqual(pruned, { raw: 1, daily: 2 });
       assert.deepEqual(await s.activity.counts('W1', NOW), before);
       assert.deepEqual(await s.activity.topOver(NOW, 7, 10), topBefore);
       assert.equal((await s.activity.topOver(NOW, 30, 1))[0]!.documentId, 'W1');
       // The view of today is still de-duplicated after pruning.
       await s.activity.record([ev('view', NOW, 'W1', 'v1')]);
       assert.equal((await s.activity.counts('W1', NOW)).views7d, 1);
+    });
+
+    it('trending totals count agent reads, AI citations and positive ratings once per account, document and day (ADR 0211)', async (s) => {
+      const ev = (kind: ActivityEvent['kind'], accountId: number | null, at = NOW - 60, documentId = 'W1'): ActivityEvent => ({ documentId, kind, accountId, visitor: null, at });
+      // One account's burst, in one batch and across batches.
+      await s.activity.record([ev('positive_rating', 7), ev('positive_rating', 7), ev('agent_read', 7), ev('agent_read', 7), ev('ai_citation', 7)]);
+      await s.activity.record([ev('positive_rating', 7), ev('agent_read', 7), ev('positive_rating', 7, NOW - DAY - 60)]);
+      // Two readers of W2, and one event without an account (counts as its own reader).
+      await s.activity.record([ev('positive_rating', 8, NOW - 60, 'W2'), ev('positive_rating', 9, NOW - 60, 'W2'), ev('agent_read', null, NOW - 60, 'W2'), ev('agent_read', null, NOW - 60, 'W2')]);
+      const top = await s.activity.topOver(NOW, 7, 10);
+      assert.deepEqual(top, [
+        { documentId: 'W1', views: 0, shown: 0, agentReads: 1, aiCitations: 1, positiveRatings: 2 },
+        { documentId: 'W2', views: 0, shown: 0, agentReads: 2, aiCitations: 0, positiveRatings: 2 },
+      ]);
+      // The activity counters still count every event.
+      const c = await s.activity.counts('W1', NOW);
+      assert.equal(c.positiveRatings7d, 4);
+      assert.equal(c.agentReads7d, 3);
     });
   });
 }

@@ -12,6 +12,11 @@ import { runCli } from '../../src/cli/main.js';
 import { AppError } from '../../src/domain/errors.js';
 import { dumpTags, licenceAt } from '../../src/ingest/formats/stackexchange-dump.js';
 import { testApp, type TestApp } from '../helpers/app.js';
+import { doc, seed } from '../helpers/documents.js';
+import { DEMO_FILES, DEMO_IDS } from '../../src/app.js';
+import { DEMO_MARKER_IDS, DemoCorpus, parseDemoIds } from '../../src/ingest/demo-corpus.js';
+import { FsSourceFiles } from '../../src/adapters/fs/fs-source-files.js';
+import type { SourceFiles } from '../../src/ports/source-files.js';
 import { repoRoot } from '../helpers/paths.js';
 
 const FIXTURE = join(repoRoot, 'test', 'fixtures', 'stackexchange-dump', 'ai.stackexchange.com');
@@ -221,5 +226,41 @@ describe('the demo corpus is never mixed in unnoticed', () => {
     assert.deepEqual(JSON.parse(removed.stdout), { removed: 2, store_documents: 1, load_on_first_start: false });
     assert.ok(await app.storage.documents.get('MINE'), 'the operator’s own record stays');
     assert.deepEqual(await app.demoCorpus.status(), { present: false, documents: 0 });
+  });
+});
+
+describe('the demo corpus is known without reading it (ADR 0243)', () => {
+  test('the committed id list is exactly the ids the demo files define; the markers are the first of each file', async () => {
+    const files = new FsSourceFiles();
+    const parsed = await parseDemoIds(files, DEMO_FILES);
+    const listed = readFileSync(DEMO_IDS, 'utf8').split('\n').filter((l) => l !== '');
+    assert.deepEqual(listed, parsed);
+    const firsts: string[] = [];
+    for (const file of DEMO_FILES) firsts.push((await parseDemoIds(files, [file]))[0]!);
+    assert.deepEqual([...DEMO_MARKER_IDS], firsts);
+  });
+
+  test('with the demo corpus absent, its status reads no file; present, it counts from the committed list', async () => {
+    const app = await testApp();
+    try {
+      const reads: string[] = [];
+      const real = new FsSourceFiles();
+      // every file access is recorded (and then served by the real files)
+      const watched = new Proxy(real, {
+        get(target, prop, receiver) {
+          const v = Reflect.get(target, prop, receiver) as unknown;
+          return typeof v === 'function' ? (...args: unknown[]) => (reads.push(`${String(prop)} ${String(args[0])}`), (v as (...a: unknown[]) => unknown).apply(target, args)) : v;
+        },
+      }) as SourceFiles;
+      const demo = new DemoCorpus(watched, DEMO_IDS, app.storage.documents, app.clock);
+      await seed(app, [doc('MINE')]);
+      assert.deepEqual(await demo.status(), { present: false, documents: 0 });
+      assert.deepEqual(reads, [], 'nothing of the demo corpus is read when the store does not hold it');
+      await seed(app, [doc('acl-2020.acl-main.447'), doc('ai:2451')]);
+      assert.deepEqual(await demo.status(), { present: true, documents: 2 });
+      assert.deepEqual(reads, [`lines ${DEMO_IDS}`], 'only the committed id list, never the demo files');
+    } finally {
+      await app.dispose();
+    }
   });
 });

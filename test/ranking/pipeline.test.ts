@@ -7,7 +7,7 @@ import { AppError } from '../../src/domain/errors.js';
 import type { StoredDocument } from '../../src/domain/document.js';
 import type { EngineHit } from '../../src/engine/index.js';
 import { candidateScores, getFeature, newCandidate, setFeature, type Candidate } from '../../src/ranking/features.js';
-import { bindL2Model, splitFeatures } from '../../src/ranking/l2.js';
+import { bindL2Model, laneMismatch, splitFeatures, trainedFor } from '../../src/ranking/l2.js';
 import { computeFeatures, NO_RANKING, planRanking, runRanking, type RankingSettings } from '../../src/ranking/pipeline.js';
 import { parseModelList } from '../../src/ranking/settings.js';
 import type { FeatureSources } from '../../src/ranking/sources.js';
@@ -56,7 +56,7 @@ function fakeSources(log: string[]): FeatureSources {
   };
 }
 
-const ctx = { indexNames: ['documents' as const], branches: new Set(['fulltext', 'short_document'] as const), profile: 'documents' as const };
+const ctx = { indexNames: ['documents' as const], mode: 'hybrid', branches: new Set(['fulltext', 'short_document'] as const), profile: 'documents' as const };
 const req = (o: Parameters<typeof defaultSearchRequest>[0] = {}) => defaultSearchRequest({ query: 'q', ...o });
 
 test('backfill probes only the missing cells of the branches the formula reads', async () => {
@@ -126,7 +126,7 @@ test('refusals: unknown features, absent branches, l1 with rrf, catboost without
   refuses({ l1Formula: 'sparse_rank' }, 'validation_failed', /sparse_rank refers to absent branch \(sparse\)/);
   refuses({ l1Formula: 'rrf', candidateRanking: 'rrf' }, 'validation_failed', /no effect/);
   refuses({ candidateRanking: 'formula' }, 'feature_unavailable', /formulaDocuments/);
-  refuses({ l2Rerank: 'catboost' }, 'feature_unavailable', /none is configured for documents/);
+  refuses({ l2Rerank: 'catboost' }, 'feature_unavailable', /none for documents \(no model configured\)/);
   refuses({ crossRerankCandidates: 4 }, 'feature_unavailable', /no cross-encoder/);
   refuses({ l1Formula: 'rrf', l1MissingValues: { rrf: Infinity } }, 'validation_failed', /finite/);
   // a configured profile formula with an absent branch: auto falls back to rrf and says so; formula refuses
@@ -168,16 +168,35 @@ test('L2 binding: models must name v1 features', () => {
     }),
     new Set([3]),
   );
-  const plan = planRanking(req({ l2Rerank: 'catboost' }), ctx, { ...NO_RANKING, l2Models: new Map([['documents', split]]) });
+  const plan = planRanking(req({ l2Rerank: 'catboost' }), ctx, { ...NO_RANKING, l2Models: new Map([['documents', [split]]]) });
   assert.deepEqual([...plan.poolGroups], ['lexical']);
   assert.deepEqual([...plan.poolLexical!], ['bm25_title']);
 });
 
-test('settings: l2Models lists INDEX=PATH pairs', () => {
-  assert.deepEqual(parseModelList(' documents=/a.json , social=/b.json'), [['documents', '/a.json'], ['social', '/b.json']]);
+test('settings: l2Models lists INDEX=PATH and INDEX:MODE=PATH entries', () => {
+  assert.deepEqual(parseModelList(' documents=/a.json , social:fulltext=/b.json'), [
+    { index: 'documents', mode: null, path: '/a.json' },
+    { index: 'social', mode: 'fulltext', path: '/b.json' },
+  ]);
   assert.deepEqual(parseModelList(''), []);
   assert.throws(() => parseModelList('books=/a.json'), /INDEX one of documents, social/);
-  assert.throws(() => parseModelList('documents=/a,documents=/b'), /twice/);
+  assert.throws(() => parseModelList('documents:dense=/a.json'), /names mode "dense"/);
+});
+
+test('lanes: a model runs only for its mode and channels; the reason otherwise', () => {
+  const t = trainedFor({ lectern_mode: 'hybrid', lectern_channels: 'short_document,fulltext,sparse' }, 'm.json');
+  assert.deepEqual(t, { mode: 'hybrid', channels: ['fulltext', 'short_document', 'sparse'], featureVersion: 'lectern-features-v1', poolDepth: null, recorded: true });
+  assert.equal(laneMismatch(t, 'hybrid', new Set(['sparse', 'fulltext', 'short_document'])), null);
+  assert.match(laneMismatch(t, 'fulltext', new Set(['fulltext']))!, /trained for mode hybrid; this request's mode is fulltext/);
+  assert.match(laneMismatch(t, 'hybrid', new Set(['sparse', 'short_document']))!, /trained on the channels fulltext, short_document, sparse; this request runs short_document, sparse/);
+  // an older file: hybrid assumed, channels unchecked; or the mode its configuration entry names
+  const old = trainedFor({}, 'old.json');
+  assert.deepEqual([old.mode, old.channels, old.recorded], ['hybrid', null, false]);
+  assert.match(laneMismatch(old, 'sparse', new Set(['sparse']))!, /assumed: the file records no mode/);
+  assert.equal(trainedFor({}, 'old.json', 'fulltext').mode, 'fulltext');
+  assert.throws(() => trainedFor({ lectern_mode: 'hybrid' }, 'm.json', 'sparse'), /trained for mode hybrid .* serves it for mode sparse/);
+  assert.throws(() => trainedFor({ lectern_feature_version: 'lectern-features-v0' }, 'm.json'), /feature set lectern-features-v0/);
+  assert.throws(() => trainedFor({ lectern_channels: 'fulltext,colbert' }, 'm.json'), /channels this server does not have: colbert/);
 });
 
 test('evidence windows are sentences, verbatim, with code-point starts', () => {
@@ -209,6 +228,9 @@ test('settings are checked at start: formulas, model files and their feature nam
   await assert.rejects(rankingSettings({ ...base, crossEncoderDir: '/x' }, io({})), /cannot load ONNX models/);
   const ok = await rankingSettings({ ...base, formulaPassages: 'passage_score', l2Models: 'social=/m.json', crossRerankCandidates: 200 }, io({ '/m.json': model('is_review') }));
   assert.deepEqual([...ok.l2Models.keys()], ['social']);
+  assert.deepEqual(ok.l2Models.get('social')!.map((m) => m.trainedFor.mode), ['hybrid']);
+  await assert.rejects(rankingSettings({ ...base, l2Models: 'documents=/m.json,documents:hybrid=/m.json' }, io({ '/m.json': model('is_review') })), /two models for mode hybrid/);
+  await assert.rejects(rankingSettings({ ...base, formulaModes: 'hybrid,dense' }, io({})), /dense is not a search mode/);
   assert.equal(ok.formulas.passages, 'passage_score');
   assert.equal(ok.formulas.documents, null);
   assert.equal(ok.crossCandidates, 100, 'the default is capped by the maximum');

@@ -59,6 +59,10 @@ describe('lectern ranking train', () => {
     const model = JSON.parse(bytes.toString('utf8')) as { features_info: { float_features: { feature_id: string }[] }; model_info: Record<string, unknown> };
     assert.ok(model.features_info.float_features.some((f) => f.feature_id === 'is_review'), 'the model reads is_review');
     assert.equal(model.model_info.lectern_target, 'teacher_score');
+    // the lane it was trained in (ADR 0230): the default mode, hybrid, which runs fulltext alone here
+    assert.equal(model.model_info.lectern_mode, 'hybrid');
+    assert.equal(model.model_info.lectern_channels, 'fulltext');
+    assert.deepEqual((out.model as unknown as { trained_for: unknown }).trained_for, { mode: 'hybrid', channels: ['fulltext'] });
 
     // A server configured with the model: l2_rerank catboost ranks the review first, off is the control.
     const served = await testApp({ ranking: { l2Models: `documents=${out.model.path}` } } as never);
@@ -87,7 +91,9 @@ describe('lectern ranking train', () => {
     const out = r.out as { formula: string; serve_with: string; report: { crossValidation: { ndcg10Organic: number; ndcg10Formula: number }; weights: Record<string, number> } };
     assert.ok(Object.keys(out.report.weights).length > 0, out.formula);
     assert.ok(out.report.crossValidation.ndcg10Formula > out.report.crossValidation.ndcg10Organic);
-    assert.equal(out.serve_with, `LECTERN_RANKING_FORMULA_DOCUMENTS=${JSON.stringify(out.formula)}`);
+    // a formula runs only in the mode it was fitted for: the setting says so (ranking.formulaModes)
+    assert.equal(out.serve_with, `LECTERN_RANKING_FORMULA_DOCUMENTS=${JSON.stringify(out.formula)} LECTERN_RANKING_FORMULA_MODES=hybrid`);
+    assert.deepEqual((r.out as { trained_for: unknown }).trained_for, { mode: 'hybrid', channels: ['fulltext'] });
     const { key } = await app.account({ credits: 10_000 });
     const res = await app.http.inject({ method: 'POST', url: '/v2/search/', headers: { 'x-api-key': key }, payload: { query: 'glacier', limit: 4, candidate_ranking: 'formula', l1: { formula: out.formula } } });
     assert.equal(res.statusCode, 200, res.body);

@@ -184,3 +184,49 @@ test('a completed conversion drops its upload; later jobs of the same content co
     await t.dispose();
   }
 });
+
+// Issue 25: a deeply nested EPUB overflowed the HTML parser's stack (job `internal`) and its upload was
+// kept; uploads of jobs that failed `internal` or `conversion_timeout` were kept too.
+import { buildEpub } from '../recognition/helpers/epub-builder.js';
+import { RecognitionError } from '../../src/recognition/index.js';
+
+const nested = (depth: number) => buildEpub({ title: 'Deep', chapters: [{ file: 'deep.xhtml', body: `${'<div>'.repeat(depth)}<p>deep text</p>${'</div>'.repeat(depth)}` }] });
+
+test('a deeply nested EPUB fails with too_deeply_nested (no stack overflow), and its upload is deleted', async () => {
+  const t = await setup();
+  try {
+    const r = await t.service.submit(principal(t.account.id), nested(50_000));
+    await t.service.idle();
+    const job = await t.service.get(principal(t.account.id), r.job.id);
+    assert.equal(job.status, 'failed');
+    assert.equal(job.error?.code, 'too_deeply_nested', JSON.stringify(job.error));
+    assert.match(job.error!.message, /nest/);
+    assert.equal(await t.blobs.stat(`recognition/${r.job.sha256}`), null, 'the upload is gone');
+    assert.equal(await t.storage.ledger.balance(t.account.id), 100);
+  } finally {
+    await t.dispose();
+  }
+});
+
+for (const [code, thrown] of [
+  ['internal', () => new Error('a bug in the converter')],
+  ['conversion_timeout', () => new RecognitionError('conversion_timeout', 'no page converted within the limits')],
+] as const) {
+  test(`a job that fails ${code} does not keep its upload`, async () => {
+    const t = await setup({
+      convert: async () => {
+        throw thrown();
+      },
+    });
+    try {
+      const r = await t.service.submit(principal(t.account.id), nested(3));
+      await t.service.idle();
+      const job = await t.service.get(principal(t.account.id), r.job.id);
+      assert.equal(job.status, 'failed');
+      assert.equal(job.error?.code, code);
+      assert.equal(await t.blobs.stat(`recognition/${r.job.sha256}`), null, 'the upload is gone');
+    } finally {
+      await t.dispose();
+    }
+  });
+}

@@ -92,3 +92,13 @@ test('EPUB billing: content documents without text or images and missing ones ar
   assert.equal(r.report.input.pages, 4);
   assert.equal(r.report.pages.billable, 2);
 });
+
+test('EPUB: nesting deeper than the parser can walk is refused with too_deeply_nested, not a stack overflow (issue 25)', async () => {
+  for (const depth of [5_000, 200_000]) {
+    const epub = buildEpub({ chapters: [{ file: 'deep.xhtml', body: `${'<div>'.repeat(depth)}<p>deep</p>${'</div>'.repeat(depth)}` }] });
+    await assert.rejects(convertDocument(epub, { runner }), (e: unknown) => isRecognitionError(e) && e.code === 'too_deeply_nested' && /nest/.test(e.message));
+  }
+  // Ordinary nesting converts.
+  const ok = await convertDocument(buildEpub({ chapters: [{ file: 'ok.xhtml', body: `${'<div>'.repeat(100)}<p>fine</p>${'</div>'.repeat(100)}` }] }), { runner });
+  assert.match(ok.markdown, /fine/);
+});

@@ -4,10 +4,12 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { classify, resolveDateExpression } from '../../src/conversations/classifier.js';
-import { anchorCitations, sentences, type Passage } from '../../src/conversations/passages.js';
+import { anchorCitations, sectionOf, sentences, type Passage } from '../../src/conversations/passages.js';
 import { budgetPassages } from '../../src/conversations/llm-answerer.js';
 import { ABSTENTION, DEFAULT_EXTRACTIVE_OPTIONS, ExtractiveAnswerer, MIN_DOCUMENTS_FOR_ABSTENTION } from '../../src/conversations/extractive.js';
 import { previewOf, slugOf, titleOf } from '../../src/conversations/conversation-service.js';
+import { clauseOf, continuing, groupByTerms } from '../../src/conversations/synthesis.js';
+import { claimOf, DEFAULT_VERDICT_OPTIONS, stanceOf, verdictOf } from '../../src/conversations/verdict.js';
 
 const NOW = Date.UTC(2026, 10, 25, 12) / 1000;
 const Y = (y: number) => Date.UTC(y, 0, 1) / 1000;
@@ -24,6 +26,33 @@ describe('classifier', () => {
     assert.deepEqual(resolveDateExpression('papers published in 2019', NOW)?.date, [Y(2019), Y(2020)]);
     assert.equal(resolveDateExpression('methadone treatment in 2001', NOW), null);
     assert.equal(resolveDateExpression('hydrogen storage', NOW), null);
+  });
+
+  test('a year range or year inside a claim or question about events is not a publication-date filter', () => {
+    for (const q of [
+      'The incidence of measles increased from 2009 to 2014.',
+      'Obesity rates in children rose between 2000 and 2010',
+      'How has the prevalence of diabetes changed since 2020?',
+      'Mortality from sepsis declined after 2005',
+      'Who won the football World Cup in 2018?',
+      'Hospital admissions were lower before 2010 than after',
+      'Vaccination coverage has remained stable from 2015',
+    ]) {
+      assert.equal(resolveDateExpression(q, NOW), null, q);
+      const c = classify(q, [], NOW);
+      assert.equal(c.date, null, q);
+      assert.ok(!c.classifiedAspects.includes('date'), q);
+    }
+    // The years stay in the search query: they are part of what the claim is about.
+    assert.ok(classify('The incidence of measles increased from 2009 to 2014.', [], NOW).keywords.includes('2009'));
+  });
+
+  test('a year becomes a filter when the phrasing asks for publication time', () => {
+    assert.deepEqual(resolveDateExpression('papers since 2020 on measles incidence', NOW)?.date, [Y(2020), NOW + 1]);
+    assert.deepEqual(resolveDateExpression('What was published after 2018 about sepsis mortality?', NOW)?.date, [Y(2019), NOW + 1]);
+    assert.deepEqual(resolveDateExpression('Which studies from 2009 to 2014 show that measles increased?', NOW)?.date, [Y(2009), Y(2015)]);
+    assert.deepEqual(resolveDateExpression('literature on hydrogen before 2010', NOW)?.date, [Y(1000), Y(2010)]);
+    assert.deepEqual(classify('Show me articles on obesity between 2000 and 2010', [], NOW).date, [Y(2000), Y(2011)]);
   });
 
   test('keywords drop stop words, instruction words and the date expression; phrases stay whole', () => {
@@ -150,5 +179,123 @@ describe('extractive relevance and abstention (ADR 0227)', () => {
     const r = await ask('What is the capital of France?', MIN_DOCUMENTS_FOR_ABSTENTION - 1);
     assert.equal(r.abstained, false);
     assert.equal(r.citations[0]!.documentIndex, 1);
+  });
+});
+
+describe('an answer, not a list of quotes (ADR 0240)', () => {
+  const passage = (documentIndex: number, title: string, text: string): Passage => ({ number: documentIndex, documentIndex, snippetIndex: 0, documentId: `d${documentIndex}`, title, field: 'abstract', text, fieldText: text, pinned: false });
+  const passages = [
+    passage(1, 'Cushion gas', 'Background: Hydrogen is stored in salt caverns at depth. In conclusion, cushion gas in salt caverns keeps the cavern pressure above its minimum; the working gas capacity falls as cushion gas rises. Caverns are leached from rock salt.'),
+    passage(2, 'Losses', 'Hydrogen losses from salt caverns were below one percent per cycle. Cushion gas pressure in the caverns was stable.'),
+  ];
+  const ask = (question: string, onDelta: (t: string) => void = () => {}) =>
+    new ExtractiveAnswerer().answer({ question, history: [], passages, maxContextLength: null, apiKey: null, signal: new AbortController().signal, onDelta });
+
+  test('opens with a one-sentence synthesis of the cited clauses, then the supporting sentences in paragraphs', async () => {
+    const deltas: string[] = [];
+    const r = await ask('What does cushion gas do in hydrogen salt caverns?', (t) => deltas.push(t));
+    const [synthesis, ...support] = r.answer.split('\n\n');
+    assert.ok(support.length >= 1, r.answer);
+    // One sentence: clauses joined by semicolons, each with its marker, one final stop.
+    assert.match(synthesis!, /^[^.!?]+\[\d+\](?:; [^.!?]+\[\d+\])*\.$/, synthesis);
+    // No word the evidence does not carry: every word of the synthesis is in the sentence its marker cites.
+    const synCitations = r.citations.slice(0, (synthesis!.match(/\[\d+\]/g) ?? []).length);
+    const clauses = synthesis!.replace(/\.$/, '').split(/\s*\[\d+\];?\s*/).filter(Boolean);
+    assert.equal(clauses.length, synCitations.length);
+    clauses.forEach((clause, i) => {
+      for (const w of clause.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) assert.ok(synCitations[i]!.excerpt.toLowerCase().includes(w), `"${w}" of the synthesis is in its cited sentence`);
+    });
+    // Citations stay verbatim and the deltas add up to the answer.
+    for (const c of r.citations) assert.ok(passages[c.documentIndex - 1]!.fieldText.includes(c.excerpt));
+    assert.equal(deltas.join(''), r.answer);
+    assert.equal(r.stats.removed + r.stats.reanchored, 0);
+  });
+
+  test('a long sentence gives its best clause; leading discourse words go', () => {
+    const weigh = (t: string) => (t.match(/cushion|gas|pressure/g) ?? []).length;
+    const s = 'In conclusion, the caverns were leached from rock salt at a depth of one thousand metres over many months of work; cushion gas keeps the cavern pressure above its minimum during withdrawal.';
+    assert.equal(clauseOf(s, weigh), 'cushion gas keeps the cavern pressure above its minimum during withdrawal');
+    assert.equal(clauseOf('Results: Cushion gas is needed.', weigh), 'Cushion gas is needed');
+    assert.equal(continuing('Cushion gas'), 'cushion gas');
+    assert.equal(continuing('HIV load'), 'HIV load');
+  });
+
+  test('sentences that address the same question terms are grouped', () => {
+    const items = [{ t: ['a', 'b'] }, { t: ['c'] }, { t: ['a', 'b', 'x'] }];
+    assert.deepEqual(groupByTerms(items, (i) => new Set(i.t)).map((g) => g.length), [2, 1]);
+  });
+});
+
+describe('a verdict for claims (ADR 0241)', () => {
+  test('a claim is a statement or "Is it true that ..."; a question that asks is not', () => {
+    assert.equal(claimOf('Is it true that birth weight increases breast cancer risk?'), 'birth weight increases breast cancer risk');
+    assert.equal(claimOf('Bariatric surgery increases rates of colorectal cancer.'), 'Bariatric surgery increases rates of colorectal cancer');
+    assert.equal(claimOf('What is the capital of France?'), null);
+    assert.equal(claimOf('papers on hydrogen storage'), null);
+    assert.equal(claimOf('hydrogen'), null);
+  });
+
+  test('stance by cues: direction, negation, null results, framing sentences', () => {
+    const claim = 'Bariatric surgery increases rates of colorectal cancer';
+    assert.equal(stanceOf(claim, 'Bariatric surgery increased the rates of colorectal cancer in the cohort.'), 'supports');
+    assert.equal(stanceOf(claim, 'Bariatric surgery reduced the rates of colorectal cancer in the cohort.'), 'contradicts');
+    assert.equal(stanceOf(claim, 'Bariatric surgery did not increase rates of colorectal cancer.'), 'contradicts');
+    assert.equal(stanceOf(claim, 'No association was detected between bariatric surgery and colorectal cancer rates.'), 'contradicts');
+    assert.equal(stanceOf(claim, 'The objective of this study was to evaluate bariatric surgery and colorectal cancer rates.'), 'neutral');
+    assert.equal(stanceOf(claim, 'Salt caverns store hydrogen.'), 'neutral');
+    const nullClaim = 'Immunosuppressive therapy does not enhance cancer mortality';
+    assert.equal(stanceOf(nullClaim, 'Patients on immunosuppressive therapy had cancer mortality similar to others.'), 'supports');
+    assert.equal(stanceOf(nullClaim, 'Immunosuppressive therapy increased cancer mortality.'), 'contradicts');
+    assert.equal(stanceOf('Birth weight is negatively associated with breast cancer', 'Birth weight was positively associated with breast cancer risk.'), 'contradicts');
+  });
+
+  test('verdicts: supports, contradicts, mixed, insufficient', () => {
+    assert.equal(verdictOf(['supports', 'neutral']), 'supports');
+    assert.equal(verdictOf(['contradicts']), 'contradicts');
+    // Both present: by default (tuned) the sentence closest to the claim decides; counted, a tie is mixed.
+    assert.equal(verdictOf(['supports', 'contradicts'], undefined, [0.4, 0.8]), 'contradicts');
+    assert.equal(verdictOf(['supports', 'contradicts'], undefined, [0.9, 0.8]), 'supports');
+    assert.equal(verdictOf(['supports', 'contradicts'], { ...DEFAULT_VERDICT_OPTIONS, decideBy: 'count' }), 'mixed');
+    assert.equal(verdictOf(['supports', 'supports', 'contradicts'], { ...DEFAULT_VERDICT_OPTIONS, anyContradictionMixes: true }), 'mixed');
+    assert.equal(verdictOf(['neutral']), 'insufficient');
+    assert.equal(verdictOf([]), 'insufficient');
+  });
+
+  test('a claim is answered with the synthesis, a verdict, and the cited sentences grouped by stance with markers', async () => {
+    const passage = (documentIndex: number, text: string): Passage => ({ number: documentIndex, documentIndex, snippetIndex: 0, documentId: `d${documentIndex}`, title: `T${documentIndex}`, field: 'abstract', text, fieldText: text, pinned: false });
+    const passages = [passage(1, 'Birth weight was positively associated with breast cancer risk in studies based on birth records. Birth length was also positively associated with breast cancer risk.')];
+    const deltas: string[] = [];
+    const r = await new ExtractiveAnswerer().answer({ question: 'Is it true that birth weight is negatively associated with breast cancer?', history: [], passages, maxContextLength: null, apiKey: null, signal: new AbortController().signal, onDelta: (t) => deltas.push(t) });
+    assert.equal(r.verdict, 'contradicts');
+    const paras = r.answer.split('\n\n');
+    assert.match(paras[0]!, /\[1\]\.$/);
+    assert.equal(paras[1], 'Verdict: the cited evidence contradicts the claim.');
+    assert.match(paras[2]!, /^Contradicts: Birth weight was positively associated .*\[1\]/);
+    for (const c of r.citations) assert.ok(passages[0]!.fieldText.includes(c.excerpt));
+    assert.equal(deltas.join(''), r.answer);
+    // A question that asks (not a claim) gets no verdict.
+    const q = await new ExtractiveAnswerer().answer({ question: 'How is birth weight associated with breast cancer?', history: [], passages, maxContextLength: null, apiKey: null, signal: new AbortController().signal, onDelta: () => {} });
+    assert.equal(q.verdict, undefined);
+    assert.doesNotMatch(q.answer, /Verdict/);
+  });
+});
+
+describe('full-text evidence (ADR 0242)', () => {
+  test('the section of an offset is the nearest Markdown heading before it', () => {
+    const text = '# Title\n\nIntro text.\n\n## 2. *Methods*\n\nWe did things.\n\n### 2.1 Sites\n\nNorth.';
+    assert.equal(sectionOf(text, text.indexOf('Intro')), 'Title');
+    assert.equal(sectionOf(text, text.indexOf('We did')), '2. Methods');
+    assert.equal(sectionOf(text, text.indexOf('North')), '2.1 Sites');
+    assert.equal(sectionOf('No headings here.', 3), null);
+  });
+
+  test('a citation of a body passage records its offset and section; an abstract citation neither', () => {
+    const body = '# Report\n\n## Leaching\n\nThe boreholes were flushed with warm brine.';
+    const p: Passage = { number: 1, documentIndex: 1, snippetIndex: 0, documentId: 'd1', title: 'R', field: 'body', text: 'The boreholes were flushed with warm brine.', fieldText: body, pinned: false };
+    const r = anchorCitations('The boreholes were flushed with warm brine [1].', [p]);
+    assert.equal(r.citations[0]!.section, 'Leaching');
+    assert.equal(r.citations[0]!.offset, body.indexOf('The boreholes'));
+    const a = anchorCitations('The boreholes were flushed with warm brine [1].', [{ ...p, field: 'abstract', fieldText: p.text }]);
+    assert.equal(a.citations[0]!.section, undefined);
   });
 });

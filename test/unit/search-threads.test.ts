@@ -58,3 +58,34 @@ test('a thread that exits at once fails its search, then searches get 503 while 
     await pool.close();
   }
 });
+
+test('pacing (ADR 0244): while the flag is on, each search thread rests after every search; off, never', async () => {
+  const module = new URL('../../src/search/search-threads.js', import.meta.url).href;
+  const busy = script(
+    'busy.mjs',
+    `import { serveSearches } from ${JSON.stringify(module)};
+    serveSearches(parentPort, { apply() {} }, async (r) => {
+      const t = Date.now();
+      while (Date.now() - t < 2);
+      return { hits: [], totalHits: r.query.length, queueUs: 0 };
+    });`,
+  );
+  const pool = new SearchThreads(busy, 2, null, empty, () => undefined);
+  try {
+    for (let i = 0; i < 6; i++) assert.equal((await pool.execute(req('abc'), 0)).totalHits, 3);
+    assert.equal(pool.pacing, false);
+    assert.equal(pool.pacingRests, 0);
+    pool.pace(true);
+    assert.equal(pool.pacing, true);
+    const answers = await Promise.all(Array.from({ length: 6 }, () => pool.execute(req('abcd'), 0)));
+    assert.deepEqual(answers.map((a) => a.totalHits), [4, 4, 4, 4, 4, 4], 'searches are still answered while pacing');
+    // a thread counts its rest right after posting the answer: wait for the last ones to be counted
+    for (let i = 0; i < 200 && pool.pacingRests < 6; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(pool.pacingRests, 6);
+    pool.pace(false);
+    for (let i = 0; i < 4; i++) await pool.execute(req('ab'), 0);
+    assert.equal(pool.pacingRests, 6, 'no rest once pacing is off');
+  } finally {
+    await pool.close();
+  }
+});

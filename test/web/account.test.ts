@@ -4,6 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { authApp, Browser, csrfOf, person, PASSWORD, uniqueEmail, type AuthTestApp } from '../auth/helpers.js';
+import { doc, seed } from '../helpers/documents.js';
 
 const keyOf = (body: string) => /id="new-key" class="key" type="text" readonly value="(lk_[0-9a-f]{12}_[A-Za-z0-9_-]{43})"/.exec(body)?.[1];
 
@@ -11,6 +12,9 @@ describe('web pages: account', () => {
   let app: AuthTestApp;
   before(async () => {
     app = await authApp();
+    // A search that finds something is charged (one with no hit is not: issue 25).
+    await seed(app, [doc('w1', { title: 'Anything about hydrogen' })]);
+    await app.indexes!.catchUp();
   });
   after(() => app.dispose());
 

@@ -14,6 +14,12 @@ describe('web pages: ask', () => {
       doc('c1', { title: 'Underground hydrogen storage in salt caverns', abstract: 'Salt caverns offer tight storage for hydrogen gas. Cushion gas keeps the cavern pressure above its minimum.', type: 'journal-article' }),
       doc('c2', { title: 'Hydrogen loss in depleted gas reservoirs', abstract: 'Microbial activity consumes hydrogen stored in depleted gas reservoirs.', type: 'journal-article' }),
       doc('c3', { title: 'Lithium batteries for grid storage', abstract: 'Lithium-ion batteries store energy for hours, not seasons.', type: 'journal-article' }),
+      doc('c4', {
+        title: 'Field notes on cavern construction',
+        abstract: 'A report from a construction site.',
+        fullText: '# Field notes on cavern construction\n\n## 1. Introduction\n\nThe site lies in northern Germany.\n\n## 2. Leaching procedure\n\nThe boreholes were flushed with warm brine at forty degrees during solution mining.\n\n## 3. Outlook\n\nMore sites follow.',
+        type: 'journal-article',
+      }),
     ]);
     await app.indexes!.catchUp();
   });
@@ -74,6 +80,31 @@ describe('web pages: ask', () => {
     const del = await b.post(`${href}/delete`, { csrf: csrfOf(shared.body) });
     assert.equal(del.statusCode, 303);
     assert.equal((await new Browser(app).get(href)).statusCode, 404);
+  });
+
+  test('a full-text citation names its section and opens the passage in the full text (ADR 0242)', async () => {
+    const { b } = await signedIn();
+    const home = await b.get('/ask');
+    const asked = await b.post('/ask', { csrf: csrfOf(home.body), query: 'Were the boreholes flushed with warm brine during solution mining?', model: '' });
+    assert.equal(asked.statusCode, 303, asked.body.slice(0, 500));
+    const page = await b.get(asked.headers.location as string);
+    const cite = /<a class="cite" href="([^"]+)" aria-label="Source (\d+): “(The boreholes were flushed[^”]+)” \(([^)]+)\)"/.exec(page.body);
+    assert.ok(cite, page.body.slice(page.body.indexOf('class="answer"'), page.body.indexOf('class="answer"') + 1500));
+    assert.equal(cite[4], 'Field notes on cavern construction, section “2. Leaching procedure”');
+    // The link opens the document with the passage to highlight; reading the text (paid once a day) shows it marked in the full text.
+    const target = await b.get(cite[1]!.replace(/&amp;/g, '&').replace(/#.*$/, ''));
+    assert.equal(target.statusCode, 200);
+    const form = /<form method="post" action="([^"]+)" class="buy">/.exec(target.body);
+    let text = target.body;
+    if (form) {
+      assert.match(target.body, /name="highlight" value="The boreholes were flushed/);
+      const price = /name="price" value="(\d+)"/.exec(target.body)![1]!;
+      const read = await b.post(form[1]!, { csrf: csrfOf(target.body), price, highlight: cite[3]!, full: '1' });
+      assert.equal(read.statusCode, 303);
+      assert.match(read.headers.location as string, /#cited$/);
+      text = (await b.get((read.headers.location as string).replace(/#.*$/, ''))).body;
+    }
+    assert.match(text, /<div class="fulltext">[\s\S]*## 2\. Leaching procedure[\s\S]*<mark id="cited" class="cited" tabindex="-1">The boreholes were flushed with warm brine/);
   });
 
   test('the streamed twin sends events with the session and CSRF token and ends with the page to open', async () => {

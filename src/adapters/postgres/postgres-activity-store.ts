@@ -4,7 +4,7 @@
 // (activity/001-daily-counters) in the same statement; reads use only the counters.
 import type pg from 'pg';
 import type { ActivityCounts, ActivityEvent, ActivityStore, ActivityTotals } from '../../ports/activity-store.js';
-import { countsFromRows, dailyGroups, firstDay, rowToTotals, TOP_COLUMNS, TOP_ORDER, type KindCountRow, type TotalsRow } from '../sql/activity-counts.js';
+import { accountsKind, countsFromRows, dailyGroups, PER_ACCOUNT_KINDS, firstDay, rowToTotals, TOP_COLUMNS, TOP_ORDER, type KindCountRow, type TotalsRow } from '../sql/activity-counts.js';
 import { utcDay } from '../sql/document-row.js';
 
 export class PostgresActivityStore implements ActivityStore {
@@ -16,9 +16,12 @@ export class PostgresActivityStore implements ActivityStore {
     // Raw rows exist only to de-duplicate views (ADR 0137): views are inserted (a repeat is dropped)
     // and those inserted are counted; the other kinds go straight to the counters, grouped per
     // (document, day, kind) first.
-    const views = events.filter((e) => e.kind === 'view');
+    // Raw rows: views (once per visitor and day) and, for trending's per-account counters (ADR 0211),
+    // the per-account kinds (once per account, document, day and kind); a new raw row counts as a
+    // view, or as a reader (`<kind>_accounts`). Per-account kinds without an account count directly.
+    const views = events.filter((e) => e.kind === 'view' || (PER_ACCOUNT_KINDS.has(e.kind) && e.accountId !== null));
     const others = dailyGroups(
-      events.filter((e) => e.kind !== 'view'),
+      [...events.filter((e) => e.kind !== 'view'), ...events.filter((e) => PER_ACCOUNT_KINDS.has(e.kind) && e.accountId === null).map((e) => ({ ...e, kind: accountsKind(e.kind) }))],
       () => true,
     );
     await this.pool.query(
@@ -28,7 +31,7 @@ export class PostgresActivityStore implements ActivityStore {
          ON CONFLICT DO NOTHING
          RETURNING document_id, kind, day, at),
        counted AS (
-         SELECT document_id, day, kind, COUNT(*)::bigint AS n, MAX(at) AS last_at FROM ins GROUP BY document_id, day, kind
+         SELECT document_id, day, CASE WHEN kind = 'view' THEN kind ELSE kind || '_accounts' END AS kind, COUNT(*)::bigint AS n, MAX(at) AS last_at FROM ins GROUP BY document_id, day, kind
          UNION ALL
          SELECT * FROM unnest($7::text[], $8::int[], $9::text[], $10::bigint[], $11::bigint[])
        )
@@ -39,7 +42,7 @@ export class PostgresActivityStore implements ActivityStore {
         views.map((e) => e.documentId),
         views.map((e) => e.kind),
         views.map((e) => e.accountId),
-        views.map((e) => e.visitor),
+        views.map((e) => (e.kind === 'view' ? e.visitor : null)),
         views.map((e) => utcDay(e.at)),
         views.map((e) => e.at),
         others.map((g) => g.documentId),

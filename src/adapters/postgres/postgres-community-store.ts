@@ -80,7 +80,8 @@ export class PostgresCommunityStore implements CommunityStore {
     const { rows } = await this.pool.query<{ document_id: string }>(`SELECT DISTINCT document_id FROM comments WHERE created_at > $1 AND status = 'published'`, [since]);
     const out = new Map<string, number>();
     for (const { document_id } of rows) {
-      const n = (await this.#withVotes(document_id, null)).filter((c) => c.createdAt > since).length;
+      // Trending counts commenters, not comments (ADR 0211): one per account and UTC day.
+      const n = new Set((await this.#withVotes(document_id, null)).filter((c) => c.createdAt > since).map((c) => `${c.accountId}:${Math.floor(c.createdAt / 86_400)}`)).size;
       if (n > 0) out.set(document_id, n);
     }
     return out;

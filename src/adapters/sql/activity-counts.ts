@@ -37,10 +37,19 @@ export const WINDOW_30D_SECONDS = 30 * 86_400;
 export const TOP_COLUMNS = `document_id,
   SUM(CASE WHEN kind = 'view' THEN n ELSE 0 END) AS views,
   SUM(CASE WHEN kind = 'shown' THEN n ELSE 0 END) AS shown,
-  SUM(CASE WHEN kind = 'agent_read' THEN n ELSE 0 END) AS agent_reads,
-  SUM(CASE WHEN kind = 'ai_citation' THEN n ELSE 0 END) AS ai_citations,
-  SUM(CASE WHEN kind = 'positive_rating' THEN n ELSE 0 END) AS positive_ratings`;
-export const TOP_ORDER = `SUM(CASE kind WHEN 'view' THEN n WHEN 'agent_read' THEN 2 * n WHEN 'ai_citation' THEN 3 * n WHEN 'positive_rating' THEN 3 * n ELSE 0 END) DESC, document_id`;
+  SUM(CASE WHEN kind = 'agent_read_accounts' THEN n ELSE 0 END) AS agent_reads,
+  SUM(CASE WHEN kind = 'ai_citation_accounts' THEN n ELSE 0 END) AS ai_citations,
+  SUM(CASE WHEN kind = 'positive_rating_accounts' THEN n ELSE 0 END) AS positive_ratings`;
+export const TOP_ORDER = `SUM(CASE kind WHEN 'view' THEN n WHEN 'agent_read_accounts' THEN 2 * n WHEN 'ai_citation_accounts' THEN 3 * n WHEN 'positive_rating_accounts' THEN 3 * n ELSE 0 END) DESC, document_id`;
+
+/**
+ * Kinds that trending counts once per account, document and UTC day (ADR 0211): an event of one of
+ * these with an account also stores a raw row (de-duplicated by `activity_account_once`), and when that
+ * row is new it adds to the `<kind>_accounts` counter that trending reads. Without an account an event
+ * counts as its own reader.
+ */
+export const PER_ACCOUNT_KINDS: ReadonlySet<string> = new Set(['agent_read', 'ai_citation', 'positive_rating']);
+export const accountsKind = (kind: string): string => `${kind}_accounts`;
 
 /** First UTC day inside a window of `days` days ending with the day of `now`. */
 export const firstDay = (now: number, days: number): number => Math.floor(now / 86_400) - days + 1;
@@ -76,7 +85,7 @@ export interface DailyGroup {
  * counted) into one daily-counter increment per (document, day, kind): a batch of shown events over
  * the same hits becomes a few upserts (ADR 0137).
  */
-export function dailyGroups(events: readonly ActivityEvent[], counts: (e: ActivityEvent) => boolean): DailyGroup[] {
+export function dailyGroups(events: readonly (Omit<ActivityEvent, 'kind'> & { kind: string })[], counts: (e: Omit<ActivityEvent, 'kind'> & { kind: string }) => boolean): DailyGroup[] {
   const groups = new Map<string, DailyGroup>();
   for (const e of events) {
     if (!counts(e)) continue;

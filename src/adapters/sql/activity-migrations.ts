@@ -18,4 +18,18 @@ const daily = (lastAt: string) => `
     SELECT document_id, day, kind, COUNT(*), ${lastAt} FROM activity_events GROUP BY document_id, day, kind;
 `;
 
-export const ACTIVITY_MIGRATIONS: readonly MigrationStep[] = [{ id: 'activity/001-daily-counters', sqlite: daily('MAX(at)'), postgres: daily('MAX(at)') }];
+// Trending counts readers, not events (issue 25, ADR 0211): agent reads, AI citations and positive
+// ratings count once per account, document and UTC day in counters of their own (`<kind>_accounts`),
+// de-duplicated by raw rows under this partial unique index (pruned with the others after 2 days). The
+// step seeds the new counters from the event counters, so trending does not drop on upgrade.
+const byAccount = `
+  CREATE UNIQUE INDEX activity_account_once ON activity_events(document_id, kind, account_id, day)
+    WHERE kind IN ('agent_read', 'ai_citation', 'positive_rating') AND account_id IS NOT NULL;
+  INSERT INTO activity_daily (document_id, day, kind, n, last_at)
+    SELECT document_id, day, kind || '_accounts', n, last_at FROM activity_daily WHERE kind IN ('agent_read', 'ai_citation', 'positive_rating');
+`;
+
+export const ACTIVITY_MIGRATIONS: readonly MigrationStep[] = [
+  { id: 'activity/001-daily-counters', sqlite: daily('MAX(at)'), postgres: daily('MAX(at)') },
+  { id: 'activity/002-trending-by-account', sqlite: byAccount, postgres: byAccount },
+];

@@ -79,7 +79,8 @@ export class SqliteCommunityStore implements CommunityStore {
     const docs = this.#s.q(`SELECT DISTINCT document_id FROM comments WHERE created_at > ? AND status = 'published'`).all(since) as { document_id: string }[];
     const out = new Map<string, number>();
     for (const { document_id } of docs) {
-      const n = this.#withVotes(document_id, null).filter((c) => c.createdAt > since).length;
+      // Trending counts commenters, not comments (ADR 0211): one per account and UTC day.
+      const n = new Set(this.#withVotes(document_id, null).filter((c) => c.createdAt > since).map((c) => `${c.accountId}:${Math.floor(c.createdAt / 86_400)}`)).size;
       if (n > 0) out.set(document_id, n);
     }
     return out;

@@ -12,7 +12,7 @@ import type { ActivityCounts, ActivityEvent, ActivityStore, ActivityTotals } fro
 import type { CreditLedger, DebitResult, HoldResult, LedgerEntry, LedgerOp, LedgerOpOutcome, LedgerOpResult } from '../../ports/credit-ledger.js';
 import type { DocumentChange, DocumentStore, UpsertResult } from '../../ports/document-store.js';
 import type { Storage } from '../../ports/storage.js';
-import { countsFromRows, dailyGroups, firstDay, rowToTotals, TOP_COLUMNS, TOP_ORDER, type TotalsRow } from '../sql/activity-counts.js';
+import { accountsKind, countsFromRows, dailyGroups, firstDay, PER_ACCOUNT_KINDS, rowToTotals, TOP_COLUMNS, TOP_ORDER, type TotalsRow } from '../sql/activity-counts.js';
 import { contentHash, groupWorkMembers, rowToDisplay, rowToDisplayWithText, rowToStored, serializeDisplay, serializeRecord, utcDay, type DisplayRow, type DocumentRow, type WorkMemberRow } from '../sql/document-row.js';
 import type { DisplayDocumentWithText } from '../../domain/display-document.js';
 import { checkUpTo, rowToLedgerEntry, type LedgerRow } from '../sql/ledger-row.js';
@@ -603,7 +603,11 @@ class SqliteActivityStore implements ActivityStore {
        ON CONFLICT (document_id, day, kind) DO UPDATE SET n = n + excluded.n, last_at = MAX(last_at, excluded.last_at)`,
     );
     this.#record = db.transaction((events: readonly ActivityEvent[]) => {
-      for (const g of dailyGroups(events, (e) => e.kind !== 'view' || insert.run(e.documentId, e.kind, e.accountId, e.visitor, utcDay(e.at), e.at).changes === 1)) {
+      // Trending's per-account counters (ADR 0211): the first event of an account, document, day and kind.
+      const readers = events
+        .filter((e) => PER_ACCOUNT_KINDS.has(e.kind) && (e.accountId === null || insert.run(e.documentId, e.kind, e.accountId, null, utcDay(e.at), e.at).changes === 1))
+        .map((e) => ({ ...e, kind: accountsKind(e.kind) }));
+      for (const g of dailyGroups([...events, ...readers], (e) => e.kind !== 'view' || insert.run(e.documentId, e.kind, e.accountId, e.visitor, utcDay(e.at), e.at).changes === 1)) {
         count.run(g.documentId, g.day, g.kind, g.n, g.lastAt);
       }
     });

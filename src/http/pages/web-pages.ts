@@ -433,6 +433,10 @@ export interface CitationView {
   excerpt: string;
   href: string;
   title: string;
+  /** The full text's section heading the excerpt falls in (full-text excerpts only). */
+  section?: string | null;
+  /** The excerpt is from the document's full text (its link opens the passage there). */
+  fullText?: boolean;
 }
 
 export interface TurnView {
@@ -456,9 +460,13 @@ export function answerHtml(text: string, citations: CitationView[]): Html {
       out += esc(m[0]);
       continue;
     }
-    out += html`<a class="cite" href="${c.href}" aria-label="Source ${c.n}: “${c.excerpt}” (${c.title})">[${c.n}]<span class="tip" aria-hidden="true">“${c.excerpt}” — ${c.title}</span></a>`.value;
+    // A full-text excerpt names its section: "(Title, section “Methods”)" or "(Title, full text)".
+    const where = c.fullText ? (c.section ? `, section “${c.section}”` : ', full text') : '';
+    out += html`<a class="cite" href="${c.href}" aria-label="Source ${c.n}: “${c.excerpt}” (${c.title}${where})">[${c.n}]<span class="tip" aria-hidden="true">“${c.excerpt}” — ${c.title}${where}</span></a>`.value;
   }
-  return new Html(`<p class="answer">${out}${esc(text.slice(at))}</p>`);
+  // Paragraphs (blank lines: the synthesis, then the groups of supporting sentences) each a <p>.
+  const paras = `${out}${esc(text.slice(at))}`.split(/\n\s*\n/).filter((p) => p.trim() !== '');
+  return new Html(`<div class="answer">${paras.map((p) => `<p>${p.trim()}</p>`).join('')}</div>`);
 }
 
 export function askFormHtml(o: { action: string; csrf: string; conversation: string | null; label: string; models: string[]; id: string }): Html {

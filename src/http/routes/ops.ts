@@ -5,7 +5,11 @@ import { AppError } from '../../domain/errors.js';
 import type { HttpDeps } from '../deps.js';
 import { errorResponses, mediaResponse } from '../schemas/common.js';
 
-const Health = Type.Object({ status: Type.String(), checks: Type.Optional(Type.Record(Type.String(), Type.String())) });
+const Health = Type.Object({
+  status: Type.String(),
+  checks: Type.Optional(Type.Record(Type.String(), Type.String())),
+  index_seq: Type.Optional(Type.Integer({ minimum: 0, description: 'The document store change sequence up to which this server\'s indexes are committed and searchable (docs/ingest.md "Waiting until searchable").' })),
+});
 
 export function registerOpsRoutes(app: FastifyInstance, deps: HttpDeps): void {
   const open = { auth: 'none' as const, rateScope: null };
@@ -16,12 +20,12 @@ export function registerOpsRoutes(app: FastifyInstance, deps: HttpDeps): void {
 
   app.get(
     '/readyz',
-    { config: open, schema: { summary: 'Readiness: storage, rate limiter and indexes answer.', tags: ['operations'], security: [], response: { 200: Health, ...errorResponses(503) } } },
+    { config: open, schema: { summary: 'Readiness: storage and rate limiter answer, and the indexes are open and caught up with the store as of the start (docs/operations.md "Start-up and readiness").', tags: ['operations'], security: [], response: { 200: Health, ...errorResponses(503) } } },
     async () => {
-      const checks = await deps.readiness();
+      const { checks, indexSeq } = await deps.readiness();
       const failing = Object.entries(checks).filter(([, v]) => v !== 'ok');
-      if (failing.length > 0) throw new AppError('service_unavailable', `Not ready: ${failing.map(([k, v]) => `${k}: ${v}`).join('; ')}`, { extra: { checks } });
-      return { status: 'ok', checks };
+      if (failing.length > 0) throw new AppError('service_unavailable', `Not ready: ${failing.map(([k, v]) => `${k}: ${v}`).join('; ')}`, { extra: { checks, ...(indexSeq !== undefined ? { index_seq: indexSeq } : {}) }, headers: { 'Retry-After': '1' } });
+      return { status: 'ok', checks, ...(indexSeq !== undefined ? { index_seq: indexSeq } : {}) };
     },
   );
 

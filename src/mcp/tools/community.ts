@@ -19,7 +19,7 @@ export function rateResultsTool(deps: { community: CommunityService }): ToolDefi
     name: 'rate_results',
     title: 'Rate search results',
     annotations: write('Rate search results', true),
-    rateScope: 'default',
+    rateScope: 'feedback',
     description: [
       'Tells Lectern which results of one of your searches helped: relevance 0 irrelevant, 1 tangential, 2 useful but partial, 3 directly relevant.',
       'Give `ordinal` (a returned chunk) to rate a passage, omit it to rate the document. Ratings of 2 and 3 count as positive ratings in the document activity.',
@@ -67,7 +67,7 @@ export function commentOnDocumentTool(deps: { community: CommunityService }): To
     name: 'comment_on_document',
     title: 'Comment on a document',
     annotations: write('Comment on a document', true),
-    rateScope: 'default',
+    rateScope: 'comments',
     description: [
       'Attaches your comment, labelled with your `model`, to a document you found through a search (or replies to a comment with `reply_to_comment_id`).',
       'Pick the first `contribution` that applies: correction (the paper or its record is wrong); contradicts / supports (independent work tests the same claim); limitation (weakness visible in the paper itself); related_work (other work that neither confirms nor refutes); review (appraisal across several points).',
@@ -115,7 +115,7 @@ export function voteOnCommentTool(deps: { community: CommunityService }): ToolDe
     name: 'vote_on_comment',
     title: 'Vote on a comment',
     annotations: write('Vote on a comment', true),
-    rateScope: 'default',
+    rateScope: 'votes',
     description: 'Endorse (1) or dispute (-1) a published comment, or withdraw your vote (0). One vote per account per comment; a new vote replaces the old. Returns the score afterwards. Dispute a comment that relies on a retracted work. Cost: free (0 credits).',
     inputSchema: Type.Object({ comment_id: Type.Integer({ minimum: 1 }), vote: Type.Integer({ minimum: -1, maximum: 1 }) }, { additionalProperties: false }),
     outputSchema: Type.Object({ comment_id: Type.Integer(), votes: Type.Integer(), user_vote: Type.Integer() }),

@@ -137,7 +137,7 @@ export function presentSearch(r: SearchResult, offset: number, heading: string):
       })),
       trajectory: r.trajectory ? { id: r.trajectory.id, feedback_token: r.trajectory.feedbackToken } : null,
       credits_charged: r.cost,
-      ranking: r.candidateRanking ? { method: r.candidateRanking.method, stages: r.rankingStages ?? [] } : null,
+      ranking: r.candidateRanking && (r.rankingStages ?? []).length > 0 ? { method: r.candidateRanking.method, stages: r.rankingStages ?? [] } : null,
       ...(r.partial ? { partial_results: { shards: r.partial.shards, missing: r.partial.missing } } : {}),
     },
   };

@@ -161,8 +161,45 @@ export async function convertEpub(bytes: Uint8Array, ctx: ConversionContext): Pr
   return { units, markdown, counts, metadata, encrypted: protection.encrypted.length > 0, producer: generator };
 }
 
+/**
+ * Deepest element nesting an EPUB content document may have. The HTML parser and the Markdown writer
+ * walk the tree recursively and overflow the stack somewhere past 1,000 levels (less in a worker
+ * thread); real books stay far below 100. Deeper documents are refused (issue 25).
+ */
+export const MAX_MARKUP_DEPTH = 512;
+
+const VOID_ELEMENTS = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'param', 'source', 'track', 'wbr']);
+
+/**
+ * The deepest element nesting of `source`, counted in one linear scan of its tags (no tree, no
+ * recursion), stopping as soon as it passes `limit`. Comments, CDATA, processing instructions and
+ * doctype are skipped; void and self-closed elements do not nest.
+ */
+export function markupDepth(source: string, limit = Infinity): number {
+  const tag = /<!--[\s\S]*?-->|<!\[CDATA\[[\s\S]*?\]\]>|<[!?][^>]*>|<(\/?)([A-Za-z][^\s/>]*)[^>]*?(\/?)>/g;
+  let depth = 0;
+  let max = 0;
+  for (let m = tag.exec(source); m; m = tag.exec(source)) {
+    const name = m[2];
+    if (name === undefined) continue;
+    if (m[1] === '/') depth = Math.max(0, depth - 1);
+    else if (m[3] !== '/' && !VOID_ELEMENTS.has(name.toLowerCase())) {
+      depth++;
+      if (depth > max) {
+        max = depth;
+        if (max > limit) return max;
+      }
+    }
+  }
+  return max;
+}
+
 /** Converts one XHTML content document; image sources become archive paths. */
 export function xhtmlToMarkdown(source: string, dir: string): { markdown: string; counts: Record<string, number> } {
+  const depth = markupDepth(source, MAX_MARKUP_DEPTH);
+  if (depth > MAX_MARKUP_DEPTH) {
+    throw new RecognitionError('too_deeply_nested', `a content document nests elements more than ${MAX_MARKUP_DEPTH} levels deep, deeper than the converter reads`, { limit: MAX_MARKUP_DEPTH });
+  }
   const root = parse(source, { lowerCaseTagName: false, comment: false, blockTextElements: { script: false, style: false, pre: true } });
   const body = (root.querySelector('body') ?? root) as HTMLElement;
   const counts: Record<string, number> = {};

@@ -122,7 +122,8 @@ export class Web {
 /**
  * Where a page may send a person back to (`return_to`): resolved as a browser would (WHATWG URL, which
  * drops tabs and newlines and reads `\` as `/`) against `base`, and accepted only when it stays on the
- * same origin. Control characters are refused outright. Returns the path, query and fragment, or null.
+ * same origin, and then only when its normalised path cannot be read as another host (`//` or `/\`). Control
+ * characters are refused outright. Returns the path, query and fragment, or null.
  */
 export function safeReturnPath(value: unknown, base: string): string | null {
   if (typeof value !== 'string' || value.length === 0 || value.length > 4096) return null;
@@ -136,7 +137,14 @@ export function safeReturnPath(value: unknown, base: string): string | null {
     return null;
   }
   if (target.origin !== origin) return null;
-  return `${target.pathname}${target.search}${target.hash}`;
+  // Same origin is not enough: the path we emit is read again by the browser, relative to the page. A
+  // normalised path that starts with `//` (from `/.//x`, `/..//x`, `/a/..//x`, `/%2E//x`, `/./\\x`) is a
+  // network-path reference to another host, so it is refused, never emitted (issue 25).
+  const path = target.pathname;
+  if (!path.startsWith('/') || path.startsWith('//') || path.includes('\\')) return null;
+  // Backslashes in the query or fragment are harmless to the parser but are sent percent-encoded, so
+  // nothing we emit holds one.
+  return `${path}${target.search}${target.hash}`.replace(/\\/g, '%5C');
 }
 
 /** Status, type and the protections every HTML page carries (no caching, no framing, no sniffing, no referrer, `csp`). */

@@ -29,7 +29,7 @@ export function registerCommunityRoutes(app: FastifyInstance, deps: HttpDeps & {
   app.post<{ Body: WireFeedback }>(
     '/v2/search/feedback',
     {
-      config: { rateScope: 'default' },
+      config: { rateScope: 'feedback' },
       schema: {
         summary: 'Relevance feedback on one search: rate returned documents (or passages by ordinal) 0..3.',
         description:
@@ -49,7 +49,7 @@ export function registerCommunityRoutes(app: FastifyInstance, deps: HttpDeps & {
   app.post<{ Body: WireCommentSubmission }>(
     '/v2/search/comments',
     {
-      config: { rateScope: 'default' },
+      config: { rateScope: 'comments' },
       schema: {
         summary: 'An agent comment on a document, with a contribution kind and evidence; a reply with reply_to_comment_id.',
         description:
@@ -97,12 +97,12 @@ export function registerCommunityRoutes(app: FastifyInstance, deps: HttpDeps & {
 
   app.put<{ Params: { comment_id: number }; Body: { vote: number } }>(
     '/v2/comments/:comment_id/vote',
-    { config: { rateScope: 'default' }, schema: voteSchema(false) },
+    { config: { rateScope: 'votes' }, schema: voteSchema(false) },
     async (request) => present(await svc.vote(principalOf(request), request.params.comment_id, request.body.vote)),
   );
   app.delete<{ Params: { comment_id: number } }>(
     '/v2/comments/:comment_id/vote',
-    { config: { rateScope: 'default' }, schema: voteSchema(true) },
+    { config: { rateScope: 'votes' }, schema: voteSchema(true) },
     async (request) => present(await svc.vote(principalOf(request), request.params.comment_id, 0)),
   );
 

@@ -15,7 +15,7 @@ export function registerSearchRoutes(app: FastifyInstance, deps: HttpDeps): void
       schema: {
         summary: 'Search the corpus (documents, social): BM25F with quoted phrases, filters, citations, fusion.',
         description:
-          'Billed prices.search + prices.search_per_hit per returned hit (defaults 10 + 1). Unknown properties are refused. ' +
+          'Billed prices.search + prices.search_per_hit per returned hit (defaults 10 + 1); a page with no hit is not billed. Unknown properties are refused. ' +
           'Modes: fulltext (BM25F), sparse (learned query expansion), short_document (dense vectors), binary (sign-quantized vectors), hybrid (weighted RRF over every configured channel; the trace names unconfigured ones). ' +
           'Requests that need a component this server does not have (sparse/binary/short_document without trained corpus models, formula or CatBoost ranking, l1) get 422 feature_unavailable. See docs/search.md.',
         tags: ['search'],

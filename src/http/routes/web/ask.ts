@@ -116,6 +116,9 @@ export function turnViews(v: ConversationView): TurnView[] {
             n: c.documentIndex,
             excerpt: c.excerpt,
             title: doc?.title ?? 'a document no longer in Lectern',
+            // A full-text excerpt names its section (ADR 0242); its link opens the passage in the full text.
+            section: c.section ?? null,
+            fullText: c.offset !== undefined,
             href: doc ? `${documentHref(doc.id)}?highlight=${encodeURIComponent(c.excerpt)}#cited` : '#',
           };
         }),

@@ -18,7 +18,8 @@ import { documentHref, identifierLinks, sessionPrincipal, workView, type PageCon
 const hide = { hide: true };
 const pageConfig = { auth: 'none' as const, rateScope: null };
 /** Comment and vote forms share the community API's rate scope (`feedback`). */
-const formConfig = { auth: 'none' as const, rateScope: 'feedback' as const };
+const commentFormConfig = { auth: 'none' as const, rateScope: 'comments' as const };
+const voteFormConfig = { auth: 'none' as const, rateScope: 'votes' as const };
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 /** The Trending page's address. */
 export const TRENDING_PATH = '/trending';
@@ -108,7 +109,7 @@ export function registerCommunityPages(app: FastifyInstance, ctx: PageContext): 
   };
 
   // A comment or a reply. Afterwards the document page says whether it is published or waiting.
-  app.post<{ Params: { id: string } }>('/documents/:id/comments', { config: formConfig, schema: hide }, async (request, reply) => {
+  app.post<{ Params: { id: string } }>('/documents/:id/comments', { config: commentFormConfig, schema: hide }, async (request, reply) => {
     const id = request.params.id;
     const person = await formPerson(request, reply, `${documentHref(id)}#comments`);
     if (!person) return reply;
@@ -147,7 +148,7 @@ ${commentForm(actions, { id: 'new-comment', legend: replyTo !== null ? `Reply to
   });
 
   // A vote: 1 endorses, -1 disputes, 0 withdraws (the same state on a repeat).
-  app.post<{ Params: { id: string; cid: string } }>('/documents/:id/comments/:cid/vote', { config: formConfig, schema: hide }, async (request, reply) => {
+  app.post<{ Params: { id: string; cid: string } }>('/documents/:id/comments/:cid/vote', { config: voteFormConfig, schema: hide }, async (request, reply) => {
     const id = request.params.id;
     const person = await formPerson(request, reply, `${documentHref(id)}#comments`);
     if (!person) return reply;

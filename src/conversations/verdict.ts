@@ -1,0 +1,113 @@
+// A verdict for claims (issue 26, ADR 0241): when the question states a claim ("X increases Y", or "Is
+// it true that X increases Y?"), each cited sentence is read against it by cues (negation, direction
+// words such as increase/decrease/reduce/inhibit, null results such as "no effect" or "not associated",
+// comparatives such as higher/lower) and the answer says whether the evidence supports the claim,
+// contradicts it, or is mixed or insufficient. Pure; the tunables are chosen on one half of a labelled
+// set and measured on the other (bench/answers).
+import { contentWords } from './passages.js';
+
+export type Stance = 'supports' | 'contradicts' | 'neutral';
+export type Verdict = 'supports' | 'contradicts' | 'mixed' | 'insufficient';
+
+export interface VerdictOptions {
+  /** Least share of the claim's content words a sentence must hold to bear on it. */
+  minOverlap: number;
+  /** A sentence that bears on the claim but carries no direction cue counts as support (else neutral). */
+  undirectedSupports: boolean;
+  /** A single contradicting sentence among supporting ones makes the verdict mixed (else the majority). */
+  anyContradictionMixes: boolean;
+  /** A text's direction: the balance of its cue words ('sum') or its last cue word ('last': the effect verb usually follows its subject, "enhancing X reduced Y"). */
+  directionBy: 'sum' | 'last';
+  /** Supporting and contradicting sentences both present: 'count' weighs them by number, 'closest' lets the sentence sharing most of the claim's words decide. */
+  decideBy: 'count' | 'closest';
+}
+
+/** Chosen on the tuning half of bench/answers/verdict-labels.json (bench/answers/run.ts --verdict). */
+export const DEFAULT_VERDICT_OPTIONS: VerdictOptions = { minOverlap: 0.3, undirectedSupports: true, anyContradictionMixes: false, directionBy: 'last', decideBy: 'closest' };
+
+const UP_RE = /\b(increas\w*|enhanc\w*|promot\w*|improv\w*|elevat\w*|higher|greater|more|rais\w*|augment\w*|accelerat\w*|stimulat\w*|induc\w*|activat\w*|potentiat\w*|up-?regulat\w*|positive(?:ly)?|exacerbat\w*|worsen\w*|boost\w*|amplif\w*|encourag\w*|restor\w*|requir\w*|necessary|essential|sufficient|caus\w*|lead[s]?|led|drives?|driv\w*|faster|longer|larger|stronger|efficient\w*|effective\w*|benefi\w*|protect\w*|stabili[sz]\w*|catalyz\w*|catalys\w*|facilitat\w*|support\w*|gain\w*)\b/gi;
+const DOWN_RE = /\b(decreas\w*|reduc\w*|lower\w*|less|fewer|inhibit\w*|suppress\w*|impair\w*|attenuat\w*|diminish\w*|declin\w*|down-?regulat\w*|block\w*|prevent\w*|slow\w*|negative(?:ly)?|lack\w*|loss|lost|los[ei]\w*|delay\w*|abolish\w*|abrogat\w*|repress\w*|destabili[sz]\w*|smaller|shorter|weaker|ineffective\w*|disrupt\w*|mitigat\w*|deplet\w*|decline|depriv\w*|stop\w*|limit\w*|restrict\w*|dysfunction\w*|deficien\w*|defect\w*|damag\w*|toxic\w*|fail\w*|resist\w*)\b/gi;
+const NULL_RE = /\b(no|not|nor|without)\s+(?:\w+\s+){0,3}?(effect|effects|difference|differences|association|associated|change|changes|changed|impact|influence|relationship|correlation|correlated|significant\w*|evidence|benefit|role|increase|decrease|reduction|improvement|affect\w*|alter\w*)\b|\b(similar|unchanged|comparable|unaffected|unaltered|independent(?:ly)? of|did not differ|same rate|neither)\b/i;
+const NEG_RE = /\b(not|no|never|neither|nor|cannot|without|none|fail(?:s|ed)? to|unable to|absence of)\b|n't\b/gi;
+
+/** Direction of a text: +1 more/increase, -1 less/decrease, 0 none or balanced. */
+function direction(text: string, by: VerdictOptions['directionBy']): number {
+  const up = [...text.matchAll(UP_RE)].map((m) => m.index!);
+  const down = [...text.matchAll(DOWN_RE)].map((m) => m.index!);
+  if (by === 'last') return Math.sign(Math.max(-1, ...up) - Math.max(-1, ...down));
+  return Math.sign(up.length - down.length);
+}
+
+/**
+ * A sentence that frames the study (its aim, design, setting or background) rather than stating a
+ * finding: it bears on no claim ("The objective of this study was to evaluate ...", "DESIGN Cohort study").
+ */
+const FRAMING_RE = /^(?:BACKGROUND|OBJECTIVES?|DESIGN|METHODS?|SETTING|PARTICIPANTS|CONTEXT|PURPOSE|AIMS?|INTRODUCTION|MAIN OUTCOME)\b|\b(?:objective|aim|purpose|goal)s?\s+(?:of\s+(?:this|the|our)\s+(?:study|work|trial)\s+)?(?:was|were|is|are)\s+to\b|^to\s+(?:explore|investigate|examine|determine|assess|evaluate|test|study|address|understand|characteri[sz]e)\b|\bwe\s+(?:studied|examined|investigated|explored|analy[sz]ed|evaluated|assessed|sought|aimed|asked|tested whether)\b|\bhere,?\s+we\s+(?:studied|examined|investigated|explored|analy[sz]ed)\b|\b(?:study|trial)\s+evaluating\b|\bremains?\s+(?:unclear|unknown|to be)\b|\bis\s+(?:unclear|unknown|poorly understood)\b|\bhas not been studied\b/i;
+
+const negated = (text: string) => (text.match(NEG_RE) ?? []).length % 2 === 1;
+
+/** The claim a question states, or null for a question that asks rather than claims. */
+export function claimOf(question: string): string | null {
+  const q = question.trim();
+  const m = /^(?:is it (?:true|the case|correct)|is there evidence|does the evidence show|do studies show)\s+that\s+([\s\S]+?)\??$/i.exec(q);
+  if (m) return m[1]!.trim();
+  if (/\?$/.test(q)) return null;
+  if (/^(what|which|who|whom|whose|how|why|when|where|show|find|list|give|tell|explain|summari[sz]e|describe|compare|papers|studies|articles|reviews)\b/i.test(q)) return null;
+  // A statement: at least three words, one of them a verb-like predicate word.
+  if (q.split(/\s+/).length < 3) return null;
+  return /\b(is|are|was|were|has|have|had|can|cannot|does|do|did|may|will|\w+(?:s|es|ed))\b/i.test(q) ? q.replace(/[.!]+$/, '') : null;
+}
+
+/** How `sentence` bears on `claim` by cues. */
+export function stanceOf(claim: string, sentence: string, o: VerdictOptions = DEFAULT_VERDICT_OPTIONS): Stance {
+  const cw = [...new Set(contentWords(claim))];
+  const have = new Set(contentWords(sentence));
+  const shared = cw.filter((w) => have.has(w)).length;
+  if (cw.length === 0 || shared / cw.length < o.minOverlap || FRAMING_RE.test(sentence)) return 'neutral';
+  // A claim of no effect: a null-result phrase, or a negated direction ("does not enhance").
+  const claimNull = NULL_RE.test(claim) || (negated(claim) && direction(claim, o.directionBy) !== 0);
+  const sentenceNull = NULL_RE.test(sentence);
+  if (sentenceNull) return claimNull ? 'supports' : 'contradicts';
+  const sDir = direction(sentence, o.directionBy);
+  const cDir = direction(claim, o.directionBy);
+  // A claim of no effect: a sentence that finds a direction contradicts it; one without says nothing.
+  if (claimNull) return sDir !== 0 ? 'contradicts' : 'neutral';
+  const cNeg = negated(claim);
+  const sNeg = negated(sentence);
+  if (sDir !== 0 && cDir !== 0) return sDir * (sNeg ? -1 : 1) === cDir * (cNeg ? -1 : 1) ? 'supports' : 'contradicts';
+  if (cNeg !== sNeg) return 'contradicts';
+  return o.undirectedSupports ? 'supports' : 'neutral';
+}
+
+/** Share of the claim's content words found in a sentence. */
+export function claimOverlap(claim: string, sentence: string): number {
+  const cw = [...new Set(contentWords(claim))];
+  const have = new Set(contentWords(sentence));
+  return cw.length === 0 ? 0 : cw.filter((w) => have.has(w)).length / cw.length;
+}
+
+/** The verdict of the stances of the cited sentences (`closeness`: each sentence's claimOverlap, for decideBy 'closest'). */
+export function verdictOf(stances: readonly Stance[], o: VerdictOptions = DEFAULT_VERDICT_OPTIONS, closeness: readonly number[] = []): Verdict {
+  const s = stances.filter((x) => x === 'supports').length;
+  const c = stances.filter((x) => x === 'contradicts').length;
+  if (s === 0 && c === 0) return 'insufficient';
+  if (s > 0 && c > 0 && o.decideBy === 'closest' && !o.anyContradictionMixes) {
+    let best = -1;
+    let pick = 0;
+    for (let i = 0; i < stances.length; i++) if (stances[i] !== 'neutral' && (closeness[i] ?? 0) > best) (best = closeness[i] ?? 0), (pick = i);
+    return stances[pick] === 'supports' ? 'supports' : 'contradicts';
+  }
+  if (s > 0 && c > 0) return o.anyContradictionMixes || s === c ? 'mixed' : s > c ? 'supports' : 'contradicts';
+  return s > 0 ? 'supports' : 'contradicts';
+}
+
+/** The answer's verdict line (plain words of the answerer, not of the evidence; no marker). */
+export const VERDICT_TEXT: Record<Verdict, string> = {
+  supports: 'Verdict: the cited evidence supports the claim.',
+  contradicts: 'Verdict: the cited evidence contradicts the claim.',
+  mixed: 'Verdict: the cited evidence is mixed (some sentences support the claim, some contradict it).',
+  insufficient: 'Verdict: the cited evidence is insufficient to support or contradict the claim.',
+};
+
+/** The label of a group of sentences of one stance. */
+export const STANCE_LABEL: Record<Stance, string> = { supports: 'Supports:', contradicts: 'Contradicts:', neutral: 'Neither supports nor contradicts:' };
