@@ -43,6 +43,7 @@ import { createHmac } from 'node:crypto';
 import { HttpShardClient } from './adapters/cluster/http-shard-client.js';
 import { shardRoutes } from './http/shard-server.js';
 import { ScatterGather } from './search/scatter-gather.js';
+import { memoryIndexDirectories } from './adapters/memory/memory-index-directories.js';
 import { ShardSearcher } from './search/shard-searcher.js';
 import { LiveShardDirectory, parseSearchNodes, StaticShardDirectory } from './search/shard-directory.js';
 import type { ShardClient, ShardDirectory } from './ports/shard-client.js';
@@ -346,9 +347,13 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
     if (indexes) await indexes.catchUp({ commit: 'always' });
   });
   // index files in shared memory: the search threads view the writer's copy (ADR 0110)
-  const dirs = sharedFsIndexDirectories(indexRoot(config));
+  // the api role of a cluster without the search role holds no index (ADR 0249): empty indexes in memory
+  // analyse query text and carry the corpus models; every corpus read goes to the shards
+  const roles0 = clusterRoles(config.cluster);
+  const apiOnly = !roles0.all && roles0.api && !roles0.search;
+  const dirs = apiOnly ? memoryIndexDirectories() : sharedFsIndexDirectories(indexRoot(config));
   // a search node's index starts from nothing and is fed by startCluster (bootstrap, then its shard's log)
-  const indexSource = new SwitchableSource(clusterRoles(config.cluster).search ? { maxSeq: async () => 0, changesSince: async () => [] } : storage.documents);
+  const indexSource = new SwitchableSource(roles0.search || apiOnly ? { maxSeq: async () => 0, changesSince: async () => [] } : storage.documents);
   const corpusModels = new CorpusModels(fsModelDirectories(join(config.dataDir, 'models')), storage.documents, clock);
   const rankerTraining = new RankerTraining({ files: new FsSourceFiles(), feedback: communityStoreFor(storage), models: fsModelDirectories(join(config.dataDir, 'models')), clock });
   const rankingSource = (open: IndexSet, mode: SearchMode): CandidateSource => {
@@ -678,7 +683,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   // Search threads (ADR 0110): they open the store themselves, so a store handed in by the caller
   // (tests' overrides) keeps searches on this thread. The main thread's clock reading travels with each search.
   const threads =
-    config.searchThreads > 0 && !overrides.storage ? new SearchThreads(new URL('./search-worker.js', import.meta.url), config.searchThreads, { config, encoders: core.encoderOptions }, () => core.indexSnapshot(), report) : null;
+    config.searchThreads > 0 && !overrides.storage && !(!roles.all && roles.api && !roles.search) ? new SearchThreads(new URL('./search-worker.js', import.meta.url), config.searchThreads, { config, encoders: core.encoderOptions }, () => core.indexSnapshot(), report) : null;
   if (threads) indexes.onChange = () => threads.publish();
   // catch-up builds segments on a builder thread: analysis never runs on the main thread (ADR 0111);
   // merges run whole on a thread of their own (ADR 0180). Both write the files they build and run at
@@ -752,7 +757,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     // scatter-gather runs where the request is (search threads hold this process's index, not the shards)
     ...(threads && !scatter ? { executor: threads } : {}),
   });
-  const passages = new PassageSearch(indexes, core.documents, core.billing, config.prices, core.clock, core.secret);
+  const passages = new PassageSearch(indexes, core.documents, core.billing, config.prices, core.clock, core.secret, scatter);
   const conversations = new ConversationService({
     store: conversationStoreFor(storage),
     search,

@@ -438,7 +438,8 @@ export class ConversationService {
     const modelName = request.modelName;
     emit({ type: 'answering', modelName });
     const searched = base.indexNames[0];
-    const lexicon = this.d.search.termModel((INDEX_NAMES as readonly string[]).includes(searched ?? '') ? (searched as IndexName) : 'documents', query.queryLanguage ?? 'en');
+    // the question's terms' statistics (from the shards on a cluster: ADR 0248)
+    const lexicon = await this.d.search.termModelFor((INDEX_NAMES as readonly string[]).includes(searched ?? '') ? (searched as IndexName) : 'documents', query.queryLanguage ?? 'en', [request.query, (query.keywords ?? []).join(' '), turns.at(-1)?.query ?? '']);
     const out = await answerer.answer({ question: request.query, history: turns, passages, maxContextLength: request.maxContextLength, apiKey, signal, onDelta: (text) => emit({ type: 'delta', text }), keywords: query.keywords, lexicon });
     if (signal.aborted) throw signal.reason;
     const docs: ResponseDocument[] = selected.map((h) => ({ documentId: h.id, source: h.index, score: h.score, snippets: h.snippets, pinned: h.pinned }));

@@ -46,7 +46,7 @@ export { buildHitSnippet } from './hit-snippets.js';
 export type { SnippetWindow, SnippetOptions, HighlightRange } from './snippets.js';
 export { fuseRrf } from './rrf.js';
 export type { RankedList, RrfVote, FusedHit, RrfOptions } from './rrf.js';
-export { editDistance } from './spelling.js';
+export { editDistance, correctParsedQuery, mergeSuggestions, unknownWordTerms } from './spelling.js';
 export type { Suggestion } from './spelling.js';
 export { tokenize, analyzerFor, Analyzer } from './analyzer.js';
 export type { Token } from './analyzer.js';

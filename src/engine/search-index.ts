@@ -1044,15 +1044,17 @@ export class SearchIndex {
    * BM25, BM25F at the index's field weights, phrase bonus (at `phraseBoost`, default 1) and proximity
    * bonus (weight 1), in one visit of each document's postings. Unknown and deleted ids are absent.
    */
-  scoreParts(q: Pick<EngineQuery, 'text' | 'possibleLanguages' | 'phraseBoost'>, ids: readonly string[]): Map<string, DocumentScoreParts> {
+  scoreParts(q: Pick<EngineQuery, 'text' | 'possibleLanguages' | 'phraseBoost' | 'globalStats'>, ids: readonly string[]): Map<string, DocumentScoreParts> {
     this.#check();
     const out = new Map<string, DocumentScoreParts>();
     const parsed = parseQuery(q.text ?? '', q.possibleLanguages, this.#defaultLanguage);
     if (ids.length === 0 || (parsed.words.length === 0 && parsed.phrases.length === 0)) return out;
     searchArena.reset();
     const segments = this.#snapshot;
-    const norms = makeNorms(this.#params, undefined, this.#stats.avgLen);
-    const plan = buildPlan(segments, this.#stats, parsed, this.#params, norms, { phraseBoost: clampNum(q.phraseBoost, 0, 10, 1), lexicalWeight: 1, filters: undefined });
+    // a shard scores its candidates with the corpus's statistics (ranking features on a cluster, ADR 0248)
+    const stats = q.globalStats ? statsOf(q.globalStats) : this.#stats;
+    const norms = makeNorms(this.#params, undefined, stats.avgLen);
+    const plan = buildPlan(segments, stats, parsed, this.#params, norms, { phraseBoost: clampNum(q.phraseBoost, 0, 10, 1), lexicalWeight: 1, filters: undefined, ...(q.globalStats ? { df: q.globalStats.df } : {}) });
     const keys = ids.map((id) => utf8(id));
     segments.forEach((e, si) => {
       const docs: number[] = [];
@@ -1277,6 +1279,15 @@ export class SearchIndex {
       result.trace = trace;
     }
     return result;
+  }
+
+  /** Dictionary candidates of index terms (the spelling call of a shard, ADR 0247): each term's best `limit`. */
+  suggestTerms(terms: readonly string[], limit: number): Record<string, Suggestion[]> {
+    this.#check();
+    const segs = this.#snapshot.map((s) => s.seg);
+    const out: Record<string, Suggestion[]> = Object.create(null) as Record<string, Suggestion[]>;
+    for (const t of terms) if (!Object.hasOwn(out, t)) out[t] = suggestTerm(segs, t, limit);
+    return out;
   }
 
   /** Spelling suggestions for one word (analysed with the given or default language), best first. */

@@ -131,13 +131,42 @@ export function suggestTerm(segments: readonly Segment[], term: string, limit = 
  * `dfOf(term)` gives the index-wide document frequency of a term.
  */
 export function correctQuery(segments: readonly Segment[], parsed: ParsedQuery, dfOf: (term: string) => number): string | null {
+  return correctParsedQuery(parsed, dfOf, (t) => suggestTerm(segments, t, 1)[0]);
+}
+
+/** Words whose terms the correction looks up in the dictionary: full words no document holds. */
+export function unknownWordTerms(parsed: ParsedQuery, dfOf: (term: string) => number): string[] {
+  return parsed.words.filter((w) => w.weight >= 1 && !w.terms.some((t) => dfOf(t) > 0)).flatMap((w) => w.terms);
+}
+
+/**
+ * Merges dictionary candidates found in parts of a corpus (the shards of a cluster, ADR 0247): a term's
+ * document frequencies add up, then candidates are ordered as {@link suggestTerm} orders them. Equal to
+ * one dictionary's answer while no part cut its own candidate list short.
+ */
+export function mergeSuggestions(lists: readonly (readonly Suggestion[])[], limit: number): Suggestion[] {
+  const found = new Map<string, Suggestion>();
+  for (const l of lists)
+    for (const s of l) {
+      const known = found.get(s.term);
+      if (known) known.df += s.df;
+      else found.set(s.term, { ...s });
+    }
+  return [...found.values()]
+    .filter((s) => s.df >= MIN_DF)
+    .sort((a, b) => a.distance - b.distance || b.df - a.df || (a.term < b.term ? -1 : 1))
+    .slice(0, limit);
+}
+
+/** {@link correctQuery} with the dictionary lookup given: `suggest(term)` is the best candidate of a term. */
+export function correctParsedQuery(parsed: ParsedQuery, dfOf: (term: string) => number, suggest: (term: string) => Suggestion | undefined): string | null {
   const edits: { start: number; end: number; text: string }[] = [];
   for (const w of parsed.words) {
     if (w.weight < 1) continue; // joined forms of compounds, words of 1-2 letters
     if (w.terms.some((t) => dfOf(t) > 0)) continue;
     let best: Suggestion | null = null;
     for (const t of w.terms) {
-      const s = suggestTerm(segments, t, 1)[0];
+      const s = suggest(t);
       if (s && (best === null || s.distance < best.distance || (s.distance === best.distance && s.df > best.df))) best = s;
     }
     if (best === null) continue;

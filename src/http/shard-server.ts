@@ -2,6 +2,10 @@
 // calls of the ShardClient port over HTTP, for the coordinators of the `api` nodes.
 //   POST /internal/v1/shards/{shard}/stats    ShardStatsRequest  -> ShardStatsResponse
 //   POST /internal/v1/shards/{shard}/search   ShardSearchRequest -> ShardSearchResponse
+//   POST /internal/v1/shards/{shard}/vectors  ShardVectorRequest -> ShardVectorResponse (dense channels)
+//   POST /internal/v1/shards/{shard}/document-vector  {index, id} -> {shard, node, vector, us} (similar)
+//   POST /internal/v1/shards/{shard}/suggest  {index, terms, limit} -> {shard, node, suggestions, us} (spelling)
+//   POST /internal/v1/shards/{shard}/score-parts  {index, query, globalStats, ids} -> {shard, node, parts, us} (ranking features)
 //   GET  /internal/v1/health                  -> { status: "ok", shards: [...] }
 // A separate Fastify app on its own port (cluster.search_listen), never the public API: it is not in
 // /openapi.json, and every call must carry `Authorization: Bearer <cluster secret>` (compared in
@@ -11,7 +15,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { AppError } from '../domain/errors.js';
 import type { ShardSearcher } from '../search/shard-searcher.js';
-import type { ShardSearchRequest, ShardStatsRequest } from '../ports/shard-client.js';
+import type { ShardScorePartsRequest, ShardSuggestRequest, ShardDocumentVectorRequest, ShardSearchRequest, ShardStatsRequest, ShardVectorRequest } from '../ports/shard-client.js';
 import { installErrorHandling } from './errors.js';
 import { installValidation } from './validation.js';
 import { presentedCredential } from './server.js';
@@ -90,6 +94,42 @@ export const ShardSearchBody = Type.Object(
   { additionalProperties: false },
 );
 
+export const ShardVectorBody = Type.Object(
+  {
+    index: IndexName,
+    query: Type.Object(
+      {
+        vector: Type.Array(Num, { minItems: 1, maxItems: 8192 }),
+        method: Type.Union([Type.Literal('exact'), Type.Literal('binary'), Type.Literal('auto')]),
+        limit: Type.Integer({ minimum: 1, maximum: 500 }),
+        filters: Type.Optional(Filters),
+        collapseByWorkKey: Type.Optional(Type.Boolean()),
+        passagesPerHit: Type.Optional(Type.Integer({ minimum: 0, maximum: 10 })),
+        rescore: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const ShardDocumentVectorBody = Type.Object({ index: IndexName, id: Type.String({ minLength: 1, maxLength: 4096 }) }, { additionalProperties: false });
+
+export const ShardSuggestBody = Type.Object(
+  { index: IndexName, terms: Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { maxItems: 64 }), limit: Type.Integer({ minimum: 1, maximum: 1000 }) },
+  { additionalProperties: false },
+);
+
+export const ShardScorePartsBody = Type.Object(
+  {
+    index: IndexName,
+    globalStats: CorpusStatsSchema,
+    query: Type.Object({ text: Text, possibleLanguages: Languages, phraseBoost: Type.Optional(Num) }, { additionalProperties: false }),
+    ids: Type.Array(Type.String({ minLength: 1, maxLength: 4096 }), { maxItems: 10_000 }),
+  },
+  { additionalProperties: false },
+);
+
 const ShardParams = Type.Object({ shard: Type.Integer({ minimum: 0, maximum: 4095 }) });
 
 const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
@@ -134,6 +174,26 @@ export function shardRoutes(opts: ShardServerOptions): (app: FastifyInstance) =>
         '/internal/v1/shards/:shard/search',
         { config: route, bodyLimit: BODY_LIMIT, schema: { hide: true, params: ShardParams, body: ShardSearchBody } },
         async (request) => searcherOf(request.params.shard).search(request.body as ShardSearchRequest),
+      );
+      app.post<{ Params: Static<typeof ShardParams>; Body: Static<typeof ShardVectorBody> }>(
+        '/internal/v1/shards/:shard/vectors',
+        { config: route, bodyLimit: BODY_LIMIT, schema: { hide: true, params: ShardParams, body: ShardVectorBody } },
+        async (request) => searcherOf(request.params.shard).vectors(request.body as ShardVectorRequest),
+      );
+      app.post<{ Params: Static<typeof ShardParams>; Body: Static<typeof ShardDocumentVectorBody> }>(
+        '/internal/v1/shards/:shard/document-vector',
+        { config: route, bodyLimit: BODY_LIMIT, schema: { hide: true, params: ShardParams, body: ShardDocumentVectorBody } },
+        async (request) => searcherOf(request.params.shard).documentVector(request.body as ShardDocumentVectorRequest),
+      );
+      app.post<{ Params: Static<typeof ShardParams>; Body: Static<typeof ShardSuggestBody> }>(
+        '/internal/v1/shards/:shard/suggest',
+        { config: route, bodyLimit: BODY_LIMIT, schema: { hide: true, params: ShardParams, body: ShardSuggestBody } },
+        async (request) => searcherOf(request.params.shard).suggest(request.body as ShardSuggestRequest),
+      );
+      app.post<{ Params: Static<typeof ShardParams>; Body: Static<typeof ShardScorePartsBody> }>(
+        '/internal/v1/shards/:shard/score-parts',
+        { config: route, bodyLimit: BODY_LIMIT, schema: { hide: true, params: ShardParams, body: ShardScorePartsBody } },
+        async (request) => searcherOf(request.params.shard).scoreParts(request.body as ShardScorePartsRequest),
       );
     });
   };

@@ -8,7 +8,7 @@
 // (adapters/cluster/http-shard-client.ts: HTTP on the cluster's internal network to a `search` node).
 // One contract suite (test/contract/shard-client.test.ts) runs against both.
 import type { IndexName } from '../domain/document.js';
-import type { CorpusStats, EngineQuery, EngineResult } from '../engine/index.js';
+import type { CorpusStats, DocumentScoreParts, EngineQuery, EngineResult, Suggestion } from '../engine/index.js';
 
 /** The engine query a shard runs: every option of EngineQuery that travels (not the trace clock, not the statistics). */
 export type ShardQuery = Omit<EngineQuery, 'trace' | 'globalStats'> & {
@@ -46,6 +46,78 @@ export interface ShardSearchResponse {
   us: number;
 }
 
+/**
+ * The dense channels' call (`short_document`, `binary`; issue 24, ADR 0246): the query vector computed at
+ * the coordinator, the shard's top k of its documents' vectors. Vectors and cosine scores are per
+ * document (no corpus statistics), so merging the shards' top k by (score desc, id asc) is one index's.
+ */
+export interface ShardVectorRequest {
+  index: IndexName;
+  query: {
+    /** The unit query vector (float32 values; JSON numbers over HTTP, exact both ways). */
+    vector: number[];
+    method: 'exact' | 'binary' | 'auto';
+    limit: number;
+    filters?: EngineQuery['filters'];
+    collapseByWorkKey?: boolean;
+    passagesPerHit?: number;
+    rescore?: number;
+  };
+}
+
+export interface ShardVectorResponse {
+  shard: number;
+  node: string;
+  /** The shard's dense top k from offset 0, with what it scanned and rescored. */
+  result: EngineResult & { scanned: number; missingSegments: number; method: string; rescored: number };
+  us: number;
+}
+
+/** `similar`'s first call (ADR 0246): the stored vector of one document, asked of the shard its work routes to. */
+export interface ShardDocumentVectorRequest {
+  index: IndexName;
+  id: string;
+}
+
+export interface ShardDocumentVectorResponse {
+  shard: number;
+  node: string;
+  /** The document's vector under the shard's dense model (null: not indexed there yet, or no model). */
+  vector: number[] | null;
+  us: number;
+}
+
+/** The spelling call (ADR 0247): the shard's dictionary candidates of index terms no shard holds. */
+export interface ShardSuggestRequest {
+  index: IndexName;
+  terms: string[];
+  /** Candidates per term (the coordinator sums document frequencies over shards, then picks). */
+  limit: number;
+}
+
+export interface ShardSuggestResponse {
+  shard: number;
+  node: string;
+  suggestions: Record<string, Suggestion[]>;
+  us: number;
+}
+
+/** The ranking stages' lexical features (ADR 0248): score parts of candidates, with the corpus's statistics. */
+export interface ShardScorePartsRequest {
+  index: IndexName;
+  query: Pick<EngineQuery, 'text' | 'possibleLanguages' | 'phraseBoost'>;
+  globalStats: CorpusStats;
+  /** Candidate ids; those the shard does not hold are absent from the answer. */
+  ids: string[];
+}
+
+export interface ShardScorePartsResponse {
+  shard: number;
+  node: string;
+  parts: Record<string, DocumentScoreParts>;
+  us: number;
+}
+
 /** Per-call options. */
 export interface ShardCallOptions {
   /** Aborts the call (the coordinator's hedge or deadline); the promise then rejects. */
@@ -60,6 +132,14 @@ export interface ShardClient {
   readonly node: string;
   stats(req: ShardStatsRequest, opts?: ShardCallOptions): Promise<ShardStatsResponse>;
   search(req: ShardSearchRequest, opts?: ShardCallOptions): Promise<ShardSearchResponse>;
+  /** The shard's dense top k (ADR 0246). */
+  vectors(req: ShardVectorRequest, opts?: ShardCallOptions): Promise<ShardVectorResponse>;
+  /** One document's stored vector (`similar`, ADR 0246). */
+  documentVector(req: ShardDocumentVectorRequest, opts?: ShardCallOptions): Promise<ShardDocumentVectorResponse>;
+  /** Dictionary candidates for spelling (ADR 0247). */
+  suggest(req: ShardSuggestRequest, opts?: ShardCallOptions): Promise<ShardSuggestResponse>;
+  /** Lexical score parts of candidates (ranking features, ADR 0248). */
+  scoreParts(req: ShardScorePartsRequest, opts?: ShardCallOptions): Promise<ShardScorePartsResponse>;
   /** Releases what the client holds (kept-alive connections); calls after it may fail. */
   close?(): void;
 }

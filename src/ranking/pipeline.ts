@@ -296,7 +296,7 @@ export async function computeFeatures(cands: readonly Candidate[], groups: Reado
       const shape = src.queryShape(index);
       const need = names.filter((n) => list.some((c) => !c.computed.has(key(n))));
       const wants = (n: string) => need.includes(n);
-      const parts = shape.empty ? new Map<string, DocumentScoreParts>() : src.lexicalParts(index, list.map((c) => c.id));
+      const parts = shape.empty ? new Map<string, DocumentScoreParts>() : await src.lexicalParts(index, list.map((c) => c.id));
       const phrases = shape.phrases;
       const proximity = !shape.phrases && shape.words >= 2;
       for (const c of list) {
@@ -315,7 +315,7 @@ export async function computeFeatures(cands: readonly Candidate[], groups: Reado
   if (want.has('citations')) {
     for (const c of lacking('citations')) {
       c.computed.add('citations');
-      if (c.stored) setFeature(c, 'cited_by', src.citedBy(c.index, c.stored));
+      if (c.stored) setFeature(c, 'cited_by', await src.citedBy(c.index, c.stored));
     }
     lap('citations');
   }
@@ -343,7 +343,7 @@ export async function computeFeatures(cands: readonly Candidate[], groups: Reado
   for (const b of backfillBranches) {
     const slot = featureSlot(b);
     for (const [index, list] of byIndex(cands.filter((c) => Number.isNaN(c.doc[slot]!)))) {
-      const got = src.branch(index, b, list.map((c) => c.id));
+      const got = await src.branch(index, b, list.map((c) => c.id));
       for (const c of list) {
         const v = got.get(c.id);
         if (v !== undefined) c.doc[slot] = v;

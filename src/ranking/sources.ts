@@ -16,15 +16,15 @@ export type LexicalVariant = 'title' | 'abstract' | 'body' | 'plain' | 'phrase' 
 
 export interface FeatureSources {
   /** The lexical parts of the scores of the candidates `ids` of one index (absent: not in the index). */
-  lexicalParts(index: IndexName, ids: readonly string[]): Map<string, DocumentScoreParts>;
+  lexicalParts(index: IndexName, ids: readonly string[]): Map<string, DocumentScoreParts> | Promise<Map<string, DocumentScoreParts>>;
   /** Scores of `ids` in a branch's channel (backfill): absent when the channel does not score them. */
-  branch(index: IndexName, branch: Branch, ids: readonly string[]): Map<string, number>;
+  branch(index: IndexName, branch: Branch, ids: readonly string[]): Map<string, number> | Promise<Map<string, number>>;
   /** Whether the query quotes a phrase / has several unquoted words (else phrase_bonus / proximity are 0). */
   queryShape(index: IndexName): { phrases: boolean; words: number; empty: boolean };
   /** Display records (no full text) of `ids`; those in `withText` carry their full text. */
   documents(ids: readonly string[], withText?: readonly string[]): Promise<Map<string, FeatureDocument>>;
   /** Records of `index` citing the document (by its canonical URIs). */
-  citedBy(index: IndexName, doc: FeatureDocument): number;
+  citedBy(index: IndexName, doc: FeatureDocument): number | Promise<number>;
   /** Activity counters of documents (null: no activity source). */
   engagement: ((ids: readonly string[]) => Promise<Map<string, ActivityCounts>>) | null;
   /** Now, Unix seconds. */

@@ -88,9 +88,15 @@ export function denseDocumentVector(model: CorpusModel, title: string, abstract:
 /** Mixes the query vector with the vectors of the top lexical hits (pseudo-relevance feedback), normalized. */
 export function withFeedback(index: SearchIndex, q: Float32Array, ids: readonly string[], weight: number): Float32Array {
   if (ids.length === 0 || weight <= 0) return q;
+  return withFeedbackVectors(q, ids.map((id) => index.documentVector(id)), weight);
+}
+
+/** {@link withFeedback} with the hits' vectors given (a cluster reads them from their shards: ADR 0248). */
+export function withFeedbackVectors(q: Float32Array, vectors: readonly (Float32Array | null)[], weight: number): Float32Array {
+  if (vectors.length === 0 || weight <= 0) return q;
   const out = Float32Array.from(q);
   let used = 0;
-  const vs = ids.map((id) => index.documentVector(id)).filter((v): v is Float32Array => v !== null);
+  const vs = vectors.filter((v): v is Float32Array => v !== null);
   for (const v of vs) {
     used++;
     for (let j = 0; j < out.length; j++) out[j]! += (weight / vs.length) * v[j]!;

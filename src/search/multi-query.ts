@@ -56,19 +56,61 @@ export interface SubQueryTrace {
  * sub-query per generated dimension, each an engine search of `base.limit` hits, combined per document.
  */
 export function multiQuerySearch(index: SearchIndex, base: EngineQuery, dims: readonly SparseDim[], heapFactor: number, p: CombinerParams, shared: EngineResult | null = null): { result: EngineResult; subQueries: SubQueryTrace[] } {
-  const limit = base.limit ?? 10;
   // the query's own pass: the fulltext channel's result of the same engine query when it ran (hybrid:
   // one candidate pass shared by both channels, exact where the sparse pass alone is pruned), else ours
   const main = shared ?? index.search({ ...base, heapFactor });
-  const generated = dims.filter((d) => !d.own && d.weight > 0);
-  if (generated.length === 0) return { result: main, subQueries: [{ sub_query: 'query', weight: 1, hits: main.hits.length }] };
+  const subs = subQueriesOf(base, dims, heapFactor).map((s) => ({ ...s, result: index.search(s.query) }));
+  const out = combineSubQueries(base, main, subs, p);
+  const bare = bareHits(out.result.hits, base);
+  if (bare.length > 0) givePassages(bare, index.search(passagesQuery(base, bare)));
+  return out;
+}
+
+/**
+ * The same multi-query retrieval with each engine search done by `search` (a cluster's coordinator:
+ * every sub-query is a DFS-then-query over the shards, so each list is one index's; ADR 0246). The
+ * sub-queries run concurrently; the combination is the one above.
+ */
+export async function multiQuerySearchWith(search: (q: EngineQuery) => Promise<EngineResult>, base: EngineQuery, dims: readonly SparseDim[], heapFactor: number, p: CombinerParams, shared: EngineResult | null = null): Promise<{ result: EngineResult; subQueries: SubQueryTrace[] }> {
+  const subQueries = subQueriesOf(base, dims, heapFactor);
+  const [main, ...rest] = await Promise.all([shared !== null ? Promise.resolve(shared) : search({ ...base, heapFactor }), ...subQueries.map((s) => search(s.query))]);
+  const out = combineSubQueries(base, main!, subQueries.map((s, i) => ({ ...s, result: rest[i]! })), p);
+  const bare = bareHits(out.result.hits, base);
+  if (bare.length > 0) givePassages(bare, await search(passagesQuery(base, bare)));
+  return out;
+}
+
+/**
+ * One engine query per generated dimension: a one-term sub-query, block-max top-k of its postings, no
+ * exact total, no passages (the page's are taken after combining, once), no explanation.
+ */
+function subQueriesOf(base: EngineQuery, dims: readonly SparseDim[], heapFactor: number): { term: string; weight: number; query: EngineQuery }[] {
+  return dims.filter((d) => !d.own && d.weight > 0).map((d) => ({ term: d.term, weight: d.weight, query: { ...base, text: '', expansion: [{ term: d.term, weight: 1 }], heapFactor, explain: false, trace: false, exactTotal: false, passagesPerHit: 0 } }));
+}
+
+/** Hits only a sub-query found carry no passages: one pass of the query over them finds theirs. */
+function bareHits(hits: EngineHit[], base: EngineQuery): EngineHit[] {
+  return (base.passagesPerHit ?? 3) > 0 ? hits.filter((h) => h.passages.length === 0) : [];
+}
+
+function passagesQuery(base: EngineQuery, bare: readonly EngineHit[]): EngineQuery {
+  return { ...base, offset: 0, limit: bare.length, exactTotal: false, explain: false, trace: false, filters: { ...(base.filters ?? {}), ids: bare.map((h) => h.id) } };
+}
+
+function givePassages(bare: EngineHit[], r: EngineResult): void {
+  const by = new Map(r.hits.map((h) => [h.id, h.passages]));
+  for (const h of bare) h.passages = by.get(h.id) ?? [];
+}
+
+/** Combines the query's result and its sub-queries' results per document (the combiner above). */
+function combineSubQueries(base: EngineQuery, main: EngineResult, subs: readonly { term: string; weight: number; result: EngineResult }[], p: CombinerParams): { result: EngineResult; subQueries: SubQueryTrace[] } {
+  const limit = base.limit ?? 10;
+  if (subs.length === 0) return { result: main, subQueries: [{ sub_query: 'query', weight: 1, hits: main.hits.length }] };
   const lists: { weight: number; hits: EngineHit[] }[] = [{ weight: 1, hits: main.hits }];
   const traces: SubQueryTrace[] = [{ sub_query: 'query', weight: 1, hits: main.hits.length }];
   let total = main.totalHits;
-  for (const d of generated) {
-    // a one-term sub-query: block-max top-k of its postings, no exact total, no passages (the page's are
-    // taken below, once), no explanation
-    const r = index.search({ ...base, text: '', expansion: [{ term: d.term, weight: 1 }], heapFactor, explain: false, trace: false, exactTotal: false, passagesPerHit: 0 });
+  for (const d of subs) {
+    const r = d.result;
     lists.push({ weight: d.weight, hits: r.hits });
     traces.push({ sub_query: d.term, weight: Number(d.weight.toFixed(4)), hits: r.hits.length });
     total = Math.max(total, r.totalHits);
@@ -87,13 +129,6 @@ export function multiQuerySearch(index: SearchIndex, base: EngineQuery, dims: re
     .map((e) => ({ hit: e.hit, score: combineScores(e.xs, lists.length, p) }))
     .sort((a, b) => b.score - a.score || (a.hit.id < b.hit.id ? -1 : 1));
   const hits = ranked.slice(0, limit).map((r) => ({ ...r.hit, score: r.score }));
-  // hits only a sub-query found carry no passages: one pass of the query over them finds theirs
-  const bare = (base.passagesPerHit ?? 3) > 0 ? hits.filter((h) => h.passages.length === 0) : [];
-  if (bare.length > 0) {
-    const withPassages = index.search({ ...base, offset: 0, limit: bare.length, exactTotal: false, explain: false, trace: false, filters: { ...(base.filters ?? {}), ids: bare.map((h) => h.id) } });
-    const by = new Map(withPassages.hits.map((h) => [h.id, h.passages]));
-    for (const h of bare) h.passages = by.get(h.id) ?? [];
-  }
   return {
     result: { hits, totalHits: Math.max(total, parts.size), totalHitsExact: false, hasMore: ranked.length > limit || main.hasMore, rankingMode: main.rankingMode, ...(main.trace ? { trace: main.trace } : {}) },
     subQueries: traces,

@@ -16,7 +16,8 @@ import { nowSeconds } from '../ports/clock.js';
 import type { DocumentService } from '../documents/document-service.js';
 import { FEEDBACK_TOKEN_TTL_S, signFeedbackToken } from './feedback-token.js';
 import type { IndexSet } from './index-set.js';
-import { fieldText } from './search-service.js';
+import { fieldText, type ShardedLexicalSearch } from './search-service.js';
+import { routingKey, shardOfWork } from '../domain/shard-routing.js';
 import type { SearchHit, SearchResult } from './search-types.js';
 
 /** Most passages returned (interface, Limits: in-document passages up to 5). */
@@ -57,6 +58,8 @@ export class PassageSearch {
     private readonly prices: PriceTable,
     private readonly clock: Clock,
     private readonly secret: string,
+    /** The cluster's coordinator (`api` role, ADR 0247): the document's shard answers, with the corpus's statistics. */
+    private readonly shards: ShardedLexicalSearch | null = null,
   ) {}
 
   async passages(principal: Principal, uri: string, textFilter: string, requestId: string): Promise<SearchResult> {
@@ -69,7 +72,15 @@ export class PassageSearch {
 
     const index = this.indexes.get(doc.index);
     const tSearch = performance.now();
-    const r = index.search({ text: filter, rankingMode: 'passages', limit: 1, passagesPerHit: 10, filters: { ids: [doc.id] } });
+    const q = { text: filter, rankingMode: 'passages' as const, limit: 1, passagesPerHit: 10, filters: { ids: [doc.id] } };
+    let r;
+    if (this.shards) {
+      const shard = shardOfWork(routingKey(doc), this.shards.shards);
+      const sh = await this.shards.search(doc.index, q, { onlyShard: shard });
+      // the document's shard did not answer: no passages can be found, and none are charged
+      if (sh.missingShards.includes(shard)) throw new AppError('service_unavailable', `No replica of shard ${shard}, which holds this document, answered; try again shortly.`);
+      r = sh.result;
+    } else r = index.search(q);
     const searchUs = (performance.now() - tSearch) * 1000;
     const parsed = index.parse(filter);
     const hits: SearchHit[] = [];

@@ -7,6 +7,7 @@ import type { ActivityCounts } from '../ports/activity-store.js';
 import type { DocumentStore } from '../ports/document-store.js';
 import { getFeature, newCandidate, setFeature, type Branch, type Candidate } from '../ranking/features.js';
 import { citedByCount, type FeatureSources } from '../ranking/sources.js';
+import type { ShardedLexicalSearch } from './search-service.js';
 import { denseQueryVector, denseSearch, sparseEngineOptions, sparseQueryVector, type SparseParams } from './channels.js';
 import type { SearchIndexes } from './search-service.js';
 import type { ActivityStore } from '../ports/activity-store.js';
@@ -58,6 +59,11 @@ export interface SourceDeps {
   store: DocumentStore;
   engagement: ((ids: readonly string[], now: number) => Promise<Map<string, ActivityCounts>>) | null;
   now: number;
+  /**
+   * A cluster's coordinator (ADR 0248): the lexical parts, branch scores and citation counts come from
+   * the shards (scored with the corpus's statistics); the api node computes the features and runs L1/L2.
+   */
+  shards?: ShardedLexicalSearch | null;
 }
 
 /** Feature sources over the service's indexes for one request (`base`: its engine query). */
@@ -98,6 +104,7 @@ export function featureSources(r: SearchRequest, base: EngineQuery, d: SourceDep
     },
     documents: (ids, withText) => d.store.getDisplayMany(ids, withText),
     citedBy: (index, doc) => citedByCount(d.indexes.get(index), doc),
+    ...(d.shards ? shardedSources(r, base, d.indexes, d.shards, sparseParams, restricted) : {}),
     engagement: engagement ? (ids) => engagement(ids, d.now) : null,
     now: d.now,
   };
@@ -109,4 +116,35 @@ export function featureSources(r: SearchRequest, base: EngineQuery, d: SourceDep
  */
 export function activityEngagement(store: Pick<ActivityStore, 'counts'>): (ids: readonly string[], now: number) => Promise<Map<string, ActivityCounts>> {
   return async (ids, now) => new Map(await Promise.all(ids.map(async (id) => [id, await store.counts(id, now)] as const)));
+}
+
+/** The index reads of the feature sources over a cluster's shards (ADR 0248); the same queries as above. */
+function shardedSources(r: SearchRequest, base: EngineQuery, indexes: SearchIndexes, shards: ShardedLexicalSearch, sparseParams: SparseParams, restricted: (ids: readonly string[]) => EngineQuery): Pick<FeatureSources, 'lexicalParts' | 'branch' | 'citedBy'> {
+  return {
+    lexicalParts: (index, ids) => shards.scoreParts(index, { text: base.text ?? '', possibleLanguages: base.possibleLanguages ?? null, ...(base.phraseBoost !== undefined ? { phraseBoost: base.phraseBoost } : {}) }, ids),
+    async branch(index, branch, ids) {
+      const out = new Map<string, number>();
+      const idx = indexes.get(index);
+      const models = indexes.models(index);
+      for (let at = 0; at < ids.length; at += 500) {
+        const chunk = ids.slice(at, at + 500);
+        let result: EngineResult | null = null;
+        if (branch === 'fulltext') result = (await shards.search(index, { ...restricted(chunk), lexicalWeight: 1 })).result;
+        else if (branch === 'sparse' && models.sparse) {
+          const dims = sparseQueryVector(idx, models.sparse.model, r.query, r.possibleLanguages, sparseParams);
+          result = (await shards.search(index, { ...restricted(chunk), ...sparseEngineOptions(dims, sparseParams) })).result;
+        } else if ((branch === 'short_document' || branch === 'binary') && models.dense) {
+          const v = denseQueryVector(idx, models.dense.model, r.query, r.possibleLanguages);
+          if (v) result = (await shards.searchVectors(index, { vector: v, method: 'exact', limit: chunk.length, filters: { ...(base.filters ?? {}), ids: [...chunk] }, passagesPerHit: 0 })).result;
+        }
+        for (const h of result?.hits ?? []) out.set(h.id, h.score);
+      }
+      return out;
+    },
+    async citedBy(index, doc) {
+      const uris = doc.uris ?? [];
+      if (uris.length === 0) return 0;
+      return (await shards.search(index, { text: '', limit: 1, passagesPerHit: 0, exactTotal: true, filters: { citing: uris } })).result.totalHits;
+    },
+  };
 }

@@ -11,9 +11,10 @@
 // and says so, it is never silently smaller.
 import { performance } from 'node:perf_hooks';
 import type { IndexName } from '../domain/document.js';
-import { resolveRankingMode, sumCorpusStats, type CorpusStats, type EngineQuery, type EngineResult } from '../engine/index.js';
-import type { ShardClient, ShardDirectory, ShardQuery } from '../ports/shard-client.js';
+import { type DocumentScoreParts, correctParsedQuery, mergeSuggestions, parseQuery, resolveRankingMode, sumCorpusStats, unknownWordTerms, type CorpusStats, type EngineQuery, type EngineResult } from '../engine/index.js';
+import type { ShardClient, ShardDirectory, ShardQuery, ShardVectorRequest, ShardVectorResponse } from '../ports/shard-client.js';
 import { mergeShardResults } from './shard-merge.js';
+import { shardOfWork } from '../domain/shard-routing.js';
 
 export interface ScatterOptions {
   /** A call not answered after this many ms is duplicated on the shard's next replica. Default 150. */
@@ -41,6 +42,12 @@ export interface ShardTrace {
   error?: string;
 }
 
+/** The dense channels' query at the coordinator (the vector computed there: ADR 0246). */
+export type ScatterVectorQuery = Omit<ShardVectorRequest['query'], 'vector'> & { vector: Float32Array };
+
+/** A dense channel's merged result (what SearchIndex.searchVectors answers, summed over shards). */
+export type VectorResult = ShardVectorResponse['result'];
+
 export interface ScatterResult {
   result: EngineResult;
   shards: ShardTrace[];
@@ -52,6 +59,9 @@ class NoReplica extends Error {}
 
 /** The engine's first-stage depth of `passages` ranking (search-index.ts: max(200, offset + limit + 1)). */
 const PASSAGE_DEPTH = 200;
+
+/** Dictionary candidates each shard returns per unknown term (summed over shards, then the best is picked). */
+const SUGGEST_DEPTH = 64;
 
 /** Error text safe for a trace (no stack, bounded). */
 const reason = (e: unknown): string => (e instanceof Error ? e.message : String(e)).slice(0, 200);
@@ -136,7 +146,7 @@ export class ScatterGather {
   }
 
   /** The sharded equivalent of `SearchIndex.search(q)` on one index holding every shard's documents. */
-  async search(index: IndexName, q: EngineQuery): Promise<ScatterResult> {
+  async search(index: IndexName, q: EngineQuery, opts: { onlyShard?: number } = {}): Promise<ScatterResult> {
     const turn = this.#turn++;
     const offset = q.offset ?? 0;
     const limit = q.limit ?? 10;
@@ -161,6 +171,10 @@ export class ScatterGather {
       }),
     );
     const globalStats: CorpusStats = sumCorpusStats(dfs.filter((x): x is CorpusStats => x !== null));
+    // a search of one known shard (a document's passages, ADR 0247): the statistics are the corpus's, the
+    // query goes to that shard alone (the others hold nothing it can match)
+    const only = opts.onlyShard;
+    const skipped = (s: number) => only !== undefined && s !== only;
     // 2. query: the shards that answered the DFS phase, the replica that answered it first
     const { trace: wantTrace, globalStats: _ignored, ...rest } = q;
     const shardQuery: ShardQuery = { ...rest, offset: 0, limit: offset + limit, trace: wantTrace !== undefined && wantTrace !== false };
@@ -176,7 +190,7 @@ export class ScatterGather {
       const firstStage: ShardQuery = { ...shardQuery, rankingMode: 'documents', collapseByWorkKey: false, passagesPerHit: 0, exactTotal: false, explain: false, trace: false, proximityWeight: 0, limit: k, offset: 0 };
       const tops = await Promise.all(
         shards.map(async (s) => {
-          if (dfs[s] === null) return [];
+          if (dfs[s] === null || skipped(s)) return [];
           try {
             const r = await this.#hedged(replicasOf(s), (c, signal) => c.search({ index, query: firstStage, globalStats }, { signal }));
             return r.value.result.hits;
@@ -193,6 +207,7 @@ export class ScatterGather {
     const results = await Promise.all(
       shards.map(async (s): Promise<EngineResult | null> => {
         if (dfs[s] === null) return null;
+        if (skipped(s)) return { hits: [], totalHits: 0, totalHitsExact: true, hasMore: false, rankingMode: resolveRankingMode(q) };
         const replicas = replicasOf(s);
         const t = performance.now();
         try {
@@ -217,5 +232,115 @@ export class ScatterGather {
     if (answered.length === 0) result.rankingMode = resolveRankingMode(q);
     if (missingShards.length > 0) result.totalHitsExact = false;
     return { result, shards: traces, missingShards };
+  }
+
+  /**
+   * The sharded equivalent of `SearchIndex.searchVectors(q)` (the dense channels, ADR 0246): one replica
+   * of every shard, hedged, returns its top `limit` by cosine; merged by (score desc, id asc). A cosine is
+   * a function of the document's vector alone, so with an exact scan on every shard the merge is one
+   * index's top k; `scanned` and totals add up.
+   */
+  async searchVectors(index: IndexName, q: ScatterVectorQuery): Promise<{ result: VectorResult; shards: ShardTrace[]; missingShards: number[] }> {
+    const turn = this.#turn++;
+    const shards = Array.from({ length: this.directory.shards }, (_, s) => s);
+    const traces: ShardTrace[] = shards.map((shard) => ({ shard, node: null, stats_us: null, search_us: null, engine_us: null, hedged: 0, total_hits: null, hits: null }));
+    const req: ShardVectorRequest = { index, query: { ...q, vector: Array.from(q.vector) } };
+    const results = await Promise.all(
+      shards.map(async (s): Promise<VectorResult | null> => {
+        const t = performance.now();
+        try {
+          const r = await this.#hedged(this.#order(s, turn), (c, signal) => c.vectors(req, { signal }));
+          const tr = traces[s]!;
+          tr.search_us = Math.round((performance.now() - t) * 1000);
+          tr.engine_us = Math.round(r.value.us);
+          tr.hedged += r.extra;
+          tr.node = r.value.node;
+          tr.total_hits = r.value.result.totalHits;
+          tr.hits = r.value.result.hits.length;
+          return r.value.result;
+        } catch (e) {
+          traces[s]!.error = `vectors: ${reason(e)}`;
+          return null;
+        }
+      }),
+    );
+    const answered = results.filter((r): r is VectorResult => r !== null);
+    const missingShards = shards.filter((s) => results[s] === null);
+    const merged = mergeShardResults(answered, 0, q.limit);
+    if (missingShards.length > 0) merged.totalHitsExact = false;
+    const methods = [...new Set(answered.map((r) => r.method))];
+    const result: VectorResult = {
+      ...merged,
+      rankingMode: 'documents',
+      scanned: answered.reduce((n, r) => n + r.scanned, 0),
+      missingSegments: answered.reduce((n, r) => n + r.missingSegments, 0),
+      rescored: answered.reduce((n, r) => n + r.rescored, 0),
+      method: methods.length === 1 ? methods[0]! : methods.length === 0 ? q.method : methods.join('+'),
+    };
+    return { result, shards: traces, missingShards };
+  }
+
+  /**
+   * The stored vector of a document (`similar`'s seed, ADR 0246), from a replica of the shard its work
+   * routes to (hedged like every call). Null when that shard has no vector for it (not indexed yet).
+   */
+  async documentVector(index: IndexName, doc: { id: string; workKey: string }): Promise<Float32Array | null> {
+    const shard = shardOfWork(doc.workKey, this.directory.shards);
+    const r = await this.#hedged(this.#order(shard, this.#turn++), (c, signal) => c.documentVector({ index, id: doc.id }, { signal }));
+    return r.value.vector === null ? null : Float32Array.from(r.value.vector);
+  }
+
+  /**
+   * The spelling correction over the shards (ADR 0247), as `SearchIndex.correctQuery` on one index: a word
+   * is unknown when no shard holds any of its terms (document frequencies summed from the DFS call); each
+   * unknown term's dictionary candidates come from every shard, their frequencies summed, and the best
+   * (fewest edits, then most documents) replaces the word. Shards that do not answer are left out.
+   */
+  async correctQuery(index: IndexName, text: string, possibleLanguages: string[] | null, defaultLanguage = 'en'): Promise<string | null> {
+    const turn = this.#turn++;
+    const shards = Array.from({ length: this.directory.shards }, (_, s) => s);
+    const parsed = parseQuery(text, possibleLanguages, defaultLanguage);
+    const call = <T>(fn: (c: ShardClient, signal: AbortSignal) => Promise<T>) => Promise.all(shards.map((s) => this.#hedged(this.#order(s, turn), fn).then((r) => r.value, () => null)));
+    const stats = (await call((c, signal) => c.stats({ index, query: { text, possibleLanguages } }, { signal }))).filter((x) => x !== null);
+    const df = sumCorpusStats(stats.map((x) => x.stats)).df;
+    const dfOf = (t: string) => df[t] ?? 0;
+    const unknown = [...new Set(unknownWordTerms(parsed, dfOf))].slice(0, 64);
+    if (unknown.length === 0) return null;
+    const lists = (await call((c, signal) => c.suggest({ index, terms: unknown, limit: SUGGEST_DEPTH }, { signal }))).filter((x) => x !== null);
+    return correctParsedQuery(parsed, dfOf, (t) => mergeSuggestions(lists.map((l) => l.suggestions[t] ?? []), 1)[0]);
+  }
+
+  /**
+   * Lexical score parts of ranking candidates (ADR 0248), as `SearchIndex.scoreParts` on one index: the
+   * corpus's statistics from every shard, then every shard scores the candidates it holds (works never
+   * span shards, so each id is answered by one shard). A shard that does not answer leaves its
+   * candidates without parts (their lexical features read 0, as for a document the index does not hold).
+   */
+  async scoreParts(index: IndexName, q: { text: string; possibleLanguages?: string[] | null; phraseBoost?: number }, ids: readonly string[]): Promise<Map<string, DocumentScoreParts>> {
+    const turn = this.#turn++;
+    const shards = Array.from({ length: this.directory.shards }, (_, s) => s);
+    const out = new Map<string, DocumentScoreParts>();
+    if (ids.length === 0) return out;
+    const call = <T>(fn: (c: ShardClient, signal: AbortSignal) => Promise<T>) => Promise.all(shards.map((s) => this.#hedged(this.#order(s, turn), fn).then((r) => r.value, () => null)));
+    const query = { text: q.text, possibleLanguages: q.possibleLanguages ?? null, ...(q.phraseBoost !== undefined ? { phraseBoost: q.phraseBoost } : {}) };
+    const stats = (await call((c, signal) => c.stats({ index, query: { text: q.text, possibleLanguages: q.possibleLanguages ?? null } }, { signal }))).filter((x) => x !== null);
+    const globalStats = sumCorpusStats(stats.map((x) => x.stats));
+    const answers = await call((c, signal) => c.scoreParts({ index, query, globalStats, ids: [...ids] }, { signal }));
+    for (const a of answers) if (a) for (const [id, p] of Object.entries(a.parts)) out.set(id, p);
+    return out;
+  }
+
+  /**
+   * Document frequencies of index terms and the live document count, summed over every shard (the DFS
+   * call with the terms as expansion terms, taken as they are: no analysis). For conversations' term
+   * model (ADR 0248). Shards that do not answer are left out.
+   */
+  async termStats(index: IndexName, terms: readonly string[]): Promise<{ documents: number; df: Record<string, number> }> {
+    const turn = this.#turn++;
+    const shards = Array.from({ length: this.directory.shards }, (_, s) => s);
+    const query = { text: '', expansion: terms.slice(0, 4096).map((term) => ({ term, weight: 1 })) };
+    const stats = await Promise.all(shards.map((s) => this.#hedged(this.#order(s, turn), (c, signal) => c.stats({ index, query }, { signal })).then((r) => r.value.stats, () => null)));
+    const sum = sumCorpusStats(stats.filter((x): x is CorpusStats => x !== null));
+    return { documents: sum.docCount, df: sum.df };
   }
 }

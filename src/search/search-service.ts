@@ -11,7 +11,7 @@
 // configured reranker/profile, and the trace says so.
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { buildHitSnippet, buildSnippet, fuseRrf, type EngineHit, type EngineQuery, type EngineResult, type FieldName, type ParsedQuery, type SearchIndex, type SnippetWindow } from '../engine/index.js';
+import { buildHitSnippet, buildSnippet, fuseRrf, type DocumentScoreParts, type EngineHit, type EngineQuery, type EngineResult, type FieldName, type ParsedQuery, type SearchIndex, type SnippetWindow } from '../engine/index.js';
 import type { IndexName, StoredDocument } from '../domain/document.js';
 import { INDEX_NAMES } from '../domain/document.js';
 import { AppError } from '../domain/errors.js';
@@ -28,10 +28,11 @@ import { citedWorkUris } from './citations.js';
 import { loadHitRecords } from './hit-records.js';
 import { FEEDBACK_TOKEN_TTL_S, signFeedbackToken } from './feedback-token.js';
 import type { IndexSet } from './index-set.js';
-import { denseDocumentVector, denseQueryVector, denseSearch, sparseQueryVector, withFeedback, type SparseParams } from './channels.js';
+import { denseDocumentVector, denseQueryVector, denseSearch, sparseQueryVector, withFeedback, withFeedbackVectors, type SparseParams } from './channels.js';
 import { defaultSearchRequest, type SearchExecution, type SearchExecutor, type SearchHit, type SearchRequest, type SearchResult } from './search-types.js';
 import { runSparseChannel } from './sparse-channel.js';
-import type { ScatterResult } from './scatter-gather.js';
+import { routingKey } from '../domain/shard-routing.js';
+import type { ScatterResult, ScatterVectorQuery, VectorResult } from './scatter-gather.js';
 import { checkWorkBudget, FairScheduler, passageTermCap, workEstimate, type SearchTicket, type WorkBudget } from './work-budget.js';
 import type { ActivityCounts } from '../ports/activity-store.js';
 import { candidateScores, featureRow, type Candidate, type FeatureGroup } from '../ranking/features.js';
@@ -101,7 +102,18 @@ export interface SearchServiceDeps {
 export interface ShardedLexicalSearch {
   /** Shards per index. */
   readonly shards: number;
-  search(index: IndexName, q: EngineQuery): Promise<ScatterResult>;
+  /** `onlyShard`: the query phase on that shard alone (statistics still from every shard). */
+  search(index: IndexName, q: EngineQuery, opts?: { onlyShard?: number }): Promise<ScatterResult>;
+  /** The dense channels over the shards (ADR 0246). */
+  searchVectors(index: IndexName, q: ScatterVectorQuery): Promise<{ result: VectorResult; shards: ScatterResult['shards']; missingShards: number[] }>;
+  /** A document's stored vector, from its work's shard (`similar`; ADR 0246). */
+  documentVector(index: IndexName, doc: { id: string; workKey: string }): Promise<Float32Array | null>;
+  /** The spelling correction from the shards' dictionaries (ADR 0247). */
+  correctQuery(index: IndexName, text: string, possibleLanguages: string[] | null): Promise<string | null>;
+  /** Lexical score parts of ranking candidates from their shards (ADR 0248). */
+  scoreParts(index: IndexName, q: { text: string; possibleLanguages?: string[] | null; phraseBoost?: number }, ids: readonly string[]): Promise<Map<string, DocumentScoreParts>>;
+  /** Summed document frequencies of index terms and the live document count (ADR 0248). */
+  termStats(index: IndexName, terms: readonly string[]): Promise<{ documents: number; df: Record<string, number> }>;
 }
 
 /** How the caller wants a search's result. */
@@ -318,10 +330,26 @@ export class SearchService {
       }
       if (r.mode === 'sparse' || r.mode === 'hybrid') {
         const sparse = this.d.indexes.sparse(name);
-        if (sparse) {
+        // the SPLADE-style encoder's impacts live in each index's files: not across shards yet (ADR 0249)
+        if (sparse?.tokenVector && this.d.shards) {
+          if (r.mode === 'sparse') throw unavailable('sparse: the SPLADE-style sparse encoder (sparse_encoder.dir) does not search across the shards of a cluster yet (docs/scale.md); use mode fulltext, short_document or hybrid.');
+          unconfigured.push(`sparse:${name}`);
+        } else if (sparse) {
           const combinerParams = { combiner: r.combiner, decay: r.combinerDecay, temperature: r.combinerTemperature, topK: r.combinerTopK };
+          // cluster: the query and every sub-query are DFS-then-query searches over the shards (ADR 0246);
           // the query's own pass is the fulltext channel's when it ran (one candidate pass for both)
-          const run = await runSparseChannel(sparse, index, base, r.query, r.possibleLanguages, sparseParams, combinerParams, lexical);
+          const shards = this.d.shards;
+          const shardTraces: ScatterResult['shards'][] = [];
+          const viaShards = shards
+            ? async (q: EngineQuery): Promise<EngineResult> => {
+                const sh = await shards.search(name, q);
+                shardTraces.push(sh.shards);
+                for (const shard of sh.missingShards) if (!missingShards.some((m) => m.index === name && m.shard === shard)) missingShards.push({ index: name, shard });
+                return sh.result;
+              }
+            : undefined;
+          const run = await runSparseChannel(sparse, index, base, r.query, r.possibleLanguages, sparseParams, combinerParams, lexical, viaShards);
+          if (viaShards) run.detail = { ...run.detail, shards: shardTraces[0] ?? [], shard_calls: shardTraces.length };
           embedUs += run.embedUs;
           // sparse_nomination (interface): on for passage ranking, off for whole-document ranking
           const nominates = r.mode === 'sparse' || (r.sparseNomination ?? run.result.rankingMode === 'passages');
@@ -336,17 +364,32 @@ export class SearchService {
           let vector = await dense.queryVector(index, r.query, r.possibleLanguages);
           // hybrid: pseudo-relevance feedback from the lexical channel's top hits (ADR 0102)
           // (corpus model only: a trained bi-encoder's query vector is not mixed; ADR 0105)
-          if (vector && r.mode === 'hybrid' && lexical && dense.kind === 'corpus') vector = withFeedback(index, vector, lexical.hits.slice(0, DENSE_FEEDBACK_DOCS).map((h) => h.id), DENSE_FEEDBACK_WEIGHT);
+          if (vector && r.mode === 'hybrid' && lexical && dense.kind === 'corpus') {
+            const top = lexical.hits.slice(0, DENSE_FEEDBACK_DOCS);
+            const shards = this.d.shards;
+            // cluster: the hits' vectors from the shards their works route to (ADR 0248)
+            if (shards) vector = withFeedbackVectors(vector, await Promise.all(top.map((h) => shards.documentVector(name, { id: h.id, workKey: h.workKey ?? h.id }).catch(() => null))), DENSE_FEEDBACK_WEIGHT);
+            else vector = withFeedback(index, vector, top.map((h) => h.id), DENSE_FEEDBACK_WEIGHT);
+          }
           embedUs += (performance.now() - te) * 1000;
           // auto: exact scan up to EXACT_MAX_VECTORS eligible documents, above it the quantized prefilter
           // (fast-scan kernel, ADR 0140) + float rescoring, recall@10 >= 0.95 against exact (ADR 0103);
           // IVF is not used (ADR 0101)
           const method = r.mode === 'binary' ? 'binary' : 'auto';
-          const [result, us] = timed(() =>
-            vector === null
-              ? { hits: [], totalHits: 0, totalHitsExact: true, hasMore: false, rankingMode: 'documents' as const, scanned: 0, missingSegments: 0, method, rescored: 0 }
-              : denseSearch(index, vector, method, { limit: base.limit ?? 10, ...(base.filters ? { filters: base.filters } : {}), collapseByWorkKey: base.collapseByWorkKey ?? false, passagesPerHit: base.passagesPerHit ?? 3 }),
-          );
+          const empty = { hits: [], totalHits: 0, totalHitsExact: true, hasMore: false, rankingMode: 'documents' as const, scanned: 0, missingSegments: 0, method, rescored: 0 };
+          const denseQ = { limit: base.limit ?? 10, ...(base.filters ? { filters: base.filters } : {}), collapseByWorkKey: base.collapseByWorkKey ?? false, passagesPerHit: base.passagesPerHit ?? 3 };
+          let result: ReturnType<typeof denseSearch> | VectorResult;
+          let us: number;
+          let denseShards: ScatterResult['shards'] | null = null;
+          if (this.d.shards && vector !== null) {
+            // cluster: every shard's top k by cosine, merged (vectors are per document: exact; ADR 0246)
+            const t = performance.now();
+            const sh = await this.d.shards.searchVectors(name, { vector, method, ...denseQ });
+            us = (performance.now() - t) * 1000;
+            result = sh.result;
+            denseShards = sh.shards;
+            for (const shard of sh.missingShards) if (!missingShards.some((m) => m.index === name && m.shard === shard)) missingShards.push({ index: name, shard });
+          } else [result, us] = timed(() => (vector === null ? empty : denseSearch(index, vector, method, denseQ)));
           runs.push({
             index: name,
             channel: method === 'binary' ? 'binary' : 'short_document',
@@ -354,7 +397,7 @@ export class SearchService {
             weight: r.mode === 'hybrid' ? (dense.kind === 'encoder' ? ENCODER_RRF_WEIGHT : DENSE_RRF_WEIGHT) : 1,
             nominates: true,
             us,
-            detail: { model_sha256: dense.id, model: dense.kind === 'encoder' ? `onnx encoder (${dense.dims} dims)` : 'corpus-trained', method: result.method, scanned: result.scanned, ...(result.method === 'binary' || result.method === 'quantized' ? { rescored: result.rescored, ...('kernel' in result && result.kernel !== undefined ? { kernel: result.kernel } : {}) } : {}), segments_without_vectors: result.missingSegments, ...(vector === null ? { note: 'no query term is known to the dense model: no candidates' } : {}) },
+            detail: { model_sha256: dense.id, model: dense.kind === 'encoder' ? `onnx encoder (${dense.dims} dims)` : 'corpus-trained', method: result.method, scanned: result.scanned, ...(result.method === 'binary' || result.method === 'quantized' ? { rescored: result.rescored, ...('kernel' in result && result.kernel !== undefined ? { kernel: result.kernel } : {}) } : {}), segments_without_vectors: result.missingSegments, ...(vector === null ? { note: 'no query term is known to the dense model: no candidates' } : {}), ...(denseShards ? { shards: denseShards } : {}) },
           });
         } else if (r.mode === 'hybrid') unconfigured.push(`short_document:${name}`);
       }
@@ -384,7 +427,7 @@ export class SearchService {
   /** The ranking pipeline (docs/ranking.md): the pool in its final order, then the organic rest. */
   async #stages(r: SearchRequest, plan: RankingPlan, organic: RankedEntry[], retrieval: Retrieval, indexNames: IndexName[], base: EngineQuery, nowMs: number = this.d.clock.nowMs()): Promise<{ ranked: (RankedEntry & { candidate?: Candidate })[]; outcome: RankingOutcome | null; sources: FeatureSources | null; pools: PoolSources | null }> {
     if (!plan.active) return { ranked: organic, outcome: null, sources: null, pools: null };
-    const sources = featureSources(r, base, { indexes: this.d.indexes, store: this.d.featureStore ?? this.d.store, engagement: this.d.engagement ?? null, now: Math.floor(nowMs / 1000) });
+    const sources = featureSources(r, base, { indexes: this.d.indexes, store: this.d.featureStore ?? this.d.store, engagement: this.d.engagement ?? null, shards: this.d.shards ?? null, now: Math.floor(nowMs / 1000) });
     const pool = buildPool(organic, retrieval.runs, plan.depth);
     const fused = pool.length;
     // benchmark pool options: extra candidates after the fused ones (src/search/extra-pools.ts)
@@ -406,6 +449,8 @@ export class SearchService {
     const profile = resolveRankingMode({ rankingMode: r.rankingMode });
     const plan = planRanking(r, { indexNames, mode: r.mode, branches: plannedBranches(r, indexNames, this.d.indexes), profile }, this.d.ranking ?? NO_RANKING);
     checkExtraPools(r, plan, indexNames, this.d.indexes);
+    // the benchmark pools read one index whole; on a cluster they would read this process's (ADR 0249)
+    if (this.d.shards && (r.binaryPool || r.documentDiscovery === true)) throw unavailable(`${r.binaryPool ? 'binary_pool' : 'document_discovery'}: this pool option does not run across the shards of a cluster yet (docs/scale.md); omit it.`);
     return plan;
   }
 
@@ -525,7 +570,7 @@ export class SearchService {
     }
     const loadUs = (performance.now() - tLoad) * 1000;
 
-    const correctedQuery = r.query.trim() === '' ? null : this.d.indexes.get(indexNames[0]!).correctQuery(r.query, r.possibleLanguages);
+    const correctedQuery = r.query.trim() === '' ? null : this.d.shards ? await this.d.shards.correctQuery(indexNames[0]!, r.query, r.possibleLanguages) : this.d.indexes.get(indexNames[0]!).correctQuery(r.query, r.possibleLanguages);
     const traces = r.tracing ? this.#traces(retrieval, r, rrfK, plan, outcome?.stages ?? [], rankUs, pools) : null;
     const usesModels = runs.some((x) => x.channel !== 'fulltext');
     // always said, also when the candidates are the fused (RRF) list with no stage after it
@@ -580,14 +625,23 @@ export class SearchService {
     const index = this.d.indexes.get(doc.index);
     const tEmbed = performance.now();
     // the indexed vector; a document not yet indexed (committed within seconds) is embedded from its text
-    const vector = index.documentVector(doc.id) ?? (await dense.documentVector(doc.title, doc.abstract, doc.language));
+    // cluster: the vector from the shard the document's work routes to, the search over every shard (ADR 0246)
+    const shards = this.d.shards;
+    const stored = shards ? await shards.documentVector(doc.index, { id: doc.id, workKey: routingKey(doc) }) : index.documentVector(doc.id);
+    const vector = stored ?? (await dense.documentVector(doc.title, doc.abstract, doc.language));
     const embedUs = (performance.now() - tEmbed) * 1000;
     const tSearch = performance.now();
     const ownWork = doc.workKey;
     let ranked: EngineHit[] = [];
     let result: (EngineResult & { scanned: number }) | null = null;
+    let missing: { index: IndexName; shard: number }[] = [];
     if (vector !== null) {
-      result = denseSearch(index, vector, 'auto', { limit: Math.min(500, q.limit + 1), filters: { languages: q.languages, types: q.types }, collapseByWorkKey: true, passagesPerHit: 1 });
+      const dq = { limit: Math.min(500, q.limit + 1), filters: { languages: q.languages, types: q.types }, collapseByWorkKey: true, passagesPerHit: 1 };
+      if (shards) {
+        const sh = await shards.searchVectors(doc.index, { vector, method: 'auto', ...dq });
+        result = sh.result;
+        missing = sh.missingShards.map((shard) => ({ index: doc.index, shard }));
+      } else result = denseSearch(index, vector, 'auto', dq);
       ranked = result.hits.filter((h) => h.id !== doc.id && (ownWork === null || h.workKey !== ownWork)).slice(0, q.limit);
     }
     const searchUs = (performance.now() - tSearch) * 1000;
@@ -609,6 +663,7 @@ export class SearchService {
       totalHits: Math.max(hits.length, (result?.scanned ?? 1) - 1),
       hasNext: false,
       correctedQuery: null,
+      ...(missing.length > 0 ? { partial: { shards: shards!.shards, missing } } : {}),
       embedMs: Math.round(embedUs / 1000),
       timings: { searchUs: Math.round(searchUs), loadUs: Math.round(loadUs), totalUs: Math.round((performance.now() - t0) * 1000) },
       trajectory,
@@ -623,6 +678,36 @@ export class SearchService {
    * document frequency over the index's live documents (BM25's form; a term no document holds gets the
    * largest value). Document frequencies are looked up once per term per model.
    */
+  /**
+   * {@link termModel} for the terms of `texts` (the question's): on a cluster their document frequencies
+   * and the document count come from the shards, summed (ADR 0248); a term outside `texts` gets the
+   * largest value there. On one node, the index's model.
+   */
+  async termModelFor(index: IndexName, language: string, texts: readonly string[]): Promise<TermModel> {
+    const shards = this.d.shards;
+    if (!shards) return this.termModel(index, language);
+    const analyzer = analyzerFor(language);
+    const terms = (text: string): string[] => {
+      const out: string[] = [];
+      analyzer.analyze(text, (term) => {
+        if (term !== null) out.push(term);
+      });
+      return out;
+    };
+    const wanted = [...new Set(texts.flatMap(terms))];
+    const st = await shards.termStats(index, wanted);
+    const n = Math.max(1, st.documents);
+    return {
+      documents: n,
+      maxIdf: Math.log(1 + (n + 0.5) / 0.5),
+      terms,
+      idf: (term: string) => {
+        const df = st.df[term] ?? 0;
+        return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      },
+    };
+  }
+
   termModel(index: IndexName, language = 'en'): TermModel {
     const idx = this.d.indexes.get(index);
     const n = Math.max(1, idx.stats().docs);
@@ -716,7 +801,7 @@ export class SearchService {
     const plan = this.#plan(r);
     const { ranked, retrieval, base } = await this.#retrieve(r, 0, plan);
     const pool = buildPool(ranked, retrieval.runs, limit);
-    const sources = featureSources(r, base, { indexes: this.d.indexes, store: this.d.featureStore ?? this.d.store, engagement: this.d.engagement ?? null, now: nowSeconds(this.d.clock) });
+    const sources = featureSources(r, base, { indexes: this.d.indexes, store: this.d.featureStore ?? this.d.store, engagement: this.d.engagement ?? null, shards: this.d.shards ?? null, now: nowSeconds(this.d.clock) });
     await computeFeatures(pool, ALL_GROUPS, sources, { enabled: false, asOfAt: 0, computedAt: 0, observedDocuments: 0, requestedDocuments: 0, elapsedUs: 0 });
     return pool.map((c) => ({ id: c.id, row: featureRow(c) }));
   }

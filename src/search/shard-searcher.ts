@@ -5,8 +5,8 @@
 import { performance } from 'node:perf_hooks';
 import { INDEX_NAMES, type IndexName } from '../domain/document.js';
 import { AppError } from '../domain/errors.js';
-import type { EngineQuery, SearchIndex } from '../engine/index.js';
-import type { ShardCallOptions, ShardClient, ShardSearchRequest, ShardSearchResponse, ShardStatsRequest, ShardStatsResponse } from '../ports/shard-client.js';
+import type { DocumentScoreParts, EngineQuery, SearchIndex } from '../engine/index.js';
+import type { ShardCallOptions, ShardClient, ShardSearchRequest, ShardSearchResponse, ShardStatsRequest, ShardStatsResponse, ShardVectorRequest, ShardVectorResponse, ShardDocumentVectorRequest, ShardDocumentVectorResponse, ShardSuggestRequest, ShardSuggestResponse, ShardScorePartsRequest, ShardScorePartsResponse } from '../ports/shard-client.js';
 
 /** Most hits a shard returns (the engine's own bound: offset + limit <= 500). */
 export const SHARD_MAX_HITS = 500;
@@ -37,6 +37,41 @@ export class ShardSearcher {
     const result = this.#index(req.index).search(q);
     return { shard: this.shard, node: 'local', result, us: (performance.now() - t) * 1000 };
   }
+
+  /** The dense channels' shard call (ADR 0246): the shard's top k by cosine of its documents' vectors. */
+  vectors(req: ShardVectorRequest): ShardVectorResponse {
+    const t = performance.now();
+    const q = req.query;
+    if (q.limit > SHARD_MAX_HITS) throw new AppError('validation_failed', `limit must not exceed ${SHARD_MAX_HITS}.`);
+    const index = this.#index(req.index);
+    const r = index.searchVectors({ vector: Float32Array.from(q.vector), method: q.method, limit: q.limit, ...(q.filters ? { filters: q.filters } : {}), collapseByWorkKey: q.collapseByWorkKey ?? false, passagesPerHit: q.passagesPerHit ?? 3, ...(q.rescore !== undefined ? { rescore: q.rescore } : {}) });
+    const { kernel: _k, ...result } = r;
+    return { shard: this.shard, node: 'local', result, us: (performance.now() - t) * 1000 };
+  }
+
+  /** One document's stored vector (`similar`'s seed, ADR 0246). */
+  documentVector(req: ShardDocumentVectorRequest): ShardDocumentVectorResponse {
+    const t = performance.now();
+    const v = this.#index(req.index).documentVector(req.id);
+    return { shard: this.shard, node: 'local', vector: v === null ? null : Array.from(v), us: (performance.now() - t) * 1000 };
+  }
+
+  /** Dictionary candidates of terms (the spelling call, ADR 0247). */
+  suggest(req: ShardSuggestRequest): ShardSuggestResponse {
+    const t = performance.now();
+    if (req.terms.length > 64 || !(req.limit >= 1 && req.limit <= 1000)) throw new AppError('validation_failed', 'At most 64 terms and 1 to 1000 candidates per term.');
+    const suggestions = this.#index(req.index).suggestTerms(req.terms, req.limit);
+    return { shard: this.shard, node: 'local', suggestions, us: (performance.now() - t) * 1000 };
+  }
+
+  /** Lexical score parts of candidates with the corpus's statistics (ranking features, ADR 0248). */
+  scoreParts(req: ShardScorePartsRequest): ShardScorePartsResponse {
+    const t = performance.now();
+    if (req.ids.length > 10_000) throw new AppError('validation_failed', 'At most 10000 ids.');
+    const parts: Record<string, DocumentScoreParts> = {};
+    for (const [id, p] of this.#index(req.index).scoreParts({ ...req.query, globalStats: req.globalStats }, req.ids)) parts[id] = p;
+    return { shard: this.shard, node: 'local', parts, us: (performance.now() - t) * 1000 };
+  }
 }
 
 const aborted = (signal: AbortSignal | undefined): Error | null => (signal?.aborted ? (signal.reason instanceof Error ? signal.reason : new Error('shard call aborted')) : null);
@@ -61,5 +96,29 @@ export class InProcessShardClient implements ShardClient {
     const a = aborted(opts.signal);
     if (a) throw a;
     return { ...this.searcher.search(req), node: this.node };
+  }
+
+  async vectors(req: ShardVectorRequest, opts: ShardCallOptions = {}): Promise<ShardVectorResponse> {
+    const a = aborted(opts.signal);
+    if (a) throw a;
+    return { ...this.searcher.vectors(req), node: this.node };
+  }
+
+  async documentVector(req: ShardDocumentVectorRequest, opts: ShardCallOptions = {}): Promise<ShardDocumentVectorResponse> {
+    const a = aborted(opts.signal);
+    if (a) throw a;
+    return { ...this.searcher.documentVector(req), node: this.node };
+  }
+
+  async suggest(req: ShardSuggestRequest, opts: ShardCallOptions = {}): Promise<ShardSuggestResponse> {
+    const a = aborted(opts.signal);
+    if (a) throw a;
+    return { ...this.searcher.suggest(req), node: this.node };
+  }
+
+  async scoreParts(req: ShardScorePartsRequest, opts: ShardCallOptions = {}): Promise<ShardScorePartsResponse> {
+    const a = aborted(opts.signal);
+    if (a) throw a;
+    return { ...this.searcher.scoreParts(req), node: this.node };
   }
 }

@@ -5,7 +5,7 @@
 import { performance } from 'node:perf_hooks';
 import type { EngineQuery, EngineResult, SearchIndex } from '../engine/index.js';
 import { sparseEngineOptions, type SparseParams } from './channels.js';
-import { multiQuerySearch, type CombinerParams } from './multi-query.js';
+import { multiQuerySearch, multiQuerySearchWith, type CombinerParams } from './multi-query.js';
 import type { SparseModel } from './sparse-model.js';
 
 export interface SparseRun {
@@ -17,8 +17,13 @@ export interface SparseRun {
   detail: Record<string, unknown>;
 }
 
-/** `shared`: the fulltext channel's result for `base` when it ran (the query's own pass, not run twice). */
-export async function runSparseChannel(model: SparseModel, index: SearchIndex, base: EngineQuery, text: string, languages: string[] | null, p: SparseParams, combiner: CombinerParams, shared: EngineResult | null = null): Promise<SparseRun> {
+/**
+ * `shared`: the fulltext channel's result for `base` when it ran (the query's own pass, not run twice).
+ * `sharded`: a cluster's coordinator (ADR 0246): the corpus expansion's engine searches (the query and
+ * each sub-query) go to the shards with global statistics instead of `index`; `index` and the model
+ * still make the query vector (analysis and the model's term embeddings, no corpus statistics).
+ */
+export async function runSparseChannel(model: SparseModel, index: SearchIndex, base: EngineQuery, text: string, languages: string[] | null, p: SparseParams, combiner: CombinerParams, shared: EngineResult | null = null, sharded?: (q: EngineQuery) => Promise<EngineResult>): Promise<SparseRun> {
   const t0 = performance.now();
   const heapFactor = sparseEngineOptions([], p).heapFactor;
   if (model.tokenVector) {
@@ -45,7 +50,7 @@ export async function runSparseChannel(model: SparseModel, index: SearchIndex, b
   }
   const dims = await model.queryVector!(index, text, languages, p);
   const t1 = performance.now();
-  const { result, subQueries } = multiQuerySearch(index, base, dims, heapFactor, combiner, shared);
+  const { result, subQueries } = sharded ? await multiQuerySearchWith(sharded, base, dims, heapFactor, combiner, shared) : multiQuerySearch(index, base, dims, heapFactor, combiner, shared);
   const t2 = performance.now();
   return {
     result,

@@ -1,7 +1,9 @@
 // POST /v2/search/ on the `api` role's coordinator (issue 24, ADR 0202), with 2 in-process shards that
 // follow the store filtered by the shard routing: the same top 10 (ids, order, scores), total_hits,
 // has_next, snippets and documents as one node, for word queries, phrases, filters, deduplication and
-// pages; per-shard timings in the trace; a shard with no replica gives `partial_results`.
+// pages; per-shard timings in the trace; a shard with no replica gives `partial_results`. Then every
+// search mode with trained corpus models (sparse, short_document, binary, hybrid), similar, spelling,
+// in-document passages, ranking features and a conversation turn (ADRs 0246-0249).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -18,6 +20,7 @@ import type { ShardClient } from '../../src/ports/shard-client.js';
 import type { DocumentRecord } from '../../src/domain/document.js';
 
 const Y = (y: number) => Date.UTC(y, 0, 1) / 1000;
+const v1pubIndex = -1;
 const TOPICS = ['hydrogen storage in salt caverns', 'cushion gas pressure', 'sandstone porosity', 'microbial activity in reservoirs', 'natural gas economics', 'carbon dioxide injection', 'caprock integrity', 'well cement leakage'];
 
 function corpus(): DocumentRecord[] {
@@ -114,6 +117,39 @@ describe('POST /v2/search/ over 2 shards (in-process) equals one node', () => {
     });
   }
 
+  test('spelling: corrected_query from the shards\' dictionaries with summed frequencies, as one node', async () => {
+    for (const query of ['hydrogn storage', 'sandstne porosity', 'Microbal activty in reservoirs', 'cushion gas', 'caprok integrty']) {
+      const a = await search(one, keyOne, { query });
+      const b = await search(sharded, keySharded, { query });
+      assert.equal(b.corrected_query, a.corrected_query, query);
+    }
+    assert.equal((await search(sharded, keySharded, { query: 'hydrogn storage' })).corrected_query, 'hydrogen storage');
+    assert.equal((await search(sharded, keySharded, { query: 'cushion gas' })).corrected_query, null);
+  });
+
+  test('in-document passages (text_filter): the document\'s shard answers with the corpus\'s statistics, as one node', async () => {
+    for (const [i, filter] of [[1, 'cushion gas'], [2, 'sandstone porosity load'], [9, '"natural gas"'], [v1pubIndex, 'salt caverns hydrogen']] as const) {
+      const uri = i === v1pubIndex ? 'doi://10.5555/pub.1' : `doi://10.1000/x.${i}`;
+      const get = (app: TestApp, key: string) => app.http.inject({ method: 'GET', url: `/v2/documents/by-uri/${encodeURIComponent(uri)}?text_filter=${encodeURIComponent(filter)}`, headers: { 'x-api-key': key } });
+      const a = await get(one, keyOne);
+      const b = await get(sharded, keySharded);
+      assert.equal(a.statusCode, 200, a.body);
+      assert.equal(b.statusCode, 200, b.body);
+      const view2 = (x: { hits: { score: number; snippets: unknown }[] }) => x.hits.map((h) => [h.score, h.snippets]);
+      assert.ok(a.json().hits.length > 0, `${uri} ${filter}`);
+      assert.deepEqual(view2(b.json()), view2(a.json()), `${uri} ${filter}`);
+    }
+  });
+
+  test('in-document passages of a document whose shard has no live replica: 503, nothing charged', async () => {
+    // a document of shard 1 (the partial app has no replica of it)
+    const i = [...Array(120).keys()].find((k) => shardSets[1]!.get('documents').has(`d${k}`))!;
+    const uri = `doi://10.1000/x.${i}`;
+    const res = await partial.http.inject({ method: 'GET', url: `/v2/documents/by-uri/${encodeURIComponent(uri)}?text_filter=gas`, headers: { 'x-api-key': keyPartial } });
+    assert.equal(res.statusCode, 503, res.body);
+    assert.ok(res.headers['x-request-id']);
+  });
+
   test('the trace has a per-shard entry with timings', async () => {
     const b = await search(sharded, keySharded, { query: 'hydrogen storage', tracing: true });
     const lexical = b.retrieval_traces.find((t: { branch: string }) => t.branch === 'fulltext');
@@ -152,4 +188,129 @@ test('role api: refuses to start without a cluster secret; with cluster.search_n
   } finally {
     await app.dispose();
   }
+});
+
+// Every search mode over 2 shards (ADR 0246): the sparse channel's query and sub-queries are DFS-then-query
+// searches on the shards; the dense channels' query vector goes to every shard, whose top k by cosine
+// are merged; the api node fuses them (RRF) as one node does. The corpus models are trained once from
+// the store and every node loads the same files (here: the shards install the api node's trained models).
+describe('every search mode over 2 shards (in-process) equals one node, with trained corpus models', () => {
+  const heart = ['Heart attack outcomes in adults', 'Myocardial infarction after surgery', 'Cardiac arrest and heart failure', 'Coronary artery disease and myocardial damage'];
+  const heartAbs = ['Myocardial infarction (heart attack) follows coronary occlusion; cardiac troponin rises.', 'Patients with heart failure after myocardial infarction; coronary reperfusion and cardiac outcomes.'];
+  const rock = ['Sandstone porosity', 'Reservoir rock permeability', 'Sediment and sandstone diagenesis', 'Porous rock reservoir pressure'];
+  const rockAbs = ['Sandstone porosity and permeability of reservoir rock; sediment compaction.', 'Diagenesis of sediment reduces porosity; reservoir rock pressure and permeability.'];
+  const docs = Array.from({ length: 90 }, (_, i) => {
+    const h = i % 2 === 0;
+    return doc(`c${i}`, { title: `${(h ? heart : rock)[(i >> 1) % 4]} ${i}`, abstract: `${(h ? heartAbs : rockAbs)[(i >> 3) % 2]} Study ${i} of ${(h ? rock : heart)[i % 4]!.toLowerCase()}.`, type: i % 4 === 0 ? 'review' : 'journal-article', language: 'en', uris: [`doi://10.1000/c.${i}`] });
+  });
+  let one: TestApp;
+  let sharded: TestApp;
+  let keyOne: string;
+  let keySharded: string;
+  const shardSets: IndexSet[] = [];
+  const dirs: string[] = [];
+  before(async () => {
+    one = await testApp();
+    const byShard: ShardClient[][] = [[], []];
+    sharded = await testApp({}, { shardDirectory: new StaticShardDirectory(2, byShard) });
+    for (const app of [one, sharded]) {
+      await seed(app, docs);
+      await app.indexes!.catchUp();
+      await app.corpusModels.train('documents');
+      app.refreshModels();
+    }
+    for (let s = 0; s < 2; s++) {
+      const dir = mkdtempSync(join(tmpdir(), 'lectern-shard-'));
+      dirs.push(dir);
+      const set = IndexSet.open(fsIndexDirectories(dir), shardOfStore(sharded.storage.documents, s, 2), sharded.clock);
+      await set.catchUp();
+      // the shard loads the models trained from the store (the same files every node reads)
+      set.setModels('documents', sharded.corpusModels.load('documents'));
+      shardSets.push(set);
+      byShard[s]!.push(new InProcessShardClient(new ShardSearcher(s, set)));
+    }
+    keyOne = (await one.account({ credits: 100_000 })).key;
+    keySharded = (await sharded.account({ credits: 100_000 })).key;
+  });
+  after(async () => {
+    for (const s of shardSets) s.close();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    await one.dispose();
+    await sharded.dispose();
+  });
+
+  const search = async (app: TestApp, key: string, body: Record<string, unknown>) => {
+    const res = await app.http.inject({ method: 'POST', url: '/v2/search/', headers: { 'x-api-key': key }, payload: body });
+    assert.equal(res.statusCode, 200, res.body);
+    return res.json();
+  };
+  const top = (b: { hits: { id: string; score: number }[] }) => b.hits.map((h) => [h.id, h.score]);
+
+  test('both processes trained the same models from the same store', () => {
+    assert.equal(one.corpusModels.manifest('documents')!.dense.sha256, sharded.corpusModels.manifest('documents')!.dense.sha256);
+    for (const s of shardSets) assert.ok(s.get('documents').vectorStatus().documentsWithVectors > 20);
+  });
+
+  for (const mode of ['fulltext', 'sparse', 'short_document', 'binary', 'hybrid']) {
+    for (const query of ['heart attack', 'sandstone porosity reservoir', 'myocardial damage after surgery']) {
+      test(`${mode}: same top 10 (ids and scores) as one node for ${JSON.stringify(query)}`, async () => {
+        const body = { query, mode, limit: 10, include_rrf_scores: true, heap_factor: 1 };
+        const a = await search(one, keyOne, body);
+        const b = await search(sharded, keySharded, body);
+        assert.equal(a.hits.length, 10);
+        assert.deepEqual(top(b), top(a));
+        assert.deepEqual(b.hits.map((h: { rrf_score?: unknown }) => h.rrf_score), a.hits.map((h: { rrf_score?: unknown }) => h.rrf_score));
+        assert.equal(b.partial_results, undefined);
+      });
+    }
+  }
+
+  test('similar documents: the seed vector from its work\'s shard, the neighbours from every shard, equal to one node', async () => {
+    for (const document_id of ['c0', 'c7', 'c42']) {
+      const post = (app: TestApp, key: string) => app.http.inject({ method: 'POST', url: '/v2/search/similar', headers: { 'x-api-key': key }, payload: { document_id, limit: 10 } });
+      const a = await post(one, keyOne);
+      const b = await post(sharded, keySharded);
+      assert.equal(a.statusCode, 200, a.body);
+      assert.equal(b.statusCode, 200, b.body);
+      assert.equal(a.json().hits.length, 10);
+      assert.deepEqual(top(b.json()), top(a.json()), document_id);
+      assert.ok(!b.json().hits.some((h: { id: string }) => h.id === document_id));
+    }
+  });
+
+  test('ranking stages: candidate features from the shards (lexical parts, branch backfill, cited_by), L1 at the api node, as one node', async () => {
+    for (const query of ['heart attack', '"myocardial infarction" coronary', 'sandstone porosity reservoir']) {
+      const body = { query, limit: 10, heap_factor: 1, include_candidate_scores: true, l1: { formula: 'bm25_title + 2 * bm25_abstract + phrase_bonus + proximity + fulltext + 10 * short_document + sparse + cited_by', backfill: true } };
+      // the engagement features read activity counters the searches so far wrote (buffered): settle both
+      await one.activity.flush();
+      await sharded.activity.flush();
+      const a = await search(one, keyOne, body);
+      const b = await search(sharded, keySharded, body);
+      assert.equal(a.hits.length, 10);
+      const view3 = (x: { hits: { id: string; score: number; candidate_scores: unknown }[] }) => x.hits.map((h) => [h.id, h.score, h.candidate_scores]);
+      assert.deepEqual(view3(b), view3(a), query);
+      assert.ok(a.hits.some((h: { candidate_scores: { document: Record<string, number> } }) => (h.candidate_scores.document['bm25_title'] ?? 0) > 0), 'lexical features present');
+    }
+  });
+
+  test('a conversation turn: retrieval and the answer\'s term statistics from the shards, the same answer as one node', async () => {
+    const ask = (app: TestApp, key: string) => app.http.inject({ method: 'POST', url: '/v2/conversations/', headers: { 'x-api-key': key }, payload: { query: 'What follows a heart attack after coronary occlusion?', llm_config: { model_name: 'lectern-extractive' } } });
+    const a = await ask(one, keyOne);
+    const b = await ask(sharded, keySharded);
+    assert.equal(a.statusCode, 200, a.body);
+    assert.equal(b.statusCode, 200, b.body);
+    const view4 = (x: { answer: string; citations: unknown[]; search_documents: { document: { id: string } }[] }) => [x.answer, x.citations, x.search_documents.map((d) => d.document.id)];
+    assert.ok(a.json().search_documents.length > 0);
+    assert.deepEqual(view4(b.json()), view4(a.json()));
+  });
+
+  test('the channels on shards say so in the trace: per-shard entries for sparse and short_document', async () => {
+    const b = await search(sharded, keySharded, { query: 'heart attack', mode: 'hybrid', tracing: true });
+    for (const channel of ['fulltext', 'sparse', 'short_document']) {
+      const t = b.retrieval_traces.find((x: { branch: string }) => x.branch === channel);
+      assert.ok(t, `${channel}: ${JSON.stringify(b.retrieval_traces.map((x: { branch: string }) => x.branch))}`);
+      assert.equal(t.shards.length, 2, channel);
+      for (const s of t.shards) assert.equal(s.node, 'local');
+    }
+  });
 });

@@ -3,8 +3,11 @@
 // same documents (ids and totals), the trace shows both shards answered by search processes, and a
 // search replica killed with SIGKILL under a steady search load fails no search (the hedge goes to the
 // other replica) and leaves no result partial. Skipped with the reason when DATABASE_URL or nats-server
-// is missing. Waits have generous ceilings; latencies are reported, not asserted.
+// is missing. The api node (role api only) holds no index directory; a hybrid search, an MCP tool call and a
+// conversation turn through it answer from the shards. Waits have generous ceilings; latencies are reported, not asserted.
 import { test } from 'node:test';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { alive, clusterDown, clusterStatus, clusterUp, findNatsServer, type ClusterState } from '../../src/adapters/cluster/local-cluster.js';
 import { openPostgresStorage } from '../../src/adapters/postgres/postgres-storage.js';
@@ -81,6 +84,33 @@ test('searches through the api node of a 2x2 cluster equal one index; a killed s
     assert.equal(shards.length, 2);
     const urls = new Set(state.search.map((s) => new URL(s.url).origin));
     for (const s of shards) assert.ok(s.node !== null && urls.has(s.node), JSON.stringify(shards));
+
+    // the api node (role api, no search role) holds no index: no index directory in its data directory,
+    // while every search replica has one (ADR 0249)
+    assert.equal(existsSync(join(tmp.dir, 'api-0', 'index')), false, 'the api node holds no index directory');
+    for (const r of state.search) assert.ok(existsSync(join(tmp.dir, `search-${r.shard}-${r.replica}`, 'index')), `search-${r.shard}-${r.replica} has its index`);
+    const hybrid = await search({ query: 'hydrogen storage caverns', limit: 10 });
+    assert.equal(hybrid.status, 200, JSON.stringify(hybrid.body));
+    assert.deepEqual(hybrid.body.hits.map((h) => h.id), one.search({ text: 'hydrogen storage caverns', limit: 10, collapseByWorkKey: true, exactTotal: true }).hits.map((h) => h.id), 'hybrid without models: the lexical channel alone');
+
+    // a conversation turn through the api node: its retrieval is the search service over the shards
+    const turn = await fetch(new URL('/v2/conversations/', api), { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': apiKey }, body: JSON.stringify({ query: 'How is hydrogen stored in salt caverns?', llm_config: { model_name: 'lectern-extractive' } }) });
+    const answer = (await turn.json()) as { answer?: string; search_documents?: { document: { id: string } }[] };
+    assert.equal(turn.status, 200, JSON.stringify(answer));
+    assert.ok((answer.search_documents ?? []).length > 0, JSON.stringify(answer));
+    const retrieved = new Set(one.search({ text: 'hydrogen stored salt caverns', limit: 300, collapseByWorkKey: true }).hits.map((h) => h.id));
+    for (const d of answer.search_documents!) assert.ok(retrieved.has(d.document.id), d.document.id);
+
+    // an MCP tool call through the api node (the search_documents tool runs the same search service)
+    const mcp = await fetch(new URL('/mcp', api), {
+      method: 'POST',
+      headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'mcp-protocol-version': '2025-11-25', 'x-api-key': apiKey },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'search_documents', arguments: { query: 'sandstone porosity', limit: 5 } } }),
+    });
+    const rpc = (await mcp.json()) as { result?: { isError?: boolean; structuredContent?: { hits: { id: string }[] } }; error?: unknown };
+    assert.equal(mcp.status, 200, JSON.stringify(rpc));
+    assert.ok(rpc.result && rpc.result.isError !== true, JSON.stringify(rpc));
+    assert.deepEqual(rpc.result.structuredContent!.hits.map((h) => h.id), one.search({ text: 'sandstone porosity', limit: 5, collapseByWorkKey: true, exactTotal: true }).hits.map((h) => h.id));
 
     // steady load from 3 clients; kill -9 one replica of shard 0 in the middle
     const victim = state.search.find((s) => s.shard === 0 && s.replica === 0)!;

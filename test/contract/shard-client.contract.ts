@@ -5,7 +5,7 @@
 // filter-only listings). Failures reject: unknown index, an aborted call.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { MemoryIndexDirectory, SearchIndex, type CorpusStats, type IndexDocument } from '../../src/engine/index.js';
+import { MemoryIndexDirectory, SearchIndex, TrainingState, fieldTerms, type CorpusStats, type IndexDocument } from '../../src/engine/index.js';
 import type { ShardClient } from '../../src/ports/shard-client.js';
 import { ShardSearcher } from '../../src/search/shard-searcher.js';
 
@@ -31,6 +31,11 @@ export function shardClientContract(label: string, open: ShardClientFactory): vo
   const direct = SearchIndex.open(new MemoryIndexDirectory());
   for (const d of SHARD_DOCS) direct.add(d);
   direct.commit('1');
+  // a dense model over the documents, for the dense channels' call
+  const training = new TrainingState();
+  for (const d of SHARD_DOCS) training.set(d.id, fieldTerms(d.title, d.abstract ?? '', 'en'));
+  const { dense } = training.train({ dims: 32, contrastiveEpochs: 0, ivfMinDocs: Infinity });
+  direct.setVectorModel({ id: 'm', model: dense });
   const searcher = new ShardSearcher(1, { get: () => direct });
   const it = (name: string, fn: (c: ShardClient) => Promise<void>) =>
     test(`${label}: ${name}`, async () => {
@@ -107,5 +112,44 @@ export function shardClientContract(label: string, open: ShardClientFactory): vo
     const ac = new AbortController();
     ac.abort(new Error('hedge won'));
     await assert.rejects(c.search({ index: 'documents', query: { text: 'heat' }, globalStats: GLOBAL }, { signal: ac.signal }));
+  });
+
+  it('vectors: the shard\'s dense top k, scores bit-identical to the engine\'s (exact and binary), filters and collapse travel', async (c) => {
+    const vector = direct.documentVector('b1')!;
+    for (const method of ['exact', 'binary', 'auto'] as const) {
+      const query = { vector: Array.from(vector), method, limit: 3, collapseByWorkKey: true, passagesPerHit: 1, filters: { types: ['article', 'preprint'] } };
+      const r = await c.vectors({ index: 'documents', query });
+      const want = direct.searchVectors({ ...query, vector });
+      assert.equal(r.shard, 1);
+      assert.equal(r.node, c.node);
+      assert.deepEqual(r.result.hits.map((h) => [h.id, h.score, h.workKey, h.passages]), want.hits.map((h) => [h.id, h.score, h.workKey, h.passages]), method);
+      assert.equal(r.result.hits[0]!.id, 'b1');
+      assert.equal(r.result.scanned, want.scanned);
+      assert.equal(r.result.totalHits, want.totalHits);
+    }
+  });
+
+  it('documentVector: a document\'s stored vector, exactly; null for one the shard does not hold', async (c) => {
+    const r = await c.documentVector({ index: 'documents', id: 'a1' });
+    assert.equal(r.shard, 1);
+    assert.deepEqual(Float32Array.from(r.vector!), direct.documentVector('a1'));
+    assert.equal((await c.documentVector({ index: 'documents', id: 'zz' })).vector, null);
+  });
+
+  it('suggest: the shard\'s dictionary candidates of terms, as the engine finds them', async (c) => {
+    const r = await c.suggest({ index: 'documents', terms: ['protien', 'zzzzzz'], limit: 5 });
+    assert.equal(r.shard, 1);
+    assert.deepEqual({ ...r.suggestions }, { ...direct.suggestTerms(['protien', 'zzzzzz'], 5) });
+    assert.ok(r.suggestions['protien']!.length > 0);
+    assert.deepEqual(r.suggestions['zzzzzz'], []);
+  });
+
+  it('scoreParts: candidates\' lexical parts scored with the injected global statistics, exactly as the engine', async (c) => {
+    const query = { text: 'heat "shock proteins"', phraseBoost: 1 };
+    const r = await c.scoreParts({ index: 'documents', query, globalStats: GLOBAL, ids: ['a1', 'b1', 'zz'] });
+    const want = direct.scoreParts({ ...query, globalStats: GLOBAL }, ['a1', 'b1', 'zz']);
+    assert.deepEqual({ ...r.parts }, Object.fromEntries(want));
+    assert.equal(r.parts['zz'], undefined);
+    assert.notDeepEqual(r.parts['a1'], direct.scoreParts(query, ['a1']).get('a1'));
   });
 }
