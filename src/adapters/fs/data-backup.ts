@@ -15,8 +15,9 @@
 // backup.json); restore also checks every file against the manifest before it writes anything.
 import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
-import { closeSync, copyFileSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { fsyncPath } from './index-directory.js';
 
 export const BACKUP_MANIFEST = 'backup.json';
 export const BACKUP_FORMAT = 1;
@@ -57,18 +58,6 @@ export interface DataLocations {
 
 export class BackupError extends Error {
   override readonly name = 'BackupError';
-}
-
-function fsyncPath(path: string): void {
-  let fd: number | null = null;
-  try {
-    fd = openSync(path, 'r');
-    fsyncSync(fd);
-  } catch {
-    // a directory that cannot be fsynced on this platform: the rename is still atomic
-  } finally {
-    if (fd !== null) closeSync(fd);
-  }
 }
 
 function sha256File(path: string): { bytes: number; sha256: string } {

@@ -7,7 +7,8 @@ import type { DirectoryLock, IndexDirectory } from '../../engine/index.js';
 
 const LOCK = 'LOCK';
 
-function fsyncDir(path: string): void {
+/** fsync of a file or a directory; a platform that cannot fsync a directory is passed over (a rename is still atomic). */
+export function fsyncPath(path: string): void {
   let fd: number | null = null;
   try {
     fd = openSync(path, 'r');
@@ -63,7 +64,7 @@ export class FsIndexDirectory implements IndexDirectory {
       closeSync(fd);
     }
     renameSync(tmp, join(this.path, name));
-    fsyncDir(this.path);
+    fsyncPath(this.path);
   }
 
   /** The file was written by another writer of this directory (ADR 0180): nothing to hold. */
