@@ -81,10 +81,15 @@ test('pacing (ADR 0244): while the flag is on, each search thread rests after ev
     assert.deepEqual(answers.map((a) => a.totalHits), [4, 4, 4, 4, 4, 4], 'searches are still answered while pacing');
     // a thread counts its rest right after posting the answer: wait for the last ones to be counted
     for (let i = 0; i < 200 && pool.pacingRests < 6; i++) await new Promise((r) => setTimeout(r, 10));
-    assert.equal(pool.pacingRests, 6);
+    // at least one rest per search: a thread checks the flag just after posting its answer, so the last
+    // search before pace(true) may find the flag already on and rest too
+    assert.ok(pool.pacingRests >= 6, String(pool.pacingRests));
     pool.pace(false);
+    // once each thread has answered a later search, its checks of the flag from before are done
     for (let i = 0; i < 4; i++) await pool.execute(req('ab'), 0);
-    assert.equal(pool.pacingRests, 6, 'no rest once pacing is off');
+    const rests = pool.pacingRests;
+    for (let i = 0; i < 4; i++) await pool.execute(req('ab'), 0);
+    assert.equal(pool.pacingRests, rests, 'no rest once pacing is off');
   } finally {
     await pool.close();
   }
