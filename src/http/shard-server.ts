@@ -12,7 +12,7 @@
 // constant time through SHA-256 digests; 401 otherwise). Errors are ApiError bodies with X-Request-Id.
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { Type, type Static } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 import { AppError } from '../domain/errors.js';
 import type { ShardSearcher } from '../search/shard-searcher.js';
 import type { ShardScorePartsRequest, ShardSuggestRequest, ShardDocumentVectorRequest, ShardSearchRequest, ShardStatsRequest, ShardVectorRequest } from '../ports/shard-client.js';
@@ -165,36 +165,19 @@ export function shardRoutes(opts: ShardServerOptions): (app: FastifyInstance) =>
         }
       });
       app.get('/internal/v1/health', { config: route, schema: { hide: true } }, async () => ({ status: 'ok', shards: [...byShard.keys()] }));
-      app.post<{ Params: Static<typeof ShardParams>; Body: Static<typeof ShardStatsBody> }>(
-        '/internal/v1/shards/:shard/stats',
-        { config: route, bodyLimit: BODY_LIMIT, schema: { hide: true, params: ShardParams, body: ShardStatsBody } },
-        async (request) => searcherOf(request.params.shard).stats(request.body as ShardStatsRequest),
-      );
-      app.post<{ Params: Static<typeof ShardParams>; Body: Static<typeof ShardSearchBody> }>(
-        '/internal/v1/shards/:shard/search',
-        { config: route, bodyLimit: BODY_LIMIT, schema: { hide: true, params: ShardParams, body: ShardSearchBody } },
-        async (request) => searcherOf(request.params.shard).search(request.body as ShardSearchRequest),
-      );
-      app.post<{ Params: Static<typeof ShardParams>; Body: Static<typeof ShardVectorBody> }>(
-        '/internal/v1/shards/:shard/vectors',
-        { config: route, bodyLimit: BODY_LIMIT, schema: { hide: true, params: ShardParams, body: ShardVectorBody } },
-        async (request) => searcherOf(request.params.shard).vectors(request.body as ShardVectorRequest),
-      );
-      app.post<{ Params: Static<typeof ShardParams>; Body: Static<typeof ShardDocumentVectorBody> }>(
-        '/internal/v1/shards/:shard/document-vector',
-        { config: route, bodyLimit: BODY_LIMIT, schema: { hide: true, params: ShardParams, body: ShardDocumentVectorBody } },
-        async (request) => searcherOf(request.params.shard).documentVector(request.body as ShardDocumentVectorRequest),
-      );
-      app.post<{ Params: Static<typeof ShardParams>; Body: Static<typeof ShardSuggestBody> }>(
-        '/internal/v1/shards/:shard/suggest',
-        { config: route, bodyLimit: BODY_LIMIT, schema: { hide: true, params: ShardParams, body: ShardSuggestBody } },
-        async (request) => searcherOf(request.params.shard).suggest(request.body as ShardSuggestRequest),
-      );
-      app.post<{ Params: Static<typeof ShardParams>; Body: Static<typeof ShardScorePartsBody> }>(
-        '/internal/v1/shards/:shard/score-parts',
-        { config: route, bodyLimit: BODY_LIMIT, schema: { hide: true, params: ShardParams, body: ShardScorePartsBody } },
-        async (request) => searcherOf(request.params.shard).scoreParts(request.body as ShardScorePartsRequest),
-      );
+      // one POST per shard call: the body's schema, and the searcher method that answers it
+      const op = <B extends TSchema>(name: string, body: B, call: (searcher: ShardSearcher, body: Static<B>) => unknown) =>
+        app.post<{ Params: Static<typeof ShardParams>; Body: Static<B> }>(
+          `/internal/v1/shards/:shard/${name}`,
+          { config: route, bodyLimit: BODY_LIMIT, schema: { hide: true, params: ShardParams, body } },
+          async (request) => call(searcherOf(request.params.shard), request.body as Static<B>),
+        );
+      op('stats', ShardStatsBody, (s, b) => s.stats(b as ShardStatsRequest));
+      op('search', ShardSearchBody, (s, b) => s.search(b as ShardSearchRequest));
+      op('vectors', ShardVectorBody, (s, b) => s.vectors(b as ShardVectorRequest));
+      op('document-vector', ShardDocumentVectorBody, (s, b) => s.documentVector(b as ShardDocumentVectorRequest));
+      op('suggest', ShardSuggestBody, (s, b) => s.suggest(b as ShardSuggestRequest));
+      op('score-parts', ShardScorePartsBody, (s, b) => s.scoreParts(b as ShardScorePartsRequest));
     });
   };
 }

@@ -138,6 +138,32 @@ export class ScatterGather {
   }
 
   /** Replicas of a shard in this call's preference order (rotated per search). */
+  /**
+   * One shard's search or vector call, hedged over its replicas, with its timings, node, hedges and
+   * counts written into the shard's trace; null (and the reason in the trace) when no replica answered.
+   */
+  async #traced<R extends { totalHits: number; hits: readonly unknown[] }>(
+    tr: ShardTrace,
+    what: 'search' | 'vectors',
+    replicas: readonly ShardClient[],
+    fn: (c: ShardClient, signal: AbortSignal) => Promise<{ result: R; us: number; node: string }>,
+  ): Promise<R | null> {
+    const t = performance.now();
+    try {
+      const r = await this.#hedged(replicas, fn);
+      tr.search_us = Math.round((performance.now() - t) * 1000);
+      tr.engine_us = Math.round(r.value.us);
+      tr.hedged += r.extra;
+      tr.node = r.value.node;
+      tr.total_hits = r.value.result.totalHits;
+      tr.hits = r.value.result.hits.length;
+      return r.value.result;
+    } catch (e) {
+      tr.error = `${what}: ${reason(e)}`;
+      return null;
+    }
+  }
+
   #order(shard: number, turn: number): readonly ShardClient[] {
     const r = this.directory.replicas(shard);
     if (r.length <= 1) return r;
@@ -208,22 +234,7 @@ export class ScatterGather {
       shards.map(async (s): Promise<EngineResult | null> => {
         if (dfs[s] === null) return null;
         if (skipped(s)) return { hits: [], totalHits: 0, totalHitsExact: true, hasMore: false, rankingMode: resolveRankingMode(q) };
-        const replicas = replicasOf(s);
-        const t = performance.now();
-        try {
-          const r = await this.#hedged(replicas, (c, signal) => c.search({ index, query: shardQuery, globalStats }, { signal }));
-          const tr = traces[s]!;
-          tr.search_us = Math.round((performance.now() - t) * 1000);
-          tr.engine_us = Math.round(r.value.us);
-          tr.hedged += r.extra;
-          tr.node = r.value.node;
-          tr.total_hits = r.value.result.totalHits;
-          tr.hits = r.value.result.hits.length;
-          return r.value.result;
-        } catch (e) {
-          traces[s]!.error = `search: ${reason(e)}`;
-          return null;
-        }
+        return this.#traced(traces[s]!, 'search', replicasOf(s), (c, signal) => c.search({ index, query: shardQuery, globalStats }, { signal }));
       }),
     );
     const answered = results.filter((r): r is EngineResult => r !== null);
@@ -246,23 +257,7 @@ export class ScatterGather {
     const traces: ShardTrace[] = shards.map((shard) => ({ shard, node: null, stats_us: null, search_us: null, engine_us: null, hedged: 0, total_hits: null, hits: null }));
     const req: ShardVectorRequest = { index, query: { ...q, vector: Array.from(q.vector) } };
     const results = await Promise.all(
-      shards.map(async (s): Promise<VectorResult | null> => {
-        const t = performance.now();
-        try {
-          const r = await this.#hedged(this.#order(s, turn), (c, signal) => c.vectors(req, { signal }));
-          const tr = traces[s]!;
-          tr.search_us = Math.round((performance.now() - t) * 1000);
-          tr.engine_us = Math.round(r.value.us);
-          tr.hedged += r.extra;
-          tr.node = r.value.node;
-          tr.total_hits = r.value.result.totalHits;
-          tr.hits = r.value.result.hits.length;
-          return r.value.result;
-        } catch (e) {
-          traces[s]!.error = `vectors: ${reason(e)}`;
-          return null;
-        }
-      }),
+      shards.map((s): Promise<VectorResult | null> => this.#traced(traces[s]!, 'vectors', this.#order(s, turn), (c, signal) => c.vectors(req, { signal }))),
     );
     const answered = results.filter((r): r is VectorResult => r !== null);
     const missingShards = shards.filter((s) => results[s] === null);
