@@ -8,6 +8,7 @@ import { documentCost, type PriceTable } from '../domain/prices.js';
 import type { Principal } from '../domain/principal.js';
 import type { BillingService } from '../billing/billing-service.js';
 import type { ActivityRecorder } from '../activity/activity-buffer.js';
+import type { ONCE_OPERATIONS } from '../ports/credit-ledger.js';
 import type { Clock } from '../ports/clock.js';
 import { nowSeconds } from '../ports/clock.js';
 import type { ErrorReporter } from '../ports/error-reporter.js';
@@ -43,7 +44,7 @@ export function cutContent(full: string, cut: ContentCut): { text: string; token
 
 // --- reading in the browser (issue 25; docs/web.md "Costs of a document page", ADR 0216) ---
 /** The ledger operation of a document's text bought on its web page. */
-export const BROWSER_READ_OPERATION = 'document_read';
+export const BROWSER_READ_OPERATION = 'document_read' satisfies (typeof ONCE_OPERATIONS)[number];
 
 /** The ledger reference of a browser read: the UTC day and the document (`2026-11-29/W123`). */
 export const browserReadReference = (documentId: string, nowMs: number): string => `${new Date(nowMs).toISOString().slice(0, 10)}/${documentId}`;

@@ -89,3 +89,12 @@ export interface CreditLedger {
   /** Sum of all entries of the account (for audits and tests; equals balance()). */
   entrySum(accountId: number): Promise<number>;
 }
+
+/**
+ * The operations charged at most once per reference (a browser read per document and day, a recognition
+ * job's completion): `findEntry` for them reads a partial index (`ledger_once`, billing/003) whose
+ * predicate is ONCE_PREDICATE, so the search charges on the hot path write no extra index page.
+ * Changing this list needs a new migration step that recreates the index.
+ */
+export const ONCE_OPERATIONS = ['document_read', 'recognition'] as const;
+export const ONCE_PREDICATE = `operation IN (${ONCE_OPERATIONS.map((o) => `'${o}'`).join(', ')})`;

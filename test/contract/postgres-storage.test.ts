@@ -6,6 +6,7 @@ import { openPostgresStorage, withTransaction } from '../../src/adapters/postgre
 import { ALL_MIGRATIONS, type MigrationStep } from '../../src/adapters/sql/migrations.js';
 import { createTestSchema, databaseUrl, openTempPostgres, postgresSkip } from '../helpers/storage.js';
 import { storageContract } from './storage.contract.js';
+import { ONCE_PREDICATE } from '../../src/ports/credit-ledger.js';
 
 if (!databaseUrl) {
   test('PostgreSQL storage contract', { skip: postgresSkip() }, () => {});
@@ -57,6 +58,26 @@ if (!databaseUrl) {
         }
       } finally {
         await schema.drop();
+      }
+    });
+
+    test('a charge-once lookup (findEntry of a browser read) can use the partial ledger_once index', async () => {
+      const fixture = await openTempPostgres(url);
+      try {
+        const client = await fixture.storage.pool.connect();
+        try {
+          await client.query('BEGIN');
+          await client.query('SET LOCAL enable_seqscan = off');
+          const { rows } = await client.query<{ 'QUERY PLAN': string }>(
+            `EXPLAIN SELECT * FROM ledger_entries WHERE account_id = 1 AND operation = 'document_read' AND reference = 'doc:2026-11-29' AND ${ONCE_PREDICATE} ORDER BY id DESC LIMIT 1`,
+          );
+          await client.query('ROLLBACK');
+          assert.ok(rows.some((r) => /ledger_once/.test(r['QUERY PLAN'])), JSON.stringify(rows));
+        } finally {
+          client.release();
+        }
+      } finally {
+        await fixture.dispose();
       }
     });
 

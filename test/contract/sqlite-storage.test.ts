@@ -10,6 +10,7 @@ import { ALL_MIGRATIONS, type MigrationStep } from '../../src/adapters/sql/migra
 import { openMemorySqlite, openTempSqlite, tempDir } from '../helpers/storage.js';
 import type { OpenWorkerInput } from './sqlite-open-worker.js';
 import { storageContract } from './storage.contract.js';
+import { ONCE_PREDICATE } from '../../src/ports/credit-ledger.js';
 import { waitFor } from '../helpers/wait.js';
 
 storageContract('SQLite file', openTempSqlite);
@@ -56,4 +57,16 @@ test('SQLite: threads opening one fresh database file at once apply each migrati
 test('SQLite: two migration steps with one id are refused', () => {
   const step: MigrationStep = { id: 'test/001-twice', sqlite: 'SELECT 1', postgres: 'SELECT 1' };
   assert.throws(() => openSqliteStorage(':memory:', [...ALL_MIGRATIONS, step, step]), /duplicate migration id test\/001-twice/);
+});
+
+test('SQLite: a charge-once lookup (findEntry of a browser read) reads the partial ledger_once index, not the account ledger', async () => {
+  const { storage, dispose } = await openMemorySqlite();
+  try {
+    const plan = storage.db
+      .prepare(`EXPLAIN QUERY PLAN SELECT * FROM ledger_entries WHERE account_id = ? AND operation = ? AND reference = ? AND ${ONCE_PREDICATE} ORDER BY id DESC LIMIT 1`)
+      .all(1, 'document_read', 'doc:2026-11-29') as Array<{ detail: string }>;
+    assert.ok(plan.some((r) => /USING (COVERING )?INDEX ledger_once/.test(r.detail)), JSON.stringify(plan));
+  } finally {
+    await dispose();
+  }
 });

@@ -10,6 +10,7 @@
 import type pg from 'pg';
 import { AppError } from '../../domain/errors.js';
 import type { CreditLedger, DebitResult, HoldResult, LedgerEntry, LedgerOp, LedgerOpOutcome } from '../../ports/credit-ledger.js';
+import { ONCE_OPERATIONS, ONCE_PREDICATE } from '../../ports/credit-ledger.js';
 import type { Tx } from './postgres-pool.js';
 import { checkUpTo, rowToLedgerEntry, type LedgerRow } from '../sql/ledger-row.js';
 
@@ -213,7 +214,7 @@ export class PostgresCreditLedger implements CreditLedger {
 
   async findEntry(accountId: number, operation: string, reference: string): Promise<LedgerEntry | null> {
     const { rows } = await this.pool.query<LedgerRow>(
-      'SELECT * FROM ledger_entries WHERE account_id = $1 AND operation = $2 AND reference = $3 ORDER BY id DESC LIMIT 1',
+      `SELECT * FROM ledger_entries WHERE account_id = $1 AND operation = $2 AND reference = $3${(ONCE_OPERATIONS as readonly string[]).includes(operation) ? ` AND ${ONCE_PREDICATE}` : ''} ORDER BY id DESC LIMIT 1`,
       [accountId, operation, reference],
     );
     return rows[0] ? rowToLedgerEntry(rows[0]) : null;

@@ -4,6 +4,7 @@
 // belong to a serving process (`hold_owners`, refreshed by a heartbeat); holds whose owner stopped
 // beating (a crash) are released by the survivors and at start-up. Never edit a released step.
 import type { MigrationStep } from './migrations.js';
+import { ONCE_PREDICATE } from '../../ports/credit-ledger.js';
 
 const holds = (big: string, serial: string) => `
   ALTER TABLE accounts ADD COLUMN held ${big} NOT NULL DEFAULT 0 CHECK (held >= 0);
@@ -33,5 +34,14 @@ export const BILLING_MIGRATIONS: readonly MigrationStep[] = [
     id: 'billing/002-no-owner-index',
     sqlite: 'DROP INDEX IF EXISTS credit_holds_owner;',
     postgres: 'DROP INDEX IF EXISTS credit_holds_owner;',
+  },
+  {
+    // `findEntry` (a browser read's once-a-day charge, a recognition job's charge-once) looked up by
+    // account, operation and reference; without an index it walked the account's whole ledger backwards
+    // (every search charge). Partial, so the hot path (search captures) writes no extra index page: the
+    // lookup names the same predicate (ONCE_OPERATIONS in ports/credit-ledger.ts) so both planners use it.
+    id: 'billing/003-ledger-once-lookup',
+    sqlite: `CREATE INDEX ledger_once ON ledger_entries(account_id, operation, reference, id) WHERE ${ONCE_PREDICATE};`,
+    postgres: `CREATE INDEX ledger_once ON ledger_entries(account_id, operation, reference, id) WHERE ${ONCE_PREDICATE};`,
   },
 ];

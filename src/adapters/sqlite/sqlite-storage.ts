@@ -10,6 +10,7 @@ import { AppError } from '../../domain/errors.js';
 import type { Account, AccountStore, ApiKeyRecord, ApiKeyStore, NewAccount } from '../../ports/account-store.js';
 import type { ActivityCounts, ActivityEvent, ActivityStore, ActivityTotals } from '../../ports/activity-store.js';
 import type { CreditLedger, DebitResult, HoldResult, LedgerEntry, LedgerOp, LedgerOpOutcome, LedgerOpResult } from '../../ports/credit-ledger.js';
+import { ONCE_OPERATIONS, ONCE_PREDICATE } from '../../ports/credit-ledger.js';
 import type { DocumentChange, DocumentStore, UpsertResult } from '../../ports/document-store.js';
 import type { Storage } from '../../ports/storage.js';
 import { accountsKind, countsFromRows, dailyGroups, firstDay, PER_ACCOUNT_KINDS, rowToTotals, TOP_COLUMNS, TOP_ORDER, type TotalsRow } from '../sql/activity-counts.js';
@@ -360,7 +361,8 @@ class SqliteCreditLedger implements CreditLedger {
     return this.#sweep.immediate(self, staleBeforeMs);
   }
   async findEntry(accountId: number, operation: string, reference: string): Promise<LedgerEntry | null> {
-    const r = this.#s.q('SELECT * FROM ledger_entries WHERE account_id = ? AND operation = ? AND reference = ? ORDER BY id DESC LIMIT 1').get(accountId, operation, reference) as LedgerRow | undefined;
+    const once = (ONCE_OPERATIONS as readonly string[]).includes(operation) ? ` AND ${ONCE_PREDICATE}` : '';
+    const r = this.#s.q(`SELECT * FROM ledger_entries WHERE account_id = ? AND operation = ? AND reference = ?${once} ORDER BY id DESC LIMIT 1`).get(accountId, operation, reference) as LedgerRow | undefined;
     return r ? rowToLedgerEntry(r) : null;
   }
   async entries(accountId: number, limit: number): Promise<LedgerEntry[]> {
