@@ -78,6 +78,21 @@ export async function createTestSchema(url: string): Promise<{ schema: string; u
   return { schema, url: withSearchPath(url, schema), drop: () => admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`) };
 }
 
+/** A unique pg-boss schema name for one test (ADR 0250): parallel tests never share a queue. Drop it with dropSchema. */
+export const pgBossTestSchema = (): string => `pgboss_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+
+/** Drops `schema` of `url`'s database and everything in it (a test's pg-boss schema). */
+export async function dropSchema(url: string, schema: string): Promise<void> {
+  if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`not a schema name: ${schema}`);
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  } finally {
+    await client.end();
+  }
+}
+
 /** PostgreSQL storage on a fresh schema of `url`; dispose closes the pool and drops the schema. */
 export async function openTempPostgres(url: string, options: PostgresStorageOptions = {}): Promise<StorageFixture<Storage & PostgresHandle> & { url: string }> {
   const schema = await createTestSchema(url);
