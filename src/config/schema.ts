@@ -134,7 +134,12 @@ export const ConfigSchema = Type.Object(
           description:
             'How recognition jobs reach a worker (docs/scale.md "Jobs", ADR 0250). `leases`: the job rows and their leases (ADR 0035; every failure final). `pg-boss`: a pg-boss 10 queue in PostgreSQL (needs database_url) with retries, backoff and dead letters (lectern jobs dead). `auto`: pg-boss for a cluster role (cluster.role other than all) on PostgreSQL, else leases.',
         }),
-        queueSchema: Type.String({ pattern: '^[a-z_][a-z0-9_]{0,62}$', default: 'pgboss', description: "pg-boss's schema in the database (created when missing); every process of a cluster uses the same one." }),
+        queueSchema: Type.String({
+          pattern: '^([a-z_][a-z0-9_]{0,62})?$',
+          default: '',
+          description:
+            "pg-boss's schema in the database (created when missing); every process of a cluster uses the same one. Empty: beside Lectern's tables, `pgboss` when they are in `public`, else `<their schema>_pgboss` (DATABASE_URL's search_path), so two installations in one database never share a queue.",
+        }),
         retryLimit: Type.Integer({ minimum: 0, maximum: 100, default: 3, description: 'With the pg-boss queue: retries of a recognition job after its first attempt failed or its worker died, before it is dead-lettered.' }),
         retryDelaySeconds: Type.Integer({ minimum: 0, maximum: 3600, default: 10, description: 'With the pg-boss queue: delay before the first retry, seconds; each further retry waits about twice as long (with jitter).' }),
         attemptExpireSeconds: Type.Integer({

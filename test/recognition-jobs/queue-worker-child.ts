@@ -1,5 +1,5 @@
 // A recognition worker process for worker-kill.test.ts: a Lectern app with the cluster role `worker` on
-// the PostgreSQL schema in argv[2] and the pg-boss schema in argv[3]. It creates an account, submits a
+// the PostgreSQL schema URL in argv[2] (pg-boss's schema derived from it) and the lease in argv[3]. It creates an account, submits a
 // document, and once its converter has started (page 1 checkpointed) prints {"job", "account"} and hangs
 // in the conversion, to be killed with SIGKILL.
 import { mkdtempSync } from 'node:fs';
@@ -11,7 +11,7 @@ import { loadConfig } from '../../src/config/index.js';
 import type { ConvertFn } from '../../src/recognition-jobs/index.js';
 import { sampleArticle } from '../recognition/helpers/pdf-builder.js';
 
-const [url, queueSchema, leaseSeconds] = process.argv.slice(2);
+const [url, leaseSeconds] = process.argv.slice(2);
 let started: () => void = () => {};
 const converting = new Promise<void>((r) => (started = r));
 const hang = (inner: ConvertFn): ConvertFn => (bytes, options) =>
@@ -33,7 +33,7 @@ const config = loadConfig(
     logLevel: 'silent',
     searchThreads: 0,
     cluster: { role: 'worker' },
-    recognition: { queue: 'pg-boss', queueSchema: queueSchema!, retryDelaySeconds: 1, queuePollMs: 500 },
+    recognition: { queue: 'pg-boss', retryDelaySeconds: 1, queuePollMs: 500 },
   } as never,
 );
 const app = await buildApp(config, { logger: pino({ level: 'silent' }), recognition: { wrapConvert: hang, workers: 1, leaseSeconds: Number(leaseSeconds) } });

@@ -11,7 +11,7 @@ import { pino } from 'pino';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/index.js';
 import { PostgresRecognitionJobStore } from '../../src/adapters/postgres/postgres-recognition-job-store.js';
-import { createTestSchema, databaseUrl, dropSchema, pgBossTestSchema, postgresSkip, tempDir } from '../helpers/storage.js';
+import { createTestSchema, databaseUrl, postgresSkip, tempDir } from '../helpers/storage.js';
 import { repoRoot } from '../helpers/paths.js';
 import { waitFor } from '../helpers/wait.js';
 import { needs } from '../recognition/helpers/tools.js';
@@ -22,9 +22,10 @@ const LEASE = 2;
 
 test('kill -9 of a worker mid-job: another worker takes the job over, completes it and bills it once', { skip, timeout: 600_000 }, async () => {
   const schema = await createTestSchema(databaseUrl!);
-  const queueSchema = pgBossTestSchema();
+  // pg-boss's schema derived from the test schema (`<schema>_pgboss`), dropped with it
+  const queueSchema = '';
   const dir = tempDir('lectern-kill-');
-  const child = spawn(process.execPath, [join(repoRoot, 'dist/test/recognition-jobs/queue-worker-child.js'), schema.url, queueSchema, String(LEASE)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [join(repoRoot, 'dist/test/recognition-jobs/queue-worker-child.js'), schema.url, String(LEASE)], { stdio: ['ignore', 'pipe', 'inherit'] });
   let app: Awaited<ReturnType<typeof buildApp>> | null = null;
   try {
     let out = '';
@@ -72,7 +73,6 @@ test('kill -9 of a worker mid-job: another worker takes the job over, completes 
     if (child.exitCode === null) child.kill('SIGKILL');
     await app?.close();
     await schema.drop();
-    await dropSchema(databaseUrl!, queueSchema);
     dir.remove();
   }
 });

@@ -19,7 +19,11 @@ import type { DeadJob, DeadLetter, JobFailure, JobLeases, JobQueue, QueuedJob, R
 export interface PgBossJobQueueOptions {
   /** The cluster's PostgreSQL pool (pg-boss runs its statements on it; closing it is the caller's). */
   readonly pool: pg.Pool;
-  /** pg-boss's schema (created when missing), e.g. `pgboss`. */
+  /**
+   * pg-boss's schema (created when missing), e.g. `pgboss`. Empty: beside Lectern's tables, `pgboss` when
+   * they are in `public`, else `<their schema>_pgboss` (a database's schemas are separate Lectern
+   * installations, e.g. tests and their clusters: each gets its own queue).
+   */
   readonly schema: string;
   /** The queue's name (its dead letters: `<queue>_dead`). */
   readonly queue: string;
@@ -79,7 +83,8 @@ export class PgBossJobQueue implements JobQueue {
   readonly pollMs: number;
   readonly #o: PgBossJobQueueOptions;
   readonly #dead: string;
-  readonly #boss: PgBoss;
+  #boss: PgBoss | null = null;
+  #schema = '';
   /** This worker's sweep name in row claims (a sweep holds a row only while it acts on its pg-boss job). */
   readonly #sweeper: string;
   /** Attempts fetched here and not settled: the job's attempt number and limit. */
@@ -87,31 +92,50 @@ export class PgBossJobQueue implements JobQueue {
   #started: Promise<void> | null = null;
 
   constructor(options: PgBossJobQueueOptions) {
-    if (!SCHEMA_RE.test(options.schema)) throw new Error(`the job queue schema '${options.schema}' must be a lower-case SQL name (letters, digits, _)`);
+    if (options.schema !== '' && !SCHEMA_RE.test(options.schema)) throw new Error(`the job queue schema '${options.schema}' must be a lower-case SQL name (letters, digits, _)`);
     this.#o = options;
     this.worker = options.worker ?? `w_${randomBytes(8).toString('hex')}`;
     this.#sweeper = `${this.worker}_sweep`;
     this.pollMs = options.pollMs;
     this.#dead = `${options.queue}_dead`;
-    const pool = options.pool;
-    this.#boss = new PgBoss({
-      db: { executeSql: async (text: string, values: unknown[]) => pool.query(text, values) },
-      schema: options.schema,
-      schedule: false,
-      supervise: true,
-      maintenanceIntervalSeconds: options.maintenanceSeconds,
-    });
-    this.#boss.on('error', (err) => options.report(err, 'job queue (pg-boss)'));
+  }
+
+  /** pg-boss's schema (known once started). */
+  get schema(): string {
+    return this.#schema;
+  }
+
+  get #b(): PgBoss {
+    if (!this.#boss) throw new Error('the job queue is not started');
+    return this.#boss;
   }
 
   start(): Promise<void> {
     this.#started ??= (async () => {
-      await this.#boss.start();
+      const pool = this.#o.pool;
+      if (this.#o.schema !== '') {
+        this.#schema = this.#o.schema;
+      } else {
+        const { rows } = await pool.query<{ s: string }>('SELECT current_schema() AS s');
+        const own = rows[0]?.s ?? 'public';
+        this.#schema = own === 'public' ? 'pgboss' : `${own}_pgboss`.slice(0, 63);
+        if (!SCHEMA_RE.test(this.#schema)) throw new Error(`cannot derive a pg-boss schema from '${own}': set recognition.queueSchema`);
+      }
+      const boss = new PgBoss({
+        db: { executeSql: async (text: string, values: unknown[]) => pool.query(text, values) },
+        schema: this.#schema,
+        schedule: false,
+        supervise: true,
+        maintenanceIntervalSeconds: this.#o.maintenanceSeconds,
+      });
+      boss.on('error', (err) => this.#o.report(err, 'job queue (pg-boss)'));
+      this.#boss = boss;
+      await boss.start();
       // two processes starting at once may race on a new queue's partition: the loser finds it made
       for (let i = 0; ; i++) {
         try {
-          await this.#boss.createQueue(this.#dead, { name: this.#dead, retentionMinutes: this.#o.deadRetentionDays * 1440 });
-          await this.#boss.createQueue(this.#o.queue, {
+          await this.#b.createQueue(this.#dead, { name: this.#dead, retentionMinutes: this.#o.deadRetentionDays * 1440 });
+          await this.#b.createQueue(this.#o.queue, {
             name: this.#o.queue,
             policy: 'standard',
             retryLimit: this.#o.retryLimit,
@@ -131,12 +155,12 @@ export class PgBossJobQueue implements JobQueue {
   }
 
   async enqueue(job: QueuedJob): Promise<void> {
-    await this.#boss.send(this.#o.queue, { jobId: job.id, key: job.key } satisfies JobData, { id: pgBossId(job.id) });
+    await this.#b.send(this.#o.queue, { jobId: job.id, key: job.key } satisfies JobData, { id: pgBossId(job.id) });
   }
 
   async take(max: number): Promise<QueuedJob[]> {
     if (max < 1) return [];
-    const jobs = await this.#boss.fetch<JobData>(this.#o.queue, { batchSize: max, includeMetadata: true });
+    const jobs = await this.#b.fetch<JobData>(this.#o.queue, { batchSize: max, includeMetadata: true });
     for (const j of jobs) this.#active.set(j.data.jobId, { retryCount: j.retryCount, retryLimit: j.retryLimit });
     return jobs.map((j) => ({ id: j.data.jobId, key: j.data.key }));
   }
@@ -149,7 +173,7 @@ export class PgBossJobQueue implements JobQueue {
     const { rows: states } = await this.#o.pool.query<{ id: string; state: string; stale: boolean; last: boolean; output: unknown }>(
       `SELECT id::text AS id, state::text AS state, (started_on < now() - make_interval(secs => $3)) AS stale,
               (retry_count >= retry_limit) AS last, output
-         FROM ${this.#o.schema}.job WHERE name = $1 AND id = ANY($2::uuid[])`,
+         FROM ${this.#schema}.job WHERE name = $1 AND id = ANY($2::uuid[])`,
       [this.#o.queue, [...byBossId.keys()], this.#o.leaseSeconds],
     );
     const state = new Map(states.map((s) => [s.id, s]));
@@ -172,10 +196,10 @@ export class PgBossJobQueue implements JobQueue {
           if (letter) dead.push({ id: row.id, reason: letter.reason });
           else await this.enqueue({ id: row.id, key: row.sha256 });
         } else if (s.state === 'active') {
-          await this.#boss.fail(this.#o.queue, bid, { code: 'worker_lost', message: 'the worker holding the job stopped renewing its lease (killed or stuck)' });
+          await this.#b.fail(this.#o.queue, bid, { code: 'worker_lost', message: 'the worker holding the job stopped renewing its lease (killed or stuck)' });
           if (s.last) dead.push({ id: row.id, reason: { code: 'worker_lost', message: 'every attempt ended with its worker gone (killed or stuck); the job was dead-lettered' } });
         } else if (s.state === 'cancelled') {
-          await this.#boss.resume(this.#o.queue, bid);
+          await this.#b.resume(this.#o.queue, bid);
         } else {
           // failed (dead-lettered by pg-boss: the last attempt expired or failed) or completed by a final
           // dead-lettering whose row update did not happen
@@ -191,7 +215,7 @@ export class PgBossJobQueue implements JobQueue {
 
   async done(id: string): Promise<void> {
     this.#active.delete(id);
-    await this.#boss.complete(this.#o.queue, pgBossId(id));
+    await this.#b.complete(this.#o.queue, pgBossId(id));
   }
 
   async fail(id: string, reason: JobFailure, final = false): Promise<'retry' | 'dead'> {
@@ -200,13 +224,13 @@ export class PgBossJobQueue implements JobQueue {
     const bid = pgBossId(id);
     if (final) {
       // pg-boss dead-letters only after the last retry: a failure known to be final goes there at once
-      const job = await this.#boss.getJobById<JobData>(this.#o.queue, bid);
+      const job = await this.#b.getJobById<JobData>(this.#o.queue, bid);
       const data: JobData = { jobId: id, key: job?.data.key ?? '', reason, attempts: (meta?.retryCount ?? 0) + 1 };
-      await this.#boss.send(this.#dead, data, { retentionDays: this.#o.deadRetentionDays });
-      await this.#boss.complete(this.#o.queue, bid, { deadLettered: true, ...reason });
+      await this.#b.send(this.#dead, data, { retentionDays: this.#o.deadRetentionDays });
+      await this.#b.complete(this.#o.queue, bid, { deadLettered: true, ...reason });
       return 'dead';
     }
-    await this.#boss.fail(this.#o.queue, bid, { code: reason.code, message: reason.message });
+    await this.#b.fail(this.#o.queue, bid, { code: reason.code, message: reason.message });
     return meta && meta.retryCount >= meta.retryLimit ? 'dead' : 'retry';
   }
 
@@ -215,14 +239,14 @@ export class PgBossJobQueue implements JobQueue {
     const bids = ids.map(pgBossId);
     for (const id of ids) this.#active.delete(id);
     if (bids.length === 0) return;
-    await this.#boss.cancel(this.#o.queue, bids);
-    await this.#boss.resume(this.#o.queue, bids);
+    await this.#b.cancel(this.#o.queue, bids);
+    await this.#b.resume(this.#o.queue, bids);
   }
 
   async deadLetters(limit: number): Promise<DeadLetter[]> {
     const { rows } = await this.#o.pool.query<{ data: JobData; output: unknown; created: number; retry_limit: number }>(
       `SELECT data, output, EXTRACT(epoch FROM created_on)::float8 AS created, retry_limit
-         FROM ${this.#o.schema}.job WHERE name = $1 AND state = 'created' ORDER BY created_on, id LIMIT $2`,
+         FROM ${this.#schema}.job WHERE name = $1 AND state = 'created' ORDER BY created_on, id LIMIT $2`,
       [this.#dead, limit],
     );
     return rows.map((r) => this.#letter(r));
@@ -233,8 +257,8 @@ export class PgBossJobQueue implements JobQueue {
     if (!letter) return false;
     // the dead letter goes, and the job is queued afresh under its own id (the failed attempt's row is
     // deleted first: one pg-boss job per Lectern job)
-    await this.#boss.deleteJob(this.#dead, letter.bossId);
-    await this.#boss.deleteJob(this.#o.queue, pgBossId(id));
+    await this.#b.deleteJob(this.#dead, letter.bossId);
+    await this.#b.deleteJob(this.#o.queue, pgBossId(id));
     await this.enqueue({ id, key: letter.data.key });
     return true;
   }
@@ -242,18 +266,18 @@ export class PgBossJobQueue implements JobQueue {
   async close(): Promise<void> {
     if (!this.#started) return;
     await this.#started.catch(() => {});
-    await this.#boss.stop({ graceful: false, close: false, wait: true });
+    await this.#boss?.stop({ graceful: false, close: false, wait: true });
   }
 
   async #meta(id: string): Promise<{ retryCount: number; retryLimit: number } | null> {
-    const job = await this.#boss.getJobById(this.#o.queue, pgBossId(id));
+    const job = await this.#b.getJobById(this.#o.queue, pgBossId(id));
     return job ? { retryCount: job.retryCount, retryLimit: job.retryLimit } : null;
   }
 
   async #deadLetterRow(id: string): Promise<{ bossId: string; data: JobData; output: unknown; created: number; retry_limit: number } | null> {
     const { rows } = await this.#o.pool.query<{ bossId: string; data: JobData; output: unknown; created: number; retry_limit: number }>(
       `SELECT id::text AS "bossId", data, output, EXTRACT(epoch FROM created_on)::float8 AS created, retry_limit
-         FROM ${this.#o.schema}.job WHERE name = $1 AND state = 'created' AND data->>'jobId' = $2 ORDER BY created_on DESC LIMIT 1`,
+         FROM ${this.#schema}.job WHERE name = $1 AND state = 'created' AND data->>'jobId' = $2 ORDER BY created_on DESC LIMIT 1`,
       [this.#dead, id],
     );
     return rows[0] ?? null;
