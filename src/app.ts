@@ -88,6 +88,8 @@ import type { ProcessRunner } from './ports/process-runner.js';
 import type { RecognitionJobStore } from './ports/recognition-job-store.js';
 import { LocalProcessRunner } from './adapters/process/local-process-runner.js';
 import { recognitionJobStoreFor } from './adapters/recognition-job-store-factory.js';
+import { PgBossJobQueue } from './adapters/queue/pg-boss-job-queue.js';
+import type { JobQueue } from './ports/job-queue.js';
 import { RecognitionJobService, threadedConvert, type ConvertFn } from './recognition-jobs/index.js';
 import type { RecognitionLimits } from './recognition/index.js';
 import { ConversationService } from './conversations/index.js';
@@ -145,7 +147,7 @@ export interface AppOverrides {
    * Recognition jobs (tests): `wrapConvert` instruments the converter (a worker thread per conversion by
    * default), `limits` shortens time limits, `workers` sizes the pool.
    */
-  recognition?: { wrapConvert?: (inner: ConvertFn) => ConvertFn; limits?: Partial<RecognitionLimits>; store?: RecognitionJobStore; workers?: number };
+  recognition?: { wrapConvert?: (inner: ConvertFn) => ConvertFn; limits?: Partial<RecognitionLimits>; store?: RecognitionJobStore; workers?: number; leaseSeconds?: number };
   /** Chat models offered to conversations (tests: fakes); default: none (the extractive answerer only). */
   chatModels?: ChatModelRegistry;
   /** The extractive answerer's tunables (benchmarks calibrate them); default: the calibrated ones. */
@@ -244,6 +246,8 @@ export interface Core {
   loadDemoCorpusIfEmpty(): Promise<IngestReport[] | null>;
   /** Whether the store holds the demo corpus, and its removal (lectern demo; docs/ingest.md). */
   readonly demoCorpus: DemoCorpus;
+  /** The recognition jobs as the operator sees them (lectern jobs: dead letters, retry; ADR 0250); close it after use. */
+  openRecognitionJobs(): Promise<RecognitionJobService>;
   close(): Promise<void>;
 }
 
@@ -257,6 +261,36 @@ export interface App extends Core {
   readonly search: SearchService;
   /** Role api of a cluster without cluster.search_nodes: the replicas, from the membership once joined (attachMembership). */
   readonly shardDirectory: LiveShardDirectory | null;
+}
+
+/**
+ * The recognition job queue the configuration selects (ADR 0250): pg-boss for `recognition.queue`
+ * pg-boss, or auto with a cluster role on PostgreSQL; then only processes with the worker role (or all)
+ * run jobs. Null: the store's own leases (the service's default), every process runs jobs.
+ */
+export function recognitionQueue(core: Pick<Core, 'config' | 'storage' | 'clock' | 'logger'>, store: RecognitionJobStore, leaseSeconds: number): { queue: JobQueue; work: boolean } | null {
+  const { config, storage } = core;
+  const r = config.recognition;
+  const roles = clusterRoles(config.cluster);
+  const pgBoss = r.queue === 'pg-boss' || (r.queue === 'auto' && !roles.all && storage.kind === 'postgres');
+  if (!pgBoss) return null;
+  if (!('pool' in storage)) throw new Error('recognition.queue pg-boss needs PostgreSQL (database_url)');
+  const queue = new PgBossJobQueue({
+    pool: storage.pool,
+    schema: r.queueSchema,
+    queue: 'recognition',
+    leases: store,
+    clock: core.clock,
+    leaseSeconds,
+    retryLimit: r.retryLimit,
+    retryDelaySeconds: r.retryDelaySeconds,
+    expireSeconds: r.attemptExpireSeconds,
+    maintenanceSeconds: r.queueMaintenanceSeconds,
+    pollMs: r.queuePollMs,
+    deadRetentionDays: r.deadLetterDays,
+    report: (err, context) => core.logger.error({ err }, context),
+  });
+  return { queue, work: roles.all || roles.worker };
 }
 
 /** Recognition workers: the configured number, or one less than the available cores (at least 1). */
@@ -619,6 +653,24 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
     },
     encoderOptions: { dense: denseOptions, sparse: sparseOptions },
     indexSnapshot: () => Object.fromEntries(INDEX_NAMES.map((n) => [n, { files: dirs.files(n), models: installed.get(n) ?? '' }])) as Snapshot,
+    async openRecognitionJobs() {
+      // the operator's view of the jobs (lectern jobs): the configured queue, running nothing itself
+      const store = recognitionJobStoreFor(storage);
+      const q = recognitionQueue({ config, storage, clock, logger }, store, config.recognition.leaseSeconds);
+      const service = new RecognitionJobService({
+        store,
+        ...(q ? { queue: q.queue } : {}),
+        blobs,
+        runner,
+        billing,
+        prices: config.prices,
+        clock,
+        settings: { workers: 1, maxBytes: config.limits.uploadBytes, maxPages: config.limits.uploadPages, ocrLanguages: config.recognition.ocrLanguages.split('+'), pageConcurrency: 1, leaseSeconds: config.recognition.leaseSeconds, work: false },
+        report: (err, context) => logger.error({ err }, context),
+      });
+      await service.start();
+      return service;
+    },
     async close() {
       for (const t of timers) clearInterval(t);
       stopMerges();
@@ -801,8 +853,12 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     registers: [metricsRegistry],
   });
   const wrap = overrides.recognition?.wrapConvert ?? ((inner: ConvertFn) => inner);
+  const recognitionStore = overrides.recognition?.store ?? recognitionJobStoreFor(storage);
+  const leaseSeconds = overrides.recognition?.leaseSeconds ?? config.recognition.leaseSeconds;
+  const jobQueue = recognitionQueue(core, recognitionStore, leaseSeconds);
   const recognitions = new RecognitionJobService({
-    store: overrides.recognition?.store ?? recognitionJobStoreFor(storage),
+    store: recognitionStore,
+    ...(jobQueue ? { queue: jobQueue.queue } : {}),
     blobs: core.blobs,
     runner: core.runner,
     billing: core.billing,
@@ -814,8 +870,9 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       maxPages: config.limits.uploadPages,
       ocrLanguages: config.recognition.ocrLanguages.split('+'),
       pageConcurrency: config.recognition.pageConcurrency,
-      leaseSeconds: config.recognition.leaseSeconds,
+      leaseSeconds,
       limits: overrides.recognition?.limits,
+      work: jobQueue?.work ?? true,
     },
     report: (err, context) => core.logger.error({ err }, context),
     convert: wrap(threadedConvert(new URL('./recognition-worker.js', import.meta.url))),

@@ -30,7 +30,8 @@ export const CLUSTER_HELP = `Usage: lectern cluster up --dir DIR --shards S --re
 
 Runs a whole Lectern cluster on this machine's loopback (docs/scale.md "Running a local cluster"): a
 three-node NATS JetStream cluster (nats-server; the log kept on all three), S x R search processes (each
-holds one shard replica, fed from the log), A api processes and W workers, against DATABASE_URL (and
+holds one shard replica, fed from the log), A api processes and W workers (default 0; recognition jobs
+run only on workers, so converting documents needs --workers 1 or more), against DATABASE_URL (and
 REDIS_URL when set). Everything lives in DIR: nats configs and data, each process's data directory, logs
 in DIR/logs, and DIR/cluster.json. Prints one JSON object:
   {"api": [{"url","pid"}...], "search": [{"shard","replica","pid","url"}...], "nats": [{"url","pid"}...], "workers": [{"pid"}...]}

@@ -8,6 +8,8 @@ import { redactLlmModels, type Config } from '../config/index.js';
 import { AppError } from '../domain/errors.js';
 import { INGEST_FORMATS, type IngestFormat, type IngestReport, type IngestService } from '../ingest/ingest-service.js';
 import type { ProcessRunner } from '../ports/process-runner.js';
+import type { DeadLetter } from '../ports/job-queue.js';
+import type { RecognitionJob } from '../ports/recognition-job-store.js';
 import type { TextEncoder, TextEncoderLoader } from '../ports/text-encoder.js';
 import type { EncoderVectorizer } from '../search/encoder-vectorizer.js';
 import type { Storage } from '../ports/storage.js';
@@ -56,6 +58,16 @@ export interface CliApp {
   readonly encoder: TextEncoder | null;
   readonly encoderVectorizer: EncoderVectorizer | null;
   readonly sparseEncoder: { readonly info: unknown } | null;
+  /** The recognition jobs' queue as the operator sees it (lectern jobs; ADR 0250); closed by the caller. */
+  openRecognitionJobs(): Promise<RecognitionJobAdmin>;
+  close(): Promise<void>;
+}
+
+/** What `lectern jobs` uses of the recognition job service. */
+export interface RecognitionJobAdmin {
+  readonly queue: { readonly kind: string; readonly retries: boolean };
+  deadLetters(limit: number): Promise<DeadLetter[]>;
+  retryDeadLetter(jobId: string): Promise<RecognitionJob>;
   close(): Promise<void>;
 }
 
@@ -126,6 +138,8 @@ ${RANKING_USAGE}
   keys revoke KEY_OR_ID                   revoke a key
   credits add --account ACCOUNT --amount N [--note TEXT]
   credits show --account ACCOUNT [--entries N]
+  jobs dead [--limit N]                   recognition jobs in the dead letters (pg-boss queue): id, reason, attempts
+  jobs retry JOB_ID                       put a dead-lettered job back on the queue with fresh attempts
   comments pending [--limit N]            comments waiting in review, oldest first (docs/community.md)
   comments approve-author ACCOUNT         publish the author's pending comments and all later ones
   comments suspend-author ACCOUNT         return the author's published comments to review
@@ -209,6 +223,14 @@ API keys of an account; a new key is shown once, list shows ids and labels only.
        lectern credits show --account ACCOUNT [--entries N]
 
 Top up an account, or show its balance and last ledger entries.`,
+  jobs: `Usage: lectern jobs dead [--limit N]
+       lectern jobs retry JOB_ID
+
+The recognition jobs' dead letters (recognition.queue pg-boss, the default of a cluster; docs/scale.md "Jobs"):
+a job whose attempts all failed, or whose worker died on each, is kept there with its reason. dead lists
+them, oldest first, as JSON; retry puts one back on the queue (its job returns to pending) once the cause
+is fixed. With the store's leases (the all-in-one default) nothing is dead-lettered: a failed job is final.
+Example: lectern jobs dead --limit 20`,
   comments: `Usage: lectern comments pending [--limit N]
        lectern comments approve-author ACCOUNT | suspend-author ACCOUNT
        lectern comments remove COMMENT_ID | publish COMMENT_ID
@@ -749,6 +771,38 @@ async function credits(ctx: CliContext, args: string[]): Promise<number> {
   throw new UsageError('credits add|show');
 }
 
+async function jobs(ctx: CliContext, args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  if (sub !== 'dead' && sub !== 'retry') throw new UsageError('jobs dead [--limit N] | jobs retry JOB_ID');
+  const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { limit: { type: 'string' } } });
+  if (sub === 'retry' && positionals.length !== 1) throw new UsageError('jobs retry needs one JOB_ID (lectern jobs dead lists them)');
+  const limit = intOption(values.limit, 'limit', 1) ?? 100;
+  return withApp(ctx, async (app) => {
+    const admin = await app.openRecognitionJobs();
+    try {
+      if (sub === 'dead') {
+        if (!admin.queue.retries) process.stderr.write(`lectern: the recognition queue is ${admin.queue.kind}: failed jobs are final and nothing is dead-lettered (recognition.queue pg-boss keeps dead letters)\n`);
+        const letters = await admin.deadLetters(limit);
+        print(letters.map((l) => ({ job_id: l.id, sha256: l.key, reason: { code: l.reason.code, message: l.reason.message }, attempts: l.attempts, dead_at: l.deadAt })));
+        return 0;
+      }
+      try {
+        const job = await admin.retryDeadLetter(positionals[0]!);
+        print({ job_id: job.id, status: job.status });
+        return 0;
+      } catch (e) {
+        if (e instanceof AppError) {
+          process.stderr.write(`lectern: ${e.message}\n`);
+          return 1;
+        }
+        throw e;
+      }
+    } finally {
+      await admin.close();
+    }
+  });
+}
+
 async function comments(ctx: CliContext, args: string[]): Promise<number> {
   const [sub, ...rest] = args;
   if (sub === 'pending') {
@@ -872,6 +926,8 @@ export async function runCli(argv: readonly string[], ctx: CliContext): Promise<
         return await credits(ctx, args);
       case 'comments':
         return await comments(ctx, args);
+      case 'jobs':
+        return await jobs(ctx, args);
       case 'config':
         return config(ctx, args);
       case 'cluster':

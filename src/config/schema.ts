@@ -129,6 +129,28 @@ export const ConfigSchema = Type.Object(
           description:
             'How long a service instance holds a recognition job without renewing its claim (renewed every third of it), seconds. After a crash (no graceful shutdown) its jobs resume when the lease ends; with several instances on one database, another instance takes them over.',
         }),
+        queue: Type.Union([Type.Literal('auto'), Type.Literal('leases'), Type.Literal('pg-boss')], {
+          default: 'auto',
+          description:
+            'How recognition jobs reach a worker (docs/scale.md "Jobs", ADR 0250). `leases`: the job rows and their leases (ADR 0035; every failure final). `pg-boss`: a pg-boss 10 queue in PostgreSQL (needs database_url) with retries, backoff and dead letters (lectern jobs dead). `auto`: pg-boss for a cluster role (cluster.role other than all) on PostgreSQL, else leases.',
+        }),
+        queueSchema: Type.String({
+          pattern: '^([a-z_][a-z0-9_]{0,62})?$',
+          default: '',
+          description:
+            "pg-boss's schema in the database (created when missing); every process of a cluster uses the same one. Empty: beside Lectern's tables, `pgboss` when they are in `public`, else `<their schema>_pgboss` (DATABASE_URL's search_path), so two installations in one database never share a queue.",
+        }),
+        retryLimit: Type.Integer({ minimum: 0, maximum: 100, default: 3, description: 'With the pg-boss queue: retries of a recognition job after its first attempt failed or its worker died, before it is dead-lettered.' }),
+        retryDelaySeconds: Type.Integer({ minimum: 0, maximum: 3600, default: 10, description: 'With the pg-boss queue: delay before the first retry, seconds; each further retry waits about twice as long (with jitter).' }),
+        attemptExpireSeconds: Type.Integer({
+          minimum: 60,
+          maximum: 86_000,
+          default: 2400,
+          description: "With the pg-boss queue: pg-boss's own limit on one attempt, seconds (the backstop for a worker alive but stuck; a killed worker's job is taken over when its lease runs out). Keep it above a conversion's time limit (30 minutes).",
+        }),
+        queueMaintenanceSeconds: Type.Integer({ minimum: 1, maximum: 3600, default: 60, description: "With the pg-boss queue: how often pg-boss's maintenance (expiring attempts, archiving) runs, seconds; one process of the cluster does it at a time." }),
+        queuePollMs: Type.Integer({ minimum: 500, maximum: 60_000, default: 1000, description: 'With the pg-boss queue: how often a worker with a free slot asks for a job, ms.' }),
+        deadLetterDays: Type.Integer({ minimum: 1, maximum: 3650, default: 30, description: 'With the pg-boss queue: days a dead-lettered job is kept for inspection and retry.' }),
       },
       { additionalProperties: false, default: {} },
     ),

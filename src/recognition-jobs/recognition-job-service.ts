@@ -13,7 +13,8 @@ import type { BlobStore } from '../ports/blob-store.js';
 import type { Clock } from '../ports/clock.js';
 import { nowSeconds } from '../ports/clock.js';
 import type { ProcessRunner } from '../ports/process-runner.js';
-import type { RecognitionJob, RecognitionJobStatus, RecognitionJobStore } from '../ports/recognition-job-store.js';
+import type { DeadLetter, JobFailure, JobQueue, QueuedJob } from '../ports/job-queue.js';
+import { FINISHED_STATUSES, type RecognitionJob, type RecognitionJobStatus, type RecognitionJobStore } from '../ports/recognition-job-store.js';
 import {
   PIPELINE_VERSION,
   availableFormats,
@@ -35,6 +36,7 @@ import {
 } from '../recognition/index.js';
 import { CheckpointBatch } from './checkpoint-batch.js';
 import { ConversionPool, type ConversionRun, type PoolStats } from './conversion-pool.js';
+import { LeaseJobQueue } from './lease-job-queue.js';
 
 /** The converter (tests inject a slower or instrumented one). */
 export type ConvertFn = (bytes: Uint8Array, options: ConvertOptions) => Promise<ConversionResult>;
@@ -65,10 +67,20 @@ export interface RecognitionJobSettings {
    * (default 16 pages, 250 ms; ADR 0096); `pages: 1` writes every page before the next is converted.
    */
   readonly checkpointBatch?: { readonly pages: number; readonly ms: number };
+  /**
+   * Whether this process runs jobs (default true). False: it only queues them (a cluster's api node; its
+   * workers run them, ADR 0250).
+   */
+  readonly work?: boolean;
 }
 
 export interface RecognitionJobDeps {
   readonly store: RecognitionJobStore;
+  /**
+   * How jobs reach a worker (ADR 0250); default: the store's own leases (ADR 0035), every failure final.
+   * pg-boss in a cluster: retries with backoff, dead letters.
+   */
+  readonly queue?: JobQueue;
   readonly blobs: BlobStore;
   readonly runner: ProcessRunner;
   readonly billing: BillingService;
@@ -151,16 +163,38 @@ export class RecognitionJobService {
   #started = false;
   #closed = false;
   #sweepTimer: NodeJS.Timeout | null = null;
+  #pullTimer: NodeJS.Timeout | null = null;
   #sweeping: Promise<void> | null = null;
+  /** Pulls run one after another (a pull asked for after a job was queued sees that job). */
+  #pulling: Promise<number> = Promise.resolve(0);
+  readonly #queue: JobQueue;
+  readonly #work: boolean;
   /** This instance's name in job claims (random: a restarted process is a new instance). */
-  readonly #worker = `w_${randomBytes(8).toString('hex')}`;
+  readonly #worker: string;
   readonly #lease: number;
 
   constructor(deps: RecognitionJobDeps) {
     this.#d = deps;
     this.#lease = deps.settings.leaseSeconds ?? 60;
+    this.#queue = deps.queue ?? new LeaseJobQueue(deps.store, deps.clock, this.#lease);
+    this.#worker = this.#queue.worker;
+    this.#work = deps.settings.work ?? true;
     this.#convert = deps.convert ?? convertDocument;
-    this.#pool = new ConversionPool(deps.settings.workers, (run) => this.#runConversion(run), (err, key) => deps.report(err, `recognition conversion of ${key} failed`));
+    this.#pool = new ConversionPool(
+      deps.settings.workers,
+      async (run) => {
+        const handled = await this.#runConversion(run);
+        // a conversion that ended makes room: the queue may have more
+        if (!this.#queue.takesAll) void this.#pull();
+        return handled;
+      },
+      (err, key) => deps.report(err, `recognition conversion of ${key} failed`),
+    );
+  }
+
+  /** The job queue (`leases` or `pg-boss`). */
+  get queue(): JobQueue {
+    return this.#queue;
   }
 
   /** Workers in the pool. */
@@ -179,32 +213,42 @@ export class RecognitionJobService {
   }
 
   /**
-   * Takes the jobs a previous run left pending or processing (oldest first) that no other live instance
-   * holds, then keeps claims fresh and picks up jobs of instances that stopped (every third of the lease).
+   * Opens the queue and, unless this process only queues jobs, takes the jobs a previous run left pending
+   * or processing (oldest first) that no other live instance holds, then keeps claims fresh and picks up
+   * jobs of instances that stopped (every third of the lease), and asks the queue for work (pollMs).
    * @returns the number of jobs taken
    */
   async start(): Promise<number> {
     if (this.#started) return 0;
     this.#started = true;
     await this.#sweepDisk();
-    const taken = await this.#takeOrphans();
+    await this.#queue.start();
+    if (!this.#work) return 0;
+    const taken = await this.#recover();
     this.#sweepTimer = setInterval(() => void this.sweep(), Math.max(1, Math.floor((this.#lease * 1000) / 3)));
     this.#sweepTimer.unref();
-    return taken;
+    if (!this.#queue.takesAll) {
+      this.#pullTimer = setInterval(() => void this.#pull(), this.#queue.pollMs);
+      this.#pullTimer.unref();
+    }
+    return taken + (await this.#pull());
   }
 
   /**
    * Renews the claims on the jobs held here (dropping those another instance took or that were cancelled
-   * elsewhere), then takes unfinished jobs whose claim ran out. Runs on a timer; tests call it directly.
+   * elsewhere), then lets the queue take over jobs whose claim ran out and takes work. Runs on a timer;
+   * tests call it directly.
    */
   sweep(): Promise<void> {
+    if (!this.#work) return Promise.resolve();
     this.#sweeping ??= (async () => {
       try {
         const now = nowSeconds(this.#d.clock);
         const held = this.#pool.held();
         const kept = new Set(await this.#d.store.claim(held.map((h) => h.jobId), this.#worker, now, now + this.#lease));
         for (const h of held) if (!kept.has(h.jobId)) this.#pool.remove(h.key, h.jobId);
-        await this.#takeOrphans();
+        await this.#recover();
+        await this.#pull();
       } catch (err) {
         this.#d.report(err, 'recognition: renewing job claims failed');
       } finally {
@@ -214,28 +258,80 @@ export class RecognitionJobService {
     return this.#sweeping;
   }
 
-  /** Claims unfinished jobs not held here and queues those it got; returns how many. */
-  async #takeOrphans(): Promise<number> {
+  /** The queue's sweep: jobs to run here are claimed and queued, dead-lettered jobs' rows failed. */
+  async #recover(): Promise<number> {
     if (this.#closed) return 0;
-    const held = new Set(this.#pool.held().map((h) => h.jobId));
-    const candidates = (await this.#d.store.unfinished()).filter((j) => !held.has(j.id));
-    const now = nowSeconds(this.#d.clock);
-    const claimed = new Set(await this.#d.store.claim(candidates.map((j) => j.id), this.#worker, now, now + this.#lease));
-    const taken = candidates.filter((j) => claimed.has(j.id));
-    for (const j of taken) this.#pool.add(j.sha256, j.id);
-    return taken.length;
+    const r = await this.#queue.recover(new Set(this.#pool.held().map((h) => h.jobId)));
+    for (const d of r.dead) {
+      await this.#failRows([d.id], { code: d.reason.code, message: `${d.reason.message}; the job was dead-lettered after its last attempt, and nothing was charged` });
+    }
+    return this.#accept(r.run);
   }
 
-  /** Aborts running conversions (jobs stay resumable), waits for them, and gives up this instance's claims. */
+  /** Takes what the queue has for this worker (as much as it can start now, or all with the store's leases). */
+  #pull(): Promise<number> {
+    this.#pulling = this.#pulling.then(async () => {
+      if (this.#closed || !this.#work) return 0;
+      const stats = this.#pool.stats();
+      const room = this.#queue.takesAll ? Number.MAX_SAFE_INTEGER : this.#pool.workers - stats.running - stats.queued;
+      if (room <= 0) return 0;
+      try {
+        return await this.#accept(await this.#queue.take(room));
+      } catch (err) {
+        this.#d.report(err, 'recognition: taking jobs from the queue failed');
+        return 0;
+      }
+    });
+    return this.#pulling;
+  }
+
+  /**
+   * Claims the rows of jobs the queue delivered and queues those it got for conversion. A job whose row
+   * is finished leaves the queue; one whose row a live worker holds is left to that worker.
+   */
+  async #accept(jobs: readonly QueuedJob[]): Promise<number> {
+    if (jobs.length === 0 || this.#closed) return 0;
+    const now = nowSeconds(this.#d.clock);
+    const claimed = new Set(await this.#d.store.claim(jobs.map((j) => j.id), this.#worker, now, now + this.#lease));
+    let n = 0;
+    for (const j of jobs) {
+      if (claimed.has(j.id)) {
+        this.#pool.add(j.key, j.id);
+        n++;
+        continue;
+      }
+      const row = await this.#d.store.get(j.id);
+      if (!row || FINISHED_STATUSES.includes(row.status)) await this.#done([j.id]);
+    }
+    return n;
+  }
+
+  /**
+   * Aborts running conversions (jobs stay resumable), waits for them, gives the jobs back to the queue
+   * and gives up this instance's claims.
+   */
   async close(): Promise<void> {
     this.#closed = true;
     if (this.#sweepTimer) clearInterval(this.#sweepTimer);
+    if (this.#pullTimer) clearInterval(this.#pullTimer);
     await this.#sweeping;
+    await this.#pulling;
+    const held = this.#pool.held().map((h) => h.jobId);
     await this.#pool.close();
+    try {
+      await this.#queue.release(held);
+    } catch (err) {
+      this.#d.report(err, 'recognition: giving jobs back to the queue failed');
+    }
     try {
       await this.#d.store.release(this.#worker);
     } catch (err) {
       this.#d.report(err, 'recognition: releasing job claims failed');
+    }
+    try {
+      await this.#queue.close();
+    } catch (err) {
+      this.#d.report(err, 'recognition: closing the job queue failed');
     }
   }
 
@@ -349,9 +445,8 @@ export class RecognitionJobService {
         createdAt: nowSeconds(this.#d.clock),
       });
       if (r.created) {
-        const now = nowSeconds(this.#d.clock);
-        const claimed = await this.#d.store.claim([r.job.id], this.#worker, now, now + this.#lease);
-        if (claimed.length > 0) this.#pool.add(sha256, r.job.id);
+        await this.#queue.enqueue({ id: r.job.id, key: sha256 });
+        if (this.#work) await this.#pull();
       }
       return r;
     } finally {
@@ -411,12 +506,44 @@ export class RecognitionJobService {
     }
     this.#pool.remove(job.sha256, job.id);
     this.#d.onOutcome?.('cancelled', 'cancelled');
+    // a job waiting in the queue leaves it when a worker takes it and finds it cancelled
+    await this.#done([job.id]);
     // An upload no live job needs any more will never be converted: it goes, with its checkpoints.
     if (!(await this.#d.store.unfinished()).some((j) => j.sha256 === job.sha256) && !(await this.#d.store.getResult(job.sha256, PIPELINE_VERSION))) {
       await this.#d.blobs.delete(blobKey(job.sha256));
       await this.#d.store.deleteCheckpoints(job.sha256);
     }
     return cancelled;
+  }
+
+  /** The queue's dead letters, oldest first (operator: `lectern jobs dead`; none with the store's leases). */
+  deadLetters(limit: number): Promise<DeadLetter[]> {
+    return this.#queue.deadLetters(limit);
+  }
+
+  /**
+   * An operator's retry of a dead-lettered job (`lectern jobs retry`, ADR 0250): the content's crash
+   * marks are cleared, the job goes back to pending (the one way out of `failed`, and only for a job in
+   * the dead letters) and is queued afresh with a new set of attempts. 404 `not_found` without such a job
+   * or dead letter; 409 `conflict` when its upload is no longer stored (the owner must submit again).
+   */
+  async retryDeadLetter(jobId: string): Promise<RecognitionJob> {
+    const job = await this.#d.store.get(jobId);
+    const letter = job ? (await this.#queue.deadLetters(10_000)).find((l) => l.id === jobId) : undefined;
+    if (!job || !letter) throw new AppError('not_found', `No dead-lettered recognition job ${jobId} (lectern jobs dead lists them).`);
+    if (job.status !== 'failed') throw new AppError('conflict', `Recognition job ${jobId} is ${job.status}, not failed; only a failed, dead-lettered job can be retried.`, { extra: { status: job.status } });
+    if (!(await this.#d.blobs.stat(blobKey(job.sha256)))) {
+      throw new AppError('conflict', `The upload of recognition job ${jobId} is no longer stored; its owner must submit the file again.`, { extra: { status: job.status } });
+    }
+    await Promise.all([this.#d.blobs.delete(refusedKey(job.sha256)), this.#d.blobs.delete(attemptsKey(job.sha256))]);
+    const reopened = await this.#d.store.update(jobId, { status: 'pending', error: null, updatedAt: nowSeconds(this.#d.clock) }, ['failed']);
+    if (!reopened) throw new AppError('conflict', `Recognition job ${jobId} changed meanwhile; list the dead letters again.`);
+    if (!(await this.#queue.retryDead(jobId))) {
+      await this.#d.store.update(jobId, { status: 'failed', error: job.error, updatedAt: nowSeconds(this.#d.clock) }, ['pending']);
+      throw new AppError('not_found', `The dead letter of recognition job ${jobId} is gone (retried by someone else?).`);
+    }
+    if (this.#work) await this.#pull();
+    return reopened;
   }
 
   /**
@@ -449,7 +576,10 @@ export class RecognitionJobService {
       }
       const attempts = (await this.#d.blobs.stat(attemptsKey(sha256)))?.bytes ?? 0;
       if (attempts >= MAX_CONVERSION_ATTEMPTS) {
-        return this.#refuse(sha256, run.jobs(), { code: 'conversion_crashed', message: `The conversion of this file stopped the service ${attempts} times and is not tried again` });
+        const crashed = { code: 'conversion_crashed', message: `The conversion of this file stopped the service ${attempts} times and is not tried again` };
+        // with a queue that keeps dead letters the upload stays, so an operator can retry the job (ADR 0250)
+        if (this.#queue.retries) return this.#deadLetter(sha256, run.jobs(), crashed);
+        return this.#refuse(sha256, run.jobs(), crashed);
       }
       // The attempt is counted before the conversion starts (read the upload and the checkpoints meanwhile).
       const [, bytes, stored] = await Promise.all([
@@ -503,8 +633,11 @@ export class RecognitionJobService {
           return this.#failAll(run.jobs(), { code: e.code, message: `${e.message}; nothing was charged.` });
         }
         this.#d.report(e, `recognition of ${sha256} failed unexpectedly`);
+        const internal = { code: 'internal', message: 'The conversion failed unexpectedly; nothing was charged. Submit the file again, or report the job id.' };
+        // a queue with retries tries again after a backoff (the upload stays for it), then dead-letters
+        if (this.#queue.retries) return this.#failAttempt(run.jobs(), internal);
         await this.#d.blobs.delete(blobKey(sha256));
-        return this.#failAll(run.jobs(), { code: 'internal', message: 'The conversion failed unexpectedly; nothing was charged. Submit the file again, or report the job id.' });
+        return this.#failAll(run.jobs(), internal);
       }
       // Kept as written rather than read back (the Markdown of a book is megabytes). Should another
       // instance have stored this content's result first, theirs stays; it has the same page count.
@@ -536,10 +669,19 @@ export class RecognitionJobService {
   async #complete(jobId: string, pages: number, billable: number): Promise<void> {
     const { store, billing } = this.#d;
     const job = await store.get(jobId);
-    if (!job || !ACTIVE.includes(job.status)) return;
+    if (!job || !ACTIVE.includes(job.status)) return this.#done([jobId]);
     // Bill only while this instance holds the job: another one that took it over bills it instead.
     const now = nowSeconds(this.#d.clock);
     if ((await store.claim([job.id], this.#worker, now, now + this.#lease)).length === 0) return;
+    try {
+      await this.#bill(job, pages, billable);
+    } finally {
+      await this.#done([job.id]);
+    }
+  }
+
+  async #bill(job: RecognitionJob, pages: number, billable: number): Promise<void> {
+    const { store, billing } = this.#d;
     const amount = recognitionCost(this.#d.prices, billable);
     const charge = await billing.chargeOnce(job.accountId, amount, RECOGNITION_OPERATION, job.id);
     const at = nowSeconds(this.#d.clock);
@@ -567,12 +709,65 @@ export class RecognitionJobService {
     }
   }
 
+  /** Fails the jobs for good (a reason of the file, or one a retry would not change); they leave the queue. */
   async #failAll(jobIds: readonly string[], error: { code: string; message: string }): Promise<readonly string[]> {
+    await this.#failRows(jobIds, error);
+    await this.#done(jobIds);
+    return jobIds;
+  }
+
+  async #failRows(jobIds: readonly string[], error: { code: string; message: string }): Promise<void> {
     for (const id of jobIds) {
       const failed = await this.#d.store.update(id, { status: 'failed', error, updatedAt: nowSeconds(this.#d.clock) }, ACTIVE);
       if (failed) this.#d.onOutcome?.('failed', error.code);
     }
+  }
+
+  /** The jobs left the queue (their rows are final); a queue that cannot be told now finds out when it delivers them again. */
+  async #done(jobIds: readonly string[]): Promise<void> {
+    for (const id of jobIds) {
+      try {
+        await this.#queue.done(id);
+      } catch (err) {
+        this.#d.report(err, `recognition: settling job ${id} in the queue failed`);
+      }
+    }
+  }
+
+  /**
+   * An attempt failed without an answer: the queue retries each job after a backoff (its row stays as it
+   * is and its claim is let go at once, so any worker can take the retry) or dead-letters it after its
+   * last attempt (its row fails with the reason).
+   */
+  async #failAttempt(jobIds: readonly string[], error: JobFailure, final = false): Promise<readonly string[]> {
+    for (const id of jobIds) {
+      let outcome: 'retry' | 'dead';
+      try {
+        outcome = await this.#queue.fail(id, error, final);
+      } catch (err) {
+        // the queue is unreachable: the job stays claimed until its lease runs out, then a sweep takes it over
+        this.#d.report(err, `recognition: failing an attempt of job ${id} in the queue failed`);
+        continue;
+      }
+      if (outcome === 'dead') {
+        await this.#failRows([id], { code: error.code, message: `${error.message.replace(/[.;]?\s*$/, '')}; the job was dead-lettered, and nothing was charged.` });
+      } else {
+        // a claim until a second ago is one that has ended: the retry may be taken by any worker
+        const now = nowSeconds(this.#d.clock);
+        await this.#d.store.claim([id], this.#worker, now, now - 1);
+      }
+    }
     return jobIds;
+  }
+
+  /**
+   * A crash loop with a queue that keeps dead letters: later jobs of the content fail at once (as with
+   * #refuse), but the upload and the checkpoints stay, so an operator who fixed the cause can retry.
+   */
+  async #deadLetter(sha256: string, jobIds: readonly string[], error: JobFailure): Promise<readonly string[]> {
+    await this.#d.blobs.put(refusedKey(sha256), new TextEncoder().encode(JSON.stringify(error)));
+    await this.#d.blobs.delete(attemptsKey(sha256));
+    return this.#failAttempt(jobIds, error, true);
   }
 
   async #progress(jobIds: readonly string[], p: { status: 'processing'; pagesDone: number; pagesTotal: number | undefined }): Promise<void> {

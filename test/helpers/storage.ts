@@ -62,7 +62,10 @@ export function withSearchPath(url: string, schema: string): string {
   return u.toString();
 }
 
-/** A new, uniquely named, empty schema in `url`'s database; `drop` removes it and everything in it. */
+/**
+ * A new, uniquely named, empty schema in `url`'s database; `drop` removes it and everything in it, and the
+ * pg-boss schema a job queue derives from it (`<schema>_pgboss`, ADR 0250) when there is one.
+ */
 export async function createTestSchema(url: string): Promise<{ schema: string; url: string; drop(): Promise<void> }> {
   const schema = `lectern_test_${process.pid}_${randomBytes(6).toString('hex')}`;
   const admin = async (sql: string) => {
@@ -75,7 +78,22 @@ export async function createTestSchema(url: string): Promise<{ schema: string; u
     }
   };
   await admin(`CREATE SCHEMA ${schema}`);
-  return { schema, url: withSearchPath(url, schema), drop: () => admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`) };
+  return { schema, url: withSearchPath(url, schema), drop: () => admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE; DROP SCHEMA IF EXISTS ${schema}_pgboss CASCADE`) };
+}
+
+/** A unique pg-boss schema name for one test (ADR 0250): parallel tests never share a queue. Drop it with dropSchema. */
+export const pgBossTestSchema = (): string => `pgboss_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+
+/** Drops `schema` of `url`'s database and everything in it (a test's pg-boss schema). */
+export async function dropSchema(url: string, schema: string): Promise<void> {
+  if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`not a schema name: ${schema}`);
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  } finally {
+    await client.end();
+  }
 }
 
 /** PostgreSQL storage on a fresh schema of `url`; dispose closes the pool and drops the schema. */

@@ -169,7 +169,7 @@ describe('ingest as operators meet it', () => {
     const usage = await cli(null, ['--help']);
     assert.equal(usage.code, 0);
     const commands = [...new Set([...usage.stdout.matchAll(/^  ([a-z][a-z-]*) /gm)].map((m) => m[1]!))];
-    assert.deepEqual(commands, ['serve', 'ingest', 'cluster', 'demo', 'index', 'models', 'ranking', 'accounts', 'keys', 'credits', 'comments', 'backup', 'restore', 'config']);
+    assert.deepEqual(commands, ['serve', 'ingest', 'cluster', 'demo', 'index', 'models', 'ranking', 'accounts', 'keys', 'credits', 'jobs', 'comments', 'backup', 'restore', 'config']);
     assert.equal((await cli(null, ['help', '--help'])).code, 0);
     for (const command of commands) {
       for (const args of [[command, '--help'], [command, 'sub', '-h'], ['help', command]]) {
@@ -179,7 +179,7 @@ describe('ingest as operators meet it', () => {
       }
     }
     // subcommands' --help (issue 25: `models train --help` answered "unknown command")
-    for (const args of [['models', 'train', '--help'], ['models', 'status', '--help'], ['models', 'encode', '-h'], ['models', 'check-encoder', '--help'], ['ranking', 'train', '--help'], ['accounts', 'rate-limit', '--help']]) {
+    for (const args of [['models', 'train', '--help'], ['models', 'status', '--help'], ['models', 'encode', '-h'], ['models', 'check-encoder', '--help'], ['ranking', 'train', '--help'], ['accounts', 'rate-limit', '--help'], ['jobs', 'dead', '--help'], ['jobs', 'retry', '--help']]) {
       const r = await cli(null, args);
       assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
       assert.match(r.stdout, new RegExp(`^Usage: lectern ${args[0]} `), args.join(' '));

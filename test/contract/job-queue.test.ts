@@ -1,0 +1,85 @@
+// The JobQueue contract against the store's leases (SQLite) and pg-boss (PostgreSQL, DATABASE_URL; each
+// run in its own pg-boss schema and Lectern schema, dropped afterwards, so parallel runs do not collide).
+import { test } from 'node:test';
+import { PgBossJobQueue } from '../../src/adapters/queue/pg-boss-job-queue.js';
+import { PostgresRecognitionJobStore } from '../../src/adapters/postgres/postgres-recognition-job-store.js';
+import { SqliteRecognitionJobStore } from '../../src/adapters/sqlite/sqlite-recognition-job-store.js';
+import type { JobQueue } from '../../src/ports/job-queue.js';
+import { LeaseJobQueue } from '../../src/recognition-jobs/lease-job-queue.js';
+import { databaseUrl, dropSchema, openMemorySqlite, openTempPostgres, pgBossTestSchema, postgresSkip } from '../helpers/storage.js';
+import { jobQueueContract, LEASE_SECONDS } from './job-queue.contract.js';
+
+/** A clock at real time plus an offset the test moves on. */
+function offsetClock() {
+  let offset = 0;
+  return { clock: { nowMs: () => Date.now() + offset }, advance: (s: number) => void (offset += s * 1000) };
+}
+
+jobQueueContract('store leases (SQLite)', async () => {
+  const fixture = await openMemorySqlite();
+  const jobs = new SqliteRecognitionJobStore(fixture.storage.db);
+  const { clock, advance } = offsetClock();
+  const queues: JobQueue[] = [];
+  return {
+    fixture,
+    jobs,
+    clock,
+    advance,
+    async queue() {
+      const q = new LeaseJobQueue(jobs, clock, LEASE_SECONDS);
+      await q.start();
+      queues.push(q);
+      return q;
+    },
+    async dispose() {
+      for (const q of queues) await q.close();
+      await fixture.dispose();
+    },
+  };
+});
+
+if (!databaseUrl) {
+  test('pg-boss job queue contract', { skip: postgresSkip('pg-boss job queue contract') }, () => {});
+} else {
+  const url = databaseUrl;
+  jobQueueContract('pg-boss (PostgreSQL)', async () => {
+    const fixture = await openTempPostgres(url, { max: 6 });
+    const jobs = new PostgresRecognitionJobStore(fixture.storage.pool);
+    const { clock, advance } = offsetClock();
+    const schema = pgBossTestSchema();
+    const queues: JobQueue[] = [];
+    return {
+      fixture,
+      jobs,
+      clock,
+      advance,
+      async queue() {
+        const q = new PgBossJobQueue({
+          pool: fixture.storage.pool,
+          schema,
+          queue: 'recognition',
+          leases: jobs,
+          clock,
+          leaseSeconds: LEASE_SECONDS,
+          retryLimit: 1,
+          retryDelaySeconds: 1,
+          expireSeconds: 3600,
+          maintenanceSeconds: 3600,
+          pollMs: 500,
+          deadRetentionDays: 1,
+          report: (err) => {
+            throw err;
+          },
+        });
+        await q.start();
+        queues.push(q);
+        return q;
+      },
+      async dispose() {
+        for (const q of queues) await q.close();
+        await fixture.dispose();
+        await dropSchema(url, schema);
+      },
+    };
+  });
+}
