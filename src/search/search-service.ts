@@ -33,7 +33,7 @@ import { defaultSearchRequest, type SearchExecution, type SearchExecutor, type S
 import { runSparseChannel } from './sparse-channel.js';
 import { routingKey, shardOfWork } from '../domain/shard-routing.js';
 import type { ScatterResult, ScatterVectorQuery, VectorResult } from './scatter-gather.js';
-import { checkWorkBudget, FairScheduler, passageTermCap, workEstimate, type SearchTicket, type WorkBudget } from './work-budget.js';
+import { checkWorkBudget, FairScheduler, passageTermCap, workEstimate, type BudgetedIndex, type SearchTicket, type WorkBudget } from './work-budget.js';
 import type { ActivityCounts } from '../ports/activity-store.js';
 import { candidateScores, featureRow, type Candidate, type FeatureGroup } from '../ranking/features.js';
 import type { FeatureSources } from '../ranking/sources.js';
@@ -46,7 +46,7 @@ import { pickEvidence } from '../ranking/evidence.js';
 import { buildPool, featureSources, plannedBranches } from './ranking-bridge.js';
 import { checkExtraPools, mergeExtraPools, type PoolSources } from './extra-pools.js';
 import { DEFAULT_HEAP_FACTOR, DEFAULT_MAX_QUERY_DIMS, DEFAULT_PRUNING } from './channels.js';
-import { analyzerFor, resolveRankingMode } from '../engine/index.js';
+import { analyzerFor, queryTerms, resolveRankingMode } from '../engine/index.js';
 
 /** RRF smoothing constant when the request gives none (interface: service default 60). */
 export const DEFAULT_RRF_K = 60;
@@ -485,7 +485,7 @@ export class SearchService {
    */
   async search(principal: Principal, r: SearchRequest, requestId: string, opts: SearchOptions = {}): Promise<SearchResult> {
     checkLanguages({ possible_languages: r.possibleLanguages, filter_languages: r.filters.languages });
-    const { plan, cost } = this.#checkBudget(r);
+    const { plan, cost } = await this.#checkBudget(r);
     // the account's place is counted now (429 before any hold); a slot is taken only for the work
     // itself (#search), not while the ledger's group commits are awaited around it
     const ticket = this.#turns?.admit(principal.accountId, cost);
@@ -773,12 +773,12 @@ export class SearchService {
    * result_terms) when `r` asks for more than one search may do. Conversations check their questions
    * with it (issue 25).
    */
-  checkBudget(r: SearchRequest): void {
-    this.#checkBudget(r);
+  async checkBudget(r: SearchRequest): Promise<void> {
+    await this.#checkBudget(r);
   }
 
   /** The budget check; returns the ranking plan it made (null without a budget or query) and the work estimate the fair turns charge (ADR 0212). */
-  #checkBudget(r: SearchRequest): { plan: RankingPlan | null; cost: number } {
+  async #checkBudget(r: SearchRequest): Promise<{ plan: RankingPlan | null; cost: number }> {
     if (!this.d.budget || r.query.trim() === '') return { plan: null, cost: workEstimate({ postings: 0, resultTerms: 0 }) };
     const names = resolveIndexes(r.indexNames);
     // a ranking stage retrieves its whole pool with passages: the pool counts as results (docs/ranking.md)
@@ -786,8 +786,23 @@ export class SearchService {
     const page = r.offset + r.limit;
     const results = plan.active ? Math.max(page, plan.depth) : page;
     // only what pruning cannot fit is refused (ADR 0231); the measure is the pruned query's work
-    const measure = checkWorkBudget(names.map((n) => this.d.indexes.get(n)), r.query, r.possibleLanguages, this.d.budget, results);
+    // on a cluster the postings are the corpus's: the query's terms' document frequencies summed over
+    // the shards (the DFS call), so an api node without postings refuses and prunes as one node (ADR 0266)
+    const budgeted = this.d.shards ? await Promise.all(names.map((n) => this.#shardBudgeted(n, r))) : names.map((n) => this.d.indexes.get(n));
+    const measure = checkWorkBudget(budgeted, r.query, r.possibleLanguages, this.d.budget, results);
     return { plan, cost: workEstimate(measure) };
+  }
+
+  /**
+   * An index as the work budget reads it on a cluster (ADR 0266): this process's analysis of the query (a
+   * pure function of the text) and its terms' document frequencies summed over the shards. A shard that
+   * does not answer is left out of the sums (the search that follows reports it in `partial_results`).
+   */
+  async #shardBudgeted(name: IndexName, r: SearchRequest): Promise<BudgetedIndex> {
+    const index = this.d.indexes.get(name);
+    const terms = [...queryTerms(index.parse(r.query, r.possibleLanguages))];
+    const { df } = await this.d.shards!.termStats(name, terms);
+    return { parse: (text, languages) => index.parse(text, languages), docFreq: (t) => df[t] ?? 0 };
   }
 
   /**
@@ -795,7 +810,7 @@ export class SearchService {
    * `accountId`, the same fair turns (the account's concurrency limit, round-robin slots).
    */
   async retrieve(r: SearchRequest, accountId?: number): Promise<SearchHit<StoredDocument>[]> {
-    const { cost } = this.#checkBudget(r);
+    const { cost } = await this.#checkBudget(r);
     const ticket = accountId === undefined ? undefined : this.#turns?.admit(accountId, cost);
     try {
       await ticket?.turn();
