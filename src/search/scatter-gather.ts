@@ -15,6 +15,7 @@ import { type DocumentScoreParts, correctParsedQuery, mergeSuggestions, parseQue
 import type { ShardClient, ShardDirectory, ShardQuery, ShardVectorRequest, ShardVectorResponse } from '../ports/shard-client.js';
 import { mergeShardResults } from './shard-merge.js';
 import { shardOfWork } from '../domain/shard-routing.js';
+import { AppError } from '../domain/errors.js';
 
 export interface ScatterOptions {
   /** A call not answered after this many ms is duplicated on the shard's next replica. Default 150. */
@@ -281,7 +282,13 @@ export class ScatterGather {
    */
   async documentVector(index: IndexName, doc: { id: string; workKey: string }): Promise<Float32Array | null> {
     const shard = shardOfWork(doc.workKey, this.directory.shards);
-    const r = await this.#hedged(this.#order(shard, this.#turn++), (c, signal) => c.documentVector({ index, id: doc.id }, { signal }));
+    let r;
+    try {
+      r = await this.#hedged(this.#order(shard, this.#turn++), (c, signal) => c.documentVector({ index, id: doc.id }, { signal }));
+    } catch (e) {
+      // no replica of the document's shard: a clear 503, not an internal error (ADR 0265)
+      throw new AppError('service_unavailable', `No replica of shard ${shard}, which holds document ${doc.id}, answered (${reason(e)}); try again shortly.`, { extra: { missing_shards: [{ index, shard }] }, headers: { 'Retry-After': '1' } });
+    }
     return r.value.vector === null ? null : Float32Array.from(r.value.vector);
   }
 

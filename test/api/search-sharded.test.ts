@@ -325,6 +325,13 @@ describe('every search mode over 2 shards (in-process) equals one node, with tra
     }
   });
 
+  test('similar documents whose seed\'s shard has no live replica: 503 naming the shard, not an internal error (ADR 0265)', async () => {
+    const id = docs.map((d) => d.id).find((x) => shardSets[1]!.get('documents').has(x))!;
+    const res = await failingOn((m) => m === 'documentVector', () => sharded.http.inject({ method: 'POST', url: '/v2/search/similar', headers: { 'x-api-key': keySharded }, payload: { document_id: id, limit: 10 } }));
+    assert.equal(res.statusCode, 503, res.body);
+    assert.match(res.body, /shard 1/);
+  });
+
   test('a shard that fails the spelling call makes the response partial, not a silently different correction (ADR 0265)', async () => {
     const body = { query: 'hert atack', mode: 'fulltext', limit: 10 };
     const a = await search(one, keyOne, body);
