@@ -51,7 +51,9 @@ export class SharedCorpusModels {
       if (at === null || at.bytes !== bytes.byteLength) await this.blobs.put(prefix + file, bytes);
     }
     await this.blobs.put(prefix + MANIFEST, new TextEncoder().encode(JSON.stringify(local.manifest, null, 2)));
-    const keep = new Set([local.manifest.dense.file, local.manifest.sparse.file].map((f) => prefix + f));
+    // keep what the manifest in force names (read again: another trainer may have published since)
+    const current = (await this.published(name)) ?? local.manifest;
+    const keep = new Set([current.dense.file, current.sparse.file, local.manifest.dense.file, local.manifest.sparse.file].map((f) => prefix + f));
     for (const b of await this.blobs.list(prefix)) if (b.key.endsWith('.lcm') && !keep.has(b.key)) await this.blobs.delete(b.key);
     return local.manifest;
   }
