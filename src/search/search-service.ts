@@ -134,6 +134,15 @@ export interface SearchOptions {
   encodeHits?: boolean;
 }
 
+/** A response's partial flag: the execution's, plus shards the budget check missed (ADR 0265). */
+function partialWith(partial: SearchExecution['partial'], more: readonly { index: IndexName; shard: number }[], shards: number): { partial?: NonNullable<SearchExecution['partial']> } {
+  if (more.length === 0) return partial ? { partial } : {};
+  const missing = [...(partial?.missing ?? [])] as { index: IndexName; shard: number }[];
+  for (const m of more) addMissingShards(missing, m.index, [m.shard]);
+  missing.sort((a, b) => (a.index < b.index ? -1 : a.index > b.index ? 1 : a.shard - b.shard));
+  return { partial: { shards: partial?.shards ?? shards, missing } };
+}
+
 /** 503 for a request that cannot be answered from part of the shards (ADR 0265). */
 const shardsUnavailable = (missing: readonly { index: IndexName; shard: number }[]) =>
   new AppError('service_unavailable', `No replica of ${missing.map((m) => `shard ${m.shard} of ${m.index}`).join(', ')} answered; this request needs every shard. Try again shortly.`, { extra: { missing_shards: missing.map((m) => ({ index: m.index, shard: m.shard })) }, headers: { 'Retry-After': '1' } });
@@ -485,19 +494,19 @@ export class SearchService {
    */
   async search(principal: Principal, r: SearchRequest, requestId: string, opts: SearchOptions = {}): Promise<SearchResult> {
     checkLanguages({ possible_languages: r.possibleLanguages, filter_languages: r.filters.languages });
-    const { plan, cost } = await this.#checkBudget(r);
+    const { plan, cost, missing } = await this.#checkBudget(r);
     // the account's place is counted now (429 before any hold); a slot is taken only for the work
     // itself (#search), not while the ledger's group commits are awaited around it
     const ticket = this.#turns?.admit(principal.accountId, cost);
     try {
-      return await this.#search(principal, r, requestId, opts, plan, ticket);
+      return await this.#search(principal, r, requestId, opts, plan, ticket, missing);
     } finally {
       ticket?.leave();
     }
   }
 
   /** `planned`: the plan search() already made for the work budget (the same refusals; not made twice). */
-  async #search(principal: Principal, r: SearchRequest, requestId: string, opts: SearchOptions, planned: RankingPlan | null, ticket?: SearchTicket): Promise<SearchResult> {
+  async #search(principal: Principal, r: SearchRequest, requestId: string, opts: SearchOptions, planned: RankingPlan | null, ticket?: SearchTicket, budgetMissing: readonly { index: IndexName; shard: number }[] = []): Promise<SearchResult> {
     const t0 = performance.now();
     checkAvailable(r);
     const indexNames = resolveIndexes(r.indexNames);
@@ -535,7 +544,7 @@ export class SearchService {
       cost,
       candidateRanking: ex.candidateRanking,
       rankingStages: ex.rankingStages,
-      ...(ex.partial ? { partial: ex.partial } : {}),
+      ...partialWith(ex.partial, budgetMissing, this.d.shards?.shards ?? 0),
     };
   }
 
@@ -774,12 +783,15 @@ export class SearchService {
    * with it (issue 25).
    */
   async checkBudget(r: SearchRequest): Promise<void> {
-    await this.#checkBudget(r);
+    const { missing } = await this.#checkBudget(r);
+    // a conversation has no partial flag: its budget from part of the corpus is refused (ADR 0265)
+    if (missing.length > 0) throw shardsUnavailable(missing);
   }
 
   /** The budget check; returns the ranking plan it made (null without a budget or query) and the work estimate the fair turns charge (ADR 0212). */
-  async #checkBudget(r: SearchRequest): Promise<{ plan: RankingPlan | null; cost: number }> {
-    if (!this.d.budget || r.query.trim() === '') return { plan: null, cost: workEstimate({ postings: 0, resultTerms: 0 }) };
+  async #checkBudget(r: SearchRequest): Promise<{ plan: RankingPlan | null; cost: number; missing: { index: IndexName; shard: number }[] }> {
+    const missing: { index: IndexName; shard: number }[] = [];
+    if (!this.d.budget || r.query.trim() === '') return { plan: null, cost: workEstimate({ postings: 0, resultTerms: 0 }), missing };
     const names = resolveIndexes(r.indexNames);
     // a ranking stage retrieves its whole pool with passages: the pool counts as results (docs/ranking.md)
     const plan = this.#plan(r);
@@ -788,20 +800,21 @@ export class SearchService {
     // only what pruning cannot fit is refused (ADR 0231); the measure is the pruned query's work
     // on a cluster the postings are the corpus's: the query's terms' document frequencies summed over
     // the shards (the DFS call), so an api node without postings refuses and prunes as one node (ADR 0266)
-    const budgeted = this.d.shards ? await Promise.all(names.map((n) => this.#shardBudgeted(n, r))) : names.map((n) => this.d.indexes.get(n));
+    const budgeted = this.d.shards ? await Promise.all(names.map((n) => this.#shardBudgeted(n, r, missing))) : names.map((n) => this.d.indexes.get(n));
     const measure = checkWorkBudget(budgeted, r.query, r.possibleLanguages, this.d.budget, results);
-    return { plan, cost: workEstimate(measure) };
+    return { plan, cost: workEstimate(measure), missing };
   }
 
   /**
    * An index as the work budget reads it on a cluster (ADR 0266): this process's analysis of the query (a
    * pure function of the text) and its terms' document frequencies summed over the shards. A shard that
-   * does not answer is left out of the sums (the search that follows reports it in `partial_results`).
+   * does not answer is left out of the sums and added to `missing` (the response names it, ADR 0265).
    */
-  async #shardBudgeted(name: IndexName, r: SearchRequest): Promise<BudgetedIndex> {
+  async #shardBudgeted(name: IndexName, r: SearchRequest, missing: { index: IndexName; shard: number }[]): Promise<BudgetedIndex> {
     const index = this.d.indexes.get(name);
     const terms = [...queryTerms(index.parse(r.query, r.possibleLanguages))];
-    const { df } = await this.d.shards!.termStats(name, terms);
+    const { df, missingShards } = await this.d.shards!.termStats(name, terms);
+    addMissingShards(missing, name, missingShards);
     return { parse: (text, languages) => index.parse(text, languages), docFreq: (t) => df[t] ?? 0 };
   }
 
@@ -810,7 +823,8 @@ export class SearchService {
    * `accountId`, the same fair turns (the account's concurrency limit, round-robin slots).
    */
   async retrieve(r: SearchRequest, accountId?: number): Promise<SearchHit<StoredDocument>[]> {
-    const { cost } = await this.#checkBudget(r);
+    const { cost, missing } = await this.#checkBudget(r);
+    if (missing.length > 0) throw shardsUnavailable(missing);
     const ticket = accountId === undefined ? undefined : this.#turns?.admit(accountId, cost);
     try {
       await ticket?.turn();

@@ -362,6 +362,12 @@ describe('every search mode over 2 shards (in-process) equals one node, with tra
     assert.deepEqual(calls.filter((c) => c.endsWith(':citedBy')).sort(), ['0:citedBy', '1:citedBy']);
   });
 
+  test('a shard that fails the work budget\'s statistics call makes the search partial (ADR 0265, 0266)', async () => {
+    // the budget's DFS call carries the query's terms as expansion terms only (no text)
+    const b = await failingOn((m, req) => m === 'stats' && req.query?.text === '', () => search(sharded, keySharded, { query: 'heart attack', mode: 'fulltext' }));
+    assert.deepEqual(b.partial_results, { shards: 2, missing: [{ index: 'documents', shard: 1 }] });
+  });
+
   test('a conversation turn whose term statistics miss a shard fails clearly (503), never a different answer (ADR 0265)', async () => {
     // the term statistics call is the DFS call with the question's terms as expansion terms only
     const res = await failingOn(
