@@ -68,6 +68,7 @@ import { SearchThreads, type Snapshot } from './search/search-threads.js';
 import { ThreadedSegmentBuilder } from './search/segment-builder.js';
 import { startBackgroundMerges } from './search/background-merge.js';
 import { CorpusModels } from './search/corpus-models.js';
+import { SharedCorpusModels } from './search/shared-corpus-models.js';
 import { EncoderVectorizer } from './search/encoder-vectorizer.js';
 import type { SparseTextEncoder, SparseTextEncoderLoader, TextEncoder, TextEncoderLoader, TextEncoderOptions } from './ports/text-encoder.js';
 import { INDEX_NAMES } from './domain/document.js';
@@ -165,6 +166,8 @@ export interface AppOverrides {
   extraRoutes?: readonly ((app: FastifyInstance) => Promise<void> | void)[];
   /** The shards the search service's lexical channel scatters to (tests: in-process shards); default: per cluster.* (ADR 0202). */
   shardDirectory?: ShardDirectory;
+  /** Tests: the BlobStore a cluster's corpus models are published to and pulled from (ADR 0267). */
+  sharedModelBlobs?: BlobStore;
   /** Loads ranking.crossEncoderDir (default: the ONNX adapter, imported on first use). */
   loadCrossEncoder?: CrossEncoderLoader;
 }
@@ -230,6 +233,10 @@ export interface Core {
    * (vectorizing segments as needed). Returns the names of the indexes whose models changed.
    */
   refreshModels(): string[];
+  /** A cluster's published corpus models (ADR 0267): null on one node. */
+  readonly sharedModels: SharedCorpusModels | null;
+  /** Pulls the published models into the model directory (a cluster; nothing on one node). */
+  pullModels(): Promise<void>;
   /** The operator-supplied dense encoder (dense_encoder.dir), or null. */
   readonly encoder: TextEncoder | null;
   /** Computes the encoders' document vectors for the open indexes (null: no encoder or indexes; docs/models.md). */
@@ -337,7 +344,8 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
   const storage = overrides.storage ?? (await openStorage(config, logger));
   const rateLimiter = overrides.rateLimiter ?? (config.redisUrl ? new RedisRateLimiter(config.redisUrl) : new MemoryRateLimiter(clock));
   // in a cluster, originals and uploads live in PostgreSQL so every node reaches them (issue 24)
-  const blobs = !clusterRoles(config.cluster).all && 'pool' in storage ? new PostgresBlobStore(storage.pool) : new FsBlobStore(config.blobDir);
+  const clusterBlobs = !clusterRoles(config.cluster).all && 'pool' in storage;
+  const blobs = clusterBlobs ? new PostgresBlobStore(storage.pool) : new FsBlobStore(config.blobDir);
   const runner = new LocalProcessRunner();
   const secret = config.secret ?? loadOrCreateSecret(config.dataDir);
   const report = (err: unknown, context: string) => logger.warn({ err }, context);
@@ -389,6 +397,17 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
   // a search node's index starts from nothing and is fed by startCluster (bootstrap, then its shard's log)
   const indexSource = new SwitchableSource(roles0.search || apiOnly ? { maxSeq: async () => 0, changesSince: async () => [] } : storage.documents);
   const corpusModels = new CorpusModels(fsModelDirectories(join(config.dataDir, 'models')), storage.documents, clock);
+  // a cluster's corpus models: trained once, published to the BlobStore every node reaches, pulled by
+  // every node into its model directory before the model refresh installs them (ADR 0267)
+  const sharedModels = overrides.sharedModelBlobs ? new SharedCorpusModels(overrides.sharedModelBlobs, corpusModels) : clusterBlobs ? new SharedCorpusModels(blobs, corpusModels) : null;
+  const pullModels = async (): Promise<void> => {
+    if (!sharedModels) return;
+    try {
+      for (const r of await sharedModels.pullAll()) if (r.installed) logger.info({ index: r.index, models: r.published }, 'published corpus models pulled');
+    } catch (err) {
+      logger.warn({ err }, 'pulling the published corpus models failed; retried at the next refresh');
+    }
+  };
   const rankerTraining = new RankerTraining({ files: new FsSourceFiles(), feedback: communityStoreFor(storage), models: fsModelDirectories(join(config.dataDir, 'models')), clock });
   const rankingSource = (open: IndexSet, mode: SearchMode): CandidateSource => {
     const activityCounts = storage.activity;
@@ -498,6 +517,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
         });
         if (r.applied > 0) logger.info({ applied: r.applied, seq: r.seq, ms: Date.now() - t0 }, 'search indexes caught up with the store');
       }
+      await pullModels();
       try {
         refreshModels();
       } catch (err) {
@@ -556,6 +576,8 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
     rankerTraining,
     rankingSource,
     refreshModels,
+    sharedModels,
+    pullModels,
     encoder,
     sparseEncoder,
     get encoderVectorizer() {
@@ -574,6 +596,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
       const idx = indexes;
       let polling = false;
       let encoding = false;
+      let refreshing = false;
       // Changes written by another process (a CLI ingest while the server runs) are picked up here.
       timers.push(
         setInterval(() => {
@@ -587,13 +610,17 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
               polling = false;
             });
         }, 1000),
-        // Models trained by `lectern models train` while the server runs are installed within seconds.
+        // Models trained by `lectern models train` while the server runs (on a cluster: published by any
+        // node, ADR 0267) are installed within seconds.
         setInterval(() => {
-          try {
-            refreshModels();
-          } catch (err) {
-            logger.warn({ err }, 'installing the corpus models failed');
-          }
+          if (refreshing) return;
+          refreshing = true;
+          void pullModels()
+            .then(() => refreshModels())
+            .catch((err: unknown) => logger.warn({ err }, 'installing the corpus models failed'))
+            .finally(() => {
+              refreshing = false;
+            });
         }, 5000),
         // Documents committed since the last look get their dense-encoder vectors (one run at a time).
         setInterval(() => {

@@ -15,7 +15,7 @@ import type { EncoderVectorizer } from '../search/encoder-vectorizer.js';
 import type { Storage } from '../ports/storage.js';
 import { isRecognitionError, recognizeForIngest } from '../recognition/index.js';
 import type { IndexSet } from '../search/index-set.js';
-import type { CorpusModels } from '../search/corpus-models.js';
+import type { CorpusModels, ModelManifest } from '../search/corpus-models.js';
 import { INDEX_NAMES, type IndexName } from '../domain/document.js';
 import type { CommunityService } from '../community/index.js';
 import { configDocs } from './config-docs.js';
@@ -51,6 +51,8 @@ export interface CliApp {
   indexCheckpoint(): number;
   readonly corpusModels: CorpusModels;
   refreshModels(): string[];
+  /** A cluster's published corpus models (ADR 0267); null on one node. */
+  readonly sharedModels: { publishAll(names?: readonly IndexName[]): Promise<(ModelManifest | null)[]> } | null;
   /** `lectern ranking train`: judgments, training and the model file; pools over open indexes. */
   readonly rankerTraining: RankerTraining;
   rankingSource(indexes: IndexSet, mode: SearchMode): CandidateSource;
@@ -113,9 +115,10 @@ ${CLUSTER_USAGE}
   index rebuild                           rebuild the search indexes from the store (server stopped)
   index merge                             run the merges the index wants now (server stopped; a server merges in the background)
   index stats                             document counts and index sizes
-  models train [--index NAME] [--full] [--dims N]
+  models train [--index NAME] [--full] [--dims N] [--cluster DIR]
                                           train the corpus models (sparse expansion, dense vectors) from the
                                           store: resumable and incremental; a running server installs them
+                                          (on a cluster: published, every node installs them)
   models status                           trained models, their SHA-256 and the vectors of each index
   models encode                           compute the dense_encoder model's document vectors now (a running
                                           server does it in the background)
@@ -180,7 +183,7 @@ Bad lines are reported by number and skipped; a file whose first records are all
 or a PDF given without --recognize is refused with one line. Exit 1 when anything failed.
 Example: lectern ingest works.jsonl.gz ai.stackexchange.com/Posts.xml`,
   ranking: RANKING_HELP,
-  models: `Usage: lectern models train [--index NAME] [--full] [--dims N]
+  models: `Usage: lectern models train [--index NAME] [--full] [--dims N] [--cluster DIR]
        lectern models status
        lectern models encode
        lectern models check-encoder DIR [--text T]... [--pooling mean|cls] [--max-tokens N]
@@ -191,7 +194,9 @@ encoder (docs/models.md).
   train           train the corpus models (sparse expansion, dense vectors) from the store; resumable and
                   incremental, --full starts over; --index ${INDEX_NAMES.join('|')} (default: both);
                   --dims N dense dimensions (a multiple of 32, at most 1024). A running server installs
-                  the new models within seconds; without one, the vectors are computed here.
+                  the new models within seconds; without one, the vectors are computed here. On a
+                  cluster (a cluster role, or --cluster DIR for a local one) the models are published
+                  to the database and every api and search node installs them within seconds.
   status          the trained models with their SHA-256, the configured encoders and each index's vectors
   encode          compute the dense_encoder / sparse_encoder model's document vectors now (a running
                   server does it in the background)
@@ -310,18 +315,7 @@ async function ingest(ctx: CliContext, args: string[]): Promise<number> {
     },
   });
   // into a local cluster: its configuration, as a process that writes to the store (the relay publishes)
-  if (values.cluster !== undefined) {
-    if (!ctx.cluster) throw new UsageError('--cluster is not available in this build');
-    let shared: Record<string, string>;
-    try {
-      shared = ctx.cluster.env(values.cluster);
-    } catch (e) {
-      throw new UsageError(`--cluster: ${(e as Error).message}`);
-    }
-    const env = { ...shared, LECTERN_CLUSTER_ROLE: 'api' };
-    const base = ctx;
-    ctx = { ...base, loadConfig: (extra) => base.loadConfig({ ...env, ...extra }) };
-  }
+  if (values.cluster !== undefined) ctx = inCluster(ctx, values.cluster);
   if (positionals.length === 0) throw new UsageError('ingest needs at least one FILE');
   if (values['wait-timeout'] !== undefined && !values.wait) throw new UsageError('--wait-timeout needs --wait');
   if (values.wait && values.cluster !== undefined) throw new UsageError('--wait is not available with --cluster: `lectern cluster status --dir DIR` shows the store sequence each search node has applied (seq)');
@@ -511,10 +505,25 @@ async function index(ctx: CliContext, args: string[]): Promise<number> {
   throw new UsageError('index rebuild|merge|stats');
 }
 
+/** The context of a process of the local cluster in `dir` (its configuration, role api: no index of its own). */
+function inCluster(ctx: CliContext, dir: string): CliContext {
+  if (!ctx.cluster) throw new UsageError('--cluster is not available in this build');
+  let shared: Record<string, string>;
+  try {
+    shared = ctx.cluster.env(dir);
+  } catch (e) {
+    throw new UsageError(`--cluster: ${(e as Error).message}`);
+  }
+  const env = { ...shared, LECTERN_CLUSTER_ROLE: 'api' };
+  return { ...ctx, loadConfig: (extra) => ctx.loadConfig({ ...env, ...extra }) };
+}
+
 async function models(ctx: CliContext, args: string[]): Promise<number> {
   const [sub, ...rest] = args;
   if (sub === 'train') {
-    const { values } = parseArgs({ args: rest, options: { index: { type: 'string' }, full: { type: 'boolean', default: false }, dims: { type: 'string' } } });
+    const { values } = parseArgs({ args: rest, options: { index: { type: 'string' }, full: { type: 'boolean', default: false }, dims: { type: 'string' }, cluster: { type: 'string' } } });
+    // a local cluster's models: trained here from its store, published for every node (ADR 0267)
+    if (values.cluster !== undefined) ctx = inCluster(ctx, values.cluster);
     if (values.index !== undefined && !(INDEX_NAMES as readonly string[]).includes(values.index)) throw new UsageError(`--index must be one of ${INDEX_NAMES.join(', ')}`);
     const dims = intOption(values.dims, 'dims', 32);
     if (dims !== undefined && (dims % 32 !== 0 || dims > 1024)) throw new UsageError('--dims must be a multiple of 32, at most 1024');
@@ -530,6 +539,13 @@ async function models(ctx: CliContext, args: string[]): Promise<number> {
         });
         bar.finish(r.skipped ?? `${r.documents} documents, read ${r.readMs} ms, trained ${r.trainMs} ms`);
         reports.push(r);
+      }
+      // On a cluster the models are published to the store every node reads (ADR 0267); each node
+      // installs them within seconds (its model refresh pulls them).
+      const published = app.sharedModels ? await app.sharedModels.publishAll(reports.filter((r) => r.manifest !== null).map((r) => r.index)) : null;
+      if (published) {
+        print({ models: reports.map((r) => ({ index: r.index, documents: r.documents, changes: r.changes, resumed: r.resumed, read_ms: r.readMs, train_ms: r.trainMs, skipped: r.skipped ?? null, manifest: r.manifest })), published: published.filter((m) => m !== null).map((m) => ({ index: m.index, dense: m.dense.sha256, sparse: m.sparse.sha256 })), vectors: 'every node of the cluster installs them within seconds' });
+        return 0;
       }
       // When this process can open the indexes (no server running), vectorize them now; otherwise the
       // running server installs the new models within seconds.

@@ -163,7 +163,7 @@ export class ConversationService {
     if (input.limit !== null && input.limit !== undefined && input.limit > MAX_LIMIT) {
       throw new AppError('validation_failed', `limit is ${input.limit}; a turn retrieves at most ${MAX_LIMIT} documents (0 or absent: ${DEFAULT_LIMIT}).`, { extra: { errors: [{ path: 'body/limit', message: `must be <= ${MAX_LIMIT}` }] } });
     }
-    this.#checkBudget(input.query, input);
+    await this.#checkBudget(input.query, input);
     const answerer = this.answererFor(input.modelName);
     if (input.documentIds.length > 0) {
       const found = await this.d.documents.getMany(input.documentIds);
@@ -228,21 +228,21 @@ export class ConversationService {
   async editStep(principal: Principal, idOrSlug: string, stepId: number, newQuery: string, opts: TurnOptions): Promise<ConversationView> {
     checkQuery(newQuery);
     const conversation = await this.#owned(principal, idOrSlug);
-    const check = (steps: ConversationStepRecord[]) => {
+    const check = async (steps: ConversationStepRecord[]) => {
       const target = steps.find((s) => s.position === stepId);
       if (!target || target.kind !== 'request') throw new AppError('not_found', `Step ${stepId} is not a request step of this conversation; request steps are ${steps.filter((s) => s.kind === 'request').map((s) => s.position).join(', ') || 'none'}.`);
       const later = steps.filter((s) => s.position > stepId && s.kind === 'request').map((s) => s.data as RequestStepData);
-      this.#checkBudget(newQuery, target.data as RequestStepData);
+      await this.#checkBudget(newQuery, target.data as RequestStepData);
       return { target, later, answerers: [target.data as RequestStepData, ...later].map((r) => this.answererFor(r.modelName)) };
     };
-    check(await this.d.store.steps(conversation.id));
+    await check(await this.d.store.steps(conversation.id));
     await this.d.billing.reserve(principal, this.d.prices.conversationEdit, 'conversation_edit', opts.requestId);
     const held = await this.#locks.acquire(conversation.id, opts.signal);
     let responses: ResponseStepData[] = [];
     try {
       // Read again under the turn: an earlier turn or edit may have changed the steps meanwhile.
       const steps = await this.d.store.steps(conversation.id);
-      const { target, later, answerers } = check(steps);
+      const { target, later, answerers } = await check(steps);
       const edited: RequestStepData = { ...(target.data as RequestStepData), query: newQuery };
       const history = steps.filter((s) => s.position < stepId);
       const requests = [edited, ...later];
@@ -340,9 +340,9 @@ export class ConversationService {
    * hold, stored step or work, with the search's budget detail, as 400 (the interface's status for a
    * turn it cannot take). Retrieval checks each query it runs again (`SearchService.retrieve`).
    */
-  #checkBudget(query: string, request: Pick<RequestStepData, 'limit' | 'sourcesFilters'>): void {
+  async #checkBudget(query: string, request: Pick<RequestStepData, 'limit' | 'sourcesFilters'>): Promise<void> {
     try {
-      this.d.search.checkBudget(this.#searchRequest(query, request, null));
+      await this.d.search.checkBudget(this.#searchRequest(query, request, null));
     } catch (e) {
       if (e instanceof AppError && e.code === 'validation_failed') throw new AppError('bad_request', e.message, { extra: { ...e.extra } });
       throw e;

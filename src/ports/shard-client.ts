@@ -118,6 +118,25 @@ export interface ShardScorePartsResponse {
   us: number;
 }
 
+/**
+ * The `cited_by` feature's call (ADR 0265): for each document (its canonical URIs), how many records of the
+ * shard cite it. One call carries every candidate of a request, so a pool costs one scatter, not one per
+ * candidate; the coordinator sums the shards' counts (a citing record lives on one shard).
+ */
+export interface ShardCitedByRequest {
+  index: IndexName;
+  /** One entry per document: its canonical URIs (an empty list counts 0). */
+  uriSets: string[][];
+}
+
+export interface ShardCitedByResponse {
+  shard: number;
+  node: string;
+  /** counts[i]: the shard's records citing uriSets[i] (as SearchIndex.search's exact total with `filters.citing`). */
+  counts: number[];
+  us: number;
+}
+
 /** Per-call options. */
 export interface ShardCallOptions {
   /** Aborts the call (the coordinator's hedge or deadline); the promise then rejects. */
@@ -140,6 +159,8 @@ export interface ShardClient {
   suggest(req: ShardSuggestRequest, opts?: ShardCallOptions): Promise<ShardSuggestResponse>;
   /** Lexical score parts of candidates (ranking features, ADR 0248). */
   scoreParts(req: ShardScorePartsRequest, opts?: ShardCallOptions): Promise<ShardScorePartsResponse>;
+  /** Citing-record counts of many documents at once (`cited_by`, ADR 0265). */
+  citedBy(req: ShardCitedByRequest, opts?: ShardCallOptions): Promise<ShardCitedByResponse>;
   /** Releases what the client holds (kept-alive connections); calls after it may fail. */
   close?(): void;
 }

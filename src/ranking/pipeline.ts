@@ -313,9 +313,12 @@ export async function computeFeatures(cands: readonly Candidate[], groups: Reado
     lap('lexical');
   }
   if (want.has('citations')) {
-    for (const c of lacking('citations')) {
-      c.computed.add('citations');
-      if (c.stored) setFeature(c, 'cited_by', await src.citedBy(c.index, c.stored));
+    const todo = lacking('citations');
+    for (const c of todo) c.computed.add('citations');
+    // one call per index for every candidate lacking the count (on a cluster: one scatter, ADR 0265)
+    for (const [index, list] of byIndex(todo.filter((c) => c.stored))) {
+      const counts = await src.citedBy(index, list.map((c) => c.stored!));
+      list.forEach((c, i) => setFeature(c, 'cited_by', counts[i]!));
     }
     lap('citations');
   }

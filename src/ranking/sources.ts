@@ -23,8 +23,11 @@ export interface FeatureSources {
   queryShape(index: IndexName): { phrases: boolean; words: number; empty: boolean };
   /** Display records (no full text) of `ids`; those in `withText` carry their full text. */
   documents(ids: readonly string[], withText?: readonly string[]): Promise<Map<string, FeatureDocument>>;
-  /** Records of `index` citing the document (by its canonical URIs). */
-  citedBy(index: IndexName, doc: FeatureDocument): number | Promise<number>;
+  /**
+   * Records of `index` citing each document (by its canonical URIs), in the order of `docs`: one call per
+   * index and feature pass, so a cluster asks each shard once for all of them (ADR 0265).
+   */
+  citedBy(index: IndexName, docs: readonly Pick<FeatureDocument, 'uris'>[]): number[] | Promise<number[]>;
   /** Activity counters of documents (null: no activity source). */
   engagement: ((ids: readonly string[]) => Promise<Map<string, ActivityCounts>>) | null;
   /** Now, Unix seconds. */

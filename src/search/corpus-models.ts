@@ -106,6 +106,38 @@ export class CorpusModels {
     return { dense: one(m.dense), sparse: one(m.sparse), manifest: m };
   }
 
+  /** The manifest and model files of an index as trained here (to publish them; ADR 0267), or null. */
+  files(name: IndexName): { manifest: ModelManifest; files: Map<string, Uint8Array> } | null {
+    const m = this.manifest(name);
+    if (m === null) return null;
+    const dir = this.dirs.open(name);
+    const files = new Map<string, Uint8Array>();
+    for (const info of [m.dense, m.sparse]) {
+      const bytes = dir.read(info.file);
+      if (bytes === null || sha256(bytes) !== info.sha256) throw new Error(`model file ${info.file} of the ${name} index is missing or does not match its SHA-256; run \`lectern models train --index ${name} --full\``);
+      files.set(info.file, bytes);
+    }
+    return { manifest: m, files };
+  }
+
+  /**
+   * Installs models trained elsewhere (a cluster's published models, ADR 0267): each file checked against
+   * the manifest's SHA-256 and written, then the manifest, last (the switch is atomic, as after training);
+   * files no longer referenced are removed. The training state is left alone.
+   */
+  install(name: IndexName, manifest: ModelManifest, files: ReadonlyMap<string, Uint8Array>): void {
+    if (manifest.format !== 1 || manifest.index !== name) throw new Error(`the published manifest is not a format-1 manifest of the ${name} index`);
+    const dir = this.dirs.open(name);
+    for (const info of [manifest.dense, manifest.sparse]) {
+      if (!/^[a-z]+-[0-9a-f]{16}\.lcm$/.test(info.file)) throw new Error(`the published manifest names an unexpected model file ${JSON.stringify(info.file)}`);
+      const bytes = files.get(info.file);
+      if (bytes === undefined || sha256(bytes) !== info.sha256) throw new Error(`the published model file ${info.file} of the ${name} index is missing or does not match its SHA-256`);
+      dir.write(info.file, bytes);
+    }
+    dir.write(MANIFEST, new TextEncoder().encode(JSON.stringify(manifest, null, 2)));
+    removeUnreferenced(dir, manifest);
+  }
+
   /**
    * Folds the store's changes into the training state of `name` and trains its models. `full` starts
    * from an empty state (re-reads every document).

@@ -79,6 +79,8 @@ export class PassageSearch {
       const sh = await this.shards.search(doc.index, q, { onlyShard: shard });
       // the document's shard did not answer: no passages can be found, and none are charged
       if (sh.missingShards.includes(shard)) throw new AppError('service_unavailable', `No replica of shard ${shard}, which holds this document, answered; try again shortly.`);
+      // another shard missed the statistics: the passages' scores would silently differ (ADR 0265)
+      if (sh.missingShards.length > 0) throw new AppError('service_unavailable', `No replica of shard ${sh.missingShards.join(', ')} answered; the passages' scores need every shard's statistics. Try again shortly.`);
       r = sh.result;
     } else r = index.search(q);
     const searchUs = (performance.now() - tSearch) * 1000;

@@ -64,6 +64,8 @@ export interface SourceDeps {
    * the shards (scored with the corpus's statistics); the api node computes the features and runs L1/L2.
    */
   shards?: ShardedLexicalSearch | null;
+  /** Told the shards that did not answer a feature call (the response is then partial; ADR 0265). */
+  onMissingShards?: (index: IndexName, shards: readonly number[]) => void;
 }
 
 /** Feature sources over the service's indexes for one request (`base`: its engine query). */
@@ -103,8 +105,8 @@ export function featureSources(r: SearchRequest, base: EngineQuery, d: SourceDep
       return s;
     },
     documents: (ids, withText) => d.store.getDisplayMany(ids, withText),
-    citedBy: (index, doc) => citedByCount(d.indexes.get(index), doc),
-    ...(d.shards ? shardedSources(r, base, d.indexes, d.shards, sparseParams, restricted) : {}),
+    citedBy: (index, docs) => docs.map((doc) => citedByCount(d.indexes.get(index), doc)),
+    ...(d.shards ? shardedSources(r, base, d.indexes, d.shards, sparseParams, restricted, d.onMissingShards ?? (() => undefined)) : {}),
     engagement: engagement ? (ids) => engagement(ids, d.now) : null,
     now: d.now,
   };
@@ -118,10 +120,18 @@ export function activityEngagement(store: Pick<ActivityStore, 'counts'>): (ids: 
   return async (ids, now) => new Map(await Promise.all(ids.map(async (id) => [id, await store.counts(id, now)] as const)));
 }
 
-/** The index reads of the feature sources over a cluster's shards (ADR 0248); the same queries as above. */
-function shardedSources(r: SearchRequest, base: EngineQuery, indexes: SearchIndexes, shards: ShardedLexicalSearch, sparseParams: SparseParams, restricted: (ids: readonly string[]) => EngineQuery): Pick<FeatureSources, 'lexicalParts' | 'branch' | 'citedBy'> {
+/**
+ * The index reads of the feature sources over a cluster's shards (ADR 0248); the same queries as above.
+ * Every call tells `missing` the shards that did not answer (ADR 0265); `cited_by` is one scatter for all
+ * the candidates of a pass.
+ */
+function shardedSources(r: SearchRequest, base: EngineQuery, indexes: SearchIndexes, shards: ShardedLexicalSearch, sparseParams: SparseParams, restricted: (ids: readonly string[]) => EngineQuery, missing: (index: IndexName, shards: readonly number[]) => void): Pick<FeatureSources, 'lexicalParts' | 'branch' | 'citedBy'> {
+  const seen = <T extends { missingShards: readonly number[] }>(index: IndexName, r: T): T => {
+    if (r.missingShards.length > 0) missing(index, r.missingShards);
+    return r;
+  };
   return {
-    lexicalParts: (index, ids) => shards.scoreParts(index, { text: base.text ?? '', possibleLanguages: base.possibleLanguages ?? null, ...(base.phraseBoost !== undefined ? { phraseBoost: base.phraseBoost } : {}) }, ids),
+    lexicalParts: async (index, ids) => seen(index, await shards.scoreParts(index, { text: base.text ?? '', possibleLanguages: base.possibleLanguages ?? null, ...(base.phraseBoost !== undefined ? { phraseBoost: base.phraseBoost } : {}) }, ids)).parts,
     async branch(index, branch, ids) {
       const out = new Map<string, number>();
       const idx = indexes.get(index);
@@ -129,22 +139,18 @@ function shardedSources(r: SearchRequest, base: EngineQuery, indexes: SearchInde
       for (let at = 0; at < ids.length; at += 500) {
         const chunk = ids.slice(at, at + 500);
         let result: EngineResult | null = null;
-        if (branch === 'fulltext') result = (await shards.search(index, { ...restricted(chunk), lexicalWeight: 1 })).result;
+        if (branch === 'fulltext') result = seen(index, await shards.search(index, { ...restricted(chunk), lexicalWeight: 1 })).result;
         else if (branch === 'sparse' && models.sparse) {
           const dims = sparseQueryVector(idx, models.sparse.model, r.query, r.possibleLanguages, sparseParams);
-          result = (await shards.search(index, { ...restricted(chunk), ...sparseEngineOptions(dims, sparseParams) })).result;
+          result = seen(index, await shards.search(index, { ...restricted(chunk), ...sparseEngineOptions(dims, sparseParams) })).result;
         } else if ((branch === 'short_document' || branch === 'binary') && models.dense) {
           const v = denseQueryVector(idx, models.dense.model, r.query, r.possibleLanguages);
-          if (v) result = (await shards.searchVectors(index, { vector: v, method: 'exact', limit: chunk.length, filters: { ...(base.filters ?? {}), ids: [...chunk] }, passagesPerHit: 0 })).result;
+          if (v) result = seen(index, await shards.searchVectors(index, { vector: v, method: 'exact', limit: chunk.length, filters: { ...(base.filters ?? {}), ids: [...chunk] }, passagesPerHit: 0 })).result;
         }
         for (const h of result?.hits ?? []) out.set(h.id, h.score);
       }
       return out;
     },
-    async citedBy(index, doc) {
-      const uris = doc.uris ?? [];
-      if (uris.length === 0) return 0;
-      return (await shards.search(index, { text: '', limit: 1, passagesPerHit: 0, exactTotal: true, filters: { citing: uris } })).result.totalHits;
-    },
+    citedBy: async (index, docs) => seen(index, await shards.citedBy(index, docs.map((d) => d.uris ?? []))).counts,
   };
 }

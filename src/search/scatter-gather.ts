@@ -15,6 +15,7 @@ import { type DocumentScoreParts, correctParsedQuery, mergeSuggestions, parseQue
 import type { ShardClient, ShardDirectory, ShardQuery, ShardVectorRequest, ShardVectorResponse } from '../ports/shard-client.js';
 import { mergeShardResults } from './shard-merge.js';
 import { shardOfWork } from '../domain/shard-routing.js';
+import { AppError } from '../domain/errors.js';
 
 export interface ScatterOptions {
   /** A call not answered after this many ms is duplicated on the shard's next replica. Default 150. */
@@ -281,61 +282,105 @@ export class ScatterGather {
    */
   async documentVector(index: IndexName, doc: { id: string; workKey: string }): Promise<Float32Array | null> {
     const shard = shardOfWork(doc.workKey, this.directory.shards);
-    const r = await this.#hedged(this.#order(shard, this.#turn++), (c, signal) => c.documentVector({ index, id: doc.id }, { signal }));
+    let r;
+    try {
+      r = await this.#hedged(this.#order(shard, this.#turn++), (c, signal) => c.documentVector({ index, id: doc.id }, { signal }));
+    } catch (e) {
+      // no replica of the document's shard: a clear 503, not an internal error (ADR 0265)
+      throw new AppError('service_unavailable', `No replica of shard ${shard}, which holds document ${doc.id}, answered (${reason(e)}); try again shortly.`, { extra: { missing_shards: [{ index, shard }] }, headers: { 'Retry-After': '1' } });
+    }
     return r.value.vector === null ? null : Float32Array.from(r.value.vector);
+  }
+
+  /**
+   * Calls `fn` on one replica of every shard, hedged (ADR 0202): the answers by shard (null where no
+   * replica answered) and the shards that did not answer. The auxiliary calls (spelling, score parts,
+   * term statistics, citation counts) report those shards to their caller, who flags the response
+   * partial or refuses it: a shard is never silently left out (ADR 0265).
+   */
+  async #everyShard<T>(fn: (c: ShardClient, signal: AbortSignal) => Promise<T>, shards: readonly number[] = Array.from({ length: this.directory.shards }, (_, s) => s)): Promise<{ answers: (T | null)[]; missingShards: number[] }> {
+    const turn = this.#turn++;
+    const answers = await Promise.all(shards.map((s) => this.#hedged(this.#order(s, turn), fn).then((r) => r.value, () => null)));
+    return { answers, missingShards: shards.filter((_, i) => answers[i] === null) };
   }
 
   /**
    * The spelling correction over the shards (ADR 0247), as `SearchIndex.correctQuery` on one index: a word
    * is unknown when no shard holds any of its terms (document frequencies summed from the DFS call); each
    * unknown term's dictionary candidates come from every shard, their frequencies summed, and the best
-   * (fewest edits, then most documents) replaces the word. Shards that do not answer are left out.
+   * (fewest edits, then most documents) replaces the word. Shards that do not answer (either call) are
+   * returned in `missingShards`: the correction then rests on the other shards' dictionaries, and the
+   * response says so (ADR 0265).
    */
-  async correctQuery(index: IndexName, text: string, possibleLanguages: string[] | null, defaultLanguage = 'en'): Promise<string | null> {
-    const turn = this.#turn++;
-    const shards = Array.from({ length: this.directory.shards }, (_, s) => s);
+  async correctQuery(index: IndexName, text: string, possibleLanguages: string[] | null, defaultLanguage = 'en'): Promise<{ corrected: string | null; missingShards: number[] }> {
     const parsed = parseQuery(text, possibleLanguages, defaultLanguage);
-    const call = <T>(fn: (c: ShardClient, signal: AbortSignal) => Promise<T>) => Promise.all(shards.map((s) => this.#hedged(this.#order(s, turn), fn).then((r) => r.value, () => null)));
-    const stats = (await call((c, signal) => c.stats({ index, query: { text, possibleLanguages } }, { signal }))).filter((x) => x !== null);
-    const df = sumCorpusStats(stats.map((x) => x.stats)).df;
+    const st = await this.#everyShard((c, signal) => c.stats({ index, query: { text, possibleLanguages } }, { signal }));
+    const df = sumCorpusStats(st.answers.filter((x) => x !== null).map((x) => x.stats)).df;
     const dfOf = (t: string) => df[t] ?? 0;
     const unknown = [...new Set(unknownWordTerms(parsed, dfOf))].slice(0, 64);
-    if (unknown.length === 0) return null;
-    const lists = (await call((c, signal) => c.suggest({ index, terms: unknown, limit: SUGGEST_DEPTH }, { signal }))).filter((x) => x !== null);
-    return correctParsedQuery(parsed, dfOf, (t) => mergeSuggestions(lists.map((l) => l.suggestions[t] ?? []), 1)[0]);
+    if (unknown.length === 0) return { corrected: null, missingShards: st.missingShards };
+    const sg = await this.#everyShard((c, signal) => c.suggest({ index, terms: unknown, limit: SUGGEST_DEPTH }, { signal }));
+    const lists = sg.answers.filter((x) => x !== null);
+    const corrected = correctParsedQuery(parsed, dfOf, (t) => mergeSuggestions(lists.map((l) => l.suggestions[t] ?? []), 1)[0]);
+    return { corrected, missingShards: union(st.missingShards, sg.missingShards) };
   }
 
   /**
    * Lexical score parts of ranking candidates (ADR 0248), as `SearchIndex.scoreParts` on one index: the
    * corpus's statistics from every shard, then every shard scores the candidates it holds (works never
    * span shards, so each id is answered by one shard). A shard that does not answer leaves its
-   * candidates without parts (their lexical features read 0, as for a document the index does not hold).
+   * candidates without parts and is returned in `missingShards` (the caller flags the response, ADR 0265).
    */
-  async scoreParts(index: IndexName, q: { text: string; possibleLanguages?: string[] | null; phraseBoost?: number }, ids: readonly string[]): Promise<Map<string, DocumentScoreParts>> {
-    const turn = this.#turn++;
-    const shards = Array.from({ length: this.directory.shards }, (_, s) => s);
+  async scoreParts(index: IndexName, q: { text: string; possibleLanguages?: string[] | null; phraseBoost?: number }, ids: readonly string[]): Promise<{ parts: Map<string, DocumentScoreParts>; missingShards: number[] }> {
     const out = new Map<string, DocumentScoreParts>();
-    if (ids.length === 0) return out;
-    const call = <T>(fn: (c: ShardClient, signal: AbortSignal) => Promise<T>) => Promise.all(shards.map((s) => this.#hedged(this.#order(s, turn), fn).then((r) => r.value, () => null)));
+    if (ids.length === 0) return { parts: out, missingShards: [] };
     const query = { text: q.text, possibleLanguages: q.possibleLanguages ?? null, ...(q.phraseBoost !== undefined ? { phraseBoost: q.phraseBoost } : {}) };
-    const stats = (await call((c, signal) => c.stats({ index, query: { text: q.text, possibleLanguages: q.possibleLanguages ?? null } }, { signal }))).filter((x) => x !== null);
-    const globalStats = sumCorpusStats(stats.map((x) => x.stats));
-    const answers = await call((c, signal) => c.scoreParts({ index, query, globalStats, ids: [...ids] }, { signal }));
-    for (const a of answers) if (a) for (const [id, p] of Object.entries(a.parts)) out.set(id, p);
-    return out;
+    const st = await this.#everyShard((c, signal) => c.stats({ index, query: { text: q.text, possibleLanguages: q.possibleLanguages ?? null } }, { signal }));
+    const globalStats = sumCorpusStats(st.answers.filter((x) => x !== null).map((x) => x.stats));
+    // a shard that missed the statistics is not asked to score: its share of the statistics is unknown
+    const asked = st.answers.flatMap((a, s) => (a === null ? [] : [s]));
+    const sp = await this.#everyShard((c, signal) => c.scoreParts({ index, query, globalStats, ids: [...ids] }, { signal }), asked);
+    for (const a of sp.answers) if (a) for (const [id, p] of Object.entries(a.parts)) out.set(id, p);
+    return { parts: out, missingShards: union(st.missingShards, sp.missingShards) };
+  }
+
+  /**
+   * The `cited_by` counts of many documents (ADR 0265), as `citedByCount` per document on one index: every
+   * shard counts its records citing each document's URIs in one call (parts of CITED_BY_PART documents),
+   * and the counts are summed (a citing record lives on one shard). `missingShards`: shards whose counts
+   * are not in the sums.
+   */
+  async citedBy(index: IndexName, uriSets: readonly (readonly string[])[]): Promise<{ counts: number[]; missingShards: number[] }> {
+    const counts = uriSets.map(() => 0);
+    let missing: number[] = [];
+    for (let at = 0; at < uriSets.length; at += CITED_BY_PART) {
+      const part = uriSets.slice(at, at + CITED_BY_PART).map((u) => [...u]);
+      if (part.every((u) => u.length === 0)) continue;
+      const r = await this.#everyShard((c, signal) => c.citedBy({ index, uriSets: part }, { signal }));
+      for (const a of r.answers) if (a) a.counts.forEach((n, i) => (counts[at + i]! += n));
+      missing = union(missing, r.missingShards);
+    }
+    return { counts, missingShards: missing };
   }
 
   /**
    * Document frequencies of index terms and the live document count, summed over every shard (the DFS
    * call with the terms as expansion terms, taken as they are: no analysis). For conversations' term
-   * model (ADR 0248). Shards that do not answer are left out.
+   * model (ADR 0248) and the work budget's postings (ADR 0266). `missingShards`: the shards whose share
+   * is not in the sums.
    */
-  async termStats(index: IndexName, terms: readonly string[]): Promise<{ documents: number; df: Record<string, number> }> {
-    const turn = this.#turn++;
-    const shards = Array.from({ length: this.directory.shards }, (_, s) => s);
+  async termStats(index: IndexName, terms: readonly string[]): Promise<{ documents: number; df: Record<string, number>; missingShards: number[] }> {
     const query = { text: '', expansion: terms.slice(0, 4096).map((term) => ({ term, weight: 1 })) };
-    const stats = await Promise.all(shards.map((s) => this.#hedged(this.#order(s, turn), (c, signal) => c.stats({ index, query }, { signal })).then((r) => r.value.stats, () => null)));
-    const sum = sumCorpusStats(stats.filter((x): x is CorpusStats => x !== null));
-    return { documents: sum.docCount, df: sum.df };
+    const st = await this.#everyShard((c, signal) => c.stats({ index, query }, { signal }));
+    const sum = sumCorpusStats(st.answers.filter((x) => x !== null).map((x) => x.stats));
+    return { documents: sum.docCount, df: sum.df, missingShards: st.missingShards };
   }
+}
+
+/** Documents per `citedBy` call (the shard's bound, MAX_CITED_BY_SETS). */
+const CITED_BY_PART = 2000;
+
+/** Shards in either list, ascending. */
+function union(a: readonly number[], b: readonly number[]): number[] {
+  return [...new Set([...a, ...b])].sort((x, y) => x - y);
 }

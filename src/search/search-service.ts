@@ -31,9 +31,9 @@ import type { IndexSet } from './index-set.js';
 import { denseDocumentVector, denseQueryVector, denseSearch, sparseQueryVector, withFeedback, withFeedbackVectors, type SparseParams } from './channels.js';
 import { defaultSearchRequest, type SearchExecution, type SearchExecutor, type SearchHit, type SearchRequest, type SearchResult } from './search-types.js';
 import { runSparseChannel } from './sparse-channel.js';
-import { routingKey } from '../domain/shard-routing.js';
+import { routingKey, shardOfWork } from '../domain/shard-routing.js';
 import type { ScatterResult, ScatterVectorQuery, VectorResult } from './scatter-gather.js';
-import { checkWorkBudget, FairScheduler, passageTermCap, workEstimate, type SearchTicket, type WorkBudget } from './work-budget.js';
+import { checkWorkBudget, FairScheduler, passageTermCap, workEstimate, type BudgetedIndex, type SearchTicket, type WorkBudget } from './work-budget.js';
 import type { ActivityCounts } from '../ports/activity-store.js';
 import { candidateScores, featureRow, type Candidate, type FeatureGroup } from '../ranking/features.js';
 import type { FeatureSources } from '../ranking/sources.js';
@@ -46,7 +46,7 @@ import { pickEvidence } from '../ranking/evidence.js';
 import { buildPool, featureSources, plannedBranches } from './ranking-bridge.js';
 import { checkExtraPools, mergeExtraPools, type PoolSources } from './extra-pools.js';
 import { DEFAULT_HEAP_FACTOR, DEFAULT_MAX_QUERY_DIMS, DEFAULT_PRUNING } from './channels.js';
-import { analyzerFor, resolveRankingMode } from '../engine/index.js';
+import { analyzerFor, queryTerms, resolveRankingMode } from '../engine/index.js';
 
 /** RRF smoothing constant when the request gives none (interface: service default 60). */
 export const DEFAULT_RRF_K = 60;
@@ -108,12 +108,21 @@ export interface ShardedLexicalSearch {
   searchVectors(index: IndexName, q: ScatterVectorQuery): Promise<{ result: VectorResult; shards: ScatterResult['shards']; missingShards: number[] }>;
   /** A document's stored vector, from its work's shard (`similar`; ADR 0246). */
   documentVector(index: IndexName, doc: { id: string; workKey: string }): Promise<Float32Array | null>;
+  // Each call below answers with the shards no replica answered for (`missingShards`): the caller flags
+  // the response partial or refuses it, never silently answers from fewer shards (ADR 0265).
   /** The spelling correction from the shards' dictionaries (ADR 0247). */
-  correctQuery(index: IndexName, text: string, possibleLanguages: string[] | null): Promise<string | null>;
+  correctQuery(index: IndexName, text: string, possibleLanguages: string[] | null): Promise<{ corrected: string | null; missingShards: number[] }>;
   /** Lexical score parts of ranking candidates from their shards (ADR 0248). */
-  scoreParts(index: IndexName, q: { text: string; possibleLanguages?: string[] | null; phraseBoost?: number }, ids: readonly string[]): Promise<Map<string, DocumentScoreParts>>;
-  /** Summed document frequencies of index terms and the live document count (ADR 0248). */
-  termStats(index: IndexName, terms: readonly string[]): Promise<{ documents: number; df: Record<string, number> }>;
+  scoreParts(index: IndexName, q: { text: string; possibleLanguages?: string[] | null; phraseBoost?: number }, ids: readonly string[]): Promise<{ parts: Map<string, DocumentScoreParts>; missingShards: number[] }>;
+  /** Citing-record counts of documents by their URIs, one scatter for all of them (`cited_by`, ADR 0265). */
+  citedBy(index: IndexName, uriSets: readonly (readonly string[])[]): Promise<{ counts: number[]; missingShards: number[] }>;
+  /** Summed document frequencies of index terms and the live document count (ADRs 0248, 0266). */
+  termStats(index: IndexName, terms: readonly string[]): Promise<{ documents: number; df: Record<string, number>; missingShards: number[] }>;
+}
+
+/** Adds shards of `index` to a response's missing shards (each once). */
+export function addMissingShards(into: { index: IndexName; shard: number }[], index: IndexName, shards: readonly number[]): void {
+  for (const shard of shards) if (!into.some((m) => m.index === index && m.shard === shard)) into.push({ index, shard });
 }
 
 /** How the caller wants a search's result. */
@@ -124,6 +133,19 @@ export interface SearchOptions {
    */
   encodeHits?: boolean;
 }
+
+/** A response's partial flag: the execution's, plus shards the budget check missed (ADR 0265). */
+function partialWith(partial: SearchExecution['partial'], more: readonly { index: IndexName; shard: number }[], shards: number): { partial?: NonNullable<SearchExecution['partial']> } {
+  if (more.length === 0) return partial ? { partial } : {};
+  const missing = [...(partial?.missing ?? [])] as { index: IndexName; shard: number }[];
+  for (const m of more) addMissingShards(missing, m.index, [m.shard]);
+  missing.sort((a, b) => (a.index < b.index ? -1 : a.index > b.index ? 1 : a.shard - b.shard));
+  return { partial: { shards: partial?.shards ?? shards, missing } };
+}
+
+/** 503 for a request that cannot be answered from part of the shards (ADR 0265). */
+const shardsUnavailable = (missing: readonly { index: IndexName; shard: number }[]) =>
+  new AppError('service_unavailable', `No replica of ${missing.map((m) => `shard ${m.shard} of ${m.index}`).join(', ')} answered; this request needs every shard. Try again shortly.`, { extra: { missing_shards: missing.map((m) => ({ index: m.index, shard: m.shard })) }, headers: { 'Retry-After': '1' } });
 
 const unavailable = (what: string) => new AppError('feature_unavailable', what, { extra: { missing: what.split(':')[0] } });
 
@@ -344,7 +366,7 @@ export class SearchService {
             ? async (q: EngineQuery): Promise<EngineResult> => {
                 const sh = await shards.search(name, q);
                 shardTraces.push(sh.shards);
-                for (const shard of sh.missingShards) if (!missingShards.some((m) => m.index === name && m.shard === shard)) missingShards.push({ index: name, shard });
+                addMissingShards(missingShards, name, sh.missingShards);
                 return sh.result;
               }
             : undefined;
@@ -368,7 +390,18 @@ export class SearchService {
             const top = lexical.hits.slice(0, DENSE_FEEDBACK_DOCS);
             const shards = this.d.shards;
             // cluster: the hits' vectors from the shards their works route to (ADR 0248)
-            if (shards) vector = withFeedbackVectors(vector, await Promise.all(top.map((h) => shards.documentVector(name, { id: h.id, workKey: h.workKey ?? h.id }).catch(() => null))), DENSE_FEEDBACK_WEIGHT);
+            // (a hit whose shard does not answer drops its vector from the mix: the response is then partial, ADR 0265)
+            if (shards) {
+              const fed = await Promise.all(
+                top.map((h) =>
+                  shards.documentVector(name, { id: h.id, workKey: h.workKey ?? h.id }).catch(() => {
+                    addMissingShards(missingShards, name, [shardOfWork(h.workKey ?? h.id, shards.shards)]);
+                    return null;
+                  }),
+                ),
+              );
+              vector = withFeedbackVectors(vector, fed, DENSE_FEEDBACK_WEIGHT);
+            }
             else vector = withFeedback(index, vector, top.map((h) => h.id), DENSE_FEEDBACK_WEIGHT);
           }
           embedUs += (performance.now() - te) * 1000;
@@ -388,7 +421,7 @@ export class SearchService {
             us = (performance.now() - t) * 1000;
             result = sh.result;
             denseShards = sh.shards;
-            for (const shard of sh.missingShards) if (!missingShards.some((m) => m.index === name && m.shard === shard)) missingShards.push({ index: name, shard });
+            addMissingShards(missingShards, name, sh.missingShards);
           } else [result, us] = timed(() => (vector === null ? empty : denseSearch(index, vector, method, denseQ)));
           runs.push({
             index: name,
@@ -427,7 +460,7 @@ export class SearchService {
   /** The ranking pipeline (docs/ranking.md): the pool in its final order, then the organic rest. */
   async #stages(r: SearchRequest, plan: RankingPlan, organic: RankedEntry[], retrieval: Retrieval, indexNames: IndexName[], base: EngineQuery, nowMs: number = this.d.clock.nowMs()): Promise<{ ranked: (RankedEntry & { candidate?: Candidate })[]; outcome: RankingOutcome | null; sources: FeatureSources | null; pools: PoolSources | null }> {
     if (!plan.active) return { ranked: organic, outcome: null, sources: null, pools: null };
-    const sources = featureSources(r, base, { indexes: this.d.indexes, store: this.d.featureStore ?? this.d.store, engagement: this.d.engagement ?? null, shards: this.d.shards ?? null, now: Math.floor(nowMs / 1000) });
+    const sources = featureSources(r, base, { indexes: this.d.indexes, store: this.d.featureStore ?? this.d.store, engagement: this.d.engagement ?? null, shards: this.d.shards ?? null, now: Math.floor(nowMs / 1000), onMissingShards: (index, shards) => addMissingShards(retrieval.missingShards, index, shards) });
     const pool = buildPool(organic, retrieval.runs, plan.depth);
     const fused = pool.length;
     // benchmark pool options: extra candidates after the fused ones (src/search/extra-pools.ts)
@@ -461,19 +494,19 @@ export class SearchService {
    */
   async search(principal: Principal, r: SearchRequest, requestId: string, opts: SearchOptions = {}): Promise<SearchResult> {
     checkLanguages({ possible_languages: r.possibleLanguages, filter_languages: r.filters.languages });
-    const { plan, cost } = this.#checkBudget(r);
+    const { plan, cost, missing } = await this.#checkBudget(r);
     // the account's place is counted now (429 before any hold); a slot is taken only for the work
     // itself (#search), not while the ledger's group commits are awaited around it
     const ticket = this.#turns?.admit(principal.accountId, cost);
     try {
-      return await this.#search(principal, r, requestId, opts, plan, ticket);
+      return await this.#search(principal, r, requestId, opts, plan, ticket, missing);
     } finally {
       ticket?.leave();
     }
   }
 
   /** `planned`: the plan search() already made for the work budget (the same refusals; not made twice). */
-  async #search(principal: Principal, r: SearchRequest, requestId: string, opts: SearchOptions, planned: RankingPlan | null, ticket?: SearchTicket): Promise<SearchResult> {
+  async #search(principal: Principal, r: SearchRequest, requestId: string, opts: SearchOptions, planned: RankingPlan | null, ticket?: SearchTicket, budgetMissing: readonly { index: IndexName; shard: number }[] = []): Promise<SearchResult> {
     const t0 = performance.now();
     checkAvailable(r);
     const indexNames = resolveIndexes(r.indexNames);
@@ -511,7 +544,7 @@ export class SearchService {
       cost,
       candidateRanking: ex.candidateRanking,
       rankingStages: ex.rankingStages,
-      ...(ex.partial ? { partial: ex.partial } : {}),
+      ...partialWith(ex.partial, budgetMissing, this.d.shards?.shards ?? 0),
     };
   }
 
@@ -570,7 +603,13 @@ export class SearchService {
     }
     const loadUs = (performance.now() - tLoad) * 1000;
 
-    const correctedQuery = r.query.trim() === '' ? null : this.d.shards ? await this.d.shards.correctQuery(indexNames[0]!, r.query, r.possibleLanguages) : this.d.indexes.get(indexNames[0]!).correctQuery(r.query, r.possibleLanguages);
+    let correctedQuery: string | null = null;
+    if (r.query.trim() !== '' && this.d.shards) {
+      // the shards' dictionaries; a shard that did not answer makes the response partial (ADR 0265)
+      const c = await this.d.shards.correctQuery(indexNames[0]!, r.query, r.possibleLanguages);
+      correctedQuery = c.corrected;
+      addMissingShards(retrieval.missingShards, indexNames[0]!, c.missingShards);
+    } else if (r.query.trim() !== '') correctedQuery = this.d.indexes.get(indexNames[0]!).correctQuery(r.query, r.possibleLanguages);
     const traces = r.tracing ? this.#traces(retrieval, r, rrfK, plan, outcome?.stages ?? [], rankUs, pools) : null;
     const usesModels = runs.some((x) => x.channel !== 'fulltext');
     // always said, also when the candidates are the fused (RRF) list with no stage after it
@@ -696,6 +735,8 @@ export class SearchService {
     };
     const wanted = [...new Set(texts.flatMap(terms))];
     const st = await shards.termStats(index, wanted);
+    // the answer's term weights from part of the corpus would be a silently different answer (ADR 0265)
+    if (st.missingShards.length > 0) throw shardsUnavailable(st.missingShards.map((shard) => ({ index, shard })));
     const n = Math.max(1, st.documents);
     return {
       documents: n,
@@ -741,21 +782,40 @@ export class SearchService {
    * result_terms) when `r` asks for more than one search may do. Conversations check their questions
    * with it (issue 25).
    */
-  checkBudget(r: SearchRequest): void {
-    this.#checkBudget(r);
+  async checkBudget(r: SearchRequest): Promise<void> {
+    const { missing } = await this.#checkBudget(r);
+    // a conversation has no partial flag: its budget from part of the corpus is refused (ADR 0265)
+    if (missing.length > 0) throw shardsUnavailable(missing);
   }
 
   /** The budget check; returns the ranking plan it made (null without a budget or query) and the work estimate the fair turns charge (ADR 0212). */
-  #checkBudget(r: SearchRequest): { plan: RankingPlan | null; cost: number } {
-    if (!this.d.budget || r.query.trim() === '') return { plan: null, cost: workEstimate({ postings: 0, resultTerms: 0 }) };
+  async #checkBudget(r: SearchRequest): Promise<{ plan: RankingPlan | null; cost: number; missing: { index: IndexName; shard: number }[] }> {
+    const missing: { index: IndexName; shard: number }[] = [];
+    if (!this.d.budget || r.query.trim() === '') return { plan: null, cost: workEstimate({ postings: 0, resultTerms: 0 }), missing };
     const names = resolveIndexes(r.indexNames);
     // a ranking stage retrieves its whole pool with passages: the pool counts as results (docs/ranking.md)
     const plan = this.#plan(r);
     const page = r.offset + r.limit;
     const results = plan.active ? Math.max(page, plan.depth) : page;
     // only what pruning cannot fit is refused (ADR 0231); the measure is the pruned query's work
-    const measure = checkWorkBudget(names.map((n) => this.d.indexes.get(n)), r.query, r.possibleLanguages, this.d.budget, results);
-    return { plan, cost: workEstimate(measure) };
+    // on a cluster the postings are the corpus's: the query's terms' document frequencies summed over
+    // the shards (the DFS call), so an api node without postings refuses and prunes as one node (ADR 0266)
+    const budgeted = this.d.shards ? await Promise.all(names.map((n) => this.#shardBudgeted(n, r, missing))) : names.map((n) => this.d.indexes.get(n));
+    const measure = checkWorkBudget(budgeted, r.query, r.possibleLanguages, this.d.budget, results);
+    return { plan, cost: workEstimate(measure), missing };
+  }
+
+  /**
+   * An index as the work budget reads it on a cluster (ADR 0266): this process's analysis of the query (a
+   * pure function of the text) and its terms' document frequencies summed over the shards. A shard that
+   * does not answer is left out of the sums and added to `missing` (the response names it, ADR 0265).
+   */
+  async #shardBudgeted(name: IndexName, r: SearchRequest, missing: { index: IndexName; shard: number }[]): Promise<BudgetedIndex> {
+    const index = this.d.indexes.get(name);
+    const terms = [...queryTerms(index.parse(r.query, r.possibleLanguages))];
+    const { df, missingShards } = await this.d.shards!.termStats(name, terms);
+    addMissingShards(missing, name, missingShards);
+    return { parse: (text, languages) => index.parse(text, languages), docFreq: (t) => df[t] ?? 0 };
   }
 
   /**
@@ -763,7 +823,8 @@ export class SearchService {
    * `accountId`, the same fair turns (the account's concurrency limit, round-robin slots).
    */
   async retrieve(r: SearchRequest, accountId?: number): Promise<SearchHit<StoredDocument>[]> {
-    const { cost } = this.#checkBudget(r);
+    const { cost, missing } = await this.#checkBudget(r);
+    if (missing.length > 0) throw shardsUnavailable(missing);
     const ticket = accountId === undefined ? undefined : this.#turns?.admit(accountId, cost);
     try {
       await ticket?.turn();
@@ -778,6 +839,9 @@ export class SearchService {
     const plan = this.#plan({ ...r, includeCandidateScores: false });
     const { indexNames, ranked: organic, retrieval, base } = await this.#retrieve({ ...r, tracing: false }, SNIPPETS_PER_HIT, plan);
     const { ranked } = await this.#stages(r, plan, organic, retrieval, indexNames, base);
+    // a conversation's answer has no partial flag: a shard without a live replica fails the turn clearly
+    // rather than answering from part of the corpus (ADR 0265)
+    if (retrieval.missingShards.length > 0) throw shardsUnavailable(retrieval.missingShards);
     const page = ranked.slice(r.offset, r.offset + r.limit);
     if (page.length === 0) return [];
     const docs = await this.d.store.getMany(page.map((p) => p.hit.id));

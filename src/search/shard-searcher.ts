@@ -6,10 +6,14 @@ import { performance } from 'node:perf_hooks';
 import { INDEX_NAMES, type IndexName } from '../domain/document.js';
 import { AppError } from '../domain/errors.js';
 import type { DocumentScoreParts, EngineQuery, SearchIndex } from '../engine/index.js';
-import type { ShardCallOptions, ShardClient, ShardSearchRequest, ShardSearchResponse, ShardStatsRequest, ShardStatsResponse, ShardVectorRequest, ShardVectorResponse, ShardDocumentVectorRequest, ShardDocumentVectorResponse, ShardSuggestRequest, ShardSuggestResponse, ShardScorePartsRequest, ShardScorePartsResponse } from '../ports/shard-client.js';
+import type { ShardCallOptions, ShardClient, ShardSearchRequest, ShardSearchResponse, ShardStatsRequest, ShardStatsResponse, ShardVectorRequest, ShardVectorResponse, ShardDocumentVectorRequest, ShardDocumentVectorResponse, ShardSuggestRequest, ShardSuggestResponse, ShardScorePartsRequest, ShardScorePartsResponse, ShardCitedByRequest, ShardCitedByResponse } from '../ports/shard-client.js';
+import { citedByCount } from '../ranking/sources.js';
 
 /** Most hits a shard returns (the engine's own bound: offset + limit <= 500). */
 export const SHARD_MAX_HITS = 500;
+
+/** Most documents one `citedBy` call counts for (the coordinator sends larger pools in parts). */
+export const MAX_CITED_BY_SETS = 2000;
 
 export class ShardSearcher {
   constructor(
@@ -72,6 +76,15 @@ export class ShardSearcher {
     for (const [id, p] of this.#index(req.index).scoreParts({ ...req.query, globalStats: req.globalStats }, req.ids)) parts[id] = p;
     return { shard: this.shard, node: 'local', parts, us: (performance.now() - t) * 1000 };
   }
+
+  /** Citing-record counts of documents (the `cited_by` feature, ADR 0265): the one-node count, per shard. */
+  citedBy(req: ShardCitedByRequest): ShardCitedByResponse {
+    const t = performance.now();
+    if (req.uriSets.length > MAX_CITED_BY_SETS) throw new AppError('validation_failed', `At most ${MAX_CITED_BY_SETS} documents per call.`);
+    const index = this.#index(req.index);
+    const counts = req.uriSets.map((uris) => citedByCount(index, { uris }));
+    return { shard: this.shard, node: 'local', counts, us: (performance.now() - t) * 1000 };
+  }
 }
 
 const aborted = (signal: AbortSignal | undefined): Error | null => (signal?.aborted ? (signal.reason instanceof Error ? signal.reason : new Error('shard call aborted')) : null);
@@ -120,5 +133,11 @@ export class InProcessShardClient implements ShardClient {
     const a = aborted(opts.signal);
     if (a) throw a;
     return { ...this.searcher.scoreParts(req), node: this.node };
+  }
+
+  async citedBy(req: ShardCitedByRequest, opts: ShardCallOptions = {}): Promise<ShardCitedByResponse> {
+    const a = aborted(opts.signal);
+    if (a) throw a;
+    return { ...this.searcher.citedBy(req), node: this.node };
   }
 }

@@ -150,6 +150,14 @@ describe('POST /v2/search/ over 2 shards (in-process) equals one node', () => {
     assert.ok(res.headers['x-request-id']);
   });
 
+  test('in-document passages when another shard has no live replica: 503 (its statistics are missing), not other scores (ADR 0265)', async () => {
+    const i = [...Array(120).keys()].find((k) => shardSets[0]!.get('documents').has(`d${k}`))!;
+    const uri = `doi://10.1000/x.${i}`;
+    const res = await partial.http.inject({ method: 'GET', url: `/v2/documents/by-uri/${encodeURIComponent(uri)}?text_filter=gas`, headers: { 'x-api-key': keyPartial } });
+    assert.equal(res.statusCode, 503, res.body);
+    assert.match(res.body, /statistics/);
+  });
+
   test('the trace has a per-shard entry with timings', async () => {
     const b = await search(sharded, keySharded, { query: 'hydrogen storage', tracing: true });
     const lexical = b.retrieval_traces.find((t: { branch: string }) => t.branch === 'fulltext');
@@ -201,7 +209,7 @@ describe('every search mode over 2 shards (in-process) equals one node, with tra
   const rockAbs = ['Sandstone porosity and permeability of reservoir rock; sediment compaction.', 'Diagenesis of sediment reduces porosity; reservoir rock pressure and permeability.'];
   const docs = Array.from({ length: 90 }, (_, i) => {
     const h = i % 2 === 0;
-    return doc(`c${i}`, { title: `${(h ? heart : rock)[(i >> 1) % 4]} ${i}`, abstract: `${(h ? heartAbs : rockAbs)[(i >> 3) % 2]} Study ${i} of ${(h ? rock : heart)[i % 4]!.toLowerCase()}.`, type: i % 4 === 0 ? 'review' : 'journal-article', language: 'en', uris: [`doi://10.1000/c.${i}`] });
+    return doc(`c${i}`, { title: `${(h ? heart : rock)[(i >> 1) % 4]} ${i}`, abstract: `${(h ? heartAbs : rockAbs)[(i >> 3) % 2]} Study ${i} of ${(h ? rock : heart)[i % 4]!.toLowerCase()}.`, type: i % 4 === 0 ? 'review' : 'journal-article', language: 'en', uris: [`doi://10.1000/c.${i}`], references: [`doi://10.1000/c.${(i * 7) % 30}`, `doi://10.1000/c.${(i * 3 + 1) % 12}`] });
   });
   let one: TestApp;
   let sharded: TestApp;
@@ -227,11 +235,35 @@ describe('every search mode over 2 shards (in-process) equals one node, with tra
       // the shard loads the models trained from the store (the same files every node reads)
       set.setModels('documents', sharded.corpusModels.load('documents'));
       shardSets.push(set);
-      byShard[s]!.push(new InProcessShardClient(new ShardSearcher(s, set)));
+      byShard[s]!.push(observed(new InProcessShardClient(new ShardSearcher(s, set))));
     }
     keyOne = (await one.account({ credits: 100_000 })).key;
     keySharded = (await sharded.account({ credits: 100_000 })).key;
   });
+  // every shard call is logged; `failing` makes shard 1's replica fail the calls it matches (a replica
+  // reachable for some calls and not others: the auxiliary calls must report it too, ADR 0265)
+  const calls: string[] = [];
+  let failing: ((method: string, req: { query?: { text?: string; filters?: { citing?: unknown } | null } }) => boolean) | null = null;
+  const METHODS = ['stats', 'search', 'vectors', 'documentVector', 'suggest', 'scoreParts', 'citedBy'] as const;
+  function observed(c: ShardClient): ShardClient {
+    const o = Object.create(c) as Record<string, unknown>;
+    for (const m of METHODS) {
+      o[m] = (req: { query?: { text?: string; filters?: { citing?: unknown } | null } }, opts?: unknown) => {
+        calls.push(`${c.shard}:${m}${m === 'search' && req.query?.filters?.citing ? ':citing' : ''}`);
+        if (c.shard === 1 && failing?.(m, req)) return Promise.reject(new Error(`${m} refused by the test`));
+        return (c[m] as (r: unknown, o: unknown) => Promise<unknown>).call(c, req, opts);
+      };
+    }
+    return o as unknown as ShardClient;
+  }
+  const failingOn = async <T>(when: NonNullable<typeof failing>, fn: () => Promise<T>): Promise<T> => {
+    failing = when;
+    try {
+      return await fn();
+    } finally {
+      failing = null;
+    }
+  };
   after(async () => {
     for (const s of shardSets) s.close();
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
@@ -291,6 +323,59 @@ describe('every search mode over 2 shards (in-process) equals one node, with tra
       assert.deepEqual(view3(b), view3(a), query);
       assert.ok(a.hits.some((h: { candidate_scores: { document: Record<string, number> } }) => (h.candidate_scores.document['bm25_title'] ?? 0) > 0), 'lexical features present');
     }
+  });
+
+  test('similar documents whose seed\'s shard has no live replica: 503 naming the shard, not an internal error (ADR 0265)', async () => {
+    const id = docs.map((d) => d.id).find((x) => shardSets[1]!.get('documents').has(x))!;
+    const res = await failingOn((m) => m === 'documentVector', () => sharded.http.inject({ method: 'POST', url: '/v2/search/similar', headers: { 'x-api-key': keySharded }, payload: { document_id: id, limit: 10 } }));
+    assert.equal(res.statusCode, 503, res.body);
+    assert.match(res.body, /shard 1/);
+  });
+
+  test('a shard that fails the spelling call makes the response partial, not a silently different correction (ADR 0265)', async () => {
+    const body = { query: 'hert atack', mode: 'fulltext', limit: 10 };
+    const a = await search(one, keyOne, body);
+    assert.equal((await search(sharded, keySharded, body)).partial_results, undefined);
+    const b = await failingOn((m) => m === 'suggest', () => search(sharded, keySharded, body));
+    assert.deepEqual(b.partial_results, { shards: 2, missing: [{ index: 'documents', shard: 1 }] });
+    assert.deepEqual(top(b), top(a), 'the hits themselves came from both shards');
+  });
+
+  test('a shard that fails the ranking features\' calls (score parts, cited_by) makes the response partial (ADR 0265)', async () => {
+    const body = { query: 'heart attack', limit: 10, include_candidate_scores: true, l1: { formula: 'bm25_title + 2 * bm25_abstract + fulltext + cited_by' } };
+    assert.equal((await search(sharded, keySharded, body)).partial_results, undefined);
+    for (const method of ['scoreParts', 'citedBy']) {
+      const b = await failingOn((m) => m === method, () => search(sharded, keySharded, body));
+      assert.deepEqual(b.partial_results, { shards: 2, missing: [{ index: 'documents', shard: 1 }] }, method);
+    }
+  });
+
+  test('cited_by: one shard call per shard for the whole candidate pool, not a search per candidate (ADR 0265)', async () => {
+    const body = { query: 'sandstone porosity reservoir', limit: 10, include_candidate_scores: true, l1: { formula: 'fulltext + cited_by' } };
+    const a = await search(one, keyOne, body);
+    calls.length = 0;
+    const b = await search(sharded, keySharded, body);
+    const view5 = (x: { hits: { id: string; score: number; candidate_scores: { document: Record<string, number> } }[] }) => x.hits.map((h) => [h.id, h.score, h.candidate_scores.document['cited_by']]);
+    assert.deepEqual(view5(b), view5(a));
+    assert.ok(a.hits.some((h: { candidate_scores: { document: Record<string, number> } }) => (h.candidate_scores.document['cited_by'] ?? 0) > 0), 'some candidates are cited');
+    assert.deepEqual(calls.filter((c) => c.endsWith(':citing')), [], 'no citing search per candidate');
+    assert.deepEqual(calls.filter((c) => c.endsWith(':citedBy')).sort(), ['0:citedBy', '1:citedBy']);
+  });
+
+  test('a shard that fails the work budget\'s statistics call makes the search partial (ADR 0265, 0266)', async () => {
+    // the budget's DFS call carries the query's terms as expansion terms only (no text)
+    const b = await failingOn((m, req) => m === 'stats' && req.query?.text === '', () => search(sharded, keySharded, { query: 'heart attack', mode: 'fulltext' }));
+    assert.deepEqual(b.partial_results, { shards: 2, missing: [{ index: 'documents', shard: 1 }] });
+  });
+
+  test('a conversation turn whose term statistics miss a shard fails clearly (503), never a different answer (ADR 0265)', async () => {
+    // the term statistics call is the DFS call with the question's terms as expansion terms only
+    const res = await failingOn(
+      (m, req) => m === 'stats' && req.query?.text === '',
+      () => sharded.http.inject({ method: 'POST', url: '/v2/conversations/', headers: { 'x-api-key': keySharded }, payload: { query: 'What follows a heart attack after coronary occlusion?', llm_config: { model_name: 'lectern-extractive' } } }),
+    );
+    assert.equal(res.statusCode, 503, res.body);
+    assert.match(res.body, /shard 1/);
   });
 
   test('a conversation turn: retrieval and the answer\'s term statistics from the shards, the same answer as one node', async () => {

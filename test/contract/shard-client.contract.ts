@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import { MemoryIndexDirectory, SearchIndex, TrainingState, fieldTerms, type CorpusStats, type IndexDocument } from '../../src/engine/index.js';
 import type { ShardClient } from '../../src/ports/shard-client.js';
 import { ShardSearcher } from '../../src/search/shard-searcher.js';
+import { citedByCount } from '../../src/ranking/sources.js';
 
 export interface ShardClientFixture {
   client: ShardClient;
@@ -18,9 +19,9 @@ export interface ShardClientFixture {
 export type ShardClientFactory = (searcher: ShardSearcher) => Promise<ShardClientFixture>;
 
 export const SHARD_DOCS: IndexDocument[] = [
-  { id: 'a1', title: 'Heat shock proteins in yeast', abstract: 'Heat shock proteins protect cells under thermal stress.', workKey: 'wa', issuedAt: 1_600_000_000, type: 'article', language: 'en' },
+  { id: 'a1', title: 'Heat shock proteins in yeast', abstract: 'Heat shock proteins protect cells under thermal stress.', workKey: 'wa', issuedAt: 1_600_000_000, type: 'article', language: 'en', references: ['doi://10.1/cold'] },
   { id: 'a2', title: 'Heat shock proteins in yeast (preprint)', abstract: 'Heat shock proteins protect cells.', workKey: 'wa', issuedAt: 1_590_000_000, type: 'preprint', language: 'en' },
-  { id: 'b1', title: 'Protein folding', abstract: 'Chaperones assist protein folding; heat denatures proteins.', workKey: 'wb', issuedAt: null, type: 'article', language: 'en' },
+  { id: 'b1', title: 'Protein folding', abstract: 'Chaperones assist protein folding; heat denatures proteins.', workKey: 'wb', issuedAt: null, type: 'article', language: 'en', uris: ['doi://10.1/fold'], references: ['doi://10.1/cold', 'doi://10.1/heat'] },
   { id: 'c1', title: 'Cold adaptation', abstract: 'Antifreeze proteins in polar fish.', workKey: 'wc', issuedAt: 1_650_000_000, type: 'article', language: 'en' },
 ];
 
@@ -151,5 +152,14 @@ export function shardClientContract(label: string, open: ShardClientFactory): vo
     assert.deepEqual({ ...r.parts }, Object.fromEntries(want));
     assert.equal(r.parts['zz'], undefined);
     assert.notDeepEqual(r.parts['a1'], direct.scoreParts(query, ['a1']).get('a1'));
+  });
+
+  it('citedBy: each document\'s citing records on the shard, in one call, as the engine counts them', async (c) => {
+    const uriSets = [['doi://10.1/cold'], ['doi://10.1/heat', 'doi://10.1/cold'], ['doi://10.1/none'], []];
+    const r = await c.citedBy({ index: 'documents', uriSets });
+    assert.equal(r.shard, 1);
+    assert.equal(r.node, c.node);
+    assert.deepEqual(r.counts, uriSets.map((uris) => citedByCount(direct, { uris })));
+    assert.deepEqual(r.counts, [2, 2, 0, 0]);
   });
 }

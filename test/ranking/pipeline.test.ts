@@ -50,7 +50,7 @@ function fakeSources(log: string[]): FeatureSources {
       log.push(`documents ${ids.join(',')}`);
       return new Map(ids.map((id) => [id, { id, title: `T ${id}`, abstract: 'x', fullText: null, issuedAt: 0, type: id === 'a' ? 'review' : null, uris: [] } as unknown as StoredDocument]));
     },
-    citedBy: () => 3,
+    citedBy: (_index, docs) => docs.map(() => 3),
     engagement: null,
     now: 86_400 * 10,
   };

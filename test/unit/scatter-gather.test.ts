@@ -8,8 +8,9 @@ import { MemoryIndexDirectory, SearchIndex, type EngineQuery } from '../../src/e
 import { shardOfWork } from '../../src/domain/shard-routing.js';
 import { InProcessShardClient, ShardSearcher } from '../../src/search/shard-searcher.js';
 import { ScatterGather } from '../../src/search/scatter-gather.js';
+import { citedByCount } from '../../src/ranking/sources.js';
 import { HttpShardClient } from '../../src/adapters/cluster/http-shard-client.js';
-import type { ShardCallOptions, ShardClient, ShardSearchRequest, ShardStatsRequest, ShardVectorRequest, ShardDocumentVectorRequest, ShardSuggestRequest, ShardScorePartsRequest } from '../../src/ports/shard-client.js';
+import type { ShardCallOptions, ShardClient, ShardSearchRequest, ShardStatsRequest, ShardVectorRequest, ShardDocumentVectorRequest, ShardSuggestRequest, ShardScorePartsRequest, ShardCitedByRequest } from '../../src/ports/shard-client.js';
 
 const WORDS = ['heat', 'shock', 'protein', 'cell', 'yeast', 'stress', 'fold', 'cold'];
 function corpus() {
@@ -79,6 +80,10 @@ class Slow implements ShardClient {
     await this.#wait(o.signal);
     return this.inner.scoreParts(req);
   }
+  async citedBy(req: ShardCitedByRequest, o: ShardCallOptions = {}) {
+    await this.#wait(o.signal);
+    return this.inner.citedBy(req);
+  }
 }
 
 const Q: EngineQuery = { text: 'heat shock protein', limit: 10, exactTotal: true, collapseByWorkKey: true };
@@ -128,4 +133,54 @@ test('a shard that never answers is left out at the deadline', async () => {
   assert.deepEqual(r.missingShards, [1]);
   assert.match(r.shards[1]!.error!, /within 100 ms/);
   assert.equal(hung.aborted, 1);
+});
+
+test('spelling, score parts, citation counts and term statistics report a shard with no live replica (ADR 0265)', async () => {
+  const { one, clients } = corpus();
+  const dead = new HttpShardClient(1, await deadUrl(), 'x'.repeat(20));
+  const sg = new ScatterGather({ shards: 2, replicas: (s) => (s === 0 ? [clients[0]!] : [dead]) }, { hedgeAfterMs: 20, deadlineMs: 30_000 });
+  const full = new ScatterGather({ shards: 2, replicas: (s) => [clients[s]!] });
+  // every shard answers: nothing missing, one index's answers
+  assert.deepEqual((await full.correctQuery('documents', 'heet shock', null)).missingShards, []);
+  assert.equal((await full.correctQuery('documents', 'heet shock', null)).corrected, one.correctQuery('heet shock', null));
+  const parts = await full.scoreParts('documents', { text: 'heat shock' }, ['d1', 'd2', 'd3']);
+  assert.deepEqual(parts.missingShards, []);
+  assert.deepEqual([...parts.parts.keys()].sort(), ['d1', 'd2', 'd3']);
+  const ts = await full.termStats('documents', ['heat', 'cold']);
+  assert.deepEqual(ts.missingShards, []);
+  assert.equal(ts.documents, 300);
+  // shard 1 dead: each call says so
+  assert.deepEqual((await sg.correctQuery('documents', 'heet shock', null)).missingShards, [1]);
+  const p1 = await sg.scoreParts('documents', { text: 'heat shock' }, ['d1', 'd2', 'd3']);
+  assert.deepEqual(p1.missingShards, [1]);
+  const t1 = await sg.termStats('documents', ['heat']);
+  assert.deepEqual(t1.missingShards, [1]);
+  assert.ok(t1.documents < 300);
+  assert.deepEqual((await sg.citedBy('documents', [['doi://x']])).missingShards, [1]);
+});
+
+test('cited_by counts: one call per shard for every document, summed, equal to one index (ADR 0265)', async () => {
+  const one = SearchIndex.open(new MemoryIndexDirectory());
+  const parts = [SearchIndex.open(new MemoryIndexDirectory()), SearchIndex.open(new MemoryIndexDirectory())];
+  for (let i = 0; i < 200; i++) {
+    const d = { id: `d${i}`, title: `paper ${i}`, workKey: `w${i}`, uris: [`doi://10.1/${i}`], references: [`doi://10.1/${(i * 7) % 50}`, `doi://10.1/${(i * 3) % 20}`] };
+    one.add(d);
+    parts[shardOfWork(d.workKey, 2)]!.add(d);
+  }
+  one.commit('1');
+  parts.forEach((p) => p.commit('1'));
+  const calls = { citedBy: 0, search: 0 };
+  const counting = (c: ShardClient): ShardClient =>
+    Object.assign(Object.create(c) as ShardClient, {
+      citedBy: (req: ShardCitedByRequest, o?: ShardCallOptions) => (calls.citedBy++, c.citedBy(req, o)),
+      search: (req: ShardSearchRequest, o?: ShardCallOptions) => (calls.search++, c.search(req, o)),
+    });
+  const clients = parts.map((p, s) => counting(new InProcessShardClient(new ShardSearcher(s, { get: () => p }))));
+  const sg = new ScatterGather({ shards: 2, replicas: (s) => [clients[s]!] });
+  const docs = Array.from({ length: 60 }, (_, i) => ({ uris: [`doi://10.1/${i}`] }));
+  const r = await sg.citedBy('documents', [...docs.map((d) => d.uris), []]);
+  assert.deepEqual(r.missingShards, []);
+  assert.deepEqual(r.counts, [...docs.map((d) => citedByCount(one, d)), 0]);
+  assert.ok(r.counts.some((n) => n > 1), 'some documents are cited several times');
+  assert.deepEqual(calls, { citedBy: 2, search: 0 }, 'one call per shard for all 61 documents');
 });

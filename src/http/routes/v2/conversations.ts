@@ -86,7 +86,7 @@ export function registerConversationRoutes(app: FastifyInstance, deps: HttpDeps 
     '/v2/conversations/',
     {
       config: { rateScope: 'conversations', validationStatus: 400 },
-      schema: { summary: 'Ask a question (a conversation turn) and get an answer with verified citations.', description: turnDescription(false), tags: ['conversations'], body: ref(ConversationRequest), response: { 200: ref(ConversationResponse), ...errorResponses(400, 401, 402, 404, 422, 429, 500, 502, 504) } },
+      schema: { summary: 'Ask a question (a conversation turn) and get an answer with verified citations.', description: turnDescription(false), tags: ['conversations'], body: ref(ConversationRequest), response: { 200: ref(ConversationResponse), ...errorResponses(400, 401, 402, 404, 422, 429, 500, 502, 503, 504) } },
     },
     async (request, reply) => {
       // A client that goes away before the answer is sent stops the work (nothing is charged).
@@ -115,7 +115,7 @@ export function registerConversationRoutes(app: FastifyInstance, deps: HttpDeps 
     '/v2/conversations/:conversation_id_or_slug/edit-step/:step_id',
     {
       config: { rateScope: 'conversations', validationStatus: 400 },
-      schema: { summary: 'Edit a request step and recompute the conversation from it.', description: editDescription, tags: ['conversations'], params: EditParams, body: ref(EditStepRequest), response: { 200: ref(FullConversation), ...errorResponses(400, 401, 402, 404, 422, 429, 500, 502, 504) } },
+      schema: { summary: 'Edit a request step and recompute the conversation from it.', description: editDescription, tags: ['conversations'], params: EditParams, body: ref(EditStepRequest), response: { 200: ref(FullConversation), ...errorResponses(400, 401, 402, 404, 422, 429, 500, 502, 503, 504) } },
     },
     async (request) => edit(request, { requestId: request.id }),
   );

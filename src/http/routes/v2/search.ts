@@ -47,7 +47,7 @@ export function registerSearchRoutes(app: FastifyInstance, deps: HttpDeps): void
           'Billed like a search: prices.search + prices.search_per_hit per returned hit. 404 not_found for an unknown document; 422 feature_unavailable when the document\'s index has no trained dense model.',
         tags: ['search'],
         body: ref(SimilarRequestV2),
-        response: { 200: ref(V2SearchResponse), ...errorResponses(400, 401, 402, 404, 413, 415, 422, 429, 500) },
+        response: { 200: ref(V2SearchResponse), ...errorResponses(400, 401, 402, 404, 413, 415, 422, 429, 500, 503) },
       },
     },
     async (request) => {
