@@ -18,9 +18,9 @@
 //    thread (its own event loop, so it reads each event when it arrives), time to the first event and to
 //    the result (p50, p95).
 // 3. Verdict on claims (supports / contradicts / insufficient, macro-F1; `--verdict` runs only this):
-//    SciFact's SUPPORT/CONTRADICT labels are not in the shared data, so it is measured against the
-//    team's own labels (bench/answers/verdict-labels.json, see verdict.ts): tuned on one half, reported
-//    on the other; --write stores bench/results/answers-verdict.json.
+//    against SciFact's own labels of its train claims (bench/answers/scifact-labels.json, see verdict.ts):
+//    tuned on claims with an even id, reported on odd ids; --write stores
+//    bench/results/answers-verdict.json with every report-part item (claim, expected, got).
 // --write stores bench/results/answers.json (summary) and bench/results/answers-questions.json (every
 // report-part question: answerability, abstention, cited and judged documents) with the machine noted.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -308,7 +308,7 @@ if (args.includes('--verdict')) {
     calibration_part: measure(rows.filter((r) => r.q.part === 'calibrate'), threshold),
     report_part: measure(report, threshold),
     report_part_at_code_threshold: measure(report, DEFAULT_EXTRACTIVE_OPTIONS.abstainBelow),
-    verdict: 'measured separately against the team\'s own labels (not the public SciFact labels): bench/results/answers-verdict.json (--verdict)',
+    verdict: 'measured separately against SciFact\'s own labels of its train claims: bench/results/answers-verdict.json (--verdict)',
     turn_ms_mean: round(askMs / qs.length, 2),
   };
   console.log(JSON.stringify(summary, null, 2));

@@ -9,7 +9,7 @@
 // the closest documents, uncited.
 import type { Answerer, AnswerInput, AnswerOutput, LexicalModel } from './answerer.js';
 import { anchorCitations, contentWords, sentences, type Passage } from './passages.js';
-import { clauseOf, continuing, groupByTerms, opening } from './synthesis.js';
+import { clauseOf, continuing, groupByTerms, isWhole, opening } from './synthesis.js';
 import { claimOf, claimOverlap, DEFAULT_VERDICT_OPTIONS, STANCE_LABEL, stanceOf, VERDICT_TEXT, verdictOf, type Stance, type VerdictOptions } from './verdict.js';
 
 export const EXTRACTIVE_MODEL_NAME = 'lectern-extractive';
@@ -193,7 +193,11 @@ export class ExtractiveAnswerer implements Answerer {
     // A sentence cut by its snippet window before its final stop gets one after the marker (the
     // excerpt itself stays verbatim).
     const quoted = (c: (typeof picked)[number]) => `${c.s} [${c.p.number}]${/[.!?]["'”’)]?$/.test(c.s) ? '' : '.'}`;
-    const synthesis = `${leads.map((c, i) => `${i === 0 ? opening(clauseOf(c.s, weigh)) : continuing(clauseOf(c.s, weigh))} [${c.p.number}]`).join('; ')}.`;
+    const leadClauses = leads.map((c) => clauseOf(c.s, weigh));
+    const synthesis = `${leads.map((c, i) => `${i === 0 ? opening(leadClauses[i]!) : continuing(leadClauses[i]!)} [${c.p.number}]`).join('; ')}.`;
+    // A sentence the synthesis gives whole is not quoted again below it (its marker is in the synthesis).
+    const given = new Set(leads.filter((c, i) => isWhole(leadClauses[i]!, c.s)));
+    const shown = picked.filter((c) => !given.has(c));
     const questionTerms = (c: (typeof picked)[number]) => new Set(lex.terms(c.s).filter((t) => weights.has(t)));
     // A claim (ADR 0241): the supporting sentences grouped by their stance towards it instead, each group
     // labelled, and a verdict paragraph after the synthesis.
@@ -201,7 +205,7 @@ export class ExtractiveAnswerer implements Answerer {
     const stances = claim === null ? [] : picked.map((c) => stanceOf(claim, c.s, this.verdictOptions));
     const verdict = claim === null ? undefined : verdictOf(stances, this.verdictOptions, picked.map((c) => claimOverlap(claim, c.s)));
     const stanceOrder: Stance[] = ['supports', 'contradicts', 'neutral'];
-    const groups = claim === null ? groupByTerms(picked, questionTerms) : stanceOrder.map((st) => picked.filter((_, i) => stances[i] === st)).filter((g) => g.length > 0);
+    const groups = claim === null ? groupByTerms(shown, questionTerms) : stanceOrder.map((st) => shown.filter((c) => stances[picked.indexOf(c)] === st)).filter((g) => g.length > 0);
     const labels = claim === null ? groups.map(() => '') : groups.map((g) => `${STANCE_LABEL[stances[picked.indexOf(g[0]!)]!]} `);
     const raw = [synthesis, ...groups.map((g) => g.map(quoted).join(' '))].join('\n\n');
     const anchoredText = anchorCitations(raw, input.passages);
