@@ -175,6 +175,32 @@ describe('extractive relevance and abstention (ADR 0227)', () => {
     assert.ok(r.citations.length > 0 && r.citations.every((c) => c.documentIndex === 2), JSON.stringify(r.citations));
   });
 
+  test('answerability: question terms together in one sentence count, the lack of the most specific term counts against', async () => {
+    const o = { cooccurrenceWeight: 0.5, missingWeight: 1, abstainBelow: 0 };
+    const run = (question: string, options: Partial<typeof DEFAULT_EXTRACTIVE_OPTIONS>) =>
+      new ExtractiveAnswerer(options).answer({ question, history: [], passages, maxContextLength: null, apiKey: null, signal: new AbortController().signal, onDelta: () => {}, lexicon: lexicon(5000) });
+    const none = { abstainBelow: 0, cooccurrenceWeight: 0, missingWeight: 0 };
+    const plain = await run('What is the capital of France?', none);
+    const weighed = await run('What is the capital of France?', o);
+    // "france" (the rarest term) is in no document: its weight over the largest idf is taken off; "capital" (one term) is added.
+    assert.ok(Math.abs(weighed.answerability! - (plain.answerability! + 0.5 * 1 - 1 * (9.2 / 9.2))) < 1e-9, `${plain.answerability} ${weighed.answerability}`);
+    const held = await run('How do salt caverns store hydrogen?', o);
+    const heldPlain = await run('How do salt caverns store hydrogen?', none);
+    assert.ok(held.answerability! > heldPlain.answerability!, 'all its terms in one document, three of them in one sentence');
+    assert.ok(held.answerabilityParts!.length >= 1 && held.answerabilityParts!.every((x) => x.missing >= 0 && x.missing <= 1));
+  });
+
+  test('a further document is cited only when it covers enough of what the first covers', async () => {
+    const ps = [
+      passage(1, 'Salt cavern hydrogen storage', 'Salt caverns store hydrogen with little leakage.'),
+      passage(2, 'Hydrogen', 'Hydrogen is stored in tanks.'),
+    ];
+    const run = (furtherDocumentCoverage: number) =>
+      new ExtractiveAnswerer({ furtherDocumentCoverage, minRelative: 0, abstainBelow: 0 }).answer({ question: 'How do salt caverns store hydrogen?', history: [], passages: ps, maxContextLength: null, apiKey: null, signal: new AbortController().signal, onDelta: () => {}, lexicon: lexicon(5000) });
+    assert.deepEqual([...new Set((await run(0)).citations.map((c) => c.documentIndex))].sort(), [1, 2]);
+    assert.deepEqual([...new Set((await run(0.9)).citations.map((c) => c.documentIndex))], [1]);
+  });
+
   test('in a small index word rarity says little: it answers whenever a sentence shares a word', async () => {
     const r = await ask('What is the capital of France?', MIN_DOCUMENTS_FOR_ABSTENTION - 1);
     assert.equal(r.abstained, false);
