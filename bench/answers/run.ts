@@ -5,24 +5,27 @@
 //    the off-corpus questions of off-corpus.json (nothing in the corpus answers them). Split by a fixed
 //    rule: claims with an even id and off-corpus questions at even positions calibrate, the rest report.
 //    Each question is asked through POST /v2/conversations/ with abstention switched off (the answerer
-//    records its answerability, so any threshold can be applied afterwards). The abstention threshold is
-//    the one that maximises abstention F1 on the calibration part; everything reported is measured on
-//    the report part at that threshold: abstention precision/recall/F1 (positive: an off-corpus question
+//    records its answerability and, per document, its parts, so any weights and threshold can be
+//    applied afterwards). The answerability weights (co-occurring question terms, missing specific term)
+//    and the abstention threshold are those that maximise abstention F1 on the calibration part;
+//    everything reported is measured on the report part at them: abstention precision/recall/F1 (positive: an off-corpus question
 //    answered with the abstention), cited-document precision (cited documents judged evidence, over
 //    cited documents, macro over answered on-corpus questions) and recall (judged documents cited, over
 //    judged documents, macro over all on-corpus questions, an abstention citing none), the share of
 //    on-corpus questions answered with >= 1 judged citation, and the share of markers whose excerpt
 //    occurs verbatim in the cited document and in the snippet it points at (must be 100%).
-//    `--sweep` evaluates a grid of the answerer's other tunables on the calibration part only.
+//    `--sweep` evaluates a grid of the answerer's citation tunables on the calibration part only (each
+//    with its own calibrated weights and threshold), with the share of first retrieved documents judged.
 // 2. The demo corpus: POST /v2/conversations/stream over a real socket from a client in a worker
 //    thread (its own event loop, so it reads each event when it arrives), time to the first event and to
 //    the result (p50, p95).
 // 3. Verdict on claims (supports / contradicts / insufficient, macro-F1; `--verdict` runs only this):
-//    SciFact's SUPPORT/CONTRADICT labels are not in the shared data, so it is measured against the
-//    team's own labels (bench/answers/verdict-labels.json, see verdict.ts): tuned on one half, reported
-//    on the other; --write stores bench/results/answers-verdict.json.
+//    against SciFact's own labels of its train claims (bench/answers/scifact-labels.json, see verdict.ts):
+//    tuned on claims with an even id, reported on odd ids; --write stores
+//    bench/results/answers-verdict.json with every report-part item (claim, expected, got).
 // --write stores bench/results/answers.json (summary) and bench/results/answers-questions.json (every
-// report-part question: answerability, abstention, cited and judged documents) with the machine noted.
+// report-part question: question, expected, got, answerability, cited and judged documents) with the
+// machine noted.
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -35,7 +38,7 @@ import { loadIrSet } from '../quality/ir-eval.js';
 import { testApp } from '../../test/helpers/app.js';
 import { doc, seed } from '../../test/helpers/documents.js';
 import { repoRoot } from '../../test/helpers/paths.js';
-import { DEFAULT_EXTRACTIVE_OPTIONS, type ExtractiveOptions } from '../../src/conversations/extractive.js';
+import { answerabilityOf, DEFAULT_EXTRACTIVE_OPTIONS, EXTRACTIVE_MODEL_NAME, ExtractiveAnswerer, type AnswerabilityParts, type ExtractiveOptions } from '../../src/conversations/extractive.js';
 import type { Principal } from '../../src/domain/principal.js';
 import type { ResponseStepData } from '../../src/domain/conversation.js';
 
@@ -73,6 +76,10 @@ interface Question {
 interface Row {
   q: Question;
   answerability: number;
+  /** The answerer's parts of answerability per document (recombined at other weights by `weighted`). */
+  parts: AnswerabilityParts[];
+  /** The retrieved documents, in the order the search returned them. */
+  retrieved: string[];
   cited: string[];
   markers: number;
   verbatim: number;
@@ -100,10 +107,13 @@ function questions(): Question[] {
   return out;
 }
 
-/** Asks every question (abstention off) with the answerer tuned by `options`; one row per question. */
-async function ask(qs: readonly Question[], options: Partial<ExtractiveOptions>): Promise<Row[]> {
+/**
+ * Asks every question (abstention off) once per option set, all in one app over one seeded corpus (the
+ * answerer's options are set between passes); one row per question per option set.
+ */
+async function ask(qs: readonly Question[], optionSets: readonly Partial<ExtractiveOptions>[]): Promise<Row[][]> {
   const set = loadIrSet(join(evalDataDir(), 'ir', 'scifact'), 'scifact-train', 'train');
-  const app = await testApp(LIMITS, { extractive: { ...options, abstainBelow: 0 } });
+  const app = await testApp(LIMITS, { extractive: { abstainBelow: 0 } });
   try {
     const acct = await app.account({ credits: 1_000_000_000 });
     const principal: Principal = { accountId: acct.id, credential: 'api_key', credentialId: 'bench', scopes: ['search'], clientId: null, isAgent: false, audience: null };
@@ -112,42 +122,62 @@ async function ask(qs: readonly Question[], options: Partial<ExtractiveOptions>)
     }
     const text = new Map(set.corpus.map((d) => [d.id, `${d.title}\n${d.text}`]));
     await app.indexes!.catchUp();
-    const rows: Row[] = [];
-    for (const q of qs) {
-      const res = await app.http.inject({ method: 'POST', url: '/v2/conversations/', headers: { 'x-api-key': acct.key }, payload: { query: q.text, llm_config: { model_name: 'lectern-extractive' } } });
-      if (res.statusCode !== 200) throw new Error(`${q.id}: ${res.statusCode} ${res.body}`);
-      const r = res.json() as Wire;
-      const view = await app.conversations.get(principal, r.conversation_id);
-      const step = view.steps.find((s) => s.kind === 'response')!.data as ResponseStepData;
-      const found = r.answer.match(/\[\d+\]/g) ?? [];
-      let verbatim = 0;
-      found.forEach((m, i) => {
-        const c = r.citations[i];
-        if (!c || m !== `[${c.document_index}]`) return;
-        const sd = r.search_documents[c.document_index - 1];
-        if (!sd || c.snippet_index === null) return;
-        if (text.get(sd.document.id)?.includes(c.excerpt) && sd.snippets[c.snippet_index]?.text.includes(c.excerpt)) verbatim++;
-      });
-      if (process.env['ANSWERS_DEBUG']) {
-        const lex = app.search.termModel('documents');
-        const qt = [...new Set(lex.terms(step.query.keywords.join(' ')))];
-        const w = new Map(qt.map((t) => [t, lex.idf(t)]));
-        const total = [...w.values()].reduce((a, b) => a + b, 0);
-        const feats = r.citations.slice(0, 1).map((c) => {
-          const st = new Set(lex.terms(c.excerpt));
-          const m = qt.filter((t) => st.has(t));
-          const d = new Set(lex.terms(text.get(r.search_documents[c.document_index - 1]!.document.id)!));
-          const dm = qt.filter((t) => d.has(t));
-          return { mass: m.reduce((a, t) => a + w.get(t)!, 0), cov: m.reduce((a, t) => a + w.get(t)!, 0) / total, dmass: dm.reduce((a, t) => a + w.get(t)!, 0), dcov: dm.reduce((a, t) => a + w.get(t)!, 0) / total, n: qt.length, matched: m.length, maxIdf: Math.max(...w.values()), missingMax: qt.filter((t) => !d.has(t)).reduce((a, t) => Math.max(a, w.get(t)!), 0) };
+    // The answerer the server uses; each answer's parts of answerability are read as it returns.
+    const answerer = app.conversations.answererFor(EXTRACTIVE_MODEL_NAME) as ExtractiveAnswerer;
+    const answer = answerer.answer.bind(answerer);
+    let lastParts: AnswerabilityParts[] = [];
+    answerer.answer = async (input) => {
+      const out = await answer(input);
+      lastParts = out.answerabilityParts ?? [];
+      return out;
+    };
+    const all: Row[][] = [];
+    for (const options of optionSets) {
+      Object.assign(answerer.options, DEFAULT_EXTRACTIVE_OPTIONS, options, { abstainBelow: 0 });
+      const rows: Row[] = [];
+      for (const q of qs) {
+        lastParts = [];
+        const res = await app.http.inject({ method: 'POST', url: '/v2/conversations/', headers: { 'x-api-key': acct.key }, payload: { query: q.text, llm_config: { model_name: 'lectern-extractive' } } });
+        if (res.statusCode !== 200) throw new Error(`${q.id}: ${res.statusCode} ${res.body}`);
+        const r = res.json() as Wire;
+        const view = await app.conversations.get(principal, r.conversation_id);
+        const step = view.steps.find((st) => st.kind === 'response')!.data as ResponseStepData;
+        const found = r.answer.match(/\[\d+\]/g) ?? [];
+        let verbatim = 0;
+        found.forEach((m, i) => {
+          const c = r.citations[i];
+          if (!c || m !== `[${c.document_index}]`) return;
+          const sd = r.search_documents[c.document_index - 1];
+          if (!sd || c.snippet_index === null) return;
+          if (text.get(sd.document.id)?.includes(c.excerpt) && sd.snippets[c.snippet_index]?.text.includes(c.excerpt)) verbatim++;
         });
-        console.error(JSON.stringify({ id: q.id, kind: q.kind, part: q.part, a: step.answerability, judgedCited: r.citations.some((c) => q.judged.includes(r.search_documents[c.document_index - 1]!.document.id)), ...(feats[0] ?? {}), total }));
+        rows.push({ q, answerability: step.answerability ?? 0, parts: lastParts, retrieved: r.search_documents.map((d) => d.document.id), cited: [...new Set(r.citations.map((c) => r.search_documents[c.document_index - 1]!.document.id))], markers: found.length, verbatim });
       }
-      rows.push({ q, answerability: step.answerability ?? 0, cited: [...new Set(r.citations.map((c) => r.search_documents[c.document_index - 1]!.document.id))], markers: found.length, verbatim });
+      all.push(rows);
     }
-    return rows;
+    return all;
   } finally {
     await app.dispose();
   }
+}
+
+/** `rows` with answerability recombined from its parts at the given weights. */
+function weighted(rows: readonly Row[], w: Pick<ExtractiveOptions, 'cooccurrenceWeight' | 'missingWeight'>): Row[] {
+  return rows.map((r) => ({ ...r, answerability: r.parts.length === 0 ? 0 : Math.max(...r.parts.map((p) => answerabilityOf(p, w))) }));
+}
+
+const WEIGHT_GRID = [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6].flatMap((cooccurrenceWeight) => [0, 0.5, 1].map((missingWeight) => ({ cooccurrenceWeight, missingWeight })));
+
+/** The answerability weights and threshold of best abstention F1 on `rows` (the calibration part); ties: the earlier weights (fewer, smaller). */
+function calibrateAll(rows: readonly Row[]) {
+  let best: { w: (typeof WEIGHT_GRID)[number]; t: number; f1: number } | null = null;
+  for (const w of WEIGHT_GRID) {
+    const r = weighted(rows, w);
+    const t = calibrate(r);
+    const f1 = measure(r, t).abstention.f1;
+    if (!best || f1 > best.f1) best = { w, t, f1 };
+  }
+  return best!;
 }
 
 /** The measures of `rows` when questions with answerability below `t` abstain. */
@@ -162,6 +192,7 @@ function measure(rows: readonly Row[], t: number) {
   let withJudged = 0;
   let markers = 0;
   let verbatim = 0;
+  let firstRetrievedJudged = 0;
   for (const r of rows) {
     const abstains = r.answerability < t;
     if (r.q.kind === 'off') {
@@ -181,6 +212,7 @@ function measure(rows: readonly Row[], t: number) {
     markers += r.markers;
     verbatim += r.verbatim;
     const judged = new Set(r.q.judged);
+    if (r.retrieved[0] !== undefined && judged.has(r.retrieved[0])) firstRetrievedJudged++;
     const hits = r.cited.filter((d) => judged.has(d)).length;
     if (r.cited.length > 0) {
       answered++;
@@ -198,6 +230,7 @@ function measure(rows: readonly Row[], t: number) {
     cited_document_recall: on === 0 ? null : round(recall / on),
     answers_with_judged_citation: on === 0 ? null : round(withJudged / on),
     answered_on_corpus_with_citations: answered,
+    first_retrieved_document_judged: on === 0 ? null : round(firstRetrievedJudged / on),
     markers,
     verbatim_markers: verbatim,
     verbatim_share: markers === 0 ? null : round(verbatim / markers),
@@ -281,34 +314,39 @@ if (args.includes('--verdict')) {
     writeFileSync(join(repoRoot, 'bench', 'results', 'answers-verdict.json'), JSON.stringify({ benchmark: 'answers-verdict', answerer: 'lectern-extractive', target_macro_f1: 0.7, ...v, note: 'quality only (no timings); run on a shared machine loaded by other work', machine: m, load_average_at_end: (await import('node:os')).loadavg().map((x) => round(x, 2)) }, null, 1) + '\n');
   }
 } else if (args.includes('--sweep')) {
+  // Calibration part only: the answerer's citation tunables; for each, the answerability weights and
+  // threshold of best abstention F1, and the cited-document precision and recall there.
   const cal = qs.filter((q) => q.part === 'calibrate');
-  for (const rankDecay of [0.15, 0.5]) {
-    for (const minRelative of [0.75, 0.9]) {
-      for (const maxDocuments of [1, 2, 3]) {
-        const o = { rankDecay, minRelative, maxDocuments };
-        const rows = await ask(cal, o);
-        const t = calibrate(rows);
-        console.log(JSON.stringify({ ...o, ...measure(rows, t) }));
-      }
-    }
-  }
+  const grid: Partial<ExtractiveOptions>[] = [{ maxDocuments: 1 }, { maxDocuments: 2 }, { maxDocuments: 2, furtherDocumentCoverage: 0.9 }, { rankDecay: 1 }, { rankDecay: 2 }, { rankDecay: 4 }, { rankDecay: 2, documentShare: 0.6 }];
+  const all = await ask(cal, grid);
+  grid.forEach((o, i) => {
+    const c = calibrateAll(all[i]!);
+    const m = measure(weighted(all[i]!, c.w), c.t);
+    const p = m.cited_document_precision ?? 0;
+    const r = m.cited_document_recall ?? 0;
+    console.log(JSON.stringify({ ...o, ...c.w, threshold: c.t, abstention_f1: m.abstention.f1, cited_document_precision: p, cited_document_recall: r, cited_f1: round(p + r === 0 ? 0 : (2 * p * r) / (p + r)), answers_with_judged_citation: m.answers_with_judged_citation, first_retrieved_document_judged: m.first_retrieved_document_judged }));
+  });
 } else {
   const t0 = performance.now();
-  const rows = await ask(qs, {});
+  const [allRows] = await ask(qs, [{}]);
   const askMs = performance.now() - t0;
-  const threshold = calibrate(rows.filter((r) => r.q.part === 'calibrate'));
+  // Weights and threshold calibrated on the calibration part; everything reported on the report part.
+  const cal = calibrateAll(allRows!.filter((r) => r.q.part === 'calibrate'));
+  const rows = weighted(allRows!, cal.w);
+  const codeRows = weighted(allRows!, DEFAULT_EXTRACTIVE_OPTIONS);
+  const threshold = cal.t;
   const report = rows.filter((r) => r.q.part === 'report');
   const summary = {
     set: 'scifact-train claims as questions + off-corpus questions (bench/answers/off-corpus.json)',
     questions: { on_corpus: qs.filter((q) => q.kind === 'on').length, off_corpus: qs.filter((q) => q.kind === 'off').length },
     split: 'calibrate: claims with an even id, off-corpus questions at even positions; report: the rest',
-    options: { ...DEFAULT_EXTRACTIVE_OPTIONS, abstainBelow: threshold },
-    calibrated_threshold: threshold,
-    code_threshold: DEFAULT_EXTRACTIVE_OPTIONS.abstainBelow,
+    options: { ...DEFAULT_EXTRACTIVE_OPTIONS, ...cal.w, abstainBelow: threshold },
+    calibrated: { ...cal.w, threshold },
+    code: { cooccurrenceWeight: DEFAULT_EXTRACTIVE_OPTIONS.cooccurrenceWeight, missingWeight: DEFAULT_EXTRACTIVE_OPTIONS.missingWeight, threshold: DEFAULT_EXTRACTIVE_OPTIONS.abstainBelow },
     calibration_part: measure(rows.filter((r) => r.q.part === 'calibrate'), threshold),
     report_part: measure(report, threshold),
-    report_part_at_code_threshold: measure(report, DEFAULT_EXTRACTIVE_OPTIONS.abstainBelow),
-    verdict: 'measured separately against the team\'s own labels (not the public SciFact labels): bench/results/answers-verdict.json (--verdict)',
+    report_part_at_code_defaults: measure(codeRows.filter((r) => r.q.part === 'report'), DEFAULT_EXTRACTIVE_OPTIONS.abstainBelow),
+    verdict: 'measured separately against SciFact\'s own labels of its train claims: bench/results/answers-verdict.json (--verdict)',
     turn_ms_mean: round(askMs / qs.length, 2),
   };
   console.log(JSON.stringify(summary, null, 2));
@@ -326,7 +364,7 @@ if (args.includes('--verdict')) {
       JSON.stringify(
         report.map((r) => {
           const judged = new Set(r.q.judged);
-          return { id: r.q.id, kind: r.q.kind, question: r.q.text, answerability: r.answerability, abstains: r.answerability < th, cited: r.cited, judged: r.q.judged, judged_cited: r.cited.filter((d) => judged.has(d)).length };
+          return { id: r.q.id, kind: r.q.kind, question: r.q.text, expected: r.q.kind === 'off' ? 'abstain' : 'answer citing a judged document', got: r.answerability < th ? 'abstain' : r.cited.some((d) => judged.has(d)) ? 'answer citing a judged document' : 'answer citing no judged document', answerability: r.answerability, abstains: r.answerability < th, cited: r.cited, judged: r.q.judged, judged_cited: r.cited.filter((d) => judged.has(d)).length };
         }),
         null,
         1,

@@ -49,6 +49,8 @@ export interface AnswerOutput {
   answerability?: number;
   /** True when the answer states that the indexed literature does not answer the question. */
   abstained?: boolean;
+  /** The extractive answerer's parts of answerability per document with evidence (benchmarks recombine them; not stored). */
+  answerabilityParts?: { evidence: number; matched: number; missing: number }[];
   /** For a claim, the extractive answerer's verdict on it from the cited sentences (ADR 0241). */
   verdict?: Verdict;
 }

@@ -9,7 +9,7 @@
 // the closest documents, uncited.
 import type { Answerer, AnswerInput, AnswerOutput, LexicalModel } from './answerer.js';
 import { anchorCitations, contentWords, sentences, type Passage } from './passages.js';
-import { clauseOf, continuing, groupByTerms, opening } from './synthesis.js';
+import { clauseOf, continuing, groupByTerms, isWhole, opening } from './synthesis.js';
 import { claimOf, claimOverlap, DEFAULT_VERDICT_OPTIONS, STANCE_LABEL, stanceOf, VERDICT_TEXT, verdictOf, type Stance, type VerdictOptions } from './verdict.js';
 
 export const EXTRACTIVE_MODEL_NAME = 'lectern-extractive';
@@ -38,23 +38,58 @@ export interface ExtractiveOptions {
   minRelative: number;
   /** Most documents cited in one answer. */
   maxDocuments: number;
+  /**
+   * A further document is cited only when it covers at least this share of what the first cited document
+   * covers of the question's terms (idf-weighted): documents agreeing on the question's specific terms.
+   */
+  furtherDocumentCoverage: number;
   /** Weight of the previous question's terms in a follow-up (its own terms weigh 1). */
   historyWeight: number;
+  /**
+   * Answerability added for each distinct question term one sentence holds (terms found together in a
+   * sentence say more than terms scattered over a document: "capital" and "Canada" in one abstract).
+   */
+  cooccurrenceWeight: number;
+  /**
+   * Answerability taken off for the rarest question term the document lacks, in units of the largest idf
+   * (a question's most specific term, absent from the document, says the document is about something else).
+   */
+  missingWeight: number;
+}
+
+/** One document's parts of answerability (the benchmark recombines them when it calibrates). */
+export interface AnswerabilityParts {
+  /** Best evidence of its sentences (rare-term equivalents, see `evidence`). */
+  evidence: number;
+  /** Most distinct question terms one of its sentences holds. */
+  matched: number;
+  /** The largest weight of a question term it lacks, over the largest idf (0..1). */
+  missing: number;
+}
+
+/** A document's answerability from its parts. */
+export function answerabilityOf(p: AnswerabilityParts, o: Pick<ExtractiveOptions, 'cooccurrenceWeight' | 'missingWeight'>): number {
+  return p.evidence + o.cooccurrenceWeight * p.matched - o.missingWeight * p.missing;
 }
 
 /**
  * Calibrated with bench/answers/run.ts (ADR 0227): `--sweep` picked rankDecay, minRelative and
  * maxDocuments on the calibration part (cited-document precision and recall at equal abstention F1);
- * abstainBelow is the threshold of best abstention F1 on the calibration part.
+ * abstainBelow, cooccurrenceWeight and missingWeight are the weights and threshold of best abstention
+ * F1 on the calibration part (ADR 0275); furtherDocumentCoverage 0: 0.9 lowered recall there and left
+ * precision as it was.
  */
 export const DEFAULT_EXTRACTIVE_OPTIONS: ExtractiveOptions = {
-  abstainBelow: 0.94,
+  abstainBelow: 1.84,
   evidenceDocumentShare: 0.65,
   rankDecay: 0.5,
   documentShare: 0.35,
   minRelative: 0.75,
   maxDocuments: 2,
+  furtherDocumentCoverage: 0,
   historyWeight: 0.5,
+  cooccurrenceWeight: 0.3,
+  missingWeight: 0,
 };
 
 /** Two sentences sharing this share of words are redundant. */
@@ -123,10 +158,15 @@ export class ExtractiveAnswerer implements Answerer {
       docText.set(p.documentIndex, parts);
     }
     const docMass = new Map<number, number>();
-    for (const [d, parts] of docText) {
-      const m = mass(lex.terms(parts.join('\n')));
+    const parts = new Map<number, AnswerabilityParts>();
+    for (const [d, texts] of docText) {
+      const terms = new Set(lex.terms(texts.join('\n')));
+      const m = mass(terms);
       docMass.set(d, m);
       docCoverage.set(d, total <= 0 ? 0 : m / total);
+      let missing = 0;
+      for (const [t, w] of weights) if (!terms.has(t)) missing = Math.max(missing, w);
+      parts.set(d, { evidence: 0, matched: 0, missing: lex.maxIdf > 0 ? missing / lex.maxIdf : 0 });
     }
 
     const candidates: { p: Passage; s: string; relevance: number; evidence: number; score: number; order: number; words: string[] }[] = [];
@@ -138,14 +178,20 @@ export class ExtractiveAnswerer implements Answerer {
         order++;
         // Whole sentences only: a window's cut first or last fragment reads badly.
         if (s.length > MAX_SENTENCE_CHARS || !p.fieldText.includes(s) || !endsSentence(p.fieldText, s) || !/^[\p{Lu}\p{N}("]/u.test(s)) continue;
-        const sentenceMass = mass(lex.terms(s));
+        const sentenceTerms = new Set(lex.terms(s));
+        const sentenceMass = mass(sentenceTerms);
         if (sentenceMass <= 0) continue;
+        let matched = 0;
+        for (const t of sentenceTerms) if (weights.has(t)) matched++;
         const own = total <= 0 ? 0 : sentenceMass / total;
         const relevance = (1 - o.documentShare) * own + o.documentShare * (docCoverage.get(p.documentIndex) ?? 0);
         // Evidence: how much of the question's rare vocabulary the sentence and its document share, in
         // units of the rarest possible term (a question answered by a sentence sharing one common word
         // has little; one sharing its specific terms has much, however long the question).
         const evidence = ((1 - o.evidenceDocumentShare) * sentenceMass + o.evidenceDocumentShare * (docMass.get(p.documentIndex) ?? 0)) / lex.maxIdf;
+        const part = parts.get(p.documentIndex)!;
+        part.evidence = Math.max(part.evidence, evidence);
+        part.matched = Math.max(part.matched, matched);
         // The retrieval rank counts: a sentence of the first document beats an equally matching one
         // of the fifth (rankDecay per rank), pinned documents rank first.
         const rank = p.pinned ? 1 : p.documentIndex;
@@ -153,7 +199,10 @@ export class ExtractiveAnswerer implements Answerer {
       }
     }
     candidates.sort((a, b) => b.score - a.score);
-    const answerability = candidates.reduce((m, c) => Math.max(m, c.evidence), 0);
+    // Answerability: the best document's evidence, plus the question terms one of its sentences holds
+    // together, less its lack of the question's most specific term (weights calibrated, bench/answers).
+    const answerable = [...parts.values()].filter((x) => x.evidence > 0);
+    const answerability = answerable.length === 0 ? 0 : Math.max(...answerable.map((x) => answerabilityOf(x, o)));
     // A small corpus: abstain only when nothing matches (see MIN_DOCUMENTS_FOR_ABSTENTION).
     const threshold = input.lexicon && input.lexicon.documents >= MIN_DOCUMENTS_FOR_ABSTENTION ? o.abstainBelow : 0;
     if (input.passages.length === 0) {
@@ -169,7 +218,7 @@ export class ExtractiveAnswerer implements Answerer {
       const titles = closest.slice(0, 3).map((d) => `“${input.passages.find((p) => p.documentIndex === d)!.title.replace(/\s+/g, ' ').trim()}”`);
       const raw = `${ABSTENTION} The closest documents found: ${titles.join('; ')}.`;
       input.onDelta(raw);
-      return { answer: raw, citations: [], stats: { markers: 0, verified: 0, reanchored: 0, removed: 0 }, modelName: EXTRACTIVE_MODEL_NAME, answerability, abstained: true, ...(claimOf(input.question) !== null ? { verdict: 'insufficient' as const } : {}) };
+      return { answer: raw, citations: [], stats: { markers: 0, verified: 0, reanchored: 0, removed: 0 }, modelName: EXTRACTIVE_MODEL_NAME, answerability, answerabilityParts: answerable, abstained: true, ...(claimOf(input.question) !== null ? { verdict: 'insufficient' as const } : {}) };
     }
     const floor = (candidates[0]?.score ?? 0) * o.minRelative;
     const picked: typeof candidates = [];
@@ -178,6 +227,7 @@ export class ExtractiveAnswerer implements Answerer {
       if (input.signal.aborted) throw input.signal.reason;
       if (c.score < floor) break;
       if (!docs.has(c.p.documentIndex) && docs.size >= o.maxDocuments) continue;
+      if (!docs.has(c.p.documentIndex) && picked.length > 0 && (docCoverage.get(c.p.documentIndex) ?? 0) < o.furtherDocumentCoverage * (docCoverage.get(picked[0]!.p.documentIndex) ?? 0)) continue;
       if (picked.some((x) => x.s === c.s || jaccard(x.words, c.words) >= REDUNDANT)) continue;
       picked.push(c);
       docs.add(c.p.documentIndex);
@@ -193,15 +243,31 @@ export class ExtractiveAnswerer implements Answerer {
     // A sentence cut by its snippet window before its final stop gets one after the marker (the
     // excerpt itself stays verbatim).
     const quoted = (c: (typeof picked)[number]) => `${c.s} [${c.p.number}]${/[.!?]["'”’)]?$/.test(c.s) ? '' : '.'}`;
-    const synthesis = `${leads.map((c, i) => `${i === 0 ? opening(clauseOf(c.s, weigh)) : continuing(clauseOf(c.s, weigh))} [${c.p.number}]`).join('; ')}.`;
+    const leadClauses = leads.map((c) => clauseOf(c.s, weigh));
+    const synthesis = `${leads.map((c, i) => `${i === 0 ? opening(leadClauses[i]!) : continuing(leadClauses[i]!)} [${c.p.number}]`).join('; ')}.`;
+    // A sentence the synthesis gives whole is not quoted again below it (its marker is in the synthesis).
+    const given = new Set(leads.filter((c, i) => isWhole(leadClauses[i]!, c.s)));
+    const shown = picked.filter((c) => !given.has(c));
     const questionTerms = (c: (typeof picked)[number]) => new Set(lex.terms(c.s).filter((t) => weights.has(t)));
     // A claim (ADR 0241): the supporting sentences grouped by their stance towards it instead, each group
     // labelled, and a verdict paragraph after the synthesis.
     const claim = claimOf(input.question);
-    const stances = claim === null ? [] : picked.map((c) => stanceOf(claim, c.s, this.verdictOptions));
-    const verdict = claim === null ? undefined : verdictOf(stances, this.verdictOptions, picked.map((c) => claimOverlap(claim, c.s)));
+    // The claim's words weigh by their rarity in the index (a sentence bears on "ATF4 is a stress
+    // marker" when it names ATF4, not when it only says "stress"); equal weights without an index.
+    const wordWeights = new Map<string, number>();
+    const wordWeight = (w: string): number => {
+      let x = wordWeights.get(w);
+      if (x === undefined) {
+        const t = lex.terms(w)[0];
+        x = t === undefined ? 0 : lex.idf(t);
+        wordWeights.set(w, x);
+      }
+      return x;
+    };
+    const stances = claim === null ? [] : picked.map((c) => stanceOf(claim, c.s, this.verdictOptions, wordWeight));
+    const verdict = claim === null ? undefined : verdictOf(stances, this.verdictOptions, picked.map((c) => claimOverlap(claim, c.s, wordWeight)));
     const stanceOrder: Stance[] = ['supports', 'contradicts', 'neutral'];
-    const groups = claim === null ? groupByTerms(picked, questionTerms) : stanceOrder.map((st) => picked.filter((_, i) => stances[i] === st)).filter((g) => g.length > 0);
+    const groups = claim === null ? groupByTerms(shown, questionTerms) : stanceOrder.map((st) => shown.filter((c) => stances[picked.indexOf(c)] === st)).filter((g) => g.length > 0);
     const labels = claim === null ? groups.map(() => '') : groups.map((g) => `${STANCE_LABEL[stances[picked.indexOf(g[0]!)]!]} `);
     const raw = [synthesis, ...groups.map((g) => g.map(quoted).join(' '))].join('\n\n');
     const anchoredText = anchorCitations(raw, input.passages);
@@ -214,6 +280,6 @@ export class ExtractiveAnswerer implements Answerer {
       if (input.signal.aborted) throw input.signal.reason;
       input.onDelta(piece);
     }
-    return { ...anchored, modelName: EXTRACTIVE_MODEL_NAME, answerability, abstained: false, ...(verdict ? { verdict } : {}) };
+    return { ...anchored, modelName: EXTRACTIVE_MODEL_NAME, answerability, answerabilityParts: answerable, abstained: false, ...(verdict ? { verdict } : {}) };
   }
 }

@@ -13,6 +13,23 @@ const MAX_CLAUSE_WORDS = 25;
 /** Fewest words for a clause to state something by itself. */
 const MIN_CLAUSE_WORDS = 5;
 
+/** How many parentheses or brackets are open at `at` in `text`. */
+function depthAt(text: string, at: number): number {
+  let depth = 0;
+  for (let i = 0; i < at; i++) {
+    const ch = text[i];
+    if (ch === '(' || ch === '[') depth++;
+    else if ((ch === ')' || ch === ']') && depth > 0) depth--;
+  }
+  return depth;
+}
+
+/** `clause` is the whole of `sentence` but for its leading discourse words and final stop (a synthesis giving it says all the quote would). */
+export function isWhole(clause: string, sentence: string): boolean {
+  const body = sentence.replace(LEAD_RE, '').replace(/\s*[.!?]+["'”’)]?$/, '').trim() || sentence;
+  return clause === body;
+}
+
 /**
  * The clause of `sentence` that best carries the question's terms (`weigh` gives the terms' mass of a
  * text): the sentence without its leading discourse words and final stop when it is short, otherwise
@@ -28,6 +45,8 @@ export function clauseOf(sentence: string, weigh: (text: string) => number): str
   let at = 0;
   const parts: string[] = [];
   for (const m of body.matchAll(CLAUSE_SPLIT_RE)) {
+    // Only between statements: never inside parentheses or brackets ("(95% CI: 0.58-0.86; P < .001)").
+    if (depthAt(body, m.index!) > 0) continue;
     parts.push(body.slice(at, m.index));
     at = m.index! + m[0].length;
   }

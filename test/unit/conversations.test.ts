@@ -175,6 +175,32 @@ describe('extractive relevance and abstention (ADR 0227)', () => {
     assert.ok(r.citations.length > 0 && r.citations.every((c) => c.documentIndex === 2), JSON.stringify(r.citations));
   });
 
+  test('answerability: question terms together in one sentence count, the lack of the most specific term counts against', async () => {
+    const o = { cooccurrenceWeight: 0.5, missingWeight: 1, abstainBelow: 0 };
+    const run = (question: string, options: Partial<typeof DEFAULT_EXTRACTIVE_OPTIONS>) =>
+      new ExtractiveAnswerer(options).answer({ question, history: [], passages, maxContextLength: null, apiKey: null, signal: new AbortController().signal, onDelta: () => {}, lexicon: lexicon(5000) });
+    const none = { abstainBelow: 0, cooccurrenceWeight: 0, missingWeight: 0 };
+    const plain = await run('What is the capital of France?', none);
+    const weighed = await run('What is the capital of France?', o);
+    // "france" (the rarest term) is in no document: its weight over the largest idf is taken off; "capital" (one term) is added.
+    assert.ok(Math.abs(weighed.answerability! - (plain.answerability! + 0.5 * 1 - 1 * (9.2 / 9.2))) < 1e-9, `${plain.answerability} ${weighed.answerability}`);
+    const held = await run('How do salt caverns store hydrogen?', o);
+    const heldPlain = await run('How do salt caverns store hydrogen?', none);
+    assert.ok(held.answerability! > heldPlain.answerability!, 'all its terms in one document, three of them in one sentence');
+    assert.ok(held.answerabilityParts!.length >= 1 && held.answerabilityParts!.every((x) => x.missing >= 0 && x.missing <= 1));
+  });
+
+  test('a further document is cited only when it covers enough of what the first covers', async () => {
+    const ps = [
+      passage(1, 'Salt cavern hydrogen storage', 'Salt caverns store hydrogen with little leakage.'),
+      passage(2, 'Hydrogen', 'Hydrogen is stored in tanks.'),
+    ];
+    const run = (furtherDocumentCoverage: number) =>
+      new ExtractiveAnswerer({ furtherDocumentCoverage, minRelative: 0, abstainBelow: 0 }).answer({ question: 'How do salt caverns store hydrogen?', history: [], passages: ps, maxContextLength: null, apiKey: null, signal: new AbortController().signal, onDelta: () => {}, lexicon: lexicon(5000) });
+    assert.deepEqual([...new Set((await run(0)).citations.map((c) => c.documentIndex))].sort(), [1, 2]);
+    assert.deepEqual([...new Set((await run(0.9)).citations.map((c) => c.documentIndex))], [1]);
+  });
+
   test('in a small index word rarity says little: it answers whenever a sentence shares a word', async () => {
     const r = await ask('What is the capital of France?', MIN_DOCUMENTS_FOR_ABSTENTION - 1);
     assert.equal(r.abstained, false);
@@ -220,6 +246,25 @@ describe('an answer, not a list of quotes (ADR 0240)', () => {
     assert.equal(continuing('HIV load'), 'HIV load');
   });
 
+  test('a clause is never cut inside parentheses or brackets (defect: a split at the ";" of "(95% CI 1.1-2.0; P < .001)")', () => {
+    const weigh = (t: string) => (t.match(/statin|stroke|risk/gi) ?? []).length;
+    const s = 'Among the 4,512 patients followed for a median of 6.2 years in the registry, statin use was associated with a lower risk of stroke (hazard ratio 0.71, 95% CI: 0.58-0.86; P < .001), and the association held in every age band.';
+    const c = clauseOf(s, weigh);
+    const depth = (t: string) => (t.match(/[([]/g) ?? []).length - (t.match(/[)\]]/g) ?? []).length;
+    assert.equal(depth(c), 0, c);
+    assert.ok(s.includes(c), c);
+    assert.match(c, /statin use was associated with a lower risk of stroke \(hazard ratio 0\.71, 95% CI: 0\.58-0\.86; P < \.001\)/);
+  });
+
+  test('the synthesis does not repeat a quote: a sentence given whole in the synthesis is not quoted again below it', async () => {
+    const text = 'Cushion gas keeps the cavern pressure above its minimum. The caverns were leached from rock salt at depth.';
+    const ps: Passage[] = [{ number: 1, documentIndex: 1, snippetIndex: 0, documentId: 'd1', title: 'Cushion gas', field: 'abstract', text, fieldText: text, pinned: false }];
+    const r = await new ExtractiveAnswerer().answer({ question: 'What does cushion gas do to cavern pressure?', history: [], passages: ps, maxContextLength: null, apiKey: null, signal: new AbortController().signal, onDelta: () => {} });
+    const body = 'ushion gas keeps the cavern pressure above its minimum';
+    assert.equal(r.answer.split(body).length - 1, 1, r.answer);
+    assert.ok(r.citations.length >= 1 && r.citations.every((c) => text.includes(c.excerpt)));
+  });
+
   test('sentences that address the same question terms are grouped', () => {
     const items = [{ t: ['a', 'b'] }, { t: ['c'] }, { t: ['a', 'b', 'x'] }];
     assert.deepEqual(groupByTerms(items, (i) => new Set(i.t)).map((g) => g.length), [2, 1]);
@@ -249,6 +294,18 @@ describe('a verdict for claims (ADR 0241)', () => {
     assert.equal(stanceOf('Birth weight is negatively associated with breast cancer', 'Birth weight was positively associated with breast cancer risk.'), 'contradicts');
   });
 
+  test('a shared direction word agrees whatever follows it (defect: "X reduces Y" read as contradicted by "X reduces Y significantly more than placebo")', () => {
+    assert.equal(stanceOf('Metformin reduces tumor growth', 'Metformin reduces tumor growth significantly more than placebo.'), 'supports');
+    assert.equal(stanceOf('Vitamin D lowers fracture risk', 'Vitamin D lowered fracture risk significantly, more so in women.'), 'supports');
+    // A direction word inside the claim's topic ("insulin resistance", "cell death") is topic, not the claim's direction.
+    assert.equal(stanceOf('Exercise increases insulin resistance', 'Exercise increases insulin resistance significantly more than rest.'), 'supports');
+    assert.equal(stanceOf('Exercise reduces insulin resistance', 'Exercise increased insulin resistance in the trained group.'), 'contradicts');
+    assert.equal(stanceOf('Loss of p53 reduces cell death', 'Loss of p53 reduced cell death after irradiation.'), 'supports');
+    // The shared word negated, or a null result, still contradicts.
+    assert.equal(stanceOf('Metformin reduces tumor growth', 'Metformin did not reduce tumor growth.'), 'contradicts');
+    assert.equal(stanceOf('Metformin reduces tumor growth', 'Metformin produced no significant reduction in tumor growth.'), 'contradicts');
+  });
+
   test('verdicts: supports, contradicts, mixed, insufficient', () => {
     assert.equal(verdictOf(['supports', 'neutral']), 'supports');
     assert.equal(verdictOf(['contradicts']), 'contradicts');
@@ -270,7 +327,9 @@ describe('a verdict for claims (ADR 0241)', () => {
     const paras = r.answer.split('\n\n');
     assert.match(paras[0]!, /\[1\]\.$/);
     assert.equal(paras[1], 'Verdict: the cited evidence contradicts the claim.');
-    assert.match(paras[2]!, /^Contradicts: Birth weight was positively associated .*\[1\]/);
+    assert.match(paras[0]!, /^Birth weight was positively associated with breast cancer risk in studies based on birth records \[1\]\.$/);
+    // The synthesis gave the first sentence whole: only the other one is quoted under its stance.
+    assert.match(paras[2]!, /^Contradicts: Birth length was also positively associated .*\[1\]/);
     for (const c of r.citations) assert.ok(passages[0]!.fieldText.includes(c.excerpt));
     assert.equal(deltas.join(''), r.answer);
     // A question that asks (not a claim) gets no verdict.
