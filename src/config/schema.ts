@@ -70,7 +70,7 @@ export const ConfigSchema = Type.Object(
         minimum: 0,
         maximum: 256,
         description:
-          'Search threads: each search\'s engine work, records and snippets run on this many worker threads over one shared copy of the index, while the main thread answers HTTP, bills and writes the index (ADR 0110). Default: the available cores less one (os.availableParallelism() - 1, at least 1): the main thread keeps a core. 0: searches run on the main thread.',
+          'Search threads: each search\'s engine work, records and snippets run on this many worker threads over one shared copy of the index, while the main thread answers HTTP, bills and writes the index (ADR 0110). Default: the available cores less one (os.availableParallelism() - 1, at least 1): the main thread keeps a core. 0: searches run on the main thread. With threads, one more (the reserved lane, ADR 0270) runs a search of an account that has no other in progress while other accounts\' searches hold every search thread.',
       }),
     ),
     backgroundThreadNice: Type.Integer({
