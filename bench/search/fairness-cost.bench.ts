@@ -14,6 +14,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { machine } from '../lib/machine.js';
@@ -114,7 +115,11 @@ async function main() {
     });
     await new Promise((r) => setTimeout(r, 1000));
     const load = loadavg()[0];
+    // the main thread's event-loop delay during the flood (HTTP, billing and this bench's own client run there)
+    const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+    loopDelay.enable();
     const during = await victimLoop(performance.now() + seconds * 1000);
+    loopDelay.disable();
     const healthDuring = await health(performance.now() + 3000);
     stop = true;
     await Promise.all(floodLoops);
@@ -130,6 +135,7 @@ async function main() {
       victim_alone_ms: { n: alone.length, p50: pct(alone, 50), p90: pct(alone, 90) },
       victim_during_flood_ms: { n: during.length, p50: pct(during, 50), p90: pct(during, 90) },
       p50_ratio: Math.round((pct(during, 50) / pct(alone, 50)) * 100) / 100,
+      main_thread_event_loop_delay_during_flood_ms: { p50: Math.round(loopDelay.percentile(50) / 1e5) / 10, p99: Math.round(loopDelay.percentile(99) / 1e5) / 10 },
       healthz_alone_ms: { p50: pct(healthAlone, 50) },
       healthz_during_flood_ms: { p50: pct(healthDuring, 50) },
       flooder_searches_per_second: Math.round((floods / (seconds + 4)) * 10) / 10,
