@@ -870,6 +870,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   new Gauge({ name: 'lectern_index_lag_changes', help: 'Store changes not yet committed to the search indexes (as of the last check, every 250 ms with search threads).', registers: [metricsRegistry], collect() { this.set(lagChanges); } });
   new Gauge({ name: 'lectern_search_threads_paced', help: '1 while the search threads pace themselves so the index catch-up progresses (freshnessBoundMs; ADR 0244).', registers: [metricsRegistry], collect() { this.set(threads?.pacing ? 1 : 0); } });
   new Gauge({ name: 'lectern_search_threads_pacing_rests', help: 'Rests the search threads took after a search while pacing, since start (ADR 0244).', registers: [metricsRegistry], collect() { this.set(threads?.pacingRests ?? 0); } });
+  new Gauge({ name: 'lectern_search_reserved_lane_searches', help: 'Searches run on the reserved search lane (light searches of an account while other accounts hold the search threads; ADR 0270), since start.', registers: [metricsRegistry], collect() { this.set(threads?.reservedServed ?? 0); } });
   new Gauge({ name: 'lectern_search_threads_inflight', help: 'Searches sent to search threads and not answered yet.', registers: [metricsRegistry], collect() { this.set(threads?.inflight ?? 0); } });
 
   // Recognition jobs: a FIFO pool over the job store, a worker thread per conversion (ADR 0035).

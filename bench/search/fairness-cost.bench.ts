@@ -3,16 +3,18 @@
 // synthetic corpus of common words (generated here, deterministic), the configured search threads.
 //
 //   node dist/bench/search/fairness-cost.bench.js [--docs 20000] [--seconds 15] [--threads 1]
-//        [--build dist/src/app.js] [--label this] [--out bench/results/fairness-cost.json]
+//        [--flood-connections 4] [--build dist/src/app.js] [--label this] [--out bench/results/fairness-cost.json]
 //
 // Phases: the victim alone (sequential cheap 2-term searches, limit 10), then the same while the flooder
-// runs `searchConcurrency` (4) keep-alive loops of 23-term common-word queries at limit 400, then
-// /healthz under the flood. --build runs another build's app (e.g. main's dist) for a before/after in the
+// runs --flood-connections (default `searchConcurrency`, 4) keep-alive loops of 23-term common-word
+// queries at limit 400 (beyond 4 its searches are refused 429 search_concurrency, counted, and the loop
+// asks again after Retry-After: within its limits), then /healthz under the flood. --build runs another build's app (e.g. main's dist) for a before/after in the
 // same conditions. Reports p50/p90 per phase and the ratio; every response must be 200.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { machine } from '../lib/machine.js';
@@ -24,6 +26,7 @@ const { values } = parseArgs({
     threads: { type: 'string', default: '1' },
     build: { type: 'string', default: 'dist/src/app.js' },
     label: { type: 'string', default: 'this branch' },
+    'flood-connections': { type: 'string' },
     out: { type: 'string' },
   },
 });
@@ -39,6 +42,7 @@ async function main() {
   const appMod = (await import(pathToFileURL(build).href)) as typeof import('../../src/app.js');
   const cfgMod = (await import(pathToFileURL(join(build, '..', 'config', 'index.js')).href)) as typeof import('../../src/config/index.js');
   const commonMod = (await import(pathToFileURL(join(build, '..', 'ingest', 'formats', 'common.js')).href)) as typeof import('../../src/ingest/formats/common.js');
+  const started = machine();
   const dir = mkdtempSync(join(tmpdir(), 'lectern-fairness-'));
   const generous = { capacity: 1_000_000, refillPerSecond: 1_000_000 };
   const config = cfgMod.loadConfig({}, { dataDir: dir, loadDemoCorpus: false, logLevel: 'silent', port: 0, searchThreads: Number(values.threads), rateLimits: { search: generous, default: generous } } as never);
@@ -60,10 +64,17 @@ async function main() {
     await app.http.listen({ port: 0, host: '127.0.0.1' });
     const { port } = app.http.server.address() as { port: number };
     const base = `http://127.0.0.1:${port}`;
-    const post = async (key: string, body: object) => {
+    let refused = 0;
+    const post = async (key: string, body: object, allow429 = false) => {
       const t0 = performance.now();
       const r = await fetch(`${base}/v2/search/`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
       const buf = await r.arrayBuffer();
+      if (r.status === 429 && allow429) {
+        refused++;
+        // within its limits: the flooder honours Retry-After, as the interface asks of clients
+        await new Promise((ok) => setTimeout(ok, 1000 * Number(r.headers.get('retry-after') ?? 1)));
+        return -1;
+      }
       if (r.status !== 200) throw new Error(`search answered ${r.status}: ${new TextDecoder().decode(buf).slice(0, 300)}`);
       return performance.now() - t0;
     };
@@ -96,30 +107,40 @@ async function main() {
     const healthAlone = await health(performance.now() + 3000);
     let stop = false;
     let floods = 0;
-    const floodLoops = Array.from({ length: config.limits.searchConcurrency }, async (_, c) => {
-      for (let i = c; !stop; i += 4) {
-        await post(flooder.apiKey, heavy(i));
-        floods++;
+    const connections = Number(values['flood-connections'] ?? config.limits.searchConcurrency);
+    const floodLoops = Array.from({ length: connections }, async (_, c) => {
+      for (let i = c; !stop; i += connections) {
+        if ((await post(flooder.apiKey, heavy(i), true)) >= 0) floods++;
       }
     });
     await new Promise((r) => setTimeout(r, 1000));
     const load = loadavg()[0];
+    // the main thread's event-loop delay during the flood (HTTP, billing and this bench's own client run there)
+    const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+    loopDelay.enable();
     const during = await victimLoop(performance.now() + seconds * 1000);
+    loopDelay.disable();
     const healthDuring = await health(performance.now() + 3000);
     stop = true;
     await Promise.all(floodLoops);
+    // searches the reserved lane ran (ADR 0270; absent from builds without it)
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    const lane = /^lectern_search_reserved_lane_searches (\d+)/m.exec(metrics);
     const result = {
       bench: 'fairness-cost',
       build: values.label,
       note: 'Measured on a shared 2-core machine loaded by other sessions: absolute numbers move between runs; compare builds within one run.',
-      machine: { ...machine(), load_average_1m_during_flood: Math.round(load! * 100) / 100 },
-      config: { docs: n, search_threads: config.searchThreads, slots: Math.max(2, 2 * config.searchThreads), search_concurrency: config.limits.searchConcurrency, seconds },
+      machine: { ...started, load_average_1m_during_flood: Math.round(load! * 100) / 100, load_average_1m_at_end: Math.round(loadavg()[0]! * 100) / 100 },
+      config: { docs: n, search_threads: config.searchThreads, slots: Math.max(2, 2 * config.searchThreads), search_concurrency: config.limits.searchConcurrency, flood_connections: connections, seconds },
       victim_alone_ms: { n: alone.length, p50: pct(alone, 50), p90: pct(alone, 90) },
       victim_during_flood_ms: { n: during.length, p50: pct(during, 50), p90: pct(during, 90) },
       p50_ratio: Math.round((pct(during, 50) / pct(alone, 50)) * 100) / 100,
+      main_thread_event_loop_delay_during_flood_ms: { p50: Math.round(loopDelay.percentile(50) / 1e5) / 10, p99: Math.round(loopDelay.percentile(99) / 1e5) / 10 },
       healthz_alone_ms: { p50: pct(healthAlone, 50) },
       healthz_during_flood_ms: { p50: pct(healthDuring, 50) },
       flooder_searches_per_second: Math.round((floods / (seconds + 4)) * 10) / 10,
+      flooder_refused_429: refused,
+      reserved_lane_searches: lane ? Number(lane[1]) : null,
     };
     console.log(JSON.stringify(result, null, 2));
     return result;

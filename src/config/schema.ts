@@ -70,7 +70,7 @@ export const ConfigSchema = Type.Object(
         minimum: 0,
         maximum: 256,
         description:
-          'Search threads: each search\'s engine work, records and snippets run on this many worker threads over one shared copy of the index, while the main thread answers HTTP, bills and writes the index (ADR 0110). Default: the available cores less one (os.availableParallelism() - 1, at least 1): the main thread keeps a core. 0: searches run on the main thread.',
+          'Search threads: each search\'s engine work, records and snippets run on this many worker threads over one shared copy of the index, while the main thread answers HTTP, bills and writes the index (ADR 0110). Default: the available cores less one (os.availableParallelism() - 1, at least 1): the main thread keeps a core. 0: searches run on the main thread. With threads, one more (the reserved lane, ADR 0270) runs a search of an account that has no other in progress while other accounts\' searches hold every search thread.',
       }),
     ),
     backgroundThreadNice: Type.Integer({
@@ -186,7 +186,7 @@ export const ConfigSchema = Type.Object(
         oauth: rate(30, 1, 'OAuth requests per client address and subject: token requests per grant and client (and refresh token, claim or assertion), registrations per client name, revocations per client, identity and claim requests per email or claim'),
         oauthAddress: rate(3000, 50, 'all OAuth requests (registration, identity, claim, token, revocation) per client address: a flood guard that agents sharing an address (NAT, hosted platforms) do not reach in normal use'),
         signin: rate(10, 0.1, 'password sign-in, sign-up and email requests per client address'),
-        authFailures: rate(30, 0.5, 'failed credential checks (unknown API keys or tokens) per client address; when spent, every credential from that address that has not passed a check in the last 24 h is refused until it refills (a working key is not locked out by guesses from the same address)'),
+        authFailures: rate(30, 0.5, 'failed credential checks (unknown API keys or tokens) per client address; when spent, every failed check from that address gets 429 until it refills, while a valid credential is checked first and still accepted (guesses from the same address do not lock out a working key)'),
         default: rate(1200, 200, 'any other authenticated request per account'),
       },
       { additionalProperties: false, default: {} },

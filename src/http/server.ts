@@ -207,16 +207,14 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     }
     if (presented === null || presented === 'malformed') throw new AppError('unauthorized');
     // Guessing keys is bounded: failed checks spend the address's `authFailures` bucket, and an
-    // address that spent it gets 429 until it refills for any credential that has not passed its check
-    // before (remembered in process: no limiter call on the path of a valid credential). Keyed by
-    // address and credential (ADR 0210): others' wrong guesses do not lock out a working key.
-    deps.rateLimits.assertNotBlocked('authFailures', `ip:${request.ip}`, presented);
+    // address that spent it gets 429 for every failed check until it refills. The credential is checked
+    // first (one lookup by key id, or a token's signature, then its record), so a valid one is accepted
+    // from a blocked address: others' wrong guesses behind the same NAT never lock it out (ADR 0271).
     const principal = await deps.credentials.verify(presented);
     if (!principal) {
-      await deps.rateLimits.checkAndBlock('authFailures', `ip:${request.ip}`);
+      await deps.rateLimits.failedCredential('authFailures', `ip:${request.ip}`);
       throw new AppError('unauthorized');
     }
-    deps.rateLimits.credentialPassed(presented);
     // OAuth tokens are bound to a resource; the HTTP API accepts those issued for {mcp_url} or the
     // legacy MCP address (auth requirements, decision 5). API keys have no audience.
     if (principal.audience !== null && principal.audience !== config.mcpUrl && principal.audience !== config.legacyMcpUrl) throw new AppError('unauthorized');

@@ -1,6 +1,5 @@
 // Per-account, per-scope request budgets (token buckets). A refused request gets 429 with
 // `Retry-After` and detail `{code: "rate_limited", retry_after_seconds, scope}` (interface, Errors 1).
-import { createHash } from 'node:crypto';
 import { AppError } from '../domain/errors.js';
 import type { Clock } from '../ports/clock.js';
 import type { RateLimiter, RateRule } from '../ports/rate-limiter.js';
@@ -8,8 +7,6 @@ import type { RateOverride, RateOverrideStore } from '../ports/rate-override-sto
 
 /** Blocked subjects remembered at most (oldest forgotten first); a memory bound under a flood. */
 const MAX_BLOCKED = 100_000;
-/** How long a credential that passed its check stays exempt from its address's failure block (ADR 0210). */
-export const PROVEN_CREDENTIAL_MS = 24 * 3600_000;
 /** How long an account's overrides are used before they are read again (other instances, the CLI). */
 export const OVERRIDE_CACHE_MS = 10_000;
 /** Accounts whose overrides are cached at most. */
@@ -20,9 +17,6 @@ export const OVERRIDE_LIMITS = { capacity: { min: 1, max: 1_000_000 }, refillPer
 export class RateLimitService<Scope extends string> {
   /** `scope:subject` -> Unix ms until which a spent subject is refused without asking the limiter. */
   readonly #blocked = new Map<string, number>();
-
-  /** Fingerprint of a credential that passed its check -> Unix ms until which it is exempt from failure blocks. */
-  readonly #proven = new Map<string, number>();
 
   /** accountId -> its overrides by scope, and when they were read. */
   readonly #overrides = new Map<number, { at: number; rules: Map<string, RateRule> }>();
@@ -124,13 +118,8 @@ export class RateLimitService<Scope extends string> {
 
   /**
    * Throws `rate_limited` while `subject` is blocked for `scope` by an earlier `checkAndBlock` (no I/O).
-   * With `credential`: the block is keyed by address *and* credential (ADR 0210): a credential that
-   * passed its check within PROVEN_CREDENTIAL_MS (`credentialPassed`) is not refused for the failures
-   * of others at its address, while any other credential is refused before it is checked, so guessing
-   * stays bounded and a guess learns nothing.
    */
-  assertNotBlocked(scope: Scope, subject: string, credential?: string): void {
-    if (credential !== undefined && this.#isProven(credential)) return;
+  assertNotBlocked(scope: Scope, subject: string): void {
     const key = `${scope}:${subject}`;
     const until = this.#blocked.get(key);
     if (until === undefined) return;
@@ -142,27 +131,19 @@ export class RateLimitService<Scope extends string> {
     throw limited(scope, Math.ceil(left / 1000));
   }
 
-  /** Remembers that `credential` passed its check (a one-way fingerprint is kept, never the secret). */
-  credentialPassed(credential: string): void {
-    const fp = fingerprint(credential);
-    this.#proven.delete(fp);
-    if (this.#proven.size >= MAX_BLOCKED) this.#proven.delete(this.#proven.keys().next().value!);
-    this.#proven.set(fp, this.clock.nowMs() + PROVEN_CREDENTIAL_MS);
-  }
-
-  #isProven(credential: string): boolean {
-    const fp = fingerprint(credential);
-    const until = this.#proven.get(fp);
-    if (until === undefined) return false;
-    if (until <= this.clock.nowMs()) {
-      this.#proven.delete(fp);
-      return false;
-    }
-    return true;
+  /**
+   * A credential presented from `subject` (an address) failed its check (ADR 0271). While the subject is
+   * blocked, throws `rate_limited` at once (no limiter call: a guess from a spent address costs the check
+   * only); otherwise spends a token (`checkAndBlock`), which throws `rate_limited` and blocks the subject
+   * when the bucket is spent. Returns when the failure is within the budget (the caller answers 401).
+   * The credential is checked *before* this, so a valid one is accepted from a blocked address: the
+   * failures of others at the address never lock it out.
+   */
+  async failedCredential(scope: Scope, subject: string): Promise<void> {
+    this.assertNotBlocked(scope, subject);
+    await this.checkAndBlock(scope, subject);
   }
 }
-
-const fingerprint = (credential: string): string => createHash('sha256').update(credential).digest('base64url');
 
 function limited(scope: string, retryAfterSeconds: number): AppError {
   const retry = Math.max(1, retryAfterSeconds);

@@ -517,7 +517,7 @@ export class SearchService {
     let billingUs = (performance.now() - t0) * 1000;
     await ticket?.turn();
     const nowMs = this.d.clock.nowMs();
-    const ex = this.d.executor ? await this.d.executor.execute(r, nowMs, opts.encodeHits === true && !r.tracing) : await this.execute(r, nowMs);
+    const ex = this.d.executor ? await this.d.executor.execute(r, nowMs, opts.encodeHits === true && !r.tracing, ticket?.light === true) : await this.execute(r, nowMs);
     ticket?.endTurn();
     const tCharge = performance.now();
     const ids = ex.encodedHits ? ex.encodedHits.ids : ex.hits.map((h) => h.id);

@@ -57,6 +57,8 @@ interface Pending {
 interface Thread {
   worker: Worker;
   inflight: number;
+  /** The reserved lane (ADR 0270): serves only light searches while the general threads are busy. */
+  reserved: boolean;
   startedAt: number;
   /** Exited soon after starting; a replacement starts after a back-off. */
   down: boolean;
@@ -66,7 +68,15 @@ interface Thread {
 const HEALTHY_MS = 5_000;
 const MAX_BACKOFF_MS = 30_000;
 
-/** The main thread's side: a fixed pool of search threads. */
+/**
+ * The main thread's side: a fixed pool of search threads, plus one reserved lane (ADR 0270). A thread
+ * runs its searches one after another, so with one search thread (the default on two cores) another
+ * account's cheap search would wait behind a flood's long one however fairly the turns are ordered.
+ * The reserved lane is a thread that takes a search only when every general thread is busy, the search
+ * is *light* (its account has no other search in a turn: it is within its fair share) and the lane is
+ * idle. One account alone never has two light searches at once, so it never uses the lane: its
+ * throughput is that of the general threads, and the lane costs CPU only while several accounts search.
+ */
 export class SearchThreads implements SearchExecutor {
   readonly #entry: URL;
   readonly #data: unknown;
@@ -80,23 +90,38 @@ export class SearchThreads implements SearchExecutor {
   readonly #pacing = new Int32Array(new SharedArrayBuffer(8));
   /** Consecutive threads that exited soon after starting (a store that cannot be opened, a bad build). */
   #quickExits = 0;
+  /** Searches the reserved lane ran, since start. */
+  #reservedServed = 0;
 
   /**
    * Starts `count` threads running `entry` with `workerData`, and sends each the current snapshot.
-   * `snapshot()` is read again at every {@link publish}.
+   * `snapshot()` is read again at every {@link publish}. `reservedLane`: start the reserved lane's thread
+   * as well (default true).
    */
-  constructor(entry: URL, count: number, workerData: unknown, snapshot: () => Snapshot, report: (err: unknown, context: string) => void) {
+  constructor(entry: URL, count: number, workerData: unknown, snapshot: () => Snapshot, report: (err: unknown, context: string) => void, options: { reservedLane?: boolean } = {}) {
     if (!(count >= 1)) throw new Error('search threads: count must be at least 1');
     this.#entry = entry;
     this.#data = workerData;
     this.#snapshot = snapshot;
     this.#report = report;
     const first = snapshot();
-    for (let i = 0; i < count; i++) this.#threads.push(this.#start(first));
+    for (let i = 0; i < count; i++) this.#threads.push(this.#start(first, false));
+    if (options.reservedLane !== false) this.#threads.push(this.#start(first, true));
   }
 
+  /** General search threads (the reserved lane not counted). */
   get size(): number {
-    return this.#threads.length;
+    return this.#threads.filter((t) => !t.reserved).length;
+  }
+
+  /** Reserved lanes (0 or 1). */
+  get reservedLanes(): number {
+    return this.#threads.filter((t) => t.reserved).length;
+  }
+
+  /** Searches the reserved lane ran, since start. */
+  get reservedServed(): number {
+    return this.#reservedServed;
   }
 
   /** Searches sent to threads and not answered yet. */
@@ -104,9 +129,9 @@ export class SearchThreads implements SearchExecutor {
     return this.#pending.size;
   }
 
-  #start(snapshot: Snapshot): Thread {
+  #start(snapshot: Snapshot, reserved: boolean): Thread {
     const worker = new Worker(this.#entry, { workerData: this.#data });
-    const t: Thread = { worker, inflight: 0, startedAt: performance.now(), down: false };
+    const t: Thread = { worker, inflight: 0, reserved, startedAt: performance.now(), down: false };
     worker.on('message', (m: FromThread) => this.#answer(m));
     worker.on('error', (err) => this.#report(err, 'search thread failed'));
     worker.on('exit', (code) => {
@@ -120,7 +145,7 @@ export class SearchThreads implements SearchExecutor {
       if (i < 0 || this.#closing) return;
       if (performance.now() - t.startedAt >= HEALTHY_MS) {
         this.#quickExits = 0;
-        this.#threads[i] = this.#start(this.#snapshot());
+        this.#threads[i] = this.#start(this.#snapshot(), t.reserved);
         return;
       }
       // exited right after starting: no tight restart loop; searches go to the other threads meanwhile
@@ -128,7 +153,7 @@ export class SearchThreads implements SearchExecutor {
       const delay = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** this.#quickExits++);
       this.#report(new Error(`search thread exited ${Math.round(performance.now() - t.startedAt)} ms after starting (code ${code}); restarting in ${delay} ms`), 'search thread failed');
       setTimeout(() => {
-        if (!this.#closing && this.#threads[i] === t) this.#threads[i] = this.#start(this.#snapshot());
+        if (!this.#closing && this.#threads[i] === t) this.#threads[i] = this.#start(this.#snapshot(), t.reserved);
       }, delay).unref();
     });
     worker.unref();
@@ -183,11 +208,26 @@ export class SearchThreads implements SearchExecutor {
     for (const t of this.#threads) t.worker.postMessage({ kind: 'snapshot', indexes: s } satisfies ToThread);
   }
 
-  execute(request: SearchRequest, nowMs: number, encodeHits = false): Promise<SearchExecution> {
+  /**
+   * Runs a search on the general thread with the fewest searches in flight; a `light` one (its
+   * account's only search in a turn: FairScheduler) on the idle reserved lane instead when every general
+   * thread is busy (ADR 0270), so it does not wait behind another account's long search.
+   */
+  execute(request: SearchRequest, nowMs: number, encodeHits = false, light = false): Promise<SearchExecution> {
     if (this.#closing) return Promise.reject(new AppError('service_unavailable', 'The server is shutting down.'));
-    // the running thread with the fewest searches in flight (ties: the first)
+    // the running general thread with the fewest searches in flight (ties: the first)
     let t: Thread | null = null;
-    for (const x of this.#threads) if (!x.down && (t === null || x.inflight < t.inflight)) t = x;
+    let lane: Thread | null = null;
+    for (const x of this.#threads) {
+      if (x.down) continue;
+      if (x.reserved) lane = x;
+      else if (t === null || x.inflight < t.inflight) t = x;
+    }
+    // the reserved lane: a light search while every general thread is busy; any search while none runs
+    if (lane !== null && (t === null || (light && t.inflight > 0 && lane.inflight === 0))) {
+      t = lane;
+      this.#reservedServed++;
+    }
     if (t === null) return Promise.reject(new AppError('service_unavailable', 'The search threads are restarting; retry in a few seconds.', { headers: { 'Retry-After': '5' } }));
     const thread = t;
     const id = this.#next++;

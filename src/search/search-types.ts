@@ -207,8 +207,10 @@ export interface SearchExecutor {
    * `nowMs`: the clock reading of the thread that took the request (features such as age use it).
    * `encodeHits`: the caller wants the hits encoded by the executor's {@link HitEncoder} (an executor
    * without one returns them as objects).
+   * `light`: the search is its account's only one in a turn (FairScheduler, ADR 0270): an executor with
+   * a reserved lane may run it there while other accounts' searches hold the general ones.
    */
-  execute(r: SearchRequest, nowMs: number, encodeHits?: boolean): Promise<SearchExecution>;
+  execute(r: SearchRequest, nowMs: number, encodeHits?: boolean, light?: boolean): Promise<SearchExecution>;
 }
 
 /** Stage times of one search, microseconds (the /metrics stage histograms; ADR 0112). */

@@ -94,6 +94,12 @@ export interface SearchTicket {
   turn(): Promise<void>;
   /** Gives the slot back (the search's work is done); idempotent. */
   endTurn(): void;
+  /**
+   * After `turn()`: true when this search was its account's only one in a turn when it got it (the
+   * account is within its fair share of the threads). Such a search may take the reserved search lane
+   * while other accounts' searches hold the general ones (ADR 0270).
+   */
+  readonly light: boolean;
   /** The search ended (success or failure): gives back the slot if held and the account's place. */
   leave(): void;
 }
@@ -103,7 +109,8 @@ interface Waiting {
   /** Start tag: the account's virtual time when the search was queued. */
   start: number;
   seq: number;
-  resolve: () => void;
+  /** `light`: the account had no other search in a turn when this one got its turn. */
+  resolve: (light: boolean) => void;
 }
 
 /**
@@ -183,6 +190,7 @@ export class FairScheduler {
     const weight = Math.max(1, Number.isFinite(cost) ? cost : 1);
     let turn: 'none' | 'waiting' | 'held' | 'ended' = 'none';
     let left = false;
+    let light = false;
     const endTurn = () => {
       if (turn !== 'held') return;
       turn = 'ended';
@@ -198,7 +206,7 @@ export class FairScheduler {
         turn = 'waiting';
         const start = Math.max(this.#virtual, this.#finish.get(accountId) ?? 0);
         this.#finish.set(accountId, start + weight);
-        await new Promise<void>((resolve) => {
+        light = await new Promise<boolean>((resolve) => {
           this.#waiting.push({ accountId, start, seq: this.#seq++, resolve });
           this.#dispatch();
         });
@@ -207,6 +215,9 @@ export class FairScheduler {
         if (left) endTurn();
       },
       endTurn,
+      get light() {
+        return light;
+      },
       leave: () => {
         if (left) return;
         left = true;
@@ -244,9 +255,10 @@ export class FairScheduler {
       if (best < 0) return;
       const [w] = this.#waiting.splice(best, 1);
       this.#running++;
-      this.#runningBy.set(w!.accountId, (this.#runningBy.get(w!.accountId) ?? 0) + 1);
+      const before = this.#runningBy.get(w!.accountId) ?? 0;
+      this.#runningBy.set(w!.accountId, before + 1);
       if (w!.start > this.#virtual) this.#virtual = w!.start;
-      w!.resolve();
+      w!.resolve(before === 0);
     }
   }
 }

@@ -99,7 +99,7 @@ function describe_fuzz(label: string, open: () => Promise<{ storage: Awaited<Ret
 
   const isOAuth = (path: string) => /\/v2\/oauth\/(token|register|revoke)$/.test(path) || path === '/v2/agent/identity';
 
-  test(`every operation answers garbage without a 5xx, and every error is an ApiError with X-Request-Id (${label})`, async () => {
+  test(`every operation answers garbage without a 5xx, and every error is an ApiError with X-Request-Id (${label})`, async (t) => {
     const r = rng(20261125);
     const failures: string[] = [];
     let requests = 0;
@@ -140,6 +140,8 @@ function describe_fuzz(label: string, open: () => Promise<{ storage: Awaited<Ret
         }
       }
     }
+    // the count a report quotes ("0 5xx of N requests on PostgreSQL")
+    t.diagnostic(`${label}: ${requests} requests, ${failures.filter((f) => /^5\d\d /.test(f)).length} answered 5xx`);
     assert.ok(requests > 500, `only ${requests} requests`);
     assert.deepEqual(failures.slice(0, 20), []);
   });

@@ -120,14 +120,13 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Pick<HttpDeps, 'co
       const cred = presented(request);
       if (cred.kind === 'none') throw unauthorized(resource);
       if (cred.kind === 'malformed') throw unauthorized(resource, 'The Authorization header is not a valid Bearer credential.');
-      // The same failed-credential bound as the API (server.ts, ADR 0210): by address and credential.
-      deps.rateLimits.assertNotBlocked('authFailures', `ip:${request.ip}`, cred.value);
+      // The same failed-credential bound as the API (server.ts, ADR 0271): checked first, so a valid
+      // credential works from an address others' guesses spent; failures get 429 while it is spent.
       const principal = await deps.credentials.verify(cred.value);
       if (!principal) {
-        await deps.rateLimits.checkAndBlock('authFailures', `ip:${request.ip}`);
+        await deps.rateLimits.failedCredential('authFailures', `ip:${request.ip}`);
         throw unauthorized(resource, 'The access token is invalid, expired or revoked.');
       }
-      deps.rateLimits.credentialPassed(cred.value);
       // Audience binding (item 9, decision 5): an OAuth token works only at the address it was issued
       // for; API keys (audience null) work everywhere (decision 7).
       if (principal.audience !== null && principal.audience !== resource) throw unauthorized(resource, `The access token was issued for another resource; request one for ${resource}.`);
