@@ -80,6 +80,9 @@ test('spacedText: gaps judged against the font space width and the line letter s
   assert.equal(spacedText(glyphs([['o', 0, 5], ['\ufb00', 5, 11], ['x', 14, 19]]), 10, 0.28), 'o\ufb00 x');
   // The extra characters of a glyph mapped to several (zero-width quads) count as a ligature too.
   assert.equal(spacedText(glyphs([['f', 0, 6], ['f', 6, 6], ['x', 8, 13]]), 10, 0.28), 'ffx');
+  // Spaces at the ends of a run stay (they part it from the next font's run); inner ones are re-decided.
+  assert.equal(spacedText(glyphs([['S', 0, 5], ['o', 5, 10], [',', 10, 12], [' ', 12, 14.8]]), 10, 0.28), 'So, ');
+  assert.equal(spacedText(glyphs([[' ', 0, 2.8], ['w', 2.8, 8], [' ', 8, 10.8], ['x', 10.8, 16]]), 10, 0.28), ' w x');
 });
 
 test('spaceWidthEm: the font space glyph when drawn, else half the mean advance', () => {
@@ -94,7 +97,8 @@ test('spacingSuspect: letters split by spaces or a long run without spaces; math
   assert.equal(spacingSuspect([line('Figure2:resultsoftheauditpermonth')]), true);
   assert.equal(spacingSuspect([line(prose), line('a b c d e f', { math: '$a b c d e f$' })]), false);
   assert.equal(spacingSuspect([line('x y z w v u', { mono: true }), line('see https://example.org/averyveryverylongpath/index')]), false);
-  assert.equal(spacingSuspect([line('Donaudampfschifffahrtsgesellschaft')]), true);
+  // A long compound word is not words run together.
+  assert.equal(spacingSuspect([line('Donaudampfschifffahrtsgesellschaft')]), false);
   assert.equal(spacingSuspect([line(prose)]), false);
 });
 

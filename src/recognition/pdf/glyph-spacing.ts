@@ -55,7 +55,9 @@ export function spacedText(glyphs: readonly Glyph[], size: number, spaceEm: numb
   const letter = sorted.length >= 5 ? Math.max(0, sorted[(sorted.length - 1) >> 1]!) : 0;
   const word = letter + Math.max(0.1 * size, 0.35 * spaceEm * size);
   const afterLigature = letter + 0.8 * spaceEm * size;
-  let text = '';
+  // A space at either end of the run stays: it separates this run from the next font's run, whose gap
+  // the line builder judges from boxes that include it.
+  let text = glyphs.length && glyphs[0]!.c.trim() === '' ? ' ' : '';
   end = Number.NaN;
   let ligature = false;
   for (const g of ink) {
@@ -73,17 +75,24 @@ export function spacedText(glyphs: readonly Glyph[], size: number, spaceEm: numb
     end = g.x1;
     ligature = LIGATURE_RE.test(g.c);
   }
-  return text;
+  return glyphs.length > 1 && glyphs[glyphs.length - 1]!.c.trim() === '' && text.trim() ? `${text} ` : text;
 }
 
 const SINGLE_LETTER = /^[\p{L}]$/u;
 const URLISH = /[/\\_@#=~]|\.\p{L}+\./u;
+/**
+ * Inside a long token, what words run together show and a long compound word ("Dokumentklassenbeschreibung")
+ * does not: punctuation followed by a letter, a lower-case letter followed by a capital, or a digit
+ * between letters.
+ */
+const RUN_TOGETHER = /\p{Ll}{3}.*(?:[.,:;!?)][\p{L}\p{N}]|\p{Ll}\p{Lu}|\p{L}\p{N}+\p{L})|(?:[.,:;!?)][\p{L}\p{N}]|\p{Ll}\p{Lu}|\p{L}\p{N}+\p{L}).*\p{Ll}{3}/u;
 
 /**
  * Whether a page's lines (from MuPDF's JSON) show the spacing faults that a re-read from glyph advances
  * repairs: a line of six or more words at least half of which are single letters other than "a" and "I"
  * (letter-spaced text split at every glyph), or a token of 24 or more characters that is not a URL, path
- * or identifier (a line whose spaces were all lost). Math lines are left out.
+ * or identifier and has punctuation, a case change or a digit inside it (a line whose spaces were all
+ * lost; a long compound word is not one). Math and monospaced lines are left out.
  */
 export function spacingSuspect(lines: readonly LayoutLine[]): boolean {
   for (const l of lines) {
@@ -94,7 +103,7 @@ export function spacingSuspect(lines: readonly LayoutLine[]): boolean {
       for (const t of toks) if (SINGLE_LETTER.test(t) && t !== 'a' && t !== 'A' && t !== 'I') single++;
       if (single * 2 >= toks.length) return true;
     }
-    for (const t of toks) if (t.length >= 24 && /\p{Ll}{3}/u.test(t) && !URLISH.test(t)) return true;
+    for (const t of toks) if (t.length >= 24 && RUN_TOGETHER.test(t) && !URLISH.test(t)) return true;
   }
   return false;
 }
