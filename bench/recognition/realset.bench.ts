@@ -7,7 +7,8 @@
 // Tools: Lectern (convertDocument, in process), `pdftotext` (reading order), `mutool draw -F txt`. Each
 // document's sha256 is checked against devset.json first (a different file is skipped and counted).
 // Check types: present, order (olmOCR-bench), heading (the title as a Markdown heading: raw extractors
-// have no headings, so they cannot pass it), cell (table cell relations, GFM tables).
+// have no headings, so they cannot pass it), cell (table cell relations, GFM tables). Also the word edit
+// distance on the present checks (presentWordDistance), where split words and lost spaces show.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
