@@ -7,7 +7,8 @@
 // Tools: Lectern (convertDocument, in process), `pdftotext` (reading order), `mutool draw -F txt`. Each
 // document's sha256 is checked against devset.json first (a different file is skipped and counted).
 // Check types: present, order (olmOCR-bench), heading (the title as a Markdown heading: raw extractors
-// have no headings, so they cannot pass it), cell (table cell relations, GFM tables).
+// have no headings, so they cannot pass it), cell (table cell relations, GFM tables). Also the word edit
+// distance on the present checks (presentWordDistance), where split words and lost spaces show.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -17,7 +18,7 @@ import { LocalProcessRunner } from '../../src/adapters/process/local-process-run
 import { convertDocument } from '../../src/recognition/index.js';
 import { repoRoot } from '../../test/helpers/paths.js';
 import { check } from './devset/checks.js';
-import { spearman } from './metrics.js';
+import { normalizeForDistance, spearman } from './metrics.js';
 import type { RealCheck, RealDocument } from './realset/build.js';
 
 const args = process.argv.slice(2);
@@ -40,6 +41,51 @@ export function passes(c: RealCheck, out: string): boolean {
     return [...out.matchAll(/^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$/gm)].some((m) => key(m[1]!.replace(/^(?:\d+(?:\.\d+)*\.?|[A-Z](?:\.\d+)+\.?|[A-Z]\.|[IVX]+\.|[A-Z](?=\s+\p{Lu}))\s+/u, '')) === want);
   }
   return check(c, out);
+}
+
+/** Words of a text as the checks compare them (NFKC, Markdown removed, lower case, split at white space). */
+const words = (s: string): string[] => normalizeForDistance(s).toLowerCase().split(' ').filter(Boolean);
+
+/**
+ * Word edit distance of a tool's output on the document's `present` checks (sentences taken from the source):
+ * for each check, the fewest word insertions, deletions and substitutions that turn some stretch of the
+ * output into the check's words, divided by the check's word count (1 when no stretch shares an anchor
+ * word), averaged over the checks. A split word ("Nov ember") costs two edits, a lost space ("ofthe") two.
+ */
+export function presentWordDistance(checks: readonly RealCheck[], out: string): { sum: number; n: number } {
+  const ow = words(out);
+  const at = new Map<string, number[]>();
+  ow.forEach((w, i) => {
+    const l = at.get(w);
+    if (l) l.push(i);
+    else at.set(w, [i]);
+  });
+  let sum = 0;
+  let n = 0;
+  for (const c of checks) {
+    if (c.kind !== 'present') continue;
+    const cw = words(c.text);
+    if (!cw.length) continue;
+    n++;
+    const starts = new Set<number>();
+    for (let k = 0; k < Math.min(4, cw.length); k++) for (const i of (at.get(cw[k]!) ?? []).slice(0, 200)) starts.add(Math.max(0, i - k - 2));
+    let best = cw.length;
+    for (const s of starts) {
+      const win = ow.slice(s, s + cw.length + 6);
+      // Semi-global: the stretch may start anywhere in the window and end anywhere.
+      let prev = new Array<number>(win.length + 1).fill(0);
+      for (let i = 1; i <= cw.length; i++) {
+        const cur = new Array<number>(win.length + 1);
+        cur[0] = i;
+        for (let j = 1; j <= win.length; j++) cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (cw[i - 1] === win[j - 1] ? 0 : 1));
+        prev = cur;
+      }
+      best = Math.min(best, ...prev);
+      if (best === 0) break;
+    }
+    sum += best / cw.length;
+  }
+  return { sum, n };
 }
 
 /** Kind for the report: the package's collection and the document's kind ("publishers/latex-doc"). */
@@ -70,6 +116,7 @@ if (process.argv[1]?.endsWith('realset.bench.js')) {
   const tally = Object.fromEntries(TOOLS.map((t) => [t, Object.fromEntries(KINDS.map((k) => [k, { passed: 0, total: 0 }]))])) as Record<Tool, Tally>;
   const byKind: Record<string, Record<Tool, { passed: number; total: number }>> = {};
   const ms: Record<Tool, number> = { lectern: 0, pdftotext: 0, mutool: 0 };
+  const wed: Record<Tool, { sum: number; n: number }> = { lectern: { sum: 0, n: 0 }, pdftotext: { sum: 0, n: 0 }, mutool: { sum: 0, n: 0 } };
   const perDoc: { path: string; pages: number; kind: string; share: Record<Tool, number>; score: number | null; failed: Record<Tool, RealCheck[]> }[] = [];
   let pages = 0;
   let missing = 0;
@@ -100,6 +147,9 @@ if (process.argv[1]?.endsWith('realset.bench.js')) {
       }
       ms[tool] += performance.now() - t0;
       if (dump) writeFileSync(join(dump, `${d.path.replace(/[^\w.-]+/g, '_')}.${tool}.${tool === 'lectern' ? 'md' : 'txt'}`), out);
+      const wd = presentWordDistance(d.checks, out);
+      wed[tool].sum += wd.sum;
+      wed[tool].n += wd.n;
       let ok = 0;
       failed[tool] = [];
       for (const c of d.checks) {
@@ -135,6 +185,8 @@ if (process.argv[1]?.endsWith('realset.bench.js')) {
       const noHeading = KINDS.filter((k) => k !== 'heading').reduce((a, k) => ({ passed: a.passed + tally[t][k]!.passed, total: a.total + tally[t][k]!.total }), { passed: 0, total: 0 });
       return [t, { percent: rate(all), percentWithoutHeadings: rate(noHeading) }];
     })),
+    // Mean word edit distance on the present checks (presentWordDistance): where spacing errors show.
+    presentWordEditDistance: Object.fromEntries(TOOLS.map((t) => [t, wed[t].n ? Math.round((wed[t].sum / wed[t].n) * 10000) / 10000 : null])),
     byDocumentKind: Object.fromEntries(Object.entries(byKind).map(([k, v]) => [k, Object.fromEntries(TOOLS.map((t) => [t, rate(v[t] ?? { passed: 0, total: 0 })]))])),
     // Does the quality score rank documents as the checks do? (share of Lectern's checks passed, per document)
     scoreSpearman: (() => {
@@ -146,5 +198,5 @@ if (process.argv[1]?.endsWith('realset.bench.js')) {
   };
   const out = opt('out');
   if (out) writeFileSync(out, JSON.stringify(result, null, 1) + '\n');
-  console.log(JSON.stringify({ documents: result.documents, pages, checksByType: result.checksByType, overall: result.overall, scoreSpearman: result.scoreSpearman, pagesPerSecond: result.pagesPerSecond }, null, 1));
+  console.log(JSON.stringify({ documents: result.documents, pages, checksByType: result.checksByType, overall: result.overall, presentWordEditDistance: result.presentWordEditDistance, scoreSpearman: result.scoreSpearman, pagesPerSecond: result.pagesPerSecond }, null, 1));
 }

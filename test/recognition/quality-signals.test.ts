@@ -99,7 +99,7 @@ test('score weights: odd word shapes lower OCR and text-layer documents; the OCR
   const hard = {
     ...base,
     pages: { ...base.pages, total: 3, textLayer: 2, ocr: 1 },
-    text: { ...base.text, garbageRatio: 0.01, singleCharTokenRatio: 0.2, oddTokenRatio: 0.1, brokenParagraphRatio: 0.6 },
+    text: { ...base.text, garbageRatio: 0.01, singleCharTokenRatio: 0.2, oddTokenRatio: 0.1, brokenParagraphRatio: 0.6, spacingFaultRatio: 0.01 },
     structure: { ...base.structure, headings: { total: 0, byLevel: {}, bySource: {} }, layoutComplexity: 0.3, rowSwitches: 0.1, marginLinesKept: 2 },
     ocr: { ...base.ocr, p10Confidence: 50 },
   };

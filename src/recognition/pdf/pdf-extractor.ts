@@ -15,6 +15,7 @@ import { parseStextJson, parseStextPage, rtlShare, type StextPage, type StextPag
 import { parseTraceRules, rebuildStacks } from './math-stacks.js';
 import { MATH_FONT_RE } from '../structure/math-latex.js';
 import { parseStextXml } from './stext-xml.js';
+import { spacingSuspect } from './glyph-spacing.js';
 import { judgeTextLayer } from './text-layer-quality.js';
 
 /** What {@link extractPdf} found. */
@@ -328,8 +329,11 @@ async function extractChunk(pages: number[], ctx: ConversionContext): Promise<Ch
 async function pageFromContent(p: number, box: PdfPageBox, content00: StextPageContent, ctx: ConversionContext): Promise<PageExtraction> {
   // Pages whose math looks stacked are traced for their rules: fractions and radicals become LaTeX (ADR 0134).
   const content0 = content00.stacked ? await stackedContent(p, content00, ctx) : content00;
-  // Right-to-left pages are read again from the XML, whose character boxes reveal ligatures.
-  const content = rtlShare(content0.lines) > 0.2 ? ((await rtlContent(p, ctx)) ?? content0) : content0;
+  // Right-to-left pages are read again from the XML, whose character boxes reveal ligatures; so are pages
+  // whose words look split at every glyph or run together, whose spaces are decided again from the
+  // glyphs' advances (ADR 0290). Stacked-math pages keep their rebuilt stacks.
+  const respace = !content00.stacked && spacingSuspect(content0.lines);
+  const content = rtlShare(content0.lines) > 0.2 || respace ? ((await xmlContent(p, ctx)) ?? content0) : content0;
   const verdict = judgeTextLayer(content.lines, content.images, box.width, box.height);
   const base = { page: p, width: box.width, height: box.height, images: content.images, ms: 0 };
   if (verdict === 'usable') return { ...base, kind: 'text-layer', lines: content.lines, notes: content.unresolvedStacks ? ['EQUATIONS_AS_TEXT'] : [] };
@@ -375,7 +379,7 @@ async function stackedContent(p: number, content: StextPageContent, ctx: Convers
   }
 }
 
-async function rtlContent(p: number, ctx: ConversionContext): Promise<StextPageContent | null> {
+async function xmlContent(p: number, ctx: ConversionContext): Promise<StextPageContent | null> {
   const out = `stext-${p}.xml`;
   const r = await ctx.workspace.run({
     tool: 'mutool',

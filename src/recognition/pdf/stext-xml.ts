@@ -1,8 +1,11 @@
 // Reads MuPDF's XML structured text (`mutool convert -F stext`) into the JSON page shape that
-// stext-parser.ts consumes. Used only for pages with right-to-left text: the XML has per-character
+// stext-parser.ts consumes. Used for pages with right-to-left text and for pages whose word spacing looks
+// wrong (glyph-spacing.ts decides left-to-right spaces from the quads): the XML has per-character
 // quads, and MuPDF emits a lam-alef ligature as a lam followed by a zero-width alef in logical order while
 // the rest of the line is in visual order. Putting the zero-width character first makes the later
 // visual-to-logical reversal come out right ("الإنتاجية", not "اإلنتاجية").
+
+import { spaceWidthEm, spacedText } from './glyph-spacing.js';
 
 interface JsonLine {
   bbox: { x: number; y: number; w: number; h: number };
@@ -18,11 +21,54 @@ const decode = (s: string): string =>
     e[0] === '#' ? String.fromCodePoint(e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : Number(e.slice(1))) : ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" } as Record<string, string>)[e.toLowerCase()]!,
   );
 
+const RTL_CHAR = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]/;
+const CHAR_RE = /<char quad="([^"]+)" x="([^"]+)" y="([^"]+)"[^>]*? c="([^"]*)"/g;
+
+/** Each font's space width on a page, in ems (glyph-spacing.ts), from its space characters and glyph advances. */
+function fontSpaceWidths(page: string): Map<string, number> {
+  const stats = new Map<string, { spaces: number[]; advances: number[] }>();
+  for (const fm of page.matchAll(/<font name="([^"]*)" size="([^"]+)">([\s\S]*?)<\/font>/g)) {
+    const size = Number(fm[2]) || 10;
+    let s = stats.get(fm[1]!);
+    if (!s) stats.set(fm[1]!, (s = { spaces: [], advances: [] }));
+    for (const c of fm[3]!.matchAll(CHAR_RE)) {
+      const q = c[1]!.split(/\s+/).map(Number);
+      const w = (Math.max(q[2]!, q[6]!) - Math.min(q[0]!, q[4]!)) / size;
+      if (c[4] === ' ') s.spaces.push(w);
+      else if (w > 0.01 && s.advances.length < 2000) s.advances.push(w);
+    }
+  }
+  return new Map([...stats].map(([name, s]) => [name, spaceWidthEm(s.spaces, s.advances)]));
+}
+
+/**
+ * Right-to-left run text: a zero-width character after a glyph belongs to that glyph's ligature and is put
+ * first. Word spaces come from the glyphs' own advances (ADR 0239): MuPDF writes no space character
+ * between right-to-left words set by glue (XeTeX, LuaTeX), so a gap of more than 0.15 em between two
+ * glyphs' quads (each as wide as the font's advance) is one.
+ */
+function rtlText(chars: readonly { x0: number; x1: number; c: string }[], size: number): string {
+  const text: string[] = [];
+  let prevEnd = Number.NaN;
+  for (let i = 0; i < chars.length; i++) {
+    const cur = chars[i]!;
+    const nxt = chars[i + 1];
+    if (cur.x1 - cur.x0 >= 0.01 && cur.c.trim() && cur.x0 - prevEnd > 0.15 * size && text.length && text[text.length - 1]!.trim()) text.push(' ');
+    if (cur.x1 - cur.x0 >= 0.01) prevEnd = cur.c.trim() ? cur.x1 : Number.NaN;
+    if (nxt && nxt.x1 - nxt.x0 < 0.01 && cur.x1 - cur.x0 >= 0.01 && nxt.c.trim()) {
+      text.push(nxt.c, cur.c);
+      i++;
+    } else text.push(cur.c);
+  }
+  return text.join('');
+}
+
 /** Parses the XML of one or more pages into `{ blocks }` objects like the JSON writer's. */
 export function parseStextXml(xml: string): { blocks: unknown[] }[] {
   const pages: { blocks: unknown[] }[] = [];
   for (const pm of xml.matchAll(/<page\b[^>]*>([\s\S]*?)<\/page>/g)) {
     const blocks: unknown[] = [];
+    const spaceEm = fontSpaceWidths(pm[1]!);
     for (const bm of pm[1]!.matchAll(/<block bbox="([^"]+)">([\s\S]*?)<\/block>|<image bbox="([^"]+)"/g)) {
       if (bm[3]) {
         const [x0, y0, x1, y1] = bm[3].split(/\s+/).map(Number) as [number, number, number, number];
@@ -40,23 +86,8 @@ export function parseStextXml(xml: string): { blocks: unknown[] }[] {
           // Visual order, left to right by glyph centre (the writer keeps drawing order, which may interleave
           // segments; a ligature's zero-width part sits at its glyph's right edge, so centres keep it after the glyph).
           chars.sort((a, b) => a.x0 + a.x1 - (b.x0 + b.x1));
-          // A zero-width character after a glyph belongs to that glyph's ligature: put it first.
-          // Word spaces come from the glyphs' own advances (ADR 0239): MuPDF writes no space character
-          // between right-to-left words set by glue (XeTeX, LuaTeX), so a gap of more than 0.15 em between
-          // two glyphs' quads (each as wide as the font's advance) is one.
           const size = Number(fm[2]) || 10;
-          const text: string[] = [];
-          let prevEnd = Number.NaN;
-          for (let i = 0; i < chars.length; i++) {
-            const cur = chars[i]!;
-            const nxt = chars[i + 1];
-            if (cur.x1 - cur.x0 >= 0.01 && cur.c.trim() && cur.x0 - prevEnd > 0.15 * size && text.length && text[text.length - 1]!.trim()) text.push(' ');
-            if (cur.x1 - cur.x0 >= 0.01) prevEnd = cur.c.trim() ? cur.x1 : Number.NaN;
-            if (nxt && nxt.x1 - nxt.x0 < 0.01 && cur.x1 - cur.x0 >= 0.01 && nxt.c.trim()) {
-              text.push(nxt.c, cur.c);
-              i++;
-            } else text.push(cur.c);
-          }
+          const text = RTL_CHAR.test(fm[3]!) ? rtlText(chars, size) : spacedText(chars, size, spaceEm.get(fm[1]!) ?? 0.25);
           const x0 = Math.min(...chars.map((c) => c.x0));
           const x1 = Math.max(...chars.map((c) => c.x1));
           const y0 = Math.min(...chars.map((c) => c.y0));
@@ -66,7 +97,7 @@ export function parseStextXml(xml: string): { blocks: unknown[] }[] {
             font: { name: fm[1]!, family: '', weight: /bold|black|heavy/i.test(fm[1]!) ? 'bold' : 'normal', style: /italic|oblique/i.test(fm[1]!) ? 'italic' : 'normal', size: Number(fm[2]) },
             x: x0,
             y: chars[0]!.baseline,
-            text: text.join(''),
+            text,
             wmode: Number(lm[2]),
           });
         }

@@ -188,6 +188,13 @@ export interface TextStatistics {
    * was added lack it.
    */
   readonly oddTokenRatio?: number;
+  /**
+   * Share 0..1 of words that show a lost or spurious space, judged from the document's own vocabulary: a
+   * word split in two ("Nov ember" where "November" occurs elsewhere) or words run together into one rare
+   * token that falls apart into words the document uses ("resultsofthe"). Optional: reports stored before
+   * it was added lack it.
+   */
+  readonly spacingFaultRatio?: number;
   /** Longest word sequence that occurs at least twice: its length in words, occurrences and the first words. */
   readonly longestRepeatedNgram: { readonly words: number; readonly occurrences: number; readonly sample: string } | null;
   /** Language guess (ISO 639-1, `und` when unknown) and its confidence 0..1. */

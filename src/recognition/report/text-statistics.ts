@@ -69,6 +69,7 @@ export function textStatistics(text: string, markdown?: string): TextStatistics 
     brokenParagraphRatio: markdown === undefined ? 0 : brokenParagraphRatio(markdown),
     singleCharTokenRatio: round(tokens.length ? single / tokens.length : 0),
     oddTokenRatio: round(worded ? odd / worded : 0),
+    spacingFaultRatio: round(worded ? spacingFaults(lowered) / worded : 0),
     longestRepeatedNgram: longestRepeat(tokens, lowered.length === tokens.length ? lowered : undefined),
     language: guessLanguage(text.length > 50_000 ? text.slice(0, 50_000) : text),
     rtlRatio: round(letters ? rtl / letters : 0),
@@ -76,6 +77,56 @@ export function textStatistics(text: string, markdown?: string): TextStatistics 
 }
 
 const round = (x: number): number => Math.round(x * 10000) / 10000;
+
+const WORD_ONLY = /^\p{Ll}+$/u;
+const EDGE_PUNCT = /^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu;
+
+/**
+ * Word tokens that show a lost or spurious space, judged from the document's own vocabulary (ADR 0290):
+ * two neighbouring lower-case tokens, one of them seen only once, whose join is a word the document uses
+ * elsewhere ("nov ember" where "november" occurs), count as a split word; a token seen once, of 10 or more
+ * letters, that falls apart into three or more words the document uses at least three times each ("ofthesame"),
+ * or into two of its hundred most frequent words, counts as words run together. Tokens are lower-cased.
+ */
+export function spacingFaults(tokens: readonly string[]): number {
+  const words = tokens.map((t) => t.replace(EDGE_PUNCT, ''));
+  const count = new Map<string, number>();
+  for (const w of words) if (w && WORD_ONLY.test(w)) count.set(w, (count.get(w) ?? 0) + 1);
+  const top = new Set([...count].sort((a, b) => b[1] - a[1]).slice(0, 100).map(([w]) => w));
+  const known = (w: string): boolean => (count.get(w) ?? 0) >= 3;
+  let faults = 0;
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!;
+    const n = count.get(w);
+    if (n === undefined) continue;
+    const next = words[i + 1];
+    // A split word: the token ends where the next one starts (no punctuation between them).
+    if (next && count.has(next) && tokens[i] === w && (n === 1 || count.get(next) === 1) && (count.get(w + next) ?? 0) >= 1) {
+      faults++;
+      i++;
+      continue;
+    }
+    if (n === 1 && w.length >= 10 && w.length <= 60) {
+      const parts = segment(w, known);
+      if (parts !== null && (parts >= 3 || (parts === 2 && splitsInto(w, top)))) faults++;
+    }
+  }
+  return faults;
+}
+
+/** The fewest words (each known, 2+ letters) a string falls into; null when it does not. */
+function segment(w: string, known: (s: string) => boolean): number | null {
+  const best = new Array<number>(w.length + 1).fill(Infinity);
+  best[0] = 0;
+  for (let j = 2; j <= w.length; j++) for (let i = Math.max(0, j - 20); i <= j - 2; i++) if (best[i]! + 1 < best[j]! && known(w.slice(i, j))) best[j] = best[i]! + 1;
+  return Number.isFinite(best[w.length]) ? best[w.length]! : null;
+}
+
+/** Whether a string is two words of a set. */
+function splitsInto(w: string, set: ReadonlySet<string>): boolean {
+  for (let i = 2; i <= w.length - 2; i++) if (set.has(w.slice(0, i)) && set.has(w.slice(i))) return true;
+  return false;
+}
 
 const isUpper = (c: number): boolean => (c >= 0x41 && c <= 0x5a) || (c >= 0xc0 && c <= 0xde && c !== 0xd7);
 const isLower = (c: number): boolean => (c >= 0x61 && c <= 0x7a) || (c >= 0xdf && c <= 0xff && c !== 0xf7);

@@ -14,6 +14,8 @@ export interface TextRun {
    * em, positive moves left), as PDFs that place each glyph separately write it.
    */
   readonly glyphs?: readonly (string | number)[];
+  /** Character spacing (`Tc`, points added after every glyph), as letter-spaced text sets it. */
+  readonly charSpacing?: number;
 }
 
 /** One page: its size and either text runs or a gray image covering the page. */
@@ -59,7 +61,9 @@ export function buildPdf(pages: readonly PageSpec[], info: Record<string, string
     }
     for (const r of p.runs ?? []) {
       const show = r.glyphs ? `[${r.glyphs.map((g) => (typeof g === 'number' ? String(g) : `(${esc(g)})`)).join(' ')}] TJ` : `(${esc(r.text)}) Tj`;
-      content += `BT /${FONTS[r.font ?? 'regular']} ${r.size ?? 11} Tf ${r.x} ${h - r.y} Td ${show} ET\n`;
+      // Tc is text state: it outlives ET, so it is set back to 0 after the run.
+      const [tc, reset] = r.charSpacing ? [`${r.charSpacing} Tc `, ' 0 Tc'] : ['', ''];
+      content += `BT /${FONTS[r.font ?? 'regular']} ${r.size ?? 11} Tf ${tc}${r.x} ${h - r.y} Td ${show}${reset} ET\n`;
     }
     const stream = add(`<< /Length ${Buffer.byteLength(content, 'latin1')} >>\nstream\n${content}endstream`);
     kids.push(add(`<< /Type /Page /Parent ${pagesObj} 0 R /MediaBox [0 0 ${w} ${h}] /Resources << /Font ${fontDict}${xobj} >> /Contents ${stream} 0 R >>`));

@@ -1,0 +1,109 @@
+// Word spaces of left-to-right text judged from the glyphs' own advances (ADR 0290). MuPDF's JSON writer
+// decides spaces with one fixed rule (a gap of more than 0.15 em after the previous glyph's advance), which
+// splits letter-spaced or glyph-by-glyph positioned text into "W e w r o t e" and drops every space of a
+// caption whose words are placed one by one with gaps under 0.15 em ("Figure2:resultsofthecaption").
+// Pages that show either symptom are read again from MuPDF's XML, whose character quads are as wide as
+// each glyph's advance in its font (the font's /Widths), and each line's spaces are decided here from the
+// gaps between those advances, relative to the font's space width and the line's own letter spacing.
+import type { LayoutLine } from '../layout-model.js';
+
+/** One glyph of a font run, in visual order: its advance box and the characters it maps to. */
+export interface Glyph {
+  readonly x0: number;
+  readonly x1: number;
+  readonly c: string;
+}
+
+/** Unicode ligature presentation forms (ff, fi, fl, ffi, ffl, long st, st). */
+const LIGATURE_RE = /[\ufb00-\ufb06]/;
+/** Quads narrower than this (points) are the extra characters of a glyph that maps to several (a ligature). */
+const ZERO = 0.01;
+
+/**
+ * The width of a space in a font, in ems: the median advance of the font's space characters on the page
+ * when it draws any of plausible width (0.2-0.6 em; MuPDF's own inserted spaces are as wide as the gap
+ * they fill and are mostly narrower), else half its mean glyph advance (a font with no space glyph, as
+ * in text positioned word by word), bounded to 0.2-0.4 em.
+ */
+export function spaceWidthEm(spaceEms: readonly number[], advanceEms: readonly number[]): number {
+  const plausible = spaceEms.filter((w) => w >= 0.2 && w <= 0.6).sort((a, b) => a - b);
+  if (plausible.length) return plausible[plausible.length >> 1]!;
+  const mean = advanceEms.length ? advanceEms.reduce((a, b) => a + b, 0) / advanceEms.length : 0.5;
+  return Math.min(0.4, Math.max(0.2, mean / 2));
+}
+
+/**
+ * The text of one left-to-right font run with its word spaces decided from the glyph gaps. The space
+ * characters the extractor wrote are dropped (their width counts as gap); between two glyphs the gap is
+ * the next glyph's start minus the previous glyph's advance end. The line's letter spacing is the median
+ * gap (0 for ordinary text, the tracking for letter-spaced text); a gap is a word space when it exceeds
+ * that by more than 0.1 em and 35% of the font's space width. A negative or kerning-sized gap (a kerned
+ * pair) is never a space; after a ligature glyph (whose advance may not match its drawn width) the gap
+ * must exceed 80% of a space.
+ */
+export function spacedText(glyphs: readonly Glyph[], size: number, spaceEm: number): string {
+  const ink = glyphs.filter((g) => g.c.trim() !== '');
+  const gaps: number[] = [];
+  let end = Number.NaN;
+  for (const g of ink) {
+    if (g.x1 - g.x0 < ZERO) continue;
+    if (!Number.isNaN(end)) gaps.push(g.x0 - end);
+    end = g.x1;
+  }
+  const sorted = [...gaps].sort((a, b) => a - b);
+  // Too few gaps say nothing about letter spacing (the median of "a b" would be its word gap).
+  const letter = sorted.length >= 5 ? Math.max(0, sorted[(sorted.length - 1) >> 1]!) : 0;
+  const word = letter + Math.max(0.1 * size, 0.35 * spaceEm * size);
+  const afterLigature = letter + 0.8 * spaceEm * size;
+  // A space at either end of the run stays: it separates this run from the next font's run, whose gap
+  // the line builder judges from boxes that include it.
+  let text = glyphs.length && glyphs[0]!.c.trim() === '' ? ' ' : '';
+  end = Number.NaN;
+  let ligature = false;
+  for (const g of ink) {
+    if (g.x1 - g.x0 < ZERO) {
+      // A further character of the previous glyph (a ligature mapped to several characters).
+      text += g.c;
+      ligature = true;
+      continue;
+    }
+    if (!Number.isNaN(end)) {
+      const gap = g.x0 - end;
+      if (gap > (ligature ? afterLigature : word)) text += ' ';
+    }
+    text += g.c;
+    end = g.x1;
+    ligature = LIGATURE_RE.test(g.c);
+  }
+  return glyphs.length > 1 && glyphs[glyphs.length - 1]!.c.trim() === '' && text.trim() ? `${text} ` : text;
+}
+
+const SINGLE_LETTER = /^[\p{L}]$/u;
+const URLISH = /[/\\_@#=~]|\.\p{L}+\./u;
+/**
+ * Inside a long token, what words run together show and a long compound word ("Dokumentklassenbeschreibung")
+ * does not: punctuation followed by a letter, a lower-case letter followed by a capital, or a digit
+ * between letters.
+ */
+const RUN_TOGETHER = /\p{Ll}{3}.*(?:[.,:;!?)][\p{L}\p{N}]|\p{Ll}\p{Lu}|\p{L}\p{N}+\p{L})|(?:[.,:;!?)][\p{L}\p{N}]|\p{Ll}\p{Lu}|\p{L}\p{N}+\p{L}).*\p{Ll}{3}/u;
+
+/**
+ * Whether a page's lines (from MuPDF's JSON) show the spacing faults that a re-read from glyph advances
+ * repairs: a line of six or more words at least half of which are single letters other than "a" and "I"
+ * (letter-spaced text split at every glyph), or a token of 24 or more characters that is not a URL, path
+ * or identifier and has punctuation, a case change or a digit inside it (a line whose spaces were all
+ * lost; a long compound word is not one). Math and monospaced lines are left out.
+ */
+export function spacingSuspect(lines: readonly LayoutLine[]): boolean {
+  for (const l of lines) {
+    if (l.math !== undefined || l.mono) continue;
+    const toks = l.text.split(' ');
+    if (toks.length >= 6) {
+      let single = 0;
+      for (const t of toks) if (SINGLE_LETTER.test(t) && t !== 'a' && t !== 'A' && t !== 'I') single++;
+      if (single * 2 >= toks.length) return true;
+    }
+    for (const t of toks) if (t.length >= 24 && RUN_TOGETHER.test(t) && !URLISH.test(t)) return true;
+  }
+  return false;
+}
