@@ -6,8 +6,12 @@
 
 /** Leading discourse words of a sentence that carry no finding ("In conclusion,", "Results:"). */
 const LEAD_RE = /^(?:(?:in\s+)?(?:conclusions?|summary|results?|findings?|background|objectives?|methods?|interpretation|significance|purpose|aims?|context|importance|overall|together|taken together|collectively|thus|therefore|hence|however|moreover|furthermore|additionally|finally|here|in this study|in this paper|in this work)\s*[,:]\s+)+/i;
-/** Clause boundaries that separate statements (a semicolon, a colon, a comma before a contrastive or coordinating word). */
-const CLAUSE_SPLIT_RE = /;\s+|:\s+|,\s+(?=(?:but|whereas|while|although|though|and|which|however)\s)/g;
+/**
+ * Clause boundaries that separate statements (a semicolon, a comma before a contrastive or coordinating
+ * word). Not a colon: what follows one elaborates what precedes it ("a challenge: estimating the
+ * tension between ...") and is seldom a statement by itself.
+ */
+const CLAUSE_SPLIT_RE = /;\s+|,\s+(?=(?:but|whereas|while|although|though|and|which|however)\s)/g;
 /** Most words of a synthesis clause (a longer sentence contributes its best clause). */
 const MAX_CLAUSE_WORDS = 25;
 /** Fewest words for a clause to state something by itself. */
@@ -43,14 +47,25 @@ export function clauseOf(sentence: string, weigh: (text: string) => number): str
   let best = body;
   let bestScore = -1;
   let at = 0;
-  const parts: string[] = [];
+  // [start, end) of each part in `body`, so that merged parts stay verbatim substrings.
+  const spans: [number, number][] = [];
   for (const m of body.matchAll(CLAUSE_SPLIT_RE)) {
     // Only between statements: never inside parentheses or brackets ("(95% CI: 0.58-0.86; P < .001)").
     if (depthAt(body, m.index!) > 0) continue;
-    parts.push(body.slice(at, m.index));
+    // Not the last comma of a series ("gas, cushion gas, and brines"; "innovation, policy, and
+    // collaboration, storage is poised ..."): the text since the previous boundary already has a comma.
+    if (/^,\s+and\s/.test(m[0] + body.slice(m.index! + m[0].length, m.index! + m[0].length + 4)) && body.slice(at, m.index).includes(',')) continue;
+    spans.push([at, m.index!]);
     at = m.index! + m[0].length;
   }
-  parts.push(body.slice(at));
+  spans.push([at, body.length]);
+  // A part too short to state anything (a list's tail) belongs to the part before it, so the clause
+  // before is not cut off in the middle of what it says.
+  for (let i = spans.length - 1; i > 0; i--) {
+    const stripped = body.slice(spans[i]![0], spans[i]![1]).replace(/^(?:but|whereas|while|although|though|and|which|however)\s+/i, '').trim();
+    if (words(stripped) < MIN_CLAUSE_WORDS) spans.splice(i - 1, 2, [spans[i - 1]![0], spans[i]![1]]);
+  }
+  const parts = spans.map(([a, b]) => body.slice(a, b));
   for (const raw of parts) {
     const c = raw.replace(LEAD_RE, '').replace(/^(?:but|whereas|while|although|though|and|which|however)\s+/i, '').trim();
     const n = words(c);

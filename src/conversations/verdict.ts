@@ -215,6 +215,12 @@ export function stanceOf(claim: string, sentence: string, o: VerdictOptions = DE
     if (o.hedgesNeutral && HEDGE_RE.test(sentence)) return 'neutral';
     if (sDir !== 0 && cDir !== 0) return sDir === cDir ? 'supports' : 'contradicts';
     if (negatesClaimWords(claimWords, claim) !== negatesClaimWords(claimWords, sentence)) return 'contradicts';
+    // A sentence that states no direction supports a directed claim ("X reduces Y") only when it names
+    // all of what the claim says is changed (Y): a topical sentence about X alone says nothing of Y.
+    if (o.undirectedSupports && cDir !== 0 && sDir === 0 && pred.cue) {
+      const have = new Set(contentWords(sentence));
+      if (!contentWords(claim.slice(pred.cue.index + pred.cue.word.length)).every((w) => have.has(w))) return 'neutral';
+    }
     return o.undirectedSupports ? 'supports' : 'neutral';
   }
   const sentenceNull = NULL_RE.test(sentence);

@@ -256,6 +256,30 @@ describe('an answer, not a list of quotes (ADR 0240)', () => {
     assert.match(c, /statin use was associated with a lower risk of stroke \(hazard ratio 0\.71, 95% CI: 0\.58-0\.86; P < \.001\)/);
   });
 
+  test('a sentence with no direction supports a directed claim only when it names what the claim says is changed (seen as a user: "supports" from a sentence about salt caverns that never mentions losses)', () => {
+    const claim = 'Hydrogen storage in salt caverns reduces hydrogen losses';
+    const topical = 'By integrating technological innovation, policy coordination, and cross-sector collaboration, salt cavern hydrogen storage is poised to play a pivotal role in realizing a resilient hydrogen economy.';
+    assert.equal(stanceOf(claim, topical), 'neutral');
+    assert.equal(stanceOf(claim, 'Hydrogen losses in salt caverns were measured over five storage cycles of hydrogen storage.'), 'supports');
+    assert.equal(stanceOf(claim, 'Hydrogen storage in salt caverns increased hydrogen losses compared with aquifers.'), 'contradicts');
+  });
+
+  test('a clause is never a series cut at its last comma, nor the elaboration after a colon (seen as a user: "Accurately estimating the tension between injected hydrogen gas, cushion gas [1].")', () => {
+    const weigh = (t: string) => (t.match(/cushion|gas|hydrogen|storage|role/gi) ?? []).length;
+    const a = 'This study focuses on optimizing underground hydrogen storage by addressing a critical technical challenge: accurately estimating the interfacial tension (IFT) between injected hydrogen gas, cushion gas, and reservoir brines.';
+    const ca = clauseOf(a, weigh);
+    assert.ok(a.includes(ca), ca);
+    assert.match(ca, /cushion gas, and reservoir brines$/, ca);
+    assert.match(ca, /^This study focuses/, ca);
+    const b = 'By integrating technological innovation, policy coordination, and cross-sector collaboration, salt cavern hydrogen storage is poised to play a pivotal role in realizing a resilient hydrogen economy, bridging the gap between renewable energy production and industrial decarbonization.';
+    const cb = clauseOf(b, weigh);
+    assert.ok(b.includes(cb), cb);
+    assert.doesNotMatch(cb, /^cross-sector collaboration/, cb);
+    // A real coordination still splits: two statements joined by ", and".
+    const c = 'The caverns were leached from rock salt at a depth of one thousand metres over many months of careful work, and cushion gas keeps the cavern pressure above its minimum during every withdrawal cycle.';
+    assert.equal(clauseOf(c, weigh), 'cushion gas keeps the cavern pressure above its minimum during every withdrawal cycle');
+  });
+
   test('the synthesis does not repeat a quote: a sentence given whole in the synthesis is not quoted again below it', async () => {
     const text = 'Cushion gas keeps the cavern pressure above its minimum. The caverns were leached from rock salt at depth.';
     const ps: Passage[] = [{ number: 1, documentIndex: 1, snippetIndex: 0, documentId: 'd1', title: 'Cushion gas', field: 'abstract', text, fieldText: text, pinned: false }];
