@@ -1046,9 +1046,15 @@ export async function startCluster(core: Core, url: string | null): Promise<Clus
       // published by this one every cluster.snapshot_interval_minutes and on request
       const objects = await retrying(() => nats.snapshotObjects(), STARTUP_MS);
       const local = new FsLocalIndexFiles(indexRoot(config), INDEX_NAMES);
+      // readiness shows every state; the log gets each kind once and a download's progress every 10 s
+      let logged = { kind: '', at: 0 };
       const setState = (state: string | null) => {
         core.replica.state = state;
-        if (state !== null) logger.info({ shard: c.shard, replica: c.replica, state }, 'shard replica');
+        if (state === null) return;
+        const kind = state.split(':')[0]!;
+        if (kind === logged.kind && clock.nowMs() - logged.at < 10_000) return;
+        logged = { kind, at: clock.nowMs() };
+        logger.info({ shard: c.shard, replica: c.replica, state }, 'shard replica');
       };
       follower = await openReplica({
         index: indexes,
