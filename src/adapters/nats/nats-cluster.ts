@@ -7,7 +7,7 @@
 import { connect, nanos, headers, type NatsConnection } from '@nats-io/transport-node';
 import { AckPolicy, DeliverPolicy, DiscardPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType, type JetStreamClient, type JetStreamManager, type ConsumerConfig } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
-import { Objm, type ObjectStore } from '@nats-io/obj';
+import { Objm, setSha256Backend, type ObjectStore } from '@nats-io/obj';
 import type { SnapshotObjectInfo, SnapshotObjects } from '../../ports/shard-snapshots.js';
 import type { DeliveredBatch, Member, MembershipStore, ShardLogBatch, ShardLogPublisher, ShardLogSubscription } from '../../ports/shard-log.js';
 
@@ -220,6 +220,8 @@ export class NatsCluster {
    * the log's replicas): shard snapshots published by search nodes (ADR 0255).
    */
   async snapshotObjects(): Promise<SnapshotObjects> {
+    // the object store checks every object's SHA-256; node:crypto's is several times the pure-JS default's speed
+    setSha256Backend('native');
     const objm = new Objm(this.js);
     const os: ObjectStore = await objm.create(`${this.options.name}-snapshots`, { replicas: this.options.replicas, storage: StorageType.File });
     return natsSnapshotObjects(os);
