@@ -66,9 +66,14 @@ test('a search process started empty installs the shard\'s snapshot, is ready on
     await storage.documents.upsertMany(Array.from({ length: 150 }, (_, i) => record(i)), 1_700_000_000);
     const historySeq = await storage.documents.maxSeq();
     await waitFor('the first replica to index the history', async () => ((await readyz(first)).body.index_seq! >= historySeq ? true : null));
-    const snap = await call(first, '/internal/v1/shards/0/snapshot', {});
-    assert.equal(snap.status, 200, JSON.stringify(snap.body));
-    const snapshot = snap.body.snapshot as { id: string; seq: number; log_seq: number; bytes: number };
+    // the replica acknowledges a batch just after committing it: until then its position is 0 (a snapshot
+    // then is correct, only longer to install), so ask again until it covers the message
+    const snapshot = await waitFor('a snapshot covering the history\'s message', async () => {
+      const snap = await call(first, '/internal/v1/shards/0/snapshot', {});
+      assert.equal(snap.status, 200, JSON.stringify(snap.body));
+      const s = snap.body.snapshot as { id: string; seq: number; log_seq: number; bytes: number };
+      return s.log_seq > 0 ? s : null;
+    }, 60_000);
     assert.equal(snapshot.seq, historySeq);
     assert.ok(snapshot.log_seq > 0 && snapshot.bytes > 0);
     assert.equal((await call(first, '/internal/v1/shards/1/snapshot', {})).status, 404, 'a shard the node does not hold');
