@@ -36,6 +36,8 @@ import { PostgresBlobStore } from './adapters/postgres/postgres-blob-store.js';
 import { OutboxRelay } from './cluster/outbox-relay.js';
 import { Heartbeat, retrying } from './cluster/membership.js';
 import { openReplica, SwitchableSource, type ShardFollower } from './cluster/shard-follower.js';
+import { installLatestSnapshot, listSnapshots, publishSnapshot, Snapshotter } from './cluster/shard-snapshots.js';
+import { FsLocalIndexFiles } from './adapters/fs/index-snapshot-files.js';
 import { clusterRoles } from './cluster/roles.js';
 // --- end cluster ---
 // --- cluster search (scatter-gather; issue 24, ADRs 0201-0203) ---
@@ -218,6 +220,11 @@ export interface Core {
   /** Where the indexes read changes from: the store, or on a search node its shard's log (issue 24). */
   readonly indexSource: SwitchableSource;
   /**
+   * A search node's replica (issue 24, ADR 0255), set by startCluster: what it is doing while it is
+   * brought up (readiness says it; null once it follows the log), and its on-request snapshot.
+   */
+  readonly replica: ReplicaHooks;
+  /**
    * The store sequence the indexes of this data directory have committed (searchable), read from disk:
    * a running server's progress as seen by the CLI (`lectern ingest --wait`, ADR 0244).
    */
@@ -256,6 +263,12 @@ export interface Core {
   /** The recognition jobs as the operator sees them (lectern jobs: dead letters, retry; ADR 0250); close it after use. */
   openRecognitionJobs(): Promise<RecognitionJobService>;
   close(): Promise<void>;
+}
+
+/** See Core.replica. */
+export interface ReplicaHooks {
+  state: string | null;
+  snapshotNow: (() => Promise<unknown>) | null;
 }
 
 export interface App extends Core {
@@ -570,6 +583,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
       return indexes;
     },
     indexSource,
+    replica: { state: !roles0.all && roles0.search ? 'joining the cluster' : null, snapshotNow: null },
     indexCheckpoint: () => (indexes ? indexes.checkpoint() : committedCheckpoint(fsIndexDirectories(indexRoot(config)))),
     openIndexes,
     corpusModels,
@@ -786,7 +800,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   }
   const scatter = shardDirectory ? new ScatterGather(shardDirectory, { hedgeAfterMs: config.cluster.hedgeAfterMs, deadlineMs: config.cluster.shardDeadlineMs }) : null;
   // a search node answers the coordinators' shard calls over its shard's indexes
-  const shardRouteList = !roles.all && roles.search ? [shardRoutes({ searchers: [new ShardSearcher(config.cluster.shard, indexes)], secret: clusterSecret })] : [];
+  const shardRouteList = !roles.all && roles.search ? [shardRoutes({ searchers: [new ShardSearcher(config.cluster.shard, indexes)], secret: clusterSecret, snapshot: () => (core.replica.snapshotNow ? core.replica.snapshotNow() : Promise.resolve(null)) })] : [];
   // --- end cluster search ---
   // Freshness under load (ADR 0244): when the indexes have been behind the store for longer than
   // freshnessBoundMs, the search threads pace themselves so the (low-priority) builder thread progresses;
@@ -974,6 +988,9 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       const indexSeq = indexes.checkpoint();
       if (!indexesReady && indexSeq >= readyTarget) indexesReady = true;
       checks.indexes = indexesReady ? 'ok' : `catching up with the store (indexed through change ${indexSeq} of ${readyTarget})`;
+      // a search node: ready only once its replica is installed (snapshot or store) and follows the log (ADR 0255)
+      if (core.replica.state !== null) checks.replica = core.replica.state;
+      else if (!roles.all && roles.search) checks.replica = 'ok';
       try {
         await storage.ping();
         checks.storage = 'ok';
@@ -1095,6 +1112,7 @@ export async function startCluster(core: Core, url: string | null): Promise<Clus
   });
   let relay: OutboxRelay | null = null;
   let follower: ShardFollower | null = null;
+  let snapshotter: Snapshotter | null = null;
   let heartbeat: Heartbeat | null = null;
   try {
     await retrying(() => nats.ensureStream(), STARTUP_MS);
@@ -1109,6 +1127,20 @@ export async function startCluster(core: Core, url: string | null): Promise<Clus
     if (roles.search) {
       const indexes = core.indexes ?? (await core.openIndexes());
       const durable = `shard-${c.shard}-replica-${c.replica}`;
+      // snapshots of the shard in the cluster's object store (ADR 0255): installed by a new replica,
+      // published by this one every cluster.snapshot_interval_minutes and on request
+      const objects = await retrying(() => nats.snapshotObjects(), STARTUP_MS);
+      const local = new FsLocalIndexFiles(indexRoot(config), INDEX_NAMES);
+      // readiness shows every state; the log gets each kind once and a download's progress every 10 s
+      let logged = { kind: '', at: 0 };
+      const setState = (state: string | null) => {
+        core.replica.state = state;
+        if (state === null) return;
+        const kind = state.split(':')[0]!;
+        if (kind === logged.kind && clock.nowMs() - logged.at < 10_000) return;
+        logged = { kind, at: clock.nowMs() };
+        logger.info({ shard: c.shard, replica: c.replica, state }, 'shard replica');
+      };
       follower = await openReplica({
         index: indexes,
         source: core.indexSource,
@@ -1119,11 +1151,38 @@ export async function startCluster(core: Core, url: string | null): Promise<Clus
         behindRetention: () => retrying(() => nats.behindRetention(durable), STARTUP_MS),
         subscribe: (start) => retrying(() => nats.subscribe(c.shard, durable, start), STARTUP_MS),
         unsubscribe: () => retrying(() => nats.deleteConsumer(durable), STARTUP_MS),
+        installSnapshot: () =>
+          installLatestSnapshot({
+            objects,
+            local,
+            shard: c.shard,
+            shards: c.shards,
+            logHoldsAfter: (seq) => retrying(() => nats.logHoldsAfter(seq), STARTUP_MS),
+            replace: (install) => indexes.replace(install),
+            nowMs: () => clock.nowMs(),
+            onState: setState,
+          }),
         nowMs: () => clock.nowMs(),
         report,
-        onBootstrap: (b) => logger.info({ shard: c.shard, replica: c.replica, seq: b.seq, ms: b.ms }, 'shard replica bootstrapped from the store'),
+        onState: setState,
+        onBootstrap: (b) =>
+          b.source === 'snapshot'
+            ? logger.info({ shard: c.shard, replica: c.replica, seq: b.seq, ms: b.ms, snapshot: b.snapshot }, 'shard replica installed a snapshot; following the log from just after it')
+            : logger.info({ shard: c.shard, replica: c.replica, seq: b.seq, ms: b.ms, ...(b.snapshotRefused ? { snapshot_refused: b.snapshotRefused } : {}) }, 'shard replica bootstrapped from the store'),
       });
       follower.start();
+      snapshotter = new Snapshotter({
+        publish: () => publishSnapshot({ objects, local, shard: c.shard, shards: c.shards, node: id, logPosition: () => nats.logPosition(durable), keep: c.snapshotKeep, nowMs: () => clock.nowMs() }),
+        latest: async () => (await listSnapshots(objects, c.shard))[0] ?? null,
+        checkpoint: () => indexes.checkpoint(),
+        intervalMs: c.snapshotIntervalMinutes * 60_000,
+        nowMs: () => clock.nowMs(),
+        report,
+        onPublished: (r) => logger.info({ shard: c.shard, id: r.snapshot.id, seq: r.snapshot.seq, log_seq: r.snapshot.logSeq, bytes: r.snapshot.totalBytes, files: r.snapshot.files.length, ms: r.ms, deleted: r.deleted }, 'shard snapshot published'),
+      });
+      snapshotter.start();
+      const s = snapshotter;
+      core.replica.snapshotNow = () => s.snapshotNow();
     }
     const members = await retrying(() => nats.membership(), STARTUP_MS);
     const role = roles.search ? 'search' : roles.api ? 'api' : 'worker';
@@ -1144,6 +1203,7 @@ export async function startCluster(core: Core, url: string | null): Promise<Clus
     logger.info({ id, roles: c.role, shards: c.shards, nats: c.natsUrl }, 'joined the cluster');
   } catch (e) {
     await relay?.stop();
+    await snapshotter?.stop();
     await follower?.stop();
     await nats.close();
     throw e;
@@ -1155,6 +1215,8 @@ export async function startCluster(core: Core, url: string | null): Promise<Clus
     async stop() {
       await heartbeat?.stop();
       await relay?.stop();
+      core.replica.snapshotNow = null;
+      await snapshotter?.stop();
       await follower?.stop();
       await nats.close();
     },

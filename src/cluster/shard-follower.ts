@@ -8,13 +8,16 @@
 // every change of it and of the batches before it (acknowledge-all), so after a crash the subscription
 // resumes with the first batch not yet durable, and what it redelivers is skipped.
 //
-// A replica without an index (new, or its files lost) first bootstraps from the document store: every
-// record of its shard up to the store's sequence at that time (`shardOfStore`), then follows the log from
-// a little before that time (docs/scale.md "Faults").
+// A replica without an index (new, or its files lost) first installs the shard's latest snapshot (a
+// peer's committed segments, ADR 0255) and follows the log from just after the log sequence it covers;
+// without a usable snapshot it bootstraps from the document store: every record of its shard up to the
+// store's sequence at that time (`shardOfStore`), then follows the log from a little before that time
+// (docs/scale.md "Faults").
 import { shardOfWork } from '../domain/shard-routing.js';
 import type { StoredDocument } from '../domain/document.js';
 import type { DocumentChange } from '../ports/document-store.js';
 import type { ChangeSource, DeliveredBatch, ShardLogSubscription } from '../ports/shard-log.js';
+import type { InstallOutcome } from './shard-snapshots.js';
 
 export type { ChangeSource };
 
@@ -62,8 +65,10 @@ export class ShardFollower implements ChangeSource {
   #unacked: { batch: DeliveredBatch; needs: number }[] = [];
   #stopped = false;
   #loop: Promise<void> | null = null;
-  /** Batches applied (for status). */
+  /** Changes applied from the log (for status). */
   applied = 0;
+  /** The log sequence of the first message delivered to this follower (null: none yet). */
+  firstLogSeq: number | null = null;
 
   constructor(
     private readonly subscription: ShardLogSubscription,
@@ -96,6 +101,7 @@ export class ShardFollower implements ChangeSource {
     if (this.#buffer.length === 0) this.#high = Math.max(this.#high, this.index.checkpoint());
     let added = 0;
     for (const batch of batches) {
+      this.firstLogSeq ??= batch.logSeq;
       const fresh = batch.changes.filter((c) => c.seq > this.#high);
       const refs = fresh.filter((c): c is { deleted: false; seq: number; id: string; ref: true } => !c.deleted && 'ref' in c);
       const loaded = refs.length > 0 ? await this.options.loadDocuments(refs.map((r) => r.id)) : new Map<string, StoredDocument>();
@@ -172,6 +178,19 @@ export class SwitchableSource implements ChangeSource {
 /** How far before a bootstrap's start the log is read from (clock differences between nodes), ms. */
 export const BOOTSTRAP_MARGIN_MS = 60_000;
 
+/** How a replica without a usable index was brought up (openReplica's `onBootstrap`). */
+export interface BootstrapInfo {
+  /** `snapshot`: a peer's snapshot, then the log after it; `store`: every record of the shard from the store. */
+  source: 'snapshot' | 'store';
+  /** The store sequence the index holds once bootstrapped (the log's tail follows). */
+  seq: number;
+  ms: number;
+  /** Source snapshot: its id and the log sequence the consumer starts after. */
+  snapshot?: { id: string; logSeq: number; bytes: number };
+  /** Source store after a refused or missing snapshot: why the snapshot was not used. */
+  snapshotRefused?: string;
+}
+
 export interface ReplicaParts {
   /** The shard's index, opened over `source`. */
   index: FollowedIndex & { rebuild(): Promise<unknown> };
@@ -187,35 +206,72 @@ export interface ReplicaParts {
    * replica was down longer than the log keeps changes, and must rebuild.
    */
   behindRetention?(): Promise<boolean>;
-  /** Opens (creating from `startTimeMs` when absent) the replica's durable subscription. */
-  subscribe(startTimeMs?: number): Promise<ShardLogSubscription>;
+  /**
+   * Opens the replica's durable subscription, creating it when absent: from `start` (a time, ms, or
+   * just after a log sequence) or the log's beginning.
+   */
+  subscribe(start?: number | { afterLogSeq: number }): Promise<ShardLogSubscription>;
   /** Deletes the replica's durable subscription. */
   unsubscribe(): Promise<void>;
+  /**
+   * Installs the shard's latest snapshot into `index` (cluster/shard-snapshots.ts, ADR 0255); absent: a
+   * replica without an index bootstraps from the store.
+   */
+  installSnapshot?(): Promise<InstallOutcome>;
   nowMs(): number;
   report?: (err: unknown, context: string) => void;
-  onBootstrap?: (info: { seq: number; ms: number }) => void;
+  onBootstrap?: (info: BootstrapInfo) => void;
+  /** What the replica is doing while it is brought up (readiness), null once it follows the log. */
+  onState?: (state: string | null) => void;
 }
 
 /**
- * Brings a shard replica up: an index with a checkpoint and its subscription resumes from the log; one
- * without (new, or its files lost) or whose subscription is gone bootstraps from the store, then follows
- * the log from a little before the bootstrap began. Returns the follower, not yet started.
+ * Brings a shard replica up: an index with a checkpoint and its subscription resumes from the log. One
+ * without (new, or its files lost) or whose subscription is gone installs the shard's latest snapshot
+ * and follows the log from just after the snapshot's log sequence; when there is no snapshot, it is
+ * refused (damaged, another layout) or the log no longer holds the changes after it, the replica
+ * bootstraps from the store, then follows the log from a little before the bootstrap began. Returns
+ * the follower, not yet started.
  */
 export async function openReplica(parts: ReplicaParts): Promise<ShardFollower> {
   const { index, source } = parts;
-  let sub: ShardLogSubscription;
+  let sub: ShardLogSubscription | null = null;
   if (index.checkpoint() > 0 && (await parts.subscribed()) && !(await parts.behindRetention?.())) {
     sub = await parts.subscribe();
   } else {
     const t0 = parts.nowMs();
     await parts.unsubscribe();
-    source.target = shardOfStore(parts.store, parts.shard, parts.shards);
-    if (index.checkpoint() > 0) await index.rebuild();
-    else await index.catchUp({ commit: 'always' });
-    sub = await parts.subscribe(t0 - BOOTSTRAP_MARGIN_MS);
-    parts.onBootstrap?.({ seq: index.checkpoint(), ms: parts.nowMs() - t0 });
+    let refused: string | undefined;
+    if (parts.installSnapshot) {
+      parts.onState?.('looking for a snapshot of the shard');
+      const r = await parts.installSnapshot().catch((e: unknown): InstallOutcome => ({ installed: false, reason: `installing a snapshot failed: ${(e as Error).message}` }));
+      if (r.installed) {
+        sub = await parts.subscribe({ afterLogSeq: r.snapshot.logSeq });
+        // the log may have dropped the tail between the check and the consumer's creation
+        if (await parts.behindRetention?.()) {
+          refused = `the log dropped the changes after snapshot ${r.snapshot.id} (log sequence ${r.snapshot.logSeq}) while it was installed`;
+          await sub.close();
+          sub = null;
+          await parts.unsubscribe();
+        } else {
+          parts.onBootstrap?.({ source: 'snapshot', seq: index.checkpoint(), ms: parts.nowMs() - t0, snapshot: { id: r.snapshot.id, logSeq: r.snapshot.logSeq, bytes: r.snapshot.totalBytes } });
+        }
+      } else refused = r.reason;
+      if (refused !== undefined) {
+        parts.report?.(new Error(refused), 'shard replica: snapshot not used; bootstrapping from the store');
+        parts.onState?.(`bootstrapping from the store: ${refused}`);
+      }
+    }
+    if (sub === null) {
+      source.target = shardOfStore(parts.store, parts.shard, parts.shards);
+      if (index.checkpoint() > 0) await index.rebuild();
+      else await index.catchUp({ commit: 'always' });
+      sub = await parts.subscribe(t0 - BOOTSTRAP_MARGIN_MS);
+      parts.onBootstrap?.({ source: 'store', seq: index.checkpoint(), ms: parts.nowMs() - t0, ...(refused !== undefined ? { snapshotRefused: refused } : {}) });
+    }
   }
   const follower = new ShardFollower(sub, index, { loadDocuments: (ids) => parts.store.getMany(ids), ...(parts.report ? { report: parts.report } : {}) });
   source.target = follower;
+  parts.onState?.(null);
   return follower;
 }

@@ -304,6 +304,8 @@ export const ConfigSchema = Type.Object(
         logReplicas: Type.Integer({ minimum: 1, maximum: 5, default: 1, description: 'Copies the NATS cluster keeps of the log and the buckets (3 on a three-node NATS cluster; 1 on one server).' }),
         logMaxAgeHours: Type.Integer({ minimum: 1, maximum: 87_600, default: 168, description: 'How long the log keeps a change, hours. A replica down longer rebuilds its shard from the store.' }),
         heartbeatMs: Type.Integer({ minimum: 100, maximum: 60_000, default: 2_000, description: 'Membership heartbeat of every process, ms; a member is live while its last beat is younger than three heartbeats.' }),
+        snapshotIntervalMinutes: Type.Integer({ minimum: 0, maximum: 10_080, default: 60, description: 'Role search: how often a replica publishes a snapshot of its shard (its committed segment files and the log sequence they cover) into the `<name>-snapshots` object store when its index moved past the shard\'s newest snapshot; a new replica installs the newest one and follows the log from there (docs/scale.md, ADR 0255). 0: only on request (POST /internal/v1/shards/{shard}/snapshot).' }),
+        snapshotKeep: Type.Integer({ minimum: 1, maximum: 100, default: 2, description: 'Role search: snapshots kept per shard in the object store (the newest); a publish deletes older ones.' }),
       },
       { additionalProperties: false, default: {} },
     ),

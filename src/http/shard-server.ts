@@ -7,6 +7,7 @@
 //   POST /internal/v1/shards/{shard}/suggest  {index, terms, limit} -> {shard, node, suggestions, us} (spelling)
 //   POST /internal/v1/shards/{shard}/score-parts  {index, query, globalStats, ids} -> {shard, node, parts, us} (ranking features)
 //   POST /internal/v1/shards/{shard}/cited-by  {index, uriSets} -> {shard, node, counts, us} (cited_by feature)
+//   POST /internal/v1/shards/{shard}/snapshot -> {shard, snapshot: {id, seq, log_seq, bytes, files}, ms, deleted} (ADR 0255)
 //   GET  /internal/v1/health                  -> { status: "ok", shards: [...] }
 // A separate Fastify app on its own port (cluster.search_listen), never the public API: it is not in
 // /openapi.json, and every call must carry `Authorization: Bearer <cluster secret>` (compared in
@@ -148,6 +149,11 @@ export interface ShardServerOptions {
   searchers: readonly ShardSearcher[];
   /** The cluster secret every call must present. */
   secret: string;
+  /**
+   * Publishes a snapshot of the node's shard now (ADR 0255): `POST /internal/v1/shards/{shard}/snapshot`
+   * answers what was published (null: the index has not committed anything yet). Absent: not served.
+   */
+  snapshot?: () => Promise<unknown>;
 }
 
 /**
@@ -188,6 +194,16 @@ export function shardRoutes(opts: ShardServerOptions): (app: FastifyInstance) =>
       op('suggest', ShardSuggestBody, (s, b) => s.suggest(b as ShardSuggestRequest));
       op('score-parts', ShardScorePartsBody, (s, b) => s.scoreParts(b as ShardScorePartsRequest));
       op('cited-by', ShardCitedByBody, (s, b) => s.citedBy(b as ShardCitedByRequest));
+      const snapshot = opts.snapshot;
+      if (snapshot) {
+        app.post<{ Params: Static<typeof ShardParams> }>(`/internal/v1/shards/:shard/snapshot`, { config: route, schema: { hide: true, params: ShardParams } }, async (request) => {
+          searcherOf(request.params.shard);
+          const r = (await snapshot()) as { snapshot: { id: string; seq: number; logSeq: number; totalBytes: number; files: unknown[] }; ms: number; deleted: string[] } | null;
+          if (r === null) throw new AppError('service_unavailable', 'This replica has not committed its index yet: nothing to snapshot; try again once it follows the log.', { headers: { 'Retry-After': '5' } });
+          const s = r.snapshot;
+          return { shard: request.params.shard, snapshot: { id: s.id, seq: s.seq, log_seq: s.logSeq, bytes: s.totalBytes, files: s.files.length }, ms: r.ms, deleted: r.deleted };
+        });
+      }
     });
   };
 }

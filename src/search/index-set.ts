@@ -399,6 +399,50 @@ export class IndexSet {
   }
 
   /**
+   * Replaces both indexes by committed indexes installed from elsewhere (a peer's snapshot, ADR 0255):
+   * after pending catch-ups, each index is closed, its directory emptied, `install(name)` puts the new
+   * files in its place, and it is reopened. The set then continues from the installed checkpoint. An
+   * installed index built by another text analysis, or one that does not open, leaves both indexes
+   * empty (checkpoint 0) and rethrows.
+   */
+  async replace(install: (name: IndexName) => void): Promise<number> {
+    await this.#queue;
+    try {
+      for (const [name, old] of this.#indexes) {
+        old.close();
+        this.dirs.reset(name);
+        install(name);
+        const idx = SearchIndex.open(this.dirs.open(name), { defaultLanguage: 'en' });
+        this.#indexes.set(name, idx);
+        idx.setVectorModel(this.dense(name)?.vectorModel ?? null);
+        idx.setImpactModel(this.#sparseEncoder?.encoder.info.id ?? null);
+        const label = idx.checkpoint;
+        const parsed = label === null ? null : parseCheckpointLabel(label);
+        if (label !== null && (parsed === null || parsed.analysis !== ANALYSIS_VERSION)) throw new IndexFormatError(`the installed ${name} index was built with text analysis ${parsed?.analysis ?? `'${label}'`}, this version uses ${ANALYSIS_VERSION}`);
+      }
+    } catch (e) {
+      for (const [name, idx] of this.#indexes) {
+        try {
+          idx.close();
+        } catch {
+          // already closed
+        }
+        this.dirs.reset(name);
+        this.#indexes.set(name, SearchIndex.open(this.dirs.open(name), { defaultLanguage: 'en' }));
+      }
+      this.#applied = 0;
+      this.#uncommitted = 0;
+      this.onChange?.();
+      throw e;
+    }
+    this.#applied = this.checkpoint();
+    this.#uncommitted = 0;
+    this.#lastCommitMs = this.clock.nowMs();
+    this.onChange?.();
+    return this.#applied;
+  }
+
+  /**
    * One bounded step of background merging on each index (`maxWork` postings each; the engine's default
    * when absent): `merging` when a merge is still in progress, `merged` when one completed (another may
    * be due), `idle` when the merge policy has nothing to do.

@@ -7,6 +7,8 @@
 import { connect, nanos, headers, type NatsConnection } from '@nats-io/transport-node';
 import { AckPolicy, DeliverPolicy, DiscardPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType, type JetStreamClient, type JetStreamManager, type ConsumerConfig } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
+import { Objm, setSha256Backend, type ObjectStore } from '@nats-io/obj';
+import type { SnapshotObjectInfo, SnapshotObjects } from '../../ports/shard-snapshots.js';
 import type { DeliveredBatch, Member, MembershipStore, ShardLogBatch, ShardLogPublisher, ShardLogSubscription } from '../../ports/shard-log.js';
 
 export interface NatsClusterOptions {
@@ -113,10 +115,11 @@ export class NatsCluster {
 
   /**
    * The durable subscription `durable` to `shard`'s subject. A consumer created now starts at
-   * `startTimeMs` (a replica that bootstrapped from the store up to some sequence at that time) or at the
-   * log's beginning; an existing one resumes after its last acknowledged batch.
+   * `start`: a time (a replica that bootstrapped from the store up to some sequence at that time), just
+   * after a log sequence (`{afterLogSeq}`: a replica that installed a snapshot covering the log up to
+   * it, ADR 0255), or at the log's beginning; an existing one resumes after its last acknowledged batch.
    */
-  async subscribe(shard: number, durable: string, startTimeMs?: number): Promise<ShardLogSubscription> {
+  async subscribe(shard: number, durable: string, start?: number | { afterLogSeq: number }): Promise<ShardLogSubscription> {
     const stream = this.streamName;
     const config: Partial<ConsumerConfig> = {
       durable_name: durable,
@@ -124,9 +127,11 @@ export class NatsCluster {
       ack_policy: AckPolicy.All,
       ack_wait: nanos(ACK_WAIT_MS),
       max_ack_pending: 100_000,
-      ...(startTimeMs === undefined
+      ...(start === undefined
         ? { deliver_policy: DeliverPolicy.All }
-        : { deliver_policy: DeliverPolicy.StartTime, opt_start_time: new Date(startTimeMs).toISOString() }),
+        : typeof start === 'number'
+          ? { deliver_policy: DeliverPolicy.StartTime, opt_start_time: new Date(start).toISOString() }
+          : { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: start.afterLogSeq + 1 }),
     };
     let exists = true;
     try {
@@ -177,11 +182,49 @@ export class NatsCluster {
     const [consumer, stream] = await Promise.all([this.jsm.consumers.info(this.streamName, durable), this.jsm.streams.info(this.streamName)]);
     const floor = consumer.ack_floor.stream_seq;
     if (floor > 0) return stream.state.first_seq > floor + 1;
-    // nothing acknowledged yet: a consumer that starts at a time lost something only if messages
-    // younger than that time could have aged out; one that starts at the beginning, if any aged out
+    // nothing acknowledged yet: a consumer that starts at a sequence (after a snapshot) lost something
+    // if the log no longer begins at or before it; one that starts at a time, if messages younger than
+    // that time could have aged out; one that starts at the beginning, if any aged out
+    if (consumer.config.opt_start_seq) return stream.state.first_seq > consumer.config.opt_start_seq;
     const start = consumer.config.opt_start_time;
     if (start) return Date.now() - this.options.logMaxAgeMs > Date.parse(start);
     return stream.state.first_seq > 1;
+  }
+
+  /**
+   * The log sequence up to which `durable` has made its shard's messages durable, read before a
+   * snapshot is pinned (ADR 0255): its acknowledgement floor, or, when nothing of its subject is pending
+   * or unacknowledged, the stream's last sequence as read first (an idle shard's position still moves).
+   */
+  async logPosition(durable: string): Promise<number> {
+    const stream = await this.jsm.streams.info(this.streamName);
+    const consumer = await this.jsm.consumers.info(this.streamName, durable);
+    const floor = consumer.ack_floor.stream_seq;
+    return consumer.num_pending === 0 && consumer.num_ack_pending === 0 ? Math.max(floor, stream.state.last_seq) : floor;
+  }
+
+  /**
+   * Whether the log still holds every message after log sequence `afterLogSeq` (none aged out or was
+   * removed): what a replica installing a snapshot covering the log up to it needs. Conservative, as
+   * behindRetention: the messages gone may all have been other shards'.
+   */
+  async logHoldsAfter(afterLogSeq: number): Promise<{ holds: boolean; firstSeq: number; lastSeq: number }> {
+    const stream = await this.jsm.streams.info(this.streamName);
+    const { first_seq: firstSeq, last_seq: lastSeq } = stream.state;
+    // an empty stream reports first = last + 1; a stream that never reached afterLogSeq was recreated
+    return { holds: firstSeq <= afterLogSeq + 1 && lastSeq >= afterLogSeq, firstSeq, lastSeq };
+  }
+
+  /**
+   * The cluster's snapshot bucket (`<name>-snapshots`, JetStream object store, created when absent with
+   * the log's replicas): shard snapshots published by search nodes (ADR 0255).
+   */
+  async snapshotObjects(): Promise<SnapshotObjects> {
+    // the object store checks every object's SHA-256; node:crypto's is several times the pure-JS default's speed
+    setSha256Backend('native');
+    const objm = new Objm(this.js);
+    const os: ObjectStore = await objm.create(`${this.options.name}-snapshots`, { replicas: this.options.replicas, storage: StorageType.File });
+    return natsSnapshotObjects(os);
   }
 
   /** Deletes the durable consumer `durable` (absent: nothing to do). */
@@ -274,6 +317,35 @@ export class NatsCluster {
   async close(): Promise<void> {
     await this.nc.drain().catch(() => this.nc.close());
   }
+}
+
+/** Chunk size of snapshot objects (capped by the server's max_payload): fewer round trips than the 128 KiB default. */
+const SNAPSHOT_CHUNK_BYTES = 1 << 20;
+
+function natsSnapshotObjects(os: ObjectStore): SnapshotObjects {
+  return {
+    put: async (key, data) => {
+      // the object store reads a web stream chunk by chunk: the file is never whole in memory
+      await os.put({ name: key, options: { max_chunk_size: SNAPSHOT_CHUNK_BYTES } }, ReadableStream.from(data));
+    },
+    get: async (key) => {
+      const r = await os.get(key);
+      if (r === null) return null;
+      // the stream errors when the store's own SHA-256 of the chunks does not match
+      return r.data as unknown as AsyncIterable<Uint8Array>;
+    },
+    list: async (prefix) => {
+      const out: SnapshotObjectInfo[] = [];
+      for (const info of await os.list()) {
+        if (info.deleted || !info.name.startsWith(prefix)) continue;
+        out.push({ key: info.name, bytes: info.size, mtimeMs: Date.parse(info.mtime) });
+      }
+      return out;
+    },
+    delete: async (key) => {
+      await os.delete(key);
+    },
+  };
 }
 
 function isNotFound(e: unknown): boolean {
