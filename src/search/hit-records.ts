@@ -1,11 +1,19 @@
-// Loading what a page of hits shows (issue 14, ADR 0135): the display records (every field but the
-// full text and the cited works; hot ones from the cache), with the body text only for the hits whose
-// snippet passages lie in the body (read with the record in one lookup). Hits with title and abstract
-// snippets read no full text at all.
-import type { DisplayDocumentWithText } from '../domain/display-document.js';
+// Loading what a page of hits shows (issue 14, ADR 0135; issue 29, ADR 0280): the display records
+// (every field but the full text and the cited works) and, only for the hits whose snippet passages lie
+// in the body, the body text. Hits with title and abstract snippets read no full text at all.
+//
+// With stored fields (ADR 0280) the display records come from the index that found the hits: the
+// segments keep each document's display record, read from their bytes with no database call; only
+// the work links (versions, notices: they depend on other records) and the body texts come from the
+// store. A hit whose index holds no stored record for it (an index written without them) is loaded
+// from the store as before.
+import type { DisplayDocument, DisplayDocumentWithText } from '../domain/display-document.js';
+import type { IndexName } from '../domain/document.js';
+import type { LinkableDocument } from '../domain/work.js';
 import type { EngineHit } from '../engine/index.js';
 import type { DocumentStore } from '../ports/document-store.js';
 import type { SnippetSource } from './search-service.js';
+import { decodeStoredDisplay } from './stored-display.js';
 
 export interface HitRecords {
   /** Display records of the hits still live, by id. */
@@ -14,11 +22,62 @@ export interface HitRecords {
   sources: Map<string, SnippetSource>;
 }
 
-/** @param snippetsPerHit how many of each hit's passages become snippets (only those need text). */
-export async function loadHitRecords(store: DocumentStore, hits: readonly EngineHit[], snippetsPerHit: number): Promise<HitRecords> {
-  const withText = hits.filter((h) => h.passages.slice(0, snippetsPerHit).some((p) => p.field === 'body')).map((h) => h.id);
-  const docs = await store.getDisplayMany(hits.map((h) => h.id), withText);
+/** A hit and the index that found it. */
+export interface IndexedHit {
+  hit: EngineHit;
+  index: IndexName;
+}
+
+/** Where display records come from when the indexes store them (ADR 0280). */
+export interface StoredRecords {
+  /** The stored records of these ids in the named index (absent: none there). */
+  stored(index: IndexName, ids: readonly string[]): Map<string, Uint8Array>;
+  /** Fills in the work links of display records (documents/work-links.ts: what getDisplayMany adds). */
+  link<D extends LinkableDocument & { workKey: string }>(docs: readonly D[]): Promise<D[]>;
+}
+
+/**
+ * @param snippetsPerHit how many of each hit's passages become snippets (only those need text).
+ * @param fromIndex the indexes' stored records; null: every record from the store.
+ */
+export async function loadHitRecords(store: DocumentStore, hits: readonly IndexedHit[], snippetsPerHit: number, fromIndex: StoredRecords | null = null): Promise<HitRecords> {
+  const withText = hits.filter((h) => h.hit.passages.slice(0, snippetsPerHit).some((p) => p.field === 'body')).map((h) => h.hit.id);
+  const docs = fromIndex ? await fromStoredFields(store, hits, withText, fromIndex) : await store.getDisplayMany(hits.map((h) => h.hit.id), withText);
   const sources = new Map<string, SnippetSource>();
   for (const [id, doc] of docs) sources.set(id, doc);
   return { docs, sources };
+}
+
+async function fromStoredFields(store: DocumentStore, hits: readonly IndexedHit[], withText: readonly string[], fromIndex: StoredRecords): Promise<Map<string, DisplayDocumentWithText>> {
+  const byIndex = new Map<IndexName, string[]>();
+  for (const { hit, index } of hits) {
+    const l = byIndex.get(index);
+    if (l) l.push(hit.id);
+    else byIndex.set(index, [hit.id]);
+  }
+  const found: DisplayDocument[] = [];
+  const seen = new Set<string>();
+  for (const [index, ids] of byIndex) {
+    for (const [id, bytes] of fromIndex.stored(index, ids)) {
+      if (seen.has(id)) continue;
+      seen.add(id);
+      found.push(decodeStoredDisplay(bytes));
+    }
+  }
+  const missing = hits.map((h) => h.hit.id).filter((id) => !seen.has(id));
+  const text = new Set(withText);
+  const textIds = found.filter((d) => d.hasFullText && text.has(d.id)).map((d) => d.id);
+  const [linked, texts, rest] = await Promise.all([
+    fromIndex.link(found),
+    textIds.length > 0 ? store.getFullTexts(textIds) : Promise.resolve(new Map<string, string>()),
+    missing.length > 0 ? store.getDisplayMany(missing, withText.filter((id) => !seen.has(id))) : Promise.resolve(new Map<string, DisplayDocumentWithText>()),
+  ]);
+  const out = new Map<string, DisplayDocumentWithText>();
+  for (const d of linked as DisplayDocumentWithText[]) {
+    const t = texts.get(d.id);
+    if (t !== undefined) d.fullText = t;
+    out.set(d.id, d);
+  }
+  for (const [id, d] of rest) out.set(id, d);
+  return out;
 }

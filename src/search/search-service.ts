@@ -25,7 +25,7 @@ import { nowSeconds } from '../ports/clock.js';
 import type { DocumentStore } from '../ports/document-store.js';
 import type { ErrorReporter } from '../ports/error-reporter.js';
 import { citedWorkUris } from './citations.js';
-import { loadHitRecords } from './hit-records.js';
+import { loadHitRecords, type StoredRecords } from './hit-records.js';
 import { FEEDBACK_TOKEN_TTL_S, signFeedbackToken } from './feedback-token.js';
 import type { IndexSet } from './index-set.js';
 import { denseDocumentVector, denseQueryVector, denseSearch, sparseQueryVector, withFeedback, withFeedbackVectors, type SparseParams } from './channels.js';
@@ -96,6 +96,12 @@ export interface SearchServiceDeps {
    * shards (DFS statistics, shard top k, merge) instead of this process's index; absent: this process's.
    */
   shards?: ShardedLexicalSearch;
+  /**
+   * The work links of display records (the WorkLinkedDocumentStore that `store` is). Given, and with no
+   * `shards`, hits show the display records the indexes store (ADR 0280) with these links: no display
+   * read from the database. Absent: records come from `store.getDisplayMany`.
+   */
+  workLinks?: Pick<StoredRecords, 'link'>;
 }
 
 /** The sharded equivalent of SearchIndex.search (search/scatter-gather.ts). */
@@ -549,7 +555,7 @@ export class SearchService {
     }
     if (r.returnDocuments && hits.length > 0) {
       // Display records (no full text; cached when hot), plus the body text of hits whose passages are in it (ADR 0135).
-      const { docs, sources: texts } = await loadHitRecords(this.d.store, page.map((p) => p.hit), SNIPPETS_PER_HIT);
+      const { docs, sources: texts } = await loadHitRecords(this.d.store, page.map((p) => ({ hit: p.hit, index: p.index })), SNIPPETS_PER_HIT, this.#storedRecords());
       recordsUs = (performance.now() - tLoad) * 1000;
       const parsedBy = new Map(indexNames.map((n) => [n, this.d.indexes.get(n).parse(r.query, r.possibleLanguages)]));
       const loaded: SearchHit[] = [];
@@ -591,6 +597,14 @@ export class SearchService {
       snippetsUs: Math.max(0, loadUs - recordsUs),
       queueUs: 0,
     };
+  }
+
+  /** The indexes' stored display records (ADR 0280), or null: this process holds no index (a cluster's api role) or no links were given. */
+  #storedRecords(): StoredRecords | null {
+    const links = this.d.workLinks;
+    if (!links || this.d.shards) return null;
+    const indexes = this.d.indexes;
+    return { stored: (index, ids) => indexes.get(index).stored(ids), link: (docs) => links.link(docs) };
   }
 
   /**
@@ -646,7 +660,7 @@ export class SearchService {
     }
     const searchUs = (performance.now() - tSearch) * 1000;
     const tLoad = performance.now();
-    const { docs, sources } = await loadHitRecords(this.d.store, ranked, 1);
+    const { docs, sources } = await loadHitRecords(this.d.store, ranked.map((hit) => ({ hit, index: doc.index })), 1, this.#storedRecords());
     const parsed = index.parse('', null);
     const hits: SearchHit[] = [];
     for (const h of ranked) {

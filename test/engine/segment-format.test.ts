@@ -103,11 +103,14 @@ test('format 2 round trip: any doc of a block jumps straight to its positions, i
   });
 });
 
-test('a segment written in format 1, or lacking a section, is refused with IndexFormatError (the host rebuilds it from the store)', () => {
+test('a segment written in format 1 or 2, or lacking a section, is refused with IndexFormatError (the host rebuilds it from the store)', () => {
   const seg = writeSegment(10, [randomPostings(lcg(1), 10, 1)]);
-  const bytes = seg.file.bytes.slice();
-  new DataView(bytes.buffer).setUint32(4, 1, true);
-  assert.throws(() => new Segment('old', bytes), IndexFormatError);
+  for (const version of [1, 2]) {
+    // 2: before stored fields (ADR 0280)
+    const bytes = seg.file.bytes.slice();
+    new DataView(bytes.buffer).setUint32(4, version, true);
+    assert.throws(() => new Segment('old', bytes), { name: 'IndexFormatError', message: `unsupported segment version ${version}` });
+  }
   // a file of this version without the sections this engine reads (e.g. written by a build between format changes)
   assert.throws(() => new Segment('empty', encodeSegmentFile(seg.file.meta, { other: new Uint8Array(8) })), { name: 'IndexFormatError', message: /section missing/ });
 });
