@@ -25,7 +25,7 @@ import { loadConfig } from '../../src/config/index.js';
 import { DisplayRecordCache } from '../../src/documents/display-cache.js';
 import { WorkLinkedDocumentStore } from '../../src/documents/work-links.js';
 import type { EngineHit } from '../../src/engine/index.js';
-import { loadHitRecords } from '../../src/search/hit-records.js';
+import { loadHitRecords, localStoredRecords } from '../../src/search/hit-records.js';
 import { machine } from '../lib/machine.js';
 
 const { values } = parseArgs({
@@ -73,7 +73,7 @@ try {
     after_display_cached: (p: EngineHit[]) => loadHitRecords(cached, p.map((hit) => ({ hit, index: 'documents' as const })), 3),
     // issue 29, ADR 0280: display records from the segments' stored fields, links and body texts from the store
     stored_fields: (p: EngineHit[]) =>
-      loadHitRecords(uncached, p.map((hit) => ({ hit, index: 'documents' as const })), 3, { stored: (name, ids) => indexes.get(name).stored(ids), link: (d) => uncached.link(d) }),
+      loadHitRecords(uncached, p.map((hit) => ({ hit, index: 'documents' as const })), 3, localStoredRecords((name) => indexes.get(name), (d) => uncached.link(d))),
   };
   const timeAll = async (fn: (p: EngineHit[]) => Promise<unknown>, before?: () => void) => {
     const samples: number[] = [];

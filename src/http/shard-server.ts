@@ -6,6 +6,7 @@
 //   POST /internal/v1/shards/{shard}/document-vector  {index, id} -> {shard, node, vector, us} (similar)
 //   POST /internal/v1/shards/{shard}/suggest  {index, terms, limit} -> {shard, node, suggestions, us} (spelling)
 //   POST /internal/v1/shards/{shard}/score-parts  {index, query, globalStats, ids} -> {shard, node, parts, us} (ranking features)
+//   POST /internal/v1/shards/{shard}/records  {index, ids} -> {shard, node, records, us} (stored display records, ADR 0280)
 //   GET  /internal/v1/health                  -> { status: "ok", shards: [...] }
 // A separate Fastify app on its own port (cluster.search_listen), never the public API: it is not in
 // /openapi.json, and every call must carry `Authorization: Bearer <cluster secret>` (compared in
@@ -15,7 +16,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { Type, type Static, type TSchema } from 'typebox';
 import { AppError } from '../domain/errors.js';
 import type { ShardSearcher } from '../search/shard-searcher.js';
-import type { ShardScorePartsRequest, ShardSuggestRequest, ShardDocumentVectorRequest, ShardSearchRequest, ShardStatsRequest, ShardVectorRequest } from '../ports/shard-client.js';
+import type { ShardRecordsRequest, ShardScorePartsRequest, ShardSuggestRequest, ShardDocumentVectorRequest, ShardSearchRequest, ShardStatsRequest, ShardVectorRequest } from '../ports/shard-client.js';
 import { installErrorHandling } from './errors.js';
 import { installValidation } from './validation.js';
 import { presentedCredential } from './server.js';
@@ -130,6 +131,11 @@ export const ShardScorePartsBody = Type.Object(
   { additionalProperties: false },
 );
 
+export const ShardRecordsBody = Type.Object(
+  { index: IndexName, ids: Type.Array(Type.String({ minLength: 1, maxLength: 4096 }), { maxItems: 500 }) },
+  { additionalProperties: false },
+);
+
 const ShardParams = Type.Object({ shard: Type.Integer({ minimum: 0, maximum: 4095 }) });
 
 const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
@@ -178,6 +184,7 @@ export function shardRoutes(opts: ShardServerOptions): (app: FastifyInstance) =>
       op('document-vector', ShardDocumentVectorBody, (s, b) => s.documentVector(b as ShardDocumentVectorRequest));
       op('suggest', ShardSuggestBody, (s, b) => s.suggest(b as ShardSuggestRequest));
       op('score-parts', ShardScorePartsBody, (s, b) => s.scoreParts(b as ShardScorePartsRequest));
+      op('records', ShardRecordsBody, (s, b) => s.records(b as ShardRecordsRequest));
     });
   };
 }

@@ -15,6 +15,18 @@ import type { DocumentStore } from '../ports/document-store.js';
 import type { SnippetSource } from './search-service.js';
 import { decodeStoredDisplay } from './stored-display.js';
 
+/** The StoredRecords of indexes in this process (SearchIndex.stored). */
+export function localStoredRecords(index: (name: IndexName) => { stored(ids: readonly string[]): Map<string, Uint8Array> }, link: StoredRecords['link']): StoredRecords {
+  return {
+    records: async (name, ids) => {
+      const out = new Map<string, DisplayDocument>();
+      for (const [id, bytes] of index(name).stored(ids)) out.set(id, decodeStoredDisplay(bytes));
+      return out;
+    },
+    link,
+  };
+}
+
 export interface HitRecords {
   /** Display records of the hits still live, by id. */
   docs: Map<string, DisplayDocumentWithText>;
@@ -30,8 +42,11 @@ export interface IndexedHit {
 
 /** Where display records come from when the indexes store them (ADR 0280). */
 export interface StoredRecords {
-  /** The stored records of these ids in the named index (absent: none there). */
-  stored(index: IndexName, ids: readonly string[]): Map<string, Uint8Array>;
+  /**
+   * The stored display records of these ids in the named index (absent: none there), each a new
+   * object: this process's index, or on a cluster's api node the shards' (the fetch phase).
+   */
+  records(index: IndexName, ids: readonly string[]): Promise<Map<string, DisplayDocument>>;
   /** Fills in the work links of display records (documents/work-links.ts: what getDisplayMany adds). */
   link<D extends LinkableDocument & { workKey: string }>(docs: readonly D[]): Promise<D[]>;
 }
@@ -57,11 +72,11 @@ async function fromStoredFields(store: DocumentStore, hits: readonly IndexedHit[
   }
   const found: DisplayDocument[] = [];
   const seen = new Set<string>();
-  for (const [index, ids] of byIndex) {
-    for (const [id, bytes] of fromIndex.stored(index, ids)) {
+  for (const records of await Promise.all([...byIndex].map(([index, ids]) => fromIndex.records(index, ids)))) {
+    for (const [id, doc] of records) {
       if (seen.has(id)) continue;
       seen.add(id);
-      found.push(decodeStoredDisplay(bytes));
+      found.push(doc);
     }
   }
   const missing = hits.map((h) => h.hit.id).filter((id) => !seen.has(id));

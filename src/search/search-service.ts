@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { buildHitSnippet, buildSnippet, fuseRrf, type DocumentScoreParts, type EngineHit, type EngineQuery, type EngineResult, type FieldName, type ParsedQuery, type SearchIndex, type SnippetWindow } from '../engine/index.js';
 import type { IndexName, StoredDocument } from '../domain/document.js';
+import type { DisplayDocument } from '../domain/display-document.js';
 import { INDEX_NAMES } from '../domain/document.js';
 import { AppError } from '../domain/errors.js';
 import { unknownLanguages } from '../domain/languages.js';
@@ -25,7 +26,7 @@ import { nowSeconds } from '../ports/clock.js';
 import type { DocumentStore } from '../ports/document-store.js';
 import type { ErrorReporter } from '../ports/error-reporter.js';
 import { citedWorkUris } from './citations.js';
-import { loadHitRecords, type StoredRecords } from './hit-records.js';
+import { loadHitRecords, localStoredRecords, type StoredRecords } from './hit-records.js';
 import { FEEDBACK_TOKEN_TTL_S, signFeedbackToken } from './feedback-token.js';
 import type { IndexSet } from './index-set.js';
 import { denseDocumentVector, denseQueryVector, denseSearch, sparseQueryVector, withFeedback, withFeedbackVectors, type SparseParams } from './channels.js';
@@ -97,9 +98,9 @@ export interface SearchServiceDeps {
    */
   shards?: ShardedLexicalSearch;
   /**
-   * The work links of display records (the WorkLinkedDocumentStore that `store` is). Given, and with no
-   * `shards`, hits show the display records the indexes store (ADR 0280) with these links: no display
-   * read from the database. Absent: records come from `store.getDisplayMany`.
+   * The work links of display records (the WorkLinkedDocumentStore that `store` is). Given, hits show
+   * the display records the indexes store (ADR 0280; with `shards`, those of the shards' segments) with
+   * these links: no display read from the database. Absent: records come from `store.getDisplayMany`.
    */
   workLinks?: Pick<StoredRecords, 'link'>;
 }
@@ -118,6 +119,8 @@ export interface ShardedLexicalSearch {
   correctQuery(index: IndexName, text: string, possibleLanguages: string[] | null): Promise<string | null>;
   /** Lexical score parts of ranking candidates from their shards (ADR 0248). */
   scoreParts(index: IndexName, q: { text: string; possibleLanguages?: string[] | null; phraseBoost?: number }, ids: readonly string[]): Promise<Map<string, DocumentScoreParts>>;
+  /** The display records the shards' segments store for these ids (the fetch phase, ADR 0280); absent: not answered. */
+  records(index: IndexName, ids: readonly string[]): Promise<Map<string, string>>;
   /** Summed document frequencies of index terms and the live document count (ADR 0248). */
   termStats(index: IndexName, terms: readonly string[]): Promise<{ documents: number; df: Record<string, number> }>;
 }
@@ -599,12 +602,27 @@ export class SearchService {
     };
   }
 
-  /** The indexes' stored display records (ADR 0280), or null: this process holds no index (a cluster's api role) or no links were given. */
+  /**
+   * The indexes' stored display records (ADR 0280): this process's indexes, or on a cluster's api node
+   * the shards' (the fetch phase); null when no links were given (records from store.getDisplayMany).
+   */
   #storedRecords(): StoredRecords | null {
     const links = this.d.workLinks;
-    if (!links || this.d.shards) return null;
+    if (!links) return null;
+    const link: StoredRecords['link'] = (docs) => links.link(docs);
+    const shards = this.d.shards;
+    if (shards) {
+      return {
+        records: async (index, ids) => {
+          const out = new Map<string, DisplayDocument>();
+          for (const [id, text] of await shards.records(index, ids)) out.set(id, JSON.parse(text) as DisplayDocument);
+          return out;
+        },
+        link,
+      };
+    }
     const indexes = this.d.indexes;
-    return { stored: (index, ids) => indexes.get(index).stored(ids), link: (docs) => links.link(docs) };
+    return localStoredRecords((name) => indexes.get(name), link);
   }
 
   /**

@@ -9,7 +9,7 @@ import { shardOfWork } from '../../src/domain/shard-routing.js';
 import { InProcessShardClient, ShardSearcher } from '../../src/search/shard-searcher.js';
 import { ScatterGather } from '../../src/search/scatter-gather.js';
 import { HttpShardClient } from '../../src/adapters/cluster/http-shard-client.js';
-import type { ShardCallOptions, ShardClient, ShardSearchRequest, ShardStatsRequest, ShardVectorRequest, ShardDocumentVectorRequest, ShardSuggestRequest, ShardScorePartsRequest } from '../../src/ports/shard-client.js';
+import type { ShardCallOptions, ShardClient, ShardSearchRequest, ShardStatsRequest, ShardVectorRequest, ShardDocumentVectorRequest, ShardSuggestRequest, ShardScorePartsRequest, ShardRecordsRequest } from '../../src/ports/shard-client.js';
 
 const WORDS = ['heat', 'shock', 'protein', 'cell', 'yeast', 'stress', 'fold', 'cold'];
 function corpus() {
@@ -70,6 +70,10 @@ class Slow implements ShardClient {
   async documentVector(req: ShardDocumentVectorRequest, o: ShardCallOptions = {}) {
     await this.#wait(o.signal);
     return this.inner.documentVector(req);
+  }
+  async records(req: ShardRecordsRequest, o: ShardCallOptions = {}) {
+    await this.#wait(o.signal);
+    return this.inner.records(req);
   }
   async suggest(req: ShardSuggestRequest, o: ShardCallOptions = {}) {
     await this.#wait(o.signal);

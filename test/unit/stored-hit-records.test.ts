@@ -2,7 +2,8 @@
 // the same wire bodies (V2Hit, documents and snippets) for every query of a corpus with versions of one
 // work, a retraction notice and its target, body, abstract and title snippets, non-ASCII text, in both
 // indexes; and they follow the store through the index: an update shows the new record once indexed,
-// a deletion's hit is gone, a relabel into another work shows the new work id; merges keep them.
+// a deletion's hit is gone, a relabel into another work shows the new work id; merges keep them. On a
+// cluster's api node the records come from the shards' segments (the fetch phase): the same hits again.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
@@ -14,6 +15,12 @@ import type { IndexSet } from '../../src/search/index-set.js';
 import { SearchService } from '../../src/search/search-service.js';
 import { defaultSearchRequest } from '../../src/search/search-types.js';
 import { sampleDocument } from '../contract/sample-document.js';
+import { INDEX_NAMES, type IndexName } from '../../src/domain/document.js';
+import { routingKey, shardOfWork } from '../../src/domain/shard-routing.js';
+import { MemoryIndexDirectory, SearchIndex } from '../../src/engine/index.js';
+import { toIndexDocument } from '../../src/search/index-set.js';
+import { ScatterGather } from '../../src/search/scatter-gather.js';
+import { InProcessShardClient, ShardSearcher } from '../../src/search/shard-searcher.js';
 import { tempDir } from '../helpers/storage.js';
 
 const BASE = 'https://lectern.example';
@@ -120,5 +127,34 @@ describe('hits from stored fields equal hits from the database', () => {
       const { db, index } = await both(query);
       assert.deepEqual(index, db, `${query} after merging`);
     }
+  });
+
+  test('a cluster api node: hits with the records the shards store (fetch phase) equal hits with records from the database', async () => {
+    // two shards of the store's live records, routed by work as the cluster routes them
+    const shards = [0, 1].map(() => new Map<IndexName, SearchIndex>(INDEX_NAMES.map((n) => [n, SearchIndex.open(new MemoryIndexDirectory())])));
+    for (const change of await core.storage.documents.changesSince(0, 100_000)) {
+      if (change.deleted) continue;
+      const d = change.doc;
+      shards[shardOfWork(routingKey(d), 2)]!.get(d.index)!.add(toIndexDocument(d));
+    }
+    for (const s of shards) for (const idx of s.values()) idx.commit('1');
+    const clients = shards.map((s, i) => new InProcessShardClient(new ShardSearcher(i, { get: (n) => s.get(n)! })));
+    let fetches = 0;
+    const sg = new ScatterGather({ shards: 2, replicas: (s) => [clients[s]!] });
+    const records = sg.records.bind(sg);
+    sg.records = async (index, ids) => (fetches++, records(index, ids));
+    const deps = { indexes, store: core.works, activity: core.activity, billing: core.billing, prices: core.config.prices, clock: core.clock, secret: 's', report: () => undefined, shards: sg };
+    const db = new SearchService(deps);
+    const fetched = new SearchService({ ...deps, workLinks: core.works });
+    let compared = 0;
+    for (const query of QUERIES.slice(0, 10)) {
+      const r = defaultSearchRequest({ query, mode: 'fulltext', limit: 30, indexNames: ['documents', 'social'], deduplicate: false });
+      const a = (await db.execute(r)).hits.map((h) => toWireHit(h, BASE));
+      const b = (await fetched.execute(r)).hits.map((h) => toWireHit(h, BASE));
+      assert.deepEqual(b, a, query);
+      compared += b.filter((h) => h.document !== null).length;
+    }
+    assert.ok(compared > 100, `hits compared: ${compared}`);
+    assert.ok(fetches >= 10, `fetch phases: ${fetches}`);
   });
 });
