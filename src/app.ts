@@ -366,6 +366,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
       indexes: open,
       store: works,
       workLinks: works,
+      featureStore: storage.documents,
       activity,
       billing,
       prices: config.prices,

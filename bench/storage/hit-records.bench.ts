@@ -73,7 +73,7 @@ try {
     after_display_cached: (p: EngineHit[]) => loadHitRecords(cached, p.map((hit) => ({ hit, index: 'documents' as const })), 3),
     // issue 29, ADR 0280: display records from the segments' stored fields, links and body texts from the store
     stored_fields: (p: EngineHit[]) =>
-      loadHitRecords(uncached, p.map((hit) => ({ hit, index: 'documents' as const })), 3, localStoredRecords((name) => indexes.get(name), (d) => uncached.link(d))),
+      loadHitRecords(uncached, p.map((hit) => ({ hit, index: 'documents' as const })), 3, localStoredRecords((name) => indexes.get(name), (d) => uncached.link(d), core.storage.documents)),
   };
   const timeAll = async (fn: (p: EngineHit[]) => Promise<unknown>, before?: () => void) => {
     const samples: number[] = [];

@@ -77,10 +77,6 @@ export class WorkLinkedDocumentStore implements DocumentStore {
       new Map((await this.link([...(await this.inner.getDisplayMany(wanted, text)).values()])).map((d) => [d.id, d]));
     return this.displayCache ? this.displayCache.getMany(ids, new Set(withText), load) : load(ids, withText);
   }
-  /** Full texts only (no links: they are not documents). */
-  getFullTexts(ids: readonly string[]): Promise<Map<string, string>> {
-    return this.inner.getFullTexts(ids);
-  }
   async getByUri(uri: string): Promise<StoredDocument | null> {
     const doc = await this.inner.getByUri(uri);
     return doc ? (await this.link([doc]))[0]! : null;

@@ -27,12 +27,6 @@ export interface DocumentStore {
    * with the record in one lookup. No other id's full text is read.
    */
   getDisplayMany(ids: readonly string[], withText?: readonly string[]): Promise<Map<string, DisplayDocumentWithText>>;
-  /**
-   * The non-empty full texts of these live records, by id (hits whose snippets lie in the body, their
-   * display records read from the index's stored fields: ADR 0280). Unknown and deleted ids, and
-   * records without a full text, are absent. Nothing else of the records is returned.
-   */
-  getFullTexts(ids: readonly string[]): Promise<Map<string, string>>;
   /** The document carrying this canonical URI (lowest id when several records carry it). */
   getByUri(uri: string): Promise<StoredDocument | null>;
   /** getByUri for many URIs at once: each URI held maps to its document (lowest id); others are absent. */

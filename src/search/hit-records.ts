@@ -2,11 +2,12 @@
 // (every field but the full text and the cited works) and, only for the hits whose snippet passages lie
 // in the body, the body text. Hits with title and abstract snippets read no full text at all.
 //
-// With stored fields (ADR 0280) the display records come from the index that found the hits: the
-// segments keep each document's display record, read from their bytes with no database call; only
-// the work links (versions, notices: they depend on other records) and the body texts come from the
-// store. A hit whose index holds no stored record for it (an index written without them) is loaded
-// from the store as before.
+// With stored fields (ADR 0280) the display records of hits with title and abstract snippets come from
+// the index that found them: the segments keep each document's display record, read from their bytes
+// with no database call. Hits whose snippets lie in the body need the body text from the store anyway,
+// and their record comes with it in the same lookup (as before). The work links (versions, notices:
+// they depend on other records) are filled in from the store for all, in one batch. A hit whose index
+// holds no stored record for it (an index written without them) is loaded from the store as before.
 import type { DisplayDocument, DisplayDocumentWithText } from '../domain/display-document.js';
 import type { IndexName } from '../domain/document.js';
 import type { LinkableDocument } from '../domain/work.js';
@@ -16,8 +17,9 @@ import type { SnippetSource } from './search-service.js';
 import { decodeStoredDisplay } from './stored-display.js';
 
 /** The StoredRecords of indexes in this process (SearchIndex.stored). */
-export function localStoredRecords(index: (name: IndexName) => { stored(ids: readonly string[]): Map<string, Uint8Array> }, link: StoredRecords['link']): StoredRecords {
+export function localStoredRecords(index: (name: IndexName) => { stored(ids: readonly string[]): Map<string, Uint8Array> }, link: StoredRecords['link'], plain: StoredRecords['plain']): StoredRecords {
   return {
+    plain,
     records: async (name, ids) => {
       const out = new Map<string, DisplayDocument>();
       for (const [id, bytes] of index(name).stored(ids)) out.set(id, decodeStoredDisplay(bytes));
@@ -49,6 +51,8 @@ export interface StoredRecords {
   records(index: IndexName, ids: readonly string[]): Promise<Map<string, DisplayDocument>>;
   /** Fills in the work links of display records (documents/work-links.ts: what getDisplayMany adds). */
   link<D extends LinkableDocument & { workKey: string }>(docs: readonly D[]): Promise<D[]>;
+  /** The store without work links: the records of body-snippet hits (with their text) and of hits no index stored. */
+  plain: Pick<DocumentStore, 'getDisplayMany'>;
 }
 
 /**
@@ -57,20 +61,24 @@ export interface StoredRecords {
  */
 export async function loadHitRecords(store: DocumentStore, hits: readonly IndexedHit[], snippetsPerHit: number, fromIndex: StoredRecords | null = null): Promise<HitRecords> {
   const withText = hits.filter((h) => h.hit.passages.slice(0, snippetsPerHit).some((p) => p.field === 'body')).map((h) => h.hit.id);
-  const docs = fromIndex ? await fromStoredFields(store, hits, withText, fromIndex) : await store.getDisplayMany(hits.map((h) => h.hit.id), withText);
+  const docs = fromIndex ? await fromStoredFields(hits, withText, fromIndex) : await store.getDisplayMany(hits.map((h) => h.hit.id), withText);
   const sources = new Map<string, SnippetSource>();
   for (const [id, doc] of docs) sources.set(id, doc);
   return { docs, sources };
 }
 
-async function fromStoredFields(store: DocumentStore, hits: readonly IndexedHit[], withText: readonly string[], fromIndex: StoredRecords): Promise<Map<string, DisplayDocumentWithText>> {
+async function fromStoredFields(hits: readonly IndexedHit[], withText: readonly string[], fromIndex: StoredRecords): Promise<Map<string, DisplayDocumentWithText>> {
+  // Hits whose snippets are cut from the body need the body text from the store anyway: their record
+  // comes with it in the same lookup (as before); the others' records come from the index.
+  const text = new Set(withText);
   const byIndex = new Map<IndexName, string[]>();
   for (const { hit, index } of hits) {
+    if (text.has(hit.id)) continue;
     const l = byIndex.get(index);
     if (l) l.push(hit.id);
     else byIndex.set(index, [hit.id]);
   }
-  const found: DisplayDocument[] = [];
+  const found: DisplayDocumentWithText[] = [];
   const seen = new Set<string>();
   for (const records of await Promise.all([...byIndex].map(([index, ids]) => fromIndex.records(index, ids)))) {
     for (const [id, doc] of records) {
@@ -79,20 +87,9 @@ async function fromStoredFields(store: DocumentStore, hits: readonly IndexedHit[
       found.push(doc);
     }
   }
-  const missing = hits.map((h) => h.hit.id).filter((id) => !seen.has(id));
-  const text = new Set(withText);
-  const textIds = found.filter((d) => d.hasFullText && text.has(d.id)).map((d) => d.id);
-  const [linked, texts, rest] = await Promise.all([
-    fromIndex.link(found),
-    textIds.length > 0 ? store.getFullTexts(textIds) : Promise.resolve(new Map<string, string>()),
-    missing.length > 0 ? store.getDisplayMany(missing, withText.filter((id) => !seen.has(id))) : Promise.resolve(new Map<string, DisplayDocumentWithText>()),
-  ]);
+  const fromStore = [...new Set(hits.map((h) => h.hit.id))].filter((id) => !seen.has(id));
+  if (fromStore.length > 0) for (const d of (await fromIndex.plain.getDisplayMany(fromStore, withText)).values()) found.push(d);
   const out = new Map<string, DisplayDocumentWithText>();
-  for (const d of linked as DisplayDocumentWithText[]) {
-    const t = texts.get(d.id);
-    if (t !== undefined) d.fullText = t;
-    out.set(d.id, d);
-  }
-  for (const [id, d] of rest) out.set(id, d);
+  for (const d of await fromIndex.link(found)) out.set(d.id, d);
   return out;
 }

@@ -86,7 +86,7 @@ export interface SearchServiceDeps {
   budget?: WorkBudget;
   /** The ranking pipeline's configuration (absent: no formula profile, no L2 model, no cross-encoder). */
   ranking?: RankingSettings;
-  /** The plain document store the feature reads use (no work links); default `store`. */
+  /** The plain document store the feature reads (and hit records beside the index's, ADR 0280) use (no work links); default `store`. */
   featureStore?: DocumentStore;
   /** Activity counters for the engagement features (absent: those features are absent). */
   engagement?: (ids: readonly string[], now: number) => Promise<Map<string, ActivityCounts>>;
@@ -610,9 +610,11 @@ export class SearchService {
     const links = this.d.workLinks;
     if (!links) return null;
     const link: StoredRecords['link'] = (docs) => links.link(docs);
+    const plain = this.d.featureStore ?? this.d.store;
     const shards = this.d.shards;
     if (shards) {
       return {
+        plain,
         records: async (index, ids) => {
           const out = new Map<string, DisplayDocument>();
           for (const [id, text] of await shards.records(index, ids)) out.set(id, JSON.parse(text) as DisplayDocument);
@@ -622,7 +624,7 @@ export class SearchService {
       };
     }
     const indexes = this.d.indexes;
-    return localStoredRecords((name) => indexes.get(name), link);
+    return localStoredRecords((name) => indexes.get(name), link, plain);
   }
 
   /**

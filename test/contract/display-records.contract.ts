@@ -2,7 +2,7 @@
 // hit shows of each live record (every field but the full text and the cited works) and always equals
 // the display form of `get(id)`: after inserts, updates, work merges (relabels), deletes and revivals,
 // and after the migration back-fills records stored before the layout existed; with `withText` it adds
-// the non-empty full texts of the hits that ask for them (and getFullTexts reads only those). Run on SQLite (file, :memory:) and PostgreSQL.
+// the non-empty full texts of the hits that ask for them. Run on SQLite (file, :memory:) and PostgreSQL.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { toDisplayDocument } from '../../src/domain/display-document.js';
@@ -87,17 +87,6 @@ export function displayRecordsContract(label: string, open: StorageFactory, lega
       }
       await s.documents.delete('D1', 2000);
       assert.equal((await s.documents.getDisplayMany(['D1'], ['D1'])).size, 0);
-    });
-
-    it('getFullTexts returns the non-empty full texts of live records only (ADR 0280)', async (s) => {
-      await s.documents.upsertMany(docs(), 1000);
-      assert.deepEqual(await s.documents.getFullTexts([]), new Map());
-      const t = await s.documents.getFullTexts(['D1', 'D2', 'D3', 'missing', 'D1']);
-      assert.deepEqual([...t], [['D1', 'The body text of D1, long enough to matter.']]);
-      await s.documents.upsertMany([sampleDocument('D2', { fullText: 'Now D2 has a body.' })], 2000);
-      assert.equal((await s.documents.getFullTexts(['D2'])).get('D2'), 'Now D2 has a body.', 'follows updates');
-      await s.documents.delete('D1', 3000);
-      assert.equal((await s.documents.getFullTexts(['D1'])).size, 0, 'a deleted record has none');
     });
 
     test('the core/003 migration back-fills the display rows of records stored before it', async () => {

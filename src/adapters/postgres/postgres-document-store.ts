@@ -110,17 +110,6 @@ export class PostgresDocumentStore implements DocumentStore {
     return out;
   }
 
-  async getFullTexts(ids: readonly string[]): Promise<Map<string, string>> {
-    const out = new Map<string, string>();
-    if (ids.length === 0) return out;
-    const { rows } = await this.pool.query<{ id: string; text: string | null }>(
-      `SELECT id, record->>'fullText' AS text FROM documents WHERE id = ANY($1::text[]) AND NOT deleted`,
-      [[...new Set(ids)]],
-    );
-    for (const r of rows) if (r.text !== null && r.text.length > 0) out.set(r.id, r.text);
-    return out;
-  }
-
   async getByUri(uri: string): Promise<StoredDocument | null> {
     const { rows } = await this.pool.query<DocumentRow>(
       `SELECT d.record, d.seq, d.work_key, d.created_at, d.updated_at FROM document_uris u JOIN documents d ON d.id = u.document_id

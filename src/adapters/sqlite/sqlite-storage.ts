@@ -505,15 +505,6 @@ class SqliteDocumentStore implements DocumentStore {
     }
     return out;
   }
-  async getFullTexts(ids: readonly string[]): Promise<Map<string, string>> {
-    const out = new Map<string, string>();
-    const stmt = this.#s.q("SELECT json_extract(record, '$.fullText') AS text FROM documents WHERE id = ? AND deleted = 0");
-    for (const id of new Set(ids)) {
-      const r = stmt.get(id) as { text: string | null } | undefined;
-      if (r && typeof r.text === 'string' && r.text.length > 0) out.set(id, r.text);
-    }
-    return out;
-  }
   async getByUri(uri: string): Promise<StoredDocument | null> {
     const r = this.#s
       .q(
