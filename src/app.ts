@@ -20,6 +20,7 @@ import { ApiKeyService } from './accounts/api-keys.js';
 import { CredentialChain, type CredentialVerifier } from './accounts/credentials.js';
 import { BillingService } from './billing/billing-service.js';
 import { DocumentService } from './documents/document-service.js';
+import { useZlibStoredCodec } from './adapters/zlib/stored-codec.js';
 import { WorkLinkedDocumentStore } from './documents/work-links.js';
 import { DisplayRecordCache } from './documents/display-cache.js';
 import { GroupCommitLedger } from './billing/group-commit-ledger.js';
@@ -107,6 +108,9 @@ import { searchCandidateSource } from './ranking/training-source.js';
 import type { CandidateSource } from './ranking/train-ranker.js';
 import type { SearchMode } from './search/search-types.js';
 import type { CrossEncoderLoader } from './ports/cross-encoder.js';
+
+// segments' stored fields in native DEFLATE on this thread (ADR 0280)
+useZlibStoredCodec();
 
 /** The package root (where package.json and corpus/ are). */
 export const packageRoot = join(dirname(fileURLToPath(import.meta.url)), existsSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'package.json')) ? '..' : '../..');
@@ -427,6 +431,8 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
     const search = new SearchService({
       indexes: open,
       store: works,
+      workLinks: works,
+      featureStore: storage.documents,
       activity,
       billing,
       prices: config.prices,
@@ -840,6 +846,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     engagement: activityEngagement(activityCounts),
     indexes,
     store: core.works,
+    // hits show the records the index segments store, with their work links (ADR 0280)
+    workLinks: core.works,
     activity: core.activity,
     billing: core.billing,
     prices: config.prices,

@@ -21,6 +21,10 @@ import { serveSearches, ThreadIndexes } from './search/search-threads.js';
 import { wireHitEncoder } from './http/presenters/search.js';
 import type { BillingService } from './billing/billing-service.js';
 import type { ActivityRecorder } from './activity/activity-buffer.js';
+import { useZlibStoredCodec } from './adapters/zlib/stored-codec.js';
+
+// segments' stored fields in native DEFLATE on this thread (ADR 0280)
+useZlibStoredCodec();
 
 export interface SearchWorkerData {
   config: Config;
@@ -64,6 +68,8 @@ async function start(): Promise<void> {
     engagement: activityEngagement(activityCounts),
     indexes,
     store,
+    // hits show the records the index segments store, with their work links: no display read here (ADR 0280)
+    workLinks: store,
     activity: mainThreadOnly('activity') as ActivityRecorder,
     billing: mainThreadOnly('billing') as BillingService,
     prices: config.prices,

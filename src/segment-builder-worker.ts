@@ -9,6 +9,10 @@ import { join } from 'node:path';
 import { serveSegmentBuilds, type SegmentFileWriter } from './search/segment-builder.js';
 import { FsIndexDirectory } from './adapters/fs/index-directory.js';
 import { lowerThreadPriority } from './adapters/os/thread-priority.js';
+import { useZlibStoredCodec } from './adapters/zlib/stored-codec.js';
+
+// segments' stored fields in native DEFLATE on this thread (ADR 0280)
+useZlibStoredCodec();
 
 const data = (workerData ?? {}) as { nice?: number; indexRoot?: string };
 if (data.nice !== undefined) lowerThreadPriority(data.nice);

@@ -4,7 +4,12 @@
 // pruned top-10 equals the exhaustive scorer on a sample of every class, and classes return hits.
 //
 //   node --expose-gc dist/bench/engine/run.js --corpus /work/tmp/synth-100k.jsonl --dir /work/tmp/idx-100k \
-//        --out engine-100k.json [--limit 100000] [--rounds 5] [--force-merge]
+//        --out engine-100k.json [--limit 100000] [--rounds 5] [--force-merge] [--no-stored]
+//
+// Stored fields (issue 29, ADR 0280): each document carries the display record the service stores for
+// it (the record `lectern ingest` makes of the line, without full text, as JSON), compressed in blocks
+// with node:zlib as the service's threads do; its encoding is outside the timed add(). `--no-stored`
+// indexes without them (the index as before format 3).
 //
 // HTTP searches/s (2 clients) needs the service: the service benchmark should open the index built
 // here (--dir) through the app and add its numbers under "http" in the same JSON (see README.md).
@@ -15,6 +20,9 @@ import { spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { FsIndexDirectory } from '../../src/adapters/fs/index-directory.js';
 import { SearchIndex, type EngineQuery } from '../../src/engine/index.js';
+import { useZlibStoredCodec } from '../../src/adapters/zlib/stored-codec.js';
+import { parseLectern } from '../../src/ingest/formats/lectern-jsonl.js';
+import { encodeStoredDisplay } from '../../src/search/stored-display.js';
 import { repoRoot } from '../../test/helpers/paths.js';
 import { evalDataDir } from '../quality/data-dir.js';
 import { machine } from '../lib/machine.js';
@@ -30,6 +38,8 @@ const rounds = Number(arg('rounds', '5'));
 const flushOccurrences = arg('flush-occurrences') ? Number(arg('flush-occurrences')) : undefined;
 const indexOptions = flushOccurrences ? { flushOccurrences } : {};
 const gc = (globalThis as { gc?: () => void }).gc;
+const withStored = !args.includes('--no-stored');
+useZlibStoredCodec();
 
 interface WorkloadQuery {
   qid: string;
@@ -60,9 +70,10 @@ async function build(): Promise<{ docs: number; engineMs: number; engineCpuMs: n
     if (!line) continue;
     if (docs >= limitDocs) break;
     const d = JSON.parse(line) as { id: string; title: string; abstract: string; body: string; type: string; issued_at: number; language: string };
+    const stored = withStored ? encodeStoredDisplay({ ...parseLectern(d).record, seq: docs + 1, workKey: d.id, createdAt: 1_700_000_000, updatedAt: 1_700_000_000 }) : null;
     const t = performance.now();
     const c = process.cpuUsage();
-    idx.add({ id: d.id, title: d.title, abstract: d.abstract, body: d.body, type: d.type, issuedAt: d.issued_at, language: d.language });
+    idx.add({ id: d.id, title: d.title, abstract: d.abstract, body: d.body, type: d.type, issuedAt: d.issued_at, language: d.language, stored });
     docs++;
     if (docs % 50_000 === 0) {
       idx.commit(String(docs));
@@ -212,6 +223,7 @@ const result = {
   load_average_at_end: loadavg(),
   build: { engine_docs_per_s: Math.round(b.docs / (b.engineMs / 1000)), engine_ms: Math.round(b.engineMs), engine_cpu_docs_per_s: Math.round(b.docs / (b.engineCpuMs / 1000)), engine_cpu_ms: Math.round(b.engineCpuMs), wall_ms_including_json_parse: Math.round(b.wallMs), commits: b.commits, note: 'engine time = add() + commit() (flushes included), JSON parsing excluded; merges reported separately; engine_cpu_* = CPU time of the indexing thread over the same calls (fsync waits excluded, other processes on the shared cores mostly excluded)' },
   open_ms: Math.round(openMs),
+  stored_fields: { included: withStored, as_built_mib: +(statsBuilt.bytes.stored / 2 ** 20).toFixed(1), after_merge_mib: +(statsMerged.bytes.stored / 2 ** 20).toFixed(1), index_mib_without_them_after_merge: +((statsMerged.bytes.total - statsMerged.bytes.stored) / 2 ** 20).toFixed(1), note: 'ADR 0280: the display record of each document (the record lectern ingest makes of the line, no full text) as JSON, raw DEFLATE in 16 KiB blocks' },
   as_built: { segments: statsBuilt.segments, bytes: statsBuilt.bytes, index_mib: +(statsBuilt.bytes.total / 2 ** 20).toFixed(1), latency: asBuilt },
   after_merge: { tiered_merge_ms: Math.round(tieredMergeMs), merge_steps: steps, force_merge_ms: forceMergeMs === null ? null : Math.round(forceMergeMs), segments: statsMerged.segments, open_ms: Math.round(openMergedMs), bytes: statsMerged.bytes, index_mib: +(statsMerged.bytes.total / 2 ** 20).toFixed(1), latency: merged },
   rss_mib_after_open: Math.round(rssAfterOpen / 2 ** 20),

@@ -8,6 +8,9 @@
 //   node dist/bench/storage/hit-records.bench.js --corpus /work/tmp/synth-100k.jsonl [--docs 20000] [--rounds 5] \
 //        [--out bench/results/hit-records.json]
 //
+// Issue 29 (ADR 0280) adds `stored_fields`: the display records read from the index's stored fields
+// (links and the body texts of body-snippet hits from the store).
+//
 // Peer: the old path in the same run (ratios are old / new CPU time per page: the machine is shared,
 // so wall times include waiting for a core). The cold pass reads each page once
 // after the cache was cleared; the hot pass repeats the workload (popular queries, cache warm).
@@ -22,7 +25,7 @@ import { loadConfig } from '../../src/config/index.js';
 import { DisplayRecordCache } from '../../src/documents/display-cache.js';
 import { WorkLinkedDocumentStore } from '../../src/documents/work-links.js';
 import type { EngineHit } from '../../src/engine/index.js';
-import { loadHitRecords } from '../../src/search/hit-records.js';
+import { loadHitRecords, localStoredRecords } from '../../src/search/hit-records.js';
 import { machine } from '../lib/machine.js';
 
 const { values } = parseArgs({
@@ -66,8 +69,11 @@ try {
   const cached = new WorkLinkedDocumentStore(core.storage.documents, cache);
   const paths = {
     before_whole_records: (p: EngineHit[]) => uncached.getMany(p.map((h) => h.id)),
-    after_display_no_cache: (p: EngineHit[]) => loadHitRecords(uncached, p, 3),
-    after_display_cached: (p: EngineHit[]) => loadHitRecords(cached, p, 3),
+    after_display_no_cache: (p: EngineHit[]) => loadHitRecords(uncached, p.map((hit) => ({ hit, index: 'documents' as const })), 3),
+    after_display_cached: (p: EngineHit[]) => loadHitRecords(cached, p.map((hit) => ({ hit, index: 'documents' as const })), 3),
+    // issue 29, ADR 0280: display records from the segments' stored fields, links and body texts from the store
+    stored_fields: (p: EngineHit[]) =>
+      loadHitRecords(uncached, p.map((hit) => ({ hit, index: 'documents' as const })), 3, localStoredRecords((name) => indexes.get(name), (d) => uncached.link(d), core.storage.documents)),
   };
   const timeAll = async (fn: (p: EngineHit[]) => Promise<unknown>, before?: () => void) => {
     const samples: number[] = [];
@@ -94,6 +100,7 @@ try {
   const cold = await timeAll(paths.after_display_cached, () => cache.clear());
   cache.clear();
   const hot = await timeAll(paths.after_display_cached);
+  const stored = await timeAll(paths.stored_fields);
   const bytes = core.storage.kind === 'sqlite' ? (core.storage as unknown as { db: { prepare(s: string): { get(): unknown } } }).db : null;
   const sizes = bytes
     ? (bytes.prepare("SELECT (SELECT AVG(length(record)) FROM documents) AS record_bytes, (SELECT AVG(length(display)) FROM document_display) AS display_bytes").get() as { record_bytes: number; display_bytes: number })
@@ -112,7 +119,10 @@ try {
     after_display_no_cache: display,
     after_display_cache_cleared_each_round: cold,
     after_display_cache_hot: hot,
-    ratio_before_over_after_cpu: { no_cache: ratio(before, display), cache_cold: ratio(before, cold), cache_hot: ratio(before, hot) },
+    stored_fields_no_cache: stored,
+    ratio_before_over_after_cpu: { no_cache: ratio(before, display), cache_cold: ratio(before, cold), cache_hot: ratio(before, hot), stored_fields: ratio(before, stored) },
+    ratio_display_no_cache_over_stored_fields_cpu: ratio(display, stored),
+    index_stored_bytes: index.stats().bytes.stored,
     cache: { capacity: cache.capacity, hits: cache.hits, misses: cache.misses },
   };
   console.log(JSON.stringify(result, null, 2));

@@ -59,7 +59,7 @@ export const ConfigSchema = Type.Object(
       minimum: 0,
       maximum: 10_000_000,
       default: 10_000,
-      description: 'Display records (what a search hit shows: no full text) kept in memory for hot hits, per serving process; 0 turns the cache off. A record leaves it when it is written or deleted (docs/storage.md, ADR 0135).',
+      description: 'Display records (what a search hit shows: no full text) kept in memory per serving process for the reads that take them from the store (ranking features, records an index holds none of); search hits read the records the index segments store (ADR 0280). 0 turns the cache off. A record leaves it when it is written or deleted (docs/storage.md, ADR 0135).',
     }),
     loadDemoCorpus: Type.Boolean({ default: true, description: 'Load the bundled demo corpus on first start (when the store is empty).' }),
     secret: Type.Optional(

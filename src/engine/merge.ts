@@ -59,6 +59,8 @@ export function* mergeSegments(inputs: readonly MergeInput[], unit: number, boun
         keywords: [],
         tokens: seg.tok.subarray(seg.tokOff[d * NF]!, seg.tokOff[d * NF + NF]!),
         tokenFieldEnds: [seg.tokOff[d * NF + 1]! - seg.tokOff[d * NF]!, seg.tokOff[d * NF + 2]! - seg.tokOff[d * NF]!, seg.tokOff[d * NF + 3]! - seg.tokOff[d * NF]!],
+        // live docs' stored records are copied (the reader inflates each input block once: docs in order)
+        stored: seg.stored.get(d),
       });
       if (++work >= unit) {
         yield work;

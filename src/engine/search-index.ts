@@ -53,7 +53,7 @@ export const CORRECTIONS_KEPT = 4096;
 /** Documents re-ranked by the proximity bonus (at least; more when offset + limit + 1 is larger). */
 export const PROXIMITY_DEPTH = 100;
 
-/** Index statistics. Byte counts cover the index files (no stored document text exists). */
+/** Index statistics. Byte counts cover the index files (stored records included: ADR 0280). */
 export interface IndexStats {
   /** Live committed documents. */
   docs: number;
@@ -65,7 +65,8 @@ export interface IndexStats {
   checkpoint: string | null;
   generation: number;
   /** Bytes of committed segments by component. */
-  bytes: { postings: number; positions: number; dictionary: number; columns: number; passages: number; deletions: number; total: number };
+  /** `stored`: the stored fields (ADR 0280). */
+  bytes: { postings: number; positions: number; dictionary: number; columns: number; passages: number; stored: number; deletions: number; total: number };
   merging: boolean;
 }
 
@@ -956,6 +957,28 @@ export class SearchIndex {
     return null;
   }
 
+  /**
+   * The stored records (IndexDocument.stored, ADR 0280) of the committed live documents among `ids`,
+   * each a copy: ids unknown, deleted or stored without a record are absent. Reads only the segments'
+   * bytes (one block inflated per record at most).
+   */
+  stored(ids: readonly string[]): Map<string, Uint8Array> {
+    const out = new Map<string, Uint8Array>();
+    const snapshot = this.#snapshot;
+    for (const id of ids) {
+      if (out.has(id)) continue;
+      const bytes = utf8(id);
+      for (const s of snapshot) {
+        const d = s.seg.findId(bytes);
+        if (d < 0 || (s.deleted !== null && (s.deleted[d >>> 5]! & (1 << (d & 31))) !== 0)) continue;
+        const r = s.seg.stored.get(d);
+        if (r !== null) out.set(id, r.slice());
+        break;
+      }
+    }
+    return out;
+  }
+
   /** Whether a live document with this id is committed. */
   has(id: string): boolean {
     const bytes = utf8(id);
@@ -1330,7 +1353,7 @@ export class SearchIndex {
 
   /** Statistics of the committed index. */
   stats(): IndexStats {
-    const bytes = { postings: 0, positions: 0, dictionary: 0, columns: 0, passages: 0, deletions: 0, total: 0 };
+    const bytes = { postings: 0, positions: 0, dictionary: 0, columns: 0, passages: 0, stored: 0, deletions: 0, total: 0 };
     let deleted = 0;
     let docs = 0;
     for (const e of this.#committed) {
@@ -1340,6 +1363,7 @@ export class SearchIndex {
       bytes.dictionary += b.dictionary;
       bytes.columns += b.columns;
       bytes.passages += b.passages;
+      bytes.stored += b.stored;
       bytes.total += b.total;
       if (e.deleted) {
         bytes.deletions += e.deleted.byteLength;

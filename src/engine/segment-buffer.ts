@@ -142,6 +142,7 @@ export class SegmentBuffer {
       keywords,
       tokens: EMPTY_BYTES, // set at build, when the token sink has stopped growing
       tokenFieldEnds: [tok[1] - tok[0], tok[2] - tok[0], tok[3] - tok[0]],
+      stored: doc.stored ?? null,
     };
     this.#byId.set(doc.id, this.#docs.length);
     this.#docs.push({ cols, tok, occStart, occEnd: this.#occ, deleted: false });

@@ -14,7 +14,8 @@ type Kind = 'u8' | 'u16' | 'u32' | 'i32' | 'f32' | 'f64';
 const MAGIC = 0x3147534c; // 'LSG1' little-endian
 // 2: per-posting position byte lengths in the posting blocks (6-bit widths in the block header), no
 //    position checkpoints (blkPosSub); token offsets per document for snippets.
-const VERSION = 2;
+// 3: stored fields (the host's record per document, DEFLATE blocks: stored-fields.ts, ADR 0280).
+const VERSION = 3;
 
 function kindOf(a: SectionArray): Kind {
   if (a instanceof Uint8Array) return 'u8';

@@ -18,6 +18,7 @@ import { ByteSink, NumSink, WordSink, maxBitWidth, pack, packedWords } from './b
 import type { PairSections } from './pair-postings.js';
 import type { PostingStore } from './postings-cursor.js';
 import { encodeSegmentFile, type SectionArray } from './segment-file.js';
+import { StoredFieldsWriter } from './stored-fields.js';
 
 /** Postings per block (also the skip granularity). */
 export const BLOCK_SIZE = 128;
@@ -48,6 +49,8 @@ export interface DocColumns {
   tokens: Uint8Array;
   /** Byte end of each field's token offsets within `tokens`. */
   tokenFieldEnds: ArrayLike<number>;
+  /** The host's stored record (stored-fields.ts), or null/absent for none. */
+  stored?: Uint8Array | null;
 }
 
 const enc = new TextEncoder();
@@ -150,6 +153,7 @@ export class SegmentWriter {
   readonly #fieldTotals = [0, 0, 0];
   readonly #tok = new ByteSink(1 << 16);
   readonly #tokOff = new WordSink(4096 * 3);
+  readonly #stored = new StoredFieldsWriter();
 
   // term dictionary
   readonly #terms: string[] = [];
@@ -219,6 +223,7 @@ export class SegmentWriter {
     this.#tokOff.push(base + d.tokenFieldEnds[0]!);
     this.#tokOff.push(base + d.tokenFieldEnds[1]!);
     this.#tok.bytes(d.tokens.subarray(0, d.tokenFieldEnds[2]));
+    this.#stored.add(d.stored ?? null);
     return doc;
   }
 
@@ -425,6 +430,8 @@ export class SegmentWriter {
     const kwDocs = new Uint32Array(total);
     for (let i = 0; i < kwKeys.length; i++) kwDocs.set(this.#keywords.get(kwKeys[i]!)!, kwStart[i]!);
     const sections: Record<string, SectionArray> = {
+      // stored fields (format 3, ADR 0280)
+      ...this.#stored.finish(),
       idBlob: ids.blob,
       idOff: ids.off,
       idOrder,

@@ -3,6 +3,7 @@
 // Posting iteration lives in postings-cursor.ts.
 import { PairPostings } from './pair-postings.js';
 import { SegmentFile } from './segment-file.js';
+import { StoredFieldsReader } from './stored-fields.js';
 import { compareBytes, NF } from './segment-writer.js';
 
 const enc = new TextEncoder();
@@ -123,6 +124,8 @@ export class Segment {
   readonly bound: { w: number[]; b: number[]; avg: number[] };
   /** Pair postings of adjacent common terms (ADR 0175), or null (a segment written without them, or too small). */
   readonly pairs: PairPostings | null;
+  /** The host's stored records (stored-fields.ts, ADR 0280). */
+  readonly stored: StoredFieldsReader;
 
   constructor(name: string, bytes: Uint8Array) {
     this.name = name;
@@ -169,6 +172,7 @@ export class Segment {
     this.blkMaxTfp = f.f32('blkMaxTfp');
     this.termMaxTfp = f.f32('termMaxTfp');
     this.bound = meta.bound;
+    this.stored = new StoredFieldsReader(f.u8('sfData'), f.u32('sfBlockOff'), f.u32('sfBlockRaw'), f.u32('sfBlockDoc'), f.u32('sfDocStart'));
     this.pairs = f.has('pairKey')
       ? new PairPostings(this.docCount, {
           pairSet: f.u32('pairSet'),
@@ -316,7 +320,7 @@ export class Segment {
   }
 
   /** Bytes by component (for stats). */
-  bytesByComponent(): { postings: number; positions: number; dictionary: number; columns: number; passages: number; total: number } {
+  bytesByComponent(): { postings: number; positions: number; dictionary: number; columns: number; passages: number; stored: number; total: number } {
     const f = this.file;
     const b = (...names: string[]): number => names.reduce((s, n) => s + f.sectionBytes(n), 0);
     // pair postings (ADR 0175) count as postings
@@ -325,6 +329,7 @@ export class Segment {
     const dictionary = b('termBlob', 'termOff', 'surfBlob', 'surfOff');
     // passages: chunk tables and the token offsets snippets are cut with
     const passages = b('chunkStart', 'chunkField', 'chunkPos', 'chunkChar', 'tok', 'tokOff');
-    return { postings, positions, dictionary, passages, columns: f.bytes.byteLength - postings - positions - dictionary - passages, total: f.bytes.byteLength };
+    const stored = b('sfData', 'sfBlockOff', 'sfBlockRaw', 'sfBlockDoc', 'sfDocStart');
+    return { postings, positions, dictionary, passages, stored, columns: f.bytes.byteLength - postings - positions - dictionary - passages - stored, total: f.bytes.byteLength };
   }
 }

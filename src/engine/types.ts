@@ -28,6 +28,11 @@ export interface IndexDocument {
   references?: string[];
   /** Key of the work this record belongs to; hits sharing it collapse under `collapseByWorkKey`. */
   workKey?: string | null;
+  /**
+   * Bytes the host wants back for this document ({@link SearchIndex.stored}): kept in the segments,
+   * compressed in blocks, never interpreted (stored fields, ADR 0280). Null/absent: none.
+   */
+  stored?: Uint8Array | null;
 }
 
 /** Per-field BM25F weights (>= 0). Defaults: {@link DEFAULT_FIELD_WEIGHTS}. */

@@ -8,6 +8,7 @@
 //   POST /internal/v1/shards/{shard}/score-parts  {index, query, globalStats, ids} -> {shard, node, parts, us} (ranking features)
 //   POST /internal/v1/shards/{shard}/cited-by  {index, uriSets} -> {shard, node, counts, us} (cited_by feature)
 //   POST /internal/v1/shards/{shard}/snapshot -> {shard, snapshot: {id, seq, log_seq, bytes, files}, ms, deleted} (ADR 0255)
+//   POST /internal/v1/shards/{shard}/records  {index, ids} -> {shard, node, records, us} (stored display records, ADR 0280)
 //   GET  /internal/v1/health                  -> { status: "ok", shards: [...] }
 // A separate Fastify app on its own port (cluster.search_listen), never the public API: it is not in
 // /openapi.json, and every call must carry `Authorization: Bearer <cluster secret>` (compared in
@@ -17,7 +18,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { Type, type Static, type TSchema } from 'typebox';
 import { AppError } from '../domain/errors.js';
 import { MAX_CITED_BY_SETS, type ShardSearcher } from '../search/shard-searcher.js';
-import type { ShardCitedByRequest, ShardScorePartsRequest, ShardSuggestRequest, ShardDocumentVectorRequest, ShardSearchRequest, ShardStatsRequest, ShardVectorRequest } from '../ports/shard-client.js';
+import type { ShardCitedByRequest, ShardRecordsRequest, ShardScorePartsRequest, ShardSuggestRequest, ShardDocumentVectorRequest, ShardSearchRequest, ShardStatsRequest, ShardVectorRequest } from '../ports/shard-client.js';
 import { installErrorHandling } from './errors.js';
 import { installValidation } from './validation.js';
 import { presentedCredential } from './server.js';
@@ -140,6 +141,11 @@ export const ShardCitedByBody = Type.Object(
   { additionalProperties: false },
 );
 
+export const ShardRecordsBody = Type.Object(
+  { index: IndexName, ids: Type.Array(Type.String({ minLength: 1, maxLength: 4096 }), { maxItems: 500 }) },
+  { additionalProperties: false },
+);
+
 const ShardParams = Type.Object({ shard: Type.Integer({ minimum: 0, maximum: 4095 }) });
 
 const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
@@ -204,6 +210,7 @@ export function shardRoutes(opts: ShardServerOptions): (app: FastifyInstance) =>
           return { shard: request.params.shard, snapshot: { id: s.id, seq: s.seq, log_seq: s.logSeq, bytes: s.totalBytes, files: s.files.length }, ms: r.ms, deleted: r.deleted };
         });
       }
+      op('records', ShardRecordsBody, (s, b) => s.records(b as ShardRecordsRequest));
     });
   };
 }

@@ -4,6 +4,7 @@
 //      token totals, each query term's document frequency); the coordinator sums them over all shards;
 //   2. search(): the shard's top k scored with those global statistics, its exact match count and its
 //      timing; the coordinator merges the shards' top k by (score desc, id asc), the engine's own order.
+// Then, for the page of hits, records(): the display records the shards' segments store (ADR 0280).
 // Implementations: in-process (search/shard-searcher.ts: a shard's indexes in this process) and network
 // (adapters/cluster/http-shard-client.ts: HTTP on the cluster's internal network to a `search` node).
 // One contract suite (test/contract/shard-client.test.ts) runs against both.
@@ -137,6 +138,24 @@ export interface ShardCitedByResponse {
   us: number;
 }
 
+/**
+ * The fetch phase (issue 29, ADR 0280): the display records the shard's segments store for these ids, so
+ * a page of hits needs no database read of them. Ids the shard does not hold (or holds without a record)
+ * are absent.
+ */
+export interface ShardRecordsRequest {
+  index: IndexName;
+  ids: string[];
+}
+
+export interface ShardRecordsResponse {
+  shard: number;
+  node: string;
+  /** Each record as the JSON text the index stores (search/stored-display.ts). */
+  records: Record<string, string>;
+  us: number;
+}
+
 /** Per-call options. */
 export interface ShardCallOptions {
   /** Aborts the call (the coordinator's hedge or deadline); the promise then rejects. */
@@ -161,6 +180,8 @@ export interface ShardClient {
   scoreParts(req: ShardScorePartsRequest, opts?: ShardCallOptions): Promise<ShardScorePartsResponse>;
   /** Citing-record counts of many documents at once (`cited_by`, ADR 0265). */
   citedBy(req: ShardCitedByRequest, opts?: ShardCallOptions): Promise<ShardCitedByResponse>;
+  /** The stored display records of ids (the fetch phase, ADR 0280). */
+  records(req: ShardRecordsRequest, opts?: ShardCallOptions): Promise<ShardRecordsResponse>;
   /** Releases what the client holds (kept-alive connections); calls after it may fail. */
   close?(): void;
 }

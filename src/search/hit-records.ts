@@ -1,11 +1,33 @@
-// Loading what a page of hits shows (issue 14, ADR 0135): the display records (every field but the
-// full text and the cited works; hot ones from the cache), with the body text only for the hits whose
-// snippet passages lie in the body (read with the record in one lookup). Hits with title and abstract
-// snippets read no full text at all.
-import type { DisplayDocumentWithText } from '../domain/display-document.js';
+// Loading what a page of hits shows (issue 14, ADR 0135; issue 29, ADR 0280): the display records
+// (every field but the full text and the cited works) and, only for the hits whose snippet passages lie
+// in the body, the body text. Hits with title and abstract snippets read no full text at all.
+//
+// With stored fields (ADR 0280) the display records of hits with title and abstract snippets come from
+// the index that found them: the segments keep each document's display record, read from their bytes
+// with no database call. Hits whose snippets lie in the body need the body text from the store anyway,
+// and their record comes with it in the same lookup (as before). The work links (versions, notices:
+// they depend on other records) are filled in from the store for all, in one batch. A hit whose index
+// holds no stored record for it (an index written without them) is loaded from the store as before.
+import type { DisplayDocument, DisplayDocumentWithText } from '../domain/display-document.js';
+import type { IndexName } from '../domain/document.js';
+import type { LinkableDocument } from '../domain/work.js';
 import type { EngineHit } from '../engine/index.js';
 import type { DocumentStore } from '../ports/document-store.js';
 import type { SnippetSource } from './search-service.js';
+import { decodeStoredDisplay } from './stored-display.js';
+
+/** The StoredRecords of indexes in this process (SearchIndex.stored). */
+export function localStoredRecords(index: (name: IndexName) => { stored(ids: readonly string[]): Map<string, Uint8Array> }, link: StoredRecords['link'], plain: StoredRecords['plain']): StoredRecords {
+  return {
+    plain,
+    records: async (name, ids) => {
+      const out = new Map<string, DisplayDocument>();
+      for (const [id, bytes] of index(name).stored(ids)) out.set(id, decodeStoredDisplay(bytes));
+      return out;
+    },
+    link,
+  };
+}
 
 export interface HitRecords {
   /** Display records of the hits still live, by id. */
@@ -14,11 +36,60 @@ export interface HitRecords {
   sources: Map<string, SnippetSource>;
 }
 
-/** @param snippetsPerHit how many of each hit's passages become snippets (only those need text). */
-export async function loadHitRecords(store: DocumentStore, hits: readonly EngineHit[], snippetsPerHit: number): Promise<HitRecords> {
-  const withText = hits.filter((h) => h.passages.slice(0, snippetsPerHit).some((p) => p.field === 'body')).map((h) => h.id);
-  const docs = await store.getDisplayMany(hits.map((h) => h.id), withText);
+/** A hit and the index that found it. */
+export interface IndexedHit {
+  hit: EngineHit;
+  index: IndexName;
+}
+
+/** Where display records come from when the indexes store them (ADR 0280). */
+export interface StoredRecords {
+  /**
+   * The stored display records of these ids in the named index (absent: none there), each a new
+   * object: this process's index, or on a cluster's api node the shards' (the fetch phase).
+   */
+  records(index: IndexName, ids: readonly string[]): Promise<Map<string, DisplayDocument>>;
+  /** Fills in the work links of display records (documents/work-links.ts: what getDisplayMany adds). */
+  link<D extends LinkableDocument & { workKey: string }>(docs: readonly D[]): Promise<D[]>;
+  /** The store without work links: the records of body-snippet hits (with their text) and of hits no index stored. */
+  plain: Pick<DocumentStore, 'getDisplayMany'>;
+}
+
+/**
+ * @param snippetsPerHit how many of each hit's passages become snippets (only those need text).
+ * @param fromIndex the indexes' stored records; null: every record from the store.
+ */
+export async function loadHitRecords(store: DocumentStore, hits: readonly IndexedHit[], snippetsPerHit: number, fromIndex: StoredRecords | null = null): Promise<HitRecords> {
+  const withText = hits.filter((h) => h.hit.passages.slice(0, snippetsPerHit).some((p) => p.field === 'body')).map((h) => h.hit.id);
+  const docs = fromIndex ? await fromStoredFields(hits, withText, fromIndex) : await store.getDisplayMany(hits.map((h) => h.hit.id), withText);
   const sources = new Map<string, SnippetSource>();
   for (const [id, doc] of docs) sources.set(id, doc);
   return { docs, sources };
+}
+
+async function fromStoredFields(hits: readonly IndexedHit[], withText: readonly string[], fromIndex: StoredRecords): Promise<Map<string, DisplayDocumentWithText>> {
+  // Hits whose snippets are cut from the body need the body text from the store anyway: their record
+  // comes with it in the same lookup (as before); the others' records come from the index.
+  const text = new Set(withText);
+  const byIndex = new Map<IndexName, string[]>();
+  for (const { hit, index } of hits) {
+    if (text.has(hit.id)) continue;
+    const l = byIndex.get(index);
+    if (l) l.push(hit.id);
+    else byIndex.set(index, [hit.id]);
+  }
+  const found: DisplayDocumentWithText[] = [];
+  const seen = new Set<string>();
+  for (const records of await Promise.all([...byIndex].map(([index, ids]) => fromIndex.records(index, ids)))) {
+    for (const [id, doc] of records) {
+      if (seen.has(id)) continue;
+      seen.add(id);
+      found.push(doc);
+    }
+  }
+  const fromStore = [...new Set(hits.map((h) => h.hit.id))].filter((id) => !seen.has(id));
+  if (fromStore.length > 0) for (const d of (await fromIndex.plain.getDisplayMany(fromStore, withText)).values()) found.push(d);
+  const out = new Map<string, DisplayDocumentWithText>();
+  for (const d of await fromIndex.link(found)) out.set(d.id, d);
+  return out;
 }

@@ -14,6 +14,7 @@ import { corpusSparseModel, encoderSparseModel, type SparseModel } from './spars
 import { corpusDenseModel, encoderDenseModel, type DenseModel } from './dense-model.js';
 import type { BuiltVectors } from '../engine/index.js';
 import type { MergedSegment, SegmentBuilder, WantedVectors } from './segment-builder.js';
+import { encodeStoredDisplay } from './stored-display.js';
 
 
 export interface CatchUpProgress {
@@ -87,6 +88,8 @@ export function toIndexDocument(doc: StoredDocument): IndexDocument {
     uris: doc.uris,
     references: doc.references,
     workKey: doc.workKey,
+    // what a hit shows of it, read back from the segments by the search threads (ADR 0280)
+    stored: encodeStoredDisplay(doc),
   };
 }
 

@@ -364,6 +364,22 @@ export class ScatterGather {
   }
 
   /**
+   * The fetch phase (issue 29, ADR 0280): the display records the shards' segments store for these ids
+   * (a page of hits), each as the stored JSON text. Every shard is asked (works never span shards, so
+   * each id is answered by one); a shard that does not answer leaves its ids absent (the caller reads
+   * those from the database).
+   */
+  async records(index: IndexName, ids: readonly string[]): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    if (ids.length === 0) return out;
+    const turn = this.#turn++;
+    const shards = Array.from({ length: this.directory.shards }, (_, s) => s);
+    const answers = await Promise.all(shards.map((s) => this.#hedged(this.#order(s, turn), (c, signal) => c.records({ index, ids: [...ids] }, { signal })).then((r) => r.value, () => null)));
+    for (const a of answers) if (a) for (const [id, text] of Object.entries(a.records)) out.set(id, text);
+    return out;
+  }
+
+  /**
    * Document frequencies of index terms and the live document count, summed over every shard (the DFS
    * call with the terms as expansion terms, taken as they are: no analysis). For conversations' term
    * model (ADR 0248) and the work budget's postings (ADR 0266). `missingShards`: the shards whose share

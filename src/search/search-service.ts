@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { buildHitSnippet, buildSnippet, fuseRrf, type DocumentScoreParts, type EngineHit, type EngineQuery, type EngineResult, type FieldName, type ParsedQuery, type SearchIndex, type SnippetWindow } from '../engine/index.js';
 import type { IndexName, StoredDocument } from '../domain/document.js';
+import type { DisplayDocument } from '../domain/display-document.js';
 import { INDEX_NAMES } from '../domain/document.js';
 import { AppError } from '../domain/errors.js';
 import { unknownLanguages } from '../domain/languages.js';
@@ -25,7 +26,7 @@ import { nowSeconds } from '../ports/clock.js';
 import type { DocumentStore } from '../ports/document-store.js';
 import type { ErrorReporter } from '../ports/error-reporter.js';
 import { citedWorkUris } from './citations.js';
-import { loadHitRecords } from './hit-records.js';
+import { loadHitRecords, localStoredRecords, type StoredRecords } from './hit-records.js';
 import { FEEDBACK_TOKEN_TTL_S, signFeedbackToken } from './feedback-token.js';
 import type { IndexSet } from './index-set.js';
 import { denseDocumentVector, denseQueryVector, denseSearch, sparseQueryVector, withFeedback, withFeedbackVectors, type SparseParams } from './channels.js';
@@ -85,7 +86,7 @@ export interface SearchServiceDeps {
   budget?: WorkBudget;
   /** The ranking pipeline's configuration (absent: no formula profile, no L2 model, no cross-encoder). */
   ranking?: RankingSettings;
-  /** The plain document store the feature reads use (no work links); default `store`. */
+  /** The plain document store the feature reads (and hit records beside the index's, ADR 0280) use (no work links); default `store`. */
   featureStore?: DocumentStore;
   /** Activity counters for the engagement features (absent: those features are absent). */
   engagement?: (ids: readonly string[], now: number) => Promise<Map<string, ActivityCounts>>;
@@ -96,6 +97,12 @@ export interface SearchServiceDeps {
    * shards (DFS statistics, shard top k, merge) instead of this process's index; absent: this process's.
    */
   shards?: ShardedLexicalSearch;
+  /**
+   * The work links of display records (the WorkLinkedDocumentStore that `store` is). Given, hits show
+   * the display records the indexes store (ADR 0280; with `shards`, those of the shards' segments) with
+   * these links: no display read from the database. Absent: records come from `store.getDisplayMany`.
+   */
+  workLinks?: Pick<StoredRecords, 'link'>;
 }
 
 /** The sharded equivalent of SearchIndex.search (search/scatter-gather.ts). */
@@ -118,6 +125,8 @@ export interface ShardedLexicalSearch {
   citedBy(index: IndexName, uriSets: readonly (readonly string[])[]): Promise<{ counts: number[]; missingShards: number[] }>;
   /** Summed document frequencies of index terms and the live document count (ADRs 0248, 0266). */
   termStats(index: IndexName, terms: readonly string[]): Promise<{ documents: number; df: Record<string, number>; missingShards: number[] }>;
+  /** The display records the shards' segments store for these ids (the fetch phase, ADR 0280); absent: not answered (read from the store). */
+  records(index: IndexName, ids: readonly string[]): Promise<Map<string, string>>;
 }
 
 /** Adds shards of `index` to a response's missing shards (each once). */
@@ -582,7 +591,7 @@ export class SearchService {
     }
     if (r.returnDocuments && hits.length > 0) {
       // Display records (no full text; cached when hot), plus the body text of hits whose passages are in it (ADR 0135).
-      const { docs, sources: texts } = await loadHitRecords(this.d.store, page.map((p) => p.hit), SNIPPETS_PER_HIT);
+      const { docs, sources: texts } = await loadHitRecords(this.d.store, page.map((p) => ({ hit: p.hit, index: p.index })), SNIPPETS_PER_HIT, this.#storedRecords());
       recordsUs = (performance.now() - tLoad) * 1000;
       const parsedBy = new Map(indexNames.map((n) => [n, this.d.indexes.get(n).parse(r.query, r.possibleLanguages)]));
       const loaded: SearchHit[] = [];
@@ -630,6 +639,31 @@ export class SearchService {
       snippetsUs: Math.max(0, loadUs - recordsUs),
       queueUs: 0,
     };
+  }
+
+  /**
+   * The indexes' stored display records (ADR 0280): this process's indexes, or on a cluster's api node
+   * the shards' (the fetch phase); null when no links were given (records from store.getDisplayMany).
+   */
+  #storedRecords(): StoredRecords | null {
+    const links = this.d.workLinks;
+    if (!links) return null;
+    const link: StoredRecords['link'] = (docs) => links.link(docs);
+    const plain = this.d.featureStore ?? this.d.store;
+    const shards = this.d.shards;
+    if (shards) {
+      return {
+        plain,
+        records: async (index, ids) => {
+          const out = new Map<string, DisplayDocument>();
+          for (const [id, text] of await shards.records(index, ids)) out.set(id, JSON.parse(text) as DisplayDocument);
+          return out;
+        },
+        link,
+      };
+    }
+    const indexes = this.d.indexes;
+    return localStoredRecords((name) => indexes.get(name), link, plain);
   }
 
   /**
@@ -685,7 +719,7 @@ export class SearchService {
     }
     const searchUs = (performance.now() - tSearch) * 1000;
     const tLoad = performance.now();
-    const { docs, sources } = await loadHitRecords(this.d.store, ranked, 1);
+    const { docs, sources } = await loadHitRecords(this.d.store, ranked.map((hit) => ({ hit, index: doc.index })), 1, this.#storedRecords());
     const parsed = index.parse('', null);
     const hits: SearchHit[] = [];
     for (const h of ranked) {

@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { INDEX_NAMES, type IndexName } from '../domain/document.js';
 import { AppError } from '../domain/errors.js';
 import type { DocumentScoreParts, EngineQuery, SearchIndex } from '../engine/index.js';
-import type { ShardCallOptions, ShardClient, ShardSearchRequest, ShardSearchResponse, ShardStatsRequest, ShardStatsResponse, ShardVectorRequest, ShardVectorResponse, ShardDocumentVectorRequest, ShardDocumentVectorResponse, ShardSuggestRequest, ShardSuggestResponse, ShardScorePartsRequest, ShardScorePartsResponse, ShardCitedByRequest, ShardCitedByResponse } from '../ports/shard-client.js';
+import type { ShardCallOptions, ShardClient, ShardSearchRequest, ShardSearchResponse, ShardStatsRequest, ShardStatsResponse, ShardVectorRequest, ShardVectorResponse, ShardDocumentVectorRequest, ShardDocumentVectorResponse, ShardSuggestRequest, ShardSuggestResponse, ShardScorePartsRequest, ShardScorePartsResponse, ShardCitedByRequest, ShardCitedByResponse, ShardRecordsRequest, ShardRecordsResponse } from '../ports/shard-client.js';
 import { citedByCount } from '../ranking/sources.js';
 
 /** Most hits a shard returns (the engine's own bound: offset + limit <= 500). */
@@ -85,7 +85,18 @@ export class ShardSearcher {
     const counts = req.uriSets.map((uris) => citedByCount(index, { uris }));
     return { shard: this.shard, node: 'local', counts, us: (performance.now() - t) * 1000 };
   }
+
+  /** The stored display records of the ids this shard holds (the fetch phase, ADR 0280). */
+  records(req: ShardRecordsRequest): ShardRecordsResponse {
+    const t = performance.now();
+    if (req.ids.length > SHARD_MAX_HITS) throw new AppError('validation_failed', `At most ${SHARD_MAX_HITS} ids.`);
+    const records: Record<string, string> = {};
+    for (const [id, bytes] of this.#index(req.index).stored(req.ids)) records[id] = dec.decode(bytes);
+    return { shard: this.shard, node: 'local', records, us: (performance.now() - t) * 1000 };
+  }
 }
+
+const dec = new TextDecoder();
 
 const aborted = (signal: AbortSignal | undefined): Error | null => (signal?.aborted ? (signal.reason instanceof Error ? signal.reason : new Error('shard call aborted')) : null);
 
@@ -139,5 +150,11 @@ export class InProcessShardClient implements ShardClient {
     const a = aborted(opts.signal);
     if (a) throw a;
     return { ...this.searcher.citedBy(req), node: this.node };
+  }
+
+  async records(req: ShardRecordsRequest, opts: ShardCallOptions = {}): Promise<ShardRecordsResponse> {
+    const a = aborted(opts.signal);
+    if (a) throw a;
+    return { ...this.searcher.records(req), node: this.node };
   }
 }

@@ -2,7 +2,8 @@
 // holds one shard (shard number 1) of a small corpus; the answers must equal the engine's own over the
 // same documents: statistics of the DFS phase, and searches scored with injected global statistics
 // (ids, bit-identical scores, passages, work keys, exact totals, has_more, explanations, issue times of
-// filter-only listings). Failures reject: unknown index, an aborted call.
+// filter-only listings); the fetch phase's stored records (ADR 0280). Failures reject: unknown index, an
+// aborted call.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { MemoryIndexDirectory, SearchIndex, TrainingState, fieldTerms, type CorpusStats, type IndexDocument } from '../../src/engine/index.js';
@@ -19,11 +20,12 @@ export interface ShardClientFixture {
 export type ShardClientFactory = (searcher: ShardSearcher) => Promise<ShardClientFixture>;
 
 export const SHARD_DOCS: IndexDocument[] = [
-  { id: 'a1', title: 'Heat shock proteins in yeast', abstract: 'Heat shock proteins protect cells under thermal stress.', workKey: 'wa', issuedAt: 1_600_000_000, type: 'article', language: 'en', references: ['doi://10.1/cold'] },
+  { id: 'a1', title: 'Heat shock proteins in yeast', abstract: 'Heat shock proteins protect cells under thermal stress.', workKey: 'wa', issuedAt: 1_600_000_000, type: 'article', language: 'en', references: ['doi://10.1/cold'], stored: new TextEncoder().encode(JSON.stringify({ id: 'a1', title: 'Heat shock proteins in yeast', authors: [{ name: 'Åsa Ødegård', orcid: null }] })) },
   { id: 'a2', title: 'Heat shock proteins in yeast (preprint)', abstract: 'Heat shock proteins protect cells.', workKey: 'wa', issuedAt: 1_590_000_000, type: 'preprint', language: 'en' },
   { id: 'b1', title: 'Protein folding', abstract: 'Chaperones assist protein folding; heat denatures proteins.', workKey: 'wb', issuedAt: null, type: 'article', language: 'en', uris: ['doi://10.1/fold'], references: ['doi://10.1/cold', 'doi://10.1/heat'] },
-  { id: 'c1', title: 'Cold adaptation', abstract: 'Antifreeze proteins in polar fish.', workKey: 'wc', issuedAt: 1_650_000_000, type: 'article', language: 'en' },
+  { id: 'c1', title: 'Cold adaptation', abstract: 'Antifreeze proteins in polar fish.', workKey: 'wc', issuedAt: 1_650_000_000, type: 'article', language: 'en', stored: new TextEncoder().encode(JSON.stringify({ id: 'c1', abstract: 'x'.repeat(40_000) })) },
 ];
+const STORED_C1 = SHARD_DOCS[3]!.stored!;
 
 /** Statistics of a larger corpus this shard is part of (other shards hold the rest). */
 const GLOBAL: CorpusStats = { docCount: 40, segmentDocs: 42, fieldTotals: [160, 900, 0], df: { heat: 9, shock: 3, protein: 20 } };
@@ -161,5 +163,15 @@ export function shardClientContract(label: string, open: ShardClientFactory): vo
     assert.equal(r.node, c.node);
     assert.deepEqual(r.counts, uriSets.map((uris) => citedByCount(direct, { uris })));
     assert.deepEqual(r.counts, [2, 2, 0, 0]);
+  });
+
+  it('records: the stored display records of the ids the shard holds, as the stored JSON text (the fetch phase, ADR 0280)', async (c) => {
+    const r = await c.records({ index: 'documents', ids: ['a1', 'zz', 'c1', 'b1'] });
+    assert.equal(r.shard, 1);
+    assert.equal(r.node, c.node);
+    assert.deepEqual(Object.keys(r.records).sort(), ['a1', 'c1'], 'b1 was indexed without a record, zz is not held');
+    assert.deepEqual(JSON.parse(r.records['a1']!), { id: 'a1', title: 'Heat shock proteins in yeast', authors: [{ name: 'Åsa Ødegård', orcid: null }] });
+    assert.equal(new TextEncoder().encode(r.records['c1']!).length, STORED_C1.length);
+    assert.deepEqual(await c.records({ index: 'documents', ids: [] }).then((x) => x.records), {});
   });
 }

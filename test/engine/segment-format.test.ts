@@ -63,12 +63,13 @@ function writeSegment(docs: number, terms: Posting[][]): Segment {
   return new Segment('seg', w.finish());
 }
 
-test('format 2 round trip: any doc of a block jumps straight to its positions, in any visiting order', () => {
+test('format 2 round trip (kept by format 3): any doc of a block jumps straight to its positions, in any visiting order', () => {
   const rand = lcg(42);
   const docs = 3000;
   const terms = [randomPostings(rand, docs, 0.9), randomPostings(rand, docs, 0.2), randomPostings(rand, docs, 0.01), [{ doc: 5, tf: [1, 0, 0] as [number, number, number], positions: [3] }]];
   const seg = writeSegment(docs, terms);
-  assert.equal(new DataView(seg.file.bytes.buffer, seg.file.bytes.byteOffset).getUint32(4, true), 2);
+  // format 3 = format 2 + stored fields (ADR 0280)
+  assert.equal(new DataView(seg.file.bytes.buffer, seg.file.bytes.byteOffset).getUint32(4, true), 3);
   assert.equal(seg.file.has('blkPosSub'), false);
   const buf = new Int32Array(4096);
   terms.forEach((postings, t) => {
@@ -103,11 +104,14 @@ test('format 2 round trip: any doc of a block jumps straight to its positions, i
   });
 });
 
-test('a segment written in format 1, or lacking a section, is refused with IndexFormatError (the host rebuilds it from the store)', () => {
+test('a segment written in format 1 or 2, or lacking a section, is refused with IndexFormatError (the host rebuilds it from the store)', () => {
   const seg = writeSegment(10, [randomPostings(lcg(1), 10, 1)]);
-  const bytes = seg.file.bytes.slice();
-  new DataView(bytes.buffer).setUint32(4, 1, true);
-  assert.throws(() => new Segment('old', bytes), IndexFormatError);
+  for (const version of [1, 2]) {
+    // 2: before stored fields (ADR 0280)
+    const bytes = seg.file.bytes.slice();
+    new DataView(bytes.buffer).setUint32(4, version, true);
+    assert.throws(() => new Segment('old', bytes), { name: 'IndexFormatError', message: `unsupported segment version ${version}` });
+  }
   // a file of this version without the sections this engine reads (e.g. written by a build between format changes)
   assert.throws(() => new Segment('empty', encodeSegmentFile(seg.file.meta, { other: new Uint8Array(8) })), { name: 'IndexFormatError', message: /section missing/ });
 });

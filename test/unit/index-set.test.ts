@@ -3,7 +3,7 @@
 // mismatched tokens.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fsIndexDirectories } from '../../src/adapters/fs/index-directories.js';
 import { ANALYSIS_VERSION, SearchIndex } from '../../src/engine/index.js';
@@ -77,6 +77,40 @@ test('an index in a file format this engine does not read is rebuilt from the st
     assert.match(set.rebuildReason ?? '', /social index is in another file format \(unsupported index manifest format 99\)/);
     await set.catchUp();
     assert.deepEqual(set.get('documents').search({ text: 'salt caverns', limit: 10 }).hits.map((h) => h.id), ['d1']);
+    set.close();
+  } finally {
+    await store.dispose();
+    tmp.remove();
+  }
+});
+
+test('an index of format 2 segments (before stored fields, ADR 0280) is rebuilt from the store at open, with its stored records', async () => {
+  const store = await openMemorySqlite();
+  const tmp = tempDir();
+  try {
+    await store.storage.documents.upsertMany([doc('d1', { title: 'Hydrogen storage in salt caverns' })], 1_700_000_000);
+    const dirs = fsIndexDirectories(join(tmp.dir, 'index'));
+    let set = IndexSet.open(dirs, store.storage.documents, clock);
+    await set.catchUp();
+    set.close();
+    // what the previous release wrote: the same container with version 2 in its header
+    const dir = join(tmp.dir, 'index', 'documents');
+    const segs = readdirSync(dir).filter((f) => f.startsWith('seg-'));
+    assert.ok(segs.length > 0);
+    for (const f of segs) {
+      const bytes = readFileSync(join(dir, f));
+      bytes.writeUInt32LE(2, 4);
+      writeFileSync(join(dir, f), bytes);
+    }
+    assert.throws(() => SearchIndex.open(dirs.open('documents')), { name: 'IndexFormatError', message: 'unsupported segment version 2' });
+
+    set = IndexSet.open(dirs, store.storage.documents, clock);
+    assert.match(set.rebuildReason ?? '', /documents index is in another file format \(unsupported segment version 2\)/);
+    await set.catchUp();
+    assert.deepEqual(set.get('documents').search({ text: 'salt caverns', limit: 10 }).hits.map((h) => h.id), ['d1']);
+    const stored = JSON.parse(new TextDecoder().decode(set.get('documents').stored(['d1']).get('d1'))) as { title: string; workKey: string };
+    assert.equal(stored.title, 'Hydrogen storage in salt caverns');
+    assert.equal(stored.workKey, 'd1');
     set.close();
   } finally {
     await store.dispose();

@@ -10,7 +10,7 @@ import { InProcessShardClient, ShardSearcher } from '../../src/search/shard-sear
 import { ScatterGather } from '../../src/search/scatter-gather.js';
 import { citedByCount } from '../../src/ranking/sources.js';
 import { HttpShardClient } from '../../src/adapters/cluster/http-shard-client.js';
-import type { ShardCallOptions, ShardClient, ShardSearchRequest, ShardStatsRequest, ShardVectorRequest, ShardDocumentVectorRequest, ShardSuggestRequest, ShardScorePartsRequest, ShardCitedByRequest } from '../../src/ports/shard-client.js';
+import type { ShardCallOptions, ShardClient, ShardSearchRequest, ShardStatsRequest, ShardVectorRequest, ShardDocumentVectorRequest, ShardSuggestRequest, ShardScorePartsRequest, ShardCitedByRequest, ShardRecordsRequest } from '../../src/ports/shard-client.js';
 
 const WORDS = ['heat', 'shock', 'protein', 'cell', 'yeast', 'stress', 'fold', 'cold'];
 function corpus() {
@@ -71,6 +71,10 @@ class Slow implements ShardClient {
   async documentVector(req: ShardDocumentVectorRequest, o: ShardCallOptions = {}) {
     await this.#wait(o.signal);
     return this.inner.documentVector(req);
+  }
+  async records(req: ShardRecordsRequest, o: ShardCallOptions = {}) {
+    await this.#wait(o.signal);
+    return this.inner.records(req);
   }
   async suggest(req: ShardSuggestRequest, o: ShardCallOptions = {}) {
     await this.#wait(o.signal);

@@ -25,7 +25,7 @@ test('the live directory follows the membership list, keeps clients and closes t
   const make = (shard: number, url: string): ShardClient => {
     const rec = { shard, url, closed: false };
     made.push(rec);
-    return { shard, node: url, stats: async () => Promise.reject(new Error('unused')), search: async () => Promise.reject(new Error('unused')), vectors: async () => Promise.reject(new Error('unused')), documentVector: async () => Promise.reject(new Error('unused')), suggest: async () => Promise.reject(new Error('unused')), scoreParts: async () => Promise.reject(new Error('unused')), citedBy: async () => Promise.reject(new Error('unused')), close: () => void (rec.closed = true) };
+    return { shard, node: url, stats: async () => Promise.reject(new Error('unused')), search: async () => Promise.reject(new Error('unused')), vectors: async () => Promise.reject(new Error('unused')), documentVector: async () => Promise.reject(new Error('unused')), suggest: async () => Promise.reject(new Error('unused')), scoreParts: async () => Promise.reject(new Error('unused')), citedBy: async () => Promise.reject(new Error('unused')), records: async () => Promise.reject(new Error('unused')), close: () => void (rec.closed = true) };
   };
   const dir = new LiveShardDirectory(2, make);
   assert.equal(dir.replicas(0).length, 0, 'no replicas before the membership is attached');

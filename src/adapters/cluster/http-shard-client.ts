@@ -5,7 +5,7 @@
 // the coordinator then tries another replica or reports the shard missing.
 import http from 'node:http';
 import https from 'node:https';
-import type { ShardCallOptions, ShardClient, ShardSearchRequest, ShardSearchResponse, ShardStatsRequest, ShardStatsResponse, ShardVectorRequest, ShardVectorResponse, ShardDocumentVectorRequest, ShardDocumentVectorResponse, ShardSuggestRequest, ShardSuggestResponse, ShardScorePartsRequest, ShardScorePartsResponse, ShardCitedByRequest, ShardCitedByResponse } from '../../ports/shard-client.js';
+import type { ShardCallOptions, ShardClient, ShardSearchRequest, ShardSearchResponse, ShardStatsRequest, ShardStatsResponse, ShardVectorRequest, ShardVectorResponse, ShardDocumentVectorRequest, ShardDocumentVectorResponse, ShardSuggestRequest, ShardSuggestResponse, ShardScorePartsRequest, ShardScorePartsResponse, ShardCitedByRequest, ShardCitedByResponse, ShardRecordsRequest, ShardRecordsResponse } from '../../ports/shard-client.js';
 
 /** Largest answer read from a shard (a page of 500 hits with passages and explanations fits). */
 const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
@@ -34,7 +34,7 @@ export class HttpShardClient implements ShardClient {
     return this.#base.origin;
   }
 
-  #post<T>(call: 'stats' | 'search' | 'vectors' | 'document-vector' | 'suggest' | 'score-parts' | 'cited-by', body: unknown, opts: ShardCallOptions): Promise<T> {
+  #post<T>(call: 'stats' | 'search' | 'vectors' | 'document-vector' | 'suggest' | 'score-parts' | 'cited-by' | 'records', body: unknown, opts: ShardCallOptions): Promise<T> {
     const url = new URL(`/internal/v1/shards/${this.shard}/${call}`, this.#base);
     const payload = Buffer.from(JSON.stringify(body), 'utf8');
     return new Promise<T>((resolve, reject) => {
@@ -108,6 +108,10 @@ export class HttpShardClient implements ShardClient {
 
   async citedBy(req: ShardCitedByRequest, opts: ShardCallOptions = {}): Promise<ShardCitedByResponse> {
     return { ...(await this.#post<ShardCitedByResponse>('cited-by', req, opts)), node: this.node };
+  }
+
+  async records(req: ShardRecordsRequest, opts: ShardCallOptions = {}): Promise<ShardRecordsResponse> {
+    return { ...(await this.#post<ShardRecordsResponse>('records', req, opts)), node: this.node };
   }
 
   /** Closes the kept-alive connections. */
