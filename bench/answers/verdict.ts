@@ -116,7 +116,7 @@ export async function verdictBenchmark(dataDir: string) {
   const report = sf.filter((i) => Number(i.claim_id) % 2 === 1);
   const lex = lexiconOf(dataDir);
   const grid: VerdictOptions[] = [];
-  for (const minOverlap of [0.2, 0.3, 0.4, 0.5]) for (const undirectedSupports of [true, false]) for (const directionBy of ['last', 'composed'] as const) for (const decideBy of ['count', 'closest'] as const) for (const hedgesNeutral of [false, true]) for (const methodsNeutral of [false, true]) for (const objectRequired of [false, true]) grid.push({ minOverlap, undirectedSupports, objectRequired, anyContradictionMixes: false, directionBy, decideBy, hedgesNeutral, methodsNeutral });
+  for (const minOverlap of [0.2, 0.3, 0.4, 0.5]) for (const undirectedSupports of [true, false]) for (const directionBy of ['last', 'composed'] as const) for (const decideBy of ['count', 'closest'] as const) for (const hedgesNeutral of [false, true]) for (const methodsNeutral of [false, true]) grid.push({ minOverlap, undirectedSupports, anyContradictionMixes: false, directionBy, decideBy, hedgesNeutral, methodsNeutral });
   let best: { o: VerdictOptions; f1: number } | null = null;
   const sweep = [];
   for (const o of grid) {
