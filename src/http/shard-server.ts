@@ -63,6 +63,7 @@ export const ShardSearchBody = Type.Object(
   {
     index: IndexName,
     globalStats: CorpusStatsSchema,
+    statsGeneration: Type.Optional(Type.String({ maxLength: 128 })),
     query: Type.Object(
       {
         text: Text,
