@@ -42,6 +42,8 @@ interface KeptStats {
 
 /** Terms kept per replica; past it the replica's kept frequencies start again (bounded memory). */
 const KEPT_TERMS = 200_000;
+/** Replicas (per index and shard) whose statistics are kept at most. */
+const KEPT_REPLICAS = 1024;
 
 /** What happened at one shard: for the trace (bounded: one entry per shard). */
 export interface ShardTrace {
@@ -115,7 +117,10 @@ export class ScatterGather {
     let k = this.#kept.get(key);
     if (!k || k.generation !== generation || k.df.size > KEPT_TERMS) {
       k = { generation, docCount: stats.docCount, segmentDocs: stats.segmentDocs, fieldTotals: [...stats.fieldTotals], df: new Map() };
+      // most recently renewed last; replicas that went away (a node on a new port) fall off the front
+      this.#kept.delete(key);
       this.#kept.set(key, k);
+      if (this.#kept.size > KEPT_REPLICAS) this.#kept.delete(this.#kept.keys().next().value!);
     }
     for (const [term, n] of Object.entries(stats.df)) k.df.set(term, n);
   }
