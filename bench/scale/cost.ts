@@ -5,11 +5,11 @@
 // query run on both, alternating, with the service's lexical options (top 10, exact totals, collapse
 // by work, 3 passages). Also checks that every query's top 10 is identical.
 //   node /work/shared/tools/synth-corpus/synth.mjs --real <shared>/data/ir/scifact/corpus.jsonl --n 100000 --out /tmp/synth-100k.jsonl --seed 7
-//   node dist/bench/scale/cost.js --corpus /tmp/synth-100k.jsonl [--shards 2] [--rounds 2] [--out bench/results/scale-cost-100k.json]
+//   node dist/bench/scale/cost.js --corpus /tmp/synth-100k.jsonl [--shards 2] [--replicas 1] [--rounds 2] [--index-dir DIR] [--out bench/results/scale-cost-100k.json]
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { createReadStream, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, createReadStream, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -29,6 +29,8 @@ const corpus = arg('corpus');
 const shards = Number(arg('shards', '2'));
 const rounds = Number(arg('rounds', '2'));
 const shardArg = arg('shard');
+const replicas = Number(arg('replicas', '1'));
+const replicaArg = Number(arg('replica', '0'));
 const indexDir = arg('index-dir') ?? null;
 if (!corpus) throw new Error('--corpus FILE (a synth-corpus JSONL) is required');
 
@@ -74,7 +76,14 @@ function procCpuS(pid: number): number {
 if (shardArg !== undefined) {
   // a shard process: build, serve on loopback, say where (one JSON line), serve until killed
   const s = Number(shardArg);
-  const { idx, docs, ms } = await build(s, indexDir ? join(indexDir, `shard-${s}-of-${shards}`) : null);
+  // a second replica opens a copy of the first one's files (an index directory has one opener)
+  const dirOf = (r: number) => (indexDir ? join(indexDir, `shard-${s}-of-${shards}${r > 0 ? `-r${r}` : ''}`) : null);
+  const own = dirOf(replicaArg);
+  if (own && replicaArg > 0 && !existsSync(join(own, 'done')) && existsSync(join(dirOf(0)!, 'done'))) {
+    rmSync(own, { recursive: true, force: true });
+    cpSync(dirOf(0)!, own, { recursive: true, filter: (src) => !src.endsWith('LOCK') });
+  }
+  const { idx, docs, ms } = await build(s, own);
   const app = await buildShardServer({ searchers: [new ShardSearcher(s, { get: () => idx })], secret: process.env['SHARD_SECRET']! });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   let connections = 0;
@@ -84,15 +93,17 @@ if (shardArg !== undefined) {
     process.stderr.write(`shard ${s}: ${connections} connections accepted\n`);
     process.exit(0);
   });
-  process.stdout.write(JSON.stringify({ shard: s, url, docs, build_ms: Math.round(ms), rss_mib: Math.round(process.memoryUsage().rss / 2 ** 20) }) + '\n');
+  process.stdout.write(JSON.stringify({ shard: s, replica: replicaArg, url, docs, build_ms: Math.round(ms), rss_mib: Math.round(process.memoryUsage().rss / 2 ** 20) }) + '\n');
 } else {
   const secret = randomBytes(24).toString('base64url');
   const script = fileURLToPath(import.meta.url);
   const children: ChildProcess[] = [];
-  const started = Array.from({ length: shards }, (_, s) => {
-    const child = spawn(process.execPath, [...process.execArgv, script, '--corpus', corpus, '--shards', String(shards), '--shard', String(s), ...(indexDir ? ['--index-dir', indexDir] : [])], { env: { ...process.env, SHARD_SECRET: secret }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const started = Array.from({ length: shards * replicas }, (_, i) => {
+    const s = i % shards;
+    const r = Math.floor(i / shards);
+    const child = spawn(process.execPath, [...process.execArgv, script, '--corpus', corpus, '--shards', String(shards), '--shard', String(s), '--replica', String(r), ...(indexDir ? ['--index-dir', indexDir] : [])], { env: { ...process.env, SHARD_SECRET: secret }, stdio: ['ignore', 'pipe', 'inherit'] });
     children.push(child);
-    return new Promise<{ shard: number; url: string; docs: number; build_ms: number; rss_mib: number }>((resolve, reject) => {
+    return new Promise<{ shard: number; replica: number; url: string; docs: number; build_ms: number; rss_mib: number }>((resolve, reject) => {
       let buf = '';
       child.stdout!.on('data', (b: Buffer) => {
         buf += b.toString();
@@ -110,7 +121,7 @@ if (shardArg !== undefined) {
     // one client (one keep-alive agent) per shard for the whole run, as the api node's shard directory keeps
     // them (a client made per call would open a connection per search: the 20k run of this bench did that)
     const clients = shardInfo.map((x) => new HttpShardClient(x.shard, x.url, secret));
-    const directory = { shards, replicas: (s: number) => [clients[s]!] };
+    const directory = { shards, replicas: (s: number) => clients.filter((c) => c.shard === s) };
     // the DFS phase on every search (a query the coordinator has not seen the terms of), and with kept
     // statistics (ADR 0260: one round trip when every term is kept; the warm-up pass keeps them)
     const sgDfs = new ScatterGather(directory, { hedgeAfterMs: 60_000, deadlineMs: 120_000, keepStats: false });
@@ -206,7 +217,8 @@ if (shardArg !== undefined) {
     }
     const doc = {
       benchmark: 'scale-cost',
-      what: `one index in-process vs ${shards} shard processes over HTTP on loopback through the coordinator, (a) with the DFS round trip on every search, (b) with kept statistics (ADR 0260: one round trip; the warm-up pass kept every query's terms); service lexical options (top 10, exact totals, collapse, 3 passages); concurrency 1; ${rounds} rounds after a warm-up, the three sides' order rotated per query`,
+      replicas_per_shard: replicas,
+      what: `one index in-process vs ${shards} shards x ${replicas} replica processes (the coordinator rotates the replica it starts with per search) over HTTP on loopback through the coordinator, (a) with the DFS round trip on every search, (b) with kept statistics (ADR 0260: one round trip; the warm-up pass kept every query's terms); service lexical options (top 10, exact totals, collapse, 3 passages); concurrency 1; ${rounds} rounds after a warm-up, the three sides' order rotated per query`,
       corpus: corpus,
       documents: single.docs,
       shards: shardInfo,
