@@ -160,6 +160,7 @@ doc['final'] = {
   docs: stats.docs,
   open_ms: Math.round(openMs),
   rss_mib_after_open: mib(process.memoryUsage().rss),
+  rss_note: 'of the process that built the index (its build heap may still be mapped): an upper bound; open the index in a new process for a serving replica\'s RSS',
   segments: stats.segments,
   bytes: stats.bytes,
   disk_mib: mib(diskBytes()),
