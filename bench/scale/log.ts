@@ -5,6 +5,8 @@
 // 127.0.0.1:4222, one server: R=1). Writes bench/results/cluster-log.json; the numbers are from a
 // shared, loaded machine (the load average is recorded).
 //   node dist/bench/scale/log.js [--rounds 2] [--shards 2] [--corpus PATH/scifact/corpus.jsonl]
+//        [--synth tmp/synth-1m.jsonl --limit 5000] [--out bench/results/cluster-log-synth.json]
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
@@ -28,12 +30,24 @@ const shards = Number(arg('shards', '2'));
 const url = process.env.DATABASE_URL;
 if (!url) throw new Error('DATABASE_URL is required');
 
-const corpus = readFileSync(arg('corpus', join(root, '..', 'shared', 'data', 'ir', 'scifact', 'corpus.jsonl'))!, 'utf8')
-  .split('\n')
-  .filter(Boolean)
-  .map((l) => JSON.parse(l) as { _id: string; title: string; text: string });
+// --synth FILE --limit N: the first N documents of a synthetic corpus (shared/tools/synth-corpus: title,
+// abstract and, for 80%, a body; about 633 tokens a document) instead of SciFact's abstracts
+const synth = arg('synth');
+const limit = Number(arg('limit', '5000'));
+const corpus: { _id: string; title: string; text: string; body?: string; type?: string; issued_at?: number }[] = synth
+  ? readFileSync(synth, 'utf8')
+      .split('\n', limit)
+      .filter(Boolean)
+      .map((l) => {
+        const d = JSON.parse(l) as { id: string; title: string; abstract: string; body: string; type: string; issued_at: number };
+        return { _id: d.id, title: d.title, text: d.abstract, body: d.body, type: d.type, issued_at: d.issued_at };
+      })
+  : readFileSync(arg('corpus', join(root, '..', 'shared', 'data', 'ir', 'scifact', 'corpus.jsonl'))!, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { _id: string; title: string; text: string });
 const docs = (round: number): DocumentRecord[] =>
-  corpus.map((c) => ({ ...blankRecord(`r${round}-${c._id}`, 'documents', 'bench'), title: c.title, abstract: c.text }));
+  corpus.map((c) => ({ ...blankRecord(`r${round}-${c._id}`, 'documents', 'bench'), title: c.title, abstract: c.text, ...(c.body ? { fullText: c.body } : {}) }));
 
 async function write(storage: Awaited<ReturnType<typeof openPostgresStorage>>, round: number): Promise<number> {
   const all = docs(round);
@@ -43,6 +57,7 @@ async function write(storage: Awaited<ReturnType<typeof openPostgresStorage>>, r
 }
 
 const machineInfo = machine();
+const uptimeBefore = execFileSync('uptime', { encoding: 'utf8' }).trim();
 const schema = await createTestSchema(url);
 const storage = await openPostgresStorage(schema.url);
 const nats = await NatsCluster.connect({ servers: [natsUrl], name: uniqueClusterName(), replicas: 1, logMaxAgeMs: 3_600_000, membershipMaxAgeMs: 30_000 });
@@ -72,6 +87,7 @@ try {
   const follower = new ShardFollower(await nats.subscribe(0, 'bench'), index, { loadDocuments: (ids) => storage.documents.getMany(ids), batchesPerPull: 64, waitMs: 1_000 });
   source.target = follower;
   const c0 = performance.now();
+  const cpu0 = process.cpuUsage();
   let applied = 0;
   for (let idle = 0; idle < 2; ) {
     const n = await follower.step();
@@ -79,6 +95,10 @@ try {
     idle = n === 0 ? idle + 1 : 0;
   }
   const catchUpMs = performance.now() - c0 - 2_000; // less the two empty waits that end it
+  // CPU time of this process over the catch-up (the follower: fetch, decode, analyse, build, commit): what a
+  // dedicated core would take, robust to the other processes on the shared cores
+  const cpu = process.cpuUsage(cpu0);
+  const catchUpCpuMs = (cpu.user + cpu.system) / 1000;
   const docsOnShard = index.get('documents').stats().docs;
   index.close();
   await follower.stop();
@@ -88,13 +108,15 @@ try {
     note: 'shared, loaded machine (up to 8 helpers on 2 cores); one NATS server (R=1) and one PostgreSQL on loopback',
     machine: machineInfo,
     load_average_1m_at_end: Math.round(loadavg()[0]! * 100) / 100,
-    corpus: `SciFact corpus x ${rounds * 2} rounds under fresh ids (${perRound} records a round), batches of 500`,
+    corpus: `${synth ? `the first ${perRound} documents of ${synth} (synthetic: title, abstract, 80% with a body)` : 'SciFact corpus'} x ${rounds * 2} rounds under fresh ids (${perRound} records a round), batches of 500`,
+    uptime_before: uptimeBefore,
+    uptime_after: execFileSync('uptime', { encoding: 'utf8' }).trim(),
     shards,
     write_ms_per_1k_records: { outbox_off: Math.round((median(without) / perRound) * 1000), outbox_on: Math.round((median(withOutbox) / perRound) * 1000) },
     relay: { outbox_rows: rows, published, messages, ms: Math.round(relayMs), rows_per_s: Math.round((published / relayMs) * 1000) },
-    replica_catch_up: { shard: 0, changes_applied: applied, docs: docsOnShard, ms: Math.round(catchUpMs), changes_per_s: Math.round((applied / catchUpMs) * 1000) },
+    replica_catch_up: { shard: 0, changes_applied: applied, docs: docsOnShard, ms: Math.round(catchUpMs), changes_per_s: Math.round((applied / catchUpMs) * 1000), cpu_ms: Math.round(catchUpCpuMs), changes_per_cpu_s: Math.round((applied / catchUpCpuMs) * 1000) },
   };
-  writeFileSync(join(root, 'bench', 'results', 'cluster-log.json'), JSON.stringify(result, null, 2) + '\n');
+  writeFileSync(arg('out', join(root, 'bench', 'results', 'cluster-log.json'))!, JSON.stringify(result, null, 2) + '\n');
   console.log(JSON.stringify(result, null, 2));
 } finally {
   await nats.jsm.streams.delete(nats.streamName).catch(() => undefined);

@@ -10,7 +10,7 @@
 //   const r = index.search({ text: '"heat shock" protein', limit: 10, filters: { types: ['preprint'] } });
 //   const snip = buildSnippet(storedAbstract, index.parse(text), { field: 'abstract', passage: r.hits[0].passages[0] });
 //   const fused = fuseRrf([{ channel: 'fulltext', ids: r.hits.map((h) => h.id) }, ...]);
-export { SearchIndex, resolveRankingMode, sumCorpusStats } from './search-index.js';
+export { SearchIndex, resolveRankingMode, sumCorpusStats, queryStatsTerms } from './search-index.js';
 export type { DocumentScoreParts } from './doc-scores.js';
 export { ANALYSIS_VERSION } from './analysis-version.js';
 export { IndexFormatError } from './index-format-error.js';

@@ -208,6 +208,8 @@ export class SearchIndex {
   readonly #dir: IndexDirectory;
   readonly #lock: DirectoryLock | null;
   readonly #defaultLanguage: string;
+  /** How many snapshots this index has published (snapshotGeneration). */
+  #published = 0;
   readonly #params: ScoringParams;
   readonly #pairRule: PairRule;
   readonly #flushOcc: number;
@@ -342,6 +344,8 @@ export class SearchIndex {
   }
 
   #publish(): void {
+    // a new snapshot: statistics a coordinator took from the previous one no longer hold (ADR 0260)
+    this.#published++;
     const modelId = this.#vectorModel?.id ?? null;
     this.#snapshot = this.#committed.map((e) => ({ seg: e.seg, deleted: e.deleted, deletedCount: e.deletedCount, vectors: e.vectors !== null && e.vectors.modelId === modelId ? e.vectors : null, impacts: e.impacts && e.impacts.modelId === this.#impactModel ? e.impacts : null }));
     let docs = 0;
@@ -1103,10 +1107,8 @@ export class SearchIndex {
    */
   queryStats(q: Pick<EngineQuery, 'text' | 'possibleLanguages' | 'expansion'>): CorpusStats {
     this.#check();
-    const parsed = withExpansion(parseQuery(q.text ?? '', q.possibleLanguages, this.#defaultLanguage), q.expansion);
     const df: Record<string, number> = Object.create(null) as Record<string, number>;
-    const terms = [...parsed.words.flatMap((w) => w.terms), ...parsed.phrases.flatMap((p) => p.slots.flatMap((s) => s.terms))];
-    for (const t of terms) if (!Object.hasOwn(df, t)) df[t] = this.docFreq(t);
+    for (const t of queryStatsTerms(q, this.#defaultLanguage)) df[t] = this.docFreq(t);
     let segmentDocs = 0;
     const totals: [number, number, number] = [0, 0, 0];
     for (const e of this.#snapshot) {
@@ -1393,6 +1395,22 @@ export class SearchIndex {
   }
 
   /** The analyzer language used for documents without one. */
+  /**
+   * The number of the published snapshot (it grows with every publish of this index object): every
+   * statistic {@link queryStats} answers (document count, field totals, document frequencies) is a
+   * function of the snapshot, so statistics taken under one number hold exactly while it stays (ADR 0260:
+   * the coordinator's cache of DFS statistics; the shard side adds what tells index objects and processes
+   * apart).
+   */
+  get snapshotGeneration(): number {
+    return this.#published;
+  }
+
+  /** The index terms whose document frequencies {@link queryStats} answers for `q` (ADR 0260). */
+  queryTerms(q: Pick<EngineQuery, 'text' | 'possibleLanguages' | 'expansion'>): string[] {
+    return queryStatsTerms(q, this.#defaultLanguage);
+  }
+
   get defaultLanguage(): string {
     return this.#defaultLanguage;
   }
@@ -1414,6 +1432,17 @@ export function sumCorpusStats(parts: readonly CorpusStats[]): CorpusStats {
     for (const [t, n] of Object.entries(p.df)) out.df[t] = (Object.hasOwn(out.df, t) ? out.df[t]! : 0) + n;
   }
   return out;
+}
+
+/**
+ * The terms of a query whose document frequencies the DFS phase gathers (each once, in query order): its
+ * words' and phrases' analysed terms and its expansion terms. A coordinator computes the same list as a
+ * shard (same analysers, same default language) to look cached frequencies up (ADR 0260); a shard checks
+ * that the statistics it is given cover it, so a coordinator that analyses differently is never wrong.
+ */
+export function queryStatsTerms(q: Pick<EngineQuery, 'text' | 'possibleLanguages' | 'expansion'>, defaultLanguage = 'en'): string[] {
+  const parsed = withExpansion(parseQuery(q.text ?? '', q.possibleLanguages, normalizeLanguage(defaultLanguage)), q.expansion);
+  return [...new Set([...parsed.words.flatMap((w) => w.terms), ...parsed.phrases.flatMap((p) => p.slots.flatMap((s) => s.terms))])];
 }
 
 function withExpansion(parsed: ParsedQuery, expansion: EngineQuery['expansion']): ParsedQuery {

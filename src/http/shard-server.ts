@@ -66,6 +66,7 @@ export const ShardSearchBody = Type.Object(
   {
     index: IndexName,
     globalStats: CorpusStatsSchema,
+    statsGeneration: Type.Optional(Type.String({ maxLength: 128 })),
     query: Type.Object(
       {
         text: Text,

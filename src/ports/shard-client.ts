@@ -27,6 +27,11 @@ export interface ShardStatsResponse {
   /** Which replica answered (a node URL, or `local` in-process). */
   node: string;
   stats: CorpusStats;
+  /**
+   * The stamp of the snapshot the statistics come from (ADR 0260): they hold exactly while the replica's
+   * snapshot keeps this stamp, so a coordinator may keep them and send them again with `statsGeneration`.
+   */
+  generation?: string;
   /** Time the shard spent, microseconds. */
   us: number;
 }
@@ -36,6 +41,12 @@ export interface ShardSearchRequest {
   query: ShardQuery;
   /** The corpus statistics summed over every shard (from the stats phase). */
   globalStats: CorpusStats;
+  /**
+   * Set when globalStats were summed from statistics the coordinator kept (ADR 0260): the stamp this
+   * replica's share had. The replica searches only if its snapshot still has this stamp and globalStats
+   * has a frequency for every term of the query; otherwise it answers `stale` (and does not search).
+   */
+  statsGeneration?: string;
 }
 
 export interface ShardSearchResponse {
@@ -43,6 +54,11 @@ export interface ShardSearchResponse {
   node: string;
   /** The shard's ranking from offset 0: hits with scores, passages, work keys (and explanations, issue times). */
   result: EngineResult;
+  /**
+   * Present (and `result` empty) when the request's `statsGeneration` no longer holds: the replica's
+   * statistics for the query now, and their stamp. The coordinator sums them again and asks again.
+   */
+  stale?: { stats: CorpusStats; generation: string };
   /** Time the shard's engine spent, microseconds. */
   us: number;
 }

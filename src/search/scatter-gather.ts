@@ -11,7 +11,7 @@
 // and says so, it is never silently smaller.
 import { performance } from 'node:perf_hooks';
 import type { IndexName } from '../domain/document.js';
-import { type DocumentScoreParts, correctParsedQuery, mergeSuggestions, parseQuery, resolveRankingMode, sumCorpusStats, unknownWordTerms, type CorpusStats, type EngineQuery, type EngineResult } from '../engine/index.js';
+import { type DocumentScoreParts, correctParsedQuery, mergeSuggestions, parseQuery, queryStatsTerms, resolveRankingMode, sumCorpusStats, unknownWordTerms, type CorpusStats, type EngineQuery, type EngineResult } from '../engine/index.js';
 import type { ShardClient, ShardDirectory, ShardQuery, ShardVectorRequest, ShardVectorResponse } from '../ports/shard-client.js';
 import { mergeShardResults } from './shard-merge.js';
 import { shardOfWork } from '../domain/shard-routing.js';
@@ -22,7 +22,29 @@ export interface ScatterOptions {
   hedgeAfterMs?: number;
   /** A shard with no answer after this many ms (per phase) is left out and reported. Default 5000. */
   deadlineMs?: number;
+  /**
+   * Keep each replica's DFS statistics under their snapshot stamp and, when they cover a query's terms,
+   * search at once with them (one round trip instead of two; the replica checks the stamp: ADR 0260).
+   * Default true.
+   */
+  keepStats?: boolean;
+  /** The shards' default analysis language (the engine's default: 'en'), to find a query's terms. */
+  defaultLanguage?: string;
 }
+
+/** One replica's statistics kept from its DFS answers, all under one snapshot stamp (ADR 0260). */
+interface KeptStats {
+  generation: string;
+  docCount: number;
+  segmentDocs: number;
+  fieldTotals: [number, number, number];
+  df: Map<string, number>;
+}
+
+/** Terms kept per replica; past it the replica's kept frequencies start again (bounded memory). */
+const KEPT_TERMS = 200_000;
+/** Replicas (per index and shard) whose statistics are kept at most. */
+const KEPT_REPLICAS = 1024;
 
 /** What happened at one shard: for the trace (bounded: one entry per shard). */
 export interface ShardTrace {
@@ -72,6 +94,12 @@ export class ScatterGather {
   readonly #deadlineMs: number;
   /** Rotates the first replica tried, so replicas share the load. */
   #turn = 0;
+  readonly #keepStats: boolean;
+  readonly #defaultLanguage: string;
+  /** Kept statistics by index, shard and replica (ADR 0260). */
+  readonly #kept = new Map<string, KeptStats>();
+  /** Searches answered with kept statistics, and those a replica found stale (then searched with the DFS phase). */
+  readonly keptStats = { searches: 0, stale: 0 };
 
   constructor(
     private readonly directory: ShardDirectory,
@@ -79,6 +107,73 @@ export class ScatterGather {
   ) {
     this.#hedgeAfterMs = opts.hedgeAfterMs ?? 150;
     this.#deadlineMs = opts.deadlineMs ?? 5000;
+    this.#keepStats = opts.keepStats ?? true;
+    this.#defaultLanguage = opts.defaultLanguage ?? 'en';
+  }
+
+  /** Keeps a replica's DFS answer (its terms' frequencies, under its snapshot stamp). */
+  #keep(index: IndexName, shard: number, node: string, stats: CorpusStats, generation: string | undefined): void {
+    if (!this.#keepStats || generation === undefined) return;
+    const key = `${index}\u0000${shard}\u0000${node}`;
+    let k = this.#kept.get(key);
+    if (!k || k.generation !== generation || k.df.size > KEPT_TERMS) {
+      k = { generation, docCount: stats.docCount, segmentDocs: stats.segmentDocs, fieldTotals: [...stats.fieldTotals], df: new Map() };
+      // most recently renewed last; replicas that went away (a node on a new port) fall off the front
+      this.#kept.delete(key);
+      this.#kept.set(key, k);
+      if (this.#kept.size > KEPT_REPLICAS) this.#kept.delete(this.#kept.keys().next().value!);
+    }
+    for (const [term, n] of Object.entries(stats.df)) k.df.set(term, n);
+  }
+
+  /**
+   * A search with kept statistics (ADR 0260): when the first replica of every shard has kept statistics
+   * covering the query's terms, their sum is the corpus statistics the DFS phase would gather from those
+   * snapshots; the search goes out at once, each replica checking that its snapshot still has the stamp
+   * (and that the sum covers its terms) before it searches. Null when a shard has nothing kept, or a
+   * replica answered stale: the caller then runs the DFS phase.
+   */
+  async #searchKept(index: IndexName, q: EngineQuery, turn: number): Promise<ScatterResult | null> {
+    const offset = q.offset ?? 0;
+    const limit = q.limit ?? 10;
+    const shards = Array.from({ length: this.directory.shards }, (_, s) => s);
+    const terms = queryStatsTerms({ text: q.text, possibleLanguages: q.possibleLanguages ?? null, ...(q.expansion !== undefined ? { expansion: q.expansion } : {}) }, this.#defaultLanguage);
+    const chosen: { replicas: readonly ShardClient[]; kept: KeptStats }[] = [];
+    for (const s of shards) {
+      const replicas = this.#order(s, turn);
+      const first = replicas[0];
+      const kept = first ? this.#kept.get(`${index}\u0000${s}\u0000${first.node}`) : undefined;
+      if (!kept || !terms.every((t) => kept.df.has(t))) return null;
+      chosen.push({ replicas, kept });
+    }
+    const globalStats = sumCorpusStats(chosen.map(({ kept }) => ({ docCount: kept.docCount, segmentDocs: kept.segmentDocs, fieldTotals: kept.fieldTotals, df: Object.fromEntries(terms.map((t) => [t, kept.df.get(t)!])) })));
+    const traces: ShardTrace[] = shards.map((shard) => ({ shard, node: null, stats_us: null, search_us: null, engine_us: null, hedged: 0, total_hits: null, hits: null }));
+    const { trace: wantTrace, globalStats: _ignored, ...rest } = q;
+    const shardQuery: ShardQuery = { ...rest, offset: 0, limit: offset + limit, trace: wantTrace !== undefined && wantTrace !== false };
+    let stale = false;
+    const results = await Promise.all(
+      shards.map((s) =>
+        this.#traced(traces[s]!, 'search', chosen[s]!.replicas, async (c, signal) => {
+          const r = await c.search({ index, query: shardQuery, globalStats, statsGeneration: chosen[s]!.kept.generation }, { signal });
+          if (r.stale) {
+            this.#keep(index, s, c.node, r.stale.stats, r.stale.generation);
+            stale = true;
+          }
+          return r;
+        }),
+      ),
+    );
+    if (stale) {
+      this.keptStats.stale++;
+      return null;
+    }
+    this.keptStats.searches++;
+    const answered = results.filter((r): r is EngineResult => r !== null);
+    const missingShards = shards.filter((s) => results[s] === null);
+    const result = mergeShardResults(answered, offset, limit);
+    if (answered.length === 0) result.rankingMode = resolveRankingMode(q);
+    if (missingShards.length > 0) result.totalHitsExact = false;
+    return { result, shards: traces, missingShards };
   }
 
   get shards(): number {
@@ -175,6 +270,11 @@ export class ScatterGather {
   /** The sharded equivalent of `SearchIndex.search(q)` on one index holding every shard's documents. */
   async search(index: IndexName, q: EngineQuery, opts: { onlyShard?: number } = {}): Promise<ScatterResult> {
     const turn = this.#turn++;
+    // kept statistics first (ADR 0260); passage ranking (a third call) and one-shard searches take the DFS phase
+    if (this.#keepStats && opts.onlyShard === undefined && resolveRankingMode(q) !== 'passages') {
+      const kept = await this.#searchKept(index, q, turn);
+      if (kept) return kept;
+    }
     const offset = q.offset ?? 0;
     const limit = q.limit ?? 10;
     const shards = Array.from({ length: this.directory.shards }, (_, s) => s);
@@ -190,6 +290,7 @@ export class ScatterGather {
           traces[s]!.stats_us = Math.round((performance.now() - t) * 1000);
           traces[s]!.hedged += r.extra;
           preferred.set(s, r.client);
+          this.#keep(index, s, r.client.node, r.value.stats, r.value.generation);
           return r.value.stats;
         } catch (e) {
           traces[s]!.error = `statistics: ${reason(e)}`;

@@ -5,9 +5,16 @@
 import { performance } from 'node:perf_hooks';
 import { INDEX_NAMES, type IndexName } from '../domain/document.js';
 import { AppError } from '../domain/errors.js';
-import type { DocumentScoreParts, EngineQuery, SearchIndex } from '../engine/index.js';
+import { randomBytes } from 'node:crypto';
+import { resolveRankingMode, type DocumentScoreParts, type EngineQuery, type SearchIndex } from '../engine/index.js';
 import type { ShardCallOptions, ShardClient, ShardSearchRequest, ShardSearchResponse, ShardStatsRequest, ShardStatsResponse, ShardVectorRequest, ShardVectorResponse, ShardDocumentVectorRequest, ShardDocumentVectorResponse, ShardSuggestRequest, ShardSuggestResponse, ShardScorePartsRequest, ShardScorePartsResponse, ShardCitedByRequest, ShardCitedByResponse, ShardRecordsRequest, ShardRecordsResponse } from '../ports/shard-client.js';
 import { citedByCount } from '../ranking/sources.js';
+
+/** This process's part of snapshot stamps (ADR 0260): a restarted node never repeats a stamp. */
+const STAMP_EPOCH = randomBytes(6).toString('base64url');
+/** Index objects of this process, numbered once each (two replicas in one process never share a stamp). */
+const indexIds = new WeakMap<SearchIndex, number>();
+let indexesStamped = 0;
 
 /** Most hits a shard returns (the engine's own bound: offset + limit <= 500). */
 export const SHARD_MAX_HITS = 500;
@@ -27,10 +34,22 @@ export class ShardSearcher {
     return this.indexes.get(name as IndexName);
   }
 
+  /**
+   * The stamp of an index's published snapshot (ADR 0260): this process's epoch, the index object (an
+   * index set may replace one, e.g. after a rebuild) and its snapshot number. Unique across restarts, so
+   * statistics a coordinator kept are never taken for another snapshot's.
+   */
+  #stamp(index: SearchIndex): string {
+    let id = indexIds.get(index);
+    if (id === undefined) indexIds.set(index, (id = ++indexesStamped));
+    return `${STAMP_EPOCH}.${id}.${index.snapshotGeneration}`;
+  }
+
   stats(req: ShardStatsRequest): ShardStatsResponse {
     const t = performance.now();
-    const stats = this.#index(req.index).queryStats(req.query);
-    return { shard: this.shard, node: 'local', stats, us: (performance.now() - t) * 1000 };
+    const index = this.#index(req.index);
+    const stats = index.queryStats(req.query);
+    return { shard: this.shard, node: 'local', stats, generation: this.#stamp(index), us: (performance.now() - t) * 1000 };
   }
 
   search(req: ShardSearchRequest): ShardSearchResponse {
@@ -38,7 +57,19 @@ export class ShardSearcher {
     const { trace, ...rest } = req.query;
     const q: EngineQuery = { ...rest, globalStats: req.globalStats, trace: trace === true ? { now: () => performance.now() * 1000 } : false };
     if ((q.offset ?? 0) + (q.limit ?? 10) > SHARD_MAX_HITS) throw new AppError('validation_failed', `offset + limit must not exceed ${SHARD_MAX_HITS}.`);
-    const result = this.#index(req.index).search(q);
+    const index = this.#index(req.index);
+    if (req.statsGeneration !== undefined) {
+      // statistics the coordinator kept (ADR 0260): search only if they are this snapshot's and cover the
+      // query (checked and searched in one synchronous step: the snapshot cannot change in between)
+      const stamp = this.#stamp(index);
+      const df = req.globalStats.df;
+      if (stamp !== req.statsGeneration || index.queryTerms(req.query).some((term) => !Object.hasOwn(df, term))) {
+        const statsQuery = { text: req.query.text, possibleLanguages: req.query.possibleLanguages ?? null, ...(req.query.expansion !== undefined ? { expansion: req.query.expansion } : {}) };
+        const empty = { hits: [], totalHits: 0, totalHitsExact: true, hasMore: false, rankingMode: resolveRankingMode(q) };
+        return { shard: this.shard, node: 'local', result: empty, stale: { stats: index.queryStats(statsQuery), generation: stamp }, us: (performance.now() - t) * 1000 };
+      }
+    }
+    const result = index.search(q);
     return { shard: this.shard, node: 'local', result, us: (performance.now() - t) * 1000 };
   }
 
