@@ -231,7 +231,7 @@ export async function clusterUp(o: ClusterUpOptions): Promise<ClusterState> {
     const lectern = [...file.search.map((x) => ({ ...x, key: `search-${x.shard}-${x.replica}` })), ...file.api.map((x, i) => ({ ...x, key: `api-${i}` }))];
     for (const p of lectern) {
       await waitFor(`${p.key} (${p.url}; log ${file.commands[p.key]!.log})`, async () => {
-        if (!alive(p.pid)) throw new Error(`${p.key} exited; see ${file.commands[p.key]!.log}`);
+        if (!alive(p.pid)) throw new Error(`${p.key} exited; see ${file.commands[p.key]!.log}${logTail(file.commands[p.key]!.log)}`);
         return answers(`${p.url}/readyz`);
       }, ceiling);
     }
@@ -314,4 +314,15 @@ export async function clusterDown(dir: string, graceMs = 20_000): Promise<Cluste
     for (const pid of group) if (alive(pid)) stop(pid, 'SIGKILL');
   }
   return clusterStatus(dir);
+}
+
+/** The last lines of a process's log, for an error that says it exited (its data directory may be gone when the error is read). */
+function logTail(path: string, bytes = 2048): string {
+  try {
+    const text = readFileSync(path, 'utf8');
+    const tail = text.slice(-bytes).trim();
+    return tail ? `; its log ends:\n${tail}` : '; its log is empty';
+  } catch {
+    return '';
+  }
 }
