@@ -168,12 +168,7 @@ export class ScatterGather {
       return null;
     }
     this.keptStats.searches++;
-    const answered = results.filter((r): r is EngineResult => r !== null);
-    const missingShards = shards.filter((s) => results[s] === null);
-    const result = mergeShardResults(answered, offset, limit);
-    if (answered.length === 0) result.rankingMode = resolveRankingMode(q);
-    if (missingShards.length > 0) result.totalHitsExact = false;
-    return { result, shards: traces, missingShards };
+    return { ...gathered(results, shards, q, offset, limit), shards: traces };
   }
 
   get shards(): number {
@@ -339,12 +334,7 @@ export class ScatterGather {
         return this.#traced(traces[s]!, 'search', replicasOf(s), (c, signal) => c.search({ index, query: shardQuery, globalStats }, { signal }));
       }),
     );
-    const answered = results.filter((r): r is EngineResult => r !== null);
-    const missingShards = shards.filter((s) => results[s] === null);
-    const result = mergeShardResults(answered, offset, limit);
-    if (answered.length === 0) result.rankingMode = resolveRankingMode(q);
-    if (missingShards.length > 0) result.totalHitsExact = false;
-    return { result, shards: traces, missingShards };
+    return { ...gathered(results, shards, q, offset, limit), shards: traces };
   }
 
   /**
@@ -498,6 +488,16 @@ export class ScatterGather {
 const CITED_BY_PART = 2000;
 
 /** Shards in either list, ascending. */
+/** The shards' pages merged into one (the shards that did not answer listed: the total is then a lower bound). */
+function gathered(results: readonly (EngineResult | null)[], shards: readonly number[], q: EngineQuery, offset: number, limit: number): { result: EngineResult; missingShards: number[] } {
+  const answered = results.filter((r): r is EngineResult => r !== null);
+  const missingShards = shards.filter((s) => results[s] === null);
+  const result = mergeShardResults(answered, offset, limit);
+  if (answered.length === 0) result.rankingMode = resolveRankingMode(q);
+  if (missingShards.length > 0) result.totalHitsExact = false;
+  return { result, missingShards };
+}
+
 function union(a: readonly number[], b: readonly number[]): number[] {
   return [...new Set([...a, ...b])].sort((x, y) => x - y);
 }
