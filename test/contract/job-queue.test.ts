@@ -83,3 +83,41 @@ if (!databaseUrl) {
     };
   });
 }
+
+if (databaseUrl) {
+  const url = databaseUrl;
+  test('pg-boss: processes starting at once on a new database all start (seen: a lost race in pg-boss\'s install exited an api node of a fresh cluster)', async () => {
+    const schema = pgBossTestSchema();
+    // separate pools, as separate processes have
+    const fixtures = await Promise.all(Array.from({ length: 4 }, () => openTempPostgres(url, { max: 3 })));
+    const queues: PgBossJobQueue[] = [];
+    try {
+      for (const f of fixtures) {
+        queues.push(
+          new PgBossJobQueue({
+            pool: f.storage.pool,
+            schema,
+            queue: 'recognition',
+            leases: new PostgresRecognitionJobStore(f.storage.pool),
+            clock: { nowMs: () => Date.now() },
+            leaseSeconds: LEASE_SECONDS,
+            retryLimit: 1,
+            retryDelaySeconds: 1,
+            expireSeconds: 3600,
+            maintenanceSeconds: 3600,
+            pollMs: 500,
+            deadRetentionDays: 1,
+            report: (err) => {
+              throw err;
+            },
+          }),
+        );
+      }
+      await Promise.all(queues.map((q) => q.start()));
+    } finally {
+      for (const q of queues) await q.close().catch(() => undefined);
+      for (const f of fixtures) await f.dispose();
+      await dropSchema(url, schema);
+    }
+  });
+}

@@ -130,7 +130,17 @@ export class PgBossJobQueue implements JobQueue {
       });
       boss.on('error', (err) => this.#o.report(err, 'job queue (pg-boss)'));
       this.#boss = boss;
-      await boss.start();
+      // Processes starting at once on a new database raced in pg-boss's own install ("duplicate key
+      // value violates unique constraint pg_namespace_nspname_index" from its CREATE SCHEMA IF NOT
+      // EXISTS): the installs are serialised here by a session advisory lock held around start().
+      const lockHolder = await pool.connect();
+      try {
+        await lockHolder.query('SELECT pg_advisory_lock(hashtext($1))', [`lectern.pg-boss.start.${this.#schema}`]);
+        await boss.start();
+      } finally {
+        await lockHolder.query('SELECT pg_advisory_unlock(hashtext($1))', [`lectern.pg-boss.start.${this.#schema}`]).catch(() => undefined);
+        lockHolder.release();
+      }
       // two processes starting at once may race on a new queue's partition: the loser finds it made
       for (let i = 0; ; i++) {
         try {
