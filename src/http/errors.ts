@@ -92,7 +92,10 @@ export function sendError(reply: FastifyReply, err: AppError): FastifyReply {
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err, request, reply) => {
     const appErr = toAppError(err, request);
-    if (appErr.status >= 500) request.log.error({ err }, 'request failed');
+    // A 503 that says when to come back (not ready yet, a shard with no live replica, a drain) is the
+    // service working as documented: logged as a warning without the stack; other 5xx are errors.
+    if (appErr.status === 503 && appErr.code === 'service_unavailable') request.log.warn({ code: appErr.code, detail: appErr.message }, 'request refused: service unavailable');
+    else if (appErr.status >= 500) request.log.error({ err }, 'request failed');
     return sendError(reply, appErr);
   });
   app.setNotFoundHandler((request, reply) =>
