@@ -9,6 +9,27 @@ import { LeaseJobQueue } from '../../src/recognition-jobs/lease-job-queue.js';
 import { databaseUrl, dropSchema, openMemorySqlite, openTempPostgres, pgBossTestSchema, postgresSkip } from '../helpers/storage.js';
 import { jobQueueContract, LEASE_SECONDS } from './job-queue.contract.js';
 
+/** The pg-boss queue of these tests: short retries, errors thrown. */
+function pgBossQueue(pool: ConstructorParameters<typeof PgBossJobQueue>[0]['pool'], leases: PostgresRecognitionJobStore, schema: string, clock: { nowMs(): number }): PgBossJobQueue {
+  return new PgBossJobQueue({
+    pool,
+    schema,
+    queue: 'recognition',
+    leases,
+    clock,
+    leaseSeconds: LEASE_SECONDS,
+    retryLimit: 1,
+    retryDelaySeconds: 1,
+    expireSeconds: 3600,
+    maintenanceSeconds: 3600,
+    pollMs: 500,
+    deadRetentionDays: 1,
+    report: (err) => {
+      throw err;
+    },
+  });
+}
+
 /** A clock at real time plus an offset the test moves on. */
 function offsetClock() {
   let offset = 0;
@@ -54,23 +75,7 @@ if (!databaseUrl) {
       clock,
       advance,
       async queue() {
-        const q = new PgBossJobQueue({
-          pool: fixture.storage.pool,
-          schema,
-          queue: 'recognition',
-          leases: jobs,
-          clock,
-          leaseSeconds: LEASE_SECONDS,
-          retryLimit: 1,
-          retryDelaySeconds: 1,
-          expireSeconds: 3600,
-          maintenanceSeconds: 3600,
-          pollMs: 500,
-          deadRetentionDays: 1,
-          report: (err) => {
-            throw err;
-          },
-        });
+        const q = pgBossQueue(fixture.storage.pool, jobs, schema, clock);
         await q.start();
         queues.push(q);
         return q;
@@ -93,25 +98,7 @@ if (databaseUrl) {
     const queues: PgBossJobQueue[] = [];
     try {
       for (const f of fixtures) {
-        queues.push(
-          new PgBossJobQueue({
-            pool: f.storage.pool,
-            schema,
-            queue: 'recognition',
-            leases: new PostgresRecognitionJobStore(f.storage.pool),
-            clock: { nowMs: () => Date.now() },
-            leaseSeconds: LEASE_SECONDS,
-            retryLimit: 1,
-            retryDelaySeconds: 1,
-            expireSeconds: 3600,
-            maintenanceSeconds: 3600,
-            pollMs: 500,
-            deadRetentionDays: 1,
-            report: (err) => {
-              throw err;
-            },
-          }),
-        );
+        queues.push(pgBossQueue(f.storage.pool, new PostgresRecognitionJobStore(f.storage.pool), schema, { nowMs: () => Date.now() }));
       }
       await Promise.all(queues.map((q) => q.start()));
     } finally {
