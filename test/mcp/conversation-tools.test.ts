@@ -31,6 +31,18 @@ describe('MCP conversation tools', () => {
     for (const c of s.citations) assert.ok(docs.get(c.document_id)!.abstract!.includes(c.excerpt) || docs.get(c.document_id)!.title.includes(c.excerpt));
     assert.equal(b0 - (await app.billing.balance(acct.id)), 100);
     assert.equal(s.credits_charged, 100);
+    // The text lists the cited sources under "Sources:", any other retrieved one as not cited.
+    const text: string = r.content[0]!.text;
+    const cited = new Set(s.citations.map((c: { document_index: number }) => c.document_index));
+    const sourcesAt = text.indexOf('\nSources:\n');
+    assert.ok(sourcesAt > 0, text);
+    const uncitedAt = text.indexOf('Also retrieved (not cited):');
+    for (const src of s.sources) {
+      const at = text.indexOf(`[${src.document_index}] ${src.title}`);
+      assert.ok(at > sourcesAt, text);
+      if (cited.has(src.document_index)) assert.ok(uncitedAt < 0 || at < uncitedAt, text);
+      else assert.ok(uncitedAt > 0 && at > uncitedAt, text);
+    }
     // The answer's sources can be rated with rate_results (free).
     assert.ok(s.trajectory && s.trajectory.feedback_token.length > 20);
     const fb = await callTool(app, token, 'rate_results', { trajectory_id: s.trajectory.id, feedback_token: s.trajectory.feedback_token, feedback_id: crypto.randomUUID(), ratings: [{ document_id: s.sources[0].document_id, relevance: 3 }] });
@@ -41,6 +53,18 @@ describe('MCP conversation tools', () => {
     assert.equal(read.structuredContent.turns.length, 2);
     assert.equal(read.structuredContent.turns[1].question, 'what about in mice?');
     assert.equal(b0 - (await app.billing.balance(acct.id)), 200, 'reading is free');
+  });
+
+  test('an answer that cites nothing lists its documents as the closest ones, not as sources', async () => {
+    // A pinned document that shares no word with the question: the answer abstains and cites nothing.
+    const r = await callTool(app, token, 'ask', { question: 'What is the capital of France?', document_ids: ['h1'] });
+    assert.equal(r.isError, undefined, r.content[0]!.text);
+    const s = r.structuredContent;
+    const text: string = r.content[0]!.text;
+    assert.equal(s.citations.length, 0, text);
+    assert.ok(s.sources.some((x: { document_id: string }) => x.document_id === 'h1'), text);
+    assert.ok(!text.includes('Sources:'), text);
+    assert.ok(text.includes('Closest documents (not cited):\n[1] '), text);
   });
 
   test('failures charge nothing; a private conversation is not readable by another account', async () => {

@@ -20,9 +20,18 @@ function presentAnswer(r: ResponseStepData, docs: Map<string, StoredDocument>) {
   return { answer: r.answer, model_name: r.modelName, citations, sources };
 }
 
+/**
+ * The answer, then its sources: the cited ones under "Sources:", the others retrieved under a label that
+ * says they are not cited (an abstaining answer cites nothing: its documents are only the closest ones).
+ */
 function answerText(a: ReturnType<typeof presentAnswer>): string[] {
-  const lines = [a.answer, '', 'Sources:'];
-  for (const s of a.sources) lines.push(`[${s.document_index}] ${s.title} (id ${s.document_id}${s.uris[0] ? `, ${s.uris[0]}` : ''})`);
+  const lines = [a.answer];
+  const cited = new Set(a.citations.map((c) => c.document_index));
+  const line = (s: (typeof a.sources)[number]) => `[${s.document_index}] ${s.title} (id ${s.document_id}${s.uris[0] ? `, ${s.uris[0]}` : ''})`;
+  const citedSources = a.sources.filter((s) => cited.has(s.document_index));
+  const others = a.sources.filter((s) => !cited.has(s.document_index));
+  if (citedSources.length > 0) lines.push('', 'Sources:', ...citedSources.map(line));
+  if (others.length > 0) lines.push('', citedSources.length > 0 ? 'Also retrieved (not cited):' : 'Closest documents (not cited):', ...others.map(line));
   if (a.citations.length > 0) {
     lines.push('', 'Excerpts (verbatim):');
     for (const c of a.citations) lines.push(`${c.citation_index + 1}. [${c.document_index}] "${c.excerpt}"`);
