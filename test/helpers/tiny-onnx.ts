@@ -1,58 +1,11 @@
 // Builds a tiny ONNX text encoder and a BERT-style tokenizer.json for tests, so no model is downloaded:
-// the ModelProto is written with a minimal protobuf writer (only the wire format: varints and
-// length-delimited fields) following onnx.proto3 field numbers. The graph is
+// the ModelProto is written with the minimal protobuf writer of onnx-proto.ts. The graph is
 //   input_ids [batch, tokens] (int64) -> Gather(embedding table) -> last_hidden_state [batch, tokens, dims]
 // with an attention_mask input the graph does not use (as BERT exports declare it), so pooling, masking
 // of padding and normalization are the encoder's own work and a test can compute them by hand.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-
-class Pb {
-  readonly parts: number[] = [];
-  varint(v: number | bigint): this {
-    let x = BigInt(v);
-    if (x < 0n) x += 1n << 64n;
-    do {
-      let byte = Number(x & 0x7fn);
-      x >>= 7n;
-      if (x > 0n) byte |= 0x80;
-      this.parts.push(byte);
-    } while (x > 0n);
-    return this;
-  }
-  tag(field: number, wire: number): this {
-    return this.varint((field << 3) | wire);
-  }
-  int(field: number, v: number | bigint): this {
-    return this.tag(field, 0).varint(v);
-  }
-  bytes(field: number, b: Uint8Array | number[]): this {
-    this.tag(field, 2).varint(b.length);
-    for (const x of b) this.parts.push(x);
-    return this;
-  }
-  str(field: number, s: string): this {
-    return this.bytes(field, [...new TextEncoder().encode(s)]);
-  }
-  msg(field: number, m: Pb): this {
-    return this.bytes(field, m.parts);
-  }
-  done(): Uint8Array {
-    return Uint8Array.from(this.parts);
-  }
-}
-
-const FLOAT = 1;
-const INT32 = 6;
-const INT64 = 7;
-
-/** ValueInfoProto of a tensor with symbolic (string) or fixed (number) dimensions. */
-function valueInfo(name: string, elemType: number, dims: (string | number)[]): Pb {
-  const shape = new Pb();
-  for (const d of dims) shape.msg(1, typeof d === 'number' ? new Pb().int(1, d) : new Pb().str(2, d));
-  const tensorType = new Pb().int(1, elemType).msg(2, shape);
-  return new Pb().str(1, name).msg(2, new Pb().msg(1, tensorType));
-}
+import { FLOAT, INT32, INT64, Pb, valueInfo } from './onnx-proto.js';
 
 export interface TinyModelShape {
   /** Element type of input_ids (default int64). */
