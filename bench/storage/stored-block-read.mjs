@@ -28,8 +28,8 @@ const raw = recs.reduce((s, r) => s + r.length, 0);
 const layouts = [
   ['format 3: 16 KiB blocks, no dictionary', 16384, 0],
   ['4 KiB blocks, no dictionary', 4096, 0],
-  ['format 4: 2 KiB blocks, 16 KiB dictionary block', 2048, 16384],
-  ['4 KiB blocks, 16 KiB dictionary block', 4096, 16384],
+  ['2 KiB blocks, 16 KiB dictionary block', 2048, 16384],
+  ['format 4: 4 KiB blocks, 16 KiB dictionary block', 4096, 16384],
   ['2 KiB blocks, 32 KiB dictionary block', 2048, 32768],
 ];
 const built = layouts.map(([label, B, D]) => {
