@@ -28,6 +28,10 @@
 // the data directory, builds alternating, --after-repeats rounds (default 1).
 // Peer, in the same run: Xapian (python3-xapian, bench/engine/xapian_peer.py) over the same corpus and
 // workload, in process, one thread: its throughput is 1000 / mean latency (ms) per core.
+// --peer-procs (issue 29): Xapian given as many processes as Lectern has clients, measured at every
+// point of the grid right after Lectern's (bench/http/xapian_procs.py: queries/s of the processes
+// together and their CPU per query), and the ratios per class and client count
+// (`lectern_http_over_xapian_procs`: throughput and server CPU per search).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { cpSync, createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -53,6 +57,7 @@ const { values } = parseArgs({
     'prof-clients': { type: 'string' },
     builds: { type: 'string' },
     'no-peer': { type: 'boolean', default: false },
+    'peer-procs': { type: 'boolean', default: false },
     'skip-grid': { type: 'boolean', default: false },
     'after-repeats': { type: 'string', default: '1' },
     port: { type: 'string', default: '18999' },
@@ -364,6 +369,11 @@ for (const [i, [build, entry, flags, threads]] of (values['skip-grid'] ? [] : bu
   for (const q of workload.or!.slice(0, 100)) await post(bodyOf(q));
   served.push({ build, threads, port: at, dir, proc, rssIdle: rssMib(proc.pid!), results: {} });
 }
+// Xapian with as many processes as clients (--peer-procs): its database must hold the corpus first
+const xdir = `${dataDir}-xapian`;
+const xdocs = () => Number(spawnSync('/usr/bin/python3', ['-c', `import xapian,sys\ntry:\n print(xapian.Database(sys.argv[1]).get_doccount())\nexcept Exception:\n print(0)`, xdir], { encoding: 'utf8' }).stdout.trim() || 0);
+const peerProcs: Record<string, unknown[]> = {};
+if (values['peer-procs'] && xdocs() < indexAtStart.documents) throw new Error(`--peer-procs: ${xdir} holds ${xdocs()} documents, not ${indexAtStart.documents} (build it first: bench/engine/xapian_peer.py)`);
 for (const cls of classes) {
   for (const c of clientCounts) {
     for (const s of served) {
@@ -371,6 +381,13 @@ for (const cls of classes) {
       const r = await measure(cls, c, s.proc.pid!);
       (s.results[cls] ??= []).push({ ...r, load_average_1m: load1() });
       console.error(`${s.build} threads ${s.threads}`, cls, JSON.stringify(r), 'load', load1());
+    }
+    if (values['peer-procs']) {
+      const x = spawnSync('/usr/bin/python3', [join(process.cwd(), 'bench', 'http', 'xapian_procs.py'), xdir, values.workload, cls, String(c), String(seconds)], { encoding: 'utf8', maxBuffer: 1 << 26 });
+      if (x.status !== 0) throw new Error(`xapian_procs failed: ${x.stderr.slice(-500)}`);
+      const r = { ...(JSON.parse(x.stdout) as Record<string, unknown>), load_average_1m: load1() };
+      (peerProcs[cls] ??= []).push(r);
+      console.error('xapian procs', cls, JSON.stringify(r));
     }
   }
 }
@@ -503,10 +520,8 @@ if (values['cpu-prof']) {
 // 5. The peer: Xapian in process, one thread, same corpus and workload, in this run.
 let peer: Record<string, unknown> | null = null;
 if (!values['no-peer']) {
-  const xdir = `${dataDir}-xapian`;
   // a database built earlier (or still being built by another process) is reused once it holds the
   // whole corpus; waits up to 40 minutes for a build in progress, else builds it here
-  const xdocs = () => Number(spawnSync('/usr/bin/python3', ['-c', `import xapian,sys\ntry:\n print(xapian.Database(sys.argv[1]).get_doccount())\nexcept Exception:\n print(0)`, xdir], { encoding: 'utf8' }).stdout.trim() || 0);
   const want = indexAtStart.documents;
   for (const until = Date.now() + 40 * 60_000; existsSync(xdir) && xdocs() < want && Date.now() < until; ) await new Promise((r) => setTimeout(r, 15_000));
   const reuse = existsSync(xdir) && xdocs() >= want;
@@ -530,6 +545,25 @@ if (peer) {
     ratios[cls] = { lectern_http_best_per_second: best, xapian_in_process_one_thread_per_second: xs[cls], ratio: +(best / xs[cls]!).toFixed(3) };
   }
 }
+// Ratios with Xapian given as many processes as Lectern has clients (issue 29), per class and client
+// count: throughput (Lectern HTTP with documents and snippets / Xapian's bare queries) and CPU per search
+// (Lectern's server, all threads / Xapian's processes); > 1 CPU ratio: Lectern spends more.
+const ratiosProcs: Record<string, unknown[]> = {};
+for (const [cls, xs] of Object.entries(peerProcs)) {
+  const last = runs.filter((x) => x.build === builds[builds.length - 1]![0]);
+  ratiosProcs[cls] = (xs as { processes: number; searches_per_second: number; cpu_ms_per_query: number }[]).map((x) => {
+    const best = last.map((run) => (run.results as Record<string, { clients: number; searches_per_second: number; cpu_per_search: { server_all_threads_us: number } }[]>)[cls]!.find((r) => r.clients === x.processes)!).sort((a, b) => b.searches_per_second - a.searches_per_second)[0]!;
+    return {
+      clients: x.processes,
+      lectern_searches_per_second: best.searches_per_second,
+      xapian_searches_per_second: x.searches_per_second,
+      throughput_ratio: +(best.searches_per_second / x.searches_per_second).toFixed(3),
+      lectern_server_cpu_us_per_search: best.cpu_per_search.server_all_threads_us,
+      xapian_cpu_us_per_query: Math.round(x.cpu_ms_per_query * 1000),
+      cpu_ratio_lectern_over_xapian: +(best.cpu_per_search.server_all_threads_us / (x.cpu_ms_per_query * 1000)).toFixed(2),
+    };
+  });
+}
 const out = {
   benchmark: 'search-http',
   corpus,
@@ -546,6 +580,8 @@ const out = {
   cpu_profile: profile,
   peer,
   lectern_http_over_xapian: ratios,
+  peer_procs: values['peer-procs'] ? peerProcs : null,
+  lectern_http_over_xapian_procs: values['peer-procs'] ? ratiosProcs : null,
 };
 if (values.out) writeFileSync(values.out, JSON.stringify(out, null, 2) + '\n');
 console.log(JSON.stringify(out, null, 2));

@@ -11,6 +11,12 @@
 // Issue 29 (ADR 0280) adds `stored_fields`: the display records read from the index's stored fields
 // (links and the body texts of body-snippet hits from the store).
 //
+// Issue 29 (ADR 0325) adds `records_only_ab`: the display records of the pages' title/abstract hits (what
+// the stored fields replace) read three ways, alternated round by round in this process: the store's
+// display row (getDisplayMany, no cache), the index's stored fields as built (format 4: 4 KiB blocks with
+// a dictionary block) and the same records in format 3's layout (16 KiB blocks, no dictionary; a reader
+// over the same records in the same doc order).
+//
 // Peer: the old path in the same run (ratios are old / new CPU time per page: the machine is shared,
 // so wall times include waiting for a core). The cold pass reads each page once
 // after the cache was cleared; the hot pass repeats the workload (popular queries, cache warm).
@@ -26,6 +32,8 @@ import { DisplayRecordCache } from '../../src/documents/display-cache.js';
 import { WorkLinkedDocumentStore } from '../../src/documents/work-links.js';
 import type { EngineHit } from '../../src/engine/index.js';
 import { loadHitRecords, localStoredRecords } from '../../src/search/hit-records.js';
+import { decodeStoredDisplay } from '../../src/search/stored-display.js';
+import { StoredFieldsReader, StoredFieldsWriter } from '../../src/engine/stored-fields.js';
 import { machine } from '../lib/machine.js';
 
 const { values } = parseArgs({
@@ -101,6 +109,49 @@ try {
   cache.clear();
   const hot = await timeAll(paths.after_display_cached);
   const stored = await timeAll(paths.stored_fields);
+  // records only, alternated: store display row vs stored fields (format 4 as built) vs format 3's layout
+  const taHits = pages.map((p) => p.filter((h) => !h.passages.slice(0, 3).some((x) => x.field === 'body')).map((h) => h.id)).filter((ids) => ids.length > 0);
+  const allIds: string[] = [];
+  {
+    // every live doc's record in one format 3 layout (doc order of ids: the corpus order)
+    const rl = createInterface({ input: createReadStream(slice) });
+    for await (const line of rl) if (line.trim()) allIds.push((JSON.parse(line) as { id: string }).id);
+  }
+  const recs = index.stored(allIds);
+  const w3 = new StoredFieldsWriter(16384, 0);
+  const docOf = new Map<string, number>();
+  for (const id of allIds) {
+    const r = recs.get(id);
+    if (!r) continue;
+    docOf.set(id, docOf.size);
+    w3.add(r);
+  }
+  const s3 = w3.finish();
+  const f3 = new StoredFieldsReader(s3.sfData as Uint8Array, s3.sfBlockOff as Uint32Array, s3.sfBlockRaw as Uint32Array, s3.sfBlockDoc as Uint32Array, s3.sfDocStart as Uint32Array, 0);
+  const ab: Record<string, number[]> = { store_display_row: [], stored_fields_format4: [], stored_fields_format3_layout: [] };
+  const recordPaths: Record<string, (ids: string[]) => Promise<unknown>> = {
+    store_display_row: (ids) => core.storage.documents.getDisplayMany(ids),
+    stored_fields_format4: async (ids) => [...index.stored(ids).values()].map(decodeStoredDisplay),
+    stored_fields_format3_layout: async (ids) => ids.map((id) => decodeStoredDisplay(new Uint8Array(f3.get(docOf.get(id)!)!))),
+  };
+  const recordsRead = taHits.reduce((a, ids) => a + ids.length, 0);
+  for (let r = 0; r < rounds * 2; r++) {
+    const order = Object.keys(recordPaths);
+    for (const name of r % 2 ? order.reverse() : order) {
+      const c0 = process.cpuUsage();
+      for (const ids of taHits) await recordPaths[name]!(ids);
+      const c = process.cpuUsage(c0);
+      ab[name]!.push((c.user + c.system) / recordsRead);
+    }
+  }
+  const med = (xs: number[]) => Math.round([...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]! * 10) / 10;
+  const recordsOnly = {
+    note: 'CPU us per record of a title/abstract hit (median of rounds), the three paths alternated round by round',
+    records_per_round: recordsRead,
+    ...Object.fromEntries(Object.entries(ab).map(([k, v]) => [k, { cpu_us_per_record: med(v), rounds: v.map((x) => Math.round(x * 10) / 10) }])),
+    format3_layout_stored_bytes: f3.byteLength(),
+  };
+  console.error('records only', JSON.stringify(recordsOnly));
   const bytes = core.storage.kind === 'sqlite' ? (core.storage as unknown as { db: { prepare(s: string): { get(): unknown } } }).db : null;
   const sizes = bytes
     ? (bytes.prepare("SELECT (SELECT AVG(length(record)) FROM documents) AS record_bytes, (SELECT AVG(length(display)) FROM document_display) AS display_bytes").get() as { record_bytes: number; display_bytes: number })
@@ -123,6 +174,7 @@ try {
     ratio_before_over_after_cpu: { no_cache: ratio(before, display), cache_cold: ratio(before, cold), cache_hot: ratio(before, hot), stored_fields: ratio(before, stored) },
     ratio_display_no_cache_over_stored_fields_cpu: ratio(display, stored),
     index_stored_bytes: index.stats().bytes.stored,
+    records_only_ab: recordsOnly,
     cache: { capacity: cache.capacity, hits: cache.hits, misses: cache.misses },
   };
   console.log(JSON.stringify(result, null, 2));

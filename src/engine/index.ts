@@ -37,7 +37,7 @@ export type { ScoringParams } from './bm25f.js';
 export { DEFAULT_MERGE_POLICY, runMerge } from './merge.js';
 export type { MergePolicy, MergeTask, MergeOutput } from './merge.js';
 export { DEFAULT_PAIR_RULE } from './pair-postings.js';
-export { setStoredCodec, FFLATE_STORED_CODEC, STORED_BLOCK_BYTES } from './stored-fields.js';
+export { setStoredCodec, FFLATE_STORED_CODEC, STORED_BLOCK_BYTES, STORED_DICT_BYTES } from './stored-fields.js';
 export type { StoredCodec } from './stored-fields.js';
 export type { PairRule } from './pair-postings.js';
 export { parseQuery } from './query-parser.js';

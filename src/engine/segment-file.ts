@@ -15,7 +15,11 @@ const MAGIC = 0x3147534c; // 'LSG1' little-endian
 // 2: per-posting position byte lengths in the posting blocks (6-bit widths in the block header), no
 //    position checkpoints (blkPosSub); token offsets per document for snippets.
 // 3: stored fields (the host's record per document, DEFLATE blocks: stored-fields.ts, ADR 0280).
-const VERSION = 3;
+// 4: stored fields in 4 KiB blocks with a per-segment preset dictionary (sfDictBlocks, ADR 0325). Format 3
+//    segments are still read (their blocks have no dictionary) and become format 4 when merged.
+const VERSION = 4;
+/** Versions this engine reads. */
+const READABLE = new Set([3, 4]);
 
 function kindOf(a: SectionArray): Kind {
   if (a instanceof Uint8Array) return 'u8';
@@ -82,7 +86,7 @@ export class SegmentFile {
     this.bytes = bytes;
     const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     if (bytes.length < 16 || dv.getUint32(0, true) !== MAGIC) throw new Error('not a segment file');
-    if (dv.getUint32(4, true) !== VERSION) throw new IndexFormatError(`unsupported segment version ${dv.getUint32(4, true)}`);
+    if (!READABLE.has(dv.getUint32(4, true))) throw new IndexFormatError(`unsupported segment version ${dv.getUint32(4, true)}`);
     const tocLen = dv.getUint32(8, true);
     this.#toc = JSON.parse(new TextDecoder().decode(bytes.subarray(16, 16 + tocLen))) as Toc;
     this.meta = this.#toc.meta;

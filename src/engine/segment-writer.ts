@@ -430,7 +430,7 @@ export class SegmentWriter {
     const kwDocs = new Uint32Array(total);
     for (let i = 0; i < kwKeys.length; i++) kwDocs.set(this.#keywords.get(kwKeys[i]!)!, kwStart[i]!);
     const sections: Record<string, SectionArray> = {
-      // stored fields (format 3, ADR 0280)
+      // stored fields (format 3, ADR 0280; 2 KiB blocks with a preset dictionary: format 4, ADR 0325)
       ...this.#stored.finish(),
       idBlob: ids.blob,
       idOff: ids.off,

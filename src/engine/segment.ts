@@ -172,7 +172,8 @@ export class Segment {
     this.blkMaxTfp = f.f32('blkMaxTfp');
     this.termMaxTfp = f.f32('termMaxTfp');
     this.bound = meta.bound;
-    this.stored = new StoredFieldsReader(f.u8('sfData'), f.u32('sfBlockOff'), f.u32('sfBlockRaw'), f.u32('sfBlockDoc'), f.u32('sfDocStart'));
+    // format 4 adds the preset dictionary (ADR 0325); a format 3 segment's blocks were written without one
+    this.stored = new StoredFieldsReader(f.u8('sfData'), f.u32('sfBlockOff'), f.u32('sfBlockRaw'), f.u32('sfBlockDoc'), f.u32('sfDocStart'), f.has('sfDictBlocks') ? f.u32('sfDictBlocks')[0] : 0);
     this.pairs = f.has('pairKey')
       ? new PairPostings(this.docCount, {
           pairSet: f.u32('pairSet'),
@@ -329,7 +330,7 @@ export class Segment {
     const dictionary = b('termBlob', 'termOff', 'surfBlob', 'surfOff');
     // passages: chunk tables and the token offsets snippets are cut with
     const passages = b('chunkStart', 'chunkField', 'chunkPos', 'chunkChar', 'tok', 'tokOff');
-    const stored = b('sfData', 'sfBlockOff', 'sfBlockRaw', 'sfBlockDoc', 'sfDocStart');
+    const stored = b('sfData', 'sfDictBlocks', 'sfBlockOff', 'sfBlockRaw', 'sfBlockDoc', 'sfDocStart');
     return { postings, positions, dictionary, passages, stored, columns: f.bytes.byteLength - postings - positions - dictionary - passages - stored, total: f.bytes.byteLength };
   }
 }

@@ -2,8 +2,11 @@
 // service stores the display record a hit shows), kept in the segment and compressed in blocks as
 // Lucene's stored fields are. The engine never looks inside them.
 //
-// Layout (sections of format 3 segments):
+// Layout (sections of format 3 and 4 segments):
 //   sfData      u8   the blocks, each raw DEFLATE (RFC 1951) of the concatenated records of its docs
+//   sfDictBlocks u32 (format 4, ADR 0325) [1] when block 0 is the dictionary block: every later block was
+//                    compressed with block 0's uncompressed bytes as its preset dictionary (absent or [0]:
+//                    no dictionary, as format 3 wrote)
 //   sfBlockOff  u32  nb + 1 byte offsets of the blocks in sfData
 //   sfBlockRaw  u32  nb     uncompressed length of each block
 //   sfBlockDoc  u32  nb + 1 first doc of each block (the last entry is docCount)
@@ -15,6 +18,14 @@
 // Reading one record inflates its block only. The reader keeps its last inflated block, so a merge
 // (which reads docs in order) inflates every block once.
 //
+// Format 4 (ADR 0325): blocks of 4 KiB (was 16 KiB) with a per-segment preset dictionary, so that a hit's
+// read inflates ~4 KiB instead of ~16 KiB while the dictionary (the JSON keys and common words of the
+// segment's records) keeps the ratio below that of the 16 KiB blocks. The dictionary is block 0: the
+// segment's first records, in a block that closes at STORED_DICT_BYTES and is compressed without a
+// dictionary (so the dictionary costs no bytes of its own, and the writer streams: a merge's output is
+// written doc by doc). A reader inflates block 0 once and keeps it. Format 3 segments (16 KiB blocks,
+// no dictionary block) are read by the same code.
+//
 // Compression: raw DEFLATE, the format every runtime reads. The engine is pure and does it with fflate
 // (JavaScript); a host can install a faster codec of the same format with setStoredCodec (the service
 // installs node:zlib's deflateRawSync / inflateRawSync on each of its threads). Any codec reads what
@@ -25,15 +36,16 @@ import type { SectionArray } from './segment-file.js';
 
 /** Raw DEFLATE in both directions (see above). */
 export interface StoredCodec {
-  deflate(raw: Uint8Array): Uint8Array;
-  /** Inflates `data`, whose uncompressed length is `rawLength`. */
-  inflate(data: Uint8Array, rawLength: number): Uint8Array;
+  /** Compresses `raw`; `dictionary` (non-empty): the preset dictionary (RFC 1951 history before the data). */
+  deflate(raw: Uint8Array, dictionary?: Uint8Array): Uint8Array;
+  /** Inflates `data`, whose uncompressed length is `rawLength`, with the dictionary it was written with. */
+  inflate(data: Uint8Array, rawLength: number, dictionary?: Uint8Array): Uint8Array;
 }
 
 /** The engine's own codec: fflate, level 6. */
 export const FFLATE_STORED_CODEC: StoredCodec = {
-  deflate: (raw) => deflateSync(raw, { level: 6 }),
-  inflate: (data, rawLength) => inflateSync(data, { out: new Uint8Array(rawLength) }),
+  deflate: (raw, dictionary) => deflateSync(raw, dictionary && dictionary.length > 0 ? { level: 6, dictionary } : { level: 6 }),
+  inflate: (data, rawLength, dictionary) => inflateSync(data, dictionary && dictionary.length > 0 ? { out: new Uint8Array(rawLength), dictionary } : { out: new Uint8Array(rawLength) }),
 };
 
 let codec: StoredCodec = FFLATE_STORED_CODEC;
@@ -43,11 +55,17 @@ export function setStoredCodec(c: StoredCodec): void {
   codec = c;
 }
 
-/** Uncompressed bytes at which a block closes. */
-export const STORED_BLOCK_BYTES = 16 * 1024;
+/** Uncompressed bytes at which a block closes (format 3 wrote 16 KiB blocks). */
+export const STORED_BLOCK_BYTES = 4 * 1024;
 
-/** Section names of the stored fields. */
-export const STORED_SECTIONS = ['sfData', 'sfBlockOff', 'sfBlockRaw', 'sfBlockDoc', 'sfDocStart'] as const;
+/** Uncompressed bytes at which the dictionary block (block 0) closes (ADR 0325 for the choice). */
+export const STORED_DICT_BYTES = 16 * 1024;
+
+/** DEFLATE's window: only the dictionary's last 32 KiB can be referred to (a longer block 0: its tail). */
+const WINDOW = 32 * 1024;
+
+/** Section names of the stored fields (sfDictBlocks: format 4). */
+export const STORED_SECTIONS = ['sfData', 'sfDictBlocks', 'sfBlockOff', 'sfBlockRaw', 'sfBlockDoc', 'sfDocStart'] as const;
 
 /** Accumulates the records of a segment's docs (in doc order) and writes the compressed blocks. */
 export class StoredFieldsWriter {
@@ -59,8 +77,18 @@ export class StoredFieldsWriter {
   readonly #docStart = new WordSink(4096);
   #docs = 0;
   #blockFirst = 0;
+  /** The preset dictionary of the blocks after block 0 (null: none yet, or none at all). */
+  #dict: Uint8Array | null = null;
 
-  constructor(readonly blockBytes: number = STORED_BLOCK_BYTES) {
+  /**
+   * @param blockBytes uncompressed bytes at which a block closes
+   * @param dictBytes uncompressed bytes at which block 0, the dictionary, closes (0: no dictionary, as
+   *   format 3)
+   */
+  constructor(
+    readonly blockBytes: number = STORED_BLOCK_BYTES,
+    readonly dictBytes: number = STORED_DICT_BYTES,
+  ) {
     this.#blockOff.push(0);
   }
 
@@ -69,14 +97,16 @@ export class StoredFieldsWriter {
     this.#docStart.push(this.#block.length);
     if (record !== null && record.length > 0) this.#block.bytes(record);
     this.#docs++;
-    if (this.#block.length >= this.blockBytes) this.#flush();
+    const first = this.#blockRaw.length === 0 && this.dictBytes > 0;
+    if (this.#block.length >= (first ? this.dictBytes : this.blockBytes)) this.#flush();
   }
 
   #flush(): void {
     if (this.#docs === this.#blockFirst) return;
     const raw = this.#block.buf.subarray(0, this.#block.length);
-    const packed = codec.deflate(raw);
-    this.#data.bytes(packed);
+    const dictionaryBlock = this.#blockRaw.length === 0 && this.dictBytes > 0;
+    this.#data.bytes(codec.deflate(raw, this.#dict ?? undefined));
+    if (dictionaryBlock) this.#dict = raw.slice(Math.max(0, raw.length - WINDOW));
     this.#blockOff.push(this.#data.length);
     this.#blockRaw.push(raw.length);
     this.#blockDoc.push(this.#blockFirst);
@@ -90,6 +120,7 @@ export class StoredFieldsWriter {
     this.#blockDoc.push(this.#docs);
     return {
       sfData: this.#data.result(),
+      sfDictBlocks: Uint32Array.of(this.dictBytes > 0 ? 1 : 0),
       sfBlockOff: this.#blockOff.result(),
       sfBlockRaw: this.#blockRaw.result(),
       sfBlockDoc: this.#blockDoc.result(),
@@ -109,7 +140,31 @@ export class StoredFieldsReader {
     readonly blockRaw: Uint32Array,
     readonly blockDoc: Uint32Array,
     readonly docStart: Uint32Array,
+    /** 1: block 0 is the dictionary of the others (format 4); 0: no dictionary (format 3). */
+    readonly dictBlocks: number = 0,
   ) {}
+
+  /** Block 0 inflated, when it is the dictionary (kept). */
+  #block0: Uint8Array | null = null;
+  #dict: Uint8Array | undefined;
+
+  /** The preset dictionary of blocks >= 1 (block 0's bytes, inflated once and kept), or undefined. */
+  dictionary(): Uint8Array | undefined {
+    if (this.dictBlocks === 0 || this.blockRaw.length === 0) return undefined;
+    if (this.#block0 === null) {
+      this.#block0 = this.#inflate(0, undefined);
+      this.#dict = this.#block0.subarray(Math.max(0, this.#block0.length - WINDOW));
+    }
+    return this.#dict;
+  }
+
+  #inflate(b: number, dict: Uint8Array | undefined): Uint8Array {
+    let bytes = codec.inflate(this.data.subarray(this.blockOff[b]!, this.blockOff[b + 1]!), this.blockRaw[b]!, dict);
+    // a plain Uint8Array (a codec may answer with a subclass such as node's Buffer, whose slice() is a view)
+    if (Object.getPrototypeOf(bytes) !== Uint8Array.prototype) bytes = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    if (bytes.length !== this.blockRaw[b]) throw new Error(`stored fields: block ${b} inflated to ${bytes.length} bytes, expected ${this.blockRaw[b]}`);
+    return bytes;
+  }
 
   /** Blocks in the segment. */
   get blocks(): number {
@@ -131,10 +186,12 @@ export class StoredFieldsReader {
   /** The inflated bytes of block `b` (the reader keeps the last one). */
   block(b: number): Uint8Array {
     if (b === this.#lastBlock) return this.#lastBytes;
-    let bytes = codec.inflate(this.data.subarray(this.blockOff[b]!, this.blockOff[b + 1]!), this.blockRaw[b]!);
-    // a plain Uint8Array (a codec may answer with a subclass such as node's Buffer, whose slice() is a view)
-    if (Object.getPrototypeOf(bytes) !== Uint8Array.prototype) bytes = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    if (bytes.length !== this.blockRaw[b]) throw new Error(`stored fields: block ${b} inflated to ${bytes.length} bytes, expected ${this.blockRaw[b]}`);
+    // block 0 of a format 4 segment is the dictionary, kept inflated
+    let bytes: Uint8Array;
+    if (b === 0 && this.dictBlocks > 0) {
+      this.dictionary();
+      bytes = this.#block0!;
+    } else bytes = this.#inflate(b, b >= this.dictBlocks ? this.dictionary() : undefined);
     this.#lastBlock = b;
     this.#lastBytes = bytes;
     return bytes;
@@ -155,6 +212,6 @@ export class StoredFieldsReader {
 
   /** Bytes the stored fields take in the segment. */
   byteLength(): number {
-    return this.data.byteLength + this.blockOff.byteLength + this.blockRaw.byteLength + this.blockDoc.byteLength + this.docStart.byteLength;
+    return this.data.byteLength + 4 + this.blockOff.byteLength + this.blockRaw.byteLength + this.blockDoc.byteLength + this.docStart.byteLength;
   }
 }

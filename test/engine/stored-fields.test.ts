@@ -8,12 +8,17 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { FFLATE_STORED_CODEC, MemoryIndexDirectory, runMerge, SearchIndex, setStoredCodec, STORED_BLOCK_BYTES, type IndexDocument, type StoredCodec } from '../../src/engine/index.js';
+import { STORED_DICT_BYTES } from '../../src/engine/stored-fields.js';
+import { encodeSegmentFile, SegmentFile, type SectionArray } from '../../src/engine/segment-file.js';
 import { StoredFieldsReader, StoredFieldsWriter } from '../../src/engine/stored-fields.js';
 import { Segment } from '../../src/engine/segment.js';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
-const ZLIB: StoredCodec = { deflate: (raw) => deflateRawSync(raw), inflate: (data) => inflateRawSync(data) };
+const ZLIB: StoredCodec = {
+  deflate: (raw, dictionary) => deflateRawSync(raw, dictionary?.length ? { dictionary } : {}),
+  inflate: (data, _n, dictionary) => inflateRawSync(data, dictionary?.length ? { dictionary } : {}),
+};
 
 function lcg(seed: number): () => number {
   let s = seed >>> 0;
@@ -38,27 +43,34 @@ function records(n: number, seed: number): (Uint8Array | null)[] {
   return out;
 }
 
-function writeRead(recs: (Uint8Array | null)[], write: StoredCodec, read: StoredCodec): StoredFieldsReader {
+function writeRead(recs: (Uint8Array | null)[], write: StoredCodec, read: StoredCodec, blockBytes?: number, dictBytes?: number): StoredFieldsReader {
   setStoredCodec(write);
-  const w = new StoredFieldsWriter();
+  const w = new StoredFieldsWriter(blockBytes, dictBytes);
   for (const r of recs) w.add(r);
   const s = w.finish();
   setStoredCodec(read);
-  return new StoredFieldsReader(s.sfData as Uint8Array, s.sfBlockOff as Uint32Array, s.sfBlockRaw as Uint32Array, s.sfBlockDoc as Uint32Array, s.sfDocStart as Uint32Array);
+  return new StoredFieldsReader(s.sfData as Uint8Array, s.sfBlockOff as Uint32Array, s.sfBlockRaw as Uint32Array, s.sfBlockDoc as Uint32Array, s.sfDocStart as Uint32Array, (s.sfDictBlocks as Uint32Array)[0]);
 }
 
-test('records read back byte for byte across blocks, in any order, with either codec reading what the other wrote', () => {
+test('records read back byte for byte across blocks, in any order, with either codec reading what the other wrote, with and without a dictionary (format 4 and 3)', () => {
   try {
     const recs = records(600, 7);
     const raw = recs.reduce((s, r) => s + (r?.length ?? 0), 0);
-    for (const [write, read] of [
-      [FFLATE_STORED_CODEC, FFLATE_STORED_CODEC],
-      [FFLATE_STORED_CODEC, ZLIB],
-      [ZLIB, FFLATE_STORED_CODEC],
-      [ZLIB, ZLIB],
+    for (const [write, read, blockBytes, dictBytes] of [
+      [FFLATE_STORED_CODEC, FFLATE_STORED_CODEC, STORED_BLOCK_BYTES, STORED_DICT_BYTES],
+      [FFLATE_STORED_CODEC, ZLIB, STORED_BLOCK_BYTES, STORED_DICT_BYTES],
+      [ZLIB, FFLATE_STORED_CODEC, STORED_BLOCK_BYTES, STORED_DICT_BYTES],
+      [ZLIB, ZLIB, STORED_BLOCK_BYTES, STORED_DICT_BYTES],
+      // format 3's layout: 16 KiB blocks, no dictionary
+      [ZLIB, FFLATE_STORED_CODEC, 16384, 0],
+      [FFLATE_STORED_CODEC, ZLIB, 16384, 0],
+      // a dictionary larger than all the records (fixed at finish)
+      [ZLIB, ZLIB, 4096, 10 * 1024 * 1024],
     ] as const) {
-      const reader = writeRead(recs, write, read);
-      assert.ok(reader.blocks > raw / (STORED_BLOCK_BYTES + 8000) && reader.blocks < raw / STORED_BLOCK_BYTES + 2, `${reader.blocks} blocks for ${raw} bytes`);
+      const reader = writeRead(recs, write, read, blockBytes, dictBytes);
+      assert.equal(reader.dictBlocks, dictBytes > 0 ? 1 : 0, 'dictionary written when asked');
+      if (dictBytes > 0 && reader.blocks > 1) assert.ok(reader.blockRaw[0]! >= Math.min(dictBytes, raw) && reader.dictionary()!.length <= 32768);
+      assert.ok(reader.blocks > (raw - Math.min(raw, dictBytes)) / (blockBytes + 8000) && reader.blocks < raw / blockBytes + 2, `${reader.blocks} blocks for ${raw} bytes`);
       assert.ok(reader.data.length < raw * 0.6, `compressed: ${reader.data.length} of ${raw}`);
       const order = recs.map((_, i) => i);
       const r = lcg(3);
@@ -178,7 +190,7 @@ test('a merged segment inflates each input block once (docs read in order)', () 
   const name = [...dir.files.keys()].find((n) => n.startsWith('seg-'))!;
   const seg = new Segment(name, dir.files.get(name)!);
   let inflated = 0;
-  setStoredCodec({ deflate: FFLATE_STORED_CODEC.deflate, inflate: (d, n) => (inflated++, FFLATE_STORED_CODEC.inflate(d, n)) });
+  setStoredCodec({ deflate: FFLATE_STORED_CODEC.deflate, inflate: (d, n, dict) => (inflated++, FFLATE_STORED_CODEC.inflate(d, n, dict)) });
   try {
     for (let d = 0; d < seg.docCount; d++) assert.ok(seg.stored.get(d));
     assert.equal(inflated, seg.stored.blocks);
@@ -186,4 +198,69 @@ test('a merged segment inflates each input block once (docs read in order)', () 
     setStoredCodec(FFLATE_STORED_CODEC);
   }
   idx.close();
+});
+
+test('the dictionary makes small blocks smaller than 16 KiB blocks without one (records alike, as display records are)', () => {
+  const r = lcg(11);
+  const recs = Array.from({ length: 400 }, (_, i) => enc.encode(JSON.stringify({ id: `doc-${i}`, type: 'journal-article', language: 'en', title: `title ${Math.floor(r() * 1e6)}`, abstract: Array.from({ length: 120 }, () => `w${Math.floor(r() * 300)}`).join(' '), hasFullText: r() < 0.8, referencesCount: Math.floor(r() * 50) })));
+  const withDict = writeRead(recs, ZLIB, ZLIB);
+  const old = writeRead(recs, ZLIB, ZLIB, 16384, 0);
+  const small = writeRead(recs, ZLIB, ZLIB, STORED_BLOCK_BYTES, 0);
+  assert.ok(withDict.byteLength() < small.byteLength(), `dictionary ${withDict.byteLength()} < no dictionary ${small.byteLength()}`);
+  assert.ok(withDict.byteLength() < old.byteLength(), `dictionary ${withDict.byteLength()} < 16 KiB blocks ${old.byteLength()}`);
+  assert.ok(withDict.blocks > old.blocks * 2, `smaller blocks: ${withDict.blocks} against ${old.blocks}`);
+  for (let d = 0; d < recs.length; d += 7) assert.deepEqual(new Uint8Array(withDict.get(d)!), recs[d]);
+});
+
+/** A format 3 segment file (16 KiB blocks, no dictionary, version 3) of the same docs as `seg`. */
+function asFormat3(seg: Segment): Uint8Array {
+  const f = seg.file;
+  const sections: Record<string, SectionArray> = {};
+  for (const n of f.sectionNames()) if (!n.startsWith('sf')) sections[n] = f.sectionBytes(n) === 0 ? new Uint8Array(0) : sectionOf(f, n);
+  const w = new StoredFieldsWriter(16384, 0);
+  for (let d = 0; d < seg.docCount; d++) w.add(seg.stored.get(d));
+  const { sfDictBlocks: _none, ...stored } = w.finish();
+  const bytes = encodeSegmentFile(f.meta, { ...sections, ...stored });
+  new DataView(bytes.buffer, bytes.byteOffset).setUint32(4, 3, true);
+  return bytes;
+}
+function sectionOf(f: SegmentFile, n: string): SectionArray {
+  // the kind is in the table of contents: try each reader whose element size divides the bytes
+  const toc = JSON.parse(new TextDecoder().decode(f.bytes.subarray(16, 16 + new DataView(f.bytes.buffer, f.bytes.byteOffset).getUint32(8, true)))) as { sections: Record<string, [number, number, string]> };
+  const kind = toc.sections[n]![2];
+  return ({ u8: () => f.u8(n), u16: () => f.u16(n), u32: () => f.u32(n), i32: () => new Int32Array(f.u32(n).slice().buffer), f32: () => f.f32(n), f64: () => f.f64(n) } as Record<string, () => SectionArray>)[kind]!();
+}
+
+test('a format 3 segment (no dictionary) is read, searched and merged into format 4 with its records', () => {
+  const dir = new MemoryIndexDirectory();
+  const idx = SearchIndex.open(dir);
+  for (let i = 0; i < 120; i++) idx.add(doc(i));
+  idx.commit('1');
+  idx.close();
+  const name = [...dir.files.keys()].find((n) => n.startsWith('seg-'))!;
+  const v3 = asFormat3(new Segment(name, dir.files.get(name)!));
+  const old = new Segment(name, v3);
+  assert.equal(old.stored.dictBlocks, 0);
+  assert.equal(new DataView(v3.buffer, v3.byteOffset).getUint32(4, true), 3);
+  dir.files.set(name, v3);
+  // the manifest checks each segment's length
+  const manifest = JSON.parse(dec.decode(dir.files.get('manifest.json')!)) as { segments: { name: string; bytes: number }[] };
+  manifest.segments.find((s) => s.name === name)!.bytes = v3.length;
+  dir.files.set('manifest.json', enc.encode(JSON.stringify(manifest)));
+  const re = SearchIndex.open(dir);
+  const ids = Array.from({ length: 120 }, (_, i) => `d${i}`);
+  assert.equal(re.stored(ids).size, 120, 'format 3 records read');
+  assert.equal(re.search({ text: 'common', limit: 5 }).hits.length, 5);
+  for (let i = 120; i < 160; i++) re.add(doc(i, 2));
+  re.commit('2');
+  re.forceMerge(1);
+  const got = storedOf(re, [...ids, 'd150']);
+  assert.equal(got.size, 121);
+  assert.equal(got.get('d5')!.v, 1);
+  assert.equal(got.get('d150')!.v, 2);
+  const merged = [...dir.files.keys()].filter((n) => n.startsWith('seg-') && n !== name);
+  const out = new Segment('m', dir.files.get(merged[merged.length - 1]!)!);
+  assert.equal(new DataView(out.file.bytes.buffer, out.file.bytes.byteOffset).getUint32(4, true), 4, 'merged into format 4');
+  assert.equal(out.stored.dictBlocks, 1);
+  re.close();
 });
