@@ -12,7 +12,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { CorpusModel, fuseRrf, SearchIndex, type EngineQuery, type EngineResult } from '../../src/engine/index.js';
 import { FsIndexDirectory } from '../../src/adapters/fs/index-directory.js';
-import { DEFAULT_HEAP_FACTOR, denseQueryVector, denseSearch, sparseEngineOptions, sparseQueryVector, withFeedback, type SparseDim, type SparseParams } from '../../src/search/channels.js';
+import { DEFAULT_HEAP_FACTOR, HYBRID_EXPANSION_TERMS, denseQueryVector, denseSearch, sparseEngineOptions, sparseQueryVector, withFeedback, type SparseDim, type SparseParams } from '../../src/search/channels.js';
 import { DEFAULT_RRF_K, DENSE_FEEDBACK_DOCS, DENSE_FEEDBACK_WEIGHT, DENSE_RRF_WEIGHT, SPARSE_RRF_WEIGHT } from '../../src/search/search-service.js';
 import { DEFAULT_COMBINER, multiQuerySearch, passagesFor } from '../../src/search/multi-query.js';
 import { repoRoot } from '../../test/helpers/paths.js';
@@ -31,6 +31,7 @@ idx.setVectorModel({ id: 'bench', model: dense });
 const workload = JSON.parse(readFileSync(join(evalDataDir(), '..', 'tools', 'synth-corpus', 'workload.json'), 'utf8')) as Record<string, { text: string }[]>;
 const queries = workload['or']!.map((q) => q.text).slice(0, nQueries);
 const sp: SparseParams = { maxQueryDims: 0, weightThreshold: 0, pruning: null, heapFactor: DEFAULT_HEAP_FACTOR };
+const spHybrid: SparseParams = { ...sp, maxExpansionTerms: HYBRID_EXPANSION_TERMS };
 const nulls = { types: null, languages: null, issns: null, publisher: null, issuedAfter: null, issuedBefore: null, uriPrefixes: null, citing: null };
 // the service's engine query of a 10-hit page (default budget: 10,000 / 10 results -> every word)
 const base = (text: string): EngineQuery => ({ text, possibleLanguages: null, rankingMode: 'auto', limit: 10, offset: 0, phraseBoost: 1, lexicalWeight: 1, collapseByWorkKey: true, exactTotal: true, passagesPerHit: 3, explain: false, trace: false, filters: nulls, budget: { maxTerms: 256, maxPostings: 5_000_000 }, maxPassageTerms: 1000 });
@@ -71,32 +72,32 @@ const modes: Record<string, (text: string) => unknown> = {
     const v = denseQueryVector(idx, dense, t, null);
     return v ? denseSearch(idx, v, 'binary', { limit: 10, filters: nulls, collapseByWorkKey: true, passagesPerHit: 3 }) : null;
   },
-  // the service's order: fulltext, the dense channel (fed back from fulltext), the sparse vote
+  // the service's order: fulltext, the dense channel (fed back from fulltext), the sparse vote with the
+  // 4 strongest expansion terms (ADR 0312), its passages deferred (ADR 0311)
   hybrid: (t) => {
+    const q = base(t);
+    const ft = idx.search(q);
+    const dn = denseRun(q, ft);
+    return fuse(ft, sparseHybrid(q, ft, dn, sparse, sparseQueryVector(idx, sparse, t, null, spHybrid)), dn);
+  },
+  'hybrid (8 expansion terms)': (t) => {
     const q = base(t);
     const ft = idx.search(q);
     const dn = denseRun(q, ft);
     return fuse(ft, sparseHybrid(q, ft, dn), dn);
   },
-  'hybrid (float term scan, sparse passages at once: the previous build)': (t) => {
+  'hybrid (8 expansion terms, float term scan, sparse passages at once: the previous build)': (t) => {
     const q = base(t);
     const ft = idx.search(q);
     const dims = sparseQueryVector(idx, sparseFloatScan, t, null, sp);
     return fuse(ft, multiQuerySearch(idx, q, dims, sparseEngineOptions(dims, sp).heapFactor, DEFAULT_COMBINER, ft).result, denseRun(q, ft));
   },
-  ...Object.fromEntries(
-    [2, 4].map((keep) => [
-      `hybrid (${keep} expansion terms)`,
-      (t: string) => {
-        const q = base(t);
-        const ft = idx.search(q);
-        const dn = denseRun(q, ft);
-        const dims = sparseQueryVector(idx, sparse, t, null, sp);
-        const fewer = [...dims.filter((d) => d.own), ...dims.filter((d) => !d.own).slice(0, keep)];
-        return fuse(ft, sparseHybrid(q, ft, dn, sparse, fewer), dn);
-      },
-    ]),
-  ),
+  'hybrid (2 expansion terms)': (t) => {
+    const q = base(t);
+    const ft = idx.search(q);
+    const dn = denseRun(q, ft);
+    return fuse(ft, sparseHybrid(q, ft, dn, sparse, sparseQueryVector(idx, sparse, t, null, { ...sp, maxExpansionTerms: 2 })), dn);
+  },
   'hybrid without the sparse vote': (t) => {
     const q = base(t);
     const ft = idx.search(q);
