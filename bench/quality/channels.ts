@@ -8,8 +8,8 @@
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { fieldTerms, fuseRrf, MemoryIndexDirectory, SearchIndex, TrainingState } from '../../src/engine/index.js';
-import { DEFAULT_HEAP_FACTOR, denseQueryVector, denseSearch, sparseEngineOptions, sparseQueryVector, withFeedback, type SparseParams } from '../../src/search/channels.js';
+import { fieldTerms, fuseRrf, MemoryIndexDirectory, SearchIndex, TERM_SCAN_MIN_TERMS, TrainingState } from '../../src/engine/index.js';
+import { DEFAULT_HEAP_FACTOR, HYBRID_EXPANSION_TERMS, denseQueryVector, denseSearch, sparseEngineOptions, sparseQueryVector, withFeedback, type SparseParams } from '../../src/search/channels.js';
 import { DEFAULT_RRF_K, DENSE_FEEDBACK_DOCS, DENSE_FEEDBACK_WEIGHT, DENSE_RRF_WEIGHT, SPARSE_RRF_WEIGHT } from '../../src/search/search-service.js';
 import { DEFAULT_COMBINER, multiQuerySearch, type CombinerParams } from '../../src/search/multi-query.js';
 import { repoRoot } from '../../test/helpers/paths.js';
@@ -54,6 +54,12 @@ function evaluate(set: IrSet) {
   index.setVectorModel({ id: 'bench', model: dense });
   const t4 = performance.now();
   const sp: SparseParams = { maxQueryDims: 0, weightThreshold: 0, pruning: null, heapFactor: DEFAULT_HEAP_FACTOR };
+  // the float scan over every expansion term (the previous build's; ADR 0310)
+  const sparseFloat = Object.assign(Object.create(sparse) as typeof sparse, {
+    embed: sparse.embed.bind(sparse),
+    nearestTerms: (v: Float32Array, max: number, min: number, ex: ReadonlySet<string>) => sparse.nearestTerms(v, max, min, ex, 'exact'),
+  });
+  const scans = { queries: 0, identical: 0, kernel: sparse.terms.length >= TERM_SCAN_MIN_TERMS };
   const acc = new Map<string, { n: number; r: number; z: number; ms: number }>();
   const add = (mode: string, ids: string[], rels: Map<string, number>, ms: number) => {
     let e = acc.get(mode);
@@ -112,12 +118,16 @@ function evaluate(set: IrSet) {
         ],
         { k: DEFAULT_RRF_K },
       ).map((f) => f.id);
-    const [hy, fuseMs] = timed(() => fuse(sps.filter((id) => nominated.has(id))));
-    const hybridMs = ftMs + spSharedMs + embMs + dpMs + fuseMs;
+    // hybrid's sparse vote: the 4 strongest expansion terms (HYBRID_EXPANSION_TERMS, ADR 0312)
+    const svHybrid = sparseQueryVector(index, sparse, text, null, { ...sp, maxExpansionTerms: HYBRID_EXPANSION_TERMS });
+    const [spsHybrid, spHybridMs] = timed(() => multiQuerySearch(index, q, svHybrid, sparseEngineOptions(svHybrid, sp).heapFactor, DEFAULT_COMBINER, ftResult).result.hits.map((h) => h.id));
+    const [hy, fuseMs] = timed(() => fuse(spsHybrid.filter((id) => nominated.has(id))));
+    const hybridMs = ftMs + spHybridMs + embMs + dpMs + fuseMs;
     add('hybrid', hy, rels, hybridMs);
+    add('hybrid (8 expansion terms: the previous build)', fuse(sps.filter((id) => nominated.has(id))), rels, ftMs + spSharedMs + embMs + dpMs + fuseMs);
     // the same run's controls (issue 27): the sparse channel's own pruned pass (before), no sparse vote,
     // and the sparse channel as one weighted query
-    add('hybrid (before issue 27: sparse runs its own pass)', fuse(sps0.filter((id) => nominated.has(id))), rels, ftMs + spMs + embMs + dpMs + fuseMs);
+    add('hybrid (before ADR 0232: sparse runs its own pass, 8 expansion terms)', fuse(sps0.filter((id) => nominated.has(id))), rels, ftMs + spMs + embMs + dpMs + fuseMs);
     add('hybrid without the sparse vote (fulltext + short_document)', fuse([]), rels, ftMs + embMs + dpMs + fuseMs);
     add('hybrid (sparse as one weighted query)', fuse(sp1.filter((id) => nominated.has(id))), rels, ftMs + sp1Ms + embMs + dpMs + fuseMs);
     // fewer expansion terms (the strongest first): what each costs at 100k is in mode-cost-100k.json
@@ -126,9 +136,19 @@ function evaluate(set: IrSet) {
       const [spk, spkMs] = timed(() => index.search({ ...q, ...sparseEngineOptions(fewer, sp) }).hits.map((h) => h.id));
       add(`hybrid (sparse as one weighted query, ${keep} expansion term${keep > 1 ? 's' : ''})`, fuse(spk.filter((id) => nominated.has(id))), rels, ftMs + spkMs + embMs + dpMs + fuseMs);
     }
-    add('hybrid (sparse_nomination on)', fuse(sps), rels, hybridMs);
+    // issue 27 (ADR 0310-0312): the multi-query sparse vote with fewer expansion terms (the strongest first)
+    for (const keep of [2, 4]) {
+      const fewer = [...sv.filter((d) => d.own), ...sv.filter((d) => !d.own).slice(0, keep)];
+      const spk = multiQuerySearch(index, q, fewer, sparseEngineOptions(fewer, sp).heapFactor, DEFAULT_COMBINER, ftResult).result.hits.map((h) => h.id);
+      add(`hybrid (multi-query sparse vote, ${keep} expansion terms)`, fuse(spk.filter((id) => nominated.has(id))), rels, NaN);
+    }
+    // the expansion through the term-scan kernel (the service's) against the float scan over every term
+    const svFloat = sparseQueryVector(index, sparseFloat, text, null, sp);
+    scans.queries++;
+    if (JSON.stringify(svFloat) === JSON.stringify(sv)) scans.identical++;
+    add('hybrid (sparse_nomination on)', fuse(spsHybrid), rels, hybridMs);
     const nominatedQ = new Set([...ft, ...dpq]);
-    add(`hybrid (dense quantized path forced, pool ${FORCED_POOL})`, fuse(sps.filter((id) => nominatedQ.has(id)), dpq), rels, NaN);
+    add(`hybrid (dense quantized path forced, pool ${FORCED_POOL})`, fuse(spsHybrid.filter((id) => nominatedQ.has(id)), dpq), rels, NaN);
     add('hybrid with no model (= fulltext)', ft, rels, ftMs);
   }
   const modes: Record<string, ModeResult> = {};
@@ -138,6 +158,7 @@ function evaluate(set: IrSet) {
     queries: n,
     documents: set.corpus.length,
     training: { analyseMs: t1 - t0, trainMs: t2 - t1, vectorizeMs: t4 - t3, indexMs: t3 - t2, stats },
+    expansionTermScan: { kernel: scans.kernel, queries: scans.queries, identicalToFloatScan: scans.identical },
     modes,
   };
 }
@@ -149,7 +170,7 @@ if (!only || only === 'cranfield') sets.push(loadIrSet(join(evalDataDir(), 'ir',
 const load0 = loadavg()[0];
 const results = sets.map(evaluate);
 for (const r of results) {
-  console.log(`${r.set} (${r.queries} q, ${r.documents} docs; analyse ${r.training.analyseMs.toFixed(0)} ms, train ${r.training.trainMs.toFixed(0)} ms, vectorize ${r.training.vectorizeMs.toFixed(0)} ms)`);
+  console.log(`${r.set} (${r.queries} q, ${r.documents} docs; analyse ${r.training.analyseMs.toFixed(0)} ms, train ${r.training.trainMs.toFixed(0)} ms, vectorize ${r.training.vectorizeMs.toFixed(0)} ms; expansion ${JSON.stringify(r.expansionTermScan)})`);
   for (const [m, v] of Object.entries(r.modes)) console.log(`  ${m.padEnd(36)} nDCG@10 ${v.ndcg10.toFixed(4)}  R@100 ${v.recall100.toFixed(4)}  zero ${(100 * v.zeroScoreShare).toFixed(1)}%  ${v.queryMsMean.toFixed(2)} ms/q`);
 }
 if (args.includes('--write')) {

@@ -14,6 +14,7 @@
 // Pure: no I/O; the host stores the bytes (serialize/parse) and records their SHA-256.
 import { analyzerFor } from './analyzer.js';
 import { randomizedSvd, SeededRandom, type Csr } from './lsa.js';
+import { TermScan } from './term-scan.js';
 
 /** Weight of a title token relative to an abstract token in the training rows and document vectors. */
 export const TITLE_TOKEN_WEIGHT = 2;
@@ -497,6 +498,11 @@ export function idfOf(n: number, df: number): number {
   return Math.max(0.01, Math.log(1 + (n - df + 0.5) / (df + 0.5)));
 }
 
+/** Vocabularies from this size on scan their terms with the integer kernel (ADR 0310); below it the float scan is as fast. */
+export const TERM_SCAN_MIN_TERMS = 2048;
+/** Most results the kernel path selects for (larger `max`: the float scan). */
+const TERM_SCAN_MAX_RESULTS = 64;
+
 /** A trained corpus model: term vectors (row-major terms x dims) and idf per term. */
 export class CorpusModel {
   readonly #index = new Map<string, number>();
@@ -541,19 +547,44 @@ export class CorpusModel {
     return any && normalize(out) ? out : null;
   }
 
+  /** The term scan's kernel copy of the vectors (ADR 0310): undefined until first needed, null where it cannot run. */
+  #scan: TermScan | null | undefined;
+
   /**
-   * Terms nearest to `query` (a unit vector) by cosine, best first: at most `max` with similarity >=
-   * `minSimilarity`, skipping `exclude`.
+   * Terms nearest to `query` (a unit vector) by cosine, best first (ties in vocabulary order): at most
+   * `max` with similarity >= `minSimilarity`, skipping `exclude`. `method`: `auto` scans with the
+   * integer kernel and scores its candidates again in floating point (the same answer as `exact`, ADR
+   * 0310) when the vocabulary has at least {@link TERM_SCAN_MIN_TERMS} terms; `exact` scores every term
+   * in floating point; `kernel` takes the kernel's path whatever the size (tests).
    */
-  nearestTerms(query: Float32Array, max: number, minSimilarity: number, exclude: ReadonlySet<string>): { term: string; similarity: number }[] {
+  nearestTerms(query: Float32Array, max: number, minSimilarity: number, exclude: ReadonlySet<string>, method: 'auto' | 'exact' | 'kernel' = 'auto'): { term: string; similarity: number }[] {
     if (max <= 0) return [];
+    const useKernel = method === 'kernel' || (method === 'auto' && this.terms.length >= TERM_SCAN_MIN_TERMS);
+    if (useKernel && max <= TERM_SCAN_MAX_RESULTS) {
+      if (this.#scan === undefined) this.#scan = TermScan.build(this.vectors, this.terms.length, this.dims);
+      if (this.#scan !== null) {
+        const excluded = new Set<number>();
+        for (const t of exclude) {
+          const r = this.#index.get(t);
+          if (r !== undefined) excluded.add(r);
+        }
+        const rows = this.#scan.candidates(query, max, minSimilarity, excluded);
+        if (rows !== null) return this.#nearestOf(query, max, minSimilarity, exclude, rows);
+      }
+    }
+    return this.#nearestOf(query, max, minSimilarity, exclude, null);
+  }
+
+  /** The exact floating-point scan over `rows` (ascending; null: every term). */
+  #nearestOf(query: Float32Array, max: number, minSimilarity: number, exclude: ReadonlySet<string>, rows: Uint32Array | null): { term: string; similarity: number }[] {
     const best: { term: string; similarity: number }[] = [];
     const d = this.dims;
     const v = this.vectors;
-    // the scan over every term vector is the sparse channel's main cost (issue 27): four accumulators
-    // let the dot product pipeline (2-3x faster than one running sum in V8)
+    // four accumulators let the dot product pipeline (2-3x faster than one running sum in V8)
     const d4 = d - (d % 4);
-    for (let r = 0; r < this.terms.length; r++) {
+    const n = rows === null ? this.terms.length : rows.length;
+    for (let k = 0; k < n; k++) {
+      const r = rows === null ? k : rows[k]!;
       const o = r * d;
       let s0 = 0;
       let s1 = 0;

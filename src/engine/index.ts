@@ -53,7 +53,7 @@ export type { Suggestion } from './spelling.js';
 export { tokenize, analyzerFor, Analyzer } from './analyzer.js';
 export type { Token } from './analyzer.js';
 export { STEMMED_LANGUAGES, normalizeLanguage } from './stemmers.js';
-export { CorpusModel, TrainingState, documentTerms, fieldTerms, idfOf, DEFAULT_DIMS, TITLE_TOKEN_WEIGHT } from './corpus-model.js';
+export { CorpusModel, TrainingState, documentTerms, fieldTerms, idfOf, DEFAULT_DIMS, TERM_SCAN_MIN_TERMS, TITLE_TOKEN_WEIGHT } from './corpus-model.js';
 export type { TermBag, TrainOptions, TrainStats } from './corpus-model.js';
 export type { VectorModel, VectorQuery, SegmentNeedingVectors, BuiltVectors } from './search-index.js';
 export { vectorFileName, computeVectorFile } from './search-index.js';

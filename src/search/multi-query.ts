@@ -51,19 +51,29 @@ export interface SubQueryTrace {
   hits: number;
 }
 
+/** The hits only a sub-query found, their passages left for later (ADR 0311; {@link passagesFor}). */
+export interface DeferredPassages {
+  /** The combined hits that carry no passages yet. */
+  bare: EngineHit[];
+}
+
 /**
  * The sparse channel as multi-query retrieval: the query (its own terms, BM25F) plus one single-term
  * sub-query per generated dimension, each an engine search of `base.limit` hits, combined per document.
+ * `deferPassages`: the hits only a sub-query found keep no passages and are returned as `deferred`
+ * (hybrid with a sparse vote that nominates nothing: only those another channel also returned can
+ * reach the page, so {@link passagesFor} gives only those theirs, after the other channels ran).
  */
-export function multiQuerySearch(index: SearchIndex, base: EngineQuery, dims: readonly SparseDim[], heapFactor: number, p: CombinerParams, shared: EngineResult | null = null): { result: EngineResult; subQueries: SubQueryTrace[] } {
+export function multiQuerySearch(index: SearchIndex, base: EngineQuery, dims: readonly SparseDim[], heapFactor: number, p: CombinerParams, shared: EngineResult | null = null, deferPassages = false): { result: EngineResult; subQueries: SubQueryTrace[]; deferred: DeferredPassages | null } {
   // the query's own pass: the fulltext channel's result of the same engine query when it ran (hybrid:
   // one candidate pass shared by both channels, exact where the sparse pass alone is pruned), else ours
   const main = shared ?? index.search({ ...base, heapFactor });
   const subs = subQueriesOf(base, dims, heapFactor).map((s) => ({ ...s, result: index.search(s.query) }));
   const out = combineSubQueries(base, main, subs, p);
   const bare = bareHits(out.result.hits, base);
+  if (deferPassages) return { ...out, deferred: bare.length > 0 ? { bare } : null };
   if (bare.length > 0) givePassages(bare, index.search(passagesQuery(base, bare)));
-  return out;
+  return { ...out, deferred: null };
 }
 
 /**
@@ -71,13 +81,24 @@ export function multiQuerySearch(index: SearchIndex, base: EngineQuery, dims: re
  * every sub-query is a DFS-then-query over the shards, so each list is one index's; ADR 0246). The
  * sub-queries run concurrently; the combination is the one above.
  */
-export async function multiQuerySearchWith(search: (q: EngineQuery) => Promise<EngineResult>, base: EngineQuery, dims: readonly SparseDim[], heapFactor: number, p: CombinerParams, shared: EngineResult | null = null): Promise<{ result: EngineResult; subQueries: SubQueryTrace[] }> {
+export async function multiQuerySearchWith(search: (q: EngineQuery) => Promise<EngineResult>, base: EngineQuery, dims: readonly SparseDim[], heapFactor: number, p: CombinerParams, shared: EngineResult | null = null, deferPassages = false): Promise<{ result: EngineResult; subQueries: SubQueryTrace[]; deferred: DeferredPassages | null }> {
   const subQueries = subQueriesOf(base, dims, heapFactor);
   const [main, ...rest] = await Promise.all([shared !== null ? Promise.resolve(shared) : search({ ...base, heapFactor }), ...subQueries.map((s) => search(s.query))]);
   const out = combineSubQueries(base, main!, subQueries.map((s, i) => ({ ...s, result: rest[i]! })), p);
   const bare = bareHits(out.result.hits, base);
+  if (deferPassages) return { ...out, deferred: bare.length > 0 ? { bare } : null };
   if (bare.length > 0) givePassages(bare, await search(passagesQuery(base, bare)));
-  return out;
+  return { ...out, deferred: null };
+}
+
+/**
+ * Gives the deferred hits whose ids are in `wanted` their passages (one pass of the query over them, by
+ * `search`: the index's or the shards'); the others keep none. Returns how many were given passages.
+ */
+export async function passagesFor(deferred: DeferredPassages, base: EngineQuery, wanted: ReadonlySet<string>, search: (q: EngineQuery) => EngineResult | Promise<EngineResult>): Promise<number> {
+  const bare = deferred.bare.filter((h) => wanted.has(h.id));
+  if (bare.length > 0) givePassages(bare, await search(passagesQuery(base, bare)));
+  return bare.length;
 }
 
 /**

@@ -32,6 +32,7 @@ import type { IndexSet } from './index-set.js';
 import { denseDocumentVector, denseQueryVector, denseSearch, sparseQueryVector, withFeedback, withFeedbackVectors, type SparseParams } from './channels.js';
 import { defaultSearchRequest, type SearchExecution, type SearchExecutor, type SearchHit, type SearchRequest, type SearchResult } from './search-types.js';
 import { runSparseChannel } from './sparse-channel.js';
+import { passagesFor, type DeferredPassages } from './multi-query.js';
 import { routingKey, shardOfWork } from '../domain/shard-routing.js';
 import type { ScatterResult, ScatterVectorQuery, VectorResult } from './scatter-gather.js';
 import { checkWorkBudget, FairScheduler, passageTermCap, workEstimate, type BudgetedIndex, type SearchTicket, type WorkBudget } from './work-budget.js';
@@ -46,7 +47,7 @@ import { NO_RANKING, planRanking, runRanking, type RankingOutcome, type RankingP
 import { pickEvidence } from '../ranking/evidence.js';
 import { buildPool, featureSources, plannedBranches } from './ranking-bridge.js';
 import { checkExtraPools, mergeExtraPools, type PoolSources } from './extra-pools.js';
-import { DEFAULT_HEAP_FACTOR, DEFAULT_MAX_QUERY_DIMS, DEFAULT_PRUNING } from './channels.js';
+import { DEFAULT_HEAP_FACTOR, DEFAULT_MAX_QUERY_DIMS, DEFAULT_PRUNING, HYBRID_EXPANSION_TERMS } from './channels.js';
 import { analyzerFor, queryTerms, resolveRankingMode } from '../engine/index.js';
 
 /** RRF smoothing constant when the request gives none (interface: service default 60). */
@@ -346,6 +347,7 @@ export class SearchService {
       const index = this.d.indexes.get(name);
       const wantsFulltext = r.mode === 'fulltext' || (r.mode === 'hybrid' && weight > 0);
       let lexical: EngineResult | null = null;
+      let deferredSparse: { run: ChannelRun; deferred: DeferredPassages; search: (q: EngineQuery) => EngineResult | Promise<EngineResult> } | null = null;
       if (wantsFulltext && this.d.shards) {
         // cluster: scatter-gather over the shards, ranked exactly as one index would (ADR 0202)
         const t = performance.now();
@@ -379,12 +381,20 @@ export class SearchService {
                 return sh.result;
               }
             : undefined;
-          const run = await runSparseChannel(sparse, index, base, r.query, r.possibleLanguages, sparseParams, combinerParams, lexical, viaShards);
+          // hybrid whose sparse vote nominates nothing (sparse_nomination off; the shared pass ranks whole
+          // documents): the hits only an expansion sub-query found can reach the page only through the
+          // dense channel, so their passages wait for its list (ADR 0311)
+          const defer = r.mode === 'hybrid' && lexical !== null && !(r.sparseNomination ?? lexical.rankingMode === 'passages');
+          // hybrid's vote: the 4 strongest expansion terms (as good as 8 on both judged sets, half the sub-queries; ADR 0312)
+          const params = r.mode === 'hybrid' ? { ...sparseParams, maxExpansionTerms: HYBRID_EXPANSION_TERMS } : sparseParams;
+          const run = await runSparseChannel(sparse, index, base, r.query, r.possibleLanguages, params, combinerParams, lexical, viaShards, defer);
           if (viaShards) run.detail = { ...run.detail, shards: shardTraces[0] ?? [], shard_calls: shardTraces.length };
           embedUs += run.embedUs;
           // sparse_nomination (interface): on for passage ranking, off for whole-document ranking
           const nominates = r.mode === 'sparse' || (r.sparseNomination ?? run.result.rankingMode === 'passages');
-          runs.push({ index: name, channel: 'sparse', result: run.result, weight: SPARSE_RRF_WEIGHT, nominates, us: run.us, detail: { ...run.detail, nominates } });
+          const sparseRun: ChannelRun = { index: name, channel: 'sparse', result: run.result, weight: SPARSE_RRF_WEIGHT, nominates, us: run.us, detail: { ...run.detail, nominates } };
+          runs.push(sparseRun);
+          if (run.deferred) deferredSparse = { run: sparseRun, deferred: run.deferred, search: viaShards ?? ((q: EngineQuery) => index.search(q)) };
         } else unconfigured.push(`sparse:${name}`);
       }
       if (r.mode === 'short_document' || r.mode === 'binary' || r.mode === 'hybrid') {
@@ -442,6 +452,15 @@ export class SearchService {
             detail: { model_sha256: dense.id, model: dense.kind === 'encoder' ? `onnx encoder (${dense.dims} dims)` : 'corpus-trained', method: result.method, scanned: result.scanned, ...(result.method === 'binary' || result.method === 'quantized' ? { rescored: result.rescored, ...('kernel' in result && result.kernel !== undefined ? { kernel: result.kernel } : {}) } : {}), segments_without_vectors: result.missingSegments, ...(vector === null ? { note: 'no query term is known to the dense model: no candidates' } : {}), ...(denseShards ? { shards: denseShards } : {}) },
           });
         } else if (r.mode === 'hybrid') unconfigured.push(`short_document:${name}`);
+      }
+      if (deferredSparse) {
+        // the deferred sparse hits the dense channel also returned: the only ones that can be shown
+        const { run, deferred, search } = deferredSparse;
+        const t = performance.now();
+        const wanted = new Set(runs.filter((x) => x.index === name && (x.channel === 'short_document' || x.channel === 'binary')).flatMap((x) => x.result.hits.map((h) => h.id)));
+        const given = await passagesFor(deferred, base, wanted, search);
+        run.us += (performance.now() - t) * 1000;
+        run.detail = { ...run.detail, passages: { sub_query_hits: deferred.bare.length, given: given, note: 'passages only for the hits only a sub-query found that another channel also returned (the sparse vote nominates nothing)' } };
       }
       // dense channels rank whole documents; the lexical channels resolve `auto` themselves
       if (i === 0) rankingMode = runs.find((x) => x.channel === 'fulltext' || x.channel === 'sparse')?.result.rankingMode ?? 'documents';

@@ -5,7 +5,7 @@
 import { performance } from 'node:perf_hooks';
 import type { EngineQuery, EngineResult, SearchIndex } from '../engine/index.js';
 import { sparseEngineOptions, type SparseParams } from './channels.js';
-import { multiQuerySearch, multiQuerySearchWith, type CombinerParams } from './multi-query.js';
+import { multiQuerySearch, multiQuerySearchWith, type CombinerParams, type DeferredPassages } from './multi-query.js';
 import type { SparseModel } from './sparse-model.js';
 
 export interface SparseRun {
@@ -15,6 +15,8 @@ export interface SparseRun {
   /** Retrieval time, µs. */
   us: number;
   detail: Record<string, unknown>;
+  /** With `deferPassages`: the hits only an expansion sub-query found, their passages not taken yet (ADR 0311). */
+  deferred?: DeferredPassages | null;
 }
 
 /**
@@ -22,8 +24,10 @@ export interface SparseRun {
  * `sharded`: a cluster's coordinator (ADR 0246): the corpus expansion's engine searches (the query and
  * each sub-query) go to the shards with global statistics instead of `index`; `index` and the model
  * still make the query vector (analysis and the model's term embeddings, no corpus statistics).
+ * `deferPassages` (corpus expansion only): the hits only a sub-query found are returned in `deferred`
+ * without passages (hybrid, when the sparse vote nominates nothing: ADR 0311).
  */
-export async function runSparseChannel(model: SparseModel, index: SearchIndex, base: EngineQuery, text: string, languages: string[] | null, p: SparseParams, combiner: CombinerParams, shared: EngineResult | null = null, sharded?: (q: EngineQuery) => Promise<EngineResult>): Promise<SparseRun> {
+export async function runSparseChannel(model: SparseModel, index: SearchIndex, base: EngineQuery, text: string, languages: string[] | null, p: SparseParams, combiner: CombinerParams, shared: EngineResult | null = null, sharded?: (q: EngineQuery) => Promise<EngineResult>, deferPassages = false): Promise<SparseRun> {
   const t0 = performance.now();
   const heapFactor = sparseEngineOptions([], p).heapFactor;
   if (model.tokenVector) {
@@ -50,12 +54,13 @@ export async function runSparseChannel(model: SparseModel, index: SearchIndex, b
   }
   const dims = await model.queryVector!(index, text, languages, p);
   const t1 = performance.now();
-  const { result, subQueries } = sharded ? await multiQuerySearchWith(sharded, base, dims, heapFactor, combiner, shared) : multiQuerySearch(index, base, dims, heapFactor, combiner, shared);
+  const { result, subQueries, deferred } = sharded ? await multiQuerySearchWith(sharded, base, dims, heapFactor, combiner, shared, deferPassages) : multiQuerySearch(index, base, dims, heapFactor, combiner, shared, deferPassages);
   const t2 = performance.now();
   return {
     result,
     embedUs: (t1 - t0) * 1000,
     us: (t2 - t1) * 1000,
+    deferred,
     detail: {
       model_sha256: model.id,
       model: 'corpus-trained expansion',

@@ -1,10 +1,11 @@
 // The multi-query combiner (search/multi-query.ts, ADR 0107): combineScores by hand for each combiner,
 // decay, temperature and top_k; multiQuerySearch over a small index: one sub-query per generated
-// dimension, scaled scores, and a query without generated dimensions ranked exactly as its engine search.
+// dimension, scaled scores, and a query without generated dimensions ranked exactly as its engine search;
+// deferred passages (ADR 0311): the same ranking, and the passages given later are the ones given at once.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MemoryIndexDirectory, SearchIndex } from '../../src/engine/index.js';
-import { combineScores, multiQuerySearch, type CombinerParams } from '../../src/search/multi-query.js';
+import { combineScores, multiQuerySearch, passagesFor, type CombinerParams } from '../../src/search/multi-query.js';
 
 const near = (a: number, b: number, what: string) => assert.ok(Math.abs(a - b) < 1e-12, `${what}: ${a} vs ${b}`);
 
@@ -48,4 +49,31 @@ test('multiQuerySearch: the query plus one sub-query per generated dimension; wi
   near(a.score, 1, 'a is the best of the query and does not match the sub-query');
   const max = multiQuerySearch(idx, base, dims, 1, { combiner: 'max', decay: 0.7, temperature: 1.5, topK: 3 });
   near(max.result.hits.find((h) => h.id === 'c')!.score, 0.5, 'max');
+});
+
+test('multiQuerySearch with deferred passages: the same hits; passagesFor gives the wanted ones the passages given at once', async () => {
+  const idx = SearchIndex.open(new MemoryIndexDirectory());
+  idx.add({ id: 'a', title: 'heart attack', abstract: 'heart attack outcomes after a heart attack', language: 'en' });
+  idx.add({ id: 'b', title: 'heart attack risk', abstract: 'attack of the heart', language: 'en' });
+  idx.add({ id: 'c', title: 'myocardial infarction', abstract: 'infarction size', language: 'en' });
+  idx.add({ id: 'e', title: 'infarction infarction', abstract: 'infarction scars in the tissue studied over years, with a note on the heart', language: 'en' });
+  idx.commit('1');
+  const base = { text: 'heart attack', limit: 2, passagesPerHit: 3 };
+  const own = [...new Set(idx.parse('heart attack', null).words.flatMap((w) => w.terms))].map((term) => ({ term, weight: 1, own: true }));
+  const infarct = idx.parse('infarction', null).words[0]!.terms[0]!;
+  const dims = [...own, { term: infarct, weight: 5, own: false }];
+  const p: CombinerParams = { combiner: 'sum', decay: 1, temperature: 1, topK: 0 };
+  const now = multiQuerySearch(idx, base, dims, 1, p);
+  const later = multiQuerySearch(idx, base, dims, 1, p, null, true);
+  assert.equal(now.deferred, null);
+  assert.deepEqual(later.result.hits.map((h) => [h.id, h.score]), now.result.hits.map((h) => [h.id, h.score]));
+  const e = now.result.hits.find((h) => h.id === 'e');
+  assert.ok(e && e.passages.length > 0, 'e, found only by the sub-query, matches a query word: it has passages');
+  const eLater = later.result.hits.find((h) => h.id === 'e')!;
+  assert.deepEqual(eLater.passages, []);
+  assert.ok(later.deferred!.bare.some((h) => h.id === 'e'));
+  const others = later.deferred!.bare.filter((h) => h.id !== 'e');
+  assert.equal(await passagesFor(later.deferred!, base, new Set(['e']), (q) => idx.search(q)), 1);
+  assert.deepEqual(eLater.passages, e.passages);
+  for (const h of others) assert.deepEqual(h.passages, [], `${h.id} was not wanted`);
 });
