@@ -32,6 +32,7 @@ import type { IndexSet } from './index-set.js';
 import { denseDocumentVector, denseQueryVector, denseSearch, sparseQueryVector, withFeedback, withFeedbackVectors, type SparseParams } from './channels.js';
 import { defaultSearchRequest, type SearchExecution, type SearchExecutor, type SearchHit, type SearchRequest, type SearchResult } from './search-types.js';
 import { runSparseChannel } from './sparse-channel.js';
+import { lexicalFeedbackPass, type LexicalFeedbackParams } from './lexical-feedback.js';
 import { routingKey, shardOfWork } from '../domain/shard-routing.js';
 import type { ScatterResult, ScatterVectorQuery, VectorResult } from './scatter-gather.js';
 import { checkWorkBudget, FairScheduler, passageTermCap, workEstimate, type BudgetedIndex, type SearchTicket, type WorkBudget } from './work-budget.js';
@@ -86,6 +87,8 @@ export interface SearchServiceDeps {
   budget?: WorkBudget;
   /** The ranking pipeline's configuration (absent: no formula profile, no L2 model, no cross-encoder). */
   ranking?: RankingSettings;
+  /** Pseudo-relevance feedback of `mode: fulltext` from its top document (ADR 0315; absent or 0 terms: off). */
+  lexicalFeedback?: LexicalFeedbackParams | null;
   /** The plain document store the feature reads (and hit records beside the index's, ADR 0280) use (no work links); default `store`. */
   featureStore?: DocumentStore;
   /** Activity counters for the engagement features (absent: those features are absent). */
@@ -355,9 +358,21 @@ export class SearchService {
         for (const shard of sharded.missingShards) missingShards.push({ index: name, shard });
         runs.push({ index: name, channel: 'fulltext', result: sharded.result, weight, nominates: true, us, detail: { shards: sharded.shards, ...(sharded.missingShards.length > 0 ? { partial: true, missing_shards: sharded.missingShards } : {}) } });
       } else if (wantsFulltext) {
-        const [result, us] = timed(() => index.search(base));
+        let [result, us] = timed(() => index.search(base));
+        let detail: Record<string, unknown> | undefined;
+        const fb = this.d.lexicalFeedback;
+        if (fb && fb.terms > 0 && r.mode === 'fulltext') {
+          // pseudo-relevance feedback from the top document (ADR 0315): fulltext mode only, one index
+          const t = performance.now();
+          const pass = await lexicalFeedbackPass(index, base, result, fb, async (hit) => (await loadHitRecords(this.d.store, [{ hit, index: name }], 0, this.#storedRecords())).docs.get(hit.id) ?? null);
+          us += (performance.now() - t) * 1000;
+          if (pass) {
+            result = pass.result;
+            detail = { feedback: { from: pass.from, terms: pass.terms.map((x) => x.term) } };
+          }
+        }
         lexical = result;
-        runs.push({ index: name, channel: 'fulltext', result, weight, nominates: true, us });
+        runs.push({ index: name, channel: 'fulltext', result, weight, nominates: true, us, ...(detail ? { detail } : {}) });
       }
       if (r.mode === 'sparse' || r.mode === 'hybrid') {
         const sparse = this.d.indexes.sparse(name);
