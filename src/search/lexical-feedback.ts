@@ -6,9 +6,10 @@
 // finds nothing, or whose top document has no new terms, keeps its first result.
 //
 // Measured on seven judged sets (docs/quality.md): feedback from the top document only passes the
-// landing rule (mean +0.009 nDCG@10, no set below -0.002); from the top 3-5 documents it drifts (SciFact
-// -0.035). Off by default (ranking.lexicalFeedbackTerms = 0): it doubles the lexical channel's work and
-// is not applied across the shards of a cluster yet (ADR 0315).
+// landing rule in fulltext (mean +0.009 nDCG@10, no set below -0.002) and in hybrid (+0.005, no set
+// worse); from the top 3-5 documents it drifts (SciFact -0.035). Off by default
+// (ranking.lexicalFeedbackTerms = 0): it doubles the lexical channel's work and is not applied across
+// the shards of a cluster yet (ADR 0315).
 import { documentTerms, type EngineHit, type EngineQuery, type EngineResult, type SearchIndex } from '../engine/index.js';
 
 export interface LexicalFeedbackParams {

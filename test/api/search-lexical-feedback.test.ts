@@ -1,6 +1,6 @@
-// ranking.lexicalFeedbackTerms (issue 27, ADR 0315): off by default; when set, `mode: fulltext` feeds its
-// top document's terms back (the trace names the document and terms) and finds a document that shares
-// none of the query's words; other modes are untouched.
+// ranking.lexicalFeedbackTerms (issue 27, ADR 0315): off by default; when set, the fulltext channel feeds
+// its top document's terms back (the trace names the document and terms) and finds a document that shares
+// none of the query's words, in `fulltext` and in `hybrid` (which, with no corpus model, equals fulltext).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ConfigInput } from '../../src/config/index.js';
@@ -44,14 +44,18 @@ describe('lexical feedback in the search service', () => {
     assert.equal(r.feedback, undefined);
   });
 
-  test('on: fulltext feeds back its top document and finds it; hybrid is untouched', async () => {
+  test('on: the fulltext channel feeds back its top document and finds it, in fulltext and hybrid alike', async () => {
     const r = await search(1, { query: 'aspirin stroke', mode: 'fulltext' });
     assert.equal(r.ids[0], 'top');
     assert.equal(r.ids[1], 'mismatch');
     assert.equal(r.feedback?.from, 'top');
     assert.ok(r.feedback.terms.length > 0 && r.feedback.terms.length <= 10);
     const h = await search(1, { query: 'aspirin stroke', mode: 'hybrid' });
-    assert.equal(h.feedback, undefined);
-    assert.deepEqual(h.ids, (await search(0, { query: 'aspirin stroke', mode: 'hybrid' })).ids);
+    assert.deepEqual(h.feedback, r.feedback);
+    assert.deepEqual(h.ids, r.ids);
+    // a later page feeds back from the same top document
+    const p2 = await search(1, { query: 'aspirin stroke', mode: 'fulltext', offset: 1, limit: 1 });
+    assert.deepEqual(p2.ids, ['mismatch']);
+    assert.equal(p2.feedback?.from, 'top');
   });
 });
