@@ -35,7 +35,7 @@ export interface FeedbackDocument {
  * ln(N / df) over the index, the best `p.terms`, weighted `p.weight` x score / best score. Ties break by
  * term, so the result is deterministic.
  */
-export function feedbackExpansion(index: Pick<SearchIndex, 'queryStats' | 'queryTerms' | 'defaultLanguage'>, query: Pick<EngineQuery, 'text' | 'possibleLanguages'>, doc: FeedbackDocument, p: LexicalFeedbackParams): { term: string; weight: number }[] {
+export function feedbackExpansion(index: Pick<SearchIndex, 'queryStats' | 'queryTerms' | 'docFreq' | 'defaultLanguage'>, query: Pick<EngineQuery, 'text' | 'possibleLanguages'>, doc: FeedbackDocument, p: LexicalFeedbackParams): { term: string; weight: number }[] {
   if (!(p.terms > 0) || !(p.weight > 0)) return [];
   const bag = documentTerms(doc.title, doc.abstract, doc.language, index.defaultLanguage);
   let len = 0;
@@ -44,10 +44,10 @@ export function feedbackExpansion(index: Pick<SearchIndex, 'queryStats' | 'query
   const own = new Set(index.queryTerms({ text: query.text, possibleLanguages: query.possibleLanguages ?? null }));
   const candidates = [...bag.keys()].filter((t) => !own.has(t));
   if (candidates.length === 0) return [];
-  const stats = index.queryStats({ text: '', expansion: candidates.map((term) => ({ term, weight: 1 })) });
-  const n = stats.docCount;
+  // N and df as BM25 sees them (live documents; document frequencies over the segments)
+  const n = index.queryStats({ text: '' }).docCount;
   const scored = candidates
-    .map((t): [string, number] => [t, ((bag.get(t) ?? 0) / len) * Math.log(n / Math.max(1, stats.df[t] ?? 0))])
+    .map((t): [string, number] => [t, ((bag.get(t) ?? 0) / len) * Math.log(n / Math.max(1, index.docFreq(t)))])
     .filter(([, s]) => s > 0)
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
     .slice(0, Math.floor(p.terms));
@@ -65,19 +65,21 @@ export interface FeedbackPass {
 }
 
 /**
- * Runs the feedback pass of `base` whose first pass gave `first`: the top document (from `first` when it
- * starts at offset 0, else a one-hit probe) is read through `load` and its expansion searched. Null when
- * there is nothing to feed back (no hit, no text, no new term, or the query already carries an expansion).
+ * Runs the feedback pass of `base`. The top document comes from `first` (the query's own full pass, when
+ * the caller needs it anyway and it starts at offset 0), else from a one-hit probe without passages or
+ * totals (what `fulltext` alone needs: much cheaper than the full pass). It is read through `load` and
+ * its expansion searched. Null when there is nothing to feed back (no hit, no text, no new term, or the
+ * query already carries an expansion).
  */
 export async function lexicalFeedbackPass(
-  index: Pick<SearchIndex, 'search' | 'queryStats' | 'queryTerms' | 'defaultLanguage'>,
+  index: Pick<SearchIndex, 'search' | 'queryStats' | 'queryTerms' | 'docFreq' | 'defaultLanguage'>,
   base: EngineQuery,
-  first: EngineResult,
+  first: EngineResult | null,
   p: LexicalFeedbackParams,
   load: (hit: EngineHit) => Promise<FeedbackDocument | null>,
 ): Promise<FeedbackPass | null> {
   if (!(p.terms > 0) || (base.expansion && base.expansion.length > 0) || !base.text?.trim()) return null;
-  const top = (base.offset ?? 0) === 0 ? first.hits[0] : index.search({ ...base, offset: 0, limit: 1, passagesPerHit: 0, explain: false, trace: false, exactTotal: false }).hits[0];
+  const top = first && (base.offset ?? 0) === 0 ? first.hits[0] : index.search({ ...base, offset: 0, limit: 1, passagesPerHit: 0, explain: false, trace: false, exactTotal: false }).hits[0];
   if (!top) return null;
   const doc = await load(top);
   if (!doc) return null;

@@ -364,22 +364,24 @@ export class SearchService {
         const feedbackSkipped = (this.d.lexicalFeedback?.terms ?? 0) > 0 ? { feedback: { skipped: 'lexical feedback is not applied across cluster shards (ADR 0315)' } } : {};
         runs.push({ index: name, channel: 'fulltext', result: sharded.result, weight, nominates: true, us, detail: { shards: sharded.shards, ...(sharded.missingShards.length > 0 ? { partial: true, missing_shards: sharded.missingShards } : {}), ...feedbackSkipped } });
       } else if (wantsFulltext) {
-        const [first, firstUs] = timed(() => index.search(base));
-        let result = first;
-        let us = firstUs;
-        let detail: Record<string, unknown> | undefined;
         const fb = this.d.lexicalFeedback;
+        let detail: Record<string, unknown> | undefined;
+        let result: EngineResult;
+        let us: number;
         if (fb && fb.terms > 0) {
-          // pseudo-relevance feedback from the top document (ADR 0315; single node)
+          // pseudo-relevance feedback from the top document (ADR 0315; single node). The query's own full
+          // pass is run only where the sparse channel shares it (hybrid); fulltext probes for its top hit.
           const t = performance.now();
+          const first = r.mode === 'hybrid' ? index.search(base) : null;
           const pass = await lexicalFeedbackPass(index, base, first, fb, async (hit) => (await loadHitRecords(this.d.store, [{ hit, index: name }], 0, this.#storedRecords())).docs.get(hit.id) ?? null);
-          us += (performance.now() - t) * 1000;
-          if (pass) {
-            result = pass.result;
-            detail = { feedback: { from: pass.from, terms: pass.terms.map((x) => x.term) } };
-          }
+          if (pass) detail = { feedback: { from: pass.from, terms: pass.terms.map((x) => x.term) } };
+          result = pass?.result ?? first ?? index.search(base);
+          lexical = first ?? result;
+          us = (performance.now() - t) * 1000;
+        } else {
+          [result, us] = timed(() => index.search(base));
+          lexical = result;
         }
-        lexical = first;
         fulltextVotes = result;
         runs.push({ index: name, channel: 'fulltext', result, weight, nominates: true, us, ...(detail ? { detail } : {}) });
       }
