@@ -62,6 +62,17 @@ async function main(): Promise<void> {
     if (!pass) index.search(q);
     return [cpuUs() - t, pass ? 1 : 0];
   };
+  // where the feedback pass's time goes: the same pass without exact totals (the union count of the query's
+  // and the expansion's postings), and without passages
+  const variant = async (q: EngineQuery, over: Partial<EngineQuery>): Promise<number> => {
+    const t = cpuUs();
+    const pass = await lexicalFeedbackPass(index, { ...q, ...over }, null, MEASURED_LEXICAL_FEEDBACK, load);
+    if (!pass) index.search({ ...q, ...over });
+    return cpuUs() - t;
+  };
+  const noTotals: number[] = [];
+  const noTotalsNoPassages: number[] = [];
+  const plainNoTotals: number[] = [];
   for (const q of qs) {
     plain(q);
     await withFeedback(q);
@@ -83,6 +94,12 @@ async function main(): Promise<void> {
         a.push(plain(q));
       }
     }
+  for (let r = 0; r < rounds; r++)
+    for (const q of qs) {
+      noTotals.push(await variant(q, { exactTotal: false }));
+      noTotalsNoPassages.push(await variant(q, { exactTotal: false, passagesPerHit: 0 }));
+      plainNoTotals.push(plain({ ...q, exactTotal: false }));
+    }
   const ms = (xs: number[]) => ({ p50_ms: pct(xs, 0.5) / 1000, p99_ms: pct(xs, 0.99) / 1000, mean_ms: xs.reduce((s, x) => s + x, 0) / xs.length / 1000 });
   const out = {
     benchmark: 'lexical-feedback-cost',
@@ -93,10 +110,11 @@ async function main(): Promise<void> {
     feedback: MEASURED_LEXICAL_FEEDBACK,
     feedbackApplied: applied / rounds,
     cpuPerQuery: { fulltext: ms(a), fulltext_with_feedback: ms(b), x_p50: pct(b, 0.5) / pct(a, 0.5), x_mean: b.reduce((s, x) => s + x, 0) / a.reduce((s, x) => s + x, 0) },
+    breakdown: { fulltext_without_exact_totals: ms(plainNoTotals), feedback_without_exact_totals: ms(noTotals), feedback_without_exact_totals_or_passages: ms(noTotalsNoPassages), note: 'not interleaved with the rows above (run after them)' },
     buildCpuS,
     machine: { cpu: cpus()[0]?.model, cores: cpus().length, ramGiB: Math.round(totalmem() / 2 ** 30), node: process.version, loadAverageAtStart: load0, loadAverageAtEnd: loadavg(), note: 'CPU time of the benchmark thread per query (process.cpuUsage), A/B alternated per query; shared loaded machine' },
   };
-  console.log(JSON.stringify(out.cpuPerQuery, null, 1), `feedback applied to ${out.feedbackApplied} of ${qs.length}`);
+  console.log(JSON.stringify({ ...out.cpuPerQuery, ...out.breakdown }, null, 1), `feedback applied to ${out.feedbackApplied} of ${qs.length}`);
   if (args.includes('--write')) writeFileSync(join(repoRoot, 'bench', 'results', 'lexical-feedback-cost-100k.json'), JSON.stringify(out, null, 2) + '\n');
 }
 

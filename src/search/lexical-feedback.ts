@@ -8,8 +8,8 @@
 // Measured on seven judged sets (docs/quality.md): feedback from the top document only passes the
 // landing rule in fulltext (mean +0.009 nDCG@10, no set below -0.002) and in hybrid (+0.005, no set
 // worse); from the top 3-5 documents it drifts (SciFact -0.035). Off by default
-// (ranking.lexicalFeedbackTerms = 0): it doubles the lexical channel's work and is not applied across
-// the shards of a cluster yet (ADR 0315).
+// (ranking.lexicalFeedbackTerms = 0): it costs about 5x the lexical channel's CPU at 100k documents
+// (the second pass's extra clauses) and is not applied across the shards of a cluster yet (ADR 0315).
 import { documentTerms, type EngineHit, type EngineQuery, type EngineResult, type SearchIndex } from '../engine/index.js';
 
 export interface LexicalFeedbackParams {
