@@ -842,6 +842,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   const search = new SearchService({
     ...(scatter ? { shards: scatter } : {}),
     ranking,
+    lexicalFeedback: { terms: config.ranking.lexicalFeedbackTerms, weight: config.ranking.lexicalFeedbackWeight },
     featureStore: storage.documents,
     engagement: activityEngagement(activityCounts),
     indexes,

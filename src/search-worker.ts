@@ -62,6 +62,7 @@ async function start(): Promise<void> {
   const indexes = new ThreadIndexes((name) => models.load(name), { dense, sparse });
   const service = new SearchService({
     ranking,
+    lexicalFeedback: { terms: config.ranking.lexicalFeedbackTerms, weight: config.ranking.lexicalFeedbackWeight },
     // the thread evaluates long queries pruned to the same budget the main thread checked (ADR 0231)
     budget: { maxTerms: config.limits.queryMaxTerms, maxPostings: config.limits.queryMaxPostings, maxResultTerms: config.limits.queryMaxResultTerms, concurrency: config.limits.searchConcurrency, slots: 1 },
     featureStore: storage.documents,

@@ -33,6 +33,7 @@ import { denseDocumentVector, denseQueryVector, denseSearch, sparseQueryVector, 
 import { defaultSearchRequest, type SearchExecution, type SearchExecutor, type SearchHit, type SearchRequest, type SearchResult } from './search-types.js';
 import { runSparseChannel } from './sparse-channel.js';
 import { passagesFor, type DeferredPassages } from './multi-query.js';
+import { lexicalFeedbackPass, type LexicalFeedbackParams } from './lexical-feedback.js';
 import { routingKey, shardOfWork } from '../domain/shard-routing.js';
 import type { ScatterResult, ScatterVectorQuery, VectorResult } from './scatter-gather.js';
 import { checkWorkBudget, FairScheduler, passageTermCap, workEstimate, type BudgetedIndex, type SearchTicket, type WorkBudget } from './work-budget.js';
@@ -87,6 +88,8 @@ export interface SearchServiceDeps {
   budget?: WorkBudget;
   /** The ranking pipeline's configuration (absent: no formula profile, no L2 model, no cross-encoder). */
   ranking?: RankingSettings;
+  /** Pseudo-relevance feedback of the fulltext channel from its top document (ADR 0315; absent or 0 terms: off). */
+  lexicalFeedback?: LexicalFeedbackParams | null;
   /** The plain document store the feature reads (and hit records beside the index's, ADR 0280) use (no work links); default `store`. */
   featureStore?: DocumentStore;
   /** Activity counters for the engagement features (absent: those features are absent). */
@@ -348,18 +351,41 @@ export class SearchService {
       const wantsFulltext = r.mode === 'fulltext' || (r.mode === 'hybrid' && weight > 0);
       let lexical: EngineResult | null = null;
       let deferredSparse: { run: ChannelRun; deferred: DeferredPassages; search: (q: EngineQuery) => EngineResult | Promise<EngineResult> } | null = null;
+      // what the fulltext channel votes with: its feedback pass when lexical feedback ran (ADR 0315), else
+      // `lexical`, the query's own pass (which the sparse channel shares either way)
+      let fulltextVotes: EngineResult | null = null;
       if (wantsFulltext && this.d.shards) {
         // cluster: scatter-gather over the shards, ranked exactly as one index would (ADR 0202)
         const t = performance.now();
         const sharded = await this.d.shards.search(name, base);
         const us = (performance.now() - t) * 1000;
         lexical = sharded.result;
+        fulltextVotes = lexical;
         for (const shard of sharded.missingShards) missingShards.push({ index: name, shard });
-        runs.push({ index: name, channel: 'fulltext', result: sharded.result, weight, nominates: true, us, detail: { shards: sharded.shards, ...(sharded.missingShards.length > 0 ? { partial: true, missing_shards: sharded.missingShards } : {}) } });
+        // lexical feedback (ADR 0315) needs the expansion's global statistics: not across shards yet
+        const feedbackSkipped = (this.d.lexicalFeedback?.terms ?? 0) > 0 ? { feedback: { skipped: 'lexical feedback is not applied across cluster shards (ADR 0315)' } } : {};
+        runs.push({ index: name, channel: 'fulltext', result: sharded.result, weight, nominates: true, us, detail: { shards: sharded.shards, ...(sharded.missingShards.length > 0 ? { partial: true, missing_shards: sharded.missingShards } : {}), ...feedbackSkipped } });
       } else if (wantsFulltext) {
-        const [result, us] = timed(() => index.search(base));
-        lexical = result;
-        runs.push({ index: name, channel: 'fulltext', result, weight, nominates: true, us });
+        const fb = this.d.lexicalFeedback;
+        let detail: Record<string, unknown> | undefined;
+        let result: EngineResult;
+        let us: number;
+        if (fb && fb.terms > 0) {
+          // pseudo-relevance feedback from the top document (ADR 0315; single node). The query's own full
+          // pass is run only where the sparse channel shares it (hybrid); fulltext probes for its top hit.
+          const t = performance.now();
+          const first = r.mode === 'hybrid' ? index.search(base) : null;
+          const pass = await lexicalFeedbackPass(index, base, first, fb, async (hit) => (await loadHitRecords(this.d.store, [{ hit, index: name }], 0, this.#storedRecords())).docs.get(hit.id) ?? null);
+          if (pass) detail = { feedback: { from: pass.from, terms: pass.terms.map((x) => x.term) } };
+          result = pass?.result ?? first ?? index.search(base);
+          lexical = first ?? result;
+          us = (performance.now() - t) * 1000;
+        } else {
+          [result, us] = timed(() => index.search(base));
+          lexical = result;
+        }
+        fulltextVotes = result;
+        runs.push({ index: name, channel: 'fulltext', result, weight, nominates: true, us, ...(detail ? { detail } : {}) });
       }
       if (r.mode === 'sparse' || r.mode === 'hybrid') {
         const sparse = this.d.indexes.sparse(name);
@@ -405,8 +431,8 @@ export class SearchService {
           let vector = await dense.queryVector(index, r.query, r.possibleLanguages);
           // hybrid: pseudo-relevance feedback from the lexical channel's top hits (ADR 0102)
           // (corpus model only: a trained bi-encoder's query vector is not mixed; ADR 0105)
-          if (vector && r.mode === 'hybrid' && lexical && dense.kind === 'corpus') {
-            const top = lexical.hits.slice(0, DENSE_FEEDBACK_DOCS);
+          if (vector && r.mode === 'hybrid' && fulltextVotes && dense.kind === 'corpus') {
+            const top = fulltextVotes.hits.slice(0, DENSE_FEEDBACK_DOCS);
             const shards = this.d.shards;
             // cluster: the hits' vectors from the shards their works route to (ADR 0248)
             // (a hit whose shard does not answer drops its vector from the mix: the response is then partial, ADR 0265)
