@@ -6,6 +6,7 @@
 // run the float scan over every expansion term (ADR 0310's kernel off: the same terms) and take the
 // sparse passages at once (ADR 0311 off), as the A/B in the same run. Reuses an index and models saved
 // by bench/engine/vectors.ts --save DIR.
+// The "float pool rescoring" rows switch ADR 0314's 8-bit pass off (the previous build's dense channel).
 //   node dist/bench/engine/mode-cost.js --reuse tmp/retr-100k [--queries 200] [--rounds 3] [--out mode-cost-100k.json]
 import { readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -19,6 +20,16 @@ import { repoRoot } from '../../test/helpers/paths.js';
 import { machine } from '../lib/machine.js';
 import { evalDataDir } from '../quality/data-dir.js';
 import { arg, pct } from '../lib/cli.js';
+import { disableInt8Rescore } from '../../src/engine/fast-scan.js';
+
+function withoutInt8<T>(f: () => T): T {
+  disableInt8Rescore(true);
+  try {
+    return f();
+  } finally {
+    disableInt8Rescore(false);
+  }
+}
 
 const dir = arg('reuse')!;
 const nQueries = Number(arg('queries', '200'));
@@ -66,7 +77,6 @@ const fuse = (ft: EngineResult, sps: EngineResult, dn: EngineResult | null) => {
 const modes: Record<string, (text: string) => unknown> = {
   fulltext: (t) => idx.search(base(t)),
   sparse: (t) => sparseAlone(base(t)),
-  'sparse (float term scan: the previous build)': (t) => sparseAlone(base(t), sparseFloatScan),
   short_document: (t) => denseRun(base(t), null),
   binary: (t) => {
     const v = denseQueryVector(idx, dense, t, null);
@@ -80,24 +90,9 @@ const modes: Record<string, (text: string) => unknown> = {
     const dn = denseRun(q, ft);
     return fuse(ft, sparseHybrid(q, ft, dn, sparse, sparseQueryVector(idx, sparse, t, null, spHybrid)), dn);
   },
-  'hybrid (8 expansion terms)': (t) => {
-    const q = base(t);
-    const ft = idx.search(q);
-    const dn = denseRun(q, ft);
-    return fuse(ft, sparseHybrid(q, ft, dn), dn);
-  },
-  'hybrid (8 expansion terms, float term scan, sparse passages at once: the previous build)': (t) => {
-    const q = base(t);
-    const ft = idx.search(q);
-    const dims = sparseQueryVector(idx, sparseFloatScan, t, null, sp);
-    return fuse(ft, multiQuerySearch(idx, q, dims, sparseEngineOptions(dims, sp).heapFactor, DEFAULT_COMBINER, ft).result, denseRun(q, ft));
-  },
-  'hybrid (2 expansion terms)': (t) => {
-    const q = base(t);
-    const ft = idx.search(q);
-    const dn = denseRun(q, ft);
-    return fuse(ft, sparseHybrid(q, ft, dn, sparse, sparseQueryVector(idx, sparse, t, null, { ...sp, maxExpansionTerms: 2 })), dn);
-  },
+  // the previous build (ADR 0312): the dense pool rescored with the float rows (ADR 0314 off)
+  'short_document (float pool rescoring: the previous build)': (t) => withoutInt8(() => denseRun(base(t), null)),
+  'hybrid (float pool rescoring: the previous build)': (t) => withoutInt8(() => modes['hybrid']!(t)),
   'hybrid without the sparse vote': (t) => {
     const q = base(t);
     const ft = idx.search(q);
@@ -105,6 +100,8 @@ const modes: Record<string, (text: string) => unknown> = {
   },
 };
 const names = Object.keys(modes);
+// memory of the 8-bit rows (ADR 0314) per search thread, over the index's segments
+const int8Bytes = idx.snapshotVectorMemory();
 for (const q of queries.slice(0, 10)) for (const m of names) modes[m]!(q); // warm-up
 const times = new Map<string, number[]>(names.map((m) => [m, []]));
 const cpuTimes = new Map<string, number[]>(names.map((m) => [m, []]));
@@ -141,6 +138,7 @@ const out = {
   queries: queries.length,
   rounds,
   latency,
+  dense_int8_rows: { ...int8Bytes, note: 'the 8-bit rows of ADR 0314 (dims bytes + 8 bytes of scale and bound per document) and the fast-scan memory they live in, per search thread, over the whole index' },
   machine: { ...env, load_average_1m_at_start: loadStart, load_average_1m_at_end: Math.round(loadavg()[0]! * 100) / 100, shared: 'machine shared with other helpers (load average above); wall times are indicative, read the CPU columns' },
 };
 const name = arg('out');

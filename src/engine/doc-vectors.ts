@@ -13,7 +13,7 @@ import { nearestRow, TITLE_TOKEN_WEIGHT, type CorpusModel } from './corpus-model
 
 /** IVF lists probed per query by default (recall@10 against exact search: bench/results/vectors-100k.json). */
 export const DEFAULT_NPROBE = 24;
-import { FAST_SCAN_BINS, FastScanCodes, FastScanRescorer, fastScanTables, hammingTables, referenceGrade } from './fast-scan.js';
+import { FAST_SCAN_BINS, FastScanCodes, FastScanRescorer, fastScanTables, hammingTables, int8Query, referenceGrade } from './fast-scan.js';
 import { compileFilter, type SegmentFilter } from './filters.js';
 import { END, PostingCursor } from './postings-cursor.js';
 import type { RawHit, SnapshotSegment } from './searcher.js';
@@ -50,7 +50,7 @@ export class SegmentVectors {
    * (no WebAssembly SIMD, or more than 2,064 dimensions).
    */
   fastScan(): FastScanCodes | null {
-    if (this.#fastScan === undefined) this.#fastScan = FastScanCodes.build(this.codes, this.present, this.docs, this.dims);
+    if (this.#fastScan === undefined) this.#fastScan = FastScanCodes.build(this.codes, this.present, this.docs, this.dims, this.vecs);
     return this.#fastScan;
   }
 
@@ -280,6 +280,11 @@ export interface VectorSearchOutcome {
   rescored: number;
   /** `quantized` and `binary`: the grading kernel that ran. */
   kernel?: 'wasm' | 'js';
+  /**
+   * `quantized` and `binary` on the kernel with 8-bit rows (ADR 0314): of the `rescored` candidates, those
+   * whose error bound still reached the k-th best and were scored with the float rows.
+   */
+  floatRescored?: number;
 }
 
 /** Dot product of q and v[base .. base+q.length). */
@@ -302,6 +307,47 @@ function dot(q: Float32Array, v: Float32Array, base: number): number {
 
 /** Per-query scratch of prefilter grades (grown on demand; search is synchronous). */
 let gradeScratch = new Uint16Array(0);
+/** Per-query scratch of the 8-bit pass (ADR 0314): approximate score, bound, segment (live index), doc. */
+let int8Approx = new Float64Array(0);
+let int8Bound = new Float64Array(0);
+let int8Live = new Uint32Array(0);
+let int8Doc = new Uint32Array(0);
+let int8Lower = new Float64Array(0);
+
+/**
+ * The k-th largest of xs[0 .. n) (-Infinity when n < k), by a min-heap of k entries in `heap`.
+ */
+function kthLargest(xs: Float64Array, n: number, k: number, heap: Float64Array): number {
+  if (k <= 0) return Infinity;
+  if (n < k) return -Infinity;
+  let size = 0;
+  for (let i = 0; i < n; i++) {
+    const x = xs[i]!;
+    if (size < k) {
+      let c = size++;
+      while (c > 0) {
+        const p = (c - 1) >> 1;
+        if (heap[p]! <= x) break;
+        heap[c] = heap[p]!;
+        c = p;
+      }
+      heap[c] = x;
+    } else if (x > heap[0]!) {
+      let c = 0;
+      for (;;) {
+        const l = 2 * c + 1;
+        if (l >= k) break;
+        const r = l + 1;
+        const m = r < k && heap[r]! < heap[l]! ? r : l;
+        if (heap[m]! >= x) break;
+        heap[c] = heap[m]!;
+        c = m;
+      }
+      heap[c] = x;
+    }
+  }
+  return heap[0]!;
+}
 const NOT_ELIGIBLE = 0xffff;
 /** Histogram bins of the asymmetric prefilter score (its range [-|q|_1, |q|_1] cut in equal bins). */
 const QUANTIZED_BINS = 4096;
@@ -664,8 +710,21 @@ export function searchVectors(segments: readonly VectorSegment[], q: Float32Arra
   let room = pool - above;
   let rescored = 0;
   at = 0;
+  // fast-scan with 8-bit rows (ADR 0314): the pool's dot products on the 8-bit rows, each with an error
+  // bound; afterwards only the candidates whose bound reaches the k-th best lower bound are scored with
+  // the float rows. A candidate left out is below at least k others, so the hits (scores bit for bit,
+  // order, ties on id) are those of scoring the whole pool with the floats.
+  const iq = wasm && fast!.every((x) => x!.int8) ? int8Query(q) : null;
+  let pooled = 0;
+  if (iq !== null && int8Approx.length < pool + SELECT_CAP_ROOM) {
+    const cap = pool + SELECT_CAP_ROOM;
+    int8Approx = new Float64Array(cap);
+    int8Bound = new Float64Array(cap);
+    int8Live = new Uint32Array(cap);
+    int8Doc = new Uint32Array(cap);
+  }
   // fast-scan: the candidates' float dot products by the kernel too (same scores as `dot`)
-  const rescorer = wasm ? FastScanRescorer.get() : null;
+  const rescorer = wasm && iq === null ? FastScanRescorer.get() : null;
   rescorer?.query(q);
   for (let i = 0; i < live.length; i++) {
     const { si, v } = live[i]!;
@@ -674,9 +733,17 @@ export function searchVectors(segments: readonly VectorSegment[], q: Float32Arra
     if (wasm) {
       const g16 = bySeg[i]!;
       if (g16 === null) {
-        room = fast![i]!.select(shift, cut, room, (docs, m) => {
+        const fs = fast![i]!;
+        if (iq !== null) fs.loadQuery(iq);
+        room = fs.select(shift, cut, room, (docs, m) => {
           rescored += m;
-          if (rescorer !== null) rescorer.rescore(vecs, docs, m, (d, score) => offer(score, si, d));
+          if (iq !== null) {
+            if (pooled + m > int8Approx.length) growInt8(pooled + m);
+            fs.approximate(iq, m, int8Approx, int8Bound, pooled);
+            int8Live.fill(i, pooled, pooled + m);
+            int8Doc.set(docs.subarray(0, m), pooled);
+            pooled += m;
+          } else if (rescorer !== null) rescorer.rescore(vecs, docs, m, (d, score) => offer(score, si, d));
           else for (let j = 0; j < m; j++) offer(dot(q, vecs, docs[j]! * dims), si, docs[j]!);
         });
       } else {
@@ -706,5 +773,35 @@ export function searchVectors(segments: readonly VectorSegment[], q: Float32Arra
     }
     at += n;
   }
-  return { hits: heap.sorted(), scanned, missingSegments: missing, method, rescored, kernel: wasm ? 'wasm' : 'js' };
+  let floatRescored: number | undefined;
+  if (iq !== null) {
+    if (int8Lower.length < pooled) int8Lower = new Float64Array(int8Approx.length);
+    for (let j = 0; j < pooled; j++) int8Lower[j] = int8Approx[j]! - int8Bound[j]!;
+    const kth = kthLargest(int8Lower, pooled, opts.k, new Float64Array(Math.max(1, opts.k)));
+    floatRescored = 0;
+    for (let j = 0; j < pooled; j++) {
+      if (int8Approx[j]! + int8Bound[j]! < kth) continue;
+      const li = int8Live[j]!;
+      const d = int8Doc[j]!;
+      floatRescored++;
+      offer(dot(q, live[li]!.v.vecs, d * dims), live[li]!.si, d);
+    }
+  }
+  return { hits: heap.sorted(), scanned, missingSegments: missing, method, rescored, kernel: wasm ? 'wasm' : 'js', ...(floatRescored !== undefined ? { floatRescored } : {}) };
+}
+
+/** Room past the pool in the 8-bit scratch: the cut's last select batch may overshoot by none, but grow anyway. */
+const SELECT_CAP_ROOM = 256;
+
+function growInt8(n: number): void {
+  const cap = Math.max(n, int8Approx.length * 2);
+  const grow = <T extends Float64Array | Uint32Array>(a: T, make: (c: number) => T): T => {
+    const b = make(cap);
+    b.set(a as never);
+    return b;
+  };
+  int8Approx = grow(int8Approx, (c) => new Float64Array(c));
+  int8Bound = grow(int8Bound, (c) => new Float64Array(c));
+  int8Live = grow(int8Live, (c) => new Uint32Array(c));
+  int8Doc = grow(int8Doc, (c) => new Uint32Array(c));
 }

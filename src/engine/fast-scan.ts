@@ -159,6 +159,7 @@ interface Kernel {
   histogram(grades: number, present: number, n: number, shift: number, hist: number, bins: number): number;
   select(grades: number, from: number, to: number, shift: number, cut: number, room: number, out: number, cap: number): number;
   dots(q: number, rows: number, m: number, dims: number, out: number): void;
+  idots(q: number, rows: number, docs: number, m: number, dims: number, out: number): void;
   next: { value: number };
   room: { value: number };
 }
@@ -168,6 +169,59 @@ export const FAST_SCAN_BINS = 4096;
 const SELECT_CAP = 256;
 /** Bytes of float rows the rescorer's memory holds at once. */
 const RESCORE_ROW_BYTES = 256 * 1024;
+/** Largest 8-bit magnitude of a document row and 16-bit magnitude of the query (ADR 0314). */
+const I8 = 127;
+const I16 = 32767;
+/** Added to every error bound: the floating-point error of the scores themselves (far below it). */
+const INT8_SLACK = 1e-9;
+
+let int8Off = false;
+/** Multiplies every error bound (1; tests set 0 to show the bound is what keeps the hits exact). */
+let int8BoundFactor = 1;
+/** Tests only: scales the 8-bit pass's error bound (1 restores it). */
+export function scaleInt8BoundForTests(f: number): void {
+  int8BoundFactor = f;
+}
+/** Switches the 8-bit rescoring of the dense pool off (true) or back on: benchmarks and tests compare. */
+export function disableInt8Rescore(off: boolean): void {
+  int8Off = off;
+}
+
+/**
+ * A query rounded for {@link FastScanCodes.approximate}: q^ = q16 / scale, with |q^| and |q^ - q| for
+ * the error bound. Null when it cannot be scaled (non-finite values, dims not a multiple of 16).
+ */
+export interface Int8Query {
+  q16: Int16Array;
+  scale: number;
+  hatNorm: number;
+  errNorm: number;
+}
+
+export function int8Query(q: Float32Array): Int8Query | null {
+  const dims = q.length;
+  if (dims === 0 || dims % 16 !== 0) return null;
+  let qMax = 0;
+  for (let j = 0; j < dims; j++) {
+    const x = q[j]!;
+    if (!Number.isFinite(x)) return null;
+    if (Math.abs(x) > qMax) qMax = Math.abs(x);
+  }
+  // every partial sum stays inside 32 bits: dims x top x 127 < 2^31
+  const top = Math.min(I16, Math.floor((2 ** 31 - 1) / (dims * I8)));
+  const scale = qMax > 0 ? top / qMax : 1;
+  const q16 = new Int16Array(dims);
+  let hat = 0;
+  let err = 0;
+  for (let j = 0; j < dims; j++) {
+    const v = Math.max(-top, Math.min(top, Math.round(q[j]! * scale)));
+    q16[j] = v;
+    const h = v / scale;
+    hat += h * h;
+    err += (h - q[j]!) ** 2;
+  }
+  return { q16, scale, hatNorm: Math.sqrt(hat), errNorm: Math.sqrt(err) };
+}
 
 /** One segment's codes in fast-scan blocks, in this thread's WebAssembly memory, with its kernel. */
 export class FastScanCodes {
@@ -184,8 +238,20 @@ export class FastScanCodes {
   readonly #grades: Uint16Array;
   readonly #hist: Uint32Array;
   readonly #out: Uint32Array;
+  /** 8-bit rows (ADR 0314): the query's and the scores' places, the rows', per-document 1/scale and error. */
+  readonly #qAt: number = 0;
+  readonly #idotsAt: number = 0;
+  readonly #rowsAt: number = 0;
+  readonly #q16: Int16Array | null = null;
+  readonly #idots: Int32Array | null = null;
+  readonly #inv: Float32Array | null = null;
+  readonly #err: Float32Array | null = null;
+  #maxNorm = 0;
+  readonly dims: number;
+  /** Bytes of the 8-bit rows and their per-document scales and bounds (0 without them). */
+  readonly int8Bytes: number = 0;
 
-  private constructor(readonly docs: number, readonly bytes: number, mod: WasmModule, codes: Uint32Array, present: Uint8Array) {
+  private constructor(readonly docs: number, readonly bytes: number, mod: WasmModule, codes: Uint32Array, present: Uint8Array, vecs: Float32Array | null) {
     this.blocks = Math.ceil(docs / FAST_SCAN_BLOCK);
     const blockBytes = bytes * FAST_SCAN_BLOCK;
     const padded = this.blocks * FAST_SCAN_BLOCK;
@@ -194,7 +260,16 @@ export class FastScanCodes {
     this.#presentAt = this.#gradesAt + padded * 2;
     this.#histAt = (this.#presentAt + padded + 63) & ~63;
     this.#outAt = this.#histAt + FAST_SCAN_BINS * 4;
-    const size = this.#outAt + SELECT_CAP * 4;
+    let size = this.#outAt + SELECT_CAP * 4;
+    this.dims = bytes * 8;
+    const dims = this.dims;
+    const int8 = vecs !== null && dims % 16 === 0 && vecs.length >= docs * dims;
+    if (int8) {
+      this.#qAt = (size + 63) & ~63;
+      this.#idotsAt = (this.#qAt + dims * 2 + 63) & ~63;
+      this.#rowsAt = (this.#idotsAt + SELECT_CAP * 4 + 63) & ~63;
+      size = this.#rowsAt + docs * dims;
+    }
     const pages = Math.max(1, Math.ceil(size / PAGE));
     this.memoryBytes = pages * PAGE;
     this.#memory = new WA!.Memory({ initial: pages, maximum: pages });
@@ -212,14 +287,86 @@ export class FastScanCodes {
     this.#grades = new Uint16Array(this.#memory.buffer, this.#gradesAt, padded);
     this.#hist = new Uint32Array(this.#memory.buffer, this.#histAt, FAST_SCAN_BINS);
     this.#out = new Uint32Array(this.#memory.buffer, this.#outAt, SELECT_CAP);
+    if (int8) {
+      // each row at its own scale (its largest magnitude to 127); the rounding error |x^ - x| per row,
+      // with x^ = x8 x inv as float32 stores inv, rounded up into float32
+      this.#q16 = new Int16Array(this.#memory.buffer, this.#qAt, dims);
+      this.#idots = new Int32Array(this.#memory.buffer, this.#idotsAt, SELECT_CAP);
+      const rows = new Int8Array(this.#memory.buffer, this.#rowsAt, docs * dims);
+      const inv = new Float32Array(docs);
+      const err = new Float32Array(docs);
+      let maxNorm = 0;
+      for (let d = 0; d < docs; d++) {
+        const o = d * dims;
+        let m = 0;
+        let n = 0;
+        for (let j = 0; j < dims; j++) {
+          const x = vecs[o + j]!;
+          if (Math.abs(x) > m) m = Math.abs(x);
+          n += x * x;
+        }
+        if (!(m > 0) || !Number.isFinite(n)) continue; // no vector: never selected (present 0)
+        if (n > maxNorm) maxNorm = n;
+        inv[d] = m / I8;
+        const iv = inv[d]!;
+        let e = 0;
+        for (let j = 0; j < dims; j++) {
+          const x = vecs[o + j]!;
+          const v = Math.max(-I8, Math.min(I8, Math.round(x / iv)));
+          rows[o + j] = v;
+          e += (v * iv - x) ** 2;
+        }
+        e = Math.sqrt(e) * (1 + 1e-6);
+        err[d] = e;
+        if (err[d]! < e) err[d] = e * (1 + 1e-6);
+      }
+      this.#inv = inv;
+      this.#err = err;
+      this.#maxNorm = Math.sqrt(maxNorm) * (1 + 1e-6);
+      this.int8Bytes = docs * dims + docs * 8;
+    }
   }
 
-  /** The blocks of `docs` code rows of `dims` sign bits, or null where the kernel cannot run them. */
-  static build(codes: Uint32Array, present: Uint8Array, docs: number, dims: number): FastScanCodes | null {
+  /**
+   * The blocks of `docs` code rows of `dims` sign bits (with 8-bit copies of the float rows `vecs` when
+   * given: ADR 0314), or null where the kernel cannot run them.
+   */
+  static build(codes: Uint32Array, present: Uint8Array, docs: number, dims: number, vecs: Float32Array | null = null): FastScanCodes | null {
     const mod = kernelModule();
     const bytes = dims >>> 3;
     if (mod === null || dims % 32 !== 0 || bytes === 0 || bytes > FAST_SCAN_MAX_BYTES) return null;
-    return new FastScanCodes(docs, bytes, mod, codes, present);
+    return new FastScanCodes(docs, bytes, mod, codes, present, vecs);
+  }
+
+  /** Whether the segment has 8-bit rows to {@link approximate} with (and they are not switched off). */
+  get int8(): boolean {
+    return this.#inv !== null && !int8Off;
+  }
+
+  /** Puts a rounded query in this segment's memory for {@link approximate}. */
+  loadQuery(iq: Int8Query): void {
+    this.#q16!.set(iq.q16);
+  }
+
+  /**
+   * Inside a {@link select} callback: for the m selected documents (its `docs` view), approx[at + i] =
+   * q^ . x^ and bound[at + i] >= |q . x - approx| (Cauchy-Schwarz: |q^| |x^ - x| + |q^ - q| |x|, plus
+   * slack for the float arithmetic), the query loaded by {@link loadQuery}.
+   */
+  approximate(iq: Int8Query, m: number, approx: Float64Array, bound: Float64Array, at: number): void {
+    this.#kernel.idots(this.#qAt, this.#rowsAt, this.#outAt, m, this.dims, this.#idotsAt);
+    const out = this.#out;
+    const idots = this.#idots!;
+    const inv = this.#inv!;
+    const err = this.#err!;
+    const unit = 1 / iq.scale;
+    const f = int8BoundFactor;
+    const shared = iq.errNorm * this.#maxNorm + INT8_SLACK;
+    for (let i = 0; i < m; i++) {
+      const d = out[i]!;
+      approx[at + i] = idots[i]! * inv[d]! * unit;
+      bound[at + i] = (iq.hatNorm * err[d]! + shared) * f;
+    }
   }
 
   /**

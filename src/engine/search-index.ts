@@ -840,6 +840,24 @@ export class SearchIndex {
     return { hits, totalHits: Math.max(outcome.scored, hits.length), totalHitsExact: q.heapFactor === undefined || q.heapFactor >= 1, hasMore: ranked.length > limit, rankingMode: 'documents', scored: outcome.scored, missingSegments: outcome.missingSegments, tokensRead: outcome.tokensRead, tokensPruned: outcome.tokensPruned };
   }
 
+  /**
+   * This thread's dense kernel memory over the current snapshot (benchmarks): the fast-scan memories
+   * (codes, grades and the 8-bit rows of ADR 0314) and, of them, the 8-bit rows with their scales.
+   */
+  snapshotVectorMemory(): { docs: number; fast_scan_bytes: number; int8_bytes: number } {
+    let docs = 0;
+    let fast = 0;
+    let int8 = 0;
+    for (const s of this.#snapshot) {
+      const f = s.vectors?.fastScan() ?? null;
+      if (f === null) continue;
+      docs += f.docs;
+      fast += f.memoryBytes;
+      int8 += f.int8Bytes;
+    }
+    return { docs, fast_scan_bytes: fast, int8_bytes: int8 };
+  }
+
   #vectorDims(): number {
     const vm = this.#vectorModel;
     return vm === null ? 0 : vm.model === null ? vm.dims : vm.model.dims;
@@ -997,7 +1015,7 @@ export class SearchIndex {
    * `binary` (Hamming over sign codes, float rescoring). Scores are cosine similarities. Segments without
    * vectors under the current model are counted in the trace notes.
    */
-  searchVectors(q: VectorQuery): EngineResult & { scanned: number; missingSegments: number; method: 'exact' | 'binary' | 'ivf' | 'quantized'; rescored: number; kernel?: 'wasm' | 'js' } {
+  searchVectors(q: VectorQuery): EngineResult & { scanned: number; missingSegments: number; method: 'exact' | 'binary' | 'ivf' | 'quantized'; rescored: number; kernel?: 'wasm' | 'js'; floatRescored?: number } {
     this.#check();
     const limit = clampInt(q.limit, 1, MAX_K, 10);
     const offset = clampInt(q.offset, 0, MAX_K - 1, 0);
@@ -1041,6 +1059,7 @@ export class SearchIndex {
       method: outcome.method,
       rescored: outcome.rescored,
       ...(outcome.kernel !== undefined ? { kernel: outcome.kernel } : {}),
+      ...(outcome.floatRescored !== undefined ? { floatRescored: outcome.floatRescored } : {}),
     };
   }
 

@@ -475,7 +475,7 @@ export class SearchService {
             weight: r.mode === 'hybrid' ? (dense.kind === 'encoder' ? ENCODER_RRF_WEIGHT : DENSE_RRF_WEIGHT) : 1,
             nominates: true,
             us,
-            detail: { model_sha256: dense.id, model: dense.kind === 'encoder' ? `onnx encoder (${dense.dims} dims)` : 'corpus-trained', method: result.method, scanned: result.scanned, ...(result.method === 'binary' || result.method === 'quantized' ? { rescored: result.rescored, ...('kernel' in result && result.kernel !== undefined ? { kernel: result.kernel } : {}) } : {}), segments_without_vectors: result.missingSegments, ...(vector === null ? { note: 'no query term is known to the dense model: no candidates' } : {}), ...(denseShards ? { shards: denseShards } : {}) },
+            detail: { model_sha256: dense.id, model: dense.kind === 'encoder' ? `onnx encoder (${dense.dims} dims)` : 'corpus-trained', method: result.method, scanned: result.scanned, ...(result.method === 'binary' || result.method === 'quantized' ? { rescored: result.rescored, ...('kernel' in result && result.kernel !== undefined ? { kernel: result.kernel } : {}), ...('floatRescored' in result && result.floatRescored !== undefined ? { float_rescored: result.floatRescored } : {}) } : {}), segments_without_vectors: result.missingSegments, ...(vector === null ? { note: 'no query term is known to the dense model: no candidates' } : {}), ...(denseShards ? { shards: denseShards } : {}) },
           });
         } else if (r.mode === 'hybrid') unconfigured.push(`short_document:${name}`);
       }

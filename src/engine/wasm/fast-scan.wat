@@ -151,4 +151,39 @@
         (local.set $out (i32.add (local.get $out) (i32.const 8)))
         (local.set $m (i32.sub (local.get $m) (i32.const 1)))
         (br $row))))
+
+  ;; idots(q, rows, docs, m, dims, out): the integer dot products of the query (dims 16-bit integers at q)
+  ;; with the m rows named by docs (m 32-bit document numbers) of the segment's 8-bit rows (dims bytes per
+  ;; document, one after another, at `rows`) into out (m 32-bit integers), dims a multiple of 16. Each 8-bit
+  ;; half-row is widened to 16 bits on load (v128.load8x8_s) and multiplied with i32x4.dot_i16x8_s; the
+  ;; caller's scales keep |sum| < 2^31 (fast-scan.ts: dims x max|q| x 127 < 2^31). The dense channel's
+  ;; rescoring pool is scored here instead of with the float rows (ADR 0314): 128 bytes a document at 128
+  ;; dimensions instead of 512, read where they lie, with an error bound that decides which candidates
+  ;; still need their float dot product.
+  (func (export "idots") (param $q i32) (param $rows i32) (param $docs i32) (param $m i32) (param $dims i32) (param $out i32)
+    (local $j i32) (local $r i32) (local $qj i32) (local $a v128) (local $b v128)
+    (block $done
+      (loop $row
+        (br_if $done (i32.eqz (local.get $m)))
+        (local.set $r (i32.add (local.get $rows) (i32.mul (i32.load (local.get $docs)) (local.get $dims))))
+        (local.set $a (v128.const i64x2 0 0))
+        (local.set $b (v128.const i64x2 0 0))
+        (local.set $j (i32.const 0))
+        ;; 16 dimensions per step: 8 in $a, the next 8 in $b
+        (loop $sixteen
+          (local.set $qj (i32.add (local.get $q) (i32.shl (local.get $j) (i32.const 1))))
+          (local.set $a (i32x4.add (local.get $a)
+            (i32x4.dot_i16x8_s (v128.load (local.get $qj)) (v128.load8x8_s (i32.add (local.get $r) (local.get $j))))))
+          (local.set $b (i32x4.add (local.get $b)
+            (i32x4.dot_i16x8_s (v128.load offset=16 (local.get $qj)) (v128.load8x8_s offset=8 (i32.add (local.get $r) (local.get $j))))))
+          (br_if $sixteen (i32.lt_u (local.tee $j (i32.add (local.get $j) (i32.const 16))) (local.get $dims))))
+        (local.set $a (i32x4.add (local.get $a) (local.get $b)))
+        (i32.store (local.get $out)
+          (i32.add
+            (i32.add (i32x4.extract_lane 0 (local.get $a)) (i32x4.extract_lane 1 (local.get $a)))
+            (i32.add (i32x4.extract_lane 2 (local.get $a)) (i32x4.extract_lane 3 (local.get $a)))))
+        (local.set $docs (i32.add (local.get $docs) (i32.const 4)))
+        (local.set $out (i32.add (local.get $out) (i32.const 4)))
+        (local.set $m (i32.sub (local.get $m) (i32.const 1)))
+        (br $row))))
 )
