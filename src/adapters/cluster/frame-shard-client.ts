@@ -154,7 +154,9 @@ export class FrameConnection {
     const frame = encodeRequest(id, op, shard, body);
     return new Promise((resolve, reject) => {
       const onAbort = (): void => {
-        if (this.#pending.delete(id)) reject(signal!.reason instanceof Error ? (signal!.reason as Error) : new Error('shard call aborted'));
+        if (!this.#pending.delete(id)) return;
+        if (this.#pending.size === 0) (this.#socket as (Duplex & { unref?(): void }) | null)?.unref?.();
+        reject(signal!.reason instanceof Error ? (signal!.reason as Error) : new Error('shard call aborted'));
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       const done = (): void => signal?.removeEventListener('abort', onAbort);
