@@ -16,6 +16,8 @@ import type { ShardCallOptions, ShardClient, ShardCitedByRequest, ShardCitedByRe
 
 /** Largest answer read from a shard (a page of 500 hits with passages and explanations fits). */
 const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+/** Longest wait for a search node to accept the connection and answer its upgrade. */
+const CONNECT_TIMEOUT_MS = 5_000;
 /** Call ids wrap below 2^32. */
 const MAX_ID = 0xffff_fffe;
 
@@ -54,8 +56,12 @@ export class FrameConnection {
     const transport = this.#base.protocol === 'https:' ? https : http;
     this.#connecting = new Promise<Duplex>((resolve, reject) => {
       const req = transport.request(new URL(FRAMES_PATH, this.#base), { method: 'GET', agent: false, headers: { connection: 'Upgrade', upgrade: FRAMES_PROTOCOL, authorization: this.#auth } });
+      // a node that does not answer the upgrade (a dropped SYN, a stalled process) fails the connection
+      // attempt after CONNECT_TIMEOUT_MS, so later calls try again rather than wait on it
+      req.setTimeout(CONNECT_TIMEOUT_MS, () => req.destroy(new Error(`no answer to the connection upgrade within ${CONNECT_TIMEOUT_MS} ms`)));
       req.once('upgrade', (_res, socket, head) => {
         this.opened++;
+        socket.setTimeout(0);
         (socket as Duplex & { setNoDelay(v: boolean): void }).setNoDelay(true);
         (socket as Duplex & { setKeepAlive(on: boolean, ms: number): void }).setKeepAlive(true, 10_000);
         const reader = new FrameReader(MAX_ANSWER_BYTES, (id, kind, payload) => this.#answer(id, kind, payload));
