@@ -13,7 +13,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { cpSync, createReadStream, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -119,14 +120,19 @@ if (shardArg !== undefined) {
   // the shard server serves both transports on its port: HTTP requests and the framed upgrade (ADR 0291)
   const app = await buildShardServer({ searchers, secret: process.env['SHARD_SECRET']! });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  // the same server on a Unix domain socket too (the frames_unix side): its connections go to the HTTP server
+  const sock = join(tmpdir(), `lectern-cost-${process.pid}.sock`);
+  rmSync(sock, { force: true });
+  await new Promise<void>((resolve) => createServer((c) => app.server.emit('connection', c)).listen(sock, resolve));
   let connections = 0;
   app.server.on('connection', () => connections++);
   process.once('SIGTERM', () => {
     // an orderly exit (writes --cpu-prof profiles); connections accepted: 1 per coordinator client when keep-alive works
     process.stderr.write(`shards ${held.join(',')}: ${connections} connections accepted\n`);
+    rmSync(sock, { force: true });
     process.exit(0);
   });
-  process.stdout.write(JSON.stringify({ shards: held, replica: replicaArg, url, docs, build_ms: Math.round(ms), rss_mib: Math.round(process.memoryUsage().rss / 2 ** 20) }) + '\n');
+  process.stdout.write(JSON.stringify({ shards: held, replica: replicaArg, url, socket: sock, docs, build_ms: Math.round(ms), rss_mib: Math.round(process.memoryUsage().rss / 2 ** 20) }) + '\n');
 } else {
   const secret = randomBytes(24).toString('base64url');
   const script = fileURLToPath(import.meta.url);
@@ -138,7 +144,7 @@ if (shardArg !== undefined) {
     const r = colocate ? i : Math.floor(i / shards);
     const child = spawn(process.execPath, [...process.execArgv, script, '--corpus', corpus, '--shards', String(shards), '--shard', s, '--replica', String(r), ...(indexDir ? ['--index-dir', indexDir] : [])], { env: { ...process.env, SHARD_SECRET: secret }, stdio: ['ignore', 'pipe', 'inherit'] });
     children.push(child);
-    return new Promise<{ shards: number[]; replica: number; url: string; docs: number; build_ms: number; rss_mib: number }>((resolve, reject) => {
+    return new Promise<{ shards: number[]; replica: number; url: string; socket: string; docs: number; build_ms: number; rss_mib: number }>((resolve, reject) => {
       let buf = '';
       child.stdout!.on('data', (b: Buffer) => {
         buf += b.toString();
@@ -158,11 +164,14 @@ if (shardArg !== undefined) {
     const pool = new FrameConnections();
     const httpClients: ShardClient[] = shardInfo.flatMap((x) => x.shards.map((s) => new HttpShardClient(s, x.url, secret)));
     const frameClients: FrameShardClient[] = shardInfo.flatMap((x) => x.shards.map((s) => new FrameShardClient(s, x.url, secret, pool)));
+    const unixPool = new FrameConnections();
+    const unixClients: FrameShardClient[] = shardInfo.flatMap((x) => x.shards.map((s) => new FrameShardClient(s, x.url, secret, unixPool, { socketPath: x.socket })));
     const dir = (clients: readonly ShardClient[]) => ({ shards, replicas: (s: number) => clients.filter((c) => c.shard === s) });
     // every side keeps DFS statistics (ADR 0260: one query round trip per shard; the warm-up pass keeps them)
     const opts = { hedgeAfterMs: 60_000, deadlineMs: 120_000 };
     const sgHttp = new ScatterGather(dir(httpClients), opts);
     const sgFrames = new ScatterGather(dir(frameClients), opts);
+    const sgUnix = new ScatterGather(dir(unixClients), opts);
     const workload = JSON.parse(readFileSync(join(evalDataDir(), '..', 'tools', 'synth-corpus', 'workload.json'), 'utf8')) as Record<string, WorkloadQuery[]>;
     const toQuery = (w: WorkloadQuery): EngineQuery => ({
       text: w.text,
@@ -203,16 +212,21 @@ if (shardArg !== undefined) {
     sides['http_two_trips'] = twoTrips(sgHttp);
     sides['frames_two_trips'] = twoTrips(sgFrames);
     // the fetch folded into the query phase (ADR 0292): one round trip per shard
-    sides['frames_one_trip'] = async () => {
-      const r = await sgFrames.search('documents', q, { fetch });
+    const oneTrip = (g: ScatterGather) => async () => {
+      const r = await g.search('documents', q, { fetch });
       const f = r.fetched!;
       const missing = recordIds(r.result.hits).filter((id) => !f.covered.has(id));
       const rec = new Map<string, string>();
       for (const id of recordIds(r.result.hits)) if (f.records.has(id)) rec.set(id, f.records.get(id)!);
-      if (missing.length > 0) for (const [id, t] of await sgFrames.records('documents', missing)) rec.set(id, t);
+      if (missing.length > 0) for (const [id, t] of await g.records('documents', missing)) rec.set(id, t);
       return page(r.result, rec);
     };
-    const names = Object.keys(sides);
+    sides['frames_one_trip'] = oneTrip(sgFrames);
+    // the same frames over a Unix domain socket instead of loopback TCP (not wired into the product)
+    sides['frames_unix_one_trip'] = oneTrip(sgUnix);
+    // --sides a,b: only those (profiling one side); one_node is always run (the reference)
+    const only = arg('sides');
+    const names = Object.keys(sides).filter((n) => !only || n === 'one_node' || only.split(',').includes(n));
     const classes: Record<string, unknown> = {};
     let differing = 0;
     let queries = 0;
@@ -289,7 +303,7 @@ if (shardArg !== undefined) {
       benchmark: 'scale-cost',
       replicas_per_shard: replicas,
       shard_processes: colocate ? `${replicas} (each holding all ${shards} shards)` : `${shards * replicas} (one shard each)`,
-      what: `one index in-process vs ${shards} shards over loopback through the coordinator (ScatterGather, kept DFS statistics: ADR 0260), a page of 10 hits with the display records of those whose snippets are not in the body (ADR 0280), four sides A/B alternated per query (order rotated per query and round): one_node (engine call + stored records), http_two_trips (HTTP per call: search, then records), frames_two_trips (frames on one connection per shard process: search, then records; ADR 0291), frames_one_trip (frames, records folded into the search answer; ADR 0292); service lexical options (top 10, exact totals, collapse, 3 passages); concurrency 1; ${rounds} rounds after a warm-up pass`,
+      what: `one index in-process vs ${shards} shards over loopback through the coordinator (ScatterGather, kept DFS statistics: ADR 0260), a page of 10 hits with the display records of those whose snippets are not in the body (ADR 0280), four sides A/B alternated per query (order rotated per query and round): one_node (engine call + stored records), http_two_trips (HTTP per call: search, then records), frames_two_trips (frames on one connection per shard process: search, then records; ADR 0291), frames_one_trip (frames, records folded into the search answer; ADR 0292), frames_unix_one_trip (the same over a Unix domain socket, not wired into the product); service lexical options (top 10, exact totals, collapse, 3 passages); concurrency 1; ${rounds} rounds after a warm-up pass`,
       corpus: corpus,
       documents: single.docs,
       shards: shardInfo,
@@ -311,7 +325,7 @@ if (shardArg !== undefined) {
     const out = arg('out');
     if (out) writeFileSync(out, text + '\n');
     single.idx.close();
-    for (const c of [...httpClients, ...frameClients]) c.close?.();
+    for (const c of [...httpClients, ...frameClients, ...unixClients]) c.close?.();
   } finally {
     for (const c of children) c.kill('SIGTERM');
   }

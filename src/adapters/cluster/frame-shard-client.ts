@@ -27,6 +27,14 @@ interface Pending {
   what: string;
 }
 
+export interface FrameConnectionOptions {
+  /**
+   * Connect to this Unix domain socket instead of the URL's host and port (a search process on the same
+   * machine that also listens there; measured in bench/scale/cost.ts, not configurable yet: ADR 0291).
+   */
+  socketPath?: string;
+}
+
 /** One persistent, multiplexed connection to a search node. */
 export class FrameConnection {
   readonly #base: URL;
@@ -40,11 +48,14 @@ export class FrameConnection {
   /** Connections opened so far (1 while the first one holds: tests and benchmarks check reuse). */
   opened = 0;
 
-  constructor(baseUrl: string, secret: string) {
+  readonly #socketPath: string | undefined;
+
+  constructor(baseUrl: string, secret: string, opts: FrameConnectionOptions = {}) {
     const u = new URL(baseUrl);
     if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error(`a search node URL must be http(s): ${baseUrl}`);
     this.#base = u;
     this.#auth = `Bearer ${secret}`;
+    this.#socketPath = opts.socketPath;
   }
 
   get node(): string {
@@ -55,7 +66,7 @@ export class FrameConnection {
     if (this.#connecting) return this.#connecting;
     const transport = this.#base.protocol === 'https:' ? https : http;
     this.#connecting = new Promise<Duplex>((resolve, reject) => {
-      const req = transport.request(new URL(FRAMES_PATH, this.#base), { method: 'GET', agent: false, headers: { connection: 'Upgrade', upgrade: FRAMES_PROTOCOL, authorization: this.#auth } });
+      const req = transport.request(new URL(FRAMES_PATH, this.#base), { method: 'GET', agent: false, ...(this.#socketPath ? { socketPath: this.#socketPath } : {}), headers: { connection: 'Upgrade', upgrade: FRAMES_PROTOCOL, authorization: this.#auth } });
       // a node that does not answer the upgrade (a dropped SYN, a stalled process) fails the connection
       // attempt after CONNECT_TIMEOUT_MS, so later calls try again rather than wait on it
       req.setTimeout(CONNECT_TIMEOUT_MS, () => req.destroy(new Error(`no answer to the connection upgrade within ${CONNECT_TIMEOUT_MS} ms`)));
@@ -214,10 +225,10 @@ export class FrameConnection {
 export class FrameConnections {
   readonly #byNode = new Map<string, { conn: FrameConnection; users: number }>();
 
-  acquire(baseUrl: string, secret: string): FrameConnection {
-    const key = `${new URL(baseUrl).origin} ${secret}`;
+  acquire(baseUrl: string, secret: string, opts: FrameConnectionOptions = {}): FrameConnection {
+    const key = `${new URL(baseUrl).origin} ${opts.socketPath ?? ''} ${secret}`;
     let e = this.#byNode.get(key);
-    if (!e) this.#byNode.set(key, (e = { conn: new FrameConnection(baseUrl, secret), users: 0 }));
+    if (!e) this.#byNode.set(key, (e = { conn: new FrameConnection(baseUrl, secret, opts), users: 0 }));
     e.users++;
     return e.conn;
   }
@@ -246,9 +257,10 @@ export class FrameShardClient implements ShardClient {
     secret: string,
     /** Shared connections (one per node); absent: this client's own. */
     pool: FrameConnections = new FrameConnections(),
+    opts: FrameConnectionOptions = {},
   ) {
     this.#pool = pool;
-    this.#conn = pool.acquire(baseUrl, secret);
+    this.#conn = pool.acquire(baseUrl, secret, opts);
   }
 
   get node(): string {
