@@ -44,6 +44,7 @@ import { clusterRoles } from './cluster/roles.js';
 // --- cluster search (scatter-gather; issue 24, ADRs 0201-0203) ---
 import { createHmac } from 'node:crypto';
 import { HttpShardClient } from './adapters/cluster/http-shard-client.js';
+import { FrameConnections, FrameShardClient } from './adapters/cluster/frame-shard-client.js';
 import { shardRoutes } from './http/shard-server.js';
 import { ScatterGather } from './search/scatter-gather.js';
 import { memoryIndexDirectories } from './adapters/memory/memory-index-directories.js';
@@ -797,7 +798,9 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   let liveDirectory: LiveShardDirectory | null = null;
   if (!shardDirectory && !roles.all && roles.api) {
     const S = config.cluster.shards;
-    const client = (shard: number, url: string): ShardClient => new HttpShardClient(shard, url, clusterSecret);
+    // one framed connection per search node, shared by the clients of the shards it holds (ADR 0291)
+    const frames = new FrameConnections();
+    const client = (shard: number, url: string): ShardClient => (config.cluster.shardTransport === 'http' ? new HttpShardClient(shard, url, clusterSecret) : new FrameShardClient(shard, url, clusterSecret, frames));
     if (config.cluster.searchNodes.trim() !== '') {
       const byShard: ShardClient[][] = Array.from({ length: S }, () => []);
       for (const n of parseSearchNodes(config.cluster.searchNodes, S)) byShard[n.shard]!.push(client(n.shard, n.url));

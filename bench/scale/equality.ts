@@ -31,7 +31,8 @@ async function evaluate(set: IrSet) {
   const one = SearchIndex.open(new MemoryIndexDirectory());
   const parts = Array.from({ length: shards }, () => SearchIndex.open(new MemoryIndexDirectory()));
   for (const d of set.corpus) {
-    const doc = { id: d.id, title: d.title, abstract: d.text, language: 'en', workKey: d.id };
+    // with a stored display record (ADR 0280), which the folded fetch phase returns (ADR 0292)
+    const doc = { id: d.id, title: d.title, abstract: d.text, language: 'en', workKey: d.id, stored: new TextEncoder().encode(JSON.stringify({ id: d.id, title: d.title })) };
     one.add(doc);
     parts[shardOfWork(doc.workKey, shards)]!.add(doc);
   }
@@ -41,6 +42,8 @@ async function evaluate(set: IrSet) {
   const transports: { name: string; clients: ShardClient[][]; close: () => Promise<void> }[] = [{ name: 'in-process', clients: searchers.map((s) => [new InProcessShardClient(s)]), close: async () => {} }];
   // over HTTP: `replicas` shard servers per shard; the coordinator rotates its first choice over them
   if (network) transports.push({ name: `http-${replicas}-replicas`, ...(await startNetworkShards(searchers, replicas)) });
+  // framed (ADR 0291), with the page's records folded into the search answers (ADR 0292)
+  if (network) transports.push({ name: `frames-${replicas}-replicas-fetch-folded`, ...(await startNetworkShards(searchers, replicas, 'frames')) });
   const judged = [...set.qrels.keys()].filter((q) => set.queries.has(q));
   const single = judged.map((q) => one.search(queryOf(set.queries.get(q)!)));
   const ndcg = (rankings: string[][]) => rankings.reduce((s, r, i) => s + ndcgAt(r, set.qrels.get(judged[i]!)!, 10), 0) / judged.length;
@@ -53,8 +56,17 @@ async function evaluate(set: IrSet) {
     let sameScores = 0;
     let sameTotals = 0;
     let partial = 0;
+    const folded = t.name.includes('fetch-folded');
+    let sameRecords = 0;
     for (const [i, q] of judged.entries()) {
-      const r = await sg.search('documents', queryOf(set.queries.get(q)!));
+      const r = await sg.search('documents', queryOf(set.queries.get(q)!), folded ? { fetch: { hits: 10 } } : {});
+      if (folded) {
+        // the records that came with the hits are the page's stored records, exactly
+        const want = [...one.stored(single[i]!.hits.map((h) => h.id))].map(([id, b]) => [id, new TextDecoder().decode(b)]);
+        const got = single[i]!.hits.map((h) => h.id).filter((id) => r.fetched!.records.has(id)).map((id) => [id, r.fetched!.records.get(id)!]);
+        const byId = (a: string[], b: string[]) => (a[0]! < b[0]! ? -1 : 1);
+        if (got.length === single[i]!.hits.length && JSON.stringify(got.sort(byId)) === JSON.stringify(want.sort(byId))) sameRecords++;
+      }
       if (r.missingShards.length > 0) partial++;
       const ids = r.result.hits.map((h) => h.id);
       sharded.push(ids);
@@ -70,6 +82,7 @@ async function evaluate(set: IrSet) {
       identical_scores_share: round(sameScores / judged.length),
       identical_total_hits_share: round(sameTotals / judged.length),
       partial_results: partial,
+      ...(folded ? { identical_page_records_share: round(sameRecords / judged.length) } : {}),
     };
     await t.close();
   }
@@ -85,7 +98,7 @@ const results = [];
 for (const set of sets) results.push(await evaluate(set));
 const doc = {
   benchmark: 'scale-equality',
-  what: `one index vs ${shards} shards through the coordinator (DFS statistics, shard top 10, merge); default search options of the lexical channel`,
+  what: `one index vs ${shards} shards through the coordinator (DFS statistics, shard top 10, merge); default search options of the lexical channel; with --network over HTTP and over frames with the page's records folded into the search answers (ADRs 0291, 0292)`,
   replicas_over_http: network ? replicas : null,
   shards,
   machine: { ...machine(), load_average_at_end: loadavg().map((x) => Math.round(x * 100) / 100), note: 'shared 2-core machine loaded by other work: equality figures do not depend on load' },

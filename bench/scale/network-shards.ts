@@ -3,11 +3,15 @@
 import { randomBytes } from 'node:crypto';
 import { buildShardServer } from '../../src/http/shard-server.js';
 import { HttpShardClient } from '../../src/adapters/cluster/http-shard-client.js';
+import { FrameShardClient } from '../../src/adapters/cluster/frame-shard-client.js';
 import type { ShardSearcher } from '../../src/search/shard-searcher.js';
 import type { ShardClient } from '../../src/ports/shard-client.js';
 
-/** `replicas` servers per shard (each over the shard's one index); clients[s] lists shard s's replicas. */
-export async function startNetworkShards(searchers: readonly ShardSearcher[], replicas = 1): Promise<{ clients: ShardClient[][]; close: () => Promise<void> }> {
+/**
+ * `replicas` servers per shard (each over the shard's one index); clients[s] lists shard s's replicas,
+ * over HTTP per call or (`transport: 'frames'`) framed on one connection per server (ADR 0291).
+ */
+export async function startNetworkShards(searchers: readonly ShardSearcher[], replicas = 1, transport: 'http' | 'frames' = 'http'): Promise<{ clients: ShardClient[][]; close: () => Promise<void> }> {
   const secret = randomBytes(24).toString('base64url');
   const servers: Awaited<ReturnType<typeof buildShardServer>>[] = [];
   const clients: ShardClient[][] = [];
@@ -16,9 +20,16 @@ export async function startNetworkShards(searchers: readonly ShardSearcher[], re
     for (let r = 0; r < replicas; r++) {
       const app = await buildShardServer({ searchers: [s], secret });
       servers.push(app);
-      own.push(new HttpShardClient(s.shard, await app.listen({ host: '127.0.0.1', port: 0 }), secret));
+      const url = await app.listen({ host: '127.0.0.1', port: 0 });
+      own.push(transport === 'frames' ? new FrameShardClient(s.shard, url, secret) : new HttpShardClient(s.shard, url, secret));
     }
     clients.push(own);
   }
-  return { clients, close: async () => void (await Promise.all(servers.map((a) => a.close()))) };
+  return {
+    clients,
+    close: async () => {
+      for (const c of clients.flat()) c.close?.();
+      await Promise.all(servers.map((a) => a.close()));
+    },
+  };
 }

@@ -296,6 +296,10 @@ export const ConfigSchema = Type.Object(
         }),
         hedgeAfterMs: Type.Integer({ minimum: 1, maximum: 60_000, default: 150, description: 'Role api: a shard call not answered after this many ms is sent to another replica of the shard as well (hedging); the first answer wins.' }),
         shardDeadlineMs: Type.Integer({ minimum: 10, maximum: 600_000, default: 5_000, description: 'Role api: a shard with no answer from any replica after this many ms is left out; the response then carries `partial_results`.' }),
+        shardTransport: Type.Union([Type.Literal('frames'), Type.Literal('http')], {
+          default: 'frames',
+          description: 'Role api: how shard calls reach the search nodes. `frames`: length-prefixed frames multiplexed on one persistent connection per search node, opened by an HTTP upgrade on its port with the cluster secret (ADR 0291); `http`: one HTTP request per call (ADR 0203). Both are served by every search node.',
+        }),
         // --- end cluster search ---
         natsUrl: Type.String({ default: '', description: 'Comma-separated NATS server URLs of the cluster (nats://127.0.0.1:4222,...). Empty: no cluster (documents reach the index straight from the store).' }),
         name: Type.String({ pattern: '^[a-z][a-z0-9_]{0,31}$', default: 'lectern', description: 'Name of the cluster: the prefix of its log subjects (`<name>.shard.<n>`), stream (`<NAME>_SHARDS`) and key-value buckets.' }),

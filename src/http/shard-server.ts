@@ -10,6 +10,8 @@
 //   POST /internal/v1/shards/{shard}/snapshot -> {shard, snapshot: {id, seq, log_seq, bytes, files}, ms, deleted} (ADR 0255)
 //   POST /internal/v1/shards/{shard}/records  {index, ids} -> {shard, node, records, us} (stored display records, ADR 0280)
 //   GET  /internal/v1/health                  -> { status: "ok", shards: [...] }
+//   GET  /internal/v1/shard-frames (Upgrade: lectern-shard-frames/1): the calls above but snapshot as
+//        frames multiplexed on one persistent connection (http/shard-frames.ts, ADR 0291)
 // A separate Fastify app on its own port (cluster.search_listen), never the public API: it is not in
 // /openapi.json, and every call must carry `Authorization: Bearer <cluster secret>` (compared in
 // constant time through SHA-256 digests; 401 otherwise). Errors are ApiError bodies with X-Request-Id.
@@ -22,6 +24,7 @@ import type { ShardCitedByRequest, ShardRecordsRequest, ShardScorePartsRequest, 
 import { installErrorHandling } from './errors.js';
 import { installValidation } from './validation.js';
 import { presentedCredential } from './server.js';
+import { attachShardFrames } from './shard-frames.js';
 
 /** Largest request body: a 16 KiB query with its statistics fits many times over. */
 const BODY_LIMIT = 4 * 1024 * 1024;
@@ -94,6 +97,7 @@ export const ShardSearchBody = Type.Object(
       },
       { additionalProperties: false },
     ),
+    fetch: Type.Optional(Type.Object({ hits: Type.Integer({ minimum: 0, maximum: 500 }), skipBodyPassages: Type.Optional(Type.Integer({ minimum: 0, maximum: 10 })) }, { additionalProperties: false })),
   },
   { additionalProperties: false },
 );
@@ -213,6 +217,16 @@ export function shardRoutes(opts: ShardServerOptions): (app: FastifyInstance) =>
       }
       op('records', ShardRecordsBody, (s, b) => s.records(b as ShardRecordsRequest));
     });
+    // the same calls as frames on one persistent connection (ADR 0291), on this server's port
+    const frames = attachShardFrames(parent.server, {
+      searcherOf,
+      expected,
+      digest,
+      maxBytes: BODY_LIMIT,
+      schemas: { stats: ShardStatsBody, search: ShardSearchBody, vectors: ShardVectorBody, 'document-vector': ShardDocumentVectorBody, suggest: ShardSuggestBody, 'score-parts': ShardScorePartsBody, 'cited-by': ShardCitedByBody, records: ShardRecordsBody },
+    });
+    // before the HTTP server's close, which waits for every connection (upgraded ones included)
+    parent.addHook('preClose', async () => frames.close());
   };
 }
 

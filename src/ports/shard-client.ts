@@ -4,10 +4,12 @@
 //      token totals, each query term's document frequency); the coordinator sums them over all shards;
 //   2. search(): the shard's top k scored with those global statistics, its exact match count and its
 //      timing; the coordinator merges the shards' top k by (score desc, id asc), the engine's own order.
-// Then, for the page of hits, records(): the display records the shards' segments store (ADR 0280).
-// Implementations: in-process (search/shard-searcher.ts: a shard's indexes in this process) and network
-// (adapters/cluster/http-shard-client.ts: HTTP on the cluster's internal network to a `search` node).
-// One contract suite (test/contract/shard-client.test.ts) runs against both.
+// Then, for the page of hits, records(): the display records the shards' segments store (ADR 0280),
+// or, folded into search() (`fetch`, ADR 0292), the records of each shard's top hits with its answer.
+// Implementations: in-process (search/shard-searcher.ts: a shard's indexes in this process) and network:
+// adapters/cluster/frame-shard-client.ts (the default: length-prefixed frames multiplexed on one
+// persistent connection per search process, ADR 0291) and adapters/cluster/http-shard-client.ts (one
+// HTTP request per call). One contract suite (test/contract/shard-client.test.ts) runs against all three.
 import type { IndexName } from '../domain/document.js';
 import type { CorpusStats, DocumentScoreParts, EngineQuery, EngineResult, Suggestion } from '../engine/index.js';
 
@@ -47,6 +49,27 @@ export interface ShardSearchRequest {
    * has a frequency for every term of the query; otherwise it answers `stale` (and does not search).
    */
   statsGeneration?: string;
+  /**
+   * The fetch phase folded into the query phase (ADR 0292, as Elasticsearch's query_and_fetch): the
+   * stored display records of the shard's top `hits` hits come with the answer (`records`), except those
+   * of hits with a body passage among their first `skipBodyPassages` passages (their record comes with
+   * their body text from the store). Absent: no records.
+   */
+  fetch?: ShardFetch;
+}
+
+/** Which hits' stored records a search answer carries (ADR 0292). */
+export interface ShardFetch {
+  hits: number;
+  skipBodyPassages?: number;
+}
+
+/** The ids of a shard's hits whose records `fetch` asks for (the shard's and the coordinator's one rule). */
+export function fetchedIds(hits: readonly { id: string; passages: readonly { field: string }[] }[], fetch: ShardFetch): string[] {
+  const skip = fetch.skipBodyPassages ?? 0;
+  const out: string[] = [];
+  for (const h of hits.slice(0, fetch.hits)) if (skip === 0 || !h.passages.slice(0, skip).some((p) => p.field === 'body')) out.push(h.id);
+  return out;
 }
 
 export interface ShardSearchResponse {
@@ -59,6 +82,11 @@ export interface ShardSearchResponse {
    * statistics for the query now, and their stamp. The coordinator sums them again and asks again.
    */
   stale?: { stats: CorpusStats; generation: string };
+  /**
+   * With `fetch`: the stored display records (JSON text, as `records()` answers) of the hits `fetchedIds`
+   * names; an id among them without a record here has none on this shard.
+   */
+  records?: Record<string, string>;
   /** Time the shard's engine spent, microseconds. */
   us: number;
 }

@@ -5,6 +5,8 @@
 //   query:  search() on one replica of every shard with those statistics, each asked for its top
 //           offset+limit from 0;
 //   merge:  the shards' top k by (score desc, id asc), totals summed (exact: works never span shards).
+//   fetch:  with `fetch`, each shard's answer carries the stored display records of its top hits (ADR
+//           0292, Elasticsearch's query_and_fetch), so a page needs no second round trip for them.
 // Hedging: a replica that has not answered `hedgeAfterMs` after its call (or failed) gets a twin call on
 // the shard's next replica; the first answer wins and the others are aborted. A shard none of whose
 // replicas answered within `deadlineMs` is left out and reported (`missingShards`): the result is partial
@@ -12,7 +14,7 @@
 import { performance } from 'node:perf_hooks';
 import type { IndexName } from '../domain/document.js';
 import { type DocumentScoreParts, correctParsedQuery, mergeSuggestions, parseQuery, queryStatsTerms, resolveRankingMode, sumCorpusStats, unknownWordTerms, type CorpusStats, type EngineQuery, type EngineResult } from '../engine/index.js';
-import type { ShardClient, ShardDirectory, ShardQuery, ShardVectorRequest, ShardVectorResponse } from '../ports/shard-client.js';
+import { fetchedIds, type ShardClient, type ShardDirectory, type ShardFetch, type ShardQuery, type ShardSearchResponse, type ShardVectorRequest, type ShardVectorResponse } from '../ports/shard-client.js';
 import { mergeShardResults } from './shard-merge.js';
 import { shardOfWork } from '../domain/shard-routing.js';
 import { AppError } from '../domain/errors.js';
@@ -76,6 +78,16 @@ export interface ScatterResult {
   shards: ShardTrace[];
   /** Shards left out (no replica answered): the result is partial when non-empty. */
   missingShards: number[];
+  /** With `fetch` (ADR 0292): the display records the shards sent with their top hits. */
+  fetched?: FetchedRecords;
+}
+
+/** The fetch phase folded into the query phase (ADR 0292). */
+export interface FetchedRecords {
+  /** Stored display records (JSON text) by id. */
+  records: Map<string, string>;
+  /** Every id the shards were asked for (with a record or without one: a records call would add nothing). */
+  covered: Set<string>;
 }
 
 class NoReplica extends Error {}
@@ -133,7 +145,7 @@ export class ScatterGather {
    * (and that the sum covers its terms) before it searches. Null when a shard has nothing kept, or a
    * replica answered stale: the caller then runs the DFS phase.
    */
-  async #searchKept(index: IndexName, q: EngineQuery, turn: number): Promise<ScatterResult | null> {
+  async #searchKept(index: IndexName, q: EngineQuery, turn: number, fetch: ShardFetch | undefined): Promise<ScatterResult | null> {
     const offset = q.offset ?? 0;
     const limit = q.limit ?? 10;
     const shards = Array.from({ length: this.directory.shards }, (_, s) => s);
@@ -154,7 +166,7 @@ export class ScatterGather {
     const results = await Promise.all(
       shards.map((s) =>
         this.#traced(traces[s]!, 'search', chosen[s]!.replicas, async (c, signal) => {
-          const r = await c.search({ index, query: shardQuery, globalStats, statsGeneration: chosen[s]!.kept.generation }, { signal });
+          const r = await c.search({ index, query: shardQuery, globalStats, statsGeneration: chosen[s]!.kept.generation, ...(fetch ? { fetch } : {}) }, { signal });
           if (r.stale) {
             this.#keep(index, s, c.node, r.stale.stats, r.stale.generation);
             stale = true;
@@ -168,7 +180,7 @@ export class ScatterGather {
       return null;
     }
     this.keptStats.searches++;
-    return { ...gathered(results, shards, q, offset, limit), shards: traces };
+    return { ...gathered(results, shards, q, offset, limit, fetch), shards: traces };
   }
 
   get shards(): number {
@@ -233,12 +245,12 @@ export class ScatterGather {
    * One shard's search or vector call, hedged over its replicas, with its timings, node, hedges and
    * counts written into the shard's trace; null (and the reason in the trace) when no replica answered.
    */
-  async #traced<R extends { totalHits: number; hits: readonly unknown[] }>(
+  async #traced<R extends { totalHits: number; hits: readonly unknown[] }, V extends { result: R; us: number; node: string }>(
     tr: ShardTrace,
     what: 'search' | 'vectors',
     replicas: readonly ShardClient[],
-    fn: (c: ShardClient, signal: AbortSignal) => Promise<{ result: R; us: number; node: string }>,
-  ): Promise<R | null> {
+    fn: (c: ShardClient, signal: AbortSignal) => Promise<V>,
+  ): Promise<V | null> {
     const t = performance.now();
     try {
       const r = await this.#hedged(replicas, fn);
@@ -248,7 +260,7 @@ export class ScatterGather {
       tr.node = r.value.node;
       tr.total_hits = r.value.result.totalHits;
       tr.hits = r.value.result.hits.length;
-      return r.value.result;
+      return r.value;
     } catch (e) {
       tr.error = `${what}: ${reason(e)}`;
       return null;
@@ -263,11 +275,12 @@ export class ScatterGather {
   }
 
   /** The sharded equivalent of `SearchIndex.search(q)` on one index holding every shard's documents. */
-  async search(index: IndexName, q: EngineQuery, opts: { onlyShard?: number } = {}): Promise<ScatterResult> {
+  async search(index: IndexName, q: EngineQuery, opts: { onlyShard?: number; fetch?: ShardFetch } = {}): Promise<ScatterResult> {
     const turn = this.#turn++;
+    const fetch = opts.fetch && opts.fetch.hits > 0 ? opts.fetch : undefined;
     // kept statistics first (ADR 0260); passage ranking (a third call) and one-shard searches take the DFS phase
     if (this.#keepStats && opts.onlyShard === undefined && resolveRankingMode(q) !== 'passages') {
-      const kept = await this.#searchKept(index, q, turn);
+      const kept = await this.#searchKept(index, q, turn, fetch);
       if (kept) return kept;
     }
     const offset = q.offset ?? 0;
@@ -328,13 +341,13 @@ export class ScatterGather {
       if (all.length >= k) shardQuery.firstStageCutoff = { score: all[k - 1]!.score, id: all[k - 1]!.id };
     }
     const results = await Promise.all(
-      shards.map(async (s): Promise<EngineResult | null> => {
+      shards.map(async (s): Promise<Pick<ShardSearchResponse, 'result' | 'records'> | null> => {
         if (dfs[s] === null) return null;
-        if (skipped(s)) return { hits: [], totalHits: 0, totalHitsExact: true, hasMore: false, rankingMode: resolveRankingMode(q) };
-        return this.#traced(traces[s]!, 'search', replicasOf(s), (c, signal) => c.search({ index, query: shardQuery, globalStats }, { signal }));
+        if (skipped(s)) return { result: { hits: [], totalHits: 0, totalHitsExact: true, hasMore: false, rankingMode: resolveRankingMode(q) }, ...(fetch ? { records: {} } : {}) };
+        return this.#traced(traces[s]!, 'search', replicasOf(s), (c, signal) => c.search({ index, query: shardQuery, globalStats, ...(fetch ? { fetch } : {}) }, { signal }));
       }),
     );
-    return { ...gathered(results, shards, q, offset, limit), shards: traces };
+    return { ...gathered(results, shards, q, offset, limit, fetch), shards: traces };
   }
 
   /**
@@ -349,7 +362,7 @@ export class ScatterGather {
     const traces: ShardTrace[] = shards.map((shard) => ({ shard, node: null, stats_us: null, search_us: null, engine_us: null, hedged: 0, total_hits: null, hits: null }));
     const req: ShardVectorRequest = { index, query: { ...q, vector: Array.from(q.vector) } };
     const results = await Promise.all(
-      shards.map((s): Promise<VectorResult | null> => this.#traced(traces[s]!, 'vectors', this.#order(s, turn), (c, signal) => c.vectors(req, { signal }))),
+      shards.map((s): Promise<VectorResult | null> => this.#traced(traces[s]!, 'vectors', this.#order(s, turn), (c, signal) => c.vectors(req, { signal })).then((v) => v?.result ?? null)),
     );
     const answered = results.filter((r): r is VectorResult => r !== null);
     const missingShards = shards.filter((s) => results[s] === null);
@@ -489,13 +502,22 @@ const CITED_BY_PART = 2000;
 
 /** Shards in either list, ascending. */
 /** The shards' pages merged into one (the shards that did not answer listed: the total is then a lower bound). */
-function gathered(results: readonly (EngineResult | null)[], shards: readonly number[], q: EngineQuery, offset: number, limit: number): { result: EngineResult; missingShards: number[] } {
-  const answered = results.filter((r): r is EngineResult => r !== null);
-  const missingShards = shards.filter((s) => results[s] === null);
+function gathered(answers: readonly (Pick<ShardSearchResponse, 'result' | 'records'> | null)[], shards: readonly number[], q: EngineQuery, offset: number, limit: number, fetch: ShardFetch | undefined): { result: EngineResult; missingShards: number[]; fetched?: FetchedRecords } {
+  const answered = answers.filter((r) => r !== null).map((r) => r.result);
+  const missingShards = shards.filter((s) => answers[s] === null);
   const result = mergeShardResults(answered, offset, limit);
   if (answered.length === 0) result.rankingMode = resolveRankingMode(q);
   if (missingShards.length > 0) result.totalHitsExact = false;
-  return { result, missingShards };
+  if (!fetch) return { result, missingShards };
+  // the records the shards sent with their hits (ADR 0292): ids asked of a shard that has no record of
+  // them are covered too (the store has them), so the page needs no records call for them
+  const fetched: FetchedRecords = { records: new Map(), covered: new Set() };
+  for (const a of answers) {
+    if (!a?.records) continue;
+    for (const id of fetchedIds(a.result.hits, fetch)) fetched.covered.add(id);
+    for (const [id, text] of Object.entries(a.records)) fetched.records.set(id, text);
+  }
+  return { result, missingShards, fetched };
 }
 
 function union(a: readonly number[], b: readonly number[]): number[] {

@@ -35,7 +35,8 @@ import { runSparseChannel } from './sparse-channel.js';
 import { passagesFor, type DeferredPassages } from './multi-query.js';
 import { lexicalFeedbackPass, type LexicalFeedbackParams } from './lexical-feedback.js';
 import { routingKey, shardOfWork } from '../domain/shard-routing.js';
-import type { ScatterResult, ScatterVectorQuery, VectorResult } from './scatter-gather.js';
+import type { FetchedRecords, ScatterResult, ScatterVectorQuery, VectorResult } from './scatter-gather.js';
+import type { ShardFetch } from '../ports/shard-client.js';
 import { checkWorkBudget, FairScheduler, passageTermCap, workEstimate, type BudgetedIndex, type SearchTicket, type WorkBudget } from './work-budget.js';
 import type { ActivityCounts } from '../ports/activity-store.js';
 import { candidateScores, featureRow, type Candidate, type FeatureGroup } from '../ranking/features.js';
@@ -55,6 +56,11 @@ import { analyzerFor, queryTerms, resolveRankingMode } from '../engine/index.js'
 export const DEFAULT_RRF_K = 60;
 /** Snippets per hit. */
 const SNIPPETS_PER_HIT = 3;
+/**
+ * Deepest page (offset + limit) whose display records the shards send with their hits (ADR 0292):
+ * each shard sends up to that many records, so a deep page would ship many records the page never shows.
+ */
+const FETCH_WITH_SEARCH_MAX = 50;
 /** Snippet windows of retrieve()/pinnedHits(), code points: long enough to hold whole sentences to answer from. */
 const ANSWER_SNIPPET_CHARS = 1200;
 /** Traces are bounded: at most this many hits carry an explanation. */
@@ -113,8 +119,11 @@ export interface SearchServiceDeps {
 export interface ShardedLexicalSearch {
   /** Shards per index. */
   readonly shards: number;
-  /** `onlyShard`: the query phase on that shard alone (statistics still from every shard). */
-  search(index: IndexName, q: EngineQuery, opts?: { onlyShard?: number }): Promise<ScatterResult>;
+  /**
+   * `onlyShard`: the query phase on that shard alone (statistics still from every shard). `fetch`: the
+   * shards send the stored records of their top hits with them (ADR 0292; `ScatterResult.fetched`).
+   */
+  search(index: IndexName, q: EngineQuery, opts?: { onlyShard?: number; fetch?: ShardFetch }): Promise<ScatterResult>;
   /** The dense channels over the shards (ADR 0246). */
   searchVectors(index: IndexName, q: ScatterVectorQuery): Promise<{ result: VectorResult; shards: ScatterResult['shards']; missingShards: number[] }>;
   /** A document's stored vector, from its work's shard (`similar`; ADR 0246). */
@@ -247,6 +256,8 @@ interface Retrieval {
   missingShards: { index: IndexName; shard: number }[];
   /** Shards searched per index (cluster `api` role only; 0 on one node). */
   shardCount: number;
+  /** Display records the shards sent with the lexical channel's top hits, by index (ADR 0292). */
+  fetched: Map<IndexName, FetchedRecords>;
 }
 
 /** 422 for language codes that name no language (docs/search.md, "Filters"), like any unknown value. */
@@ -346,6 +357,12 @@ export class SearchService {
     };
     const sparseParams: SparseParams = { maxQueryDims: r.maxQueryDims, weightThreshold: r.weightThreshold, pruning: r.pruning, heapFactor: r.heapFactor };
     const missingShards: Retrieval['missingShards'] = [];
+    const fetched: Retrieval['fetched'] = new Map();
+    // the fetch phase folded into the query phase (ADR 0292): when the lexical list is the page (mode
+    // fulltext) and the page shows documents from the indexes' stored records, each shard sends the
+    // records of its top offset+limit hits with them (not those whose snippets need the body text)
+    const pageEnd = r.offset + r.limit;
+    const fetch = this.d.shards && this.d.workLinks && r.returnDocuments && r.mode === 'fulltext' && pageEnd <= FETCH_WITH_SEARCH_MAX ? { hits: pageEnd, skipBodyPassages: SNIPPETS_PER_HIT } : undefined;
     for (const [i, name] of indexNames.entries()) {
       const index = this.d.indexes.get(name);
       const wantsFulltext = r.mode === 'fulltext' || (r.mode === 'hybrid' && weight > 0);
@@ -357,8 +374,9 @@ export class SearchService {
       if (wantsFulltext && this.d.shards) {
         // cluster: scatter-gather over the shards, ranked exactly as one index would (ADR 0202)
         const t = performance.now();
-        const sharded = await this.d.shards.search(name, base);
+        const sharded = await this.d.shards.search(name, base, fetch ? { fetch } : {});
         const us = (performance.now() - t) * 1000;
+        if (sharded.fetched) fetched.set(name, sharded.fetched);
         lexical = sharded.result;
         fulltextVotes = lexical;
         for (const shard of sharded.missingShards) missingShards.push({ index: name, shard });
@@ -491,7 +509,7 @@ export class SearchService {
       // dense channels rank whole documents; the lexical channels resolve `auto` themselves
       if (i === 0) rankingMode = runs.find((x) => x.channel === 'fulltext' || x.channel === 'sparse')?.result.rankingMode ?? 'documents';
     }
-    return { runs, unconfigured, embedUs, rankingMode, missingShards, shardCount: this.d.shards?.shards ?? 0 };
+    return { runs, unconfigured, embedUs, rankingMode, missingShards, shardCount: this.d.shards?.shards ?? 0, fetched };
   }
 
   /** Plan, channels and fusion: the ranked list (top offset+limit) with RRF attribution. */
@@ -636,7 +654,7 @@ export class SearchService {
     }
     if (r.returnDocuments && hits.length > 0) {
       // Display records (no full text; cached when hot), plus the body text of hits whose passages are in it (ADR 0135).
-      const { docs, sources: texts } = await loadHitRecords(this.d.store, page.map((p) => ({ hit: p.hit, index: p.index })), SNIPPETS_PER_HIT, this.#storedRecords());
+      const { docs, sources: texts } = await loadHitRecords(this.d.store, page.map((p) => ({ hit: p.hit, index: p.index })), SNIPPETS_PER_HIT, this.#storedRecords(retrieval.fetched));
       recordsUs = (performance.now() - tLoad) * 1000;
       const parsedBy = new Map(indexNames.map((n) => [n, this.d.indexes.get(n).parse(r.query, r.possibleLanguages)]));
       const loaded: SearchHit[] = [];
@@ -690,7 +708,7 @@ export class SearchService {
    * The indexes' stored display records (ADR 0280): this process's indexes, or on a cluster's api node
    * the shards' (the fetch phase); null when no links were given (records from store.getDisplayMany).
    */
-  #storedRecords(): StoredRecords | null {
+  #storedRecords(fetched: Retrieval['fetched'] | null = null): StoredRecords | null {
     const links = this.d.workLinks;
     if (!links) return null;
     const link: StoredRecords['link'] = (docs) => links.link(docs);
@@ -701,7 +719,16 @@ export class SearchService {
         plain,
         records: async (index, ids) => {
           const out = new Map<string, DisplayDocument>();
-          for (const [id, text] of await shards.records(index, ids)) out.set(id, JSON.parse(text) as DisplayDocument);
+          // records that came with the search's hits (ADR 0292); a records call only for the others
+          const pre = fetched?.get(index);
+          const rest = pre ? ids.filter((id) => !pre.covered.has(id)) : ids;
+          if (pre) {
+            for (const id of ids) {
+              const text = pre.records.get(id);
+              if (text !== undefined) out.set(id, JSON.parse(text) as DisplayDocument);
+            }
+          }
+          if (rest.length > 0) for (const [id, text] of await shards.records(index, rest)) out.set(id, JSON.parse(text) as DisplayDocument);
           return out;
         },
         link,

@@ -7,7 +7,7 @@ import { INDEX_NAMES, type IndexName } from '../domain/document.js';
 import { AppError } from '../domain/errors.js';
 import { randomBytes } from 'node:crypto';
 import { resolveRankingMode, type DocumentScoreParts, type EngineQuery, type SearchIndex } from '../engine/index.js';
-import type { ShardCallOptions, ShardClient, ShardSearchRequest, ShardSearchResponse, ShardStatsRequest, ShardStatsResponse, ShardVectorRequest, ShardVectorResponse, ShardDocumentVectorRequest, ShardDocumentVectorResponse, ShardSuggestRequest, ShardSuggestResponse, ShardScorePartsRequest, ShardScorePartsResponse, ShardCitedByRequest, ShardCitedByResponse, ShardRecordsRequest, ShardRecordsResponse } from '../ports/shard-client.js';
+import { fetchedIds, type ShardCallOptions, type ShardClient, type ShardSearchRequest, type ShardSearchResponse, type ShardStatsRequest, type ShardStatsResponse, type ShardVectorRequest, type ShardVectorResponse, type ShardDocumentVectorRequest, type ShardDocumentVectorResponse, type ShardSuggestRequest, type ShardSuggestResponse, type ShardScorePartsRequest, type ShardScorePartsResponse, type ShardCitedByRequest, type ShardCitedByResponse, type ShardRecordsRequest, type ShardRecordsResponse } from '../ports/shard-client.js';
 import { citedByCount } from '../ranking/sources.js';
 
 /** This process's part of snapshot stamps (ADR 0260): a restarted node never repeats a stamp. */
@@ -53,6 +53,15 @@ export class ShardSearcher {
   }
 
   search(req: ShardSearchRequest): ShardSearchResponse {
+    const { answer, stored } = this.searchStored(req);
+    return stored ? { ...answer, records: textOf(stored) } : answer;
+  }
+
+  /**
+   * search() with the records of `fetch` (ADR 0292) as the index's bytes (the frame transport sends
+   * them as they are): the answer without `records`, and the records (null without `fetch`).
+   */
+  searchStored(req: ShardSearchRequest): { answer: ShardSearchResponse; stored: Map<string, Uint8Array> | null } {
     const t = performance.now();
     const { trace, ...rest } = req.query;
     const q: EngineQuery = { ...rest, globalStats: req.globalStats, trace: trace === true ? { now: () => performance.now() * 1000 } : false };
@@ -66,11 +75,13 @@ export class ShardSearcher {
       if (stamp !== req.statsGeneration || index.queryTerms(req.query).some((term) => !Object.hasOwn(df, term))) {
         const statsQuery = { text: req.query.text, possibleLanguages: req.query.possibleLanguages ?? null, ...(req.query.expansion !== undefined ? { expansion: req.query.expansion } : {}) };
         const empty = { hits: [], totalHits: 0, totalHitsExact: true, hasMore: false, rankingMode: resolveRankingMode(q) };
-        return { shard: this.shard, node: 'local', result: empty, stale: { stats: index.queryStats(statsQuery), generation: stamp }, us: (performance.now() - t) * 1000 };
+        return { answer: { shard: this.shard, node: 'local', result: empty, stale: { stats: index.queryStats(statsQuery), generation: stamp }, us: (performance.now() - t) * 1000 }, stored: null };
       }
     }
     const result = index.search(q);
-    return { shard: this.shard, node: 'local', result, us: (performance.now() - t) * 1000 };
+    // the fetch phase folded in (ADR 0292): the same snapshot's records of the top hits
+    const stored = req.fetch ? index.stored(fetchedIds(result.hits, req.fetch)) : null;
+    return { answer: { shard: this.shard, node: 'local', result, us: (performance.now() - t) * 1000 }, stored };
   }
 
   /** The dense channels' shard call (ADR 0246): the shard's top k by cosine of its documents' vectors. */
@@ -119,12 +130,24 @@ export class ShardSearcher {
 
   /** The stored display records of the ids this shard holds (the fetch phase, ADR 0280). */
   records(req: ShardRecordsRequest): ShardRecordsResponse {
+    const { answer, stored } = this.recordsStored(req);
+    return { ...answer, records: textOf(stored) };
+  }
+
+  /** records() with the records as the index's bytes (for the frame transport, ADR 0291). */
+  recordsStored(req: ShardRecordsRequest): { answer: Omit<ShardRecordsResponse, 'records'>; stored: Map<string, Uint8Array> } {
     const t = performance.now();
     if (req.ids.length > SHARD_MAX_HITS) throw new AppError('validation_failed', `At most ${SHARD_MAX_HITS} ids.`);
-    const records: Record<string, string> = {};
-    for (const [id, bytes] of this.#index(req.index).stored(req.ids)) records[id] = dec.decode(bytes);
-    return { shard: this.shard, node: 'local', records, us: (performance.now() - t) * 1000 };
+    const stored = this.#index(req.index).stored(req.ids);
+    return { answer: { shard: this.shard, node: 'local', us: (performance.now() - t) * 1000 }, stored };
   }
+}
+
+/** Stored records as the JSON text they hold. */
+function textOf(stored: ReadonlyMap<string, Uint8Array>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [id, bytes] of stored) out[id] = dec.decode(bytes);
+  return out;
 }
 
 const dec = new TextDecoder();

@@ -19,6 +19,21 @@ import { StaticShardDirectory } from '../../src/search/shard-directory.js';
 import type { ShardClient } from '../../src/ports/shard-client.js';
 import type { DocumentRecord } from '../../src/domain/document.js';
 
+/** Counts the fetch phase's calls and the records that came with searches instead (ADR 0292). */
+class CountingClient extends InProcessShardClient {
+  static recordsCalls = 0;
+  static recordsWithSearch = 0;
+  override async records(...a: Parameters<InProcessShardClient['records']>) {
+    CountingClient.recordsCalls++;
+    return super.records(...a);
+  }
+  override async search(...a: Parameters<InProcessShardClient['search']>) {
+    const r = await super.search(...a);
+    CountingClient.recordsWithSearch += Object.keys(r.records ?? {}).length;
+    return r;
+  }
+}
+
 const Y = (y: number) => Date.UTC(y, 0, 1) / 1000;
 const v1pubIndex = -1;
 const TOPICS = ['hydrogen storage in salt caverns', 'cushion gas pressure', 'sandstone porosity', 'microbial activity in reservoirs', 'natural gas economics', 'carbon dioxide injection', 'caprock integrity', 'well cement leakage'];
@@ -62,7 +77,7 @@ describe('POST /v2/search/ over 2 shards (in-process) equals one node', () => {
       const set = IndexSet.open(fsIndexDirectories(dir), shardOfStore(sharded.storage.documents, s, 2), sharded.clock);
       await set.catchUp();
       shardSets.push(set);
-      byShard[s]!.push(new InProcessShardClient(new ShardSearcher(s, set)));
+      byShard[s]!.push(new CountingClient(new ShardSearcher(s, set)));
     }
     keyOne = (await one.account({ credits: 100_000 })).key;
     keySharded = (await sharded.account({ credits: 100_000 })).key;

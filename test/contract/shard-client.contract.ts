@@ -174,4 +174,22 @@ export function shardClientContract(label: string, open: ShardClientFactory): vo
     assert.equal(new TextEncoder().encode(r.records['c1']!).length, STORED_C1.length);
     assert.deepEqual(await c.records({ index: 'documents', ids: [] }).then((x) => x.records), {});
   });
+
+  it('search with fetch: the stored records of the top hits come with the answer, except body-snippet hits (ADR 0292)', async (c) => {
+    const query = { text: 'heat proteins cold', limit: 10, exactTotal: true, passagesPerHit: 2 };
+    const plain = await c.search({ index: 'documents', query, globalStats: GLOBAL });
+    assert.equal(plain.records, undefined, 'no records unless asked');
+    const r = await c.search({ index: 'documents', query, globalStats: GLOBAL, fetch: { hits: 10, skipBodyPassages: 3 } });
+    assert.deepEqual(r.result.hits.map((h) => [h.id, h.score]), plain.result.hits.map((h) => [h.id, h.score]), 'the same ranking');
+    const ids = r.result.hits.map((h) => h.id);
+    assert.ok(ids.includes('a1') && ids.includes('c1') && ids.includes('b1'), ids.join());
+    // a1 and c1 have stored records; b1 was indexed without one
+    assert.deepEqual(Object.keys(r.records ?? {}).sort(), ['a1', 'c1']);
+    assert.deepEqual(JSON.parse(r.records!['a1']!), { id: 'a1', title: 'Heat shock proteins in yeast', authors: [{ name: 'Åsa Ødegård', orcid: null }] });
+    assert.equal(new TextEncoder().encode(r.records!['c1']!).length, STORED_C1.length);
+    // only the top `hits`
+    const top1 = await c.search({ index: 'documents', query, globalStats: GLOBAL, fetch: { hits: 1 } });
+    assert.ok(Object.keys(top1.records ?? {}).length <= 1);
+    for (const id of Object.keys(top1.records ?? {})) assert.equal(id, top1.result.hits[0]!.id);
+  });
 }

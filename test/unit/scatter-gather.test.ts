@@ -10,6 +10,7 @@ import { InProcessShardClient, ShardSearcher } from '../../src/search/shard-sear
 import { ScatterGather } from '../../src/search/scatter-gather.js';
 import { citedByCount } from '../../src/ranking/sources.js';
 import { HttpShardClient } from '../../src/adapters/cluster/http-shard-client.js';
+import { FrameShardClient } from '../../src/adapters/cluster/frame-shard-client.js';
 import type { ShardCallOptions, ShardClient, ShardSearchRequest, ShardStatsRequest, ShardVectorRequest, ShardDocumentVectorRequest, ShardSuggestRequest, ShardScorePartsRequest, ShardCitedByRequest, ShardRecordsRequest } from '../../src/ports/shard-client.js';
 
 const WORDS = ['heat', 'shock', 'protein', 'cell', 'yeast', 'stress', 'fold', 'cold'];
@@ -103,6 +104,21 @@ test('a dead replica is hedged to the next one: same ranking as one index, the h
     assert.deepEqual(r.result.hits.map((h) => [h.id, h.score]), one.search(Q).hits.map((h) => [h.id, h.score]));
     assert.equal(r.result.totalHits, one.search(Q).totalHits);
     assert.equal(r.shards[0]!.node, 'local');
+  }
+});
+
+test('a dead replica on the framed transport (ADR 0291) is hedged to the next one as well', async () => {
+  const { one, clients } = corpus();
+  const dead = new FrameShardClient(0, await deadUrl(), 'x'.repeat(20));
+  try {
+    const sg = new ScatterGather({ shards: 2, replicas: (s) => (s === 0 ? [dead, clients[0]!] : [clients[1]!]) }, { hedgeAfterMs: 10_000, deadlineMs: 30_000 });
+    for (let i = 0; i < 2; i++) {
+      const r = await sg.search('documents', Q);
+      assert.deepEqual(r.missingShards, []);
+      assert.deepEqual(r.result.hits.map((h) => [h.id, h.score]), one.search(Q).hits.map((h) => [h.id, h.score]));
+    }
+  } finally {
+    dead.close();
   }
 });
 
