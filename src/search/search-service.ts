@@ -34,7 +34,7 @@ import { defaultSearchRequest, type SearchExecution, type SearchExecutor, type S
 import { runSparseChannel } from './sparse-channel.js';
 import { routingKey, shardOfWork } from '../domain/shard-routing.js';
 import type { ScatterResult, ScatterVectorQuery, VectorResult } from './scatter-gather.js';
-import { checkWorkBudget, FairScheduler, passageTermCap, workEstimate, type BudgetedIndex, type SearchTicket, type WorkBudget } from './work-budget.js';
+import { checkWorkBudget, FairScheduler, passageTermCap, responseWork, workEstimate, type BudgetedIndex, type SearchTicket, type WorkBudget } from './work-budget.js';
 import type { ActivityCounts } from '../ports/activity-store.js';
 import { candidateScores, featureRow, type Candidate, type FeatureGroup } from '../ranking/features.js';
 import type { FeatureSources } from '../ranking/sources.js';
@@ -528,6 +528,8 @@ export class SearchService {
     const nowMs = this.d.clock.nowMs();
     const ex = this.d.executor ? await this.d.executor.execute(r, nowMs, opts.encodeHits === true && !r.tracing, ticket?.light === true) : await this.execute(r, nowMs);
     ticket?.endTurn();
+    // the main thread's work on the response (transfer, splice, write) charges the account's share too (ADR 0305)
+    if (ex.encodedHits) ticket?.charge(responseWork(ex.encodedHits.bytes.byteLength));
     const tCharge = performance.now();
     const ids = ex.encodedHits ? ex.encodedHits.ids : ex.hits.map((h) => h.id);
     const cost = searchCost(this.d.prices, ids.length);

@@ -100,8 +100,27 @@ export interface SearchTicket {
    * while other accounts' searches hold the general ones (ADR 0270).
    */
   readonly light: boolean;
+  /**
+   * Charges the account's share with work done outside the search thread's turn (the main thread's
+   * transfer, splicing and writing of the response, ADR 0305), in work-estimate units: the account's
+   * next search starts that much later in the fair queue. Call before `leave()`.
+   */
+  charge(work: number): void;
   /** The search ended (success or failure): gives back the slot if held and the account's place. */
   leave(): void;
+}
+
+/**
+ * Work-estimate units (~25 ns of engine time each) per byte of a response the main thread transfers,
+ * splices and writes (ADR 0305): a rough figure (a few ns per byte of main-thread and kernel copying),
+ * so a 600 KiB page of 400 hits with documents costs its account about 150,000 units on top of the
+ * search's own estimate.
+ */
+export const RESPONSE_WORK_PER_BYTE = 0.25;
+
+/** The work {@link SearchTicket.charge} takes for a response of `bytes`. */
+export function responseWork(bytes: number): number {
+  return Math.round(Math.max(0, bytes) * RESPONSE_WORK_PER_BYTE);
 }
 
 interface Waiting {
@@ -215,6 +234,10 @@ export class FairScheduler {
         if (left) endTurn();
       },
       endTurn,
+      charge: (work: number) => {
+        if (left || !(work > 0) || !Number.isFinite(work)) return;
+        this.#finish.set(accountId, Math.max(this.#virtual, this.#finish.get(accountId) ?? 0) + work);
+      },
       get light() {
         return light;
       },
