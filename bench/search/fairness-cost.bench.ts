@@ -14,7 +14,8 @@
 // common-word queries at limit 400 (beyond its `searchConcurrency`, 4, its searches are refused 429
 // search_concurrency, counted, and the loop asks again after Retry-After: within its limits). The
 // server reports its main thread's event-loop delay and utilisation and its process CPU time over the
-// victim's window during the flood. --cpu-prof DIR runs the server with node --cpu-prof (profile written
+// victim's window during the flood, and over a window of the flood alone before it (seconds / 2: the
+// main thread's CPU time per flood response). --cpu-prof DIR runs the server with node --cpu-prof (profile written
 // into DIR when it closes). Every response must be 200 (or the flooder's 429).
 import { fork } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -150,6 +151,12 @@ async function measure(build: string, label: string, connectionsList: number[], 
         }
       });
       await new Promise((r) => setTimeout(r, 1000));
+      // the flood alone: the server main thread's CPU per flood response (CPU time: not inflated by the machine's load)
+      const floodsBeforeAlone = floods;
+      await s.windowStart();
+      await new Promise((r) => setTimeout(r, (seconds * 1000) / 2));
+      const floodAlone = await s.windowEnd();
+      const floodAloneSearches = floods - floodsBeforeAlone;
       const load = load1();
       const floodsBefore = floods;
       await s.windowStart();
@@ -170,7 +177,8 @@ async function measure(build: string, label: string, connectionsList: number[], 
         victim_alone_ms: { n: alone.length, p50: pct(alone, 50), p90: pct(alone, 90) },
         victim_during_flood_ms: { n: during.length, p50: pct(during, 50), p90: pct(during, 90) },
         p50_ratio: Math.round((pct(during, 50) / pct(alone, 50)) * 100) / 100,
-        server_victim_alone: aloneWindow,
+        server_victim_alone: { ...aloneWindow, main_thread_cpu_ms_per_search: alone.length && aloneWindow.main_thread_cpu_ms !== null ? Math.round(((aloneWindow.main_thread_cpu_ms as number) / alone.length) * 100) / 100 : null },
+        server_flood_only: { ...floodAlone, flood_searches: floodAloneSearches, main_thread_cpu_ms_per_flood_search: floodAloneSearches && floodAlone.main_thread_cpu_ms !== null ? round1((floodAlone.main_thread_cpu_ms as number) / floodAloneSearches) : null },
         server_during_flood: { ...window, flood_searches: floodsInWindow, main_thread_cpu_ms_per_flood_search: floodsInWindow && window.main_thread_cpu_ms !== null ? round1((window.main_thread_cpu_ms as number) / floodsInWindow) : null },
         healthz_alone_ms: { p50: pct(healthAlone, 50) },
         healthz_during_flood_ms: { p50: pct(healthDuring, 50) },

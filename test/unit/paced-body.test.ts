@@ -106,3 +106,47 @@ test('over HTTP a paced body has the whole buffer\'s bytes and framing (Content-
     await app.close();
   }
 });
+
+test('a client that hangs up in the middle of a large paced body: the response does not finish (billing settles it as not delivered) and the body stops', async () => {
+  const size = 32 * 1024 * 1024;
+  const parts = [new Uint8Array(size).fill(0x61)];
+  let body: PacedBody | null = null;
+  const events: string[] = [];
+  const app = Fastify({ forceCloseConnections: true });
+  app.get('/big', async (_req, reply) => {
+    // what server.ts's billing hook listens to: 'finish' (handed over whole) and 'close'
+    reply.raw.once('finish', () => events.push('finish'));
+    reply.raw.once('close', () => events.push('close'));
+    body = new PacedBody(parts);
+    reply.header('content-length', body.byteLength);
+    return reply.send(body);
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  try {
+    const { port } = app.server.address() as { port: number };
+    const { request } = await import('node:http');
+    await new Promise<void>((ok, fail) => {
+      const req = request({ port, path: '/big' }, (res) => {
+        assert.equal(res.headers['content-length'], String(size));
+        // the first bytes arrived: hang up
+        res.once('data', () => {
+          req.destroy();
+          ok();
+        });
+      });
+      req.on('error', () => undefined);
+      req.once('error', fail);
+      req.end();
+    });
+    // condition, not time: the server sees the connection close
+    for (let i = 0; i < 100_000 && !events.includes('close'); i++) await tick();
+    assert.deepEqual(events, ['close'], 'the response closed without finishing');
+    const produced = body!.chunks;
+    for (let i = 0; i < 50; i++) await tick();
+    assert.equal(body!.chunks, produced, 'no chunk is produced after the client went away');
+    assert.ok(produced < size / (64 * 1024), `the body stopped before its end (${produced} of ${size / (64 * 1024)} chunks)`);
+    assert.equal(body!.destroyed, true);
+  } finally {
+    await app.close();
+  }
+});
