@@ -503,6 +503,8 @@ export class SearchService {
    */
   async search(principal: Principal, r: SearchRequest, requestId: string, opts: SearchOptions = {}): Promise<SearchResult> {
     checkLanguages({ possible_languages: r.possibleLanguages, filter_languages: r.filters.languages });
+    // an account at its concurrency limit is refused before the budget's work (ADR 0305)
+    this.#turns?.checkRoom(principal.accountId);
     const { plan, cost, missing } = await this.#checkBudget(r);
     // the account's place is counted now (429 before any hold); a slot is taken only for the work
     // itself (#search), not while the ledger's group commits are awaited around it

@@ -191,13 +191,11 @@ export class FairScheduler {
   }
 
   /**
-   * Counts a search against its account's limit at once (or throws 429) and returns its ticket: the
-   * search takes a slot with `turn()` only for its work and gives it back with `endTurn()`, so waiting
-   * for something else (the ledger's group commit before and after the work) does not keep a slot
-   * while the search threads idle; `leave()` ends the search (and its turn, if still held). `cost` is
-   * the search's work estimate ({@link workEstimate}); it charges the account's share.
+   * Throws the 429 that {@link admit} would, without taking a place: the search service calls it before
+   * the work budget's check (parsing, document frequencies; on a cluster a call to the shards), so a
+   * search refused for the account's concurrency costs the main thread nothing more (ADR 0305).
    */
-  admit(accountId: number, cost = 1): SearchTicket {
+  checkRoom(accountId: number): void {
     const n = this.#held.get(accountId) ?? 0;
     if (n >= this.perAccount) {
       throw new AppError('rate_limited', `This account already has ${n} searches in progress or waiting (the limit is ${this.perAccount}); retry after 1 s or wait for them.`, {
@@ -205,6 +203,18 @@ export class FairScheduler {
         headers: { 'Retry-After': '1' },
       });
     }
+  }
+
+  /**
+   * Counts a search against its account's limit at once (or throws 429) and returns its ticket: the
+   * search takes a slot with `turn()` only for its work and gives it back with `endTurn()`, so waiting
+   * for something else (the ledger's group commit before and after the work) does not keep a slot
+   * while the search threads idle; `leave()` ends the search (and its turn, if still held). `cost` is
+   * the search's work estimate ({@link workEstimate}); it charges the account's share.
+   */
+  admit(accountId: number, cost = 1): SearchTicket {
+    this.checkRoom(accountId);
+    const n = this.#held.get(accountId) ?? 0;
     this.#held.set(accountId, n + 1);
     const weight = Math.max(1, Number.isFinite(cost) ? cost : 1);
     let turn: 'none' | 'waiting' | 'held' | 'ended' = 'none';
