@@ -2,7 +2,8 @@
 // `buffer` (ADR 0150: the envelope spliced around the thread's hits into one new buffer, one write) and
 // `paced` (a PacedBody over the same parts: no copy, a 64 KiB chunk per turn of the event loop). The
 // server is a child process with nothing else on its main thread (Fastify, the same Content-Type and
-// Content-Length as the search route); this process is the client. CPU time (process.cpuUsage of the
+// Content-Length as the search route); this process is the client. Then, alternated the same way, a
+// small request's latency (~15 KiB answer, sequential) while --connections loops fetch large ones. CPU time (process.cpuUsage of the
 // server, µs resolution), not wall time: the shared machine's load does not inflate it.
 //
 //   node dist/bench/search/response-write.bench.js [--kib 588] [--chunk-kib 64] [--requests 200] [--connections 4] [--rounds 4] [--out FILE]
@@ -52,6 +53,9 @@ async function serve(): Promise<void> {
     if (body instanceof PacedBody) reply.header('content-length', body.byteLength);
     return reply.send(body);
   });
+  // another account's small answer (~15 KiB, one buffer either way)
+  const small = Buffer.from(ENVELOPE.replace('"hits":[]', `"hits":["${'s'.repeat(15 * 1024)}"]`));
+  app.get('/small', async (_req, reply) => reply.type('application/json; charset=utf-8').send(small));
   await app.listen({ port: 0, host: '127.0.0.1' });
   let cpu = process.cpuUsage();
   process.on('message', (m: { kind: string }) => {
@@ -95,6 +99,35 @@ async function client(): Promise<void> {
   };
   await batch('buffer');
   await batch('paced');
+  // another request's latency while the large responses stream, per write mechanism (alternated)
+  const victim = async (route: string) => {
+    let stop = false;
+    const flood = batchUntil(route, () => stop);
+    const ms: number[] = [];
+    const until = performance.now() + 3000;
+    while (performance.now() < until) {
+      const t0 = performance.now();
+      await (await fetch(`http://127.0.0.1:${port}/small`)).arrayBuffer();
+      ms.push(performance.now() - t0);
+    }
+    stop = true;
+    await flood;
+    ms.sort((a, b) => a - b);
+    return { route, victim_n: ms.length, victim_p50_ms: Math.round(ms[Math.floor(ms.length / 2)]! * 100) / 100, victim_p90_ms: Math.round(ms[Math.floor(ms.length * 0.9)]! * 100) / 100, load: Math.round(loadavg()[0]! * 100) / 100 };
+  };
+  const batchUntil = async (route: string, stopped: () => boolean) => {
+    await Promise.all(Array.from({ length: connections }, async () => {
+      while (!stopped()) await (await fetch(`http://127.0.0.1:${port}/${route}`)).arrayBuffer();
+    }));
+  };
+  const latency: Awaited<ReturnType<typeof victim>>[] = [];
+  for (let round = 0; round < Number(values.rounds); round++) {
+    for (const route of round % 2 === 0 ? ['buffer', 'paced'] : ['paced', 'buffer']) {
+      const v = await victim(route);
+      console.log(JSON.stringify(v));
+      latency.push(v);
+    }
+  }
   const rows: { route: string; round: number; cpu_us_per_response: number; user_us_per_response: number; system_us_per_response: number; bytes_per_response: number; load: number }[] = [];
   for (let round = 0; round < Number(values.rounds); round++) {
     for (const route of round % 2 === 0 ? ['buffer', 'paced'] : ['paced', 'buffer']) {
@@ -118,9 +151,11 @@ async function client(): Promise<void> {
     machine: { ...started, load_average_1m_at_end: Math.round(loadavg()[0]! * 100) / 100 },
     config: { kib: Number(values.kib), paced_chunk_kib: Number(values['chunk-kib']), requests_per_batch: requests, connections, rounds: Number(values.rounds) },
     rows,
+    victim_during_large_responses: latency,
+    median_victim_p50_ms: { buffer: median(latency.filter((r) => r.route === 'buffer').map((r) => r.victim_p50_ms)), paced: median(latency.filter((r) => r.route === 'paced').map((r) => r.victim_p50_ms)) },
     median_cpu_us_per_response: { buffer: median(rows.filter((r) => r.route === 'buffer').map((r) => r.cpu_us_per_response)), paced: median(rows.filter((r) => r.route === 'paced').map((r) => r.cpu_us_per_response)) },
   };
-  console.log(JSON.stringify(result.median_cpu_us_per_response));
+  console.log(JSON.stringify({ cpu: result.median_cpu_us_per_response, victim_p50: result.median_victim_p50_ms }));
   if (values.out) {
     const out = resolve(values.out);
     let prior: unknown[] = [];

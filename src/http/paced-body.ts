@@ -8,6 +8,7 @@
 // requests' I/O runs between two chunks of a large response, and only when the response stream asks
 // for more (backpressure: a client that does not read holds its own response, not the main thread).
 // The bytes on the wire are the same; the route sets Content-Length, so the framing is the same too.
+// Used only with `limits.pacedResponseChunkBytes` set (default off: not shown to help on our machine).
 import { Readable } from 'node:stream';
 
 /** Chunk size of a paced body: big enough that a syscall's cost dominates a turn's, small enough to interleave. */
