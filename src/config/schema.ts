@@ -99,6 +99,7 @@ export const ConfigSchema = Type.Object(
         queryMaxResultTerms: Type.Integer({ minimum: 100, maximum: 100_000_000, default: 10_000, description: 'Work limit of the per-hit work of one search (passages, snippets, proximity): results (offset + limit, or the ranking pool) times query words. Beyond it that work reads the weightiest words only (at least 16), flagged in the trace; never refused.' }),
         searchConcurrency: Type.Integer({ minimum: 1, maximum: 10_000, default: 4, description: 'Most searches one account may have running or waiting for their turn at once in one serving process (searches take fair turns across accounts, two at a time); more: 429 rate_limited (scope search_concurrency, Retry-After 1).' }),
         shutdownGraceMs: Type.Integer({ minimum: 0, maximum: 600_000, default: 10_000, description: 'How long shutdown waits for in-flight requests, ms.' }),
+        pacedResponseChunkBytes: Type.Optional(Type.Integer({ minimum: 0, maximum: 16_777_216, default: 0, description: 'Search responses larger than this are written paced: the search thread\'s bytes without a copy, one chunk of this size per turn of the event loop, only as fast as the client reads (ADR 0305; same bytes and Content-Length). 0 (the default): one buffer, as measured no worse on our shared machine; 65536 to try it.' })),
       },
       { additionalProperties: false, default: {} },
     ),

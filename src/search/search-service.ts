@@ -37,7 +37,7 @@ import { lexicalFeedbackPass, type LexicalFeedbackParams } from './lexical-feedb
 import { routingKey, shardOfWork } from '../domain/shard-routing.js';
 import type { FetchedRecords, ScatterResult, ScatterVectorQuery, VectorResult } from './scatter-gather.js';
 import type { ShardFetch } from '../ports/shard-client.js';
-import { checkWorkBudget, FairScheduler, passageTermCap, workEstimate, type BudgetedIndex, type SearchTicket, type WorkBudget } from './work-budget.js';
+import { checkWorkBudget, FairScheduler, passageTermCap, responseWork, workEstimate, type BudgetedIndex, type SearchTicket, type WorkBudget } from './work-budget.js';
 import type { ActivityCounts } from '../ports/activity-store.js';
 import { candidateScores, featureRow, type Candidate, type FeatureGroup } from '../ranking/features.js';
 import type { FeatureSources } from '../ranking/sources.js';
@@ -566,6 +566,8 @@ export class SearchService {
    */
   async search(principal: Principal, r: SearchRequest, requestId: string, opts: SearchOptions = {}): Promise<SearchResult> {
     checkLanguages({ possible_languages: r.possibleLanguages, filter_languages: r.filters.languages });
+    // an account at its concurrency limit is refused before the budget's work (ADR 0305)
+    this.#turns?.checkRoom(principal.accountId);
     const { plan, cost, missing } = await this.#checkBudget(r);
     // the account's place is counted now (429 before any hold); a slot is taken only for the work
     // itself (#search), not while the ledger's group commits are awaited around it
@@ -591,6 +593,8 @@ export class SearchService {
     const nowMs = this.d.clock.nowMs();
     const ex = this.d.executor ? await this.d.executor.execute(r, nowMs, opts.encodeHits === true && !r.tracing, ticket?.light === true) : await this.execute(r, nowMs);
     ticket?.endTurn();
+    // the main thread's work on the response (transfer, splice, write) charges the account's share too (ADR 0305)
+    if (ex.encodedHits) ticket?.charge(responseWork(ex.encodedHits.bytes.byteLength));
     const tCharge = performance.now();
     const ids = ex.encodedHits ? ex.encodedHits.ids : ex.hits.map((h) => h.id);
     const cost = searchCost(this.d.prices, ids.length);

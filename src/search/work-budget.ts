@@ -100,8 +100,27 @@ export interface SearchTicket {
    * while other accounts' searches hold the general ones (ADR 0270).
    */
   readonly light: boolean;
+  /**
+   * Charges the account's share with work done outside the search thread's turn (the main thread's
+   * transfer, splicing and writing of the response, ADR 0305), in work-estimate units: the account's
+   * next search starts that much later in the fair queue. Call before `leave()`.
+   */
+  charge(work: number): void;
   /** The search ended (success or failure): gives back the slot if held and the account's place. */
   leave(): void;
+}
+
+/**
+ * Work-estimate units (~25 ns of engine time each) per byte of a response the main thread transfers,
+ * splices and writes (ADR 0305): a rough figure (a few ns per byte of main-thread and kernel copying),
+ * so a 600 KiB page of 400 hits with documents costs its account about 150,000 units on top of the
+ * search's own estimate.
+ */
+export const RESPONSE_WORK_PER_BYTE = 0.25;
+
+/** The work {@link SearchTicket.charge} takes for a response of `bytes`. */
+export function responseWork(bytes: number): number {
+  return Math.round(Math.max(0, bytes) * RESPONSE_WORK_PER_BYTE);
 }
 
 interface Waiting {
@@ -172,13 +191,11 @@ export class FairScheduler {
   }
 
   /**
-   * Counts a search against its account's limit at once (or throws 429) and returns its ticket: the
-   * search takes a slot with `turn()` only for its work and gives it back with `endTurn()`, so waiting
-   * for something else (the ledger's group commit before and after the work) does not keep a slot
-   * while the search threads idle; `leave()` ends the search (and its turn, if still held). `cost` is
-   * the search's work estimate ({@link workEstimate}); it charges the account's share.
+   * Throws the 429 that {@link admit} would, without taking a place: the search service calls it before
+   * the work budget's check (parsing, document frequencies; on a cluster a call to the shards), so a
+   * search refused for the account's concurrency costs the main thread nothing more (ADR 0305).
    */
-  admit(accountId: number, cost = 1): SearchTicket {
+  checkRoom(accountId: number): void {
     const n = this.#held.get(accountId) ?? 0;
     if (n >= this.perAccount) {
       throw new AppError('rate_limited', `This account already has ${n} searches in progress or waiting (the limit is ${this.perAccount}); retry after 1 s or wait for them.`, {
@@ -186,6 +203,18 @@ export class FairScheduler {
         headers: { 'Retry-After': '1' },
       });
     }
+  }
+
+  /**
+   * Counts a search against its account's limit at once (or throws 429) and returns its ticket: the
+   * search takes a slot with `turn()` only for its work and gives it back with `endTurn()`, so waiting
+   * for something else (the ledger's group commit before and after the work) does not keep a slot
+   * while the search threads idle; `leave()` ends the search (and its turn, if still held). `cost` is
+   * the search's work estimate ({@link workEstimate}); it charges the account's share.
+   */
+  admit(accountId: number, cost = 1): SearchTicket {
+    this.checkRoom(accountId);
+    const n = this.#held.get(accountId) ?? 0;
     this.#held.set(accountId, n + 1);
     const weight = Math.max(1, Number.isFinite(cost) ? cost : 1);
     let turn: 'none' | 'waiting' | 'held' | 'ended' = 'none';
@@ -215,6 +244,10 @@ export class FairScheduler {
         if (left) endTurn();
       },
       endTurn,
+      charge: (work: number) => {
+        if (left || !(work > 0) || !Number.isFinite(work)) return;
+        this.#finish.set(accountId, Math.max(this.#virtual, this.#finish.get(accountId) ?? 0) + work);
+      },
       get light() {
         return light;
       },

@@ -7,7 +7,7 @@
 // (dispatch order, shares), not timing; bench/search/fairness-cost.bench.ts measures the p50.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ACTIVE_WINDOW_MS, FairScheduler, workEstimate } from '../../src/search/work-budget.js';
+import { ACTIVE_WINDOW_MS, FairScheduler, responseWork, workEstimate } from '../../src/search/work-budget.js';
 
 const tick = () => new Promise((r) => setImmediate(r));
 
@@ -109,4 +109,47 @@ test('the work estimate grows with postings and with results x terms', () => {
   assert.ok(workEstimate({ postings: 1_000_000, resultTerms: 10 }) > workEstimate({ postings: 1000, resultTerms: 10 }));
   assert.ok(workEstimate({ postings: 1000, resultTerms: 9000 }) > workEstimate({ postings: 1000, resultTerms: 10 }));
   assert.ok(workEstimate({ postings: 0, resultTerms: 0 }) >= 1);
+});
+
+test('a search\'s response work charges its account\'s share (ADR 0305): another account goes first next time', async () => {
+  // B has some debt (an earlier search of cost 500); A's searches are cheap (10) but answer large pages.
+  const run = async (responseWork: number, when: 'before leaving' | 'after leaving' = 'before leaving') => {
+    const f = new FairScheduler(1, 4);
+    const b0 = f.admit(2, 500);
+    await b0.turn();
+    b0.leave();
+    const a1 = f.admit(1, 10);
+    await a1.turn();
+    if (when === 'before leaving') a1.charge(responseWork);
+    const order: string[] = [];
+    // while A's search still holds the only slot, A and then B queue one more each
+    const a2 = f.admit(1, 10);
+    const b1 = f.admit(2, 10);
+    const done = [a2.turn().then(() => order.push('a2')), b1.turn().then(() => order.push('b1'))];
+    await tick();
+    a1.leave();
+    if (when === 'after leaving') a1.charge(responseWork);
+    await tick();
+    (order[0] === 'a2' ? a2 : b1).leave();
+    await Promise.all(done);
+    a2.leave();
+    b1.leave();
+    assert.deepEqual(f.stats, { running: 0, waiting: 0 });
+    return order;
+  };
+  // without the response's work A is still ahead of B's debt
+  assert.deepEqual(await run(0), ['a2', 'b1']);
+  // A's response (1,000 units of main-thread work) moves A behind B
+  assert.deepEqual(await run(1000), ['b1', 'a2']);
+  // a charge that is not a positive number, or comes after the ticket left, changes nothing
+  assert.deepEqual(await run(Number.NaN), ['a2', 'b1']);
+  assert.deepEqual(await run(-1000), ['a2', 'b1']);
+  assert.deepEqual(await run(1e9, 'after leaving'), ['a2', 'b1']);
+});
+
+test('response work is in proportion to the bytes (a 600 KiB page costs more than a search\'s fixed overhead)', () => {
+  assert.equal(responseWork(0), 0);
+  assert.equal(responseWork(4_000), 1_000);
+  assert.equal(responseWork(8_000), 2 * responseWork(4_000));
+  assert.ok(responseWork(600 * 1024) > workEstimate({ postings: 0, resultTerms: 0 }));
 });

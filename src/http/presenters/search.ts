@@ -9,6 +9,7 @@ import { toWireDocument } from './document.js';
 import { wireHitsUtf8 } from './wire-hits-json.js';
 import type { CandidateRankingValue, SnippetEvidenceValue } from '../../ranking/info.js';
 import { finite } from '../../ranking/features.js';
+import { PACED_CHUNK_BYTES, PacedBody } from '../paced-body.js';
 
 /** CandidateRankingInfo on the wire. */
 export function toWireCandidateRanking(c: CandidateRankingValue): NonNullable<V2SearchResponse['candidate_ranking']> {
@@ -168,10 +169,26 @@ export function compiledHitsSerializer(): (hits: unknown) => string {
  * of the response with an empty hits array; the encoded array takes its place.
  */
 export function spliceEncodedHits(envelope: string, hits: Uint8Array): Buffer {
+  return Buffer.concat(encodedHitsParts(envelope, hits));
+}
+
+/** The response's parts around the encoded hits: the envelope up to `"hits":`, the hits, the rest. */
+function encodedHitsParts(envelope: string, hits: Uint8Array): [Buffer, Uint8Array, Buffer] {
   // `"hits":[]` follows ranking_mode (an enum), so its first occurrence is the property itself
   const at = envelope.indexOf('"hits":[]');
   if (at < 0) throw new Error('search response without an empty hits array to fill');
-  return Buffer.concat([Buffer.from(envelope.slice(0, at + 7), 'utf8'), hits, Buffer.from(envelope.slice(at + 9), 'utf8')]);
+  return [Buffer.from(envelope.slice(0, at + 7), 'utf8'), hits, Buffer.from(envelope.slice(at + 9), 'utf8')];
+}
+
+/**
+ * The body of {@link spliceEncodedHits}, as the route sends it: one buffer when it fits one chunk; a
+ * larger one as a {@link PacedBody} over the same parts (no copy of the hits; written a chunk per
+ * turn of the event loop, ADR 0305), whose `byteLength` the route sends as Content-Length.
+ */
+export function encodedHitsBody(envelope: string, hits: Uint8Array, chunkBytes = PACED_CHUNK_BYTES): Buffer | PacedBody {
+  const parts = encodedHitsParts(envelope, hits);
+  const total = parts[0].byteLength + hits.byteLength + parts[2].byteLength;
+  return total <= chunkBytes ? Buffer.concat(parts, total) : new PacedBody(parts, chunkBytes);
 }
 
 export function toSearchResponse(r: SearchResult, baseUrl: string): V2SearchResponse {
