@@ -10,9 +10,8 @@
 // Columns: wall seconds of the file (from its start to its end, while other files ran beside it), CPU
 // seconds of the file's process and the child processes it waited for (servers, CLIs, Chromium; Linux),
 // and their ratio (CPU / wall: near 0 a file mostly waits, near 1 it keeps one core busy).
-// `--save` records each file's wall time, CPU time and pool (`wait`: its CPU is under half its wall time
-// and it takes 10 s or more; `cpu` otherwise) for scripts/run-tests.mjs, which starts the longest files
-// first and runs the wait-bound ones in a pool of their own (docs/operations.md "Tests").
+// `--save` records each file's wall and CPU time in scripts/test-schedule.json, from which
+// scripts/run-tests.mjs starts the longest files first (docs/operations.md "Tests", ADR 0300).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -86,12 +85,13 @@ function main(argv) {
   const runs = paths.map(readRun);
   const last = runs[runs.length - 1];
   if (save) {
-    const files = {};
-    for (const [f, e] of [...last.files].sort((a, b) => b[1].ms - a[1].ms)) {
-      files[f] = { ms: e.ms, cpuMs: e.cpu, pool: e.cpu !== null && e.ms >= 10_000 && e.cpu < e.ms / 2 ? 'wait' : 'cpu' };
-    }
+    // merged into what is there: files this run did not reach keep their last measurement
     const out = join(root, 'scripts', 'test-schedule.json');
-    writeFileSync(out, `${JSON.stringify({ measured: new Date().toISOString().slice(0, 10), source: paths[paths.length - 1], files }, null, 1)}\n`);
+    const merged = existsSync(out) ? JSON.parse(readFileSync(out, 'utf8')).files ?? {} : {};
+    for (const [f, e] of last.files) merged[f] = { ms: e.ms, cpuMs: e.cpu };
+    const files = Object.fromEntries(Object.entries(merged).sort((a, b) => b[1].ms - a[1].ms));
+    const lines = Object.entries(files).map(([f, e]) => `    ${JSON.stringify(f)}: ${JSON.stringify(e)}`);
+    writeFileSync(out, `{\n  "measured": ${JSON.stringify(new Date().toISOString().slice(0, 10))},\n  "files": {\n${lines.join(',\n')}\n  }\n}\n`);
     console.error(`wrote ${out}`);
   }
   const order = [...last.files].sort((a, b) => b[1].ms - a[1].ms).slice(0, top).map(([f]) => f);
