@@ -27,11 +27,12 @@ export function readRun(path) {
   for (const line of readFileSync(path, 'utf8').split('\n')) {
     if (!line.trim()) continue;
     const r = JSON.parse(line);
-    if (r.tests) {
-      tests = { ...tests, ...r.tests };
+    if (r.file === undefined) {
+      // the run's last line: its wall time (and, from the older node --test reporter, the test counts)
+      if (r.tests) tests = { ...tests, ...r.tests };
       wall = Math.max(wall, r.wall ?? 0);
-    } else if (r.failed === undefined && r.file) {
-      files.set(short(r.file), { ms: r.ms, ok: r.ok, cpu: null, tests: 0, end: r.end ?? 0 });
+    } else if (r.failed === undefined) {
+      files.set(short(r.file), { ms: r.ms, ok: r.ok, cpu: null, tests: typeof r.tests === 'number' ? r.tests : 0, end: r.end ?? 0 });
       wall = Math.max(wall, r.end ?? 0);
     }
   }
