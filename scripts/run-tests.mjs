@@ -19,6 +19,7 @@ import { Readable } from 'node:stream';
 import { run } from 'node:test';
 import { spec } from 'node:test/reporters';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { idleShare, mayStart, startOrder } from './test-scheduling.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const testRoot = join(root, 'dist', 'test');
@@ -54,9 +55,7 @@ if (files.length === 0) {
 const short = (f) => relative(testRoot, f).replace(/\.test\.js$/, '');
 const schedulePath = join(root, 'scripts', 'test-schedule.json');
 const measured = existsSync(schedulePath) ? JSON.parse(readFileSync(schedulePath, 'utf8')).files ?? {} : {};
-const UNKNOWN_MS = 20_000;
-const expectedMs = (f) => measured[short(f)]?.ms ?? UNKNOWN_MS;
-files.sort((a, b) => expectedMs(b) - expectedMs(a) || a.localeCompare(b));
+const ordered = startOrder(files, measured, short);
 
 // --- how many at once ---
 const base = positive('TEST_CONCURRENCY', 2);
@@ -64,15 +63,10 @@ const procStat = '/proc/stat';
 const canSample = existsSync(procStat);
 const most = Math.max(base, positive('TEST_MAX_CONCURRENCY', canSample ? 2 * base : base));
 
-/** Idle share of all CPUs over the last few samples (null until there are two samples). */
+/** Idle share of all CPUs over the last two seconds (null until there are samples that long apart). */
 const cpuIdle = (() => {
   const samples = [];
-  const read = () => {
-    const line = readFileSync(procStat, 'utf8').split('\n', 1)[0];
-    const v = line.trim().split(/\s+/).slice(1).map(Number);
-    const total = v.reduce((a, b) => a + b, 0);
-    return { idle: v[3] ?? 0, total };
-  };
+  const read = () => readFileSync(procStat, 'utf8').split('\n', 1)[0];
   let timer = null;
   return {
     start() {
@@ -89,10 +83,7 @@ const cpuIdle = (() => {
     },
     /** Over the last two seconds. */
     share() {
-      if (samples.length < 5) return null;
-      const a = samples[0];
-      const b = samples[samples.length - 1];
-      return b.total > a.total ? (b.idle - a.idle) / (b.total - a.total) : null;
+      return samples.length < 5 ? null : idleShare(samples[0], samples[samples.length - 1]);
     },
   };
 })();
@@ -150,22 +141,16 @@ async function runFile(file) {
   }
 }
 
-const queue = [...files];
+const queue = [...ordered];
 let running = 0;
 let lastStart = 0;
 let peak = 0;
 let tick = null;
 await new Promise((resolveAll) => {
   const next = () => {
-    while (queue.length > 0) {
-      const extra = running >= base;
-      if (running >= most) break;
-      if (extra) {
-        // one more only while the CPUs have been idle for the last two seconds, and not within two
-        // seconds of the last start (a file's start-up is its busiest moment)
-        const idle = cpuIdle.share();
-        if (idle === null || idle < 0.5 || Date.now() - lastStart < 2_000) break;
-      }
+    // beyond `base`, one more only while the CPUs have been half idle for the last two seconds, and not
+    // within two seconds of the last start
+    while (queue.length > 0 && mayStart({ running, base, most, idle: running >= base ? cpuIdle.share() : null, sinceLastStartMs: Date.now() - lastStart })) {
       const file = queue.shift();
       running++;
       peak = Math.max(peak, running);
