@@ -23,6 +23,8 @@ import { idleShare, mayStart, startOrder } from './test-scheduling.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const testRoot = join(root, 'dist', 'test');
+// test files run from the repository root, wherever this was started from
+process.chdir(root);
 
 function walk(dir, out) {
   for (const name of readdirSync(dir)) {
