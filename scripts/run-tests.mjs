@@ -14,7 +14,7 @@
 // TEST_TIMINGS=<path> writes per-file wall times (and the CPU time of each file's process and the
 // processes it waited for: `<path>.cpu`); `node scripts/test-timings.mjs <path>` prints the table.
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync, appendFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { run } from 'node:test';
 import { spec } from 'node:test/reporters';
@@ -23,7 +23,8 @@ import { idleShare, mayStart, startOrder } from './test-scheduling.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const testRoot = join(root, 'dist', 'test');
-// test files run from the repository root, wherever this was started from
+// TEST_TIMINGS as given from where this was started; test files run from the repository root
+if (process.env.TEST_TIMINGS) process.env.TEST_TIMINGS = resolve(process.env.TEST_TIMINGS);
 process.chdir(root);
 
 function walk(dir, out) {
