@@ -18,7 +18,9 @@ import { shardOfWork } from '../../src/domain/shard-routing.js';
 import { MemoryIndexDirectory, SearchIndex } from '../../src/engine/index.js';
 import { toIndexDocument } from '../../src/search/index-set.js';
 import { processEnvironment } from '../../src/config/index.js';
+import { liveWindowMs } from '../../src/cluster/membership.js';
 import { doc } from '../helpers/documents.js';
+import { waitFor } from '../helpers/wait.js';
 import { createTestSchema, databaseUrl, postgresSkip, tempDir } from '../helpers/storage.js';
 
 const natsServer = findNatsServer();
@@ -130,12 +132,19 @@ test('searches through the api node of a 2x2 cluster equal one index; a killed s
       }
     };
     const load = [0, 1, 2].map(client);
-    await new Promise((r) => setTimeout(r, 3_000));
+    // the load is going: some searches answered (a count, not a time: the machine's load varies)
+    await waitFor('searches before the kill', () => latencies.length >= 15 || failures.length > 0);
     const before = latencies.length;
     process.kill(victim.pid, 'SIGKILL');
     killedAt = latencies.length;
-    // past the membership's live window (3 heartbeats) and then some
-    await new Promise((r) => setTimeout(r, 10_000));
+    // past the membership's live window (3 heartbeats of the default 2 s) and the api node's directory
+    // refresh (1 s), and then some: searches go on until 20 more were answered after that point
+    const gone = Date.now() + liveWindowMs(2_000) + 1_000;
+    let pastWindow = -1;
+    await waitFor('searches after the dead replica left the membership', () => {
+      if (pastWindow < 0 && Date.now() > gone) pastWindow = latencies.length;
+      return (pastWindow >= 0 && latencies.length >= pastWindow + 20) || failures.length > 0;
+    }, { intervalMs: 50 });
     stop = true;
     await Promise.all(load);
     assert.ok(!alive(victim.pid));

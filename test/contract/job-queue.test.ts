@@ -74,6 +74,7 @@ if (!databaseUrl) {
       jobs,
       clock,
       advance,
+      realTimeLeases: true,
       async queue() {
         const q = pgBossQueue(fixture.storage.pool, jobs, schema, clock);
         await q.start();
