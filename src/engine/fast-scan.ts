@@ -11,17 +11,8 @@
 // exact scan takes, or by the first quantized search), dropped with the segment. `referenceGrade` computes
 // the same grade in JavaScript (used for short candidate lists and as the kernel's reference in tests).
 import { WASM_BASE64 } from './wasm/fast-scan.wasm.js';
+import { compileKernel, WA, type WasmMemory, type WasmModule } from './wasm/runtime.js';
 
-// The part of the WebAssembly JS API used here (the project's TypeScript lib has no DOM declarations).
-interface WasmModule { readonly __wasmModule?: never }
-interface WasmMemory { readonly buffer: ArrayBuffer }
-interface WasmApi {
-  validate(bytes: Uint8Array): boolean;
-  Module: new (bytes: Uint8Array) => WasmModule;
-  Memory: new (d: { initial: number; maximum: number }) => WasmMemory;
-  Instance: new (m: WasmModule, imports: { env: { memory: WasmMemory } }) => { exports: Record<string, unknown> };
-}
-const WA = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
 
 /** Documents per fast-scan block (one 128-bit lane of 8-bit codes). */
 export const FAST_SCAN_BLOCK = 16;
@@ -40,14 +31,7 @@ let disabled = false;
 /** The compiled kernel, or null where WebAssembly SIMD is not available (the JavaScript path runs). */
 function kernelModule(): WasmModule | null {
   if (disabled || WA === undefined) return null;
-  if (compiled === undefined) {
-    try {
-      const bytes = Uint8Array.from(atob(WASM_BASE64), (c) => c.charCodeAt(0));
-      compiled = WA.validate(bytes) ? new WA.Module(bytes) : null;
-    } catch {
-      compiled = null;
-    }
-  }
+  if (compiled === undefined) compiled = compileKernel(WASM_BASE64);
   return compiled;
 }
 

@@ -11,30 +11,14 @@
 // similarities, order, ties) is exactly the full scan's. Memory: 2 bytes per term and dimension, one
 // WebAssembly memory per model and thread (about 5 MiB for 20,000 x 128), built on first use.
 import { WASM_BASE64 } from './wasm/term-scan.wasm.js';
+import { compileKernel, WA, type WasmMemory, type WasmModule } from './wasm/runtime.js';
 
-// The part of the WebAssembly JS API used here (the project's TypeScript lib has no DOM declarations).
-interface WasmModule { readonly __wasmModule?: never }
-interface WasmMemory { readonly buffer: ArrayBuffer }
-interface WasmApi {
-  validate(bytes: Uint8Array): boolean;
-  Module: new (bytes: Uint8Array) => WasmModule;
-  Memory: new (d: { initial: number; maximum: number }) => WasmMemory;
-  Instance: new (m: WasmModule, imports: { env: { memory: WasmMemory } }) => { exports: Record<string, unknown> };
-}
-const WA = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
 
 let compiled: WasmModule | null | undefined;
 
 function kernelModule(): WasmModule | null {
   if (WA === undefined) return null;
-  if (compiled === undefined) {
-    try {
-      const bytes = Uint8Array.from(atob(WASM_BASE64), (c) => c.charCodeAt(0));
-      compiled = WA.validate(bytes) ? new WA.Module(bytes) : null;
-    } catch {
-      compiled = null;
-    }
-  }
+  if (compiled === undefined) compiled = compileKernel(WASM_BASE64);
   return compiled;
 }
 
