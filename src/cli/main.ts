@@ -948,7 +948,7 @@ export async function runCli(argv: readonly string[], ctx: CliContext): Promise<
         return config(ctx, args);
       case 'cluster':
         try {
-          return await clusterCommand(args, () => ctx.loadConfig(), ctx.cluster, print);
+          return await clusterCommand(args, (extra) => ctx.loadConfig(extra), ctx.cluster, print);
         } catch (e) {
           if (e instanceof ClusterUsageError) throw new UsageError(e.message);
           if (e instanceof ClusterFailure) {
