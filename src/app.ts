@@ -713,7 +713,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
         billing,
         prices: config.prices,
         clock,
-        settings: { workers: 1, maxBytes: config.limits.uploadBytes, maxPages: config.limits.uploadPages, ocrLanguages: config.recognition.ocrLanguages.split('+'), pageConcurrency: 1, leaseSeconds: config.recognition.leaseSeconds, work: false },
+        settings: { workers: 1, maxBytes: config.limits.uploadBytes, maxPages: config.limits.uploadPages, ocrLanguages: config.recognition.ocrLanguages.split('+'), pageConcurrency: 1, leaseSeconds: config.recognition.leaseSeconds, work: false, uploadRetentionSeconds: config.recognition.deadLetterDays * 86_400 },
         report: (err, context) => logger.error({ err }, context),
       });
       await service.start();
@@ -933,6 +933,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       leaseSeconds,
       limits: overrides.recognition?.limits,
       work: jobQueue?.work ?? true,
+      uploadRetentionSeconds: config.recognition.deadLetterDays * 86_400,
+      uploadSweepMs: config.recognition.uploadSweepMinutes * 60_000,
     },
     report: (err, context) => core.logger.error({ err }, context),
     convert: wrap(threadedConvert(new URL('./recognition-worker.js', import.meta.url))),
@@ -1242,8 +1244,6 @@ export async function startCluster(core: Core, url: string | null): Promise<Clus
 }
 // --- end cluster roles ---
 
-// --- cluster search (scatter-gather; issue 24, ADR 0202) ---
-/**
 /**
  * `lectern cluster snapshot create|list|prune` (ADR 0295): the cluster's shard snapshots as an operator
  * sees them, over the cluster configured in `cluster.*` (NATS for membership and the object store, the
@@ -1287,6 +1287,8 @@ export async function openSnapshotAdmin(config: Config): Promise<SnapshotAdmin &
   }
 }
 
+// --- cluster search (scatter-gather; issue 24, ADR 0202) ---
+/**
  * Role api without cluster.search_nodes: the coordinator's replicas are the live search members of the
  * cluster (each announces its shard and the URL of its HTTP app, which serves the internal shard routes),
  * refreshed every second.
