@@ -38,6 +38,7 @@ import { OutboxRelay } from './cluster/outbox-relay.js';
 import { Heartbeat, retrying } from './cluster/membership.js';
 import { openReplica, SwitchableSource, type ShardFollower } from './cluster/shard-follower.js';
 import { installLatestSnapshot, listSnapshots, publishSnapshot, Snapshotter } from './cluster/shard-snapshots.js';
+import { SnapshotAdmin } from './cluster/snapshot-admin.js';
 import { FsLocalIndexFiles } from './adapters/fs/index-snapshot-files.js';
 import { clusterRoles } from './cluster/roles.js';
 // --- end cluster ---
@@ -713,7 +714,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
         billing,
         prices: config.prices,
         clock,
-        settings: { workers: 1, maxBytes: config.limits.uploadBytes, maxPages: config.limits.uploadPages, ocrLanguages: config.recognition.ocrLanguages.split('+'), pageConcurrency: 1, leaseSeconds: config.recognition.leaseSeconds, work: false },
+        settings: { workers: 1, maxBytes: config.limits.uploadBytes, maxPages: config.limits.uploadPages, ocrLanguages: config.recognition.ocrLanguages.split('+'), pageConcurrency: 1, leaseSeconds: config.recognition.leaseSeconds, work: false, uploadRetentionSeconds: config.recognition.deadLetterDays * 86_400 },
         report: (err, context) => logger.error({ err }, context),
       });
       await service.start();
@@ -757,13 +758,22 @@ function indexRoot(config: Config): string {
   return join(config.dataDir, 'index');
 }
 
+/**
+ * The bearer token of the internal shard endpoints: cluster.secret, or a key derived from the server
+ * secret every process of a cluster shares anyway (the server secret itself never travels); '' when
+ * neither is set.
+ */
+function clusterSecretOf(config: Config): string {
+  return config.cluster.secret !== '' ? config.cluster.secret : config.secret ? createHmac('sha256', config.secret).update('lectern cluster shard calls').digest('base64url') : '';
+}
+
 /** Builds the core and the HTTP application over it. */
 export async function buildApp(config: Config, overrides: AppOverrides = {}): Promise<App> {
   // --- cluster search: checked before anything is opened (ADR 0203) ---
   const roles = clusterRoles(config.cluster);
   // cluster.secret, or a key derived from the server secret every process of a cluster shares anyway
   // (the server secret itself never travels)
-  const clusterSecret = config.cluster.secret !== '' ? config.cluster.secret : config.secret ? createHmac('sha256', config.secret).update('lectern cluster shard calls').digest('base64url') : '';
+  const clusterSecret = clusterSecretOf(config);
   if (!roles.all && (roles.api || roles.search) && clusterSecret.length < 16) throw new Error('cluster roles api and search need cluster.secret (at least 16 characters) or secret, the same in every process of the cluster');
   // --- end cluster search ---
   const core = await buildCore(config, overrides);
@@ -927,6 +937,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       leaseSeconds,
       limits: overrides.recognition?.limits,
       work: jobQueue?.work ?? true,
+      uploadRetentionSeconds: config.recognition.deadLetterDays * 86_400,
+      uploadSweepMs: config.recognition.uploadSweepMinutes * 60_000,
     },
     report: (err, context) => core.logger.error({ err }, context),
     convert: wrap(threadedConvert(new URL('./recognition-worker.js', import.meta.url))),
@@ -1235,6 +1247,49 @@ export async function startCluster(core: Core, url: string | null): Promise<Clus
   };
 }
 // --- end cluster roles ---
+
+/**
+ * `lectern cluster snapshot create|list|prune` (ADR 0295): the cluster's shard snapshots as an operator
+ * sees them, over the cluster configured in `cluster.*` (NATS for membership and the object store, the
+ * search nodes' internal endpoint with the cluster secret). Closed by the caller.
+ */
+export async function openSnapshotAdmin(config: Config): Promise<SnapshotAdmin & { close(): Promise<void> }> {
+  const c = config.cluster;
+  if (c.natsUrl === '') throw new Error('no cluster is configured: set cluster.nats_url (LECTERN_CLUSTER_NATS_URL and the other cluster variables) or give --dir DIR of a local cluster');
+  const secret = clusterSecretOf(config);
+  if (secret.length < 16) throw new Error('the search nodes answer only with the cluster secret: set cluster.secret or secret as in the cluster\'s processes');
+  const nats = await NatsCluster.connect({
+    servers: c.natsUrl.split(',').map((x) => x.trim()).filter((x) => x !== ''),
+    name: c.name,
+    replicas: c.logReplicas,
+    logMaxAgeMs: c.logMaxAgeHours * 3_600_000,
+    membershipMaxAgeMs: Math.max(10_000, c.heartbeatMs * 10),
+    connectionName: 'lectern cluster snapshot',
+    connectTimeoutMs: 10_000,
+  });
+  try {
+    const members = await nats.membership({ open: true });
+    const objects = await nats.snapshotObjects();
+    const admin = new SnapshotAdmin({
+      shards: c.shards,
+      liveMembers: () => members.live(Date.now(), liveWindowMs(c.heartbeatMs)),
+      requestSnapshot: async (url, shard) => {
+        const client = new HttpShardClient(shard, url, secret);
+        try {
+          return await client.snapshot();
+        } finally {
+          client.close();
+        }
+      },
+      objects,
+      nowMs: () => Date.now(),
+    });
+    return Object.assign(admin, { close: () => nats.close() });
+  } catch (e) {
+    await nats.close();
+    throw e;
+  }
+}
 
 // --- cluster search (scatter-gather; issue 24, ADR 0202) ---
 /**

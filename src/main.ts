@@ -1,7 +1,7 @@
 // Process entry (`npm start`): read configuration, build the app, load the demo corpus on first start,
 // listen, and shut down gracefully on SIGINT/SIGTERM (in-flight requests finish, up to
 // limits.shutdownGraceMs).
-import { attachMembership, backupData, buildApp, buildCore, createLogger, restoreData, startCluster } from './app.js';
+import { attachMembership, backupData, buildApp, buildCore, createLogger, openSnapshotAdmin, restoreData, startCluster } from './app.js';
 import { runCli } from './cli/main.js';
 import { clusterDown, clusterEnv, clusterStatus, clusterUp } from './adapters/cluster/local-cluster.js';
 import { ConfigError, loadConfig, loadConfigWithEnv, processEnvironment, type Config } from './config/index.js';
@@ -81,6 +81,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       status: (dir) => clusterStatus(dir),
       down: (dir) => clusterDown(dir),
       env: (dir) => clusterEnv(dir),
+      snapshots: (config) => openSnapshotAdmin(config),
     },
     openApp: (config) => buildCore(config),
     serve,

@@ -11,8 +11,12 @@
 // open), then the workload `--rounds` times. The JSON is rewritten after every checkpoint, so a run cut
 // short by a deadline still leaves its largest measured size.
 //   node --expose-gc dist/bench/scale/shard.js --corpus tmp/synth-1m.jsonl --dir tmp/shard-1m --docs 1000000 \
-//        --out bench/results/scale-shard-1m.json [--every 100000] [--measure-every 250000] [--rounds 2]
-import { execFileSync } from 'node:child_process';
+//        --out bench/results/scale-shard-1m.json [--every 100000] [--measure-every 250000] [--rounds 2] [--follow]
+// --follow: the corpus file is still being written by its generator; read it as it grows (tail -f) and
+// stop at --docs documents. After the build the index is also opened by a fresh process (the RSS a
+// serving replica pays, without the building process's heap): `fresh_process_open`.
+//   node --expose-gc dist/bench/scale/shard.js --open-only DIR   (that child: prints its JSON)
+import { execFileSync, spawn } from 'node:child_process';
 import { createReadStream, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -20,9 +24,22 @@ import { createInterface } from 'node:readline';
 import { FsIndexDirectory } from '../../src/adapters/fs/index-directory.js';
 import { SearchIndex, type EngineQuery } from '../../src/engine/index.js';
 import { evalDataDir } from '../quality/data-dir.js';
-import { arg, pct } from '../lib/cli.js';
+import { arg, args, pct } from '../lib/cli.js';
 import { machine } from '../lib/machine.js';
 
+if (arg('open-only')) {
+  // the child of the fresh-process measurement: open the index, collect, print
+  const before = process.memoryUsage().rss;
+  const t0 = performance.now();
+  const i = SearchIndex.open(new FsIndexDirectory(arg('open-only')!));
+  const openMs = performance.now() - t0;
+  (globalThis as { gc?: () => void }).gc?.();
+  const m = process.memoryUsage();
+  const r = { docs: i.stats().docs, open_ms: Math.round(openMs), rss_mib_before_open: Math.round(before / 2 ** 20), rss_mib_after_open: Math.round(m.rss / 2 ** 20), heap_used_mib: Math.round(m.heapUsed / 2 ** 20), external_mib: Math.round(m.external / 2 ** 20), array_buffers_mib: Math.round(m.arrayBuffers / 2 ** 20) };
+  i.close();
+  process.stdout.write(JSON.stringify(r) + '\n');
+  process.exit(0);
+}
 const corpus = arg('corpus');
 const dir = arg('dir');
 const out = arg('out');
@@ -102,7 +119,9 @@ const save = () => writeFileSync(out, JSON.stringify(doc, null, 2) + '\n');
 
 rmSync(dir, { recursive: true, force: true });
 const idx = SearchIndex.open(new FsIndexDirectory(dir));
-const rl = createInterface({ input: createReadStream(corpus, { highWaterMark: 1 << 22 }), crlfDelay: Infinity });
+const follow = args.includes('--follow');
+const tail = follow ? spawn('tail', ['-c', '+1', '-f', corpus], { stdio: ['ignore', 'pipe', 'inherit'] }) : null;
+const rl = createInterface({ input: tail ? tail.stdout! : createReadStream(corpus, { highWaterMark: 1 << 22 }), crlfDelay: Infinity });
 let docs = 0;
 let engineMs = 0;
 let engineCpuUs = 0;
@@ -144,7 +163,10 @@ for await (const line of rl) {
     console.error(JSON.stringify(cp));
     save();
   }
+  if (docs >= maxDocs) break; // --follow: the file may not end here
 }
+rl.close();
+tail?.kill();
 idx.commit(String(docs));
 idx.close();
 gc?.();
@@ -160,7 +182,7 @@ doc['final'] = {
   docs: stats.docs,
   open_ms: Math.round(openMs),
   rss_mib_after_open: mib(process.memoryUsage().rss),
-  rss_note: 'of the process that built the index (its build heap may still be mapped): an upper bound; open the index in a new process for a serving replica\'s RSS',
+  rss_note: 'of the process that built the index (its build heap may still be mapped): an upper bound; fresh_process_open is the same index opened by a new process (a serving replica\'s RSS)',
   segments: stats.segments,
   bytes: stats.bytes,
   disk_mib: mib(diskBytes()),
@@ -169,6 +191,9 @@ doc['final'] = {
   load_average: load(),
 };
 reopened.close();
+// a serving replica's RSS: the index opened by a new process (this one still maps its build heap)
+const child = execFileSync(process.execPath, ['--expose-gc', process.argv[1]!, '--open-only', dir], { encoding: 'utf8', maxBuffer: 1 << 20 });
+doc['fresh_process_open'] = { dir, ...(JSON.parse(child.trim().split('\n').pop()!) as object), uptime: uptime() };
 doc['uptime_after'] = uptime();
 save();
 console.log(JSON.stringify(doc, null, 2));

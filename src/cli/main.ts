@@ -70,6 +70,10 @@ export interface RecognitionJobAdmin {
   readonly queue: { readonly kind: string; readonly retries: boolean };
   deadLetters(limit: number): Promise<DeadLetter[]>;
   retryDeadLetter(jobId: string): Promise<RecognitionJob>;
+  /** ADR 0296: the dead letter goes for good, its upload with it (unless another job needs the content). */
+  discardDeadLetter(jobId: string): Promise<{ job: RecognitionJob; uploadDeleted: boolean }>;
+  /** ADR 0296: the upload retention sweep, now. */
+  sweepUploads(): Promise<{ discarded: readonly string[]; deleted: readonly string[] }>;
   close(): Promise<void>;
 }
 
@@ -143,6 +147,8 @@ ${RANKING_USAGE}
   credits show --account ACCOUNT [--entries N]
   jobs dead [--limit N]                   recognition jobs in the dead letters (pg-boss queue): id, reason, attempts
   jobs retry JOB_ID                       put a dead-lettered job back on the queue with fresh attempts
+  jobs discard JOB_ID                     delete a dead letter for good, with its upload (no retry then)
+  jobs sweep                              discard dead letters past recognition.deadLetterDays, delete unneeded uploads
   comments pending [--limit N]            comments waiting in review, oldest first (docs/community.md)
   comments approve-author ACCOUNT         publish the author's pending comments and all later ones
   comments suspend-author ACCOUNT         return the author's published comments to review
@@ -230,11 +236,17 @@ API keys of an account; a new key is shown once, list shows ids and labels only.
 Top up an account, or show its balance and last ledger entries.`,
   jobs: `Usage: lectern jobs dead [--limit N]
        lectern jobs retry JOB_ID
+       lectern jobs discard JOB_ID
+       lectern jobs sweep
 
 The recognition jobs' dead letters (recognition.queue pg-boss, the default of a cluster; docs/scale.md "Jobs"):
 a job whose attempts all failed, or whose worker died on each, is kept there with its reason. dead lists
 them, oldest first, as JSON; retry puts one back on the queue (its job returns to pending) once the cause
-is fixed. With the store's leases (the all-in-one default) nothing is dead-lettered: a failed job is final.
+is fixed. discard deletes a dead letter for good, with its upload and checkpoints (unless another job has
+the same content): the job stays failed and cannot be retried. The workers do the same by themselves to
+dead letters older than recognition.deadLetterDays (default 30), every recognition.uploadSweepMinutes,
+and delete stored uploads that no job needs any more (ADR 0296); sweep runs that sweep now.
+With the store's leases (the all-in-one default) nothing is dead-lettered: a failed job is final.
 Example: lectern jobs dead --limit 20`,
   comments: `Usage: lectern comments pending [--limit N]
        lectern comments approve-author ACCOUNT | suspend-author ACCOUNT
@@ -789,9 +801,10 @@ async function credits(ctx: CliContext, args: string[]): Promise<number> {
 
 async function jobs(ctx: CliContext, args: string[]): Promise<number> {
   const [sub, ...rest] = args;
-  if (sub !== 'dead' && sub !== 'retry') throw new UsageError('jobs dead [--limit N] | jobs retry JOB_ID');
+  if (sub !== 'dead' && sub !== 'retry' && sub !== 'discard' && sub !== 'sweep') throw new UsageError('jobs dead [--limit N] | jobs retry JOB_ID | jobs discard JOB_ID | jobs sweep');
   const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { limit: { type: 'string' } } });
-  if (sub === 'retry' && positionals.length !== 1) throw new UsageError('jobs retry needs one JOB_ID (lectern jobs dead lists them)');
+  if ((sub === 'retry' || sub === 'discard') && positionals.length !== 1) throw new UsageError(`jobs ${sub} needs one JOB_ID (lectern jobs dead lists them)`);
+  if (sub === 'sweep' && (positionals.length > 0 || values.limit !== undefined)) throw new UsageError('jobs sweep takes no arguments');
   const limit = intOption(values.limit, 'limit', 1) ?? 100;
   return withApp(ctx, async (app) => {
     const admin = await app.openRecognitionJobs();
@@ -802,7 +815,17 @@ async function jobs(ctx: CliContext, args: string[]): Promise<number> {
         print(letters.map((l) => ({ job_id: l.id, sha256: l.key, reason: { code: l.reason.code, message: l.reason.message }, attempts: l.attempts, dead_at: l.deadAt })));
         return 0;
       }
+      if (sub === 'sweep') {
+        const r = await admin.sweepUploads();
+        print({ discarded: r.discarded, deleted_uploads: r.deleted });
+        return 0;
+      }
       try {
+        if (sub === 'discard') {
+          const r = await admin.discardDeadLetter(positionals[0]!);
+          print({ job_id: r.job.id, status: r.job.status, dead_letter: 'discarded', upload_deleted: r.uploadDeleted });
+          return 0;
+        }
         const job = await admin.retryDeadLetter(positionals[0]!);
         print({ job_id: job.id, status: job.status });
         return 0;
@@ -948,7 +971,7 @@ export async function runCli(argv: readonly string[], ctx: CliContext): Promise<
         return config(ctx, args);
       case 'cluster':
         try {
-          return await clusterCommand(args, () => ctx.loadConfig(), ctx.cluster, print);
+          return await clusterCommand(args, (extra) => ctx.loadConfig(extra), ctx.cluster, print);
         } catch (e) {
           if (e instanceof ClusterUsageError) throw new UsageError(e.message);
           if (e instanceof ClusterFailure) {

@@ -93,5 +93,10 @@ export interface JobQueue {
   deadLetters(limit: number): Promise<DeadLetter[]>;
   /** Puts the dead letter of job `id` back on the queue (a fresh set of attempts); false when there is none. */
   retryDead(id: string): Promise<boolean>;
+  /**
+   * Deletes the dead letter of job `id` for good (it can no longer be retried; ADR 0296: an operator's
+   * discard, or the upload retention sweep); false when there is none.
+   */
+  discardDead(id: string): Promise<boolean>;
   close(): Promise<void>;
 }

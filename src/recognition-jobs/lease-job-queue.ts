@@ -69,6 +69,10 @@ export class LeaseJobQueue implements JobQueue {
     return false;
   }
 
+  async discardDead(_id: string): Promise<boolean> {
+    return false;
+  }
+
   async close(): Promise<void> {
     this.#fresh = [];
   }

@@ -72,6 +72,23 @@ export interface RecognitionJobSettings {
    * workers run them, ADR 0250).
    */
   readonly work?: boolean;
+  /**
+   * How long the upload of a dead-lettered job is kept for a retry, seconds (ADR 0296; default 30 days,
+   * recognition.deadLetterDays): the workers' upload sweep then discards the dead letter and deletes the
+   * upload. Stored uploads older than this that no job needs any more (their dead letter expired, a
+   * process died between steps) go too.
+   */
+  readonly uploadRetentionSeconds?: number;
+  /** How often a worker runs the upload sweep, ms (default one hour; 0: never, only `sweepUploads()`). */
+  readonly uploadSweepMs?: number;
+}
+
+/** What one upload sweep did (ADR 0296). */
+export interface UploadSweep {
+  /** Jobs whose dead letter was discarded (older than the retention). */
+  readonly discarded: readonly string[];
+  /** SHA-256 of the uploads deleted. */
+  readonly deleted: readonly string[];
 }
 
 export interface RecognitionJobDeps {
@@ -141,6 +158,10 @@ const refusedKey = (sha256: string) => `recognition-refused/${sha256}`;
  * in a crash loop across restarts.
  */
 export const MAX_CONVERSION_ATTEMPTS = 2;
+/** Where jobs' uploads are kept (`recognition/<sha256>`). */
+const UPLOADS = 'recognition/';
+/** Dead letters read at most by a discard or an upload sweep. */
+const DEAD_LETTERS_READ = 100_000;
 /** Where uploads wait between `stage` and `submitStaged` (random names). */
 const INCOMING = 'recognition/incoming/';
 /** Staged uploads and interrupted writes older than this at start-up are left-overs of dead requests. */
@@ -163,6 +184,8 @@ export class RecognitionJobService {
   #started = false;
   #closed = false;
   #sweepTimer: NodeJS.Timeout | null = null;
+  #uploadTimer: NodeJS.Timeout | null = null;
+  #uploadSweep: Promise<UploadSweep> | null = null;
   #pullTimer: NodeJS.Timeout | null = null;
   #sweeping: Promise<void> | null = null;
   /** Pulls run one after another (a pull asked for after a job was queued sees that job). */
@@ -230,6 +253,11 @@ export class RecognitionJobService {
     if (!this.#queue.takesAll) {
       this.#pullTimer = setInterval(() => void this.#pull(), this.#queue.pollMs);
       this.#pullTimer.unref();
+    }
+    const uploadSweepMs = this.#d.settings.uploadSweepMs ?? 3_600_000;
+    if (uploadSweepMs > 0) {
+      this.#uploadTimer = setInterval(() => void this.sweepUploads().catch((err: unknown) => this.#d.report(err, 'recognition: the upload sweep failed')), uploadSweepMs);
+      this.#uploadTimer.unref();
     }
     return taken + (await this.#pull());
   }
@@ -314,6 +342,8 @@ export class RecognitionJobService {
     this.#closed = true;
     if (this.#sweepTimer) clearInterval(this.#sweepTimer);
     if (this.#pullTimer) clearInterval(this.#pullTimer);
+    if (this.#uploadTimer) clearInterval(this.#uploadTimer);
+    await this.#uploadSweep?.catch(() => undefined);
     await this.#sweeping;
     await this.#pulling;
     const held = this.#pool.held().map((h) => h.jobId);
@@ -544,6 +574,74 @@ export class RecognitionJobService {
     }
     if (this.#work) await this.#pull();
     return reopened;
+  }
+
+  /**
+   * An operator's discard of a dead-lettered job (`lectern jobs discard`, ADR 0296): its dead letter is
+   * deleted (the job stays failed and can no longer be retried) and so are its upload and checkpoints,
+   * unless another unfinished job or a kept dead letter has the same content. 404 `not_found` without
+   * such a job or dead letter; 409 `conflict` when the job is not failed (a retry under way).
+   */
+  async discardDeadLetter(jobId: string): Promise<{ job: RecognitionJob; uploadDeleted: boolean }> {
+    const job = await this.#d.store.get(jobId);
+    if (!job) throw new AppError('not_found', `No recognition job ${jobId}.`);
+    if (job.status !== 'failed') throw new AppError('conflict', `Recognition job ${jobId} is ${job.status}, not failed; only a failed, dead-lettered job can be discarded.`, { extra: { status: job.status } });
+    if (!(await this.#queue.discardDead(jobId))) throw new AppError('not_found', `No dead-lettered recognition job ${jobId} (lectern jobs dead lists them).`);
+    const kept = new Set((await this.#queue.deadLetters(DEAD_LETTERS_READ)).map((l) => l.key));
+    const uploadDeleted = kept.has(job.sha256) ? false : await this.#dropUpload(job.sha256);
+    return { job, uploadDeleted };
+  }
+
+  /**
+   * The upload retention sweep (ADR 0296; every `uploadSweepMs` on a worker, and on demand): dead letters
+   * older than `uploadRetentionSeconds` are discarded (unless their job was retried meanwhile), then every
+   * stored upload is deleted, with its checkpoints, that no unfinished job and no kept dead letter needs
+   * and that is either a discarded dead letter's or older than the retention (a dead letter the queue
+   * expired itself, a process that died between steps). Uploads of jobs waiting or running are never
+   * touched; each is checked again just before it is deleted.
+   */
+  sweepUploads(): Promise<UploadSweep> {
+    this.#uploadSweep ??= this.#sweepUploads().finally(() => {
+      this.#uploadSweep = null;
+    });
+    return this.#uploadSweep;
+  }
+
+  async #sweepUploads(): Promise<UploadSweep> {
+    const retentionS = this.#d.settings.uploadRetentionSeconds ?? 30 * 86_400;
+    const nowMs = this.#d.clock.nowMs();
+    const cutoffS = nowMs / 1000 - retentionS;
+    const letters = await this.#queue.deadLetters(DEAD_LETTERS_READ);
+    const discarded: string[] = [];
+    const discardedKeys = new Set<string>();
+    for (const l of letters) {
+      if (l.deadAt >= cutoffS) continue;
+      const row = await this.#d.store.get(l.id);
+      if (row && row.status !== 'failed') continue; // an operator's retry under way
+      if (await this.#queue.discardDead(l.id)) {
+        discarded.push(l.id);
+        discardedKeys.add(l.key);
+      }
+    }
+    const kept = new Set(letters.filter((l) => !discarded.includes(l.id)).map((l) => l.key));
+    const deleted: string[] = [];
+    for (const b of await this.#d.blobs.list(UPLOADS)) {
+      if (b.key.startsWith(INCOMING)) continue;
+      const sha256 = b.key.slice(UPLOADS.length);
+      if (!/^[0-9a-f]{64}$/.test(sha256) || kept.has(sha256)) continue;
+      if (!discardedKeys.has(sha256) && b.modifiedMs >= nowMs - retentionS * 1000) continue;
+      if (await this.#dropUpload(sha256)) deleted.push(sha256);
+    }
+    return { discarded, deleted };
+  }
+
+  /** Deletes the upload of `sha256` and its checkpoints unless an unfinished job needs them; whether it did. */
+  async #dropUpload(sha256: string): Promise<boolean> {
+    if ((await this.#d.store.unfinished()).some((j) => j.sha256 === sha256)) return false;
+    const existed = (await this.#d.blobs.stat(blobKey(sha256))) !== null;
+    await this.#d.blobs.delete(blobKey(sha256));
+    await this.#d.store.deleteCheckpoints(sha256);
+    return existed;
   }
 
   /**

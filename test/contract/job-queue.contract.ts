@@ -184,5 +184,22 @@ export function jobQueueContract(label: string, open: () => Promise<QueueFixture
       const letters = await w.deadLetters(10);
       assert.deepEqual(letters.map((l) => [l.id, l.reason, l.attempts]), [['rj_flaky', reason, 2]]);
     });
+
+    it('a dead letter discarded is gone for good: neither listed nor retried (ADR 0296)', async (f, s) => {
+      const a = await s.accounts.create({ email: 'ada@example.org' });
+      const w = await f.queue();
+      await submit(f, w, 'rj_gone', a.id, SHA('9'));
+      assert.deepEqual(await work(f, w), ['rj_gone']);
+      assert.equal(await w.fail('rj_gone', { code: 'internal', message: 'broke' }, true), 'dead');
+      if (!w.retries) {
+        assert.equal(await w.discardDead('rj_gone'), false, 'no dead letters are kept');
+        return;
+      }
+      assert.equal((await w.deadLetters(10)).length, 1);
+      assert.equal(await w.discardDead('rj_gone'), true);
+      assert.deepEqual(await w.deadLetters(10), []);
+      assert.equal(await w.retryDead('rj_gone'), false);
+      assert.equal(await w.discardDead('rj_gone'), false);
+    });
   });
 }

@@ -61,7 +61,7 @@ async function cluster(retryLimit: number) {
   await s.ledger.credit(account.id, 100, 'topup', null, 1);
   const services: RecognitionJobService[] = [];
   const errors: unknown[] = [];
-  const make = async (opts: { convert?: ConvertFn; store?: RecognitionJobStore; work?: boolean } = {}) => {
+  const make = async (opts: { convert?: ConvertFn; store?: RecognitionJobStore; work?: boolean; uploadRetentionSeconds?: number } = {}) => {
     const store = opts.store ?? new PostgresRecognitionJobStore(s.pool);
     const service = new RecognitionJobService({
       store,
@@ -85,7 +85,7 @@ async function cluster(retryLimit: number) {
       billing: new BillingService(s.ledger, clock),
       prices,
       clock,
-      settings: { workers: 1, maxBytes: 1 << 20, maxPages: 100, ocrLanguages: ['eng'], pageConcurrency: 1, leaseSeconds: LEASE, work: opts.work ?? true },
+      settings: { workers: 1, maxBytes: 1 << 20, maxPages: 100, ocrLanguages: ['eng'], pageConcurrency: 1, leaseSeconds: LEASE, work: opts.work ?? true, ...(opts.uploadRetentionSeconds !== undefined ? { uploadRetentionSeconds: opts.uploadRetentionSeconds } : {}) },
       report: (err) => errors.push(err),
       convert: opts.convert ?? convertDocument,
     });
@@ -209,6 +209,74 @@ test('pg-boss: a converter that keeps failing is retried with backoff, then dead
     assert.deepEqual(letters.map((l) => [l.id, l.reason.code, l.attempts]), [[job.id, 'internal', 2]]);
     assert.deepEqual(await c.charges(), []);
   } finally {
+    await c.dispose();
+  }
+});
+
+test('pg-boss: a dead-lettered job keeps its upload for the retention unless retried; the sweep then deletes it, discard at once (ADR 0296)', { skip, timeout: 300_000 }, async () => {
+  const c = await cluster(0);
+  const blobs = new PostgresBlobStore(c.s.pool);
+  const upload = async (sha256: string) => (await blobs.stat(`recognition/${sha256}`)) !== null;
+  const gate = hanging();
+  let broken = true;
+  try {
+    const w = await c.make({
+      convert: async (bytes, options) => {
+        if (broken) throw new Error('the converter broke');
+        return gate.convert(bytes, options);
+      },
+    });
+    // three contents whose only attempt fails (retryLimit 0): dead-lettered, uploads kept for a retry
+    const [a, b, d] = await Promise.all([1, 2, 3].map(async (pages) => (await w.submit(principal(c.account.id), sampleArticle(pages))).job));
+    for (const j of [a!, b!, d!]) assert.equal((await c.final(j.id)).status, 'failed');
+    assert.deepEqual((await w.deadLetters(10)).map((l) => l.id).sort(), [a!.id, b!.id, d!.id].sort());
+    for (const j of [a!, b!, d!]) assert.ok(await upload(j.sha256), 'a dead letter keeps its upload');
+    // an upload no job refers to (a process died between steps)
+    const orphan = 'ab'.repeat(32);
+    await blobs.put(`recognition/${orphan}`, new Uint8Array([1, 2, 3]));
+
+    // within the retention nothing goes
+    const keeper = await c.make({ work: false, uploadRetentionSeconds: 3600 });
+    assert.deepEqual(await keeper.sweepUploads(), { discarded: [], deleted: [] });
+    for (const sha of [a!.sha256, b!.sha256, d!.sha256, orphan]) assert.ok(await upload(sha));
+
+    // an operator's discard: at once, for good
+    const discarded = await keeper.discardDeadLetter(d!.id);
+    assert.deepEqual([discarded.job.id, discarded.uploadDeleted], [d!.id, true]);
+    assert.equal(await upload(d!.sha256), false);
+    await assert.rejects(keeper.retryDeadLetter(d!.id), /No dead-lettered recognition job/);
+    await assert.rejects(keeper.discardDeadLetter(d!.id), /No dead-lettered recognition job/);
+    await assert.rejects(keeper.discardDeadLetter('rj_nope'), /No recognition job/);
+
+    // the converter is fixed: b is retried by the operator, a's content submitted again (a new job)
+    broken = false;
+    await keeper.retryDeadLetter(b!.id);
+    const again = await w.submit(principal(c.account.id), sampleArticle(1));
+    assert.equal(again.created, true);
+    assert.equal(again.job.sha256, a!.sha256);
+    await gate.entered; // one of them converts (hanging), the other waits: both unfinished
+    await assert.rejects(keeper.discardDeadLetter(again.job.id), /not failed/);
+
+    // past the retention (1 s here): a's dead letter is discarded, but its upload stays for the new job;
+    // b (retried) keeps its upload; the orphan goes
+    await new Promise((r) => setTimeout(r, 1_500));
+    const sweeper = await c.make({ work: false, uploadRetentionSeconds: 1 });
+    assert.deepEqual(await sweeper.sweepUploads(), { discarded: [a!.id], deleted: [orphan] });
+    assert.deepEqual(await sweeper.deadLetters(10), []);
+    assert.ok(await upload(a!.sha256), 'the upload a new job of the same content needs is kept');
+    assert.ok(await upload(b!.sha256), 'a retried job keeps its upload');
+    assert.equal(await upload(orphan), false);
+    await assert.rejects(sweeper.retryDeadLetter(a!.id), /No dead-lettered recognition job/);
+
+    gate.release();
+    assert.equal((await c.final(again.job.id)).status, 'completed');
+    assert.equal((await c.final(b!.id)).status, 'completed');
+    // finished work needs no upload: with nothing left, a sweep finds nothing more to do
+    assert.deepEqual(await sweeper.sweepUploads(), { discarded: [], deleted: [] });
+    assert.equal(await upload(a!.sha256), false);
+    assert.equal(await upload(b!.sha256), false);
+  } finally {
+    gate.release();
     await c.dispose();
   }
 });

@@ -230,3 +230,54 @@ for (const [code, thrown] of [
     }
   });
 }
+
+// ADR 0296: the upload sweep on one node (store leases, SQLite, uploads in the data directory): an upload
+// no job needs, older than the retention, goes; the upload of a job still running stays, however old.
+test('the upload sweep deletes uploads no job needs once past the retention, never a running job\'s (leases, files)', async () => {
+  const fixture = await openMemorySqlite();
+  const tmp = tempDir();
+  let release: () => void = () => {};
+  const gate = new Promise<void>((r) => (release = r));
+  let entered: () => void = () => {};
+  const running = new Promise<void>((r) => (entered = r));
+  let skewMs = 0;
+  const now = { nowMs: () => Date.now() + skewMs };
+  const s = fixture.storage;
+  const blobs = new FsBlobStore(tmp.dir);
+  const service = new RecognitionJobService({
+    store: new SqliteRecognitionJobStore(s.db),
+    blobs,
+    runner,
+    billing: new BillingService(s.ledger, now),
+    prices,
+    clock: now,
+    settings: { workers: 1, maxBytes: 1 << 20, maxPages: 100, ocrLanguages: ['eng'], pageConcurrency: 1, uploadRetentionSeconds: 3600, uploadSweepMs: 0 },
+    report: () => {},
+    convert: async () => {
+      entered();
+      await gate;
+      throw new RecognitionError('conversion_timeout', 'stopped for the test');
+    },
+  });
+  try {
+    const account = await s.accounts.create({ email: 'ada@example.org' });
+    await s.ledger.credit(account.id, 100, 'topup', null, 1);
+    await service.start();
+    const { job } = await service.submit(principal(account.id), sampleArticle(1));
+    await running;
+    const orphan = 'cd'.repeat(32);
+    await blobs.put(`recognition/${orphan}`, new Uint8Array([7]));
+    assert.deepEqual(await service.sweepUploads(), { discarded: [], deleted: [] }, 'within the retention nothing goes');
+    skewMs = 2 * 3_600_000; // two hours later
+    assert.deepEqual(await service.sweepUploads(), { discarded: [], deleted: [orphan] });
+    assert.equal(await blobs.stat(`recognition/${orphan}`), null);
+    assert.notEqual(await blobs.stat(`recognition/${job.sha256}`), null, 'the running job keeps its upload');
+    assert.equal(service.queue.kind, 'leases');
+    await assert.rejects(service.discardDeadLetter(job.id), (e: unknown) => e instanceof AppError && e.code === 'conflict');
+  } finally {
+    release();
+    await service.close();
+    await fixture.dispose();
+    tmp.remove();
+  }
+});

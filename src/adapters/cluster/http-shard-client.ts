@@ -34,7 +34,7 @@ export class HttpShardClient implements ShardClient {
     return this.#base.origin;
   }
 
-  #post<T>(call: 'stats' | 'search' | 'vectors' | 'document-vector' | 'suggest' | 'score-parts' | 'cited-by' | 'records', body: unknown, opts: ShardCallOptions): Promise<T> {
+  #post<T>(call: 'stats' | 'search' | 'vectors' | 'document-vector' | 'suggest' | 'score-parts' | 'cited-by' | 'records' | 'snapshot', body: unknown, opts: ShardCallOptions): Promise<T> {
     const url = new URL(`/internal/v1/shards/${this.shard}/${call}`, this.#base);
     const payload = Buffer.from(JSON.stringify(body), 'utf8');
     return new Promise<T>((resolve, reject) => {
@@ -108,6 +108,14 @@ export class HttpShardClient implements ShardClient {
 
   async citedBy(req: ShardCitedByRequest, opts: ShardCallOptions = {}): Promise<ShardCitedByResponse> {
     return { ...(await this.#post<ShardCitedByResponse>('cited-by', req, opts)), node: this.node };
+  }
+
+  /**
+   * Asks the node to publish a snapshot of its shard now (ADR 0255; `lectern cluster snapshot create`,
+   * ADR 0295): its answer, once the snapshot is in the object store. Not a coordinator call.
+   */
+  async snapshot(opts: ShardCallOptions = {}): Promise<{ shard: number; snapshot: { id: string; seq: number; log_seq: number; bytes: number; files: number }; ms: number; deleted: string[] }> {
+    return this.#post('snapshot', {}, opts);
   }
 
   async records(req: ShardRecordsRequest, opts: ShardCallOptions = {}): Promise<ShardRecordsResponse> {

@@ -273,6 +273,14 @@ export class PgBossJobQueue implements JobQueue {
     return true;
   }
 
+  async discardDead(id: string): Promise<boolean> {
+    const letter = await this.#deadLetterRow(id);
+    if (!letter) return false;
+    // the dead letter goes; the failed attempt's job in the queue stays for pg-boss's own archiving
+    await this.#b.deleteJob(this.#dead, letter.bossId);
+    return true;
+  }
+
   async close(): Promise<void> {
     if (!this.#started) return;
     await this.#started.catch(() => {});
