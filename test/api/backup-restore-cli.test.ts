@@ -9,15 +9,14 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { childEnv, repoRoot } from '../helpers/paths.js';
+import { childEnv } from '../helpers/paths.js';
+import { freePort, MAIN } from '../helpers/server-process.js';
 import { createTestSchema, databaseUrl, postgresSkip } from '../helpers/storage.js';
 
-const MAIN = join(repoRoot, 'dist/src/main.js');
 const WORDS = 'sandstone porosity hydrogen cycling reservoir basalt permeability lattice quantum entropy protein folding enzyme catalyst membrane neural cortex synapse glacier sediment isotope plasma fusion tokamak graphene polymer'.split(' ');
 
 function corpus(prefix: string, n: number, seed: number): string {
@@ -29,15 +28,6 @@ function corpus(prefix: string, n: number, seed: number): string {
     lines.push(JSON.stringify({ id: `${prefix}${i}`, title: `${pick(4)} ${prefix}${i} zephyr${prefix}`, abstract: `${pick(40)}.`, doi: `10.5555/${prefix}${i}` }));
   }
   return lines.join('\n');
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 type Env = NodeJS.ProcessEnv;

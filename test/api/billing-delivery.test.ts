@@ -10,32 +10,22 @@
 //     sums to the balance.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request, Agent } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { childEnv, repoRoot } from '../helpers/paths.js';
+import { childEnv } from '../helpers/paths.js';
+import { MAIN, startServerProcess } from '../helpers/server-process.js';
 import { createTestSchema, databaseUrl, postgresSkip } from '../helpers/storage.js';
 import { openSqliteStorage } from '../../src/adapters/sqlite/sqlite-storage.js';
 import { openPostgresStorage } from '../../src/adapters/postgres/postgres-storage.js';
 import type { Storage } from '../../src/ports/storage.js';
-import { answers200, ceiling, CEILING_MS, waitFor } from '../helpers/wait.js';
+import { ceiling, CEILING_MS, waitFor } from '../helpers/wait.js';
 
-const MAIN = join(repoRoot, 'dist/src/main.js');
 const SEARCH_PRICE = 10;
 const PER_HIT = 1;
 const START_CREDITS = 1_000_000;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 interface Harness {
   env: NodeJS.ProcessEnv;
@@ -89,18 +79,7 @@ async function prepare(kind: 'sqlite' | 'postgres'): Promise<Harness> {
   };
 }
 
-async function startServer(h: Harness): Promise<{ child: ChildProcess; port: number; exited: Promise<unknown> }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [MAIN], { env: { ...h.env, PORT: String(port) }, stdio: 'ignore' });
-  const exited = new Promise((r) => child.on('exit', r));
-  try {
-    await waitFor('the server starts', () => answers200(port), { intervalMs: 100, failIf: () => child.exitCode !== null && `it exited with ${child.exitCode}` });
-  } catch (e) {
-    child.kill('SIGKILL');
-    throw e;
-  }
-  return { child, port, exited };
-}
+const startServer = (h: Harness) => startServerProcess(h.env);
 
 type Outcome = { id: string; received: boolean; status: number | null; cost: number | null };
 

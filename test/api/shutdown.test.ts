@@ -6,20 +6,11 @@ import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { childEnv, repoRoot } from '../helpers/paths.js';
+import { freePort } from '../helpers/server-process.js';
 import { answers200, ceiling, waitFor } from '../helpers/wait.js';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 test('SIGTERM finishes in-flight requests, then exits 0', { timeout: ceiling(60_000) }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'lectern-stop-'));
