@@ -8,7 +8,7 @@ import { parseStextPage } from '../../src/recognition/pdf/stext-parser.js';
 const run = (text: string, o: Partial<MathRun> = {}): MathRun => ({ text, size: 10, y0: 100, y1: 110, math: false, ...o });
 
 test('math fonts: TeX math italic and symbols, OpenType math, Adobe Symbol; not text fonts', () => {
-  for (const f of ['YPVUEH+CMMI10', 'CMSY7', 'ABCDEF+MSBM10', 'LatinModernMath-Regular', 'STIXTwoMath', 'CambriaMath', 'Symbol', 'ABCDEF+SymbolMT']) assert.ok(MATH_FONT_RE.test(f), f);
+  for (const f of ['YPVUEH+CMMI10', 'CMSY7', 'ABCDEF+MSBM10', 'LatinModernMath-Regular', 'STIXTwoMath', 'CambriaMath', 'Symbol', 'ABCDEF+SymbolMT', 'KJZKZM+rtxmi', 'DAVVCY+txsys', 'GMQEWD+txexs', 'KOBCWY+rntxmi7', 'EURM10', 'zplmr7m', 'pxsy', 'YHDHMV+Yhcmex']) assert.ok(MATH_FONT_RE.test(f), f);
   for (const f of ['WBLIJR+CMR10', 'Helvetica', 'TimesNewRomanPSMT', 'CMBX12', 'SymbolicSans']) assert.ok(!MATH_FONT_RE.test(f), f);
 });
 

@@ -7,8 +7,8 @@
 // this from the page's rules (pdf/math-stacks.ts, ADR 0134) and arrive here as one run carrying its LaTeX;
 // those without clear evidence stay text and the report says so (`EQUATIONS_AS_TEXT`).
 
-/** Fonts whose glyphs are math: TeX's math italic, symbols and extensions, AMS fonts, OpenType math fonts, Adobe Symbol. */
-export const MATH_FONT_RE = /(?:^|\+)(?:cmmi|cmsy|cmex|cmbsy|cmmib|msam|msbm|eufm|eusm|rsfs|lmmathitalic|lmmathsymbols|lmmathextension)\d*|math|^(?:[a-z]{6}\+)?symbol(?:mt)?$|stix.*math|cambria ?math/i;
+/** Fonts whose glyphs are math: TeX's math italic, symbols and extensions (CM, txfonts/newtx, pxfonts, Euler, mathpazo, mathptmx), AMS fonts, OpenType math fonts, Adobe Symbol. */
+export const MATH_FONT_RE = /(?:^|\+)(?:cmmi|cmsy|cmex|cmbsy|cmmib|msam|msbm|eufm|eusm|rsfs|lmmathitalic|lmmathsymbols|lmmathextension|r?n?tx(?:mi|sys?|exs?|exx|bsys|mia|sya)|r?px(?:mi|sys?|exa?|mia|sya)|eur[mb]|euex|zplmr7[mvy]|zptmcm7[mvy]|yhcmex)\d*|math|^(?:[a-z]{6}\+)?symbol(?:mt)?$|stix.*math|cambria ?math/i;
 
 /** Unicode to LaTeX for the symbols math fonts map to. */
 const SYMBOLS: Readonly<Record<string, string>> = {
