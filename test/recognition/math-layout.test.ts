@@ -20,7 +20,7 @@ const CMEX = 'ABCDEF+CMEX10';
 
 /** One glyph at (x, baseline), `w` ems wide; its box from the font's kind (extension glyphs hang below). */
 function g(font: string, unicode: string, x: number, baseline: number, size = 10, w = 0.5, glyph = ''): MathGlyph {
-  const e = glyphExtent(font, glyph, size, baseline);
+  const e = glyphExtent(font, glyph, size, baseline, unicode);
   return { font, glyph, unicode, x0: x, x1: x + w * size, y0: e.y0, y1: e.y1, baseline, size };
 }
 /** A run of glyphs of one font, each `w` ems wide, from x. */
@@ -47,7 +47,7 @@ test('scripts by baseline offset and size: x_i^2 + y^{n+1} = 1, a script of a sc
   assert.equal(rebuildEquation(nested)!.latex, 'e^{x^{2}}');
   // f'(x): a prime is written as a prime.
   const prime = [g(CMMI, 'f', 100, 200), g(CMSY, '′', 105.5, 196, 7, 0.3), g(CMR, '(', 108, 200, 10, 0.4), g(CMMI, 'x', 112, 200), g(CMR, ')', 117, 200, 10, 0.4)];
-  assert.equal(rebuildEquation(prime)!.latex, "f' ( x )");
+  assert.equal(rebuildEquation(prime)!.latex, "f'(x)");
 });
 
 test('fractions from rules, innermost first: 1 / (1 + 1/x), and a rule over material alone is an overline', () => {

@@ -21,14 +21,20 @@ const proseIn = (t: string): number => (t.match(WORDS_RE) ?? []).filter((w) => !
 /** Prose words of a line: outside its math-font runs when it has them (`tdim` in `t^{dim}` is no word). */
 const wordsOf = (l: LayoutLine): number => proseIn(l.math !== undefined ? l.math.replace(/\$[^$]*\$/g, ' ') : l.text);
 
+const FORMULA_RE = /[=<>≤≥≈≠≡∼≃≅∝∈∉⊂⊆⊃⊇→←⇒⇔↦+−×÷±∑∏∫∮√∂∇⋃⋂\uFFFD]|\S\s*[/|]\s*\S/;
+
 /** A line that reads as a formula on its own: all math, unmapped glyphs of a math font, or an equation in text fonts. */
 function seed(l: LayoutLine): boolean {
   const t = l.text.trim();
   if (!t || t.length > 200 || l.mono) return false;
   const words = wordsOf(l);
+  // A formula relates or combines something: a lone symbol or number (a table cell) is not one.
+  if (!FORMULA_RE.test(t) || !/[\p{L}\p{N}]/u.test(t.replace(/\uFFFD/g, ''))) return false;
   if (l.math !== undefined && displayLatex(l.math) !== null && words === 0) return true;
   if (/\uFFFD/.test(t) && t.length <= 80 && words === 0) return true;
-  return looksLikeEquation(t) && words === 0;
+  // Any short line relating letters or digits with no prose word (a formula whose math-font runs were
+  // left plain, or one set in text fonts).
+  return words === 0 && (looksLikeEquation(t) || t.length <= 60);
 }
 
 /** A line that may belong to a formula beside a seed: limits, scripts, parts, an equation number. */
@@ -47,8 +53,9 @@ const unionBox = (ls: readonly Box[]): Box => ({ x0: Math.min(...ls.map((l) => l
 /**
  * Regions of displayed math: groups of lines (indices into `lines`) around seed lines, grown by lines that
  * may belong to a formula and sit within 0.6 of a line height above or below, overlapping horizontally (an
- * equation number on the same rows joins from anywhere on the row). A region touching a line of prose
- * on its rows (inline math in a paragraph) is no display.
+ * equation number on the same rows joins from anywhere on the row). A region with any other line beside
+ * it on its rows within three ems (inline math in a paragraph, a table's column) is no display; a column
+ * of a two-column page further away does not count.
  */
 export function displayRegions(lines: readonly LayoutLine[]): number[][] {
   const regions: number[][] = [];
@@ -87,7 +94,11 @@ export function displayRegions(lines: readonly LayoutLine[]): number[][] {
   return regions.filter((r) => {
     const box = unionBox(r.map((i) => lines[i]!));
     const cy = (box.y0 + box.y1) / 2;
-    return !lines.some((l, k) => !r.includes(k) && !ok[k] && Math.abs((l.y0 + l.y1) / 2 - cy) < 0.3 * (box.y1 - box.y0) && overlapX(l, box) < 0 && overlapX(l, box) > -3 * l.size && (l.text.match(WORDS_RE) ?? []).length >= 3);
+    if (lines.some((l, k) => !r.includes(k) && Math.abs((l.y0 + l.y1) / 2 - cy) < 0.3 * (box.y1 - box.y0) && overlapX(l, box) < 0 && overlapX(l, box) > -3 * l.size && (l.text.match(WORDS_RE) ?? []).length >= 3)) return false;
+    // A column of a table: several of the region's lines have a cell beside them on their row.
+    const beside = (m: LayoutLine, em: number) => lines.some((l, k) => !r.includes(k) && Math.abs((l.y0 + l.y1) / 2 - (m.y0 + m.y1) / 2) < 0.35 * (m.y1 - m.y0) && overlapX(l, m) < 0 && overlapX(l, m) > -em * m.size);
+    const rows = r.map((i) => lines[i]!).filter((m) => !EQNUM_LINE_RE.test(m.text.trim()));
+    return rows.filter((m) => beside(m, 3)).length < 2 && !(rows.length === 1 && beside(rows[0]!, 1.5));
   });
 }
 
@@ -126,7 +137,17 @@ export function applyDisplayMath(lines: readonly LayoutLine[], glyphs: readonly 
   for (const region of regions) {
     const ls = region.map((i) => lines[i]!);
     const set = new Set(region);
-    const mine = glyphs.filter((_, k) => set.has(owner[k]!));
+    // The glyphs of the region's lines, and glyphs of no line close to the region (a line box rebuilt from
+    // a stack, ADR 0134, covers the formula's row, not its fraction parts).
+    const em0 = Math.max(...ls.map((l) => l.size));
+    const near = unionBox(ls);
+    const mine = glyphs.filter((g, k) => {
+      if (set.has(owner[k]!)) return true;
+      if (owner[k] !== -1) return false;
+      const x = (g.x0 + g.x1) / 2;
+      const y = (g.y0 + g.y1) / 2;
+      return x >= near.x0 - 1 && x <= near.x1 + 1 && y >= near.y0 - 0.6 * em0 && y <= near.y1 + 0.6 * em0;
+    });
     const chars = ls.reduce((n, l) => n + l.text.replace(/\s/g, '').length, 0);
     // The trace and the text layer must agree on what is there.
     if (mine.length < 0.6 * chars || mine.length > 1.5 * chars + 4) continue;

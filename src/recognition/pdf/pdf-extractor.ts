@@ -407,7 +407,12 @@ async function displayContent(content: StextPageContent, ctx: ConversionContext,
   const t0 = ctx.now();
   try {
     const done = applyDisplayMath(content.lines, parseTraceGlyphs(xml), parseTraceRules(xml));
-    return done.rebuilt > 0 ? { ...content, lines: done.lines } : content;
+    if (done.rebuilt === 0) return content;
+    // Stacks the run-level pass left as text (ADR 0134) are counted as such only while some line of a
+    // plain block remains outside the rebuilt displays.
+    const left = content.unresolvedStacks && done.lines.some((l) => l.display === undefined && content.lines.includes(l) && l.math === undefined && /[=+−]/.test(l.text)) ? content.unresolvedStacks : 0;
+    const { unresolvedStacks: _u, ...rest } = content;
+    return { ...rest, lines: done.lines, ...(left ? { unresolvedStacks: left } : {}) };
   } finally {
     ctx.time('layout', ctx.now() - t0);
   }

@@ -54,7 +54,7 @@ export function parseTraceGlyphs(xml: string): MathGlyph[] {
         const width = Number.isFinite(adv) ? adv * size : 0.5 * size;
         const glyph = decode(attr(ga, 'glyph') ?? '');
         const unicode = decode(attr(ga, 'unicode') ?? '');
-        const ext = glyphExtent(font, glyph, size, py);
+        const ext = glyphExtent(font, glyph, size, py, unicode);
         out.push({ font, glyph, unicode, x0: px, x1: px + Math.max(width, 0.05 * size), baseline: py, y0: ext.y0, y1: ext.y1, size });
       }
     }

@@ -136,7 +136,11 @@ const BIG_OPS = new Set(['\\sum', '\\prod', '\\coprod', '\\bigcup', '\\bigcap', 
 const INTEGRALS = new Set(['\\int', '\\iint', '\\iiint', '\\oint']);
 
 /** Glyph box: extension-font glyphs hang below their baseline by their size's depth; others sit on it. */
-export function glyphExtent(font: string, glyph: string, size: number, baseline: number): { y0: number; y1: number } {
+const DESCENDERS = /[gjpqyβγζημξρςφχψϕ,;()[\]{}|∫∑∏Q]/;
+const ASCENDERS = /[A-Zbdfhklt0-9βδζθλξϑ∂()[\]{}|!?∫∑∏√∞∀∃∇]/;
+const AXIS_SYMBOLS = /[+=−\-×÷±∓<>≤≥≈≡∼≃→←⇒⇔·⋅∗∘]/;
+
+export function glyphExtent(font: string, glyph: string, size: number, baseline: number, unicode = ''): { y0: number; y1: number } {
   if (EXT_FONT_RE.test(font)) {
     if (/^(?:hat|tilde)wide/.test(glyph)) return { y0: baseline - 0.75 * size, y1: baseline - 0.55 * size };
     const suffix = EXT_SUFFIX_RE.exec(glyph)?.[1];
@@ -145,7 +149,15 @@ export function glyphExtent(font: string, glyph: string, size: number, baseline:
     if (glyph === 'integraltext' || glyph === 'contintegraltext') depth = 1.11;
     return { y0: baseline - 0.04 * size, y1: baseline + depth * size };
   }
-  return { y0: baseline - 0.72 * size, y1: baseline + 0.22 * size };
+  // TeX's radical sign (CMSY `radical`, txfonts/pxfonts alike) hangs below its baseline like an extension glyph.
+  if (glyph === 'radical' && /cmsy|cmbsy|txsy|pxsy|ntxsy|lmmathsymbols/i.test(font)) return { y0: baseline - 0.04 * size, y1: baseline + 0.96 * size };
+  // Other glyphs by their shape: operators around the math axis, letters by x-height, ascenders and descenders.
+  const ch = unicode && !/[\uFFFD\u25A1]/.test(unicode) ? unicode : glyph.length === 1 ? glyph : '';
+  if (!ch) return { y0: baseline - 0.72 * size, y1: baseline + 0.22 * size };
+  if (AXIS_SYMBOLS.test(ch)) return { y0: baseline - 0.6 * size, y1: baseline + 0.1 * size };
+  const y0 = baseline - (ASCENDERS.test(ch) ? 0.7 : /[.,_]/.test(ch) ? 0.12 : 0.45) * size;
+  const y1 = baseline + (DESCENDERS.test(ch) ? 0.22 : 0.02) * size;
+  return { y0, y1 };
 }
 
 type Cls = 'var' | 'upright' | 'digit' | 'bigop' | 'int' | 'radical' | 'accent' | 'open' | 'close' | 'rel' | 'bin' | 'punct' | 'group' | 'ord';
@@ -323,8 +335,10 @@ function grow(seed: Item[], pool: readonly Item[], em: number): Item[] {
     const b = union([...set]);
     for (const i of pool) {
       if (set.has(i)) continue;
+      // Overlapping the set (a script, an accent), or a smaller glyph just beside it; a full-size glyph
+      // with a gap is another row (the next line of an alignment), not part of it.
       const gap = Math.max(i.y0 - b.y1, b.y0 - i.y1);
-      if (gap <= 0.15 * em) {
+      if (gap <= 0 || (gap <= 0.15 * em && i.size < 0.85 * em)) {
         set.add(i);
         changed = true;
       }
@@ -517,13 +531,18 @@ function scriptKind(it: Item, base: Item, rowSize: number): '^' | '_' | null {
   return null;
 }
 
-/** Tokens joined: a space between atoms, none before scripts; a command's letters never run into the next. */
+/**
+ * Tokens joined: a space between atoms, none before scripts, inside parentheses and brackets, before a comma
+ * or after a number followed by a letter (`f(x)`, `2n`); a command's letters never run into the next token.
+ */
 function joinTokens(tokens: readonly string[]): string {
   let s = '';
   for (const t of tokens) {
     if (!t) continue;
     if (!s) s = t;
-    else if (/^[_^']/.test(t)) s += t;
+    else if (/^[_^']/.test(t) || /^[)\],;]/.test(t) || (/[([]$/.test(s) && !/\\[A-Za-z]+[([]$/.test(s))) s += t;
+    else if (/^[A-Za-z]/.test(t) && /(?:^|[^\\A-Za-z])\d+$/.test(s)) s += t;
+    else if (t === '(' && /(?:^|[^\\])[A-Za-z]$|[}']$/.test(s)) s += t;
     else s += ` ${t}`;
   }
   return s;
