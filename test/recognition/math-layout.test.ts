@@ -126,6 +126,7 @@ test('glyph mapping: extension-font names, alphabets by font, mathematical alpha
   assert.equal(glyphTex(CMSY, 'L', 'L')!.tex, '\\mathcal{L}');
   assert.equal(glyphTex('STIXTwoMath-Regular', '', '𝐱')!.tex, '\\mathbf{x}');
   assert.equal(glyphTex('STIXTwoMath-Regular', '', 'ℝ')!.tex, '\\mathbb{R}');
+  assert.equal(glyphTex('NewTXMI', '', '𝜃')!.tex, '\\theta');
   assert.equal(glyphTex('Symbol', 'summation', '∑')!.tex, '\\sum');
   assert.equal(glyphTex(CMSY, 'lessequal', '\uFFFD')!.tex, '\\leq');
   assert.equal(glyphTex(CMMI, 'epsilon1', '')!.tex, '\\varepsilon');

@@ -230,7 +230,9 @@ export function glyphTex(font: string, glyph: string, unicode: string): { tex: s
     const cp = ch.codePointAt(0)!;
     const alnum = [...ch].length === 1 ? mathAlnum(cp) : null;
     if (alnum) return { tex: alnum, accent: false };
-    const u = UNICODE_TEX[ch];
+    // Mathematical italic and bold Greek (U+1D6A8..U+1D7C9, as OpenType math fonts map them) read as their letter.
+    const folded = [...ch].length === 1 && cp >= 0x1d6a8 && cp <= 0x1d7c9 ? ch.normalize('NFKC') : ch;
+    const u = UNICODE_TEX[folded];
     if (u !== undefined) return u ? { tex: u, accent: false } : null;
     if (/^[A-Za-z]$/.test(ch)) {
       if (BLACKBOARD_RE.test(f)) return { tex: `\\mathbb{${ch}}`, accent: false };
