@@ -107,12 +107,16 @@ test('an equation number apart at the margin is a \\tag; two numbered rows are t
   const r = rebuildEquation(eq)!;
   assert.equal(r.latex, 'E = m c^{2}');
   assert.equal(r.tag, '3');
-  const two = [g(CMMI, 'a', 250, 200), g(CMR, '=', 258, 200, 10, 0.8), g(CMMI, 'b', 268, 200), ...word(CMR, '(4)', 500, 200, 10, 0.4), g(CMMI, 'c', 250, 220), g(CMR, '=', 258, 220, 10, 0.8), g(CMMI, 'd', 268, 220), ...word(CMR, '(5)', 500, 220, 10, 0.4)];
+  // Rows 15 pt apart at 10 pt, as an alignment sets them (baselineskip and jot).
+  const two = [g(CMMI, 'a', 250, 200), g(CMR, '=', 258, 200, 10, 0.8), g(CMMI, 'b', 268, 200), ...word(CMR, '(4)', 500, 200, 10, 0.4), g(CMMI, 'c', 250, 215), g(CMR, '=', 258, 215, 10, 0.8), g(CMMI, 'd', 268, 215), ...word(CMR, '(5)', 500, 215, 10, 0.4)];
   const rr = rebuildEquation(two)!;
   assert.deepEqual(rr.displays, [{ latex: 'a = b', tag: '4' }, { latex: 'c = d', tag: '5' }]);
   // An unnumbered alignment stays one display with its rows.
   const rows = rebuildEquation(two.filter((x) => x.x0 < 400))!;
   assert.deepEqual(rows.displays, [{ latex: 'a = b \\\\ c = d', tag: null }]);
+  // Two displays set one after the other (rows 3 ems apart) are two displays.
+  const apart = rebuildEquation([g(CMMI, 'a', 250, 200), g(CMR, '=', 258, 200, 10, 0.8), g(CMMI, 'b', 268, 200), g(CMMI, 'c', 250, 230), g(CMR, '=', 258, 230, 10, 0.8), g(CMMI, 'd', 268, 230)])!;
+  assert.deepEqual(apart.displays, [{ latex: 'a = b', tag: null }, { latex: 'c = d', tag: null }]);
 });
 
 test('glyph mapping: extension-font names, alphabets by font, mathematical alphanumerics; nothing unmapped is printed', () => {

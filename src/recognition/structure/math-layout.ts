@@ -596,19 +596,31 @@ export function rebuildEquation(glyphs: readonly MathGlyph[], rules: readonly Ma
   const rows = splitRows(pool, em).sort((a, b) => mainBaseline(a).baseline - mainBaseline(b).baseline);
   const built = rows.map((row) => {
     const num = equationNumber(row, em);
-    return { tex: buildRow(num ? row.filter((i) => !num.items.includes(i)) : row, ctx), tag: num?.tag ?? null };
+    return { tex: buildRow(num ? row.filter((i) => !num.items.includes(i)) : row, ctx), tag: num?.tag ?? null, box: union(row) };
   });
   const displays: { latex: string; tag: string | null }[] = [];
   const numbered = built.filter((r) => r.tag !== null).length;
   let cur: string[] = [];
-  for (const r of built) {
+  let curTag: string | null = null;
+  for (let k = 0; k < built.length; k++) {
+    const r = built[k]!;
+    // Rows an em or more apart are separate displays set one after the other (an alignment's rows sit
+    // closer); unnumbered, or each with its own number.
+    const prev = built[k - 1];
+    if (prev && cur.length && r.box.y0 - prev.box.y1 > 1.0 * em) {
+      displays.push({ latex: tidy(cur.join(' \\\\ ')), tag: curTag });
+      cur = [];
+      curTag = null;
+    }
     if (r.tex) cur.push(r.tex);
+    if (r.tag !== null) curTag = r.tag;
     if (numbered > 1 && r.tag !== null && cur.length) {
       displays.push({ latex: tidy(cur.join(' \\\\ ')), tag: r.tag });
       cur = [];
+      curTag = null;
     }
   }
-  if (cur.length) displays.push({ latex: tidy(cur.join(' \\\\ ')), tag: numbered === 1 ? built.find((r) => r.tag !== null)!.tag : null });
+  if (cur.length) displays.push({ latex: tidy(cur.join(' \\\\ ')), tag: numbered === 1 ? curTag ?? (displays.length ? null : built.find((r) => r.tag !== null)!.tag) : null });
   if (!displays.length) return null;
   const latex = tidy(built.map((r) => r.tex).filter(Boolean).join(' \\\\ '));
   return { latex, tag: numbered ? built.filter((r) => r.tag !== null).pop()!.tag : null, unmapped, displays };
