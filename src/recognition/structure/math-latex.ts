@@ -29,6 +29,9 @@ const SYMBOLS: Readonly<Record<string, string>> = {
 export function texOf(text: string): string {
   let out = '';
   for (const ch of text) {
+    // A glyph without a character mapping (TeX's extension font) is no LaTeX; displays are rebuilt from the
+    // glyph names where the page is traced (ADR 0320).
+    if (ch === '\uFFFD') continue;
     const cmd = SYMBOLS[ch];
     if (cmd) {
       out += cmd;
