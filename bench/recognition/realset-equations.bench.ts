@@ -48,6 +48,35 @@ if (process.argv[1]?.endsWith('realset-equations.bench.js')) {
   const examples: { path: string; source: string; bestDisplay: string; similarity: number }[] = [];
   let skipped = 0;
   let lecternCpuMs = 0;
+  // The JSON is rewritten after every document: a run cut short on a loaded machine still leaves its figures.
+  const summary = (finished: boolean) => {
+    const pct = (a: number, b: number) => (b ? Math.round((1000 * a) / b) / 10 : null);
+    const cpu = process.cpuUsage(cpu0);
+    return {
+      bench: 'recognition-realset-equations',
+      finished,
+      date: new Date().toISOString(),
+      machine: { cpus: cpus().length, model: cpus()[0]?.model ?? 'unknown', loadavgBefore: load, loadavgAfter: loadavg(), note: 'shared 2-core machine loaded by other sessions; counts do not depend on load, times are CPU time of this process (tools in child processes not included)' },
+      split,
+      selection: { maxPages, documentsWithEquations: perDoc.length, skipped },
+      rule: 'source displays (equation/align/gather/multline/eqnarray/displaymath, \\[..\\], $$..$$) vs output; LaTeX matched: normalised token similarity >= 0.8 with a $$ display (or 2-4 consecutive ones); symbols matched: the equation symbols in order in the text, similarity >= 0.8',
+      latex: {
+        equations: latex.equations,
+        matched: latex.matched,
+        matchedPercent: pct(latex.matched, latex.equations),
+        exact: latex.exact,
+        exactPercent: pct(latex.exact, latex.equations),
+        meanSimilarity: latex.equations ? Math.round((latex.similaritySum / latex.equations) * 1000) / 1000 : null,
+        displays: latex.displays,
+        displaysWithUnmappedGlyphs: latex.displaysWithUnmapped,
+      },
+      symbolsInOrder: Object.fromEntries(TOOLS.map((t) => [t, { equations: tally[t].equations, matched: tally[t].symbolsMatched, percent: pct(tally[t].symbolsMatched, tally[t].equations), meanSimilarity: tally[t].equations ? Math.round((tally[t].symbolSimilaritySum / tally[t].equations) * 1000) / 1000 : null }])),
+      byDocumentKind: Object.fromEntries(Object.entries(byKind).map(([n, v]) => [n, { documents: v.documents, equations: v.equations, latexMatchedPercent: pct(v.latexMatched, v.equations), symbolsPercent: Object.fromEntries(TOOLS.map((t) => [t, pct(v.symbols[t], v.equations)])) }])),
+      cpu: { benchProcessMs: Math.round((cpu.user + cpu.system) / 1000), lecternInProcessMs: Math.round(lecternCpuMs) },
+      perDocument: perDoc,
+      unmatchedExamples: examples,
+    };
+  };
   for (const d of docs) {
     const pdf = join(root, d.path);
     const texPath = join(root, d.source);
@@ -111,33 +140,10 @@ if (process.argv[1]?.endsWith('realset-equations.bench.js')) {
       }
     }
     perDoc.push(row);
+    if (opt('out')) writeFileSync(opt('out')!, JSON.stringify(summary(false), null, 1) + '\n');
     console.error(`${d.path}: ${eqs.length} equations, ${row.displays} displays, LaTeX matched ${row.latexMatched}, symbols ${TOOLS.map((t) => row.symbolsMatched[t]).join('/')}`);
   }
-  const pct = (a: number, b: number) => (b ? Math.round((1000 * a) / b) / 10 : null);
-  const cpu = process.cpuUsage(cpu0);
-  const result = {
-    bench: 'recognition-realset-equations',
-    date: new Date().toISOString(),
-    machine: { cpus: cpus().length, model: cpus()[0]?.model ?? 'unknown', loadavgBefore: load, loadavgAfter: loadavg(), note: 'shared 2-core machine loaded by other sessions; counts do not depend on load, times are CPU time of this process (tools in child processes not included)' },
-    split,
-    selection: { maxPages, documentsWithEquations: perDoc.length, skipped },
-    rule: 'source displays (equation/align/gather/multline/eqnarray/displaymath, \\[..\\], $$..$$) vs output; LaTeX matched: normalised token similarity >= 0.8 with a $$ display (or 2-4 consecutive ones); symbols matched: the equation symbols in order in the text, similarity >= 0.8',
-    latex: {
-      equations: latex.equations,
-      matched: latex.matched,
-      matchedPercent: pct(latex.matched, latex.equations),
-      exact: latex.exact,
-      exactPercent: pct(latex.exact, latex.equations),
-      meanSimilarity: latex.equations ? Math.round((latex.similaritySum / latex.equations) * 1000) / 1000 : null,
-      displays: latex.displays,
-      displaysWithUnmappedGlyphs: latex.displaysWithUnmapped,
-    },
-    symbolsInOrder: Object.fromEntries(TOOLS.map((t) => [t, { equations: tally[t].equations, matched: tally[t].symbolsMatched, percent: pct(tally[t].symbolsMatched, tally[t].equations), meanSimilarity: tally[t].equations ? Math.round((tally[t].symbolSimilaritySum / tally[t].equations) * 1000) / 1000 : null }])),
-    byDocumentKind: Object.fromEntries(Object.entries(byKind).map(([n, v]) => [n, { documents: v.documents, equations: v.equations, latexMatchedPercent: pct(v.latexMatched, v.equations), symbolsPercent: Object.fromEntries(TOOLS.map((t) => [t, pct(v.symbols[t], v.equations)])) }])),
-    cpu: { benchProcessMs: Math.round((cpu.user + cpu.system) / 1000), lecternInProcessMs: Math.round(lecternCpuMs) },
-    perDocument: perDoc,
-    unmatchedExamples: examples,
-  };
+  const result = summary(true);
   const out = opt('out');
   if (out) writeFileSync(out, JSON.stringify(result, null, 1) + '\n');
   console.log(JSON.stringify({ documents: perDoc.length, latex: result.latex, symbolsInOrder: result.symbolsInOrder, byDocumentKind: result.byDocumentKind }, null, 1));
