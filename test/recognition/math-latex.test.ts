@@ -21,6 +21,8 @@ test('a displayed formula: variables, symbols and operators; a superscript and a
   assert.equal(sq, '$a^{2} + 8 = 12$');
   const sub = mathLine([run('x', { math: true }), run('i', { size: 7, math: true, y0: 105, y1: 112 }), run(' ≤ '), run('y', { math: true })], [false, false, false, true]);
   assert.equal(sub, '$x_{i} \\leq y$');
+  // A command from one run never runs into the letters of the next run.
+  assert.equal(mathLine([run('⟨', { math: true }), run('a,b', { math: true }), run('⟩', { math: true })], [false, false, false]), '$\\langle a,b\\rangle$');
   // An equation number stays out of the formula.
   assert.equal(displayLatex('$E = m c^{2}$ (3)'), 'E = m c^{2}');
   // A line with words outside the math is not a displayed formula.

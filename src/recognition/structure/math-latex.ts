@@ -123,7 +123,8 @@ export function mathLine(runs: readonly MathRun[], spaces: readonly boolean[]): 
     } else if (space && !s) out += ' ';
     // Consecutive scripts of one kind share their braces (`^{a,b}`: a second `^` would be a TeX error).
     if (s && s === lastScript && out.endsWith('}')) out = `${out.slice(0, -1)}${tex.trim()}}`;
-    else out += s ? `${s}{${tex.trim()}}` : tex;
+    // A command's letters must not run into the next run's letters (`\langle a`, not `\langlea`).
+    else out += s ? `${s}{${tex.trim()}}` : /\\[A-Za-z]+$/.test(out) && /^[A-Za-z]/.test(tex) ? ` ${tex}` : tex;
     lastScript = s;
   }
   if (open) out = `${out.trimEnd()}$`;
