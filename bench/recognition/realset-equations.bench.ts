@@ -26,6 +26,7 @@ const examplesWanted = Number(opt('examples') ?? 12);
 const TOOLS = ['lectern', 'pdftotext', 'mutool'] as const;
 type Tool = (typeof TOOLS)[number];
 const MATCH = 0.8;
+const MAX_TOKENS = 300;
 const runner = new LocalProcessRunner();
 const kindOf = (d: RealDocument): string => `${d.package.replace(/^texlive-/, '').replace(/-doc$/, '')}/${d.kind}`;
 
@@ -47,6 +48,7 @@ if (process.argv[1]?.endsWith('realset-equations.bench.js')) {
   const perDoc: { path: string; split: string; pages: number; equations: number; displays: number; latexMatched: number; symbolsMatched: Record<Tool, number> }[] = [];
   const examples: { path: string; source: string; bestDisplay: string; similarity: number }[] = [];
   let skipped = 0;
+  let tooLong = 0;
   let lecternCpuMs = 0;
   // The JSON is rewritten after every document: a run cut short on a loaded machine still leaves its figures.
   const summary = (finished: boolean) => {
@@ -58,7 +60,7 @@ if (process.argv[1]?.endsWith('realset-equations.bench.js')) {
       date: new Date().toISOString(),
       machine: { cpus: cpus().length, model: cpus()[0]?.model ?? 'unknown', loadavgBefore: load, loadavgAfter: loadavg(), note: 'shared 2-core machine loaded by other sessions; counts do not depend on load, times are CPU time of this process (tools in child processes not included)' },
       split,
-      selection: { maxPages, documentsWithEquations: perDoc.length, skipped },
+      selection: { maxPages, documentsWithEquations: perDoc.length, skipped, equationsOverMaxTokensLeftOut: tooLong, maxTokens: MAX_TOKENS },
       rule: 'source displays (equation/align/gather/multline/eqnarray/displaymath, \\[..\\], $$..$$) vs output; LaTeX matched: normalised token similarity >= 0.8 with a $$ display (or 2-4 consecutive ones); symbols matched: the equation symbols in order in the text, similarity >= 0.8',
       latex: {
         equations: latex.equations,
@@ -85,9 +87,13 @@ if (process.argv[1]?.endsWith('realset-equations.bench.js')) {
       continue;
     }
     const raw = readFileSync(texPath);
-    const eqs = sourceEquations((texPath.endsWith('.gz') ? gunzipSync(raw) : raw).toString('utf8'))
+    let eqs = sourceEquations((texPath.endsWith('.gz') ? gunzipSync(raw) : raw).toString('utf8'))
       .map((e) => ({ tex: e, tokens: latexTokens(e) }))
       .filter((e) => e.tokens.length > 0);
+    // Equations of over 300 tokens (a page-long expansion of a package's macros) are left out: aligning
+    // them costs minutes and says little; counted apart.
+    tooLong += eqs.filter((e) => e.tokens.length > MAX_TOKENS).length;
+    eqs = eqs.filter((e) => e.tokens.length <= MAX_TOKENS);
     if (!eqs.length) continue;
     const k = (byKind[kindOf(d)] ??= { documents: 0, equations: 0, latexMatched: 0, symbols: { lectern: 0, pdftotext: 0, mutool: 0 } });
     k.documents++;
