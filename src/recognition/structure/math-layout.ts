@@ -471,12 +471,6 @@ function buildRow(row: Item[], ctx: Ctx): string {
   const items = [...row].sort((a, b) => a.x0 - b.x0 || a.y0 - b.y0);
   if (!items.length) return '';
   const main = mainBaseline(items);
-  // The row's typical size (median of its plain glyphs): a glyph set larger than it (a raised, enlarged
-  // operator in a text font) takes no glyph of the typical size as its script.
-  const counts = new Map<number, number>();
-  for (const i of items) if (i.cls !== 'group' && i.cls !== 'bigop' && i.cls !== 'int') counts.set(Math.round(i.size * 10) / 10, (counts.get(Math.round(i.size * 10) / 10) ?? 0) + 1);
-  // The most frequent size, the larger on a tie.
-  const typical = [...counts].sort((a, b) => b[1] - a[1] || b[0] - a[0])[0]?.[0] ?? main.size;
   const out: string[] = [];
   let k = 0;
   // A script before any base (a prescript, or the row starts with a small raised mark).
@@ -484,7 +478,7 @@ function buildRow(row: Item[], ctx: Ctx): string {
   while (k < items.length) {
     const it = items[k]!;
     const ref = base ?? { baseline: main.baseline, size: main.size, y0: main.baseline - 0.7 * main.size, y1: main.baseline + 0.2 * main.size, cls: 'var' as Cls, x1: -Infinity };
-    const kind = scriptKind(it, ref as Item, main.size, typical);
+    const kind = scriptKind(it, ref as Item, main.size);
     if (kind && base) {
       // Collect the run of scripts after this base.
       const sup: Item[] = [];
@@ -492,7 +486,7 @@ function buildRow(row: Item[], ctx: Ctx): string {
       let j = k;
       while (j < items.length) {
         const s = items[j]!;
-        const kk = scriptKind(s, base, main.size, typical);
+        const kk = scriptKind(s, base, main.size);
         if (!kk) break;
         // A gap of over an em after the base ends its scripts.
         const last = [...sup, ...sub].reduce((m, i) => Math.max(m, i.x1), base.x1);
@@ -524,9 +518,8 @@ function buildRow(row: Item[], ctx: Ctx): string {
   return joinTokens(out);
 }
 
-function scriptKind(it: Item, base: Item, rowSize: number, typical = rowSize): '^' | '_' | null {
-  if (it.cls === 'group' && it.size >= 0.75 * Math.min(rowSize, typical / 0.85)) return null;
-  if ((base.cls === 'var' || base.cls === 'ord' || base.cls === 'upright' || base.cls === 'digit') && base.size > 1.15 * typical && it.size >= 0.9 * typical) return null;
+function scriptKind(it: Item, base: Item, rowSize: number): '^' | '_' | null {
+  if (it.cls === 'group' && it.size >= 0.75 * rowSize) return null;
   const baseSize = base.cls === 'group' || base.cls === 'bigop' || base.cls === 'int' || base.cls === 'open' || base.cls === 'close' || base.cls === 'radical' ? rowSize : base.size;
   if (it.tex === "'" && it.y1 <= base.baseline) return '^';
   if (it.size > 0.85 * baseSize) return null;
