@@ -30,6 +30,11 @@ export interface LayoutLine extends Box {
   readonly confidence?: number;
   /** The line with its math-font runs as LaTeX (`$...$` segments, ADR 0097); absent when it has none. */
   readonly math?: string;
+  /**
+   * LaTeX of a whole displayed equation rebuilt from the page's glyphs (ADR 0320), `\tag{n}` for its number;
+   * such a line stands for all the lines of the equation.
+   */
+  readonly display?: string;
 }
 
 /** How a page's text was obtained. */

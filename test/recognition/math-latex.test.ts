@@ -8,7 +8,7 @@ import { parseStextPage } from '../../src/recognition/pdf/stext-parser.js';
 const run = (text: string, o: Partial<MathRun> = {}): MathRun => ({ text, size: 10, y0: 100, y1: 110, math: false, ...o });
 
 test('math fonts: TeX math italic and symbols, OpenType math, Adobe Symbol; not text fonts', () => {
-  for (const f of ['YPVUEH+CMMI10', 'CMSY7', 'ABCDEF+MSBM10', 'LatinModernMath-Regular', 'STIXTwoMath', 'CambriaMath', 'Symbol', 'ABCDEF+SymbolMT']) assert.ok(MATH_FONT_RE.test(f), f);
+  for (const f of ['YPVUEH+CMMI10', 'CMSY7', 'ABCDEF+MSBM10', 'LatinModernMath-Regular', 'STIXTwoMath', 'CambriaMath', 'Symbol', 'ABCDEF+SymbolMT', 'KJZKZM+rtxmi', 'DAVVCY+txsys', 'GMQEWD+txexs', 'KOBCWY+rntxmi7', 'EURM10', 'zplmr7m', 'pxsy', 'YHDHMV+Yhcmex']) assert.ok(MATH_FONT_RE.test(f), f);
   for (const f of ['WBLIJR+CMR10', 'Helvetica', 'TimesNewRomanPSMT', 'CMBX12', 'SymbolicSans']) assert.ok(!MATH_FONT_RE.test(f), f);
 });
 
@@ -21,6 +21,8 @@ test('a displayed formula: variables, symbols and operators; a superscript and a
   assert.equal(sq, '$a^{2} + 8 = 12$');
   const sub = mathLine([run('x', { math: true }), run('i', { size: 7, math: true, y0: 105, y1: 112 }), run(' ≤ '), run('y', { math: true })], [false, false, false, true]);
   assert.equal(sub, '$x_{i} \\leq y$');
+  // A command from one run never runs into the letters of the next run.
+  assert.equal(mathLine([run('⟨', { math: true }), run('a,b', { math: true }), run('⟩', { math: true })], [false, false, false]), '$\\langle a,b\\rangle$');
   // An equation number stays out of the formula.
   assert.equal(displayLatex('$E = m c^{2}$ (3)'), 'E = m c^{2}');
   // A line with words outside the math is not a displayed formula.

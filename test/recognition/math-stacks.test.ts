@@ -102,27 +102,29 @@ test('a radical: a lone √ ending where the overbar starts, the radicand under 
 
 const skip = await needs('mutool');
 
-test('end to end: a pdfLaTeX page with displayed fractions and a radical reads as \\frac and \\sqrt; a nested fraction is not rebuilt', { skip }, async () => {
+test('end to end: a pdfLaTeX page with displayed fractions and radicals reads as \\frac and \\sqrt, nested ones too (ADR 0320)', { skip }, async () => {
   const r = await convertDocument(readFileSync(join(fixtures, 'stacked-math.pdf')), { runner });
   assert.match(r.markdown, /\$\$x = \\frac\{a \+ b\}\{c\}\$\$/);
   assert.match(r.markdown, /\$\$s = \\sqrt\{v \+ w\}\$\$/);
   assert.match(r.markdown, /\$\$y = \\frac\{x\^\{2\}\}\{2n\}\$\$/);
-  // An alignment: a fraction on each row (the next row's numerator is no part of this one).
-  assert.match(r.markdown, /\$\$f\(x\) = \\frac\{1\}\{x \+ 1\}\$\$/);
-  assert.match(r.markdown, /\$\$g\(x\) = \\frac\{\\alpha\}\{\\beta\} - 1\$\$/);
-  // A cube root (its index over the sign) and a ruled table are not rebuilt: no \sqrt of u + v, no \frac of cells.
-  assert.doesNotMatch(r.markdown, /\\sqrt\^|\\sqrt\{u|\\frac\{7|\\frac\{12/);
-  assert.equal((r.markdown.match(/\\frac/g) ?? []).length, 7);
+  // An alignment of numbered rows: a fraction on each row (the next row's numerator is no part of this
+  // one), each row a display of its own with its number.
+  assert.match(r.markdown, /\$\$f\(x\) = \\frac\{1\}\{x \+ 1\} \\tag\{1\}\$\$/);
+  assert.match(r.markdown, /\$\$g\(x\) = \\frac\{\\alpha\}\{\\beta\} - 1 \\tag\{2\}\$\$/);
+  // Before ADR 0320 a cube root and a nested fraction were left as text; the glyphs and rules of the
+  // whole display now rebuild them. A ruled table is still no fraction.
+  assert.match(r.markdown, /\$\$r = \\sqrt\[3\]\{u \+ v\}\$\$/);
+  assert.match(r.markdown, /\$\$z = \\frac\{1\}\{1 \+ \\frac\{1\}\{w\}\}\$\$/);
+  assert.doesNotMatch(r.markdown, /\\sqrt\^|\\frac\{7|\\frac\{12/);
+  assert.equal((r.markdown.match(/\\frac/g) ?? []).length, 9);
   // Two on one row; a subscript of a numerator's first letter (whose box MuPDF stretches) stays a subscript.
   assert.match(r.markdown, /\$\$h = \\frac\{a_\{1\}\}\{b_\{2\}\} \+ \\frac\{c\}\{d\^\{2\}\}\$\$/);
   // Inline: a text-style fraction (small, on the text line) and a root in running text.
   assert.match(r.markdown, /Inline \$\\frac\{p\}\{q\}\$ and \$\\sqrt\{k\}\$ in running text\./);
-  // The nested fraction has two rules over one another: neither is rebuilt (no wrong \frac), its parts lose
-  // their LaTeX form (no `$$w$$`), and the report says a stack could not be rebuilt.
-  assert.doesNotMatch(r.markdown, /z = \\frac|\\frac\{1\}\{w\}|\\frac\{1\}\{1/);
-  assert.doesNotMatch(r.markdown, /\$\$z =\$\$|\$\$w\$\$/);
-  const w = r.report.warnings.find((x) => x.code === 'EQUATIONS_AS_TEXT');
-  assert.ok(w && /stacked fractions or radicals on 1 page/.test(w.message), JSON.stringify(r.report.warnings));
+  // No fragments: every display is one equation.
+  assert.doesNotMatch(r.markdown, /\$\$z =\$\$|\$\$w\$\$|\$\$1\$\$/);
+  // Every stack was rebuilt in the end: nothing is reported as left in text.
+  assert.equal(r.report.warnings.find((x) => x.code === 'EQUATIONS_AS_TEXT'), undefined, JSON.stringify(r.report.warnings));
 });
 
 test('author and affiliation markers in math fonts (Name^{α,∗} on one line above ^{α}Institute) are not stacked math; a numerator is still found', () => {

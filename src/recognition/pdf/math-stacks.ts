@@ -314,7 +314,7 @@ export function rebuildStacks(page: StackPage, rules: readonly HRule[], isMath: 
   for (const s of stacks) {
     for (const i of s.members) drop.add(i.line);
     const first = s.sign ?? [...s.members].sort((p, q) => p.block - q.block || p.index - q.index)[0]!;
-    const font = (s.sign ?? s.members.find((i) => i.math)!).line.font;
+    const font = (s.sign ?? s.members.find((i) => i.math) ?? s.members[0]!).line.font;
     const lead = s.sign && /^\s/.test(s.sign.text) ? ' ' : /^\s/.test(first.text) ? ' ' : '';
     // The run sits on the formula's baseline: a fraction's rule is on the math axis, a quarter em above it.
     const baseline = s.kind === 'frac' ? s.rule.y + 0.25 * s.size : Math.max(...s.members.map((i) => i.line.y ?? i.y1));

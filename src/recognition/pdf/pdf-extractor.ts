@@ -13,6 +13,8 @@ import { START_SCRIPT, START_SCRIPT_NAME } from './mutool-script.js';
 import { chooseDpi, nativeImagePpi } from './render-resolution.js';
 import { parseStextJson, parseStextPage, rtlShare, type StextPage, type StextPageContent } from './stext-parser.js';
 import { parseTraceRules, rebuildStacks } from './math-stacks.js';
+import { applyDisplayMath, displayRegions } from './display-math.js';
+import { parseTraceGlyphs } from './trace-glyphs.js';
 import { MATH_FONT_RE } from '../structure/math-latex.js';
 import { parseStextXml } from './stext-xml.js';
 import { spacingSuspect } from './glyph-spacing.js';
@@ -327,8 +329,12 @@ async function extractChunk(pages: number[], ctx: ConversionContext): Promise<Ch
 }
 
 async function pageFromContent(p: number, box: PdfPageBox, content00: StextPageContent, ctx: ConversionContext): Promise<PageExtraction> {
-  // Pages whose math looks stacked are traced for their rules: fractions and radicals become LaTeX (ADR 0134).
-  const content0 = content00.stacked ? await stackedContent(p, content00, ctx) : content00;
+  // Pages with math are traced once (`mutool draw -F trace`): for the rules of stacked fractions and
+  // radicals (ADR 0134), and for the glyphs of displayed equations (ADR 0320).
+  let traced: Promise<string | null> | undefined;
+  const trace = (): Promise<string | null> => (traced ??= traceXml(p, ctx));
+  const content1 = content00.stacked ? await stackedContent(p, content00, ctx, trace) : content00;
+  const content0 = displayRegions(content1.lines).length > 0 ? await displayContent(content1, ctx, trace) : content1;
   // Right-to-left pages are read again from the XML, whose character boxes reveal ligatures; so are pages
   // whose words look split at every glyph or run together, whose spaces are decided again from the
   // glyphs' advances (ADR 0290). Stacked-math pages keep their rebuilt stacks.
@@ -351,9 +357,24 @@ async function pageFromContent(p: number, box: PdfPageBox, content00: StextPageC
  * rules (`mutool draw -F trace`, one process for the page); the page as it was when the trace fails or no
  * stack has clear evidence.
  */
-async function stackedContent(p: number, content: StextPageContent, ctx: ConversionContext): Promise<StextPageContent> {
+async function stackedContent(p: number, content: StextPageContent, ctx: ConversionContext, trace: () => Promise<string | null>): Promise<StextPageContent> {
   const plain: StextPageContent = { lines: content.lines, images: content.images };
   if (!content.stacked || ctx.remainingMs() <= 0) return plain;
+  const xml = await trace();
+  if (xml === null) return plain;
+  try {
+    const rebuilt = rebuildStacks(content.stacked, parseTraceRules(xml), (n) => MATH_FONT_RE.test(n));
+    if (rebuilt.rebuilt === 0 && rebuilt.unresolved === 0) return plain;
+    const again = parseStextPage(rebuilt.page as StextPage);
+    return { lines: again.lines, images: again.images, ...(rebuilt.unresolved > 0 ? { unresolvedStacks: rebuilt.unresolved } : {}) };
+  } catch {
+    return plain;
+  }
+}
+
+/** The page's trace (`mutool draw -F trace`, one process), or null when it fails. */
+async function traceXml(p: number, ctx: ConversionContext): Promise<string | null> {
+  if (ctx.remainingMs() <= 0) return null;
   const out = `trace-${p}.xml`;
   const t0 = ctx.now();
   try {
@@ -366,16 +387,34 @@ async function stackedContent(p: number, content: StextPageContent, ctx: Convers
     });
     const bytes = await ctx.workspace.readFile(out, 64 * 1024 * 1024);
     await ctx.workspace.remove(out);
-    if (r.timedOut || r.exitCode !== 0 || !bytes) return plain;
-    const rebuilt = rebuildStacks(content.stacked, parseTraceRules(text(bytes)), (n) => MATH_FONT_RE.test(n));
-    if (rebuilt.rebuilt === 0 && rebuilt.unresolved === 0) return plain;
-    const again = parseStextPage(rebuilt.page as StextPage);
-    return { lines: again.lines, images: again.images, ...(rebuilt.unresolved > 0 ? { unresolvedStacks: rebuilt.unresolved } : {}) };
-  } catch (e) {
+    if (r.timedOut || r.exitCode !== 0 || !bytes) return null;
+    return text(bytes);
+  } catch {
     ctx.checkCancelled();
-    return plain;
+    return null;
   } finally {
     ctx.time('extract', ctx.now() - t0);
+  }
+}
+
+/**
+ * A page with displayed equations: each rebuilt whole from the page's traced glyphs and rules (ADR 0320);
+ * the page as it was when the trace fails or nothing could be rebuilt.
+ */
+async function displayContent(content: StextPageContent, ctx: ConversionContext, trace: () => Promise<string | null>): Promise<StextPageContent> {
+  const xml = await trace();
+  if (xml === null) return content;
+  const t0 = ctx.now();
+  try {
+    const done = applyDisplayMath(content.lines, parseTraceGlyphs(xml), parseTraceRules(xml));
+    if (done.rebuilt === 0) return content;
+    // Stacks the run-level pass left as text (ADR 0134) are counted as such only while some line of a
+    // plain block remains outside the rebuilt displays.
+    const left = content.unresolvedStacks && done.lines.some((l) => l.display === undefined && content.lines.includes(l) && l.math === undefined && /[=+−]/.test(l.text)) ? content.unresolvedStacks : 0;
+    const { unresolvedStacks: _u, ...rest } = content;
+    return { ...rest, lines: done.lines, ...(left ? { unresolvedStacks: left } : {}) };
+  } finally {
+    ctx.time('layout', ctx.now() - t0);
   }
 }
 

@@ -234,6 +234,8 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
     const first = lines[0]!;
     const page = raw.page;
 
+    // A displayed equation rebuilt whole from the page's glyphs (ADR 0320).
+    if (lines.length === 1 && first.display !== undefined) return { kind: 'equation', page, text, latex: first.display };
     if (mono && text.length > 0 && looksLikeCode(lines)) return { kind: 'code', page, text: codeText(lines) };
     const cap = CAPTION_RE.exec(text);
     if (cap && text.length < 1200) {

@@ -7,8 +7,8 @@
 // this from the page's rules (pdf/math-stacks.ts, ADR 0134) and arrive here as one run carrying its LaTeX;
 // those without clear evidence stay text and the report says so (`EQUATIONS_AS_TEXT`).
 
-/** Fonts whose glyphs are math: TeX's math italic, symbols and extensions, AMS fonts, OpenType math fonts, Adobe Symbol. */
-export const MATH_FONT_RE = /(?:^|\+)(?:cmmi|cmsy|cmex|cmbsy|cmmib|msam|msbm|eufm|eusm|rsfs|lmmathitalic|lmmathsymbols|lmmathextension)\d*|math|^(?:[a-z]{6}\+)?symbol(?:mt)?$|stix.*math|cambria ?math/i;
+/** Fonts whose glyphs are math: TeX's math italic, symbols and extensions (CM, txfonts/newtx, pxfonts, Euler, mathpazo, mathptmx), AMS fonts, OpenType math fonts, Adobe Symbol. */
+export const MATH_FONT_RE = /(?:^|\+)(?:cmmi|cmsy|cmex|cmbsy|cmmib|msam|msbm|eufm|eusm|rsfs|lmmathitalic|lmmathsymbols|lmmathextension|r?n?tx(?:mi|sys?|exs?|exx|bsys|mia|sya)|r?px(?:mi|sys?|exa?|mia|sya)|eur[mb]|euex|zplmr7[mvy]|zptmcm7[mvy]|yhcmex)\d*|math|^(?:[a-z]{6}\+)?symbol(?:mt)?$|stix.*math|cambria ?math/i;
 
 /** Unicode to LaTeX for the symbols math fonts map to. */
 const SYMBOLS: Readonly<Record<string, string>> = {
@@ -29,6 +29,9 @@ const SYMBOLS: Readonly<Record<string, string>> = {
 export function texOf(text: string): string {
   let out = '';
   for (const ch of text) {
+    // A glyph without a character mapping (TeX's extension font) is no LaTeX; displays are rebuilt from the
+    // glyph names where the page is traced (ADR 0320).
+    if (ch === '\uFFFD') continue;
     const cmd = SYMBOLS[ch];
     if (cmd) {
       out += cmd;
@@ -120,7 +123,8 @@ export function mathLine(runs: readonly MathRun[], spaces: readonly boolean[]): 
     } else if (space && !s) out += ' ';
     // Consecutive scripts of one kind share their braces (`^{a,b}`: a second `^` would be a TeX error).
     if (s && s === lastScript && out.endsWith('}')) out = `${out.slice(0, -1)}${tex.trim()}}`;
-    else out += s ? `${s}{${tex.trim()}}` : tex;
+    // A command's letters must not run into the next run's letters (`\langle a`, not `\langlea`).
+    else out += s ? `${s}{${tex.trim()}}` : /\\[A-Za-z]+$/.test(out) && /^[A-Za-z]/.test(tex) ? ` ${tex}` : tex;
     lastScript = s;
   }
   if (open) out = `${out.trimEnd()}$`;

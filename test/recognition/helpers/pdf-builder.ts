@@ -1,6 +1,6 @@
 // Builds small synthetic PDFs in memory for tests (ISO 32000-1: objects, xref table, trailer), so the
 // robustness and layout cases need no checked-in documents. Text uses the standard 14 fonts
-// (Helvetica, Helvetica-Bold, Helvetica-Oblique, Courier) with WinAnsi encoding.
+// (Helvetica, Helvetica-Bold, Helvetica-Oblique, Courier) with WinAnsi encoding; Times-Roman, Times-Italic and Symbol (its own encoding) for equations set without TeX fonts.
 
 /** One run of text placed at (x, y) from the top-left corner, in points. */
 export interface TextRun {
@@ -8,7 +8,7 @@ export interface TextRun {
   readonly y: number;
   readonly text: string;
   readonly size?: number;
-  readonly font?: 'regular' | 'bold' | 'italic' | 'mono';
+  readonly font?: 'regular' | 'bold' | 'italic' | 'mono' | 'times' | 'times-italic' | 'symbol';
   /**
    * Glyph-by-glyph positioning instead of `text`: a `TJ` array of strings and offsets (thousandths of an
    * em, positive moves left), as PDFs that place each glyph separately write it.
@@ -25,9 +25,11 @@ export interface PageSpec {
   readonly runs?: readonly TextRun[];
   /** A `w` x `h` pixel gray image drawn over the whole page (an image-only "scan"). */
   readonly image?: { readonly w: number; readonly h: number; readonly pixels?: Uint8Array };
+  /** Horizontal rules (a fraction bar, a table rule) from x0 to x1 at y (from the top), stroked `width` thick. */
+  readonly rules?: readonly { readonly x0: number; readonly x1: number; readonly y: number; readonly width?: number }[];
 }
 
-const FONTS = { regular: 'F1', bold: 'F2', italic: 'F3', mono: 'F4' } as const;
+const FONTS = { regular: 'F1', bold: 'F2', italic: 'F3', mono: 'F4', times: 'F5', 'times-italic': 'F6', symbol: 'F7' } as const;
 
 const esc = (s: string): string => s.replace(/\\/g, '\\\\').replace(/\(/g, '\\(').replace(/\)/g, '\\)');
 
@@ -45,8 +47,12 @@ export function buildPdf(pages: readonly PageSpec[], info: Record<string, string
     add('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold /Encoding /WinAnsiEncoding >>'),
     add('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Oblique /Encoding /WinAnsiEncoding >>'),
     add('<< /Type /Font /Subtype /Type1 /BaseFont /Courier /Encoding /WinAnsiEncoding >>'),
+    add('<< /Type /Font /Subtype /Type1 /BaseFont /Times-Roman /Encoding /WinAnsiEncoding >>'),
+    add('<< /Type /Font /Subtype /Type1 /BaseFont /Times-Italic /Encoding /WinAnsiEncoding >>'),
+    // Symbol keeps its built-in encoding ("p" is pi, 0xE5 the summation sign).
+    add('<< /Type /Font /Subtype /Type1 /BaseFont /Symbol >>'),
   ];
-  const fontDict = `<< /F1 ${fonts[0]} 0 R /F2 ${fonts[1]} 0 R /F3 ${fonts[2]} 0 R /F4 ${fonts[3]} 0 R >>`;
+  const fontDict = `<< ${fonts.map((f, i) => `/F${i + 1} ${f} 0 R`).join(' ')} >>`;
   const kids: number[] = [];
   for (const p of pages) {
     const w = p.width ?? 612;
@@ -65,6 +71,7 @@ export function buildPdf(pages: readonly PageSpec[], info: Record<string, string
       const [tc, reset] = r.charSpacing ? [`${r.charSpacing} Tc `, ' 0 Tc'] : ['', ''];
       content += `BT /${FONTS[r.font ?? 'regular']} ${r.size ?? 11} Tf ${tc}${r.x} ${h - r.y} Td ${show}${reset} ET\n`;
     }
+    for (const r of p.rules ?? []) content += `q ${r.width ?? 0.5} w ${r.x0} ${h - r.y} m ${r.x1} ${h - r.y} l S Q\n`;
     const stream = add(`<< /Length ${Buffer.byteLength(content, 'latin1')} >>\nstream\n${content}endstream`);
     kids.push(add(`<< /Type /Page /Parent ${pagesObj} 0 R /MediaBox [0 0 ${w} ${h}] /Resources << /Font ${fontDict}${xobj} >> /Contents ${stream} 0 R >>`));
   }

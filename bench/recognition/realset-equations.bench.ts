@@ -1,0 +1,156 @@
+// Equations on the real development set (issue 28, ADR 0321): every displayed equation of each document's
+// LaTeX source (bench/recognition/realset/equations.ts) against what the tools make of the PDF. Lectern's
+// `$$...$$` displays are compared with the source as normalised LaTeX token sequences; all tools (Lectern,
+// `pdftotext`, `mutool draw -F txt`, in the same run) are compared on the equation's symbols in order.
+//   node dist/bench/recognition/realset-equations.bench.js [--root WORK/root] [--split tune|report|all]
+//     [--max-pages 60] [--out FILE] [--examples N]
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { LocalProcessRunner } from '../../src/adapters/process/local-process-runner.js';
+import { convertDocument } from '../../src/recognition/index.js';
+import { repoRoot } from '../../test/helpers/paths.js';
+import type { RealDocument } from './realset/build.js';
+import { bestLatexMatch, latexTokens, outputDisplays, outputSymbols, sourceEquations, symbolMatch, symbolsOf } from './realset/equations.js';
+
+const args = process.argv.slice(2);
+const opt = (name: string): string | undefined => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : undefined);
+const here = join(repoRoot, 'bench', 'recognition', 'realset');
+const root = opt('root') ?? join(here, 'work', 'root');
+const split = opt('split') ?? 'report';
+const maxPages = Number(opt('max-pages') ?? 60);
+const examplesWanted = Number(opt('examples') ?? 12);
+const TOOLS = ['lectern', 'pdftotext', 'mutool'] as const;
+type Tool = (typeof TOOLS)[number];
+const MATCH = 0.8;
+const MAX_TOKENS = 300;
+const runner = new LocalProcessRunner();
+const kindOf = (d: RealDocument): string => `${d.package.replace(/^texlive-/, '').replace(/-doc$/, '')}/${d.kind}`;
+
+async function run(tool: Tool, pdf: string): Promise<string> {
+  if (tool === 'lectern') return (await convertDocument(new Uint8Array(readFileSync(pdf)), { runner })).markdown;
+  if (tool === 'pdftotext') return execFileSync('pdftotext', ['-q', pdf, '-'], { maxBuffer: 256 << 20 }).toString('utf8');
+  return execFileSync('mutool', ['draw', '-q', '-F', 'txt', '-o', '-', pdf], { maxBuffer: 256 << 20, stdio: ['ignore', 'pipe', 'ignore'] }).toString('utf8');
+}
+
+if (process.argv[1]?.endsWith('realset-equations.bench.js')) {
+  const set = JSON.parse(readFileSync(join(here, 'devset.json'), 'utf8')) as { documents: RealDocument[] };
+  const load = loadavg();
+  const cpu0 = process.cpuUsage();
+  const docs = set.documents.filter((d) => (split === 'all' || d.split === split) && d.pages <= maxPages);
+  type Count = { equations: number; symbolsMatched: number; symbolSimilaritySum: number };
+  const tally = Object.fromEntries(TOOLS.map((t) => [t, { equations: 0, symbolsMatched: 0, symbolSimilaritySum: 0 }])) as Record<Tool, Count>;
+  const latex = { equations: 0, matched: 0, exact: 0, similaritySum: 0, displays: 0, displaysWithUnmapped: 0 };
+  const byKind: Record<string, { documents: number; equations: number; latexMatched: number; symbols: Record<Tool, number> }> = {};
+  const perDoc: { path: string; split: string; pages: number; equations: number; displays: number; latexMatched: number; symbolsMatched: Record<Tool, number> }[] = [];
+  const examples: { path: string; source: string; bestDisplay: string; similarity: number }[] = [];
+  let skipped = 0;
+  let tooLong = 0;
+  let lecternCpuMs = 0;
+  // The JSON is rewritten after every document: a run cut short on a loaded machine still leaves its figures.
+  const summary = (finished: boolean) => {
+    const pct = (a: number, b: number) => (b ? Math.round((1000 * a) / b) / 10 : null);
+    const cpu = process.cpuUsage(cpu0);
+    return {
+      bench: 'recognition-realset-equations',
+      finished,
+      date: new Date().toISOString(),
+      machine: { cpus: cpus().length, model: cpus()[0]?.model ?? 'unknown', loadavgBefore: load, loadavgAfter: loadavg(), note: 'shared 2-core machine loaded by other sessions; counts do not depend on load, times are CPU time of this process (tools in child processes not included)' },
+      split,
+      selection: { maxPages, documentsWithEquations: perDoc.length, skipped, equationsOverMaxTokensLeftOut: tooLong, maxTokens: MAX_TOKENS },
+      rule: 'source displays (equation/align/gather/multline/eqnarray/displaymath, \\[..\\], $$..$$) vs output; LaTeX matched: normalised token similarity >= 0.8 with a $$ display (or 2-4 consecutive ones); symbols matched: the equation symbols in order in the text, similarity >= 0.8',
+      latex: {
+        equations: latex.equations,
+        matched: latex.matched,
+        matchedPercent: pct(latex.matched, latex.equations),
+        exact: latex.exact,
+        exactPercent: pct(latex.exact, latex.equations),
+        meanSimilarity: latex.equations ? Math.round((latex.similaritySum / latex.equations) * 1000) / 1000 : null,
+        displays: latex.displays,
+        displaysWithUnmappedGlyphs: latex.displaysWithUnmapped,
+      },
+      symbolsInOrder: Object.fromEntries(TOOLS.map((t) => [t, { equations: tally[t].equations, matched: tally[t].symbolsMatched, percent: pct(tally[t].symbolsMatched, tally[t].equations), meanSimilarity: tally[t].equations ? Math.round((tally[t].symbolSimilaritySum / tally[t].equations) * 1000) / 1000 : null }])),
+      byDocumentKind: Object.fromEntries(Object.entries(byKind).map(([n, v]) => [n, { documents: v.documents, equations: v.equations, latexMatchedPercent: pct(v.latexMatched, v.equations), symbolsPercent: Object.fromEntries(TOOLS.map((t) => [t, pct(v.symbols[t], v.equations)])) }])),
+      cpu: { benchProcessMs: Math.round((cpu.user + cpu.system) / 1000), lecternInProcessMs: Math.round(lecternCpuMs) },
+      perDocument: perDoc,
+      unmatchedExamples: examples,
+    };
+  };
+  for (const d of docs) {
+    const pdf = join(root, d.path);
+    const texPath = join(root, d.source);
+    if (!existsSync(pdf) || !existsSync(texPath) || createHash('sha256').update(readFileSync(pdf)).digest('hex') !== d.sha256) {
+      skipped++;
+      continue;
+    }
+    const raw = readFileSync(texPath);
+    let eqs = sourceEquations((texPath.endsWith('.gz') ? gunzipSync(raw) : raw).toString('utf8'))
+      .map((e) => ({ tex: e, tokens: latexTokens(e) }))
+      .filter((e) => e.tokens.length > 0);
+    // Equations of over 300 tokens (a page-long expansion of a package's macros) are left out: aligning
+    // them costs minutes and says little; counted apart.
+    tooLong += eqs.filter((e) => e.tokens.length > MAX_TOKENS).length;
+    eqs = eqs.filter((e) => e.tokens.length <= MAX_TOKENS);
+    if (!eqs.length) continue;
+    const k = (byKind[kindOf(d)] ??= { documents: 0, equations: 0, latexMatched: 0, symbols: { lectern: 0, pdftotext: 0, mutool: 0 } });
+    k.documents++;
+    k.equations += eqs.length;
+    const row = { path: d.path, split: d.split, pages: d.pages, equations: eqs.length, displays: 0, latexMatched: 0, symbolsMatched: { lectern: 0, pdftotext: 0, mutool: 0 } as Record<Tool, number> };
+    for (const tool of TOOLS) {
+      let out = '';
+      const c0 = process.cpuUsage();
+      try {
+        out = await run(tool, pdf);
+      } catch (e) {
+        console.error(`${tool} failed on ${d.path}: ${(e as Error).message.slice(0, 120)}`);
+      }
+      if (tool === 'lectern') {
+        const c = process.cpuUsage(c0);
+        lecternCpuMs += (c.user + c.system) / 1000;
+        const shown = outputDisplays(out);
+        row.displays = shown.length;
+        latex.displays += shown.length;
+        latex.displaysWithUnmapped += shown.filter((s) => /[\uFFFD\u25A1]/.test(s)).length;
+        const toks = shown.map((s) => latexTokens(s));
+        for (const e of eqs) {
+          const sim = bestLatexMatch(e.tokens, toks);
+          latex.equations++;
+          latex.similaritySum += sim;
+          if (sim >= MATCH) {
+            latex.matched++;
+            row.latexMatched++;
+            k.latexMatched++;
+          }
+          if (sim === 1) latex.exact++;
+          if (sim < MATCH && examples.length < examplesWanted && e.tokens.length <= 40) {
+            const best = shown.map((s, i) => ({ s, v: bestLatexMatch(e.tokens, [toks[i]!]) })).sort((a, b) => b.v - a.v)[0];
+            examples.push({ path: d.path, source: e.tex.replace(/\s+/g, ' ').slice(0, 200), bestDisplay: (best?.s ?? '').slice(0, 200), similarity: Math.round(sim * 100) / 100 });
+          }
+        }
+      }
+      const text = outputSymbols(out);
+      for (const e of eqs) {
+        const sym = symbolsOf(e.tokens);
+        if (!sym) continue;
+        const v = symbolMatch(sym, text);
+        tally[tool].equations++;
+        tally[tool].symbolSimilaritySum += v;
+        if (v >= MATCH) {
+          tally[tool].symbolsMatched++;
+          row.symbolsMatched[tool]++;
+          k.symbols[tool]++;
+        }
+      }
+    }
+    perDoc.push(row);
+    if (opt('out')) writeFileSync(opt('out')!, JSON.stringify(summary(false), null, 1) + '\n');
+    console.error(`${d.path}: ${eqs.length} equations, ${row.displays} displays, LaTeX matched ${row.latexMatched}, symbols ${TOOLS.map((t) => row.symbolsMatched[t]).join('/')}`);
+  }
+  const result = summary(true);
+  const out = opt('out');
+  if (out) writeFileSync(out, JSON.stringify(result, null, 1) + '\n');
+  console.log(JSON.stringify({ documents: perDoc.length, latex: result.latex, symbolsInOrder: result.symbolsInOrder, byDocumentKind: result.byDocumentKind }, null, 1));
+}

@@ -1,0 +1,181 @@
+// Displayed equations found on a page and rebuilt whole from its glyphs (issue 28, ADR 0320). MuPDF gives a
+// displayed equation as several lines and blocks (a big operator, its limits, a fraction's parts, the
+// equation number each on a line of their own), which became separate `$$...$$` displays; equations in
+// non-TeX fonts became scrambled text. Here the lines of one equation are grouped into a region (lines that
+// read as math, set close together, with the smaller lines and the equation number around them), the
+// page's traced glyphs inside the region are rebuilt positionally (structure/math-layout.ts), and the
+// region's lines are replaced by one line carrying the display's LaTeX.
+import type { Box, LayoutLine } from '../layout-model.js';
+import { displayLatex } from '../structure/math-latex.js';
+import { rebuildEquation, type MathGlyph, type MathRule } from '../structure/math-layout.js';
+import { looksLikeEquation } from '../structure/patterns.js';
+
+const EQNUM_LINE_RE = /^\(\s*(?:\d+(?:\.\d+)*[a-z]?|[A-Z]\.?\d+(?:\.\d+)*[a-z]?|[ivx]+|\*+)\s*\)$/;
+/** Words of three letters or more: prose, not a formula. */
+const WORDS_RE = /\p{L}{3,}/gu;
+
+/** Operator names and short words of formulas that are not prose. */
+const MATH_WORDS = new Set(['sin', 'cos', 'tan', 'cot', 'sec', 'csc', 'log', 'exp', 'lim', 'sup', 'inf', 'max', 'min', 'det', 'dim', 'ker', 'deg', 'gcd', 'hom', 'mod', 'arg', 'sinh', 'cosh', 'tanh', 'for', 'and', 'if']);
+/** Words of three letters or more that are not operator names: prose. */
+const proseIn = (t: string): number => (t.match(WORDS_RE) ?? []).filter((w) => !MATH_WORDS.has(w)).length;
+/** Prose words of a line: outside its math-font runs when it has them (`tdim` in `t^{dim}` is no word). */
+const wordsOf = (l: LayoutLine): number => proseIn(l.math !== undefined ? l.math.replace(/\$[^$]*\$/g, ' ') : l.text);
+
+const FORMULA_RE = /[=<>≤≥≈≠≡∼≃≅∝∈∉⊂⊆⊃⊇→←⇒⇔↦+−×÷±∑∏∫∮√∂∇⋃⋂\uFFFD]|\S\s*[/|]\s*\S/;
+
+/** A line that reads as a formula on its own: all math, unmapped glyphs of a math font, or an equation in text fonts. */
+function seed(l: LayoutLine): boolean {
+  const t = l.text.trim();
+  if (!t || t.length > 200 || l.mono) return false;
+  const words = wordsOf(l);
+  // A formula relates or combines something: a lone symbol or number (a table cell) is not one.
+  if (!FORMULA_RE.test(t) || !/[\p{L}\p{N}]/u.test(t.replace(/\uFFFD/g, ''))) return false;
+  if (l.math !== undefined && displayLatex(l.math) !== null && words === 0) return true;
+  if (/\uFFFD/.test(t) && t.length <= 80 && words === 0) return true;
+  // Any short line relating letters or digits with no prose word (a formula whose math-font runs were
+  // left plain, or one set in text fonts).
+  return words === 0 && (looksLikeEquation(t) || t.length <= 60);
+}
+
+/** A line that may belong to a formula beside a seed: limits, scripts, parts, an equation number. */
+function attachable(l: LayoutLine): boolean {
+  const t = l.text.trim();
+  if (!t || t.length > 120 || l.mono) return false;
+  if (EQNUM_LINE_RE.test(t)) return true;
+  const words = wordsOf(l);
+  return words === 0;
+}
+
+const gapY = (a: Box, b: Box): number => Math.max(a.y0 - b.y1, b.y0 - a.y1);
+const overlapX = (a: Box, b: Box): number => Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0);
+const unionBox = (ls: readonly Box[]): Box => ({ x0: Math.min(...ls.map((l) => l.x0)), y0: Math.min(...ls.map((l) => l.y0)), x1: Math.max(...ls.map((l) => l.x1)), y1: Math.max(...ls.map((l) => l.y1)) });
+
+/**
+ * Regions of displayed math: groups of lines (indices into `lines`) around seed lines, grown by lines that
+ * may belong to a formula and sit within 0.6 of a line height above or below, overlapping horizontally (an
+ * equation number on the same rows joins from anywhere on the row). A region with any other line beside
+ * it on its rows within three ems (inline math in a paragraph, a table's column) is no display; a column
+ * of a two-column page further away does not count.
+ */
+export function displayRegions(lines: readonly LayoutLine[]): number[][] {
+  const regions: number[][] = [];
+  const taken = new Set<number>();
+  const ok = lines.map((l) => seed(l) || attachable(l));
+  for (let s = 0; s < lines.length; s++) {
+    if (taken.has(s) || !seed(lines[s]!)) continue;
+    const region = [s];
+    taken.add(s);
+    let changed = true;
+    while (changed) {
+      changed = false;
+      const box = unionBox(region.map((i) => lines[i]!));
+      const em = Math.max(...region.map((i) => lines[i]!.size));
+      for (let k = 0; k < lines.length; k++) {
+        if (taken.has(k) || !ok[k]) continue;
+        const l = lines[k]!;
+        const rowShared = gapY(l, box) < -0.3 * l.size;
+        const close = gapY(l, box) <= 0.6 * Math.max(em, l.size) && overlapX(l, { ...box, x0: box.x0 - em, x1: box.x1 + em }) > 0;
+        const number = EQNUM_LINE_RE.test(l.text.trim()) && rowShared;
+        // A prose line between the region and the candidate (a sentence between two displays) separates them.
+        const cyl = (l.y0 + l.y1) / 2;
+        const nearest = region.map((i) => (lines[i]!.y0 + lines[i]!.y1) / 2).reduce((a, b) => (Math.abs(b - cyl) < Math.abs(a - cyl) ? b : a));
+        const blocked = lines.some((p, j) => !ok[j] && overlapX(p, l) > 0 && (p.y0 + p.y1) / 2 > Math.min(nearest, cyl) && (p.y0 + p.y1) / 2 < Math.max(nearest, cyl));
+        if ((close || number) && !blocked) {
+          region.push(k);
+          taken.add(k);
+          changed = true;
+        }
+      }
+    }
+    regions.push(region.sort((a, b) => a - b));
+  }
+  // A region sharing its rows with prose beside it (not above or below: MuPDF's boxes of big operators are
+  // tall) is math inside running text, or a table row.
+  return regions.filter((r) => {
+    const box = unionBox(r.map((i) => lines[i]!));
+    const cy = (box.y0 + box.y1) / 2;
+    if (lines.some((l, k) => !r.includes(k) && Math.abs((l.y0 + l.y1) / 2 - cy) < 0.3 * (box.y1 - box.y0) && overlapX(l, box) < 0 && overlapX(l, box) > -3 * l.size && (l.text.match(WORDS_RE) ?? []).length >= 3)) return false;
+    // A column of a table: several of the region's lines have a cell beside them on their row.
+    const beside = (m: LayoutLine, em: number) => lines.some((l, k) => !r.includes(k) && Math.abs((l.y0 + l.y1) / 2 - (m.y0 + m.y1) / 2) < 0.35 * (m.y1 - m.y0) && overlapX(l, m) < 0 && overlapX(l, m) > -em * m.size);
+    const rows = r.map((i) => lines[i]!).filter((m) => !EQNUM_LINE_RE.test(m.text.trim()));
+    return rows.filter((m) => beside(m, 3)).length < 2 && !(rows.length === 1 && beside(rows[0]!, 1.5));
+  });
+}
+
+/**
+ * Each glyph's line: the shortest of the page's line boxes holding its centre (with a point of slack), so
+ * that the tall boxes MuPDF gives big operators do not take the prose glyphs above and below them.
+ */
+function glyphLines(glyphs: readonly MathGlyph[], lines: readonly Box[]): number[] {
+  return glyphs.map((g) => {
+    const x = (g.x0 + g.x1) / 2;
+    const y = (g.y0 + g.y1) / 2;
+    let best = -1;
+    for (let k = 0; k < lines.length; k++) {
+      const b = lines[k]!;
+      if (x >= b.x0 - 1 && x <= b.x1 + 1 && y >= b.y0 - 1 && y <= b.y1 + 1 && (best < 0 || b.y1 - b.y0 < lines[best]!.y1 - lines[best]!.y0)) best = k;
+    }
+    return best;
+  });
+}
+
+/** The LaTeX of a display with its number: `a = b \tag{3}`. */
+const withTag = (latex: string, tag: string | null): string => (tag ? `${latex} \\tag{${tag}}` : latex);
+
+/**
+ * The page's lines with every displayed equation that could be rebuilt from the glyphs replaced by one
+ * line (`display` set: its LaTeX, `\tag{n}` for its number); block numbers of new lines are unique on the page.
+ */
+export function applyDisplayMath(lines: readonly LayoutLine[], glyphs: readonly MathGlyph[], rules: readonly MathRule[]): { lines: LayoutLine[]; rebuilt: number } {
+  const regions = displayRegions(lines);
+  if (!regions.length || !glyphs.length) return { lines: [...lines], rebuilt: 0 };
+  const replace = new Map<number, LayoutLine[]>();
+  const drop = new Set<number>();
+  let nextBlock = Math.max(0, ...lines.map((l) => l.block)) + 1000;
+  let rebuilt = 0;
+  const owner = glyphLines(glyphs, lines);
+  for (const region of regions) {
+    const ls = region.map((i) => lines[i]!);
+    const set = new Set(region);
+    // The glyphs of the region's lines, and glyphs of no line close to the region (a line box rebuilt from
+    // a stack, ADR 0134, covers the formula's row, not its fraction parts).
+    const em0 = Math.max(...ls.map((l) => l.size));
+    const near = unionBox(ls);
+    const mine = glyphs.filter((g, k) => {
+      if (set.has(owner[k]!)) return true;
+      if (owner[k] !== -1) return false;
+      const x = (g.x0 + g.x1) / 2;
+      const y = (g.y0 + g.y1) / 2;
+      return x >= near.x0 - 1 && x <= near.x1 + 1 && y >= near.y0 - 0.6 * em0 && y <= near.y1 + 0.6 * em0;
+    });
+    const chars = ls.reduce((n, l) => n + l.text.replace(/\s/g, '').length, 0);
+    // The trace and the text layer must agree on what is there.
+    if (mine.length < 0.6 * chars || mine.length > 1.5 * chars + 4) continue;
+    const eq = rebuildEquation(mine, rules);
+    if (!eq) continue;
+    const box = unionBox(ls);
+    const size = Math.max(...ls.map((l) => l.size));
+    const text = ls.map((l) => l.text).join(' ');
+    const out: LayoutLine[] = eq.displays.map((d, k) => ({
+      text: k === 0 ? text : '',
+      ...box,
+      size,
+      bold: false,
+      italic: false,
+      mono: false,
+      block: nextBlock++,
+      math: `$${d.latex}$`,
+      display: withTag(d.latex, d.tag),
+    }));
+    replace.set(region[0]!, out.map((l, k) => (k === 0 ? l : { ...l, text: l.display ?? '' })));
+    for (const i of region.slice(1)) drop.add(i);
+    rebuilt += out.length;
+  }
+  const result: LayoutLine[] = [];
+  lines.forEach((l, i) => {
+    const r = replace.get(i);
+    if (r) result.push(...r);
+    else if (!drop.has(i)) result.push(l);
+  });
+  return { lines: result, rebuilt };
+}

@@ -1,0 +1,236 @@
+// Displayed equations rebuilt whole from the glyphs a page draws (issue 28, ADR 0320): glyph boxes in,
+// LaTeX out (scripts, nested fractions, radicals with an index, big operators with limits in TeX's
+// extension font and in Adobe Symbol, equation numbers as \tag), the glyph mapping, the trace parser,
+// the grouping of a page's lines into one display, and the converter end to end on a PDF built here in
+// Times and Symbol (no TeX font), which came out as scrambled text before.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { glyphExtent, glyphTex, rebuildEquation, type MathGlyph } from '../../src/recognition/structure/math-layout.js';
+import { parseTraceGlyphs } from '../../src/recognition/pdf/trace-glyphs.js';
+import { applyDisplayMath, displayRegions } from '../../src/recognition/pdf/display-math.js';
+import type { LayoutLine } from '../../src/recognition/layout-model.js';
+import { convertDocument } from '../../src/recognition/index.js';
+import { buildPdf } from './helpers/pdf-builder.js';
+import { needs, runner } from './helpers/tools.js';
+
+const CMMI = 'ABCDEF+CMMI10';
+const CMR = 'ABCDEF+CMR10';
+const CMSY = 'ABCDEF+CMSY10';
+const CMEX = 'ABCDEF+CMEX10';
+
+/** One glyph at (x, baseline), `w` ems wide; its box from the font's kind (extension glyphs hang below). */
+function g(font: string, unicode: string, x: number, baseline: number, size = 10, w = 0.5, glyph = ''): MathGlyph {
+  const e = glyphExtent(font, glyph, size, baseline, unicode);
+  return { font, glyph, unicode, x0: x, x1: x + w * size, y0: e.y0, y1: e.y1, baseline, size };
+}
+/** A run of glyphs of one font, each `w` ems wide, from x. */
+function word(font: string, text: string, x: number, baseline: number, size = 10, w = 0.5): MathGlyph[] {
+  return [...text].map((c, i) => g(font, c, x + i * w * size, baseline, size, w));
+}
+
+test('scripts by baseline offset and size: x_i^2 + y^{n+1} = 1, a script of a script, primes', () => {
+  const glyphs = [
+    g(CMMI, 'x', 100, 200),
+    g(CMMI, 'i', 105, 202, 7, 0.4), // lowered, smaller
+    g(CMR, '2', 105, 196, 7, 0.5), // raised over the subscript
+    g(CMR, '+', 112, 200, 10, 0.8),
+    g(CMMI, 'y', 122, 200),
+    ...word(CMMI, 'n', 127, 196, 7, 0.6),
+    g(CMR, '+', 131.5, 196, 7, 0.8),
+    g(CMR, '1', 137, 196, 7, 0.5),
+    g(CMR, '=', 145, 200, 10, 0.8),
+    g(CMR, '1', 155, 200),
+  ];
+  assert.equal(rebuildEquation(glyphs)!.latex, 'x_{i}^{2} + y^{n + 1} = 1');
+  // e^{x^2}: the script's own script is found in the script's row.
+  const nested = [g(CMMI, 'e', 100, 200), g(CMMI, 'x', 105, 196, 7), g(CMR, '2', 109, 193.5, 5)];
+  assert.equal(rebuildEquation(nested)!.latex, 'e^{x^{2}}');
+  // f'(x): a prime is written as a prime.
+  const prime = [g(CMMI, 'f', 100, 200), g(CMSY, '′', 105.5, 196, 7, 0.3), g(CMR, '(', 108, 200, 10, 0.4), g(CMMI, 'x', 112, 200), g(CMR, ')', 117, 200, 10, 0.4)];
+  assert.equal(rebuildEquation(prime)!.latex, "f'(x)");
+});
+
+test('fractions from rules, innermost first: 1 / (1 + 1/x), and a rule over material alone is an overline', () => {
+  // The outer rule spans the whole denominator; the inner one sits inside the denominator.
+  const glyphs = [
+    g(CMMI, 'y', 80, 200),
+    g(CMR, '=', 88, 200, 10, 0.8),
+    g(CMR, '1', 117, 193),
+    g(CMR, '1', 100, 212),
+    g(CMR, '+', 107, 212, 10, 0.8),
+    g(CMR, '1', 118, 207, 7),
+    g(CMMI, 'x', 118, 217, 7),
+  ];
+  const rules = [
+    { x0: 98, x1: 128, y: 197.5 },
+    { x0: 117, x1: 123, y: 209.5 },
+  ];
+  assert.equal(rebuildEquation(glyphs, rules)!.latex, 'y = \\frac{1}{1 + \\frac{1}{x}}');
+  // Without the rules the parts are not a fraction (no guessing from positions alone).
+  assert.doesNotMatch(rebuildEquation(glyphs)!.latex, /\\frac/);
+  const over = [g(CMMI, 'z', 100, 200), g(CMR, '=', 108, 200, 10, 0.8), g(CMMI, 'w', 118, 200)];
+  assert.equal(rebuildEquation(over, [{ x0: 117.5, x1: 123.5, y: 192 }])!.latex, 'z = \\overline{w}');
+});
+
+test('radicals: the sign with its overbar; an index over the left arm gives \\sqrt[n]{}', () => {
+  const sign = (x: number) => ({ ...g(CMSY, '√', x, 191, 10, 0.83, 'radical'), y0: 191, y1: 203 });
+  const glyphs = [g(CMMI, 'r', 80, 200), g(CMR, '=', 88, 200, 10, 0.8), sign(98), g(CMMI, 'a', 107, 200), g(CMR, '+', 113, 200, 10, 0.8), g(CMMI, 'b', 122, 200)];
+  assert.equal(rebuildEquation(glyphs, [{ x0: 106.3, x1: 128, y: 191.2 }])!.latex, 'r = \\sqrt{a + b}');
+  const cube = [sign(100), g(CMR, '3', 99, 193, 5), g(CMMI, 'x', 109, 200)];
+  assert.equal(rebuildEquation(cube, [{ x0: 108.3, x1: 115, y: 191.2 }])!.latex, '\\sqrt[3]{x}');
+});
+
+test('big operators with limits: CMEX summationdisplay (no Unicode) and Adobe Symbol, limits above and below', () => {
+  // As pdfTeX draws \sum_{i=1}^{n} x_i: the CMEX glyph's baseline at its top, U+FFFD for Unicode.
+  const sum = [
+    g(CMMI, 'S', 80, 200),
+    g(CMR, '=', 89, 200, 10, 0.8),
+    g(CMEX, '\uFFFD', 100, 189.5, 10, 1.44, 'summationdisplay'),
+    ...[g(CMMI, 'i', 101, 211, 7, 0.4), g(CMR, '=', 104, 211, 7, 0.8), g(CMR, '1', 110, 211, 7, 0.5)],
+    g(CMMI, 'n', 105, 186, 7, 0.6),
+    g(CMMI, 'x', 117, 200),
+    g(CMMI, 'i', 122, 202, 7, 0.4),
+  ];
+  const r = rebuildEquation(sum)!;
+  assert.equal(r.latex, 'S = \\sum_{i = 1}^{n} x_{i}');
+  assert.doesNotMatch(r.latex, /\uFFFD|□/);
+  // An integral with limits at its side: scripts of a tall glyph.
+  const int = [g(CMEX, '\uFFFD', 100, 190, 10, 0.56, 'integraldisplay'), g(CMR, '0', 106, 214, 7), g(CMR, '1', 110, 190, 7), g(CMMI, 'f', 116, 203)];
+  assert.equal(rebuildEquation(int)!.latex, '\\int_{0}^{1} f');
+  // lim under a word operator: \lim_{n \to \infty} a_n
+  const lim = [...word(CMR, 'lim', 100, 200, 10, 0.4), g(CMMI, 'n', 99, 207, 7, 0.6), g(CMSY, '→', 103.5, 207, 7, 1), g(CMSY, '∞', 110.5, 207, 7, 1), g(CMMI, 'a', 120, 200), g(CMMI, 'n', 125, 202, 7, 0.6)];
+  assert.equal(rebuildEquation(lim)!.latex, '\\lim_{n \\rightarrow \\infty} a_{n}');
+});
+
+test('an equation number apart at the margin is a \\tag; two numbered rows are two displays', () => {
+  const eq = [g(CMMI, 'E', 250, 200), g(CMR, '=', 258, 200, 10, 0.8), g(CMMI, 'm', 268, 200, 10, 0.9), g(CMMI, 'c', 277, 200), g(CMR, '2', 282, 196, 7), ...word(CMR, '(3)', 500, 200, 10, 0.4)];
+  const r = rebuildEquation(eq)!;
+  assert.equal(r.latex, 'E = m c^{2}');
+  assert.equal(r.tag, '3');
+  // Rows 15 pt apart at 10 pt, as an alignment sets them (baselineskip and jot).
+  const two = [g(CMMI, 'a', 250, 200), g(CMR, '=', 258, 200, 10, 0.8), g(CMMI, 'b', 268, 200), ...word(CMR, '(4)', 500, 200, 10, 0.4), g(CMMI, 'c', 250, 215), g(CMR, '=', 258, 215, 10, 0.8), g(CMMI, 'd', 268, 215), ...word(CMR, '(5)', 500, 215, 10, 0.4)];
+  const rr = rebuildEquation(two)!;
+  assert.deepEqual(rr.displays, [{ latex: 'a = b', tag: '4' }, { latex: 'c = d', tag: '5' }]);
+  // An unnumbered alignment stays one display with its rows.
+  const rows = rebuildEquation(two.filter((x) => x.x0 < 400))!;
+  assert.deepEqual(rows.displays, [{ latex: 'a = b \\\\ c = d', tag: null }]);
+  // Two displays set one after the other (rows 3 ems apart) are two displays.
+  const apart = rebuildEquation([g(CMMI, 'a', 250, 200), g(CMR, '=', 258, 200, 10, 0.8), g(CMMI, 'b', 268, 200), g(CMMI, 'c', 250, 230), g(CMR, '=', 258, 230, 10, 0.8), g(CMMI, 'd', 268, 230)])!;
+  assert.deepEqual(apart.displays, [{ latex: 'a = b', tag: null }, { latex: 'c = d', tag: null }]);
+});
+
+test('glyph mapping: extension-font names, alphabets by font, mathematical alphanumerics; nothing unmapped is printed', () => {
+  assert.equal(glyphTex(CMEX, 'summationtext', '\uFFFD')!.tex, '\\sum');
+  assert.equal(glyphTex(CMEX, 'parenleftBig', '\uFFFD')!.tex, '(');
+  assert.equal(glyphTex(CMEX, 'bracerightbigg', '\uFFFD')!.tex, '\\}');
+  assert.equal(glyphTex(CMEX, 'radicalBig', '\uFFFD')!.tex, '\\sqrt');
+  assert.equal(glyphTex(CMEX, 'integraldisplay', '')!.tex, '\\int');
+  assert.equal(glyphTex('XYZABC+MSBM10', 'R', 'R')!.tex, '\\mathbb{R}');
+  assert.equal(glyphTex('EUFM10', 'g', 'g')!.tex, '\\mathfrak{g}');
+  assert.equal(glyphTex(CMSY, 'L', 'L')!.tex, '\\mathcal{L}');
+  assert.equal(glyphTex('STIXTwoMath-Regular', '', '𝐱')!.tex, '\\mathbf{x}');
+  assert.equal(glyphTex('STIXTwoMath-Regular', '', 'ℝ')!.tex, '\\mathbb{R}');
+  assert.equal(glyphTex('NewTXMI', '', '𝜃')!.tex, '\\theta');
+  assert.equal(glyphTex('Symbol', 'summation', '∑')!.tex, '\\sum');
+  assert.equal(glyphTex(CMSY, 'lessequal', '\uFFFD')!.tex, '\\leq');
+  assert.equal(glyphTex(CMMI, 'epsilon1', '')!.tex, '\\varepsilon');
+  assert.equal(glyphTex('Foo', 'g1234', '\uFFFD'), null);
+  assert.equal(glyphTex('Foo', 'g1234', '□'), null);
+  const r = rebuildEquation([g(CMMI, 'a', 100, 200), g('Foo', '\uFFFD', 106, 200), g(CMR, '=', 112, 200, 10, 0.8), g(CMMI, 'b', 122, 200)])!;
+  assert.equal(r.latex, 'a = b');
+  assert.equal(r.unmapped, 1);
+});
+
+test('trace parser: glyph names, Unicode and positions in page coordinates; invisible and rotated text left out', () => {
+  const xml = `<page mediabox="0 0 612 792">
+<fill_text colorspace="DeviceGray" color="0" transform="1 0 0 -1 0 792">
+<span font="MJUZVW+CMEX10" wmode="0" bidi="0" trm="10.9091 0 0 10.9091">
+<g unicode="&#xfffd;" glyph="summationdisplay" x="261.45" y="596.79" adv="1.444"/>
+</span>
+<span font="STTEJK+CMMI8" wmode="0" bidi="0" trm="7.9701 0 0 7.9701">
+<g unicode="&lt;" glyph="less" x="261.85" y="573.45" adv=".778"/>
+</span>
+</fill_text>
+<ignore_text transform="1 0 0 -1 0 792"><span font="Hidden" wmode="0" bidi="0" trm="10 0 0 10"><g unicode="h" glyph="h" x="10" y="10" adv=".5"/></span></ignore_text>
+<fill_text colorspace="DeviceGray" color="0" transform="0 1 -1 0 0 792"><span font="Side" wmode="0" bidi="0" trm="10 0 0 10"><g unicode="r" glyph="r" x="10" y="10" adv=".5"/></span></fill_text>
+</page>`;
+  const gs = parseTraceGlyphs(xml);
+  assert.equal(gs.length, 2);
+  assert.equal(gs[0]!.glyph, 'summationdisplay');
+  assert.ok(Math.abs(gs[0]!.baseline - 195.21) < 0.01 && Math.abs(gs[0]!.size - 10.9091) < 1e-6);
+  assert.ok(gs[0]!.y1 > gs[0]!.baseline + 15, 'the display sum hangs below its baseline');
+  assert.equal(gs[1]!.unicode, '<');
+  assert.ok(Math.abs(gs[1]!.x1 - gs[1]!.x0 - 0.778 * 7.9701) < 1e-6);
+});
+
+const line = (text: string, x0: number, y0: number, x1: number, y1: number, o: Partial<LayoutLine> = {}): LayoutLine => ({ text, x0, y0, x1, y1, size: 10, bold: false, italic: false, mono: false, block: 0, ...o });
+
+test('grouping: the lines of one display (operator, limits, number) form one region; prose around it does not', () => {
+  const lines = [
+    line('The sum of the first terms is given by the formula below, which we use.', 72, 150, 540, 160, { block: 0 }),
+    line('S = \uFFFD', 250, 175, 290, 215, { block: 1, math: '$S =$ \uFFFD' }),
+    line('n', 272, 172, 278, 180, { block: 2, size: 7, math: '$n$' }),
+    line('i=1', 268, 208, 285, 216, { block: 3, size: 7, math: '$i=1$' }),
+    line('xi', 292, 190, 305, 202, { block: 4, math: '$x_{i}$' }),
+    line('(1)', 520, 190, 540, 202, { block: 5 }),
+    line('where the terms are taken from the sequence defined in the previous section.', 72, 225, 540, 235, { block: 6 }),
+  ];
+  assert.deepEqual(displayRegions(lines), [[1, 2, 3, 4, 5]]);
+  // Inline math inside a paragraph line (prose on its row) is no display.
+  const inline = [line('for every', 72, 100, 120, 110), line('x = y', 124, 100, 150, 110, { math: '$x = y$' }), line('we have the bound stated in the lemma above.', 154, 100, 400, 110)];
+  assert.deepEqual(displayRegions(inline), []);
+  // Glyphs in: one line with the display's LaTeX replaces the region's lines.
+  const glyphs = [
+    g(CMMI, 'S', 252, 200), g(CMR, '=', 261, 200, 10, 0.8),
+    g(CMEX, '\uFFFD', 270, 189.5, 10, 1.44, 'summationdisplay'),
+    g(CMMI, 'n', 274, 178, 7, 0.6), g(CMMI, 'i', 269, 214, 7, 0.4), g(CMR, '=', 272, 214, 7, 0.8), g(CMR, '1', 278, 214, 7, 0.5),
+    g(CMMI, 'x', 292, 200), g(CMMI, 'i', 297, 202, 7, 0.4),
+    g(CMR, '(', 521, 200, 10, 0.4), g(CMR, '1', 525, 200, 10, 0.5), g(CMR, ')', 530, 200, 10, 0.4),
+  ];
+  const done = applyDisplayMath(lines, glyphs, []);
+  assert.equal(done.rebuilt, 1);
+  assert.equal(done.lines.length, 3);
+  assert.equal(done.lines[1]!.display, 'S = \\sum_{i = 1}^{n} x_{i} \\tag{1}');
+  assert.equal(done.lines[0]!.text, lines[0]!.text);
+});
+
+const skip = await needs('mutool');
+
+test('end to end: equations in Times and Symbol (no TeX font) come out whole as one $$ display each, numbered', { skip }, async () => {
+  // e^{iπ} + 1 = 0 (1) and S = Σ_{k=1}^{n} 1/k (2), as a word processor sets them: Times Italic variables,
+  // Symbol Greek and summation, a drawn fraction rule, the numbers at the right margin.
+  const pdf = buildPdf([
+    {
+      runs: [
+        { x: 72, y: 100, text: 'The identity below is famous and appears in nearly every textbook on complex analysis.', size: 11 },
+        { x: 260, y: 150, text: 'e', size: 12, font: 'times-italic' },
+        { x: 266, y: 144, text: 'i', size: 8, font: 'times-italic' },
+        { x: 269, y: 144, text: 'p', size: 8, font: 'symbol' },
+        { x: 281, y: 150, text: '+', size: 12, font: 'times' },
+        { x: 293, y: 150, text: '1', size: 12, font: 'times' },
+        { x: 305, y: 150, text: '=', size: 12, font: 'times' },
+        { x: 317, y: 150, text: '0', size: 12, font: 'times' },
+        { x: 530, y: 150, text: '(1)', size: 12, font: 'times' },
+        { x: 72, y: 190, text: 'The harmonic numbers are the partial sums of the harmonic series, defined as follows.', size: 11 },
+        { x: 240, y: 240, text: 'S', size: 12, font: 'times-italic' },
+        { x: 252, y: 240, text: '=', size: 12, font: 'times' },
+        { x: 266, y: 245, text: '\u00e5', size: 18, font: 'symbol' },
+        { x: 270, y: 226, text: 'n', size: 8, font: 'times-italic' },
+        { x: 265, y: 256, text: 'k', size: 8, font: 'times-italic' },
+        { x: 269.5, y: 256, text: '=', size: 8, font: 'times' },
+        { x: 275, y: 256, text: '1', size: 8, font: 'times' },
+        { x: 292, y: 234, text: '1', size: 12, font: 'times' },
+        { x: 292, y: 249, text: 'k', size: 12, font: 'times-italic' },
+        { x: 530, y: 240, text: '(2)', size: 12, font: 'times' },
+        { x: 72, y: 290, text: 'They grow like the logarithm, which the next section shows with an integral bound.', size: 11 },
+      ],
+      rules: [{ x0: 289, x1: 301, y: 237, width: 0.5 }],
+    },
+  ]);
+  const r = await convertDocument(pdf, { runner });
+  const displays = [...r.markdown.matchAll(/\$\$([\s\S]+?)\$\$/g)].map((m) => m[1]!);
+  assert.deepEqual(displays, ['e^{i \\pi} + 1 = 0 \\tag{1}', 'S = \\sum_{k = 1}^{n} \\frac{1}{k} \\tag{2}'], r.markdown);
+  assert.doesNotMatch(r.markdown, /\uFFFD|□/);
+  assert.match(r.markdown, /appears in nearly every textbook on complex analysis\./);
+  assert.match(r.markdown, /which the next section shows with an integral bound\./);
+});

@@ -1,0 +1,58 @@
+// The equation ground truth of the real development set (bench/recognition/realset/equations.ts, ADR 0321):
+// displays taken from a LaTeX source (code examples and comments left out, simple macros expanded),
+// token normalisation on both sides, and the matching rules the benchmark counts with.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { bestLatexMatch, latexTokens, outputDisplays, outputSymbols, similarity, sourceEquations, symbolMatch, symbolsOf } from '../../bench/recognition/realset/equations.js';
+
+const SOURCE = String.raw`\documentclass{article}
+\newcommand{\R}{\mathbb{R}}
+\begin{document}
+Text with $x$ inline.
+\begin{equation}\label{e1}
+  E = mc^2 % the famous one
+\end{equation}
+\begin{verbatim}
+\begin{equation} a = b \end{equation}
+\end{verbatim}
+% \[ commented = out \]
+\[ f\colon \R \to \R \]
+\begin{align*}
+  a &\le b, \\
+  c &= \dfrac{1}{2}.
+\end{align*}
+$$\sum_{i=1}^{n} x_i$$
+\iffalse \[ hidden = 1 \] \fi
+\end{document}`;
+
+test('source equations: displays of the body in order; verbatim, comments and \\iffalse left out; zero-argument macros expanded', () => {
+  const eqs = sourceEquations(SOURCE);
+  assert.equal(eqs.length, 4);
+  assert.match(eqs[0]!, /E = mc\^2/);
+  assert.match(eqs[1]!, /\\mathbb\{R\}/);
+  assert.match(eqs[2]!, /\\dfrac/);
+});
+
+test('token normalisation: labels, spacing, alignment, braces and font switches dropped; synonyms unified', () => {
+  assert.deepEqual(latexTokens('\\label{e1} E = mc^2'), ['E', '=', 'm', 'c', '^', '2']);
+  assert.deepEqual(latexTokens('a &\\le b, \\\\ c &= \\dfrac{1}{2}.'), latexTokens('a \\leq b , c = \\frac{1}{2}'));
+  assert.deepEqual(latexTokens('f\\colon \\mathbb{R} \\to \\R'), ['f', ':', 'R', '\\rightarrow', '\\R']);
+  assert.deepEqual(latexTokens('\\left( x \\right) \\, \\quad y \\tag{3}'), ['(', 'x', ')', 'y']);
+  // What the converter writes reads the same: x_{i}^{2} and x_i^2.
+  assert.deepEqual(latexTokens('x_{i}^{2}'), latexTokens('x_i^2'));
+});
+
+test('matching: similarity of token sequences, runs of consecutive displays, symbols in order in plain text', () => {
+  assert.equal(similarity(['a', '=', 'b'], ['a', '=', 'b']), 1);
+  assert.ok(Math.abs(similarity(['a', '=', 'b'], ['a', '=', 'c']) - 2 / 3) < 1e-9);
+  const md = 'Text.\n\n$$a = b \\tag{1}$$\n\n$$c = d \\tag{2}$$\n';
+  assert.deepEqual(outputDisplays(md), ['a = b \\tag{1}', 'c = d \\tag{2}']);
+  // An alignment displayed as two numbered rows still matches the one source environment.
+  assert.equal(bestLatexMatch(latexTokens('a &= b \\\\ c &= d'), outputDisplays(md).map(latexTokens)), 1);
+  // Raw text: symbols in order (a fraction read as numerator then denominator passes).
+  const sym = symbolsOf(latexTokens('\\alpha \\le \\frac{1}{2}'));
+  assert.equal(sym, 'α≤12');
+  assert.equal(symbolMatch(sym, outputSymbols('so α ≤ 1\n2 holds')), 1);
+  assert.equal(symbolMatch(sym, outputSymbols('we have $\\alpha \\leq \\frac{1}{2}$ here')), 1);
+  assert.ok(symbolMatch(sym, outputSymbols('nothing of the kind')) < 0.8);
+});
