@@ -16,7 +16,8 @@
 // total_us include time the server waited for a core.
 //
 //   node dist/bench/search/mode-server.bench.js --dir tmp/serve-100k [--queries 200] [--rounds 3] \
-//        [--port 18997] [--titles /work/data/synth-100k.jsonl] [--out bench/results/mode-server-100k.json]
+//        [--port 18997] [--titles /work/data/synth-100k.jsonl | --queries-file scifact/queries.jsonl]
+//        [--out bench/results/mode-server-100k.json]
 //
 // The data directory must exist with its models (the script does not ingest or train: see the README,
 // `lectern ingest` then `lectern models train`); every response must be 200 with hits, and the hybrid
@@ -40,6 +41,7 @@ const { values } = parseArgs({
     port: { type: 'string', default: '18997' },
     out: { type: 'string' },
     titles: { type: 'string' },
+    'queries-file': { type: 'string' },
     workload: { type: 'string', default: join(process.cwd(), '..', '..', 'shared', 'tools', 'synth-corpus', 'workload.json') },
   },
 });
@@ -153,7 +155,14 @@ async function titles(file: string): Promise<string[]> {
   rl.close();
   return out;
 }
-const queries = values.titles ? await titles(values.titles) : workload['or']!.map((q) => q.text).slice(0, nQueries);
+/** --queries-file QUERIES.jsonl: BEIR queries (`text`), the first nQueries (e.g. SciFact's claims). */
+const beirQueries = (file: string) =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => (JSON.parse(l) as { text: string }).text)
+    .slice(0, nQueries);
+const queries = values['queries-file'] ? beirQueries(values['queries-file']) : values.titles ? await titles(values.titles) : workload['or']!.map((q) => q.text).slice(0, nQueries);
 const body = (text: string, mode: Mode, extra: Record<string, unknown> = {}) => ({ query: text, mode, limit: 10, return_documents: true, ...extra });
 
 // Every mode must answer with the models (no 422 feature_unavailable); wait for the server to install
@@ -276,7 +285,7 @@ const out = {
   load_average_after: loadAfter,
   note: 'The machine is shared (2 cores, other engineers\' builds and benches): server CPU per search (schedstat of all the server\'s threads, ns, per request) is the reliable measure; server_total_ms (timings.total_us, arrival to serialization) and client wall include waiting for a core. Idle server CPU (timers, background threads) is attributed to whichever search is in flight; the interleaving spreads it over the modes.',
   data_dir: { path: dataDir, documents: null as number | null, models: models.status === 0 ? JSON.parse(models.stdout) : models.stderr },
-  workload: { file: values.titles ?? workloadPath, class: values.titles ? 'titles (every 500th document)' : 'or', mean_words: r2(mean(queries.map((x) => x.split(/\s+/).length))), queries: queries.length, rounds, warmup_queries_per_mode: Number(values.warmup) },
+  workload: { file: values['queries-file'] ?? values.titles ?? workloadPath, class: values['queries-file'] ? 'BEIR queries (the first)' : values.titles ? 'titles (every 500th document)' : 'or', mean_words: r2(mean(queries.map((x) => x.split(/\s+/).length))), queries: queries.length, rounds, warmup_queries_per_mode: Number(values.warmup) },
   server: { search_threads: baseEnv.LECTERN_SEARCH_THREADS ?? `default (the available cores: ${started.cores})`, threads_at_end: threadsAtEnd, rss_mib_after: rss, seconds_to_ready: Math.round((readyAt - spawnedAt) / 100) / 10, idle_cpu_ms_per_s_before: r3(idleBefore / 1e6), idle_cpu_ms_per_s_after: r3(idleAfter / 1e6) },
   hybrid_voting_channels: hybridChannels,
   elapsed_s: Math.round(elapsedS),
