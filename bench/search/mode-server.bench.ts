@@ -17,7 +17,7 @@
 //
 //   node dist/bench/search/mode-server.bench.js --dir tmp/serve-100k [--queries 200] [--rounds 3] \
 //        [--port 18997] [--titles /work/data/synth-100k.jsonl | --queries-file scifact/queries.jsonl]
-//        [--out bench/results/mode-server-100k.json]
+//        [--limit 10] [--out bench/results/mode-server-100k.json]
 //
 // The data directory must exist with its models (the script does not ingest or train: see the README,
 // `lectern ingest` then `lectern models train`); every response must be 200 with hits, and the hybrid
@@ -41,6 +41,7 @@ const { values } = parseArgs({
     port: { type: 'string', default: '18997' },
     out: { type: 'string' },
     titles: { type: 'string' },
+    limit: { type: 'string', default: '10' },
     'queries-file': { type: 'string' },
     workload: { type: 'string', default: join(process.cwd(), '..', '..', 'shared', 'tools', 'synth-corpus', 'workload.json') },
   },
@@ -163,7 +164,7 @@ const beirQueries = (file: string) =>
     .map((l) => (JSON.parse(l) as { text: string }).text)
     .slice(0, nQueries);
 const queries = values['queries-file'] ? beirQueries(values['queries-file']) : values.titles ? await titles(values.titles) : workload['or']!.map((q) => q.text).slice(0, nQueries);
-const body = (text: string, mode: Mode, extra: Record<string, unknown> = {}) => ({ query: text, mode, limit: 10, return_documents: true, ...extra });
+const body = (text: string, mode: Mode, extra: Record<string, unknown> = {}) => ({ query: text, mode, limit: Number(values.limit), return_documents: true, ...extra });
 
 // Every mode must answer with the models (no 422 feature_unavailable); wait for the server to install
 // the models' vectors, then check that hybrid fuses all three channels.
@@ -285,7 +286,7 @@ const out = {
   load_average_after: loadAfter,
   note: 'The machine is shared (2 cores, other engineers\' builds and benches): server CPU per search (schedstat of all the server\'s threads, ns, per request) is the reliable measure; server_total_ms (timings.total_us, arrival to serialization) and client wall include waiting for a core. Idle server CPU (timers, background threads) is attributed to whichever search is in flight; the interleaving spreads it over the modes.',
   data_dir: { path: dataDir, documents: null as number | null, models: models.status === 0 ? JSON.parse(models.stdout) : models.stderr },
-  workload: { file: values['queries-file'] ?? values.titles ?? workloadPath, class: values['queries-file'] ? 'BEIR queries (the first)' : values.titles ? 'titles (every 500th document)' : 'or', mean_words: r2(mean(queries.map((x) => x.split(/\s+/).length))), queries: queries.length, rounds, warmup_queries_per_mode: Number(values.warmup) },
+  workload: { file: values['queries-file'] ?? values.titles ?? workloadPath, class: values['queries-file'] ? 'BEIR queries (the first)' : values.titles ? 'titles (every 500th document)' : 'or', mean_words: r2(mean(queries.map((x) => x.split(/\s+/).length))), queries: queries.length, rounds, limit: Number(values.limit), warmup_queries_per_mode: Number(values.warmup) },
   server: { search_threads: baseEnv.LECTERN_SEARCH_THREADS ?? `default (the available cores: ${started.cores})`, threads_at_end: threadsAtEnd, rss_mib_after: rss, seconds_to_ready: Math.round((readyAt - spawnedAt) / 100) / 10, idle_cpu_ms_per_s_before: r3(idleBefore / 1e6), idle_cpu_ms_per_s_after: r3(idleAfter / 1e6) },
   hybrid_voting_channels: hybridChannels,
   elapsed_s: Math.round(elapsedS),
