@@ -16,7 +16,7 @@ export interface ClusterCommands {
   status(dir: string): Promise<ClusterStateView>;
   down(dir: string): Promise<ClusterStateView>;
   /** The environment the cluster's processes share (ingest --cluster DIR). */
-  env(dir: string): Record<string, string>;
+  env(dir: string): Record<string, string> | Promise<Record<string, string>>;
 }
 
 export const CLUSTER_USAGE = `  cluster up --dir DIR --shards S --replicas R --api A [--workers W]
