@@ -9,7 +9,8 @@ import type { ErrorReporter } from '../../ports/error-reporter.js';
 // CommonJS, so require() loads it synchronously (the same module instance as `import pg from 'pg'`).
 let driver: typeof pg | null = null;
 function pgDriver(): typeof pg {
-  driver ??= createRequire(import.meta.url)('pg') as typeof pg;
+  const require = createRequire(import.meta.url);
+  driver ??= require('pg') as typeof pg;
   return driver;
 }
 
