@@ -88,6 +88,8 @@ if (run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'
   log('TypeScript compilation failed');
   process.exit(1);
 }
+// the configuration's validator as standalone code, so processes do not compile it at start (ADR 0302)
+if (run(process.execPath, [join(root, 'scripts', 'config-validator.mjs')]) !== 0) log('writing the configuration validator failed; processes compile it at start');
 
 // 4. third-party test clients (npm test only)
 if (process.env.npm_lifecycle_event === 'pretest' && process.env.LECTERN_SKIP_TEST_CLIENTS !== '1') {

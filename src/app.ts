@@ -31,9 +31,7 @@ import { committedCheckpoint } from './search/index-checkpoint.js';
 import { RateLimitService } from './limits/rate-limit-service.js';
 import { IndexSet } from './search/index-set.js';
 // --- cluster (issue 24) ---
-import { NatsCluster } from './adapters/nats/nats-cluster.js';
-import { PostgresOutbox } from './adapters/postgres/postgres-outbox.js';
-import { PostgresBlobStore } from './adapters/postgres/postgres-blob-store.js';
+import type { NatsCluster } from './adapters/nats/nats-cluster.js';
 import { OutboxRelay } from './cluster/outbox-relay.js';
 import { Heartbeat, retrying } from './cluster/membership.js';
 import { openReplica, SwitchableSource, type ShardFollower } from './cluster/shard-follower.js';
@@ -46,7 +44,6 @@ import { clusterRoles } from './cluster/roles.js';
 import { createHmac } from 'node:crypto';
 import { HttpShardClient } from './adapters/cluster/http-shard-client.js';
 import { FrameConnections, FrameShardClient } from './adapters/cluster/frame-shard-client.js';
-import { shardRoutes } from './http/shard-server.js';
 import { ScatterGather } from './search/scatter-gather.js';
 import { memoryIndexDirectories } from './adapters/memory/memory-index-directories.js';
 import { ShardSearcher } from './search/shard-searcher.js';
@@ -57,10 +54,8 @@ import { liveWindowMs, replicasByShard } from './cluster/membership.js';
 import { PassageSearch } from './search/passage-search.js';
 import { SearchService } from './search/search-service.js';
 import { activityEngagement } from './search/ranking-bridge.js';
-import { buildHttpServer } from './http/server.js';
 import type { McpHandler } from './http/deps.js';
 import { ReferenceService } from './citations/reference-service.js';
-import { McpEndpoint } from './mcp/index.js';
 import type { Clock } from './ports/clock.js';
 import type { RateLimiter } from './ports/rate-limiter.js';
 import type { Storage } from './ports/storage.js';
@@ -80,8 +75,7 @@ import { INDEX_NAMES } from './domain/document.js';
 import { loadOrCreateSecret } from './adapters/fs/secret-file.js';
 import { backupDataDir, restoreDataDir, type BackupManifest, type DataLocations } from './adapters/fs/data-backup.js';
 import { MemoryRateLimiter } from './adapters/memory/memory-rate-limiter.js';
-import { openPostgresStorage, type PostgresHandle } from './adapters/postgres/postgres-storage.js';
-import { RedisRateLimiter } from './adapters/redis/redis-rate-limiter.js';
+import type { PostgresHandle } from './adapters/postgres/postgres-storage.js';
 import { openSqliteStorage, type SqliteHandle } from './adapters/sqlite/sqlite-storage.js';
 import { systemClock } from './adapters/system-clock.js';
 import { createAuth, type Auth, type AuthSettings } from './auth/index.js';
@@ -94,7 +88,6 @@ import type { ProcessRunner } from './ports/process-runner.js';
 import type { RecognitionJobStore } from './ports/recognition-job-store.js';
 import { LocalProcessRunner } from './adapters/process/local-process-runner.js';
 import { recognitionJobStoreFor } from './adapters/recognition-job-store-factory.js';
-import { PgBossJobQueue } from './adapters/queue/pg-boss-job-queue.js';
 import type { JobQueue } from './ports/job-queue.js';
 import { RecognitionJobService, threadedConvert, type ConvertFn } from './recognition-jobs/index.js';
 import type { RecognitionLimits } from './recognition/index.js';
@@ -294,13 +287,14 @@ export interface App extends Core {
  * pg-boss, or auto with a cluster role on PostgreSQL; then only processes with the worker role (or all)
  * run jobs. Null: the store's own leases (the service's default), every process runs jobs.
  */
-export function recognitionQueue(core: Pick<Core, 'config' | 'storage' | 'clock' | 'logger'>, store: RecognitionJobStore, leaseSeconds: number): { queue: JobQueue; work: boolean } | null {
+export async function recognitionQueue(core: Pick<Core, 'config' | 'storage' | 'clock' | 'logger'>, store: RecognitionJobStore, leaseSeconds: number): Promise<{ queue: JobQueue; work: boolean } | null> {
   const { config, storage } = core;
   const r = config.recognition;
   const roles = clusterRoles(config.cluster);
   const pgBoss = r.queue === 'pg-boss' || (r.queue === 'auto' && !roles.all && storage.kind === 'postgres');
   if (!pgBoss) return null;
   if (!('pool' in storage)) throw new Error('recognition.queue pg-boss needs PostgreSQL (database_url)');
+  const { PgBossJobQueue } = await import('./adapters/queue/pg-boss-job-queue.js');
   const queue = new PgBossJobQueue({
     pool: storage.pool,
     schema: r.queueSchema,
@@ -351,9 +345,9 @@ export type OpenedStorage = (Storage & SqliteHandle) | (Storage & PostgresHandle
 
 /** Opens the store selected by configuration: PostgreSQL with DATABASE_URL, else SQLite in data_dir. */
 export async function openStorage(config: Config, logger?: Logger): Promise<OpenedStorage> {
-  return config.databaseUrl
-    ? openPostgresStorage(config.databaseUrl, { onIdleError: (err: unknown, context: string) => logger?.error({ err }, context) })
-    : openSqliteStorage(join(config.dataDir, 'lectern.db'));
+  if (!config.databaseUrl) return openSqliteStorage(join(config.dataDir, 'lectern.db'));
+  const { openPostgresStorage } = await import('./adapters/postgres/postgres-storage.js');
+  return openPostgresStorage(config.databaseUrl, { onIdleError: (err: unknown, context: string) => logger?.error({ err }, context) });
 }
 
 /** Builds the adapters and services (no HTTP server). */
@@ -361,10 +355,10 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
   const clock = overrides.clock ?? systemClock;
   const logger = overrides.logger ?? createLogger(config);
   const storage = overrides.storage ?? (await openStorage(config, logger));
-  const rateLimiter = overrides.rateLimiter ?? (config.redisUrl ? new RedisRateLimiter(config.redisUrl) : new MemoryRateLimiter(clock));
+  const rateLimiter = overrides.rateLimiter ?? (config.redisUrl ? new (await import('./adapters/redis/redis-rate-limiter.js')).RedisRateLimiter(config.redisUrl) : new MemoryRateLimiter(clock));
   // in a cluster, originals and uploads live in PostgreSQL so every node reaches them (issue 24)
   const clusterBlobs = !clusterRoles(config.cluster).all && 'pool' in storage;
-  const blobs = clusterBlobs ? new PostgresBlobStore(storage.pool) : new FsBlobStore(config.blobDir);
+  const blobs = clusterBlobs ? new (await import('./adapters/postgres/postgres-blob-store.js')).PostgresBlobStore(storage.pool) : new FsBlobStore(config.blobDir);
   const runner = new LocalProcessRunner();
   const secret = config.secret ?? loadOrCreateSecret(config.dataDir);
   const report = (err: unknown, context: string) => logger.warn({ err }, context);
@@ -705,7 +699,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
     async openRecognitionJobs() {
       // the operator's view of the jobs (lectern jobs): the configured queue, running nothing itself
       const store = recognitionJobStoreFor(storage);
-      const q = recognitionQueue({ config, storage, clock, logger }, store, config.recognition.leaseSeconds);
+      const q = await recognitionQueue({ config, storage, clock, logger }, store, config.recognition.leaseSeconds);
       const service = new RecognitionJobService({
         store,
         ...(q ? { queue: q.queue } : {}),
@@ -819,7 +813,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   }
   const scatter = shardDirectory ? new ScatterGather(shardDirectory, { hedgeAfterMs: config.cluster.hedgeAfterMs, deadlineMs: config.cluster.shardDeadlineMs }) : null;
   // a search node answers the coordinators' shard calls over its shard's indexes
-  const shardRouteList = !roles.all && roles.search ? [shardRoutes({ searchers: [new ShardSearcher(config.cluster.shard, indexes)], secret: clusterSecret, snapshot: () => (core.replica.snapshotNow ? core.replica.snapshotNow() : Promise.resolve(null)) })] : [];
+  const shardRouteList = !roles.all && roles.search ? [(await import('./http/shard-server.js')).shardRoutes({ searchers: [new ShardSearcher(config.cluster.shard, indexes)], secret: clusterSecret, snapshot: () => (core.replica.snapshotNow ? core.replica.snapshotNow() : Promise.resolve(null)) })] : [];
   // --- end cluster search ---
   // Freshness under load (ADR 0244): when the indexes have been behind the store for longer than
   // freshnessBoundMs, the search threads pace themselves so the (low-priority) builder thread progresses;
@@ -919,7 +913,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   const wrap = overrides.recognition?.wrapConvert ?? ((inner: ConvertFn) => inner);
   const recognitionStore = overrides.recognition?.store ?? recognitionJobStoreFor(storage);
   const leaseSeconds = overrides.recognition?.leaseSeconds ?? config.recognition.leaseSeconds;
-  const jobQueue = recognitionQueue(core, recognitionStore, leaseSeconds);
+  const jobQueue = await recognitionQueue(core, recognitionStore, leaseSeconds);
   const recognitions = new RecognitionJobService({
     store: recognitionStore,
     ...(jobQueue ? { queue: jobQueue.queue } : {}),
@@ -970,6 +964,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   });
   new Gauge({ name: 'lectern_recognition_workers', help: 'Recognition worker pool size.', registers: [metricsRegistry] }).set(recognitions.workers);
 
+  // the HTTP server and MCP are loaded here, not by the CLI's commands that only build the core (ADR 0302)
+  const [{ buildHttpServer }, { McpEndpoint }] = await Promise.all([import('./http/server.js'), import('./mcp/index.js')]);
   const mcp: McpHandler = new McpEndpoint({
     baseUrl: config.baseUrl,
     prices: config.prices,
@@ -1021,7 +1017,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       } catch (e) {
         checks.storage = `unreachable (${(e as Error).message})`;
       }
-      if (rateLimiter instanceof RedisRateLimiter) {
+      if (isPingable(rateLimiter)) {
         try {
           await rateLimiter.ping();
           checks.rate_limiter = 'ok';
@@ -1126,6 +1122,7 @@ export async function startCluster(core: Core, url: string | null): Promise<Clus
   if (roles.search && c.shard >= c.shards) throw new Error(`cluster.shard ${c.shard} is not below cluster.shards ${c.shards}`);
   const report = (err: unknown, context: string) => logger.warn({ err }, context);
   const id = roles.search ? `search-${c.shard}-${c.replica}` : `${roles.api ? 'api' : 'worker'}-${process.pid}`;
+  const { NatsCluster } = await import('./adapters/nats/nats-cluster.js');
   const nats = await NatsCluster.connect({
     servers: c.natsUrl.split(',').map((x) => x.trim()).filter((x) => x !== ''),
     name: c.name,
@@ -1142,6 +1139,7 @@ export async function startCluster(core: Core, url: string | null): Promise<Clus
     await retrying(() => nats.ensureStream(), STARTUP_MS);
     const map = await retrying(() => nats.claimShardMap({ shards: c.shards, replicas: c.replicas }), STARTUP_MS);
     if (map.shards !== c.shards) throw new Error(`the cluster '${c.name}' has ${map.shards} shards; this process is configured with cluster.shards ${c.shards}`);
+    const { PostgresOutbox } = await import('./adapters/postgres/postgres-outbox.js');
     const outbox = new PostgresOutbox(storage.pool);
     await outbox.enable();
     if (roles.api || roles.worker) {
@@ -1258,6 +1256,7 @@ export async function openSnapshotAdmin(config: Config): Promise<SnapshotAdmin &
   if (c.natsUrl === '') throw new Error('no cluster is configured: set cluster.nats_url (LECTERN_CLUSTER_NATS_URL and the other cluster variables) or give --dir DIR of a local cluster');
   const secret = clusterSecretOf(config);
   if (secret.length < 16) throw new Error('the search nodes answer only with the cluster secret: set cluster.secret or secret as in the cluster\'s processes');
+  const { NatsCluster } = await import('./adapters/nats/nats-cluster.js');
   const nats = await NatsCluster.connect({
     servers: c.natsUrl.split(',').map((x) => x.trim()).filter((x) => x !== ''),
     name: c.name,
@@ -1309,3 +1308,8 @@ export async function attachMembership(app: App, cluster: ClusterHandle | null):
   dir.start(1_000);
 }
 // --- end cluster search ---
+
+/** A rate limiter on a remote store (Redis) that /readyz checks; the in-memory one has no ping. */
+function isPingable(limiter: RateLimiter): limiter is RateLimiter & { ping(): Promise<unknown> } {
+  return typeof (limiter as { ping?: unknown }).ping === 'function';
+}

@@ -1,12 +1,19 @@
 // Process entry (`npm start`): read configuration, build the app, load the demo corpus on first start,
 // listen, and shut down gracefully on SIGINT/SIGTERM (in-flight requests finish, up to
 // limits.shutdownGraceMs).
-import { attachMembership, backupData, buildApp, buildCore, createLogger, openSnapshotAdmin, restoreData, startCluster } from './app.js';
+// The composition root (app.js) and the local-cluster adapter are imported when a command needs them
+// (ADR 0302): `lectern --help`, `lectern accounts ...` and the like never load the HTTP server, MCP or
+// the drivers of stores they do not use.
+import type { buildApp as BuildApp } from './app.js';
 import { runCli } from './cli/main.js';
-import { clusterDown, clusterEnv, clusterStatus, clusterUp } from './adapters/cluster/local-cluster.js';
 import { ConfigError, loadConfig, loadConfigWithEnv, processEnvironment, type Config } from './config/index.js';
 
+/** The composition root, loaded on first use. */
+const composition = () => import('./app.js');
+const localCluster = () => import('./adapters/cluster/local-cluster.js');
+
 export async function serve(config: Config): Promise<void> {
+  const { attachMembership, buildApp, startCluster } = await composition();
   // the indexes catch up with the store after the server listens; /readyz says when they have (ADR 0243)
   const app = await buildApp(config, { deferIndexCatchUp: true });
   const log = app.logger;
@@ -55,7 +62,7 @@ export async function serve(config: Config): Promise<void> {
 }
 
 /** Says at start which corpus the store holds, and how to start empty (docs/ingest.md "The demo corpus"). */
-async function logCorpus(app: Awaited<ReturnType<typeof buildApp>>, loadedNow: boolean): Promise<void> {
+async function logCorpus(app: Awaited<ReturnType<typeof BuildApp>>, loadedNow: boolean): Promise<void> {
   const total = await app.storage.documents.count();
   const demo = await app.demoCorpus.status();
   if (demo.present) {
@@ -77,16 +84,16 @@ export async function main(argv: readonly string[]): Promise<number> {
   return runCli(argv, {
     loadConfig: (extraEnv) => (extraEnv ? loadConfigWithEnv(extraEnv) : loadConfig()),
     cluster: {
-      up: (o) => clusterUp({ ...o, baseEnv: processEnvironment() }),
-      status: (dir) => clusterStatus(dir),
-      down: (dir) => clusterDown(dir),
-      env: (dir) => clusterEnv(dir),
-      snapshots: (config) => openSnapshotAdmin(config),
+      up: async (o) => (await localCluster()).clusterUp({ ...o, baseEnv: processEnvironment() }),
+      status: async (dir) => (await localCluster()).clusterStatus(dir),
+      down: async (dir) => (await localCluster()).clusterDown(dir),
+      env: async (dir) => (await localCluster()).clusterEnv(dir),
+      snapshots: async (config) => (await composition()).openSnapshotAdmin(config),
     },
-    openApp: (config) => buildCore(config),
+    openApp: async (config) => (await composition()).buildCore(config),
     serve,
-    backup: backupData,
-    restore: restoreData,
+    backup: async (config, dir) => (await composition()).backupData(config, dir),
+    restore: async (config, dir) => (await composition()).restoreData(config, dir),
     // loaded on first use, so a process that never runs an encoder never loads the ONNX runtime
     loadTextEncoder: async (options) => (await import('./adapters/onnx/onnx-text-encoder.js')).loadOnnxTextEncoder(options),
   });
@@ -103,8 +110,16 @@ if (isEntry) {
         process.stderr.write(`${err.message}\n`);
         process.exit(2);
       }
-      createLogger({ logLevel: 'info' }).fatal({ err }, 'failed');
-      process.exit(1);
+      void composition().then(
+        ({ createLogger }) => {
+          createLogger({ logLevel: 'info' }).fatal({ err }, 'failed');
+          process.exit(1);
+        },
+        () => {
+          process.stderr.write(`failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+          process.exit(1);
+        },
+      );
     },
   );
 }

@@ -7,7 +7,6 @@ import { join } from 'node:path';
 import type { TextEncoderOptions } from './ports/text-encoder.js';
 import { rankingSettings } from './ranking/settings.js';
 import { parentPort, workerData } from 'node:worker_threads';
-import { openPostgresStorage } from './adapters/postgres/postgres-storage.js';
 import { openSqliteStorage } from './adapters/sqlite/sqlite-storage.js';
 import { fsModelDirectories } from './adapters/fs/index-directories.js';
 import { systemClock } from './adapters/system-clock.js';
@@ -44,7 +43,10 @@ async function start(): Promise<void> {
   if (!parentPort) return;
   const port = parentPort;
   const { config, encoders } = workerData as SearchWorkerData;
-  const storage = config.databaseUrl ? await openPostgresStorage(config.databaseUrl, { max: 2 }) : openSqliteStorage(join(config.dataDir, 'lectern.db'));
+  // the PostgreSQL driver is loaded only by a thread whose server uses it (ADR 0302)
+  const storage = config.databaseUrl
+    ? await (await import('./adapters/postgres/postgres-storage.js')).openPostgresStorage(config.databaseUrl, { max: 2 })
+    : openSqliteStorage(join(config.dataDir, 'lectern.db'));
   // The thread's own display cache (ADR 0135): the writer publishes a snapshot after every commit, and
   // the thread then forgets what it held, so a changed record is never shown stale past its commit.
   const displayCache = new DisplayRecordCache(config.displayCacheRecords);

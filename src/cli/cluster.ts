@@ -25,7 +25,7 @@ export interface ClusterCommands {
   status(dir: string): Promise<ClusterStateView>;
   down(dir: string): Promise<ClusterStateView>;
   /** The environment the cluster's processes share (ingest --cluster DIR). */
-  env(dir: string): Record<string, string>;
+  env(dir: string): Record<string, string> | Promise<Record<string, string>>;
   /** The shard snapshots of the cluster `config` describes (cluster snapshot; ADR 0295). */
   snapshots?(config: Config): Promise<SnapshotAdminView>;
 }
@@ -158,7 +158,7 @@ async function snapshotCommand(args: readonly string[], config: (extraEnv?: Reco
   let env: Record<string, string> | undefined;
   if (values.dir !== undefined) {
     try {
-      env = commands.env(values.dir);
+      env = await commands.env(values.dir);
     } catch (e) {
       throw new ClusterUsageError(`--dir: ${(e as Error).message}`);
     }

@@ -6,14 +6,14 @@ import type { AccountService } from '../accounts/account-service.js';
 import type { ApiKeyService } from '../accounts/api-keys.js';
 import { redactLlmModels, type Config } from '../config/index.js';
 import { AppError } from '../domain/errors.js';
-import { INGEST_FORMATS, type IngestFormat, type IngestReport, type IngestService } from '../ingest/ingest-service.js';
+import type { IngestReport, IngestService } from '../ingest/ingest-service.js';
+import { INGEST_FORMATS, type IngestFormat } from '../ingest/ingest-formats.js';
 import type { ProcessRunner } from '../ports/process-runner.js';
 import type { DeadLetter } from '../ports/job-queue.js';
 import type { RecognitionJob } from '../ports/recognition-job-store.js';
 import type { TextEncoder, TextEncoderLoader } from '../ports/text-encoder.js';
 import type { EncoderVectorizer } from '../search/encoder-vectorizer.js';
 import type { Storage } from '../ports/storage.js';
-import { isRecognitionError, recognizeForIngest } from '../recognition/index.js';
 import type { IndexSet } from '../search/index-set.js';
 import type { CorpusModels, ModelManifest } from '../search/corpus-models.js';
 import { INDEX_NAMES, type IndexName } from '../domain/document.js';
@@ -90,7 +90,7 @@ export interface CliContext {
   /** `lectern backup DIR`: an online copy of the data directory (throws a BackupError to refuse). */
   backup?(config: Config, dir: string): Promise<BackupSummary>;
   /** `lectern restore DIR`: a checked backup into the empty data directory. */
-  restore?(config: Config, dir: string): { manifest: BackupSummary; files: number };
+  restore?(config: Config, dir: string): { manifest: BackupSummary; files: number } | Promise<{ manifest: BackupSummary; files: number }>;
   // --- end backup and restore ---
 }
 
@@ -327,7 +327,7 @@ async function ingest(ctx: CliContext, args: string[]): Promise<number> {
     },
   });
   // into a local cluster: its configuration, as a process that writes to the store (the relay publishes)
-  if (values.cluster !== undefined) ctx = inCluster(ctx, values.cluster);
+  if (values.cluster !== undefined) ctx = await inCluster(ctx, values.cluster);
   if (positionals.length === 0) throw new UsageError('ingest needs at least one FILE');
   if (values['wait-timeout'] !== undefined && !values.wait) throw new UsageError('--wait-timeout needs --wait');
   if (values.wait && values.cluster !== undefined) throw new UsageError('--wait is not available with --cluster: `lectern cluster status --dir DIR` shows the store sequence each search node has applied (seq)');
@@ -440,6 +440,8 @@ async function demo(ctx: CliContext, args: string[]): Promise<number> {
  * document; a file that cannot be read is reported and skipped (exit 1).
  */
 async function ingestRecognized(ctx: CliContext, files: string[], wait: { timeoutMs: number } | null = null): Promise<number> {
+  // the converters are loaded by the one command that runs them (ADR 0302)
+  const { isRecognitionError, recognizeForIngest } = await import('../recognition/index.js');
   return withApp(ctx, async (app) => {
     const indexes = await app.tryOpenIndexes();
     if (!indexes) process.stderr.write('note: a running Lectern server holds the search indexes; it will index these documents within a second.\n');
@@ -518,11 +520,11 @@ async function index(ctx: CliContext, args: string[]): Promise<number> {
 }
 
 /** The context of a process of the local cluster in `dir` (its configuration, role api: no index of its own). */
-function inCluster(ctx: CliContext, dir: string): CliContext {
+async function inCluster(ctx: CliContext, dir: string): Promise<CliContext> {
   if (!ctx.cluster) throw new UsageError('--cluster is not available in this build');
   let shared: Record<string, string>;
   try {
-    shared = ctx.cluster.env(dir);
+    shared = await ctx.cluster.env(dir);
   } catch (e) {
     throw new UsageError(`--cluster: ${(e as Error).message}`);
   }
@@ -535,7 +537,7 @@ async function models(ctx: CliContext, args: string[]): Promise<number> {
   if (sub === 'train') {
     const { values } = parseArgs({ args: rest, options: { index: { type: 'string' }, full: { type: 'boolean', default: false }, dims: { type: 'string' }, cluster: { type: 'string' } } });
     // a local cluster's models: trained here from its store, published for every node (ADR 0267)
-    if (values.cluster !== undefined) ctx = inCluster(ctx, values.cluster);
+    if (values.cluster !== undefined) ctx = await inCluster(ctx, values.cluster);
     if (values.index !== undefined && !(INDEX_NAMES as readonly string[]).includes(values.index)) throw new UsageError(`--index must be one of ${INDEX_NAMES.join(', ')}`);
     const dims = intOption(values.dims, 'dims', 32);
     if (dims !== undefined && (dims % 32 !== 0 || dims > 1024)) throw new UsageError('--dims must be a multiple of 32, at most 1024');

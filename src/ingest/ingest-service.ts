@@ -32,8 +32,8 @@ export interface RecognizedIngestReport {
   warnings: string[];
 }
 
-export const INGEST_FORMATS = ['auto', 'openalex', 'beir', 'stackexchange', 'lectern'] as const;
-export type IngestFormat = (typeof INGEST_FORMATS)[number];
+export { INGEST_FORMATS, type IngestFormat } from './ingest-formats.js';
+import type { IngestFormat } from './ingest-formats.js';
 
 export interface IngestProgress {
   file: string;

@@ -69,7 +69,8 @@ const PACKAGE_OWNERS: [RegExp, string[]][] = [
   [/^@modelcontextprotocol\//, ['mcp']],
 ];
 
-const IMPORT_RE = /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s+['"]([^'"]+)['"]/gm;
+// static and dynamic imports, and require() of CommonJS packages loaded on first use (ADR 0302)
+const IMPORT_RE = /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s+['"]([^'"]+)['"]|\brequire\(\s*['"]([^'"]+)['"]\s*\)/gm;
 
 const files = walk(src);
 
@@ -79,7 +80,7 @@ test('every src import respects the layer rules', () => {
     const from = area(file);
     const text = readFileSync(file, 'utf8');
     for (const m of text.matchAll(IMPORT_RE)) {
-      const spec = m[1] ?? m[2] ?? m[3]!;
+      const spec = m[1] ?? m[2] ?? m[3] ?? m[4]!;
       if (spec.startsWith('.')) {
         const target = resolve(dirname(file), spec.replace(/\.js$/, '.ts'));
         if (!target.startsWith(src)) continue;
@@ -117,7 +118,7 @@ test('capabilities never import adapters, http, mcp or cli', () => {
   for (const f of capabilityFiles) {
     const text = readFileSync(f, 'utf8');
     for (const m of text.matchAll(IMPORT_RE)) {
-      const spec = m[1] ?? m[2] ?? m[3]!;
+      const spec = m[1] ?? m[2] ?? m[3] ?? m[4]!;
       if (!spec.startsWith('.')) continue;
       const to = area(resolve(dirname(f), spec.replace(/\.js$/, '.ts')));
       assert.ok(!['adapters', 'http', 'mcp', 'cli', ...ENTRY_POINTS].includes(to), `${relative(repoRoot, f)} imports ${spec}`);

@@ -1,7 +1,18 @@
 // The PostgreSQL connection pool and its transaction helper, shared by every PostgreSQL store
 // (the core stores here and capabilities' own stores added later).
-import pg from 'pg';
+import { createRequire } from 'node:module';
+import type pg from 'pg';
 import type { ErrorReporter } from '../../ports/error-reporter.js';
+
+// The driver is loaded when a pool is made, not when a store module is imported: every store factory
+// imports its PostgreSQL store, and a process on SQLite never needs the driver (ADR 0302). pg is
+// CommonJS, so require() loads it synchronously (the same module instance as `import pg from 'pg'`).
+let driver: typeof pg | null = null;
+function pgDriver(): typeof pg {
+  const require = createRequire(import.meta.url);
+  driver ??= require('pg') as typeof pg;
+  return driver;
+}
 
 /** PostgreSQL type OID of BIGINT (int8); COUNT(*) returns it too. */
 const INT8_OID = 20;
@@ -10,7 +21,7 @@ const INT8_OID = 20;
 // seconds, sequence numbers) fits in a double, so we parse it to a number and fail loudly on the day
 // one does not rather than lose precision. Per-pool overrides leave the process-wide pg.types alone.
 function typeOverrides(): pg.TypeOverrides {
-  const types = new pg.TypeOverrides();
+  const types = new (pgDriver().TypeOverrides)();
   types.setTypeParser(INT8_OID, (text: string) => {
     const n = Number(text);
     if (!Number.isSafeInteger(n)) throw new RangeError(`BIGINT ${text} is outside the safe integer range`);
@@ -32,7 +43,7 @@ export interface PostgresPoolOptions {
  * that returns BIGINT columns as numbers.
  */
 export function createPostgresPool(url: string, options: PostgresPoolOptions = {}): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, types: typeOverrides() });
+  const pool = new (pgDriver().Pool)({ connectionString: url, max: options.max ?? 10, types: typeOverrides() });
   // Without a listener an idle connection's error would crash the process; the pool has already
   // dropped the connection, so reporting it is all there is to do.
   pool.on('error', (err) => options.onIdleError?.(err, 'postgres idle connection'));
