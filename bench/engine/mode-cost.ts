@@ -7,13 +7,14 @@
 // sparse passages at once (ADR 0311 off), as the A/B in the same run. Reuses an index and models saved
 // by bench/engine/vectors.ts --save DIR.
 // The "float pool rescoring" rows switch ADR 0314's 8-bit pass off (the previous build's dense channel).
-//   node dist/bench/engine/mode-cost.js --reuse tmp/retr-100k [--queries 200] [--rounds 3] [--out mode-cost-100k.json]
+// The "sparse vote at heap_factor 0.85" row is hybrid before ADR 0269 (its vote now exact).
+//   node dist/bench/engine/mode-cost.js --reuse tmp/retr-100k [--queries 200] [--rounds 3] [--modes hybrid,sparse] [--out mode-cost-100k.json]
 import { readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { CorpusModel, fuseRrf, SearchIndex, type EngineQuery, type EngineResult } from '../../src/engine/index.js';
 import { FsIndexDirectory } from '../../src/adapters/fs/index-directory.js';
-import { DEFAULT_HEAP_FACTOR, HYBRID_EXPANSION_TERMS, denseQueryVector, denseSearch, sparseEngineOptions, sparseQueryVector, withFeedback, type SparseDim, type SparseParams } from '../../src/search/channels.js';
+import { DEFAULT_HEAP_FACTOR, HYBRID_EXPANSION_TERMS, HYBRID_SPARSE_HEAP_FACTOR, denseQueryVector, denseSearch, sparseEngineOptions, sparseQueryVector, withFeedback, type SparseDim, type SparseParams } from '../../src/search/channels.js';
 import { DEFAULT_RRF_K, DENSE_FEEDBACK_DOCS, DENSE_FEEDBACK_WEIGHT, DENSE_RRF_WEIGHT, SPARSE_RRF_WEIGHT } from '../../src/search/search-service.js';
 import { DEFAULT_COMBINER, multiQuerySearch, passagesFor } from '../../src/search/multi-query.js';
 import { repoRoot } from '../../test/helpers/paths.js';
@@ -54,9 +55,10 @@ const sparseFloatScan = Object.assign(Object.create(sparse) as CorpusModel, {
 });
 
 /** Hybrid's sparse vote nominates nothing: passages for sub-query-only hits the dense list also has (ADR 0311). */
-const sparseHybrid = (q: EngineQuery, shared: EngineResult, dn: EngineResult | null, model: CorpusModel = sparse, dims?: SparseDim[]) => {
+// `heapFactor`: the vote's (ADR 0269: exact, HYBRID_SPARSE_HEAP_FACTOR; the previous build: the request's 0.85)
+const sparseHybrid = (q: EngineQuery, shared: EngineResult, dn: EngineResult | null, model: CorpusModel = sparse, dims?: SparseDim[], heapFactor = HYBRID_SPARSE_HEAP_FACTOR) => {
   const d = dims ?? sparseQueryVector(idx, model, q.text!, null, sp);
-  const run = multiQuerySearch(idx, q, d, sparseEngineOptions(d, sp).heapFactor, DEFAULT_COMBINER, shared, true);
+  const run = multiQuerySearch(idx, q, d, sparseEngineOptions(d, { ...sp, heapFactor }).heapFactor, DEFAULT_COMBINER, shared, true);
   if (run.deferred) void passagesFor(run.deferred, q, new Set((dn?.hits ?? []).map((h) => h.id)), (x) => idx.search(x));
   return run.result;
 };
@@ -90,6 +92,13 @@ const modes: Record<string, (text: string) => unknown> = {
     const dn = denseRun(q, ft);
     return fuse(ft, sparseHybrid(q, ft, dn, sparse, sparseQueryVector(idx, sparse, t, null, spHybrid)), dn);
   },
+  // the previous build (ADR 0269): the sparse vote's sub-queries pruned at the request's heap_factor 0.85
+  'hybrid (sparse vote at heap_factor 0.85: the previous build)': (t) => {
+    const q = base(t);
+    const ft = idx.search(q);
+    const dn = denseRun(q, ft);
+    return fuse(ft, sparseHybrid(q, ft, dn, sparse, sparseQueryVector(idx, sparse, t, null, spHybrid), DEFAULT_HEAP_FACTOR), dn);
+  },
   // the previous build (ADR 0312): the dense pool rescored with the float rows (ADR 0314 off)
   'short_document (float pool rescoring: the previous build)': (t) => withoutInt8(() => denseRun(base(t), null)),
   'hybrid (float pool rescoring: the previous build)': (t) => withoutInt8(() => modes['hybrid']!(t)),
@@ -99,7 +108,9 @@ const modes: Record<string, (text: string) => unknown> = {
     return fuse(ft, { ...ft, hits: [] }, denseRun(q, ft));
   },
 };
-const names = Object.keys(modes);
+// --modes a,b,c: only these names (fulltext always, the ratios' base)
+const only = arg('modes')?.split(',');
+const names = Object.keys(modes).filter((m) => !only || m === 'fulltext' || only.includes(m));
 // memory of the 8-bit rows (ADR 0314) per search thread, over the index's segments
 const int8Bytes = idx.snapshotVectorMemory();
 for (const q of queries.slice(0, 10)) for (const m of names) modes[m]!(q); // warm-up

@@ -4,12 +4,12 @@
 // src/search/channels.ts and search-service.ts), plus hybrid with no model (= fulltext) and with
 // sparse_nomination on. Training time is measured on the same corpus. Usage:
 //   node dist/bench/quality/channels.js [--write] [--only scifact|cranfield] [--dims 128]
-// --write stores bench/results/quality-channels.json (machine and load average noted).
+// --write stores bench/results/quality-channels.json, or --out NAME (machine and load average noted).
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fieldTerms, fuseRrf, MemoryIndexDirectory, SearchIndex, TERM_SCAN_MIN_TERMS, TrainingState } from '../../src/engine/index.js';
-import { DEFAULT_HEAP_FACTOR, HYBRID_EXPANSION_TERMS, denseQueryVector, denseSearch, sparseEngineOptions, sparseQueryVector, withFeedback, type SparseParams } from '../../src/search/channels.js';
+import { DEFAULT_HEAP_FACTOR, HYBRID_EXPANSION_TERMS, HYBRID_SPARSE_HEAP_FACTOR, denseQueryVector, denseSearch, sparseEngineOptions, sparseQueryVector, withFeedback, type SparseParams } from '../../src/search/channels.js';
 import { DEFAULT_RRF_K, DENSE_FEEDBACK_DOCS, DENSE_FEEDBACK_WEIGHT, DENSE_RRF_WEIGHT, SPARSE_RRF_WEIGHT } from '../../src/search/search-service.js';
 import { DEFAULT_COMBINER, multiQuerySearch, type CombinerParams } from '../../src/search/multi-query.js';
 import { repoRoot } from '../../test/helpers/paths.js';
@@ -118,12 +118,16 @@ function evaluate(set: IrSet) {
         ],
         { k: DEFAULT_RRF_K },
       ).map((f) => f.id);
-    // hybrid's sparse vote: the 4 strongest expansion terms (HYBRID_EXPANSION_TERMS, ADR 0312)
+    // hybrid's sparse vote: the 4 strongest expansion terms (HYBRID_EXPANSION_TERMS, ADR 0312), evaluated
+    // exactly (HYBRID_SPARSE_HEAP_FACTOR, ADR 0269)
     const svHybrid = sparseQueryVector(index, sparse, text, null, { ...sp, maxExpansionTerms: HYBRID_EXPANSION_TERMS });
-    const [spsHybrid, spHybridMs] = timed(() => multiQuerySearch(index, q, svHybrid, sparseEngineOptions(svHybrid, sp).heapFactor, DEFAULT_COMBINER, ftResult).result.hits.map((h) => h.id));
+    const [spsHybrid, spHybridMs] = timed(() => multiQuerySearch(index, q, svHybrid, sparseEngineOptions(svHybrid, { ...sp, heapFactor: HYBRID_SPARSE_HEAP_FACTOR }).heapFactor, DEFAULT_COMBINER, ftResult).result.hits.map((h) => h.id));
     const [hy, fuseMs] = timed(() => fuse(spsHybrid.filter((id) => nominated.has(id))));
     const hybridMs = ftMs + spHybridMs + embMs + dpMs + fuseMs;
     add('hybrid', hy, rels, hybridMs);
+    // before ADR 0269: the vote's sub-queries pruned at the request's default heap_factor (0.85)
+    const spsHybrid085 = multiQuerySearch(index, q, svHybrid, sparseEngineOptions(svHybrid, sp).heapFactor, DEFAULT_COMBINER, ftResult).result.hits.map((h) => h.id);
+    add('hybrid (sparse vote at heap_factor 0.85: the previous build)', fuse(spsHybrid085.filter((id) => nominated.has(id))), rels, NaN);
     add('hybrid (8 expansion terms: the previous build)', fuse(sps.filter((id) => nominated.has(id))), rels, ftMs + spSharedMs + embMs + dpMs + fuseMs);
     // the same run's controls (issue 27): the sparse channel's own pruned pass (before), no sparse vote,
     // and the sparse channel as one weighted query
@@ -180,5 +184,5 @@ if (args.includes('--write')) {
     results,
     machine: { cpu: cpus()[0]?.model, cores: cpus().length, ramGiB: Math.round(totalmem() / 2 ** 30), node: process.version, loadAverage1mAtStart: load0, loadAverage1mAtEnd: loadavg()[0], shared: 'machine shared with other helpers; timings are indicative' },
   };
-  writeFileSync(join(repoRoot, 'bench', 'results', 'quality-channels.json'), JSON.stringify(out, null, 2) + '\n');
+  writeFileSync(join(repoRoot, 'bench', 'results', arg('out') ?? 'quality-channels.json'), JSON.stringify(out, null, 2) + '\n');
 }

@@ -28,6 +28,12 @@ export const HYBRID_EXPANSION_TERMS = 4;
 export const DEFAULT_PRUNING = 0;
 /** Default heap factor (interface default 0.85). */
 export const DEFAULT_HEAP_FACTOR = 0.85;
+/**
+ * Hybrid's sparse vote (corpus expansion) evaluates its engine searches exactly, whatever the request's
+ * heap_factor (which keeps governing `mode: sparse`): an approximate MaxScore list depends on each
+ * index's traversal, so a cluster's shards would vote differently from one node (ADR 0269).
+ */
+export const HYBRID_SPARSE_HEAP_FACTOR = 1;
 
 export interface SparseParams {
   /** 0: {@link DEFAULT_MAX_QUERY_DIMS}. */

@@ -49,7 +49,7 @@ import { NO_RANKING, planRanking, runRanking, type RankingOutcome, type RankingP
 import { pickEvidence } from '../ranking/evidence.js';
 import { buildPool, featureSources, plannedBranches } from './ranking-bridge.js';
 import { checkExtraPools, mergeExtraPools, type PoolSources } from './extra-pools.js';
-import { DEFAULT_HEAP_FACTOR, DEFAULT_MAX_QUERY_DIMS, DEFAULT_PRUNING, HYBRID_EXPANSION_TERMS } from './channels.js';
+import { DEFAULT_HEAP_FACTOR, DEFAULT_MAX_QUERY_DIMS, DEFAULT_PRUNING, HYBRID_EXPANSION_TERMS, HYBRID_SPARSE_HEAP_FACTOR } from './channels.js';
 import { analyzerFor, queryTerms, resolveRankingMode } from '../engine/index.js';
 
 /** RRF smoothing constant when the request gives none (interface: service default 60). */
@@ -429,8 +429,11 @@ export class SearchService {
           // documents): the hits only an expansion sub-query found can reach the page only through the
           // dense channel, so their passages wait for its list (ADR 0311)
           const defer = r.mode === 'hybrid' && lexical !== null && !(r.sparseNomination ?? lexical.rankingMode === 'passages');
-          // hybrid's vote: the 4 strongest expansion terms (as good as 8 on both judged sets, half the sub-queries; ADR 0312)
-          const params = r.mode === 'hybrid' ? { ...sparseParams, maxExpansionTerms: HYBRID_EXPANSION_TERMS } : sparseParams;
+          // hybrid's vote: the 4 strongest expansion terms (as good as 8 on both judged sets, half the sub-queries;
+          // ADR 0312), evaluated exactly (the request's heap_factor governs mode sparse): a pruned list depends
+          // on each index's traversal, exact ones make a cluster's vote one node's (ADR 0269). The SPLADE-style
+          // encoder (one node only) keeps the request's.
+          const params = r.mode === 'hybrid' ? { ...sparseParams, maxExpansionTerms: HYBRID_EXPANSION_TERMS, ...(sparse.tokenVector ? {} : { heapFactor: HYBRID_SPARSE_HEAP_FACTOR }) } : sparseParams;
           const run = await runSparseChannel(sparse, index, base, r.query, r.possibleLanguages, params, combinerParams, lexical, viaShards, defer);
           if (viaShards) run.detail = { ...run.detail, shards: shardTraces[0] ?? [], shard_calls: shardTraces.length };
           embedUs += run.embedUs;

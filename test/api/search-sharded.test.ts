@@ -312,6 +312,23 @@ describe('every search mode over 2 shards (in-process) equals one node, with tra
     }
   }
 
+  // hybrid at the request's default heap_factor (0.85): its sparse vote evaluates its sub-queries exactly
+  // (ADR 0269), so the shards vote as one node does; `mode: sparse` keeps the request's heap_factor
+  test('hybrid at the default heap_factor: same top 10 (ids, scores, RRF) as one node; the vote exact, sparse mode pruned', async () => {
+    const queries = ['heart attack', 'sandstone porosity reservoir', 'myocardial damage after surgery', 'cardiac outcomes', 'rock permeability', 'coronary reperfusion', 'sediment compaction', 'heart failure', 'diagenesis', 'troponin'];
+    for (const query of queries) {
+      const body = { query, mode: 'hybrid', limit: 10, include_rrf_scores: true, tracing: true };
+      const a = await search(one, keyOne, body);
+      const b = await search(sharded, keySharded, body);
+      assert.ok(a.hits.length > 0, query);
+      assert.deepEqual(top(b), top(a), query);
+      assert.deepEqual(b.hits.map((h: { rrf_score?: unknown }) => h.rrf_score), a.hits.map((h: { rrf_score?: unknown }) => h.rrf_score), query);
+      for (const x of [a, b]) assert.equal(x.retrieval_traces.find((t: { branch: string }) => t.branch === 'sparse').heap_factor, 1, query);
+    }
+    const s = await search(one, keyOne, { query: 'heart attack', mode: 'sparse', tracing: true });
+    assert.equal(s.retrieval_traces.find((t: { branch: string }) => t.branch === 'sparse').heap_factor, 0.85);
+  });
+
   test('similar documents: the seed vector from its work\'s shard, the neighbours from every shard, equal to one node', async () => {
     for (const document_id of ['c0', 'c7', 'c42']) {
       const post = (app: TestApp, key: string) => app.http.inject({ method: 'POST', url: '/v2/search/similar', headers: { 'x-api-key': key }, payload: { document_id, limit: 10 } });
