@@ -118,7 +118,7 @@ function evaluate(set: IrSet) {
         ],
         { k: DEFAULT_RRF_K },
       ).map((f) => f.id);
-    // hybrid's sparse vote: the 4 strongest expansion terms (HYBRID_EXPANSION_TERMS, ADR 0312), evaluated
+    // hybrid's sparse vote: the 3 strongest expansion terms (HYBRID_EXPANSION_TERMS, ADRs 0312, 0269), evaluated
     // exactly (HYBRID_SPARSE_HEAP_FACTOR, ADR 0269)
     const svHybrid = sparseQueryVector(index, sparse, text, null, { ...sp, maxExpansionTerms: HYBRID_EXPANSION_TERMS });
     const [spsHybrid, spHybridMs] = timed(() => multiQuerySearch(index, q, svHybrid, sparseEngineOptions(svHybrid, { ...sp, heapFactor: HYBRID_SPARSE_HEAP_FACTOR }).heapFactor, DEFAULT_COMBINER, ftResult).result.hits.map((h) => h.id));

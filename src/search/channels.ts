@@ -20,10 +20,10 @@ export const EXPANSION_MIN_SIMILARITY = 0.2;
 /** Most expansion terms per query (before max_query_dims). */
 export const MAX_EXPANSION_TERMS = 8;
 /**
- * Most expansion terms of hybrid's sparse vote (ADR 0312): the 4 strongest of the 8 (one sub-query each).
+ * Most expansion terms of hybrid's sparse vote (ADRs 0312, 0269): the 3 strongest of the 8 (one exact sub-query each).
  * Chosen on SciFact train (4: 0.71867 vs 8: 0.71866; 2: 0.71824), held out on Cranfield (0.3312 vs 0.3292).
  */
-export const HYBRID_EXPANSION_TERMS = 4;
+export const HYBRID_EXPANSION_TERMS = 3;
 /** Default relative pruning of expansion dimensions when the request gives none. */
 export const DEFAULT_PRUNING = 0;
 /** Default heap factor (interface default 0.85). */

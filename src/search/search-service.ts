@@ -429,7 +429,7 @@ export class SearchService {
           // documents): the hits only an expansion sub-query found can reach the page only through the
           // dense channel, so their passages wait for its list (ADR 0311)
           const defer = r.mode === 'hybrid' && lexical !== null && !(r.sparseNomination ?? lexical.rankingMode === 'passages');
-          // hybrid's vote: the 4 strongest expansion terms (as good as 8 on both judged sets, half the sub-queries;
+          // hybrid's vote: the 3 strongest expansion terms, evaluated exactly (as good as 8 on both judged sets; ADR 0269;
           // ADR 0312), evaluated exactly (the request's heap_factor governs mode sparse): a pruned list depends
           // on each index's traversal, exact ones make a cluster's vote one node's (ADR 0269). The SPLADE-style
           // encoder (one node only) keeps the request's.
