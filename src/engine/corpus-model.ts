@@ -204,16 +204,39 @@ export class TrainingState {
         }
         return { c: Int32Array.from(c), w: Float32Array.from(w) };
       };
+      const abstracts: { c: Int32Array; w: Float32Array }[] = [];
+      const splitRnd = new SeededRandom((opts.seed ?? 20261125) + 7);
+      const splitPairs = opts.contrastiveSplitPairs ?? DEFAULT_CONTRASTIVE_SPLIT_PAIRS;
+      const halves: Pair[] = [];
       for (const d of this.#docs.values()) {
         const q = side(d, 0, d.n);
         const a = side(d, d.n, d.t.length);
-        if (q.c.length > 0 && a.c.length > 0) pairs.push({ q: q.c, qw: q.w, d: a.c, dw: a.w });
+        if (q.c.length > 0 && a.c.length > 0) {
+          pairs.push({ q: q.c, qw: q.w, d: a.c, dw: a.w });
+          abstracts.push(a);
+        }
+        // two disjoint random halves of one abstract's terms as a second positive pair (ADR 0317)
+        if (splitPairs !== false && a.c.length >= 4 && (splitPairs !== 'titled' || q.c.length > 0)) {
+          const h = splitView(a, splitRnd);
+          if (h) halves.push(h);
+        }
       }
+      // issue 27 option: each title's hardest BM25 abstract that is not its own as an extra negative
+      if (opts.contrastiveHardNegatives) {
+        const hard = bm25HardNegatives(pairs, abstracts, keep.length, idf);
+        hard.forEach((k, i) => {
+          if (k >= 0) {
+            pairs[i]!.n = abstracts[k]!.c;
+            pairs[i]!.nw = abstracts[k]!.w;
+          }
+        });
+      }
+      pairs.push(...halves);
       contrastiveTune(vectors, dims, pairs, {
         onEpoch: (ep) => opts.progress?.(svdPasses + ep, svdPasses + epochs),
         epochs: opts.contrastiveEpochs ?? DEFAULT_CONTRASTIVE_EPOCHS,
         batch: opts.contrastiveBatch ?? 128,
-        temperature: opts.contrastiveTemperature ?? 0.05,
+        temperature: opts.contrastiveTemperature ?? DEFAULT_CONTRASTIVE_TEMPERATURE,
         lr: opts.contrastiveLearningRate ?? 0.2,
         seed: opts.seed ?? 20261125,
       });
@@ -318,12 +341,85 @@ export function nearestRow(m: Float32Array, k: number, dims: number, v: Float32A
 export const DEFAULT_EXPANSION_MAX_DF_SHARE = 0.5;
 /** Epochs of contrastive title/abstract fine-tuning after the SVD (0: the LSA vectors as they are). */
 export const DEFAULT_CONTRASTIVE_EPOCHS = 8;
+/** Softmax temperature of the contrastive fine-tuning (0.05 before ADR 0317; 0.1 measured better on seven sets). */
+export const DEFAULT_CONTRASTIVE_TEMPERATURE = 0.1;
+/** Split-abstract positive pairs by default (ADR 0317): for the documents that also give a title/abstract pair. */
+export const DEFAULT_CONTRASTIVE_SPLIT_PAIRS: boolean | 'titled' = 'titled';
 
-interface Pair {
+export interface Pair {
   q: Int32Array;
   qw: Float32Array;
   d: Int32Array;
   dw: Float32Array;
+  /** A hard negative (another document's abstract), or none. */
+  n?: Int32Array;
+  nw?: Float32Array;
+}
+
+/** Two disjoint halves of a bag of terms (each term goes to one side, a seeded shuffle), as a pair; null if a side is empty. */
+export function splitView(a: { c: Int32Array; w: Float32Array }, rnd: SeededRandom): Pair | null {
+  const idx = Array.from(a.c, (_, i) => i);
+  for (let i = idx.length - 1; i > 0; i--) {
+    const j = Math.floor(rnd.next() * (i + 1));
+    [idx[i], idx[j]] = [idx[j]!, idx[i]!];
+  }
+  const half = idx.length >> 1;
+  const pick = (ix: number[]) => ({ c: Int32Array.from(ix, (i) => a.c[i]!), w: Float32Array.from(ix, (i) => a.w[i]!) });
+  const x = pick(idx.slice(0, half));
+  const y = pick(idx.slice(half));
+  return x.c.length > 0 && y.c.length > 0 ? { q: x.c, qw: x.w, d: y.c, dw: y.w } : null;
+}
+
+/**
+ * For each title/abstract pair (the first `abstracts.length` of `pairs`), the index of the abstract that
+ * BM25 (k1 1.2, b 0.75, over the abstracts' terms, the title's terms as the query) ranks first among the
+ * others; -1 when none shares a term. A pair whose title is identical to another's is skipped (-1).
+ */
+export function bm25HardNegatives(pairs: readonly Pair[], abstracts: readonly { c: Int32Array; w: Float32Array }[], vocab: number, idf: Float32Array): Int32Array {
+  const n = abstracts.length;
+  const post: number[][] = Array.from({ length: vocab }, () => []);
+  const tf: number[][] = Array.from({ length: vocab }, () => []);
+  const len = new Float64Array(n);
+  abstracts.forEach((a, k) => {
+    for (let i = 0; i < a.c.length; i++) {
+      post[a.c[i]!]!.push(k);
+      // the pairs' weights are (1 + ln tf) x idf: recover the count
+      const cnt = Math.exp(a.w[i]! / idf[a.c[i]!]! - 1);
+      tf[a.c[i]!]!.push(cnt);
+      len[k]! += cnt;
+    }
+  });
+  let avg = 0;
+  for (let k = 0; k < n; k++) avg += len[k]!;
+  avg = avg / Math.max(1, n) || 1;
+  const score = new Float64Array(n);
+  const out = new Int32Array(n).fill(-1);
+  const seen: number[] = [];
+  for (let p = 0; p < n; p++) {
+    const q = pairs[p]!;
+    for (const t of q.q) {
+      const ps = post[t]!;
+      const fs = tf[t]!;
+      for (let j = 0; j < ps.length; j++) {
+        const k = ps[j]!;
+        const f = fs[j]!;
+        if (score[k] === 0) seen.push(k);
+        score[k]! += (idf[t]! * f * 2.2) / (f + 1.2 * (0.25 + (0.75 * len[k]!) / avg));
+      }
+    }
+    let best = -1;
+    let bestS = 0;
+    for (const k of seen) {
+      if (k !== p && score[k]! > bestS) {
+        bestS = score[k]!;
+        best = k;
+      }
+      score[k] = 0;
+    }
+    seen.length = 0;
+    out[p] = best;
+  }
+  return out;
 }
 
 /** Merges a state entry's title and abstract counts into one bag (title x TITLE_TOKEN_WEIGHT). */
@@ -356,13 +452,15 @@ function contrastiveTune(e: Float32Array, dims: number, pairs: Pair[], o: { epoc
   const rnd = new SeededRandom(o.seed);
   const order = pairs.map((_, i) => i);
   const B = Math.max(2, o.batch);
+  // columns: the batch's positives (0..n) then its hard negatives (n..n+h)
   const T = new Float64Array(B * dims);
-  const A = new Float64Array(B * dims);
+  const A = new Float64Array(2 * B * dims);
   const tn = new Float64Array(B);
-  const an = new Float64Array(B);
-  const S = new Float64Array(B * B);
+  const an = new Float64Array(2 * B);
+  const S = new Float64Array(B * 2 * B);
   const gT = new Float64Array(B * dims);
-  const gA = new Float64Array(B * dims);
+  const gA = new Float64Array(2 * B * dims);
+  const negOf = new Int32Array(2 * B);
   const embed = (c: Int32Array, w: Float32Array, out: Float64Array, at: number): number => {
     out.fill(0, at, at + dims);
     for (let i = 0; i < c.length; i++) {
@@ -398,39 +496,47 @@ function contrastiveTune(e: Float32Array, dims: number, pairs: Pair[], o: { epoc
     for (let b0 = 0; b0 + 1 < order.length; b0 += B) {
       const n = Math.min(B, order.length - b0);
       if (n < 2) break;
+      let m2 = n;
       for (let i = 0; i < n; i++) {
         const p = pairs[order[b0 + i]!]!;
         tn[i] = embed(p.q, p.qw, T, i * dims);
         an[i] = embed(p.d, p.dw, A, i * dims);
+        if (p.n && p.nw && p.n.length > 0) {
+          negOf[m2] = order[b0 + i]!;
+          an[m2] = embed(p.n, p.nw, A, m2 * dims);
+          m2++;
+        }
       }
+      const W = 2 * B;
       for (let i = 0; i < n; i++)
-        for (let k = 0; k < n; k++) {
+        for (let k = 0; k < m2; k++) {
           let s = 0;
           for (let j = 0; j < dims; j++) s += T[i * dims + j]! * A[k * dims + j]!;
-          S[i * B + k] = s * inv;
+          S[i * W + k] = s * inv;
         }
-      // dL/dS = (softmax_rows - I) + (softmax_cols - I), averaged over the batch
-      const dS = new Float64Array(n * n);
+      // dL/dS = (softmax_rows - I) + (softmax_cols - I), averaged over the batch; rows (title -> abstract)
+      // also see the hard negatives, columns (abstract -> title) only the batch's titles
+      const dS = new Float64Array(n * m2);
       for (let i = 0; i < n; i++) {
         let m = -Infinity;
-        for (let k = 0; k < n; k++) m = Math.max(m, S[i * B + k]!);
+        for (let k = 0; k < m2; k++) m = Math.max(m, S[i * W + k]!);
         let z = 0;
-        for (let k = 0; k < n; k++) z += Math.exp(S[i * B + k]! - m);
-        for (let k = 0; k < n; k++) dS[i * n + k]! += Math.exp(S[i * B + k]! - m) / z - (i === k ? 1 : 0);
+        for (let k = 0; k < m2; k++) z += Math.exp(S[i * W + k]! - m);
+        for (let k = 0; k < m2; k++) dS[i * m2 + k]! += Math.exp(S[i * W + k]! - m) / z - (i === k ? 1 : 0);
       }
       for (let k = 0; k < n; k++) {
         let m = -Infinity;
-        for (let i = 0; i < n; i++) m = Math.max(m, S[i * B + k]!);
+        for (let i = 0; i < n; i++) m = Math.max(m, S[i * W + k]!);
         let z = 0;
-        for (let i = 0; i < n; i++) z += Math.exp(S[i * B + k]! - m);
-        for (let i = 0; i < n; i++) dS[i * n + k]! += Math.exp(S[i * B + k]! - m) / z - (i === k ? 1 : 0);
+        for (let i = 0; i < n; i++) z += Math.exp(S[i * W + k]! - m);
+        for (let i = 0; i < n; i++) dS[i * m2 + k]! += Math.exp(S[i * W + k]! - m) / z - (i === k ? 1 : 0);
       }
       gT.fill(0);
-      gA.fill(0);
+      gA.fill(0, 0, m2 * dims);
       const scale = inv / n;
       for (let i = 0; i < n; i++)
-        for (let k = 0; k < n; k++) {
-          const g = dS[i * n + k]! * scale;
+        for (let k = 0; k < m2; k++) {
+          const g = dS[i * m2 + k]! * scale;
           if (g === 0) continue;
           for (let j = 0; j < dims; j++) {
             gT[i * dims + j]! += g * A[k * dims + j]!;
@@ -441,6 +547,10 @@ function contrastiveTune(e: Float32Array, dims: number, pairs: Pair[], o: { epoc
         const p = pairs[order[b0 + i]!]!;
         back(p.q, p.qw, T, gT, i * dims, tn[i]!);
         back(p.d, p.dw, A, gA, i * dims, an[i]!);
+      }
+      for (let k = n; k < m2; k++) {
+        const p = pairs[negOf[k]!]!;
+        back(p.n!, p.nw!, A, gA, k * dims, an[k]!);
       }
       for (let r = 0; r < rows; r++) {
         if (touched[r] === 0) continue;
@@ -474,11 +584,19 @@ export interface TrainOptions {
   maxExpansionVocab?: number;
   expansionMinDf?: number;
   expansionMaxDfShare?: number;
-  /** Contrastive fine-tuning (see contrastiveTune): epochs (0 = off), batch size, temperature, Adagrad rate. */
+  /** Contrastive fine-tuning (see contrastiveTune): epochs (0 = off), batch size, temperature ({@link DEFAULT_CONTRASTIVE_TEMPERATURE}), Adagrad rate. */
   contrastiveEpochs?: number;
   contrastiveBatch?: number;
   contrastiveTemperature?: number;
   contrastiveLearningRate?: number;
+  /** Issue 27 attempt (off by default, docs/quality.md): each title also against its hardest BM25 abstract that is not its own. */
+  contrastiveHardNegatives?: boolean;
+  /**
+   * Two disjoint random halves of each abstract's terms as extra positive pairs (`titled`, the default
+   * {@link DEFAULT_CONTRASTIVE_SPLIT_PAIRS}: only for documents that also give a title/abstract pair;
+   * `true`: every abstract; `false`: none, the trainer before ADR 0317).
+   */
+  contrastiveSplitPairs?: boolean | 'titled';
   /** IVF: minimum corpus size for a coarse quantizer (default {@link IVF_MIN_DOCS}); k-means iterations. */
   ivfMinDocs?: number;
   ivfIterations?: number;

@@ -248,3 +248,95 @@ describe('document vectors in segments', () => {
     idx.close();
   });
 });
+
+describe('corpus models: training options of issue 27 (off by default)', () => {
+  const bag = (c: number[], w: number[]) => ({ c: Int32Array.from(c), w: Float32Array.from(w) });
+
+  test('BM25 hard negatives: each title gets the best-matching abstract that is not its own', async () => {
+    const { bm25HardNegatives } = await import('../../src/engine/corpus-model.js');
+    const idf = Float32Array.from([1, 1, 1, 1, 1]);
+    // counts 1 everywhere: weight (1 + ln 1) x idf = 1
+    const abstracts = [bag([0, 1], [1, 1]), bag([0, 2], [1, 1]), bag([3], [1]), bag([4], [1])];
+    const pairs = [
+      { q: Int32Array.from([0, 1]), qw: Float32Array.from([1, 1]), d: abstracts[0]!.c, dw: abstracts[0]!.w },
+      { q: Int32Array.from([2]), qw: Float32Array.from([1]), d: abstracts[1]!.c, dw: abstracts[1]!.w },
+      { q: Int32Array.from([3]), qw: Float32Array.from([1]), d: abstracts[2]!.c, dw: abstracts[2]!.w },
+      { q: Int32Array.from([4, 0]), qw: Float32Array.from([1, 1]), d: abstracts[3]!.c, dw: abstracts[3]!.w },
+    ];
+    const hard = bm25HardNegatives(pairs, abstracts, 5, idf);
+    // title 0 (terms 0,1): abstract 1 shares term 0; title 1 (term 2): only its own has it; title 2: none
+    // but its own; title 3 (terms 4,0): abstracts 0 and 1 share term 0, both length 2: the first wins
+    assert.deepEqual([...hard], [1, -1, -1, 0]);
+  });
+
+  test('split views: two disjoint halves that together are the bag, the same for the same seed', async () => {
+    const { splitView } = await import('../../src/engine/corpus-model.js');
+    const a = bag([3, 5, 7, 9, 11], [0.5, 1, 1.5, 2, 2.5]);
+    const p = splitView(a, new SeededRandom(3))!;
+    const q = splitView(a, new SeededRandom(3))!;
+    assert.deepEqual([...p.q], [...q.q]);
+    assert.equal(p.q.length, 2);
+    assert.equal(p.d.length, 3);
+    const all = [...p.q, ...p.d].sort((x, y) => x - y);
+    assert.deepEqual(all, [3, 5, 7, 9, 11]);
+    // weights travel with their terms
+    [...p.q].forEach((t, i) => assert.equal(p.qw[i], a.w[[...a.c].indexOf(t)]));
+    assert.equal(splitView(bag([1], [1]), new SeededRandom(1)), null);
+  });
+
+  test('defaults (ADR 0317): temperature 0.1 and split pairs of titled documents; each option is deterministic and changes the vectors', () => {
+    const st = new TrainingState();
+    for (const d of corpus()) st.set(d.id, fieldTerms(d.title, d.abstract, 'en'));
+    // a document without a title: `titled` makes no split pair of it, `true` does
+    st.set('untitled', fieldTerms('', 'Coronary reperfusion after myocardial infarction; sandstone porosity and reservoir pressure.', 'en'));
+    const base = { dims: 32, contrastiveEpochs: 2, contrastiveBatch: 8, expansionMaxDfShare: 0.6 };
+    const byDefault = st.train(base).dense.vectors;
+    assert.deepEqual(st.train({ ...base, contrastiveTemperature: 0.1, contrastiveSplitPairs: 'titled', contrastiveHardNegatives: false }).dense.vectors, byDefault);
+    const variants = [{ contrastiveSplitPairs: false }, { contrastiveSplitPairs: true }, { contrastiveTemperature: 0.05 }, { contrastiveHardNegatives: true }] as const;
+    for (const o of variants) {
+      const a = st.train({ ...base, ...o }).dense.vectors;
+      const b = st.train({ ...base, ...o }).dense.vectors;
+      assert.deepEqual(a, b, JSON.stringify(o));
+      let diff = 0;
+      for (let i = 0; i < a.length; i++) diff += Math.abs(a[i]! - byDefault[i]!);
+      assert.ok(diff > 1e-3, `${JSON.stringify(o)} changes the vectors (${diff})`);
+    }
+  });
+
+  test('hard negatives push a title away from its hardest other abstract more than in-batch training does', () => {
+    // 4 topics of 20 documents; a title names its topic and one word shared with its own abstract and
+    // with the abstract of a neighbour of the same topic (its BM25 hard negative); the own abstract also
+    // carries a second word of the title
+    const W = (k: string, i: number) => `${k}${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}x`;
+    const topics = ['alpha', 'beta', 'gamma', 'delta'].map((t) => Array.from({ length: 8 }, (_, j) => W(t, j)));
+    const n = 80;
+    const docs = Array.from({ length: n }, (_, i) => {
+      const tp = topics[i % 4]!;
+      const shared = W('share', i);
+      const own = W('own', i);
+      const prevShared = W('share', (i + n - 4) % n);
+      return {
+        id: `d${i}`,
+        title: `${tp[i % 8]} ${shared} ${own}`,
+        abstract: `${tp[(i + 1) % 8]} ${tp[(i + 2) % 8]} ${tp[(i + 3) % 8]} ${shared} ${own} ${prevShared} ${W('filler', i % 13)}`,
+      };
+    });
+    const st = new TrainingState();
+    for (const d of docs) st.set(d.id, fieldTerms(d.title, d.abstract, 'en'));
+    const base = { dims: 32, contrastiveEpochs: 4, contrastiveBatch: 16, expansionMaxDfShare: 0.6, minDf: 1, contrastiveSplitPairs: false, contrastiveTemperature: 0.05 };
+    const margin = (m: CorpusModel) => {
+      const cos = (x: Float32Array, y: Float32Array) => x.reduce((acc, v, j) => acc + v * y[j]!, 0);
+      const emb = docs.map((d) => ({ t: m.embed(fieldTerms(d.title, '', 'en').title)!, a: m.embed(fieldTerms('', d.abstract, 'en').abstract)! }));
+      let s = 0;
+      for (let i = 0; i < n; i++) {
+        let worst = -Infinity;
+        for (let k = 0; k < n; k++) if (k !== i) worst = Math.max(worst, cos(emb[i]!.t, emb[k]!.a));
+        s += cos(emb[i]!.t, emb[i]!.a) - worst;
+      }
+      return s / n;
+    };
+    const without = margin(st.train(base).dense);
+    const withHard = margin(st.train({ ...base, contrastiveHardNegatives: true }).dense);
+    assert.ok(withHard > without, `margin with hard negatives ${withHard} > without ${without}`);
+  });
+});
