@@ -1122,15 +1122,7 @@ export async function startCluster(core: Core, url: string | null): Promise<Clus
   if (roles.search && c.shard >= c.shards) throw new Error(`cluster.shard ${c.shard} is not below cluster.shards ${c.shards}`);
   const report = (err: unknown, context: string) => logger.warn({ err }, context);
   const id = roles.search ? `search-${c.shard}-${c.replica}` : `${roles.api ? 'api' : 'worker'}-${process.pid}`;
-  const { NatsCluster } = await import('./adapters/nats/nats-cluster.js');
-  const nats = await NatsCluster.connect({
-    servers: c.natsUrl.split(',').map((x) => x.trim()).filter((x) => x !== ''),
-    name: c.name,
-    replicas: c.logReplicas,
-    logMaxAgeMs: c.logMaxAgeHours * 3_600_000,
-    membershipMaxAgeMs: Math.max(10_000, c.heartbeatMs * 10),
-    connectionName: `lectern ${id}`,
-  });
+  const nats = await connectClusterNats(c, `lectern ${id}`);
   let relay: OutboxRelay | null = null;
   let follower: ShardFollower | null = null;
   let snapshotter: Snapshotter | null = null;
@@ -1246,6 +1238,20 @@ export async function startCluster(core: Core, url: string | null): Promise<Clus
 }
 // --- end cluster roles ---
 
+/** The cluster's NATS (log, membership, object store) as `cluster.*` configures it; loaded on use (ADR 0302). */
+async function connectClusterNats(c: Config['cluster'], connectionName: string, connectTimeoutMs?: number): Promise<NatsCluster> {
+  const { NatsCluster } = await import('./adapters/nats/nats-cluster.js');
+  return NatsCluster.connect({
+    servers: c.natsUrl.split(',').map((x) => x.trim()).filter((x) => x !== ''),
+    name: c.name,
+    replicas: c.logReplicas,
+    logMaxAgeMs: c.logMaxAgeHours * 3_600_000,
+    membershipMaxAgeMs: Math.max(10_000, c.heartbeatMs * 10),
+    connectionName,
+    ...(connectTimeoutMs !== undefined ? { connectTimeoutMs } : {}),
+  });
+}
+
 /**
  * `lectern cluster snapshot create|list|prune` (ADR 0295): the cluster's shard snapshots as an operator
  * sees them, over the cluster configured in `cluster.*` (NATS for membership and the object store, the
@@ -1256,16 +1262,7 @@ export async function openSnapshotAdmin(config: Config): Promise<SnapshotAdmin &
   if (c.natsUrl === '') throw new Error('no cluster is configured: set cluster.nats_url (LECTERN_CLUSTER_NATS_URL and the other cluster variables) or give --dir DIR of a local cluster');
   const secret = clusterSecretOf(config);
   if (secret.length < 16) throw new Error('the search nodes answer only with the cluster secret: set cluster.secret or secret as in the cluster\'s processes');
-  const { NatsCluster } = await import('./adapters/nats/nats-cluster.js');
-  const nats = await NatsCluster.connect({
-    servers: c.natsUrl.split(',').map((x) => x.trim()).filter((x) => x !== ''),
-    name: c.name,
-    replicas: c.logReplicas,
-    logMaxAgeMs: c.logMaxAgeHours * 3_600_000,
-    membershipMaxAgeMs: Math.max(10_000, c.heartbeatMs * 10),
-    connectionName: 'lectern cluster snapshot',
-    connectTimeoutMs: 10_000,
-  });
+  const nats = await connectClusterNats(c, 'lectern cluster snapshot', 10_000);
   try {
     const members = await nats.membership({ open: true });
     const objects = await nats.snapshotObjects();
