@@ -17,6 +17,7 @@ import { listSnapshots } from '../../src/cluster/shard-snapshots.js';
 import { processEnvironment } from '../../src/config/index.js';
 import { doc } from '../helpers/documents.js';
 import { createTestSchema, databaseUrl, postgresSkip, tempDir } from '../helpers/storage.js';
+import { waitForValue } from '../helpers/wait.js';
 
 const natsServer = findNatsServer();
 const skip = !databaseUrl ? postgresSkip('cluster snapshot command test') : natsServer === null ? 'nats-server not installed: cluster snapshot command test skipped' : undefined;
@@ -44,16 +45,6 @@ const json = <T>(r: { out: string; err: string }): T => {
   }
 };
 
-async function waitFor<T>(what: string, probe: () => Promise<T | null>, ceilingMs = 300_000): Promise<T> {
-  const end = Date.now() + ceilingMs;
-  for (;;) {
-    const v = await probe().catch(() => null);
-    if (v !== null) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 300));
-  }
-}
-
 interface Published { shard: number; replica: number; node: string; id: string; seq: number; log_seq: number; bytes: number; files: number }
 interface Listed { shard: number; replica: number | null; node: string | null; id: string; seq: number; log_seq: number; bytes: number; files: number; created_at: string; age_s: number; valid: boolean }
 
@@ -69,7 +60,7 @@ test('cluster snapshot create publishes one replica per shard now, list shows th
     await storage.documents.upsertMany(Array.from({ length: 120 }, (_, i) => record(i)), 1_700_000_000);
     const target = await storage.documents.maxSeq();
     // each shard indexes its own records (routed by work): together, all 120, announced by each replica
-    await waitFor('the search replicas to index the records', async () => {
+    await waitForValue('the search replicas to index the records', async () => {
       const st = await clusterStatus(dir);
       const docs = st.search.map((p) => (p as { docs?: number }).docs ?? 0);
       return docs.every((n) => n > 0) && docs.reduce((a, n) => a + n, 0) >= 120 ? true : null;

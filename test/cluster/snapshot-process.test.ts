@@ -10,39 +10,20 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { closeSync, openSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { alive, clusterDown, clusterEnv, clusterUp, findNatsServer } from '../../src/adapters/cluster/local-cluster.js';
 import { openPostgresStorage } from '../../src/adapters/postgres/postgres-storage.js';
 import { processEnvironment } from '../../src/config/index.js';
 import { doc } from '../helpers/documents.js';
 import { repoRoot } from '../helpers/paths.js';
+import { freePort } from '../helpers/server-process.js';
 import { createTestSchema, databaseUrl, postgresSkip, tempDir } from '../helpers/storage.js';
+import { waitForValue } from '../helpers/wait.js';
 
 const natsServer = findNatsServer();
 const skip = !databaseUrl ? postgresSkip('cluster snapshot process test') : natsServer === null ? 'nats-server not installed: cluster snapshot process test skipped' : undefined;
 const TOPICS = ['hydrogen storage in salt caverns', 'cushion gas pressure', 'sandstone porosity', 'microbial activity in reservoirs', 'carbon dioxide injection', 'caprock integrity'];
 const record = (i: number) => doc(`p${i}`, { title: `${TOPICS[i % 6]} ${i % 4 === 0 ? 'review' : 'study'} ${i}`, abstract: `We examine ${TOPICS[i % 6]} and ${TOPICS[(i * 5 + 1) % 6]}. Sample ${i}.`, language: 'en' });
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-
-async function waitFor<T>(what: string, probe: () => Promise<T | null>, ceilingMs = 300_000): Promise<T> {
-  const end = Date.now() + ceilingMs;
-  for (;;) {
-    const v = await probe().catch(() => null);
-    if (v !== null) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 300));
-  }
-}
 
 test('a search process started empty installs the shard\'s snapshot, is ready only after the log\'s tail, and answers as its peer', { skip: skip ?? false, timeout: 900_000 }, async () => {
   const schema = await createTestSchema(databaseUrl!);
@@ -65,15 +46,15 @@ test('a search process started empty installs the shard\'s snapshot, is ready on
 
     await storage.documents.upsertMany(Array.from({ length: 150 }, (_, i) => record(i)), 1_700_000_000);
     const historySeq = await storage.documents.maxSeq();
-    await waitFor('the first replica to index the history', async () => ((await readyz(first)).body.index_seq! >= historySeq ? true : null));
+    await waitForValue('the first replica to index the history', async () => ((await readyz(first)).body.index_seq! >= historySeq ? true : null));
     // the replica acknowledges a batch just after committing it: until then its position is 0 (a snapshot
     // then is correct, only longer to install), so ask again until it covers the message
-    const snapshot = await waitFor('a snapshot covering the history\'s message', async () => {
+    const snapshot = await waitForValue('a snapshot covering the history\'s message', async () => {
       const snap = await call(first, '/internal/v1/shards/0/snapshot', {});
       assert.equal(snap.status, 200, JSON.stringify(snap.body));
       const s = snap.body.snapshot as { id: string; seq: number; log_seq: number; bytes: number };
       return s.log_seq > 0 ? s : null;
-    }, 60_000);
+    }, { ceilingMs: 60_000 });
     assert.equal(snapshot.seq, historySeq);
     assert.ok(snapshot.log_seq > 0 && snapshot.bytes > 0);
     assert.equal((await call(first, '/internal/v1/shards/1/snapshot', {})).status, 404, 'a shard the node does not hold');
@@ -95,15 +76,14 @@ test('a search process started empty installs the shard\'s snapshot, is ready on
     second = child.pid!;
     // not ready until installed and caught up; every answer before says why
     const notReady: string[] = [];
-    const ready = await waitFor('the new replica to be ready', async () => {
-      if (!alive(second!)) throw new Error(`the new replica exited; see ${log}`);
+    const ready = await waitForValue('the new replica to be ready', async () => {
       const r = await readyz(url);
       if (r.status !== 200) {
         notReady.push(JSON.stringify(r.body));
         return null;
       }
       return r.body;
-    });
+    }, { failIf: () => !alive(second!) && `the new replica exited; see ${log}` });
     assert.ok(ready.index_seq! >= target, `ready at ${ready.index_seq}, the store is at ${target}`);
     const lines = readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => { try { return JSON.parse(l) as { msg?: string; snapshot?: { id: string; logSeq: number } }; } catch { return {}; } });
     const installed = lines.find((l) => l.msg?.startsWith('shard replica installed a snapshot'));

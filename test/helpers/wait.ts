@@ -31,6 +31,14 @@ export async function waitFor<T>(
   }
 }
 
+/**
+ * {@link waitFor} for probes that fail while what they probe is starting (a refused connection, a 503): a
+ * rejected probe counts as "not yet", null as well; resolves with the first other value.
+ */
+export async function waitForValue<T>(what: string, probe: () => Promise<T | null>, opts: { ceilingMs?: number; intervalMs?: number; failIf?: () => string | null | undefined | false } = {}): Promise<T> {
+  return (await waitFor(what, () => probe().catch(() => null), { intervalMs: 300, ...opts })) as T;
+}
+
 /** Whether `GET http://127.0.0.1:{port}{path}` answers 200 now. */
 export function answers200(port: number, path = '/healthz'): Promise<boolean> {
   return new Promise((resolve) => {
