@@ -24,6 +24,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { wordPieceTokenizerJson } from '../../test/helpers/bert-tokenizer.js';
 import { FLOAT, INT64, Pb, valueInfo } from '../../test/helpers/onnx-proto.js';
 
 type Attr = number | { f: number } | number[];
@@ -428,8 +429,6 @@ export function wordCounts(texts: Iterable<string>): Map<string, number> {
   return counts;
 }
 
-const special = (id: number, content: string) => ({ id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true });
-
 /** A Hugging Face tokenizer.json for a BERT WordPiece vocabulary (ids in list order; the first five are SPECIAL_TOKENS). */
 export function bertTokenizerJson(vocabList: readonly string[], maxTokens = 512): Record<string, unknown> {
   SPECIAL_TOKENS.forEach((t, i) => {
@@ -437,32 +436,7 @@ export function bertTokenizerJson(vocabList: readonly string[], maxTokens = 512)
   });
   const vocab: Record<string, number> = {};
   vocabList.forEach((t, i) => (vocab[t] = i));
-  const id = (t: string): number => vocab[t]!;
-  return {
-    version: '1.0',
-    truncation: { direction: 'Right', max_length: maxTokens, strategy: 'LongestFirst', stride: 0 },
-    padding: null,
-    added_tokens: SPECIAL_TOKENS.map((t) => special(id(t), t)),
-    normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: null, lowercase: true },
-    pre_tokenizer: { type: 'BertPreTokenizer' },
-    post_processor: {
-      type: 'TemplateProcessing',
-      single: [{ SpecialToken: { id: '[CLS]', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '[SEP]', type_id: 0 } }],
-      pair: [
-        { SpecialToken: { id: '[CLS]', type_id: 0 } },
-        { Sequence: { id: 'A', type_id: 0 } },
-        { SpecialToken: { id: '[SEP]', type_id: 0 } },
-        { Sequence: { id: 'B', type_id: 1 } },
-        { SpecialToken: { id: '[SEP]', type_id: 1 } },
-      ],
-      special_tokens: {
-        '[CLS]': { id: '[CLS]', ids: [id('[CLS]')], tokens: ['[CLS]'] },
-        '[SEP]': { id: '[SEP]', ids: [id('[SEP]')], tokens: ['[SEP]'] },
-      },
-    },
-    decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
-    model: { type: 'WordPiece', unk_token: '[UNK]', continuing_subword_prefix: '##', max_input_chars_per_word: 100, vocab },
-  };
+  return wordPieceTokenizerJson(vocab, SPECIAL_TOKENS, { direction: 'Right', max_length: maxTokens, strategy: 'LongestFirst', stride: 0 });
 }
 
 export interface BuiltEncoder {

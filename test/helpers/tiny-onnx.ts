@@ -5,6 +5,7 @@
 // of padding and normalization are the encoder's own work and a test can compute them by hand.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { wordPieceTokenizerJson } from './bert-tokenizer.js';
 import { FLOAT, INT32, INT64, Pb, valueInfo } from './onnx-proto.js';
 
 export interface TinyModelShape {
@@ -48,37 +49,11 @@ export function tinyEncoderModel(table: number[][], shape: TinyModelShape = {}):
     .done();
 }
 
-const special = (id: number, content: string) => ({ id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true });
-
 /** A BERT-style tokenizer.json (BertNormalizer, BertPreTokenizer, WordPiece, [CLS] $A [SEP]) over `words`; ids 0..3 are [PAD] [UNK] [CLS] [SEP]. */
 export function tinyTokenizer(words: string[]): Record<string, unknown> {
   const vocab: Record<string, number> = { '[PAD]': 0, '[UNK]': 1, '[CLS]': 2, '[SEP]': 3 };
   words.forEach((w, i) => (vocab[w] = i + 4));
-  return {
-    version: '1.0',
-    truncation: null,
-    padding: null,
-    added_tokens: [special(0, '[PAD]'), special(1, '[UNK]'), special(2, '[CLS]'), special(3, '[SEP]')],
-    normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: null, lowercase: true },
-    pre_tokenizer: { type: 'BertPreTokenizer' },
-    post_processor: {
-      type: 'TemplateProcessing',
-      single: [{ SpecialToken: { id: '[CLS]', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '[SEP]', type_id: 0 } }],
-      pair: [
-        { SpecialToken: { id: '[CLS]', type_id: 0 } },
-        { Sequence: { id: 'A', type_id: 0 } },
-        { SpecialToken: { id: '[SEP]', type_id: 0 } },
-        { Sequence: { id: 'B', type_id: 1 } },
-        { SpecialToken: { id: '[SEP]', type_id: 1 } },
-      ],
-      special_tokens: {
-        '[CLS]': { id: '[CLS]', ids: [2], tokens: ['[CLS]'] },
-        '[SEP]': { id: '[SEP]', ids: [3], tokens: ['[SEP]'] },
-      },
-    },
-    decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
-    model: { type: 'WordPiece', unk_token: '[UNK]', continuing_subword_prefix: '##', max_input_chars_per_word: 100, vocab },
-  };
+  return wordPieceTokenizerJson(vocab, ['[PAD]', '[UNK]', '[CLS]', '[SEP]']);
 }
 
 /** Writes model.onnx + tokenizer.json (+ optional extra files) into `dir`. */
