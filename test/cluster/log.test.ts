@@ -12,6 +12,7 @@ import { openPostgresStorage } from '../../src/adapters/postgres/postgres-storag
 import { OutboxRelay } from '../../src/cluster/outbox-relay.js';
 import { openReplica, ShardFollower, shardOfStore, SwitchableSource } from '../../src/cluster/shard-follower.js';
 import { shardOfWork } from '../../src/domain/shard-routing.js';
+import { liveIdsOfShard } from '../helpers/shards.js';
 import type { Storage } from '../../src/ports/storage.js';
 import type { PostgresHandle } from '../../src/adapters/postgres/postgres-storage.js';
 import { IndexSet } from '../../src/search/index-set.js';
@@ -72,16 +73,7 @@ async function until(follower: ShardFollower, done: () => boolean, what: string)
   assert.ok(done(), `timed out waiting for ${what}`);
 }
 
-const liveIdsOf = async (shard: number): Promise<string[]> => {
-  const out: string[] = [];
-  for (let seq = 0; ; ) {
-    const page = await storage.documents.changesSince(seq, 500);
-    if (page.length === 0) break;
-    for (const c of page) if (!c.deleted && shardOfWork(c.doc.workKey, SHARDS) === shard) out.push(c.doc.id);
-    seq = page[page.length - 1]!.seq;
-  }
-  return out.sort();
-};
+const liveIdsOf = (shard: number): Promise<string[]> => liveIdsOfShard(storage.documents, shard, SHARDS);
 
 test('changes reach every shard once, through the outbox and the log, and survive republishes and restarts', { skip: skip ?? false, timeout: 120_000 }, async () => {
   const outbox = new PostgresOutbox(storage.pool);

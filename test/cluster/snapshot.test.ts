@@ -16,7 +16,7 @@ import { OutboxRelay } from '../../src/cluster/outbox-relay.js';
 import { openReplica, ShardFollower, SwitchableSource, type BootstrapInfo } from '../../src/cluster/shard-follower.js';
 import { installLatestSnapshot, listSnapshots, publishSnapshot } from '../../src/cluster/shard-snapshots.js';
 import { INDEX_NAMES } from '../../src/domain/document.js';
-import { shardOfWork } from '../../src/domain/shard-routing.js';
+import { liveIdsOfShard } from '../helpers/shards.js';
 import type { SnapshotObjects } from '../../src/ports/shard-snapshots.js';
 import type { Storage } from '../../src/ports/storage.js';
 import type { PostgresHandle } from '../../src/adapters/postgres/postgres-storage.js';
@@ -115,16 +115,7 @@ async function openTestReplica(name: string, options: { snapshots: boolean; nats
   } };
 }
 
-const liveIdsOf = async (shard: number): Promise<string[]> => {
-  const out: string[] = [];
-  for (let seq = 0; ; ) {
-    const page = await storage.documents.changesSince(seq, 500);
-    if (page.length === 0) break;
-    for (const c of page) if (!c.deleted && shardOfWork(c.doc.workKey, SHARDS) === shard) out.push(c.doc.id);
-    seq = page[page.length - 1]!.seq;
-  }
-  return out.sort();
-};
+const liveIdsOf = (shard: number): Promise<string[]> => liveIdsOfShard(storage.documents, shard, SHARDS);
 
 /** Steps the follower until the index holds exactly the shard's live records at the store's sequence (bounded). */
 async function catchUp(follower: ShardFollower, index: IndexSet): Promise<void> {
