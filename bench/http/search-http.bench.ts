@@ -42,6 +42,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { machine } from '../lib/machine.js';
+import { benchServerEnv } from '../lib/server-env.js';
 
 const { values } = parseArgs({
   options: {
@@ -79,16 +80,7 @@ const builds: [string, string, string[]][] = values.builds
       return [label, path!, flags];
     })
   : [['current', main, []]];
-const { DATABASE_URL: _d, REDIS_URL: _r, ...baseEnv } = process.env;
-const env = {
-  ...baseEnv,
-  LECTERN_DATA_DIR: dataDir,
-  LECTERN_LOAD_DEMO_CORPUS: 'false',
-  LECTERN_LOG_LEVEL: 'warn',
-  LECTERN_RATE_LIMITS_SEARCH_CAPACITY: '1000000',
-  LECTERN_RATE_LIMITS_SEARCH_REFILL_PER_SECOND: '1000000',
-  LECTERN_LIMITS_SEARCH_CONCURRENCY: '10000',
-};
+const env = benchServerEnv(dataDir, { LECTERN_LIMITS_SEARCH_CONCURRENCY: '10000' });
 const list = (s: string) => s.split(',').map((x) => x.trim()).filter(Boolean);
 const threadCounts = list(values.threads).map(Number);
 const clientCounts = list(values.clients).map(Number);

@@ -30,6 +30,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { machine } from '../lib/machine.js';
+import { benchServerEnv } from '../lib/server-env.js';
 
 const { values } = parseArgs({
   options: {
@@ -56,15 +57,7 @@ const nQueries = Number(values.queries);
 const rounds = Number(values.rounds);
 const port = Number(values.port);
 const main = join(process.cwd(), 'dist', 'src', 'main.js');
-const { DATABASE_URL: _d, REDIS_URL: _r, ...baseEnv } = process.env;
-const env = {
-  ...baseEnv,
-  LECTERN_DATA_DIR: dataDir,
-  LECTERN_LOAD_DEMO_CORPUS: 'false',
-  LECTERN_LOG_LEVEL: 'warn',
-  LECTERN_RATE_LIMITS_SEARCH_CAPACITY: '1000000',
-  LECTERN_RATE_LIMITS_SEARCH_REFILL_PER_SECOND: '1000000',
-};
+const env = benchServerEnv(dataDir);
 const load = () => loadavg().map((x) => Math.round(x * 100) / 100);
 const started = machine();
 const loadBefore = load();
@@ -287,7 +280,7 @@ const out = {
   note: 'The machine is shared (2 cores, other engineers\' builds and benches): server CPU per search (schedstat of all the server\'s threads, ns, per request) is the reliable measure; server_total_ms (timings.total_us, arrival to serialization) and client wall include waiting for a core. Idle server CPU (timers, background threads) is attributed to whichever search is in flight; the interleaving spreads it over the modes.',
   data_dir: { path: dataDir, documents: null as number | null, models: models.status === 0 ? JSON.parse(models.stdout) : models.stderr },
   workload: { file: values['queries-file'] ?? values.titles ?? workloadPath, class: values['queries-file'] ? 'BEIR queries (the first)' : values.titles ? 'titles (every 500th document)' : 'or', mean_words: r2(mean(queries.map((x) => x.split(/\s+/).length))), queries: queries.length, rounds, limit: Number(values.limit), warmup_queries_per_mode: Number(values.warmup) },
-  server: { search_threads: baseEnv.LECTERN_SEARCH_THREADS ?? `default (the available cores: ${started.cores})`, threads_at_end: threadsAtEnd, rss_mib_after: rss, seconds_to_ready: Math.round((readyAt - spawnedAt) / 100) / 10, idle_cpu_ms_per_s_before: r3(idleBefore / 1e6), idle_cpu_ms_per_s_after: r3(idleAfter / 1e6) },
+  server: { search_threads: env.LECTERN_SEARCH_THREADS ?? `default (the available cores: ${started.cores})`, threads_at_end: threadsAtEnd, rss_mib_after: rss, seconds_to_ready: Math.round((readyAt - spawnedAt) / 100) / 10, idle_cpu_ms_per_s_before: r3(idleBefore / 1e6), idle_cpu_ms_per_s_after: r3(idleAfter / 1e6) },
   hybrid_voting_channels: hybridChannels,
   elapsed_s: Math.round(elapsedS),
   per_mode: perMode,
