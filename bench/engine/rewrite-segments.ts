@@ -20,7 +20,7 @@ const to = arg('to')!;
 rmSync(to, { recursive: true, force: true });
 mkdirSync(to, { recursive: true });
 const manifest = JSON.parse(readFileSync(join(from, 'manifest.json'), 'utf8')) as { segments: { name: string; bytes: number; delGen: number; deleted: number }[] };
-for (const f of readdirSync(from)) if (f !== 'manifest.json' && !manifest.segments.some((s) => f.startsWith(s.name))) copyFileSync(join(from, f), join(to, f));
+for (const f of readdirSync(from)) if (f !== 'manifest.json' && f !== 'LOCK' && !manifest.segments.some((s) => f.startsWith(s.name))) copyFileSync(join(from, f), join(to, f));
 const report: unknown[] = [];
 for (const s of manifest.segments) {
   const bytes = new Uint8Array(readFileSync(join(from, s.name)));

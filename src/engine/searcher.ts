@@ -839,8 +839,10 @@ export function rankDocuments(
   return { hits: heap.sorted(), matches, exact, dfLowerBound, counters, floor };
 }
 
-// Scratch of championFloor: partial scores by (segment, doc) key.
-const champSums = new Map<number, number>();
+// Scratch of championFloor: per segment, doc -> slot in `champVals` (-1: none; reset after each use).
+const champSlots = new WeakMap<Segment, Int32Array>();
+let champVals = new Float64Array(1024);
+let champDocs = new Int32Array(1024);
 
 /**
  * A lower bound of the k-th best score of a word query (ADR 0329), or -Infinity: every single-term clause's
@@ -853,38 +855,54 @@ const champSums = new Map<number, number>();
  * parameters' best postings) only decides how close the bound is.
  */
 export function championFloor(runs: readonly (SegRun | null)[], clauseCount: number, k: number): number {
-  const sums = champSums;
-  sums.clear();
-  for (let i = 0; i < clauseCount; i++) {
-    for (const run of runs) {
-      if (run === null || run.phrases !== null || run.filter.candidates !== null) continue;
+  let n = 0;
+  for (const run of runs) {
+    if (run === null || run.phrases !== null || run.filter.candidates !== null) continue;
+    const seg = run.seg;
+    if (seg.impTerm.length === 0) continue;
+    let slots = champSlots.get(seg);
+    if (slots === undefined) champSlots.set(seg, (slots = new Int32Array(seg.docCount).fill(-1)));
+    const first = n;
+    const allowed = run.filter.bits();
+    const docNorm = run.docNorm;
+    const docs = seg.impDoc;
+    const tfs = seg.impTf;
+    // clauses in query order, so each doc's sum is taken in the canonical order
+    for (let i = 0; i < clauseCount; i++) {
       const c = run.clauses[i];
       if (c === undefined || c === null || c.single === null) continue;
-      const seg = run.seg;
       const li = seg.champions(c.single.term);
       if (li < 0) continue;
-      const allowed = run.filter.bits();
-      const docNorm = run.docNorm;
-      const docs = seg.impDoc;
-      const tfs = seg.impTf;
-      const key0 = run.si * 0x80000000;
-      for (let j = seg.impStart[li]!, e = seg.impStart[li + 1]!; j < e; j++) {
+      const e = seg.impStart[li + 1]!;
+      if (champVals.length < n + (e - seg.impStart[li]!)) {
+        const grow = 2 * (n + e - seg.impStart[li]!);
+        const v = new Float64Array(grow);
+        v.set(champVals.subarray(0, n));
+        champVals = v;
+        const d = new Int32Array(grow);
+        d.set(champDocs.subarray(0, n));
+        champDocs = d;
+      }
+      for (let j = seg.impStart[li]!; j < e; j++) {
         const d = docs[j]!;
         if (allowed !== null && (allowed[d >>> 5]! & (1 << (d & 31))) === 0) continue;
         const b3 = d * NF;
         // PostingCursor.accumulate / tfPrime's expression, then Clause.score()'s
         const x = tfs[3 * j]! * docNorm[b3]! + tfs[3 * j + 1]! * docNorm[b3 + 1]! + tfs[3 * j + 2]! * docNorm[b3 + 2]!;
         const v = (c.mult * x) / (c.k1 + x);
-        const key = key0 + d;
-        const s = sums.get(key);
-        sums.set(key, s === undefined ? v : s + v);
+        const s = slots[d]!;
+        if (s < 0) {
+          slots[d] = n;
+          champDocs[n] = d;
+          champVals[n++] = v;
+        } else champVals[s] = champVals[s]! + v;
       }
     }
+    for (let j = first; j < n; j++) slots[champDocs[j]!] = -1;
   }
-  if (sums.size < k) return -Infinity;
-  const vals = Float64Array.from(sums.values());
-  vals.sort();
-  return vals[vals.length - k]!;
+  if (n < k) return -Infinity;
+  const vals = champVals.slice(0, n).sort();
+  return vals[n - k]!;
 }
 
 /** Counts every match exactly (a full pass over the clauses' postings; used on request). */
