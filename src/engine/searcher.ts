@@ -843,6 +843,7 @@ export function rankDocuments(
 const champSlots = new WeakMap<Segment, Int32Array>();
 let champVals = new Float64Array(1024);
 let champDocs = new Int32Array(1024);
+let champHeap = new Float64Array(16);
 
 /**
  * A lower bound of the k-th best score of a word query (ADR 0329), or -Infinity: every single-term clause's
@@ -901,8 +902,35 @@ export function championFloor(runs: readonly (SegRun | null)[], clauseCount: num
     for (let j = first; j < n; j++) slots[champDocs[j]!] = -1;
   }
   if (n < k) return -Infinity;
-  const vals = champVals.slice(0, n).sort();
-  return vals[n - k]!;
+  // the k-th largest: a min-heap of the k largest (k is small: offset + limit + 1)
+  if (champHeap.length < k) champHeap = new Float64Array(k);
+  const h = champHeap;
+  for (let j = 0; j < k; j++) {
+    let i = j;
+    const v = champVals[j]!;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (h[p]! <= v) break;
+      h[i] = h[p]!;
+      i = p;
+    }
+    h[i] = v;
+  }
+  for (let j = k; j < n; j++) {
+    const v = champVals[j]!;
+    if (v <= h[0]!) continue;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= k) break;
+      const c = l + 1 < k && h[l + 1]! < h[l]! ? l + 1 : l;
+      if (h[c]! >= v) break;
+      h[i] = h[c]!;
+      i = c;
+    }
+    h[i] = v;
+  }
+  return h[0]!;
 }
 
 /** Counts every match exactly (a full pass over the clauses' postings; used on request). */
