@@ -82,7 +82,7 @@ test('a seeded search equals the exhaustive top k and the unseeded search', () =
         assert.equal(key(exact), key(got));
       }
     }),
-    { numRuns: 25 },
+    { numRuns: 25, endOnFailure: true },
   );
   // the property is about seeded searches: most of them must have had a seed
   assert.ok(seeded >= 25, `only ${seeded} seeded searches`);
@@ -101,6 +101,6 @@ test('collapsed and passage-ranked searches keep their results with the seed', (
         assert.equal(key(idx.search(q)), key(idx.search({ ...q, exhaustive: true })));
       }
     }),
-    { numRuns: 10 },
+    { numRuns: 10, endOnFailure: true },
   );
 });
