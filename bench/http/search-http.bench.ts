@@ -21,7 +21,9 @@
 // --builds: several builds of the server (label=path of its dist/src/main.js), each a server of its own,
 // alternated point by point like the thread counts (before/after comparisons in one run). A node flag
 // after the path (label=path|--env-file=FILE) runs the same build with other settings. --rounds N: the
-// grid N times over (each result has its round), so every pair of points alternates N times.
+// grid N times over (each result has its round), the servers in reverse order in odd rounds (in one
+// run of 3 servers measured in a fixed order, two servers of the same build differed by a median 9%,
+// the later one cheaper: alternate the order, and compare pairs of points of one round).
 // Ingest stalls: with the largest thread count, a steady load runs, then `lectern ingest` rewrites the
 // first --after-ingest documents (new titles: updates, so the index deletes and re-adds them and merges
 // follow); latencies are reported for the steady window, while the server catches up, and for
@@ -372,7 +374,8 @@ if (values['peer-procs'] && xdocs() < indexAtStart.documents) throw new Error(`-
 for (let round = 0; round < Number(values.rounds); round++)
 for (const cls of classes) {
   for (const c of clientCounts) {
-    for (const s of served) {
+    // odd rounds measure the servers in reverse order: a point measured after another is not favoured
+    for (const s of round % 2 === 0 ? served : [...served].reverse()) {
       port = s.port;
       const r = await measure(cls, c, s.proc.pid!);
       (s.results[cls] ??= []).push({ ...r, round, load_average_1m: load1() });
