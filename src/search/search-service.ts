@@ -115,8 +115,9 @@ export interface SearchServiceDeps {
   workLinks?: Pick<StoredRecords, 'link'>;
   /**
    * Inline searches (ADR 0326): with an `executor`, a search whose work estimate is at most `maxWork` runs
-   * here, on the calling thread, when nothing else is searching (no search on the executor, no other
-   * search in a fair turn or waiting for one, the executor not pacing): the hand-off to a search thread
+   * here, on the calling thread, when nothing else is searching (no other search of this service between
+   * its admission and its end, billing included; none on the executor, in a fair turn or waiting for
+   * one; the executor not pacing): the hand-off to a search thread
    * and back costs more CPU than such a search. `encodeHits` encodes its hits as the threads' encoder
    * does (the same bytes). Absent or `maxWork` 0: every search goes to the executor.
    */
@@ -320,6 +321,8 @@ function withBody(doc: StoredDocument, snippets: SnippetWindow[], parsed: Parsed
 export class SearchService {
   readonly #turns: FairScheduler | null;
   #inlineSearches = 0;
+  /** Searches between their admission and their end (their credit hold, turn, work, charge, trajectory). */
+  #searching = 0;
   constructor(private readonly d: SearchServiceDeps) {
     this.#turns = d.budget ? new FairScheduler(d.budget.slots, d.budget.concurrency) : null;
   }
@@ -584,9 +587,11 @@ export class SearchService {
     // the account's place is counted now (429 before any hold); a slot is taken only for the work
     // itself (#search), not while the ledger's group commits are awaited around it
     const ticket = this.#turns?.admit(principal.accountId, cost);
+    this.#searching++;
     try {
       return await this.#search(principal, r, requestId, opts, plan, ticket, missing, cost);
     } finally {
+      this.#searching--;
       ticket?.leave();
     }
   }
@@ -650,7 +655,8 @@ export class SearchService {
     const inline = this.d.inline;
     const ex = this.d.executor;
     if (!inline || !(work <= inline.maxWork) || !ex) return false;
-    if ((ex.inflight ?? 1) > 0 || ex.pacing === true) return false;
+    // another search anywhere between its admission and its end (its billing included): not alone
+    if (this.#searching > 1 || (ex.inflight ?? 1) > 0 || ex.pacing === true) return false;
     const turns = this.#turns?.stats;
     if (turns && (turns.running > 1 || turns.waiting > 0)) return false;
     this.#inlineSearches++;

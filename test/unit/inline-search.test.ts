@@ -3,8 +3,9 @@
 // thread and back. Asserted by where each search ran (a stand-in executor counts what it was sent), not
 // by timing: a cheap search alone runs inline and its encoded hits are the bytes the threads' encoder
 // makes of the same hits; a search over the bound, one while the executor has a search in flight, one
-// while another search holds a fair turn (ADR 0212/0270 keep ordering those), one while the executor
-// paces (ADR 0244), and every search with the bound at 0, go to the executor.
+// while another search is in progress anywhere (its credit hold included; the fair turns of ADR
+// 0212/0270 then keep ordering them), one while the executor paces (ADR 0244), and every search with the
+// bound at 0, go to the executor.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
@@ -57,8 +58,8 @@ class CountingExecutor {
   }
 }
 
-function services(maxWork: number) {
-  const deps = { indexes, store: core.works, workLinks: core.works, featureStore: core.storage.documents, activity: { record: async () => undefined }, billing: { reserve: async () => undefined, charge: async () => undefined } as never, prices: core.config.prices, clock: core.clock, secret: 's', report: () => undefined };
+function services(maxWork: number, reserve: (p: { accountId: number }) => Promise<void> = async () => undefined) {
+  const deps = { indexes, store: core.works, workLinks: core.works, featureStore: core.storage.documents, activity: { record: async () => undefined }, billing: { reserve, charge: async () => undefined } as never, prices: core.config.prices, clock: core.clock, secret: 's', report: () => undefined };
   const here = new SearchService(deps);
   const executor = new CountingExecutor(here);
   const service = new SearchService({ ...deps, executor, budget: { maxTerms: 256, maxPostings: 5_000_000, maxResultTerms: 10_000, concurrency: 4, slots: 2 }, inline: { maxWork, encodeHits: wireHitEncoder(BASE) } });
@@ -124,4 +125,28 @@ test('while the executor paces its searches (ADR 0244), none runs inline', async
   await service.search(principal(1), cheap, 'r2', { encodeHits: true });
   assert.equal(executor.sent, 1);
   assert.equal(service.inlineSearches, 1);
+});
+
+test('while another search is in its credit hold (admitted, before its turn), a cheap search goes to the executor', async () => {
+  let release!: () => void;
+  const gate = new Promise<void>((ok) => (release = ok));
+  let holding = 0;
+  // account 9's hold waits for the gate (a group commit in progress)
+  const { service, executor } = services(1_000_000, async (p) => {
+    if (p.accountId === 9) {
+      holding++;
+      await gate;
+    }
+  });
+  const waiting = service.search(principal(9), cheap, 'r9', { encodeHits: true });
+  for (let i = 0; i < 1000 && holding === 0; i++) await new Promise((r) => setImmediate(r));
+  assert.equal(holding, 1);
+  await service.search(principal(1), cheap, 'r1', { encodeHits: true });
+  assert.equal(executor.sent, 1, 'not alone: sent to the executor');
+  assert.equal(service.inlineSearches, 0);
+  release();
+  await waiting;
+  // account 9's search, once its hold was written, was alone: inline
+  assert.equal(service.inlineSearches, 1);
+  assert.equal(executor.sent, 1);
 });
