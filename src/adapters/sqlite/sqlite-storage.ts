@@ -11,7 +11,7 @@ import type { Account, AccountStore, ApiKeyRecord, ApiKeyStore, NewAccount } fro
 import type { ActivityCounts, ActivityEvent, ActivityStore, ActivityTotals } from '../../ports/activity-store.js';
 import type { CreditLedger, DebitResult, HoldResult, LedgerEntry, LedgerOp, LedgerOpOutcome, LedgerOpResult } from '../../ports/credit-ledger.js';
 import { ONCE_OPERATIONS, ONCE_PREDICATE } from '../../ports/credit-ledger.js';
-import type { DocumentChange, DocumentStore, UpsertResult } from '../../ports/document-store.js';
+import type { DocumentChange, DocumentStore, TextWindowRequest, TextWindows, UpsertResult } from '../../ports/document-store.js';
 import type { Storage } from '../../ports/storage.js';
 import { accountsKind, countsFromRows, dailyGroups, firstDay, PER_ACCOUNT_KINDS, rowToTotals, TOP_COLUMNS, TOP_ORDER, type TotalsRow } from '../sql/activity-counts.js';
 import { contentHash, groupWorkMembers, rowToDisplay, rowToDisplayWithText, rowToStored, serializeDisplay, serializeRecord, utcDay, type DisplayRow, type DocumentRow, type WorkMemberRow } from '../sql/document-row.js';
@@ -48,6 +48,13 @@ export function statementCache(db: Db): Statements {
       return st;
     },
   };
+}
+
+/** A record's full-text length and `n` slices of it (getTextWindows; the slices' parameters come before the id). */
+function textWindowsSql(n: number): string {
+  let cols = 'length(t)';
+  for (let k = 0; k < n; k++) cols += ', substr(t, ?, ?)';
+  return `SELECT ${cols} FROM (SELECT json_extract(record, '$.fullText') AS t FROM documents WHERE id = ? AND deleted = 0)`;
 }
 
 function migrate(db: Db, steps: readonly MigrationStep[]): void {
@@ -504,6 +511,20 @@ class SqliteDocumentStore implements DocumentStore {
         const r = display.get(id) as DisplayRow | undefined;
         if (r) out.set(r.id, rowToDisplay(r));
       }
+    }
+    return out;
+  }
+  async getTextWindows(wants: readonly TextWindowRequest[]): Promise<Map<string, TextWindows>> {
+    const out = new Map<string, TextWindows>();
+    for (const { id, ranges } of wants) {
+      if (out.has(id)) continue;
+      // SQLite's JSON reader takes the text out of the record and length/substr count characters
+      // (Unicode scalar values, as the index's offsets do): only the slices become JS strings (ADR 0335)
+      const row = this.#s.q(textWindowsSql(ranges.length)).raw(true).get(...ranges.flatMap(([s, e]) => [s + 1, Math.max(0, e - s)]), id) as (number | string | null)[] | undefined;
+      if (!row) continue;
+      const texts: string[] = [];
+      for (let k = 0; k < ranges.length; k++) texts.push((row[k + 1] as string | null) ?? '');
+      out.set(id, { length: (row[0] as number | null) ?? 0, texts });
     }
     return out;
   }
