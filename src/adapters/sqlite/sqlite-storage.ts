@@ -50,6 +50,20 @@ export function statementCache(db: Db): Statements {
   };
 }
 
+/**
+ * The live records of the works with two or more (WorkMembers), at most `?` per work. The works are
+ * picked from the partial index documents_work_live alone (core/005, ADR 0336): no table row is read
+ * for a work of one record, which is most of them.
+ */
+export const WORK_MEMBERS_SQL = `WITH keys(k) AS (SELECT value FROM json_each(?)),
+  multi(k) AS (SELECT work_key FROM documents WHERE deleted = 0 AND work_key IN (SELECT k FROM keys) GROUP BY work_key HAVING COUNT(*) > 1)
+  SELECT id, work_key, uris, type, issued_at, title FROM (
+    SELECT id, work_key, json_extract(record, '$.uris') AS uris, json_extract(record, '$.type') AS type,
+      json_extract(record, '$.issuedAt') AS issued_at, json_extract(record, '$.title') AS title,
+      row_number() OVER (PARTITION BY work_key ORDER BY id) AS n
+    FROM documents WHERE deleted = 0 AND work_key IN (SELECT k FROM multi)
+  ) WHERE n <= ? ORDER BY work_key, id`;
+
 /** A record's full-text length and `n` slices of it (getTextWindows; the slices' parameters come before the id). */
 function textWindowsSql(n: number): string {
   let cols = 'length(t)';
@@ -564,19 +578,10 @@ class SqliteDocumentStore implements DocumentStore {
   async workMembers(workKeys: readonly string[], perWork: number): Promise<Map<string, WorkMember[]>> {
     const wanted = [...new Set(workKeys)];
     if (wanted.length === 0 || perWork <= 0) return new Map();
-    // Most works have one record: the index on work_key finds the others first, and only their
-    // records are read (one statement for the whole page).
+    // Most works have one record: the partial index of live records finds the others first, and only
+    // their records are read (one statement for the whole page).
     const rows = this.#s
-      .q(
-        `WITH keys(k) AS (SELECT value FROM json_each(?)),
-         multi(k) AS (SELECT work_key FROM documents WHERE deleted = 0 AND work_key IN (SELECT k FROM keys) GROUP BY work_key HAVING COUNT(*) > 1)
-         SELECT id, work_key, uris, type, issued_at, title FROM (
-           SELECT id, work_key, json_extract(record, '$.uris') AS uris, json_extract(record, '$.type') AS type,
-             json_extract(record, '$.issuedAt') AS issued_at, json_extract(record, '$.title') AS title,
-             row_number() OVER (PARTITION BY work_key ORDER BY id) AS n
-           FROM documents WHERE deleted = 0 AND work_key IN (SELECT k FROM multi)
-         ) WHERE n <= ? ORDER BY work_key, id`,
-      )
+      .q(WORK_MEMBERS_SQL)
       .all(JSON.stringify(wanted), perWork) as WorkMemberRow[];
     return groupWorkMembers(rows);
   }
