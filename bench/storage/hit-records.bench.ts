@@ -22,7 +22,7 @@
 // before: a body-snippet hit's whole store row with its full text) and `slices` (its record from the
 // segments and only its passages' slices of the body from the store: getTextWindows). CPU per page and
 // per body-snippet hit, records plus snippets (snippetsFor); every snippet of both paths is compared.
-// `--pg` runs it on the PostgreSQL store of DATABASE_URL (a fresh schema is not made: use a test database).
+// `--pg` runs it on the PostgreSQL store of DATABASE_URL, in a schema of its own (dropped at the end).
 //
 // Peer: the old path in the same run (ratios are old / new CPU time per page: the machine is shared,
 // so wall times include waiting for a core). The cold pass reads each page once
@@ -45,6 +45,7 @@ import { loadHitRecords, localStoredRecords } from '../../src/search/hit-records
 import { decodeStoredDisplay } from '../../src/search/stored-display.js';
 import { StoredFieldsReader, StoredFieldsWriter } from '../../src/engine/stored-fields.js';
 import { machine } from '../lib/machine.js';
+import { createTestSchema } from '../../test/helpers/storage.js';
 
 const { values } = parseArgs({
   options: {
@@ -72,7 +73,9 @@ const slice = join(dir, 'corpus.jsonl');
   rl.close();
   writeFileSync(slice, `${lines.join('\n')}\n`);
 }
-const core = await buildCore(loadConfig({}, { dataDir: dir, loadDemoCorpus: false, logLevel: 'silent', ...(values.pg ? { databaseUrl: process.env.DATABASE_URL } : {}) }), { logger: pino({ level: 'silent' }) });
+// --pg: a schema of its own in DATABASE_URL's database, dropped at the end (as the tests make theirs)
+const pgSchema = values.pg ? await createTestSchema(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test') : null;
+const core = await buildCore(loadConfig({}, { dataDir: dir, loadDemoCorpus: false, logLevel: 'silent', ...(pgSchema ? { databaseUrl: pgSchema.url } : {}) }), { logger: pino({ level: 'silent' }) });
 try {
   const t0 = Date.now();
   const rep = await core.ingest.ingestFile(slice, { format: 'lectern' });
@@ -209,6 +212,7 @@ try {
   }
 } finally {
   await core.close();
+  await pgSchema?.drop();
   rmSync(dir, { recursive: true, force: true });
 }
 

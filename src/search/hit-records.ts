@@ -9,8 +9,10 @@
 // they depend on other records) are filled in from the store for all, in one batch. A hit whose index
 // holds no stored record for it (an index written without them) is loaded from the store as before.
 //
-// Body passages by their slices (ADR 0335): when the snippets are placed from the index's token offsets
-// (a hit this process's index returned, and the caller gave the parsed queries), a body-snippet hit's
+// Body passages by their slices (ADR 0335; SearchServiceDeps.bodySlices, off in the composition root:
+// measured dearer than the whole row while the body is inside the record's JSON): when the snippets are
+// placed from the index's token offsets (a hit this process's index returned, and the caller gave the
+// parsed queries), a body-snippet hit's
 // record comes from the index like the others and the store returns only the passages' slices of the
 // body and its length (getTextWindows), not the whole row and text. A hit the index cannot place from a
 // slice (its record changed since it was indexed, or other languages) reads its whole text as before.

@@ -113,6 +113,14 @@ export interface SearchServiceDeps {
    * these links: no display read from the database. Absent: records come from `store.getDisplayMany`.
    */
   workLinks?: Pick<StoredRecords, 'link'>;
+  /**
+   * With `workLinks`: body-snippet hits placed from this process's index read only their passages'
+   * slices of the body (`featureStore.getTextWindows`) and their records from the index, instead of the
+   * store's whole row with its text (ADR 0335). The same snippets, byte for byte. Off in the composition
+   * root: on the synthetic corpus it cost more CPU per page than the whole row on both stores (SQLite
+   * 1.54x, PostgreSQL 1.12x; the record from the segments costs more than the text it saves).
+   */
+  bodySlices?: boolean;
 }
 
 /** The sharded equivalent of SearchIndex.search (search/scatter-gather.ts). */
@@ -673,7 +681,7 @@ export class SearchService {
     if (r.returnDocuments && hits.length > 0) {
       // Display records (no full text; cached when hot), plus the body text of hits whose passages are in it (ADR 0135).
       const parsedBy = new Map(indexNames.map((n) => [n, this.d.indexes.get(n).parse(r.query, r.possibleLanguages)]));
-      const { docs, sources: texts } = await loadHitRecords(this.d.store, page.map((p) => ({ hit: p.hit, index: p.index })), SNIPPETS_PER_HIT, this.#storedRecords(retrieval.fetched), (n) => parsedBy.get(n)!);
+      const { docs, sources: texts } = await loadHitRecords(this.d.store, page.map((p) => ({ hit: p.hit, index: p.index })), SNIPPETS_PER_HIT, this.#storedRecords(retrieval.fetched), this.d.bodySlices ? (n) => parsedBy.get(n)! : null);
       recordsUs = (performance.now() - tLoad) * 1000;
       const loaded: SearchHit[] = [];
       hits.forEach((h, i) => {
@@ -810,7 +818,7 @@ export class SearchService {
     const searchUs = (performance.now() - tSearch) * 1000;
     const tLoad = performance.now();
     const parsed = index.parse('', null);
-    const { docs, sources } = await loadHitRecords(this.d.store, ranked.map((hit) => ({ hit, index: doc.index })), 1, this.#storedRecords(), () => parsed);
+    const { docs, sources } = await loadHitRecords(this.d.store, ranked.map((hit) => ({ hit, index: doc.index })), 1, this.#storedRecords(), this.d.bodySlices ? () => parsed : null);
     const hits: SearchHit[] = [];
     for (const h of ranked) {
       const d = docs.get(h.id);

@@ -4,7 +4,8 @@
 // indexes; and they follow the store through the index: an update shows the new record once indexed,
 // a deletion's hit is gone, a relabel into another work shows the new work id; merges keep them. On a
 // cluster's api node the records come from the shards' segments (the fetch phase): the same hits again.
-// Body snippets on the stored-records path are cut from slices of the text (ADR 0335): the same snippets
+// Body snippets on the stored-records path with `bodySlices` are cut from slices of the text (ADR 0335;
+// on a cluster's api node the hits are the shards' and read the whole text, as before): the same snippets
 // for multi-byte and astral text, words at the ends of the text, empty and very long bodies, and a record
 // changed in the store but not yet in the index (read whole, as before).
 import { after, before, describe, test } from 'node:test';
@@ -89,7 +90,7 @@ describe('hits from stored fields equal hits from the database', () => {
     const counted = new Proxy(plain, {
       get: (target, key) => (key === 'getTextWindows' ? getTextWindows : key === 'getDisplayMany' ? getDisplayMany : ((v: unknown) => (typeof v === 'function' ? v.bind(target) : v))(Reflect.get(target, key))),
     });
-    fromIndex = new SearchService({ ...deps, workLinks: core.works, featureStore: counted });
+    fromIndex = new SearchService({ ...deps, workLinks: core.works, featureStore: counted, bodySlices: true });
   });
   after(async () => {
     await core.close();
@@ -225,7 +226,7 @@ describe('hits from stored fields equal hits from the database', () => {
     };
     const deps = { indexes, store: core.works, activity: core.activity, billing: core.billing, prices: core.config.prices, clock: core.clock, secret: 's', report: () => undefined, shards: sg };
     const db = new SearchService(deps);
-    const fetched = new SearchService({ ...deps, workLinks: core.works, featureStore: core.storage.documents });
+    const fetched = new SearchService({ ...deps, workLinks: core.works, featureStore: core.storage.documents, bodySlices: true });
     let compared = 0;
     for (const query of QUERIES.slice(0, 10)) {
       const r = defaultSearchRequest({ query, mode: 'fulltext', limit: 30, indexNames: ['documents', 'social'], deduplicate: false });
