@@ -12,10 +12,10 @@
 // Body passages by their slices (ADR 0335; SearchServiceDeps.bodySlices, off in the composition root:
 // measured dearer than the whole row while the body is inside the record's JSON): when the snippets are
 // placed from the index's token offsets (a hit this process's index returned, and the caller gave the
-// parsed queries), a body-snippet hit's
-// record comes from the index like the others and the store returns only the passages' slices of the
-// body and its length (getTextWindows), not the whole row and text. A hit the index cannot place from a
-// slice (its record changed since it was indexed, or other languages) reads its whole text as before.
+// parsed queries), a body-snippet hit's record comes from the index like the others and the store
+// returns only the passages' slices of the body and its length (getTextWindows), not the whole row and
+// text. A hit the index cannot place from a slice (its record changed since it was indexed, or other
+// languages) reads its whole text as before.
 import type { DisplayDocument, DisplayDocumentWithText } from '../domain/display-document.js';
 import type { IndexName } from '../domain/document.js';
 import type { LinkableDocument } from '../domain/work.js';
@@ -129,6 +129,7 @@ export async function loadHitRecords(
   }
   return { docs, sources };
 }
+
 async function fromStoredFields(hits: readonly IndexedHit[], withText: readonly string[], fromIndex: StoredRecords): Promise<Map<string, DisplayDocumentWithText>> {
   // Hits whose snippets are cut from the body need the body text from the store anyway: their record
   // comes with it in the same lookup (as before); the others' records come from the index.
