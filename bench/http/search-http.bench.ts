@@ -18,6 +18,8 @@
 // so it is a lean client: one raw keep-alive socket per client, request bytes prepared once, responses
 // framed by Content-Length and checked (status 200, a hits array, one in 50 parsed whole) without
 // building objects for each.
+// --prep: the dist/src/main.js that prepares the data directory (ingest, merge, the account), when the
+// builds' schemas differ (each server migrates its own copy at start: the base then gets no step of the new).
 // --builds: several builds of the server (label=path of its dist/src/main.js), each a server of its own,
 // alternated point by point like the thread counts (before/after comparisons in one run). A node flag
 // after the path (label=path|--env-file=FILE) runs the same build with other settings. --rounds N: the
@@ -61,6 +63,7 @@ const { values } = parseArgs({
     'cpu-prof': { type: 'string' },
     'prof-clients': { type: 'string' },
     builds: { type: 'string' },
+    prep: { type: 'string' },
     'no-peer': { type: 'boolean', default: false },
     'peer-procs': { type: 'boolean', default: false },
     'skip-grid': { type: 'boolean', default: false },
@@ -75,6 +78,8 @@ if (!values.corpus || !values.dir) throw new Error('--corpus and --dir are requi
 const corpus = values.corpus;
 const dataDir = values.dir;
 const main = join(process.cwd(), 'dist', 'src', 'main.js');
+/** The build that prepares the data directory (ingest, merge, the account): --prep, else this checkout's. */
+const prepMain = values.prep ?? main;
 /** The builds compared (label -> main.js); default: this checkout's. */
 // label=path[|node flag|node flag...]
 const builds: [string, string, string[]][] = values.builds
@@ -98,7 +103,7 @@ const started = machine();
 let ingest: unknown = 'reused';
 if (!existsSync(join(dataDir, 'lectern.db'))) {
   const t0 = Date.now();
-  const r = spawnSync(process.execPath, [main, 'ingest', '--format', 'lectern', corpus], { env, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', maxBuffer: 1 << 26 });
+  const r = spawnSync(process.execPath, [prepMain, 'ingest', '--format', 'lectern', corpus], { env, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', maxBuffer: 1 << 26 });
   if (r.status !== 0) throw new Error(`ingest failed (${r.status})`);
   const rep = JSON.parse(r.stdout)[0] as { inserted: number };
   ingest = { documents: rep.inserted, seconds: (Date.now() - t0) / 1000, docs_per_second: Math.round(rep.inserted / ((Date.now() - t0) / 1000)) };
@@ -106,12 +111,12 @@ if (!existsSync(join(dataDir, 'lectern.db'))) {
 }
 // Steady state: every merge the policy wants is done before measuring (a previous run's after-ingest
 // phase leaves deletions and small segments behind).
-const mergeRun = spawnSync(process.execPath, [main, 'index', 'merge'], { env, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', maxBuffer: 1 << 26 });
+const mergeRun = spawnSync(process.execPath, [prepMain, 'index', 'merge'], { env, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', maxBuffer: 1 << 26 });
 if (mergeRun.status !== 0) throw new Error(`index merge failed (${mergeRun.status})`);
 const merged = JSON.parse(mergeRun.stdout) as { merges: number; seconds: number; indexes: { documents: { docs: number; segments: number; bytes: { total: number } } } };
 const indexAtStart = { documents: merged.indexes.documents.docs, segments: merged.indexes.documents.segments, index_mib: Math.round(merged.indexes.documents.bytes.total / 2 ** 20), merges_before_run: merged.merges, merge_seconds: merged.seconds };
 console.error('index', indexAtStart);
-const acct = spawnSync(process.execPath, [main, 'accounts', 'create', '--email', `bench${Date.now()}@example.org`, '--credits', '1000000000'], { env, encoding: 'utf8' });
+const acct = spawnSync(process.execPath, [prepMain, 'accounts', 'create', '--email', `bench${Date.now()}@example.org`, '--credits', '1000000000'], { env, encoding: 'utf8' });
 const key = (JSON.parse(acct.stdout) as { api_key: string }).api_key;
 
 const basePort = Number(values.port);

@@ -6,7 +6,7 @@
 import { identityKeys } from '../domain/canonical-uri.js';
 import type { DocumentRecord, IndexName, StoredDocument } from '../domain/document.js';
 import { MAX_VERSIONS, withIdentityKeys, withWorkLinks, type IncomingRelation, type LinkableDocument, type WorkMember } from '../domain/work.js';
-import type { DocumentChange, DocumentStore, UpsertResult } from '../ports/document-store.js';
+import type { DocumentChange, DocumentStore, TextWindowRequest, TextWindows, UpsertResult } from '../ports/document-store.js';
 import type { DisplayDocumentWithText } from '../domain/display-document.js';
 import type { DisplayRecordCache } from './display-cache.js';
 
@@ -76,6 +76,10 @@ export class WorkLinkedDocumentStore implements DocumentStore {
     const load = async (wanted: readonly string[], text: readonly string[]) =>
       new Map((await this.link([...(await this.inner.getDisplayMany(wanted, text)).values()])).map((d) => [d.id, d]));
     return this.displayCache ? this.displayCache.getMany(ids, new Set(withText), load) : load(ids, withText);
+  }
+  /** Slices of full texts (no links: they are no part of a text). */
+  getTextWindows(wants: readonly TextWindowRequest[]): Promise<Map<string, TextWindows>> {
+    return this.inner.getTextWindows(wants);
   }
   async getByUri(uri: string): Promise<StoredDocument | null> {
     const doc = await this.inner.getByUri(uri);

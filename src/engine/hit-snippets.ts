@@ -16,7 +16,7 @@ import { NF } from './segment-writer.js';
 import { buildSnippet, codePointLength, codeUnitOffset, snippetMaxChars, snippetTokens, snippetWindow, SURROGATE, type SnippetOptions, type SnippetWindow } from './snippets.js';
 import { normalizeLanguage } from './stemmers.js';
 import { decodeTokens, type FieldTokens } from './token-offsets.js';
-import { FIELDS, type EngineHit } from './types.js';
+import { FIELDS, type EngineHit, type FieldName } from './types.js';
 
 interface HitRef {
   seg: Segment;
@@ -103,13 +103,70 @@ function slotsOf(seg: Segment, doc: number, f: number): number {
 export function buildHitSnippet(hit: EngineHit | null | undefined, text: string, query: ParsedQuery, opts: SnippetOptions): SnippetWindow {
   const ref = hit ? refs.get(hit) : undefined;
   if (ref === undefined) return buildSnippet(text, query, opts);
-  const f = FIELDS.indexOf(opts.field);
-  const { seg, doc } = ref;
   const simple = !SURROGATE.test(text);
   const fieldLength = simple ? text.length : codePointLength(text);
-  if (f < 0 || seg.fieldCp[doc * NF + f] !== fieldLength) return buildSnippet(text, query, opts);
-  if (normalizeLanguage(opts.language ?? 'en') !== ref.language) return buildSnippet(text, query, opts);
-  for (const l of query.languages) if (normalizeLanguage(l) !== ref.language) return buildSnippet(text, query, opts);
+  if (!answersFromIndex(ref, FIELDS.indexOf(opts.field), fieldLength, query, opts.language)) return buildSnippet(text, query, opts);
+  return placeSnippet(ref, text, 0, simple, fieldLength, query, opts);
+}
+
+/**
+ * A slice of a field's text (ADR 0335): `text` holds the scalar values [start, start + its length) of a
+ * field `length` scalar values long.
+ */
+export interface FieldWindow {
+  start: number;
+  text: string;
+  length: number;
+}
+
+/** The scalar-value range of the field's text that {@link buildHitSnippetInWindow} reads for this passage. */
+export function passageRange(passage: { startChar: number; endChar: number }): [number, number] {
+  const lo = Math.max(0, passage.startChar);
+  return [lo, Math.max(lo, passage.endChar)];
+}
+
+/**
+ * Whether {@link buildHitSnippetInWindow} answers for `hit` in a field of `fieldLength` scalar values
+ * (else the snippet needs the whole text: buildHitSnippet falls back to analysing it). False for a hit
+ * that no search of this process returned, a field whose indexed length differs (the record changed
+ * since), and query or document languages other than the document's analysis language.
+ */
+export function hitSnippetFromWindow(hit: EngineHit, field: FieldName, fieldLength: number, query: ParsedQuery, language: string | null | undefined): boolean {
+  const ref = refs.get(hit);
+  return ref !== undefined && answersFromIndex(ref, FIELDS.indexOf(field), fieldLength, query, language);
+}
+
+/**
+ * {@link buildHitSnippet} for a passage (`opts.passage`) from the slice of the field's text it covers
+ * (`window` holds at least {@link passageRange}): the same snippet, byte for byte, when
+ * {@link hitSnippetFromWindow} says so (callers check it first; throws otherwise).
+ */
+export function buildHitSnippetInWindow(hit: EngineHit, window: FieldWindow, query: ParsedQuery, opts: SnippetOptions): SnippetWindow {
+  const ref = refs.get(hit);
+  const passage = opts.passage;
+  if (ref === undefined || !passage || !answersFromIndex(ref, FIELDS.indexOf(opts.field), window.length, query, opts.language)) {
+    throw new Error('buildHitSnippetInWindow: the index cannot place this snippet (check hitSnippetFromWindow first)');
+  }
+  const [lo, hi] = passageRange(passage);
+  const end = Math.min(hi, window.length);
+  const simple = !SURROGATE.test(window.text);
+  if (window.start > lo || window.start + (simple ? window.text.length : codePointLength(window.text)) < end) {
+    throw new RangeError(`buildHitSnippetInWindow: the window [${window.start}, ...) does not hold the passage [${lo}, ${end})`);
+  }
+  return placeSnippet(ref, window.text, window.start, simple, window.length, query, opts);
+}
+
+function answersFromIndex(ref: HitRef, f: number, fieldLength: number, query: ParsedQuery, language: string | null | undefined): boolean {
+  if (f < 0 || ref.seg.fieldCp[ref.doc * NF + f] !== fieldLength) return false;
+  if (normalizeLanguage(language ?? 'en') !== ref.language) return false;
+  for (const l of query.languages) if (normalizeLanguage(l) !== ref.language) return false;
+  return true;
+}
+
+/** The snippet placed from the index; `text` holds the field from scalar value `base` on (simple: no surrogates in it). */
+function placeSnippet(ref: HitRef, text: string, base: number, simple: boolean, fieldLength: number, query: ParsedQuery, opts: SnippetOptions): SnippetWindow {
+  const f = FIELDS.indexOf(opts.field);
+  const { seg, doc } = ref;
   const lo = opts.passage ? Math.max(0, opts.passage.startChar) : 0;
   const hi = opts.passage ? Math.min(fieldLength, opts.passage.endChar) : fieldLength;
   const marks = highlightMarks(ref, query)[f]!;
@@ -126,11 +183,11 @@ export function buildHitSnippet(hit: EngineHit | null | undefined, text: string,
       // a compound's joined form shares this position: the posting may be the joined form's, so the
       // token's own term decides (as in buildSnippet, which skips joined forms)
       analyzer ??= analyzerFor(ref.language);
-      const surface = simple ? text.slice(s, e) : text.slice(codeUnitOffset(text, s, false), codeUnitOffset(text, e, false));
+      const surface = simple ? text.slice(s - base, e - base) : text.slice(codeUnitOffset(text, s - base, false), codeUnitOffset(text, e - base, false));
       const term = analyzer.term(surface);
       hit = term !== null && query.highlightTerms.has(term);
     }
     tokens.push(s, e, hit);
   }
-  return snippetWindow(text, simple, fieldLength, lo, hi, tokens, snippetMaxChars(opts), opts);
+  return snippetWindow(text, simple, fieldLength, lo, hi, tokens, snippetMaxChars(opts), opts, base);
 }

@@ -44,7 +44,7 @@ export { parseQuery } from './query-parser.js';
 export type { ParsedQuery, QueryWord, QueryPhrase, PhraseSlot } from './query-parser.js';
 export { pruneQuery, queryTerms, type QueryBudget, type PrunedQuery } from './query-budget.js';
 export { buildSnippet, sliceCodePoints, codePointLength } from './snippets.js';
-export { buildHitSnippet } from './hit-snippets.js';
+export { buildHitSnippet, buildHitSnippetInWindow, hitHasTokenOffsets, hitSnippetFromWindow, passageRange, type FieldWindow } from './hit-snippets.js';
 export type { SnippetWindow, SnippetOptions, HighlightRange } from './snippets.js';
 export { fuseRrf } from './rrf.js';
 export type { RankedList, RrfVote, FusedHit, RrfOptions } from './rrf.js';

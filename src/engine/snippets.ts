@@ -144,9 +144,10 @@ export const snippetTokens = new SnippetTokens();
 
 /**
  * The window of {@link buildSnippet} from the region's tokens (however they were found: by analysing the
- * text, or from the offsets stored in the index, see hit-snippets.ts).
+ * text, or from the offsets stored in the index, see hit-snippets.ts). `text` is the field's text from
+ * scalar value `base` on (0: all of it; a window holds at least [lo, hi): the result never leaves it).
  */
-export function snippetWindow(text: string, simple: boolean, fieldLength: number, lo: number, hi: number, tokens: SnippetTokens, maxChars: number, opts: SnippetOptions): SnippetWindow {
+export function snippetWindow(text: string, simple: boolean, fieldLength: number, lo: number, hi: number, tokens: SnippetTokens, maxChars: number, opts: SnippetOptions, base = 0): SnippetWindow {
   const ts = tokens.s;
   const te = tokens.e;
   const th = tokens.hit;
@@ -194,7 +195,7 @@ export function snippetWindow(text: string, simple: boolean, fieldLength: number
   for (let k = 0; k < n; k++) if (th[k] === 1 && ts[k]! >= bestStart && te[k]! <= bestEnd) sourceHighlights.push({ start: ts[k]!, end: te[k]! });
   return {
     field: opts.field,
-    text: simple ? text.slice(bestStart, bestEnd) : sliceCodePoints(text, bestStart, bestEnd),
+    text: simple ? text.slice(bestStart - base, bestEnd - base) : sliceCodePoints(text, bestStart - base, bestEnd - base),
     chunkId: opts.passage ? opts.passage.chunkId : null,
     score: opts.passage ? opts.passage.score : Math.max(0, bestHits),
     source: { startChar: bestStart, endChar: bestEnd, fieldLength },

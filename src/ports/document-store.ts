@@ -27,6 +27,14 @@ export interface DocumentStore {
    * with the record in one lookup. No other id's full text is read.
    */
   getDisplayMany(ids: readonly string[], withText?: readonly string[]): Promise<Map<string, DisplayDocumentWithText>>;
+  /**
+   * Slices of live records' full texts (ADR 0335: hits whose snippets lie in the body and are placed
+   * from the index's token offsets need only their passages' text). For each id asked for: the full
+   * text's length in Unicode scalar values (0 when it has none) and, for each range [start, end) in
+   * scalar values, that slice of the text (clamped to it; '' past its end), in the order asked. Unknown
+   * and deleted ids are absent. The rest of the text and of the record is not read into the process.
+   */
+  getTextWindows(wants: readonly TextWindowRequest[]): Promise<Map<string, TextWindows>>;
   /** The document carrying this canonical URI (lowest id when several records carry it). */
   getByUri(uri: string): Promise<StoredDocument | null>;
   /** getByUri for many URIs at once: each URI held maps to its document (lowest id); others are absent. */
@@ -51,6 +59,21 @@ export interface DocumentStore {
   /** Highest assigned sequence number (0 when empty). */
   maxSeq(): Promise<number>;
   count(index?: IndexName): Promise<number>;
+}
+
+/** What {@link DocumentStore.getTextWindows} is asked for: ranges of one record's full text. */
+export interface TextWindowRequest {
+  id: string;
+  /** [start, end) pairs in Unicode scalar values, start <= end. */
+  ranges: readonly (readonly [number, number])[];
+}
+
+/** Slices of one record's full text (see {@link DocumentStore.getTextWindows}). */
+export interface TextWindows {
+  /** The whole text's length in Unicode scalar values (0: no full text). */
+  length: number;
+  /** The asked ranges' text, in the order asked. */
+  texts: string[];
 }
 
 export type DocumentChange = { deleted: false; seq: number; doc: StoredDocument } | { deleted: true; seq: number; id: string };

@@ -8,11 +8,19 @@
 // and their record comes with it in the same lookup (as before). The work links (versions, notices:
 // they depend on other records) are filled in from the store for all, in one batch. A hit whose index
 // holds no stored record for it (an index written without them) is loaded from the store as before.
+//
+// Body passages by their slices (ADR 0335; SearchServiceDeps.bodySlices, off in the composition root:
+// measured dearer than the whole row while the body is inside the record's JSON): when the snippets are
+// placed from the index's token offsets (a hit this process's index returned, and the caller gave the
+// parsed queries), a body-snippet hit's record comes from the index like the others and the store
+// returns only the passages' slices of the body and its length (getTextWindows), not the whole row and
+// text. A hit the index cannot place from a slice (its record changed since it was indexed, or other
+// languages) reads its whole text as before.
 import type { DisplayDocument, DisplayDocumentWithText } from '../domain/display-document.js';
 import type { IndexName } from '../domain/document.js';
 import type { LinkableDocument } from '../domain/work.js';
-import type { EngineHit } from '../engine/index.js';
-import type { DocumentStore } from '../ports/document-store.js';
+import { hitHasTokenOffsets, hitSnippetFromWindow, passageRange, type EngineHit, type FieldWindow, type ParsedQuery } from '../engine/index.js';
+import type { DocumentStore, TextWindowRequest } from '../ports/document-store.js';
 import type { SnippetSource } from './search-service.js';
 import { decodeStoredDisplay } from './stored-display.js';
 
@@ -51,19 +59,74 @@ export interface StoredRecords {
   records(index: IndexName, ids: readonly string[]): Promise<Map<string, DisplayDocument>>;
   /** Fills in the work links of display records (documents/work-links.ts: what getDisplayMany adds). */
   link<D extends LinkableDocument & { workKey: string }>(docs: readonly D[]): Promise<D[]>;
-  /** The store without work links: the records of body-snippet hits (with their text) and of hits no index stored. */
-  plain: Pick<DocumentStore, 'getDisplayMany'>;
+  /** The store without work links: the records of body-snippet hits (with their text) and of hits no index stored, and body slices. */
+  plain: Pick<DocumentStore, 'getDisplayMany' | 'getTextWindows'>;
 }
 
 /**
  * @param snippetsPerHit how many of each hit's passages become snippets (only those need text).
  * @param fromIndex the indexes' stored records; null: every record from the store.
+ * @param parsed the query each index's snippets are cut for: with it and `fromIndex`, body snippets
+ *   placed from the index read only their passages' slices of the body (ADR 0335).
  */
-export async function loadHitRecords(store: DocumentStore, hits: readonly IndexedHit[], snippetsPerHit: number, fromIndex: StoredRecords | null = null): Promise<HitRecords> {
-  const withText = hits.filter((h) => h.hit.passages.slice(0, snippetsPerHit).some((p) => p.field === 'body')).map((h) => h.hit.id);
+export async function loadHitRecords(
+  store: DocumentStore,
+  hits: readonly IndexedHit[],
+  snippetsPerHit: number,
+  fromIndex: StoredRecords | null = null,
+  parsed: ((index: IndexName) => ParsedQuery) | null = null,
+): Promise<HitRecords> {
+  const bodyPassages = (h: IndexedHit) => h.hit.passages.slice(0, snippetsPerHit).filter((p) => p.field === 'body');
+  const withText: string[] = [];
+  const sliced: IndexedHit[] = [];
+  for (const h of hits) {
+    if (bodyPassages(h).length === 0) continue;
+    // a hit of this process's index (snippets placed from its offsets) needs only its passages' slices
+    if (fromIndex && parsed && hitHasTokenOffsets(h.hit)) sliced.push(h);
+    else withText.push(h.hit.id);
+  }
+  const windows = sliced.length > 0 ? fromIndex!.plain.getTextWindows(sliced.map((h) => ({ id: h.hit.id, ranges: bodyPassages(h).map(passageRange) }) satisfies TextWindowRequest)) : null;
   const docs = fromIndex ? await fromStoredFields(hits, withText, fromIndex) : await store.getDisplayMany(hits.map((h) => h.hit.id), withText);
   const sources = new Map<string, SnippetSource>();
   for (const [id, doc] of docs) sources.set(id, doc);
+  if (windows) {
+    const slices = await windows;
+    const whole: string[] = [];
+    for (const h of sliced) {
+      const id = h.hit.id;
+      const doc = docs.get(id);
+      if (!doc) continue;
+      const w = slices.get(id);
+      // deleted since it was indexed: skipped, as a whole-row read would find nothing
+      if (!w) {
+        docs.delete(id);
+        sources.delete(id);
+        continue;
+      }
+      if (w.length > 0 && !hitSnippetFromWindow(h.hit, 'body', w.length, parsed!(h.index), doc.language)) {
+        whole.push(id);
+        continue;
+      }
+      const passages = bodyPassages(h);
+      const body: FieldWindow[] = passages.map((p, k) => ({ start: passageRange(p)[0], text: w.texts[k]!, length: w.length }));
+      sources.set(id, { title: doc.title, abstract: doc.abstract, language: doc.language, body });
+    }
+    if (whole.length > 0) {
+      // the record changed since it was indexed (or other languages): its row with the whole text, as before
+      const rows = await fromIndex!.link([...(await fromIndex!.plain.getDisplayMany(whole, whole)).values()]);
+      const byId = new Map(rows.map((d) => [d.id, d]));
+      for (const id of whole) {
+        const d = byId.get(id);
+        if (d) {
+          docs.set(id, d);
+          sources.set(id, d);
+        } else {
+          docs.delete(id);
+          sources.delete(id);
+        }
+      }
+    }
+  }
   return { docs, sources };
 }
 

@@ -2,7 +2,8 @@
 // hit shows of each live record (every field but the full text and the cited works) and always equals
 // the display form of `get(id)`: after inserts, updates, work merges (relabels), deletes and revivals,
 // and after the migration back-fills records stored before the layout existed; with `withText` it adds
-// the non-empty full texts of the hits that ask for them. Run on SQLite (file, :memory:) and PostgreSQL.
+// the non-empty full texts of the hits that ask for them. `getTextWindows` slices full texts in Unicode
+// scalar values (ADR 0335). Run on SQLite (file, :memory:) and PostgreSQL.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { toDisplayDocument } from '../../src/domain/display-document.js';
@@ -87,6 +88,46 @@ export function displayRecordsContract(label: string, open: StorageFactory, lega
       }
       await s.documents.delete('D1', 2000);
       assert.equal((await s.documents.getDisplayMany(['D1'], ['D1'])).size, 0);
+    });
+
+    it('getTextWindows returns slices of full texts in Unicode scalar values and their lengths, not the rest', async (s) => {
+      const astral = 'Ærø 😀 𝛂-helix 地下水 naïve café '.repeat(40);
+      const long = `${'x'.repeat(300_000)}é😀end`;
+      await s.documents.upsertMany(
+        [
+          ...docs(),
+          sampleDocument('W1', { fullText: astral }),
+          sampleDocument('W2', { fullText: long }),
+          sampleDocument('W3', { fullText: 'Quote " back\\slash \n new\tline \u0000 nul' }),
+        ],
+        1000,
+      );
+      const cps = (t: string) => Array.from(t);
+      const slice = (t: string, a: number, b: number) => cps(t).slice(a, b).join('');
+      const astralLen = cps(astral).length;
+      const w = await s.documents.getTextWindows([
+        { id: 'W1', ranges: [[0, 9], [4, 5], [astralLen - 12, astralLen], [astralLen - 3, astralLen + 50], [astralLen + 5, astralLen + 9], [7, 7]] },
+        { id: 'W2', ranges: [[299_998, 300_003], [0, 3]] },
+        { id: 'W3', ranges: [[0, 100]] },
+        { id: 'D1', ranges: [[4, 8]] },
+        { id: 'D2', ranges: [[0, 10]] },
+        { id: 'D4', ranges: [] },
+        { id: 'missing', ranges: [[0, 1]] },
+      ]);
+      assert.deepEqual(w.get('W1'), {
+        length: astralLen,
+        texts: [slice(astral, 0, 9), '😀', slice(astral, astralLen - 12, astralLen), slice(astral, astralLen - 3, astralLen), '', ''],
+      });
+      assert.equal(w.get('W1')!.texts[0], 'Ærø 😀 𝛂-h');
+      assert.deepEqual(w.get('W2'), { length: 300_005, texts: ['xxé😀e', 'xxx'] });
+      assert.deepEqual(w.get('W3'), { length: cps('Quote " back\\slash \n new\tline \uFFFD nul').length, texts: ['Quote " back\\slash \n new\tline \uFFFD nul'] });
+      assert.deepEqual(w.get('D1'), { length: 'The body text of D1, long enough to matter.'.length, texts: ['body'] });
+      assert.deepEqual(w.get('D2'), { length: 0, texts: [''] }, 'an empty text');
+      assert.deepEqual(w.get('D4')?.texts, [], 'no ranges: the length alone');
+      assert.ok(!w.has('missing'));
+      assert.deepEqual(await s.documents.getTextWindows([]), new Map());
+      await s.documents.delete('W1', 2000);
+      assert.equal((await s.documents.getTextWindows([{ id: 'W1', ranges: [[0, 3]] }])).size, 0, 'a deleted record has no text');
     });
 
     test('the core/003 migration back-fills the display rows of records stored before it', async () => {

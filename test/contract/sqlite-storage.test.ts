@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
 import { Worker } from 'node:worker_threads';
-import { openSqliteStorage } from '../../src/adapters/sqlite/sqlite-storage.js';
+import { openSqliteStorage, WORK_MEMBERS_SQL } from '../../src/adapters/sqlite/sqlite-storage.js';
 import { ALL_MIGRATIONS, type MigrationStep } from '../../src/adapters/sql/migrations.js';
 import { openMemorySqlite, openTempSqlite, tempDir } from '../helpers/storage.js';
 import type { OpenWorkerInput } from './sqlite-open-worker.js';
@@ -66,6 +66,18 @@ test('SQLite: a charge-once lookup (findEntry of a browser read) reads the parti
       .prepare(`EXPLAIN QUERY PLAN SELECT * FROM ledger_entries WHERE account_id = ? AND operation = ? AND reference = ? AND ${ONCE_PREDICATE} ORDER BY id DESC LIMIT 1`)
       .all(1, 'document_read', 'doc:2026-11-29') as Array<{ detail: string }>;
     assert.ok(plan.some((r) => /USING (COVERING )?INDEX ledger_once/.test(r.detail)), JSON.stringify(plan));
+  } finally {
+    await dispose();
+  }
+});
+
+test('SQLite: a page\'s work links pick the works with two or more live records from the documents_work_live index alone (no record read)', async () => {
+  const { storage, dispose } = await openMemorySqlite();
+  try {
+    const plan = storage.db.prepare(`EXPLAIN QUERY PLAN ${WORK_MEMBERS_SQL}`).all('["a","b"]', 6) as Array<{ detail: string }>;
+    // the GROUP BY of the `multi` step is answered from the index: `deleted`, behind the record's overflow
+    // pages in the table row, is not read (ADR 0336)
+    assert.ok(plan.some((r) => /USING COVERING INDEX documents_work_live/.test(r.detail)), JSON.stringify(plan));
   } finally {
     await dispose();
   }

@@ -4,12 +4,17 @@
 // indexes; and they follow the store through the index: an update shows the new record once indexed,
 // a deletion's hit is gone, a relabel into another work shows the new work id; merges keep them. On a
 // cluster's api node the records come from the shards' segments (the fetch phase): the same hits again.
+// Body snippets on the stored-records path with `bodySlices` are cut from slices of the text (ADR 0335;
+// on a cluster's api node the hits are the shards' and read the whole text, as before): the same snippets
+// for multi-byte and astral text, words at the ends of the text, empty and very long bodies, and a record
+// changed in the store but not yet in the index (read whole, as before).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
 import { buildCore, type Core } from '../../src/app.js';
 import { loadConfig } from '../../src/config/index.js';
 import type { DocumentRecord } from '../../src/domain/document.js';
+import type { DocumentStore } from '../../src/ports/document-store.js';
 import { toWireHit } from '../../src/http/presenters/search.js';
 import type { IndexSet } from '../../src/search/index-set.js';
 import { SearchService } from '../../src/search/search-service.js';
@@ -47,10 +52,16 @@ function corpus(): DocumentRecord[] {
   out.push(sampleDocument('V2', { title: 'Karst aquifer recharge article', uris: ['doi://10.5555/work'] }));
   out.push(sampleDocument('T1', { title: 'Salinity of karst groundwater', uris: ['doi://10.5555/target'] }));
   out.push(sampleDocument('R1', { title: 'Retraction: salinity of karst groundwater', type: 'retraction', noticeKind: 'retraction', relations: [{ kind: 'retraction', uri: 'doi://10.5555/target' }] }));
+  // bodies whose snippets are cut from slices of the text (ADR 0335): multi-byte and astral text, query
+  // words at the very start and end of the text, an empty body and a very long one
+  out.push(sampleDocument('U1', { title: 'Danish field notes', abstract: null, fullText: `Ærøskøbing ${'grundvand og vandløb i 😀 𝛂-zonen, naïve café '.repeat(25)}slutning` }));
+  out.push(sampleDocument('U2', { title: 'Astral text', abstract: null, fullText: `slutning ${'地下水 𝛂 astral 😀 seepage '.repeat(60)}Ærøskøbing` }));
+  out.push(sampleDocument('U3', { title: 'A long report', abstract: null, fullText: `${'The porosity of the basin was stable. '.repeat(6000)}Final slutning` }));
+  out.push(sampleDocument('U4', { title: 'Empty body slutning', abstract: 'An abstract on slutning.', fullText: '' }));
   return out;
 }
 
-const QUERIES = ['groundwater', 'aquifer recharge', '"karst aquifer"', 'salinity karst', 'sampled', 'conclusion', 'Grundwasser', 'phréatique', 'μ-CT', 'IL6', 'basin seepage porosity', 'retraction', 'study 17', ''];
+const QUERIES = ['groundwater', 'aquifer recharge', '"karst aquifer"', 'salinity karst', 'sampled', 'conclusion', 'Grundwasser', 'phréatique', 'μ-CT', 'IL6', 'basin seepage porosity', 'retraction', 'study 17', '', 'slutning', 'Ærøskøbing', 'astral seepage', 'café vandløb', 'stable porosity'];
 
 describe('hits from stored fields equal hits from the database', () => {
   let core: Core;
@@ -58,6 +69,7 @@ describe('hits from stored fields equal hits from the database', () => {
   let tmp: { dir: string; remove(): void };
   let fromDb: SearchService;
   let fromIndex: SearchService;
+  const reads = { slices: 0, wholeTexts: 0 };
   before(async () => {
     tmp = tempDir();
     core = await buildCore(loadConfig({}, { dataDir: tmp.dir, loadDemoCorpus: false, logLevel: 'silent' }), { logger: pino({ level: 'silent' }) });
@@ -65,7 +77,20 @@ describe('hits from stored fields equal hits from the database', () => {
     indexes = await core.openIndexes();
     const deps = { indexes, store: core.works, activity: core.activity, billing: core.billing, prices: core.config.prices, clock: core.clock, secret: 's', report: () => undefined };
     fromDb = new SearchService(deps);
-    fromIndex = new SearchService({ ...deps, workLinks: core.works, featureStore: core.storage.documents });
+    // the stored-records path's plain store, counting what it reads of the texts
+    const plain = core.storage.documents;
+    const getTextWindows: DocumentStore['getTextWindows'] = async (wants) => {
+      reads.slices += wants.length;
+      return plain.getTextWindows(wants);
+    };
+    const getDisplayMany: DocumentStore['getDisplayMany'] = async (ids, withText = []) => {
+      reads.wholeTexts += withText.length;
+      return plain.getDisplayMany(ids, withText);
+    };
+    const counted = new Proxy(plain, {
+      get: (target, key) => (key === 'getTextWindows' ? getTextWindows : key === 'getDisplayMany' ? getDisplayMany : ((v: unknown) => (typeof v === 'function' ? v.bind(target) : v))(Reflect.get(target, key))),
+    });
+    fromIndex = new SearchService({ ...deps, workLinks: core.works, featureStore: counted, bodySlices: true });
   });
   after(async () => {
     await core.close();
@@ -82,6 +107,7 @@ describe('hits from stored fields equal hits from the database', () => {
 
   test('the same wire hits for every query, ranking mode and page', async () => {
     let fromSegments = 0;
+    const slices = spyTextWindows();
     const stored = SearchIndex.prototype.stored;
     SearchIndex.prototype.stored = function (ids) {
       const r = stored.call(this, ids);
@@ -101,7 +127,11 @@ describe('hits from stored fields equal hits from the database', () => {
       }
     }
     SearchIndex.prototype.stored = stored;
+    slices.restore();
     assert.ok(documents > 300, `hits compared: ${documents}`);
+    // body snippets were cut from slices of the text (the whole text read for none of them)
+    assert.ok(slices.hits > 20, `body-snippet hits read by their slices: ${slices.hits}`);
+    assert.equal(slices.wholeTexts, 0, 'no whole text read on the stored-records path');
     assert.ok(fromSegments > 100, `records read from the segments: ${fromSegments}`);
     assert.ok(bodySnippets > 20, `hits with body snippets: ${bodySnippets}`);
     // the links are there: versions of the work, the notice on its target and the notice's target
@@ -114,6 +144,37 @@ describe('hits from stored fields equal hits from the database', () => {
     assert.equal(doc('T1')?.is_retracted, true);
     assert.deepEqual(doc('T1')?.notices.map((n) => n.document_id), ['R1']);
     assert.deepEqual(doc('R1')?.notice_of.map((n) => n.document_id), ['T1']);
+  });
+
+  /** Counts, from now on, the body slices the stored-records path reads and the whole texts it reads (its plain store). */
+  function spyTextWindows() {
+    const start = { ...reads };
+    return {
+      get hits() {
+        return reads.slices - start.slices;
+      },
+      get wholeTexts() {
+        return reads.wholeTexts - start.wholeTexts;
+      },
+      restore: () => undefined,
+    };
+  }
+
+  test('a body changed in the store but not yet in the index: its whole text is read, and the hit is the same as from the database', async () => {
+    const u1 = corpus().find((d) => d.id === 'U1')!;
+    await core.works.upsertMany([sampleDocument('U1', { ...u1, fullText: `${u1.fullText!} and a new sentence on slutning` })], 1_700_000_050);
+    const slices = spyTextWindows();
+    try {
+      for (const query of ['slutning', 'café vandløb']) {
+        const { db, index } = await both(query, { deduplicate: false });
+        assert.deepEqual(index, db, query);
+      }
+    } finally {
+      slices.restore();
+    }
+    assert.ok(slices.wholeTexts >= 1, 'the changed record read whole');
+    await core.works.upsertMany([u1], 1_700_000_060);
+    await indexes.catchUp();
   });
 
   test('updates, deletions and relabels reach the hits through the index; merges keep the records', async () => {
@@ -165,7 +226,7 @@ describe('hits from stored fields equal hits from the database', () => {
     };
     const deps = { indexes, store: core.works, activity: core.activity, billing: core.billing, prices: core.config.prices, clock: core.clock, secret: 's', report: () => undefined, shards: sg };
     const db = new SearchService(deps);
-    const fetched = new SearchService({ ...deps, workLinks: core.works, featureStore: core.storage.documents });
+    const fetched = new SearchService({ ...deps, workLinks: core.works, featureStore: core.storage.documents, bodySlices: true });
     let compared = 0;
     for (const query of QUERIES.slice(0, 10)) {
       const r = defaultSearchRequest({ query, mode: 'fulltext', limit: 30, indexNames: ['documents', 'social'], deduplicate: false });

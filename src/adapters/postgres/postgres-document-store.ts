@@ -9,7 +9,7 @@
 import type pg from 'pg';
 import type { DocumentRecord, IndexName, StoredDocument } from '../../domain/document.js';
 import { linkTargets, type IncomingRelation, type WorkMember } from '../../domain/work.js';
-import type { DocumentChange, DocumentStore, UpsertResult } from '../../ports/document-store.js';
+import type { DocumentChange, DocumentStore, TextWindowRequest, TextWindows, UpsertResult } from '../../ports/document-store.js';
 import { groupWorkMembers, rowToDisplay, rowToStored, serializeDisplay, type DisplayRow, type DocumentRow, type WorkMemberRow } from '../sql/document-row.js';
 import type { DisplayDocumentWithText } from '../../domain/display-document.js';
 import { batchIdentityKeys, batchIds, changedDocs, planUpsert, prepareDocs, workKeysToLoad, type UpsertPlan } from '../sql/upsert-plan.js';
@@ -106,6 +106,45 @@ export class PostgresDocumentStore implements DocumentStore {
       const doc: DisplayDocumentWithText = rowToDisplay(r);
       if (r.text !== null && r.text.length > 0) doc.fullText = r.text;
       out.set(r.id, doc);
+    }
+    return out;
+  }
+
+  async getTextWindows(wants: readonly TextWindowRequest[]): Promise<Map<string, TextWindows>> {
+    const out = new Map<string, TextWindows>();
+    // one row per (id, range), and one with k = -1 per id for its length alone: one round trip for the
+    // page; the server takes the text out of the record and slices it (characters: scalar values)
+    const ids: string[] = [];
+    const ks: number[] = [];
+    const starts: number[] = [];
+    const lens: number[] = [];
+    const asked = new Map<string, number>();
+    for (const { id, ranges } of wants) {
+      if (asked.has(id)) continue;
+      asked.set(id, ranges.length);
+      ids.push(id);
+      ks.push(-1);
+      starts.push(1);
+      lens.push(0);
+      ranges.forEach(([s, e], k) => {
+        ids.push(id);
+        ks.push(k);
+        starts.push(s + 1);
+        lens.push(Math.max(0, e - s));
+      });
+    }
+    if (ids.length === 0) return out;
+    const { rows } = await this.pool.query<{ id: string; k: number; n: number | null; text: string | null }>(
+      `SELECT w.id, w.k, CASE WHEN w.k < 0 THEN length(x.t) END AS n, CASE WHEN w.k >= 0 THEN substr(x.t, w.s, w.l) END AS text
+       FROM unnest($1::text[], $2::int[], $3::int[], $4::int[]) AS w(id, k, s, l)
+       JOIN documents d ON d.id = w.id AND NOT d.deleted CROSS JOIN LATERAL (SELECT d.record->>'fullText' AS t) x`,
+      [ids, ks, starts, lens],
+    );
+    for (const r of rows) {
+      let w = out.get(r.id);
+      if (!w) out.set(r.id, (w = { length: 0, texts: new Array<string>(asked.get(r.id)!).fill('') }));
+      if (r.k < 0) w.length = r.n ?? 0;
+      else w.texts[r.k] = r.text ?? '';
     }
     return out;
   }

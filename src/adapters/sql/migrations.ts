@@ -230,6 +230,15 @@ export const CORE_MIGRATIONS: readonly MigrationStep[] = [
       CREATE TRIGGER api_keys_changed AFTER UPDATE OR DELETE ON api_keys FOR EACH ROW EXECUTE FUNCTION lectern_api_key_changed();
     `,
   },
+  {
+    // The live records of a work by an index alone (issue 29, ADR 0336): a page's work links ask which
+    // of its works have two or more live records, and SQLite read `deleted` from the table row, which
+    // lies after `record` and so behind the record's overflow pages (a full text is several pages long).
+    // PostgreSQL keeps a large record out of line (TOAST): its rows are read without it; nothing to do.
+    id: 'core/005-documents-work-live',
+    sqlite: 'CREATE INDEX documents_work_live ON documents(work_key) WHERE deleted = 0;',
+    postgres: '',
+  },
 ];
 
 /** Every migration list, in application order. Capabilities append their lists here. */

@@ -11,7 +11,7 @@ import type { Account, AccountStore, ApiKeyRecord, ApiKeyStore, NewAccount } fro
 import type { ActivityCounts, ActivityEvent, ActivityStore, ActivityTotals } from '../../ports/activity-store.js';
 import type { CreditLedger, DebitResult, HoldResult, LedgerEntry, LedgerOp, LedgerOpOutcome, LedgerOpResult } from '../../ports/credit-ledger.js';
 import { ONCE_OPERATIONS, ONCE_PREDICATE } from '../../ports/credit-ledger.js';
-import type { DocumentChange, DocumentStore, UpsertResult } from '../../ports/document-store.js';
+import type { DocumentChange, DocumentStore, TextWindowRequest, TextWindows, UpsertResult } from '../../ports/document-store.js';
 import type { Storage } from '../../ports/storage.js';
 import { accountsKind, countsFromRows, dailyGroups, firstDay, PER_ACCOUNT_KINDS, rowToTotals, TOP_COLUMNS, TOP_ORDER, type TotalsRow } from '../sql/activity-counts.js';
 import { contentHash, groupWorkMembers, rowToDisplay, rowToDisplayWithText, rowToStored, serializeDisplay, serializeRecord, utcDay, type DisplayRow, type DocumentRow, type WorkMemberRow } from '../sql/document-row.js';
@@ -48,6 +48,27 @@ export function statementCache(db: Db): Statements {
       return st;
     },
   };
+}
+
+/**
+ * The live records of the works with two or more (WorkMembers), at most `?` per work. The works are
+ * picked from the partial index documents_work_live alone (core/005, ADR 0336): no table row is read
+ * for a work of one record, which is most of them.
+ */
+export const WORK_MEMBERS_SQL = `WITH keys(k) AS (SELECT value FROM json_each(?)),
+  multi(k) AS (SELECT work_key FROM documents WHERE deleted = 0 AND work_key IN (SELECT k FROM keys) GROUP BY work_key HAVING COUNT(*) > 1)
+  SELECT id, work_key, uris, type, issued_at, title FROM (
+    SELECT id, work_key, json_extract(record, '$.uris') AS uris, json_extract(record, '$.type') AS type,
+      json_extract(record, '$.issuedAt') AS issued_at, json_extract(record, '$.title') AS title,
+      row_number() OVER (PARTITION BY work_key ORDER BY id) AS n
+    FROM documents WHERE deleted = 0 AND work_key IN (SELECT k FROM multi)
+  ) WHERE n <= ? ORDER BY work_key, id`;
+
+/** A record's full-text length and `n` slices of it (getTextWindows; the slices' parameters come before the id). */
+function textWindowsSql(n: number): string {
+  let cols = 'length(t)';
+  for (let k = 0; k < n; k++) cols += ', substr(t, ?, ?)';
+  return `SELECT ${cols} FROM (SELECT json_extract(record, '$.fullText') AS t FROM documents WHERE id = ? AND deleted = 0)`;
 }
 
 function migrate(db: Db, steps: readonly MigrationStep[]): void {
@@ -507,6 +528,20 @@ class SqliteDocumentStore implements DocumentStore {
     }
     return out;
   }
+  async getTextWindows(wants: readonly TextWindowRequest[]): Promise<Map<string, TextWindows>> {
+    const out = new Map<string, TextWindows>();
+    for (const { id, ranges } of wants) {
+      if (out.has(id)) continue;
+      // SQLite's JSON reader takes the text out of the record and length/substr count characters
+      // (Unicode scalar values, as the index's offsets do): only the slices become JS strings (ADR 0335)
+      const row = this.#s.q(textWindowsSql(ranges.length)).raw(true).get(...ranges.flatMap(([s, e]) => [s + 1, Math.max(0, e - s)]), id) as (number | string | null)[] | undefined;
+      if (!row) continue;
+      const texts: string[] = [];
+      for (let k = 0; k < ranges.length; k++) texts.push((row[k + 1] as string | null) ?? '');
+      out.set(id, { length: (row[0] as number | null) ?? 0, texts });
+    }
+    return out;
+  }
   async getByUri(uri: string): Promise<StoredDocument | null> {
     const r = this.#s
       .q(
@@ -543,19 +578,10 @@ class SqliteDocumentStore implements DocumentStore {
   async workMembers(workKeys: readonly string[], perWork: number): Promise<Map<string, WorkMember[]>> {
     const wanted = [...new Set(workKeys)];
     if (wanted.length === 0 || perWork <= 0) return new Map();
-    // Most works have one record: the index on work_key finds the others first, and only their
-    // records are read (one statement for the whole page).
+    // Most works have one record: the partial index of live records finds the others first, and only
+    // their records are read (one statement for the whole page).
     const rows = this.#s
-      .q(
-        `WITH keys(k) AS (SELECT value FROM json_each(?)),
-         multi(k) AS (SELECT work_key FROM documents WHERE deleted = 0 AND work_key IN (SELECT k FROM keys) GROUP BY work_key HAVING COUNT(*) > 1)
-         SELECT id, work_key, uris, type, issued_at, title FROM (
-           SELECT id, work_key, json_extract(record, '$.uris') AS uris, json_extract(record, '$.type') AS type,
-             json_extract(record, '$.issuedAt') AS issued_at, json_extract(record, '$.title') AS title,
-             row_number() OVER (PARTITION BY work_key ORDER BY id) AS n
-           FROM documents WHERE deleted = 0 AND work_key IN (SELECT k FROM multi)
-         ) WHERE n <= ? ORDER BY work_key, id`,
-      )
+      .q(WORK_MEMBERS_SQL)
       .all(JSON.stringify(wanted), perWork) as WorkMemberRow[];
     return groupWorkMembers(rows);
   }
