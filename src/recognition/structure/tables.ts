@@ -414,7 +414,12 @@ function buildGrid(region: Row[]): TableRegion | null {
       if (parts) for (const p of parts) put(p.col, p.text);
       else put(spannedFirst(c) ?? columnOf(c), c.text);
     }
-    for (const c of r.more) put(columnOf(c), c.text);
+    // A wrapped cell's next line; a word hyphenated at the line end ("accord-" / "ing") is joined.
+    for (const c of r.more) {
+      const k = columnOf(c);
+      if (/\p{Ll}-$/u.test(row[k]!) && /^\p{Ll}/u.test(c.text)) row[k] = row[k]!.slice(0, -1) + c.text;
+      else put(k, c.text);
+    }
     return row;
   });
   // Every column must be filled in at least half of the rows, or the "table" is probably a layout artefact.
