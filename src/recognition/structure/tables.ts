@@ -86,11 +86,12 @@ const segmentOf = new WeakMap<LayoutLine, LayoutLine>();
  * Finds tables among a page's lines. `body` is the document's body font size in points. A line with
  * segments (parts set apart by more than 0.8 em, ADR 0341: cells LaTeX sets 12 pt apart, which the text
  * layer joins into one line) is looked at as its segments, unless it is set larger than the body (a
- * numbered heading) or is a caption ("Table 1<quad>A simple table"); a table's `lines` are the whole lines.
+ * numbered heading), is a caption ("Table 1<quad>A simple table") or is mostly monospaced (a code line
+ * with its line number); a table's `lines` are the whole lines.
  */
 export function detectTables(pageLines: readonly LayoutLine[], body: number): TableRegion[] {
   // Headings set larger than the body keep their number and title together ("1<quad>Introduction").
-  const lines = pageLines.flatMap((l) => (l.segments && l.segments.length >= 2 && l.size <= 1.1 * body && !CAPTION_RE.test(l.text) ? l.segments.map((s) => {
+  const lines = pageLines.flatMap((l) => (l.segments && l.segments.length >= 2 && l.size <= 1.1 * body && !l.mono && !CAPTION_RE.test(l.text) ? l.segments.map((s) => {
     const cut: LayoutLine = { ...l, text: s.text, x0: s.x0, x1: s.x1, segments: undefined };
     segmentOf.set(cut, l);
     return cut;
@@ -131,8 +132,11 @@ function withHeaderFromColumnFoot(t: TableRegion, prevCol: readonly LayoutLine[]
   return { lines: [...last, ...t.lines], rows };
 }
 
-/** A list marker or reference label ("[12]", "3.", "(b)", a bullet): not the key of a key column table. */
-const LIST_MARK_RE = /^(?:\[[^\]]{1,12}\]|\(?[\p{L}\p{N}]{1,3}[.)]|[•·◦▪‣*\u2013\u2014-])$/u;
+/**
+ * A list marker, reference label or line number ("[12]", "3.", "(b)", a bullet, "12" beside a code
+ * listing): not the key of a key column table.
+ */
+const LIST_MARK_RE = /^(?:\d{1,4}|\[[^\]]{1,12}\]|\(?[\p{L}\p{N}]{1,3}[.)]|[•·◦▪‣*\u2013\u2014-])$/u;
 
 /** A line of running prose: 20 characters or more, with word spaces. */
 const isProse = (l: LayoutLine): boolean => l.text.trim().length >= 20 && /\S\s+\S.*\s+\S/.test(l.text.trim());
