@@ -129,11 +129,14 @@ const DECLARATIONS = /\\(?:centering|raggedright|raggedleft|arraybackslash|tiny|
 /** Commands whose one argument is set as it is (font and emphasis wrappers). */
 const WRAPPERS = /\\(?:textbf|textit|emph|textrm|textsf|texttt|textsc|textup|textmd|textsl|textnormal|underline|mbox|thead|textcolor\{[^{}]*\})\s*\{/;
 
-/** A cell's text as TeX sets it, or null when it holds something this cannot expand reliably. */
+/**
+ * A cell's text as TeX sets it, or null when it holds something this cannot expand reliably (a `|` too: in
+ * package manuals it is `shortvrb`'s verbatim delimiter).
+ */
 export function cellText(raw: string): { text: string | null; bold: boolean } {
   let s = raw;
   const bold = /^\s*(?:\{?\s*\\bfseries|\\textbf\s*\{|\{\\bf\s)/.test(s);
-  if (/\\verb|\\(?:begin|end)\b|#|\\\\|\\newline|\\shortstack|\\makecell|\\parbox|\\multirow|\\rotatebox|\\includegraphics|\\ref\b|\\cite|\\footnote/.test(s)) return { text: null, bold };
+  if (/\\verb|\\(?:begin|end)\b|#|\||\\\\|\\newline|\\shortstack|\\makecell|\\parbox|\\multirow|\\rotatebox|\\includegraphics|\\ref\b|\\cite|\\footnote/.test(s)) return { text: null, bold };
   s = s.replace(/\\(?:textbackslash)(?![A-Za-z])/g, '\u0000');
   // Wrappers: innermost first, until none is left.
   for (let guard = 0; guard < 20; guard++) {
