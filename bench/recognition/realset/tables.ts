@@ -144,7 +144,8 @@ export function cellText(raw: string): { text: string | null; bold: boolean } {
     if (!m) break;
     const g = group(s, m.index + m[0].length - 1);
     if (!g) return { text: null, bold };
-    s = s.slice(0, m.index) + g.text + s.slice(g.end);
+    // Kept as a group, so a declaration before it stays a whole control word ("\small{Net}").
+    s = `${s.slice(0, m.index)}{${g.text}}${s.slice(g.end)}`;
   }
   // \num{1331} (siunitx): the number.
   s = s.replace(/\\num\s*\{([-+]?[\d.,\s]+)\}/g, '$1');
@@ -209,15 +210,18 @@ function splitTop(s: string, sep: RegExp): string[] {
   return out;
 }
 
-/** Horizontal rules and row decorations at the start of a row (removed); whether there was a rule. */
-function leadingRules(row: string): { rest: string; rule: boolean } {
+/** Horizontal rules and row decorations at the start of a row (removed); whether there was a rule, and a full-width one. */
+function leadingRules(row: string): { rest: string; rule: boolean; full: boolean } {
   let s = row;
   let rule = false;
+  let full = false;
   for (;;) {
     const t = s.replace(/^\s+/, '');
     const m = /^\\(hline|toprule|midrule|bottomrule|cmidrule|cline|hhline|addlinespace|rowcolor|noalign|specialrule|morecmidrules|endfirsthead|endhead|endfoot|endlastfoot|hdashline|cdashline)(?![A-Za-z])/.exec(t);
-    if (!m) return { rest: t, rule };
+    if (!m) return { rest: t, rule, full };
     if (/rule$|^hline$|^cline$|^hhline$|dashline$/.test(m[1]!)) rule = true;
+    // A partial rule (under a spanning header's columns) does not end the header.
+    if (/^(?:hline|toprule|midrule|bottomrule|hhline|specialrule|hdashline)$/.test(m[1]!)) full = true;
     let i = m[0].length;
     // Arguments: (trim) [width] {range}.
     for (;;) {
@@ -285,11 +289,9 @@ export function sourceTables(tex: string): SourceTable[] {
     let horizontal = false;
     let bad = false;
     for (const raw of rawRows) {
-      const { rest, rule } = leadingRules(raw);
-      if (rule) {
-        horizontal = true;
-        ruleAfter.add(rows.length - 1);
-      }
+      const { rest, rule, full } = leadingRules(raw);
+      if (rule) horizontal = true;
+      if (full) ruleAfter.add(rows.length - 1);
       if (!rest.trim()) continue;
       const cells: SrcCell[] = [];
       let col = 0;
@@ -323,7 +325,7 @@ export function sourceTables(tex: string): SourceTable[] {
       bold.push(allBold && cells.some((c) => c.text));
     }
     if (bad || rows.length < 3) continue;
-    // The header: the rows above the first rule under the first row (three rows at most), or a first row
+    // The header: the rows above the first full rule under the first row (three rows at most), or a first row
     // all in bold; none otherwise (a table without rules or bold says nothing of its header).
     const firstRule = [...ruleAfter].filter((r) => r >= 0).sort((a, b) => a - b)[0];
     const headerRows = firstRule !== undefined && firstRule <= 2 && firstRule < rows.length - 2 ? firstRule + 1 : bold[0] ? 1 : 0;
