@@ -4,7 +4,8 @@
 // next page under a repeated header. mutool required.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { convertDocument } from '../../src/recognition/index.js';
+import { convertDocument, type LayoutLine } from '../../src/recognition/index.js';
+import { detectTables } from '../../src/recognition/structure/tables.js';
 import { buildPdf, type TextRun } from './helpers/pdf-builder.js';
 import { needs, runner } from './helpers/tools.js';
 
@@ -173,4 +174,14 @@ test('a key column table (`l p{8cm}`, no header, no rules) is a table whose wrap
   ['1.', '2.', '3.', '4.'].forEach((m, i) => list.push({ x: 72, y: 140 + i * LEAD, text: m, size: SIZE }, { x: 100, y: 140 + i * LEAD, text: `The item number ${i + 1} of the list.`, size: SIZE }));
   list.push(...prose(220, 4));
   assert.equal(tables((await convertDocument(buildPdf([{ runs: list }]), { runner })).markdown).length, 0);
+});
+
+test('comment lines whose "%%" stands apart from their text are not a key column table (a key has a letter)', () => {
+  const L = (text: string, x0: number, y0: number, x1: number): LayoutLine => ({ text, x0, y0, x1, y1: y0 + 12, size: 10, bold: false, italic: false, mono: false, block: 1 });
+  const lines = [
+    ...[0, 1, 2].map((i) => L('Running prose of the page above the listing, set as wide as the text block is.', 72, 60 + i * 12, 500)),
+    ...['The TOPtesi bundle', 'Copyright (C) 2015-2019 the author', 'All rights reserved'].flatMap((t, i) => [L('%%', 72, 110 + i * 12, 82), L(t, 95, 110 + i * 12, 95 + t.length * 5)]),
+    ...[0, 1, 2].map((i) => L('Running prose of the page below the listing, set as wide as the text block is.', 72, 160 + i * 12, 500)),
+  ];
+  assert.equal(detectTables(lines, 10).length, 0);
 });

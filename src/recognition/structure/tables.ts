@@ -278,8 +278,8 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
       return apart && c.x1 - c.x0 <= 0.6 * textWidth && (Math.abs(c.x0 - o.x0) <= 2 || Math.abs(c.x1 - o.x1) <= 2 || Math.abs(c.x0 + c.x1 - o.x0 - o.x1) <= 4);
     });
   // Key column tables (`l p{8cm}`: a file name or option, then a description that may wrap): rows of two
-  // cells 0.8 em apart or more, the key short (30 characters, under 0.3 of the text width, not a list
-  // marker or a reference label) and the description within 0.75 of the text width, whose keys and
+  // cells 0.8 em apart or more, the key short (30 characters, under 0.3 of the text width, with a letter,
+  // not a list marker or a reference label) and the description within 0.75 of the text width, whose keys and
   // descriptions start at the same left edges (within 2 pt) as those of the key row next to them (ADR 0343).
   // A description list or a bibliography sets its text right after the label, so its lines do not line up.
   const isKeyRow = (r: Row): boolean => {
@@ -287,7 +287,7 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
     const [k, d] = r.cells as [LayoutLine, LayoutLine];
     const parent = segmentOf.get(k);
     const apart = (parent !== undefined && parent === segmentOf.get(d)) || d.x0 - k.x1 >= 0.8 * body;
-    return apart && k.text.trim().length <= 30 && k.x1 - k.x0 < 0.3 * textWidth && !LIST_MARK_RE.test(k.text.trim()) && d.x1 - d.x0 <= 0.75 * textWidth;
+    return apart && k.text.trim().length <= 30 && /\p{L}/u.test(k.text) && k.x1 - k.x0 < 0.3 * textWidth && !LIST_MARK_RE.test(k.text.trim()) && d.x1 - d.x0 <= 0.75 * textWidth;
   };
   const keyAligned = (a: Row | undefined, b: Row | undefined): boolean =>
     !!a && !!b && isKeyRow(a) && isKeyRow(b) && Math.abs(a.cells[0]!.x0 - b.cells[0]!.x0) <= 2 && Math.abs(a.cells[1]!.x0 - b.cells[1]!.x0) <= 2 && Math.abs(b.y0 - a.y1) <= 1.5 * body;
