@@ -3,7 +3,7 @@
 // `report` split is scored (tune on the other one, never on this one).
 //   sh bench/recognition/realset/fetch.sh [WORK]            # apt-get download + dpkg-deb -x
 //   node dist/bench/recognition/realset.bench.js [--root WORK/root] [--split report|tune|all] [--max-pages 60]
-//     [--every 1] [--out FILE] [--dump DIR]
+//     [--every 1] [--out FILE] [--dump DIR] [--base OTHER/dist] [--only-cells]
 // Tools: Lectern (convertDocument, in process), `pdftotext` (reading order), `mutool draw -F txt`. Each
 // document's sha256 is checked against devset.json first (a different file is skipped and counted).
 // Check types: present, order (olmOCR-bench), heading (the title as a Markdown heading: raw extractors
@@ -14,12 +14,14 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { LocalProcessRunner } from '../../src/adapters/process/local-process-runner.js';
 import { convertDocument } from '../../src/recognition/index.js';
 import { repoRoot } from '../../test/helpers/paths.js';
 import { check } from './devset/checks.js';
 import { normalizeForDistance, spearman } from './metrics.js';
 import type { RealCheck, RealDocument } from './realset/build.js';
+import { cellPasses } from './realset/tables.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string): string | undefined => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : undefined);
@@ -27,8 +29,13 @@ const here = join(repoRoot, 'bench', 'recognition', 'realset');
 const root = opt('root') ?? join(here, 'work', 'root');
 const split = opt('split') ?? 'report';
 const dump = opt('dump');
-const TOOLS = ['lectern', 'pdftotext', 'mutool'] as const;
-type Tool = (typeof TOOLS)[number];
+// --base DIST adds `lectern-base`: the converter of another build (its dist folder, e.g. main's), run on each
+// document right after this build's, for a before/after comparison in the same run.
+const baseDist = opt('base');
+const ALL_TOOLS = ['lectern', 'lectern-base', 'pdftotext', 'mutool'] as const;
+type Tool = (typeof ALL_TOOLS)[number];
+const TOOLS: readonly Tool[] = ALL_TOOLS.filter((t) => t !== 'lectern-base' || baseDist);
+const baseConvert = baseDist ? ((await import(pathToFileURL(join(baseDist, 'src', 'recognition', 'index.js')).href)) as { convertDocument: typeof convertDocument }).convertDocument : null;
 const KINDS = ['present', 'order', 'heading', 'cell'] as const;
 const runner = new LocalProcessRunner();
 const key = (s: string) => s.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
@@ -40,6 +47,7 @@ export function passes(c: RealCheck, out: string): boolean {
     const want = key(c.text);
     return [...out.matchAll(/^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$/gm)].some((m) => key(m[1]!.replace(/^(?:\d+(?:\.\d+)*\.?|[A-Z](?:\.\d+)+\.?|[A-Z]\.|[IVX]+\.|[A-Z](?=\s+\p{Lu}))\s+/u, '')) === want);
   }
+  if (c.kind === 'cell') return cellPasses(c, out);
   return check(c, out);
 }
 
@@ -100,6 +108,7 @@ async function run(tool: Tool, pdf: string): Promise<string> {
     lastScore = { value: r.report.score.value, grade: r.report.score.grade };
     return r.markdown;
   }
+  if (tool === 'lectern-base') return (await baseConvert!(new Uint8Array(readFileSync(pdf)), { runner })).markdown;
   if (tool === 'pdftotext') return execFileSync('pdftotext', ['-q', pdf, '-'], { maxBuffer: 256 << 20 }).toString('utf8');
   return execFileSync('mutool', ['draw', '-q', '-F', 'txt', '-o', '-', pdf], { maxBuffer: 256 << 20, stdio: ['ignore', 'pipe', 'ignore'] }).toString('utf8');
 }
@@ -110,13 +119,15 @@ if (process.argv[1]?.endsWith('realset.bench.js')) {
   // of up to 60 pages); the JSON says which were scored.
   const maxPages = Number(opt('max-pages') ?? 60);
   const every = Number(opt('every') ?? 1);
-  const docs = set.documents.filter((d) => (split === 'all' || d.split === split) && d.pages <= maxPages).filter((_, i) => i % every === 0);
+  const docs = set.documents.filter((d) => (split === 'all' || d.split === split) && d.pages <= maxPages).filter((_, i) => i % every === 0).filter((d) => !args.includes('--only-cells') || d.checks.some((c) => c.kind === 'cell'));
   const load = loadavg();
   type Tally = Record<string, { passed: number; total: number }>;
   const tally = Object.fromEntries(TOOLS.map((t) => [t, Object.fromEntries(KINDS.map((k) => [k, { passed: 0, total: 0 }]))])) as Record<Tool, Tally>;
   const byKind: Record<string, Record<Tool, { passed: number; total: number }>> = {};
-  const ms: Record<Tool, number> = { lectern: 0, pdftotext: 0, mutool: 0 };
-  const wed: Record<Tool, { sum: number; n: number }> = { lectern: { sum: 0, n: 0 }, pdftotext: { sum: 0, n: 0 }, mutool: { sum: 0, n: 0 } };
+  const ms = Object.fromEntries(TOOLS.map((t) => [t, 0])) as Record<Tool, number>;
+  const wed = Object.fromEntries(TOOLS.map((t) => [t, { sum: 0, n: 0 }])) as Record<Tool, { sum: number; n: number }>;
+  // Cell checks by the source table's rules (vertical, horizontal only, none) and spanning headers.
+  const cellsBy: Record<string, Record<string, { passed: number; total: number }>> = {};
   const perDoc: { path: string; pages: number; kind: string; share: Record<Tool, number>; score: number | null; failed: Record<Tool, RealCheck[]> }[] = [];
   let pages = 0;
   let missing = 0;
@@ -159,6 +170,13 @@ if (process.argv[1]?.endsWith('realset.bench.js')) {
           tally[tool][c.kind]!.passed++;
           ok++;
         } else failed[tool].push(c);
+        if (c.kind === 'cell') {
+          for (const group of [`rules:${c.rules}`, ...(c.spanning ? ['spanning'] : [])]) {
+            const g = ((cellsBy[group] ??= {})[tool] ??= { passed: 0, total: 0 });
+            g.total++;
+            if (pass) g.passed++;
+          }
+        }
         const k = (byKind[kindOf(d)] ??= {} as Record<Tool, { passed: number; total: number }>);
         k[tool] ??= { passed: 0, total: 0 };
         k[tool].total++;
@@ -174,7 +192,8 @@ if (process.argv[1]?.endsWith('realset.bench.js')) {
     date: new Date().toISOString(),
     machine: { cpus: cpus().length, model: cpus()[0]?.model ?? 'unknown', loadavgBefore: load, loadavgAfter: loadavg(), note: 'shared 2-core machine loaded by other sessions: times are indicative only' },
     split,
-    selection: { maxPages, every },
+    selection: { maxPages, every, onlyDocumentsWithCellChecks: args.includes('--only-cells') },
+    base: baseDist ?? null,
     documents: perDoc.length,
     missing,
     changed,
@@ -187,6 +206,7 @@ if (process.argv[1]?.endsWith('realset.bench.js')) {
     })),
     // Mean word edit distance on the present checks (presentWordDistance): where spacing errors show.
     presentWordEditDistance: Object.fromEntries(TOOLS.map((t) => [t, wed[t].n ? Math.round((wed[t].sum / wed[t].n) * 10000) / 10000 : null])),
+    cellChecksByTable: Object.fromEntries(Object.entries(cellsBy).map(([k, v]) => [k, Object.fromEntries(TOOLS.map((t) => [t, { ...(v[t] ?? { passed: 0, total: 0 }), percent: rate(v[t] ?? { passed: 0, total: 0 }) }]))])),
     byDocumentKind: Object.fromEntries(Object.entries(byKind).map(([k, v]) => [k, Object.fromEntries(TOOLS.map((t) => [t, rate(v[t] ?? { passed: 0, total: 0 })]))])),
     // Does the quality score rank documents as the checks do? (share of Lectern's checks passed, per document)
     scoreSpearman: (() => {
@@ -198,5 +218,5 @@ if (process.argv[1]?.endsWith('realset.bench.js')) {
   };
   const out = opt('out');
   if (out) writeFileSync(out, JSON.stringify(result, null, 1) + '\n');
-  console.log(JSON.stringify({ documents: result.documents, pages, checksByType: result.checksByType, overall: result.overall, presentWordEditDistance: result.presentWordEditDistance, scoreSpearman: result.scoreSpearman, pagesPerSecond: result.pagesPerSecond }, null, 1));
+  console.log(JSON.stringify({ documents: result.documents, pages, checksByType: result.checksByType, cellChecksByTable: result.cellChecksByTable, overall: result.overall, presentWordEditDistance: result.presentWordEditDistance, scoreSpearman: result.scoreSpearman, pagesPerSecond: result.pagesPerSecond }, null, 1));
 }

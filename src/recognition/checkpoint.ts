@@ -18,8 +18,10 @@ import type { MarkdownUnit, PageExtraction } from './layout-model.js';
  * checkpoints of pages with stacked math hold other lines.
  * 6: EPUB spine entries pointing into one content document are converted once (spine positions shift),
  * reports carry `pages.billable`, and the running-line passes changed (ADR 0237).
+ * 7: text-layer lines carry their `segments` (parts more than 0.8 em apart, ADR 0341), which version-6
+ * checkpoints lack (tables without rules are not found on those pages), and tables changed (ADRs 0341, 0343).
  */
-export const PIPELINE_VERSION = 'lectern-recognition/6';
+export const PIPELINE_VERSION = 'lectern-recognition/7';
 
 /** One finished page; plain JSON, safe to store and send back through `resumeFrom`. */
 export interface PageCheckpoint {

@@ -35,6 +35,19 @@ export interface LayoutLine extends Box {
    * such a line stands for all the lines of the equation.
    */
   readonly display?: string;
+  /**
+   * The parts of a text-layer line set apart by gaps of more than 0.8 em (MuPDF's own line breaks inside a
+   * row, joined back into one line up to 1.5 ems): the cells of a table row set with LaTeX's 12 pt column
+   * separation, which table detection may cut the line into (ADR 0341). Absent when the line has none.
+   */
+  readonly segments?: readonly LineSegment[];
+}
+
+/** A part of a line between wide gaps (see {@link LayoutLine.segments}). */
+export interface LineSegment {
+  readonly text: string;
+  readonly x0: number;
+  readonly x1: number;
 }
 
 /** How a page's text was obtained. */

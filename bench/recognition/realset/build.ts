@@ -8,7 +8,9 @@
 //            or tables (the text TeX sets verbatim, apart from hyphenation and ligatures);
 //   order    two such runs, the one earlier in the source first;
 //   heading  the title of \section / \subsection / \chapter (plain text only) as a Markdown heading;
-//   cell     a simple `tabular` (plain cells, one header row): row label, column header, value.
+//   cell     olmOCR-bench table checks from tabular / tabular* / tabularx / tabulary / longtable sources, ruled
+//            or not, with \multicolumn spanning headers: a cell's text and its left or right neighbour, the
+//            cell above or below and the heading of its column (tables.ts), up to four tables a document.
 // A run is kept only when all its words occur in the PDF's text as `pdftotext` or `mutool` read it (as a bag
 // of words, line-end hyphens joined): text under \iffalse, in a comment environment or in an unused branch is
 // not in the PDF. The bag says nothing about order, spacing or line joins, which the checks test.
@@ -19,12 +21,13 @@ import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from '
 import { dirname, join, relative } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { repoRoot } from '../../../test/helpers/paths.js';
+import { type CellCheck, sourceTables, tableChecks } from './tables.js';
 
 export type RealCheck =
   | { readonly kind: 'present'; readonly text: string }
   | { readonly kind: 'order'; readonly before: string; readonly after: string }
   | { readonly kind: 'heading'; readonly text: string }
-  | { readonly kind: 'cell'; readonly row: string; readonly column: string; readonly value: string };
+  | CellCheck;
 
 export interface RealDocument {
   readonly package: string;
@@ -135,24 +138,16 @@ export function checksFromTex(tex: string, bag: ReadonlySet<string>): RealCheck[
   const present = pick(12);
   for (const r of present) checks.push({ kind: 'present', text: r });
   for (let i = 1; i < present.length && i <= 8; i++) checks.push({ kind: 'order', before: present[i - 1]!, after: present[i]! });
-  // Simple tables.
-  const src = stripComments(tex);
+  // Tables: cell checks with their neighbours and column headings (tables.ts); a cell's words must be in
+  // the PDF's text like the prose runs'.
+  const inPdf = (t: string): boolean => t.normalize('NFKC').toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean).every((w) => bag.has(w));
   let tables = 0;
-  for (const m of src.matchAll(/\\begin\{tabular\}(?:\[[^\]]*\])?\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}([\s\S]*?)\\end\{tabular\}/g)) {
-    if (tables >= 3) break;
-    const rows = m[1]!
-      .replace(/\\(?:hline|toprule|midrule|bottomrule|cline\{[^}]*\})/g, '')
-      .split(/\\\\(?:\[[^\]]*\])?/)
-      .map((r) => r.split('&').map((c) => c.replace(/\s+/g, ' ').trim()))
-      .filter((r) => r.some((c) => c !== ''));
-    if (rows.length < 3 || rows[0]!.length < 2) continue;
-    const plain = (c: string) => /^[\p{L}\p{N}][\p{L}\p{N} .,%-]{0,40}$/u.test(c);
-    if (!rows.every((r) => r.length === rows[0]!.length && r.every(plain))) continue;
-    const head = rows[0]!;
-    const labels = rows.slice(1).map((r) => r[0]!);
-    if (new Set(labels).size !== labels.length || new Set(head).size !== head.length) continue;
+  for (const t of sourceTables(tex)) {
+    if (tables >= 4) break;
+    const cells = tableChecks(t, inPdf);
+    if (cells.length === 0) continue;
     tables++;
-    for (const r of rows.slice(1, 4)) checks.push({ kind: 'cell', row: r[0]!, column: head[head.length - 1]!, value: r[r.length - 1]! });
+    checks.push(...cells);
   }
   return checks;
 }

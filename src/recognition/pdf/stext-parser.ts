@@ -2,7 +2,7 @@
 // MuPDF 1.21's JSON writer emits one "line" object per font run, so runs on one baseline are joined back
 // into visual lines here; runs separated by a wide gap stay apart (table cells, columns). MuPDF keeps
 // right-to-left scripts in visual order, so those runs are turned back into logical order.
-import type { Box, LayoutLine } from '../layout-model.js';
+import type { Box, LayoutLine, LineSegment } from '../layout-model.js';
 import { collapseWhitespace, nonSpaceLength } from '../structure/patterns.js';
 import { MATH_FONT_RE, mathLine } from '../structure/math-latex.js';
 import { hasStackCandidate } from './math-stacks.js';
@@ -181,7 +181,9 @@ export function parseStextPage(page: StextPage, fonts: Map<string, FontFlags[]> 
     }
     for (const group of groupRuns(runs)) {
       const line = buildLine(group, blockIndex, block.plain === true);
-      if (line) lines.push(line);
+      if (!line) continue;
+      const segments = segmentsOf(group, blockIndex, block.plain === true);
+      lines.push(segments ? { ...line, segments } : line);
     }
     blockIndex++;
   }
@@ -223,6 +225,32 @@ function groupRuns(runs: Run[]): Run[][] {
     if (seg.length) out.push(seg);
   }
   return out;
+}
+
+/** Gap between two runs of a line, in ems, over which the line is cut into segments (ADR 0341). */
+const SEGMENT_GAP_EM = 0.8;
+
+/**
+ * The parts of a left-to-right line between gaps of more than 0.8 em (MuPDF starts a new line there, and
+ * `groupRuns` joins it back up to 1.5 ems): table cells 12 pt apart (LaTeX's `tabcolsep` on both sides)
+ * at 10-11 pt. Null when the line has no such gap.
+ */
+function segmentsOf(runs: Run[], block: number, plain: boolean): LineSegment[] | null {
+  if (runs.length < 2 || runs.some((r) => r.rtl)) return null;
+  const parts: Run[][] = [[runs[0]!]];
+  for (let i = 1; i < runs.length; i++) {
+    const p = runs[i - 1]!;
+    const r = runs[i]!;
+    if (r.x0 - p.x1 > SEGMENT_GAP_EM * Math.max(p.size, r.size, 1)) parts.push([r]);
+    else parts[parts.length - 1]!.push(r);
+  }
+  if (parts.length < 2) return null;
+  const out: LineSegment[] = [];
+  for (const part of parts) {
+    const l = buildLine(part, block, plain);
+    if (l) out.push({ text: l.text, x0: l.x0, x1: l.x1 });
+  }
+  return out.length >= 2 ? out : null;
 }
 
 function sameRow(a: Run, b: Run): boolean {

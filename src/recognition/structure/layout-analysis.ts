@@ -595,9 +595,12 @@ function mergeBlocks(items: Classified[], vocab: Vocabulary): DocBlock[] {
         lastPara = null;
         break;
       }
-      case 'table':
-        out.push({ kind: 'table', page: c.page, rows: c.rows });
+      case 'table': {
+        const cont = continuedTable(out, c);
+        if (cont) out[cont.index] = { ...cont.table, rows: [...cont.table.rows, ...(sameRow(cont.table.rows[0], c.rows[0]) ? c.rows.slice(1) : c.rows)] };
+        else out.push({ kind: 'table', page: c.page, rows: c.rows });
         break;
+      }
       case 'figure':
         out.push({ kind: 'figure', page: c.page });
         break;
@@ -626,3 +629,22 @@ function mergeBlocks(items: Classified[], vocab: Vocabulary): DocBlock[] {
 }
 
 const itemX0 = new WeakMap<object, number>();
+
+const sameRow = (a: readonly string[] | undefined, b: readonly string[] | undefined): boolean => !!a && !!b && a.length === b.length && a.every((x, i) => x.trim() === b[i]!.trim());
+
+/**
+ * A table continued from the previous page (ADR 0343): the last blocks before it are a table on the page
+ * before with as many columns, with nothing but footnotes, a figure or a "(continued)" caption between
+ * them. The continuation's first row is dropped when it repeats the header (longtable's \endhead).
+ */
+function continuedTable(out: readonly DocBlock[], c: { page: number; rows: readonly (readonly string[])[] }): { index: number; table: Extract<DocBlock, { kind: 'table' }> } | null {
+  for (let i = out.length - 1; i >= 0; i--) {
+    const b = out[i]!;
+    if (b.kind === 'table') {
+      return b.page === c.page - 1 && b.rows[0]?.length === c.rows[0]?.length ? { index: i, table: b } : null;
+    }
+    if (b.kind === 'footnote' || b.kind === 'figure' || (b.kind === 'caption' && /\bcontinued\b|\(cont(?:'d|\.)\)|fortsetzung|suite/i.test(b.text))) continue;
+    return null;
+  }
+  return null;
+}

@@ -79,14 +79,30 @@ function isGutter(at: number, lines: readonly LayoutLine[], narrow: readonly Lay
   return proseL.filter((l) => l.x1 >= maxL - 1).length >= 5 && proseR.filter((l) => l.x0 <= minR + 1).length >= 5 && lines.length > 0;
 }
 
-/** Finds tables among a page's lines. `body` is the document's body font size in points. */
-export function detectTables(lines: readonly LayoutLine[], body: number): TableRegion[] {
+/** The line a segment of a line stands for (see {@link detectTables}). */
+const segmentOf = new WeakMap<LayoutLine, LayoutLine>();
+
+/**
+ * Finds tables among a page's lines. `body` is the document's body font size in points. A line with
+ * segments (parts set apart by more than 0.8 em, ADR 0341: cells LaTeX sets 12 pt apart, which the text
+ * layer joins into one line) is looked at as its segments, unless it is set larger than the body (a
+ * numbered heading), is a caption ("Table 1<quad>A simple table") or is mostly monospaced (a code line
+ * with its line number); a table's `lines` are the whole lines.
+ */
+export function detectTables(pageLines: readonly LayoutLine[], body: number): TableRegion[] {
+  // Headings set larger than the body keep their number and title together ("1<quad>Introduction").
+  const lines = pageLines.flatMap((l) => (l.segments && l.segments.length >= 2 && l.size <= 1.1 * body && !l.mono && !CAPTION_RE.test(l.text) ? l.segments.map((s) => {
+    const cut: LayoutLine = { ...l, text: s.text, x0: s.x0, x1: s.x1, segments: undefined };
+    segmentOf.set(cut, l);
+    return cut;
+  }) : [l]));
   if (lines.length < 6) return [];
   const cols = textColumns(lines, body);
   const found = cols.length > 1 ? cols.flatMap((c, k) => detectTablesIn(c, body).map((t) => (k > 0 ? withHeaderFromColumnFoot(t, cols[k - 1]!, c, body) : t))) : detectTablesIn(lines, body);
   const grids = found.flatMap((t) => withoutProseBeside(t, lines, body));
   const used = new Set(grids.flatMap((t) => t.lines));
-  return [...grids, ...detectHeaderTables(lines.filter((l) => !used.has(l)), body)];
+  const all = [...grids, ...detectHeaderTables(lines.filter((l) => !used.has(l)), body)];
+  return all.map((t) => ({ ...t, lines: [...new Set(t.lines.map((l) => segmentOf.get(l) ?? l))] }));
 }
 
 /**
@@ -116,6 +132,12 @@ function withHeaderFromColumnFoot(t: TableRegion, prevCol: readonly LayoutLine[]
   return { lines: [...last, ...t.lines], rows };
 }
 
+/**
+ * A list marker, reference label or line number ("[12]", "3.", "(b)", a bullet, "12" beside a code
+ * listing): not the key of a key column table.
+ */
+const LIST_MARK_RE = /^(?:\d{1,4}|\[[^\]]{1,12}\]|\(?[\p{L}\p{N}]{1,3}[.)]|[•·◦▪‣*\u2013\u2014-])$/u;
+
 /** A line of running prose: 20 characters or more, with word spaces. */
 const isProse = (l: LayoutLine): boolean => l.text.trim().length >= 20 && /\S\s+\S.*\s+\S/.test(l.text.trim());
 
@@ -137,7 +159,16 @@ function withoutProseBeside(t: TableRegion, lines: readonly LayoutLine[], body: 
   // are short: a cell's block stays within its row).
   const perBlock = new Map<number, number>();
   for (const l of t.lines) if (isProse(l)) perBlock.set(l.block, (perBlock.get(l.block) ?? 0) + 1);
-  const prose = t.lines.filter((l) => isProse(l) && ((perBlock.get(l.block) ?? 0) >= 3 || outside.some((o) => o.block === l.block && Math.abs(o.x0 - l.x0) <= body)));
+  // A block that also holds cells in another column of the table is the table's own (LaTeX sets a whole
+  // table as one block: the descriptions of a key column table are its cells, not prose beside it).
+  // The prose lines' common left edge (the one most of them start at) tells their column.
+  const tableBlock = (b: number): boolean => {
+    const own = t.lines.filter((l) => l.block === b && isProse(l));
+    const edge = median(own.map((l) => l.x0));
+    const x1 = Math.max(...own.map((l) => l.x1)) + body;
+    return t.lines.some((l) => l.block === b && (l.x1 < edge - body || l.x0 > x1));
+  };
+  const prose = t.lines.filter((l) => isProse(l) && (((perBlock.get(l.block) ?? 0) >= 3 && !tableBlock(l.block)) || outside.some((o) => o.block === l.block && Math.abs(o.x0 - l.x0) <= body)));
   if (prose.length < 2 || prose.length < t.rows.length / 2) return [t];
   const px0 = Math.min(...prose.map((l) => l.x0));
   const px1 = Math.max(...prose.map((l) => l.x1));
@@ -221,22 +252,63 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
   }
   for (const r of rows) r.cells.sort((a, b) => a.x0 - b.x0);
   joinWrappedCells(rows, lines, body);
+  joinContinuationRows(rows, body);
   const isCellRow = (r: Row): boolean => {
     if (r.cells.length < 2) return false;
     for (let i = 1; i < r.cells.length; i++) {
-      const gap = r.cells[i]!.x0 - r.cells[i - 1]!.x1;
-      if (gap < Math.max(1.2 * body, 6)) return false;
+      const a = r.cells[i - 1]!;
+      const b = r.cells[i]!;
+      // Segments of one line are already more than 0.8 em apart (the gap that made them segments).
+      const parent = segmentOf.get(a);
+      if (parent && parent === segmentOf.get(b)) continue;
+      if (b.x0 - a.x1 < Math.max(1.2 * body, 6)) return false;
     }
     if (r.cells.length >= 3) return r.cells.every((c) => c.x1 - c.x0 < 0.5 * textWidth);
     return r.cells.every((c) => c.x1 - c.x0 < 0.3 * textWidth);
   };
+  // A row too wide for a cell row on its own (a long description in a key column table) still belongs to
+  // a table whose row next to it it lines up with: as many cells, each sharing a left, right or centre
+  // edge (within 2 pt) with the cell in the same place, apart by 0.8 em or more (ADR 0342).
+  const alignsWith = (r: Row, ref: Row): boolean =>
+    r.cells.length >= 2 && r.cells.length === ref.cells.length &&
+    r.cells.every((c, k) => {
+      const o = ref.cells[k]!;
+      const prev = r.cells[k - 1];
+      const apart = !prev || (segmentOf.get(prev) !== undefined && segmentOf.get(prev) === segmentOf.get(c)) || c.x0 - prev.x1 >= 0.8 * body;
+      return apart && c.x1 - c.x0 <= 0.6 * textWidth && (Math.abs(c.x0 - o.x0) <= 2 || Math.abs(c.x1 - o.x1) <= 2 || Math.abs(c.x0 + c.x1 - o.x0 - o.x1) <= 4);
+    });
+  // Key column tables (`l p{8cm}`: a file name or option, then a description that may wrap): rows of two
+  // cells 0.8 em apart or more, the key short (30 characters, under 0.3 of the text width, with a letter,
+  // not a list marker or a reference label) and the description within 0.75 of the text width, whose keys and
+  // descriptions start at the same left edges (within 2 pt) as those of the key row next to them (ADR 0343).
+  // A description list or a bibliography sets its text right after the label, so its lines do not line up.
+  const isKeyRow = (r: Row): boolean => {
+    if (r.cells.length !== 2) return false;
+    const [k, d] = r.cells as [LayoutLine, LayoutLine];
+    const parent = segmentOf.get(k);
+    const apart = (parent !== undefined && parent === segmentOf.get(d)) || d.x0 - k.x1 >= 0.8 * body;
+    return apart && k.text.trim().length <= 30 && /\p{L}/u.test(k.text) && k.x1 - k.x0 < 0.3 * textWidth && !LIST_MARK_RE.test(k.text.trim()) && d.x1 - d.x0 <= 0.75 * textWidth;
+  };
+  const keyAligned = (a: Row | undefined, b: Row | undefined): boolean =>
+    !!a && !!b && isKeyRow(a) && isKeyRow(b) && Math.abs(a.cells[0]!.x0 - b.cells[0]!.x0) <= 2 && Math.abs(a.cells[1]!.x0 - b.cells[1]!.x0) <= 2 && Math.abs(b.y0 - a.y1) <= 1.5 * body;
+  // Under a bold header row the header table detector reads key column tables (it also joins a key
+  // wrapped in its own column).
+  const underBold: boolean[] = [];
+  rows.forEach((r, k) => {
+    const prev = rows[k - 1];
+    underBold[k] = !!prev && r.y0 - prev.y1 <= 2 * body && ((prev.cells.length >= 2 && prev.cells.every((c) => c.bold)) || !!underBold[k - 1]);
+  });
+  const tableRow = (k: number): boolean => isCellRow(rows[k]!) || (!underBold[k] && (keyAligned(rows[k - 1], rows[k]) || keyAligned(rows[k], rows[k + 1])));
   const out: TableRegion[] = [];
   let i = 0;
+  let lastEnd = -1;
   while (i < rows.length) {
-    if (!isCellRow(rows[i]!)) {
+    if (!tableRow(i)) {
       i++;
       continue;
     }
+    const start = i;
+    while (i - 1 > lastEnd && rows[i]!.y0 - rows[i - 1]!.y1 <= 1.5 * body && alignsWith(rows[i - 1]!, rows[i]!)) i--;
     let j = i;
     let cellRows = 0;
     let gapRun = 0;
@@ -245,7 +317,7 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
       const r = rows[j]!;
       const prev = rows[j - 1];
       if (prev && j > i && r.y0 - prev.y1 > 2.5 * body) break;
-      if (isCellRow(r)) {
+      if (j < start || tableRow(j) || (cellRows - (start - i) >= 2 && j === end + 1 && alignsWith(r, rows[end]!))) {
         cellRows++;
         gapRun = 0;
         end = j;
@@ -275,7 +347,10 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
         if (above.cells.every((c) => c.text.length <= 40 && c.x0 >= x0 - body && c.x1 <= x1 + body && !CAPTION_RE.test(c.text)) && above.cells[0]!.x0 <= x0 + body) region.unshift(above);
       }
       const table = buildGrid(region);
-      if (table) out.push(table);
+      if (table) {
+        out.push(table);
+        lastEnd = end;
+      }
     }
     i = end + 1;
   }
@@ -284,8 +359,10 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
 
 function buildGrid(region: Row[]): TableRegion | null {
   // Prose in two columns or checkbox lists is not a table: table cells are short.
+  // In a table of two columns the keys must be (the descriptions of a key column table may be long).
   const cells = region.flatMap((r) => r.cells);
-  const meanLength = cells.reduce((s, c) => s + c.text.length, 0) / Math.max(1, cells.length);
+  const judged = region.every((r) => r.cells.length <= 2) ? region.map((r) => r.cells[0]!) : cells;
+  const meanLength = judged.reduce((s, c) => s + c.text.length, 0) / Math.max(1, judged.length);
   if (meanLength > 28) return null;
   // Columns come from the rows with the most common number of cells (spanning header cells would merge
   // columns otherwise): the union of their overlapping x-intervals.
@@ -318,6 +395,16 @@ function buildGrid(region: Row[]): TableRegion | null {
     }
     return Math.max(0, k);
   };
+  // A header spanning two or more columns (over sub-columns) that is not cut at them goes into the first
+  // of them (GFM has no spans; the ones after it stay empty): it reaches over the gap between them and
+  // covers a quarter or more of each.
+  const spannedFirst = (c: LayoutLine): number | null => {
+    const over = cols.map((_, k) => k).filter((k) => {
+      const [a, b] = cols[k]!;
+      return Math.min(b, c.x1) - Math.max(a, c.x0) >= 0.25 * Math.max(1, b - a);
+    });
+    return over.length >= 2 && over[over.length - 1]! - over[0]! === over.length - 1 ? over[0]! : null;
+  };
   const align = columnAlignment(region.filter((r) => r.cells.length === refCount), cols, columnOf);
   const cw = charWidth(cells);
   const body = median(cells.map((c) => c.size));
@@ -329,9 +416,14 @@ function buildGrid(region: Row[]): TableRegion | null {
     for (const c of r.cells) {
       const parts = r.cells.length >= 2 ? splitAcrossColumns(c, cols, align, cw, body) : null;
       if (parts) for (const p of parts) put(p.col, p.text);
-      else put(columnOf(c), c.text);
+      else put(spannedFirst(c) ?? columnOf(c), c.text);
     }
-    for (const c of r.more) put(columnOf(c), c.text);
+    // A wrapped cell's next line; a word hyphenated at the line end ("accord-" / "ing") is joined.
+    for (const c of r.more) {
+      const k = columnOf(c);
+      if (/\p{Ll}-$/u.test(row[k]!) && /^\p{Ll}/u.test(c.text)) row[k] = row[k]!.slice(0, -1) + c.text;
+      else put(k, c.text);
+    }
     return row;
   });
   // Every column must be filled in at least half of the rows, or the "table" is probably a layout artefact.
@@ -364,6 +456,33 @@ function joinWrappedCells(rows: Row[], lines: readonly LayoutLine[], body: numbe
     if (above && (byBlock.get(c.block) ?? []).every((o) => Math.abs(o.x0 - c.x0) <= 2)) {
       prev.more.push(c);
       prev.y1 = Math.max(prev.y1, c.y1);
+      rows.splice(k, 1);
+    } else k++;
+  }
+}
+
+/**
+ * Cells wrapped over several lines in a table without rules (LaTeX `p{}` columns: "option | a description
+ * that wraps"): the lines after a cell's first come as a row with its first column empty, each of its lines
+ * starting at the left edge of a cell of the row above (within 2 pt) other than that row's first, no line
+ * reaching into the next cell's column, and the row above having more cells. Such a row is the row above's
+ * continuation and is joined to it (its lines go into the cells they start under; ADR 0343). A row with a label, or
+ * with a cell that lines up with nothing above it (a sub-header under a spanning header), stays a row.
+ */
+function joinContinuationRows(rows: Row[], body: number): void {
+  for (let k = 1; k < rows.length; ) {
+    const r = rows[k]!;
+    const prev = rows[k - 1]!;
+    const above = [...prev.cells].sort((a, b) => a.x0 - b.x0);
+    const h = Math.max(1, Math.min(...r.cells.map((c) => c.y1 - c.y0)));
+    const fits = above.length >= 2 && above.length > r.cells.length && r.y0 - prev.y1 <= 0.5 * h && r.cells.every((c) => {
+      const i = above.findIndex((o) => Math.abs(o.x0 - c.x0) <= 2);
+      const next = above[i + 1];
+      return i >= 1 && (next ? c.x1 <= next.x0 - 0.3 * body : c.x1 <= Math.max(...above.map((o) => o.x1)) + body);
+    });
+    if (fits) {
+      prev.more.push(...r.cells, ...r.more);
+      prev.y1 = Math.max(prev.y1, r.y1);
       rows.splice(k, 1);
     } else k++;
   }
