@@ -60,9 +60,10 @@ const unionBox = (ls: readonly Box[]): Box => ({ x0: Math.min(...ls.map((l) => l
 export function displayRegions(lines: readonly LayoutLine[]): number[][] {
   const regions: number[][] = [];
   const taken = new Set<number>();
-  const ok = lines.map((l) => seed(l) || attachable(l));
+  const seeds = lines.map(seed);
+  const ok = lines.map((l, k) => seeds[k]! || attachable(l));
   for (let s = 0; s < lines.length; s++) {
-    if (taken.has(s) || !seed(lines[s]!)) continue;
+    if (taken.has(s) || !seeds[s]) continue;
     const region = [s];
     taken.add(s);
     let changed = true;
@@ -76,6 +77,7 @@ export function displayRegions(lines: readonly LayoutLine[]): number[][] {
         const rowShared = gapY(l, box) < -0.3 * l.size;
         const close = gapY(l, box) <= 0.6 * Math.max(em, l.size) && overlapX(l, { ...box, x0: box.x0 - em, x1: box.x1 + em }) > 0;
         const number = EQNUM_LINE_RE.test(l.text.trim()) && rowShared;
+        if (!close && !number) continue;
         // A prose line between the region and the candidate (a sentence between two displays) separates them.
         const cyl = (l.y0 + l.y1) / 2;
         const nearest = region.map((i) => (lines[i]!.y0 + lines[i]!.y1) / 2).reduce((a, b) => (Math.abs(b - cyl) < Math.abs(a - cyl) ? b : a));
