@@ -339,13 +339,14 @@ function needsTrace(content: StextPageContent | undefined): boolean {
   return !!content && (!!content.stacked || hasDisplay(content.lines));
 }
 
-/** Whether a page's lines hold a display region; remembered per lines array (asked again for the same page). */
-const displayFound = new WeakMap<readonly LayoutLine[], boolean>();
-function hasDisplay(lines: readonly LayoutLine[]): boolean {
+/** A page's display regions, remembered per lines array (asked again for the same page, then applied). */
+const displayFound = new WeakMap<readonly LayoutLine[], number[][]>();
+function regionsOf(lines: readonly LayoutLine[]): number[][] {
   let found = displayFound.get(lines);
-  if (found === undefined) displayFound.set(lines, (found = displayRegions(lines).length > 0));
+  if (found === undefined) displayFound.set(lines, (found = displayRegions(lines)));
   return found;
 }
+const hasDisplay = (lines: readonly LayoutLine[]): boolean => regionsOf(lines).length > 0;
 
 /**
  * The traces of several pages from one `mutool draw -F trace` process (`trace-%d.xml`, one file per page,
@@ -469,7 +470,7 @@ async function displayContent(content: StextPageContent, ctx: ConversionContext,
   if (xml === null) return content;
   const t0 = ctx.now();
   try {
-    const done = applyDisplayMath(content.lines, parseTraceGlyphs(xml), parseTraceRules(xml));
+    const done = applyDisplayMath(content.lines, parseTraceGlyphs(xml), parseTraceRules(xml), regionsOf(content.lines));
     if (done.rebuilt === 0) return content;
     // Stacks the run-level pass left as text (ADR 0134) are counted as such only while some line of a
     // plain block remains outside the rebuilt displays.
