@@ -1,7 +1,7 @@
 // End-to-end speed of the recognition job API on 10+ page text-layer papers (issue 17: >= 100 pages/s), with
 // the converter in process and the raw extractors (pdftotext, mutool, pdf.js) measured in the same run.
 //   node dist/bench/recognition/api-speed.bench.js [--rounds N] [--poll-ms N] [--out FILE] [--workers N]
-//        [--realset ROOT [--split report|tune] [--min-pages 10] [--max-pages 30] [--limit N]] [--base DIST]
+//        [--realset ROOT [--split report|tune] [--min-pages 10] [--max-pages 30] [--limit N] [--offset K]] [--base DIST] [--no-pdfjs]
 // Each round uploads the paper with a few bytes appended after %%EOF (a new SHA-256, so no cached result and
 // no join with an earlier job; readers ignore them), then polls the job every `--poll-ms` (default 5) until
 // it is completed: the time is from the start of the upload to the poll that sees `completed`, as a client
@@ -10,7 +10,8 @@
 // under ROOT) of one split with 10-30 pages instead of the two shared papers (issue 28); `--limit N` takes N
 // of them spread evenly over the list. `--base DIST` starts a second service from another build's dist
 // (the code before a change) in the same process and alternates the two round by round (which goes first
-// alternates too), so both see the same load. CPU per page is the process's CPU (all threads: HTTP, the
+// alternates too), so both see the same load. `--no-pdfjs` leaves pdf.js out (on a saturated machine it
+// takes most of a round; pdftotext and mutool still run). CPU per page is the process's CPU (all threads: HTTP, the
 // conversion thread, the polling client) plus its finished children's (mutool) during the API round.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -44,7 +45,9 @@ function documentList(): string[] {
     const all = devset.documents.filter((d) => d.split === split && d.pages >= minPages && d.pages <= maxPages && d.path.endsWith('.pdf')).map((d) => join(realset, d.path));
     const limit = Math.min(all.length, Number(opt('limit') ?? all.length));
     // Spread evenly over the list (sorted by path, so over packages), not the first N.
-    return Array.from({ length: limit }, (_, i) => all[Math.floor((i * all.length) / limit)]!).filter((f) => existsSync(f));
+    // `--offset K` shifts every pick by K places (another sample of the same spread).
+    const offset = Number(opt('offset') ?? 0);
+    return Array.from({ length: limit }, (_, i) => all[(Math.floor((i * all.length) / limit) + offset) % all.length]!).filter((f) => existsSync(f));
   }
   const data = [join(sharedData, 'recognition'), join(repoRoot, '..', '..', 'shared', 'data', 'recognition')].find((d) => existsSync(d));
   if (!data) {
@@ -67,6 +70,8 @@ let salt = 0;
 /** The file with a unique comment after %%EOF: the same document, a new content key. */
 const variant = (bytes: Uint8Array): Uint8Array => Buffer.concat([bytes, Buffer.from(`\n%lectern-bench ${process.pid} ${++salt}\n`)]);
 
+/** The machine and its load at the start (the end's load is added when writing). */
+const atStart = machine();
 const dir = mkdtempSync(join(tmpdir(), 'lectern-api-speed-'));
 const lifted = { capacity: 100_000, refillPerSecond: 100_000 };
 type BuildApp = typeof thisBuildApp;
@@ -173,7 +178,7 @@ interface Row {
   in_process: Speed;
   pdftotext: Speed;
   mutool_text: Speed;
-  pdfjs_text: Speed;
+  pdfjs_text?: Speed;
   api_over_in_process: number;
   load_average_1m: number;
 }
@@ -207,7 +212,7 @@ for (const file of files) {
     inProcess.push(performance.now() - t);
     pdftotext.push(timeIt(() => execFileSync('pdftotext', [file, '-'], { stdio: ['ignore', 'ignore', 'ignore'] })));
     mutool.push(timeIt(() => execFileSync('mutool', ['convert', '-F', 'text', '-o', join(dir, 'out.txt'), file], { stdio: 'ignore' })));
-    pdfjsText.push(await pdfjsMs(bytes));
+    if (!args.includes('--no-pdfjs')) pdfjsText.push(await pdfjsMs(bytes));
   }
   r0 += rounds;
   const pps = (ms: number): number => round((pages / ms) * 1000);
@@ -223,7 +228,7 @@ for (const file of files) {
     in_process: { median_ms: round(median(inProcess)), median_pages_per_s: pps(median(inProcess)) },
     pdftotext: { median_ms: round(median(pdftotext)), median_pages_per_s: pps(median(pdftotext)) },
     mutool_text: { median_ms: round(median(mutool)), median_pages_per_s: pps(median(mutool)) },
-    pdfjs_text: { median_ms: round(median(pdfjsText)), median_pages_per_s: pps(median(pdfjsText)) },
+    ...(pdfjsText.length ? { pdfjs_text: { median_ms: round(median(pdfjsText)), median_pages_per_s: pps(median(pdfjsText)) } } : {}),
     api_over_in_process: round(median(inProcess) / median(api.get('this')!), 2),
     load_average_1m: round(median(load), 2),
   };
@@ -250,13 +255,13 @@ const summary = {
   in_process_median_pages_per_s: across((r) => r.in_process.median_pages_per_s),
   pdftotext_median_pages_per_s: across((r) => r.pdftotext.median_pages_per_s),
   mutool_text_median_pages_per_s: across((r) => r.mutool_text.median_pages_per_s),
-  pdfjs_text_median_pages_per_s: across((r) => r.pdfjs_text.median_pages_per_s),
+  pdfjs_text_median_pages_per_s: across((r) => r.pdfjs_text?.median_pages_per_s),
   load_average_1m_median: across((r) => r.load_average_1m),
 };
 console.error(JSON.stringify(summary));
 const out = {
   benchmark: 'recognition-api-speed',
-  machine: { ...machine(), cpu: cpus()[0]?.model, load_average_1m_at_end: round(loadavg()[0]!, 2) },
+  machine: { ...atStart, cpu: cpus()[0]?.model, load_average_1m_at_end: round(loadavg()[0]!, 2) },
   workers: services[0]!.app.recognitions.workers,
   rounds,
   poll_ms: pollMs,

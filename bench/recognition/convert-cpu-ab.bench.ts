@@ -3,7 +3,8 @@
 // (issue 28's speed work, ADR 0345). CPU is the process's (user + system, all threads) plus its finished
 // children's (mutool), per page; the Markdown of both builds is compared byte for byte in every round.
 //   node dist/bench/recognition/convert-cpu-ab.bench.js --base DIST --realset ROOT [--split tune|report]
-//        [--min-pages 10] [--max-pages 30] [--limit N] [--rounds N] [--out FILE]
+//        [--min-pages 10] [--max-pages 30] [--limit N] [--only NAME,NAME] [--rounds N] [--out FILE]
+// `--only` keeps the documents whose path contains one of the names (before `--limit`).
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -29,7 +30,10 @@ const minPages = Number(opt('min-pages') ?? 10);
 const maxPages = Number(opt('max-pages') ?? 30);
 const rounds = Number(opt('rounds') ?? 2);
 const devset = JSON.parse(readFileSync(join(repoRoot, 'bench', 'recognition', 'realset', 'devset.json'), 'utf8')) as { documents: { path: string; pages: number; split: string }[] };
-const all = devset.documents.filter((d) => d.split === split && d.pages >= minPages && d.pages <= maxPages && d.path.endsWith('.pdf')).map((d) => d.path);
+const only = opt('only')?.split(',').filter(Boolean) ?? [];
+const all = devset.documents
+  .filter((d) => d.split === split && d.pages >= minPages && d.pages <= maxPages && d.path.endsWith('.pdf') && (only.length === 0 || only.some((o) => d.path.includes(o))))
+  .map((d) => d.path);
 const limit = Math.min(all.length, Number(opt('limit') ?? all.length));
 const files = Array.from({ length: limit }, (_, i) => all[Math.floor((i * all.length) / limit)]!).filter((p) => existsSync(join(realset, p)));
 
@@ -40,6 +44,8 @@ const builds: [string, Convert][] = [
   ['base', base.convertDocument],
 ];
 const runner = new LocalProcessRunner();
+/** The machine and its load at the start (the end's load is added when writing). */
+const atStart = machine();
 const round = (x: number, d = 1): number => Math.round(x * 10 ** d) / 10 ** d;
 const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
@@ -103,7 +109,7 @@ const summary = {
   markdown_identical: rows.every((r) => r.markdown_identical),
 };
 console.error(JSON.stringify(summary));
-const out = { benchmark: 'recognition-convert-cpu-ab', machine: { ...machine(), cpu: cpus()[0]?.model, load_average_1m_at_end: round(loadavg()[0]!, 2) }, base: baseDist, split, min_pages: minPages, max_pages: maxPages, rounds, summary, rows };
+const out = { benchmark: 'recognition-convert-cpu-ab', machine: { ...atStart, cpu: cpus()[0]?.model, load_average_1m_at_end: round(loadavg()[0]!, 2) }, base: baseDist, split, min_pages: minPages, max_pages: maxPages, rounds, summary, rows };
 const file = opt('out') ?? join(repoRoot, 'bench', 'results', `recognition-convert-cpu-ab-${new Date().toISOString().slice(0, 10)}.json`);
 writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
 console.error(`wrote ${file}`);
