@@ -134,6 +134,10 @@ test('text layer verdicts: usable, image-only, garbled, empty', async () => {
   // A table of contents is mostly dot leaders: punctuation by design, not a broken font mapping.
   const toc = ['Table of Contents', '1 Introduction . . . . . . . . . . . . . . . . . . . . . . . . . . . 1', '2.1 ASN.1 syntax. . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . 2', '2.2 Naming . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . 3'];
   assert.equal(judgeTextLayer(toc.map(line), [], 612, 792), 'usable');
+  // A CJK template's contents: leaders set as the dot operator U+22C5 (shtthesis-user-guide.pdf, ADR 0346).
+  const dots = (n: number) => Array.from({ length: n }, () => '\u22c5').join(' ');
+  const cjk = ['目 录', `第 1 章 模板介绍 ${dots(60)} 1`, `第 2 章 模板使用 ${dots(60)} 3`, `2.1 上海科技大学校徽${dots(50)} 16`];
+  assert.equal(judgeTextLayer(cjk.map(line), [], 612, 792), 'usable');
 });
 
 test('a glyph chart (font table) is a usable text layer, a broken one with the same glyphs is not (ADR 0346)', async () => {

@@ -33,8 +33,11 @@ export function letterShare(text: string): number {
   return n ? letters / n : 0;
 }
 
-/** Runs of four or more leader dots (optionally spaced): "Introduction . . . . . 1". */
-const LEADERS_RE = /(?:[.·…_]\s?){4,}/g;
+/**
+ * Runs of four or more leader dots (optionally spaced): "Introduction . . . . . 1"; CJK templates set
+ * them as the dot operator U+22C5 ("第 1 章 模板介绍 ⋅ ⋅ ⋅ ⋅ 1", ADR 0346).
+ */
+const LEADERS_RE = /(?:[.·…_\u22c5]\s?){4,}/g;
 
 /** Fewest whitespace-separated tokens on a page taken for a glyph chart. */
 const CHART_MIN_TOKENS = 64;
