@@ -134,6 +134,34 @@ test('text layer verdicts: usable, image-only, garbled, empty', async () => {
   // A table of contents is mostly dot leaders: punctuation by design, not a broken font mapping.
   const toc = ['Table of Contents', '1 Introduction . . . . . . . . . . . . . . . . . . . . . . . . . . . 1', '2.1 ASN.1 syntax. . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . 2', '2.2 Naming . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . 3'];
   assert.equal(judgeTextLayer(toc.map(line), [], 612, 792), 'usable');
+  // A CJK template's contents: leaders set as the dot operator U+22C5 (shtthesis-user-guide.pdf, ADR 0346).
+  const dots = (n: number) => Array.from({ length: n }, () => '\u22c5').join(' ');
+  const cjk = ['目 录', `第 1 章 模板介绍 ${dots(60)} 1`, `第 2 章 模板使用 ${dots(60)} 3`, `2.1 上海科技大学校徽${dots(50)} 16`];
+  assert.equal(judgeTextLayer(cjk.map(line), [], 612, 792), 'usable');
+});
+
+test('a glyph chart (font table) is a usable text layer, a broken one with the same glyphs is not (ADR 0346)', async () => {
+  const { judgeTextLayer, isGlyphChart } = await import('../../src/recognition/pdf/text-layer-quality.js');
+  const line = (text: string) => ({ text, x0: 72, y0: 72, x1: 500, y1: 84, size: 10, bold: false, italic: false, mono: false, block: 0 });
+  const hex = '0 1 2 3 4 5 6 7 8 9 A B C D E F';
+  // A math font's chart as pxfontsdoc.pdf prints it: a title, hex column heads, rows labelled at both ends,
+  // most glyphs without a Unicode mapping (U+FFFD), a few symbols.
+  const cells = (row: number) => Array.from({ length: 16 }, (_, i) => ((row * 16 + i) % 11 === 0 ? '\u2225' : '\ufffd')).join(' ');
+  const rows = Array.from({ length: 8 }, (_, r) => `${r} ${cells(r)} ${r}`);
+  const chart = ['Math Symbols C \u2013 pxsyc', hex, ...rows, hex];
+  assert.equal(isGlyphChart(chart.join(' ')), true);
+  assert.equal(judgeTextLayer(chart.map(line), [], 612, 792), 'usable');
+  // A text companion chart: valid symbols, few letters.
+  const symbols = '` \u00b4 \u02c6 \u02dc \u00a8 \u02dd \u02da \u02c7 \u02d8 \u00af \u02d9 \u00b8 \u02db \u201a \u2190 \u2192 $ \' * , . \u2044 \u27e8 \u2212 \u27e9 \u2126 \u2191 \u2193 \u266a \u2020 \u2021 \u2225 \u2030 \u2022 \u00a2 \u0192 \u20a1 \u20a9 \u00b1 \u00b2 \u00b3 \u00b5 \u00b6 \u00b7 \u00b9 \u221a \u00bc \u00bd \u00be \u20ac \u00d7 \u00f7 \u00a3 \u00a5 \u00a6 \u00a7 \u00a9 \u00ae \u00b0 \u00ac';
+  assert.equal(judgeTextLayer(['Text Companion Roman Upright \u2013 pcxr', hex, symbols, hex].map(line), [], 612, 792), 'usable');
+  // The same glyphs without the chart's column heads: a broken layer, as before.
+  assert.equal(judgeTextLayer(rows.map((r) => r.replace(/^\d+ | \d+$/g, '')).map(line), [], 612, 792), 'garbled');
+  // Words of replacement characters (a font without a mapping set as prose) stay garbled even beside a digit run.
+  const prose = Array.from({ length: 40 }, (_, i) => '\ufffd'.repeat(2 + (i % 7))).join(' ');
+  assert.equal(judgeTextLayer([line(hex), line(prose), line(prose)], [], 612, 792), 'garbled');
+  // Letter-spaced symbols without a header (a broken mapping of spaced-out text) stay garbled.
+  const spaced = Array.from({ length: 80 }, (_, i) => '#$%&*+<=>?@^~'[i % 13]).join(' ');
+  assert.equal(judgeTextLayer([line(spaced)], [], 612, 792), 'garbled');
 });
 
 test('right-to-left XML text: word spaces from the glyph advances, Arabic-Indic numbers kept left to right (ADR 0239)', async () => {

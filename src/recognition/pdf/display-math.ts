@@ -60,9 +60,10 @@ const unionBox = (ls: readonly Box[]): Box => ({ x0: Math.min(...ls.map((l) => l
 export function displayRegions(lines: readonly LayoutLine[]): number[][] {
   const regions: number[][] = [];
   const taken = new Set<number>();
-  const ok = lines.map((l) => seed(l) || attachable(l));
+  const seeds = lines.map(seed);
+  const ok = lines.map((l, k) => seeds[k]! || attachable(l));
   for (let s = 0; s < lines.length; s++) {
-    if (taken.has(s) || !seed(lines[s]!)) continue;
+    if (taken.has(s) || !seeds[s]) continue;
     const region = [s];
     taken.add(s);
     let changed = true;
@@ -76,6 +77,7 @@ export function displayRegions(lines: readonly LayoutLine[]): number[][] {
         const rowShared = gapY(l, box) < -0.3 * l.size;
         const close = gapY(l, box) <= 0.6 * Math.max(em, l.size) && overlapX(l, { ...box, x0: box.x0 - em, x1: box.x1 + em }) > 0;
         const number = EQNUM_LINE_RE.test(l.text.trim()) && rowShared;
+        if (!close && !number) continue;
         // A prose line between the region and the candidate (a sentence between two displays) separates them.
         const cyl = (l.y0 + l.y1) / 2;
         const nearest = region.map((i) => (lines[i]!.y0 + lines[i]!.y1) / 2).reduce((a, b) => (Math.abs(b - cyl) < Math.abs(a - cyl) ? b : a));
@@ -107,14 +109,40 @@ export function displayRegions(lines: readonly LayoutLine[]): number[][] {
  * that the tall boxes MuPDF gives big operators do not take the prose glyphs above and below them.
  */
 function glyphLines(glyphs: readonly MathGlyph[], lines: readonly Box[]): number[] {
+  // Lines by bands of 8 points of their (slackened) height, so that a glyph is tested against the lines of
+  // its band only (a page has thousands of glyphs and hundreds of lines); each band lists its lines in
+  // page order, so the first of the shortest wins as in a scan of all lines. Lines spanning many bands
+  // (or with no finite box) are tested for every glyph.
+  const BAND = 8;
+  const bands = new Map<number, number[]>();
+  const wide: number[] = [];
+  lines.forEach((b, k) => {
+    const lo = Math.floor((b.y0 - 1) / BAND);
+    const hi = Math.floor((b.y1 + 1) / BAND);
+    if (!Number.isFinite(lo) || !Number.isFinite(hi) || hi - lo > 64) {
+      wide.push(k);
+      return;
+    }
+    for (let i = lo; i <= hi; i++) {
+      const list = bands.get(i);
+      if (list) list.push(k);
+      else bands.set(i, [k]);
+    }
+  });
   return glyphs.map((g) => {
     const x = (g.x0 + g.x1) / 2;
     const y = (g.y0 + g.y1) / 2;
     let best = -1;
-    for (let k = 0; k < lines.length; k++) {
+    const test = (k: number): void => {
       const b = lines[k]!;
-      if (x >= b.x0 - 1 && x <= b.x1 + 1 && y >= b.y0 - 1 && y <= b.y1 + 1 && (best < 0 || b.y1 - b.y0 < lines[best]!.y1 - lines[best]!.y0)) best = k;
-    }
+      if (x >= b.x0 - 1 && x <= b.x1 + 1 && y >= b.y0 - 1 && y <= b.y1 + 1) {
+        const h = b.y1 - b.y0;
+        const bh = best < 0 ? 0 : lines[best]!.y1 - lines[best]!.y0;
+        if (best < 0 || h < bh || (h === bh && k < best)) best = k;
+      }
+    };
+    for (const k of bands.get(Math.floor(y / BAND)) ?? []) test(k);
+    for (const k of wide) test(k);
     return best;
   });
 }
@@ -125,9 +153,9 @@ const withTag = (latex: string, tag: string | null): string => (tag ? `${latex} 
 /**
  * The page's lines with every displayed equation that could be rebuilt from the glyphs replaced by one
  * line (`display` set: its LaTeX, `\tag{n}` for its number); block numbers of new lines are unique on the page.
+ * `regions` are {@link displayRegions} of `lines` when the caller has them already.
  */
-export function applyDisplayMath(lines: readonly LayoutLine[], glyphs: readonly MathGlyph[], rules: readonly MathRule[]): { lines: LayoutLine[]; rebuilt: number } {
-  const regions = displayRegions(lines);
+export function applyDisplayMath(lines: readonly LayoutLine[], glyphs: readonly MathGlyph[], rules: readonly MathRule[], regions: number[][] = displayRegions(lines)): { lines: LayoutLine[]; rebuilt: number } {
   if (!regions.length || !glyphs.length) return { lines: [...lines], rebuilt: 0 };
   const replace = new Map<number, LayoutLine[]>();
   const drop = new Set<number>();

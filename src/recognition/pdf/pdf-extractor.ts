@@ -5,7 +5,7 @@
 import type { ToolResult } from '../../ports/process-runner.js';
 import { RecognitionError } from '../errors.js';
 import type { ConversionContext } from '../conversion-context.js';
-import type { PageExtraction } from '../layout-model.js';
+import type { LayoutLine, PageExtraction } from '../layout-model.js';
 import { mapLimit } from '../map-limit.js';
 import { recognizePage } from '../ocr/ocr-engine.js';
 import { SHOW_PATHS, SHOW_PATHS_WITH_BOXES, parsePagesXml, parseShowOutput, parseShowWithBoxes, type PdfDocumentInfo, type PdfOutlineEntry, type PdfPageBox } from './pdf-info.js';
@@ -176,6 +176,8 @@ export async function extractPdf(bytes: Uint8Array, ctx: ConversionContext): Pro
     // A rejected prefetch (cancellation) surfaces when awaited; keep it from being reported as unhandled.
     pending?.catch(() => undefined);
     if (contents.repaired) repaired = true;
+    // The chunk's pages with math are traced by one process (ADR 0344) rather than one process each.
+    const traces = traceBatch(chunk.filter((p, k) => needsTrace(contents.pages[k])), ctx);
     // Pages of a chunk are judged (and OCRed when needed) up to `pageConcurrency` at a time; checkpoints
     // still go out in page order.
     await mapLimit(chunk, ctx.pageConcurrency, async (p, k) => {
@@ -186,7 +188,7 @@ export async function extractPdf(bytes: Uint8Array, ctx: ConversionContext): Pro
       if (!content) {
         page = { page: p, kind: 'failed', width: box.width, height: box.height, lines: [], images: [], notes: [contents.timedOut[k] ? 'PAGE_TIMEOUT' : 'PAGE_FAILED'], ms: 0 };
       } else {
-        page = await pageFromContent(p, box, content, ctx);
+        page = await pageFromContent(p, box, content, ctx, traces.get(p));
       }
       results.set(p, { ...page, ms: page.ms + (ctx.now() - started) + contents.msPerPage });
       ctx.checkCancelled();
@@ -328,13 +330,75 @@ async function extractChunk(pages: number[], ctx: ConversionContext): Promise<Ch
   return res;
 }
 
-async function pageFromContent(p: number, box: PdfPageBox, content00: StextPageContent, ctx: ConversionContext): Promise<PageExtraction> {
+/**
+ * Whether a page will be traced by {@link pageFromContent}: stacked math (ADR 0134) or a displayed equation
+ * (ADR 0320). A stacked page is traced whether or not its rebuilt lines hold a display; any other page
+ * keeps its lines, so the display test here is the one pageFromContent makes.
+ */
+function needsTrace(content: StextPageContent | undefined): boolean {
+  return !!content && (!!content.stacked || hasDisplay(content.lines));
+}
+
+/** A page's display regions, remembered per lines array (asked again for the same page, then applied). */
+const displayFound = new WeakMap<readonly LayoutLine[], number[][]>();
+function regionsOf(lines: readonly LayoutLine[]): number[][] {
+  let found = displayFound.get(lines);
+  if (found === undefined) displayFound.set(lines, (found = displayRegions(lines)));
+  return found;
+}
+const hasDisplay = (lines: readonly LayoutLine[]): boolean => regionsOf(lines).length > 0;
+
+/**
+ * The traces of several pages from one `mutool draw -F trace` process (`trace-%d.xml`, one file per page,
+ * byte for byte what a process per page writes): each process re-opens the file, reloads the fonts and costs
+ * a spawn, which made the per-page traces the largest cost of papers with displayed math (ADR 0344). A page
+ * whose trace the batch did not give (the process failed or timed out) is traced on its own as before.
+ */
+function traceBatch(pages: readonly number[], ctx: ConversionContext): Map<number, Promise<string | null>> {
+  const out = new Map<number, Promise<string | null>>();
+  if (pages.length < 2 || ctx.remainingMs() <= 0) return out;
+  const t0 = ctx.now();
+  const run = (async (): Promise<ToolResult | null> => {
+    try {
+      return await ctx.workspace.run({
+        tool: 'mutool',
+        args: ['draw', '-F', 'trace', '-o', 'trace-%d.xml', INPUT, pages.join(',')],
+        timeoutMs: Math.max(1000, Math.min(ctx.limits.pageTimeoutMs * Math.min(pages.length, 16), ctx.remainingMs())),
+        maxMemoryBytes: ctx.limits.maxToolMemoryBytes,
+        ...(ctx.signal ? { signal: ctx.signal } : {}),
+      });
+    } catch {
+      return null;
+    } finally {
+      ctx.time('extract', ctx.now() - t0);
+    }
+  })();
+  // Every page's file is read (and removed) once the process has ended; a failed run leaves them all to
+  // the per-page path.
+  const files = run.then(async (r) => {
+    const ok = !!r && !r.timedOut && r.exitCode === 0;
+    const got = new Map<number, string | null>();
+    for (const p of pages) {
+      const name = `trace-${p}.xml`;
+      const bytes = await ctx.workspace.readFile(name, 64 * 1024 * 1024).catch(() => null);
+      if (bytes) await ctx.workspace.remove(name).catch(() => undefined);
+      got.set(p, ok && bytes ? text(bytes) : null);
+    }
+    return got;
+  });
+  files.catch(() => undefined);
+  for (const p of pages) out.set(p, files.then((m) => m.get(p) ?? null, () => null));
+  return out;
+}
+
+async function pageFromContent(p: number, box: PdfPageBox, content00: StextPageContent, ctx: ConversionContext, batched?: Promise<string | null>): Promise<PageExtraction> {
   // Pages with math are traced once (`mutool draw -F trace`): for the rules of stacked fractions and
-  // radicals (ADR 0134), and for the glyphs of displayed equations (ADR 0320).
+  // radicals (ADR 0134), and for the glyphs of displayed equations (ADR 0320). A trace from the chunk's
+  // batch is used when it came; otherwise the page is traced on its own.
   let traced: Promise<string | null> | undefined;
-  const trace = (): Promise<string | null> => (traced ??= traceXml(p, ctx));
+  const trace = (): Promise<string | null> => (traced ??= batched ? batched.then((xml) => xml ?? traceXml(p, ctx)) : traceXml(p, ctx));
   const content1 = content00.stacked ? await stackedContent(p, content00, ctx, trace) : content00;
-  const content0 = displayRegions(content1.lines).length > 0 ? await displayContent(content1, ctx, trace) : content1;
+  const content0 = hasDisplay(content1.lines) ? await displayContent(content1, ctx, trace) : content1;
   // Right-to-left pages are read again from the XML, whose character boxes reveal ligatures; so are pages
   // whose words look split at every glyph or run together, whose spaces are decided again from the
   // glyphs' advances (ADR 0290). Stacked-math pages keep their rebuilt stacks.
@@ -406,11 +470,12 @@ async function displayContent(content: StextPageContent, ctx: ConversionContext,
   if (xml === null) return content;
   const t0 = ctx.now();
   try {
-    const done = applyDisplayMath(content.lines, parseTraceGlyphs(xml), parseTraceRules(xml));
+    const done = applyDisplayMath(content.lines, parseTraceGlyphs(xml), parseTraceRules(xml), regionsOf(content.lines));
     if (done.rebuilt === 0) return content;
     // Stacks the run-level pass left as text (ADR 0134) are counted as such only while some line of a
     // plain block remains outside the rebuilt displays.
-    const left = content.unresolvedStacks && done.lines.some((l) => l.display === undefined && content.lines.includes(l) && l.math === undefined && /[=+−]/.test(l.text)) ? content.unresolvedStacks : 0;
+    const before = content.unresolvedStacks ? new Set(content.lines) : null;
+    const left = before && done.lines.some((l) => l.display === undefined && before.has(l) && l.math === undefined && /[=+−]/.test(l.text)) ? content.unresolvedStacks : 0;
     const { unresolvedStacks: _u, ...rest } = content;
     return { ...rest, lines: done.lines, ...(left ? { unresolvedStacks: left } : {}) };
   } finally {

@@ -3,7 +3,7 @@
 // into visual lines here; runs separated by a wide gap stay apart (table cells, columns). MuPDF keeps
 // right-to-left scripts in visual order, so those runs are turned back into logical order.
 import type { Box, LayoutLine, LineSegment } from '../layout-model.js';
-import { collapseWhitespace, nonSpaceLength } from '../structure/patterns.js';
+import { collapseWhitespace, isSpaceCode, nonSpaceLength } from '../structure/patterns.js';
 import { MATH_FONT_RE, mathLine } from '../structure/math-latex.js';
 import { hasStackCandidate } from './math-stacks.js';
 
@@ -84,7 +84,6 @@ const MONO_RE = /mono|courier|consol|typewriter|cmtt|menlo|inconsolata|sourcecod
 // Hebrew, Arabic, Syriac, Thaana, NKo and the Arabic presentation forms (Unicode 15, chapters 9-10).
 const RTL_CHAR = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]/;
 const RTL_COUNT = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]/g;
-const CONTROL_CHARS = /[\u0000-\u0008\u000b-\u001f]/;
 const CONTROL_CHARS_G = /[\u0000-\u0008\u000b-\u001f]/g;
 
 /**
@@ -153,11 +152,27 @@ export function parseStextPage(page: StextPage, fonts: Map<string, FontFlags[]> 
     for (const l of block.lines ?? []) {
       if (l.wmode === 1) continue; // vertical writing: kept out of the horizontal flow
       const raw = l.text ?? '';
-      const text = CONTROL_CHARS.test(raw) ? raw.replace(CONTROL_CHARS_G, '') : raw;
+      // One scan of the run's code units finds control characters, right-to-left letters and the
+      // non-space count (the three regular expressions per run they replace gave the same answers).
+      let control = false;
+      let rtl = false;
+      let chars = 0;
+      for (let i = 0; i < raw.length; i++) {
+        const c = raw.charCodeAt(i);
+        if (c < 0x20) {
+          if (c <= 0x08 || c >= 0x0b) control = true;
+        } else if ((c >= 0x0590 && c <= 0x08ff) || (c >= 0xfb1d && c <= 0xfdff) || (c >= 0xfe70 && c <= 0xfeff)) rtl = true;
+        if (!isSpaceCode(c)) chars++;
+      }
+      let text = raw;
+      if (control) {
+        text = raw.replace(CONTROL_CHARS_G, '');
+        chars = nonSpaceLength(text);
+      }
       if (!l.bbox || text.length === 0) continue;
       // Rotated text (arXiv side stamps, vertical table headers) comes as a tall, narrow box: it is not
       // part of the horizontal reading flow.
-      if (text.trim().length >= 4 && l.bbox.h > 3 * l.bbox.w) continue;
+      if (l.bbox.h > 3 * l.bbox.w && text.trim().length >= 4) continue;
       const f = l.font ?? {};
       const size = f.size && f.size > 0 ? f.size : l.bbox.h * 0.8;
       const flags = fontFlags(f, fonts);
@@ -175,8 +190,8 @@ export function parseStextPage(page: StextPage, fonts: Map<string, FontFlags[]> 
         mono: flags.mono,
         math: flags.math || l.latex !== undefined,
         ...(l.latex !== undefined ? { latex: l.latex } : {}),
-        rtl: RTL_CHAR.test(text),
-        chars: nonSpaceLength(text),
+        rtl,
+        chars,
       });
     }
     for (const group of groupRuns(runs)) {
@@ -342,7 +357,7 @@ function buildLine(runs: Run[], block: number, plain = false): LayoutLine | null
       // In a monospaced face a space is a whole cell (0.6 em): a gap under half a cell is not one.
       const limit = r.mono && prev.mono ? Math.max(threshold, 0.3) : threshold;
       const needsSpace = gap > limit * Math.max(r.size, prev.size) || (rtl && r.rtl !== prev.rtl && gap > 0.5);
-      space = needsSpace && !/\s$/.test(text) && !/^\s/.test(t);
+      space = needsSpace && !(text.length > 0 && isSpaceCode(text.charCodeAt(text.length - 1))) && !/^\s/.test(t);
       if (space) text += ' ';
     }
     if (hasMath) spaces.push(space || /^\s/.test(t));

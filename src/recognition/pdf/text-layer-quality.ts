@@ -33,8 +33,45 @@ export function letterShare(text: string): number {
   return n ? letters / n : 0;
 }
 
-/** Runs of four or more leader dots (optionally spaced): "Introduction . . . . . 1". */
-const LEADERS_RE = /(?:[.·…_]\s?){4,}/g;
+/**
+ * Runs of four or more leader dots (optionally spaced): "Introduction . . . . . 1"; CJK templates set
+ * them as the dot operator U+22C5 ("第 1 章 模板介绍 ⋅ ⋅ ⋅ ⋅ 1", ADR 0346).
+ */
+const LEADERS_RE = /(?:[.·…_\u22c5]\s?){4,}/g;
+
+/** Fewest whitespace-separated tokens on a page taken for a glyph chart. */
+const CHART_MIN_TOKENS = 64;
+/** Share of the tokens that must be a single character (one code point): the chart's cells. */
+const CHART_SINGLE_SHARE = 0.75;
+/** A column or row label may carry TeX's octal or hex mark ('0, "0) or a quote. */
+const LABEL_MARK_RE = /^['"\u00b4\u2018\u2019\u201c\u201d]/;
+
+/**
+ * Whether a page is a font table or glyph chart (a font's documentation showing its glyphs in a grid, as
+ * `fonttable`, `testfont` and font packages' manuals print them): nearly every token is a single glyph
+ * standing alone, and the grid is labelled by a run of consecutive single digits 0 1 2 ... 7 (the
+ * column heads of an octal or hex table). Its symbols, and the unmapped glyphs (U+FFFD) of fonts without a
+ * Unicode mapping, are what the page shows, not a broken mapping: OCR reads such a grid as noise. A
+ * broken text layer keeps the words' spaces, so its garbage comes in tokens of several characters, and
+ * it has no digit header. Exported for the tests.
+ */
+export function isGlyphChart(text: string): boolean {
+  const tokens = text.split(/\s+/).filter(Boolean);
+  if (tokens.length < CHART_MIN_TOKENS) return false;
+  let single = 0;
+  for (const t of tokens) if (t.length === 1 || (t.length === 2 && t.codePointAt(0)! > 0xffff)) single++;
+  if (single < CHART_SINGLE_SHARE * tokens.length) return false;
+  // The column heads: eight consecutive tokens 0..7, each a digit with an optional label mark.
+  let run = 0;
+  for (const t of tokens) {
+    const d = t.length === 2 && LABEL_MARK_RE.test(t) ? t[1] : t.length === 1 ? t : '';
+    if (d === String(run)) {
+      run++;
+      if (run === 8) return true;
+    } else run = d === '0' ? 1 : 0;
+  }
+  return false;
+}
 
 /** Classifies a page from its lines and images. */
 export function judgeTextLayer(lines: readonly LayoutLine[], images: readonly Box[], width: number, height: number): TextLayerVerdict {
@@ -45,10 +82,11 @@ export function judgeTextLayer(lines: readonly LayoutLine[], images: readonly Bo
   if (chars < 20 && imageArea >= 0.3 * pageArea) return 'image-only';
   if (chars === 0) return images.length ? 'image-only' : 'empty';
   if (chars >= 40) {
-    if (garbageShare(text) > 0.25) return 'garbled';
-    // Broken ToUnicode maps often produce strings of symbols and punctuation instead of letters.
-    // Dot leaders (tables of contents, indexes) are punctuation by design, not a broken mapping.
-    if (letterShare(text.replace(LEADERS_RE, ' ')) < 0.3 && !/\d{3,}/.test(text)) return 'garbled';
+    const garbled = garbageShare(text) > 0.25 || (letterShare(text.replace(LEADERS_RE, ' ')) < 0.3 && !/\d{3,}/.test(text));
+    // Broken ToUnicode maps produce replacement characters, private-use code points, or strings of
+    // symbols and punctuation instead of letters. Dot leaders (tables of contents, indexes) are
+    // punctuation by design, and a glyph chart shows symbols and unmapped glyphs by design (ADR 0346).
+    if (garbled && !isGlyphChart(text)) return 'garbled';
   }
   return 'usable';
 }

@@ -10,6 +10,7 @@ const ENTITY: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', q
 
 /** XML attribute value with its entities decoded. */
 function decode(s: string): string {
+  if (!s.includes('&')) return s;
   return s.replace(/&(#x[0-9a-fA-F]+|#\d+|[a-z]+);/g, (m, e: string) => {
     if (e.startsWith('#x')) return String.fromCodePoint(parseInt(e.slice(2), 16));
     if (e.startsWith('#')) return String.fromCodePoint(Number(e.slice(1)));
@@ -18,7 +19,16 @@ function decode(s: string): string {
 }
 
 const num = (v: string | undefined): number => (v === undefined ? NaN : Number(v));
-const attr = (tag: string, name: string): string | undefined => new RegExp(`\\b${name}="([^"]*)"`).exec(tag)?.[1];
+/** One compiled pattern per attribute name (building a RegExp per lookup was the trace parser's largest cost). */
+const ATTR_RE = new Map<string, RegExp>();
+const attr = (tag: string, name: string): string | undefined => {
+  let re = ATTR_RE.get(name);
+  if (!re) ATTR_RE.set(name, (re = new RegExp(`\\b${name}="([^"]*)"`)));
+  return re.exec(tag)?.[1];
+};
+
+/** A glyph's attributes as MuPDF's trace device writes them (`<g unicode=".." glyph=".." x=".." y=".." adv=".."/>`). */
+const G_ATTRS = /^ unicode="([^"]*)" glyph="([^"]*)" x="([^"]*)" y="([^"]*)" adv="([^"]*)"$/;
 
 /**
  * Glyphs of one traced page, in page coordinates with y down (baseline `y`). Text drawn with a rotated or
@@ -45,15 +55,18 @@ export function parseTraceGlyphs(xml: string): MathGlyph[] {
       const gRe = /<g\b([^>]*)\/>/g;
       for (let g = gRe.exec(s[2]!); g; g = gRe.exec(s[2]!)) {
         const ga = g[1]!;
-        const x = num(attr(ga, 'x'));
-        const y = num(attr(ga, 'y'));
+        // MuPDF writes every glyph's attributes in one order: read them with one match (the values are
+        // those the per-name lookups give); any other form goes through the lookups.
+        const fa = G_ATTRS.exec(ga);
+        const x = num(fa ? fa[3] : attr(ga, 'x'));
+        const y = num(fa ? fa[4] : attr(ga, 'y'));
         if (!Number.isFinite(x) || !Number.isFinite(y)) continue;
-        const adv = num(attr(ga, 'adv'));
+        const adv = num(fa ? fa[5] : attr(ga, 'adv'));
         const px = a * x + e;
         const py = d * y + f;
         const width = Number.isFinite(adv) ? adv * size : 0.5 * size;
-        const glyph = decode(attr(ga, 'glyph') ?? '');
-        const unicode = decode(attr(ga, 'unicode') ?? '');
+        const glyph = decode((fa ? fa[2] : attr(ga, 'glyph')) ?? '');
+        const unicode = decode((fa ? fa[1] : attr(ga, 'unicode')) ?? '');
         const ext = glyphExtent(font, glyph, size, py, unicode);
         out.push({ font, glyph, unicode, x0: px, x1: px + Math.max(width, 0.05 * size), baseline: py, y0: ext.y0, y1: ext.y1, size });
       }

@@ -30,7 +30,9 @@ function scriptOf(cp: number): string {
   return '';
 }
 
-const STOPSETS = Object.entries(STOPWORDS).map(([k, v]) => [k, new Set(v)] as const);
+/** Each stop word's languages, in the order of STOPWORDS (so counts are first set in the same order as by a scan of every list). */
+const STOP_LANGS = new Map<string, string[]>();
+for (const [k, words] of Object.entries(STOPWORDS)) for (const w of new Set(words)) (STOP_LANGS.get(w) ?? STOP_LANGS.set(w, []).get(w)!).push(k);
 
 /** Guesses the main language of a text (first 10,000 characters); `und` with confidence 0 when unsure. */
 export function guessLanguage(text: string): { code: string; confidence: number } {
@@ -63,7 +65,8 @@ export function guessLanguage(text: string): { code: string; confidence: number 
   for (const w of sample.toLowerCase().split(/[^\p{L}]+/u)) {
     if (!w) continue;
     words++;
-    for (const [k, set] of STOPSETS) if (set.has(w)) counts.set(k, (counts.get(k) ?? 0) + 1);
+    const langs = STOP_LANGS.get(w);
+    if (langs) for (const k of langs) counts.set(k, (counts.get(k) ?? 0) + 1);
   }
   const ranked = [...counts].sort((a, b) => b[1] - a[1]);
   const [top, second] = ranked;

@@ -81,6 +81,27 @@ const round = (x: number): number => Math.round(x * 10000) / 10000;
 const WORD_ONLY = /^\p{Ll}+$/u;
 const EDGE_PUNCT = /^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu;
 
+const isAsciiAlnum = (c: number): boolean => (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a);
+
+/**
+ * A token without its leading and trailing punctuation and symbols (EDGE_PUNCT removed). Most tokens
+ * start and end with an ASCII letter or digit and are returned as they are, without running the regex.
+ */
+function stripEdges(t: string): string {
+  if (t.length > 0 && isAsciiAlnum(t.charCodeAt(0)) && isAsciiAlnum(t.charCodeAt(t.length - 1))) return t;
+  return t.replace(EDGE_PUNCT, '');
+}
+
+/** WORD_ONLY.test(w): only lower-case letters; decided without the regex when the word is ASCII. */
+function isLowerWord(w: string): boolean {
+  for (let i = 0; i < w.length; i++) {
+    const c = w.charCodeAt(i);
+    if (c >= 0x80) return WORD_ONLY.test(w);
+    if (c < 0x61 || c > 0x7a) return false;
+  }
+  return w.length > 0;
+}
+
 /**
  * Word tokens that show a lost or spurious space, judged from the document's own vocabulary (ADR 0290):
  * two neighbouring lower-case tokens, one of them seen only once, whose join is a word the document uses
@@ -89,10 +110,13 @@ const EDGE_PUNCT = /^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu;
  * or into two of its hundred most frequent words, counts as words run together. Tokens are lower-cased.
  */
 export function spacingFaults(tokens: readonly string[]): number {
-  const words = tokens.map((t) => t.replace(EDGE_PUNCT, ''));
+  const words = tokens.map(stripEdges);
   const count = new Map<string, number>();
-  for (const w of words) if (w && WORD_ONLY.test(w)) count.set(w, (count.get(w) ?? 0) + 1);
-  const top = new Set([...count].sort((a, b) => b[1] - a[1]).slice(0, 100).map(([w]) => w));
+  for (const w of words) if (w && isLowerWord(w)) count.set(w, (count.get(w) ?? 0) + 1);
+  // The hundred most frequent words are needed only for a run-together token that splits in two: sorted
+  // on first use (most documents have none).
+  let topSet: Set<string> | null = null;
+  const top = (): Set<string> => (topSet ??= new Set([...count].sort((a, b) => b[1] - a[1]).slice(0, 100).map(([w]) => w)));
   const known = (w: string): boolean => (count.get(w) ?? 0) >= 3;
   let faults = 0;
   for (let i = 0; i < words.length; i++) {
@@ -108,7 +132,7 @@ export function spacingFaults(tokens: readonly string[]): number {
     }
     if (n === 1 && w.length >= 10 && w.length <= 60) {
       const parts = segment(w, known);
-      if (parts !== null && (parts >= 3 || (parts === 2 && splitsInto(w, top)))) faults++;
+      if (parts !== null && (parts >= 3 || (parts === 2 && splitsInto(w, top())))) faults++;
     }
   }
   return faults;
