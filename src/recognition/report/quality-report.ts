@@ -195,6 +195,17 @@ export interface TextStatistics {
    * it was added lack it.
    */
   readonly spacingFaultRatio?: number;
+  /**
+   * Share 0..1 of displayed equations (`$$...$$`) that are broken: a fragment of at most two LaTeX tokens,
+   * a placeholder or replacement character, or unbalanced braces (ADR 0339). Optional: reports stored before
+   * it was added lack it.
+   */
+  readonly brokenEquationRatio?: number;
+  /**
+   * Share 0..1 of table cells holding a number that hold two or more numbers apart ("12.5 13.7": columns
+   * merged, ADR 0339). Optional: reports stored before it was added lack it.
+   */
+  readonly mergedCellRatio?: number;
   /** Longest word sequence that occurs at least twice: its length in words, occurrences and the first words. */
   readonly longestRepeatedNgram: { readonly words: number; readonly occurrences: number; readonly sample: string } | null;
   /** Language guess (ISO 639-1, `und` when unknown) and its confidence 0..1. */

@@ -34,6 +34,10 @@ export interface ScoreWeights {
   readonly spacing: number;
   /** structure: a document of 2+ pages without any heading. */
   readonly noHeadings: number;
+  /** equations = 1 - equations x brokenEquationRatio x min(1, displays / 3) (fragments, placeholders; ADR 0339). */
+  readonly equations: number;
+  /** tables = 1 - mergedCells x min(1, mergedCellRatio / 0.2) (two numbers in one table cell: columns merged; ADR 0339). */
+  readonly mergedCells: number;
 }
 
 /**
@@ -54,6 +58,8 @@ export const SCORE_WEIGHTS: ScoreWeights = {
   oddTokens: 0.1,
   noHeadings: 0.1,
   spacing: 0.3,
+  equations: 0,
+  mergedCells: 0,
 };
 
 const clamp = (x: number): number => Math.max(0, Math.min(1, x));
@@ -105,7 +111,12 @@ export function scoreReport(r: ScoreInputs, w: ScoreWeights = SCORE_WEIGHTS): Qu
   // Spacing: words split in two or run together (ADR 0290); 2% of the words is a visibly damaged text.
   // Hand-set, not fitted: the development sets show too few such documents to fit a weight on.
   const spacing = clamp(1 - w.spacing * Math.min(1, (r.text.spacingFaultRatio ?? 0) / 0.02));
-  const components = { coverage, garbage, letters, singles, ocr, tokens, layout, margins, paragraphs, images, repetition, direction, structure, spacing };
+  // Broken equations and merged table columns (ADR 0339): displays that are fragments or hold placeholders,
+  // table cells that hold two numbers; weighed by how many displays there are (one broken display of one is
+  // weak evidence).
+  const equations = clamp(1 - w.equations * (r.text.brokenEquationRatio ?? 0) * Math.min(1, r.structure.equations / 3));
+  const tables = clamp(1 - w.mergedCells * Math.min(1, (r.text.mergedCellRatio ?? 0) / 0.2));
+  const components = { coverage, garbage, letters, singles, ocr, tokens, layout, margins, paragraphs, images, repetition, direction, structure, spacing, equations, tables };
   const value = Object.values(components).reduce((a, b) => a * b, 1);
   const rounded = Object.fromEntries(Object.entries(components).map(([k, v]) => [k, Math.round(v * 1000) / 1000]));
   return { value: Math.round(value * 1000) / 1000, grade: gradeOf(value), components: rounded };
