@@ -1,7 +1,7 @@
 // Fits the quality score's weights (src/recognition/report/score.ts) on the fit part of a devset benchmark
 // result and reports the rank correlation with measured quality (1 - normalised edit distance).
 //   node dist/bench/recognition/fit-score.js --in bench/results/recognition-devset-<date>.json [--heldout] [--free NAMES]
-//   node dist/bench/recognition/fit-score.js --realset TUNE.json [--report REPORT.json] [--free NAMES] [--out FILE]
+//   node dist/bench/recognition/fit-score.js --realset TUNE.json[,TUNE2.json] [--report REPORT.json[,...]] [--out FILE]
 // --realset (issue 28, ADR 0339): the results of realset.bench.ts on the real development set's tune part;
 // measured quality is the share of Lectern's checks passed per document. The weights are chosen on TUNE only;
 // --report then scores the weights in use and the fitted ones on the report part's result (never used to choose).
@@ -40,9 +40,12 @@ interface RealDoc {
   share: { lectern?: number };
   scoreInputs: ScoreInputs | null;
 }
-export function fromRealset(f: string): Doc[] {
-  const r = JSON.parse(readFileSync(f, 'utf8')) as { perDocument: RealDoc[] };
-  return r.perDocument
+export function fromRealset(files: string): Doc[] {
+  // Several results of one part (comma-separated: devset.json's and kinds.json's documents, a later run on
+  // new documents) are pooled; a document scored twice counts once (the first).
+  const seen = new Set<string>();
+  return files.split(',').flatMap((f) => (JSON.parse(readFileSync(f, 'utf8')) as { perDocument: RealDoc[] }).perDocument)
+    .filter((d) => !seen.has(d.path) && !!seen.add(d.path))
     .filter((d) => d.scoreInputs && d.share.lectern !== undefined)
     .map((d) => ({ set: d.split, doc: `${d.kind} ${d.path}`, lectern: { editDistance: 1 - d.share.lectern!, scoreInputs: d.scoreInputs! } }));
 }
@@ -68,7 +71,7 @@ const r = (ds: Doc[], w: ScoreWeights): number =>
 const GRID: Record<keyof ScoreWeights, number[]> = {
   garbage: [0, 5, 10, 20],
   singles: [0, 1, 2, 4],
-  ocrSlope: [0.6, 0.7, 0.8, 0.9, 1],
+  ocrSlope: [0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1],
   ocrLowTail: [0, 0.25, 0.5, 0.75, 1],
   ocrOddTokens: [0, 0.1, 0.2, 0.3, 0.5, 0.8],
   layoutComplexity: [0, 0.05, 0.1, 0.2],
@@ -77,7 +80,7 @@ const GRID: Record<keyof ScoreWeights, number[]> = {
   paragraphs: [0, 0.15, 0.3, 0.6],
   oddTokens: [0, 0.1, 0.2, 0.4, 0.6],
   noHeadings: [0, 0.05, 0.1, 0.2],
-  spacing: [0, 0.1, 0.3, 0.5],
+  spacing: [0, 0.1, 0.3, 0.5, 0.8],
   equations: [0, 0.1, 0.2, 0.3, 0.5],
   mergedCells: [0, 0.1, 0.2, 0.3, 0.5],
 };
@@ -108,13 +111,19 @@ for (let pass = 0; pass < 4; pass++) {
   if (!improved) break;
 }
 const round = (x: number): number => Math.round(x * 1000) / 1000;
+/** Spearman within devset.json's documents and within kinds.json's (realset results: doc = "kind path"). */
+const byGroup = (ds: Doc[]) => Object.fromEntries((['devset', 'kinds'] as const).map((g) => {
+  const part = ds.filter((d) => d.doc.startsWith('kinds/') === (g === 'kinds'));
+  return [g, { documents: part.length, inUse: part.length >= 3 ? round(rho(part, SCORE_WEIGHTS)) : null, fitted: part.length >= 3 ? round(rho(part, best)) : null }];
+}));
 const summary = {
   fitDocuments: fit.length,
   fittedWeights: fitted,
   inUse: { weights: SCORE_WEIGHTS, fit: { spearman: round(rho(fit, SCORE_WEIGHTS)), pearson: round(r(fit, SCORE_WEIGHTS)) } },
   fitted: { weights: best, fit: { spearman: round(bestRho), pearson: round(r(fit, best)) } },
+  ...(realset ? { fitByGroup: byGroup(fit) } : {}),
   ...(args.includes('--heldout') || (realset && held.length)
-    ? { heldOut: { documents: held.length, inUse: { spearman: round(rho(held, SCORE_WEIGHTS)), pearson: round(r(held, SCORE_WEIGHTS)) }, fitted: { spearman: round(rho(held, best)), pearson: round(r(held, best)) } } }
+    ? { heldOut: { documents: held.length, inUse: { spearman: round(rho(held, SCORE_WEIGHTS)), pearson: round(r(held, SCORE_WEIGHTS)) }, fitted: { spearman: round(rho(held, best)), pearson: round(r(held, best)) }, ...(realset ? { byGroup: byGroup(held) } : {}) } }
     : {}),
 };
 console.log(JSON.stringify(summary, null, 2));

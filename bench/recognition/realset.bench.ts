@@ -3,7 +3,7 @@
 // `report` split is scored (tune on the other one, never on this one).
 //   sh bench/recognition/realset/fetch.sh [WORK]            # apt-get download + dpkg-deb -x
 //   node dist/bench/recognition/realset.bench.js [--root WORK/root] [--split report|tune|all] [--max-pages 60]
-//     [--every 1] [--set devset|kinds|all] [--kinds-work WORK/kinds] [--out FILE] [--dump DIR]
+//     [--every 1] [--set devset|kinds|all] [--kinds-work WORK/kinds] [--skip-scored A.json,...] [--out FILE] [--dump DIR]
 // It reads both manifests: devset.json (TeX Live PDFs, build.ts) and kinds.json (scans as PDF and DJVU,
 // slides, EPUB, non-TeX PDFs: kinds.ts, ADR 0338), and reports per kind of document. Each scored document
 // keeps Lectern's score and the score's inputs, so that fit-score.ts can refit the weights (--realset).
@@ -150,6 +150,7 @@ export function loadDocuments(root: string, kindsWork: string): Scored[] {
 if (process.argv[1]?.endsWith('realset.bench.js')) {
   const kindsWork = opt('kinds-work') ?? join(root, '..', 'kinds');
   const group = opt('set') ?? 'all';
+  const skipScored = new Set((opt('skip-scored')?.split(',') ?? []).flatMap((f) => (JSON.parse(readFileSync(f, 'utf8')) as { perDocument: { path: string }[] }).perDocument.map((d) => d.path)));
   // --max-pages and --every keep a run short on a loaded machine (the defaults score every report document
   // of up to 60 pages; an EPUB's "pages" are its spine files and it is always scored); the JSON says which
   // were scored.
@@ -157,7 +158,9 @@ if (process.argv[1]?.endsWith('realset.bench.js')) {
   const every = Number(opt('every') ?? 1);
   const docs = loadDocuments(root, kindsWork)
     .filter((d) => (group === 'all' || d.group === group) && (split === 'all' || d.split === split) && (d.pages <= maxPages || d.format === 'epub'))
-    .filter((d, i) => d.group === 'kinds' || i % every === 0);
+    .filter((d, i) => d.group === 'kinds' || i % every === 0)
+    // --skip-scored A.json,B.json: leave out documents an earlier run scored (a set that grew is scored for its new part only).
+    .filter((d) => !skipScored.has(d.path));
   const load = loadavg();
   type Count = { passed: number; total: number };
   type Tally = Record<string, Count>;
@@ -248,7 +251,7 @@ if (process.argv[1]?.endsWith('realset.bench.js')) {
     date: new Date().toISOString(),
     machine: { cpus: cpus().length, model: cpus()[0]?.model ?? 'unknown', loadavgBefore: load, loadavgAfter: loadavg(), note: 'shared 2-core machine loaded by other sessions: times are indicative only' },
     split,
-    selection: { maxPages, every, set: group, note: '--every thins devset.json only; kinds.json documents are all scored' },
+    selection: { maxPages, every, set: group, skipScored: opt('skip-scored') ?? null, note: '--every thins devset.json only; kinds.json documents are all scored' },
     documents: perDoc.length,
     documentsByKind: docsByKind,
     missing,
