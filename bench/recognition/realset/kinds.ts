@@ -1,7 +1,7 @@
 // Builds the real development set's second manifest, bench/recognition/realset/kinds.json (issue 28, ADR 0338):
 // the kinds of document devset.json lacks, where conversion fails. Checks always come from the sources,
 // never from a converter's output. Run after fetch.sh and fetch-kinds.sh:
-//   node dist/bench/recognition/realset/kinds.js --root WORK/root --work WORK/kinds [--scans 24]
+//   node dist/bench/recognition/realset/kinds.js --root WORK/root --work WORK/kinds [--scans 40]
 // Kinds:
 //   scan-pdf   a real document of 2-5 pages from devset.json, rendered with pdftoppm and degraded with
 //              ImageMagick (dpi, skew, blur, noise, JPEG quality: one of four levels, by the path's hash),
@@ -214,7 +214,7 @@ if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()
   const opt = (n: string, d: string) => (args.includes(`--${n}`) ? args[args.indexOf(`--${n}`) + 1]! : d);
   const root = opt('root', join(here, 'work', 'root'));
   const work = opt('work', join(here, 'work', 'kinds'));
-  const nScans = Number(opt('scans', '24'));
+  const nScans = Number(opt('scans', '40'));
   const only = opt('only', 'scan,slides,epub,office').split(',');
   const set = JSON.parse(readFileSync(join(here, 'devset.json'), 'utf8')) as { documents: RealDocument[] };
   const out: KindDocument[] = [];
