@@ -154,6 +154,18 @@ export interface QualityReport {
     readonly marginLinesKept: number;
     /** Text-layer pages whose images cover over half the page while they carry under 200 characters: text drawn in images is not read. */
     readonly imageDominatedPages: number;
+    /**
+     * Share 0..1 of heading-like lines on text-layer pages (short lines set at least 15% larger than the body
+     * text, or whole bold lines standing as a block of their own) whose text is in no Markdown heading: a
+     * heading missed (ADR 0352). Optional: reports stored before it was added lack it.
+     */
+    readonly missedHeadingRatio?: number;
+    /**
+     * Share 0..1 of the letters and digits of the text-layer pages' lines (as MuPDF read them) that the Markdown
+     * does not hold: text dropped, or page furniture removed (ADR 0352). Optional: reports stored before it was
+     * added lack it.
+     */
+    readonly droppedTextRatio?: number;
   };
   readonly warnings: readonly QualityWarning[];
   readonly score: {

@@ -38,6 +38,10 @@ export interface ScoreWeights {
   readonly equations: number;
   /** tables = 1 - mergedCells x min(1, mergedCellRatio / 0.2) (two numbers in one table cell: columns merged; ADR 0339). */
   readonly mergedCells: number;
+  /** headings = 1 - missedHeadings x min(1, missedHeadingRatio / 0.5) (heading-like lines not made headings; ADR 0352). */
+  readonly missedHeadings: number;
+  /** dropped = 1 - droppedText x min(1, max(0, droppedTextRatio - 0.03) / 0.1) (text-layer characters not in the Markdown; ADR 0352). */
+  readonly droppedText: number;
 }
 
 /**
@@ -62,6 +66,8 @@ export const SCORE_WEIGHTS: ScoreWeights = {
   spacing: 0.8,
   equations: 0,
   mergedCells: 0,
+  missedHeadings: 0,
+  droppedText: 0,
 };
 
 const clamp = (x: number): number => Math.max(0, Math.min(1, x));
@@ -118,7 +124,11 @@ export function scoreReport(r: ScoreInputs, w: ScoreWeights = SCORE_WEIGHTS): Qu
   // weak evidence).
   const equations = clamp(1 - w.equations * (r.text.brokenEquationRatio ?? 0) * Math.min(1, r.structure.equations / 3));
   const tables = clamp(1 - w.mergedCells * Math.min(1, (r.text.mergedCellRatio ?? 0) / 0.2));
-  const components = { coverage, garbage, letters, singles, ocr, tokens, layout, margins, paragraphs, images, repetition, direction, structure, spacing, equations, tables };
+  // What the converter saw of its own misses on text-layer pages (ADR 0352): heading-like lines that became
+  // no heading, and letters and digits of the text layer the Markdown lacks (beyond the 3% furniture takes).
+  const headings = clamp(1 - w.missedHeadings * Math.min(1, (r.structure.missedHeadingRatio ?? 0) / 0.5));
+  const dropped = clamp(1 - w.droppedText * Math.min(1, Math.max(0, (r.structure.droppedTextRatio ?? 0) - 0.03) / 0.1));
+  const components = { coverage, garbage, letters, singles, ocr, tokens, layout, margins, paragraphs, images, repetition, direction, structure, spacing, equations, tables, headings, dropped };
   const value = Object.values(components).reduce((a, b) => a * b, 1);
   const rounded = Object.fromEntries(Object.entries(components).map(([k, v]) => [k, Math.round(v * 1000) / 1000]));
   return { value: Math.round(value * 1000) / 1000, grade: gradeOf(value), components: rounded };
