@@ -155,7 +155,7 @@ test('score: broken equations and merged columns lower it once their weights are
 
 test('textLayerMisses: a large or bold-alone line in no heading is a missed heading; text-layer letters the Markdown lacks are dropped (ADR 0352)', () => {
   const body = Array.from({ length: 10 }, (_, i) => ({ ...L(`body line ${i} with enough words to be prose text`, 72, 140 + i * 13), block: 1 }));
-  const head = { ...L('Results and discussion', 72, 110, 14), block: 0 };
+  const head = { ...L('Results and discussion', 72, 300, 14), block: 0 };
   const p = page([head, ...body]);
   const text = body.map((l) => l.text).join(' ');
   // The heading-like line became a heading: nothing missed, nothing dropped.
@@ -163,7 +163,7 @@ test('textLayerMisses: a large or bold-alone line in no heading is a missed head
   // It stayed a paragraph: one of one heading-like line missed.
   assert.equal(textLayerMisses([p], `Results and discussion\n\n${text}\n`).missedHeadingRatio, 1);
   // A whole bold line standing as its own block counts too; a bold line inside a paragraph block does not.
-  const bold = { ...L('Method', 72, 110), bold: true, block: 0 };
+  const bold = { ...L('Method', 72, 300), bold: true, block: 0 };
   assert.equal(textLayerMisses([page([bold, ...body])], `Method\n\n${text}\n`).missedHeadingRatio, 1);
   assert.equal(textLayerMisses([page([{ ...bold, block: 1 }, ...body])], `Method\n\n${text}\n`).missedHeadingRatio, 0);
   // Half the body lost from the Markdown: about half the letters and digits dropped.

@@ -65,12 +65,16 @@ function imageDominatedPages(units: readonly (PageExtraction | MarkdownUnit)[]):
 const HEADING_SIZE_RATIO = 1.15;
 const HEADING_MAX_WORDS = 12;
 
+/** Captions, contact lines, versions and dates, and table-of-contents entries ending in a page number look like headings and are not. */
+const NOT_A_HEADING = /^(table|figure|fig\.|listing|algorithm)\s*\d|@|https?:|\bversion\b|(\s|\.)\d+$|^\d+$/i;
+
 const alnum = (s: string): number => (s.match(/[\p{L}\p{N}]/gu) ?? []).length;
 const norm = (s: string): string => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
 
 /**
  * What the converter can see of its own misses on text-layer pages (ADR 0352): heading-like lines (larger than
- * the body, or a whole bold line standing alone) whose text is in no Markdown heading, and the share of the
+ * the body, or a whole bold line standing alone; captions, contact and version lines, contents entries and the
+ * first page's title block left out) whose text is in no Markdown heading, and the share of the
  * letters and digits MuPDF read on those pages that the Markdown lacks.
  */
 export function textLayerMisses(units: readonly (PageExtraction | MarkdownUnit)[], markdown: string): { missedHeadingRatio: number; droppedTextRatio: number } {
@@ -93,8 +97,10 @@ export function textLayerMisses(units: readonly (PageExtraction | MarkdownUnit)[
   for (const p of pages) {
     const perBlock = new Map<number, number>();
     for (const l of p.lines) perBlock.set(l.block, (perBlock.get(l.block) ?? 0) + 1);
+    // The first page's title block (title, authors, addresses, dates) sits above its first line of prose.
+    const prose = p.page === pages[0]!.page ? p.lines.find((l) => Math.abs(l.size - body) < 0.5 && l.text.trim().split(/\s+/).length >= 8) : undefined;
     for (const l of p.lines) {
-      if (l.math || l.sizeEstimated) continue;
+      if (l.math || l.sizeEstimated || (prose && l.y0 < prose.y0) || NOT_A_HEADING.test(l.text.trim())) continue;
       const words = l.text.trim().split(/\s+/).filter(Boolean);
       const key = norm(l.text);
       if (words.length === 0 || words.length > HEADING_MAX_WORDS || key.length < 3 || !/\p{L}{2}/u.test(l.text)) continue;
