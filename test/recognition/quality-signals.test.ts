@@ -166,6 +166,14 @@ test('textLayerMisses: a large or bold-alone line in no heading is a missed head
   const bold = { ...L('Method', 72, 300), bold: true, block: 0 };
   assert.equal(textLayerMisses([page([bold, ...body])], `Method\n\n${text}\n`).missedHeadingRatio, 1);
   assert.equal(textLayerMisses([page([{ ...bold, block: 1 }, ...body])], `Method\n\n${text}\n`).missedHeadingRatio, 0);
+  // What looks like a heading and is not: a caption, a contact line, a contents entry ending in its page
+  // number, and the first page's title block above its first line of prose.
+  for (const t of ['Table 1 A simple table', 'jane@example.org', '2 Results 14']) {
+    assert.equal(textLayerMisses([page([...body, { ...L(t, 72, 300), bold: true, block: 0 }])], text).missedHeadingRatio, 0, t);
+  }
+  const author = { ...L('Jane Author', 72, 100, 14), block: 0 };
+  assert.equal(textLayerMisses([page([author, ...body])], text).missedHeadingRatio, 0);
+  assert.equal(textLayerMisses([p, { ...page([author, ...body]), page: 2 }], `## Results and discussion\n\n${text}\n`).missedHeadingRatio, 0.5);
   // Half the body lost from the Markdown: about half the letters and digits dropped.
   const half = body.slice(0, 5).map((l) => l.text).join(' ');
   const r = textLayerMisses([p], `## Results and discussion\n\n${half}\n`);
