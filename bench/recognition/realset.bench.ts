@@ -3,8 +3,13 @@
 // `report` split is scored (tune on the other one, never on this one).
 //   sh bench/recognition/realset/fetch.sh [WORK]            # apt-get download + dpkg-deb -x
 //   node dist/bench/recognition/realset.bench.js [--root WORK/root] [--split report|tune|all] [--max-pages 60]
-//     [--every 1] [--out FILE] [--dump DIR] [--base OTHER/dist] [--only-cells]
-// Tools: Lectern (convertDocument, in process), `pdftotext` (reading order), `mutool draw -F txt`. Each
+//     [--every 1] [--set devset|kinds|all] [--kinds-work WORK/kinds] [--skip-scored A.json,...] [--out FILE] [--dump DIR]
+//     [--base OTHER/dist] [--only-cells]
+// It reads both manifests: devset.json (TeX Live PDFs, build.ts) and kinds.json (scans as PDF and DJVU,
+// slides, EPUB, non-TeX PDFs: kinds.ts, ADR 0338), and reports per kind of document. Each scored document
+// keeps Lectern's score and the score's inputs, so that fit-score.ts can refit the weights (--realset).
+// Tools: Lectern (convertDocument, in process), `pdftotext` (reading order; `djvutxt` on DJVU, the text
+// layer a raw extractor reads; not run on EPUB), `mutool draw -F txt` (PDF and EPUB; not run on DJVU). Each
 // document's sha256 is checked against devset.json first (a different file is skipped and counted).
 // Check types: present, order (olmOCR-bench), heading (the title as a Markdown heading: raw extractors
 // have no headings, so they cannot pass it), cell (table cell relations, GFM tables). Also the word edit
@@ -22,6 +27,8 @@ import { check } from './devset/checks.js';
 import { normalizeForDistance, spearman } from './metrics.js';
 import type { RealCheck, RealDocument } from './realset/build.js';
 import { cellPasses } from './realset/tables.js';
+import type { KindDocument } from './realset/kinds.js';
+import type { ScoreInputs } from '../../src/recognition/report/score.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string): string | undefined => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : undefined);
@@ -96,78 +103,143 @@ export function presentWordDistance(checks: readonly RealCheck[], out: string): 
   return { sum, n };
 }
 
+/** One document to score, from either manifest. */
+interface Scored {
+  readonly path: string;
+  readonly file: string;
+  readonly sha256: string;
+  readonly pages: number;
+  readonly split: 'tune' | 'report';
+  readonly checks: readonly RealCheck[];
+  /** For the per-kind report: "publishers/latex-doc" (devset.json) or "kinds/scan-pdf" (kinds.json). */
+  readonly kind: string;
+  readonly group: 'devset' | 'kinds';
+  readonly format: 'pdf' | 'djvu' | 'epub';
+}
+
 /** Kind for the report: the package's collection and the document's kind ("publishers/latex-doc"). */
 const kindOf = (d: RealDocument): string => `${d.package.replace(/^texlive-/, '').replace(/-doc$/, '')}/${d.kind}`;
 
-/** Lectern's quality score of the last document it converted (for the score's rank correlation). */
-let lastScore: { value: number; grade: string } | null = null;
+/** Whether a raw extractor reads the format at all (a tool that cannot is not scored on it). */
+export const applies = (tool: Tool, format: Scored['format']): boolean => tool === 'lectern' || tool === 'lectern-base' || (tool === 'pdftotext' ? format !== 'epub' : format !== 'djvu');
 
-async function run(tool: Tool, pdf: string): Promise<string> {
+/** Lectern's quality score of the last document it converted (for the score's rank correlation). */
+let last: { value: number; grade: string; inputs: ScoreInputs } | null = null;
+
+async function run(tool: Tool, file: string, format: Scored['format']): Promise<string> {
   if (tool === 'lectern') {
-    const r = await convertDocument(new Uint8Array(readFileSync(pdf)), { runner });
-    lastScore = { value: r.report.score.value, grade: r.report.score.grade };
+    const r = await convertDocument(new Uint8Array(readFileSync(file)), { runner });
+    const { pages, text, ocr, structure } = r.report;
+    last = { value: r.report.score.value, grade: r.report.score.grade, inputs: { pages, text, ocr, structure, format: r.report.input.format } };
     return r.markdown;
   }
-  if (tool === 'lectern-base') return (await baseConvert!(new Uint8Array(readFileSync(pdf)), { runner })).markdown;
-  if (tool === 'pdftotext') return execFileSync('pdftotext', ['-q', pdf, '-'], { maxBuffer: 256 << 20 }).toString('utf8');
-  return execFileSync('mutool', ['draw', '-q', '-F', 'txt', '-o', '-', pdf], { maxBuffer: 256 << 20, stdio: ['ignore', 'pipe', 'ignore'] }).toString('utf8');
+  if (tool === 'lectern-base') return (await baseConvert!(new Uint8Array(readFileSync(file)), { runner })).markdown;
+  if (tool === 'pdftotext') {
+    if (format === 'djvu') return execFileSync('djvutxt', [file], { maxBuffer: 256 << 20 }).toString('utf8');
+    return execFileSync('pdftotext', ['-q', file, '-'], { maxBuffer: 256 << 20 }).toString('utf8');
+  }
+  return execFileSync('mutool', ['draw', '-q', '-F', 'txt', '-o', '-', file], { maxBuffer: 256 << 20, stdio: ['ignore', 'pipe', 'ignore'] }).toString('utf8');
+}
+
+/** The documents of both manifests, as the bench scores them. */
+export function loadDocuments(root: string, kindsWork: string): Scored[] {
+  const set = JSON.parse(readFileSync(join(here, 'devset.json'), 'utf8')) as { documents: RealDocument[] };
+  const out: Scored[] = set.documents.map((d) => ({ path: d.path, file: join(root, d.path), sha256: d.sha256, pages: d.pages, split: d.split, checks: d.checks, kind: kindOf(d), group: 'devset', format: 'pdf' }));
+  const kindsFile = join(here, 'kinds.json');
+  if (existsSync(kindsFile)) {
+    const kinds = JSON.parse(readFileSync(kindsFile, 'utf8')) as { documents: KindDocument[] };
+    for (const d of kinds.documents) {
+      const file = d.base === 'root' ? join(root, d.file) : join(kindsWork, d.file);
+      const format = d.file.endsWith('.djvu') ? 'djvu' : d.file.endsWith('.epub') ? 'epub' : 'pdf';
+      out.push({ path: d.base === 'root' ? d.file : `${d.kind}:${d.from}`, file, sha256: d.sha256, pages: d.pages, split: d.split, checks: d.checks, kind: `kinds/${d.kind}`, group: 'kinds', format });
+    }
+  }
+  return out;
 }
 
 if (process.argv[1]?.endsWith('realset.bench.js')) {
-  const set = JSON.parse(readFileSync(join(here, 'devset.json'), 'utf8')) as { documents: RealDocument[] };
+  const kindsWork = opt('kinds-work') ?? join(root, '..', 'kinds');
+  const group = opt('set') ?? 'all';
+  const skipScored = new Set((opt('skip-scored')?.split(',') ?? []).flatMap((f) => (JSON.parse(readFileSync(f, 'utf8')) as { perDocument: { path: string }[] }).perDocument.map((d) => d.path)));
   // --max-pages and --every keep a run short on a loaded machine (the defaults score every report document
-  // of up to 60 pages); the JSON says which were scored.
+  // of up to 60 pages; an EPUB's "pages" are its spine files and it is always scored); the JSON says which
+  // were scored.
   const maxPages = Number(opt('max-pages') ?? 60);
   const every = Number(opt('every') ?? 1);
-  const docs = set.documents.filter((d) => (split === 'all' || d.split === split) && d.pages <= maxPages).filter((_, i) => i % every === 0).filter((d) => !args.includes('--only-cells') || d.checks.some((c) => c.kind === 'cell'));
+  const docs = loadDocuments(root, kindsWork)
+    .filter((d) => (group === 'all' || d.group === group) && (split === 'all' || d.split === split) && (d.pages <= maxPages || d.format === 'epub'))
+    .filter((d, i) => d.group === 'kinds' || i % every === 0)
+    // --skip-scored A.json,B.json: leave out documents an earlier run scored (a set that grew is scored for its new part only).
+    .filter((d) => !skipScored.has(d.path))
+    .filter((d) => !args.includes('--only-cells') || d.checks.some((c) => c.kind === 'cell'));
   const load = loadavg();
-  type Tally = Record<string, { passed: number; total: number }>;
-  const tally = Object.fromEntries(TOOLS.map((t) => [t, Object.fromEntries(KINDS.map((k) => [k, { passed: 0, total: 0 }]))])) as Record<Tool, Tally>;
-  const byKind: Record<string, Record<Tool, { passed: number; total: number }>> = {};
+  type Count = { passed: number; total: number };
+  type Tally = Record<string, Count>;
+  const zero = (): Record<Tool, Tally> => Object.fromEntries(TOOLS.map((t) => [t, Object.fromEntries(KINDS.map((k) => [k, { passed: 0, total: 0 }]))])) as Record<Tool, Tally>;
+  const tally = zero();
+  const byKindType: Record<string, Record<Tool, Tally>> = {};
+  const byKind: Record<string, Record<Tool, Count>> = {};
+  const docsByKind: Record<string, number> = {};
   const ms = Object.fromEntries(TOOLS.map((t) => [t, 0])) as Record<Tool, number>;
+  const toolPages = Object.fromEntries(TOOLS.map((t) => [t, 0])) as Record<Tool, number>;
   const wed = Object.fromEntries(TOOLS.map((t) => [t, { sum: 0, n: 0 }])) as Record<Tool, { sum: number; n: number }>;
   // Cell checks by the source table's rules (vertical, horizontal only, none) and spanning headers.
   const cellsBy: Record<string, Record<string, { passed: number; total: number }>> = {};
-  const perDoc: { path: string; pages: number; kind: string; share: Record<Tool, number>; score: number | null; failed: Record<Tool, RealCheck[]> }[] = [];
+  const wedByKind: Record<string, Record<Tool, { sum: number; n: number }>> = {};
+  const perDoc: { path: string; pages: number; kind: string; group: string; split: string; share: Partial<Record<Tool, number>>; checks: number; score: number | null; grade: string | null; scoreInputs: ScoreInputs | null; failed: Partial<Record<Tool, RealCheck[]>> }[] = [];
   let pages = 0;
   let missing = 0;
   let changed = 0;
+  let rebuilt = 0;
   if (dump) mkdirSync(dump, { recursive: true });
   for (const d of docs) {
-    const pdf = join(root, d.path);
-    if (!existsSync(pdf)) {
+    if (!existsSync(d.file)) {
       missing++;
       continue;
     }
-    if (createHash('sha256').update(readFileSync(pdf)).digest('hex') !== d.sha256) {
-      changed++;
-      continue;
+    if (createHash('sha256').update(readFileSync(d.file)).digest('hex') !== d.sha256) {
+      // An installed file that differs is another document: skipped. A file kinds.ts made (a scan, a
+      // ReportLab PDF) differs when another version of a tool made it: scored, and counted.
+      if (d.group === 'devset' || d.file.startsWith(join(root, '/'))) {
+        changed++;
+        continue;
+      }
+      rebuilt++;
     }
     pages += d.pages;
-    const share = {} as Record<Tool, number>;
-    const failed = {} as Record<Tool, RealCheck[]>;
-    lastScore = null;
+    docsByKind[d.kind] = (docsByKind[d.kind] ?? 0) + 1;
+    const share: Partial<Record<Tool, number>> = {};
+    const failed: Partial<Record<Tool, RealCheck[]>> = {};
+    last = null;
     for (const tool of TOOLS) {
+      if (!applies(tool, d.format)) continue;
       const t0 = performance.now();
       let out = '';
       try {
-        out = await run(tool, pdf);
+        out = await run(tool, d.file, d.format);
       } catch (e) {
         out = '';
         console.error(`${tool} failed on ${d.path}: ${(e as Error).message.slice(0, 120)}`);
       }
       ms[tool] += performance.now() - t0;
+      toolPages[tool] += d.pages;
       if (dump) writeFileSync(join(dump, `${d.path.replace(/[^\w.-]+/g, '_')}.${tool}.${tool === 'lectern' ? 'md' : 'txt'}`), out);
       const wd = presentWordDistance(d.checks, out);
       wed[tool].sum += wd.sum;
       wed[tool].n += wd.n;
+      const kw = ((wedByKind[d.kind] ??= {} as Record<Tool, { sum: number; n: number }>)[tool] ??= { sum: 0, n: 0 });
+      kw.sum += wd.sum;
+      kw.n += wd.n;
       let ok = 0;
       failed[tool] = [];
+      const kt = ((byKindType[d.kind] ??= zero())[tool])!;
       for (const c of d.checks) {
         const pass = passes(c, out);
         tally[tool][c.kind]!.total++;
+        kt[c.kind]!.total++;
         if (pass) {
           tally[tool][c.kind]!.passed++;
+          kt[c.kind]!.passed++;
           ok++;
         } else failed[tool].push(c);
         if (c.kind === 'cell') {
@@ -177,46 +249,58 @@ if (process.argv[1]?.endsWith('realset.bench.js')) {
             if (pass) g.passed++;
           }
         }
-        const k = (byKind[kindOf(d)] ??= {} as Record<Tool, { passed: number; total: number }>);
+        const k = (byKind[d.kind] ??= {} as Record<Tool, Count>);
         k[tool] ??= { passed: 0, total: 0 };
         k[tool].total++;
         if (pass) k[tool].passed++;
       }
       share[tool] = d.checks.length ? ok / d.checks.length : 1;
     }
-    perDoc.push({ path: d.path, pages: d.pages, kind: d.kind, share, score: (lastScore as { value: number } | null)?.value ?? null, failed: Object.fromEntries(TOOLS.map((t) => [t, failed[t].slice(0, 5)])) as Record<Tool, RealCheck[]> });
+    const sc = last as { value: number; grade: string; inputs: ScoreInputs } | null;
+    perDoc.push({ path: d.path, pages: d.pages, kind: d.kind, group: d.group, split: d.split, share, checks: d.checks.length, score: sc?.value ?? null, grade: sc?.grade ?? null, scoreInputs: sc?.inputs ?? null, failed: Object.fromEntries(Object.entries(failed).map(([t, f]) => [t, f.slice(0, 5)])) });
+    console.error(`${perDoc.length}/${docs.length} ${d.kind} ${d.path} lectern ${share.lectern?.toFixed(2)} score ${sc?.value ?? '-'}`);
   }
-  const rate = (x: { passed: number; total: number }) => (x.total ? Math.round((1000 * x.passed) / x.total) / 10 : null);
+  const rate = (x: Count) => (x.total ? Math.round((1000 * x.passed) / x.total) / 10 : null);
+  const rho = (ds: typeof perDoc) => {
+    const scored = ds.filter((d) => d.score !== null && d.share.lectern !== undefined);
+    return scored.length >= 3 ? Math.round(spearman(scored.map((d) => d.score!), scored.map((d) => d.share.lectern!)) * 1000) / 1000 : null;
+  };
+  const sum = (t: Tally, ks: readonly string[]) => ks.reduce((a, k) => ({ passed: a.passed + t[k]!.passed, total: a.total + t[k]!.total }), { passed: 0, total: 0 });
   const result = {
     bench: 'recognition-realset',
     date: new Date().toISOString(),
     machine: { cpus: cpus().length, model: cpus()[0]?.model ?? 'unknown', loadavgBefore: load, loadavgAfter: loadavg(), note: 'shared 2-core machine loaded by other sessions: times are indicative only' },
     split,
-    selection: { maxPages, every, onlyDocumentsWithCellChecks: args.includes('--only-cells') },
+    selection: { maxPages, every, set: group, skipScored: opt('skip-scored') ?? null, onlyDocumentsWithCellChecks: args.includes('--only-cells'), note: '--every thins devset.json only; kinds.json documents are all scored' },
     base: baseDist ?? null,
     documents: perDoc.length,
+    documentsByKind: docsByKind,
     missing,
     changed,
+    rebuilt,
     pages,
     checksByType: Object.fromEntries(TOOLS.map((t) => [t, Object.fromEntries(KINDS.map((k) => [k, { ...tally[t][k], percent: rate(tally[t][k]!) }]))])),
-    overall: Object.fromEntries(TOOLS.map((t) => {
-      const all = KINDS.reduce((a, k) => ({ passed: a.passed + tally[t][k]!.passed, total: a.total + tally[t][k]!.total }), { passed: 0, total: 0 });
-      const noHeading = KINDS.filter((k) => k !== 'heading').reduce((a, k) => ({ passed: a.passed + tally[t][k]!.passed, total: a.total + tally[t][k]!.total }), { passed: 0, total: 0 });
-      return [t, { percent: rate(all), percentWithoutHeadings: rate(noHeading) }];
-    })),
+    overall: Object.fromEntries(TOOLS.map((t) => [t, { percent: rate(sum(tally[t], KINDS)), percentWithoutHeadings: rate(sum(tally[t], KINDS.filter((k) => k !== 'heading'))) }])),
     // Mean word edit distance on the present checks (presentWordDistance): where spacing errors show.
     presentWordEditDistance: Object.fromEntries(TOOLS.map((t) => [t, wed[t].n ? Math.round((wed[t].sum / wed[t].n) * 10000) / 10000 : null])),
     cellChecksByTable: Object.fromEntries(Object.entries(cellsBy).map(([k, v]) => [k, Object.fromEntries(TOOLS.map((t) => [t, { ...(v[t] ?? { passed: 0, total: 0 }), percent: rate(v[t] ?? { passed: 0, total: 0 }) }]))])),
-    byDocumentKind: Object.fromEntries(Object.entries(byKind).map(([k, v]) => [k, Object.fromEntries(TOOLS.map((t) => [t, rate(v[t] ?? { passed: 0, total: 0 })]))])),
+    byDocumentKind: Object.fromEntries(Object.entries(byKind).map(([k, v]) => [k, Object.fromEntries(TOOLS.map((t) => [t, v[t] ? rate(v[t]) : null]))])),
+    // Per kind: documents, checks passed by type per tool (null where a tool does not read the format), word edit distance.
+    byKind: Object.fromEntries(Object.entries(byKindType).sort().map(([k, v]) => [k, {
+      documents: docsByKind[k],
+      checksByType: Object.fromEntries(TOOLS.map((t) => [t, Object.fromEntries(KINDS.map((c) => [c, rate(v[t][c]!)]))])),
+      overall: Object.fromEntries(TOOLS.map((t) => [t, rate(sum(v[t], KINDS))])),
+      presentWordEditDistance: Object.fromEntries(TOOLS.map((t) => [t, wedByKind[k]?.[t]?.n ? Math.round((wedByKind[k]![t]!.sum / wedByKind[k]![t]!.n) * 10000) / 10000 : null])),
+      scoreSpearman: rho(perDoc.filter((d) => d.kind === k)),
+    }])),
     // Does the quality score rank documents as the checks do? (share of Lectern's checks passed, per document)
-    scoreSpearman: (() => {
-      const scored = perDoc.filter((d) => d.score !== null);
-      return scored.length >= 3 ? Math.round(spearman(scored.map((d) => d.score!), scored.map((d) => d.share.lectern)) * 1000) / 1000 : null;
-    })(),
-    pagesPerSecond: Object.fromEntries(TOOLS.map((t) => [t, ms[t] ? Math.round((pages / (ms[t] / 1000)) * 10) / 10 : null])),
-    worstForLectern: [...perDoc].sort((a, b) => a.share.lectern - b.share.lectern).slice(0, 8).map((d) => ({ path: d.path, pages: d.pages, share: d.share, failedLectern: d.failed.lectern })),
+    scoreSpearman: rho(perDoc),
+    scoreSpearmanByGroup: { devset: rho(perDoc.filter((d) => d.group === 'devset')), kinds: rho(perDoc.filter((d) => d.group === 'kinds')) },
+    pagesPerSecond: Object.fromEntries(TOOLS.map((t) => [t, ms[t] ? Math.round((toolPages[t] / (ms[t] / 1000)) * 10) / 10 : null])),
+    worstForLectern: [...perDoc].sort((a, b) => a.share.lectern! - b.share.lectern!).slice(0, 8).map((d) => ({ path: d.path, pages: d.pages, share: d.share, failedLectern: d.failed.lectern })),
+    perDocument: perDoc.map(({ failed: _f, ...d }) => d),
   };
   const out = opt('out');
   if (out) writeFileSync(out, JSON.stringify(result, null, 1) + '\n');
-  console.log(JSON.stringify({ documents: result.documents, pages, checksByType: result.checksByType, cellChecksByTable: result.cellChecksByTable, overall: result.overall, presentWordEditDistance: result.presentWordEditDistance, scoreSpearman: result.scoreSpearman, pagesPerSecond: result.pagesPerSecond }, null, 1));
+  console.log(JSON.stringify({ documents: result.documents, pages, checksByType: result.checksByType, cellChecksByTable: result.cellChecksByTable, overall: result.overall, byKind: Object.fromEntries(Object.entries(result.byKind).map(([k, v]) => [k, v.overall])), presentWordEditDistance: result.presentWordEditDistance, scoreSpearman: result.scoreSpearman, scoreSpearmanByGroup: result.scoreSpearmanByGroup, pagesPerSecond: result.pagesPerSecond }, null, 1));
 }

@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { convertDocument } from '../../src/recognition/index.js';
+import { SCORE_WEIGHTS } from '../../src/recognition/report/score.js';
 import { spaceWidthEm, spacedText, spacingSuspect, type Glyph } from '../../src/recognition/pdf/glyph-spacing.js';
 import type { LayoutLine } from '../../src/recognition/layout-model.js';
 import { buildPdf, type TextRun } from './helpers/pdf-builder.js';
@@ -127,5 +128,7 @@ test('spacingFaults: split words and words run together, from the document vocab
   const a = scoreReport(inputs(clean) as never);
   const b = scoreReport(inputs(broken) as never);
   assert.equal(a.components.spacing, 1);
-  assert.equal(b.components.spacing, 0.7);
+  // spacingFaultRatio of 2% or more takes the whole weight (0.8 as fitted on the real set, ADR 0340).
+  assert.equal(b.components.spacing, Math.round((1 - SCORE_WEIGHTS.spacing) * 1000) / 1000);
+  assert.ok(b.value < a.value);
 });

@@ -4,8 +4,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LayoutLine, PageExtraction } from '../../src/recognition/index.js';
 import { keptMarginLines, rowSwitchShare } from '../../src/recognition/structure/layout-risk.js';
-import { brokenParagraphRatio, textStatistics, tokenShape } from '../../src/recognition/report/text-statistics.js';
+import { brokenEquationRatio, brokenParagraphRatio, mergedCellRatio, textStatistics, tokenShape } from '../../src/recognition/report/text-statistics.js';
 import { SCORE_WEIGHTS, scoreReport, type ScoreWeights } from '../../src/recognition/report/score.js';
+import { textLayerMisses } from '../../src/recognition/report/build-report.js';
 
 const L = (text: string, x: number, y: number, size = 10): LayoutLine => ({
   text, x0: x, y0: y, x1: x + text.length * size * 0.5, y1: y + size * 1.2, size, bold: false, italic: false, mono: false, block: 0,
@@ -99,12 +100,103 @@ test('score weights: odd word shapes lower OCR and text-layer documents; the OCR
   const hard = {
     ...base,
     pages: { ...base.pages, total: 3, textLayer: 2, ocr: 1 },
-    text: { ...base.text, garbageRatio: 0.01, singleCharTokenRatio: 0.2, oddTokenRatio: 0.1, brokenParagraphRatio: 0.6, spacingFaultRatio: 0.01 },
-    structure: { ...base.structure, headings: { total: 0, byLevel: {}, bySource: {} }, layoutComplexity: 0.3, rowSwitches: 0.1, marginLinesKept: 2 },
+    text: { ...base.text, garbageRatio: 0.01, singleCharTokenRatio: 0.2, oddTokenRatio: 0.1, brokenParagraphRatio: 0.6, spacingFaultRatio: 0.01, brokenEquationRatio: 0.5, mergedCellRatio: 0.1 },
+    structure: { ...base.structure, headings: { total: 0, byLevel: {}, bySource: {} }, layoutComplexity: 0.3, rowSwitches: 0.1, marginLinesKept: 2, equations: 4, missedHeadingRatio: 0.3, droppedTextRatio: 0.1 },
     ocr: { ...base.ocr, p10Confidence: 50 },
   };
   for (const k of Object.keys(SCORE_WEIGHTS) as (keyof ScoreWeights)[]) {
     const w = { ...SCORE_WEIGHTS, [k]: SCORE_WEIGHTS[k] === 0 ? 0.3 : SCORE_WEIGHTS[k] * 0.5 };
     assert.notEqual(scoreReport(hard, w).value, scoreReport(hard).value, k);
   }
+});
+
+test('broken equations: fragments, placeholders and unbalanced braces among the displays (ADR 0339)', () => {
+  assert.equal(brokenEquationRatio('no displays here'), 0);
+  const whole = '$$\\sum_{i=1}^{n} x_{i} = \\frac{a}{b}$$\n\n$$E = m c^{2}$$';
+  assert.equal(brokenEquationRatio(whole), 0);
+  // One equation emitted as three displays, a glyph that mapped to nothing, a brace left open.
+  const broken = `${whole}\n\n$$\\sum$$\n\n$$x$$\n\n$$a + \ufffd = b$$\n\n$$\\frac{a}{b + c$$`;
+  assert.equal(brokenEquationRatio(broken), 0.6667);
+  const stats = textStatistics('text', broken);
+  assert.equal(stats.brokenEquationRatio, 0.6667);
+  assert.equal(textStatistics('text').brokenEquationRatio, undefined);
+});
+
+test('merged table columns: two numbers in one cell, body rows of GFM tables only (ADR 0339)', () => {
+  const good = '| item | 2023 | 2024 |\n|---|---|---|\n| sales | 12.5 | 13.7 |\n| costs | (4,100) | 3,900 |\n';
+  assert.equal(mergedCellRatio(good), 0);
+  // Sub-columns under a spanning header read as one column: each cell holds two figures.
+  const merged = '| item | 2023 2024 |\n|---|---|\n| sales | 12.5 13.7 |\n| costs | 4,100 3,900 |\n| staff | 12 |\n';
+  assert.equal(mergedCellRatio(merged), 0.6667);
+  // Numbers in prose, a header row and a table-like line outside a table do not count.
+  assert.equal(mergedCellRatio('In 2023 we sold 12.5 and 13.7 units.\n| 1 2 | 3 4 |\n'), 0);
+});
+
+test('score: broken equations and merged columns lower it once their weights are on (ADR 0339)', () => {
+  const words = Array.from({ length: 300 }, () => 'word').join(' ');
+  const base = {
+    format: 'pdf',
+    pages: { total: 2, textLayer: 2, ocr: 0, empty: 0, failed: 0, skipped: 0, billable: 2, which: { textLayer: [1, 2], ocr: [], empty: [], failed: [], skipped: [] } },
+    text: textStatistics(words, words),
+    ocr: { pages: 0, meanConfidence: null, p10Confidence: null, pagesBelow60: [], rotatedPages: [] },
+    structure: { headings: { total: 1, byLevel: {}, bySource: {} }, paragraphs: 20, lists: 0, listItems: 0, tables: 1, figures: 0, captions: 0, equations: 6, footnotes: 0, references: 0, codeBlocks: 0, removedHeaderFooterLines: 0, layoutComplexity: 0, rowSwitches: 0, marginLinesKept: 0, imageDominatedPages: 0 },
+  };
+  const w = { ...SCORE_WEIGHTS, equations: 0.3, mergedCells: 0.3 };
+  const clean = scoreReport(base, w);
+  const eq = scoreReport({ ...base, text: { ...base.text, brokenEquationRatio: 0.5 } }, w);
+  assert.ok(eq.components.equations! < clean.components.equations!, `${eq.components.equations}`);
+  assert.ok(eq.value < clean.value);
+  const cells = scoreReport({ ...base, text: { ...base.text, mergedCellRatio: 0.4 } }, w);
+  assert.equal(cells.components.tables, 0.7);
+  // One display of one is weak evidence: the equations factor weighs by the number of displays.
+  const one = scoreReport({ ...base, text: { ...base.text, brokenEquationRatio: 1 }, structure: { ...base.structure, equations: 1 } }, w);
+  assert.equal(one.components.equations, 0.9);
+});
+
+test('textLayerMisses: a large or bold-alone line in no heading is a missed heading; text-layer letters the Markdown lacks are dropped (ADR 0352)', () => {
+  const body = Array.from({ length: 10 }, (_, i) => ({ ...L(`body line ${i} with enough words to be prose text`, 72, 140 + i * 13), block: 1 }));
+  const head = { ...L('Results and discussion', 72, 300, 14), block: 0 };
+  const p = page([head, ...body]);
+  const text = body.map((l) => l.text).join(' ');
+  // The heading-like line became a heading: nothing missed, nothing dropped.
+  assert.deepEqual(textLayerMisses([p], `## Results and discussion\n\n${text}\n`), { missedHeadingRatio: 0, droppedTextRatio: 0 });
+  // It stayed a paragraph: one of one heading-like line missed.
+  assert.equal(textLayerMisses([p], `Results and discussion\n\n${text}\n`).missedHeadingRatio, 1);
+  // A whole bold line standing as its own block counts too; a bold line inside a paragraph block does not.
+  const bold = { ...L('Method', 72, 300), bold: true, block: 0 };
+  assert.equal(textLayerMisses([page([bold, ...body])], `Method\n\n${text}\n`).missedHeadingRatio, 1);
+  assert.equal(textLayerMisses([page([{ ...bold, block: 1 }, ...body])], `Method\n\n${text}\n`).missedHeadingRatio, 0);
+  // What looks like a heading and is not: a caption, a contact line, a contents entry ending in its page
+  // number, and the first page's title block above its first line of prose.
+  for (const t of ['Table 1 A simple table', 'jane@example.org', '2 Results 14']) {
+    assert.equal(textLayerMisses([page([...body, { ...L(t, 72, 300), bold: true, block: 0 }])], text).missedHeadingRatio, 0, t);
+  }
+  const author = { ...L('Jane Author', 72, 100, 14), block: 0 };
+  assert.equal(textLayerMisses([page([author, ...body])], text).missedHeadingRatio, 0);
+  assert.equal(textLayerMisses([p, { ...page([author, ...body]), page: 2 }], `## Results and discussion\n\n${text}\n`).missedHeadingRatio, 0.5);
+  // Half the body lost from the Markdown: about half the letters and digits dropped.
+  const half = body.slice(0, 5).map((l) => l.text).join(' ');
+  const r = textLayerMisses([p], `## Results and discussion\n\n${half}\n`);
+  assert.ok(r.droppedTextRatio > 0.4 && r.droppedTextRatio < 0.5, `${r.droppedTextRatio}`);
+  // OCR and markup units carry no text layer to compare with.
+  assert.deepEqual(textLayerMisses([{ ...p, kind: 'ocr' }], ''), { missedHeadingRatio: 0, droppedTextRatio: 0 });
+});
+
+test('score: missed headings and dropped text lower it once their weights are on (ADR 0352)', () => {
+  const words = Array.from({ length: 300 }, () => 'word').join(' ');
+  const base = {
+    format: 'pdf',
+    pages: { total: 2, textLayer: 2, ocr: 0, empty: 0, failed: 0, skipped: 0, billable: 2, which: { textLayer: [1, 2], ocr: [], empty: [], failed: [], skipped: [] } },
+    text: textStatistics(words, words),
+    ocr: { pages: 0, meanConfidence: null, p10Confidence: null, pagesBelow60: [], rotatedPages: [] },
+    structure: { headings: { total: 1, byLevel: {}, bySource: {} }, paragraphs: 20, lists: 0, listItems: 0, tables: 0, figures: 0, captions: 0, equations: 0, footnotes: 0, references: 0, codeBlocks: 0, removedHeaderFooterLines: 0, layoutComplexity: 0, rowSwitches: 0, marginLinesKept: 0, imageDominatedPages: 0 },
+  };
+  const w = { ...SCORE_WEIGHTS, missedHeadings: 0.2, droppedText: 0.3 };
+  const clean = scoreReport(base, w);
+  assert.equal(scoreReport({ ...base, structure: { ...base.structure, missedHeadingRatio: 0.25 } }, w).components.headings, 0.9);
+  // Up to 3% of the text layer is what page furniture takes: no penalty; 8% costs half the weight.
+  assert.equal(scoreReport({ ...base, structure: { ...base.structure, droppedTextRatio: 0.03 } }, w).components.dropped, 1);
+  const dropped = scoreReport({ ...base, structure: { ...base.structure, droppedTextRatio: 0.08 } }, w);
+  assert.equal(dropped.components.dropped, 0.85);
+  assert.ok(dropped.value < clean.value);
 });

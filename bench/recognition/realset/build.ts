@@ -178,7 +178,7 @@ function pageCount(pdf: string): number {
 }
 
 /** Which package a path belongs to, from the unpacked .deb files' lists. */
-function packageIndex(debs: string): Map<string, { package: string; version: string }> {
+export function packageIndex(debs: string): Map<string, { package: string; version: string }> {
   const out = new Map<string, { package: string; version: string }>();
   for (const f of readdirSync(debs).filter((n) => n.endsWith('.deb'))) {
     const deb = join(debs, f);

@@ -61,6 +61,63 @@ function imageDominatedPages(units: readonly (PageExtraction | MarkdownUnit)[]):
   return n;
 }
 
+/** Body text this much larger (or more) makes a short line look like a heading. */
+const HEADING_SIZE_RATIO = 1.15;
+const HEADING_MAX_WORDS = 12;
+
+/** Captions, contact lines, versions and dates, and table-of-contents entries ending in a page number look like headings and are not. */
+const NOT_A_HEADING = /^(table|figure|fig\.|listing|algorithm)\s*\d|@|https?:|\bversion\b|(\s|\.)\d+$|^\d+$/i;
+
+const alnum = (s: string): number => (s.match(/[\p{L}\p{N}]/gu) ?? []).length;
+const norm = (s: string): string => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+
+/**
+ * What the converter can see of its own misses on text-layer pages (ADR 0352): heading-like lines (larger than
+ * the body, or a whole bold line standing alone; captions, contact and version lines, contents entries and the
+ * first page's title block left out) whose text is in no Markdown heading, and the share of the
+ * letters and digits MuPDF read on those pages that the Markdown lacks.
+ */
+export function textLayerMisses(units: readonly (PageExtraction | MarkdownUnit)[], markdown: string): { missedHeadingRatio: number; droppedTextRatio: number } {
+  const pages = units.filter((u): u is PageExtraction => u.kind === 'text-layer');
+  if (pages.length === 0) return { missedHeadingRatio: 0, droppedTextRatio: 0 };
+  // The body size: the size most characters are set in.
+  const bySize = new Map<number, number>();
+  let source = 0;
+  for (const p of pages) for (const l of p.lines) {
+    const n = alnum(l.text);
+    source += n;
+    const k = Math.round(l.size * 2) / 2;
+    bySize.set(k, (bySize.get(k) ?? 0) + n);
+  }
+  const body = [...bySize.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 0;
+  const headings = [...markdown.matchAll(/^#{1,6}\s+(.*)$/gm)].map((m) => norm(m[1]!));
+  const headingText = headings.join('|');
+  let candidates = 0;
+  let missed = 0;
+  for (const p of pages) {
+    const perBlock = new Map<number, number>();
+    for (const l of p.lines) perBlock.set(l.block, (perBlock.get(l.block) ?? 0) + 1);
+    // The first page's title block (title, authors, addresses, dates) sits above its first line of prose.
+    const prose = p.page === pages[0]!.page ? p.lines.find((l) => Math.abs(l.size - body) < 0.5 && l.text.trim().split(/\s+/).length >= 8) : undefined;
+    for (const l of p.lines) {
+      if (l.math || l.sizeEstimated || (prose && l.y0 < prose.y0) || NOT_A_HEADING.test(l.text.trim())) continue;
+      const words = l.text.trim().split(/\s+/).filter(Boolean);
+      const key = norm(l.text);
+      if (words.length === 0 || words.length > HEADING_MAX_WORDS || key.length < 3 || !/\p{L}{2}/u.test(l.text)) continue;
+      const large = body > 0 && l.size >= HEADING_SIZE_RATIO * body;
+      const boldAlone = l.bold && perBlock.get(l.block) === 1;
+      if (!large && !boldAlone) continue;
+      candidates++;
+      if (!headingText.includes(key)) missed++;
+    }
+  }
+  const out = alnum(plainText(markdown));
+  return {
+    missedHeadingRatio: candidates === 0 ? 0 : Math.round((missed / candidates) * 1e4) / 1e4,
+    droppedTextRatio: source === 0 ? 0 : Math.round(Math.max(0, 1 - out / source) * 1e4) / 1e4,
+  };
+}
+
 /** Builds the report; page notes become warnings with page lists. */
 export function buildReport(
   facts: InputFacts,
@@ -144,6 +201,7 @@ export function buildReport(
     rowSwitches: layout.rowSwitches,
     marginLinesKept: layout.marginLinesKept,
     imageDominatedPages: imageDominatedPages(units),
+    ...textLayerMisses(units, markdown),
   };
   const warnings: QualityWarning[] = [...ctx.warnings.entries()]
     .map(([code, w]) => ({ code, message: w.message, pages: [...w.pages].sort((a, b) => a - b) }))

@@ -154,6 +154,18 @@ export interface QualityReport {
     readonly marginLinesKept: number;
     /** Text-layer pages whose images cover over half the page while they carry under 200 characters: text drawn in images is not read. */
     readonly imageDominatedPages: number;
+    /**
+     * Share 0..1 of heading-like lines on text-layer pages (short lines set at least 15% larger than the body
+     * text, or whole bold lines standing as a block of their own) whose text is in no Markdown heading: a
+     * heading missed (ADR 0352). Optional: reports stored before it was added lack it.
+     */
+    readonly missedHeadingRatio?: number;
+    /**
+     * Share 0..1 of the letters and digits of the text-layer pages' lines (as MuPDF read them) that the Markdown
+     * does not hold: text dropped, or page furniture removed (ADR 0352). Optional: reports stored before it was
+     * added lack it.
+     */
+    readonly droppedTextRatio?: number;
   };
   readonly warnings: readonly QualityWarning[];
   readonly score: {
@@ -195,6 +207,17 @@ export interface TextStatistics {
    * it was added lack it.
    */
   readonly spacingFaultRatio?: number;
+  /**
+   * Share 0..1 of displayed equations (`$$...$$`) that are broken: a fragment of at most two LaTeX tokens,
+   * a placeholder or replacement character, or unbalanced braces (ADR 0339). Optional: reports stored before
+   * it was added lack it.
+   */
+  readonly brokenEquationRatio?: number;
+  /**
+   * Share 0..1 of table cells holding a number that hold two or more numbers apart ("12.5 13.7": columns
+   * merged, ADR 0339). Optional: reports stored before it was added lack it.
+   */
+  readonly mergedCellRatio?: number;
   /** Longest word sequence that occurs at least twice: its length in words, occurrences and the first words. */
   readonly longestRepeatedNgram: { readonly words: number; readonly occurrences: number; readonly sample: string } | null;
   /** Language guess (ISO 639-1, `und` when unknown) and its confidence 0..1. */

@@ -34,26 +34,41 @@ export interface ScoreWeights {
   readonly spacing: number;
   /** structure: a document of 2+ pages without any heading. */
   readonly noHeadings: number;
+  /** equations = 1 - equations x brokenEquationRatio x min(1, displays / 3) (fragments, placeholders; ADR 0339). */
+  readonly equations: number;
+  /** tables = 1 - mergedCells x min(1, mergedCellRatio / 0.2) (two numbers in one table cell: columns merged; ADR 0339). */
+  readonly mergedCells: number;
+  /** headings = 1 - missedHeadings x min(1, missedHeadingRatio / 0.5) (heading-like lines not made headings; ADR 0352). */
+  readonly missedHeadings: number;
+  /** dropped = 1 - droppedText x min(1, max(0, droppedTextRatio - 0.03) / 0.1) (text-layer characters not in the Markdown; ADR 0352). */
+  readonly droppedText: number;
 }
 
 /**
- * The weights in use: fitted on the fit part of the development set (ADR 0130; `bench/recognition/fit-score.ts`
- * on `bench/results/recognition-devset-2026-11-27.json`); `rowSwitches` and `singles` keep their hand-set
- * values (ADR 0095), as no fit document shows the failures they read.
+ * The weights in use: fitted on the tune part of the real development set (ADR 0340; `bench/recognition/fit-score.ts
+ * --realset` on `bench/results/recognition-realset-2026-11-29-fit-tune-*.json`: TeX Live PDFs, scans as PDF and
+ * DJVU, EPUB, ReportLab PDFs), landed because they rank the report part better than the weights of ADR 0130
+ * (Spearman 0.62 against 0.44 with the share of checks passed). `rowSwitches`, `margins`, `oddTokens`,
+ * `equations` and `mergedCells` are 0: no tune document shows the failures they read in its checks.
+ * `missedHeadings` and `droppedText` (ADR 0352) were refitted on the tune part and stay 0: no value ranks it better.
  */
 export const SCORE_WEIGHTS: ScoreWeights = {
-  garbage: 20,
-  singles: 2,
-  ocrSlope: 1,
-  ocrLowTail: 0.25,
+  garbage: 10,
+  singles: 1,
+  ocrSlope: 0.6,
+  ocrLowTail: 1,
   ocrOddTokens: 0.3,
-  layoutComplexity: 0,
-  rowSwitches: 0.4,
-  margins: 0.3,
+  layoutComplexity: 0.05,
+  rowSwitches: 0,
+  margins: 0,
   paragraphs: 0.6,
-  oddTokens: 0.1,
+  oddTokens: 0,
   noHeadings: 0.1,
-  spacing: 0.3,
+  spacing: 0.8,
+  equations: 0,
+  mergedCells: 0,
+  missedHeadings: 0,
+  droppedText: 0,
 };
 
 const clamp = (x: number): number => Math.max(0, Math.min(1, x));
@@ -105,7 +120,16 @@ export function scoreReport(r: ScoreInputs, w: ScoreWeights = SCORE_WEIGHTS): Qu
   // Spacing: words split in two or run together (ADR 0290); 2% of the words is a visibly damaged text.
   // Hand-set, not fitted: the development sets show too few such documents to fit a weight on.
   const spacing = clamp(1 - w.spacing * Math.min(1, (r.text.spacingFaultRatio ?? 0) / 0.02));
-  const components = { coverage, garbage, letters, singles, ocr, tokens, layout, margins, paragraphs, images, repetition, direction, structure, spacing };
+  // Broken equations and merged table columns (ADR 0339): displays that are fragments or hold placeholders,
+  // table cells that hold two numbers; weighed by how many displays there are (one broken display of one is
+  // weak evidence).
+  const equations = clamp(1 - w.equations * (r.text.brokenEquationRatio ?? 0) * Math.min(1, r.structure.equations / 3));
+  const tables = clamp(1 - w.mergedCells * Math.min(1, (r.text.mergedCellRatio ?? 0) / 0.2));
+  // What the converter saw of its own misses on text-layer pages (ADR 0352): heading-like lines that became
+  // no heading, and letters and digits of the text layer the Markdown lacks (beyond the 3% furniture takes).
+  const headings = clamp(1 - w.missedHeadings * Math.min(1, (r.structure.missedHeadingRatio ?? 0) / 0.5));
+  const dropped = clamp(1 - w.droppedText * Math.min(1, Math.max(0, (r.structure.droppedTextRatio ?? 0) - 0.03) / 0.1));
+  const components = { coverage, garbage, letters, singles, ocr, tokens, layout, margins, paragraphs, images, repetition, direction, structure, spacing, equations, tables, headings, dropped };
   const value = Object.values(components).reduce((a, b) => a * b, 1);
   const rounded = Object.fromEntries(Object.entries(components).map(([k, v]) => [k, Math.round(v * 1000) / 1000]));
   return { value: Math.round(value * 1000) / 1000, grade: gradeOf(value), components: rounded };

@@ -70,6 +70,7 @@ export function textStatistics(text: string, markdown?: string): TextStatistics 
     singleCharTokenRatio: round(tokens.length ? single / tokens.length : 0),
     oddTokenRatio: round(worded ? odd / worded : 0),
     spacingFaultRatio: round(worded ? spacingFaults(lowered) / worded : 0),
+    ...(markdown === undefined ? {} : { brokenEquationRatio: brokenEquationRatio(markdown), mergedCellRatio: mergedCellRatio(markdown) }),
     longestRepeatedNgram: longestRepeat(tokens, lowered.length === tokens.length ? lowered : undefined),
     language: guessLanguage(text.length > 50_000 ? text.slice(0, 50_000) : text),
     rtlRatio: round(letters ? rtl / letters : 0),
@@ -77,6 +78,66 @@ export function textStatistics(text: string, markdown?: string): TextStatistics 
 }
 
 const round = (x: number): number => Math.round(x * 10000) / 10000;
+
+/** LaTeX tokens of a display: control words and symbols, and single characters other than spaces and braces. */
+const LATEX_TOKEN = /\\(?:[A-Za-z]+|.)|[^\s{}]/gu;
+/** A placeholder or replacement character where a glyph could not be mapped. */
+const PLACEHOLDER = /[\ufffd\u25a0-\u25ff\ue000-\uf8ff]/u;
+
+/**
+ * Share 0..1 of the displayed equations (`$$...$$`) that are broken (issue 28, ADR 0339): a fragment of at
+ * most two LaTeX tokens (`$$\sum$$`, `$$x$$`: one equation emitted as several displays), a placeholder or
+ * replacement character (a glyph that mapped to nothing), or unbalanced braces. 0 without displays.
+ */
+export function brokenEquationRatio(markdown: string): number {
+  let displays = 0;
+  let broken = 0;
+  for (const m of markdown.matchAll(/\$\$([\s\S]*?)\$\$/g)) {
+    const body = m[1]!;
+    displays++;
+    const tokens = body.match(LATEX_TOKEN)?.length ?? 0;
+    let depth = 0;
+    let balanced = true;
+    for (const c of body.replace(/\\[{}]/g, '')) {
+      if (c === '{') depth++;
+      else if (c === '}' && --depth < 0) balanced = false;
+    }
+    if (tokens <= 2 || PLACEHOLDER.test(body) || !balanced || depth !== 0) broken++;
+  }
+  return round(displays ? broken / displays : 0);
+}
+
+const NUMBER = /^[(+\-\u2212]?[$\u20ac\u00a3]?\d[\d,.]*%?\)?$/u;
+
+/**
+ * Share 0..1 of the table cells holding a number that hold two or more numbers apart (issue 28, ADR 0339):
+ * "12.5 13.7" in one cell is two columns merged, as sub-columns under a spanning header or an unruled table
+ * read with too few columns become. Body rows of GFM tables; 0 without such cells.
+ */
+export function mergedCellRatio(markdown: string): number {
+  let numeric = 0;
+  let merged = 0;
+  let inTable = false;
+  for (const line of markdown.split('\n')) {
+    const t = line.trim();
+    if (!t.startsWith('|')) {
+      inTable = false;
+      continue;
+    }
+    if (/^\|?(\s*:?-{3,}:?\s*\|)+\s*$/.test(t)) {
+      inTable = true;
+      continue;
+    }
+    if (!inTable) continue;
+    for (const cell of t.replace(/^\||\|$/g, '').split(/(?<!\\)\|/)) {
+      const n = cell.trim().split(/\s+/).filter((w) => NUMBER.test(w)).length;
+      if (n === 0) continue;
+      numeric++;
+      if (n >= 2) merged++;
+    }
+  }
+  return round(numeric ? merged / numeric : 0);
+}
 
 const WORD_ONLY = /^\p{Ll}+$/u;
 const EDGE_PUNCT = /^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu;
