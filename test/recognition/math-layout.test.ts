@@ -234,3 +234,75 @@ test('end to end: equations in Times and Symbol (no TeX font) come out whole as 
   assert.match(r.markdown, /appears in nearly every textbook on complex analysis\./);
   assert.match(r.markdown, /which the next section shows with an integral bound\./);
 });
+
+test('matrices: tall delimiters around rows and columns become pmatrix / bmatrix / vmatrix, other pairs \\left..\\right', () => {
+  // A = (a b; c d) with CMEX's parenleftbigg / parenrightbigg (no Unicode), rows 1.2 em apart, columns an em apart.
+  const cell = (x: number, y: number, t: string) => g(CMMI, t, x, y);
+  const body = [cell(126, 197, 'a'), cell(141, 197, 'b'), cell(126, 209, 'c'), cell(141, 209, 'd')];
+  const paren = [g(CMMI, 'A', 100, 203), g(CMR, '=', 109, 203, 10, 0.8), g(CMEX, '\uFFFD', 119, 189, 10, 0.6, 'parenleftbigg'), ...body, g(CMEX, '\uFFFD', 148, 189, 10, 0.6, 'parenrightbigg')];
+  assert.equal(rebuildEquation(paren)!.latex, 'A = \\begin{pmatrix} a & b \\\\ c & d \\end{pmatrix}');
+  const bracket = [g(CMEX, '\uFFFD', 119, 189, 10, 0.6, 'bracketleftbigg'), ...body, g(CMEX, '\uFFFD', 148, 189, 10, 0.6, 'bracketrightbigg')];
+  assert.equal(rebuildEquation(bracket)!.latex, '\\begin{bmatrix} a & b \\\\ c & d \\end{bmatrix}');
+  // A determinant: single bars stacked from extensible pieces (vextendsingle), one column of pieces each side.
+  const bars = [0, 6, 12, 18].flatMap((dy) => [g(CMEX, '\uFFFD', 120, 189 + dy, 10, 0.3, 'vextendsingle'), g(CMEX, '\uFFFD', 149, 189 + dy, 10, 0.3, 'vextendsingle')]);
+  assert.equal(rebuildEquation([...bars, ...body])!.latex, '\\begin{vmatrix} a & b \\\\ c & d \\end{vmatrix}');
+  // A column vector with a fraction in one cell; a row of scripts stays in its cell.
+  const vec = [
+    g(CMEX, '\uFFFD', 119, 187, 10, 0.6, 'parenleftBigg'),
+    g(CMMI, 'x', 128, 194), g(CMR, '2', 133, 191, 7, 0.5),
+    g(CMR, '1', 128, 205), g(CMR, '2', 128, 216),
+    g(CMEX, '\uFFFD', 138, 187, 10, 0.6, 'parenrightBigg'),
+  ];
+  assert.equal(rebuildEquation(vec, [{ x0: 127.5, x1: 133.5, y: 208 }])!.latex, '\\begin{pmatrix} x^{2} \\\\ \\frac{1}{2} \\end{pmatrix}');
+  // A big pair around one row is no matrix: \left( \frac{a}{b} \right) stays a row.
+  const single = [g(CMEX, '\uFFFD', 119, 189, 10, 0.6, 'parenleftbigg'), g(CMMI, 'a', 127, 198), g(CMMI, 'b', 127, 211), g(CMEX, '\uFFFD', 134, 189, 10, 0.6, 'parenrightbigg')];
+  assert.equal(rebuildEquation(single, [{ x0: 126, x1: 133, y: 202 }])!.latex, '(\\frac{a}{b})');
+});
+
+test('cases: a tall left brace with rows after it, value & condition, the equation number kept apart as \\tag', () => {
+  const glyphs = [
+    g(CMMI, 'f', 100, 203), g(CMR, '(', 105, 203, 10, 0.4), g(CMMI, 'x', 109, 203), g(CMR, ')', 114, 203, 10, 0.4), g(CMR, '=', 120, 203, 10, 0.8),
+    // braceleft from pieces: top, middle, bottom and extension pieces between them.
+    g(CMEX, '\uFFFD', 130, 188, 10, 0.9, 'bracelefttp'), g(CMEX, '\uFFFD', 130, 195, 10, 0.9, 'braceex'), g(CMEX, '\uFFFD', 130, 200, 10, 0.9, 'braceleftmid'), g(CMEX, '\uFFFD', 130, 206, 10, 0.9, 'braceex'), g(CMEX, '\uFFFD', 130, 211, 10, 0.9, 'braceleftbt'),
+    g(CMR, '1', 142, 197), ...word(CMR, 'if', 158, 197, 10, 0.3), g(CMMI, 'x', 166, 197), g(CMR, '>', 173, 197, 10, 0.8), g(CMR, '0', 182, 197),
+    g(CMR, '0', 142, 209), ...word(CMR, 'otherwise', 158, 209, 10, 0.45),
+    g(CMR, '(', 300, 203, 10, 0.4), g(CMR, '7', 304, 203, 10, 0.5), g(CMR, ')', 309, 203, 10, 0.4),
+  ];
+  const r = rebuildEquation(glyphs)!;
+  assert.equal(r.latex, 'f(x) = \\begin{cases} 1 & \\text{if} x > 0 \\\\ 0 & \\text{otherwise} \\end{cases}');
+  assert.equal(r.tag, '7');
+});
+
+test('end to end: a matrix and cases drawn from Symbol\'s delimiter pieces come out as environments, the condition word kept', { skip }, async () => {
+  // As a word processor's equation editor draws them: Times Italic letters, the tall parentheses and the
+  // brace from Adobe Symbol's pieces (parenlefttp / parenleftbt, bracelefttp / braceleftmid / braceleftbt),
+  // which MuPDF's text layer gives as private-use characters. Before, the rows came out as separate
+  // displays and the pieces were dropped; "otherwise" was prose and left the display.
+  const it = (x: number, y: number, text: string) => ({ x, y, text, size: 12, font: 'times-italic' as const });
+  const rm = (x: number, y: number, text: string) => ({ x, y, text, size: 12, font: 'times' as const });
+  const sym = (x: number, y: number, text: string) => ({ x, y, text, size: 12, font: 'symbol' as const });
+  const pdf = buildPdf([
+    {
+      runs: [
+        { x: 72, y: 100, text: 'The rotation acts on the plane by the matrix below, applied to column vectors.', size: 11 },
+        it(250, 152, 'A'), rm(262, 152, '='),
+        sym(276, 146, '\u00e6'), sym(276, 158, '\u00e8'),
+        it(288, 144, 'a'), it(308, 144, 'b'), it(288, 160, 'c'), it(308, 160, 'd'),
+        sym(320, 146, '\u00f6'), sym(320, 158, '\u00f8'),
+        rm(530, 152, '(3)'),
+        { x: 72, y: 200, text: 'The step function is defined piecewise, with the value at the origin set apart.', size: 11 },
+        it(230, 256, 'f'), rm(236, 256, '('), it(241, 256, 'x'), rm(247, 256, ')'), rm(255, 256, '='),
+        sym(270, 242, '\u00ec'), sym(270, 254, '\u00ed'), sym(270, 266, '\u00ee'),
+        rm(284, 248, '1'), it(320, 248, 'x'), rm(330, 248, '>'), rm(341, 248, '0'),
+        rm(284, 266, '0'), rm(320, 266, 'otherwise'),
+        { x: 72, y: 310, text: 'Both are used in the next section, where the rotation is composed with the step.', size: 11 },
+      ],
+    },
+  ]);
+  const r = await convertDocument(pdf, { runner });
+  const displays = [...r.markdown.matchAll(/\$\$([\s\S]+?)\$\$/g)].map((m) => m[1]!);
+  assert.deepEqual(displays, ['A = \\begin{pmatrix} a & b \\\\ c & d \\end{pmatrix} \\tag{3}', 'f(x) = \\begin{cases} 1 & x > 0 \\\\ 0 & \\text{otherwise} \\end{cases}'], r.markdown);
+  assert.doesNotMatch(r.markdown, /[\uFFFD\uE000-\uF8FF]/);
+  assert.match(r.markdown, /applied to column vectors\./);
+  assert.match(r.markdown, /where the rotation is composed with the step\./);
+});

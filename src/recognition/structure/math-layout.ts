@@ -67,6 +67,8 @@ const EXT_NAMES: Readonly<Record<string, string>> = {
   unionmulti: '\\biguplus', unionsq: '\\bigsqcup', logicaland: '\\bigwedge', logicalor: '\\bigvee', circleplus: '\\bigoplus', circlemultiply: '\\bigotimes',
   circledot: '\\bigodot', radical: '\\sqrt', hat: '\\widehat', tilde: '\\widetilde', brace: '\\{',
 };
+/** Pieces of an extensible delimiter by glyph name (`parenlefttp`, `bracketrightex`, `braceleftmid`, `braceex`). */
+const PIECE_NAME_RE = /^(?:(paren|bracket|brace)(left|right)(tp|ex|bt|mid)|braceex|vextend(?:single|double))$/;
 /** Size suffixes of extension-font glyph names, with the glyph's depth below its baseline in ems (cmex10 metrics). */
 const EXT_SUFFIX_RE = /(text|display|big|Big|bigg|Bigg|tp|bt|ex|mid|wide|wider|widest|vertex)$/;
 const EXT_DEPTH: Readonly<Record<string, number>> = { text: 1.0, display: 1.4, big: 1.2, Big: 1.8, bigg: 2.4, Bigg: 3.0, tp: 1.8, bt: 1.8, ex: 0.6, mid: 0.9, vertex: 0.6 };
@@ -149,6 +151,8 @@ export function glyphExtent(font: string, glyph: string, size: number, baseline:
     if (glyph === 'integraltext' || glyph === 'contintegraltext') depth = 1.11;
     return { y0: baseline - 0.04 * size, y1: baseline + depth * size };
   }
+  // A piece of a big delimiter in a text or symbol font (Adobe Symbol): about an em and a quarter tall.
+  if (PIECE_NAME_RE.test(glyph)) return { y0: baseline - 0.92 * size, y1: baseline + 0.26 * size };
   // TeX's radical sign (CMSY `radical`, txfonts/pxfonts alike) hangs below its baseline like an extension glyph.
   if (glyph === 'radical' && /cmsy|cmbsy|txsy|pxsy|ntxsy|lmmathsymbols/i.test(font)) return { y0: baseline - 0.04 * size, y1: baseline + 0.96 * size };
   // Other glyphs by their shape: operators around the math axis, letters by x-height, ascenders and descenders.
@@ -223,6 +227,10 @@ export function glyphTex(font: string, glyph: string, unicode: string): { tex: s
     const t = EXT_NAMES[base] ?? EXT_NAMES[glyph] ?? (base.startsWith('brace') ? (/right/.test(base) ? '\\}' : '\\{') : undefined);
     if (t) return { tex: t, accent: false };
   }
+  // Pieces of big delimiters by name in any font (Adobe Symbol's `parenlefttp`, `braceex`, as word processors
+  // draw a tall parenthesis or brace; their Unicode is empty or private-use).
+  const piece = PIECE_NAME_RE.exec(glyph);
+  if (piece) return { tex: piece[1] ? EXT_NAMES[`${piece[1]}${piece[2]}`]! : glyph === 'braceex' ? '\\{' : EXT_NAMES[glyph]!, accent: false };
   const usable = unicode.length > 0 && !/[\uFFFD\u25A1\uE000-\uF8FF]/.test(unicode) && !/[\u0000-\u001f]/.test(unicode);
   const ch = usable ? unicode : '';
   if (ch) {
@@ -272,7 +280,7 @@ function toItems(glyphs: readonly MathGlyph[]): { items: Item[]; unmapped: numbe
     let tex = m.tex;
     if (/^[A-Za-z0-9]$/.test(tex) && BOLD_RE.test(f)) tex = `\\mathbf{${tex}}`;
     const cls: Cls = m.accent ? 'accent' : classify(m.tex, ch || m.tex, italic);
-    const piece = EXT_FONT_RE.test(f) ? /(tp|bt|ex|mid|vertex)$/.exec(g.glyph)?.[1] : undefined;
+    const piece = g.glyph === 'braceex' ? 'any' : /^vextend/.test(g.glyph) ? 'ex' : EXT_FONT_RE.test(f) || PIECE_NAME_RE.test(g.glyph) ? /(tp|bt|ex|mid|vertex)$/.exec(g.glyph)?.[1] : undefined;
     items.push({ x0: g.x0, x1: g.x1, y0: g.y0, y1: g.y1, baseline: g.baseline, size: g.size, tex, cls, raw: ch || m.tex, font: f, ...(piece ? { piece } : {}) });
   }
   return { items: mergePieces(items), unmapped };
@@ -286,7 +294,8 @@ function mergePieces(items: Item[]): Item[] {
   const out = items.filter((i) => !i.piece);
   for (const p of pieces.sort((a, b) => a.y0 - b.y0)) {
     if (used.has(p)) continue;
-    const col = pieces.filter((q) => !used.has(q) && q.tex === p.tex && Math.min(q.x1, p.x1) - Math.max(q.x0, p.x0) > 0.3 * (p.x1 - p.x0));
+    // A brace's extension piece (`braceex`) serves either brace: it joins the column it stands in.
+    const col = pieces.filter((q) => !used.has(q) && (q.tex === p.tex || q.piece === 'any') && Math.min(q.x1, p.x1) - Math.max(q.x0, p.x0) > 0.3 * (p.x1 - p.x0));
     col.forEach((q) => used.add(q));
     const y0 = Math.min(...col.map((q) => q.y0));
     const y1 = Math.max(...col.map((q) => q.y1));
@@ -427,6 +436,126 @@ function buildLimits(pool: Item[], ctx: Ctx): Item[] {
     const baseline = op.raw.length > 1 && op.cls === 'bigop' && /^[a-zA-Z]+$/.test(op.raw) ? op.baseline : mid(op) + 0.25 * ctx.em;
     const c = composite([op, ...up, ...down], tex, baseline, ctx.em);
     pool = [...pool.filter((i) => i !== op && !up.includes(i) && !down.includes(i)), { ...c, x0: op.x0, x1: op.x1, y0: op.y0, y1: op.y1 }];
+  }
+  return pool;
+}
+
+/** Delimiters that can stand around an array, and the amsmath environment a matching pair makes. */
+const ARRAY_ENV: Readonly<Record<string, string>> = { '()': 'pmatrix', '[]': 'bmatrix', '\\{\\}': 'Bmatrix', '||': 'vmatrix', '\\|\\|': 'Vmatrix' };
+const LEFT_DELIMS = new Set(['(', '[', '\\{', '|', '\\|', '\\langle', '\\lfloor', '\\lceil']);
+const RIGHT_DELIMS = new Set([')', ']', '\\}', '|', '\\|', '\\rangle', '\\rfloor', '\\rceil']);
+
+/**
+ * Rows of items by baseline, top to bottom: full-size glyphs set the rows (a new row more than `gap` ems
+ * below the last), smaller glyphs and tall ones go to the row nearest their middle.
+ */
+function rowsByBaseline(pool: readonly Item[], em: number, gap: number): Item[][] {
+  const tall = (i: Item) => i.cls === 'bigop' || i.cls === 'int' || i.cls === 'open' || i.cls === 'close';
+  const full = pool.filter((i) => (i.size >= 0.8 * em && !tall(i)) || i.cls === 'group');
+  const bases = [...new Set(full.map((i) => i.baseline))].sort((a, b) => a - b);
+  const rows: number[] = [];
+  for (const b of bases) if (!rows.length || b - rows[rows.length - 1]! > gap * em) rows.push(b);
+  if (rows.length <= 1) return [[...pool]];
+  const groups: Item[][] = rows.map(() => []);
+  for (const i of pool) {
+    const ref = tall(i) || i.size < 0.8 * em ? mid(i) + 0.25 * em : i.baseline;
+    let best = 0;
+    for (let r = 1; r < rows.length; r++) if (Math.abs(rows[r]! - ref) < Math.abs(rows[best]! - ref)) best = r;
+    groups[best]!.push(i);
+  }
+  return groups.filter((g) => g.length);
+}
+
+/**
+ * The cells of an array's rows: each row cut where the gap between glyphs is over `sep` ems (an array's
+ * column separation is an em or more, the space around a relation a quarter), and the cells of all rows
+ * put in columns by overlapping extent (centred or left-aligned columns overlap down the array).
+ */
+function arrayCells(rows: readonly Item[][], em: number, sep: number): { columns: number; cells: Item[][][] } {
+  const cut = rows.map((row) => {
+    const sorted = [...row].sort((a, b) => a.x0 - b.x0);
+    const cells: Item[][] = [];
+    let right = -Infinity;
+    for (const it of sorted) {
+      if (!cells.length || it.x0 - right > sep * em) cells.push([]);
+      cells[cells.length - 1]!.push(it);
+      right = Math.max(right, it.x1);
+    }
+    return cells;
+  });
+  // Columns: the extents of all cells merged where they overlap, left to right.
+  const spans = cut.flat().map((c) => union(c)).sort((a, b) => a.x0 - b.x0);
+  const cols: { x0: number; x1: number }[] = [];
+  for (const s of spans) {
+    const last = cols[cols.length - 1];
+    if (last && s.x0 < last.x1) last.x1 = Math.max(last.x1, s.x1);
+    else cols.push({ x0: s.x0, x1: s.x1 });
+  }
+  const cells = cut.map((row) => {
+    const out: Item[][] = cols.map(() => []);
+    for (const c of row) {
+      const b = union(c);
+      const k = cols.findIndex((col) => b.x0 < col.x1 && b.x1 > col.x0);
+      out[Math.max(0, k)]!.push(...c);
+    }
+    return out;
+  });
+  return { columns: cols.length, cells };
+}
+
+/**
+ * Matrices and `cases`: a pair of tall delimiters around material in two or more rows is a matrix
+ * (`pmatrix` for parentheses, `bmatrix`, `Bmatrix`, `vmatrix`, `Vmatrix`, other pairs `\left..\right` around
+ * `matrix`), a tall left brace with rows after it and no partner is `cases` (value, then condition); rows
+ * by baseline, columns by the gaps between them. Delimiters around a single row (`\left( \frac{a}{b}
+ * \right)`) are left to the row.
+ */
+function buildArrays(pool: Item[], ctx: Ctx): Item[] {
+  const em = ctx.em;
+  const tall = (i: Item) => i.y1 - i.y0 >= 1.7 * em && (LEFT_DELIMS.has(i.tex) || RIGHT_DELIMS.has(i.tex));
+  const lefts = pool.filter((i) => tall(i) && LEFT_DELIMS.has(i.tex)).sort((a, b) => a.x0 - b.x0);
+  for (const L of lefts) {
+    if (!pool.includes(L)) continue;
+    const h = L.y1 - L.y0;
+    const vOverlap = (i: Item) => Math.min(i.y1, L.y1) - Math.max(i.y0, L.y0);
+    const R = pool
+      .filter((i) => i !== L && tall(i) && RIGHT_DELIMS.has(i.tex) && i.x0 >= L.x1 - 0.1 * em && vOverlap(i) >= 0.6 * Math.min(h, i.y1 - i.y0) && (i.y1 - i.y0) / h > 0.6 && (i.y1 - i.y0) / h < 1.6)
+      .sort((a, b) => a.x0 - b.x0)[0];
+    const inside = (i: Item) => i !== L && i !== R && cx(i) > L.x1 && (!R || cx(i) < R.x0) && mid(i) > L.y0 && mid(i) < L.y1;
+    let content = pool.filter(inside);
+    if (!R) {
+      // `cases`: only a left brace, the rows after it up to an equation number set apart.
+      if (L.tex !== '\\{') continue;
+      const sorted = [...content].sort((a, b) => a.x0 - b.x0);
+      let right = -Infinity;
+      for (let k = 0; k < sorted.length; k++) {
+        const tail = sorted.slice(k);
+        if (k > 0 && sorted[k]!.x0 - right >= 1.5 * em && EQNUM_RE.test(tail.map((i) => i.raw).join('').replace(/\s+/g, ''))) {
+          content = sorted.slice(0, k);
+          break;
+        }
+        right = Math.max(right, sorted[k]!.x1);
+      }
+    }
+    if (!content.length) continue;
+    const rows = rowsByBaseline(content, em, 0.8).sort((a, b) => mainBaseline(a).baseline - mainBaseline(b).baseline);
+    if (rows.length < 2) continue;
+    const { cells } = arrayCells(rows, em, R ? 0.75 : 0.75);
+    const cellTex = (c: Item[]) => (c.length ? buildRow(c, ctx) : '');
+    let body: string;
+    let tex: string;
+    if (!R) {
+      // Value and condition: everything after the first column is the condition.
+      body = cells.map((row) => [cellTex(row[0] ?? []), cellTex(row.slice(1).flat())].filter((t, k) => k === 0 || t).join(' & ')).join(' \\\\ ');
+      tex = `\\begin{cases} ${body} \\end{cases}`;
+    } else {
+      body = cells.map((row) => row.map(cellTex).join(' & ')).join(' \\\\ ');
+      const env = ARRAY_ENV[L.tex + R.tex];
+      tex = env ? `\\begin{${env}} ${body} \\end{${env}}` : `\\left${L.tex} \\begin{matrix} ${body} \\end{matrix} \\right${R.tex}`;
+    }
+    const parts = [L, ...(R ? [R] : []), ...content];
+    const c = composite(parts, tidy(tex), mid(L) + 0.25 * em, em);
+    pool = [...pool.filter((i) => !parts.includes(i)), c];
   }
   return pool;
 }
@@ -573,6 +702,7 @@ function build(items: Item[], rules: readonly MathRule[], ctx: Ctx): string {
   let pool = buildRules(items, rules, ctx);
   pool = buildAccents(pool, ctx);
   pool = buildLimits(pool, ctx);
+  pool = buildArrays(pool, ctx);
   return buildRow(pool, ctx);
 }
 
@@ -593,6 +723,7 @@ export function rebuildEquation(glyphs: readonly MathGlyph[], rules: readonly Ma
   let pool = buildRules(items, near, ctx);
   pool = buildAccents(pool, ctx);
   pool = buildLimits(pool, ctx);
+  pool = buildArrays(pool, ctx);
   const rows = splitRows(pool, em).sort((a, b) => mainBaseline(a).baseline - mainBaseline(b).baseline);
   const built = rows.map((row) => {
     const num = equationNumber(row, em);
