@@ -111,9 +111,14 @@ test('an equation number apart at the margin is a \\tag; two numbered rows are t
   const two = [g(CMMI, 'a', 250, 200), g(CMR, '=', 258, 200, 10, 0.8), g(CMMI, 'b', 268, 200), ...word(CMR, '(4)', 500, 200, 10, 0.4), g(CMMI, 'c', 250, 215), g(CMR, '=', 258, 215, 10, 0.8), g(CMMI, 'd', 268, 215), ...word(CMR, '(5)', 500, 215, 10, 0.4)];
   const rr = rebuildEquation(two)!;
   assert.deepEqual(rr.displays, [{ latex: 'a = b', tag: '4' }, { latex: 'c = d', tag: '5' }]);
-  // An unnumbered alignment stays one display with its rows.
+  // An unnumbered alignment stays one display with its rows, aligned at their relations; a continuation
+  // row without a relation starts right of them; rows whose relations do not line up are gathered.
   const rows = rebuildEquation(two.filter((x) => x.x0 < 400))!;
-  assert.deepEqual(rows.displays, [{ latex: 'a = b \\\\ c = d', tag: null }]);
+  assert.deepEqual(rows.displays, [{ latex: '\\begin{aligned} a & = b \\\\ c & = d \\end{aligned}', tag: null }]);
+  const cont = rebuildEquation([...two.filter((x) => x.x0 < 400), g(CMR, '+', 268, 230, 10, 0.8), g(CMMI, 'e', 277, 230)])!;
+  assert.equal(cont.latex, '\\begin{aligned} a & = b \\\\ c & = d \\\\ & + e \\end{aligned}');
+  const centred = rebuildEquation([g(CMMI, 'a', 250, 200), g(CMR, '=', 258, 200, 10, 0.8), g(CMMI, 'b', 268, 200), g(CMMI, 'x', 220, 215), g(CMR, '+', 228, 215, 10, 0.8), g(CMMI, 'y', 238, 215), g(CMR, '=', 246, 215, 10, 0.8), g(CMMI, 'z', 256, 215)])!;
+  assert.equal(centred.latex, '\\begin{gathered} a = b \\\\ x + y = z \\end{gathered}');
   // Two displays set one after the other (rows 3 ems apart) are two displays.
   const apart = rebuildEquation([g(CMMI, 'a', 250, 200), g(CMR, '=', 258, 200, 10, 0.8), g(CMMI, 'b', 268, 200), g(CMMI, 'c', 250, 230), g(CMR, '=', 258, 230, 10, 0.8), g(CMMI, 'd', 268, 230)])!;
   assert.deepEqual(apart.displays, [{ latex: 'a = b', tag: null }, { latex: 'c = d', tag: null }]);

@@ -596,7 +596,7 @@ function equationNumber(row: Item[], em: number): { tag: string; items: Item[] }
 }
 
 /** One row, left to right: scripts attached to their base by baseline offset and size, recursively. */
-function buildRow(row: Item[], ctx: Ctx): string {
+function buildRow(row: Item[], ctx: Ctx, alignAt: Item | null = null): string {
   const items = [...row].sort((a, b) => a.x0 - b.x0 || a.y0 - b.y0);
   if (!items.length) return '';
   const main = mainBaseline(items);
@@ -625,7 +625,7 @@ function buildRow(row: Item[], ctx: Ctx): string {
       }
       if (j === k) {
         // Too far from its base to be its script: a glyph of its own.
-        out.push(it.tex);
+        out.push(it === alignAt ? `& ${it.tex}` : it.tex);
         base = it;
         k++;
         continue;
@@ -640,7 +640,7 @@ function buildRow(row: Item[], ctx: Ctx): string {
       k = j;
       continue;
     }
-    out.push(it.tex);
+    out.push(it === alignAt ? `& ${it.tex}` : it.tex);
     base = it;
     k++;
   }
@@ -727,11 +727,26 @@ export function rebuildEquation(glyphs: readonly MathGlyph[], rules: readonly Ma
   const rows = splitRows(pool, em).sort((a, b) => mainBaseline(a).baseline - mainBaseline(b).baseline);
   const built = rows.map((row) => {
     const num = equationNumber(row, em);
-    return { tex: buildRow(num ? row.filter((i) => !num.items.includes(i)) : row, ctx), tag: num?.tag ?? null, box: union(row) };
+    const body = num ? row.filter((i) => !num.items.includes(i)) : row;
+    // The row's first relation at full size: where an alignment's rows line up.
+    const rel = body.filter((i) => i.cls === 'rel' && i.size >= 0.8 * em).sort((a, b) => a.x0 - b.x0)[0] ?? null;
+    return { items: body, tex: buildRow(body, ctx), tag: num?.tag ?? null, box: union(row), rel, x0: body.length ? union(body).x0 : 0 };
   });
+  type Row = (typeof built)[number];
+  // Several rows of one display: `aligned` at their relations when these line up (a continuation row
+  // without one starts right of them), `gathered` otherwise, so that the rows render as rows.
+  const joinRows = (rs: readonly Row[]): string => {
+    const texs = rs.filter((r) => r.tex);
+    if (texs.length < 2) return tidy(texs.map((r) => r.tex).join(''));
+    const rels = texs.filter((r) => r.rel).map((r) => r.rel!.x0);
+    const at = rels.length ? rels.sort((a, b) => a - b)[Math.floor(rels.length / 2)]! : NaN;
+    const aligned = rels.length >= 2 && texs.every((r) => (r.rel ? Math.abs(r.rel.x0 - at) <= 0.6 * em : r.x0 > at));
+    if (!aligned) return tidy(`\\begin{gathered} ${texs.map((r) => r.tex).join(' \\\\ ')} \\end{gathered}`);
+    return tidy(`\\begin{aligned} ${texs.map((r) => (r.rel ? buildRow(r.items, ctx, r.rel) : `& ${r.tex}`)).join(' \\\\ ')} \\end{aligned}`);
+  };
   const displays: { latex: string; tag: string | null }[] = [];
   const numbered = built.filter((r) => r.tag !== null).length;
-  let cur: string[] = [];
+  let cur: Row[] = [];
   let curTag: string | null = null;
   for (let k = 0; k < built.length; k++) {
     const r = built[k]!;
@@ -739,21 +754,21 @@ export function rebuildEquation(glyphs: readonly MathGlyph[], rules: readonly Ma
     // closer); unnumbered, or each with its own number.
     const prev = built[k - 1];
     if (prev && cur.length && r.box.y0 - prev.box.y1 > 1.0 * em) {
-      displays.push({ latex: tidy(cur.join(' \\\\ ')), tag: curTag });
+      displays.push({ latex: joinRows(cur), tag: curTag });
       cur = [];
       curTag = null;
     }
-    if (r.tex) cur.push(r.tex);
+    if (r.tex) cur.push(r);
     if (r.tag !== null) curTag = r.tag;
     if (numbered > 1 && r.tag !== null && cur.length) {
-      displays.push({ latex: tidy(cur.join(' \\\\ ')), tag: r.tag });
+      displays.push({ latex: joinRows(cur), tag: r.tag });
       cur = [];
       curTag = null;
     }
   }
-  if (cur.length) displays.push({ latex: tidy(cur.join(' \\\\ ')), tag: numbered === 1 ? curTag ?? (displays.length ? null : built.find((r) => r.tag !== null)!.tag) : null });
+  if (cur.length) displays.push({ latex: joinRows(cur), tag: numbered === 1 ? curTag ?? (displays.length ? null : built.find((r) => r.tag !== null)!.tag) : null });
   if (!displays.length) return null;
-  const latex = tidy(built.map((r) => r.tex).filter(Boolean).join(' \\\\ '));
+  const latex = joinRows(built);
   return { latex, tag: numbered ? built.filter((r) => r.tag !== null).pop()!.tag : null, unmapped, displays };
 }
 
