@@ -311,3 +311,14 @@ test('end to end: a matrix and cases drawn from Symbol\'s delimiter pieces come 
   assert.match(r.markdown, /applied to column vectors\./);
   assert.match(r.markdown, /where the rotation is composed with the step\./);
 });
+
+test('three centred dots are \\cdots, a slash over a relation negates it, LuaLaTeX math letters given as Hangul are letters', () => {
+  const dots = [g(CMMI, 'x', 100, 200), g(CMR, '+', 106, 200, 10, 0.8), g(CMSY, '·', 116, 200, 10, 0.28), g(CMSY, '·', 119, 200, 10, 0.28), g(CMSY, '·', 122, 200, 10, 0.28), g(CMR, '+', 128, 200, 10, 0.8), g(CMMI, 'y', 138, 200)];
+  assert.equal(rebuildEquation(dots)!.latex, 'x + \\cdots + y');
+  // \notin as TeX draws it: the element sign with a negation slash over it.
+  const notin = [g(CMMI, 'x', 100, 200), g(CMSY, '∈', 108, 200, 10, 0.67), g(CMSY, '/', 109.5, 200, 10, 0.3), g(CMMI, 'A', 118, 200, 10, 0.75)];
+  assert.equal(rebuildEquation(notin)!.latex, 'x \\notin A');
+  // MuPDF gives 𝑦 (U+1D466) of LatinModernMath as 푦 (U+D466); 𝜋 (U+1D70B) as U+D70B.
+  const lua = [g('ABCDEF+LatinModernMath-Regular', '\ud466', 100, 200), g('ABCDEF+LatinModernMath-Regular', '=', 108, 200, 10, 0.8), g('ABCDEF+LatinModernMath-Regular', '\ud70b', 118, 200)];
+  assert.equal(rebuildEquation(lua)!.latex, 'y = \\pi');
+});

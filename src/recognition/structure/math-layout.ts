@@ -109,7 +109,7 @@ export const UNICODE_TEX: Readonly<Record<string, string>> = {
   '⊗': '\\otimes', '⊕': '\\oplus', '⊖': '\\ominus', '⊙': '\\odot', '⋆': '\\star', '†': '\\dagger', '‡': '\\ddagger', '∖': '\\setminus', '∣': '\\mid',
   '∑': '\\sum', '∏': '\\prod', '∐': '\\coprod', '∫': '\\int', '∬': '\\iint', '∭': '\\iiint', '∮': '\\oint', '⋃': '\\bigcup', '⋂': '\\bigcap', '⋁': '\\bigvee',
   '⋀': '\\bigwedge', '⨁': '\\bigoplus', '⨂': '\\bigotimes', '⨀': '\\bigodot', '⨄': '\\biguplus', '⨆': '\\bigsqcup',
-  '√': '\\sqrt', '∂': '\\partial', '∇': '\\nabla', '∞': '\\infty', 'ℓ': '\\ell', 'ℏ': '\\hbar', 'ı': '\\imath', 'ȷ': '\\jmath', '℘': '\\wp', 'ℵ': '\\aleph',
+  '√': '\\sqrt', '∂': '\\partial', '∇': '\\nabla', '∞': '\\infty', 'ℓ': '\\ell', 'ℏ': '\\hbar', '\u210e': 'h', '\u2126': '\\Omega', '\u2206': '\\Delta', '∕': '/', 'ı': '\\imath', 'ȷ': '\\jmath', '℘': '\\wp', 'ℵ': '\\aleph',
   '∈': '\\in', '∉': '\\notin', '∋': '\\ni', '⊂': '\\subset', '⊆': '\\subseteq', '⊃': '\\supset', '⊇': '\\supseteq', '⊊': '\\subsetneq', '∪': '\\cup',
   '∩': '\\cap', '⊎': '\\uplus', '⊔': '\\sqcup', '⊓': '\\sqcap', '∅': '\\emptyset', '∀': '\\forall', '∃': '\\exists', '∄': '\\nexists', '¬': '\\neg',
   '∧': '\\wedge', '∨': '\\vee', '→': '\\rightarrow', '←': '\\leftarrow', '↔': '\\leftrightarrow', '↑': '\\uparrow', '↓': '\\downarrow',
@@ -235,7 +235,14 @@ export function glyphTex(font: string, glyph: string, unicode: string): { tex: s
   const ch = usable ? unicode : '';
   if (ch) {
     if (ACCENTS[ch] && !/^[~^]$/.test(ch)) return { tex: ACCENTS[ch]!, accent: true };
-    const cp = ch.codePointAt(0)!;
+    let cp = ch.codePointAt(0)!;
+    // LuaLaTeX's Unicode math fonts: MuPDF loses the plane of mathematical alphanumerics (U+1D400..U+1D7FF)
+    // in some fonts and gives Hangul (U+D400..U+D7FF; 𝑦 U+1D466 as 푦 U+D466). In a math font those are
+    // the letters.
+    if ([...ch].length === 1 && cp >= 0xd400 && cp <= 0xd7ff && /math/i.test(f)) {
+      cp += 0x10000;
+      return glyphTex(font, glyph, String.fromCodePoint(cp));
+    }
     const alnum = [...ch].length === 1 ? mathAlnum(cp) : null;
     if (alnum) return { tex: alnum, accent: false };
     // Mathematical italic and bold Greek (U+1D6A8..U+1D7C9, as OpenType math fonts map them) read as their letter.
@@ -305,6 +312,37 @@ function mergePieces(items: Item[]): Item[] {
   return out;
 }
 
+/**
+ * Three centred dots or three full stops set close on one baseline are `\\cdots` / `\\ldots` (TeX draws both
+ * as three glyphs); a negation slash (or a slash) drawn over a relation negates it (`\\in` -> `\\notin`).
+ */
+function mergeDots(items: Item[]): Item[] {
+  const out: Item[] = [];
+  for (let k = 0; k < items.length; k++) {
+    const a = items[k]!;
+    const b = items[k + 1];
+    const c = items[k + 2];
+    const same = (p: Item, q: Item | undefined): q is Item => !!q && q.tex === p.tex && Math.abs(q.baseline - p.baseline) < 0.1 * p.size && Math.abs(q.size - p.size) < 0.05 * p.size && q.x0 - p.x1 < 0.35 * p.size && q.x0 > p.x0;
+    if ((a.tex === '\\cdot' || a.tex === '.') && same(a, b) && same(b, c)) {
+      out.push({ ...a, x1: c.x1, tex: a.tex === '.' ? '\\ldots' : '\\cdots', cls: 'ord', raw: '…' });
+      k += 2;
+      continue;
+    }
+    out.push(a);
+  }
+  const NEGATED: Readonly<Record<string, string>> = { '\\in': '\\notin', '=': '\\neq', '\\subset': '\\not\\subset', '\\equiv': '\\not\\equiv', '\\leq': '\\not\\leq', '\\geq': '\\not\\geq', '<': '\\not<', '>': '\\not>', '\\sim': '\\nsim' };
+  const slashes = out.filter((i) => i.tex === '\\not' || i.tex === '/');
+  if (!slashes.length) return out;
+  const drop = new Set<Item>();
+  for (const sl of slashes) {
+    const rel = out.find((i) => i.cls === 'rel' && !drop.has(i) && Math.min(i.x1, sl.x1) - Math.max(i.x0, sl.x0) >= 0.5 * Math.min(i.x1 - i.x0, sl.x1 - sl.x0) && Math.abs(i.baseline - sl.baseline) < 0.3 * i.size);
+    if (!rel) continue;
+    rel.tex = NEGATED[rel.tex] ?? `\\not${rel.tex}`;
+    drop.add(sl);
+  }
+  return out.filter((i) => !drop.has(i));
+}
+
 /** Words of upright letters in a text font (one font, touching) become one item: an operator name or text. */
 function mergeWords(items: Item[]): Item[] {
   const sorted = [...items].sort((a, b) => a.x0 - b.x0);
@@ -326,7 +364,7 @@ function mergeWords(items: Item[]): Item[] {
     }
     out.push(it);
   }
-  return out.map((i) => {
+  return mergeDots(out).map((i) => {
     if (i.cls !== 'upright' || i.raw.length < 2) return i;
     if (OPERATOR_WORDS.has(i.raw)) return { ...i, tex: `\\${i.raw}`, cls: BIG_WORDS.has(i.raw) ? 'bigop' : 'ord' };
     return TEXT_ROMAN_HINT.test(i.font) || !MATH_ITALIC_RE.test(i.font) ? { ...i, tex: `\\text{${i.raw}}`, cls: 'ord' } : i;
