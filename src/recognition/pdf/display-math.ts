@@ -163,11 +163,12 @@ export function applyDisplayMath(lines: readonly LayoutLine[], glyphs: readonly 
     // The trace and the text layer must agree on what is there.
     if (mine.length < 0.6 * chars || mine.length > 1.5 * chars + 4) continue;
     const eq = rebuildEquation(mine, rules);
-    if (!eq) continue;
+    // A display that rebuilds to nothing (its glyphs all unmapped or rules only) keeps its lines.
+    if (!eq || eq.displays.every((d) => !d.latex.trim())) continue;
     const box = unionBox(ls);
     const size = Math.max(...ls.map((l) => l.size));
     const text = ls.map((l) => l.text).join(' ');
-    const out: LayoutLine[] = eq.displays.map((d, k) => ({
+    const out: LayoutLine[] = eq.displays.filter((d) => d.latex.trim()).map((d, k) => ({
       text: k === 0 ? text : '',
       ...box,
       size,
