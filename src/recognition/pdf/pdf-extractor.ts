@@ -15,6 +15,7 @@ import { parseStextJson, parseStextPage, rtlShare, type StextPage, type StextPag
 import { parseTraceRules, rebuildStacks } from './math-stacks.js';
 import { applyDisplayMath, displayRegions } from './display-math.js';
 import { parseTraceGlyphs } from './trace-glyphs.js';
+import { mapUnmappedRuns } from './inline-delimiters.js';
 import { MATH_FONT_RE } from '../structure/math-latex.js';
 import { parseStextXml } from './stext-xml.js';
 import { spacingSuspect } from './glyph-spacing.js';
@@ -328,11 +329,13 @@ async function extractChunk(pages: number[], ctx: ConversionContext): Promise<Ch
   return res;
 }
 
-async function pageFromContent(p: number, box: PdfPageBox, content00: StextPageContent, ctx: ConversionContext): Promise<PageExtraction> {
+async function pageFromContent(p: number, box: PdfPageBox, content000: StextPageContent, ctx: ConversionContext): Promise<PageExtraction> {
   // Pages with math are traced once (`mutool draw -F trace`): for the rules of stacked fractions and
   // radicals (ADR 0134), and for the glyphs of displayed equations (ADR 0320).
   let traced: Promise<string | null> | undefined;
   const trace = (): Promise<string | null> => (traced ??= traceXml(p, ctx));
+  // Big delimiters and operators of the extension font inside text lines (U+FFFD) are named from the trace.
+  const content00 = content000.unmapped ? await inlineDelimiters(content000, ctx, trace) : content000;
   const content1 = content00.stacked ? await stackedContent(p, content00, ctx, trace) : content00;
   const content0 = displayRegions(content1.lines).length > 0 ? await displayContent(content1, ctx, trace) : content1;
   // Right-to-left pages are read again from the XML, whose character boxes reveal ligatures; so are pages
@@ -369,6 +372,32 @@ async function stackedContent(p: number, content: StextPageContent, ctx: Convers
     return { lines: again.lines, images: again.images, ...(rebuilt.unresolved > 0 ? { unresolvedStacks: rebuilt.unresolved } : {}) };
   } catch {
     return plain;
+  }
+}
+
+/**
+ * A page whose text runs hold extension-font glyphs (U+FFFD) outside its displays, parsed again with each
+ * such glyph replaced by the character its traced glyph name gives (pdf/inline-delimiters.ts); the page as
+ * it was when the trace fails or nothing maps. Displays keep theirs: they are rebuilt from the glyphs.
+ */
+async function inlineDelimiters(content: StextPageContent, ctx: ConversionContext, trace: () => Promise<string | null>): Promise<StextPageContent> {
+  const { unmapped: raw, ...plain } = content;
+  if (!raw || ctx.remainingMs() <= 0) return plain;
+  const keepOut = displayRegions(content.lines).map((r) => {
+    const ls = r.map((i) => content.lines[i]!);
+    return { x0: Math.min(...ls.map((l) => l.x0)), y0: Math.min(...ls.map((l) => l.y0)), x1: Math.max(...ls.map((l) => l.x1)), y1: Math.max(...ls.map((l) => l.y1)) };
+  });
+  const xml = await trace();
+  if (xml === null) return plain;
+  const t0 = ctx.now();
+  try {
+    const done = mapUnmappedRuns(raw, parseTraceGlyphs(xml), keepOut);
+    if (!done.mapped) return plain;
+    const again = parseStextPage(done.page);
+    const { unmapped: _u, ...rest } = again;
+    return rest;
+  } finally {
+    ctx.time('layout', ctx.now() - t0);
   }
 }
 
