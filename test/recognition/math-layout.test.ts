@@ -351,3 +351,22 @@ test('unmapped glyph names to characters: CMEX delimiters and operators by size,
   assert.equal(done.mapped, 2);
   assert.deepEqual(done.page.blocks![0]!.lines!.map((l) => l.text), ['(x + y)', '\uFFFD']);
 });
+
+test('dvipdfmx rules (parallel hairlines in one stroked path) are fraction bars; a number alone between the rows of a split numbers it', async () => {
+  const { parseTraceRules } = await import('../../src/recognition/pdf/math-stacks.js');
+  const hair = (x0: number, x1: number, y: number) => `<stroke_path linewidth=".12" transform="1 0 0 -1 0 842">${[0, 0.12, 0.24, 0.36].map((d) => `<moveto x="${x0}" y="${y + d}"/><lineto x="${x1}" y="${y + d}"/>`).join('')}</stroke_path>`;
+  const rules = parseTraceRules(hair(291.36, 306, 592.64));
+  assert.equal(rules.length, 1);
+  assert.ok(Math.abs(rules[0]!.y - 249.18) < 0.01 && rules[0]!.x0 === 291.36 && rules[0]!.x1 === 306);
+  // Two rows of a split aligned at their relations, the number (3) between them at the right margin.
+  const glyphs = [
+    g(CMMI, 'm', 250, 200, 10, 0.9), g(CMR, '=', 260, 200, 10, 0.8), g(CMMI, 'a', 270, 200),
+    g(CMR, '=', 260, 214, 10, 0.8), g(CMMI, 'b', 270, 214),
+    ...word(CMR, '(3)', 500, 207, 10, 0.4),
+  ];
+  const r = rebuildEquation(glyphs)!;
+  assert.deepEqual(r.displays, [{ latex: '\\begin{aligned} m & = a \\\\ & = b \\end{aligned}', tag: '3' }]);
+  // The radical sign of CMSY under a numeric glyph name hangs from its baseline like `radical`.
+  const root = [g('JKPAGC+Cmsy10', '√', 100, 190, 10, 0.83, '36'), g(CMR, '3', 108.3, 199)];
+  assert.equal(rebuildEquation(root, [{ x0: 108.3, x1: 114, y: 189.8 }])!.latex, '\\sqrt{3}');
+});

@@ -154,7 +154,7 @@ export function glyphExtent(font: string, glyph: string, size: number, baseline:
   // A piece of a big delimiter in a text or symbol font (Adobe Symbol): about an em and a quarter tall.
   if (PIECE_NAME_RE.test(glyph)) return { y0: baseline - 0.92 * size, y1: baseline + 0.26 * size };
   // TeX's radical sign (CMSY `radical`, txfonts/pxfonts alike) hangs below its baseline like an extension glyph.
-  if (glyph === 'radical' && /cmsy|cmbsy|txsy|pxsy|ntxsy|lmmathsymbols/i.test(font)) return { y0: baseline - 0.04 * size, y1: baseline + 0.96 * size };
+  if ((glyph === 'radical' || unicode === '√') && /cmsy|cmbsy|txsy|pxsy|ntxsy|lmmathsymbols/i.test(font)) return { y0: baseline - 0.04 * size, y1: baseline + 0.96 * size };
   // Other glyphs by their shape: operators around the math axis, letters by x-height, ascenders and descenders.
   const ch = unicode && !/[\uFFFD\u25A1]/.test(unicode) ? unicode : glyph.length === 1 ? glyph : '';
   if (!ch) return { y0: baseline - 0.72 * size, y1: baseline + 0.22 * size };
@@ -478,6 +478,20 @@ function buildLimits(pool: Item[], ctx: Ctx): Item[] {
   return pool;
 }
 
+/** An equation number set apart (1.5 ems or more) to the right of everything else: its items and text. */
+function trailingNumber(items: readonly Item[], em: number): { items: Item[]; tag: string } | null {
+  const sorted = [...items].sort((a, b) => a.x0 - b.x0);
+  let right = -Infinity;
+  for (let k = 0; k < sorted.length; k++) {
+    if (k > 0 && sorted[k]!.x0 - right >= 1.5 * em) {
+      const m = EQNUM_RE.exec(sorted.slice(k).map((i) => i.raw).join('').replace(/\s+/g, ''));
+      if (m) return { items: sorted.slice(k), tag: m[1]! };
+    }
+    right = Math.max(right, sorted[k]!.x1);
+  }
+  return null;
+}
+
 /** Delimiters that can stand around an array, and the amsmath environment a matching pair makes. */
 const ARRAY_ENV: Readonly<Record<string, string>> = { '()': 'pmatrix', '[]': 'bmatrix', '\\{\\}': 'Bmatrix', '||': 'vmatrix', '\\|\\|': 'Vmatrix' };
 const LEFT_DELIMS = new Set(['(', '[', '\\{', '|', '\\|', '\\langle', '\\lfloor', '\\lceil']);
@@ -564,16 +578,8 @@ function buildArrays(pool: Item[], ctx: Ctx): Item[] {
     if (!R) {
       // `cases`: only a left brace, the rows after it up to an equation number set apart.
       if (L.tex !== '\\{') continue;
-      const sorted = [...content].sort((a, b) => a.x0 - b.x0);
-      let right = -Infinity;
-      for (let k = 0; k < sorted.length; k++) {
-        const tail = sorted.slice(k);
-        if (k > 0 && sorted[k]!.x0 - right >= 1.5 * em && EQNUM_RE.test(tail.map((i) => i.raw).join('').replace(/\s+/g, ''))) {
-          content = sorted.slice(0, k);
-          break;
-        }
-        right = Math.max(right, sorted[k]!.x1);
-      }
+      const num = trailingNumber(content, em);
+      if (num) content = content.filter((i) => !num.items.includes(i));
     }
     if (!content.length) continue;
     const rows = rowsByBaseline(content, em, 0.8).sort((a, b) => mainBaseline(a).baseline - mainBaseline(b).baseline);
@@ -762,6 +768,17 @@ export function rebuildEquation(glyphs: readonly MathGlyph[], rules: readonly Ma
   pool = buildAccents(pool, ctx);
   pool = buildLimits(pool, ctx);
   pool = buildArrays(pool, ctx);
+  // A number set between rows (a `split`'s, centred on the display) numbers the whole display.
+  let between: string | null = null;
+  const tail = trailingNumber(pool, em);
+  if (tail) {
+    const b0 = tail.items[0]!.baseline;
+    const others = pool.filter((i) => !tail.items.includes(i) && i.size >= 0.8 * em && i.cls !== 'bigop' && i.cls !== 'int');
+    if (others.length && others.every((i) => Math.abs(i.baseline - b0) > 0.3 * em)) {
+      between = tail.tag;
+      pool = pool.filter((i) => !tail.items.includes(i));
+    }
+  }
   const rows = splitRows(pool, em).sort((a, b) => mainBaseline(a).baseline - mainBaseline(b).baseline);
   const built = rows.map((row) => {
     const num = equationNumber(row, em);
@@ -807,6 +824,8 @@ export function rebuildEquation(glyphs: readonly MathGlyph[], rules: readonly Ma
   if (cur.length) displays.push({ latex: joinRows(cur), tag: numbered === 1 ? curTag ?? (displays.length ? null : built.find((r) => r.tag !== null)!.tag) : null });
   if (!displays.length) return null;
   const latex = joinRows(built);
+  // (Displays set apart keep it on the last one.)
+  if (between !== null && numbered === 0) return { latex, tag: between, unmapped, displays: displays.map((d, k) => (k === displays.length - 1 ? { ...d, tag: between } : d)) };
   return { latex, tag: numbered ? built.filter((r) => r.tag !== null).pop()!.tag : null, unmapped, displays };
 }
 
