@@ -63,13 +63,14 @@ const unionBox = (ls: readonly Box[]): Box => ({ x0: Math.min(...ls.map((l) => l
 export function displayRegions(lines: readonly LayoutLine[]): number[][] {
   const regions: number[][] = [];
   const taken = new Set<number>();
-  const ok = lines.map((l) => seed(l) || attachable(l));
+  const seeds = lines.map(seed);
+  const ok = lines.map((l, k) => seeds[k]! || attachable(l));
   // A short line with a word or two (`otherwise`, `if x > 0` beside a brace, `for all x`) belongs to a
   // display only when it starts inside the display's extent, right of its left edge: a prose line starts at
   // the column's margin.
   const wordy = lines.map((l, k) => !ok[k] && !l.mono && l.text.trim().length <= 40 && wordsOf(l) <= 2);
   for (let s = 0; s < lines.length; s++) {
-    if (taken.has(s) || !seed(lines[s]!)) continue;
+    if (taken.has(s) || !seeds[s]) continue;
     const region = [s];
     taken.add(s);
     let changed = true;
@@ -86,12 +87,13 @@ export function displayRegions(lines: readonly LayoutLine[]): number[][] {
         if (!ok[k] && !(l.x0 >= box.x0 + 0.5 * em && l.x0 <= box.x1 + reach * em && gapY(l, box) <= 0.6 * Math.max(em, l.size))) continue;
         const rowShared = gapY(l, box) < -0.3 * l.size;
         const close = gapY(l, box) <= 0.6 * Math.max(em, l.size) && overlapX(l, { ...box, x0: box.x0 - em, x1: box.x1 + reach * em }) > 0;
-        const number = EQNUM_LINE_RE.test(l.text.trim()) && rowShared;
+        const number = !close && rowShared && EQNUM_LINE_RE.test(l.text.trim());
+        if (!close && !number) continue;
         // A prose line between the region and the candidate (a sentence between two displays) separates them.
         const cyl = (l.y0 + l.y1) / 2;
         const nearest = region.map((i) => (lines[i]!.y0 + lines[i]!.y1) / 2).reduce((a, b) => (Math.abs(b - cyl) < Math.abs(a - cyl) ? b : a));
-        const blocked = lines.some((p, j) => !ok[j] && !region.includes(j) && overlapX(p, l) > 0 && (p.y0 + p.y1) / 2 > Math.min(nearest, cyl) && (p.y0 + p.y1) / 2 < Math.max(nearest, cyl));
-        if ((close || number) && !blocked) {
+        const blocked = lines.some((p, j) => !ok[j] && overlapX(p, l) > 0 && (p.y0 + p.y1) / 2 > Math.min(nearest, cyl) && (p.y0 + p.y1) / 2 < Math.max(nearest, cyl) && !region.includes(j));
+        if (!blocked) {
           region.push(k);
           taken.add(k);
           changed = true;

@@ -30,11 +30,13 @@ const unmapped = (g: MathGlyph): boolean => g.unicode === '' || g.unicode === '\
  * replaced by the character of the traced glyph at its place. A run is changed only when its unmapped
  * glyphs and its U+FFFD characters are as many, so that each is matched in order; others stay as they were.
  */
-export function mapUnmappedRuns(page: StextPage, glyphs: readonly MathGlyph[], keepOut: readonly Box[]): { page: StextPage; mapped: number } {
+export function mapUnmappedRuns(page: StextPage, glyphs: readonly MathGlyph[], keepOut: readonly Box[]): { page: StextPage; mapped: number; changedBlocks: number[] } {
   const pool = glyphs.filter(unmapped);
-  if (!pool.length) return { page, mapped: 0 };
+  if (!pool.length) return { page, mapped: 0, changedBlocks: [] };
   let mapped = 0;
-  const blocks = (page.blocks ?? []).map((b) => {
+  const changedBlocks: number[] = [];
+  const blocks = (page.blocks ?? []).map((b, bi) => {
+    const before = mapped;
     if (!b.lines?.some((l) => l.text?.includes('\uFFFD'))) return b;
     const lines = b.lines.map((l) => {
       const text = l.text ?? '';
@@ -61,7 +63,8 @@ export function mapUnmappedRuns(page: StextPage, glyphs: readonly MathGlyph[], k
       mapped += changed;
       return { ...l, text: out };
     });
+    if (mapped > before) changedBlocks.push(bi);
     return { ...b, lines };
   });
-  return mapped ? { page: { ...page, blocks }, mapped } : { page, mapped: 0 };
+  return mapped ? { page: { ...page, blocks }, mapped, changedBlocks } : { page, mapped: 0, changedBlocks: [] };
 }

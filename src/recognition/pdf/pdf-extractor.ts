@@ -16,6 +16,7 @@ import { parseTraceRules, rebuildStacks } from './math-stacks.js';
 import { applyDisplayMath, displayRegions } from './display-math.js';
 import { parseTraceGlyphs } from './trace-glyphs.js';
 import { mapUnmappedRuns } from './inline-delimiters.js';
+import type { MathGlyph } from '../structure/math-layout.js';
 import { MATH_FONT_RE } from '../structure/math-latex.js';
 import { parseStextXml } from './stext-xml.js';
 import { spacingSuspect } from './glyph-spacing.js';
@@ -334,10 +335,13 @@ async function pageFromContent(p: number, box: PdfPageBox, content000: StextPage
   // radicals (ADR 0134), and for the glyphs of displayed equations (ADR 0320).
   let traced: Promise<string | null> | undefined;
   const trace = (): Promise<string | null> => (traced ??= traceXml(p, ctx));
+  // The trace's glyphs, parsed once for the inline delimiters and the displays of the page.
+  let glyphs: MathGlyph[] | undefined;
+  const traceGlyphs = (xml: string): MathGlyph[] => (glyphs ??= parseTraceGlyphs(xml));
   // Big delimiters and operators of the extension font inside text lines (U+FFFD) are named from the trace.
-  const content00 = content000.unmapped ? await inlineDelimiters(content000, ctx, trace) : content000;
+  const content00 = content000.unmapped ? await inlineDelimiters(content000, ctx, trace, traceGlyphs) : content000;
   const content1 = content00.stacked ? await stackedContent(p, content00, ctx, trace) : content00;
-  const content0 = displayRegions(content1.lines).length > 0 ? await displayContent(content1, ctx, trace) : content1;
+  const content0 = displayRegions(content1.lines).length > 0 ? await displayContent(content1, ctx, trace, traceGlyphs) : content1;
   // Right-to-left pages are read again from the XML, whose character boxes reveal ligatures; so are pages
   // whose words look split at every glyph or run together, whose spaces are decided again from the
   // glyphs' advances (ADR 0290). Stacked-math pages keep their rebuilt stacks.
@@ -380,22 +384,34 @@ async function stackedContent(p: number, content: StextPageContent, ctx: Convers
  * such glyph replaced by the character its traced glyph name gives (pdf/inline-delimiters.ts); the page as
  * it was when the trace fails or nothing maps. Displays keep theirs: they are rebuilt from the glyphs.
  */
-async function inlineDelimiters(content: StextPageContent, ctx: ConversionContext, trace: () => Promise<string | null>): Promise<StextPageContent> {
+async function inlineDelimiters(content: StextPageContent, ctx: ConversionContext, trace: () => Promise<string | null>, glyphsOf: (xml: string) => MathGlyph[]): Promise<StextPageContent> {
   const { unmapped: raw, ...plain } = content;
   if (!raw || ctx.remainingMs() <= 0) return plain;
   const keepOut = displayRegions(content.lines).map((r) => {
     const ls = r.map((i) => content.lines[i]!);
     return { x0: Math.min(...ls.map((l) => l.x0)), y0: Math.min(...ls.map((l) => l.y0)), x1: Math.max(...ls.map((l) => l.x1)), y1: Math.max(...ls.map((l) => l.y1)) };
   });
+  // Only unmapped glyphs outside the displays call for the trace here.
+  const inside = (l: { x0: number; y0: number; x1: number; y1: number }) => keepOut.some((k) => (l.x0 + l.x1) / 2 >= k.x0 && (l.x0 + l.x1) / 2 <= k.x1 && (l.y0 + l.y1) / 2 >= k.y0 && (l.y0 + l.y1) / 2 <= k.y1);
+  if (!content.lines.some((l) => l.text.includes('\uFFFD') && !inside(l))) return plain;
   const xml = await trace();
   if (xml === null) return plain;
   const t0 = ctx.now();
   try {
-    const done = mapUnmappedRuns(raw, parseTraceGlyphs(xml), keepOut);
+    const done = mapUnmappedRuns(raw, glyphsOf(xml), keepOut);
     if (!done.mapped) return plain;
-    const again = parseStextPage(done.page);
-    const { unmapped: _u, ...rest } = again;
-    return rest;
+    // Only the changed blocks are parsed again; their lines replace the old ones (a line's block is the
+    // index of its block among the page's text blocks).
+    let lines = content.lines;
+    const all = done.page.blocks ?? [];
+    for (const bi of done.changedBlocks) {
+      const index = all.slice(0, bi).filter((b) => b.type !== 'image').length;
+      const fresh = parseStextPage({ blocks: [all[bi]!] }).lines.map((l) => ({ ...l, block: index }));
+      const at = lines.findIndex((l) => l.block === index);
+      if (at < 0) continue;
+      lines = [...lines.slice(0, at), ...fresh, ...lines.slice(at).filter((l) => l.block !== index)];
+    }
+    return { ...plain, lines, ...(plain.stacked ? { stacked: done.page } : {}) };
   } finally {
     ctx.time('layout', ctx.now() - t0);
   }
@@ -430,12 +446,12 @@ async function traceXml(p: number, ctx: ConversionContext): Promise<string | nul
  * A page with displayed equations: each rebuilt whole from the page's traced glyphs and rules (ADR 0320);
  * the page as it was when the trace fails or nothing could be rebuilt.
  */
-async function displayContent(content: StextPageContent, ctx: ConversionContext, trace: () => Promise<string | null>): Promise<StextPageContent> {
+async function displayContent(content: StextPageContent, ctx: ConversionContext, trace: () => Promise<string | null>, glyphsOf: (xml: string) => MathGlyph[]): Promise<StextPageContent> {
   const xml = await trace();
   if (xml === null) return content;
   const t0 = ctx.now();
   try {
-    const done = applyDisplayMath(content.lines, parseTraceGlyphs(xml), parseTraceRules(xml));
+    const done = applyDisplayMath(content.lines, glyphsOf(xml), parseTraceRules(xml));
     if (done.rebuilt === 0) return content;
     // Stacks the run-level pass left as text (ADR 0134) are counted as such only while some line of a
     // plain block remains outside the rebuilt displays.
