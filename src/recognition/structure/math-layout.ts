@@ -584,7 +584,12 @@ function buildArrays(pool: Item[], ctx: Ctx): Item[] {
     if (!content.length) continue;
     const rows = rowsByBaseline(content, em, 0.8).sort((a, b) => mainBaseline(a).baseline - mainBaseline(b).baseline);
     if (rows.length < 2) continue;
-    const { cells } = arrayCells(rows, em, R ? 0.75 : 0.75);
+    const { cells } = arrayCells(rows, em, 0.75);
+    // The cells of an array fill its grid (a cell left empty here and there); material that only looks like
+    // rows (an integral's limits set beside it inside a big brace) leaves most of it empty.
+    const grid = R ? cells : cells.map((row) => [row[0] ?? [], row.slice(1).flat()]);
+    const filled = grid.reduce((n, row) => n + row.filter((c) => c.length).length, 0);
+    if (filled < 0.75 * grid.length * Math.max(1, ...grid.map((row) => row.length))) continue;
     const cellTex = (c: Item[]) => (c.length ? buildRow(c, ctx) : '');
     let body: string;
     let tex: string;
@@ -781,6 +786,9 @@ export function rebuildEquation(glyphs: readonly MathGlyph[], rules: readonly Ma
   }
   const rows = splitRows(pool, em).sort((a, b) => mainBaseline(a).baseline - mainBaseline(b).baseline);
   const built = rows.map((row) => {
+    // A row that is only an equation number (a wide display's, set on a line of its own) numbers the display.
+    const alone = rows.length > 1 ? EQNUM_RE.exec([...row].sort((a, b) => a.x0 - b.x0).map((i) => i.raw).join('').replace(/\s+/g, '')) : null;
+    if (alone) return { items: [] as Item[], tex: '', tag: alone[1]!, box: union(row), rel: null as Item | null, x0: union(row).x0 };
     const num = equationNumber(row, em);
     const body = num ? row.filter((i) => !num.items.includes(i)) : row;
     // The row's first relation at full size: where an alignment's rows line up.
