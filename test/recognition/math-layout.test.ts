@@ -370,3 +370,17 @@ test('dvipdfmx rules (parallel hairlines in one stroked path) are fraction bars;
   const root = [g('JKPAGC+Cmsy10', '√', 100, 190, 10, 0.83, '36'), g(CMR, '3', 108.3, 199)];
   assert.equal(rebuildEquation(root, [{ x0: 108.3, x1: 114, y: 189.8 }])!.latex, '\\sqrt{3}');
 });
+
+test('grouping: a short worded line joins a display on its rows (a condition), not the end of a prose line above it', () => {
+  const lines = [
+    line('The derivative of f at the point in the direction of a', 72, 150, 540, 160),
+    line('unit vector is', 72, 163, 140, 173),
+    line('0) in the direction of a', 369, 163, 480, 173),
+    line('D f(x0) = lim (f(x0 + h a) − f(x0))/h,', 239, 175, 420, 187, { math: '$D f(x_0) = \\lim (f(x_0 + h a) - f(x_0))/h,$' }),
+    line('if the limit exists, which it does for every differentiable function used below.', 72, 215, 540, 225),
+  ];
+  assert.deepEqual(displayRegions(lines), [[3]]);
+  // A condition on the display's row joins it.
+  const cases = [line('f(x) = \uFFFD 1', 239, 190, 300, 202, { math: '$f(x) =$ \uFFFD $1$' }), line('otherwise', 330, 190, 380, 202)];
+  assert.deepEqual(displayRegions(cases), [[0, 1]]);
+});

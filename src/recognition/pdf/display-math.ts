@@ -65,9 +65,9 @@ export function displayRegions(lines: readonly LayoutLine[]): number[][] {
   const taken = new Set<number>();
   const seeds = lines.map(seed);
   const ok = lines.map((l, k) => seeds[k]! || attachable(l));
-  // A short line with a word or two (`otherwise`, `if x > 0` beside a brace, `for all x`) belongs to a
-  // display only when it starts inside the display's extent, right of its left edge: a prose line starts at
-  // the column's margin.
+  // A short line with a word or two (`otherwise`, `if x > 0` beside a brace) belongs to a display only when
+  // it starts inside the display's extent, right of its left edge (a prose line starts at the column's
+  // margin), on a row of the display.
   const wordy = lines.map((l, k) => !ok[k] && !l.mono && l.text.trim().length <= 40 && wordsOf(l) <= 2);
   for (let s = 0; s < lines.length; s++) {
     if (taken.has(s) || !seeds[s]) continue;
@@ -84,7 +84,9 @@ export function displayRegions(lines: readonly LayoutLine[]): number[][] {
       for (let k = 0; k < lines.length; k++) {
         if (taken.has(k) || !(ok[k] || wordy[k])) continue;
         const l = lines[k]!;
-        if (!ok[k] && !(l.x0 >= box.x0 + 0.5 * em && l.x0 <= box.x1 + reach * em && gapY(l, box) <= 0.6 * Math.max(em, l.size))) continue;
+        // It must share its row with a line of the display (a condition beside its value): the end of a prose
+        // line above or below a display starts inside its extent too.
+        if (!ok[k] && !(l.x0 >= box.x0 + 0.5 * em && l.x0 <= box.x1 + reach * em && region.some((i) => Math.min(lines[i]!.y1, l.y1) - Math.max(lines[i]!.y0, l.y0) > 0.5 * Math.min(lines[i]!.y1 - lines[i]!.y0, l.y1 - l.y0)))) continue;
         const rowShared = gapY(l, box) < -0.3 * l.size;
         const close = gapY(l, box) <= 0.6 * Math.max(em, l.size) && overlapX(l, { ...box, x0: box.x0 - em, x1: box.x1 + reach * em }) > 0;
         const number = !close && rowShared && EQNUM_LINE_RE.test(l.text.trim());
