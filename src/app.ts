@@ -846,6 +846,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
         }, 250)
       : null;
   paceTimer?.unref();
+  const inlineMaxWork = config.limits.inlineSearchMaxWork ?? 0;
   const search = new SearchService({
     ...(scatter ? { shards: scatter } : {}),
     ranking,
@@ -865,6 +866,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     budget: { maxTerms: config.limits.queryMaxTerms, maxPostings: config.limits.queryMaxPostings, maxResultTerms: config.limits.queryMaxResultTerms, concurrency: config.limits.searchConcurrency, slots: Math.max(2, 2 * config.searchThreads) },
     // scatter-gather runs where the request is (search threads hold this process's index, not the shards)
     ...(threads && !scatter ? { executor: threads } : {}),
+    // cheap searches while nothing else searches run here, without the hand-off (ADR 0326)
+    ...(threads && !scatter && inlineMaxWork > 0 ? { inline: { maxWork: inlineMaxWork, encodeHits: (await import('./http/presenters/search.js')).wireHitEncoder(config.baseUrl) } } : {}),
   });
   const passages = new PassageSearch(indexes, core.documents, core.billing, config.prices, core.clock, core.secret, scatter);
   const conversations = new ConversationService({
@@ -900,6 +903,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   new Gauge({ name: 'lectern_index_lag_changes', help: 'Store changes not yet committed to the search indexes (as of the last check, every 250 ms with search threads).', registers: [metricsRegistry], collect() { this.set(lagChanges); } });
   new Gauge({ name: 'lectern_search_threads_paced', help: '1 while the search threads pace themselves so the index catch-up progresses (freshnessBoundMs; ADR 0244).', registers: [metricsRegistry], collect() { this.set(threads?.pacing ? 1 : 0); } });
   new Gauge({ name: 'lectern_search_threads_pacing_rests', help: 'Rests the search threads took after a search while pacing, since start (ADR 0244).', registers: [metricsRegistry], collect() { this.set(threads?.pacingRests ?? 0); } });
+  new Gauge({ name: 'lectern_search_inline_searches', help: 'Searches run on the main thread because they were cheap and nothing else was searching (limits.inlineSearchMaxWork; ADR 0326), since start.', registers: [metricsRegistry], collect() { this.set(search.inlineSearches); } });
   new Gauge({ name: 'lectern_search_reserved_lane_searches', help: 'Searches run on the reserved search lane (light searches of an account while other accounts hold the search threads; ADR 0270), since start.', registers: [metricsRegistry], collect() { this.set(threads?.reservedServed ?? 0); } });
   new Gauge({ name: 'lectern_search_threads_inflight', help: 'Searches sent to search threads and not answered yet.', registers: [metricsRegistry], collect() { this.set(threads?.inflight ?? 0); } });
 

@@ -5,7 +5,7 @@
 //   node dist/bench/http/search-http.bench.js --corpus /work/tmp/synth-100k.jsonl --dir /work/tmp/serve-100k \
 //        [--threads 0,1,2] [--clients 1,2,16] [--seconds 10] [--after-ingest 100000] [--after-seconds 30] \
 //        [--after-repeats 1] [--cpu-prof DIR] [--prof-clients 1,16] [--builds base=/path/to/main.js,new=dist/src/main.js]
-//        [--out bench/results/search-http-100k.json]
+//        [--rounds 1] [--out bench/results/search-http-100k.json]
 //
 // The data directory is built once (ingest through the service's own pipeline, timed) and reused.
 // For each search_threads value a server runs as a separate process (over its own copy of the data
@@ -19,7 +19,11 @@
 // framed by Content-Length and checked (status 200, a hits array, one in 50 parsed whole) without
 // building objects for each.
 // --builds: several builds of the server (label=path of its dist/src/main.js), each a server of its own,
-// alternated point by point like the thread counts (before/after comparisons in one run).
+// alternated point by point like the thread counts (before/after comparisons in one run). A node flag
+// after the path (label=path|--env-file=FILE) runs the same build with other settings. --rounds N: the
+// grid N times over (each result has its round), the servers in reverse order in odd rounds (in one
+// run of 3 servers measured in a fixed order, two servers of the same build differed by a median 9%,
+// the later one cheaper: alternate the order, and compare pairs of points of one round).
 // Ingest stalls: with the largest thread count, a steady load runs, then `lectern ingest` rewrites the
 // first --after-ingest documents (new titles: updates, so the index deletes and re-adds them and merges
 // follow); latencies are reported for the steady window, while the server catches up, and for
@@ -61,6 +65,7 @@ const { values } = parseArgs({
     'peer-procs': { type: 'boolean', default: false },
     'skip-grid': { type: 'boolean', default: false },
     'after-repeats': { type: 'string', default: '1' },
+    rounds: { type: 'string', default: '1' },
     port: { type: 'string', default: '18999' },
     out: { type: 'string' },
     workload: { type: 'string', default: join(process.cwd(), '..', 'shared', 'tools', 'synth-corpus', 'workload.json') },
@@ -366,12 +371,14 @@ const xdir = `${dataDir}-xapian`;
 const xdocs = () => Number(spawnSync('/usr/bin/python3', ['-c', `import xapian,sys\ntry:\n print(xapian.Database(sys.argv[1]).get_doccount())\nexcept Exception:\n print(0)`, xdir], { encoding: 'utf8' }).stdout.trim() || 0);
 const peerProcs: Record<string, unknown[]> = {};
 if (values['peer-procs'] && xdocs() < indexAtStart.documents) throw new Error(`--peer-procs: ${xdir} holds ${xdocs()} documents, not ${indexAtStart.documents} (build it first: bench/engine/xapian_peer.py)`);
+for (let round = 0; round < Number(values.rounds); round++)
 for (const cls of classes) {
   for (const c of clientCounts) {
-    for (const s of served) {
+    // odd rounds measure the servers in reverse order: a point measured after another is not favoured
+    for (const s of round % 2 === 0 ? served : [...served].reverse()) {
       port = s.port;
       const r = await measure(cls, c, s.proc.pid!);
-      (s.results[cls] ??= []).push({ ...r, load_average_1m: load1() });
+      (s.results[cls] ??= []).push({ ...r, round, load_average_1m: load1() });
       console.error(`${s.build} threads ${s.threads}`, cls, JSON.stringify(r), 'load', load1());
     }
     if (values['peer-procs']) {

@@ -68,6 +68,11 @@ export function runWindowedMaxScore(
   ctr: MaxScoreCounters,
   /** Approximate pruning: bounds are compared with theta x this (>= 1; 1 = exact). See EngineQuery.heapFactor. */
   thetaScale = 1,
+  /**
+   * A lower bound of the k-th best score of the whole query (championFloor in searcher.ts, ADR 0329), or
+   * -Infinity: pruning starts against it before the heap is full, and never goes below it.
+   */
+  floor = -Infinity,
 ): void {
   const cs: Clause[] = [];
   for (const c of clauses) if (c !== null) cs.push(c);
@@ -87,7 +92,8 @@ export function runWindowedMaxScore(
   // filters and deletions are applied while scattering, so the candidate loop only sees allowed docs
   const allowed = filter.bits();
   const scaled = (t: number): number => (t > 0 ? t * thetaScale : t);
-  let theta = heap.full ? scaled(heap.threshold) : -Infinity;
+  const scaledFloor = floor === -Infinity ? -Infinity : scaled(floor);
+  let theta = heap.full ? Math.max(scaled(heap.threshold), scaledFloor) : scaledFloor;
   let exact = true;
   let candidates = 0;
   let scored = 0;
@@ -213,7 +219,7 @@ export function runWindowedMaxScore(
         for (let i = 0; i < nContrib; i++) total += contrib[i]!;
         if (prune && total + Math.abs(total) * 1e-9 + 1e-12 < theta) continue;
         heap.offer({ score: total, si, doc: d, issued: NaN, id: seg.id(d) });
-        if (heap.full) theta = scaled(heap.threshold);
+        if (heap.full) theta = Math.max(scaled(heap.threshold), scaledFloor);
       }
     }
     wStart = nextWindowStart(cs, wEnd);

@@ -25,7 +25,7 @@ import type { CorpusModel } from './corpus-model.js';
 import { EXACT_MAX_VECTORS, searchVectors, SegmentVectors, type VectorSegment } from './doc-vectors.js';
 import { searchImpacts, SegmentImpacts, type ImpactSegment, type SparseRow } from './doc-impacts.js';
 import { DEFAULT_FLUSH_OCCURRENCES, SegmentBuffer } from './segment-buffer.js';
-import { NF } from './segment-writer.js';
+import { DEFAULT_CHAMPION_RULE, NF, type ChampionRule } from './segment-writer.js';
 import { correctQuery, suggestTerm, type Suggestion } from './spelling.js';
 import { normalizeLanguage } from './stemmers.js';
 import type { CorpusStats, EngineHit, EngineQuery, EngineResult, EngineTrace, IndexDocument, RankingMode } from './types.js';
@@ -44,6 +44,8 @@ export interface SearchIndexOptions {
   proximityWeight?: number;
   /** Which terms new segments (flushes and merges) keep pair postings for; default {@link DEFAULT_PAIR_RULE} (ADR 0175). */
   pairRule?: Partial<PairRule>;
+  /** Which terms new segments keep champion lists for, and how long (ADR 0329); default DEFAULT_CHAMPION_RULE. */
+  championRule?: Partial<ChampionRule>;
 }
 
 /** Default weight of the term-proximity re-ranking (see proximity.ts and docs/engine.md). */
@@ -212,6 +214,7 @@ export class SearchIndex {
   #published = 0;
   readonly #params: ScoringParams;
   readonly #pairRule: PairRule;
+  readonly #championRule: ChampionRule;
   readonly #flushOcc: number;
   readonly #policy: MergePolicy;
   readonly #proximity: number;
@@ -248,6 +251,7 @@ export class SearchIndex {
     this.#policy = { ...DEFAULT_MERGE_POLICY, ...(options.mergePolicy ?? {}) };
     this.#proximity = clampNum(options.proximityWeight, 0, 10, DEFAULT_PROXIMITY_WEIGHT);
     this.#pairRule = { ...DEFAULT_PAIR_RULE, ...(options.pairRule ?? {}) };
+    this.#championRule = { ...DEFAULT_CHAMPION_RULE, ...(options.championRule ?? {}) };
     this.#buffer = new SegmentBuffer(this.#defaultLanguage);
     this.#lock = dir.lock ? dir.lock() : null;
   }
@@ -491,7 +495,7 @@ export class SearchIndex {
    * regrowing them; a commit's flush releases them, so an idle index does not keep them.
    */
   #flush(recycle = false): void {
-    const bytes = this.#buffer.build({ w: this.#params.weights, b: this.#params.b }, this.#pairRule);
+    const bytes = this.#buffer.build({ w: this.#params.weights, b: this.#params.b, champions: this.#championRule }, this.#pairRule);
     this.#buffer = new SegmentBuffer(this.#defaultLanguage, recycle ? this.#buffer : undefined);
     if (bytes === null) return;
     const name = this.#newSegmentName();
@@ -594,7 +598,7 @@ export class SearchIndex {
   }
 
   #startMerge(inputs: SegEntry[], unit = 50_000): void {
-    this.#merge = { gen: mergeSegments(inputs.map((e) => ({ seg: e.seg, deleted: e.deleted })), unit, { w: this.#params.weights, b: this.#params.b }, this.#pairRule), inputs, task: null };
+    this.#merge = { gen: mergeSegments(inputs.map((e) => ({ seg: e.seg, deleted: e.deleted })), unit, { w: this.#params.weights, b: this.#params.b, champions: this.#championRule }, this.#pairRule), inputs, task: null };
   }
 
   /**
@@ -613,7 +617,7 @@ export class SearchIndex {
     const task: MergeTask = {
       output: this.reserveSegmentName(),
       inputs: inputs.map((e) => ({ name: e.name, bytes: e.seg.file.bytes, deleted: e.deleted })),
-      bound: { w: this.#params.weights, b: this.#params.b },
+      bound: { w: this.#params.weights, b: this.#params.b, champions: this.#championRule },
       pairs: this.#pairRule,
     };
     this.#merge = { gen: null, inputs, task };
@@ -1168,6 +1172,7 @@ export class SearchIndex {
       lexicalWeight: clampNum(q.lexicalWeight, 0, 10, 1),
       filters: q.filters ?? undefined,
       pairs: q.phrasePairs !== false,
+      champions: q.champions !== false,
       ...(q.globalStats ? { df: q.globalStats.df } : {}),
     });
     const heapFactor = clampNum(q.heapFactor, 0.05, 1, 1);
@@ -1311,6 +1316,7 @@ export class SearchIndex {
         terms: plan.clauses.slice(0, 64).flatMap((c) => c.terms.map((t) => ({ term: t, df: q.globalStats ? (q.globalStats.df[t] ?? 0) : this.docFreq(t) }))),
         notes: [],
       };
+      if (outcome.floor !== -Infinity) trace.championFloor = outcome.floor;
       if (mode === 'passages') trace.notes.push(`passages: top ${rankDepth} documents re-ranked by best passage (MaxP)`);
       if (plan.emptyAfterAnalysis) trace.notes.push('query has only stopwords: no matches');
       if (filterOnly) trace.notes.push('no query terms: filter-only listing, newest first');

@@ -85,6 +85,8 @@ export interface SearchPlan {
   segmentFilters?: ({ ss: SnapshotSegment; filter: SegmentFilter } | undefined)[];
   /** Drive phrases of common words by the segments' pair postings (ADR 0175); false: words only (A/B, tests). */
   pairs: boolean;
+  /** Seed word queries' pruning threshold from the segments' champion lists (ADR 0329); false: A/B, tests. */
+  champions: boolean;
 }
 
 /** Ordinal of term `bytes` in segment `si` of the plan's snapshot (binary search when not planned). */
@@ -100,7 +102,7 @@ export function buildPlan(
   parsed: ParsedQuery,
   params: ScoringParams,
   norms: FieldNorms,
-  opts: { phraseBoost: number; lexicalWeight: number; filters: EngineFilters | undefined; pairs?: boolean; df?: Readonly<Record<string, number>> },
+  opts: { phraseBoost: number; lexicalWeight: number; filters: EngineFilters | undefined; pairs?: boolean; champions?: boolean; df?: Readonly<Record<string, number>> },
 ): SearchPlan {
   // global document frequencies (a shard scoring with the corpus's statistics: ADR 0201) or these segments'
   const globalDf = opts.df;
@@ -145,7 +147,7 @@ export function buildPlan(
     phrases.push({ slots, idfSum });
   }
   const emptyAfterAnalysis = parsed.words.length === 0 && parsed.phrases.length === 0 && parsed.raw.trim().length > 0;
-  return { clauses, phrases, emptyAfterAnalysis, norms, k1: params.k1, phraseBoost: opts.phraseBoost, lexicalWeight: opts.lexicalWeight, filters: opts.filters, termOrdinals, pairs: opts.pairs !== false };
+  return { clauses, phrases, emptyAfterAnalysis, norms, k1: params.k1, phraseBoost: opts.phraseBoost, lexicalWeight: opts.lexicalWeight, filters: opts.filters, termOrdinals, pairs: opts.pairs !== false, champions: opts.champions !== false };
 }
 
 /** Bounded top-k keeper; the root is the worst kept hit. */
@@ -780,6 +782,8 @@ export interface RankOutcome {
   /** Lower bound on matches from document frequencies (unfiltered word queries). */
   dfLowerBound: number;
   counters: SegmentCounters[];
+  /** The threshold seed from the champion lists (ADR 0329; -Infinity: none). */
+  floor: number;
 }
 
 /** Ranks the top `k` documents of the snapshot for the plan. */
@@ -795,8 +799,16 @@ export function rankDocuments(
   let matches = 0;
   let exact = true;
   let dfLowerBound = 0;
-  if (plan.emptyAfterAnalysis) return { hits: [], matches: 0, exact: true, dfLowerBound: 0, counters };
+  if (plan.emptyAfterAnalysis) return { hits: [], matches: 0, exact: true, dfLowerBound: 0, counters, floor: -Infinity };
   const filtered = plan.filters !== undefined && Object.values(plan.filters).some((v) => v != null);
+  // word queries: the segments are prepared first, so the champion lists of every segment seed the
+  // threshold before the first window is scored (ADR 0329)
+  let runs: (SegRun | null)[] | null = null;
+  let floor = -Infinity;
+  if (!opts.exhaustive && plan.champions && !filterOnly && plan.phrases.length === 0 && k > 0) {
+    runs = segments.map((ss, si) => prepareSegment(plan, ss, si));
+    floor = championFloor(runs, plan.clauses.length, k);
+  }
   for (let si = 0; si < segments.length; si++) {
     const ss = segments[si]!;
     const t0 = opts.now?.();
@@ -806,12 +818,12 @@ export function rankDocuments(
     const visit = opts.visit;
     if (visit !== undefined) ctr.visit = (d) => visit(si, d);
     counters.push(ctr);
-    const run = prepareSegment(plan, ss, si);
+    const run = runs !== null ? runs[si]! : prepareSegment(plan, ss, si);
     if (run !== null) {
       if (filterOnly) runFilterOnly(run, heap, ctr);
       else if (run.phrases !== null || run.filter.candidates !== null) runConjunctive(plan, run, heap, ctr, !opts.exhaustive);
       else {
-        runWindowedMaxScore(run.si, run.seg, run.clauses, run.contrib, run.filter, run.docNorm, heap, !opts.exhaustive, ctr, plan.thetaScale ?? 1);
+        runWindowedMaxScore(run.si, run.seg, run.clauses, run.contrib, run.filter, run.docNorm, heap, !opts.exhaustive, ctr, plan.thetaScale ?? 1, floor);
         if (!filtered) {
           let maxDf = 0;
           for (const c of run.clauses) if (c) for (const cur of c.cursors) maxDf = Math.max(maxDf, cur.df);
@@ -824,7 +836,101 @@ export function rankDocuments(
     if (!ctr.exact) exact = false;
     if (t0 !== undefined && opts.segmentUs) opts.segmentUs.push(opts.now!() - t0);
   }
-  return { hits: heap.sorted(), matches, exact, dfLowerBound, counters };
+  return { hits: heap.sorted(), matches, exact, dfLowerBound, counters, floor };
+}
+
+// Scratch of championFloor: per segment, doc -> slot in `champVals` (-1: none; reset after each use).
+const champSlots = new WeakMap<Segment, Int32Array>();
+let champVals = new Float64Array(1024);
+let champDocs = new Int32Array(1024);
+let champHeap = new Float64Array(16);
+
+/**
+ * A lower bound of the k-th best score of a word query (ADR 0329), or -Infinity: every single-term clause's
+ * champion list in every segment that MaxScore will run on is scored under the query's own parameters
+ * (weights, k1, b, averages, idf: the plan's docNorm and mult, the very expression MaxScore scores with)
+ * for the docs the filter and the deletions allow; a doc's sum over the clauses whose lists hold it, taken
+ * in clause order, never exceeds its full score (the other clauses add >= 0 and rounding is monotone). So
+ * the k-th largest such sum over k distinct docs is <= the k-th best score of the query, and MaxScore may
+ * prune against it from the first window on without changing the top k. The lists' selection (the build
+ * parameters' best postings) only decides how close the bound is.
+ */
+export function championFloor(runs: readonly (SegRun | null)[], clauseCount: number, k: number): number {
+  let n = 0;
+  for (const run of runs) {
+    if (run === null || run.phrases !== null || run.filter.candidates !== null) continue;
+    const seg = run.seg;
+    if (seg.impTerm.length === 0) continue;
+    let slots = champSlots.get(seg);
+    if (slots === undefined) champSlots.set(seg, (slots = new Int32Array(seg.docCount).fill(-1)));
+    const first = n;
+    const allowed = run.filter.bits();
+    const docNorm = run.docNorm;
+    const docs = seg.impDoc;
+    const tfs = seg.impTf;
+    // clauses in query order, so each doc's sum is taken in the canonical order
+    for (let i = 0; i < clauseCount; i++) {
+      const c = run.clauses[i];
+      if (c === undefined || c === null || c.single === null) continue;
+      const li = seg.champions(c.single.term);
+      if (li < 0) continue;
+      const e = seg.impStart[li + 1]!;
+      if (champVals.length < n + (e - seg.impStart[li]!)) {
+        const grow = 2 * (n + e - seg.impStart[li]!);
+        const v = new Float64Array(grow);
+        v.set(champVals.subarray(0, n));
+        champVals = v;
+        const d = new Int32Array(grow);
+        d.set(champDocs.subarray(0, n));
+        champDocs = d;
+      }
+      for (let j = seg.impStart[li]!; j < e; j++) {
+        const d = docs[j]!;
+        if (allowed !== null && (allowed[d >>> 5]! & (1 << (d & 31))) === 0) continue;
+        const b3 = d * NF;
+        // PostingCursor.accumulate / tfPrime's expression, then Clause.score()'s
+        const x = tfs[3 * j]! * docNorm[b3]! + tfs[3 * j + 1]! * docNorm[b3 + 1]! + tfs[3 * j + 2]! * docNorm[b3 + 2]!;
+        const v = (c.mult * x) / (c.k1 + x);
+        const s = slots[d]!;
+        if (s < 0) {
+          slots[d] = n;
+          champDocs[n] = d;
+          champVals[n++] = v;
+        } else champVals[s] = champVals[s]! + v;
+      }
+    }
+    for (let j = first; j < n; j++) slots[champDocs[j]!] = -1;
+  }
+  if (n < k) return -Infinity;
+  // the k-th largest: a min-heap of the k largest (k is small: offset + limit + 1)
+  if (champHeap.length < k) champHeap = new Float64Array(k);
+  const h = champHeap;
+  for (let j = 0; j < k; j++) {
+    let i = j;
+    const v = champVals[j]!;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (h[p]! <= v) break;
+      h[i] = h[p]!;
+      i = p;
+    }
+    h[i] = v;
+  }
+  for (let j = k; j < n; j++) {
+    const v = champVals[j]!;
+    if (v <= h[0]!) continue;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= k) break;
+      const c = l + 1 < k && h[l + 1]! < h[l]! ? l + 1 : l;
+      if (h[c]! >= v) break;
+      h[i] = h[c]!;
+      i = c;
+    }
+    h[i] = v;
+  }
+  return h[0]!;
 }
 
 /** Counts every match exactly (a full pass over the clauses' postings; used on request). */

@@ -17,9 +17,12 @@ const MAGIC = 0x3147534c; // 'LSG1' little-endian
 // 3: stored fields (the host's record per document, DEFLATE blocks: stored-fields.ts, ADR 0280).
 // 4: stored fields in 4 KiB blocks with a per-segment preset dictionary (sfDictBlocks, ADR 0325). Format 3
 //    segments are still read (their blocks have no dictionary) and become format 4 when merged.
-const VERSION = 4;
+// 5: champion lists (impTerm, impStart, impDoc, impTf: ADR 0329), the best postings of common terms, which
+//    seed MaxScore's threshold. Format 3 and 4 segments are still read (searched without a seed from their
+//    terms) and become format 5 when merged.
+const VERSION = 5;
 /** Versions this engine reads. */
-const READABLE = new Set([3, 4]);
+const READABLE = new Set([3, 4, 5]);
 
 function kindOf(a: SectionArray): Kind {
   if (a instanceof Uint8Array) return 'u8';

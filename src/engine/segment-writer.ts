@@ -109,7 +109,24 @@ export function sortCodePointOrder(strings: string[]): string[] {
 export interface BoundParams {
   w: readonly number[];
   b: readonly number[];
+  /** Which terms get champion lists and how long (ADR 0329); default {@link DEFAULT_CHAMPION_RULE}. */
+  champions?: ChampionRule;
 }
+
+/**
+ * Champion lists (ADR 0329, segment format 5): for every term with at least `minDf` postings in the segment,
+ * its `perTerm` postings of highest BM25F pseudo frequency under the segment's bound parameters (ties: lower
+ * doc first), each as the doc and its three field tfs (u8, clamped at 255: a clamped tf only lowers the
+ * score computed from it). Searches score them exactly under the query's own parameters to seed MaxScore's
+ * threshold (searcher.ts): the selection only decides how good the seed is, never whether results are exact.
+ */
+export interface ChampionRule {
+  minDf: number;
+  perTerm: number;
+}
+
+/** Terms of 8 blocks or more keep their 32 best postings. */
+export const DEFAULT_CHAMPION_RULE: ChampionRule = { minDf: 1024, perTerm: 32 };
 
 /** Round a bound up so float32 storage never undercuts the exact value. */
 function roundUp32(v: number): number {
@@ -129,10 +146,89 @@ export class SegmentWriter {
   readonly #blkMaxTfp = new NumSink((n) => new Float32Array(n), 4096);
   readonly #termMaxTfp = new NumSink((n) => new Float32Array(n), 4096);
   #tMaxTfp = 0;
+  // champion lists (ADR 0329): the current term's best postings as a min-heap on tfp (root = worst kept)
+  readonly #champ: ChampionRule;
+  readonly #hTfp: Float64Array;
+  readonly #hDoc: Int32Array;
+  readonly #hTf: Uint8Array;
+  #hN = 0;
+  readonly #impTerm = new WordSink(1024);
+  readonly #impStart = new WordSink(1024);
+  readonly #impDoc = new WordSink(4096);
+  readonly #impTf = new NumSink((n) => new Uint8Array(n), 4096 * 3);
 
   /** `bound`: the index's scoring weights and b (SearchIndex passes its ScoringParams). */
   constructor(bound: BoundParams) {
     this.#bound = bound;
+    const r = bound.champions ?? DEFAULT_CHAMPION_RULE;
+    this.#champ = { minDf: Math.max(1, Math.floor(r.minDf)), perTerm: Math.max(0, Math.min(4096, Math.floor(r.perTerm))) };
+    const m = this.#champ.perTerm;
+    this.#hTfp = new Float64Array(m);
+    this.#hDoc = new Int32Array(m);
+    this.#hTf = new Uint8Array(3 * m);
+  }
+
+  /** Offers posting (doc, tfs) with pseudo frequency tfp to the current term's champion heap. */
+  #champOffer(tfp: number, doc: number, tf0: number, tf1: number, tf2: number): void {
+    const m = this.#champ.perTerm;
+    if (m === 0) return;
+    const ht = this.#hTfp;
+    const hd = this.#hDoc;
+    const hf = this.#hTf;
+    let i: number;
+    if (this.#hN < m) {
+      // sift up
+      i = this.#hN++;
+      while (i > 0) {
+        const p = (i - 1) >> 1;
+        if (!champWorse(tfp, doc, ht[p]!, hd[p]!)) break;
+        ht[i] = ht[p]!;
+        hd[i] = hd[p]!;
+        hf[3 * i] = hf[3 * p]!;
+        hf[3 * i + 1] = hf[3 * p + 1]!;
+        hf[3 * i + 2] = hf[3 * p + 2]!;
+        i = p;
+      }
+    } else {
+      // docs come in increasing order: a tie with the root loses (lower doc kept)
+      if (!(tfp > ht[0]!)) return;
+      i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let c = -1;
+        if (l < m && champWorse(ht[l]!, hd[l]!, tfp, doc)) c = l;
+        if (r < m && champWorse(ht[r]!, hd[r]!, c < 0 ? tfp : ht[l]!, c < 0 ? doc : hd[l]!)) c = r;
+        if (c < 0) break;
+        ht[i] = ht[c]!;
+        hd[i] = hd[c]!;
+        hf[3 * i] = hf[3 * c]!;
+        hf[3 * i + 1] = hf[3 * c + 1]!;
+        hf[3 * i + 2] = hf[3 * c + 2]!;
+        i = c;
+      }
+    }
+    ht[i] = tfp;
+    hd[i] = doc;
+    hf[3 * i] = tf0 > 255 ? 255 : tf0;
+    hf[3 * i + 1] = tf1 > 255 ? 255 : tf1;
+    hf[3 * i + 2] = tf2 > 255 ? 255 : tf2;
+  }
+
+  /** Writes the current term's champion list (ordinal `t`) when its df qualifies, in doc order. */
+  #champFlush(t: number): void {
+    const n = this.#hN;
+    this.#hN = 0;
+    if (n === 0 || this.#df < this.#champ.minDf) return;
+    const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => this.#hDoc[a]! - this.#hDoc[b]!);
+    this.#impTerm.push(t);
+    this.#impStart.push(this.#impDoc.length);
+    for (const i of order) {
+      this.#impDoc.push(this.#hDoc[i]!);
+      this.#impTf.push(this.#hTf[3 * i]!);
+      this.#impTf.push(this.#hTf[3 * i + 1]!);
+      this.#impTf.push(this.#hTf[3 * i + 2]!);
+    }
   }
 
   #docs = 0;
@@ -335,6 +431,7 @@ export class SegmentWriter {
         if (tf > 0 && avg[f]! > 0) tfp += (bw[f]! * tf) / (1 - bb[f]! + (bb[f]! * fl[base + f]!) / avg[f]!);
       }
       if (tfp > maxTfp) maxTfp = tfp;
+      this.#champOffer(tfp, this.#bDocs[i]!, this.#bTf[0]![i]!, this.#bTf[1]![i]!, this.#bTf[2]![i]!);
     }
     const mt32 = roundUp32(maxTfp);
     this.#blkMaxTfp.push(mt32);
@@ -360,8 +457,10 @@ export class SegmentWriter {
       this.#terms.pop();
       this.#surfaces.pop();
       this.#termBlk.length--;
+      this.#hN = 0;
       return;
     }
+    this.#champFlush(this.#termDf.length);
     this.#termDf.push(this.#df);
     this.#termMaxTfp.push(this.#tMaxTfp);
     for (let f = 0; f < NF; f++) {
@@ -471,6 +570,12 @@ export class SegmentWriter {
       pos: this.#pos.result(),
       ...this.#pairs,
     };
+    // champion lists (format 5, ADR 0329): impStart has one entry per listed term plus the end
+    this.#impStart.push(this.#impDoc.length);
+    sections['impTerm'] = this.#impTerm.result();
+    sections['impStart'] = this.#impStart.result();
+    sections['impDoc'] = this.#impDoc.result();
+    sections['impTf'] = this.#impTf.result();
     for (const [name, m] of Object.entries(this.#dicts)) {
       const list: string[] = [];
       for (const [k, v] of m) list[v - 1] = k;
@@ -487,6 +592,11 @@ export class SegmentWriter {
     };
     return encodeSegmentFile(meta, sections);
   }
+}
+
+/** Whether champion (tfp a, doc da) ranks below (tfp b, doc db): lower tfp, or equal tfp and higher doc. */
+function champWorse(a: number, da: number, b: number, db: number): boolean {
+  return a < b || (a === b && da > db);
 }
 
 function ord(m: Map<string, number>, v: string | null): number {

@@ -126,6 +126,14 @@ export class Segment {
   readonly pairs: PairPostings | null;
   /** The host's stored records (stored-fields.ts, ADR 0280). */
   readonly stored: StoredFieldsReader;
+  /**
+   * Champion lists (format 5, ADR 0329): term impTerm[i] (ascending) has the docs impDoc[impStart[i] ..
+   * impStart[i + 1]) (ascending) with their field tfs at impTf[3j .. 3j + 2]. Empty for older segments.
+   */
+  readonly impTerm: Uint32Array;
+  readonly impStart: Uint32Array;
+  readonly impDoc: Uint32Array;
+  readonly impTf: Uint8Array;
 
   constructor(name: string, bytes: Uint8Array) {
     this.name = name;
@@ -172,6 +180,11 @@ export class Segment {
     this.blkMaxTfp = f.f32('blkMaxTfp');
     this.termMaxTfp = f.f32('termMaxTfp');
     this.bound = meta.bound;
+    const imp = f.has('impTerm');
+    this.impTerm = imp ? f.u32('impTerm') : new Uint32Array(0);
+    this.impStart = imp ? f.u32('impStart') : new Uint32Array(1);
+    this.impDoc = imp ? f.u32('impDoc') : new Uint32Array(0);
+    this.impTf = imp ? f.u8('impTf') : new Uint8Array(0);
     // format 4 adds the preset dictionary (ADR 0325); a format 3 segment's blocks were written without one
     this.stored = new StoredFieldsReader(f.u8('sfData'), f.u32('sfBlockOff'), f.u32('sfBlockRaw'), f.u32('sfBlockDoc'), f.u32('sfDocStart'), f.has('sfDictBlocks') ? f.u32('sfDictBlocks')[0] : 0);
     this.pairs = f.has('pairKey')
@@ -239,6 +252,21 @@ export class Segment {
       ar = Math.max(ar, avgNow / avg);
     }
     return wr * ar * (1 + 1e-9);
+  }
+
+  /** Index of term `t`'s champion list in impTerm / impStart (ADR 0329), or -1 when it has none. */
+  champions(t: number): number {
+    const a = this.impTerm;
+    let lo = 0;
+    let hi = a.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const x = a[mid]!;
+      if (x < t) lo = mid + 1;
+      else if (x > t) hi = mid - 1;
+      else return mid;
+    }
+    return -1;
   }
 
   /** Term ordinal of `term` (UTF-8 bytes), or -1. */
@@ -325,7 +353,7 @@ export class Segment {
     const f = this.file;
     const b = (...names: string[]): number => names.reduce((s, n) => s + f.sectionBytes(n), 0);
     // pair postings (ADR 0175) count as postings
-    const postings = b('post', 'blkLast', 'blkDoc', 'blkPos', 'blkMaxTfp', 'termMaxTfp', 'blkMaxTf', 'blkMinLen', 'termDf', 'termBlk', 'termMaxTf', 'termMinLen', 'pairSet', 'pairKey', 'pairDf', 'pairBlkLast', 'pairPost');
+    const postings = b('post', 'blkLast', 'blkDoc', 'blkPos', 'blkMaxTfp', 'termMaxTfp', 'blkMaxTf', 'blkMinLen', 'termDf', 'termBlk', 'termMaxTf', 'termMinLen', 'pairSet', 'pairKey', 'pairDf', 'pairBlkLast', 'pairPost', 'impTerm', 'impStart', 'impDoc', 'impTf');
     const positions = b('pos');
     const dictionary = b('termBlob', 'termOff', 'surfBlob', 'surfOff');
     // passages: chunk tables and the token offsets snippets are cut with

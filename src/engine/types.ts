@@ -116,6 +116,11 @@ export interface EngineQuery {
   /** A/B and oracle: false ignores the segments' pair postings for phrases (same results, slower; ADR 0175). */
   phrasePairs?: boolean;
   /**
+   * A/B and oracle: false ignores the segments' champion lists (ADR 0329), which seed the word queries'
+   * pruning threshold (same results, slower).
+   */
+  champions?: boolean;
+  /**
    * Pruned evaluation of long queries (query-budget.ts, ADR 0231): the most common unquoted words are
    * left out until the query has at most `maxTerms` distinct terms and `maxPostings` postings in this
    * index; the result's `pruned` says what was left out.
@@ -196,6 +201,8 @@ export interface EngineTrace {
   /** Query terms after analysis, with their document frequencies. */
   terms: { term: string; df: number }[];
   notes: string[];
+  /** The pruning threshold's seed from the segments' champion lists (ADR 0329), when there was one. */
+  championFloor?: number;
 }
 
 /** What a search returns. */

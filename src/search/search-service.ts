@@ -30,7 +30,7 @@ import { loadHitRecords, localStoredRecords, type StoredRecords } from './hit-re
 import { FEEDBACK_TOKEN_TTL_S, signFeedbackToken } from './feedback-token.js';
 import type { IndexSet } from './index-set.js';
 import { denseDocumentVector, denseQueryVector, denseSearch, sparseQueryVector, withFeedback, withFeedbackVectors, type SparseParams } from './channels.js';
-import { defaultSearchRequest, type SearchExecution, type SearchExecutor, type SearchHit, type SearchRequest, type SearchResult } from './search-types.js';
+import { defaultSearchRequest, type HitEncoder, type SearchExecution, type SearchExecutor, type SearchHit, type SearchRequest, type SearchResult } from './search-types.js';
 import { runSparseChannel } from './sparse-channel.js';
 import { passagesFor, type DeferredPassages } from './multi-query.js';
 import { lexicalFeedbackPass, type LexicalFeedbackParams } from './lexical-feedback.js';
@@ -113,6 +113,15 @@ export interface SearchServiceDeps {
    * these links: no display read from the database. Absent: records come from `store.getDisplayMany`.
    */
   workLinks?: Pick<StoredRecords, 'link'>;
+  /**
+   * Inline searches (ADR 0326): with an `executor`, a search whose work estimate is at most `maxWork` runs
+   * here, on the calling thread, when nothing else is searching (no other search of this service between
+   * its admission and its end, billing included; none on the executor, in a fair turn or waiting for
+   * one; the executor not pacing): the hand-off to a search thread
+   * and back costs more CPU than such a search. `encodeHits` encodes its hits as the threads' encoder
+   * does (the same bytes). Absent or `maxWork` 0: every search goes to the executor.
+   */
+  inline?: { maxWork: number; encodeHits: HitEncoder | null };
 }
 
 /** The sharded equivalent of SearchIndex.search (search/scatter-gather.ts). */
@@ -311,6 +320,9 @@ function withBody(doc: StoredDocument, snippets: SnippetWindow[], parsed: Parsed
 
 export class SearchService {
   readonly #turns: FairScheduler | null;
+  #inlineSearches = 0;
+  /** Searches between their admission and their end (their credit hold, turn, work, charge, trajectory). */
+  #searching = 0;
   constructor(private readonly d: SearchServiceDeps) {
     this.#turns = d.budget ? new FairScheduler(d.budget.slots, d.budget.concurrency) : null;
   }
@@ -575,15 +587,17 @@ export class SearchService {
     // the account's place is counted now (429 before any hold); a slot is taken only for the work
     // itself (#search), not while the ledger's group commits are awaited around it
     const ticket = this.#turns?.admit(principal.accountId, cost);
+    this.#searching++;
     try {
-      return await this.#search(principal, r, requestId, opts, plan, ticket, missing);
+      return await this.#search(principal, r, requestId, opts, plan, ticket, missing, cost);
     } finally {
+      this.#searching--;
       ticket?.leave();
     }
   }
 
   /** `planned`: the plan search() already made for the work budget (the same refusals; not made twice). */
-  async #search(principal: Principal, r: SearchRequest, requestId: string, opts: SearchOptions, planned: RankingPlan | null, ticket?: SearchTicket, budgetMissing: readonly { index: IndexName; shard: number }[] = []): Promise<SearchResult> {
+  async #search(principal: Principal, r: SearchRequest, requestId: string, opts: SearchOptions, planned: RankingPlan | null, ticket?: SearchTicket, budgetMissing: readonly { index: IndexName; shard: number }[] = [], work = Infinity): Promise<SearchResult> {
     const t0 = performance.now();
     checkAvailable(r);
     const indexNames = resolveIndexes(r.indexNames);
@@ -594,7 +608,8 @@ export class SearchService {
     let billingUs = (performance.now() - t0) * 1000;
     await ticket?.turn();
     const nowMs = this.d.clock.nowMs();
-    const ex = this.d.executor ? await this.d.executor.execute(r, nowMs, opts.encodeHits === true && !r.tracing, ticket?.light === true) : await this.execute(r, nowMs);
+    const encodeHits = opts.encodeHits === true && !r.tracing;
+    const ex = this.d.executor && !this.#inline(work) ? await this.d.executor.execute(r, nowMs, encodeHits, ticket?.light === true) : await this.#executeHere(r, nowMs, encodeHits && this.d.executor !== undefined);
     ticket?.endTurn();
     // the main thread's work on the response (transfer, splice, write) charges the account's share too (ADR 0305)
     if (ex.encodedHits) ticket?.charge(responseWork(ex.encodedHits.bytes.byteLength));
@@ -625,6 +640,35 @@ export class SearchService {
       rankingStages: ex.rankingStages,
       ...partialWith(ex.partial, budgetMissing, this.d.shards?.shards ?? 0),
     };
+  }
+
+  /** Searches run inline (ADR 0326) since start. */
+  get inlineSearches(): number {
+    return this.#inlineSearches;
+  }
+
+  /**
+   * Whether a search of `work` (its estimate) runs inline, here (ADR 0326): cheap enough, and nothing else
+   * searching. Called after the search got its fair turn, so it counts itself as the one running.
+   */
+  #inline(work: number): boolean {
+    const inline = this.d.inline;
+    const ex = this.d.executor;
+    if (!inline || !(work <= inline.maxWork) || !ex) return false;
+    // another search anywhere between its admission and its end (its billing included): not alone
+    if (this.#searching > 1 || (ex.inflight ?? 1) > 0 || ex.pacing === true) return false;
+    const turns = this.#turns?.stats;
+    if (turns && (turns.running > 1 || turns.waiting > 0)) return false;
+    this.#inlineSearches++;
+    return true;
+  }
+
+  /** The execution here (in process or inline); with `encodeHits`, its hits encoded as the threads' are (ADR 0326). */
+  async #executeHere(r: SearchRequest, nowMs: number, encodeHits: boolean): Promise<SearchExecution> {
+    const ex = await this.execute(r, nowMs);
+    const encoder = this.d.inline?.encodeHits ?? null;
+    if (!encodeHits || encoder === null) return ex;
+    return { ...ex, hits: [], encodedHits: { bytes: encoder(ex.hits), ids: ex.hits.map((h) => h.id) } };
   }
 
   /**

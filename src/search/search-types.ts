@@ -211,6 +211,10 @@ export interface SearchExecutor {
    * a reserved lane may run it there while other accounts' searches hold the general ones.
    */
   execute(r: SearchRequest, nowMs: number, encodeHits?: boolean, light?: boolean): Promise<SearchExecution>;
+  /** Searches sent and not answered yet (absent: unknown, never idle for inline searches, ADR 0326). */
+  readonly inflight?: number;
+  /** Whether the executor paces its searches now (ADR 0244): no inline search then. */
+  readonly pacing?: boolean;
 }
 
 /** Stage times of one search, microseconds (the /metrics stage histograms; ADR 0112). */

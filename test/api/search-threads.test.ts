@@ -1,7 +1,9 @@
 // Search threads (ADR 0110) through the API: a server with searches on the main thread (search_threads
 // 0) and one with two search threads answer the same requests with the same bodies (ranking, scores,
 // documents, snippets, totals, refusals); the threaded one sees documents committed after it started;
-// timings account for the whole request (ADR 0112) and /metrics shows the stage histograms.
+// timings account for the whole request (ADR 0112) and /metrics shows the stage histograms. A third
+// server has search threads and inline searches (ADR 0326: a cheap search runs on the main thread when
+// nothing else searches): the same bodies again, byte for byte.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testApp, type TestApp } from '../helpers/app.js';
@@ -19,25 +21,29 @@ const docs = () => [
 describe('search threads', () => {
   let inProcess: TestApp;
   let threaded: TestApp;
-  let keys: { a: string; b: string };
+  let inline: TestApp;
+  let keys: { a: string; b: string; c: string };
   before(async () => {
     inProcess = await testApp({ searchThreads: 0 });
     threaded = await testApp({ searchThreads: 2 });
-    for (const app of [inProcess, threaded]) {
+    inline = await testApp({ searchThreads: 1, limits: { inlineSearchMaxWork: 1_000_000_000 } as never });
+    for (const app of [inProcess, threaded, inline]) {
       await seed(app, docs());
       await app.indexes!.catchUp();
     }
-    keys = { a: (await inProcess.account({ credits: 100_000 })).key, b: (await threaded.account({ credits: 100_000 })).key };
+    keys = { a: (await inProcess.account({ credits: 100_000 })).key, b: (await threaded.account({ credits: 100_000 })).key, c: (await inline.account({ credits: 100_000 })).key };
   });
   after(async () => {
     await inProcess.dispose();
     await threaded.dispose();
+    await inline.dispose();
   });
 
   const search = async (app: TestApp, key: string, body: Record<string, unknown>) => {
     const res = await app.http.inject({ method: 'POST', url: '/v2/search/', headers: { 'x-api-key': key }, payload: body });
     return { status: res.statusCode, body: res.json() as Record<string, unknown>, raw: res.body, type: res.headers['content-type'], length: res.headers['content-length'] };
   };
+  const inlineSearches = (metrics: string) => Number(/^lectern_search_inline_searches (\d+)$/m.exec(metrics)?.[1] ?? NaN);
   /** The raw body without what differs by nature (the timings' numbers, the trajectory's id and token). */
   const comparableBytes = (raw: string) => raw.replace(/"timings":\{[^}]*\}/, '"timings":{}').replace(/"trajectory":\{[^}]*\}/, '"trajectory":{}');
   /** The body without what differs by nature between two servers (timings, the trajectory's id and token). */
@@ -65,9 +71,10 @@ describe('search threads', () => {
       { query: 'hydrogen', mode: 'sparse' },
       { query: 'hydrogen', mode: 'short_document' },
     ];
-    for (const body of bodies) {
+    const inlineBefore = inlineSearches((await inline.http.inject({ url: '/metrics' })).body);
+    for (const body of bodies) for (const [other, key] of [[threaded, keys.b], [inline, keys.c]] as const) {
       const a = await search(inProcess, keys.a, body);
-      const b = await search(threaded, keys.b, body);
+      const b = await search(other, key, body);
       assert.equal(b.status, a.status, JSON.stringify(body));
       if (a.status === 200) {
         assert.ok((a.body.hits as unknown[]).length > 0 || body.query === 'hydrogn storag', `${JSON.stringify(body)} finds something`);
@@ -85,6 +92,9 @@ describe('search threads', () => {
       assert.equal(b.type, a.type);
       assert.equal(Number(b.length), Buffer.byteLength(b.raw), 'content-length is the byte length');
     }
+    // the inline server ran its searches on its main thread (every one alone and within the bound)
+    assert.ok(inlineSearches((await inline.http.inject({ url: '/metrics' })).body) - inlineBefore >= bodies.length - 2, 'searches ran inline');
+    assert.equal(inlineSearches((await threaded.http.inject({ url: '/metrics' })).body), 0, 'none inline by default');
     // the refusals are the thread's (checked there) and keep their code and detail
     const refused = await search(threaded, keys.b, { query: 'hydrogen', mode: 'sparse' });
     assert.equal(refused.status, 422);

@@ -63,13 +63,14 @@ function writeSegment(docs: number, terms: Posting[][]): Segment {
   return new Segment('seg', w.finish());
 }
 
-test('format 2 round trip (kept by formats 3 and 4): any doc of a block jumps straight to its positions, in any visiting order', () => {
+test('format 2 round trip (kept by formats 3 to 5): any doc of a block jumps straight to its positions, in any visiting order', () => {
   const rand = lcg(42);
   const docs = 3000;
   const terms = [randomPostings(rand, docs, 0.9), randomPostings(rand, docs, 0.2), randomPostings(rand, docs, 0.01), [{ doc: 5, tf: [1, 0, 0] as [number, number, number], positions: [3] }]];
   const seg = writeSegment(docs, terms);
-  // format 3 = format 2 + stored fields (ADR 0280); 4 = stored fields in small blocks with a dictionary (ADR 0325)
-  assert.equal(new DataView(seg.file.bytes.buffer, seg.file.bytes.byteOffset).getUint32(4, true), 4);
+  // format 3 = format 2 + stored fields (ADR 0280); 4 = stored fields in small blocks with a dictionary (ADR 0325);
+  // 5 = champion lists (ADR 0329)
+  assert.equal(new DataView(seg.file.bytes.buffer, seg.file.bytes.byteOffset).getUint32(4, true), 5);
   assert.equal(seg.file.has('blkPosSub'), false);
   const buf = new Int32Array(4096);
   terms.forEach((postings, t) => {
