@@ -2,7 +2,20 @@
 // spaced, scripts by size and position, inline `$...$` in running text, displayed lines `$$...$$`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MATH_FONT_RE, displayLatex, mathLine, type MathRun } from '../../src/recognition/structure/math-latex.js';
+import { MATH_FONT_RE, displayLatex as display, mathLine as line_, type MathRun } from '../../src/recognition/structure/math-latex.js';
+import { assertMathRenders, assertRenders } from './helpers/katex.js';
+
+// What the converter emits here must render in KaTeX: inline formulas of a line, displays.
+const mathLine: typeof line_ = (...args) => {
+  const r = line_(...args);
+  if (r) assertMathRenders(r);
+  return r;
+};
+const displayLatex: typeof display = (...args) => {
+  const r = display(...args);
+  if (r) assertRenders(r);
+  return r;
+};
 import { parseStextPage } from '../../src/recognition/pdf/stext-parser.js';
 
 const run = (text: string, o: Partial<MathRun> = {}): MathRun => ({ text, size: 10, y0: 100, y1: 110, math: false, ...o });

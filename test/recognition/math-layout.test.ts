@@ -5,13 +5,21 @@
 // Times and Symbol (no TeX font), which came out as scrambled text before.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { glyphExtent, glyphTex, rebuildEquation, type MathGlyph } from '../../src/recognition/structure/math-layout.js';
+import { glyphExtent, glyphTex, rebuildEquation as rebuild, type MathGlyph } from '../../src/recognition/structure/math-layout.js';
 import { parseTraceGlyphs } from '../../src/recognition/pdf/trace-glyphs.js';
 import { applyDisplayMath, displayRegions } from '../../src/recognition/pdf/display-math.js';
 import type { LayoutLine } from '../../src/recognition/layout-model.js';
 import { convertDocument } from '../../src/recognition/index.js';
 import { buildPdf } from './helpers/pdf-builder.js';
 import { needs, runner } from './helpers/tools.js';
+import { assertMathRenders, assertRenders } from './helpers/katex.js';
+
+/** The equation rebuilt, which must render in KaTeX as a display (every display these tests see does). */
+const rebuildEquation: typeof rebuild = (...args) => {
+  const r = rebuild(...args);
+  if (r) assertRenders(r.latex);
+  return r;
+};
 
 const CMMI = 'ABCDEF+CMMI10';
 const CMR = 'ABCDEF+CMR10';
@@ -195,6 +203,7 @@ test('grouping: the lines of one display (operator, limits, number) form one reg
   const done = applyDisplayMath(lines, glyphs, []);
   assert.equal(done.rebuilt, 1);
   assert.equal(done.lines.length, 3);
+  assertRenders(done.lines[1]!.display!);
   assert.equal(done.lines[1]!.display, 'S = \\sum_{i = 1}^{n} x_{i} \\tag{1}');
   assert.equal(done.lines[0]!.text, lines[0]!.text);
 });
@@ -233,6 +242,7 @@ test('end to end: equations in Times and Symbol (no TeX font) come out whole as 
     },
   ]);
   const r = await convertDocument(pdf, { runner });
+  assertMathRenders(r.markdown);
   const displays = [...r.markdown.matchAll(/\$\$([\s\S]+?)\$\$/g)].map((m) => m[1]!);
   assert.deepEqual(displays, ['e^{i \\pi} + 1 = 0 \\tag{1}', 'S = \\sum_{k = 1}^{n} \\frac{1}{k} \\tag{2}'], r.markdown);
   assert.doesNotMatch(r.markdown, /\uFFFD|□/);
@@ -305,6 +315,7 @@ test('end to end: a matrix and cases drawn from Symbol\'s delimiter pieces come 
     },
   ]);
   const r = await convertDocument(pdf, { runner });
+  assertMathRenders(r.markdown);
   const displays = [...r.markdown.matchAll(/\$\$([\s\S]+?)\$\$/g)].map((m) => m[1]!);
   assert.deepEqual(displays, ['A = \\begin{pmatrix} a & b \\\\ c & d \\end{pmatrix} \\tag{3}', 'f(x) = \\begin{cases} 1 & x > 0 \\\\ 0 & \\text{otherwise} \\end{cases}'], r.markdown);
   assert.doesNotMatch(r.markdown, /[\uFFFD\uE000-\uF8FF]/);
@@ -338,6 +349,7 @@ test('big delimiters inside a text line: the extension font\'s U+FFFD is named f
     },
   ]);
   const r = await convertDocument(pdf, { runner });
+  assertMathRenders(r.markdown);
   assert.doesNotMatch(r.markdown, /\uFFFD/, r.markdown);
   assert.match(r.markdown.replace(/[$\s]/g, ''), /every\(a\+b\)andstays/, r.markdown);
 });
