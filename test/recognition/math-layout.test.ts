@@ -274,6 +274,18 @@ test('matrices: tall delimiters around rows and columns become pmatrix / bmatrix
   assert.equal(rebuildEquation(single, [{ x0: 126, x1: 133, y: 202 }])!.latex, '(\\frac{a}{b})');
 });
 
+test('\\binom: parentheses around two plain rows 1.36 em apart (a fraction without a rule); an array\'s rows 1.2 em apart stay a pmatrix', () => {
+  const paren = (x: number, name: string) => g(CMEX, '\uFFFD', x, 189, 10, 0.6, name);
+  // (n over k), numerator 6.8 pt up and denominator 6.9 pt down from the axis line at 203.
+  const binom = [g(CMMI, 'C', 100, 203), g(CMR, '=', 109, 203, 10, 0.8), paren(119, 'parenleftbigg'), g(CMMI, 'n', 126, 196.2), g(CMMI, 'k', 126, 209.9), paren(133, 'parenrightbigg')];
+  assert.equal(rebuildEquation(binom)!.latex, 'C = \\binom{n}{k}');
+  const wide = [paren(119, 'parenleftbigg'), ...word(CMMI, 'n', 126, 196.2), g(CMR, '+', 131, 196.2, 10, 0.8), g(CMR, '1', 139, 196.2), g(CMMI, 'k', 132, 209.9), paren(146, 'parenrightbigg')];
+  assert.equal(rebuildEquation(wide)!.latex, '\\binom{n + 1}{k}');
+  // The same two cells one strut (12 pt) apart are a column vector.
+  const vector = [paren(119, 'parenleftbigg'), g(CMMI, 'x', 126, 197), g(CMMI, 'y', 126, 209), paren(133, 'parenrightbigg')];
+  assert.equal(rebuildEquation(vector)!.latex, '\\begin{pmatrix} x \\\\ y \\end{pmatrix}');
+});
+
 test('cases: a tall left brace with rows after it, value & condition, the equation number kept apart as \\tag', () => {
   const glyphs = [
     g(CMMI, 'f', 100, 203), g(CMR, '(', 105, 203, 10, 0.4), g(CMMI, 'x', 109, 203), g(CMR, ')', 114, 203, 10, 0.4), g(CMR, '=', 120, 203, 10, 0.8),

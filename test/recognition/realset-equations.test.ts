@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { bestLatexMatch, latexTokens, outputDisplays, outputSymbols, similarity, sourceEquations, symbolMatch, symbolsOf } from '../../bench/recognition/realset/equations.js';
-import { markdownMath, renderedTokens, texError } from '../../bench/recognition/realset/render.js';
+import { markdownMath, renderedTokens, sourceDisplay, texError } from '../../bench/recognition/realset/render.js';
 
 const SOURCE = String.raw`\documentclass{article}
 \newcommand{\R}{\mathbb{R}}
@@ -69,4 +69,11 @@ test('rendered back: KaTeX parses a display or says why; the rendered forms comp
   assert.ok(!renderedTokens('\\alpha')!.join('').includes('alpha'), 'the annotation (the LaTeX itself) is left out');
   // Displays and inline formulas of Markdown, an escaped dollar not taken for one.
   assert.deepEqual(markdownMath('costs \\$5 per $n$:\n\n$$a = b$$\n'), [{ tex: 'n', display: false }, { tex: 'a = b', display: true }]);
+});
+
+test('a source equation as a KaTeX display: the rows of an alignment set in aligned, labels dropped', () => {
+  assert.equal(sourceDisplay('a &\\le b, \\\\ c &= d. \\label{x}'), '\\begin{aligned} a &\\le b, \\\\ c &= d. \\end{aligned}');
+  assert.equal(texError(sourceDisplay('a &\\le b, \\\\ c &= d. \\label{x}')), null);
+  assert.equal(sourceDisplay('x = 1 \\\\ y = 2'), '\\begin{gathered} x = 1 \\\\ y = 2 \\end{gathered}');
+  assert.equal(sourceDisplay('\\begin{pmatrix} a & b \\end{pmatrix} \\nonumber'), '\\begin{pmatrix} a & b \\end{pmatrix}');
 });

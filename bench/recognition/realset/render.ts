@@ -62,3 +62,15 @@ export function renderedTokens(src: string): string[] | null {
   }
   return tokens;
 }
+
+/**
+ * A source equation as a KaTeX display: labels and numbering switches dropped; the body of a multi-row
+ * environment (align, eqnarray, gather: `&` and `\\` at its top level) set in `aligned` (or `gathered`
+ * without `&`), as the environment itself would render it.
+ */
+export function sourceDisplay(tex: string): string {
+  const s = tex.replace(/\\label\s*\{[^{}]*\}/g, ' ').replace(/\\(?:nonumber|notag)\b/g, ' ').trim();
+  const top = s.replace(/\\begin\{([a-zA-Z*]+)\}[\s\S]*?\\end\{\1\}/g, ' ');
+  if (!/\\\\|(?<!\\)&/.test(top)) return s;
+  return /(?<!\\)&/.test(top) ? `\\begin{aligned} ${s} \\end{aligned}` : `\\begin{gathered} ${s} \\end{gathered}`;
+}

@@ -597,6 +597,9 @@ function buildArrays(pool: Item[], ctx: Ctx): Item[] {
       // Value and condition: everything after the first column is the condition.
       body = cells.map((row) => [cellTex(row[0] ?? []), cellTex(row.slice(1).flat())].filter((t, k) => k === 0 || t).join(' & ')).join(' \\\\ ');
       tex = `\\begin{cases} ${body} \\end{cases}`;
+    } else if (isBinomial(L, R, rows, cells, em)) {
+      body = '';
+      tex = `\\binom{${cellTex(cells[0]![0]!)}}{${cellTex(cells[1]![0]!)}}`;
     } else {
       body = cells.map((row) => row.map(cellTex).join(' & ')).join(' \\\\ ');
       const env = ARRAY_ENV[L.tex + R.tex];
@@ -607,6 +610,22 @@ function buildArrays(pool: Item[], ctx: Ctx): Item[] {
     pool = [...pool.filter((i) => !parts.includes(i)), c];
   }
   return pool;
+}
+
+/**
+ * `\binom{n}{k}` (and `\dbinom`), not a one-column `pmatrix`: parentheses around two rows of one cell each,
+ * each row of plain height, set further apart than an array's rows. A display binomial is a generalised
+ * fraction without a rule, its numerator 0.677 em up and its denominator 0.686 em down (CMSY's num1 and
+ * denom1): 1.36 em between baselines; an array's rows of plain height sit one strut apart, 1.2 em
+ * (`\baselineskip`); 1.28 em splits the two.
+ */
+function isBinomial(L: Item, R: Item, rows: readonly Item[][], cells: readonly Item[][][], em: number): boolean {
+  if (L.tex !== '(' || R.tex !== ')' || rows.length !== 2 || cells.length !== 2) return false;
+  if (cells.some((row) => row.length !== 1 || !row[0]!.length)) return false;
+  // Plain rows: no stacked material (a fraction, a tall group) whose height would itself push the rows apart.
+  if (rows.some((row) => Math.max(...row.map((i) => i.y1)) - Math.min(...row.map((i) => i.y0)) > 1.1 * em || row.some((i) => i.cls === 'group' && /\\frac|\\begin/.test(i.tex)))) return false;
+  const gap = mainBaseline(rows[1]!).baseline - mainBaseline(rows[0]!).baseline;
+  return gap >= 1.28 * em && gap <= 1.6 * em;
 }
 
 /** Accents over a base become `\hat{x}`. */
