@@ -67,3 +67,9 @@ test('the text-layer parser keeps the plain text and adds the LaTeX form of line
   assert.equal(page.lines[0]!.text, 'B = ρfa');
   assert.equal(page.lines[0]!.math, '$B = \\rho f a$');
 });
+
+test('Adobe Symbol\'s pieces of tall delimiters (private use) become one delimiter; other private-use characters are dropped', () => {
+  // digiconfigs draws big parentheses from parenlefttp/ex/bt; KaTeX cannot parse a private-use character.
+  const eq = mathLine([run('\uF8EB\uF8EC\uF8ED', { math: true }), run(' x + y ', { math: true }), run('\uF8F6\uF8F7\uF8F8', { math: true }), run('\uE123', { math: true })], [false, false, false, false]);
+  assert.equal(displayLatex(eq!), '( x+y)');
+});
