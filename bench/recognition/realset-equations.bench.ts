@@ -2,6 +2,9 @@
 // LaTeX source (bench/recognition/realset/equations.ts) against what the tools make of the PDF. Lectern's
 // `$$...$$` displays are compared with the source as normalised LaTeX token sequences; all tools (Lectern,
 // `pdftotext`, `mutool draw -F txt`, in the same run) are compared on the equation's symbols in order.
+// Rendered back (issue 28): each Lectern display is parsed by KaTeX (renders or not), and each source
+// equation that KaTeX renders is compared with the displays as rendered forms (KaTeX's MathML as tokens,
+// bench/recognition/realset/render.ts), both over all equations and over those matched as LaTeX.
 //   node dist/bench/recognition/realset-equations.bench.js [--root WORK/root] [--split tune|report|all]
 //     [--max-pages 60] [--out FILE] [--examples N]
 import { execFileSync } from 'node:child_process';
@@ -15,6 +18,7 @@ import { convertDocument } from '../../src/recognition/index.js';
 import { repoRoot } from '../../test/helpers/paths.js';
 import type { RealDocument } from './realset/build.js';
 import { bestLatexMatch, latexTokens, outputDisplays, outputSymbols, sourceEquations, symbolMatch, symbolsOf } from './realset/equations.js';
+import { renderedTokens, sourceDisplay, texError } from './realset/render.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string): string | undefined => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : undefined);
@@ -44,6 +48,11 @@ if (process.argv[1]?.endsWith('realset-equations.bench.js')) {
   type Count = { equations: number; symbolsMatched: number; symbolSimilaritySum: number };
   const tally = Object.fromEntries(TOOLS.map((t) => [t, { equations: 0, symbolsMatched: 0, symbolSimilaritySum: 0 }])) as Record<Tool, Count>;
   const latex = { equations: 0, matched: 0, exact: 0, similaritySum: 0, displays: 0, displaysWithUnmapped: 0 };
+  // Rendered back: displays KaTeX renders; source equations it renders (sources use their own macros) and
+  // how close their rendered forms are to the displays'.
+  const rendered = { displaysRendered: 0, sourceEquations: 0, sourceRendered: 0, matched: 0, similaritySum: 0, latexMatched: 0, latexMatchedSourceRendered: 0, latexMatchedRenderedMatched: 0, latexMatchedSimilaritySum: 0 };
+  const parseErrors: Record<string, number> = {};
+  const parseErrorExamples: { path: string; display: string; error: string }[] = [];
   const byKind: Record<string, { documents: number; equations: number; latexMatched: number; symbols: Record<Tool, number> }> = {};
   const perDoc: { path: string; split: string; pages: number; equations: number; displays: number; latexMatched: number; symbolsMatched: Record<Tool, number> }[] = [];
   const examples: { path: string; source: string; bestDisplay: string; similarity: number }[] = [];
@@ -73,6 +82,25 @@ if (process.argv[1]?.endsWith('realset-equations.bench.js')) {
         displaysWithUnmappedGlyphs: latex.displaysWithUnmapped,
       },
       symbolsInOrder: Object.fromEntries(TOOLS.map((t) => [t, { equations: tally[t].equations, matched: tally[t].symbolsMatched, percent: pct(tally[t].symbolsMatched, tally[t].equations), meanSimilarity: tally[t].equations ? Math.round((tally[t].symbolSimilaritySum / tally[t].equations) * 1000) / 1000 : null }])),
+      renderedBack: {
+        renderer: 'KaTeX 0.19.1, renderToString(display, { displayMode: true, throwOnError: true, strict: "ignore" })',
+        rule: 'renders: KaTeX parses the display; rendered comparison: KaTeX MathML of source and display as token sequences (mrow, spaces, attributes, the source annotation and \\tag left out), best display or run of 2-4 displays, similarity >= 0.8; counted over source equations KaTeX renders',
+        displays: latex.displays,
+        displaysRendered: rendered.displaysRendered,
+        rendersPercent: pct(rendered.displaysRendered, latex.displays),
+        sourceEquations: rendered.sourceEquations,
+        sourceRendered: rendered.sourceRendered,
+        renderedMatched: rendered.matched,
+        renderedMatchedPercent: pct(rendered.matched, rendered.sourceRendered),
+        renderedMeanSimilarity: rendered.sourceRendered ? Math.round((rendered.similaritySum / rendered.sourceRendered) * 1000) / 1000 : null,
+        latexMatched: rendered.latexMatched,
+        latexMatchedSourceRendered: rendered.latexMatchedSourceRendered,
+        latexMatchedAlsoRenderedMatched: rendered.latexMatchedRenderedMatched,
+        latexMatchedAlsoRenderedPercent: pct(rendered.latexMatchedRenderedMatched, rendered.latexMatchedSourceRendered),
+        latexMatchedRenderedMeanSimilarity: rendered.latexMatchedSourceRendered ? Math.round((rendered.latexMatchedSimilaritySum / rendered.latexMatchedSourceRendered) * 1000) / 1000 : null,
+        parseErrors: Object.fromEntries(Object.entries(parseErrors).sort((a, b) => b[1] - a[1])),
+        parseErrorExamples,
+      },
       byDocumentKind: Object.fromEntries(Object.entries(byKind).map(([n, v]) => [n, { documents: v.documents, equations: v.equations, latexMatchedPercent: pct(v.latexMatched, v.equations), symbolsPercent: Object.fromEntries(TOOLS.map((t) => [t, pct(v.symbols[t], v.equations)])) }])),
       cpu: { benchProcessMs: Math.round((cpu.user + cpu.system) / 1000), lecternInProcessMs: Math.round(lecternCpuMs) },
       perDocument: perDoc,
@@ -115,8 +143,34 @@ if (process.argv[1]?.endsWith('realset-equations.bench.js')) {
         latex.displays += shown.length;
         latex.displaysWithUnmapped += shown.filter((s) => /[\uFFFD\u25A1]/.test(s)).length;
         const toks = shown.map((s) => latexTokens(s));
+        // Rendered back: each display parsed by KaTeX; its rendered form ([] when it does not parse).
+        const shownRendered = shown.map((s) => {
+          const err = texError(s);
+          if (err === null) {
+            rendered.displaysRendered++;
+            return renderedTokens(s) ?? [];
+          }
+          const kind = err.replace(/^KaTeX parse error: /, '').replace(/ at position \d+[\s\S]*$/, '').replace(/'[^']*'|"[^"]*"|\\[A-Za-z]+/g, (m) => (m.startsWith('\\') ? m : "'…'")).slice(0, 80);
+          parseErrors[kind] = (parseErrors[kind] ?? 0) + 1;
+          if (parseErrorExamples.length < examplesWanted) parseErrorExamples.push({ path: d.path, display: s.slice(0, 200), error: err.slice(0, 160) });
+          return [];
+        });
         for (const e of eqs) {
           const sim = bestLatexMatch(e.tokens, toks);
+          rendered.sourceEquations++;
+          const src = renderedTokens(sourceDisplay(e.tex));
+          if (sim >= MATCH) rendered.latexMatched++;
+          if (src) {
+            rendered.sourceRendered++;
+            const rsim = bestLatexMatch(src, shownRendered);
+            rendered.similaritySum += rsim;
+            if (rsim >= MATCH) rendered.matched++;
+            if (sim >= MATCH) {
+              rendered.latexMatchedSourceRendered++;
+              rendered.latexMatchedSimilaritySum += rsim;
+              if (rsim >= MATCH) rendered.latexMatchedRenderedMatched++;
+            }
+          }
           latex.equations++;
           latex.similaritySum += sim;
           if (sim >= MATCH) {
@@ -152,5 +206,5 @@ if (process.argv[1]?.endsWith('realset-equations.bench.js')) {
   const result = summary(true);
   const out = opt('out');
   if (out) writeFileSync(out, JSON.stringify(result, null, 1) + '\n');
-  console.log(JSON.stringify({ documents: perDoc.length, latex: result.latex, symbolsInOrder: result.symbolsInOrder, byDocumentKind: result.byDocumentKind }, null, 1));
+  console.log(JSON.stringify({ documents: perDoc.length, latex: result.latex, renderedBack: { ...result.renderedBack, parseErrorExamples: undefined }, symbolsInOrder: result.symbolsInOrder, byDocumentKind: result.byDocumentKind }, null, 1));
 }

@@ -2,7 +2,20 @@
 // spaced, scripts by size and position, inline `$...$` in running text, displayed lines `$$...$$`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MATH_FONT_RE, displayLatex, mathLine, type MathRun } from '../../src/recognition/structure/math-latex.js';
+import { MATH_FONT_RE, displayLatex as display, mathLine as line_, type MathRun } from '../../src/recognition/structure/math-latex.js';
+import { assertMathRenders, assertRenders } from './helpers/katex.js';
+
+// What the converter emits here must render in KaTeX: inline formulas of a line, displays.
+const mathLine: typeof line_ = (...args) => {
+  const r = line_(...args);
+  if (r) assertMathRenders(r);
+  return r;
+};
+const displayLatex: typeof display = (...args) => {
+  const r = display(...args);
+  if (r) assertRenders(r);
+  return r;
+};
 import { parseStextPage } from '../../src/recognition/pdf/stext-parser.js';
 
 const run = (text: string, o: Partial<MathRun> = {}): MathRun => ({ text, size: 10, y0: 100, y1: 110, math: false, ...o });
@@ -53,4 +66,10 @@ test('the text-layer parser keeps the plain text and adds the LaTeX form of line
   });
   assert.equal(page.lines[0]!.text, 'B = ρfa');
   assert.equal(page.lines[0]!.math, '$B = \\rho f a$');
+});
+
+test('Adobe Symbol\'s pieces of tall delimiters (private use) become one delimiter; other private-use characters are dropped', () => {
+  // digiconfigs draws big parentheses from parenlefttp/ex/bt; KaTeX cannot parse a private-use character.
+  const eq = mathLine([run('\uF8EB\uF8EC\uF8ED', { math: true }), run(' x + y ', { math: true }), run('\uF8F6\uF8F7\uF8F8', { math: true }), run('\uE123', { math: true })], [false, false, false, false]);
+  assert.equal(displayLatex(eq!), '( x+y)');
 });

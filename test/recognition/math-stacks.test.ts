@@ -10,6 +10,7 @@ import { parseStextPage } from '../../src/recognition/pdf/stext-parser.js';
 import { MATH_FONT_RE } from '../../src/recognition/structure/math-latex.js';
 import { convertDocument } from '../../src/recognition/index.js';
 import { fixtures, needs, runner } from './helpers/tools.js';
+import { assertMathRenders } from './helpers/katex.js';
 
 const isMath = (n: string): boolean => MATH_FONT_RE.test(n);
 const CMMI = { name: 'XNFFAH+CMMI10', size: 9, style: 'italic' };
@@ -104,6 +105,7 @@ const skip = await needs('mutool');
 
 test('end to end: a pdfLaTeX page with displayed fractions and radicals reads as \\frac and \\sqrt, nested ones too (ADR 0320)', { skip }, async () => {
   const r = await convertDocument(readFileSync(join(fixtures, 'stacked-math.pdf')), { runner });
+  assertMathRenders(r.markdown);
   assert.match(r.markdown, /\$\$x = \\frac\{a \+ b\}\{c\}\$\$/);
   assert.match(r.markdown, /\$\$s = \\sqrt\{v \+ w\}\$\$/);
   assert.match(r.markdown, /\$\$y = \\frac\{x\^\{2\}\}\{2n\}\$\$/);

@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { bestLatexMatch, latexTokens, outputDisplays, outputSymbols, similarity, sourceEquations, symbolMatch, symbolsOf } from '../../bench/recognition/realset/equations.js';
+import { markdownMath, renderedTokens, sourceDisplay, texError } from '../../bench/recognition/realset/render.js';
 
 const SOURCE = String.raw`\documentclass{article}
 \newcommand{\R}{\mathbb{R}}
@@ -55,4 +56,24 @@ test('matching: similarity of token sequences, runs of consecutive displays, sym
   assert.equal(symbolMatch(sym, outputSymbols('so α ≤ 1\n2 holds')), 1);
   assert.equal(symbolMatch(sym, outputSymbols('we have $\\alpha \\leq \\frac{1}{2}$ here')), 1);
   assert.ok(symbolMatch(sym, outputSymbols('nothing of the kind')) < 0.8);
+});
+
+test('rendered back: KaTeX parses a display or says why; the rendered forms compare spellings, not source text', () => {
+  assert.equal(texError('x_{i}^{2} + \\frac{a}{b} \\tag{1}'), null);
+  assert.match(texError('\\frac{a}') ?? '', /KaTeX parse error/);
+  assert.notEqual(texError('\\begin{pmatrix} a & b'), null);
+  // The same rendering from two spellings; the source annotation and the equation number do not count.
+  assert.deepEqual(renderedTokens('x_i^2 + y'), renderedTokens('x^{2}_{i} + {y} \\tag{3}'));
+  assert.notDeepEqual(renderedTokens('x_i^2'), renderedTokens('x^i_2'));
+  assert.equal(renderedTokens('\\frac{a}'), null);
+  assert.ok(!renderedTokens('\\alpha')!.join('').includes('alpha'), 'the annotation (the LaTeX itself) is left out');
+  // Displays and inline formulas of Markdown, an escaped dollar not taken for one.
+  assert.deepEqual(markdownMath('costs \\$5 per $n$:\n\n$$a = b$$\n'), [{ tex: 'n', display: false }, { tex: 'a = b', display: true }]);
+});
+
+test('a source equation as a KaTeX display: the rows of an alignment set in aligned, labels dropped', () => {
+  assert.equal(sourceDisplay('a &\\le b, \\\\ c &= d. \\label{x}'), '\\begin{aligned} a &\\le b, \\\\ c &= d. \\end{aligned}');
+  assert.equal(texError(sourceDisplay('a &\\le b, \\\\ c &= d. \\label{x}')), null);
+  assert.equal(sourceDisplay('x = 1 \\\\ y = 2'), '\\begin{gathered} x = 1 \\\\ y = 2 \\end{gathered}');
+  assert.equal(sourceDisplay('\\begin{pmatrix} a & b \\end{pmatrix} \\nonumber'), '\\begin{pmatrix} a & b \\end{pmatrix}');
 });

@@ -21,6 +21,9 @@ const proseIn = (t: string): number => (t.match(WORDS_RE) ?? []).filter((w) => !
 /** Prose words of a line: outside its math-font runs when it has them (`tdim` in `t^{dim}` is no word). */
 const wordsOf = (l: LayoutLine): number => proseIn(l.math !== undefined ? l.math.replace(/\$[^$]*\$/g, ' ') : l.text);
 
+/** Glyphs of a big delimiter as the text layer gives them: unmapped (CMEX) or Adobe Symbol's private-use pieces. */
+const BIG_DELIM_RE = /[\uFFFD\uF8E5-\uF8FE]/;
+
 const FORMULA_RE = /[=<>≤≥≈≠≡∼≃≅∝∈∉⊂⊆⊃⊇→←⇒⇔↦+−×÷±∑∏∫∮√∂∇⋃⋂\uFFFD]|\S\s*[/|]\s*\S/;
 
 /** A line that reads as a formula on its own: all math, unmapped glyphs of a math font, or an equation in text fonts. */
@@ -62,6 +65,10 @@ export function displayRegions(lines: readonly LayoutLine[]): number[][] {
   const taken = new Set<number>();
   const seeds = lines.map(seed);
   const ok = lines.map((l, k) => seeds[k]! || attachable(l));
+  // A short line with a word or two (`otherwise`, `if x > 0` beside a brace) belongs to a display only when
+  // it starts inside the display's extent, right of its left edge (a prose line starts at the column's
+  // margin), on a row of the display.
+  const wordy = lines.map((l, k) => !ok[k] && !l.mono && l.text.trim().length <= 40 && wordsOf(l) <= 2);
   for (let s = 0; s < lines.length; s++) {
     if (taken.has(s) || !seeds[s]) continue;
     const region = [s];
@@ -71,18 +78,24 @@ export function displayRegions(lines: readonly LayoutLine[]): number[][] {
       changed = false;
       const box = unionBox(region.map((i) => lines[i]!));
       const em = Math.max(...region.map((i) => lines[i]!.size));
+      // A region holding a big delimiter drawn in pieces or unmapped (a brace of `cases`, a matrix's
+      // parentheses) reaches further sideways: its columns are an em or more apart.
+      const reach = region.some((i) => BIG_DELIM_RE.test(lines[i]!.text)) ? 4 : 1;
       for (let k = 0; k < lines.length; k++) {
-        if (taken.has(k) || !ok[k]) continue;
+        if (taken.has(k) || !(ok[k] || wordy[k])) continue;
         const l = lines[k]!;
+        // It must share its row with a line of the display (a condition beside its value): the end of a prose
+        // line above or below a display starts inside its extent too.
+        if (!ok[k] && !(l.x0 >= box.x0 + 0.5 * em && l.x0 <= box.x1 + reach * em && region.some((i) => Math.min(lines[i]!.y1, l.y1) - Math.max(lines[i]!.y0, l.y0) > 0.5 * Math.min(lines[i]!.y1 - lines[i]!.y0, l.y1 - l.y0)))) continue;
         const rowShared = gapY(l, box) < -0.3 * l.size;
-        const close = gapY(l, box) <= 0.6 * Math.max(em, l.size) && overlapX(l, { ...box, x0: box.x0 - em, x1: box.x1 + em }) > 0;
-        const number = EQNUM_LINE_RE.test(l.text.trim()) && rowShared;
+        const close = gapY(l, box) <= 0.6 * Math.max(em, l.size) && overlapX(l, { ...box, x0: box.x0 - em, x1: box.x1 + reach * em }) > 0;
+        const number = !close && rowShared && EQNUM_LINE_RE.test(l.text.trim());
         if (!close && !number) continue;
         // A prose line between the region and the candidate (a sentence between two displays) separates them.
         const cyl = (l.y0 + l.y1) / 2;
         const nearest = region.map((i) => (lines[i]!.y0 + lines[i]!.y1) / 2).reduce((a, b) => (Math.abs(b - cyl) < Math.abs(a - cyl) ? b : a));
-        const blocked = lines.some((p, j) => !ok[j] && overlapX(p, l) > 0 && (p.y0 + p.y1) / 2 > Math.min(nearest, cyl) && (p.y0 + p.y1) / 2 < Math.max(nearest, cyl));
-        if ((close || number) && !blocked) {
+        const blocked = lines.some((p, j) => !ok[j] && overlapX(p, l) > 0 && (p.y0 + p.y1) / 2 > Math.min(nearest, cyl) && (p.y0 + p.y1) / 2 < Math.max(nearest, cyl) && !region.includes(j));
+        if (!blocked) {
           region.push(k);
           taken.add(k);
           changed = true;
@@ -180,11 +193,12 @@ export function applyDisplayMath(lines: readonly LayoutLine[], glyphs: readonly 
     // The trace and the text layer must agree on what is there.
     if (mine.length < 0.6 * chars || mine.length > 1.5 * chars + 4) continue;
     const eq = rebuildEquation(mine, rules);
-    if (!eq) continue;
+    // A display that rebuilds to nothing (its glyphs all unmapped or rules only) keeps its lines.
+    if (!eq || eq.displays.every((d) => !d.latex.trim())) continue;
     const box = unionBox(ls);
     const size = Math.max(...ls.map((l) => l.size));
     const text = ls.map((l) => l.text).join(' ');
-    const out: LayoutLine[] = eq.displays.map((d, k) => ({
+    const out: LayoutLine[] = eq.displays.filter((d) => d.latex.trim()).map((d, k) => ({
       text: k === 0 ? text : '',
       ...box,
       size,

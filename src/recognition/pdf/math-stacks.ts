@@ -160,7 +160,10 @@ export function parseTraceRules(xml: string): HRule[] {
     const y1 = Math.max(...ys);
     const width = m[1] === 'stroke_path' ? Number(/linewidth="([^"]*)"/.exec(attrs)?.[1] ?? '1') * Math.abs(d || 1) : 0;
     const thick = y1 - y0 + width;
-    if (x1 - x0 >= 2 && thick <= 1.5 && (m[1] === 'stroke_path' ? pts.length === 2 : pts.length >= 4)) rules.push({ x0, x1, y: (y0 + y1) / 2 });
+    // A stroked rule is one segment, or (as dvipdfmx draws TeX's rules) several parallel hairlines over the
+    // same span, each a moveto-lineto pair.
+    const hairlines = pts.length % 2 === 0 && pts.every((p, k) => (k % 2 === 0 ? Math.abs(pts[k + 1]!.y - p.y) < 0.01 && Math.abs(Math.min(p.x, pts[k + 1]!.x) - x0) < 0.5 && Math.abs(Math.max(p.x, pts[k + 1]!.x) - x1) < 0.5 : true));
+    if (x1 - x0 >= 2 && thick <= 1.5 && (m[1] === 'stroke_path' ? pts.length === 2 || hairlines : pts.length >= 4)) rules.push({ x0, x1, y: (y0 + y1) / 2 });
   }
   return rules;
 }

@@ -15,6 +15,8 @@ import { parseStextJson, parseStextPage, rtlShare, type StextPage, type StextPag
 import { parseTraceRules, rebuildStacks } from './math-stacks.js';
 import { applyDisplayMath, displayRegions } from './display-math.js';
 import { parseTraceGlyphs } from './trace-glyphs.js';
+import { mapUnmappedRuns } from './inline-delimiters.js';
+import type { MathGlyph } from '../structure/math-layout.js';
 import { MATH_FONT_RE } from '../structure/math-latex.js';
 import { parseStextXml } from './stext-xml.js';
 import { spacingSuspect } from './glyph-spacing.js';
@@ -332,11 +334,12 @@ async function extractChunk(pages: number[], ctx: ConversionContext): Promise<Ch
 
 /**
  * Whether a page will be traced by {@link pageFromContent}: stacked math (ADR 0134) or a displayed equation
- * (ADR 0320). A stacked page is traced whether or not its rebuilt lines hold a display; any other page
+ * (ADR 0320), or an extension-font glyph (U+FFFD) in a text line outside the displays (ADR 0348). A stacked
+ * page is traced whether or not its rebuilt lines hold a display; any other page
  * keeps its lines, so the display test here is the one pageFromContent makes.
  */
 function needsTrace(content: StextPageContent | undefined): boolean {
-  return !!content && (!!content.stacked || hasDisplay(content.lines));
+  return !!content && (!!content.stacked || hasDisplay(content.lines) || (!!content.unmapped && unmappedOutside(content.lines, displayBoxes(content.lines))));
 }
 
 /** A page's display regions, remembered per lines array (asked again for the same page, then applied). */
@@ -391,14 +394,19 @@ function traceBatch(pages: readonly number[], ctx: ConversionContext): Map<numbe
   return out;
 }
 
-async function pageFromContent(p: number, box: PdfPageBox, content00: StextPageContent, ctx: ConversionContext, batched?: Promise<string | null>): Promise<PageExtraction> {
+async function pageFromContent(p: number, box: PdfPageBox, content000: StextPageContent, ctx: ConversionContext, batched?: Promise<string | null>): Promise<PageExtraction> {
   // Pages with math are traced once (`mutool draw -F trace`): for the rules of stacked fractions and
   // radicals (ADR 0134), and for the glyphs of displayed equations (ADR 0320). A trace from the chunk's
   // batch is used when it came; otherwise the page is traced on its own.
   let traced: Promise<string | null> | undefined;
   const trace = (): Promise<string | null> => (traced ??= batched ? batched.then((xml) => xml ?? traceXml(p, ctx)) : traceXml(p, ctx));
+  // The trace's glyphs, parsed once for the inline delimiters and the displays of the page.
+  let glyphs: MathGlyph[] | undefined;
+  const traceGlyphs = (xml: string): MathGlyph[] => (glyphs ??= parseTraceGlyphs(xml));
+  // Big delimiters and operators of the extension font inside text lines (U+FFFD) are named from the trace.
+  const content00 = content000.unmapped ? await inlineDelimiters(content000, ctx, trace, traceGlyphs) : content000;
   const content1 = content00.stacked ? await stackedContent(p, content00, ctx, trace) : content00;
-  const content0 = hasDisplay(content1.lines) ? await displayContent(content1, ctx, trace) : content1;
+  const content0 = hasDisplay(content1.lines) ? await displayContent(content1, ctx, trace, traceGlyphs) : content1;
   // Right-to-left pages are read again from the XML, whose character boxes reveal ligatures; so are pages
   // whose words look split at every glyph or run together, whose spaces are decided again from the
   // glyphs' advances (ADR 0290). Stacked-math pages keep their rebuilt stacks.
@@ -436,6 +444,53 @@ async function stackedContent(p: number, content: StextPageContent, ctx: Convers
   }
 }
 
+/** The boxes of a page's display regions (their glyphs are rebuilt with the displays, not mapped inline). */
+function displayBoxes(lines: readonly LayoutLine[]): { x0: number; y0: number; x1: number; y1: number }[] {
+  return regionsOf(lines).map((r) => {
+    const ls = r.map((i) => lines[i]!);
+    return { x0: Math.min(...ls.map((l) => l.x0)), y0: Math.min(...ls.map((l) => l.y0)), x1: Math.max(...ls.map((l) => l.x1)), y1: Math.max(...ls.map((l) => l.y1)) };
+  });
+}
+
+/** Whether a line outside the displays holds an unmapped glyph (U+FFFD): only those call for the trace. */
+function unmappedOutside(lines: readonly LayoutLine[], keepOut: readonly { x0: number; y0: number; x1: number; y1: number }[]): boolean {
+  const inside = (l: { x0: number; y0: number; x1: number; y1: number }) => keepOut.some((k) => (l.x0 + l.x1) / 2 >= k.x0 && (l.x0 + l.x1) / 2 <= k.x1 && (l.y0 + l.y1) / 2 >= k.y0 && (l.y0 + l.y1) / 2 <= k.y1);
+  return lines.some((l) => l.text.includes('\uFFFD') && !inside(l));
+}
+
+/**
+ * A page whose text runs hold extension-font glyphs (U+FFFD) outside its displays, parsed again with each
+ * such glyph replaced by the character its traced glyph name gives (pdf/inline-delimiters.ts); the page as
+ * it was when the trace fails or nothing maps. Displays keep theirs: they are rebuilt from the glyphs.
+ */
+async function inlineDelimiters(content: StextPageContent, ctx: ConversionContext, trace: () => Promise<string | null>, glyphsOf: (xml: string) => MathGlyph[]): Promise<StextPageContent> {
+  const { unmapped: raw, ...plain } = content;
+  if (!raw || ctx.remainingMs() <= 0) return plain;
+  const keepOut = displayBoxes(content.lines);
+  if (!unmappedOutside(content.lines, keepOut)) return plain;
+  const xml = await trace();
+  if (xml === null) return plain;
+  const t0 = ctx.now();
+  try {
+    const done = mapUnmappedRuns(raw, glyphsOf(xml), keepOut);
+    if (!done.mapped) return plain;
+    // Only the changed blocks are parsed again; their lines replace the old ones (a line's block is the
+    // index of its block among the page's text blocks).
+    let lines = content.lines;
+    const all = done.page.blocks ?? [];
+    for (const bi of done.changedBlocks) {
+      const index = all.slice(0, bi).filter((b) => b.type !== 'image').length;
+      const fresh = parseStextPage({ blocks: [all[bi]!] }).lines.map((l) => ({ ...l, block: index }));
+      const at = lines.findIndex((l) => l.block === index);
+      if (at < 0) continue;
+      lines = [...lines.slice(0, at), ...fresh, ...lines.slice(at).filter((l) => l.block !== index)];
+    }
+    return { ...plain, lines, ...(plain.stacked ? { stacked: done.page } : {}) };
+  } finally {
+    ctx.time('layout', ctx.now() - t0);
+  }
+}
+
 /** The page's trace (`mutool draw -F trace`, one process), or null when it fails. */
 async function traceXml(p: number, ctx: ConversionContext): Promise<string | null> {
   if (ctx.remainingMs() <= 0) return null;
@@ -465,12 +520,12 @@ async function traceXml(p: number, ctx: ConversionContext): Promise<string | nul
  * A page with displayed equations: each rebuilt whole from the page's traced glyphs and rules (ADR 0320);
  * the page as it was when the trace fails or nothing could be rebuilt.
  */
-async function displayContent(content: StextPageContent, ctx: ConversionContext, trace: () => Promise<string | null>): Promise<StextPageContent> {
+async function displayContent(content: StextPageContent, ctx: ConversionContext, trace: () => Promise<string | null>, glyphsOf: (xml: string) => MathGlyph[]): Promise<StextPageContent> {
   const xml = await trace();
   if (xml === null) return content;
   const t0 = ctx.now();
   try {
-    const done = applyDisplayMath(content.lines, parseTraceGlyphs(xml), parseTraceRules(xml), regionsOf(content.lines));
+    const done = applyDisplayMath(content.lines, glyphsOf(xml), parseTraceRules(xml), regionsOf(content.lines));
     if (done.rebuilt === 0) return content;
     // Stacks the run-level pass left as text (ADR 0134) are counted as such only while some line of a
     // plain block remains outside the rebuilt displays.

@@ -46,6 +46,11 @@ export interface StextPageContent {
   readonly stacked?: StextPage;
   /** Stacks around rules that could not be rebuilt (set by the extractor after the trace). */
   readonly unresolvedStacks?: number;
+  /**
+   * The page as MuPDF wrote it, kept only when a math-font run holds U+FFFD (an extension-font glyph: a big
+   * delimiter or operator): the extractor maps those from the page's trace and parses the page again.
+   */
+  readonly unmapped?: StextPage;
 }
 
 interface Run {
@@ -142,6 +147,7 @@ export function parseStextPage(page: StextPage, fonts: Map<string, FontFlags[]> 
   const images: Box[] = [];
   let blockIndex = 0;
   let anyMath = false;
+  let anyUnmapped = false;
   for (const block of page.blocks ?? []) {
     const bb = block.bbox;
     if (block.type === 'image') {
@@ -177,6 +183,7 @@ export function parseStextPage(page: StextPage, fonts: Map<string, FontFlags[]> 
       const size = f.size && f.size > 0 ? f.size : l.bbox.h * 0.8;
       const flags = fontFlags(f, fonts);
       if (flags.math && l.latex === undefined) anyMath = true;
+      if (flags.math && text.includes('\uFFFD')) anyUnmapped = true;
       runs.push({
         text,
         x0: l.bbox.x,
@@ -202,7 +209,8 @@ export function parseStextPage(page: StextPage, fonts: Map<string, FontFlags[]> 
     }
     blockIndex++;
   }
-  return anyMath && hasStackCandidate(page, (n) => MATH_FONT_RE.test(n)) ? { lines, images, stacked: page } : { lines, images };
+  const stacked = anyMath && hasStackCandidate(page, (n) => MATH_FONT_RE.test(n));
+  return { lines, images, ...(stacked ? { stacked: page } : {}), ...(anyUnmapped ? { unmapped: page } : {}) };
 }
 
 /** Splits the runs of a block into visual lines, then splits each line at wide gaps. */

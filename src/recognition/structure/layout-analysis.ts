@@ -259,7 +259,8 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
     }
     // A displayed equation: lines all math (rebuilt as LaTeX), or lines that read as a formula in text.
     const display = lines.length <= 3 && lines.every((l) => l.math) ? lines.map((l) => displayLatex(l.math!)) : null;
-    if (display && display.every((d) => d !== null)) return { kind: 'equation', page, text, latex: display.join(' \\\\ ') };
+    // Several lines are gathered, so that they render as rows (a bare \\ at the top of a display does not).
+    if (display && display.every((d) => d !== null)) return { kind: 'equation', page, text, latex: display.length > 1 ? `\\begin{gathered} ${display.join(' \\\\ ')} \\end{gathered}` : display[0]! };
     if (lines.length <= 3 && looksLikeEquation(text)) return { kind: 'equation', page, text };
     // Running text with math in it: the math as inline `$...$` (the plain text decided everything above).
     const shown = lines.some((l) => l.math) ? joinParagraph(lines.map((l) => l.math ?? l.text), vocab) : text;

@@ -25,6 +25,9 @@ const SYMBOLS: Readonly<Record<string, string>> = {
   '⟨': '\\langle', '⟩': '\\rangle', '‖': '\\|', '∥': '\\parallel', '⊥': '\\perp', '°': '^{\\circ}',
 };
 
+/** Top pieces of Adobe Symbol's tall delimiters (parenlefttp U+F8EB ... bracerighttp U+F8FC). */
+const SYMBOL_PIECES: Readonly<Record<string, string>> = { '\uF8EB': '(', '\uF8EE': '[', '\uF8F1': '\\{', '\uF8F6': ')', '\uF8F9': ']', '\uF8FC': '\\}' };
+
 /** Letters of LaTeX commands must not run into the letters after them: `\rho f`, not `\rhof`. */
 export function texOf(text: string): string {
   let out = '';
@@ -32,6 +35,14 @@ export function texOf(text: string): string {
     // A glyph without a character mapping (TeX's extension font) is no LaTeX; displays are rebuilt from the
     // glyph names where the page is traced (ADR 0320).
     if (ch === '\uFFFD') continue;
+    // Adobe Symbol's pieces of tall delimiters (private use U+F8E5..U+F8FE, as word processors and
+    // digiconfigs draw big parentheses): the top piece is the delimiter, extenders and bottoms add nothing.
+    // Other private-use characters have no meaning outside their font and no renderer parses them.
+    const cp = ch.codePointAt(0)!;
+    if (cp >= 0xe000 && cp <= 0xf8ff) {
+      out += SYMBOL_PIECES[ch] ?? '';
+      continue;
+    }
     const cmd = SYMBOLS[ch];
     if (cmd) {
       out += cmd;

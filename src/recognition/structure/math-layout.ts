@@ -67,6 +67,8 @@ const EXT_NAMES: Readonly<Record<string, string>> = {
   unionmulti: '\\biguplus', unionsq: '\\bigsqcup', logicaland: '\\bigwedge', logicalor: '\\bigvee', circleplus: '\\bigoplus', circlemultiply: '\\bigotimes',
   circledot: '\\bigodot', radical: '\\sqrt', hat: '\\widehat', tilde: '\\widetilde', brace: '\\{',
 };
+/** Pieces of an extensible delimiter by glyph name (`parenlefttp`, `bracketrightex`, `braceleftmid`, `braceex`). */
+const PIECE_NAME_RE = /^(?:(paren|bracket|brace)(left|right)(tp|ex|bt|mid)|braceex|vextend(?:single|double))$/;
 /** Size suffixes of extension-font glyph names, with the glyph's depth below its baseline in ems (cmex10 metrics). */
 const EXT_SUFFIX_RE = /(text|display|big|Big|bigg|Bigg|tp|bt|ex|mid|wide|wider|widest|vertex)$/;
 const EXT_DEPTH: Readonly<Record<string, number>> = { text: 1.0, display: 1.4, big: 1.2, Big: 1.8, bigg: 2.4, Bigg: 3.0, tp: 1.8, bt: 1.8, ex: 0.6, mid: 0.9, vertex: 0.6 };
@@ -107,7 +109,7 @@ export const UNICODE_TEX: Readonly<Record<string, string>> = {
   '⊗': '\\otimes', '⊕': '\\oplus', '⊖': '\\ominus', '⊙': '\\odot', '⋆': '\\star', '†': '\\dagger', '‡': '\\ddagger', '∖': '\\setminus', '∣': '\\mid',
   '∑': '\\sum', '∏': '\\prod', '∐': '\\coprod', '∫': '\\int', '∬': '\\iint', '∭': '\\iiint', '∮': '\\oint', '⋃': '\\bigcup', '⋂': '\\bigcap', '⋁': '\\bigvee',
   '⋀': '\\bigwedge', '⨁': '\\bigoplus', '⨂': '\\bigotimes', '⨀': '\\bigodot', '⨄': '\\biguplus', '⨆': '\\bigsqcup',
-  '√': '\\sqrt', '∂': '\\partial', '∇': '\\nabla', '∞': '\\infty', 'ℓ': '\\ell', 'ℏ': '\\hbar', 'ı': '\\imath', 'ȷ': '\\jmath', '℘': '\\wp', 'ℵ': '\\aleph',
+  '√': '\\sqrt', '∂': '\\partial', '∇': '\\nabla', '∞': '\\infty', 'ℓ': '\\ell', 'ℏ': '\\hbar', '\u210e': 'h', '\u2126': '\\Omega', '\u2206': '\\Delta', '∕': '/', 'ı': '\\imath', 'ȷ': '\\jmath', '℘': '\\wp', 'ℵ': '\\aleph',
   '∈': '\\in', '∉': '\\notin', '∋': '\\ni', '⊂': '\\subset', '⊆': '\\subseteq', '⊃': '\\supset', '⊇': '\\supseteq', '⊊': '\\subsetneq', '∪': '\\cup',
   '∩': '\\cap', '⊎': '\\uplus', '⊔': '\\sqcup', '⊓': '\\sqcap', '∅': '\\emptyset', '∀': '\\forall', '∃': '\\exists', '∄': '\\nexists', '¬': '\\neg',
   '∧': '\\wedge', '∨': '\\vee', '→': '\\rightarrow', '←': '\\leftarrow', '↔': '\\leftrightarrow', '↑': '\\uparrow', '↓': '\\downarrow',
@@ -149,8 +151,10 @@ export function glyphExtent(font: string, glyph: string, size: number, baseline:
     if (glyph === 'integraltext' || glyph === 'contintegraltext') depth = 1.11;
     return { y0: baseline - 0.04 * size, y1: baseline + depth * size };
   }
+  // A piece of a big delimiter in a text or symbol font (Adobe Symbol): about an em and a quarter tall.
+  if (PIECE_NAME_RE.test(glyph)) return { y0: baseline - 0.92 * size, y1: baseline + 0.26 * size };
   // TeX's radical sign (CMSY `radical`, txfonts/pxfonts alike) hangs below its baseline like an extension glyph.
-  if (glyph === 'radical' && /cmsy|cmbsy|txsy|pxsy|ntxsy|lmmathsymbols/i.test(font)) return { y0: baseline - 0.04 * size, y1: baseline + 0.96 * size };
+  if ((glyph === 'radical' || unicode === '√') && /cmsy|cmbsy|txsy|pxsy|ntxsy|lmmathsymbols/i.test(font)) return { y0: baseline - 0.04 * size, y1: baseline + 0.96 * size };
   // Other glyphs by their shape: operators around the math axis, letters by x-height, ascenders and descenders.
   const ch = unicode && !/[\uFFFD\u25A1]/.test(unicode) ? unicode : glyph.length === 1 ? glyph : '';
   if (!ch) return { y0: baseline - 0.72 * size, y1: baseline + 0.22 * size };
@@ -223,11 +227,22 @@ export function glyphTex(font: string, glyph: string, unicode: string): { tex: s
     const t = EXT_NAMES[base] ?? EXT_NAMES[glyph] ?? (base.startsWith('brace') ? (/right/.test(base) ? '\\}' : '\\{') : undefined);
     if (t) return { tex: t, accent: false };
   }
+  // Pieces of big delimiters by name in any font (Adobe Symbol's `parenlefttp`, `braceex`, as word processors
+  // draw a tall parenthesis or brace; their Unicode is empty or private-use).
+  const piece = PIECE_NAME_RE.exec(glyph);
+  if (piece) return { tex: piece[1] ? EXT_NAMES[`${piece[1]}${piece[2]}`]! : glyph === 'braceex' ? '\\{' : EXT_NAMES[glyph]!, accent: false };
   const usable = unicode.length > 0 && !/[\uFFFD\u25A1\uE000-\uF8FF]/.test(unicode) && !/[\u0000-\u001f]/.test(unicode);
   const ch = usable ? unicode : '';
   if (ch) {
     if (ACCENTS[ch] && !/^[~^]$/.test(ch)) return { tex: ACCENTS[ch]!, accent: true };
-    const cp = ch.codePointAt(0)!;
+    let cp = ch.codePointAt(0)!;
+    // LuaLaTeX's Unicode math fonts: MuPDF loses the plane of mathematical alphanumerics (U+1D400..U+1D7FF)
+    // in some fonts and gives Hangul (U+D400..U+D7FF; 𝑦 U+1D466 as 푦 U+D466). In a math font those are
+    // the letters.
+    if ([...ch].length === 1 && cp >= 0xd400 && cp <= 0xd7ff && /math/i.test(f)) {
+      cp += 0x10000;
+      return glyphTex(font, glyph, String.fromCodePoint(cp));
+    }
     const alnum = [...ch].length === 1 ? mathAlnum(cp) : null;
     if (alnum) return { tex: alnum, accent: false };
     // Mathematical italic and bold Greek (U+1D6A8..U+1D7C9, as OpenType math fonts map them) read as their letter.
@@ -272,7 +287,7 @@ function toItems(glyphs: readonly MathGlyph[]): { items: Item[]; unmapped: numbe
     let tex = m.tex;
     if (/^[A-Za-z0-9]$/.test(tex) && BOLD_RE.test(f)) tex = `\\mathbf{${tex}}`;
     const cls: Cls = m.accent ? 'accent' : classify(m.tex, ch || m.tex, italic);
-    const piece = EXT_FONT_RE.test(f) ? /(tp|bt|ex|mid|vertex)$/.exec(g.glyph)?.[1] : undefined;
+    const piece = g.glyph === 'braceex' ? 'any' : /^vextend/.test(g.glyph) ? 'ex' : EXT_FONT_RE.test(f) || PIECE_NAME_RE.test(g.glyph) ? /(tp|bt|ex|mid|vertex)$/.exec(g.glyph)?.[1] : undefined;
     items.push({ x0: g.x0, x1: g.x1, y0: g.y0, y1: g.y1, baseline: g.baseline, size: g.size, tex, cls, raw: ch || m.tex, font: f, ...(piece ? { piece } : {}) });
   }
   return { items: mergePieces(items), unmapped };
@@ -286,7 +301,8 @@ function mergePieces(items: Item[]): Item[] {
   const out = items.filter((i) => !i.piece);
   for (const p of pieces.sort((a, b) => a.y0 - b.y0)) {
     if (used.has(p)) continue;
-    const col = pieces.filter((q) => !used.has(q) && q.tex === p.tex && Math.min(q.x1, p.x1) - Math.max(q.x0, p.x0) > 0.3 * (p.x1 - p.x0));
+    // A brace's extension piece (`braceex`) serves either brace: it joins the column it stands in.
+    const col = pieces.filter((q) => !used.has(q) && (q.tex === p.tex || q.piece === 'any') && Math.min(q.x1, p.x1) - Math.max(q.x0, p.x0) > 0.3 * (p.x1 - p.x0));
     col.forEach((q) => used.add(q));
     const y0 = Math.min(...col.map((q) => q.y0));
     const y1 = Math.max(...col.map((q) => q.y1));
@@ -294,6 +310,37 @@ function mergePieces(items: Item[]): Item[] {
     out.push({ ...rest, y0, y1, baseline: (y0 + y1) / 2 + 0.25 * p.size, x0: Math.min(...col.map((q) => q.x0)), x1: Math.max(...col.map((q) => q.x1)) });
   }
   return out;
+}
+
+/**
+ * Three centred dots or three full stops set close on one baseline are `\\cdots` / `\\ldots` (TeX draws both
+ * as three glyphs); a negation slash (or a slash) drawn over a relation negates it (`\\in` -> `\\notin`).
+ */
+function mergeDots(items: Item[]): Item[] {
+  const out: Item[] = [];
+  for (let k = 0; k < items.length; k++) {
+    const a = items[k]!;
+    const b = items[k + 1];
+    const c = items[k + 2];
+    const same = (p: Item, q: Item | undefined): q is Item => !!q && q.tex === p.tex && Math.abs(q.baseline - p.baseline) < 0.1 * p.size && Math.abs(q.size - p.size) < 0.05 * p.size && q.x0 - p.x1 < 0.35 * p.size && q.x0 > p.x0;
+    if ((a.tex === '\\cdot' || a.tex === '.') && same(a, b) && same(b, c)) {
+      out.push({ ...a, x1: c.x1, tex: a.tex === '.' ? '\\ldots' : '\\cdots', cls: 'ord', raw: '…' });
+      k += 2;
+      continue;
+    }
+    out.push(a);
+  }
+  const NEGATED: Readonly<Record<string, string>> = { '\\in': '\\notin', '=': '\\neq', '\\subset': '\\not\\subset', '\\equiv': '\\not\\equiv', '\\leq': '\\not\\leq', '\\geq': '\\not\\geq', '<': '\\not<', '>': '\\not>', '\\sim': '\\nsim' };
+  const slashes = out.filter((i) => i.tex === '\\not' || i.tex === '/');
+  if (!slashes.length) return out;
+  const drop = new Set<Item>();
+  for (const sl of slashes) {
+    const rel = out.find((i) => i.cls === 'rel' && !drop.has(i) && Math.min(i.x1, sl.x1) - Math.max(i.x0, sl.x0) >= 0.5 * Math.min(i.x1 - i.x0, sl.x1 - sl.x0) && Math.abs(i.baseline - sl.baseline) < 0.3 * i.size);
+    if (!rel) continue;
+    rel.tex = NEGATED[rel.tex] ?? `\\not${rel.tex}`;
+    drop.add(sl);
+  }
+  return out.filter((i) => !drop.has(i));
 }
 
 /** Words of upright letters in a text font (one font, touching) become one item: an operator name or text. */
@@ -317,7 +364,7 @@ function mergeWords(items: Item[]): Item[] {
     }
     out.push(it);
   }
-  return out.map((i) => {
+  return mergeDots(out).map((i) => {
     if (i.cls !== 'upright' || i.raw.length < 2) return i;
     if (OPERATOR_WORDS.has(i.raw)) return { ...i, tex: `\\${i.raw}`, cls: BIG_WORDS.has(i.raw) ? 'bigop' : 'ord' };
     return TEXT_ROMAN_HINT.test(i.font) || !MATH_ITALIC_RE.test(i.font) ? { ...i, tex: `\\text{${i.raw}}`, cls: 'ord' } : i;
@@ -431,6 +478,156 @@ function buildLimits(pool: Item[], ctx: Ctx): Item[] {
   return pool;
 }
 
+/** An equation number set apart (1.5 ems or more) to the right of everything else: its items and text. */
+function trailingNumber(items: readonly Item[], em: number): { items: Item[]; tag: string } | null {
+  const sorted = [...items].sort((a, b) => a.x0 - b.x0);
+  let right = -Infinity;
+  for (let k = 0; k < sorted.length; k++) {
+    if (k > 0 && sorted[k]!.x0 - right >= 1.5 * em) {
+      const m = EQNUM_RE.exec(sorted.slice(k).map((i) => i.raw).join('').replace(/\s+/g, ''));
+      if (m) return { items: sorted.slice(k), tag: m[1]! };
+    }
+    right = Math.max(right, sorted[k]!.x1);
+  }
+  return null;
+}
+
+/** Delimiters that can stand around an array, and the amsmath environment a matching pair makes. */
+const ARRAY_ENV: Readonly<Record<string, string>> = { '()': 'pmatrix', '[]': 'bmatrix', '\\{\\}': 'Bmatrix', '||': 'vmatrix', '\\|\\|': 'Vmatrix' };
+const LEFT_DELIMS = new Set(['(', '[', '\\{', '|', '\\|', '\\langle', '\\lfloor', '\\lceil']);
+const RIGHT_DELIMS = new Set([')', ']', '\\}', '|', '\\|', '\\rangle', '\\rfloor', '\\rceil']);
+
+/**
+ * Rows of items by baseline, top to bottom: full-size glyphs set the rows (a new row more than `gap` ems
+ * below the last), smaller glyphs and tall ones go to the row nearest their middle.
+ */
+function rowsByBaseline(pool: readonly Item[], em: number, gap: number): Item[][] {
+  const tall = (i: Item) => i.cls === 'bigop' || i.cls === 'int' || i.cls === 'open' || i.cls === 'close';
+  const full = pool.filter((i) => (i.size >= 0.8 * em && !tall(i)) || i.cls === 'group');
+  const bases = [...new Set(full.map((i) => i.baseline))].sort((a, b) => a - b);
+  const rows: number[] = [];
+  for (const b of bases) if (!rows.length || b - rows[rows.length - 1]! > gap * em) rows.push(b);
+  if (rows.length <= 1) return [[...pool]];
+  const groups: Item[][] = rows.map(() => []);
+  for (const i of pool) {
+    const ref = tall(i) || i.size < 0.8 * em ? mid(i) + 0.25 * em : i.baseline;
+    let best = 0;
+    for (let r = 1; r < rows.length; r++) if (Math.abs(rows[r]! - ref) < Math.abs(rows[best]! - ref)) best = r;
+    groups[best]!.push(i);
+  }
+  return groups.filter((g) => g.length);
+}
+
+/**
+ * The cells of an array's rows: each row cut where the gap between glyphs is over `sep` ems (an array's
+ * column separation is an em or more, the space around a relation a quarter), and the cells of all rows
+ * put in columns by overlapping extent (centred or left-aligned columns overlap down the array).
+ */
+function arrayCells(rows: readonly Item[][], em: number, sep: number): { columns: number; cells: Item[][][] } {
+  const cut = rows.map((row) => {
+    const sorted = [...row].sort((a, b) => a.x0 - b.x0);
+    const cells: Item[][] = [];
+    let right = -Infinity;
+    for (const it of sorted) {
+      if (!cells.length || it.x0 - right > sep * em) cells.push([]);
+      cells[cells.length - 1]!.push(it);
+      right = Math.max(right, it.x1);
+    }
+    return cells;
+  });
+  // Columns: the extents of all cells merged where they overlap, left to right.
+  const spans = cut.flat().map((c) => union(c)).sort((a, b) => a.x0 - b.x0);
+  const cols: { x0: number; x1: number }[] = [];
+  for (const s of spans) {
+    const last = cols[cols.length - 1];
+    if (last && s.x0 < last.x1) last.x1 = Math.max(last.x1, s.x1);
+    else cols.push({ x0: s.x0, x1: s.x1 });
+  }
+  const cells = cut.map((row) => {
+    const out: Item[][] = cols.map(() => []);
+    for (const c of row) {
+      const b = union(c);
+      const k = cols.findIndex((col) => b.x0 < col.x1 && b.x1 > col.x0);
+      out[Math.max(0, k)]!.push(...c);
+    }
+    return out;
+  });
+  return { columns: cols.length, cells };
+}
+
+/**
+ * Matrices and `cases`: a pair of tall delimiters around material in two or more rows is a matrix
+ * (`pmatrix` for parentheses, `bmatrix`, `Bmatrix`, `vmatrix`, `Vmatrix`, other pairs `\left..\right` around
+ * `matrix`), a tall left brace with rows after it and no partner is `cases` (value, then condition); rows
+ * by baseline, columns by the gaps between them. Delimiters around a single row (`\left( \frac{a}{b}
+ * \right)`) are left to the row.
+ */
+function buildArrays(pool: Item[], ctx: Ctx): Item[] {
+  const em = ctx.em;
+  const tall = (i: Item) => i.y1 - i.y0 >= 1.7 * em && (LEFT_DELIMS.has(i.tex) || RIGHT_DELIMS.has(i.tex));
+  const lefts = pool.filter((i) => tall(i) && LEFT_DELIMS.has(i.tex)).sort((a, b) => a.x0 - b.x0);
+  for (const L of lefts) {
+    if (!pool.includes(L)) continue;
+    const h = L.y1 - L.y0;
+    const vOverlap = (i: Item) => Math.min(i.y1, L.y1) - Math.max(i.y0, L.y0);
+    const R = pool
+      .filter((i) => i !== L && tall(i) && RIGHT_DELIMS.has(i.tex) && i.x0 >= L.x1 - 0.1 * em && vOverlap(i) >= 0.6 * Math.min(h, i.y1 - i.y0) && (i.y1 - i.y0) / h > 0.6 && (i.y1 - i.y0) / h < 1.6)
+      .sort((a, b) => a.x0 - b.x0)[0];
+    const inside = (i: Item) => i !== L && i !== R && cx(i) > L.x1 && (!R || cx(i) < R.x0) && mid(i) > L.y0 && mid(i) < L.y1;
+    let content = pool.filter(inside);
+    if (!R) {
+      // `cases`: only a left brace, the rows after it up to an equation number set apart.
+      if (L.tex !== '\\{') continue;
+      const num = trailingNumber(content, em);
+      if (num) content = content.filter((i) => !num.items.includes(i));
+    }
+    if (!content.length) continue;
+    const rows = rowsByBaseline(content, em, 0.8).sort((a, b) => mainBaseline(a).baseline - mainBaseline(b).baseline);
+    if (rows.length < 2) continue;
+    const { cells } = arrayCells(rows, em, 0.75);
+    // The cells of an array fill its grid (a cell left empty here and there); material that only looks like
+    // rows (an integral's limits set beside it inside a big brace) leaves most of it empty.
+    const grid = R ? cells : cells.map((row) => [row[0] ?? [], row.slice(1).flat()]);
+    const filled = grid.reduce((n, row) => n + row.filter((c) => c.length).length, 0);
+    if (filled < 0.75 * grid.length * Math.max(1, ...grid.map((row) => row.length))) continue;
+    const cellTex = (c: Item[]) => (c.length ? buildRow(c, ctx) : '');
+    let body: string;
+    let tex: string;
+    if (!R) {
+      // Value and condition: everything after the first column is the condition.
+      body = cells.map((row) => [cellTex(row[0] ?? []), cellTex(row.slice(1).flat())].filter((t, k) => k === 0 || t).join(' & ')).join(' \\\\ ');
+      tex = `\\begin{cases} ${body} \\end{cases}`;
+    } else if (isBinomial(L, R, rows, cells, em)) {
+      body = '';
+      tex = `\\binom{${cellTex(cells[0]![0]!)}}{${cellTex(cells[1]![0]!)}}`;
+    } else {
+      body = cells.map((row) => row.map(cellTex).join(' & ')).join(' \\\\ ');
+      const env = ARRAY_ENV[L.tex + R.tex];
+      tex = env ? `\\begin{${env}} ${body} \\end{${env}}` : `\\left${L.tex} \\begin{matrix} ${body} \\end{matrix} \\right${R.tex}`;
+    }
+    const parts = [L, ...(R ? [R] : []), ...content];
+    const c = composite(parts, tidy(tex), mid(L) + 0.25 * em, em);
+    pool = [...pool.filter((i) => !parts.includes(i)), c];
+  }
+  return pool;
+}
+
+/**
+ * `\binom{n}{k}` (and `\dbinom`), not a one-column `pmatrix`: parentheses around two rows of one cell each,
+ * each row of plain height, set further apart than an array's rows. A display binomial is a generalised
+ * fraction without a rule, its numerator 0.677 em up and its denominator 0.686 em down (CMSY's num1 and
+ * denom1): 1.36 em between baselines; an array's rows of plain height sit one strut apart, 1.2 em
+ * (`\baselineskip`); 1.28 em splits the two.
+ */
+function isBinomial(L: Item, R: Item, rows: readonly Item[][], cells: readonly Item[][][], em: number): boolean {
+  if (L.tex !== '(' || R.tex !== ')' || rows.length !== 2 || cells.length !== 2) return false;
+  if (cells.some((row) => row.length !== 1 || !row[0]!.length)) return false;
+  // Plain rows: no stacked material (a fraction, a tall group) whose height would itself push the rows apart.
+  if (rows.some((row) => Math.max(...row.map((i) => i.y1)) - Math.min(...row.map((i) => i.y0)) > 1.1 * em || row.some((i) => i.cls === 'group' && /\\frac|\\begin/.test(i.tex)))) return false;
+  const gap = mainBaseline(rows[1]!).baseline - mainBaseline(rows[0]!).baseline;
+  return gap >= 1.28 * em && gap <= 1.6 * em;
+}
+
 /** Accents over a base become `\hat{x}`. */
 function buildAccents(pool: Item[], ctx: Ctx): Item[] {
   for (const acc of pool.filter((i) => i.cls === 'accent')) {
@@ -467,7 +664,7 @@ function equationNumber(row: Item[], em: number): { tag: string; items: Item[] }
 }
 
 /** One row, left to right: scripts attached to their base by baseline offset and size, recursively. */
-function buildRow(row: Item[], ctx: Ctx): string {
+function buildRow(row: Item[], ctx: Ctx, alignAt: Item | null = null): string {
   const items = [...row].sort((a, b) => a.x0 - b.x0 || a.y0 - b.y0);
   if (!items.length) return '';
   const main = mainBaseline(items);
@@ -496,7 +693,7 @@ function buildRow(row: Item[], ctx: Ctx): string {
       }
       if (j === k) {
         // Too far from its base to be its script: a glyph of its own.
-        out.push(it.tex);
+        out.push(it === alignAt ? `& ${it.tex}` : it.tex);
         base = it;
         k++;
         continue;
@@ -511,7 +708,7 @@ function buildRow(row: Item[], ctx: Ctx): string {
       k = j;
       continue;
     }
-    out.push(it.tex);
+    out.push(it === alignAt ? `& ${it.tex}` : it.tex);
     base = it;
     k++;
   }
@@ -573,6 +770,7 @@ function build(items: Item[], rules: readonly MathRule[], ctx: Ctx): string {
   let pool = buildRules(items, rules, ctx);
   pool = buildAccents(pool, ctx);
   pool = buildLimits(pool, ctx);
+  pool = buildArrays(pool, ctx);
   return buildRow(pool, ctx);
 }
 
@@ -593,14 +791,44 @@ export function rebuildEquation(glyphs: readonly MathGlyph[], rules: readonly Ma
   let pool = buildRules(items, near, ctx);
   pool = buildAccents(pool, ctx);
   pool = buildLimits(pool, ctx);
+  pool = buildArrays(pool, ctx);
+  // A number set between rows (a `split`'s, centred on the display) numbers the whole display.
+  let between: string | null = null;
+  const tail = trailingNumber(pool, em);
+  if (tail) {
+    const b0 = tail.items[0]!.baseline;
+    const others = pool.filter((i) => !tail.items.includes(i) && i.size >= 0.8 * em && i.cls !== 'bigop' && i.cls !== 'int');
+    if (others.length && others.every((i) => Math.abs(i.baseline - b0) > 0.3 * em)) {
+      between = tail.tag;
+      pool = pool.filter((i) => !tail.items.includes(i));
+    }
+  }
   const rows = splitRows(pool, em).sort((a, b) => mainBaseline(a).baseline - mainBaseline(b).baseline);
   const built = rows.map((row) => {
+    // A row that is only an equation number (a wide display's, set on a line of its own) numbers the display.
+    const alone = rows.length > 1 ? EQNUM_RE.exec([...row].sort((a, b) => a.x0 - b.x0).map((i) => i.raw).join('').replace(/\s+/g, '')) : null;
+    if (alone) return { items: [] as Item[], tex: '', tag: alone[1]!, box: union(row), rel: null as Item | null, x0: union(row).x0 };
     const num = equationNumber(row, em);
-    return { tex: buildRow(num ? row.filter((i) => !num.items.includes(i)) : row, ctx), tag: num?.tag ?? null, box: union(row) };
+    const body = num ? row.filter((i) => !num.items.includes(i)) : row;
+    // The row's first relation at full size: where an alignment's rows line up.
+    const rel = body.filter((i) => i.cls === 'rel' && i.size >= 0.8 * em).sort((a, b) => a.x0 - b.x0)[0] ?? null;
+    return { items: body, tex: buildRow(body, ctx), tag: num?.tag ?? null, box: union(row), rel, x0: body.length ? union(body).x0 : 0 };
   });
+  type Row = (typeof built)[number];
+  // Several rows of one display: `aligned` at their relations when these line up (a continuation row
+  // without one starts right of them), `gathered` otherwise, so that the rows render as rows.
+  const joinRows = (rs: readonly Row[]): string => {
+    const texs = rs.filter((r) => r.tex);
+    if (texs.length < 2) return tidy(texs.map((r) => r.tex).join(''));
+    const rels = texs.filter((r) => r.rel).map((r) => r.rel!.x0);
+    const at = rels.length ? rels.sort((a, b) => a - b)[Math.floor(rels.length / 2)]! : NaN;
+    const aligned = rels.length >= 2 && texs.every((r) => (r.rel ? Math.abs(r.rel.x0 - at) <= 0.6 * em : r.x0 > at));
+    if (!aligned) return tidy(`\\begin{gathered} ${texs.map((r) => r.tex).join(' \\\\ ')} \\end{gathered}`);
+    return tidy(`\\begin{aligned} ${texs.map((r) => (r.rel ? buildRow(r.items, ctx, r.rel) : `& ${r.tex}`)).join(' \\\\ ')} \\end{aligned}`);
+  };
   const displays: { latex: string; tag: string | null }[] = [];
   const numbered = built.filter((r) => r.tag !== null).length;
-  let cur: string[] = [];
+  let cur: Row[] = [];
   let curTag: string | null = null;
   for (let k = 0; k < built.length; k++) {
     const r = built[k]!;
@@ -608,21 +836,23 @@ export function rebuildEquation(glyphs: readonly MathGlyph[], rules: readonly Ma
     // closer); unnumbered, or each with its own number.
     const prev = built[k - 1];
     if (prev && cur.length && r.box.y0 - prev.box.y1 > 1.0 * em) {
-      displays.push({ latex: tidy(cur.join(' \\\\ ')), tag: curTag });
+      displays.push({ latex: joinRows(cur), tag: curTag });
       cur = [];
       curTag = null;
     }
-    if (r.tex) cur.push(r.tex);
+    if (r.tex) cur.push(r);
     if (r.tag !== null) curTag = r.tag;
     if (numbered > 1 && r.tag !== null && cur.length) {
-      displays.push({ latex: tidy(cur.join(' \\\\ ')), tag: r.tag });
+      displays.push({ latex: joinRows(cur), tag: r.tag });
       cur = [];
       curTag = null;
     }
   }
-  if (cur.length) displays.push({ latex: tidy(cur.join(' \\\\ ')), tag: numbered === 1 ? curTag ?? (displays.length ? null : built.find((r) => r.tag !== null)!.tag) : null });
+  if (cur.length) displays.push({ latex: joinRows(cur), tag: numbered === 1 ? curTag ?? (displays.length ? null : built.find((r) => r.tag !== null)!.tag) : null });
   if (!displays.length) return null;
-  const latex = tidy(built.map((r) => r.tex).filter(Boolean).join(' \\\\ '));
+  const latex = joinRows(built);
+  // (Displays set apart keep it on the last one.)
+  if (between !== null && numbered === 0) return { latex, tag: between, unmapped, displays: displays.map((d, k) => (k === displays.length - 1 ? { ...d, tag: between } : d)) };
   return { latex, tag: numbered ? built.filter((r) => r.tag !== null).pop()!.tag : null, unmapped, displays };
 }
 

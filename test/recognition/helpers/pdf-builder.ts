@@ -1,6 +1,6 @@
 // Builds small synthetic PDFs in memory for tests (ISO 32000-1: objects, xref table, trailer), so the
 // robustness and layout cases need no checked-in documents. Text uses the standard 14 fonts
-// (Helvetica, Helvetica-Bold, Helvetica-Oblique, Courier) with WinAnsi encoding; Times-Roman, Times-Italic and Symbol (its own encoding) for equations set without TeX fonts.
+// (Helvetica, Helvetica-Bold, Helvetica-Oblique, Courier) with WinAnsi encoding; Times-Roman, Times-Italic and Symbol (its own encoding) for equations set without TeX fonts; `tex-ext`, a CMEX10 without character mapping (U+FFFD in the text layer).
 
 /** One run of text placed at (x, y) from the top-left corner, in points. */
 export interface TextRun {
@@ -8,7 +8,7 @@ export interface TextRun {
   readonly y: number;
   readonly text: string;
   readonly size?: number;
-  readonly font?: 'regular' | 'bold' | 'italic' | 'mono' | 'times' | 'times-italic' | 'symbol';
+  readonly font?: 'regular' | 'bold' | 'italic' | 'mono' | 'times' | 'times-italic' | 'symbol' | 'tex-ext';
   /**
    * Glyph-by-glyph positioning instead of `text`: a `TJ` array of strings and offsets (thousandths of an
    * em, positive moves left), as PDFs that place each glyph separately write it.
@@ -29,7 +29,7 @@ export interface PageSpec {
   readonly rules?: readonly { readonly x0: number; readonly x1: number; readonly y: number; readonly width?: number }[];
 }
 
-const FONTS = { regular: 'F1', bold: 'F2', italic: 'F3', mono: 'F4', times: 'F5', 'times-italic': 'F6', symbol: 'F7' } as const;
+const FONTS = { regular: 'F1', bold: 'F2', italic: 'F3', mono: 'F4', times: 'F5', 'times-italic': 'F6', symbol: 'F7', 'tex-ext': 'F8' } as const;
 
 const esc = (s: string): string => s.replace(/\\/g, '\\\\').replace(/\(/g, '\\(').replace(/\)/g, '\\)');
 
@@ -51,6 +51,9 @@ export function buildPdf(pages: readonly PageSpec[], info: Record<string, string
     add('<< /Type /Font /Subtype /Type1 /BaseFont /Times-Italic /Encoding /WinAnsiEncoding >>'),
     // Symbol keeps its built-in encoding ("p" is pi, 0xE5 the summation sign).
     add('<< /Type /Font /Subtype /Type1 /BaseFont /Symbol >>'),
+    // TeX's extension font, not embedded, with glyph names that have no character mapping: the text layer
+    // gives U+FFFD for them (MuPDF's stand-in font names the traced glyphs by their codes: "(" parenleft).
+    add('<< /Type /Font /Subtype /Type1 /BaseFont /CMEX10 /Encoding << /Type /Encoding /Differences [40 /parenleftbig /parenrightbig] >> >>'),
   ];
   const fontDict = `<< ${fonts.map((f, i) => `/F${i + 1} ${f} 0 R`).join(' ')} >>`;
   const kids: number[] = [];
