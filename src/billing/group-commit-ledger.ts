@@ -1,7 +1,7 @@
 // Group commit for the per-request ledger writes (issue 14, ADR 0136). Every billed search writes
 // three times (hold before the work, extend to the final price, capture after delivery), each its own
 // transaction. Under load many requests write at once; this ledger queues their hold, extendHold,
-// capture and release calls and commits the queue as ONE transaction (CreditLedger.applyBatch):
+// capture, release and drawFromHold calls and commits the queue as ONE transaction (CreditLedger.applyBatch):
 // the calls that arrived while the previous batch was committing, or within the same turn of the
 // event loop (or `windowMs`, when set), up to `maxBatch`.
 //
@@ -17,7 +17,7 @@
 //   A batch whose outcome is unknown (the connection died around COMMIT) fails every call of it, as it
 //   would fail a single statement: none is retried blindly (no double charge).
 // Reads, debits, credits and the heartbeat pass straight through.
-import type { CreditLedger, DebitResult, HoldResult, LedgerEntry, LedgerOp, LedgerOpOutcome, LedgerOpResult } from '../ports/credit-ledger.js';
+import type { CreditLedger, DebitResult, DrawResult, HoldResult, LedgerEntry, LedgerOp, LedgerOpOutcome, LedgerOpResult } from '../ports/credit-ledger.js';
 
 export interface GroupCommitOptions {
   /** Most ops in one transaction. */
@@ -74,6 +74,9 @@ export class GroupCommitLedger implements CreditLedger {
   }
   release(holdId: number): Promise<boolean> {
     return this.#enqueue({ kind: 'release', holdId }) as Promise<boolean>;
+  }
+  drawFromHold(holdId: number, amount: number, operation: string, reference: string | null, at: number): Promise<DrawResult | null> {
+    return this.#enqueue({ kind: 'draw', holdId, amount, operation, reference, at }) as Promise<DrawResult | null>;
   }
   applyBatch(ops: readonly LedgerOp[]): Promise<LedgerOpOutcome[]> {
     return this.inner.applyBatch(ops);
@@ -232,6 +235,8 @@ export class GroupCommitLedger implements CreditLedger {
         return this.inner.capture(op.holdId, op.amount, op.at);
       case 'release':
         return this.inner.release(op.holdId);
+      case 'draw':
+        return this.inner.drawFromHold(op.holdId, op.amount, op.operation, op.reference, op.at);
     }
   }
 }

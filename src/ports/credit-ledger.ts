@@ -28,10 +28,17 @@ export type LedgerOp =
   | { kind: 'hold'; accountId: number; amount: number; operation: string; reference: string | null; owner: string; at: number; upTo?: number }
   | { kind: 'extend'; holdId: number; extra: number }
   | { kind: 'capture'; holdId: number; amount: number; at: number }
-  | { kind: 'release'; holdId: number };
+  | { kind: 'release'; holdId: number }
+  | { kind: 'draw'; holdId: number; amount: number; operation: string; reference: string | null; at: number };
 
-/** What each kind of {@link LedgerOp} returns: what hold, extendHold, capture and release return. */
-export type LedgerOpResult = HoldResult | HoldResult | null | { balance: number; entryId: number | null } | null | boolean;
+/**
+ * What {@link CreditLedger.drawFromHold} did: the debit's entry, the spendable balance after, and whether
+ * the drawn credits were held again (`kept`: the standing hold kept its amount) or the hold shrank by them.
+ */
+export type DrawResult = { balance: number; entryId: number; kept: boolean };
+
+/** What each kind of {@link LedgerOp} returns: what hold, extendHold, capture, release and drawFromHold return. */
+export type LedgerOpResult = HoldResult | HoldResult | null | { balance: number; entryId: number | null } | null | boolean | DrawResult | null;
 
 /** One op's outcome in a batch: its result, or the error it threw (it wrote nothing). */
 export type LedgerOpOutcome = { ok: true; value: LedgerOpResult } | { ok: false; error: unknown };
@@ -67,6 +74,15 @@ export interface CreditLedger {
   extendHold(holdId: number, extra: number): Promise<HoldResult | null>;
   /** Drops a hold without charging. False when it no longer exists. */
   release(holdId: number): Promise<boolean>;
+  /**
+   * A debit of `amount` (> 0) paid from a standing hold (ADR 0332: one process's hold for an account's
+   * requests in progress), in one transaction: the hold's account is debited and the entry written with
+   * this `operation` and `reference`; the credits are then held again when the spendable balance covers
+   * them (`kept`: the hold keeps its amount), else the hold shrinks by `amount`. So the spendable balance
+   * never goes below zero and the entry is written once. Null, writing nothing, when the hold no longer
+   * exists or holds less than `amount`.
+   */
+  drawFromHold(holdId: number, amount: number, operation: string, reference: string | null, at: number): Promise<DrawResult | null>;
   /**
    * Group commit (ADR 0136): applies `ops` in order in ONE transaction, each exactly as its own method
    * would at that point (the same checks, the same result, or the same error), and commits once. An op

@@ -3,9 +3,12 @@
 // the whole batch back (nothing written, the error marked `rolledBack`); the spendable balance never
 // goes below zero under concurrent batches; the group-commit ledger resolves each call with its own
 // result after its batch committed, falls back op by op when a batch rolls back, and flushes.
+// drawFromHold and the standing holds of BillingService (ADR 0332) are checked over each store too.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { BillingService, STANDING_HOLD_OPERATION } from '../../src/billing/billing-service.js';
 import { GroupCommitLedger } from '../../src/billing/group-commit-ledger.js';
+import type { Principal } from '../../src/domain/principal.js';
 import { AppError } from '../../src/domain/errors.js';
 import type { LedgerOp } from '../../src/ports/credit-ledger.js';
 import type { Storage } from '../../src/ports/storage.js';
@@ -237,6 +240,109 @@ export function ledgerBatchContract(label: string, open: StorageFactory): void {
       const second = await Promise.allSettled([ledger.hold(a, 1, 'search', 'r3', 'me', 1), ledger.hold(a, 2, 'search', 'r4', 'me', 1)]);
       assert.ok(second.every((r) => r.status === 'rejected' && r.reason === failWith), 'not retried: the outcome is unknown');
       await assertBalanced(s, a, 70, 30);
+    });
+
+    it('drawFromHold: a debit paid from a standing hold, held again when covered, else out of the hold; alone and in a batch', async (s) => {
+      const a = await account(s, 'a@example.org', 100);
+      const h = await s.ledger.hold(a, 40, 'requests', null, 'me', 1);
+      assert.ok(h.ok);
+      // covered: the hold keeps its 40, the posted balance drops by 15
+      const r1 = await s.ledger.drawFromHold(h.holdId, 15, 'search', 'req-1', 2);
+      assert.deepEqual(r1 && { balance: r1.balance, kept: r1.kept }, { balance: 45, kept: true });
+      await assertBalanced(s, a, 45, 40);
+      const [e] = await s.ledger.entries(a, 1);
+      assert.deepEqual([e!.amount, e!.balanceAfter, e!.operation, e!.reference, e!.id], [-15, 85, 'search', 'req-1', r1!.entryId]);
+      // more than the hold has, or a hold that is gone: nothing written
+      assert.equal(await s.ledger.drawFromHold(h.holdId, 41, 'search', 'req-x', 3), null);
+      assert.equal(await s.ledger.drawFromHold(h.holdId + 999, 1, 'search', 'req-y', 3), null);
+      await assert.rejects(s.ledger.drawFromHold(h.holdId, 0, 'search', 'req-z', 3), RangeError);
+      await assertBalanced(s, a, 45, 40);
+      // in a batch: the spendable 45 covers 30 (kept), then 20 more is not covered (15 left): the hold shrinks
+      const out = await s.ledger.applyBatch([
+        { kind: 'draw', holdId: h.holdId, amount: 30, operation: 'search', reference: 'req-2', at: 4 },
+        { kind: 'draw', holdId: h.holdId, amount: 20, operation: 'search', reference: 'req-3', at: 4 },
+        { kind: 'draw', holdId: h.holdId, amount: 21, operation: 'search', reference: 'req-4', at: 4 }, // the hold has 20 left: null
+        { kind: 'draw', holdId: h.holdId, amount: -1, operation: 'search', reference: 'bad', at: 4 },
+      ]);
+      const v = out.slice(0, 3).map((o) => (o.ok ? o.value : o.error)) as ({ balance: number; kept: boolean } | null)[];
+      assert.deepEqual(v.map((x) => x && [x.balance, x.kept]), [[15, true], [15, false], null]);
+      assert.ok(!out[3]!.ok && out[3]!.error instanceof RangeError);
+      // posted 100 - 15 - 30 - 20 = 35, held 20, never below zero
+      await assertBalanced(s, a, 15, 20);
+      assert.equal(await s.ledger.release(h.holdId), true);
+      await assertBalanced(s, a, 35, 0);
+    });
+
+    it('standing holds (ADR 0332): one ledger op per delivered request, each charged once, never overdrawn, nothing held after', async (s) => {
+      const a = await account(s, 'a@example.org', 1_000);
+      const who: Principal = { accountId: a, credential: 'api_key', credentialId: 'k', scopes: ['search'], clientId: null, isAgent: false, audience: null };
+      const inFlight = { n: 0 };
+      const ledger = new GroupCommitLedger(s.ledger, { maxBatch: 64, windowMs: 0, othersActive: () => inFlight.n > 1 });
+      const billing = new BillingService(ledger, { nowMs: () => 1_000_000 }, { standingHolds: true, standingHoldIdleMs: 60_000 });
+      // a request: holds 10 up to 20, costs 10 + hits, delivered or not
+      const request = async (i: number, hits: number, delivered: boolean) => {
+        const scope = billing.openScope();
+        inFlight.n++;
+        try {
+          await billing.runInScope(scope, async () => {
+            await billing.reserve(who, 10, 'search', `r${i}`, 20);
+            await new Promise((r) => setImmediate(r));
+            await billing.charge(who, 10 + hits, 'search', `r${i}`);
+          });
+        } finally {
+          inFlight.n--;
+        }
+        await billing.settle(scope, delivered);
+      };
+      // warm: the standing hold opened (one op) and the first charge drawn (one op)
+      await request(0, 5, true);
+      const before = { ...ledger.stats };
+      await Promise.all(Array.from({ length: 16 }, (_, i) => request(i + 1, i % 11, i % 4 !== 3)));
+      for (let i = 17; i < 33; i++) await request(i, 10, true);
+      await billing.idle();
+      const charged = [15, ...Array.from({ length: 16 }, (_, i) => (i % 4 !== 3 ? 10 + (i % 11) : 0)), ...Array.from({ length: 16 }, () => 20)];
+      const total = charged.reduce((x, y) => x + y, 0);
+      await assertBalanced(s, a, 1_000 - total, 0);
+      const entries = (await s.ledger.entries(a, 100)).filter((e) => e.operation === 'search');
+      assert.equal(entries.length, charged.filter((c) => c > 0).length, 'one entry per delivered request');
+      assert.equal(new Set(entries.map((e) => e.reference)).size, entries.length, 'never twice');
+      for (const e of entries) assert.equal(-e.amount, charged[Number(e.reference!.slice(1))]);
+      // 28 delivered requests after the warm-up: one draw each, plus at most a growth of the hold for the
+      // concurrent ones and the release by idle(); two ops each (hold + capture) without standing holds
+      const ops = ledger.stats.ops - before.ops;
+      assert.ok(ops <= 28 + 16 + 1 && ops < 2 * 32, `ledger ops after warm-up: ${ops}`);
+      assert.ok(!(await s.ledger.entries(a, 100)).some((e) => e.operation === STANDING_HOLD_OPERATION));
+    });
+
+    it('standing holds: a short balance is refused with 402 before the work and never overdrawn', async (s) => {
+      const a = await account(s, 'a@example.org', 50);
+      const who: Principal = { accountId: a, credential: 'api_key', credentialId: 'k', scopes: ['search'], clientId: null, isAgent: false, audience: null };
+      const billing = new BillingService(s.ledger, { nowMs: () => 1_000_000 }, { standingHolds: true, standingHoldIdleMs: 60_000 });
+      const results = await Promise.allSettled(
+        Array.from({ length: 8 }, async (_, i) => {
+          const scope = billing.openScope();
+          try {
+            await billing.runInScope(scope, async () => {
+              await billing.reserve(who, 10, 'search', `r${i}`, 20);
+              await new Promise((r) => setTimeout(r, 5));
+              await billing.charge(who, 20, 'search', `r${i}`);
+            });
+          } catch (e) {
+            await billing.settle(scope, false);
+            throw e;
+          }
+          await billing.settle(scope, true);
+        }),
+      );
+      const refused = results.filter((r) => r.status === 'rejected');
+      assert.ok(refused.every((r) => r.status === 'rejected' && r.reason instanceof AppError && r.reason.code === 'insufficient_credits'));
+      const ok = results.length - refused.length;
+      assert.ok(ok >= 2 && ok <= 5, `granted ${ok}`);
+      await billing.idle();
+      const charged = (await s.ledger.entries(a, 100)).filter((e) => e.operation === 'search').reduce((x, e) => x - e.amount, 0);
+      assert.ok(charged <= 50, `charged ${charged} of 50`);
+      assert.equal(charged, ok * 20, 'each granted request charged its price, at most once');
+      await assertBalanced(s, a, 50 - charged, 0);
     });
   });
 }

@@ -9,7 +9,7 @@
 // a hold row is deleted by exactly one of capture, release and the orphan sweep (DELETE ... RETURNING).
 import type pg from 'pg';
 import { AppError } from '../../domain/errors.js';
-import type { CreditLedger, DebitResult, HoldResult, LedgerEntry, LedgerOp, LedgerOpOutcome } from '../../ports/credit-ledger.js';
+import type { CreditLedger, DebitResult, DrawResult, HoldResult, LedgerEntry, LedgerOp, LedgerOpOutcome } from '../../ports/credit-ledger.js';
 import { ONCE_OPERATIONS, ONCE_PREDICATE } from '../../ports/credit-ledger.js';
 import type { Tx } from './postgres-pool.js';
 import { checkUpTo, rowToLedgerEntry, type LedgerRow } from '../sql/ledger-row.js';
@@ -102,6 +102,12 @@ export class PostgresCreditLedger implements CreditLedger {
     return rowCount === 1;
   }
 
+  async drawFromHold(holdId: number, amount: number, operation: string, reference: string | null, at: number, q: Tx = this.pool): Promise<DrawResult | null> {
+    if (!Number.isSafeInteger(amount) || amount <= 0) throw new RangeError(`draw amount must be a positive integer, got ${amount}`);
+    const { rows } = await q.query<{ spendable: number; entry_id: number; kept: boolean }>(`${drawCtes('$1::bigint', '$2::bigint', '$3', '$4', '$5::bigint')} ${DRAW_SELECT}`, [holdId, amount, operation, reference, at]);
+    return rows[0] ? { balance: Number(rows[0].spendable), entryId: Number(rows[0].entry_id), kept: rows[0].kept } : null;
+  }
+
   /**
    * Group commit (ADR 0136): every op of the batch is one statement (the same data-modifying CTEs as
    * the single calls, written so that a refused or unknown op writes nothing and reports what it needs
@@ -118,6 +124,7 @@ export class PostgresCreditLedger implements CreditLedger {
         }
         else if (op.kind === 'extend') positiveAmount('hold', op.extra);
         else if (op.kind === 'capture' && (!Number.isSafeInteger(op.amount) || op.amount < 0)) throw new RangeError(`capture amount must be a non-negative integer, got ${op.amount}`);
+        else if (op.kind === 'draw' && (!Number.isSafeInteger(op.amount) || op.amount <= 0)) throw new RangeError(`draw amount must be a positive integer, got ${op.amount}`);
         return null;
       } catch (error) {
         return { ok: false, error };
@@ -254,6 +261,30 @@ function holdUpToCtes(accountId: string, amount: string, upTo: string, operation
 const HOLD_UP_TO = `${holdUpToCtes('$1', '$2::bigint', '$7::bigint', '$3', '$4', '$5', '$6')}
   SELECT ins.id, h.spendable, h.held FROM ins, h`;
 
+/**
+ * The CTEs of a debit paid from a standing hold (ADR 0332), over SQL value texts: the hold row and then
+ * its account row are locked (the order of capture and extend), the account is debited, and the credits
+ * are held again when its spendable balance covers them (`c.shrink` 0), else taken out of the hold.
+ * `a` has the spendable balance after and the shrink, `e` the entry's id.
+ */
+function drawCtes(holdId: string, amount: string, operation: string, reference: string, at: string): string {
+  return `WITH h0 AS (
+    SELECT id, account_id FROM credit_holds WHERE id = ${holdId} AND amount >= ${amount} FOR UPDATE
+  ), c AS (
+    SELECT accounts.id, CASE WHEN accounts.balance - accounts.held >= ${amount} THEN 0 ELSE ${amount} END AS shrink
+    FROM accounts, h0 WHERE accounts.id = h0.account_id FOR UPDATE OF accounts
+  ), a AS (
+    UPDATE accounts SET balance = accounts.balance - ${amount}, held = accounts.held - c.shrink FROM c WHERE accounts.id = c.id
+    RETURNING accounts.id, accounts.balance, accounts.balance - accounts.held AS spendable, c.shrink
+  ), h AS (
+    UPDATE credit_holds SET amount = credit_holds.amount - a.shrink FROM a WHERE credit_holds.id = ${holdId} AND a.shrink > 0 RETURNING credit_holds.id
+  ), e AS (
+    INSERT INTO ledger_entries (account_id, amount, balance_after, operation, reference, created_at)
+    SELECT a.id, -${amount}, a.balance, ${operation}, ${reference}, ${at} FROM a RETURNING id
+  )`;
+}
+const DRAW_SELECT = `SELECT a.spendable, (SELECT id FROM e) AS entry_id, a.shrink = 0 AS kept FROM a`;
+
 /** One op of a batch as a single statement with literal values (applyBatch). */
 function batchStatement(op: LedgerOp, int: (n: number) => string, text: (v: string | null) => string): string {
   switch (op.kind) {
@@ -295,6 +326,8 @@ function batchStatement(op: LedgerOp, int: (n: number) => string, text: (v: stri
     case 'release':
       return `WITH h AS (DELETE FROM credit_holds WHERE id = ${int(op.holdId)} RETURNING account_id, amount)
         UPDATE accounts SET held = accounts.held - h.amount FROM h WHERE accounts.id = h.account_id`;
+    case 'draw':
+      return `${drawCtes(int(op.holdId), int(op.amount), text(op.operation), text(op.reference), int(op.at))} ${DRAW_SELECT}`;
   }
 }
 
@@ -314,5 +347,7 @@ function batchOutcome(op: LedgerOp, r: pg.QueryResult): LedgerOpOutcome {
       return { ok: true, value: row ? { balance: row.spendable!, entryId: row.entry_id ?? null } : null };
     case 'release':
       return { ok: true, value: r.rowCount === 1 };
+    case 'draw':
+      return { ok: true, value: row ? { balance: Number(row.spendable), entryId: Number(row.entry_id), kept: (row as unknown as { kept: boolean }).kept } : null };
   }
 }

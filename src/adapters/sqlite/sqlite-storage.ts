@@ -9,7 +9,7 @@ import { linkTargets, workIdentityKeys, type IncomingRelation, type WorkMember }
 import { AppError } from '../../domain/errors.js';
 import type { Account, AccountStore, ApiKeyRecord, ApiKeyStore, NewAccount } from '../../ports/account-store.js';
 import type { ActivityCounts, ActivityEvent, ActivityStore, ActivityTotals } from '../../ports/activity-store.js';
-import type { CreditLedger, DebitResult, HoldResult, LedgerEntry, LedgerOp, LedgerOpOutcome, LedgerOpResult } from '../../ports/credit-ledger.js';
+import type { CreditLedger, DebitResult, HoldResult, LedgerEntry, LedgerOp, LedgerOpOutcome, LedgerOpResult, DrawResult } from '../../ports/credit-ledger.js';
 import { ONCE_OPERATIONS, ONCE_PREDICATE } from '../../ports/credit-ledger.js';
 import type { DocumentChange, DocumentStore, UpsertResult } from '../../ports/document-store.js';
 import type { Storage } from '../../ports/storage.js';
@@ -185,6 +185,9 @@ function markRolledBack(e: unknown): unknown {
 function checkAmount(kind: 'hold', amount: number): void {
   if (!Number.isSafeInteger(amount) || amount <= 0) throw new RangeError(`${kind} amount must be a positive integer, got ${amount}`);
 }
+function checkDraw(amount: number): void {
+  if (!Number.isSafeInteger(amount) || amount <= 0) throw new RangeError(`draw amount must be a positive integer, got ${amount}`);
+}
 function checkCapture(amount: number): void {
   if (!Number.isSafeInteger(amount) || amount < 0) throw new RangeError(`capture amount must be a non-negative integer, got ${amount}`);
 }
@@ -197,6 +200,7 @@ class SqliteCreditLedger implements CreditLedger {
   readonly #capture;
   readonly #release;
   readonly #extend;
+  readonly #draw;
   readonly #sweep;
   readonly #batch;
   constructor(private readonly db: Db) {
@@ -256,6 +260,24 @@ class SqliteCreditLedger implements CreditLedger {
       return { balance: a.balance - a.held, entryId };
     });
     const growHold = db.prepare('UPDATE credit_holds SET amount = amount + ? WHERE id = ?');
+    // A debit paid from a standing hold (ADR 0332): 3 statements when the credits are held again (the
+    // hold row is only read), 4 when the hold shrinks.
+    const standing = db.prepare('SELECT account_id, amount FROM credit_holds WHERE id = ?');
+    const pay = db.prepare('UPDATE accounts SET balance = balance - ?, held = held - ? WHERE id = ? AND balance - ? >= held - ? RETURNING balance, held');
+    this.#draw = db.transaction((holdId: number, amount: number, op: string, ref: string | null, at: number): DrawResult | null => {
+      const h = standing.get(holdId) as { account_id: number; amount: number } | undefined;
+      if (!h || h.amount < amount) return null;
+      // held again when the spendable balance covers it, else out of the hold
+      let kept = true;
+      let a = pay.get(amount, 0, h.account_id, amount, 0) as { balance: number; held: number } | undefined;
+      if (a === undefined) {
+        kept = false;
+        a = pay.get(amount, amount, h.account_id, amount, amount) as { balance: number; held: number };
+        growHold.run(-amount, holdId);
+      }
+      const entryId = Number(insert.run(h.account_id, -amount, a.balance, op, ref, at).lastInsertRowid);
+      return { balance: a.balance - a.held, entryId, kept };
+    });
     this.#extend = db.transaction((holdId: number, extra: number): HoldResult | null => {
       const accountId = holdAccount.get(holdId) as number | undefined;
       if (accountId === undefined) return null;
@@ -293,6 +315,9 @@ class SqliteCreditLedger implements CreditLedger {
             return this.#capture(op.holdId, op.amount, op.at);
           case 'release':
             return this.#release(op.holdId);
+          case 'draw':
+            checkDraw(op.amount);
+            return this.#draw(op.holdId, op.amount, op.operation, op.reference, op.at);
         }
     };
     this.#batch = db.transaction((ops: readonly LedgerOp[]): LedgerOpOutcome[] =>
@@ -344,6 +369,10 @@ class SqliteCreditLedger implements CreditLedger {
   }
   async release(holdId: number): Promise<boolean> {
     return this.#release.immediate(holdId);
+  }
+  async drawFromHold(holdId: number, amount: number, operation: string, reference: string | null, at: number): Promise<DrawResult | null> {
+    checkDraw(amount);
+    return this.#draw.immediate(holdId, amount, operation, reference, at);
   }
   async applyBatch(ops: readonly LedgerOp[]): Promise<LedgerOpOutcome[]> {
     if (ops.length === 0) return [];
