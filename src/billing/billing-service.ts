@@ -428,6 +428,8 @@ export class BillingService {
           const r = s.live ? await this.ledger.drawFromHold(s.holdId, h.final, h.operation, h.reference, nowSeconds(this.clock)) : null;
           if (r) {
             if (!r.kept) s.size -= h.final;
+            // drawn whole (only this request's reservation was in it): the row is gone
+            if (s.size <= 0) this.#drop(s);
             return;
           }
           // Swept (this process looked dead to another one): delivered, so a plain debit, which never overdraws.

@@ -78,7 +78,8 @@ export interface CreditLedger {
    * A debit of `amount` (> 0) paid from a standing hold (ADR 0332: one process's hold for an account's
    * requests in progress), in one transaction: the hold's account is debited and the entry written with
    * this `operation` and `reference`; the credits are then held again when the spendable balance covers
-   * them (`kept`: the hold keeps its amount), else the hold shrinks by `amount`. So the spendable balance
+   * them (`kept`: the hold keeps its amount), else the hold shrinks by `amount` (and is gone when that
+   * empties it: released, as a capture of all of it would). So the spendable balance
    * never goes below zero and the entry is written once. Null, writing nothing, when the hold no longer
    * exists or holds less than `amount`.
    */

@@ -264,7 +264,8 @@ const HOLD_UP_TO = `${holdUpToCtes('$1', '$2::bigint', '$7::bigint', '$3', '$4',
 /**
  * The CTEs of a debit paid from a standing hold (ADR 0332), over SQL value texts: the hold row and then
  * its account row are locked (the order of capture and extend), the account is debited, and the credits
- * are held again when its spendable balance covers them (`c.shrink` 0), else taken out of the hold.
+ * are held again when its spendable balance covers them (`c.shrink` 0), else taken out of the hold
+ * (deleted when that empties it: a hold is never empty).
  * `a` has the spendable balance after and the shrink, `e` the entry's id.
  */
 function drawCtes(holdId: string, amount: string, operation: string, reference: string, at: string): string {
@@ -277,7 +278,9 @@ function drawCtes(holdId: string, amount: string, operation: string, reference: 
     UPDATE accounts SET balance = accounts.balance - ${amount}, held = accounts.held - c.shrink FROM c WHERE accounts.id = c.id
     RETURNING accounts.id, accounts.balance, accounts.balance - accounts.held AS spendable, c.shrink
   ), h AS (
-    UPDATE credit_holds SET amount = credit_holds.amount - a.shrink FROM a WHERE credit_holds.id = ${holdId} AND a.shrink > 0 RETURNING credit_holds.id
+    UPDATE credit_holds SET amount = credit_holds.amount - a.shrink FROM a WHERE credit_holds.id = ${holdId} AND a.shrink > 0 AND credit_holds.amount > a.shrink RETURNING credit_holds.id
+  ), gone AS (
+    DELETE FROM credit_holds USING a WHERE credit_holds.id = ${holdId} AND a.shrink > 0 AND credit_holds.amount <= a.shrink RETURNING credit_holds.id
   ), e AS (
     INSERT INTO ledger_entries (account_id, amount, balance_after, operation, reference, created_at)
     SELECT a.id, -${amount}, a.balance, ${operation}, ${reference}, ${at} FROM a RETURNING id

@@ -263,6 +263,7 @@ class SqliteCreditLedger implements CreditLedger {
     // A debit paid from a standing hold (ADR 0332): 3 statements when the credits are held again (the
     // hold row is only read), 4 when the hold shrinks.
     const standing = db.prepare('SELECT account_id, amount FROM credit_holds WHERE id = ?');
+    const dropHold = db.prepare('DELETE FROM credit_holds WHERE id = ?');
     const pay = db.prepare('UPDATE accounts SET balance = balance - ?, held = held - ? WHERE id = ? AND balance - ? >= held - ? RETURNING balance, held');
     this.#draw = db.transaction((holdId: number, amount: number, op: string, ref: string | null, at: number): DrawResult | null => {
       const h = standing.get(holdId) as { account_id: number; amount: number } | undefined;
@@ -273,7 +274,9 @@ class SqliteCreditLedger implements CreditLedger {
       if (a === undefined) {
         kept = false;
         a = pay.get(amount, amount, h.account_id, amount, amount) as { balance: number; held: number };
-        growHold.run(-amount, holdId);
+        // a hold is never empty (CHECK amount > 0): drawn whole, it is gone
+        if (h.amount === amount) dropHold.run(holdId);
+        else growHold.run(-amount, holdId);
       }
       const entryId = Number(insert.run(h.account_id, -amount, a.balance, op, ref, at).lastInsertRowid);
       return { balance: a.balance - a.held, entryId, kept };
