@@ -78,7 +78,8 @@ export const STANDING_HOLD_OPERATION = 'requests';
 function wroteNothing(e: unknown): boolean {
   const x = e as { rolledBack?: unknown; code?: unknown } | null;
   if (x === null || typeof x !== 'object') return false;
-  return x.rolledBack === true || (typeof x.code === 'string' && (/^[0-9A-Z]{5}$/.test(x.code) || x.code.startsWith('SQLITE_')));
+  // a SQLSTATE (5 characters; no class starts with E, unlike Node's EPIPE, whose outcome is unknown) or a SQLite error
+  return x.rolledBack === true || (typeof x.code === 'string' && ((/^[0-9A-Z]{5}$/.test(x.code) && !x.code.startsWith('E')) || x.code.startsWith('SQLITE_')));
 }
 
 export class BillingService {
@@ -335,6 +336,7 @@ export class BillingService {
           if (r === null) return this.#drop(s); // swept meanwhile: a new one is opened
           if (r.ok) {
             s.size += more;
+            refused = null;
             return;
           }
           refused = r.balance + (s.live ? s.size - s.used : 0);
@@ -428,8 +430,9 @@ export class BillingService {
           const r = s.live ? await this.ledger.drawFromHold(s.holdId, h.final, h.operation, h.reference, nowSeconds(this.clock)) : null;
           if (r) {
             if (!r.kept) s.size -= h.final;
-            // drawn whole (only this request's reservation was in it): the row is gone
-            if (s.size <= 0) this.#drop(s);
+            // drawn whole (only this request's reservation was in it): the row is gone. The store says so,
+            // not this process's count, which may not yet include a growth committed before the draw.
+            if (r.held === 0) this.#drop(s);
             return;
           }
           // Swept (this process looked dead to another one): delivered, so a plain debit, which never overdraws.

@@ -32,10 +32,11 @@ export type LedgerOp =
   | { kind: 'draw'; holdId: number; amount: number; operation: string; reference: string | null; at: number };
 
 /**
- * What {@link CreditLedger.drawFromHold} did: the debit's entry, the spendable balance after, and whether
- * the drawn credits were held again (`kept`: the standing hold kept its amount) or the hold shrank by them.
+ * What {@link CreditLedger.drawFromHold} did: the debit's entry, the spendable balance after, whether
+ * the drawn credits were held again (`kept`: the standing hold kept its amount) or the hold shrank by
+ * them, and what the hold has after (`held`; 0: it was drawn whole and is gone).
  */
-export type DrawResult = { balance: number; entryId: number; kept: boolean };
+export type DrawResult = { balance: number; entryId: number; kept: boolean; held: number };
 
 /** What each kind of {@link LedgerOp} returns: what hold, extendHold, capture, release and drawFromHold return. */
 export type LedgerOpResult = HoldResult | HoldResult | null | { balance: number; entryId: number | null } | null | boolean | DrawResult | null;

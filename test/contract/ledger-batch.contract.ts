@@ -248,7 +248,7 @@ export function ledgerBatchContract(label: string, open: StorageFactory): void {
       assert.ok(h.ok);
       // covered: the hold keeps its 40, the posted balance drops by 15
       const r1 = await s.ledger.drawFromHold(h.holdId, 15, 'search', 'req-1', 2);
-      assert.deepEqual(r1 && { balance: r1.balance, kept: r1.kept }, { balance: 45, kept: true });
+      assert.deepEqual(r1 && { balance: r1.balance, kept: r1.kept, held: r1.held }, { balance: 45, kept: true, held: 40 });
       await assertBalanced(s, a, 45, 40);
       const [e] = await s.ledger.entries(a, 1);
       assert.deepEqual([e!.amount, e!.balanceAfter, e!.operation, e!.reference, e!.id], [-15, 85, 'search', 'req-1', r1!.entryId]);
@@ -264,14 +264,14 @@ export function ledgerBatchContract(label: string, open: StorageFactory): void {
         { kind: 'draw', holdId: h.holdId, amount: 21, operation: 'search', reference: 'req-4', at: 4 }, // the hold has 20 left: null
         { kind: 'draw', holdId: h.holdId, amount: -1, operation: 'search', reference: 'bad', at: 4 },
       ]);
-      const v = out.slice(0, 3).map((o) => (o.ok ? o.value : o.error)) as ({ balance: number; kept: boolean } | null)[];
-      assert.deepEqual(v.map((x) => x && [x.balance, x.kept]), [[15, true], [15, false], null]);
+      const v = out.slice(0, 3).map((o) => (o.ok ? o.value : o.error)) as ({ balance: number; kept: boolean; held: number } | null)[];
+      assert.deepEqual(v.map((x) => x && [x.balance, x.kept, x.held]), [[15, true, 40], [15, false, 20], null]);
       assert.ok(!out[3]!.ok && out[3]!.error instanceof RangeError);
       // posted 100 - 15 - 30 - 20 = 35, held 20, never below zero
       await assertBalanced(s, a, 15, 20);
       // drawn whole while the spendable 15 does not cover it: the hold is gone (never an empty hold)
       const r2 = await s.ledger.drawFromHold(h.holdId, 20, 'search', 'req-5', 5);
-      assert.deepEqual(r2 && { balance: r2.balance, kept: r2.kept }, { balance: 15, kept: false });
+      assert.deepEqual(r2 && { balance: r2.balance, kept: r2.kept, held: r2.held }, { balance: 15, kept: false, held: 0 });
       await assertBalanced(s, a, 15, 0);
       assert.equal(await s.ledger.release(h.holdId), false, 'no hold left');
       assert.equal(await s.ledger.drawFromHold(h.holdId, 1, 'search', 'req-6', 5), null);
@@ -348,6 +348,51 @@ export function ledgerBatchContract(label: string, open: StorageFactory): void {
       assert.ok(charged <= 50, `charged ${charged} of 50`);
       assert.equal(charged, ok * 20, 'each granted request charged its price, at most once');
       await assertBalanced(s, a, 50 - charged, 0);
+    });
+
+    it('standing holds: a growth committed before draws that empty this process\'s count is kept (the store says when the row is gone)', async (s) => {
+      const a = await account(s, 'a@example.org', 50);
+      const who: Principal = { accountId: a, credential: 'api_key', credentialId: 'k', scopes: ['search'], clientId: null, isAgent: false, audience: null };
+      // the growth by 10 commits at once, but its result reaches the billing service only when `open` is called
+      let committed!: () => void;
+      const growthCommitted = new Promise<void>((r) => (committed = r));
+      let open!: () => void;
+      const gate = new Promise<void>((r) => (open = r));
+      const slow = new Proxy(s.ledger, {
+        get(target, prop) {
+          if (prop === 'extendHold')
+            return async (holdId: number, extra: number) => {
+              const r = await target.extendHold(holdId, extra);
+              if (extra === 10) {
+                committed();
+                await gate;
+              }
+              return r;
+            };
+          const v = Reflect.get(target, prop) as unknown;
+          return typeof v === 'function' ? v.bind(target) : v;
+        },
+      });
+      const billing = new BillingService(slow, { nowMs: () => 1_000_000 }, { standingHolds: true, standingHoldIdleMs: 60_000 });
+      const scopes = [billing.openScope(), billing.openScope(), billing.openScope()];
+      const reserve = (i: number) => billing.runInScope(scopes[i]!, () => billing.reserve(who, 10, 'search', `r${i}`, 20));
+      const charge = (i: number, price: number) => billing.runInScope(scopes[i]!, () => billing.charge(who, price, 'search', `r${i}`));
+      await reserve(0); // the standing hold opened with 20
+      await reserve(1); // grown to 40
+      const third = reserve(2); // 10 left: grown by 10 (committed, its result held back)
+      await growthCommitted;
+      await charge(0, 20);
+      await charge(1, 20);
+      // both drawn while the balance no longer covers holding them again: the row shrinks to the 10 of the growth
+      await billing.settle(scopes[0]!, true);
+      await billing.settle(scopes[1]!, true);
+      open();
+      await third; // the growth's 10, not a 402
+      await charge(2, 10);
+      await billing.settle(scopes[2]!, true);
+      await billing.idle();
+      assert.deepEqual((await s.ledger.entries(a, 10)).filter((e) => e.operation === 'search').map((e) => -e.amount).sort(), [10, 20, 20]);
+      await assertBalanced(s, a, 0, 0);
     });
   });
 }

@@ -104,8 +104,8 @@ export class PostgresCreditLedger implements CreditLedger {
 
   async drawFromHold(holdId: number, amount: number, operation: string, reference: string | null, at: number, q: Tx = this.pool): Promise<DrawResult | null> {
     if (!Number.isSafeInteger(amount) || amount <= 0) throw new RangeError(`draw amount must be a positive integer, got ${amount}`);
-    const { rows } = await q.query<{ spendable: number; entry_id: number; kept: boolean }>(`${drawCtes('$1::bigint', '$2::bigint', '$3', '$4', '$5::bigint')} ${DRAW_SELECT}`, [holdId, amount, operation, reference, at]);
-    return rows[0] ? { balance: Number(rows[0].spendable), entryId: Number(rows[0].entry_id), kept: rows[0].kept } : null;
+    const { rows } = await q.query<{ spendable: number; entry_id: number; kept: boolean; held: number }>(`${drawCtes('$1::bigint', '$2::bigint', '$3', '$4', '$5::bigint')} ${DRAW_SELECT}`, [holdId, amount, operation, reference, at]);
+    return rows[0] ? { balance: Number(rows[0].spendable), entryId: Number(rows[0].entry_id), kept: rows[0].kept, held: Number(rows[0].held) } : null;
   }
 
   /**
@@ -270,7 +270,7 @@ const HOLD_UP_TO = `${holdUpToCtes('$1', '$2::bigint', '$7::bigint', '$3', '$4',
  */
 function drawCtes(holdId: string, amount: string, operation: string, reference: string, at: string): string {
   return `WITH h0 AS (
-    SELECT id, account_id FROM credit_holds WHERE id = ${holdId} AND amount >= ${amount} FOR UPDATE
+    SELECT id, account_id, amount FROM credit_holds WHERE id = ${holdId} AND amount >= ${amount} FOR UPDATE
   ), c AS (
     SELECT accounts.id, CASE WHEN accounts.balance - accounts.held >= ${amount} THEN 0 ELSE ${amount} END AS shrink
     FROM accounts, h0 WHERE accounts.id = h0.account_id FOR UPDATE OF accounts
@@ -286,7 +286,7 @@ function drawCtes(holdId: string, amount: string, operation: string, reference: 
     SELECT a.id, -${amount}, a.balance, ${operation}, ${reference}, ${at} FROM a RETURNING id
   )`;
 }
-const DRAW_SELECT = `SELECT a.spendable, (SELECT id FROM e) AS entry_id, a.shrink = 0 AS kept FROM a`;
+const DRAW_SELECT = `SELECT a.spendable, (SELECT id FROM e) AS entry_id, a.shrink = 0 AS kept, (SELECT amount FROM h0) - a.shrink AS held FROM a`;
 
 /** One op of a batch as a single statement with literal values (applyBatch). */
 function batchStatement(op: LedgerOp, int: (n: number) => string, text: (v: string | null) => string): string {
@@ -351,6 +351,6 @@ function batchOutcome(op: LedgerOp, r: pg.QueryResult): LedgerOpOutcome {
     case 'release':
       return { ok: true, value: r.rowCount === 1 };
     case 'draw':
-      return { ok: true, value: row ? { balance: Number(row.spendable), entryId: Number(row.entry_id), kept: (row as unknown as { kept: boolean }).kept } : null };
+      return { ok: true, value: row ? { balance: Number(row.spendable), entryId: Number(row.entry_id), kept: (row as unknown as { kept: boolean }).kept, held: Number(row.held) } : null };
   }
 }

@@ -279,7 +279,7 @@ class SqliteCreditLedger implements CreditLedger {
         else growHold.run(-amount, holdId);
       }
       const entryId = Number(insert.run(h.account_id, -amount, a.balance, op, ref, at).lastInsertRowid);
-      return { balance: a.balance - a.held, entryId, kept };
+      return { balance: a.balance - a.held, entryId, kept, held: kept ? h.amount : h.amount - amount };
     });
     this.#extend = db.transaction((holdId: number, extra: number): HoldResult | null => {
       const accountId = holdAccount.get(holdId) as number | undefined;
