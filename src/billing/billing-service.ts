@@ -74,13 +74,12 @@ const DEFAULT_OPTIONS: BillingOptions = { heartbeatMs: 5_000, staleAfterMs: 20_0
 /** The operation recorded on a standing hold's row (docs/billing.md). */
 export const STANDING_HOLD_OPERATION = 'requests';
 
-/** An error of a write that is known to have written nothing (a rolled-back transaction, a server's refusal). */
-function wroteNothing(e: unknown): boolean {
-  const x = e as { rolledBack?: unknown; code?: unknown } | null;
-  if (x === null || typeof x !== 'object') return false;
-  // a SQLSTATE (5 characters; no class starts with E, unlike Node's EPIPE, whose outcome is unknown) or a SQLite error
-  return x.rolledBack === true || (typeof x.code === 'string' && ((/^[0-9A-Z]{5}$/.test(x.code) && !x.code.startsWith('E')) || x.code.startsWith('SQLITE_')));
-}
+/**
+ * Attempts of a standing hold's draw (ADR 0332): the first, a retry after any failure (its key makes it
+ * idempotent), and one more for the retry that raced its own first attempt still running on a lost
+ * connection (the unique key refuses one of them, writing nothing).
+ */
+const SETTLE_ATTEMPTS = 3;
 
 export class BillingService {
   /** This process's identity on its holds. */
@@ -91,6 +90,8 @@ export class BillingService {
   readonly #standing = new Map<number, StandingHold>();
   readonly #growing = new Map<number, Promise<void>>();
   #open = 0;
+  /** Settlement keys made so far (ADR 0332). */
+  #settlements = 0;
   readonly #options: BillingOptions;
   #timer: NodeJS.Timeout | null = null;
 
@@ -424,10 +425,14 @@ export class BillingService {
   async #settleStanding(h: ScopeHold, s: StandingHold, delivered: boolean): Promise<void> {
     try {
       if (!(delivered && h.final !== null && h.final > 0)) return; // released: in memory only
-      // One retry, only after a failure known to have written nothing: a draw is not idempotent.
-      for (let attempt = 0; attempt < 2; attempt++) {
+      // The draw is idempotent by its settlement key, made once before the first attempt and recorded
+      // on the entry (unique): an attempt that finds it written returns that outcome and writes nothing.
+      // So it is retried after any failure, of known outcome or not (a connection lost around COMMIT):
+      // charged once, never doubled, never lost to an unknown outcome.
+      const key = this.#settlementKey();
+      for (let attempt = 0; attempt < SETTLE_ATTEMPTS; attempt++) {
         try {
-          const r = s.live ? await this.ledger.drawFromHold(s.holdId, h.final, h.operation, h.reference, nowSeconds(this.clock)) : null;
+          const r = s.live ? await this.ledger.drawFromHold(s.holdId, h.final, h.operation, h.reference, nowSeconds(this.clock), key) : null;
           if (r) {
             if (!r.kept) s.size -= h.final;
             // drawn whole (only this request's reservation was in it): the row is gone. The store says so,
@@ -435,22 +440,25 @@ export class BillingService {
             if (r.held === 0) this.#drop(s);
             return;
           }
-          // Swept (this process looked dead to another one): delivered, so a plain debit, which never overdraws.
+          // Swept (this process looked dead to another one): delivered, so a plain debit, which never
+          // overdraws; with the same key, so that it finds an earlier attempt's draw or debit.
           this.#drop(s);
-          const d = await this.ledger.debit(h.accountId, h.final, h.operation, h.reference, nowSeconds(this.clock));
+          const d = await this.ledger.debit(h.accountId, h.final, h.operation, h.reference, nowSeconds(this.clock), key);
           if (!d.ok) this.#options.report?.(new Error(`standing hold ${s.holdId} was swept and the balance no longer covers ${h.final}`), 'settling credit hold');
           return;
         } catch (e) {
-          if (attempt === 1 || !wroteNothing(e)) {
-            this.#options.report?.(e, `charging ${h.final} for ${h.operation} ${h.reference ?? ''} from standing hold ${s.holdId}`);
-            return;
-          }
+          if (attempt === SETTLE_ATTEMPTS - 1) this.#options.report?.(e, `charging ${h.final} for ${h.operation} ${h.reference ?? ''} from standing hold ${s.holdId}`);
         }
       }
     } finally {
       s.used -= h.held;
       this.#maybeTrim(s);
     }
+  }
+
+  /** A settlement key unique to one charge: this process's id and a counter (ascending here, so a key's index entry lands next to the previous one). */
+  #settlementKey(): string {
+    return `${this.owner}:${(this.#settlements++).toString(36).padStart(8, '0')}`;
   }
 
   async #captureOrRelease(h: ScopeHold, delivered: boolean): Promise<void> {

@@ -15,7 +15,8 @@
 // - a batch the database refused as a whole (a deadlock, any server error: the ledger marks the error
 //   `rolledBack`) wrote nothing; its calls are then run one by one, each with its own result or error.
 //   A batch whose outcome is unknown (the connection died around COMMIT) fails every call of it, as it
-//   would fail a single statement: none is retried blindly (no double charge).
+//   would fail a single statement: none is retried here (no double charge). The caller may retry a
+//   draw that carries a settlement key: it is idempotent (ADR 0332).
 // Reads, debits, credits and the heartbeat pass straight through.
 import type { CreditLedger, DebitResult, DrawResult, HoldResult, LedgerEntry, LedgerOp, LedgerOpOutcome, LedgerOpResult } from '../ports/credit-ledger.js';
 
@@ -75,8 +76,8 @@ export class GroupCommitLedger implements CreditLedger {
   release(holdId: number): Promise<boolean> {
     return this.#enqueue({ kind: 'release', holdId }) as Promise<boolean>;
   }
-  drawFromHold(holdId: number, amount: number, operation: string, reference: string | null, at: number): Promise<DrawResult | null> {
-    return this.#enqueue({ kind: 'draw', holdId, amount, operation, reference, at }) as Promise<DrawResult | null>;
+  drawFromHold(holdId: number, amount: number, operation: string, reference: string | null, at: number, settlement?: string | null): Promise<DrawResult | null> {
+    return this.#enqueue(settlement == null ? { kind: 'draw', holdId, amount, operation, reference, at } : { kind: 'draw', holdId, amount, operation, reference, at, settlement }) as Promise<DrawResult | null>;
   }
   applyBatch(ops: readonly LedgerOp[]): Promise<LedgerOpOutcome[]> {
     return this.inner.applyBatch(ops);
@@ -93,8 +94,8 @@ export class GroupCommitLedger implements CreditLedger {
   balance(accountId: number): Promise<number> {
     return this.inner.balance(accountId);
   }
-  debit(accountId: number, amount: number, operation: string, reference: string | null, at: number): Promise<DebitResult> {
-    return this.inner.debit(accountId, amount, operation, reference, at);
+  debit(accountId: number, amount: number, operation: string, reference: string | null, at: number, settlement?: string | null): Promise<DebitResult> {
+    return this.inner.debit(accountId, amount, operation, reference, at, settlement);
   }
   credit(accountId: number, amount: number, operation: string, reference: string | null, at: number): Promise<{ balance: number; entryId: number }> {
     return this.inner.credit(accountId, amount, operation, reference, at);
@@ -236,7 +237,7 @@ export class GroupCommitLedger implements CreditLedger {
       case 'release':
         return this.inner.release(op.holdId);
       case 'draw':
-        return this.inner.drawFromHold(op.holdId, op.amount, op.operation, op.reference, op.at);
+        return this.inner.drawFromHold(op.holdId, op.amount, op.operation, op.reference, op.at, op.settlement);
     }
   }
 }

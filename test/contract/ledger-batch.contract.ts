@@ -278,6 +278,86 @@ export function ledgerBatchContract(label: string, open: StorageFactory): void {
       await assertBalanced(s, a, 15, 0);
     });
 
+    it('drawFromHold with a settlement key is idempotent: applied again (alone, in a batch, after the hold is gone, as a debit) it charges once', async (s) => {
+      const a = await account(s, 'a@example.org', 100);
+      const h = await s.ledger.hold(a, 40, 'requests', null, 'me', 1);
+      assert.ok(h.ok);
+      const r1 = await s.ledger.drawFromHold(h.holdId, 15, 'search', 'req-1', 2, 'key-1');
+      assert.deepEqual(r1 && [r1.balance, r1.kept, r1.held, r1.replayed], [45, true, 40, undefined]);
+      // the same key again: the earlier outcome, nothing written
+      const again = await s.ledger.drawFromHold(h.holdId, 15, 'search', 'req-1', 3, 'key-1');
+      assert.deepEqual(again && [again.balance, again.entryId, again.kept, again.held, again.replayed], [45, r1!.entryId, true, 40, true]);
+      await assertBalanced(s, a, 45, 40);
+      // in a batch, next to a new draw: the new one charges, the repeated one does not
+      const out = await s.ledger.applyBatch([
+        { kind: 'draw', holdId: h.holdId, amount: 15, operation: 'search', reference: 'req-1', at: 4, settlement: 'key-1' },
+        { kind: 'draw', holdId: h.holdId, amount: 35, operation: 'search', reference: 'req-2', at: 4, settlement: 'key-2' }, // 45 covers 35: kept
+        { kind: 'draw', holdId: h.holdId, amount: 35, operation: 'search', reference: 'req-2', at: 4, settlement: 'key-2' },
+      ]);
+      const v = out.map((o) => (o.ok ? o.value : o.error)) as ({ balance: number; entryId: number; kept: boolean; held: number; replayed?: boolean } | null)[];
+      assert.deepEqual(v.map((x) => x && [x.balance, x.entryId === r1!.entryId, x.kept, x.held, x.replayed ?? false]), [[45, true, true, 40, true], [10, false, true, 40, false], [10, false, true, 40, true]]);
+      assert.equal(v[1]!.entryId, v[2]!.entryId);
+      await assertBalanced(s, a, 10, 40);
+      // drawn whole when not covered (the hold is gone), then repeated: the earlier outcome (not kept, nothing held), not null
+      const whole = await s.ledger.drawFromHold(h.holdId, 40, 'search', 'req-3', 5, 'key-3');
+      assert.deepEqual(whole && [whole.balance, whole.kept, whole.held], [10, false, 0]);
+      const wholeAgain = await s.ledger.drawFromHold(h.holdId, 40, 'search', 'req-3', 6, 'key-3');
+      assert.deepEqual(wholeAgain && [wholeAgain.balance, wholeAgain.entryId, wholeAgain.kept, wholeAgain.held, wholeAgain.replayed], [10, whole!.entryId, false, 0, true]);
+      await assertBalanced(s, a, 10, 0);
+      // the swept fallback: a debit with the key of a draw that committed finds it, writes nothing
+      assert.deepEqual(await s.ledger.debit(a, 40, 'search', 'req-3', 7, 'key-3'), { ok: true, balance: 10, entryId: whole!.entryId });
+      // a keyed debit is idempotent too
+      const d = await s.ledger.debit(a, 4, 'search', 'req-4', 8, 'key-4');
+      assert.deepEqual(await s.ledger.debit(a, 4, 'search', 'req-4', 9, 'key-4'), d);
+      await assertBalanced(s, a, 6, 0);
+      assert.deepEqual((await s.ledger.entries(a, 10)).filter((e) => e.operation === 'search').map((e) => [e.amount, e.reference]), [[-4, 'req-4'], [-40, 'req-3'], [-35, 'req-2'], [-15, 'req-1']]);
+    });
+
+    for (const when of ['after it committed', 'before it reached the store'] as const)
+      it(`standing holds: a draw whose outcome is unknown (the connection lost ${when}) is retried and charged exactly once`, async (s) => {
+        const a = await account(s, 'a@example.org', 30);
+        const who: Principal = { accountId: a, credential: 'api_key', credentialId: 'k', scopes: ['search'], clientId: null, isAgent: false, audience: null };
+        // the first attempt of every draw fails the way a lost connection does: no SQLSTATE, outcome unknown
+        const failed = new Set<number>();
+        const lost = () => Object.assign(new Error('Connection terminated unexpectedly'), { code: undefined });
+        const flaky = new Proxy(s.ledger, {
+          get(target, prop) {
+            if (prop === 'drawFromHold')
+              return async (...args: Parameters<typeof target.drawFromHold>) => {
+                const n = args[1];
+                if (failed.has(n)) return target.drawFromHold(...args);
+                failed.add(n);
+                if (when === 'after it committed') await target.drawFromHold(...args);
+                throw lost();
+              };
+            const v = Reflect.get(target, prop) as unknown;
+            return typeof v === 'function' ? v.bind(target) : v;
+          },
+        });
+        const reported: unknown[] = [];
+        const billing = new BillingService(flaky, { nowMs: () => 1_000_000 }, { standingHolds: true, standingHoldIdleMs: 60_000, report: (e) => reported.push(e) });
+        const request = async (price: number) => {
+          const scope = billing.openScope();
+          await billing.runInScope(scope, async () => {
+            await billing.reserve(who, price, 'search', `r${price}`);
+            await billing.charge(who, price, 'search', `r${price}`);
+          });
+          await billing.settle(scope, true);
+        };
+        await request(7); // covered: held again (kept)
+        await request(9); // covered: held again
+        await billing.idle();
+        assert.deepEqual(reported, []);
+        assert.deepEqual((await s.ledger.entries(a, 10)).filter((e) => e.operation === 'search').map((e) => -e.amount), [9, 7], 'each delivered request charged once');
+        await assertBalanced(s, a, 14, 0);
+        // the whole balance in one request: drawn whole, not covered again, the row gone; its repeat says so
+        await request(14);
+        await billing.idle();
+        assert.deepEqual(reported, []);
+        assert.deepEqual((await s.ledger.entries(a, 10)).filter((e) => e.operation === 'search').map((e) => -e.amount), [14, 9, 7]);
+        await assertBalanced(s, a, 0, 0);
+      });
+
     it('standing holds (ADR 0332): one ledger op per delivered request, each charged once, never overdrawn, nothing held after', async (s) => {
       const a = await account(s, 'a@example.org', 1_000);
       const who: Principal = { accountId: a, credential: 'api_key', credentialId: 'k', scopes: ['search'], clientId: null, isAgent: false, audience: null };

@@ -226,11 +226,19 @@ class SqliteCreditLedger implements CreditLedger {
       if (a === undefined) throw new AppError('not_found', `No account ${accountId}.`);
       return a;
     };
-    this.#debit = db.transaction((accountId: number, amount: number, op: string, ref: string | null, at: number): DebitResult => {
+    // A charge with a settlement key (ADR 0332): the entry records it (unique), so a retry finds it.
+    const insertSettled = db.prepare(
+      'INSERT INTO ledger_entries (account_id, amount, balance_after, operation, reference, created_at, settlement, hold_shrink) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    );
+    const settled = db.prepare('SELECT id, account_id, hold_shrink FROM ledger_entries WHERE settlement = ?');
+    const priorOf = (key: string | null) => (key === null ? undefined : (settled.get(key) as { id: number; account_id: number; hold_shrink: number | null } | undefined));
+    this.#debit = db.transaction((accountId: number, amount: number, op: string, ref: string | null, at: number, key: string | null): DebitResult => {
       const { balance, held } = account(accountId);
+      const prior = priorOf(key);
+      if (prior) return { ok: true, balance: balance - held, entryId: prior.id };
       if (balance - held < amount) return { ok: false, balance: balance - held };
       setAccount.run(balance - amount, held, accountId);
-      const info = insert.run(accountId, -amount, balance - amount, op, ref, at);
+      const info = key === null ? insert.run(accountId, -amount, balance - amount, op, ref, at) : insertSettled.run(accountId, -amount, balance - amount, op, ref, at, key, null);
       return { ok: true, balance: balance - amount - held, entryId: Number(info.lastInsertRowid) };
     });
     this.#credit = db.transaction((accountId: number, amount: number, op: string, ref: string | null, at: number) => {
@@ -265,8 +273,14 @@ class SqliteCreditLedger implements CreditLedger {
     const standing = db.prepare('SELECT account_id, amount FROM credit_holds WHERE id = ?');
     const dropHold = db.prepare('DELETE FROM credit_holds WHERE id = ?');
     const pay = db.prepare('UPDATE accounts SET balance = balance - ?, held = held - ? WHERE id = ? AND balance - ? >= held - ? RETURNING balance, held');
-    this.#draw = db.transaction((holdId: number, amount: number, op: string, ref: string | null, at: number): DrawResult | null => {
+    this.#draw = db.transaction((holdId: number, amount: number, op: string, ref: string | null, at: number, key: string | null): DrawResult | null => {
       const h = standing.get(holdId) as { account_id: number; amount: number } | undefined;
+      // already settled (an earlier attempt committed): its outcome, nothing written
+      const prior = priorOf(key);
+      if (prior) {
+        const a = account(prior.account_id);
+        return { balance: a.balance - a.held, entryId: prior.id, kept: (prior.hold_shrink ?? 0) === 0, held: h?.amount ?? 0, replayed: true };
+      }
       if (!h || h.amount < amount) return null;
       // held again when the spendable balance covers it, else out of the hold
       let kept = true;
@@ -278,7 +292,7 @@ class SqliteCreditLedger implements CreditLedger {
         if (h.amount === amount) dropHold.run(holdId);
         else growHold.run(-amount, holdId);
       }
-      const entryId = Number(insert.run(h.account_id, -amount, a.balance, op, ref, at).lastInsertRowid);
+      const entryId = Number((key === null ? insert.run(h.account_id, -amount, a.balance, op, ref, at) : insertSettled.run(h.account_id, -amount, a.balance, op, ref, at, key, kept ? 0 : amount)).lastInsertRowid);
       return { balance: a.balance - a.held, entryId, kept, held: kept ? h.amount : h.amount - amount };
     });
     this.#extend = db.transaction((holdId: number, extra: number): HoldResult | null => {
@@ -320,7 +334,7 @@ class SqliteCreditLedger implements CreditLedger {
             return this.#release(op.holdId);
           case 'draw':
             checkDraw(op.amount);
-            return this.#draw(op.holdId, op.amount, op.operation, op.reference, op.at);
+            return this.#draw(op.holdId, op.amount, op.operation, op.reference, op.at, op.settlement ?? null);
         }
     };
     this.#batch = db.transaction((ops: readonly LedgerOp[]): LedgerOpOutcome[] =>
@@ -349,9 +363,9 @@ class SqliteCreditLedger implements CreditLedger {
     if (b === undefined) throw new AppError('not_found', `No account ${accountId}.`);
     return b;
   }
-  async debit(accountId: number, amount: number, operation: string, reference: string | null, at: number): Promise<DebitResult> {
+  async debit(accountId: number, amount: number, operation: string, reference: string | null, at: number, settlement?: string | null): Promise<DebitResult> {
     if (!Number.isSafeInteger(amount) || amount <= 0) throw new RangeError(`debit amount must be a positive integer, got ${amount}`);
-    return this.#debit.immediate(accountId, amount, operation, reference, at);
+    return this.#debit.immediate(accountId, amount, operation, reference, at, settlement ?? null);
   }
   async credit(accountId: number, amount: number, operation: string, reference: string | null, at: number) {
     if (!Number.isSafeInteger(amount) || amount <= 0) throw new RangeError(`credit amount must be a positive integer, got ${amount}`);
@@ -373,9 +387,9 @@ class SqliteCreditLedger implements CreditLedger {
   async release(holdId: number): Promise<boolean> {
     return this.#release.immediate(holdId);
   }
-  async drawFromHold(holdId: number, amount: number, operation: string, reference: string | null, at: number): Promise<DrawResult | null> {
+  async drawFromHold(holdId: number, amount: number, operation: string, reference: string | null, at: number, settlement?: string | null): Promise<DrawResult | null> {
     checkDraw(amount);
-    return this.#draw.immediate(holdId, amount, operation, reference, at);
+    return this.#draw.immediate(holdId, amount, operation, reference, at, settlement ?? null);
   }
   async applyBatch(ops: readonly LedgerOp[]): Promise<LedgerOpOutcome[]> {
     if (ops.length === 0) return [];
