@@ -465,14 +465,17 @@ export class BillingService {
     if (h.standing) return this.#settleStanding(h, h.standing, delivered);
     // One retry: a capture that still fails leaves the hold, released by the sweep if this process
     // dies, otherwise reported (the operator's reconciliation finds it by its reference).
+    // The charge's settlement key (ADR 0332) is on the capture's entry: a retry after a capture of
+    // unknown outcome that committed finds the hold gone, and its debit finds the key (no second charge).
+    const key = delivered && h.final !== null && h.final > 0 ? this.#settlementKey() : null;
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
         if (delivered && h.final !== null && h.final > 0) {
-          const captured = await this.ledger.capture(h.holdId, h.final, nowSeconds(this.clock));
+          const captured = await this.ledger.capture(h.holdId, h.final, nowSeconds(this.clock), key);
           // The hold was swept (this process looked dead to another one): the response was delivered,
           // so it is charged as a plain debit, which never overdraws.
           if (!captured) {
-            const r = await this.ledger.debit(h.accountId, h.final, h.operation, h.reference, nowSeconds(this.clock));
+            const r = await this.ledger.debit(h.accountId, h.final, h.operation, h.reference, nowSeconds(this.clock), key);
             if (!r.ok) this.#options.report?.(new Error(`hold ${h.holdId} was swept and the balance no longer covers ${h.final}`), 'settling credit hold');
           }
         } else await this.ledger.release(h.holdId);

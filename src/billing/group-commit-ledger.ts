@@ -70,8 +70,8 @@ export class GroupCommitLedger implements CreditLedger {
   extendHold(holdId: number, extra: number): Promise<HoldResult | null> {
     return this.#enqueue({ kind: 'extend', holdId, extra }) as Promise<HoldResult | null>;
   }
-  capture(holdId: number, amount: number, at: number): Promise<{ balance: number; entryId: number | null } | null> {
-    return this.#enqueue({ kind: 'capture', holdId, amount, at }) as Promise<{ balance: number; entryId: number | null } | null>;
+  capture(holdId: number, amount: number, at: number, settlement?: string | null): Promise<{ balance: number; entryId: number | null } | null> {
+    return this.#enqueue(settlement == null ? { kind: 'capture', holdId, amount, at } : { kind: 'capture', holdId, amount, at, settlement }) as Promise<{ balance: number; entryId: number | null } | null>;
   }
   release(holdId: number): Promise<boolean> {
     return this.#enqueue({ kind: 'release', holdId }) as Promise<boolean>;
@@ -233,7 +233,7 @@ export class GroupCommitLedger implements CreditLedger {
       case 'extend':
         return this.inner.extendHold(op.holdId, op.extra);
       case 'capture':
-        return this.inner.capture(op.holdId, op.amount, op.at);
+        return this.inner.capture(op.holdId, op.amount, op.at, op.settlement);
       case 'release':
         return this.inner.release(op.holdId);
       case 'draw':

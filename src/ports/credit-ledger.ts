@@ -27,7 +27,7 @@ export type HoldResult = { ok: true; holdId: number; balance: number; held?: num
 export type LedgerOp =
   | { kind: 'hold'; accountId: number; amount: number; operation: string; reference: string | null; owner: string; at: number; upTo?: number }
   | { kind: 'extend'; holdId: number; extra: number }
-  | { kind: 'capture'; holdId: number; amount: number; at: number }
+  | { kind: 'capture'; holdId: number; amount: number; at: number; settlement?: string | null }
   | { kind: 'release'; holdId: number }
   | { kind: 'draw'; holdId: number; amount: number; operation: string; reference: string | null; at: number; settlement?: string | null };
 
@@ -72,8 +72,10 @@ export interface CreditLedger {
   /**
    * Turns a hold into a debit of `amount` (0 <= amount <= held; 0 just releases it), in one
    * transaction. Null when the hold no longer exists (already captured or released): nothing is written.
+   * `settlement`: a key unique to this charge, recorded on the entry (see drawFromHold), so that a
+   * retry that finds the hold gone can tell, by a debit with the same key, that it was captured.
    */
-  capture(holdId: number, amount: number, at: number): Promise<{ balance: number; entryId: number | null } | null>;
+  capture(holdId: number, amount: number, at: number, settlement?: string | null): Promise<{ balance: number; entryId: number | null } | null>;
   /**
    * Adds `extra` (> 0) to an existing hold when the spendable balance covers it. Refused (nothing
    * written) when short; null when the hold no longer exists.

@@ -358,6 +358,41 @@ export function ledgerBatchContract(label: string, open: StorageFactory): void {
         await assertBalanced(s, a, 0, 0);
       });
 
+    it('holds of their own (ADR 0078): a capture whose outcome is unknown (lost after it committed) is retried and charged exactly once', async (s) => {
+      const a = await account(s, 'a@example.org', 30);
+      const who: Principal = { accountId: a, credential: 'api_key', credentialId: 'k', scopes: ['search'], clientId: null, isAgent: false, audience: null };
+      let failNext = true;
+      const flaky = new Proxy(s.ledger, {
+        get(target, prop) {
+          if (prop === 'capture')
+            return async (...args: Parameters<typeof target.capture>) => {
+              const r = await target.capture(...args);
+              if (failNext) {
+                failNext = false;
+                throw Object.assign(new Error('Connection terminated unexpectedly'), { code: undefined });
+              }
+              return r;
+            };
+          const v = Reflect.get(target, prop) as unknown;
+          return typeof v === 'function' ? v.bind(target) : v;
+        },
+      });
+      const billing = new BillingService(flaky, { nowMs: () => 1_000_000 }, { standingHolds: false });
+      for (const price of [7, 9]) {
+        const scope = billing.openScope();
+        await billing.runInScope(scope, async () => {
+          await billing.reserve(who, price, 'search', `r${price}`);
+          await billing.charge(who, price, 'search', `r${price}`);
+        });
+        await billing.settle(scope, true);
+      }
+      await billing.idle();
+      assert.equal(failNext, false, 'the first capture failed');
+      // the retry found the hold gone and debited with the capture's key: the capture's entry, no second charge
+      assert.deepEqual((await s.ledger.entries(a, 10)).filter((e) => e.operation === 'search').map((e) => -e.amount), [9, 7]);
+      await assertBalanced(s, a, 14, 0);
+    });
+
     it('standing holds (ADR 0332): one ledger op per delivered request, each charged once, never overdrawn, nothing held after', async (s) => {
       const a = await account(s, 'a@example.org', 1_000);
       const who: Principal = { accountId: a, credential: 'api_key', credentialId: 'k', scopes: ['search'], clientId: null, isAgent: false, audience: null };

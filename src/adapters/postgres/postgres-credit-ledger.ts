@@ -53,7 +53,7 @@ export class PostgresCreditLedger implements CreditLedger {
     return { ok: false, balance: await this.balance(accountId, q) };
   }
 
-  async capture(holdId: number, amount: number, at: number, q: Tx = this.pool): Promise<{ balance: number; entryId: number | null } | null> {
+  async capture(holdId: number, amount: number, at: number, settlement: string | null = null, q: Tx = this.pool): Promise<{ balance: number; entryId: number | null } | null> {
     if (!Number.isSafeInteger(amount) || amount < 0) throw new RangeError(`capture amount must be a non-negative integer, got ${amount}`);
     const { rows } = await q.query<{ spendable: number; entry_id: number | null }>(
       `WITH h AS (
@@ -63,12 +63,12 @@ export class PostgresCreditLedger implements CreditLedger {
          FROM h WHERE accounts.id = h.account_id
          RETURNING accounts.id, accounts.balance, accounts.balance - accounts.held AS spendable
        ), e AS (
-         INSERT INTO ledger_entries (account_id, amount, balance_after, operation, reference, created_at)
-         SELECT a.id, -LEAST($2::bigint, h.amount), a.balance, h.operation, h.reference, $3 FROM a, h WHERE $2::bigint > 0
+         INSERT INTO ledger_entries (account_id, amount, balance_after, operation, reference, created_at, settlement)
+         SELECT a.id, -LEAST($2::bigint, h.amount), a.balance, h.operation, h.reference, $3, $4::text FROM a, h WHERE $2::bigint > 0
          RETURNING id
        )
        SELECT a.spendable, (SELECT id FROM e) AS entry_id FROM a`,
-      [holdId, amount, at],
+      [holdId, amount, at, settlement],
     );
     return rows[0] ? { balance: rows[0].spendable, entryId: rows[0].entry_id } : null;
   }
@@ -349,8 +349,8 @@ function batchStatement(op: LedgerOp, int: (n: number) => string, text: (v: stri
           FROM h WHERE accounts.id = h.account_id
           RETURNING accounts.id, accounts.balance, accounts.balance - accounts.held AS spendable
         ), e AS (
-          INSERT INTO ledger_entries (account_id, amount, balance_after, operation, reference, created_at)
-          SELECT a.id, -LEAST(${int(op.amount)}, h.amount), a.balance, h.operation, h.reference, ${int(op.at)} FROM a, h WHERE ${int(op.amount)} > 0
+          INSERT INTO ledger_entries (account_id, amount, balance_after, operation, reference, created_at, settlement)
+          SELECT a.id, -LEAST(${int(op.amount)}, h.amount), a.balance, h.operation, h.reference, ${int(op.at)}, ${text(op.settlement ?? null)}::text FROM a, h WHERE ${int(op.amount)} > 0
           RETURNING id
         )
         SELECT a.spendable, (SELECT id FROM e) AS entry_id FROM a`;

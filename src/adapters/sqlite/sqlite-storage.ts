@@ -259,12 +259,12 @@ class SqliteCreditLedger implements CreditLedger {
       const holdId = Number(insertHold.run(accountId, took, op, ref, owner, at).lastInsertRowid);
       return upTo === null ? { ok: true, holdId, balance: spendable } : { ok: true, holdId, balance: spendable, held: took };
     });
-    this.#capture = db.transaction((holdId: number, amount: number, at: number): { balance: number; entryId: number | null } | null => {
+    this.#capture = db.transaction((holdId: number, amount: number, at: number, key: string | null): { balance: number; entryId: number | null } | null => {
       const h = takeHold.get(holdId) as { account_id: number; amount: number; operation: string; reference: string | null } | undefined;
       if (!h) return null;
       const charged = Math.min(amount, h.amount);
       const a = unhold.get(charged, h.amount, h.account_id) as { balance: number; held: number };
-      const entryId = charged > 0 ? Number(insert.run(h.account_id, -charged, a.balance, h.operation, h.reference, at).lastInsertRowid) : null;
+      const entryId = charged > 0 ? Number((key === null ? insert.run(h.account_id, -charged, a.balance, h.operation, h.reference, at) : insertSettled.run(h.account_id, -charged, a.balance, h.operation, h.reference, at, key, null)).lastInsertRowid) : null;
       return { balance: a.balance - a.held, entryId };
     });
     const growHold = db.prepare('UPDATE credit_holds SET amount = amount + ? WHERE id = ?');
@@ -329,7 +329,7 @@ class SqliteCreditLedger implements CreditLedger {
             return this.#extend(op.holdId, op.extra);
           case 'capture':
             checkCapture(op.amount);
-            return this.#capture(op.holdId, op.amount, op.at);
+            return this.#capture(op.holdId, op.amount, op.at, op.settlement ?? null);
           case 'release':
             return this.#release(op.holdId);
           case 'draw':
@@ -376,9 +376,9 @@ class SqliteCreditLedger implements CreditLedger {
     checkUpTo(amount, upTo);
     return this.#hold.immediate(accountId, amount, operation, reference, owner, at, upTo ?? null);
   }
-  async capture(holdId: number, amount: number, at: number): Promise<{ balance: number; entryId: number | null } | null> {
+  async capture(holdId: number, amount: number, at: number, settlement?: string | null): Promise<{ balance: number; entryId: number | null } | null> {
     if (!Number.isSafeInteger(amount) || amount < 0) throw new RangeError(`capture amount must be a non-negative integer, got ${amount}`);
-    return this.#capture.immediate(holdId, amount, at);
+    return this.#capture.immediate(holdId, amount, at, settlement ?? null);
   }
   async extendHold(holdId: number, extra: number): Promise<HoldResult | null> {
     if (!Number.isSafeInteger(extra) || extra <= 0) throw new RangeError(`hold amount must be a positive integer, got ${extra}`);
