@@ -370,7 +370,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
   const ledger = config.billing.groupCommit
     ? new GroupCommitLedger(storage.ledger, { maxBatch: 256, windowMs: config.billing.groupCommitWindowMs, othersActive: () => billing.inFlight > 1, lanes: storage.kind === 'postgres' ? 4 : 1 })
     : null;
-  billing = new BillingService(ledger ?? storage.ledger, clock, { heartbeatMs: config.billing.holdHeartbeatMs, staleAfterMs: config.billing.holdStaleMs, report });
+  billing = new BillingService(ledger ?? storage.ledger, clock, { heartbeatMs: config.billing.holdHeartbeatMs, staleAfterMs: config.billing.holdStaleMs, report, standingHolds: config.billing.standingHolds, standingHoldIdleMs: config.billing.standingHoldIdleMs });
   const accounts = new AccountService(storage.accounts, storage.ledger, apiKeys, clock);
   const rateLimits = new RateLimitService(rateLimiter, config.rateLimits, clock, rateOverrideStoreFor(storage));
   const activity = new ActivityBuffer(storage.activity, report);

@@ -15,8 +15,29 @@ import type { Clock } from '../ports/clock.js';
 import { nowSeconds } from '../ports/clock.js';
 import type { CreditLedger } from '../ports/credit-ledger.js';
 
+/**
+ * This process's standing hold for one account (ADR 0332): one hold row in the store that covers the
+ * account's requests in progress here. A request reserves its credits from it in memory, and at
+ * delivery its charge is drawn from it (`drawFromHold`: one ledger op, the credits held again when the
+ * balance covers them); the row is grown when its free part is short and released once no request of
+ * the account has run for `standingHoldIdleMs`.
+ */
+interface StandingHold {
+  accountId: number;
+  holdId: number;
+  /** Credits the hold row has in the store (as this process last wrote it). */
+  size: number;
+  /** Of them, reserved by requests in progress here. */
+  used: number;
+  /** False once released or found gone (swept): new requests open a new one. */
+  live: boolean;
+  timer: NodeJS.Timeout | null;
+}
+
 interface ScopeHold {
   holdId: number;
+  /** The standing hold it was reserved from (ADR 0332), or null: a hold row of its own. */
+  standing: StandingHold | null;
   accountId: number;
   reference: string | null;
   operation: string;
@@ -38,16 +59,39 @@ export interface BillingOptions {
   staleAfterMs: number;
   /** Reports a failure of background work (a capture that could not be written). */
   report?: (e: unknown, context: string) => void;
+  /**
+   * One standing hold per account for the requests in progress (ADR 0332): a request's hold is taken
+   * from it in memory and its charge drawn from it at delivery, one ledger op per request instead of
+   * two. False: a hold row per operation (ADR 0078).
+   */
+  standingHolds?: boolean;
+  /** With standingHolds: how long an account's standing hold is kept after its last request ended, ms. */
+  standingHoldIdleMs?: number;
 }
 
-const DEFAULT_OPTIONS: BillingOptions = { heartbeatMs: 5_000, staleAfterMs: 20_000 };
+const DEFAULT_OPTIONS: BillingOptions = { heartbeatMs: 5_000, staleAfterMs: 20_000, standingHolds: false, standingHoldIdleMs: 1_000 };
+
+/** The operation recorded on a standing hold's row (docs/billing.md). */
+export const STANDING_HOLD_OPERATION = 'requests';
+
+/**
+ * Attempts of a standing hold's draw (ADR 0332): the first, a retry after any failure (its key makes it
+ * idempotent), and one more for the retry that raced its own first attempt still running on a lost
+ * connection (the unique key refuses one of them, writing nothing).
+ */
+const SETTLE_ATTEMPTS = 3;
 
 export class BillingService {
   /** This process's identity on its holds. */
   readonly owner = randomUUID();
   readonly #scopes = new AsyncLocalStorage<Settlement>();
   readonly #settling = new Set<Promise<void>>();
+  /** The standing holds of this process by account (ADR 0332), and the growth of one in progress. */
+  readonly #standing = new Map<number, StandingHold>();
+  readonly #growing = new Map<number, Promise<void>>();
   #open = 0;
+  /** Settlement keys made so far (ADR 0332). */
+  #settlements = 0;
   readonly #options: BillingOptions;
   #timer: NodeJS.Timeout | null = null;
 
@@ -96,7 +140,7 @@ export class BillingService {
   /** Throws `insufficient_credits` (402) when the spendable balance is below `minimum` (no hold). */
   async requireBalance(principal: Principal, minimum: number): Promise<void> {
     if (minimum <= 0) return;
-    const balance = await this.ledger.balance(principal.accountId);
+    const balance = await this.balance(principal.accountId);
     if (balance < minimum) throw insufficient(minimum, balance);
   }
 
@@ -121,7 +165,9 @@ export class BillingService {
     if (!mine) {
       if (amount > 0) await this.#hold(scope, principal.accountId, amount, operation, reference, amount);
     } else {
-      if (amount > mine.held) {
+      if (amount > mine.held && mine.standing) {
+        await this.#growReservation(scope, mine, amount);
+      } else if (amount > mine.held) {
         const r = await this.ledger.extendHold(mine.holdId, amount - mine.held);
         if (r && !r.ok) throw insufficient(amount, r.balance + mine.held);
         if (r) mine.held = amount;
@@ -171,7 +217,13 @@ export class BillingService {
    * read the books after a response wait for this first.
    */
   async idle(): Promise<void> {
-    while (this.#settling.size > 0) await Promise.allSettled([...this.#settling]);
+    for (;;) {
+      while (this.#settling.size > 0 || this.#growing.size > 0) await Promise.allSettled([...this.#settling, ...this.#growing.values()]);
+      // the standing holds no request uses are given back now (shutdown; tests reading the books)
+      const unused = [...this.#standing.values()].filter((s) => s.used === 0);
+      if (unused.length === 0) return;
+      for (const s of unused) this.#trim(s);
+    }
   }
 
   /**
@@ -198,9 +250,15 @@ export class BillingService {
     if (amount > 0) await this.ledger.credit(accountId, amount, `refund:${operation}`, reference, nowSeconds(this.clock));
   }
 
-  /** The spendable balance (posted minus held). */
-  balance(accountId: number): Promise<number> {
-    return this.ledger.balance(accountId);
+  /** The spendable balance (posted minus held; this process's standing hold counts only for what its requests use). */
+  async balance(accountId: number): Promise<number> {
+    return (await this.ledger.balance(accountId)) + this.#free(accountId);
+  }
+
+  /** Credits of the account's standing hold here that no request in progress uses. */
+  #free(accountId: number): number {
+    const s = this.#standing.get(accountId);
+    return s && s.live ? s.size - s.used : 0;
   }
 
   /**
@@ -227,25 +285,197 @@ export class BillingService {
   }
 
   async #hold(scope: Settlement, accountId: number, amount: number, operation: string, reference: string | null, final: number | null, upTo?: number): Promise<void> {
+    if (this.#options.standingHolds) {
+      const r = await this.#reserve(accountId, amount, upTo ?? amount);
+      if (!r.ok) throw insufficient(amount, r.balance);
+      const h: ScopeHold = { holdId: r.standing.holdId, standing: r.standing, accountId, reference, operation, held: r.took, final };
+      if (scope.settled) await this.#captureOrRelease(h, false);
+      else scope.holds.push(h);
+      return;
+    }
     const r = await this.ledger.hold(accountId, amount, operation, reference, this.owner, nowSeconds(this.clock), upTo);
     if (!r.ok) throw insufficient(amount, r.balance);
-    const h: ScopeHold = { holdId: r.holdId, accountId, reference, operation, held: r.held ?? amount, final };
+    const h: ScopeHold = { holdId: r.holdId, standing: null, accountId, reference, operation, held: r.held ?? amount, final };
     // The scope was settled while the hold was being written (the client went away): let it go.
     if (scope.settled) await this.#captureOrRelease(h, false);
     else scope.holds.push(h);
   }
 
+  /**
+   * Reserves credits for a request from the account's standing hold: `want` when it (grown if need be)
+   * covers that, else at least `min`; the hold is grown by what is missing (one op, serialized per
+   * account). Refused with the spendable balance (this process's free standing credits included).
+   */
+  async #reserve(accountId: number, min: number, want: number): Promise<{ ok: true; standing: StandingHold; took: number } | { ok: false; balance: number }> {
+    for (let grown = false; ; ) {
+      const s = this.#standing.get(accountId);
+      const free = s && s.live ? s.size - s.used : 0;
+      if (s && s.live && (free >= want || (grown && free >= min))) {
+        const took = Math.min(free, want);
+        s.used += took;
+        if (s.timer) clearTimeout(s.timer);
+        s.timer = null;
+        return { ok: true, standing: s, took };
+      }
+      const busy = this.#growing.get(accountId);
+      if (busy) {
+        await busy.catch(() => {});
+        continue;
+      }
+      let refused: number | null = null;
+      const growth = (async () => {
+        const at = nowSeconds(this.clock);
+        if (!s || !s.live) {
+          const r = await this.ledger.hold(accountId, min, STANDING_HOLD_OPERATION, null, this.owner, at, want > min ? want : undefined);
+          if (!r.ok) refused = r.balance;
+          else this.#standing.set(accountId, { accountId, holdId: r.holdId, size: r.held ?? min, used: 0, live: true, timer: null });
+          return;
+        }
+        // the most this request may take, else what it needs at least
+        for (const more of want - free > Math.max(min - free, 0) && min > free ? [want - free, min - free] : [want - free]) {
+          const r = await this.ledger.extendHold(s.holdId, more);
+          if (r === null) return this.#drop(s); // swept meanwhile: a new one is opened
+          if (r.ok) {
+            s.size += more;
+            refused = null;
+            return;
+          }
+          refused = r.balance + (s.live ? s.size - s.used : 0);
+        }
+        // the free part covers the least it needs: taken below
+        if (free >= min) refused = null;
+      })();
+      this.#growing.set(accountId, growth);
+      try {
+        await growth;
+      } finally {
+        if (this.#growing.get(accountId) === growth) this.#growing.delete(accountId);
+      }
+      if (refused !== null) return { ok: false, balance: refused };
+      grown = true;
+    }
+  }
+
+  /** Grows a request's reservation to `amount` (402 when the balance cannot cover it). */
+  async #growReservation(scope: Settlement, mine: ScopeHold, amount: number): Promise<void> {
+    const s = mine.standing!;
+    // settled while this was reserved (the client went away): what was just taken goes back
+    const late = (r: { standing: StandingHold; took: number }) => {
+      if (!scope.settled) return false;
+      r.standing.used -= r.took;
+      this.#maybeTrim(r.standing);
+      return true;
+    };
+    if (s.live) {
+      const r = await this.#reserve(mine.accountId, amount - mine.held, amount - mine.held);
+      if (!r.ok) throw insufficient(amount, r.balance + mine.held);
+      if (late(r)) return;
+      if (r.standing === s) {
+        mine.held = amount;
+        return;
+      }
+      r.standing.used -= r.took; // s was swept meanwhile: the whole price from the new one below
+      this.#maybeTrim(r.standing);
+    }
+    // Its standing hold was swept (this process looked dead): the whole price afresh.
+    const r = await this.#reserve(mine.accountId, amount, amount);
+    if (!r.ok) throw insufficient(amount, r.balance);
+    if (late(r)) return;
+    mine.standing = r.standing;
+    mine.holdId = r.standing.holdId;
+    mine.held = r.took;
+  }
+
+  /** Forgets a standing hold that is gone from the store or being released. */
+  #drop(s: StandingHold): void {
+    s.live = false;
+    if (s.timer) clearTimeout(s.timer);
+    s.timer = null;
+    if (this.#standing.get(s.accountId) === s) this.#standing.delete(s.accountId);
+  }
+
+  /** After a request let go of its reservation: a standing hold no request uses is released after the idle time. */
+  #maybeTrim(s: StandingHold): void {
+    if (!s.live || s.used > 0 || s.timer) return;
+    const idleMs = this.#options.standingHoldIdleMs ?? 1_000;
+    s.timer = setTimeout(() => {
+      s.timer = null;
+      if (s.used === 0 && !this.#growing.has(s.accountId)) this.#trim(s);
+    }, idleMs);
+    s.timer.unref();
+  }
+
+  /** Releases a standing hold now (no request uses it). */
+  #trim(s: StandingHold): void {
+    if (!s.live || s.used > 0) return;
+    this.#drop(s);
+    const done = (async () => {
+      try {
+        await this.ledger.release(s.holdId);
+      } catch (e) {
+        // left to the sweep if this process dies; reported otherwise
+        this.#options.report?.(e, `releasing standing credit hold ${s.holdId}`);
+      }
+    })();
+    this.#settling.add(done);
+    void done.finally(() => this.#settling.delete(done));
+  }
+
+  /** Settles a reservation of a standing hold: its charge drawn from the hold when delivered (one op). */
+  async #settleStanding(h: ScopeHold, s: StandingHold, delivered: boolean): Promise<void> {
+    try {
+      if (!(delivered && h.final !== null && h.final > 0)) return; // released: in memory only
+      // The draw is idempotent by its settlement key, made once before the first attempt and recorded
+      // on the entry (unique): an attempt that finds it written returns that outcome and writes nothing.
+      // So it is retried after any failure, of known outcome or not (a connection lost around COMMIT):
+      // charged once, never doubled, never lost to an unknown outcome.
+      const key = this.#settlementKey();
+      for (let attempt = 0; attempt < SETTLE_ATTEMPTS; attempt++) {
+        try {
+          const r = s.live ? await this.ledger.drawFromHold(s.holdId, h.final, h.operation, h.reference, nowSeconds(this.clock), key) : null;
+          if (r) {
+            if (!r.kept) s.size -= h.final;
+            // drawn whole (only this request's reservation was in it): the row is gone. The store says so,
+            // not this process's count, which may not yet include a growth committed before the draw.
+            if (r.held === 0) this.#drop(s);
+            return;
+          }
+          // Swept (this process looked dead to another one): delivered, so a plain debit, which never
+          // overdraws; with the same key, so that it finds an earlier attempt's draw or debit.
+          this.#drop(s);
+          const d = await this.ledger.debit(h.accountId, h.final, h.operation, h.reference, nowSeconds(this.clock), key);
+          if (!d.ok) this.#options.report?.(new Error(`standing hold ${s.holdId} was swept and the balance no longer covers ${h.final}`), 'settling credit hold');
+          return;
+        } catch (e) {
+          if (attempt === SETTLE_ATTEMPTS - 1) this.#options.report?.(e, `charging ${h.final} for ${h.operation} ${h.reference ?? ''} from standing hold ${s.holdId}`);
+        }
+      }
+    } finally {
+      s.used -= h.held;
+      this.#maybeTrim(s);
+    }
+  }
+
+  /** A settlement key unique to one charge: this process's id and a counter (ascending here, so a key's index entry lands next to the previous one). */
+  #settlementKey(): string {
+    return `${this.owner}:${(this.#settlements++).toString(36).padStart(8, '0')}`;
+  }
+
   async #captureOrRelease(h: ScopeHold, delivered: boolean): Promise<void> {
+    if (h.standing) return this.#settleStanding(h, h.standing, delivered);
     // One retry: a capture that still fails leaves the hold, released by the sweep if this process
     // dies, otherwise reported (the operator's reconciliation finds it by its reference).
+    // The charge's settlement key (ADR 0332) is on the capture's entry: a retry after a capture of
+    // unknown outcome that committed finds the hold gone, and its debit finds the key (no second charge).
+    const key = delivered && h.final !== null && h.final > 0 ? this.#settlementKey() : null;
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
         if (delivered && h.final !== null && h.final > 0) {
-          const captured = await this.ledger.capture(h.holdId, h.final, nowSeconds(this.clock));
+          const captured = await this.ledger.capture(h.holdId, h.final, nowSeconds(this.clock), key);
           // The hold was swept (this process looked dead to another one): the response was delivered,
           // so it is charged as a plain debit, which never overdraws.
           if (!captured) {
-            const r = await this.ledger.debit(h.accountId, h.final, h.operation, h.reference, nowSeconds(this.clock));
+            const r = await this.ledger.debit(h.accountId, h.final, h.operation, h.reference, nowSeconds(this.clock), key);
             if (!r.ok) this.#options.report?.(new Error(`hold ${h.holdId} was swept and the balance no longer covers ${h.final}`), 'settling credit hold');
           }
         } else await this.ledger.release(h.holdId);

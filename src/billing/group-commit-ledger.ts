@@ -1,7 +1,7 @@
 // Group commit for the per-request ledger writes (issue 14, ADR 0136). Every billed search writes
 // three times (hold before the work, extend to the final price, capture after delivery), each its own
 // transaction. Under load many requests write at once; this ledger queues their hold, extendHold,
-// capture and release calls and commits the queue as ONE transaction (CreditLedger.applyBatch):
+// capture, release and drawFromHold calls and commits the queue as ONE transaction (CreditLedger.applyBatch):
 // the calls that arrived while the previous batch was committing, or within the same turn of the
 // event loop (or `windowMs`, when set), up to `maxBatch`.
 //
@@ -15,9 +15,10 @@
 // - a batch the database refused as a whole (a deadlock, any server error: the ledger marks the error
 //   `rolledBack`) wrote nothing; its calls are then run one by one, each with its own result or error.
 //   A batch whose outcome is unknown (the connection died around COMMIT) fails every call of it, as it
-//   would fail a single statement: none is retried blindly (no double charge).
+//   would fail a single statement: none is retried here (no double charge). The caller may retry a
+//   draw that carries a settlement key: it is idempotent (ADR 0332).
 // Reads, debits, credits and the heartbeat pass straight through.
-import type { CreditLedger, DebitResult, HoldResult, LedgerEntry, LedgerOp, LedgerOpOutcome, LedgerOpResult } from '../ports/credit-ledger.js';
+import type { CreditLedger, DebitResult, DrawResult, HoldResult, LedgerEntry, LedgerOp, LedgerOpOutcome, LedgerOpResult } from '../ports/credit-ledger.js';
 
 export interface GroupCommitOptions {
   /** Most ops in one transaction. */
@@ -69,11 +70,14 @@ export class GroupCommitLedger implements CreditLedger {
   extendHold(holdId: number, extra: number): Promise<HoldResult | null> {
     return this.#enqueue({ kind: 'extend', holdId, extra }) as Promise<HoldResult | null>;
   }
-  capture(holdId: number, amount: number, at: number): Promise<{ balance: number; entryId: number | null } | null> {
-    return this.#enqueue({ kind: 'capture', holdId, amount, at }) as Promise<{ balance: number; entryId: number | null } | null>;
+  capture(holdId: number, amount: number, at: number, settlement?: string | null): Promise<{ balance: number; entryId: number | null } | null> {
+    return this.#enqueue(settlement == null ? { kind: 'capture', holdId, amount, at } : { kind: 'capture', holdId, amount, at, settlement }) as Promise<{ balance: number; entryId: number | null } | null>;
   }
   release(holdId: number): Promise<boolean> {
     return this.#enqueue({ kind: 'release', holdId }) as Promise<boolean>;
+  }
+  drawFromHold(holdId: number, amount: number, operation: string, reference: string | null, at: number, settlement?: string | null): Promise<DrawResult | null> {
+    return this.#enqueue(settlement == null ? { kind: 'draw', holdId, amount, operation, reference, at } : { kind: 'draw', holdId, amount, operation, reference, at, settlement }) as Promise<DrawResult | null>;
   }
   applyBatch(ops: readonly LedgerOp[]): Promise<LedgerOpOutcome[]> {
     return this.inner.applyBatch(ops);
@@ -90,8 +94,8 @@ export class GroupCommitLedger implements CreditLedger {
   balance(accountId: number): Promise<number> {
     return this.inner.balance(accountId);
   }
-  debit(accountId: number, amount: number, operation: string, reference: string | null, at: number): Promise<DebitResult> {
-    return this.inner.debit(accountId, amount, operation, reference, at);
+  debit(accountId: number, amount: number, operation: string, reference: string | null, at: number, settlement?: string | null): Promise<DebitResult> {
+    return this.inner.debit(accountId, amount, operation, reference, at, settlement);
   }
   credit(accountId: number, amount: number, operation: string, reference: string | null, at: number): Promise<{ balance: number; entryId: number }> {
     return this.inner.credit(accountId, amount, operation, reference, at);
@@ -229,9 +233,11 @@ export class GroupCommitLedger implements CreditLedger {
       case 'extend':
         return this.inner.extendHold(op.holdId, op.extra);
       case 'capture':
-        return this.inner.capture(op.holdId, op.amount, op.at);
+        return this.inner.capture(op.holdId, op.amount, op.at, op.settlement);
       case 'release':
         return this.inner.release(op.holdId);
+      case 'draw':
+        return this.inner.drawFromHold(op.holdId, op.amount, op.operation, op.reference, op.at, op.settlement);
     }
   }
 }

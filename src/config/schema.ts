@@ -110,6 +110,8 @@ export const ConfigSchema = Type.Object(
         holdStaleMs: Type.Integer({ minimum: 200, maximum: 3_600_000, default: 20_000, description: 'Credits held by a process that has not recorded itself alive for this long (it crashed) are released, at start-up and by every running process, ms. Keep it several times holdHeartbeatMs.' }),
         groupCommit: Type.Boolean({ default: true, description: 'Commit the holds, extensions and captures of concurrent requests together, one transaction per batch; each request still waits for its own commit (docs/billing.md, ADR 0136). false: one transaction per write.' }),
         groupCommitWindowMs: Type.Integer({ minimum: 0, maximum: 100, default: 0, description: 'With groupCommit, how long a batch waits for more writes before committing, ms; 0 commits what arrived by the next turn of the event loop or during the previous commit.' }),
+        standingHolds: Type.Boolean({ default: true, description: "One standing hold per account and serving process covers the account's requests in progress: a request's credits are reserved from it in memory and its charge is drawn from it at delivery, one ledger write per request instead of two (docs/billing.md, ADR 0332). false: a hold of its own per operation." }),
+        standingHoldIdleMs: Type.Integer({ minimum: 0, maximum: 60_000, default: 1_000, description: "With standingHolds, how long an account's standing hold is kept after its last request here ended, ms; until then its unused credits count as held for other processes and for the account's balance views." }),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -34,8 +34,39 @@ function unstorable(s: string): boolean {
   return s.includes('\u0000') || !(s as string & { isWellFormed(): boolean }).isWellFormed();
 }
 
+/** Objects the check walks into: plain objects and arrays, not bytes or streams. */
+function walkable(v: unknown): v is object {
+  return v !== null && typeof v === 'object' && !ArrayBuffer.isView(v) && !(v instanceof ArrayBuffer) && typeof (v as { pipe?: unknown }).pipe !== 'function';
+}
+
+/**
+ * Whether `value` holds an unstorable string (or object key): the check every request pays (issue 29),
+ * so it builds no location strings; findUnstorableText walks again for the location only when it does.
+ */
+function holdsUnstorableText(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  let seen = 0;
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (++seen > 1_000_000) return false; // bodies are size-limited long before this
+    if (typeof v === 'string') {
+      if (unstorable(v)) return true;
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push(v[i]);
+    } else if (walkable(v)) {
+      for (const k in v) {
+        if (!Object.prototype.hasOwnProperty.call(v, k)) continue;
+        if (unstorable(k)) return true;
+        stack.push((v as Record<string, unknown>)[k]);
+      }
+    }
+  }
+  return false;
+}
+
 /** The location of the first unstorable string (or object key) in `value`, walked without recursion. */
 export function findUnstorableText(value: unknown, context: string): string | null {
+  if (!holdsUnstorableText(value)) return null;
   const stack: [unknown, string][] = [[value, context]];
   let seen = 0;
   while (stack.length > 0) {
@@ -45,7 +76,7 @@ export function findUnstorableText(value: unknown, context: string): string | nu
       if (unstorable(v)) return at;
     } else if (Array.isArray(v)) {
       for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], `${at}/${i}`]);
-    } else if (v !== null && typeof v === 'object' && !ArrayBuffer.isView(v) && !(v instanceof ArrayBuffer) && typeof (v as { pipe?: unknown }).pipe !== 'function') {
+    } else if (walkable(v)) {
       for (const [k, x] of Object.entries(v)) {
         if (unstorable(k)) return `${at} (a property name)`;
         stack.push([x, `${at}/${k}`]);

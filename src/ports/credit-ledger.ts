@@ -27,11 +27,21 @@ export type HoldResult = { ok: true; holdId: number; balance: number; held?: num
 export type LedgerOp =
   | { kind: 'hold'; accountId: number; amount: number; operation: string; reference: string | null; owner: string; at: number; upTo?: number }
   | { kind: 'extend'; holdId: number; extra: number }
-  | { kind: 'capture'; holdId: number; amount: number; at: number }
-  | { kind: 'release'; holdId: number };
+  | { kind: 'capture'; holdId: number; amount: number; at: number; settlement?: string | null }
+  | { kind: 'release'; holdId: number }
+  | { kind: 'draw'; holdId: number; amount: number; operation: string; reference: string | null; at: number; settlement?: string | null };
 
-/** What each kind of {@link LedgerOp} returns: what hold, extendHold, capture and release return. */
-export type LedgerOpResult = HoldResult | HoldResult | null | { balance: number; entryId: number | null } | null | boolean;
+/**
+ * What {@link CreditLedger.drawFromHold} did: the debit's entry, the spendable balance after, whether
+ * the drawn credits were held again (`kept`: the standing hold kept its amount) or the hold shrank by
+ * them, and what the hold has after (`held`; 0: it was drawn whole and is gone). `replayed`: the draw's
+ * settlement key was already written (an earlier attempt committed): nothing was written now, `entryId`
+ * and `kept` are that attempt's, `balance` and `held` what the account and the hold have now.
+ */
+export type DrawResult = { balance: number; entryId: number; kept: boolean; held: number; replayed?: boolean };
+
+/** What each kind of {@link LedgerOp} returns: what hold, extendHold, capture, release and drawFromHold return. */
+export type LedgerOpResult = HoldResult | HoldResult | null | { balance: number; entryId: number | null } | null | boolean | DrawResult | null;
 
 /** One op's outcome in a batch: its result, or the error it threw (it wrote nothing). */
 export type LedgerOpOutcome = { ok: true; value: LedgerOpResult } | { ok: false; error: unknown };
@@ -39,8 +49,12 @@ export type LedgerOpOutcome = { ok: true; value: LedgerOpResult } | { ok: false;
 export interface CreditLedger {
   /** The spendable balance: posted balance minus credits held for requests in progress. */
   balance(accountId: number): Promise<number>;
-  /** Atomically checks the spendable balance and debits `amount` (> 0). Never overdraws, even under concurrency. */
-  debit(accountId: number, amount: number, operation: string, reference: string | null, at: number): Promise<DebitResult>;
+  /**
+   * Atomically checks the spendable balance and debits `amount` (> 0). Never overdraws, even under concurrency.
+   * `settlement`: a key unique to this charge (see drawFromHold); when an entry with it is already
+   * written, nothing is written and that entry's id is returned (`ok`, the spendable balance now).
+   */
+  debit(accountId: number, amount: number, operation: string, reference: string | null, at: number, settlement?: string | null): Promise<DebitResult>;
   /** Adds `amount` (> 0) credits. */
   credit(accountId: number, amount: number, operation: string, reference: string | null, at: number): Promise<{ balance: number; entryId: number }>;
   /**
@@ -58,8 +72,10 @@ export interface CreditLedger {
   /**
    * Turns a hold into a debit of `amount` (0 <= amount <= held; 0 just releases it), in one
    * transaction. Null when the hold no longer exists (already captured or released): nothing is written.
+   * `settlement`: a key unique to this charge, recorded on the entry (see drawFromHold), so that a
+   * retry that finds the hold gone can tell, by a debit with the same key, that it was captured.
    */
-  capture(holdId: number, amount: number, at: number): Promise<{ balance: number; entryId: number | null } | null>;
+  capture(holdId: number, amount: number, at: number, settlement?: string | null): Promise<{ balance: number; entryId: number | null } | null>;
   /**
    * Adds `extra` (> 0) to an existing hold when the spendable balance covers it. Refused (nothing
    * written) when short; null when the hold no longer exists.
@@ -67,6 +83,22 @@ export interface CreditLedger {
   extendHold(holdId: number, extra: number): Promise<HoldResult | null>;
   /** Drops a hold without charging. False when it no longer exists. */
   release(holdId: number): Promise<boolean>;
+  /**
+   * A debit of `amount` (> 0) paid from a standing hold (ADR 0332: one process's hold for an account's
+   * requests in progress), in one transaction: the hold's account is debited and the entry written with
+   * this `operation` and `reference`; the credits are then held again when the spendable balance covers
+   * them (`kept`: the hold keeps its amount), else the hold shrinks by `amount` (and is gone when that
+   * empties it: released, as a capture of all of it would). So the spendable balance
+   * never goes below zero and the entry is written once. Null, writing nothing, when the hold no longer
+   * exists or holds less than `amount`.
+   * `settlement` (idempotence): a key unique to this charge, made before its first attempt and recorded
+   * on the entry under a unique index. When an entry with this key is already written (by a draw or a
+   * debit: an earlier attempt whose outcome was unknown committed), nothing is written and the earlier
+   * outcome is returned (`replayed`), whether or not the hold still exists; two attempts can never both
+   * commit (the second fails on the index, writing nothing). So a draw with a key may be retried after
+   * any failure, known or not.
+   */
+  drawFromHold(holdId: number, amount: number, operation: string, reference: string | null, at: number, settlement?: string | null): Promise<DrawResult | null>;
   /**
    * Group commit (ADR 0136): applies `ops` in order in ONE transaction, each exactly as its own method
    * would at that point (the same checks, the same result, or the same error), and commits once. An op

@@ -4,7 +4,7 @@
 // FEEDBACK_QUERY_MAX_BYTES}, mac is HMAC-SHA256 over the payload with the server secret.
 // Verification is constant-time. Tokens are stateless, so nothing is stored per search; the signed query
 // lets the feedback a token carries be stored with the query it judges (`lectern ranking train`, ADR 0128).
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 
 export interface FeedbackClaims {
   trajectoryId: string;
@@ -22,7 +22,14 @@ export const FEEDBACK_QUERY_MAX_BYTES = 1024;
 /** Lifetime of a feedback token: 7 days. */
 export const FEEDBACK_TOKEN_TTL_S = 7 * 86_400;
 
-const mac = (secret: string, payload: string) => createHmac('sha256', `lectern-feedback:${secret}`).update(payload).digest('base64url');
+/** The HMAC key as a KeyObject, made once per secret (issue 29: a string key is imported again on every call). */
+let keyOf: { secret: string; key: KeyObject } | null = null;
+function feedbackKey(secret: string): KeyObject {
+  if (keyOf?.secret !== secret) keyOf = { secret, key: createSecretKey(Buffer.from(`lectern-feedback:${secret}`, 'utf8')) };
+  return keyOf.key;
+}
+
+const mac = (secret: string, payload: string) => createHmac('sha256', feedbackKey(secret)).update(payload).digest('base64url');
 
 export function signFeedbackToken(secret: string, c: FeedbackClaims): string {
   const withQuery = c.query !== undefined && Buffer.byteLength(c.query, 'utf8') <= FEEDBACK_QUERY_MAX_BYTES;

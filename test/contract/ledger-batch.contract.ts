@@ -3,9 +3,12 @@
 // the whole batch back (nothing written, the error marked `rolledBack`); the spendable balance never
 // goes below zero under concurrent batches; the group-commit ledger resolves each call with its own
 // result after its batch committed, falls back op by op when a batch rolls back, and flushes.
+// drawFromHold and the standing holds of BillingService (ADR 0332) are checked over each store too.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { BillingService, STANDING_HOLD_OPERATION } from '../../src/billing/billing-service.js';
 import { GroupCommitLedger } from '../../src/billing/group-commit-ledger.js';
+import type { Principal } from '../../src/domain/principal.js';
 import { AppError } from '../../src/domain/errors.js';
 import type { LedgerOp } from '../../src/ports/credit-ledger.js';
 import type { Storage } from '../../src/ports/storage.js';
@@ -237,6 +240,274 @@ export function ledgerBatchContract(label: string, open: StorageFactory): void {
       const second = await Promise.allSettled([ledger.hold(a, 1, 'search', 'r3', 'me', 1), ledger.hold(a, 2, 'search', 'r4', 'me', 1)]);
       assert.ok(second.every((r) => r.status === 'rejected' && r.reason === failWith), 'not retried: the outcome is unknown');
       await assertBalanced(s, a, 70, 30);
+    });
+
+    it('drawFromHold: a debit paid from a standing hold, held again when covered, else out of the hold; alone and in a batch', async (s) => {
+      const a = await account(s, 'a@example.org', 100);
+      const h = await s.ledger.hold(a, 40, 'requests', null, 'me', 1);
+      assert.ok(h.ok);
+      // covered: the hold keeps its 40, the posted balance drops by 15
+      const r1 = await s.ledger.drawFromHold(h.holdId, 15, 'search', 'req-1', 2);
+      assert.deepEqual(r1 && { balance: r1.balance, kept: r1.kept, held: r1.held }, { balance: 45, kept: true, held: 40 });
+      await assertBalanced(s, a, 45, 40);
+      const [e] = await s.ledger.entries(a, 1);
+      assert.deepEqual([e!.amount, e!.balanceAfter, e!.operation, e!.reference, e!.id], [-15, 85, 'search', 'req-1', r1!.entryId]);
+      // more than the hold has, or a hold that is gone: nothing written
+      assert.equal(await s.ledger.drawFromHold(h.holdId, 41, 'search', 'req-x', 3), null);
+      assert.equal(await s.ledger.drawFromHold(h.holdId + 999, 1, 'search', 'req-y', 3), null);
+      await assert.rejects(s.ledger.drawFromHold(h.holdId, 0, 'search', 'req-z', 3), RangeError);
+      await assertBalanced(s, a, 45, 40);
+      // in a batch: the spendable 45 covers 30 (kept), then 20 more is not covered (15 left): the hold shrinks
+      const out = await s.ledger.applyBatch([
+        { kind: 'draw', holdId: h.holdId, amount: 30, operation: 'search', reference: 'req-2', at: 4 },
+        { kind: 'draw', holdId: h.holdId, amount: 20, operation: 'search', reference: 'req-3', at: 4 },
+        { kind: 'draw', holdId: h.holdId, amount: 21, operation: 'search', reference: 'req-4', at: 4 }, // the hold has 20 left: null
+        { kind: 'draw', holdId: h.holdId, amount: -1, operation: 'search', reference: 'bad', at: 4 },
+      ]);
+      const v = out.slice(0, 3).map((o) => (o.ok ? o.value : o.error)) as ({ balance: number; kept: boolean; held: number } | null)[];
+      assert.deepEqual(v.map((x) => x && [x.balance, x.kept, x.held]), [[15, true, 40], [15, false, 20], null]);
+      assert.ok(!out[3]!.ok && out[3]!.error instanceof RangeError);
+      // posted 100 - 15 - 30 - 20 = 35, held 20, never below zero
+      await assertBalanced(s, a, 15, 20);
+      // drawn whole while the spendable 15 does not cover it: the hold is gone (never an empty hold)
+      const r2 = await s.ledger.drawFromHold(h.holdId, 20, 'search', 'req-5', 5);
+      assert.deepEqual(r2 && { balance: r2.balance, kept: r2.kept, held: r2.held }, { balance: 15, kept: false, held: 0 });
+      await assertBalanced(s, a, 15, 0);
+      assert.equal(await s.ledger.release(h.holdId), false, 'no hold left');
+      assert.equal(await s.ledger.drawFromHold(h.holdId, 1, 'search', 'req-6', 5), null);
+      await assertBalanced(s, a, 15, 0);
+    });
+
+    it('drawFromHold with a settlement key is idempotent: applied again (alone, in a batch, after the hold is gone, as a debit) it charges once', async (s) => {
+      const a = await account(s, 'a@example.org', 100);
+      const h = await s.ledger.hold(a, 40, 'requests', null, 'me', 1);
+      assert.ok(h.ok);
+      const r1 = await s.ledger.drawFromHold(h.holdId, 15, 'search', 'req-1', 2, 'key-1');
+      assert.deepEqual(r1 && [r1.balance, r1.kept, r1.held, r1.replayed], [45, true, 40, undefined]);
+      // the same key again: the earlier outcome, nothing written
+      const again = await s.ledger.drawFromHold(h.holdId, 15, 'search', 'req-1', 3, 'key-1');
+      assert.deepEqual(again && [again.balance, again.entryId, again.kept, again.held, again.replayed], [45, r1!.entryId, true, 40, true]);
+      await assertBalanced(s, a, 45, 40);
+      // in a batch, next to a new draw: the new one charges, the repeated one does not
+      const out = await s.ledger.applyBatch([
+        { kind: 'draw', holdId: h.holdId, amount: 15, operation: 'search', reference: 'req-1', at: 4, settlement: 'key-1' },
+        { kind: 'draw', holdId: h.holdId, amount: 35, operation: 'search', reference: 'req-2', at: 4, settlement: 'key-2' }, // 45 covers 35: kept
+        { kind: 'draw', holdId: h.holdId, amount: 35, operation: 'search', reference: 'req-2', at: 4, settlement: 'key-2' },
+      ]);
+      const v = out.map((o) => (o.ok ? o.value : o.error)) as ({ balance: number; entryId: number; kept: boolean; held: number; replayed?: boolean } | null)[];
+      assert.deepEqual(v.map((x) => x && [x.balance, x.entryId === r1!.entryId, x.kept, x.held, x.replayed ?? false]), [[45, true, true, 40, true], [10, false, true, 40, false], [10, false, true, 40, true]]);
+      assert.equal(v[1]!.entryId, v[2]!.entryId);
+      await assertBalanced(s, a, 10, 40);
+      // drawn whole when not covered (the hold is gone), then repeated: the earlier outcome (not kept, nothing held), not null
+      const whole = await s.ledger.drawFromHold(h.holdId, 40, 'search', 'req-3', 5, 'key-3');
+      assert.deepEqual(whole && [whole.balance, whole.kept, whole.held], [10, false, 0]);
+      const wholeAgain = await s.ledger.drawFromHold(h.holdId, 40, 'search', 'req-3', 6, 'key-3');
+      assert.deepEqual(wholeAgain && [wholeAgain.balance, wholeAgain.entryId, wholeAgain.kept, wholeAgain.held, wholeAgain.replayed], [10, whole!.entryId, false, 0, true]);
+      await assertBalanced(s, a, 10, 0);
+      // the swept fallback: a debit with the key of a draw that committed finds it, writes nothing
+      assert.deepEqual(await s.ledger.debit(a, 40, 'search', 'req-3', 7, 'key-3'), { ok: true, balance: 10, entryId: whole!.entryId });
+      // a keyed debit is idempotent too
+      const d = await s.ledger.debit(a, 4, 'search', 'req-4', 8, 'key-4');
+      assert.deepEqual(await s.ledger.debit(a, 4, 'search', 'req-4', 9, 'key-4'), d);
+      await assertBalanced(s, a, 6, 0);
+      assert.deepEqual((await s.ledger.entries(a, 10)).filter((e) => e.operation === 'search').map((e) => [e.amount, e.reference]), [[-4, 'req-4'], [-40, 'req-3'], [-35, 'req-2'], [-15, 'req-1']]);
+    });
+
+    for (const when of ['after it committed', 'before it reached the store'] as const)
+      it(`standing holds: a draw whose outcome is unknown (the connection lost ${when}) is retried and charged exactly once`, async (s) => {
+        const a = await account(s, 'a@example.org', 30);
+        const who: Principal = { accountId: a, credential: 'api_key', credentialId: 'k', scopes: ['search'], clientId: null, isAgent: false, audience: null };
+        // the first attempt of every draw fails the way a lost connection does: no SQLSTATE, outcome unknown
+        const failed = new Set<number>();
+        const lost = () => Object.assign(new Error('Connection terminated unexpectedly'), { code: undefined });
+        const flaky = new Proxy(s.ledger, {
+          get(target, prop) {
+            if (prop === 'drawFromHold')
+              return async (...args: Parameters<typeof target.drawFromHold>) => {
+                const n = args[1];
+                if (failed.has(n)) return target.drawFromHold(...args);
+                failed.add(n);
+                if (when === 'after it committed') await target.drawFromHold(...args);
+                throw lost();
+              };
+            const v = Reflect.get(target, prop) as unknown;
+            return typeof v === 'function' ? v.bind(target) : v;
+          },
+        });
+        const reported: unknown[] = [];
+        const billing = new BillingService(flaky, { nowMs: () => 1_000_000 }, { standingHolds: true, standingHoldIdleMs: 60_000, report: (e) => reported.push(e) });
+        const request = async (price: number) => {
+          const scope = billing.openScope();
+          await billing.runInScope(scope, async () => {
+            await billing.reserve(who, price, 'search', `r${price}`);
+            await billing.charge(who, price, 'search', `r${price}`);
+          });
+          await billing.settle(scope, true);
+        };
+        await request(7); // covered: held again (kept)
+        await request(9); // covered: held again
+        await billing.idle();
+        assert.deepEqual(reported, []);
+        assert.deepEqual((await s.ledger.entries(a, 10)).filter((e) => e.operation === 'search').map((e) => -e.amount), [9, 7], 'each delivered request charged once');
+        await assertBalanced(s, a, 14, 0);
+        // the whole balance in one request: drawn whole, not covered again, the row gone; its repeat says so
+        await request(14);
+        await billing.idle();
+        assert.deepEqual(reported, []);
+        assert.deepEqual((await s.ledger.entries(a, 10)).filter((e) => e.operation === 'search').map((e) => -e.amount), [14, 9, 7]);
+        await assertBalanced(s, a, 0, 0);
+      });
+
+    it('holds of their own (ADR 0078): a capture whose outcome is unknown (lost after it committed) is retried and charged exactly once', async (s) => {
+      const a = await account(s, 'a@example.org', 30);
+      const who: Principal = { accountId: a, credential: 'api_key', credentialId: 'k', scopes: ['search'], clientId: null, isAgent: false, audience: null };
+      let failNext = true;
+      const flaky = new Proxy(s.ledger, {
+        get(target, prop) {
+          if (prop === 'capture')
+            return async (...args: Parameters<typeof target.capture>) => {
+              const r = await target.capture(...args);
+              if (failNext) {
+                failNext = false;
+                throw Object.assign(new Error('Connection terminated unexpectedly'), { code: undefined });
+              }
+              return r;
+            };
+          const v = Reflect.get(target, prop) as unknown;
+          return typeof v === 'function' ? v.bind(target) : v;
+        },
+      });
+      const billing = new BillingService(flaky, { nowMs: () => 1_000_000 }, { standingHolds: false });
+      for (const price of [7, 9]) {
+        const scope = billing.openScope();
+        await billing.runInScope(scope, async () => {
+          await billing.reserve(who, price, 'search', `r${price}`);
+          await billing.charge(who, price, 'search', `r${price}`);
+        });
+        await billing.settle(scope, true);
+      }
+      await billing.idle();
+      assert.equal(failNext, false, 'the first capture failed');
+      // the retry found the hold gone and debited with the capture's key: the capture's entry, no second charge
+      assert.deepEqual((await s.ledger.entries(a, 10)).filter((e) => e.operation === 'search').map((e) => -e.amount), [9, 7]);
+      await assertBalanced(s, a, 14, 0);
+    });
+
+    it('standing holds (ADR 0332): one ledger op per delivered request, each charged once, never overdrawn, nothing held after', async (s) => {
+      const a = await account(s, 'a@example.org', 1_000);
+      const who: Principal = { accountId: a, credential: 'api_key', credentialId: 'k', scopes: ['search'], clientId: null, isAgent: false, audience: null };
+      const inFlight = { n: 0 };
+      const ledger = new GroupCommitLedger(s.ledger, { maxBatch: 64, windowMs: 0, othersActive: () => inFlight.n > 1 });
+      const billing = new BillingService(ledger, { nowMs: () => 1_000_000 }, { standingHolds: true, standingHoldIdleMs: 60_000 });
+      // a request: holds 10 up to 20, costs 10 + hits, delivered or not
+      const request = async (i: number, hits: number, delivered: boolean) => {
+        const scope = billing.openScope();
+        inFlight.n++;
+        try {
+          await billing.runInScope(scope, async () => {
+            await billing.reserve(who, 10, 'search', `r${i}`, 20);
+            await new Promise((r) => setImmediate(r));
+            await billing.charge(who, 10 + hits, 'search', `r${i}`);
+          });
+        } finally {
+          inFlight.n--;
+        }
+        await billing.settle(scope, delivered);
+      };
+      // warm: the standing hold opened (one op) and the first charge drawn (one op)
+      await request(0, 5, true);
+      const before = { ...ledger.stats };
+      await Promise.all(Array.from({ length: 16 }, (_, i) => request(i + 1, i % 11, i % 4 !== 3)));
+      for (let i = 17; i < 33; i++) await request(i, 10, true);
+      await billing.idle();
+      const charged = [15, ...Array.from({ length: 16 }, (_, i) => (i % 4 !== 3 ? 10 + (i % 11) : 0)), ...Array.from({ length: 16 }, () => 20)];
+      const total = charged.reduce((x, y) => x + y, 0);
+      await assertBalanced(s, a, 1_000 - total, 0);
+      const entries = (await s.ledger.entries(a, 100)).filter((e) => e.operation === 'search');
+      assert.equal(entries.length, charged.filter((c) => c > 0).length, 'one entry per delivered request');
+      assert.equal(new Set(entries.map((e) => e.reference)).size, entries.length, 'never twice');
+      for (const e of entries) assert.equal(-e.amount, charged[Number(e.reference!.slice(1))]);
+      // 28 delivered requests after the warm-up: one draw each, plus at most a growth of the hold for the
+      // concurrent ones and the release by idle(); two ops each (hold + capture) without standing holds
+      const ops = ledger.stats.ops - before.ops;
+      assert.ok(ops <= 28 + 16 + 1 && ops < 2 * 32, `ledger ops after warm-up: ${ops}`);
+      assert.ok(!(await s.ledger.entries(a, 100)).some((e) => e.operation === STANDING_HOLD_OPERATION));
+    });
+
+    it('standing holds: a short balance is refused with 402 before the work and never overdrawn', async (s) => {
+      const a = await account(s, 'a@example.org', 50);
+      const who: Principal = { accountId: a, credential: 'api_key', credentialId: 'k', scopes: ['search'], clientId: null, isAgent: false, audience: null };
+      const billing = new BillingService(s.ledger, { nowMs: () => 1_000_000 }, { standingHolds: true, standingHoldIdleMs: 60_000 });
+      const results = await Promise.allSettled(
+        Array.from({ length: 8 }, async (_, i) => {
+          const scope = billing.openScope();
+          try {
+            await billing.runInScope(scope, async () => {
+              await billing.reserve(who, 10, 'search', `r${i}`, 20);
+              await new Promise((r) => setTimeout(r, 5));
+              await billing.charge(who, 20, 'search', `r${i}`);
+            });
+          } catch (e) {
+            await billing.settle(scope, false);
+            throw e;
+          }
+          await billing.settle(scope, true);
+        }),
+      );
+      const refused = results.filter((r) => r.status === 'rejected');
+      assert.ok(refused.every((r) => r.status === 'rejected' && r.reason instanceof AppError && r.reason.code === 'insufficient_credits'));
+      const ok = results.length - refused.length;
+      assert.ok(ok >= 2 && ok <= 5, `granted ${ok}`);
+      await billing.idle();
+      const charged = (await s.ledger.entries(a, 100)).filter((e) => e.operation === 'search').reduce((x, e) => x - e.amount, 0);
+      assert.ok(charged <= 50, `charged ${charged} of 50`);
+      assert.equal(charged, ok * 20, 'each granted request charged its price, at most once');
+      await assertBalanced(s, a, 50 - charged, 0);
+    });
+
+    it('standing holds: a growth committed before draws that empty this process\'s count is kept (the store says when the row is gone)', async (s) => {
+      const a = await account(s, 'a@example.org', 50);
+      const who: Principal = { accountId: a, credential: 'api_key', credentialId: 'k', scopes: ['search'], clientId: null, isAgent: false, audience: null };
+      // the growth by 10 commits at once, but its result reaches the billing service only when `open` is called
+      let committed!: () => void;
+      const growthCommitted = new Promise<void>((r) => (committed = r));
+      let open!: () => void;
+      const gate = new Promise<void>((r) => (open = r));
+      const slow = new Proxy(s.ledger, {
+        get(target, prop) {
+          if (prop === 'extendHold')
+            return async (holdId: number, extra: number) => {
+              const r = await target.extendHold(holdId, extra);
+              if (extra === 10) {
+                committed();
+                await gate;
+              }
+              return r;
+            };
+          const v = Reflect.get(target, prop) as unknown;
+          return typeof v === 'function' ? v.bind(target) : v;
+        },
+      });
+      const billing = new BillingService(slow, { nowMs: () => 1_000_000 }, { standingHolds: true, standingHoldIdleMs: 60_000 });
+      const scopes = [billing.openScope(), billing.openScope(), billing.openScope()];
+      const reserve = (i: number) => billing.runInScope(scopes[i]!, () => billing.reserve(who, 10, 'search', `r${i}`, 20));
+      const charge = (i: number, price: number) => billing.runInScope(scopes[i]!, () => billing.charge(who, price, 'search', `r${i}`));
+      await reserve(0); // the standing hold opened with 20
+      await reserve(1); // grown to 40
+      const third = reserve(2); // 10 left: grown by 10 (committed, its result held back)
+      await growthCommitted;
+      await charge(0, 20);
+      await charge(1, 20);
+      // both drawn while the balance no longer covers holding them again: the row shrinks to the 10 of the growth
+      await billing.settle(scopes[0]!, true);
+      await billing.settle(scopes[1]!, true);
+      open();
+      await third; // the growth's 10, not a 402
+      await charge(2, 10);
+      await billing.settle(scopes[2]!, true);
+      await billing.idle();
+      assert.deepEqual((await s.ledger.entries(a, 10)).filter((e) => e.operation === 'search').map((e) => -e.amount).sort(), [10, 20, 20]);
+      await assertBalanced(s, a, 0, 0);
     });
   });
 }

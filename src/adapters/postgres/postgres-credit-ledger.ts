@@ -9,7 +9,7 @@
 // a hold row is deleted by exactly one of capture, release and the orphan sweep (DELETE ... RETURNING).
 import type pg from 'pg';
 import { AppError } from '../../domain/errors.js';
-import type { CreditLedger, DebitResult, HoldResult, LedgerEntry, LedgerOp, LedgerOpOutcome } from '../../ports/credit-ledger.js';
+import type { CreditLedger, DebitResult, DrawResult, HoldResult, LedgerEntry, LedgerOp, LedgerOpOutcome } from '../../ports/credit-ledger.js';
 import { ONCE_OPERATIONS, ONCE_PREDICATE } from '../../ports/credit-ledger.js';
 import type { Tx } from './postgres-pool.js';
 import { checkUpTo, rowToLedgerEntry, type LedgerRow } from '../sql/ledger-row.js';
@@ -53,7 +53,7 @@ export class PostgresCreditLedger implements CreditLedger {
     return { ok: false, balance: await this.balance(accountId, q) };
   }
 
-  async capture(holdId: number, amount: number, at: number, q: Tx = this.pool): Promise<{ balance: number; entryId: number | null } | null> {
+  async capture(holdId: number, amount: number, at: number, settlement: string | null = null, q: Tx = this.pool): Promise<{ balance: number; entryId: number | null } | null> {
     if (!Number.isSafeInteger(amount) || amount < 0) throw new RangeError(`capture amount must be a non-negative integer, got ${amount}`);
     const { rows } = await q.query<{ spendable: number; entry_id: number | null }>(
       `WITH h AS (
@@ -63,12 +63,12 @@ export class PostgresCreditLedger implements CreditLedger {
          FROM h WHERE accounts.id = h.account_id
          RETURNING accounts.id, accounts.balance, accounts.balance - accounts.held AS spendable
        ), e AS (
-         INSERT INTO ledger_entries (account_id, amount, balance_after, operation, reference, created_at)
-         SELECT a.id, -LEAST($2::bigint, h.amount), a.balance, h.operation, h.reference, $3 FROM a, h WHERE $2::bigint > 0
+         INSERT INTO ledger_entries (account_id, amount, balance_after, operation, reference, created_at, settlement)
+         SELECT a.id, -LEAST($2::bigint, h.amount), a.balance, h.operation, h.reference, $3, $4::text FROM a, h WHERE $2::bigint > 0
          RETURNING id
        )
        SELECT a.spendable, (SELECT id FROM e) AS entry_id FROM a`,
-      [holdId, amount, at],
+      [holdId, amount, at, settlement],
     );
     return rows[0] ? { balance: rows[0].spendable, entryId: rows[0].entry_id } : null;
   }
@@ -102,6 +102,12 @@ export class PostgresCreditLedger implements CreditLedger {
     return rowCount === 1;
   }
 
+  async drawFromHold(holdId: number, amount: number, operation: string, reference: string | null, at: number, settlement: string | null = null, q: Tx = this.pool): Promise<DrawResult | null> {
+    if (!Number.isSafeInteger(amount) || amount <= 0) throw new RangeError(`draw amount must be a positive integer, got ${amount}`);
+    const { rows } = await q.query<DrawRow>(`${drawCtes('$1::bigint', '$2::bigint', '$3', '$4', '$5::bigint', '$6::text')} ${drawSelect('$1::bigint')}`, [holdId, amount, operation, reference, at, settlement]);
+    return rows[0] ? drawResult(rows[0]) : null;
+  }
+
   /**
    * Group commit (ADR 0136): every op of the batch is one statement (the same data-modifying CTEs as
    * the single calls, written so that a refused or unknown op writes nothing and reports what it needs
@@ -118,6 +124,7 @@ export class PostgresCreditLedger implements CreditLedger {
         }
         else if (op.kind === 'extend') positiveAmount('hold', op.extra);
         else if (op.kind === 'capture' && (!Number.isSafeInteger(op.amount) || op.amount < 0)) throw new RangeError(`capture amount must be a non-negative integer, got ${op.amount}`);
+        else if (op.kind === 'draw' && (!Number.isSafeInteger(op.amount) || op.amount <= 0)) throw new RangeError(`draw amount must be a positive integer, got ${op.amount}`);
         return null;
       } catch (error) {
         return { ok: false, error };
@@ -177,18 +184,24 @@ export class PostgresCreditLedger implements CreditLedger {
     return rows[0]?.n ?? 0;
   }
 
-  async debit(accountId: number, amount: number, operation: string, reference: string | null, at: number): Promise<DebitResult> {
+  async debit(accountId: number, amount: number, operation: string, reference: string | null, at: number, settlement: string | null = null): Promise<DebitResult> {
     positiveAmount('debit', amount);
+    // With a settlement key (ADR 0332): an entry already written with it is returned, nothing written;
+    // two attempts racing cannot both commit (the unique index ledger_settlement refuses the second).
     const { rows } = await this.pool.query<{ id: number; spendable: number }>(
-      `WITH debited AS (
-         UPDATE accounts SET balance = balance - $2::bigint WHERE id = $1 AND balance - held >= $2::bigint RETURNING balance, balance - held AS spendable
+      `WITH prior AS (
+         SELECT id FROM ledger_entries WHERE settlement = $6::text
+       ), debited AS (
+         UPDATE accounts SET balance = balance - $2::bigint WHERE id = $1 AND balance - held >= $2::bigint AND NOT EXISTS (SELECT 1 FROM prior)
+         RETURNING balance, balance - held AS spendable
        ), e AS (
-         INSERT INTO ledger_entries (account_id, amount, balance_after, operation, reference, created_at)
-         SELECT $1, -($2::bigint), balance, $3, $4, $5 FROM debited
+         INSERT INTO ledger_entries (account_id, amount, balance_after, operation, reference, created_at, settlement)
+         SELECT $1, -($2::bigint), balance, $3, $4, $5, $6::text FROM debited
          RETURNING id
        )
-       SELECT e.id, debited.spendable FROM e, debited`,
-      [accountId, amount, operation, reference, at],
+       SELECT e.id, debited.spendable FROM e, debited
+       UNION ALL SELECT prior.id, (SELECT balance - held FROM accounts WHERE id = $1) FROM prior`,
+      [accountId, amount, operation, reference, at, settlement],
     );
     if (rows[0]) return { ok: true, balance: rows[0].spendable, entryId: rows[0].id };
     // Refused (or no such account): nothing was written; report the balance as it is now.
@@ -254,6 +267,55 @@ function holdUpToCtes(accountId: string, amount: string, upTo: string, operation
 const HOLD_UP_TO = `${holdUpToCtes('$1', '$2::bigint', '$7::bigint', '$3', '$4', '$5', '$6')}
   SELECT ins.id, h.spendable, h.held FROM ins, h`;
 
+/**
+ * The CTEs of a debit paid from a standing hold (ADR 0332), over SQL value texts: the hold row and then
+ * its account row are locked (the order of capture and extend), the account is debited, and the credits
+ * are held again when its spendable balance covers them (`c.shrink` 0), else taken out of the hold
+ * (deleted when that empties it: a hold is never empty).
+ * `a` has the spendable balance after and the shrink, `e` the entry's id.
+ */
+function drawCtes(holdId: string, amount: string, operation: string, reference: string, at: string, settlement: string): string {
+  return `WITH prior AS (
+    SELECT id, account_id, hold_shrink FROM ledger_entries WHERE settlement = ${settlement}
+  ), h0 AS (
+    SELECT id, account_id, amount FROM credit_holds WHERE id = ${holdId} AND amount >= ${amount} AND NOT EXISTS (SELECT 1 FROM prior) FOR UPDATE
+  ), c AS (
+    SELECT accounts.id, CASE WHEN accounts.balance - accounts.held >= ${amount} THEN 0 ELSE ${amount} END AS shrink
+    FROM accounts, h0 WHERE accounts.id = h0.account_id FOR UPDATE OF accounts
+  ), a AS (
+    UPDATE accounts SET balance = accounts.balance - ${amount}, held = accounts.held - c.shrink FROM c WHERE accounts.id = c.id
+    RETURNING accounts.id, accounts.balance, accounts.balance - accounts.held AS spendable, c.shrink
+  ), h AS (
+    UPDATE credit_holds SET amount = credit_holds.amount - a.shrink FROM a WHERE credit_holds.id = ${holdId} AND a.shrink > 0 AND credit_holds.amount > a.shrink RETURNING credit_holds.id
+  ), gone AS (
+    DELETE FROM credit_holds USING a WHERE credit_holds.id = ${holdId} AND a.shrink > 0 AND credit_holds.amount <= a.shrink RETURNING credit_holds.id
+  ), e AS (
+    INSERT INTO ledger_entries (account_id, amount, balance_after, operation, reference, created_at, settlement, hold_shrink)
+    SELECT a.id, -${amount}, a.balance, ${operation}, ${reference}, ${at}, ${settlement}, CASE WHEN ${settlement} IS NULL THEN NULL ELSE a.shrink END FROM a RETURNING id
+  )`;
+}
+/**
+ * The draw's row: what it did, or (its key already written: `prior`) the earlier attempt's entry and
+ * kept flag with the account's spendable balance and the hold's amount now (0: gone).
+ */
+function drawSelect(holdId: string): string {
+  return `SELECT a.spendable, (SELECT id FROM e) AS entry_id, a.shrink = 0 AS kept, (SELECT amount FROM h0) - a.shrink AS held, false AS replayed FROM a
+  UNION ALL SELECT (SELECT balance - held FROM accounts WHERE id = prior.account_id), prior.id, COALESCE(prior.hold_shrink, 0) = 0,
+    COALESCE((SELECT amount FROM credit_holds WHERE id = ${holdId}), 0), true FROM prior`;
+}
+interface DrawRow {
+  spendable: number | string;
+  entry_id: number | string;
+  kept: boolean;
+  held: number | string;
+  replayed: boolean;
+}
+function drawResult(row: DrawRow): DrawResult {
+  const r: DrawResult = { balance: Number(row.spendable), entryId: Number(row.entry_id), kept: row.kept, held: Number(row.held) };
+  if (row.replayed) r.replayed = true;
+  return r;
+}
+
 /** One op of a batch as a single statement with literal values (applyBatch). */
 function batchStatement(op: LedgerOp, int: (n: number) => string, text: (v: string | null) => string): string {
   switch (op.kind) {
@@ -287,14 +349,16 @@ function batchStatement(op: LedgerOp, int: (n: number) => string, text: (v: stri
           FROM h WHERE accounts.id = h.account_id
           RETURNING accounts.id, accounts.balance, accounts.balance - accounts.held AS spendable
         ), e AS (
-          INSERT INTO ledger_entries (account_id, amount, balance_after, operation, reference, created_at)
-          SELECT a.id, -LEAST(${int(op.amount)}, h.amount), a.balance, h.operation, h.reference, ${int(op.at)} FROM a, h WHERE ${int(op.amount)} > 0
+          INSERT INTO ledger_entries (account_id, amount, balance_after, operation, reference, created_at, settlement)
+          SELECT a.id, -LEAST(${int(op.amount)}, h.amount), a.balance, h.operation, h.reference, ${int(op.at)}, ${text(op.settlement ?? null)}::text FROM a, h WHERE ${int(op.amount)} > 0
           RETURNING id
         )
         SELECT a.spendable, (SELECT id FROM e) AS entry_id FROM a`;
     case 'release':
       return `WITH h AS (DELETE FROM credit_holds WHERE id = ${int(op.holdId)} RETURNING account_id, amount)
         UPDATE accounts SET held = accounts.held - h.amount FROM h WHERE accounts.id = h.account_id`;
+    case 'draw':
+      return `${drawCtes(int(op.holdId), int(op.amount), text(op.operation), text(op.reference), int(op.at), `${text(op.settlement ?? null)}::text`)} ${drawSelect(int(op.holdId))}`;
   }
 }
 
@@ -314,5 +378,7 @@ function batchOutcome(op: LedgerOp, r: pg.QueryResult): LedgerOpOutcome {
       return { ok: true, value: row ? { balance: row.spendable!, entryId: row.entry_id ?? null } : null };
     case 'release':
       return { ok: true, value: r.rowCount === 1 };
+    case 'draw':
+      return { ok: true, value: row ? drawResult(row as unknown as DrawRow) : null };
   }
 }

@@ -44,4 +44,19 @@ export const BILLING_MIGRATIONS: readonly MigrationStep[] = [
     sqlite: `CREATE INDEX ledger_once ON ledger_entries(account_id, operation, reference, id) WHERE ${ONCE_PREDICATE};`,
     postgres: `CREATE INDEX ledger_once ON ledger_entries(account_id, operation, reference, id) WHERE ${ONCE_PREDICATE};`,
   },
+  {
+    // ADR 0332 (amended): a draw from a standing hold carries a settlement key made before its first
+    // attempt, so that a draw whose outcome is unknown (the connection lost around COMMIT) can be
+    // retried: the retry finds its key written and returns the earlier outcome, touching no balance.
+    // Unique, so that two attempts of one settlement can never both commit; partial, so that the
+    // entries without a key (top-ups, captures, charges outside a request) write no index entry.
+    // `hold_shrink`: what the draw took out of its hold (0: held again), so a retry reports it too.
+    id: 'billing/004-settlement-key',
+    sqlite: `ALTER TABLE ledger_entries ADD COLUMN settlement TEXT;
+      ALTER TABLE ledger_entries ADD COLUMN hold_shrink INTEGER;
+      CREATE UNIQUE INDEX ledger_settlement ON ledger_entries(settlement) WHERE settlement IS NOT NULL;`,
+    postgres: `ALTER TABLE ledger_entries ADD COLUMN settlement TEXT;
+      ALTER TABLE ledger_entries ADD COLUMN hold_shrink BIGINT;
+      CREATE UNIQUE INDEX ledger_settlement ON ledger_entries(settlement) WHERE settlement IS NOT NULL;`,
+  },
 ];

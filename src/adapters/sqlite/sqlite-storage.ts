@@ -9,7 +9,7 @@ import { linkTargets, workIdentityKeys, type IncomingRelation, type WorkMember }
 import { AppError } from '../../domain/errors.js';
 import type { Account, AccountStore, ApiKeyRecord, ApiKeyStore, NewAccount } from '../../ports/account-store.js';
 import type { ActivityCounts, ActivityEvent, ActivityStore, ActivityTotals } from '../../ports/activity-store.js';
-import type { CreditLedger, DebitResult, HoldResult, LedgerEntry, LedgerOp, LedgerOpOutcome, LedgerOpResult } from '../../ports/credit-ledger.js';
+import type { CreditLedger, DebitResult, HoldResult, LedgerEntry, LedgerOp, LedgerOpOutcome, LedgerOpResult, DrawResult } from '../../ports/credit-ledger.js';
 import { ONCE_OPERATIONS, ONCE_PREDICATE } from '../../ports/credit-ledger.js';
 import type { DocumentChange, DocumentStore, TextWindowRequest, TextWindows, UpsertResult } from '../../ports/document-store.js';
 import type { Storage } from '../../ports/storage.js';
@@ -206,6 +206,9 @@ function markRolledBack(e: unknown): unknown {
 function checkAmount(kind: 'hold', amount: number): void {
   if (!Number.isSafeInteger(amount) || amount <= 0) throw new RangeError(`${kind} amount must be a positive integer, got ${amount}`);
 }
+function checkDraw(amount: number): void {
+  if (!Number.isSafeInteger(amount) || amount <= 0) throw new RangeError(`draw amount must be a positive integer, got ${amount}`);
+}
 function checkCapture(amount: number): void {
   if (!Number.isSafeInteger(amount) || amount < 0) throw new RangeError(`capture amount must be a non-negative integer, got ${amount}`);
 }
@@ -218,6 +221,7 @@ class SqliteCreditLedger implements CreditLedger {
   readonly #capture;
   readonly #release;
   readonly #extend;
+  readonly #draw;
   readonly #sweep;
   readonly #batch;
   constructor(private readonly db: Db) {
@@ -243,11 +247,19 @@ class SqliteCreditLedger implements CreditLedger {
       if (a === undefined) throw new AppError('not_found', `No account ${accountId}.`);
       return a;
     };
-    this.#debit = db.transaction((accountId: number, amount: number, op: string, ref: string | null, at: number): DebitResult => {
+    // A charge with a settlement key (ADR 0332): the entry records it (unique), so a retry finds it.
+    const insertSettled = db.prepare(
+      'INSERT INTO ledger_entries (account_id, amount, balance_after, operation, reference, created_at, settlement, hold_shrink) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    );
+    const settled = db.prepare('SELECT id, account_id, hold_shrink FROM ledger_entries WHERE settlement = ?');
+    const priorOf = (key: string | null) => (key === null ? undefined : (settled.get(key) as { id: number; account_id: number; hold_shrink: number | null } | undefined));
+    this.#debit = db.transaction((accountId: number, amount: number, op: string, ref: string | null, at: number, key: string | null): DebitResult => {
       const { balance, held } = account(accountId);
+      const prior = priorOf(key);
+      if (prior) return { ok: true, balance: balance - held, entryId: prior.id };
       if (balance - held < amount) return { ok: false, balance: balance - held };
       setAccount.run(balance - amount, held, accountId);
-      const info = insert.run(accountId, -amount, balance - amount, op, ref, at);
+      const info = key === null ? insert.run(accountId, -amount, balance - amount, op, ref, at) : insertSettled.run(accountId, -amount, balance - amount, op, ref, at, key, null);
       return { ok: true, balance: balance - amount - held, entryId: Number(info.lastInsertRowid) };
     });
     this.#credit = db.transaction((accountId: number, amount: number, op: string, ref: string | null, at: number) => {
@@ -268,15 +280,42 @@ class SqliteCreditLedger implements CreditLedger {
       const holdId = Number(insertHold.run(accountId, took, op, ref, owner, at).lastInsertRowid);
       return upTo === null ? { ok: true, holdId, balance: spendable } : { ok: true, holdId, balance: spendable, held: took };
     });
-    this.#capture = db.transaction((holdId: number, amount: number, at: number): { balance: number; entryId: number | null } | null => {
+    this.#capture = db.transaction((holdId: number, amount: number, at: number, key: string | null): { balance: number; entryId: number | null } | null => {
       const h = takeHold.get(holdId) as { account_id: number; amount: number; operation: string; reference: string | null } | undefined;
       if (!h) return null;
       const charged = Math.min(amount, h.amount);
       const a = unhold.get(charged, h.amount, h.account_id) as { balance: number; held: number };
-      const entryId = charged > 0 ? Number(insert.run(h.account_id, -charged, a.balance, h.operation, h.reference, at).lastInsertRowid) : null;
+      const entryId = charged > 0 ? Number((key === null ? insert.run(h.account_id, -charged, a.balance, h.operation, h.reference, at) : insertSettled.run(h.account_id, -charged, a.balance, h.operation, h.reference, at, key, null)).lastInsertRowid) : null;
       return { balance: a.balance - a.held, entryId };
     });
     const growHold = db.prepare('UPDATE credit_holds SET amount = amount + ? WHERE id = ?');
+    // A debit paid from a standing hold (ADR 0332): 3 statements when the credits are held again (the
+    // hold row is only read), 4 when the hold shrinks.
+    const standing = db.prepare('SELECT account_id, amount FROM credit_holds WHERE id = ?');
+    const dropHold = db.prepare('DELETE FROM credit_holds WHERE id = ?');
+    const pay = db.prepare('UPDATE accounts SET balance = balance - ?, held = held - ? WHERE id = ? AND balance - ? >= held - ? RETURNING balance, held');
+    this.#draw = db.transaction((holdId: number, amount: number, op: string, ref: string | null, at: number, key: string | null): DrawResult | null => {
+      const h = standing.get(holdId) as { account_id: number; amount: number } | undefined;
+      // already settled (an earlier attempt committed): its outcome, nothing written
+      const prior = priorOf(key);
+      if (prior) {
+        const a = account(prior.account_id);
+        return { balance: a.balance - a.held, entryId: prior.id, kept: (prior.hold_shrink ?? 0) === 0, held: h?.amount ?? 0, replayed: true };
+      }
+      if (!h || h.amount < amount) return null;
+      // held again when the spendable balance covers it, else out of the hold
+      let kept = true;
+      let a = pay.get(amount, 0, h.account_id, amount, 0) as { balance: number; held: number } | undefined;
+      if (a === undefined) {
+        kept = false;
+        a = pay.get(amount, amount, h.account_id, amount, amount) as { balance: number; held: number };
+        // a hold is never empty (CHECK amount > 0): drawn whole, it is gone
+        if (h.amount === amount) dropHold.run(holdId);
+        else growHold.run(-amount, holdId);
+      }
+      const entryId = Number((key === null ? insert.run(h.account_id, -amount, a.balance, op, ref, at) : insertSettled.run(h.account_id, -amount, a.balance, op, ref, at, key, kept ? 0 : amount)).lastInsertRowid);
+      return { balance: a.balance - a.held, entryId, kept, held: kept ? h.amount : h.amount - amount };
+    });
     this.#extend = db.transaction((holdId: number, extra: number): HoldResult | null => {
       const accountId = holdAccount.get(holdId) as number | undefined;
       if (accountId === undefined) return null;
@@ -311,9 +350,12 @@ class SqliteCreditLedger implements CreditLedger {
             return this.#extend(op.holdId, op.extra);
           case 'capture':
             checkCapture(op.amount);
-            return this.#capture(op.holdId, op.amount, op.at);
+            return this.#capture(op.holdId, op.amount, op.at, op.settlement ?? null);
           case 'release':
             return this.#release(op.holdId);
+          case 'draw':
+            checkDraw(op.amount);
+            return this.#draw(op.holdId, op.amount, op.operation, op.reference, op.at, op.settlement ?? null);
         }
     };
     this.#batch = db.transaction((ops: readonly LedgerOp[]): LedgerOpOutcome[] =>
@@ -342,9 +384,9 @@ class SqliteCreditLedger implements CreditLedger {
     if (b === undefined) throw new AppError('not_found', `No account ${accountId}.`);
     return b;
   }
-  async debit(accountId: number, amount: number, operation: string, reference: string | null, at: number): Promise<DebitResult> {
+  async debit(accountId: number, amount: number, operation: string, reference: string | null, at: number, settlement?: string | null): Promise<DebitResult> {
     if (!Number.isSafeInteger(amount) || amount <= 0) throw new RangeError(`debit amount must be a positive integer, got ${amount}`);
-    return this.#debit.immediate(accountId, amount, operation, reference, at);
+    return this.#debit.immediate(accountId, amount, operation, reference, at, settlement ?? null);
   }
   async credit(accountId: number, amount: number, operation: string, reference: string | null, at: number) {
     if (!Number.isSafeInteger(amount) || amount <= 0) throw new RangeError(`credit amount must be a positive integer, got ${amount}`);
@@ -355,9 +397,9 @@ class SqliteCreditLedger implements CreditLedger {
     checkUpTo(amount, upTo);
     return this.#hold.immediate(accountId, amount, operation, reference, owner, at, upTo ?? null);
   }
-  async capture(holdId: number, amount: number, at: number): Promise<{ balance: number; entryId: number | null } | null> {
+  async capture(holdId: number, amount: number, at: number, settlement?: string | null): Promise<{ balance: number; entryId: number | null } | null> {
     if (!Number.isSafeInteger(amount) || amount < 0) throw new RangeError(`capture amount must be a non-negative integer, got ${amount}`);
-    return this.#capture.immediate(holdId, amount, at);
+    return this.#capture.immediate(holdId, amount, at, settlement ?? null);
   }
   async extendHold(holdId: number, extra: number): Promise<HoldResult | null> {
     if (!Number.isSafeInteger(extra) || extra <= 0) throw new RangeError(`hold amount must be a positive integer, got ${extra}`);
@@ -365,6 +407,10 @@ class SqliteCreditLedger implements CreditLedger {
   }
   async release(holdId: number): Promise<boolean> {
     return this.#release.immediate(holdId);
+  }
+  async drawFromHold(holdId: number, amount: number, operation: string, reference: string | null, at: number, settlement?: string | null): Promise<DrawResult | null> {
+    checkDraw(amount);
+    return this.#draw.immediate(holdId, amount, operation, reference, at, settlement ?? null);
   }
   async applyBatch(ops: readonly LedgerOp[]): Promise<LedgerOpOutcome[]> {
     if (ops.length === 0) return [];

@@ -1,0 +1,111 @@
+// The billing work of a billed search on the main thread (issue 29, ADR 0332), as the HTTP layer and the
+// search service drive it: a settlement scope, `reserve` (the base price, up to the page's most), a turn
+// of the event loop (the search), `charge` (the final price), `settle` after delivery; one request in 16
+// is not delivered (released). C concurrent clients over BillingService + GroupCommitLedger (as the
+// composition root builds them) on a SQLite file and on PostgreSQL (DATABASE_URL). Two modes, alternated
+// round by round in the same process: a hold row per request (before: hold + capture, two ledger ops)
+// and standing holds (after: one draw per delivered request). Reports CPU per request
+// (process.cpuUsage: on SQLite every statement runs on this thread, as on the server's main thread) and
+// ledger ops per request.
+//
+//   node dist/bench/storage/billing-requests.bench.js [--seconds 4] [--rounds 3] [--clients 1,2,16] [--out bench/results/billing-requests.json]
+import { writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { parseArgs } from 'node:util';
+import { BillingService } from '../../src/billing/billing-service.js';
+import { GroupCommitLedger } from '../../src/billing/group-commit-ledger.js';
+import type { Principal } from '../../src/domain/principal.js';
+import { openTempPostgres, openTempSqlite, type StorageFixture } from '../../test/helpers/storage.js';
+import { machine } from '../lib/machine.js';
+
+const { values } = parseArgs({ options: { seconds: { type: 'string', default: '4' }, rounds: { type: 'string', default: '3' }, clients: { type: 'string', default: '1,2,16' }, out: { type: 'string' } } });
+const seconds = Number(values.seconds);
+const rounds = Number(values.rounds);
+const clientCounts = values.clients.split(',').map(Number);
+const load1 = () => Math.round(loadavg()[0]! * 100) / 100;
+const MODES = ['hold_per_request', 'standing_holds'] as const;
+
+async function run(f: StorageFixture, standing: boolean, clients: number): Promise<{ requests: number; requests_per_s: number; cpu_us_per_request: number; ledger_ops_per_request: number; batches_per_request: number }> {
+  const s = f.storage;
+  const a = await s.accounts.create({ email: `bench${Date.now()}${Math.random()}@example.org` });
+  await s.ledger.credit(a.id, 1_000_000_000, 'topup', null, 1);
+  const who: Principal = { accountId: a.id, credential: 'api_key', credentialId: 'k', scopes: ['search'], clientId: null, isAgent: false, audience: null };
+  let billing: BillingService;
+  const gc = new GroupCommitLedger(s.ledger, { maxBatch: 256, windowMs: 0, othersActive: () => billing.inFlight > 1, lanes: s.kind === 'postgres' ? 4 : 1 });
+  billing = new BillingService(gc, { nowMs: () => Date.now() }, { standingHolds: standing, standingHoldIdleMs: 1_000 });
+  let n = 0;
+  let done = 0;
+  const request = async () => {
+    const i = n++;
+    const scope = billing.openScope();
+    await billing.runInScope(scope, async () => {
+      await billing.reserve(who, 10, 'search', `r${i}`, 20);
+      await new Promise((r) => setImmediate(r)); // the search
+      await billing.charge(who, 10 + (i % 11), 'search', `r${i}`);
+    });
+    await billing.settle(scope, i % 16 !== 15);
+    done++;
+  };
+  // warm-up (statements prepared, the standing hold opened)
+  for (let i = 0; i < 50; i++) await request();
+  done = 0;
+  const ops0 = gc.stats.ops;
+  const batches0 = gc.stats.batches;
+  const until = Date.now() + seconds * 1000;
+  const cpu0 = process.cpuUsage();
+  const t0 = process.hrtime.bigint();
+  await Promise.all(Array.from({ length: clients }, async () => { while (Date.now() < until) await request(); }));
+  const secs = Number(process.hrtime.bigint() - t0) / 1e9;
+  const cpu = process.cpuUsage(cpu0);
+  const ops = gc.stats.ops - ops0;
+  const batches = gc.stats.batches - batches0;
+  await billing.idle();
+  await gc.flush();
+  if ((await s.ledger.held(a.id)) !== 0) throw new Error('credits left held');
+  return { requests: done, requests_per_s: Math.round(done / secs), cpu_us_per_request: +((cpu.user + cpu.system) / done).toFixed(1), ledger_ops_per_request: +(ops / done).toFixed(3), batches_per_request: +(batches / done).toFixed(3) };
+}
+
+async function measure(open: () => Promise<StorageFixture>): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  for (const clients of clientCounts) {
+    const per: Record<string, Record<string, number | string>[]> = { hold_per_request: [], standing_holds: [] };
+    for (let round = 0; round < rounds; round++) {
+      // alternated, and the order flipped every round
+      for (const mode of round % 2 === 0 ? MODES : [...MODES].reverse()) {
+        const f = await open();
+        try {
+          const r = await run(f, mode === 'standing_holds', clients);
+          per[mode]!.push({ round, ...r, load_average_1m: load1() });
+          console.error(f.storage.kind, clients, mode, JSON.stringify(r), 'load', load1());
+        } finally {
+          await f.dispose();
+        }
+      }
+    }
+    const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
+    const cpu = (m: string) => median(per[m]!.map((r) => r.cpu_us_per_request as number));
+    out[`clients_${clients}`] = {
+      rounds: per,
+      median_cpu_us_per_request: { hold_per_request: cpu('hold_per_request'), standing_holds: cpu('standing_holds') },
+      cpu_ratio_standing_over_hold_per_request: +(cpu('standing_holds') / cpu('hold_per_request')).toFixed(3),
+    };
+  }
+  return out;
+}
+
+const started = machine();
+const sqlite = await measure(() => openTempSqlite());
+const postgres = process.env.DATABASE_URL ? await measure(() => openTempPostgres(process.env.DATABASE_URL!)) : 'not measured (DATABASE_URL not set)';
+const result = {
+  benchmark: 'billing-requests',
+  what: 'BillingService + GroupCommitLedger per billed request (reserve, charge, settle; 1 in 16 not delivered): a hold row per request (two ledger ops) against standing holds (one draw), alternated in one process',
+  seconds_per_point: seconds,
+  rounds,
+  machine_at_start: started,
+  machine_at_end: machine(),
+  sqlite_file: sqlite,
+  postgres,
+};
+const text = JSON.stringify(result, null, 2);
+if (values.out) writeFileSync(values.out, text + '\n');
+console.log(text);
