@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { convertDocument, type LayoutLine } from '../../src/recognition/index.js';
 import { detectTables } from '../../src/recognition/structure/tables.js';
+import { tables } from '../../bench/recognition/devset/checks.js';
 import { buildPdf, type TextRun } from './helpers/pdf-builder.js';
 import { needs, runner } from './helpers/tools.js';
 
@@ -54,22 +55,6 @@ function tabular(rows: readonly (readonly string[])[], x: number, y: number, spa
     }),
   );
   return runs;
-}
-
-/** GFM tables of a Markdown text as rows of trimmed cells. */
-function tables(md: string): string[][][] {
-  const out: string[][][] = [];
-  let cur: string[][] = [];
-  for (const line of [...md.split('\n'), '']) {
-    if (/^\s*\|.*\|\s*$/.test(line)) {
-      const cells = line.trim().slice(1, -1).split('|').map((c) => c.trim());
-      if (!cells.every((c) => /^:?-{3,}:?$/.test(c))) cur.push(cells);
-    } else if (cur.length) {
-      out.push(cur);
-      cur = [];
-    }
-  }
-  return out;
 }
 
 // Figures of equal width in each column: every gap between cells is 12 pt, under the 1.5 ems (16.5 pt) at
