@@ -5,40 +5,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ProcessRunner, ToolRun, Workspace } from '../../src/ports/process-runner.js';
 import { convertDocument } from '../../src/recognition/index.js';
+import { mathPage } from './helpers/math-pages.js';
 import { buildPdf, type PageSpec } from './helpers/pdf-builder.js';
 import { needs, runner } from './helpers/tools.js';
 
 const skip = await needs('mutool');
 
-/** A page with two displayed equations in Times and Symbol (as in math-layout.test.ts), numbered from `n`. */
-function mathPage(n: number): PageSpec {
-  return {
-    runs: [
-      { x: 72, y: 100, text: 'The identity below is famous and appears in nearly every textbook on complex analysis.', size: 11 },
-      { x: 260, y: 150, text: 'e', size: 12, font: 'times-italic' },
-      { x: 266, y: 144, text: 'i', size: 8, font: 'times-italic' },
-      { x: 269, y: 144, text: 'p', size: 8, font: 'symbol' },
-      { x: 281, y: 150, text: '+', size: 12, font: 'times' },
-      { x: 293, y: 150, text: '1', size: 12, font: 'times' },
-      { x: 305, y: 150, text: '=', size: 12, font: 'times' },
-      { x: 317, y: 150, text: '0', size: 12, font: 'times' },
-      { x: 530, y: 150, text: `(${n})`, size: 12, font: 'times' },
-      { x: 72, y: 190, text: 'The harmonic numbers are the partial sums of the harmonic series, defined as follows.', size: 11 },
-      { x: 240, y: 240, text: 'S', size: 12, font: 'times-italic' },
-      { x: 252, y: 240, text: '=', size: 12, font: 'times' },
-      { x: 266, y: 245, text: '\u00e5', size: 18, font: 'symbol' },
-      { x: 270, y: 226, text: 'n', size: 8, font: 'times-italic' },
-      { x: 265, y: 256, text: 'k', size: 8, font: 'times-italic' },
-      { x: 269.5, y: 256, text: '=', size: 8, font: 'times' },
-      { x: 275, y: 256, text: '1', size: 8, font: 'times' },
-      { x: 292, y: 234, text: '1', size: 12, font: 'times' },
-      { x: 292, y: 249, text: 'k', size: 12, font: 'times-italic' },
-      { x: 530, y: 240, text: `(${n + 1})`, size: 12, font: 'times' },
-      { x: 72, y: 290, text: 'They grow like the logarithm, which the next section shows with an integral bound.', size: 11 },
-    ],
-    rules: [{ x0: 289, x1: 301, y: 237, width: 0.5 }],
-  };
-}
 const prosePage: PageSpec = {
   runs: [
     { x: 72, y: 100, text: 'A page of prose between the pages with equations, which has nothing to trace at all.', size: 11 },
