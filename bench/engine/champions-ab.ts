@@ -3,14 +3,13 @@
 // order) and totals must agree. Reports the searching thread's CPU time per query (p50/p95/p99) for both, the
 // MaxScore counters (candidates scored, blocks skipped) from the trace, and how many queries had a seed.
 //   node dist/bench/engine/champions-ab.js --dir /tmp/idx-100k [--classes or,phrase,filter] [--rounds 5] [--out x.json]
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { join } from 'node:path';
 import { FsIndexDirectory } from '../../src/adapters/fs/index-directory.js';
 import { useZlibStoredCodec } from '../../src/adapters/zlib/stored-codec.js';
 import { SearchIndex, type EngineQuery, type EngineResult } from '../../src/engine/index.js';
 import { machine } from '../lib/machine.js';
-import { evalDataDir } from '../quality/data-dir.js';
+import { loadSynthWorkload, workloadQuery } from '../lib/synth-workload.js';
 import { arg, pct } from '../lib/cli.js';
 
 useZlibStoredCodec();
@@ -19,16 +18,8 @@ const rounds = Number(arg('rounds', '5'));
 const classes = arg('classes', 'or,phrase,filter')!.split(',');
 const outPath = arg('out');
 
-interface WorkloadQuery {
-  text: string;
-  filter: { types?: string[]; issued_after?: number; issued_before?: number } | null;
-}
-const workload = JSON.parse(readFileSync(join(evalDataDir(), '..', 'tools', 'synth-corpus', 'workload.json'), 'utf8')) as Record<string, WorkloadQuery[]>;
-function toQuery(w: WorkloadQuery): EngineQuery {
-  const q: EngineQuery = { text: w.text, limit: 10 };
-  if (w.filter) q.filters = { types: w.filter.types ?? null, issuedAfter: w.filter.issued_after ?? null, issuedBefore: w.filter.issued_before ?? null };
-  return q;
-}
+const workload = loadSynthWorkload();
+const toQuery = workloadQuery;
 
 const loadAtStart = loadavg();
 const idx = SearchIndex.open(new FsIndexDirectory(dir));

@@ -11,7 +11,7 @@
 // every query on both, alternating which goes first, so both see the same load; every query's hits (ids
 // and scores, in order) must agree, and its total with --exact. An index
 // directory is locked by its opener, so the base opens --base-dir (a copy, e.g. hard links of the files).
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -19,7 +19,7 @@ import { FsIndexDirectory } from '../../src/adapters/fs/index-directory.js';
 import { SearchIndex, type EngineQuery } from '../../src/engine/index.js';
 import { termBitsetBytes } from '../../src/engine/term-bitsets.js';
 import { machine } from '../lib/machine.js';
-import { evalDataDir } from '../quality/data-dir.js';
+import { loadSynthWorkload, workloadQuery, type WorkloadQuery } from '../lib/synth-workload.js';
 import { args, arg, pct } from '../lib/cli.js';
 
 const dir = arg('dir')!;
@@ -32,18 +32,13 @@ const noPairs = args.includes('--no-pairs');
 const baseDir = arg('base');
 const outPath = arg('out');
 
-interface WorkloadQuery {
-  text: string;
-  filter: { types?: string[]; issued_after?: number; issued_before?: number } | null;
-}
-const workload = JSON.parse(readFileSync(join(evalDataDir(), '..', 'tools', 'synth-corpus', 'workload.json'), 'utf8')) as Record<string, WorkloadQuery[]>;
+const workload = loadSynthWorkload();
 
 function toQuery(w: WorkloadQuery): EngineQuery {
-  const q: EngineQuery = { text: w.text, limit: 10 };
+  const q = workloadQuery(w);
   if (exactTotal) q.exactTotal = true;
   if (collapse) q.collapseByWorkKey = true;
   if (noPairs) q.phrasePairs = false;
-  if (w.filter) q.filters = { types: w.filter.types ?? null, issuedAfter: w.filter.issued_after ?? null, issuedBefore: w.filter.issued_before ?? null };
   return q;
 }
 const r3 = (x: number): number => Math.round(x * 1000) / 1000;

@@ -132,15 +132,20 @@ test('merged table columns: two numbers in one cell, body rows of GFM tables onl
   assert.equal(mergedCellRatio('In 2023 we sold 12.5 and 13.7 units.\n| 1 2 | 3 4 |\n'), 0);
 });
 
-test('score: broken equations and merged columns lower it once their weights are on (ADR 0339)', () => {
+/** Score inputs of a clean two-page text-layer document of 300 words with `tables` tables and `equations` displays. */
+function cleanInputs(n: { tables: number; equations: number }) {
   const words = Array.from({ length: 300 }, () => 'word').join(' ');
-  const base = {
+  return {
     format: 'pdf',
     pages: { total: 2, textLayer: 2, ocr: 0, empty: 0, failed: 0, skipped: 0, billable: 2, which: { textLayer: [1, 2], ocr: [], empty: [], failed: [], skipped: [] } },
     text: textStatistics(words, words),
     ocr: { pages: 0, meanConfidence: null, p10Confidence: null, pagesBelow60: [], rotatedPages: [] },
-    structure: { headings: { total: 1, byLevel: {}, bySource: {} }, paragraphs: 20, lists: 0, listItems: 0, tables: 1, figures: 0, captions: 0, equations: 6, footnotes: 0, references: 0, codeBlocks: 0, removedHeaderFooterLines: 0, layoutComplexity: 0, rowSwitches: 0, marginLinesKept: 0, imageDominatedPages: 0 },
+    structure: { headings: { total: 1, byLevel: {}, bySource: {} }, paragraphs: 20, lists: 0, listItems: 0, tables: n.tables, figures: 0, captions: 0, equations: n.equations, footnotes: 0, references: 0, codeBlocks: 0, removedHeaderFooterLines: 0, layoutComplexity: 0, rowSwitches: 0, marginLinesKept: 0, imageDominatedPages: 0 },
   };
+}
+
+test('score: broken equations and merged columns lower it once their weights are on (ADR 0339)', () => {
+  const base = cleanInputs({ tables: 1, equations: 6 });
   const w = { ...SCORE_WEIGHTS, equations: 0.3, mergedCells: 0.3 };
   const clean = scoreReport(base, w);
   const eq = scoreReport({ ...base, text: { ...base.text, brokenEquationRatio: 0.5 } }, w);
@@ -183,14 +188,7 @@ test('textLayerMisses: a large or bold-alone line in no heading is a missed head
 });
 
 test('score: missed headings and dropped text lower it once their weights are on (ADR 0352)', () => {
-  const words = Array.from({ length: 300 }, () => 'word').join(' ');
-  const base = {
-    format: 'pdf',
-    pages: { total: 2, textLayer: 2, ocr: 0, empty: 0, failed: 0, skipped: 0, billable: 2, which: { textLayer: [1, 2], ocr: [], empty: [], failed: [], skipped: [] } },
-    text: textStatistics(words, words),
-    ocr: { pages: 0, meanConfidence: null, p10Confidence: null, pagesBelow60: [], rotatedPages: [] },
-    structure: { headings: { total: 1, byLevel: {}, bySource: {} }, paragraphs: 20, lists: 0, listItems: 0, tables: 0, figures: 0, captions: 0, equations: 0, footnotes: 0, references: 0, codeBlocks: 0, removedHeaderFooterLines: 0, layoutComplexity: 0, rowSwitches: 0, marginLinesKept: 0, imageDominatedPages: 0 },
-  };
+  const base = cleanInputs({ tables: 0, equations: 0 });
   const w = { ...SCORE_WEIGHTS, missedHeadings: 0.2, droppedText: 0.3 };
   const clean = scoreReport(base, w);
   assert.equal(scoreReport({ ...base, structure: { ...base.structure, missedHeadingRatio: 0.25 } }, w).components.headings, 0.9);
