@@ -12,13 +12,14 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { timingSafeEqual } from 'node:crypto';
-import { Ajv, type AnySchema, type ValidateFunction } from 'ajv';
+import type { AnySchema, ValidateFunction } from 'ajv';
 import type { TSchema } from 'typebox';
 import { AppError, ERROR_CATALOG, errorDetail } from '../domain/errors.js';
 import { FRAMES_PATH, FRAMES_PROTOCOL, FrameReader, decodeRequest, encodeAnswer, encodeError, type FrameOp } from '../domain/shard-frames.js';
 import type { ShardSearcher } from '../search/shard-searcher.js';
 import type { ShardCitedByRequest, ShardDocumentVectorRequest, ShardRecordsRequest, ShardScorePartsRequest, ShardSearchRequest, ShardStatsRequest, ShardSuggestRequest, ShardVectorRequest } from '../ports/shard-client.js';
 import { validationProblems } from './errors.js';
+import { strictBodyAjv } from './validation.js';
 
 export interface ShardFramesOptions {
   /** The searcher of a shard (throws not_found for a shard the node does not hold). */
@@ -44,8 +45,8 @@ function refuse(socket: Duplex, status: number, text: string, body: unknown): vo
  * upgraded connections (the HTTP server's own close does not see them).
  */
 export function attachShardFrames(server: Server, opts: ShardFramesOptions): { close(): void } {
-  // strict bodies, as the HTTP endpoints validate them (http/validation.ts): no coercion, no removal
-  const ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: false, removeAdditional: false, strict: false, allowUnionTypes: true });
+  // strict bodies, with the HTTP endpoints' own validator (http/validation.ts): no coercion, no removal
+  const ajv = strictBodyAjv();
   const validators = new Map<FrameOp, ValidateFunction>(Object.entries(opts.schemas).map(([op, schema]) => [op as FrameOp, ajv.compile(schema as AnySchema)]));
   const sockets = new Set<Duplex>();
 

@@ -18,6 +18,14 @@ function makeAjv(coerce: boolean, schemas: readonly TSchema[]): Ajv {
   return ajv;
 }
 
+/**
+ * The strict body validator the HTTP endpoints use (no coercion, no removal, defaults applied, formats
+ * checked), for other transports that take the same bodies (the shard frames, http/shard-frames.ts).
+ */
+export function strictBodyAjv(schemas: readonly TSchema[] = []): Ajv {
+  return makeAjv(false, schemas);
+}
+
 /** Registers the shared schemas and the strict/coercing validators on `app`. */
 export function installValidation(app: FastifyInstance, schemas: readonly TSchema[]): void {
   for (const s of schemas) app.addSchema(s as { $id: string });
