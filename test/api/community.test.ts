@@ -6,11 +6,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { testApp, type TestApp } from '../helpers/app.js';
+import { onBothStores, type TestApp } from '../helpers/app.js';
 import { doc, seed } from '../helpers/documents.js';
 import { signFeedbackToken } from '../../src/search/feedback-token.js';
-import { openPostgresStorage } from '../../src/adapters/postgres/postgres-storage.js';
-import { createTestSchema, databaseUrl, postgresSkip } from '../helpers/storage.js';
 
 /** Opens the app under test and returns it with a clean-up. */
 type Open = () => Promise<{ app: TestApp; done(): Promise<void> }>;
@@ -271,23 +269,4 @@ function communitySuite(label: string, open: Open): void {
   });
 }
 
-communitySuite('SQLite', async () => {
-  const app = await testApp();
-  return { app, done: () => app.dispose() };
-});
-if (!databaseUrl) {
-  test('community on PostgreSQL', { skip: postgresSkip('community on PostgreSQL') }, () => {});
-} else {
-  const url = databaseUrl;
-  communitySuite('PostgreSQL', async () => {
-    const schema = await createTestSchema(url);
-    const app = await testApp({}, { storage: await openPostgresStorage(schema.url, { max: 4 }) });
-    return {
-      app,
-      async done() {
-        await app.dispose();
-        await schema.drop();
-      },
-    };
-  });
-}
+onBothStores('community', communitySuite);

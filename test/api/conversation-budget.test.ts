@@ -6,10 +6,8 @@
 // Retrieval inside a turn also takes the account's fair turns.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { testApp, type TestApp } from '../helpers/app.js';
+import { onBothStores, type TestApp } from '../helpers/app.js';
 import { doc, seed } from '../helpers/documents.js';
-import { openPostgresStorage } from '../../src/adapters/postgres/postgres-storage.js';
-import { createTestSchema, databaseUrl, postgresSkip } from '../helpers/storage.js';
 
 const words = (n: number) => Array.from({ length: n }, (_, i) => `term${i.toString(36)}x`).join(' ');
 
@@ -70,24 +68,4 @@ function suite(label: string, open: () => Promise<{ app: TestApp; done(): Promis
   });
 }
 
-suite('SQLite', async () => {
-  const app = await testApp();
-  return { app, done: () => app.dispose() };
-});
-
-if (!databaseUrl) {
-  test('conversation budget on PostgreSQL', { skip: postgresSkip('conversation budget on PostgreSQL') }, () => {});
-} else {
-  const url = databaseUrl;
-  suite('PostgreSQL', async () => {
-    const schema = await createTestSchema(url);
-    const app = await testApp({}, { storage: await openPostgresStorage(schema.url, { max: 4 }) });
-    return {
-      app,
-      async done() {
-        await app.dispose();
-        await schema.drop();
-      },
-    };
-  });
-}
+onBothStores('conversation budget', suite);

@@ -3,10 +3,8 @@
 // On SQLite and PostgreSQL.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { testApp, type TestApp } from '../helpers/app.js';
+import { onBothStores, type TestApp } from '../helpers/app.js';
 import { doc, seed } from '../helpers/documents.js';
-import { openPostgresStorage } from '../../src/adapters/postgres/postgres-storage.js';
-import { createTestSchema, databaseUrl, postgresSkip } from '../helpers/storage.js';
 
 function suite(label: string, open: () => Promise<{ app: TestApp; done(): Promise<void> }>) {
   describe(`empty pages are not charged (${label})`, () => {
@@ -40,24 +38,4 @@ function suite(label: string, open: () => Promise<{ app: TestApp; done(): Promis
   });
 }
 
-suite('SQLite', async () => {
-  const app = await testApp();
-  return { app, done: () => app.dispose() };
-});
-
-if (!databaseUrl) {
-  test('empty pages on PostgreSQL', { skip: postgresSkip('empty pages on PostgreSQL') }, () => {});
-} else {
-  const url = databaseUrl;
-  suite('PostgreSQL', async () => {
-    const schema = await createTestSchema(url);
-    const app = await testApp({}, { storage: await openPostgresStorage(schema.url, { max: 4 }) });
-    return {
-      app,
-      async done() {
-        await app.dispose();
-        await schema.drop();
-      },
-    };
-  });
-}
+onBothStores('empty pages', suite);

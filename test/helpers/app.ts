@@ -1,5 +1,6 @@
 // Builds an isolated Lectern app for API tests: a temporary data directory, SQLite, a controllable
 // clock, no demo corpus, quiet logs. `account()` creates an account with credits and an API key.
+import { test } from 'node:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -63,5 +64,38 @@ export async function testApp(config: Partial<ConfigInput> = {}, overrides: AppO
       rmSync(dir, { recursive: true, force: true });
       if (installed.violations.length > 0) throw new Error(`responses that do not match /openapi.json:\n${installed.violations.join('\n')}`);
     },
+  });
+}
+
+/** Opens a test app on one store and says how to dispose of both. */
+export type OpenTestApp = () => Promise<{ app: TestApp; done(): Promise<void> }>;
+
+/**
+ * Runs `suite` on a fresh SQLite app, and on a fresh PostgreSQL schema when DATABASE_URL is set (else a
+ * skipped test that says `what` on PostgreSQL was skipped). Store modules are imported lazily so that a
+ * test of one store does not load the other's driver.
+ */
+export function onBothStores(what: string, suite: (label: 'SQLite' | 'PostgreSQL', open: OpenTestApp) => void): void {
+  suite('SQLite', async () => {
+    const app = await testApp();
+    return { app, done: () => app.dispose() };
+  });
+  const url = process.env.DATABASE_URL || undefined;
+  if (!url) {
+    test(`${what} on PostgreSQL`, { skip: `DATABASE_URL not set: ${what} on PostgreSQL skipped` }, () => {});
+    return;
+  }
+  suite('PostgreSQL', async () => {
+    const { createTestSchema } = await import('./storage.js');
+    const { openPostgresStorage } = await import('../../src/adapters/postgres/postgres-storage.js');
+    const schema = await createTestSchema(url);
+    const app = await testApp({}, { storage: await openPostgresStorage(schema.url, { max: 4 }) });
+    return {
+      app,
+      async done() {
+        await app.dispose();
+        await schema.drop();
+      },
+    };
   });
 }
