@@ -12,7 +12,7 @@ import { orderReading } from './reading-order.js';
 import { repairText, stripDotLeaders } from './text-repairs.js';
 import { CAPTION_RE, LIST_MARKER_RE, ORDERED_MARKER_RE, REFERENCES_HEADING_RE, SECTION_NUMBER_RE, SENTENCE_END_RE, looksLikeEquation, nonSpaceLength } from './patterns.js';
 import { detectTables, type TableRegion } from './tables.js';
-import { displayLatex } from './math-latex.js';
+import { displayLatex, escapeDollars } from './math-latex.js';
 import { keptMarginLines, rowSwitchShare } from './layout-risk.js';
 
 /** An outline entry usable for headings (PDF bookmarks). */
@@ -250,7 +250,8 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
       const ordered = ORDERED_MARKER_RE.test(marker.symbol);
       const body2 = joinParagraph([first.text.slice(marker.text.length), ...lines.slice(1).map((l) => l.text)], vocab);
       const itemText = stripDotLeaders(body2);
-      return { kind: 'item', page, text: ordered ? `${marker.symbol.replace(/^\(/, '').replace(/\)$/, '.')} ${itemText}` : itemText, ordered, x0: first.x0, size };
+      // An item's text is Markdown (its dollars escaped, ADR 0355): a paragraph that continues it may hold math.
+      return { kind: 'item', page, text: ordered ? `${marker.symbol.replace(/^\(/, '').replace(/\)$/, '.')} ${escapeDollars(itemText)}` : escapeDollars(itemText), ordered, x0: first.x0, size };
     }
     // The label is a whole number (not the first digits of a longer one: "07233 Seoul" is a postal code).
     const fm = /^([1-9]\d{0,2}(?!\d)|[*†‡§¶]+)\s*(?=\S)/.exec(text);
@@ -263,7 +264,10 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
     if (display && display.every((d) => d !== null)) return { kind: 'equation', page, text, latex: display.length > 1 ? `\\begin{gathered} ${display.join(' \\\\ ')} \\end{gathered}` : display[0]! };
     if (lines.length <= 3 && looksLikeEquation(text)) return { kind: 'equation', page, text };
     // Running text with math in it: the math as inline `$...$` (the plain text decided everything above).
-    const shown = lines.some((l) => l.math) ? joinParagraph(lines.map((l) => l.math ?? l.text), vocab) : text;
+    // A paragraph's text is Markdown (ADR 0355): a dollar of the text escaped (`\$`), so that every bare `$`
+    // is a formula's delimiter; two delimiters that touch (a formula closed and the next opened at once, or
+    // an empty one) would read as `$$` and pair with the next display: the formulas run on as one.
+    const shown = lines.some((l) => l.math) ? joinParagraph(lines.map((l) => l.math ?? escapeDollars(l.text)), vocab).replace(/(?<!\\)\$\$/g, ' ') : escapeDollars(text);
     return { kind: 'paragraph', page, text: stripDotLeaders(shown), size, lines, last: lines[lines.length - 1]!.text };
   }
 

@@ -25,6 +25,17 @@ const SYMBOLS: Readonly<Record<string, string>> = {
   '⟨': '\\langle', '⟩': '\\rangle', '‖': '\\|', '∥': '\\parallel', '⊥': '\\perp', '°': '^{\\circ}',
 };
 
+/**
+ * A text's literal dollar signs for Markdown with math (issue 28, ADR 0355): `$` -> `\$` (CommonMark's
+ * backslash escape, which remark-math, markdown-it's math plugins, Pandoc, MathJax and KaTeX's Markdown
+ * renderers read as a literal dollar that opens and closes nothing), and backslashes right before it
+ * doubled so that they stay literal (`\$` in a TeX manual's prose -> `\\\$`, rendered `\$`). Nothing
+ * else changes: the text still holds every word it had, so search and verbatim excerpts see it as written.
+ */
+export function escapeDollars(text: string): string {
+  return text.includes('$') ? text.replace(/(\\*)\$/g, (_, bs: string) => `${bs}${bs}\\$`) : text;
+}
+
 /** Top pieces of Adobe Symbol's tall delimiters (parenlefttp U+F8EB ... bracerighttp U+F8FC). */
 const SYMBOL_PIECES: Readonly<Record<string, string>> = { '\uF8EB': '(', '\uF8EE': '[', '\uF8F1': '\\{', '\uF8F6': ')', '\uF8F9': ']', '\uF8FC': '\\}' };
 
@@ -122,7 +133,7 @@ export function mathLine(runs: readonly MathRun[], spaces: readonly boolean[]): 
         open = false;
       }
       // A dollar sign of the text must not open or close a formula.
-      out += space + r.text.replace(/\$/g, '\\$');
+      out += space + escapeDollars(r.text);
       continue;
     }
     const s = kinds[i]!;
@@ -140,7 +151,8 @@ export function mathLine(runs: readonly MathRun[], spaces: readonly boolean[]): 
   }
   if (open) out = `${out.trimEnd()}$`;
   // Punctuation closing a formula in running text belongs to the sentence: "$a$:", not "$a:$".
-  return out.replace(/\$\s*\$/g, '').replace(/\s*([.,;:]+)\$(?=\s|$)/g, '$$$1').replace(/\s+/g, ' ').replace(/ \$(?=[\s.,;:]|$)/g, '$').trim();
+  // An escaped dollar of the text (`\$`) is no delimiter.
+  return out.replace(/(?<!\\)\$\s*\$/g, '').replace(/\s*([.,;:]+)\$(?=\s|$)/g, '$$$1').replace(/\s+/g, ' ').replace(/ \$(?=[\s.,;:]|$)/g, '$').trim();
 }
 
 /** The formula of a line that is all math (a displayed equation's line): its `$...$` segments joined; else null. */
