@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import type { LayoutLine, PageExtraction } from '../../src/recognition/index.js';
 import { analyzeLayout } from '../../src/recognition/structure/layout-analysis.js';
 import { renderMarkdown } from '../../src/recognition/markdown/render-markdown.js';
-import { escapeDollars, mathLine } from '../../src/recognition/structure/math-latex.js';
+import { displayParts, escapeDollars, mathLine } from '../../src/recognition/structure/math-latex.js';
 import { xhtmlToMarkdown } from '../../src/recognition/epub/epub-converter.js';
 import { recognizedRecord, type ConvertedFile } from '../../src/ingest/recognized-file.js';
 import { buildSnippet } from '../../src/engine/snippets.js';
@@ -112,4 +112,29 @@ test('escaped Markdown still serves search and citations: the snippet and every 
     assert.equal(body.indexOf(c.excerpt), c.offset);
   }
   assert.match(r.citations[0]!.excerpt, /\\\$5/);
+});
+
+test('one display per equation: numbered math lines of one block are displays of their own, each with its \\tag', () => {
+  const b = nb();
+  const lines = [
+    ...Array.from({ length: 3 }, (_, i) => L('Body text body text body text body text body text body text body text', 40 + 12 * i, { block: nb(), x1: 520 })),
+    L('E = mc2 (1)', 100, { block: b, x0: 200, x1: 520, math: '$E = m c^{2}$ (1)' }),
+    L('a = b + c (2)', 116, { block: b, x0: 200, x1: 520, math: '$a = b + c$ (2)' }),
+    // An unnumbered pair of rows stays one display, gathered.
+    L('u = v', 200, { block: (block = nb()), x0: 200, x1: 300, math: '$u = v$' }),
+    L('w = z', 214, { block, x0: 200, x1: 300, math: '$w = z$' }),
+    // A tight parenthesis at the end is the formula's: no number.
+    L('g = f(5)', 260, { block: nb(), x0: 200, x1: 300, math: '$g = f(5)$' }),
+  ];
+  const md = renderMarkdown(analyzeLayout({ pages: [page(1, lines)] }).blocks);
+  const displays = markdownMath(md).filter((m) => m.display).map((m) => m.tex);
+  assert.deepEqual(displays, ['E = m c^{2} \\tag{1}', 'a = b + c \\tag{2}', '\\begin{gathered} u = v \\\\ w = z \\end{gathered}', 'g = f(5)'], md);
+  // A line's number: right of it, left of it (leqno), or alone on its line (it numbers the rows before it).
+  assert.deepEqual(displayParts('$E = m c^{2}$ (2.1).'), { latex: 'E = m c^{2}', tag: '2.1' });
+  assert.deepEqual(displayParts('(3) $x = y$'), { latex: 'x = y', tag: '3' });
+  assert.deepEqual(displayParts('$(3) \\frac{1}{1 + x} = 1 - x$'), { latex: '\\frac{1}{1 + x} = 1 - x', tag: '3' });
+  assert.deepEqual(displayParts('(4)'), { latex: '', tag: '4' });
+  assert.deepEqual(displayParts('$g = f(5)$'), { latex: 'g = f(5)', tag: null });
+  assert.equal(displayParts('where $x$ is (4)'), null);
+  assertMathRenders(md);
 });

@@ -131,6 +131,13 @@ test('an equation number apart at the margin is a \\tag; two numbered rows are t
   // Two displays set one after the other (rows 3 ems apart) are two displays.
   const apart = rebuildEquation([g(CMMI, 'a', 250, 200), g(CMR, '=', 258, 200, 10, 0.8), g(CMMI, 'b', 268, 200), g(CMMI, 'c', 250, 230), g(CMR, '=', 258, 230, 10, 0.8), g(CMMI, 'd', 268, 230)])!;
   assert.deepEqual(apart.displays, [{ latex: 'a = b', tag: null }, { latex: 'c = d', tag: null }]);
+  // TeX sets a number at least a quad from its equation (ADR 0355): two numbered rows whose numbers sit
+  // 0.95 em from a display that fills the column are still two displays, each with its number; a
+  // parenthesis closer than that is the formula's own (`f (2)` set tight is an argument).
+  const tight = [g(CMMI, 'a', 250, 200), g(CMR, '=', 258, 200, 10, 0.8), g(CMMI, 'b', 268, 200), ...word(CMR, '(4)', 282.5, 200, 10, 0.4), g(CMMI, 'c', 250, 215), g(CMR, '=', 258, 215, 10, 0.8), g(CMMI, 'd', 268, 215), ...word(CMR, '(5)', 282.5, 215, 10, 0.4)];
+  assert.deepEqual(rebuildEquation(tight)!.displays, [{ latex: 'a = b', tag: '4' }, { latex: 'c = d', tag: '5' }]);
+  const arg = rebuildEquation([g(CMMI, 'a', 250, 200), g(CMR, '=', 258, 200, 10, 0.8), g(CMMI, 'f', 268, 200), ...word(CMR, '(4)', 275, 200, 10, 0.4)])!;
+  assert.deepEqual(arg.displays, [{ latex: 'a = f(4)', tag: null }]);
 });
 
 test('glyph mapping: extension-font names, alphabets by font, mathematical alphanumerics; nothing unmapped is printed', () => {

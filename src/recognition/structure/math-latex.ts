@@ -155,11 +155,39 @@ export function mathLine(runs: readonly MathRun[], spaces: readonly boolean[]): 
   return out.replace(/(?<!\\)\$\s*\$/g, '').replace(/\s*([.,;:]+)\$(?=\s|$)/g, '$$$1').replace(/\s+/g, ' ').replace(/ \$(?=[\s.,;:]|$)/g, '$').trim();
 }
 
-/** The formula of a line that is all math (a displayed equation's line): its `$...$` segments joined; else null. */
+/** An equation number: `(3)`, `(2.1)`, `(4b)`. */
+const NUMBER = String.raw`\(\s*(\d{1,3}(?:\.\d{1,3})*[a-z]?)\s*\)`;
+const NUMBER_END_RE = new RegExp(`(?:^|\\s)${NUMBER}[\\s.,;]*$`);
+const NUMBER_START_RE = new RegExp(`^\\s*${NUMBER}\\s+`);
+
+/**
+ * A line that is all math (a displayed equation's line), split into its formula (the `$...$` segments
+ * joined) and its equation number, set right of it or, with `leqno`, left of it (ADR 0355: a display's
+ * number is its `\tag`, and a line with a number of its own is an equation of its own). Null when the line
+ * holds prose; `latex` is empty for a line that is only a number.
+ */
+export function displayParts(math: string): { latex: string; tag: string | null } | null {
+  const outside = math.replace(/\$[^$]*\$/g, ' ');
+  if (outside.replace(/[\s.,;:()\d]/g, '').length > 0) return null;
+  let inner = [...math.matchAll(/\$([^$]*)\$/g)].map((m) => m[1]!.trim()).join(' ');
+  let tag: string | null = null;
+  const out = NUMBER_END_RE.exec(outside) ?? NUMBER_START_RE.exec(outside);
+  if (out) tag = out[1]!;
+  else {
+    const end = NUMBER_END_RE.exec(inner);
+    const start = end ? null : NUMBER_START_RE.exec(inner);
+    if (end) {
+      tag = end[1]!;
+      inner = inner.slice(0, end.index);
+    } else if (start) {
+      tag = start[1]!;
+      inner = inner.slice(start[0].length);
+    }
+  }
+  return { latex: inner.trim(), tag };
+}
+
+/** The formula of a line that is all math (a displayed equation's line), its number left out; else null. */
 export function displayLatex(math: string): string | null {
-  const outside = math.replace(/\$[^$]*\$/g, '').replace(/[\s.,;:()\d]/g, '');
-  if (outside.length > 0) return null;
-  // An equation number at the end ("(1)") is not part of the formula.
-  const inner = [...math.matchAll(/\$([^$]*)\$/g)].map((m) => m[1]!.trim()).join(' ');
-  return inner.replace(/\s*\(\d{1,3}[a-z]?\)\s*$/, '').trim() || null;
+  return displayParts(math)?.latex || null;
 }
