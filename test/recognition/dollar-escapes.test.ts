@@ -32,6 +32,8 @@ test('escapeDollars: a dollar becomes \\$, a backslash right before it stays lit
   const run = (text: string, math = false) => ({ text, size: 10, y0: 100, y1: 110, math });
   assert.equal(mathLine([run('pay $'), run('x', true), run(' now')], [false, false, false]), 'pay \\$$x$ now');
   assert.equal(mathLine([run('pay $ '), run('x', true), run(' now')], [false, false, false]), 'pay \\$ $x$ now');
+  // A radical sign with nothing to take stands alone (`\surd`): `\sqrt \sqrt` does not render.
+  assert.equal(mathLine([run('7 '), run('√√', true)], [false, false]), '$7\\surd \\surd$');
   // A Markdown renderer reads `\$` as a dollar: no formula is found in escaped text.
   assert.deepEqual(markdownMath(escapeDollars('from $a$ to $$b$$ and $c')), []);
 });

@@ -389,3 +389,29 @@ test('grouping: a short worded line joins a display on its rows (a condition), n
   const cases = [line('f(x) = \uFFFD 1', 239, 190, 300, 202, { math: '$f(x) =$ \uFFFD $1$' }), line('otherwise', 330, 190, 380, 202)];
   assert.deepEqual(displayRegions(cases), [[0, 1]]);
 });
+
+test('things over and under a base (ADR 0355): braces with their notes, an underline, a radical whose bar the sign does not join', () => {
+  // \underbrace{a + b}_{n}: CMEX's brace tips and middle under the material, a rule between them, the note
+  // smaller below; the rule is the brace's, not a fraction bar.
+  const under = [
+    g(CMMI, 'a', 250, 200), g(CMR, '+', 258, 200, 10, 0.8), g(CMMI, 'b', 268, 200),
+    g(CMEX, '', 249, 205, 10, 0.5, 'bracehtipdownleft'), g(CMEX, '', 258, 205, 10, 0.5, 'bracehtipupright'), g(CMEX, '', 263, 205, 10, 0.5, 'bracehtipupleft'), g(CMEX, '', 269, 205, 10, 0.5, 'bracehtipdownright'),
+    g(CMMI, 'n', 261, 212, 7),
+  ];
+  const rules = [{ x0: 254, x1: 258, y: 205.5 }, { x0: 268, x1: 269, y: 205.5 }];
+  assert.equal(rebuildEquation([g(CMMI, 'x', 230, 200), g(CMR, '=', 238, 200, 10, 0.8), ...under], rules)!.latex, 'x = \\underbrace{a + b}_{n}');
+  // \overbrace{x y}^{k} as an OpenType font draws it: one stretched ⏞ glyph over the material.
+  const over = [g(CMMI, 'x', 250, 200), g(CMMI, 'y', 256, 200), g('ABCDEF+LatinModernMath-Regular', '⏞', 249, 192, 10, 1.3), g(CMMI, 'k', 257, 186, 7)];
+  assert.equal(rebuildEquation(over)!.latex, '\\overbrace{x y}^{k}');
+  // Brace pieces with nothing to span leave nothing behind.
+  assert.equal(rebuildEquation([g(CMMI, 'z', 250, 200), g('ABCDEF+LatinModernMath-Regular', '⏟', 300, 230, 10, 1.3)])!.latex, 'z');
+  // A rule right under material, nothing below it: an underline.
+  assert.equal(rebuildEquation([g(CMMI, 'x', 250, 200), g(CMR, '+', 258, 200, 10, 0.8), g(CMMI, 'y', 268, 200)], [{ x0: 250, x1: 273, y: 203 }])!.latex, '\\underline{x + y}');
+  // A longer rule under it (a proof's inference line whose conclusion is elsewhere) is no underline.
+  assert.equal(rebuildEquation([g(CMMI, 'x', 250, 200), g(CMR, '+', 258, 200, 10, 0.8), g(CMMI, 'y', 268, 200)], [{ x0: 240, x1: 273, y: 203 }])!.latex, 'x + y');
+  // A radical sign set lower than TeX's, its bar starting half an em after it: the radical's bar, not an overline.
+  const root = [g(CMSY, '√', 240, 196, 10, 0.8, 'radical'), g(CMMI, 'x', 254, 200), g(CMR, '+', 258, 200, 10, 0.8), g(CMR, '1', 268, 200)];
+  assert.equal(rebuildEquation(root, [{ x0: 253, x1: 274, y: 192 }])!.latex, '\\sqrt{x + 1}');
+  // A radical sign without any bar stands alone.
+  assert.equal(rebuildEquation([g(CMR, '7', 230, 200), g(CMSY, '√', 240, 200, 10, 0.8, 'radical')])!.latex, '7 \\surd');
+});

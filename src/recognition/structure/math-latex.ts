@@ -152,7 +152,8 @@ export function mathLine(runs: readonly MathRun[], spaces: readonly boolean[]): 
   if (open) out = `${out.trimEnd()}$`;
   // Punctuation closing a formula in running text belongs to the sentence: "$a$:", not "$a:$".
   // An escaped dollar of the text (`\$`) is no delimiter.
-  return out.replace(/(?<!\\)\$\s*\$/g, '').replace(/\s*([.,;:]+)\$(?=\s|$)/g, '$$$1').replace(/\s+/g, ' ').replace(/ \$(?=[\s.,;:]|$)/g, '$').trim();
+  // A radical sign with nothing after it to take (its bar lost, a font table's glyph) stands alone.
+  return out.replace(/\\sqrt(?=\s*(?:\\sqrt\b|\$|[)\]},;.=]))/g, '\\surd').replace(/(?<!\\)\$\s*\$/g, '').replace(/\s*([.,;:]+)\$(?=\s|$)/g, '$$$1').replace(/\s+/g, ' ').replace(/ \$(?=[\s.,;:]|$)/g, '$').trim();
 }
 
 /** An equation number: `(3)`, `(2.1)`, `(4b)`. */
