@@ -125,6 +125,9 @@ test('one display per equation: numbered math lines of one block are displays of
     // An unnumbered pair of rows stays one display, gathered.
     L('u = v', 200, { block: (block = nb()), x0: 200, x1: 300, math: '$u = v$' }),
     L('w = z', 214, { block, x0: 200, x1: 300, math: '$w = z$' }),
+    // Fragments are no displays: a lone delimiter, a run of a brace's pieces.
+    L('(', 240, { block: nb(), x0: 200, x1: 210, math: '$($' }),
+    L('⏞ˉˉˉˉ⏟⏟ˉˉˉˉ⏞', 248, { block: nb(), x0: 200, x1: 300, math: '$⏞ˉˉˉˉ⏟⏟ˉˉˉˉ⏞$' }),
     // A tight parenthesis at the end is the formula's: no number.
     L('g = f(5)', 260, { block: nb(), x0: 200, x1: 300, math: '$g = f(5)$' }),
   ];

@@ -264,8 +264,10 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
       return { kind: 'footnote', page, label: fm[1]!, text: text.slice(fm[0].length) };
     }
     // A displayed equation: lines all math (rebuilt as LaTeX), or lines that read as a formula in text.
+    // A display needs something to show (a letter, a digit, a command): a lone delimiter, punctuation or a
+    // run of a brace's macrons is a fragment (ADR 0355).
     const display = lines.length <= 3 && lines.every((l) => l.math) ? lines.map((l) => displayParts(l.math!)) : null;
-    if (display && display.every((d) => d !== null) && display.some((d) => /[\p{L}\p{N}\\]/u.test(d!.latex))) return equations(display as { latex: string; tag: string | null }[], lines, page);
+    if (display && display.every((d) => d !== null) && display.some((d) => /[\p{Lu}\p{Ll}\p{Lo}\p{N}\\]/u.test(d!.latex))) return equations(display as { latex: string; tag: string | null }[], lines, page);
     if (lines.length <= 3 && looksLikeEquation(text)) return { kind: 'equation', page, text };
     // Running text with math in it: the math as inline `$...$` (the plain text decided everything above).
     // A paragraph's text is Markdown (ADR 0355): a dollar of the text escaped (`\$`), so that every bare `$`

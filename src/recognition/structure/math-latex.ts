@@ -46,6 +46,9 @@ export function texOf(text: string): string {
     // A glyph without a character mapping (TeX's extension font) is no LaTeX; displays are rebuilt from the
     // glyph names where the page is traced (ADR 0320).
     if (ch === '\uFFFD') continue;
+    // Pieces of a horizontal brace (⏞ ⏟ ⏜ ⏝) say nothing in a line of text: the display's trace reads
+    // braces whole (ADR 0355).
+    if (ch >= '\u23DC' && ch <= '\u23DF') continue;
     // Adobe Symbol's pieces of tall delimiters (private use U+F8E5..U+F8FE, as word processors and
     // digiconfigs draw big parentheses): the top piece is the delimiter, extenders and bottoms add nothing.
     // Other private-use characters have no meaning outside their font and no renderer parses them.
