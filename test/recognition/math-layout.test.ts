@@ -131,6 +131,13 @@ test('an equation number apart at the margin is a \\tag; two numbered rows are t
   // Two displays set one after the other (rows 3 ems apart) are two displays.
   const apart = rebuildEquation([g(CMMI, 'a', 250, 200), g(CMR, '=', 258, 200, 10, 0.8), g(CMMI, 'b', 268, 200), g(CMMI, 'c', 250, 230), g(CMR, '=', 258, 230, 10, 0.8), g(CMMI, 'd', 268, 230)])!;
   assert.deepEqual(apart.displays, [{ latex: 'a = b', tag: null }, { latex: 'c = d', tag: null }]);
+  // TeX sets a number at least a quad from its equation (ADR 0355): two numbered rows whose numbers sit
+  // 0.95 em from a display that fills the column are still two displays, each with its number; a
+  // parenthesis closer than that is the formula's own (`f (2)` set tight is an argument).
+  const tight = [g(CMMI, 'a', 250, 200), g(CMR, '=', 258, 200, 10, 0.8), g(CMMI, 'b', 268, 200), ...word(CMR, '(4)', 282.5, 200, 10, 0.4), g(CMMI, 'c', 250, 215), g(CMR, '=', 258, 215, 10, 0.8), g(CMMI, 'd', 268, 215), ...word(CMR, '(5)', 282.5, 215, 10, 0.4)];
+  assert.deepEqual(rebuildEquation(tight)!.displays, [{ latex: 'a = b', tag: '4' }, { latex: 'c = d', tag: '5' }]);
+  const arg = rebuildEquation([g(CMMI, 'a', 250, 200), g(CMR, '=', 258, 200, 10, 0.8), g(CMMI, 'f', 268, 200), ...word(CMR, '(4)', 275, 200, 10, 0.4)])!;
+  assert.deepEqual(arg.displays, [{ latex: 'a = f(4)', tag: null }]);
 });
 
 test('glyph mapping: extension-font names, alphabets by font, mathematical alphanumerics; nothing unmapped is printed', () => {
@@ -381,4 +388,30 @@ test('grouping: a short worded line joins a display on its rows (a condition), n
   // A condition on the display's row joins it.
   const cases = [line('f(x) = \uFFFD 1', 239, 190, 300, 202, { math: '$f(x) =$ \uFFFD $1$' }), line('otherwise', 330, 190, 380, 202)];
   assert.deepEqual(displayRegions(cases), [[0, 1]]);
+});
+
+test('things over and under a base (ADR 0355): braces with their notes, an underline, a radical whose bar the sign does not join', () => {
+  // \underbrace{a + b}_{n}: CMEX's brace tips and middle under the material, a rule between them, the note
+  // smaller below; the rule is the brace's, not a fraction bar.
+  const under = [
+    g(CMMI, 'a', 250, 200), g(CMR, '+', 258, 200, 10, 0.8), g(CMMI, 'b', 268, 200),
+    g(CMEX, '', 249, 205, 10, 0.5, 'bracehtipdownleft'), g(CMEX, '', 258, 205, 10, 0.5, 'bracehtipupright'), g(CMEX, '', 263, 205, 10, 0.5, 'bracehtipupleft'), g(CMEX, '', 269, 205, 10, 0.5, 'bracehtipdownright'),
+    g(CMMI, 'n', 261, 212, 7),
+  ];
+  const rules = [{ x0: 254, x1: 258, y: 205.5 }, { x0: 268, x1: 269, y: 205.5 }];
+  assert.equal(rebuildEquation([g(CMMI, 'x', 230, 200), g(CMR, '=', 238, 200, 10, 0.8), ...under], rules)!.latex, 'x = \\underbrace{a + b}_{n}');
+  // \overbrace{x y}^{k} as an OpenType font draws it: one stretched ⏞ glyph over the material.
+  const over = [g(CMMI, 'x', 250, 200), g(CMMI, 'y', 256, 200), g('ABCDEF+LatinModernMath-Regular', '⏞', 249, 192, 10, 1.3), g(CMMI, 'k', 257, 186, 7)];
+  assert.equal(rebuildEquation(over)!.latex, '\\overbrace{x y}^{k}');
+  // Brace pieces with nothing to span leave nothing behind.
+  assert.equal(rebuildEquation([g(CMMI, 'z', 250, 200), g('ABCDEF+LatinModernMath-Regular', '⏟', 300, 230, 10, 1.3)])!.latex, 'z');
+  // A rule right under material, nothing below it: an underline.
+  assert.equal(rebuildEquation([g(CMMI, 'x', 250, 200), g(CMR, '+', 258, 200, 10, 0.8), g(CMMI, 'y', 268, 200)], [{ x0: 250, x1: 273, y: 203 }])!.latex, '\\underline{x + y}');
+  // A longer rule under it (a proof's inference line whose conclusion is elsewhere) is no underline.
+  assert.equal(rebuildEquation([g(CMMI, 'x', 250, 200), g(CMR, '+', 258, 200, 10, 0.8), g(CMMI, 'y', 268, 200)], [{ x0: 240, x1: 273, y: 203 }])!.latex, 'x + y');
+  // A radical sign set lower than TeX's, its bar starting half an em after it: the radical's bar, not an overline.
+  const root = [g(CMSY, '√', 240, 196, 10, 0.8, 'radical'), g(CMMI, 'x', 254, 200), g(CMR, '+', 258, 200, 10, 0.8), g(CMR, '1', 268, 200)];
+  assert.equal(rebuildEquation(root, [{ x0: 253, x1: 274, y: 192 }])!.latex, '\\sqrt{x + 1}');
+  // A radical sign without any bar stands alone.
+  assert.equal(rebuildEquation([g(CMR, '7', 230, 200), g(CMSY, '√', 240, 200, 10, 0.8, 'radical')])!.latex, '7 \\surd');
 });

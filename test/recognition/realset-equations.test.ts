@@ -68,7 +68,14 @@ test('rendered back: KaTeX parses a display or says why; the rendered forms comp
   assert.equal(renderedTokens('\\frac{a}'), null);
   assert.ok(!renderedTokens('\\alpha')!.join('').includes('alpha'), 'the annotation (the LaTeX itself) is left out');
   // Displays and inline formulas of Markdown, an escaped dollar not taken for one.
-  assert.deepEqual(markdownMath('costs \\$5 per $n$:\n\n$$a = b$$\n'), [{ tex: 'n', display: false }, { tex: 'a = b', display: true }]);
+  assert.deepEqual(markdownMath('costs \\$5 per $n$:\n\n$$a = b$$\n').map(({ tex, display }) => ({ tex, display })), [{ tex: 'n', display: false }, { tex: 'a = b', display: true }]);
+  // As a Markdown renderer reads it (ADR 0355): nothing inside a code fence, no formula from escaped
+  // dollars, and two formulas that touch are one formula `a$$b` (which does not render).
+  assert.deepEqual(markdownMath('```\n$$x$$\n```\n\nplain \\$\\$ and $y$\n'), [{ tex: 'y', display: false, start: 30, end: 33 }]);
+  assert.deepEqual(markdownMath('so $a$$b$ holds').map((m) => m.tex), ['a$$b']);
+  assert.deepEqual(markdownMath('$a$\n\n$b$').map((m) => m.tex), ['a', 'b']);
+  assert.deepEqual(markdownMath('an open $ dollar\n\nand $c$').map((m) => m.tex), ['c']);
+  assert.deepEqual(outputSymbols('a \\$ b'), 'a$b');
 });
 
 test('a source equation as a KaTeX display: the rows of an alignment set in aligned, labels dropped', () => {

@@ -15,6 +15,7 @@
 //     Unicode) as one string, found in the output's text (LaTeX of `$...$` turned into the same symbols,
 //     white space removed) with character similarity >= 0.8 in the best window.
 import { UNICODE_TEX } from '../../../src/recognition/structure/math-layout.js';
+import { markdownMath } from './render.js';
 
 const VERBATIM_ENVS = /^(?:verbatim\*?|Verbatim\*?|BVerbatim|lstlisting|minted|alltt|comment|macrocode\*?|LTXexample|example|sourcecode|code|tcblisting|filecontents\*?|verbatimtab|listing|lstlisting\*?|dispExample\*?|demo|latexcode|tcbexample|codeexample|sverb|boxedverbatim)$/;
 const DISPLAY_ENVS = /^(?:equation|align|gather|multline|eqnarray|displaymath|flalign|alignat)\*?$/;
@@ -121,7 +122,8 @@ export function similarity<T>(a: readonly T[], b: readonly T[]): number {
 
 /** The displays (`$$...$$`) of a Markdown output, in order. */
 export function outputDisplays(md: string): string[] {
-  return [...md.matchAll(/\$\$([\s\S]+?)\$\$/g)].map((m) => m[1]!);
+  // Read as a Markdown renderer reads them (ADR 0355): not in code, not from escaped dollars.
+  return markdownMath(md).filter((m) => m.display).map((m) => m.tex);
 }
 
 /** Best LaTeX match of one source equation among the displays (and runs of 2-4 consecutive ones). */
@@ -165,8 +167,15 @@ export function symbolsOf(tokens: readonly string[]): string {
 
 /** A tool's output as one string of symbols: LaTeX segments turned into symbols, white space removed. */
 export function outputSymbols(out: string): string {
-  return out
-    .replace(/\$\$([\s\S]+?)\$\$|\$([^$\n]+?)\$/g, (_, a: string | undefined, b: string | undefined) => symbolsOf(latexTokens(a ?? b ?? '')))
+  // Formulas as their symbols; outside them an escaped dollar (ADR 0355) is a dollar.
+  let text = '';
+  let at = 0;
+  for (const m of markdownMath(out)) {
+    text += out.slice(at, m.start).replace(/\\\$/g, '$') + symbolsOf(latexTokens(m.tex));
+    at = m.end;
+  }
+  text += out.slice(at).replace(/\\\$/g, '$');
+  return text
     .normalize('NFKC')
     .replace(/[−–]/g, '-')
     .replace(/[∗]/g, '*')

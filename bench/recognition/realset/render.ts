@@ -20,12 +20,77 @@ export function texError(src: string, displayMode = true): string | null {
   }
 }
 
-/** The displays (`$$...$$`) and inline formulas (`$...$`) of a Markdown text, each with its mode. */
-export function markdownMath(md: string): { tex: string; display: boolean }[] {
-  const out: { tex: string; display: boolean }[] = [];
-  for (const m of md.matchAll(/\$\$([\s\S]+?)\$\$|(?<![\\$])\$([^$\n]+?)\$(?!\$)/g)) {
-    if (m[1] !== undefined) out.push({ tex: m[1], display: true });
-    else if (m[2] !== undefined) out.push({ tex: m[2], display: false });
+/**
+ * The displays (`$$...$$`) and inline formulas (`$...$`) of a Markdown text, each with its mode, read as a
+ * Markdown renderer with math reads them (remark-math, markdown-it's math plugins; ADR 0355): nothing inside
+ * a fenced code block; a backslash escape (`\$`) is a literal dollar, no delimiter; a run of one dollar
+ * opens an inline formula and a run of two a display, closed by the next run of as many dollars (a run of
+ * another length inside does not close it: `$a$$b$` is one formula `a$$b`, as renderers read it), never
+ * across a blank line; inside a formula a backslash takes the next character with it (TeX's `\$`, `\\`).
+ * A run without its closing run is text.
+ */
+export function markdownMath(md: string): { tex: string; display: boolean; start: number; end: number }[] {
+  const out: { tex: string; display: boolean; start: number; end: number }[] = [];
+  // Fenced code blocks (``` or ~~~, closed by a fence of the same character at least as long) are blanked
+  // (offsets kept).
+  const lines = md.split('\n');
+  let fence: string | null = null;
+  for (let i = 0; i < lines.length; i++) {
+    const f = /^ {0,3}(`{3,}|~{3,})/.exec(lines[i]!);
+    if (fence === null) {
+      if (f) {
+        fence = f[1]!;
+        lines[i] = ' '.repeat(lines[i]!.length);
+      }
+    } else {
+      if (f && f[1]![0] === fence[0] && f[1]!.length >= fence.length && /^ {0,3}[`~]+\s*$/.test(lines[i]!)) fence = null;
+      lines[i] = ' '.repeat(lines[i]!.length);
+    }
+  }
+  const text = lines.join('\n');
+  const runAt = (i: number): number => {
+    let n = 0;
+    while (text[i + n] === '$') n++;
+    return n;
+  };
+  let i = 0;
+  while (i < text.length) {
+    const ch = text[i]!;
+    if (ch === '\\') {
+      i += 2;
+      continue;
+    }
+    if (ch !== '$') {
+      i++;
+      continue;
+    }
+    const n = runAt(i);
+    let j = i + n;
+    let close = -1;
+    while (j < text.length && n <= 2) {
+      const c = text[j]!;
+      if (c === '\\') {
+        j += 2;
+        continue;
+      }
+      if (c === '\n' && /^[ \t]*\n/.test(text.slice(j + 1, j + 40))) break;
+      if (c === '$') {
+        const m = runAt(j);
+        if (m === n) {
+          close = j;
+          break;
+        }
+        j += m;
+        continue;
+      }
+      j++;
+    }
+    if (close < 0 || close === i + n) {
+      i += n;
+      continue;
+    }
+    out.push({ tex: text.slice(i + n, close), display: n === 2, start: i, end: close + n });
+    i = close + n;
   }
   return out;
 }

@@ -20,7 +20,9 @@ export interface EpubConversion {
   readonly producer: string | null;
 }
 
-const nhm = new NodeHtmlMarkdown({ bulletMarker: '-', codeBlockStyle: 'fenced', maxConsecutiveNewlines: 2 });
+// A dollar sign of the text is escaped like the other characters node-html-markdown escapes (ADR 0355):
+// Markdown renderers with math would pair two of them as a formula.
+const nhm = new NodeHtmlMarkdown({ bulletMarker: '-', codeBlockStyle: 'fenced', maxConsecutiveNewlines: 2, globalEscape: [/[\\`*_~[\]$]/gm, '\\$&'] });
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0' };
 const decodeXml = (s: string): string =>

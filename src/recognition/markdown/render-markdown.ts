@@ -3,6 +3,7 @@
 // continued from the previous page belongs to the page where it starts); Markdown viewers hide them and
 // tools can split on them. Figures are `<!-- image -->` placeholders.
 import type { DocBlock } from '../structure/document-blocks.js';
+import { escapeDollars } from '../structure/math-latex.js';
 import { collapseWhitespace } from '../structure/patterns.js';
 
 /** Options of {@link renderMarkdown}. */
@@ -21,7 +22,15 @@ export function escapeLineStart(text: string): string {
   return text.replace(/^(#{1,6}\s|[-+*]\s|\d{1,9}[.)]\s|>|```|~~~|<!--)/, (m) => `\\${m}`);
 }
 
-const cell = (s: string): string => collapseWhitespace(s.replace(/\|/g, '\\|')).trim();
+const cell = (s: string): string => collapseWhitespace(escapeDollars(s).replace(/\|/g, '\\|')).trim();
+
+/**
+ * Plain text of a block as Markdown: its dollar signs escaped (ADR 0355), so that none pairs with a
+ * formula's delimiter, and a line start that would open a construct escaped. Paragraph and list-item texts
+ * are Markdown already (layout analysis escapes their text around the inline math it writes); code is
+ * fenced and left as it is (no Markdown renderer reads math or escapes inside a fence).
+ */
+const prose = (text: string): string => escapeLineStart(escapeDollars(text));
 
 /** Renders blocks to Markdown. */
 export function renderMarkdown(blocks: readonly DocBlock[], options: RenderOptions = {}): string {
@@ -36,15 +45,17 @@ export function renderMarkdown(blocks: readonly DocBlock[], options: RenderOptio
     advance(b.page);
     switch (b.kind) {
       case 'heading':
-        parts.push(`${'#'.repeat(Math.max(1, Math.min(6, b.level)))} ${collapseWhitespace(b.text).trim()}`);
+        parts.push(`${'#'.repeat(Math.max(1, Math.min(6, b.level)))} ${collapseWhitespace(escapeDollars(b.text)).trim()}`);
         break;
       case 'equation':
-        parts.push(b.latex !== undefined ? `$$${b.latex}$$` : escapeLineStart(b.text));
+        parts.push(b.latex !== undefined ? `$$${b.latex}$$` : prose(b.text));
         break;
       case 'paragraph':
+        parts.push(escapeLineStart(b.text));
+        break;
       case 'caption':
       case 'reference':
-        parts.push(escapeLineStart(b.text));
+        parts.push(prose(b.text));
         break;
       case 'list':
         parts.push(b.items.map((it) => (b.ordered && /^\d{1,9}[.)]\s/.test(it) ? it : `- ${it}`)).join('\n'));
@@ -65,7 +76,7 @@ export function renderMarkdown(blocks: readonly DocBlock[], options: RenderOptio
         break;
       }
       case 'footnote':
-        parts.push(/^\d+$/.test(b.label) ? `[^${b.label}]: ${b.text}` : `${b.label} ${b.text}`);
+        parts.push(/^\d+$/.test(b.label) ? `[^${b.label}]: ${escapeDollars(b.text)}` : `${b.label} ${escapeDollars(b.text)}`);
         break;
     }
   }

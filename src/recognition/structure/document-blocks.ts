@@ -4,7 +4,11 @@
 /** Where a heading's level came from (reported per source in the quality report). */
 export type HeadingSource = 'outline' | 'numbering' | 'font-size' | 'bold' | 'emphasis' | 'layout' | 'title' | 'markup';
 
-/** One structural block, in reading order. `page` is the 1-based page where the block starts. */
+/**
+ * One structural block, in reading order. `page` is the 1-based page where the block starts. The text of a
+ * paragraph and of a list item is Markdown (inline math as `$...$`, a dollar of the text escaped as `\$`,
+ * ADR 0355); the other texts are plain, and the renderer escapes them.
+ */
 export type DocBlock =
   | { readonly kind: 'heading'; readonly page: number; readonly level: number; readonly text: string; readonly source: HeadingSource }
   | { readonly kind: 'paragraph'; readonly page: number; readonly text: string }

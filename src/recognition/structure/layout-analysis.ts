@@ -12,7 +12,7 @@ import { orderReading } from './reading-order.js';
 import { repairText, stripDotLeaders } from './text-repairs.js';
 import { CAPTION_RE, LIST_MARKER_RE, ORDERED_MARKER_RE, REFERENCES_HEADING_RE, SECTION_NUMBER_RE, SENTENCE_END_RE, looksLikeEquation, nonSpaceLength } from './patterns.js';
 import { detectTables, type TableRegion } from './tables.js';
-import { displayLatex } from './math-latex.js';
+import { displayParts, escapeDollars } from './math-latex.js';
 import { keptMarginLines, rowSwitchShare } from './layout-risk.js';
 
 /** An outline entry usable for headings (PDF bookmarks). */
@@ -194,7 +194,12 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
       const raw = raws[i]!;
       emitTablesBefore(raw.lines[0]);
       const next = raws[i + 1];
-      const c = classify(raw, next);
+      const cs = classify(raw, next);
+      if (Array.isArray(cs)) {
+        pageBlocks.push(...cs);
+        continue;
+      }
+      const c = cs;
       if (underTitle && ((c.kind === 'heading' && c.source !== 'title') || (c.kind === 'paragraph' && (raw.lines.length >= 2 || c.text.length >= 100)))) underTitle = false;
       // The references section runs from its heading to the next top-level heading (an appendix, say).
       if (c.kind === 'heading') inReferences = REFERENCES_HEADING_RE.test(c.text.trim()) || (inReferences && c.level > 2);
@@ -224,7 +229,7 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
     marginLinesKept: keptMarginLines(pages, body),
   };
 
-  function classify(raw: RawBlock, next: RawBlock | undefined): Classified {
+  function classify(raw: RawBlock, next: RawBlock | undefined): Classified | Classified[] {
     const lines = raw.lines;
     const text = joinParagraph(lines.map((l) => l.text), vocab);
     const chars = lines.reduce((s, l) => s + l.text.length, 0) || 1;
@@ -250,7 +255,8 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
       const ordered = ORDERED_MARKER_RE.test(marker.symbol);
       const body2 = joinParagraph([first.text.slice(marker.text.length), ...lines.slice(1).map((l) => l.text)], vocab);
       const itemText = stripDotLeaders(body2);
-      return { kind: 'item', page, text: ordered ? `${marker.symbol.replace(/^\(/, '').replace(/\)$/, '.')} ${itemText}` : itemText, ordered, x0: first.x0, size };
+      // An item's text is Markdown (its dollars escaped, ADR 0355): a paragraph that continues it may hold math.
+      return { kind: 'item', page, text: ordered ? `${marker.symbol.replace(/^\(/, '').replace(/\)$/, '.')} ${escapeDollars(itemText)}` : escapeDollars(itemText), ordered, x0: first.x0, size };
     }
     // The label is a whole number (not the first digits of a longer one: "07233 Seoul" is a postal code).
     const fm = /^([1-9]\d{0,2}(?!\d)|[*†‡§¶]+)\s*(?=\S)/.exec(text);
@@ -258,13 +264,47 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
       return { kind: 'footnote', page, label: fm[1]!, text: text.slice(fm[0].length) };
     }
     // A displayed equation: lines all math (rebuilt as LaTeX), or lines that read as a formula in text.
-    const display = lines.length <= 3 && lines.every((l) => l.math) ? lines.map((l) => displayLatex(l.math!)) : null;
-    // Several lines are gathered, so that they render as rows (a bare \\ at the top of a display does not).
-    if (display && display.every((d) => d !== null)) return { kind: 'equation', page, text, latex: display.length > 1 ? `\\begin{gathered} ${display.join(' \\\\ ')} \\end{gathered}` : display[0]! };
+    // A display needs something to show (a letter, a digit, a command): a lone delimiter, punctuation or a
+    // run of a brace's macrons is a fragment (ADR 0355).
+    const display = lines.length <= 3 && lines.every((l) => l.math) ? lines.map((l) => displayParts(l.math!)) : null;
+    if (display && display.every((d) => d !== null) && display.some((d) => /[\p{Lu}\p{Ll}\p{Lo}\p{N}\\]/u.test(d!.latex))) return equations(display as { latex: string; tag: string | null }[], lines, page);
     if (lines.length <= 3 && looksLikeEquation(text)) return { kind: 'equation', page, text };
     // Running text with math in it: the math as inline `$...$` (the plain text decided everything above).
-    const shown = lines.some((l) => l.math) ? joinParagraph(lines.map((l) => l.math ?? l.text), vocab) : text;
+    // A paragraph's text is Markdown (ADR 0355): a dollar of the text escaped (`\$`), so that every bare `$`
+    // is a formula's delimiter; two delimiters that touch (a formula closed and the next opened at once, or
+    // an empty one) would read as `$$` and pair with the next display: the formulas run on as one.
+    const shown = lines.some((l) => l.math) ? joinParagraph(lines.map((l) => l.math ?? escapeDollars(l.text)), vocab).replace(/(?<!\\)\$\$/g, ' ') : escapeDollars(text);
     return { kind: 'paragraph', page, text: stripDotLeaders(shown), size, lines, last: lines[lines.length - 1]!.text };
+  }
+
+  /**
+   * The equations of a block whose lines are all math. Several lines are gathered, so that they render as
+   * rows (a bare \\\\ at the top of a display does not); a number is the display's `\\tag`, and each
+   * line with a number of its own ends an equation (ADR 0355: one display per equation): two numbered
+   * equations that MuPDF gives as one block are two displays.
+   */
+  function equations(parts: readonly { latex: string; tag: string | null }[], lines: readonly LayoutLine[], page: number): Classified[] {
+    const out: Classified[] = [];
+    const numbered = parts.filter((p) => p.tag !== null).length;
+    let rows: string[] = [];
+    let texts: string[] = [];
+    let tag: string | null = null;
+    const flush = (): void => {
+      if (!rows.length) return;
+      const latex = rows.length > 1 ? `\\begin{gathered} ${rows.join(' \\\\ ')} \\end{gathered}` : rows[0]!;
+      out.push({ kind: 'equation', page, text: joinParagraph(texts, vocab), latex: tag !== null ? `${latex} \\tag{${tag}}` : latex });
+      rows = [];
+      texts = [];
+      tag = null;
+    };
+    parts.forEach((p, k) => {
+      if (p.latex) rows.push(p.latex);
+      texts.push(lines[k]!.text);
+      if (p.tag !== null) tag = p.tag;
+      if (numbered > 1 && p.tag !== null) flush();
+    });
+    flush();
+    return out;
   }
 
   function headingOf(raw: RawBlock, text: string, size: number, bold: boolean, next: RawBlock | undefined): Classified | null {

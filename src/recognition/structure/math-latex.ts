@@ -25,6 +25,17 @@ const SYMBOLS: Readonly<Record<string, string>> = {
   '⟨': '\\langle', '⟩': '\\rangle', '‖': '\\|', '∥': '\\parallel', '⊥': '\\perp', '°': '^{\\circ}',
 };
 
+/**
+ * A text's literal dollar signs for Markdown with math (issue 28, ADR 0355): `$` -> `\$` (CommonMark's
+ * backslash escape, which remark-math, markdown-it's math plugins, Pandoc, MathJax and KaTeX's Markdown
+ * renderers read as a literal dollar that opens and closes nothing), and backslashes right before it
+ * doubled so that they stay literal (`\$` in a TeX manual's prose -> `\\\$`, rendered `\$`). Nothing
+ * else changes: the text still holds every word it had, so search and verbatim excerpts see it as written.
+ */
+export function escapeDollars(text: string): string {
+  return text.includes('$') ? text.replace(/(\\*)\$/g, (_, bs: string) => `${bs}${bs}\\$`) : text;
+}
+
 /** Top pieces of Adobe Symbol's tall delimiters (parenlefttp U+F8EB ... bracerighttp U+F8FC). */
 const SYMBOL_PIECES: Readonly<Record<string, string>> = { '\uF8EB': '(', '\uF8EE': '[', '\uF8F1': '\\{', '\uF8F6': ')', '\uF8F9': ']', '\uF8FC': '\\}' };
 
@@ -35,6 +46,9 @@ export function texOf(text: string): string {
     // A glyph without a character mapping (TeX's extension font) is no LaTeX; displays are rebuilt from the
     // glyph names where the page is traced (ADR 0320).
     if (ch === '\uFFFD') continue;
+    // Pieces of a horizontal brace (⏞ ⏟ ⏜ ⏝) say nothing in a line of text: the display's trace reads
+    // braces whole (ADR 0355).
+    if (ch >= '\u23DC' && ch <= '\u23DF') continue;
     // Adobe Symbol's pieces of tall delimiters (private use U+F8E5..U+F8FE, as word processors and
     // digiconfigs draw big parentheses): the top piece is the delimiter, extenders and bottoms add nothing.
     // Other private-use characters have no meaning outside their font and no renderer parses them.
@@ -122,7 +136,7 @@ export function mathLine(runs: readonly MathRun[], spaces: readonly boolean[]): 
         open = false;
       }
       // A dollar sign of the text must not open or close a formula.
-      out += space + r.text.replace(/\$/g, '\\$');
+      out += space + escapeDollars(r.text);
       continue;
     }
     const s = kinds[i]!;
@@ -140,14 +154,44 @@ export function mathLine(runs: readonly MathRun[], spaces: readonly boolean[]): 
   }
   if (open) out = `${out.trimEnd()}$`;
   // Punctuation closing a formula in running text belongs to the sentence: "$a$:", not "$a:$".
-  return out.replace(/\$\s*\$/g, '').replace(/\s*([.,;:]+)\$(?=\s|$)/g, '$$$1').replace(/\s+/g, ' ').replace(/ \$(?=[\s.,;:]|$)/g, '$').trim();
+  // An escaped dollar of the text (`\$`) is no delimiter.
+  // A radical sign with nothing after it to take (its bar lost, a font table's glyph) stands alone.
+  return out.replace(/\\sqrt(?=\s*(?:\\sqrt\b|\$|[)\]},;.=]))/g, '\\surd').replace(/(?<!\\)\$\s*\$/g, '').replace(/\s*([.,;:]+)\$(?=\s|$)/g, '$$$1').replace(/\s+/g, ' ').replace(/ \$(?=[\s.,;:]|$)/g, '$').trim();
 }
 
-/** The formula of a line that is all math (a displayed equation's line): its `$...$` segments joined; else null. */
+/** An equation number: `(3)`, `(2.1)`, `(4b)`. */
+const NUMBER = String.raw`\(\s*(\d{1,3}(?:\.\d{1,3})*[a-z]?)\s*\)`;
+const NUMBER_END_RE = new RegExp(`(?:^|\\s)${NUMBER}[\\s.,;]*$`);
+const NUMBER_START_RE = new RegExp(`^\\s*${NUMBER}\\s+`);
+
+/**
+ * A line that is all math (a displayed equation's line), split into its formula (the `$...$` segments
+ * joined) and its equation number, set right of it or, with `leqno`, left of it (ADR 0355: a display's
+ * number is its `\tag`, and a line with a number of its own is an equation of its own). Null when the line
+ * holds prose; `latex` is empty for a line that is only a number.
+ */
+export function displayParts(math: string): { latex: string; tag: string | null } | null {
+  const outside = math.replace(/\$[^$]*\$/g, ' ');
+  if (outside.replace(/[\s.,;:()\d]/g, '').length > 0) return null;
+  let inner = [...math.matchAll(/\$([^$]*)\$/g)].map((m) => m[1]!.trim()).join(' ');
+  let tag: string | null = null;
+  const out = NUMBER_END_RE.exec(outside) ?? NUMBER_START_RE.exec(outside);
+  if (out) tag = out[1]!;
+  else {
+    const end = NUMBER_END_RE.exec(inner);
+    const start = end ? null : NUMBER_START_RE.exec(inner);
+    if (end) {
+      tag = end[1]!;
+      inner = inner.slice(0, end.index);
+    } else if (start) {
+      tag = start[1]!;
+      inner = inner.slice(start[0].length);
+    }
+  }
+  return { latex: inner.trim(), tag };
+}
+
+/** The formula of a line that is all math (a displayed equation's line), its number left out; else null. */
 export function displayLatex(math: string): string | null {
-  const outside = math.replace(/\$[^$]*\$/g, '').replace(/[\s.,;:()\d]/g, '');
-  if (outside.length > 0) return null;
-  // An equation number at the end ("(1)") is not part of the formula.
-  const inner = [...math.matchAll(/\$([^$]*)\$/g)].map((m) => m[1]!.trim()).join(' ');
-  return inner.replace(/\s*\(\d{1,3}[a-z]?\)\s*$/, '').trim() || null;
+  return displayParts(math)?.latex || null;
 }

@@ -143,6 +143,8 @@ const ASCENDERS = /[A-Zbdfhklt0-9βδζθλξϑ∂()[\]{}|!?∫∑∏√∞∀�
 const AXIS_SYMBOLS = /[+=−\-×÷±∓<>≤≥≈≡∼≃→←⇒⇔·⋅∗∘]/;
 
 export function glyphExtent(font: string, glyph: string, size: number, baseline: number, unicode = ''): { y0: number; y1: number } {
+  // A horizontal brace's piece is a thin band at its baseline.
+  if (HBRACE_NAME_RE.test(glyph) || HBRACE_CHARS.has(unicode)) return { y0: baseline - 0.3 * size, y1: baseline + 0.05 * size };
   if (EXT_FONT_RE.test(font)) {
     if (/^(?:hat|tilde)wide/.test(glyph)) return { y0: baseline - 0.75 * size, y1: baseline - 0.55 * size };
     const suffix = EXT_SUFFIX_RE.exec(glyph)?.[1];
@@ -164,7 +166,7 @@ export function glyphExtent(font: string, glyph: string, size: number, baseline:
   return { y0, y1 };
 }
 
-type Cls = 'var' | 'upright' | 'digit' | 'bigop' | 'int' | 'radical' | 'accent' | 'open' | 'close' | 'rel' | 'bin' | 'punct' | 'group' | 'ord';
+type Cls = 'var' | 'upright' | 'digit' | 'bigop' | 'int' | 'radical' | 'accent' | 'open' | 'close' | 'rel' | 'bin' | 'punct' | 'group' | 'ord' | 'hbrace';
 
 interface Item {
   x0: number;
@@ -187,7 +189,13 @@ const BIN = new Set(['+', '-', '\\pm', '\\mp', '\\times', '\\cdot', '\\div', '*'
 const OPEN = new Set(['(', '[', '\\{', '\\langle', '\\lfloor', '\\lceil']);
 const CLOSE = new Set([')', ']', '\\}', '\\rangle', '\\rfloor', '\\rceil']);
 
+/** A horizontal brace's piece, until {@link buildBraces} reads the brace. */
+const HBRACE = '\\hbrace';
+const HBRACE_NAME_RE = /^(?:bracehtip(?:down|up)(?:left|right)|(?:under|over)brace(?:left|mid|right)?)(?:\.\w+)?$/;
+const HBRACE_CHARS = new Set(['\u23DE', '\u23DF', '\u23DC', '\u23DD']);
+
 function classify(tex: string, ch: string, mathItalic: boolean): Cls {
+  if (tex === HBRACE) return 'hbrace';
   if (BIG_OPS.has(tex)) return 'bigop';
   if (INTEGRALS.has(tex)) return 'int';
   if (tex === '\\sqrt') return 'radical';
@@ -221,6 +229,9 @@ function mathAlnum(cp: number): string | null {
 /** LaTeX of one glyph (null when it maps to nothing), and whether it is an accent. */
 export function glyphTex(font: string, glyph: string, unicode: string): { tex: string; accent: boolean } | null {
   const f = bare(font);
+  // Pieces of a horizontal brace (\underbrace, \overbrace: CMEX's `bracehtipdownleft` ..., Unicode's
+  // top and bottom braces and parenthesis as OpenType and newtx fonts draw them), read with what they span.
+  if (HBRACE_NAME_RE.test(glyph) || HBRACE_CHARS.has(unicode)) return { tex: HBRACE, accent: false };
   if (EXT_FONT_RE.test(f)) {
     const base = glyph.replace(EXT_SUFFIX_RE, '');
     if (/^(?:hat|tilde)wide/.test(glyph)) return { tex: ACCENTS[glyph.replace(/r|st$/, '')] ?? '\\widehat', accent: true };
@@ -416,6 +427,63 @@ function mainBaseline(items: readonly Item[]): { baseline: number; size: number 
   return { baseline: big[Math.floor(big.length / 2)] ?? 0, size };
 }
 
+/**
+ * Horizontal braces (ADR 0355): the pieces of one brace (its tips, middle and the extension glyphs or rules
+ * between them, on one row) span material. Full-size material right above the brace with smaller material
+ * under it is `\underbrace{material}_{note}`; full-size material right under it with smaller material over
+ * it is `\overbrace{material}^{note}`. The brace's rules are used up (a rule under material with more
+ * below it would read as a fraction bar). Pieces that span nothing are dropped.
+ */
+function buildBraces(pool: Item[], rules: readonly MathRule[], ctx: Ctx): { pool: Item[]; rules: MathRule[] } {
+  const tips = pool.filter((i) => i.cls === 'hbrace').sort((a, b) => a.x0 - b.x0);
+  if (!tips.length) return { pool, rules: [...rules] };
+  const em = ctx.em;
+  // Bands: tips on one row, each within two ems of the last (the extension between them is glyphs or rules).
+  const bands: Item[][] = [];
+  for (const t of tips) {
+    const band = bands.find((b) => Math.abs(mid(b[b.length - 1]!) - mid(t)) < 0.5 * em);
+    if (band) band.push(t);
+    else bands.push([t]);
+  }
+  let left = pool.filter((i) => i.cls !== 'hbrace');
+  let ruleLeft = [...rules];
+  for (const band of bands) {
+    const b = union(band);
+    const y = (b.y0 + b.y1) / 2;
+    const inBand = (i: { x0: number; x1: number }) => i.x0 >= b.x0 - 0.3 * em && i.x1 <= b.x1 + 0.3 * em;
+    // The extension: macrons or bars on the band's row between its tips, and rules there.
+    const ext = left.filter((i) => inBand(i) && Math.abs(mid(i) - y) < 0.4 * em && (i.cls === 'accent' || /^(?:-|\\overline|\\bar|\\hbox)$/.test(i.tex)) && i.size <= 1.5 * em);
+    const bandRules = ruleLeft.filter((r) => r.x0 >= b.x0 - 0.5 * em && r.x1 <= b.x1 + 0.5 * em && Math.abs(r.y - y) < 0.5 * em);
+    left = left.filter((i) => !ext.includes(i));
+    ruleLeft = ruleLeft.filter((r) => !bandRules.includes(r));
+    if (b.x1 - b.x0 < 0.8 * em) continue;
+    const spanned = (i: Item) => cx(i) > b.x0 - 0.2 * em && cx(i) < b.x1 + 0.2 * em;
+    const above = left.filter((i) => spanned(i) && i.y1 <= y + 0.2 * em && b.y0 - i.y1 < 0.8 * i.size);
+    const below = left.filter((i) => spanned(i) && i.y0 >= y - 0.2 * em && i.y0 - b.y1 < 0.8 * i.size);
+    const full = (xs: Item[]) => xs.some((i) => i.size >= 0.8 * em || i.cls === 'group' || i.cls === 'bigop' || i.cls === 'int');
+    const fa = full(above);
+    const fb = full(below);
+    const under = fa && (!fb || b.y0 - Math.max(...above.map((i) => i.y1)) <= Math.min(...below.map((i) => i.y0)) - b.y1);
+    const near = under ? above : below;
+    if (!near.length || !full(near)) continue;
+    const baseAll = left.filter((i) => spanned(i) && (under ? mid(i) < y : mid(i) > y));
+    const base = grow(near, baseAll, em);
+    const noteNear = (under ? below : above).filter((i) => !base.includes(i));
+    const noteAll = left.filter((i) => !base.includes(i) && cx(i) > b.x0 - em && cx(i) < b.x1 + em && (under ? mid(i) > y : mid(i) < y));
+    const note = noteNear.length ? grow(noteNear, noteAll, 0.7 * em) : [];
+    const bb = union(base);
+    const inner = ruleLeft.filter((r) => r.x0 >= bb.x0 - 1 && r.x1 <= bb.x1 + 1 && r.y > bb.y0 - 1 && r.y < bb.y1 + 1);
+    const body = build(base, inner, ctx);
+    const n = note.length ? build(note, [], ctx) : '';
+    const m = mainBaseline(base);
+    const tex = under ? `\\underbrace{${body}}${n ? `_{${n}}` : ''}` : `\\overbrace{${body}}${n ? `^{${n}}` : ''}`;
+    const c = composite([...base, ...note, ...band], tex, m.baseline, m.size);
+    left = [...left.filter((i) => !base.includes(i) && !note.includes(i)), c];
+    ruleLeft = ruleLeft.filter((r) => !inner.includes(r));
+  }
+  return { pool: left, rules: ruleLeft };
+}
+
 function buildRules(items: Item[], rules: readonly MathRule[], ctx: Ctx): Item[] {
   let pool = items;
   const sorted = [...rules].sort((a, b) => a.x1 - a.x0 - (b.x1 - b.x0));
@@ -451,8 +519,21 @@ function buildRules(items: Item[], rules: readonly MathRule[], ctx: Ctx): Item[]
       const b = union(den);
       if (b.x0 < r.x0 - 0.3 * em || b.x1 > r.x1 + 0.3 * em || b.y0 - r.y > 0.5 * em) continue;
       const m = mainBaseline(den);
-      const c = composite(den, `\\overline{${build(den, [], ctx)}}`, m.baseline, m.size);
-      pool = [...pool.filter((i) => !den.includes(i)), { ...c, y0: Math.min(c.y0, r.y) }];
+      // A radical sign just before the bar whose join the rule above missed (a sign drawn lower or
+      // narrower than TeX's, ADR 0355) is the radical's: `\sqrt{...}`, not `\sqrt \overline{...}`.
+      const sign = pool.find((i) => i.cls === 'radical' && i.x1 <= r.x0 + 0.3 * i.size && r.x0 - i.x1 <= 0.6 * i.size && r.y >= i.y0 - 0.6 * i.size && r.y <= mid(i));
+      const c = sign
+        ? composite([sign, ...den], `\\sqrt{${build(den, [], ctx)}}`, m.baseline, m.size, { x0: sign.x0, x1: r.x1 })
+        : composite(den, `\\overline{${build(den, [], ctx)}}`, m.baseline, m.size);
+      pool = [...pool.filter((i) => !den.includes(i) && i !== sign), { ...c, y0: Math.min(c.y0, r.y) }];
+    } else if (num.length && !den.length) {
+      // A bar close under material that it fits at both ends (TeX's \underline is as wide as its material;
+      // a proof's inference line or a table's rule is not): an underline (ADR 0355).
+      const b = union(num);
+      if (Math.abs(b.x0 - r.x0) > 0.15 * em || Math.abs(b.x1 - r.x1) > 0.15 * em || r.y - b.y1 > 0.5 * em) continue;
+      const m = mainBaseline(num);
+      const c = composite(num, `\\underline{${build(num, [], ctx)}}`, m.baseline, m.size);
+      pool = [...pool.filter((i) => !num.includes(i)), { ...c, y1: Math.max(c.y1, r.y) }];
     }
   }
   return pool;
@@ -657,11 +738,16 @@ function equationNumber(row: Item[], em: number): { tag: string; items: Item[] }
       if (!m) continue;
       const rest = side === 'end' ? sorted[sorted.length - n - 1]! : sorted[n]!;
       const gap = side === 'end' ? part[0]!.x0 - rest.x1 : rest.x0 - part[part.length - 1]!.x1;
-      if (gap >= 1.2 * em) return { tag: m[1]!, items: part };
+      // TeX sets a number at least a quad from its equation (else on a line of its own): 0.97 em measured
+      // beside a display that fills the column (ADR 0355).
+      if (gap >= 0.9 * em) return { tag: m[1]!, items: part };
     }
   }
   return null;
 }
+
+/** An item's LaTeX in a row: a radical sign that no bar made a `\\sqrt{}` of stands alone (`\\surd`, ADR 0355). */
+const texOfItem = (it: Item): string => (it.cls === 'radical' && it.tex === '\\sqrt' ? '\\surd' : it.tex);
 
 /** One row, left to right: scripts attached to their base by baseline offset and size, recursively. */
 function buildRow(row: Item[], ctx: Ctx, alignAt: Item | null = null): string {
@@ -693,7 +779,7 @@ function buildRow(row: Item[], ctx: Ctx, alignAt: Item | null = null): string {
       }
       if (j === k) {
         // Too far from its base to be its script: a glyph of its own.
-        out.push(it === alignAt ? `& ${it.tex}` : it.tex);
+        out.push(it === alignAt ? `& ${texOfItem(it)}` : texOfItem(it));
         base = it;
         k++;
         continue;
@@ -708,7 +794,7 @@ function buildRow(row: Item[], ctx: Ctx, alignAt: Item | null = null): string {
       k = j;
       continue;
     }
-    out.push(it === alignAt ? `& ${it.tex}` : it.tex);
+    out.push(it === alignAt ? `& ${texOfItem(it)}` : texOfItem(it));
     base = it;
     k++;
   }
@@ -767,7 +853,8 @@ function splitRows(pool: Item[], em: number): Item[][] {
 
 function build(items: Item[], rules: readonly MathRule[], ctx: Ctx): string {
   if (!items.length) return '';
-  let pool = buildRules(items, rules, ctx);
+  const braced = buildBraces(items, rules, ctx);
+  let pool = buildRules(braced.pool, braced.rules, ctx);
   pool = buildAccents(pool, ctx);
   pool = buildLimits(pool, ctx);
   pool = buildArrays(pool, ctx);
@@ -788,7 +875,8 @@ export function rebuildEquation(glyphs: readonly MathGlyph[], rules: readonly Ma
   const ctx: Ctx = { em, unmapped };
   const b = union(items);
   const near = rules.filter((r) => r.x1 > b.x0 - 1 && r.x0 < b.x1 + 1 && r.y > b.y0 - 0.5 * em && r.y < b.y1 + 0.5 * em && r.x1 - r.x0 < b.x1 - b.x0 + 2);
-  let pool = buildRules(items, near, ctx);
+  const braced = buildBraces(items, near, ctx);
+  let pool = buildRules(braced.pool, braced.rules, ctx);
   pool = buildAccents(pool, ctx);
   pool = buildLimits(pool, ctx);
   pool = buildArrays(pool, ctx);
