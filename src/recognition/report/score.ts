@@ -42,6 +42,14 @@ export interface ScoreWeights {
   readonly missedHeadings: number;
   /** dropped = 1 - droppedText x min(1, max(0, droppedTextRatio - 0.03) / 0.1) (text-layer characters not in the Markdown; ADR 0352). */
   readonly droppedText: number;
+  /** headingParagraphs = 1 - headingParagraphs x min(1, headingParagraphRatio / 0.3) (headings left as paragraphs; ADR 0356). */
+  readonly headingParagraphs: number;
+  /** proseHeadings = 1 - proseHeadings x min(1, proseHeadingRatio / 0.2) (lines of prose made headings; ADR 0356). */
+  readonly proseHeadings: number;
+  /** proseCells = 1 - proseCells x min(1, proseCellRatio / 0.2) (prose columns read as a table; ADR 0356). */
+  readonly proseCells: number;
+  /** looseRows = 1 - looseRows x min(1, looseRowRatio / 0.1) (table rows left as text; ADR 0356). */
+  readonly looseRows: number;
 }
 
 /**
@@ -69,6 +77,10 @@ export const SCORE_WEIGHTS: ScoreWeights = {
   mergedCells: 0,
   missedHeadings: 0,
   droppedText: 0,
+  headingParagraphs: 0,
+  proseHeadings: 0,
+  proseCells: 0,
+  looseRows: 0,
 };
 
 const clamp = (x: number): number => Math.max(0, Math.min(1, x));
@@ -129,7 +141,13 @@ export function scoreReport(r: ScoreInputs, w: ScoreWeights = SCORE_WEIGHTS): Qu
   // no heading, and letters and digits of the text layer the Markdown lacks (beyond the 3% furniture takes).
   const headings = clamp(1 - w.missedHeadings * Math.min(1, (r.structure.missedHeadingRatio ?? 0) / 0.5));
   const dropped = clamp(1 - w.droppedText * Math.min(1, Math.max(0, (r.structure.droppedTextRatio ?? 0) - 0.03) / 0.1));
-  const components = { coverage, garbage, letters, singles, ocr, tokens, layout, margins, paragraphs, images, repetition, direction, structure, spacing, equations, tables, headings, dropped };
+  // What the Markdown shows of structure gone wrong (ADR 0356): headings left as paragraphs, lines of prose
+  // made headings, prose columns read as a table's cells, a table's rows left as text.
+  const headingParagraphs = clamp(1 - w.headingParagraphs * Math.min(1, (r.structure.headingParagraphRatio ?? 0) / 0.3));
+  const proseHeadings = clamp(1 - w.proseHeadings * Math.min(1, (r.structure.proseHeadingRatio ?? 0) / 0.2));
+  const proseCells = clamp(1 - w.proseCells * Math.min(1, (r.structure.proseCellRatio ?? 0) / 0.2));
+  const looseRows = clamp(1 - w.looseRows * Math.min(1, (r.structure.looseRowRatio ?? 0) / 0.1));
+  const components = { coverage, garbage, letters, singles, ocr, tokens, layout, margins, paragraphs, images, repetition, direction, structure, spacing, equations, tables, headings, dropped, headingParagraphs, proseHeadings, proseCells, looseRows };
   const value = Object.values(components).reduce((a, b) => a * b, 1);
   const rounded = Object.fromEntries(Object.entries(components).map(([k, v]) => [k, Math.round(v * 1000) / 1000]));
   return { value: Math.round(value * 1000) / 1000, grade: gradeOf(value), components: rounded };
