@@ -101,7 +101,7 @@ test('score weights: odd word shapes lower OCR and text-layer documents; the OCR
   const hard = {
     ...base,
     pages: { ...base.pages, total: 3, textLayer: 2, ocr: 1 },
-    text: { ...base.text, garbageRatio: 0.01, singleCharTokenRatio: 0.2, oddTokenRatio: 0.1, brokenParagraphRatio: 0.6, spacingFaultRatio: 0.01, brokenEquationRatio: 0.5, mergedCellRatio: 0.1 },
+    text: { ...base.text, garbageRatio: 0.01, letterRatio: 0.7, singleCharTokenRatio: 0.2, oddTokenRatio: 0.1, brokenParagraphRatio: 0.6, spacingFaultRatio: 0.01, brokenEquationRatio: 0.5, mergedCellRatio: 0.1 },
     structure: { ...base.structure, headings: { total: 0, byLevel: {}, bySource: {} }, layoutComplexity: 0.3, rowSwitches: 0.1, marginLinesKept: 2, equations: 4, missedHeadingRatio: 0.3, droppedTextRatio: 0.1, headingParagraphRatio: 0.1, proseHeadingRatio: 0.1, proseCellRatio: 0.1, looseRowRatio: 0.05 },
     ocr: { ...base.ocr, p10Confidence: 50 },
   };
@@ -243,4 +243,11 @@ test('score: the Markdown faults lower it once their weights are on (ADR 0356)',
   assert.ok(s('headingParagraphRatio', 0.3).value < clean.value);
   // Stored reports without the inputs score as before.
   assert.equal(scoreReport(base, w).components.proseCells, 1);
+  // The letters factor's weight: 1 is the formula of ADR 0095 (0.3 + 0.75 x letters and digits), 0 leaves
+  // only a text without characters at 0.
+  const symbols = { ...base, text: { ...base.text, letterRatio: 0.6, digitRatio: 0 } };
+  assert.equal(scoreReport(symbols, { ...w, letters: 1 }).components.letters, 0.75);
+  assert.equal(scoreReport(symbols, { ...w, letters: 0.5 }).components.letters, 0.875);
+  assert.equal(scoreReport(symbols, { ...w, letters: 0 }).components.letters, 1);
+  assert.equal(scoreReport({ ...symbols, text: { ...symbols.text, characters: 0 } }, { ...w, letters: 0 }).components.letters, 0);
 });

@@ -13,6 +13,8 @@ export const SINGLES_FULL_EVIDENCE_WORDS = 200;
 export interface ScoreWeights {
   /** garbage = 1 - garbage x garbageRatio. */
   readonly garbage: number;
+  /** letters = 1 - letters x (1 - min(1, 0.3 + 0.75 x (letterRatio + digitRatio))); 0 without text (ADR 0356: was fixed at 1). */
+  readonly letters: number;
   /** singles = 1 - singles x max(0, singleCharTokenRatio - 0.03) x evidence. */
   readonly singles: number;
   /** OCR pages: 1 - share x (1 - ocrSlope x confidence / 100). */
@@ -62,6 +64,7 @@ export interface ScoreWeights {
  */
 export const SCORE_WEIGHTS: ScoreWeights = {
   garbage: 10,
+  letters: 1,
   singles: 1,
   ocrSlope: 0.6,
   ocrLowTail: 1,
@@ -94,7 +97,8 @@ export function scoreReport(r: ScoreInputs, w: ScoreWeights = SCORE_WEIGHTS): Qu
   // Text sanity: garbage characters, too few letters, letter-spaced or broken OCR tokens.
   const garbage = clamp(1 - w.garbage * r.text.garbageRatio);
   // Digits are text too: a table of figures is not garbled (ADR 0095).
-  const letters = r.text.characters === 0 ? 0 : clamp(0.3 + 0.75 * (r.text.letterRatio + r.text.digitRatio));
+  // Its weight (1 until ADR 0356) scales how much a text of symbols (mathematics, code) costs.
+  const letters = r.text.characters === 0 ? 0 : clamp(1 - w.letters * (1 - clamp(0.3 + 0.75 * (r.text.letterRatio + r.text.digitRatio))));
   // A short text gives weak evidence ("like é or ç" is 3 singles in 9 words): the penalty grows with the
   // number of words and is whole from SINGLES_FULL_EVIDENCE_WORDS on.
   const evidence = Math.min(1, r.text.words / SINGLES_FULL_EVIDENCE_WORDS);
