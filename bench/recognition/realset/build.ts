@@ -22,6 +22,7 @@ import { dirname, join, relative } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { repoRoot } from '../../../test/helpers/paths.js';
 import { type CellCheck, sourceTables, tableChecks } from './tables.js';
+import { decodeTexLetters, loadsGerman } from './tex-letters.js';
 
 export type RealCheck =
   | { readonly kind: 'present'; readonly text: string }
@@ -100,7 +101,8 @@ function wordRuns(par: string): string[] {
 
 /** Body of the document: between \begin{document} and \end{document}, skipped environments removed. */
 function bodyOf(tex: string): string {
-  const src = stripComments(tex);
+  // Accent and letter macros as the letters they typeset (tex-letters.ts): a run is not cut at `est\'a`.
+  const src = decodeTexLetters(stripComments(tex), { germanShorthands: loadsGerman(stripComments(tex)) });
   const start = src.indexOf('\\begin{document}');
   const end = src.lastIndexOf('\\end{document}');
   let body = start >= 0 ? src.slice(start + 16, end > start ? end : undefined) : '';
