@@ -5,7 +5,9 @@
 //   node dist/bench/recognition/realset/build.js [--root WORK/root] [--per-dir 3] [--max-pages 150]
 // Checks from the source:
 //   present  a run of 6-12 plain words of body text outside any macro argument, environment of code, math
-//            or tables (the text TeX sets verbatim, apart from hyphenation and ligatures);
+//            or tables (the text TeX sets verbatim, apart from hyphenation and ligatures); accent and letter
+//            macros (`est\'a`, `\ss`, German `f"ur`) read as the letters they typeset (tex-letters.ts), and a run
+//            touching one that cannot be decoded is dropped, never cut into a fragment;
 //   order    two such runs, the one earlier in the source first;
 //   heading  the title of \section / \subsection / \chapter (plain text only) as a Markdown heading;
 //   cell     olmOCR-bench table checks from tabular / tabular* / tabularx / tabulary / longtable sources, ruled
