@@ -70,6 +70,7 @@ const r = (ds: Doc[], w: ScoreWeights): number =>
 // The grid of each weight: a few values around the hand-set one, wide enough to switch a factor off.
 const GRID: Record<keyof ScoreWeights, number[]> = {
   garbage: [0, 5, 10, 20],
+  letters: [0, 0.25, 0.5, 0.75, 1],
   singles: [0, 1, 2, 4],
   ocrSlope: [0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1],
   ocrLowTail: [0, 0.25, 0.5, 0.75, 1],
@@ -85,12 +86,16 @@ const GRID: Record<keyof ScoreWeights, number[]> = {
   mergedCells: [0, 0.1, 0.2, 0.3, 0.5],
   missedHeadings: [0, 0.05, 0.1, 0.2, 0.3],
   droppedText: [0, 0.1, 0.2, 0.3, 0.5],
+  headingParagraphs: [0, 0.05, 0.1, 0.2, 0.3],
+  proseHeadings: [0, 0.05, 0.1, 0.2, 0.3],
+  proseCells: [0, 0.05, 0.1, 0.2, 0.3],
+  looseRows: [0, 0.05, 0.1, 0.2, 0.3],
 };
 
 // `spacing` is hand-set (ADR 0290): the generated development set has no document with spacing faults.
 // On the real development set (--realset) every weight is fitted: its scans show OCR noise and
 // letter-spaced text, its documents lost spaces, merged columns and broken equations (ADR 0339).
-const FIXED: (keyof ScoreWeights)[] = realset ? [] : ['rowSwitches', 'singles', 'spacing', 'equations', 'mergedCells', 'missedHeadings', 'droppedText'];
+const FIXED: (keyof ScoreWeights)[] = realset ? [] : ['letters', 'rowSwitches', 'singles', 'spacing', 'equations', 'mergedCells', 'missedHeadings', 'droppedText', 'headingParagraphs', 'proseHeadings', 'proseCells', 'looseRows'];
 const free = opt('free')?.split(',') ?? [];
 const fitted = (Object.keys(GRID) as (keyof ScoreWeights)[]).filter((k) => !FIXED.includes(k) || free.includes(k));
 

@@ -7,6 +7,7 @@ import { keptMarginLines, rowSwitchShare } from '../../src/recognition/structure
 import { brokenEquationRatio, brokenParagraphRatio, mergedCellRatio, textStatistics, tokenShape } from '../../src/recognition/report/text-statistics.js';
 import { SCORE_WEIGHTS, scoreReport, type ScoreWeights } from '../../src/recognition/report/score.js';
 import { textLayerMisses } from '../../src/recognition/report/build-report.js';
+import { headingParagraphRatio, looseRowRatio, proseCellRatio, proseHeadingRatio } from '../../src/recognition/report/markdown-faults.js';
 
 const L = (text: string, x: number, y: number, size = 10): LayoutLine => ({
   text, x0: x, y0: y, x1: x + text.length * size * 0.5, y1: y + size * 1.2, size, bold: false, italic: false, mono: false, block: 0,
@@ -61,7 +62,7 @@ test('score factors: row switches, kept furniture, cut paragraphs and image page
   // A two-column document read column by column: complex, barely penalised; read row by row: graded down.
   const columns = scoreReport({ ...base, structure: { ...base.structure, layoutComplexity: 0.45 } });
   const rows = scoreReport({ ...base, structure: { ...base.structure, layoutComplexity: 0.45, rowSwitches: 0.45 } });
-  assert.ok(columns.value >= 0.9 && rows.value <= 1 - SCORE_WEIGHTS.rowSwitches, `${columns.value} ${rows.value}`);
+  assert.ok(columns.value >= 1 - SCORE_WEIGHTS.layoutComplexity && columns.value < 1 && rows.value <= 1 - SCORE_WEIGHTS.rowSwitches, `${columns.value} ${rows.value}`);
   const heads = scoreReport({ ...base, structure: { ...base.structure, marginLinesKept: 10 } });
   assert.equal(heads.components.margins, 1 - SCORE_WEIGHTS.margins);
   const cut = scoreReport({ ...base, text: { ...base.text, brokenParagraphRatio: 0.7 } });
@@ -100,8 +101,8 @@ test('score weights: odd word shapes lower OCR and text-layer documents; the OCR
   const hard = {
     ...base,
     pages: { ...base.pages, total: 3, textLayer: 2, ocr: 1 },
-    text: { ...base.text, garbageRatio: 0.01, singleCharTokenRatio: 0.2, oddTokenRatio: 0.1, brokenParagraphRatio: 0.6, spacingFaultRatio: 0.01, brokenEquationRatio: 0.5, mergedCellRatio: 0.1 },
-    structure: { ...base.structure, headings: { total: 0, byLevel: {}, bySource: {} }, layoutComplexity: 0.3, rowSwitches: 0.1, marginLinesKept: 2, equations: 4, missedHeadingRatio: 0.3, droppedTextRatio: 0.1 },
+    text: { ...base.text, garbageRatio: 0.01, letterRatio: 0.7, singleCharTokenRatio: 0.2, oddTokenRatio: 0.1, brokenParagraphRatio: 0.6, spacingFaultRatio: 0.01, brokenEquationRatio: 0.5, mergedCellRatio: 0.1 },
+    structure: { ...base.structure, headings: { total: 0, byLevel: {}, bySource: {} }, layoutComplexity: 0.3, rowSwitches: 0.1, marginLinesKept: 2, equations: 4, missedHeadingRatio: 0.3, droppedTextRatio: 0.1, headingParagraphRatio: 0.1, proseHeadingRatio: 0.1, proseCellRatio: 0.1, looseRowRatio: 0.05 },
     ocr: { ...base.ocr, p10Confidence: 50 },
   };
   for (const k of Object.keys(SCORE_WEIGHTS) as (keyof ScoreWeights)[]) {
@@ -197,4 +198,56 @@ test('score: missed headings and dropped text lower it once their weights are on
   const dropped = scoreReport({ ...base, structure: { ...base.structure, droppedTextRatio: 0.08 } }, w);
   assert.equal(dropped.components.dropped, 0.85);
   assert.ok(dropped.value < clean.value);
+});
+
+test('markdown faults: headings left as paragraphs, from the Markdown alone (ADR 0356)', () => {
+  const prose = 'The converter reads every page of the document and writes the text it finds as running paragraphs of Markdown.';
+  const made = `## 1 Introduction\n\n${prose}\n\n## 2 Method\n\n${prose}\n`;
+  assert.equal(headingParagraphRatio(made), 0);
+  // The same section titles left as paragraphs: numbered and standing alone, or in capitals.
+  const missed = `1 Introduction\n\n${prose}\n\nMETHOD AND DATA\n\n${prose}\n`;
+  assert.equal(headingParagraphRatio(missed), 0.5);
+  // A numbered title run into its paragraph, with a heading beside it: one of one heading and one missed (+2).
+  assert.equal(headingParagraphRatio(`## Results\n\n${prose}\n\n1.1 Essential Initial Commands. To begin, fill in the fields.\n`), 0.25);
+  // Chinese titles and text, written without spaces.
+  assert.equal(headingParagraphRatio(`3.1 三城八校\n\n${'山东大学的历史可以追溯到一九零一年'.repeat(2)}\n`), 0.3333);
+  // Not headings: a caption, a line inside a cut paragraph, a numbered line before code, a short closed line.
+  for (const md of [`Table 2 Results of the runs\n\n${prose}\n`, `A sentence that stops mid\n\nway through\n\n${prose}\n`, `2 ENTER\n\n\`\`\`\nx\n\`\`\`\n`, `Thank you.\n\n${prose}\n`]) {
+    assert.equal(headingParagraphRatio(md), 0, md);
+  }
+});
+
+test('markdown faults: prose made headings, prose read as table cells, table rows left as text (ADR 0356)', () => {
+  assert.equal(proseHeadingRatio('## 3 Results\n\n## Method and data\n'), 0);
+  assert.equal(proseHeadingRatio('## 3 Results\n\n## O tamanho da fonte é 12 pt de imediato e pode ser configurado com o comando\n'), 0.5);
+  assert.equal(proseHeadingRatio('## Results of the runs that were made in the\n'), 1);
+  const table = '| run | speed | time |\n|---|---|---|\n| 11 | 12.5 | 103.4 |\n| 12 | 24 | 68.3 |\n';
+  assert.equal(proseCellRatio(table), 0);
+  // Two columns of prose read across as one table.
+  const columns = '| ABSTRACT | 1.1 Demonstration |\n|---|---|\n| Academics often need to submit anonymous versions of their pa- | A live demonstration of this package is available on Overleaf at: |\n| pers for review. | x |\n';
+  assert.equal(proseCellRatio(columns), 0.5);
+  assert.equal(looseRowRatio(`Run 11 12.5 103.4\n\n${'The speed was measured twice.'}\n`), 0.5);
+  assert.equal(looseRowRatio(`${table}\nIn 2023 we sold 12.5 and 13.7 units.\n`), 0);
+});
+
+test('score: the Markdown faults lower it once their weights are on (ADR 0356)', () => {
+  const base = cleanInputs({ tables: 1, equations: 0 });
+  const w = { ...SCORE_WEIGHTS, headingParagraphs: 0.2, proseHeadings: 0.2, proseCells: 0.2, looseRows: 0.2 };
+  const clean = scoreReport(base, w);
+  assert.equal(clean.value, scoreReport(base).value);
+  const s = (k: string, v: number) => scoreReport({ ...base, structure: { ...base.structure, [k]: v } }, w);
+  assert.equal(s('headingParagraphRatio', 0.15).components.headingParagraphs, 0.9);
+  assert.equal(s('proseHeadingRatio', 0.4).components.proseHeadings, 0.8);
+  assert.equal(s('proseCellRatio', 0.1).components.proseCells, 0.9);
+  assert.equal(s('looseRowRatio', 0.05).components.looseRows, 0.9);
+  assert.ok(s('headingParagraphRatio', 0.3).value < clean.value);
+  // Stored reports without the inputs score as before.
+  assert.equal(scoreReport(base, w).components.proseCells, 1);
+  // The letters factor's weight: 1 is the formula of ADR 0095 (0.3 + 0.75 x letters and digits), 0 leaves
+  // only a text without characters at 0.
+  const symbols = { ...base, text: { ...base.text, letterRatio: 0.6, digitRatio: 0 } };
+  assert.equal(scoreReport(symbols, { ...w, letters: 1 }).components.letters, 0.75);
+  assert.equal(scoreReport(symbols, { ...w, letters: 0.5 }).components.letters, 0.875);
+  assert.equal(scoreReport(symbols, { ...w, letters: 0 }).components.letters, 1);
+  assert.equal(scoreReport({ ...symbols, text: { ...symbols.text, characters: 0 } }, { ...w, letters: 0 }).components.letters, 0);
 });

@@ -5,7 +5,9 @@
 //   node dist/bench/recognition/realset/build.js [--root WORK/root] [--per-dir 3] [--max-pages 150]
 // Checks from the source:
 //   present  a run of 6-12 plain words of body text outside any macro argument, environment of code, math
-//            or tables (the text TeX sets verbatim, apart from hyphenation and ligatures);
+//            or tables (the text TeX sets verbatim, apart from hyphenation and ligatures); accent and letter
+//            macros (`est\'a`, `\ss`, German `f"ur`) read as the letters they typeset (tex-letters.ts), and a run
+//            touching one that cannot be decoded is dropped, never cut into a fragment;
 //   order    two such runs, the one earlier in the source first;
 //   heading  the title of \section / \subsection / \chapter (plain text only) as a Markdown heading;
 //   cell     olmOCR-bench table checks from tabular / tabular* / tabularx / tabulary / longtable sources, ruled
@@ -22,6 +24,7 @@ import { dirname, join, relative } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { repoRoot } from '../../../test/helpers/paths.js';
 import { type CellCheck, sourceTables, tableChecks } from './tables.js';
+import { decodeTexLetters, loadsGerman } from './tex-letters.js';
 
 export type RealCheck =
   | { readonly kind: 'present'; readonly text: string }
@@ -100,7 +103,8 @@ function wordRuns(par: string): string[] {
 
 /** Body of the document: between \begin{document} and \end{document}, skipped environments removed. */
 function bodyOf(tex: string): string {
-  const src = stripComments(tex);
+  // Accent and letter macros as the letters they typeset (tex-letters.ts): a run is not cut at `est\'a`.
+  const src = decodeTexLetters(stripComments(tex), { germanShorthands: loadsGerman(stripComments(tex)) });
   const start = src.indexOf('\\begin{document}');
   const end = src.lastIndexOf('\\end{document}');
   let body = start >= 0 ? src.slice(start + 16, end > start ? end : undefined) : '';

@@ -5,6 +5,7 @@ import type { DocumentFormat } from '../format-detection.js';
 import type { MarkdownUnit, PageExtraction } from '../layout-model.js';
 import type { StructureCounts } from '../structure/document-blocks.js';
 import type { DocumentMetadata, QualityReport, QualityWarning, WarningCode } from './quality-report.js';
+import { markdownFaults } from './markdown-faults.js';
 import { scoreReport } from './score.js';
 import { plainText, textStatistics } from './text-statistics.js';
 
@@ -202,6 +203,7 @@ export function buildReport(
     marginLinesKept: layout.marginLinesKept,
     imageDominatedPages: imageDominatedPages(units),
     ...textLayerMisses(units, markdown),
+    ...markdownFaults(markdown),
   };
   const warnings: QualityWarning[] = [...ctx.warnings.entries()]
     .map(([code, w]) => ({ code, message: w.message, pages: [...w.pages].sort((a, b) => a - b) }))

@@ -166,6 +166,19 @@ export interface QualityReport {
      * added lack it.
      */
     readonly droppedTextRatio?: number;
+    /**
+     * Share 0..1 of heading-like blocks the Markdown shows as paragraphs (a numbered title standing alone or run
+     * into its paragraph, a short capitalised line between a closed block and running text), of those and the
+     * headings (two headings added to the count): headings missed (ADR 0356). Optional: reports stored before
+     * it was added lack it.
+     */
+    readonly headingParagraphRatio?: number;
+    /** Share 0..1 of the headings that read as prose (11+ words, or cut after a comma, hyphen or function word; ADR 0356). Optional. */
+    readonly proseHeadingRatio?: number;
+    /** Share 0..1 of table body rows that are prose read across (two cells of 7+ words, or a cell ending in a hyphenated break; ADR 0356). Optional. */
+    readonly proseCellRatio?: number;
+    /** Share 0..1 of running-text blocks holding a line that is a table row read as text (numbers 40%+ of 3-20 tokens; ADR 0356). Optional. */
+    readonly looseRowRatio?: number;
   };
   readonly warnings: readonly QualityWarning[];
   readonly score: {

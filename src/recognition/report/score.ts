@@ -13,6 +13,8 @@ export const SINGLES_FULL_EVIDENCE_WORDS = 200;
 export interface ScoreWeights {
   /** garbage = 1 - garbage x garbageRatio. */
   readonly garbage: number;
+  /** letters = 1 - letters x (1 - min(1, 0.3 + 0.75 x (letterRatio + digitRatio))); 0 without text (ADR 0356: was fixed at 1). */
+  readonly letters: number;
   /** singles = 1 - singles x max(0, singleCharTokenRatio - 0.03) x evidence. */
   readonly singles: number;
   /** OCR pages: 1 - share x (1 - ocrSlope x confidence / 100). */
@@ -42,33 +44,48 @@ export interface ScoreWeights {
   readonly missedHeadings: number;
   /** dropped = 1 - droppedText x min(1, max(0, droppedTextRatio - 0.03) / 0.1) (text-layer characters not in the Markdown; ADR 0352). */
   readonly droppedText: number;
+  /** headingParagraphs = 1 - headingParagraphs x min(1, headingParagraphRatio / 0.3) (headings left as paragraphs; ADR 0356). */
+  readonly headingParagraphs: number;
+  /** proseHeadings = 1 - proseHeadings x min(1, proseHeadingRatio / 0.2) (lines of prose made headings; ADR 0356). */
+  readonly proseHeadings: number;
+  /** proseCells = 1 - proseCells x min(1, proseCellRatio / 0.2) (prose columns read as a table; ADR 0356). */
+  readonly proseCells: number;
+  /** looseRows = 1 - looseRows x min(1, looseRowRatio / 0.1) (table rows left as text; ADR 0356). */
+  readonly looseRows: number;
 }
 
 /**
- * The weights in use: fitted on the tune part of the real development set (ADR 0340; `bench/recognition/fit-score.ts
- * --realset` on `bench/results/recognition-realset-2026-11-29-fit-tune-*.json`: TeX Live PDFs, scans as PDF and
- * DJVU, EPUB, ReportLab PDFs), landed because they rank the report part better than the weights of ADR 0130
- * (Spearman 0.62 against 0.44 with the share of checks passed). `rowSwitches`, `margins`, `oddTokens`,
- * `equations` and `mergedCells` are 0: no tune document shows the failures they read in its checks.
- * `missedHeadings` and `droppedText` (ADR 0352) were refitted on the tune part and stay 0: no value ranks it better.
+ * The weights in use: fitted on the tune part of the real development set (ADR 0356, refitting ADR 0340;
+ * `bench/recognition/fit-score.ts --realset` on `bench/results/recognition-realset-2026-11-29-fit2-tune-*.json`:
+ * TeX Live PDFs, every fourth and every one with table cell checks, scans as PDF and DJVU, EPUB, a ReportLab
+ * PDF), landed because they rank the report part better than the weights of ADR 0340 (Spearman 0.590 against
+ * 0.458 with the share of checks passed, 112 documents). `letters`, `singles` and `noHeadings` went to 0 on the
+ * TeX Live documents, where mathematics and code pass their checks; `missedHeadings`, `headingParagraphs` and
+ * `proseHeadings` read the headings those documents fail. Weights that are 0 read failures no tune document's
+ * checks show (or that rank the tune part no better).
  */
 export const SCORE_WEIGHTS: ScoreWeights = {
   garbage: 10,
-  singles: 1,
+  letters: 0,
+  singles: 0,
   ocrSlope: 0.6,
   ocrLowTail: 1,
   ocrOddTokens: 0.3,
-  layoutComplexity: 0.05,
+  layoutComplexity: 0.2,
   rowSwitches: 0,
   margins: 0,
-  paragraphs: 0.6,
+  paragraphs: 0.3,
   oddTokens: 0,
-  noHeadings: 0.1,
+  noHeadings: 0,
   spacing: 0.8,
   equations: 0,
   mergedCells: 0,
-  missedHeadings: 0,
+  missedHeadings: 0.2,
   droppedText: 0,
+  headingParagraphs: 0.2,
+  proseHeadings: 0.3,
+  proseCells: 0,
+  looseRows: 0,
 };
 
 const clamp = (x: number): number => Math.max(0, Math.min(1, x));
@@ -82,7 +99,8 @@ export function scoreReport(r: ScoreInputs, w: ScoreWeights = SCORE_WEIGHTS): Qu
   // Text sanity: garbage characters, too few letters, letter-spaced or broken OCR tokens.
   const garbage = clamp(1 - w.garbage * r.text.garbageRatio);
   // Digits are text too: a table of figures is not garbled (ADR 0095).
-  const letters = r.text.characters === 0 ? 0 : clamp(0.3 + 0.75 * (r.text.letterRatio + r.text.digitRatio));
+  // Its weight (1 until ADR 0356) scales how much a text of symbols (mathematics, code) costs.
+  const letters = r.text.characters === 0 ? 0 : clamp(1 - w.letters * (1 - clamp(0.3 + 0.75 * (r.text.letterRatio + r.text.digitRatio))));
   // A short text gives weak evidence ("like é or ç" is 3 singles in 9 words): the penalty grows with the
   // number of words and is whole from SINGLES_FULL_EVIDENCE_WORDS on.
   const evidence = Math.min(1, r.text.words / SINGLES_FULL_EVIDENCE_WORDS);
@@ -129,7 +147,13 @@ export function scoreReport(r: ScoreInputs, w: ScoreWeights = SCORE_WEIGHTS): Qu
   // no heading, and letters and digits of the text layer the Markdown lacks (beyond the 3% furniture takes).
   const headings = clamp(1 - w.missedHeadings * Math.min(1, (r.structure.missedHeadingRatio ?? 0) / 0.5));
   const dropped = clamp(1 - w.droppedText * Math.min(1, Math.max(0, (r.structure.droppedTextRatio ?? 0) - 0.03) / 0.1));
-  const components = { coverage, garbage, letters, singles, ocr, tokens, layout, margins, paragraphs, images, repetition, direction, structure, spacing, equations, tables, headings, dropped };
+  // What the Markdown shows of structure gone wrong (ADR 0356): headings left as paragraphs, lines of prose
+  // made headings, prose columns read as a table's cells, a table's rows left as text.
+  const headingParagraphs = clamp(1 - w.headingParagraphs * Math.min(1, (r.structure.headingParagraphRatio ?? 0) / 0.3));
+  const proseHeadings = clamp(1 - w.proseHeadings * Math.min(1, (r.structure.proseHeadingRatio ?? 0) / 0.2));
+  const proseCells = clamp(1 - w.proseCells * Math.min(1, (r.structure.proseCellRatio ?? 0) / 0.2));
+  const looseRows = clamp(1 - w.looseRows * Math.min(1, (r.structure.looseRowRatio ?? 0) / 0.1));
+  const components = { coverage, garbage, letters, singles, ocr, tokens, layout, margins, paragraphs, images, repetition, direction, structure, spacing, equations, tables, headings, dropped, headingParagraphs, proseHeadings, proseCells, looseRows };
   const value = Object.values(components).reduce((a, b) => a * b, 1);
   const rounded = Object.fromEntries(Object.entries(components).map(([k, v]) => [k, Math.round(v * 1000) / 1000]));
   return { value: Math.round(value * 1000) / 1000, grade: gradeOf(value), components: rounded };

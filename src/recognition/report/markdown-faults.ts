@@ -1,0 +1,152 @@
+// Faults the converter can read from its own Markdown (issue 28, ADR 0356): structure that should have been a
+// heading or a table and is prose, and prose that became a heading or a table's cells. Inputs of the quality
+// score (score.ts); they read the output only, never a source, so they apply to unseen documents.
+
+const round = (x: number): number => Math.round(x * 10000) / 10000;
+
+/** The Markdown's blocks (separated by blank lines), page-marker comments left out. */
+const blocksOf = (markdown: string): string[] =>
+  markdown.split(/\n\s*\n/).map((b) => b.trim()).filter((b) => b && !/^<!--[\s\S]*-->$/.test(b));
+
+/** Blocks that are not running text: headings, tables, lists, code, quotes, comments, displays, footnotes. */
+const NOT_TEXT = /^(?:#{1,6}\s|\||[-*+]\s|\d{1,3}[.)]\s|```|~~~|>|<!--|\$\$|\[\^)/;
+/** What ends a sentence, a label or a parenthesis. */
+const CLOSED = /[.!?:;,。！？…)\]"'”’»]$/;
+/** Captions and labels, which stand alone and are not headings. */
+const LABEL = /^(?:table|tab\.|figure|fig\.|listing|algorithm|source|note|example|chart|plate|exhibit|equation)\b/i;
+/** A section number: "2", "2.1", "IV.1.", "A.2", optionally after a section sign. */
+const SECTION_NUMBER = /^(?:\$?§\$?\s*)?(?:\d{1,2}(?:\.\d{1,2}){0,3}|[IVX]{1,5}(?:\.\d{1,2}){0,3}|[A-Z](?:\.\d{1,2}){1,3})\.?\s+(?=\S)/u;
+const wordsOf = (s: string): string[] => s.split(/\s+/).filter(Boolean);
+/** Length in words; Chinese and Japanese text, written without spaces, counts two characters a word. */
+const lengthOf = (s: string): number => wordsOf(s).length + Math.floor((s.match(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/gu)?.length ?? 0) / 2);
+
+/**
+ * Share 0..1 of the headings the Markdown shows as paragraphs (ADR 0356): of the blocks that look like a
+ * heading (a section number and a short title standing alone, "2.1 Results", "IV.1. Scope"; a numbered
+ * title run into its paragraph, "1.1 Essential Commands. To begin..."; a short line beginning with a capital,
+ * without closing punctuation, standing between a closed block and a paragraph of 15+ words, as
+ * "INTRODUCTION" or "Custom delimiters" do) and the Markdown headings, the share that are such paragraphs.
+ * Captions and labels are left out; two headings are added to the count (one such paragraph among no
+ * headings is weak evidence). 0 when there is none.
+ */
+export function headingParagraphRatio(markdown: string): number {
+  const blocks = blocksOf(markdown);
+  let headings = 0;
+  let paragraphs = 0;
+  for (let i = 0; i < blocks.length; i++) {
+    const b = blocks[i]!;
+    if (/^#{1,6}\s/.test(b)) {
+      headings++;
+      continue;
+    }
+    if (NOT_TEXT.test(b) || LABEL.test(b) || b.includes('\n')) continue;
+    const words = wordsOf(b);
+    const next = blocks[i + 1];
+    const prev = blocks[i - 1];
+    // A heading stands between a closed block (or none) and running text of 10+ words.
+    const between = !!next && !NOT_TEXT.test(next) && lengthOf(next) >= 10 && !(prev && !NOT_TEXT.test(prev) && !CLOSED.test(prev));
+    const numbered = SECTION_NUMBER.exec(b);
+    if (numbered) {
+      const title = b.slice(numbered[0].length);
+      const tw = wordsOf(title);
+      // Standing alone: a short title, no sentence after it.
+      if (between && tw.length <= 12 && /^\p{L}/u.test(title) && /\p{L}{3}/u.test(title) && !/[.!?;:,=]/.test(title.slice(-1))) {
+        paragraphs++;
+        continue;
+      }
+      // Run in: "1.1 Title Words. The paragraph..." with a title of up to 10 words, each long word capitalised.
+      const runIn = /^([^.!?]{3,90})\.\s+\p{Lu}/u.exec(title);
+      if (numbered[0].includes('.') && runIn) {
+        const head = wordsOf(runIn[1]!);
+        if (head.length <= 10 && /^\p{Lu}/u.test(head[0] ?? '') && head.filter((w) => w.length > 3).every((w) => /^\p{Lu}/u.test(w))) paragraphs++;
+      }
+      continue;
+    }
+    if (words.length > 8 || !/^\p{Lu}/u.test(b) || CLOSED.test(b) || /\d$/.test(b) || !/\p{L}{3}/u.test(b) || /[=$\\]/.test(b)) continue;
+    if (between && lengthOf(next!) >= 15) paragraphs++;
+  }
+  // Two headings more in the count: one such paragraph in a document without headings is weak evidence.
+  return paragraphs ? round(paragraphs / (headings + paragraphs + 2)) : 0;
+}
+
+/**
+ * Share 0..1 of the Markdown headings that read as prose (ADR 0356): 11 words or more, or ending in a comma,
+ * a hyphen or a lower-case function word of the line it was cut from ("... can be configured with the").
+ * A line of a paragraph promoted to a heading, which also cuts the paragraph. 0 without headings.
+ */
+export function proseHeadingRatio(markdown: string): number {
+  let headings = 0;
+  let prose = 0;
+  for (const m of markdown.matchAll(/^#{1,6}\s+(.+?)\s*#*\s*$/gm)) {
+    headings++;
+    const t = m[1]!;
+    const w = wordsOf(t);
+    if (w.length >= 11 || /[,\p{L}]-$|,$/u.test(t) || (w.length >= 4 && /^(?:the|a|an|of|and|or|to|in|with|for|de|da|do|la|le|el|en|und|der|die|das|com|para|que|o)$/.test(w[w.length - 1]!))) prose++;
+  }
+  return headings ? round(prose / headings) : 0;
+}
+
+/** Rows of the GFM tables: body rows, cells split (escaped bars kept). */
+function tableRows(markdown: string): string[][] {
+  const rows: string[][] = [];
+  let inTable = false;
+  for (const line of markdown.split('\n')) {
+    const t = line.trim();
+    if (!t.startsWith('|')) {
+      inTable = false;
+      continue;
+    }
+    if (/^\|?(\s*:?-{3,}:?\s*\|)+\s*$/.test(t)) {
+      inTable = true;
+      continue;
+    }
+    if (inTable) rows.push(t.replace(/^\||\|$/g, '').split(/(?<!\\)\|/).map((c) => c.trim()));
+  }
+  return rows;
+}
+
+/**
+ * Share 0..1 of the tables' body rows that are prose read as a table (ADR 0356): two or more cells of 7+ words
+ * each side by side (two columns of text read across), or a cell that ends in a word broken by a hyphen
+ * ("pa-": a line of a column). Text columns or a page of prose taken for a table. 0 without tables.
+ */
+export function proseCellRatio(markdown: string): number {
+  const rows = tableRows(markdown);
+  let prose = 0;
+  for (const r of rows) {
+    const long = r.filter((c) => wordsOf(c).length >= 7).length;
+    if (long >= 2 || r.some((c) => wordsOf(c).length >= 3 && /\p{Ll}-$/u.test(c))) prose++;
+  }
+  return rows.length ? round(prose / rows.length) : 0;
+}
+
+const NUMBER = /^[(+\-\u2212]?[$\u20ac\u00a3]?\d[\d,.]*%?\)?$/u;
+
+/**
+ * Share 0..1 of the running-text blocks that are a table's row read as text (ADR 0356): 3-20 tokens, at least
+ * two of them numbers and at least 40% of them, with no closing punctuation ("Run 11 12.5 103.4"). A table the
+ * converter did not find. 0 without running-text blocks.
+ */
+export function looseRowRatio(markdown: string): number {
+  let blocks = 0;
+  let rows = 0;
+  for (const b of blocksOf(markdown)) {
+    if (NOT_TEXT.test(b)) continue;
+    blocks++;
+    for (const line of b.split('\n')) {
+      const w = wordsOf(line);
+      if (w.length < 3 || w.length > 20 || /[.!?;]$/.test(line.trim())) continue;
+      const n = w.filter((x) => NUMBER.test(x)).length;
+      if (n >= 2 && n >= 0.4 * w.length) {
+        rows++;
+        break;
+      }
+    }
+  }
+  return blocks ? round(rows / blocks) : 0;
+}
+
+/** The four inputs at once, as the report stores them. */
+export function markdownFaults(markdown: string): { headingParagraphRatio: number; proseHeadingRatio: number; proseCellRatio: number; looseRowRatio: number } {
+  return { headingParagraphRatio: headingParagraphRatio(markdown), proseHeadingRatio: proseHeadingRatio(markdown), proseCellRatio: proseCellRatio(markdown), looseRowRatio: looseRowRatio(markdown) };
+}
