@@ -147,8 +147,21 @@ function glyphLines(glyphs: readonly MathGlyph[], lines: readonly Box[]): number
       else bands.set(i, [k]);
     }
   });
-  // No closure or iterator per glyph (ADR 0357): the band's lines, then the wide ones, tested in a loop.
+  // No closure or iterator per glyph (ADR 0357): the band's lines, then the wide ones, tested in a loop,
+  // on the boxes copied into flat arrays (lines come in many object shapes, which made every read slow).
   const none: number[] = [];
+  const n = lines.length;
+  const bx0 = new Float64Array(n);
+  const bx1 = new Float64Array(n);
+  const by0 = new Float64Array(n);
+  const by1 = new Float64Array(n);
+  for (let k = 0; k < n; k++) {
+    const b = lines[k]!;
+    bx0[k] = b.x0;
+    bx1[k] = b.x1;
+    by0[k] = b.y0;
+    by1[k] = b.y1;
+  }
   const owner = new Array<number>(glyphs.length);
   for (let gi = 0; gi < glyphs.length; gi++) {
     const g = glyphs[gi]!;
@@ -161,9 +174,8 @@ function glyphLines(glyphs: readonly MathGlyph[], lines: readonly Box[]): number
       const list = pass === 0 ? band : wide;
       for (let j = 0; j < list.length; j++) {
         const k = list[j]!;
-        const b = lines[k]!;
-        if (x >= b.x0 - 1 && x <= b.x1 + 1 && y >= b.y0 - 1 && y <= b.y1 + 1) {
-          const h = b.y1 - b.y0;
+        if (x >= bx0[k]! - 1 && x <= bx1[k]! + 1 && y >= by0[k]! - 1 && y <= by1[k]! + 1) {
+          const h = by1[k]! - by0[k]!;
           if (best < 0 || h < bh || (h === bh && k < best)) {
             best = k;
             bh = h;
