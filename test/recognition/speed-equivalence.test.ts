@@ -8,7 +8,7 @@ import type { LayoutLine, PageExtraction } from '../../src/recognition/layout-mo
 import { textLayerMisses } from '../../src/recognition/report/build-report.js';
 import { MATH_FONT_RE, isMathFont } from '../../src/recognition/structure/math-latex.js';
 import { looksLikeCode } from '../../src/recognition/structure/layout-analysis.js';
-import { rebuildStacks, type StackPage } from '../../src/recognition/pdf/math-stacks.js';
+import { hasStackCandidate, rebuildStacks, type StackPage } from '../../src/recognition/pdf/math-stacks.js';
 import { LocalProcessRunner } from '../../src/adapters/process/local-process-runner.js';
 
 const line = (text: string, y: number, extra: Partial<LayoutLine> = {}): LayoutLine => ({
@@ -73,6 +73,24 @@ test('stacks are found from the runs near each rule: a large title elsewhere on 
   const latex = (p: StackPage): string[] => (p.blocks ?? []).flatMap((b) => (b.lines ?? []).flatMap((l) => (l.latex ? [l.latex] : [])));
   assert.deepEqual(latex(busy.page), latex(plain.page));
   assert.deepEqual(latex(plain.page), ['\\frac{a + b}{c}']);
+});
+
+test('stack candidates: two math runs one above the other are found among runs in any order, a larger title and runs without a height', () => {
+  const CMMI = { name: 'XNFFAH+CMMI10', size: 9 };
+  const run = (x: number, y: number, h: number, text: string, size = 9) => ({ bbox: { x, y, w: 8, h }, font: { ...CMMI, size }, x, y: y + h, text });
+  const block = (...lines: ReturnType<typeof run>[]) => ({ type: 'text', bbox: { x: 0, y: 0, w: 600, h: 800 }, lines });
+  // A numerator at y 100 and its denominator 12 points lower, listed last after unrelated runs further down.
+  const far = Array.from({ length: 30 }, (_, i) => run(50 + 15 * i, 400 + 40 * (i % 7), 9, 'x'));
+  const pair = [run(300, 100, 9, 'a'), run(300, 112, 9, 'b')];
+  assert.equal(hasStackCandidate({ blocks: [block(...far), block(pair[1]!), block(pair[0]!)] }, isMathFont), true);
+  // The same two 3 ems apart (beyond 2.5) are no stack, whatever else the page holds: a 30 pt run far away
+  // widens the search, runs without a height are left out.
+  const apart = [run(300, 100, 9, 'a'), run(300, 127, 9, 'b')];
+  const title = run(100, 700, 30, 'T', 30);
+  const odd = run(300, 105, Number.NaN, 'z');
+  assert.equal(hasStackCandidate({ blocks: [block(...far), block(apart[1]!), block(apart[0]!), block(title), block(odd)] }, isMathFont), false);
+  // The unrelated runs alone: neighbours 15 points apart sideways are 40 points apart in height.
+  assert.equal(hasStackCandidate({ blocks: [block(...far)] }, isMathFont), false);
 });
 
 test('workspace: a removed file is gone, removing a missing one is no error', async () => {

@@ -126,10 +126,16 @@ export function hasStackCandidate(page: StackPage, isMath: (n: string) => boolea
   const markers = attachedMarkers(all);
   const math = all.filter((i) => i.math && !markers.has(i));
   if (math.some((i) => i.text.includes('√'))) return true;
-  for (let a = 0; a < math.length; a++) {
-    for (let b = a + 1; b < math.length; b++) {
-      const p = math[a]!;
-      const q = math[b]!;
+  // Any pair will do, so the runs are taken by height and each is paired only with those less than 2.5 of
+  // the largest finite size below it (ADR 0357): a pair further apart, or with a size or centre that is not
+  // a finite number, fails the test anyway.
+  let maxEm = 1;
+  for (const i of math) if (Number.isFinite(i.size) && i.size > maxEm) maxEm = i.size;
+  const byHeight = math.filter((i) => Number.isFinite(i.cy)).sort((p, q) => p.cy - q.cy);
+  for (let a = 0; a < byHeight.length; a++) {
+    const p = byHeight[a]!;
+    for (let b = a + 1; b < byHeight.length && byHeight[b]!.cy - p.cy < 2.5 * maxEm; b++) {
+      const q = byHeight[b]!;
       const em = Math.max(p.size, q.size, 1);
       const dy = Math.abs(p.cy - q.cy);
       // Side by side within an em (a denominator is centred under its numerator, not under its first run).
