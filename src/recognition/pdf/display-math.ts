@@ -27,10 +27,9 @@ const BIG_DELIM_RE = /[\uFFFD\uF8E5-\uF8FE]/;
 const FORMULA_RE = /[=<>≤≥≈≠≡∼≃≅∝∈∉⊂⊆⊃⊇→←⇒⇔↦+−×÷±∑∏∫∮√∂∇⋃⋂\uFFFD]|\S\s*[/|]\s*\S/;
 
 /** A line that reads as a formula on its own: all math, unmapped glyphs of a math font, or an equation in text fonts. */
-function seed(l: LayoutLine): boolean {
+function seed(l: LayoutLine, words: number): boolean {
   const t = l.text.trim();
   if (!t || t.length > 200 || l.mono) return false;
-  const words = wordsOf(l);
   // A formula relates or combines something: a lone symbol or number (a table cell) is not one.
   if (!FORMULA_RE.test(t) || !/[\p{L}\p{N}]/u.test(t.replace(/\uFFFD/g, ''))) return false;
   if (l.math !== undefined && displayLatex(l.math) !== null && words === 0) return true;
@@ -41,11 +40,10 @@ function seed(l: LayoutLine): boolean {
 }
 
 /** A line that may belong to a formula beside a seed: limits, scripts, parts, an equation number. */
-function attachable(l: LayoutLine): boolean {
+function attachable(l: LayoutLine, words: number): boolean {
   const t = l.text.trim();
   if (!t || t.length > 120 || l.mono) return false;
   if (EQNUM_LINE_RE.test(t)) return true;
-  const words = wordsOf(l);
   return words === 0;
 }
 
@@ -63,12 +61,15 @@ const unionBox = (ls: readonly Box[]): Box => ({ x0: Math.min(...ls.map((l) => l
 export function displayRegions(lines: readonly LayoutLine[]): number[][] {
   const regions: number[][] = [];
   const taken = new Set<number>();
-  const seeds = lines.map(seed);
-  const ok = lines.map((l, k) => seeds[k]! || attachable(l));
+  // Each line's prose words, counted once (seed, attachable and wordy all ask; ADR 0357); none of them
+  // asks for a monospaced line or one of over 200 characters.
+  const words = lines.map((l) => (l.mono || l.text.trim().length > 200 ? -1 : wordsOf(l)));
+  const seeds = lines.map((l, k) => seed(l, words[k]!));
+  const ok = lines.map((l, k) => seeds[k]! || attachable(l, words[k]!));
   // A short line with a word or two (`otherwise`, `if x > 0` beside a brace) belongs to a display only when
   // it starts inside the display's extent, right of its left edge (a prose line starts at the column's
   // margin), on a row of the display.
-  const wordy = lines.map((l, k) => !ok[k] && !l.mono && l.text.trim().length <= 40 && wordsOf(l) <= 2);
+  const wordy = lines.map((l, k) => !ok[k] && !l.mono && l.text.trim().length <= 40 && words[k]! <= 2);
   for (let s = 0; s < lines.length; s++) {
     if (taken.has(s) || !seeds[s]) continue;
     const region = [s];
@@ -84,6 +85,10 @@ export function displayRegions(lines: readonly LayoutLine[]): number[][] {
       for (let k = 0; k < lines.length; k++) {
         if (taken.has(k) || !(ok[k] || wordy[k])) continue;
         const l = lines[k]!;
+        // A line neither close enough above or below nor on the region's rows can join in no way below:
+        // skipped before the costlier tests (ADR 0357; the same lines join).
+        const g = gapY(l, box);
+        if (!(g <= 0.6 * Math.max(em, l.size)) && !(g < -0.3 * l.size)) continue;
         // It must share its row with a line of the display (a condition beside its value): the end of a prose
         // line above or below a display starts inside its extent too.
         if (!ok[k] && !(l.x0 >= box.x0 + 0.5 * em && l.x0 <= box.x1 + reach * em && region.some((i) => Math.min(lines[i]!.y1, l.y1) - Math.max(lines[i]!.y0, l.y0) > 0.5 * Math.min(lines[i]!.y1 - lines[i]!.y0, l.y1 - l.y0)))) continue;
@@ -142,22 +147,45 @@ function glyphLines(glyphs: readonly MathGlyph[], lines: readonly Box[]): number
       else bands.set(i, [k]);
     }
   });
-  return glyphs.map((g) => {
+  // No closure or iterator per glyph (ADR 0357): the band's lines, then the wide ones, tested in a loop,
+  // on the boxes copied into flat arrays (lines come in many object shapes, which made every read slow).
+  const none: number[] = [];
+  const n = lines.length;
+  const bx0 = new Float64Array(n);
+  const bx1 = new Float64Array(n);
+  const by0 = new Float64Array(n);
+  const by1 = new Float64Array(n);
+  for (let k = 0; k < n; k++) {
+    const b = lines[k]!;
+    bx0[k] = b.x0;
+    bx1[k] = b.x1;
+    by0[k] = b.y0;
+    by1[k] = b.y1;
+  }
+  const owner = new Array<number>(glyphs.length);
+  for (let gi = 0; gi < glyphs.length; gi++) {
+    const g = glyphs[gi]!;
     const x = (g.x0 + g.x1) / 2;
     const y = (g.y0 + g.y1) / 2;
     let best = -1;
-    const test = (k: number): void => {
-      const b = lines[k]!;
-      if (x >= b.x0 - 1 && x <= b.x1 + 1 && y >= b.y0 - 1 && y <= b.y1 + 1) {
-        const h = b.y1 - b.y0;
-        const bh = best < 0 ? 0 : lines[best]!.y1 - lines[best]!.y0;
-        if (best < 0 || h < bh || (h === bh && k < best)) best = k;
+    let bh = 0;
+    const band = bands.get(Math.floor(y / BAND)) ?? none;
+    for (let pass = 0; pass < 2; pass++) {
+      const list = pass === 0 ? band : wide;
+      for (let j = 0; j < list.length; j++) {
+        const k = list[j]!;
+        if (x >= bx0[k]! - 1 && x <= bx1[k]! + 1 && y >= by0[k]! - 1 && y <= by1[k]! + 1) {
+          const h = by1[k]! - by0[k]!;
+          if (best < 0 || h < bh || (h === bh && k < best)) {
+            best = k;
+            bh = h;
+          }
+        }
       }
-    };
-    for (const k of bands.get(Math.floor(y / BAND)) ?? []) test(k);
-    for (const k of wide) test(k);
-    return best;
-  });
+    }
+    owner[gi] = best;
+  }
+  return owner;
 }
 
 /** The LaTeX of a display with its number: `a = b \tag{3}`. */

@@ -126,10 +126,16 @@ export function hasStackCandidate(page: StackPage, isMath: (n: string) => boolea
   const markers = attachedMarkers(all);
   const math = all.filter((i) => i.math && !markers.has(i));
   if (math.some((i) => i.text.includes('√'))) return true;
-  for (let a = 0; a < math.length; a++) {
-    for (let b = a + 1; b < math.length; b++) {
-      const p = math[a]!;
-      const q = math[b]!;
+  // Any pair will do, so the runs are taken by height and each is paired only with those less than 2.5 of
+  // the largest finite size below it (ADR 0357): a pair further apart, or with a size or centre that is not
+  // a finite number, fails the test anyway.
+  let maxEm = 1;
+  for (const i of math) if (Number.isFinite(i.size) && i.size > maxEm) maxEm = i.size;
+  const byHeight = math.filter((i) => Number.isFinite(i.cy)).sort((p, q) => p.cy - q.cy);
+  for (let a = 0; a < byHeight.length; a++) {
+    const p = byHeight[a]!;
+    for (let b = a + 1; b < byHeight.length && byHeight[b]!.cy - p.cy < 2.5 * maxEm; b++) {
+      const q = byHeight[b]!;
       const em = Math.max(p.size, q.size, 1);
       const dy = Math.abs(p.cy - q.cy);
       // Side by side within an em (a denominator is centred under its numerator, not under its first run).
@@ -218,9 +224,52 @@ function around(rule: HRule, items: readonly Item[], skip?: Item): Item[] | null
   return near;
 }
 
-function fractionAt(rule: HRule, items: readonly Item[]): Stack | null {
+/**
+ * The runs a rule's tests look at, found without a scan of the whole page for every rule (ADR 0357): `band`
+ * gives the runs whose centre lies within `reach` of a height, in page order (a superset of what any test
+ * within that reach selects, so every test sees the runs it saw when it scanned them all); `roots` are the
+ * math runs holding a `√`, in page order.
+ */
+interface RunIndex {
+  readonly all: readonly Item[];
+  readonly roots: readonly Item[];
+  /** The largest run size on the page: no test reaches further than 3 of them from a rule. */
+  readonly maxSize: number;
+  band(y: number, reach: number): Item[];
+}
+
+function indexRuns(items: readonly Item[]): RunIndex {
+  // A run without a finite centre passes no test of any rule (every test compares its distance).
+  const order = items.map((_, k) => k).filter((k) => Number.isFinite(items[k]!.cy)).sort((a, b) => items[a]!.cy - items[b]!.cy);
+  const cys = order.map((k) => items[k]!.cy);
+  let maxSize = 0;
+  for (const i of items) if (i.size > maxSize && Number.isFinite(i.size)) maxSize = i.size;
+  return {
+    all: items,
+    roots: items.filter((i) => i.math && i.text.includes('√')),
+    maxSize,
+    band(y: number, reach: number): Item[] {
+      let lo = 0;
+      let hi = cys.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (cys[mid]! < y - reach) lo = mid + 1;
+        else hi = mid;
+      }
+      const picked: number[] = [];
+      for (let k = lo; k < cys.length && cys[k]! <= y + reach; k++) picked.push(order[k]!);
+      return picked.sort((a, b) => a - b).map((k) => items[k]!);
+    },
+  };
+}
+
+/** The runs within three of the page's largest sizes of a rule (plus a margin): all any test of it reads. */
+const bandOf = (rule: HRule, idx: RunIndex): Item[] => idx.band(rule.y, 3 * idx.maxSize + 1);
+
+function fractionAt(rule: HRule, idx: RunIndex): Stack | null {
   // A rule starting where a `√` ends is a radical's bar, never a fraction's rule.
-  if (items.some((i) => i.math && i.text.includes('√') && Math.abs(i.x1 - rule.x0) <= 1.5)) return null;
+  if (idx.roots.some((i) => Math.abs(i.x1 - rule.x0) <= 1.5)) return null;
+  const items = bandOf(rule, idx);
   const near = around(rule, items);
   if (!near || near.length === 0) return null;
   const inside = (i: Item): boolean => i.x0 >= rule.x0 - 1 && i.x1 <= rule.x1 + 1;
@@ -249,12 +298,12 @@ function fractionAt(rule: HRule, items: readonly Item[]): Stack | null {
   return { rule, kind: 'frac', members: [...num, ...den], text: `${group(n.text)}/${group(d.text)}`, latex: `\\frac{${n.tex}}{${d.tex}}`, size: em };
 }
 
-function radicalAt(rule: HRule, items: readonly Item[]): Stack | null {
-  const sign = items.find((i) => i.math && i.text.trim() === '√' && Math.abs(i.x1 - rule.x0) <= 1.5 && rule.y >= i.y0 - 1 && rule.y <= i.y1);
+function radicalAt(rule: HRule, idx: RunIndex): Stack | null {
+  const sign = idx.roots.find((i) => i.text.trim() === '√' && Math.abs(i.x1 - rule.x0) <= 1.5 && rule.y >= i.y0 - 1 && rule.y <= i.y1);
   if (!sign) return null;
   // Anything over the sign itself (the index of `\sqrt[3]{}`) is not rebuilt: the root's degree is unclear.
-  if (items.some((i) => i !== sign && Math.min(i.x1, sign.x1) - Math.max(i.x0, sign.x0) > 1 && i.cy < sign.y1 && i.cy > sign.y0 - sign.size)) return null;
-  const near = around(rule, items, sign);
+  if (idx.all.some((i) => i !== sign && Math.min(i.x1, sign.x1) - Math.max(i.x0, sign.x0) > 1 && i.cy < sign.y1 && i.cy > sign.y0 - sign.size)) return null;
+  const near = around(rule, bandOf(rule, idx), sign);
   if (!near) return null;
   const inside = (i: Item): boolean => i.x0 >= rule.x0 - 1 && i.x1 <= rule.x1 + 1;
   if (near.length === 0 || !near.every(inside) || near.some((i) => i.cy < rule.y)) return null;
@@ -274,7 +323,8 @@ function radicalAt(rule: HRule, items: readonly Item[]): Stack | null {
  */
 export function rebuildStacks(page: StackPage, rules: readonly HRule[], isMath: (n: string) => boolean): { page: StackPage; rebuilt: number; unresolved: number } {
   const items = itemsOf(page, isMath);
-  const found = rules.map((r) => radicalAt(r, items) ?? fractionAt(r, items)).filter((s): s is Stack => s !== null);
+  const idx = indexRuns(items);
+  const found = rules.map((r) => radicalAt(r, idx) ?? fractionAt(r, idx)).filter((s): s is Stack => s !== null);
   // A run claimed by two rules (nested or overlapping stacks) leaves all of them as they were.
   const claims = new Map<Item, number>();
   for (const s of found) for (const i of [...s.members, ...(s.sign ? [s.sign] : [])]) claims.set(i, (claims.get(i) ?? 0) + 1);
@@ -300,10 +350,10 @@ export function rebuildStacks(page: StackPage, rules: readonly HRule[], isMath: 
   let unresolved = 0;
   for (const r of rules) {
     if (done.has(r)) continue;
-    const over = items.filter((i) => Math.min(i.x1, r.x1) - Math.max(i.x0, r.x0) > 0 && Math.abs(i.cy - r.y) <= 1.6 * i.size);
+    const over = bandOf(r, idx).filter((i) => Math.min(i.x1, r.x1) - Math.max(i.x0, r.x0) > 0 && Math.abs(i.cy - r.y) <= 1.6 * i.size);
     const above = over.filter((i) => i.cy < r.y);
     const below = over.filter((i) => i.cy > r.y);
-    const sign = items.find((i) => i.math && i.text.trim() === '√' && Math.abs(i.x1 - r.x0) <= 1.5);
+    const sign = idx.roots.find((i) => i.text.trim() === '√' && Math.abs(i.x1 - r.x0) <= 1.5);
     // Only formula parts (math fonts, digits, operators): a table's rule between rows of words is no stack.
     if (!((above.length && below.length) || sign) || !formulaParts(over)) continue;
     unresolved++;

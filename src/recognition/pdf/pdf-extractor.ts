@@ -17,7 +17,7 @@ import { applyDisplayMath, displayRegions } from './display-math.js';
 import { parseTraceGlyphs } from './trace-glyphs.js';
 import { mapUnmappedRuns } from './inline-delimiters.js';
 import type { MathGlyph } from '../structure/math-layout.js';
-import { MATH_FONT_RE } from '../structure/math-latex.js';
+import { isMathFont } from '../structure/math-latex.js';
 import { parseStextXml } from './stext-xml.js';
 import { spacingSuspect } from './glyph-spacing.js';
 import { judgeTextLayer } from './text-layer-quality.js';
@@ -435,7 +435,7 @@ async function stackedContent(p: number, content: StextPageContent, ctx: Convers
   const xml = await trace();
   if (xml === null) return plain;
   try {
-    const rebuilt = rebuildStacks(content.stacked, parseTraceRules(xml), (n) => MATH_FONT_RE.test(n));
+    const rebuilt = rebuildStacks(content.stacked, parseTraceRules(xml), isMathFont);
     if (rebuilt.rebuilt === 0 && rebuilt.unresolved === 0) return plain;
     const again = parseStextPage(rebuilt.page as StextPage);
     return { lines: again.lines, images: again.images, ...(rebuilt.unresolved > 0 ? { unresolvedStacks: rebuilt.unresolved } : {}) };

@@ -4,7 +4,7 @@
 // right-to-left scripts in visual order, so those runs are turned back into logical order.
 import type { Box, LayoutLine, LineSegment } from '../layout-model.js';
 import { collapseWhitespace, isSpaceCode, nonSpaceLength } from '../structure/patterns.js';
-import { MATH_FONT_RE, mathLine } from '../structure/math-latex.js';
+import { MATH_FONT_RE, isMathFont, mathLine } from '../structure/math-latex.js';
 import { hasStackCandidate } from './math-stacks.js';
 
 interface StextFont {
@@ -209,7 +209,7 @@ export function parseStextPage(page: StextPage, fonts: Map<string, FontFlags[]> 
     }
     blockIndex++;
   }
-  const stacked = anyMath && hasStackCandidate(page, (n) => MATH_FONT_RE.test(n));
+  const stacked = anyMath && hasStackCandidate(page, isMathFont);
   return { lines, images, ...(stacked ? { stacked: page } : {}), ...(anyUnmapped ? { unmapped: page } : {}) };
 }
 

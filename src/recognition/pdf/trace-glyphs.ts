@@ -4,7 +4,7 @@
 // glyph with its font, glyph name, Unicode, origin and advance, which is what the positional
 // reconstruction of displayed equations (structure/math-layout.ts) needs.
 import type { MathGlyph } from '../structure/math-layout.js';
-import { glyphExtent } from '../structure/math-layout.js';
+import { glyphExtentEm } from '../structure/math-layout.js';
 
 const ENTITY: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
 
@@ -29,6 +29,22 @@ const attr = (tag: string, name: string): string | undefined => {
 
 /** A glyph's attributes as MuPDF's trace device writes them (`<g unicode=".." glyph=".." x=".." y=".." adv=".."/>`). */
 const G_ATTRS = /^ unicode="([^"]*)" glyph="([^"]*)" x="([^"]*)" y="([^"]*)" adv="([^"]*)"$/;
+
+/** Glyph extents in ems per font, glyph name and Unicode (a page draws a thousand glyphs of a few hundred kinds). */
+const extents = new Map<string, Map<string, Map<string, readonly [number, number]>>>();
+function extentOf(font: string, glyph: string, unicode: string): readonly [number, number] {
+  let byGlyph = extents.get(font);
+  if (!byGlyph) {
+    // Bounded: the fonts of a few documents at a time, not of every document a thread ever read.
+    if (extents.size >= 256) extents.clear();
+    extents.set(font, (byGlyph = new Map()));
+  }
+  let byUnicode = byGlyph.get(glyph);
+  if (!byUnicode) byGlyph.set(glyph, (byUnicode = new Map()));
+  let e = byUnicode.get(unicode);
+  if (!e) byUnicode.set(unicode, (e = glyphExtentEm(font, glyph, unicode)));
+  return e;
+}
 
 /**
  * Glyphs of one traced page, in page coordinates with y down (baseline `y`). Text drawn with a rotated or
@@ -67,8 +83,8 @@ export function parseTraceGlyphs(xml: string): MathGlyph[] {
         const width = Number.isFinite(adv) ? adv * size : 0.5 * size;
         const glyph = decode((fa ? fa[2] : attr(ga, 'glyph')) ?? '');
         const unicode = decode((fa ? fa[1] : attr(ga, 'unicode')) ?? '');
-        const ext = glyphExtent(font, glyph, size, py, unicode);
-        out.push({ font, glyph, unicode, x0: px, x1: px + Math.max(width, 0.05 * size), baseline: py, y0: ext.y0, y1: ext.y1, size });
+        const [top, bottom] = extentOf(font, glyph, unicode);
+        out.push({ font, glyph, unicode, x0: px, x1: px + Math.max(width, 0.05 * size), baseline: py, y0: py + top * size, y1: py + bottom * size, size });
       }
     }
   }

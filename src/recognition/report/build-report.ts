@@ -69,7 +69,34 @@ const HEADING_MAX_WORDS = 12;
 /** Captions, contact lines, versions and dates, and table-of-contents entries ending in a page number look like headings and are not. */
 const NOT_A_HEADING = /^(table|figure|fig\.|listing|algorithm)\s*\d|@|https?:|\bversion\b|(\s|\.)\d+$|^\d+$/i;
 
-const alnum = (s: string): number => (s.match(/[\p{L}\p{N}]/gu) ?? []).length;
+const ALNUM_RE = /^[\p{L}\p{N}]$/u;
+/** Non-ASCII code points seen, with whether each is a letter or digit. */
+const alnumCodes = new Map<number, boolean>();
+/**
+ * Letters and digits of `s` (code points matching `[\p{L}\p{N}]`), counted without building the array of
+ * matches (ADR 0357): ASCII by code, other code points by the pattern, once each.
+ */
+function alnum(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) {
+      const l = c | 0x20;
+      if ((c >= 0x30 && c <= 0x39) || (l >= 0x61 && l <= 0x7a)) n++;
+      continue;
+    }
+    const cp = s.codePointAt(i)!;
+    if (cp > 0xffff) i++;
+    let hit = alnumCodes.get(cp);
+    if (hit === undefined) {
+      hit = ALNUM_RE.test(String.fromCodePoint(cp));
+      if (alnumCodes.size >= 65536) alnumCodes.clear();
+      alnumCodes.set(cp, hit);
+    }
+    if (hit) n++;
+  }
+  return n;
+}
 const norm = (s: string): string => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
 
 /**
@@ -101,13 +128,14 @@ export function textLayerMisses(units: readonly (PageExtraction | MarkdownUnit)[
     // The first page's title block (title, authors, addresses, dates) sits above its first line of prose.
     const prose = p.page === pages[0]!.page ? p.lines.find((l) => Math.abs(l.size - body) < 0.5 && l.text.trim().split(/\s+/).length >= 8) : undefined;
     for (const l of p.lines) {
+      // The size and style tests first: most lines fail them, and all the tests must pass (ADR 0357).
+      const large = body > 0 && l.size >= HEADING_SIZE_RATIO * body;
+      const boldAlone = l.bold && perBlock.get(l.block) === 1;
+      if (!large && !boldAlone) continue;
       if (l.math || l.sizeEstimated || (prose && l.y0 < prose.y0) || NOT_A_HEADING.test(l.text.trim())) continue;
       const words = l.text.trim().split(/\s+/).filter(Boolean);
       const key = norm(l.text);
       if (words.length === 0 || words.length > HEADING_MAX_WORDS || key.length < 3 || !/\p{L}{2}/u.test(l.text)) continue;
-      const large = body > 0 && l.size >= HEADING_SIZE_RATIO * body;
-      const boldAlone = l.bold && perBlock.get(l.block) === 1;
-      if (!large && !boldAlone) continue;
       candidates++;
       if (!headingText.includes(key)) missed++;
     }

@@ -10,6 +10,20 @@
 /** Fonts whose glyphs are math: TeX's math italic, symbols and extensions (CM, txfonts/newtx, pxfonts, Euler, mathpazo, mathptmx), AMS fonts, OpenType math fonts, Adobe Symbol. */
 export const MATH_FONT_RE = /(?:^|\+)(?:cmmi|cmsy|cmex|cmbsy|cmmib|msam|msbm|eufm|eusm|rsfs|lmmathitalic|lmmathsymbols|lmmathextension|r?n?tx(?:mi|sys?|exs?|exx|bsys|mia|sya)|r?px(?:mi|sys?|exa?|mia|sya)|eur[mb]|euex|zplmr7[mvy]|zptmcm7[mvy]|yhcmex)\d*|math|^(?:[a-z]{6}\+)?symbol(?:mt)?$|stix.*math|cambria ?math/i;
 
+/** Font names seen, with whether each is a math font (a document has a few dozen fonts and some 10 000 runs). */
+const mathFonts = new Map<string, boolean>();
+/** {@link MATH_FONT_RE} tested once per distinct font name (ADR 0357). */
+export function isMathFont(name: string): boolean {
+  let m = mathFonts.get(name);
+  if (m === undefined) {
+    m = MATH_FONT_RE.test(name);
+    // Bounded: a stream of distinct names (a damaged file) must not grow the map without end.
+    if (mathFonts.size >= 4096) mathFonts.clear();
+    mathFonts.set(name, m);
+  }
+  return m;
+}
+
 /** Unicode to LaTeX for the symbols math fonts map to. */
 const SYMBOLS: Readonly<Record<string, string>> = {
   α: '\\alpha', β: '\\beta', γ: '\\gamma', δ: '\\delta', ε: '\\epsilon', ϵ: '\\epsilon', ζ: '\\zeta', η: '\\eta', θ: '\\theta', ϑ: '\\vartheta',

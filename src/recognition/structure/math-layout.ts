@@ -142,28 +142,37 @@ const DESCENDERS = /[gjpqyβγζημξρςφχψϕ,;()[\]{}|∫∑∏Q]/;
 const ASCENDERS = /[A-Zbdfhklt0-9βδζθλξϑ∂()[\]{}|!?∫∑∏√∞∀∃∇]/;
 const AXIS_SYMBOLS = /[+=−\-×÷±∓<>≤≥≈≡∼≃→←⇒⇔·⋅∗∘]/;
 
-export function glyphExtent(font: string, glyph: string, size: number, baseline: number, unicode = ''): { y0: number; y1: number } {
+/**
+ * A glyph's box as multiples of its size from its baseline, top then bottom (negative is above): what
+ * {@link glyphExtent} scales. It depends on the font, the glyph name and the Unicode only, so a caller with
+ * many glyphs of few kinds can keep it per kind (ADR 0357).
+ */
+export function glyphExtentEm(font: string, glyph: string, unicode = ''): readonly [number, number] {
   // A horizontal brace's piece is a thin band at its baseline.
-  if (HBRACE_NAME_RE.test(glyph) || HBRACE_CHARS.has(unicode)) return { y0: baseline - 0.3 * size, y1: baseline + 0.05 * size };
+  if (HBRACE_NAME_RE.test(glyph) || HBRACE_CHARS.has(unicode)) return [-0.3, 0.05];
   if (EXT_FONT_RE.test(font)) {
-    if (/^(?:hat|tilde)wide/.test(glyph)) return { y0: baseline - 0.75 * size, y1: baseline - 0.55 * size };
+    if (/^(?:hat|tilde)wide/.test(glyph)) return [-0.75, -0.55];
     const suffix = EXT_SUFFIX_RE.exec(glyph)?.[1];
     let depth = suffix ? EXT_DEPTH[suffix] ?? 1.0 : 1.0;
     if (glyph === 'integraldisplay' || glyph === 'contintegraldisplay') depth = 2.22;
     if (glyph === 'integraltext' || glyph === 'contintegraltext') depth = 1.11;
-    return { y0: baseline - 0.04 * size, y1: baseline + depth * size };
+    return [-0.04, depth];
   }
   // A piece of a big delimiter in a text or symbol font (Adobe Symbol): about an em and a quarter tall.
-  if (PIECE_NAME_RE.test(glyph)) return { y0: baseline - 0.92 * size, y1: baseline + 0.26 * size };
+  if (PIECE_NAME_RE.test(glyph)) return [-0.92, 0.26];
   // TeX's radical sign (CMSY `radical`, txfonts/pxfonts alike) hangs below its baseline like an extension glyph.
-  if ((glyph === 'radical' || unicode === '√') && /cmsy|cmbsy|txsy|pxsy|ntxsy|lmmathsymbols/i.test(font)) return { y0: baseline - 0.04 * size, y1: baseline + 0.96 * size };
+  if ((glyph === 'radical' || unicode === '√') && /cmsy|cmbsy|txsy|pxsy|ntxsy|lmmathsymbols/i.test(font)) return [-0.04, 0.96];
   // Other glyphs by their shape: operators around the math axis, letters by x-height, ascenders and descenders.
   const ch = unicode && !/[\uFFFD\u25A1]/.test(unicode) ? unicode : glyph.length === 1 ? glyph : '';
-  if (!ch) return { y0: baseline - 0.72 * size, y1: baseline + 0.22 * size };
-  if (AXIS_SYMBOLS.test(ch)) return { y0: baseline - 0.6 * size, y1: baseline + 0.1 * size };
-  const y0 = baseline - (ASCENDERS.test(ch) ? 0.7 : /[.,_]/.test(ch) ? 0.12 : 0.45) * size;
-  const y1 = baseline + (DESCENDERS.test(ch) ? 0.22 : 0.02) * size;
-  return { y0, y1 };
+  if (!ch) return [-0.72, 0.22];
+  if (AXIS_SYMBOLS.test(ch)) return [-0.6, 0.1];
+  return [-(ASCENDERS.test(ch) ? 0.7 : /[.,_]/.test(ch) ? 0.12 : 0.45), DESCENDERS.test(ch) ? 0.22 : 0.02];
+}
+
+/** A glyph's box from its baseline and size (`baseline + top * size`, as `baseline - 0.7 * size` gives exactly). */
+export function glyphExtent(font: string, glyph: string, size: number, baseline: number, unicode = ''): { y0: number; y1: number } {
+  const [top, bottom] = glyphExtentEm(font, glyph, unicode);
+  return { y0: baseline + top * size, y1: baseline + bottom * size };
 }
 
 type Cls = 'var' | 'upright' | 'digit' | 'bigop' | 'int' | 'radical' | 'accent' | 'open' | 'close' | 'rel' | 'bin' | 'punct' | 'group' | 'ord' | 'hbrace';

@@ -192,7 +192,17 @@ export function removeRunningLines(input: readonly PageExtraction[]): RunningLin
   const textPages = pages.filter((p) => p.lines.length > 0);
   // The margin bands, widened for lines set apart from the text (LaTeX's default layout on A4 puts the
   // running head at 10.5% of the height and the page number at 82.6%).
+  // Each line's zone is asked up to three times (the count, the page-number zone, the removal); the gap
+  // tests of the widened bands scan the whole page, so the answer is kept per page and line (ADR 0357).
+  const zones = new Map<PageExtraction, Map<LayoutLine, 'top' | 'bottom' | null>>();
   const inMargin = (l: LayoutLine, p: PageExtraction): 'top' | 'bottom' | null => {
+    let known = zones.get(p);
+    if (!known) zones.set(p, (known = new Map()));
+    let zone = known.get(l);
+    if (zone === undefined) known.set(l, (zone = zoneOf(l, p)));
+    return zone;
+  };
+  const zoneOf = (l: LayoutLine, p: PageExtraction): 'top' | 'bottom' | null => {
     if (l.y1 <= p.height * MARGIN + 2) return 'top';
     if (l.y0 >= p.height * (1 - MARGIN) - 2) return 'bottom';
     const h = Math.max(1, l.y1 - l.y0);
