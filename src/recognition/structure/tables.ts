@@ -42,15 +42,27 @@ function textColumns(lines: readonly LayoutLine[], body: number): LayoutLine[][]
   const longLines = narrow.filter((l) => l.text.length >= 20 && l.size <= 1.15 * body);
   if (longLines.length < 10) return [[...lines]];
   const spans = longLines.map((l) => [l.x0, l.x1] as [number, number]).sort((a, b) => a[0] - b[0]);
-  const cuts: number[] = [];
+  const found: number[] = [];
   let reach = spans[0]![1];
   for (const [a, b] of spans.slice(1)) {
     if (a - reach >= 0.6 * body) {
       const at = (reach + a) / 2;
-      if (isGutter(at, lines, narrow, body)) cuts.push(at);
+      if (isGutter(at, lines, narrow, body)) found.push(at);
     }
     reach = Math.max(reach, b);
   }
+  // A gap hidden from the sweep by a line above or below the columns that crosses it (an author block over
+  // both columns of a paper's first page): a left edge where three or more prose lines start, other than
+  // the leftmost, is tried just left of it.
+  const starts = new Map<number, number>();
+  for (const [a] of spans) starts.set(Math.round(a), (starts.get(Math.round(a)) ?? 0) + 1);
+  const leftmost = spans[0]![0];
+  for (const [x, n] of starts) {
+    if (n < 3 || x - leftmost < 4 * body) continue;
+    const at = x - 0.5 - 0.3 * body;
+    if (!found.some((c) => Math.abs(c - at) < body) && isGutter(at, lines, narrow, body)) found.push(at);
+  }
+  const cuts = found.sort((a, b) => a - b).filter((c, k, all) => k === 0 || c - all[k - 1]! >= body);
   if (cuts.length === 0) return [[...lines]];
   const cols: LayoutLine[][] = Array.from({ length: cuts.length + 1 }, () => []);
   for (const l of lines) cols[cuts.filter((c) => l.x0 >= c).length]!.push(l);
@@ -68,7 +80,19 @@ function isGutter(at: number, lines: readonly LayoutLine[], narrow: readonly Lay
   const top = Math.max(Math.min(...left.map((l) => l.y0)), Math.min(...right.map((l) => l.y0)));
   const bottom = Math.min(Math.max(...left.map((l) => l.y1)), Math.max(...right.map((l) => l.y1)));
   const inBand = (l: LayoutLine): boolean => l.y1 > top + 1 && l.y0 < bottom - 1;
-  if (narrow.some((l) => l.x0 < at && l.x1 > at && inBand(l))) return false;
+  const crossing = narrow.filter((l) => l.x0 < at && l.x1 > at && inBand(l)).sort((a, b) => a.y0 - b.y0);
+  if (crossing.length) {
+    // Lines crossing the gap inside the band (an author block of three names over both columns of a paper's
+    // first page): the gutter holds when it does in one stretch between them, with its own band there.
+    const edges = [top - 1, ...crossing.flatMap((l) => [l.y0, l.y1]), bottom + 1];
+    for (let k = 0; k + 1 < edges.length; k += 2) {
+      const [a, b] = [edges[k]!, edges[k + 1]!];
+      const within = (l: LayoutLine): boolean => l.y0 >= a - 1 && l.y1 <= b + 1;
+      const sub = narrow.filter(within);
+      if (sub.length < narrow.length && sub.length >= 10 && isGutter(at, lines.filter(within), sub, body)) return true;
+    }
+    return false;
+  }
   const leftEdge = Math.max(...left.filter(inBand).map((l) => l.x1));
   const rightEdge = Math.min(...right.filter(inBand).map((l) => l.x0));
   const gap = rightEdge - leftEdge;
