@@ -162,3 +162,94 @@ test('two columns under an author block whose lines cross the gutter: the column
   const tables = detectTables(lines, 9);
   assert.ok(!tables.some((t) => t.lines.some((l) => l.y0 >= 251)), JSON.stringify(tables.map((t) => t.rows)));
 });
+
+/**
+ * A worksheet set in four narrow columns with line numbers (lineno) beside them, down to y = 292, as MuPDF
+ * gives it (tune part of the real development set: schule's beispiel-ab.pdf). [text, x0, y0, x1, y1, size, block,
+ * segments?]: lines of a justified narrow column have word gaps wide enough to be segments.
+ */
+const FOUR_COLUMNS: [string, number, number, number, number, number, number, [string, number, number][]?][] = [
+  ["Informatik GK EF", 85, 66, 177, 79, 10, 0],
+  ["Ein Arbeitsblatt", 269, 66, 346, 79, 10, 0],
+  ["Arbeitsblatt", 477, 66, 534, 79, 10, 0],
+  ["Text", 85, 98, 115, 115, 14, 1],
+  ["Dies", 85, 127, 105, 140, 10, 2],
+  ["hier", 127, 127, 145, 140, 10, 2],
+  ["ist", 168, 127, 179, 140, 10, 2],
+  ["ein", 85, 140, 98, 153, 10, 3],
+  ["Blindtext", 134, 140, 178, 153, 10, 3],
+  ["zum Testen von", 85, 154, 178, 167, 10, 4, [["zum",85,104],["Testen",118,149],["von",162,178]]],
+  ["Textausgaben.", 85, 167, 153, 180, 10, 5],
+  ["Wer diesen Text", 85, 181, 179, 194, 10, 5, [["Wer",85,104],["diesen",116,144],["Text",158,179]]],
+  ["5", 76, 186, 79, 193, 5, 5],
+  ["liest, ist natürlich", 85, 194, 179, 207, 10, 6, [["liest,",85,107],["ist",116,127],["natürlich",137,179]]],
+  ["selbst schuld. Der", 85, 208, 179, 221, 10, 7, [["selbst",85,111],["schuld.",120,152],["Der",162,179]]],
+  ["Text gibt ledig-", 85, 222, 178, 235, 10, 8, [["Text",85,106],["gibt",120,138],["ledig-",153,178]]],
+  ["lich den Grauwert", 85, 235, 179, 248, 10, 9],
+  ["der Schrift an. Ist", 85, 249, 179, 262, 10, 9],
+  ["10", 73, 253, 80, 260, 5, 9],
+  ["das wirklich so?", 85, 262, 178, 275, 10, 10, [["das",85,100],["wirklich",114,151],["so?",164,178]]],
+  ["Ist es gleichgül-", 85, 276, 178, 289, 10, 11, [["Ist",85,97],["es",111,120],["gleichgül-",134,178]]],
+  ["tig, ob ich schreibe:", 204, 127, 298, 140, 10, 12],
+  ["»Dies ist ein Blind-", 204, 140, 298, 153, 10, 12],
+  ["text« oder »Huar-", 204, 154, 298, 167, 10, 12],
+  ["15", 192, 158, 199, 165, 5, 12],
+  ["dest gefburn«? Kjift", 204, 167, 298, 180, 10, 13],
+  ["– mitnichten! Ein", 204, 181, 298, 194, 10, 13, [["–",204,209],["mitnichten!",219,272],["Ein",282,298]]],
+  ["Blindtext liefert mir", 204, 194, 298, 207, 10, 14],
+  ["wichtige", 204, 208, 242, 221, 10, 14],
+  ["Hinwei-", 263, 208, 298, 221, 10, 14],
+  ["se. An ihm messe", 204, 222, 298, 235, 10, 15],
+  ["20", 192, 226, 199, 233, 5, 15],
+  ["ich die Lesbarkeit", 204, 235, 299, 248, 10, 16, [["ich",204,217],["die",227,240],["Lesbarkeit",250,299]]],
+  ["einer Schrift, ih-", 204, 249, 298, 262, 10, 17, [["einer",204,226],["Schrift,",239,273],["ih-",286,298]]],
+  ["re Anmutung, wie", 204, 262, 298, 275, 10, 18],
+  ["harmonisch die Fi-", 204, 276, 298, 289, 10, 18],
+  ["guren", 324, 127, 350, 140, 10, 19],
+  ["zueinander", 367, 127, 418, 140, 10, 19],
+  ["25", 312, 131, 319, 138, 5, 19],
+  ["stehen und prü-", 324, 140, 418, 153, 10, 20, [["stehen",324,354],["und",367,385],["prü-",399,418]]],
+  ["fe, wie breit oder", 324, 154, 418, 167, 10, 21],
+  ["schmal sie läuft.", 324, 167, 418, 180, 10, 21, [["schmal",324,356],["sie",369,381],["läuft.",393,418]]],
+  ["Ein Blindtext soll-", 324, 181, 418, 194, 10, 22],
+  ["te möglichst viele", 324, 194, 418, 207, 10, 22, [["te",324,333],["möglichst",342,386],["viele",397,418]]],
+  ["30", 312, 199, 319, 206, 5, 22],
+  ["verschiedene Buch-", 324, 208, 418, 221, 10, 23],
+  ["staben", 324, 222, 355, 235, 10, 23],
+  ["enthalten", 374, 222, 418, 235, 10, 23],
+  ["und in der Original-", 324, 235, 418, 248, 10, 24],
+  ["sprache gesetzt sein.", 324, 249, 418, 262, 10, 24],
+  ["Er muss keinen Sinn", 324, 262, 418, 275, 10, 24],
+  ["35", 312, 267, 319, 274, 5, 24],
+  ["ergeben, sollte aber", 324, 276, 418, 289, 10, 25],
+  ["lesbar sein. Fremd-", 443, 127, 537, 140, 10, 26],
+  ["sprachige Texte wie", 443, 140, 537, 153, 10, 26],
+  ["»Lorem ipsum« die-", 443, 154, 537, 167, 10, 26],
+  ["nen nicht dem ei-", 443, 167, 537, 180, 10, 26],
+  ["40", 431, 172, 438, 179, 5, 26],
+  ["gentlichen", 443, 181, 490, 194, 10, 27],
+  ["Zweck,", 506, 181, 538, 194, 10, 27],
+  ["da sie eine falsche", 443, 194, 537, 207, 10, 28],
+  ["Anmutung vermit-", 443, 208, 538, 221, 10, 28, [["Anmutung",443,493],["vermit-",504,538]]],
+  ["teln. e »Ein Zitat«.", 443, 222, 538, 235, 10, 29],
+  ["Schülerinnen", 443, 235, 503, 248, 10, 30],
+  ["und", 520, 235, 538, 248, 10, 30],
+  ["45", 431, 240, 438, 247, 5, 30],
+  ["Schüler oder Kolleg-", 443, 249, 537, 262, 10, 31],
+  ["innen und Kollegen", 443, 262, 537, 275, 10, 31],
+];
+
+test('four narrow columns of running text whose rows line up are no table: their cells read on, broken at hyphens', () => {
+  // The line numbers (5 pt) are moved out as margin notes before tables are looked for.
+  const lines = FOUR_COLUMNS.filter((l) => l[5] > 6).map(([text, x0, y0, x1, y1, size, block, segs]) => L(text, x0, y0, x1, { y1, size, block, ...(segs ? { segments: segs.map(([t, a, b]) => ({ text: t, x0: a, x1: b })) } : {}) }));
+  const tables = detectTables(lines, 10);
+  assert.ok(!tables.some((t) => t.lines.some((l) => /Hinwei-|Grauwert|gleichgül-/.test(l.text))), JSON.stringify(tables.map((t) => t.rows)));
+});
+
+test('a table of two-word cells in lower case is still a table (its cells do not end in broken words)', () => {
+  const rows = [['width', 'the width of the box'], ['height', 'the height of the box'], ['depth', 'the depth below the line'], ['fill', 'the colour inside'], ['frame', 'the rule around it']];
+  const lines = [...prose(72, 540, 80, 3, 0), ...rows.flatMap(([k, v], i) => [L(k!, 72, 140 + i * 14.5, 72 + k!.length * 5.6, { block: 1 }), L(v!, 200, 140 + i * 14.5, 200 + v!.length * 5.6, { block: 1 })])];
+  const tables = detectTables(lines, 11);
+  assert.equal(tables.length, 1);
+  assert.deepEqual(tables[0]!.rows.map((r) => r[0]), rows.map((r) => r[0]));
+});

@@ -371,7 +371,7 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
         if (above.cells.every((c) => c.text.length <= 40 && c.x0 >= x0 - body && c.x1 <= x1 + body && !CAPTION_RE.test(c.text)) && above.cells[0]!.x0 <= x0 + body) region.unshift(above);
       }
       const table = buildGrid(region);
-      if (table) {
+      if (table && !flowsAsText(table.rows)) {
         out.push(table);
         lastEnd = end;
       }
@@ -379,6 +379,32 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
     i = end + 1;
   }
   return out;
+}
+
+/**
+ * Narrow columns of running text (a worksheet in four columns of some 20 characters a line) whose rows line
+ * up like a grid: every column reads on from row to row. A table's cells rarely do: at least a sixth of the
+ * cells that have a cell under them end in a word broken at a hyphen ("Hinwei-" over "se. An ihm"), and
+ * over half continue into the cell under them (broken at a hyphen, or of two words or more without
+ * closing punctuation over a cell that starts in lower case).
+ */
+function flowsAsText(rows: readonly string[][]): boolean {
+  let pairs = 0;
+  let broken = 0;
+  let flowing = 0;
+  for (let r = 0; r + 1 < rows.length; r++) {
+    for (let c = 0; c < rows[r]!.length; c++) {
+      const a = rows[r]![c]?.trim() ?? '';
+      const b = rows[r + 1]![c]?.trim() ?? '';
+      if (!a || !b) continue;
+      pairs++;
+      if (/\p{Ll}-$/u.test(a) && /^\p{Ll}/u.test(b)) {
+        broken++;
+        flowing++;
+      } else if (/\S\s+\S/.test(a) && !/[.:;!?)\]]$/.test(a) && /^\p{Ll}/u.test(b)) flowing++;
+    }
+  }
+  return pairs >= 8 && broken * 6 >= pairs && flowing * 2 > pairs;
 }
 
 function buildGrid(region: Row[]): TableRegion | null {
