@@ -60,7 +60,7 @@ function textColumns(lines: readonly LayoutLine[], body: number): LayoutLine[][]
   for (const [x, n] of starts) {
     if (n < 3 || x - leftmost < 4 * body) continue;
     const at = x - 0.5 - 0.3 * body;
-    if (!found.some((c) => Math.abs(c - at) < body) && isGutter(at, lines, narrow, body)) found.push(at);
+    if (!found.some((c) => Math.abs(c - at) < body) && isGutter(at, lines, narrow, body, true)) found.push(at);
   }
   const cuts = found.sort((a, b) => a - b).filter((c, k, all) => k === 0 || c - all[k - 1]! >= body);
   if (cuts.length === 0) return [[...lines]];
@@ -69,8 +69,13 @@ function textColumns(lines: readonly LayoutLine[], body: number): LayoutLine[][]
   return cols;
 }
 
-/** Whether x = `at` is a column gutter (see {@link textColumns}). */
-function isGutter(at: number, lines: readonly LayoutLine[], narrow: readonly LayoutLine[], body: number): boolean {
+/**
+ * Whether x = `at` is a column gutter (see {@link textColumns}). `acrossTables`: the gap was not found by the
+ * sweep (a line crosses it somewhere), so it must not be the gap between two halves of a table that spans
+ * both columns (a `table*` of six columns): three or more rows with short lines (under 20 characters) on
+ * both sides of it make it no gutter.
+ */
+function isGutter(at: number, lines: readonly LayoutLine[], narrow: readonly LayoutLine[], body: number, acrossTables = false): boolean {
   const left = narrow.filter((l) => l.x1 <= at);
   const right = narrow.filter((l) => l.x0 >= at);
   const proseL = left.filter((l) => l.text.length >= 20);
@@ -89,9 +94,15 @@ function isGutter(at: number, lines: readonly LayoutLine[], narrow: readonly Lay
       const [a, b] = [edges[k]!, edges[k + 1]!];
       const within = (l: LayoutLine): boolean => l.y0 >= a - 1 && l.y1 <= b + 1;
       const sub = narrow.filter(within);
-      if (sub.length < narrow.length && sub.length >= 10 && isGutter(at, lines.filter(within), sub, body)) return true;
+      if (sub.length < narrow.length && sub.length >= 10 && isGutter(at, lines.filter(within), sub, body, acrossTables)) return true;
     }
     return false;
+  }
+  if (acrossTables) {
+    const short = (l: LayoutLine): boolean => inBand(l) && l.text.trim().length < 20;
+    const shortRight = right.filter(short);
+    let rows = 0;
+    for (const l of left) if (short(l) && shortRight.some((r) => Math.min(l.y1, r.y1) - Math.max(l.y0, r.y0) > 0.5 * Math.min(l.y1 - l.y0, r.y1 - r.y0)) && ++rows >= 3) return false;
   }
   const leftEdge = Math.max(...left.filter(inBand).map((l) => l.x1));
   const rightEdge = Math.min(...right.filter(inBand).map((l) => l.x0));
