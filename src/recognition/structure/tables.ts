@@ -70,10 +70,34 @@ function textColumns(lines: readonly LayoutLine[], body: number): LayoutLine[][]
 }
 
 /**
+ * Three consecutive rows (each within 1.25 line heights of the one before: set solid, as table rows are)
+ * with short lines (under 20 characters) on both sides of a gap: a table's rows across it. Two text columns
+ * have such rows only now and then (a heading beside a paragraph's last line), and an author block's rows
+ * of names and cities stand further apart (its colleges between them are longer).
+ */
+function tableAcross(left: readonly LayoutLine[], right: readonly LayoutLine[], inBand: (l: LayoutLine) => boolean): boolean {
+  const short = (l: LayoutLine): boolean => inBand(l) && l.text.trim().length < 20;
+  const shortRight = right.filter(short);
+  const rows = left
+    .filter((l) => short(l) && shortRight.some((r) => Math.min(l.y1, r.y1) - Math.max(l.y0, r.y0) > 0.5 * Math.min(l.y1 - l.y0, r.y1 - r.y0)))
+    .map((l) => [(l.y0 + l.y1) / 2, l.y1 - l.y0] as const)
+    .sort((a, b) => a[0] - b[0]);
+  let run = 1;
+  for (let k = 1; k < rows.length; k++) {
+    const d = rows[k]![0] - rows[k - 1]![0];
+    const h = Math.max(rows[k]![1], rows[k - 1]![1]);
+    if (d < 0.5 * h) continue; // another cell of the same row
+    run = d <= 1.25 * h ? run + 1 : 1;
+    if (run >= 3) return true;
+  }
+  return false;
+}
+
+/**
  * Whether x = `at` is a column gutter (see {@link textColumns}). `acrossTables`: the gap was not found by the
  * sweep (a line crosses it somewhere), so it must not be the gap between two halves of a table that spans
- * both columns (a `table*` of six columns): three or more rows with short lines (under 20 characters) on
- * both sides of it make it no gutter.
+ * both columns (a `table*` of six columns): see {@link tableAcross}, over the whole band (a stretch between
+ * crossing lines is then not asked again).
  */
 function isGutter(at: number, lines: readonly LayoutLine[], narrow: readonly LayoutLine[], body: number, acrossTables = false): boolean {
   const left = narrow.filter((l) => l.x1 <= at);
@@ -85,6 +109,7 @@ function isGutter(at: number, lines: readonly LayoutLine[], narrow: readonly Lay
   const top = Math.max(Math.min(...left.map((l) => l.y0)), Math.min(...right.map((l) => l.y0)));
   const bottom = Math.min(Math.max(...left.map((l) => l.y1)), Math.max(...right.map((l) => l.y1)));
   const inBand = (l: LayoutLine): boolean => l.y1 > top + 1 && l.y0 < bottom - 1;
+  if (acrossTables && tableAcross(left, right, inBand)) return false;
   const crossing = narrow.filter((l) => l.x0 < at && l.x1 > at && inBand(l)).sort((a, b) => a.y0 - b.y0);
   if (crossing.length) {
     // Lines crossing the gap inside the band (an author block of three names over both columns of a paper's
@@ -94,15 +119,9 @@ function isGutter(at: number, lines: readonly LayoutLine[], narrow: readonly Lay
       const [a, b] = [edges[k]!, edges[k + 1]!];
       const within = (l: LayoutLine): boolean => l.y0 >= a - 1 && l.y1 <= b + 1;
       const sub = narrow.filter(within);
-      if (sub.length < narrow.length && sub.length >= 10 && isGutter(at, lines.filter(within), sub, body, acrossTables)) return true;
+      if (sub.length < narrow.length && sub.length >= 10 && isGutter(at, lines.filter(within), sub, body)) return true;
     }
     return false;
-  }
-  if (acrossTables) {
-    const short = (l: LayoutLine): boolean => inBand(l) && l.text.trim().length < 20;
-    const shortRight = right.filter(short);
-    let rows = 0;
-    for (const l of left) if (short(l) && shortRight.some((r) => Math.min(l.y1, r.y1) - Math.max(l.y0, r.y0) > 0.5 * Math.min(l.y1 - l.y0, r.y1 - r.y0)) && ++rows >= 3) return false;
   }
   const leftEdge = Math.max(...left.filter(inBand).map((l) => l.x1));
   const rightEdge = Math.min(...right.filter(inBand).map((l) => l.x0));
