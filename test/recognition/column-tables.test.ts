@@ -383,3 +383,84 @@ test('a table spanning both columns, its halves apart at the gutter, stays one t
   assert.ok(wide, JSON.stringify(tables.map((t) => t.rows.slice(0, 2))));
   assert.deepEqual(wide.rows.find((r) => r.includes('0.94363')), ['0.05', '0.05637', '0.94363', '1.20', '0.91031', '0.08969']);
 });
+
+/**
+ * A conversion table of three columns (quantity, factor, unit; the units up to 26 characters), the page as
+ * MuPDF gives it (tune part of the real development set: erdc's sample.pdf, page 10).
+ */
+const UNIT_TABLE: [string, number, number, number, number, number, number, [string, number, number][]?][] = [
+  ["ERDC/CRREL SR-05-78", 73, 36, 176, 48, 9, 0],
+  ["viii", 526, 36, 538, 48, 9, 0],
+  ["Multiply", 116, 80, 151, 92, 9, 1],
+  ["By", 330, 80, 340, 92, 9, 1],
+  ["To Obtain", 411, 80, 452, 92, 9, 1],
+  ["pounds (force) per inch", 116, 98, 213, 110, 9, 2],
+  ["175.1268", 330, 98, 372, 110, 9, 2],
+  ["newtons per meter", 411, 98, 491, 110, 9, 2],
+  ["pounds (force) per square foot", 116, 114, 244, 126, 9, 3],
+  ["47.88026", 330, 114, 371, 126, 9, 3],
+  ["pascals", 411, 114, 443, 126, 9, 3],
+  ["pounds (force) per square inch", 116, 130, 245, 142, 9, 4],
+  ["6.894757", 330, 130, 372, 142, 9, 4],
+  ["kilopascals", 411, 130, 458, 142, 9, 4],
+  ["pounds (mass)", 116, 146, 178, 158, 9, 5],
+  ["0.45359237", 330, 146, 384, 158, 9, 5],
+  ["kilograms", 411, 146, 453, 158, 9, 5],
+  ["pounds (mass) per cubic foot", 116, 162, 239, 174, 9, 6],
+  ["16.01846", 330, 162, 373, 174, 9, 6],
+  ["kilograms per cubic meter", 411, 162, 522, 174, 9, 6],
+  ["pounds (mass) per cubic inch", 116, 178, 240, 190, 9, 7],
+  ["2.757990E+04", 330, 178, 395, 190, 9, 7],
+  ["kilograms per cubic meter", 411, 178, 522, 190, 9, 7],
+  ["pounds (mass) per square foot", 116, 194, 246, 206, 9, 8],
+  ["4.882428", 330, 194, 372, 206, 9, 8],
+  ["kilograms per square meter", 411, 194, 529, 206, 9, 8],
+  ["pounds (mass) per square yard", 116, 210, 247, 222, 9, 9],
+  ["0.542492", 330, 210, 373, 222, 9, 9],
+  ["kilograms per square meter", 411, 210, 529, 222, 9, 9],
+  ["quarts (U.S. liquid)", 116, 226, 194, 238, 9, 10],
+  ["9.463529E-04", 330, 226, 392, 238, 9, 10],
+  ["cubic meters", 411, 226, 466, 238, 9, 10],
+  ["slugs", 116, 241, 138, 253, 9, 11],
+  ["14.59390", 330, 241, 373, 253, 9, 11],
+  ["kilograms", 411, 241, 453, 253, 9, 11],
+  ["square feet", 116, 257, 164, 269, 9, 12],
+  ["0.09290304", 330, 257, 384, 269, 9, 12],
+  ["square meters", 411, 257, 472, 269, 9, 12],
+  ["square inches", 116, 273, 175, 285, 9, 13],
+  ["6.4516E-04", 330, 273, 380, 285, 9, 13],
+  ["square meters", 411, 273, 472, 285, 9, 13],
+  ["square miles", 116, 289, 171, 301, 9, 14],
+  ["2.589998E+06", 330, 289, 396, 301, 9, 14],
+  ["square meters", 411, 289, 472, 301, 9, 14],
+  ["square yards", 116, 305, 170, 317, 9, 15],
+  ["0.8361274", 330, 305, 377, 317, 9, 15],
+  ["square meters", 411, 305, 472, 317, 9, 15],
+  ["tons (force)", 116, 321, 163, 333, 9, 16],
+  ["8,896.443", 330, 321, 375, 333, 9, 16],
+  ["newtons", 411, 321, 446, 333, 9, 16],
+  ["tons (force) per square foot", 116, 337, 231, 349, 9, 17],
+  ["95.76052", 330, 337, 372, 349, 9, 17],
+  ["kilopascals", 411, 337, 458, 349, 9, 17],
+  ["tons (long) per cubic yard", 116, 353, 223, 365, 9, 18],
+  ["1,328.939", 330, 353, 375, 365, 9, 18],
+  ["kilograms per cubic meter", 411, 353, 522, 365, 9, 18],
+  ["tons (nuclear equivalent of TNT)", 116, 369, 250, 381, 9, 19],
+  ["4.184E+09", 330, 369, 378, 381, 9, 19],
+  ["joules", 411, 369, 436, 381, 9, 19],
+  ["tons (2,000 pounds, mass)", 116, 385, 230, 397, 9, 20],
+  ["907.1847", 330, 385, 371, 397, 9, 20],
+  ["kilograms", 411, 385, 453, 397, 9, 20],
+  ["tons (2,000 pounds, mass) per square foot", 116, 401, 297, 413, 9, 21],
+  ["9,764.856", 330, 401, 375, 413, 9, 21],
+  ["kilograms per square meter", 411, 401, 529, 413, 9, 21],
+  ["yards", 116, 417, 138, 429, 9, 22],
+  ["0.9144", 330, 417, 361, 429, 9, 22],
+  ["meters", 411, 417, 441, 429, 9, 22],
+];
+
+test('a table whose last column holds longer cells keeps it: the gap before it is no text column gutter', () => {
+  const lines = UNIT_TABLE.map(([text, x0, y0, x1, y1, size, block, segs]) => L(text, x0, y0, x1, { y1, size, block, ...(segs ? { segments: segs.map(([t, a, b]) => ({ text: t, x0: a, x1: b })) } : {}) }));
+  const rows = detectTables(lines, 9).flatMap((t) => t.rows);
+  assert.ok(rows.some((r) => r.join('|') === 'square yards|0.8361274|square meters'), JSON.stringify(rows.slice(0, 4)));
+});

@@ -94,10 +94,20 @@ function tableAcross(left: readonly LayoutLine[], right: readonly LayoutLine[], 
 }
 
 /**
+ * Five lines or more of 40 characters on each side of a gap: columns of running text, as a table's columns
+ * of units or names ("kilograms per cubic meter") are not.
+ */
+function textBothSides(left: readonly LayoutLine[], right: readonly LayoutLine[], inBand: (l: LayoutLine) => boolean): boolean {
+  const long = (l: LayoutLine): boolean => inBand(l) && l.text.length >= 40;
+  return left.filter(long).length >= 5 && right.filter(long).length >= 5;
+}
+
+/**
  * Whether x = `at` is a column gutter (see {@link textColumns}). `acrossTables`: the gap was not found by the
  * sweep (a line crosses it somewhere), so it must not be the gap between two halves of a table that spans
- * both columns (a `table*` of six columns): see {@link tableAcross}, over the whole band (a stretch between
- * crossing lines is then not asked again).
+ * both columns (a `table*` of six columns; see {@link tableAcross}, over the whole band: a stretch between
+ * crossing lines is then not asked again), nor the gap before a table's column of longer cells: running
+ * text on both sides ({@link textBothSides}).
  */
 function isGutter(at: number, lines: readonly LayoutLine[], narrow: readonly LayoutLine[], body: number, acrossTables = false): boolean {
   const left = narrow.filter((l) => l.x1 <= at);
@@ -109,7 +119,7 @@ function isGutter(at: number, lines: readonly LayoutLine[], narrow: readonly Lay
   const top = Math.max(Math.min(...left.map((l) => l.y0)), Math.min(...right.map((l) => l.y0)));
   const bottom = Math.min(Math.max(...left.map((l) => l.y1)), Math.max(...right.map((l) => l.y1)));
   const inBand = (l: LayoutLine): boolean => l.y1 > top + 1 && l.y0 < bottom - 1;
-  if (acrossTables && tableAcross(left, right, inBand)) return false;
+  if (acrossTables && (tableAcross(left, right, inBand) || !textBothSides(left, right, inBand))) return false;
   const crossing = narrow.filter((l) => l.x0 < at && l.x1 > at && inBand(l)).sort((a, b) => a.y0 - b.y0);
   if (crossing.length) {
     // Lines crossing the gap inside the band (an author block of three names over both columns of a paper's
