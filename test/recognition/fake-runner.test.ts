@@ -29,11 +29,11 @@ const timedOut: ToolResult = { exitCode: null, signal: 'SIGKILL', stdout: new Ui
 
 test('a page whose text layer times out is failed and reported; the other pages convert', { skip: await needs('mutool') }, async () => {
   // Any stext run that covers page 2 "hangs": the start script (facts and pages 1-32 in one `mutool run`)
-  // and any `mutool convert` range with page 2. The separate facts calls and the chunk run instead, the
-  // chunk is retried page by page, so only page 2 is lost.
+  // and any text-script or `mutool convert` range with page 2. The separate facts calls and the chunk run
+  // instead, the chunk is retried page by page, so only page 2 is lost.
   const flaky = wrap(runner, (r) => {
-    if (r.tool === 'mutool' && r.args[0] === 'run') return timedOut;
-    if (r.tool !== 'mutool' || r.args[0] !== 'convert') return null;
+    if (r.tool === 'mutool' && r.args[0] === 'run' && r.args[1] === 'lectern-start.js') return timedOut;
+    if (r.tool !== 'mutool' || (r.args[0] !== 'convert' && r.args[0] !== 'run')) return null;
     const range = r.args[r.args.length - 1]!;
     const [a, b] = range.split('-').map(Number) as [number, number?];
     return a! <= 2 && (b ?? a!) >= 2 ? timedOut : null;
@@ -46,12 +46,14 @@ test('a page whose text layer times out is failed and reported; the other pages 
   assert.match(r.markdown, /<!-- page 2 -->\n\n<!-- page 3 -->/);
 });
 
-test('a mutool whose script API differs: the separate calls convert, and the start script is dropped after three tries', { skip: await needs('mutool') }, async () => {
+test('a mutool whose script API differs: the separate calls convert, and the scripts are dropped after three tries', { skip: await needs('mutool') }, async () => {
   const apiError: ToolResult = { exitCode: 1, signal: null, stdout: new Uint8Array(), stderr: "ReferenceError: 'Document' is not defined\n\tat lectern-start.js:2\n", timedOut: false, aborted: false, outputLimitExceeded: false, spawnFailed: false, durationMs: 5 };
   let starts = 0;
+  let texts = 0;
   const inner = wrap(runner, (r) => {
     if (r.tool === 'mutool' && r.args[0] === 'run') {
-      starts++;
+      if (r.args[1] === 'lectern-start.js') starts++;
+      else texts++;
       return apiError;
     }
     return null;
@@ -63,6 +65,9 @@ test('a mutool whose script API differs: the separate calls convert, and the sta
     assert.deepEqual(r.report.pages.which.textLayer, [1, 2]);
   }
   assert.equal(starts, 3);
+  // The text script fails the same way on the first two conversions (one chunk each, then `mutool convert`);
+  // from the third start script's failure on, neither script is tried.
+  assert.equal(texts, 2);
 });
 
 test('a missing tool makes its format unavailable, with a typed error', async () => {

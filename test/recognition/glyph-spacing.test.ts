@@ -53,6 +53,15 @@ test('letter-spaced text, captions with no space glyphs, kerned pairs and ligatu
   assert.ok(md.includes(prose));
 });
 
+test('a tightly set line whose word gaps are all under 0.15 em, with no punctuation or case change inside, gets its spaces back', { skip }, async () => {
+  // Words 0.14 em apart with no space glyph (a justified line squeezed tight): MuPDF's JSON has one 56-letter token.
+  const tight = 'the finance team then found that the other partners were often late'.split(' ').flatMap((w, i) => (i ? [140, w] : [w])).map((g) => (typeof g === 'number' ? -g : g));
+  const pdf = buildPdf([{ runs: [{ x: 72, y: 80, text: prose, size: 10 }, { x: 72, y: 92, text: '', size: 10, glyphs: tight }, { x: 72, y: 104, text: prose, size: 10 }] }]);
+  const md = (await convertDocument(pdf, { runner })).markdown;
+  assert.match(md, /the finance team then found that the other partners were often late/);
+  assert.ok(md.includes(prose));
+});
+
 test('a page with ordinary spacing is not read again and keeps its text', { skip }, async () => {
   const pdf = buildPdf([{ runs: [{ x: 72, y: 80, text: prose, size: 10 }, { x: 72, y: 100, text: 'A short line of a few words.', size: 10 }] }]);
   const r = await convertDocument(pdf, { runner });
@@ -100,6 +109,9 @@ test('spacingSuspect: letters split by spaces or a long run without spaces; math
   assert.equal(spacingSuspect([line('x y z w v u', { mono: true }), line('see https://example.org/averyveryverylongpath/index')]), false);
   // A long compound word is not words run together.
   assert.equal(spacingSuspect([line('Donaudampfschifffahrtsgesellschaft')]), false);
+  assert.equal(spacingSuspect([line('Donaudampfschifffahrtsgesellschaftskapitän.')]), false);
+  // A tightly justified line whose word gaps all fell under MuPDF's 0.15 em: letters only, no case change.
+  assert.equal(spacingSuspect([line('Tambémhácomoalteraroespaçoverticalacimaeabaixodasseçõesusando \\sectionspaces,')]), true);
   assert.equal(spacingSuspect([line(prose)]), false);
 });
 

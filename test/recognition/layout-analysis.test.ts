@@ -327,3 +327,16 @@ test('a margin note set between two lines of a paragraph block does not cut the 
   assert.match(md, /spnewtheorem/, 'the note is kept, after the paragraph');
   assert.ok(md.indexOf('spnewtheorem') > md.indexOf('fonts used.'));
 });
+
+test('a word broken after a hyphenating prefix is joined when the document has no such word: the broken rest does not vouch for it', () => {
+  const b = nb();
+  const lines = [
+    L('This option can be used to invert the logo colours of the school. It is inter-', 100, { block: b, x1: 520 }),
+    L('nally used in some poster and beamer elements, and in the self-', 112, { block: b, x1: 520 }),
+    L('attention of the reader where the attention of the reader is asked.', 124, { block: b, x1: 400 }),
+  ];
+  const { blocks } = analyzeLayout({ pages: [page(1, lines)] });
+  const text = blocks.map((x) => ('text' in x ? x.text : '')).join('\n');
+  assert.match(text, /It is internally used in some poster/);
+  assert.match(text, /the self-attention of the reader/);
+});

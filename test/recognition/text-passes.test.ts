@@ -22,6 +22,16 @@ test('line-end hyphens: kept for hyphenating prefixes, attested compounds, capit
   assert.equal(joinLines('Pre-', 'Digital Era'), 'Pre-Digital Era');
 });
 
+test('line-end hyphens after a prefix: joined when the document never uses the rest as a word', () => {
+  const v = new Vocabulary();
+  v.add('the attention of a governmental body; used in some poster elements');
+  assert.equal(joinLines('a non-', 'governmental body', v), 'a non-governmental body');
+  assert.equal(joinLines('self-', 'attention layers', v), 'self-attention layers');
+  // "nally" and "formation" are no words of the document: broken words, not compounds.
+  assert.equal(joinLines('It is inter-', 'nally used', v), 'It is internally used');
+  assert.equal(joinLines('the in-', 'formation given', v), 'the information given');
+});
+
 test('soft hyphens join, dashes and CJK keep their spacing rules', () => {
   assert.equal(joinLines('hyphen\u00ad', 'ation'), 'hyphenation');
   assert.equal(joinLines('one idea —', 'another'), 'one idea — another');

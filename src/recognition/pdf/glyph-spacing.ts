@@ -88,11 +88,19 @@ const URLISH = /[/\\_@#=~]|\.\p{L}+\./u;
 const RUN_TOGETHER = /\p{Ll}{3}.*(?:[.,:;!?)][\p{L}\p{N}]|\p{Ll}\p{Lu}|\p{L}\p{N}+\p{L})|(?:[.,:;!?)][\p{L}\p{N}]|\p{Ll}\p{Lu}|\p{L}\p{N}+\p{L}).*\p{Ll}{3}/u;
 
 /**
+ * A token of this many letters is words run together even without punctuation or a case change inside: the
+ * longest words of running text are compounds of some 30-40 letters, while a tightly justified line whose
+ * word gaps fell under MuPDF's 0.15 em reads as one token of 50-70 ("Tambémhácomoalteraroespaçovertical...").
+ */
+const LONG_RUN = 44;
+const LETTERS_ONLY = /^\p{L}+[.,:;!?]?$/u;
+
+/**
  * Whether a page's lines (from MuPDF's JSON) show the spacing faults that a re-read from glyph advances
  * repairs: a line of six or more words at least half of which are single letters other than "a" and "I"
  * (letter-spaced text split at every glyph), or a token of 24 or more characters that is not a URL, path
  * or identifier and has punctuation, a case change or a digit inside it (a line whose spaces were all
- * lost; a long compound word is not one). Math and monospaced lines are left out.
+ * lost; a long compound word is not one), or a token of LONG_RUN letters. Math and monospaced lines are left out.
  */
 export function spacingSuspect(lines: readonly LayoutLine[]): boolean {
   for (const l of lines) {
@@ -103,7 +111,7 @@ export function spacingSuspect(lines: readonly LayoutLine[]): boolean {
       for (const t of toks) if (SINGLE_LETTER.test(t) && t !== 'a' && t !== 'A' && t !== 'I') single++;
       if (single * 2 >= toks.length) return true;
     }
-    for (const t of toks) if (t.length >= 24 && RUN_TOGETHER.test(t) && !URLISH.test(t)) return true;
+    for (const t of toks) if (t.length >= 24 && (RUN_TOGETHER.test(t) || (t.length >= LONG_RUN && LETTERS_ONLY.test(t))) && !URLISH.test(t)) return true;
   }
   return false;
 }

@@ -6,8 +6,80 @@
 // program (MuJS, ECMAScript 5); mutool stays a separate process.
 //
 // Arguments: input file, output JSON file, number of leading pages to extract.
+// Both scripts first give ligature glyphs their letters (LIGATURES below), which `mutool convert` cannot.
 // Any failure (password, damaged page tree, a page that cannot be read) throws, so mutool exits non-zero
 // and the caller falls back to the separate `mutool show` / `mutool pages` / `mutool convert` calls.
+
+/**
+ * Ligature glyphs named by their letters joined with underscores (`f_f`, `f_i`, `f_f_i`, `T_h`, `uni0066_uni0069`;
+ * a `.suffix` ignored), the Adobe Glyph List's rule for ligature names, as TeX's Type 1 fonts (Libertine,
+ * newtx, Nimbus) name them in the font's /Differences. MuPDF 1.21 maps such a name to its first letter only
+ * ("ofers" for "offers", "frst" for "first"), where `pdftotext` reads every letter. For each simple font of the
+ * pages' resources (and of their forms') that has no ToUnicode, a ToUnicode CMap is added in memory that maps
+ * just those codes to their letters; MuPDF still maps every other code from its glyph name, as before. The
+ * file is not changed. Defines lecternLigatures(doc, first, last) (0-based pages, last excluded).
+ */
+const LIGATURES = String.raw`
+function lecternLigatures(doc, first, last) {
+  var seen = {};
+  function hex4(c) { var h = c.toString(16).toUpperCase(); while (h.length < 4) h = '0' + h; return h; }
+  function letters(name) {
+    var base = name.split('.')[0];
+    if (base.indexOf('_') < 0) return null;
+    var parts = base.split('_'), out = '';
+    for (var q = 0; q < parts.length; q++) {
+      var c = parts[q];
+      if (/^[A-Za-z]$/.test(c)) out += hex4(c.charCodeAt(0));
+      else if (/^uni(?:[0-9A-F]{4})+$/.test(c)) out += c.slice(3);
+      else if (/^u[0-9A-F]{4}$/.test(c)) out += c.slice(1);
+      else return null;
+    }
+    return out;
+  }
+  function once(o) {
+    if (!o.isIndirect()) return true;
+    var k = 'o' + o.asIndirect();
+    if (seen[k]) return false;
+    seen[k] = true;
+    return true;
+  }
+  function font(f) {
+    if (!f || !f.isDictionary() || !once(f) || f.get('ToUnicode')) return;
+    var enc = f.get('Encoding');
+    if (!enc || !enc.isDictionary()) return;
+    var d = enc.get('Differences');
+    if (!d || !d.isArray()) return;
+    var code = 0, map = [];
+    for (var j = 0; j < d.length; j++) {
+      var v = d.get(j);
+      if (v.isNumber()) code = v.asNumber();
+      else if (v.isName()) {
+        var u = code >= 0 && code < 256 ? letters(v.asName()) : null;
+        if (u) map.push('<' + (code < 16 ? '0' : '') + code.toString(16) + '> <' + u + '>');
+        code++;
+      }
+    }
+    if (!map.length) return;
+    f.put('ToUnicode', doc.addStream('/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /Lectern-Ligatures def /CMapType 2 def\n1 begincodespacerange <00> <FF> endcodespacerange\n' + map.length + ' beginbfchar\n' + map.join('\n') + '\nendbfchar\nendcmap CMapName currentdict /CMap defineresource pop end end\n', {}));
+  }
+  function resources(r, depth) {
+    if (!r || !r.isDictionary() || depth > 8 || !once(r)) return;
+    var fonts = r.get('Font');
+    if (fonts && fonts.isDictionary()) fonts.forEach(function (k, f) { font(f); });
+    var xs = r.get('XObject');
+    if (xs && xs.isDictionary()) xs.forEach(function (k, x) { if (x && x.isStream() && once(x) && x.get('Resources')) resources(x.get('Resources'), depth + 1); });
+  }
+  for (var i = first; i < last; i++) {
+    var o = doc.findPage(i), r = null;
+    for (var up = 0; o && o.isDictionary() && up < 32; up++) {
+      r = o.get('Resources');
+      if (r) break;
+      o = o.get('Parent');
+    }
+    resources(r, 0);
+  }
+}
+`;
 
 /** File name of the script inside the workspace. */
 export const START_SCRIPT_NAME = 'lectern-start.js';
@@ -45,6 +117,7 @@ function outline(items, depth) {
 }
 outline(doc.loadOutline(), 1);
 var last = Math.min(n, Number(scriptArgs[2]));
+lecternLigatures(doc, 0, last);
 var w = new DocumentWriter(scriptArgs[1], 'stext.json', 'preserve-images');
 for (var p = 0; p < last; p++) {
   var page = doc.loadPage(p);
@@ -53,4 +126,29 @@ for (var p = 0; p < last; p++) {
   w.endPage();
 }
 w.close();
-`;
+` + LIGATURES;
+
+/** File name of the text script inside the workspace. */
+export const TEXT_SCRIPT_NAME = 'lectern-text.js';
+
+/**
+ * The text layer of a page range as `mutool convert -F FORMAT -O preserve-images -o OUT input.pdf RANGE`
+ * writes it (same MuPDF document writer), after LIGATURES. Arguments: input file, output file, format
+ * (`stext.json` or `stext`), range (`N` or `N-M`, 1-based, last).
+ */
+export const TEXT_SCRIPT = String.raw`
+var doc = new Document(scriptArgs[0]);
+if (doc.needsPassword()) throw new Error('password required');
+var range = scriptArgs[3].split('-');
+var first = Number(range[0]) - 1;
+var last = Math.min(doc.countPages(), Number(range[range.length - 1]));
+lecternLigatures(doc, first, last);
+var w = new DocumentWriter(scriptArgs[1], scriptArgs[2], 'preserve-images');
+for (var p = first; p < last; p++) {
+  var page = doc.loadPage(p);
+  var dev = w.beginPage(page.bound());
+  page.run(dev, Identity);
+  w.endPage();
+}
+w.close();
+` + LIGATURES;

@@ -9,7 +9,7 @@ import type { LayoutLine, PageExtraction } from '../layout-model.js';
 import { mapLimit } from '../map-limit.js';
 import { recognizePage } from '../ocr/ocr-engine.js';
 import { SHOW_PATHS, SHOW_PATHS_WITH_BOXES, parsePagesXml, parseShowOutput, parseShowWithBoxes, type PdfDocumentInfo, type PdfOutlineEntry, type PdfPageBox } from './pdf-info.js';
-import { START_SCRIPT, START_SCRIPT_NAME } from './mutool-script.js';
+import { START_SCRIPT, START_SCRIPT_NAME, TEXT_SCRIPT, TEXT_SCRIPT_NAME } from './mutool-script.js';
 import { chooseDpi, nativeImagePpi } from './render-resolution.js';
 import { parseStextJson, parseStextPage, rtlShare, type StextPage, type StextPageContent } from './stext-parser.js';
 import { parseTraceRules, rebuildStacks } from './math-stacks.js';
@@ -46,7 +46,11 @@ const text = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.by
 export async function extractPdf(bytes: Uint8Array, ctx: ConversionContext): Promise<PdfExtraction> {
   const ws = ctx.workspace;
   const resumed = ctx.resumed.size > 0;
-  await Promise.all([ws.writeFile(INPUT, bytes), resumed ? null : ws.writeFile(START_SCRIPT_NAME, new TextEncoder().encode(START_SCRIPT))]);
+  await Promise.all([
+    ws.writeFile(INPUT, bytes),
+    resumed ? null : ws.writeFile(START_SCRIPT_NAME, new TextEncoder().encode(START_SCRIPT)),
+    ws.writeFile(TEXT_SCRIPT_NAME, new TextEncoder().encode(TEXT_SCRIPT)),
+  ]);
   await ctx.useTool('mutool');
   ctx.backends.add('mutool-stext');
   const t0 = ctx.now();
@@ -240,6 +244,7 @@ function chunkTimeoutMs(pages: number, ctx: ConversionContext): number {
  * every document with a ReferenceError or TypeError (MuPDF's own errors are plain `Error`s). After three
  * such failures and no success the script is no longer tried with that version in this process.
  */
+const API_ERROR_RE = /^(?:ReferenceError|TypeError|SyntaxError)\b/m;
 const startScriptOutcomes = new Map<string, { apiFailures: number; successes: number }>();
 
 function startScriptUsable(ctx: ConversionContext): boolean {
@@ -251,7 +256,7 @@ function noteStartScript(ctx: ConversionContext, run: ToolResult): void {
   const key = ctx.tools.mutool ?? '';
   const o = startScriptOutcomes.get(key) ?? { apiFailures: 0, successes: 0 };
   if (run.exitCode === 0) o.successes++;
-  else if (/^(?:ReferenceError|TypeError|SyntaxError)\b/m.test(run.stderr)) o.apiFailures++;
+  else if (API_ERROR_RE.test(run.stderr)) o.apiFailures++;
   startScriptOutcomes.set(key, o);
 }
 
@@ -295,18 +300,26 @@ async function readStext(out: string, pages: number, r: ToolResult, ms: number, 
   }
 }
 
+/**
+ * The text layer of a page range in MuPDF's `stext.json` or `stext` (XML) format: by the text script (the
+ * ligature names mapped first, see mutool-script.ts), or by `mutool convert` where this mutool's script API
+ * differs (the start script's record, kept by the start script alone) or the script fails on it with an API error.
+ */
+async function textLayerRun(format: 'stext.json' | 'stext', out: string, range: string, timeoutMs: number, ctx: ConversionContext): Promise<ToolResult> {
+  const base = { tool: 'mutool', timeoutMs, maxMemoryBytes: ctx.limits.maxToolMemoryBytes, ...(ctx.signal ? { signal: ctx.signal } : {}) };
+  if (startScriptUsable(ctx)) {
+    const r = await ctx.workspace.run({ ...base, args: ['run', TEXT_SCRIPT_NAME, INPUT, out, format, range] });
+    if (r.exitCode === 0 || !API_ERROR_RE.test(r.stderr)) return r;
+  }
+  return ctx.workspace.run({ ...base, args: ['convert', '-F', format, '-O', 'preserve-images', '-o', out, INPUT, range] });
+}
+
 async function runStext(pages: number[], ctx: ConversionContext, clamped = false): Promise<StextRun> {
   const out = `stext-${pages[0]}${clamped ? '-spec' : ''}.json`;
   const range = pages.length === 1 ? String(pages[0]) : `${pages[0]}-${pages[pages.length - 1]}`;
   const timeout = Math.max(1000, Math.min(chunkTimeoutMs(pages.length, ctx), ctx.remainingMs()));
   const t0 = ctx.now();
-  const r = await ctx.workspace.run({
-    tool: 'mutool',
-    args: ['convert', '-F', 'stext.json', '-O', 'preserve-images', '-o', out, INPUT, range],
-    timeoutMs: timeout,
-    maxMemoryBytes: ctx.limits.maxToolMemoryBytes,
-    ...(ctx.signal ? { signal: ctx.signal } : {}),
-  });
+  const r = await textLayerRun('stext.json', out, range, timeout, ctx);
   const ms = ctx.now() - t0;
   ctx.time('extract', ms);
   return readStext(out, pages.length, r, ms, ctx, clamped);
@@ -540,13 +553,7 @@ async function displayContent(content: StextPageContent, ctx: ConversionContext,
 
 async function xmlContent(p: number, ctx: ConversionContext): Promise<StextPageContent | null> {
   const out = `stext-${p}.xml`;
-  const r = await ctx.workspace.run({
-    tool: 'mutool',
-    args: ['convert', '-F', 'stext', '-O', 'preserve-images', '-o', out, INPUT, String(p)],
-    timeoutMs: Math.max(1000, Math.min(ctx.limits.pageTimeoutMs, ctx.remainingMs())),
-    maxMemoryBytes: ctx.limits.maxToolMemoryBytes,
-    ...(ctx.signal ? { signal: ctx.signal } : {}),
-  });
+  const r = await textLayerRun('stext', out, String(p), Math.max(1000, Math.min(ctx.limits.pageTimeoutMs, ctx.remainingMs())), ctx);
   const bytes = await ctx.workspace.readFile(out, 128 * 1024 * 1024);
   await ctx.workspace.remove(out);
   if (r.exitCode !== 0 || !bytes) return null;

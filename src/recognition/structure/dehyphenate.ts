@@ -1,7 +1,8 @@
 // Joining lines into paragraph text, with careful de-hyphenation: a line-end hyphen is removed only when
 // the joined word is attested in the document (or nothing says otherwise), and kept when the hyphenated
-// form is attested, the fragment is a prefix that takes a hyphen ("non-governmental", "self-attention"),
-// or the continuation starts with a capital or digit ("COVID-19", "Pre-Digital").
+// form is attested, the fragment is a prefix that takes a hyphen ("non-governmental", "self-attention")
+// before a word the document uses on its own, or the continuation starts with a capital or digit
+// ("COVID-19", "Pre-Digital").
 
 import { collapseWhitespace } from './patterns.js';
 
@@ -100,7 +101,9 @@ export function joinLines(prev: string, next: string, vocab?: Vocabulary): strin
         if (word && !compound) return a.slice(0, -1) + b;
         if (compound && !word) return a + b;
       }
-      if (HYPHEN_PREFIXES.has(left.toLowerCase())) return a + b;
+      // A prefix keeps its hyphen unless the document never uses the rest as a word of its own ("inter-" over
+      // "nally" is a broken "internally"; the vocabulary leaves out the first words of such lines).
+      if (HYPHEN_PREFIXES.has(left.toLowerCase()) && (!vocab || vocab.has(right))) return a + b;
       return a.slice(0, -1) + b;
     }
   }

@@ -144,6 +144,15 @@ export function dominantSize(pages: readonly PageExtraction[]): number {
   return best;
 }
 
+const LEADING_WORD_RE = /^\s*\p{L}+/u;
+const LETTER_RE = /\p{L}/u;
+/** Whether a line ends in a letter and a hyphen (a word broken at the line end, or a compound's prefix). */
+function endsInBrokenWord(t: string): boolean {
+  let i = t.length - 1;
+  while (i >= 0 && t.charCodeAt(i) <= 32) i--;
+  return i > 0 && t.charCodeAt(i) === 45 && LETTER_RE.test(t[i - 1]!);
+}
+
 /** Runs the layout passes over extracted pages. */
 export function analyzeLayout(input: LayoutInput): LayoutResult {
   const { pages: unordered, removed } = removeRunningLines(repairText(input.pages));
@@ -151,7 +160,14 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
   const pages = ordered.map(moveMarginNotes);
   const body = dominantSize(pages);
   const vocab = new Vocabulary();
-  for (const p of pages) for (const l of p.lines) vocab.add(l.text);
+  // The first word of a line after a line-end hyphen is the rest of a broken word ("nally" of "inter-nally"),
+  // not a word of the document: left out, so that it does not vouch for a hyphenating prefix (dehyphenate.ts).
+  let broken = false;
+  for (const p of pages)
+    for (const l of p.lines) {
+      vocab.add(broken ? l.text.replace(LEADING_WORD_RE, '') : l.text);
+      broken = endsInBrokenWord(l.text);
+    }
 
   const outline = (input.outline ?? []).filter((o) => norm(o.title).length > 0);
   const useOutline = outline.length >= 2;

@@ -42,23 +42,74 @@ function textColumns(lines: readonly LayoutLine[], body: number): LayoutLine[][]
   const longLines = narrow.filter((l) => l.text.length >= 20 && l.size <= 1.15 * body);
   if (longLines.length < 10) return [[...lines]];
   const spans = longLines.map((l) => [l.x0, l.x1] as [number, number]).sort((a, b) => a[0] - b[0]);
-  const cuts: number[] = [];
+  const found: number[] = [];
   let reach = spans[0]![1];
   for (const [a, b] of spans.slice(1)) {
     if (a - reach >= 0.6 * body) {
       const at = (reach + a) / 2;
-      if (isGutter(at, lines, narrow, body)) cuts.push(at);
+      if (isGutter(at, lines, narrow, body)) found.push(at);
     }
     reach = Math.max(reach, b);
   }
+  // A gap hidden from the sweep by a line above or below the columns that crosses it (an author block over
+  // both columns of a paper's first page): a left edge where three or more prose lines start, other than
+  // the leftmost, is tried just left of it.
+  const starts = new Map<number, number>();
+  for (const [a] of spans) starts.set(Math.round(a), (starts.get(Math.round(a)) ?? 0) + 1);
+  const leftmost = spans[0]![0];
+  for (const [x, n] of starts) {
+    if (n < 3 || x - leftmost < 4 * body) continue;
+    const at = x - 0.5 - 0.3 * body;
+    if (!found.some((c) => Math.abs(c - at) < body) && isGutter(at, lines, narrow, body, true)) found.push(at);
+  }
+  const cuts = found.sort((a, b) => a - b).filter((c, k, all) => k === 0 || c - all[k - 1]! >= body);
   if (cuts.length === 0) return [[...lines]];
   const cols: LayoutLine[][] = Array.from({ length: cuts.length + 1 }, () => []);
   for (const l of lines) cols[cuts.filter((c) => l.x0 >= c).length]!.push(l);
   return cols;
 }
 
-/** Whether x = `at` is a column gutter (see {@link textColumns}). */
-function isGutter(at: number, lines: readonly LayoutLine[], narrow: readonly LayoutLine[], body: number): boolean {
+/**
+ * Three consecutive rows (each within 1.25 line heights of the one before: set solid, as table rows are)
+ * with short lines (under 20 characters) on both sides of a gap: a table's rows across it. Two text columns
+ * have such rows only now and then (a heading beside a paragraph's last line), and an author block's rows
+ * of names and cities stand further apart (its colleges between them are longer).
+ */
+function tableAcross(left: readonly LayoutLine[], right: readonly LayoutLine[], inBand: (l: LayoutLine) => boolean): boolean {
+  const short = (l: LayoutLine): boolean => inBand(l) && l.text.trim().length < 20;
+  const shortRight = right.filter(short);
+  const rows = left
+    .filter((l) => short(l) && shortRight.some((r) => Math.min(l.y1, r.y1) - Math.max(l.y0, r.y0) > 0.5 * Math.min(l.y1 - l.y0, r.y1 - r.y0)))
+    .map((l) => [(l.y0 + l.y1) / 2, l.y1 - l.y0] as const)
+    .sort((a, b) => a[0] - b[0]);
+  let run = 1;
+  for (let k = 1; k < rows.length; k++) {
+    const d = rows[k]![0] - rows[k - 1]![0];
+    const h = Math.max(rows[k]![1], rows[k - 1]![1]);
+    if (d < 0.5 * h) continue; // another cell of the same row
+    run = d <= 1.25 * h ? run + 1 : 1;
+    if (run >= 3) return true;
+  }
+  return false;
+}
+
+/**
+ * Five lines or more of 40 characters on each side of a gap: columns of running text, as a table's columns
+ * of units or names ("kilograms per cubic meter") are not.
+ */
+function textBothSides(left: readonly LayoutLine[], right: readonly LayoutLine[], inBand: (l: LayoutLine) => boolean): boolean {
+  const long = (l: LayoutLine): boolean => inBand(l) && l.text.length >= 40;
+  return left.filter(long).length >= 5 && right.filter(long).length >= 5;
+}
+
+/**
+ * Whether x = `at` is a column gutter (see {@link textColumns}). `acrossTables`: the gap was not found by the
+ * sweep (a line crosses it somewhere), so it must not be the gap between two halves of a table that spans
+ * both columns (a `table*` of six columns; see {@link tableAcross}, over the whole band: a stretch between
+ * crossing lines is then not asked again), nor the gap before a table's column of longer cells: running
+ * text on both sides ({@link textBothSides}).
+ */
+function isGutter(at: number, lines: readonly LayoutLine[], narrow: readonly LayoutLine[], body: number, acrossTables = false): boolean {
   const left = narrow.filter((l) => l.x1 <= at);
   const right = narrow.filter((l) => l.x0 >= at);
   const proseL = left.filter((l) => l.text.length >= 20);
@@ -68,7 +119,20 @@ function isGutter(at: number, lines: readonly LayoutLine[], narrow: readonly Lay
   const top = Math.max(Math.min(...left.map((l) => l.y0)), Math.min(...right.map((l) => l.y0)));
   const bottom = Math.min(Math.max(...left.map((l) => l.y1)), Math.max(...right.map((l) => l.y1)));
   const inBand = (l: LayoutLine): boolean => l.y1 > top + 1 && l.y0 < bottom - 1;
-  if (narrow.some((l) => l.x0 < at && l.x1 > at && inBand(l))) return false;
+  if (acrossTables && (tableAcross(left, right, inBand) || !textBothSides(left, right, inBand))) return false;
+  const crossing = narrow.filter((l) => l.x0 < at && l.x1 > at && inBand(l)).sort((a, b) => a.y0 - b.y0);
+  if (crossing.length) {
+    // Lines crossing the gap inside the band (an author block of three names over both columns of a paper's
+    // first page): the gutter holds when it does in one stretch between them, with its own band there.
+    const edges = [top - 1, ...crossing.flatMap((l) => [l.y0, l.y1]), bottom + 1];
+    for (let k = 0; k + 1 < edges.length; k += 2) {
+      const [a, b] = [edges[k]!, edges[k + 1]!];
+      const within = (l: LayoutLine): boolean => l.y0 >= a - 1 && l.y1 <= b + 1;
+      const sub = narrow.filter(within);
+      if (sub.length < narrow.length && sub.length >= 10 && isGutter(at, lines.filter(within), sub, body)) return true;
+    }
+    return false;
+  }
   const leftEdge = Math.max(...left.filter(inBand).map((l) => l.x1));
   const rightEdge = Math.min(...right.filter(inBand).map((l) => l.x0));
   const gap = rightEdge - leftEdge;
@@ -347,7 +411,7 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
         if (above.cells.every((c) => c.text.length <= 40 && c.x0 >= x0 - body && c.x1 <= x1 + body && !CAPTION_RE.test(c.text)) && above.cells[0]!.x0 <= x0 + body) region.unshift(above);
       }
       const table = buildGrid(region);
-      if (table) {
+      if (table && !flowsAsText(table.rows)) {
         out.push(table);
         lastEnd = end;
       }
@@ -355,6 +419,32 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
     i = end + 1;
   }
   return out;
+}
+
+/**
+ * Narrow columns of running text (a worksheet in four columns of some 20 characters a line) whose rows line
+ * up like a grid: every column reads on from row to row. A table's cells rarely do: at least a sixth of the
+ * cells that have a cell under them end in a word broken at a hyphen ("Hinwei-" over "se. An ihm"), and
+ * over half continue into the cell under them (broken at a hyphen, or of two words or more without
+ * closing punctuation over a cell that starts in lower case).
+ */
+function flowsAsText(rows: readonly string[][]): boolean {
+  let pairs = 0;
+  let broken = 0;
+  let flowing = 0;
+  for (let r = 0; r + 1 < rows.length; r++) {
+    for (let c = 0; c < rows[r]!.length; c++) {
+      const a = rows[r]![c]?.trim() ?? '';
+      const b = rows[r + 1]![c]?.trim() ?? '';
+      if (!a || !b) continue;
+      pairs++;
+      if (/\p{Ll}-$/u.test(a) && /^\p{Ll}/u.test(b)) {
+        broken++;
+        flowing++;
+      } else if (/\S\s+\S/.test(a) && !/[.:;!?)\]]$/.test(a) && /^\p{Ll}/u.test(b)) flowing++;
+    }
+  }
+  return pairs >= 8 && broken * 6 >= pairs && flowing * 2 > pairs;
 }
 
 function buildGrid(region: Row[]): TableRegion | null {

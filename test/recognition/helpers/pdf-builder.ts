@@ -1,6 +1,6 @@
 // Builds small synthetic PDFs in memory for tests (ISO 32000-1: objects, xref table, trailer), so the
 // robustness and layout cases need no checked-in documents. Text uses the standard 14 fonts
-// (Helvetica, Helvetica-Bold, Helvetica-Oblique, Courier) with WinAnsi encoding; Times-Roman, Times-Italic and Symbol (its own encoding) for equations set without TeX fonts; `tex-ext`, a CMEX10 without character mapping (U+FFFD in the text layer).
+// (Helvetica, Helvetica-Bold, Helvetica-Oblique, Courier) with WinAnsi encoding; Times-Roman, Times-Italic and Symbol (its own encoding) for equations set without TeX fonts; `tex-ext`, a CMEX10 without character mapping (U+FFFD in the text layer); `ligatures`, a Times with ligature glyph names (LIGATURE).
 
 /** One run of text placed at (x, y) from the top-left corner, in points. */
 export interface TextRun {
@@ -8,7 +8,7 @@ export interface TextRun {
   readonly y: number;
   readonly text: string;
   readonly size?: number;
-  readonly font?: 'regular' | 'bold' | 'italic' | 'mono' | 'times' | 'times-italic' | 'symbol' | 'tex-ext';
+  readonly font?: 'regular' | 'bold' | 'italic' | 'mono' | 'times' | 'times-italic' | 'symbol' | 'tex-ext' | 'ligatures';
   /**
    * Glyph-by-glyph positioning instead of `text`: a `TJ` array of strings and offsets (thousandths of an
    * em, positive moves left), as PDFs that place each glyph separately write it.
@@ -29,7 +29,13 @@ export interface PageSpec {
   readonly rules?: readonly { readonly x0: number; readonly x1: number; readonly y: number; readonly width?: number }[];
 }
 
-const FONTS = { regular: 'F1', bold: 'F2', italic: 'F3', mono: 'F4', times: 'F5', 'times-italic': 'F6', symbol: 'F7', 'tex-ext': 'F8' } as const;
+const FONTS = { regular: 'F1', bold: 'F2', italic: 'F3', mono: 'F4', times: 'F5', 'times-italic': 'F6', symbol: 'F7', 'tex-ext': 'F8', ligatures: 'F9' } as const;
+
+/**
+ * Codes of the `ligatures` font's glyphs named by their letters (AGL ligature names, as TeX's Type 1 fonts
+ * name them in /Differences): write `${LIGATURE.fi}` in a run's text for the fi ligature.
+ */
+export const LIGATURE = { ff: '\x1b', fi: '\x1c', fl: '\x1d', ffi: '\x1e', ffl: '\x1f', Th: '\x80', ft: '\x81' } as const;
 
 const esc = (s: string): string => s.replace(/\\/g, '\\\\').replace(/\(/g, '\\(').replace(/\)/g, '\\)');
 
@@ -54,6 +60,9 @@ export function buildPdf(pages: readonly PageSpec[], info: Record<string, string
     // TeX's extension font, not embedded, with glyph names that have no character mapping: the text layer
     // gives U+FFFD for them (MuPDF's stand-in font names the traced glyphs by their codes: "(" parenleft).
     add('<< /Type /Font /Subtype /Type1 /BaseFont /CMEX10 /Encoding << /Type /Encoding /Differences [40 /parenleftbig /parenrightbig] >> >>'),
+    // Times with ligature glyphs named f_f ... (the codes of LIGATURE) and no ToUnicode, as Libertine or newtx
+    // set them: MuPDF alone reads only the first letter of each.
+    add('<< /Type /Font /Subtype /Type1 /BaseFont /Times-Roman /Encoding << /Type /Encoding /BaseEncoding /WinAnsiEncoding /Differences [27 /f_f /f_i /f_l /f_f_i /f_f_l 128 /T_h /f_t.alt] >> >>'),
   ];
   const fontDict = `<< ${fonts.map((f, i) => `/F${i + 1} ${f} 0 R`).join(' ')} >>`;
   const kids: number[] = [];
