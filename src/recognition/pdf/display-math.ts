@@ -113,7 +113,12 @@ export function displayRegions(lines: readonly LayoutLine[]): number[][] {
     // A column of a table: several of the region's lines have a cell beside them on their row.
     const beside = (m: LayoutLine, em: number) => lines.some((l, k) => !r.includes(k) && Math.abs((l.y0 + l.y1) / 2 - (m.y0 + m.y1) / 2) < 0.35 * (m.y1 - m.y0) && overlapX(l, m) < 0 && overlapX(l, m) > -em * m.size);
     const rows = r.map((i) => lines[i]!).filter((m) => !EQNUM_LINE_RE.test(m.text.trim()));
-    return rows.filter((m) => beside(m, 3)).length < 2 && !(rows.length === 1 && beside(rows[0]!, 1.5));
+    // Columns spread over the width (`tabular*` with `\extracolsep{\fill}`, centred columns of a wide
+    // table) stand further apart: two or more of the region's rows with a table cell (short, two words at
+    // most, no formula) beside them within ten ems make it a column of math cells, not a display.
+    const cell = (l: LayoutLine): boolean => l.text.trim().length <= 30 && (l.text.match(WORDS_RE) ?? []).length <= 2 && !seed(l) && !EQNUM_LINE_RE.test(l.text.trim());
+    const cellBeside = (m: LayoutLine): boolean => lines.some((l, k) => !r.includes(k) && Math.abs((l.y0 + l.y1) / 2 - (m.y0 + m.y1) / 2) < 0.35 * (m.y1 - m.y0) && overlapX(l, m) < 0 && overlapX(l, m) > -10 * m.size && cell(l));
+    return rows.filter((m) => beside(m, 3)).length < 2 && !(rows.length === 1 && beside(rows[0]!, 1.5)) && rows.filter(cellBeside).length < 2;
   });
 }
 

@@ -79,6 +79,16 @@ function isGutter(at: number, lines: readonly LayoutLine[], narrow: readonly Lay
   return proseL.filter((l) => l.x1 >= maxL - 1).length >= 5 && proseR.filter((l) => l.x0 <= minR + 1).length >= 5 && lines.length > 0;
 }
 
+/** A section number standing alone ("3.1.1", "A.2"): the first segment of a numbered heading. */
+const SECTION_NUMBER_ONLY_RE = /^(?:\d{1,2}|[A-Z])(?:\.\d{1,2}){0,4}\.?$/;
+
+/**
+ * A bold heading set at the body size, its number a quad from its title ("3.1.1<quad>Tank reactor"): its
+ * two segments are no table row (headings one after another would otherwise make a two-column table).
+ */
+const boldNumberedHeading = (l: LayoutLine): boolean =>
+  l.bold && l.segments?.length === 2 && SECTION_NUMBER_ONLY_RE.test(l.segments[0]!.text.trim()) && /^\p{L}/u.test(l.segments[1]!.text.trim());
+
 /** The line a segment of a line stands for (see {@link detectTables}). */
 const segmentOf = new WeakMap<LayoutLine, LayoutLine>();
 
@@ -91,7 +101,7 @@ const segmentOf = new WeakMap<LayoutLine, LayoutLine>();
  */
 export function detectTables(pageLines: readonly LayoutLine[], body: number): TableRegion[] {
   // Headings set larger than the body keep their number and title together ("1<quad>Introduction").
-  const lines = pageLines.flatMap((l) => (l.segments && l.segments.length >= 2 && l.size <= 1.1 * body && !l.mono && !CAPTION_RE.test(l.text) ? l.segments.map((s) => {
+  const lines = pageLines.flatMap((l) => (l.segments && l.segments.length >= 2 && l.size <= 1.1 * body && !l.mono && !CAPTION_RE.test(l.text) && !boldNumberedHeading(l) ? l.segments.map((s) => {
     const cut: LayoutLine = { ...l, text: s.text, x0: s.x0, x1: s.x1, segments: undefined };
     segmentOf.set(cut, l);
     return cut;
@@ -241,14 +251,25 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
   const textWidth = Math.max(1, Math.max(...lines.map((l) => l.x1)) - Math.min(...lines.map((l) => l.x0)));
   const sorted = [...lines].sort((a, b) => (a.y0 + a.y1) / 2 - (b.y0 + b.y1) / 2);
   const rows: Row[] = [];
+  // A line joins the row when it overlaps it and its centre lies within half a line of the centre of the
+  // row's tightest line (its box is the best guess of the row's baseline band). Boxes made tall by a
+  // lowered or raised letter (the TeX logo's E, a superscript), or typewriter boxes, reach into the next
+  // row; the row's own box grows with them, so overlap alone chained rows together.
+  const tightest: LayoutLine[] = [];
   for (const l of sorted) {
     const r = rows[rows.length - 1];
     const h = Math.max(1, Math.min(l.y1 - l.y0, r ? r.y1 - r.y0 : Infinity));
-    if (r && Math.min(r.y1, l.y1) - Math.max(r.y0, l.y0) > 0.5 * h) {
+    const t = tightest[rows.length - 1];
+    const centred = !t || Math.abs((l.y0 + l.y1) / 2 - (t.y0 + t.y1) / 2) <= 0.5 * Math.max(1, Math.min(l.y1 - l.y0, t.y1 - t.y0));
+    if (r && t && centred && Math.min(r.y1, l.y1) - Math.max(r.y0, l.y0) > 0.5 * h) {
       r.cells.push(l);
       r.y0 = Math.min(r.y0, l.y0);
       r.y1 = Math.max(r.y1, l.y1);
-    } else rows.push({ y0: l.y0, y1: l.y1, cells: [l], more: [] });
+      if (l.y1 - l.y0 < t.y1 - t.y0) tightest[rows.length - 1] = l;
+    } else {
+      rows.push({ y0: l.y0, y1: l.y1, cells: [l], more: [] });
+      tightest.push(l);
+    }
   }
   for (const r of rows) r.cells.sort((a, b) => a.x0 - b.x0);
   joinWrappedCells(rows, lines, body);
@@ -296,7 +317,10 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
   const underBold: boolean[] = [];
   rows.forEach((r, k) => {
     const prev = rows[k - 1];
-    underBold[k] = !!prev && r.y0 - prev.y1 <= 2 * body && ((prev.cells.length >= 2 && prev.cells.every((c) => c.bold)) || !!underBold[k - 1]);
+    // A bold numbered heading ("3.2.2<quad>Shell and tube") cut at its number is no header row, and a
+    // caption ("Table 4: ...") starts another table.
+    const heading = !!prev && prev.cells.length === 2 && SECTION_NUMBER_ONLY_RE.test(prev.cells[0]!.text.trim());
+    underBold[k] = !!prev && r.y0 - prev.y1 <= 2 * body && ((prev.cells.length >= 2 && !heading && prev.cells.every((c) => c.bold)) || (!!underBold[k - 1] && !CAPTION_RE.test(prev.cells[0]!.text.trim())));
   });
   const tableRow = (k: number): boolean => isCellRow(rows[k]!) || (!underBold[k] && (keyAligned(rows[k - 1], rows[k]) || keyAligned(rows[k], rows[k + 1])));
   const out: TableRegion[] = [];
