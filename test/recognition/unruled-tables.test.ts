@@ -265,3 +265,37 @@ test('bold labels of a figure above a caption do not make the key column table u
     ['unit int=four pass', 'Adds two horizontal line on the west shell side and one on the east to indicate a four-pass heat exchanger.'],
   ]);
 });
+
+test('key column tables one under the other, each under its label line, are found although their columns differ', () => {
+  const L = (text: string, x0: number, y0: number, x1: number, o: Partial<LayoutLine> = {}): LayoutLine => ({ text, x0, y0, x1, y1: y0 + 14, size: 11, bold: false, italic: false, mono: false, block: y0, ...o });
+  const rows = (keys: readonly (readonly [string, string])[], x0: number, x1: number, y: number): LayoutLine[] =>
+    keys.flatMap(([k, d], i) => [L(k, x0, y + 14.5 * i, x0 + 4.5 * k.length), L(d, x1, y + 14.5 * i, x1 + 4.5 * d.length)]);
+  const faculties = [['rw', 'Faculty of Law and Economics'], ['kt', 'Faculty of Catholic Theology'], ['ph', 'Faculty of Physics'], ['chp', 'Faculty of Chemistry and Pharmacy']] as const;
+  const colours = [['all', 'all institutions'], ['faculties', 'all faculties'], ['fsimphy', 'student council of mathematics']] as const;
+  const lines = [
+    L('Running prose of the page above the lists, set as wide as the text block of the page.', 56, 60, 537),
+    L('Faculties:', 56, 90, 118, { bold: true }),
+    ...rows(faculties, 65, 98, 108),
+    L('Colour sets:', 56, 172, 130, { bold: true }),
+    // A longer key moves this table's second column: the columns of the two do not line up.
+    ...rows(colours, 56, 111, 190),
+    L('Running prose of the page below the lists, set as wide as the text block of the page.', 56, 250, 537),
+  ];
+  const ts = detectTables(lines, 11);
+  assert.deepEqual(ts.map((t) => t.rows), [faculties.map(([k, d]) => [k, d]), colours.map(([k, d]) => [k, d])]);
+});
+
+test('a page of tables set larger than the document body still has its table lines cut into cells', () => {
+  // The document's body is 8 pt (notes and listings); this page's tables are at 9 pt, their header row one
+  // text line cut into segments ("Symbole<gap>Valeur").
+  const L = (text: string, x0: number, y0: number, x1: number, o: Partial<LayoutLine> = {}): LayoutLine => ({ text, x0, y0, x1, y1: y0 + 12, size: 9, bold: false, italic: false, mono: false, block: y0, ...o });
+  const lines = [
+    L('Running prose of the page above the table, set as wide as the text block is here.', 124, 470, 470),
+    L('Nom', 157, 495, 181, { bold: true }), L('Symbole Valeur', 215, 495, 302, { bold: true, segments: [{ text: 'Symbole', x0: 215, x1: 257 }, { text: 'Valeur', x0: 270, x1: 302 }] }),
+    ...[['point', 'pt', '35 mm'], ['millimètre', 'mm', 'millimètre'], ['ex', 'ex', 'hauteur d’un x dans la fonte courante'], ['pouce', 'in', '2,54 cm']].flatMap((r, i) => r.map((t, c) => L(t, [157, 215, 270][c]!, 507 + 12.5 * i, [157, 215, 270][c]! + 5 * t.length))),
+    L('Running prose of the page below the table, set as wide as the text block is here.', 124, 570, 470),
+  ];
+  const ts = detectTables(lines, 8);
+  assert.equal(ts.length, 1);
+  assert.deepEqual(ts[0]!.rows[0], ['Nom', 'Symbole', 'Valeur']);
+});

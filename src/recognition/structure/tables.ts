@@ -95,13 +95,17 @@ const segmentOf = new WeakMap<LayoutLine, LayoutLine>();
 /**
  * Finds tables among a page's lines. `body` is the document's body font size in points. A line with
  * segments (parts set apart by more than 0.8 em, ADR 0341: cells LaTeX sets 12 pt apart, which the text
- * layer joins into one line) is looked at as its segments, unless it is set larger than the body (a
- * numbered heading), is a caption ("Table 1<quad>A simple table") or is mostly monospaced (a code line
- * with its line number); a table's `lines` are the whole lines.
+ * layer joins into one line) is looked at as its segments, unless it is set larger than the body (the
+ * document's or the page's, whichever is larger: a numbered heading), is a bold numbered heading at the
+ * body size, is a caption ("Table 1<quad>A simple table") or is mostly monospaced (a code line with its
+ * line number); a table's `lines` are the whole lines.
  */
 export function detectTables(pageLines: readonly LayoutLine[], body: number): TableRegion[] {
-  // Headings set larger than the body keep their number and title together ("1<quad>Introduction").
-  const lines = pageLines.flatMap((l) => (l.segments && l.segments.length >= 2 && l.size <= 1.1 * body && !l.mono && !CAPTION_RE.test(l.text) && !boldNumberedHeading(l) ? l.segments.map((s) => {
+  // Headings set larger than the body keep their number and title together ("1<quad>Introduction"). The
+  // body is the page's own when it is set larger than the document's (a page of 9 pt tables in a document
+  // whose notes and listings make 8 pt the most common size).
+  const pageBody = Math.max(body, median(pageLines.map((l) => l.size)));
+  const lines = pageLines.flatMap((l) => (l.segments && l.segments.length >= 2 && l.size <= 1.1 * pageBody && !l.mono && !CAPTION_RE.test(l.text) && !boldNumberedHeading(l) ? l.segments.map((s) => {
     const cut: LayoutLine = { ...l, text: s.text, x0: s.x0, x1: s.x1, segments: undefined };
     segmentOf.set(cut, l);
     return cut;
@@ -374,6 +378,24 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
       if (table) {
         out.push(table);
         lastEnd = end;
+      } else {
+        // Tables one under the other, each under its own label line ("Faculties:", "Central services:"),
+        // are one run of rows whose columns need not line up (a longer key moves a table's second column):
+        // when the run makes no grid, the parts between its one-cell rows are tried on their own.
+        const parts: Row[][] = [[]];
+        for (const r of region) {
+          if (r.cells.length >= 2) parts[parts.length - 1]!.push(r);
+          else if (parts[parts.length - 1]!.length) parts.push([]);
+        }
+        if (parts.length >= 2) {
+          for (const p of parts) {
+            const t = p.length >= 3 ? buildGrid(p) : null;
+            if (t) {
+              out.push(t);
+              lastEnd = end;
+            }
+          }
+        }
       }
     }
     i = end + 1;
