@@ -299,3 +299,20 @@ test('a page of tables set larger than the document body still has its table lin
   assert.equal(ts.length, 1);
   assert.deepEqual(ts[0]!.rows[0], ['Nom', 'Symbole', 'Valeur']);
 });
+
+test('a heading between two tables ends the first, and a caption in Italian under a table is no row of it', () => {
+  const L = (text: string, x0: number, y0: number, x1: number, o: Partial<LayoutLine> = {}): LayoutLine => ({ text, x0, y0, x1, y1: y0 + 8, size: 6, bold: false, italic: false, mono: false, block: y0, ...o });
+  const grid = (rows: readonly (readonly string[])[], xs: readonly number[], y: number): LayoutLine[] => rows.flatMap((r, i) => r.map((t, c) => L(t, xs[c]!, y + 8 * i, xs[c]! + 3 * t.length)));
+  const first = [['Name', 'Argument list'], ['sjunction', '( center )'], ['pjunction', '( center )'], ['gyjunction', '( center, arrowdir, lbl )']];
+  const second = [['Name', 'Type', 'Description'], ['longblockrx', 'Length', 'Horizontal size of blocks.'], ['connectionlw', 'Length', 'Width of connection lines.'], ['textscale', 'Scalar', 'Scaling applied to all labels.']];
+  const lines = [
+    L('Running prose of the page above the tables, set as wide as the text block of the page is.', 144, 300, 470),
+    ...grid(first, [187, 275], 320),
+    // "G<quad>Setting variables" at 14 pt: one line, not cut (larger than the body), 15 pt under the table.
+    L('G Setting variables', 144, 367, 290, { size: 14, bold: true, y1: 384, segments: [{ text: 'G', x0: 144, x1: 156 }, { text: 'Setting variables', x0: 173, x1: 290 }] }),
+    ...grid(second, [187, 275, 313], 396),
+    L('Tabella 2.1. Densità del mercurio', 198, 436, 357, { segments: [{ text: 'Tabella 2.1.', x0: 198, x1: 251 }, { text: 'Densità del mercurio', x0: 262, x1: 357 }] }),
+    L('Running prose of the page below the tables, set as wide as the text block of the page is.', 144, 470, 470),
+  ];
+  assert.deepEqual(detectTables(lines, 6).map((t) => t.rows), [first, second]);
+});

@@ -79,6 +79,14 @@ function isGutter(at: number, lines: readonly LayoutLine[], narrow: readonly Lay
   return proseL.filter((l) => l.x1 >= maxL - 1).length >= 5 && proseR.filter((l) => l.x0 <= minR + 1).length >= 5 && lines.length > 0;
 }
 
+/**
+ * A caption line ("Table 2", "Figure 3", and the same words in German, French, Italian, Spanish, Dutch,
+ * Portuguese, Polish and Czech: "Tabelle 3:", "Tabella 2.1.", "Tableau 4"). Cut at its quad, a caption
+ * under a table would make a row whose cells straddle the table's columns.
+ */
+const OTHER_CAPTION_RE = /^(?:tabelle|tabella|tableau|tabla|tabela|tabel|tabulka|abbildung|abb\.|figura|figur|rysunek|obrázek)\s*(?:[A-Z]?\d+(?:[.-]\d+)*|[IVX]+)\s*[.:|—–-]?(\s|$)/i;
+const isCaption = (text: string): boolean => CAPTION_RE.test(text.trim()) || OTHER_CAPTION_RE.test(text.trim());
+
 /** A section number standing alone ("3.1.1", "A.2"): the first segment of a numbered heading. */
 const SECTION_NUMBER_ONLY_RE = /^(?:\d{1,2}|[A-Z])(?:\.\d{1,2}){0,4}\.?$/;
 
@@ -105,7 +113,7 @@ export function detectTables(pageLines: readonly LayoutLine[], body: number): Ta
   // body is the page's own when it is set larger than the document's (a page of 9 pt tables in a document
   // whose notes and listings make 8 pt the most common size).
   const pageBody = Math.max(body, median(pageLines.map((l) => l.size)));
-  const lines = pageLines.flatMap((l) => (l.segments && l.segments.length >= 2 && l.size <= 1.1 * pageBody && !l.mono && !CAPTION_RE.test(l.text) && !boldNumberedHeading(l) ? l.segments.map((s) => {
+  const lines = pageLines.flatMap((l) => (l.segments && l.segments.length >= 2 && l.size <= 1.1 * pageBody && !l.mono && !isCaption(l.text) && !boldNumberedHeading(l) ? l.segments.map((s) => {
     const cut: LayoutLine = { ...l, text: s.text, x0: s.x0, x1: s.x1, segments: undefined };
     segmentOf.set(cut, l);
     return cut;
@@ -324,7 +332,7 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
     // A bold numbered heading ("3.2.2<quad>Shell and tube") cut at its number is no header row, and a
     // caption ("Table 4: ...") starts another table.
     const heading = !!prev && prev.cells.length === 2 && SECTION_NUMBER_ONLY_RE.test(prev.cells[0]!.text.trim());
-    underBold[k] = !!prev && r.y0 - prev.y1 <= 2 * body && ((prev.cells.length >= 2 && !heading && prev.cells.every((c) => c.bold)) || (!!underBold[k - 1] && !CAPTION_RE.test(prev.cells[0]!.text.trim())));
+    underBold[k] = !!prev && r.y0 - prev.y1 <= 2 * body && ((prev.cells.length >= 2 && !heading && prev.cells.every((c) => c.bold)) || (!!underBold[k - 1] && !isCaption(prev.cells[0]!.text)));
   });
   const tableRow = (k: number): boolean => isCellRow(rows[k]!) || (!underBold[k] && (keyAligned(rows[k - 1], rows[k]) || keyAligned(rows[k], rows[k + 1])));
   const out: TableRegion[] = [];
@@ -351,8 +359,9 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
         end = j;
       } else {
         gapRun++;
-        // One single-cell row may be a wrapped cell or a section row; two in a row end the table.
-        if (gapRun > 1 || r.cells[0]!.x1 - r.cells[0]!.x0 > 0.6 * textWidth) break;
+        // One single-cell row may be a wrapped cell or a section row; two in a row end the table, and so
+        // does a heading (a line set a fifth or more larger than the table's first row).
+        if (gapRun > 1 || r.cells[0]!.x1 - r.cells[0]!.x0 > 0.6 * textWidth || r.cells.some((c) => c.size > 1.2 * rowSize(rows[start]!))) break;
       }
       j++;
     }
@@ -365,14 +374,14 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
       const first = rows[i]!;
       if (above && above.cells.length === 1) {
         const c = above.cells[0]!;
-        if (c.text.length <= 48 && first.y0 - above.y1 <= 1.5 * body && c.x0 >= first.cells[0]!.x1 + 2 && !CAPTION_RE.test(c.text) && !out.some((t) => t.lines.includes(c))) region.unshift(above);
+        if (c.text.length <= 48 && first.y0 - above.y1 <= 1.5 * body && c.x0 >= first.cells[0]!.x1 + 2 && !isCaption(c.text) && c.size <= 1.2 * rowSize(first) && !out.some((t) => t.lines.includes(c))) region.unshift(above);
       } else if (above && above.cells.length >= 2 && !isCellRow(above) && first.y0 - above.y1 <= 1.5 * body) {
         // A header row whose cells MuPDF joined into one line ("Area lost Thinning Aspect" over three
         // right-aligned columns) is too wide for a cell row; it is the table's when its short cells stay
         // within the table's width (buildGrid splits the joined cell at the columns).
         const x0 = Math.min(...region.flatMap((r) => r.cells.map((c) => c.x0)));
         const x1 = Math.max(...region.flatMap((r) => r.cells.map((c) => c.x1)));
-        if (above.cells.every((c) => c.text.length <= 40 && c.x0 >= x0 - body && c.x1 <= x1 + body && !CAPTION_RE.test(c.text)) && above.cells[0]!.x0 <= x0 + body) region.unshift(above);
+        if (above.cells.every((c) => c.text.length <= 40 && c.x0 >= x0 - body && c.x1 <= x1 + body && !isCaption(c.text)) && above.cells[0]!.x0 <= x0 + body) region.unshift(above);
       }
       const table = buildGrid(region);
       if (table) {
@@ -402,6 +411,9 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
   }
   return out;
 }
+
+/** The font size of a row's cells (the median). */
+const rowSize = (r: Row): number => median(r.cells.map((c) => c.size));
 
 function buildGrid(region: Row[]): TableRegion | null {
   // Prose in two columns or checkbox lists is not a table: table cells are short.
