@@ -316,3 +316,17 @@ test('a heading between two tables ends the first, and a caption in Italian unde
   ];
   assert.deepEqual(detectTables(lines, 6).map((t) => t.rows), [first, second]);
 });
+
+test('a three-row table whose middle row has a long cell lining up with the rows around it is a table', () => {
+  const L = (text: string, x0: number, y0: number, x1: number): LayoutLine => ({ text, x0, y0, x1, y1: y0 + 14, size: 10, bold: false, italic: false, mono: false, block: 9 });
+  const lines = [
+    L('Running prose of the page above the grant, set as wide as the text block of the page is.', 36, 370, 575),
+    L('DONALD, BRUCE R.', 41, 400, 143), L('ONGOING', 316, 400, 368),
+    L('(PI: A. Anderson, Co-investigator: B. Donald)', 41, 414, 258), L('2003-2008', 316, 414, 368),
+    L('NIH (NIGMS & NIAID)', 41, 427, 148), L('R01 GM-067542', 316, 427, 396),
+    L('Design of inhibitors of the enzyme', 41, 441, 303),
+    L('Running prose of the page below the grant, set as wide as the text block of the page is.', 36, 454, 575),
+    L('Running prose of the page below the grant, set as wide as the text block of the page is.', 36, 468, 575),
+  ];
+  assert.deepEqual(detectTables(lines, 10).map((t) => t.rows), [[['DONALD, BRUCE R.', 'ONGOING'], ['(PI: A. Anderson, Co-investigator: B. Donald)', '2003-2008'], ['NIH (NIGMS & NIAID)', 'R01 GM-067542']]]);
+});

@@ -353,7 +353,11 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
       const r = rows[j]!;
       const prev = rows[j - 1];
       if (prev && j > i && r.y0 - prev.y1 > 2.5 * body) break;
-      if (j < start || tableRow(j) || (cellRows - (start - i) >= 2 && j === end + 1 && alignsWith(r, rows[end]!))) {
+      // A row too wide for a cell row between two cell rows it lines up with (a long middle cell of a
+      // three-row table) is the table's too; not under a first column without letters or digits (comment
+      // markers of a listing: "%%").
+      const between = j === end + 1 && j + 1 < rows.length && tableRow(j + 1) && /[\p{L}\p{N}]/u.test(r.cells[0]!.text) && rows[j + 1]!.y0 - r.y1 <= 1.5 * body && alignsWith(r, rows[end]!) && alignsWith(r, rows[j + 1]!);
+      if (j < start || tableRow(j) || (cellRows - (start - i) >= 2 && j === end + 1 && alignsWith(r, rows[end]!)) || between) {
         cellRows++;
         gapRun = 0;
         end = j;
