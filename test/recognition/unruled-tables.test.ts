@@ -245,6 +245,10 @@ test('a column of math cells in a table spread over the width (cells 7 ems apart
     L('Both agree with the model within the errors given by the manufacturer of the probe.', 54, 135, 400),
   ];
   assert.deepEqual(displayRegions(alone), [[1, 2]]);
+  // Beside it, nine ems away, the other column of a two-column page: one short line on each of its rows
+  // (the end of a paragraph, a heading) is no table cell.
+  const twoColumns = [...alone, L('of the references.', 380, 103, 440), L('SUMMARY', 380, 113, 420)];
+  assert.deepEqual(displayRegions(twoColumns), [[1, 2]]);
 });
 
 test('bold labels of a figure above a caption do not make the key column table under the caption a header table', () => {
