@@ -20,8 +20,11 @@ import type { MarkdownUnit, PageExtraction } from './layout-model.js';
  * reports carry `pages.billable`, and the running-line passes changed (ADR 0237).
  * 7: text-layer lines carry their `segments` (parts more than 0.8 em apart, ADR 0341), which version-6
  * checkpoints lack (tables without rules are not found on those pages), and tables changed (ADRs 0341, 0343).
+ * 8: a column of math cells in a wide table is no longer rebuilt as a displayed equation (ADR 0354), so
+ * version-7 text-layer checkpoints of such pages hold a display line instead of the cells' lines; table
+ * rows, runs of tables and page-number rows changed too.
  */
-export const PIPELINE_VERSION = 'lectern-recognition/7';
+export const PIPELINE_VERSION = 'lectern-recognition/8';
 
 /** One finished page; plain JSON, safe to store and send back through `resumeFrom`. */
 export interface PageCheckpoint {

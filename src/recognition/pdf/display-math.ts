@@ -118,7 +118,21 @@ export function displayRegions(lines: readonly LayoutLine[]): number[][] {
     // A column of a table: several of the region's lines have a cell beside them on their row.
     const beside = (m: LayoutLine, em: number) => lines.some((l, k) => !r.includes(k) && Math.abs((l.y0 + l.y1) / 2 - (m.y0 + m.y1) / 2) < 0.35 * (m.y1 - m.y0) && overlapX(l, m) < 0 && overlapX(l, m) > -em * m.size);
     const rows = r.map((i) => lines[i]!).filter((m) => !EQNUM_LINE_RE.test(m.text.trim()));
-    return rows.filter((m) => beside(m, 3)).length < 2 && !(rows.length === 1 && beside(rows[0]!, 1.5));
+    // Columns spread over the width (`tabular*` with `\extracolsep{\fill}`, centred columns of a wide
+    // table) stand further apart: two or more of the region's rows with a table cell (short, two words at
+    // most, no formula, no math-font run) two to ten ems beside them make it a column of math cells, not a
+    // display (the parts of a formula set around it, a limit or a fraction's part, stand closer), when the
+    // row has cells on both sides of it or two on one side, or one with a digit within six ems (the other
+    // column of a two-column page has one line on the row: the short end of a paragraph beside a display
+    // is no cell).
+    const cell = (l: LayoutLine, k: number): boolean => l.math === undefined && l.text.trim().length <= 30 && (l.text.match(WORDS_RE) ?? []).length <= 2 && !seeds[k]! && !EQNUM_LINE_RE.test(l.text.trim());
+    const cellBeside = (m: LayoutLine): boolean => {
+      const row = lines.filter((l, k) => !r.includes(k) && Math.abs((l.y0 + l.y1) / 2 - (m.y0 + m.y1) / 2) < 0.35 * (m.y1 - m.y0) && overlapX(l, m) < -2 * m.size && cell(l, k));
+      const left = row.filter((l) => l.x1 <= m.x0).length;
+      const right = row.filter((l) => l.x0 >= m.x1).length;
+      return row.some((l) => overlapX(l, m) > -10 * m.size) && ((left >= 1 && right >= 1) || left >= 2 || right >= 2 || row.some((l) => /\d/.test(l.text) && overlapX(l, m) > -6 * m.size));
+    };
+    return rows.filter((m) => beside(m, 3)).length < 2 && !(rows.length === 1 && beside(rows[0]!, 1.5)) && rows.filter(cellBeside).length < 2;
   });
 }
 

@@ -236,7 +236,9 @@ export function removeRunningLines(input: readonly PageExtraction[]): RunningLin
   let removed = lineNumbers;
   const out = pages.map((p) => {
     if (p.lines.length === 0) return p;
-    const inNumberZone = (l: LayoutLine): boolean => l.y1 <= p.height * NUMBER_MARGIN + 2 || inMargin(l, p) !== null;
+    // Below the top margin band the number must be the page's first text (on its row): a table's row with a
+    // bare number cell ("Run 12 | 24 | 68.3") set near the top of a page is no page number row.
+    const inNumberZone = (l: LayoutLine): boolean => (l.y1 <= p.height * NUMBER_MARGIN + 2 && (l.y1 <= p.height * MARGIN + 2 || nothingBeyond(l, p, true))) || inMargin(l, p) !== null;
     // Page numbers and header text are set no larger than the body; a big "2" beside a heading is a section number.
     const sizes = p.lines.map((l) => l.size).sort((a, b) => a - b);
     const median = sizes[Math.floor(sizes.length / 2)]!;

@@ -143,19 +143,41 @@ function isGutter(at: number, lines: readonly LayoutLine[], narrow: readonly Lay
   return proseL.filter((l) => l.x1 >= maxL - 1).length >= 5 && proseR.filter((l) => l.x0 <= minR + 1).length >= 5 && lines.length > 0;
 }
 
+/**
+ * A caption line ("Table 2", "Figure 3", and the same words in German, French, Italian, Spanish, Dutch,
+ * Portuguese, Polish and Czech: "Tabelle 3:", "Tabella 2.1.", "Tableau 4"). Cut at its quad, a caption
+ * under a table would make a row whose cells straddle the table's columns.
+ */
+const OTHER_CAPTION_RE = /^(?:tabelle|tabella|tableau|tabla|tabela|tabel|tabulka|abbildung|abb\.|figura|figur|rysunek|obrázek)\s*(?:[A-Z]?\d+(?:[.-]\d+)*|[IVX]+)\s*[.:|—–-]?(\s|$)/i;
+const isCaption = (text: string): boolean => CAPTION_RE.test(text.trim()) || OTHER_CAPTION_RE.test(text.trim());
+
+/** A section number standing alone ("3.1.1", "A.2"): the first segment of a numbered heading. */
+const SECTION_NUMBER_ONLY_RE = /^(?:\d{1,2}|[A-Z])(?:\.\d{1,2}){0,4}\.?$/;
+
+/**
+ * A bold heading set at the body size, its number a quad from its title ("3.1.1<quad>Tank reactor"): its
+ * two segments are no table row (headings one after another would otherwise make a two-column table).
+ */
+const boldNumberedHeading = (l: LayoutLine): boolean =>
+  l.bold && l.segments?.length === 2 && SECTION_NUMBER_ONLY_RE.test(l.segments[0]!.text.trim()) && /^\p{L}/u.test(l.segments[1]!.text.trim());
+
 /** The line a segment of a line stands for (see {@link detectTables}). */
 const segmentOf = new WeakMap<LayoutLine, LayoutLine>();
 
 /**
  * Finds tables among a page's lines. `body` is the document's body font size in points. A line with
  * segments (parts set apart by more than 0.8 em, ADR 0341: cells LaTeX sets 12 pt apart, which the text
- * layer joins into one line) is looked at as its segments, unless it is set larger than the body (a
- * numbered heading), is a caption ("Table 1<quad>A simple table") or is mostly monospaced (a code line
- * with its line number); a table's `lines` are the whole lines.
+ * layer joins into one line) is looked at as its segments, unless it is set larger than the body (the
+ * document's or the page's, whichever is larger: a numbered heading), is a bold numbered heading at the
+ * body size, is a caption ("Table 1<quad>A simple table") or is mostly monospaced (a code line with its
+ * line number); a table's `lines` are the whole lines.
  */
 export function detectTables(pageLines: readonly LayoutLine[], body: number): TableRegion[] {
-  // Headings set larger than the body keep their number and title together ("1<quad>Introduction").
-  const lines = pageLines.flatMap((l) => (l.segments && l.segments.length >= 2 && l.size <= 1.1 * body && !l.mono && !CAPTION_RE.test(l.text) ? l.segments.map((s) => {
+  // Headings set larger than the body keep their number and title together ("1<quad>Introduction"). The
+  // body is the page's own when it is set larger than the document's (a page of 9 pt tables in a document
+  // whose notes and listings make 8 pt the most common size).
+  const pageBody = Math.max(body, median(pageLines.map((l) => l.size)));
+  const lines = pageLines.flatMap((l) => (l.segments && l.segments.length >= 2 && l.size <= 1.1 * pageBody && !l.mono && !isCaption(l.text) && !boldNumberedHeading(l) ? l.segments.map((s) => {
     const cut: LayoutLine = { ...l, text: s.text, x0: s.x0, x1: s.x1, segments: undefined };
     segmentOf.set(cut, l);
     return cut;
@@ -305,14 +327,25 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
   const textWidth = Math.max(1, Math.max(...lines.map((l) => l.x1)) - Math.min(...lines.map((l) => l.x0)));
   const sorted = [...lines].sort((a, b) => (a.y0 + a.y1) / 2 - (b.y0 + b.y1) / 2);
   const rows: Row[] = [];
+  // A line joins the row when it overlaps it and its centre lies within half a line of the centre of the
+  // row's tightest line (its box is the best guess of the row's baseline band). Boxes made tall by a
+  // lowered or raised letter (the TeX logo's E, a superscript), or typewriter boxes, reach into the next
+  // row; the row's own box grows with them, so overlap alone chained rows together.
+  const tightest: LayoutLine[] = [];
   for (const l of sorted) {
     const r = rows[rows.length - 1];
     const h = Math.max(1, Math.min(l.y1 - l.y0, r ? r.y1 - r.y0 : Infinity));
-    if (r && Math.min(r.y1, l.y1) - Math.max(r.y0, l.y0) > 0.5 * h) {
+    const t = tightest[rows.length - 1];
+    const centred = !t || Math.abs((l.y0 + l.y1) / 2 - (t.y0 + t.y1) / 2) <= 0.5 * Math.max(1, Math.min(l.y1 - l.y0, t.y1 - t.y0));
+    if (r && t && centred && Math.min(r.y1, l.y1) - Math.max(r.y0, l.y0) > 0.5 * h) {
       r.cells.push(l);
       r.y0 = Math.min(r.y0, l.y0);
       r.y1 = Math.max(r.y1, l.y1);
-    } else rows.push({ y0: l.y0, y1: l.y1, cells: [l], more: [] });
+      if (l.y1 - l.y0 < t.y1 - t.y0) tightest[rows.length - 1] = l;
+    } else {
+      rows.push({ y0: l.y0, y1: l.y1, cells: [l], more: [] });
+      tightest.push(l);
+    }
   }
   for (const r of rows) r.cells.sort((a, b) => a.x0 - b.x0);
   joinWrappedCells(rows, lines, body);
@@ -360,7 +393,10 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
   const underBold: boolean[] = [];
   rows.forEach((r, k) => {
     const prev = rows[k - 1];
-    underBold[k] = !!prev && r.y0 - prev.y1 <= 2 * body && ((prev.cells.length >= 2 && prev.cells.every((c) => c.bold)) || !!underBold[k - 1]);
+    // A bold numbered heading ("3.2.2<quad>Shell and tube") cut at its number is no header row, and a
+    // caption ("Table 4: ...") starts another table.
+    const heading = !!prev && prev.cells.length === 2 && SECTION_NUMBER_ONLY_RE.test(prev.cells[0]!.text.trim());
+    underBold[k] = !!prev && r.y0 - prev.y1 <= 2 * body && ((prev.cells.length >= 2 && !heading && prev.cells.every((c) => c.bold)) || (!!underBold[k - 1] && !isCaption(prev.cells[0]!.text)));
   });
   const tableRow = (k: number): boolean => isCellRow(rows[k]!) || (!underBold[k] && (keyAligned(rows[k - 1], rows[k]) || keyAligned(rows[k], rows[k + 1])));
   const out: TableRegion[] = [];
@@ -381,14 +417,19 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
       const r = rows[j]!;
       const prev = rows[j - 1];
       if (prev && j > i && r.y0 - prev.y1 > 2.5 * body) break;
-      if (j < start || tableRow(j) || (cellRows - (start - i) >= 2 && j === end + 1 && alignsWith(r, rows[end]!))) {
+      // A row too wide for a cell row between two cell rows it lines up with (a long middle cell of a
+      // three-row table) is the table's too; not under a first column without letters or digits (comment
+      // markers of a listing: "%%").
+      const between = j === end + 1 && j + 1 < rows.length && tableRow(j + 1) && /[\p{L}\p{N}]/u.test(r.cells[0]!.text) && rows[j + 1]!.y0 - r.y1 <= 1.5 * body && alignsWith(r, rows[end]!) && alignsWith(r, rows[j + 1]!);
+      if (j < start || tableRow(j) || (cellRows - (start - i) >= 2 && j === end + 1 && alignsWith(r, rows[end]!)) || between) {
         cellRows++;
         gapRun = 0;
         end = j;
       } else {
         gapRun++;
-        // One single-cell row may be a wrapped cell or a section row; two in a row end the table.
-        if (gapRun > 1 || r.cells[0]!.x1 - r.cells[0]!.x0 > 0.6 * textWidth) break;
+        // One single-cell row may be a wrapped cell or a section row; two in a row end the table, and so
+        // does a heading (a line set a fifth or more larger than the table's first row).
+        if (gapRun > 1 || r.cells[0]!.x1 - r.cells[0]!.x0 > 0.6 * textWidth || r.cells.some((c) => c.size > 1.2 * rowSize(rows[start]!))) break;
       }
       j++;
     }
@@ -401,19 +442,37 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
       const first = rows[i]!;
       if (above && above.cells.length === 1) {
         const c = above.cells[0]!;
-        if (c.text.length <= 48 && first.y0 - above.y1 <= 1.5 * body && c.x0 >= first.cells[0]!.x1 + 2 && !CAPTION_RE.test(c.text) && !out.some((t) => t.lines.includes(c))) region.unshift(above);
+        if (c.text.length <= 48 && first.y0 - above.y1 <= 1.5 * body && c.x0 >= first.cells[0]!.x1 + 2 && !isCaption(c.text) && c.size <= 1.2 * rowSize(first) && !out.some((t) => t.lines.includes(c))) region.unshift(above);
       } else if (above && above.cells.length >= 2 && !isCellRow(above) && first.y0 - above.y1 <= 1.5 * body) {
         // A header row whose cells MuPDF joined into one line ("Area lost Thinning Aspect" over three
         // right-aligned columns) is too wide for a cell row; it is the table's when its short cells stay
         // within the table's width (buildGrid splits the joined cell at the columns).
         const x0 = Math.min(...region.flatMap((r) => r.cells.map((c) => c.x0)));
         const x1 = Math.max(...region.flatMap((r) => r.cells.map((c) => c.x1)));
-        if (above.cells.every((c) => c.text.length <= 40 && c.x0 >= x0 - body && c.x1 <= x1 + body && !CAPTION_RE.test(c.text)) && above.cells[0]!.x0 <= x0 + body) region.unshift(above);
+        if (above.cells.every((c) => c.text.length <= 40 && c.x0 >= x0 - body && c.x1 <= x1 + body && !isCaption(c.text)) && above.cells[0]!.x0 <= x0 + body) region.unshift(above);
       }
       const table = buildGrid(region);
       if (table && !flowsAsText(table.rows)) {
         out.push(table);
         lastEnd = end;
+      } else if (!table) {
+        // Tables one under the other, each under its own label line ("Faculties:", "Central services:"),
+        // are one run of rows whose columns need not line up (a longer key moves a table's second column):
+        // when the run makes no grid, the parts between its one-cell rows are tried on their own.
+        const parts: Row[][] = [[]];
+        for (const r of region) {
+          if (r.cells.length >= 2) parts[parts.length - 1]!.push(r);
+          else if (parts[parts.length - 1]!.length) parts.push([]);
+        }
+        if (parts.length >= 2) {
+          for (const p of parts) {
+            const t = p.length >= 3 ? buildGrid(p) : null;
+            if (t && !flowsAsText(t.rows)) {
+              out.push(t);
+              lastEnd = end;
+            }
+          }
+        }
       }
     }
     i = end + 1;
@@ -446,6 +505,9 @@ function flowsAsText(rows: readonly string[][]): boolean {
   }
   return pairs >= 8 && broken * 6 >= pairs && flowing * 2 > pairs;
 }
+
+/** The font size of a row's cells (the median). */
+const rowSize = (r: Row): number => median(r.cells.map((c) => c.size));
 
 function buildGrid(region: Row[]): TableRegion | null {
   // Prose in two columns or checkbox lists is not a table: table cells are short.
