@@ -359,7 +359,7 @@ function toSourceTable(t: Table): SourceTable | null {
   const all = rows.flatMap((r) => r.cells);
   const rules: TableRules = t.styleRules ?? (all.some((c) => c.vertical) ? 'vertical' : all.some((c) => c.horizontal) ? 'horizontal' : 'none');
   const headerRows = rows.filter((r) => r.header).length;
-  const h = headerRows > 0 && headerRows <= 3 && headerRows < rows.length - 2 ? headerRows : 0;
+  const h = headerRows > 0 && headerRows <= 3 && headerRows < rows.length - 1 ? headerRows : 0; // two body rows at least, as tables.ts
   const spanning = out.slice(0, Math.max(h, 1)).some((r) => r.some((c) => c.span > 1 && c.text));
   return { rows: out, columns: width, headerRows: h, rules, spanning };
 }
