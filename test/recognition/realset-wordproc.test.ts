@@ -101,3 +101,13 @@ test('checks: runs the PDF has, headings without their typed numbers, cell check
     assert.equal(cellPasses(c, 'Key Action F1 Help F2 Save F3 Quit'), false);
   }
 });
+
+test('heading check: the PDF\'s outline number is stripped, "4.1)" as word processors number outlines too', async () => {
+  const { passes } = await import('../../bench/recognition/realset.bench.js');
+  const c = { kind: 'heading', text: 'Printer Installation' } as const;
+  assert.equal(passes(c, '### 4.1) Printer Installation\n'), true);
+  assert.equal(passes(c, '### 4.1. Printer Installation\n'), true);
+  assert.equal(passes(c, '### 4.1 Printer Installation\n'), true);
+  assert.equal(passes(c, '### 4.1] Printer Installation\n'), false);
+  assert.equal(passes(c, '4.1) Printer Installation\n'), false); // not a heading
+});
