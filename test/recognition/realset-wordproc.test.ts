@@ -57,12 +57,12 @@ test('ODT tables: spans, covered cells, header rows, rules from the cell borders
 });
 
 test('DOCX: heading styles by name, text runs only (field codes and deleted text left out), tables with gridSpan and tblHeader', () => {
-  const styles = '<w:styles><w:style w:type="paragraph" w:styleId="berschrift1"><w:name w:val="heading 1"/></w:style></w:styles>';
+  const styles = '<w:styles><w:style w:type="paragraph" w:styleId="berschrift1"><w:name w:val="heading 1"/></w:style><w:style w:type="paragraph" w:styleId="TM1"><w:name w:val="toc 1"/></w:style></w:styles>';
   assert.equal(docxHeadingStyles(styles).get('berschrift1'), 1);
   const p = (t: string, style = '') => `<w:p>${style ? `<w:pPr><w:pStyle w:val="${style}"/></w:pPr>` : ''}<w:r><w:t>${t}</w:t></w:r></w:p>`;
   const tc = (t: string, span = 1) => `<w:tc><w:tcPr>${span > 1 ? `<w:gridSpan w:val="${span}"/>` : ''}</w:tcPr>${p(t)}</w:tc>`;
   const doc =
-    `<w:document><w:body>${p('Überblick', 'berschrift1')}` +
+    `<w:document><w:body>${p('Überblick 3', 'TM1')}${p('Überblick', 'berschrift1')}` +
     '<w:p><w:r><w:t xml:space="preserve">Page </w:t></w:r><w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText>PAGE</w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r><w:r><w:t>3</w:t></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r><w:del><w:r><w:delText>gone</w:delText></w:r></w:del><w:r><w:tab/><w:t>end</w:t></w:r></w:p>' +
     '<w:tbl><w:tblPr><w:tblBorders><w:insideH w:val="single"/></w:tblBorders></w:tblPr>' +
     `<w:tr><w:trPr><w:tblHeader/></w:trPr>${tc('Key', 2)}</w:tr><w:tr>${tc('F1')}${tc('Help')}</w:tr><w:tr>${tc('F2')}${tc('Save')}</w:tr><w:tr>${tc('F3')}${tc('Quit')}</w:tr>` +

@@ -151,7 +151,10 @@ function odtCellBorders(xml: string): Map<string, { vertical: boolean; horizonta
   return out;
 }
 
-/** DOCX paragraph styles that are headings (ids of "heading 1-3" and "Title", by their names in styles.xml). */
+/** A heading level that is read as neither a heading nor body text (headings below level 3 go the same way). */
+const TOC = 99;
+
+/** DOCX paragraph styles that are headings (ids of "heading 1-9" and "Title", by their names in styles.xml) or contents entries (TOC). */
 export function docxHeadingStyles(stylesXml: string): Map<string, number> {
   const out = new Map<string, number>([
     ['Heading1', 1],
@@ -163,9 +166,11 @@ export function docxHeadingStyles(stylesXml: string): Map<string, number> {
     const id = attr(m[1]!, 'w:styleId');
     const name = /<w:name w:val="([^"]*)"/.exec(m[2]!)?.[1]?.toLowerCase();
     if (!id || !name) continue;
-    const h = /^heading ([1-3])$/.exec(name);
+    const h = /^heading ([1-9])$/.exec(name);
     if (h) out.set(id, Number(h[1]));
     else if (name === 'title') out.set(id, 1);
+    // A table of contents' entries ("toc 1", ids like TOC1 or TM1): left out, as ODT indexes are.
+    else if (/^toc [1-9]$/.test(name)) out.set(id, TOC);
   }
   return out;
 }
