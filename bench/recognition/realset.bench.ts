@@ -50,9 +50,10 @@ const key = (s: string) => s.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{
 /** Whether a tool's output passes a check. */
 export function passes(c: RealCheck, out: string): boolean {
   if (c.kind === 'heading') {
-    // The PDF numbers its sections ("2.1 Usage", "D Connection macros"); the source's title has no number.
+    // The PDF numbers its sections ("2.1 Usage", "4.1) Printer Installation" as word processors number
+    // outlines, "D Connection macros"); the source's title has no number.
     const want = key(c.text);
-    return [...out.matchAll(/^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$/gm)].some((m) => key(m[1]!.replace(/^(?:\d+(?:\.\d+)*\.?|[A-Z](?:\.\d+)+\.?|[A-Z]\.|[IVX]+\.|[A-Z](?=\s+\p{Lu}))\s+/u, '')) === want);
+    return [...out.matchAll(/^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$/gm)].some((m) => key(m[1]!.replace(/^(?:\d+(?:\.\d+)*[.)]?|[A-Z](?:\.\d+)+\.?|[A-Z]\.|[IVX]+\.|[A-Z](?=\s+\p{Lu}))\s+/u, '')) === want);
   }
   if (c.kind === 'cell') return cellPasses(c, out);
   return check(c, out);
@@ -171,7 +172,9 @@ if (process.argv[1]?.endsWith('realset.bench.js')) {
     .filter((d, i) => d.group === 'kinds' || i % every === 0)
     // --skip-scored A.json,B.json: leave out documents an earlier run scored (a set that grew is scored for its new part only).
     .filter((d) => !skipScored.has(d.path))
-    .filter((d) => !args.includes('--only-cells') || d.checks.some((c) => c.kind === 'cell'));
+    .filter((d) => !args.includes('--only-cells') || d.checks.some((c) => c.kind === 'cell'))
+    // --kind wordproc: one kind of kinds.json only (a kind added to the set is scored alone).
+    .filter((d) => !opt('kind') || d.kind === `kinds/${opt('kind')}`);
   const load = loadavg();
   type Count = { passed: number; total: number };
   type Tally = Record<string, Count>;
@@ -271,7 +274,7 @@ if (process.argv[1]?.endsWith('realset.bench.js')) {
     date: new Date().toISOString(),
     machine: { cpus: cpus().length, model: cpus()[0]?.model ?? 'unknown', loadavgBefore: load, loadavgAfter: loadavg(), note: 'shared 2-core machine loaded by other sessions: times are indicative only' },
     split,
-    selection: { maxPages, every, set: group, skipScored: opt('skip-scored') ?? null, onlyDocumentsWithCellChecks: args.includes('--only-cells'), note: '--every thins devset.json only; kinds.json documents are all scored' },
+    selection: { maxPages, every, set: group, skipScored: opt('skip-scored') ?? null, onlyDocumentsWithCellChecks: args.includes('--only-cells'), kind: opt('kind') ?? null, note: '--every thins devset.json only; kinds.json documents are all scored' },
     base: baseDist ?? null,
     documents: perDoc.length,
     documentsByKind: docsByKind,

@@ -1,7 +1,9 @@
 #!/bin/sh
-# Fetches the packages of the kinds devset.json lacks (kinds-packages.txt: EPUB books, ReportLab's examples)
+# Fetches the packages of the kinds devset.json lacks (kinds-packages.txt: EPUB books, ReportLab's examples,
+# word-processor documents)
 # with `apt-get download` and unpacks them into WORKDIR/kinds/root; installs the tools that make the scans
-# and the ReportLab PDFs (kinds-packages.txt, `#tool` lines) unless --no-install. Then build kinds.json:
+# and the ReportLab PDFs and LibreOffice for the word-processor PDFs (kinds-packages.txt, `#tool` lines) unless
+# --no-install. Then build kinds.json (--only wordproc: that kind alone, the other entries kept):
 #   sh bench/recognition/realset/fetch-kinds.sh [WORKDIR] [--no-install]
 #   node dist/bench/recognition/realset/kinds.js --root WORKDIR/root --work WORKDIR/kinds
 set -eu

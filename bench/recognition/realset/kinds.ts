@@ -13,7 +13,11 @@
 //   epub       the real EPUB books in Debian's packages (checks from their XHTML: headings h1-h3, word
 //              runs of <p> text in spine order);
 //   office-pdf PDFs made by a non-TeX producer: ReportLab's own Odyssey examples (python-reportlab-doc,
-//              run with python3-reportlab as /usr/bin/python3), checks from the text file they typeset.
+//              run with python3-reportlab as /usr/bin/python3), checks from the text file they typeset;
+//   wordproc   ODT and DOCX documents in Debian's packages (manuals, user guides, samples), converted to PDF
+//              by LibreOffice headless; checks from their own XML (wordproc.ts, ADR 0360).
+// --only KINDS rebuilds those kinds (scan, slides, epub, office, wordproc) and keeps the manifest's other
+// entries as they are (a rebuild on other tools would rewrite their hashes).
 // Split: a derived file takes its source document's split (a document and its scan never fall on two
 // sides); the others take build.ts's rule (first byte of sha256(path) even: tune).
 import { createHash } from 'node:crypto';
@@ -23,8 +27,9 @@ import { dirname, join, relative } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { repoRoot } from '../../../test/helpers/paths.js';
 import { checksFromTex, packageIndex, wordBag, type RealCheck, type RealDocument } from './build.js';
+import { docxSource, odtSource, wordprocChecks } from './wordproc.js';
 
-export type KindName = 'scan-pdf' | 'scan-djvu' | 'slides' | 'epub' | 'office-pdf';
+export type KindName = 'scan-pdf' | 'scan-djvu' | 'slides' | 'epub' | 'office-pdf' | 'wordproc';
 
 /** One document of kinds.json. `file` is where the bench reads it: under the realset root or the kinds work folder. */
 export interface KindDocument {
@@ -215,7 +220,10 @@ if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()
   const root = opt('root', join(here, 'work', 'root'));
   const work = opt('work', join(here, 'work', 'kinds'));
   const nScans = Number(opt('scans', '40'));
-  const only = opt('only', 'scan,slides,epub,office').split(',');
+  const only = opt('only', 'scan,slides,epub,office,wordproc').split(',');
+  /** The kinds each --only name rebuilds. */
+  const rebuilds: Record<string, readonly KindName[]> = { scan: ['scan-pdf', 'scan-djvu'], slides: ['slides'], epub: ['epub'], office: ['office-pdf'], wordproc: ['wordproc'] };
+  const rebuilt = new Set(only.flatMap((o) => rebuilds[o] ?? []));
   const set = JSON.parse(readFileSync(join(here, 'devset.json'), 'utf8')) as { documents: RealDocument[] };
   const out: KindDocument[] = [];
   const made = join(work, 'made');
@@ -317,7 +325,68 @@ if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()
     }
   }
 
+  // Word-processor documents: ODT and DOCX in Debian's packages, converted by LibreOffice headless.
+  if (only.includes('wordproc') && existsSync(kroot)) {
+    const dir = join(made, 'wordproc');
+    const srcDir = join(made, '.wordproc-src');
+    mkdirSync(dir, { recursive: true });
+    let producer = 'LibreOffice';
+    try {
+      producer = run('soffice', ['--version']).toString('utf8').trim().split(' ').slice(0, 2).join(' ');
+    } catch {
+      /* not installed: only PDFs made earlier are read */
+    }
+    const files = [...walk(kroot, '.odt'), ...walk(kroot, '.docx')].sort();
+    // One language of a translated document (live-manual.en.odt, PreviSat_en.docx): the English one.
+    const english = (f: string): string => f.replace(/([._])[a-z]{2}(?:_[A-Z]{2})?(\.(?:odt|docx))$/, '$1en$2');
+    for (const f of files) {
+      if (english(f) !== f && files.includes(english(f))) continue;
+      const path = `/${relative(kroot, f)}`;
+      const ext = f.endsWith('.odt') ? 'odt' : 'docx';
+      const stem = path.replace(/^\/usr\/share\/doc\//, '').replace(/[^\w.-]+/g, '_').replace(/\.(odt|docx)$/, '');
+      const file = join(dir, `${stem}.pdf`);
+      if (!existsSync(file)) {
+        // A PDF made by an earlier run is kept (as the scans are).
+        mkdirSync(srcDir, { recursive: true });
+        copyFileSync(f, join(srcDir, `${stem}.${ext}`));
+        try {
+          run('soffice', [`-env:UserInstallation=file://${join(work, '.lo-profile')}`, '--headless', '--convert-to', 'pdf', '--outdir', dir, join(srcDir, `${stem}.${ext}`)]);
+        } catch (e) {
+          console.error(`wordproc: ${path} not converted: ${(e as Error).message.slice(0, 120)}`);
+        }
+        if (!existsSync(file)) continue;
+      }
+      const entry = (n: string): string => {
+        try {
+          return run('unzip', ['-p', f, n]).toString('utf8');
+        } catch {
+          return '';
+        }
+      };
+      const src = ext === 'odt' ? odtSource(entry('content.xml')) : docxSource(entry('word/document.xml'), entry('word/styles.xml'));
+      let text = '';
+      try {
+        text = run('pdftotext', ['-q', file, '-']).toString('utf8');
+      } catch {
+        /* unreadable */
+      }
+      const checks = wordprocChecks(src, wordBag(text));
+      const pages = pageCount(file);
+      if (checks.filter((c) => c.kind === 'present').length < 3 || pages === 0) continue;
+      const pkg = kindex.get(path) ?? { package: 'unknown', version: 'unknown' };
+      const cells = checks.filter((c) => c.kind === 'cell').length;
+      out.push({ kind: 'wordproc', base: 'kinds', file: `made/wordproc/${stem}.pdf`, package: pkg.package, version: pkg.version, from: path, source: `${path} (${ext === 'odt' ? 'content.xml' : 'word/document.xml'})`, made: { producer, filter: 'writer_pdf_Export', tables: src.tables.length }, ...hashed(file), pages, split: splitOf(path), checks });
+      console.error(`wordproc ${path}: ${pages} pages, ${checks.length} checks (${cells} cells)`);
+    }
+    rmSync(srcDir, { recursive: true, force: true });
+  }
+
   const target = join(here, 'kinds.json');
+  // Entries of the kinds not rebuilt stay as the manifest has them (same lines, same order, first).
+  if (args.includes('--only') && existsSync(target)) {
+    const kept = (JSON.parse(readFileSync(target, 'utf8')) as { documents: KindDocument[] }).documents.filter((d) => !rebuilt.has(d.kind));
+    out.unshift(...kept);
+  }
   writeFileSync(target, serializeKinds(new Date().toISOString().slice(0, 10), out));
   const by = (k: string, s: string) => out.filter((d) => d.kind === k && d.split === s).length;
   const kinds = [...new Set(out.map((d) => d.kind))];
