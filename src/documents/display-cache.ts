@@ -38,6 +38,11 @@ export class DisplayRecordCache {
   readonly #byLinked = new Map<string, Set<string>>();
   /** Bumped by every invalidation: a read that started before one does not fill the cache. */
   #epoch = 0;
+  /**
+   * Ids loaded once and not kept (reads with `admitRepeats`), oldest first, at most `capacity`: a record is
+   * kept on its second load only, so hits that do not repeat never enter (and churn) the cache (ADR 0359).
+   */
+  readonly #seenOnce = new Set<string>();
   hits = 0;
   misses = 0;
 
@@ -54,12 +59,15 @@ export class DisplayRecordCache {
    * The records of `ids`, with their full text for the ids in `withText` (those that have one): cached
    * ones from memory (refreshed as most recently used), the others through `load` (which gets the
    * missing ids and which of them need their text), whose answers fill the cache unless an
-   * invalidation happened meanwhile.
+   * invalidation happened meanwhile. `admitRepeats`: a loaded record is kept only when it was loaded
+   * before (within the last `capacity` such loads): search hits (ADR 0359), where keeping every record of
+   * queries that never repeat costs more (copies, old-generation garbage) than the cache saves.
    */
   async getMany(
     ids: readonly string[],
     withText: ReadonlySet<string>,
     load: (missing: string[], missingText: string[]) => Promise<Map<string, DisplayDocumentWithText>>,
+    opts: { admitRepeats?: boolean } = {},
   ): Promise<Map<string, DisplayDocumentWithText>> {
     if (this.capacity === 0) {
       const all = [...new Set(ids)];
@@ -92,7 +100,7 @@ export class DisplayRecordCache {
     const loaded = await load(missing, missing.filter((id) => withText.has(id)));
     const fresh = epoch === this.#epoch;
     for (const [id, doc] of loaded) {
-      const cache = fresh && doc.noticeKind === undefined;
+      const cache = fresh && doc.noticeKind === undefined && (opts.admitRepeats !== true || this.#loadedBefore(id));
       if (doc.fullText === undefined) {
         const frozen = Object.freeze(doc);
         out.set(id, frozen);
@@ -111,6 +119,14 @@ export class DisplayRecordCache {
       out.set(id, doc);
     }
     return out;
+  }
+
+  /** Whether `id` was loaded before (and is admitted now); else remembered as loaded once. */
+  #loadedBefore(id: string): boolean {
+    if (this.#seenOnce.delete(id)) return true;
+    this.#seenOnce.add(id);
+    if (this.#seenOnce.size > this.capacity) this.#seenOnce.delete(this.#seenOnce.values().next().value as string);
+    return false;
   }
 
   #putBody(id: string, body: string): void {

@@ -66,6 +66,7 @@ export interface HitRecordCache {
     ids: readonly string[],
     withText: ReadonlySet<string>,
     load: (missing: string[], missingText: string[]) => Promise<Map<string, DisplayDocumentWithText>>,
+    opts?: { admitRepeats?: boolean },
   ): Promise<Map<string, DisplayDocumentWithText>>;
 }
 
@@ -162,7 +163,8 @@ export async function loadHitRecords(
 
 /**
  * {@link fromStoredFields} behind the display cache (ADR 0359): cached records (with their links, and
- * their body text where a hit's snippets need it) from memory, the others loaded as without the cache.
+ * their body text where a hit's snippets need it) from memory, the others loaded as without the cache,
+ * and kept when loaded for the second time.
  */
 async function cachedStoredFields(hits: readonly IndexedHit[], withText: readonly string[], fromIndex: StoredRecords, cache: HitRecordCache): Promise<Map<string, DisplayDocumentWithText>> {
   return cache.getMany(
@@ -176,6 +178,8 @@ async function cachedStoredFields(hits: readonly IndexedHit[], withText: readonl
         fromIndex,
       );
     },
+    // a hit's record is kept from its second load on: hits that do not repeat never churn the cache
+    { admitRepeats: true },
   );
 }
 
