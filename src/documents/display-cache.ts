@@ -39,8 +39,10 @@ export class DisplayRecordCache {
   /** Bumped by every invalidation: a read that started before one does not fill the cache. */
   #epoch = 0;
   /**
-   * Ids loaded once and not kept (reads with `admitRepeats`), oldest first, at most `capacity`: a record is
-   * kept on its second load only, so hits that do not repeat never enter (and churn) the cache (ADR 0359).
+   * Ids loaded by reads with `admitRepeats`, least recently loaded first, at most `capacity`: a record is
+   * kept from its second load on, so hits that do not repeat never enter (and churn) the cache (ADR 0359).
+   * Kept through invalidations and `clear` (ids only): a search thread empties its cache at every snapshot,
+   * and a hit loaded before one is kept at its first load after it.
    */
   readonly #seenOnce = new Set<string>();
   hits = 0;
@@ -121,12 +123,12 @@ export class DisplayRecordCache {
     return out;
   }
 
-  /** Whether `id` was loaded before (and is admitted now); else remembered as loaded once. */
+  /** Whether `id` was loaded before (then it is admitted); either way remembered as loaded now. */
   #loadedBefore(id: string): boolean {
-    if (this.#seenOnce.delete(id)) return true;
+    const before = this.#seenOnce.delete(id);
     this.#seenOnce.add(id);
     if (this.#seenOnce.size > this.capacity) this.#seenOnce.delete(this.#seenOnce.values().next().value as string);
-    return false;
+    return before;
   }
 
   #putBody(id: string, body: string): void {

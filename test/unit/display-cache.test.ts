@@ -231,8 +231,13 @@ test('display cache: with admitRepeats a record is kept from its second load on,
   await read(['d']);
   assert.deepEqual(calls.slice(2), [['b'], ['c'], ['d'], ['b'], ['d']]);
   assert.equal(cache.size, 2);
+  // remembered through a clear (a search thread's snapshot): kept at its first load after it
+  cache.clear();
+  await read(['d']);
+  await read(['d']);
+  assert.deepEqual(calls.slice(7), [['d']]);
   // without the option every load fills, as before
   await cache.getMany(['c'], NONE, load);
   await cache.getMany(['c'], NONE, load);
-  assert.deepEqual(calls.slice(7), [['c']]);
+  assert.deepEqual(calls.slice(8), [['c']]);
 });
