@@ -196,6 +196,8 @@ export interface Core {
   readonly documents: DocumentService;
   /** The document store read as works: versions, notices and notice targets filled in (docs/works.md). */
   readonly works: WorkLinkedDocumentStore;
+  /** The display cache behind `works` (ADR 0135), also in front of search hits' records and texts (ADR 0359). */
+  readonly displayCache: DisplayRecordCache;
   readonly downloads: DownloadService;
   readonly references: ReferenceService;
   readonly rateLimits: RateLimitService<keyof Config['rateLimits']>;
@@ -573,6 +575,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
     demoCorpus,
     documents,
     works,
+    displayCache,
     downloads,
     references,
     rateLimits,
@@ -857,6 +860,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     store: core.works,
     // hits show the records the index segments store, with their work links (ADR 0280)
     workLinks: core.works,
+    // hot hits' records, links and body texts from memory (ADR 0359; the search threads have their own)
+    hitRecordCache: core.displayCache,
     activity: core.activity,
     billing: core.billing,
     prices: config.prices,

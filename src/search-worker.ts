@@ -73,6 +73,8 @@ async function start(): Promise<void> {
     store,
     // hits show the records the index segments store, with their work links: no display read here (ADR 0280)
     workLinks: store,
+    // the thread's display cache in front of the hits' records and body texts (ADR 0359); emptied at every snapshot
+    hitRecordCache: displayCache,
     activity: mainThreadOnly('activity') as ActivityRecorder,
     billing: mainThreadOnly('billing') as BillingService,
     prices: config.prices,

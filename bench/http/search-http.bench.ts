@@ -5,7 +5,7 @@
 //   node dist/bench/http/search-http.bench.js --corpus /work/tmp/synth-100k.jsonl --dir /work/tmp/serve-100k \
 //        [--threads 0,1,2] [--clients 1,2,16] [--seconds 10] [--after-ingest 100000] [--after-seconds 30] \
 //        [--after-repeats 1] [--cpu-prof DIR] [--prof-clients 1,16] [--builds base=/path/to/main.js,new=dist/src/main.js]
-//        [--rounds 1] [--out bench/results/search-http-100k.json]
+//        [--rounds 1] [--base /tmp/base-dist] [--warmup-seconds 0] [--out bench/results/search-http-100k.json]
 //
 // The data directory is built once (ingest through the service's own pipeline, timed) and reused.
 // For each search_threads value a server runs as a separate process (over its own copy of the data
@@ -26,6 +26,10 @@
 // grid N times over (each result has its round), the servers in reverse order in odd rounds (in one
 // run of 3 servers measured in a fixed order, two servers of the same build differed by a median 9%,
 // the later one cheaper: alternate the order, and compare pairs of points of one round).
+// --base DIST: a copy of dist/ made before a change, measured as the build `base` before the others (the
+// same as `--builds base=DIST/src/main.js,...`; without --builds the other is this checkout's, `current`).
+// --warmup-seconds S: every server serves the classes for S seconds, unmeasured, before the grid (in a
+// short run the JIT's compilations on V8's helper threads otherwise weigh on the first points).
 // Ingest stalls: with the largest thread count, a steady load runs, then `lectern ingest` rewrites the
 // first --after-ingest documents (new titles: updates, so the index deletes and re-adds them and merges
 // follow); latencies are reported for the steady window, while the server catches up, and for
@@ -63,6 +67,8 @@ const { values } = parseArgs({
     'cpu-prof': { type: 'string' },
     'prof-clients': { type: 'string' },
     builds: { type: 'string' },
+    base: { type: 'string' },
+    'warmup-seconds': { type: 'string', default: '0' },
     prep: { type: 'string' },
     'no-peer': { type: 'boolean', default: false },
     'peer-procs': { type: 'boolean', default: false },
@@ -90,6 +96,8 @@ const builds: [string, string, string[]][] = values.builds
       return [label, path!, flags];
     })
   : [['current', main, []]];
+// --base DIST: the base build (a copy of dist/ made before the change) first, as `base`, then the builds above
+if (values.base) builds.unshift(['base', join(values.base, 'src', 'main.js'), []]);
 const env = benchServerEnv(dataDir, { LECTERN_LIMITS_SEARCH_CONCURRENCY: '10000' });
 const list = (s: string) => s.split(',').map((x) => x.trim()).filter(Boolean);
 const threadCounts = list(values.threads).map(Number);
@@ -370,6 +378,18 @@ for (const [i, [build, entry, flags, threads]] of (values['skip-grid'] ? [] : bu
   const proc = await startServer(threads, flags, dir, at, entry);
   for (const q of workload.or!.slice(0, 100)) await post(bodyOf(q));
   served.push({ build, threads, port: at, dir, proc, rssIdle: rssMib(proc.pid!), results: {} });
+}
+// --warmup-seconds S: each server first serves every class for S seconds (4 clients), unmeasured: the JIT's
+// compilations (on V8's helper threads, counted in the server's CPU) are over before the first point
+const warmupS = Number(values['warmup-seconds']);
+if (warmupS > 0) {
+  for (const s of served) {
+    port = s.port;
+    for (const cls of classes) {
+      const end = Date.now() + (warmupS * 1000) / classes.length;
+      await drive(workload[cls]!, 4, () => Date.now() < end);
+    }
+  }
 }
 // Xapian with as many processes as clients (--peer-procs): its database must hold the corpus first
 const xdir = `${dataDir}-xapian`;

@@ -59,7 +59,7 @@ export const ConfigSchema = Type.Object(
       minimum: 0,
       maximum: 10_000_000,
       default: 10_000,
-      description: 'Display records (what a search hit shows: no full text) kept in memory per serving process for the reads that take them from the store (ranking features, records an index holds none of); search hits read the records the index segments store (ADR 0280). 0 turns the cache off. A record leaves it when it is written or deleted (docs/storage.md, ADR 0135).',
+      description: 'Display records (what a search hit shows: no full text) kept in memory per serving process and per search thread, with their work links and the body texts snippets were cut from (within 8M characters): search hits take their records from it before the index segments (ADR 0280) or the store, each from its second load on (ADR 0359), as do the other reads of display records. 0 turns the cache off. A record leaves it when it is written or deleted (docs/storage.md, ADR 0135); a search thread empties its cache at every index snapshot.',
     }),
     loadDemoCorpus: Type.Boolean({ default: true, description: 'Load the bundled demo corpus on first start (when the store is empty).' }),
     secret: Type.Optional(

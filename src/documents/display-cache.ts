@@ -38,6 +38,13 @@ export class DisplayRecordCache {
   readonly #byLinked = new Map<string, Set<string>>();
   /** Bumped by every invalidation: a read that started before one does not fill the cache. */
   #epoch = 0;
+  /**
+   * Ids loaded by reads with `admitRepeats`, least recently loaded first, at most `capacity`: a record is
+   * kept from its second load on, so hits that do not repeat never enter (and churn) the cache (ADR 0359).
+   * Kept through invalidations and `clear` (ids only): a search thread empties its cache at every snapshot,
+   * and a hit loaded before one is kept at its first load after it.
+   */
+  readonly #seenOnce = new Set<string>();
   hits = 0;
   misses = 0;
 
@@ -54,12 +61,15 @@ export class DisplayRecordCache {
    * The records of `ids`, with their full text for the ids in `withText` (those that have one): cached
    * ones from memory (refreshed as most recently used), the others through `load` (which gets the
    * missing ids and which of them need their text), whose answers fill the cache unless an
-   * invalidation happened meanwhile.
+   * invalidation happened meanwhile. `admitRepeats`: a loaded record is kept only when it was loaded
+   * before (within the last `capacity` such loads): search hits (ADR 0359), where keeping every record of
+   * queries that never repeat costs more (copies, old-generation garbage) than the cache saves.
    */
   async getMany(
     ids: readonly string[],
     withText: ReadonlySet<string>,
     load: (missing: string[], missingText: string[]) => Promise<Map<string, DisplayDocumentWithText>>,
+    opts: { admitRepeats?: boolean } = {},
   ): Promise<Map<string, DisplayDocumentWithText>> {
     if (this.capacity === 0) {
       const all = [...new Set(ids)];
@@ -92,7 +102,7 @@ export class DisplayRecordCache {
     const loaded = await load(missing, missing.filter((id) => withText.has(id)));
     const fresh = epoch === this.#epoch;
     for (const [id, doc] of loaded) {
-      const cache = fresh && doc.noticeKind === undefined;
+      const cache = fresh && doc.noticeKind === undefined && (opts.admitRepeats !== true || this.#loadedBefore(id));
       if (doc.fullText === undefined) {
         const frozen = Object.freeze(doc);
         out.set(id, frozen);
@@ -111,6 +121,14 @@ export class DisplayRecordCache {
       out.set(id, doc);
     }
     return out;
+  }
+
+  /** Whether `id` was loaded before (then it is admitted); either way remembered as loaded now. */
+  #loadedBefore(id: string): boolean {
+    const before = this.#seenOnce.delete(id);
+    this.#seenOnce.add(id);
+    if (this.#seenOnce.size > this.capacity) this.#seenOnce.delete(this.#seenOnce.values().next().value as string);
+    return before;
   }
 
   #putBody(id: string, body: string): void {

@@ -24,10 +24,16 @@ import type { DocumentStore, TextWindowRequest } from '../ports/document-store.j
 import type { SnippetSource } from './search-service.js';
 import { decodeStoredDisplay } from './stored-display.js';
 
-/** The StoredRecords of indexes in this process (SearchIndex.stored). */
-export function localStoredRecords(index: (name: IndexName) => { stored(ids: readonly string[]): Map<string, Uint8Array> }, link: StoredRecords['link'], plain: StoredRecords['plain']): StoredRecords {
+/** The StoredRecords of indexes in this process (SearchIndex.stored); `cache`: see {@link StoredRecords.cache}. */
+export function localStoredRecords(
+  index: (name: IndexName) => { stored(ids: readonly string[]): Map<string, Uint8Array> },
+  link: StoredRecords['link'],
+  plain: StoredRecords['plain'],
+  cache: HitRecordCache | null = null,
+): StoredRecords {
   return {
     plain,
+    ...(cache ? { cache } : {}),
     records: async (name, ids) => {
       const out = new Map<string, DisplayDocument>();
       for (const [id, bytes] of index(name).stored(ids)) out.set(id, decodeStoredDisplay(bytes));
@@ -50,6 +56,20 @@ export interface IndexedHit {
   index: IndexName;
 }
 
+/**
+ * The serving process's display cache (documents/display-cache.ts, ADR 0135) as the hits use it (ADR
+ * 0359): the records of `ids` with their work links, and with their body text for those in `withText`,
+ * from memory; what it misses comes from `load` (then kept unless an invalidation came meanwhile).
+ */
+export interface HitRecordCache {
+  getMany(
+    ids: readonly string[],
+    withText: ReadonlySet<string>,
+    load: (missing: string[], missingText: string[]) => Promise<Map<string, DisplayDocumentWithText>>,
+    opts?: { admitRepeats?: boolean },
+  ): Promise<Map<string, DisplayDocumentWithText>>;
+}
+
 /** Where display records come from when the indexes store them (ADR 0280). */
 export interface StoredRecords {
   /**
@@ -61,6 +81,13 @@ export interface StoredRecords {
   link<D extends LinkableDocument & { workKey: string }>(docs: readonly D[]): Promise<D[]>;
   /** The store without work links: the records of body-snippet hits (with their text) and of hits no index stored, and body slices. */
   plain: Pick<DocumentStore, 'getDisplayMany' | 'getTextWindows'>;
+  /**
+   * The process's display cache in front of the records and texts above (ADR 0359): a page whose hits
+   * are all in it reads nothing (no stored record decoded, no row, no link query), and its records are
+   * the same objects as last time (the hit encoder keeps their wire bytes by object, ADR 0195). A miss
+   * loads as without it. Absent: every page loads.
+   */
+  cache?: HitRecordCache;
 }
 
 /**
@@ -86,7 +113,11 @@ export async function loadHitRecords(
     else withText.push(h.hit.id);
   }
   const windows = sliced.length > 0 ? fromIndex!.plain.getTextWindows(sliced.map((h) => ({ id: h.hit.id, ranges: bodyPassages(h).map(passageRange) }) satisfies TextWindowRequest)) : null;
-  const docs = fromIndex ? await fromStoredFields(hits, withText, fromIndex) : await store.getDisplayMany(hits.map((h) => h.hit.id), withText);
+  const docs = fromIndex
+    ? fromIndex.cache && sliced.length === 0
+      ? await cachedStoredFields(hits, withText, fromIndex, fromIndex.cache)
+      : await fromStoredFields(hits, withText, fromIndex)
+    : await store.getDisplayMany(hits.map((h) => h.hit.id), withText);
   const sources = new Map<string, SnippetSource>();
   for (const [id, doc] of docs) sources.set(id, doc);
   if (windows) {
@@ -128,6 +159,28 @@ export async function loadHitRecords(
     }
   }
   return { docs, sources };
+}
+
+/**
+ * {@link fromStoredFields} behind the display cache (ADR 0359): cached records (with their links, and
+ * their body text where a hit's snippets need it) from memory, the others loaded as without the cache,
+ * and kept when loaded for the second time.
+ */
+async function cachedStoredFields(hits: readonly IndexedHit[], withText: readonly string[], fromIndex: StoredRecords, cache: HitRecordCache): Promise<Map<string, DisplayDocumentWithText>> {
+  return cache.getMany(
+    hits.map((h) => h.hit.id),
+    new Set(withText),
+    (missing, missingText) => {
+      const wanted = new Set(missing);
+      return fromStoredFields(
+        hits.filter((h) => wanted.has(h.hit.id)),
+        missingText,
+        fromIndex,
+      );
+    },
+    // a hit's record is kept from its second load on: hits that do not repeat never churn the cache
+    { admitRepeats: true },
+  );
 }
 
 async function fromStoredFields(hits: readonly IndexedHit[], withText: readonly string[], fromIndex: StoredRecords): Promise<Map<string, DisplayDocumentWithText>> {

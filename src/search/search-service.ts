@@ -26,7 +26,7 @@ import { nowSeconds } from '../ports/clock.js';
 import type { DocumentStore } from '../ports/document-store.js';
 import type { ErrorReporter } from '../ports/error-reporter.js';
 import { citedWorkUris } from './citations.js';
-import { loadHitRecords, localStoredRecords, type StoredRecords } from './hit-records.js';
+import { loadHitRecords, localStoredRecords, type HitRecordCache, type StoredRecords } from './hit-records.js';
 import { FEEDBACK_TOKEN_TTL_S, signFeedbackToken } from './feedback-token.js';
 import type { IndexSet } from './index-set.js';
 import { denseDocumentVector, denseQueryVector, denseSearch, sparseQueryVector, withFeedback, withFeedbackVectors, type SparseParams } from './channels.js';
@@ -113,6 +113,12 @@ export interface SearchServiceDeps {
    * these links: no display read from the database. Absent: records come from `store.getDisplayMany`.
    */
   workLinks?: Pick<StoredRecords, 'link'>;
+  /**
+   * With `workLinks`: the serving process's display cache (ADR 0135) in front of the hits' records and
+   * body texts (ADR 0359; the search threads' own, emptied at every snapshot; the writer's, told every
+   * change the index applies). Absent: every page reads its records and texts.
+   */
+  hitRecordCache?: HitRecordCache;
   /**
    * Inline searches (ADR 0326): with an `executor`, a search whose work estimate is at most `maxWork` runs
    * here, on the calling thread, when nothing else is searching (no other search of this service between
@@ -805,7 +811,7 @@ export class SearchService {
       };
     }
     const indexes = this.d.indexes;
-    return localStoredRecords((name) => indexes.get(name), link, plain);
+    return localStoredRecords((name) => indexes.get(name), link, plain, this.d.hitRecordCache ?? null);
   }
 
   /**

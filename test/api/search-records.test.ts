@@ -61,3 +61,88 @@ describe('search hits: display records and their cache', () => {
     assert.equal((await search('fibres')).hits.find((h) => h.id === 'b2'), undefined);
   });
 });
+
+// ADR 0359: the display cache in front of the hits' records, links and body texts. A page whose hits are
+// all cached reads nothing from the store (no row with its text, no work-link query); a hit is kept from
+// its second load on; with the cache off every page reads them. Both give the same hits. The reads are counted in process (searchThreads 0: a
+// search thread has its own connection and cache); on a search thread the same hits and freshness.
+describe('search hits: records, links and body texts from the display cache', () => {
+  const reads = (app: TestApp) => {
+    const counts = { rows: 0, links: 0 };
+    const store = app.storage.documents as unknown as Record<string, (...a: unknown[]) => unknown>;
+    for (const [name, key] of [['getDisplayMany', 'rows'], ['workMembers', 'links'], ['relationsTo', 'links']] as const) {
+      const original = store[name]!.bind(store);
+      store[name] = (...a: unknown[]) => {
+        counts[key]++;
+        return original(...a);
+      };
+    }
+    return counts;
+  };
+  const seeded = async (records: number, searchThreads = 0) => {
+    const app = await testApp({ displayCacheRecords: records, searchThreads });
+    const acct = await app.account({ credits: 100_000 });
+    await seed(app, [
+      doc('c1', { title: 'Granite', abstract: 'Granite intrusions.', fullText: 'Intro.\n\nThe feldspar crystallization sequence controls granite textures in plutons.' }),
+      doc('c2', { title: 'Feldspar', abstract: 'Feldspar in granite.', fullText: null }),
+    ]);
+    await app.indexes!.catchUp();
+    const search = async (query: string) => {
+      const res = await app.http.inject({ method: 'POST', url: '/v2/search/', headers: { 'x-api-key': acct.key }, payload: { query, limit: 10, return_documents: true } });
+      assert.equal(res.statusCode, 200, res.body);
+      const { hits } = res.json() as { hits: { id: string; snippets: { field: string }[]; document: { title: string } }[] };
+      return hits;
+    };
+    return { app, search, counts: reads(app) };
+  };
+
+  test('a page whose hits are cached reads no row, text or link from the store; the same hits', async () => {
+    const { app, search, counts } = await seeded(100);
+    try {
+      const first = await search('feldspar crystallization granite');
+      assert.ok(first.some((h) => h.snippets.some((s) => s.field === 'body')), 'a body-snippet hit');
+      assert.ok(counts.rows > 0 && counts.links > 0, 'the first page loads its records');
+      // kept from their second load on (a hit that never repeats never enters the cache)
+      const second = { ...counts };
+      assert.deepEqual(await search('feldspar crystallization granite'), first);
+      assert.ok(counts.rows > second.rows, 'the second page loads them again');
+      const before = { ...counts };
+      const again = await search('feldspar crystallization granite');
+      assert.deepEqual(counts, before, 'nothing read for the cached page');
+      assert.deepEqual(again, first);
+      // a change the index applies takes the record out: read again, and shown as written
+      await app.storage.documents.upsertMany([doc('c1', { title: 'Granite, revised', abstract: 'Granite intrusions.', fullText: 'Intro.\n\nThe feldspar crystallization sequence controls granite textures in plutons.' })], 2_000);
+      await app.indexes!.catchUp();
+      assert.equal((await search('feldspar crystallization granite')).find((h) => h.id === 'c1')!.document.title, 'Granite, revised');
+      assert.ok(counts.rows > before.rows, 'the changed record read again');
+    } finally {
+      await app.dispose();
+    }
+  });
+
+  test('with the cache off every page reads its rows and links', async () => {
+    const { app, search, counts } = await seeded(0);
+    try {
+      const first = await search('feldspar crystallization granite');
+      const before = { ...counts };
+      assert.deepEqual(await search('feldspar crystallization granite'), first);
+      assert.ok(counts.rows > before.rows && counts.links > before.links, JSON.stringify({ before, counts }));
+    } finally {
+      await app.dispose();
+    }
+  });
+
+  test('on a search thread: the same hits again from its cache, a changed record shown once indexed', async () => {
+    const { app, search } = await seeded(100, 1);
+    try {
+      const first = await search('feldspar crystallization granite');
+      assert.ok(first.some((h) => h.snippets.some((s) => s.field === 'body')), 'a body-snippet hit');
+      assert.deepEqual(await search('feldspar crystallization granite'), first);
+      await app.storage.documents.upsertMany([doc('c1', { title: 'Granite, revised', abstract: 'Granite intrusions.', fullText: 'Intro.\n\nThe feldspar crystallization sequence controls granite textures in plutons.' })], 2_000);
+      await app.indexes!.catchUp();
+      assert.equal((await search('feldspar crystallization granite')).find((h) => h.id === 'c1')!.document.title, 'Granite, revised');
+    } finally {
+      await app.dispose();
+    }
+  });
+});

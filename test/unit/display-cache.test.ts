@@ -211,3 +211,33 @@ test('display cache: a record loaded with its text is the object later hits retu
   const first = (await long.getMany(['a'], text, longLoad)).get('a')!;
   assert.notEqual((await long.getMany(['a'], text, longLoad)).get('a'), first);
 });
+
+test('display cache: with admitRepeats a record is kept from its second load on, within capacity ids remembered', async () => {
+  const cache = new DisplayRecordCache(2);
+  const { calls, load } = loader(new Map([['a', 'A'], ['b', 'B'], ['c', 'C'], ['d', 'D']]));
+  const read = (ids: string[]) => cache.getMany(ids, NONE, load, { admitRepeats: true });
+  await read(['a']);
+  await read(['a']); // second load: kept
+  await read(['a']); // from memory
+  assert.deepEqual(calls, [['a'], ['a']]);
+  assert.equal(cache.size, 1);
+  // loaded once each: remembered (ids only), not kept; b is forgotten past capacity, so loaded twice more
+  await read(['b']);
+  await read(['c']);
+  await read(['d']);
+  await read(['b']);
+  assert.equal(cache.size, 1, 'only a is kept');
+  await read(['d']); // its second load within the remembered ids: kept
+  await read(['d']);
+  assert.deepEqual(calls.slice(2), [['b'], ['c'], ['d'], ['b'], ['d']]);
+  assert.equal(cache.size, 2);
+  // remembered through a clear (a search thread's snapshot): kept at its first load after it
+  cache.clear();
+  await read(['d']);
+  await read(['d']);
+  assert.deepEqual(calls.slice(7), [['d']]);
+  // without the option every load fills, as before
+  await cache.getMany(['c'], NONE, load);
+  await cache.getMany(['c'], NONE, load);
+  assert.deepEqual(calls.slice(8), [['c']]);
+});
