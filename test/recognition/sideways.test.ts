@@ -88,6 +88,11 @@ test('rotated body needs lines, extent and characters: one or two rotated lines,
   assert.deepEqual(texts(page([up(20, 700, 300, 'Downloaded from https://example.org on 3 May 2021'), up(32, 700, 200, 'by guest, all rights reserved')])), [upright.text]);
   // Rotated column heads of an upright table: several lines but short along their reading direction.
   assert.deepEqual(texts(page([up(100, 200, 50, 'Precision'), up(140, 200, 40, 'Recall'), up(180, 200, 60, 'F-measure'), up(220, 200, 50, 'Accuracy')])), [upright.text]);
+  // Pieces of big delimiters (CMEX, no Unicode) are tall and narrow with their origin at the top, like text
+  // reading downward: not rotated text, and the math symbols beside them stay upright.
+  const piece = (i: number) => ({ bbox: { x: 100 + 30 * i, y: 118 + 25 * i, w: 3, h: 49 }, x: 100 + 30 * i, y: 125 + 25 * i, text: '\uFFFD\uFFFD\uFFFD\uFFFD', font: { name: 'CMEX10', size: 10 } });
+  const symbol = { bbox: { x: 238, y: 101, w: 5, h: 17 }, x: 238, y: 109, text: '\u2200', font: { name: 'CMSY10', size: 10 } };
+  assert.deepEqual(texts(page([...Array.from({ length: 12 }, (_, i) => piece(i)), symbol])), [upright.text, '\u2200']);
   // Three long rotated lines: body, read in their own frame (upward text: the leftmost line first).
   const body = texts(page([up(100, 700, 400, 'First rotated line of a landscape paragraph here'), up(114, 700, 400, 'second rotated line of the same paragraph text'), up(128, 700, 300, 'third and last rotated line of it')]));
   assert.deepEqual(body, [upright.text, 'First rotated line of a landscape paragraph here', 'second rotated line of the same paragraph text', 'third and last rotated line of it']);

@@ -161,13 +161,16 @@ function turnOf(bb: { x: number; y: number; w: number; h: number }, ox: number |
 /**
  * Rotated text that is body content (ADR 0362): at least {@link ROTATED_BODY_LINES} lines (distinct
  * baselines) of rotated text, spanning {@link ROTATED_BODY_EXTENT} points along their reading direction
- * with {@link ROTATED_BODY_CHARS} characters: a `sidewaystable`, an `lscape` page, a rotated block of
+ * with {@link ROTATED_BODY_CHARS} letters and digits: a `sidewaystable`, an `lscape` page, a rotated block of
  * prose. A side stamp (arXiv identifier, "Downloaded from ..."), a draft line along the margin or the
  * rotated column heads of an upright table stay out of the flow.
  */
 const ROTATED_BODY_LINES = 3;
 const ROTATED_BODY_EXTENT = 150;
 const ROTATED_BODY_CHARS = 40;
+/** Two letters or digits in a row: a word, a number. */
+const WORDISH = /[\p{L}\p{N}]{2}/u;
+const ALNUM_G = /[\p{L}\p{N}]/gu;
 
 interface PendingRun {
   run: Run;
@@ -302,13 +305,15 @@ export function parseStextPage(page: StextPage, fonts: Map<string, FontFlags[]> 
  * a table's numbers, single letters). Null when the rotated text is a stamp or side note.
  */
 function rotatedBody(runs: readonly PendingRun[]): { turn: 'ccw' | 'cw'; region: Box; members: Set<PendingRun> } | null {
-  const tall = runs.filter((p) => p.tall && p.turn !== 'up');
+  // Only runs with words count as evidence: the pieces of big delimiters and radicals (CMEX, U+FFFD) are tall
+  // and narrow too, with their origin at the top.
+  const tall = runs.filter((p) => p.tall && p.turn !== 'up' && WORDISH.test(p.run.text));
   if (tall.length < ROTATED_BODY_LINES) return null;
   const ccw = tall.filter((p) => p.turn === 'ccw').length;
   const turn: 'ccw' | 'cw' = ccw * 2 >= tall.length ? 'ccw' : 'cw';
   const core = tall.filter((p) => p.turn === turn);
   const baselines = new Set(core.map((p) => Math.round(p.ox / 3)));
-  const chars = core.reduce((n, p) => n + p.run.chars, 0);
+  const chars = core.reduce((n, p) => n + (p.run.text.match(ALNUM_G)?.length ?? 0), 0);
   const region: { x0: number; y0: number; x1: number; y1: number } = {
     x0: Math.min(...core.map((p) => p.run.x0)),
     y0: Math.min(...core.map((p) => p.run.y0)),
@@ -324,7 +329,9 @@ function rotatedBody(runs: readonly PendingRun[]): { turn: 'ccw' | 'cw'; region:
     grew = false;
     for (const p of runs) {
       // A short run with a leading space (" ±") starts inside its box: not clearly upright either.
-      const leaning = p.turn === 'up' && (turn === 'ccw' ? p.fx > 0.3 : p.fy < 0.5);
+      // (Only for text reading upward: an upright run's origin is at its box's left edge, while its height
+      // above the baseline varies with the font's box, so no such test holds for text reading downward.)
+      const leaning = p.turn === 'up' && turn === 'ccw' && p.fx > 0.3;
       if ((p.turn !== turn && !leaning) || p.tall || members.has(p)) continue;
       const near = Math.max(pad, 1.5 * p.run.size);
       if (p.run.x1 < region.x0 - near || p.run.x0 > region.x1 + near || p.run.y1 < region.y0 - near || p.run.y0 > region.y1 + near) continue;
