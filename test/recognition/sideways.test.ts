@@ -93,6 +93,9 @@ test('rotated body needs lines, extent and characters: one or two rotated lines,
   const piece = (i: number) => ({ bbox: { x: 100 + 30 * i, y: 118 + 25 * i, w: 3, h: 49 }, x: 100 + 30 * i, y: 125 + 25 * i, text: '\uFFFD\uFFFD\uFFFD\uFFFD', font: { name: 'CMEX10', size: 10 } });
   const symbol = { bbox: { x: 238, y: 101, w: 5, h: 17 }, x: 238, y: 109, text: '\u2200', font: { name: 'CMSY10', size: 10 } };
   assert.deepEqual(texts(page([...Array.from({ length: 12 }, (_, i) => piece(i)), symbol])), [upright.text, '\u2200']);
+  // A cover's side title: three rotated lines in display type beside the page's 10 pt text.
+  const big = (x: number, text: string) => ({ ...up(x, 700, 220, text), bbox: { x, y: 480, w: 27, h: 220 }, x: x + 24, font: { name: 'Helvetica', size: 21 } });
+  assert.deepEqual(texts(page([big(40, 'Engineer Research and'), big(70, 'Development Center'), big(100, 'ERDC/CRREL SR-05-78 Special Report')])), [upright.text]);
   // Three long rotated lines: body, read in their own frame (upward text: the leftmost line first).
   const body = texts(page([up(100, 700, 400, 'First rotated line of a landscape paragraph here'), up(114, 700, 400, 'second rotated line of the same paragraph text'), up(128, 700, 300, 'third and last rotated line of it')]));
   assert.deepEqual(body, [upright.text, 'First rotated line of a landscape paragraph here', 'second rotated line of the same paragraph text', 'third and last rotated line of it']);

@@ -168,6 +168,8 @@ function turnOf(bb: { x: number; y: number; w: number; h: number }, ox: number |
 const ROTATED_BODY_LINES = 3;
 const ROTATED_BODY_EXTENT = 150;
 const ROTATED_BODY_CHARS = 40;
+/** Rotated runs set this much larger than the page's upright text are display type (a cover's side title). */
+const ROTATED_DISPLAY_RATIO = 1.5;
 /** Two letters or digits in a row: a word, a number. */
 const WORDISH = /[\p{L}\p{N}]{2}/u;
 const ALNUM_G = /[\p{L}\p{N}]/gu;
@@ -321,6 +323,10 @@ function rotatedBody(runs: readonly PendingRun[]): { turn: 'ccw' | 'cw'; region:
     y1: Math.max(...core.map((p) => p.run.y1)),
   };
   if (baselines.size < ROTATED_BODY_LINES || region.y1 - region.y0 < ROTATED_BODY_EXTENT || chars < ROTATED_BODY_CHARS) return null;
+  // Display type turned along a cover's edge (erdc's "Engineer Research and Development Center" at 21 pt
+  // beside an 11 pt page) is decoration, not body: body text turned sideways keeps the page's sizes.
+  const upright = medianSize(runs.filter((p) => p.turn === 'up' && !p.tall));
+  if (upright > 0 && medianSize(core) > ROTATED_DISPLAY_RATIO * upright) return null;
   const pad = 12;
   const members = new Set<PendingRun>(core);
   // Short rotated runs (a table's numbers, scripts, single letters) join when their box comes within 1.5
@@ -374,6 +380,18 @@ function reblockTurned(runs: readonly Run[]): Run[][] {
     prev = row;
   }
   return blocks;
+}
+
+/** The size most characters of these runs are set in (the median by characters); 0 without characters. */
+function medianSize(runs: readonly PendingRun[]): number {
+  const sorted = runs.filter((p) => p.run.chars > 0).sort((a, b) => a.run.size - b.run.size);
+  const total = sorted.reduce((n, p) => n + p.run.chars, 0);
+  let seen = 0;
+  for (const p of sorted) {
+    seen += p.run.chars;
+    if (seen * 2 >= total) return p.run.size;
+  }
+  return 0;
 }
 
 /**
