@@ -4,7 +4,7 @@
 //   sh bench/recognition/realset/fetch.sh [WORK]            # apt-get download + dpkg-deb -x
 //   node dist/bench/recognition/realset.bench.js [--root WORK/root] [--split report|tune|all] [--max-pages 60]
 //     [--every 1] [--set devset|kinds|all] [--kinds-work WORK/kinds] [--skip-scored A.json,...] [--out FILE] [--dump DIR]
-//     [--base OTHER/dist] [--only-cells]
+//     [--base OTHER/dist] [--only-cells] [--only PATH-PART,...]
 // It reads both manifests: devset.json (TeX Live PDFs, build.ts) and kinds.json (scans as PDF and DJVU,
 // slides, EPUB, non-TeX PDFs: kinds.ts, ADR 0338), and reports per kind of document. Each scored document
 // keeps Lectern's score and the score's inputs, so that fit-score.ts can refit the weights (--realset).
@@ -174,7 +174,9 @@ if (process.argv[1]?.endsWith('realset.bench.js')) {
     .filter((d) => !skipScored.has(d.path))
     .filter((d) => !args.includes('--only-cells') || d.checks.some((c) => c.kind === 'cell'))
     // --kind wordproc: one kind of kinds.json only (a kind added to the set is scored alone).
-    .filter((d) => !opt('kind') || d.kind === `kinds/${opt('kind')}`);
+    .filter((d) => !opt('kind') || d.kind === `kinds/${opt('kind')}`)
+    // --only A,B: only documents whose path contains one of these strings (a defect's documents and a control set).
+    .filter((d) => !opt('only') || opt('only')!.split(',').some((s) => d.path.includes(s)));
   const load = loadavg();
   type Count = { passed: number; total: number };
   type Tally = Record<string, Count>;
@@ -274,7 +276,7 @@ if (process.argv[1]?.endsWith('realset.bench.js')) {
     date: new Date().toISOString(),
     machine: { cpus: cpus().length, model: cpus()[0]?.model ?? 'unknown', loadavgBefore: load, loadavgAfter: loadavg(), note: 'shared 2-core machine loaded by other sessions: times are indicative only' },
     split,
-    selection: { maxPages, every, set: group, skipScored: opt('skip-scored') ?? null, onlyDocumentsWithCellChecks: args.includes('--only-cells'), kind: opt('kind') ?? null, note: '--every thins devset.json only; kinds.json documents are all scored' },
+    selection: { maxPages, every, set: group, skipScored: opt('skip-scored') ?? null, onlyDocumentsWithCellChecks: args.includes('--only-cells'), kind: opt('kind') ?? null, only: opt('only') ?? null, note: '--every thins devset.json only; kinds.json documents are all scored' },
     base: baseDist ?? null,
     documents: perDoc.length,
     documentsByKind: docsByKind,

@@ -141,6 +141,53 @@ export function rtlShare(lines: readonly LayoutLine[]): number {
   return all ? rtl / all : 0;
 }
 
+/** How a run's text is set: upright, turned 90° counter-clockwise (reads upward) or clockwise (reads downward). */
+type Turn = 'up' | 'ccw' | 'cw';
+
+/**
+ * A run's turn from MuPDF's box and the origin of its first glyph (`x`, `y`): upright text starts at the
+ * box's left edge with the baseline low in the box; text that reads upward starts at the bottom right
+ * corner (the baseline is the box's right edge); text that reads downward starts at the top left corner.
+ */
+function turnOf(bb: { x: number; y: number; w: number; h: number }, ox: number | undefined, oy: number | undefined): Turn {
+  if (ox === undefined || oy === undefined || !(bb.w > 0) || !(bb.h > 0)) return 'up';
+  const fx = (ox - bb.x) / bb.w;
+  const fy = (oy - bb.y) / bb.h;
+  if (fx > 0.6 && fy > 0.75) return 'ccw';
+  if (fx < 0.4 && fy < 0.25) return 'cw';
+  return 'up';
+}
+
+/**
+ * Rotated text that is body content (ADR 0362): at least {@link ROTATED_BODY_LINES} lines (distinct
+ * baselines) of rotated text, spanning {@link ROTATED_BODY_EXTENT} points along their reading direction
+ * with {@link ROTATED_BODY_CHARS} letters and digits: a `sidewaystable`, an `lscape` page, a rotated block of
+ * prose. A side stamp (arXiv identifier, "Downloaded from ..."), a draft line along the margin or the
+ * rotated column heads of an upright table stay out of the flow.
+ */
+const ROTATED_BODY_LINES = 3;
+const ROTATED_BODY_EXTENT = 150;
+const ROTATED_BODY_CHARS = 40;
+/** Rotated runs set this much larger than the page's upright text are display type (a cover's side title). */
+const ROTATED_DISPLAY_RATIO = 1.5;
+/** Two letters or digits in a row: a word, a number. */
+const WORDISH = /[\p{L}\p{N}]{2}/u;
+const ALNUM_G = /[\p{L}\p{N}]/gu;
+
+interface PendingRun {
+  run: Run;
+  turn: Turn;
+  /** Rotated text of four or more characters in a box over three times taller than wide. */
+  tall: boolean;
+  /** Origin of the first glyph across the reading direction (the baseline's x for rotated text). */
+  ox: number;
+  /** Set in a math font (the run's `math` also covers rebuilt stacks). */
+  mathFont: boolean;
+  /** Where the first glyph's origin sits in the box, 0..1 from the left and from the top. */
+  fx: number;
+  fy: number;
+}
+
 /** Converts one page object. */
 export function parseStextPage(page: StextPage, fonts: Map<string, FontFlags[]> = new Map()): StextPageContent {
   const lines: LayoutLine[] = [];
@@ -148,13 +195,14 @@ export function parseStextPage(page: StextPage, fonts: Map<string, FontFlags[]> 
   let blockIndex = 0;
   let anyMath = false;
   let anyUnmapped = false;
+  const blocks: { runs: PendingRun[]; plain: boolean }[] = [];
   for (const block of page.blocks ?? []) {
     const bb = block.bbox;
     if (block.type === 'image') {
       if (bb && bb.w > 0 && bb.h > 0) images.push({ x0: bb.x, y0: bb.y, x1: bb.x + bb.w, y1: bb.y + bb.h });
       continue;
     }
-    const runs: Run[] = [];
+    const runs: PendingRun[] = [];
     for (const l of block.lines ?? []) {
       if (l.wmode === 1) continue; // vertical writing: kept out of the horizontal flow
       const raw = l.text ?? '';
@@ -176,41 +224,188 @@ export function parseStextPage(page: StextPage, fonts: Map<string, FontFlags[]> 
         chars = nonSpaceLength(text);
       }
       if (!l.bbox || text.length === 0) continue;
-      // Rotated text (arXiv side stamps, vertical table headers) comes as a tall, narrow box: it is not
-      // part of the horizontal reading flow.
-      if (l.bbox.h > 3 * l.bbox.w && text.trim().length >= 4) continue;
+      // Rotated text (arXiv side stamps, vertical table headers, sideways tables) comes as a tall, narrow
+      // box: it is kept only when the page's rotated text is body content (rotatedBody below).
+      const tall = l.bbox.h > 3 * l.bbox.w && text.trim().length >= 4;
+      const turn = turnOf(l.bbox, l.x, l.y);
       const f = l.font ?? {};
-      const size = f.size && f.size > 0 ? f.size : l.bbox.h * 0.8;
+      const size = f.size && f.size > 0 ? f.size : (tall ? l.bbox.w : l.bbox.h) * 0.8;
       const flags = fontFlags(f, fonts);
-      if (flags.math && l.latex === undefined) anyMath = true;
-      if (flags.math && text.includes('\uFFFD')) anyUnmapped = true;
       runs.push({
-        text,
-        x0: l.bbox.x,
-        y0: l.bbox.y,
-        x1: l.bbox.x + l.bbox.w,
-        y1: l.bbox.y + l.bbox.h,
-        baseline: l.y ?? l.bbox.y + l.bbox.h,
-        size,
-        bold: flags.bold,
-        italic: flags.italic,
-        mono: flags.mono,
-        math: flags.math || l.latex !== undefined,
-        ...(l.latex !== undefined ? { latex: l.latex } : {}),
-        rtl,
-        chars,
+        run: {
+          text,
+          x0: l.bbox.x,
+          y0: l.bbox.y,
+          x1: l.bbox.x + l.bbox.w,
+          y1: l.bbox.y + l.bbox.h,
+          baseline: l.y ?? l.bbox.y + l.bbox.h,
+          size,
+          bold: flags.bold,
+          italic: flags.italic,
+          mono: flags.mono,
+          math: flags.math || l.latex !== undefined,
+          ...(l.latex !== undefined ? { latex: l.latex } : {}),
+          rtl,
+          chars,
+        },
+        turn,
+        tall,
+        ox: l.x ?? l.bbox.x,
+        mathFont: flags.math,
+        fx: l.x !== undefined && l.bbox.w > 0 ? (l.x - l.bbox.x) / l.bbox.w : 0,
+        fy: l.y !== undefined && l.bbox.h > 0 ? (l.y - l.bbox.y) / l.bbox.h : 1,
       });
     }
+    blocks.push({ runs, plain: block.plain === true });
+  }
+  const body = rotatedBody(blocks.flatMap((b) => b.runs));
+  const turnedLines = new Set<LayoutLine>();
+  /** The lines of one block's runs (a block index of their own, even when they make no line). */
+  const pushLines = (runs: Run[], plain: boolean, turnedBlock = false): void => {
     for (const group of groupRuns(runs)) {
-      const line = buildLine(group, blockIndex, block.plain === true);
+      const line = buildLine(group, blockIndex, plain);
       if (!line) continue;
-      const segments = segmentsOf(group, blockIndex, block.plain === true);
-      lines.push(segments ? { ...line, segments } : line);
+      const segments = segmentsOf(group, blockIndex, plain);
+      const out = segments ? { ...line, segments } : line;
+      if (turnedBlock) turnedLines.add(out);
+      lines.push(out);
     }
     blockIndex++;
+  };
+  const turned: Run[] = [];
+  for (const block of blocks) {
+    const upright: Run[] = [];
+    for (const p of block.runs) {
+      const kept = body !== null && body.members.has(p);
+      if (!kept && p.tall) continue;
+      if (p.mathFont && p.run.latex === undefined) anyMath = true;
+      if (p.mathFont && p.run.text.includes('\uFFFD')) anyUnmapped = true;
+      if (kept) turned.push(turnRun(p, body.turn, body.region));
+      else upright.push(p.run);
+    }
+    pushLines(upright, block.plain);
+  }
+  for (const runs of reblockTurned(turned)) pushLines(runs, false, true);
+  // The turned region takes the rotated block's width as its height: upright lines below it move down by
+  // what it grew, so nothing overlaps.
+  if (body) {
+    const grow = body.region.x1 - body.region.x0 - (body.region.y1 - body.region.y0);
+    if (grow > 0) {
+      for (let i = 0; i < lines.length; i++) {
+        const l = lines[i]!;
+        if (!turnedLines.has(l) && l.y0 >= body.region.y1 - 0.5) lines[i] = { ...l, y0: l.y0 + grow, y1: l.y1 + grow };
+      }
+    }
   }
   const stacked = anyMath && hasStackCandidate(page, isMathFont);
   return { lines, images, ...(stacked ? { stacked: page } : {}), ...(anyUnmapped ? { unmapped: page } : {}) };
+}
+
+/**
+ * The page's rotated body content, if any: the turn of its tall rotated runs (the more common of the two),
+ * their region, and the runs that belong to it (the tall ones and the short rotated runs inside the region:
+ * a table's numbers, single letters). Null when the rotated text is a stamp or side note.
+ */
+function rotatedBody(runs: readonly PendingRun[]): { turn: 'ccw' | 'cw'; region: Box; members: Set<PendingRun> } | null {
+  // Only runs with words count as evidence: the pieces of big delimiters and radicals (CMEX, U+FFFD) are tall
+  // and narrow too, with their origin at the top.
+  const tall = runs.filter((p) => p.tall && p.turn !== 'up' && WORDISH.test(p.run.text));
+  if (tall.length < ROTATED_BODY_LINES) return null;
+  const ccw = tall.filter((p) => p.turn === 'ccw').length;
+  const turn: 'ccw' | 'cw' = ccw * 2 >= tall.length ? 'ccw' : 'cw';
+  const core = tall.filter((p) => p.turn === turn);
+  const baselines = new Set(core.map((p) => Math.round(p.ox / 3)));
+  const chars = core.reduce((n, p) => n + (p.run.text.match(ALNUM_G)?.length ?? 0), 0);
+  const region: { x0: number; y0: number; x1: number; y1: number } = {
+    x0: Math.min(...core.map((p) => p.run.x0)),
+    y0: Math.min(...core.map((p) => p.run.y0)),
+    x1: Math.max(...core.map((p) => p.run.x1)),
+    y1: Math.max(...core.map((p) => p.run.y1)),
+  };
+  if (baselines.size < ROTATED_BODY_LINES || region.y1 - region.y0 < ROTATED_BODY_EXTENT || chars < ROTATED_BODY_CHARS) return null;
+  // Display type turned along a cover's edge (erdc's "Engineer Research and Development Center" at 21 pt
+  // beside an 11 pt page) is decoration, not body: body text turned sideways keeps the page's sizes.
+  const upright = medianSize(runs.filter((p) => p.turn === 'up' && !p.tall));
+  if (upright > 0 && medianSize(core) > ROTATED_DISPLAY_RATIO * upright) return null;
+  const pad = 12;
+  const members = new Set<PendingRun>(core);
+  // Short rotated runs (a table's numbers, scripts, single letters) join when their box comes within 1.5
+  // ems (at least 12 pt) of the region, which then grows to take them in, until none is left to join.
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const p of runs) {
+      // A short run with a leading space (" ±") starts inside its box: not clearly upright either.
+      // (Only for text reading upward: an upright run's origin is at its box's left edge, while its height
+      // above the baseline varies with the font's box, so no such test holds for text reading downward.)
+      const leaning = p.turn === 'up' && turn === 'ccw' && p.fx > 0.3;
+      if ((p.turn !== turn && !leaning) || p.tall || members.has(p)) continue;
+      const near = Math.max(pad, 1.5 * p.run.size);
+      if (p.run.x1 < region.x0 - near || p.run.x0 > region.x1 + near || p.run.y1 < region.y0 - near || p.run.y0 > region.y1 + near) continue;
+      members.add(p);
+      region.x0 = Math.min(region.x0, p.run.x0);
+      region.y0 = Math.min(region.y0, p.run.y0);
+      region.x1 = Math.max(region.x1, p.run.x1);
+      region.y1 = Math.max(region.y1, p.run.y1);
+      grew = true;
+    }
+  }
+  return { turn, region, members };
+}
+
+/**
+ * The turned runs of a page in blocks of their own making: MuPDF's blocks for rotated text split a table's
+ * columns and put a "±" or a one-digit column apart. Rows are runs whose extents overlap by 45% of the
+ * lower one (as `sameRow`), each read left to right; a new block starts where the gap to the next row is
+ * over 0.8 of the larger font size (a caption above a table, a note below it).
+ */
+function reblockTurned(runs: readonly Run[]): Run[][] {
+  const sorted = [...runs].sort((a, b) => a.y0 + a.y1 - (b.y0 + b.y1));
+  const rows: { runs: Run[]; y0: number; y1: number; size: number }[] = [];
+  for (const r of sorted) {
+    const row = rows[rows.length - 1];
+    const overlap = row ? Math.min(row.y1, r.y1) - Math.max(row.y0, r.y0) : -1;
+    if (row && overlap >= 0.45 * Math.max(1, Math.min(row.y1 - row.y0, r.y1 - r.y0))) {
+      row.runs.push(r);
+      row.y0 = Math.min(row.y0, r.y0);
+      row.y1 = Math.max(row.y1, r.y1);
+      row.size = Math.max(row.size, r.size);
+    } else rows.push({ runs: [r], y0: r.y0, y1: r.y1, size: r.size });
+  }
+  const blocks: Run[][] = [];
+  let prev: (typeof rows)[number] | undefined;
+  for (const row of rows) {
+    row.runs.sort((a, b) => a.x0 - b.x0);
+    if (!prev || row.y0 - prev.y1 > 0.8 * Math.max(row.size, prev.size)) blocks.push([]);
+    blocks[blocks.length - 1]!.push(...row.runs);
+    prev = row;
+  }
+  return blocks;
+}
+
+/** The size most characters of these runs are set in (the median by characters); 0 without characters. */
+function medianSize(runs: readonly PendingRun[]): number {
+  const sorted = runs.filter((p) => p.run.chars > 0).sort((a, b) => a.run.size - b.run.size);
+  const total = sorted.reduce((n, p) => n + p.run.chars, 0);
+  let seen = 0;
+  for (const p of sorted) {
+    seen += p.run.chars;
+    if (seen * 2 >= total) return p.run.size;
+  }
+  return 0;
+}
+
+/**
+ * A rotated run in the frame of its own text, placed at the region's top left corner: reading direction
+ * left to right, lines top to bottom, so rows, columns and tables are found as for upright text.
+ */
+function turnRun(p: PendingRun, turn: 'ccw' | 'cw', r: Box): Run {
+  const b = p.run;
+  if (turn === 'ccw') {
+    // Reads upward; the next line is to the right.
+    return { ...b, x0: r.x0 + (r.y1 - b.y1), x1: r.x0 + (r.y1 - b.y0), y0: r.y0 + (b.x0 - r.x0), y1: r.y0 + (b.x1 - r.x0), baseline: r.y0 + (p.ox - r.x0) };
+  }
+  // Reads downward; the next line is to the left.
+  return { ...b, x0: r.x0 + (b.y0 - r.y0), x1: r.x0 + (b.y1 - r.y0), y0: r.y0 + (r.x1 - b.x1), y1: r.y0 + (r.x1 - b.x0), baseline: r.y0 + (r.x1 - p.ox) };
 }
 
 /** Splits the runs of a block into visual lines, then splits each line at wide gaps. */

@@ -10,8 +10,9 @@ import { spaceWidthEm, spacedText } from './glyph-spacing.js';
 interface JsonLine {
   bbox: { x: number; y: number; w: number; h: number };
   font: { name: string; family: string; weight: string; style: string; size: number };
-  x: number;
-  y: number;
+  /** The first glyph's origin; left out for a rotated run (its characters are sorted across its baseline). */
+  x?: number;
+  y?: number;
   text: string;
   wmode: number;
 }
@@ -92,11 +93,13 @@ export function parseStextXml(xml: string): { blocks: unknown[] }[] {
           const x1 = Math.max(...chars.map((c) => c.x1));
           const y0 = Math.min(...chars.map((c) => c.y0));
           const y1 = Math.max(...chars.map((c) => c.y1));
+          // A tall narrow run is rotated text: no origin, so stext-parser.ts keeps treating it as a stamp
+          // (this path reads glyphs in left-to-right order; turned body text is read from the JSON, ADR 0362).
+          const rotated = y1 - y0 > 3 * (x1 - x0);
           lines.push({
             bbox: { x: x0, y: y0, w: x1 - x0, h: y1 - y0 },
             font: { name: fm[1]!, family: '', weight: /bold|black|heavy/i.test(fm[1]!) ? 'bold' : 'normal', style: /italic|oblique/i.test(fm[1]!) ? 'italic' : 'normal', size: Number(fm[2]) },
-            x: x0,
-            y: chars[0]!.baseline,
+            ...(rotated ? {} : { x: x0, y: chars[0]!.baseline }),
             text,
             wmode: Number(lm[2]),
           });

@@ -16,6 +16,11 @@ export interface TextRun {
   readonly glyphs?: readonly (string | number)[];
   /** Character spacing (`Tc`, points added after every glyph), as letter-spaced text sets it. */
   readonly charSpacing?: number;
+  /**
+   * Text turned about its origin (x, y): 90 reads upward (counter-clockwise, as `sidewaystable` and the
+   * arXiv side stamp set it), -90 reads downward.
+   */
+  readonly rotate?: 90 | -90;
 }
 
 /** One page: its size and either text runs or a gray image covering the page. */
@@ -81,7 +86,8 @@ export function buildPdf(pages: readonly PageSpec[], info: Record<string, string
       const show = r.glyphs ? `[${r.glyphs.map((g) => (typeof g === 'number' ? String(g) : `(${esc(g)})`)).join(' ')}] TJ` : `(${esc(r.text)}) Tj`;
       // Tc is text state: it outlives ET, so it is set back to 0 after the run.
       const [tc, reset] = r.charSpacing ? [`${r.charSpacing} Tc `, ' 0 Tc'] : ['', ''];
-      content += `BT /${FONTS[r.font ?? 'regular']} ${r.size ?? 11} Tf ${tc}${r.x} ${h - r.y} Td ${show}${reset} ET\n`;
+      const place = r.rotate === 90 ? `0 1 -1 0 ${r.x} ${h - r.y} Tm` : r.rotate === -90 ? `0 -1 1 0 ${r.x} ${h - r.y} Tm` : `${r.x} ${h - r.y} Td`;
+      content += `BT /${FONTS[r.font ?? 'regular']} ${r.size ?? 11} Tf ${tc}${place} ${show}${reset} ET\n`;
     }
     for (const r of p.rules ?? []) content += `q ${r.width ?? 0.5} w ${r.x0} ${h - r.y} m ${r.x1} ${h - r.y} l S Q\n`;
     const stream = add(`<< /Length ${Buffer.byteLength(content, 'latin1')} >>\nstream\n${content}endstream`);
