@@ -361,3 +361,14 @@ test('a key column table over the whole text width with descriptions wrapped in 
   assert.deepEqual(ts[0]!.rows.map((r) => r[0]), rows.map(([k]) => k));
   assert.deepEqual(ts[0]!.rows.map((r) => r[1]), rows.map(([, d]) => d.join(' ')));
 });
+
+test('words of a paragraph set on both sides of a picture are not a wide key column table (ADR 0363)', () => {
+  const L = (text: string, x0: number, y0: number, x1: number, block: number): LayoutLine => ({ text, x0, y0, x1, y1: y0 + 13, size: 12, bold: false, italic: false, mono: false, block });
+  const lines: LayoutLine[] = [
+    L('Comment: Writing checkpoints too frequently can impact', 127, 170, 482, 3),
+    L('performance. However, performance would also decrease if I', 163, 185, 554, 4),
+    ...[['had', 'implemented a given time interval for writing checkpoints since'], ['this', 'would require frequent communication between all process. You'], ['may', 'want to tune this such that a checkpoint is written every 1-2'], ['hours or', 'so.']].flatMap(([k, d], i) => [L(k!, 56, 199 + i * 14, 56 + k!.length * 7, 5 + i), L(d!, 163, 199 + i * 14, i === 3 ? 180 : 554, 5 + i)]),
+    L('The next paragraph of the manual runs over the whole width of the text block here.', 56, 270, 554, 9),
+  ];
+  assert.deepEqual(detectTables(lines, 12), []);
+});

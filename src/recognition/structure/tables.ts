@@ -388,15 +388,18 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
   // cells 0.8 em apart or more, the key short (30 characters, under 0.3 of the text width, with a letter,
   // not a list marker or a reference label) and the description within 0.75 of the text width or starting a
   // fifth of the text width or more right of the key (a word processor's two-column table over the whole
-  // text width: "backend | This option can have ...", ADR 0363), whose keys and
+  // text width: "backend | This option can have ...", ADR 0363; such a table must not read on from row
+  // to row, see {@link readsOnAcrossRows}), whose keys and
   // descriptions start at the same left edges (within 2 pt) as those of the key row next to them (ADR 0343).
   // A description list or a bibliography sets its text right after the label, so its lines do not line up.
+  const relaxed = new Set<Row>();
   const isKeyRow = (r: Row): boolean => {
     if (r.cells.length !== 2) return false;
     const [k, d] = r.cells as [LayoutLine, LayoutLine];
     const parent = segmentOf.get(k);
-    const apart = (parent !== undefined && parent === segmentOf.get(d)) || d.x0 - k.x1 >= 0.8 * body;
-    return apart && k.text.trim().length <= 30 && /\p{L}/u.test(k.text) && k.x1 - k.x0 < 0.3 * textWidth && !LIST_MARK_RE.test(k.text.trim()) && (d.x1 - d.x0 <= 0.75 * textWidth || d.x0 - k.x0 >= 0.2 * textWidth);
+    const cut = parent !== undefined && parent === segmentOf.get(d);
+    const apart = cut || d.x0 - k.x1 >= 0.8 * body;
+    return apart && k.text.trim().length <= 30 && /\p{L}/u.test(k.text) && k.x1 - k.x0 < 0.3 * textWidth && !LIST_MARK_RE.test(k.text.trim()) && (d.x1 - d.x0 <= 0.75 * textWidth || (d.x0 - k.x0 >= 0.2 * textWidth && !!relaxed.add(r)));
   };
   const keyAligned = (a: Row | undefined, b: Row | undefined): boolean =>
     !!a && !!b && isKeyRow(a) && isKeyRow(b) && Math.abs(a.cells[0]!.x0 - b.cells[0]!.x0) <= 2 && Math.abs(a.cells[1]!.x0 - b.cells[1]!.x0) <= 2 && Math.abs(b.y0 - a.y1) <= 1.5 * body;
@@ -464,7 +467,7 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
         if (above.cells.every((c) => c.text.length <= 40 && c.x0 >= x0 - body && c.x1 <= x1 + body && !isCaption(c.text)) && above.cells[0]!.x0 <= x0 + body) region.unshift(above);
       }
       const table = buildGrid(region);
-      if (table && !flowsAsText(table.rows)) {
+      if (table && !flowsAsText(table.rows) && !(region.some((r) => relaxed.has(r)) && readsOnAcrossRows(table.rows))) {
         out.push(table);
         lastEnd = end;
       } else if (!table) {
@@ -490,6 +493,26 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
     i = end + 1;
   }
   return out;
+}
+
+/**
+ * Words of one paragraph set on both sides of a picture ("had | implemented a given time interval ... since"
+ * over "this | would require ..."): each row's last cell reads on into the next row's first, without closing
+ * punctuation before a word in lower case, in half of the row pairs or more (two at least). Asked of tables
+ * found only by the wide key column rule of ADR 0363: a word processor's option table ends its descriptions
+ * in full stops.
+ */
+function readsOnAcrossRows(rows: readonly string[][]): boolean {
+  let pairs = 0;
+  let flowing = 0;
+  for (let r = 0; r + 1 < rows.length; r++) {
+    const a = rows[r]![rows[r]!.length - 1]?.trim() ?? '';
+    const b = rows[r + 1]![0]?.trim() ?? '';
+    if (!a || !b) continue;
+    pairs++;
+    if (!/[.:;!?)\]]$/.test(a) && /^\p{Ll}/u.test(b)) flowing++;
+  }
+  return pairs >= 2 && flowing * 2 >= pairs;
 }
 
 /**
