@@ -23,8 +23,10 @@ import type { MarkdownUnit, PageExtraction } from './layout-model.js';
  * 8: a column of math cells in a wide table is no longer rebuilt as a displayed equation (ADR 0354), so
  * version-7 text-layer checkpoints of such pages hold a display line instead of the cells' lines; table
  * rows, runs of tables and page-number rows changed too.
+ * 9: a heading's or list item's number set apart from its text by a tab stays on the text's line (ADR 0363),
+ * so version-8 text-layer checkpoints of word-processor pages hold the number as a line of its own.
  */
-export const PIPELINE_VERSION = 'lectern-recognition/8';
+export const PIPELINE_VERSION = 'lectern-recognition/9';
 
 /** One finished page; plain JSON, safe to store and send back through `resumeFrom`. */
 export interface PageCheckpoint {

@@ -43,6 +43,27 @@ test('stext: word spaces follow the row\'s own gaps, so glyph-positioned words a
   assert.deepEqual(texts, [['Business plan'], ['Tight caption words'], ['Words here']]);
 });
 
+test('stext: a heading or list number set apart by a tab stays on its title\'s line (ADR 0363)', () => {
+  // LibreOffice sets "2.3.6<tab>Case sensitivity" 2.4 ems apart at 14 pt, and "I.<tab>Overview" likewise:
+  // more than the 1.5 ems that cut a row into cells. The joined line keeps both parts as segments.
+  const json = JSON.stringify([
+    {
+      blocks: [
+        { type: 'text', bbox: { x: 72, y: 100, w: 400, h: 17 }, lines: [run(72, 100, 30, '2.3.6', 14, 'bold'), run(136, 100, 110, 'Case sensitivity', 14, 'bold')] },
+        { type: 'text', bbox: { x: 72, y: 130, w: 400, h: 17 }, lines: [run(72, 130, 10, 'I.', 14, 'bold'), run(108, 130, 60, 'Overview', 14, 'bold')] },
+        // Cells stay apart: a number before a number, a number before text a column away, a label in
+        // another type than the text beside it.
+        { type: 'text', bbox: { x: 72, y: 160, w: 400, h: 12 }, lines: [run(72, 160, 10, '12'), run(120, 160, 20, '4.5')] },
+        { type: 'text', bbox: { x: 72, y: 180, w: 400, h: 12 }, lines: [run(72, 180, 10, '3.'), run(300, 180, 40, 'Apples')] },
+        { type: 'text', bbox: { x: 72, y: 200, w: 400, h: 12 }, lines: [run(72, 200, 10, '3.', 10, 'bold'), run(110, 200, 40, 'Apples')] },
+      ],
+    },
+  ]);
+  const [p] = parseStextJson(json);
+  assert.deepEqual(p!.lines.map((l) => l.text), ['2.3.6 Case sensitivity', 'I. Overview', '12', '4.5', '3.', 'Apples', '3.', 'Apples']);
+  assert.deepEqual(p!.lines[0]!.segments?.map((s) => s.text), ['2.3.6', 'Case sensitivity']);
+});
+
 test('right-to-left runs come back in logical order with embedded Latin kept', () => {
   // Visual order as MuPDF emits it: reversed Arabic with "R" unreversed.
   assert.equal(visualToLogical('ةغلب'), 'بلغة');

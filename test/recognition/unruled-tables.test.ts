@@ -334,3 +334,41 @@ test('a three-row table whose middle row has a long cell lining up with the rows
   ];
   assert.deepEqual(detectTables(lines, 10).map((t) => t.rows), [[['DONALD, BRUCE R.', 'ONGOING'], ['(PI: A. Anderson, Co-investigator: B. Donald)', '2003-2008'], ['NIH (NIGMS & NIAID)', 'R01 GM-067542']]]);
 });
+
+// ADR 0363: a word processor's two-column table over the whole text width (LibreOffice, writer2latex's
+// option tables): each cell a block of its own, the description wrapped over several lines reaching the
+// right margin.
+test('a key column table over the whole text width with descriptions wrapped in blocks of their own is a table', () => {
+  let block = 0;
+  const L = (text: string, x0: number, y0: number, x1: number, b = block++): LayoutLine => ({ text, x0, y0, x1, y1: y0 + 14, size: 11, bold: false, italic: false, mono: false, block: b });
+  const lines: LayoutLine[] = [L('These options are used to control general aspects of the generated LaTeX document.', 56, 219, 531)];
+  const rows: [string, string[]][] = [
+    ['documentclass', ['This option defines the name of the LaTeX documentclass to use', '(default is article).']],
+    ['backend', ['This option can have any of the values generic, dvips, pdftex', '(default), xetex and unspecified. This will create LaTeX files', 'suitable for any backend/dvi driver, dvips, pdfTeX or XeTeX', 'respectively. The last value does not assume any backend.']],
+    ['inputencoding', ['The option inputencoding can have any of the values ascii', '(default), latin1, latin2, iso-8859-7, cp1250, cp1251 or utf8.']],
+    ['multilingual', ['If this option is set to true (default), Writer2LaTeX will export all', 'language information in the document. If backend is xetex, the', 'package polyglossia.sty will be used, otherwise babel.sty.']],
+  ];
+  let y = 241;
+  for (const [k, d] of rows) {
+    lines.push(L(k, 59, y, 59 + k.length * 6));
+    const b = block++;
+    d.forEach((t, i) => lines.push(L(t, 162, y + i * 16, i === d.length - 1 ? 162 + t.length * 5 : 535, b)));
+    y += d.length * 16 + 4;
+  }
+  lines.push(L('The next subsection explains the options for the generated files and their names here.', 56, y + 10, 537));
+  const ts = detectTables(lines, 11);
+  assert.equal(ts.length, 1);
+  assert.deepEqual(ts[0]!.rows.map((r) => r[0]), rows.map(([k]) => k));
+  assert.deepEqual(ts[0]!.rows.map((r) => r[1]), rows.map(([, d]) => d.join(' ')));
+});
+
+test('words of a paragraph set on both sides of a picture are not a wide key column table (ADR 0363)', () => {
+  const L = (text: string, x0: number, y0: number, x1: number, block: number): LayoutLine => ({ text, x0, y0, x1, y1: y0 + 13, size: 12, bold: false, italic: false, mono: false, block });
+  const lines: LayoutLine[] = [
+    L('Comment: Writing checkpoints too frequently can impact', 127, 170, 482, 3),
+    L('performance. However, performance would also decrease if I', 163, 185, 554, 4),
+    ...[['had', 'implemented a given time interval for writing checkpoints since'], ['this', 'would require frequent communication between all process. You'], ['may', 'want to tune this such that a checkpoint is written every 1-2'], ['hours or', 'so.']].flatMap(([k, d], i) => [L(k!, 56, 199 + i * 14, 56 + k!.length * 7, 5 + i), L(d!, 163, 199 + i * 14, i === 3 ? 180 : 554, 5 + i)]),
+    L('The next paragraph of the manual runs over the whole width of the text block here.', 56, 270, 554, 9),
+  ];
+  assert.deepEqual(detectTables(lines, 12), []);
+});

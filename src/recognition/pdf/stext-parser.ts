@@ -425,6 +425,7 @@ function groupRuns(runs: Run[]): Run[][] {
   for (const row of rows) {
     const rtl = isRtlRow(row);
     const ordered = [...row].sort((a, b) => (rtl ? b.x1 - a.x1 : a.x0 - b.x0));
+    const parts: Run[][] = [];
     let seg: Run[] = [];
     for (const r of ordered) {
       const p = seg[seg.length - 1];
@@ -434,15 +435,41 @@ function groupRuns(runs: Run[]): Run[][] {
         // A gap of more than 1.5 ems inside one row is a column or cell boundary, not a word space
         // (justified prose stretches spaces to about one em at most).
         if (gap > Math.max(1.5 * size, 9)) {
-          out.push(seg);
+          parts.push(seg);
           seg = [];
         }
       }
       seg.push(r);
     }
-    if (seg.length) out.push(seg);
+    if (seg.length) parts.push(seg);
+    if (parts.length === 2 && labelBeforeTab(parts[0]!, parts[1]!)) out.push([...parts[0]!, ...parts[1]!]);
+    else out.push(...parts);
   }
   return out;
+}
+
+/**
+ * An outline or list label standing alone before the rest of its row ("2.3.6", "I.", "4)", "a)"):
+ * word processors set a numbered heading's or list item's number and its text apart with a tab, often
+ * more than the 1.5 ems that cut a row into cells (ADR 0363).
+ */
+const TAB_LABEL_RE = /^(?:(?:\d{1,2}|[A-Z])(?:\.\d{1,2}){0,4}\.?|[IVXL]{1,5}\.|\d{1,2}\)|[a-z]\))$/;
+
+/**
+ * Whether the row's two parts are a label and the text it numbers, set apart by a tab: the label alone
+ * in its part, in the same type as the text (size within 10%, same weight), the text starting with a
+ * letter, the gap under 8 ems (a tab stop, not a column). The joined line keeps both as its segments,
+ * so a table whose first column holds such numbers is still read as cells (`detectTables`).
+ */
+function labelBeforeTab(label: Run[], rest: Run[]): boolean {
+  const text = label.map((r) => r.text).join('').trim();
+  if (!TAB_LABEL_RE.test(text)) return false;
+  const a = label[label.length - 1]!;
+  const b = rest[0]!;
+  if (!/^\p{L}/u.test(b.text.trim())) return false;
+  const size = Math.max(a.size, b.size, 1);
+  if (Math.abs(a.size - b.size) > 0.1 * size || a.bold !== b.bold || a.mono || b.mono) return false;
+  return b.x0 - a.x1 <= 8 * size;
 }
 
 /** Gap between two runs of a line, in ems, over which the line is cut into segments (ADR 0341). */

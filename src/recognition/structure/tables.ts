@@ -254,7 +254,17 @@ function withoutProseBeside(t: TableRegion, lines: readonly LayoutLine[], body: 
     const x1 = Math.max(...own.map((l) => l.x1)) + body;
     return t.lines.some((l) => l.block === b && (l.x1 < edge - body || l.x0 > x1));
   };
-  const prose = t.lines.filter((l) => isProse(l) && (((perBlock.get(l.block) ?? 0) >= 3 && !tableBlock(l.block)) || outside.some((o) => o.block === l.block && Math.abs(o.x0 - l.x0) <= body)));
+  // A block that is one wrapped cell (a word processor's cells are blocks of their own): its lines start
+  // at one left edge and no line of the table's other columns stands beside its lines after the first
+  // (prose beside a table runs past the table's rows; a cell stays within its row) (ADR 0363).
+  const oneCell = (b: number): boolean => {
+    const own = t.lines.filter((l) => l.block === b).sort((x, y) => x.y0 - y.y0);
+    if (own.length < 2 || own.some((l) => Math.abs(l.x0 - own[0]!.x0) > 2)) return false;
+    const top = own[0]!.y1;
+    const end = own[own.length - 1]!.y1;
+    return !t.lines.some((l) => l.block !== b && l.x1 < own[0]!.x0 - body && (l.y0 + l.y1) / 2 > top && (l.y0 + l.y1) / 2 < end);
+  };
+  const prose = t.lines.filter((l) => isProse(l) && (((perBlock.get(l.block) ?? 0) >= 3 && !tableBlock(l.block) && !oneCell(l.block)) || outside.some((o) => o.block === l.block && Math.abs(o.x0 - l.x0) <= body)));
   if (prose.length < 2 || prose.length < t.rows.length / 2) return [t];
   const px0 = Math.min(...prose.map((l) => l.x0));
   const px1 = Math.max(...prose.map((l) => l.x1));
@@ -376,15 +386,20 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
     });
   // Key column tables (`l p{8cm}`: a file name or option, then a description that may wrap): rows of two
   // cells 0.8 em apart or more, the key short (30 characters, under 0.3 of the text width, with a letter,
-  // not a list marker or a reference label) and the description within 0.75 of the text width, whose keys and
+  // not a list marker or a reference label) and the description within 0.75 of the text width or starting a
+  // fifth of the text width or more right of the key (a word processor's two-column table over the whole
+  // text width: "backend | This option can have ...", ADR 0363; such a table must not read on from row
+  // to row, see {@link readsOnAcrossRows}), whose keys and
   // descriptions start at the same left edges (within 2 pt) as those of the key row next to them (ADR 0343).
   // A description list or a bibliography sets its text right after the label, so its lines do not line up.
+  const relaxed = new Set<Row>();
   const isKeyRow = (r: Row): boolean => {
     if (r.cells.length !== 2) return false;
     const [k, d] = r.cells as [LayoutLine, LayoutLine];
     const parent = segmentOf.get(k);
-    const apart = (parent !== undefined && parent === segmentOf.get(d)) || d.x0 - k.x1 >= 0.8 * body;
-    return apart && k.text.trim().length <= 30 && /\p{L}/u.test(k.text) && k.x1 - k.x0 < 0.3 * textWidth && !LIST_MARK_RE.test(k.text.trim()) && d.x1 - d.x0 <= 0.75 * textWidth;
+    const cut = parent !== undefined && parent === segmentOf.get(d);
+    const apart = cut || d.x0 - k.x1 >= 0.8 * body;
+    return apart && k.text.trim().length <= 30 && /\p{L}/u.test(k.text) && k.x1 - k.x0 < 0.3 * textWidth && !LIST_MARK_RE.test(k.text.trim()) && (d.x1 - d.x0 <= 0.75 * textWidth || (d.x0 - k.x0 >= 0.2 * textWidth && !!relaxed.add(r)));
   };
   const keyAligned = (a: Row | undefined, b: Row | undefined): boolean =>
     !!a && !!b && isKeyRow(a) && isKeyRow(b) && Math.abs(a.cells[0]!.x0 - b.cells[0]!.x0) <= 2 && Math.abs(a.cells[1]!.x0 - b.cells[1]!.x0) <= 2 && Math.abs(b.y0 - a.y1) <= 1.5 * body;
@@ -452,7 +467,7 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
         if (above.cells.every((c) => c.text.length <= 40 && c.x0 >= x0 - body && c.x1 <= x1 + body && !isCaption(c.text)) && above.cells[0]!.x0 <= x0 + body) region.unshift(above);
       }
       const table = buildGrid(region);
-      if (table && !flowsAsText(table.rows)) {
+      if (table && !flowsAsText(table.rows) && !(region.some((r) => relaxed.has(r)) && readsOnAcrossRows(table.rows))) {
         out.push(table);
         lastEnd = end;
       } else if (!table) {
@@ -478,6 +493,26 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
     i = end + 1;
   }
   return out;
+}
+
+/**
+ * Words of one paragraph set on both sides of a picture ("had | implemented a given time interval ... since"
+ * over "this | would require ..."): each row's last cell reads on into the next row's first, without closing
+ * punctuation before a word in lower case, in half of the row pairs or more (two at least). Asked of tables
+ * found only by the wide key column rule of ADR 0363: a word processor's option table ends its descriptions
+ * in full stops.
+ */
+function readsOnAcrossRows(rows: readonly string[][]): boolean {
+  let pairs = 0;
+  let flowing = 0;
+  for (let r = 0; r + 1 < rows.length; r++) {
+    const a = rows[r]![rows[r]!.length - 1]?.trim() ?? '';
+    const b = rows[r + 1]![0]?.trim() ?? '';
+    if (!a || !b) continue;
+    pairs++;
+    if (!/[.:;!?)\]]$/.test(a) && /^\p{Ll}/u.test(b)) flowing++;
+  }
+  return pairs >= 2 && flowing * 2 >= pairs;
 }
 
 /**
