@@ -53,6 +53,8 @@ test('a launcher that dies mid-run: the run is started again directly, the next 
     // The tool waits until its marker file is gone; the first attempt (in the launcher) is killed with it.
     const pending = ws.run({ tool: 'sh', args: ['-c', 'echo $$ >> log; while [ -e go ]; do sleep 0.02; done; echo done'], timeoutMs: 60_000 });
     await until(() => readdirSync((ws as unknown as { dir: string }).dir).includes('log'), 'the tool to start');
+    // Replies come in order on the channel: once a later run is done, the first run's pid has arrived.
+    await ws.run({ tool: 'sh', args: ['-c', 'true'], timeoutMs: 10_000 });
     const first = runner.launcherPid!;
     process.kill(first, 'SIGKILL');
     await until(() => !alive(first), 'the launcher to die');
