@@ -12,9 +12,10 @@
 // (the code before a change) in the same process and alternates the two round by round (which goes first
 // alternates too), so both see the same load. `--no-pdfjs` leaves pdf.js out (on a saturated machine it
 // takes most of a round; pdftotext and mutool still run). CPU per page is the process's CPU (all threads: HTTP, the
-// conversion thread, the polling client) plus its finished children's (mutool) during the API round.
+// conversion thread, the polling client) plus its children's (mutool; the tool launcher
+// and the tools it reaped, ADR 0361) during the API round.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -107,12 +108,44 @@ if (baseDist) {
   services.push(await startService('base', appMod.buildApp, configMod.loadConfig));
 }
 
-/** Children's CPU (user + system) in ms, counted once they have been waited for (Linux /proc). */
+/**
+ * Children's CPU (user + system) in ms: those waited for (Linux /proc/self/stat) plus those still running
+ * with what they have waited for, and the tool launchers of ADR 0361 (not children: started through `sh`;
+ * they reap the tools they start, so those tools' CPU is in the launcher's counters, not in this process's).
+ */
 function childrenCpuMs(): number {
+  const fields = (stat: string): string[] => stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   try {
-    const f = readFileSync('/proc/self/stat', 'utf8');
-    const s = f.slice(f.lastIndexOf(')') + 2).split(' ');
-    return ((Number(s[13]) + Number(s[14])) * 1000) / 100;
+    const s = fields(readFileSync('/proc/self/stat', 'utf8'));
+    let ticks = Number(s[13]) + Number(s[14]);
+    // The tool launchers of this process's runners are not its children (ADR 0361): they name it in `--service=`.
+    for (const pid of readdirSync('/proc')) {
+      if (!/^\d+$/.test(pid)) continue;
+      try {
+        if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(`tool-launcher-main.js\0--service=${process.pid}\0`)) continue;
+        const c = fields(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+        ticks += Number(c[11]) + Number(c[12]) + Number(c[13]) + Number(c[14]);
+      } catch {
+        // gone
+      }
+    }
+    for (const task of readdirSync('/proc/self/task')) {
+      let kids: string[] = [];
+      try {
+        kids = readFileSync(`/proc/self/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+      } catch {
+        continue;
+      }
+      for (const pid of kids) {
+        try {
+          const c = fields(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+          ticks += Number(c[11]) + Number(c[12]) + Number(c[13]) + Number(c[14]);
+        } catch {
+          // exited meanwhile: counted in ours once waited for
+        }
+      }
+    }
+    return (ticks * 1000) / 100;
   } catch {
     return NaN;
   }

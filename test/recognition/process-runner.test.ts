@@ -1,16 +1,18 @@
 // The local process runner: allow-list, no shell, workspace file names, time limit, output cap, abort.
-import { test } from 'node:test';
+// Every test runs twice: tools started directly and through the tool launcher (ADR 0361).
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LocalProcessRunner } from '../../src/adapters/process/local-process-runner.js';
 
+for (const launcher of [false, true]) describe(launcher ? 'through the tool launcher' : 'started directly', () => {
 // `sh` is allow-listed here only to exercise limits with a predictable child.
-const runner = new LocalProcessRunner({ tools: ['sh', 'cat'], maxMemoryBytes: 0 });
+const runner = new LocalProcessRunner({ tools: ['sh', 'cat'], maxMemoryBytes: 0, launcher });
 
 test('tools outside the allow-list are refused; missing tools probe as null', async () => {
   const ws = await runner.createWorkspace();
   try {
     await assert.rejects(ws.run({ tool: 'rm', args: ['-rf', '/'], timeoutMs: 1000 }), /not allowed/);
-    assert.equal(await new LocalProcessRunner({ tools: ['no-such-tool-xyz'] }).probe('no-such-tool-xyz'), null);
+    assert.equal(await new LocalProcessRunner({ tools: ['no-such-tool-xyz'], launcher }).probe('no-such-tool-xyz'), null);
   } finally {
     await ws.dispose();
   }
@@ -71,4 +73,22 @@ test('aborting kills the tool; the environment is minimal', async () => {
   } finally {
     await ws.dispose();
   }
+});
+
+test('a missing tool reports spawnFailed; the memory cap applies through prlimit', async () => {
+  const r2 = new LocalProcessRunner({ tools: ['no-such-tool-xyz', 'sh'], launcher });
+  const ws = await r2.createWorkspace();
+  try {
+    const missing = await ws.run({ tool: 'no-such-tool-xyz', args: [], timeoutMs: 5000, maxMemoryBytes: 0 });
+    assert.ok(missing.spawnFailed);
+    const limit = await ws.run({ tool: 'sh', args: ['-c', 'ulimit -v'], timeoutMs: 5000, maxMemoryBytes: 256 * 1024 * 1024 });
+    assert.equal(Buffer.from(limit.stdout).toString().trim(), String(256 * 1024));
+    const err = await ws.run({ tool: 'sh', args: ['-c', 'echo oops >&2; exit 3'], timeoutMs: 5000 });
+    assert.equal(err.exitCode, 3);
+    assert.equal(err.stderr.trim(), 'oops');
+  } finally {
+    await ws.dispose();
+  }
+  assert.equal(r2.launcherForks, launcher ? 1 : 0);
+});
 });

@@ -2,11 +2,12 @@
 // in a private temporary directory, with a minimal environment, a wall-clock limit, an output cap and
 // an optional address-space cap (through util-linux `prlimit`, which is always present on Debian).
 // Owns spawning and temp files; knows nothing of document formats.
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ProcessRunner, ToolProbe, ToolResult, ToolRun, Workspace } from '../../ports/process-runner.js';
+import { spawnTool, type SpawnSpec } from './spawn-tool.js';
+import { ToolLauncher } from './tool-launcher.js';
 
 /** Options of {@link LocalProcessRunner}. */
 export interface LocalProcessRunnerOptions {
@@ -18,6 +19,12 @@ export interface LocalProcessRunnerOptions {
   readonly tempRoot?: string;
   /** Default address-space cap per child in bytes (default 4 GiB; 0 disables). */
   readonly maxMemoryBytes?: number;
+  /**
+   * Start tools through a small long-lived launcher process instead of forking the service (default true;
+   * ADR 0361). A fork copies the page tables of the whole service process and the starting thread waits
+   * for it: its cost grows with the service's resident memory; the launcher's stays that of a small process.
+   */
+  readonly launcher?: boolean;
 }
 
 /** The programs the recognition converter uses (see scripts/system-packages.txt). */
@@ -32,7 +39,6 @@ export const DEFAULT_TOOLS: readonly string[] = [
 ];
 
 const NAME_RE = /^[A-Za-z0-9_][A-Za-z0-9._-]*$/;
-const STDERR_CAP = 64 * 1024;
 const DEFAULT_STDOUT_CAP = 64 * 1024 * 1024;
 
 /** How each tool reports its version (argument list); the first non-empty line of stdout+stderr is kept. */
@@ -60,12 +66,24 @@ export class LocalProcessRunner implements ProcessRunner {
   readonly #maxMemory: number;
   readonly #probes = new Map<string, Promise<ToolProbe | null>>();
   #prlimit: Promise<boolean> | undefined;
+  readonly #launcher: ToolLauncher | null;
 
   constructor(options: LocalProcessRunnerOptions = {}) {
     this.#tools = new Set(options.tools ?? DEFAULT_TOOLS);
     this.#path = options.searchPath ?? '/usr/local/bin:/usr/bin:/bin';
     this.#tempRoot = options.tempRoot ?? tmpdir();
     this.#maxMemory = options.maxMemoryBytes ?? 4 * 1024 ** 3;
+    this.#launcher = (options.launcher ?? true) ? new ToolLauncher() : null;
+  }
+
+  /** The tool launcher's pid while one runs (diagnostics, tests, the spawn-cost bench). */
+  get launcherPid(): number | undefined {
+    return this.#launcher?.pid;
+  }
+
+  /** Launcher processes forked so far (0 when starts are direct). */
+  get launcherForks(): number {
+    return this.#launcher?.forks ?? 0;
   }
 
   async createWorkspace(): Promise<Workspace> {
@@ -114,90 +132,20 @@ export class LocalProcessRunner implements ProcessRunner {
       file = 'prlimit';
       argv = [`--as=${memory}`, '--', tool, ...args];
     }
-    const started = performance.now();
-    const maxStdout = run.maxStdoutBytes ?? DEFAULT_STDOUT_CAP;
-    return new Promise((resolve) => {
-      const env: Record<string, string> = { PATH: this.#path, LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', ...(run.env ?? {}) };
-      if (cwd) env.HOME = cwd;
-      const child = spawn(file, argv, {
-        cwd: cwd ?? this.#tempRoot,
-        env,
-        stdio: [run.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
-        // A process group of its own, so a timeout kills grandchildren too.
-        detached: true,
-        windowsHide: true,
-      });
-      const out: Buffer[] = [];
-      let outBytes = 0;
-      let err = '';
-      let timedOut = false;
-      let aborted = false;
-      let outputLimitExceeded = false;
-      let spawnError = false;
-      let settled = false;
-      const kill = (): void => {
-        try {
-          if (child.pid) process.kill(-child.pid, 'SIGKILL');
-        } catch {
-          child.kill('SIGKILL');
-        }
-      };
-      running?.add(kill);
-      const timer = setTimeout(() => {
-        timedOut = true;
-        kill();
-      }, Math.max(1, run.timeoutMs));
-      const onAbort = (): void => {
-        aborted = true;
-        kill();
-      };
-      if (run.signal) {
-        if (run.signal.aborted) onAbort();
-        else run.signal.addEventListener('abort', onAbort, { once: true });
-      }
-      child.stdout!.on('data', (chunk: Buffer) => {
-        outBytes += chunk.length;
-        if (outBytes > maxStdout) {
-          if (!outputLimitExceeded) {
-            outputLimitExceeded = true;
-            kill();
-          }
-          return;
-        }
-        out.push(chunk);
-      });
-      child.stderr!.on('data', (chunk: Buffer) => {
-        if (err.length < STDERR_CAP) err += chunk.toString('utf8').slice(0, STDERR_CAP - err.length);
-      });
-      if (run.stdin && child.stdin) {
-        child.stdin.on('error', () => undefined); // EPIPE when the tool exits without reading
-        child.stdin.end(Buffer.from(run.stdin.buffer, run.stdin.byteOffset, run.stdin.byteLength));
-      }
-      const finish = (exitCode: number | null, signal: string | null): void => {
-        if (settled) return;
-        settled = true;
-        running?.delete(kill);
-        clearTimeout(timer);
-        run.signal?.removeEventListener('abort', onAbort);
-        resolve({
-          exitCode,
-          signal,
-          stdout: new Uint8Array(Buffer.concat(out)),
-          stderr: err,
-          timedOut,
-          aborted,
-          outputLimitExceeded,
-          durationMs: performance.now() - started,
-          spawnFailed: spawnError,
-        });
-      };
-      child.on('error', (e) => {
-        spawnError = true;
-        err += String(e);
-        finish(null, null);
-      });
-      child.on('close', (code, sig) => finish(code, sig));
-    });
+    const env: Record<string, string> = { PATH: this.#path, LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', ...(run.env ?? {}) };
+    if (cwd) env.HOME = cwd;
+    const spec: SpawnSpec = {
+      file,
+      argv,
+      cwd: cwd ?? this.#tempRoot,
+      env,
+      ...(run.stdin ? { stdin: run.stdin } : {}),
+      timeoutMs: run.timeoutMs,
+      maxStdoutBytes: run.maxStdoutBytes ?? DEFAULT_STDOUT_CAP,
+    };
+    // Probes (cached, a handful per process) start directly; tool runs go through the launcher when on.
+    if (this.#launcher && !internal) return this.#launcher.run(spec, run.signal, running);
+    return spawnTool(spec, run.signal, running);
   }
 }
 
