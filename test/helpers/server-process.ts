@@ -2,22 +2,15 @@
 // loopback port, `node dist/src/main.js` with the given environment, and a wait until /healthz answers
 // (failing at once if the process exits first).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { repoRoot } from './paths.js';
 import { answers200, waitFor } from './wait.js';
 
 export const MAIN = join(repoRoot, 'dist/src/main.js');
 
-/** A TCP port free on 127.0.0.1 at the time of asking. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+/** A TCP port free on 127.0.0.1 at the time of asking (below the ephemeral range: local-cluster.ts). */
+import { freePort } from '../../src/adapters/cluster/local-cluster.js';
+export { freePort };
 
 export interface ServerProcess {
   child: ChildProcess;

@@ -4,23 +4,13 @@
 // discovery. Plain fetch checks the transport rules where a real socket matters (challenges, CORS).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
+import { freePort } from '../helpers/server-process.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { discoverOAuthProtectedResourceMetadata } from '@modelcontextprotocol/sdk/client/auth.js';
 import { doc, seed } from '../helpers/documents.js';
 import { mcpTestApp, parseChallenge, type McpTestApp } from './helpers.js';
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 describe('MCP over a real socket with the official SDK client', () => {
   let app: McpTestApp;

@@ -58,16 +58,46 @@ const here = dirname(fileURLToPath(import.meta.url));
 /** The `lectern` launcher of this checkout (dist/src/adapters/cluster -> bin/lectern.mjs). */
 const LECTERN_BIN = resolve(here, '..', '..', '..', '..', 'bin', 'lectern.mjs');
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
+/** The low end of the kernel's ephemeral port range (Linux), from which outgoing connections take their ports. */
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    if (Number.isInteger(low) && low > 0) return low;
+  } catch {
+    // not Linux: the IANA range's start
+  }
+  return 49152;
+}
+
+/** Whether 127.0.0.1:`port` can be listened on now (port 0: any; resolves the port bound, or 0 when taken). */
+function tryListen(port: number): Promise<number> {
+  return new Promise((resolvePort) => {
     const srv = createServer();
     srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolvePort(port));
+    srv.once('error', () => resolvePort(0));
+    srv.listen(port, '127.0.0.1', () => {
+      const bound = (srv.address() as { port: number }).port;
+      srv.close(() => resolvePort(bound));
     });
   });
+}
+
+/**
+ * A TCP port free on 127.0.0.1 at the time of asking, for a process started next to listen on. Picked at
+ * random below the ephemeral range: a port the kernel hands out for port 0 comes from that range, where an
+ * outgoing connection can take it before the new process listens (EADDRINUSE under a busy test run).
+ */
+export async function freePort(): Promise<number> {
+  const low = Math.min(ephemeralLow(), 65536);
+  if (low > 12_000) {
+    for (let i = 0; i < 64; i++) {
+      const port = await tryListen(10_000 + Math.floor(Math.random() * (low - 10_000)));
+      if (port) return port;
+    }
+  }
+  const port = await tryListen(0);
+  if (!port) throw new Error('no free TCP port on 127.0.0.1');
+  return port;
 }
 
 export function findNatsServer(explicit?: string): string | null {
