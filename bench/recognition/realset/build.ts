@@ -23,7 +23,7 @@ import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from '
 import { dirname, join, relative } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { repoRoot } from '../../../test/helpers/paths.js';
-import { type CellCheck, sourceTables, tableChecks } from './tables.js';
+import { type CellCheck, sourceTables, documentTableChecks } from './tables.js';
 import { decodeTexLetters, loadsGerman } from './tex-letters.js';
 
 export type RealCheck =
@@ -145,14 +145,7 @@ export function checksFromTex(tex: string, bag: ReadonlySet<string>): RealCheck[
   // Tables: cell checks with their neighbours and column headings (tables.ts); a cell's words must be in
   // the PDF's text like the prose runs'.
   const inPdf = (t: string): boolean => t.normalize('NFKC').toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean).every((w) => bag.has(w));
-  let tables = 0;
-  for (const t of sourceTables(tex)) {
-    if (tables >= 4) break;
-    const cells = tableChecks(t, inPdf);
-    if (cells.length === 0) continue;
-    tables++;
-    checks.push(...cells);
-  }
+  checks.push(...documentTableChecks(sourceTables(tex), inPdf));
   return checks;
 }
 

@@ -335,6 +335,20 @@ export function sourceTables(tex: string): SourceTable[] {
   return out;
 }
 
+/** The cell checks of a document's first `tables` source tables that yield any (as build.ts and wordproc.ts take them). */
+export function documentTableChecks(sources: Iterable<SourceTable>, inPdf: (text: string) => boolean, tables = 4): CellCheck[] {
+  const out: CellCheck[] = [];
+  let taken = 0;
+  for (const t of sources) {
+    if (taken >= tables) break;
+    const cells = tableChecks(t, inPdf);
+    if (cells.length === 0) continue;
+    taken++;
+    out.push(...cells);
+  }
+  return out;
+}
+
 /** Checks from one source table: up to `max` body cells spread over the table, and a sub-column header. */
 export function tableChecks(t: SourceTable, inPdf: (text: string) => boolean, max = 4): CellCheck[] {
   const at = (r: number, c: number): SrcCell | undefined => t.rows[r]?.find((x) => x.col <= c && c < x.col + x.span);

@@ -9,7 +9,7 @@
 //     anything that is not text is left unread, as tables.ts leaves an unexpandable LaTeX cell), header rows
 //     where the document marks them (table:table-header-rows, w:tblHeader), the rules from the cell borders;
 //     cell checks are formed by tables.ts's tableChecks, as for LaTeX tables.
-import { type SourceTable, type TableRules, tableChecks } from './tables.js';
+import { type SourceTable, type TableRules, documentTableChecks } from './tables.js';
 import { checksFromParagraphs } from './kinds.js';
 import type { RealCheck } from './build.js';
 
@@ -395,13 +395,6 @@ export function wordprocChecks(src: WordprocSource, bag: ReadonlySet<string>): R
   const spread = titled.length <= 8 ? titled : Array.from({ length: 8 }, (_, i) => titled[Math.floor((i * titled.length) / 8)]!);
   const paragraphs = src.paragraphs.map((p) => p.replaceAll(CUT, ' | '));
   const checks = checksFromParagraphs(paragraphs, spread, bag);
-  let tables = 0;
-  for (const t of src.tables) {
-    if (tables >= 4) break;
-    const cells = tableChecks(t, inPdf);
-    if (cells.length === 0) continue;
-    tables++;
-    checks.push(...cells);
-  }
+  checks.push(...documentTableChecks(src.tables, inPdf));
   return checks;
 }

@@ -17,7 +17,8 @@
  * ("ofers" for "offers", "frst" for "first"), where `pdftotext` reads every letter. For each simple font of the
  * pages' resources (and of their forms') that has no ToUnicode, a ToUnicode CMap is added in memory that maps
  * just those codes to their letters; MuPDF still maps every other code from its glyph name, as before. The
- * file is not changed. Defines lecternLigatures(doc, first, last) (0-based pages, last excluded).
+ * file is not changed. Defines lecternLigatures(doc, first, last) (0-based pages, last excluded), and
+ * lecternWritePages(doc, out, format, first, last), the text layer of those pages as `mutool convert` writes it.
  */
 const LIGATURES = String.raw`
 function lecternLigatures(doc, first, last) {
@@ -79,6 +80,16 @@ function lecternLigatures(doc, first, last) {
     resources(r, 0);
   }
 }
+function lecternWritePages(doc, out, format, first, last) {
+  var w = new DocumentWriter(out, format, 'preserve-images');
+  for (var p = first; p < last; p++) {
+    var page = doc.loadPage(p);
+    var dev = w.beginPage(page.bound());
+    page.run(dev, Identity);
+    w.endPage();
+  }
+  w.close();
+}
 `;
 
 /** File name of the script inside the workspace. */
@@ -118,14 +129,7 @@ function outline(items, depth) {
 outline(doc.loadOutline(), 1);
 var last = Math.min(n, Number(scriptArgs[2]));
 lecternLigatures(doc, 0, last);
-var w = new DocumentWriter(scriptArgs[1], 'stext.json', 'preserve-images');
-for (var p = 0; p < last; p++) {
-  var page = doc.loadPage(p);
-  var dev = w.beginPage(page.bound());
-  page.run(dev, Identity);
-  w.endPage();
-}
-w.close();
+lecternWritePages(doc, scriptArgs[1], 'stext.json', 0, last);
 ` + LIGATURES;
 
 /** File name of the text script inside the workspace. */
@@ -143,12 +147,5 @@ var range = scriptArgs[3].split('-');
 var first = Number(range[0]) - 1;
 var last = Math.min(doc.countPages(), Number(range[range.length - 1]));
 lecternLigatures(doc, first, last);
-var w = new DocumentWriter(scriptArgs[1], scriptArgs[2], 'preserve-images');
-for (var p = first; p < last; p++) {
-  var page = doc.loadPage(p);
-  var dev = w.beginPage(page.bound());
-  page.run(dev, Identity);
-  w.endPage();
-}
-w.close();
+lecternWritePages(doc, scriptArgs[1], scriptArgs[2], first, last);
 ` + LIGATURES;

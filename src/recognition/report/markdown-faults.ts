@@ -1,6 +1,7 @@
 // Faults the converter can read from its own Markdown (issue 28, ADR 0356): structure that should have been a
 // heading or a table and is prose, and prose that became a heading or a table's cells. Inputs of the quality
 // score (score.ts); they read the output only, never a source, so they apply to unseen documents.
+import { gfmTableRows } from './text-statistics.js';
 
 const round = (x: number): number => Math.round(x * 10000) / 10000;
 
@@ -86,32 +87,13 @@ export function proseHeadingRatio(markdown: string): number {
   return headings ? round(prose / headings) : 0;
 }
 
-/** Rows of the GFM tables: body rows, cells split (escaped bars kept). */
-function tableRows(markdown: string): string[][] {
-  const rows: string[][] = [];
-  let inTable = false;
-  for (const line of markdown.split('\n')) {
-    const t = line.trim();
-    if (!t.startsWith('|')) {
-      inTable = false;
-      continue;
-    }
-    if (/^\|?(\s*:?-{3,}:?\s*\|)+\s*$/.test(t)) {
-      inTable = true;
-      continue;
-    }
-    if (inTable) rows.push(t.replace(/^\||\|$/g, '').split(/(?<!\\)\|/).map((c) => c.trim()));
-  }
-  return rows;
-}
-
 /**
  * Share 0..1 of the tables' body rows that are prose read as a table (ADR 0356): two or more cells of 7+ words
  * each side by side (two columns of text read across), or a cell that ends in a word broken by a hyphen
  * ("pa-": a line of a column). Text columns or a page of prose taken for a table. 0 without tables.
  */
 export function proseCellRatio(markdown: string): number {
-  const rows = tableRows(markdown);
+  const rows = gfmTableRows(markdown);
   let prose = 0;
   for (const r of rows) {
     const long = r.filter((c) => wordsOf(c).length >= 7).length;

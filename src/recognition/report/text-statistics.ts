@@ -117,6 +117,20 @@ const NUMBER = /^[(+\-\u2212]?[$\u20ac\u00a3]?\d[\d,.]*%?\)?$/u;
 export function mergedCellRatio(markdown: string): number {
   let numeric = 0;
   let merged = 0;
+  for (const row of gfmTableRows(markdown)) {
+    for (const cell of row) {
+      const n = cell.split(/\s+/).filter((w) => NUMBER.test(w)).length;
+      if (n === 0) continue;
+      numeric++;
+      if (n >= 2) merged++;
+    }
+  }
+  return round(numeric ? merged / numeric : 0);
+}
+
+/** Rows of the GFM tables: body rows, cells split (escaped bars kept). */
+export function gfmTableRows(markdown: string): string[][] {
+  const rows: string[][] = [];
   let inTable = false;
   for (const line of markdown.split('\n')) {
     const t = line.trim();
@@ -128,15 +142,9 @@ export function mergedCellRatio(markdown: string): number {
       inTable = true;
       continue;
     }
-    if (!inTable) continue;
-    for (const cell of t.replace(/^\||\|$/g, '').split(/(?<!\\)\|/)) {
-      const n = cell.trim().split(/\s+/).filter((w) => NUMBER.test(w)).length;
-      if (n === 0) continue;
-      numeric++;
-      if (n >= 2) merged++;
-    }
+    if (inTable) rows.push(t.replace(/^\||\|$/g, '').split(/(?<!\\)\|/).map((c) => c.trim()));
   }
-  return round(numeric ? merged / numeric : 0);
+  return rows;
 }
 
 const WORD_ONLY = /^\p{Ll}+$/u;
