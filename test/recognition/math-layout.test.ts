@@ -186,6 +186,18 @@ test('trace parser: glyph names, Unicode and positions in page coordinates; invi
 
 const line = (text: string, x0: number, y0: number, x1: number, y1: number, o: Partial<LayoutLine> = {}): LayoutLine => ({ text, x0, y0, x1, y1, size: 10, bold: false, italic: false, mono: false, block: 0, ...o });
 
+test('grouping: margin line numbers on the rows of a display (`lineno`) are no part of it (ADR 0364)', () => {
+  // Prose and a display at the text block's left edge, each row numbered in the margin 8 pt to the left.
+  const lines: LayoutLine[] = [];
+  for (let i = 1; i <= 9; i++) {
+    const y = 100 + i * 14;
+    if (i === 5) lines.push(line('B = (bij) + C', 72, y, 140, y + 10, { math: '$B = (b_{ij}) + C$' }));
+    else lines.push(line('running prose of the paragraph around the display, a full line long', 72, y, 540, y + 10));
+    lines.push(line(String(i), 58, y + 1, i < 10 ? 62 : 66, y + 9, { size: 8 }));
+  }
+  assert.deepEqual(displayRegions(lines), [[8]]);
+});
+
 test('grouping: the lines of one display (operator, limits, number) form one region; prose around it does not', () => {
   const lines = [
     line('The sum of the first terms is given by the formula below, which we use.', 72, 150, 540, 160, { block: 0 }),

@@ -186,3 +186,14 @@ test('column line numbers counted on from column to column (every fifth line, sm
   for (let i = 1; i <= 6; i++) table.push(line(String(i), 72, 100 + i * 14), line(`cell ${i} of the table`, 90, 100 + i * 14), line(String(100 * i), 300, 100 + i * 14));
   assert.equal(removeLineNumbers({ ...page, lines: table }).removed, 0);
 });
+
+test('left-aligned margin line numbers ("9" ending before "10", as some classes set `lineno`) all go', async () => {
+  const { removeLineNumbers } = await import('../../src/recognition/structure/running-lines.js');
+  const line = (text: string, x0: number, y0: number, size = 10): LayoutLine => ({ text, x0, x1: x0 + (text.length * size) / 2, y0, y1: y0 + size * 1.2, size, bold: false, italic: false, mono: false, block: 0 });
+  const lines: LayoutLine[] = [];
+  for (let i = 1; i <= 14; i++) lines.push(line('a line of running text in the text block of the page', 90, 100 + i * 14), line(String(i), 60, 102 + i * 14, 8));
+  const page: PageExtraction = { page: 1, kind: 'text-layer', width: 595, height: 842, lines, images: [], notes: [], ms: 0 };
+  const r = removeLineNumbers(page);
+  assert.equal(r.removed, 14);
+  assert.ok(r.page.lines.every((l) => !/^\d+$/.test(l.text)));
+});

@@ -9,6 +9,7 @@ import type { Box, LayoutLine } from '../layout-model.js';
 import { displayLatex } from '../structure/math-latex.js';
 import { rebuildEquation, type MathGlyph, type MathRule } from '../structure/math-layout.js';
 import { looksLikeEquation } from '../structure/patterns.js';
+import { marginLineNumbers } from '../structure/running-lines.js';
 
 const EQNUM_LINE_RE = /^\(\s*(?:\d+(?:\.\d+)*[a-z]?|[A-Z]\.?\d+(?:\.\d+)*[a-z]?|[ivx]+|\*+)\s*\)$/;
 /** Words of three letters or more: prose, not a formula. */
@@ -59,6 +60,14 @@ const unionBox = (ls: readonly Box[]): Box => ({ x0: Math.min(...ls.map((l) => l
  * of a two-column page further away does not count.
  */
 export function displayRegions(lines: readonly LayoutLine[]): number[][] {
+  // Margin line numbers (`lineno`, review drafts) sit on the rows of a display: read as its parts they
+  // joined it (the column of numbers drawn into its LaTeX), and beside a one-row display they made it a
+  // table's column. The regions are found without them (ADR 0364); the running-lines pass removes them.
+  const margin = marginLineNumbers(lines);
+  if (margin.size) {
+    const keep = lines.flatMap((l, k) => (margin.has(l) ? [] : [k]));
+    return displayRegions(keep.map((k) => lines[k]!)).map((r) => r.map((i) => keep[i]!));
+  }
   const regions: number[][] = [];
   const taken = new Set<number>();
   // Each line's prose words, counted once (seed, attachable and wordy all ask; ADR 0357); none of them

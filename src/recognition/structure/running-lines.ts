@@ -128,10 +128,21 @@ const LINE_NUMBER_RE = /^\d{1,4}$/;
  * text block and stays. Returns the page without them and how many went.
  */
 export function removeLineNumbers(p: PageExtraction): { page: PageExtraction; removed: number } {
-  const nums = p.lines.filter((l) => LINE_NUMBER_RE.test(l.text.trim()));
-  if (nums.length < 4) return { page: p, removed: 0 };
-  const text = p.lines.filter((l) => !LINE_NUMBER_RE.test(l.text.trim()));
-  if (text.length < 4) return { page: p, removed: 0 };
+  const out = marginLineNumbers(p.lines);
+  return out.size ? { page: { ...p, lines: p.lines.filter((l) => !out.has(l)) }, removed: out.size } : { page: p, removed: 0 };
+}
+
+/**
+ * The margin line numbers of a page's lines (see {@link removeLineNumbers}); empty when it has none. The
+ * display-math pass asks too, before the running lines are removed: a column of line numbers beside a
+ * display is no part of it (ADR 0364).
+ */
+export function marginLineNumbers(lines: readonly LayoutLine[]): Set<LayoutLine> {
+  const none = new Set<LayoutLine>();
+  const nums = lines.filter((l) => LINE_NUMBER_RE.test(l.text.trim()));
+  if (nums.length < 4) return none;
+  const text = lines.filter((l) => !LINE_NUMBER_RE.test(l.text.trim()));
+  if (text.length < 4) return none;
   // The text block's edges, robust to a title or a figure label set further out.
   const x0s = text.map((l) => l.x0).sort((a, b) => a - b);
   const x1s = text.map((l) => l.x1).sort((a, b) => a - b);
@@ -141,10 +152,17 @@ export function removeLineNumbers(p: PageExtraction): { page: PageExtraction; re
   for (const side of ['left', 'right'] as const) {
     const col = nums.filter((l) => (side === 'left' ? l.x1 <= left - 2 : l.x0 >= right + 2));
     if (col.length < 4) continue;
-    // One edge: right-aligned numbers share x1 on the left, left-aligned ones x0 on the right.
-    const edges = col.map((l) => (side === 'left' ? l.x1 : l.x0)).sort((a, b) => a - b);
-    const mid = edges[Math.floor(edges.length / 2)]!;
-    const aligned = col.filter((l) => Math.abs((side === 'left' ? l.x1 : l.x0) - mid) <= 3).sort((a, b) => a.y0 - b.y0);
+    // One edge: right-aligned numbers share x1, left-aligned ones x0 (`lineno` sets them right-aligned on
+    // the left by default; some classes left-align them, "9" then ends 4 pt before "10"): the edge that
+    // more of the column shares.
+    const alignedOn = (edge: (l: LayoutLine) => number): LayoutLine[] => {
+      const edges = col.map(edge).sort((a, b) => a - b);
+      const mid = edges[Math.floor(edges.length / 2)]!;
+      return col.filter((l) => Math.abs(edge(l) - mid) <= 3);
+    };
+    const byX1 = alignedOn((l) => l.x1);
+    const byX0 = alignedOn((l) => l.x0);
+    const aligned = (byX0.length > byX1.length ? byX0 : byX1).sort((a, b) => a.y0 - b.y0);
     if (aligned.length < 4) continue;
     // Counting lines: each a little more than the one above (every line, or every fifth), not page
     // numbers of a table of contents, which jump.
@@ -178,7 +196,7 @@ export function removeLineNumbers(p: PageExtraction): { page: PageExtraction; re
       if (rising >= 0.8 * (ordered.length - 1)) for (const l of ordered) out.add(l);
     }
   }
-  return out.size ? { page: { ...p, lines: p.lines.filter((l) => !out.has(l)) }, removed: out.size } : { page: p, removed: 0 };
+  return out;
 }
 
 /** Returns the pages without their running header/footer lines, page numbers and margin line numbers. */
