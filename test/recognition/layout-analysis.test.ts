@@ -125,6 +125,21 @@ test('lists, captions, footnotes and references are recognised', () => {
   assert.ok(!address.blocks.some((b) => b.kind === 'footnote'), JSON.stringify(address.blocks.map((b) => b.kind)));
 });
 
+test('a prose paragraph under a References heading, its first line indented, stays one paragraph; hanging entries still split (ADR 0364)', () => {
+  const b = nb();
+  const prose = ['For authors to properly cite the resources used when re-', 'searching their papers is an obligation. In the interest of', 'promoting uniformity and complete citations, the IEEE Edi-', 'torial Style for Transactions and Journals has been adopted.'];
+  const lines = [L('References', 100, { bold: true, size: 12, block: nb() }), ...prose.map((t, i) => L(t, 120 + i * 12, { block: b, x0: i === 0 ? 82 : 72, x1: i === 3 ? 380 : 400 }))];
+  const { blocks } = analyzeLayout({ pages: [page(1, lines)] });
+  const refs = blocks.filter((x) => x.kind === 'reference' || x.kind === 'paragraph');
+  assert.equal(refs.length, 1, JSON.stringify(blocks));
+  assert.match(renderMarkdown(blocks, { pageCount: 1 }), /the IEEE Editorial Style for Transactions/);
+  // Entries with hanging indents: each entry's first line at the left edge, its continuation set in.
+  const h = nb();
+  const hang = [['A. Author, A long title of a paper that runs on to', 72], ['a second line. Journal, 2020.', 84], ['B. Author, Another paper that also runs on to', 72], ['its second line. Journal, 2021.', 84]] as const;
+  const hl = [L('References', 100, { bold: true, size: 12, block: nb() }), ...hang.map(([t, x], i) => L(t, 120 + i * 12, { block: h, x0: x }))];
+  assert.equal(analyzeLayout({ pages: [page(1, hl)] }).blocks.filter((x) => x.kind === 'reference').length, 2);
+});
+
 test('aligned cells become a Markdown table', () => {
   const rows = [
     ['Model', 'Params', 'Score'],

@@ -564,7 +564,10 @@ function codeText(lines: LayoutLine[]): string {
 /** Splits a references block into entries at `[n]`, `n.` markers or hanging indents. */
 function splitReferences(lines: LayoutLine[], vocab: Vocabulary): string[] {
   const left = Math.min(...lines.map((l) => l.x0));
-  const hanging = lines.some((l) => l.x0 > left + 4);
+  // Hanging indents: lines after the first set in from the entries' left edge. A first line set in alone
+  // is a paragraph's indent (a template's "References" section telling how to cite, in prose): read as
+  // hanging, every line of it became an entry (ADR 0364).
+  const hanging = lines.some((l, i) => i > 0 && l.x0 > left + 4);
   const entries: string[][] = [];
   for (const l of lines) {
     const marker = /^(\[\d{1,4}\]|\d{1,4}\.\s)/.test(l.text);
