@@ -197,3 +197,18 @@ test('left-aligned margin line numbers ("9" ending before "10", as some classes 
   assert.equal(r.removed, 14);
   assert.ok(r.page.lines.every((l) => !/^\d+$/.test(l.text)));
 });
+
+test('one line number on a short page (every fifth line, small, left of the text block) goes; the page number stays (ADR 0364)', async () => {
+  const { removeLineNumbers } = await import('../../src/recognition/structure/running-lines.js');
+  const line = (text: string, x0: number, y0: number, size = 12): LayoutLine => ({ text, x0, x1: x0 + (text.length * size) / 2, y0, y1: y0 + size * 1.2, size, bold: false, italic: false, mono: false, block: 0 });
+  const lines: LayoutLine[] = [];
+  for (let i = 1; i <= 7; i++) lines.push(line('a line of running text in the text block of the page', 134, 340 + i * 12));
+  lines.push(line('5', 119, 342 + 5 * 12, 8), line('1', 304, 693, 12));
+  const page: PageExtraction = { page: 1, kind: 'text-layer', width: 612, height: 792, lines, images: [], notes: [], ms: 0 };
+  const r = removeLineNumbers(page);
+  assert.equal(r.removed, 1);
+  assert.ok(!r.page.lines.some((l) => l.text === '5') && r.page.lines.some((l) => l.text === '1'));
+  // A number that is not a multiple of five, or one set as large as the text, is no such line number.
+  assert.equal(removeLineNumbers({ ...page, lines: [...lines.slice(0, 7), line('3', 119, 342 + 3 * 12, 8)] }).removed, 0);
+  assert.equal(removeLineNumbers({ ...page, lines: [...lines.slice(0, 7), line('5', 119, 342 + 5 * 12, 12)] }).removed, 0);
+});

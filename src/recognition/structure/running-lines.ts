@@ -140,9 +140,9 @@ export function removeLineNumbers(p: PageExtraction): { page: PageExtraction; re
 export function marginLineNumbers(lines: readonly LayoutLine[]): Set<LayoutLine> {
   const none = new Set<LayoutLine>();
   const nums = lines.filter((l) => LINE_NUMBER_RE.test(l.text.trim()));
-  if (nums.length < 4) return none;
   const text = lines.filter((l) => !LINE_NUMBER_RE.test(l.text.trim()));
-  if (text.length < 4) return none;
+  if (text.length < 4 || nums.length === 0) return none;
+  if (nums.length < 4) return sparseLineNumbers(nums, text);
   // The text block's edges, robust to a title or a figure label set further out.
   const x0s = text.map((l) => l.x0).sort((a, b) => a - b);
   const x1s = text.map((l) => l.x1).sort((a, b) => a - b);
@@ -197,6 +197,28 @@ export function marginLineNumbers(lines: readonly LayoutLine[]): Set<LayoutLine>
     }
   }
   return out;
+}
+
+/**
+ * One to three line numbers on a page (numbered every fifth line, on a short page): each a multiple of
+ * five, set smaller than the text line on its row, left of it by more than half an em and outside the
+ * text block, that line starting at the block's left edge; rising down the page (ADR 0364). Other bare
+ * numbers of the page (its page number) are no part of it.
+ */
+function sparseLineNumbers(nums: readonly LayoutLine[], text: readonly LayoutLine[]): Set<LayoutLine> {
+  const x0s = text.map((l) => l.x0).sort((a, b) => a - b);
+  const left = x0s[Math.floor(x0s.length * 0.25)]!;
+  const rowOf = (n: LayoutLine, t: LayoutLine) => Math.min(n.y1, t.y1) - Math.max(n.y0, t.y0) > 0.5 * Math.max(1, n.y1 - n.y0);
+  const ok = nums.filter((n) => {
+    const v = Number(n.text.trim());
+    if (v === 0 || v % 5 !== 0 || n.x1 > left - 2) return false;
+    const row = text.filter((t) => rowOf(n, t));
+    const first = row.sort((a, b) => a.x0 - b.x0)[0];
+    return !!first && first.x0 <= left + 2 && first.x0 - n.x1 >= 0.5 * first.size && n.size <= 0.85 * first.size;
+  });
+  const ordered = [...ok].sort((a, b) => a.y0 - b.y0);
+  for (let i = 1; i < ordered.length; i++) if (Number(ordered[i]!.text.trim()) <= Number(ordered[i - 1]!.text.trim())) return new Set();
+  return new Set(ok);
 }
 
 /** Returns the pages without their running header/footer lines, page numbers and margin line numbers. */
