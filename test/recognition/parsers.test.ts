@@ -65,17 +65,19 @@ test('stext: a heading or list number set apart by a tab stays on its title\'s l
 });
 
 test('stext: a small line number before its line, more than a word space apart, is a line of its own; a footnote mark is not (ADR 0364)', () => {
-  // reledmac numbers every fifth line: "5" at 8 pt, 12 pt left of the 12 pt text, in the line's block.
+  // reledmac numbers every fifth line: "5" at 8 pt on the text's baseline, 12 pt left of the 12 pt text, in the line's block.
   const json = JSON.stringify([
     {
       blocks: [
-        { type: 'text', bbox: { x: 118, y: 388, w: 360, h: 14 }, lines: [run(118.8, 390, 3, '5', 8), run(133.8, 388, 340, 'fringilla leo ante in turpis. Vivamus ut tellus', 12)] },
+        { type: 'text', bbox: { x: 118, y: 388, w: 360, h: 14 }, lines: [run(118.8, 392, 3, '5', 8), run(133.8, 388, 340, 'fringilla leo ante in turpis. Vivamus ut tellus', 12)] },
         { type: 'text', bbox: { x: 72, y: 700, w: 300, h: 10 }, lines: [run(72, 700, 3, '1', 6), run(76, 700, 200, 'A footnote set after its mark.', 8)] },
+        // ABNT's footnote: the mark raised 3.6 pt, an em before its text.
+        { type: 'text', bbox: { x: 57, y: 755, w: 450, h: 14 }, lines: [run(57, 755.9, 4, '1', 7), run(71.1, 756.5, 400, 'O Perl é uma linguagem de programação', 10)] },
       ],
     },
   ]);
   const [p] = parseStextJson(json);
-  assert.deepEqual(p!.lines.map((l) => l.text), ['5', 'fringilla leo ante in turpis. Vivamus ut tellus', '1 A footnote set after its mark.']);
+  assert.deepEqual(p!.lines.map((l) => l.text), ['5', 'fringilla leo ante in turpis. Vivamus ut tellus', '1 A footnote set after its mark.', '1 O Perl é uma linguagem de programação']);
 });
 
 test('right-to-left runs come back in logical order with embedded Latin kept', () => {

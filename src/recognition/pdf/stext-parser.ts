@@ -434,10 +434,11 @@ function groupRuns(runs: Run[]): Run[][] {
         const size = Math.max(p.size, r.size, 1);
         // A gap of more than 1.5 ems inside one row is a column or cell boundary, not a word space
         // (justified prose stretches spaces to about one em at most).
-        // A bare number set small before the row's text, more than a word space apart: a line number
-        // in the margin (every fifth line, as critical editions and `lineno` set them), a line of its own
-        // for the line-number rule (ADR 0364). A footnote mark sits closer; a list label is set like its text.
-        const marginNumber = parts.length === 0 && seg.length === 1 && /^\d{1,4}$/.test(p.text.trim()) && p.size <= 0.85 * r.size && gap > 0.5 * r.size;
+        // A bare number set small on the baseline of the row's text, more than a word space before it: a
+        // line number in the margin (every fifth line, as critical editions and `lineno` set them), a line
+        // of its own for the line-number rule (ADR 0364). A footnote's mark is raised (ABNT sets it an em
+        // before its text); a list label is set like its text.
+        const marginNumber = parts.length === 0 && seg.length === 1 && /^\d{1,4}$/.test(p.text.trim()) && p.size <= 0.85 * r.size && gap > 0.5 * r.size && Math.abs(p.baseline - r.baseline) <= 0.1 * r.size;
         if (gap > Math.max(1.5 * size, 9) || marginNumber) {
           parts.push(seg);
           seg = [];
