@@ -25,8 +25,11 @@ import type { MarkdownUnit, PageExtraction } from './layout-model.js';
  * rows, runs of tables and page-number rows changed too.
  * 9: a heading's or list item's number set apart from its text by a tab stays on the text's line (ADR 0363),
  * so version-8 text-layer checkpoints of word-processor pages hold the number as a line of its own.
+ * 10: a small line number on its row's baseline is cut off the row's text, and the displays of pages with
+ * margin line numbers are found without them (ADR 0364), so version-9 text-layer checkpoints of such pages
+ * hold "5 text" lines and displays with the numbers drawn in.
  */
-export const PIPELINE_VERSION = 'lectern-recognition/9';
+export const PIPELINE_VERSION = 'lectern-recognition/10';
 
 /** One finished page; plain JSON, safe to store and send back through `resumeFrom`. */
 export interface PageCheckpoint {
