@@ -26,7 +26,7 @@ import type { MarkdownUnit, PageExtraction } from './layout-model.js';
  * 9: a heading's or list item's number set apart from its text by a tab stays on the text's line (ADR 0363),
  * so version-8 text-layer checkpoints of word-processor pages hold the number as a line of its own.
  */
-export const PIPELINE_VERSION = 'lectern-recognition/9';
+export const PIPELINE_VERSION = 'lectern-recognition/10';
 
 /** One finished page; plain JSON, safe to store and send back through `resumeFrom`. */
 export interface PageCheckpoint {
