@@ -85,3 +85,24 @@ test('a single page keeps its margin text but loses a bare page number', () => {
   assert.equal(removed, 1);
   assert.equal(pages[0]!.lines.length, 1);
 });
+
+test('a top line above a page title goes on the first page or when it recurs; a one-off line on a later page stays', () => {
+  // Each page: a body of lines at 10 pt; page 1 and page 3 open with a 20 pt title under a short top line.
+  const bodyLines = (n: number) => [200, 212, 224, 236, 248, 260].map((y, i) => line(`Body line ${i} of page ${n} reads on`, y));
+  const title = (text: string) => ({ ...line(text, 62), size: 20, y1: 82 });
+  const pages = [
+    page(1, [line('Proceedings of the Synthetic Society', 40), title('On Reading Rooms'), ...bodyLines(1)]),
+    page(2, bodyLines(2)),
+    // A word processor's link line under a logo, spilled onto the contents page: once in the document.
+    page(3, [line('Synthetic National Institute for Examples', 40), title('Table of contents'), ...bodyLines(3)]),
+    page(4, bodyLines(4)),
+    page(5, bodyLines(5)),
+  ];
+  const texts = (ps: readonly PageExtraction[], i: number) => ps[i]!.lines.map((l) => l.text);
+  const { pages: out } = removeRunningLines(pages);
+  assert.ok(!texts(out, 0).includes('Proceedings of the Synthetic Society'));
+  assert.ok(texts(out, 2).includes('Synthetic National Institute for Examples'));
+  // The same line recurring at the top of another page is a running head there too.
+  const again = removeRunningLines([...pages.slice(0, 4), page(5, [line('Synthetic National Institute for Examples', 40), ...bodyLines(5)])]);
+  assert.ok(!texts(again.pages, 2).includes('Synthetic National Institute for Examples'));
+});

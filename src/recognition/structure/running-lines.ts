@@ -312,9 +312,14 @@ export function removeRunningLines(input: readonly PageExtraction[]): RunningLin
       // A short line at the very top of a page, no larger than the body, above the page's title (type at
       // least 1.3 times the body and the line's own size, in the top 45% of the page): a running head or
       // journal line, even bold or italic and with no other page to repeat on; never the title's own part
-      // ("Chapter 3" above the chapter title).
+      // ("Chapter 3" above the chapter title). On the document's first text page only, or where the line
+      // recurs in a margin of another page: a one-off line at the top of a later page, above a heading, is
+      // the document's own text (a word processor's link line under a logo, spilled onto the contents
+      // page), since a running head in a document of several pages repeats.
+      const key = `${zone}|${runningKey(text)}`;
       if (
         zone === 'top' &&
+        (textIndex.get(p) === 0 || (counts.get(key) ?? 0) >= 2) &&
         text.length <= 100 &&
         l.size <= median + 0.5 &&
         !/^(?:chapter|part|section|appendix|lecture|unit|book)\b/i.test(text) &&
@@ -324,7 +329,6 @@ export function removeRunningLines(input: readonly PageExtraction[]): RunningLin
         removed++;
         return false;
       }
-      const key = `${zone}|${runningKey(text)}`;
       const repeated = n >= 2 && ((counts.get(key) ?? 0) >= threshold || (runs.get(key)?.has(textIndex.get(p) ?? -1) ?? false));
       if (repeated) {
         removed++;
