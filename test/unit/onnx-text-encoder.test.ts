@@ -187,3 +187,16 @@ test('lectern models check-encoder prints the id, dimensions and hand-checkable 
   const usage = await run(['models', 'check-encoder']);
   assert.equal(usage.code, 2);
 });
+
+test('onnx encoder: close waits for encodes in flight, may be called twice, and an encode after it fails with an error', async (t) => {
+  const dir = tempDir(t);
+  writeTinyEncoder(dir, TABLE, WORDS);
+  const enc = await loadOnnxTextEncoder({ dir });
+  const inflight = Array.from({ length: 8 }, () => enc.encode(['Heart attacks', 'myocardial infarction'], 'document'));
+  const closed = enc.close();
+  // every encode started before the close completes with its vectors (the session is released after them)
+  for (const r of await Promise.all(inflight)) close(r[0]!, unit([3, 3, 2]), 'heart attacks, encoded while closing');
+  await closed;
+  await enc.close();
+  await assert.rejects(enc.encode(['heart'], 'query'), /closed/);
+});

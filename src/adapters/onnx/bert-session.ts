@@ -24,3 +24,30 @@ export async function openBertSession(modelPath: string, threads: number, role: 
   }
   return session;
 }
+
+/**
+ * A session's runs and its release, in order: `close()` waits for the runs in flight before it releases
+ * the native session (releasing under a running inference can abort the process from native code), is
+ * idempotent, and a run after it fails with an error instead of reaching a released session.
+ */
+export class SessionRuns {
+  readonly #inflight = new Set<Promise<unknown>>();
+  #closing: Promise<void> | null = null;
+  constructor(private readonly session: ort.InferenceSession) {}
+
+  async run(feeds: Record<string, ort.Tensor>): Promise<ort.InferenceSession.OnnxValueMapType> {
+    if (this.#closing) throw new Error('the ONNX model is closed');
+    const running = this.session.run(feeds);
+    this.#inflight.add(running);
+    try {
+      return await running;
+    } finally {
+      this.#inflight.delete(running);
+    }
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= Promise.allSettled([...this.#inflight]).then(() => this.session.release());
+    return this.#closing;
+  }
+}

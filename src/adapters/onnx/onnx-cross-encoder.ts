@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import ort from 'onnxruntime-node';
-import { openBertSession } from './bert-session.js';
+import { openBertSession, SessionRuns } from './bert-session.js';
 import type { CrossEncoder, CrossEncoderInfo, CrossEncoderOptions } from '../../ports/cross-encoder.js';
 
 const DEFAULT_MAX_TOKENS = 512;
@@ -79,11 +79,14 @@ interface Settings {
 }
 
 export class OnnxCrossEncoder implements CrossEncoder {
+  readonly #runs: SessionRuns;
   constructor(
-    private readonly session: ort.InferenceSession,
+    session: ort.InferenceSession,
     private readonly tokenizer: Tokenizer,
     private readonly s: Settings,
-  ) {}
+  ) {
+    this.#runs = new SessionRuns(session);
+  }
 
   get info(): CrossEncoderInfo {
     return this.s.info;
@@ -130,7 +133,7 @@ export class OnnxCrossEncoder implements CrossEncoder {
     const feeds: Record<string, ort.Tensor> = { input_ids: tensor(this.s.int32.ids, ids) };
     if (this.s.hasMask) feeds['attention_mask'] = tensor(this.s.int32.mask, mask);
     if (this.s.hasTypes) feeds['token_type_ids'] = tensor(this.s.int32.types, types);
-    const result = await this.session.run(feeds);
+    const result = await this.#runs.run(feeds);
     const o = result[this.s.outputName];
     if (o === undefined) throw new Error(`ONNX model output ${this.s.outputName} is missing from the run's results`);
     const data = o.data as Float32Array;
@@ -140,7 +143,7 @@ export class OnnxCrossEncoder implements CrossEncoder {
     return scores;
   }
 
-  async close(): Promise<void> {
-    await this.session.release();
+  close(): Promise<void> {
+    return this.#runs.close();
   }
 }

@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import ort from 'onnxruntime-node';
-import { openBertSession } from './bert-session.js';
+import { openBertSession, SessionRuns } from './bert-session.js';
 import type { SparseTextEncoder, SparseVector, TextEncoder, TextEncoderInfo, TextEncoderOptions } from '../../ports/text-encoder.js';
 
 
@@ -178,12 +178,14 @@ interface EncoderSettings {
 
 export class OnnxTextEncoder implements TextEncoder {
   #info: Omit<TextEncoderInfo, 'pooling'> & { pooling: Pooling };
+  readonly #runs: SessionRuns;
   constructor(
-    private readonly session: ort.InferenceSession,
+    session: ort.InferenceSession,
     private readonly tokenizer: Tokenizer,
     private readonly s: EncoderSettings,
   ) {
     this.#info = s.info;
+    this.#runs = new SessionRuns(session);
   }
 
   get info(): TextEncoderInfo {
@@ -241,7 +243,7 @@ export class OnnxTextEncoder implements TextEncoder {
     const feeds: Record<string, ort.Tensor> = { input_ids: tensor(this.s.int32.ids, ids) };
     if (this.s.hasAttentionMask) feeds['attention_mask'] = tensor(this.s.int32.mask, maskNum);
     if (this.s.hasTokenTypes) feeds['token_type_ids'] = tensor(this.s.int32.types, new Uint8Array(b * t));
-    const result = await this.session.run(feeds);
+    const result = await this.#runs.run(feeds);
     const output = result[this.s.outputName];
     if (output === undefined) throw new Error(`ONNX model output ${this.s.outputName} is missing from the run's results`);
     const data = output.data as Float32Array;
@@ -291,8 +293,8 @@ export class OnnxTextEncoder implements TextEncoder {
     return vectors;
   }
 
-  async close(): Promise<void> {
-    await this.session.release();
+  close(): Promise<void> {
+    return this.#runs.close();
   }
 }
 
