@@ -9,16 +9,9 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 work=${1:-$here/work}
-mkdir -p "$work/kinds/debs" "$work/kinds/root"
 if [ "${2:-}" != "--no-install" ]; then
   tools=$(sed -n 's/^#tool \([^ ]*\).*/\1/p' "$here/kinds-packages.txt")
   # shellcheck disable=SC2086
   apt-get install -y $tools
 fi
-cd "$work/kinds/debs"
-grep -v '^#' "$here/kinds-packages.txt" | while read -r pkg ver; do
-  [ -n "$pkg" ] || continue
-  ls "${pkg}_"*.deb >/dev/null 2>&1 || apt-get download "$pkg=$ver"
-done
-for d in *.deb; do dpkg-deb -x "$d" "$work/kinds/root"; done
-echo "unpacked into $work/kinds/root"
+sh "$here/fetch.sh" "$work/kinds" "$here/kinds-packages.txt"

@@ -177,34 +177,27 @@ function splitTop(s: string, sep: RegExp): string[] {
   const out: string[] = [];
   let depth = 0;
   let start = 0;
+  // A separator that starts at `i` ends a part: the index to go on from (the loop adds one), else null.
+  const cutAt = (i: number): number | null => {
+    sep.lastIndex = i;
+    const m = sep.exec(s);
+    if (!m || m.index !== i) return null;
+    out.push(s.slice(start, i));
+    start = i + m[0].length;
+    return start - 1;
+  };
   for (let i = 0; i < s.length; i++) {
     const c = s[i]!;
     if (c === '\\') {
       // A row end: \\ at depth 0 (sep decides).
-      if (depth === 0) {
-        sep.lastIndex = i;
-        const m = sep.exec(s);
-        if (m && m.index === i) {
-          out.push(s.slice(start, i));
-          start = i + m[0].length;
-          i = start - 1;
-          continue;
-        }
-      }
-      i++;
+      const next = depth === 0 ? cutAt(i) : null;
+      if (next !== null) i = next;
+      else i++;
       continue;
     }
     if (c === '{') depth++;
     else if (c === '}') depth = Math.max(0, depth - 1);
-    else if (depth === 0) {
-      sep.lastIndex = i;
-      const m = sep.exec(s);
-      if (m && m.index === i) {
-        out.push(s.slice(start, i));
-        start = i + m[0].length;
-        i = start - 1;
-      }
-    }
+    else if (depth === 0) i = cutAt(i) ?? i;
   }
   out.push(s.slice(start));
   return out;
