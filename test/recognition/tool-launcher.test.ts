@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LocalProcessRunner } from '../../src/adapters/process/local-process-runner.js';
+import { cpuSecondsFor, LocalProcessRunner } from '../../src/adapters/process/local-process-runner.js';
 import { repoRoot } from '../helpers/paths.js';
 
 const runnerModule = pathToFileURL(join(repoRoot, 'dist', 'src', 'adapters', 'process', 'local-process-runner.js')).href;
@@ -148,4 +148,23 @@ setInterval(() => undefined, 1000);
   await w.terminate();
   await until(() => !alive(pid), 'the launcher to exit');
   rmSync(dir, { recursive: true, force: true });
+});
+
+test('every tool run carries a CPU-time cap the kernel enforces, through the launcher or started directly (ADR 0361 gap)', async () => {
+  for (const launcher of [true, false]) {
+    const runner = new LocalProcessRunner({ tools: ['sh'], maxMemoryBytes: 0, launcher });
+    const ws = await runner.createWorkspace();
+    try {
+      // The tool's own view of its limits: a tool left behind by a killed launcher (pid not yet reported)
+      // is still killed by the kernel once it has burnt this much CPU.
+      const r = await ws.run({ tool: 'sh', args: ['-c', 'ulimit -t; ulimit -c'], timeoutMs: 10_000 });
+      assert.equal(r.exitCode, 0, r.stderr);
+      assert.deepEqual(Buffer.from(r.stdout).toString().trim().split('\n'), [String(cpuSecondsFor(10_000)), '0']);
+    } finally {
+      await ws.dispose();
+    }
+  }
+  // The cap is a backstop above the wall-clock limit on every core, never the limit a healthy run meets.
+  assert.ok(cpuSecondsFor(10_000) > 10);
+  assert.ok(cpuSecondsFor(Number.POSITIVE_INFINITY) >= 3600);
 });

@@ -1,9 +1,10 @@
 // ProcessRunner on the local machine: allow-listed programs run with `execFile` semantics (no shell),
 // in a private temporary directory, with a minimal environment, a wall-clock limit, an output cap and
-// an optional address-space cap (through util-linux `prlimit`, which is always present on Debian).
+// an optional address-space cap and a CPU-time backstop (through util-linux `prlimit`, which is always
+// present on Debian).
 // Owns spawning and temp files; knows nothing of document formats.
 import { mkdtemp, readFile, readdir, rm, stat, unlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ProcessRunner, ToolProbe, ToolResult, ToolRun, Workspace } from '../../ports/process-runner.js';
 import { spawnTool, type SpawnSpec } from './spawn-tool.js';
@@ -53,6 +54,18 @@ const VERSION_ARGS: Record<string, string[]> = {
   ddjvu: ['--help'],
   prlimit: ['--version'],
 };
+
+/**
+ * The kernel's CPU-time cap (RLIMIT_CPU, seconds) for a tool run with wall-clock limit `timeoutMs`: a
+ * backstop only, never the limit a healthy run meets first. A tool may keep every core busy (tesseract's
+ * threads), so the cap is the wall-clock limit times the cores plus 5 s: a tool left without its starter is
+ * killed (SIGXCPU, then SIGKILL a second later) once it has burnt that much CPU. A tool that waits without
+ * using CPU is not bounded by it (it costs nothing but its process).
+ */
+export function cpuSecondsFor(timeoutMs: number): number {
+  const wall = Number.isFinite(timeoutMs) && timeoutMs > 0 ? Math.ceil(timeoutMs / 1000) : 3600;
+  return wall * Math.max(1, availableParallelism()) + 5;
+}
 
 function checkName(name: string): void {
   if (!NAME_RE.test(name) || name.includes('..')) throw new Error(`invalid workspace file name: ${JSON.stringify(name)}`);
@@ -127,10 +140,14 @@ export class LocalProcessRunner implements ProcessRunner {
     const memory = run.maxMemoryBytes ?? this.#maxMemory;
     let file = tool;
     let argv = [...args];
-    if (!internal && memory > 0 && (await this.#hasPrlimit())) {
-      // prlimit execs the tool in place, so the cap applies to it alone (util-linux prlimit(1)).
+    if (!internal && (await this.#hasPrlimit())) {
+      // prlimit execs the tool in place, so the caps apply to it alone (util-linux prlimit(1)). Besides the
+      // address space, a CPU-time cap the kernel enforces (ADR 0361's gap): the wall-clock limit is kept by
+      // whoever started the tool (this thread or the launcher), and a tool whose starter died before its
+      // pid was known could otherwise burn CPU forever. See cpuSecondsFor.
       file = 'prlimit';
-      argv = [`--as=${memory}`, '--', tool, ...args];
+      const cpu = cpuSecondsFor(run.timeoutMs);
+      argv = [...(memory > 0 ? [`--as=${memory}`] : []), `--cpu=${cpu}:${cpu + 1}`, '--core=0', '--', tool, ...args];
     }
     const env: Record<string, string> = { PATH: this.#path, LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', ...(run.env ?? {}) };
     if (cwd) env.HOME = cwd;
@@ -144,8 +161,11 @@ export class LocalProcessRunner implements ProcessRunner {
       maxStdoutBytes: run.maxStdoutBytes ?? DEFAULT_STDOUT_CAP,
     };
     // Probes (cached, a handful per process) start directly; tool runs go through the launcher when on.
-    if (this.#launcher && !internal) return this.#launcher.run(spec, run.signal, running);
-    return spawnTool(spec, run.signal, running);
+    const r = await (this.#launcher && !internal ? this.#launcher.run(spec, run.signal, running) : spawnTool(spec, run.signal, running));
+    // A tool prlimit could not exec is a failed start, as it is without prlimit (util-linux exits 126/127
+    // with "prlimit: failed to execute TOOL: ..." on stderr).
+    if (file === 'prlimit' && (r.exitCode === 127 || r.exitCode === 126) && r.stderr.startsWith('prlimit: failed to execute ')) return { ...r, spawnFailed: true };
+    return r;
   }
 }
 
