@@ -90,12 +90,15 @@ const GRID: Record<keyof ScoreWeights, number[]> = {
   proseHeadings: [0, 0.05, 0.1, 0.2, 0.3],
   proseCells: [0, 0.05, 0.1, 0.2, 0.3],
   looseRows: [0, 0.05, 0.1, 0.2, 0.3],
+  longTokens: [0, 0.1, 0.2, 0.3, 0.5],
+  emptyCells: [0, 0.1, 0.2, 0.3, 0.5],
+  fragments: [0, 0.1, 0.2, 0.3, 0.5],
 };
 
 // `spacing` is hand-set (ADR 0290): the generated development set has no document with spacing faults.
 // On the real development set (--realset) every weight is fitted: its scans show OCR noise and
 // letter-spaced text, its documents lost spaces, merged columns and broken equations (ADR 0339).
-const FIXED: (keyof ScoreWeights)[] = realset ? [] : ['letters', 'rowSwitches', 'singles', 'spacing', 'equations', 'mergedCells', 'missedHeadings', 'droppedText', 'headingParagraphs', 'proseHeadings', 'proseCells', 'looseRows'];
+const FIXED: (keyof ScoreWeights)[] = realset ? [] : ['letters', 'rowSwitches', 'singles', 'spacing', 'equations', 'mergedCells', 'missedHeadings', 'droppedText', 'headingParagraphs', 'proseHeadings', 'proseCells', 'looseRows', 'longTokens', 'emptyCells', 'fragments'];
 const free = opt('free')?.split(',') ?? [];
 const fitted = (Object.keys(GRID) as (keyof ScoreWeights)[]).filter((k) => !FIXED.includes(k) || free.includes(k));
 

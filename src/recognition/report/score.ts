@@ -52,6 +52,12 @@ export interface ScoreWeights {
   readonly proseCells: number;
   /** looseRows = 1 - looseRows x min(1, looseRowRatio / 0.1) (table rows left as text; ADR 0356). */
   readonly looseRows: number;
+  /** longTokens = 1 - longTokens x min(1, longTokenRatio / 0.02) (words run together: spaces lost; ADR 0366). */
+  readonly longTokens: number;
+  /** emptyCells = 1 - emptyCells x min(1, max(0, emptyCellRatio - 0.1) / 0.3) (table columns misaligned or merged; ADR 0366). */
+  readonly emptyCells: number;
+  /** fragments = 1 - fragments x min(1, max(0, fragmentBlockRatio - 0.1) / 0.3) (running text cut into fragments; ADR 0366). */
+  readonly fragments: number;
 }
 
 /**
@@ -86,6 +92,9 @@ export const SCORE_WEIGHTS: ScoreWeights = {
   proseHeadings: 0.3,
   proseCells: 0,
   looseRows: 0,
+  longTokens: 0,
+  emptyCells: 0,
+  fragments: 0,
 };
 
 const clamp = (x: number): number => Math.max(0, Math.min(1, x));
@@ -153,7 +162,12 @@ export function scoreReport(r: ScoreInputs, w: ScoreWeights = SCORE_WEIGHTS): Qu
   const proseHeadings = clamp(1 - w.proseHeadings * Math.min(1, (r.structure.proseHeadingRatio ?? 0) / 0.2));
   const proseCells = clamp(1 - w.proseCells * Math.min(1, (r.structure.proseCellRatio ?? 0) / 0.2));
   const looseRows = clamp(1 - w.looseRows * Math.min(1, (r.structure.looseRowRatio ?? 0) / 0.1));
-  const components = { coverage, garbage, letters, singles, ocr, tokens, layout, margins, paragraphs, images, repetition, direction, structure, spacing, equations, tables, headings, dropped, headingParagraphs, proseHeadings, proseCells, looseRows };
+  // What the Markdown shows of text and tables gone wrong (ADR 0366): words run together, table cells left
+  // empty by misaligned or merged columns, running text cut into fragments of one to three words.
+  const longTokens = clamp(1 - w.longTokens * Math.min(1, (r.structure.longTokenRatio ?? 0) / 0.02));
+  const emptyCells = clamp(1 - w.emptyCells * Math.min(1, Math.max(0, (r.structure.emptyCellRatio ?? 0) - 0.1) / 0.3));
+  const fragments = clamp(1 - w.fragments * Math.min(1, Math.max(0, (r.structure.fragmentBlockRatio ?? 0) - 0.1) / 0.3));
+  const components = { coverage, garbage, letters, singles, ocr, tokens, layout, margins, paragraphs, images, repetition, direction, structure, spacing, equations, tables, headings, dropped, headingParagraphs, proseHeadings, proseCells, looseRows, longTokens, emptyCells, fragments };
   const value = Object.values(components).reduce((a, b) => a * b, 1);
   const rounded = Object.fromEntries(Object.entries(components).map(([k, v]) => [k, Math.round(v * 1000) / 1000]));
   return { value: Math.round(value * 1000) / 1000, grade: gradeOf(value), components: rounded };
