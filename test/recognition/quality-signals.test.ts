@@ -300,3 +300,14 @@ test('score: a document with lost spaces, empty cells or fragments scores lower 
   // Stored reports without the inputs score as before.
   assert.equal(scoreReport(base, w).value, scoreReport(base, { ...w, longTokens: 0, emptyCells: 0, fragments: 0 }).value);
 });
+
+test('score in use: lost spaces, merged columns, broken equations and garbage each lower it (issue 28, ADR 0366)', () => {
+  const base = cleanInputs({ tables: 1, equations: 6 });
+  const clean = scoreReport(base).value;
+  const lower = (patch: { text?: object; structure?: object }) => scoreReport({ ...base, text: { ...base.text, ...patch.text }, structure: { ...base.structure, ...patch.structure } }).value;
+  assert.ok(lower({ structure: { longTokenRatio: 0.02 } }) < clean, 'words run together');
+  assert.ok(lower({ text: { spacingFaultRatio: 0.02 } }) < clean, 'words split');
+  assert.ok(lower({ text: { mergedCellRatio: 0.3 } }) < clean, 'merged columns');
+  assert.ok(lower({ text: { brokenEquationRatio: 1 } }) < clean, 'broken equations');
+  assert.ok(lower({ text: { garbageRatio: 0.05 } }) < clean, 'garbage');
+});
