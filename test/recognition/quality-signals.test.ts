@@ -7,7 +7,7 @@ import { keptMarginLines, rowSwitchShare } from '../../src/recognition/structure
 import { brokenEquationRatio, brokenParagraphRatio, mergedCellRatio, textStatistics, tokenShape } from '../../src/recognition/report/text-statistics.js';
 import { SCORE_WEIGHTS, scoreReport, type ScoreWeights } from '../../src/recognition/report/score.js';
 import { textLayerMisses } from '../../src/recognition/report/build-report.js';
-import { headingParagraphRatio, looseRowRatio, proseCellRatio, proseHeadingRatio } from '../../src/recognition/report/markdown-faults.js';
+import { emptyCellRatio, fragmentBlockRatio, headingParagraphRatio, longTokenRatio, looseRowRatio, markdownFaults, proseCellRatio, proseHeadingRatio } from '../../src/recognition/report/markdown-faults.js';
 
 const L = (text: string, x: number, y: number, size = 10): LayoutLine => ({
   text, x0: x, y0: y, x1: x + text.length * size * 0.5, y1: y + size * 1.2, size, bold: false, italic: false, mono: false, block: 0,
@@ -102,7 +102,7 @@ test('score weights: odd word shapes lower OCR and text-layer documents; the OCR
     ...base,
     pages: { ...base.pages, total: 3, textLayer: 2, ocr: 1 },
     text: { ...base.text, garbageRatio: 0.01, letterRatio: 0.7, singleCharTokenRatio: 0.2, oddTokenRatio: 0.1, brokenParagraphRatio: 0.6, spacingFaultRatio: 0.01, brokenEquationRatio: 0.5, mergedCellRatio: 0.1 },
-    structure: { ...base.structure, headings: { total: 0, byLevel: {}, bySource: {} }, layoutComplexity: 0.3, rowSwitches: 0.1, marginLinesKept: 2, equations: 4, missedHeadingRatio: 0.3, droppedTextRatio: 0.1, headingParagraphRatio: 0.1, proseHeadingRatio: 0.1, proseCellRatio: 0.1, looseRowRatio: 0.05 },
+    structure: { ...base.structure, headings: { total: 0, byLevel: {}, bySource: {} }, layoutComplexity: 0.3, rowSwitches: 0.1, marginLinesKept: 2, equations: 4, missedHeadingRatio: 0.3, droppedTextRatio: 0.1, headingParagraphRatio: 0.1, proseHeadingRatio: 0.1, proseCellRatio: 0.1, looseRowRatio: 0.05, longTokenRatio: 0.01, emptyCellRatio: 0.3, fragmentBlockRatio: 0.3 },
     ocr: { ...base.ocr, p10Confidence: 50 },
   };
   for (const k of Object.keys(SCORE_WEIGHTS) as (keyof ScoreWeights)[]) {
@@ -250,4 +250,64 @@ test('score: the Markdown faults lower it once their weights are on (ADR 0356)',
   assert.equal(scoreReport(symbols, { ...w, letters: 0.5 }).components.letters, 0.875);
   assert.equal(scoreReport(symbols, { ...w, letters: 0 }).components.letters, 1);
   assert.equal(scoreReport({ ...symbols, text: { ...symbols.text, characters: 0 } }, { ...w, letters: 0 }).components.letters, 0);
+});
+
+const PROSE = [
+  'The committee met on Tuesday to review the annual budget and the plans for the coming year.',
+  'Several members asked for more detail on the costs of the new building and its heating.',
+  'The chair agreed to circulate a revised version of the report before the next meeting.',
+];
+
+test('longTokenRatio: words run together count, ordinary words, compounds, code, addresses and mathematics do not (ADR 0366)', () => {
+  const spaced = PROSE.join('\n\n');
+  assert.equal(longTokenRatio(spaced), 0);
+  // A caption with every space lost, and two words joined at a case change.
+  const lost = [PROSE[0], 'Figure 2: Thecommitteemetontuesdaytoreviewthebudget for the year.', 'The numbers are in SyntaxHelpers of the appendix.', PROSE[2]].join('\n\n');
+  assert.ok(longTokenRatio(lost) > 0.02, `${longTokenRatio(lost)}`);
+  // German compounds below 20 letters, all-capital acronyms, code, URLs and mathematics are no lost spaces.
+  const fine = ['Die Haushaltsplanung der Forschungsabteilung wurde besprochen.', 'See `thisIsAnIdentifierInCode` and https://example.org/averyveryverylongpathsegmentname for it.', 'The value $\\mathrm{averyveryverylongsubscriptname}$ is small; NATOEUROPEANHEADQUARTERSBUILDING stands.'].join('\n\n');
+  assert.equal(longTokenRatio(fine), 0);
+  // A long token used many times counts once.
+  const name = Array.from({ length: 20 }, () => 'The pneumonoultramicroscopicsilicovolcanoconiosis case is rare.').join('\n\n');
+  assert.equal(longTokenRatio(name), 0.01);
+});
+
+test('emptyCellRatio and fragmentBlockRatio: empty cells of misaligned columns, text cut into fragments (ADR 0366)', () => {
+  const good = '| Year | Sales | Costs |\n|---|---|---|\n| 2020 | 12.5 | 10.1 |\n| 2021 | 13.7 | 11.0 |';
+  assert.equal(emptyCellRatio(good), 0);
+  const merged = '| Year | Sales | Costs |\n|---|---|---|\n| 2020 12.5 | | 10.1 |\n| 2021 13.7 | | |';
+  assert.equal(emptyCellRatio(merged), 0.5);
+  // A one-row table is weak evidence: left out.
+  assert.equal(emptyCellRatio('| a | b |\n|---|---|\n| x | |'), 0);
+  assert.equal(fragmentBlockRatio(PROSE.join('\n\n')), 0);
+  const cut = [PROSE[0], 'output signal', 'x(t)', PROSE[1], 'Figure 3', 'Done.'].join('\n\n');
+  // "output signal" and "x(t)" are fragments; a label and a closed sentence are not.
+  assert.equal(fragmentBlockRatio(cut), 0.3333);
+});
+
+test('score: a document with lost spaces, empty cells or fragments scores lower than the same without (ADR 0366)', () => {
+  const base = cleanInputs({ tables: 1, equations: 0 });
+  const w = { ...SCORE_WEIGHTS, longTokens: SCORE_WEIGHTS.longTokens || 0.3, emptyCells: SCORE_WEIGHTS.emptyCells || 0.3, fragments: SCORE_WEIGHTS.fragments || 0.3 };
+  const withFaults = (md: string) => scoreReport({ ...base, structure: { ...base.structure, ...markdownFaults(md) } }, w);
+  const spaced = PROSE.join('\n\n');
+  const lost = PROSE.map((p, i) => (i === 1 ? p.replace(/ /g, '') : p)).join('\n\n');
+  assert.ok(withFaults(lost).value < withFaults(spaced).value, `${withFaults(lost).value} ${withFaults(spaced).value}`);
+  assert.ok(withFaults(lost).components.longTokens! < 1);
+  const table = (rows: string) => `${spaced}\n\n| Year | Sales | Costs |\n|---|---|---|\n${rows}`;
+  assert.ok(withFaults(table('| 2020 12.5 | | |\n| 2021 13.7 | | |')).value < withFaults(table('| 2020 | 12.5 | 10.1 |\n| 2021 | 13.7 | 11.0 |')).value);
+  const cut = [PROSE[0], 'output', 'x(t)', 'signal y', PROSE[1]].join('\n\n');
+  assert.ok(withFaults(cut).value < withFaults(spaced).value);
+  // Stored reports without the inputs score as before.
+  assert.equal(scoreReport(base, w).value, scoreReport(base, { ...w, longTokens: 0, emptyCells: 0, fragments: 0 }).value);
+});
+
+test('score in use: lost spaces, merged columns, broken equations and garbage each lower it (issue 28, ADR 0366)', () => {
+  const base = cleanInputs({ tables: 1, equations: 6 });
+  const clean = scoreReport(base).value;
+  const lower = (patch: { text?: object; structure?: object }) => scoreReport({ ...base, text: { ...base.text, ...patch.text }, structure: { ...base.structure, ...patch.structure } }).value;
+  assert.ok(lower({ structure: { longTokenRatio: 0.02 } }) < clean, 'words run together');
+  assert.ok(lower({ text: { spacingFaultRatio: 0.02 } }) < clean, 'words split');
+  assert.ok(lower({ text: { mergedCellRatio: 0.3 } }) < clean, 'merged columns');
+  assert.ok(lower({ text: { brokenEquationRatio: 1 } }) < clean, 'broken equations');
+  assert.ok(lower({ text: { garbageRatio: 0.05 } }) < clean, 'garbage');
 });

@@ -128,7 +128,112 @@ export function looseRowRatio(markdown: string): number {
   return blocks ? round(rows / blocks) : 0;
 }
 
-/** The four inputs at once, as the report stores them. */
-export function markdownFaults(markdown: string): { headingParagraphRatio: number; proseHeadingRatio: number; proseCellRatio: number; looseRowRatio: number } {
-  return { headingParagraphRatio: headingParagraphRatio(markdown), proseHeadingRatio: proseHeadingRatio(markdown), proseCellRatio: proseCellRatio(markdown), looseRowRatio: looseRowRatio(markdown) };
+/** Running text only: displays, inline mathematics, code, comments, tables, link targets and addresses left out. */
+function runningText(markdown: string): string {
+  return markdown
+    .replace(/```[\s\S]*?```|~~~[\s\S]*?~~~/g, ' ')
+    .replace(/\$\$[\s\S]*?\$\$/g, ' ')
+    .replace(/(?<!\\)\$[^$\n]{1,300}?(?<!\\)\$/g, ' ')
+    .replace(/<!--[\s\S]*?-->/g, ' ')
+    .replace(/^\s*\|.*$/gm, ' ')
+    .replace(/`[^`\n]*`/g, ' ')
+    .replace(/\]\([^)\s]*\)/g, ']')
+    .replace(/\b(?:https?:\/\/|www\.)\S+|\S+@\S+/g, ' ');
+}
+
+/** Words of running text: tokens with a letter, edge punctuation removed. */
+const runningWords = (markdown: string): string[] =>
+  wordsOf(runningText(markdown)).map((t) => t.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '')).filter((w) => /\p{L}/u.test(w));
+
+/** Letters from which a token of letters alone is taken for words run together (German compounds stay below it). */
+export const LONG_TOKEN_LETTERS = 20;
+
+/**
+ * Share 0..1 of the words of running text (code, mathematics, tables and addresses left out) that are a run of
+ * LONG_TOKEN_LETTERS or more letters with a lower-case letter, or two words joined at a case change inside
+ * ("SyntaxHelpers", "theTable"; identifiers in code spans are left out): spaces lost between words, which
+ * a document's own vocabulary does not always show (issue 28: "a caption with every space lost"). Counted
+ * once per distinct token, so that a long name used throughout counts once. 0 without words.
+ */
+export function longTokenRatio(markdown: string): number {
+  const words = runningWords(markdown);
+  const seen = new Set<string>();
+  let long = 0;
+  for (const w of words) {
+    if (seen.has(w)) continue;
+    seen.add(w);
+    const letters = /^\p{L}+$/u.test(w);
+    if (letters && /\p{Ll}/u.test(w) && [...w].length >= LONG_TOKEN_LETTERS) long++;
+    else if (letters && /^\p{Lu}?\p{Ll}{3,}\p{Lu}\p{Ll}{3,}$/u.test(w)) long++;
+  }
+  return words.length ? round(long / words.length) : 0;
+}
+
+/**
+ * Share 0..1 of the tables' body cells that are empty, in tables of two or more body rows: cells left empty
+ * where a row's text went into a neighbouring cell or a spanning header's sub-columns were merged (columns
+ * misaligned). Tables of the source do have empty cells; the share is what grows when columns are merged.
+ * 0 without tables.
+ */
+export function emptyCellRatio(markdown: string): number {
+  let cells = 0;
+  let empty = 0;
+  for (const table of gfmTables(markdown)) {
+    if (table.length < 2) continue;
+    for (const row of table) {
+      cells += row.length;
+      empty += row.filter((c) => c === '').length;
+    }
+  }
+  return cells ? round(empty / cells) : 0;
+}
+
+/** Body rows of each GFM table, one array per table. */
+function gfmTables(markdown: string): string[][][] {
+  const tables: string[][][] = [];
+  let current: string[][] | null = null;
+  for (const line of markdown.split('\n')) {
+    const t = line.trim();
+    if (!t.startsWith('|')) {
+      current = null;
+      continue;
+    }
+    if (/^\|?(\s*:?-{3,}:?\s*\|)+\s*$/.test(t)) {
+      current = [];
+      tables.push(current);
+      continue;
+    }
+    if (current) current.push(t.replace(/^\||\|$/g, '').split(/(?<!\\)\|/).map((c) => c.trim()));
+  }
+  return tables;
+}
+
+/**
+ * Share 0..1 of the running-text blocks that are fragments of one to three words, not a label or a caption
+ * and not a closed sentence: text cut into pieces (a figure's or a table's words read as loose lines,
+ * columns read across, lines never joined into paragraphs). 0 without running-text blocks.
+ */
+export function fragmentBlockRatio(markdown: string): number {
+  let blocks = 0;
+  let fragments = 0;
+  for (const b of blocksOf(markdown)) {
+    if (NOT_TEXT.test(b)) continue;
+    blocks++;
+    const n = lengthOf(b);
+    if (n <= 3 && !LABEL.test(b) && !/[.!?。！？]$/.test(b)) fragments++;
+  }
+  return blocks ? round(fragments / blocks) : 0;
+}
+
+/** The inputs read from the Markdown at once, as the report stores them (ADRs 0356, 0366). */
+export function markdownFaults(markdown: string): { headingParagraphRatio: number; proseHeadingRatio: number; proseCellRatio: number; looseRowRatio: number; longTokenRatio: number; emptyCellRatio: number; fragmentBlockRatio: number } {
+  return {
+    headingParagraphRatio: headingParagraphRatio(markdown),
+    proseHeadingRatio: proseHeadingRatio(markdown),
+    proseCellRatio: proseCellRatio(markdown),
+    looseRowRatio: looseRowRatio(markdown),
+    longTokenRatio: longTokenRatio(markdown),
+    emptyCellRatio: emptyCellRatio(markdown),
+    fragmentBlockRatio: fragmentBlockRatio(markdown),
+  };
 }

@@ -179,6 +179,16 @@ export interface QualityReport {
     readonly proseCellRatio?: number;
     /** Share 0..1 of running-text blocks holding a line that is a table row read as text (numbers 40%+ of 3-20 tokens; ADR 0356). Optional. */
     readonly looseRowRatio?: number;
+    /**
+     * Share 0..1 of the words of running text (code, mathematics, tables, addresses left out), each distinct token
+     * once, that are a run of 20+ letters or two words joined at a case change ("SyntaxHelpers"): spaces lost
+     * (ADR 0366). Optional: reports stored before it was added lack it.
+     */
+    readonly longTokenRatio?: number;
+    /** Share 0..1 of the body cells of tables of 2+ body rows that are empty: columns misaligned or merged (ADR 0366). Optional. */
+    readonly emptyCellRatio?: number;
+    /** Share 0..1 of running-text blocks of 1-3 words, not a label and not a closed sentence: text cut into fragments (ADR 0366). Optional. */
+    readonly fragmentBlockRatio?: number;
   };
   readonly warnings: readonly QualityWarning[];
   readonly score: {

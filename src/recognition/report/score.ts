@@ -52,17 +52,22 @@ export interface ScoreWeights {
   readonly proseCells: number;
   /** looseRows = 1 - looseRows x min(1, looseRowRatio / 0.1) (table rows left as text; ADR 0356). */
   readonly looseRows: number;
+  /** longTokens = 1 - longTokens x min(1, longTokenRatio / 0.02) (words run together: spaces lost; ADR 0366). */
+  readonly longTokens: number;
+  /** emptyCells = 1 - emptyCells x min(1, max(0, emptyCellRatio - 0.1) / 0.3) (table columns misaligned or merged; ADR 0366). */
+  readonly emptyCells: number;
+  /** fragments = 1 - fragments x min(1, max(0, fragmentBlockRatio - 0.1) / 0.3) (running text cut into fragments; ADR 0366). */
+  readonly fragments: number;
 }
 
 /**
- * The weights in use: fitted on the tune part of the real development set (ADR 0356, refitting ADR 0340;
- * `bench/recognition/fit-score.ts --realset` on `bench/results/recognition-realset-2026-11-29-fit2-tune-*.json`:
- * TeX Live PDFs, every fourth and every one with table cell checks, scans as PDF and DJVU, EPUB, a ReportLab
- * PDF), landed because they rank the report part better than the weights of ADR 0340 (Spearman 0.590 against
- * 0.458 with the share of checks passed, 112 documents). `letters`, `singles` and `noHeadings` went to 0 on the
- * TeX Live documents, where mathematics and code pass their checks; `missedHeadings`, `headingParagraphs` and
- * `proseHeadings` read the headings those documents fail. Weights that are 0 read failures no tune document's
- * checks show (or that rank the tune part no better).
+ * The weights in use: ADR 0356's (fitted on the tune part of the real development set, landed because they
+ * ranked its report part better than ADR 0340's), with the failure modes issue 28 names kept on at the least
+ * value of their grid (ADR 0366): broken equations (`equations` 0.1), merged columns (`mergedCells` 0.1) and
+ * words run together (`longTokens` 0.1); lost spaces seen from the document's vocabulary were already on
+ * (`spacing` 0.8). This costs the whole tune part 0.004 of Spearman (262 documents, 0.456 -> 0.452). A refit
+ * of every weight on the whole tune part ranked held-out halves of the tune part better but the report part
+ * worse (ADR 0366), and did not land. Weights that are 0 read failures no tune document's checks show.
  */
 export const SCORE_WEIGHTS: ScoreWeights = {
   garbage: 10,
@@ -78,14 +83,17 @@ export const SCORE_WEIGHTS: ScoreWeights = {
   oddTokens: 0,
   noHeadings: 0,
   spacing: 0.8,
-  equations: 0,
-  mergedCells: 0,
+  equations: 0.1,
+  mergedCells: 0.1,
   missedHeadings: 0.2,
   droppedText: 0,
   headingParagraphs: 0.2,
   proseHeadings: 0.3,
   proseCells: 0,
   looseRows: 0,
+  longTokens: 0.1,
+  emptyCells: 0,
+  fragments: 0,
 };
 
 const clamp = (x: number): number => Math.max(0, Math.min(1, x));
@@ -153,7 +161,12 @@ export function scoreReport(r: ScoreInputs, w: ScoreWeights = SCORE_WEIGHTS): Qu
   const proseHeadings = clamp(1 - w.proseHeadings * Math.min(1, (r.structure.proseHeadingRatio ?? 0) / 0.2));
   const proseCells = clamp(1 - w.proseCells * Math.min(1, (r.structure.proseCellRatio ?? 0) / 0.2));
   const looseRows = clamp(1 - w.looseRows * Math.min(1, (r.structure.looseRowRatio ?? 0) / 0.1));
-  const components = { coverage, garbage, letters, singles, ocr, tokens, layout, margins, paragraphs, images, repetition, direction, structure, spacing, equations, tables, headings, dropped, headingParagraphs, proseHeadings, proseCells, looseRows };
+  // What the Markdown shows of text and tables gone wrong (ADR 0366): words run together, table cells left
+  // empty by misaligned or merged columns, running text cut into fragments of one to three words.
+  const longTokens = clamp(1 - w.longTokens * Math.min(1, (r.structure.longTokenRatio ?? 0) / 0.02));
+  const emptyCells = clamp(1 - w.emptyCells * Math.min(1, Math.max(0, (r.structure.emptyCellRatio ?? 0) - 0.1) / 0.3));
+  const fragments = clamp(1 - w.fragments * Math.min(1, Math.max(0, (r.structure.fragmentBlockRatio ?? 0) - 0.1) / 0.3));
+  const components = { coverage, garbage, letters, singles, ocr, tokens, layout, margins, paragraphs, images, repetition, direction, structure, spacing, equations, tables, headings, dropped, headingParagraphs, proseHeadings, proseCells, looseRows, longTokens, emptyCells, fragments };
   const value = Object.values(components).reduce((a, b) => a * b, 1);
   const rounded = Object.fromEntries(Object.entries(components).map(([k, v]) => [k, Math.round(v * 1000) / 1000]));
   return { value: Math.round(value * 1000) / 1000, grade: gradeOf(value), components: rounded };
