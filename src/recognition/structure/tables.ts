@@ -187,8 +187,27 @@ export function detectTables(pageLines: readonly LayoutLine[], body: number): Ta
   const found = cols.length > 1 ? cols.flatMap((c, k) => detectTablesIn(c, body).map((t) => (k > 0 ? withHeaderFromColumnFoot(t, cols[k - 1]!, c, body) : t))) : detectTablesIn(lines, body);
   const grids = found.flatMap((t) => withoutProseBeside(t, lines, body));
   const used = new Set(grids.flatMap((t) => t.lines));
-  const all = [...grids, ...detectHeaderTables(lines.filter((l) => !used.has(l)), body)];
+  const all = [...grids, ...detectHeaderTables(lines.filter((l) => !used.has(l)), body)].filter((t) => !isLetterGrid(t.rows));
   return all.map((t) => ({ ...t, lines: [...new Set(t.lines.map((l) => segmentOf.get(l) ?? l))] }));
+}
+
+/** A glyph shown alone: one or two letters or symbols (combining marks aside), no digit, no space. */
+const glyphCell = (cell: string): boolean => {
+  const t = cell.replace(/\p{M}+/gu, '').trim();
+  return t.length > 0 && [...t].length <= 2 && !/[\p{N}\s]/u.test(t);
+};
+
+/**
+ * A grid of single letters or glyphs (a type specimen's character set, an alphabet set out in rows with
+ * wide spaces): four columns or more and nine cells in ten (of those filled) a glyph alone ({@link
+ * glyphCell}). It is text that shows the characters, read row by row as the raw extractors read it, not a
+ * table of data (ADR 0369). A font table whose glyphs stand under column heads and beside row labels
+ * (`0 1 2 ... F`, `'00x`) keeps a table: its heads and labels are digits.
+ */
+export function isLetterGrid(rows: readonly (readonly string[])[]): boolean {
+  if ((rows[0]?.length ?? 0) < 4) return false;
+  const filled = rows.flat().filter((c) => c.trim());
+  return filled.length >= 8 && filled.filter(glyphCell).length >= 0.9 * filled.length;
 }
 
 /**
@@ -299,16 +318,38 @@ function detectHeaderTables(lines: readonly LayoutLine[], body: number): TableRe
     if (header[0] !== first || header.length < 2 || header.length > 6) continue;
     if (!header.every((h) => h.bold && h.text.length <= 40)) continue;
     if (header.some((h, k) => k > 0 && h.x0 - header[k - 1]!.x1 < 1.2 * body)) continue;
-    const colOf = (l: LayoutLine): number => header.findIndex((h) => Math.abs(h.x0 - l.x0) <= 3);
-    const headerBottom = Math.max(...header.map((h) => h.y1));
+    // A line is in a header cell's column when it starts at its left edge, or when it is centred under it
+    // without reaching into the next or previous column (a centred column, ADR 0369).
+    const colOf = (l: LayoutLine): number =>
+      header.findIndex((h, k) => Math.abs(h.x0 - l.x0) <= 3 || (Math.abs(h.x0 + h.x1 - l.x0 - l.x1) <= 6 && l.x1 < (header[k + 1]?.x0 ?? Infinity) && l.x0 > (header[k - 1]?.x1 ?? -Infinity)));
+    const headerText = header.map((h) => h.text.trim());
+    let headerBottom = Math.max(...header.map((h) => h.y1));
     const rows: { cells: string[]; bottom: number; lines: LayoutLine[] }[] = [];
     let bottom = headerBottom;
     const taken: LayoutLine[] = [...header];
+    const boldKeyEnd: number[] = [];
     for (const l of sorted) {
       if (l.y0 < headerBottom - 1 || header.includes(l)) continue;
       if (l.y0 - bottom > 2 * body) break;
       const c = colOf(l);
-      if (c < 0 || l.bold) break;
+      if (c < 0) break;
+      if (l.bold) {
+        const beside = sorted.some((o) => o !== l && !o.bold && colOf(o) >= 0 && colOf(o) !== c && Math.abs(o.y0 - l.y0) <= 2);
+        // A header cell wrapped over two lines ("Designat" over "ion"): a bold line touching the header,
+        // before any row, with no plain cell on its baseline.
+        if (rows.length === 0 && !beside && l.y0 - headerBottom <= 0.3 * body) {
+          headerText[c] = headerText[c] ? `${headerText[c]} ${l.text.trim()}` : l.text.trim();
+          headerBottom = Math.max(headerBottom, l.y1);
+          bottom = headerBottom;
+          taken.push(l);
+          continue;
+        }
+        // Bold keys of a key table ("F1" beside "Displays the help file."): a bold line in the first column
+        // beside a plain line of another column on its baseline, or the next line of such a key (touching it).
+        const wrapsKey = boldKeyEnd.length > 0 && rows.length > 0 && l.y0 - boldKeyEnd[boldKeyEnd.length - 1]! <= 0.3 * body && l.y0 >= boldKeyEnd[boldKeyEnd.length - 1]! - 2;
+        if (c !== 0 || !(beside || wrapsKey)) break;
+        boldKeyEnd.push(l.y1);
+      }
       const row = rows[rows.length - 1];
       const startsRow = c === 0 && (!row || l.y0 - row.bottom > 0.5 * body || row.lines.some((o) => colOf(o) > 0 && Math.abs(o.y0 - l.y0) <= 2) || (row.cells[0] !== '' && row.lines.some((o) => colOf(o) > 0) && sorted.some((o) => o !== l && colOf(o) > 0 && !o.bold && Math.abs(o.y0 - l.y0) <= 2)));
       if (!row || startsRow) rows.push({ cells: header.map(() => ''), bottom: l.y1, lines: [] });
@@ -326,7 +367,7 @@ function detectHeaderTables(lines: readonly LayoutLine[], body: number): TableRe
     // column's lines are short keys (25 characters on average at most) and the header is not numbered.
     const keyLines = taken.filter((l) => !header.includes(l) && colOf(l) === 0);
     if (keyLines.reduce((n, l) => n + l.text.length, 0) / keyLines.length > 25 || SECTION_NUMBER_RE.test(first.text.trim())) continue;
-    out.push({ lines: taken, rows: [header.map((h) => h.text.trim()), ...rows.map((r) => r.cells)] });
+    out.push({ lines: taken, rows: [headerText, ...rows.map((r) => r.cells)] });
     i = sorted.indexOf(taken[taken.length - 1]!);
   }
   return out;
@@ -401,8 +442,11 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
     const apart = cut || d.x0 - k.x1 >= 0.8 * body;
     return apart && k.text.trim().length <= 30 && /\p{L}/u.test(k.text) && k.x1 - k.x0 < 0.3 * textWidth && !LIST_MARK_RE.test(k.text.trim()) && (d.x1 - d.x0 <= 0.75 * textWidth || (d.x0 - k.x0 >= 0.2 * textWidth && !!relaxed.add(r)));
   };
+  // Keys and descriptions line up on their left edges, or on their centres in centred columns (a word
+  // processor's key table: "F1" and "Ctrl + M" centred over "Key", ADR 0369).
+  const lined = (p: LayoutLine, q: LayoutLine): boolean => Math.abs(p.x0 - q.x0) <= 2 || Math.abs(p.x0 + p.x1 - q.x0 - q.x1) <= 4;
   const keyAligned = (a: Row | undefined, b: Row | undefined): boolean =>
-    !!a && !!b && isKeyRow(a) && isKeyRow(b) && Math.abs(a.cells[0]!.x0 - b.cells[0]!.x0) <= 2 && Math.abs(a.cells[1]!.x0 - b.cells[1]!.x0) <= 2 && Math.abs(b.y0 - a.y1) <= 1.5 * body;
+    !!a && !!b && isKeyRow(a) && isKeyRow(b) && lined(a.cells[0]!, b.cells[0]!) && lined(a.cells[1]!, b.cells[1]!) && Math.abs(b.y0 - a.y1) <= 1.5 * body;
   // Under a bold header row the header table detector reads key column tables (it also joins a key
   // wrapped in its own column).
   const underBold: boolean[] = [];
@@ -635,12 +679,21 @@ const median = (xs: number[]): number => {
 function joinWrappedCells(rows: Row[], lines: readonly LayoutLine[], body: number): void {
   const byBlock = new Map<number, LayoutLine[]>();
   for (const l of lines) byBlock.set(l.block, [...(byBlock.get(l.block) ?? []), l]);
+  // Lines of one cell share its left edge, or its centre in a centred column ("F11 (F6 on" over "MacOS X)").
+  const lined = (a: LayoutLine, b: LayoutLine): boolean => Math.abs(a.x0 - b.x0) <= 2 || Math.abs(a.x0 + a.x1 - b.x0 - b.x1) <= 4;
+  // A block that is one cell: its lines all line up with the given line.
+  const cellBlock = (c: LayoutLine): boolean => (byBlock.get(c.block) ?? []).every((o) => lined(o, c));
   for (let k = 1; k < rows.length; ) {
     const r = rows[k]!;
     const prev = rows[k - 1]!;
     const c = r.cells[0]!;
-    const above = r.cells.length === 1 && prev.cells.length >= 2 ? [...prev.cells, ...prev.more].find((o) => o.block === c.block && Math.abs(o.x0 - c.x0) <= 2 && c.y0 - o.y1 <= 0.3 * body && c.y0 >= o.y0) : undefined;
-    if (above && (byBlock.get(c.block) ?? []).every((o) => Math.abs(o.x0 - c.x0) <= 2)) {
+    // MuPDF may also put the wrapped line in a block of its own (ADR 0369): then the line above must be a
+    // cell's block too (lines of one edge or centre only), which a LaTeX table, set as one block, is not; or
+    // the line, alone in its block and with a letter, wraps a cell after the row's first (a description
+    // whose row MuPDF set as one block with its key).
+    const wraps = (o: LayoutLine): boolean => o.block === c.block || cellBlock(o) || (o !== prev.cells[0] && byBlock.get(c.block)?.length === 1 && /\p{L}/u.test(c.text));
+    const above = r.cells.length === 1 && prev.cells.length >= 2 ? [...prev.cells, ...prev.more].find((o) => wraps(o) && lined(o, c) && c.y0 - o.y1 <= 0.3 * body && c.y0 >= o.y0) : undefined;
+    if (above && cellBlock(c)) {
       prev.more.push(c);
       prev.y1 = Math.max(prev.y1, c.y1);
       rows.splice(k, 1);
