@@ -55,6 +55,22 @@ test('bold run-in text and author lines are not headings', () => {
   assert.equal(blocks.filter((x) => x.kind === 'heading').length, 0);
 });
 
+test('a heading opened by a lower-case outline label is not the wrapped line of the heading above it (ADR 0369)', () => {
+  const lines = [
+    ...para(40),
+    L('1. INTRODUCTION', 100, { size: 14, bold: true, block: nb() }),
+    L('a) Purpose', 130, { size: 12, bold: true, block: nb() }),
+    ...para(150),
+    L('2. A heading set too long for one line that', 270, { size: 14, bold: true, block: nb(), x1: 400 }),
+    L('wraps onto a second one', 287, { size: 14, bold: true, block: nb() }),
+    ...para(310),
+  ];
+  const { blocks } = analyzeLayout({ pages: [page(1, lines)] });
+  assert.deepEqual(blocks.filter((b) => b.kind === 'heading').map((b) => b.kind === 'heading' && b.text), [
+    '1. INTRODUCTION', 'a) Purpose', '2. A heading set too long for one line that wraps onto a second one',
+  ]);
+});
+
 test('table-of-contents entries with dot leaders are not headings', () => {
   const lines = [
     L('Contents', 60, { size: 14, bold: true, block: nb() }),

@@ -137,3 +137,29 @@ test('a table of glyphs under digit column heads and beside code labels stays a 
   assert.ok(!isLetterGrid([['p', 'q', 'r'], ['T', 'T', 'T'], ['T', 'F', 'F'], ['F', 'T', 'F']]));
   assert.ok(!isLetterGrid([['Key', 'Ctrl', 'Alt', 'Shift'], ['A', 'B', 'C', 'D'], ['E', 'F', 'G', 'H']]));
 });
+
+test('header cells set over two to four lines, centred vertically beside each other, make one header row', () => {
+  // gtkwave's manual (IEEE style, 9 pt): each header cell a bold block of its own lines.
+  const H = (text: string, x0: number, y0: number, x1: number, block: number): LayoutLine => L(text, x0, y0, x1, block, { size: 9, bold: true, y1: y0 + 10 });
+  const C = (text: string, x0: number, y0: number, x1: number, block: number): LayoutLine => L(text, x0, y0, x1, block, { size: 9, y1: y0 + 10 });
+  const lines: LayoutLine[] = [
+    L('TABLE II. COMPARISON OF REPRESENTATIONS OF DECIMAL AND HEXADECIMAL', 57, 97, 283, 1, { size: 5 }),
+    H('Decimal', 50, 139, 91, 3), H('Hexadecimal', 120, 139, 185, 3),
+    H('Variable-', 214, 123, 259, 4), H('Length', 214, 134, 252, 4), H('Unsigned', 214, 144, 264, 4), H('Integer', 214, 155, 251, 4),
+  ];
+  const rows = [['0', '00', '00'], ['1', '01', '01'], ['127', '7F', '7F'], ['128', '80', '80 01'], ['16383', '3FFF', 'FF 7F']];
+  rows.forEach((r, i) => lines.push(C(r[0]!, 70, 169 + i * 15, 70 + r[0]!.length * 5, 5 + i), C(r[1]!, 140, 169 + i * 15, 140 + r[1]!.length * 5, 5 + i), C(r[2]!, 225, 169 + i * 15, 225 + r[2]!.length * 5, 5 + i)));
+  const ts = detectTables(lines, 12);
+  assert.equal(ts.length, 1);
+  assert.deepEqual(ts[0]!.rows, [['Decimal', 'Hexadecimal', 'Variable-Length Unsigned Integer'], ...rows]);
+  assert.equal(ts[0]!.lines.filter((l) => l.block === 4).length, 4); // the cell's own lines, not the merged one
+});
+
+test('a bold paragraph of short lines with nothing beside it is not merged into one line', () => {
+  const lines: LayoutLine[] = [
+    L('Warning', 72, 100, 120, 1, B), L('Do not unplug', 72, 112, 150, 1, B), L('the device now', 72, 124, 152, 1, B),
+    ...['Alpha', 'Beta', 'Gamma'].flatMap((w, i) => [L(w, 72, 160 + i * 14, 110, 2 + i), L(`${i + 1}.0`, 200, 160 + i * 14, 215, 2 + i), L(`${i * 7}`, 300, 160 + i * 14, 310, 2 + i)]),
+  ];
+  const ts = detectTables(lines, 11);
+  assert.ok(ts.every((t) => !t.rows.flat().some((c) => c.includes('Do not unplug'))));
+});

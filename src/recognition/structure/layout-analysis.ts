@@ -144,6 +144,8 @@ export function dominantSize(pages: readonly PageExtraction[]): number {
   return best;
 }
 
+/** A lower-case outline label opening a heading: "a) ", "ii. ", "(b) ". */
+const LOWER_LABEL_RE = /^(?:[a-z]|[ivx]{1,4})[.)]\s|^\((?:[a-z]|[ivx]{1,4})\)\s/;
 const LEADING_WORD_RE = /^\s*\p{L}+/u;
 const LETTER_RE = /\p{L}/u;
 /** Whether a line ends in a letter and a hyphen (a word broken at the line end, or a compound's prefix). */
@@ -620,8 +622,10 @@ function mergeBlocks(items: Classified[], vocab: Vocabulary): DocBlock[] {
     const prev = out[out.length - 1];
     switch (c.kind) {
       case 'heading':
-        // A heading wrapped onto a second line that the source split off continues in lower case.
-        if (prev && prev.kind === 'heading' && prev.page === c.page && /^\p{Ll}/u.test(c.text) && !/[.:!?]$/.test(prev.text)) {
+        // A heading wrapped onto a second line that the source split off continues in lower case; one that
+        // starts with a lower-case outline label ("a) Purpose", "ii. Install the plugins") is a heading of
+        // its own (ADR 0369).
+        if (prev && prev.kind === 'heading' && prev.page === c.page && /^\p{Ll}/u.test(c.text) && !LOWER_LABEL_RE.test(c.text) && !/[.:!?]$/.test(prev.text)) {
           out[out.length - 1] = { ...prev, text: joinLines(prev.text, c.text, vocab) };
           break;
         }

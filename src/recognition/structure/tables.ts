@@ -177,18 +177,66 @@ export function detectTables(pageLines: readonly LayoutLine[], body: number): Ta
   // body is the page's own when it is set larger than the document's (a page of 9 pt tables in a document
   // whose notes and listings make 8 pt the most common size).
   const pageBody = Math.max(body, median(pageLines.map((l) => l.size)));
-  const lines = pageLines.flatMap((l) => (l.segments && l.segments.length >= 2 && l.size <= 1.1 * pageBody && !l.mono && !isCaption(l.text) && !boldNumberedHeading(l) ? l.segments.map((s) => {
+  const cut = pageLines.flatMap((l) => (l.segments && l.segments.length >= 2 && l.size <= 1.1 * pageBody && !l.mono && !isCaption(l.text) && !boldNumberedHeading(l) ? l.segments.map((s) => {
     const cut: LayoutLine = { ...l, text: s.text, x0: s.x0, x1: s.x1, segments: undefined };
     segmentOf.set(cut, l);
     return cut;
   }) : [l]));
+  const lines = withStackedHeaderCells(cut, body);
   if (lines.length < 6) return [];
   const cols = textColumns(lines, body);
   const found = cols.length > 1 ? cols.flatMap((c, k) => detectTablesIn(c, body).map((t) => (k > 0 ? withHeaderFromColumnFoot(t, cols[k - 1]!, c, body) : t))) : detectTablesIn(lines, body);
   const grids = found.flatMap((t) => withoutProseBeside(t, lines, body));
   const used = new Set(grids.flatMap((t) => t.lines));
   const all = [...grids, ...detectHeaderTables(lines.filter((l) => !used.has(l)), body)].filter((t) => !isLetterGrid(t.rows));
-  return all.map((t) => ({ ...t, lines: [...new Set(t.lines.map((l) => segmentOf.get(l) ?? l))] }));
+  return all.map((t) => ({ ...t, lines: [...new Set(t.lines.flatMap((l) => stackOf.get(l) ?? [segmentOf.get(l) ?? l]))] }));
+}
+
+/** The lines a stacked header cell stands for (see {@link withStackedHeaderCells}). */
+const stackOf = new WeakMap<LayoutLine, LayoutLine[]>();
+
+/**
+ * A header cell set over several lines beside header cells of one line centred on it ("Variable- / Length /
+ * Unsigned / Integer" beside "Decimal" and "Hexadecimal", a word processor's header row centred
+ * vertically): read as one line, so that the header is one row. The cell is a source block of two to six
+ * bold lines of at most 25 characters, at one left edge or centre, each touching the one before (within 0.3
+ * em), and a bold line of another block beside it has its centre between the bottom of the cell's first line
+ * and the top of its last (header cells of two and three lines side by side: "Compresso / r", "Compressi /
+ * on time / (seconds)"). A hyphen at a line end is kept and joined ("Variable-Length"); other lines join with a space.
+ */
+function withStackedHeaderCells(lines: readonly LayoutLine[], body: number): LayoutLine[] {
+  const byBlock = new Map<number, LayoutLine[]>();
+  for (const l of lines) byBlock.set(l.block, [...(byBlock.get(l.block) ?? []), l]);
+  const merged = new Map<LayoutLine, LayoutLine>();
+  for (const group of byBlock.values()) {
+    if (group.length < 2 || group.length > 6) continue;
+    const g = [...group].sort((a, b) => a.y0 - b.y0);
+    const first = g[0]!;
+    if (!g.every((l, k) => l.bold && !l.mono && l.text.trim().length <= 25 && (Math.abs(l.x0 - first.x0) <= 2 || Math.abs(l.x0 + l.x1 - first.x0 - first.x1) <= 4) && (k === 0 || (l.y0 - g[k - 1]!.y1 <= 0.3 * body && l.y0 > g[k - 1]!.y0)))) continue;
+    const x0 = Math.min(...g.map((l) => l.x0));
+    const x1 = Math.max(...g.map((l) => l.x1));
+    const y0 = first.y0;
+    const y1 = g[g.length - 1]!.y1;
+    const last = g[g.length - 1]!;
+    const beside = lines.some((o) => o.bold && o.block !== first.block && (o.x1 < x0 || o.x0 > x1) && (o.y0 + o.y1) / 2 >= first.y1 - 0.5 && (o.y0 + o.y1) / 2 <= last.y0 + 0.5);
+    if (!beside) continue;
+    const text = g.reduce((t, l) => (t === '' ? l.text.trim() : /\p{L}-$/u.test(t) ? t + l.text.trim() : `${t} ${l.text.trim()}`), '');
+    const line: LayoutLine = { ...first, text, x0, x1, y0, y1, segments: undefined };
+    stackOf.set(line, g.map((l) => segmentOf.get(l) ?? l));
+    for (const l of g) merged.set(l, line);
+  }
+  if (merged.size === 0) return [...lines];
+  const out: LayoutLine[] = [];
+  const seen = new Set<LayoutLine>();
+  for (const l of lines) {
+    const m = merged.get(l);
+    if (!m) out.push(l);
+    else if (!seen.has(m)) {
+      seen.add(m);
+      out.push(m);
+    }
+  }
+  return out;
 }
 
 /** A glyph shown alone: one or two letters or symbols (combining marks aside), no digit, no space. */
@@ -691,7 +739,8 @@ function joinWrappedCells(rows: Row[], lines: readonly LayoutLine[], body: numbe
     // cell's block too (lines of one edge or centre only), which a LaTeX table, set as one block, is not; or
     // the line, alone in its block and with a letter, wraps a cell after the row's first (a description
     // whose row MuPDF set as one block with its key).
-    const wraps = (o: LayoutLine): boolean => o.block === c.block || cellBlock(o) || (o !== prev.cells[0] && byBlock.get(c.block)?.length === 1 && /\p{L}/u.test(c.text));
+    // Not for a code line (a listing's numbered lines beside a table in a LaTeX manual).
+    const wraps = (o: LayoutLine): boolean => o.block === c.block || (!c.mono && (cellBlock(o) || (o !== prev.cells[0] && byBlock.get(c.block)?.length === 1 && /\p{L}/u.test(c.text))));
     const above = r.cells.length === 1 && prev.cells.length >= 2 ? [...prev.cells, ...prev.more].find((o) => wraps(o) && lined(o, c) && c.y0 - o.y1 <= 0.3 * body && c.y0 >= o.y0) : undefined;
     if (above && cellBlock(c)) {
       prev.more.push(c);
