@@ -371,3 +371,23 @@ test('a word broken after a hyphenating prefix is joined when the document has n
   assert.match(text, /It is internally used in some poster/);
   assert.match(text, /the self-attention of the reader/);
 });
+
+test('a table under a caption of two lines comes after both lines, not between them (ADR 0369)', () => {
+  // The stream writes the caption, then the table's cells; the table's top is within three body sizes of
+  // the caption's first line, so it was put right after that line, before the caption's second line.
+  const cap = nb();
+  const lines: LayoutLine[] = [
+    ...para(40),
+    L('TABLE II. COMPARISON OF REPRESENTATIONS OF DECIMAL,', 97, { size: 8, block: cap, x1: 283 }),
+    L('HEXADECIMAL, AND VARIABLE-LENGTH UNSIGNED INTEGERS', 106, { size: 8, block: nb(), x1: 274 }),
+  ];
+  [['Decimal', 'Hex', 'Bytes'], ['0', '00', '00'], ['1', '01', '01'], ['127', '7F', '7F'], ['128', '80', '80 01']].forEach((r, i) => {
+    const b = nb();
+    r.forEach((c, k) => lines.push({ ...L(c, 125 + i * 14, { block: b, bold: i === 0 }), x0: 72 + k * 80, x1: 72 + k * 80 + c.length * 5 }));
+  });
+  lines.push(...para(220));
+  const md = renderMarkdown(analyzeLayout({ pages: [page(1, lines)] }).blocks);
+  const at = (s: string): number => md.indexOf(s);
+  assert.ok(at('HEXADECIMAL, AND') >= 0 && at('| Decimal') >= 0, md);
+  assert.ok(at('HEXADECIMAL, AND') < at('| Decimal'), md);
+});

@@ -70,8 +70,9 @@ export function layoutComplexity(pages: readonly PageExtraction[], resolved: Rea
 }
 
 /**
- * The stream position right after the "Table N" caption line set just above `table` (within three body
- * sizes of its top, overlapping it horizontally), or null when there is none.
+ * The stream position right after the "Table N" caption set just above `table` (its first line within three
+ * body sizes of its top, overlapping it horizontally; after the caption's further lines), or null when there
+ * is none.
  */
 function captionAbove(table: TableRegion, lines: readonly LayoutLine[], tableLines: ReadonlySet<LayoutLine>, body: number): number | null {
   let top = Infinity;
@@ -93,6 +94,15 @@ function captionAbove(table: TableRegion, lines: readonly LayoutLine[], tableLin
       best = i + 1;
     }
   });
+  // A caption set over two lines or more ("TABLE II. COMPARISON OF ..." over "HEXADECIMAL, AND ..."): the
+  // table goes after its last line, the lines that follow it in the stream above the table, touching the
+  // line before and set in its size (ADR 0369).
+  while (best !== null && best < lines.length) {
+    const l = lines[best]!;
+    const prev = lines[best - 1]!;
+    if (tableLines.has(l) || l.y1 > top + 1 || l.y0 - prev.y1 > 0.5 * body || l.y0 < prev.y0 || Math.abs(l.size - prev.size) > 0.5) break;
+    best++;
+  }
   return best;
 }
 
