@@ -206,7 +206,11 @@ const stackOf = new WeakMap<LayoutLine, LayoutLine[]>();
  */
 function withStackedHeaderCells(lines: readonly LayoutLine[], body: number): LayoutLine[] {
   const byBlock = new Map<number, LayoutLine[]>();
-  for (const l of lines) byBlock.set(l.block, [...(byBlock.get(l.block) ?? []), l]);
+  for (const l of lines) {
+    const g = byBlock.get(l.block);
+    if (g) g.push(l);
+    else byBlock.set(l.block, [l]);
+  }
   const merged = new Map<LayoutLine, LayoutLine>();
   for (const group of byBlock.values()) {
     if (group.length < 2 || group.length > 6) continue;
