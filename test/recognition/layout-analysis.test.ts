@@ -55,6 +55,22 @@ test('bold run-in text and author lines are not headings', () => {
   assert.equal(blocks.filter((x) => x.kind === 'heading').length, 0);
 });
 
+test('a heading opened by a lower-case outline label is not the wrapped line of the heading above it (ADR 0369)', () => {
+  const lines = [
+    ...para(40),
+    L('1. INTRODUCTION', 100, { size: 14, bold: true, block: nb() }),
+    L('a) Purpose', 130, { size: 12, bold: true, block: nb() }),
+    ...para(150),
+    L('2. A heading set too long for one line that', 270, { size: 14, bold: true, block: nb(), x1: 400 }),
+    L('wraps onto a second one', 287, { size: 14, bold: true, block: nb() }),
+    ...para(310),
+  ];
+  const { blocks } = analyzeLayout({ pages: [page(1, lines)] });
+  assert.deepEqual(blocks.filter((b) => b.kind === 'heading').map((b) => b.kind === 'heading' && b.text), [
+    '1. INTRODUCTION', 'a) Purpose', '2. A heading set too long for one line that wraps onto a second one',
+  ]);
+});
+
 test('table-of-contents entries with dot leaders are not headings', () => {
   const lines = [
     L('Contents', 60, { size: 14, bold: true, block: nb() }),
@@ -354,4 +370,24 @@ test('a word broken after a hyphenating prefix is joined when the document has n
   const text = blocks.map((x) => ('text' in x ? x.text : '')).join('\n');
   assert.match(text, /It is internally used in some poster/);
   assert.match(text, /the self-attention of the reader/);
+});
+
+test('a table under a caption of two lines comes after both lines, not between them (ADR 0369)', () => {
+  // The stream writes the caption, then the table's cells; the table's top is within three body sizes of
+  // the caption's first line, so it was put right after that line, before the caption's second line.
+  const cap = nb();
+  const lines: LayoutLine[] = [
+    ...para(40),
+    L('TABLE II. COMPARISON OF REPRESENTATIONS OF DECIMAL,', 97, { size: 8, block: cap, x1: 283 }),
+    L('HEXADECIMAL, AND VARIABLE-LENGTH UNSIGNED INTEGERS', 106, { size: 8, block: nb(), x1: 274 }),
+  ];
+  [['Decimal', 'Hex', 'Bytes'], ['0', '00', '00'], ['1', '01', '01'], ['127', '7F', '7F'], ['128', '80', '80 01']].forEach((r, i) => {
+    const b = nb();
+    r.forEach((c, k) => lines.push({ ...L(c, 125 + i * 14, { block: b, bold: i === 0 }), x0: 72 + k * 80, x1: 72 + k * 80 + c.length * 5 }));
+  });
+  lines.push(...para(220));
+  const md = renderMarkdown(analyzeLayout({ pages: [page(1, lines)] }).blocks);
+  const at = (s: string): number => md.indexOf(s);
+  assert.ok(at('HEXADECIMAL, AND') >= 0 && at('| Decimal') >= 0, md);
+  assert.ok(at('HEXADECIMAL, AND') < at('| Decimal'), md);
 });

@@ -217,3 +217,19 @@ test('right-to-left XML text: word spaces from the glyph advances, Arabic-Indic 
   const tight = `<page><block bbox="0 0 30 10"><line bbox="0 0 30 10" wmode="0" dir="1 0"><font name="Amiri" size="10">${ch(0, 8, 'م')}${ch(8.5, 16, 'و')}${ch(16.5, 24, 'ي')}</font></line></block></page>`;
   assert.equal(((parseStextXml(tight)[0]!.blocks[0] as { lines: { text: string }[] }).lines[0]!).text, 'موي');
 });
+
+test('stext: a shadow or overprint (the same text drawn again within 0.15 em) is read once (ADR 0369)', () => {
+  // NRPE's headings: "1. I" at 15 pt and the small capitals "NTRODUCTION" at 10 pt, each drawn twice one
+  // point apart (a shadow). Read twice they made "I1. INTRODUCTIONNTRODUCTION".
+  const json = JSON.stringify([
+    {
+      blocks: [
+        { type: 'text', bbox: { x: 36, y: 102, w: 120, h: 18 }, lines: [run(36, 102, 27, '1. I', 15, 'bold'), run(36, 101, 27, '1. I', 15, 'bold'), run(64, 107, 83, 'NTRODUCTION', 10, 'bold'), run(63, 106, 83, 'NTRODUCTION', 10, 'bold')] },
+        // The same word twice on a line, apart, is two words; and a word repeated on the next line stays.
+        { type: 'text', bbox: { x: 72, y: 200, w: 400, h: 30 }, lines: [run(72, 200, 30, 'very'), run(105, 200, 30, 'very'), run(72, 214, 30, 'very')] },
+      ],
+    },
+  ]);
+  const [p] = parseStextJson(json);
+  assert.deepEqual(p!.lines.map((l) => l.text), ['1. INTRODUCTION', 'very very', 'very']);
+});

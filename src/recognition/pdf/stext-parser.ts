@@ -231,6 +231,12 @@ export function parseStextPage(page: StextPage, fonts: Map<string, FontFlags[]> 
       const f = l.font ?? {};
       const size = f.size && f.size > 0 ? f.size : (tall ? l.bbox.w : l.bbox.h) * 0.8;
       const flags = fontFlags(f, fonts);
+      // A shadow or an overprint (fake bold): the same text at the same size drawn again within 0.15 em of
+      // the run before it (NRPE's headings: "1. I" at x 36 and at x 36 one point lower). Read once, as
+      // pdftotext reads it; twice it made "I1. INTRODUCTIONNTRODUCTION" (ADR 0369).
+      const x0 = l.bbox.x;
+      const base = l.y ?? l.bbox.y + l.bbox.h;
+      if (runs.slice(-2).some(({ run: r }) => r.text === text && Math.abs(r.size - size) <= 0.05 * size && Math.abs(r.x0 - x0) <= 0.15 * size && Math.abs(r.baseline - base) <= 0.15 * size && Math.abs(r.x1 - r.x0 - l.bbox!.w) <= 0.15 * size)) continue;
       runs.push({
         run: {
           text,

@@ -70,8 +70,9 @@ export function layoutComplexity(pages: readonly PageExtraction[], resolved: Rea
 }
 
 /**
- * The stream position right after the "Table N" caption line set just above `table` (within three body
- * sizes of its top, overlapping it horizontally), or null when there is none.
+ * The stream position right after the "Table N" caption set just above `table` (its first line within three
+ * body sizes of its top, overlapping it horizontally; after the caption's further lines), or null when there
+ * is none.
  */
 function captionAbove(table: TableRegion, lines: readonly LayoutLine[], tableLines: ReadonlySet<LayoutLine>, body: number): number | null {
   let top = Infinity;
@@ -93,6 +94,15 @@ function captionAbove(table: TableRegion, lines: readonly LayoutLine[], tableLin
       best = i + 1;
     }
   });
+  // A caption set over two lines or more ("TABLE II. COMPARISON OF ..." over "HEXADECIMAL, AND ..."): the
+  // table goes after its last line, the lines that follow it in the stream above the table, touching the
+  // line before and set in its size (ADR 0369).
+  while (best !== null && best < lines.length) {
+    const l = lines[best]!;
+    const prev = lines[best - 1]!;
+    if (tableLines.has(l) || l.y1 > top + 1 || l.y0 - prev.y1 > 0.5 * body || l.y0 < prev.y0 || Math.abs(l.size - prev.size) > 0.5) break;
+    best++;
+  }
   return best;
 }
 
@@ -144,6 +154,8 @@ export function dominantSize(pages: readonly PageExtraction[]): number {
   return best;
 }
 
+/** A lower-case outline label opening a heading: "a) ", "ii. ", "(b) ". */
+const LOWER_LABEL_RE = /^(?:[a-z]|[ivx]{1,4})[.)]\s|^\((?:[a-z]|[ivx]{1,4})\)\s/;
 const LEADING_WORD_RE = /^\s*\p{L}+/u;
 const LETTER_RE = /\p{L}/u;
 /** Whether a line ends in a letter and a hyphen (a word broken at the line end, or a compound's prefix). */
@@ -620,8 +632,10 @@ function mergeBlocks(items: Classified[], vocab: Vocabulary): DocBlock[] {
     const prev = out[out.length - 1];
     switch (c.kind) {
       case 'heading':
-        // A heading wrapped onto a second line that the source split off continues in lower case.
-        if (prev && prev.kind === 'heading' && prev.page === c.page && /^\p{Ll}/u.test(c.text) && !/[.:!?]$/.test(prev.text)) {
+        // A heading wrapped onto a second line that the source split off continues in lower case; one that
+        // starts with a lower-case outline label ("a) Purpose", "ii. Install the plugins") is a heading of
+        // its own (ADR 0369).
+        if (prev && prev.kind === 'heading' && prev.page === c.page && /^\p{Ll}/u.test(c.text) && !LOWER_LABEL_RE.test(c.text) && !/[.:!?]$/.test(prev.text)) {
           out[out.length - 1] = { ...prev, text: joinLines(prev.text, c.text, vocab) };
           break;
         }

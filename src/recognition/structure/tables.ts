@@ -177,18 +177,89 @@ export function detectTables(pageLines: readonly LayoutLine[], body: number): Ta
   // body is the page's own when it is set larger than the document's (a page of 9 pt tables in a document
   // whose notes and listings make 8 pt the most common size).
   const pageBody = Math.max(body, median(pageLines.map((l) => l.size)));
-  const lines = pageLines.flatMap((l) => (l.segments && l.segments.length >= 2 && l.size <= 1.1 * pageBody && !l.mono && !isCaption(l.text) && !boldNumberedHeading(l) ? l.segments.map((s) => {
+  const cut = pageLines.flatMap((l) => (l.segments && l.segments.length >= 2 && l.size <= 1.1 * pageBody && !l.mono && !isCaption(l.text) && !boldNumberedHeading(l) ? l.segments.map((s) => {
     const cut: LayoutLine = { ...l, text: s.text, x0: s.x0, x1: s.x1, segments: undefined };
     segmentOf.set(cut, l);
     return cut;
   }) : [l]));
+  const lines = withStackedHeaderCells(cut, body);
   if (lines.length < 6) return [];
   const cols = textColumns(lines, body);
   const found = cols.length > 1 ? cols.flatMap((c, k) => detectTablesIn(c, body).map((t) => (k > 0 ? withHeaderFromColumnFoot(t, cols[k - 1]!, c, body) : t))) : detectTablesIn(lines, body);
   const grids = found.flatMap((t) => withoutProseBeside(t, lines, body));
   const used = new Set(grids.flatMap((t) => t.lines));
-  const all = [...grids, ...detectHeaderTables(lines.filter((l) => !used.has(l)), body)];
-  return all.map((t) => ({ ...t, lines: [...new Set(t.lines.map((l) => segmentOf.get(l) ?? l))] }));
+  const all = [...grids, ...detectHeaderTables(lines.filter((l) => !used.has(l)), body)].filter((t) => !isLetterGrid(t.rows));
+  return all.map((t) => ({ ...t, lines: [...new Set(t.lines.flatMap((l) => stackOf.get(l) ?? [segmentOf.get(l) ?? l]))] }));
+}
+
+/** The lines a stacked header cell stands for (see {@link withStackedHeaderCells}). */
+const stackOf = new WeakMap<LayoutLine, LayoutLine[]>();
+
+/**
+ * A header cell set over several lines beside header cells of one line centred on it ("Variable- / Length /
+ * Unsigned / Integer" beside "Decimal" and "Hexadecimal", a word processor's header row centred
+ * vertically): read as one line, so that the header is one row. The cell is a source block of two to six
+ * bold lines of at most 25 characters, at one left edge or centre, each touching the one before (within 0.3
+ * em), and a bold line of another block beside it has its centre between the bottom of the cell's first line
+ * and the top of its last (header cells of two and three lines side by side: "Compresso / r", "Compressi /
+ * on time / (seconds)"). A hyphen at a line end is kept and joined ("Variable-Length"); other lines join with a space.
+ */
+function withStackedHeaderCells(lines: readonly LayoutLine[], body: number): LayoutLine[] {
+  const byBlock = new Map<number, LayoutLine[]>();
+  for (const l of lines) {
+    const g = byBlock.get(l.block);
+    if (g) g.push(l);
+    else byBlock.set(l.block, [l]);
+  }
+  const merged = new Map<LayoutLine, LayoutLine>();
+  for (const group of byBlock.values()) {
+    if (group.length < 2 || group.length > 6) continue;
+    const g = [...group].sort((a, b) => a.y0 - b.y0);
+    const first = g[0]!;
+    if (!g.every((l, k) => l.bold && !l.mono && l.text.trim().length <= 25 && (Math.abs(l.x0 - first.x0) <= 2 || Math.abs(l.x0 + l.x1 - first.x0 - first.x1) <= 4) && (k === 0 || (l.y0 - g[k - 1]!.y1 <= 0.3 * body && l.y0 > g[k - 1]!.y0)))) continue;
+    const x0 = Math.min(...g.map((l) => l.x0));
+    const x1 = Math.max(...g.map((l) => l.x1));
+    const y0 = first.y0;
+    const y1 = g[g.length - 1]!.y1;
+    const last = g[g.length - 1]!;
+    const beside = lines.some((o) => o.bold && o.block !== first.block && (o.x1 < x0 || o.x0 > x1) && (o.y0 + o.y1) / 2 >= first.y1 - 0.5 && (o.y0 + o.y1) / 2 <= last.y0 + 0.5);
+    if (!beside) continue;
+    const text = g.reduce((t, l) => (t === '' ? l.text.trim() : /\p{L}-$/u.test(t) ? t + l.text.trim() : `${t} ${l.text.trim()}`), '');
+    const line: LayoutLine = { ...first, text, x0, x1, y0, y1, segments: undefined };
+    stackOf.set(line, g.map((l) => segmentOf.get(l) ?? l));
+    for (const l of g) merged.set(l, line);
+  }
+  if (merged.size === 0) return [...lines];
+  const out: LayoutLine[] = [];
+  const seen = new Set<LayoutLine>();
+  for (const l of lines) {
+    const m = merged.get(l);
+    if (!m) out.push(l);
+    else if (!seen.has(m)) {
+      seen.add(m);
+      out.push(m);
+    }
+  }
+  return out;
+}
+
+/** A glyph shown alone: one or two letters or symbols (combining marks aside), no digit, no space. */
+const glyphCell = (cell: string): boolean => {
+  const t = cell.replace(/\p{M}+/gu, '').trim();
+  return t.length > 0 && [...t].length <= 2 && !/[\p{N}\s]/u.test(t);
+};
+
+/**
+ * A grid of single letters or glyphs (a type specimen's character set, an alphabet set out in rows with
+ * wide spaces): four columns or more and nine cells in ten (of those filled) a glyph alone ({@link
+ * glyphCell}). It is text that shows the characters, read row by row as the raw extractors read it, not a
+ * table of data (ADR 0369). A font table whose glyphs stand under column heads and beside row labels
+ * (`0 1 2 ... F`, `'00x`) keeps a table: its heads and labels are digits.
+ */
+export function isLetterGrid(rows: readonly (readonly string[])[]): boolean {
+  if ((rows[0]?.length ?? 0) < 4) return false;
+  const filled = rows.flat().filter((c) => c.trim());
+  return filled.length >= 8 && filled.filter(glyphCell).length >= 0.9 * filled.length;
 }
 
 /**
@@ -299,16 +370,38 @@ function detectHeaderTables(lines: readonly LayoutLine[], body: number): TableRe
     if (header[0] !== first || header.length < 2 || header.length > 6) continue;
     if (!header.every((h) => h.bold && h.text.length <= 40)) continue;
     if (header.some((h, k) => k > 0 && h.x0 - header[k - 1]!.x1 < 1.2 * body)) continue;
-    const colOf = (l: LayoutLine): number => header.findIndex((h) => Math.abs(h.x0 - l.x0) <= 3);
-    const headerBottom = Math.max(...header.map((h) => h.y1));
+    // A line is in a header cell's column when it starts at its left edge, or when it is centred under it
+    // without reaching into the next or previous column (a centred column, ADR 0369).
+    const colOf = (l: LayoutLine): number =>
+      header.findIndex((h, k) => Math.abs(h.x0 - l.x0) <= 3 || (Math.abs(h.x0 + h.x1 - l.x0 - l.x1) <= 6 && l.x1 < (header[k + 1]?.x0 ?? Infinity) && l.x0 > (header[k - 1]?.x1 ?? -Infinity)));
+    const headerText = header.map((h) => h.text.trim());
+    let headerBottom = Math.max(...header.map((h) => h.y1));
     const rows: { cells: string[]; bottom: number; lines: LayoutLine[] }[] = [];
     let bottom = headerBottom;
     const taken: LayoutLine[] = [...header];
+    const boldKeyEnd: number[] = [];
     for (const l of sorted) {
       if (l.y0 < headerBottom - 1 || header.includes(l)) continue;
       if (l.y0 - bottom > 2 * body) break;
       const c = colOf(l);
-      if (c < 0 || l.bold) break;
+      if (c < 0) break;
+      if (l.bold) {
+        const beside = sorted.some((o) => o !== l && !o.bold && colOf(o) >= 0 && colOf(o) !== c && Math.abs(o.y0 - l.y0) <= 2);
+        // A header cell wrapped over two lines ("Designat" over "ion"): a bold line touching the header,
+        // before any row, with no plain cell on its baseline.
+        if (rows.length === 0 && !beside && l.y0 - headerBottom <= 0.3 * body) {
+          headerText[c] = headerText[c] ? `${headerText[c]} ${l.text.trim()}` : l.text.trim();
+          headerBottom = Math.max(headerBottom, l.y1);
+          bottom = headerBottom;
+          taken.push(l);
+          continue;
+        }
+        // Bold keys of a key table ("F1" beside "Displays the help file."): a bold line in the first column
+        // beside a plain line of another column on its baseline, or the next line of such a key (touching it).
+        const wrapsKey = boldKeyEnd.length > 0 && rows.length > 0 && l.y0 - boldKeyEnd[boldKeyEnd.length - 1]! <= 0.3 * body && l.y0 >= boldKeyEnd[boldKeyEnd.length - 1]! - 2;
+        if (c !== 0 || !(beside || wrapsKey)) break;
+        boldKeyEnd.push(l.y1);
+      }
       const row = rows[rows.length - 1];
       const startsRow = c === 0 && (!row || l.y0 - row.bottom > 0.5 * body || row.lines.some((o) => colOf(o) > 0 && Math.abs(o.y0 - l.y0) <= 2) || (row.cells[0] !== '' && row.lines.some((o) => colOf(o) > 0) && sorted.some((o) => o !== l && colOf(o) > 0 && !o.bold && Math.abs(o.y0 - l.y0) <= 2)));
       if (!row || startsRow) rows.push({ cells: header.map(() => ''), bottom: l.y1, lines: [] });
@@ -326,7 +419,7 @@ function detectHeaderTables(lines: readonly LayoutLine[], body: number): TableRe
     // column's lines are short keys (25 characters on average at most) and the header is not numbered.
     const keyLines = taken.filter((l) => !header.includes(l) && colOf(l) === 0);
     if (keyLines.reduce((n, l) => n + l.text.length, 0) / keyLines.length > 25 || SECTION_NUMBER_RE.test(first.text.trim())) continue;
-    out.push({ lines: taken, rows: [header.map((h) => h.text.trim()), ...rows.map((r) => r.cells)] });
+    out.push({ lines: taken, rows: [headerText, ...rows.map((r) => r.cells)] });
     i = sorted.indexOf(taken[taken.length - 1]!);
   }
   return out;
@@ -401,8 +494,11 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
     const apart = cut || d.x0 - k.x1 >= 0.8 * body;
     return apart && k.text.trim().length <= 30 && /\p{L}/u.test(k.text) && k.x1 - k.x0 < 0.3 * textWidth && !LIST_MARK_RE.test(k.text.trim()) && (d.x1 - d.x0 <= 0.75 * textWidth || (d.x0 - k.x0 >= 0.2 * textWidth && !!relaxed.add(r)));
   };
+  // Keys and descriptions line up on their left edges, or on their centres in centred columns (a word
+  // processor's key table: "F1" and "Ctrl + M" centred over "Key", ADR 0369).
+  const lined = (p: LayoutLine, q: LayoutLine): boolean => Math.abs(p.x0 - q.x0) <= 2 || Math.abs(p.x0 + p.x1 - q.x0 - q.x1) <= 4;
   const keyAligned = (a: Row | undefined, b: Row | undefined): boolean =>
-    !!a && !!b && isKeyRow(a) && isKeyRow(b) && Math.abs(a.cells[0]!.x0 - b.cells[0]!.x0) <= 2 && Math.abs(a.cells[1]!.x0 - b.cells[1]!.x0) <= 2 && Math.abs(b.y0 - a.y1) <= 1.5 * body;
+    !!a && !!b && isKeyRow(a) && isKeyRow(b) && lined(a.cells[0]!, b.cells[0]!) && lined(a.cells[1]!, b.cells[1]!) && Math.abs(b.y0 - a.y1) <= 1.5 * body;
   // Under a bold header row the header table detector reads key column tables (it also joins a key
   // wrapped in its own column).
   const underBold: boolean[] = [];
@@ -635,12 +731,22 @@ const median = (xs: number[]): number => {
 function joinWrappedCells(rows: Row[], lines: readonly LayoutLine[], body: number): void {
   const byBlock = new Map<number, LayoutLine[]>();
   for (const l of lines) byBlock.set(l.block, [...(byBlock.get(l.block) ?? []), l]);
+  // Lines of one cell share its left edge, or its centre in a centred column ("F11 (F6 on" over "MacOS X)").
+  const lined = (a: LayoutLine, b: LayoutLine): boolean => Math.abs(a.x0 - b.x0) <= 2 || Math.abs(a.x0 + a.x1 - b.x0 - b.x1) <= 4;
+  // A block that is one cell: its lines all line up with the given line.
+  const cellBlock = (c: LayoutLine): boolean => (byBlock.get(c.block) ?? []).every((o) => lined(o, c));
   for (let k = 1; k < rows.length; ) {
     const r = rows[k]!;
     const prev = rows[k - 1]!;
     const c = r.cells[0]!;
-    const above = r.cells.length === 1 && prev.cells.length >= 2 ? [...prev.cells, ...prev.more].find((o) => o.block === c.block && Math.abs(o.x0 - c.x0) <= 2 && c.y0 - o.y1 <= 0.3 * body && c.y0 >= o.y0) : undefined;
-    if (above && (byBlock.get(c.block) ?? []).every((o) => Math.abs(o.x0 - c.x0) <= 2)) {
+    // MuPDF may also put the wrapped line in a block of its own (ADR 0369): then the line above must be a
+    // cell's block too (lines of one edge or centre only), which a LaTeX table, set as one block, is not; or
+    // the line, alone in its block and with a letter, wraps a cell after the row's first (a description
+    // whose row MuPDF set as one block with its key).
+    // Not for a code line (a listing's numbered lines beside a table in a LaTeX manual).
+    const wraps = (o: LayoutLine): boolean => o.block === c.block || (!c.mono && (cellBlock(o) || (o !== prev.cells[0] && byBlock.get(c.block)?.length === 1 && /\p{L}/u.test(c.text))));
+    const above = r.cells.length === 1 && prev.cells.length >= 2 ? [...prev.cells, ...prev.more].find((o) => wraps(o) && lined(o, c) && c.y0 - o.y1 <= 0.3 * body && c.y0 >= o.y0) : undefined;
+    if (above && cellBlock(c)) {
       prev.more.push(c);
       prev.y1 = Math.max(prev.y1, c.y1);
       rows.splice(k, 1);
