@@ -2,7 +2,7 @@
 // real pages of hits (top 10 with 3 passages, `or` queries of a workload: use the spread one,
 // bench/http/spread_workload.py, for pages that rarely repeat) are loaded the search thread's way
 // (loadHitRecords: stored fields from the segments, body texts of body-snippet hits from the store, work
-// links) through a DisplayRecordCache, and every page is written by the search thread's hit encoder
+// links; a record admitted on its second load) through a DisplayRecordCache, and every page is written by the search thread's hit encoder
 // (which keeps each record object's wire bytes while it lives, ADR 0195). The memory the cache holds is
 // the V8 heap plus array buffers after a full GC with the cache filled, less the same after `clear()`
 // (which frees the records, bodies and, through the encoder's weak map, their wire bytes); it is set
@@ -34,6 +34,8 @@ const { values } = parseArgs({
     queries: { type: 'string', default: '6000' },
     budgets: { type: 'string', default: '8388608,33554432,0' },
     records: { type: 'string', default: '10000' },
+    steady: { type: 'string' },
+    passes: { type: 'string', default: '3' },
     out: { type: 'string' },
   },
 });
@@ -69,13 +71,40 @@ try {
   };
   // warm every other cache on the way (statements, the segments' blocks, the JIT) with no display cache
   await run(null, wireHitEncoder('http://127.0.0.1:8080'));
+  if (values.steady !== undefined) {
+    // --steady BYTES (records 0 with --records 0): the pages served as a search thread serves them (admitted
+    // on their second load), --passes times over, no forced GC: the heap V8 keeps and the resident memory
+    // against the cache's live estimate, sampled after every 500 pages
+    const budget = Number(values.steady);
+    const cache = new DisplayRecordCache(Number(values.records), budget);
+    const encoder = wireHitEncoder('http://127.0.0.1:8080');
+    const v8 = await import('node:v8');
+    const stored = localStoredRecords((name) => indexes.get(name), (d) => uncached.link(d), core.storage.documents, cache);
+    const start = { rss: process.memoryUsage().rss, heap: v8.getHeapStatistics().total_heap_size };
+    const samples = [];
+    let n = 0;
+    for (let pass = 0; pass < Number(values.passes); pass++)
+      for (const p of pages) {
+        const { docs } = await loadHitRecords(uncached, p.map((hit) => ({ hit, index: 'documents' as const })), 3, stored);
+        encoder(p.map((h) => ({ id: h.id, index: 'documents', score: h.score, snippets: [], doc: docs.get(h.id) ?? null, rrf: null })));
+        if (++n % 500 === 0) {
+          const h = v8.getHeapStatistics();
+          const m = process.memoryUsage();
+          samples.push({ pages: n, rss_growth_mib: mib(m.rss - start.rss), heap_total_growth_mib: mib(h.total_heap_size - start.heap), heap_used_mib: mib(h.used_heap_size), array_buffers_mib: mib(m.arrayBuffers), cache_estimate_mib: mib(cache.bytes), records: cache.size });
+        }
+      }
+    const result = { benchmark: 'display cache, steady serving without forced GC (ADR 0370)', budget_bytes: budget, records: Number(values.records), machine: { ...machine(), load_average_at_end: loadavg().map((x) => Math.round(x * 100) / 100) }, pages: pages.length, passes: Number(values.passes), samples };
+    console.log(JSON.stringify(result));
+    if (values.out) writeFileSync(values.out, `${JSON.stringify(result, null, 2)}\n`);
+    process.exit(0);
+  }
   const rows = [];
   for (const budget of values.budgets.split(',').map(Number)) {
     const cache = new DisplayRecordCache(Number(values.records), budget === 0 ? Number.MAX_SAFE_INTEGER : budget);
     const encoder = wireHitEncoder('http://127.0.0.1:8080');
     const rss0 = process.memoryUsage().rss;
     const c0 = process.cpuUsage();
-    await run(cache, encoder); // every loaded record is admitted (no admitRepeats): the cache fills
+    await run(cache, encoder); // admitted as a search thread admits them (on their second load): the cache fills
     const cpu = process.cpuUsage(c0);
     const full = held();
     const estimate = cache.bytes;
@@ -108,7 +137,7 @@ try {
     pages: pages.length,
     hits: pages.reduce((a, p) => a + p.length, 0),
     method:
-      'records of every page loaded as a search thread does (stored fields, body texts of body-snippet hits, links) through the cache with every load admitted, each page encoded by the hit encoder; held = heapUsed + arrayBuffers after 3 full GCs, filled minus after clear()',
+      'records of every page loaded as a search thread does (stored fields, body texts of body-snippet hits, links; admitted on their second load) through the cache, each page encoded by the hit encoder; held = heapUsed + arrayBuffers after 3 full GCs, filled minus after clear()',
     rows,
   };
   console.log(JSON.stringify(result, null, 2));
