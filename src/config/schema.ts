@@ -65,7 +65,7 @@ export const ConfigSchema = Type.Object(
       minimum: 0,
       maximum: 2 ** 40,
       default: 32 * 2 ** 20,
-      description: 'Memory budget of each display cache (the serving process\'s and each search thread\'s; display_cache_records), bytes: every record is estimated as it is admitted (its fields and work links, its body text, the wire bytes a search thread keeps for it, the cache\'s own indexes) and the least recently used leave while the sum is over this; a body text over 1/16 of it is never kept (ADR 0370). The resident memory a search thread adds is about 1.5-2x this once the cache is full (V8\'s heap grows ahead of its live data; docs/operations.md). 0 turns the cache off.',
+      description: 'Memory budget of each display cache (the serving process\'s and each search thread\'s; display_cache_records), bytes: every record is estimated as it is admitted (its fields and work links, its body text, the wire bytes a search thread keeps for it, the cache\'s own indexes) and the least recently used leave while the sum is over this; a body text over 1/16 of it is never kept (ADR 0370). The resident memory a cache adds is more than this when it churns (queries spread over the corpus: evicted records wait in V8\'s old generation for its next full collection; docs/operations.md). 0 turns the cache off.',
     }),
     loadDemoCorpus: Type.Boolean({ default: true, description: 'Load the bundled demo corpus on first start (when the store is empty).' }),
     secret: Type.Optional(
