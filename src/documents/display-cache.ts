@@ -240,7 +240,7 @@ export class DisplayRecordCache {
 // and the cache's own indexes (the entry, its map slots, its work's and links' sets). Checked against
 // the heap of a filled cache (bench/http/display-cache-memory.bench.ts): see ADR 0370.
 
-/** An entry's own overhead: its object, its slots in the cache's maps, its work key's set. */
+/** An entry's own overhead: its object, its slots in the cache's maps, its work key's set (fitted with the others to the measured heap, ADR 0370). */
 const ENTRY_BYTES = 560;
 /** Each record id an entry's links name: a slot in a set of the links index (often a set of its own). */
 const LINK_BYTES = 160;
