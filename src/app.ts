@@ -380,7 +380,7 @@ export async function buildCore(config: Config, overrides: AppOverrides = {}): P
   activityTimer.unref();
   // Documents as works (docs/works.md): every read that shows documents goes through the work links;
   // ingest, the indexes and the change feed use the store itself.
-  const displayCache = new DisplayRecordCache(config.displayCacheRecords);
+  const displayCache = new DisplayRecordCache(config.displayCacheRecords, config.displayCacheBytes);
   const works = new WorkLinkedDocumentStore(storage.documents, displayCache);
   const documents = new DocumentService(works, activity, billing, config.prices, clock, report);
   const downloads = new DownloadService(documents, storage.accounts, blobs);

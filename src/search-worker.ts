@@ -49,7 +49,7 @@ async function start(): Promise<void> {
     : openSqliteStorage(join(config.dataDir, 'lectern.db'));
   // The thread's own display cache (ADR 0135): the writer publishes a snapshot after every commit, and
   // the thread then forgets what it held, so a changed record is never shown stale past its commit.
-  const displayCache = new DisplayRecordCache(config.displayCacheRecords);
+  const displayCache = new DisplayRecordCache(config.displayCacheRecords, config.displayCacheBytes);
   const store = new WorkLinkedDocumentStore(storage.documents, displayCache);
   const models = new CorpusModels(fsModelDirectories(join(config.dataDir, 'models')), storage.documents, systemClock);
   // the thread's own encoder sessions and ranking models (the writer checked them at start)

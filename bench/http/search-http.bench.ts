@@ -11,7 +11,7 @@
 // For each search_threads value a server runs as a separate process (over its own copy of the data
 // directory) with rate limits lifted; measurements alternate between the servers; each client is a
 // keep-alive loop over the workload queries; a server's resident memory (VmRSS, all threads) is read
-// after warm-up and after the load. Every response must be 200 (fast-but-wrong fails).
+// after warm-up and after the load (and its peak, VmHWM; and after every point). Every response must be 200 (fast-but-wrong fails).
 // CPU per search (issue 14): for every point, the server's CPU by thread (/proc/PID/task: the main
 // thread, the busiest other thread (a search thread), all threads) and the load generator's own CPU
 // (process.cpuUsage), each divided by the searches answered. The load generator runs on the same cores,
@@ -183,6 +183,8 @@ async function stopServer(server: ChildProcess): Promise<void> {
 }
 /** Resident memory of a process (all its threads), MiB. */
 const rssMib = (pid: number) => Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024);
+/** The most resident memory the server process has had (VmHWM), MiB. */
+const peakRssMib = (pid: number) => Math.round(Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024);
 
 type Q = { text: string; filter: { types?: string[]; issued_after?: number; issued_before?: number } | null };
 const workload = JSON.parse(readFileSync(values.workload, 'utf8')) as Record<string, Q[]>;
@@ -403,7 +405,7 @@ for (const cls of classes) {
     for (const s of round % 2 === 0 ? served : [...served].reverse()) {
       port = s.port;
       const r = await measure(cls, c, s.proc.pid!);
-      (s.results[cls] ??= []).push({ ...r, round, load_average_1m: load1() });
+      (s.results[cls] ??= []).push({ ...r, round, load_average_1m: load1(), rss_mib_after_point: rssMib(s.proc.pid!) });
       console.error(`${s.build} threads ${s.threads}`, cls, JSON.stringify(r), 'load', load1());
     }
     if (values['peer-procs']) {
@@ -417,7 +419,7 @@ for (const cls of classes) {
 }
 const runs: Record<string, unknown>[] = [];
 for (const s of served) {
-  runs.push({ build: s.build, search_threads: s.threads, rss_mib: { after_warmup: s.rssIdle, after_load: rssMib(s.proc.pid!) }, results: s.results });
+  runs.push({ build: s.build, search_threads: s.threads, rss_mib: { after_warmup: s.rssIdle, after_load: rssMib(s.proc.pid!), peak: peakRssMib(s.proc.pid!) }, results: s.results });
   await stopServer(s.proc);
   rmSync(s.dir, { recursive: true, force: true });
 }

@@ -59,7 +59,13 @@ export const ConfigSchema = Type.Object(
       minimum: 0,
       maximum: 10_000_000,
       default: 10_000,
-      description: 'Display records (what a search hit shows: no full text) kept in memory per serving process and per search thread, with their work links and the body texts snippets were cut from (within 8M characters): search hits take their records from it before the index segments (ADR 0280) or the store, each from its second load on (ADR 0359), as do the other reads of display records. 0 turns the cache off. A record leaves it when it is written or deleted (docs/storage.md, ADR 0135); a search thread empties its cache at every index snapshot.',
+      description: 'Display records (what a search hit shows: no full text) kept in memory per serving process and per search thread, with their work links and the body texts snippets were cut from, within display_cache_bytes: search hits take their records from it before the index segments (ADR 0280) or the store, each from its second load on (ADR 0359), as do the other reads of display records. 0 turns the cache off. A record leaves it when it is written or deleted (docs/storage.md, ADR 0135); a search thread empties its cache at every index snapshot.',
+    }),
+    displayCacheBytes: Type.Integer({
+      minimum: 0,
+      maximum: 2 ** 40,
+      default: 32 * 2 ** 20,
+      description: 'Memory budget of each display cache (the serving process\'s and each search thread\'s; display_cache_records), bytes: every record is estimated as it is admitted (its fields and work links, its body text, the wire bytes a search thread keeps for it, the cache\'s own indexes) and the least recently used leave while the sum is over this; a body text over 1/16 of it is never kept (ADR 0370). The resident memory a cache adds is more than this when it churns (queries spread over the corpus: evicted records wait in V8\'s old generation for its next full collection; docs/operations.md). 0 turns the cache off.',
     }),
     loadDemoCorpus: Type.Boolean({ default: true, description: 'Load the bundled demo corpus on first start (when the store is empty).' }),
     secret: Type.Optional(

@@ -3,6 +3,10 @@
 // records with their work links filled in (versions, notices), and the body texts that snippets were
 // cut from. Notice records (whose links name other works' records) are never cached.
 //
+// Bounded by records and by memory (ADR 0370): each entry's bytes are estimated as it is admitted (its
+// record, links, body text, the wire bytes kept for it), and the least recently used entries leave
+// while the sum is over the budget, so a cache of long records holds fewer of them.
+//
 // What leaves the cache when a record X is written, relabelled or deleted (told by this process's
 // own writes and by the change feed the search indexes follow, which also carries other processes'
 // writes; so a hit never shows a record older than the index that found it):
@@ -18,21 +22,33 @@ export interface ChangedRecord {
   doc?: { workKey?: string; relations?: readonly unknown[] };
 }
 
-/** Most characters of body text held (about 16 MB of UTF-16), whatever the record capacity. */
-const BODY_CHARS = 8_000_000;
-/** A body longer than this share of the budget is never cached (one long book would evict everything). */
+/** The byte budget when none is given: the configuration's default (display_cache_bytes). */
+export const DEFAULT_CACHE_BYTES = 32 * 2 ** 20;
+/** A body longer than this share of the byte budget is never cached (one long book would evict everything). */
 const BODY_MAX_SHARE = 16;
 
+/**
+ * One cached record: the record (with its work links), its body text when a hit needed it, the record
+ * with its body (made once from both, so a record read with its text is the same object every time, like
+ * one read without: the search threads keep its wire bytes by object, ADR 0195, and no copy is made per
+ * read), and what all that holds in memory, estimated as it was admitted ({@link recordBytes}).
+ */
+interface Entry {
+  doc: DisplayDocument;
+  body: string | undefined;
+  withText: DisplayDocumentWithText | undefined;
+  bytes: number;
+  /** The record's JSON length (UTF-8), estimated: what the wire bytes kept for an object handed out take. */
+  json: number;
+  /** Which objects were handed out (and their wire bytes counted): 1 the record, 2 the record with its body. */
+  out: number;
+}
+
 export class DisplayRecordCache {
-  readonly #entries = new Map<string, DisplayDocument>();
-  readonly #bodies = new Map<string, string>();
-  /**
-   * An entry with its body, made once from both and dropped with either: a record read with its text is
-   * then the same object every time, like one read without (the search threads keep its wire bytes by
-   * object: ADR 0195), and no copy is made per read.
-   */
-  readonly #withText = new Map<string, DisplayDocumentWithText>();
-  #bodyChars = 0;
+  /** Least recently used first. */
+  readonly #entries = new Map<string, Entry>();
+  /** What the entries hold, estimated (see {@link recordBytes}). */
+  #bytes = 0;
   /** Entry ids by work key, and by the record ids their links name. */
   readonly #byWork = new Map<string, Set<string>>();
   readonly #byLinked = new Map<string, Set<string>>();
@@ -48,13 +64,28 @@ export class DisplayRecordCache {
   hits = 0;
   misses = 0;
 
-  /** @param capacity most records held, and most body texts held within 8M characters (0: the cache is off). */
-  constructor(readonly capacity: number) {
+  /**
+   * @param capacity most records held (0: the cache is off).
+   * @param maxBytes most memory the held records may take, by the estimate of each as it is admitted
+   *   (record fields, links, body text, the wire bytes a search thread keeps for it, the cache's own
+   *   indexes: ADR 0370); the least recently used go first when an admission would pass it. A body text
+   *   over 1/16 of it is never kept. 0: the cache is off.
+   */
+  constructor(
+    readonly capacity: number,
+    readonly maxBytes: number = DEFAULT_CACHE_BYTES,
+  ) {
     if (!Number.isSafeInteger(capacity) || capacity < 0) throw new RangeError(`capacity must be a non-negative integer, got ${capacity}`);
+    if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) throw new RangeError(`maxBytes must be a non-negative integer, got ${maxBytes}`);
   }
 
   get size(): number {
     return this.#entries.size;
+  }
+
+  /** The estimated memory the held records take, bytes (at most `maxBytes`). */
+  get bytes(): number {
+    return this.#bytes;
   }
 
   /**
@@ -71,26 +102,24 @@ export class DisplayRecordCache {
     load: (missing: string[], missingText: string[]) => Promise<Map<string, DisplayDocumentWithText>>,
     opts: { admitRepeats?: boolean } = {},
   ): Promise<Map<string, DisplayDocumentWithText>> {
-    if (this.capacity === 0) {
+    if (this.capacity === 0 || this.maxBytes === 0) {
       const all = [...new Set(ids)];
       return load(all, all.filter((id) => withText.has(id)));
     }
     const out = new Map<string, DisplayDocumentWithText>();
     const missing: string[] = [];
     for (const id of new Set(ids)) {
-      const doc = this.#entries.get(id);
-      const needsText = doc !== undefined && withText.has(id) && doc.hasFullText;
-      const body = needsText ? this.#bodies.get(id) : undefined;
-      if (doc && (!needsText || body !== undefined)) {
+      const e = this.#entries.get(id);
+      const needsText = e !== undefined && withText.has(id) && e.doc.hasFullText;
+      if (e && (!needsText || e.body !== undefined)) {
         this.#entries.delete(id);
-        this.#entries.set(id, doc);
-        if (body !== undefined) {
-          this.#bodies.delete(id);
-          this.#bodies.set(id, body);
+        this.#entries.set(id, e);
+        if (needsText && e.withText === undefined) {
+          e.withText = Object.freeze({ ...e.doc, fullText: e.body });
+          this.#grow(id, e, copyBytes(e.doc));
         }
-        let withText: DisplayDocumentWithText | undefined;
-        if (body !== undefined && (withText = this.#withText.get(id)) === undefined) this.#withText.set(id, (withText = Object.freeze({ ...doc, fullText: body })));
-        out.set(id, withText ?? doc);
+        out.set(id, needsText ? e.withText! : e.doc);
+        this.#handedOut(id, e, needsText ? 2 : 1);
         this.hits++;
       } else {
         missing.push(id);
@@ -106,7 +135,7 @@ export class DisplayRecordCache {
       if (doc.fullText === undefined) {
         const frozen = Object.freeze(doc);
         out.set(id, frozen);
-        if (cache) this.#put(id, frozen);
+        if (cache) this.#handedOut(id, this.#put(id, frozen, undefined, undefined), 1);
         continue;
       }
       if (!cache) {
@@ -114,10 +143,9 @@ export class DisplayRecordCache {
         continue;
       }
       const { fullText, ...display } = doc;
-      this.#put(id, Object.freeze(display));
-      this.#putBody(id, fullText);
       // its body kept: the loaded record is the entry-with-body the next hits return (one object from the first read)
-      if (this.#bodies.get(id) === fullText && this.#entries.has(id)) this.#withText.set(id, Object.freeze(doc));
+      if (bodyBytes(fullText) <= this.maxBytes / BODY_MAX_SHARE) this.#handedOut(id, this.#put(id, Object.freeze(display), fullText, Object.freeze(doc)), 2);
+      else this.#put(id, Object.freeze(display), undefined, undefined);
       out.set(id, doc);
     }
     return out;
@@ -131,18 +159,10 @@ export class DisplayRecordCache {
     return before;
   }
 
-  #putBody(id: string, body: string): void {
-    if (body.length > BODY_CHARS / BODY_MAX_SHARE) return;
-    this.#dropBody(id);
-    this.#bodies.set(id, body);
-    this.#bodyChars += body.length;
-    while (this.#bodies.size > this.capacity || this.#bodyChars > BODY_CHARS) this.#dropBody(this.#bodies.keys().next().value as string);
-  }
-
   /** Drops what these changes can make stale (see the header). */
   invalidateChanges(changes: readonly ChangedRecord[]): void {
     this.#epoch++;
-    if (this.#entries.size === 0 && this.#bodies.size === 0) return;
+    if (this.#entries.size === 0) return;
     for (const c of changes) {
       if (c.doc?.relations && c.doc.relations.length > 0) {
         this.clear();
@@ -151,7 +171,6 @@ export class DisplayRecordCache {
     }
     for (const c of changes) {
       this.#drop(c.id);
-      this.#dropBody(c.id);
       for (const id of [...(this.#byLinked.get(c.id) ?? [])]) this.#drop(id);
       if (c.doc?.workKey !== undefined) for (const id of [...(this.#byWork.get(c.doc.workKey) ?? [])]) this.#drop(id);
     }
@@ -165,36 +184,136 @@ export class DisplayRecordCache {
   clear(): void {
     this.#epoch++;
     this.#entries.clear();
-    this.#bodies.clear();
-    this.#withText.clear();
-    this.#bodyChars = 0;
+    this.#bytes = 0;
     this.#byWork.clear();
     this.#byLinked.clear();
   }
 
-  #put(id: string, doc: DisplayDocument): void {
+  #put(id: string, doc: DisplayDocument, body: string | undefined, withText: DisplayDocumentWithText | undefined): Entry {
     this.#drop(id);
-    this.#entries.set(id, doc);
+    const size = measured(doc);
+    const e: Entry = { doc, body, withText, bytes: 0, json: size.json, out: 0 };
+    this.#entries.set(id, e);
     add(this.#byWork, doc.workKey, id);
-    for (const linked of linkedIds(doc)) add(this.#byLinked, linked, id);
-    if (this.#entries.size > this.capacity) this.#drop(this.#entries.keys().next().value as string);
+    const links = linkedIds(doc);
+    for (const linked of links) add(this.#byLinked, linked, id);
+    this.#grow(id, e, size.heap + ENTRY_BYTES + LINK_BYTES * links.length + (body === undefined ? 0 : bodyBytes(body)) + (withText === undefined ? 0 : copyBytes(doc)));
+    while (this.#entries.size > this.capacity) this.#drop(this.#entries.keys().next().value as string);
+    return e;
   }
 
-  #dropBody(id: string): void {
-    const body = this.#bodies.get(id);
-    if (body === undefined) return;
-    this.#bodies.delete(id);
-    this.#withText.delete(id);
-    this.#bodyChars -= body.length;
+  /** Counts the wire bytes a search thread keeps for the object `which` of entry `e` the first time it is handed out. */
+  #handedOut(id: string, e: Entry, which: 1 | 2): void {
+    if ((e.out & which) !== 0 || this.#entries.get(id) !== e) return;
+    e.out |= which;
+    this.#grow(id, e, wireBytes(e.json));
+  }
+
+  /** Counts `bytes` more for entry `e` (which stays), dropping the least recently used others while over the budget. */
+  #grow(id: string, e: Entry, bytes: number): void {
+    e.bytes += bytes;
+    this.#bytes += bytes;
+    for (const other of this.#entries.keys()) {
+      if (this.#bytes <= this.maxBytes) break;
+      if (other !== id) this.#drop(other);
+    }
+    // alone over the budget (an entry larger than all of it): not kept
+    if (this.#bytes > this.maxBytes) this.#drop(id);
   }
 
   #drop(id: string): void {
-    const doc = this.#entries.get(id);
-    if (!doc) return;
+    const e = this.#entries.get(id);
+    if (!e) return;
     this.#entries.delete(id);
-    this.#withText.delete(id);
-    remove(this.#byWork, doc.workKey, id);
-    for (const linked of linkedIds(doc)) remove(this.#byLinked, linked, id);
+    this.#bytes -= e.bytes;
+    remove(this.#byWork, e.doc.workKey, id);
+    for (const linked of linkedIds(e.doc)) remove(this.#byLinked, linked, id);
+  }
+}
+
+// What an entry holds in memory, estimated when it is admitted (ADR 0370), for V8 on 64 bits as Node
+// builds it (8-byte pointers): a string is a 16-byte header and one byte a character when all its
+// characters are Latin-1 (estimated here: ASCII), two otherwise; an object a 24-byte header and a slot a
+// property; an array a 32-byte object and a 16-byte store of 8 bytes an element; a non-integer number a
+// 16-byte box. To the record's own objects are added the wire bytes a search thread keeps for each
+// object it hands out (its JSON in UTF-8, ADR 0195, with the typed array and weak-map entry around it),
+// and the cache's own indexes (the entry, its map slots, its work's and links' sets). Checked against
+// the heap of a filled cache (bench/http/display-cache-memory.bench.ts): see ADR 0370.
+
+/** An entry's own overhead: its object, its slots in the cache's maps, its work key's set (fitted with the others to the measured heap, ADR 0370). */
+const ENTRY_BYTES = 560;
+/** Each record id an entry's links name: a slot in a set of the links index (often a set of its own). */
+const LINK_BYTES = 160;
+/** Wire bytes kept for an object handed out: the typed array, its buffer and the weak-map entry, beyond the JSON. */
+const WIRE_OBJECT_BYTES = 300;
+/** The wire JSON's size against the record's own JSON (snake-case names, derived fields, download URLs). */
+const WIRE_SHARE = 1.15;
+
+/** A record admitted without its text and handed out: its objects, its entry and links, the wire bytes kept for it. */
+export function recordBytes(doc: DisplayDocument): number {
+  const size = measured(doc);
+  return size.heap + ENTRY_BYTES + LINK_BYTES * linkedIds(doc).length + wireBytes(size.json);
+}
+
+/** The record with its body: a shallow copy with one more property (its wire bytes are counted when it is handed out). */
+function copyBytes(doc: DisplayDocument): number {
+  return 24 + 8 * (Object.keys(doc).length + 1);
+}
+
+function measured(doc: DisplayDocument): { heap: number; json: number } {
+  const size = { heap: 0, json: 0 };
+  measure(doc, size);
+  return size;
+}
+
+/** A body text's string. */
+export function bodyBytes(text: string): number {
+  return stringBytes(text);
+}
+
+function wireBytes(json: number): number {
+  return WIRE_OBJECT_BYTES + Math.ceil(json * WIRE_SHARE);
+}
+
+function stringBytes(s: string): number {
+  // ASCII (as UTF-8 as long as it is): one byte a character; other texts may be two (UTF-16)
+  const chars = Buffer.byteLength(s, 'utf8') === s.length ? s.length : 2 * s.length;
+  return 16 + ((chars + 7) & ~7);
+}
+
+/** Adds a value's heap bytes and its JSON's length (UTF-8) to `size`. */
+function measure(v: unknown, size: { heap: number; json: number }): void {
+  switch (typeof v) {
+    case 'string':
+      size.heap += stringBytes(v);
+      size.json += Buffer.byteLength(v, 'utf8') + 2;
+      return;
+    case 'number':
+      if (!Number.isInteger(v)) size.heap += 16;
+      size.json += 8;
+      return;
+    case 'object':
+      if (v === null) {
+        size.json += 4;
+        return;
+      }
+      if (Array.isArray(v)) {
+        size.heap += 48 + 8 * v.length;
+        size.json += 2 + v.length;
+        for (const x of v) measure(x, size);
+        return;
+      }
+      for (const k in v) {
+        size.heap += 8;
+        size.json += k.length + 4;
+        measure((v as Record<string, unknown>)[k], size);
+      }
+      size.heap += 24;
+      size.json += 2;
+      return;
+    default:
+      // booleans, undefined
+      size.json += 5;
   }
 }
 

@@ -77,3 +77,17 @@ test('env names follow LECTERN_ + SCREAMING_SNAKE path, with conventional aliase
   assert.equal(envName(['databaseUrl']), 'DATABASE_URL');
   assert.equal(envName(['port']), 'PORT');
 });
+
+test('display cache: display_cache_bytes (default 32 MiB, the cache class\'s) and display_cache_records from the environment', async () => {
+  const { DEFAULT_CACHE_BYTES } = await import('../../src/documents/display-cache.js');
+  const d = loadConfig({});
+  assert.equal(d.displayCacheBytes, 32 * 2 ** 20);
+  assert.equal(d.displayCacheBytes, DEFAULT_CACHE_BYTES);
+  assert.equal(d.displayCacheRecords, 10_000);
+  const c = loadConfig({ LECTERN_DISPLAY_CACHE_BYTES: '1048576', LECTERN_DISPLAY_CACHE_RECORDS: '500' });
+  assert.equal(c.displayCacheBytes, 1_048_576);
+  assert.equal(c.displayCacheRecords, 500);
+  assert.equal(loadConfig({ LECTERN_DISPLAY_CACHE_BYTES: '0' }).displayCacheBytes, 0);
+  assert.throws(() => loadConfig({ LECTERN_DISPLAY_CACHE_BYTES: '-1' }), (e: unknown) => e instanceof ConfigError && /LECTERN_DISPLAY_CACHE_BYTES/.test(e.message));
+  assert.throws(() => loadConfig({ LECTERN_DISPLAY_CACHE_BYTES: 'lots' }), ConfigError);
+});

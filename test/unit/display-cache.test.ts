@@ -1,9 +1,9 @@
-// The display record cache (ADR 0135): bounded LRU, invalidation by id, no stale fill after an
+// The display record cache (ADR 0135): bounded LRU (by records and by estimated bytes, ADR 0370), invalidation by id, no stale fill after an
 // invalidation that raced a read, and the work-linked store invalidating on its own writes.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { toDisplayDocument, type DisplayDocument, type DisplayDocumentWithText } from '../../src/domain/display-document.js';
-import { DisplayRecordCache } from '../../src/documents/display-cache.js';
+import { bodyBytes, DisplayRecordCache, recordBytes } from '../../src/documents/display-cache.js';
 import { WorkLinkedDocumentStore } from '../../src/documents/work-links.js';
 import { openMemorySqlite } from '../helpers/storage.js';
 import { sampleDocument } from '../contract/sample-document.js';
@@ -142,8 +142,9 @@ test('display cache: full texts asked for are cached with their record and inval
   assert.deepEqual(asked.slice(2), [['b', '|'], ['b', '|', 'b']]);
 });
 
-test('display cache: full texts are bounded by characters, not only by count; a very long one is never cached', async () => {
-  const cache = new DisplayRecordCache(1000);
+test('display cache: full texts count in the byte budget; a very long one is never cached', async () => {
+  // 8M bytes: 400,000-character ASCII bodies are ~400 KB each, so about 20 fit (with their records)
+  const cache = new DisplayRecordCache(1000, 8_000_000);
   let loads = 0;
   const load = async (ids: string[]) => {
     loads++;
@@ -151,14 +152,79 @@ test('display cache: full texts are bounded by characters, not only by count; a 
   };
   const text = (id: string) => new Set([id]);
   for (let i = 0; i < 30; i++) await cache.getMany([`d${i}`], text(`d${i}`), load); // 12M characters offered
+  assert.ok(cache.bytes <= 8_000_000 && cache.bytes > 7_000_000, `${cache.bytes}`);
+  assert.ok(cache.size >= 17 && cache.size <= 20, `${cache.size} held`);
   loads = 0;
   await cache.getMany(['d29'], text('d29'), load);
   assert.equal(loads, 0, 'the newest is held');
   await cache.getMany(['d0'], text('d0'), load);
-  assert.equal(loads, 1, 'the oldest text went: at most 8M characters are held');
+  assert.equal(loads, 1, 'the oldest went');
   await cache.getMany(['book'], text('book'), load);
   await cache.getMany(['book'], text('book'), load);
   assert.equal(loads, 3, 'a text over 1/16 of the budget is not cached');
+  assert.equal((await cache.getMany(['book'], NONE, load)).size, 1);
+  assert.equal(loads, 3, 'its record is');
+});
+
+test('display cache: bounded by the bytes of its entries, least recently used first; long records hold fewer', async () => {
+  const sized = (id: string, chars: number): DisplayDocument => ({ ...doc(id), abstract: 'a'.repeat(chars) });
+  const one = recordBytes(sized('r0', 10_000));
+  assert.ok(one > 2 * 10_000 && one < 3 * 10_000, `a 10,000-character abstract: its string and its wire JSON (${one})`);
+  const cache = new DisplayRecordCache(1000, 5 * one + 100);
+  const load = (chars: number) => async (ids: string[]) => new Map(ids.map((id) => [id, sized(id, chars)]));
+  for (let i = 0; i < 8; i++) {
+    await cache.getMany([`r${i}`], NONE, load(10_000));
+    if (i === 1) await cache.getMany(['r0'], NONE, load(10_000)); // r0 used again: r1 is now the older
+    assert.ok(cache.bytes <= cache.maxBytes);
+  }
+  assert.equal(cache.size, 5);
+  assert.equal(cache.bytes, 5 * one);
+  const calls: string[] = [];
+  const probe = async (ids: string[]) => {
+    calls.push(...ids);
+    return load(10_000)(ids);
+  };
+  // r0 was used after r1 but before r2..r7: it went with r1, r2 (the three least recently used)
+  for (const id of ['r7', 'r6', 'r5', 'r4', 'r3']) await cache.getMany([id], NONE, probe);
+  assert.deepEqual(calls, [], 'the five most recently used are held');
+  // the same budget holds many more short records
+  for (let i = 0; i < 200; i++) await cache.getMany([`s${i}`], NONE, load(100));
+  assert.ok(cache.size > 4 * 5, `${cache.size} short records against 5 long ones`);
+  assert.ok(cache.bytes <= cache.maxBytes);
+  // invalidations and clear give the bytes back
+  cache.invalidate([...Array(200).keys()].map((i) => `s${i}`));
+  assert.equal(cache.size, 0);
+  assert.equal(cache.bytes, 0);
+  await cache.getMany(['r0'], NONE, load(10_000));
+  cache.clear();
+  assert.equal(cache.bytes, 0);
+  // a record larger than the whole budget is served, not kept
+  const tiny = new DisplayRecordCache(10, 1000);
+  assert.equal((await tiny.getMany(['big'], NONE, load(10_000))).size, 1);
+  assert.equal(tiny.size, 0);
+  assert.equal(tiny.bytes, 0);
+  // 0 bytes: off
+  const off = new DisplayRecordCache(10, 0);
+  const { calls: offCalls, load: offLoad } = loader(new Map([['a', 'A']]));
+  await off.getMany(['a'], NONE, offLoad);
+  await off.getMany(['a'], NONE, offLoad);
+  assert.equal(offCalls.length, 2);
+  assert.throws(() => new DisplayRecordCache(10, -1), RangeError);
+});
+
+test('display cache: a body text and the record made with it are counted when kept; two-byte texts count double', async () => {
+  assert.ok(bodyBytes('x'.repeat(1000)) >= 1000 && bodyBytes('x'.repeat(1000)) < 1100);
+  assert.ok(bodyBytes('\u4e2d'.repeat(1000)) >= 2000, 'UTF-16 text');
+  const cache = new DisplayRecordCache(10, 10_000_000);
+  const load = async (ids: string[], text: string[]) =>
+    new Map(ids.map((id): [string, DisplayDocumentWithText] => [id, { ...doc(id), hasFullText: true, ...(text.includes(id) ? { fullText: 'z'.repeat(50_000) } : {}) }]));
+  await cache.getMany(['a'], NONE, load);
+  const plain = cache.bytes;
+  assert.equal(plain, recordBytes((await cache.getMany(['a'], NONE, load)).get('a')!));
+  cache.invalidate(['a']);
+  await cache.getMany(['a'], new Set(['a']), load);
+  assert.ok(cache.bytes > plain + 50_000, `with its body: ${cache.bytes} against ${plain}`);
+  assert.ok(cache.bytes < plain * 2 + 51_000);
 });
 
 test('display cache: a record read with its text is the same object at every hit, renewed when the entry or its body changes', async () => {
@@ -175,7 +241,7 @@ test('display cache: a record read with its text is the same object at every hit
   const plain = (await cache.getMany(['a'], NONE, load)).get('a')!;
   assert.ok(!('fullText' in plain));
   assert.equal((await cache.getMany(['a'], NONE, load)).get('a'), plain);
-  // a change in a's work drops a's entry (not its body): the next read is a new object with the new fields
+  // a change in a's work drops a's entry (and its body): the next read is a new object with the new fields
   titles.set('a', 'A2');
   cache.invalidateChanges([{ id: 'b', doc: { workKey: 'w' } }]);
   assert.equal((await cache.getMany(['a'], text, load)).get('a')!.title, 'A2', 'reloaded');
@@ -205,7 +271,7 @@ test('display cache: a record loaded with its text is the object later hits retu
   assert.ok(Object.isFrozen(loaded));
   assert.equal((await cache.getMany(['a'], text, load)).get('a'), loaded, 'the first hit returns the loaded object');
   // a body too long to keep: nothing kept with it, the next read loads again
-  const long = new DisplayRecordCache(10);
+  const long = new DisplayRecordCache(10, 8_000_000);
   const longLoad = async (ids: string[], t: string[]) =>
     new Map(ids.map((id): [string, DisplayDocumentWithText] => [id, { ...doc(id, 'T'), hasFullText: true, ...(t.includes(id) ? { fullText: 'x'.repeat(600_000) } : {}) }]));
   const first = (await long.getMany(['a'], text, longLoad)).get('a')!;
