@@ -1,6 +1,6 @@
-// The main thread's CPU profile (node --cpu-prof) by request stage, inclusive: each sample goes to the
-// first stage (in the order of STAGES) whose frame is on its stack, so a SQLite call under the billing
-// service counts as billing, a `writev` under `reply.send` as the socket write. Issue 29, ADR 0371.
+// The main thread's CPU profile (node --cpu-prof) by request stage (issue 29, ADR 0371): a SQLite call
+// under the billing service counts as billing, a `writev` under `reply.send` as the socket write (rules
+// below).
 //   node dist/bench/http/profile-stages.js FILE.cpuprofile [--last-s S] [--searches N]
 // --detail REGEX: the top leaf functions (--top N) of the stages it matches, and of `other`.
 // --searches: the searches answered while profiled, to print microseconds per search next to the shares.
@@ -22,36 +22,44 @@ interface Profile {
   endTime: number;
 }
 
-type Rule = [stage: string, test: (fn: string, url: string) => boolean];
+// A sample goes to the stage of the frame nearest its leaf that belongs to a service stage (billing, auth,
+// the hand-off, ...). Hooks that call Fastify's `done` (callback hooks, the billing scope's runInScope)
+// carry the rest of the request on their stack: such a frame counts only when no framework frame lies
+// between it and the leaf (the work is its own, not the continuation's). A sample with no service stage
+// goes to the framework stage nearest its leaf (Fastify, Node's HTTP, streams, promises).
+type Rule = [stage: string, test: (fn: string, url: string) => boolean, kind: 'service' | 'carrier' | 'framework'];
 const file = (s: string) => (_fn: string, url: string) => url.includes(s);
-const fnIs = (...names: string[]) => (fn: string) => names.includes(fn);
-/** Stages, first match wins (outer service stages before the generic machinery under them). */
-const STAGES: Rule[] = [
-  ['gc', fnIs('(garbage collector)')],
-  ['billing (reserve/charge/settle, ledger)', (_f, u) => u.includes('/src/billing/')],
-  ['activity (shown)', file('/src/activity/')],
-  ['feedback token', file('/src/search/feedback-token')],
-  ['auth (key check)', (_f, u) => u.includes('/src/accounts/') || u.includes('/src/auth/')],
-  ['rate limits', file('/src/limits/')],
-  ['request log', (_f, u) => u.includes('/src/http/request-log') || u.includes('pino')],
-  ['metrics (stage and http histograms)', (_f, u) => u.includes('/src/http/search-timings') || u.includes('/src/http/metrics') || u.includes('prom-client')],
-  ['unstorable-text check', file('/src/http/validation')],
-  ['body validation (ajv)', (f, u) => u.includes('ajv') || f === 'validate' || f.startsWith('validate')],
-  ['hand-off (search threads)', file('/src/search/search-threads')],
-  ['work budget / fair turns', file('/src/search/work-budget')],
-  ['search service (main thread)', file('/src/search/')],
-  ['presenters (response object)', file('/src/http/presenters/')],
-  ['serialize (envelope)', (f, u) => u.includes('fast-json-stringify') || u.includes('/src/http/serializers')],
-  ['socket write', (f, u) => ['writev', 'writevGeneric', 'writeGeneric', 'onWriteComplete', '_writev', '_write', 'end'].includes(f) && (u.startsWith('node:net') || u.startsWith('node:internal/stream_base_commons') || u === '')],
-  ['body parse (JSON)', (f, u) => u.includes('content-type-parser') || u.includes('secure-json-parse') || f === 'parse'],
-  ['timers (body timeout etc.)', (f, u) => u.startsWith('node:internal/timers') || u.startsWith('node:timers')],
-  ['fastify (routing, hooks, reply)', (_f, u) => u.includes('fastify') || u.includes('find-my-way') || u.includes('avvio') || u.includes('/src/http/')],
-  ['node http (parser, server response)', (_f, u) => u.startsWith('node:_http') || u.startsWith('node:http')],
-  ['node net/streams', (_f, u) => u.startsWith('node:net') || u.startsWith('node:internal/streams') || u.startsWith('node:internal/stream_base')],
-  ['worker messages', (_f, u) => u.startsWith('node:internal/worker') || u.startsWith('node:internal/per_context/messageport')],
-  ['promises / microtasks / async hooks', (f, u) => u.startsWith('node:internal/async_hooks') || u.startsWith('node:internal/process/task_queues') || u.startsWith('node:internal/process/promises') || f === '(program)'],
-  ['sqlite (other)', (_f, u) => u.includes('sqlite')],
+const RULES: Rule[] = [
+  ['gc', (f) => f === '(garbage collector)', 'service'],
+  ['billing (reserve/charge/settle, ledger)', (f, u) => u.includes('/src/billing/') && f !== 'runInScope', 'service'],
+  ['billing (reserve/charge/settle, ledger)', (f, u) => u.includes('/src/billing/') && f === 'runInScope', 'carrier'],
+  ['activity (shown)', file('/src/activity/'), 'service'],
+  ['feedback token', file('/src/search/feedback-token'), 'service'],
+  ['auth (key check)', (_f, u) => u.includes('/src/accounts/') || u.includes('/src/auth/'), 'service'],
+  ['rate limits', file('/src/limits/'), 'service'],
+  ['request log', (_f, u) => u.includes('/src/http/request-log'), 'carrier'],
+  ['request log', (_f, u) => u.includes('pino') || u.includes('logger-factory'), 'service'],
+  ['metrics (stage and http histograms)', (_f, u) => u.includes('/src/http/search-timings') || u.includes('/src/http/metrics'), 'carrier'],
+  ['metrics (stage and http histograms)', (_f, u) => u.includes('prom-client'), 'service'],
+  ['unstorable-text check', file('/src/http/validation'), 'carrier'],
+  ['body validation (ajv)', (f, u) => u.includes('ajv') || /^validate\d*$/.test(f), 'service'],
+  ['hand-off (search threads)', file('/src/search/search-threads'), 'service'],
+  ['work budget / fair turns', (_f, u) => u.includes('/src/search/work-budget') || u.includes('/src/engine/'), 'service'],
+  ['search service (main thread)', file('/src/search/'), 'service'],
+  ['presenters (response object)', file('/src/http/presenters/'), 'service'],
+  ['serialize (envelope)', (_f, u) => u.includes('fast-json-stringify') || u.includes('/src/http/serializers'), 'service'],
+  ['socket write', (f, u) => ['writev', 'writevGeneric', 'writeGeneric', 'createWriteWrap'].includes(f) && (u.startsWith('node:') || u === ''), 'service'],
+  ['body parse (JSON)', (f, u) => u.includes('secure-json-parse') || (f === 'parse' && u === ''), 'service'],
+  ['body parse (JSON)', (_f, u) => u.includes('content-type-parser'), 'carrier'],
+  ['timers (body timeout etc.)', (_f, u) => u.startsWith('node:internal/timers') || u.startsWith('node:timers'), 'service'],
+  ['fastify (routing, hooks, reply)', (_f, u) => u.includes('fastify') || u.includes('find-my-way') || u.includes('avvio') || u.includes('/src/http/'), 'framework'],
+  ['node http (parser, server response)', (_f, u) => u.startsWith('node:_http') || u.startsWith('node:http'), 'framework'],
+  ['node net/streams', (_f, u) => u.startsWith('node:net') || u.startsWith('node:internal/streams') || u.startsWith('node:internal/stream_base') || u.startsWith('node:events'), 'framework'],
+  ['worker messages', (_f, u) => u.startsWith('node:internal/worker') || u.startsWith('node:internal/per_context/messageport'), 'framework'],
+  ['promises / microtasks / async hooks', (f, u) => u.startsWith('node:internal/async_hooks') || u.startsWith('node:async_hooks') || u.startsWith('node:internal/process/task_queues') || u.startsWith('node:internal/process/promises') || f === '(program)' || f === '(anonymous)' && u === '', 'framework'],
+  ['sqlite (other)', (_f, u) => u.includes('sqlite'), 'framework'],
 ];
+const ruleOf = (n: Node): Rule | undefined => RULES.find(([, test]) => test(n.callFrame.functionName, n.callFrame.url));
 
 const path = positionals[0];
 if (!path) throw new Error('usage: profile-stages FILE.cpuprofile');
@@ -64,17 +72,16 @@ const stageOf = new Map<number, string>();
 function classify(leaf: number): string {
   const known = stageOf.get(leaf);
   if (known) return known;
-  const frames: Node[] = [];
-  for (let id: number | undefined = leaf; id !== undefined; id = parent.get(id)) frames.push(byId.get(id)!);
-  let stage = 'other';
-  const leafFn = frames[0]!.callFrame.functionName;
-  if (leafFn === '(idle)') stage = '(idle)';
-  else {
-    outer: for (const [name, test] of STAGES) for (const f of frames) if (test(f.callFrame.functionName, f.callFrame.url)) {
-      stage = name;
-      break outer;
-    }
+  let stage: string | null = null;
+  let framework: string | null = null;
+  if (byId.get(leaf)!.callFrame.functionName === '(idle)') stage = '(idle)';
+  for (let id: number | undefined = leaf; id !== undefined && stage === null; id = parent.get(id)) {
+    const r = ruleOf(byId.get(id)!);
+    if (!r) continue;
+    if (r[2] === 'service' || (r[2] === 'carrier' && framework === null)) stage = r[0];
+    else if (r[2] === 'framework' && framework === null) framework = r[0];
   }
+  stage ??= framework ?? 'other';
   stageOf.set(leaf, stage);
   return stage;
 }

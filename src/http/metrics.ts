@@ -16,22 +16,12 @@ export function createHttpMetrics(registry: Registry): HttpMetrics {
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
-  // the counter's and histogram's children per (method, route, status), bound once: observing by a
-  // labels object hashes the labels on every call (issue 29, ADR 0371). Routes are the registered
-  // patterns (or 'unmatched'), so the map is as bounded as the metric's own series.
-  const children = new Map<string, { count: ReturnType<typeof requests.labels>; time: ReturnType<typeof latency.labels> }>();
   return {
     registry,
     observe(method, route, status, seconds) {
-      const key = `${method} ${status} ${route}`;
-      let c = children.get(key);
-      if (!c) {
-        const labels = { method, route, status: String(status) };
-        c = { count: requests.labels(labels), time: latency.labels(labels) };
-        children.set(key, c);
-      }
-      c.count.inc();
-      c.time.observe(seconds);
+      const labels = { method, route, status: String(status) };
+      requests.inc(labels);
+      latency.observe(labels, seconds);
     },
   };
 }

@@ -42,30 +42,17 @@ export function installSearchTimings(app: FastifyInstance, registry: Registry): 
     buckets: [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
     registers: [registry],
   });
-  // the histogram's children of each route, bound once: observing by a labels object hashes the labels
-  // on every call (issue 29, ADR 0371)
-  type Child = ReturnType<typeof stage.labels>;
-  const byRoute = new Map<string, Record<'engine' | 'records' | 'snippets' | 'billing' | 'queue' | 'serialization' | 'total', Child>>();
-  const childrenOf = (route: string) => {
-    let c = byRoute.get(route);
-    if (!c) {
-      const of = (name: string) => stage.labels({ route, stage: name });
-      c = { engine: of('engine'), records: of('records'), snippets: of('snippets'), billing: of('billing'), queue: of('queue'), serialization: of('serialization'), total: of('total') };
-      byRoute.set(route, c);
-    }
-    return c;
-  };
   const beforeSerializing = (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const r = request as Stamped;
     if (hasTimings(payload)) payload.timings.total_us = Math.max(payload.timings.total_us, Math.round(reply.elapsedTime * 1000));
     const s = r[STAGES];
     if (s) {
-      const c = childrenOf(request.routeOptions.url ?? 'unmatched');
-      c.engine.observe(s.engineUs / 1e6);
-      c.records.observe(s.recordsUs / 1e6);
-      c.snippets.observe(s.snippetsUs / 1e6);
-      c.billing.observe(s.billingUs / 1e6);
-      c.queue.observe(s.queueUs / 1e6);
+      const route = request.routeOptions.url ?? 'unmatched';
+      stage.observe({ route, stage: 'engine' }, s.engineUs / 1e6);
+      stage.observe({ route, stage: 'records' }, s.recordsUs / 1e6);
+      stage.observe({ route, stage: 'snippets' }, s.snippetsUs / 1e6);
+      stage.observe({ route, stage: 'billing' }, s.billingUs / 1e6);
+      stage.observe({ route, stage: 'queue' }, s.queueUs / 1e6);
       r[SERIALIZING] = performance.now();
     }
   };
@@ -80,11 +67,11 @@ export function installSearchTimings(app: FastifyInstance, registry: Registry): 
   app.addHook('onSend', (request, _reply, payload, done) => {
     const r = request as Stamped;
     const at = r[SERIALIZING];
-    if (at !== undefined) childrenOf(request.routeOptions.url ?? 'unmatched').serialization.observe((performance.now() - at) / 1000);
+    if (at !== undefined) stage.observe({ route: request.routeOptions.url ?? 'unmatched', stage: 'serialization' }, (performance.now() - at) / 1000);
     done(null, payload);
   });
   app.addHook('onResponse', (request, reply, done) => {
-    if ((request as Stamped)[STAGES]) childrenOf(request.routeOptions.url ?? 'unmatched').total.observe(reply.elapsedTime / 1000);
+    if ((request as Stamped)[STAGES]) stage.observe({ route: request.routeOptions.url ?? 'unmatched', stage: 'total' }, reply.elapsedTime / 1000);
     done();
   });
 }
