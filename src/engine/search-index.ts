@@ -178,6 +178,8 @@ interface Manifest {
 
 const MANIFEST = 'manifest.json';
 const MAX_K = 500;
+/** Most terms docFreq remembers per snapshot (~1 MiB at worst); beyond it the map starts afresh. */
+const DF_CACHE_TERMS = 16_384;
 
 interface MergeState {
   /** The sliced merge run by mergeStep; null: the merge runs elsewhere (beginMerge, ADR 0180). */
@@ -226,6 +228,9 @@ export class SearchIndex {
   readonly #pendingDeletes = new Map<string, Set<number>>();
   #buffer: SegmentBuffer;
   #snapshot: (VectorSegment & ImpactSegment)[] = [];
+  /** docFreq's answers for the snapshot `#dfOf` (emptied when the snapshot changes or it fills up). */
+  readonly #dfCache = new Map<string, number>();
+  #dfOf: readonly unknown[] | null = null;
   /** Id of the external sparse (SPLADE) model whose document vectors are searched (null: none). */
   #impactModel: string | null = null;
   #vectorModel: VectorModel | null = null;
@@ -1075,12 +1080,22 @@ export class SearchIndex {
 
   /** Index-wide document frequency of an index term. */
   docFreq(term: string): number {
+    // per snapshot (a snapshot's segments never change): the work budget looks up every query term on
+    // the main thread before the search (issue 29, ADR 0371); common words repeat across queries
+    if (this.#dfOf !== this.#snapshot) {
+      this.#dfOf = this.#snapshot;
+      this.#dfCache.clear();
+    }
+    const known = this.#dfCache.get(term);
+    if (known !== undefined) return known;
     const b = utf8(term);
     let df = 0;
     for (const s of this.#snapshot) {
       const t = s.seg.findTerm(b);
       if (t >= 0) df += s.seg.df(t);
     }
+    if (this.#dfCache.size >= DF_CACHE_TERMS) this.#dfCache.clear();
+    this.#dfCache.set(term, df);
     return df;
   }
 

@@ -26,7 +26,9 @@ export class RequestLogController extends LogController {
 }
 
 export function installRequestLog(app: FastifyInstance): void {
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
+    // below `info` (a quieter level set) no line is written: nothing is built for it (issue 29, ADR 0371)
+    if ((request.log as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled?.('info') === false) return done();
     const principal = (request as { principal?: { accountId: number } | null }).principal;
     const code = codes.get(request);
     request.log.info(
@@ -41,5 +43,6 @@ export function installRequestLog(app: FastifyInstance): void {
       },
       'request',
     );
+    done();
   });
 }

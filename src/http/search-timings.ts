@@ -18,6 +18,7 @@ declare module 'fastify' {
 }
 import { Histogram, type Registry } from 'prom-client';
 import type { SearchStages } from '../search/search-types.js';
+import { histogramSeries } from './histogram-series.js';
 
 const STAGES = Symbol('searchStages');
 const SERIALIZING = Symbol('serializingAt');
@@ -42,35 +43,47 @@ export function installSearchTimings(app: FastifyInstance, registry: Registry): 
     buckets: [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
     registers: [registry],
   });
+  // each route's series, observed without prom-client's per-call label work (histogram-series.ts; ADR 0371)
+  const STAGE_NAMES = ['engine', 'records', 'snippets', 'billing', 'queue', 'serialization', 'total'] as const;
+  const byRoute = new Map<string, Record<(typeof STAGE_NAMES)[number], (value: number) => void>>();
+  const seriesOf = (route: string) => {
+    let c = byRoute.get(route);
+    if (!c) {
+      c = Object.fromEntries(STAGE_NAMES.map((name) => [name, histogramSeries(stage, { route, stage: name })])) as Record<(typeof STAGE_NAMES)[number], (value: number) => void>;
+      byRoute.set(route, c);
+    }
+    return c;
+  };
   const beforeSerializing = (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const r = request as Stamped;
     if (hasTimings(payload)) payload.timings.total_us = Math.max(payload.timings.total_us, Math.round(reply.elapsedTime * 1000));
     const s = r[STAGES];
     if (s) {
-      const route = request.routeOptions.url ?? 'unmatched';
-      stage.observe({ route, stage: 'engine' }, s.engineUs / 1e6);
-      stage.observe({ route, stage: 'records' }, s.recordsUs / 1e6);
-      stage.observe({ route, stage: 'snippets' }, s.snippetsUs / 1e6);
-      stage.observe({ route, stage: 'billing' }, s.billingUs / 1e6);
-      stage.observe({ route, stage: 'queue' }, s.queueUs / 1e6);
+      const c = seriesOf(request.routeOptions.url ?? 'unmatched');
+      c.engine(s.engineUs / 1e6);
+      c.records(s.recordsUs / 1e6);
+      c.snippets(s.snippetsUs / 1e6);
+      c.billing(s.billingUs / 1e6);
+      c.queue(s.queueUs / 1e6);
       r[SERIALIZING] = performance.now();
     }
   };
   app.decorateReply('beforeSerializing', function (this: FastifyReply, payload: unknown) {
     beforeSerializing(this.request, this, payload);
   });
-  app.addHook('preSerialization', async (request, reply, payload) => {
+  app.addHook('preSerialization', (request, reply, payload, done) => {
     // a route that serializes its own response (a string or bytes) called reply.beforeSerializing itself
     beforeSerializing(request, reply, payload);
-    return payload;
+    done(null, payload);
   });
-  app.addHook('onSend', async (request, _reply, payload) => {
+  app.addHook('onSend', (request, _reply, payload, done) => {
     const r = request as Stamped;
     const at = r[SERIALIZING];
-    if (at !== undefined) stage.observe({ route: request.routeOptions.url ?? 'unmatched', stage: 'serialization' }, (performance.now() - at) / 1000);
-    return payload;
+    if (at !== undefined) seriesOf(request.routeOptions.url ?? 'unmatched').serialization((performance.now() - at) / 1000);
+    done(null, payload);
   });
-  app.addHook('onResponse', async (request, reply) => {
-    if ((request as Stamped)[STAGES]) stage.observe({ route: request.routeOptions.url ?? 'unmatched', stage: 'total' }, reply.elapsedTime / 1000);
+  app.addHook('onResponse', (request, reply, done) => {
+    if ((request as Stamped)[STAGES]) seriesOf(request.routeOptions.url ?? 'unmatched').total(reply.elapsedTime / 1000);
+    done();
   });
 }

@@ -102,13 +102,13 @@ export function findUnstorableText(value: unknown, context: string): string | nu
  * answered 500). Uploads and other raw bodies are not text and are not inspected.
  */
 export function installUnstorableTextCheck(app: FastifyInstance): void {
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     const at =
       findUnstorableText(request.params, 'params') ?? findUnstorableText(request.query, 'querystring') ?? findUnstorableText(request.body, 'body');
-    if (at === null) return;
+    if (at === null) return done();
     const message = 'must not contain U+0000 (NUL) or an unpaired UTF-16 surrogate; remove the character';
     // As a schema violation: 422, or 400 where the interface says so for the operation (conversation turns).
     const status = (request.routeOptions.config as { validationStatus?: number } | undefined)?.validationStatus;
-    throw new AppError(status === 400 ? 'bad_request' : 'validation_failed', `${at} ${message}.`, { extra: { errors: [{ path: at, message }] } });
+    done(new AppError(status === 400 ? 'bad_request' : 'validation_failed', `${at} ${message}.`, { extra: { errors: [{ path: at, message }] } }));
   });
 }

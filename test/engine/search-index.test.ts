@@ -242,3 +242,31 @@ test('exact totals of collapsed searches count works exactly: solo docs, keys sh
   }
   idx.close();
 });
+
+test('docFreq answers for the committed snapshot: remembered per snapshot, new after a commit or a merge (issue 29)', () => {
+  const dir = new MemoryIndexDirectory();
+  const idx = SearchIndex.open(dir);
+  const term = idx.parse('heat').words[0]!.terms[0]!;
+  assert.equal(idx.docFreq(term), 0);
+  idx.add(DOCS[0]!);
+  assert.equal(idx.docFreq(term), 0, 'uncommitted documents are not counted');
+  idx.commit('1');
+  const one = idx.docFreq(term);
+  assert.ok(one >= 1);
+  assert.equal(idx.docFreq(term), one, 'asked again: the same answer');
+  for (const d of DOCS.slice(1)) idx.add(d);
+  idx.commit('2');
+  const all = idx.docFreq(term);
+  assert.ok(all > one, `a commit adding documents with the term raises it (${one} -> ${all})`);
+  // what a fresh index over the same directory says is the truth
+  const fresh = SearchIndex.open(dir);
+  assert.equal(fresh.docFreq(term), all);
+  fresh.close();
+  idx.delete(DOCS[0]!.id);
+  idx.commit('3');
+  idx.forceMerge(1);
+  const merged = SearchIndex.open(dir);
+  assert.equal(idx.docFreq(term), merged.docFreq(term), 'after a merge: as a fresh reader counts');
+  merged.close();
+  idx.close();
+});
