@@ -305,10 +305,12 @@ if (process.argv[1]?.endsWith('realset.bench.js')) {
     // that fail at least one check says whether the score orders the failures (ADR 0366).
     scoreSpearmanAmongFailing: rho(perDoc.filter((d) => (d.share.lectern ?? 1) < 1)),
     pagesPerSecond: Object.fromEntries(TOOLS.map((t) => [t, ms[t] ? Math.round((toolPages[t] / (ms[t] / 1000)) * 10) / 10 : null])),
+    // Seconds per page to the hundredth: OCR runs at 0.1-0.5 pages/s, where pages/s to a tenth says little.
+    secondsPerPage: Object.fromEntries(TOOLS.map((t) => [t, ms[t] && toolPages[t] ? Math.round((ms[t] / 1000 / toolPages[t]) * 100) / 100 : null])),
     worstForLectern: [...perDoc].sort((a, b) => a.share.lectern! - b.share.lectern!).slice(0, 8).map((d) => ({ path: d.path, pages: d.pages, share: d.share, failedLectern: d.failed.lectern })),
     perDocument: perDoc.map(({ failed: _f, ...d }) => d),
   };
   const out = opt('out');
   if (out) writeFileSync(out, JSON.stringify(result, null, 1) + '\n');
-  console.log(JSON.stringify({ documents: result.documents, pages, checksByType: result.checksByType, cellChecksByTable: result.cellChecksByTable, overall: result.overall, byKind: Object.fromEntries(Object.entries(result.byKind).map(([k, v]) => [k, v.overall])), presentWordEditDistance: result.presentWordEditDistance, scoreSpearman: result.scoreSpearman, scoreSpearmanByGroup: result.scoreSpearmanByGroup, scoreSpearmanAmongFailing: result.scoreSpearmanAmongFailing, pagesPerSecond: result.pagesPerSecond }, null, 1));
+  console.log(JSON.stringify({ documents: result.documents, pages, checksByType: result.checksByType, cellChecksByTable: result.cellChecksByTable, overall: result.overall, byKind: Object.fromEntries(Object.entries(result.byKind).map(([k, v]) => [k, v.overall])), presentWordEditDistance: result.presentWordEditDistance, scoreSpearman: result.scoreSpearman, scoreSpearmanByGroup: result.scoreSpearmanByGroup, scoreSpearmanAmongFailing: result.scoreSpearmanAmongFailing, pagesPerSecond: result.pagesPerSecond, secondsPerPage: result.secondsPerPage }, null, 1));
 }

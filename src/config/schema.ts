@@ -130,7 +130,7 @@ export const ConfigSchema = Type.Object(
           description:
             'Recognition conversions run at once, each in its own worker thread with its tools (mutool, tesseract, djvulibre) as processes: about one core each. 0: one less than the available cores (os.availableParallelism()), at least 1.',
         }),
-        ocrLanguages: Type.String({ pattern: '^[A-Za-z_]+(\\+[A-Za-z_]+)*$', default: 'eng', description: 'Tesseract languages for OCR, `+`-joined (e.g. eng+deu); each needs its traineddata installed.' }),
+        ocrLanguages: Type.String({ pattern: '^[A-Za-z_]+(\\+[A-Za-z_]+)*$', default: 'eng', description: 'Tesseract languages for OCR, `+`-joined (e.g. eng+deu); each needs its traineddata installed. A document whose first OCR page reads as German, French, Spanish, Italian, Portuguese, Dutch or Swedish is read with that language first when its traineddata is installed (ADR 0365).' }),
         pageConcurrency: Type.Integer({ minimum: 1, maximum: 16, default: 1, description: 'Pages of one document processed at once (OCR-heavy scans benefit on idle machines).' }),
         leaseSeconds: Type.Integer({
           minimum: 6,

@@ -7,6 +7,7 @@ import { RecognitionError } from './errors.js';
 import type { DocumentFormat } from './format-detection.js';
 import type { MarkdownUnit, PageExtraction } from './layout-model.js';
 import type { RecognitionLimits } from './limits.js';
+import { OcrLanguageChoice, parseListLangs } from './ocr/ocr-language.js';
 import type { WarningCode } from './report/quality-report.js';
 
 /** Internal state of one conversion. */
@@ -17,6 +18,8 @@ export class ConversionContext {
   readonly backends = new Set<string>();
   readonly started: number;
   ocrPages = 0;
+  /** The document's OCR languages: the configured ones, plus its own when its first OCR text says (ADR 0365). */
+  readonly ocrLanguage: OcrLanguageChoice;
   #sha256: string | (() => string);
 
   constructor(
@@ -36,6 +39,10 @@ export class ConversionContext {
   ) {
     this.started = now();
     this.#sha256 = sha256;
+    this.ocrLanguage = new OcrLanguageChoice(ocr.languages, async () => {
+      const r = await workspace.run({ tool: 'tesseract', args: ['--list-langs'], timeoutMs: 10_000, ...(signal ? { signal } : {}) });
+      return r.exitCode === 0 ? parseListLangs(`${Buffer.from(r.stdout).toString('utf8')}\n${r.stderr}`) : new Set<string>();
+    });
   }
 
   /** The input's SHA-256 in hex. */
