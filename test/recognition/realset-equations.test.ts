@@ -104,18 +104,24 @@ In prose, \cmd\newcommand\marg{\command} shows a definition and makes none.
 \[ \norm{x} + \pd{f}{x} = \pd[2]{f}{x} \]
 \[ \tr A + \abs{y} + \vv u + \eps \in \RR \]
 \[ \ip{a}{\norm b} = \pderiv{f}{x} + \marg \]
+\global\long\def\mt{\bar{\mu}}
+\[ \mt x \]
+\global\long\def\mt{\hat{\mu}}
+\[ \mt y \]
 \end{document}`;
   const macros = sourceMacros(src);
   assert.deepEqual(macros.get('pd'), { args: 3, optional: '', body: '\\frac{\\partial^{#1} #2}{\\partial #3^{#1}}' });
   assert.ok(!macros.has('upto'), 'a \\def with delimited parameters is not read');
   const eqs = sourceEquations(src);
-  assert.equal(eqs.length, 3);
+  assert.equal(eqs.length, 5);
   assert.deepEqual(latexTokens(eqs[0]!), latexTokens('\\left\\| x \\right\\| + \\frac{\\partial^{} f}{\\partial x^{}} = \\frac{\\partial^{2} f}{\\partial x^{2}}'));
   // \DeclareMathOperator reads as its letters (as \operatorname does), \let as its target; the verbatim
   // example's \newcommand defines nothing; \ensuremath and \xspace set nothing.
   assert.deepEqual(latexTokens(eqs[1]!), latexTokens('\\text{tr} A + | y | + \\vec{u} + \\varepsilon \\in \\mathbb{R}'));
   // A body definition counts from where it is; a package's macro (\pderiv of physics) stays as written.
   assert.deepEqual(latexTokens(eqs[2]!), latexTokens('\\langle a, \\| b \\| \\rangle = \\pderiv{f}{x} + \\marg'));
+  // LyX's `\global\long\def` at the start of a line defines; a redefinition counts from where it stands.
+  assert.deepEqual([eqs[3], eqs[4]].map((e) => latexTokens(e!)), [latexTokens('\\bar{\\mu} x'), latexTokens('\\hat{\\mu} y')]);
   // A definition that uses itself stops (bounded), and an argument missing at the end leaves the use as written.
   assert.ok(expandMacros('\\x', new Map([['x', { args: 0, optional: null, body: 'a\\x' }]])).length < 30000);
   assert.equal(expandMacros('\\f', new Map([['f', { args: 1, optional: null, body: '(#1)' }]])), '\\f');

@@ -81,14 +81,17 @@ function macroName(s: string, at: number): { name: string; end: number } | null 
  * A `\def` with delimited parameters (`\def\x#1.{..}`) is skipped: its use cannot be read without TeX.
  * Package macros (`\pderiv` of physics) are not in the source and stay as written.
  */
-export function sourceMacros(src: string, lineStartOnly = false): Map<string, SourceMacro> {
+export function sourceMacros(src: string, lineStartOnly = false, before = Infinity): Map<string, SourceMacro> {
   const out = new Map<string, SourceMacro>();
   const re = /\\(newcommand|renewcommand|providecommand|DeclareRobustCommand|def|gdef|edef|xdef|DeclareMathOperator|DeclarePairedDelimiter|let)(?![A-Za-z])\*?/g;
   for (const m of src.matchAll(re)) {
+    // A definition counts from where it stands (a document may redefine a macro between equations).
+    if (m.index! >= before) break;
     const kind = m[1]!;
-    // In a body, only a definition that starts its line: a manual's prose that shows one (`\cmd\newcommand
-    // \marg{..}`, `\texttt{\def\x}`) defines nothing.
-    if (lineStartOnly && !/(?:^|\n)[ \t]*$/.test(src.slice(Math.max(0, m.index! - 200), m.index!))) continue;
+    // In a body, only a definition that starts its line (after `\global`, `\long`, as LyX writes them): a
+    // manual's prose that shows one (`\cmd\newcommand \marg{..}`, `\texttt{\def\x}`) defines nothing.
+    const lead = src.slice(Math.max(0, m.index! - 200), m.index!).replace(/(?:\\(?:global|long|protected|outer)\s*)+$/, '');
+    if (lineStartOnly && !/(?:^|\n)[ \t]*$/.test(lead)) continue;
     const nm = macroName(src, m.index! + m[0].length);
     if (!nm || !/^[A-Za-z]+$/.test(nm.name)) continue;
     let at = nm.end;
@@ -209,14 +212,15 @@ export function sourceEquations(tex: string): string[] {
   body = body.replace(/\\iffalse[\s\S]*?\\fi\b/g, ' ');
   body = body.replace(/\\verb\*?([^A-Za-z\s])[\s\S]*?\1/g, ' ');
   // The document's own definitions: the preamble's, then the body's outside code examples (a manual's
-  // `\newcommand` in a verbatim example defines nothing) that start their line, later ones overriding earlier ones.
-  const macros = new Map([...sourceMacros(start > 0 ? src.slice(0, start) : ''), ...sourceMacros(body, true)]);
+  // `\newcommand` in a verbatim example defines nothing) that start their line and stand before the
+  // equation, later ones overriding earlier ones.
+  const preamble = sourceMacros(start > 0 ? src.slice(0, start) : '');
   const out: string[] = [];
   const re = /\\begin\{((?:equation|align|gather|multline|eqnarray|displaymath|flalign|alignat)\*?)\}(?:\{[^}]*\})?([\s\S]*?)\\end\{\1\}|\\\[([\s\S]*?)\\\]|\$\$([\s\S]*?)\$\$/g;
   for (const m of body.matchAll(re)) {
     if (m[1] && !DISPLAY_ENVS.test(m[1])) continue;
     const eq = (m[2] ?? m[3] ?? m[4] ?? '').trim();
-    if (eq) out.push(expandMacros(eq, macros));
+    if (eq) out.push(expandMacros(eq, new Map([...preamble, ...sourceMacros(body, true, m.index!)])));
   }
   return out;
 }
