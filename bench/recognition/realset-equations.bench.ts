@@ -6,12 +6,21 @@
 // equation that KaTeX renders is compared with the displays as rendered forms (KaTeX's MathML as tokens,
 // bench/recognition/realset/render.ts), both over all equations and over those matched as LaTeX.
 //   node dist/bench/recognition/realset-equations.bench.js [--root WORK/root] [--split tune|report|all]
-//     [--max-pages 60] [--out FILE] [--examples N]
+//     [--max-pages 60] [--out FILE] [--examples N] [--base OTHER/dist] [--dump FILE.jsonl] [--only PATH-PART,...]
+// --base DIST adds `lectern-base` (another build's converter, e.g. the session's starting build) in the same
+// run, base and branch alternated per document; `ab` then gives both builds' LaTeX matches under both
+// ground truths: `own` (this build's bench/recognition/realset/equations.ts: since ADR 0367 the document's
+// own macro definitions expanded) and `baseTruth` (the base build's equations.js: its source equations,
+// token normalisation and matching), so a change in the number splits into what the converter did and what
+// the ground truth did.
+// --dump FILE writes one JSON line per source equation: its text, whether KaTeX renders it (and the first
+// undefined control sequence), and each Lectern build's best display and similarity under both readings.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { LocalProcessRunner } from '../../src/adapters/process/local-process-runner.js';
 import { convertDocument } from '../../src/recognition/index.js';
@@ -27,8 +36,14 @@ const root = opt('root') ?? join(here, 'work', 'root');
 const split = opt('split') ?? 'report';
 const maxPages = Number(opt('max-pages') ?? 60);
 const examplesWanted = Number(opt('examples') ?? 12);
+const baseDist = opt('base');
+const dumpFile = opt('dump');
 const TOOLS = ['lectern', 'pdftotext', 'mutool'] as const;
-type Tool = (typeof TOOLS)[number];
+type RawTool = (typeof TOOLS)[number];
+type Tool = RawTool | 'lectern-base';
+type Truth = { sourceEquations: typeof sourceEquations; latexTokens: typeof latexTokens; bestLatexMatch: typeof bestLatexMatch };
+const baseTruth = baseDist ? ((await import(pathToFileURL(join(baseDist, 'bench', 'recognition', 'realset', 'equations.js')).href)) as Truth) : null;
+const baseConvert = baseDist ? ((await import(pathToFileURL(join(baseDist, 'src', 'recognition', 'index.js')).href)) as { convertDocument: typeof convertDocument }).convertDocument : null;
 const MATCH = 0.8;
 const MAX_TOKENS = 300;
 const runner = new LocalProcessRunner();
@@ -36,6 +51,7 @@ const kindOf = (d: RealDocument): string => `${d.package.replace(/^texlive-/, ''
 
 async function run(tool: Tool, pdf: string): Promise<string> {
   if (tool === 'lectern') return (await convertDocument(new Uint8Array(readFileSync(pdf)), { runner })).markdown;
+  if (tool === 'lectern-base') return (await baseConvert!(new Uint8Array(readFileSync(pdf)), { runner })).markdown;
   if (tool === 'pdftotext') return execFileSync('pdftotext', ['-q', pdf, '-'], { maxBuffer: 256 << 20 }).toString('utf8');
   return execFileSync('mutool', ['draw', '-q', '-F', 'txt', '-o', '-', pdf], { maxBuffer: 256 << 20, stdio: ['ignore', 'pipe', 'ignore'] }).toString('utf8');
 }
@@ -44,18 +60,26 @@ if (process.argv[1]?.endsWith('realset-equations.bench.js')) {
   const set = JSON.parse(readFileSync(join(here, 'devset.json'), 'utf8')) as { documents: RealDocument[] };
   const load = loadavg();
   const cpu0 = process.cpuUsage();
-  const docs = set.documents.filter((d) => (split === 'all' || d.split === split) && d.pages <= maxPages);
+  const only = opt('only')?.split(',').filter(Boolean);
+  const docs = set.documents.filter((d) => (split === 'all' || d.split === split) && d.pages <= maxPages && (!only || only.some((o) => d.path.includes(o))));
   type Count = { equations: number; symbolsMatched: number; symbolSimilaritySum: number };
-  const tally = Object.fromEntries(TOOLS.map((t) => [t, { equations: 0, symbolsMatched: 0, symbolSimilaritySum: 0 }])) as Record<Tool, Count>;
+  const tally = Object.fromEntries(TOOLS.map((t) => [t, { equations: 0, symbolsMatched: 0, symbolSimilaritySum: 0 }])) as Record<RawTool, Count>;
   const latex = { equations: 0, matched: 0, exact: 0, similaritySum: 0, displays: 0, displaysWithUnmapped: 0 };
   // Rendered back: displays KaTeX renders; source equations it renders (sources use their own macros) and
   // how close their rendered forms are to the displays'.
   const rendered = { displaysRendered: 0, sourceEquations: 0, sourceRendered: 0, matched: 0, similaritySum: 0, latexMatched: 0, latexMatchedSourceRendered: 0, latexMatchedRenderedMatched: 0, latexMatchedSimilaritySum: 0 };
   const parseErrors: Record<string, number> = {};
   const parseErrorExamples: { path: string; display: string; error: string }[] = [];
-  const byKind: Record<string, { documents: number; equations: number; latexMatched: number; symbols: Record<Tool, number> }> = {};
-  const perDoc: { path: string; split: string; pages: number; equations: number; displays: number; latexMatched: number; symbolsMatched: Record<Tool, number> }[] = [];
+  const byKind: Record<string, { documents: number; equations: number; latexMatched: number; symbols: Record<RawTool, number> }> = {};
+  const perDoc: { path: string; split: string; pages: number; equations: number; displays: number; latexMatched: number; symbolsMatched: Record<RawTool, number> }[] = [];
   const examples: { path: string; source: string; bestDisplay: string; similarity: number }[] = [];
+  // A/B (--base): LaTeX matches per build and per reading of the ground truth; symbols per build.
+  const LECTERNS = baseDist ? (['lectern', 'lectern-base'] as const) : (['lectern'] as const);
+  type AbCount = { equations: number; matched: number; exact: number; renderedSource: number; renderedMatched: number; symbolsMatched: number; documentsBetter: number; documentsWorse: number };
+  const abZero = (): AbCount => ({ equations: 0, matched: 0, exact: 0, renderedSource: 0, renderedMatched: 0, symbolsMatched: 0, documentsBetter: 0, documentsWorse: 0 });
+  const ab: Record<string, Record<'own' | 'baseTruth', AbCount>> = Object.fromEntries(LECTERNS.map((t) => [t, { own: abZero(), baseTruth: abZero() }]));
+  const abDocs: { path: string; own: Record<string, number>; baseTruth: Record<string, number> }[] = [];
+  if (dumpFile) writeFileSync(dumpFile, '');
   let skipped = 0;
   let tooLong = 0;
   let lecternCpuMs = 0;
@@ -103,6 +127,7 @@ if (process.argv[1]?.endsWith('realset-equations.bench.js')) {
       },
       byDocumentKind: Object.fromEntries(Object.entries(byKind).map(([n, v]) => [n, { documents: v.documents, equations: v.equations, latexMatchedPercent: pct(v.latexMatched, v.equations), symbolsPercent: Object.fromEntries(TOOLS.map((t) => [t, pct(v.symbols[t], v.equations)])) }])),
       cpu: { benchProcessMs: Math.round((cpu.user + cpu.system) / 1000), lecternInProcessMs: Math.round(lecternCpuMs) },
+      ab: baseDist ? { base: baseDist, order: 'lectern and lectern-base alternated per document (even documents lectern first)', truths: { own: 'this build\'s ground truth (ADR 0367: the document\'s own \\newcommand/\\def/\\DeclareMathOperator/\\DeclarePairedDelimiter/\\let definitions expanded; \\stackrel read as \\overset; \\mathclap and size switches dropped)', baseTruth: 'the base build\'s ground truth (its equations.js)' }, counts: ab, documentsChanged: abDocs.filter((x) => x.own['lectern'] !== x.own['lectern-base'] || x.baseTruth['lectern'] !== x.baseTruth['lectern-base'] || x.own['lectern'] !== x.baseTruth['lectern']) } : null,
       perDocument: perDoc,
       unmatchedExamples: examples,
     };
@@ -115,9 +140,15 @@ if (process.argv[1]?.endsWith('realset-equations.bench.js')) {
       continue;
     }
     const raw = readFileSync(texPath);
-    let eqs = sourceEquations((texPath.endsWith('.gz') ? gunzipSync(raw) : raw).toString('utf8'))
+    const texSource = (texPath.endsWith('.gz') ? gunzipSync(raw) : raw).toString('utf8');
+    let eqs = sourceEquations(texSource)
       .map((e) => ({ tex: e, tokens: latexTokens(e) }))
       .filter((e) => e.tokens.length > 0);
+    const eqsBase = baseTruth
+      ? baseTruth.sourceEquations(texSource)
+          .map((e) => ({ tex: e, tokens: baseTruth.latexTokens(e) }))
+          .filter((e) => e.tokens.length > 0 && e.tokens.length <= MAX_TOKENS)
+      : [];
     // Equations of over 300 tokens (a page-long expansion of a package's macros) are left out: aligning
     // them costs minutes and says little; counted apart.
     tooLong += eqs.filter((e) => e.tokens.length > MAX_TOKENS).length;
@@ -126,8 +157,14 @@ if (process.argv[1]?.endsWith('realset-equations.bench.js')) {
     const k = (byKind[kindOf(d)] ??= { documents: 0, equations: 0, latexMatched: 0, symbols: { lectern: 0, pdftotext: 0, mutool: 0 } });
     k.documents++;
     k.equations += eqs.length;
-    const row = { path: d.path, split: d.split, pages: d.pages, equations: eqs.length, displays: 0, latexMatched: 0, symbolsMatched: { lectern: 0, pdftotext: 0, mutool: 0 } as Record<Tool, number> };
-    for (const tool of TOOLS) {
+    const row = { path: d.path, split: d.split, pages: d.pages, equations: eqs.length, displays: 0, latexMatched: 0, symbolsMatched: { lectern: 0, pdftotext: 0, mutool: 0 } as Record<RawTool, number> };
+    const order: Tool[] = baseDist ? (perDoc.length % 2 === 0 ? ['lectern', 'lectern-base', 'pdftotext', 'mutool'] : ['lectern-base', 'lectern', 'pdftotext', 'mutool']) : [...TOOLS];
+    const docAb = { path: d.path, own: {} as Record<string, number>, baseTruth: {} as Record<string, number> };
+    const dumpRows = eqs.map((e) => {
+      const err = texError(sourceDisplay(e.tex));
+      return { path: d.path, source: e.tex.replace(/\s+/g, ' ').slice(0, 600), tokens: e.tokens.length, sourceRenders: err === null, undefinedMacro: err ? /Undefined control sequence: (\\[A-Za-z@]+)/.exec(err)?.[1] ?? err.slice(0, 80) : null, best: {} as Record<string, { similarity: number; display: string }> };
+    });
+    for (const tool of order) {
       let out = '';
       const c0 = process.cpuUsage();
       try {
@@ -135,6 +172,45 @@ if (process.argv[1]?.endsWith('realset-equations.bench.js')) {
       } catch (e) {
         console.error(`${tool} failed on ${d.path}: ${(e as Error).message.slice(0, 120)}`);
       }
+      if (tool === 'lectern' || tool === 'lectern-base') {
+        const shown = outputDisplays(out);
+        const toks = shown.map((s) => latexTokens(s));
+        const shownRendered = shown.map((s) => (texError(s) === null ? renderedTokens(s) ?? [] : []));
+        for (const [reading, list] of [['own', eqs], ['baseTruth', eqsBase]] as const) {
+          const c = ab[tool]?.[reading];
+          if (!c) continue;
+          const match = reading === 'own' ? bestLatexMatch : baseTruth!.bestLatexMatch;
+          const dispToks = reading === 'own' ? toks : shown.map((s) => baseTruth!.latexTokens(s));
+          let n = 0;
+          for (const [i, e] of list.entries()) {
+            const sim = match(e.tokens, dispToks);
+            c.equations++;
+            if (sim >= MATCH) {
+              c.matched++;
+              n++;
+            }
+            if (sim === 1) c.exact++;
+            const src = renderedTokens(sourceDisplay(e.tex));
+            if (src) {
+              c.renderedSource++;
+              if (bestLatexMatch(src, shownRendered) >= MATCH) c.renderedMatched++;
+            }
+            if (reading === 'own' && dumpFile) {
+              const best = shown.map((s, j) => ({ s, v: bestLatexMatch(e.tokens, [toks[j]!]) })).sort((a, b) => b.v - a.v)[0];
+              dumpRows[i]!.best[tool] = { similarity: Math.round(sim * 1000) / 1000, display: (best?.s ?? '').slice(0, 400) };
+            }
+          }
+          if (reading === 'own') {
+            const text = outputSymbols(out);
+            c.symbolsMatched += list.filter((e) => {
+              const sym = symbolsOf(e.tokens);
+              return sym && symbolMatch(sym, text) >= MATCH;
+            }).length;
+          }
+          docAb[reading][tool] = n;
+        }
+      }
+      if (tool === 'lectern-base') continue;
       if (tool === 'lectern') {
         const c = process.cpuUsage(c0);
         lecternCpuMs += (c.user + c.system) / 1000;
@@ -200,11 +276,21 @@ if (process.argv[1]?.endsWith('realset-equations.bench.js')) {
       }
     }
     perDoc.push(row);
+    if (baseDist) {
+      abDocs.push(docAb);
+      for (const reading of ['own', 'baseTruth'] as const) {
+        const a = docAb[reading]['lectern']!;
+        const b = docAb[reading]['lectern-base']!;
+        if (a > b) ab['lectern']![reading].documentsBetter++;
+        if (a < b) ab['lectern']![reading].documentsWorse++;
+      }
+    }
+    if (dumpFile) writeFileSync(dumpFile, dumpRows.map((r) => JSON.stringify(r)).join('\n') + (dumpRows.length ? '\n' : ''), { flag: 'a' });
     if (opt('out')) writeFileSync(opt('out')!, JSON.stringify(summary(false), null, 1) + '\n');
     console.error(`${d.path}: ${eqs.length} equations, ${row.displays} displays, LaTeX matched ${row.latexMatched}, symbols ${TOOLS.map((t) => row.symbolsMatched[t]).join('/')}`);
   }
   const result = summary(true);
   const out = opt('out');
   if (out) writeFileSync(out, JSON.stringify(result, null, 1) + '\n');
-  console.log(JSON.stringify({ documents: perDoc.length, latex: result.latex, renderedBack: { ...result.renderedBack, parseErrorExamples: undefined }, symbolsInOrder: result.symbolsInOrder, byDocumentKind: result.byDocumentKind }, null, 1));
+  console.log(JSON.stringify({ documents: perDoc.length, ab: result.ab?.counts, latex: result.latex, renderedBack: { ...result.renderedBack, parseErrorExamples: undefined }, symbolsInOrder: result.symbolsInOrder, byDocumentKind: result.byDocumentKind }, null, 1));
 }

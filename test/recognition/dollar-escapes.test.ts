@@ -143,3 +143,20 @@ test('one display per equation: numbered math lines of one block are displays of
   assert.equal(displayParts('where $x$ is (4)'), null);
   assertMathRenders(md);
 });
+
+test('leqno (ADR 0367): a display numbered on the left is an equation with its tag, not a numbered list item; a list item with prose stays one', () => {
+  const lines = [
+    L('Body text body text body text body text body text body text body text', 40, { block: nb(), x1: 520 }),
+    // MuPDF gives the left number at the start of the display's line: "(3)" then the formula.
+    L('(3) x = y + 1', 100, { block: nb(), x0: 72, x1: 400, math: '(3) $x = y + 1$' }),
+    L('(4) a^2 + b^2 = c^2', 120, { block: nb(), x0: 72, x1: 400, math: '$(4) a^{2} + b^{2} = c^{2}$' }),
+    // An enumerated item whose text is prose with a formula in it is a list item as before.
+    L('(1) Let x be a real number.', 160, { block: nb(), x0: 72, x1: 400, math: '(1) Let $x$ be a real number.' }),
+  ];
+  const md = renderMarkdown(analyzeLayout({ pages: [page(1, lines)] }).blocks);
+  const displays = markdownMath(md).filter((m) => m.display).map((m) => m.tex);
+  assert.deepEqual(displays, ['x = y + 1 \\tag{3}', 'a^{2} + b^{2} = c^{2} \\tag{4}'], md);
+  // (Items keep the line's text, as before.)
+  assert.match(md, /^1\. Let x be a real number\.$/m);
+  assertMathRenders(md);
+});

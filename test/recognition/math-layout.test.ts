@@ -427,3 +427,58 @@ test('things over and under a base (ADR 0355): braces with their notes, an under
   // A radical sign without any bar stands alone.
   assert.equal(rebuildEquation([g(CMR, '7', 230, 200), g(CMSY, '√', 240, 200, 10, 0.8, 'radical')])!.latex, '7 \\surd');
 });
+
+test('accents over math letters (ADR 0367): drawn from the baseline of an x-height base, over a capital raised; inside a fraction they stay on their letter', () => {
+  // TeX sets a math accent on its base's baseline and raises it only by how much the base is taller than
+  // x-height: \vec{a}, \bar{z}, \hat{x}, \tilde{n}, \dot{x} have the accent glyph on the base's own baseline.
+  const accent = (ch: string, x: number, baseline: number, glyph = '') => g(ch === '⃗' ? CMMI : CMR, ch, x, baseline, 10, 0.5, glyph);
+  const eq = [
+    g(CMMI, 'F', 100, 200), accent('⃗', 101.5, 197.5), // over a capital: raised by cap height - x-height
+    g(CMR, '=', 110, 200, 10, 0.8),
+    g(CMMI, 'm', 120, 200, 10, 0.8),
+    g(CMMI, 'a', 129, 200), accent('⃗', 129.5, 200), // over an x-height letter: the same baseline
+  ];
+  assert.equal(rebuildEquation(eq)!.latex, '\\vec{F} = m \\vec{a}');
+  for (const [ch, name, cmd] of [['¯', 'macron', '\\bar'], ['ˆ', 'circumflex', '\\hat'], ['˜', 'tilde', '\\tilde'], ['˙', 'dotaccent', '\\dot']] as const) {
+    const base = [g(CMMI, 'p', 100, 200), g(CMR, '(', 105, 200, 10, 0.4), g(CMMI, 'z', 109, 200), accent(ch, 109.5, 200), g(CMR, ')', 114, 200, 10, 0.4)];
+    assert.equal(rebuildEquation(base)!.latex, `p(${cmd}{z})`, ch);
+    // By glyph name when the font gives no Unicode.
+    assert.equal(rebuildEquation([g(CMMI, 'x', 100, 200), { ...g(CMR, '', 100.5, 200, 10, 0.5, name) }])!.latex, `${cmd}{x}`, name);
+  }
+  // In a numerator the accent goes with its letter, not over the whole fraction: \frac{\partial \vec{B}}{\partial t}.
+  const frac = [g(CMMI, '∂', 100, 194), g(CMMI, 'B', 106, 194), accent('⃗', 107.5, 191.5), g(CMMI, '∂', 101, 210), g(CMMI, 't', 107, 210)];
+  assert.equal(rebuildEquation(frac, [{ x0: 99, x1: 113, y: 197.5 }])!.latex, '\\frac{\\partial \\vec{B}}{\\partial t}');
+});
+
+test('material over or under a relation (ADR 0367): \\stackrel{def}{=} is \\overset, a limit under an arrow \\underset; a script before the relation stays a script', () => {
+  // x \stackrel{def.}{=} a: "def." in script size centred over the "=", its baseline 0.6 em up.
+  const defined = [g(CMMI, 'x', 100, 200), ...word(CMR, 'def', 108, 194, 7, 0.45), g(CMR, '.', 117.5, 194, 7, 0.3), g(CMR, '=', 110, 200, 10, 0.8), g(CMMI, 'a', 122, 200)];
+  assert.equal(rebuildEquation(defined)!.latex, 'x \\overset{\\text{def} .}{=} a');
+  // f_n \underset{n \to \infty}{\longrightarrow} f: the note below the arrow, centred on it.
+  const limit = [
+    g(CMMI, 'f', 100, 200), g(CMMI, 'n', 105, 202, 7),
+    g(CMSY, '→', 112, 200, 10, 1.6),
+    g(CMMI, 'n', 113, 207, 7), g(CMSY, '→', 117.5, 207, 7, 1), g(CMSY, '∞', 125, 207, 7, 0.7),
+    g(CMMI, 'f', 132, 200),
+  ];
+  assert.equal(rebuildEquation(limit)!.latex, 'f_{n} \\underset{n \\rightarrow \\infty}{\\rightarrow} f');
+  // A superscript of the letter before "=" is left of the relation: still a superscript.
+  assert.equal(rebuildEquation([g(CMMI, 'x', 100, 200), g(CMR, '2', 105, 196, 7), g(CMR, '=', 112, 200, 10, 0.8), g(CMMI, 'a', 122, 200)])!.latex, 'x^{2} = a');
+});
+
+test('integral limits set beside a display integral (ADR 0367): a lower limit that starts left of the slanted glyph is still its limit; newtx display integrals hang like CMEX\'s', () => {
+  // \frac{1}{2\pi} \int_{-\infty}^{\infty} e^{x} dx: the lower limit moved left by the italic correction
+  // starts 3 pt before the integral (as newtx sets it: `uni222B.updsp`, baseline 14 pt above the row's).
+  const TXEX = 'ABCDEF+txexs';
+  const eq = [
+    g(CMR, '1', 289, 586.5), g(CMR, '2', 286.5, 600.4), g(CMMI, 'π', 291.6, 600.4),
+    g(TXEX, '∫', 301.1, 579.4, 10.3, 0.56, 'uni222B.updsp'),
+    g(CMSY, '∞', 303.5, 577.4, 7.5, 0.85),
+    g(CMSY, '−', 298.1, 608.2, 7.5, 0.64), g(CMSY, '∞', 302.9, 608.2, 7.5, 0.85),
+    g(CMMI, 'e', 312.5, 593.4), g(CMMI, 'x', 317.1, 589.2, 7.5),
+  ];
+  assert.equal(rebuildEquation(eq, [{ x0: 286.5, x1: 296.7, y: 590.8 }])!.latex, '\\frac{1}{2 \\pi} \\int_{- \\infty}^{\\infty} e^{x}');
+  // A script of the glyph before an integral, on the row's own level, stays that glyph's.
+  const before = [g(CMMI, 'a', 280, 593.4), g(CMMI, 'i', 285, 595.5, 7.5, 0.4), g(TXEX, '∫', 290, 579.4, 10.3, 0.56, 'uni222B.updsp'), g(CMMI, 'f', 298, 593.4)];
+  assert.equal(rebuildEquation(before)!.latex, 'a_{i} \\int f');
+});

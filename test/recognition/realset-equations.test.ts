@@ -3,7 +3,7 @@
 // token normalisation on both sides, and the matching rules the benchmark counts with.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bestLatexMatch, latexTokens, outputDisplays, outputSymbols, similarity, sourceEquations, symbolMatch, symbolsOf } from '../../bench/recognition/realset/equations.js';
+import { bestLatexMatch, expandMacros, latexTokens, outputDisplays, outputSymbols, similarity, sourceEquations, sourceMacros, symbolMatch, symbolsOf } from '../../bench/recognition/realset/equations.js';
 import { markdownMath, renderedTokens, sourceDisplay, texError } from '../../bench/recognition/realset/render.js';
 
 const SOURCE = String.raw`\documentclass{article}
@@ -83,4 +83,51 @@ test('a source equation as a KaTeX display: the rows of an alignment set in alig
   assert.equal(texError(sourceDisplay('a &\\le b, \\\\ c &= d. \\label{x}')), null);
   assert.equal(sourceDisplay('x = 1 \\\\ y = 2'), '\\begin{gathered} x = 1 \\\\ y = 2 \\end{gathered}');
   assert.equal(sourceDisplay('\\begin{pmatrix} a & b \\end{pmatrix} \\nonumber'), '\\begin{pmatrix} a & b \\end{pmatrix}');
+});
+
+test('ground truth (ADR 0367): the document\'s own macros are expanded with their arguments before comparing; code examples and package macros are not', () => {
+  const src = String.raw`\documentclass{article}
+\newcommand{\norm}[1]{\left\| #1 \right\|}
+\newcommand\pd[3][]{\frac{\partial^{#1} #2}{\partial #3^{#1}}}
+\DeclareMathOperator{\tr}{tr}
+\DeclarePairedDelimiter{\abs}{\lvert}{\rvert}
+\def\vv#1{\vec{#1}}
+\def\upto#1.{delimited}
+\let\eps\varepsilon
+\newcommand{\RR}{\ensuremath{\mathbb{R}}\xspace}
+\begin{document}
+\begin{verbatim}
+\newcommand{\tr}{WRONG}
+\end{verbatim}
+\newcommand{\ip}[2]{\langle #1, #2 \rangle}
+In prose, \cmd\newcommand\marg{\command} shows a definition and makes none.
+\[ \norm{x} + \pd{f}{x} = \pd[2]{f}{x} \]
+\[ \tr A + \abs{y} + \vv u + \eps \in \RR \]
+\[ \ip{a}{\norm b} = \pderiv{f}{x} + \marg \]
+\global\long\def\mt{\bar{\mu}}
+\[ \mt x \]
+\global\long\def\mt{\hat{\mu}}
+\[ \mt y \]
+\end{document}`;
+  const macros = sourceMacros(src);
+  assert.deepEqual(macros.get('pd'), { args: 3, optional: '', body: '\\frac{\\partial^{#1} #2}{\\partial #3^{#1}}' });
+  assert.ok(!macros.has('upto'), 'a \\def with delimited parameters is not read');
+  const eqs = sourceEquations(src);
+  assert.equal(eqs.length, 5);
+  assert.deepEqual(latexTokens(eqs[0]!), latexTokens('\\left\\| x \\right\\| + \\frac{\\partial^{} f}{\\partial x^{}} = \\frac{\\partial^{2} f}{\\partial x^{2}}'));
+  // \DeclareMathOperator reads as its letters (as \operatorname does), \let as its target; the verbatim
+  // example's \newcommand defines nothing; \ensuremath and \xspace set nothing.
+  assert.deepEqual(latexTokens(eqs[1]!), latexTokens('\\text{tr} A + | y | + \\vec{u} + \\varepsilon \\in \\mathbb{R}'));
+  // A body definition counts from where it is; a package's macro (\pderiv of physics) stays as written.
+  assert.deepEqual(latexTokens(eqs[2]!), latexTokens('\\langle a, \\| b \\| \\rangle = \\pderiv{f}{x} + \\marg'));
+  // LyX's `\global\long\def` at the start of a line defines; a redefinition counts from where it stands.
+  assert.deepEqual([eqs[3], eqs[4]].map((e) => latexTokens(e!)), [latexTokens('\\bar{\\mu} x'), latexTokens('\\hat{\\mu} y')]);
+  // A definition that uses itself stops (bounded), and an argument missing at the end leaves the use as written.
+  assert.ok(expandMacros('\\x', new Map([['x', { args: 0, optional: null, body: 'a\\x' }]])).length < 30000);
+  assert.equal(expandMacros('\\f', new Map([['f', { args: 1, optional: null, body: '(#1)' }]])), '\\f');
+  // An argument never runs into the command before it; a body that branches (\ifx .. \fi) is left as written.
+  assert.deepEqual(latexTokens(expandMacros('\\envert{I}', sourceMacros('\\newcommand{\\envert}[1]{\\left\\lvert#1\\right\\rvert}'))), ['|', 'I', '|']);
+  assert.ok(!sourceMacros('\\newcommand{\\eval}[2][\\right]{\\relax\\ifx#1\\right\\relax \\left.\\fi#2#1\\rvert}').has('eval'));
+  // \stackrel and \overset render alike; a width switch (\mathclap) and a size (\tiny) are dropped.
+  assert.deepEqual(latexTokens('x \\stackrel{\\mathclap{\\tiny def}}{=} a'), latexTokens('x \\overset{def}{=} a'));
 });

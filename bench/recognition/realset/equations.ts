@@ -2,12 +2,16 @@
 // (the ground truth), normalised LaTeX token sequences, and how a tool's output is matched against them.
 //   * Source equations: `equation`, `align`, `gather`, `multline`, `eqnarray`, `displaymath` (starred or
 //     not), `\[...\]` and `$$...$$` in the document body, after comments, `\iffalse` blocks, verbatim-like
-//     environments and `\verb` are removed (a manual's code examples are not typeset math). Zero-argument
-//     macros defined in the source (`\newcommand{\R}{\mathbb{R}}`, `\def\R{...}`) are expanded.
+//     environments and `\verb` are removed (a manual's code examples are not typeset math). The document's
+//     own macros (`\newcommand{\R}{\mathbb{R}}`, `\newcommand{\norm}[1]{..}`, `\def\R{...}`,
+//     `\DeclareMathOperator`, `\DeclarePairedDelimiter`, `\let`; ADR 0367: before it only the preamble's
+//     argument-free ones) are expanded with their arguments; a package's macros are not in the source.
 //   * Tokens: commands and single characters; what does not change the rendered symbols is dropped (labels,
 //     tags, spacing, `\left`/`\right` and size commands, alignment `&` and `\\`, braces, font switches such
 //     as `\mathrm`/`\mathcal` around their argument, a closing full stop or comma); synonyms are unified
-//     (`\le` and `\leq`, `\dots` and `\cdots`, `\varepsilon` and `\epsilon`, `\dfrac` and `\frac`).
+//     (`\le` and `\leq`, `\dots` and `\cdots`, `\varepsilon` and `\epsilon`, `\dfrac` and `\frac`,
+//     `\stackrel` and `\overset`, which render alike; ADR 0367 adds it and the width and size switches
+//     `\mathclap`, `\tiny`, ... to what is dropped).
 //   * LaTeX match (Lectern only: raw extractors emit no LaTeX): a source equation is matched when some output
 //     display (`$$...$$`), or 2-4 consecutive ones (an alignment whose numbered rows are displayed apart),
 //     has token similarity >= 0.8 (1 - edit distance / longer length); `exact` when the sequences are equal.
@@ -22,45 +26,201 @@ const DISPLAY_ENVS = /^(?:equation|align|gather|multline|eqnarray|displaymath|fl
 
 const stripComments = (s: string): string => s.replace(/(^|[^\\])%.*$/gm, '$1');
 
-/** Zero-argument macros defined in a source: `\newcommand{\x}{body}`, `\newcommand\x{body}`, `\def\x{body}`. */
-function simpleMacros(src: string): Map<string, string> {
-  const out = new Map<string, string>();
-  const re = /\\(?:re)?newcommand\*?\s*\{?\\([A-Za-z]+)\}?\s*\{((?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*)\}|\\def\s*\\([A-Za-z]+)\s*\{((?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*)\}/g;
+/**
+ * A macro the document defines itself: its number of arguments, the default of an optional first one
+ * (`\newcommand{\x}[2][1]{..}`), and its body with `#1`..`#9` where the arguments go.
+ */
+export interface SourceMacro {
+  readonly args: number;
+  readonly optional: string | null;
+  readonly body: string;
+}
+
+/** The balanced group starting at `s[at]` (`{` or `[`): its content and the index after it, or null. */
+function group(s: string, at: number, open = '{', close = '}'): { text: string; end: number } | null {
+  if (s[at] !== open) return null;
+  let depth = 0;
+  for (let k = at; k < s.length; k++) {
+    const c = s[k];
+    if (c === '\\') {
+      k++;
+      continue;
+    }
+    if (c === open) depth++;
+    else if (c === close && --depth === 0) return { text: s.slice(at + 1, k), end: k + 1 };
+  }
+  return null;
+}
+
+const skipSpace = (s: string, at: number): number => {
+  while (at < s.length && /\s/.test(s[at]!)) at++;
+  return at;
+};
+
+/** A macro name written `{\x}`, `\x` (or `{\x*}`-free): the name and the index after it. */
+function macroName(s: string, at: number): { name: string; end: number } | null {
+  at = skipSpace(s, at);
+  const braced = s[at] === '{';
+  const m = /^\\([A-Za-z]+|.)/.exec(s.slice(braced ? skipSpace(s, at + 1) : at, (braced ? skipSpace(s, at + 1) : at) + 80));
+  if (!m) return null;
+  let end = (braced ? skipSpace(s, at + 1) : at) + m[0].length;
+  if (braced) {
+    end = skipSpace(s, end);
+    if (s[end] !== '}') return null;
+    end++;
+  }
+  return { name: m[1]!, end };
+}
+
+/**
+ * The macros a document defines itself (issue 28: the ground truth expands the document's OWN definitions
+ * before comparing, since the PDF shows what they typeset): `\newcommand`, `\renewcommand`,
+ * `\providecommand` (starred or not, with `[n]` arguments and an optional first argument's default),
+ * `\def`/`\gdef` with undelimited parameters `#1#2..`, `\DeclareMathOperator` (as `\operatorname{..}`),
+ * `\DeclarePairedDelimiter` (the delimiters around its one argument) and `\let\x\y` / `\let\x=\y`.
+ * A `\def` with delimited parameters (`\def\x#1.{..}`) is skipped: its use cannot be read without TeX.
+ * Package macros (`\pderiv` of physics) are not in the source and stay as written.
+ */
+export function sourceMacros(src: string, lineStartOnly = false, before = Infinity): Map<string, SourceMacro> {
+  const out = new Map<string, SourceMacro>();
+  const re = /\\(newcommand|renewcommand|providecommand|DeclareRobustCommand|def|gdef|edef|xdef|DeclareMathOperator|DeclarePairedDelimiter|let)(?![A-Za-z])\*?/g;
   for (const m of src.matchAll(re)) {
-    const name = m[1] ?? m[3]!;
-    const body = m[2] ?? m[4]!;
-    if (/#\d/.test(body)) continue;
-    out.set(name, body);
+    // A definition counts from where it stands (a document may redefine a macro between equations).
+    if (m.index! >= before) break;
+    const kind = m[1]!;
+    // In a body, only a definition that starts its line (after `\global`, `\long`, as LyX writes them): a
+    // manual's prose that shows one (`\cmd\newcommand \marg{..}`, `\texttt{\def\x}`) defines nothing.
+    const lead = src.slice(Math.max(0, m.index! - 200), m.index!).replace(/(?:\\(?:global|long|protected|outer)\s*)+$/, '');
+    if (lineStartOnly && !/(?:^|\n)[ \t]*$/.test(lead)) continue;
+    const nm = macroName(src, m.index! + m[0].length);
+    if (!nm || !/^[A-Za-z]+$/.test(nm.name)) continue;
+    let at = nm.end;
+    if (kind === 'let') {
+      const t = /^\s*=?\s*\\([A-Za-z]+|.)/.exec(src.slice(at, at + 80));
+      if (t && t[1] !== nm.name) out.set(nm.name, { args: 0, optional: null, body: `\\${t[1]} ` });
+      continue;
+    }
+    if (kind === 'DeclareMathOperator') {
+      const body = group(src, skipSpace(src, at));
+      if (body) out.set(nm.name, { args: 0, optional: null, body: `\\operatorname{${body.text}}` });
+      continue;
+    }
+    if (kind === 'DeclarePairedDelimiter') {
+      const l = group(src, skipSpace(src, at));
+      const r = l ? group(src, skipSpace(src, l.end)) : null;
+      if (l && r) out.set(nm.name, { args: 1, optional: null, body: `${l.text} #1 ${r.text}` });
+      continue;
+    }
+    let args = 0;
+    let optional: string | null = null;
+    if (/def$/.test(kind)) {
+      const params = /^(?:#[1-9])*/.exec(src.slice(at, at + 20))![0];
+      args = params.length / 2;
+      at += params.length;
+      if (src[skipSpace(src, at)] !== '{') continue;
+    } else {
+      at = skipSpace(src, at);
+      const n = group(src, at, '[', ']');
+      if (n) {
+        args = Number(n.text.trim());
+        if (!Number.isInteger(args) || args < 0 || args > 9) continue;
+        at = skipSpace(src, n.end);
+        const o = group(src, at, '[', ']');
+        if (o) {
+          optional = o.text;
+          at = skipSpace(src, o.end);
+        }
+      }
+    }
+    const body = group(src, skipSpace(src, at));
+    // A body that branches or builds names (`\ifx#1\right ... \fi`, `\csname`) needs TeX to run: left as written.
+    if (!body || /\\(?:if[a-z]*|else|fi|csname|expandafter|futurelet)(?![A-Za-z])/.test(body.text)) continue;
+    // \providecommand defines only what is not defined yet; the others (re)define.
+    if (kind === 'providecommand' && out.has(nm.name)) continue;
+    out.set(nm.name, { args, optional, body: body.text });
   }
   return out;
 }
 
-function expand(tex: string, macros: Map<string, string>): string {
+/** One argument of a macro use at `at`: a braced group's content or a single token. */
+function argument(s: string, at: number): { text: string; end: number } | null {
+  at = skipSpace(s, at);
+  if (at >= s.length) return null;
+  const g = group(s, at);
+  if (g) return g;
+  const t = /^\\(?:[A-Za-z]+|.)|^[^{}]/u.exec(s.slice(at, at + 80));
+  return t ? { text: t[0], end: at + t[0].length } : null;
+}
+
+/** Commands that set nothing in math (what `\ensuremath{..}` and `\xspace` leave). */
+const INVISIBLE = /\\(?:ensuremath|xspace|relax|protect|@)(?![A-Za-z])/g;
+
+/**
+ * A source equation with the document's own macros expanded (arguments substituted), repeatedly for
+ * macros whose bodies use others; bounded (20 rounds, 20 000 characters) against recursive definitions.
+ */
+export function expandMacros(tex: string, macros: ReadonlyMap<string, SourceMacro>): string {
+  if (!macros.size) return tex;
   let s = tex;
-  for (let pass = 0; pass < 3; pass++) {
-    const next = s.replace(/\\([A-Za-z]+)(?![A-Za-z])/g, (m, n: string) => (macros.has(n) ? ` ${macros.get(n)!} ` : m));
-    if (next === s) break;
-    s = next;
+  for (let round = 0; round < 20; round++) {
+    let changed = false;
+    let out = '';
+    let at = 0;
+    const re = /\\([A-Za-z]+)(?![A-Za-z])/g;
+    for (let m = re.exec(s); m; m = re.exec(s)) {
+      const def = macros.get(m[1]!);
+      if (!def) continue;
+      let end = m.index + m[0].length;
+      const args: string[] = [];
+      if (def.optional !== null) {
+        const o = group(s, skipSpace(s, end), '[', ']');
+        if (o) end = o.end;
+        args.push(o ? o.text : def.optional);
+      }
+      let complete = true;
+      while (args.length < def.args) {
+        const a = argument(s, end);
+        if (!a) {
+          complete = false;
+          break;
+        }
+        args.push(a.text);
+        end = a.end;
+      }
+      if (!complete) continue;
+      // An argument is set off by spaces, as TeX keeps it one token list: `\lvert#1` with `I` is `\lvert I`, not `\lvertI`.
+      const body = def.body.replace(/##|#([1-9])/g, (h, d: string | undefined) => (d ? ` ${args[Number(d) - 1] ?? ''} ` : '#'));
+      out += `${s.slice(at, m.index)} {${body}} `;
+      at = end;
+      re.lastIndex = end;
+      changed = true;
+    }
+    out += s.slice(at);
+    s = out;
+    if (!changed || s.length > 20000) break;
   }
-  return s;
+  return s.replace(INVISIBLE, ' ');
 }
 
 /** The displayed equations of a LaTeX source, in order, as written (macros expanded). */
 export function sourceEquations(tex: string): string[] {
   const src = stripComments(tex);
-  const macros = simpleMacros(src.slice(0, Math.max(0, src.indexOf('\\begin{document}')) || src.length));
   const start = src.indexOf('\\begin{document}');
   if (start < 0) return [];
   let body = src.slice(start + 16, src.lastIndexOf('\\end{document}') > start ? src.lastIndexOf('\\end{document}') : undefined);
   body = body.replace(/\\begin\{([^}]+)\}[\s\S]*?\\end\{\1\}/g, (m, name: string) => (VERBATIM_ENVS.test(name) ? ' ' : m));
   body = body.replace(/\\iffalse[\s\S]*?\\fi\b/g, ' ');
   body = body.replace(/\\verb\*?([^A-Za-z\s])[\s\S]*?\1/g, ' ');
+  // The document's own definitions: the preamble's, then the body's outside code examples (a manual's
+  // `\newcommand` in a verbatim example defines nothing) that start their line and stand before the
+  // equation, later ones overriding earlier ones.
+  const preamble = sourceMacros(start > 0 ? src.slice(0, start) : '');
   const out: string[] = [];
   const re = /\\begin\{((?:equation|align|gather|multline|eqnarray|displaymath|flalign|alignat)\*?)\}(?:\{[^}]*\})?([\s\S]*?)\\end\{\1\}|\\\[([\s\S]*?)\\\]|\$\$([\s\S]*?)\$\$/g;
   for (const m of body.matchAll(re)) {
     if (m[1] && !DISPLAY_ENVS.test(m[1])) continue;
     const eq = (m[2] ?? m[3] ?? m[4] ?? '').trim();
-    if (eq) out.push(expand(eq, macros));
+    if (eq) out.push(expandMacros(eq, new Map([...preamble, ...sourceMacros(body, true, m.index!)])));
   }
   return out;
 }
@@ -74,10 +234,10 @@ const SYNONYMS: Readonly<Record<string, string>> = {
   '\\colon': ':', '\\lbrack': '[', '\\rbrack': ']', '\\iff': '\\Leftrightarrow', '\\implies': '\\Rightarrow', '\\land': '\\wedge', '\\lor': '\\vee',
   '\\lnot': '\\neg', '\\dfrac': '\\frac', '\\tfrac': '\\frac', '\\cfrac': '\\frac', '\\prime': "'", '\\sb': '_', '\\sp': '^', '\\longrightarrow': '\\rightarrow',
   '\\Longrightarrow': '\\Rightarrow', '\\rightarrow': '\\rightarrow', '\\ast': '*', '\\lneq': '<', '\\dotplus': '+', '−': '-', '\\owns': '\\ni',
-  '\\setminus': '\\backslash', '\\smallsetminus': '\\backslash', '\\emptyset': '\\emptyset', '\\varnothing': '\\emptyset', '\\bigl': '', '\\bigr': '',
+  '\\stackrel': '\\overset', '\\setminus': '\\backslash', '\\smallsetminus': '\\backslash', '\\emptyset': '\\emptyset', '\\varnothing': '\\emptyset', '\\bigl': '', '\\bigr': '',
 };
 /** Commands that only size, space, align or restyle: dropped (their argument, if any, stays). */
-const NOISE = /^\\(?:left|right|middle|big|Big|bigg|Bigg|bigl|bigr|Bigl|Bigr|biggl|biggr|Biggl|Biggr|bigm|Bigm|displaystyle|textstyle|scriptstyle|limits|nolimits|quad|qquad|mathrm|mathit|mathbf|mathsf|mathtt|mathcal|mathscr|mathfrak|mathbb|boldsymbol|bm|pmb|text|textrm|textit|textbf|mbox|hbox|rm|it|bf|cal|operatorname\*?|mathop|mathbin|mathrel|mathord|nonumber|notag|allowbreak|nolinebreak|label|tag|begin|end|hline|noalign|lefteqn|strut|mathstrut|smash|underbrace|overbrace|substack|displaybreak|cr|newline)$/;
+const NOISE = /^\\(?:left|right|middle|big|Big|bigg|Bigg|bigl|bigr|Bigl|Bigr|biggl|biggr|Biggl|Biggr|bigm|Bigm|displaystyle|textstyle|scriptstyle|limits|nolimits|quad|qquad|mathrm|mathit|mathbf|mathsf|mathtt|mathcal|mathscr|mathfrak|mathbb|boldsymbol|bm|pmb|text|textrm|textit|textbf|mbox|hbox|rm|it|bf|cal|operatorname\*?|mathop|mathbin|mathrel|mathord|nonumber|notag|allowbreak|nolinebreak|label|tag|begin|end|hline|noalign|lefteqn|strut|mathstrut|smash|underbrace|overbrace|substack|displaybreak|cr|newline|mathclap|mathllap|mathrlap|clap|llap|rlap|normalfont|tiny|scriptsize|footnotesize|small)$/;
 
 /** Normalised LaTeX tokens of an equation (see the file comment). */
 export function latexTokens(tex: string): string[] {

@@ -279,7 +279,10 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
     const marker = listMarker(first);
     const heading = headingOf(raw, text, size, bold, next);
     if (heading) return heading;
-    if (marker && !inReferences) {
+    // An equation number left of its formula (`leqno`) is no list marker: a line that is all math after
+    // a parenthesised number is a display numbered on the left (ADR 0367).
+    const leqno = marker !== null && /^\(\d/.test(marker.text) && lines.length <= 3 && lines.every((l) => l.math) && !!displayParts(first.math!)?.tag && !!displayParts(first.math!)?.latex;
+    if (marker && !inReferences && !leqno) {
       const ordered = ORDERED_MARKER_RE.test(marker.symbol);
       const body2 = joinParagraph([first.text.slice(marker.text.length), ...lines.slice(1).map((l) => l.text)], vocab);
       const itemText = stripDotLeaders(body2);

@@ -155,6 +155,8 @@ export function glyphExtentEm(font: string, glyph: string, unicode = ''): readon
     const suffix = EXT_SUFFIX_RE.exec(glyph)?.[1];
     let depth = suffix ? EXT_DEPTH[suffix] ?? 1.0 : 1.0;
     if (glyph === 'integraldisplay' || glyph === 'contintegraldisplay') depth = 2.22;
+    // newtx/STIX-style names of the display integrals (`uni222B.updsp`, `uni222E.dsp`): the same hanging glyph.
+    if (/^uni(?:222[B-E]|2A0C)\.(?:up)?dsp$/.test(glyph)) depth = 2.22;
     if (glyph === 'integraltext' || glyph === 'contintegraltext') depth = 1.11;
     return [-0.04, depth];
   }
@@ -164,6 +166,11 @@ export function glyphExtentEm(font: string, glyph: string, unicode = ''): readon
   if ((glyph === 'radical' || unicode === '√') && /cmsy|cmbsy|txsy|pxsy|ntxsy|lmmathsymbols/i.test(font)) return [-0.04, 0.96];
   // Other glyphs by their shape: operators around the math axis, letters by x-height, ascenders and descenders.
   const ch = unicode && !/[\uFFFD\u25A1]/.test(unicode) ? unicode : glyph.length === 1 ? glyph : '';
+  // A math accent (`\vec`, `\hat`, `\bar`, `\tilde`, `\dot`, ...: CMMI's `vector`, CMR's `circumflex`,
+  // U+20D7, U+0302, U+00AF) is drawn above the x-height from the baseline of its base (TeX raises it only
+  // by how much a base is taller than x): its ink, not a letter's box on the baseline (ADR 0367). As a
+  // letter box it sat level with an x-height base (`\vec{a}`, `\bar z`) and found nothing under it.
+  if ((ch && ACCENTS[ch] && !/^[~^]$/.test(ch)) || (!ch && ACCENTS[glyph])) return [-0.72, -0.5];
   if (!ch) return [-0.72, 0.22];
   if (AXIS_SYMBOLS.test(ch)) return [-0.6, 0.1];
   return [-(ASCENDERS.test(ch) ? 0.7 : /[.,_]/.test(ch) ? 0.12 : 0.45), DESCENDERS.test(ch) ? 0.22 : 0.02];
@@ -407,7 +414,9 @@ function grow(seed: Item[], pool: readonly Item[], em: number): Item[] {
       // Overlapping the set (a script, an accent), or a smaller glyph just beside it; a full-size glyph
       // with a gap is another row (the next line of an alignment), not part of it.
       const gap = Math.max(i.y0 - b.y1, b.y0 - i.y1);
-      if (gap <= 0 || (gap <= 0.15 * em && i.size < 0.85 * em)) {
+      // An accent sits just over its base, above the set's top when the base is its top (ADR 0367).
+      const accent = i.cls === 'accent' && i.y1 <= b.y0 + 0.1 * em && gap <= 0.3 * em && cx(i) >= b.x0 && cx(i) <= b.x1;
+      if (gap <= 0 || (gap <= 0.15 * em && i.size < 0.85 * em) || accent) {
         set.add(i);
         changed = true;
       }
@@ -734,6 +743,54 @@ function buildAccents(pool: Item[], ctx: Ctx): Item[] {
   return pool;
 }
 
+/**
+ * Material set over or under a relation (`\stackrel{\text{def}}{=}`, `\overset{!}{=}`, `\underset{x}{\to}`)
+ * becomes `\overset{..}{rel}` / `\underset{..}{rel}` (ADR 0367): smaller glyphs right above (or below) a
+ * full-size relation, centred on it. Read as they were, they became a superscript of the glyph before the
+ * relation and of the relation itself (`x^{\text{def}} =^{.} a`). A script of the glyph before the
+ * relation sits left of it, not centred on it.
+ */
+function buildStacks(pool: Item[], ctx: Ctx): Item[] {
+  const em = ctx.em;
+  for (const rel of pool.filter((i) => i.cls === 'rel' && i.size >= 0.8 * em)) {
+    if (!pool.includes(rel)) continue;
+    const small = (i: Item) => i !== rel && i.size < 0.85 * rel.size && i.cls !== 'accent' && i.x0 >= rel.x0 - 2 * em && i.x1 <= rel.x1 + 2 * em;
+    const overAt = (i: Item) => i.y1 <= rel.y0 + 0.25 * rel.size && i.y1 >= rel.y0 - 0.4 * rel.size;
+    const underAt = (i: Item) => i.y0 >= rel.y1 - 0.1 * rel.size && i.y0 <= rel.y1 + 0.5 * rel.size;
+    const side = (near: (i: Item) => boolean, pick: (i: Item) => boolean): Item[] => {
+      const seed = pool.filter((i) => small(i) && near(i) && cx(i) >= rel.x0 && cx(i) <= rel.x1);
+      if (!seed.length) return [];
+      const zone = pool.filter((i) => small(i) && pick(i));
+      // Grown along its own baseline only: the stacked note is one short row of script-size glyphs.
+      const b0 = seed[0]!.baseline;
+      const set = new Set(seed);
+      let changed = true;
+      while (changed) {
+        changed = false;
+        const u = union([...set]);
+        for (const i of zone) if (!set.has(i) && Math.abs(i.baseline - b0) < 0.2 * i.size && i.x0 - u.x1 < 0.3 * em && u.x0 - i.x1 < 0.3 * em) {
+          set.add(i);
+          changed = true;
+        }
+      }
+      const note = [...set];
+      const u = union(note);
+      // Centred on the relation (TeX centres the note on it), within a third of an em or a sixth of its width.
+      return Math.abs(cx(u) - cx(rel)) <= 0.3 * em + 0.15 * (u.x1 - u.x0) ? note : [];
+    };
+    const over = side(overAt, (i) => mid(i) < mid(rel));
+    const under = side(underAt, (i) => mid(i) > mid(rel));
+    if (!over.length && !under.length) continue;
+    let tex = rel.tex;
+    if (over.length) tex = `\\overset{${buildRow(over, ctx)}}{${tex}}`;
+    if (under.length) tex = `\\underset{${buildRow(under, ctx)}}{${tex}}`;
+    const parts = [rel, ...over, ...under];
+    const b = union(parts);
+    pool = [...pool.filter((i) => !parts.includes(i)), { ...rel, y0: b.y0, y1: b.y1, tex, raw: '' }];
+  }
+  return pool;
+}
+
 const EQNUM_RE = /^\((\d+(?:\.\d+)*[a-z]?|[A-Z]\.?\d+(?:\.\d+)*[a-z]?|[ivxIVX]+|\*+|[a-z]|\d+[′']*)\)$/;
 
 /** The equation number set apart at the end or start of a row: its text and the items it takes. */
@@ -760,9 +817,19 @@ const texOfItem = (it: Item): string => (it.cls === 'radical' && it.tex === '\\s
 
 /** One row, left to right: scripts attached to their base by baseline offset and size, recursively. */
 function buildRow(row: Item[], ctx: Ctx, alignAt: Item | null = null): string {
-  const items = [...row].sort((a, b) => a.x0 - b.x0 || a.y0 - b.y0);
-  if (!items.length) return '';
-  const main = mainBaseline(items);
+  if (!row.length) return '';
+  const main = mainBaseline(row);
+  // An integral's limits set beside it (display style, no \limits) start left of its right edge: TeX moves
+  // the lower one left by the slanted glyph's italic correction, so `-\infty` under `\int` can start before
+  // the integral itself and was read as a script of the glyph before it (`\frac{1}{2\pi}_{-} \int_{\infty}`).
+  // A smaller glyph that overlaps an integral's column in its top or bottom quarter sorts after it (ADR 0367).
+  const ints = row.filter((i) => i.cls === 'int');
+  const at = (i: Item): number => {
+    if (!ints.length || i.cls === 'int' || i.size >= 0.85 * main.size) return i.x0;
+    const t = ints.find((n) => i.x1 > n.x0 && i.x0 < n.x1 && (mid(i) > n.y1 - 0.25 * (n.y1 - n.y0) || mid(i) < n.y0 + 0.25 * (n.y1 - n.y0)) && i.y1 > n.y0 - 0.3 * main.size && i.y0 < n.y1 + 0.3 * main.size);
+    return t && i.x0 <= t.x0 ? t.x0 + 0.01 : i.x0;
+  };
+  const items = [...row].sort((a, b) => at(a) - at(b) || a.y0 - b.y0);
   const out: string[] = [];
   let k = 0;
   // A script before any base (a prescript, or the row starts with a small raised mark).
@@ -865,6 +932,7 @@ function build(items: Item[], rules: readonly MathRule[], ctx: Ctx): string {
   const braced = buildBraces(items, rules, ctx);
   let pool = buildRules(braced.pool, braced.rules, ctx);
   pool = buildAccents(pool, ctx);
+  pool = buildStacks(pool, ctx);
   pool = buildLimits(pool, ctx);
   pool = buildArrays(pool, ctx);
   return buildRow(pool, ctx);
@@ -887,6 +955,7 @@ export function rebuildEquation(glyphs: readonly MathGlyph[], rules: readonly Ma
   const braced = buildBraces(items, near, ctx);
   let pool = buildRules(braced.pool, braced.rules, ctx);
   pool = buildAccents(pool, ctx);
+  pool = buildStacks(pool, ctx);
   pool = buildLimits(pool, ctx);
   pool = buildArrays(pool, ctx);
   // A number set between rows (a `split`'s, centred on the display) numbers the whole display.
