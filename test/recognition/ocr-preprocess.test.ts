@@ -2,7 +2,7 @@
 // chosen from its own first OCR text.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { deskew, estimateSkew, otsuThreshold, rotateSmall } from '../../src/recognition/ocr/deskew.js';
+import { deskew, estimateSkew, otsuThreshold, reduceGray, rotateSmall, rotateSmallExact } from '../../src/recognition/ocr/deskew.js';
 import type { GrayImage } from '../../src/recognition/ocr/pgm.js';
 import { OcrLanguageChoice, languagesFor, parseListLangs, textLanguage } from '../../src/recognition/ocr/ocr-language.js';
 import { recognizePageInLanguage } from '../../src/recognition/ocr/ocr-engine.js';
@@ -70,6 +70,35 @@ test('small rotation: 0 degrees is the identity, a turn moves a dot the right wa
   assert.ok(Math.abs(best.x - (50 + 40 * Math.cos(Math.PI / 18))) <= 1 && Math.abs(best.y - (50 + 40 * Math.sin(Math.PI / 18))) <= 1, JSON.stringify(best));
   const black: GrayImage = { width: 50, height: 50, data: new Uint8Array(2500) };
   assert.equal(rotateSmall(black, 20).data[0], 255);
+});
+
+test('reduced copy: means of blocks rounded halves up, partial blocks dropped, factor 1 crops nothing', () => {
+  // 5 x 3 image, factor 2: two blocks across (the fifth column dropped), one down (the third row dropped).
+  const img: GrayImage = { width: 5, height: 3, data: Uint8Array.from([10, 11, 100, 100, 7, 10, 11, 101, 100, 7, 0, 0, 0, 0, 0]) };
+  const r = reduceGray(img, 2);
+  assert.equal(r.width, 2);
+  assert.equal(r.height, 1);
+  // (10+11+10+11)/4 = 10.5 -> 11; (100+100+101+100)/4 = 100.25 -> 100.
+  assert.deepEqual([...r.data], [11, 100]);
+  const page = textPage(300, 200, 1);
+  const three = reduceGray(page, 3);
+  for (const [x, y] of [[0, 0], [17, 20], [99, 65]] as const) {
+    let s = 0;
+    for (let dy = 0; dy < 3; dy++) for (let dx = 0; dx < 3; dx++) s += page.data[(y * 3 + dy) * 300 + x * 3 + dx]!;
+    assert.equal(three.data[y * 100 + x], Math.round(s / 9));
+  }
+  assert.deepEqual([...reduceGray(page, 1).data], [...page.data]);
+});
+
+test('fixed-point small rotation stays within two grey levels of exact bilinear', () => {
+  const page = textPage(640, 480, 0);
+  for (const deg of [2.5, -1.2, 0.3, -6]) {
+    const fast = rotateSmall(page, deg);
+    const exact = rotateSmallExact(page, deg);
+    let worst = 0;
+    for (let i = 0; i < fast.data.length; i++) worst = Math.max(worst, Math.abs(fast.data[i]! - exact.data[i]!));
+    assert.ok(worst <= 2, `${deg} degrees: ${worst} levels apart`);
+  }
 });
 
 const german =
