@@ -27,8 +27,9 @@ export const MIN_SKEW_GAIN = 1.05;
 
 /** Otsu's threshold (0..255) of an 8-bit image's histogram: the level that best separates ink and paper. */
 export function otsuThreshold(data: Uint8Array): number {
-  const hist = new Float64Array(256);
-  for (let i = 0; i < data.length; i++) hist[data[i]!] = hist[data[i]!]! + 1;
+  // Integer counts (a Float64Array histogram is counted at about half the speed; the sums below are the same).
+  const hist = new Uint32Array(256);
+  for (let i = 0; i < data.length; i++) hist[data[i]!]!++;
   const total = data.length;
   let sumAll = 0;
   for (let v = 0; v < 256; v++) sumAll += v * hist[v]!;
