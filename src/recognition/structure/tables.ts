@@ -17,6 +17,8 @@ interface Row {
   cells: LayoutLine[];
   /** Further lines of wrapped cells (see {@link joinWrappedCells}): text of the cell above, not cells. */
   more: LayoutLine[];
+  /** First lines of cells set above the row's top line (a description beside a vertically centred key). */
+  lead?: LayoutLine[];
 }
 
 /**
@@ -375,14 +377,15 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
   };
   // A row too wide for a cell row on its own (a long description in a key column table) still belongs to
   // a table whose row next to it it lines up with: as many cells, each sharing a left, right or centre
-  // edge (within 2 pt) with the cell in the same place, apart by 0.8 em or more (ADR 0342).
+  // edge (within 2 pt) with the cell in the same place, apart by 0.8 em or more (ADR 0342), none over 0.75
+  // of the text width (a `p{}` description column of two thirds of it, ADR 0368).
   const alignsWith = (r: Row, ref: Row): boolean =>
     r.cells.length >= 2 && r.cells.length === ref.cells.length &&
     r.cells.every((c, k) => {
       const o = ref.cells[k]!;
       const prev = r.cells[k - 1];
       const apart = !prev || (segmentOf.get(prev) !== undefined && segmentOf.get(prev) === segmentOf.get(c)) || c.x0 - prev.x1 >= 0.8 * body;
-      return apart && c.x1 - c.x0 <= 0.6 * textWidth && (Math.abs(c.x0 - o.x0) <= 2 || Math.abs(c.x1 - o.x1) <= 2 || Math.abs(c.x0 + c.x1 - o.x0 - o.x1) <= 4);
+      return apart && c.x1 - c.x0 <= 0.75 * textWidth && (Math.abs(c.x0 - o.x0) <= 2 || Math.abs(c.x1 - o.x1) <= 2 || Math.abs(c.x0 + c.x1 - o.x0 - o.x1) <= 4);
     });
   // Key column tables (`l p{8cm}`: a file name or option, then a description that may wrap): rows of two
   // cells 0.8 em apart or more, the key short (30 characters, under 0.3 of the text width, with a letter,
@@ -436,7 +439,9 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
       // three-row table) is the table's too; not under a first column without letters or digits (comment
       // markers of a listing: "%%").
       const between = j === end + 1 && j + 1 < rows.length && tableRow(j + 1) && /[\p{L}\p{N}]/u.test(r.cells[0]!.text) && rows[j + 1]!.y0 - r.y1 <= 1.5 * body && alignsWith(r, rows[end]!) && alignsWith(r, rows[j + 1]!);
-      if (j < start || tableRow(j) || (cellRows - (start - i) >= 2 && j === end + 1 && alignsWith(r, rows[end]!)) || between) {
+      // A row right after the table's last that lines up with one of its rows of as many cells (a row of a
+      // multirow label's group, ADR 0368) is the table's too.
+      if (j < start || tableRow(j) || (cellRows - (start - i) >= 2 && j === end + 1 && rows.slice(i, end + 1).some((o) => alignsWith(r, o))) || between) {
         cellRows++;
         gapRun = 0;
         end = j;
@@ -569,6 +574,19 @@ function buildGrid(region: Row[]): TableRegion | null {
     else cols.push([a, b]);
   }
   if (cols.length < 2 || cols.length > 20) return null;
+  // A multirow label left of every column (`\setuplinks` set once beside the rows of its arguments, on the
+  // first of them): cells that overlap no column and end left of the first are a column of their own, which
+  // may stay empty in most rows (ADR 0368); joined into the first column they glued the label to its cell.
+  const em = median(cells.map((c) => c.size));
+  const labels = cells.filter((c) => c.x1 <= cols[0]![0] - 0.8 * em).sort((a, b) => a.x0 - b.x0);
+  const labelCols: [number, number][] = [];
+  for (const c of labels) {
+    const last = labelCols[labelCols.length - 1];
+    if (last && c.x0 <= last[1] + 2) last[1] = Math.max(last[1], c.x1);
+    else labelCols.push([c.x0, c.x1]);
+  }
+  if (labelCols.length === 1) cols.unshift(labelCols[0]!);
+  const sparse = labelCols.length === 1 ? 1 : 0;
   const columnOf = (c: LayoutLine): number => {
     const mid = (c.x0 + c.x1) / 2;
     let k = cols.findIndex(([a, b]) => mid >= a - 2 && mid <= b + 2);
@@ -595,30 +613,116 @@ function buildGrid(region: Row[]): TableRegion | null {
   const align = columnAlignment(region.filter((r) => r.cells.length === refCount), cols, columnOf);
   const cw = charWidth(cells);
   const body = median(cells.map((c) => c.size));
+  // Each cell's first and last line (none for the runs of a line cut across columns) and each column's
+  // right edge: what tells a cell wrapped onto the next row's line (see mergeWrappedRows).
+  const edges: CellLines[][] = [];
+  const right = cols.map(([, b]) => b);
   const grid: string[][] = region.map((r) => {
     const row = cols.map(() => '');
-    const put = (idx: number, text: string): void => {
-      row[idx] = row[idx] ? `${row[idx]} ${text}` : text;
+    const at: CellLines[] = cols.map(() => ({}));
+    edges.push(at);
+    const put = (idx: number, text: string, l?: LayoutLine): void => {
+      if (text) row[idx] = row[idx] ? `${row[idx]} ${text}` : text;
+      if (!l) return;
+      at[idx]!.first ??= l;
+      at[idx]!.last = l;
+      right[idx] = Math.max(right[idx]!, l.x1);
     };
+    for (const c of r.lead ?? []) put(columnOf(c), c.text, c);
     for (const c of r.cells) {
       const parts = r.cells.length >= 2 ? splitAcrossColumns(c, cols, align, cw, body) : null;
       if (parts) for (const p of parts) put(p.col, p.text);
-      else put(spannedFirst(c) ?? columnOf(c), c.text);
+      else put(spannedFirst(c) ?? columnOf(c), c.text, c);
     }
     // A wrapped cell's next line; a word hyphenated at the line end ("accord-" / "ing") is joined.
     for (const c of r.more) {
       const k = columnOf(c);
-      if (/\p{Ll}-$/u.test(row[k]!) && /^\p{Ll}/u.test(c.text)) row[k] = row[k]!.slice(0, -1) + c.text;
-      else put(k, c.text);
+      if (/\p{Ll}-$/u.test(row[k]!) && /^\p{Ll}/u.test(c.text)) {
+        row[k] = row[k]!.slice(0, -1) + c.text;
+        put(k, '', c);
+      } else put(k, c.text, c);
     }
     return row;
   });
+  mergeWrappedRows(grid, region, edges, right);
   // Every column must be filled in at least half of the rows, or the "table" is probably a layout artefact.
-  for (let c = 0; c < cols.length; c++) {
-    const filled = grid.filter((r) => r[c]!.trim()).length;
-    if (filled < Math.ceil(grid.length / 2)) return null;
+  // From four rows on, half of the rows under the first will do: the first may be a header whose spanning
+  // cells leave columns empty (two tables side by side under their titles, ADR 0368). The first column may
+  // be a multirow label column (ADR 0368): filled in the first row under the header and in another, its
+  // other rows empty under each label.
+  const counted = grid.length >= 4 ? grid.slice(1) : grid;
+  const multirow = grid.length >= 4 && !!grid[1]![0] && counted.filter((r) => r[0]).length >= 2;
+  for (let c = sparse || (multirow ? 1 : 0); c < cols.length; c++) {
+    const filled = counted.filter((r) => r[c]!.trim()).length;
+    if (filled < Math.ceil(counted.length / 2)) return null;
   }
-  return { lines: [...cells, ...region.flatMap((r) => r.more)], rows: grid };
+  return { lines: [...cells, ...region.flatMap((r) => [...r.more, ...(r.lead ?? [])])], rows: grid };
+}
+
+/** A grid cell's first and last line. */
+interface CellLines {
+  first?: LayoutLine;
+  last?: LayoutLine;
+}
+
+/** `a` and the next line `b` of one cell: a word broken at a hyphen is joined, other lines with a space. */
+const joinLines = (a: string, b: string): string => (!a ? b : !b ? a : /\p{Ll}-$/u.test(a) && /^\p{Ll}/u.test(b) ? a.slice(0, -1) + b : `${a} ${b}`);
+
+/**
+ * Rows of a grid that are further lines of the row above (ADR 0368): a cell wrapped over two or three lines
+ * made a row of each line where the lines of its row were not joined before (a picture's labels in another
+ * column on the second line, a wrapped key). The row boundary is decided by the columns, not by every line:
+ * a row set solid under the one above (within half a line) whose key column (the first) is empty or reads
+ * on, and whose every cell under a filled cell reads on from it ({@link readsOn}), one at least, is joined
+ * to it (cells in columns empty above come along: labels beside a wrapped description). A key set
+ * vertically centred against a description of three lines lands on the middle line: a keyless row whose
+ * cells read on into the keyed row under it is that row's first line.
+ */
+function mergeWrappedRows(grid: string[][], region: Row[], edges: CellLines[][], right: readonly number[]): void {
+  const ys = region.map((r) => ({ y0: r.y0, y1: r.y1, h: Math.max(1, Math.min(...r.cells.map((c) => c.y1 - c.y0))) }));
+  const solid = (k: number): boolean => ys[k]!.y0 - ys[k - 1]!.y1 <= 0.5 * ys[k]!.h;
+  // Column `c` of row `k` goes on from row `k - 1`: the text reads on and the line above was full (its next
+  // line's first word would not have fitted after it: "row 1" over "row 2" in a column as wide as "column
+  // 1" is two rows).
+  const goesOn = (k: number, c: number): boolean => {
+    const a = edges[k - 1]![c]!.last;
+    const b = edges[k]![c]!.first;
+    if (!a || !b || !readsOn(grid[k - 1]![c]!, grid[k]![c]!)) return false;
+    if (/\p{L}-$/u.test(a.text.trim())) return true;
+    const t = b.text.trim();
+    const word = t.split(/\s+/)[0]!.length * ((b.x1 - b.x0) / Math.max(1, t.length)) + 0.25 * b.size;
+    return a.x1 + word > right[c]! && a.x1 - a.x0 >= 0.5 * (right[c]! - a.x0);
+  };
+  // Each column of row `k` under row `k - 1`: how many go on; false when one starts afresh under a filled cell.
+  const readOn = (k: number, from: number): number | false => {
+    let on = 0;
+    for (let c = from; c < grid[k]!.length; c++) {
+      if (!grid[k]![c] || !grid[k - 1]![c]) continue;
+      if (!goesOn(k, c)) return false;
+      on++;
+    }
+    return on;
+  };
+  const join = (k: number, key: string): void => {
+    grid[k - 1] = grid[k - 1]!.map((t, c) => (c === 0 ? key : joinLines(t, grid[k]![c]!)));
+    edges[k - 1] = edges[k - 1]!.map((e, c) => ({ first: e.first ?? edges[k]![c]!.first, last: edges[k]![c]!.last ?? e.last }));
+    ys[k - 1] = { ...ys[k - 1]!, y1: Math.max(ys[k - 1]!.y1, ys[k]!.y1) };
+    grid.splice(k, 1);
+    edges.splice(k, 1);
+    ys.splice(k, 1);
+  };
+  for (let k = 1; k < grid.length; ) {
+    const [p, r] = [grid[k - 1]!, grid[k]!];
+    const on = solid(k) ? readOn(k, 0) : false;
+    if (on && (!r[0] || (p[0] && goesOn(k, 0)))) join(k, joinLines(p[0]!, r[0]!));
+    else k++;
+  }
+  for (let k = 1; k < grid.length; ) {
+    const [p, r] = [grid[k - 1]!, grid[k]!];
+    const on = !p[0] && r[0] && solid(k) ? readOn(k, 1) : false;
+    if (on) join(k, r[0]!);
+    else k++;
+  }
 }
 
 const median = (xs: number[]): number => {
@@ -667,12 +771,68 @@ function joinContinuationRows(rows: Row[], body: number): void {
       const next = above[i + 1];
       return i >= 1 && (next ? c.x1 <= next.x0 - 0.3 * body : c.x1 <= Math.max(...above.map((o) => o.x1)) + body);
     });
-    if (fits) {
+    const next = rows[k + 1];
+    if (next && centredKeyBelow(prev, r, next, body)) {
+      (next.lead ??= []).push(...r.cells, ...r.more);
+      next.y0 = Math.min(next.y0, r.y0);
+      rows.splice(k, 1);
+    } else if (fits && !startsNewRow(prev, r)) {
       prev.more.push(...r.cells, ...r.more);
       prev.y1 = Math.max(prev.y1, r.y1);
       rows.splice(k, 1);
     } else k++;
   }
+}
+
+/**
+ * Whether `b`, the first line of a cell's text on the line below `a`, reads on from `a`: a word broken at a
+ * hyphen ("synchro-" over "nization"), or `a` of two words or more left open (no closing punctuation) over
+ * `b` starting in lower case. A cell's text wrapped in a `p{}` column reads on; a new row's cells (a type
+ * "{Länge}" under "{boolean}", a number under a number, "Mindestlänge ..." under a finished description)
+ * start afresh.
+ */
+export function readsOn(a: string, b: string): boolean {
+  const x = a.trim();
+  const y = b.trim();
+  if (!x || !y || !/^\p{Ll}/u.test(y)) return false;
+  return /\p{L}-$/u.test(x) || (/\S\s+\S/.test(x) && !/[.:;!?]$/.test(x));
+}
+
+/** The text of the row's lowest line starting at `x` (within 2 pt): what a wrapped cell under it continues. */
+function textAbove(r: Row, x: number): string {
+  const at = [...r.cells, ...r.more].filter((l) => Math.abs(l.x0 - x) <= 2).sort((p, q) => q.y0 - p.y0);
+  return at[0]?.text ?? '';
+}
+
+/**
+ * A row whose lines all start under cells of the row above is that row's wrapped cells only when its lines
+ * read on ({@link readsOn}); when most of its cells (two or more) start afresh, the table's columns start a
+ * new line at the row's top: a new row of a table whose first column is a multirow label (`\setuplinks`
+ * beside the rows of its arguments), not a continuation (ADR 0368). A single line stays a wrapped cell (a
+ * cell may wrap after a full stop; but see {@link centredKeyBelow}).
+ */
+function startsNewRow(prev: Row, r: Row): boolean {
+  if (r.cells.length < 2) return false;
+  const fresh = r.cells.filter((c) => !readsOn(textAbove(prev, c.x0), c.text)).length;
+  return fresh >= 2 && 2 * fresh > r.cells.length;
+}
+
+/**
+ * A line alone on its row that is the first line of the row under it: a description whose key is set
+ * vertically centred against it (`m{}` cells, a label centred in a row of three lines) sits on the
+ * description's middle line, so the description's first line comes as a row of its own above the key's.
+ * It starts afresh (the text above it, if any, ends in closing punctuation and it starts with a capital or
+ * a digit), the row under it is set solid below it, has a key left of it and a line under it that reads
+ * on from it (ADR 0368).
+ */
+function centredKeyBelow(prev: Row, r: Row, next: Row, body: number): boolean {
+  if (r.cells.length !== 1) return false;
+  const c = r.cells[0]!;
+  const before = textAbove(prev, c.x0).trim();
+  if ((before && !/[.:;!?]$/.test(before)) || !/^[\p{Lu}\p{N}]/u.test(c.text.trim())) return false;
+  const key = [...next.cells].sort((a, b) => a.x0 - b.x0)[0]!;
+  const under = next.cells.find((o) => Math.abs(o.x0 - c.x0) <= 2);
+  return key.x1 <= c.x0 - 0.8 * body && next.y0 - r.y1 <= 0.5 * Math.max(1, c.y1 - c.y0) && !!under && readsOn(c.text, under.text);
 }
 
 /** Width per character of a table's one-word cells (median), to place the words of a joined line. */
