@@ -131,3 +131,23 @@ test('a three-column table with a description column of two thirds of the width 
   assert.deepEqual(ts[0]!.rows.slice(1).map((r) => r.slice(0, 2)), rows.map(([t, m]) => [t, m]));
   assert.equal(ts[0]!.rows[4]![2], 'A nak[request] packet is a consumer requesting a retransmission of one or more data packets.');
 });
+
+test('a header word broken without a hyphen in a narrow column is joined without a space', () => {
+  // A word processor breaks "Compressor", wider than its column, where the column ends: "Compresso" over
+  // a centred "r". A header "Number" over "of" in a column as narrow stays two words.
+  const lines = [
+    ...above(40),
+    L('Tool', 72, 100, 95), L('Compresso', 150, 100, 198), L('Number', 230, 100, 266),
+    L('r', 172, 112, 176), L('of runs', 232, 112, 264),
+    L('gzip', 72, 130, 92), L('2.1', 160, 130, 175), L('12', 240, 130, 250),
+    L('bzip2', 72, 142, 97), L('3.4', 160, 142, 175), L('14', 240, 142, 250),
+    L('xz', 72, 154, 82), L('4.0', 160, 154, 175), L('9', 240, 154, 245),
+    ...below(190),
+  ];
+  assert.deepEqual(detectTables(lines, 10).map((t) => t.rows), [[
+    ['Tool', 'Compressor', 'Number of runs'],
+    ['gzip', '2.1', '12'],
+    ['bzip2', '3.4', '14'],
+    ['xz', '4.0', '9'],
+  ]]);
+});

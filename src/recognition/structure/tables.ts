@@ -635,16 +635,21 @@ function buildGrid(region: Row[]): TableRegion | null {
       else put(spannedFirst(c) ?? columnOf(c), c.text, c);
     }
     // A wrapped cell's next line; a word hyphenated at the line end ("accord-" / "ing") is joined.
+    // A word broken without a hyphen because it is wider than its narrow column ("Compresso" over "r": a
+    // word processor breaks it where the column ends) is joined without a space (ADR 0368).
     for (const c of r.more) {
       const k = columnOf(c);
       if (/\p{Ll}-$/u.test(row[k]!) && /^\p{Ll}/u.test(c.text)) {
         row[k] = row[k]!.slice(0, -1) + c.text;
         put(k, '', c);
+      } else if (brokenWord(at[k]!.last, c, cols[k]!)) {
+        row[k] = row[k]! + c.text.trim();
+        put(k, '', c);
       } else put(k, c.text, c);
     }
     return row;
   });
-  mergeWrappedRows(grid, region, edges, right);
+  mergeWrappedRows(grid, region, edges, cols.map(([a], k) => [a, right[k]!] as [number, number]));
   // Every column must be filled in at least half of the rows, or the "table" is probably a layout artefact.
   // From four rows on, half of the rows under the first will do: the first may be a header whose spanning
   // cells leave columns empty (two tables side by side under their titles, ADR 0368). The first column may
@@ -657,6 +662,21 @@ function buildGrid(region: Row[]): TableRegion | null {
     if (filled < Math.ceil(counted.length / 2)) return null;
   }
   return { lines: [...cells, ...region.flatMap((r) => [...r.more, ...(r.lead ?? [])])], rows: grid };
+}
+
+/** Short words a line may start with: not the end of a word broken at the column's edge. */
+const SHORT_WORDS = new Set(['a', 'an', 'as', 'at', 'be', 'by', 'do', 'go', 'he', 'if', 'in', 'is', 'it', 'me', 'my', 'no', 'of', 'on', 'or', 'so', 'to', 'up', 'us', 'we', 'de', 'du', 'la', 'le', 'en', 'et', 'un', 'da', 'di', 'el', 'es', 'im', 'am', 'zu', 'y', 'e', 'i', 'o', 'à']);
+
+/**
+ * `b` ends the word that fills line `a` of a cell: `a` is one word (letters, three or more) as wide as its
+ * column or nearly (0.85 of it), and `b` starts with one or two lower-case letters that are no word of
+ * their own ("Compresso" over "r"). A word too wide for a narrow column is broken where the column ends,
+ * without a hyphen, by word processors (LaTeX sets such a word overfull instead).
+ */
+function brokenWord(a: LayoutLine | undefined, b: LayoutLine, col: readonly [number, number]): boolean {
+  if (!a || !/^\p{L}{3,}$/u.test(a.text.trim())) return false;
+  const m = /^(\p{Ll}{1,2})(?:\s|$)/u.exec(b.text.trim());
+  return !!m && !SHORT_WORDS.has(m[1]!) && a.x1 - a.x0 >= 0.85 * (col[1] - col[0]) && Math.abs(b.x0 - a.x0) <= 0.5 * (col[1] - col[0]);
 }
 
 /** A grid cell's first and last line. */
@@ -678,7 +698,8 @@ const joinLines = (a: string, b: string): string => (!a ? b : !b ? a : /\p{Ll}-$
  * vertically centred against a description of three lines lands on the middle line: a keyless row whose
  * cells read on into the keyed row under it is that row's first line.
  */
-function mergeWrappedRows(grid: string[][], region: Row[], edges: CellLines[][], right: readonly number[]): void {
+function mergeWrappedRows(grid: string[][], region: Row[], edges: CellLines[][], cols: readonly (readonly [number, number])[]): void {
+  const right = cols.map(([, b]) => b);
   const ys = region.map((r) => ({ y0: r.y0, y1: r.y1, h: Math.max(1, Math.min(...r.cells.map((c) => c.y1 - c.y0))) }));
   const solid = (k: number): boolean => ys[k]!.y0 - ys[k - 1]!.y1 <= 0.5 * ys[k]!.h;
   // Column `c` of row `k` goes on from row `k - 1`: the text reads on and the line above was full (its next
@@ -687,7 +708,9 @@ function mergeWrappedRows(grid: string[][], region: Row[], edges: CellLines[][],
   const goesOn = (k: number, c: number): boolean => {
     const a = edges[k - 1]![c]!.last;
     const b = edges[k]![c]!.first;
-    if (!a || !b || !readsOn(grid[k - 1]![c]!, grid[k]![c]!)) return false;
+    if (b && brokenWord(a, b, cols[c]!)) return true;
+    // A header's cell may be one word over the rest of its text ("Number" over "of runs").
+    if (!a || !b || !readsOn(grid[k - 1]![c]!, grid[k]![c]!, k === 1)) return false;
     if (/\p{L}-$/u.test(a.text.trim())) return true;
     const t = b.text.trim();
     const word = t.split(/\s+/)[0]!.length * ((b.x1 - b.x0) / Math.max(1, t.length)) + 0.25 * b.size;
@@ -704,7 +727,11 @@ function mergeWrappedRows(grid: string[][], region: Row[], edges: CellLines[][],
     return on;
   };
   const join = (k: number, key: string): void => {
-    grid[k - 1] = grid[k - 1]!.map((t, c) => (c === 0 ? key : joinLines(t, grid[k]![c]!)));
+    grid[k - 1] = grid[k - 1]!.map((t, c) => {
+      const b = edges[k]![c]!.first;
+      if (c > 0 && b && brokenWord(edges[k - 1]![c]!.last, b, cols[c]!)) return t + grid[k]![c]!;
+      return c === 0 ? key : joinLines(t, grid[k]![c]!);
+    });
     edges[k - 1] = edges[k - 1]!.map((e, c) => ({ first: e.first ?? edges[k]![c]!.first, last: edges[k]![c]!.last ?? e.last }));
     ys[k - 1] = { ...ys[k - 1]!, y1: Math.max(ys[k - 1]!.y1, ys[k]!.y1) };
     grid.splice(k, 1);
@@ -714,7 +741,8 @@ function mergeWrappedRows(grid: string[][], region: Row[], edges: CellLines[][],
   for (let k = 1; k < grid.length; ) {
     const [p, r] = [grid[k - 1]!, grid[k]!];
     const on = solid(k) ? readOn(k, 0) : false;
-    if (on && (!r[0] || (p[0] && goesOn(k, 0)))) join(k, joinLines(p[0]!, r[0]!));
+    const b0 = edges[k]![0]!.first;
+    if (on && (!r[0] || (p[0] && goesOn(k, 0)))) join(k, b0 && brokenWord(edges[k - 1]![0]!.last, b0, cols[0]!) ? p[0]! + r[0]! : joinLines(p[0]!, r[0]!));
     else k++;
   }
   for (let k = 1; k < grid.length; ) {
@@ -786,16 +814,16 @@ function joinContinuationRows(rows: Row[], body: number): void {
 
 /**
  * Whether `b`, the first line of a cell's text on the line below `a`, reads on from `a`: a word broken at a
- * hyphen ("synchro-" over "nization"), or `a` of two words or more left open (no closing punctuation) over
- * `b` starting in lower case. A cell's text wrapped in a `p{}` column reads on; a new row's cells (a type
+ * hyphen ("synchro-" over "nization"), or `a` of two words or more (`oneWord`: or one) left open (no
+ * closing punctuation) over `b` starting in lower case. A cell's text wrapped in a `p{}` column reads on; a new row's cells (a type
  * "{Länge}" under "{boolean}", a number under a number, "Mindestlänge ..." under a finished description)
  * start afresh.
  */
-export function readsOn(a: string, b: string): boolean {
+export function readsOn(a: string, b: string, oneWord = false): boolean {
   const x = a.trim();
   const y = b.trim();
   if (!x || !y || !/^\p{Ll}/u.test(y)) return false;
-  return /\p{L}-$/u.test(x) || (/\S\s+\S/.test(x) && !/[.:;!?]$/.test(x));
+  return /\p{L}-$/u.test(x) || ((oneWord || /\S\s+\S/.test(x)) && !/[.:;!?]$/.test(x));
 }
 
 /** The text of the row's lowest line starting at `x` (within 2 pt): what a wrapped cell under it continues. */
