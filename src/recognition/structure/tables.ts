@@ -187,7 +187,14 @@ export function detectTables(pageLines: readonly LayoutLine[], body: number): Ta
   if (lines.length < 6) return [];
   const cols = textColumns(lines, body);
   const found = cols.length > 1 ? cols.flatMap((c, k) => detectTablesIn(c, body).map((t) => (k > 0 ? withHeaderFromColumnFoot(t, cols[k - 1]!, c, body) : t))) : detectTablesIn(lines, body);
-  const grids = found.flatMap((t) => withoutProseBeside(t, lines, body));
+  let grids = found.flatMap((t) => withoutProseBeside(t, lines, body));
+  // A header table that holds the whole of the grid tables it shares lines with (its rows under a bold
+  // header, the grid found for their last rows only) is the one kept (ADR 0368).
+  for (const h of detectHeaderTables(lines, body)) {
+    const mine = new Set(h.lines);
+    const overlapping = grids.filter((g) => g.lines.some((l) => mine.has(l)));
+    if (overlapping.length && overlapping.every((g) => g.lines.every((l) => mine.has(l)))) grids = [...grids.filter((g) => !overlapping.includes(g)), h];
+  }
   const used = new Set(grids.flatMap((t) => t.lines));
   const all = [...grids, ...detectHeaderTables(lines.filter((l) => !used.has(l)), body)];
   return all.map((t) => ({ ...t, lines: [...new Set(t.lines.map((l) => segmentOf.get(l) ?? l))] }));
@@ -301,7 +308,9 @@ function detectHeaderTables(lines: readonly LayoutLine[], body: number): TableRe
     if (header[0] !== first || header.length < 2 || header.length > 6) continue;
     if (!header.every((h) => h.bold && h.text.length <= 40)) continue;
     if (header.some((h, k) => k > 0 && h.x0 - header[k - 1]!.x1 < 1.2 * body)) continue;
-    const colOf = (l: LayoutLine): number => header.findIndex((h) => Math.abs(h.x0 - l.x0) <= 3);
+    // A column's lines start at its header cell's left edge, or are centred under it (a key column of
+    // centred cells: "F1", "Ctrl + M", "F11 (F6 on" / "MacOS X)" under "Key"; ADR 0368).
+    const colOf = (l: LayoutLine): number => header.findIndex((h) => Math.abs(h.x0 - l.x0) <= 3 || Math.abs(h.x0 + h.x1 - l.x0 - l.x1) <= 6);
     const headerBottom = Math.max(...header.map((h) => h.y1));
     const rows: { cells: string[]; bottom: number; lines: LayoutLine[] }[] = [];
     let bottom = headerBottom;
@@ -310,7 +319,10 @@ function detectHeaderTables(lines: readonly LayoutLine[], body: number): TableRe
       if (l.y0 < headerBottom - 1 || header.includes(l)) continue;
       if (l.y0 - bottom > 2 * body) break;
       const c = colOf(l);
-      if (c < 0 || l.bold) break;
+      // A bold line ends the table (a heading under it), unless it is a key beside its description: a
+      // line of another column that is not bold starts on its baseline.
+      const boldKey = l.bold && c === 0 && sorted.some((o) => o !== l && !o.bold && colOf(o) > 0 && Math.abs(o.y0 - l.y0) <= 2);
+      if (c < 0 || (l.bold && !boldKey && !(c === 0 && rows.length && rows[rows.length - 1]!.lines.some((o) => o.bold && colOf(o) === 0) && l.y0 - rows[rows.length - 1]!.bottom <= 0.5 * body))) break;
       const row = rows[rows.length - 1];
       const startsRow = c === 0 && (!row || l.y0 - row.bottom > 0.5 * body || row.lines.some((o) => colOf(o) > 0 && Math.abs(o.y0 - l.y0) <= 2) || (row.cells[0] !== '' && row.lines.some((o) => colOf(o) > 0) && sorted.some((o) => o !== l && colOf(o) > 0 && !o.bold && Math.abs(o.y0 - l.y0) <= 2)));
       if (!row || startsRow) rows.push({ cells: header.map(() => ''), bottom: l.y1, lines: [] });
