@@ -151,3 +151,51 @@ test('a header word broken without a hyphen in a narrow column is joined without
     ['xz', '4.0', '9'],
   ]]);
 });
+
+test('cells centred vertically against cells of two and three lines make one row each (a word processor\'s table)', () => {
+  // Lines 11 pt apart inside a cell, rows 16 pt apart; a one-line cell sits half a line below the first
+  // line of a two-line cell, or on the middle line of a three-line one; the header's cells have two and
+  // three lines ("Compresso" over "r": a word broken at the narrow column's edge).
+  const W = (text: string, x0: number, y0: number, o: Partial<LayoutLine> = {}): LayoutLine => L(text, x0, y0, x0 + 5.2 * text.length, { y1: y0 + 10, size: 9, ...o });
+  const lines = [
+    ...above(20),
+    W('Compresso', 320, 85, { bold: true, x1: 375 }), W('r', 320, 96, { bold: true, x1: 324 }),
+    W('Compressed', 390, 85, { bold: true }), W('size (bytes)', 390, 96, { bold: true }),
+    W('Compression', 480, 80, { bold: true }), W('time', 480, 90, { bold: true }), W('(seconds)', 480, 101, { bold: true }),
+    W('gzip -1', 320, 115), W('15,213,337', 390, 115), W('1.15', 480, 115),
+    W('gzip -9', 320, 131), W('12,236,236', 390, 131), W('13.39', 480, 131),
+    W('lz4 (run', 320, 147), W('once)', 320, 158), W('23,825,848', 390, 152.5), W('0.28', 480, 152.5),
+    W('vcd2fst (zlib)', 320, 174), W('plus gzip -4', 320, 185), W('11,164,461', 390, 179.5), W('24.41', 480, 179.5),
+    W('vcd2fst (LZ4)', 320, 201), W('no', 320, 212), W('deduplication', 320, 223), W('71,600,821', 390, 212), W('18.68', 480, 212),
+    ...below(260),
+  ];
+  assert.deepEqual(detectTables(lines, 9).map((t) => t.rows), [[
+    ['Compressor', 'Compressed size (bytes)', 'Compression time (seconds)'],
+    ['gzip -1', '15,213,337', '1.15'],
+    ['gzip -9', '12,236,236', '13.39'],
+    ['lz4 (run once)', '23,825,848', '0.28'],
+    ['vcd2fst (zlib) plus gzip -4', '11,164,461', '24.41'],
+    ['vcd2fst (LZ4) no deduplication', '71,600,821', '18.68'],
+  ]]);
+});
+
+test('a key column centred under its bold header cell, its keys bold, is one table with its wrapped keys', () => {
+  const lines = [
+    ...above(20),
+    L('Key', 138, 80, 161, { bold: true }), L('Shortcuts', 210, 80, 270, { bold: true }),
+    ...[['F1', 'Displays the help file.'], ['F8', 'Screenshot of main window.'], ['F10', 'Toggle Real-time / Manual mode.']].flatMap(([k, d], i) => [
+      L(k!, 149.5 - 3.5 * k!.length, 94 + 14 * i, 149.5 + 3.5 * k!.length, { bold: true, block: 3 + i }), L(d!, 210, 94 + 14 * i, 210 + 5.5 * d!.length, { block: 3 + i }),
+    ]),
+    L('F11 (F6 on', 116, 136, 182, { bold: true, block: 7 }), L('MacOS X)', 119, 149, 178, { bold: true, block: 7 }), L('Previous step.', 210, 136, 287, { block: 8 }),
+    L('Ctrl + M', 124, 163, 174, { bold: true, block: 9 }), L('Maximization / Minimization of the map.', 210, 163, 430, { block: 9 }),
+    ...below(200),
+  ];
+  assert.deepEqual(detectTables(lines, 11).map((t) => t.rows), [[
+    ['Key', 'Shortcuts'],
+    ['F1', 'Displays the help file.'],
+    ['F8', 'Screenshot of main window.'],
+    ['F10', 'Toggle Real-time / Manual mode.'],
+    ['F11 (F6 on MacOS X)', 'Previous step.'],
+    ['Ctrl + M', 'Maximization / Minimization of the map.'],
+  ]]);
+});

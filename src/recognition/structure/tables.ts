@@ -371,6 +371,7 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
       tightest.push(l);
     }
   }
+  mergeCentredRows(rows, tightest);
   for (const r of rows) r.cells.sort((a, b) => a.x0 - b.x0);
   joinWrappedCells(rows, lines, body);
   joinContinuationRows(rows, body);
@@ -483,7 +484,19 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
         const x1 = Math.max(...region.flatMap((r) => r.cells.map((c) => c.x1)));
         if (above.cells.every((c) => c.text.length <= 40 && c.x0 >= x0 - body && c.x1 <= x1 + body && !isCaption(c.text)) && above.cells[0]!.x0 <= x0 + body) region.unshift(above);
       }
-      const table = buildGrid(region);
+      let table = buildGrid(region);
+      // A one-cell row set solid under the last row, starting at one of its cells' left edges, may be that
+      // row's cell wrapped (the last line of a key centred against the row): it is the table's when the
+      // grid joins it to the row (ADR 0368).
+      const after = rows[end + 1];
+      const last = rows[end]!;
+      if (table && after && after.cells.length === 1 && after.y0 - last.y1 <= 0.5 * Math.max(1, after.cells[0]!.y1 - after.cells[0]!.y0) && last.cells.some((c) => Math.abs(c.x0 - after.cells[0]!.x0) <= 2)) {
+        const longer = buildGrid([...region, after]);
+        if (longer && longer.rows.length === table.rows.length) {
+          table = longer;
+          end++;
+        }
+      }
       if (table && !flowsAsText(table.rows) && !(region.some((r) => relaxed.has(r)) && readsOnAcrossRows(table.rows))) {
         out.push(table);
         lastEnd = end;
@@ -750,9 +763,44 @@ function mergeWrappedRows(grid: string[][], region: Row[], edges: CellLines[][],
     edges.splice(k, 1);
     ys.splice(k, 1);
   };
+  // A row of two lines or more whose one-line cells are centred on it (a word processor centres its cells
+  // vertically) is whole: a line under it starts the next row, although it may read on.
+  const centred = (k: number): boolean => {
+    const es = edges[k]!.filter((e) => e.first && e.last);
+    if (es.length < 2) return false;
+    const top = Math.min(...es.map((e) => e.first!.y0));
+    const bottom = Math.max(...es.map((e) => e.last!.y1));
+    const mid = (top + bottom) / 2;
+    const h = ys[k]!.h;
+    return bottom - top >= 1.5 * h && es.some((e) => e.first === e.last && Math.abs((e.first!.y0 + e.first!.y1) / 2 - mid) <= 0.2 * h && e.first!.y0 > top + 0.3 * h);
+  };
+  // A key of three or five lines with the row's other cells (one line each) on its middle line: the key's
+  // lines above and below are rows of their key alone, as many above as below, set solid; the other
+  // cells' centre is the centre of the key's lines.
+  const keyOnly = (k: number): boolean => !!grid[k]?.[0] && grid[k]!.every((t, c) => c === 0 || !t);
+  for (let k = 1; k + 1 < grid.length; k++) {
+    const others = edges[k]!.slice(1).filter((e) => e.first);
+    if (!grid[k]![0] || !others.length || others.some((e) => e.first !== e.last)) continue;
+    const mid = median(others.map((e) => (e.first!.y0 + e.first!.y1) / 2));
+    for (const n of [1, 2]) {
+      if (k - n < 0 || k + n >= grid.length) break;
+      let ok = true;
+      for (let i = 1; i <= n; i++) ok &&= keyOnly(k - i) && keyOnly(k + i) && solid(k - i + 1) && solid(k + i);
+      if (!ok) break;
+      const top = ys[k - n]!.y0;
+      const bottom = ys[k + n]!.y1;
+      if (Math.abs((top + bottom) / 2 - mid) > 0.2 * ys[k]!.h) continue;
+      const key = grid.slice(k - n, k + n + 1).map((r) => r[0]!).reduce((a, b) => joinLines(a, b));
+      grid.splice(k - n, 2 * n + 1, [key, ...grid[k]!.slice(1)]);
+      edges.splice(k - n, 2 * n + 1, [{ first: edges[k - n]![0]!.first, last: edges[k + n]![0]!.last }, ...edges[k]!.slice(1)]);
+      ys.splice(k - n, 2 * n + 1, { y0: top, y1: bottom, h: ys[k]!.h });
+      k -= n;
+      break;
+    }
+  }
   for (let k = 1; k < grid.length; ) {
     const [p, r] = [grid[k - 1]!, grid[k]!];
-    const on = solid(k) ? readOn(k, 0) : false;
+    const on = solid(k) && !centred(k - 1) ? readOn(k, 0) : false;
     const b0 = edges[k]![0]!.first;
     if (on && (!r[0] || (p[0] && goesOn(k, 0)))) join(k, b0 && brokenWord(edges[k - 1]![0]!.last, b0, cols[0]!) ? p[0]! + r[0]! : joinLines(p[0]!, r[0]!));
     else k++;
@@ -821,6 +869,56 @@ function joinContinuationRows(rows: Row[], body: number): void {
       prev.y1 = Math.max(prev.y1, r.y1);
       rows.splice(k, 1);
     } else k++;
+  }
+}
+
+/**
+ * Rows of cells centred vertically against cells of more lines (a word processor's table: a one-line
+ * "23,825,848" set half a line below "lz4 (run" and half a line above "once)", a header of two-line and
+ * three-line cells): lines of neighbouring rows in different columns overlap by 40% or more of a line,
+ * where rows one under the other overlap by little or not at all (LaTeX's tall boxes reach a fifth into
+ * the next row; only lines of the usual height and of two characters or more are compared, so a tall
+ * box or a lowered letter of the TeX logo does not count). Such rows are one row, whose lines in one
+ * column (overlapping along x, or segments of one line) are one cell: its top line stays a cell and the
+ * others are its further lines (ADR 0368). `tightest` holds each row's tightest line (kept in step).
+ */
+function mergeCentredRows(rows: Row[], tightest: LayoutLine[]): void {
+  // The row's lines of the usual height (within 15% of the median of the rows' tightest lines: a row
+  // whose one line has a tall box has no plain line) with two characters or more.
+  const usual = median(tightest.map((l) => l.y1 - l.y0));
+  const plain = (k: number): LayoutLine[] => rows[k]!.cells.filter((l) => l.y1 - l.y0 <= 1.15 * usual && l.text.trim().length >= 2);
+  const merged = new Set<Row>();
+  for (let k = 1; k < rows.length; ) {
+    const overlap = plain(k - 1).some((a) => plain(k).some((b) => (a.x1 < b.x0 || b.x1 < a.x0) && Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0) >= 0.4 * Math.min(a.y1 - a.y0, b.y1 - b.y0)));
+    if (overlap) {
+      const [a, b] = [rows[k - 1]!, rows[k]!];
+      a.cells.push(...b.cells);
+      a.more.push(...b.more);
+      a.y0 = Math.min(a.y0, b.y0);
+      a.y1 = Math.max(a.y1, b.y1);
+      if (tightest[k]!.y1 - tightest[k]!.y0 < tightest[k - 1]!.y1 - tightest[k - 1]!.y0) tightest[k - 1] = tightest[k]!;
+      merged.add(a);
+      rows.splice(k, 1);
+      tightest.splice(k, 1);
+    } else k++;
+  }
+  for (const r of merged) {
+    // Lines of one column: overlapping along x (transitively), or segments of one text line.
+    const groups: LayoutLine[][] = [];
+    for (const l of [...r.cells].sort((a, b) => a.y0 - b.y0 || a.x0 - b.x0)) {
+      const parent = segmentOf.get(l);
+      const hit = groups.filter((g) => g.some((o) => (Math.min(o.x1, l.x1) > Math.max(o.x0, l.x0)) || (parent !== undefined && segmentOf.get(o) === parent)));
+      const into = hit[0] ?? [];
+      for (const g of hit.slice(1)) {
+        into.push(...g);
+        groups.splice(groups.indexOf(g), 1);
+      }
+      into.push(l);
+      if (!hit.length) groups.push(into);
+    }
+    r.cells = groups.map((g) => g.sort((a, b) => a.y0 - b.y0 || a.x0 - b.x0)[0]!);
+    r.more.push(...groups.flatMap((g) => g.slice(1)));
+    r.more.sort((a, b) => a.y0 - b.y0 || a.x0 - b.x0);
   }
 }
 
