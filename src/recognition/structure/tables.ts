@@ -734,8 +734,10 @@ function mergeWrappedRows(grid: string[][], region: Row[], edges: CellLines[][],
     const a = edges[k - 1]![c]!.last;
     const b = edges[k]![c]!.first;
     if (b && brokenWord(a, b, cols[c]!)) return true;
-    // A header's cell may be one word over the rest of its text ("Number" over "of runs").
-    if (!a || !b || !readsOn(grid[k - 1]![c]!, grid[k]![c]!, k === 1)) return false;
+    // A header's cell may be one word over the rest of its text ("Number" over "of runs"), where not every
+    // header cell goes on (a row of one-word names under one-word names is a row of its own).
+    const header = k === 1 && grid[1]!.filter(Boolean).length < grid[0]!.filter(Boolean).length;
+    if (!a || !b || !readsOn(grid[k - 1]![c]!, grid[k]![c]!, header)) return false;
     if (/\p{L}-$/u.test(a.text.trim())) return true;
     const t = b.text.trim();
     const word = t.split(/\s+/)[0]!.length * ((b.x1 - b.x0) / Math.max(1, t.length)) + 0.25 * b.size;
