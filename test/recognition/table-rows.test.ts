@@ -199,3 +199,25 @@ test('a key column centred under its bold header cell, its keys bold, is one tab
     ['Ctrl + M', 'Maximization / Minimization of the map.'],
   ]]);
 });
+
+test('a one-line key centred against a description of three or four lines is that description\'s key', () => {
+  // A word processor's table (the Math Guide's support table): each cell a block, lines 12 pt apart, the
+  // key on the middle line of three, or between the second and third of four.
+  const lines = [
+    ...above(400),
+    L('Ask LibreOffice', 65, 516, 135, { block: 18 }), L('Questions and answers from the LibreOffice community', 191, 510, 447, { block: 18 }), L('http://ask.libreoffice.org/en/questions/', 191, 522, 366, { block: 18 }),
+    L('Documentation', 65, 553, 135, { block: 19 }),
+    L('User guides, how-tos, and other documentation.', 191, 541, 416, { block: 20 }), L('http://www.libreoffice.org/get-help/documentation/', 191, 553, 419, { block: 20 }), L('https://wiki.documentfoundation.org/Documentation/Publications', 191, 565, 490, { block: 20 }),
+    L('FAQs', 65, 591, 91, { block: 21 }), L('Answers to frequently asked questions', 191, 585, 369, { block: 21 }), L('http://wiki.documentfoundation.org/Faq', 191, 597, 370, { block: 21 }),
+    L('International support', 65, 636, 160, { block: 23 }),
+    L('The LibreOffice website in your language.', 191, 616, 383, { block: 24 }), L('http://www.libreoffice.org/international-sites/', 191, 628, 392, { block: 24 }),
+    L('International mailing lists', 191, 644, 305, { block: 25 }), L('http://wiki.documentfoundation.org/Local_Mailing_Lists', 191, 656, 443, { block: 25 }),
+    ...below(700),
+  ];
+  assert.deepEqual(detectTables(lines, 11).map((t) => t.rows), [[
+    ['Ask LibreOffice', 'Questions and answers from the LibreOffice community http://ask.libreoffice.org/en/questions/'],
+    ['Documentation', 'User guides, how-tos, and other documentation. http://www.libreoffice.org/get-help/documentation/ https://wiki.documentfoundation.org/Documentation/Publications'],
+    ['FAQs', 'Answers to frequently asked questions http://wiki.documentfoundation.org/Faq'],
+    ['International support', 'The LibreOffice website in your language. http://www.libreoffice.org/international-sites/ International mailing lists http://wiki.documentfoundation.org/Local_Mailing_Lists'],
+  ]]);
+});

@@ -375,6 +375,7 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
   for (const r of rows) r.cells.sort((a, b) => a.x0 - b.x0);
   joinWrappedCells(rows, lines, body);
   joinContinuationRows(rows, body);
+  joinCentredKeys(rows, body);
   const isCellRow = (r: Row): boolean => {
     if (r.cells.length < 2) return false;
     for (let i = 1; i < r.cells.length; i++) {
@@ -973,6 +974,50 @@ function centredKeyBelow(prev: Row, r: Row, next: Row, body: number): boolean {
   const key = [...next.cells].sort((a, b) => a.x0 - b.x0)[0]!;
   const under = next.cells.find((o) => Math.abs(o.x0 - c.x0) <= 2);
   return key.x1 <= c.x0 - 0.8 * body && next.y0 - r.y1 <= 0.5 * Math.max(1, c.y1 - c.y0) && !!under && readsOn(c.text, under.text);
+}
+
+/**
+ * A one-line key centred against its description of three or more lines (a word processor's table: the
+ * Math Guide's "Documentation" beside the second of three lines, "International support" between the
+ * second and third of four): the description's lines above the key's line (and below its row, where they
+ * were not joined to it) come as rows of one line right of the key, set solid. Up to two such rows above
+ * and two below are the key's row when the key's centre is the centre of the rows taken with its own
+ * (within a fifth of a line); a key on the first line of its row (LaTeX's `p{}` rows) matches no such
+ * choice (ADR 0368).
+ */
+function joinCentredKeys(rows: Row[], body: number): void {
+  for (let k = 0; k < rows.length; k++) {
+    const b = rows[k]!;
+    const key = b.cells[0]!;
+    const h = Math.max(1, key.y1 - key.y0);
+    if (b.more.some((l) => Math.abs(l.x0 - key.x0) <= 2)) continue;
+    const beside = (r: Row | undefined): boolean => !!r && r.cells.length === 1 && r.more.length === 0 && r.cells[0]!.x0 >= key.x1 + 0.8 * body;
+    let up = 0;
+    while (up < 2 && beside(rows[k - up - 1]) && rows[k - up]!.y0 - rows[k - up - 1]!.y1 <= 0.5 * h) up++;
+    let down = 0;
+    while (down < 2 && beside(rows[k + down + 1]) && rows[k + down + 1]!.y0 - rows[k + down]!.y1 <= 0.5 * h) down++;
+    if (up + down === 0) continue;
+    const mid = (key.y0 + key.y1) / 2;
+    const fit = [[2, 2], [2, 1], [1, 2], [1, 1], [2, 0], [0, 2], [1, 0], [0, 1]].find(([u, d]) => u! <= up && d! <= down && Math.abs((rows[k - u!]!.y0 + rows[k + d!]!.y1) / 2 - mid) <= 0.2 * h);
+    if (!fit) continue;
+    const [u, d] = fit as [number, number];
+    const above = rows.slice(k - u, k).flatMap((r) => r.cells);
+    const under = rows.slice(k + 1, k + d + 1).flatMap((r) => r.cells);
+    // The description's lines in reading order: those above first, then the row's own, then those below.
+    if (above.length) {
+      const own = b.cells.filter((c) => c !== key);
+      b.lead = [...(b.lead ?? []), ...above];
+      b.cells = [key, ...own.slice(0, 1)];
+      b.more = [...own.slice(1), ...b.more];
+      if (!own.length && under.length) b.cells.push(under.shift()!);
+    } else if (b.cells.length === 1 && under.length) b.cells.push(under.shift()!);
+    b.more.push(...under);
+    b.y0 = rows[k - u]!.y0;
+    b.y1 = Math.max(b.y1, rows[k + d]!.y1);
+    rows.splice(k + 1, d);
+    rows.splice(k - u, u);
+    k -= u;
+  }
 }
 
 /** Width per character of a table's one-word cells (median), to place the words of a joined line. */
