@@ -493,7 +493,7 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
       const last = rows[end]!;
       if (table && after && after.cells.length === 1 && after.y0 - last.y1 <= 0.5 * Math.max(1, after.cells[0]!.y1 - after.cells[0]!.y0) && last.cells.some((c) => Math.abs(c.x0 - after.cells[0]!.x0) <= 2)) {
         const longer = buildGrid([...region, after]);
-        if (longer && longer.rows.length === table.rows.length) {
+        if (longer && longer.rows.length <= table.rows.length) {
           table = longer;
           end++;
         }
@@ -777,35 +777,45 @@ function mergeWrappedRows(grid: string[][], region: Row[], edges: CellLines[][],
     const h = ys[k]!.h;
     return bottom - top >= 1.5 * h && es.some((e) => e.first === e.last && Math.abs((e.first!.y0 + e.first!.y1) / 2 - mid) <= 0.2 * h && e.first!.y0 > top + 0.3 * h);
   };
-  // A key of three or five lines with the row's other cells (one line each) on its middle line: the key's
-  // lines above and below are rows of their key alone, as many above as below, set solid; the other
-  // cells' centre is the centre of the key's lines.
+  // A key of three lines or more with the row's other cells (one line each) at its middle: the key's lines
+  // above and below those cells are rows of their key alone (or its row's own further lines), set solid,
+  // up to two above and two below; the other cells' centre is the centre of the key's lines. The top
+  // one must not be the last line of the row above (a wrapped key of a row whose cells stand at its top),
+  // unless that row is whole (centred on its lines).
   const keyOnly = (k: number): boolean => !!grid[k]?.[0] && grid[k]!.every((t, c) => c === 0 || !t);
-  for (let k = 1; k + 1 < grid.length; k++) {
+  for (let k = 0; k < grid.length; k++) {
     const others = edges[k]!.slice(1).filter((e) => e.first);
-    if (!grid[k]![0] || !others.length || others.some((e) => e.first !== e.last)) continue;
+    const key = edges[k]![0]!;
+    if (!grid[k]![0] || !key.first || !key.last || !others.length || others.some((e) => e.first !== e.last)) continue;
     const mid = median(others.map((e) => (e.first!.y0 + e.first!.y1) / 2));
-    for (const n of [1, 2]) {
-      if (k - n < 0 || k + n >= grid.length) break;
-      let ok = true;
-      for (let i = 1; i <= n; i++) ok &&= keyOnly(k - i) && keyOnly(k + i) && solid(k - i + 1) && solid(k + i);
-      if (!ok) break;
-      const top = ys[k - n]!.y0;
-      const bottom = ys[k + n]!.y1;
-      if (Math.abs((top + bottom) / 2 - mid) > 0.2 * ys[k]!.h) continue;
-      const key = grid.slice(k - n, k + n + 1).map((r) => r[0]!).reduce((a, b) => joinLines(a, b));
-      grid.splice(k - n, 2 * n + 1, [key, ...grid[k]!.slice(1)]);
-      edges.splice(k - n, 2 * n + 1, [{ first: edges[k - n]![0]!.first, last: edges[k + n]![0]!.last }, ...edges[k]!.slice(1)]);
-      ys.splice(k - n, 2 * n + 1, { y0: top, y1: bottom, h: ys[k]!.h });
-      k -= n;
-      break;
-    }
+    let up = 0;
+    while (up < 2 && k - up - 1 >= 0 && keyOnly(k - up - 1) && solid(k - up)) up++;
+    let down = 0;
+    while (down < 2 && k + down + 1 < grid.length && keyOnly(k + down + 1) && solid(k + down + 1)) down++;
+    const fit = [[2, 2], [2, 1], [1, 2], [1, 1], [2, 0], [0, 2], [1, 0], [0, 1]].find(([u, d]) => {
+      if (u! > up || d! > down) return false;
+      if (u! > 0 && k - u! - 1 >= 0 && solid(k - u!) && !centred(k - u! - 1) && goesOn(k - u!, 0)) return false;
+      const top = u! > 0 ? ys[k - u!]!.y0 : key.first!.y0;
+      const bottom = d! > 0 ? ys[k + d!]!.y1 : key.last!.y1;
+      return Math.abs((top + bottom) / 2 - mid) <= 0.2 * ys[k]!.h;
+    });
+    if (!fit) continue;
+    const [u, d] = fit as [number, number];
+    const keyText = grid.slice(k - u, k + d + 1).map((r) => r[0]!).reduce((a, b) => joinLines(a, b));
+    const span = { y0: u > 0 ? ys[k - u]!.y0 : ys[k]!.y0, y1: d > 0 ? ys[k + d]!.y1 : ys[k]!.y1, h: ys[k]!.h };
+    const keyLines = { first: u > 0 ? edges[k - u]![0]!.first : key.first, last: d > 0 ? edges[k + d]![0]!.last : key.last };
+    grid.splice(k - u, u + d + 1, [keyText, ...grid[k]!.slice(1)]);
+    edges.splice(k - u, u + d + 1, [keyLines, ...edges[k]!.slice(1)]);
+    ys.splice(k - u, u + d + 1, span);
+    k -= u;
   }
   for (let k = 1; k < grid.length; ) {
     const [p, r] = [grid[k - 1]!, grid[k]!];
     const on = solid(k) && !centred(k - 1) ? readOn(k, 0) : false;
     const b0 = edges[k]![0]!.first;
-    if (on && (!r[0] || (p[0] && goesOn(k, 0)))) join(k, b0 && brokenWord(edges[k - 1]![0]!.last, b0, cols[0]!) ? p[0]! + r[0]! : joinLines(p[0]!, r[0]!));
+    // A key alone on its row does not go on into a row with cells of its own (a label row over a row).
+    const labelOver = !!r[0] && p.every((t, c) => c === 0 || !t) && r.some((t, c) => c > 0 && !!t);
+    if (on && !labelOver && (!r[0] || (p[0] && goesOn(k, 0)))) join(k, b0 && brokenWord(edges[k - 1]![0]!.last, b0, cols[0]!) ? p[0]! + r[0]! : joinLines(p[0]!, r[0]!));
     else k++;
   }
   for (let k = 1; k < grid.length; ) {
@@ -936,7 +946,8 @@ export function readsOn(a: string, b: string, oneWord = false): boolean {
   const x = a.trim();
   const y = b.trim();
   if (!x || !y || !/^\p{Ll}/u.test(y)) return false;
-  return /\p{L}-$/u.test(x) || ((oneWord || /\S\s+\S/.test(x)) && !/[.:;!?]$/.test(x));
+  // A line ending in a number ("row 1", "Vmatrix environment, 12") ends its cell.
+  return /\p{L}-$/u.test(x) || ((oneWord || /\S\s+\S/.test(x)) && !/[.:;!?\d]$/.test(x));
 }
 
 /** The text of the row's lowest line starting at `x` (within 2 pt): what a wrapped cell under it continues. */
