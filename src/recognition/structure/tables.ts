@@ -391,15 +391,15 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
   };
   // A row too wide for a cell row on its own (a long description in a key column table) still belongs to
   // a table whose row next to it it lines up with: as many cells, each sharing a left, right or centre
-  // edge (within 2 pt) with the cell in the same place, apart by 0.8 em or more (ADR 0342), none over 0.75
-  // of the text width (a `p{}` description column of two thirds of it, ADR 0368).
-  const alignsWith = (r: Row, ref: Row): boolean =>
+  // edge (within 2 pt) with the cell in the same place, apart by 0.8 em or more (ADR 0342), none over
+  // `cap` of the text width.
+  const alignsWith = (r: Row, ref: Row, cap = 0.6): boolean =>
     r.cells.length >= 2 && r.cells.length === ref.cells.length &&
     r.cells.every((c, k) => {
       const o = ref.cells[k]!;
       const prev = r.cells[k - 1];
       const apart = !prev || (segmentOf.get(prev) !== undefined && segmentOf.get(prev) === segmentOf.get(c)) || c.x0 - prev.x1 >= 0.8 * body;
-      return apart && c.x1 - c.x0 <= 0.75 * textWidth && (Math.abs(c.x0 - o.x0) <= 2 || Math.abs(c.x1 - o.x1) <= 2 || Math.abs(c.x0 + c.x1 - o.x0 - o.x1) <= 4);
+      return apart && c.x1 - c.x0 <= cap * textWidth && (Math.abs(c.x0 - o.x0) <= 2 || Math.abs(c.x1 - o.x1) <= 2 || Math.abs(c.x0 + c.x1 - o.x0 - o.x1) <= 4);
     });
   // Key column tables (`l p{8cm}`: a file name or option, then a description that may wrap): rows of two
   // cells 0.8 em apart or more, the key short (30 characters, under 0.3 of the text width, with a letter,
@@ -443,6 +443,7 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
     while (i - 1 > lastEnd && rows[i]!.y0 - rows[i - 1]!.y1 <= 1.5 * body && alignsWith(rows[i - 1]!, rows[i]!)) i--;
     let j = i;
     let cellRows = 0;
+    let firstLoose = -1;
     let gapRun = 0;
     let end = i;
     while (j < rows.length) {
@@ -454,8 +455,12 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
       // markers of a listing: "%%").
       const between = j === end + 1 && j + 1 < rows.length && tableRow(j + 1) && /[\p{L}\p{N}]/u.test(r.cells[0]!.text) && rows[j + 1]!.y0 - r.y1 <= 1.5 * body && alignsWith(r, rows[end]!) && alignsWith(r, rows[j + 1]!);
       // A row right after the table's last that lines up with one of its rows of as many cells (a row of a
-      // multirow label's group, ADR 0368) is the table's too.
-      if (j < start || tableRow(j) || (cellRows - (start - i) >= 2 && j === end + 1 && rows.slice(i, end + 1).some((o) => alignsWith(r, o))) || between) {
+      // multirow label's group; cells up to 0.75 of the text width: a `p{}` description column of two
+      // thirds of it, ADR 0368) is the table's too; if the grid fails with such rows, it is tried without.
+      const strict = j < start || tableRow(j) || (cellRows - (start - i) >= 2 && j === end + 1 && alignsWith(r, rows[end]!)) || between;
+      const loose = !strict && cellRows - (start - i) >= 2 && j === end + 1 && rows.slice(i, end + 1).some((o) => alignsWith(r, o, 0.75));
+      if (loose && firstLoose < 0) firstLoose = j;
+      if (strict || loose) {
         cellRows++;
         gapRun = 0;
         end = j;
@@ -486,6 +491,11 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
         if (above.cells.every((c) => c.text.length <= 40 && c.x0 >= x0 - body && c.x1 <= x1 + body && !isCaption(c.text)) && above.cells[0]!.x0 <= x0 + body) region.unshift(above);
       }
       let table = buildGrid(region);
+      if (!table && firstLoose > i && firstLoose <= end && firstLoose - i >= 3) {
+        region.splice(region.indexOf(rows[firstLoose]!));
+        end = firstLoose - 1;
+        table = buildGrid(region);
+      }
       // A one-cell row set solid under the last row, starting at one of its cells' left edges, may be that
       // row's cell wrapped (the last line of a key centred against the row): it is the table's when the
       // grid joins it to the row (ADR 0368).
@@ -682,8 +692,10 @@ function buildGrid(region: Row[]): TableRegion | null {
   // be a multirow label column (ADR 0368): filled in the first row under the header and in another, its
   // other rows empty under each label.
   const counted = grid.length >= 4 ? grid.slice(1) : grid;
-  const multirow = grid.length >= 4 && !!grid[1]![0] && counted.filter((r) => r[0]).length >= 2;
-  for (let c = sparse || (multirow ? 1 : 0); c < cols.length; c++) {
+  // A label is a word: two letters or digits or more (single glyphs of a picture are no labels).
+  const labelled = grid.every((r) => !r[0] || (r[0].match(/[\p{L}\p{N}]/gu) ?? []).length >= 2);
+  const multirow = labelled && grid.length >= 4 && !!grid[1]![0] && counted.filter((r) => r[0]).length >= 2;
+  for (let c = (sparse && labelled) || multirow ? 1 : 0; c < cols.length; c++) {
     const filled = counted.filter((r) => r[c]!.trim()).length;
     if (filled < Math.ceil(counted.length / 2)) return null;
   }
@@ -783,6 +795,13 @@ function mergeWrappedRows(grid: string[][], region: Row[], edges: CellLines[][],
   // one must not be the last line of the row above (a wrapped key of a row whose cells stand at its top),
   // unless that row is whole (centred on its lines).
   const keyOnly = (k: number): boolean => !!grid[k]?.[0] && grid[k]!.every((t, c) => c === 0 || !t);
+  // A row whose one-line cells stand on its key's first line (LaTeX's rows): its key's further lines
+  // follow it, so a key-only row under it is its own.
+  const topAligned = (k: number): boolean => {
+    const key = edges[k]![0]!.first;
+    const others = edges[k]!.slice(1).filter((e) => e.first && e.first === e.last);
+    return !!key && others.length > 0 && others.every((e) => Math.abs(e.first!.y0 - key.y0) <= 0.3 * ys[k]!.h);
+  };
   for (let k = 0; k < grid.length; k++) {
     const others = edges[k]!.slice(1).filter((e) => e.first);
     const key = edges[k]![0]!;
@@ -794,7 +813,7 @@ function mergeWrappedRows(grid: string[][], region: Row[], edges: CellLines[][],
     while (down < 2 && k + down + 1 < grid.length && keyOnly(k + down + 1) && solid(k + down + 1)) down++;
     const fit = [[2, 2], [2, 1], [1, 2], [1, 1], [2, 0], [0, 2], [1, 0], [0, 1]].find(([u, d]) => {
       if (u! > up || d! > down) return false;
-      if (u! > 0 && k - u! - 1 >= 0 && solid(k - u!) && !centred(k - u! - 1) && goesOn(k - u!, 0)) return false;
+      if (u! > 0 && k - u! - 1 >= 0 && solid(k - u!) && !centred(k - u! - 1) && (goesOn(k - u!, 0) || topAligned(k - u! - 1))) return false;
       const top = u! > 0 ? ys[k - u!]!.y0 : key.first!.y0;
       const bottom = d! > 0 ? ys[k + d!]!.y1 : key.last!.y1;
       return Math.abs((top + bottom) / 2 - mid) <= 0.2 * ys[k]!.h;
