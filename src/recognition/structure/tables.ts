@@ -592,6 +592,12 @@ function buildGrid(region: Row[]): TableRegion | null {
   const judged = region.every((r) => r.cells.length <= 2) ? region.map((r) => r.cells[0]!) : cells;
   const meanLength = judged.reduce((s, c) => s + c.text.length, 0) / Math.max(1, judged.length);
   if (meanLength > 28) return null;
+  // A listing with its line numbers (bare numbers beside monospaced lines, a picture's label among them)
+  // is code, not a table (ADR 0368).
+  const byX = (r: Row): LayoutLine[] => [...r.cells].sort((a, b) => a.x0 - b.x0);
+  const multi = region.filter((r) => r.cells.length >= 2);
+  const numbered = multi.filter((r) => /^\d{1,4}(?:\s+\d{1,4})*$/.test(byX(r)[0]!.text.trim()));
+  if (numbered.length === multi.length && numbered.filter((r) => byX(r).slice(1).every((c) => c.mono)).length >= 0.8 * multi.length) return null;
   // Columns come from the rows with the most common number of cells (spanning header cells would merge
   // columns otherwise): the union of their overlapping x-intervals.
   const counts = new Map<number, number>();
