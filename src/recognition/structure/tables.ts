@@ -371,11 +371,14 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
       tightest.push(l);
     }
   }
-  mergeCentredRows(rows, tightest);
+  // The rules of ADR 0368 are for text layers: OCR lines (sizes estimated from word heights) have padded,
+  // uneven boxes and noise marks, and keep the rules before them.
+  const ocr = lines.some((l) => l.sizeEstimated);
+  if (!ocr) mergeCentredRows(rows, tightest);
   for (const r of rows) r.cells.sort((a, b) => a.x0 - b.x0);
   joinWrappedCells(rows, lines, body);
-  joinContinuationRows(rows, body);
-  joinCentredKeys(rows, body);
+  joinContinuationRows(rows, body, ocr);
+  if (!ocr) joinCentredKeys(rows, body);
   const isCellRow = (r: Row): boolean => {
     if (r.cells.length < 2) return false;
     for (let i = 1; i < r.cells.length; i++) {
@@ -458,7 +461,7 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
       // multirow label's group; cells up to 0.75 of the text width: a `p{}` description column of two
       // thirds of it, ADR 0368) is the table's too; if the grid fails with such rows, it is tried without.
       const strict = j < start || tableRow(j) || (cellRows - (start - i) >= 2 && j === end + 1 && alignsWith(r, rows[end]!)) || between;
-      const loose = !strict && cellRows - (start - i) >= 2 && j === end + 1 && rows.slice(i, end + 1).some((o) => alignsWith(r, o, 0.75));
+      const loose = !strict && !ocr && cellRows - (start - i) >= 2 && j === end + 1 && rows.slice(i, end + 1).some((o) => alignsWith(r, o, 0.75));
       if (loose && firstLoose < 0) firstLoose = j;
       if (strict || loose) {
         cellRows++;
@@ -501,7 +504,7 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
       // grid joins it to the row (ADR 0368).
       const after = rows[end + 1];
       const last = rows[end]!;
-      if (table && after && after.cells.length === 1 && after.y0 - last.y1 <= 0.5 * Math.max(1, after.cells[0]!.y1 - after.cells[0]!.y0) && last.cells.some((c) => Math.abs(c.x0 - after.cells[0]!.x0) <= 2)) {
+      if (table && !ocr && after && after.cells.length === 1 && after.y0 - last.y1 <= 0.5 * Math.max(1, after.cells[0]!.y1 - after.cells[0]!.y0) && last.cells.some((c) => Math.abs(c.x0 - after.cells[0]!.x0) <= 2)) {
         const longer = buildGrid([...region, after]);
         if (longer && longer.rows.length <= table.rows.length) {
           table = longer;
@@ -627,8 +630,9 @@ function buildGrid(region: Row[]): TableRegion | null {
     if (last && c.x0 <= last[1] + 2) last[1] = Math.max(last[1], c.x1);
     else labelCols.push([c.x0, c.x1]);
   }
-  if (labelCols.length === 1) cols.unshift(labelCols[0]!);
-  const sparse = labelCols.length === 1 ? 1 : 0;
+  const ocr = cells.some((c) => c.sizeEstimated);
+  const sparse = labelCols.length === 1 && !ocr ? 1 : 0;
+  if (sparse) cols.unshift(labelCols[0]!);
   const columnOf = (c: LayoutLine): number => {
     const mid = (c.x0 + c.x1) / 2;
     let k = cols.findIndex(([a, b]) => mid >= a - 2 && mid <= b + 2);
@@ -684,23 +688,23 @@ function buildGrid(region: Row[]): TableRegion | null {
       if (/\p{Ll}-$/u.test(row[k]!) && /^\p{Ll}/u.test(c.text)) {
         row[k] = row[k]!.slice(0, -1) + c.text;
         put(k, '', c);
-      } else if (brokenWord(at[k]!.last, c, cols[k]!)) {
+      } else if (!ocr && brokenWord(at[k]!.last, c, cols[k]!)) {
         row[k] = row[k]! + c.text.trim();
         put(k, '', c);
       } else put(k, c.text, c);
     }
     return row;
   });
-  mergeWrappedRows(grid, region, edges, cols.map(([a], k) => [a, right[k]!] as [number, number]));
+  if (!ocr) mergeWrappedRows(grid, region, edges, cols.map(([a], k) => [a, right[k]!] as [number, number]));
   // Every column must be filled in at least half of the rows, or the "table" is probably a layout artefact.
   // From four rows on, half of the rows under the first will do: the first may be a header whose spanning
   // cells leave columns empty (two tables side by side under their titles, ADR 0368). The first column may
   // be a multirow label column (ADR 0368): filled in the first row under the header and in another, its
   // other rows empty under each label.
-  const counted = grid.length >= 4 ? grid.slice(1) : grid;
+  const counted = grid.length >= 4 && !ocr ? grid.slice(1) : grid;
   // A label is a word: two letters or digits or more (single glyphs of a picture are no labels).
   const labelled = grid.every((r) => !r[0] || (r[0].match(/[\p{L}\p{N}]/gu) ?? []).length >= 2);
-  const multirow = labelled && grid.length >= 4 && !!grid[1]![0] && counted.filter((r) => r[0]).length >= 2;
+  const multirow = !ocr && labelled && grid.length >= 4 && !!grid[1]![0] && counted.filter((r) => r[0]).length >= 2;
   for (let c = (sparse && labelled) || multirow ? 1 : 0; c < cols.length; c++) {
     const filled = counted.filter((r) => r[c]!.trim()).length;
     if (filled < Math.ceil(counted.length / 2)) return null;
@@ -886,7 +890,7 @@ function joinWrappedCells(rows: Row[], lines: readonly LayoutLine[], body: numbe
  * continuation and is joined to it (its lines go into the cells they start under; ADR 0343). A row with a label, or
  * with a cell that lines up with nothing above it (a sub-header under a spanning header), stays a row.
  */
-function joinContinuationRows(rows: Row[], body: number): void {
+function joinContinuationRows(rows: Row[], body: number, ocr = false): void {
   for (let k = 1; k < rows.length; ) {
     const r = rows[k]!;
     const prev = rows[k - 1]!;
@@ -898,11 +902,11 @@ function joinContinuationRows(rows: Row[], body: number): void {
       return i >= 1 && (next ? c.x1 <= next.x0 - 0.3 * body : c.x1 <= Math.max(...above.map((o) => o.x1)) + body);
     });
     const next = rows[k + 1];
-    if (next && centredKeyBelow(prev, r, next, body)) {
+    if (!ocr && next && centredKeyBelow(prev, r, next, body)) {
       (next.lead ??= []).push(...r.cells, ...r.more);
       next.y0 = Math.min(next.y0, r.y0);
       rows.splice(k, 1);
-    } else if (fits && !startsNewRow(prev, r)) {
+    } else if (fits && (ocr || !startsNewRow(prev, r))) {
       prev.more.push(...r.cells, ...r.more);
       prev.y1 = Math.max(prev.y1, r.y1);
       rows.splice(k, 1);
@@ -921,6 +925,9 @@ function joinContinuationRows(rows: Row[], body: number): void {
  * others are its further lines (ADR 0368). `tightest` holds each row's tightest line (kept in step).
  */
 function mergeCentredRows(rows: Row[], tightest: LayoutLine[]): void {
+  // OCR lines (sizes estimated from word heights) have padded, uneven boxes: rows of a scanned table
+  // overlap without being centred against each other.
+  if (rows.some((r) => r.cells.some((l) => l.sizeEstimated))) return;
   // The row's lines of the usual height (within 15% of the median of the rows' tightest lines: a row
   // whose one line has a tall box has no plain line) with two characters or more.
   const usual = median(tightest.map((l) => l.y1 - l.y0));
