@@ -17,6 +17,8 @@ interface Row {
   cells: LayoutLine[];
   /** Further lines of wrapped cells (see {@link joinWrappedCells}): text of the cell above, not cells. */
   more: LayoutLine[];
+  /** First lines of cells set above the row's top line (a description beside a vertically centred key). */
+  lead?: LayoutLine[];
 }
 
 /**
@@ -186,7 +188,14 @@ export function detectTables(pageLines: readonly LayoutLine[], body: number): Ta
   if (lines.length < 6) return [];
   const cols = textColumns(lines, body);
   const found = cols.length > 1 ? cols.flatMap((c, k) => detectTablesIn(c, body).map((t) => (k > 0 ? withHeaderFromColumnFoot(t, cols[k - 1]!, c, body) : t))) : detectTablesIn(lines, body);
-  const grids = found.flatMap((t) => withoutProseBeside(t, lines, body));
+  let grids = found.flatMap((t) => withoutProseBeside(t, lines, body));
+  // A header table that holds the whole of the grid tables it shares lines with (its rows under a bold
+  // header, the grid found for their last rows only) is the one kept (ADR 0368).
+  for (const h of detectHeaderTables(lines, body)) {
+    const mine = new Set(h.lines);
+    const overlapping = grids.filter((g) => g.lines.some((l) => mine.has(l)));
+    if (overlapping.length && overlapping.every((g) => g.lines.every((l) => mine.has(l)))) grids = [...grids.filter((g) => !overlapping.includes(g)), h];
+  }
   const used = new Set(grids.flatMap((t) => t.lines));
   const all = [...grids, ...detectHeaderTables(lines.filter((l) => !used.has(l)), body)].filter((t) => !isLetterGrid(t.rows));
   return all.map((t) => ({ ...t, lines: [...new Set(t.lines.flatMap((l) => stackOf.get(l) ?? [segmentOf.get(l) ?? l]))] }));
@@ -376,7 +385,7 @@ function detectHeaderTables(lines: readonly LayoutLine[], body: number): TableRe
       header.findIndex((h, k) => Math.abs(h.x0 - l.x0) <= 3 || (Math.abs(h.x0 + h.x1 - l.x0 - l.x1) <= 6 && l.x1 < (header[k + 1]?.x0 ?? Infinity) && l.x0 > (header[k - 1]?.x1 ?? -Infinity)));
     const headerText = header.map((h) => h.text.trim());
     let headerBottom = Math.max(...header.map((h) => h.y1));
-    const rows: { cells: string[]; bottom: number; lines: LayoutLine[] }[] = [];
+    const rows: { cells: string[]; bottom: number; lines: LayoutLine[]; label: boolean }[] = [];
     let bottom = headerBottom;
     const taken: LayoutLine[] = [...header];
     const boldKeyEnd: number[] = [];
@@ -403,8 +412,14 @@ function detectHeaderTables(lines: readonly LayoutLine[], body: number): TableRe
         boldKeyEnd.push(l.y1);
       }
       const row = rows[rows.length - 1];
-      const startsRow = c === 0 && (!row || l.y0 - row.bottom > 0.5 * body || row.lines.some((o) => colOf(o) > 0 && Math.abs(o.y0 - l.y0) <= 2) || (row.cells[0] !== '' && row.lines.some((o) => colOf(o) > 0) && sorted.some((o) => o !== l && colOf(o) > 0 && !o.bold && Math.abs(o.y0 - l.y0) <= 2)));
-      if (!row || startsRow) rows.push({ cells: header.map(() => ''), bottom: l.y1, lines: [] });
+      // A key-column line under a full row of a table set as one block (LaTeX) that does not read on from
+      // the key above is a label row of its own ("Faculties:" under "Law | 120 | 4.5"), as joinWrappedCells
+      // decides for grids; a word processor's cells are blocks of their own.
+      const labelRow = !!row && row.cells[0] !== '' && row.lines.some((o) => colOf(o) > 0) && row.lines.every((o) => o.block === l.block) && !readsOn(row.cells[0]!, l.text.trim());
+      // The row after such a label starts at the next key with cells beside it.
+      const afterLabel = !!row?.label && sorted.some((o) => o !== l && colOf(o) > 0 && Math.abs(o.y0 - l.y0) <= 2);
+      const startsRow = c === 0 && (!row || labelRow || afterLabel || l.y0 - row.bottom > 0.5 * body || row.lines.some((o) => colOf(o) > 0 && Math.abs(o.y0 - l.y0) <= 2) || (row.cells[0] !== '' && row.lines.some((o) => colOf(o) > 0) && sorted.some((o) => o !== l && colOf(o) > 0 && !o.bold && Math.abs(o.y0 - l.y0) <= 2)));
+      if (!row || startsRow) rows.push({ cells: header.map(() => ''), bottom: l.y1, lines: [], label: labelRow });
       const r = rows[rows.length - 1]!;
       r.cells[c] = r.cells[c] ? `${r.cells[c]} ${l.text.trim()}` : l.text.trim();
       r.bottom = Math.max(r.bottom, l.y1);
@@ -450,9 +465,14 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
       tightest.push(l);
     }
   }
+  // The rules of ADR 0368 are for text layers: OCR lines (sizes estimated from word heights) have padded,
+  // uneven boxes and noise marks, and keep the rules before them.
+  const ocr = lines.some((l) => l.sizeEstimated);
+  if (!ocr) mergeCentredRows(rows, tightest);
   for (const r of rows) r.cells.sort((a, b) => a.x0 - b.x0);
   joinWrappedCells(rows, lines, body);
-  joinContinuationRows(rows, body);
+  joinContinuationRows(rows, body, ocr);
+  if (!ocr) joinCentredKeys(rows, body);
   const isCellRow = (r: Row): boolean => {
     if (r.cells.length < 2) return false;
     for (let i = 1; i < r.cells.length; i++) {
@@ -468,14 +488,15 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
   };
   // A row too wide for a cell row on its own (a long description in a key column table) still belongs to
   // a table whose row next to it it lines up with: as many cells, each sharing a left, right or centre
-  // edge (within 2 pt) with the cell in the same place, apart by 0.8 em or more (ADR 0342).
-  const alignsWith = (r: Row, ref: Row): boolean =>
+  // edge (within 2 pt) with the cell in the same place, apart by 0.8 em or more (ADR 0342), none over
+  // `cap` of the text width.
+  const alignsWith = (r: Row, ref: Row, cap = 0.6): boolean =>
     r.cells.length >= 2 && r.cells.length === ref.cells.length &&
     r.cells.every((c, k) => {
       const o = ref.cells[k]!;
       const prev = r.cells[k - 1];
       const apart = !prev || (segmentOf.get(prev) !== undefined && segmentOf.get(prev) === segmentOf.get(c)) || c.x0 - prev.x1 >= 0.8 * body;
-      return apart && c.x1 - c.x0 <= 0.6 * textWidth && (Math.abs(c.x0 - o.x0) <= 2 || Math.abs(c.x1 - o.x1) <= 2 || Math.abs(c.x0 + c.x1 - o.x0 - o.x1) <= 4);
+      return apart && c.x1 - c.x0 <= cap * textWidth && (Math.abs(c.x0 - o.x0) <= 2 || Math.abs(c.x1 - o.x1) <= 2 || Math.abs(c.x0 + c.x1 - o.x0 - o.x1) <= 4);
     });
   // Key column tables (`l p{8cm}`: a file name or option, then a description that may wrap): rows of two
   // cells 0.8 em apart or more, the key short (30 characters, under 0.3 of the text width, with a letter,
@@ -522,6 +543,7 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
     while (i - 1 > lastEnd && rows[i]!.y0 - rows[i - 1]!.y1 <= 1.5 * body && alignsWith(rows[i - 1]!, rows[i]!)) i--;
     let j = i;
     let cellRows = 0;
+    let firstLoose = -1;
     let gapRun = 0;
     let end = i;
     while (j < rows.length) {
@@ -532,7 +554,13 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
       // three-row table) is the table's too; not under a first column without letters or digits (comment
       // markers of a listing: "%%").
       const between = j === end + 1 && j + 1 < rows.length && tableRow(j + 1) && /[\p{L}\p{N}]/u.test(r.cells[0]!.text) && rows[j + 1]!.y0 - r.y1 <= 1.5 * body && alignsWith(r, rows[end]!) && alignsWith(r, rows[j + 1]!);
-      if (j < start || tableRow(j) || (cellRows - (start - i) >= 2 && j === end + 1 && alignsWith(r, rows[end]!)) || between) {
+      // A row right after the table's last that lines up with one of its rows of as many cells (a row of a
+      // multirow label's group; cells up to 0.75 of the text width: a `p{}` description column of two
+      // thirds of it, ADR 0368) is the table's too; if the grid fails with such rows, it is tried without.
+      const strict = j < start || tableRow(j) || (cellRows - (start - i) >= 2 && j === end + 1 && alignsWith(r, rows[end]!)) || between;
+      const loose = !strict && !ocr && cellRows - (start - i) >= 2 && j === end + 1 && rows.slice(i, end + 1).some((o) => alignsWith(r, o, 0.75));
+      if (loose && firstLoose < 0) firstLoose = j;
+      if (strict || loose) {
         cellRows++;
         gapRun = 0;
         end = j;
@@ -562,7 +590,24 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
         const x1 = Math.max(...region.flatMap((r) => r.cells.map((c) => c.x1)));
         if (above.cells.every((c) => c.text.length <= 40 && c.x0 >= x0 - body && c.x1 <= x1 + body && !isCaption(c.text)) && above.cells[0]!.x0 <= x0 + body) region.unshift(above);
       }
-      const table = buildGrid(region);
+      let table = buildGrid(region);
+      if (!table && firstLoose > i && firstLoose <= end && firstLoose - i >= 3) {
+        region.splice(region.indexOf(rows[firstLoose]!));
+        end = firstLoose - 1;
+        table = buildGrid(region);
+      }
+      // A one-cell row set solid under the last row, starting at one of its cells' left edges, may be that
+      // row's cell wrapped (the last line of a key centred against the row): it is the table's when the
+      // grid joins it to the row (ADR 0368).
+      const after = rows[end + 1];
+      const last = rows[end]!;
+      if (table && !ocr && after && after.cells.length === 1 && after.y0 - last.y1 <= 0.5 * Math.max(1, after.cells[0]!.y1 - after.cells[0]!.y0) && last.cells.some((c) => Math.abs(c.x0 - after.cells[0]!.x0) <= 2)) {
+        const longer = buildGrid([...region, after]);
+        if (longer && longer.rows.length <= table.rows.length) {
+          table = longer;
+          end++;
+        }
+      }
       if (table && !flowsAsText(table.rows) && !(region.some((r) => relaxed.has(r)) && readsOnAcrossRows(table.rows))) {
         out.push(table);
         lastEnd = end;
@@ -647,6 +692,12 @@ function buildGrid(region: Row[]): TableRegion | null {
   const judged = region.every((r) => r.cells.length <= 2) ? region.map((r) => r.cells[0]!) : cells;
   const meanLength = judged.reduce((s, c) => s + c.text.length, 0) / Math.max(1, judged.length);
   if (meanLength > 28) return null;
+  // A listing with its line numbers (bare numbers beside monospaced lines, a picture's label among them)
+  // is code, not a table (ADR 0368).
+  const byX = (r: Row): LayoutLine[] => [...r.cells].sort((a, b) => a.x0 - b.x0);
+  const multi = region.filter((r) => r.cells.length >= 2);
+  const numbered = multi.filter((r) => /^\d{1,4}(?:\s+\d{1,4})*$/.test(byX(r)[0]!.text.trim()));
+  if (numbered.length === multi.length && numbered.filter((r) => byX(r).slice(1).every((c) => c.mono)).length >= 0.8 * multi.length) return null;
   // Columns come from the rows with the most common number of cells (spanning header cells would merge
   // columns otherwise): the union of their overlapping x-intervals.
   const counts = new Map<number, number>();
@@ -665,6 +716,20 @@ function buildGrid(region: Row[]): TableRegion | null {
     else cols.push([a, b]);
   }
   if (cols.length < 2 || cols.length > 20) return null;
+  // A multirow label left of every column (`\setuplinks` set once beside the rows of its arguments, on the
+  // first of them): cells that overlap no column and end left of the first are a column of their own, which
+  // may stay empty in most rows (ADR 0368); joined into the first column they glued the label to its cell.
+  const em = median(cells.map((c) => c.size));
+  const labels = cells.filter((c) => c.x1 <= cols[0]![0] - 0.8 * em).sort((a, b) => a.x0 - b.x0);
+  const labelCols: [number, number][] = [];
+  for (const c of labels) {
+    const last = labelCols[labelCols.length - 1];
+    if (last && c.x0 <= last[1] + 2) last[1] = Math.max(last[1], c.x1);
+    else labelCols.push([c.x0, c.x1]);
+  }
+  const ocr = cells.some((c) => c.sizeEstimated);
+  const sparse = labelCols.length === 1 && !ocr ? 1 : 0;
+  if (sparse) cols.unshift(labelCols[0]!);
   const columnOf = (c: LayoutLine): number => {
     const mid = (c.x0 + c.x1) / 2;
     let k = cols.findIndex(([a, b]) => mid >= a - 2 && mid <= b + 2);
@@ -691,30 +756,200 @@ function buildGrid(region: Row[]): TableRegion | null {
   const align = columnAlignment(region.filter((r) => r.cells.length === refCount), cols, columnOf);
   const cw = charWidth(cells);
   const body = median(cells.map((c) => c.size));
+  // Each cell's first and last line (none for the runs of a line cut across columns) and each column's
+  // right edge: what tells a cell wrapped onto the next row's line (see mergeWrappedRows).
+  const edges: CellLines[][] = [];
+  const right = cols.map(([, b]) => b);
   const grid: string[][] = region.map((r) => {
     const row = cols.map(() => '');
-    const put = (idx: number, text: string): void => {
-      row[idx] = row[idx] ? `${row[idx]} ${text}` : text;
+    const at: CellLines[] = cols.map(() => ({}));
+    edges.push(at);
+    const put = (idx: number, text: string, l?: LayoutLine): void => {
+      if (text) row[idx] = row[idx] ? `${row[idx]} ${text}` : text;
+      if (!l) return;
+      at[idx]!.first ??= l;
+      at[idx]!.last = l;
+      right[idx] = Math.max(right[idx]!, l.x1);
     };
+    for (const c of r.lead ?? []) put(columnOf(c), c.text, c);
     for (const c of r.cells) {
       const parts = r.cells.length >= 2 ? splitAcrossColumns(c, cols, align, cw, body) : null;
       if (parts) for (const p of parts) put(p.col, p.text);
-      else put(spannedFirst(c) ?? columnOf(c), c.text);
+      else put(spannedFirst(c) ?? columnOf(c), c.text, c);
     }
     // A wrapped cell's next line; a word hyphenated at the line end ("accord-" / "ing") is joined.
+    // A word broken without a hyphen because it is wider than its narrow column ("Compresso" over "r": a
+    // word processor breaks it where the column ends) is joined without a space (ADR 0368).
     for (const c of r.more) {
       const k = columnOf(c);
-      if (/\p{Ll}-$/u.test(row[k]!) && /^\p{Ll}/u.test(c.text)) row[k] = row[k]!.slice(0, -1) + c.text;
-      else put(k, c.text);
+      if (/\p{Ll}-$/u.test(row[k]!) && /^\p{Ll}/u.test(c.text)) {
+        row[k] = row[k]!.slice(0, -1) + c.text;
+        put(k, '', c);
+      } else if (!ocr && brokenWord(at[k]!.last, c, cols[k]!)) {
+        row[k] = row[k]! + c.text.trim();
+        put(k, '', c);
+      } else put(k, c.text, c);
     }
     return row;
   });
+  if (!ocr) mergeWrappedRows(grid, region, edges, cols.map(([a], k) => [a, right[k]!] as [number, number]));
   // Every column must be filled in at least half of the rows, or the "table" is probably a layout artefact.
-  for (let c = 0; c < cols.length; c++) {
-    const filled = grid.filter((r) => r[c]!.trim()).length;
-    if (filled < Math.ceil(grid.length / 2)) return null;
+  // From four rows on, half of the rows under the first will do: the first may be a header whose spanning
+  // cells leave columns empty (two tables side by side under their titles, ADR 0368). The first column may
+  // be a multirow label column (ADR 0368): filled in the first row under the header and in another, its
+  // other rows empty under each label.
+  const counted = grid.length >= 4 && !ocr ? grid.slice(1) : grid;
+  // A label is a word: two letters or digits or more (single glyphs of a picture are no labels).
+  const labelled = grid.every((r) => !r[0] || (r[0].match(/[\p{L}\p{N}]/gu) ?? []).length >= 2);
+  const multirow = !ocr && labelled && grid.length >= 4 && !!grid[1]![0] && counted.filter((r) => r[0]).length >= 2;
+  for (let c = (sparse && labelled) || multirow ? 1 : 0; c < cols.length; c++) {
+    const filled = counted.filter((r) => r[c]!.trim()).length;
+    if (filled < Math.ceil(counted.length / 2)) return null;
   }
-  return { lines: [...cells, ...region.flatMap((r) => r.more)], rows: grid };
+  return { lines: [...cells, ...region.flatMap((r) => [...r.more, ...(r.lead ?? [])])], rows: grid };
+}
+
+/** Short words a line may start with: not the end of a word broken at the column's edge. */
+const SHORT_WORDS = new Set(['a', 'an', 'as', 'at', 'be', 'by', 'do', 'go', 'he', 'if', 'in', 'is', 'it', 'me', 'my', 'no', 'of', 'on', 'or', 'so', 'to', 'up', 'us', 'we', 'de', 'du', 'la', 'le', 'en', 'et', 'un', 'da', 'di', 'el', 'es', 'im', 'am', 'zu', 'y', 'e', 'i', 'o', 'à']);
+
+/**
+ * `b` ends the word that fills line `a` of a cell: `a` is one word (letters, three or more) as wide as its
+ * column or nearly (0.85 of it), and `b` starts with one or two lower-case letters that are no word of
+ * their own ("Compresso" over "r"). A word too wide for a narrow column is broken where the column ends,
+ * without a hyphen, by word processors (LaTeX sets such a word overfull instead).
+ */
+function brokenWord(a: LayoutLine | undefined, b: LayoutLine, col: readonly [number, number]): boolean {
+  if (!a || !/^\p{L}{3,}$/u.test(a.text.trim())) return false;
+  const m = /^(\p{Ll}{1,2})(?:\s|$)/u.exec(b.text.trim());
+  return !!m && !SHORT_WORDS.has(m[1]!) && a.x1 - a.x0 >= 0.85 * (col[1] - col[0]) && Math.abs(b.x0 - a.x0) <= 0.5 * (col[1] - col[0]);
+}
+
+/** A grid cell's first and last line. */
+interface CellLines {
+  first?: LayoutLine;
+  last?: LayoutLine;
+}
+
+/** `a` and the next line `b` of one cell: a word broken at a hyphen is joined, other lines with a space. */
+const joinLines = (a: string, b: string): string => (!a ? b : !b ? a : /\p{Ll}-$/u.test(a) && /^\p{Ll}/u.test(b) ? a.slice(0, -1) + b : `${a} ${b}`);
+
+/**
+ * Rows of a grid that are further lines of the row above (ADR 0368): a cell wrapped over two or three lines
+ * made a row of each line where the lines of its row were not joined before (a picture's labels in another
+ * column on the second line, a wrapped key). The row boundary is decided by the columns, not by every line:
+ * a row set solid under the one above (within half a line) whose key column (the first) is empty or reads
+ * on, and whose every cell under a filled cell reads on from it ({@link readsOn}), one at least, is joined
+ * to it (cells in columns empty above come along: labels beside a wrapped description). A key set
+ * vertically centred against a description of three lines lands on the middle line: a keyless row whose
+ * cells read on into the keyed row under it is that row's first line.
+ */
+function mergeWrappedRows(grid: string[][], region: Row[], edges: CellLines[][], cols: readonly (readonly [number, number])[]): void {
+  const right = cols.map(([, b]) => b);
+  const ys = region.map((r) => ({ y0: r.y0, y1: r.y1, h: Math.max(1, Math.min(...r.cells.map((c) => c.y1 - c.y0))) }));
+  const solid = (k: number): boolean => ys[k]!.y0 - ys[k - 1]!.y1 <= 0.5 * ys[k]!.h;
+  // Column `c` of row `k` goes on from row `k - 1`: the text reads on and the line above was full (its next
+  // line's first word would not have fitted after it: "row 1" over "row 2" in a column as wide as "column
+  // 1" is two rows).
+  const goesOn = (k: number, c: number): boolean => {
+    const a = edges[k - 1]![c]!.last;
+    const b = edges[k]![c]!.first;
+    if (b && brokenWord(a, b, cols[c]!)) return true;
+    // A header's cell may be one word over the rest of its text ("Number" over "of runs"), where not every
+    // header cell goes on (a row of one-word names under one-word names is a row of its own).
+    const header = k === 1 && grid[1]!.filter(Boolean).length < grid[0]!.filter(Boolean).length;
+    if (!a || !b || !readsOn(grid[k - 1]![c]!, grid[k]![c]!, header)) return false;
+    if (/\p{L}-$/u.test(a.text.trim())) return true;
+    const t = b.text.trim();
+    const word = t.split(/\s+/)[0]!.length * ((b.x1 - b.x0) / Math.max(1, t.length)) + 0.25 * b.size;
+    return a.x1 + word > right[c]! && a.x1 - a.x0 >= 0.5 * (right[c]! - a.x0);
+  };
+  // Each column of row `k` under row `k - 1`: how many go on; false when one starts afresh under a filled cell.
+  const readOn = (k: number, from: number): number | false => {
+    let on = 0;
+    for (let c = from; c < grid[k]!.length; c++) {
+      if (!grid[k]![c] || !grid[k - 1]![c]) continue;
+      if (!goesOn(k, c)) return false;
+      on++;
+    }
+    return on;
+  };
+  const join = (k: number, key: string): void => {
+    grid[k - 1] = grid[k - 1]!.map((t, c) => {
+      const b = edges[k]![c]!.first;
+      if (c > 0 && b && brokenWord(edges[k - 1]![c]!.last, b, cols[c]!)) return t + grid[k]![c]!;
+      return c === 0 ? key : joinLines(t, grid[k]![c]!);
+    });
+    edges[k - 1] = edges[k - 1]!.map((e, c) => ({ first: e.first ?? edges[k]![c]!.first, last: edges[k]![c]!.last ?? e.last }));
+    ys[k - 1] = { ...ys[k - 1]!, y1: Math.max(ys[k - 1]!.y1, ys[k]!.y1) };
+    grid.splice(k, 1);
+    edges.splice(k, 1);
+    ys.splice(k, 1);
+  };
+  // A row of two lines or more whose one-line cells are centred on it (a word processor centres its cells
+  // vertically) is whole: a line under it starts the next row, although it may read on.
+  const centred = (k: number): boolean => {
+    const es = edges[k]!.filter((e) => e.first && e.last);
+    if (es.length < 2) return false;
+    const top = Math.min(...es.map((e) => e.first!.y0));
+    const bottom = Math.max(...es.map((e) => e.last!.y1));
+    const mid = (top + bottom) / 2;
+    const h = ys[k]!.h;
+    return bottom - top >= 1.5 * h && es.some((e) => e.first === e.last && Math.abs((e.first!.y0 + e.first!.y1) / 2 - mid) <= 0.2 * h && e.first!.y0 > top + 0.3 * h);
+  };
+  // A key of three lines or more with the row's other cells (one line each) at its middle: the key's lines
+  // above and below those cells are rows of their key alone (or its row's own further lines), set solid,
+  // up to two above and two below; the other cells' centre is the centre of the key's lines. The top
+  // one must not be the last line of the row above (a wrapped key of a row whose cells stand at its top),
+  // unless that row is whole (centred on its lines).
+  const keyOnly = (k: number): boolean => !!grid[k]?.[0] && grid[k]!.every((t, c) => c === 0 || !t);
+  // A row whose one-line cells stand on its key's first line (LaTeX's rows): its key's further lines
+  // follow it, so a key-only row under it is its own.
+  const topAligned = (k: number): boolean => {
+    const key = edges[k]![0]!.first;
+    const others = edges[k]!.slice(1).filter((e) => e.first && e.first === e.last);
+    return !!key && others.length > 0 && others.every((e) => Math.abs(e.first!.y0 - key.y0) <= 0.3 * ys[k]!.h);
+  };
+  for (let k = 0; k < grid.length; k++) {
+    const others = edges[k]!.slice(1).filter((e) => e.first);
+    const key = edges[k]![0]!;
+    if (!grid[k]![0] || !key.first || !key.last || !others.length || others.some((e) => e.first !== e.last)) continue;
+    const mid = median(others.map((e) => (e.first!.y0 + e.first!.y1) / 2));
+    let up = 0;
+    while (up < 2 && k - up - 1 >= 0 && keyOnly(k - up - 1) && solid(k - up)) up++;
+    let down = 0;
+    while (down < 2 && k + down + 1 < grid.length && keyOnly(k + down + 1) && solid(k + down + 1)) down++;
+    const fit = [[2, 2], [2, 1], [1, 2], [1, 1], [2, 0], [0, 2], [1, 0], [0, 1]].find(([u, d]) => {
+      if (u! > up || d! > down) return false;
+      if (u! > 0 && k - u! - 1 >= 0 && solid(k - u!) && !centred(k - u! - 1) && (goesOn(k - u!, 0) || topAligned(k - u! - 1))) return false;
+      const top = u! > 0 ? ys[k - u!]!.y0 : key.first!.y0;
+      const bottom = d! > 0 ? ys[k + d!]!.y1 : key.last!.y1;
+      return Math.abs((top + bottom) / 2 - mid) <= 0.2 * ys[k]!.h;
+    });
+    if (!fit) continue;
+    const [u, d] = fit as [number, number];
+    const keyText = grid.slice(k - u, k + d + 1).map((r) => r[0]!).reduce((a, b) => joinLines(a, b));
+    const span = { y0: u > 0 ? ys[k - u]!.y0 : ys[k]!.y0, y1: d > 0 ? ys[k + d]!.y1 : ys[k]!.y1, h: ys[k]!.h };
+    const keyLines = { first: u > 0 ? edges[k - u]![0]!.first : key.first, last: d > 0 ? edges[k + d]![0]!.last : key.last };
+    grid.splice(k - u, u + d + 1, [keyText, ...grid[k]!.slice(1)]);
+    edges.splice(k - u, u + d + 1, [keyLines, ...edges[k]!.slice(1)]);
+    ys.splice(k - u, u + d + 1, span);
+    k -= u;
+  }
+  for (let k = 1; k < grid.length; ) {
+    const [p, r] = [grid[k - 1]!, grid[k]!];
+    const on = solid(k) && !centred(k - 1) ? readOn(k, 0) : false;
+    const b0 = edges[k]![0]!.first;
+    // A key alone on its row does not go on into a row with cells of its own (a label row over a row).
+    const labelOver = !!r[0] && p.every((t, c) => c === 0 || !t) && r.some((t, c) => c > 0 && !!t);
+    if (on && !labelOver && (!r[0] || (p[0] && goesOn(k, 0)))) join(k, b0 && brokenWord(edges[k - 1]![0]!.last, b0, cols[0]!) ? p[0]! + r[0]! : joinLines(p[0]!, r[0]!));
+    else k++;
+  }
+  for (let k = 1; k < grid.length; ) {
+    const [p, r] = [grid[k - 1]!, grid[k]!];
+    const on = !p[0] && r[0] && solid(k) ? readOn(k, 1) : false;
+    if (on) join(k, r[0]!);
+    else k++;
+  }
 }
 
 const median = (xs: number[]): number => {
@@ -762,7 +997,7 @@ function joinWrappedCells(rows: Row[], lines: readonly LayoutLine[], body: numbe
  * continuation and is joined to it (its lines go into the cells they start under; ADR 0343). A row with a label, or
  * with a cell that lines up with nothing above it (a sub-header under a spanning header), stays a row.
  */
-function joinContinuationRows(rows: Row[], body: number): void {
+function joinContinuationRows(rows: Row[], body: number, ocr = false): void {
   for (let k = 1; k < rows.length; ) {
     const r = rows[k]!;
     const prev = rows[k - 1]!;
@@ -773,11 +1008,165 @@ function joinContinuationRows(rows: Row[], body: number): void {
       const next = above[i + 1];
       return i >= 1 && (next ? c.x1 <= next.x0 - 0.3 * body : c.x1 <= Math.max(...above.map((o) => o.x1)) + body);
     });
-    if (fits) {
+    const next = rows[k + 1];
+    if (!ocr && next && centredKeyBelow(prev, r, next, body)) {
+      (next.lead ??= []).push(...r.cells, ...r.more);
+      next.y0 = Math.min(next.y0, r.y0);
+      rows.splice(k, 1);
+    } else if (fits && (ocr || !startsNewRow(prev, r))) {
       prev.more.push(...r.cells, ...r.more);
       prev.y1 = Math.max(prev.y1, r.y1);
       rows.splice(k, 1);
     } else k++;
+  }
+}
+
+/**
+ * Rows of cells centred vertically against cells of more lines (a word processor's table: a one-line
+ * "23,825,848" set half a line below "lz4 (run" and half a line above "once)", a header of two-line and
+ * three-line cells): lines of neighbouring rows in different columns overlap by 40% or more of a line,
+ * where rows one under the other overlap by little or not at all (LaTeX's tall boxes reach a fifth into
+ * the next row; only lines of the usual height and of two characters or more are compared, so a tall
+ * box or a lowered letter of the TeX logo does not count). Such rows are one row, whose lines in one
+ * column (overlapping along x, or segments of one line) are one cell: its top line stays a cell and the
+ * others are its further lines (ADR 0368). `tightest` holds each row's tightest line (kept in step).
+ */
+function mergeCentredRows(rows: Row[], tightest: LayoutLine[]): void {
+  // OCR lines (sizes estimated from word heights) have padded, uneven boxes: rows of a scanned table
+  // overlap without being centred against each other.
+  if (rows.some((r) => r.cells.some((l) => l.sizeEstimated))) return;
+  // The row's lines of the usual height (within 15% of the median of the rows' tightest lines: a row
+  // whose one line has a tall box has no plain line) with two characters or more.
+  const usual = median(tightest.map((l) => l.y1 - l.y0));
+  const plain = (k: number): LayoutLine[] => rows[k]!.cells.filter((l) => l.y1 - l.y0 <= 1.15 * usual && l.text.trim().length >= 2);
+  const merged = new Set<Row>();
+  for (let k = 1; k < rows.length; ) {
+    const overlap = plain(k - 1).some((a) => plain(k).some((b) => (a.x1 < b.x0 || b.x1 < a.x0) && Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0) >= 0.4 * Math.min(a.y1 - a.y0, b.y1 - b.y0)));
+    if (overlap) {
+      const [a, b] = [rows[k - 1]!, rows[k]!];
+      a.cells.push(...b.cells);
+      a.more.push(...b.more);
+      a.y0 = Math.min(a.y0, b.y0);
+      a.y1 = Math.max(a.y1, b.y1);
+      if (tightest[k]!.y1 - tightest[k]!.y0 < tightest[k - 1]!.y1 - tightest[k - 1]!.y0) tightest[k - 1] = tightest[k]!;
+      merged.add(a);
+      rows.splice(k, 1);
+      tightest.splice(k, 1);
+    } else k++;
+  }
+  for (const r of merged) {
+    // Lines of one column: overlapping along x (transitively), or segments of one text line.
+    const groups: LayoutLine[][] = [];
+    for (const l of [...r.cells].sort((a, b) => a.y0 - b.y0 || a.x0 - b.x0)) {
+      const parent = segmentOf.get(l);
+      const hit = groups.filter((g) => g.some((o) => (Math.min(o.x1, l.x1) > Math.max(o.x0, l.x0)) || (parent !== undefined && segmentOf.get(o) === parent)));
+      const into = hit[0] ?? [];
+      for (const g of hit.slice(1)) {
+        into.push(...g);
+        groups.splice(groups.indexOf(g), 1);
+      }
+      into.push(l);
+      if (!hit.length) groups.push(into);
+    }
+    r.cells = groups.map((g) => g.sort((a, b) => a.y0 - b.y0 || a.x0 - b.x0)[0]!);
+    r.more.push(...groups.flatMap((g) => g.slice(1)));
+    r.more.sort((a, b) => a.y0 - b.y0 || a.x0 - b.x0);
+  }
+}
+
+/**
+ * Whether `b`, the first line of a cell's text on the line below `a`, reads on from `a`: a word broken at a
+ * hyphen ("synchro-" over "nization"), or `a` of two words or more (`oneWord`: or one) left open (no
+ * closing punctuation) over `b` starting in lower case. A cell's text wrapped in a `p{}` column reads on; a new row's cells (a type
+ * "{Länge}" under "{boolean}", a number under a number, "Mindestlänge ..." under a finished description)
+ * start afresh.
+ */
+export function readsOn(a: string, b: string, oneWord = false): boolean {
+  const x = a.trim();
+  const y = b.trim();
+  if (!x || !y || !/^\p{Ll}/u.test(y)) return false;
+  // A line ending in a number ("row 1", "Vmatrix environment, 12") ends its cell.
+  return /\p{L}-$/u.test(x) || ((oneWord || /\S\s+\S/.test(x)) && !/[.:;!?\d]$/.test(x));
+}
+
+/** The text of the row's lowest line starting at `x` (within 2 pt): what a wrapped cell under it continues. */
+function textAbove(r: Row, x: number): string {
+  const at = [...r.cells, ...r.more].filter((l) => Math.abs(l.x0 - x) <= 2).sort((p, q) => q.y0 - p.y0);
+  return at[0]?.text ?? '';
+}
+
+/**
+ * A row whose lines all start under cells of the row above is that row's wrapped cells only when its lines
+ * read on ({@link readsOn}); when most of its cells (two or more) start afresh, the table's columns start a
+ * new line at the row's top: a new row of a table whose first column is a multirow label (`\setuplinks`
+ * beside the rows of its arguments), not a continuation (ADR 0368). A single line stays a wrapped cell (a
+ * cell may wrap after a full stop; but see {@link centredKeyBelow}).
+ */
+function startsNewRow(prev: Row, r: Row): boolean {
+  if (r.cells.length < 2) return false;
+  const fresh = r.cells.filter((c) => !readsOn(textAbove(prev, c.x0), c.text)).length;
+  return fresh >= 2 && 2 * fresh > r.cells.length;
+}
+
+/**
+ * A line alone on its row that is the first line of the row under it: a description whose key is set
+ * vertically centred against it (`m{}` cells, a label centred in a row of three lines) sits on the
+ * description's middle line, so the description's first line comes as a row of its own above the key's.
+ * It starts afresh (the text above it, if any, ends in closing punctuation and it starts with a capital or
+ * a digit), the row under it is set solid below it, has a key left of it and a line under it that reads
+ * on from it (ADR 0368).
+ */
+function centredKeyBelow(prev: Row, r: Row, next: Row, body: number): boolean {
+  if (r.cells.length !== 1) return false;
+  const c = r.cells[0]!;
+  const before = textAbove(prev, c.x0).trim();
+  if ((before && !/[.:;!?]$/.test(before)) || !/^[\p{Lu}\p{N}]/u.test(c.text.trim())) return false;
+  const key = [...next.cells].sort((a, b) => a.x0 - b.x0)[0]!;
+  const under = next.cells.find((o) => Math.abs(o.x0 - c.x0) <= 2);
+  return key.x1 <= c.x0 - 0.8 * body && next.y0 - r.y1 <= 0.5 * Math.max(1, c.y1 - c.y0) && !!under && readsOn(c.text, under.text);
+}
+
+/**
+ * A one-line key centred against its description of three or more lines (a word processor's table: the
+ * Math Guide's "Documentation" beside the second of three lines, "International support" between the
+ * second and third of four): the description's lines above the key's line (and below its row, where they
+ * were not joined to it) come as rows of one line right of the key, set solid. Up to two such rows above
+ * and two below are the key's row when the key's centre is the centre of the rows taken with its own
+ * (within a fifth of a line); a key on the first line of its row (LaTeX's `p{}` rows) matches no such
+ * choice (ADR 0368).
+ */
+function joinCentredKeys(rows: Row[], body: number): void {
+  for (let k = 0; k < rows.length; k++) {
+    const b = rows[k]!;
+    const key = b.cells[0]!;
+    const h = Math.max(1, key.y1 - key.y0);
+    if (b.more.some((l) => Math.abs(l.x0 - key.x0) <= 2)) continue;
+    const beside = (r: Row | undefined): boolean => !!r && r.cells.length === 1 && r.more.length === 0 && r.cells[0]!.x0 >= key.x1 + 0.8 * body;
+    let up = 0;
+    while (up < 2 && beside(rows[k - up - 1]) && rows[k - up]!.y0 - rows[k - up - 1]!.y1 <= 0.5 * h) up++;
+    let down = 0;
+    while (down < 2 && beside(rows[k + down + 1]) && rows[k + down + 1]!.y0 - rows[k + down]!.y1 <= 0.5 * h) down++;
+    if (up + down === 0) continue;
+    const mid = (key.y0 + key.y1) / 2;
+    const fit = [[2, 2], [2, 1], [1, 2], [1, 1], [2, 0], [0, 2], [1, 0], [0, 1]].find(([u, d]) => u! <= up && d! <= down && Math.abs((rows[k - u!]!.y0 + rows[k + d!]!.y1) / 2 - mid) <= 0.2 * h);
+    if (!fit) continue;
+    const [u, d] = fit as [number, number];
+    const above = rows.slice(k - u, k).flatMap((r) => r.cells);
+    const under = rows.slice(k + 1, k + d + 1).flatMap((r) => r.cells);
+    // The description's lines in reading order: those above first, then the row's own, then those below.
+    if (above.length) {
+      const own = b.cells.filter((c) => c !== key);
+      b.lead = [...(b.lead ?? []), ...above];
+      b.cells = [key, ...own.slice(0, 1)];
+      b.more = [...own.slice(1), ...b.more];
+      if (!own.length && under.length) b.cells.push(under.shift()!);
+    } else if (b.cells.length === 1 && under.length) b.cells.push(under.shift()!);
+    b.more.push(...under);
+    b.y0 = rows[k - u]!.y0;
+    b.y1 = Math.max(b.y1, rows[k + d]!.y1);
+    rows.splice(k + 1, d);
+    rows.splice(k - u, u);
+    k -= u;
   }
 }
 
