@@ -62,7 +62,7 @@ export class DisplayRecordCache {
    */
   readonly #seenOnce = new Set<string>();
   /**
-   * How often each id was read lately (every id of every read, hits and loads), for the admission of
+   * How often each id was read lately (the reads of ids cached or loaded before: hits and repeated loads), for the admission of
    * search hits (ADR 0370, amendment): when the cache is full, a record loaded again is admitted only
    * if it was read more often than the entry it would evict (TinyLFU), so the one-off repeats of queries
    * spread over the corpus do not churn a full cache. Made on the first read (a cache that is off has none).
@@ -70,6 +70,8 @@ export class DisplayRecordCache {
   #freq: FrequencySketch | undefined;
   /** Loaded records the frequency rule kept out (ADR 0370, amendment). */
   rejected = 0;
+  /** Records admitted (each a copy that will be old-generation garbage when it leaves). */
+  admitted = 0;
   hits = 0;
   misses = 0;
 
@@ -119,8 +121,9 @@ export class DisplayRecordCache {
     const missing: string[] = [];
     const freq = (this.#freq ??= new FrequencySketch(Math.min(this.capacity, Math.ceil(this.maxBytes / SKETCH_BYTES_PER_RECORD))));
     for (const id of new Set(ids)) {
-      freq.increment(id);
       const e = this.#entries.get(id);
+      // counted when cached or loaded before (the doorkeeper: a first read leaves no count, so the ids read once do not crowd the sketch)
+      if (e !== undefined || this.#seenOnce.has(id)) freq.increment(id);
       const needsText = e !== undefined && withText.has(id) && e.doc.hasFullText;
       if (e && (!needsText || e.body !== undefined)) {
         this.#entries.delete(id);
@@ -218,6 +221,7 @@ export class DisplayRecordCache {
 
   #put(id: string, doc: DisplayDocument, body: string | undefined, withText: DisplayDocumentWithText | undefined): Entry {
     this.#drop(id);
+    this.admitted++;
     const size = measured(doc);
     const e: Entry = { doc, body, withText, bytes: 0, json: size.json, out: 0 };
     this.#entries.set(id, e);
