@@ -90,7 +90,7 @@ try {
         if (++n % 500 === 0) {
           const h = v8.getHeapStatistics();
           const m = process.memoryUsage();
-          samples.push({ pages: n, rss_growth_mib: mib(m.rss - start.rss), heap_total_growth_mib: mib(h.total_heap_size - start.heap), heap_used_mib: mib(h.used_heap_size), array_buffers_mib: mib(m.arrayBuffers), cache_estimate_mib: mib(cache.bytes), records: cache.size, rejected: cache.rejected, admitted: cache.admitted });
+          samples.push({ pages: n, rss_growth_mib: mib(m.rss - start.rss), heap_total_growth_mib: mib(h.total_heap_size - start.heap), heap_used_mib: mib(h.used_heap_size), array_buffers_mib: mib(m.arrayBuffers), cache_estimate_mib: mib(cache.bytes), records: cache.size });
         }
       }
     const result = { benchmark: 'display cache, steady serving without forced GC (ADR 0370)', budget_bytes: budget, records: Number(values.records), machine: { ...machine(), load_average_at_end: loadavg().map((x) => Math.round(x * 100) / 100) }, pages: pages.length, passes: Number(values.passes), samples };

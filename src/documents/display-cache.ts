@@ -61,17 +61,6 @@ export class DisplayRecordCache {
    * and a hit loaded before one is kept at its first load after it.
    */
   readonly #seenOnce = new Set<string>();
-  /**
-   * How often each id was read lately (the reads of ids cached or loaded before: hits and repeated loads), for the admission of
-   * search hits (ADR 0370, amendment): when the cache is full, a record loaded again is admitted only
-   * if it was read more often than the entry it would evict (TinyLFU), so the one-off repeats of queries
-   * spread over the corpus do not churn a full cache. Made on the first read (a cache that is off has none).
-   */
-  #freq: FrequencySketch | undefined;
-  /** Loaded records the frequency rule kept out (ADR 0370, amendment). */
-  rejected = 0;
-  /** Records admitted (each a copy that will be old-generation garbage when it leaves). */
-  admitted = 0;
   hits = 0;
   misses = 0;
 
@@ -119,11 +108,8 @@ export class DisplayRecordCache {
     }
     const out = new Map<string, DisplayDocumentWithText>();
     const missing: string[] = [];
-    const freq = (this.#freq ??= new FrequencySketch(Math.min(this.capacity, Math.ceil(this.maxBytes / SKETCH_BYTES_PER_RECORD))));
     for (const id of new Set(ids)) {
       const e = this.#entries.get(id);
-      // counted when cached or loaded before (the doorkeeper: a first read leaves no count, so the ids read once do not crowd the sketch)
-      if (e !== undefined || this.#seenOnce.has(id)) freq.increment(id);
       const needsText = e !== undefined && withText.has(id) && e.doc.hasFullText;
       if (e && (!needsText || e.body !== undefined)) {
         this.#entries.delete(id);
@@ -145,7 +131,7 @@ export class DisplayRecordCache {
     const loaded = await load(missing, missing.filter((id) => withText.has(id)));
     const fresh = epoch === this.#epoch;
     for (const [id, doc] of loaded) {
-      const cache = fresh && doc.noticeKind === undefined && (opts.admitRepeats !== true || (this.#loadedBefore(id) && this.#admits(id, freq)));
+      const cache = fresh && doc.noticeKind === undefined && (opts.admitRepeats !== true || this.#loadedBefore(id));
       if (doc.fullText === undefined) {
         const frozen = Object.freeze(doc);
         out.set(id, frozen);
@@ -171,22 +157,6 @@ export class DisplayRecordCache {
     this.#seenOnce.add(id);
     if (this.#seenOnce.size > this.capacity) this.#seenOnce.delete(this.#seenOnce.values().next().value as string);
     return before;
-  }
-
-  /**
-   * Whether a record loaded again may enter (TinyLFU, ADR 0370 amendment): always while the cache has
-   * room for one more entry of the average size; when full, only if it was read more often lately than
-   * the least recently used entry, which it would evict (a tie keeps the entry: no churn for records of
-   * equal worth).
-   */
-  #admits(id: string, freq: FrequencySketch): boolean {
-    const n = this.#entries.size;
-    if (n === 0) return true;
-    if (n < this.capacity && this.#bytes + this.#bytes / n <= this.maxBytes) return true;
-    const victim = this.#entries.keys().next().value as string;
-    if (freq.estimate(id) > freq.estimate(victim)) return true;
-    this.rejected++;
-    return false;
   }
 
   /** Drops what these changes can make stale (see the header). */
@@ -221,7 +191,6 @@ export class DisplayRecordCache {
 
   #put(id: string, doc: DisplayDocument, body: string | undefined, withText: DisplayDocumentWithText | undefined): Entry {
     this.#drop(id);
-    this.admitted++;
     const size = measured(doc);
     const e: Entry = { doc, body, withText, bytes: 0, json: size.json, out: 0 };
     this.#entries.set(id, e);
@@ -260,68 +229,6 @@ export class DisplayRecordCache {
     remove(this.#byWork, e.doc.workKey, id);
     for (const linked of linkedIds(e.doc)) remove(this.#byLinked, linked, id);
   }
-}
-
-/** The sketch's width: a counter per this many bytes of the budget (records are ~8 KB at 100k synthetic). */
-const SKETCH_BYTES_PER_RECORD = 4096;
-
-/**
- * A count-min sketch of recent reads (TinyLFU, Einziger et al.): 4 rows of 4-bit counters (kept in
- * bytes, saturating at 15), each id's estimate the least of its 4 counters; after 10 reads a counter of
- * the width, all counters are halved, so what was read often long ago ages out (a new hot set overtakes
- * an old one within one such period). Memory: 4 x width bytes (32 KiB at the 32 MiB default).
- */
-export class FrequencySketch {
-  readonly #rows: Uint8Array;
-  readonly #mask: number;
-  readonly #period: number;
-  #reads = 0;
-
-  /** @param records about how many records the cache holds: the width is the next power of two at least this (>= 64). */
-  constructor(records: number) {
-    let width = 64;
-    while (width < records) width *= 2;
-    this.#mask = width - 1;
-    this.#rows = new Uint8Array(4 * width);
-    this.#period = 10 * width;
-  }
-
-  increment(id: string): void {
-    const h = hash(id);
-    for (let row = 0; row < 4; row++) {
-      const i = this.#index(h, row);
-      const c = this.#rows[i]!;
-      if (c < 15) this.#rows[i] = c + 1;
-    }
-    if (++this.#reads >= this.#period) this.#halve();
-  }
-
-  estimate(id: string): number {
-    const h = hash(id);
-    let min = 15;
-    for (let row = 0; row < 4; row++) min = Math.min(min, this.#rows[this.#index(h, row)]!);
-    return min;
-  }
-
-  #index(h: number, row: number): number {
-    // double hashing: row i takes h1 + i*h2 (h2 odd), in its own quarter of the counters
-    const h2 = (Math.imul(h, 0x9e3779b1) >>> 15) | 1;
-    return row * (this.#mask + 1) + ((h + row * h2) & this.#mask);
-  }
-
-  #halve(): void {
-    this.#reads = 0;
-    for (let i = 0; i < this.#rows.length; i++) this.#rows[i] = this.#rows[i]! >> 1;
-  }
-}
-
-/** FNV-1a over the id's UTF-16 units, mixed. */
-function hash(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  return (h ^ (h >>> 13)) >>> 0;
 }
 
 // What an entry holds in memory, estimated when it is admitted (ADR 0370), for V8 on 64 bits as Node

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { toDisplayDocument, type DisplayDocument, type DisplayDocumentWithText } from '../../src/domain/display-document.js';
-import { bodyBytes, DisplayRecordCache, FrequencySketch, recordBytes } from '../../src/documents/display-cache.js';
+import { bodyBytes, DisplayRecordCache, recordBytes } from '../../src/documents/display-cache.js';
 import { WorkLinkedDocumentStore } from '../../src/documents/work-links.js';
 import { openMemorySqlite } from '../helpers/storage.js';
 import { sampleDocument } from '../contract/sample-document.js';
@@ -306,67 +306,4 @@ test('display cache: with admitRepeats a record is kept from its second load on,
   await cache.getMany(['c'], NONE, load);
   await cache.getMany(['c'], NONE, load);
   assert.deepEqual(calls.slice(8), [['c']]);
-});
-
-test('display cache: when full, a record loaded again enters only if read more often than the LRU victim (a scan of one-offs evicts no hot entry)', async () => {
-  const titles = new Map<string, string>();
-  for (const id of ['h1', 'h2', 'h3', 'h4']) titles.set(id, id);
-  for (let i = 0; i < 60; i++) titles.set(`x${i}`, `x${i}`);
-  const cache = new DisplayRecordCache(4);
-  const { calls, load } = loader(titles);
-  const read = (ids: string[]) => cache.getMany(ids, NONE, load, { admitRepeats: true });
-  for (let i = 0; i < 6; i++) await read(['h1', 'h2', 'h3', 'h4']);
-  assert.equal(cache.size, 4, 'the hot records fill the cache');
-  // a scan: each record read twice (its second load would have entered the cache under the second-load rule alone)
-  for (let i = 0; i < 60; i++) {
-    await read([`x${i}`]);
-    await read([`x${i}`]);
-  }
-  assert.ok(cache.rejected >= 50, `one-off records kept out (${cache.rejected})`);
-  calls.length = 0;
-  await read(['h1', 'h2', 'h3', 'h4']);
-  assert.deepEqual(calls, [], 'every hot record is still served from memory');
-});
-
-test('display cache: a record read often enough displaces an LRU victim read less, and a new hot set overtakes an old one (aging)', async () => {
-  const titles = new Map([['a', 'A'], ['b', 'B'], ['c', 'C'], ['d', 'D']]);
-  const cache = new DisplayRecordCache(2);
-  const { calls, load } = loader(titles);
-  const read = (ids: string[]) => cache.getMany(ids, NONE, load, { admitRepeats: true });
-  for (let i = 0; i < 20; i++) await read(['a', 'b']); // saturated counters
-  calls.length = 0;
-  let reads = 0;
-  // c and d become the hot set: kept out while a and b count more, in within one aging period (10 reads a counter of the width: 640)
-  while (reads < 1000) {
-    await read(['c', 'd']);
-    reads += 2;
-    const before = calls.length;
-    await read(['c', 'd']);
-    reads += 2;
-    if (calls.length === before) break;
-  }
-  assert.ok(reads < 1000, 'the new hot set entered the cache');
-  assert.ok(cache.rejected > 0, 'not at once: the old hot set counted more at first');
-  calls.length = 0;
-  await read(['c', 'd']);
-  assert.deepEqual(calls, []);
-});
-
-test('frequency sketch: never under the count (up to 15), halved after 10 reads a counter of the width', () => {
-  const sketch = new FrequencySketch(64);
-  for (let i = 0; i < 200; i++) for (let k = 0; k <= i % 7; k++) sketch.increment(`id${i}`);
-  // 200 ids, 800 reads: one halving at 640 reads, so counts may have halved; read again after it
-  const fresh = new FrequencySketch(64);
-  for (let i = 0; i < 50; i++) for (let k = 0; k <= i % 7; k++) fresh.increment(`id${i}`);
-  for (let i = 0; i < 50; i++) assert.ok(fresh.estimate(`id${i}`) >= (i % 7) + 1, `id${i}`);
-  for (let k = 0; k < 20; k++) fresh.increment('hot');
-  assert.equal(fresh.estimate('hot'), 15, 'saturates at 15');
-  // fill to the period (640 reads): every counter halves
-  let n = 0;
-  for (let i = 0; i < 50; i++) n += (i % 7) + 1;
-  n += 20;
-  for (; n < 639; n++) fresh.increment(`other${n}`);
-  assert.equal(fresh.estimate('hot'), 15);
-  fresh.increment(`other${n}`);
-  assert.equal(fresh.estimate('hot'), 7, 'halved');
 });
