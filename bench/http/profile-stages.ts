@@ -6,21 +6,11 @@
 // --searches: the searches answered while profiled, to print microseconds per search next to the shares.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import type { Profile, ProfileNode } from './cpu-profile.js';
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { 'last-s': { type: 'string' }, searches: { type: 'string' }, top: { type: 'string', default: '0' }, detail: { type: 'string' } } });
 
-interface Node {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  children?: number[];
-}
-interface Profile {
-  nodes: Node[];
-  samples: number[];
-  timeDeltas: number[];
-  startTime: number;
-  endTime: number;
-}
+type Node = ProfileNode;
 
 // A sample goes to the stage of the frame nearest its leaf that belongs to a service stage (billing, auth,
 // the hand-off, ...). Hooks that call Fastify's `done` (callback hooks, the billing scope's runInScope)

@@ -5,24 +5,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import type { Profile, ProfileNode } from './cpu-profile.js';
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '15' }, 'last-s': { type: 'string' } } });
 const dir = positionals[0];
 if (!dir) throw new Error('usage: profile-summary DIR');
 
-interface Node {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  hitCount?: number;
-  children?: number[];
-}
-interface Profile {
-  nodes: Node[];
-  samples: number[];
-  timeDeltas: number[];
-  startTime: number;
-  endTime: number;
-}
+type Node = ProfileNode;
 
 /** The serving stage a function belongs to, by its source file. */
 function category(url: string, fn: string): string {
