@@ -178,7 +178,8 @@ if (process.argv[1]?.endsWith('realset-equations.bench.js')) {
         const shownRendered = shown.map((s) => (texError(s) === null ? renderedTokens(s) ?? [] : []));
         for (const [reading, list] of [['own', eqs], ['baseTruth', eqsBase]] as const) {
           const c = ab[tool]?.[reading];
-          if (!c) continue;
+          // Without --base there is no base ground truth to score under (the run crashed on `baseTruth!`).
+          if (!c || (reading === 'baseTruth' && !baseTruth)) continue;
           const match = reading === 'own' ? bestLatexMatch : baseTruth!.bestLatexMatch;
           const dispToks = reading === 'own' ? toks : shown.map((s) => baseTruth!.latexTokens(s));
           let n = 0;

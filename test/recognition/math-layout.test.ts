@@ -482,3 +482,40 @@ test('integral limits set beside a display integral (ADR 0367): a lower limit th
   const before = [g(CMMI, 'a', 280, 593.4), g(CMMI, 'i', 285, 595.5, 7.5, 0.4), g(TXEX, '∫', 290, 579.4, 10.3, 0.56, 'uni222B.updsp'), g(CMMI, 'f', 298, 593.4)];
   assert.equal(rebuildEquation(before)!.latex, 'a_{i} \\int f');
 });
+
+test('a text-style big operator with scripts beside it (ADR 0367 amendment): \\sum^{a}_{b} keeps one superscript and one subscript', () => {
+  // As pdfTeX sets 1\sum^{a}_{b} in text style: CMEX `summationtext` hangs from a baseline 7.5 pt above the
+  // row's (at its top), its scripts right of it, one raised and one lowered around the row's baseline.
+  const eq = [
+    g(CMR, '1', 100, 200),
+    g(CMEX, '\uFFFD', 106, 192.5, 10, 1.06, 'summationtext'),
+    g(CMMI, 'a', 117, 196.4, 7, 0.55),
+    g(CMMI, 'b', 117, 201.5, 7, 0.45),
+    g(CMMI, 'x', 123, 200),
+  ];
+  assert.equal(rebuildEquation(eq)!.latex, '1 \\sum_{b}^{a} x');
+  // Under a fraction rule (aipsamp's numerator): still one of each.
+  const frac = [...eq.slice(0, 4).map((q) => ({ ...q, baseline: q.baseline - 8, y0: q.y0 - 8, y1: q.y1 - 8 })), g(CMMI, 'A', 108, 206)];
+  assert.equal(rebuildEquation(frac, [{ x0: 100, x1: 121, y: 197.5 }])!.latex, '\\frac{1 \\sum_{b}^{a}}{A}');
+});
+
+test('a 9 pt display whose scripts are 7.3 pt (ADR 0367 amendment): the integrals\' upper limits and the squares stay in the row, not a row of their own', () => {
+  // asmejour's wide display as newtx sets it at 9 pt (glyph positions from the trace): scripts at 0.81 of
+  // the row's size, display integrals hanging from a baseline 12 pt above the row's.
+  const EX = 'ABCDEF+txexs';
+  const MI = 'ABCDEF+NewTXMI';
+  const MI7 = 'ABCDEF+NewTXMI7';
+  const SY = 'ABCDEF+txsys';
+  const RM = 'ABCDEF+TeXGyreTermesX-Regular';
+  const eq = [
+    g(EX, '∫', 85.7, 288.2, 9, 0.62, 'uni222B.dsp'), g(MI7, '𝑏', 96.4, 291, 7.3, 0.575), g(MI7, '𝑎', 91.1, 308.4, 7.3, 0.575),
+    g(EX, '∫', 105.9, 288.2, 9, 0.62, 'uni222B.dsp'), g(MI7, '𝑏', 116.7, 291, 7.3, 0.575), g(MI7, '𝑎', 111.3, 308.4, 7.3, 0.575),
+    g(SY, '[', 122.1, 300.4, 9, 0.33), g(MI, '𝑓', 126.9, 300.4, 9, 0.28), g(SY, '(', 131.4, 300.4, 9, 0.33), g(MI, '𝑥', 134.7, 300.4, 9, 0.44), g(SY, ')', 139.2, 300.4, 9, 0.33),
+    g(RM, '2', 142.6, 296.7, 7.3, 0.5), g(MI, '𝑔', 146.8, 300.4, 9, 0.5), g(SY, '(', 152, 300.4, 9, 0.33), g(MI, '𝑦', 155.7, 300.4, 9, 0.44), g(SY, ')', 160, 300.4, 9, 0.33),
+    g(RM, '2', 163.4, 296.7, 7.3, 0.5), g(SY, ']', 167.5, 300.4, 9, 0.33),
+  ];
+  assert.equal(rebuildEquation(eq)!.latex, '\\int_{a}^{b} \\int_{a}^{b} [f(x)^{2} g(y)^{2}]');
+  // Two rows of an alignment at that size are still two rows.
+  const rows = [...word(MI, 'x', 100, 300, 9), g(RM, '2', 104.5, 296.3, 7.3), g(SY, '=', 110, 300, 9, 0.8), g(MI, 'a', 120, 300, 9), ...word(MI, 'y', 100, 313, 9), g(SY, '=', 110, 313, 9, 0.8), g(MI, 'b', 120, 313, 9)];
+  assert.match(rebuildEquation(rows)!.latex, /x\^\{2\} &?\s*= a \\\\ y &?\s*= b/);
+});

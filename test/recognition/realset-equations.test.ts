@@ -131,3 +131,12 @@ In prose, \cmd\newcommand\marg{\command} shows a definition and makes none.
   // \stackrel and \overset render alike; a width switch (\mathclap) and a size (\tiny) are dropped.
   assert.deepEqual(latexTokens('x \\stackrel{\\mathclap{\\tiny def}}{=} a'), latexTokens('x \\overset{def}{=} a'));
 });
+
+test('token normalisation (ADR 0367 amendment): a superscript written before its subscript reads as sub then sup, as it renders', () => {
+  assert.deepEqual(latexTokens('\\sum^{a}_{b} x'), latexTokens('\\sum_{b}^{a} x'));
+  assert.deepEqual(latexTokens('M^{\\text{viol}}_g'), latexTokens('M_{g}^{viol}'));
+  assert.deepEqual(latexTokens('\\int^\\infty_{c_2/\\lambda T} f'), latexTokens('\\int_{c_{2} / \\lambda T}^{\\infty} f'));
+  // A lone superscript, or scripts of different bases, stay as written.
+  assert.notDeepEqual(latexTokens('a^{2} b_{i}'), latexTokens('a b_{i}^{2}'));
+  assert.notDeepEqual(latexTokens('x^{a}_{b}'), latexTokens('x^{b}_{a}'));
+});

@@ -240,6 +240,9 @@ const SYNONYMS: Readonly<Record<string, string>> = {
 const NOISE = /^\\(?:left|right|middle|big|Big|bigg|Bigg|bigl|bigr|Bigl|Bigr|biggl|biggr|Biggl|Biggr|bigm|Bigm|displaystyle|textstyle|scriptstyle|limits|nolimits|quad|qquad|mathrm|mathit|mathbf|mathsf|mathtt|mathcal|mathscr|mathfrak|mathbb|boldsymbol|bm|pmb|text|textrm|textit|textbf|mbox|hbox|rm|it|bf|cal|operatorname\*?|mathop|mathbin|mathrel|mathord|nonumber|notag|allowbreak|nolinebreak|label|tag|begin|end|hline|noalign|lefteqn|strut|mathstrut|smash|underbrace|overbrace|substack|displaybreak|cr|newline|mathclap|mathllap|mathrlap|clap|llap|rlap|normalfont|tiny|scriptsize|footnotesize|small)$/;
 
 /** Normalised LaTeX tokens of an equation (see the file comment). */
+const SCRIPT_ARG = String.raw`(\{(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*\}|\\[A-Za-z]+|[^\s{}\\^_])`;
+const SUP_THEN_SUB = new RegExp(String.raw`(?<!\\)\^\s*${SCRIPT_ARG}\s*_\s*${SCRIPT_ARG}`, 'g');
+
 export function latexTokens(tex: string): string[] {
   let s = tex
     .replace(/\\(?:label|tag\*?|eqref|ref|hspace\*?|vspace\*?|phantom|hphantom|vphantom|intertext|shortintertext)\s*\{(?:[^{}]|\{[^{}]*\})*\}/g, ' ')
@@ -248,6 +251,9 @@ export function latexTokens(tex: string): string[] {
     .replace(/\\[,;:!> ]|~|&/g, ' ')
     .replace(/\.\s*\.\s*\./g, '\\dots ');
   if (DROP_WITH_ARG.test(s)) s = s.replace(/\\(?:nonumber|notag)\b/g, ' ');
+  // A superscript written before its subscript (`\sum^{a}_{b}`) renders as the subscript first: one order
+  // for both (ADR 0367 amendment; the converter writes `_` then `^`).
+  s = s.replace(SUP_THEN_SUB, (_m, sup: string, sub: string) => `_${sub}^${sup}`);
   const toks: string[] = [];
   for (const m of s.matchAll(/\\[A-Za-z]+\*?|\\.|[^\s{}]/gu)) {
     let t = m[0];

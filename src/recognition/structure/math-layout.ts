@@ -882,7 +882,10 @@ function scriptKind(it: Item, base: Item, rowSize: number): '^' | '_' | null {
   const baseSize = base.cls === 'group' || base.cls === 'bigop' || base.cls === 'int' || base.cls === 'open' || base.cls === 'close' || base.cls === 'radical' ? rowSize : base.size;
   if (it.tex === "'" && it.y1 <= base.baseline) return '^';
   if (it.size > 0.85 * baseSize) return null;
-  if (base.cls === 'int' || base.cls === 'open' || base.cls === 'close' || (base.cls === 'bigop' && base.size > 1.2 * rowSize)) {
+  // An extension font's big operator in text style (`\sum^{a}_{b}` in a numerator) is no taller than the row,
+  // but its glyph hangs from a baseline at its top like the display one: its scripts go by its middle too,
+  // not by that baseline (both were below it: `\sum_{a b}`; ADR 0367 amendment).
+  if (base.cls === 'int' || base.cls === 'open' || base.cls === 'close' || (base.cls === 'bigop' && (base.size > 1.2 * rowSize || EXT_FONT_RE.test(base.font)))) {
     // Scripts of a tall glyph sit at its top or bottom.
     return mid(it) < mid(base) ? '^' : '_';
   }
@@ -911,7 +914,10 @@ function joinTokens(tokens: readonly string[]): string {
 
 /** Rows by baseline: an alignment's lines; smaller glyphs go to the row they belong to. */
 function splitRows(pool: Item[], em: number): Item[][] {
-  const full = pool.filter((i) => i.size >= 0.8 * em && i.cls !== 'bigop' && i.cls !== 'int' && !(i.cls === 'open' || i.cls === 'close') || i.cls === 'group');
+  // Full size as `scriptKind` has it (over 0.85 of the row's size): a 9 pt newtx display sets its scripts at
+  // 7.3 pt (0.81), which a 0.8 bound took for full size, so the integrals' upper limits and the squares of a
+  // wide display made a row of their own (asmejour-wide; ADR 0367 amendment).
+  const full = pool.filter((i) => i.size > 0.85 * em && i.cls !== 'bigop' && i.cls !== 'int' && !(i.cls === 'open' || i.cls === 'close') || i.cls === 'group');
   const bases = [...new Set(full.map((i) => i.baseline))].sort((a, b) => a - b);
   const rows: number[] = [];
   for (const b of bases) if (!rows.length || b - rows[rows.length - 1]! > 1.1 * em) rows.push(b);
@@ -919,7 +925,7 @@ function splitRows(pool: Item[], em: number): Item[][] {
   // Each row's baseline is the median of its full-size glyphs.
   const groups: Item[][] = rows.map(() => []);
   for (const i of pool) {
-    const ref = i.cls === 'bigop' || i.cls === 'int' || i.cls === 'open' || i.cls === 'close' ? mid(i) + 0.25 * em : i.size < 0.8 * em ? mid(i) + 0.25 * em : i.baseline;
+    const ref = i.cls === 'bigop' || i.cls === 'int' || i.cls === 'open' || i.cls === 'close' ? mid(i) + 0.25 * em : i.size <= 0.85 * em ? mid(i) + 0.25 * em : i.baseline;
     let best = 0;
     for (let r = 1; r < rows.length; r++) if (Math.abs(rows[r]! - ref) < Math.abs(rows[best]! - ref)) best = r;
     groups[best]!.push(i);
