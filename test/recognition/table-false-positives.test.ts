@@ -23,6 +23,13 @@ test('a title set large on the row of a table\'s cells is no cell of the table',
   assert.ok(tables.every((t) => !t.rows.flat().some((c) => c.includes('Compass'))));
 });
 
+test('a symbol set large in a table\'s column stays its cell', () => {
+  const lines = [...above(40)];
+  ['North', 'South', 'East', 'West', 'Centre'].forEach((t, i) => lines.push(L(t, 80, 100 + 14 * i, 110), L(`${t} pole`, 300, 100 + 14 * i, 350), L(i === 2 ? '/' : 'x', 470, 100 + 14 * i, 476, i === 2 ? { size: 16 } : {})));
+  lines.push(...below(200));
+  assert.deepEqual(detectTables(lines, 10).map((t) => t.rows.map((r) => r[2])), [['x', 'x', '/', 'x', 'x']]);
+});
+
 test('the same rows without the title are still a table', () => {
   const lines = [...above(40)];
   ['North', 'South', 'East', 'West', 'Centre'].forEach((t, i) => lines.push(L(t, 80, 100 + 14 * i, 110), L(`${t} pole`, 470, 100 + 14 * i, 520)));
@@ -48,6 +55,7 @@ test('numbered examples with their numbers set apart are a list, not a table', (
 test('a table with a number column and data columns is still a table', () => {
   assert.equal(numberedList([['1', 'Alice', '12'], ['2', 'Bob', '7'], ['3', 'Carol', '9']]), false);
   assert.equal(numberedList([['(a)', '0.5', '0.7'], ['(b)', '0.4', '0.9'], ['(c)', '0.2', '0.1']]), false);
+  assert.equal(numberedList([['[twocolumn]', 'Two-column formatting.'], ['[onecolumn]', 'Single-column formatting.']]), false, 'an option table');
   const lines = [
     ...above(40),
     L('No.', 100, 100, 115), L('Name', 150, 100, 180), L('Runs', 300, 100, 325),

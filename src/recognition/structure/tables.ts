@@ -449,9 +449,11 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
   const textWidth = Math.max(1, Math.max(...lines.map((l) => l.x1)) - Math.min(...lines.map((l) => l.x0)));
   // A title or heading set half as large again as the page's text (the body, or the lines' median where
   // larger: a slide) is no cell: it would share a row with a picture's glyphs or a table's labels beside it
-  // and be swallowed by the table (seminar's title beside its glyph picture, ADR 0368 amendment).
+  // and be swallowed by the table (seminar's title beside its glyph picture, ADR 0368 amendment). A word
+  // of two letters at least: a symbol set large ("/" in an "in print" column) is a cell.
   const titleSize = 1.5 * Math.max(body, median(lines.map((l) => l.size)));
-  const sorted = lines.filter((l) => l.size < titleSize).sort((a, b) => (a.y0 + a.y1) / 2 - (b.y0 + b.y1) / 2);
+  const title = (l: LayoutLine): boolean => l.size >= titleSize && /\p{L}\p{L}/u.test(l.text);
+  const sorted = lines.filter((l) => !title(l)).sort((a, b) => (a.y0 + a.y1) / 2 - (b.y0 + b.y1) / 2);
   const rows: Row[] = [];
   // A line joins the row when it overlaps it and its centre lies within half a line of the centre of the
   // row's tightest line (its box is the best guess of the row's baseline band). Boxes made tall by a
@@ -664,8 +666,12 @@ function readsOnAcrossRows(rows: readonly string[][]): boolean {
   return pairs >= 2 && flowing * 2 >= pairs;
 }
 
-/** An example or item number set apart from its text: "(1)", "(12)", "a.", "b)", "(iv)", "[3]", a bullet. */
-const ITEM_MARK_RE = /^(?:\(\d{1,3}[a-z]?\)|\(?[a-z]{1,4}[.)]|\d{1,3}[.)]|\[[^\]]{1,12}\]|[•·◦▪‣*\u2013\u2014-])$/u;
+/**
+ * An example or item number set apart from its text: "(1)", "(12a)", "a.", "b)", "(iv)", "3.". Not a
+ * bracketed key ("[twocolumn]": an option table) and not a bullet (a bullet set apart from its text is
+ * not read as a list item yet, so the table stays).
+ */
+const ITEM_MARK_RE = /^(?:\(\d{1,3}[a-z]?\)|\(?(?:[a-z]|[ivx]{1,4})[.)]|\d{1,3}[.)])$/u;
 
 /**
  * Numbered examples or items ("(1)" beside its sentence, "(4) a. ..." over "b. ..."): every column but the
