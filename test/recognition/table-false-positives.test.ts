@@ -30,6 +30,15 @@ test('a symbol set large in a table\'s column stays its cell', () => {
   assert.deepEqual(detectTables(lines, 10).map((t) => t.rows.map((r) => r[2])), [['x', 'x', '/', 'x', 'x']]);
 });
 
+test('a font specimen set larger than the description beside it stays its cell', () => {
+  // A feature table whose body text (and the document's) is 6 pt: descriptions at 10 pt, specimens at 12.
+  const lines = [0, 1, 2, 3, 4].map((i) => L(`note ${i} on the font`, 72, 20 + 8 * i, 150, { size: 6, y1: 26 + 8 * i }));
+  const rows = [['Capital eng', 'Ŋŋ'], ['Hooked d', 'Ɗɗ'], ['Caron style', 'Ťť Ďď Ľľ'], ['Ram horn', 'Ɽɽ']];
+  rows.forEach(([d, g], i) => lines.push(L(d!, 80, 100 + 16 * i, 150), L(g!, 300, 99 + 16 * i, 340, { size: 12, y1: 113 + 16 * i })));
+  lines.push(...[0, 1, 2, 3, 4].map((i) => L(`note ${i} under the table`, 72, 200 + 8 * i, 150, { size: 6, y1: 206 + 8 * i })));
+  assert.deepEqual(detectTables(lines, 6).map((t) => t.rows), [rows]);
+});
+
 test('the same rows without the title are still a table', () => {
   const lines = [...above(40)];
   ['North', 'South', 'East', 'West', 'Centre'].forEach((t, i) => lines.push(L(t, 80, 100 + 14 * i, 110), L(`${t} pole`, 470, 100 + 14 * i, 520)));

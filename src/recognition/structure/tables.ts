@@ -448,11 +448,18 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
   if (lines.length < 6) return [];
   const textWidth = Math.max(1, Math.max(...lines.map((l) => l.x1)) - Math.min(...lines.map((l) => l.x0)));
   // A title or heading set half as large again as the page's text (the body, or the lines' median where
-  // larger: a slide) is no cell: it would share a row with a picture's glyphs or a table's labels beside it
-  // and be swallowed by the table (seminar's title beside its glyph picture, ADR 0368 amendment). A word
-  // of two letters at least: a symbol set large ("/" in an "in print" column) is a cell.
+  // larger: a slide) and as every line beside it is no cell: it would share a row with a picture's glyphs
+  // or a table's labels beside it and be swallowed by the table (seminar's title beside its glyph picture,
+  // ADR 0368 amendment). A word of three letters at least: a symbol or a specimen set large ("/" in an
+  // "in print" column, "qv" in a Display column, "Ťť Ďď") is a cell; so is a font specimen set a little
+  // larger than the description beside it (a font's feature table in a document whose body is its 6 pt
+  // notes).
   const titleSize = 1.5 * Math.max(body, median(lines.map((l) => l.size)));
-  const title = (l: LayoutLine): boolean => l.size >= titleSize && /\p{L}\p{L}/u.test(l.text);
+  const title = (l: LayoutLine): boolean => {
+    if (l.size < titleSize || !/\p{L}{3}/u.test(l.text)) return false;
+    const beside = lines.filter((o) => o !== l && Math.min(o.y1, l.y1) > Math.max(o.y0, l.y0));
+    return beside.length > 0 && beside.every((o) => l.size >= 1.5 * o.size);
+  };
   const sorted = lines.filter((l) => !title(l)).sort((a, b) => (a.y0 + a.y1) / 2 - (b.y0 + b.y1) / 2);
   const rows: Row[] = [];
   // A line joins the row when it overlaps it and its centre lies within half a line of the centre of the
