@@ -394,6 +394,10 @@ function detectHeaderTables(lines: readonly LayoutLine[], body: number): TableRe
       if (l.y0 - bottom > 2 * body) break;
       const c = colOf(l);
       if (c < 0) break;
+      // A line reaching into the next header cell's column is no cell of this table (lines of two columns
+      // of a listing that the text layer joined: "\\received{...} \\begin{lstlisting}"): the table ends above
+      // it (ADR 0368 amendment).
+      if (c + 1 < header.length && l.x1 > header[c + 1]!.x0 + 2) break;
       if (l.bold) {
         const beside = sorted.some((o) => o !== l && !o.bold && colOf(o) >= 0 && colOf(o) !== c && Math.abs(o.y0 - l.y0) <= 2);
         // A header cell wrapped over two lines ("Designat" over "ion"): a bold line touching the header,
@@ -443,7 +447,20 @@ function detectHeaderTables(lines: readonly LayoutLine[], body: number): TableRe
 function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion[] {
   if (lines.length < 6) return [];
   const textWidth = Math.max(1, Math.max(...lines.map((l) => l.x1)) - Math.min(...lines.map((l) => l.x0)));
-  const sorted = [...lines].sort((a, b) => (a.y0 + a.y1) / 2 - (b.y0 + b.y1) / 2);
+  // A title or heading set half as large again as the page's text (the body, or the lines' median where
+  // larger: a slide) and as every line beside it is no cell: it would share a row with a picture's glyphs
+  // or a table's labels beside it and be swallowed by the table (seminar's title beside its glyph picture,
+  // ADR 0368 amendment). A word of three letters at least: a symbol or a specimen set large ("/" in an
+  // "in print" column, "qv" in a Display column, "Ťť Ďď") is a cell; so is a font specimen set a little
+  // larger than the description beside it (a font's feature table in a document whose body is its 6 pt
+  // notes).
+  const titleSize = 1.5 * Math.max(body, median(lines.map((l) => l.size)));
+  const title = (l: LayoutLine): boolean => {
+    if (l.size < titleSize || !/\p{L}{3}/u.test(l.text)) return false;
+    const beside = lines.filter((o) => o !== l && Math.min(o.y1, l.y1) > Math.max(o.y0, l.y0));
+    return beside.length > 0 && beside.every((o) => l.size >= 1.5 * o.size);
+  };
+  const sorted = lines.filter((l) => !title(l)).sort((a, b) => (a.y0 + a.y1) / 2 - (b.y0 + b.y1) / 2);
   const rows: Row[] = [];
   // A line joins the row when it overlaps it and its centre lies within half a line of the centre of the
   // row's tightest line (its box is the best guess of the row's baseline band). Boxes made tall by a
@@ -608,7 +625,7 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
           end++;
         }
       }
-      if (table && !flowsAsText(table.rows) && !(region.some((r) => relaxed.has(r)) && readsOnAcrossRows(table.rows))) {
+      if (table && !flowsAsText(table.rows) && !numberedList(table.rows) && !(region.some((r) => relaxed.has(r)) && readsOnAcrossRows(table.rows))) {
         out.push(table);
         lastEnd = end;
       } else if (!table) {
@@ -654,6 +671,26 @@ function readsOnAcrossRows(rows: readonly string[][]): boolean {
     if (!/[.:;!?)\]]$/.test(a) && /^\p{Ll}/u.test(b)) flowing++;
   }
   return pairs >= 2 && flowing * 2 >= pairs;
+}
+
+/**
+ * An example or item number set apart from its text: "(1)", "(12a)", "a.", "b)", "(iv)", "3.". Not a
+ * bracketed key ("[twocolumn]": an option table) and not a bullet (a bullet set apart from its text is
+ * not read as a list item yet, so the table stays).
+ */
+const ITEM_MARK_RE = /^(?:\(\d{1,3}[a-z]?\)|\(?(?:[a-z]|[ivx]{1,4})[.)]|\d{1,3}[.)])$/u;
+
+/**
+ * Numbered examples or items ("(1)" beside its sentence, "(4) a. ..." over "b. ..."): every column but the
+ * last holds item marks only (or is empty), the first column two marks or more. It is a list, however
+ * far the text stands from its number (gb4e's linguistic examples, ADR 0368 amendment). Plain numbers are
+ * no marks here: "1 | Alice" is a numbered table row as often as an item.
+ */
+export function numberedList(rows: readonly (readonly string[])[]): boolean {
+  const n = rows[0]?.length ?? 0;
+  if (n < 2) return false;
+  for (let c = 0; c < n - 1; c++) if (!rows.every((r) => !r[c]?.trim() || ITEM_MARK_RE.test(r[c]!.trim()))) return false;
+  return rows.filter((r) => r[0]?.trim()).length >= 2;
 }
 
 /**
