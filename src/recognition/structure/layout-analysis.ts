@@ -11,7 +11,7 @@ import { moveMarginNotes } from './margin-notes.js';
 import { orderReading } from './reading-order.js';
 import { repairText, stripDotLeaders } from './text-repairs.js';
 import { CAPTION_RE, LIST_MARKER_RE, ORDERED_MARKER_RE, REFERENCES_HEADING_RE, SECTION_NUMBER_RE, SENTENCE_END_RE, looksLikeEquation, nonSpaceLength } from './patterns.js';
-import { detectTables, type TableRegion } from './tables.js';
+import { bulletItemTextStart, detectTables, joinBullets, type TableRegion } from './tables.js';
 import { displayParts, escapeDollars } from './math-latex.js';
 import { keptMarginLines, rowSwitchShare } from './layout-risk.js';
 
@@ -195,9 +195,14 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
   const maxFirstPageSize = Math.max(0, ...(pages[0]?.lines ?? []).filter((l) => l.y0 < (pages[0]?.height ?? 0) * 0.45).map((l) => l.size));
 
   const allTableLines = new Set<LayoutLine>();
-  for (const page of pages) {
-    if (page !== pages[0]) underTitle = false;
-    const tables = detectTables(page.lines, body);
+  for (const source of pages) {
+    if (source !== pages[0]) underTitle = false;
+    // Bullet lists read as tables (the bullets set apart from their text) are lists: each bullet is joined
+    // to its text line, and the lines go back to the text flow as list items (ADR 0368 amendment).
+    const found = detectTables(source.lines, body);
+    const lists = found.filter((t) => t.list);
+    const tables = lists.length ? found.filter((t) => !t.list) : found;
+    const page = lists.length ? { ...source, lines: joinBullets(source.lines, lists) } : source;
     const tableLines = new Set<LayoutLine>(tables.flatMap((t) => t.lines));
     for (const l of tableLines) allTableLines.add(l);
     const pending = new Map<TableRegion, boolean>();
@@ -503,6 +508,10 @@ function startsNewBlock(a: LayoutLine, b: LayoutLine, cur: LayoutLine[], bounds:
   if (b.y1 <= a.y0) return true;
   if (listMarker(b) && !a.mono) return true;
   const inItem = listMarker(cur[0]!) !== null;
+  // Under an item whose bullet was set apart from its text (joined by joinBullets), a line starting left
+  // of the item's text (at the bullet or the margin) is not the item's: the paragraph after the list.
+  const hang = bulletItemTextStart(cur[0]!);
+  if (hang !== undefined && b.x0 < hang - 0.5 * b.size) return true;
   const left = bounds.x0;
   const right = bounds.x1;
   // A short line ending a sentence closes the paragraph.

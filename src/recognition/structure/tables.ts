@@ -9,6 +9,11 @@ import { CAPTION_RE, SECTION_NUMBER_RE } from './patterns.js';
 export interface TableRegion {
   readonly lines: LayoutLine[];
   readonly rows: string[][];
+  /**
+   * A list, not a table: a column of bullets set apart from the items' text (see {@link bulletList}). The
+   * caller joins each bullet to the text beside it and reads the lines as list items.
+   */
+  readonly list?: true;
 }
 
 interface Row {
@@ -295,7 +300,7 @@ function withHeaderFromColumnFoot(t: TableRegion, prevCol: readonly LayoutLine[]
   const head = rows[0]!;
   const same = rows.length === t.rows.length + 1 && rows.slice(1).every((r, i) => r.join('|') === t.rows[i]!.join('|'));
   if (!same || head.filter((c) => c.trim()).length < Math.ceil(head.length / 2) || !moved.every((m) => again[0]!.lines.includes(m))) return t;
-  return { lines: [...last, ...t.lines], rows };
+  return { ...t, lines: [...last, ...t.lines], rows };
 }
 
 /**
@@ -626,7 +631,7 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
         }
       }
       if (table && !flowsAsText(table.rows) && !numberedList(table.rows) && !(region.some((r) => relaxed.has(r)) && readsOnAcrossRows(table.rows))) {
-        out.push(table);
+        out.push(bulletList(table.rows) ? { ...table, list: true } : table);
         lastEnd = end;
       } else if (!table) {
         // Tables one under the other, each under its own label line ("Faculties:", "Central services:"),
@@ -675,8 +680,8 @@ function readsOnAcrossRows(rows: readonly string[][]): boolean {
 
 /**
  * An example or item number set apart from its text: "(1)", "(12a)", "a.", "b)", "(iv)", "3.". Not a
- * bracketed key ("[twocolumn]": an option table) and not a bullet (a bullet set apart from its text is
- * not read as a list item yet, so the table stays).
+ * bracketed key ("[twocolumn]": an option table) and not a bullet (bullets set apart from their text are
+ * {@link bulletList}'s).
  */
 const ITEM_MARK_RE = /^(?:\(\d{1,3}[a-z]?\)|\(?(?:[a-z]|[ivx]{1,4})[.)]|\d{1,3}[.)])$/u;
 
@@ -691,6 +696,69 @@ export function numberedList(rows: readonly (readonly string[])[]): boolean {
   if (n < 2) return false;
   for (let c = 0; c < n - 1; c++) if (!rows.every((r) => !r[c]?.trim() || ITEM_MARK_RE.test(r[c]!.trim()))) return false;
   return rows.filter((r) => r[0]?.trim()).length >= 2;
+}
+
+/** A bullet set apart from its item's text (a hanging indent or a tab): a list mark, not a cell. */
+const BULLET_RE = /^[•◦▪▫●○■□‣⁃∙·∗*►▶➢➤\u2013\u2014-]$/u;
+
+/**
+ * Bullets set apart from their items' text ("•" in a first column, the item in a second): every column
+ * but the last holds bullets only (or is empty), the first column two bullets or more. It is a list, not
+ * a table; the caller joins each bullet to its text so that the lines read as list items (dropping the
+ * table alone would leave the bullets as paragraphs of their own). A table whose first column has a
+ * symbol ("–", "✓") among words keeps its grid.
+ */
+export function bulletList(rows: readonly (readonly string[])[]): boolean {
+  const n = rows[0]?.length ?? 0;
+  if (n < 2) return false;
+  for (let c = 0; c < n - 1; c++) if (!rows.every((r) => !r[c]?.trim() || BULLET_RE.test(r[c]!.trim()))) return false;
+  return rows.filter((r) => r[0]?.trim()).length >= 2;
+}
+
+/**
+ * A page's lines with the bullets of bullet lists (`list` regions of {@link detectTables}) joined to the
+ * text beside them: the bullet's line and the nearest line to its right that shares its row become one line
+ * ("• text", from the bullet's left edge), in the text line's place in the stream, so that it reads as a
+ * list item. Lines of the lists that are no bullet (wrapped item text) stay as they are.
+ */
+/** Where the text of a line made by {@link joinBullets} starts (right of its bullet). */
+const itemTextStart = new WeakMap<LayoutLine, number>();
+
+/**
+ * The left edge of the text of a list item's first line made by {@link joinBullets} (its bullet joined to
+ * it), or undefined for other lines: lines under the item that start left of it (at or near the bullet)
+ * are no part of the item (a word processor puts the paragraph after a list in the last item's block).
+ */
+export const bulletItemTextStart = (l: LayoutLine): number | undefined => itemTextStart.get(l);
+
+export function joinBullets(pageLines: readonly LayoutLine[], lists: readonly TableRegion[]): LayoutLine[] {
+  const joined = new Map<LayoutLine, LayoutLine>();
+  const gone = new Set<LayoutLine>();
+  for (const t of lists) {
+    for (const b of t.lines) {
+      if (!BULLET_RE.test(b.text.trim())) continue;
+      const mid = (b.y0 + b.y1) / 2;
+      let best: LayoutLine | null = null;
+      for (const l of t.lines) {
+        if (l === b || l.x0 < b.x1 - 1 || mid < l.y0 || mid > l.y1 || BULLET_RE.test(l.text.trim()) || gone.has(l) || joined.has(l)) continue;
+        if (!best || l.x0 < best.x0) best = l;
+      }
+      if (!best) continue;
+      gone.add(b);
+      const line: LayoutLine = {
+        ...best,
+        text: `${b.text.trim()} ${best.text}`,
+        x0: b.x0,
+        y0: Math.min(b.y0, best.y0),
+        y1: Math.max(b.y1, best.y1),
+        segments: undefined,
+        ...(best.math !== undefined ? { math: `${b.text.trim()} ${best.math}` } : {}),
+      };
+      itemTextStart.set(line, best.x0);
+      joined.set(best, line);
+    }
+  }
+  return pageLines.filter((l) => !gone.has(l)).map((l) => joined.get(l) ?? l);
 }
 
 /**
