@@ -144,7 +144,8 @@ export class DisplayRecordCache {
       }
       const { fullText, ...display } = doc;
       // its body kept: the loaded record is the entry-with-body the next hits return (one object from the first read)
-      if (bodyBytes(fullText) <= this.maxBytes / BODY_MAX_SHARE) this.#handedOut(id, this.#put(id, Object.freeze(display), fullText, Object.freeze(doc)), 2);
+      const size = bodyBytes(fullText);
+      if (size <= this.maxBytes / BODY_MAX_SHARE) this.#handedOut(id, this.#put(id, Object.freeze(display), fullText, Object.freeze(doc), size), 2);
       else this.#put(id, Object.freeze(display), undefined, undefined);
       out.set(id, doc);
     }
@@ -189,7 +190,8 @@ export class DisplayRecordCache {
     this.#byLinked.clear();
   }
 
-  #put(id: string, doc: DisplayDocument, body: string | undefined, withText: DisplayDocumentWithText | undefined): Entry {
+  /** `bodySize`: {@link bodyBytes} of `body`, when the caller measured it already. */
+  #put(id: string, doc: DisplayDocument, body: string | undefined, withText: DisplayDocumentWithText | undefined, bodySize = body === undefined ? 0 : bodyBytes(body)): Entry {
     this.#drop(id);
     const size = measured(doc);
     const e: Entry = { doc, body, withText, bytes: 0, json: size.json, out: 0 };
@@ -197,7 +199,7 @@ export class DisplayRecordCache {
     add(this.#byWork, doc.workKey, id);
     const links = linkedIds(doc);
     for (const linked of links) add(this.#byLinked, linked, id);
-    this.#grow(id, e, size.heap + ENTRY_BYTES + LINK_BYTES * links.length + (body === undefined ? 0 : bodyBytes(body)) + (withText === undefined ? 0 : copyBytes(doc)));
+    this.#grow(id, e, size.heap + ENTRY_BYTES + LINK_BYTES * links.length + bodySize + (withText === undefined ? 0 : copyBytes(doc)));
     while (this.#entries.size > this.capacity) this.#drop(this.#entries.keys().next().value as string);
     return e;
   }

@@ -5,7 +5,7 @@ import { RecognitionError } from '../errors.js';
 import type { ConversionContext } from '../conversion-context.js';
 import type { PageExtraction } from '../layout-model.js';
 import { mapLimit } from '../map-limit.js';
-import { recognizePageInLanguage } from '../ocr/ocr-engine.js';
+import { recognizeConversionPage } from '../ocr/ocr-engine.js';
 import { chooseDpi } from '../pdf/render-resolution.js';
 import { djvuTextLines, parseDjvudump, parseSExprs, type DjvuPageInfo } from './djvu-text.js';
 
@@ -147,19 +147,7 @@ async function ocrDjvuPage(
   const pgm = await ctx.workspace.readFile(file, ctx.limits.maxPagePixels + 1024);
   await ctx.workspace.remove(file);
   if (r.exitCode !== 0 || !pgm) return { ...base, kind: 'failed', lines: [], notes: [note, r.timedOut ? 'PAGE_TIMEOUT' : 'PAGE_FAILED'] };
-  const res = await recognizePageInLanguage(
-    pgm,
-    dpi,
-    `ocr-${p}.pgm`,
-    {
-      workspace: ctx.workspace,
-      budgetMs: Math.max(0, budget - (ctx.now() - t0)),
-      now: ctx.now,
-      maxMemoryBytes: ctx.limits.maxToolMemoryBytes,
-      ...(ctx.signal ? { signal: ctx.signal } : {}),
-    },
-    ctx.ocrLanguage,
-  );
+  const res = await recognizeConversionPage(ctx, pgm, dpi, `ocr-${p}.pgm`, budget - (ctx.now() - t0));
   ctx.checkCancelled();
   const ms = ctx.now() - t0;
   ctx.time('ocr', ms);

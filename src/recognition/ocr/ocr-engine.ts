@@ -6,6 +6,7 @@
 // Each image tesseract sees is straightened first (deskew.ts, ADR 0365): a page scanned 1-3 degrees askew
 // lost a fifth of its words on the real set's 150 dpi scans.
 import type { Workspace } from '../../ports/process-runner.js';
+import type { ConversionContext } from '../conversion-context.js';
 import type { LayoutLine } from '../layout-model.js';
 import { deskew } from './deskew.js';
 import type { OcrLanguageChoice } from './ocr-language.js';
@@ -173,4 +174,32 @@ export async function recognizePageInLanguage(
   // The first reading's quarter turn stands: the language does not change which way up the page is.
   const again = await recognizePage(pgm, dpi, name, { ...options, languages: next, budgetMs, knownRotation: first.rotation });
   return again && again.lines.length && !again.timedOut ? again : first;
+}
+
+/**
+ * One page of a conversion through {@link recognizePageInLanguage}: the conversion's workspace, clock, tool
+ * memory cap, cancel signal and document language; `budgetMs` what is left of the page's time.
+ */
+export function recognizeConversionPage(
+  ctx: Pick<ConversionContext, 'workspace' | 'now' | 'limits' | 'signal' | 'ocrLanguage'>,
+  pgm: Uint8Array,
+  dpi: number,
+  name: string,
+  budgetMs: number,
+  hintRotation?: number,
+): Promise<OcrPageResult | null> {
+  return recognizePageInLanguage(
+    pgm,
+    dpi,
+    name,
+    {
+      workspace: ctx.workspace,
+      budgetMs: Math.max(0, budgetMs),
+      now: ctx.now,
+      maxMemoryBytes: ctx.limits.maxToolMemoryBytes,
+      ...(hintRotation !== undefined ? { hintRotation } : {}),
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+    },
+    ctx.ocrLanguage,
+  );
 }

@@ -7,7 +7,7 @@ import { RecognitionError } from '../errors.js';
 import type { ConversionContext } from '../conversion-context.js';
 import type { LayoutLine, PageExtraction } from '../layout-model.js';
 import { mapLimit } from '../map-limit.js';
-import { recognizePageInLanguage } from '../ocr/ocr-engine.js';
+import { recognizeConversionPage } from '../ocr/ocr-engine.js';
 import { SHOW_PATHS, SHOW_PATHS_WITH_BOXES, parsePagesXml, parseShowOutput, parseShowWithBoxes, type PdfDocumentInfo, type PdfOutlineEntry, type PdfPageBox } from './pdf-info.js';
 import { START_SCRIPT, START_SCRIPT_NAME, TEXT_SCRIPT, TEXT_SCRIPT_NAME } from './mutool-script.js';
 import { chooseDpi, nativeImagePpi } from './render-resolution.js';
@@ -601,20 +601,7 @@ async function ocrPdfPage(p: number, box: PdfPageBox, ctx: ConversionContext): P
   const pgm = await ctx.workspace.readFile(file, ctx.limits.maxPagePixels + 1024);
   await ctx.workspace.remove(file);
   if (render.exitCode !== 0 || !pgm) return { ...base, kind: 'failed', notes: [render.timedOut ? 'PAGE_TIMEOUT' : 'PAGE_FAILED'], ms: ctx.now() - t0 };
-  const result = await recognizePageInLanguage(
-    pgm,
-    dpi,
-    `ocr-${p}.pgm`,
-    {
-      workspace: ctx.workspace,
-      budgetMs: Math.max(0, budget - (ctx.now() - t0)),
-      now: ctx.now,
-      maxMemoryBytes: ctx.limits.maxToolMemoryBytes,
-      hintRotation: box.rotate ? 360 - box.rotate : 0,
-      ...sig,
-    },
-    ctx.ocrLanguage,
-  );
+  const result = await recognizeConversionPage(ctx, pgm, dpi, `ocr-${p}.pgm`, budget - (ctx.now() - t0), box.rotate ? 360 - box.rotate : 0);
   ctx.checkCancelled();
   const ms = ctx.now() - t0;
   ctx.time('ocr', ms);

@@ -236,7 +236,12 @@ export function parseStextPage(page: StextPage, fonts: Map<string, FontFlags[]> 
       // pdftotext reads it; twice it made "I1. INTRODUCTIONNTRODUCTION" (ADR 0369).
       const x0 = l.bbox.x;
       const base = l.y ?? l.bbox.y + l.bbox.h;
-      if (runs.slice(-2).some(({ run: r }) => r.text === text && Math.abs(r.size - size) <= 0.05 * size && Math.abs(r.x0 - x0) <= 0.15 * size && Math.abs(r.baseline - base) <= 0.15 * size && Math.abs(r.x1 - r.x0 - l.bbox!.w) <= 0.15 * size)) continue;
+      let shadow = false;
+      for (let k = Math.max(0, runs.length - 2); k < runs.length && !shadow; k++) {
+        const r = runs[k]!.run;
+        shadow = r.text === text && Math.abs(r.size - size) <= 0.05 * size && Math.abs(r.x0 - x0) <= 0.15 * size && Math.abs(r.baseline - base) <= 0.15 * size && Math.abs(r.x1 - r.x0 - l.bbox.w) <= 0.15 * size;
+      }
+      if (shadow) continue;
       runs.push({
         run: {
           text,

@@ -1,7 +1,7 @@
 // Faults the converter can read from its own Markdown (issue 28, ADR 0356): structure that should have been a
 // heading or a table and is prose, and prose that became a heading or a table's cells. Inputs of the quality
 // score (score.ts); they read the output only, never a source, so they apply to unseen documents.
-import { gfmTableRows } from './text-statistics.js';
+import { gfmTableRows, gfmTables } from './text-statistics.js';
 
 const round = (x: number): number => Math.round(x * 10000) / 10000;
 
@@ -186,26 +186,6 @@ export function emptyCellRatio(markdown: string): number {
     }
   }
   return cells ? round(empty / cells) : 0;
-}
-
-/** Body rows of each GFM table, one array per table. */
-function gfmTables(markdown: string): string[][][] {
-  const tables: string[][][] = [];
-  let current: string[][] | null = null;
-  for (const line of markdown.split('\n')) {
-    const t = line.trim();
-    if (!t.startsWith('|')) {
-      current = null;
-      continue;
-    }
-    if (/^\|?(\s*:?-{3,}:?\s*\|)+\s*$/.test(t)) {
-      current = [];
-      tables.push(current);
-      continue;
-    }
-    if (current) current.push(t.replace(/^\||\|$/g, '').split(/(?<!\\)\|/).map((c) => c.trim()));
-  }
-  return tables;
 }
 
 /**

@@ -130,21 +130,27 @@ export function mergedCellRatio(markdown: string): number {
 
 /** Rows of the GFM tables: body rows, cells split (escaped bars kept). */
 export function gfmTableRows(markdown: string): string[][] {
-  const rows: string[][] = [];
-  let inTable = false;
+  return gfmTables(markdown).flat();
+}
+
+/** The GFM tables' body rows, one array per table, cells split (escaped bars kept). */
+export function gfmTables(markdown: string): string[][][] {
+  const tables: string[][][] = [];
+  let current: string[][] | null = null;
   for (const line of markdown.split('\n')) {
     const t = line.trim();
     if (!t.startsWith('|')) {
-      inTable = false;
+      current = null;
       continue;
     }
     if (/^\|?(\s*:?-{3,}:?\s*\|)+\s*$/.test(t)) {
-      inTable = true;
+      current = [];
+      tables.push(current);
       continue;
     }
-    if (inTable) rows.push(t.replace(/^\||\|$/g, '').split(/(?<!\\)\|/).map((c) => c.trim()));
+    if (current) current.push(t.replace(/^\||\|$/g, '').split(/(?<!\\)\|/).map((c) => c.trim()));
   }
-  return rows;
+  return tables;
 }
 
 const WORD_ONLY = /^\p{Ll}+$/u;

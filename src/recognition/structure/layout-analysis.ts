@@ -286,7 +286,8 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
     if (heading) return heading;
     // An equation number left of its formula (`leqno`) is no list marker: a line that is all math after
     // a parenthesised number is a display numbered on the left (ADR 0367).
-    const leqno = marker !== null && /^\(\d/.test(marker.text) && lines.length <= 3 && lines.every((l) => l.math) && !!displayParts(first.math!)?.tag && !!displayParts(first.math!)?.latex;
+    const leqnoParts = marker !== null && /^\(\d/.test(marker.text) && lines.length <= 3 && lines.every((l) => l.math) ? displayParts(first.math!) : null;
+    const leqno = !!leqnoParts?.tag && !!leqnoParts.latex;
     if (marker && !inReferences && !leqno) {
       const ordered = ORDERED_MARKER_RE.test(marker.symbol);
       const body2 = joinParagraph([first.text.slice(marker.text.length), ...lines.slice(1).map((l) => l.text)], vocab);

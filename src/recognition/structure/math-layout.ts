@@ -933,15 +933,19 @@ function splitRows(pool: Item[], em: number): Item[][] {
   return groups.filter((g) => g.length);
 }
 
-function build(items: Item[], rules: readonly MathRule[], ctx: Ctx): string {
-  if (!items.length) return '';
+/** The structure passes over a set of items, in order: braces, rules (fractions, radicals), accents, stacked relations, limits, arrays. */
+function buildPool(items: Item[], rules: readonly MathRule[], ctx: Ctx): Item[] {
   const braced = buildBraces(items, rules, ctx);
   let pool = buildRules(braced.pool, braced.rules, ctx);
   pool = buildAccents(pool, ctx);
   pool = buildStacks(pool, ctx);
   pool = buildLimits(pool, ctx);
-  pool = buildArrays(pool, ctx);
-  return buildRow(pool, ctx);
+  return buildArrays(pool, ctx);
+}
+
+function build(items: Item[], rules: readonly MathRule[], ctx: Ctx): string {
+  if (!items.length) return '';
+  return buildRow(buildPool(items, rules, ctx), ctx);
 }
 
 /**
@@ -958,12 +962,7 @@ export function rebuildEquation(glyphs: readonly MathGlyph[], rules: readonly Ma
   const ctx: Ctx = { em, unmapped };
   const b = union(items);
   const near = rules.filter((r) => r.x1 > b.x0 - 1 && r.x0 < b.x1 + 1 && r.y > b.y0 - 0.5 * em && r.y < b.y1 + 0.5 * em && r.x1 - r.x0 < b.x1 - b.x0 + 2);
-  const braced = buildBraces(items, near, ctx);
-  let pool = buildRules(braced.pool, braced.rules, ctx);
-  pool = buildAccents(pool, ctx);
-  pool = buildStacks(pool, ctx);
-  pool = buildLimits(pool, ctx);
-  pool = buildArrays(pool, ctx);
+  let pool = buildPool(items, near, ctx);
   // A number set between rows (a `split`'s, centred on the display) numbers the whole display.
   let between: string | null = null;
   const tail = trailingNumber(pool, em);

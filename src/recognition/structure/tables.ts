@@ -692,9 +692,14 @@ const ITEM_MARK_RE = /^(?:\(\d{1,3}[a-z]?\)|\(?(?:[a-z]|[ivx]{1,4})[.)]|\d{1,3}[
  * no marks here: "1 | Alice" is a numbered table row as often as an item.
  */
 export function numberedList(rows: readonly (readonly string[])[]): boolean {
+  return marksBeforeText(rows, ITEM_MARK_RE);
+}
+
+/** Every column but the last holds marks matching `mark` only (or nothing), the first column two marks or more. */
+function marksBeforeText(rows: readonly (readonly string[])[], mark: RegExp): boolean {
   const n = rows[0]?.length ?? 0;
   if (n < 2) return false;
-  for (let c = 0; c < n - 1; c++) if (!rows.every((r) => !r[c]?.trim() || ITEM_MARK_RE.test(r[c]!.trim()))) return false;
+  for (let c = 0; c < n - 1; c++) if (!rows.every((r) => !r[c]?.trim() || mark.test(r[c]!.trim()))) return false;
   return rows.filter((r) => r[0]?.trim()).length >= 2;
 }
 
@@ -709,18 +714,9 @@ const BULLET_RE = /^[•◦▪▫●○■□‣⁃∙·∗*►▶➢➤\u2013\u
  * symbol ("–", "✓") among words keeps its grid.
  */
 export function bulletList(rows: readonly (readonly string[])[]): boolean {
-  const n = rows[0]?.length ?? 0;
-  if (n < 2) return false;
-  for (let c = 0; c < n - 1; c++) if (!rows.every((r) => !r[c]?.trim() || BULLET_RE.test(r[c]!.trim()))) return false;
-  return rows.filter((r) => r[0]?.trim()).length >= 2;
+  return marksBeforeText(rows, BULLET_RE);
 }
 
-/**
- * A page's lines with the bullets of bullet lists (`list` regions of {@link detectTables}) joined to the
- * text beside them: the bullet's line and the nearest line to its right that shares its row become one line
- * ("• text", from the bullet's left edge), in the text line's place in the stream, so that it reads as a
- * list item. Lines of the lists that are no bullet (wrapped item text) stay as they are.
- */
 /** Where the text of a line made by {@link joinBullets} starts (right of its bullet). */
 const itemTextStart = new WeakMap<LayoutLine, number>();
 
@@ -731,6 +727,12 @@ const itemTextStart = new WeakMap<LayoutLine, number>();
  */
 export const bulletItemTextStart = (l: LayoutLine): number | undefined => itemTextStart.get(l);
 
+/**
+ * A page's lines with the bullets of bullet lists (`list` regions of {@link detectTables}) joined to the
+ * text beside them: the bullet's line and the nearest line to its right that shares its row become one line
+ * ("• text", from the bullet's left edge), in the text line's place in the stream, so that it reads as a
+ * list item. Lines of the lists that are no bullet (wrapped item text) stay as they are.
+ */
 export function joinBullets(pageLines: readonly LayoutLine[], lists: readonly TableRegion[]): LayoutLine[] {
   const joined = new Map<LayoutLine, LayoutLine>();
   const gone = new Set<LayoutLine>();
