@@ -7,6 +7,7 @@
 // bench/recognition/realset/render.ts), both over all equations and over those matched as LaTeX.
 //   node dist/bench/recognition/realset-equations.bench.js [--root WORK/root] [--split tune|report|all]
 //     [--max-pages 60] [--out FILE] [--examples N] [--base OTHER/dist] [--dump FILE.jsonl] [--only PATH-PART,...]
+//     [--sty TEXLIVE-ROOT|none]   (default: WORK/root or realset/work/sty/root where it holds texmf-dist)
 // --base DIST adds `lectern-base` (another build's converter, e.g. the session's starting build) in the same
 // run, base and branch alternated per document; `ab` then gives both builds' LaTeX matches under both
 // ground truths: `own` (this build's bench/recognition/realset/equations.ts: since ADR 0367 the document's
@@ -26,7 +27,7 @@ import { LocalProcessRunner } from '../../src/adapters/process/local-process-run
 import { convertDocument } from '../../src/recognition/index.js';
 import { repoRoot } from '../../test/helpers/paths.js';
 import type { RealDocument } from './realset/build.js';
-import { bestLatexMatch, latexTokens, outputDisplays, outputSymbols, sourceEquations, symbolMatch, symbolsOf } from './realset/equations.js';
+import { bestLatexMatch, latexTokens, outputDisplays, outputSymbols, sourceEquations, styLibrary, symbolMatch, symbolsOf } from './realset/equations.js';
 import { renderedTokens, sourceDisplay, texError } from './realset/render.js';
 
 const args = process.argv.slice(2);
@@ -38,6 +39,10 @@ const maxPages = Number(opt('max-pages') ?? 60);
 const examplesWanted = Number(opt('examples') ?? 12);
 const baseDist = opt('base');
 const dumpFile = opt('dump');
+// The packages' .sty files (ADR 0367 amendment c): TeX Live's runtime packages unpacked (sty-packages.txt,
+// fetched with fetch.sh); `--sty none` scores without them, as before.
+const styRoot = opt('sty') ?? [root, join(here, 'work', 'sty', 'root')].find((r) => existsSync(join(r, 'usr', 'share', 'texlive', 'texmf-dist', 'tex', 'latex'))) ?? 'none';
+const packageLib = styRoot === 'none' ? null : styLibrary(styRoot);
 const TOOLS = ['lectern', 'pdftotext', 'mutool'] as const;
 type RawTool = (typeof TOOLS)[number];
 type Tool = RawTool | 'lectern-base';
@@ -93,6 +98,7 @@ if (process.argv[1]?.endsWith('realset-equations.bench.js')) {
       date: new Date().toISOString(),
       machine: { cpus: cpus().length, model: cpus()[0]?.model ?? 'unknown', loadavgBefore: load, loadavgAfter: loadavg(), note: 'shared 2-core machine loaded by other sessions; counts do not depend on load, times are CPU time of this process (tools in child processes not included)' },
       split,
+      packages: packageLib ? { sty: styRoot, rule: 'own ground truth: the macros of the packages the document loads expanded from their .sty files (ADR 0367 amendment c)' } : null,
       selection: { maxPages, documentsWithEquations: perDoc.length, skipped, equationsOverMaxTokensLeftOut: tooLong, maxTokens: MAX_TOKENS },
       rule: 'source displays (equation/align/gather/multline/eqnarray/displaymath, \\[..\\], $$..$$) vs output; LaTeX matched: normalised token similarity >= 0.8 with a $$ display (or 2-4 consecutive ones); symbols matched: the equation symbols in order in the text, similarity >= 0.8',
       latex: {
@@ -141,7 +147,7 @@ if (process.argv[1]?.endsWith('realset-equations.bench.js')) {
     }
     const raw = readFileSync(texPath);
     const texSource = (texPath.endsWith('.gz') ? gunzipSync(raw) : raw).toString('utf8');
-    let eqs = sourceEquations(texSource)
+    let eqs = sourceEquations(texSource, packageLib)
       .map((e) => ({ tex: e, tokens: latexTokens(e) }))
       .filter((e) => e.tokens.length > 0);
     const eqsBase = baseTruth

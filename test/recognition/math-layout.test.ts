@@ -519,3 +519,18 @@ test('a 9 pt display whose scripts are 7.3 pt (ADR 0367 amendment): the integral
   const rows = [...word(MI, 'x', 100, 300, 9), g(RM, '2', 104.5, 296.3, 7.3), g(SY, '=', 110, 300, 9, 0.8), g(MI, 'a', 120, 300, 9), ...word(MI, 'y', 100, 313, 9), g(SY, '=', 110, 313, 9, 0.8), g(MI, 'b', 120, 313, 9)];
   assert.match(rebuildEquation(rows)!.latex, /x\^\{2\} &?\s*= a \\\\ y &?\s*= b/);
 });
+
+test('a newtx underbrace (ADR 0367 amendment c): its `bracehext` extension glyphs are the brace, not a row of left braces', () => {
+  // \underbrace{a + b}_{0} as newtx draws it (asmeconf): tips and middle from txexs, the extension between
+  // them as repeated `bracehext` glyphs of txexas (Unicode a macron), all on one row under the material.
+  const TXEXS = 'ABCDEF+txexs';
+  const TXEXAS = 'ABCDEF+txexas';
+  const ext = (x: number) => g(TXEXAS, 'ˉ', x, 205, 10, 0.2, 'bracehext');
+  const glyphs = [
+    g(CMMI, 'a', 250, 200), g(CMR, '+', 258, 200, 10, 0.8), g(CMMI, 'b', 268, 200),
+    g(TXEXS, '⏞', 249, 205, 10, 0.6, 'bracehtipupleft'), ext(254), ext(256), g(TXEXS, '⏟', 258, 205, 10, 0.6, 'bracehtipdownright'),
+    g(TXEXS, '⏟', 264, 205, 10, 0.6, 'bracehtipdownleft'), ext(269), ext(271), g(TXEXS, '⏞', 273, 205, 10, 0.6, 'bracehtipupright'),
+    g(CMR, '0', 262, 212, 7),
+  ];
+  assert.equal(rebuildEquation([g(CMMI, 'x', 230, 200), g(CMR, '=', 238, 200, 10, 0.8), ...glyphs])!.latex, 'x = \\underbrace{a + b}_{0}');
+});

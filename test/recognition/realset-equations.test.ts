@@ -3,7 +3,7 @@
 // token normalisation on both sides, and the matching rules the benchmark counts with.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bestLatexMatch, expandMacros, latexTokens, outputDisplays, outputSymbols, similarity, sourceEquations, sourceMacros, symbolMatch, symbolsOf } from '../../bench/recognition/realset/equations.js';
+import { bestLatexMatch, decideConditionals, expandMacros, ifThenElse, latexTokens, outputDisplays, outputSymbols, similarity, sourceEquations, sourceMacros, symbolMatch, symbolsOf } from '../../bench/recognition/realset/equations.js';
 import { markdownMath, renderedTokens, sourceDisplay, texError } from '../../bench/recognition/realset/render.js';
 
 const SOURCE = String.raw`\documentclass{article}
@@ -139,4 +139,54 @@ test('token normalisation (ADR 0367 amendment): a superscript written before its
   // A lone superscript, or scripts of different bases, stay as written.
   assert.notDeepEqual(latexTokens('a^{2} b_{i}'), latexTokens('a b_{i}^{2}'));
   assert.notDeepEqual(latexTokens('x^{a}_{b}'), latexTokens('x^{b}_{a}'));
+});
+
+test('ground truth (ADR 0367 amendment c): the macros of the packages a document loads are read from their .sty files, options decided', () => {
+  // A package file as statex and fnspe write theirs: option flags, \ifmmode, \ifthenelse on an optional
+  // argument, \let before a redefinition, a math alphabet, a Symbol-font letter, internals with @.
+  const pkg = String.raw`\ProvidesPackage{demo}
+\RequirePackage{inner}
+\newif\if@oldcomplex\@oldcomplexfalse
+\DeclareOption{oldcomplex}{\@oldcomplextrue}
+\ProcessOptions
+\DeclareSymbolFont{ugrf@m}{U}{psy}{m}{n}
+\DeclareMathSymbol{\cpi}{\mathord}{ugrf@m}{` + '`' + String.raw`p}
+\DeclareMathAlphabet{\sfsl}{OT1}{cmss}{m}{sl}
+\newcommand*{\wrap}[2][]{\ifthenelse{\equal{#1}{}}{\left[ #2 \right]}{\left( #2 \right)}}
+\newcommand*{\E}[2][]{\text{E}\ifthenelse{\equal{#1}{}}{}{_{#1}} \wrap{#2}}
+\let\DEMOGamma=\Gamma
+\renewcommand*{\Gamma}[1][]{\DEMOGamma\ifthenelse{\equal{#1}{}}{}{\wrap[()]{#1}}}
+\renewcommand*{\b}{\relax\ifmmode\expandafter\bar\else\expandafter\DEMOb\fi}
+\renewcommand*{~}{\relax\ifmmode\sim\else\nobreakspace{}\fi}
+\if@oldcomplex
+\renewcommand{\Re}{\ensuremath{\mathfrak{Re}}}
+\else
+\renewcommand{\Re}{\ensuremath{\mathrm{Re}\;}}
+\fi
+\def\demo@pair#1#2{\langle #1, #2 \rangle}
+\newcommand{\pair}[2]{\demo@pair{#1}{#2}}
+\newcommand{\broken}{\@ifnextchar[\demo@x\demo@y}
+\NewDocumentCommand{\norm}{O{2} m}{\| #2 \|_{#1}}
+`;
+  // A package it requires: a command KaTeX has is not taken from there, a new one is.
+  const inner = String.raw`\renewcommand{\sum}{WRONG}\newcommand{\half}{\frac{1}{2}}`;
+  const lib = { sty: (n: string) => ({ demo: pkg, inner })[n] ?? null };
+  const doc = (opt: string) => String.raw`\documentclass{article}
+\usepackage[${opt}]{demo}
+\begin{document}
+\[ \E{X} + \E[Y]{X} + \Gamma[a] + \Gamma + \b{x} + \cpi ~ y \]
+\[ \Re z + \pair{a}{b} + \sfsl{X} + \half + \sum + \broken + \norm{v} + \norm[1]{v} \]
+\end{document}`;
+  const [a, b] = sourceEquations(doc('oldcomplex'), lib);
+  assert.deepEqual(latexTokens(a!), latexTokens('\\text{E} [ X ] + \\text{E}_{Y} [ X ] + \\Gamma ( a ) + \\Gamma + \\bar{x} + \\pi \\sim y'));
+  assert.equal(texError(a!), null);
+  // The option picks the branch; internals with @ expand; a body KaTeX cannot render (TeX internals) is not
+  // read and stays as written; xparse's optional first argument with its default.
+  assert.deepEqual(latexTokens(b!), latexTokens('\\mathfrak{Re} z + \\langle a, b \\rangle + \\mathsf{X} + \\frac{1}{2} + \\sum + \\broken + \\| v \\|_{2} + \\| v \\|_{1}'));
+  assert.match(sourceEquations(doc(''), lib)[1]!, /\\mathrm\{Re\}/);
+  // Without the library (or for a package it does not hold) nothing changes.
+  assert.match(sourceEquations(doc('oldcomplex'))[0]!, /\\E\{X\}/);
+  // The conditionals alone: a flag set by an option, \ifmmode true, unknown conditionals kept.
+  assert.equal(decideConditionals('\\newif\\if@x\\DeclareOption{x}{\\@xtrue}\\DeclareOption{y}{\\def\\y{Y}}\\if@x A\\else B\\fi \\ifmmode C\\else D\\fi \\ifdim1pt>0pt E\\fi', ['x']).replace(/\s+/g, ''), '\\@xtrueAC\\ifdim1pt>0ptE\\fi', 'the chosen option\'s body stays, the other goes');
+  assert.equal(ifThenElse('\\ifthenelse{\\equal{a, b}{a,b}}{yes}{no}').trim(), 'yes');
 });

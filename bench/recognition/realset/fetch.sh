@@ -10,6 +10,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 work=${1:-$here/work}
 list=${2:-$here/packages.txt}
 mkdir -p "$work/debs" "$work/root"
+# Absolute paths: the loop below runs inside $work/debs.
+work=$(cd "$work" && pwd)
+list=$(cd "$(dirname "$list")" && pwd)/$(basename "$list")
 cd "$work/debs"
 grep -v '^#' "$list" | while read -r pkg ver; do
   [ -n "$pkg" ] || continue

@@ -207,7 +207,7 @@ const CLOSE = new Set([')', ']', '\\}', '\\rangle', '\\rfloor', '\\rceil']);
 
 /** A horizontal brace's piece, until {@link buildBraces} reads the brace. */
 const HBRACE = '\\hbrace';
-const HBRACE_NAME_RE = /^(?:bracehtip(?:down|up)(?:left|right)|(?:under|over)brace(?:left|mid|right)?)(?:\.\w+)?$/;
+const HBRACE_NAME_RE = /^(?:bracehtip(?:down|up)(?:left|right)|bracehext|(?:under|over)brace(?:left|mid|right)?)(?:\.\w+)?$/;
 const HBRACE_CHARS = new Set(['\u23DE', '\u23DF', '\u23DC', '\u23DD']);
 
 function classify(tex: string, ch: string, mathItalic: boolean): Cls {
