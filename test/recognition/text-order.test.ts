@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { LayoutLine, PageExtraction } from '../../src/recognition/index.js';
 import { analyzeLayout, joinItemMarks } from '../../src/recognition/structure/layout-analysis.js';
 import { detectTables } from '../../src/recognition/structure/tables.js';
-import { renderMarkdown } from '../../src/recognition/markdown/render-markdown.js';
+import { escapeLineStart, renderMarkdown } from '../../src/recognition/markdown/render-markdown.js';
 import { spacedText } from '../../src/recognition/pdf/glyph-spacing.js';
 
 const L = (text: string, x0: number, y0: number, x1: number, o: Partial<LayoutLine> = {}): LayoutLine => ({ text, x0, y0, x1, y1: y0 + 12, size: 10, bold: false, italic: false, mono: false, block: 1, ...o });
@@ -93,4 +93,14 @@ test('letters set apart by space glyphs of the font\'s own width keep their spac
   // MuPDF's narrow inserted spaces (not the font's width) do not count: letter spacing still decides.
   const tracked = [...'abcdefgh'].flatMap((c, i) => [{ c, x0: i * 7, x1: i * 7 + 5 }, ...(i < 7 ? [{ c: ' ', x0: i * 7 + 5, x1: i * 7 + 7 }] : [])]);
   assert.equal(spacedText(tracked, 12, 0.25), 'abcdefgh');
+});
+
+test('a line start that would open a Markdown construct is escaped where Markdown reads the escape', () => {
+  assert.equal(escapeLineStart('08. 2007'), '08\\. 2007');
+  assert.equal(escapeLineStart('3) then'), '3\\) then');
+  assert.equal(escapeLineStart('* judged'), '\\* judged');
+  assert.equal(escapeLineStart('2007 was a year'), '2007 was a year');
+  // An ordered item whose text starts like a number or a bullet is no nested list.
+  const md = renderMarkdown([{ kind: 'list', page: 1, ordered: true, items: ['22. 08. 2007', '23. * starred'] }]);
+  assert.ok(md.trimEnd().endsWith('22. 08\\. 2007\n23. \\* starred'), md);
 });

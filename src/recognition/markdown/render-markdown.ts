@@ -19,7 +19,10 @@ export const pageMarker = (n: number): string => `<!-- page ${n} -->`;
 
 /** Escapes text that would otherwise start a Markdown construct. */
 export function escapeLineStart(text: string): string {
-  return text.replace(/^(#{1,6}\s|[-+*]\s|\d{1,9}[.)]\s|>|```|~~~|<!--)/, (m) => `\\${m}`);
+  // A backslash escapes punctuation only: a numbered line start is escaped at its dot ("08\. 2007"; "\08."
+  // would show the backslash).
+  if (/^\d{1,9}[.)]\s/.test(text)) return text.replace(/^(\d{1,9})([.)])/, '$1\\$2');
+  return text.replace(/^(#{1,6}\s|[-+*]\s|>|```|~~~|<!--)/, (m) => `\\${m}`);
 }
 
 const cell = (s: string): string => collapseWhitespace(escapeDollars(s).replace(/\|/g, '\\|')).trim();
