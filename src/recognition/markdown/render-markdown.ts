@@ -19,7 +19,10 @@ export const pageMarker = (n: number): string => `<!-- page ${n} -->`;
 
 /** Escapes text that would otherwise start a Markdown construct. */
 export function escapeLineStart(text: string): string {
-  return text.replace(/^(#{1,6}\s|[-+*]\s|\d{1,9}[.)]\s|>|```|~~~|<!--)/, (m) => `\\${m}`);
+  // A backslash escapes punctuation only: a numbered line start is escaped at its dot ("08\. 2007"; "\08."
+  // would show the backslash).
+  if (/^\d{1,9}[.)]\s/.test(text)) return text.replace(/^(\d{1,9})([.)])/, '$1\\$2');
+  return text.replace(/^(#{1,6}\s|[-+*]\s|>|```|~~~|<!--)/, (m) => `\\${m}`);
 }
 
 const cell = (s: string): string => collapseWhitespace(escapeDollars(s).replace(/\|/g, '\\|')).trim();
@@ -58,7 +61,16 @@ export function renderMarkdown(blocks: readonly DocBlock[], options: RenderOptio
         parts.push(prose(b.text));
         break;
       case 'list':
-        parts.push(b.items.map((it) => (b.ordered && /^\d{1,9}[.)]\s/.test(it) ? it : `- ${it}`)).join('\n'));
+        // An item's text after its marker is escaped like a line start: "2. * Here another is." (a numbered
+        // example judged ungrammatical) is no bullet list nested in item 2 (ADR 0374).
+        parts.push(
+          b.items
+            .map((it) => {
+              const num = b.ordered ? /^\d{1,9}[.)]\s+/.exec(it) : null;
+              return num ? `${num[0]}${escapeLineStart(it.slice(num[0].length))}` : `- ${escapeLineStart(it)}`;
+            })
+            .join('\n'),
+        );
         break;
       case 'table': {
         const width = Math.max(...b.rows.map((r) => r.length));

@@ -36,23 +36,36 @@ export function spaceWidthEm(spaceEms: readonly number[], advanceEms: readonly n
  * The text of one left-to-right font run with its word spaces decided from the glyph gaps. The space
  * characters the extractor wrote are dropped (their width counts as gap); between two glyphs the gap is
  * the next glyph's start minus the previous glyph's advance end. The line's letter spacing is the median
- * gap (0 for ordinary text, the tracking for letter-spaced text); a gap is a word space when it exceeds
+ * gap (0 for ordinary text, the tracking for letter-spaced text), left out the gaps that hold a space glyph
+ * of the font's own width (ADR 0374: in a row of letters set apart by spaces every gap is one); a gap is a word space when it exceeds
  * that by more than 0.1 em and 35% of the font's space width. A negative or kerning-sized gap (a kerned
  * pair) is never a space; after a ligature glyph (whose advance may not match its drawn width) the gap
  * must exceed 80% of a space.
  */
 export function spacedText(glyphs: readonly Glyph[], size: number, spaceEm: number): string {
-  const ink = glyphs.filter((g) => g.c.trim() !== '');
   const gaps: number[] = [];
+  // Gaps that hold a space glyph as wide as the font's own space (within 15%): word gaps whatever their
+  // number. A row of letters set apart by spaces ("A B C D ...", a type specimen) has nothing but such gaps,
+  // and their median is no letter spacing (ADR 0374).
+  const spaced: number[] = [];
+  const own = spaceEm * size;
   let end = Number.NaN;
-  for (const g of ink) {
+  let space = false;
+  for (const g of glyphs) {
+    if (g.c.trim() === '') {
+      if (Math.abs(g.x1 - g.x0 - own) <= 0.15 * own) space = true;
+      continue;
+    }
     if (g.x1 - g.x0 < ZERO) continue;
-    if (!Number.isNaN(end)) gaps.push(g.x0 - end);
+    if (!Number.isNaN(end)) (space ? spaced : gaps).push(g.x0 - end);
     end = g.x1;
+    space = false;
   }
   const sorted = [...gaps].sort((a, b) => a - b);
-  // Too few gaps say nothing about letter spacing (the median of "a b" would be its word gap).
-  const letter = sorted.length >= 5 ? Math.max(0, sorted[(sorted.length - 1) >> 1]!) : 0;
+  // Too few gaps say nothing about letter spacing (the median of "a b" would be its word gap); with the
+  // word gaps told by their space glyphs, the gaps left are letter gaps, however few.
+  const letter = sorted.length >= 5 || (spaced.length > 0 && sorted.length > 0) ? Math.max(0, sorted[(sorted.length - 1) >> 1]!) : 0;
+  const ink = glyphs.filter((g) => g.c.trim() !== '');
   const word = letter + Math.max(0.1 * size, 0.35 * spaceEm * size);
   const afterLigature = letter + 0.8 * spaceEm * size;
   // A space at either end of the run stays: it separates this run from the next font's run, whose gap

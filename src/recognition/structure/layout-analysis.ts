@@ -202,8 +202,8 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
     const found = detectTables(source.lines, body);
     const lists = found.filter((t) => t.list);
     const tables = lists.length ? found.filter((t) => !t.list) : found;
-    const page = lists.length ? { ...source, lines: joinBullets(source.lines, lists) } : source;
     const tableLines = new Set<LayoutLine>(tables.flatMap((t) => t.lines));
+    const page = { ...source, lines: joinItemMarks(lists.length ? joinBullets(source.lines, lists) : source.lines, tableLines) };
     for (const l of tableLines) allTableLines.add(l);
     const pending = new Map<TableRegion, boolean>();
     const raws = segmentPage(page, tableLines);
@@ -604,6 +604,34 @@ function splitReferences(lines: LayoutLine[], vocab: Vocabulary): string[] {
   return entries.map((e) => joinParagraph(e, vocab)).filter((e) => e.length > 0);
 }
 
+/** An example or item number alone on its line: "(2)", "(12a)", "a.", "iv)", "3.". */
+const LONE_MARK_RE = /^(?:\(\d{1,3}[a-z]?\)|\(?(?:[a-z]|[ivx]{1,4})[.)]|\d{1,3}[.)])$/u;
+
+/**
+ * A page's lines with an item or example number that the text layer set apart from its text ("(2)" some
+ * ems left of "* Here another is.", gb4e's numbered examples; "a." left of its sentence) joined to that
+ * text: the number's line and the next line of the stream become one line ("(2) * Here another is.") when
+ * the next line is in the same block, on the same row, to the right within five ems, and no math (an
+ * equation numbered on the left stays a display, ADR 0367). Otherwise the number is a paragraph of its own
+ * and a judgement mark ("*") after it reads as a bullet (ADR 0374). Table lines are left as they are.
+ */
+export function joinItemMarks(lines: readonly LayoutLine[], tableLines: ReadonlySet<LayoutLine>): LayoutLine[] {
+  let out: LayoutLine[] | null = null;
+  for (let i = 0; i + 1 < lines.length; i++) {
+    const m = lines[i]!;
+    const t = lines[i + 1]!;
+    if (!LONE_MARK_RE.test(m.text.trim()) || tableLines.has(m) || tableLines.has(t)) continue;
+    const mid = (m.y0 + m.y1) / 2;
+    if (t.block !== m.block || t.math !== undefined || t.display !== undefined || mid < t.y0 || mid > t.y1 || t.x0 < m.x1 || t.x0 - m.x1 > 5 * Math.max(m.size, t.size) || !t.text.trim()) continue;
+    out ??= [...lines];
+    const line: LayoutLine = { ...t, text: `${m.text.trim()} ${t.text}`, x0: m.x0, y0: Math.min(m.y0, t.y0), y1: Math.max(m.y1, t.y1), segments: undefined };
+    out[i] = line;
+    out[i + 1] = line;
+    i++;
+  }
+  return out ? out.filter((l, i) => i === 0 || l !== out![i - 1]) : [...lines];
+}
+
 /** Unions overlapping image boxes and keeps the ones large enough to be figures (>= 2% of the page). */
 function mergeImages(images: readonly Box[], width: number, height: number): Box[] {
   const boxes = images.filter((b) => b.x1 - b.x0 >= 20 && b.y1 - b.y0 >= 20).map((b) => ({ ...b }));
@@ -656,8 +684,11 @@ function mergeBlocks(items: Classified[], vocab: Vocabulary): DocBlock[] {
         lastPara = null;
         break;
       case 'paragraph': {
-        // A paragraph cut by a column or page break continues in lower case without a sentence end.
-        if (lastPara && out.slice(lastPara.index + 1).every((b) => b.kind === 'footnote' || b.kind === 'figure') && Math.abs(lastPara.size - c.size) < 1.5 && !SENTENCE_END_RE.test(lastPara.text) && /^\p{Ll}/u.test(c.text)) {
+        // A paragraph cut by a column or page break continues in lower case without a sentence end, after
+        // footnotes and figures, or after a float set at the top of the next page (a table or figure with
+        // its caption, "Table 3 - continued", ADR 0374): the paragraph reads on and the float follows it.
+        const cutPage = lastPara ? out[lastPara.index]!.page : 0;
+        if (lastPara && out.slice(lastPara.index + 1).every((b) => b.kind === 'footnote' || b.kind === 'figure' || ((b.kind === 'caption' || b.kind === 'table') && b.page === c.page && c.page > cutPage)) && Math.abs(lastPara.size - c.size) < 1.5 && !SENTENCE_END_RE.test(lastPara.text) && /^\p{Ll}/u.test(c.text)) {
           const merged = joinLines(lastPara.text, c.text, vocab);
           const p = out[lastPara.index] as Extract<DocBlock, { kind: 'paragraph' }>;
           out[lastPara.index] = { ...p, text: merged };
@@ -703,8 +734,9 @@ function mergeBlocks(items: Classified[], vocab: Vocabulary): DocBlock[] {
         out.push({ kind: 'figure', page: c.page });
         break;
       case 'caption':
+        // A caption ends the paragraph before it except as part of a float between a paragraph and its
+        // continuation on the next page (decided when the continuation comes).
         out.push({ kind: 'caption', page: c.page, text: c.text, target: c.target });
-        lastPara = null;
         break;
       case 'code':
         if (prev && prev.kind === 'code') out[out.length - 1] = { ...prev, text: `${prev.text}\n${c.text}` };

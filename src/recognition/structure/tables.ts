@@ -768,7 +768,9 @@ export function joinBullets(pageLines: readonly LayoutLine[], lists: readonly Ta
  * up like a grid: every column reads on from row to row. A table's cells rarely do: at least a sixth of the
  * cells that have a cell under them end in a word broken at a hyphen ("Hinwei-" over "se. An ihm"), and
  * over half continue into the cell under them (broken at a hyphen, or of two words or more without
- * closing punctuation over a cell that starts in lower case).
+ * closing punctuation over a cell that starts in lower case, or, when the cell ends in a word in lower case,
+ * over one that starts with a letter of either case: German sets nouns in capitals, so "zum Testen von"
+ * reads on into "Textausgaben." and "eine falsche" into "»Anmutung ...", ADR 0374).
  */
 function flowsAsText(rows: readonly string[][]): boolean {
   let pairs = 0;
@@ -783,7 +785,7 @@ function flowsAsText(rows: readonly string[][]): boolean {
       if (/\p{Ll}-$/u.test(a) && /^\p{Ll}/u.test(b)) {
         broken++;
         flowing++;
-      } else if (/\S\s+\S/.test(a) && !/[.:;!?)\]]$/.test(a) && /^\p{Ll}/u.test(b)) flowing++;
+      } else if (/\S\s+\S/.test(a) && !/[.:;!?)\]]$/.test(a) && (/^\p{Ll}/u.test(b) || (/\p{Ll}$/u.test(a) && /^[»«„“"‘(]?\p{L}/u.test(b)))) flowing++;
     }
   }
   return pairs >= 8 && broken * 6 >= pairs && flowing * 2 > pairs;
