@@ -1,6 +1,7 @@
 // DJVU page extraction: page facts from `djvudump`, the hidden text layer from `djvused print-txt`
 // (several pages per call), and OCR for pages without one (rendered by `ddjvu` at the page's own
-// resolution, capped by the limits). DJVU has no fonts: line sizes come from word heights.
+// resolution, capped by the limits, and turned as the page's INFO rotation says: ADR 0373). DJVU has no
+// fonts: line sizes come from word heights.
 import { RecognitionError } from '../errors.js';
 import type { ConversionContext } from '../conversion-context.js';
 import type { PageExtraction } from '../layout-model.js';
@@ -91,7 +92,8 @@ export async function extractDjvu(bytes: Uint8Array, ctx: ConversionContext): Pr
       const lines = exprs.length ? djvuTextLines(exprs[0]!, h, info.dpi) : [];
       if (lines.length) page = { ...base, kind: 'text-layer', lines, notes: [] };
       else if (!sized && r.exitCode !== 0) page = { ...base, kind: 'failed', lines: [], notes: [r.timedOut ? 'PAGE_TIMEOUT' : 'PAGE_FAILED'] };
-      else page = await ocrDjvuPage(p, info, base, ctx);
+      // OCR reads the page as ddjvu shows it, turned by its rotation (the hidden text keeps the stored frame).
+      else page = await ocrDjvuPage(p, info, (sized?.rotation ?? 0) % 2 ? { ...base, width: base.height, height: base.width } : base, ctx);
       results.set(p, page);
       await report();
     });
@@ -101,12 +103,15 @@ export async function extractDjvu(bytes: Uint8Array, ctx: ConversionContext): Pr
   return { pageCount: n, pages: [...results.values()].sort((a, b) => a.page - b.page) };
 }
 
-/** Splits djvused output at `width=W height=H` lines into per-page texts. */
-function splitBySize(out: string): { width: number; height: number; text: string }[] {
-  const res: { width: number; height: number; text: string }[] = [];
+/**
+ * Splits djvused output at `width=W height=H [rotation=R]` lines into per-page texts. R (1-3, quarter turns
+ * counter-clockwise, djvused(1) `set-rotation`) is printed only for a page whose INFO chunk turns it.
+ */
+export function splitBySize(out: string): { width: number; height: number; rotation: number; text: string }[] {
+  const res: { width: number; height: number; rotation: number; text: string }[] = [];
   for (const line of out.split('\n')) {
-    const m = /^width=(\d+) height=(\d+)/.exec(line);
-    if (m) res.push({ width: Number(m[1]), height: Number(m[2]), text: '' });
+    const m = /^width=(\d+) height=(\d+)(?: rotation=(\d))?/.exec(line);
+    if (m) res.push({ width: Number(m[1]), height: Number(m[2]), rotation: Number(m[3] ?? 0), text: '' });
     else if (res.length) res[res.length - 1]!.text += `${line}\n`;
   }
   return res;
@@ -134,11 +139,11 @@ async function ocrDjvuPage(
   const { dpi, tooLarge } = chooseDpi(info.dpi, base.width, base.height, ctx.limits.maxOcrDpi, ctx.limits.maxPagePixels);
   if (tooLarge) return { ...base, kind: 'failed', lines: [], notes: [note, 'PAGE_TOO_LARGE'] };
   const file = `page-${p}.pgm`;
-  const scale = dpi / info.dpi;
-  const size = `${Math.max(1, Math.round(info.width * scale))}x${Math.max(1, Math.round(info.height * scale))}`;
+  // `-scale` is the output resolution in dpi relative to the page's own (ddjvu(1)); it applies the page's
+  // rotation. `-size=WxH` from the unturned INFO size shrank a turned page to fit the box (ADR 0373).
   const r = await ctx.workspace.run({
     tool: 'ddjvu',
-    args: ['-format=pgm', `-page=${p}`, `-size=${size}`, INPUT, file],
+    args: ['-format=pgm', `-page=${p}`, `-scale=${dpi}`, INPUT, file],
     timeoutMs: Math.max(1000, budget),
     maxMemoryBytes: ctx.limits.maxToolMemoryBytes,
     ...(ctx.signal ? { signal: ctx.signal } : {}),
