@@ -534,3 +534,24 @@ test('a newtx underbrace (ADR 0367 amendment c): its `bracehext` extension glyph
   ];
   assert.equal(rebuildEquation([g(CMMI, 'x', 230, 200), g(CMR, '=', 238, 200, 10, 0.8), ...glyphs])!.latex, 'x = \\underbrace{a + b}_{0}');
 });
+
+test('grouping (ADR 0367 amendment c, converter): a named distribution in upright letters and a display\'s `where` are no prose', () => {
+  // statex: `X \sim \mathrm{Pareto}(\alpha, \beta)` set alone between prose; the word before its argument list
+  // counted as prose, so the display was never found and stayed text in pieces (`$X \sim$ Pareto ($\alpha,\beta)$`).
+  const named = [
+    line('Pareto Distribution', 72, 150, 200, 160),
+    line('X ∼ Pareto (α, β)', 250, 175, 330, 187, { math: '$X \\sim$ Pareto ($\\alpha,\\beta)$' }),
+    line('The density of this distribution is given by the formula below, which we use.', 72, 200, 540, 210),
+  ];
+  assert.deepEqual(displayRegions(named), [[1]]);
+  // A fraction with its condition set after it (`\frac{1}{b-a} I_x(a, b), \text{where} a < b`): one region.
+  const where = [
+    line('1', 262, 170, 267, 180, { math: '$1$' }),
+    line('Ix (a, b) , where a < b', 279, 177, 380, 189, { math: '$I_x (a, b)$ , where $a < b$' }),
+    line('b − a', 255, 185, 275, 195, { math: '$b - a$' }),
+  ];
+  assert.deepEqual(displayRegions(where), [[0, 1, 2]]);
+  // A prose word before a parenthesis on a line without a relation is still prose; with other prose words too.
+  assert.deepEqual(displayRegions([line('see Figure (3)', 250, 175, 330, 187)]), []);
+  assert.deepEqual(displayRegions([line('the model X ∼ Pareto (α, β) holds', 250, 175, 400, 187, { math: 'the model $X \\sim$ Pareto ($\\alpha,\\beta)$ holds' })]), []);
+});
