@@ -555,3 +555,22 @@ test('grouping (ADR 0367 amendment c, converter): a named distribution in uprigh
   assert.deepEqual(displayRegions([line('see Figure (3)', 250, 175, 330, 187)]), []);
   assert.deepEqual(displayRegions([line('the model X ∼ Pareto (α, β) holds', 250, 175, 400, 187, { math: 'the model $X \\sim$ Pareto ($\\alpha,\\beta)$ holds' })]), []);
 });
+
+test('OpenType extenders (ADR 0367 amendment c, converter): a tall `\\middle|` drawn as STIX `uni007C.x` pieces, scaled vertically, is one bar; two side by side are two', () => {
+  // perfectcut's `\left\langle t \middle|\mkern-2mu\middle| e \right\rangle` as STIX draws it: each tall bar is
+  // four `uni007C.x` extender pieces in one column, in a text matrix scaled vertically (d = -0.84); the trace
+  // parser left them out (uneven scale), and read one by one they made a bar of each piece.
+  const pieces = (x: number) => [563.078, 556.502, 549.927, 543.352].map((y) => `<g unicode="|" glyph="uni007C.x" x="${x}" y="${y}" adv=".32"/>`).join('');
+  const xml = `<page mediabox="0 0 612 792">
+<fill_text colorspace="DeviceGray" color="0" transform="1 0 0 -.84096 0 755.47537"><span font="UDEBTF+STIXMathExtensions-Regul" wmode="0" bidi="0" trm="11.9552 0 0 11.9552">${pieces(180.34)}${pieces(182.067)}</span></fill_text>
+<fill_text colorspace="DeviceGray" color="0" transform="1 0 0 -.84096 0 755.47537"><span font="ABCDEF+STIXGeneral" wmode="0" bidi="0" trm="11.9552 0 0 11.9552"><g unicode="x" glyph="x" x="10" y="10" adv=".5"/></span></fill_text>
+</page>`;
+  const gs = parseTraceGlyphs(xml);
+  // The pieces are kept (an extension font's); a text font's unevenly scaled glyph is still left out.
+  assert.equal(gs.length, 8);
+  assert.ok(gs.every((q) => q.y1 - q.y0 < 1.1 * 11.9552), 'each piece takes the vertical scale');
+  const MI = 'ABCDEF+STIXMath-Italic';
+  const base = gs[0]!.baseline + 16; // the bar spans the row, centred on its axis
+  const eq = [g(MI, '⟨', 170, base, 12, 0.35), g(MI, 't', 175, base, 12, 0.35), ...gs, g(MI, 'e', 186, base, 12, 0.45), g(MI, '⟩', 192, base, 12, 0.35)];
+  assert.equal(rebuildEquation(eq)!.latex, '\\langle t | | e \\rangle');
+});
