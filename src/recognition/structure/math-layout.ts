@@ -56,6 +56,8 @@ export const isExtensionFont = (font: string): boolean => EXT_FONT_RE.test(bare(
  * of one delimiter stand in one column at the same x; two such bars side by side (`\\middle|\\middle|`) are two.
  */
 const EXTENDER_RE = /^uni[0-9A-F]{4}\.x$/;
+/** Whether a glyph name is an OpenType math font's extender piece (`uni007C.x`). */
+export const isExtender = (glyph: string): boolean => EXTENDER_RE.test(glyph);
 const MATH_ITALIC_RE = /cmmi|rtxmi|rntxmi|txmi|ntxmi|pxmi|rpxmi|zplmr7m|zptmcm7m|eurm|eurb|lmmathitalic|mathitalic|stix.*math|math/i;
 const BLACKBOARD_RE = /msbm|bbold|dsrom|bbm|txmia|pxsya|ntxsya/i;
 const FRAKTUR_RE = /eufm|eufb|yfrak/i;
