@@ -534,3 +534,43 @@ test('a newtx underbrace (ADR 0367 amendment c): its `bracehext` extension glyph
   ];
   assert.equal(rebuildEquation([g(CMMI, 'x', 230, 200), g(CMR, '=', 238, 200, 10, 0.8), ...glyphs])!.latex, 'x = \\underbrace{a + b}_{0}');
 });
+
+test('grouping (ADR 0367 amendment c, converter): a named distribution in upright letters and a display\'s `where` are no prose', () => {
+  // statex: `X \sim \mathrm{Pareto}(\alpha, \beta)` set alone between prose; the word before its argument list
+  // counted as prose, so the display was never found and stayed text in pieces (`$X \sim$ Pareto ($\alpha,\beta)$`).
+  const named = [
+    line('Pareto Distribution', 72, 150, 200, 160),
+    line('X ∼ Pareto (α, β)', 250, 175, 330, 187, { math: '$X \\sim$ Pareto ($\\alpha,\\beta)$' }),
+    line('The density of this distribution is given by the formula below, which we use.', 72, 200, 540, 210),
+  ];
+  assert.deepEqual(displayRegions(named), [[1]]);
+  // A fraction with its condition set after it (`\frac{1}{b-a} I_x(a, b), \text{where} a < b`): one region.
+  const where = [
+    line('1', 262, 170, 267, 180, { math: '$1$' }),
+    line('Ix (a, b) , where a < b', 279, 177, 380, 189, { math: '$I_x (a, b)$ , where $a < b$' }),
+    line('b − a', 255, 185, 275, 195, { math: '$b - a$' }),
+  ];
+  assert.deepEqual(displayRegions(where), [[0, 1, 2]]);
+  // A prose word before a parenthesis on a line without a relation is still prose; with other prose words too.
+  assert.deepEqual(displayRegions([line('see Figure (3)', 250, 175, 330, 187)]), []);
+  assert.deepEqual(displayRegions([line('the model X ∼ Pareto (α, β) holds', 250, 175, 400, 187, { math: 'the model $X \\sim$ Pareto ($\\alpha,\\beta)$ holds' })]), []);
+});
+
+test('OpenType extenders (ADR 0367 amendment c, converter): a tall `\\middle|` drawn as STIX `uni007C.x` pieces, scaled vertically, is one bar; two side by side are two', () => {
+  // perfectcut's `\left\langle t \middle|\mkern-2mu\middle| e \right\rangle` as STIX draws it: each tall bar is
+  // four `uni007C.x` extender pieces in one column, in a text matrix scaled vertically (d = -0.84); the trace
+  // parser left them out (uneven scale), and read one by one they made a bar of each piece.
+  const pieces = (x: number) => [563.078, 556.502, 549.927, 543.352].map((y) => `<g unicode="|" glyph="uni007C.x" x="${x}" y="${y}" adv=".32"/>`).join('');
+  const xml = `<page mediabox="0 0 612 792">
+<fill_text colorspace="DeviceGray" color="0" transform="1 0 0 -.84096 0 755.47537"><span font="UDEBTF+STIXMathExtensions-Regul" wmode="0" bidi="0" trm="11.9552 0 0 11.9552">${pieces(180.34)}${pieces(182.067)}</span></fill_text>
+<fill_text colorspace="DeviceGray" color="0" transform="1 0 0 -.84096 0 755.47537"><span font="ABCDEF+STIXGeneral" wmode="0" bidi="0" trm="11.9552 0 0 11.9552"><g unicode="x" glyph="x" x="10" y="10" adv=".5"/></span></fill_text>
+</page>`;
+  const gs = parseTraceGlyphs(xml);
+  // The pieces are kept (an extension font's); a text font's unevenly scaled glyph is still left out.
+  assert.equal(gs.length, 8);
+  assert.ok(gs.every((q) => q.y1 - q.y0 < 1.1 * 11.9552), 'each piece takes the vertical scale');
+  const MI = 'ABCDEF+STIXMath-Italic';
+  const base = gs[0]!.baseline + 16; // the bar spans the row, centred on its axis
+  const eq = [g(MI, '⟨', 170, base, 12, 0.35), g(MI, 't', 175, base, 12, 0.35), ...gs, g(MI, 'e', 186, base, 12, 0.45), g(MI, '⟩', 192, base, 12, 0.35)];
+  assert.equal(rebuildEquation(eq)!.latex, '\\langle t | | e \\rangle');
+});

@@ -39,6 +39,8 @@ test('token normalisation: labels, spacing, alignment, braces and font switches 
   assert.deepEqual(latexTokens('a &\\le b, \\\\ c &= \\dfrac{1}{2}.'), latexTokens('a \\leq b , c = \\frac{1}{2}'));
   assert.deepEqual(latexTokens('f\\colon \\mathbb{R} \\to \\R'), ['f', ':', 'R', '\\rightarrow', '\\R']);
   assert.deepEqual(latexTokens('\\left( x \\right) \\, \\quad y \\tag{3}'), ['(', 'x', ')', 'y']);
+  // Explicit kerns are spacing too (perfectcut's `\\middle|\\mkern-2mu\\middle|`; ADR 0367 amendment c, converter).
+  assert.deepEqual(latexTokens('\\left\\langle t \\middle|\\mkern-2mu \\middle| e \\kern 1.5pt f \\right\\rangle'), ['\\langle', 't', '|', '|', 'e', 'f', '\\rangle']);
   // What the converter writes reads the same: x_{i}^{2} and x_i^2.
   assert.deepEqual(latexTokens('x_{i}^{2}'), latexTokens('x_i^2'));
 });

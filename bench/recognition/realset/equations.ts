@@ -478,6 +478,8 @@ export function latexTokens(tex: string): string[] {
   let s = tex
     .replace(/\\(?:label|tag\*?|eqref|ref|hspace\*?|vspace\*?|phantom|hphantom|vphantom|intertext|shortintertext)\s*\{(?:[^{}]|\{[^{}]*\})*\}/g, ' ')
     .replace(/\\(?:begin|end)\s*\{[^}]*\}(?:\{[^}]*\})?/g, ' ')
+    // Explicit kerns are spacing, like `\,` (perfectcut's `\middle|\mkern-2mu\middle|` gave five tokens).
+    .replace(/\\(?:mkern|mskip|kern|hskip)\s*-?\s*(?:\d+\.?\d*|\.\d+)\s*(?:mu|pt|em|ex|bp|mm|cm|in|sp|pc|dd)\b/g, ' ')
     .replace(/\\\\(?:\[[^\]]*\])?/g, ' ')
     .replace(/\\[,;:!> ]|~|&/g, ' ')
     .replace(/\.\s*\.\s*\./g, '\\dots ');

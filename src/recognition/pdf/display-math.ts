@@ -15,12 +15,26 @@ const EQNUM_LINE_RE = /^\(\s*(?:\d+(?:\.\d+)*[a-z]?|[A-Z]\.?\d+(?:\.\d+)*[a-z]?|
 /** Words of three letters or more: prose, not a formula. */
 const WORDS_RE = /\p{L}{3,}/gu;
 
-/** Operator names and short words of formulas that are not prose. */
-const MATH_WORDS = new Set(['sin', 'cos', 'tan', 'cot', 'sec', 'csc', 'log', 'exp', 'lim', 'sup', 'inf', 'max', 'min', 'det', 'dim', 'ker', 'deg', 'gcd', 'hom', 'mod', 'arg', 'sinh', 'cosh', 'tanh', 'for', 'and', 'if']);
-/** Words of three letters or more that are not operator names: prose. */
-const proseIn = (t: string): number => (t.match(WORDS_RE) ?? []).filter((w) => !MATH_WORDS.has(w)).length;
+/**
+ * Operator names and short words of formulas that are not prose: the connectives a display sets between its
+ * parts (`\text{where}`, `\text{and}`, `\text{or}` after a formula, ADR 0367 amendment c, converter).
+ */
+const MATH_WORDS = new Set(['sin', 'cos', 'tan', 'cot', 'sec', 'csc', 'log', 'exp', 'lim', 'sup', 'inf', 'max', 'min', 'det', 'dim', 'ker', 'deg', 'gcd', 'hom', 'mod', 'arg', 'sinh', 'cosh', 'tanh', 'for', 'and', 'if', 'where']);
+/** A relation between a formula's sides: a line holding one reads `X ~ Gamma(a, b)`, not a sentence. */
+const RELATION_RE = /[=<>≤≥≈≠≡∼≃≅∝∈∉⊂⊆⊃⊇→←⇒⇔↦~]/;
+/**
+ * Words of a line set as a function's name, right before its argument list (`Gamma (`, `Pareto(`, `Bin [`),
+ * on a line that relates two sides: a named distribution or function in upright text letters
+ * (`X \sim \mathrm{Gamma}(\alpha, \beta)`), not prose (ADR 0367 amendment c, converter).
+ */
+function functionNames(t: string): ReadonlySet<string> {
+  if (!RELATION_RE.test(t)) return new Set();
+  return new Set([...t.matchAll(/(\p{L}{3,})\s?[([]/gu)].map((m) => m[1]!));
+}
+/** Words of three letters or more that are not operator names (nor, in `names`, function names): prose. */
+const proseIn = (t: string, names: ReadonlySet<string> = new Set()): number => (t.match(WORDS_RE) ?? []).filter((w) => !MATH_WORDS.has(w) && !names.has(w)).length;
 /** Prose words of a line: outside its math-font runs when it has them (`tdim` in `t^{dim}` is no word). */
-const wordsOf = (l: LayoutLine): number => proseIn(l.math !== undefined ? l.math.replace(/\$[^$]*\$/g, ' ') : l.text);
+const wordsOf = (l: LayoutLine): number => proseIn(l.math !== undefined ? l.math.replace(/\$[^$]*\$/g, ' ') : l.text, functionNames(l.text));
 
 /** Glyphs of a big delimiter as the text layer gives them: unmapped (CMEX) or Adobe Symbol's private-use pieces. */
 const BIG_DELIM_RE = /[\uFFFD\uF8E5-\uF8FE]/;

@@ -4,7 +4,7 @@
 // glyph with its font, glyph name, Unicode, origin and advance, which is what the positional
 // reconstruction of displayed equations (structure/math-layout.ts) needs.
 import type { MathGlyph } from '../structure/math-layout.js';
-import { glyphExtentEm } from '../structure/math-layout.js';
+import { glyphExtentEm, isExtender, isExtensionFont } from '../structure/math-layout.js';
 
 const ENTITY: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
 
@@ -66,8 +66,13 @@ export function parseTraceGlyphs(xml: string): MathGlyph[] {
       if (trm.length !== 4 || Math.abs(trm[1]!) > 1e-6 || Math.abs(trm[2]!) > 1e-6 || !(trm[0]! > 0)) continue;
       // A mirrored text matrix (d < 0 with a flipping page matrix) still draws upright glyphs.
       const size = Math.abs(trm[0]! * a);
-      if (!(size > 0) || Math.abs(Math.abs(trm[3]! * d) - size) > 0.01 * size + 1e-6) continue;
       const font = decode(attr(head, 'font') ?? '');
+      // Glyphs scaled unevenly are left out, except an extension font's extender pieces (a tall delimiter's
+      // repeated `uni007C.x`, which STIX drawings scale vertically to fit: perfectcut's `\middle|`; ADR 0367
+      // amendment c, converter): their box takes the vertical scale.
+      const vsize = Math.abs(trm[3]! * d);
+      const uneven = Math.abs(vsize - size) > 0.01 * size + 1e-6;
+      if (!(size > 0) || (uneven && !(isExtensionFont(font) && vsize > 0.5 * size && vsize < 2 * size))) continue;
       const gRe = /<g\b([^>]*)\/>/g;
       for (let g = gRe.exec(s[2]!); g; g = gRe.exec(s[2]!)) {
         const ga = g[1]!;
@@ -82,9 +87,10 @@ export function parseTraceGlyphs(xml: string): MathGlyph[] {
         const py = d * y + f;
         const width = Number.isFinite(adv) ? adv * size : 0.5 * size;
         const glyph = decode((fa ? fa[2] : attr(ga, 'glyph')) ?? '');
+        if (uneven && !isExtender(glyph)) continue;
         const unicode = decode((fa ? fa[1] : attr(ga, 'unicode')) ?? '');
         const [top, bottom] = extentOf(font, glyph, unicode);
-        out.push({ font, glyph, unicode, x0: px, x1: px + Math.max(width, 0.05 * size), baseline: py, y0: py + top * size, y1: py + bottom * size, size });
+        out.push({ font, glyph, unicode, x0: px, x1: px + Math.max(width, 0.05 * size), baseline: py, y0: py + top * vsize, y1: py + bottom * vsize, size });
       }
     }
   }

@@ -49,6 +49,15 @@ export interface RebuiltEquation {
 const bare = (font: string): string => font.replace(/^[A-Z]{6}\+/, '');
 /** TeX extension fonts: glyphs hang below the baseline, named by size (`summationdisplay`, `parenleftBig`). */
 const EXT_FONT_RE = /cmex|txex|pxex|yhcmex|euex|lmmathextension|lmex|mathex|esint|zplmr7v|zptmcm7v|ntxexx|txexs|pxexa|mnsymbolf|fourier-?ex|futmex/i;
+/** Whether a font is a TeX-style extension font (big operators, delimiters and their pieces). */
+export const isExtensionFont = (font: string): boolean => EXT_FONT_RE.test(bare(font));
+/**
+ * An OpenType math font's extender glyph (STIX's `uni007C.x`, the repeated piece of a tall `\\middle|`): pieces
+ * of one delimiter stand in one column at the same x; two such bars side by side (`\\middle|\\middle|`) are two.
+ */
+const EXTENDER_RE = /^uni[0-9A-F]{4}\.x$/;
+/** Whether a glyph name is an OpenType math font's extender piece (`uni007C.x`). */
+export const isExtender = (glyph: string): boolean => EXTENDER_RE.test(glyph);
 const MATH_ITALIC_RE = /cmmi|rtxmi|rntxmi|txmi|ntxmi|pxmi|rpxmi|zplmr7m|zptmcm7m|eurm|eurb|lmmathitalic|mathitalic|stix.*math|math/i;
 const BLACKBOARD_RE = /msbm|bbold|dsrom|bbm|txmia|pxsya|ntxsya/i;
 const FRAKTUR_RE = /eufm|eufb|yfrak/i;
@@ -314,7 +323,7 @@ function toItems(glyphs: readonly MathGlyph[]): { items: Item[]; unmapped: numbe
     let tex = m.tex;
     if (/^[A-Za-z0-9]$/.test(tex) && BOLD_RE.test(f)) tex = `\\mathbf{${tex}}`;
     const cls: Cls = m.accent ? 'accent' : classify(m.tex, ch || m.tex, italic);
-    const piece = g.glyph === 'braceex' ? 'any' : /^vextend/.test(g.glyph) ? 'ex' : EXT_FONT_RE.test(f) || PIECE_NAME_RE.test(g.glyph) ? /(tp|bt|ex|mid|vertex)$/.exec(g.glyph)?.[1] : undefined;
+    const piece = g.glyph === 'braceex' ? 'any' : /^vextend/.test(g.glyph) ? 'ex' : EXT_FONT_RE.test(f) && EXTENDER_RE.test(g.glyph) ? 'x' : EXT_FONT_RE.test(f) || PIECE_NAME_RE.test(g.glyph) ? /(tp|bt|ex|mid|vertex)$/.exec(g.glyph)?.[1] : undefined;
     items.push({ x0: g.x0, x1: g.x1, y0: g.y0, y1: g.y1, baseline: g.baseline, size: g.size, tex, cls, raw: ch || m.tex, font: f, ...(piece ? { piece } : {}) });
   }
   return { items: mergePieces(items), unmapped };
@@ -329,7 +338,8 @@ function mergePieces(items: Item[]): Item[] {
   for (const p of pieces.sort((a, b) => a.y0 - b.y0)) {
     if (used.has(p)) continue;
     // A brace's extension piece (`braceex`) serves either brace: it joins the column it stands in.
-    const col = pieces.filter((q) => !used.has(q) && (q.tex === p.tex || q.piece === 'any') && Math.min(q.x1, p.x1) - Math.max(q.x0, p.x0) > 0.3 * (p.x1 - p.x0));
+    // Extenders of an OpenType math font join only the column at their own x (ADR 0367 amendment c, converter).
+    const col = pieces.filter((q) => !used.has(q) && (q.tex === p.tex || q.piece === 'any') && Math.min(q.x1, p.x1) - Math.max(q.x0, p.x0) > 0.3 * (p.x1 - p.x0) && (p.piece !== 'x' || (q.piece === 'x' && Math.abs(q.x0 - p.x0) < 0.2 * (p.x1 - p.x0))));
     col.forEach((q) => used.add(q));
     const y0 = Math.min(...col.map((q) => q.y0));
     const y1 = Math.max(...col.map((q) => q.y1));
