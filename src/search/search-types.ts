@@ -198,8 +198,17 @@ export interface EncodedHits {
   ids: string[];
 }
 
-/** Encodes a page of hits (the HTTP presenter's, given to the search threads by their entry point). */
+/**
+ * Encodes a page of hits (the HTTP presenter's, given to the search threads by their entry point). The
+ * view may leave up to {@link HIT_ENCODER_HEAD_ROOM} bytes before it and {@link HIT_ENCODER_TAIL_ROOM}
+ * after it in its buffer, which then holds nothing else (it is transferred whole: ADR 0375).
+ */
 export type HitEncoder = (hits: readonly SearchHit[]) => Uint8Array;
+
+/** Room a {@link HitEncoder}'s buffer may leave before the hits (the response envelope's text goes there, ADR 0375). */
+export const HIT_ENCODER_HEAD_ROOM = 64;
+/** Room a {@link HitEncoder}'s buffer may leave after the hits. */
+export const HIT_ENCODER_TAIL_ROOM = 2048;
 
 /** Runs {@link SearchExecution}s (in-process or on search threads). */
 export interface SearchExecutor {

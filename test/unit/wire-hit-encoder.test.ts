@@ -11,7 +11,7 @@ import { ALL_SCHEMAS } from '../../src/http/schemas/index.js';
 import { ref } from '../../src/http/schemas/common.js';
 import { V2SearchResponse } from '../../src/http/schemas/search.js';
 import { spliceEncodedHits, toSearchResponse, wireHitEncoder } from '../../src/http/presenters/search.js';
-import type { SearchHit, SearchResult } from '../../src/search/search-types.js';
+import { HIT_ENCODER_HEAD_ROOM, HIT_ENCODER_TAIL_ROOM, type SearchHit, type SearchResult } from '../../src/search/search-types.js';
 import { doc } from '../helpers/documents.js';
 
 const BASE = 'https://lectern.example';
@@ -78,10 +78,50 @@ test('hits encoded apart and spliced into the envelope are the bytes of the whol
   await app.close();
 });
 
-test('the encoder returns a buffer of its own (transferable without copying a shared pool)', () => {
+test('the encoder returns a buffer of its own (transferable without copying a shared pool), with room for the envelope around the hits (ADR 0375)', () => {
   const bytes = wireHitEncoder(BASE)([hit(0, 'a', 'b')]);
-  assert.equal(bytes.byteOffset, 0);
-  assert.equal(bytes.byteLength, bytes.buffer.byteLength);
+  assert.ok(bytes.buffer instanceof ArrayBuffer);
+  assert.equal(bytes.byteOffset, HIT_ENCODER_HEAD_ROOM);
+  assert.equal(bytes.buffer.byteLength, HIT_ENCODER_HEAD_ROOM + bytes.byteLength + HIT_ENCODER_TAIL_ROOM);
+});
+
+test('splicing into the room around the hits gives the bytes a copy gives, and copies when the envelope does not fit (ADR 0375)', () => {
+  const encode = wireHitEncoder(BASE);
+  const hits = [hit(0, 'Ünïcödé — 水素 🚀', 'body'), hit(1, 'plain', null)];
+  const r = result(hits, encode(hits));
+  const bytes = r.encodedHits!.bytes;
+  const reference = (envelope: string) => {
+    const at = envelope.indexOf('"hits":[]');
+    return Buffer.concat([Buffer.from(envelope.slice(0, at + 7)), bytes, Buffer.from(envelope.slice(at + 9))]);
+  };
+  const envelopes = [
+    '{"ranking_mode":"documents","hits":[],"total_hits":2,"corrected_query":"水素 🚀"}',
+    // longer than the room after the hits: a copy
+    `{"ranking_mode":"documents","hits":[],"corrected_query":"${'é'.repeat(HIT_ENCODER_TAIL_ROOM)}"}`,
+    // longer than the room before them
+    `{"ranking_mode":"${'d'.repeat(HIT_ENCODER_HEAD_ROOM)}","hits":[]}`,
+  ];
+  for (const envelope of envelopes) {
+    const hitsBefore = Buffer.from(bytes);
+    const body = spliceEncodedHits(envelope, bytes);
+    assert.deepEqual(body, reference(envelope));
+    assert.equal(JSON.parse(body.toString('utf8')).hits.length, 2);
+    // the hits themselves are untouched (a copy or the room around them was written, never the hits)
+    assert.deepEqual(Buffer.from(bytes), hitsBefore);
+  }
+  // the first fits: the body is the hits' own buffer, nothing copied
+  assert.equal(spliceEncodedHits(envelopes[0]!, bytes).buffer, bytes.buffer);
+  assert.notEqual(spliceEncodedHits(envelopes[1]!, bytes).buffer, bytes.buffer);
+  // hits in a buffer with no room (another encoder, a copy): spliced by copying, same bytes
+  const bare = new Uint8Array(bytes);
+  assert.deepEqual(spliceEncodedHits(envelopes[0]!, bare), reference(envelopes[0]!));
+  // hits inside a larger buffer that holds other bytes (a pool, a caller's): never written around, copied
+  const shared = Buffer.alloc(bytes.byteLength + 8192, 0x7a);
+  shared.set(bytes, 4096);
+  const view = shared.subarray(4096, 4096 + bytes.byteLength);
+  const before = Buffer.from(shared);
+  assert.deepEqual(spliceEncodedHits(envelopes[0]!, view), reference(envelopes[0]!));
+  assert.deepEqual(shared, before);
 });
 
 test('splicing refuses an envelope without an empty hits array', () => {

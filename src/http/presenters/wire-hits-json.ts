@@ -18,7 +18,7 @@
 // test/unit/wire-hits-json.test.ts compares both on varied pages (unicode, escapes, nulls, optional
 // fields, refused values).
 import type { SnippetWindow } from '../../engine/index.js';
-import type { SearchHit } from '../../search/search-types.js';
+import { HIT_ENCODER_HEAD_ROOM, HIT_ENCODER_TAIL_ROOM, type SearchHit } from '../../search/search-types.js';
 import type { SnippetEvidenceValue } from '../../ranking/info.js';
 import { finite } from '../../ranking/features.js';
 import { toWireDocument } from './document.js';
@@ -162,15 +162,28 @@ export function wireHitsJson(hits: readonly SearchHit[], baseUrl: string): strin
 }
 
 /**
- * The same as UTF-8 bytes in a buffer of its own (transferable), each document's bytes from
- * `documentUtf8` (the search threads' encoder memoizes them per record object: ADR 0195).
+ * Room left free before and after the hits in the buffer {@link wireHitsUtf8} makes (ADR 0375): the route
+ * writes the envelope's text around them there (spliceEncodedHits) and sends the one buffer, instead of
+ * a new one the size of the response with the hits copied into it. The envelope before the hits is
+ * `{"ranking_mode":"documents","hits":`; after them ~300-600 bytes (totals, timings, the trajectory's
+ * feedback token, the corrected query); a longer one is spliced by copying, as before.
+ */
+const HITS_HEAD_ROOM = HIT_ENCODER_HEAD_ROOM;
+const HITS_TAIL_ROOM = HIT_ENCODER_TAIL_ROOM;
+
+/**
+ * The same as UTF-8 bytes in a buffer of its own (transferable: the view's `buffer` holds nothing
+ * else), each document's bytes from `documentUtf8` (the search threads' encoder memoizes them per
+ * record object: ADR 0195). The view starts {@link HITS_HEAD_ROOM} bytes into its buffer and leaves
+ * {@link HITS_TAIL_ROOM} after it.
  */
 export function wireHitsUtf8(hits: readonly SearchHit[], documentUtf8: (doc: NonNullable<SearchHit['doc']>) => Uint8Array): Buffer {
   const { texts, documents } = wireHitsPieces(hits, documentUtf8);
   let total = 0;
   for (const t of texts) total += Buffer.byteLength(t, 'utf8');
   for (const d of documents) total += d.byteLength;
-  const out = Buffer.allocUnsafeSlow(total);
+  const room = Buffer.allocUnsafeSlow(HITS_HEAD_ROOM + total + HITS_TAIL_ROOM);
+  const out = room.subarray(HITS_HEAD_ROOM, HITS_HEAD_ROOM + total);
   let at = out.write(texts[0]!, 0, 'utf8');
   for (let i = 0; i < documents.length; i++) {
     out.set(documents[i]!, at);
