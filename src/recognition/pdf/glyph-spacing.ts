@@ -91,6 +91,68 @@ export function spacedText(glyphs: readonly Glyph[], size: number, spaceEm: numb
   return glyphs.length > 1 && glyphs[glyphs.length - 1]!.c.trim() === '' && text.trim() ? `${text} ` : text;
 }
 
+/**
+ * Accent glyphs as fonts map them, ASCII look-alikes included (OT1 TeX fonts map the grave accent to "`",
+ * the circumflex to "^", the tilde to "~"), and the combining marks they stand for.
+ */
+const ACCENT_MARKS: Record<string, string> = {
+  '`': '\u0300', '\u02cb': '\u0300', '\u00b4': '\u0301', '\u02ca': '\u0301',
+  '^': '\u0302', '\u02c6': '\u0302', '~': '\u0303', '\u02dc': '\u0303', '\u00a8': '\u0308',
+  '\u02c7': '\u030c', '\u02d8': '\u0306', '\u00af': '\u0304', '\u02da': '\u030a', '\u02d9': '\u0307',
+};
+const ACCENTABLE = /^[A-Za-z\u0131\u0237]$/;
+
+/**
+ * Where an accent glyph is set over a letter rather than beside it (ADR 0374, accents): TeX's `\accent`
+ * draws the accent of an OT1 font as a glyph of its own, moved back over its letter by a kern, so its
+ * advance box covers at least half of the letter's, where a backtick or caret of running text (code,
+ * quotes) has its own advance and the next glyph starts at its end. Returns, for each index of
+ * `glyphs` (ink glyphs in visual order) that is such an accent, the index of its letter and the composed
+ * letter (NFC; none when Unicode has no precomposed form).
+ */
+export function accentsOverLetters(glyphs: readonly Glyph[]): Map<number, { letter: number; composed: string }> {
+  const out = new Map<number, { letter: number; composed: string }>();
+  const used = new Set<number>();
+  for (let i = 0; i < glyphs.length; i++) {
+    const a = glyphs[i]!;
+    const mark = ACCENT_MARKS[a.c];
+    if (!mark || a.x1 - a.x0 < ZERO) continue;
+    let best = -1;
+    let bestOverlap = 0;
+    for (const j of [i + 1, i - 1]) {
+      const l = glyphs[j];
+      if (!l || used.has(j) || out.has(j) || !ACCENTABLE.test(l.c) || l.x1 - l.x0 < ZERO) continue;
+      const overlap = Math.min(a.x1, l.x1) - Math.max(a.x0, l.x0);
+      if (overlap >= 0.5 * Math.min(a.x1 - a.x0, l.x1 - l.x0) && overlap > bestOverlap) {
+        best = j;
+        bestOverlap = overlap;
+      }
+    }
+    if (best < 0) continue;
+    const l = glyphs[best]!;
+    const base = l.c === '\u0131' ? 'i' : l.c === '\u0237' ? 'j' : l.c;
+    const composed = (base + mark).normalize('NFC');
+    if (composed.length !== 1) continue;
+    out.set(i, { letter: best, composed });
+    used.add(best);
+  }
+  return out;
+}
+
+/** The glyphs with each accent set over its letter composed into that letter (the accent's glyph dropped). */
+export function composeOverlaidAccents<G extends Glyph>(glyphs: readonly G[]): G[] {
+  const ink = glyphs.map((g, k) => ({ g, k })).filter((e) => e.g.c.trim() !== '' && e.g.x1 - e.g.x0 >= ZERO);
+  const found = accentsOverLetters(ink.map((e) => e.g));
+  if (found.size === 0) return [...glyphs];
+  const drop = new Set<number>();
+  const replace = new Map<number, string>();
+  for (const [i, { letter, composed }] of found) {
+    drop.add(ink[i]!.k);
+    replace.set(ink[letter]!.k, composed);
+  }
+  return glyphs.flatMap((g, k) => (drop.has(k) ? [] : replace.has(k) ? [{ ...g, c: replace.get(k)! }] : [g]));
+}
+
 const SINGLE_LETTER = /^[\p{L}]$/u;
 const URLISH = /[/\\_@#=~]|\.\p{L}+\./u;
 /**

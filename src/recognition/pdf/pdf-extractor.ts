@@ -18,7 +18,7 @@ import { parseTraceGlyphs } from './trace-glyphs.js';
 import { mapUnmappedRuns } from './inline-delimiters.js';
 import type { MathGlyph } from '../structure/math-layout.js';
 import { isMathFont } from '../structure/math-latex.js';
-import { parseStextXml } from './stext-xml.js';
+import { accentSuspect, applyOverlaidAccents, overlaidAccents, parseStextXml } from './stext-xml.js';
 import { spacingSuspect } from './glyph-spacing.js';
 import { judgeTextLayer } from './text-layer-quality.js';
 
@@ -424,7 +424,16 @@ async function pageFromContent(p: number, box: PdfPageBox, content000: StextPage
   // whose words look split at every glyph or run together, whose spaces are decided again from the
   // glyphs' advances (ADR 0290). Stacked-math pages keep their rebuilt stacks.
   const respace = !content00.stacked && spacingSuspect(content0.lines);
-  const content = rtlShare(content0.lines) > 0.2 || respace ? ((await xmlContent(p, ctx)) ?? content0) : content0;
+  const reread = rtlShare(content0.lines) > 0.2 || respace;
+  // A page whose running text has a grave, circumflex or tilde right before a letter is read from the XML
+  // too: where the glyph boxes show the accent set over its letter (an OT1 TeX accent) it is composed
+  // with it, where it has its own advance (a backtick of code) it stays (ADR 0374, accents).
+  const accented = !reread && accentSuspect(content0.lines) ? await xmlPage(p, ctx) : null;
+  const content = reread
+    ? ((await xmlContent(p, ctx)) ?? content0)
+    : accented
+      ? { ...content0, lines: applyOverlaidAccents(content0.lines, overlaidAccents(accented)) }
+      : content0;
   const verdict = judgeTextLayer(content.lines, content.images, box.width, box.height);
   const base = { page: p, width: box.width, height: box.height, images: content.images, ms: 0 };
   if (verdict === 'usable') return { ...base, kind: 'text-layer', lines: content.lines, notes: content.unresolvedStacks ? ['EQUATIONS_AS_TEXT'] : [] };
@@ -551,14 +560,20 @@ async function displayContent(content: StextPageContent, ctx: ConversionContext,
   }
 }
 
-async function xmlContent(p: number, ctx: ConversionContext): Promise<StextPageContent | null> {
+/** One page of MuPDF's XML structured text (images reduced to their boxes); null when mutool fails. */
+async function xmlPage(p: number, ctx: ConversionContext): Promise<string | null> {
   const out = `stext-${p}.xml`;
   const r = await textLayerRun('stext', out, String(p), Math.max(1000, Math.min(ctx.limits.pageTimeoutMs, ctx.remainingMs())), ctx);
   const bytes = await ctx.workspace.readFile(out, 128 * 1024 * 1024);
   await ctx.workspace.remove(out);
   if (r.exitCode !== 0 || !bytes) return null;
   // The XML writer base64-encodes images with preserve-images; drop them before parsing.
-  const xml = text(bytes).replace(/<image bbox="([^"]+)"[^>]*>[\s\S]*?<\/image>/g, '<image bbox="$1"/>');
+  return text(bytes).replace(/<image bbox="([^"]+)"[^>]*>[\s\S]*?<\/image>/g, '<image bbox="$1"/>');
+}
+
+async function xmlContent(p: number, ctx: ConversionContext): Promise<StextPageContent | null> {
+  const xml = await xmlPage(p, ctx);
+  if (xml === null) return null;
   const [page] = parseStextXml(xml);
   return page ? parseStextPage(page as Parameters<typeof parseStextPage>[0]) : null;
 }

@@ -5,7 +5,7 @@
 // the rest of the line is in visual order. Putting the zero-width character first makes the later
 // visual-to-logical reversal come out right ("الإنتاجية", not "اإلنتاجية").
 
-import { spaceWidthEm, spacedText } from './glyph-spacing.js';
+import { accentsOverLetters, composeOverlaidAccents, spaceWidthEm, spacedText } from './glyph-spacing.js';
 
 interface JsonLine {
   bbox: { x: number; y: number; w: number; h: number };
@@ -88,7 +88,7 @@ export function parseStextXml(xml: string): { blocks: unknown[] }[] {
           // segments; a ligature's zero-width part sits at its glyph's right edge, so centres keep it after the glyph).
           chars.sort((a, b) => a.x0 + a.x1 - (b.x0 + b.x1));
           const size = Number(fm[2]) || 10;
-          const text = RTL_CHAR.test(fm[3]!) ? rtlText(chars, size) : spacedText(chars, size, spaceEm.get(fm[1]!) ?? 0.25);
+          const text = RTL_CHAR.test(fm[3]!) ? rtlText(chars, size) : spacedText(composeOverlaidAccents(chars), size, spaceEm.get(fm[1]!) ?? 0.25);
           const x0 = Math.min(...chars.map((c) => c.x0));
           const x1 = Math.max(...chars.map((c) => c.x1));
           const y0 = Math.min(...chars.map((c) => c.y0));
@@ -111,4 +111,70 @@ export function parseStextXml(xml: string): { blocks: unknown[] }[] {
     pages.push({ blocks });
   }
   return pages;
+}
+
+/** An accent glyph set over its letter (glyph-spacing.ts) on a page of MuPDF's XML: the letter's box and the text. */
+export interface OverlaidAccent {
+  readonly x0: number;
+  readonly x1: number;
+  readonly y0: number;
+  readonly y1: number;
+  /** The accent character followed by its letter, as the JSON writer's line text has them. */
+  readonly raw: string;
+  readonly composed: string;
+}
+
+/** The accents set over their letters on the first page of MuPDF's XML (ADR 0374, accents). */
+export function overlaidAccents(xml: string): OverlaidAccent[] {
+  const out: OverlaidAccent[] = [];
+  const page = /<page\b[^>]*>([\s\S]*?)<\/page>/.exec(xml)?.[1] ?? '';
+  for (const fm of page.matchAll(/<font name="([^"]*)" size="([^"]+)">([\s\S]*?)<\/font>/g)) {
+    if (!/[`^~\u02cb\u02c6\u02dc]/.test(fm[3]!)) continue;
+    const chars = [...fm[3]!.matchAll(CHAR_RE)]
+      .map((c) => {
+        const q = c[1]!.split(/\s+/).map(Number);
+        return { x0: Math.min(q[0]!, q[4]!), x1: Math.max(q[2]!, q[6]!), y0: Math.min(q[1]!, q[3]!), y1: Math.max(q[5]!, q[7]!), c: decode(c[4]!) };
+      })
+      .filter((c) => c.c.trim() !== '' && c.x1 - c.x0 >= 0.01)
+      .sort((a, b) => a.x0 + a.x1 - (b.x0 + b.x1));
+    for (const [i, { letter, composed }] of accentsOverLetters(chars)) {
+      const l = chars[letter]!;
+      out.push({ x0: l.x0, x1: l.x1, y0: l.y0, y1: l.y1, raw: chars[i]!.c + l.c, composed });
+    }
+  }
+  return out;
+}
+
+/** A line whose text has an ASCII (or spacing) grave, circumflex or tilde right before a letter. */
+const ACCENT_BEFORE = /[`^~\u02cb\u02c6\u02dc][A-Za-z\u0131\u0237]/g;
+
+/** Whether any running-text line (not monospaced, not math) has an accent character right before a letter. */
+export function accentSuspect(lines: readonly { text: string; mono: boolean; math?: string; display?: string }[]): boolean {
+  return lines.some((l) => !l.mono && l.math === undefined && l.display === undefined && /[`^~\u02cb\u02c6\u02dc][A-Za-z\u0131\u0237]/.test(l.text));
+}
+
+/**
+ * Composes, in lines from MuPDF's JSON (whose text has no glyph positions), the accent-letter pairs that the
+ * page's XML shows set one over the other: in each line, a pair is composed when the XML has exactly as many
+ * overlaid accents of that pair, with their letters inside the line's box, as the line's text has of that
+ * pair; otherwise the line is left as it is (a backtick of code keeps its place).
+ */
+export function applyOverlaidAccents<L extends { text: string; mono: boolean; x0: number; x1: number; y0: number; y1: number; math?: string; display?: string }>(
+  lines: readonly L[],
+  accents: readonly OverlaidAccent[],
+): L[] {
+  if (accents.length === 0) return [...lines];
+  return lines.map((l) => {
+    if (l.mono || l.math !== undefined || l.display !== undefined) return l;
+    const pairs = l.text.match(ACCENT_BEFORE);
+    if (!pairs) return l;
+    const inLine = accents.filter((a) => (a.x0 + a.x1) / 2 >= l.x0 - 1 && (a.x0 + a.x1) / 2 <= l.x1 + 1 && (a.y0 + a.y1) / 2 >= l.y0 - 1 && (a.y0 + a.y1) / 2 <= l.y1 + 1);
+    let text = l.text;
+    for (const raw of new Set(pairs)) {
+      const n = pairs.filter((p) => p === raw).length;
+      const found = inLine.filter((a) => a.raw === raw);
+      if (found.length === n) text = text.split(raw).join(found[0]!.composed);
+    }
+    return text === l.text ? l : { ...l, text };
+  });
 }
