@@ -411,9 +411,13 @@ test('OCR: a numbered heading cut at the gap after its number, or above a one-li
     // above a one-line sentence.
     ocr('3 Apples and pears', 295, 9, 9, 72, 180),
     ocr('4 Oranges and lemons from the market on the square', 310, 9, 10, 72, 330),
-    ocr('Short line', 330, 9, 11, 72, 130),
-    ocr('Another sentence on a line of its own follows it here.', 345, 9, 12, 72, 330),
-    ...body(365, 13),
+    // Unnumbered text beside an equation number tesseract misread, on one row.
+    ocr('No Warning', 318, 9, 14, 72, 130),
+    ocr('qQ)', 318, 10, 14, 400, 420),
+    ...body(331, 15),
+    ocr('Short line', 370, 9, 11, 72, 130),
+    ocr('Another sentence on a line of its own follows it here.', 385, 9, 12, 72, 330),
+    ...body(405, 13),
   ];
   const headings = analyzeLayout({ pages: [page(1, lines)] }).blocks.filter((b) => b.kind === 'heading').map((b) => (b.kind === 'heading' ? b.text : ''));
   assert.deepEqual(headings, ['2.2 Dados para documento', '2 Downloads', '4. Instructions for Authors', '4.1 Formatting your paper']);

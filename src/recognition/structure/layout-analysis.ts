@@ -420,8 +420,9 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
     const noDescenders = !/[gjpqy(),;[\]{}|]/.test(t);
     const estimatedRatio = noDescenders ? ratio / 0.8 : ratio;
     // Tesseract cuts a heading's line at the wide gap after its number ("2.2   Dados para documento"): lines
-    // side by side on one row count as one (ADR 0372).
-    if (estimated && rowsOf(raw.lines) === 1 && words <= 12 && (numberedLike ? ratio >= 0.7 : estimatedRatio >= 0.95) && /^[\p{Lu}\d]/u.test(t) && !/[.,;:!?]$/.test(t) && next && !nextStartsLower) {
+    // of a numbered block side by side on one row count as one (ADR 0372). Unnumbered, such a row is
+    // formula text beside its equation number ("No Warning   (1)" read as "qQ)") and stays as it was.
+    if (estimated && (numberedLike ? rowsOf(raw.lines) : raw.lines.length) === 1 && words <= 12 && (numberedLike ? ratio >= 0.7 : estimatedRatio >= 0.95) && /^[\p{Lu}\d]/u.test(t) && !/[.,;:!?]$/.test(t) && next && !nextStartsLower) {
       const nextChars = next.lines.reduce((n, l) => n + l.text.length, 0);
       const nextRows = rowsOf(next.lines);
       if (nextRows >= 2 && nextChars > t.length * 2 && !listMarker(next.lines[0]!)) return { kind: 'heading', page, text: t, level: 0, source: 'layout', size };
