@@ -4,7 +4,7 @@
 //   sh bench/recognition/realset/fetch.sh [WORK]            # apt-get download + dpkg-deb -x
 //   node dist/bench/recognition/realset.bench.js [--root WORK/root] [--split report|tune|all] [--max-pages 60]
 //     [--every 1] [--set devset|kinds|all] [--kinds-work WORK/kinds] [--skip-scored A.json,...] [--out FILE] [--dump DIR]
-//     [--base OTHER/dist] [--only-cells] [--only PATH-PART,...]
+//     [--base OTHER/dist] [--only-cells] [--only PATH-PART,...] [--kinds-manifest FILE]
 // It reads both manifests: devset.json (TeX Live PDFs, build.ts) and kinds.json (scans as PDF and DJVU,
 // slides, EPUB, non-TeX PDFs: kinds.ts, ADR 0338), and reports per kind of document. Each scored document
 // keeps Lectern's score and the score's inputs, so that fit-score.ts can refit the weights (--realset).
@@ -143,10 +143,10 @@ async function run(tool: Tool, file: string, format: Scored['format']): Promise<
 }
 
 /** The documents of both manifests, as the bench scores them. */
-export function loadDocuments(root: string, kindsWork: string): Scored[] {
+export function loadDocuments(root: string, kindsWork: string, kindsManifest = join(here, 'kinds.json')): Scored[] {
   const set = JSON.parse(readFileSync(join(here, 'devset.json'), 'utf8')) as { documents: RealDocument[] };
   const out: Scored[] = set.documents.map((d) => ({ path: d.path, file: join(root, d.path), sha256: d.sha256, pages: d.pages, split: d.split, checks: d.checks, kind: kindOf(d), group: 'devset', format: 'pdf' }));
-  const kindsFile = join(here, 'kinds.json');
+  const kindsFile = kindsManifest;
   if (existsSync(kindsFile)) {
     const kinds = JSON.parse(readFileSync(kindsFile, 'utf8')) as { documents: KindDocument[] };
     for (const d of kinds.documents) {
@@ -167,7 +167,8 @@ if (process.argv[1]?.endsWith('realset.bench.js')) {
   // were scored.
   const maxPages = Number(opt('max-pages') ?? 60);
   const every = Number(opt('every') ?? 1);
-  const docs = loadDocuments(root, kindsWork)
+  // --kinds-manifest FILE: another kinds.json (extra scans made from tune documents, for tuning only).
+  const docs = loadDocuments(root, kindsWork, opt('kinds-manifest'))
     .filter((d) => (group === 'all' || d.group === group) && (split === 'all' || d.split === split) && (d.pages <= maxPages || d.format === 'epub'))
     .filter((d, i) => d.group === 'kinds' || i % every === 0)
     // --skip-scored A.json,B.json: leave out documents an earlier run scored (a set that grew is scored for its new part only).

@@ -391,3 +391,34 @@ test('a table under a caption of two lines comes after both lines, not between t
   assert.ok(at('HEXADECIMAL, AND') >= 0 && at('| Decimal') >= 0, md);
   assert.ok(at('HEXADECIMAL, AND') < at('| Decimal'), md);
 });
+
+test('OCR: a numbered heading cut at the gap after its number, or above a one-line paragraph or its first subsection, is a heading (ADR 0372)', () => {
+  const ocr = (text: string, y: number, size: number, b: number, x0 = 72, x1 = 300): LayoutLine => ({ ...L(text, y, { size, block: b, x0, x1 }), sizeEstimated: true, confidence: 90 });
+  const body = (y: number, b: number): LayoutLine[] =>
+    Array.from({ length: 3 }, (_, i) => ocr(i === 2 ? 'and here the paragraph of the section ends.' : 'Body text of the section with words in it, as read', y + i * 12, 9, b, 72, i === 2 ? 250 : 300));
+  const lines = [
+    ...body(60, 1),
+    // "2.2" and its words as two tesseract lines on one row (digits without descenders come out smaller).
+    ocr('2.2', 110, 7, 2, 72, 86),
+    ocr('Dados para documento', 110, 9, 2, 100, 200),
+    ...body(125, 3),
+    ocr('2 Downloads', 175, 10, 4, 72, 140),
+    ocr('Download the package and install it in your path.', 190, 9, 5, 72, 330),
+    ocr('4. Instructions for Authors', 215, 9, 6, 72, 220),
+    ocr('4.1 Formatting your paper', 230, 9, 7, 72, 210),
+    ...body(245, 8),
+    // Not headings: a numbered line above a one-line item that starts with a number, an unnumbered short line
+    // above a one-line sentence.
+    ocr('3 Apples and pears', 295, 9, 9, 72, 180),
+    ocr('4 Oranges and lemons from the market on the square', 310, 9, 10, 72, 330),
+    // Unnumbered text beside an equation number tesseract misread, on one row.
+    ocr('No Warning', 318, 9, 14, 72, 130),
+    ocr('qQ)', 318, 10, 14, 400, 420),
+    ...body(331, 15),
+    ocr('Short line', 370, 9, 11, 72, 130),
+    ocr('Another sentence on a line of its own follows it here.', 385, 9, 12, 72, 330),
+    ...body(405, 13),
+  ];
+  const headings = analyzeLayout({ pages: [page(1, lines)] }).blocks.filter((b) => b.kind === 'heading').map((b) => (b.kind === 'heading' ? b.text : ''));
+  assert.deepEqual(headings, ['2.2 Dados para documento', '2 Downloads', '4. Instructions for Authors', '4.1 Formatting your paper']);
+});

@@ -419,9 +419,22 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
     const numberedLike = numbered !== null || /^\d{1,2}(?:\.\d{1,2}){0,3}\.?\s*\p{Lu}\p{Ll}/u.test(t);
     const noDescenders = !/[gjpqy(),;[\]{}|]/.test(t);
     const estimatedRatio = noDescenders ? ratio / 0.8 : ratio;
-    if (estimated && raw.lines.length === 1 && words <= 12 && (numberedLike ? ratio >= 0.7 : estimatedRatio >= 0.95) && /^[\p{Lu}\d]/u.test(t) && !/[.,;:!?]$/.test(t) && next && !nextStartsLower) {
+    // Tesseract cuts a heading's line at the wide gap after its number ("2.2   Dados para documento"): lines
+    // of a numbered block side by side on one row count as one (ADR 0372). Unnumbered, such a row is
+    // formula text beside its equation number ("No Warning   (1)" read as "qQ)") and stays as it was.
+    if (estimated && (numberedLike ? rowsOf(raw.lines) : raw.lines.length) === 1 && words <= 12 && (numberedLike ? ratio >= 0.7 : estimatedRatio >= 0.95) && /^[\p{Lu}\d]/u.test(t) && !/[.,;:!?]$/.test(t) && next && !nextStartsLower) {
       const nextChars = next.lines.reduce((n, l) => n + l.text.length, 0);
-      if (next.lines.length >= 2 && nextChars > t.length * 2 && !listMarker(next.lines[0]!)) return { kind: 'heading', page, text: t, level: 0, source: 'layout', size };
+      const nextRows = rowsOf(next.lines);
+      if (nextRows >= 2 && nextChars > t.length * 2 && !listMarker(next.lines[0]!)) return { kind: 'heading', page, text: t, level: 0, source: 'layout', size };
+      // A numbered line above a one-line paragraph ("2 Downloads" / "Download the package and install it.")
+      // or above its own first subsection ("4. Instructions" / "4.1 Formatting your paper") (ADR 0372).
+      if (numberedLike && nextRows === 1) {
+        const first = next.lines[0]!.text.trim();
+        const num = /^(\d{1,2}(?:\.\d{1,2}){0,3})\.?\s*\p{L}/u.exec(t)?.[1];
+        const subsection = num !== undefined && new RegExp(`^${num.replace(/\./g, '\\.')}\\.\\d{1,2}\\.?\\s+\\p{Lu}`, 'u').test(first);
+        const sentence = /^\p{Lu}\p{Ll}/u.test(first) && nextChars >= Math.max(40, 2 * t.length) && !listMarker(next.lines[0]!);
+        if (subsection || sentence) return { kind: 'heading', page, text: t, level: 0, source: 'layout', size };
+      }
     }
     // Italic run-in headings (technical manuals): a short title-case italic line above roman body text.
     const italic = raw.lines.every((l) => l.italic);
@@ -432,6 +445,21 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
     }
     return null;
   }
+}
+
+/**
+ * Rows of a block's lines: a line that overlaps the one before it by over half the lower line's height is on
+ * the same row (OCR lines cut at a wide gap, ADR 0372).
+ */
+export function rowsOf(lines: readonly LayoutLine[]): number {
+  let rows = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const a = lines[i - 1];
+    const b = lines[i]!;
+    const overlap = a ? Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0) : 0;
+    if (!a || overlap <= 0.5 * Math.min(a.y1 - a.y0, b.y1 - b.y0)) rows++;
+  }
+  return rows;
 }
 
 /**
