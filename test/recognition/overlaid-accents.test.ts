@@ -79,4 +79,6 @@ test('applyOverlaidAccents: JSON lines composed where the XML shows as many over
   assert.equal(applyOverlaidAccents([{ ...line, y0: 30, y1: 40 }], acc)[0]!.text, 'Universit`a');
   assert.equal(accentSuspect([line]), true);
   assert.equal(accentSuspect([{ ...line, text: 'run `make` here', mono: true }, { ...line, text: 'plain text' }]), false);
+  // Spacing accents (a math hat in running text) are composed by text-repairs without the XML.
+  assert.equal(accentSuspect([{ ...line, text: 'x\u02c6a and \u02c6e' }]), false);
 });

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { compiledHitsSerializer, toWireHit, wireHitEncoder } from '../../src/http/presenters/search.js';
 import { wireHitsJson } from '../../src/http/presenters/wire-hits-json.js';
 import { toDisplayDocument } from '../../src/domain/display-document.js';
-import type { SearchHit } from '../../src/search/search-types.js';
+import { HIT_ENCODER_HEAD_ROOM, HIT_ENCODER_TAIL_ROOM, type SearchHit } from '../../src/search/search-types.js';
 import type { SnippetWindow } from '../../src/engine/index.js';
 import { doc } from '../helpers/documents.js';
 
@@ -148,10 +148,11 @@ test('the memo of documents follows the record objects: a new record object is w
   const changed = { ...first, doc: { ...first.doc!, title: 'A new title' } };
   assert.equal(decode(encode([changed])), reference([changed]));
   assert.match(decode(encode([changed])), /"title":"A new title"/);
-  // a buffer of its own, transferable without copying a shared pool
+  // a buffer of its own, transferable without copying a shared pool: the hits and the room the route
+  // writes the envelope into (ADR 0375), nothing else
   const bytes = encode([first, changed]);
-  assert.equal(bytes.byteOffset, 0);
-  assert.equal(bytes.byteLength, bytes.buffer.byteLength);
+  assert.equal(bytes.byteOffset, HIT_ENCODER_HEAD_ROOM);
+  assert.equal(bytes.buffer.byteLength, HIT_ENCODER_HEAD_ROOM + bytes.byteLength + HIT_ENCODER_TAIL_ROOM);
 });
 
 test('the varied pages carry every property the hit schemas name, so a property added to a schema fails the parity test until the serializer writes it', async () => {

@@ -425,7 +425,7 @@ async function pageFromContent(p: number, box: PdfPageBox, content000: StextPage
   // glyphs' advances (ADR 0290). Stacked-math pages keep their rebuilt stacks.
   const respace = !content00.stacked && spacingSuspect(content0.lines);
   const reread = rtlShare(content0.lines) > 0.2 || respace;
-  // A page whose running text has a grave, circumflex or tilde right before a letter is read from the XML
+  // A page whose running text has an ASCII grave, circumflex or tilde right before a letter is read from the XML
   // too: where the glyph boxes show the accent set over its letter (an OT1 TeX accent) it is composed
   // with it, where it has its own advance (a backtick of code) it stays (ADR 0374, accents).
   const accented = !reread && accentSuspect(content0.lines) ? await xmlPage(p, ctx) : null;

@@ -148,9 +148,16 @@ export function overlaidAccents(xml: string): OverlaidAccent[] {
 /** A line whose text has an ASCII (or spacing) grave, circumflex or tilde right before a letter. */
 const ACCENT_BEFORE = /[`^~\u02cb\u02c6\u02dc][A-Za-z\u0131\u0237]/g;
 
-/** Whether any running-text line (not monospaced, not math) has an accent character right before a letter. */
+/**
+ * An ASCII grave, circumflex or tilde right before a letter: what OT1 accents look like in MuPDF's JSON. The
+ * spacing forms (ˋ ˆ ˜) are composed with the letter after them wherever they stand (text-repairs.ts), so they
+ * are no reason to read the page's XML as well.
+ */
+const ASCII_ACCENT_BEFORE = /[`^~][A-Za-z\u0131\u0237]/;
+
+/** Whether any running-text line (not monospaced, not math) has an ASCII accent character right before a letter. */
 export function accentSuspect(lines: readonly { text: string; mono: boolean; math?: string; display?: string }[]): boolean {
-  return lines.some((l) => !l.mono && l.math === undefined && l.display === undefined && /[`^~\u02cb\u02c6\u02dc][A-Za-z\u0131\u0237]/.test(l.text));
+  return lines.some((l) => !l.mono && l.math === undefined && l.display === undefined && ASCII_ACCENT_BEFORE.test(l.text));
 }
 
 /**
