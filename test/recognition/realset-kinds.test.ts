@@ -3,7 +3,7 @@
 // format. Checks come from the sources only; these tests pin how.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checksFromParagraphs, epubChecksFrom, plainWordRuns } from '../../bench/recognition/realset/kinds.js';
+import { checksFromParagraphs, epubChecksFrom, pbmToR4, plainWordRuns, scanSettings } from '../../bench/recognition/realset/kinds.js';
 import { applies } from '../../bench/recognition/realset.bench.js';
 
 test('word runs: 6-12 words of letters, cut at anything that is neither a letter nor a space', () => {
@@ -57,4 +57,22 @@ test('raw extractors are scored only on formats they read', () => {
   assert.equal(applies('pdftotext', 'epub'), false);
   assert.equal(applies('mutool', 'epub'), true);
   assert.equal(applies('mutool', 'djvu'), false);
+});
+
+test('scan-djvu-tool: the tools\' default encoders (cjb2 lossless, csepdjvu compound); scan-djvu keeps its own', () => {
+  assert.match(String(scanSettings(1, true, true, true).encoder), /^cjb2 \(lossless/);
+  assert.match(String(scanSettings(2, true, false, true).encoder), /^csepdjvu \(defaults/);
+  assert.equal(scanSettings(1, true, true).encoder, 'cjb2 -lossy');
+  assert.equal(scanSettings(2, true, false).encoder, 'c44');
+  assert.equal(scanSettings(2, false, false).encoder, 'img2pdf (JPEG)');
+});
+
+test('csepdjvu mask (R4): white-first runs per row, a black first pixel after an empty run, long runs in two bytes', () => {
+  const head = (w: number, h: number) => Buffer.from(`P4\n# made by a test\n${w} ${h}\n`);
+  // Row 0: 3 white, 2 black, 5 white; row 1: 1 black, 9 white (10 columns: two bytes a row).
+  const small = Buffer.concat([head(10, 2), Buffer.from([0b00011000, 0, 0b10000000, 0])]);
+  assert.deepEqual([...pbmToR4(small)], [...Buffer.from('R4\n10 2\n'), 3, 2, 5, 0, 1, 9]);
+  const wide = Buffer.concat([head(200, 1), Buffer.alloc(25)]);
+  assert.deepEqual([...pbmToR4(wide)], [...Buffer.from('R4\n200 1\n'), 0xc0, 200]);
+  assert.throws(() => pbmToR4(Buffer.from('P1\n1 1\n0\n')), /not a raw PBM/);
 });

@@ -8,6 +8,10 @@
 //              assembled into an image-only PDF with img2pdf; its checks are its source document's checks
 //              (every page is scanned, so every check's text is on the pages);
 //   scan-djvu  the same, as DJVU (c44 for grey pages, cjb2 for bilevel ones, djvm -c to bundle);
+//   scan-djvu-tool  the same documents and degraded pages as scan-djvu, encoded as the tools do by default
+//              (ADR 0373's amendment): bilevel pages by `cjb2` (lossless, its default), grey pages as compound
+//              pages by `csepdjvu` (the page's bitmap as a JB2 mask at the scan's resolution over the page as
+//              an IW44 background at a third of it, default quality); only the input's dpi is passed;
 //   slides     beamer PDFs in the TeX Live documentation that devset.json does not list (checks from the
 //              LaTeX source, build.ts's rule);
 //   epub       the real EPUB books in Debian's packages (checks from their XHTML: headings h1-h3, word
@@ -16,7 +20,7 @@
 //              run with python3-reportlab as /usr/bin/python3), checks from the text file they typeset;
 //   wordproc   ODT and DOCX documents in Debian's packages (manuals, user guides, samples), converted to PDF
 //              by LibreOffice headless; checks from their own XML (wordproc.ts, ADR 0360).
-// --only KINDS rebuilds those kinds (scan, slides, epub, office, wordproc) and keeps the manifest's other
+// --only KINDS rebuilds those kinds (scan, scan-tool, slides, epub, office, wordproc) and keeps the manifest's other
 // entries as they are (a rebuild on other tools would rewrite their hashes).
 // Split: a derived file takes its source document's split (a document and its scan never fall on two
 // sides); the others take build.ts's rule (first byte of sha256(path) even: tune).
@@ -29,7 +33,7 @@ import { repoRoot } from '../../../test/helpers/paths.js';
 import { checksFromTex, packageIndex, wordBag, type RealCheck, type RealDocument } from './build.js';
 import { docxSource, odtSource, wordprocChecks } from './wordproc.js';
 
-export type KindName = 'scan-pdf' | 'scan-djvu' | 'slides' | 'epub' | 'office-pdf' | 'wordproc';
+export type KindName = 'scan-pdf' | 'scan-djvu' | 'scan-djvu-tool' | 'slides' | 'epub' | 'office-pdf' | 'wordproc';
 
 /** One document of kinds.json. `file` is where the bench reads it: under the realset root or the kinds work folder. */
 export interface KindDocument {
@@ -67,8 +71,54 @@ export const SCAN_LEVELS = [
 const run = (cmd: string, args: readonly string[], cwd?: string): Buffer =>
   execFileSync(cmd, args as string[], { cwd, maxBuffer: 256 << 20, stdio: ['ignore', 'pipe', 'pipe'] });
 
+/**
+ * csepdjvu(1)'s "Bitonal RLE format" (R4) of a raw PBM (P4): per row, alternating white and black run lengths
+ * starting with white, 0-191 in one byte, 192-16383 in two (0xc0 | high six bits, low eight bits).
+ */
+export function pbmToR4(pbm: Uint8Array): Buffer {
+  let pos = 0;
+  const fields: number[] = [];
+  const magic = String.fromCharCode(pbm[0]!, pbm[1]!);
+  if (magic !== 'P4') throw new Error(`not a raw PBM: ${magic}`);
+  pos = 2;
+  while (fields.length < 2) {
+    while (pbm[pos] === 0x23 || /\s/.test(String.fromCharCode(pbm[pos]!))) {
+      if (pbm[pos] === 0x23) while (pbm[pos] !== 0x0a) pos++;
+      pos++;
+    }
+    let n = 0;
+    while (pbm[pos]! >= 0x30 && pbm[pos]! <= 0x39) n = n * 10 + pbm[pos++]! - 0x30;
+    fields.push(n);
+  }
+  pos++; // the one whitespace after the height
+  const [w, h] = fields as [number, number];
+  const stride = Math.ceil(w / 8);
+  const out: number[] = [...Buffer.from(`R4\n${w} ${h}\n`)];
+  const put = (len: number) => {
+    for (; len > 16383; len -= 16383) out.push(0xff, 0xff, 0); // a longer run, split by an empty black one
+    if (len < 192) out.push(len);
+    else out.push(0xc0 | (len >> 8), len & 0xff);
+  };
+  for (let y = 0; y < h; y++) {
+    const row = pos + y * stride;
+    let black = false;
+    let run = 0;
+    for (let x = 0; x < w; x++) {
+      const bit = (pbm[row + (x >> 3)]! >> (7 - (x & 7))) & 1; // PBM: 1 is black
+      if ((bit === 1) !== black) {
+        put(run);
+        black = !black;
+        run = 0;
+      }
+      run++;
+    }
+    put(run);
+  }
+  return Buffer.from(out);
+}
+
 /** Renders, degrades and assembles one scan; returns the file's name under `outDir`. */
-function makeScan(pdf: string, outDir: string, name: string, level: number, djvu: boolean, bilevel: boolean): Record<string, string | number> {
+function makeScan(pdf: string, outDir: string, name: string, level: number, djvu: boolean, bilevel: boolean, tool = false): Record<string, string | number> {
   const L = SCAN_LEVELS[level]!;
   const tmp = join(outDir, `.tmp-${name}`);
   rmSync(tmp, { recursive: true, force: true });
@@ -84,7 +134,19 @@ function makeScan(pdf: string, outDir: string, name: string, level: number, djvu
     ops.push('-colorspace', 'Gray', '-quality', String(L.quality), `${stem}.jpg`);
     run('convert', ops);
     if (!djvu) outs.push(`${stem}.jpg`);
-    else if (bilevel) {
+    else if (tool && bilevel) {
+      // The same bitmap as scan-djvu's, encoded lossless (cjb2's default).
+      run('convert', [`${stem}.jpg`, '-threshold', '55%', `${stem}.pbm`]);
+      run('cjb2', ['-dpi', String(L.dpi), `${stem}.pbm`, `${stem}.djvu`]);
+      outs.push(`${stem}.djvu`);
+    } else if (tool) {
+      // A compound page: that bitmap as the mask, the page reduced by 3 as the background (csepdjvu's format).
+      run('convert', [`${stem}.jpg`, '-threshold', '55%', `${stem}.pbm`]);
+      const [w, h] = run('identify', ['-format', '%w %h', `${stem}.jpg`]).toString('utf8').trim().split(' ').map(Number) as [number, number];
+      run('convert', [`${stem}.jpg`, '-resize', `${Math.ceil(w / 3)}x${Math.ceil(h / 3)}!`, `${stem}.bg.ppm`]);
+      writeFileSync(`${stem}.sep`, Buffer.concat([pbmToR4(readFileSync(`${stem}.pbm`)), readFileSync(`${stem}.bg.ppm`)]));
+      outs.push(`${stem}.sep`);
+    } else if (bilevel) {
       run('convert', [`${stem}.jpg`, '-threshold', '55%', `${stem}.pbm`]);
       run('cjb2', ['-dpi', String(L.dpi), '-lossy', `${stem}.pbm`, `${stem}.djvu`]);
       outs.push(`${stem}.djvu`);
@@ -95,16 +157,26 @@ function makeScan(pdf: string, outDir: string, name: string, level: number, djvu
     }
   }
   const file = join(outDir, name);
-  if (djvu) run('djvm', ['-c', file, ...outs]);
+  if (tool && !bilevel) run('csepdjvu', ['-d', String(L.dpi), ...outs, file]);
+  else if (djvu) run('djvm', ['-c', file, ...outs]);
   else run('img2pdf', ['--pagesize', 'A4', '-o', file, ...outs]);
   rmSync(tmp, { recursive: true, force: true });
-  return scanSettings(level, djvu, bilevel);
+  return scanSettings(level, djvu, bilevel, tool);
 }
 
 /** How a scan is made, as kinds.json records it. */
-function scanSettings(level: number, djvu: boolean, bilevel: boolean): Record<string, string | number> {
+export function scanSettings(level: number, djvu: boolean, bilevel: boolean, tool = false): Record<string, string | number> {
   const L = SCAN_LEVELS[level]!;
-  return { level, dpi: L.dpi, skew: L.skew, blur: L.blur, noise: L.noise, jpegQuality: L.quality, encoder: djvu ? (bilevel ? 'cjb2 -lossy' : 'c44') : 'img2pdf (JPEG)' };
+  const encoder = !djvu
+    ? 'img2pdf (JPEG)'
+    : tool
+      ? bilevel
+        ? 'cjb2 (lossless, its default), 55% threshold'
+        : 'csepdjvu (defaults: -q 72,83,93,103): 55% threshold as JB2 mask at the dpi, the page at 1/3 as IW44 background'
+      : bilevel
+        ? 'cjb2 -lossy'
+        : 'c44';
+  return { level, dpi: L.dpi, skew: L.skew, blur: L.blur, noise: L.noise, jpegQuality: L.quality, encoder };
 }
 
 /** Decodes the few HTML entities the books use. */
@@ -222,7 +294,7 @@ if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()
   const nScans = Number(opt('scans', '40'));
   const only = opt('only', 'scan,slides,epub,office,wordproc').split(',');
   /** The kinds each --only name rebuilds. */
-  const rebuilds: Record<string, readonly KindName[]> = { scan: ['scan-pdf', 'scan-djvu'], slides: ['slides'], epub: ['epub'], office: ['office-pdf'], wordproc: ['wordproc'] };
+  const rebuilds: Record<string, readonly KindName[]> = { scan: ['scan-pdf', 'scan-djvu'], 'scan-tool': ['scan-djvu-tool'], slides: ['slides'], epub: ['epub'], office: ['office-pdf'], wordproc: ['wordproc'] };
   const rebuilt = new Set(only.flatMap((o) => rebuilds[o] ?? []));
   const set = JSON.parse(readFileSync(join(here, 'devset.json'), 'utf8')) as { documents: RealDocument[] };
   const out: KindDocument[] = [];
@@ -234,7 +306,7 @@ if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()
   };
 
   // Scans (PDF and DJVU) of whole short documents, in hash order so the pick is stable as the list grows.
-  if (only.includes('scan')) {
+  if (only.includes('scan') || only.includes('scan-tool')) {
     const cands = set.documents
       .filter((d) => d.pages >= 2 && d.pages <= 5 && d.checks.filter((c) => c.kind === 'present').length >= 4)
       .sort((a, b) => sha(`scan:${a.path}`).compare(sha(`scan:${b.path}`)))
@@ -249,9 +321,19 @@ if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()
       const name = `${d.path.replace(/^\/usr\/share\/doc\//, '').replace(/[^\w.-]+/g, '_').replace(/\.pdf$/, '')}.scan${level}.${djvu ? 'djvu' : 'pdf'}`;
       const file = join(made, name);
       // A scan made by an earlier run is kept (the same settings make the same file with the same tools).
-      const how = existsSync(file) ? scanSettings(level, djvu, bilevel) : makeScan(pdf, made, name, level, djvu, bilevel);
-      out.push({ kind: djvu ? 'scan-djvu' : 'scan-pdf', base: 'kinds', file: `made/${name}`, package: d.package, version: d.version, from: d.path, source: d.source, made: how, ...hashed(file), pages: pageCount(file), split: d.split, checks: d.checks });
-      console.error(`scan ${i + 1}/${cands.length} ${name}`);
+      if (only.includes('scan')) {
+        const how = existsSync(file) ? scanSettings(level, djvu, bilevel) : makeScan(pdf, made, name, level, djvu, bilevel);
+        out.push({ kind: djvu ? 'scan-djvu' : 'scan-pdf', base: 'kinds', file: `made/${name}`, package: d.package, version: d.version, from: d.path, source: d.source, made: how, ...hashed(file), pages: pageCount(file), split: d.split, checks: d.checks });
+        console.error(`scan ${i + 1}/${cands.length} ${name}`);
+      }
+      // The same DJVU documents and pages, encoded as the tools do by default.
+      if (djvu && only.includes('scan-tool')) {
+        const toolName = name.replace(/\.djvu$/, '.tool.djvu');
+        const toolFile = join(made, toolName);
+        const how = existsSync(toolFile) ? scanSettings(level, true, bilevel, true) : makeScan(pdf, made, toolName, level, true, bilevel, true);
+        out.push({ kind: 'scan-djvu-tool', base: 'kinds', file: `made/${toolName}`, package: d.package, version: d.version, from: d.path, source: d.source, made: how, ...hashed(toolFile), pages: pageCount(toolFile), split: d.split, checks: d.checks });
+        console.error(`scan (tool) ${i + 1}/${cands.length} ${toolName}`);
+      }
     }
   }
 
