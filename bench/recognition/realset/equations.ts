@@ -22,6 +22,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UNICODE_TEX } from '../../../src/recognition/structure/math-layout.js';
 import { markdownMath, texError } from './render.js';
+import { group, skipSpace } from './tex-source.js';
 
 const VERBATIM_ENVS = /^(?:verbatim\*?|Verbatim\*?|BVerbatim|lstlisting|minted|alltt|comment|macrocode\*?|LTXexample|example|sourcecode|code|tcblisting|filecontents\*?|verbatimtab|listing|lstlisting\*?|dispExample\*?|demo|latexcode|tcbexample|codeexample|sverb|boxedverbatim)$/;
 const DISPLAY_ENVS = /^(?:equation|align|gather|multline|eqnarray|displaymath|flalign|alignat)\*?$/;
@@ -38,26 +39,7 @@ export interface SourceMacro {
   readonly body: string;
 }
 
-/** The balanced group starting at `s[at]` (`{` or `[`): its content and the index after it, or null. */
-function group(s: string, at: number, open = '{', close = '}'): { text: string; end: number } | null {
-  if (s[at] !== open) return null;
-  let depth = 0;
-  for (let k = at; k < s.length; k++) {
-    const c = s[k];
-    if (c === '\\') {
-      k++;
-      continue;
-    }
-    if (c === open) depth++;
-    else if (c === close && --depth === 0) return { text: s.slice(at + 1, k), end: k + 1 };
-  }
-  return null;
-}
 
-const skipSpace = (s: string, at: number): number => {
-  while (at < s.length && /\s/.test(s[at]!)) at++;
-  return at;
-};
 
 /** A macro name written `{\x}`, `\x` (or `{\x*}`-free): the name and the index after it. */
 function macroName(s: string, at: number, letters = /^\\([A-Za-z]+|.)/): { name: string; end: number } | null {

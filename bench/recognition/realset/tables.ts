@@ -6,6 +6,7 @@
 // few symbols and plain numbers in math) are left out, and so are relations to them.
 import { normalizeForDistance } from '../metrics.js';
 import { tables as gfmTables } from '../devset/checks.js';
+import { group, skipSpace } from './tex-source.js';
 
 /** How a source table is ruled: vertical rules in the column spec, only horizontal rules, or none at all. */
 export type TableRules = 'vertical' | 'horizontal' | 'none';
@@ -48,26 +49,7 @@ const TABLE_ENVS = ['tabular', 'tabular*', 'tabularx', 'tabulary', 'longtable'] 
 /** Environments whose content is shown as code, not typeset (a tabular inside is source text). */
 const CODE_ENVS = /\\begin\{(verbatim\*?|Verbatim|lstlisting|minted|alltt|comment|macrocode|LTXexample|tcblisting|sourcecode|code|example|filecontents\*?|BVerbatim|LVerbatim|codeexample|latexcode|texcode|lstcode)\}[\s\S]*?\\end\{\1\}/g;
 
-/** The balanced group starting at `i` (which must be `open`); returns its content and the index after it. */
-function group(s: string, i: number, open = '{', close = '}'): { text: string; end: number } | null {
-  if (s[i] !== open) return null;
-  let depth = 0;
-  for (let k = i; k < s.length; k++) {
-    const c = s[k]!;
-    if (c === '\\') {
-      k++;
-      continue;
-    }
-    if (c === open) depth++;
-    else if (c === close && --depth === 0) return { text: s.slice(i + 1, k), end: k + 1 };
-  }
-  return null;
-}
 
-const skipSpace = (s: string, i: number): number => {
-  while (i < s.length && /\s/.test(s[i]!)) i++;
-  return i;
-};
 
 /** Columns of a tabular column spec and whether it draws vertical rules (null when it cannot be read). */
 export function parseColumnSpec(spec: string): { columns: number; vertical: boolean } | null {
