@@ -20,7 +20,7 @@ import { corpusDenseModel, encoderDenseModel, type DenseModel } from './dense-mo
 import { corpusSparseModel, encoderSparseModel, type SparseModel } from './sparse-model.js';
 import type { SparseTextEncoder, TextEncoder } from '../ports/text-encoder.js';
 import type { SearchIndexes } from './search-service.js';
-import { HIT_ENCODER_HEAD_ROOM, HIT_ENCODER_TAIL_ROOM, type HitEncoder, type SearchExecution, type SearchExecutor, type SearchRequest } from './search-types.js';
+import { inHitEncoderRoom, type HitEncoder, type SearchExecution, type SearchExecutor, type SearchRequest } from './search-types.js';
 
 /** One index as published to the threads: its files (shared bytes) and the key of its models. */
 export interface PublishedIndex {
@@ -395,9 +395,7 @@ export function serveSearches(
           const encoded: SearchExecution = { ...result, hits: [], encodedHits: { bytes, ids: result.hits.map((h) => h.id) } };
           // a buffer of its own (not a pool's slice) moves to the main thread without a copy; the encoder's
           // view leaves room for the envelope around the hits in it (ADR 0375), which moves with it
-          const own =
-            bytes.buffer instanceof ArrayBuffer &&
-            ((bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) || (bytes.byteOffset === HIT_ENCODER_HEAD_ROOM && bytes.buffer.byteLength === HIT_ENCODER_HEAD_ROOM + bytes.byteLength + HIT_ENCODER_TAIL_ROOM));
+          const own = bytes.buffer instanceof ArrayBuffer && ((bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) || inHitEncoderRoom(bytes));
           port.postMessage({ kind: 'done', id: m.id, result: encoded, us: (performance.now() - t) * 1000 } satisfies FromThread, own ? [bytes.buffer as ArrayBuffer] : []);
         } else port.postMessage({ kind: 'done', id: m.id, result, us: (performance.now() - t) * 1000 } satisfies FromThread);
         // the answer is on its way; the rest delays the next search on this thread, not this one

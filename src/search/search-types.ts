@@ -210,6 +210,14 @@ export const HIT_ENCODER_HEAD_ROOM = 64;
 /** Room a {@link HitEncoder}'s buffer may leave after the hits. */
 export const HIT_ENCODER_TAIL_ROOM = 2048;
 
+/**
+ * Whether `bytes` is laid out as a {@link HitEncoder} with room makes it: its own buffer, the hits
+ * {@link HIT_ENCODER_HEAD_ROOM} bytes in, {@link HIT_ENCODER_TAIL_ROOM} after them, nothing else (ADR 0375).
+ */
+export function inHitEncoderRoom(bytes: Uint8Array): boolean {
+  return bytes.buffer instanceof ArrayBuffer && bytes.byteOffset === HIT_ENCODER_HEAD_ROOM && bytes.buffer.byteLength === HIT_ENCODER_HEAD_ROOM + bytes.byteLength + HIT_ENCODER_TAIL_ROOM;
+}
+
 /** Runs {@link SearchExecution}s (in-process or on search threads). */
 export interface SearchExecutor {
   /**

@@ -1,7 +1,7 @@
 // Wire translation for search: SearchRequestV2 -> SearchRequest, SearchResult -> V2SearchResponse.
 import type { SnippetWindow } from '../../engine/index.js';
 import SerializerSelector from '@fastify/fast-json-stringify-compiler';
-import { HIT_ENCODER_HEAD_ROOM, HIT_ENCODER_TAIL_ROOM, type HitEncoder, type SearchHit, type SearchRequest, type SearchResult } from '../../search/search-types.js';
+import { inHitEncoderRoom, type HitEncoder, type SearchHit, type SearchRequest, type SearchResult } from '../../search/search-types.js';
 import { V2Hit, type SearchRequestV2, type V2SearchResponse } from '../schemas/search.js';
 import { ALL_SCHEMAS } from '../schemas/index.js';
 import { ref } from '../schemas/common.js';
@@ -173,22 +173,18 @@ export function spliceEncodedHits(envelope: string, hits: Uint8Array): Buffer {
   if (at < 0) throw new Error('search response without an empty hits array to fill');
   // in the room the hit encoder left around the hits in their own buffer (ADR 0375): no copy of them. Only
   // a buffer laid out exactly as the encoder makes it is written (never a shared pool's or a caller's).
-  const head = Buffer.byteLength(envelope.slice(0, at + 7), 'utf8');
-  const tail = Buffer.byteLength(envelope.slice(at + 9), 'utf8');
+  const before = envelope.slice(0, at + 7);
+  const after = envelope.slice(at + 9);
+  const head = Buffer.byteLength(before, 'utf8');
   const start = hits.byteOffset - head;
-  const end = hits.byteOffset + hits.byteLength + tail;
-  if (encoderLayout(hits) && start >= 0 && end <= hits.buffer.byteLength) {
+  const end = hits.byteOffset + hits.byteLength + Buffer.byteLength(after, 'utf8');
+  if (inHitEncoderRoom(hits) && start >= 0 && end <= hits.buffer.byteLength) {
     const out = Buffer.from(hits.buffer, start, end - start);
-    out.write(envelope.slice(0, at + 7), 0, 'utf8');
-    out.write(envelope.slice(at + 9), head + hits.byteLength, 'utf8');
+    out.write(before, 0, 'utf8');
+    out.write(after, head + hits.byteLength, 'utf8');
     return out;
   }
   return Buffer.concat(encodedHitsParts(envelope, hits));
-}
-
-/** Whether `hits` is a view as the hit encoder makes it: its own buffer with exactly the room around it (ADR 0375). */
-function encoderLayout(hits: Uint8Array): boolean {
-  return hits.buffer instanceof ArrayBuffer && hits.byteOffset === HIT_ENCODER_HEAD_ROOM && hits.buffer.byteLength === HIT_ENCODER_HEAD_ROOM + hits.byteLength + HIT_ENCODER_TAIL_ROOM;
 }
 
 /** The response's parts around the encoded hits: the envelope up to `"hits":`, the hits, the rest. */
