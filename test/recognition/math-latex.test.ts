@@ -73,3 +73,11 @@ test('Adobe Symbol\'s pieces of tall delimiters (private use) become one delimit
   const eq = mathLine([run('\uF8EB\uF8EC\uF8ED', { math: true }), run(' x + y ', { math: true }), run('\uF8F6\uF8F7\uF8F8', { math: true }), run('\uE123', { math: true })], [false, false, false, false]);
   assert.equal(displayLatex(eq!), '( x+y)');
 });
+
+test('the LaTeX logo beside math on a line ("LATEX2ε"): the small raised A is a letter of the word, not a superscript; a raised A elsewhere still is', () => {
+  // "only runs with L" + raised small "A" + "TEX" + "2" then ε in a math font.
+  const logo = mathLine([run('only runs with L'), run('A', { size: 7, y0: 97, y1: 104 }), run('TEX'), run('2'), run('ε', { math: true })], [false, false, false, false, false]);
+  assert.equal(logo, 'only runs with LATEX2$\\epsilon$');
+  // x raised to an A (no L before it) stays a script.
+  assert.equal(mathLine([run('x', { math: true }), run('A', { size: 7, y0: 97, y1: 104 }), run(' = 1')], [false, false, false]), '$x^{A} = 1$');
+});

@@ -170,6 +170,26 @@ const ROTATED_BODY_EXTENT = 150;
 const ROTATED_BODY_CHARS = 40;
 /** Rotated runs set this much larger than the page's upright text are display type (a cover's side title). */
 const ROTATED_DISPLAY_RATIO = 1.5;
+/** A slanted run's box against its size, both ways (upright text: about 1 high; rotated: about 1 wide). */
+const DIAGONAL_EXTENT = 2;
+/** How far (in sizes) right of its box's left edge a slanted run's first origin sits at least. */
+const DIAGONAL_LEAD = 0.25;
+/** Slanted words this much larger than the page's upright text are a watermark ("DRAFT", "CONFIDENTIAL"). */
+const WATERMARK_RATIO = 2;
+
+/**
+ * Watermarks: words drawn at a slant across the page in type at least {@link WATERMARK_RATIO} times the
+ * page's upright text (a preprint's "draft", "CONFIDENTIAL", "SAMPLE"). They are not in the text a reader
+ * reads (pdftotext prints them as stray words; here they became a `#` heading on every page) and go the way
+ * of margin stamps. Small slanted labels (a figure's axis) keep their place.
+ */
+function diagonalWatermarks(runs: readonly PendingRun[]): Set<PendingRun> {
+  const slanted = runs.filter((p) => p.diagonal);
+  if (slanted.length === 0) return new Set();
+  const upright = medianSize(runs.filter((p) => !p.diagonal && !p.tall && p.turn === 'up'));
+  return new Set(slanted.filter((p) => upright === 0 || p.run.size >= WATERMARK_RATIO * upright));
+}
+
 /** Two letters or digits in a row: a word, a number. */
 const WORDISH = /[\p{L}\p{N}]{2}/u;
 const ALNUM_G = /[\p{L}\p{N}]/gu;
@@ -179,6 +199,8 @@ interface PendingRun {
   turn: Turn;
   /** Rotated text of four or more characters in a box over three times taller than wide. */
   tall: boolean;
+  /** A word set at a slant: its box over twice its size both ways (a diagonal "DRAFT" across the page). */
+  diagonal: boolean;
   /** Origin of the first glyph across the reading direction (the baseline's x for rotated text). */
   ox: number;
   /** Set in a math font (the run's `math` also covers rebuilt stacks). */
@@ -230,6 +252,13 @@ export function parseStextPage(page: StextPage, fonts: Map<string, FontFlags[]> 
       const turn = turnOf(l.bbox, l.x, l.y);
       const f = l.font ?? {};
       const size = f.size && f.size > 0 ? f.size : (tall ? l.bbox.w : l.bbox.h) * 0.8;
+      // Upright text's box is about one size high and rotated text's one size wide; a box over twice the
+      // size both ways, with the first glyph's origin well inside it (the glyphs of a word rising at a slant
+      // reach left of where it starts), holds a word drawn at a slant: MuPDF gives a line's box, not its
+      // direction, in JSON. Upright text starts at its box's left edge, also in fonts whose glyph boxes are
+      // several sizes high (Iwona: a 14 pt heading in a box 58 pt high).
+      const diagonal =
+        !tall && f.size !== undefined && f.size > 0 && l.x !== undefined && l.x - l.bbox.x > DIAGONAL_LEAD * size && l.bbox.h > DIAGONAL_EXTENT * size && l.bbox.w > DIAGONAL_EXTENT * size && WORDISH.test(text);
       const flags = fontFlags(f, fonts);
       // A shadow or an overprint (fake bold): the same text at the same size drawn again within 0.15 em of
       // the run before it (NRPE's headings: "1. I" at x 36 and at x 36 one point lower). Read once, as
@@ -261,6 +290,7 @@ export function parseStextPage(page: StextPage, fonts: Map<string, FontFlags[]> 
         },
         turn,
         tall,
+        diagonal,
         ox: l.x ?? l.bbox.x,
         mathFont: flags.math,
         fx: l.x !== undefined && l.bbox.w > 0 ? (l.x - l.bbox.x) / l.bbox.w : 0,
@@ -270,6 +300,7 @@ export function parseStextPage(page: StextPage, fonts: Map<string, FontFlags[]> 
     blocks.push({ runs, plain: block.plain === true });
   }
   const body = rotatedBody(blocks.flatMap((b) => b.runs));
+  const watermarks = diagonalWatermarks(blocks.flatMap((b) => b.runs));
   const turnedLines = new Set<LayoutLine>();
   /** The lines of one block's runs (a block index of their own, even when they make no line). */
   const pushLines = (runs: Run[], plain: boolean, turnedBlock = false): void => {
@@ -289,6 +320,7 @@ export function parseStextPage(page: StextPage, fonts: Map<string, FontFlags[]> 
     for (const p of block.runs) {
       const kept = body !== null && body.members.has(p);
       if (!kept && p.tall) continue;
+      if (watermarks.has(p)) continue;
       if (p.mathFont && p.run.latex === undefined) anyMath = true;
       if (p.mathFont && p.run.text.includes('\uFFFD')) anyUnmapped = true;
       if (kept) turned.push(turnRun(p, body.turn, body.region));

@@ -118,6 +118,12 @@ export function mathLine(runs: readonly MathRun[], spaces: readonly boolean[]): 
     kinds.push(kind);
     if (!kind) baseRun = r;
   }
+  // The LaTeX logo (`L\kern-.36em\raise.3ex\hbox{\scshape a}\kern-.15em\TeX`): a small raised "A" between
+  // an "L" and "TEX" with no space is a letter of the word, not a superscript ("LATEX", as pdftotext reads
+  // it; "L$^{A}$TEX" read as a formula).
+  for (let i = 1; i + 1 < runs.length; i++) {
+    if (kinds[i] === '^' && /^[Aa]$/.test(runs[i]!.text) && !spaces[i] && !spaces[i + 1] && /L$/.test(runs[i - 1]!.text) && /^T/.test(runs[i + 1]!.text) && !runs[i - 1]!.math) kinds[i] = null;
+  }
   // Which runs belong to formulas: math runs, scripts, and runs of operators and digits reaching a math run
   // through other such runs on one side, and on the other side a math run or the end of the line
   // ("a² + 8 = 12": the "+ 8 = 12" run ends the line).

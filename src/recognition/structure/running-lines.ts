@@ -273,6 +273,19 @@ export function removeRunningLines(input: readonly PageExtraction[]): RunningLin
   const threshold = Math.max(2, Math.ceil(n * 0.4));
   const runs = runningInRuns(seenAt);
   const textIndex = new Map(textPages.map((p, i) => [p, i] as const));
+  // A running line where the margin test fails on a page (the text comes closer than the set-apart gap, a
+  // code listing running into the footer): in the widened band, the page's outermost text, at the height
+  // (within 3 pt) where the same text runs on the other pages. A one-off line there stays, and so does a
+  // title block's line under a letterhead that reads like the running head of the later pages.
+  const atRunningPlace = (l: LayoutLine, p: PageExtraction): boolean => {
+    const zone = l.y1 <= p.height * WIDE_TOP ? 'top' : l.y0 >= p.height * (1 - WIDE_BOTTOM) ? 'bottom' : null;
+    if (!zone) return false;
+    const key = `${zone}|${runningKey(l.text)}`;
+    if ((counts.get(key) ?? 0) < threshold || !nothingBeyond(l, p, zone === 'top')) return false;
+    // A bare number at a page number's height is a table's cell when its row holds other text.
+    if (!/(?:\p{L}[^\p{L}]*){4}/u.test(key) && p.lines.some((m) => m !== l && Math.min(l.y1, m.y1) - Math.max(l.y0, m.y0) > 0.5 * Math.min(l.y1 - l.y0, m.y1 - m.y0))) return false;
+    return seenAt.get(key)!.some((o) => Math.abs(o.y0 - l.y0) <= RUN_Y_TOLERANCE);
+  };
   let removed = lineNumbers;
   const out = pages.map((p) => {
     if (p.lines.length === 0) return p;
@@ -293,7 +306,13 @@ export function removeRunningLines(input: readonly PageExtraction[]): RunningLin
         return false;
       }
       const zone = inMargin(l, p);
-      if (!zone) return true;
+      if (!zone) {
+        if (n >= 2 && atRunningPlace(l, p)) {
+          removed++;
+          return false;
+        }
+        return true;
+      }
       if (text.length <= 200 && l.size <= median + 0.5 && (FURNITURE_RE.test(text) || (l.size < median - 0.5 && SMALL_FURNITURE_RE.test(text)))) {
         removed++;
         return false;

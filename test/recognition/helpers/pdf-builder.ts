@@ -18,9 +18,10 @@ export interface TextRun {
   readonly charSpacing?: number;
   /**
    * Text turned about its origin (x, y): 90 reads upward (counter-clockwise, as `sidewaystable` and the
-   * arXiv side stamp set it), -90 reads downward.
+   * arXiv side stamp set it), -90 reads downward; any other angle (degrees, counter-clockwise) sets the run
+   * at a slant, as a "DRAFT" watermark across the page.
    */
-  readonly rotate?: 90 | -90;
+  readonly rotate?: number;
 }
 
 /** One page: its size and either text runs or a gray image covering the page. */
@@ -86,7 +87,11 @@ export function buildPdf(pages: readonly PageSpec[], info: Record<string, string
       const show = r.glyphs ? `[${r.glyphs.map((g) => (typeof g === 'number' ? String(g) : `(${esc(g)})`)).join(' ')}] TJ` : `(${esc(r.text)}) Tj`;
       // Tc is text state: it outlives ET, so it is set back to 0 after the run.
       const [tc, reset] = r.charSpacing ? [`${r.charSpacing} Tc `, ' 0 Tc'] : ['', ''];
-      const place = r.rotate === 90 ? `0 1 -1 0 ${r.x} ${h - r.y} Tm` : r.rotate === -90 ? `0 -1 1 0 ${r.x} ${h - r.y} Tm` : `${r.x} ${h - r.y} Td`;
+      const turn = (deg: number): string => {
+        const [c, s] = [Math.cos((deg * Math.PI) / 180), Math.sin((deg * Math.PI) / 180)].map((v) => Number(v.toFixed(6)));
+        return `${c} ${s} ${-s!} ${c} ${r.x} ${h - r.y} Tm`;
+      };
+      const place = r.rotate === 90 ? `0 1 -1 0 ${r.x} ${h - r.y} Tm` : r.rotate === -90 ? `0 -1 1 0 ${r.x} ${h - r.y} Tm` : r.rotate ? turn(r.rotate) : `${r.x} ${h - r.y} Td`;
       content += `BT /${FONTS[r.font ?? 'regular']} ${r.size ?? 11} Tf ${tc}${place} ${show}${reset} ET\n`;
     }
     for (const r of p.rules ?? []) content += `q ${r.width ?? 0.5} w ${r.x0} ${h - r.y} m ${r.x1} ${h - r.y} l S Q\n`;
