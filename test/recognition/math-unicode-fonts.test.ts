@@ -66,3 +66,13 @@ test('a display of math italic letters (two UTF-16 units each) is rebuilt: the t
   assert.equal(done.rebuilt, 1);
   assert.equal(done.lines[1]!.display, 'a b c = x y z');
 });
+
+test('STIX Two Math in MuPDF\'s XML (the accent pages\' path): upright glyphs in 42 pt quads keep their origin, so the run is not taken for rotated text', async () => {
+  const { parseStextXml } = await import('../../src/recognition/pdf/stext-xml.js');
+  const ch = (x0: number, x1: number, c: string) => `<char quad="${x0} 234 ${x1} 234 ${x0} 276 ${x1} 276" x="${x0}" y="260" color="#000000" c="${c}"/>`;
+  const xml = `<page><block bbox="230 234 240 276"><line bbox="230 234 240 276" wmode="0" dir="1 0"><font name="STIXTwoMath" size="9.9626">${ch(230.5, 232.9, ',')}${ch(232.9, 234.6, ' ')}${ch(234.6, 239.7, '&#x1d466;')}</font></line></block></page>`;
+  const run = (parseStextXml(xml)[0]!.blocks[0] as { lines: { x?: number; y?: number; text: string }[] }).lines[0]!;
+  assert.equal(run.y, 260);
+  const lines = parseStextPage(parseStextXml(xml)[0] as StextPage).lines;
+  assert.deepEqual(lines.map((l) => l.text.replace(/\s/g, '')), [',𝑦']);
+});
