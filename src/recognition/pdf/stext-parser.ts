@@ -315,6 +315,9 @@ export function parseStextPage(raw: StextPage, fonts: Map<string, FontFlags[]> =
   return { lines, images, ...(stacked ? { stacked: page } : {}), ...(anyUnmapped ? { unmapped: page } : {}) };
 }
 
+/** An OpenType math font's name (unicode-math's fonts). */
+const MATH_FONT_NAME_RE = /math/i;
+
 /** Extent of an inflated box kept above the top baseline and below the bottom one, in ems (ADR 0367 session d). */
 const INFLATED_UP_EM = 1.05;
 const INFLATED_DOWN_EM = 0.35;
@@ -345,13 +348,15 @@ export function tightBoxes(page: StextPage): StextPage {
   const candidate = (l: StextLine): boolean => !!l.bbox && l.wmode !== 1 && (l.font?.size ?? 0) > 0 && l.bbox.h > 2.5 * l.font!.size! && uprightOrigin(l);
   if (!(page.blocks ?? []).some((b) => (b.lines ?? []).some(candidate))) return page;
   const boxes = fontBoxes(page);
-  // Only a font whose every run is so tall (its shortest one too) and which sets letters or digits: an
-  // extension font's big operators and delimiters (newtx's txexs, STIX's size variants) are as tall as their
-  // boxes, and a tall box of a text font is a run over several baselines.
+  // Only an OpenType math font (`...Math` in its name: STIX Two Math, Latin Modern Math, XITS Math, Cambria
+  // Math) whose every run is so tall (its shortest one too) and which sets letters or digits: an extension
+  // font's big operators and delimiters (newtx's txexs, STIX's size variants) are as tall as their boxes, a
+  // picture font's circles too (LCIRCLE, whose glyphs map to letters), and a tall box of a text font is a
+  // run over several baselines.
   const box = (l: StextLine) => {
     if (!candidate(l)) return undefined;
     const fb = boxes.get(`${l.font?.name ?? ''}/${l.font?.size ?? 0}`);
-    return fb && fb.letters && fb.height > 2.5 * l.font!.size! ? fb : undefined;
+    return fb && fb.letters && fb.height > 2.5 * l.font!.size! && MATH_FONT_NAME_RE.test(l.font?.name ?? '') ? fb : undefined;
   };
   if (!(page.blocks ?? []).some((b) => (b.lines ?? []).some((l) => box(l)))) return page;
   return {
