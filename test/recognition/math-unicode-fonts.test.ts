@@ -76,18 +76,3 @@ test('STIX Two Math in MuPDF\'s XML (the accent pages\' path): upright glyphs in
   const lines = parseStextPage(parseStextXml(xml)[0] as StextPage).lines;
   assert.deepEqual(lines.map((l) => l.text.replace(/\s/g, '')), [',𝑦']);
 });
-
-test('a table row with a math cell (`≥6 pt` after `Equations` and `10 pt base font`) is no display, now that the cell\'s box is its own height', async () => {
-  const { displayRegions } = await import('../../src/recognition/pdf/display-math.js');
-  const line = (text: string, x0: number, y0: number, x1: number, y1: number, o: Partial<LayoutLine> = {}): LayoutLine => ({ text, x0, y0, x1, y1, size: 10, bold: false, italic: false, mono: false, block: 0, ...o });
-  const lines = [
-    line('Captions', 313, 635, 348, 648),
-    line('Equations', 313, 652, 352, 665),
-    line('10 pt base font', 366, 652, 423, 665),
-    line('≥6 pt ≥6 pt', 473, 652, 527, 665, { math: '$\\geq$6 pt $\\geq$6 pt' }),
-    line('References 9 pt', 313, 669, 380, 682),
-    line('0 pt', 477, 669, 491, 682),
-    line('3 pt', 510, 669, 524, 682),
-  ];
-  assert.deepEqual(displayRegions(lines), []);
-});

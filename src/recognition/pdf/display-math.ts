@@ -187,11 +187,7 @@ export function displayRegions(lines: readonly LayoutLine[]): number[][] {
       const right = row.filter((l) => l.x0 >= m.x1).length;
       return row.some((l) => overlapX(l, m) > -10 * m.size) && ((left >= 1 && right >= 1) || left >= 2 || right >= 2 || row.some((l) => /\d/.test(l.text) && overlapX(l, m) > -6 * m.size));
     };
-    // A row of the region with two or more table cells on it, at any distance up to 25 ems and more than an
-    // em away: cells of a table's rows (`≥6 pt ≥6 pt` after `Equations` and `10 pt base font`), now that a
-    // Unicode math font's cell has a box of its own height (ADR 0367 session d).
-    const rowCells = (m: LayoutLine): number => lines.filter((l, k) => !r.includes(k) && Math.abs((l.y0 + l.y1) / 2 - (m.y0 + m.y1) / 2) < 0.35 * (m.y1 - m.y0) && overlapX(l, m) < -m.size && overlapX(l, m) > -25 * m.size && cell(l, k)).length;
-    return rows.filter((m) => beside(m, 3)).length < 2 && !(rows.length === 1 && beside(rows[0]!, 1.5)) && rows.filter(cellBeside).length < 2 && !rows.some((m) => rowCells(m) >= 2);
+    return rows.filter((m) => beside(m, 3)).length < 2 && !(rows.length === 1 && beside(rows[0]!, 1.5)) && rows.filter(cellBeside).length < 2;
   });
 }
 
