@@ -54,6 +54,33 @@ function seed(l: LayoutLine, words: number): boolean {
   return words === 0 && (looksLikeEquation(t) || t.length <= 60);
 }
 
+/** A single math letter (or two), possibly with a prime: `$x$`, `$\alpha$`, `$x'$`. */
+const LONE_SYMBOL_RE = /^\$\s*(?:\p{L}|\\[a-zA-Z]+)(?:\s*(?:\p{L}|\\[a-zA-Z]+))?\s*'?\s*\$$/u;
+
+/**
+ * A display of one symbol (`\[ \underline{x} \]`): no relation, so no seed by the rules above. Taken only
+ * where it is set as a display is: a line that is only a math-font letter or two, alone on its row, centred
+ * (within an em) where two or more of the page's formula lines (`centres`: the seeds' centres) are centred,
+ * indented three ems or more from the left edge of the prose around it (three or more words, within 15 ems
+ * above or below), with a prose line right above it and a line right below it (gaps under 2.5 ems). A
+ * figure's axis label has tick labels or a plot around it, not prose (ADR 0367 session d).
+ */
+function loneSymbol(lines: readonly LayoutLine[], k: number, words: readonly number[], centres: readonly number[]): boolean {
+  const l = lines[k]!;
+  if (l.mono || l.math === undefined || !LONE_SYMBOL_RE.test(l.math.trim()) || l.text.trim().length > 4) return false;
+  const em = l.size;
+  const cx = (l.x0 + l.x1) / 2;
+  if (centres.filter((c) => Math.abs(c - cx) <= em).length < 2) return false;
+  if (lines.some((m, j) => j !== k && Math.min(m.y1, l.y1) - Math.max(m.y0, l.y0) > 0)) return false;
+  const cy = (l.y0 + l.y1) / 2;
+  const prose = lines.filter((m, j) => words[j]! >= 3 && Math.abs((m.y0 + m.y1) / 2 - cy) < 15 * em);
+  if (!prose.length || l.x0 < Math.min(...prose.map((m) => m.x0)) + 3 * em) return false;
+  const above = lines.filter((m) => m.y1 <= l.y0 + 0.1 * em).sort((a, b) => b.y1 - a.y1)[0];
+  const below = lines.filter((m) => m.y0 >= l.y1 - 0.1 * em).sort((a, b) => a.y0 - b.y0)[0];
+  if (!above || !below || l.y0 - above.y1 > 2.5 * em || below.y0 - l.y1 > 2.5 * em) return false;
+  return words[lines.indexOf(above)]! >= 3;
+}
+
 /** A line that may belong to a formula beside a seed: limits, scripts, parts, an equation number. */
 function attachable(l: LayoutLine, words: number): boolean {
   const t = l.text.trim();
@@ -88,6 +115,11 @@ export function displayRegions(lines: readonly LayoutLine[]): number[][] {
   // asks for a monospaced line or one of over 200 characters.
   const words = lines.map((l) => (l.mono || l.text.trim().length > 200 ? -1 : wordsOf(l)));
   const seeds = lines.map((l, k) => seed(l, words[k]!));
+  // Displays of one symbol, centred where the page's other displays are (ADR 0367 session d).
+  const centres = lines.flatMap((l, k) => (seeds[k]! ? [(l.x0 + l.x1) / 2] : []));
+  if (centres.length >= 2) lines.forEach((l, k) => {
+    if (!seeds[k] && loneSymbol(lines, k, words, centres)) seeds[k] = true;
+  });
   const ok = lines.map((l, k) => seeds[k]! || attachable(l, words[k]!));
   // A short line with a word or two (`otherwise`, `if x > 0` beside a brace) belongs to a display only when
   // it starts inside the display's extent, right of its left edge (a prose line starts at the column's
@@ -225,6 +257,16 @@ function glyphLines(glyphs: readonly MathGlyph[], lines: readonly Box[]): number
   return owner;
 }
 
+/** Characters of a string (code points). */
+function codePoints(t: string): number {
+  let n = 0;
+  for (let i = 0; i < t.length; i++) {
+    const c = t.charCodeAt(i);
+    if (c < 0xdc00 || c > 0xdfff) n++;
+  }
+  return n;
+}
+
 /** The LaTeX of a display with its number: `a = b \tag{3}`. */
 const withTag = (latex: string, tag: string | null): string => (tag ? `${latex} \\tag{${tag}}` : latex);
 
@@ -254,7 +296,9 @@ export function applyDisplayMath(lines: readonly LayoutLine[], glyphs: readonly 
       const y = (g.y0 + g.y1) / 2;
       return x >= near.x0 - 1 && x <= near.x1 + 1 && y >= near.y0 - 0.6 * em0 && y <= near.y1 + 0.6 * em0;
     });
-    const chars = ls.reduce((n, l) => n + l.text.replace(/\s/g, '').length, 0);
+    // Characters, not UTF-16 code units: a Unicode math font's letters (U+1D44E 𝑎 ...) are two units each, and
+    // counted so they made a display of them look like twice the glyphs the trace found (ADR 0367 session d).
+    const chars = ls.reduce((n, l) => n + codePoints(l.text.replace(/\s/g, '')), 0);
     // The trace and the text layer must agree on what is there.
     if (mine.length < 0.6 * chars || mine.length > 1.5 * chars + 4) continue;
     const eq = rebuildEquation(mine, rules);

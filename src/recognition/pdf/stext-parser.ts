@@ -211,7 +211,8 @@ interface PendingRun {
 }
 
 /** Converts one page object. */
-export function parseStextPage(page: StextPage, fonts: Map<string, FontFlags[]> = new Map()): StextPageContent {
+export function parseStextPage(raw: StextPage, fonts: Map<string, FontFlags[]> = new Map()): StextPageContent {
+  const page = tightBoxes(raw);
   const lines: LayoutLine[] = [];
   const images: Box[] = [];
   let blockIndex = 0;
@@ -248,6 +249,8 @@ export function parseStextPage(page: StextPage, fonts: Map<string, FontFlags[]> 
       if (!l.bbox || text.length === 0) continue;
       // Rotated text (arXiv side stamps, vertical table headers, sideways tables) comes as a tall, narrow
       // box: it is kept only when the page's rotated text is body content (rotatedBody below).
+      // (An upright run in a font whose line box is several ems tall, `, 𝑦` in STIX Two Math, has had its box
+      // brought to its glyphs' extent by `tightBoxes`: it is not taken for rotated text.)
       const tall = l.bbox.h > 3 * l.bbox.w && text.trim().length >= 4;
       const turn = turnOf(l.bbox, l.x, l.y);
       const f = l.font ?? {};
@@ -342,6 +345,91 @@ export function parseStextPage(page: StextPage, fonts: Map<string, FontFlags[]> 
   }
   const stacked = anyMath && hasStackCandidate(page, isMathFont);
   return { lines, images, ...(stacked ? { stacked: page } : {}), ...(anyUnmapped ? { unmapped: page } : {}) };
+}
+
+/** An OpenType math font's name (unicode-math's fonts). */
+const MATH_FONT_NAME_RE = /math/i;
+
+/** Extent of an inflated box kept above the top baseline and below the bottom one, in ems (ADR 0367 session d). */
+const INFLATED_UP_EM = 1.05;
+const INFLATED_DOWN_EM = 0.35;
+
+/**
+ * Whether a run's first glyph has its origin at the box's left edge with the baseline inside the box (between
+ * 0.3 and 0.9 of its height from the top): upright text. Text turned a quarter has its origin at the box's
+ * right edge (reading upward) or at its top (reading downward), as has a CMEX delimiter piece.
+ */
+function uprightOrigin(l: StextLine): boolean {
+  if (!l.bbox || l.x === undefined || l.y === undefined || !(l.bbox.h > 0)) return false;
+  const fy = (l.y - l.bbox.y) / l.bbox.h;
+  return l.x - l.bbox.x <= Math.max(1, 0.1 * l.bbox.w) && fy >= 0.3 && fy <= 0.9;
+}
+
+/**
+ * The page with the boxes of upright runs over 2.5 of their size tall brought to their glyphs (ADR 0367
+ * session d). Some fonts' line boxes reach ems above and below the glyphs (STIX Two Math: 42 pt at 10 pt,
+ * 2.6 em up and 1.6 em down): a fraction's numerator and denominator, a display and the prose lines around it
+ * overlapped and were read as one row, scripts were read by those boxes, the fraction rebuild
+ * (math-stacks.ts) found no parts on one row, and a short run (`, 𝑦` between two subscripts) was tall and
+ * narrow enough to be left out as rotated text. Such a box keeps 1.05 em above its top baseline and 0.35 em
+ * below its bottom one, about a text font's box; the baselines are where the font's own box (its shortest
+ * run on the page, on one baseline) puts them, since a run's origin is its first glyph's, and a run may
+ * start on a script's baseline. A page without such boxes is returned as it is.
+ */
+export function tightBoxes(page: StextPage): StextPage {
+  const candidate = (l: StextLine): boolean => !!l.bbox && l.wmode !== 1 && (l.font?.size ?? 0) > 0 && l.bbox.h > 2.5 * l.font!.size! && uprightOrigin(l);
+  if (!(page.blocks ?? []).some((b) => (b.lines ?? []).some(candidate))) return page;
+  const boxes = fontBoxes(page);
+  // Only an OpenType math font (`...Math` in its name: STIX Two Math, Latin Modern Math, XITS Math, Cambria
+  // Math) whose every run is so tall (its shortest one too) and which sets letters or digits: an extension
+  // font's big operators and delimiters (newtx's txexs, STIX's size variants) are as tall as their boxes, a
+  // picture font's circles too (LCIRCLE, whose glyphs map to letters), and a tall box of a text font is a
+  // run over several baselines.
+  const box = (l: StextLine) => {
+    if (!candidate(l)) return undefined;
+    const fb = boxes.get(`${l.font?.name ?? ''}/${l.font?.size ?? 0}`);
+    return fb && fb.letters && fb.height > 2.5 * l.font!.size! && MATH_FONT_NAME_RE.test(l.font?.name ?? '') ? fb : undefined;
+  };
+  if (!(page.blocks ?? []).some((b) => (b.lines ?? []).some((l) => box(l)))) return page;
+  return {
+    ...page,
+    blocks: page.blocks!.map((b) =>
+      !(b.lines ?? []).some((l) => box(l))
+        ? b
+        : {
+            ...b,
+            lines: b.lines!.map((l) => {
+              const fb = box(l);
+              if (!fb) return l;
+              const size = l.font!.size!;
+              const { x, y, w, h } = l.bbox!;
+              const y0 = Math.max(y, y + fb.ascent - INFLATED_UP_EM * size);
+              const y1 = Math.min(y + h, y + h - (fb.height - fb.ascent) + INFLATED_DOWN_EM * size);
+              return y1 > y0 ? { ...l, bbox: { x, y: y0, w, h: y1 - y0 } } : l;
+            }),
+          },
+    ),
+  };
+}
+
+/**
+ * Per font (name and size) on a page, its shortest upright run's box height and ascent (origin to top): a run
+ * on one baseline, so the font's own box around a baseline, which MuPDF gives each run of it; and whether any
+ * of its runs holds a letter or a digit.
+ */
+function fontBoxes(page: StextPage): Map<string, { height: number; ascent: number; letters: boolean }> {
+  const out = new Map<string, { height: number; ascent: number; letters: boolean }>();
+  for (const block of page.blocks ?? []) {
+    for (const l of block.lines ?? []) {
+      if (!l.bbox || !uprightOrigin(l)) continue;
+      const key = `${l.font?.name ?? ''}/${l.font?.size ?? 0}`;
+      const cur = out.get(key);
+      const letters = (cur?.letters ?? false) || /[\p{L}\p{N}]/u.test(l.text ?? '');
+      if (!cur || l.bbox.h < cur.height) out.set(key, { height: l.bbox.h, ascent: l.y! - l.bbox.y, letters });
+      else cur.letters = letters;
+    }
+  }
+  return out;
 }
 
 /**

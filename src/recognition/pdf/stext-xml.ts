@@ -81,7 +81,8 @@ export function parseStextXml(xml: string): { blocks: unknown[] }[] {
         for (const fm of lm[3]!.matchAll(/<font name="([^"]*)" size="([^"]+)">([\s\S]*?)<\/font>/g)) {
           const chars = [...fm[3]!.matchAll(/<char quad="([^"]+)" x="([^"]+)" y="([^"]+)"[^>]*? c="([^"]*)"/g)].map((c) => {
             const q = c[1]!.split(/\s+/).map(Number);
-            return { x0: Math.min(q[0]!, q[4]!), x1: Math.max(q[2]!, q[6]!), y0: Math.min(q[1]!, q[3]!), y1: Math.max(q[5]!, q[7]!), baseline: Number(c[3]), c: decode(c[4]!) };
+            // `upright`: the quad's top edge (upper left to upper right) runs across the page, not down it.
+            return { x0: Math.min(q[0]!, q[4]!), x1: Math.max(q[2]!, q[6]!), y0: Math.min(q[1]!, q[3]!), y1: Math.max(q[5]!, q[7]!), baseline: Number(c[3]), c: decode(c[4]!), upright: Math.abs(q[2]! - q[0]!) >= Math.abs(q[3]! - q[1]!) };
           });
           if (!chars.length) continue;
           // Visual order, left to right by glyph centre (the writer keeps drawing order, which may interleave
@@ -95,7 +96,9 @@ export function parseStextXml(xml: string): { blocks: unknown[] }[] {
           const y1 = Math.max(...chars.map((c) => c.y1));
           // A tall narrow run is rotated text: no origin, so stext-parser.ts keeps treating it as a stamp
           // (this path reads glyphs in left-to-right order; turned body text is read from the JSON, ADR 0362).
-          const rotated = y1 - y0 > 3 * (x1 - x0);
+          // Upright glyphs in a font whose boxes are several ems tall (STIX Two Math) make a tall narrow run too:
+          // their quads say they are upright (ADR 0367 session d).
+          const rotated = y1 - y0 > 3 * (x1 - x0) && !chars.every((c) => c.upright);
           lines.push({
             bbox: { x: x0, y: y0, w: x1 - x0, h: y1 - y0 },
             font: { name: fm[1]!, family: '', weight: /bold|black|heavy/i.test(fm[1]!) ? 'bold' : 'normal', style: /italic|oblique/i.test(fm[1]!) ? 'italic' : 'normal', size: Number(fm[2]) },
