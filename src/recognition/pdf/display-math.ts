@@ -6,7 +6,7 @@
 // page's traced glyphs inside the region are rebuilt positionally (structure/math-layout.ts), and the
 // region's lines are replaced by one line carrying the display's LaTeX.
 import type { Box, LayoutLine } from '../layout-model.js';
-import { displayLatex } from '../structure/math-latex.js';
+import { displayLatex, isDate } from '../structure/math-latex.js';
 import { rebuildEquation, type MathGlyph, type MathRule } from '../structure/math-layout.js';
 import { looksLikeEquation } from '../structure/patterns.js';
 import { marginLineNumbers } from '../structure/running-lines.js';
@@ -47,6 +47,8 @@ function seed(l: LayoutLine, words: number): boolean {
   if (!t || t.length > 200 || l.mono) return false;
   // A formula relates or combines something: a lone symbol or number (a table cell) is not one.
   if (!FORMULA_RE.test(t) || !/[\p{L}\p{N}]/u.test(t.replace(/\uFFFD/g, ''))) return false;
+  // A date under a title ("2022/04/13", ltxdoc's \date) divides nothing.
+  if (isDate(t)) return false;
   if (l.math !== undefined && displayLatex(l.math) !== null && words === 0) return true;
   if (/\uFFFD/.test(t) && t.length <= 80 && words === 0) return true;
   // Any short line relating letters or digits with no prose word (a formula whose math-font runs were

@@ -81,6 +81,21 @@ export function texOf(text: string): string {
   return out;
 }
 
+/** A date in digits: year, month and day (or day, month and year) with slashes, dots or hyphens. */
+const DATE_RE = /^(?:(\d{4})\s*([/.-])\s*(\d{1,2})\s*\2\s*(\d{1,2})|(\d{1,2})\s*([/.-])\s*(\d{1,2})\s*\6\s*(\d{4}))$/;
+
+/** Whether a line is only a date: a real month and day, a year from 1000 to 2999 (`12/4/3` is a quotient). */
+export function isDate(t: string): boolean {
+  const m = DATE_RE.exec(t);
+  if (!m) return false;
+  const [year, a, b] = m[1] !== undefined ? [m[1], m[3]!, m[4]!] : [m[8]!, m[5]!, m[7]!];
+  const y = Number(year);
+  const [x, z] = [Number(a), Number(b)];
+  // Month and day in either order (2022/04/13, 13/04/2022, 04/13/2022).
+  const ok = (mo: number, d: number): boolean => mo >= 1 && mo <= 12 && d >= 1 && d <= 31;
+  return y >= 1000 && y <= 2999 && (ok(x, z) || ok(z, x));
+}
+
 /** One run of a line, as the text-layer parser has it. */
 export interface MathRun {
   readonly text: string;
@@ -104,6 +119,8 @@ const OPERATOR_TEXT_RE = /^[\s\d.,;:=+\-−×·/<>≤≥≠()[\]|!'′*^~]*$/;
  */
 export function mathLine(runs: readonly MathRun[], spaces: readonly boolean[]): string | null {
   if (!runs.some((r) => r.math)) return null;
+  // A date whose slashes come from a math font (MathDesign's "12/14/2022" on a thesis approval page) is text.
+  if (isDate(runs.map((r) => r.text).join('').trim())) return null;
   // A script is a smaller run raised or lowered against the last full-size run before it (its base).
   const kinds: ('^' | '_' | null)[] = [];
   let baseRun: MathRun | undefined;
