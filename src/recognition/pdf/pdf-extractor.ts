@@ -18,7 +18,7 @@ import { parseTraceGlyphs } from './trace-glyphs.js';
 import { mapUnmappedRuns } from './inline-delimiters.js';
 import type { MathGlyph } from '../structure/math-layout.js';
 import { isMathFont } from '../structure/math-latex.js';
-import { accentSuspect, applyOverlaidAccents, overlaidAccents, parseStextXml } from './stext-xml.js';
+import { accentSuspect, applyOverlaidAccents, overlaidAccents, parseStextXml, strayAccentSuspect } from './stext-xml.js';
 import { spacingSuspect } from './glyph-spacing.js';
 import { judgeTextLayer } from './text-layer-quality.js';
 
@@ -424,7 +424,9 @@ async function pageFromContent(p: number, box: PdfPageBox, content000: StextPage
   // whose words look split at every glyph or run together, whose spaces are decided again from the
   // glyphs' advances (ADR 0290). Stacked-math pages keep their rebuilt stacks.
   const respace = !content00.stacked && spacingSuspect(content0.lines);
-  const reread = rtlShare(content0.lines) > 0.2 || respace;
+  // So are pages with a spacing accent standing apart from its letter (drawn after the word and moved back
+  // over its letter: the XML's glyph boxes put it in place and compose it, ADR 0380).
+  const reread = rtlShare(content0.lines) > 0.2 || respace || (!content00.stacked && strayAccentSuspect(content0.lines));
   // A page whose running text has an ASCII grave, circumflex or tilde right before a letter is read from the XML
   // too: where the glyph boxes show the accent set over its letter (an OT1 TeX accent) it is composed
   // with it, where it has its own advance (a backtick of code) it stays (ADR 0374, accents).

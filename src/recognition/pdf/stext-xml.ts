@@ -64,6 +64,39 @@ function rtlText(chars: readonly { x0: number; x1: number; c: string }[], size: 
   return text.join('');
 }
 
+/** Spacing accent glyphs (the forms fonts map their accents to, and OT1's ASCII look-alikes: moved only when set over a letter). */
+const SPACING_ACCENT = /^[`^~\u02c6\u02dc\u02cb\u02ca\u00b4\u00a8\u00b8\u02c7\u02d8\u02d9\u02da\u02dd\u00af]$/;
+
+/**
+ * An accent glyph set over a letter of another span of the same font (its size a hair off the letters', so
+ * MuPDF opens a new font span: a LaTeX class setting Portuguese in NimbusSanL, "agr" + "ˆ" + "onomo", or
+ * "produc¸ ˜" + "ao") moves into that span, so that it is composed with its letter there (ADR 0380).
+ */
+function joinAccentSpans(spans: { fm: RegExpMatchArray; chars: { x0: number; x1: number; y0: number; y1: number; c: string }[] }[]): void {
+  if (spans.length < 2) return;
+  for (const a of spans) {
+    for (const acc of a.chars.filter((c) => SPACING_ACCENT.test(c.c))) {
+      const mid = (acc.x0 + acc.x1) / 2;
+      // Over a letter of its own span, it is composed there.
+      if (a.chars.some((c) => c !== acc && c.x0 <= mid && mid <= c.x1 && /\p{L}/u.test(c.c))) continue;
+      const under = (c: { x0: number; x1: number; c: string }): boolean => c.x0 <= mid && mid <= c.x1 && /\p{L}/u.test(c.c);
+      const host = spans.find((b) => b !== a && b.fm[1] === a.fm[1] && b.chars.some(under));
+      if (!host) continue;
+      host.chars.push(acc as (typeof host.chars)[number]);
+      a.chars.splice(a.chars.indexOf(acc), 1);
+      // The space MuPDF put between the glyph before the accent and the accent ("c¸ " + "˜ao") goes with it
+      // when that glyph and the accented letter touch: no word space there ("apresentada ` a" keeps its own).
+      const gap = a.chars.findIndex((c) => c.c === ' ' && Math.abs(c.x1 - acc.x0) <= 0.5);
+      if (gap >= 0) {
+        const sp = a.chars[gap]!;
+        const before = Math.max(...a.chars.filter((c) => c.c.trim() !== '' && c.x1 <= sp.x1 + 0.5).map((c) => c.x1));
+        const letter = host.chars.find(under)!;
+        if (letter.x0 - before < 0.1 * (letter.y1 - letter.y0)) a.chars.splice(gap, 1);
+      }
+    }
+  }
+}
+
 /** Parses the XML of one or more pages into `{ blocks }` objects like the JSON writer's. */
 export function parseStextXml(xml: string): { blocks: unknown[] }[] {
   const pages: { blocks: unknown[] }[] = [];
@@ -78,12 +111,16 @@ export function parseStextXml(xml: string): { blocks: unknown[] }[] {
       }
       const lines: JsonLine[] = [];
       for (const lm of bm[2]!.matchAll(/<line bbox="([^"]+)" wmode="(\d)"[^>]*>([\s\S]*?)<\/line>/g)) {
-        for (const fm of lm[3]!.matchAll(/<font name="([^"]*)" size="([^"]+)">([\s\S]*?)<\/font>/g)) {
-          const chars = [...fm[3]!.matchAll(/<char quad="([^"]+)" x="([^"]+)" y="([^"]+)"[^>]*? c="([^"]*)"/g)].map((c) => {
+        const spans = [...lm[3]!.matchAll(/<font name="([^"]*)" size="([^"]+)">([\s\S]*?)<\/font>/g)].map((fm) => ({
+          fm,
+          chars: [...fm[3]!.matchAll(/<char quad="([^"]+)" x="([^"]+)" y="([^"]+)"[^>]*? c="([^"]*)"/g)].map((c) => {
             const q = c[1]!.split(/\s+/).map(Number);
             // `upright`: the quad's top edge (upper left to upper right) runs across the page, not down it.
             return { x0: Math.min(q[0]!, q[4]!), x1: Math.max(q[2]!, q[6]!), y0: Math.min(q[1]!, q[3]!), y1: Math.max(q[5]!, q[7]!), baseline: Number(c[3]), c: decode(c[4]!), upright: Math.abs(q[2]! - q[0]!) >= Math.abs(q[3]! - q[1]!) };
-          });
+          }),
+        }));
+        joinAccentSpans(spans);
+        for (const { fm, chars } of spans) {
           if (!chars.length) continue;
           // Visual order, left to right by glyph centre (the writer keeps drawing order, which may interleave
           // segments; a ligature's zero-width part sits at its glyph's right edge, so centres keep it after the glyph).
@@ -157,6 +194,20 @@ const ACCENT_BEFORE = /[`^~\u02cb\u02c6\u02dc][A-Za-z\u0131\u0237]/g;
  * are no reason to read the page's XML as well.
  */
 const ASCII_ACCENT_BEFORE = /[`^~][A-Za-z\u0131\u0237]/;
+
+/**
+ * A spacing accent standing apart from its letter: after a letter at a word's end or before a space
+ * ("agronomoˆ", "Veterin´ arias", "PRODUÇ ÃO" has none but comes with them). Fonts that draw an accent as a
+ * glyph of its own after the word and move it back over its letter (T1-less Type 1 fonts such as
+ * NimbusSanL in a LaTeX class) leave it there in MuPDF's JSON, whose text keeps drawing order; the XML's
+ * glyph boxes put it over its letter.
+ */
+const STRAY_ACCENT = /\p{L}[\u02c6\u02dc\u02cb\u02ca\u00b4\u00a8\u00b8\u02c7\u02d8\u02d9\u02da\u02dd](?=\s|$)|(?:^|\s)[\u02c6\u02dc\u02cb\u02ca\u00b4\u00a8\u00b8\u02c7\u02d8\u02d9\u02da\u02dd]\s\p{L}/u;
+
+/** Whether a running-text line (not monospaced, not math) has a spacing accent apart from any letter. */
+export function strayAccentSuspect(lines: readonly { text: string; mono: boolean; math?: string; display?: string }[]): boolean {
+  return lines.some((l) => !l.mono && l.math === undefined && l.display === undefined && STRAY_ACCENT.test(l.text));
+}
 
 /** Whether any running-text line (not monospaced, not math) has an ASCII accent character right before a letter. */
 export function accentSuspect(lines: readonly { text: string; mono: boolean; math?: string; display?: string }[]): boolean {
