@@ -58,6 +58,10 @@ export interface ScoreWeights {
   readonly emptyCells: number;
   /** fragments = 1 - fragments x min(1, max(0, fragmentBlockRatio - 0.1) / 0.3) (running text cut into fragments; ADR 0366). */
   readonly fragments: number;
+  /** numberedLines = 1 - numberedLines x min(1, numberedLineRatio / 0.3) (numbered section titles left as text; ADR 0376). */
+  readonly numberedLines: number;
+  /** letterRuns = 1 - letterRuns x min(1, letterRunRate / 2) (letter-spaced words: runs of single letters per 1000 words; ADR 0376). */
+  readonly letterRuns: number;
 }
 
 /**
@@ -94,6 +98,8 @@ export const SCORE_WEIGHTS: ScoreWeights = {
   longTokens: 0.1,
   emptyCells: 0,
   fragments: 0,
+  numberedLines: 0,
+  letterRuns: 0,
 };
 
 const clamp = (x: number): number => Math.max(0, Math.min(1, x));
@@ -166,7 +172,11 @@ export function scoreReport(r: ScoreInputs, w: ScoreWeights = SCORE_WEIGHTS): Qu
   const longTokens = clamp(1 - w.longTokens * Math.min(1, (r.structure.longTokenRatio ?? 0) / 0.02));
   const emptyCells = clamp(1 - w.emptyCells * Math.min(1, Math.max(0, (r.structure.emptyCellRatio ?? 0) - 0.1) / 0.3));
   const fragments = clamp(1 - w.fragments * Math.min(1, Math.max(0, (r.structure.fragmentBlockRatio ?? 0) - 0.1) / 0.3));
-  const components = { coverage, garbage, letters, singles, ocr, tokens, layout, margins, paragraphs, images, repetition, direction, structure, spacing, equations, tables, headings, dropped, headingParagraphs, proseHeadings, proseCells, looseRows, longTokens, emptyCells, fragments };
+  // Numbered section titles left as text wherever they stand, and words set letter by letter that came out
+  // with a space between every letter (ADR 0376).
+  const numberedLines = clamp(1 - w.numberedLines * Math.min(1, (r.structure.numberedLineRatio ?? 0) / 0.3));
+  const letterRuns = clamp(1 - w.letterRuns * Math.min(1, (r.structure.letterRunRate ?? 0) / 2));
+  const components = { coverage, garbage, letters, singles, ocr, tokens, layout, margins, paragraphs, images, repetition, direction, structure, spacing, equations, tables, headings, dropped, headingParagraphs, proseHeadings, proseCells, looseRows, longTokens, emptyCells, fragments, numberedLines, letterRuns };
   const value = Object.values(components).reduce((a, b) => a * b, 1);
   const rounded = Object.fromEntries(Object.entries(components).map(([k, v]) => [k, Math.round(v * 1000) / 1000]));
   return { value: Math.round(value * 1000) / 1000, grade: gradeOf(value), components: rounded };
