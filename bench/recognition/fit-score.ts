@@ -1,7 +1,7 @@
 // Fits the quality score's weights (src/recognition/report/score.ts) on the fit part of a devset benchmark
 // result and reports the rank correlation with measured quality (1 - normalised edit distance).
 //   node dist/bench/recognition/fit-score.js --in bench/results/recognition-devset-<date>.json [--heldout] [--free NAMES]
-//   node dist/bench/recognition/fit-score.js --realset TUNE.json[,TUNE2.json] [--report REPORT.json[,...]] [--keep-on W1,W2] [--margin 0.002] [--cv N] [--out FILE]
+//   node dist/bench/recognition/fit-score.js --realset TUNE.json[,TUNE2.json] [--report REPORT.json[,...]] [--keep-on W1,W2] [--margin 0.002] [--cv N] [--only W1,W2] [--out FILE]
 // --realset (issue 28, ADR 0339): the results of realset.bench.ts on the real development set's tune part;
 // measured quality is the share of Lectern's checks passed per document. The weights are chosen on TUNE only;
 // --report then scores the weights in use and the fitted ones on the report part's result (never used to choose).
@@ -72,7 +72,8 @@ const GRID: Record<keyof ScoreWeights, number[]> = {
   garbage: [0, 5, 10, 20],
   letters: [0, 0.25, 0.5, 0.75, 1],
   singles: [0, 1, 2, 4],
-  ocrSlope: [0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1],
+  // Above 1: confidence from 100 / ocrSlope up costs nothing (ADR 0376).
+  ocrSlope: [0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 1.05, 1.1, 1.15, 1.2, 1.3],
   ocrLowTail: [0, 0.25, 0.5, 0.75, 1],
   ocrOddTokens: [0, 0.1, 0.2, 0.3, 0.5, 0.8],
   layoutComplexity: [0, 0.05, 0.1, 0.2],
@@ -111,7 +112,10 @@ for (const k of keepOn) {
   if (!GRID[key]) throw new Error(`--keep-on: no weight ${k}`);
   GRID[key] = GRID[key].filter((v) => v > 0);
 }
-const fitted = (Object.keys(GRID) as (keyof ScoreWeights)[]).filter((k) => !FIXED.includes(k) || free.includes(k));
+// --only W1,W2: fit these weights alone, the others held at their value in use: fewer free weights fit the
+// tune part's noise less (ADR 0366: 24 free weights gained on the tune part and lost on the report part).
+const only = opt('only')?.split(',');
+const fitted = (Object.keys(GRID) as (keyof ScoreWeights)[]).filter((k) => (!FIXED.includes(k) || free.includes(k)) && (!only || only.includes(k)));
 
 // A kept-on weight that is 0 in use starts at the least value of its grid.
 const start: ScoreWeights = { ...SCORE_WEIGHTS, ...Object.fromEntries(keepOn.filter((k) => SCORE_WEIGHTS[k as keyof ScoreWeights] === 0).map((k) => [k, GRID[k as keyof ScoreWeights][0]])) };
@@ -177,6 +181,7 @@ const summary = {
   fitDocuments: fit.length,
   margin,
   keepOn,
+  only: only ?? null,
   ...(cv ? { crossValidation: cv } : {}),
   fittedWeights: fitted,
   inUse: { weights: SCORE_WEIGHTS, fit: { spearman: round(rho(fit, SCORE_WEIGHTS)), pearson: round(r(fit, SCORE_WEIGHTS)) } },

@@ -310,6 +310,9 @@ test('score in use: lost spaces, merged columns, broken equations and garbage ea
   assert.ok(lower({ text: { mergedCellRatio: 0.3 } }) < clean, 'merged columns');
   assert.ok(lower({ text: { brokenEquationRatio: 1 } }) < clean, 'broken equations');
   assert.ok(lower({ text: { garbageRatio: 0.05 } }) < clean, 'garbage');
+  // ADR 0376: numbered titles left as text and letter-spaced words are on in use too.
+  assert.ok(lower({ structure: { numberedLineRatio: 0.2 } }) < clean, 'numbered titles left as text');
+  assert.ok(lower({ structure: { letterRunRate: 2 } }) < clean, 'letter-spaced words');
 });
 
 test('numberedLineRatio: a numbered title left as text counts wherever it stands; headings, sentences, labels and references do not (ADR 0376)', () => {
@@ -325,6 +328,11 @@ test('numberedLineRatio: a numbered title left as text counts wherever it stands
   // paragraph, an undotted number ("2 apples") and a lower-case start are not titles.
   const fine = ['1.5 million people voted in the election of that year, more than ever before.', '2.1 See the table.', '3.4 Version 2', '4.1 Figure 3', '5.1 First line\nsecond line of a paragraph', '2 Apples', '6.2 and the rest'].join('\n\n');
   assert.equal(numberedLineRatio(fine), 0);
+  // A table of contents without page numbers (an EPUB's): three or more numbered lines in a row do not count.
+  const toc = ['1.1 About this manual', '1.2 Terms', '1.3 Authors', '2.1 Motivation', PROSE[0]].join('\n\n');
+  assert.equal(numberedLineRatio(toc), 0);
+  // Two in a row (a section and its first subsection, both left as text) do.
+  assert.equal(numberedLineRatio(['2. Methods', '2.1 Design', PROSE[0]].join('\n\n')), 0.5);
 });
 
 test('letterRunRate: words set letter by letter count; initials, mathematics, code and ordinary prose do not (ADR 0376)', () => {

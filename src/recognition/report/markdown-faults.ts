@@ -218,22 +218,31 @@ const DOTTED_NUMBER = /^(?:\d{1,2}(?:\.\d{1,2}){1,3}\.?|\d{1,2}\.|[IVX]{1,5}(?:\
  * the headings (two headings added to the count). `headingParagraphRatio` counts such a line only between a
  * closed block and running text of 10+ words; a title before a list, a table, a display or a short paragraph
  * is as much a heading missed. A block alone in Markdown's ordered-list syntax ("3. Results") is a heading the
- * converter took for a list of one item. 0 when there is none.
+ * converter took for a list of one item. Three or more such blocks in a row are a table of contents and do not
+ * count. 0 when there is none.
  */
 export function numberedLineRatio(markdown: string): number {
   let headings = 0;
   let lines = 0;
+  // A run of three or more such lines in a row is a table of contents (an EPUB's has no page numbers), not
+  // titles left in the text: only runs of one or two count.
+  let run = 0;
+  const close = (): void => {
+    if (run <= 2) lines += run;
+    run = 0;
+  };
   for (const b of blocksOf(markdown)) {
     if (/^#{1,6}\s/.test(b)) {
       headings++;
+      close();
       continue;
     }
-    if (b.includes('\n')) continue;
-    const m = DOTTED_NUMBER.exec(b);
-    if (!m) continue;
-    const title = b.slice(m[0].length);
-    if (wordsOf(title).length <= 10 && /^\p{Lu}/u.test(title) && /\p{L}{3}/u.test(title) && !/[.!?;:,=]$/.test(title) && !/\d$/.test(title) && !LABEL.test(title)) lines++;
+    const m = b.includes('\n') ? null : DOTTED_NUMBER.exec(b);
+    const title = m ? b.slice(m[0].length) : '';
+    if (m && wordsOf(title).length <= 10 && /^\p{Lu}/u.test(title) && /\p{L}{3}/u.test(title) && !/[.!?;:,=]$/.test(title) && !/\d$/.test(title) && !LABEL.test(title)) run++;
+    else close();
   }
+  close();
   return lines ? round(lines / (headings + lines + 2)) : 0;
 }
 
