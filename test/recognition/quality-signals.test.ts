@@ -310,9 +310,6 @@ test('score in use: lost spaces, merged columns, broken equations and garbage ea
   assert.ok(lower({ text: { mergedCellRatio: 0.3 } }) < clean, 'merged columns');
   assert.ok(lower({ text: { brokenEquationRatio: 1 } }) < clean, 'broken equations');
   assert.ok(lower({ text: { garbageRatio: 0.05 } }) < clean, 'garbage');
-  // ADR 0376: numbered titles left as text and letter-spaced words are on in use too.
-  assert.ok(lower({ structure: { numberedLineRatio: 0.2 } }) < clean, 'numbered titles left as text');
-  assert.ok(lower({ structure: { letterRunRate: 2 } }) < clean, 'letter-spaced words');
 });
 
 test('numberedLineRatio: a numbered title left as text counts wherever it stands; headings, sentences, labels and references do not (ADR 0376)', () => {
