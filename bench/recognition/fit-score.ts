@@ -1,7 +1,7 @@
 // Fits the quality score's weights (src/recognition/report/score.ts) on the fit part of a devset benchmark
 // result and reports the rank correlation with measured quality (1 - normalised edit distance).
 //   node dist/bench/recognition/fit-score.js --in bench/results/recognition-devset-<date>.json [--heldout] [--free NAMES]
-//   node dist/bench/recognition/fit-score.js --realset TUNE.json[,TUNE2.json] [--report REPORT.json[,...]] [--keep-on W1,W2] [--out FILE]
+//   node dist/bench/recognition/fit-score.js --realset TUNE.json[,TUNE2.json] [--report REPORT.json[,...]] [--keep-on W1,W2] [--margin 0.002] [--cv N] [--only W1,W2] [--out FILE]
 // --realset (issue 28, ADR 0339): the results of realset.bench.ts on the real development set's tune part;
 // measured quality is the share of Lectern's checks passed per document. The weights are chosen on TUNE only;
 // --report then scores the weights in use and the fitted ones on the report part's result (never used to choose).
@@ -72,7 +72,8 @@ const GRID: Record<keyof ScoreWeights, number[]> = {
   garbage: [0, 5, 10, 20],
   letters: [0, 0.25, 0.5, 0.75, 1],
   singles: [0, 1, 2, 4],
-  ocrSlope: [0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1],
+  // Above 1: confidence from 100 / ocrSlope up costs nothing (ADR 0376).
+  ocrSlope: [0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 1.05, 1.1, 1.15, 1.2, 1.3],
   ocrLowTail: [0, 0.25, 0.5, 0.75, 1],
   ocrOddTokens: [0, 0.1, 0.2, 0.3, 0.5, 0.8],
   layoutComplexity: [0, 0.05, 0.1, 0.2],
@@ -93,12 +94,14 @@ const GRID: Record<keyof ScoreWeights, number[]> = {
   longTokens: [0, 0.1, 0.2, 0.3, 0.5],
   emptyCells: [0, 0.1, 0.2, 0.3, 0.5],
   fragments: [0, 0.1, 0.2, 0.3, 0.5],
+  numberedLines: [0, 0.05, 0.1, 0.2, 0.3],
+  letterRuns: [0, 0.1, 0.2, 0.3, 0.5],
 };
 
 // `spacing` is hand-set (ADR 0290): the generated development set has no document with spacing faults.
 // On the real development set (--realset) every weight is fitted: its scans show OCR noise and
 // letter-spaced text, its documents lost spaces, merged columns and broken equations (ADR 0339).
-const FIXED: (keyof ScoreWeights)[] = realset ? [] : ['letters', 'rowSwitches', 'singles', 'spacing', 'equations', 'mergedCells', 'missedHeadings', 'droppedText', 'headingParagraphs', 'proseHeadings', 'proseCells', 'looseRows', 'longTokens', 'emptyCells', 'fragments'];
+const FIXED: (keyof ScoreWeights)[] = realset ? [] : ['letters', 'rowSwitches', 'singles', 'spacing', 'equations', 'mergedCells', 'missedHeadings', 'droppedText', 'headingParagraphs', 'proseHeadings', 'proseCells', 'looseRows', 'longTokens', 'emptyCells', 'fragments', 'numberedLines', 'letterRuns'];
 const free = opt('free')?.split(',') ?? [];
 // --keep-on garbage,spacing,...: weights of failure modes the score must see even where the tune part's checks
 // do not show them (issue 28 names lost spaces, merged columns and broken equations; ADR 0366) are fitted
@@ -109,26 +112,60 @@ for (const k of keepOn) {
   if (!GRID[key]) throw new Error(`--keep-on: no weight ${k}`);
   GRID[key] = GRID[key].filter((v) => v > 0);
 }
-const fitted = (Object.keys(GRID) as (keyof ScoreWeights)[]).filter((k) => !FIXED.includes(k) || free.includes(k));
+// --only W1,W2: fit these weights alone, the others held at their value in use: fewer free weights fit the
+// tune part's noise less (ADR 0366: 24 free weights gained on the tune part and lost on the report part).
+const only = opt('only')?.split(',');
+const fitted = (Object.keys(GRID) as (keyof ScoreWeights)[]).filter((k) => (!FIXED.includes(k) || free.includes(k)) && (!only || only.includes(k)));
 
 // A kept-on weight that is 0 in use starts at the least value of its grid.
-let best: ScoreWeights = { ...SCORE_WEIGHTS, ...Object.fromEntries(keepOn.filter((k) => SCORE_WEIGHTS[k as keyof ScoreWeights] === 0).map((k) => [k, GRID[k as keyof ScoreWeights][0]])) };
-let bestRho = rho(fit, best);
-for (let pass = 0; pass < 4; pass++) {
-  let improved = false;
-  for (const key of fitted) {
-    for (const v of GRID[key]) {
-      const w = { ...best, [key]: v };
-      const x = rho(fit, w);
-      // Strictly better by a margin, so ties keep the weight in use (no drift on noise).
-      if (x > bestRho + 0.002) {
-        best = w;
-        bestRho = x;
-        improved = true;
+const start: ScoreWeights = { ...SCORE_WEIGHTS, ...Object.fromEntries(keepOn.filter((k) => SCORE_WEIGHTS[k as keyof ScoreWeights] === 0).map((k) => [k, GRID[k as keyof ScoreWeights][0]])) };
+// --margin M: a step must raise Spearman by more than M to be taken (default 0.002); a larger margin takes
+// fewer steps, and so fits the tune part's noise less (ADR 0376).
+const margin = Number(opt('margin') ?? 0.002);
+/** Coordinate ascent over the grids on `ds`, from `from`: ties keep the weight in use (no drift on noise). */
+function ascend(ds: Doc[], from: ScoreWeights): { weights: ScoreWeights; rho: number } {
+  let w0 = from;
+  let r0 = rho(ds, w0);
+  for (let pass = 0; pass < 4; pass++) {
+    let improved = false;
+    for (const key of fitted) {
+      for (const v of GRID[key]) {
+        const w = { ...w0, [key]: v };
+        const x = rho(ds, w);
+        if (x > r0 + margin) {
+          w0 = w;
+          r0 = x;
+          improved = true;
+        }
       }
     }
+    if (!improved) break;
   }
-  if (!improved) break;
+  return { weights: w0, rho: r0 };
+}
+const fittedAll = ascend(fit, start);
+const best = fittedAll.weights;
+const bestRho = fittedAll.rho;
+// --cv N (ADR 0376): N random halvings of the fit part (seeded): fitted on one half, scored on the other, so
+// that a choice of margin and kept-on weights is judged on documents the fit did not see, before the report part.
+const cvRounds = Number(opt('cv') ?? 0);
+let cv: { rounds: number; inUse: number; start: number; fitted: number } | null = null;
+if (cvRounds > 0) {
+  let seed = 28;
+  const rand = (): number => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const acc = { inUse: 0, start: 0, fitted: 0 };
+  for (let i = 0; i < cvRounds; i++) {
+    const order = fit.map((d) => ({ d, k: rand() })).sort((a, b) => a.k - b.k).map((x) => x.d);
+    const a = order.slice(0, order.length >> 1);
+    const b = order.slice(order.length >> 1);
+    for (const [tr, te] of [[a, b], [b, a]] as const) {
+      acc.inUse += rho(te, SCORE_WEIGHTS);
+      acc.start += rho(te, start);
+      acc.fitted += rho(te, ascend(tr, start).weights);
+    }
+  }
+  const n = 2 * cvRounds;
+  cv = { rounds: cvRounds, inUse: Math.round((acc.inUse / n) * 1000) / 1000, start: Math.round((acc.start / n) * 1000) / 1000, fitted: Math.round((acc.fitted / n) * 1000) / 1000 };
 }
 const round = (x: number): number => Math.round(x * 1000) / 1000;
 /** Spearman within devset.json's documents and within kinds.json's (realset results: doc = "kind path"). */
@@ -142,6 +179,10 @@ const byGroup = (ds: Doc[]) => Object.fromEntries([...(['devset', 'kinds'] as co
 })()]);
 const summary = {
   fitDocuments: fit.length,
+  margin,
+  keepOn,
+  only: only ?? null,
+  ...(cv ? { crossValidation: cv } : {}),
   fittedWeights: fitted,
   inUse: { weights: SCORE_WEIGHTS, fit: { spearman: round(rho(fit, SCORE_WEIGHTS)), pearson: round(r(fit, SCORE_WEIGHTS)) } },
   fitted: { weights: best, fit: { spearman: round(bestRho), pearson: round(r(fit, best)) } },

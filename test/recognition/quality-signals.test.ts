@@ -7,7 +7,7 @@ import { keptMarginLines, rowSwitchShare } from '../../src/recognition/structure
 import { brokenEquationRatio, brokenParagraphRatio, mergedCellRatio, textStatistics, tokenShape } from '../../src/recognition/report/text-statistics.js';
 import { SCORE_WEIGHTS, scoreReport, type ScoreWeights } from '../../src/recognition/report/score.js';
 import { textLayerMisses } from '../../src/recognition/report/build-report.js';
-import { emptyCellRatio, fragmentBlockRatio, headingParagraphRatio, longTokenRatio, looseRowRatio, markdownFaults, proseCellRatio, proseHeadingRatio } from '../../src/recognition/report/markdown-faults.js';
+import { emptyCellRatio, fragmentBlockRatio, headingParagraphRatio, letterRunRate, longTokenRatio, looseRowRatio, markdownFaults, numberedLineRatio, proseCellRatio, proseHeadingRatio } from '../../src/recognition/report/markdown-faults.js';
 
 const L = (text: string, x: number, y: number, size = 10): LayoutLine => ({
   text, x0: x, y0: y, x1: x + text.length * size * 0.5, y1: y + size * 1.2, size, bold: false, italic: false, mono: false, block: 0,
@@ -102,7 +102,7 @@ test('score weights: odd word shapes lower OCR and text-layer documents; the OCR
     ...base,
     pages: { ...base.pages, total: 3, textLayer: 2, ocr: 1 },
     text: { ...base.text, garbageRatio: 0.01, letterRatio: 0.7, singleCharTokenRatio: 0.2, oddTokenRatio: 0.1, brokenParagraphRatio: 0.6, spacingFaultRatio: 0.01, brokenEquationRatio: 0.5, mergedCellRatio: 0.1 },
-    structure: { ...base.structure, headings: { total: 0, byLevel: {}, bySource: {} }, layoutComplexity: 0.3, rowSwitches: 0.1, marginLinesKept: 2, equations: 4, missedHeadingRatio: 0.3, droppedTextRatio: 0.1, headingParagraphRatio: 0.1, proseHeadingRatio: 0.1, proseCellRatio: 0.1, looseRowRatio: 0.05, longTokenRatio: 0.01, emptyCellRatio: 0.3, fragmentBlockRatio: 0.3 },
+    structure: { ...base.structure, headings: { total: 0, byLevel: {}, bySource: {} }, layoutComplexity: 0.3, rowSwitches: 0.1, marginLinesKept: 2, equations: 4, missedHeadingRatio: 0.3, droppedTextRatio: 0.1, headingParagraphRatio: 0.1, proseHeadingRatio: 0.1, proseCellRatio: 0.1, looseRowRatio: 0.05, longTokenRatio: 0.01, emptyCellRatio: 0.3, fragmentBlockRatio: 0.3, numberedLineRatio: 0.1, letterRunRate: 1 },
     ocr: { ...base.ocr, p10Confidence: 50 },
   };
   for (const k of Object.keys(SCORE_WEIGHTS) as (keyof ScoreWeights)[]) {
@@ -310,4 +310,56 @@ test('score in use: lost spaces, merged columns, broken equations and garbage ea
   assert.ok(lower({ text: { mergedCellRatio: 0.3 } }) < clean, 'merged columns');
   assert.ok(lower({ text: { brokenEquationRatio: 1 } }) < clean, 'broken equations');
   assert.ok(lower({ text: { garbageRatio: 0.05 } }) < clean, 'garbage');
+});
+
+test('numberedLineRatio: a numbered title left as text counts wherever it stands; headings, sentences, labels and references do not (ADR 0376)', () => {
+  // "2.1 Class options" before a short paragraph and a list (the hagenberg-thesis manual of the tune part):
+  // headingParagraphRatio wants running text of 10+ words after it and does not see it.
+  const md = ['## 2 Document classes', PROSE[0], '2.1 Class options', 'The classes accept these options:', '- english\n- german', '2.2. Fonts', 'Two are used:', '| a | b |\n|---|---|\n| x | y |', 'IV.1 Scope', '- a\n- b', '3. Results', PROSE[2]].join('\n\n');
+  assert.equal(headingParagraphRatio(md), 0);
+  // Four titles left as text (2.1, 2.2., IV.1, 3.) and one heading: 4 / (1 + 4 + 2).
+  assert.equal(numberedLineRatio(md), 0.5714);
+  // Made headings, they are nothing missed.
+  assert.equal(numberedLineRatio(md.replace(/^(2\.1|2\.2\.|IV\.1|3\.) /gm, '### $1 ')), 0);
+  // A sentence after a number, a closed line, a number at the end (a date, a page), a label, a line of a
+  // paragraph, an undotted number ("2 apples") and a lower-case start are not titles.
+  const fine = ['1.5 million people voted in the election of that year, more than ever before.', '2.1 See the table.', '3.4 Version 2', '4.1 Figure 3', '5.1 First line\nsecond line of a paragraph', '2 Apples', '6.2 and the rest'].join('\n\n');
+  assert.equal(numberedLineRatio(fine), 0);
+  // A table of contents without page numbers (an EPUB's): three or more numbered lines in a row do not count.
+  const toc = ['1.1 About this manual', '1.2 Terms', '1.3 Authors', '2.1 Motivation', PROSE[0]].join('\n\n');
+  assert.equal(numberedLineRatio(toc), 0);
+  // Two in a row (a section and its first subsection, both left as text) do.
+  assert.equal(numberedLineRatio(['2. Methods', '2.1 Design', PROSE[0]].join('\n\n')), 0.5);
+});
+
+test('letterRunRate: words set letter by letter count; initials, mathematics, code and ordinary prose do not (ADR 0376)', () => {
+  const prose = Array.from({ length: 10 }, () => PROSE.join(' ')).join('\n\n');
+  assert.equal(letterRunRate(prose), 0);
+  // A title in spaced capitals and a caption whose glyph gaps all became spaces: two runs.
+  const spaced = `${prose}\n\nW E L C O M E to the meeting.\n\nFigure 1: t h e c o m m i t t e e at work.`;
+  const words = spaced.split(/\s+/).filter(Boolean).length - 2;
+  assert.ok(Math.abs(letterRunRate(spaced) - (1000 * 2) / words) < 0.05, `${letterRunRate(spaced)}`);
+  // One run is half the rate.
+  assert.ok(Math.abs(letterRunRate(spaced.replace('W E L C O M E', 'WELCOME')) - letterRunRate(spaced) / 2) < 0.05);
+  // Initials carry dots; single letters in mathematics and code are left out; a heading is not running text.
+  const fine = `${prose}\n\nJ. R. R. Tolkien wrote it.\n\nLet $a b c d e$ be given and \`x y z w\` run.\n\n## A B C D`;
+  assert.equal(letterRunRate(fine), 0);
+});
+
+test('score: numbered titles left as text and letter-spaced words lower it once their weights are on; stored reports score as before (ADR 0376)', () => {
+  const base = cleanInputs({ tables: 0, equations: 0 });
+  const w = { ...SCORE_WEIGHTS, numberedLines: SCORE_WEIGHTS.numberedLines || 0.2, letterRuns: SCORE_WEIGHTS.letterRuns || 0.2 };
+  const clean = scoreReport(base, w);
+  const titles = scoreReport({ ...base, structure: { ...base.structure, numberedLineRatio: 0.15 } }, w);
+  assert.equal(titles.components.numberedLines, Math.round((1 - w.numberedLines * 0.5) * 1000) / 1000);
+  assert.ok(titles.value < clean.value);
+  const letters = scoreReport({ ...base, structure: { ...base.structure, letterRunRate: 4 } }, w);
+  assert.equal(letters.components.letterRuns, Math.round((1 - w.letterRuns) * 1000) / 1000);
+  assert.ok(letters.value < clean.value);
+  // Reports stored before ADR 0376 lack both inputs: the factors are 1.
+  assert.equal(clean.components.numberedLines, 1);
+  assert.equal(clean.components.letterRuns, 1);
+  // The inputs are read from the Markdown with the others.
+  const f = markdownFaults(['## 1 Intro', PROSE[0], '1.1 Scope', '- a'].join('\n\n'));
+  assert.ok(f.numberedLineRatio > 0 && f.letterRunRate === 0);
 });

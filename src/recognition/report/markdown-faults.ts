@@ -205,8 +205,76 @@ export function fragmentBlockRatio(markdown: string): number {
   return blocks ? round(fragments / blocks) : 0;
 }
 
-/** The inputs read from the Markdown at once, as the report stores them (ADRs 0356, 0366). */
-export function markdownFaults(markdown: string): { headingParagraphRatio: number; proseHeadingRatio: number; proseCellRatio: number; looseRowRatio: number; longTokenRatio: number; emptyCellRatio: number; fragmentBlockRatio: number } {
+/**
+ * A section number of the forms a numbered heading takes when it is left as text: two or more levels ("2.1",
+ * "2.1.", "IV.1", "A.2") or one level closed by a dot ("3.").
+ */
+const DOTTED_NUMBER = /^(?:\d{1,2}(?:\.\d{1,2}){1,3}\.?|\d{1,2}\.|[IVX]{1,5}(?:\.\d{1,2}){1,3}\.?|[IVX]{1,5}\.|[A-Z](?:\.\d{1,2}){1,3}\.?)\s+(?=\S)/u;
+
+/**
+ * Share 0..1 of the numbered section titles the Markdown leaves as text (ADR 0376): single-line blocks that are
+ * a dotted section number and a short title (up to 10 words, beginning with a capital, without closing
+ * punctuation or a final number: "2.1 Class options", "3. Results"), whatever stands around them, of those and
+ * the headings (two headings added to the count). `headingParagraphRatio` counts such a line only between a
+ * closed block and running text of 10+ words; a title before a list, a table, a display or a short paragraph
+ * is as much a heading missed. A block alone in Markdown's ordered-list syntax ("3. Results") is a heading the
+ * converter took for a list of one item. Three or more such blocks in a row are a table of contents and do not
+ * count. 0 when there is none.
+ */
+export function numberedLineRatio(markdown: string): number {
+  let headings = 0;
+  let lines = 0;
+  // A run of three or more such lines in a row is a table of contents (an EPUB's has no page numbers), not
+  // titles left in the text: only runs of one or two count.
+  let run = 0;
+  const close = (): void => {
+    if (run <= 2) lines += run;
+    run = 0;
+  };
+  for (const b of blocksOf(markdown)) {
+    if (/^#{1,6}\s/.test(b)) {
+      headings++;
+      close();
+      continue;
+    }
+    const m = b.includes('\n') ? null : DOTTED_NUMBER.exec(b);
+    const title = m ? b.slice(m[0].length) : '';
+    if (m && wordsOf(title).length <= 10 && /^\p{Lu}/u.test(title) && /\p{L}{3}/u.test(title) && !/[.!?;:,=]$/.test(title) && !/\d$/.test(title) && !LABEL.test(title)) run++;
+    else close();
+  }
+  close();
+  return lines ? round(lines / (headings + lines + 2)) : 0;
+}
+
+/** Single letters in a row from which running text is taken for letter-spaced words ("L E T T E R S"). */
+export const LETTER_RUN = 4;
+
+/**
+ * Runs of LETTER_RUN or more single-letter tokens in running text (code, mathematics, tables and headings
+ * left out), per 1000 words of it (ADR 0376): words set letter by letter that came out with a space between
+ * every letter ("W e l c o m e", a title in spaced capitals, a caption whose glyph gaps all became spaces):
+ * spurious spaces the document's own vocabulary cannot show (the word never occurs whole). Initials ("J. R. R.
+ * Tolkien") carry a dot and do not count. 0 without words.
+ */
+export function letterRunRate(markdown: string): number {
+  const text = runningText(markdown).replace(/^#{1,6}\s.*$/gm, ' ');
+  const words = wordsOf(text);
+  if (!words.length) return 0;
+  let runs = 0;
+  let run = 0;
+  for (const w of words) {
+    if (/^\p{L}$/u.test(w)) run++;
+    else {
+      if (run >= LETTER_RUN) runs++;
+      run = 0;
+    }
+  }
+  if (run >= LETTER_RUN) runs++;
+  return round((1000 * runs) / words.length);
+}
+
+/** The inputs read from the Markdown at once, as the report stores them (ADRs 0356, 0366, 0376). */
+export function markdownFaults(markdown: string): { headingParagraphRatio: number; proseHeadingRatio: number; proseCellRatio: number; looseRowRatio: number; longTokenRatio: number; emptyCellRatio: number; fragmentBlockRatio: number; numberedLineRatio: number; letterRunRate: number } {
   return {
     headingParagraphRatio: headingParagraphRatio(markdown),
     proseHeadingRatio: proseHeadingRatio(markdown),
@@ -215,5 +283,7 @@ export function markdownFaults(markdown: string): { headingParagraphRatio: numbe
     longTokenRatio: longTokenRatio(markdown),
     emptyCellRatio: emptyCellRatio(markdown),
     fragmentBlockRatio: fragmentBlockRatio(markdown),
+    numberedLineRatio: numberedLineRatio(markdown),
+    letterRunRate: letterRunRate(markdown),
   };
 }

@@ -189,6 +189,14 @@ export interface QualityReport {
     readonly emptyCellRatio?: number;
     /** Share 0..1 of running-text blocks of 1-3 words, not a label and not a closed sentence: text cut into fragments (ADR 0366). Optional. */
     readonly fragmentBlockRatio?: number;
+    /**
+     * Share 0..1 of single-line text blocks that are a dotted section number and a short title ("2.1 Class
+     * options"), of those and the headings (two headings added): numbered titles left as text wherever they
+     * stand (ADR 0376). Optional: reports stored before it was added lack it.
+     */
+    readonly numberedLineRatio?: number;
+    /** Runs of 4+ single letters in running text per 1000 of its words: letter-spaced words, spurious spaces (ADR 0376). Optional. */
+    readonly letterRunRate?: number;
   };
   readonly warnings: readonly QualityWarning[];
   readonly score: {
