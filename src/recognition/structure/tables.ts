@@ -381,10 +381,26 @@ function detectHeaderTables(lines: readonly LayoutLine[], body: number): TableRe
   const out: TableRegion[] = [];
   const sorted = [...lines].sort((a, b) => a.y0 - b.y0 || a.x0 - b.x0);
   const sameRow = (a: LayoutLine, b: LayoutLine): boolean => Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0) > 0.5 * Math.min(a.y1 - a.y0, b.y1 - b.y0);
+  // The lines on a bold line's row, in `sorted` order: with boxes of finite, non-negative height a line on
+  // the row overlaps it vertically, so only the lines from the last one whose top is above the bold line's
+  // bottom, back to the first one reaching below its top, are tested (every line of the page was, for every
+  // bold line: ADR 0377). `reach[j]`: the lowest bottom of sorted[0..j].
+  const boxed = sorted.every((l) => Number.isFinite(l.y0) && Number.isFinite(l.y1) && l.y1 >= l.y0);
+  const reach: number[] = [];
+  for (const l of sorted) reach.push(Math.max(l.y1, reach.length ? reach[reach.length - 1]! : -Infinity));
+  const rowOf = (i: number): LayoutLine[] => {
+    const first = sorted[i]!;
+    if (!boxed) return sorted.filter((l) => sameRow(l, first));
+    let lo = i;
+    while (lo > 0 && reach[lo - 1]! > first.y0) lo--;
+    let hi = i + 1;
+    while (hi < sorted.length && sorted[hi]!.y0 < first.y1) hi++;
+    return sorted.slice(lo, hi).filter((l) => sameRow(l, first));
+  };
   for (let i = 0; i < sorted.length; i++) {
     const first = sorted[i]!;
     if (!first.bold) continue;
-    const header = sorted.filter((l) => sameRow(l, first)).sort((a, b) => a.x0 - b.x0);
+    const header = rowOf(i).sort((a, b) => a.x0 - b.x0);
     if (header[0] !== first || header.length < 2 || header.length > 6) continue;
     if (!header.every((h) => h.bold && h.text.length <= 40)) continue;
     if (header.some((h, k) => k > 0 && h.x0 - header[k - 1]!.x1 < 1.2 * body)) continue;
