@@ -2,6 +2,8 @@
 // Every test runs twice: tools started directly and through the tool launcher (ADR 0361).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { LocalProcessRunner } from '../../src/adapters/process/local-process-runner.js';
 
 for (const launcher of [false, true]) describe(launcher ? 'through the tool launcher' : 'started directly', () => {
@@ -29,6 +31,22 @@ test('workspace files: safe names only, written and read back, removed on dispos
   await ws.dispose();
   await ws.dispose();
   await assert.rejects(ws.run({ tool: 'cat', args: ['in.txt'], timeoutMs: 1000 }), /disposed/);
+});
+
+test('dispose removes the workspace folder: its files, and a folder a tool made inside it (ADR 0377)', async () => {
+  const ws = await runner.createWorkspace();
+  const dir = (ws as unknown as { dir: string }).dir;
+  await ws.writeFile('a.txt', new TextEncoder().encode('a'));
+  await ws.writeFile('b.txt', new TextEncoder().encode('b'));
+  await ws.dispose();
+  assert.equal(existsSync(dir), false);
+  const nested = await runner.createWorkspace();
+  const nestedDir = (nested as unknown as { dir: string }).dir;
+  await nested.writeFile('c.txt', new TextEncoder().encode('c'));
+  await nested.run({ tool: 'sh', args: ['-c', 'mkdir sub && echo x > sub/d.txt'], timeoutMs: 5000 });
+  assert.equal(existsSync(join(nestedDir, 'sub', 'd.txt')), true);
+  await nested.dispose();
+  assert.equal(existsSync(nestedDir), false);
 });
 
 test('a hanging tool is killed at its time limit; stdout is capped; stdin is passed', async () => {

@@ -244,3 +244,26 @@ test('a running footer on most pages goes also where the text comes too close fo
   assert.doesNotMatch(out, /preliminary draft/, out);
   assert.match(out, /btxISBN5/);
 });
+
+test('margin line numbers are remembered per lines array only: the same lines in another array (another page or document) are judged afresh (ADR 0377)', async () => {
+  const { removeLineNumbers, marginLineNumbers } = await import('../../src/recognition/structure/running-lines.js');
+  const { displayRegions } = await import('../../src/recognition/pdf/display-math.js');
+  const line = (text: string, x0: number, y0: number, size = 10): LayoutLine => ({ text, x0, x1: x0 + (text.length * size) / 2, y0, y1: y0 + size * 1.2, size, bold: false, italic: false, mono: false, block: 0 });
+  const text: LayoutLine[] = [];
+  const nums: LayoutLine[] = [];
+  for (let i = 1; i <= 14; i++) {
+    text.push(line('a line of running text in the text block of the page', 90, 100 + i * 14));
+    nums.push(line(String(i), 60, 102 + i * 14, 8));
+  }
+  const lines = text.flatMap((t, i) => [t, nums[i]!]);
+  const page: PageExtraction = { page: 1, kind: 'text-layer', width: 595, height: 842, lines, images: [], notes: [], ms: 0 };
+  // The display-math pass asks first (as the extractor does), then the running-lines pass: one answer.
+  displayRegions(lines);
+  assert.equal(marginLineNumbers(lines), marginLineNumbers(lines));
+  assert.equal(removeLineNumbers(page).removed, 14);
+  // The same line objects in other arrays: numbers that no longer rise down the page stay; the text alone has none.
+  const shuffled = [...text, ...nums.map((n, i) => ({ ...n, text: String(i % 2 ? 3 : 9) }))];
+  assert.equal(removeLineNumbers({ ...page, lines: shuffled }).removed, 0);
+  assert.equal(removeLineNumbers({ ...page, lines: [...text] }).removed, 0);
+  assert.equal(removeLineNumbers(page).removed, 14);
+});

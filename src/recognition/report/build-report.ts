@@ -103,9 +103,10 @@ const norm = (s: string): string => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, 
  * What the converter can see of its own misses on text-layer pages (ADR 0352): heading-like lines (larger than
  * the body, or a whole bold line standing alone; captions, contact and version lines, contents entries and the
  * first page's title block left out) whose text is in no Markdown heading, and the share of the
- * letters and digits MuPDF read on those pages that the Markdown lacks.
+ * letters and digits MuPDF read on those pages that the Markdown lacks. `plain`: the Markdown's
+ * {@link plainText}, when the caller has it.
  */
-export function textLayerMisses(units: readonly (PageExtraction | MarkdownUnit)[], markdown: string): { missedHeadingRatio: number; droppedTextRatio: number } {
+export function textLayerMisses(units: readonly (PageExtraction | MarkdownUnit)[], markdown: string, plain?: string): { missedHeadingRatio: number; droppedTextRatio: number } {
   const pages = units.filter((u): u is PageExtraction => u.kind === 'text-layer');
   if (pages.length === 0) return { missedHeadingRatio: 0, droppedTextRatio: 0 };
   // The body size: the size most characters are set in.
@@ -140,7 +141,7 @@ export function textLayerMisses(units: readonly (PageExtraction | MarkdownUnit)[
       if (!headingText.includes(key)) missed++;
     }
   }
-  const out = alnum(plainText(markdown));
+  const out = alnum(plain ?? plainText(markdown));
   return {
     missedHeadingRatio: candidates === 0 ? 0 : Math.round((missed / candidates) * 1e4) / 1e4,
     droppedTextRatio: source === 0 ? 0 : Math.round(Math.max(0, 1 - out / source) * 1e4) / 1e4,
@@ -175,7 +176,9 @@ export function buildReport(
     }
   }
   if (below.length) for (const p of below) ctx.warn('OCR_LOW_CONFIDENCE', 'OCR confidence is below 60 on these pages; expect recognition errors', p);
-  const text = textStatistics(plainText(markdown), markdown);
+  // The plain text serves the statistics and textLayerMisses (it was made twice, ADR 0377).
+  const plain = plainText(markdown);
+  const text = textStatistics(plain, markdown);
   const headingsTotal = Object.values(counts.headingsByLevel).reduce((a, b) => a + b, 0);
   if (headingsTotal === 0 && text.words > 150) ctx.warn('NO_HEADINGS_DETECTED', 'no headings were found; the Markdown is a flat sequence of paragraphs');
   const asText = counts.equationsAsText ?? counts.equations;
@@ -230,7 +233,7 @@ export function buildReport(
     rowSwitches: layout.rowSwitches,
     marginLinesKept: layout.marginLinesKept,
     imageDominatedPages: imageDominatedPages(units),
-    ...textLayerMisses(units, markdown),
+    ...textLayerMisses(units, markdown, plain),
     ...markdownFaults(markdown),
   };
   const warnings: QualityWarning[] = [...ctx.warnings.entries()]

@@ -141,9 +141,23 @@ function runningText(markdown: string): string {
     .replace(/\b(?:https?:\/\/|www\.)\S+|\S+@\S+/g, ' ');
 }
 
-/** Words of running text: tokens with a letter, edge punctuation removed. */
-const runningWords = (markdown: string): string[] =>
-  wordsOf(runningText(markdown)).map((t) => t.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '')).filter((w) => /\p{L}/u.test(w));
+/**
+ * Words of running text: tokens with a letter, edge punctuation removed. A token's word is worked out once
+ * per distinct token (the regexes ran for every token, most of them repeats: ADR 0377).
+ */
+const runningWords = (markdown: string): string[] => {
+  const wordOf = new Map<string, string | null>();
+  const out: string[] = [];
+  for (const t of wordsOf(runningText(markdown))) {
+    let w = wordOf.get(t);
+    if (w === undefined) {
+      const stripped = t.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
+      wordOf.set(t, (w = /\p{L}/u.test(stripped) ? stripped : null));
+    }
+    if (w !== null) out.push(w);
+  }
+  return out;
+};
 
 /** Letters from which a token of letters alone is taken for words run together (German compounds stay below it). */
 export const LONG_TOKEN_LETTERS = 20;

@@ -137,11 +137,27 @@ export function removeLineNumbers(p: PageExtraction): { page: PageExtraction; re
  * display-math pass asks too, before the running lines are removed: a column of line numbers beside a
  * display is no part of it (ADR 0364).
  */
-export function marginLineNumbers(lines: readonly LayoutLine[]): Set<LayoutLine> {
-  const none = new Set<LayoutLine>();
-  const nums = lines.filter((l) => LINE_NUMBER_RE.test(l.text.trim()));
-  const text = lines.filter((l) => !LINE_NUMBER_RE.test(l.text.trim()));
-  if (text.length < 4 || nums.length === 0) return none;
+export function marginLineNumbers(lines: readonly LayoutLine[]): ReadonlySet<LayoutLine> {
+  let found = marginFound.get(lines);
+  if (found === undefined) marginFound.set(lines, (found = findMarginLineNumbers(lines)));
+  return found;
+}
+
+/**
+ * The answer of {@link marginLineNumbers} per lines array: the display-math pass asks for a page's lines and
+ * the running-lines pass asks again for the same array when the page kept its lines (no display rebuilt, no
+ * text repaired), which is most pages (ADR 0377). Keyed by the array, which nothing changes after it is made;
+ * a new document's pages are new arrays, and the entries go with them.
+ */
+const marginFound = new WeakMap<readonly LayoutLine[], ReadonlySet<LayoutLine>>();
+const NO_LINES: ReadonlySet<LayoutLine> = new Set<LayoutLine>();
+
+function findMarginLineNumbers(lines: readonly LayoutLine[]): ReadonlySet<LayoutLine> {
+  // Most pages have no bare number but their page number: one pass sorts them out before anything else.
+  const nums: LayoutLine[] = [];
+  const text: LayoutLine[] = [];
+  for (const l of lines) (LINE_NUMBER_RE.test(l.text.trim()) ? nums : text).push(l);
+  if (text.length < 4 || nums.length === 0) return NO_LINES;
   if (nums.length < 4) return sparseLineNumbers(nums, text);
   // The text block's edges, robust to a title or a figure label set further out.
   const x0s = text.map((l) => l.x0).sort((a, b) => a - b);
@@ -205,7 +221,7 @@ export function marginLineNumbers(lines: readonly LayoutLine[]): Set<LayoutLine>
  * text block, that line starting at the block's left edge; rising down the page (ADR 0364). Other bare
  * numbers of the page (its page number) are no part of it.
  */
-function sparseLineNumbers(nums: readonly LayoutLine[], text: readonly LayoutLine[]): Set<LayoutLine> {
+function sparseLineNumbers(nums: readonly LayoutLine[], text: readonly LayoutLine[]): ReadonlySet<LayoutLine> {
   const x0s = text.map((l) => l.x0).sort((a, b) => a - b);
   const left = x0s[Math.floor(x0s.length * 0.25)]!;
   const rowOf = (n: LayoutLine, t: LayoutLine) => Math.min(n.y1, t.y1) - Math.max(n.y0, t.y0) > 0.5 * Math.max(1, n.y1 - n.y0);

@@ -196,13 +196,17 @@ export function detectTables(pageLines: readonly LayoutLine[], body: number): Ta
   let grids = found.flatMap((t) => withoutProseBeside(t, lines, body));
   // A header table that holds the whole of the grid tables it shares lines with (its rows under a bold
   // header, the grid found for their last rows only) is the one kept (ADR 0368).
-  for (const h of detectHeaderTables(lines, body)) {
+  const headerTables = detectHeaderTables(lines, body);
+  for (const h of headerTables) {
     const mine = new Set(h.lines);
     const overlapping = grids.filter((g) => g.lines.some((l) => mine.has(l)));
     if (overlapping.length && overlapping.every((g) => g.lines.every((l) => mine.has(l)))) grids = [...grids.filter((g) => !overlapping.includes(g)), h];
   }
   const used = new Set(grids.flatMap((t) => t.lines));
-  const all = [...grids, ...detectHeaderTables(lines.filter((l) => !used.has(l)), body)].filter((t) => !isLetterGrid(t.rows));
+  // Without grid tables the lines left are all the lines, whose header tables are known (ADR 0377: this
+  // ran detectHeaderTables a second time on every page without tables, most pages).
+  const rest = used.size === 0 ? headerTables : detectHeaderTables(lines.filter((l) => !used.has(l)), body);
+  const all = [...grids, ...rest].filter((t) => !isLetterGrid(t.rows));
   return all.map((t) => ({ ...t, lines: [...new Set(t.lines.flatMap((l) => stackOf.get(l) ?? [segmentOf.get(l) ?? l]))] }));
 }
 
@@ -377,10 +381,26 @@ function detectHeaderTables(lines: readonly LayoutLine[], body: number): TableRe
   const out: TableRegion[] = [];
   const sorted = [...lines].sort((a, b) => a.y0 - b.y0 || a.x0 - b.x0);
   const sameRow = (a: LayoutLine, b: LayoutLine): boolean => Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0) > 0.5 * Math.min(a.y1 - a.y0, b.y1 - b.y0);
+  // The lines on a bold line's row, in `sorted` order: with boxes of finite, non-negative height a line on
+  // the row overlaps it vertically, so only the lines from the last one whose top is above the bold line's
+  // bottom, back to the first one reaching below its top, are tested (every line of the page was, for every
+  // bold line: ADR 0377). `reach[j]`: the lowest bottom of sorted[0..j].
+  const boxed = sorted.every((l) => Number.isFinite(l.y0) && Number.isFinite(l.y1) && l.y1 >= l.y0);
+  const reach: number[] = [];
+  for (const l of sorted) reach.push(Math.max(l.y1, reach.length ? reach[reach.length - 1]! : -Infinity));
+  const rowOf = (i: number): LayoutLine[] => {
+    const first = sorted[i]!;
+    if (!boxed) return sorted.filter((l) => sameRow(l, first));
+    let lo = i;
+    while (lo > 0 && reach[lo - 1]! > first.y0) lo--;
+    let hi = i + 1;
+    while (hi < sorted.length && sorted[hi]!.y0 < first.y1) hi++;
+    return sorted.slice(lo, hi).filter((l) => sameRow(l, first));
+  };
   for (let i = 0; i < sorted.length; i++) {
     const first = sorted[i]!;
     if (!first.bold) continue;
-    const header = sorted.filter((l) => sameRow(l, first)).sort((a, b) => a.x0 - b.x0);
+    const header = rowOf(i).sort((a, b) => a.x0 - b.x0);
     if (header[0] !== first || header.length < 2 || header.length > 6) continue;
     if (!header.every((h) => h.bold && h.text.length <= 40)) continue;
     if (header.some((h, k) => k > 0 && h.x0 - header[k - 1]!.x1 < 1.2 * body)) continue;
@@ -1150,7 +1170,9 @@ function mergeCentredRows(rows: Row[], tightest: LayoutLine[]): void {
   const plain = (k: number): LayoutLine[] => rows[k]!.cells.filter((l) => l.y1 - l.y0 <= 1.15 * usual && l.text.trim().length >= 2);
   const merged = new Set<Row>();
   for (let k = 1; k < rows.length; ) {
-    const overlap = plain(k - 1).some((a) => plain(k).some((b) => (a.x1 < b.x0 || b.x1 < a.x0) && Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0) >= 0.4 * Math.min(a.y1 - a.y0, b.y1 - b.y0)));
+    // Row k's plain lines once, not once per line of row k - 1 (ADR 0377).
+    const below = plain(k);
+    const overlap = plain(k - 1).some((a) => below.some((b) => (a.x1 < b.x0 || b.x1 < a.x0) && Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0) >= 0.4 * Math.min(a.y1 - a.y0, b.y1 - b.y0)));
     if (overlap) {
       const [a, b] = [rows[k - 1]!, rows[k]!];
       a.cells.push(...b.cells);
