@@ -36,7 +36,13 @@ if (isMainThread) {
     const c0 = process.cpuUsage();
     await new Promise((resolve) => {
       let got = 0;
-      const f = () => {
+      let kept = null;
+      const f = (m) => {
+        // the flat message: the main thread builds the execution and keeps the ranking (as SearchThreads does)
+        if (Array.isArray(m)) {
+          if (m[13] !== 0) kept = m[13];
+          m = { rankingMode: 'documents', hits: [], totalHits: m[4], hasNext: (m[5] & 1) === 1, correctedQuery: m[10], embedMs: m[9], traces: m[11], engineUs: m[6], recordsUs: m[7], snippetsUs: m[8], queueUs: 0, candidateRanking: kept, rankingStages: m[12], encodedHits: { bytes: m[2], ids: m[3] } };
+        }
         if (++got === n) {
           w.off('message', f);
           resolve();
@@ -70,7 +76,6 @@ if (isMainThread) {
         sent = c;
         parentPort.postMessage([i, 123.4, bytes, ids, r.total_hits, r.has_next ? 1 : 0, 1, 2, 3, null, null, null, [{ stage: 'rrf', us: 3 }], same ? 0 : c], [bytes.buffer]);
       } else parentPort.postMessage({ kind: 'done', id: i, us: 123.4, bytes, ids, numbers: [r.total_hits, 1, 2, 3] }, [bytes.buffer]);
-      else parentPort.postMessage({ kind: 'done', id: i, us: 123.4, bytes, ids, numbers: [r.total_hits, 1, 2, 3] }, [bytes.buffer]);
     }
   });
 }
