@@ -38,12 +38,14 @@
 // the data directory, builds alternating, --after-repeats rounds (default 1).
 // Peer, in the same run: Xapian (python3-xapian, bench/engine/xapian_peer.py) over the same corpus and
 // workload, in process, one thread: its throughput is 1000 / mean latency (ms) per core.
+// --server-stdout FILE: every server's standard output appended to FILE (V8's --trace-gc and
+// --trace-incremental-marking write there; a build's node flags go after its path in --builds).
 // --peer-procs (issue 29): Xapian given as many processes as Lectern has clients, measured at every
 // point of the grid right after Lectern's (bench/http/xapian_procs.py: queries/s of the processes
 // together and their CPU per query), and the ratios per class and client count
 // (`lectern_http_over_xapian_procs`: throughput and server CPU per search).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { cpSync, createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, openSync, cpSync, createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { Agent, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
@@ -72,6 +74,7 @@ const { values } = parseArgs({
     prep: { type: 'string' },
     'no-peer': { type: 'boolean', default: false },
     'peer-procs': { type: 'boolean', default: false },
+    'server-stdout': { type: 'string' },
     'skip-grid': { type: 'boolean', default: false },
     'after-repeats': { type: 'string', default: '1' },
     rounds: { type: 'string', default: '1' },
@@ -159,7 +162,12 @@ function get(path: string): Promise<{ status: number; body: string }> {
 
 async function startServer(threads: number, nodeArgs: string[] = [], dir = dataDir, at = basePort, entry = main): Promise<ChildProcess> {
   port = at;
-  const server = spawn(process.execPath, [...nodeArgs, entry], { env: { ...env, LECTERN_DATA_DIR: dir, PORT: String(at), LECTERN_SEARCH_THREADS: String(threads) }, stdio: ['ignore', 'ignore', 'inherit'] });
+  // --server-stdout FILE: the servers' standard output appended there (V8's --trace-gc writes to it), else dropped
+  const out = values['server-stdout'] ? openSync(values['server-stdout'], 'a') : 'ignore';
+  const server = spawn(process.execPath, [...nodeArgs, entry], { env: { ...env, LECTERN_DATA_DIR: dir, PORT: String(at), LECTERN_SEARCH_THREADS: String(threads) }, stdio: ['ignore', out, 'inherit'] });
+  if (typeof out === 'number') closeSync(out);
+  // its pid first, so the lines of each server can be told apart
+  if (values['server-stdout']) appendFileSync(values['server-stdout'], `== server pid ${server.pid} ${entry} ${nodeArgs.join(' ')}\n`);
   server.once('exit', (code, signal) => {
     if (!stopping.has(server)) console.error(`server (search_threads ${threads}) exited unexpectedly: code ${code}, signal ${signal}`);
   });

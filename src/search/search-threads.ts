@@ -20,6 +20,7 @@ import { corpusDenseModel, encoderDenseModel, type DenseModel } from './dense-mo
 import { corpusSparseModel, encoderSparseModel, type SparseModel } from './sparse-model.js';
 import type { SparseTextEncoder, TextEncoder } from '../ports/text-encoder.js';
 import type { SearchIndexes } from './search-service.js';
+import type { CandidateRankingValue } from '../ranking/info.js';
 import { inHitEncoderRoom, type HitEncoder, type SearchExecution, type SearchExecutor, type SearchRequest } from './search-types.js';
 
 /** One index as published to the threads: its files (shared bytes) and the key of its models. */
@@ -45,7 +46,60 @@ type ToThread =
  */
 const MAX_PACING_REST_MS = 50;
 type ThreadError = { app: true; code: ErrorCode; message: string; extra: Record<string, unknown> } | { app: false; message: string; stack?: string };
-type FromThread = { kind: 'done'; id: number; result: SearchExecution; us: number } | { kind: 'failed'; id: number; error: ThreadError };
+type FromThread = { kind: 'done'; id: number; result: SearchExecution; us: number } | { kind: 'failed'; id: number; error: ThreadError } | LeanDone;
+
+/**
+ * A search whose hits the thread encoded (ADR 0378), as a flat array instead of the execution object: the
+ * structured clone writes and reads no property names, and the candidate ranking (its feature contract, ~40
+ * values, the same for every search of a mode) crosses only when it differs from the previous one this
+ * thread sent (`LEAN_SAME_RANKING`: the main thread reuses the one it kept, frozen). Messages on a port
+ * arrive in order, so "the previous one" is the same on both sides.
+ */
+type LeanDone = [
+  id: number,
+  us: number,
+  bytes: Uint8Array,
+  ids: string[],
+  totalHits: number,
+  /** bit 0: hasNext; bit 1: rankingMode 'passages' */
+  flags: number,
+  engineUs: number,
+  recordsUs: number,
+  snippetsUs: number,
+  embedMs: number | null,
+  correctedQuery: string | null,
+  traces: unknown[] | null,
+  rankingStages: SearchExecution['rankingStages'],
+  candidateRanking: CandidateRankingValue | null | typeof LEAN_SAME_RANKING,
+];
+/** In a {@link LeanDone}: the same candidate ranking as in the previous message from this thread. */
+const LEAN_SAME_RANKING = 0;
+
+/** Whether two values of plain data (primitives, arrays, plain objects) are equal, deeply. */
+export function samePlainData(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return Number.isNaN(a) && Number.isNaN(b);
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!samePlainData(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  for (const k of ka) {
+    if (!Object.prototype.hasOwnProperty.call(b, k) || !samePlainData((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  }
+  return true;
+}
+
+function deepFreeze<T>(v: T): T {
+  if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const x of Object.values(v)) deepFreeze(x);
+  }
+  return v;
+}
 
 interface Pending {
   resolve: (r: SearchExecution) => void;
@@ -62,6 +116,8 @@ interface Thread {
   startedAt: number;
   /** Exited soon after starting; a replacement starts after a back-off. */
   down: boolean;
+  /** The candidate ranking of this thread's last lean message (ADR 0378), frozen: shared by the results that repeat it. */
+  ranking: CandidateRankingValue | null;
 }
 
 /** A thread that lives at least this long before exiting is replaced at once; sooner: with back-off. */
@@ -131,8 +187,8 @@ export class SearchThreads implements SearchExecutor {
 
   #start(snapshot: Snapshot, reserved: boolean): Thread {
     const worker = new Worker(this.#entry, { workerData: this.#data });
-    const t: Thread = { worker, inflight: 0, reserved, startedAt: performance.now(), down: false };
-    worker.on('message', (m: FromThread) => this.#answer(m));
+    const t: Thread = { worker, inflight: 0, reserved, startedAt: performance.now(), down: false, ranking: null };
+    worker.on('message', (m: FromThread) => (Array.isArray(m) ? this.#answerLean(t, m) : this.#answer(m)));
     worker.on('error', (err) => this.#report(err, 'search thread failed'));
     worker.on('exit', (code) => {
       // its searches fail (500); a replacement takes its place unless the pool is closing
@@ -162,7 +218,37 @@ export class SearchThreads implements SearchExecutor {
     return t;
   }
 
+  /** A search answered with encoded hits (ADR 0378): the execution rebuilt from the flat message. */
+  #answerLean(t: Thread, m: LeanDone): void {
+    const cr = m[13];
+    // the thread sends its ranking only when it changed: keep it (even for a search no longer pending)
+    if (cr !== LEAN_SAME_RANKING) t.ranking = cr === null ? null : deepFreeze(cr);
+    const p = this.#pending.get(m[0]);
+    if (!p) return;
+    this.#pending.delete(m[0]);
+    if (--p.thread.inflight === 0) p.thread.worker.unref();
+    const f = m[5];
+    p.resolve({
+      rankingMode: f & 2 ? 'passages' : 'documents',
+      hits: [],
+      totalHits: m[4],
+      hasNext: (f & 1) === 1,
+      correctedQuery: m[10],
+      embedMs: m[9],
+      traces: m[11],
+      engineUs: m[6],
+      recordsUs: m[7],
+      snippetsUs: m[8],
+      // time between sending and the thread starting on it (queueing behind other searches, messaging)
+      queueUs: Math.max(0, (performance.now() - p.sent) * 1000 - m[1]),
+      candidateRanking: t.ranking,
+      rankingStages: m[12],
+      encodedHits: { bytes: m[2], ids: m[3] },
+    });
+  }
+
   #answer(m: FromThread): void {
+    if (Array.isArray(m)) return;
     const p = this.#pending.get(m.id);
     if (!p) return;
     this.#pending.delete(m.id);
@@ -365,6 +451,8 @@ export function serveSearches(
 ): void {
   let pacing: Int32Array | null = null;
   const rest = new Int32Array(new SharedArrayBuffer(4));
+  /** The candidate ranking of the last lean message sent (ADR 0378); undefined before the first. */
+  let sentRanking: CandidateRankingValue | null | undefined;
   /** After a search of `ms`: rest as long (bounded) while the main thread asks for pacing. */
   const pace = (ms: number) => {
     if (pacing === null || Atomics.load(pacing, 0) !== 1) return;
@@ -384,7 +472,7 @@ export function serveSearches(
     const t = performance.now();
     execute(m.request, m.nowMs).then(
       (result) => {
-        if (m.encodeHits && encodeHits !== null) {
+        if (m.encodeHits && encodeHits !== null && result.partial === undefined) {
           let bytes: Uint8Array;
           try {
             bytes = encodeHits(result.hits);
@@ -392,11 +480,30 @@ export function serveSearches(
             port.postMessage({ kind: 'failed', id: m.id, error: threadError(e) } satisfies FromThread);
             return;
           }
-          const encoded: SearchExecution = { ...result, hits: [], encodedHits: { bytes, ids: result.hits.map((h) => h.id) } };
           // a buffer of its own (not a pool's slice) moves to the main thread without a copy; the encoder's
           // view leaves room for the envelope around the hits in it (ADR 0375), which moves with it
           const own = bytes.buffer instanceof ArrayBuffer && ((bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) || inHitEncoderRoom(bytes));
-          port.postMessage({ kind: 'done', id: m.id, result: encoded, us: (performance.now() - t) * 1000 } satisfies FromThread, own ? [bytes.buffer as ArrayBuffer] : []);
+          // the flat message (ADR 0378); the ranking only when it is not the previous one's
+          const cr = result.candidateRanking;
+          const same = sentRanking !== undefined && samePlainData(cr, sentRanking);
+          if (!same) sentRanking = cr;
+          const lean: LeanDone = [
+            m.id,
+            (performance.now() - t) * 1000,
+            bytes,
+            result.hits.map((h) => h.id),
+            result.totalHits,
+            (result.hasNext ? 1 : 0) | (result.rankingMode === 'passages' ? 2 : 0),
+            result.engineUs,
+            result.recordsUs,
+            result.snippetsUs,
+            result.embedMs,
+            result.correctedQuery,
+            result.traces,
+            result.rankingStages,
+            same ? LEAN_SAME_RANKING : cr,
+          ];
+          port.postMessage(lean satisfies FromThread, own ? [bytes.buffer as ArrayBuffer] : []);
         } else port.postMessage({ kind: 'done', id: m.id, result, us: (performance.now() - t) * 1000 } satisfies FromThread);
         // the answer is on its way; the rest delays the next search on this thread, not this one
         pace(performance.now() - t);

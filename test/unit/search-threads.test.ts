@@ -9,7 +9,7 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SearchThreads, type Snapshot } from '../../src/search/search-threads.js';
 import { AppError } from '../../src/domain/errors.js';
-import type { SearchRequest } from '../../src/search/search-types.js';
+import type { SearchExecution, SearchRequest } from '../../src/search/search-types.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lectern-threads-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -101,6 +101,76 @@ test('pacing (ADR 0244): while the flag is on, each search thread rests after ev
     const rests = pool.pacingRests;
     for (let i = 0; i < 4; i++) await pool.execute(req('ab'), 0);
     assert.equal(pool.pacingRests, rests, 'no rest once pacing is off');
+  } finally {
+    await pool.close();
+  }
+});
+
+test('encoded hits come back as a flat message (ADR 0378): the same execution, the candidate ranking sent again only when it changes', async () => {
+  const threadsModule = new URL('../../src/search/search-threads.js', import.meta.url).href;
+  const lean = script(
+    'lean.mjs',
+    `import { serveSearches } from ${JSON.stringify(threadsModule)};
+    const contract = (k) => ({ name: 'v1', features: ['bm25f', 'phrase'], rrfPolicy: 'rrf_k = ' + k, vectorCombiner: { name: 'max', topK: null }, sparseQuery: { maxQueryDims: 32 } });
+    serveSearches(parentPort, { apply() {} }, async (r) => {
+      const q = r.query;
+      return {
+        rankingMode: q === 'passages' ? 'passages' : 'documents',
+        hits: [{ id: 'w1' }, { id: 'w2' }],
+        totalHits: q.length,
+        hasNext: q === 'next',
+        correctedQuery: q === 'next' ? 'nxt' : null,
+        embedMs: q === 'passages' ? 3 : null,
+        traces: q === 'passages' ? [{ branch: 'bm25f', hits: [] }] : null,
+        engineUs: 11, recordsUs: 22, snippetsUs: 33, queueUs: 0,
+        // a new object every search, as the service builds it; k changes with the query 'rrf60'
+        candidateRanking: q === 'none' ? null : { method: 'rrf', contract: contract(q === 'rrf60' ? 60 : 20), l2: null, modelSha256: null },
+        rankingStages: q === 'next' ? [{ stage: 'cross', us: 5 }] : [],
+      };
+    }, () => undefined, (hits) => {
+      // laid out as the route's encoder makes it: 64 bytes of room before, 2048 after
+      const text = new TextEncoder().encode(JSON.stringify(hits));
+      const buf = new Uint8Array(64 + text.length + 2048);
+      buf.set(text, 64);
+      return buf.subarray(64, 64 + text.length);
+    });`,
+  );
+  const pool = new SearchThreads(lean, 1, null, empty, () => undefined, { reservedLane: false });
+  const run = (q: string) => pool.execute(req(q), 0, true);
+  const contract = (k: number) => ({ name: 'v1', features: ['bm25f', 'phrase'], rrfPolicy: `rrf_k = ${k}`, vectorCombiner: { name: 'max', topK: null }, sparseQuery: { maxQueryDims: 32 } });
+  try {
+    const seen: SearchExecution[] = [];
+    for (const q of ['abc', 'next', 'rrf60', 'rrf60', 'none', 'abc', 'passages', 'abc']) seen.push(await run(q));
+    for (const [i, q] of ['abc', 'next', 'rrf60', 'rrf60', 'none', 'abc', 'passages', 'abc'].entries()) {
+      const r = seen[i]!;
+      assert.ok(r.queueUs >= 0);
+      assert.equal(Buffer.from(r.encodedHits!.bytes).toString('utf8'), '[{"id":"w1"},{"id":"w2"}]');
+      // the bytes moved in their own buffer, room and all (the route writes the envelope there)
+      assert.equal(r.encodedHits!.bytes.byteOffset, 64);
+      assert.equal(r.encodedHits!.bytes.buffer.byteLength, 64 + r.encodedHits!.bytes.byteLength + 2048);
+      assert.deepEqual({ ...r, queueUs: 0, encodedHits: { bytes: null, ids: r.encodedHits!.ids } }, {
+        rankingMode: q === 'passages' ? 'passages' : 'documents',
+        hits: [],
+        totalHits: q.length,
+        hasNext: q === 'next',
+        correctedQuery: q === 'next' ? 'nxt' : null,
+        embedMs: q === 'passages' ? 3 : null,
+        traces: q === 'passages' ? [{ branch: 'bm25f', hits: [] }] : null,
+        engineUs: 11,
+        recordsUs: 22,
+        snippetsUs: 33,
+        queueUs: 0,
+        candidateRanking: q === 'none' ? null : { method: 'rrf', contract: contract(q === 'rrf60' ? 60 : 20), l2: null, modelSha256: null },
+        rankingStages: q === 'next' ? [{ stage: 'cross', us: 5 }] : [],
+        encodedHits: { bytes: null, ids: ['w1', 'w2'] },
+      });
+    }
+    // an unchanged ranking is the one kept (frozen, so no response can change another's); a changed one is new
+    assert.equal(seen[0]!.candidateRanking, seen[1]!.candidateRanking);
+    assert.notEqual(seen[1]!.candidateRanking, seen[2]!.candidateRanking);
+    assert.equal(seen[2]!.candidateRanking, seen[3]!.candidateRanking);
+    assert.ok(Object.isFrozen(seen[0]!.candidateRanking) && Object.isFrozen(seen[0]!.candidateRanking!.contract.features));
+    assert.equal(pool.inflight, 0);
   } finally {
     await pool.close();
   }

@@ -10,7 +10,7 @@ import { installValidation } from '../../src/http/validation.js';
 import { ALL_SCHEMAS } from '../../src/http/schemas/index.js';
 import { ref } from '../../src/http/schemas/common.js';
 import { V2SearchResponse } from '../../src/http/schemas/search.js';
-import { spliceEncodedHits, toSearchResponse, wireHitEncoder } from '../../src/http/presenters/search.js';
+import { releaseHitBuffer, spliceEncodedHits, toSearchResponse, wireHitEncoder } from '../../src/http/presenters/search.js';
 import { HIT_ENCODER_HEAD_ROOM, HIT_ENCODER_TAIL_ROOM, type SearchHit, type SearchResult } from '../../src/search/search-types.js';
 import { doc } from '../helpers/documents.js';
 
@@ -126,4 +126,26 @@ test('splicing into the room around the hits gives the bytes a copy gives, and c
 
 test('splicing refuses an envelope without an empty hits array', () => {
   assert.throws(() => spliceEncodedHits('{"ranking_mode":"documents","hits":[{"id":"x"}]}', new Uint8Array()), /empty hits array/);
+});
+
+test('after the response is written, the hits\' own buffer is detached (its memory freed now, ADR 0378); no other buffer ever is', () => {
+  const encode = wireHitEncoder(BASE);
+  const hits = encode([hit(0, 'Title', 'Abstract')]);
+  const own = hits.buffer;
+  const body = spliceEncodedHits('{"ranking_mode":"documents","hits":[],"total_hits":1}', hits);
+  assert.equal(body.buffer, own); // the response was written in the room around the hits
+  releaseHitBuffer(hits);
+  assert.equal(own.byteLength, 0);
+  assert.equal(hits.byteLength, 0);
+  releaseHitBuffer(hits); // twice: nothing happens
+  // a pool's slice, a buffer of a caller's and a shared buffer stay as they are
+  const pooled = Buffer.from('[{"id":"x"}]');
+  releaseHitBuffer(pooled);
+  assert.equal(pooled.toString(), '[{"id":"x"}]');
+  const plain = new Uint8Array(100);
+  releaseHitBuffer(plain.subarray(HIT_ENCODER_HEAD_ROOM, 100 - HIT_ENCODER_TAIL_ROOM > HIT_ENCODER_HEAD_ROOM ? 100 - HIT_ENCODER_TAIL_ROOM : HIT_ENCODER_HEAD_ROOM));
+  assert.equal(plain.byteLength, 100);
+  const shared = new Uint8Array(new SharedArrayBuffer(HIT_ENCODER_HEAD_ROOM + 10 + HIT_ENCODER_TAIL_ROOM), HIT_ENCODER_HEAD_ROOM, 10);
+  releaseHitBuffer(shared);
+  assert.equal(shared.byteLength, 10);
 });

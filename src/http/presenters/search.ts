@@ -187,6 +187,23 @@ export function spliceEncodedHits(envelope: string, hits: Uint8Array): Buffer {
   return Buffer.concat(encodedHitsParts(envelope, hits));
 }
 
+/**
+ * Frees the memory of hits encoded in their own buffer once the response holding them has been written
+ * (ADR 0378): the buffer is detached, so its backing store goes now instead of at the main isolate's next
+ * mark-compact. Those buffers (transferred from a search thread, ~20-24 KB a search) often outlive two
+ * scavenges; V8 then counts their external memory against the old generation's limit until a mark-compact,
+ * which is what started most of the main isolate's mark-compacts under load. Only a buffer laid out as the
+ * hit encoder makes it is detached (never a pool's, a shared or a caller's buffer); call it only after the
+ * bytes are written (the response's 'finish'): nothing may read them afterwards.
+ */
+export function releaseHitBuffer(hits: Uint8Array): void {
+  if (!inHitEncoderRoom(hits)) return;
+  const own = hits.buffer as ArrayBuffer;
+  // Node 20 has no ArrayBuffer.prototype.transfer: a transferring clone detaches the buffer; the clone,
+  // unreferenced, is freed by the next scavenge
+  structuredClone(own, { transfer: [own] });
+}
+
 /** The response's parts around the encoded hits: the envelope up to `"hits":`, the hits, the rest. */
 function encodedHitsParts(envelope: string, hits: Uint8Array): [Buffer, Uint8Array, Buffer] {
   // `"hits":[]` follows ranking_mode (an enum), so its first occurrence is the property itself

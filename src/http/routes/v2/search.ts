@@ -1,7 +1,7 @@
 // POST /v2/search/ (interface: Search and feedback; SearchRequestV2 -> V2SearchResponse).
 import type { FastifyInstance } from 'fastify';
 import type { HttpDeps } from '../../deps.js';
-import { encodedHitsBody, spliceEncodedHits, toSearchRequest, toSearchResponse } from '../../presenters/search.js';
+import { encodedHitsBody, releaseHitBuffer, spliceEncodedHits, toSearchRequest, toSearchResponse } from '../../presenters/search.js';
 import { PacedBody } from '../../paced-body.js';
 import { errorResponses, ref } from '../../schemas/common.js';
 import { SearchRequestV2, SimilarRequestV2, V2SearchResponse } from '../../schemas/search.js';
@@ -39,6 +39,12 @@ export function registerSearchRoutes(app: FastifyInstance, deps: HttpDeps): void
       const body = paced > 0 ? encodedHitsBody(envelope, result.encodedHits.bytes, paced) : spliceEncodedHits(envelope, result.encodedHits.bytes);
       reply.type('application/json; charset=utf-8');
       if (body instanceof PacedBody) reply.header('content-length', body.byteLength);
+      // written whole ('finish' follows the last write's completion): the hits' own buffer is freed now,
+      // not at the next mark-compact (ADR 0378); a response cut short leaves it to the collector
+      else {
+        const hits = result.encodedHits.bytes;
+        reply.raw.once('finish', () => releaseHitBuffer(hits));
+      }
       return reply.send(body);
     },
   );
