@@ -18,7 +18,7 @@ import { parseTraceGlyphs } from './trace-glyphs.js';
 import { mapUnmappedRuns } from './inline-delimiters.js';
 import type { MathGlyph } from '../structure/math-layout.js';
 import { isMathFont } from '../structure/math-latex.js';
-import { accentSuspect, applyOverlaidAccents, overlaidAccents, parseStextXml } from './stext-xml.js';
+import { accentSuspect, applyOverlaidAccents, fontSpaceAdvances, overlaidAccents, parseStextXml } from './stext-xml.js';
 import { spacingSuspect } from './glyph-spacing.js';
 import { judgeTextLayer } from './text-layer-quality.js';
 
@@ -432,7 +432,7 @@ async function pageFromContent(p: number, box: PdfPageBox, content000: StextPage
   const content = reread
     ? ((await xmlContent(p, ctx)) ?? content0)
     : accented
-      ? { ...content0, lines: applyOverlaidAccents(content0.lines, overlaidAccents(accented)) }
+      ? { ...content0, lines: applyOverlaidAccents(content0.lines, overlaidAccents(accented.xml)) }
       : content0;
   const verdict = judgeTextLayer(content.lines, content.images, box.width, box.height);
   const base = { page: p, width: box.width, height: box.height, images: content.images, ms: 0 };
@@ -560,21 +560,25 @@ async function displayContent(content: StextPageContent, ctx: ConversionContext,
   }
 }
 
-/** One page of MuPDF's XML structured text (images reduced to their boxes); null when mutool fails. */
-async function xmlPage(p: number, ctx: ConversionContext): Promise<string | null> {
+/**
+ * One page of MuPDF's XML structured text (images reduced to their boxes) and, when the text script wrote
+ * it, the space advance of each of the page's simple fonts from their /Widths (fontSpaceAdvances); null
+ * when mutool fails.
+ */
+async function xmlPage(p: number, ctx: ConversionContext): Promise<{ xml: string; spaces: Map<string, number> } | null> {
   const out = `stext-${p}.xml`;
   const r = await textLayerRun('stext', out, String(p), Math.max(1000, Math.min(ctx.limits.pageTimeoutMs, ctx.remainingMs())), ctx);
   const bytes = await ctx.workspace.readFile(out, 128 * 1024 * 1024);
   await ctx.workspace.remove(out);
   if (r.exitCode !== 0 || !bytes) return null;
   // The XML writer base64-encodes images with preserve-images; drop them before parsing.
-  return text(bytes).replace(/<image bbox="([^"]+)"[^>]*>[\s\S]*?<\/image>/g, '<image bbox="$1"/>');
+  return { xml: text(bytes).replace(/<image bbox="([^"]+)"[^>]*>[\s\S]*?<\/image>/g, '<image bbox="$1"/>'), spaces: fontSpaceAdvances(text(r.stdout)) };
 }
 
 async function xmlContent(p: number, ctx: ConversionContext): Promise<StextPageContent | null> {
-  const xml = await xmlPage(p, ctx);
-  if (xml === null) return null;
-  const [page] = parseStextXml(xml);
+  const read = await xmlPage(p, ctx);
+  if (read === null) return null;
+  const [page] = parseStextXml(read.xml, read.spaces);
   return page ? parseStextPage(page as Parameters<typeof parseStextPage>[0]) : null;
 }
 

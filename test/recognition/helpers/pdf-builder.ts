@@ -1,6 +1,6 @@
 // Builds small synthetic PDFs in memory for tests (ISO 32000-1: objects, xref table, trailer), so the
 // robustness and layout cases need no checked-in documents. Text uses the standard 14 fonts
-// (Helvetica, Helvetica-Bold, Helvetica-Oblique, Courier) with WinAnsi encoding; Times-Roman, Times-Italic and Symbol (its own encoding) for equations set without TeX fonts; `tex-ext`, a CMEX10 without character mapping (U+FFFD in the text layer); `ligatures`, a Times with ligature glyph names (LIGATURE).
+// (Helvetica, Helvetica-Bold, Helvetica-Oblique, Courier) with WinAnsi encoding; Times-Roman, Times-Italic and Symbol (its own encoding) for equations set without TeX fonts; `tex-ext`, a CMEX10 without character mapping (U+FFFD in the text layer); `ligatures`, a Times with ligature glyph names (LIGATURE); `caps`, capitals 0.55 em wide in a font with no space glyph (its /Widths start at "!", as a subset small-capital font's do), and `caps-space`, the same with a space glyph 0.278 em wide.
 
 /** One run of text placed at (x, y) from the top-left corner, in points. */
 export interface TextRun {
@@ -8,7 +8,7 @@ export interface TextRun {
   readonly y: number;
   readonly text: string;
   readonly size?: number;
-  readonly font?: 'regular' | 'bold' | 'italic' | 'mono' | 'times' | 'times-italic' | 'symbol' | 'tex-ext' | 'ligatures';
+  readonly font?: 'regular' | 'bold' | 'italic' | 'mono' | 'times' | 'times-italic' | 'symbol' | 'tex-ext' | 'ligatures' | 'caps' | 'caps-space';
   /**
    * Glyph-by-glyph positioning instead of `text`: a `TJ` array of strings and offsets (thousandths of an
    * em, positive moves left), as PDFs that place each glyph separately write it.
@@ -34,7 +34,7 @@ export interface PageSpec {
   readonly rules?: readonly { readonly x0: number; readonly x1: number; readonly y: number; readonly width?: number }[];
 }
 
-const FONTS = { regular: 'F1', bold: 'F2', italic: 'F3', mono: 'F4', times: 'F5', 'times-italic': 'F6', symbol: 'F7', 'tex-ext': 'F8', ligatures: 'F9' } as const;
+const FONTS = { regular: 'F1', bold: 'F2', italic: 'F3', mono: 'F4', times: 'F5', 'times-italic': 'F6', symbol: 'F7', 'tex-ext': 'F8', ligatures: 'F9', caps: 'F10', 'caps-space': 'F11' } as const;
 
 /**
  * Codes of the `ligatures` font's glyphs named by their letters (AGL ligature names, as TeX's Type 1 fonts
@@ -68,6 +68,13 @@ export function buildPdf(pages: readonly PageSpec[], info: Record<string, string
     // Times with ligature glyphs named f_f ... (the codes of LIGATURE) and no ToUnicode, as Libertine or newtx
     // set them: MuPDF alone reads only the first letter of each.
     add('<< /Type /Font /Subtype /Type1 /BaseFont /Times-Roman /Encoding << /Type /Encoding /BaseEncoding /WinAnsiEncoding /Differences [27 /f_f /f_i /f_l /f_f_i /f_f_l 128 /T_h /f_t.alt] >> >>'),
+    // Capitals 0.55 em wide in a font with no space glyph (/FirstChar 33: every space MuPDF writes in it is
+    // one it inserted into a gap), and the same font with a space glyph of 0.278 em (/FirstChar 32).
+    ...[33, 32].map((first) => {
+      const desc = add(`<< /Type /FontDescriptor /FontName /LecternCaps${first} /Flags 32 /FontBBox [0 -200 1000 900] /ItalicAngle 0 /Ascent 718 /Descent -207 /CapHeight 718 /StemV 88 >>`);
+      const widths = [...(first === 32 ? ['278'] : []), ...Array<string>(94).fill('550')].join(' ');
+      return add(`<< /Type /Font /Subtype /Type1 /BaseFont /ABCDEF+LecternCaps${first} /FirstChar ${first} /LastChar 126 /Widths [${widths}] /FontDescriptor ${desc} 0 R /Encoding /WinAnsiEncoding >>`);
+    }),
   ];
   const fontDict = `<< ${fonts.map((f, i) => `/F${i + 1} ${f} 0 R`).join(' ')} >>`;
   const kids: number[] = [];
