@@ -94,6 +94,27 @@ test('letter-spaced capitals in a font with no space glyph read as words; a row 
   assert.doesNotMatch(md, /I N T R|S I N G|M E T H/);
 });
 
+test('on a page with stacked math, letter-split lines alone are respaced from the glyph advances (ADR 0374 amendment)', { skip }, async () => {
+  // A radical (Symbol's \u00d6) makes the page a stacked-math page, which is not read again as a whole; the
+  // letter-spaced heading (Elsevier's "A R T I C L E I N F O") takes its XML line's text.
+  const pdf = buildPdf([
+    {
+      runs: [
+        { x: 72, y: 80, text: 'ARTICLE', size: 14, font: 'caps-space', charSpacing: 3.5 },
+        { x: 72, y: 120, text: prose, size: 10 },
+        { x: 72, y: 150, text: 'x = ', size: 12, font: 'times-italic' },
+        { x: 100, y: 150, text: '\u00d6', size: 12, font: 'symbol' },
+        { x: 110, y: 150, text: '2', size: 12, font: 'times' },
+        { x: 72, y: 180, text: prose, size: 10 },
+      ],
+    },
+  ]);
+  const md = (await convertDocument(pdf, { runner })).markdown;
+  assert.match(md, /\bARTICLE\b/, md);
+  assert.doesNotMatch(md, /A R T I/);
+  assert.ok(md.includes(prose));
+});
+
 test('fontSpaceAdvances: the text script\'s space advances in ems; 0 for a font without a space glyph; a name with two advances says nothing', () => {
   const m = fontSpaceAdvances('S\tTeXPalladioL-SC\t0\nS\tPalatino-Roman\t250\nS\tArial\t278\nS\tArial\t500\nS\tArial\t278\nnoise\nS!\tError: x\n');
   assert.equal(m.get('TeXPalladioL-SC'), 0);

@@ -425,15 +425,18 @@ async function pageFromContent(p: number, box: PdfPageBox, content000: StextPage
   // glyphs' advances (ADR 0290). Stacked-math pages keep their rebuilt stacks.
   const respace = !content00.stacked && spacingSuspect(content0.lines);
   const reread = rtlShare(content0.lines) > 0.2 || respace;
+  // On a stacked-math page only the letter-split or run-together lines take the XML's text (ADR 0374
+  // amendment: Elsevier's letter-spaced "A R T I C L E I N F O" beside a fraction).
+  const content0r = !reread && content00.stacked && spacingSuspect(content0.lines) ? await respacedLines(p, content0, ctx) : content0;
   // A page whose running text has an ASCII grave, circumflex or tilde right before a letter is read from the XML
   // too: where the glyph boxes show the accent set over its letter (an OT1 TeX accent) it is composed
   // with it, where it has its own advance (a backtick of code) it stays (ADR 0374, accents).
-  const accented = !reread && accentSuspect(content0.lines) ? await xmlPage(p, ctx) : null;
+  const accented = !reread && accentSuspect(content0r.lines) ? await xmlPage(p, ctx) : null;
   const content = reread
     ? ((await xmlContent(p, ctx)) ?? content0)
     : accented
-      ? { ...content0, lines: applyOverlaidAccents(content0.lines, overlaidAccents(accented.xml)) }
-      : content0;
+      ? { ...content0r, lines: applyOverlaidAccents(content0r.lines, overlaidAccents(accented.xml)) }
+      : content0r;
   const verdict = judgeTextLayer(content.lines, content.images, box.width, box.height);
   const base = { page: p, width: box.width, height: box.height, images: content.images, ms: 0 };
   if (verdict === 'usable') return { ...base, kind: 'text-layer', lines: content.lines, notes: content.unresolvedStacks ? ['EQUATIONS_AS_TEXT'] : [] };
@@ -580,6 +583,27 @@ async function xmlContent(p: number, ctx: ConversionContext): Promise<StextPageC
   if (read === null) return null;
   const [page] = parseStextXml(read.xml, read.spaces);
   return page ? parseStextPage(page as Parameters<typeof parseStextPage>[0]) : null;
+}
+
+/**
+ * A page's lines with those that look letter-split or run together (spacingSuspect; no math, no segments)
+ * given the text of the XML line in the same place with the same characters, its spaces decided from the
+ * glyph advances (glyph-spacing.ts). Every other line stays as it is (a stacked-math page keeps its stacks).
+ */
+async function respacedLines(p: number, content: StextPageContent, ctx: ConversionContext): Promise<StextPageContent> {
+  const again = await xmlContent(p, ctx);
+  if (!again) return content;
+  const bare = (s: string): string => s.replace(/\s+/g, '');
+  let changed = false;
+  const lines = content.lines.map((l) => {
+    if (l.math !== undefined || l.segments || !spacingSuspect([l])) return l;
+    // The JSON writer rounds boxes to whole points; the XML box ends at the last glyph's advance.
+    const m = again.lines.find((x) => Math.abs(x.x0 - l.x0) < 2 && Math.abs(x.y0 - l.y0) < 2 && bare(x.text) === bare(l.text));
+    if (!m || m.text === l.text) return l;
+    changed = true;
+    return { ...l, text: m.text };
+  });
+  return changed ? { ...content, lines } : content;
 }
 
 /** Renders and recognises one page; null when OCR is unavailable, disabled or over its page budget. */
