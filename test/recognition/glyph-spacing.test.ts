@@ -168,6 +168,12 @@ test('spacedText: a font with no space glyph has only inserted spaces, and lette
   assert.equal(spacedText(row, 12, 0.25, 0.278), 'INTRODUCTION AB');
   const specimen = glyphs([['A', 0, 5], [' ', 5, 8.34], ['B', 8.34, 13.34], [' ', 13.34, 16.68], ['C', 16.68, 21.68]]);
   assert.equal(spacedText(specimen, 12, 0.25, 0.278), 'A B C');
+  // A contents line: a drawn space of the font's advance between words, then dot leaders 0.5 em apart, whose
+  // gaps outnumber the letters' and make the median letter gap 0.5 em: the drawn space still parts the words.
+  const toc: Glyph[] = [...glyphs([['a', 0, 5], ['b', 5, 10], [' ', 10, 13], ['c', 13, 18], ['d', 18, 23]])];
+  for (let i = 0; i < 8; i++) toc.push({ c: ' ', x0: 23 + i * 8, x1: 29 + i * 8 }, { c: '.', x0: 29 + i * 8, x1: 31 + i * 8 });
+  assert.equal(spacedText(toc, 12, 0.5, 0.25), 'ab cd........');
+  assert.equal(spacedText(toc, 12, 0.5, null), 'abcd........');
 });
 
 test('spaceWidthEm: the font space glyph when drawn, else half the mean advance', () => {

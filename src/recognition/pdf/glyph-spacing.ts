@@ -44,7 +44,8 @@ export function spaceWidthEm(spaceEms: readonly number[], advanceEms: readonly n
  * must exceed 80% of a space. `ownEm` is the advance of the font's space glyph from its /Widths (ADR 0374
  * amendment): null when the font has none, so that every space MuPDF wrote is one it inserted into a gap
  * and none sets its gap apart (letter-spaced small capitals in such a font read "Introduction", not
- * "I n t r o d u c t i o n"); undefined when unknown, then the page's space width `spaceEm` stands in.
+ * "I n t r o d u c t i o n"); a number when known, and a gap that holds a space glyph of that advance
+ * (within 5%) is a word space; undefined when unknown, then the page's space width `spaceEm` stands in.
  */
 export function spacedText(glyphs: readonly Glyph[], size: number, spaceEm: number, ownEm?: number | null): string {
   const gaps: number[] = [];
@@ -53,6 +54,9 @@ export function spacedText(glyphs: readonly Glyph[], size: number, spaceEm: numb
   // and their median is no letter spacing (ADR 0374).
   const spaced: number[] = [];
   const own = ownEm === null ? Number.NaN : (ownEm ?? spaceEm) * size;
+  // Glyphs after a space glyph of the advance the font's /Widths give it: the PDF drew a space there, a
+  // word space whatever the line's letter spacing (dot leaders' wide gaps make its median no letter gap).
+  const drawn = new Set<Glyph>();
   let end = Number.NaN;
   let space = false;
   for (const g of glyphs) {
@@ -63,6 +67,7 @@ export function spacedText(glyphs: readonly Glyph[], size: number, spaceEm: numb
     }
     if (g.x1 - g.x0 < ZERO) continue;
     if (!Number.isNaN(end)) (space ? spaced : gaps).push(g.x0 - end);
+    if (space && typeof ownEm === 'number') drawn.add(g);
     end = g.x1;
     space = false;
   }
@@ -87,7 +92,7 @@ export function spacedText(glyphs: readonly Glyph[], size: number, spaceEm: numb
     }
     if (!Number.isNaN(end)) {
       const gap = g.x0 - end;
-      if (gap > (ligature ? afterLigature : word)) text += ' ';
+      if (drawn.has(g) || gap > (ligature ? afterLigature : word)) text += ' ';
     }
     text += g.c;
     end = g.x1;

@@ -56,7 +56,9 @@ interface FontSpace {
  * Each font's space on a page, from its space characters and glyph advances (glyph-spacing.ts) and, where
  * the text script read them, the fonts' own space advances (ADR 0374 amendment): a font with no space
  * glyph has only MuPDF's inserted spaces, which are as wide as the gaps they fill (in a row of letters set
- * apart, the letter gap), so its width comes from its glyph advances alone.
+ * apart, the letter gap), so none of them marks a word gap. The word-gap width stays the page's median
+ * space (taking half the mean advance for such fonts instead split "else" in a code listing and joined
+ * contents entries on the tune part).
  */
 function fontSpaceWidths(page: string, advances: ReadonlyMap<string, number>): Map<string, FontSpace> {
   const stats = new Map<string, { spaces: number[]; advances: number[] }>();
@@ -75,7 +77,7 @@ function fontSpaceWidths(page: string, advances: ReadonlyMap<string, number>): M
     [...stats].map(([name, s]) => {
       const adv = advances.get(name);
       const own = adv === undefined ? undefined : adv > 0 ? adv : null;
-      return [name, { em: spaceWidthEm(own === null ? [] : s.spaces, s.advances), own }];
+      return [name, { em: spaceWidthEm(s.spaces, s.advances), own }];
     }),
   );
 }
