@@ -20,7 +20,8 @@
  * file is not changed. Defines lecternLigatures(doc, first, last) (0-based pages, last excluded),
  * lecternWritePages(doc, out, format, first, last), the text layer of those pages as `mutool convert` writes it,
  * and lecternSpaceWidths(doc, first, last), which prints `S<TAB>font<TAB>width` for each simple font (Type 1,
- * TrueType) of those pages' resources: the font's name as MuPDF's text layer names it (subset prefix
+ * TrueType) of those pages' resources with an /Encoding (or a Type 1 font with neither it nor a ToUnicode):
+ * the font's name as MuPDF's text layer names it (subset prefix
  * dropped) and the /Widths entry of its space glyph in thousandths of an em (the code that /Differences
  * names `space`, else 32 unless /Differences gives 32 another glyph), 0 when the font has none (the code
  * outside /FirstChar-/LastChar or of zero width): every space MuPDF writes in such a font is one it
@@ -102,6 +103,9 @@ function lecternSpaceWidths(doc, first, last) {
     var st = sub.asName();
     if (st !== 'Type1' && st !== 'TrueType' && st !== 'MMType1') return;
     var code = 32, enc = f.get('Encoding');
+    // Without an /Encoding a TrueType font's codes are its own (LibreOffice numbers a subset's glyphs from
+    // 1, its space among them), and a Type 1 font with a ToUnicode may be one of TeX's: code 32 says nothing.
+    if (!enc && (st === 'TrueType' || f.get('ToUnicode'))) return;
     if (enc && enc.isDictionary()) {
       var d = enc.get('Differences');
       if (d && d.isArray()) {
