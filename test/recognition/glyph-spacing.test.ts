@@ -8,7 +8,7 @@ import { SCORE_WEIGHTS } from '../../src/recognition/report/score.js';
 import { spaceWidthEm, spacedText, spacingSuspect, type Glyph } from '../../src/recognition/pdf/glyph-spacing.js';
 import { fontSpaceAdvances } from '../../src/recognition/pdf/stext-xml.js';
 import type { LayoutLine } from '../../src/recognition/layout-model.js';
-import { buildPdf, type TextRun } from './helpers/pdf-builder.js';
+import { buildPdf, loSubset, type TextRun } from './helpers/pdf-builder.js';
 import { needs, runner } from './helpers/tools.js';
 
 const skip = await needs('mutool');
@@ -113,6 +113,13 @@ test('on a page with stacked math, letter-split lines alone are respaced from th
   assert.match(md, /\bARTICLE\b/, md);
   assert.doesNotMatch(md, /A R T I/);
   assert.ok(md.includes(prose));
+});
+
+test('a row of letters set apart by the spaces of a LibreOffice subset font (no /Encoding, space at code 4) keeps them (ADR 0374 amendment)', { skip }, async () => {
+  // Code 32 is no space in such a font; read from its /Widths it made the SIL fonts' character rows one word.
+  const pdf = buildPdf([{ runs: [{ x: 72, y: 80, text: loSubset('A B C D E F G'), size: 14, font: 'lo-subset' }, { x: 72, y: 120, text: prose, size: 10 }] }]);
+  const md = (await convertDocument(pdf, { runner })).markdown;
+  assert.match(md, /A B C D E F G/, md);
 });
 
 test('fontSpaceAdvances: the text script\'s space advances in ems; 0 for a font without a space glyph; a name with two advances says nothing', () => {
