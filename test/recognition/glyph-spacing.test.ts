@@ -6,8 +6,9 @@ import assert from 'node:assert/strict';
 import { convertDocument } from '../../src/recognition/index.js';
 import { SCORE_WEIGHTS } from '../../src/recognition/report/score.js';
 import { spaceWidthEm, spacedText, spacingSuspect, type Glyph } from '../../src/recognition/pdf/glyph-spacing.js';
+import { fontSpaceAdvances } from '../../src/recognition/pdf/stext-xml.js';
 import type { LayoutLine } from '../../src/recognition/layout-model.js';
-import { buildPdf, type TextRun } from './helpers/pdf-builder.js';
+import { buildPdf, loSubset, type TextRun } from './helpers/pdf-builder.js';
 import { needs, runner } from './helpers/tools.js';
 
 const skip = await needs('mutool');
@@ -69,6 +70,65 @@ test('a page with ordinary spacing is not read again and keeps its text', { skip
   assert.ok(r.markdown.includes('A short line of a few words.'));
 });
 
+test('letter-spaced capitals in a font with no space glyph read as words; a row of letters set apart by its space glyph keeps its spaces (ADR 0374 amendment)', { skip }, async () => {
+  // 14 pt capitals 0.55 em wide, tracked by 0.25 em (3.5 pt): MuPDF writes a space into every letter gap.
+  // The `caps` font has no space glyph (/Widths from "!"), so none of those spaces is the font's own; in
+  // `caps-space` (space glyph 0.278 em) the inserted spaces are 10% narrower than it, the row's real ones exact.
+  const pdf = buildPdf([
+    {
+      runs: [
+        { x: 72, y: 80, text: 'INTRODUCTION', size: 14, font: 'caps', charSpacing: 3.5 },
+        { x: 72, y: 110, text: '', size: 14, font: 'caps', charSpacing: 3.5, glyphs: ['SINGLE', -650, 'EXTERNAL'] },
+        { x: 72, y: 140, text: 'METHODS', size: 14, font: 'caps-space', charSpacing: 3.5 },
+        { x: 72, y: 170, text: 'A B C D E F G H', size: 14, font: 'caps-space' },
+        { x: 72, y: 210, text: prose, size: 10 },
+        { x: 72, y: 222, text: prose, size: 10 },
+      ],
+    },
+  ]);
+  const md = (await convertDocument(pdf, { runner })).markdown;
+  assert.match(md, /\bINTRODUCTION\b/);
+  assert.match(md, /\bSINGLE EXTERNAL\b/);
+  assert.match(md, /\bMETHODS\b/);
+  assert.match(md, /A B C D E F G H/);
+  assert.doesNotMatch(md, /I N T R|S I N G|M E T H/);
+});
+
+test('on a page with stacked math, letter-split lines alone are respaced from the glyph advances (ADR 0374 amendment)', { skip }, async () => {
+  // A radical (Symbol's \u00d6) makes the page a stacked-math page, which is not read again as a whole; the
+  // letter-spaced heading (Elsevier's "A R T I C L E I N F O") takes its XML line's text.
+  const pdf = buildPdf([
+    {
+      runs: [
+        { x: 72, y: 80, text: 'ARTICLE', size: 14, font: 'caps-space', charSpacing: 3.5 },
+        { x: 72, y: 120, text: prose, size: 10 },
+        { x: 72, y: 150, text: 'x = ', size: 12, font: 'times-italic' },
+        { x: 100, y: 150, text: '\u00d6', size: 12, font: 'symbol' },
+        { x: 110, y: 150, text: '2', size: 12, font: 'times' },
+        { x: 72, y: 180, text: prose, size: 10 },
+      ],
+    },
+  ]);
+  const md = (await convertDocument(pdf, { runner })).markdown;
+  assert.match(md, /\bARTICLE\b/, md);
+  assert.doesNotMatch(md, /A R T I/);
+  assert.ok(md.includes(prose));
+});
+
+test('a row of letters set apart by the spaces of a LibreOffice subset font (no /Encoding, space at code 4) keeps them (ADR 0374 amendment)', { skip }, async () => {
+  // Code 32 is no space in such a font; read from its /Widths it made the SIL fonts' character rows one word.
+  const pdf = buildPdf([{ runs: [{ x: 72, y: 80, text: loSubset('A B C D E F G'), size: 14, font: 'lo-subset' }, { x: 72, y: 120, text: prose, size: 10 }] }]);
+  const md = (await convertDocument(pdf, { runner })).markdown;
+  assert.match(md, /A B C D E F G/, md);
+});
+
+test('fontSpaceAdvances: the text script\'s space advances in ems; 0 for a font without a space glyph; a name with two advances says nothing', () => {
+  const m = fontSpaceAdvances('S\tTeXPalladioL-SC\t0\nS\tPalatino-Roman\t250\nS\tArial\t278\nS\tArial\t500\nS\tArial\t278\nnoise\nS!\tError: x\n');
+  assert.equal(m.get('TeXPalladioL-SC'), 0);
+  assert.equal(m.get('Palatino-Roman'), 0.25);
+  assert.equal(m.has('Arial'), false);
+});
+
 const glyphs = (spec: [string, number, number][]): Glyph[] => spec.map(([c, x0, x1]) => ({ c, x0, x1 }));
 
 test('spacedText: gaps judged against the font space width and the line letter spacing', () => {
@@ -93,6 +153,34 @@ test('spacedText: gaps judged against the font space width and the line letter s
   // Spaces at the ends of a run stay (they part it from the next font's run); inner ones are re-decided.
   assert.equal(spacedText(glyphs([['S', 0, 5], ['o', 5, 10], [',', 10, 12], [' ', 12, 14.8]]), 10, 0.28), 'So, ');
   assert.equal(spacedText(glyphs([[' ', 0, 2.8], ['w', 2.8, 8], [' ', 8, 10.8], ['x', 10.8, 16]]), 10, 0.28), ' w x');
+});
+
+test('spacedText: a font with no space glyph has only inserted spaces, and letter spacing decides; a known space advance is matched closely (ADR 0374 amendment)', () => {
+  // 12 pt letters 5 pt wide, 3 pt apart (0.25 em), a space in every gap as wide as it (MuPDF's), 9 pt before the second word.
+  const row: Glyph[] = [];
+  let x = 0;
+  for (const c of 'INTRODUCTION AB') {
+    if (c === ' ') {
+      x += 6;
+      continue;
+    }
+    if (row.length) row.push({ c: ' ', x0: x - 3, x1: x });
+    row.push({ c, x0: x, x1: x + 5 });
+    x += 8;
+  }
+  // The page's spaces say 0.25 em: every gap looks like a space glyph of that width (the ADR 0374 misfire).
+  assert.equal(spacedText(row, 12, 0.25), 'I N T R O D U C T I O N A B');
+  assert.equal(spacedText(row, 12, 0.25, null), 'INTRODUCTION AB');
+  // A space glyph of 0.278 em from the /Widths: the 0.25 em spaces are not it (5%), a real one is.
+  assert.equal(spacedText(row, 12, 0.25, 0.278), 'INTRODUCTION AB');
+  const specimen = glyphs([['A', 0, 5], [' ', 5, 8.34], ['B', 8.34, 13.34], [' ', 13.34, 16.68], ['C', 16.68, 21.68]]);
+  assert.equal(spacedText(specimen, 12, 0.25, 0.278), 'A B C');
+  // A contents line: a drawn space of the font's advance between words, then dot leaders 0.5 em apart, whose
+  // gaps outnumber the letters' and make the median letter gap 0.5 em: the drawn space still parts the words.
+  const toc: Glyph[] = [...glyphs([['a', 0, 5], ['b', 5, 10], [' ', 10, 13], ['c', 13, 18], ['d', 18, 23]])];
+  for (let i = 0; i < 8; i++) toc.push({ c: ' ', x0: 23 + i * 8, x1: 29 + i * 8 }, { c: '.', x0: 29 + i * 8, x1: 31 + i * 8 });
+  assert.equal(spacedText(toc, 12, 0.5, 0.25), 'ab cd........');
+  assert.equal(spacedText(toc, 12, 0.5, null), 'abcd........');
 });
 
 test('spaceWidthEm: the font space glyph when drawn, else half the mean advance', () => {

@@ -23,7 +23,8 @@ const ZERO = 0.01;
  * The width of a space in a font, in ems: the median advance of the font's space characters on the page
  * when it draws any of plausible width (0.2-0.6 em; MuPDF's own inserted spaces are as wide as the gap
  * they fill and are mostly narrower), else half its mean glyph advance (a font with no space glyph, as
- * in text positioned word by word), bounded to 0.2-0.4 em.
+ * in text positioned word by word, whose spaces stext-xml.ts leaves out when the font's /Widths show it
+ * has none), bounded to 0.2-0.4 em.
  */
 export function spaceWidthEm(spaceEms: readonly number[], advanceEms: readonly number[]): number {
   const plausible = spaceEms.filter((w) => w >= 0.2 && w <= 0.6).sort((a, b) => a - b);
@@ -40,24 +41,33 @@ export function spaceWidthEm(spaceEms: readonly number[], advanceEms: readonly n
  * of the font's own width (ADR 0374: in a row of letters set apart by spaces every gap is one); a gap is a word space when it exceeds
  * that by more than 0.1 em and 35% of the font's space width. A negative or kerning-sized gap (a kerned
  * pair) is never a space; after a ligature glyph (whose advance may not match its drawn width) the gap
- * must exceed 80% of a space.
+ * must exceed 80% of a space. `ownEm` is the advance of the font's space glyph from its /Widths (ADR 0374
+ * amendment): null when the font has none, so that every space MuPDF wrote is one it inserted into a gap
+ * and none sets its gap apart (letter-spaced small capitals in such a font read "Introduction", not
+ * "I n t r o d u c t i o n"); a number when known, and a gap that holds a space glyph of that advance
+ * (within 5%) is a word space; undefined when unknown, then the page's space width `spaceEm` stands in.
  */
-export function spacedText(glyphs: readonly Glyph[], size: number, spaceEm: number): string {
+export function spacedText(glyphs: readonly Glyph[], size: number, spaceEm: number, ownEm?: number | null): string {
   const gaps: number[] = [];
   // Gaps that hold a space glyph as wide as the font's own space (within 15%): word gaps whatever their
   // number. A row of letters set apart by spaces ("A B C D ...", a type specimen) has nothing but such gaps,
   // and their median is no letter spacing (ADR 0374).
   const spaced: number[] = [];
-  const own = spaceEm * size;
+  const own = ownEm === null ? Number.NaN : (ownEm ?? spaceEm) * size;
+  // Glyphs after a space glyph of the advance the font's /Widths give it: the PDF drew a space there, a
+  // word space whatever the line's letter spacing (dot leaders' wide gaps make its median no letter gap).
+  const drawn = new Set<Glyph>();
   let end = Number.NaN;
   let space = false;
   for (const g of glyphs) {
     if (g.c.trim() === '') {
-      if (Math.abs(g.x1 - g.x0 - own) <= 0.15 * own) space = true;
+      // A space glyph's box is its advance; from the /Widths that is exact (5%), from the page's spaces a median (15%).
+      if (Math.abs(g.x1 - g.x0 - own) <= (ownEm === undefined ? 0.15 : 0.05) * own) space = true;
       continue;
     }
     if (g.x1 - g.x0 < ZERO) continue;
     if (!Number.isNaN(end)) (space ? spaced : gaps).push(g.x0 - end);
+    if (space && typeof ownEm === 'number') drawn.add(g);
     end = g.x1;
     space = false;
   }
@@ -82,7 +92,7 @@ export function spacedText(glyphs: readonly Glyph[], size: number, spaceEm: numb
     }
     if (!Number.isNaN(end)) {
       const gap = g.x0 - end;
-      if (gap > (ligature ? afterLigature : word)) text += ' ';
+      if (drawn.has(g) || gap > (ligature ? afterLigature : word)) text += ' ';
     }
     text += g.c;
     end = g.x1;

@@ -17,8 +17,15 @@
  * ("ofers" for "offers", "frst" for "first"), where `pdftotext` reads every letter. For each simple font of the
  * pages' resources (and of their forms') that has no ToUnicode, a ToUnicode CMap is added in memory that maps
  * just those codes to their letters; MuPDF still maps every other code from its glyph name, as before. The
- * file is not changed. Defines lecternLigatures(doc, first, last) (0-based pages, last excluded), and
- * lecternWritePages(doc, out, format, first, last), the text layer of those pages as `mutool convert` writes it.
+ * file is not changed. Defines lecternLigatures(doc, first, last) (0-based pages, last excluded),
+ * lecternWritePages(doc, out, format, first, last), the text layer of those pages as `mutool convert` writes it,
+ * and lecternSpaceWidths(doc, first, last), which prints `S<TAB>font<TAB>width` for each simple font (Type 1,
+ * TrueType) of those pages' resources with an /Encoding (or a Type 1 font with neither it nor a ToUnicode):
+ * the font's name as MuPDF's text layer names it (subset prefix
+ * dropped) and the /Widths entry of its space glyph in thousandths of an em (the code that /Differences
+ * names `space`, else 32 unless /Differences gives 32 another glyph), 0 when the font has none (the code
+ * outside /FirstChar-/LastChar or of zero width): every space MuPDF writes in such a font is one it
+ * inserted into a gap (glyph-spacing.ts, ADR 0374 amendment).
  */
 const LIGATURES = String.raw`
 function lecternLigatures(doc, first, last) {
@@ -72,6 +79,66 @@ function lecternLigatures(doc, first, last) {
   }
   for (var i = first; i < last; i++) {
     var o = doc.findPage(i), r = null;
+    for (var up = 0; o && o.isDictionary() && up < 32; up++) {
+      r = o.get('Resources');
+      if (r) break;
+      o = o.get('Parent');
+    }
+    resources(r, 0);
+  }
+}
+function lecternSpaceWidths(doc, first, last) {
+  var seen = {};
+  function once(o) {
+    if (!o.isIndirect()) return true;
+    var k = 'o' + o.asIndirect();
+    if (seen[k]) return false;
+    seen[k] = true;
+    return true;
+  }
+  function font(f) {
+    if (!f || !f.isDictionary() || !once(f)) return;
+    var sub = f.get('Subtype'), base = f.get('BaseFont'), fc = f.get('FirstChar'), w = f.get('Widths');
+    if (!sub || !sub.isName() || !base || !base.isName() || !fc || !fc.isNumber() || !w || !w.isArray()) return;
+    var st = sub.asName();
+    if (st !== 'Type1' && st !== 'TrueType' && st !== 'MMType1') return;
+    var code = 32, enc = f.get('Encoding');
+    // Without an /Encoding a TrueType font's codes are its own (LibreOffice numbers a subset's glyphs from
+    // 1, its space among them), and a Type 1 font with a ToUnicode may be one of TeX's: code 32 says nothing.
+    if (!enc && (st === 'TrueType' || f.get('ToUnicode'))) return;
+    if (enc && enc.isDictionary()) {
+      var d = enc.get('Differences');
+      if (d && d.isArray()) {
+        var c = 0, at = -1;
+        for (var j = 0; j < d.length; j++) {
+          var v = d.get(j);
+          if (v.isNumber()) c = v.asNumber();
+          else if (v.isName()) {
+            if (v.asName() === 'space' && at < 0) at = c;
+            else if (c === 32) code = -1;
+            c++;
+          }
+        }
+        if (at >= 0) code = at;
+      }
+    }
+    var i = code - fc.asNumber(), width = 0;
+    if (code >= 0 && i >= 0 && i < w.length) {
+      var x = w.get(i);
+      if (x && x.isNumber()) width = x.asNumber();
+    }
+    var name = base.asName(), plus = name.indexOf('+');
+    print('S\t' + (plus >= 0 ? name.slice(plus + 1) : name) + '\t' + width);
+  }
+  function resources(r, depth) {
+    if (!r || !r.isDictionary() || depth > 8 || !once(r)) return;
+    var fonts = r.get('Font');
+    if (fonts && fonts.isDictionary()) fonts.forEach(function (k, f) { font(f); });
+    var xs = r.get('XObject');
+    if (xs && xs.isDictionary()) xs.forEach(function (k, x) { if (x && x.isStream() && once(x) && x.get('Resources')) resources(x.get('Resources'), depth + 1); });
+  }
+  for (var p = first; p < last; p++) {
+    var o = doc.findPage(p), r = null;
     for (var up = 0; o && o.isDictionary() && up < 32; up++) {
       r = o.get('Resources');
       if (r) break;
@@ -138,7 +205,8 @@ export const TEXT_SCRIPT_NAME = 'lectern-text.js';
 /**
  * The text layer of a page range as `mutool convert -F FORMAT -O preserve-images -o OUT input.pdf RANGE`
  * writes it (same MuPDF document writer), after LIGATURES. Arguments: input file, output file, format
- * (`stext.json` or `stext`), range (`N` or `N-M`, 1-based, last).
+ * (`stext.json` or `stext`), range (`N` or `N-M`, 1-based, last). With `stext` (XML) it then prints the
+ * pages' fonts' space widths (lecternSpaceWidths; a failure there leaves the text layer as written).
  */
 export const TEXT_SCRIPT = String.raw`
 var doc = new Document(scriptArgs[0]);
@@ -148,4 +216,5 @@ var first = Number(range[0]) - 1;
 var last = Math.min(doc.countPages(), Number(range[range.length - 1]));
 lecternLigatures(doc, first, last);
 lecternWritePages(doc, scriptArgs[1], scriptArgs[2], first, last);
+if (scriptArgs[2] === 'stext') try { lecternSpaceWidths(doc, first, last); } catch (e) { print('S!\t' + e); }
 ` + LIGATURES;

@@ -18,7 +18,7 @@ import { parseTraceGlyphs } from './trace-glyphs.js';
 import { mapUnmappedRuns } from './inline-delimiters.js';
 import type { MathGlyph } from '../structure/math-layout.js';
 import { isMathFont } from '../structure/math-latex.js';
-import { accentSuspect, applyOverlaidAccents, overlaidAccents, parseStextXml, strayAccentSuspect } from './stext-xml.js';
+import { accentSuspect, applyOverlaidAccents, fontSpaceAdvances, overlaidAccents, parseStextXml, strayAccentSuspect } from './stext-xml.js';
 import { spacingSuspect } from './glyph-spacing.js';
 import { judgeTextLayer } from './text-layer-quality.js';
 
@@ -427,15 +427,18 @@ async function pageFromContent(p: number, box: PdfPageBox, content000: StextPage
   // So are pages with a spacing accent standing apart from its letter (drawn after the word and moved back
   // over its letter: the XML's glyph boxes put it in place and compose it, ADR 0380).
   const reread = rtlShare(content0.lines) > 0.2 || respace || (!content00.stacked && strayAccentSuspect(content0.lines));
+  // On a stacked-math page only the letter-split or run-together lines take the XML's text (ADR 0374
+  // amendment: Elsevier's letter-spaced "A R T I C L E I N F O" beside a fraction).
+  const content0r = !reread && content00.stacked && spacingSuspect(content0.lines) ? await respacedLines(p, content0, ctx) : content0;
   // A page whose running text has an ASCII grave, circumflex or tilde right before a letter is read from the XML
   // too: where the glyph boxes show the accent set over its letter (an OT1 TeX accent) it is composed
   // with it, where it has its own advance (a backtick of code) it stays (ADR 0374, accents).
-  const accented = !reread && accentSuspect(content0.lines) ? await xmlPage(p, ctx) : null;
+  const accented = !reread && accentSuspect(content0r.lines) ? await xmlPage(p, ctx) : null;
   const content = reread
     ? ((await xmlContent(p, ctx)) ?? content0)
     : accented
-      ? { ...content0, lines: applyOverlaidAccents(content0.lines, overlaidAccents(accented)) }
-      : content0;
+      ? { ...content0r, lines: applyOverlaidAccents(content0r.lines, overlaidAccents(accented.xml)) }
+      : content0r;
   const verdict = judgeTextLayer(content.lines, content.images, box.width, box.height);
   const base = { page: p, width: box.width, height: box.height, images: content.images, ms: 0 };
   if (verdict === 'usable') return { ...base, kind: 'text-layer', lines: content.lines, notes: content.unresolvedStacks ? ['EQUATIONS_AS_TEXT'] : [] };
@@ -562,22 +565,47 @@ async function displayContent(content: StextPageContent, ctx: ConversionContext,
   }
 }
 
-/** One page of MuPDF's XML structured text (images reduced to their boxes); null when mutool fails. */
-async function xmlPage(p: number, ctx: ConversionContext): Promise<string | null> {
+/**
+ * One page of MuPDF's XML structured text (images reduced to their boxes) and, when the text script wrote
+ * it, the space advance of each of the page's simple fonts from their /Widths (fontSpaceAdvances); null
+ * when mutool fails.
+ */
+async function xmlPage(p: number, ctx: ConversionContext): Promise<{ xml: string; spaces: Map<string, number> } | null> {
   const out = `stext-${p}.xml`;
   const r = await textLayerRun('stext', out, String(p), Math.max(1000, Math.min(ctx.limits.pageTimeoutMs, ctx.remainingMs())), ctx);
   const bytes = await ctx.workspace.readFile(out, 128 * 1024 * 1024);
   await ctx.workspace.remove(out);
   if (r.exitCode !== 0 || !bytes) return null;
   // The XML writer base64-encodes images with preserve-images; drop them before parsing.
-  return text(bytes).replace(/<image bbox="([^"]+)"[^>]*>[\s\S]*?<\/image>/g, '<image bbox="$1"/>');
+  return { xml: text(bytes).replace(/<image bbox="([^"]+)"[^>]*>[\s\S]*?<\/image>/g, '<image bbox="$1"/>'), spaces: fontSpaceAdvances(text(r.stdout)) };
 }
 
 async function xmlContent(p: number, ctx: ConversionContext): Promise<StextPageContent | null> {
-  const xml = await xmlPage(p, ctx);
-  if (xml === null) return null;
-  const [page] = parseStextXml(xml);
+  const read = await xmlPage(p, ctx);
+  if (read === null) return null;
+  const [page] = parseStextXml(read.xml, read.spaces);
   return page ? parseStextPage(page as Parameters<typeof parseStextPage>[0]) : null;
+}
+
+/**
+ * A page's lines with those that look letter-split or run together (spacingSuspect; no math, no segments)
+ * given the text of the XML line in the same place with the same characters, its spaces decided from the
+ * glyph advances (glyph-spacing.ts). Every other line stays as it is (a stacked-math page keeps its stacks).
+ */
+async function respacedLines(p: number, content: StextPageContent, ctx: ConversionContext): Promise<StextPageContent> {
+  const again = await xmlContent(p, ctx);
+  if (!again) return content;
+  const bare = (s: string): string => s.replace(/\s+/g, '');
+  let changed = false;
+  const lines = content.lines.map((l) => {
+    if (l.math !== undefined || l.segments || !spacingSuspect([l])) return l;
+    // The JSON writer rounds boxes to whole points; the XML box ends at the last glyph's advance.
+    const m = again.lines.find((x) => Math.abs(x.x0 - l.x0) < 2 && Math.abs(x.y0 - l.y0) < 2 && bare(x.text) === bare(l.text));
+    if (!m || m.text === l.text) return l;
+    changed = true;
+    return { ...l, text: m.text };
+  });
+  return changed ? { ...content, lines } : content;
 }
 
 /** Renders and recognises one page; null when OCR is unavailable, disabled or over its page budget. */

@@ -25,8 +25,42 @@ const decode = (s: string): string =>
 const RTL_CHAR = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]/;
 const CHAR_RE = /<char quad="([^"]+)" x="([^"]+)" y="([^"]+)"[^>]*? c="([^"]*)"/g;
 
-/** Each font's space width on a page, in ems (glyph-spacing.ts), from its space characters and glyph advances. */
-function fontSpaceWidths(page: string): Map<string, number> {
+/**
+ * The space advance of each simple font of a page, in ems, from the text script's `S<TAB>name<TAB>width`
+ * lines (mutool-script.ts: the /Widths entry of the font's space glyph in thousandths of an em; 0 when it
+ * has none). A name that two fonts of different space advances share is left out (it says nothing).
+ */
+export function fontSpaceAdvances(stdout: string): Map<string, number> {
+  const out = new Map<string, number>();
+  const mixed = new Set<string>();
+  for (const m of stdout.matchAll(/^S\t([^\t\n]*)\t(-?[\d.]+)\s*$/gm)) {
+    const w = Number(m[2]) / 1000;
+    if (!Number.isFinite(w)) continue;
+    const had = out.get(m[1]!);
+    if (had !== undefined && Math.abs(had - w) > 0.01) mixed.add(m[1]!);
+    else out.set(m[1]!, w);
+  }
+  for (const name of mixed) out.delete(name);
+  return out;
+}
+
+/** A font's space on a page (glyph-spacing.ts): its width for the word-gap rule and its own space glyph's advance. */
+interface FontSpace {
+  /** The space width in ems that word gaps are measured against (spaceWidthEm). */
+  readonly em: number;
+  /** The advance of the font's space glyph in ems from its /Widths, null when it has none, undefined when unknown. */
+  readonly own: number | null | undefined;
+}
+
+/**
+ * Each font's space on a page, from its space characters and glyph advances (glyph-spacing.ts) and, where
+ * the text script read them, the fonts' own space advances (ADR 0374 amendment): a font with no space
+ * glyph has only MuPDF's inserted spaces, which are as wide as the gaps they fill (in a row of letters set
+ * apart, the letter gap), so none of them marks a word gap. The word-gap width stays the page's median
+ * space (taking half the mean advance for such fonts instead split "else" in a code listing and joined
+ * contents entries on the tune part).
+ */
+function fontSpaceWidths(page: string, advances: ReadonlyMap<string, number>): Map<string, FontSpace> {
   const stats = new Map<string, { spaces: number[]; advances: number[] }>();
   for (const fm of page.matchAll(/<font name="([^"]*)" size="([^"]+)">([\s\S]*?)<\/font>/g)) {
     const size = Number(fm[2]) || 10;
@@ -39,7 +73,13 @@ function fontSpaceWidths(page: string): Map<string, number> {
       else if (w > 0.01 && s.advances.length < 2000) s.advances.push(w);
     }
   }
-  return new Map([...stats].map(([name, s]) => [name, spaceWidthEm(s.spaces, s.advances)]));
+  return new Map(
+    [...stats].map(([name, s]) => {
+      const adv = advances.get(name);
+      const own = adv === undefined ? undefined : adv > 0 ? adv : null;
+      return [name, { em: spaceWidthEm(s.spaces, s.advances), own }];
+    }),
+  );
 }
 
 /**
@@ -97,12 +137,15 @@ function joinAccentSpans(spans: { fm: RegExpMatchArray; chars: { x0: number; x1:
   }
 }
 
-/** Parses the XML of one or more pages into `{ blocks }` objects like the JSON writer's. */
-export function parseStextXml(xml: string): { blocks: unknown[] }[] {
+/**
+ * Parses the XML of one or more pages into `{ blocks }` objects like the JSON writer's; `spaceAdvances`, the
+ * fonts' own space advances in ems (fontSpaceAdvances), where known.
+ */
+export function parseStextXml(xml: string, spaceAdvances: ReadonlyMap<string, number> = new Map()): { blocks: unknown[] }[] {
   const pages: { blocks: unknown[] }[] = [];
   for (const pm of xml.matchAll(/<page\b[^>]*>([\s\S]*?)<\/page>/g)) {
     const blocks: unknown[] = [];
-    const spaceEm = fontSpaceWidths(pm[1]!);
+    const spaceEm = fontSpaceWidths(pm[1]!, spaceAdvances);
     for (const bm of pm[1]!.matchAll(/<block bbox="([^"]+)">([\s\S]*?)<\/block>|<image bbox="([^"]+)"/g)) {
       if (bm[3]) {
         const [x0, y0, x1, y1] = bm[3].split(/\s+/).map(Number) as [number, number, number, number];
@@ -126,7 +169,7 @@ export function parseStextXml(xml: string): { blocks: unknown[] }[] {
           // segments; a ligature's zero-width part sits at its glyph's right edge, so centres keep it after the glyph).
           chars.sort((a, b) => a.x0 + a.x1 - (b.x0 + b.x1));
           const size = Number(fm[2]) || 10;
-          const text = RTL_CHAR.test(fm[3]!) ? rtlText(chars, size) : spacedText(composeOverlaidAccents(chars), size, spaceEm.get(fm[1]!) ?? 0.25);
+          const text = RTL_CHAR.test(fm[3]!) ? rtlText(chars, size) : spacedText(composeOverlaidAccents(chars), size, spaceEm.get(fm[1]!)?.em ?? 0.25, spaceEm.get(fm[1]!)?.own);
           const x0 = Math.min(...chars.map((c) => c.x0));
           const x1 = Math.max(...chars.map((c) => c.x1));
           const y0 = Math.min(...chars.map((c) => c.y0));

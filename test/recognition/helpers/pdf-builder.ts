@@ -1,6 +1,6 @@
 // Builds small synthetic PDFs in memory for tests (ISO 32000-1: objects, xref table, trailer), so the
 // robustness and layout cases need no checked-in documents. Text uses the standard 14 fonts
-// (Helvetica, Helvetica-Bold, Helvetica-Oblique, Courier) with WinAnsi encoding; Times-Roman, Times-Italic and Symbol (its own encoding) for equations set without TeX fonts; `tex-ext`, a CMEX10 without character mapping (U+FFFD in the text layer); `ligatures`, a Times with ligature glyph names (LIGATURE).
+// (Helvetica, Helvetica-Bold, Helvetica-Oblique, Courier) with WinAnsi encoding; Times-Roman, Times-Italic and Symbol (its own encoding) for equations set without TeX fonts; `tex-ext`, a CMEX10 without character mapping (U+FFFD in the text layer); `ligatures`, a Times with ligature glyph names (LIGATURE); `caps`, capitals 0.55 em wide in a font with no space glyph (its /Widths start at "!", as a subset small-capital font's do), and `caps-space`, the same with a space glyph 0.278 em wide; `lo-subset`, a TrueType subset as LibreOffice writes it (no /Encoding, codes numbered from 1, the space at code 4: LO_SUBSET).
 
 /** One run of text placed at (x, y) from the top-left corner, in points. */
 export interface TextRun {
@@ -8,7 +8,7 @@ export interface TextRun {
   readonly y: number;
   readonly text: string;
   readonly size?: number;
-  readonly font?: 'regular' | 'bold' | 'italic' | 'mono' | 'times' | 'times-italic' | 'symbol' | 'tex-ext' | 'ligatures';
+  readonly font?: 'regular' | 'bold' | 'italic' | 'mono' | 'times' | 'times-italic' | 'symbol' | 'tex-ext' | 'ligatures' | 'caps' | 'caps-space' | 'lo-subset';
   /**
    * Glyph-by-glyph positioning instead of `text`: a `TJ` array of strings and offsets (thousandths of an
    * em, positive moves left), as PDFs that place each glyph separately write it.
@@ -35,13 +35,17 @@ export interface PageSpec {
   readonly rules?: readonly { readonly x0: number; readonly x1: number; readonly y: number; readonly width?: number }[];
 }
 
-const FONTS = { regular: 'F1', bold: 'F2', italic: 'F3', mono: 'F4', times: 'F5', 'times-italic': 'F6', symbol: 'F7', 'tex-ext': 'F8', ligatures: 'F9' } as const;
+const FONTS = { regular: 'F1', bold: 'F2', italic: 'F3', mono: 'F4', times: 'F5', 'times-italic': 'F6', symbol: 'F7', 'tex-ext': 'F8', ligatures: 'F9', caps: 'F10', 'caps-space': 'F11', 'lo-subset': 'F12' } as const;
 
 /**
  * Codes of the `ligatures` font's glyphs named by their letters (AGL ligature names, as TeX's Type 1 fonts
  * name them in /Differences): write `${LIGATURE.fi}` in a run's text for the fi ligature.
  */
 export const LIGATURE = { ff: '\x1b', fi: '\x1c', fl: '\x1d', ffi: '\x1e', ffl: '\x1f', Th: '\x80', ft: '\x81' } as const;
+
+/** The `lo-subset` font's codes: write `loSubset('A B')` for a run's text in it. */
+export const LO_SUBSET: Readonly<Record<string, string>> = { A: '\x01', B: '\x02', C: '\x03', ' ': '\x04', D: '\x05', E: '\x06', F: '\x07', G: '\x08' };
+export const loSubset = (text: string): string => [...text].map((c) => LO_SUBSET[c] ?? '').join('');
 
 const esc = (s: string): string => s.replace(/\\/g, '\\\\').replace(/\(/g, '\\(').replace(/\)/g, '\\)');
 
@@ -69,6 +73,23 @@ export function buildPdf(pages: readonly PageSpec[], info: Record<string, string
     // Times with ligature glyphs named f_f ... (the codes of LIGATURE) and no ToUnicode, as Libertine or newtx
     // set them: MuPDF alone reads only the first letter of each.
     add('<< /Type /Font /Subtype /Type1 /BaseFont /Times-Roman /Encoding << /Type /Encoding /BaseEncoding /WinAnsiEncoding /Differences [27 /f_f /f_i /f_l /f_f_i /f_f_l 128 /T_h /f_t.alt] >> >>'),
+    // Capitals 0.55 em wide in a font with no space glyph (/FirstChar 33: every space MuPDF writes in it is
+    // one it inserted into a gap), and the same font with a space glyph of 0.278 em (/FirstChar 32).
+    ...[33, 32].map((first) => {
+      const desc = add(`<< /Type /FontDescriptor /FontName /LecternCaps${first} /Flags 32 /FontBBox [0 -200 1000 900] /ItalicAngle 0 /Ascent 718 /Descent -207 /CapHeight 718 /StemV 88 >>`);
+      const widths = [...(first === 32 ? ['278'] : []), ...Array<string>(94).fill('550')].join(' ');
+      return add(`<< /Type /Font /Subtype /Type1 /BaseFont /ABCDEF+LecternCaps${first} /FirstChar ${first} /LastChar 126 /Widths [${widths}] /FontDescriptor ${desc} 0 R /Encoding /WinAnsiEncoding >>`);
+    }),
+    // A subset TrueType font as LibreOffice writes it: no /Encoding, its glyphs numbered from 1 (LO_SUBSET), the
+    // space among them (code 4, 0.278 em), a ToUnicode that says which is which.
+    (() => {
+      const desc = add('<< /Type /FontDescriptor /FontName /BAAAAA+LecternSubset /Flags 4 /FontBBox [0 -200 1000 900] /ItalicAngle 0 /Ascent 718 /Descent -207 /CapHeight 718 /StemV 88 >>');
+      const cmap = `/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /Lectern-Subset def /CMapType 2 def\n1 begincodespacerange <00> <FF> endcodespacerange\n8 beginbfchar\n${Object.entries(LO_SUBSET)
+        .map(([c, code]) => `<${code.charCodeAt(0).toString(16).padStart(2, '0')}> <${c.charCodeAt(0).toString(16).padStart(4, '0')}>`)
+        .join('\n')}\nendbfchar\nendcmap CMapName currentdict /CMap defineresource pop end end\n`;
+      const toUnicode = add(`<< /Length ${cmap.length} >>\nstream\n${cmap}endstream`);
+      return add(`<< /Type /Font /Subtype /TrueType /BaseFont /BAAAAA+LecternSubset /FirstChar 0 /LastChar 8 /Widths [0 600 600 600 278 600 600 600 600] /FontDescriptor ${desc} 0 R /ToUnicode ${toUnicode} 0 R >>`);
+    })(),
   ];
   const fontDict = `<< ${fonts.map((f, i) => `/F${i + 1} ${f} 0 R`).join(' ')} >>`;
   const kids: number[] = [];
