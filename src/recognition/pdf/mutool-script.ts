@@ -29,7 +29,6 @@
  */
 const LIGATURES = String.raw`
 function lecternLigatures(doc, first, last) {
-  var seen = {};
   function hex4(c) { var h = c.toString(16).toUpperCase(); while (h.length < 4) h = '0' + h; return h; }
   function letters(name) {
     var base = name.split('.')[0];
@@ -44,15 +43,8 @@ function lecternLigatures(doc, first, last) {
     }
     return out;
   }
-  function once(o) {
-    if (!o.isIndirect()) return true;
-    var k = 'o' + o.asIndirect();
-    if (seen[k]) return false;
-    seen[k] = true;
-    return true;
-  }
   function font(f) {
-    if (!f || !f.isDictionary() || !once(f) || f.get('ToUnicode')) return;
+    if (f.get('ToUnicode')) return;
     var enc = f.get('Encoding');
     if (!enc || !enc.isDictionary()) return;
     var d = enc.get('Differences');
@@ -70,34 +62,10 @@ function lecternLigatures(doc, first, last) {
     if (!map.length) return;
     f.put('ToUnicode', doc.addStream('/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /Lectern-Ligatures def /CMapType 2 def\n1 begincodespacerange <00> <FF> endcodespacerange\n' + map.length + ' beginbfchar\n' + map.join('\n') + '\nendbfchar\nendcmap CMapName currentdict /CMap defineresource pop end end\n', {}));
   }
-  function resources(r, depth) {
-    if (!r || !r.isDictionary() || depth > 8 || !once(r)) return;
-    var fonts = r.get('Font');
-    if (fonts && fonts.isDictionary()) fonts.forEach(function (k, f) { font(f); });
-    var xs = r.get('XObject');
-    if (xs && xs.isDictionary()) xs.forEach(function (k, x) { if (x && x.isStream() && once(x) && x.get('Resources')) resources(x.get('Resources'), depth + 1); });
-  }
-  for (var i = first; i < last; i++) {
-    var o = doc.findPage(i), r = null;
-    for (var up = 0; o && o.isDictionary() && up < 32; up++) {
-      r = o.get('Resources');
-      if (r) break;
-      o = o.get('Parent');
-    }
-    resources(r, 0);
-  }
+  lecternEachFont(doc, first, last, font);
 }
 function lecternSpaceWidths(doc, first, last) {
-  var seen = {};
-  function once(o) {
-    if (!o.isIndirect()) return true;
-    var k = 'o' + o.asIndirect();
-    if (seen[k]) return false;
-    seen[k] = true;
-    return true;
-  }
   function font(f) {
-    if (!f || !f.isDictionary() || !once(f)) return;
     var sub = f.get('Subtype'), base = f.get('BaseFont'), fc = f.get('FirstChar'), w = f.get('Widths');
     if (!sub || !sub.isName() || !base || !base.isName() || !fc || !fc.isNumber() || !w || !w.isArray()) return;
     var st = sub.asName();
@@ -130,10 +98,23 @@ function lecternSpaceWidths(doc, first, last) {
     var name = base.asName(), plus = name.indexOf('+');
     print('S\t' + (plus >= 0 ? name.slice(plus + 1) : name) + '\t' + width);
   }
+  lecternEachFont(doc, first, last, font);
+}
+/* Calls visit(font) once for each distinct font dictionary of pages first..last-1 (0-based), through the
+   pages' resources (inherited from their parents) and their form XObjects' resources, 8 levels deep. */
+function lecternEachFont(doc, first, last, visit) {
+  var seen = {};
+  function once(o) {
+    if (!o.isIndirect()) return true;
+    var k = 'o' + o.asIndirect();
+    if (seen[k]) return false;
+    seen[k] = true;
+    return true;
+  }
   function resources(r, depth) {
     if (!r || !r.isDictionary() || depth > 8 || !once(r)) return;
     var fonts = r.get('Font');
-    if (fonts && fonts.isDictionary()) fonts.forEach(function (k, f) { font(f); });
+    if (fonts && fonts.isDictionary()) fonts.forEach(function (k, f) { if (f && f.isDictionary() && once(f)) visit(f); });
     var xs = r.get('XObject');
     if (xs && xs.isDictionary()) xs.forEach(function (k, x) { if (x && x.isStream() && once(x) && x.get('Resources')) resources(x.get('Resources'), depth + 1); });
   }
