@@ -94,9 +94,14 @@ export function scorePassages(seg: Segment, doc: number, plan: SearchPlan, score
       let k = 0;
       for (let f = 0; f < NF; f++) {
         const n = cur.tf(f);
+        // the field's positions ascend and so do its chunks: one forward walk finds each position's chunk
+        // (what chunkOf finds: the chunk of field f holding it, none in a gap)
+        const wf = w[f]!;
+        let g = c0;
         for (let j = 0; j < n; j++) {
-          const c = chunkOf(f, buf[k++]!);
-          if (c >= 0) tf[c]! += w[seg.chunkField[c + c0]!]!;
+          const p = buf[k++]!;
+          while (g < c1 && (seg.chunkField[g] !== f || seg.chunkPos[2 * g + 1]! <= p)) g++;
+          if (g < c1 && seg.chunkPos[2 * g]! <= p) tf[g - c0]! += wf;
         }
       }
     }

@@ -83,8 +83,7 @@ export interface PostingStore {
 }
 
 /** Docs of a block whose tfs and positions a cursor reads from the packed arrays before decoding the block. */
-const PROBES_PER_BLOCK = 2;
-const probeTfs = new Int32Array(NF);
+const PROBES_PER_BLOCK = 32;
 
 /** A forward-only cursor over the postings of term `t` in `seg`. */
 export class PostingCursor {
@@ -107,9 +106,18 @@ export class PostingCursor {
   #tfOff = 0;
   #tfHeader = 0;
   #tfReady = false;
-  // docs of the current block whose tfs were read without decoding the block (see tf()), and the last one
+  // docs of the current block whose tfs were read without decoding the block (see tf()), the last one and
+  // its three tfs (read together once per doc: a verification asks for each field's tf several times)
   #probes = 0;
   #probeI = -1;
+  #pt0 = 0;
+  #pt1 = 0;
+  #pt2 = 0;
+  // position byte offsets summed lazily (positions of an undecoded block): the lengths of the docs before
+  // #plI are summed into #plP, the byte offset of doc #plI's positions; the cursor only moves forward, so
+  // a block's lengths are read at most once however many of its docs are visited
+  #plI = -1;
+  #plP = 0;
   // block whose position offsets are in #posOff
   #posBlk = -1;
   /** Blocks skipped without decoding (trace counter). */
@@ -145,6 +153,7 @@ export class PostingCursor {
     this.#tfReady = false;
     this.#probes = 0;
     this.#probeI = -1;
+    this.#plI = -1;
     this.#n = n;
     this.#blk = b;
   }
@@ -402,7 +411,10 @@ export class PostingCursor {
   tfPrime(docNorm: Float64Array): number {
     const base = this.doc * NF;
     // a probe into a block (one or two docs) reads three packed values instead of decoding 3 x 128
-    if (!this.#tfReady) return this.#tfAt(0) * docNorm[base]! + this.#tfAt(1) * docNorm[base + 1]! + this.#tfAt(2) * docNorm[base + 2]!;
+    if (!this.#tfReady) {
+      if (this.i !== this.#probeI) this.#probe();
+      return this.#pt0 * docNorm[base]! + this.#pt1 * docNorm[base + 1]! + this.#pt2 * docNorm[base + 2]!;
+    }
     const i = this.i;
     return this.tf0[i]! * docNorm[base]! + this.tf1[i]! * docNorm[base + 1]! + this.tf2[i]! * docNorm[base + 2]!;
   }
@@ -415,9 +427,10 @@ export class PostingCursor {
       tfs[2] = this.tf2[this.i]!;
       return;
     }
-    tfs[0] = this.#tfAt(0);
-    tfs[1] = this.#tfAt(1);
-    tfs[2] = this.#tfAt(2);
+    if (this.i !== this.#probeI) this.#probe();
+    tfs[0] = this.#pt0;
+    tfs[1] = this.#pt1;
+    tfs[2] = this.#pt2;
   }
 
   /**
@@ -427,59 +440,65 @@ export class PostingCursor {
    */
   positionsOnce(out: Int32Array, tfs: Int32Array): number {
     if (this.#tfReady && this.#posBlk === this.#blk) return this.positions(out);
-    const t0 = tfs[0]!;
-    const t1 = tfs[1]!;
-    const t2 = tfs[2]!;
-    const h = this.#tfHeader;
-    const n = this.#n;
-    const post = this.seg.post;
-    const w = (h >>> 24) & 63;
-    const off = this.#tfOff + packedWords(n, (h >>> 6) & 63) + packedWords(n, (h >>> 12) & 63) + packedWords(n, (h >>> 18) & 63);
-    let p = this.seg.blkPos[this.#blk]!;
-    if (w > 0) {
-      const mask = w === 32 ? -1 : (1 << w) - 1;
-      for (let k = 0, bit = 0; k < this.i; k++, bit += w) {
-        const word = off + (bit >>> 5);
-        const sh = bit & 31;
-        let v = post[word]! >>> sh;
-        if (sh + w > 32) v |= post[word + 1]! << (32 - sh);
-        p += (v & mask) >>> 0;
-      }
-    }
-    const pos = this.seg.pos;
-    let wr = 0;
-    for (let f = 0; f < NF; f++) {
-      const tf = f === 0 ? t0 : f === 1 ? t1 : t2;
-      let prev = 0;
-      for (let k = 0; k < tf; k++) {
-        let v = 0;
-        let shift = 0;
-        let byte: number;
-        do {
-          byte = pos[p++]!;
-          v |= (byte & 127) << shift;
-          shift += 7;
-        } while (byte & 128);
-        prev += v;
-        out[wr++] = prev;
-      }
-    }
-    return wr;
+    const p = this.#posBlk === this.#blk ? this.#posOff[this.i]! : this.#posAt(this.i);
+    return decodePositions(this.seg.pos, p, tfs[0]!, tfs[1]!, tfs[2]!, out);
   }
 
   /** Term frequency of the current doc in field f. */
   tf(f: number): number {
     if (!this.#tfReady) {
-      // A join driven by a short list (a phrase's pair postings, ADR 0175) meets a common word's blocks at
-      // one or two docs each: those read their packed tfs; the third doc visited in a block decodes it.
+      // A join driven by a short list (a phrase's pair postings, ADR 0175) or by a rarer word meets a
+      // common word's blocks at a few docs each: those read their packed tfs (all three at once, kept for
+      // the doc's later reads); the doc after PROBES_PER_BLOCK such docs decodes the block.
       if (this.i !== this.#probeI) {
-        this.#probeI = this.i;
-        this.#probes++;
+        if (this.#probes >= PROBES_PER_BLOCK) this.#loadTf();
+        else this.#probe();
       }
-      if (this.#probes <= PROBES_PER_BLOCK) return this.#tfAt(f);
-      this.#loadTf();
+      if (!this.#tfReady) return f === 0 ? this.#pt0 : f === 1 ? this.#pt1 : this.#pt2;
     }
     return f === 0 ? this.tf0[this.i]! : f === 1 ? this.tf1[this.i]! : this.tf2[this.i]!;
+  }
+
+  /** Reads the current doc's three tfs from the packed block (a probe: the block stays undecoded). */
+  #probe(): void {
+    this.#probeI = this.i;
+    this.#probes++;
+    this.#pt0 = this.#tfAt(0);
+    this.#pt1 = this.#tfAt(1);
+    this.#pt2 = this.#tfAt(2);
+  }
+
+  /**
+   * Byte offset in `pos` of the positions of doc `i` of the current, undecoded block: the packed position
+   * lengths of the docs before it summed from where the last call stopped (the cursor only moves forward).
+   */
+  #posAt(i: number): number {
+    let k = this.#plI;
+    let p = this.#plP;
+    if (k < 0) {
+      k = 0;
+      p = this.seg.blkPos[this.#blk]!;
+    }
+    if (k < i) {
+      const h = this.#tfHeader;
+      const n = this.#n;
+      const w = (h >>> 24) & 63;
+      if (w > 0) {
+        const off = this.#tfOff + packedWords(n, (h >>> 6) & 63) + packedWords(n, (h >>> 12) & 63) + packedWords(n, (h >>> 18) & 63);
+        const post = this.seg.post;
+        const mask = w === 32 ? -1 : (1 << w) - 1;
+        for (let bit = k * w; k < i; k++, bit += w) {
+          const word = off + (bit >>> 5);
+          const sh = bit & 31;
+          let v = post[word]! >>> sh;
+          if (sh + w > 32) v |= post[word + 1]! << (32 - sh);
+          p += (v & mask) >>> 0;
+        }
+      } else k = i;
+    }
+    this.#plI = k;
+    this.#plP = p;
+    return p;
   }
 
   /**
@@ -487,41 +506,49 @@ export class PostingCursor {
    * are tf(0), tf(1), tf(2)). Returns the number written. `out` must hold tf0+tf1+tf2 entries.
    */
   positions(out: Int32Array): number {
-    // a doc probed without decoding the block (see tf()): its positions' offset from the packed lengths
-    if (!this.#tfReady && this.#posBlk !== this.#blk && (this.i === this.#probeI ? this.#probes : this.#probes + 1) <= PROBES_PER_BLOCK) {
-      const tfs = probeTfs;
-      tfs[0] = this.tf(0);
-      tfs[1] = this.tf(1);
-      tfs[2] = this.tf(2);
-      return this.positionsOnce(out, tfs);
-    }
-    if (!this.#tfReady) this.#loadTf();
-    if (this.#posBlk !== this.#blk) this.#loadPosOff();
-    const pos = this.seg.pos;
     const i = this.i;
-    let p = this.#posOff[i]!;
-    const t0 = this.tf0;
-    const t1 = this.tf1;
-    const t2 = this.tf2;
-    let w = 0;
-    for (let f = 0; f < NF; f++) {
-      const tf = f === 0 ? t0[i]! : f === 1 ? t1[i]! : t2[i]!;
-      let prev = 0;
-      for (let k = 0; k < tf; k++) {
-        let v = 0;
-        let shift = 0;
-        let byte: number;
-        do {
-          byte = pos[p++]!;
-          v |= (byte & 127) << shift;
-          shift += 7;
-        } while (byte & 128);
-        prev += v;
-        out[w++] = prev;
-      }
+    let t0: number;
+    let t1: number;
+    let t2: number;
+    let p: number;
+    if (this.#tfReady) {
+      if (this.#posBlk !== this.#blk) this.#loadPosOff();
+      p = this.#posOff[i]!;
+      t0 = this.tf0[i]!;
+      t1 = this.tf1[i]!;
+      t2 = this.tf2[i]!;
+    } else {
+      // a doc read without decoding the block (see tf()): its positions' offset from the packed lengths
+      if (i !== this.#probeI) this.#probe();
+      p = this.#posBlk === this.#blk ? this.#posOff[i]! : this.#posAt(i);
+      t0 = this.#pt0;
+      t1 = this.#pt1;
+      t2 = this.#pt2;
     }
-    return w;
+    return decodePositions(this.seg.pos, p, t0, t1, t2, out);
   }
+}
+
+/** Decodes one doc's positions (varint gaps per field, from byte `p`) for tfs t0, t1, t2 into `out`. */
+function decodePositions(pos: Uint8Array, p: number, t0: number, t1: number, t2: number, out: Int32Array): number {
+  let w = 0;
+  for (let f = 0; f < NF; f++) {
+    const tf = f === 0 ? t0 : f === 1 ? t1 : t2;
+    let prev = 0;
+    for (let k = 0; k < tf; k++) {
+      let v = 0;
+      let shift = 0;
+      let byte: number;
+      do {
+        byte = pos[p++]!;
+        v |= (byte & 127) << shift;
+        shift += 7;
+      } while (byte & 128);
+      prev += v;
+      out[w++] = prev;
+    }
+  }
+  return w;
 }
 
 /** A fresh cursor of term `bytes` in `seg` positioned at `doc`, or null when the doc does not hold the term. */

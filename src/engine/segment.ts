@@ -9,6 +9,9 @@ import { compareBytes, NF } from './segment-writer.js';
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
+// Per length 0..64, a plain array of char codes that StringTable.get fills (synchronous, never nested).
+const asciiScratch: number[][] = Array.from({ length: 65 }, (_, n) => new Array<number>(n).fill(0));
+
 /** A string table (blob + offsets) reader. */
 export class StringTable {
   constructor(
@@ -22,10 +25,17 @@ export class StringTable {
     const s = this.off[i]!;
     const e = this.off[i + 1]!;
     if (e - s <= 64) {
+      // short ASCII (ids, work keys: a hit's id is read per heap offer): the codes go through a reused
+      // array of that length, not a subarray view, which cost ~3x as much per string
       const b = this.blob;
-      let ascii = true;
-      for (let k = s; k < e; k++) if (b[k]! > 127) { ascii = false; break; }
-      if (ascii) return String.fromCharCode.apply(null, b.subarray(s, e) as unknown as number[]);
+      const codes = asciiScratch[e - s]!;
+      let k = s;
+      for (; k < e; k++) {
+        const c = b[k]!;
+        if (c > 127) break;
+        codes[k - s] = c;
+      }
+      if (k === e) return String.fromCharCode.apply(null, codes);
     }
     return dec.decode(this.blob.subarray(s, e));
   }

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { SegmentWriter, BLOCK_SIZE } from '../../src/engine/segment-writer.js';
-import { Segment } from '../../src/engine/segment.js';
+import { Segment, StringTable } from '../../src/engine/segment.js';
 import { encodeSegmentFile } from '../../src/engine/segment-file.js';
 import { END, PostingCursor } from '../../src/engine/postings-cursor.js';
 import { ByteSink } from '../../src/engine/bit-packing.js';
@@ -103,6 +103,61 @@ test('format 2 round trip (kept by formats 3 to 5): any doc of a block jumps str
       assert.deepEqual(Array.from(buf.subarray(0, once.positionsOnce(buf, tfs))), p.positions);
     }
   });
+});
+
+test('a block read without decoding it (probed docs, ADR 0379): tfs, positions and tf\' agree with the decoded block, for sparse visits past the probe limit and positions asked before tfs', () => {
+  const rand = lcg(7);
+  const docs = 4000;
+  // dense terms (many docs per block), wide position lengths (tf up to 300, multi-byte gaps)
+  const terms = [randomPostings(rand, docs, 0.95), randomPostings(rand, docs, 0.6)];
+  const seg = writeSegment(docs, terms);
+  const norms = new Float64Array(docs * 3);
+  for (let i = 0; i < norms.length; i++) norms[i] = 0.25 + (i % 7) / 8;
+  const buf = new Int32Array(4096);
+  const decoded = new Int32Array(4096);
+  terms.forEach((postings, t) => {
+    for (const stride of [1, 2, 3, 5]) {
+      // `probed` visits every stride-th posting; `full` decodes each block first (nextDoc over every doc, tfs read)
+      const probed = new PostingCursor(seg, t);
+      const full = new PostingCursor(seg, t);
+      for (let i = 0; i < postings.length; i += stride) {
+        const p = postings[i]!;
+        assert.equal(probed.advance(p.doc), p.doc);
+        while (full.doc < p.doc) {
+          full.nextDoc();
+          full.tf(0);
+        }
+        // some docs: positions first (their tfs unread), some: tf' first, some: tfs only (positions skipped,
+        // which must not shift a later doc's)
+        const mode = (i / stride + t) % 4;
+        if (mode === 0) {
+          const n = probed.positions(buf);
+          assert.deepEqual(Array.from(buf.subarray(0, n)), p.positions, `term ${t} doc ${p.doc} stride ${stride}`);
+        }
+        if (mode === 1) assert.equal(probed.tfPrime(norms), full.tfPrime(norms));
+        assert.deepEqual([probed.tf(0), probed.tf(1), probed.tf(2)], p.tf);
+        if (mode !== 2) {
+          const n = probed.positions(buf);
+          assert.deepEqual(Array.from(buf.subarray(0, n)), p.positions, `term ${t} doc ${p.doc} stride ${stride}`);
+          assert.deepEqual(Array.from(buf.subarray(0, n)), Array.from(decoded.subarray(0, full.positions(decoded))));
+        }
+        assert.equal(probed.tfPrime(norms), full.tfPrime(norms));
+      }
+    }
+  });
+});
+
+test('string tables (ids, work keys) read back every string: ASCII of each short length through the reused code arrays, non-ASCII and long ones decoded', () => {
+  const strings = ['', 'a', 'doc-1', 'x'.repeat(64), 'y'.repeat(65), 'café', 'naïve-id', 'abcé', 'abcd', 'ι', 'α'.repeat(40), 'zz-😀', 'zz-ab', 'doc-2'];
+  const enc = new TextEncoder();
+  const parts = strings.map((x) => enc.encode(x));
+  const off = new Uint32Array(parts.length + 1);
+  for (let i = 0; i < parts.length; i++) off[i + 1] = off[i]! + parts[i]!.length;
+  const blob = new Uint8Array(off[parts.length]!);
+  parts.forEach((b, i) => blob.set(b, off[i]!));
+  const table = new StringTable(blob, off);
+  // twice, in both orders: a string read after another of the same length must not keep its codes
+  for (const order of [strings.map((_, i) => i), strings.map((_, i) => strings.length - 1 - i)]) for (const i of order) assert.equal(table.get(i), strings[i]);
 });
 
 test('a segment written in format 1 or 2, or lacking a section, is refused with IndexFormatError (the host rebuilds it from the store)', () => {
