@@ -51,9 +51,9 @@ const key = (s: string) => s.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{
 export function passes(c: RealCheck, out: string): boolean {
   if (c.kind === 'heading') {
     // The PDF numbers its sections ("2.1 Usage", "4.1) Printer Installation" as word processors number
-    // outlines, "D Connection macros"); the source's title has no number.
+    // outlines, "D Connection macros", "§1. Introduction"); the source's title has no number.
     const want = key(c.text);
-    return [...out.matchAll(/^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$/gm)].some((m) => key(m[1]!.replace(/^(?:\d+(?:\.\d+)*[.)]?|[A-Z](?:\.\d+)+\.?|[A-Z]\.|[IVX]+\.|[A-Z](?=\s+\p{Lu}))\s+/u, '')) === want);
+    return [...out.matchAll(/^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$/gm)].some((m) => key(m[1]!.replace(/^(?:§\s*\d+(?:\.\d+)*[.)]?|\d+(?:\.\d+)*[.)]?|[A-Z](?:\.\d+)+\.?|[A-Z]\.|[IVX]+\.|[A-Z](?=\s+\p{Lu}))\s+/u, '')) === want);
   }
   if (c.kind === 'cell') return cellPasses(c, out);
   return check(c, out);

@@ -422,3 +422,22 @@ test('OCR: a numbered heading cut at the gap after its number, or above a one-li
   const headings = analyzeLayout({ pages: [page(1, lines)] }).blocks.filter((b) => b.kind === 'heading').map((b) => (b.kind === 'heading' ? b.text : ''));
   assert.deepEqual(headings, ['2.2 Dados para documento', '2 Downloads', '4. Instructions for Authors', '4.1 Formatting your paper']);
 });
+
+test('a numbered title centred over its paragraph at the body size is a heading (AMS "1. Introduction", "§1. Introduction"); a flush-left numbered step is not (ADR 0380)', () => {
+  // The paragraph lines run 72-520: centre 296.
+  const centred = (text: string, y: number): LayoutLine => L(text, y, { x0: 296 - text.length * 2.5, x1: 296 + text.length * 2.5, block: nb() });
+  const lines = [
+    centred('1. Introduction', 60),
+    ...para(80),
+    centred('§2. Style and preamble', 130),
+    ...para(146),
+    L('3. the third step of the procedure', 200, { block: nb() }),
+    ...para(216),
+  ];
+  const { blocks } = analyzeLayout({ pages: [page(1, lines)] });
+  const hs = blocks.filter((b) => b.kind === 'heading').map((b) => b.kind === 'heading' && [b.level, b.text]);
+  assert.deepEqual(hs, [
+    [2, '1. Introduction'],
+    [2, '§2. Style and preamble'],
+  ]);
+});

@@ -81,3 +81,9 @@ test('the LaTeX logo beside math on a line ("LATEX2ε"): the small raised A is a
   // x raised to an A (no L before it) stays a script.
   assert.equal(mathLine([run('x', { math: true }), run('A', { size: 7, y0: 97, y1: 104 }), run(' = 1')], [false, false, false]), '$x^{A} = 1$');
 });
+
+test('a section sign from a math font (CMSY) is text: "§1. Introduction", not "$§$1. Introduction"', () => {
+  assert.equal(mathLine([run('§', { math: true }), run('1. Introduction')], [false, false]), null);
+  // Beside real math it stays out of the formula.
+  assert.equal(mathLine([run('see §', { math: false }), run('§', { math: true }), run(' and '), run('x', { math: true })], [false, false, false, true]), 'see §§ and $x$');
+});

@@ -108,6 +108,7 @@ test('heading check: the PDF\'s outline number is stripped, "4.1)" as word proce
   assert.equal(passes(c, '### 4.1) Printer Installation\n'), true);
   assert.equal(passes(c, '### 4.1. Printer Installation\n'), true);
   assert.equal(passes(c, '### 4.1 Printer Installation\n'), true);
+  assert.equal(passes(c, '## §4. Printer Installation\n'), true); // journals that number sections with the sign
   assert.equal(passes(c, '### 4.1] Printer Installation\n'), false);
   assert.equal(passes(c, '4.1) Printer Installation\n'), false); // not a heading
 });

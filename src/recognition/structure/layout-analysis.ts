@@ -106,6 +106,9 @@ function captionAbove(table: TableRegion, lines: readonly LayoutLine[], tableLin
   return best;
 }
 
+/** A section number after the section sign: "§1.", "§ 2.3". */
+const SECTION_SIGN_RE = /^§\s*(\d{1,2}(?:\.\d{1,2}){0,4}\.?)\s+(?=\p{L})/u;
+
 interface RawBlock {
   readonly page: number;
   readonly lines: LayoutLine[];
@@ -351,7 +354,8 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
     if (!/\p{L}{2}/u.test(t) || !AT_LEAST_4_LETTERS_RE.test(t) || /[<>{}=]/.test(t)) return null;
     const page = raw.page;
     const ratio = size / body;
-    const numbered = SECTION_NUMBER_RE.exec(t);
+    // "§1. Introduction" (Progress of Theoretical Physics and other journals number sections with the sign).
+    const numbered = SECTION_NUMBER_RE.exec(t) ?? SECTION_SIGN_RE.exec(t);
     const words = t.split(/\s+/).length;
     const endsSentence = /[.!?]$/.test(t) && !/^\S+\.$/.test(t);
     // OCR sizes come from word heights and wobble from line to line: a long line of nine words or more
@@ -396,7 +400,28 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
     // A two-level number ("2.1 Class options") on a short line of its own, set like the body (journal
     // classes that mark subsections by number alone), above running text: lists are not numbered so.
     const subNumbered = numbered !== null && /^\d{1,2}\.\d{1,2}(?:\.\d{1,2}){0,2}\.?$/.test(numbered[1]!) && raw.lines.length === 1 && words <= 10 && !/[.:;,]$/.test(t) && ratio >= 0.93 && next !== undefined && !nextStartsLower && (next.lines.length >= 2 || next.lines[0]!.text.length >= Math.max(60, 2 * t.length));
-    if (numbered && (bold || strongSize || subNumbered)) {
+    // A numbered title centred over the paragraph below it, set like the body (AMS classes centre their
+    // section titles in small capitals at the body's size: "1. Introduction"): a number of digits (or a Roman
+    // one), one short line, its centre within 3% of the paragraph's width from the paragraph's and itself
+    // under 70% of that width, above two or more lines of running text (ADR 0380).
+    const centredNumbered =
+      numbered !== null &&
+      /^(?:\d{1,2}(?:\.\d{1,2}){0,3}\.?|[IVX]{1,5}\.)$/.test(numbered[1]!) &&
+      raw.lines.length === 1 &&
+      words <= 10 &&
+      !/[.:;,]$/.test(t) &&
+      ratio >= 0.93 &&
+      next !== undefined &&
+      !nextStartsLower &&
+      next.lines.length >= 2 &&
+      (() => {
+        const l = raw.lines[0]!;
+        const x0 = Math.min(...next.lines.map((m) => m.x0));
+        const x1 = Math.max(...next.lines.map((m) => m.x1));
+        const w = x1 - x0;
+        return w > 0 && l.x1 - l.x0 <= 0.7 * w && l.x0 > x0 + 0.1 * w && Math.abs((l.x0 + l.x1) / 2 - (x0 + x1) / 2) <= 0.03 * w;
+      })();
+    if (numbered && (bold || strongSize || subNumbered || centredNumbered)) {
       const num = numbered[1]!.replace(/\.$/, '');
       const depth = /^[IVX]+$/.test(num) ? 1 : num.split('.').length;
       if (/^\d+$/.test(num) && Number(num) > 40) return null;

@@ -96,6 +96,9 @@ export function isDate(t: string): boolean {
   return y >= 1000 && y <= 2999 && (ok(x, z) || ok(z, x));
 }
 
+/** A run that is only section or paragraph signs. */
+const TEXT_SIGNS_RE = /^\s*[§¶]+\s*$/;
+
 /** One run of a line, as the text-layer parser has it. */
 export interface MathRun {
   readonly text: string;
@@ -117,7 +120,10 @@ const OPERATOR_TEXT_RE = /^[\s\d.,;:=+\-−×·/<>≤≥≠()[\]|!'′*^~]*$/;
  * the operators and digits between them become `$...$` segments; the rest stays text. `spaces[i]` says
  * whether a space precedes run `i` (the parser's word-space decision). Null when the line has no math run.
  */
-export function mathLine(runs: readonly MathRun[], spaces: readonly boolean[]): string | null {
+export function mathLine(input: readonly MathRun[], spaces: readonly boolean[]): string | null {
+  // The section and paragraph signs come from a math font (TeX's CMSY) but are text: "§1. Introduction",
+  // not "$§$1. Introduction" (ADR 0380).
+  const runs = input.some((r) => r.math && TEXT_SIGNS_RE.test(r.text)) ? input.map((r) => (r.math && TEXT_SIGNS_RE.test(r.text) ? { ...r, math: false } : r)) : input;
   if (!runs.some((r) => r.math)) return null;
   // A date whose slashes come from a math font (MathDesign's "12/14/2022" on a thesis approval page) is text.
   if (isDate(runs.map((r) => r.text).join('').trim())) return null;
