@@ -112,6 +112,11 @@ const ACCENT_MARKS: Record<string, string> = {
 };
 const ACCENTABLE = /^[A-Za-z\u0131\u0237]$/;
 
+/** Whether a glyph is an accent drawn on its own: one of ACCENT_MARKS', or a cedilla or double acute. */
+export function isAccentGlyph(c: string): boolean {
+  return ACCENT_MARKS[c] !== undefined || c === '\u00b8' || c === '\u02dd';
+}
+
 /**
  * Where an accent glyph is set over a letter rather than beside it (ADR 0374, accents): TeX's `\accent`
  * draws the accent of an OT1 font as a glyph of its own, moved back over its letter by a kern, so its

@@ -429,13 +429,16 @@ async function pageFromContent(p: number, box: PdfPageBox, content000: StextPage
   const reread = rtlShare(content0.lines) > 0.2 || respace || (!content00.stacked && strayAccentSuspect(content0.lines));
   // On a stacked-math page only the letter-split or run-together lines take the XML's text (ADR 0374
   // amendment: Elsevier's letter-spaced "A R T I C L E I N F O" beside a fraction).
-  const content0r = !reread && content00.stacked && spacingSuspect(content0.lines) ? await respacedLines(p, content0, ctx) : content0;
+  // The page's XML is read at most once, whichever of the passes below asks for it.
+  let xmlRead: Promise<XmlPage | null> | undefined;
+  const readXml = (): Promise<XmlPage | null> => (xmlRead ??= xmlPage(p, ctx));
+  const content0r = !reread && content00.stacked && spacingSuspect(content0.lines) ? await respacedLines(content0, readXml) : content0;
   // A page whose running text has an ASCII grave, circumflex or tilde right before a letter is read from the XML
   // too: where the glyph boxes show the accent set over its letter (an OT1 TeX accent) it is composed
   // with it, where it has its own advance (a backtick of code) it stays (ADR 0374, accents).
-  const accented = !reread && accentSuspect(content0r.lines) ? await xmlPage(p, ctx) : null;
+  const accented = !reread && accentSuspect(content0r.lines) ? await readXml() : null;
   const content = reread
-    ? ((await xmlContent(p, ctx)) ?? content0)
+    ? ((await xmlContent(readXml)) ?? content0)
     : accented
       ? { ...content0r, lines: applyOverlaidAccents(content0r.lines, overlaidAccents(accented.xml)) }
       : content0r;
@@ -565,12 +568,18 @@ async function displayContent(content: StextPageContent, ctx: ConversionContext,
   }
 }
 
+/** A page of MuPDF's XML structured text and its fonts' space advances (see xmlPage). */
+interface XmlPage {
+  readonly xml: string;
+  readonly spaces: Map<string, number>;
+}
+
 /**
  * One page of MuPDF's XML structured text (images reduced to their boxes) and, when the text script wrote
  * it, the space advance of each of the page's simple fonts from their /Widths (fontSpaceAdvances); null
  * when mutool fails.
  */
-async function xmlPage(p: number, ctx: ConversionContext): Promise<{ xml: string; spaces: Map<string, number> } | null> {
+async function xmlPage(p: number, ctx: ConversionContext): Promise<XmlPage | null> {
   const out = `stext-${p}.xml`;
   const r = await textLayerRun('stext', out, String(p), Math.max(1000, Math.min(ctx.limits.pageTimeoutMs, ctx.remainingMs())), ctx);
   const bytes = await ctx.workspace.readFile(out, 128 * 1024 * 1024);
@@ -580,8 +589,8 @@ async function xmlPage(p: number, ctx: ConversionContext): Promise<{ xml: string
   return { xml: text(bytes).replace(/<image bbox="([^"]+)"[^>]*>[\s\S]*?<\/image>/g, '<image bbox="$1"/>'), spaces: fontSpaceAdvances(text(r.stdout)) };
 }
 
-async function xmlContent(p: number, ctx: ConversionContext): Promise<StextPageContent | null> {
-  const read = await xmlPage(p, ctx);
+async function xmlContent(readXml: () => Promise<XmlPage | null>): Promise<StextPageContent | null> {
+  const read = await readXml();
   if (read === null) return null;
   const [page] = parseStextXml(read.xml, read.spaces);
   return page ? parseStextPage(page as Parameters<typeof parseStextPage>[0]) : null;
@@ -592,8 +601,8 @@ async function xmlContent(p: number, ctx: ConversionContext): Promise<StextPageC
  * given the text of the XML line in the same place with the same characters, its spaces decided from the
  * glyph advances (glyph-spacing.ts). Every other line stays as it is (a stacked-math page keeps its stacks).
  */
-async function respacedLines(p: number, content: StextPageContent, ctx: ConversionContext): Promise<StextPageContent> {
-  const again = await xmlContent(p, ctx);
+async function respacedLines(content: StextPageContent, readXml: () => Promise<XmlPage | null>): Promise<StextPageContent> {
+  const again = await xmlContent(readXml);
   if (!again) return content;
   const bare = (s: string): string => s.replace(/\s+/g, '');
   let changed = false;

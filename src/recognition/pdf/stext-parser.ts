@@ -302,8 +302,9 @@ export function parseStextPage(raw: StextPage, fonts: Map<string, FontFlags[]> =
     }
     blocks.push({ runs, plain: block.plain === true });
   }
-  const body = rotatedBody(blocks.flatMap((b) => b.runs));
-  const watermarks = diagonalWatermarks(blocks.flatMap((b) => b.runs));
+  const allRuns = blocks.flatMap((b) => b.runs);
+  const body = rotatedBody(allRuns);
+  const watermarks = diagonalWatermarks(allRuns);
   const turnedLines = new Set<LayoutLine>();
   /** The lines of one block's runs (a block index of their own, even when they make no line). */
   const pushLines = (runs: Run[], plain: boolean, turnedBlock = false): void => {

@@ -5,7 +5,7 @@
 // the rest of the line is in visual order. Putting the zero-width character first makes the later
 // visual-to-logical reversal come out right ("الإنتاجية", not "اإلنتاجية").
 
-import { accentsOverLetters, composeOverlaidAccents, spaceWidthEm, spacedText } from './glyph-spacing.js';
+import { accentsOverLetters, composeOverlaidAccents, isAccentGlyph, spaceWidthEm, spacedText } from './glyph-spacing.js';
 
 interface JsonLine {
   bbox: { x: number; y: number; w: number; h: number };
@@ -104,9 +104,6 @@ function rtlText(chars: readonly { x0: number; x1: number; c: string }[], size: 
   return text.join('');
 }
 
-/** Spacing accent glyphs (the forms fonts map their accents to, and OT1's ASCII look-alikes: moved only when set over a letter). */
-const SPACING_ACCENT = /^[`^~\u02c6\u02dc\u02cb\u02ca\u00b4\u00a8\u00b8\u02c7\u02d8\u02d9\u02da\u02dd\u00af]$/;
-
 /**
  * An accent glyph set over a letter of another span of the same font (its size a hair off the letters', so
  * MuPDF opens a new font span: a LaTeX class setting Portuguese in NimbusSanL, "agr" + "ˆ" + "onomo", or
@@ -115,11 +112,12 @@ const SPACING_ACCENT = /^[`^~\u02c6\u02dc\u02cb\u02ca\u00b4\u00a8\u00b8\u02c7\u0
 function joinAccentSpans(spans: { fm: RegExpMatchArray; chars: { x0: number; x1: number; y0: number; y1: number; c: string }[] }[]): void {
   if (spans.length < 2) return;
   for (const a of spans) {
-    for (const acc of a.chars.filter((c) => SPACING_ACCENT.test(c.c))) {
+    // accent glyphs (OT1's ASCII look-alikes too: they move only when set over a letter)
+    for (const acc of a.chars.filter((c) => isAccentGlyph(c.c))) {
       const mid = (acc.x0 + acc.x1) / 2;
+      const under = (c: { x0: number; x1: number; c: string }): boolean => c !== acc && c.x0 <= mid && mid <= c.x1 && /\p{L}/u.test(c.c);
       // Over a letter of its own span, it is composed there.
-      if (a.chars.some((c) => c !== acc && c.x0 <= mid && mid <= c.x1 && /\p{L}/u.test(c.c))) continue;
-      const under = (c: { x0: number; x1: number; c: string }): boolean => c.x0 <= mid && mid <= c.x1 && /\p{L}/u.test(c.c);
+      if (a.chars.some(under)) continue;
       const host = spans.find((b) => b !== a && b.fm[1] === a.fm[1] && b.chars.some(under));
       if (!host) continue;
       host.chars.push(acc as (typeof host.chars)[number]);

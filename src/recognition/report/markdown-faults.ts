@@ -5,8 +5,18 @@ import { gfmTableRows, gfmTables } from './text-statistics.js';
 
 const round = (x: number): number => Math.round(x * 10000) / 10000;
 
+/**
+ * The Markdown whose blocks and running text markdownFaults' measures share while it runs (each measure read
+ * them again before); null outside it, so no document's Markdown is held after its report.
+ */
+let shared: { markdown: string; blocks?: readonly string[]; running?: string } | null = null;
+
 /** The Markdown's blocks (separated by blank lines), page-marker comments left out. */
-const blocksOf = (markdown: string): string[] =>
+const blocksOf = (markdown: string): readonly string[] => {
+  if (shared !== null && shared.markdown === markdown) return (shared.blocks ??= splitBlocks(markdown));
+  return splitBlocks(markdown);
+};
+const splitBlocks = (markdown: string): string[] =>
   markdown.split(/\n\s*\n/).map((b) => b.trim()).filter((b) => b && !/^<!--[\s\S]*-->$/.test(b));
 
 /** Blocks that are not running text: headings, tables, lists, code, quotes, comments, displays, footnotes. */
@@ -130,6 +140,11 @@ export function looseRowRatio(markdown: string): number {
 
 /** Running text only: displays, inline mathematics, code, comments, tables, link targets and addresses left out. */
 function runningText(markdown: string): string {
+  if (shared !== null && shared.markdown === markdown) return (shared.running ??= stripToRunningText(markdown));
+  return stripToRunningText(markdown);
+}
+
+function stripToRunningText(markdown: string): string {
   return markdown
     .replace(/```[\s\S]*?```|~~~[\s\S]*?~~~/g, ' ')
     .replace(/\$\$[\s\S]*?\$\$/g, ' ')
@@ -289,6 +304,15 @@ export function letterRunRate(markdown: string): number {
 
 /** The inputs read from the Markdown at once, as the report stores them (ADRs 0356, 0366, 0376). */
 export function markdownFaults(markdown: string): { headingParagraphRatio: number; proseHeadingRatio: number; proseCellRatio: number; looseRowRatio: number; longTokenRatio: number; emptyCellRatio: number; fragmentBlockRatio: number; numberedLineRatio: number; letterRunRate: number } {
+  shared = { markdown };
+  try {
+    return measureFaults(markdown);
+  } finally {
+    shared = null;
+  }
+}
+
+function measureFaults(markdown: string): ReturnType<typeof markdownFaults> {
   return {
     headingParagraphRatio: headingParagraphRatio(markdown),
     proseHeadingRatio: proseHeadingRatio(markdown),

@@ -74,6 +74,9 @@ export function runningKey(text: string): string {
   return collapseWhitespace(text.toLowerCase().replace(/\d+/g, '#')).trim();
 }
 
+/** Four letters or more in a key: a running line of words, not a brace of code or a bare number. */
+const FOUR_LETTERS_RE = /(?:\p{L}[^\p{L}]*){4}/u;
+
 /** Consecutive occurrences of a running line at most this many text pages apart belong to one run. */
 const RUN_GAP = 3;
 /** Occurrences at one position that make a run: a chapter's running head on three nearby pages. */
@@ -91,7 +94,7 @@ const RUN_Y_TOLERANCE = 3;
 function runningInRuns(seenAt: ReadonlyMap<string, readonly { page: number; y0: number }[]>): Map<string, Set<number>> {
   const out = new Map<string, Set<number>>();
   for (const [key, at] of seenAt) {
-    if (at.length < RUN_MIN || !/(?:\p{L}[^\p{L}]*){4}/u.test(key)) continue;
+    if (at.length < RUN_MIN || !FOUR_LETTERS_RE.test(key)) continue;
     let start = 0;
     for (let i = 1; i <= at.length; i++) {
       if (i < at.length && at[i]!.page - at[i - 1]!.page <= RUN_GAP) continue;
@@ -299,7 +302,7 @@ export function removeRunningLines(input: readonly PageExtraction[]): RunningLin
     const key = `${zone}|${runningKey(l.text)}`;
     if ((counts.get(key) ?? 0) < threshold || !nothingBeyond(l, p, zone === 'top')) return false;
     // A bare number at a page number's height is a table's cell when its row holds other text.
-    if (!/(?:\p{L}[^\p{L}]*){4}/u.test(key) && p.lines.some((m) => m !== l && Math.min(l.y1, m.y1) - Math.max(l.y0, m.y0) > 0.5 * Math.min(l.y1 - l.y0, m.y1 - m.y0))) return false;
+    if (!FOUR_LETTERS_RE.test(key) && p.lines.some((m) => m !== l && Math.min(l.y1, m.y1) - Math.max(l.y0, m.y0) > 0.5 * Math.min(l.y1 - l.y0, m.y1 - m.y0))) return false;
     return seenAt.get(key)!.some((o) => Math.abs(o.y0 - l.y0) <= RUN_Y_TOLERANCE);
   };
   let removed = lineNumbers;
