@@ -83,14 +83,17 @@ export interface StoredCheckpoint {
 
 export interface RecognitionJobStore {
   /**
-   * Inserts a pending job unless the account already has a live job (pending, processing or completed)
-   * for the same SHA-256; then that job is returned with `created: false`. Atomic: concurrent identical
-   * submissions create one job.
+   * Inserts a pending job unless the account already has an unfinished job (pending or processing) for
+   * the same SHA-256; then that job is returned with `created: false`. Atomic: concurrent identical
+   * submissions create one job. A completed job does not hold the slot (the service returns it while its
+   * result is current, ADR 0387).
    */
   createOrGet(job: NewRecognitionJob): Promise<{ job: RecognitionJob; created: boolean }>;
   get(id: string): Promise<RecognitionJob | null>;
   /** The account's newest job for this content in any state, or null. */
   latestFor(accountId: number, sha256: string): Promise<RecognitionJob | null>;
+  /** The account's newest completed job for this content, or null (an identical resubmission is free). */
+  latestCompletedFor(accountId: number, sha256: string): Promise<RecognitionJob | null>;
   /**
    * The account's jobs, newest first, at most `limit`; with `beforeId`, those submitted before that job
    * of the account (none when it is not the account's).

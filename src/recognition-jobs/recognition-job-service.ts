@@ -453,18 +453,21 @@ export class RecognitionJobService {
   /**
    * Creates the job for a staged upload. An account's identical earlier job (pending, processing or
    * completed, or failed for a reason of the file itself) is returned with `created: false` and nothing
-   * charged. The staged blob is consumed either way.
+   * charged, except a completed job whose result an upgrade of the pipeline has made stale: then a new
+   * job converts the bytes again, free, since the account has paid for them (ADR 0387). The staged blob
+   * is consumed either way.
    */
   async submitStaged(principal: Principal, staged: StagedUpload): Promise<Submitted> {
     try {
       const { sha256 } = staged;
       const earlier = await this.#d.store.latestFor(principal.accountId, sha256);
-      if (earlier && (earlier.status !== 'failed' && earlier.status !== 'cancelled' ? true : earlier.status === 'failed' && PERMANENT_FAILURES.has(earlier.error?.code ?? ''))) {
+      const stale = earlier?.status === 'completed' && !(await this.#d.store.getResult(sha256, PIPELINE_VERSION));
+      if (earlier && !stale && (earlier.status !== 'failed' && earlier.status !== 'cancelled' ? true : earlier.status === 'failed' && PERMANENT_FAILURES.has(earlier.error?.code ?? ''))) {
         return { job: earlier, created: false };
       }
       // The cheapest possible conversion (one page) must be affordable; the real price is debited at
-      // completion, when the page count is known (ADR 0034).
-      await this.#d.billing.requireBalance(principal, recognitionCost(this.#d.prices, 1));
+      // completion, when the page count is known (ADR 0034). A reconversion of paid bytes is free.
+      if (!stale) await this.#d.billing.requireBalance(principal, recognitionCost(this.#d.prices, 1));
       if (!(await this.#d.blobs.stat(blobKey(sha256)))) await this.#d.blobs.move(staged.key, blobKey(sha256));
       const r = await this.#d.store.createOrGet({
         id: `rj_${randomBytes(16).toString('hex')}`,
@@ -780,7 +783,10 @@ export class RecognitionJobService {
 
   async #bill(job: RecognitionJob, pages: number, billable: number): Promise<void> {
     const { store, billing } = this.#d;
-    const amount = recognitionCost(this.#d.prices, billable);
+    // An identical resubmission is free: an account that has a completed job for these bytes (converted
+    // by an earlier pipeline, ADR 0387) is not charged again.
+    const paid = await store.latestCompletedFor(job.accountId, job.sha256);
+    const amount = paid && paid.id !== job.id ? 0 : recognitionCost(this.#d.prices, billable);
     const charge = await billing.chargeOnce(job.accountId, amount, RECOGNITION_OPERATION, job.id);
     const at = nowSeconds(this.#d.clock);
     if (!charge.ok) {

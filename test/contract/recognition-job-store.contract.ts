@@ -49,9 +49,18 @@ export function recognitionJobStoreContract(label: string, open: JobStoreFactory
       assert.equal(other.created, true);
       const otherContent = await jobs.createOrGet(job('rj_4', a.id, SHA_B));
       assert.equal(otherContent.created, true);
-      // Completed jobs still hold the slot; failed and cancelled ones free it.
+      // Completed, failed and cancelled jobs free the slot (the service returns a completed job whose
+      // result is current itself, ADR 0387); latestCompletedFor finds the newest completed one.
+      assert.equal(await jobs.latestCompletedFor(a.id, SHA_A), null);
       await jobs.update('rj_1', { status: 'completed', updatedAt: 101 });
-      assert.equal((await jobs.createOrGet(job('rj_5', a.id))).job.id, 'rj_1');
+      assert.equal((await jobs.latestCompletedFor(a.id, SHA_A))!.id, 'rj_1');
+      assert.equal(await jobs.latestCompletedFor(b.id, SHA_A), null);
+      const upgraded = await jobs.createOrGet(job('rj_5', a.id));
+      assert.equal(upgraded.created, true);
+      assert.equal((await jobs.createOrGet(job('rj_7', a.id))).job.id, 'rj_5', 'the unfinished job holds the slot');
+      assert.equal((await jobs.latestCompletedFor(a.id, SHA_A))!.id, 'rj_1');
+      await jobs.update('rj_5', { status: 'completed', updatedAt: 104 });
+      assert.equal((await jobs.latestCompletedFor(a.id, SHA_A))!.id, 'rj_5');
       await jobs.update('rj_4', { status: 'failed', error: { code: 'damaged_document', message: 'no page tree' }, updatedAt: 102 });
       const fresh = await jobs.createOrGet(job('rj_6', a.id, SHA_B, 103));
       assert.equal(fresh.created, true);

@@ -5,7 +5,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RecognitionError } from '../../src/recognition/index.js';
+import { createHash } from 'node:crypto';
+import { recognitionJobStoreFor } from '../../src/adapters/recognition-job-store-factory.js';
+import { PIPELINE_VERSION, RecognitionError } from '../../src/recognition/index.js';
 import type { ConvertFn } from '../../src/recognition-jobs/index.js';
 import { testApp, type TestApp } from '../helpers/app.js';
 import { buildEpub, encryptionXml } from '../recognition/helpers/epub-builder.js';
@@ -142,6 +144,36 @@ describe('recognition jobs over HTTP', () => {
     assert.deepEqual(page2.json(), { jobs: [], next_before: null });
     const bad = await app.http.inject({ method: 'GET', url: '/v1/recognitions?limit=0', headers: { 'x-api-key': b.key } });
     assert.equal(bad.statusCode, 422);
+  });
+
+  test('after a pipeline upgrade an identical resubmission converts again, free; a current result is returned as before (ADR 0387)', { skip: mutool }, async () => {
+    const bytes = sampleArticle(2);
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    const a = await app.account({ credits: 100 });
+    // The account's job for these bytes completed and was billed under an earlier pipeline version.
+    const store = recognitionJobStoreFor(app.storage);
+    const { job: old } = await store.createOrGet({ id: 'rj_' + 'e'.repeat(32), accountId: a.id, sha256, format: 'pdf', bytes: bytes.length, createdAt: 1 });
+    await store.update(old.id, { status: 'completed', pagesDone: 2, pagesTotal: 2, chargedCredits: 2, error: null, updatedAt: 2 });
+    await store.putResult({ sha256, pipeline: 'lectern-recognition/0', markdown: 'old markdown', report: JSON.stringify({ pipeline: 'lectern-recognition/0' }), pages: 2, createdAt: 2 });
+    assert.equal((await app.http.inject({ method: 'GET', url: `/v1/recognitions/${old.id}/result`, headers: { 'x-api-key': a.key } })).json().markdown, 'old markdown');
+    // Even with no credits left, the resubmission is accepted and converts again on the current pipeline, free.
+    assert.ok((await app.storage.ledger.debit(a.id, 100, 'test', null, 0)).ok);
+    const res = await submit(app, a.key, bytes);
+    assert.equal(res.statusCode, 202, res.body);
+    assert.notEqual(res.json().id, old.id);
+    const job = await waitFor(app, a.key, res.json().id);
+    assert.equal(job.status, 'completed', JSON.stringify(job.error));
+    assert.equal(job.charged_credits, 0);
+    assert.equal(await balance(app, a.id), 0);
+    const result = (await app.http.inject({ method: 'GET', url: `/v1/recognitions/${job.id}/result`, headers: { 'x-api-key': a.key } })).json();
+    assert.equal(result.quality.pipeline, PIPELINE_VERSION);
+    assert.notEqual(result.markdown, 'old markdown');
+    // The earlier job now reads the current result too; a further resubmission returns the new job, free.
+    assert.equal((await app.http.inject({ method: 'GET', url: `/v1/recognitions/${old.id}/result`, headers: { 'x-api-key': a.key } })).json().markdown, result.markdown);
+    const again = await submit(app, a.key, bytes);
+    assert.equal(again.statusCode, 200);
+    assert.equal(again.json().id, job.id);
+    assert.equal(await balance(app, a.id), 0);
   });
 
   test('concurrent identical submissions create one job', { skip: mutool }, async () => {

@@ -81,6 +81,7 @@ test('a checkpoint the store cannot save fails the job (internal), nothing charg
       createOrGet: (j) => base.createOrGet(j),
       get: (id) => base.get(id),
       latestFor: (a, h) => base.latestFor(a, h),
+      latestCompletedFor: (a, h) => base.latestCompletedFor(a, h),
       listForAccount: (a, l, b) => base.listForAccount(a, l, b),
       unfinished: () => base.unfinished(),
       update: (id, p, from) => base.update(id, p, from),

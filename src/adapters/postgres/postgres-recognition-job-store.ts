@@ -21,7 +21,7 @@ export class PostgresRecognitionJobStore implements RecognitionJobStore {
       const ins = await this.pool.query<JobRow>(
         `INSERT INTO recognition_jobs (id, account_id, sha256, format, bytes, status, pages_done, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6, $6)
-         ON CONFLICT (account_id, sha256) WHERE status IN ('pending', 'processing', 'completed') DO NOTHING RETURNING *`,
+         ON CONFLICT (account_id, sha256) WHERE status IN ('pending', 'processing') DO NOTHING RETURNING *`,
         [j.id, j.accountId, j.sha256, j.format, j.bytes, j.createdAt],
       );
       if (ins.rows[0]) return { job: rowToJob(ins.rows[0]), created: true };
@@ -39,6 +39,11 @@ export class PostgresRecognitionJobStore implements RecognitionJobStore {
 
   async latestFor(accountId: number, sha256: string): Promise<RecognitionJob | null> {
     const { rows } = await this.pool.query<JobRow>('SELECT * FROM recognition_jobs WHERE account_id = $1 AND sha256 = $2 ORDER BY seq DESC LIMIT 1', [accountId, sha256]);
+    return rows[0] ? rowToJob(rows[0]) : null;
+  }
+
+  async latestCompletedFor(accountId: number, sha256: string): Promise<RecognitionJob | null> {
+    const { rows } = await this.pool.query<JobRow>("SELECT * FROM recognition_jobs WHERE account_id = $1 AND sha256 = $2 AND status = 'completed' ORDER BY seq DESC LIMIT 1", [accountId, sha256]);
     return rows[0] ? rowToJob(rows[0]) : null;
   }
 

@@ -55,4 +55,13 @@ export const RECOGNITION_MIGRATIONS: readonly MigrationStep[] = [
     sqlite: 'ALTER TABLE recognition_jobs ADD COLUMN worker TEXT; ALTER TABLE recognition_jobs ADD COLUMN lease_until INTEGER;',
     postgres: 'ALTER TABLE recognition_jobs ADD COLUMN worker TEXT; ALTER TABLE recognition_jobs ADD COLUMN lease_until BIGINT;',
   },
+  {
+    // ADR 0387: a completed job no longer holds its account's slot for the content, so a resubmission
+    // after a pipeline upgrade can start a (free) job of its own; the service returns a completed job
+    // whose result is current. Pending and processing jobs still hold it: concurrent identical
+    // submissions create one job.
+    id: 'recognition/003-live-jobs-unfinished-only',
+    sqlite: "DROP INDEX recognition_jobs_live; CREATE UNIQUE INDEX recognition_jobs_live ON recognition_jobs(account_id, sha256) WHERE status IN ('pending', 'processing');",
+    postgres: "DROP INDEX recognition_jobs_live; CREATE UNIQUE INDEX recognition_jobs_live ON recognition_jobs(account_id, sha256) WHERE status IN ('pending', 'processing');",
+  },
 ];

@@ -71,5 +71,8 @@ export function patchAssignments(patch: RecognitionJobPatch, param: (i: number) 
   return { sql: cols.map(([c], i) => `${c} = ${param(i + 1)}`).join(', '), values: cols.map(([, v]) => v) };
 }
 
-/** Statuses that hold the (account, sha256) slot: a resubmission returns such a job. */
-export const LIVE_STATUSES: readonly RecognitionJobStatus[] = ['pending', 'processing', 'completed'];
+/**
+ * Statuses that hold the (account, sha256) slot in the store: createOrGet returns such a job. A completed
+ * job is returned by the service instead, while its result is current (ADR 0387).
+ */
+export const LIVE_STATUSES: readonly RecognitionJobStatus[] = ['pending', 'processing'];

@@ -45,6 +45,11 @@ export class SqliteRecognitionJobStore implements RecognitionJobStore {
     return r ? rowToJob(r) : null;
   }
 
+  async latestCompletedFor(accountId: number, sha256: string): Promise<RecognitionJob | null> {
+    const r = this.#s.q("SELECT * FROM recognition_jobs WHERE account_id = ? AND sha256 = ? AND status = 'completed' ORDER BY seq DESC LIMIT 1").get(accountId, sha256) as JobRow | undefined;
+    return r ? rowToJob(r) : null;
+  }
+
   async listForAccount(accountId: number, limit: number, beforeId?: string): Promise<RecognitionJob[]> {
     const rows = (
       beforeId === undefined
