@@ -2,7 +2,8 @@
 // (a merge of one input: same docs in the same order, same segmentation), into another directory: the
 // A/B copy of an index built by an older build, so both builds search the same segments and differ only
 // in the format (e.g. champion lists, ADR 0329). Deleted docs are dropped, as a merge drops them.
-//   node dist/bench/engine/rewrite-segments.js --from /tmp/idx-base --to /tmp/idx-new
+//   node dist/bench/engine/rewrite-segments.js --from /tmp/idx-base --to /tmp/idx-new [--pair-terms N] [--pair-df F]
+// --pair-terms / --pair-df override the pair rule's maxTerms / dfFraction (ADR 0175; sweeps of ADR 0382).
 // Prints the bytes of each rewritten segment by section group.
 import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,6 +18,9 @@ import { arg } from '../lib/cli.js';
 useZlibStoredCodec();
 const from = arg('from')!;
 const to = arg('to')!;
+const pairRule = { ...DEFAULT_PAIR_RULE };
+if (arg('pair-terms') !== undefined) pairRule.maxTerms = Number(arg('pair-terms'));
+if (arg('pair-df') !== undefined) pairRule.dfFraction = Number(arg('pair-df'));
 rmSync(to, { recursive: true, force: true });
 mkdirSync(to, { recursive: true });
 const manifest = JSON.parse(readFileSync(join(from, 'manifest.json'), 'utf8')) as { segments: { name: string; bytes: number; delGen: number; deleted: number }[] };
@@ -31,7 +35,7 @@ for (const s of manifest.segments) {
     deleted = new Uint32Array(Math.ceil(seg.docCount / 32));
     new Uint8Array(deleted.buffer).set(d.subarray(0, deleted.byteLength));
   }
-  const out = runMerge({ output: s.name, inputs: [{ name: s.name, bytes, deleted }], bound: { w: DEFAULT_SCORING.weights, b: DEFAULT_SCORING.b, champions: DEFAULT_CHAMPION_RULE }, pairs: DEFAULT_PAIR_RULE });
+  const out = runMerge({ output: s.name, inputs: [{ name: s.name, bytes, deleted }], bound: { w: DEFAULT_SCORING.weights, b: DEFAULT_SCORING.b, champions: DEFAULT_CHAMPION_RULE }, pairs: pairRule });
   writeFileSync(join(to, s.name), out.bytes!);
   const seg = new Segment(s.name, out.bytes!);
   const imp = ['impTerm', 'impStart', 'impDoc', 'impTf'].reduce((t, n) => t + seg.file.sectionBytes(n), 0);

@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Segment } from '../../src/engine/segment.js';
-import { commonTerms, pairDocs, type PairRule } from '../../src/engine/pair-postings.js';
+import { commonTerms, DEFAULT_PAIR_RULE, pairDocs, type PairRule } from '../../src/engine/pair-postings.js';
 import { MemoryIndexDirectory, SearchIndex, tokenize } from '../../src/engine/index.js';
 
 const VOCAB = ['cell', 'protein', 'heat', 'shock', 'of', 'the', 'growth', 'factor', 'il-6', 'p53', 'alpha', 'beta', 'kappa', 'rare'];
@@ -157,4 +157,17 @@ test('pair postings are invisible outside the phrase driver, and segments withou
     }
   }
   for (const x of [withPairs, without, mixed]) x.idx.close();
+});
+
+test('the default rule (ADR 0382) keeps the 1,000 most frequent terms with df >= 5% of a segment of >= 2,000 docs', () => {
+  // 25,000 docs (a flushed segment of the 100k benchmark); term t has df 20,000 - 10 t: the 1,000 most
+  // frequent all have df >= 10,010 (40%); with 2,000 terms the cap binds, and with df below 5% it is the floor
+  const n = 25_000;
+  const df = Array.from({ length: 2_000 }, (_, t) => 20_000 - 10 * t);
+  const set = commonTerms(df, df.length, n, DEFAULT_PAIR_RULE);
+  assert.equal(set.length, 1_000);
+  assert.deepEqual(set, Array.from({ length: 1_000 }, (_, t) => t));
+  const low = Array.from({ length: 2_000 }, (_, t) => (t < 600 ? 1_300 : 1_240)); // 5.2% and 4.96%
+  assert.equal(commonTerms(low, low.length, n, DEFAULT_PAIR_RULE).length, 600);
+  assert.equal(commonTerms(df, df.length, 1_999, DEFAULT_PAIR_RULE).length, 0);
 });
