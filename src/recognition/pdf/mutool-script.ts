@@ -238,12 +238,18 @@ function lecternMarkSpans(doc, pageObj, texts, res, src) {
   var toks = lecternTokens(src);
   if (!toks) return null;
   var before = {}, after = {}, ids = [], ops = [], depth = 0;
-  var font = null, tc = 0, gs = [], inBT = false, mc = [], bdc = 0, active = -1, activeDepth = 0;
+  var font = null, tc = 0, gs = [], inBT = false, mc = [], bdc = 0, active = -1, activeDepth = 0, pending = null;
+  function begin(text, t) {
+    active = ids.length;
+    ids.push(text);
+    after[t] = marker([1, 64 + (active >> 6), 64 + (active & 63)], 3);
+  }
   function marker(codes, count) {
     var hex = '';
     for (var i = 0; i < codes.length; i++) hex += (codes[i] < 16 ? '0' : '') + codes[i].toString(16);
     var k = Math.round(count * tc * 1000 * 1000) / 1000;
-    if (inBT) return '/LecternActualTextMarker 1 Tf [<' + hex + '>' + (k ? ' ' + k : '') + '] TJ /' + font.name + ' ' + font.size + ' Tf';
+    // Without a font (none set on the page yet) there is none to set back: a text operator needs a Tf first.
+    if (inBT) return '/LecternActualTextMarker 1 Tf [<' + hex + '>' + (k ? ' ' + k : '') + '] TJ' + (font ? ' /' + font.name + ' ' + font.size + ' Tf' : '');
     return 'q BT /LecternActualTextMarker 1 Tf <' + hex + '> Tj ET Q';
   }
   for (var t = 0; t < toks.length; t++) {
@@ -254,9 +260,15 @@ function lecternMarkSpans(doc, pageObj, texts, res, src) {
     if (c === '/' || c === '(' || c === '<' || /^[+\-.0-9]/.test(w)) { ops.push(w); if (ops.length > 8) ops.shift(); continue; }
     var a = ops, l = a.length;
     ops = [];
-    if (w === 'Tf' && l >= 2 && a[l - 2].charAt(0) === '/') font = { name: a[l - 2].slice(1), size: a[l - 1] };
+    if (w === 'Tf' && l >= 2 && a[l - 2].charAt(0) === '/') {
+      font = { name: a[l - 2].slice(1), size: a[l - 1] };
+      // A span opened in a text object before its font was set (LibreOffice: BT, BDC, Td, Tf, TJ) is marked here.
+      if (pending !== null) { begin(pending, t); pending = null; }
+    } else if (w === 'Tj' || w === 'TJ' || w === "'" || w === '"') {
+      if (pending !== null) { pending = null; active = -1; }
+      if (w === '"' && l >= 3) tc = Number(a[l - 2]) || 0;
+    }
     else if (w === 'Tc' && l >= 1) tc = Number(a[l - 1]) || 0;
-    else if (w === '"' && l >= 3) tc = Number(a[l - 2]) || 0;
     else if (w === 'q') gs.push({ font: font, tc: tc });
     else if (w === 'Q') { if (gs.length) { var g = gs.pop(); font = g.font; tc = g.tc; } }
     else if (w === 'BT') inBT = true;
@@ -266,17 +278,16 @@ function lecternMarkSpans(doc, pageObj, texts, res, src) {
       if (bdc >= texts.length) return null;
       var text = texts[bdc++];
       mc.push(true);
-      if (text !== null && active < 0 && ids.length < 4096 && (!inBT || font)) {
-        active = ids.length;
+      if (text !== null && active === -1 && ids.length < 4096) {
         activeDepth = mc.length;
-        ids.push(text);
-        after[t] = marker([1, 64 + (active >> 6), 64 + (active & 63)], 3);
+        if (!inBT || font) begin(text, t);
+        else { pending = text; active = -2; }
       }
     } else if (w === 'EMC') {
-      if (active >= 0 && mc.length === activeDepth) {
-        if (inBT && !font) return null;
-        before[t] = marker([2], 1);
+      if (active !== -1 && mc.length === activeDepth) {
+        if (active >= 0) before[t] = marker([2], 1);
         active = -1;
+        pending = null;
       }
       if (mc.length) mc.pop();
     }
