@@ -155,31 +155,31 @@ function lecternSpanTexts(page, res) {
   return any ? list : null;
 }
 /*
- * The page's content (its streams joined by newlines): buf, a Buffer, and s, the same bytes as a string when
- * they are all ASCII (read back through tmp: MuJS has no other way from a Buffer to a string), else null.
+ * The page's content (its streams joined by newlines, a comment at the end): buf, a Buffer, and s, the same
+ * bytes as a string (read back through tmp: MuJS has no other way from a Buffer to a string), null where a NUL
+ * byte ended the string early (the comment is not at its end).
  */
 function lecternPageContent(contents, tmp) {
   var buf = new Buffer();
   if (contents.isArray()) { for (var i = 0; i < contents.length; i++) { var c = contents.get(i); if (c && c.isStream()) { buf.writeBuffer(c.readStream()); buf.writeByte(10); } } }
   else if (contents.isStream()) { buf.writeBuffer(contents.readStream()); buf.writeByte(10); }
+  buf.write('%LecternEnd');
   var s = null;
   if (tmp) {
     buf.save(tmp);
     s = read(tmp);
-    // A NUL byte ends the string early; UTF-8 sequences make it shorter than the bytes (other non-ASCII bytes
-    // are looked for only on a page that is rewritten: they are not safe to copy through a string).
-    if (s.length !== buf.length) s = null;
+    if (s.slice(-11) !== '%LecternEnd') s = null;
   }
-  return { buf: buf, s: s };
+  return { buf: buf, s: s, ascii: false };
 }
 /*
- * The content's tokens as strings (one character per byte): from the ASCII string by one regular expression
+ * The content's tokens as strings (one character per byte): from an ASCII string by one regular expression
  * (null where a literal string nests parentheses, which it cannot match, or there is an inline image), or byte
  * by byte, an inline image (BI ... ID data EI) one token. Comments are left out.
  */
 function lecternTokens(src) {
   var t, i;
-  if (src.s !== null) {
+  if (src.ascii) {
     t = src.s.match(/\((?:\\[\s\S]|[^\\)])*\)|<<|>>|<[^>]*>|[\[\]{}]|\/[^\s\/\[\]()<>{}%]*|%[^\r\n]*|[^\s\/\[\]()<>{}%]+/g) || [];
     var out = [];
     for (i = 0; i < t.length; i++) {
@@ -294,7 +294,7 @@ function lecternMarkSpans(doc, pageObj, texts, res, src) {
   }
   if (bdc !== texts.length || !ids.length) return null;
   var end = active >= 0 ? marker([2], 1) : null;
-  var out = new Buffer(), ascii = src.s !== null;
+  var out = new Buffer(), ascii = src.ascii;
   function put(s) {
     if (ascii) out.write(s);
     else for (var k = 0; k < s.length; k++) out.writeByte(s.charCodeAt(k));
@@ -436,7 +436,9 @@ function lecternActualText(doc, p, page, tmp) {
     }
     var texts = lecternSpanTexts(page, res);
     if (!texts) return null;
-    if (src.s !== null && /[^\x01-\x7f]/.test(src.s)) src.s = null;
+    // The ASCII string is tokenised by a regular expression and copied as it is; other bytes are not safe to
+    // copy through a string (UTF-8 sequences are one character, a stray byte U+FFFD).
+    src.ascii = src.s !== null && src.s.length === src.buf.length && !/[^\x01-\x7f]/.test(src.s);
     return lecternMarkSpans(doc, pageObj, texts, res, src);
   } catch (e) {
     return null;
