@@ -444,11 +444,37 @@ function lecternActualText(doc, p, page, tmp) {
     return null;
   }
 }
+/*
+ * Pages first..last-1 that may hold an ActualText span (the others are not looked at again): the pages'
+ * contents joined into one Buffer, each closed by a comment, written and read back once for the range; a page
+ * whose part says "ActualText", whose named property lists have one, or that the string does not reach (a
+ * NUL byte ended it) is kept.
+ */
+function lecternCandidates(doc, first, last, tmp) {
+  var keep = {}, buf = new Buffer(), p;
+  try {
+    for (p = first; p < last; p++) {
+      var o = doc.findPage(p), c = o.get('Contents'), res = lecternResources(o);
+      if (c && c.isArray()) { for (var i = 0; i < c.length; i++) { var e = c.get(i); if (e && e.isStream()) { buf.writeBuffer(e.readStream()); buf.writeByte(10); } } }
+      else if (c && c.isStream()) { buf.writeBuffer(c.readStream()); buf.writeByte(10); }
+      buf.write('%LecternPage\n');
+      var props = res ? res.get('Properties') : null;
+      if (props && props.isDictionary()) props.forEach(function (k, v) { if (v && v.isDictionary() && v.get('ActualText')) keep[p] = true; });
+    }
+    buf.save(tmp);
+    var parts = read(tmp).split('%LecternPage');
+    for (p = first; p < last; p++) if (p - first >= parts.length - 1 || parts[p - first].split('ActualText').length > 1) keep[p] = true;
+  } catch (err) {
+    for (p = first; p < last; p++) keep[p] = true;
+  }
+  return keep;
+}
 function lecternWritePages(doc, out, format, first, last) {
   var w = new DocumentWriter(out, format, 'preserve-images');
+  var keep = lecternCandidates(doc, first, last, out + '.content');
   for (var p = first; p < last; p++) {
     var page = doc.loadPage(p);
-    var spans = lecternActualText(doc, p, page, out + '.content');
+    var spans = keep[p] ? lecternActualText(doc, p, page, out + '.content') : null;
     if (spans) page = doc.loadPage(p);
     var dev = w.beginPage(page.bound());
     page.run(spans ? lecternSpanDevice(dev, spans) : dev, Identity);
