@@ -6,7 +6,9 @@
 // program (MuJS, ECMAScript 5); mutool stays a separate process.
 //
 // Arguments: input file, output JSON file, number of leading pages to extract.
-// Both scripts first give ligature glyphs their letters (LIGATURES below), which `mutool convert` cannot.
+// Both scripts first give ligature glyphs their letters (LIGATURES below), which `mutool convert` cannot,
+// and give the glyphs of ActualText spans the spans' text (lecternWritePages, ADR 0386), which MuPDF 1.21
+// does not read.
 // Any failure (password, damaged page tree, a page that cannot be read) throws, so mutool exits non-zero
 // and the caller falls back to the separate `mutool show` / `mutool pages` / `mutool convert` calls.
 
