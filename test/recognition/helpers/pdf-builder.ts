@@ -33,6 +33,10 @@ export interface PageSpec {
   readonly image?: { readonly w: number; readonly h: number; readonly pixels?: Uint8Array };
   /** Horizontal rules (a fraction bar, a table rule) from x0 to x1 at y (from the top), stroked `width` thick. */
   readonly rules?: readonly { readonly x0: number; readonly x1: number; readonly y: number; readonly width?: number }[];
+  /** Content-stream operators written after the runs as they are (the fonts are /F1 ... /F12 of FONTS). */
+  readonly content?: string;
+  /** Entries of the page's /Properties resource (named marked-content properties), e.g. `/P1 << /ActualText (x) >>`. */
+  readonly properties?: string;
 }
 
 const FONTS = { regular: 'F1', bold: 'F2', italic: 'F3', mono: 'F4', times: 'F5', 'times-italic': 'F6', symbol: 'F7', 'tex-ext': 'F8', ligatures: 'F9', caps: 'F10', 'caps-space': 'F11', 'lo-subset': 'F12' } as const;
@@ -116,6 +120,8 @@ export function buildPdf(pages: readonly PageSpec[], info: Record<string, string
       content += `BT /${FONTS[r.font ?? 'regular']} ${r.size ?? 11} Tf ${tc}${place} ${show}${reset} ET\n`;
     }
     for (const r of p.rules ?? []) content += `q ${r.width ?? 0.5} w ${r.x0} ${h - r.y} m ${r.x1} ${h - r.y} l S Q\n`;
+    if (p.content) content += `${p.content}\n`;
+    if (p.properties) xobj += ` /Properties << ${p.properties} >>`;
     const stream = add(`<< /Length ${Buffer.byteLength(content, 'latin1')} >>\nstream\n${content}endstream`);
     kids.push(add(`<< /Type /Page /Parent ${pagesObj} 0 R /MediaBox [0 0 ${w} ${h}] /Resources << /Font ${fontDict}${xobj} >> /Contents ${stream} 0 R >>`));
   }
