@@ -7,6 +7,7 @@ import type { StructureCounts } from '../structure/document-blocks.js';
 import type { DocumentMetadata, QualityReport, QualityWarning, WarningCode } from './quality-report.js';
 import { markdownFaults } from './markdown-faults.js';
 import { scoreReport } from './score.js';
+import { sharingMarkdown } from './shared-markdown.js';
 import { plainText, textStatistics } from './text-statistics.js';
 
 /** Facts about the input gathered by a format backend. */
@@ -148,7 +149,10 @@ export function textLayerMisses(units: readonly (PageExtraction | MarkdownUnit)[
   };
 }
 
-/** Builds the report; page notes become warnings with page lists. */
+/**
+ * Builds the report; page notes become warnings with page lists. The measures read the Markdown's blocks,
+ * tables and running text made once for all of them (ADR 0385).
+ */
 export function buildReport(
   facts: InputFacts,
   units: readonly (PageExtraction | MarkdownUnit)[],
@@ -156,6 +160,17 @@ export function buildReport(
   counts: StructureCounts,
   ctx: ConversionContext,
   layout: LayoutFacts = NO_LAYOUT,
+): QualityReport {
+  return sharingMarkdown(markdown, () => reportOf(facts, units, markdown, counts, ctx, layout));
+}
+
+function reportOf(
+  facts: InputFacts,
+  units: readonly (PageExtraction | MarkdownUnit)[],
+  markdown: string,
+  counts: StructureCounts,
+  ctx: ConversionContext,
+  layout: LayoutFacts,
 ): QualityReport {
   const which = { textLayer: [] as number[], ocr: [] as number[], empty: [] as number[], failed: [] as number[], skipped: [] as number[] };
   const conf: number[] = [];

@@ -2,22 +2,12 @@
 // heading or a table and is prose, and prose that became a heading or a table's cells. Inputs of the quality
 // score (score.ts); they read the output only, never a source, so they apply to unseen documents.
 import { gfmTableRows, gfmTables } from './text-statistics.js';
+import { markdownBlocks, sharedPiece, sharingMarkdown } from './shared-markdown.js';
 
 const round = (x: number): number => Math.round(x * 10000) / 10000;
 
-/**
- * The Markdown whose blocks and running text markdownFaults' measures share while it runs (each measure read
- * them again before); null outside it, so no document's Markdown is held after its report.
- */
-let shared: { markdown: string; blocks?: readonly string[]; running?: string } | null = null;
-
-/** The Markdown's blocks (separated by blank lines), page-marker comments left out. */
-const blocksOf = (markdown: string): readonly string[] => {
-  if (shared !== null && shared.markdown === markdown) return (shared.blocks ??= splitBlocks(markdown));
-  return splitBlocks(markdown);
-};
-const splitBlocks = (markdown: string): string[] =>
-  markdown.split(/\n\s*\n/).map((b) => b.trim()).filter((b) => b && !/^<!--[\s\S]*-->$/.test(b));
+/** The Markdown's blocks (separated by blank lines), page-marker comments left out (shared while the report is built). */
+const blocksOf = markdownBlocks;
 
 /** Blocks that are not running text: headings, tables, lists, code, quotes, comments, displays, footnotes. */
 const NOT_TEXT = /^(?:#{1,6}\s|\||[-*+]\s|\d{1,3}[.)]\s|```|~~~|>|<!--|\$\$|\[\^)/;
@@ -140,39 +130,55 @@ export function looseRowRatio(markdown: string): number {
 
 /** Running text only: displays, inline mathematics, code, comments, tables, link targets and addresses left out. */
 function runningText(markdown: string): string {
-  if (shared !== null && shared.markdown === markdown) return (shared.running ??= stripToRunningText(markdown));
-  return stripToRunningText(markdown);
+  return sharedPiece(markdown, 'running', stripToRunningText);
 }
 
 function stripToRunningText(markdown: string): string {
-  return markdown
+  const text = markdown
     .replace(/```[\s\S]*?```|~~~[\s\S]*?~~~/g, ' ')
     .replace(/\$\$[\s\S]*?\$\$/g, ' ')
     .replace(/(?<!\\)\$[^$\n]{1,300}?(?<!\\)\$/g, ' ')
     .replace(/<!--[\s\S]*?-->/g, ' ')
     .replace(/^\s*\|.*$/gm, ' ')
     .replace(/`[^`\n]*`/g, ' ')
-    .replace(/\]\([^)\s]*\)/g, ']')
-    .replace(/\b(?:https?:\/\/|www\.)\S+|\S+@\S+/g, ' ');
+    .replace(/\]\([^)\s]*\)/g, ']');
+  return withoutAddresses(text);
 }
 
+/** Link targets and e-mail addresses: the last step of {@link stripToRunningText}. */
+const ADDRESS = /\b(?:https?:\/\/|www\.)\S+|\S+@\S+/g;
+const SPACE = /\s/;
+
 /**
- * Words of running text: tokens with a letter, edge punctuation removed. A token's word is worked out once
- * per distinct token (the regexes ran for every token, most of them repeats: ADR 0377).
+ * `text.replace(ADDRESS, ' ')`, with the pattern run only on the runs of non-space characters that hold an
+ * `@`, `http` or `www.` (ADR 0385). A match never crosses white space (`\S+` does not, nor do `http://` and
+ * `www.`) and needs one of those three in its run; a run's neighbours are white space, as the run's ends
+ * are to a pattern run on the run alone (`\b` and `\S+` see the same). Run over the whole text, `\S+@\S+`
+ * tried every position of every word, each scanning to the word's end: the report's costliest pattern.
  */
-const runningWords = (markdown: string): string[] => {
-  const wordOf = new Map<string, string | null>();
-  const out: string[] = [];
-  for (const t of wordsOf(runningText(markdown))) {
-    let w = wordOf.get(t);
-    if (w === undefined) {
-      const stripped = t.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
-      wordOf.set(t, (w = /\p{L}/u.test(stripped) ? stripped : null));
+export function withoutAddresses(text: string): string {
+  const runs: [number, number][] = [];
+  for (const needle of ['@', 'http', 'www.']) {
+    for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + 1)) {
+      let start = at;
+      while (start > 0 && !SPACE.test(text[start - 1]!)) start--;
+      let end = at + 1;
+      while (end < text.length && !SPACE.test(text[end]!)) end++;
+      runs.push([start, end]);
+      at = end - 1;
     }
-    if (w !== null) out.push(w);
   }
-  return out;
-};
+  if (runs.length === 0) return text;
+  runs.sort((a, b) => a[0] - b[0]);
+  let out = '';
+  let last = 0;
+  for (const [start, end] of runs) {
+    if (start < last) continue; // the same run, found by another needle
+    out += text.slice(last, start) + text.slice(start, end).replace(ADDRESS, ' ');
+    last = end;
+  }
+  return out + text.slice(last);
+}
 
 /** Letters from which a token of letters alone is taken for words run together (German compounds stay below it). */
 export const LONG_TOKEN_LETTERS = 20;
@@ -185,17 +191,28 @@ export const LONG_TOKEN_LETTERS = 20;
  * once per distinct token, so that a long name used throughout counts once. 0 without words.
  */
 export function longTokenRatio(markdown: string): number {
-  const words = runningWords(markdown);
+  // Words of running text: tokens with a letter, edge punctuation removed, each token's word worked out once
+  // (ADR 0377). A token seen before was counted and its word judged then; only a new token can bring a new
+  // word (ADR 0385: one pass, without the array of words and a second pass over it).
+  const wordOf = new Map<string, string | null>();
   const seen = new Set<string>();
+  let words = 0;
   let long = 0;
-  for (const w of words) {
-    if (seen.has(w)) continue;
-    seen.add(w);
-    const letters = /^\p{L}+$/u.test(w);
-    if (letters && /\p{Ll}/u.test(w) && [...w].length >= LONG_TOKEN_LETTERS) long++;
-    else if (letters && /^\p{Lu}?\p{Ll}{3,}\p{Lu}\p{Ll}{3,}$/u.test(w)) long++;
+  for (const t of wordsOf(runningText(markdown))) {
+    let w = wordOf.get(t);
+    if (w === undefined) {
+      const stripped = t.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
+      wordOf.set(t, (w = /\p{L}/u.test(stripped) ? stripped : null));
+      if (w !== null && !seen.has(w)) {
+        seen.add(w);
+        const letters = /^\p{L}+$/u.test(w);
+        if (letters && /\p{Ll}/u.test(w) && [...w].length >= LONG_TOKEN_LETTERS) long++;
+        else if (letters && /^\p{Lu}?\p{Ll}{3,}\p{Lu}\p{Ll}{3,}$/u.test(w)) long++;
+      }
+    }
+    if (w !== null) words++;
   }
-  return words.length ? round(long / words.length) : 0;
+  return words ? round(long / words) : 0;
 }
 
 /**
@@ -304,12 +321,7 @@ export function letterRunRate(markdown: string): number {
 
 /** The inputs read from the Markdown at once, as the report stores them (ADRs 0356, 0366, 0376). */
 export function markdownFaults(markdown: string): { headingParagraphRatio: number; proseHeadingRatio: number; proseCellRatio: number; looseRowRatio: number; longTokenRatio: number; emptyCellRatio: number; fragmentBlockRatio: number; numberedLineRatio: number; letterRunRate: number } {
-  shared = { markdown };
-  try {
-    return measureFaults(markdown);
-  } finally {
-    shared = null;
-  }
+  return sharingMarkdown(markdown, () => measureFaults(markdown));
 }
 
 function measureFaults(markdown: string): ReturnType<typeof markdownFaults> {

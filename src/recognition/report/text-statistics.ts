@@ -2,6 +2,7 @@
 import type { TextStatistics } from './quality-report.js';
 import { guessLanguage } from './language-guess.js';
 import { isLetterCode } from '../structure/patterns.js';
+import { markdownBlocks, sharedPiece } from './shared-markdown.js';
 
 /** Strips Markdown markup that is not text: page markers and other comments, heading marks, fences, table rules. */
 export function plainText(markdown: string): string {
@@ -129,12 +130,16 @@ export function mergedCellRatio(markdown: string): number {
 }
 
 /** Rows of the GFM tables: body rows, cells split (escaped bars kept). */
-export function gfmTableRows(markdown: string): string[][] {
+export function gfmTableRows(markdown: string): (readonly string[])[] {
   return gfmTables(markdown).flat();
 }
 
 /** The GFM tables' body rows, one array per table, cells split (escaped bars kept). */
-export function gfmTables(markdown: string): string[][][] {
+export function gfmTables(markdown: string): readonly (readonly (readonly string[])[])[] {
+  return sharedPiece(markdown, 'tables', splitTables);
+}
+
+function splitTables(markdown: string): string[][][] {
   const tables: string[][][] = [];
   let current: string[][] | null = null;
   for (const line of markdown.split('\n')) {
@@ -289,7 +294,7 @@ const NOT_PARAGRAPH_RE = /^(?:#{1,6}\s|\||[-*+]\s|\d{1,3}[.)]\s|```|~~~|>|<!--|\
  * near 0; labels and captions without a full stop account for the rest.
  */
 export function brokenParagraphRatio(markdown: string): number {
-  const blocks = markdown.split(/\n\s*\n/).map((b) => b.trim()).filter((b) => b && !/^<!--[\s\S]*-->$/.test(b));
+  const blocks = markdownBlocks(markdown);
   let paragraphs = 0;
   let broken = 0;
   for (let i = 0; i < blocks.length; i++) {
