@@ -477,9 +477,11 @@ test('a numbered run-in title set in bold, italic or small capitals is a heading
 test('an outline entry without the section number the page prints names the numbered heading (ADR 0383)', () => {
   // hyperref's bookmarks: "Mathematical elements" for "1.1 Mathematical elements", set like the body.
   const lines = [L('1.1 Mathematical elements', 100, { block: nb() }), L('The following options are accepted:', 114, { block: nb(), x1: 300 }), ...para(130)];
-  const { blocks } = analyzeLayout({ pages: [page(1, lines)], outline: [{ depth: 1, title: 'Introduction', page: 1 }, { depth: 2, title: 'Mathematical elements', page: 1 }] });
-  const hs = blocks.filter((x) => x.kind === 'heading');
-  assert.deepEqual(hs.map((h) => h.kind === 'heading' && [h.level, h.text, h.source]), [[3, '1.1 Mathematical elements', 'outline']]);
+  // The outline has the document's title at its root: the level follows the printed number.
+  const lines2 = [L('2 Usage', 100, { block: nb() }), L('The following options are accepted:', 114, { block: nb(), x1: 300 }), ...para(130)];
+  const outline = [{ depth: 1, title: 'A Manual', page: 1 }, { depth: 2, title: 'Introduction', page: 1 }, { depth: 3, title: 'Mathematical elements', page: 1 }, { depth: 2, title: 'Usage', page: 1 }];
+  const hs = [lines, lines2].flatMap((ls) => analyzeLayout({ pages: [page(1, ls)], outline }).blocks.filter((x) => x.kind === 'heading'));
+  assert.deepEqual(hs.map((h) => h.kind === 'heading' && [h.level, h.text, h.source]), [[3, '1.1 Mathematical elements', 'outline'], [2, '2 Usage', 'outline']]);
 });
 
 test('a bold numbered title listing things with commas is a heading, not an author line (ADR 0383)', () => {

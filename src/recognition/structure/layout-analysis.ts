@@ -399,7 +399,11 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
         if (o.page !== null && Math.abs(o.page - page) > 1) continue;
         if (key === o.key || (bare.length >= 4 && bare === o.key) || (key.length >= 4 && o.key.startsWith(key) && key.length >= o.key.length * 0.6) || (o.key.length >= 4 && key.startsWith(o.key) && o.key.length >= key.length * 0.7)) {
           usedOutline.add(i);
-          return { kind: 'heading', page, text: t, level: Math.min(6, o.depth + 1), source: 'outline', size };
+          // Matched without its number: the level follows the number, as a numbered title's does (an
+          // outline with the document's title at its root would put every section a level down).
+          const num = key !== o.key && bare === o.key ? numbered![1]!.replace(/\.$/, '') : null;
+          const level = num !== null ? (/^[IVX]+$/.test(num) ? 1 : num.split('.').length) + 1 : o.depth + 1;
+          return { kind: 'heading', page, text: t, level: Math.min(6, level), source: 'outline', size };
         }
       }
     }
