@@ -452,6 +452,8 @@ test('a numbered run-in title set in bold, italic or small capitals is a heading
     // asmejour: "1.1 **Essential Initial Commands.** To begin"; aomart: "9.2. *Over and under arrows*. Some extra".
     ...runIn('1.1 Essential Initial Commands. To begin, fill in the fields to be completed at the top of', '1.1 Essential Initial Commands.', 90),
     ...runIn('9.2. Over and under arrows. Some extra over and under arrow operations are provided in the', '9.2. Over and under arrows', 130),
+    // An accent drawn apart ("L¨of") is composed in the title as in the line.
+    ...runIn('5.5. Martin-L¨of Type Theory. Invoking the package with the ML option enables the support', '5.5. Martin-L¨of Type Theory.', 150),
     // asmeconf: a one-level number with a title in capitals.
     ...runIn('2. REFERRING TO FIGURES Citations are automatically numbered and sorted in the text of the', '2. REFERRING TO FIGURES', 170),
     // Not titles: a proof head, a theorem head numbered first (\swapnumbers), a one-level numbered item.
@@ -464,6 +466,7 @@ test('a numbered run-in title set in bold, italic or small capitals is a heading
   assert.deepEqual(hs, [
     [3, '1.1 Essential Initial Commands'],
     [3, '9.2. Over and under arrows'],
+    [3, '5.5. Martin-Löf Type Theory'],
     [2, '2. REFERRING TO FIGURES'],
   ]);
   const paras = blocks.filter((b) => b.kind === 'paragraph').map((b) => (b.kind === 'paragraph' ? b.text.slice(0, 24) : ''));

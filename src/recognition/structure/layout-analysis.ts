@@ -505,7 +505,7 @@ const THEOREM_HEAD_RE = /^(?:theorem|lemma|proposition|corollary|definition|rema
 function runInTitle(raw: RawBlock): { heading: Classified; rest: RawBlock } | null {
   const first = raw.lines[0]!;
   const lead = first.lead;
-  if (!lead || first.sizeEstimated || first.display !== undefined) return null;
+  if (!lead || first.sizeEstimated || first.display !== undefined || !first.text.startsWith(lead)) return null;
   const m = RUN_IN_RE.exec(lead);
   if (!m) return null;
   const num = m[1]!;
