@@ -41,6 +41,12 @@ export interface LayoutLine extends Box {
    * separation, which table detection may cut the line into (ADR 0341). Absent when the line has none.
    */
   readonly segments?: readonly LineSegment[];
+  /**
+   * The line's first words when they are set in bold, italic or small capitals and the rest of the line is
+   * not (with a section number before them in any text face): a run-in title's candidate ("1.1 Essential
+   * Initial Commands."). Text layers only; absent when the line has none.
+   */
+  readonly lead?: string;
 }
 
 /** A part of a line between wide gaps (see {@link LayoutLine.segments}). */

@@ -441,3 +441,55 @@ test('a numbered title centred over its paragraph at the body size is a heading 
     [2, '§2. Style and preamble'],
   ]);
 });
+
+test('a numbered run-in title set in bold, italic or small capitals is a heading over its paragraph; bold lead words and numbered theorem heads are not (ADR 0383)', () => {
+  const runIn = (text: string, lead: string, y: number): LayoutLine[] => {
+    const b = nb();
+    return [L(text, y, { block: b, x1: 520, lead }), L('and this is where the paragraph ends.', y + 12, { block: b, x1: 260 })];
+  };
+  const lines = [
+    ...para(40),
+    // asmejour: "1.1 **Essential Initial Commands.** To begin"; aomart: "9.2. *Over and under arrows*. Some extra".
+    ...runIn('1.1 Essential Initial Commands. To begin, fill in the fields to be completed at the top of', '1.1 Essential Initial Commands.', 90),
+    ...runIn('9.2. Over and under arrows. Some extra over and under arrow operations are provided in the', '9.2. Over and under arrows', 130),
+    // An accent drawn apart ("L¨of") is composed in the title as in the line.
+    ...runIn('5.5. Martin-L¨of Type Theory. Invoking the package with the ML option enables the support', '5.5. Martin-L¨of Type Theory.', 150),
+    // asmeconf: a one-level number with a title in capitals.
+    ...runIn('2. REFERRING TO FIGURES Citations are automatically numbered and sorted in the text of the', '2. REFERRING TO FIGURES', 170),
+    // Not titles: a proof head, a theorem head numbered first (\swapnumbers), a one-level numbered item.
+    ...runIn('Proof. This is trivial from what was shown above, since every body text body text body', 'Proof.', 210),
+    ...runIn('2.1. Theorem. Let the body text be what it is, then body text body text body text body', '2.1. Theorem.', 250),
+    ...runIn('3. Apples. The first of the fruits to be listed here is the apple, body text body text', '3. Apples.', 290),
+  ];
+  const { blocks } = analyzeLayout({ pages: [page(1, lines)] });
+  const hs = blocks.filter((b) => b.kind === 'heading').map((b) => b.kind === 'heading' && [b.level, b.text]);
+  assert.deepEqual(hs, [
+    [3, '1.1 Essential Initial Commands'],
+    [3, '9.2. Over and under arrows'],
+    [3, '5.5. Martin-Löf Type Theory'],
+    [2, '2. REFERRING TO FIGURES'],
+  ]);
+  const paras = blocks.filter((b) => b.kind === 'paragraph').map((b) => (b.kind === 'paragraph' ? b.text.slice(0, 24) : ''));
+  assert.ok(paras.includes('To begin, fill in the fi'));
+  assert.ok(paras.includes('Some extra over and unde'));
+  assert.ok(paras.includes('Citations are automatica'));
+  assert.ok(paras.includes('Proof. This is trivial f'));
+  assert.ok(paras.includes('2.1. Theorem. Let the bo'));
+});
+
+test('an outline entry without the section number the page prints names the numbered heading (ADR 0383)', () => {
+  // hyperref's bookmarks: "Mathematical elements" for "1.1 Mathematical elements", set like the body.
+  const lines = [L('1.1 Mathematical elements', 100, { block: nb() }), L('The following options are accepted:', 114, { block: nb(), x1: 300 }), ...para(130)];
+  // The outline has the document's title at its root: the level follows the printed number.
+  const lines2 = [L('2 Usage', 100, { block: nb() }), L('The following options are accepted:', 114, { block: nb(), x1: 300 }), ...para(130)];
+  const outline = [{ depth: 1, title: 'A Manual', page: 1 }, { depth: 2, title: 'Introduction', page: 1 }, { depth: 3, title: 'Mathematical elements', page: 1 }, { depth: 2, title: 'Usage', page: 1 }];
+  const hs = [lines, lines2].flatMap((ls) => analyzeLayout({ pages: [page(1, ls)], outline }).blocks.filter((x) => x.kind === 'heading'));
+  assert.deepEqual(hs.map((h) => h.kind === 'heading' && [h.level, h.text, h.source]), [[3, '1.1 Mathematical elements', 'outline'], [2, '2 Usage', 'outline']]);
+});
+
+test('a bold numbered title listing things with commas is a heading, not an author line (ADR 0383)', () => {
+  const lines = [...para(40), L('2. REFERRING TO CITATIONS, FIGURES, AND EQUATIONS', 100, { block: nb(), bold: true, size: 9 }), ...para(120)];
+  const { blocks } = analyzeLayout({ pages: [page(1, lines)] });
+  const hs = blocks.filter((x) => x.kind === 'heading');
+  assert.deepEqual(hs.map((h) => h.kind === 'heading' && h.text), ['2. REFERRING TO CITATIONS, FIGURES, AND EQUATIONS']);
+});

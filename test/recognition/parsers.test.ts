@@ -233,3 +233,21 @@ test('stext: a shadow or overprint (the same text drawn again within 0.15 em) is
   const [p] = parseStextJson(json);
   assert.deepEqual(p!.lines.map((l) => l.text), ['1. INTRODUCTION', 'very very', 'very']);
 });
+
+test('stext: a line\'s lead is its first words set in bold, italic or small capitals before roman text; CM bold extended faces are bold (ADR 0383)', () => {
+  const f = (x: number, y: number, w: number, text: string, name: string) => ({ bbox: { x, y, w, h: 12 }, font: { name, family: 'serif', weight: 'normal', style: 'normal', size: 10 }, x, y: y + 10, text });
+  const json = JSON.stringify([
+    {
+      blocks: [
+        { type: 'text', bbox: { x: 72, y: 100, w: 400, h: 12 }, lines: [f(72, 100, 12, '1.1', 'TeXGyreTermesX-Bold'), f(88, 100, 120, 'Essential Commands.', 'TeXGyreTermesX-Bold'), f(210, 100, 100, ' To begin, fill', 'TeXGyreTermesX-Regular')] },
+        { type: 'text', bbox: { x: 72, y: 130, w: 400, h: 12 }, lines: [f(72, 130, 14, '9.2.', 'CMR10'), f(88, 130, 80, ' Over and under', 'CMTI10'), f(168, 130, 100, '. Some extra', 'CMR10')] },
+        { type: 'text', bbox: { x: 72, y: 160, w: 400, h: 12 }, lines: [f(72, 160, 80, 'Notation', 'CMCSC10'), f(160, 160, 100, ' is set here', 'CMR10')] },
+        { type: 'text', bbox: { x: 72, y: 190, w: 400, h: 12 }, lines: [f(72, 190, 100, 'plain roman ', 'CMR10'), f(172, 190, 60, 'bold', 'CMBX10')] },
+        { type: 'text', bbox: { x: 72, y: 220, w: 400, h: 12 }, lines: [f(72, 220, 100, 'INTRODUCTION', 'CMSSBX10')] },
+      ],
+    },
+  ]);
+  const [p] = parseStextJson(json);
+  assert.deepEqual(p!.lines.map((l) => l.lead ?? null), ['1.1 Essential Commands.', '9.2. Over and under', 'Notation', null, null]);
+  assert.equal(p!.lines[4]!.bold, true);
+});

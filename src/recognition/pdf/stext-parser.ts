@@ -64,6 +64,8 @@ interface Run {
   bold: boolean;
   italic: boolean;
   mono: boolean;
+  /** Set in a small-capitals font (CMCSC10, LM Roman Caps): a run-in heading's style. */
+  caps: boolean;
   /** Set in a math font (TeX math italic and symbols, OpenType math fonts). */
   math: boolean;
   /** LaTeX of a rebuilt fraction or radical. */
@@ -80,11 +82,14 @@ export interface FontFlags {
   bold: boolean;
   italic: boolean;
   mono: boolean;
+  caps: boolean;
   math: boolean;
 }
 
-const BOLD_RE = /bold|black|heavy|semibold|demi|[-,+]bd\b|cmbx|\bmedium\b/i;
+// Computer Modern's bold extended faces in every family (cmbx, cmssbx, cm-super's sfbx and sfsx, ecbx).
+const BOLD_RE = /bold|black|heavy|semibold|demi|[-,+]bd\b|(?:cm|ss|sf|ec)bx|sfsx|\bmedium\b/i;
 const ITALIC_RE = /italic|oblique|[-,]it\b|cmti|cmmi/i;
+const CAPS_RE = /csc\d|caps/i;
 const MONO_RE = /mono|courier|consol|typewriter|cmtt|menlo|inconsolata|sourcecode|\bcode\b|lucidaconsole|nimbusmon/i;
 // Hebrew, Arabic, Syriac, Thaana, NKo and the Arabic presentation forms (Unicode 15, chapters 9-10).
 const RTL_CHAR = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]/;
@@ -111,6 +116,7 @@ function fontFlags(f: StextFont, cache: Map<string, FontFlags[]>): FontFlags {
     bold: f.weight === 'bold' || BOLD_RE.test(name),
     italic: f.style === 'italic' || ITALIC_RE.test(name),
     mono: f.family === 'monospace' || MONO_RE.test(name),
+    caps: CAPS_RE.test(name),
     math: MATH_FONT_RE.test(name),
   };
   list.push(e);
@@ -286,6 +292,7 @@ export function parseStextPage(raw: StextPage, fonts: Map<string, FontFlags[]> =
           bold: flags.bold,
           italic: flags.italic,
           mono: flags.mono,
+          caps: flags.caps,
           math: flags.math || l.latex !== undefined,
           ...(l.latex !== undefined ? { latex: l.latex } : {}),
           rtl,
@@ -709,6 +716,29 @@ function wordGapThreshold(runs: readonly Run[], rtl: boolean): number {
   return fragments ? WORD_GAP_EM : DEFAULT_GAP_EM;
 }
 
+/** A run's style for {@link leadEnd}: bold, italic, small capitals, roman, or math and monospaced ('x'). */
+const leadStyle = (r: Run): string => (r.math || r.mono ? 'x' : r.bold ? 'b' : r.italic ? 'i' : r.caps ? 'c' : 'r');
+const HAS_LETTER_RE = /\p{L}/u;
+
+/**
+ * Where a line's lead ends: the index of the first run with letters set otherwise than the line's first
+ * words, when those are bold, italic or in small capitals (a run-in title, "1.1 **Essential Initial
+ * Commands.** To begin"); runs before the first letters (a section number, in any text face) belong to
+ * the lead. -1 when the line has no such lead (its first words are roman, or all of it is in one style).
+ */
+function leadEnd(runs: readonly Run[]): number {
+  let k = 0;
+  while (k < runs.length && !HAS_LETTER_RE.test(runs[k]!.text)) {
+    if (runs[k]!.math || runs[k]!.rtl) return -1;
+    k++;
+  }
+  if (k >= runs.length) return -1;
+  const style = leadStyle(runs[k]!);
+  if (style === 'r' || style === 'x') return -1;
+  for (let j = k + 1; j < runs.length; j++) if (leadStyle(runs[j]!) !== style && HAS_LETTER_RE.test(runs[j]!.text)) return j;
+  return -1;
+}
+
 function buildLine(runs: Run[], block: number, plain = false): LayoutLine | null {
   let text = '';
   let prev: Run | undefined;
@@ -716,7 +746,11 @@ function buildLine(runs: Run[], block: number, plain = false): LayoutLine | null
   const threshold = runs.length > 1 ? wordGapThreshold(runs, rtl) : 0;
   const hasMath = !rtl && !plain && runs.some((r) => r.math);
   const spaces: boolean[] = [];
-  for (const r of runs) {
+  const leadAt = rtl || runs.length < 2 ? -1 : leadEnd(runs);
+  let leadRaw: string | null = null;
+  for (let ri = 0; ri < runs.length; ri++) {
+    const r = runs[ri]!;
+    if (ri === leadAt) leadRaw = text;
     const t = r.rtl ? visualToLogical(r.text) : r.text;
     let space = false;
     if (prev) {
@@ -733,6 +767,7 @@ function buildLine(runs: Run[], block: number, plain = false): LayoutLine | null
   }
   text = collapseWhitespace(text).trim();
   if (!text) return null;
+  const lead = leadRaw !== null ? collapseWhitespace(leadRaw).trim() : '';
   const math = hasMath ? mathLine(runs, spaces) : null;
   // Dominant style by character count, ignoring raised or lowered small runs (footnote marks, indices).
   const weights = new Map<number, number>();
@@ -778,5 +813,6 @@ function buildLine(runs: Run[], block: number, plain = false): LayoutLine | null
     mono: chars > 0 && mono / chars > 0.6,
     block,
     ...(math && math !== text ? { math: collapseWhitespace(math).trim() } : {}),
+    ...(lead && lead.length < text.length && text.startsWith(lead) ? { lead } : {}),
   };
 }

@@ -283,6 +283,12 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
       const w = cap[1]!.toLowerCase();
       return { kind: 'caption', page, text, target: w.startsWith('tab') ? 'table' : w.startsWith('fig') || w === 'chart' || w === 'graph' || w === 'plate' ? 'figure' : 'other' };
     }
+    // A run-in title ("1.1 Essential Initial Commands. To begin"): the heading, then its paragraph (ADR 0383).
+    const runIn = inReferences ? null : runInTitle(raw);
+    if (runIn) {
+      const rest = classify(runIn.rest, next);
+      return [runIn.heading, ...(Array.isArray(rest) ? rest : [rest])];
+    }
     // OCR reads bullets as e, ¢, ©, « or °: at the start of an estimated-size line before a capital, a bullet.
     const marker = listMarker(first);
     const heading = headingOf(raw, text, size, bold, next);
@@ -372,7 +378,10 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
     // Table-of-contents entries ("1 Introduction . . . . 1") name headings but are not ones.
     if (TOC_LEADER_RE.test(t)) return null;
     // Author lines: several commas, affiliation marks, or Greek/star marks glued to names ("Loα∗").
-    if ((t.match(/,/g) ?? []).length >= 2 || /[†‡∗⋄□]/.test(t) || /[a-z][α-ω∗*]/.test(t)) return null;
+    // A bold numbered title may list things ("2. REFERRING TO CITATIONS, FIGURES, AND EQUATIONS"), and so
+    // may a bold title in capitals below the author block (ADR 0383).
+    const listingTitle = bold && raw.lines.length === 1 && ((numbered !== null && ratio >= 0.85) || (!underTitle && !/\p{Ll}/u.test(t) && ratio >= 0.93));
+    if (((t.match(/,/g) ?? []).length >= 2 && !listingTitle) || /[†‡∗⋄□]/.test(t) || /[a-z][α-ω∗*]/.test(t)) return null;
     // Run-in headings ("Protocols and Utilities. To instantiate a"): a sentence end followed by more text.
     if (!numbered && /[.:]\s+\p{Lu}\p{Ll}/u.test(t)) return null;
     // Inside the references, bold or italic venue names are not headings; only larger or numbered ones are.
@@ -381,13 +390,20 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
     // Outline entries name the real headings.
     if (useOutline) {
       const key = norm(t);
+      // Bookmarks often leave out the section number the page prints ("Mathematical elements" for "1.1
+      // Mathematical elements", hyperref's default): the title without its number matches too (ADR 0383).
+      const bare = numbered ? norm(t.slice(numbered[0].length)) : '';
       for (let i = 0; i < outlineKeys.length; i++) {
         const o = outlineKeys[i]!;
         if (usedOutline.has(i)) continue;
         if (o.page !== null && Math.abs(o.page - page) > 1) continue;
-        if (key === o.key || (key.length >= 4 && o.key.startsWith(key) && key.length >= o.key.length * 0.6) || (o.key.length >= 4 && key.startsWith(o.key) && o.key.length >= key.length * 0.7)) {
+        if (key === o.key || (bare.length >= 4 && bare === o.key) || (key.length >= 4 && o.key.startsWith(key) && key.length >= o.key.length * 0.6) || (o.key.length >= 4 && key.startsWith(o.key) && o.key.length >= key.length * 0.7)) {
           usedOutline.add(i);
-          return { kind: 'heading', page, text: t, level: Math.min(6, o.depth + 1), source: 'outline', size };
+          // Matched without its number: the level follows the number, as a numbered title's does (an
+          // outline with the document's title at its root would put every section a level down).
+          const num = key !== o.key && bare === o.key ? numbered![1]!.replace(/\.$/, '') : null;
+          const level = num !== null ? (/^[IVX]+$/.test(num) ? 1 : num.split('.').length) + 1 : o.depth + 1;
+          return { kind: 'heading', page, text: t, level: Math.min(6, level), source: 'outline', size };
         }
       }
     }
@@ -470,6 +486,58 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
     }
     return null;
   }
+}
+
+/** A run-in title's number and words: "1.1", "A.2.", "3." (one level only with a title in capitals). */
+const RUN_IN_RE = /^((?:\d{1,2}|[A-Z])(?:\.\d{1,2}){1,3}\.?|\d{1,2}\.)\s+(\p{Lu}.*)$/u;
+/** Theorem-like heads numbered first (amsart's \swapnumbers: "2.1. Theorem. Let ..."): not sectioning. */
+const THEOREM_HEAD_RE = /^(?:theorem|lemma|proposition|corollary|definition|remark|example|exercise|proof|note|notation|conjecture|claim|problem|question|assumption|hypothesis|case|step|fact|observation|algorithm|axiom|property|solution)\b/i;
+
+/**
+ * A run-in title at the start of a block (AMS classes' \subsection, ASME's and aomart's subsections: "1.1
+ * **Essential Initial Commands.** To begin, fill in ..."): a section number of two levels or more, then
+ * words set in bold, italic or small capitals up to a full stop (the stop may be in the body's face),
+ * then the paragraph in another face on the same line. A one-level number ("2. INTRODUCTION Citations
+ * are") counts when the title is in capitals. Bold lead words without a section number before them
+ * ("Proof.", "Note.", "Example 1.", "Theorem 2.1.") are not titles; neither are numbered theorem heads.
+ * Returns the heading and the block without the title, or null (ADR 0383).
+ */
+function runInTitle(raw: RawBlock): { heading: Classified; rest: RawBlock } | null {
+  const first = raw.lines[0]!;
+  const lead = first.lead;
+  if (!lead || first.sizeEstimated || first.display !== undefined || !first.text.startsWith(lead)) return null;
+  const m = RUN_IN_RE.exec(lead);
+  if (!m) return null;
+  const num = m[1]!;
+  let title = m[2]!.trim();
+  let rest = first.text.slice(lead.length);
+  let cut = lead.length;
+  const stop = /^\s*[.:]/.exec(rest);
+  if (!/[.:]$/.test(title) && stop) {
+    title += '.';
+    rest = rest.slice(stop[0].length);
+    cut += stop[0].length;
+  }
+  rest = rest.trim();
+  const inCapitals = !/\p{Ll}/u.test(title) && /\p{Lu}{2}/u.test(title);
+  const oneLevel = /^\d{1,2}\.$/.test(num);
+  if (!(inCapitals || (!oneLevel && /\.$/.test(title)))) return null;
+  const words = title.split(/\s+/).length;
+  if (words > 12 || title.length > 100 || THEOREM_HEAD_RE.test(title) || !/^[\p{Lu}\p{N}(“"'‘\\$]/u.test(rest)) return null;
+  // The math form of the line opens with the same title (it is set in a text face).
+  let math: string | undefined;
+  if (first.math !== undefined) {
+    if (!first.math.startsWith(first.text.slice(0, cut))) return null;
+    math = first.math.slice(cut).trim();
+  }
+  const depth = num.replace(/\.$/, '').split('.').length;
+  const { lead: _lead, segments: _segments, math: _math, ...line } = first;
+  const rested: LayoutLine = { ...line, text: rest, ...(math !== undefined && math !== rest ? { math } : {}) };
+  const size = first.size;
+  return {
+    heading: { kind: 'heading', page: raw.page, text: `${num} ${title.replace(/[.:]$/, '')}`, level: Math.min(6, depth + 1), source: 'numbering', size },
+    rest: { ...raw, lines: [rested, ...raw.lines.slice(1)] },
+  };
 }
 
 /**

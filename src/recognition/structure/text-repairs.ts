@@ -84,7 +84,8 @@ export function repairText(pages: readonly PageExtraction[]): PageExtraction[] {
       const text = composeAccents(l.text);
       if (text === l.text) return l;
       changed = true;
-      return { ...l, text };
+      // A run-in title's lead is repaired as its line is, so that the line still opens with it (ADR 0383).
+      return l.lead !== undefined ? { ...l, text, lead: composeAccents(l.lead) } : { ...l, text };
     });
     const joined = joinDropCaps(lines);
     if (joined !== lines) {
