@@ -124,3 +124,62 @@ describe('hostile HTTP input', () => {
     }
   });
 });
+
+// Issue 29 (ADR 0381): the body timeout's timer and listeners are set only for a body still arriving; one
+// received whole with its headers (every search request of a client that writes them together) gets none,
+// and a body that comes after its headers is still timed.
+describe('the body timeout is set only while a body is still arriving', () => {
+  const TIMEOUT_MS = 7_777;
+  let app: TestApp;
+  let acct: { id: number; key: string };
+  let port = 0;
+  before(async () => {
+    app = await testApp({ limits: { requestTimeoutMs: TIMEOUT_MS } } as never);
+    acct = await app.account({ credits: 1000 });
+    await app.http.listen({ port: 0, host: '127.0.0.1' });
+    port = (app.http.server.address() as { port: number }).port;
+  });
+  after(() => app.dispose());
+
+  /** Sends the request (headers, then the body `gapMs` later, or in the same write) and counts the body timers set meanwhile. */
+  async function send(gapMs: number | null): Promise<{ answer: string; timers: number }> {
+    const body = JSON.stringify({ query: 'neural retrieval', limit: 3 });
+    const head = `POST /v2/search/ HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${acct.key}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`;
+    const real = globalThis.setTimeout;
+    let timers = 0;
+    globalThis.setTimeout = ((fn: () => void, ms?: number) => {
+      if (ms === TIMEOUT_MS) timers++;
+      return real(fn, ms);
+    }) as typeof setTimeout;
+    try {
+      const answer = await new Promise<string>((resolve, reject) => {
+        const s = connect(port, '127.0.0.1', () => {
+          if (gapMs === null) s.write(head + body);
+          else {
+            s.write(head);
+            real(() => s.write(body), gapMs);
+          }
+        });
+        let data = '';
+        s.on('data', (d) => (data += d.toString()));
+        s.on('close', () => resolve(data));
+        s.on('error', reject);
+      });
+      return { answer, timers };
+    } finally {
+      globalThis.setTimeout = real;
+    }
+  }
+
+  test('a body received with its headers: answered, no timer', async () => {
+    const r = await send(null);
+    assert.match(r.answer, /^HTTP\/1\.1 200/);
+    assert.equal(r.timers, 0);
+  });
+
+  test('a body that follows its headers: answered, timed', async () => {
+    const r = await send(150);
+    assert.match(r.answer, /^HTTP\/1\.1 200/);
+    assert.equal(r.timers, 1);
+  });
+});
