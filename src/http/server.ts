@@ -108,11 +108,6 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
   // A body that does not arrive within limits.requestTimeoutMs is cut off: 408 request_timeout, and the
   // connection is closed (a slow body cannot hold a socket forever, authenticated or not).
   app.addHook('preParsing', (request, reply, payload, next) => {
-    // A body already received whole (its Content-Length bytes buffered: a search's body comes in the
-    // packet of its headers) cannot be slow: no timer and no listeners for it (issue 29, ADR 0381).
-    // `request.raw.complete` is still false here (ADR 0333); the buffered length says it.
-    const length = request.headers['content-length'];
-    if (length !== undefined && request.headers['transfer-encoding'] === undefined && request.raw.readableLength >= Number(length)) return next(null, payload);
     const timer = setTimeout(() => {
       reply.header('Connection', 'close');
       payload.emit('error', new AppError('request_timeout', `The request body did not arrive within ${Math.round(config.limits.requestTimeoutMs / 1000)} s.`));
