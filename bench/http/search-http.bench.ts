@@ -4,7 +4,7 @@
 //
 //   node dist/bench/http/search-http.bench.js --corpus /work/tmp/synth-100k.jsonl --dir /work/tmp/serve-100k \
 //        [--threads 0,1,2] [--clients 1,2,16] [--seconds 10] [--after-ingest 100000] [--after-seconds 30] \
-//        [--after-repeats 1] [--cpu-prof DIR] [--prof-clients 1,16] [--builds base=/path/to/main.js,new=dist/src/main.js]
+//        [--after-repeats 1] [--cpu-prof DIR] [--prof-clients 1,16] [--prof-classes or,phrase] [--builds base=/path/to/main.js,new=dist/src/main.js]
 //        [--rounds 1] [--base /tmp/base-dist] [--warmup-seconds 0] [--out bench/results/search-http-100k.json]
 //
 // The data directory is built once (ingest through the service's own pipeline, timed) and reused.
@@ -68,6 +68,7 @@ const { values } = parseArgs({
     'after-seconds': { type: 'string', default: '30' },
     'cpu-prof': { type: 'string' },
     'prof-clients': { type: 'string' },
+    'prof-classes': { type: 'string', default: 'or' },
     builds: { type: 'string' },
     base: { type: 'string' },
     'warmup-seconds': { type: 'string', default: '0' },
@@ -537,16 +538,19 @@ if (values['cpu-prof']) {
   const threads = Math.max(...threadCounts);
   const profClients = values['prof-clients'] ? list(values['prof-clients']).map(Number) : [Math.max(...clientCounts)];
   for (const [build, entry, flags] of builds) {
-    for (const c of profClients) {
-      const dir = join(values['cpu-prof'], `${build}-c${c}`);
+    for (const c of profClients) for (const cls of list(values['prof-classes'])) {
+      const dir = join(values['cpu-prof'], `${build}-${cls === 'or' ? '' : `${cls}-`}c${c}`);
       rmSync(dir, { recursive: true, force: true });
       mkdirSync(dir, { recursive: true });
       const server = await startServer(threads, [...flags, '--cpu-prof', `--cpu-prof-dir=${dir}`], dataDir, basePort, entry);
       for (const q of workload.or!.slice(0, 100)) await post(bodyOf(q));
-      const r = await measure('or', c, server.pid!);
+      // --warmup-seconds: the profiled server warms up as the grid's do (its display cache filled, the JIT done)
+      const warmS = Number(values['warmup-seconds']);
+      if (warmS > 0) for (const k of classes) { const end = Date.now() + (warmS * 1000) / classes.length; await drive(workload[k]!, 4, () => Date.now() < end); }
+      const r = await measure(cls, c, server.pid!);
       await stopServer(server);
-      profile.push({ dir, build, search_threads: threads, run: r });
-      console.error('profile', build, c, JSON.stringify(r));
+      profile.push({ dir, build, class: cls, search_threads: threads, run: r });
+      console.error('profile', build, cls, c, JSON.stringify(r));
     }
   }
 }
