@@ -101,6 +101,45 @@ function tableAcross(left: readonly LayoutLine[], right: readonly LayoutLine[], 
 }
 
 /**
+ * Three consecutive rows (each within 2.5 line heights of the one before: a table's rows may be spread)
+ * with lines on both sides of a gap, two or more on one side, all of them shorter than a line of prose
+ * (40 characters) and none of them code (a listing's short lines beside an algorithm's numbered lines): a column of text has one line on a baseline, so cells on both sides of a gap, several
+ * on one, are the cells of one table (a five-column journal grid whose names and web addresses, 20
+ * characters and more, passed for prose on both sides), not two text columns, where such rows are half
+ * of the rows left of the gap in the band or more (a `table*` over both columns above them keeps their
+ * gutter). Prose beside a table in the other column keeps its gutter (its lines are longer).
+ */
+function cellsBothSides(left: readonly LayoutLine[], right: readonly LayoutLine[], inBand: (l: LayoutLine) => boolean): boolean {
+  const on = (l: LayoutLine, o: LayoutLine): boolean => Math.min(l.y1, o.y1) - Math.max(l.y0, o.y0) > 0.5 * Math.min(l.y1 - l.y0, o.y1 - o.y0);
+  const ls = left.filter(inBand);
+  const rs = right.filter(inBand);
+  const short = (l: LayoutLine): boolean => l.text.trim().length < 40 && !l.mono;
+  const rows = ls
+    .filter((l) => {
+      const a = ls.filter((o) => on(l, o));
+      const b = rs.filter((o) => on(l, o));
+      return b.length >= 1 && a.length + b.length >= 3 && a.every(short) && b.every(short);
+    })
+    .map((l) => [(l.y0 + l.y1) / 2, l.y1 - l.y0] as const)
+    .sort((a, b) => a[0] - b[0]);
+  // Distinct rows (baselines) of such cells, and of all the lines on the gap's left in the band.
+  const distinct = (ys: (readonly [number, number])[]): number => ys.filter((r, k) => k === 0 || r[0] - ys[k - 1]![0] >= 0.5 * Math.max(r[1], ys[k - 1]![1])).length;
+  const all = ls.map((l) => [(l.y0 + l.y1) / 2, l.y1 - l.y0] as const).sort((a, b) => a[0] - b[0]);
+  let run = 1;
+  let longest = rows.length ? 1 : 0;
+  for (let k = 1; k < rows.length; k++) {
+    const d = rows[k]![0] - rows[k - 1]![0];
+    const h = Math.max(rows[k]![1], rows[k - 1]![1]);
+    if (d < 0.5 * h) continue; // another cell of the same row
+    run = d <= 2.5 * h ? run + 1 : 1;
+    longest = Math.max(longest, run);
+  }
+  // The table must be most of the band: a table over both columns above them (a `table*`) leaves their
+  // gutter a gutter.
+  return longest >= 3 && 2 * distinct(rows) >= distinct(all);
+}
+
+/**
  * Five lines or more of 40 characters on each side of a gap: columns of running text, as a table's columns
  * of units or names ("kilograms per cubic meter") are not.
  */
@@ -127,6 +166,7 @@ function isGutter(at: number, lines: readonly LayoutLine[], narrow: readonly Lay
   const bottom = Math.min(Math.max(...left.map((l) => l.y1)), Math.max(...right.map((l) => l.y1)));
   const inBand = (l: LayoutLine): boolean => l.y1 > top + 1 && l.y0 < bottom - 1;
   if (acrossTables && (tableAcross(left, right, inBand) || !textBothSides(left, right, inBand))) return false;
+  if (cellsBothSides(left, right, inBand)) return false;
   const crossing = narrow.filter((l) => l.x0 < at && l.x1 > at && inBand(l)).sort((a, b) => a.y0 - b.y0);
   if (crossing.length) {
     // Lines crossing the gap inside the band (an author block of three names over both columns of a paper's
@@ -373,7 +413,9 @@ function withoutProseBeside(t: TableRegion, lines: readonly LayoutLine[], body: 
     const end = own[own.length - 1]!.y1;
     return !t.lines.some((l) => l.block !== b && l.x1 < own[0]!.x0 - body && (l.y0 + l.y1) / 2 > top && (l.y0 + l.y1) / 2 < end);
   };
-  const prose = t.lines.filter((l) => isProse(l) && (((perBlock.get(l.block) ?? 0) >= 3 && !tableBlock(l.block) && !oneCell(l.block)) || outside.some((o) => o.block === l.block && Math.abs(o.x0 - l.x0) <= body)));
+  // A prose line of the same block outside the table does not make a table's own block prose (the last
+  // line of a wrapped name under the table's last row, left out of it).
+  const prose = t.lines.filter((l) => isProse(l) && (((perBlock.get(l.block) ?? 0) >= 3 && !tableBlock(l.block) && !oneCell(l.block)) || (outside.some((o) => o.block === l.block && Math.abs(o.x0 - l.x0) <= body) && !tableBlock(l.block))));
   if (prose.length < 2 || prose.length < t.rows.length / 2) return [t];
   const px0 = Math.min(...prose.map((l) => l.x0));
   const px1 = Math.max(...prose.map((l) => l.x1));
