@@ -228,8 +228,13 @@ function justifiedLine(l: LayoutLine, lines: readonly LayoutLine[]): boolean {
   if (!next || !readsOn(l.text, next.text)) return false;
   // A row's cells start where the cells of the rows next to it start; the words of a justified line do not.
   const near = lines.filter((o) => o !== l && Math.abs(o.y0 - l.y0) <= 2.5 * h);
-  return !s.slice(1).some((x) => near.some((o) => Math.abs(o.x0 - x.x0) <= 2 || (o.segments ?? []).some((y) => Math.abs(y.x0 - x.x0) <= 2)));
+  const justified = !s.slice(1).some((x) => near.some((o) => Math.abs(o.x0 - x.x0) <= 2 || (o.segments ?? []).some((y) => Math.abs(y.x0 - x.x0) <= 2)));
+  if (justified) justifiedLines.add(l);
+  return justified;
 }
+
+/** Lines found justified by {@link justifiedLine} (see {@link roomAbove}). */
+const justifiedLines = new WeakSet<LayoutLine>();
 
 /**
  * Finds tables among a page's lines. `body` is the document's body font size in points. A line with
@@ -1319,13 +1324,14 @@ function textAbove(r: Row, x: number): string {
 /**
  * A row of one line set solid under the row before it (within half a line), starting at the left edge
  * (2 pt) of a cell after the first of one of the table's rows of two cells or more and ending before that
- * row's next cell, at that cell's size (a table's notes under it are set smaller): a table row whose
- * other cells are empty.
+ * row's next cell, at that cell's size (a table's notes under it are set smaller) and not in a monospaced
+ * font (code): a table row whose other cells are empty.
  */
 function sparseRow(r: Row, prev: Row, table: readonly Row[], body: number): boolean {
   if (r.cells.length !== 1) return false;
   const c = r.cells[0]!;
-  if (r.y0 - prev.y1 > 0.5 * Math.max(1, c.y1 - c.y0)) return false;
+  // Not a code line (a listing's lines under a table's column: "#1%", "\end{Verbatim}").
+  if (c.mono || r.y0 - prev.y1 > 0.5 * Math.max(1, c.y1 - c.y0)) return false;
   return table.some((t) => {
     if (t.cells.length < 2) return false;
     const k = t.cells.findIndex((o, n) => n >= 1 && Math.abs(o.x0 - c.x0) <= 2);
@@ -1335,15 +1341,18 @@ function sparseRow(r: Row, prev: Row, table: readonly Row[], body: number): bool
 }
 
 /**
- * A line alone on its row, under a cell of the row above whose last line left room for its first word: a
- * line breaks inside a cell only where the next word does not fit, so a line whose first word would have
+ * A justified line alone on its row (the first line of a paragraph of several lines, {@link justifiedLine}),
+ * under a cell of the row above whose last line left room for its first word: a line breaks inside a cell
+ * only where the next word does not fit, so a line whose first word would have
  * fitted after the line above (with a space and an em to spare, within the widest line set at that left
  * edge in the table) and
  * that does not read on from it ({@link readsOn}) starts a new row of its own ("Fédération belge de gong"
- * under "Fbg Bgf", a row whose other cells are empty), not that cell's next line.
+ * under "Fbg Bgf", a row whose other cells are empty), not that cell's next line. Only for a justified
+ * line: a short line under a short line may be a line break set on purpose ("UPPERCASE" / "EXCEPT FOR"
+ * / ... / "Bold" in a style table's cell).
  */
 function roomAbove(prev: Row, r: Row, rows: readonly Row[]): boolean {
-  if (r.cells.length !== 1) return false;
+  if (r.cells.length !== 1 || !justifiedLines.has(r.cells[0]!)) return false;
   const c = r.cells[0]!;
   const above = [...prev.cells, ...prev.more].filter((l) => Math.abs(l.x0 - c.x0) <= 2).sort((p, q) => q.y0 - p.y0)[0];
   if (!above || readsOn(above.text, c.text)) return false;
