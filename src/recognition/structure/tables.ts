@@ -101,6 +101,45 @@ function tableAcross(left: readonly LayoutLine[], right: readonly LayoutLine[], 
 }
 
 /**
+ * Three consecutive rows (each within 2.5 line heights of the one before: a table's rows may be spread)
+ * with lines on both sides of a gap, two or more on one side, all of them shorter than a line of prose
+ * (40 characters) and none of them code (a listing's short lines beside an algorithm's numbered lines): a column of text has one line on a baseline, so cells on both sides of a gap, several
+ * on one, are the cells of one table (a five-column journal grid whose names and web addresses, 20
+ * characters and more, passed for prose on both sides), not two text columns, where such rows are half
+ * of the rows left of the gap in the band or more (a `table*` over both columns above them keeps their
+ * gutter). Prose beside a table in the other column keeps its gutter (its lines are longer).
+ */
+function cellsBothSides(left: readonly LayoutLine[], right: readonly LayoutLine[], inBand: (l: LayoutLine) => boolean): boolean {
+  const on = (l: LayoutLine, o: LayoutLine): boolean => Math.min(l.y1, o.y1) - Math.max(l.y0, o.y0) > 0.5 * Math.min(l.y1 - l.y0, o.y1 - o.y0);
+  const ls = left.filter(inBand);
+  const rs = right.filter(inBand);
+  const short = (l: LayoutLine): boolean => l.text.trim().length < 40 && !l.mono;
+  const rows = ls
+    .filter((l) => {
+      const a = ls.filter((o) => on(l, o));
+      const b = rs.filter((o) => on(l, o));
+      return b.length >= 1 && a.length + b.length >= 3 && a.every(short) && b.every(short);
+    })
+    .map((l) => [(l.y0 + l.y1) / 2, l.y1 - l.y0] as const)
+    .sort((a, b) => a[0] - b[0]);
+  // Distinct rows (baselines) of such cells, and of all the lines on the gap's left in the band.
+  const distinct = (ys: (readonly [number, number])[]): number => ys.filter((r, k) => k === 0 || r[0] - ys[k - 1]![0] >= 0.5 * Math.max(r[1], ys[k - 1]![1])).length;
+  const all = ls.map((l) => [(l.y0 + l.y1) / 2, l.y1 - l.y0] as const).sort((a, b) => a[0] - b[0]);
+  let run = 1;
+  let longest = rows.length ? 1 : 0;
+  for (let k = 1; k < rows.length; k++) {
+    const d = rows[k]![0] - rows[k - 1]![0];
+    const h = Math.max(rows[k]![1], rows[k - 1]![1]);
+    if (d < 0.5 * h) continue; // another cell of the same row
+    run = d <= 2.5 * h ? run + 1 : 1;
+    longest = Math.max(longest, run);
+  }
+  // The table must be most of the band: a table over both columns above them (a `table*`) leaves their
+  // gutter a gutter.
+  return longest >= 3 && 2 * distinct(rows) >= distinct(all);
+}
+
+/**
  * Five lines or more of 40 characters on each side of a gap: columns of running text, as a table's columns
  * of units or names ("kilograms per cubic meter") are not.
  */
@@ -127,6 +166,7 @@ function isGutter(at: number, lines: readonly LayoutLine[], narrow: readonly Lay
   const bottom = Math.min(Math.max(...left.map((l) => l.y1)), Math.max(...right.map((l) => l.y1)));
   const inBand = (l: LayoutLine): boolean => l.y1 > top + 1 && l.y0 < bottom - 1;
   if (acrossTables && (tableAcross(left, right, inBand) || !textBothSides(left, right, inBand))) return false;
+  if (cellsBothSides(left, right, inBand)) return false;
   const crossing = narrow.filter((l) => l.x0 < at && l.x1 > at && inBand(l)).sort((a, b) => a.y0 - b.y0);
   if (crossing.length) {
     // Lines crossing the gap inside the band (an author block of three names over both columns of a paper's
@@ -172,6 +212,31 @@ const boldNumberedHeading = (l: LayoutLine): boolean =>
 const segmentOf = new WeakMap<LayoutLine, LayoutLine>();
 
 /**
+ * A line of a paragraph set justified in a narrow column (a `p{}` cell: "Fédération<gap>belge<gap>de" over
+ * "gong"), whose stretched word spaces pass the 0.8 em that makes segments: three segments or more, each one
+ * word, whose gaps agree within 1.5 pt (justification stretches every space of a line alike), and the next
+ * line of its block starts at its left edge right under it and reads on from it ({@link readsOn}). Cut at
+ * its spaces it made a row of three cells inside one column, and the table it stood in no grid.
+ */
+function justifiedLine(l: LayoutLine, lines: readonly LayoutLine[]): boolean {
+  const s = l.segments;
+  if (!s || s.length < 3 || s.some((x) => /\s/.test(x.text.trim()))) return false;
+  const gaps = s.slice(1).map((x, i) => x.x0 - s[i]!.x1);
+  if (Math.max(...gaps) - Math.min(...gaps) > 1.5) return false;
+  const h = Math.max(1, l.y1 - l.y0);
+  const next = lines.find((o) => o !== l && o.block === l.block && Math.abs(o.x0 - l.x0) <= 2 && o.y0 > l.y0 + 0.5 * h && o.y0 - l.y1 <= 0.5 * h);
+  if (!next || !readsOn(l.text, next.text)) return false;
+  // A row's cells start where the cells of the rows next to it start; the words of a justified line do not.
+  const near = lines.filter((o) => o !== l && Math.abs(o.y0 - l.y0) <= 2.5 * h);
+  const justified = !s.slice(1).some((x) => near.some((o) => Math.abs(o.x0 - x.x0) <= 2 || (o.segments ?? []).some((y) => Math.abs(y.x0 - x.x0) <= 2)));
+  if (justified) justifiedLines.add(l);
+  return justified;
+}
+
+/** Lines found justified by {@link justifiedLine} (see {@link roomAbove}). */
+const justifiedLines = new WeakSet<LayoutLine>();
+
+/**
  * Finds tables among a page's lines. `body` is the document's body font size in points. A line with
  * segments (parts set apart by more than 0.8 em, ADR 0341: cells LaTeX sets 12 pt apart, which the text
  * layer joins into one line) is looked at as its segments, unless it is set larger than the body (the
@@ -184,7 +249,7 @@ export function detectTables(pageLines: readonly LayoutLine[], body: number): Ta
   // body is the page's own when it is set larger than the document's (a page of 9 pt tables in a document
   // whose notes and listings make 8 pt the most common size).
   const pageBody = Math.max(body, median(pageLines.map((l) => l.size)));
-  const cut = pageLines.flatMap((l) => (l.segments && l.segments.length >= 2 && l.size <= 1.1 * pageBody && !l.mono && !isCaption(l.text) && !boldNumberedHeading(l) ? l.segments.map((s) => {
+  const cut = pageLines.flatMap((l) => (l.segments && l.segments.length >= 2 && l.size <= 1.1 * pageBody && !l.mono && !isCaption(l.text) && !boldNumberedHeading(l) && !justifiedLine(l, pageLines) ? l.segments.map((s) => {
     const cut: LayoutLine = { ...l, text: s.text, x0: s.x0, x1: s.x1, segments: undefined };
     segmentOf.set(cut, l);
     return cut;
@@ -353,7 +418,9 @@ function withoutProseBeside(t: TableRegion, lines: readonly LayoutLine[], body: 
     const end = own[own.length - 1]!.y1;
     return !t.lines.some((l) => l.block !== b && l.x1 < own[0]!.x0 - body && (l.y0 + l.y1) / 2 > top && (l.y0 + l.y1) / 2 < end);
   };
-  const prose = t.lines.filter((l) => isProse(l) && (((perBlock.get(l.block) ?? 0) >= 3 && !tableBlock(l.block) && !oneCell(l.block)) || outside.some((o) => o.block === l.block && Math.abs(o.x0 - l.x0) <= body)));
+  // A prose line of the same block outside the table does not make a table's own block prose (the last
+  // line of a wrapped name under the table's last row, left out of it).
+  const prose = t.lines.filter((l) => isProse(l) && (((perBlock.get(l.block) ?? 0) >= 3 && !tableBlock(l.block) && !oneCell(l.block)) || (outside.some((o) => o.block === l.block && Math.abs(o.x0 - l.x0) <= body) && !tableBlock(l.block))));
   if (prose.length < 2 || prose.length < t.rows.length / 2) return [t];
   const px0 = Math.min(...prose.map((l) => l.x0));
   const px1 = Math.max(...prose.map((l) => l.x1));
@@ -606,6 +673,11 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
         cellRows++;
         gapRun = 0;
         end = j;
+      } else if (!ocr && j === end + 1 && cellRows - (start - i) >= 1 && sparseRow(r, prev!, rows.slice(i, end + 1), body)) {
+        // A row with one cell filled under a column of the table, set solid under the row before it (a
+        // `{}{Fédération belge de gong}{}` row of an address table) is the table's; it counts for neither.
+        gapRun = 0;
+        end = j;
       } else {
         gapRun++;
         // One single-cell row may be a wrapped cell or a section row; two in a row end the table, and so
@@ -829,14 +901,22 @@ function buildGrid(region: Row[]): TableRegion | null {
   if (numbered.length === multi.length && numbered.filter((r) => byX(r).slice(1).every((c) => c.mono)).length >= 0.8 * multi.length) return null;
   // Columns come from the rows with the most common number of cells (spanning header cells would merge
   // columns otherwise): the union of their overlapping x-intervals.
+  // A few cells set smaller than the table's text (by more than a seventh: the labels of a picture drawn
+  // in a cell, "west" and "shell" in 8 pt beside 10 pt descriptions) say nothing of the columns; they go
+  // to the column nearest them. Not where such cells are a quarter of the table or more (a column of
+  // notes set small is a column).
+  const em = median(cells.map((c) => c.size));
+  const small = (c: LayoutLine): boolean => c.size < 0.85 * em;
+  const fewSmall = cells.filter(small).length * 4 < cells.length;
+  const own = (r: Row): LayoutLine[] => (fewSmall ? r.cells.filter((c) => !small(c)) : r.cells);
   const counts = new Map<number, number>();
-  for (const r of region) if (r.cells.length >= 2) counts.set(r.cells.length, (counts.get(r.cells.length) ?? 0) + 1);
+  for (const r of region) if (own(r).length >= 2) counts.set(own(r).length, (counts.get(own(r).length) ?? 0) + 1);
   let refCount = 0;
   let best = -1;
   for (const [k, v] of counts) if (v > best || (v === best && k > refCount)) [refCount, best] = [k, v];
   const spans = region
-    .filter((r) => r.cells.length === refCount)
-    .flatMap((r) => r.cells.map((c) => [c.x0, c.x1] as [number, number]))
+    .filter((r) => own(r).length === refCount)
+    .flatMap((r) => own(r).map((c) => [c.x0, c.x1] as [number, number]))
     .sort((a, b) => a[0] - b[0]);
   const cols: [number, number][] = [];
   for (const [a, b] of spans) {
@@ -848,7 +928,6 @@ function buildGrid(region: Row[]): TableRegion | null {
   // A multirow label left of every column (`\setuplinks` set once beside the rows of its arguments, on the
   // first of them): cells that overlap no column and end left of the first are a column of their own, which
   // may stay empty in most rows (ADR 0368); joined into the first column they glued the label to its cell.
-  const em = median(cells.map((c) => c.size));
   const labels = cells.filter((c) => c.x1 <= cols[0]![0] - 0.8 * em).sort((a, b) => a.x0 - b.x0);
   const labelCols: [number, number][] = [];
   for (const c of labels) {
@@ -859,6 +938,21 @@ function buildGrid(region: Row[]): TableRegion | null {
   const ocr = cells.some((c) => c.sizeEstimated);
   const sparse = labelCols.length === 1 && !ocr ? 1 : 0;
   if (sparse) cols.unshift(labelCols[0]!);
+  // A header cell over a column the body leaves empty (its cells are pictures, or left blank: "Example"
+  // over tikz drawings, "Revision History" over nothing): a first-row cell right of the first column that
+  // stays 0.8 em clear of every column is a column of its own, which need not be filled below it. Put into
+  // the nearest column it glued two headers into one ("Version Number Revision History") and took the
+  // heading from the column under it.
+  const headerOnly = new Set<[number, number]>();
+  if (!ocr && region.length >= 3) {
+    for (const c of region[0]!.cells) {
+      if (c.x0 <= cols[0]![1] || !cols.every(([a, b]) => c.x0 > b + 0.8 * em || c.x1 < a - 0.8 * em)) continue;
+      const col: [number, number] = [c.x0, c.x1];
+      headerOnly.add(col);
+      cols.push(col);
+    }
+    cols.sort((p, q) => p[0] - q[0]);
+  }
   const columnOf = (c: LayoutLine): number => {
     const mid = (c.x0 + c.x1) / 2;
     let k = cols.findIndex(([a, b]) => mid >= a - 2 && mid <= b + 2);
@@ -932,6 +1026,7 @@ function buildGrid(region: Row[]): TableRegion | null {
   const labelled = grid.every((r) => !r[0] || (r[0].match(/[\p{L}\p{N}]/gu) ?? []).length >= 2);
   const multirow = !ocr && labelled && grid.length >= 4 && !!grid[1]![0] && counted.filter((r) => r[0]).length >= 2;
   for (let c = (sparse && labelled) || multirow ? 1 : 0; c < cols.length; c++) {
+    if (headerOnly.has(cols[c]!)) continue;
     const filled = counted.filter((r) => r[c]!.trim()).length;
     if (filled < Math.ceil(counted.length / 2)) return null;
   }
@@ -1142,7 +1237,7 @@ function joinContinuationRows(rows: Row[], body: number, ocr = false): void {
       (next.lead ??= []).push(...r.cells, ...r.more);
       next.y0 = Math.min(next.y0, r.y0);
       rows.splice(k, 1);
-    } else if (fits && (ocr || !startsNewRow(prev, r))) {
+    } else if (fits && (ocr || (!startsNewRow(prev, r) && !roomAbove(prev, r, rows)))) {
       prev.more.push(...r.cells, ...r.more);
       prev.y1 = Math.max(prev.y1, r.y1);
       rows.splice(k, 1);
@@ -1227,6 +1322,56 @@ function textAbove(r: Row, x: number): string {
 }
 
 /**
+ * A row of one line set solid under the row before it (within half a line), starting at the left edge
+ * (2 pt) of a cell after the first of one of the table's rows of two cells or more and ending before that
+ * row's next cell, at that cell's size (a table's notes under it are set smaller) and not in a monospaced
+ * font (code): a table row whose other cells are empty.
+ */
+function sparseRow(r: Row, prev: Row, table: readonly Row[], body: number): boolean {
+  if (r.cells.length !== 1) return false;
+  const c = r.cells[0]!;
+  // Not a code line (a listing's lines under a table's column: "#1%", "\end{Verbatim}").
+  if (c.mono || r.y0 - prev.y1 > 0.5 * Math.max(1, c.y1 - c.y0)) return false;
+  return table.some((t) => {
+    if (t.cells.length < 2) return false;
+    const k = t.cells.findIndex((o, n) => n >= 1 && Math.abs(o.x0 - c.x0) <= 2);
+    const next = t.cells[k + 1];
+    return k >= 1 && c.size <= 1.2 * t.cells[k]!.size && c.size >= 0.9 * t.cells[k]!.size && (!next || c.x1 <= next.x0 - 0.3 * body);
+  });
+}
+
+/**
+ * A justified line alone on its row (the first line of a paragraph of several lines, {@link justifiedLine}),
+ * under a cell of the row above whose last line left room for its first word: a line breaks inside a cell
+ * only where the next word does not fit, so a line whose first word would have
+ * fitted after the line above (with a space and an em to spare, within the widest line set at that left
+ * edge in the table) and
+ * that does not read on from it ({@link readsOn}) starts a new row of its own ("Fédération belge de gong"
+ * under "Fbg Bgf", a row whose other cells are empty), not that cell's next line. Only for a justified
+ * line: a short line under a short line may be a line break set on purpose ("UPPERCASE" / "EXCEPT FOR"
+ * / ... / "Bold" in a style table's cell).
+ */
+function roomAbove(prev: Row, r: Row, rows: readonly Row[]): boolean {
+  if (r.cells.length !== 1 || !justifiedLines.has(r.cells[0]!)) return false;
+  const c = r.cells[0]!;
+  const above = [...prev.cells, ...prev.more].filter((l) => Math.abs(l.x0 - c.x0) <= 2).sort((p, q) => q.y0 - p.y0)[0];
+  if (!above || readsOn(above.text, c.text)) return false;
+  const text = c.text.trim();
+  // Words, not symbols or formulas stacked on purpose ("⟨⋅⟩" over "⟨⋅⟩" in two sizes).
+  if (!/^\p{L}{2}/u.test(text) || !/\p{L}/u.test(above.text)) return false;
+  const word = text.split(/\s+/)[0]!;
+  // The first word's width: its own segment where the line has them (a justified line's stretched spaces
+  // would make a width per character too wide), else its share of the line.
+  const seg = c.segments?.[0];
+  const wordWidth = seg && seg.text.trim() === word ? seg.x1 - seg.x0 : ((c.x1 - c.x0) * word.length) / text.length;
+  let right = -Infinity;
+  for (const o of rows) for (const l of [...o.cells, ...o.more]) if (Math.abs(l.x0 - c.x0) <= 2) right = Math.max(right, l.x1);
+  // With an em to spare: a width per character is only an estimate, and TeX's line breaking may leave
+  // a little room at the end of a ragged line ("dort, wo sich" over "Felder beeinflussen,").
+  return above.x1 + 0.25 * c.size + wordWidth <= right - c.size;
+}
+
+/**
  * A row whose lines all start under cells of the row above is that row's wrapped cells only when its lines
  * read on ({@link readsOn}); when most of its cells (two or more) start afresh, the table's columns start a
  * new line at the row's top: a new row of a table whose first column is a multirow label (`\setuplinks`
@@ -1279,7 +1424,14 @@ function joinCentredKeys(rows: Row[], body: number): void {
     while (down < 2 && beside(rows[k + down + 1]) && rows[k + down + 1]!.y0 - rows[k + down]!.y1 <= 0.5 * h) down++;
     if (up + down === 0) continue;
     const mid = (key.y0 + key.y1) / 2;
-    const fit = [[2, 2], [2, 1], [1, 2], [1, 1], [2, 0], [0, 2], [1, 0], [0, 1]].find(([u, d]) => u! <= up && d! <= down && Math.abs((rows[k - u!]!.y0 + rows[k + d!]!.y1) / 2 - mid) <= 0.2 * h);
+    // The description's first line starts afresh: a line that reads on from the line above it is the
+    // last line of the row above's description (a LaTeX key stands on its description's first line).
+    const afresh = (u: number): boolean => {
+      const top = rows[k - u]!.cells[0]!;
+      const p = rows[k - u - 1];
+      return u === 0 || !p || !readsOn(textAbove(p, top.x0), top.text);
+    };
+    const fit = [[2, 2], [2, 1], [1, 2], [1, 1], [2, 0], [0, 2], [1, 0], [0, 1]].find(([u, d]) => u! <= up && d! <= down && Math.abs((rows[k - u!]!.y0 + rows[k + d!]!.y1) / 2 - mid) <= 0.2 * h && afresh(u!));
     if (!fit) continue;
     const [u, d] = fit as [number, number];
     const above = rows.slice(k - u, k).flatMap((r) => r.cells);
