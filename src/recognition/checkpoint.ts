@@ -29,7 +29,7 @@ import type { MarkdownUnit, PageExtraction } from './layout-model.js';
  * margin line numbers are found without them (ADR 0364), so version-9 text-layer checkpoints of such pages
  * hold "5 text" lines and displays with the numbers drawn in.
  */
-export const PIPELINE_VERSION = 'lectern-recognition/13';
+export const PIPELINE_VERSION = 'lectern-recognition/14';
 
 /** One finished page; plain JSON, safe to store and send back through `resumeFrom`. */
 export interface PageCheckpoint {
