@@ -450,15 +450,33 @@ function lecternActualText(doc, p, page, tmp) {
  * Pages first..last-1 that may hold an ActualText span (the others are not looked at again): the pages'
  * contents joined into one Buffer, each closed by a comment, written and read back once for the range; a page
  * whose part says "ActualText", whose named property lists have one, or that the string does not reach (a
- * NUL byte ended it) is kept.
+ * NUL byte ended it) is kept. Each page's content is decompressed here once and the page's /Contents becomes
+ * that (unfiltered, in memory) stream, so that the page's run reads it instead of decompressing it again:
+ * where the page had several streams, only if each but the last ends with a line end (then MuPDF reads the
+ * joined bytes as the same tokens, whatever it puts between streams); else the page keeps its streams.
  */
 function lecternCandidates(doc, first, last, tmp) {
   var keep = {}, buf = new Buffer(), p;
   try {
     for (p = first; p < last; p++) {
       var o = doc.findPage(p), c = o.get('Contents'), res = lecternResources(o);
-      if (c && c.isArray()) { for (var i = 0; i < c.length; i++) { var e = c.get(i); if (e && e.isStream()) { buf.writeBuffer(e.readStream()); buf.writeByte(10); } } }
-      else if (c && c.isStream()) { buf.writeBuffer(c.readStream()); buf.writeByte(10); }
+      if (c && c.isArray()) {
+        var one = new Buffer(), joined = true;
+        for (var i = 0; i < c.length; i++) {
+          var e = c.get(i);
+          if (e && e.isStream()) {
+            var b = e.readStream(), n = b.length;
+            if (i < c.length - 1 && (n === 0 || (b[n - 1] !== 10 && b[n - 1] !== 13))) joined = false;
+            one.writeBuffer(b);
+            buf.writeBuffer(b); buf.writeByte(10);
+          } else joined = false;
+        }
+        if (joined && c.length > 0) o.put('Contents', doc.addStream(one, doc.newDictionary()));
+      } else if (c && c.isStream()) {
+        var s = c.readStream();
+        buf.writeBuffer(s); buf.writeByte(10);
+        o.put('Contents', doc.addStream(s, doc.newDictionary()));
+      }
       buf.write('%LecternPage\n');
       var props = res ? res.get('Properties') : null;
       if (props && props.isDictionary()) props.forEach(function (k, v) { if (v && v.isDictionary() && v.get('ActualText')) keep[p] = true; });

@@ -2,6 +2,8 @@
 // robustness and layout cases need no checked-in documents. Text uses the standard 14 fonts
 // (Helvetica, Helvetica-Bold, Helvetica-Oblique, Courier) with WinAnsi encoding; Times-Roman, Times-Italic and Symbol (its own encoding) for equations set without TeX fonts; `tex-ext`, a CMEX10 without character mapping (U+FFFD in the text layer); `ligatures`, a Times with ligature glyph names (LIGATURE); `caps`, capitals 0.55 em wide in a font with no space glyph (its /Widths start at "!", as a subset small-capital font's do), and `caps-space`, the same with a space glyph 0.278 em wide; `lo-subset`, a TrueType subset as LibreOffice writes it (no /Encoding, codes numbered from 1, the space at code 4: LO_SUBSET).
 
+import { deflateSync } from 'node:zlib';
+
 /** One run of text placed at (x, y) from the top-left corner, in points. */
 export interface TextRun {
   readonly x: number;
@@ -37,6 +39,8 @@ export interface PageSpec {
   readonly content?: string;
   /** Entries of the page's /Properties resource (named marked-content properties), e.g. `/P1 << /ActualText (x) >>`. */
   readonly properties?: string;
+  /** Further content streams (Flate-compressed, as they are: no newline added): /Contents becomes an array. */
+  readonly contentStreams?: readonly string[];
 }
 
 const FONTS = { regular: 'F1', bold: 'F2', italic: 'F3', mono: 'F4', times: 'F5', 'times-italic': 'F6', symbol: 'F7', 'tex-ext': 'F8', ligatures: 'F9', caps: 'F10', 'caps-space': 'F11', 'lo-subset': 'F12' } as const;
@@ -123,7 +127,12 @@ export function buildPdf(pages: readonly PageSpec[], info: Record<string, string
     if (p.content) content += `${p.content}\n`;
     if (p.properties) xobj += ` /Properties << ${p.properties} >>`;
     const stream = add(`<< /Length ${Buffer.byteLength(content, 'latin1')} >>\nstream\n${content}endstream`);
-    kids.push(add(`<< /Type /Page /Parent ${pagesObj} 0 R /MediaBox [0 0 ${w} ${h}] /Resources << /Font ${fontDict}${xobj} >> /Contents ${stream} 0 R >>`));
+    const parts = (p.contentStreams ?? []).map((c) => {
+      const z = deflateSync(Buffer.from(c, 'latin1')).toString('latin1');
+      return add(`<< /Length ${z.length} /Filter /FlateDecode >>\nstream\n${z}\nendstream`);
+    });
+    const contents = parts.length ? `[${[stream, ...parts].map((o) => `${o} 0 R`).join(' ')}]` : `${stream} 0 R`;
+    kids.push(add(`<< /Type /Page /Parent ${pagesObj} 0 R /MediaBox [0 0 ${w} ${h}] /Resources << /Font ${fontDict}${xobj} >> /Contents ${contents} >>`));
   }
   objects[catalog - 1] = `<< /Type /Catalog /Pages ${pagesObj} 0 R >>`;
   objects[pagesObj - 1] = `<< /Type /Pages /Kids [${kids.map((k) => `${k} 0 R`).join(' ')}] /Count ${kids.length} >>`;
