@@ -482,7 +482,10 @@ function lecternCandidates(doc, first, last, tmp) {
       if (props && props.isDictionary()) props.forEach(function (k, v) { if (v && v.isDictionary() && v.get('ActualText')) keep[p] = true; });
     }
     buf.save(tmp);
-    var parts = read(tmp).split('%LecternPage');
+    var all = read(tmp);
+    // The usual case first: the string reaches the end (no NUL byte cut it) and has no "ActualText" at all.
+    if (all.slice(-13) === '%LecternPage\n' && all.indexOf('ActualText') < 0) return keep;
+    var parts = all.split('%LecternPage');
     for (p = first; p < last; p++) if (p - first >= parts.length - 1 || parts[p - first].split('ActualText').length > 1) keep[p] = true;
   } catch (err) {
     for (p = first; p < last; p++) keep[p] = true;
