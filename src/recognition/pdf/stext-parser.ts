@@ -4,7 +4,7 @@
 // right-to-left scripts in visual order, so those runs are turned back into logical order.
 import type { Box, LayoutLine, LineSegment } from '../layout-model.js';
 import { collapseWhitespace, isSpaceCode, nonSpaceLength } from '../structure/patterns.js';
-import { MATH_FONT_RE, isMathFont, mathLine } from '../structure/math-latex.js';
+import { MATH_FONT_RE, SYMBOL_FONT_RE, isMathFont, mathLine } from '../structure/math-latex.js';
 import { hasStackCandidate } from './math-stacks.js';
 
 interface StextFont {
@@ -68,6 +68,8 @@ interface Run {
   caps: boolean;
   /** Set in a math font (TeX math italic and symbols, OpenType math fonts). */
   math: boolean;
+  /** Set in a math symbol font (CMSY and its kin), whose capitals are calligraphic letters (ADR 0380). */
+  symbol?: boolean;
   /** LaTeX of a rebuilt fraction or radical. */
   latex?: string;
   rtl: boolean;
@@ -84,6 +86,7 @@ export interface FontFlags {
   mono: boolean;
   caps: boolean;
   math: boolean;
+  symbol: boolean;
 }
 
 // Computer Modern's bold extended faces in every family (cmbx, cmssbx, cm-super's sfbx and sfsx, ecbx).
@@ -118,6 +121,7 @@ function fontFlags(f: StextFont, cache: Map<string, FontFlags[]>): FontFlags {
     mono: f.family === 'monospace' || MONO_RE.test(name),
     caps: CAPS_RE.test(name),
     math: MATH_FONT_RE.test(name),
+    symbol: SYMBOL_FONT_RE.test(name),
   };
   list.push(e);
   return e;
@@ -294,6 +298,7 @@ export function parseStextPage(raw: StextPage, fonts: Map<string, FontFlags[]> =
           mono: flags.mono,
           caps: flags.caps,
           math: flags.math || l.latex !== undefined,
+          ...(flags.symbol ? { symbol: true } : {}),
           ...(l.latex !== undefined ? { latex: l.latex } : {}),
           rtl,
           chars,

@@ -10,6 +10,12 @@
 /** Fonts whose glyphs are math: TeX's math italic, symbols and extensions (CM, txfonts/newtx, pxfonts, Euler, mathpazo, mathptmx), AMS fonts, OpenType math fonts, Adobe Symbol. */
 export const MATH_FONT_RE = /(?:^|\+)(?:cmmi|cmsy|cmex|cmbsy|cmmib|msam|msbm|eufm|eusm|rsfs|lmmathitalic|lmmathsymbols|lmmathextension|r?n?tx(?:mi|sys?|exs?|exx|bsys|mia|sya)|r?px(?:mi|sys?|exa?|mia|sya)|eur[mb]|euex|zplmr7[mvy]|zptmcm7[mvy]|yhcmex)\d*|math|^(?:[a-z]{6}\+)?symbol(?:mt)?$|stix.*math|cambria ?math/i;
 
+/**
+ * Math fonts of symbols (CMSY and its bold, txfonts', pxfonts', mathpazo's and Latin Modern's symbol fonts):
+ * their capitals are calligraphic letters, which TeX's logos (`\AmS`, `\PTPTeX`) are set from.
+ */
+export const SYMBOL_FONT_RE = /(?:^|\+)(?:cmb?sy|lmmathsymbols|r?n?tx(?:sys?|bsys|sya)|r?px(?:sys?|sya)|zplmr7y|zptmcm7y)\d*/i;
+
 /** Font names seen, with whether each is a math font (a document has a few dozen fonts and some 10 000 runs). */
 const mathFonts = new Map<string, boolean>();
 /** {@link MATH_FONT_RE} tested once per distinct font name (ADR 0357). */
@@ -108,8 +114,27 @@ export interface MathRun {
   readonly y1: number;
   /** Set in a math font. */
   readonly math: boolean;
+  /** Set in a math symbol font ({@link SYMBOL_FONT_RE}). */
+  readonly symbol?: boolean;
   /** LaTeX of a rebuilt fraction or radical (pdf/math-stacks.ts, ADR 0134): used as it is. */
   readonly latex?: string;
+}
+
+/** A logo's letters in a symbol font: two to four Latin capitals. */
+const LOGO_RE = /^\s*[A-Z]{2,4}\s*$/;
+
+/**
+ * Whether run `i` is a logo set from a symbol font's capitals between words: {@link LOGO_RE} in a symbol
+ * font, not a script, with a text neighbour holding letters and no math neighbour.
+ */
+function isSymbolLogo(runs: readonly MathRun[], i: number): boolean {
+  const r = runs[i]!;
+  if (!r.symbol || !LOGO_RE.test(r.text) || r.latex !== undefined) return false;
+  const prev = runs[i - 1];
+  const next = runs[i + 1];
+  if ((prev && (prev.math || prev.latex !== undefined)) || (next && (next.math || next.latex !== undefined))) return false;
+  const wordy = (n: MathRun | undefined): boolean => n !== undefined && /\p{L}{2}/u.test(n.text) && n.size >= 0.85 * r.size && r.size >= 0.85 * n.size;
+  return wordy(prev) || wordy(next);
 }
 
 /** Characters that may sit between math runs and belong to the formula (operators, digits, brackets). */
@@ -123,7 +148,12 @@ const OPERATOR_TEXT_RE = /^[\s\d.,;:=+\-−×·/<>≤≥≠()[\]|!'′*^~]*$/;
 export function mathLine(input: readonly MathRun[], spaces: readonly boolean[]): string | null {
   // The section and paragraph signs come from a math font (TeX's CMSY) but are text: "§1. Introduction",
   // not "$§$1. Introduction" (ADR 0380).
-  const runs = input.some((r) => r.math && TEXT_SIGNS_RE.test(r.text)) ? input.map((r) => (r.math && TEXT_SIGNS_RE.test(r.text) ? { ...r, math: false } : r)) : input;
+  let runs = input.some((r) => r.math && TEXT_SIGNS_RE.test(r.text)) ? input.map((r) => (r.math && TEXT_SIGNS_RE.test(r.text) ? { ...r, math: false } : r)) : input;
+  // A logo set from a symbol font's calligraphic capitals (`\AmS`: A, a lowered M and S from CMSY with
+  // kerns; `\PTPTeX`) is a word of the text: a run of two to four capitals and nothing else, between text
+  // runs with letters and no other math on either side. "AMS-TEX", as pdftotext reads it, not
+  // "$A M S$-TEX" (ADR 0380, amendment "logos"). Math italic capitals ("the side $AB$") stay math.
+  if (runs.some((r) => r.symbol && LOGO_RE.test(r.text))) runs = runs.map((r, i) => (isSymbolLogo(runs, i) ? { ...r, math: false } : r));
   if (!runs.some((r) => r.math)) return null;
   // A date whose slashes come from a math font (MathDesign's "12/14/2022" on a thesis approval page) is text.
   if (isDate(runs.map((r) => r.text).join('').trim())) return null;
@@ -146,6 +176,16 @@ export function mathLine(input: readonly MathRun[], spaces: readonly boolean[]):
   // it; "L$^{A}$TEX" read as a formula).
   for (let i = 1; i + 1 < runs.length; i++) {
     if (kinds[i] === '^' && /^[Aa]$/.test(runs[i]!.text) && !spaces[i] && !spaces[i + 1] && /L$/.test(runs[i - 1]!.text) && /^T/.test(runs[i + 1]!.text) && !runs[i - 1]!.math) kinds[i] = null;
+  }
+  // The LaTeX2e logo (`\LaTeX\kern.15em2$_{\textstyle\varepsilon}$`) ends in a math epsilon; "\LaTeXe
+  // manuscripts" in the source loses its space to TeX, and the next word would be glued to the formula
+  // ("2$\epsilon$manuscripts"). After the logo's "TEX2" and its epsilon, a word starting with a letter is
+  // a word of its own (pdftotext reads "2ε manuscripts"; ADR 0380, amendment "logos").
+  let gaps: readonly boolean[] = spaces;
+  for (let i = 1; i + 1 < runs.length; i++) {
+    if (runs[i]!.math && /^[εϵ]$/.test(runs[i]!.text) && !spaces[i] && !runs[i - 1]!.math && /TEX ?2$/.test(runs[i - 1]!.text) && !runs[i + 1]!.math && !spaces[i + 1] && /^\p{L}/u.test(runs[i + 1]!.text)) {
+      gaps = gaps.map((g, k) => g || k === i + 1);
+    }
   }
   // Which runs belong to formulas: math runs, scripts, and runs of operators and digits reaching a math run
   // through other such runs on one side, and on the other side a math run or the end of the line
@@ -171,7 +211,7 @@ export function mathLine(input: readonly MathRun[], spaces: readonly boolean[]):
   let lastScript: '^' | '_' | null = null;
   for (let i = 0; i < runs.length; i++) {
     const r = runs[i]!;
-    const space = spaces[i] || /^\s/.test(r.text) ? ' ' : '';
+    const space = gaps[i] || /^\s/.test(r.text) ? ' ' : '';
     if (!inMath[i]) {
       lastScript = null;
       if (open) {
