@@ -211,6 +211,8 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
     const pending = new Map<TableRegion, boolean>();
     const raws = segmentPage(page, tableLines);
     const pageBlocks: Classified[] = [];
+    // The left edge and bottom of the page's last block read as references (a hanging indent under it goes on with its last entry).
+    let refBlock: { left: number; bottom: number } | null = null;
     // Tables are placed where their first line sat in the stream (found once per table, not once per block),
     // or right after their caption when a "Table N" caption sits just above them (the stream often writes
     // a table's cells after the text that follows it on the page).
@@ -240,7 +242,17 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
       // The references section runs from its heading to the next top-level heading (an appendix, say).
       if (c.kind === 'heading') inReferences = REFERENCES_HEADING_RE.test(c.text.trim()) || (inReferences && c.level > 2);
       if (inReferences && c.kind === 'paragraph' && !(c.size < body - 0.6 && raw.lines[0]!.y0 > page.height * 0.72)) {
-        for (const entry of splitReferences(raw.lines, vocab)) pageBlocks.push({ kind: 'reference', page: page.page, text: entry });
+        const entries = splitReferences(raw.lines, vocab);
+        // A block that starts on a hanging indent right under the page's last entry (the text layer broke
+        // the block before an entry's last line: "... pavements.” Journal" / "of Cleaner Production, 17,
+        // 283–296.") goes on with that entry, not a new one.
+        const last = pageBlocks[pageBlocks.length - 1];
+        const first = raw.lines[0]!;
+        if (last?.kind === 'reference' && refBlock && first.x0 > refBlock.left + 4 && first.x0 <= refBlock.left + 4 * body && first.y0 - refBlock.bottom <= 1.5 * Math.max(1, first.y1 - first.y0) && entries.length) {
+          last.text = joinParagraph([last.text, entries.shift()!], vocab);
+        }
+        for (const entry of entries) pageBlocks.push({ kind: 'reference', page: page.page, text: entry });
+        refBlock = { left: Math.min(...raw.lines.map((l) => l.x0)), bottom: Math.max(...raw.lines.map((l) => l.y1)) };
         continue;
       }
       pageBlocks.push(c);
