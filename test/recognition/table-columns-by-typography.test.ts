@@ -182,3 +182,16 @@ test("a code column set smaller beside a table is no picture's labels: it keeps 
   assert.deepEqual(ts[0]!.rows.map((r) => r[0]), code);
   assert.deepEqual(ts[0]!.rows[0], ['\\readgraph{', 'A', 'B', 'C', 'D', 'E', 'F']);
 });
+
+test("a line that goes on with the last row's hyphenated word is that row's, with a code cell beside it", () => {
+  // apsguide's font table: "\bm | Bold Greek and other math sym-" over "bols:" and, on the same line, the
+  // typewriter "Requires \usepackage{bm}"; a row of two cells, it was left outside the table.
+  const M = (text: string, x0: number, y0: number, x1: number, o: Partial<LayoutLine> = {}): LayoutLine => L(text, x0, y0, x1, { size: 9, y1: y0 + 9, ...o });
+  const rows = [['\\mathsf', 'Sans serif'], ['\\mathtt', 'Typewriter'], ['\\mathfrak', 'Fraktur'], ['\\bm', 'Bold Greek and other math sym-']];
+  const lines = [...above(250)];
+  rows.forEach(([k, d], i) => lines.push(M(k!, 319, 308 + 11 * i, 319 + 5 * k!.length, { mono: true }), M(d!, 416, 308 + 11 * i, 416 + 4.5 * d!.length)));
+  lines.push(M('bols:', 416, 352, 440), M('Requires \\usepackage{bm}', 447, 352, 560, { mono: true }), ...below(380));
+  const ts = detectTables(lines, 9);
+  assert.equal(ts.length, 1);
+  assert.deepEqual(ts[0]!.rows[3], ['\\bm', 'Bold Greek and other math symbols: Requires \\usepackage{bm}']);
+});
