@@ -212,7 +212,7 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
     const raws = segmentPage(page, tableLines);
     const pageBlocks: Classified[] = [];
     // The left edge and bottom of the page's last block read as references (a hanging indent under it goes on with its last entry).
-    let refBlock: { left: number; bottom: number } | null = null;
+    let refBlock: { left: number; bottom: number; hangs: number[] } | null = null;
     // Tables are placed where their first line sat in the stream (found once per table, not once per block),
     // or right after their caption when a "Table N" caption sits just above them (the stream often writes
     // a table's cells after the text that follows it on the page).
@@ -248,11 +248,20 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
         // 283–296.") goes on with that entry, not a new one.
         const last = pageBlocks[pageBlocks.length - 1];
         const first = raw.lines[0]!;
-        if (last?.kind === 'reference' && refBlock && first.x0 > refBlock.left + 4 && first.x0 <= refBlock.left + 4 * body && first.y0 - refBlock.bottom <= 1.5 * Math.max(1, first.y1 - first.y0) && entries.length) {
+        // Only on the indent the block above hangs its own entries' lines at (a paragraph's first-line indent
+        // under prose in a references section is no continuation), not for a numbered entry ("[1] ...") and
+        // not after an entry that ends a sentence.
+        if (
+          last?.kind === 'reference' && refBlock && entries.length && first.x0 > refBlock.left + 4 && first.y0 - refBlock.bottom <= 1.5 * Math.max(1, first.y1 - first.y0) &&
+          refBlock.hangs.some((x) => Math.abs(x - first.x0) <= 1.5) && !/^(\[\d{1,4}\]|\d{1,4}\.\s)/.test(first.text) && !/[.!?]["”’)]?$/.test(last.text)
+        ) {
           last.text = joinParagraph([last.text, entries.shift()!], vocab);
         }
         for (const entry of entries) pageBlocks.push({ kind: 'reference', page: page.page, text: entry });
-        refBlock = { left: Math.min(...raw.lines.map((l) => l.x0)), bottom: Math.max(...raw.lines.map((l) => l.y1)) };
+        const left = Math.min(...raw.lines.map((l) => l.x0));
+        // Hanging: the block's first line at its left edge, later lines set in (their left edges).
+        const hangs = raw.lines[0]!.x0 <= left + 1.5 ? raw.lines.slice(1).filter((l) => l.x0 > left + 4).map((l) => l.x0) : [];
+        refBlock = { left, bottom: Math.max(...raw.lines.map((l) => l.y1)), hangs };
         continue;
       }
       pageBlocks.push(c);
