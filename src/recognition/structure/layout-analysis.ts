@@ -259,8 +259,9 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
         }
         for (const entry of entries) pageBlocks.push({ kind: 'reference', page: page.page, text: entry });
         const left = Math.min(...raw.lines.map((l) => l.x0));
-        // Hanging: the block's first line at its left edge, later lines set in (their left edges).
-        const hangs = raw.lines[0]!.x0 <= left + 1.5 ? raw.lines.slice(1).filter((l) => l.x0 > left + 4).map((l) => l.x0) : [];
+        // Hanging: a block's first line at its left edge, later lines set in (their left edges), gathered
+        // over the page's reference blocks (an entry of one line and a line has none of its own).
+        const hangs: number[] = [...(refBlock?.hangs ?? []), ...(raw.lines[0]!.x0 <= left + 1.5 ? raw.lines.slice(1).filter((l) => l.x0 > left + 4).map((l) => l.x0) : [])];
         refBlock = { left, bottom: Math.max(...raw.lines.map((l) => l.y1)), hangs };
         continue;
       }
