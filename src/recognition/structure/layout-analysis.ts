@@ -253,7 +253,7 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
         // not after an entry that ends a sentence.
         if (
           last?.kind === 'reference' && refBlock && entries.length && first.x0 > refBlock.left + 4 && first.y0 - refBlock.bottom <= 1.5 * Math.max(1, first.y1 - first.y0) &&
-          refBlock.hangs.some((x) => Math.abs(x - first.x0) <= 1.5) && !/^(\[\d{1,4}\]|\d{1,4}\.\s)/.test(first.text) && !/[.!?]["”’)]?$/.test(last.text)
+          refBlock.hangs.some((x) => Math.abs(x - first.x0) <= 1.5) && !/^(\[\d{1,4}\]|\d{1,4}\.\s)/.test(first.text) && !/^[•◦▪‣∙·–-]\s/u.test(first.text) && !/[.!?]["”’)]?$/.test(last.text)
         ) {
           last.text = joinParagraph([last.text, entries.shift()!], vocab);
         }

@@ -716,8 +716,9 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
       const after = rows[end + 1];
       const last = rows[end]!;
       // Also a row that goes on with a cell's hyphenated word ("math sym-" over "bols:", a code cell of the
-      // next column beside it: apsguide's `\bm` row), its first cell at that cell's left edge.
-      const goesOnHyphen = !!after && last.cells.some((c) => /\p{L}-$/u.test(c.text) && Math.abs(c.x0 - after.cells[0]!.x0) <= 2);
+      // next column beside it: apsguide's `\bm` row), its first cell at that cell's left edge; the cells
+      // beside it code (prose beside it is the next paragraph's start: auguide's "specified. For" / "more").
+      const goesOnHyphen = !!after && after.cells.slice(1).every((c) => c.mono) && last.cells.some((c) => /\p{L}-$/u.test(c.text) && Math.abs(c.x0 - after.cells[0]!.x0) <= 2);
       if (table && !ocr && after && (after.cells.length === 1 || goesOnHyphen) && after.y0 - last.y1 <= 0.5 * Math.max(1, after.cells[0]!.y1 - after.cells[0]!.y0) && last.cells.some((c) => Math.abs(c.x0 - after.cells[0]!.x0) <= 2)) {
         const longer = buildGrid([...region, after]);
         if (longer && longer.rows.length <= table.rows.length) {
