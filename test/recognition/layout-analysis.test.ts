@@ -156,6 +156,23 @@ test('a prose paragraph under a References heading, its first line indented, sta
   assert.equal(analyzeLayout({ pages: [page(1, hl)] }).blocks.filter((x) => x.kind === 'reference').length, 2);
 });
 
+test("an entry's last line that the text layer set in a block of its own goes on with that entry (ascelike's references)", () => {
+  const h = nb();
+  const tail = nb();
+  const lines = [
+    L('REFERENCES', 100, { bold: true, size: 12, block: nb() }),
+    L('Huang, Y., Bird, R., and Bell, M. (2009a). A comparative study of the emission', 120, { block: h, x0: 104, x1: 515 }),
+    L('by road maintenance works. Transportation Research Part D, 14, 197-204.', 134.5, { block: h, x0: 116, x1: 471 }),
+    L('Huang, Y., Bird, R., and Hendrich, O. (2009b). Development of a life cycle as-', 149, { block: h, x0: 104, x1: 515 }),
+    L('sessment tool for asphalt pavements. Journal', 163.5, { block: h, x0: 116, x1: 514 }),
+    L('of Cleaner Production, 17, 283-296.', 178, { block: tail, x0: 116, x1: 298 }),
+    L('International Conference of Building Officials (1988). Uniform building code.', 192.5, { block: nb(), x0: 104, x1: 515 }),
+  ];
+  const refs = analyzeLayout({ pages: [page(1, lines)] }).blocks.flatMap((x) => (x.kind === 'reference' ? [x.text] : []));
+  assert.equal(refs.length, 3, JSON.stringify(refs));
+  assert.match(refs[1]!, /Journal of Cleaner Production, 17/);
+});
+
 test('aligned cells become a Markdown table', () => {
   const rows = [
     ['Model', 'Params', 'Score'],

@@ -160,3 +160,38 @@ test('a grid with cells on both sides of a wide gap is one table, not two text c
   assert.equal(ts[0]!.rows[0]!.length, 5);
   assert.deepEqual(ts[0]!.rows[3], names[2]);
 });
+
+test("a code column set smaller beside a table is no picture's labels: it keeps its column", () => {
+  // dijkstra-fr: `\readgraph{` and its lines in 7 pt typewriter left of the algorithm's 9 pt table (and
+  // "Tableau :" between them); taken for a picture's labels they went into the table's first column
+  // ("\readgraph{ A", "A [B=7, D=15], 0").
+  const M = (text: string, x0: number, y0: number, x1: number, o: Partial<LayoutLine> = {}): LayoutLine => L(text, x0, y0, x1, { size: 9, y1: y0 + 13, ...o });
+  const code = ['\\readgraph{', 'A [B=7, D=15],', 'B [C=12, E=4, F=16],', 'C [D=5, F=3],', 'D [E=2],', 'E [F=14]}'];
+  const cells = [['A', 'B', 'C', 'D', 'E', 'F'], ['0', '∞', '∞', '∞', '∞', '∞'], ['—', '7A', '∞', '15A', '∞', '∞'], ['—', '—', '19B', '15A', '11B', '23B'], ['—', '—', '19B', '13E', '—', '23B'], ['—', '—', '18D', '—', '—', '23B']];
+  const xs = [263, 285, 310, 337, 365, 393];
+  const lines = [...above(560)];
+  code.forEach((t, k) => {
+    const y = 616 + 12 * k;
+    const x0 = k ? 42 : 33;
+    lines.push(M(t, x0, y + 6, x0 + t.length * 4.3, { size: 7, mono: true, y1: y + 14 }));
+    cells[k]!.forEach((c, j) => lines.push(M(c, xs[j]!, y, xs[j]! + 5 * c.length)));
+  });
+  lines.push(M('Tableau :', 218, 652, 254), ...below(720));
+  const ts = detectTables(lines, 9);
+  assert.equal(ts.length, 1);
+  assert.deepEqual(ts[0]!.rows.map((r) => r[0]), code);
+  assert.deepEqual(ts[0]!.rows[0], ['\\readgraph{', 'A', 'B', 'C', 'D', 'E', 'F']);
+});
+
+test("a line that goes on with the last row's hyphenated word is that row's, with a code cell beside it", () => {
+  // apsguide's font table: "\bm | Bold Greek and other math sym-" over "bols:" and, on the same line, the
+  // typewriter "Requires \usepackage{bm}"; a row of two cells, it was left outside the table.
+  const M = (text: string, x0: number, y0: number, x1: number, o: Partial<LayoutLine> = {}): LayoutLine => L(text, x0, y0, x1, { size: 9, y1: y0 + 9, ...o });
+  const rows = [['\\mathsf', 'Sans serif'], ['\\mathtt', 'Typewriter'], ['\\mathfrak', 'Fraktur'], ['\\bm', 'Bold Greek and other math sym-']];
+  const lines = [...above(250)];
+  rows.forEach(([k, d], i) => lines.push(M(k!, 319, 308 + 11 * i, 319 + 5 * k!.length, { mono: true }), M(d!, 416, 308 + 11 * i, 416 + 4.5 * d!.length)));
+  lines.push(M('bols:', 416, 352, 440), M('Requires \\usepackage{bm}', 447, 352, 560, { mono: true }), ...below(380));
+  const ts = detectTables(lines, 9);
+  assert.equal(ts.length, 1);
+  assert.deepEqual(ts[0]!.rows[3], ['\\bm', 'Bold Greek and other math symbols: Requires \\usepackage{bm}']);
+});

@@ -211,6 +211,8 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
     const pending = new Map<TableRegion, boolean>();
     const raws = segmentPage(page, tableLines);
     const pageBlocks: Classified[] = [];
+    // The left edge and bottom of the page's last block read as references (a hanging indent under it goes on with its last entry).
+    let refBlock: { left: number; bottom: number; hangs: number[] } | null = null;
     // Tables are placed where their first line sat in the stream (found once per table, not once per block),
     // or right after their caption when a "Table N" caption sits just above them (the stream often writes
     // a table's cells after the text that follows it on the page).
@@ -240,7 +242,27 @@ export function analyzeLayout(input: LayoutInput): LayoutResult {
       // The references section runs from its heading to the next top-level heading (an appendix, say).
       if (c.kind === 'heading') inReferences = REFERENCES_HEADING_RE.test(c.text.trim()) || (inReferences && c.level > 2);
       if (inReferences && c.kind === 'paragraph' && !(c.size < body - 0.6 && raw.lines[0]!.y0 > page.height * 0.72)) {
-        for (const entry of splitReferences(raw.lines, vocab)) pageBlocks.push({ kind: 'reference', page: page.page, text: entry });
+        const entries = splitReferences(raw.lines, vocab);
+        // A block that starts on a hanging indent right under the page's last entry (the text layer broke
+        // the block before an entry's last line: "... pavements.” Journal" / "of Cleaner Production, 17,
+        // 283–296.") goes on with that entry, not a new one.
+        const last = pageBlocks[pageBlocks.length - 1];
+        const first = raw.lines[0]!;
+        // Only on the indent the block above hangs its own entries' lines at (a paragraph's first-line indent
+        // under prose in a references section is no continuation), not for a numbered entry ("[1] ...") and
+        // not after an entry that ends a sentence.
+        if (
+          last?.kind === 'reference' && refBlock && entries.length && first.x0 > refBlock.left + 4 && first.y0 - refBlock.bottom <= 1.5 * Math.max(1, first.y1 - first.y0) &&
+          refBlock.hangs.some((x) => Math.abs(x - first.x0) <= 1.5) && !/^(\[\d{1,4}\]|\d{1,4}\.\s)/.test(first.text) && !/^[•◦▪‣∙·–-]\s/u.test(first.text) && !/[.!?]["”’)]?$/.test(last.text)
+        ) {
+          last.text = joinParagraph([last.text, entries.shift()!], vocab);
+        }
+        for (const entry of entries) pageBlocks.push({ kind: 'reference', page: page.page, text: entry });
+        const left = Math.min(...raw.lines.map((l) => l.x0));
+        // Hanging: a block's first line at its left edge, later lines set in (their left edges), gathered
+        // over the page's reference blocks (an entry of one line and a line has none of its own).
+        const hangs: number[] = [...(refBlock?.hangs ?? []), ...(raw.lines[0]!.x0 <= left + 1.5 ? raw.lines.slice(1).filter((l) => l.x0 > left + 4).map((l) => l.x0) : [])];
+        refBlock = { left, bottom: Math.max(...raw.lines.map((l) => l.y1)), hangs };
         continue;
       }
       pageBlocks.push(c);

@@ -715,7 +715,11 @@ function detectTablesIn(lines: readonly LayoutLine[], body: number): TableRegion
       // grid joins it to the row (ADR 0368).
       const after = rows[end + 1];
       const last = rows[end]!;
-      if (table && !ocr && after && after.cells.length === 1 && after.y0 - last.y1 <= 0.5 * Math.max(1, after.cells[0]!.y1 - after.cells[0]!.y0) && last.cells.some((c) => Math.abs(c.x0 - after.cells[0]!.x0) <= 2)) {
+      // Also a row that goes on with a cell's hyphenated word ("math sym-" over "bols:", a code cell of the
+      // next column beside it: apsguide's `\bm` row), its first cell at that cell's left edge; the cells
+      // beside it code (prose beside it is the next paragraph's start: auguide's "specified. For" / "more").
+      const goesOnHyphen = !!after && after.cells.slice(1).every((c) => c.mono) && last.cells.some((c) => /\p{L}-$/u.test(c.text) && Math.abs(c.x0 - after.cells[0]!.x0) <= 2);
+      if (table && !ocr && after && (after.cells.length === 1 || goesOnHyphen) && after.y0 - last.y1 <= 0.5 * Math.max(1, after.cells[0]!.y1 - after.cells[0]!.y0) && last.cells.some((c) => Math.abs(c.x0 - after.cells[0]!.x0) <= 2)) {
         const longer = buildGrid([...region, after]);
         if (longer && longer.rows.length <= table.rows.length) {
           table = longer;
@@ -904,10 +908,13 @@ function buildGrid(region: Row[]): TableRegion | null {
   // A few cells set smaller than the table's text (by more than a seventh: the labels of a picture drawn
   // in a cell, "west" and "shell" in 8 pt beside 10 pt descriptions) say nothing of the columns; they go
   // to the column nearest them. Not where such cells are a quarter of the table or more (a column of
-  // notes set small is a column).
+  // notes set small is a column). A label has a letter: a listing's line numbers set small ("8" in 4 pt
+  // beside a Verbatim example) are no picture's labels. And a table with a small cell that reads as code
+  // (a backslash, braces, brackets, "=": a code column set smaller beside a table, dijkstra's
+  // `\readgraph{` lines) has no picture labels; its small cells make columns as before.
   const em = median(cells.map((c) => c.size));
-  const small = (c: LayoutLine): boolean => c.size < 0.85 * em;
-  const fewSmall = cells.filter(small).length * 4 < cells.length;
+  const small = (c: LayoutLine): boolean => c.size < 0.85 * em && /\p{L}/u.test(c.text);
+  const fewSmall = cells.filter(small).length * 4 < cells.length && !cells.some((c) => small(c) && /[\\{}[\]=%#$]/.test(c.text));
   const own = (r: Row): LayoutLine[] => (fewSmall ? r.cells.filter((c) => !small(c)) : r.cells);
   const counts = new Map<number, number>();
   for (const r of region) if (own(r).length >= 2) counts.set(own(r).length, (counts.get(own(r).length) ?? 0) + 1);
