@@ -139,6 +139,12 @@ function lecternResources(o) {
   }
   return null;
 }
+/* Whether a named property list of the resources (BDC's /Name operand) has an ActualText. */
+function lecternNamedActualText(res) {
+  var props = res.get('Properties'), named = false;
+  if (props && props.isDictionary()) props.forEach(function (k, v) { if (v && v.isDictionary() && v.get('ActualText')) named = true; });
+  return named;
+}
 /* The ActualText of each BDC of the page's content (null where it has none), or null when none has one. */
 function lecternSpanTexts(page, res) {
   var list = [], any = false, props = null;
@@ -431,11 +437,7 @@ function lecternActualText(doc, p, page, tmp) {
     var pageObj = doc.findPage(p), res = lecternResources(pageObj), contents = pageObj.get('Contents');
     if (!res || !contents) return null;
     var src = lecternPageContent(contents, tmp);
-    if (src.s !== null && src.s.split('ActualText').length < 2) {
-      var props = res.get('Properties'), named = false;
-      if (props && props.isDictionary()) props.forEach(function (k, v) { if (v && v.isDictionary() && v.get('ActualText')) named = true; });
-      if (!named) return null;
-    }
+    if (src.s !== null && src.s.split('ActualText').length < 2 && !lecternNamedActualText(res)) return null;
     var texts = lecternSpanTexts(page, res);
     if (!texts) return null;
     // The ASCII string is tokenised by a regular expression and copied as it is; other bytes are not safe to
@@ -478,8 +480,7 @@ function lecternCandidates(doc, first, last, tmp) {
         o.put('Contents', doc.addStream(s, doc.newDictionary()));
       }
       buf.write('%LecternPage\n');
-      var props = res ? res.get('Properties') : null;
-      if (props && props.isDictionary()) props.forEach(function (k, v) { if (v && v.isDictionary() && v.get('ActualText')) keep[p] = true; });
+      if (res && lecternNamedActualText(res)) keep[p] = true;
     }
     buf.save(tmp);
     var all = read(tmp);

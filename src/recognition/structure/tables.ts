@@ -915,9 +915,14 @@ function buildGrid(region: Row[]): TableRegion | null {
   const em = median(cells.map((c) => c.size));
   const small = (c: LayoutLine): boolean => c.size < 0.85 * em && /\p{L}/u.test(c.text);
   const fewSmall = cells.filter(small).length * 4 < cells.length && !cells.some((c) => small(c) && /[\\{}[\]=%#$]/.test(c.text));
-  const own = (r: Row): LayoutLine[] => (fewSmall ? r.cells.filter((c) => !small(c)) : r.cells);
+  // Each row's cells that decide the columns, worked out once per row.
+  const owned = new Map<Row, readonly LayoutLine[]>(region.map((r) => [r, fewSmall ? r.cells.filter((c) => !small(c)) : r.cells]));
+  const own = (r: Row): readonly LayoutLine[] => owned.get(r)!;
   const counts = new Map<number, number>();
-  for (const r of region) if (own(r).length >= 2) counts.set(own(r).length, (counts.get(own(r).length) ?? 0) + 1);
+  for (const r of region) {
+    const n = own(r).length;
+    if (n >= 2) counts.set(n, (counts.get(n) ?? 0) + 1);
+  }
   let refCount = 0;
   let best = -1;
   for (const [k, v] of counts) if (v > best || (v === best && k > refCount)) [refCount, best] = [k, v];
